@@ -1,0 +1,57 @@
+/* Small EINTR-safe I/O helpers and a growable line buffer.
+ *
+ * Every writer in hwrun builds one whole line and hands it to hw_write_all(), so a line is one
+ * write(2) on an O_APPEND descriptor: readers and tail -f never see half of it. */
+#ifndef HWRUN_IO_H
+#define HWRUN_IO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Write all len bytes, retrying on EINTR and short writes. Returns 0 or -errno. If some bytes
+ * were written before the error, *written (when not NULL) says how many. */
+int hw_write_all(int fd, const void *buf, size_t len, size_t *written);
+
+/* open(path, O_WRONLY|O_CREAT|O_APPEND|O_CLOEXEC, 0644), retrying on EINTR. Returns fd or -errno. */
+int hw_open_append(const char *path);
+
+/* Read a small file relative to dirfd (AT_FDCWD for plain paths) into buf, NUL-terminated.
+ * Returns the length or -errno; -ENOENT/-ESRCH mean a process went away, which is normal. */
+ssize_t hw_read_small(int dirfd, const char *name, char *buf, size_t cap);
+
+/* pread from offset 0 of an already open file (kept-open /proc files), NUL-terminated.
+ * Returns the length or -errno. */
+ssize_t hw_pread_all(int fd, char *buf, size_t cap);
+
+/* mkdir -p with mode 0755. Returns 0 or -errno. */
+int hw_mkdir_p(const char *path);
+
+/* A byte buffer that starts in caller storage (usually the stack) and moves to the heap only
+ * when a line outgrows it: no allocation on the common path. */
+struct hw_buf {
+    char *p;
+    size_t len, cap;
+    bool heap; /* p is malloc'd and owned by the buffer */
+    bool oom;  /* an append failed for lack of memory; the content is truncated */
+};
+
+/* Start with storage[cap] (may be NULL/0: first append allocates). */
+void hw_buf_init(struct hw_buf *b, char *storage, size_t cap);
+/* Free heap storage, if any. The buffer may be reused after hw_buf_init. */
+void hw_buf_free(struct hw_buf *b);
+void hw_buf_reset(struct hw_buf *b);
+/* Make room for n more bytes; false (and b->oom) when memory ran out. */
+bool hw_buf_reserve(struct hw_buf *b, size_t n);
+void hw_buf_put(struct hw_buf *b, const void *s, size_t n);
+void hw_buf_puts(struct hw_buf *b, const char *s);
+void hw_buf_putc(struct hw_buf *b, char c);
+void hw_buf_printf(struct hw_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append s[0..n) as a JSON string literal (with quotes). Valid UTF-8 is copied as is; control
+ * characters are escaped; each byte of an invalid UTF-8 sequence becomes U+FFFD. */
+void hw_buf_json_str(struct hw_buf *b, const char *s, size_t n);
+/* Append a double as Python's repr() would print it (shortest round-trip: 0.1, 12.0, 1e+16,
+ * 1.5e-05); NaN/inf are appended as JSON null. */
+void hw_buf_py_double(struct hw_buf *b, double x);
+
+#endif

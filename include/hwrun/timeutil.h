@@ -1,0 +1,36 @@
+/* Clocks and timestamps.
+ *
+ * Wall time is only for labels (ISO 8601 UTC with milliseconds, as pytyche writes); every
+ * interval and deadline uses CLOCK_MONOTONIC. */
+#ifndef HWRUN_TIMEUTIL_H
+#define HWRUN_TIMEUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define HW_ISO_LEN 30 /* "2026-11-21T15:27:49.697+00:00" + NUL */
+
+/* Format t as "YYYY-MM-DDTHH:MM:SS.mmm+00:00" (milliseconds truncated, as Python's
+ * isoformat(timespec="milliseconds")). buf must hold HW_ISO_LEN bytes. Returns the length. */
+size_t hw_iso_utc(char *buf, const struct timespec *t);
+/* The same for the current CLOCK_REALTIME. */
+size_t hw_iso_utc_now(char *buf);
+
+/* Parse an ISO 8601 timestamp ("2026-11-21T15:27:49.697+00:00", "...Z", other offsets, a space
+ * instead of T, any number of fraction digits) into seconds since the epoch. false if malformed. */
+bool hw_parse_iso(const char *s, size_t n, double *out);
+
+/* Parse nvidia-smi's "YYYY/MM/DD HH:MM:SS[.mmm]" as local time at utc_offset_s seconds east of
+ * UTC. false if malformed. */
+bool hw_parse_smi_time(const char *s, size_t n, long utc_offset_s, double *out);
+
+double hw_mono_now(void); /* CLOCK_MONOTONIC in seconds */
+double hw_real_now(void); /* CLOCK_REALTIME in seconds */
+
+void hw_ts_add_ns(struct timespec *t, int64_t ns);
+/* a - b in nanoseconds */
+int64_t hw_ts_diff_ns(const struct timespec *a, const struct timespec *b);
+
+#endif

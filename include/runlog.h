@@ -1,0 +1,146 @@
+/* librunlog: append phase and event entries to a JSON Lines run log.
+ *
+ * Every entry is one line, written with one write(2) on a descriptor opened with O_APPEND, so
+ * lines from many threads and processes appending to the same file never tear or interleave
+ * (on local filesystems), and `tail -f` only ever sees whole lines. There is no buffering: when
+ * a call returns 0 the line is in the kernel; with RL_FSYNC_LINE it is on disk.
+ *
+ * The lines have pytyche's RunLog shapes, key order and spacing:
+ *
+ *   {"ts": "2026-11-21T15:27:49.697+00:00", "type": "phase", "name": "train", "seconds": 12.345, ...}
+ *   {"ts": "2026-11-21T15:27:49.697+00:00", "type": "event", "event": "start", "data": {...}}
+ *
+ * `ts` is UTC with milliseconds (truncated, like Python's isoformat(timespec="milliseconds")),
+ * `seconds` is rounded to 3 decimals as Python's round(x, 3), and doubles print as Python's
+ * repr() does. Whatever the caller passes, each line is valid JSON: quotes, backslashes and
+ * control characters are escaped, each byte of invalid UTF-8 in a name, key or string value is
+ * replaced by U+FFFD, and NaN or infinite doubles become null.
+ *
+ * Errors: every function returns 0 or a negative errno (-ENOSPC, -EACCES, -EISDIR, -EINVAL, ...);
+ * the library never prints and never exits. All functions are thread-safe on the same rl_log_t,
+ * except rl_close(), which must not race with other calls on that log.
+ */
+#ifndef RUNLOG_H
+#define RUNLOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(RUNLOG_BUILDING) && defined(__GNUC__)
+#define RL_API __attribute__((visibility("default")))
+#else
+#define RL_API
+#endif
+
+#define RL_VERSION_MAJOR 0
+#define RL_VERSION_MINOR 1
+#define RL_VERSION_PATCH 0
+
+/* An open run log. Opaque; create with rl_open(), free with rl_close(). */
+typedef struct rl_log rl_log_t;
+
+/* rl_open() flags. */
+enum {
+    RL_FSYNC_LINE = 1 << 0,  /* fdatasync(2) after every line: survives a power cut, costs ~ms */
+    RL_FSYNC_CLOSE = 1 << 1, /* fsync(2) once in rl_close() */
+};
+
+/* The kinds of value an extra field (phase) or data member (event) can hold. */
+typedef enum rl_type {
+    RL_T_STRING, /* v.s: a NUL-terminated string (NULL prints as null) */
+    RL_T_INT,    /* v.i: a signed 64-bit integer */
+    RL_T_DOUBLE, /* v.d: a double; NaN and infinities print as null */
+    RL_T_BOOL,   /* v.b */
+    RL_T_NULL,   /* no value: null */
+    RL_T_JSON,   /* v.s: any JSON value as text ("[1,2]", "{\"a\":1}"), validated and re-printed */
+    RL_T_MERGE,  /* v.s: a JSON object as text whose members are added as fields; key is unused */
+} rl_type;
+
+/* One key/value pair. The strings are borrowed for the duration of the call only. */
+typedef struct rl_field {
+    const char *key;
+    rl_type type;
+    union {
+        const char *s;
+        int64_t i;
+        double d;
+        bool b;
+    } v;
+} rl_field_t;
+
+/* Shorthands for building rl_field_t arrays:
+ *   rl_field_t f[] = { RL_STR("model", "gpt2"), RL_INT("step", 100), RL_DBL("loss", 0.25) }; */
+#define RL_STR(k, val) ((rl_field_t){.key = (k), .type = RL_T_STRING, .v.s = (val)})
+#define RL_INT(k, val) ((rl_field_t){.key = (k), .type = RL_T_INT, .v.i = (val)})
+#define RL_DBL(k, val) ((rl_field_t){.key = (k), .type = RL_T_DOUBLE, .v.d = (val)})
+#define RL_BOOL(k, val) ((rl_field_t){.key = (k), .type = RL_T_BOOL, .v.b = (val)})
+#define RL_NULL(k) ((rl_field_t){.key = (k), .type = RL_T_NULL})
+#define RL_JSON(k, text) ((rl_field_t){.key = (k), .type = RL_T_JSON, .v.s = (text)})
+#define RL_MERGE(text) ((rl_field_t){.key = NULL, .type = RL_T_MERGE, .v.s = (text)})
+
+/* Open (creating it with mode 0644 if missing) the log at path for appending. A NULL or empty
+ * path means the RUNLOG_FILE environment variable. flags: RL_FSYNC_* or 0.
+ * On success *out receives a log the caller frees with rl_close(); on failure *out is untouched.
+ * Returns 0, -EINVAL (no path and RUNLOG_FILE unset or empty), -ENOMEM, or open(2)'s error
+ * (-EACCES, -EISDIR, -ENOENT for a missing directory, ...). */
+RL_API int rl_open(rl_log_t **out, const char *path, unsigned flags);
+
+/* Close the log (fsync first if RL_FSYNC_CLOSE). Accepts NULL. Returns 0 or the error of
+ * fsync(2)/close(2); the log is freed either way. */
+RL_API int rl_close(rl_log_t *log);
+
+/* The file descriptor, for callers that poll or stat it. Owned by the log. */
+RL_API int rl_fileno(const rl_log_t *log);
+
+/* Append a completed phase: {"ts", "type": "phase", "name", "seconds", extra...}.
+ * seconds is rounded to 3 decimals. extra may be NULL when n_extra is 0.
+ * Extra keys may not repeat each other nor be one of ts, type, name, seconds: -EINVAL.
+ * Returns 0, -EINVAL (NULL name, bad key, RL_T_JSON/RL_T_MERGE text that is not valid JSON, or
+ * RL_T_MERGE text that is not an object), -ENOMEM, or write(2)'s error (-ENOSPC, -EIO, ...).
+ * If the write failed part way, the library tries to end the torn line with '\n' so the lines
+ * after it stay intact, and still returns the error. */
+RL_API int rl_phase(rl_log_t *log, const char *name, double seconds, const rl_field_t *extra,
+                    size_t n_extra);
+
+/* Append an event: {"ts", "type": "event", "event": type, "data": {fields...}}. With no fields
+ * (n_data 0, or only RL_T_MERGE of "{}"), "data" is left out, as pytyche does.
+ * Data keys may not repeat: -EINVAL. Other errors as rl_phase(). */
+RL_API int rl_event(rl_log_t *log, const char *type, const rl_field_t *data, size_t n_data);
+
+/* A phase being timed on CLOCK_MONOTONIC (immune to wall-clock steps). The caller owns the
+ * struct (on the stack is fine); name is borrowed and must stay valid until rl_timer_end(). */
+typedef struct rl_timer {
+    const char *name;
+    struct timespec start;
+} rl_timer_t;
+
+/* Start timing a phase. Returns 0 or -EINVAL (NULL timer or name). */
+RL_API int rl_timer_begin(rl_timer_t *timer, const char *name);
+
+/* Log the phase begun with rl_timer_begin() with the seconds elapsed since. If seconds_out is
+ * not NULL it receives the (unrounded) duration. Errors as rl_phase(). */
+RL_API int rl_timer_end(rl_log_t *log, const rl_timer_t *timer, const rl_field_t *extra,
+                        size_t n_extra, double *seconds_out);
+
+/* Format the line rl_phase()/rl_event() would write (with its trailing '\n') into buf of size
+ * cap, NUL-terminated, without writing it anywhere. Returns the line's length (which may be
+ * >= cap: then the line was cut; call again with more room) or a negative errno as above. */
+RL_API long rl_format_phase(char *buf, size_t cap, const char *name, double seconds,
+                            const rl_field_t *extra, size_t n_extra);
+RL_API long rl_format_event(char *buf, size_t cap, const char *type, const rl_field_t *data,
+                            size_t n_data);
+
+/* The library's version, "0.1.0". Static storage. */
+RL_API const char *rl_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,156 @@
+/* runlog's command-line logic: typed KEY=VALUE arguments and running a timed command. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "hwrun/parse.h"
+#include "hwrun/timeutil.h"
+
+extern char **environ;
+
+/* JSON's number grammar exactly: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static bool is_json_number(const char *s, bool *integral)
+{
+    const char *p = s;
+    if (*p == '-')
+        p++;
+    if (*p == '0')
+        p++;
+    else if (*p >= '1' && *p <= '9')
+        while (*p >= '0' && *p <= '9')
+            p++;
+    else
+        return false;
+    *integral = true;
+    if (*p == '.') {
+        p++;
+        if (*p < '0' || *p > '9')
+            return false;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        *integral = false;
+    }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        if (*p < '0' || *p > '9')
+            return false;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        *integral = false;
+    }
+    return *p == '\0';
+}
+
+int rl_cli_parse_kv(char *arg, rl_field_t *out)
+{
+    char *eq = strchr(arg, '=');
+    if (!eq || eq == arg)
+        return -EINVAL;
+    *eq = '\0';
+    const char *val = eq + 1;
+    rl_field_t f = RL_STR(arg, val);
+    bool integral;
+    int64_t i;
+    double d;
+    if (strcmp(val, "true") == 0 || strcmp(val, "false") == 0)
+        f = RL_BOOL(arg, val[0] == 't');
+    else if (strcmp(val, "null") == 0)
+        f = RL_NULL(arg);
+    else if (is_json_number(val, &integral)) {
+        if (integral && hw_parse_i64(val, INT64_MIN, INT64_MAX, &i) == 0)
+            f = RL_INT(arg, i);
+        else if (hw_parse_double(val, -HUGE_VAL, HUGE_VAL, &d) == 0)
+            f = RL_DBL(arg, d);
+        /* else: a number no double can hold (1e999) stays the text it was */
+    }
+    *out = f;
+    return 0;
+}
+
+static volatile sig_atomic_t child_pid;
+
+static void forward_signal(int sig)
+{
+    int saved = errno;
+    if (child_pid > 0)
+        kill((pid_t)child_pid, sig);
+    errno = saved;
+}
+
+int rl_cli_run_command(char *const argv[], struct rl_cli_run *r)
+{
+    memset(r, 0, sizeof *r);
+    struct sigaction fwd = {.sa_handler = forward_signal, .sa_flags = SA_RESTART};
+    sigemptyset(&fwd.sa_mask);
+    struct sigaction ign = {.sa_handler = SIG_IGN};
+    sigemptyset(&ign.sa_mask);
+    struct sigaction old_term, old_hup, old_int, old_quit;
+    /* Block the forwarded signals until child_pid is set, so none is lost in between. */
+    sigset_t block, oldmask;
+    sigemptyset(&block);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigprocmask(SIG_BLOCK, &block, &oldmask);
+    sigaction(SIGTERM, &fwd, &old_term);
+    sigaction(SIGHUP, &fwd, &old_hup);
+    sigaction(SIGINT, &ign, &old_int);
+    sigaction(SIGQUIT, &ign, &old_quit);
+
+    /* The child starts with default dispositions and our original mask. */
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t def;
+    sigemptyset(&def);
+    sigaddset(&def, SIGINT);
+    sigaddset(&def, SIGQUIT);
+    sigaddset(&def, SIGTERM);
+    sigaddset(&def, SIGHUP);
+    sigaddset(&def, SIGPIPE);
+    posix_spawnattr_setsigdefault(&attr, &def);
+    posix_spawnattr_setsigmask(&attr, &oldmask);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+
+    double t0 = hw_mono_now();
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], NULL, &attr, argv, environ);
+    posix_spawnattr_destroy(&attr);
+    int ret = 0;
+    if (rc != 0) {
+        r->spawn_err = rc;
+        r->status = rc == ENOENT ? 127 : 126; /* as sh(1) reports them */
+    } else {
+        child_pid = pid;
+        sigprocmask(SIG_SETMASK, &oldmask, NULL);
+        int st;
+        pid_t w;
+        do
+            w = waitpid(pid, &st, 0);
+        while (w < 0 && errno == EINTR);
+        if (w < 0) {
+            ret = -errno;
+        } else if (WIFEXITED(st)) {
+            r->status = WEXITSTATUS(st);
+        } else if (WIFSIGNALED(st)) {
+            r->signal = WTERMSIG(st);
+            r->status = 128 + r->signal;
+        }
+    }
+    r->seconds = hw_mono_now() - t0;
+    child_pid = 0;
+    sigprocmask(SIG_SETMASK, &oldmask, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+    return ret;
+}

@@ -1,0 +1,349 @@
+/* EINTR-safe I/O and the line buffer every writer builds its lines in. */
+#include "hwrun/io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int hw_write_all(int fd, const void *buf, size_t len, size_t *written)
+{
+    const char *p = buf;
+    size_t done = 0;
+    int rc = 0;
+    while (done < len) {
+        ssize_t n = write(fd, p + done, len - done);
+        if (n > 0) {
+            done += (size_t)n;
+        } else if (n < 0 && errno == EINTR) {
+            continue;
+        } else {
+            rc = n < 0 ? -errno : -EIO; /* write() returning 0 for len > 0: treat as I/O error */
+            break;
+        }
+    }
+    if (written)
+        *written = done;
+    return rc;
+}
+
+int hw_open_append(const char *path)
+{
+    int fd;
+    do
+        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    while (fd < 0 && errno == EINTR);
+    return fd < 0 ? -errno : fd;
+}
+
+static ssize_t read_rest(int fd, char *buf, size_t cap, off_t off, bool positional)
+{
+    size_t len = 0;
+    while (len < cap - 1) {
+        ssize_t n = positional ? pread(fd, buf + len, cap - 1 - len, off + (off_t)len)
+                               : read(fd, buf + len, cap - 1 - len);
+        if (n > 0)
+            len += (size_t)n;
+        else if (n == 0)
+            break;
+        else if (errno != EINTR)
+            return -errno;
+    }
+    buf[len] = '\0';
+    return (ssize_t)len;
+}
+
+ssize_t hw_read_small(int dirfd, const char *name, char *buf, size_t cap)
+{
+    if (cap == 0)
+        return -EINVAL;
+    int fd;
+    do
+        fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+        return -errno;
+    ssize_t n = read_rest(fd, buf, cap, 0, false);
+    close(fd);
+    return n;
+}
+
+ssize_t hw_pread_all(int fd, char *buf, size_t cap)
+{
+    if (cap == 0)
+        return -EINVAL;
+    return read_rest(fd, buf, cap, 0, true);
+}
+
+int hw_mkdir_p(const char *path)
+{
+    char tmp[4096];
+    size_t n = strlen(path);
+    if (n == 0 || n >= sizeof tmp)
+        return n == 0 ? -EINVAL : -ENAMETOOLONG;
+    memcpy(tmp, path, n + 1);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+            return -errno;
+        *p = '/';
+    }
+    if (mkdir(tmp, 0755) < 0) {
+        if (errno != EEXIST)
+            return -errno;
+        struct stat st;
+        if (stat(tmp, &st) < 0)
+            return -errno;
+        if (!S_ISDIR(st.st_mode))
+            return -ENOTDIR;
+    }
+    return 0;
+}
+
+void hw_buf_init(struct hw_buf *b, char *storage, size_t cap)
+{
+    b->p = storage;
+    b->cap = storage ? cap : 0;
+    b->len = 0;
+    b->heap = false;
+    b->oom = false;
+}
+
+void hw_buf_free(struct hw_buf *b)
+{
+    if (b->heap)
+        free(b->p);
+    b->p = NULL;
+    b->cap = b->len = 0;
+    b->heap = false;
+}
+
+void hw_buf_reset(struct hw_buf *b)
+{
+    b->len = 0;
+    b->oom = false;
+}
+
+bool hw_buf_reserve(struct hw_buf *b, size_t n)
+{
+    if (b->oom)
+        return false;
+    if (b->cap - b->len > n) /* keep one byte for a NUL */
+        return true;
+    size_t want = b->cap ? b->cap : 256;
+    while (want - b->len <= n) {
+        if (want > SIZE_MAX / 2) {
+            b->oom = true;
+            return false;
+        }
+        want *= 2;
+    }
+    char *np = b->heap ? realloc(b->p, want) : malloc(want);
+    if (!np) {
+        b->oom = true;
+        return false;
+    }
+    if (!b->heap && b->len)
+        memcpy(np, b->p, b->len);
+    b->p = np;
+    b->cap = want;
+    b->heap = true;
+    return true;
+}
+
+void hw_buf_put(struct hw_buf *b, const void *s, size_t n)
+{
+    if (!hw_buf_reserve(b, n))
+        return;
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+void hw_buf_puts(struct hw_buf *b, const char *s)
+{
+    hw_buf_put(b, s, strlen(s));
+}
+
+void hw_buf_putc(struct hw_buf *b, char c)
+{
+    hw_buf_put(b, &c, 1);
+}
+
+void hw_buf_printf(struct hw_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char small[128];
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof small) {
+        hw_buf_put(b, small, (size_t)n);
+        return;
+    }
+    if (!hw_buf_reserve(b, (size_t)n + 1))
+        return;
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if the bytes there are not one
+ * (overlong forms, surrogates and code points past U+10FFFF are invalid, as RFC 3629 says). */
+static size_t utf8_seq_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t len;
+    unsigned lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
+    if (c >= 0xC2 && c <= 0xDF)
+        len = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        if (c == 0xE0)
+            lo = 0xA0;
+        else if (c == 0xED)
+            hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        if (c == 0xF0)
+            lo = 0x90;
+        else if (c == 0xF4)
+            hi = 0x8F;
+    } else
+        return 0;
+    if (n < len || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    return len;
+}
+
+void hw_buf_json_str(struct hw_buf *b, const char *str, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *s = (const unsigned char *)str;
+    /* Worst case is 6 bytes per input byte (\u00XX); reserve once so the loop does not check. */
+    if (n > (SIZE_MAX - 3) / 6 || !hw_buf_reserve(b, n * 6 + 3))
+        return;
+    char *o = b->p + b->len;
+    *o++ = '"';
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = s[i];
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+            *o++ = (char)c;
+            i++;
+            continue;
+        }
+        if (c < 0x80) {
+            *o++ = '\\';
+            switch (c) {
+            case '"': *o++ = '"'; break;
+            case '\\': *o++ = '\\'; break;
+            case '\n': *o++ = 'n'; break;
+            case '\r': *o++ = 'r'; break;
+            case '\t': *o++ = 't'; break;
+            case '\b': *o++ = 'b'; break;
+            case '\f': *o++ = 'f'; break;
+            default:
+                *o++ = 'u';
+                *o++ = '0';
+                *o++ = '0';
+                *o++ = hex[c >> 4];
+                *o++ = hex[c & 15];
+            }
+            i++;
+            continue;
+        }
+        size_t len = utf8_seq_len(s + i, n - i);
+        if (len) {
+            memcpy(o, s + i, len);
+            o += len;
+            i += len;
+        } else { /* U+FFFD REPLACEMENT CHARACTER, 3 bytes, for each bad byte */
+            *o++ = (char)0xEF;
+            *o++ = (char)0xBF;
+            *o++ = (char)0xBD;
+            i++;
+        }
+    }
+    *o++ = '"';
+    b->len = (size_t)(o - b->p);
+    b->p[b->len] = '\0';
+}
+
+void hw_buf_py_double(struct hw_buf *b, double x)
+{
+    if (!isfinite(x)) {
+        hw_buf_put(b, "null", 4);
+        return;
+    }
+    /* Shortest digit string that reads back as x, as Python's repr() finds it. */
+    char sci[40];
+    int prec;
+    for (prec = 0; prec < 17; prec++) {
+        snprintf(sci, sizeof sci, "%.*e", prec, x);
+        if (strtod(sci, NULL) == x)
+            break;
+    }
+    /* sci is "[-]d[.ddd]e[+-]XX": pull out the digits and the exponent. */
+    const char *p = sci;
+    bool neg = *p == '-';
+    if (neg)
+        p++;
+    char digits[24];
+    int nd = 0;
+    for (; *p && *p != 'e'; p++)
+        if (*p >= '0' && *p <= '9')
+            digits[nd++] = *p;
+    int exp10 = (int)strtol(p + 1, NULL, 10);
+    while (nd > 1 && digits[nd - 1] == '0')
+        nd--;
+    char out[48];
+    int o = 0;
+    if (neg)
+        out[o++] = '-';
+    if (exp10 >= -4 && exp10 < 16) { /* Python's repr switches to exponent form outside this */
+        if (exp10 < 0) {
+            out[o++] = '0';
+            out[o++] = '.';
+            for (int i = -1; i > exp10; i--)
+                out[o++] = '0';
+            for (int i = 0; i < nd; i++)
+                out[o++] = digits[i];
+        } else {
+            for (int i = 0; i <= exp10; i++)
+                out[o++] = i < nd ? digits[i] : '0';
+            out[o++] = '.';
+            if (nd > exp10 + 1)
+                for (int i = exp10 + 1; i < nd; i++)
+                    out[o++] = digits[i];
+            else
+                out[o++] = '0';
+        }
+    } else {
+        out[o++] = digits[0];
+        if (nd > 1) {
+            out[o++] = '.';
+            for (int i = 1; i < nd; i++)
+                out[o++] = digits[i];
+        }
+        o += snprintf(out + o, sizeof out - (size_t)o, "e%c%02d", exp10 < 0 ? '-' : '+',
+                      exp10 < 0 ? -exp10 : exp10);
+    }
+    hw_buf_put(b, out, (size_t)o);
+}

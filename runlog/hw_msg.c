@@ -1,0 +1,89 @@
+/* Program messages: one write(2) per message, so they are whole even from several threads. */
+#include "hwrun/msg.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hwrun/io.h"
+
+static const char *progname = "hwrun";
+
+void hw_set_progname(const char *name)
+{
+    progname = name;
+}
+
+const char *hw_progname(void)
+{
+    return progname;
+}
+
+static void vmsg(int errnum, const char *fmt, va_list ap)
+{
+    char line[1024];
+    int n = snprintf(line, sizeof line, "%s: ", progname);
+    if (n < 0)
+        return;
+    size_t len = (size_t)n;
+    int m = vsnprintf(line + len, sizeof line - len, fmt, ap);
+    if (m > 0)
+        len += (size_t)m < sizeof line - len ? (size_t)m : sizeof line - len - 1;
+    if (errnum != 0 && len < sizeof line - 1) {
+        m = snprintf(line + len, sizeof line - len, ": %s", strerror(errnum));
+        if (m > 0)
+            len += (size_t)m < sizeof line - len ? (size_t)m : sizeof line - len - 1;
+    }
+    if (len >= sizeof line - 1)
+        len = sizeof line - 2;
+    line[len++] = '\n';
+    (void)hw_write_all(STDERR_FILENO, line, len, NULL);
+}
+
+void hw_warn(int errnum, const char *fmt, ...)
+{
+    int saved = errno;
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg(errnum, fmt, ap);
+    va_end(ap);
+    errno = saved;
+}
+
+void hw_die(int status, int errnum, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg(errnum, fmt, ap);
+    va_end(ap);
+    exit(status);
+}
+
+void hw_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg(0, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "Try '%s --help' for more information.\n", progname);
+    exit(HW_EXIT_USAGE);
+}
+
+int hw_close_stdout(int status)
+{
+    /* A full disk or a closed pipe on stdout must not pass as success. */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        int e = errno;
+        fclose(stdout);
+        hw_warn(e, "write error");
+        return HW_EXIT_FAIL;
+    }
+    if (fclose(stdout) != 0) {
+        hw_warn(errno, "write error");
+        return HW_EXIT_FAIL;
+    }
+    return status;
+}

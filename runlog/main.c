@@ -1,0 +1,160 @@
+/* runlog: append phase and event entries to a JSON Lines run log from the shell. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "hwrun/msg.h"
+#include "hwrun/parse.h"
+#include "runlog.h"
+
+static void usage(void)
+{
+    printf("Usage: runlog [-f FILE] [--fsync] phase NAME SECONDS [KEY=VALUE ...]\n"
+           "       runlog [-f FILE] [--fsync] event TYPE [KEY=VALUE ...] [--data JSON]\n"
+           "       runlog [-f FILE] [--fsync] time NAME [KEY=VALUE ...] -- COMMAND [ARG ...]\n"
+           "\n"
+           "Append one JSON line to a run log (pytyche's RunLog format):\n"
+           "  phase   a completed phase that took SECONDS; KEY=VALUEs are top-level keys\n"
+           "  event   a point in time; KEY=VALUEs and --data JSON (an object) go into \"data\"\n"
+           "  time    run COMMAND (no shell), then log phase NAME with its wall time and\n"
+           "          exit_status; exit with COMMAND's status\n"
+           "\n"
+           "VALUE keeps its type when it is a JSON number, true, false or null; otherwise it\n"
+           "is a string.\n"
+           "\n"
+           "Options:\n"
+           "  -f, --file FILE   the log to append to (default: $RUNLOG_FILE)\n"
+           "      --fsync       fdatasync after the line is written\n"
+           "  -h, --help        show this help and exit\n"
+           "  -V, --version     show the version and exit\n"
+           "\n"
+           "Exit status: 0 ok; 1 the line could not be written; 2 usage error.\n"
+           "For `time`: COMMAND's status, 126 if it could not be run, 127 if not found,\n"
+           "128+N if killed by signal N.\n");
+}
+
+/* Collect KEY=VALUE arguments (and --data JSON for events) into fields. */
+static size_t collect_fields(char **args, int n, bool allow_data, rl_field_t *fields)
+{
+    size_t nf = 0;
+    for (int i = 0; i < n; i++) {
+        if (allow_data && strcmp(args[i], "--data") == 0) {
+            if (i + 1 >= n)
+                hw_usage_error("--data needs a JSON object");
+            fields[nf++] = RL_MERGE(args[++i]);
+            continue;
+        }
+        if (rl_cli_parse_kv(args[i], &fields[nf]) < 0)
+            hw_usage_error("expected KEY=VALUE, got '%s'", args[i]);
+        nf++;
+    }
+    return nf;
+}
+
+static int append_error(int rc, const char *path, const char *what)
+{
+    if (rc == -EINVAL)
+        hw_warn(0, "%s: invalid entry (bad --data JSON, or a reserved or repeated key)", what);
+    else
+        hw_warn(-rc, "write %s", path);
+    return HW_EXIT_FAIL;
+}
+
+int main(int argc, char **argv)
+{
+    hw_set_progname("runlog");
+    static const struct option opts[] = {
+        {"file", required_argument, NULL, 'f'},
+        {"fsync", no_argument, NULL, 'S'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {0},
+    };
+    const char *path = NULL;
+    unsigned flags = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+f:hV", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f': path = optarg; break;
+        case 'S': flags |= RL_FSYNC_LINE; break;
+        case 'h': usage(); return hw_close_stdout(HW_EXIT_OK);
+        case 'V': printf("runlog (hwrun) %s\n", HWRUN_VERSION); return hw_close_stdout(0);
+        default: hw_usage_error("unknown option");
+        }
+    }
+    if (optind >= argc)
+        hw_usage_error("missing command: phase, event or time");
+    const char *cmd = argv[optind++];
+    char **args = argv + optind;
+    int nargs = argc - optind;
+    if (strcmp(cmd, "phase") && strcmp(cmd, "event") && strcmp(cmd, "time"))
+        hw_usage_error("unknown command '%s'", cmd);
+    if (!path || !*path)
+        path = getenv("RUNLOG_FILE");
+    if (!path || !*path)
+        hw_usage_error("no log file: give -f FILE or set RUNLOG_FILE");
+
+    rl_field_t *fields = calloc((size_t)nargs + 2, sizeof *fields);
+    if (!fields)
+        hw_die(HW_EXIT_FAIL, ENOMEM, "out of memory");
+    int status = HW_EXIT_OK;
+    rl_log_t *log = NULL;
+    int rc;
+
+    if (strcmp(cmd, "phase") == 0) {
+        if (nargs < 2)
+            hw_usage_error("phase needs NAME and SECONDS");
+        double secs;
+        if (hw_parse_double(args[1], 0, 1e12, &secs) < 0)
+            hw_usage_error("SECONDS must be a number from 0, got '%s'", args[1]);
+        size_t nf = collect_fields(args + 2, nargs - 2, false, fields);
+        if ((rc = rl_open(&log, path, flags)) < 0)
+            hw_die(HW_EXIT_FAIL, -rc, "open %s", path);
+        if ((rc = rl_phase(log, args[0], secs, fields, nf)) < 0)
+            status = append_error(rc, path, "phase");
+    } else if (strcmp(cmd, "event") == 0) {
+        if (nargs < 1)
+            hw_usage_error("event needs TYPE");
+        size_t nf = collect_fields(args + 1, nargs - 1, true, fields);
+        if ((rc = rl_open(&log, path, flags)) < 0)
+            hw_die(HW_EXIT_FAIL, -rc, "open %s", path);
+        if ((rc = rl_event(log, args[0], fields, nf)) < 0)
+            status = append_error(rc, path, "event");
+    } else {
+        int dd = 0;
+        while (dd < nargs && strcmp(args[dd], "--") != 0)
+            dd++;
+        if (nargs < 1 || dd == 0)
+            hw_usage_error("time needs NAME");
+        if (dd >= nargs - 1)
+            hw_usage_error("time needs -- COMMAND");
+        size_t nf = collect_fields(args + 1, dd - 1, false, fields);
+        /* Open first: a log we cannot write is reported before the command runs. */
+        if ((rc = rl_open(&log, path, flags)) < 0)
+            hw_die(HW_EXIT_FAIL, -rc, "open %s", path);
+        struct rl_cli_run run;
+        if ((rc = rl_cli_run_command(args + dd + 1, &run)) < 0)
+            hw_die(HW_EXIT_FAIL, -rc, "wait for %s", args[dd + 1]);
+        if (run.spawn_err)
+            hw_warn(run.spawn_err, "%s", args[dd + 1]);
+        fields[nf++] = RL_INT("exit_status", run.status);
+        if (run.signal)
+            fields[nf++] = RL_INT("signal", run.signal);
+        if ((rc = rl_phase(log, args[0], run.seconds, fields, nf)) < 0) {
+            append_error(rc, path, "phase");
+            status = run.status ? run.status : HW_EXIT_FAIL;
+        } else {
+            status = run.status;
+        }
+    }
+    if ((rc = rl_close(log)) < 0 && status == HW_EXIT_OK) {
+        hw_warn(-rc, "close %s", path);
+        status = HW_EXIT_FAIL;
+    }
+    free(fields);
+    return hw_close_stdout(status);
+}

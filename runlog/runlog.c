@@ -1,0 +1,470 @@
+/* librunlog: JSON Lines run log entries, one whole line per write(2). See include/runlog.h.
+ *
+ * Lines are formatted by hand into a stack buffer (heap only for lines over 4 KiB), because the
+ * line shape must be pytyche's exactly (", " and ": " separators, key order, Python float repr)
+ * and because a log call should cost little more than the write(2) itself. json-c is used only
+ * to validate and walk JSON given as text. */
+#define RUNLOG_BUILDING 1
+#include "runlog.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hwrun/io.h"
+#include "hwrun/timeutil.h"
+
+struct rl_log {
+    int fd;
+    unsigned flags;
+};
+
+/* The keys a caller may not add, per entry kind: they would overwrite pytyche's own. */
+static const char *const phase_reserved[] = {"ts", "type", "name", "seconds", NULL};
+/* Event data is its own object, so its keys cannot clash with the entry's. */
+static const char *const data_reserved[] = {NULL};
+
+/* The keys seen so far in one entry, to refuse duplicates (a JSON object with a repeated key is
+ * read differently by different tools). Small on the stack; grows on the heap if ever needed. */
+struct keyset {
+    const char *small[32];
+    const char **k;
+    size_t n, cap;
+};
+
+static void keyset_init(struct keyset *ks)
+{
+    ks->k = ks->small;
+    ks->n = 0;
+    ks->cap = sizeof ks->small / sizeof ks->small[0];
+}
+
+static void keyset_free(struct keyset *ks)
+{
+    if (ks->k != ks->small)
+        free(ks->k);
+}
+
+/* Add key; -EINVAL if reserved or already present, -ENOMEM. */
+static int keyset_add(struct keyset *ks, const char *key, const char *const *reserved)
+{
+    for (const char *const *r = reserved; *r; r++)
+        if (strcmp(*r, key) == 0)
+            return -EINVAL;
+    for (size_t i = 0; i < ks->n; i++)
+        if (strcmp(ks->k[i], key) == 0)
+            return -EINVAL;
+    if (ks->n == ks->cap) {
+        size_t cap = ks->cap * 2;
+        const char **nk = malloc(cap * sizeof *nk);
+        if (!nk)
+            return -ENOMEM;
+        memcpy(nk, ks->k, ks->n * sizeof *nk);
+        if (ks->k != ks->small)
+            free(ks->k);
+        ks->k = nk;
+        ks->cap = cap;
+    }
+    ks->k[ks->n++] = key;
+    return 0;
+}
+
+/* Parse text as one complete JSON value (surrounding whitespace allowed) into *out (NULL for the
+ * text "null"). Returns 0 or -EINVAL. */
+static int parse_json_text(const char *text, struct json_object **out)
+{
+    if (!text)
+        return -EINVAL;
+    size_t len = strlen(text);
+    if (len > INT32_MAX)
+        return -EINVAL;
+    struct json_tokener *tok = json_tokener_new();
+    if (!tok)
+        return -ENOMEM;
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+    struct json_object *obj = json_tokener_parse_ex(tok, text, (int)len);
+    enum json_tokener_error err = json_tokener_get_error(tok);
+    /* A bare number at the very end is complete only once the tokener knows input ended. */
+    if (err == json_tokener_continue) {
+        obj = json_tokener_parse_ex(tok, "", 1);
+        err = json_tokener_get_error(tok);
+    }
+    size_t used = json_tokener_get_parse_end(tok);
+    json_tokener_free(tok);
+    if (err != json_tokener_success) {
+        json_object_put(obj);
+        return -EINVAL;
+    }
+    for (size_t i = used; i < len; i++)
+        if (!strchr(" \t\r\n", text[i])) {
+            json_object_put(obj); /* trailing junk after a valid value */
+            return -EINVAL;
+        }
+    *out = obj;
+    return 0;
+}
+
+/* Print a json-c value the way Python's json.dumps does (", ", ": ", repr floats). */
+static void put_json_value(struct hw_buf *b, struct json_object *v)
+{
+    switch (json_object_get_type(v)) {
+    case json_type_null:
+        hw_buf_put(b, "null", 4);
+        break;
+    case json_type_boolean:
+        hw_buf_puts(b, json_object_get_boolean(v) ? "true" : "false");
+        break;
+    case json_type_int: {
+        int64_t i = json_object_get_int64(v);
+        if (i == INT64_MAX && json_object_get_uint64(v) > (uint64_t)INT64_MAX)
+            hw_buf_printf(b, "%llu", (unsigned long long)json_object_get_uint64(v));
+        else
+            hw_buf_printf(b, "%lld", (long long)i);
+        break;
+    }
+    case json_type_double:
+        hw_buf_py_double(b, json_object_get_double(v));
+        break;
+    case json_type_string:
+        hw_buf_json_str(b, json_object_get_string(v), (size_t)json_object_get_string_len(v));
+        break;
+    case json_type_array: {
+        size_t n = json_object_array_length(v);
+        hw_buf_putc(b, '[');
+        for (size_t i = 0; i < n; i++) {
+            if (i)
+                hw_buf_put(b, ", ", 2);
+            put_json_value(b, json_object_array_get_idx(v, i));
+        }
+        hw_buf_putc(b, ']');
+        break;
+    }
+    case json_type_object: {
+        bool first = true;
+        hw_buf_putc(b, '{');
+        json_object_object_foreach(v, key, val)
+        {
+            if (!first)
+                hw_buf_put(b, ", ", 2);
+            first = false;
+            hw_buf_json_str(b, key, strlen(key));
+            hw_buf_put(b, ": ", 2);
+            put_json_value(b, val);
+        }
+        hw_buf_putc(b, '}');
+        break;
+    }
+    }
+}
+
+static void put_key(struct hw_buf *b, const char *key)
+{
+    hw_buf_put(b, ", ", 2);
+    hw_buf_json_str(b, key, strlen(key));
+    hw_buf_put(b, ": ", 2);
+}
+
+/* Append ", key: value" for each field. Returns 0 or -EINVAL/-ENOMEM; *n_out counts the
+ * members written. */
+static int put_fields(struct hw_buf *b, const rl_field_t *f, size_t n,
+                      const char *const *reserved, size_t *n_out)
+{
+    *n_out = 0;
+    if (n && !f)
+        return -EINVAL;
+    struct keyset ks;
+    keyset_init(&ks);
+    /* Objects parsed from RL_T_MERGE text stay alive here until the entry is done, because the
+     * key set points into them. */
+    struct json_object *held = NULL;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (f[i].type == RL_T_MERGE) {
+            struct json_object *obj = NULL;
+            if ((rc = parse_json_text(f[i].v.s, &obj)) < 0)
+                break;
+            if (!json_object_is_type(obj, json_type_object)) {
+                json_object_put(obj);
+                rc = -EINVAL;
+                break;
+            }
+            if (!held && !(held = json_object_new_array())) {
+                json_object_put(obj);
+                rc = -ENOMEM;
+                break;
+            }
+            json_object_array_add(held, obj);
+            json_object_object_foreach(obj, key, val)
+            {
+                if ((rc = keyset_add(&ks, key, reserved)) < 0)
+                    break;
+                put_key(b, key);
+                put_json_value(b, val);
+                (*n_out)++;
+            }
+            continue;
+        }
+        if (!f[i].key) {
+            rc = -EINVAL;
+            break;
+        }
+        if ((rc = keyset_add(&ks, f[i].key, reserved)) < 0)
+            break;
+        put_key(b, f[i].key);
+        switch (f[i].type) {
+        case RL_T_STRING:
+            if (f[i].v.s)
+                hw_buf_json_str(b, f[i].v.s, strlen(f[i].v.s));
+            else
+                hw_buf_put(b, "null", 4);
+            break;
+        case RL_T_INT:
+            hw_buf_printf(b, "%lld", (long long)f[i].v.i);
+            break;
+        case RL_T_DOUBLE:
+            hw_buf_py_double(b, f[i].v.d);
+            break;
+        case RL_T_BOOL:
+            hw_buf_puts(b, f[i].v.b ? "true" : "false");
+            break;
+        case RL_T_NULL:
+            hw_buf_put(b, "null", 4);
+            break;
+        case RL_T_JSON: {
+            struct json_object *obj = NULL;
+            if ((rc = parse_json_text(f[i].v.s, &obj)) < 0)
+                break;
+            put_json_value(b, obj);
+            json_object_put(obj);
+            break;
+        }
+        default:
+            rc = -EINVAL;
+        }
+        (*n_out)++;
+    }
+    keyset_free(&ks);
+    json_object_put(held);
+    if (rc == 0 && b->oom)
+        rc = -ENOMEM;
+    return rc;
+}
+
+/* Round as Python's round(x, 3): correctly rounded from the exact binary value, which is what
+ * glibc's printf does too. */
+static double round3(double x)
+{
+    if (!isfinite(x))
+        return x;
+    char tmp[400];
+    snprintf(tmp, sizeof tmp, "%.3f", x);
+    return strtod(tmp, NULL);
+}
+
+static void put_head(struct hw_buf *b, const char *kind)
+{
+    char ts[HW_ISO_LEN];
+    hw_buf_put(b, "{\"ts\": \"", 8);
+    hw_buf_put(b, ts, hw_iso_utc_now(ts));
+    hw_buf_put(b, "\", \"type\": \"", 12);
+    hw_buf_puts(b, kind);
+    hw_buf_putc(b, '"');
+}
+
+static int format_phase(struct hw_buf *b, const char *name, double seconds,
+                        const rl_field_t *extra, size_t n_extra)
+{
+    if (!name)
+        return -EINVAL;
+    put_head(b, "phase");
+    hw_buf_put(b, ", \"name\": ", 10);
+    hw_buf_json_str(b, name, strlen(name));
+    hw_buf_put(b, ", \"seconds\": ", 13);
+    hw_buf_py_double(b, round3(seconds));
+    size_t n;
+    int rc = put_fields(b, extra, n_extra, phase_reserved, &n);
+    if (rc < 0)
+        return rc;
+    hw_buf_put(b, "}\n", 2);
+    return b->oom ? -ENOMEM : 0;
+}
+
+static int format_event(struct hw_buf *b, const char *type, const rl_field_t *data,
+                        size_t n_data)
+{
+    if (!type)
+        return -EINVAL;
+    put_head(b, "event");
+    hw_buf_put(b, ", \"event\": ", 11);
+    hw_buf_json_str(b, type, strlen(type));
+    size_t mark = b->len;
+    hw_buf_put(b, ", \"data\": {", 11);
+    size_t body = b->len;
+    size_t n;
+    int rc = put_fields(b, data, n_data, data_reserved, &n);
+    if (rc < 0)
+        return rc;
+    if (n == 0) {
+        b->len = mark; /* pytyche leaves "data" out when there is none */
+    } else {
+        /* put_fields wrote ", k: v" for each member: drop the first separator. */
+        memmove(b->p + body, b->p + body + 2, b->len - body - 2);
+        b->len -= 2;
+        hw_buf_putc(b, '}');
+    }
+    hw_buf_put(b, "}\n", 2);
+    return b->oom ? -ENOMEM : 0;
+}
+
+static int write_line(rl_log_t *log, const struct hw_buf *b)
+{
+    size_t done = 0;
+    int rc = hw_write_all(log->fd, b->p, b->len, &done);
+    if (rc < 0) {
+        /* A torn line: end it, so the next line (ours or another writer's) starts clean. Best
+         * effort; the caller gets the original error either way. */
+        if (done > 0)
+            (void)hw_write_all(log->fd, "\n", 1, NULL);
+        return rc;
+    }
+    if ((log->flags & RL_FSYNC_LINE) && fdatasync(log->fd) < 0)
+        return -errno;
+    return 0;
+}
+
+int rl_open(rl_log_t **out, const char *path, unsigned flags)
+{
+    if (!out)
+        return -EINVAL;
+    if (!path || !*path)
+        path = getenv("RUNLOG_FILE");
+    if (!path || !*path)
+        return -EINVAL;
+    rl_log_t *log = malloc(sizeof *log);
+    if (!log)
+        return -ENOMEM;
+    int fd = hw_open_append(path);
+    if (fd < 0) {
+        free(log);
+        return fd;
+    }
+    log->fd = fd;
+    log->flags = flags;
+    *out = log;
+    return 0;
+}
+
+int rl_close(rl_log_t *log)
+{
+    if (!log)
+        return 0;
+    int rc = 0;
+    if ((log->flags & RL_FSYNC_CLOSE) && fsync(log->fd) < 0)
+        rc = -errno;
+    /* Never retry close() on EINTR: the descriptor is gone either way (SQLite, Linux close(2)). */
+    if (close(log->fd) < 0 && rc == 0 && errno != EINTR)
+        rc = -errno;
+    free(log);
+    return rc;
+}
+
+int rl_fileno(const rl_log_t *log)
+{
+    return log ? log->fd : -EINVAL;
+}
+
+#define LINE_STACK 4096
+
+int rl_phase(rl_log_t *log, const char *name, double seconds, const rl_field_t *extra,
+             size_t n_extra)
+{
+    if (!log)
+        return -EINVAL;
+    char stack[LINE_STACK];
+    struct hw_buf b;
+    hw_buf_init(&b, stack, sizeof stack);
+    int rc = format_phase(&b, name, seconds, extra, n_extra);
+    if (rc == 0)
+        rc = write_line(log, &b);
+    hw_buf_free(&b);
+    return rc;
+}
+
+int rl_event(rl_log_t *log, const char *type, const rl_field_t *data, size_t n_data)
+{
+    if (!log)
+        return -EINVAL;
+    char stack[LINE_STACK];
+    struct hw_buf b;
+    hw_buf_init(&b, stack, sizeof stack);
+    int rc = format_event(&b, type, data, n_data);
+    if (rc == 0)
+        rc = write_line(log, &b);
+    hw_buf_free(&b);
+    return rc;
+}
+
+int rl_timer_begin(rl_timer_t *timer, const char *name)
+{
+    if (!timer || !name)
+        return -EINVAL;
+    timer->name = name;
+    clock_gettime(CLOCK_MONOTONIC, &timer->start);
+    return 0;
+}
+
+int rl_timer_end(rl_log_t *log, const rl_timer_t *timer, const rl_field_t *extra,
+                 size_t n_extra, double *seconds_out)
+{
+    if (!timer || !timer->name)
+        return -EINVAL;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double s = (double)hw_ts_diff_ns(&now, &timer->start) * 1e-9;
+    if (seconds_out)
+        *seconds_out = s;
+    return rl_phase(log, timer->name, s, extra, n_extra);
+}
+
+static long format_into(char *buf, size_t cap, int rc, const struct hw_buf *b)
+{
+    if (rc < 0)
+        return rc;
+    if (buf && cap) {
+        size_t n = b->len < cap - 1 ? b->len : cap - 1;
+        memcpy(buf, b->p, n);
+        buf[n] = '\0';
+    }
+    return (long)b->len;
+}
+
+long rl_format_phase(char *buf, size_t cap, const char *name, double seconds,
+                     const rl_field_t *extra, size_t n_extra)
+{
+    char stack[LINE_STACK];
+    struct hw_buf b;
+    hw_buf_init(&b, stack, sizeof stack);
+    long r = format_into(buf, cap, format_phase(&b, name, seconds, extra, n_extra), &b);
+    hw_buf_free(&b);
+    return r;
+}
+
+long rl_format_event(char *buf, size_t cap, const char *type, const rl_field_t *data,
+                     size_t n_data)
+{
+    char stack[LINE_STACK];
+    struct hw_buf b;
+    hw_buf_init(&b, stack, sizeof stack);
+    long r = format_into(buf, cap, format_event(&b, type, data, n_data), &b);
+    hw_buf_free(&b);
+    return r;
+}
+
+const char *rl_version(void)
+{
+    return HWRUN_VERSION;
+}

@@ -1,0 +1,71 @@
+/* The CUnit runner every test program shares: `prog [-s SUITE [-t TEST]] [-l]`.
+ * Each test program defines cu_register_all() to add its suites. Exit status: 0 all passed,
+ * 1 a test failed, 64 bad usage, 70 CUnit itself failed (Cyclone DDS's runner). */
+#include <CUnit/Basic.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "testutil.h"
+
+int main(int argc, char **argv)
+{
+    const char *suite_name = NULL, *test_name = NULL;
+    bool list = false;
+    int c;
+    while ((c = getopt(argc, argv, "s:t:l")) != -1) {
+        switch (c) {
+        case 's': suite_name = optarg; break;
+        case 't': test_name = optarg; break;
+        case 'l': list = true; break;
+        default:
+            fprintf(stderr, "usage: %s [-s SUITE [-t TEST]] [-l]\n", argv[0]);
+            return 64;
+        }
+    }
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 70;
+    cu_register_all();
+    if (CU_get_error() != CUE_SUCCESS) {
+        fprintf(stderr, "CUnit: %s\n", CU_get_error_msg());
+        CU_cleanup_registry();
+        return 70;
+    }
+    if (list) {
+        for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext)
+            printf("%s\n", s->pName);
+        CU_cleanup_registry();
+        return 0;
+    }
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    if (suite_name) {
+        CU_pSuite s = CU_get_suite(suite_name);
+        if (!s) {
+            fprintf(stderr, "no suite '%s'\n", suite_name);
+            CU_cleanup_registry();
+            return 64;
+        }
+        if (test_name) {
+            CU_pTest t = CU_get_test(s, test_name);
+            if (!t) {
+                fprintf(stderr, "no test '%s' in suite '%s'\n", test_name, suite_name);
+                CU_cleanup_registry();
+                return 64;
+            }
+            CU_basic_run_test(s, t);
+        } else {
+            CU_basic_run_suite(s);
+        }
+    } else {
+        CU_basic_run_tests();
+    }
+    /* Read the counts before the registry is cleaned up (which resets them). */
+    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
+    unsigned ran = CU_get_number_of_tests_run();
+    CU_cleanup_registry();
+    if (ran == 0) {
+        fprintf(stderr, "no test ran\n");
+        return 1;
+    }
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,57 @@
+/* Helpers shared by the CUnit test programs: temporary directories, running the built
+ * programs with arguments/environment/stdin and capturing what they print, reading files. */
+#ifndef HWRUN_TESTUTIL_H
+#define HWRUN_TESTUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Defined by each test program: adds its suites to the CUnit registry. */
+void cu_register_all(void);
+
+/* Path of a built program or data dir, from the environment CTest sets (HWRUN_RUNLOG_BIN,
+ * HWRUN_HWMON_BIN, HWRUN_SUMMARIZE_BIN, HWRUN_FAKE_SMI, HWRUN_TESTDATA, HWRUN_SHARED_DIR,
+ * HWRUN_SOURCE_DIR). Aborts the test program with a message if unset. */
+const char *th_env(const char *name);
+
+/* mkdtemp under $TMPDIR (or /tmp); returns a malloc'd path. th_rmtree removes it again. */
+char *th_tmpdir(const char *tag);
+void th_rmtree(const char *path);
+
+/* A finished program: exit status (0..255, 128+N when killed by signal N) and its output. */
+struct th_result {
+    int status;
+    char *out; /* stdout, NUL-terminated, malloc'd */
+    size_t out_len;
+    char *err; /* stderr */
+    size_t err_len;
+};
+
+/* Run argv[0] (a path) with argv, extra environment entries env ("K=V", NULL-terminated, may be
+ * NULL; an entry "K=" with nothing after '=' removes K), stdin from in_data (NULL: /dev/null),
+ * killing it after timeout_s seconds. Returns 0 or -errno. */
+int th_run(char *const argv[], char *const env[], const char *in_data, double timeout_s,
+           struct th_result *r);
+void th_result_free(struct th_result *r);
+
+/* Start a program in the background with stdout/stderr to the given files (NULL: /dev/null).
+ * Returns its pid or -errno. */
+pid_t th_spawn(char *const argv[], char *const env[], const char *out_path, const char *err_path);
+/* waitpid with a timeout; returns the status as th_result.status, or -ETIMEDOUT. */
+int th_wait(pid_t pid, double timeout_s);
+
+/* Read a whole file (malloc'd, NUL-terminated). NULL on error. */
+char *th_read_file(const char *path, size_t *len);
+/* Write/append a whole file. Returns 0 or -errno. */
+int th_write_file(const char *path, const char *data, size_t len);
+/* Count '\n' in a string. */
+size_t th_count_lines(const char *s);
+/* asprintf that aborts on failure. */
+char *th_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Sleep for s seconds (EINTR-safe). */
+void th_sleep(double s);
+/* Does process pid exist (and is not a zombie)? */
+bool th_pid_alive(pid_t pid);
+
+#endif
