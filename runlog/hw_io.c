@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -286,38 +287,28 @@ void hw_buf_json_str(struct hw_buf *b, const char *str, size_t n)
     b->p[b->len] = '\0';
 }
 
-void hw_buf_py_double(struct hw_buf *b, double x)
+void hw_buf_i64(struct hw_buf *b, int64_t v)
 {
-    if (!isfinite(x)) {
-        hw_buf_put(b, "null", 4);
-        return;
-    }
-    /* Shortest digit string that reads back as x, as Python's repr() finds it. */
-    char sci[40];
-    int prec;
-    for (prec = 0; prec < 17; prec++) {
-        snprintf(sci, sizeof sci, "%.*e", prec, x);
-        if (strtod(sci, NULL) == x)
-            break;
-    }
-    /* sci is "[-]d[.ddd]e[+-]XX": pull out the digits and the exponent. */
-    const char *p = sci;
-    bool neg = *p == '-';
-    if (neg)
-        p++;
-    char digits[24];
-    int nd = 0;
-    for (; *p && *p != 'e'; p++)
-        if (*p >= '0' && *p <= '9')
-            digits[nd++] = *p;
-    int exp10 = (int)strtol(p + 1, NULL, 10);
-    while (nd > 1 && digits[nd - 1] == '0')
-        nd--;
+    char tmp[24];
+    char *e = tmp + sizeof tmp, *p = e;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do
+        *--p = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (v < 0)
+        *--p = '-';
+    hw_buf_put(b, p, (size_t)(e - p));
+}
+
+/* Lay out a digit string with decimal exponent exp10 (of the first digit) as Python's repr does:
+ * fixed notation for -4 <= exp10 < 16, else d.ddde+XX. */
+static void put_repr(struct hw_buf *b, bool neg, const char *digits, int nd, int exp10)
+{
     char out[48];
     int o = 0;
     if (neg)
         out[o++] = '-';
-    if (exp10 >= -4 && exp10 < 16) { /* Python's repr switches to exponent form outside this */
+    if (exp10 >= -4 && exp10 < 16) {
         if (exp10 < 0) {
             out[o++] = '0';
             out[o++] = '.';
@@ -346,4 +337,63 @@ void hw_buf_py_double(struct hw_buf *b, double x)
                       exp10 < 0 ? -exp10 : exp10);
     }
     hw_buf_put(b, out, (size_t)o);
+}
+
+void hw_buf_py_double(struct hw_buf *b, double x)
+{
+    if (!isfinite(x)) {
+        hw_buf_put(b, "null", 4);
+        return;
+    }
+    /* The shortest digit string that reads back as x, as Python's repr() finds it. Every double
+     * with at most 15 significant digits reads back from its 15-digit rounding (DBL_DIG), and
+     * that rounding is then the short string padded with zeros; so try 15 digits, then 16, 17.
+     * Subnormals hold fewer digits: search them from one digit up. */
+    char sci[40];
+    for (int prec = x != 0 && fabs(x) < DBL_MIN ? 0 : 14; prec <= 16; prec++) {
+        snprintf(sci, sizeof sci, "%.*e", prec, x);
+        if (prec == 16 || strtod(sci, NULL) == x)
+            break;
+    }
+    /* sci is "[-]d.ddd...e[+-]XX": pull out the digits and the exponent. */
+    const char *p = sci;
+    bool neg = *p == '-';
+    if (neg)
+        p++;
+    char digits[24];
+    int nd = 0;
+    for (; *p && *p != 'e'; p++)
+        if (*p >= '0' && *p <= '9')
+            digits[nd++] = *p;
+    int exp10 = (int)strtol(p + 1, NULL, 10);
+    while (nd > 1 && digits[nd - 1] == '0')
+        nd--;
+    put_repr(b, neg, digits, nd, exp10);
+}
+
+void hw_buf_py_round(struct hw_buf *b, double x, int ndigits)
+{
+    if (!isfinite(x)) {
+        hw_buf_put(b, "null", 4);
+        return;
+    }
+    /* "%.Nf" rounds the exact binary value correctly, as Python's round() does. When the result
+     * has at most 15 significant digits, it is also the shortest repr of the rounded double
+     * (see hw_buf_py_double), so it can be printed directly with its zeros stripped. */
+    if (fabs(x) < 1e12 && ndigits >= 0 && ndigits <= 3) {
+        char tmp[32];
+        int n = snprintf(tmp, sizeof tmp, "%.*f", ndigits, x);
+        if (ndigits == 0) {
+            tmp[n++] = '.';
+            tmp[n++] = '0';
+        } else {
+            while (tmp[n - 1] == '0' && tmp[n - 2] != '.')
+                n--;
+        }
+        hw_buf_put(b, tmp, (size_t)n);
+        return;
+    }
+    char tmp[400];
+    snprintf(tmp, sizeof tmp, "%.*f", ndigits, x);
+    hw_buf_py_double(b, strtod(tmp, NULL));
 }

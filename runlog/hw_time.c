@@ -7,13 +7,29 @@
 
 size_t hw_iso_utc(char *buf, const struct timespec *t)
 {
-    struct tm tm;
-    time_t s = t->tv_sec;
-    gmtime_r(&s, &tm);
-    int n = snprintf(buf, HW_ISO_LEN, "%04d-%02d-%02dT%02d:%02d:%02d.%03ld+00:00",
-                     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-                     tm.tm_sec, t->tv_nsec / 1000000L);
-    return n > 0 && n < HW_ISO_LEN ? (size_t)n : 0;
+    /* The date and time up to the second change once a second: format them once per thread and
+     * second, then only the milliseconds (a log line costs about as much as its write(2)). */
+    static _Thread_local time_t cached_sec = -1;
+    static _Thread_local char cached[20]; /* "YYYY-MM-DDTHH:MM:SS" */
+    if (t->tv_sec != cached_sec) {
+        struct tm tm;
+        time_t s = t->tv_sec;
+        gmtime_r(&s, &tm);
+        int n = snprintf(cached, sizeof cached, "%04d-%02d-%02dT%02d:%02d:%02d",
+                         tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+                         tm.tm_sec);
+        if (n != 19)
+            return 0; /* a year past 9999 */
+        cached_sec = t->tv_sec;
+    }
+    long ms = t->tv_nsec / 1000000L;
+    memcpy(buf, cached, 19);
+    buf[19] = '.';
+    buf[20] = (char)('0' + ms / 100);
+    buf[21] = (char)('0' + ms / 10 % 10);
+    buf[22] = (char)('0' + ms % 10);
+    memcpy(buf + 23, "+00:00", 7); /* with the NUL */
+    return 29;
 }
 
 size_t hw_iso_utc_now(char *buf)

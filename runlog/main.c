@@ -55,12 +55,20 @@ static size_t collect_fields(char **args, int n, bool allow_data, rl_field_t *fi
     return nf;
 }
 
-static int append_error(int rc, const char *path, const char *what)
+/* Check the entry before the file is touched: bad --data JSON or a reserved or repeated key is
+ * a command-line mistake (exit 2), not a write failure. */
+static void validate(long rc)
 {
     if (rc == -EINVAL)
-        hw_warn(0, "%s: invalid entry (bad --data JSON, or a reserved or repeated key)", what);
-    else
-        hw_warn(-rc, "write %s", path);
+        hw_usage_error("invalid entry: --data must be a JSON object, and keys may not repeat "
+                       "nor be ts, type, name, seconds");
+    if (rc < 0)
+        hw_die(HW_EXIT_FAIL, (int)-rc, "format entry");
+}
+
+static int append_error(int rc, const char *path)
+{
+    hw_warn(-rc, "write %s", path);
     return HW_EXIT_FAIL;
 }
 
@@ -77,13 +85,15 @@ int main(int argc, char **argv)
     const char *path = NULL;
     unsigned flags = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "+f:hV", opts, NULL)) != -1) {
+    opterr = 0; /* our own message: getopt's would start with the full argv[0] */
+    while ((c = getopt_long(argc, argv, "+:f:hV", opts, NULL)) != -1) {
         switch (c) {
         case 'f': path = optarg; break;
         case 'S': flags |= RL_FSYNC_LINE; break;
         case 'h': usage(); return hw_close_stdout(HW_EXIT_OK);
         case 'V': printf("runlog (hwrun) %s\n", HWRUN_VERSION); return hw_close_stdout(0);
-        default: hw_usage_error("unknown option");
+        case ':': hw_usage_error("option '%s' needs a value", argv[optind - 1]);
+        default: hw_usage_error("unrecognized option '%s'", argv[optind - 1]);
         }
     }
     if (optind >= argc)
@@ -98,7 +108,7 @@ int main(int argc, char **argv)
     if (!path || !*path)
         hw_usage_error("no log file: give -f FILE or set RUNLOG_FILE");
 
-    rl_field_t *fields = calloc((size_t)nargs + 2, sizeof *fields);
+    rl_field_t *fields = calloc((size_t)nargs + 3, sizeof *fields);
     if (!fields)
         hw_die(HW_EXIT_FAIL, ENOMEM, "out of memory");
     int status = HW_EXIT_OK;
@@ -112,18 +122,20 @@ int main(int argc, char **argv)
         if (hw_parse_double(args[1], 0, 1e12, &secs) < 0)
             hw_usage_error("SECONDS must be a number from 0, got '%s'", args[1]);
         size_t nf = collect_fields(args + 2, nargs - 2, false, fields);
+        validate(rl_format_phase(NULL, 0, args[0], secs, fields, nf));
         if ((rc = rl_open(&log, path, flags)) < 0)
             hw_die(HW_EXIT_FAIL, -rc, "open %s", path);
         if ((rc = rl_phase(log, args[0], secs, fields, nf)) < 0)
-            status = append_error(rc, path, "phase");
+            status = append_error(rc, path);
     } else if (strcmp(cmd, "event") == 0) {
         if (nargs < 1)
             hw_usage_error("event needs TYPE");
         size_t nf = collect_fields(args + 1, nargs - 1, true, fields);
+        validate(rl_format_event(NULL, 0, args[0], fields, nf));
         if ((rc = rl_open(&log, path, flags)) < 0)
             hw_die(HW_EXIT_FAIL, -rc, "open %s", path);
         if ((rc = rl_event(log, args[0], fields, nf)) < 0)
-            status = append_error(rc, path, "event");
+            status = append_error(rc, path);
     } else {
         int dd = 0;
         while (dd < nargs && strcmp(args[dd], "--") != 0)
@@ -133,6 +145,10 @@ int main(int argc, char **argv)
         if (dd >= nargs - 1)
             hw_usage_error("time needs -- COMMAND");
         size_t nf = collect_fields(args + 1, dd - 1, false, fields);
+        /* exit_status and signal are ours: the check keeps the caller from using them. */
+        fields[nf] = RL_INT("exit_status", 0);
+        fields[nf + 1] = RL_INT("signal", 0);
+        validate(rl_format_phase(NULL, 0, args[0], 0, fields, nf + 2));
         /* Open first: a log we cannot write is reported before the command runs. */
         if ((rc = rl_open(&log, path, flags)) < 0)
             hw_die(HW_EXIT_FAIL, -rc, "open %s", path);
@@ -145,7 +161,7 @@ int main(int argc, char **argv)
         if (run.signal)
             fields[nf++] = RL_INT("signal", run.signal);
         if ((rc = rl_phase(log, args[0], run.seconds, fields, nf)) < 0) {
-            append_error(rc, path, "phase");
+            append_error(rc, path);
             status = run.status ? run.status : HW_EXIT_FAIL;
         } else {
             status = run.status;

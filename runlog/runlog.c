@@ -123,7 +123,7 @@ static void put_json_value(struct hw_buf *b, struct json_object *v)
         if (i == INT64_MAX && json_object_get_uint64(v) > (uint64_t)INT64_MAX)
             hw_buf_printf(b, "%llu", (unsigned long long)json_object_get_uint64(v));
         else
-            hw_buf_printf(b, "%lld", (long long)i);
+            hw_buf_i64(b, i);
         break;
     }
     case json_type_double:
@@ -223,7 +223,7 @@ static int put_fields(struct hw_buf *b, const rl_field_t *f, size_t n,
                 hw_buf_put(b, "null", 4);
             break;
         case RL_T_INT:
-            hw_buf_printf(b, "%lld", (long long)f[i].v.i);
+            hw_buf_i64(b, f[i].v.i);
             break;
         case RL_T_DOUBLE:
             hw_buf_py_double(b, f[i].v.d);
@@ -254,17 +254,6 @@ static int put_fields(struct hw_buf *b, const rl_field_t *f, size_t n,
     return rc;
 }
 
-/* Round as Python's round(x, 3): correctly rounded from the exact binary value, which is what
- * glibc's printf does too. */
-static double round3(double x)
-{
-    if (!isfinite(x))
-        return x;
-    char tmp[400];
-    snprintf(tmp, sizeof tmp, "%.3f", x);
-    return strtod(tmp, NULL);
-}
-
 static void put_head(struct hw_buf *b, const char *kind)
 {
     char ts[HW_ISO_LEN];
@@ -284,7 +273,7 @@ static int format_phase(struct hw_buf *b, const char *name, double seconds,
     hw_buf_put(b, ", \"name\": ", 10);
     hw_buf_json_str(b, name, strlen(name));
     hw_buf_put(b, ", \"seconds\": ", 13);
-    hw_buf_py_double(b, round3(seconds));
+    hw_buf_py_round(b, seconds, 3); /* pytyche: round(seconds, 3) */
     size_t n;
     int rc = put_fields(b, extra, n_extra, phase_reserved, &n);
     if (rc < 0)

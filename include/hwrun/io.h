@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Write all len bytes, retrying on EINTR and short writes. Returns 0 or -errno. If some bytes
@@ -53,5 +54,10 @@ void hw_buf_json_str(struct hw_buf *b, const char *s, size_t n);
 /* Append a double as Python's repr() would print it (shortest round-trip: 0.1, 12.0, 1e+16,
  * 1.5e-05); NaN/inf are appended as JSON null. */
 void hw_buf_py_double(struct hw_buf *b, double x);
+/* Append Python's repr(round(x, ndigits)) (correctly rounded from the exact binary value, as
+ * Python does); NaN/inf as null. */
+void hw_buf_py_round(struct hw_buf *b, double x, int ndigits);
+/* Append a decimal integer. */
+void hw_buf_i64(struct hw_buf *b, int64_t v);
 
 #endif

@@ -1,0 +1,11 @@
+/* The runlog test program's suites. */
+#include "testutil.h"
+
+void add_runlog_suites(void);
+void add_runlog_cli_suites(void);
+
+void cu_register_all(void)
+{
+    add_runlog_suites();
+    add_runlog_cli_suites();
+}
