@@ -22,7 +22,7 @@ const char *hw_progname(void)
     return progname;
 }
 
-static void vmsg(int errnum, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void vmsg(int errnum, const char *fmt, va_list ap)
 {
     char line[1024];
     int n = snprintf(line, sizeof line, "%s: ", progname);

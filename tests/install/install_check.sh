@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# `cmake --install` puts everything where users expect it, and a program built against the
+# installed library through pkg-config (shared and static) writes a valid run log line.
+#   install_check.sh BUILD_DIR
+set -euo pipefail
+build=$1
+prefix=$(mktemp -d "${TMPDIR:-/tmp}/hwrun-install-XXXXXX")
+trap 'rm -rf "$prefix"' EXIT
+cmake --install "$build" --prefix "$prefix" >/dev/null
+
+fail() { echo "install_check: $*" >&2; exit 1; }
+for f in bin/runlog bin/hwmon bin/summarize include/runlog.h \
+         share/man/man1/runlog.1 share/man/man1/hwmon.1 share/man/man1/summarize.1; do
+  [ -e "$prefix/$f" ] || fail "missing $f"
+done
+pc=$(find "$prefix" -name runlog.pc | head -1)
+[ -n "$pc" ] || fail "missing runlog.pc"
+libdir=$(dirname "$(dirname "$pc")")
+ls "$libdir"/librunlog.so.0 "$libdir"/librunlog.a >/dev/null || fail "missing librunlog.so.0 or .a"
+"$prefix/bin/runlog" --version | grep -q "^runlog (hwrun) " || fail "installed runlog --version"
+
+cat > "$prefix/use.c" <<'C'
+#include <runlog.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+    rl_log_t *log;
+    if (argc < 2 || rl_open(&log, argv[1], 0) < 0)
+        return 1;
+    rl_field_t f[] = {RL_STR("via", "pkg-config"), RL_INT("n", 1)};
+    int rc = rl_event(log, "installed", f, 2);
+    return rl_close(log) < 0 || rc < 0;
+}
+C
+export PKG_CONFIG_PATH="$(dirname "$pc")"
+cc -o "$prefix/use-shared" "$prefix/use.c" $(pkg-config --cflags --libs runlog)
+LD_LIBRARY_PATH="$libdir" "$prefix/use-shared" "$prefix/log.jsonl"
+cc -o "$prefix/use-static" "$prefix/use.c" $(pkg-config --cflags runlog) \
+   "$libdir/librunlog.a" $(pkg-config --libs-only-l --static json-c) -lm -pthread
+"$prefix/use-static" "$prefix/log.jsonl"
+[ "$(jq -r 'select(.event == "installed") | .data.via' "$prefix/log.jsonl" | sort -u)" = "pkg-config" ] \
+  || fail "the installed library wrote no valid line"
+[ "$(wc -l < "$prefix/log.jsonl")" -eq 2 ] || fail "expected 2 lines"
+echo "install_check: ok"
