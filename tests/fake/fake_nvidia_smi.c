@@ -1,0 +1,1170 @@
+/* fake_nvidia_smi: a stand-in for nvidia-smi in the tests (there is no GPU on the build machines).
+ *
+ * It prints what a 610.57.04 driver prints on N "NVIDIA H100 80GB HBM3" boards, in the exact
+ * formats of the real captures in shared/nvsmi-real/ (see FORMATS.md there), with values that are
+ * deterministic functions of the GPU index and the sample number, so tests can check numbers.
+ * Every output line is one write(2) to stdout (no stdio buffering): a reader sees each line whole
+ * as soon as it exists, and never half a line (except FAKE_SMI_DIE_AFTER's, on purpose).
+ *
+ * COMMANDS
+ *   --query-gpu=F1,F2,... --format=csv[,noheader][,nounits] [-l [N] | -lms N] [-i IDS]
+ *       One header line (unless noheader), then per interval one row per selected GPU in index
+ *       order; no separator between intervals. Without -l/-lms: one interval, exit 0.
+ *       -l N / --loop=N repeats every N seconds (-l not followed by a number: 5 s, as
+ *       documented), -lms N / --loop-ms=N every N ms; it then runs until a signal.
+ *       Cells are joined by ", "; the header shows each field's canonical name (even when an
+ *       alias was asked for) plus " [unit]" where the field has a unit, also under nounits.
+ *       Values carry " unit" unless nounits. The option value may also be the next argument
+ *       (--query-gpu F1,F2). Spaces around field names are ignored.
+ *       Fields (alias in parentheses, [unit]):
+ *         timestamp, driver_version, kmd_version, count, name (gpu_name), serial (gpu_serial),
+ *         uuid (gpu_uuid), pci.bus_id (gpu_bus_id), index, vbios_version, fan.speed [%],
+ *         pstate, clocks_event_reasons.active (clocks_throttle_reasons.active),
+ *         memory.total/.reserved/.used/.free [MiB], compute_cap, utilization.gpu/.memory/
+ *         .encoder/.decoder/.jpeg/.ofa [%], temperature.gpu, temperature.memory,
+ *         power.draw [W], power.draw.average (gpu.power.draw.average) [W],
+ *         power.draw.instant (gpu.power.draw.instant) [W], power.limit
+ *         (gpu.power.requested_limit) [W], enforced.power.limit (gpu.power.current_limit) [W],
+ *         power.default_limit (gpu.power.default_limit) [W], clocks.current.graphics
+ *         (clocks.gr), clocks.current.sm (clocks.sm), clocks.current.memory (clocks.mem),
+ *         clocks.current.video (clocks.video), clocks.max.graphics (clocks.max.gr),
+ *         clocks.max.sm, clocks.max.memory (clocks.max.mem) [MHz].
+ *       Any other name: stdout gets `Field "<name>" is not a valid field to query.` and an empty
+ *       line, nothing else, exit 2 (as error_invalid-field_device_minor_stdout_exit2.txt).
+ *   --query-compute-apps=F,... --format=... [-l N | -lms N] [-i IDS]
+ *       Fields: timestamp, gpu_name, gpu_bus_id, gpu_serial, gpu_uuid, pid, process_name
+ *       (name), used_gpu_memory (used_memory) [MiB]. Per interval one row per FAKE_SMI_APPS entry
+ *       on a selected GPU, GPUs in index order, then in FAKE_SMI_APPS order. No apps: the header
+ *       alone (nothing with noheader), as in query-compute-apps_h100_drv590_idle-empty.csv.
+ *   dmon [-s LETTERS] [-d N] [-c COUNT] [-i IDS] [-o D|T|DT] [-f FILE]
+ *       Modern (590+) layout: "# gpu " header line and "# Idx " units line, the gpu column 5
+ *       wide and every other column right-aligned 6 wide, each column followed by one space (so
+ *       every line ends in a space). The header pair is re-printed after every 44 data lines,
+ *       so a block is 46 lines (counted in lines, not intervals: with a GPU count that does not
+ *       divide 44 the header can land inside an interval; no capture shows that case).
+ *       Column groups follow the order of the -s letters (default puc; a repeated letter is
+ *       ignored):
+ *         p pwr gtemp mtemp (W C C)           u sm mem enc dec jpg ofa (% % % % % %)
+ *         c mclk pclk (MHz MHz)               v pviol tviol (% bool)
+ *         m fb bar1 ccpm (MB MB MB)           e sbecc dbecc pci (errs errs errs)
+ *         t rxpci txpci (MB/s MB/s)
+ *       -d N: every N whole seconds (default 1); -c N: stop after N intervals (default: never);
+ *       -o D / T / DT (or TD): prepend a YYYYMMDD and/or HH:MM:SS column (local time); the
+ *       header lines then start "#Date       Time        gpu" / "#YYYYMMDD   HH:MM:SS    Idx"
+ *       and data lines " 20240104   13:54:35      0" (dmon_s-mutc_o-TD_a10_ccpm-jpg-ofa.txt;
+ *       the layout of -o D or -o T alone is extrapolated from it: "#Date         gpu ...");
+ *       -f FILE: write to FILE (truncated) instead of stdout. Long forms --select, --delay,
+ *       --count, --id, --options, --filename are accepted too.
+ *   --version   the six lines of version_drv610.57.04.txt.
+ *   -L, --list-gpus   "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-...)" per selected GPU.
+ *   -h, --help  a short usage text, exit 0.
+ *   No arguments (the default summary table) is not implemented: a message on stderr, exit 255.
+ *   Anything else: stdout gets "ERROR: Option <x> is not recognized. Please run 'nvidia-smi -h'
+ *   for help." and an empty line, exit 255. An option without its value gives "ERROR: Option
+ *   <x> is missing its value. ..." the same way; a bad number "ERROR: Option <x> has an invalid
+ *   value <v>. ..." (this wording is the fake's own), also exit 255. A --query-* without
+ *   --format, or --format without csv, gives "ERROR: Option --format=csv is missing. ..."
+ *   (also the fake's own wording), exit 255.
+ *   -i IDS (all commands): comma-separated GPU indexes, PCI bus ids (case-insensitive, also
+ *   without the domain) or UUIDs. Output stays in index order. An id that matches no GPU, or
+ *   FAKE_SMI_GPUS=0, prints "No devices were found" and exits 6.
+ *
+ * GPUS AND VALUES
+ *   FAKE_SMI_GPUS=N (default 2, 0..16, larger is clamped to 16). GPU g (0-based):
+ *     name NVIDIA H100 80GB HBM3, uuid GPU-5e7c1dGG-3a9b-4f2e-8d61-0c4b2a9f70GG (GG = g as two
+ *     lowercase hex digits), pci.bus_id 00000000:GG:00.0 (GG = g, two uppercase hex digits),
+ *     serial 13240230000GG (GG = g in decimal, 2 digits), driver_version and kmd_version
+ *     610.57.04, vbios_version 96.00.A5.00.01, compute_cap 9.0, count = N.
+ *   Sample k (0-based: the k-th interval of this process, the same k for every GPU/app in it):
+ *     utilization.gpu    = (7k + 31g) % 101           utilization.memory = (3k + 11g) % 101
+ *     memory.total       = 81559                      memory.reserved    = 479
+ *     memory.used        = min(1000 + 100k + 10g, 81559)
+ *     memory.free        = memory.total - memory.used
+ *     power.draw         = 100 + 1.25k + g, printed %.2f (also .average and .instant)
+ *     power.limit        = 700.00 (also enforced.power.limit and power.default_limit)
+ *     temperature.gpu    = 40 + (k + g) % 30          temperature.memory = 50
+ *     clocks.current.sm = clocks.current.graphics = clocks.max.sm/.graphics = 1980,
+ *     clocks.current.memory = clocks.max.memory = 2619, clocks.current.video = 1545
+ *     utilization.encoder/.decoder/.jpeg/.ofa = 0, pstate P0,
+ *     clocks_event_reasons.active 0x0000000000000000, fan.speed [N/A] (datacenter board).
+ *   All rows of one interval share one timestamp "YYYY/MM/DD HH:MM:SS.mmm" in local time
+ *   (localtime_r: TZ is honoured).
+ *   dmon, same k and g: sm = utilization.gpu, mem = utilization.memory, fb = memory.used,
+ *   pwr = power.draw rounded half up, gtemp = temperature.gpu, mclk 2619, pclk 1980, mtemp
+ *   always "-" (as on GeForce/L40S), every other column 0.
+ *   Compute apps: FAKE_SMI_APPS=pid:gpu:mib[:name],... (name defaults to python3 and runs to
+ *   the next comma, so it may contain ':' and spaces). used_gpu_memory = mib. Entries whose gpu
+ *   is >= N are ignored. At most 64 entries.
+ *
+ * ENVIRONMENT CONTROLS (all optional)
+ *   FAKE_SMI_MODE=ok|nodriver|mismatch  nodriver: the one-line "NVIDIA-SMI has failed because it
+ *       couldn't communicate with the NVIDIA driver. ..." message, exit 9; mismatch: "Failed to
+ *       initialize NVML: Driver/library version mismatch", exit 18. Both on stdout, for every
+ *       command (also --version), before the arguments are looked at.
+ *   FAKE_SMI_REJECT=f1,f2   these query fields (by the name asked for or its canonical name)
+ *       are unknown, as on an older driver: the invalid-field error above.
+ *   FAKE_SMI_NA=f1,f2 and FAKE_SMI_NA_TOKEN (default "[N/A]", may be empty): these query fields
+ *       (asked-for or canonical name) print the token instead of a value, with no unit; the
+ *       token is printed as is under nounits too.
+ *   FAKE_SMI_NA_DMON=col1,col2   these dmon columns print "-" (mtemp always does).
+ *   FAKE_SMI_DIE_AFTER=K    after K data rows (rows of --query-gpu, --query-compute-apps and
+ *       dmon; header lines do not count; K=0: the first row), write the first half of the
+ *       next row, without newline, and exit 1.
+ *   FAKE_SMI_DIE_ONCE=PATH  with DIE_AFTER: die only if PATH can be created (O_EXCL), so a
+ *       restarted fake finds it and runs normally.
+ *   FAKE_SMI_HANG_AFTER=K   after K data rows stop writing but stay alive; signals act as
+ *       usual (SIGTERM exits 0 unless FAKE_SMI_IGNORE_TERM).
+ *   FAKE_SMI_IGNORE_TERM=1  ignore SIGTERM and SIGINT: only SIGKILL stops it.
+ *   FAKE_SMI_LOG=PATH       on start, append "<pid> <argv[0]> <argv[1]> ...\n" to PATH with one
+ *       O_APPEND write (count starts and restarts with it).
+ *
+ * SIGNALS, TIMING, EXIT
+ *   SIGTERM/SIGINT: exit 0 at once (unless FAKE_SMI_IGNORE_TERM). Both are unblocked at start.
+ *   SIGPIPE is ignored; a failed write to stdout (EPIPE included) ends the process with exit 1
+ *   (a message on stderr unless it was EPIPE). Loops run on absolute deadlines of
+ *   CLOCK_MONOTONIC (start + k * period); the first interval is printed at once.
+ *   Exit codes: 0 ok, 1 write failure or FAKE_SMI_DIE_AFTER, 2 invalid field, 6 no device,
+ *   9 nodriver, 18 mismatch, 255 usage error or a malformed FAKE_SMI_* variable (message on
+ *   stderr for the latter).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_GPUS 16
+#define DEFAULT_GPUS 2
+#define MAX_APPS 64
+#define DMON_BLOCK_ROWS 44 /* data lines between two dmon header pairs */
+#define GPU_NAME "NVIDIA H100 80GB HBM3"
+#define DRIVER_VERSION "610.57.04"
+#define MEM_TOTAL_MIB 81559
+#define EXIT_USAGE 255
+
+/* ------------------------------------------------------------------------------------------ */
+/* Output: whole lines, one write(2) each.                                                      */
+
+/* A growable, NUL-terminated line. */
+struct line {
+    char *p;
+    size_t len, cap;
+};
+
+static void die_errno(const char *what)
+{
+    fprintf(stderr, "fake_nvidia_smi: %s: %s\n", what, strerror(errno));
+    exit(1);
+}
+
+static void line_addf(struct line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void line_addf(struct line *l, const char *fmt, ...)
+{
+    for (;;) {
+        size_t room = l->cap - l->len;
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(l->p ? l->p + l->len : NULL, room, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            die_errno("vsnprintf");
+        if ((size_t)n < room) {
+            l->len += (size_t)n;
+            return;
+        }
+        size_t cap = l->cap ? l->cap * 2 : 256;
+        while (cap < l->len + (size_t)n + 1)
+            cap *= 2;
+        char *p = realloc(l->p, cap);
+        if (!p)
+            die_errno("realloc");
+        l->p = p;
+        l->cap = cap;
+    }
+}
+
+static void line_adds(struct line *l, const char *s)
+{
+    line_addf(l, "%s", s);
+}
+
+static void write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno != EPIPE)
+                fprintf(stderr, "fake_nvidia_smi: write: %s\n", strerror(errno));
+            _exit(1);
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+/* Terminate the line, write it to stdout in one write(2) and empty it for reuse. */
+static void out_line(struct line *l)
+{
+    line_adds(l, "\n");
+    write_all(STDOUT_FILENO, l->p, l->len);
+    l->len = 0;
+    l->p[0] = '\0';
+}
+
+/* A message of nvidia-smi's own (on stdout, like the real one), then exit. */
+static _Noreturn void smi_exit(int status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static _Noreturn void smi_exit(int status, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        write_all(STDOUT_FILENO, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+    exit(status);
+}
+
+#define SMI_HELP_HINT " Please run 'nvidia-smi -h' for help.\n\n"
+
+static _Noreturn void die_unrecognized(const char *opt)
+{
+    smi_exit(EXIT_USAGE, "ERROR: Option %s is not recognized." SMI_HELP_HINT, opt);
+}
+
+static _Noreturn void die_missing_value(const char *opt)
+{
+    smi_exit(EXIT_USAGE, "ERROR: Option %s is missing its value." SMI_HELP_HINT, opt);
+}
+
+static _Noreturn void die_invalid_value(const char *opt, const char *val)
+{
+    smi_exit(EXIT_USAGE, "ERROR: Option %s has an invalid value %s." SMI_HELP_HINT, opt, val);
+}
+
+static _Noreturn void die_no_devices(void)
+{
+    smi_exit(6, "No devices were found\n");
+}
+
+/* A mistake in a FAKE_SMI_* variable: the test is wrong, so say so on stderr. */
+static _Noreturn void die_env(const char *var, const char *val)
+{
+    fprintf(stderr, "fake_nvidia_smi: bad %s=%s\n", var, val);
+    exit(EXIT_USAGE);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Configuration from the environment.                                                          */
+
+struct app {
+    long long pid;
+    int gpu;
+    long long mib;
+    const char *name;
+};
+
+static struct {
+    int ngpus;
+    long long die_after, hang_after; /* -1: never */
+    const char *die_once;
+    const char *reject, *na, *na_token, *na_dmon; /* comma-separated lists, or NULL */
+    struct app apps[MAX_APPS];
+    int napps;
+} cfg;
+
+static long long rows_written; /* data rows written so far, all commands */
+
+/* Is name one of the comma-separated items of list (spaces around items ignored)? */
+static bool list_has(const char *list, const char *name)
+{
+    if (!list || !name)
+        return false;
+    size_t nlen = strlen(name);
+    const char *p = list;
+    for (;;) {
+        while (*p == ' ')
+            p++;
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        while (len > 0 && p[len - 1] == ' ')
+            len--;
+        if (len == nlen && memcmp(p, name, len) == 0)
+            return true;
+        if (!end)
+            return false;
+        p = end + 1;
+    }
+}
+
+/* Parse a decimal integer in [min, max]; false if s is not exactly that. */
+static bool parse_ll(const char *s, long long min, long long max, long long *out)
+{
+    if (!s || *s < '0' || *s > '9')
+        return false;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end || v < min || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+static long long env_count(const char *var)
+{
+    const char *s = getenv(var);
+    long long v;
+    if (!s || !*s)
+        return -1;
+    if (!parse_ll(s, 0, 1000000000000LL, &v))
+        die_env(var, s);
+    return v;
+}
+
+/* FAKE_SMI_APPS=pid:gpu:mib[:name],... */
+static void parse_apps(const char *spec)
+{
+    static char *copy; /* the app names point into it for the whole run */
+    copy = strdup(spec);
+    if (!copy)
+        die_errno("strdup");
+    char *rest = copy, *item;
+    while ((item = strsep(&rest, ",")) != NULL) {
+        if (!*item)
+            continue;
+        if (cfg.napps == MAX_APPS)
+            die_env("FAKE_SMI_APPS", spec);
+        struct app *a = &cfg.apps[cfg.napps++];
+        char *parts[3];
+        for (int i = 0; i < 3; i++)
+            parts[i] = strsep(&item, ":");
+        long long gpu;
+        if (!parts[2] || !parse_ll(parts[0], 1, 4194304, &a->pid) ||
+            !parse_ll(parts[1], 0, 1000000, &gpu) || !parse_ll(parts[2], 0, 1000000000, &a->mib))
+            die_env("FAKE_SMI_APPS", spec);
+        a->gpu = (int)gpu;
+        a->name = item ? item : "python3"; /* the rest, colons and all */
+    }
+}
+
+static void load_config(void)
+{
+    const char *s = getenv("FAKE_SMI_GPUS");
+    long long n = DEFAULT_GPUS;
+    if (s && *s && !parse_ll(s, 0, 1000000, &n))
+        die_env("FAKE_SMI_GPUS", s);
+    cfg.ngpus = n > MAX_GPUS ? MAX_GPUS : (int)n;
+
+    cfg.die_after = env_count("FAKE_SMI_DIE_AFTER");
+    cfg.hang_after = env_count("FAKE_SMI_HANG_AFTER");
+    cfg.die_once = getenv("FAKE_SMI_DIE_ONCE");
+    cfg.reject = getenv("FAKE_SMI_REJECT");
+    cfg.na = getenv("FAKE_SMI_NA");
+    cfg.na_token = getenv("FAKE_SMI_NA_TOKEN");
+    if (!cfg.na_token)
+        cfg.na_token = "[N/A]";
+    cfg.na_dmon = getenv("FAKE_SMI_NA_DMON");
+    s = getenv("FAKE_SMI_APPS");
+    if (s)
+        parse_apps(s);
+}
+
+/* FAKE_SMI_LOG: one line per start, one O_APPEND write. */
+static void log_start(int argc, char **argv)
+{
+    const char *path = getenv("FAKE_SMI_LOG");
+    if (!path || !*path)
+        return;
+    struct line l = {0};
+    line_addf(&l, "%ld", (long)getpid());
+    for (int i = 0; i < argc; i++)
+        line_addf(&l, " %s", argv[i]);
+    line_adds(&l, "\n");
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+        die_errno(path);
+    write_all(fd, l.p, l.len);
+    close(fd);
+    free(l.p);
+}
+
+static void check_mode(void)
+{
+    const char *mode = getenv("FAKE_SMI_MODE");
+    if (!mode || !*mode || strcmp(mode, "ok") == 0)
+        return;
+    if (strcmp(mode, "nodriver") == 0)
+        smi_exit(9, "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA "
+                    "driver. Make sure that the latest NVIDIA driver is installed and running.\n");
+    if (strcmp(mode, "mismatch") == 0)
+        smi_exit(18, "Failed to initialize NVML: Driver/library version mismatch\n");
+    die_env("FAKE_SMI_MODE", mode);
+}
+
+static void on_term(int sig)
+{
+    (void)sig;
+    _exit(0);
+}
+
+static void setup_signals(void)
+{
+    const char *ign = getenv("FAKE_SMI_IGNORE_TERM");
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = ign && strcmp(ign, "1") == 0 ? SIG_IGN : on_term;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN); /* EPIPE from write() ends us instead */
+
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+/* A data row: the place where FAKE_SMI_DIE_AFTER and FAKE_SMI_HANG_AFTER strike. */
+static void out_row(struct line *l)
+{
+    if (cfg.die_after >= 0 && rows_written == cfg.die_after) {
+        bool die = true;
+        if (cfg.die_once) {
+            int fd = open(cfg.die_once, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+            die = fd >= 0; /* it existed already (or cannot be made): a restarted run lives */
+            if (fd >= 0)
+                close(fd);
+        }
+        if (die) {
+            write_all(STDOUT_FILENO, l->p, l->len / 2);
+            _exit(1);
+        }
+    }
+    if (cfg.hang_after >= 0 && rows_written == cfg.hang_after)
+        for (;;)
+            pause();
+    rows_written++;
+    out_line(l);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* GPUs, samples and their values.                                                              */
+
+static bool selected[MAX_GPUS];
+
+static void gpu_uuid(int g, char *buf, size_t n)
+{
+    snprintf(buf, n, "GPU-5e7c1d%02x-3a9b-4f2e-8d61-0c4b2a9f70%02x", (unsigned)g, (unsigned)g);
+}
+
+static void gpu_bus_id(int g, char *buf, size_t n)
+{
+    snprintf(buf, n, "00000000:%02X:00.0", (unsigned)g);
+}
+
+/* Does id name GPU g? An index, a UUID or a PCI bus id: "00000000:0G:00.0", "0000:0G:00.0" or
+ * "0G:00.0" (any case; every fake GPU is in domain 0). */
+static bool id_matches(const char *id, int g)
+{
+    char buf[64];
+    long long idx;
+    if (parse_ll(id, 0, MAX_GPUS, &idx))
+        return idx == g;
+    gpu_uuid(g, buf, sizeof buf);
+    if (strcasecmp(id, buf) == 0)
+        return true;
+    const char *colon = strchr(id, ':');
+    if (colon && strchr(colon + 1, ':')) { /* a domain: it must be all zeros */
+        if (strspn(id, "0") != (size_t)(colon - id))
+            return false;
+        id = colon + 1;
+    }
+    gpu_bus_id(g, buf, sizeof buf);
+    return strcasecmp(strchr(buf, ':') + 1, id) == 0;
+}
+
+/* -i IDS, or every GPU. */
+static void select_gpus(const char *ids)
+{
+    if (cfg.ngpus == 0)
+        die_no_devices();
+    for (int g = 0; g < cfg.ngpus; g++)
+        selected[g] = ids == NULL;
+    if (!ids)
+        return;
+    char *copy = strdup(ids);
+    if (!copy)
+        die_errno("strdup");
+    char *rest = copy, *id;
+    while ((id = strsep(&rest, ",")) != NULL) {
+        bool found = false;
+        for (int g = 0; g < cfg.ngpus; g++) {
+            if (id_matches(id, g))
+                selected[g] = found = true;
+        }
+        if (!found)
+            die_no_devices();
+    }
+    free(copy);
+}
+
+struct sample {
+    long long k;           /* interval number within this process, from 0 */
+    int g;                 /* GPU index */
+    const char *ts;        /* the interval's timestamp, YYYY/MM/DD HH:MM:SS.mmm */
+    const struct app *app; /* the process, for compute-apps rows */
+};
+
+static long long util_gpu(const struct sample *s)
+{
+    return (7 * s->k + 31 * s->g) % 101;
+}
+
+static long long util_mem(const struct sample *s)
+{
+    return (3 * s->k + 11 * s->g) % 101;
+}
+
+static long long mem_used(const struct sample *s)
+{
+    long long v = 1000 + 100 * s->k + 10 * s->g;
+    return v > MEM_TOTAL_MIB ? MEM_TOTAL_MIB : v;
+}
+
+static long long power_cw(const struct sample *s) /* centiwatts: exact 2-decimal output */
+{
+    return 10000 + 125 * s->k + 100 * s->g;
+}
+
+static long long power_rounded(const struct sample *s)
+{
+    return (power_cw(s) + 50) / 100;
+}
+
+static long long temp_gpu(const struct sample *s)
+{
+    return 40 + (s->k + s->g) % 30;
+}
+
+static long long zero(const struct sample *s)
+{
+    (void)s;
+    return 0;
+}
+
+static long long clock_sm(const struct sample *s)
+{
+    (void)s;
+    return 1980;
+}
+
+static long long clock_mem(const struct sample *s)
+{
+    (void)s;
+    return 2619;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* --query-gpu and --query-compute-apps                                                         */
+
+/* Appends a field's value; returns false when it printed a placeholder (no unit follows). */
+typedef bool (*value_fn)(struct line *out, const struct sample *s);
+
+struct field {
+    const char *name;  /* canonical: what the header shows */
+    const char *alias; /* also accepted, or NULL */
+    const char *unit;  /* header " [unit]", value " unit"; NULL for none */
+    value_fn value;
+};
+
+#define NUMBER_FN(fn, expr)                                                                        \
+    static bool fn(struct line *o, const struct sample *s)                                         \
+    {                                                                                              \
+        (void)s;                                                                                   \
+        line_addf(o, "%lld", (long long)(expr));                                                   \
+        return true;                                                                               \
+    }
+#define TEXT_FN(fn, text)                                                                          \
+    static bool fn(struct line *o, const struct sample *s)                                         \
+    {                                                                                              \
+        (void)s;                                                                                   \
+        line_adds(o, text);                                                                        \
+        return true;                                                                               \
+    }
+
+NUMBER_FN(v_index, s->g)
+NUMBER_FN(v_count, cfg.ngpus)
+NUMBER_FN(v_util_gpu, util_gpu(s))
+NUMBER_FN(v_util_mem, util_mem(s))
+NUMBER_FN(v_zero, zero(s))
+NUMBER_FN(v_mem_total, MEM_TOTAL_MIB)
+NUMBER_FN(v_mem_reserved, 479)
+NUMBER_FN(v_mem_used, mem_used(s))
+NUMBER_FN(v_mem_free, MEM_TOTAL_MIB - mem_used(s))
+NUMBER_FN(v_temp_gpu, temp_gpu(s))
+NUMBER_FN(v_temp_mem, 50)
+NUMBER_FN(v_clock_sm, clock_sm(s))
+NUMBER_FN(v_clock_mem, clock_mem(s))
+NUMBER_FN(v_clock_video, 1545)
+NUMBER_FN(v_pid, s->app->pid)
+NUMBER_FN(v_used_gpu_memory, s->app->mib)
+TEXT_FN(v_driver, DRIVER_VERSION)
+TEXT_FN(v_name, GPU_NAME)
+TEXT_FN(v_vbios, "96.00.A5.00.01")
+TEXT_FN(v_pstate, "P0")
+TEXT_FN(v_event_reasons, "0x0000000000000000")
+TEXT_FN(v_compute_cap, "9.0")
+
+static bool v_timestamp(struct line *o, const struct sample *s)
+{
+    line_adds(o, s->ts);
+    return true;
+}
+
+static bool v_serial(struct line *o, const struct sample *s)
+{
+    line_addf(o, "13240230000%02d", s->g);
+    return true;
+}
+
+static bool v_uuid(struct line *o, const struct sample *s)
+{
+    char buf[64];
+    gpu_uuid(s->g, buf, sizeof buf);
+    line_adds(o, buf);
+    return true;
+}
+
+static bool v_bus_id(struct line *o, const struct sample *s)
+{
+    char buf[32];
+    gpu_bus_id(s->g, buf, sizeof buf);
+    line_adds(o, buf);
+    return true;
+}
+
+static bool v_not_available(struct line *o, const struct sample *s)
+{
+    (void)s;
+    line_adds(o, "[N/A]");
+    return false;
+}
+
+static bool v_power_draw(struct line *o, const struct sample *s)
+{
+    long long cw = power_cw(s);
+    line_addf(o, "%lld.%02lld", cw / 100, cw % 100);
+    return true;
+}
+
+static bool v_power_limit(struct line *o, const struct sample *s)
+{
+    (void)s;
+    line_adds(o, "700.00");
+    return true;
+}
+
+static bool v_process_name(struct line *o, const struct sample *s)
+{
+    line_adds(o, s->app->name);
+    return true;
+}
+
+static const struct field gpu_fields[] = {
+    {"timestamp", NULL, NULL, v_timestamp},
+    {"driver_version", NULL, NULL, v_driver},
+    {"kmd_version", NULL, NULL, v_driver},
+    {"count", NULL, NULL, v_count},
+    {"name", "gpu_name", NULL, v_name},
+    {"serial", "gpu_serial", NULL, v_serial},
+    {"uuid", "gpu_uuid", NULL, v_uuid},
+    {"pci.bus_id", "gpu_bus_id", NULL, v_bus_id},
+    {"index", NULL, NULL, v_index},
+    {"vbios_version", NULL, NULL, v_vbios},
+    {"fan.speed", NULL, "%", v_not_available},
+    {"pstate", NULL, NULL, v_pstate},
+    {"clocks_event_reasons.active", "clocks_throttle_reasons.active", NULL, v_event_reasons},
+    {"memory.total", NULL, "MiB", v_mem_total},
+    {"memory.reserved", NULL, "MiB", v_mem_reserved},
+    {"memory.used", NULL, "MiB", v_mem_used},
+    {"memory.free", NULL, "MiB", v_mem_free},
+    {"compute_cap", NULL, NULL, v_compute_cap},
+    {"utilization.gpu", NULL, "%", v_util_gpu},
+    {"utilization.memory", NULL, "%", v_util_mem},
+    {"utilization.encoder", NULL, "%", v_zero},
+    {"utilization.decoder", NULL, "%", v_zero},
+    {"utilization.jpeg", NULL, "%", v_zero},
+    {"utilization.ofa", NULL, "%", v_zero},
+    {"temperature.gpu", NULL, NULL, v_temp_gpu},
+    {"temperature.memory", NULL, NULL, v_temp_mem},
+    {"power.draw", NULL, "W", v_power_draw},
+    {"power.draw.average", "gpu.power.draw.average", "W", v_power_draw},
+    {"power.draw.instant", "gpu.power.draw.instant", "W", v_power_draw},
+    {"power.limit", "gpu.power.requested_limit", "W", v_power_limit},
+    {"enforced.power.limit", "gpu.power.current_limit", "W", v_power_limit},
+    {"power.default_limit", "gpu.power.default_limit", "W", v_power_limit},
+    {"clocks.current.graphics", "clocks.gr", "MHz", v_clock_sm},
+    {"clocks.current.sm", "clocks.sm", "MHz", v_clock_sm},
+    {"clocks.current.memory", "clocks.mem", "MHz", v_clock_mem},
+    {"clocks.current.video", "clocks.video", "MHz", v_clock_video},
+    {"clocks.max.graphics", "clocks.max.gr", "MHz", v_clock_sm},
+    {"clocks.max.sm", NULL, "MHz", v_clock_sm},
+    {"clocks.max.memory", "clocks.max.mem", "MHz", v_clock_mem},
+    {NULL, NULL, NULL, NULL},
+};
+
+static const struct field app_fields[] = {
+    {"timestamp", NULL, NULL, v_timestamp},
+    {"gpu_name", NULL, NULL, v_name},
+    {"gpu_bus_id", NULL, NULL, v_bus_id},
+    {"gpu_serial", NULL, NULL, v_serial},
+    {"gpu_uuid", NULL, NULL, v_uuid},
+    {"pid", NULL, NULL, v_pid},
+    {"process_name", "name", NULL, v_process_name},
+    {"used_gpu_memory", "used_memory", "MiB", v_used_gpu_memory},
+    {NULL, NULL, NULL, NULL},
+};
+
+struct query {
+    bool apps; /* --query-compute-apps rather than --query-gpu */
+    const struct field **fields;
+    bool *na; /* per field: print FAKE_SMI_NA_TOKEN */
+    int nfields;
+    bool noheader, nounits;
+    struct line buf;
+};
+
+static const struct field *find_field(const struct field *table, const char *name)
+{
+    for (const struct field *f = table; f->name; f++)
+        if (strcmp(name, f->name) == 0 || (f->alias && strcmp(name, f->alias) == 0))
+            return f;
+    return NULL;
+}
+
+/* Resolve the comma-separated field list; an unknown (or rejected) one ends the program. */
+static void parse_fields(struct query *q, const char *list)
+{
+    char *copy = strdup(list);
+    size_t max = 1;
+    for (const char *p = list; *p; p++)
+        max += *p == ',';
+    q->fields = calloc(max, sizeof *q->fields);
+    q->na = calloc(max, sizeof *q->na);
+    if (!copy || !q->fields || !q->na)
+        die_errno("calloc");
+    char *rest = copy, *name;
+    while ((name = strsep(&rest, ",")) != NULL) {
+        while (*name == ' ')
+            name++;
+        size_t len = strlen(name);
+        while (len > 0 && name[len - 1] == ' ')
+            name[--len] = '\0';
+        if (!*name)
+            continue;
+        const struct field *f = find_field(q->apps ? app_fields : gpu_fields, name);
+        if (!f || list_has(cfg.reject, name) || list_has(cfg.reject, f->name))
+            smi_exit(2, "Field \"%s\" is not a valid field to query.\n\n", name);
+        q->na[q->nfields] = list_has(cfg.na, name) || list_has(cfg.na, f->name);
+        q->fields[q->nfields++] = f;
+    }
+    free(copy);
+    if (q->nfields == 0)
+        die_missing_value(q->apps ? "--query-compute-apps" : "--query-gpu");
+}
+
+/* --format=csv[,noheader][,nounits] */
+static void parse_format(struct query *q, const char *spec, bool *csv)
+{
+    char *copy = strdup(spec);
+    if (!copy)
+        die_errno("strdup");
+    char *rest = copy, *tok;
+    while ((tok = strsep(&rest, ",")) != NULL) {
+        if (strcmp(tok, "csv") == 0)
+            *csv = true;
+        else if (strcmp(tok, "noheader") == 0)
+            q->noheader = true;
+        else if (strcmp(tok, "nounits") == 0)
+            q->nounits = true;
+        else
+            die_unrecognized(tok);
+    }
+    free(copy);
+}
+
+static void query_header(struct query *q)
+{
+    for (int i = 0; i < q->nfields; i++) {
+        const struct field *f = q->fields[i];
+        line_addf(&q->buf, "%s%s", i ? ", " : "", f->name);
+        if (f->unit)
+            line_addf(&q->buf, " [%s]", f->unit);
+    }
+    out_line(&q->buf);
+}
+
+static void query_row(struct query *q, const struct sample *s)
+{
+    for (int i = 0; i < q->nfields; i++) {
+        const struct field *f = q->fields[i];
+        if (i)
+            line_adds(&q->buf, ", ");
+        if (q->na[i])
+            line_adds(&q->buf, cfg.na_token);
+        else if (f->value(&q->buf, s) && f->unit && !q->nounits)
+            line_addf(&q->buf, " %s", f->unit);
+    }
+    out_row(&q->buf);
+}
+
+/* "YYYY/MM/DD HH:MM:SS.mmm" in local time, and the struct tm for dmon's -o columns. */
+static void now_local(char *buf, size_t n, struct tm *tm)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    time_t t = ts.tv_sec;
+    localtime_r(&t, tm);
+    size_t len = strftime(buf, n, "%Y/%m/%d %H:%M:%S", tm);
+    snprintf(buf + len, n - len, ".%03ld", ts.tv_nsec / 1000000);
+}
+
+static void query_interval(long long k, void *arg)
+{
+    struct query *q = arg;
+    char ts[64];
+    struct tm tm;
+    now_local(ts, sizeof ts, &tm);
+    for (int g = 0; g < cfg.ngpus; g++) {
+        if (!selected[g])
+            continue;
+        if (!q->apps) {
+            query_row(q, &(struct sample){.k = k, .g = g, .ts = ts});
+            continue;
+        }
+        for (int a = 0; a < cfg.napps; a++)
+            if (cfg.apps[a].gpu == g)
+                query_row(q, &(struct sample){.k = k, .g = g, .ts = ts, .app = &cfg.apps[a]});
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Intervals on absolute deadlines.                                                             */
+
+typedef void (*interval_fn)(long long k, void *arg);
+
+/* Call fn for k = 0, 1, ... (count < 0: forever), interval k at start + k * period_ms. */
+static void run_intervals(long long period_ms, long long count, interval_fn fn, void *arg)
+{
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (long long k = 0; count < 0 || k < count; k++) {
+        if (k > 0) {
+            long long ns = start.tv_nsec + (k * period_ms % 1000) * 1000000;
+            struct timespec due = {.tv_sec = start.tv_sec + k * period_ms / 1000 + ns / 1000000000,
+                                   .tv_nsec = ns % 1000000000};
+            while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, NULL) == EINTR)
+                ;
+        }
+        fn(k, arg);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* dmon                                                                                         */
+
+struct dmon_col {
+    char group; /* the -s letter */
+    const char *name, *unit;
+    long long (*value)(const struct sample *); /* NULL: always "-" */
+};
+
+/* One line per -s letter, in the order dmon prints a group's columns. */
+/* clang-format off */
+static const struct dmon_col dmon_cols[] = {
+    {'p', "pwr", "W", power_rounded}, {'p', "gtemp", "C", temp_gpu}, {'p', "mtemp", "C", NULL},
+    {'u', "sm", "%", util_gpu}, {'u', "mem", "%", util_mem}, {'u', "enc", "%", zero},
+        {'u', "dec", "%", zero}, {'u', "jpg", "%", zero}, {'u', "ofa", "%", zero},
+    {'c', "mclk", "MHz", clock_mem}, {'c', "pclk", "MHz", clock_sm},
+    {'v', "pviol", "%", zero}, {'v', "tviol", "bool", zero},
+    {'m', "fb", "MB", mem_used}, {'m', "bar1", "MB", zero}, {'m', "ccpm", "MB", zero},
+    {'e', "sbecc", "errs", zero}, {'e', "dbecc", "errs", zero}, {'e', "pci", "errs", zero},
+    {'t', "rxpci", "MB/s", zero}, {'t', "txpci", "MB/s", zero},
+};
+/* clang-format on */
+#define N_DMON_COLS (sizeof dmon_cols / sizeof dmon_cols[0])
+
+struct dmon {
+    const struct dmon_col *cols[N_DMON_COLS];
+    int ncols;
+    bool date, time;
+    int rows_since_header;
+    struct line buf;
+};
+
+static void dmon_select(struct dmon *d, const char *letters)
+{
+    char seen[16] = "";
+    for (const char *p = letters; *p; p++) {
+        if (!strchr("pucvmet", *p))
+            die_invalid_value("-s", letters);
+        if (strchr(seen, *p))
+            continue;
+        seen[strlen(seen)] = *p;
+        for (size_t i = 0; i < N_DMON_COLS; i++)
+            if (dmon_cols[i].group == *p)
+                d->cols[d->ncols++] = &dmon_cols[i];
+    }
+    if (d->ncols == 0)
+        die_invalid_value("-s", letters);
+}
+
+static void dmon_header(struct dmon *d)
+{
+    for (int units = 0; units < 2; units++) {
+        if (d->date || d->time) {
+            line_adds(&d->buf, "#");
+            if (d->date)
+                line_addf(&d->buf, "%-11s", units ? "YYYYMMDD" : "Date");
+            if (d->time)
+                line_addf(&d->buf, "%-10s", units ? "HH:MM:SS" : "Time");
+            line_addf(&d->buf, "%5s ", units ? "Idx" : "gpu");
+        } else {
+            line_addf(&d->buf, "#%4s ", units ? "Idx" : "gpu"); /* '#' takes the first cell */
+        }
+        for (int i = 0; i < d->ncols; i++)
+            line_addf(&d->buf, "%6s ", units ? d->cols[i]->unit : d->cols[i]->name);
+        out_line(&d->buf);
+    }
+    d->rows_since_header = 0;
+}
+
+static void dmon_interval(long long k, void *arg)
+{
+    struct dmon *d = arg;
+    char ts[64], date[16], hms[16];
+    struct tm tm;
+    now_local(ts, sizeof ts, &tm);
+    strftime(date, sizeof date, "%Y%m%d", &tm);
+    strftime(hms, sizeof hms, "%H:%M:%S", &tm);
+    for (int g = 0; g < cfg.ngpus; g++) {
+        if (!selected[g])
+            continue;
+        if (d->rows_since_header == DMON_BLOCK_ROWS)
+            dmon_header(d);
+        struct sample s = {.k = k, .g = g, .ts = ts};
+        if (d->date || d->time) {
+            line_adds(&d->buf, " ");
+            if (d->date)
+                line_addf(&d->buf, "%-11s", date);
+            if (d->time)
+                line_addf(&d->buf, "%-10s", hms);
+        }
+        line_addf(&d->buf, "%5d ", g);
+        for (int i = 0; i < d->ncols; i++) {
+            const struct dmon_col *c = d->cols[i];
+            if (!c->value || list_has(cfg.na_dmon, c->name))
+                line_addf(&d->buf, "%6s ", "-");
+            else
+                line_addf(&d->buf, "%6lld ", c->value(&s));
+        }
+        out_row(&d->buf);
+        d->rows_since_header++;
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Command line                                                                                 */
+
+/* If argv[*i] is the option (short form sopt, or lopt as "--x VALUE" / "--x=VALUE"), return its
+ * value, consuming the next argument when needed; NULL if argv[*i] is another option. */
+static const char *opt_value(int argc, char **argv, int *i, const char *sopt, const char *lopt)
+{
+    const char *a = argv[*i];
+    size_t llen = lopt ? strlen(lopt) : 0;
+    const char *v = NULL;
+    if (lopt && strncmp(a, lopt, llen) == 0 && a[llen] == '=')
+        v = a + llen + 1;
+    else if ((sopt && strcmp(a, sopt) == 0) || (lopt && strcmp(a, lopt) == 0))
+        v = *i + 1 < argc ? argv[++*i] : "";
+    else
+        return NULL;
+    if (!*v)
+        die_missing_value(sopt ? sopt : lopt);
+    return v;
+}
+
+static long long opt_number(const char *opt, const char *val, long long min, long long max)
+{
+    long long v;
+    if (!parse_ll(val, min, max, &v))
+        die_invalid_value(opt, val);
+    return v;
+}
+
+static int usage(void)
+{
+    static const char text[] =
+        "fake_nvidia_smi: a test double for nvidia-smi (see the top of fake_nvidia_smi.c)\n"
+        "  --query-gpu=F,... --format=csv[,noheader][,nounits] [-l N | -lms N] [-i IDS]\n"
+        "  --query-compute-apps=F,... --format=... [-l N | -lms N] [-i IDS]\n"
+        "  dmon [-s pucvmet] [-d N] [-c N] [-i IDS] [-o DT] [-f FILE]\n"
+        "  --version | -L\n";
+    write_all(STDOUT_FILENO, text, sizeof text - 1);
+    return 0;
+}
+
+static int cmd_dmon(int argc, char **argv)
+{
+    static struct dmon d;
+    const char *select = "puc", *ids = NULL, *file = NULL;
+    long long delay = 1, count = -1;
+    for (int i = 2; i < argc; i++) {
+        const char *v;
+        if ((v = opt_value(argc, argv, &i, "-s", "--select")))
+            select = v;
+        else if ((v = opt_value(argc, argv, &i, "-d", "--delay")))
+            delay = opt_number("-d", v, 1, 86400);
+        else if ((v = opt_value(argc, argv, &i, "-c", "--count")))
+            count = opt_number("-c", v, 1, 1000000000000LL);
+        else if ((v = opt_value(argc, argv, &i, "-i", "--id")))
+            ids = v;
+        else if ((v = opt_value(argc, argv, &i, "-f", "--filename")))
+            file = v;
+        else if ((v = opt_value(argc, argv, &i, "-o", "--options"))) {
+            d.date = d.time = false;
+            for (const char *p = v; *p; p++) {
+                if (*p == 'D')
+                    d.date = true;
+                else if (*p == 'T')
+                    d.time = true;
+                else
+                    die_invalid_value("-o", v);
+            }
+        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+            return usage();
+        else
+            die_unrecognized(argv[i]);
+    }
+    dmon_select(&d, select);
+    select_gpus(ids);
+    if (file) {
+        int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0)
+            die_errno(file);
+        close(fd);
+    }
+    dmon_header(&d);
+    run_intervals(delay * 1000, count, dmon_interval, &d);
+    return 0;
+}
+
+static void print_version(void)
+{
+    static const char text[] =
+        "NVIDIA-SMI version  : " DRIVER_VERSION "\n"
+        "NVML version        : 610.57\n"
+        "DRIVER version      : Deprecated, see \"KMD version\" instead\n"
+        "CUDA version        : Deprecated, see \"CUDA UMD version\" instead\n"
+        "KMD version         : " DRIVER_VERSION "\n"
+        "CUDA UMD version    : 13.3\n";
+    write_all(STDOUT_FILENO, text, sizeof text - 1);
+}
+
+static void list_gpus(void)
+{
+    struct line l = {0};
+    char uuid[64];
+    for (int g = 0; g < cfg.ngpus; g++) {
+        if (!selected[g])
+            continue;
+        gpu_uuid(g, uuid, sizeof uuid);
+        line_addf(&l, "GPU %d: %s (UUID: %s)", g, GPU_NAME, uuid);
+        out_line(&l);
+    }
+    free(l.p);
+}
+
+static int cmd_main(int argc, char **argv)
+{
+    static struct query q;
+    const char *fields = NULL, *ids = NULL;
+    bool csv = false, have_format = false, version = false, list = false;
+    long long period_ms = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if ((v = opt_value(argc, argv, &i, NULL, "--query-gpu"))) {
+            fields = v;
+            q.apps = false;
+        } else if ((v = opt_value(argc, argv, &i, NULL, "--query-compute-apps"))) {
+            fields = v;
+            q.apps = true;
+        } else if ((v = opt_value(argc, argv, &i, NULL, "--format"))) {
+            parse_format(&q, v, &csv);
+            have_format = true;
+        } else if ((v = opt_value(argc, argv, &i, "-lms", "--loop-ms"))) {
+            period_ms = opt_number("-lms", v, 1, 86400000);
+        } else if (strncmp(a, "--loop=", 7) == 0) {
+            period_ms = 1000 * opt_number("-l", a + 7, 1, 86400);
+        } else if (strcmp(a, "-l") == 0 || strcmp(a, "--loop") == 0) {
+            long long sec = 5; /* the documented default when no number follows */
+            if (i + 1 < argc && parse_ll(argv[i + 1], 0, 1000000000, &sec))
+                sec = opt_number("-l", argv[++i], 1, 86400);
+            period_ms = 1000 * sec;
+        } else if ((v = opt_value(argc, argv, &i, "-i", "--id"))) {
+            ids = v;
+        } else if (strcmp(a, "-L") == 0 || strcmp(a, "--list-gpus") == 0) {
+            list = true;
+        } else if (strcmp(a, "--version") == 0) {
+            version = true;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            return usage();
+        } else {
+            die_unrecognized(a);
+        }
+    }
+    if (version) {
+        print_version();
+        return 0;
+    }
+    if (fields) {
+        parse_fields(&q, fields);
+        if (!have_format || !csv)
+            smi_exit(EXIT_USAGE, "ERROR: Option --format=csv is missing." SMI_HELP_HINT);
+        select_gpus(ids);
+        if (!q.noheader)
+            query_header(&q);
+        run_intervals(period_ms, period_ms ? -1 : 1, query_interval, &q);
+        return 0;
+    }
+    if (list) {
+        select_gpus(ids);
+        list_gpus();
+        return 0;
+    }
+    fprintf(stderr, "fake_nvidia_smi: the default summary table is not implemented\n");
+    return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    setup_signals(); /* first: a test may signal us the moment we exist */
+    log_start(argc, argv);
+    check_mode();
+    load_config();
+    tzset();
+    if (argc > 1 && strcmp(argv[1], "dmon") == 0)
+        return cmd_dmon(argc, argv);
+    return cmd_main(argc, argv);
+}
