@@ -128,6 +128,61 @@ static void test_double_repr(void)
     }
 }
 
+/* Our repr() and round(x, 3) against Python's own, on doubles of every magnitude (random bit
+ * patterns, including subnormals) and on decimal-looking ones, where rounding ties live. */
+static void test_repr_matches_python(void)
+{
+    char *tmp = th_tmpdir("repr");
+    char *path = th_fmt("%s/repr.txt", tmp);
+    struct hw_buf out;
+    hw_buf_init(&out, NULL, 0);
+    unsigned seed = 12345;
+    for (int i = 0; i < 20000; i++) {
+        double x;
+        uint64_t u = (uint64_t)rand_r(&seed) << 42 ^ (uint64_t)rand_r(&seed) << 21 ^
+                     (uint64_t)rand_r(&seed) ^ (uint64_t)rand_r(&seed) << 62;
+        memcpy(&x, &u, sizeof x);
+        if (i % 3 == 0)
+            x = (double)(rand_r(&seed) % 2000000) / 2000.0; /* many exact ...5 ties */
+        else if (i % 3 == 1)
+            x = rand_r(&seed) / (double)RAND_MAX * pow(10, rand_r(&seed) % 40 - 20);
+        if (!isfinite(x))
+            continue;
+        hw_buf_printf(&out, "%a ", x);
+        hw_buf_py_double(&out, x);
+        hw_buf_putc(&out, ' ');
+        hw_buf_py_round(&out, x, 3);
+        hw_buf_putc(&out, '\n');
+    }
+    CU_ASSERT_FALSE_FATAL(out.oom);
+    CU_ASSERT_EQUAL_FATAL(th_write_file(path, out.p, out.len), 0);
+    hw_buf_free(&out);
+    char *py = th_fmt("import sys\n"
+                      "bad = 0\n"
+                      "for line in open(sys.argv[1]):\n"
+                      "    h, r, r3 = line.split()\n"
+                      "    x = float.fromhex(h)\n"
+                      "    if repr(x) != r or repr(round(x, 3)) != r3:\n"
+                      "        bad += 1\n"
+                      "        if bad < 5: print('mismatch', h, r, repr(x), r3, repr(round(x, 3)))\n"
+                      "print('mismatches', bad)\n");
+    char *argv[] = {(char *)"/usr/bin/env", (char *)"python3", (char *)"-c", py, path, NULL};
+    struct th_result r;
+    CU_ASSERT_EQUAL(th_run(argv, NULL, NULL, 120, &r), 0);
+    if (r.status == 127 && getenv("CI") == NULL) {
+        fprintf(stderr, "python3 not found: repr cross-check skipped\n");
+    } else {
+        if (strcmp(r.out, "mismatches 0\n") != 0)
+            fprintf(stderr, "%s%s", r.out, r.err);
+        CU_ASSERT_STRING_EQUAL(r.out, "mismatches 0\n");
+    }
+    th_result_free(&r);
+    free(py);
+    free(path);
+    th_rmtree(tmp);
+    free(tmp);
+}
+
 static void test_event_shape(void)
 {
     long n = rl_format_event(line, sizeof line, "start", NULL, 0);
@@ -472,6 +527,7 @@ void add_runlog_suites(void)
     CU_add_test(s, "phase_shape", test_phase_shape);
     CU_add_test(s, "seconds_rounding", test_seconds_rounding);
     CU_add_test(s, "double_repr", test_double_repr);
+    CU_add_test(s, "repr_matches_python", test_repr_matches_python);
     CU_add_test(s, "event_shape", test_event_shape);
     CU_add_test(s, "hostile_strings", test_hostile_strings);
     CU_add_test(s, "rejects", test_rejects);
