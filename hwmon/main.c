@@ -1,0 +1,164 @@
+/* hwmon: sample GPUs (through nvidia-smi children), CPUs and a process tree into a run
+ * directory, wrapping a command, attaching to a process, or watching the whole system.
+ * main() only parses the command line; mon_run() (run.c) does the work. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "hwrun/msg.h"
+#include "hwrun/parse.h"
+#include "mon.h"
+
+static void usage(void)
+{
+    printf("Usage: hwmon [OPTION]... [-p PID | -- COMMAND [ARG]...]\n"
+           "Sample GPUs, CPUs and a process tree into a run directory.\n"
+           "\n"
+           "  -- COMMAND [ARG]...    run COMMAND (no shell) and monitor it and its descendants\n"
+           "                         until it exits; exit with its status\n"
+           "  -p, --pid PID          monitor a running process and its descendants\n"
+           "                         (neither: the whole system until SIGINT/SIGTERM)\n"
+           "  -o, --output DIR       write into DIR, created if missing\n"
+           "                         (default: a new hwmon-<UTC time> directory here)\n"
+           "  -i, --interval SECONDS sampling interval, 0.05 to 3600 (default 1)\n"
+           "  -d, --duration SECONDS stop after this long (system and -p modes)\n"
+           "      --no-gpu           do not start nvidia-smi\n"
+           "      --nvidia-smi PATH  the nvidia-smi to run (default: nvidia-smi on PATH)\n"
+           "      --gpu-procs        also record per-process GPU memory (gpu_procs.csv)\n"
+           "      --pss              also record PSS (reads smaps_rollup: costly)\n"
+           "  -q, --quiet            no informational messages\n"
+           "  -h, --help             show this help and exit\n"
+           "  -V, --version          show the version and exit\n"
+           "\n"
+           "Files: run.jsonl, cpu_metrics.csv, proc_metrics.csv, hw_metrics.csv, hw_dmon.csv,\n"
+           "gpu_procs.csv (see hwmon(1)). The command gets RUNLOG_FILE and HWMON_DIR.\n"
+           "SIGINT, SIGTERM and SIGHUP sent to hwmon are forwarded to the command.\n"
+           "\n"
+           "Exit status:\n"
+           "  0    monitoring ended normally (system and -p modes)\n"
+           "  1    runtime failure\n"
+           "  2    usage error\n"
+           "  N    with a COMMAND: its exit status (126 cannot execute, 127 not found,\n"
+           "       128+N killed by signal N)\n");
+}
+
+static double parse_seconds(const char *opt, const char *s, double min, double max)
+{
+    double v;
+    if (hw_parse_double(s, min, max, &v) < 0)
+        hw_usage_error("invalid %s value \"%s\" (expected seconds, %g to %g)", opt, s, min, max);
+    return v;
+}
+
+int main(int argc, char **argv)
+{
+    hw_set_progname("hwmon");
+    struct mon_config cfg = {
+        .interval_s = 1.0,
+        .smi = "nvidia-smi",
+        .proc_root = "/proc",
+        .cgroup_root = "/sys/fs/cgroup",
+        .grace_s = 5.0,
+    };
+    enum {
+        OPT_NO_GPU = 256,
+        OPT_SMI,
+        OPT_GPU_PROCS,
+        OPT_PSS,
+        OPT_PROC_ROOT,
+        OPT_CGROUP_ROOT,
+        OPT_GRACE
+    };
+    static const struct option opts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"interval", required_argument, NULL, 'i'},
+        {"duration", required_argument, NULL, 'd'},
+        {"pid", required_argument, NULL, 'p'},
+        {"no-gpu", no_argument, NULL, OPT_NO_GPU},
+        {"nvidia-smi", required_argument, NULL, OPT_SMI},
+        {"gpu-procs", no_argument, NULL, OPT_GPU_PROCS},
+        {"pss", no_argument, NULL, OPT_PSS},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        /* hidden, for tests */
+        {"proc-root", required_argument, NULL, OPT_PROC_ROOT},
+        {"cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT},
+        {"kill-grace", required_argument, NULL, OPT_GRACE},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    /* '+': stop at the first non-option, so "hwmon cmd -x" never eats -x */
+    while ((c = getopt_long(argc, argv, "+o:i:d:p:qhV", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            if (!*optarg)
+                hw_usage_error("empty output directory");
+            cfg.out_dir = optarg;
+            break;
+        case 'i':
+            cfg.interval_s = parse_seconds("interval", optarg, 0.05, 3600);
+            break;
+        case 'd':
+            cfg.duration_s = parse_seconds("duration", optarg, 0.001, 1e9);
+            break;
+        case 'p': {
+            int64_t v;
+            if (hw_parse_i64(optarg, 1, 0x7fffffff, &v) < 0)
+                hw_usage_error("invalid PID \"%s\"", optarg);
+            cfg.attach_pid = (pid_t)v;
+            break;
+        }
+        case OPT_NO_GPU:
+            cfg.no_gpu = true;
+            break;
+        case OPT_SMI:
+            if (!*optarg)
+                hw_usage_error("empty --nvidia-smi path");
+            cfg.smi = optarg;
+            break;
+        case OPT_GPU_PROCS:
+            cfg.gpu_procs = true;
+            break;
+        case OPT_PSS:
+            cfg.pss = true;
+            break;
+        case 'q':
+            cfg.quiet = true;
+            break;
+        case OPT_PROC_ROOT:
+            cfg.proc_root = optarg;
+            break;
+        case OPT_CGROUP_ROOT:
+            cfg.cgroup_root = optarg;
+            break;
+        case OPT_GRACE:
+            cfg.grace_s = parse_seconds("kill-grace", optarg, 0, 600);
+            break;
+        case 'h':
+            usage();
+            return hw_close_stdout(HW_EXIT_OK);
+        case 'V':
+            printf("hwmon (hwrun) %s\n", MON_VERSION);
+            return hw_close_stdout(HW_EXIT_OK);
+        default:
+            fprintf(stderr, "Try 'hwmon --help' for more information.\n");
+            return HW_EXIT_USAGE;
+        }
+    }
+    if (optind < argc)
+        cfg.command = argv + optind;
+    if (cfg.command && cfg.attach_pid)
+        hw_usage_error("-p and a COMMAND exclude each other");
+    if (cfg.command && cfg.duration_s > 0)
+        hw_usage_error("--duration is for system and -p modes; a COMMAND runs until it exits");
+    /* One process keeps 2-3 /proc files open: raise the soft limit for large trees. */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    return mon_run(&cfg);
+}

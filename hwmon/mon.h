@@ -1,0 +1,36 @@
+/* hwmon's top level: the configuration main.c fills in, and the run that wires the sampler
+ * thread, the nvidia-smi children, the wrapped command and the run log together. */
+#ifndef HWMON_MON_H
+#define HWMON_MON_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#define MON_VERSION "0.1.0"
+
+/* pytyche's 9 fields, then what tells GPUs apart (FORMAT.md). */
+#define MON_GPU_FIELDS                                                                             \
+    "timestamp,utilization.gpu,utilization.memory,memory.used,memory.total,power.draw,"            \
+    "temperature.gpu,clocks.current.sm,clocks.current.memory,index,uuid"
+#define MON_APPS_FIELDS "timestamp,gpu_uuid,pid,used_gpu_memory,process_name"
+
+struct mon_config {
+    const char *out_dir; /* NULL: a new hwmon-<UTC time> directory in the working directory */
+    double interval_s;   /* 0.05 .. 3600 */
+    double duration_s;   /* 0: until stopped (system and attach modes only) */
+    bool no_gpu, gpu_procs, pss, quiet;
+    const char *smi;         /* nvidia-smi name or path */
+    pid_t attach_pid;        /* -p PID, or 0 */
+    char **command;          /* -- COMMAND ARG..., or NULL */
+    const char *proc_root;   /* /proc (tests: testdata/proc) */
+    const char *cgroup_root; /* /sys/fs/cgroup */
+    double grace_s;          /* SIGTERM to SIGKILL for the children, 5 s */
+};
+
+/* Run until the command exits (wrap), the process exits (attach), the duration ends or a
+ * signal stops it. Prints its own diagnostics (hw_warn). Returns the exit status: the
+ * command's in wrap mode (126/127 if it could not run, 128+N if killed by signal N), else 0,
+ * or 1 on a runtime failure. Call from the main thread, before any other thread exists. */
+int mon_run(const struct mon_config *cfg);
+
+#endif

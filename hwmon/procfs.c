@@ -1,0 +1,915 @@
+/* /proc and cgroup v2 reading for hwmon: parsers, the system sampler and the process-tree
+ * sampler. See procfs.h. After htop's LinuxProcessTable.c: files read whole, comm skipped at
+ * the last ')', fields counted, a vanished pid dropped quietly. */
+#include "procfs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hwrun/io.h"
+
+/* ---- small parsing helpers (no locale, no allocation) ---- */
+
+static const char *skip_blanks(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    return p;
+}
+
+/* Parse a signed decimal at p (after blanks). Returns the pointer after it, or NULL. */
+static const char *parse_i64(const char *p, const char *end, int64_t *out)
+{
+    p = skip_blanks(p, end);
+    bool neg = false;
+    if (p < end && (*p == '-' || *p == '+')) {
+        neg = *p == '-';
+        p++;
+    }
+    if (p >= end || *p < '0' || *p > '9')
+        return NULL;
+    uint64_t v = 0;
+    while (p < end && *p >= '0' && *p <= '9') {
+        unsigned d = (unsigned)(*p - '0');
+        v = v > (UINT64_MAX - d) / 10 ? UINT64_MAX : v * 10 + d; /* saturate */
+        p++;
+    }
+    if (v > INT64_MAX)
+        v = INT64_MAX;
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    return p;
+}
+
+static uint64_t clamp_u(int64_t v)
+{
+    return v < 0 ? 0 : (uint64_t)v;
+}
+
+int mon_parse_cpu_line(const char *text, struct mon_cpu_times *out)
+{
+    if (strncmp(text, "cpu ", 4) != 0)
+        return -EINVAL;
+    const char *end = strchr(text, '\n');
+    if (!end)
+        end = text + strlen(text);
+    struct mon_cpu_times t;
+    memset(&t, 0, sizeof t);
+    const char *p = text + 4;
+    while (t.n < 10) {
+        int64_t v;
+        const char *q = parse_i64(p, end, &v);
+        if (!q)
+            break;
+        t.v[t.n++] = clamp_u(v);
+        p = q;
+    }
+    if (t.n < 4)
+        return -EINVAL;
+    *out = t;
+    return 0;
+}
+
+int mon_parse_kb_field(const char *text, const char *key, uint64_t *out_kb)
+{
+    size_t kl = strlen(key);
+    for (const char *line = text; line && *line;) {
+        const char *nl = strchr(line, '\n');
+        const char *end = nl ? nl : line + strlen(line);
+        if ((size_t)(end - line) > kl && memcmp(line, key, kl) == 0) {
+            int64_t v;
+            if (parse_i64(line + kl, end, &v)) {
+                *out_kb = clamp_u(v);
+                return 0;
+            }
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    return -ENOENT;
+}
+
+int mon_parse_meminfo(const char *text, struct mon_meminfo *out)
+{
+    struct mon_meminfo m = {0};
+    if (mon_parse_kb_field(text, "MemTotal:", &m.total_kb) < 0)
+        return -EINVAL;
+    if (mon_parse_kb_field(text, "MemAvailable:", &m.avail_kb) == 0) {
+        m.have_avail = true;
+    } else { /* before Linux 3.14: the classic estimate */
+        uint64_t fr = 0, bu = 0, ca = 0;
+        mon_parse_kb_field(text, "MemFree:", &fr);
+        mon_parse_kb_field(text, "Buffers:", &bu);
+        mon_parse_kb_field(text, "Cached:", &ca);
+        m.avail_kb = fr + bu + ca;
+        if (m.avail_kb > m.total_kb)
+            m.avail_kb = m.total_kb;
+    }
+    *out = m;
+    return 0;
+}
+
+int mon_parse_pid_stat(const char *text, size_t len, struct mon_pstat *out)
+{
+    const char *end = text + len;
+    const char *open = memchr(text, '(', len);
+    const char *close = NULL;
+    for (const char *q = end; q > text; q--) /* the LAST ')': comm may hold ") (" */
+        if (q[-1] == ')') {
+            close = q - 1;
+            break;
+        }
+    if (!open || !close || close < open)
+        return -EINVAL;
+    struct mon_pstat s;
+    memset(&s, 0, sizeof s);
+    size_t cl = (size_t)(close - open - 1);
+    if (cl >= sizeof s.comm)
+        cl = sizeof s.comm - 1;
+    memcpy(s.comm, open + 1, cl);
+    const char *p = skip_blanks(close + 1, end);
+    if (p >= end)
+        return -EINVAL;
+    s.state = *p++;
+    s.nfields = 1;
+    /* fields 4.. : index k holds field k+4 */
+    int64_t f[21];
+    int nf = 0;
+    while (nf < 21) {
+        const char *q = parse_i64(p, end, &f[nf]);
+        if (!q)
+            break;
+        nf++;
+        p = q;
+    }
+    if (nf < 21) /* up to and including rss (field 24) */
+        return -EINVAL;
+    s.nfields += nf;
+    s.ppid = (pid_t)f[0];
+    s.utime = clamp_u(f[10]);
+    s.stime = clamp_u(f[11]);
+    s.cutime = clamp_u(f[12]);
+    s.cstime = clamp_u(f[13]);
+    s.threads = clamp_u(f[16]);
+    s.starttime = clamp_u(f[18]);
+    s.rss_pages = clamp_u(f[20]);
+    *out = s;
+    return 0;
+}
+
+static int parse_key_u64(const char *text, const char *key, uint64_t *out)
+{
+    size_t kl = strlen(key);
+    for (const char *line = text; line && *line;) {
+        const char *nl = strchr(line, '\n');
+        const char *end = nl ? nl : line + strlen(line);
+        if ((size_t)(end - line) > kl && memcmp(line, key, kl) == 0) {
+            int64_t v;
+            if (parse_i64(line + kl, end, &v)) {
+                *out = clamp_u(v);
+                return 0;
+            }
+            return -EINVAL;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    return -ENOENT;
+}
+
+int mon_parse_pid_io(const char *text, uint64_t *read_bytes, uint64_t *write_bytes)
+{
+    uint64_t r, w;
+    if (parse_key_u64(text, "read_bytes:", &r) < 0 || parse_key_u64(text, "write_bytes:", &w) < 0)
+        return -EINVAL;
+    *read_bytes = r;
+    *write_bytes = w;
+    return 0;
+}
+
+int mon_parse_cgroup_v2_path(const char *text, char *out, size_t cap)
+{
+    for (const char *line = text; line && *line;) {
+        const char *nl = strchr(line, '\n');
+        const char *end = nl ? nl : line + strlen(line);
+        if (end - line >= 3 && memcmp(line, "0::", 3) == 0) {
+            size_t n = (size_t)(end - line - 3);
+            if (n + 1 > cap)
+                return -ENAMETOOLONG;
+            memcpy(out, line + 3, n);
+            out[n] = '\0';
+            return 0;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    return -ENOENT;
+}
+
+int mon_parse_cpu_max(const char *text, double *cores)
+{
+    const char *end = text + strlen(text);
+    const char *p = skip_blanks(text, end);
+    int64_t quota = -1, period;
+    const char *q;
+    if (strncmp(p, "max", 3) == 0)
+        q = p + 3;
+    else if (!(q = parse_i64(p, end, &quota)) || quota <= 0)
+        return -EINVAL;
+    if (!parse_i64(q, end, &period) || period <= 0)
+        return -EINVAL;
+    *cores = quota < 0 ? -1.0 : (double)quota / (double)period;
+    return 0;
+}
+
+/* pread a procfs file from offset 0 into buf (NUL-terminated). A procfs file shorter than a
+ * page comes whole in one read (seq_file fills its page-sized buffer before returning), so a
+ * short first read is the whole file and the EOF read is saved: this runs several times per
+ * sample. Returns the length or -errno. */
+static ssize_t pread_proc(int fd, char *buf, size_t cap)
+{
+    ssize_t n;
+    do
+        n = pread(fd, buf, cap - 1, 0);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return -errno;
+    if ((size_t)n < 2048 || (size_t)n == cap - 1) {
+        buf[n] = '\0';
+        return n;
+    }
+    return hw_pread_all(fd, buf, cap);
+}
+
+/* ---- system sampler ---- */
+
+static int open_rel(int dirfd, const char *path)
+{
+    int fd;
+    do
+        fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    return fd < 0 ? -errno : fd;
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+int mon_sys_open(struct mon_sys *s, const char *proc_root, const char *cgroup_root)
+{
+    memset(s, 0, sizeof *s);
+    s->stat_fd = s->meminfo_fd = -1;
+    s->cg_cpu_max_fd = s->cg_cpu_stat_fd = s->cg_mem_cur_fd = s->cg_mem_max_fd = -1;
+    int dfd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return -errno;
+    s->stat_fd = open_rel(dfd, "stat");
+    if (s->stat_fd < 0) {
+        int e = s->stat_fd;
+        close(dfd);
+        return e;
+    }
+    s->meminfo_fd = open_rel(dfd, "meminfo");
+    if (s->meminfo_fd < 0)
+        s->meminfo_fd = -1;
+    char buf[4096];
+    if (cgroup_root && hw_read_small(dfd, "self/cgroup", buf, sizeof buf) > 0 &&
+        mon_parse_cgroup_v2_path(buf, s->cgroup_path, sizeof s->cgroup_path) == 0) {
+        char dir[PATH_MAX];
+        int n = snprintf(dir, sizeof dir, "%s%s", cgroup_root, s->cgroup_path);
+        int cfd =
+            n > 0 && (size_t)n < sizeof dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+        if (cfd >= 0) {
+            int fds[4] = {open_rel(cfd, "cpu.max"), open_rel(cfd, "cpu.stat"),
+                          open_rel(cfd, "memory.current"), open_rel(cfd, "memory.max")};
+            for (int i = 0; i < 4; i++)
+                if (fds[i] < 0)
+                    fds[i] = -1;
+            s->cg_cpu_max_fd = fds[0];
+            s->cg_cpu_stat_fd = fds[1];
+            s->cg_mem_cur_fd = fds[2];
+            s->cg_mem_max_fd = fds[3];
+            /* A v1 (or hybrid) host names "0::/" but its /sys/fs/cgroup holds no v2 files. */
+            s->cgroup = s->cg_cpu_stat_fd >= 0 || s->cg_mem_cur_fd >= 0;
+            if (!s->cgroup) {
+                for (int i = 0; i < 4; i++)
+                    if (fds[i] >= 0)
+                        close(fds[i]);
+                s->cg_cpu_max_fd = s->cg_cpu_stat_fd = s->cg_mem_cur_fd = s->cg_mem_max_fd = -1;
+            }
+            close(cfd);
+        }
+    }
+    close(dfd);
+    return 0;
+}
+
+void mon_sys_close(struct mon_sys *s)
+{
+    close_fd(&s->stat_fd);
+    close_fd(&s->meminfo_fd);
+    close_fd(&s->cg_cpu_max_fd);
+    close_fd(&s->cg_cpu_stat_fd);
+    close_fd(&s->cg_mem_cur_fd);
+    close_fd(&s->cg_mem_max_fd);
+}
+
+static double pct(uint64_t part, uint64_t total)
+{
+    return total ? 100.0 * (double)part / (double)total : 0.0;
+}
+
+static uint64_t dsub(uint64_t a, uint64_t b)
+{
+    return a >= b ? a - b : 0;
+}
+
+int mon_sys_sample(struct mon_sys *s, double now_s, struct mon_sys_sample *out)
+{
+    memset(out, 0, sizeof *out);
+    /* /proc/stat: only the first line matters, but the kernel builds it whole; 4 KiB holds the
+     * cpu line and we ignore the rest (a short read of a seq_file is fine). */
+    char buf[4096];
+    ssize_t n = pread(s->stat_fd, buf, sizeof buf - 1, 0); /* the cpu line is first */
+    if (n < 0)
+        return -errno;
+    buf[n] = '\0';
+    struct mon_cpu_times cur;
+    if (mon_parse_cpu_line(buf, &cur) == 0) {
+        if (s->have_prev) {
+            /* pytyche: usr = user+nice, idle = idle, both over the sum of all fields. */
+            uint64_t d[10], total = 0;
+            for (int i = 0; i < 10; i++) {
+                d[i] = dsub(cur.v[i], s->prev.v[i]);
+                total += d[i];
+            }
+            if (total > 0) {
+                out->have_cpu = true;
+                out->usr_pct = pct(d[MON_CPU_USER] + d[MON_CPU_NICE], total);
+                out->idle_pct = pct(d[MON_CPU_IDLE], total);
+                out->sys_pct = pct(d[MON_CPU_SYSTEM] + d[MON_CPU_IRQ] + d[MON_CPU_SOFTIRQ], total);
+                out->iowait_pct = pct(d[MON_CPU_IOWAIT], total);
+                out->steal_pct = pct(d[MON_CPU_STEAL], total);
+            }
+        }
+        s->prev = cur;
+        s->have_prev = true;
+    }
+    if (s->meminfo_fd >= 0 && pread_proc(s->meminfo_fd, buf, sizeof buf) > 0) {
+        struct mon_meminfo m;
+        if (mon_parse_meminfo(buf, &m) == 0) {
+            out->have_mem = true;
+            out->mem_used_mib = (double)(m.total_kb - m.avail_kb) / 1024.0;
+            out->mem_avail_mib = (double)m.avail_kb / 1024.0;
+        }
+    }
+    if (!s->cgroup)
+        return 0;
+    if (s->cg_cpu_max_fd >= 0 && hw_pread_all(s->cg_cpu_max_fd, buf, sizeof buf) > 0) {
+        double cores;
+        if (mon_parse_cpu_max(buf, &cores) == 0 && cores > 0) {
+            out->have_cg_limit = true;
+            out->cg_limit_cores = cores;
+        }
+    }
+    uint64_t usage;
+    if (s->cg_cpu_stat_fd >= 0 && hw_pread_all(s->cg_cpu_stat_fd, buf, sizeof buf) > 0 &&
+        parse_key_u64(buf, "usage_usec", &usage) == 0) {
+        if (s->cg_have_prev && now_s > s->cg_prev_t) {
+            out->have_cg_cpu = true;
+            out->cg_cpu_pct =
+                (double)dsub(usage, s->cg_prev_usage_us) / 1e4 / (now_s - s->cg_prev_t);
+        }
+        s->cg_prev_usage_us = usage;
+        s->cg_prev_t = now_s;
+        s->cg_have_prev = true;
+    }
+    if (s->cg_mem_cur_fd >= 0 && hw_pread_all(s->cg_mem_cur_fd, buf, sizeof buf) > 0) {
+        int64_t v;
+        if (parse_i64(buf, buf + strlen(buf), &v)) {
+            out->have_cg_mem = true;
+            out->cg_mem_cur_mib = (double)clamp_u(v) / 1048576.0;
+        }
+    }
+    if (s->cg_mem_max_fd >= 0 && hw_pread_all(s->cg_mem_max_fd, buf, sizeof buf) > 0) {
+        int64_t v;
+        if (parse_i64(buf, buf + strlen(buf), &v)) { /* "max" leaves the cell empty */
+            out->have_cg_mem_max = true;
+            out->cg_mem_max_mib = (double)clamp_u(v) / 1048576.0;
+        }
+    }
+    return 0;
+}
+
+/* ---- the process tree ---- */
+
+enum { MODE_UNKNOWN, MODE_CHILDREN, MODE_SCAN };
+
+static struct mon_proc *find_proc(struct mon_tree *t, pid_t pid)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->p[i].pid == pid)
+            return &t->p[i];
+    return NULL;
+}
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t nc = *cap ? *cap : 64;
+    while (nc < need)
+        nc *= 2;
+    void *np = realloc(*arr, nc * elem);
+    if (!np)
+        return -ENOMEM;
+    *arr = np;
+    *cap = nc;
+    return 0;
+}
+
+/* Start tracking pid. Its files stay open so later reads are one pread, and so a reused pid
+ * cannot hand us another process's numbers (the old descriptors then read nothing). */
+static struct mon_proc *add_proc(struct mon_tree *t, pid_t pid, pid_t ppid)
+{
+    if (grow((void **)&t->p, &t->cap, t->n + 1, sizeof *t->p) < 0)
+        return NULL;
+    char path[64];
+    snprintf(path, sizeof path, "%d", (int)pid);
+    int dfd = openat(t->proc_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return NULL; /* gone already */
+    struct mon_proc *p = &t->p[t->n];
+    memset(p, 0, sizeof *p);
+    p->pid = pid;
+    p->ppid = ppid;
+    p->stat_fd = open_rel(dfd, "stat");
+    p->io_fd = open_rel(dfd, "io"); /* EACCES for another user's process: no I/O numbers */
+    p->smaps_fd = t->pss ? open_rel(dfd, "smaps_rollup") : -1;
+    char kids[64];
+    snprintf(kids, sizeof kids, "task/%d/children", (int)pid);
+    p->kids_fd = t->mode != MODE_SCAN ? open_rel(dfd, kids) : -1;
+    if (p->kids_fd < 0)
+        p->kids_fd = -1;
+    close(dfd);
+    if (p->stat_fd < 0) {
+        close_fd(&p->io_fd);
+        if (p->smaps_fd >= 0)
+            close(p->smaps_fd);
+        return NULL;
+    }
+    if (p->io_fd < 0)
+        p->io_fd = -1;
+    if (p->smaps_fd < 0)
+        p->smaps_fd = -1;
+    t->n++;
+    return p;
+}
+
+static void drop_proc_fds(struct mon_proc *p)
+{
+    close_fd(&p->kids_fd);
+    close_fd(&p->stat_fd);
+    close_fd(&p->io_fd);
+    close_fd(&p->smaps_fd);
+}
+
+int mon_tree_open(struct mon_tree *t, const char *proc_root, pid_t root, bool pss)
+{
+    memset(t, 0, sizeof *t);
+    t->proc_fd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (t->proc_fd < 0)
+        return -errno;
+    t->root = root;
+    t->pss = pss;
+    t->clk_tck = sysconf(_SC_CLK_TCK);
+    if (t->clk_tck <= 0)
+        t->clk_tck = 100;
+    long ps = sysconf(_SC_PAGESIZE);
+    t->page_kb = ps > 0 ? ps / 1024 : 4;
+    t->dents_cap = 32768;
+    t->dents = malloc(t->dents_cap);
+    if (!t->dents) {
+        close(t->proc_fd);
+        return -ENOMEM;
+    }
+    if (!add_proc(t, root, 0)) {
+        int e = errno == ENOMEM ? -ENOMEM : -ESRCH;
+        mon_tree_close(t);
+        return e;
+    }
+    return 0;
+}
+
+void mon_tree_close(struct mon_tree *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        drop_proc_fds(&t->p[i]);
+    free(t->p);
+    free(t->out_a);
+    free(t->out_b);
+    free(t->queue);
+    free(t->dents);
+    if (t->proc_fd >= 0)
+        close(t->proc_fd);
+    memset(t, 0, sizeof *t);
+    t->proc_fd = -1;
+}
+
+void mon_tree_set_mode(struct mon_tree *t, int mode)
+{
+    t->mode = mode;
+}
+
+static bool parse_pid_name(const char *s, pid_t *out)
+{
+    if (*s < '1' || *s > '9')
+        return false;
+    long v = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || v > INT_MAX / 10)
+            return false;
+        v = v * 10 + (*s - '0');
+    }
+    *out = (pid_t)v;
+    return true;
+}
+
+/* Calls fn(t, pid, arg) for each numeric entry of directory fd (read from the start). */
+static int for_each_pid_entry(struct mon_tree *t, int fd,
+                              void (*fn)(struct mon_tree *, pid_t, void *), void *arg)
+{
+    if (lseek(fd, 0, SEEK_SET) < 0)
+        return -errno;
+    for (;;) {
+        ssize_t n = getdents64(fd, t->dents, t->dents_cap);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        if (n == 0)
+            return 0;
+        for (ssize_t off = 0; off < n;) {
+            struct dirent64 *d = (struct dirent64 *)(void *)(t->dents + off);
+            pid_t pid;
+            if (parse_pid_name(d->d_name, &pid))
+                fn(t, pid, arg);
+            off += d->d_reclen;
+        }
+    }
+}
+
+/* children mode: read task/TID/children for every thread of p and add/mark the children. */
+struct kids_ctx {
+    struct mon_tree *t;
+    pid_t parent;
+    int err; /* -ENOMEM when the queue could not grow */
+    size_t *qn;
+};
+
+static void visit_child(struct kids_ctx *k, pid_t child)
+{
+    struct mon_tree *t = k->t;
+    struct mon_proc *c = find_proc(t, child);
+    if (!c) {
+        c = add_proc(t, child, k->parent);
+        if (!c)
+            return;
+    }
+    if (c->gen == t->gen)
+        return;
+    if (grow((void **)&t->queue, &t->queue_cap, t->n, sizeof *t->queue) < 0) {
+        k->err = -ENOMEM;
+        return;
+    }
+    c->gen = t->gen;
+    c->ppid = k->parent;
+    t->queue[(*k->qn)++] = (size_t)(c - t->p);
+}
+
+/* The pids of a children file ("123 456 "). */
+static void add_kids(struct kids_ctx *k, const char *buf, size_t n)
+{
+    const char *p = buf, *end = buf + n;
+    for (;;) {
+        int64_t v;
+        const char *q = parse_i64(p, end, &v);
+        if (!q)
+            break;
+        p = q;
+        if (v > 0 && v <= INT_MAX)
+            visit_child(k, (pid_t)v);
+    }
+}
+
+static void task_children(struct mon_tree *t, pid_t tid, void *arg)
+{
+    struct kids_ctx *k = arg;
+    char path[96], buf[4096];
+    snprintf(path, sizeof path, "%d/task/%d/children", (int)k->parent, (int)tid);
+    ssize_t n = hw_read_small(t->proc_fd, path, buf, sizeof buf);
+    if (n < 0)
+        return; /* the thread exited */
+    add_kids(k, buf, (size_t)n);
+}
+
+/* One stat read. Returns false when the process has gone. */
+static bool read_stat(struct mon_tree *t, struct mon_proc *p, struct mon_pstat *st)
+{
+    (void)t;
+    char buf[1024];
+    ssize_t n = p->stat_fd >= 0 ? pread_proc(p->stat_fd, buf, sizeof buf) : -EBADF;
+    return n > 0 && mon_parse_pid_stat(buf, (size_t)n, st) == 0 && st->state != 'X';
+}
+
+/* scan mode: collect pids, classify the new ones by reading their ppid. */
+struct scan_ctx {
+    size_t n_new_out; /* entries appended to out_b */
+    int err;
+};
+
+static bool in_sorted(const pid_t *a, size_t n, pid_t v)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (a[mid] < v)
+            lo = mid + 1;
+        else if (a[mid] > v)
+            hi = mid;
+        else
+            return true;
+    }
+    return false;
+}
+
+/* During a scan out_b collects, in /proc order, known outsiders (a pid > 0) and new pids as
+ * pairs (-pid, ppid); the pairs are then resolved and everything left is compacted into the
+ * sorted outsider list for the next scan. Pids known to be outside are never re-read: a process
+ * cannot join a tree it was not born into (orphans go to init or a subreaper). */
+static void scan_entry(struct mon_tree *t, pid_t pid, void *arg)
+{
+    struct scan_ctx *c = arg;
+    if (c->err)
+        return;
+    if (find_proc(t, pid))
+        return;
+    /* out_b holds new outsiders at [0, n_new_out) and pending pairs after them */
+    if (grow((void **)&t->out_b, &t->cap_b, c->n_new_out + 2, sizeof(pid_t)) < 0) {
+        c->err = -ENOMEM;
+        return;
+    }
+    if (in_sorted(t->out_a, t->n_out, pid)) {
+        t->out_b[c->n_new_out++] = pid;
+        return;
+    }
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "%d/stat", (int)pid);
+    ssize_t n = hw_read_small(t->proc_fd, path, buf, sizeof buf);
+    struct mon_pstat st;
+    if (n <= 0 || mon_parse_pid_stat(buf, (size_t)n, &st) < 0)
+        return; /* gone */
+    /* new pid: pending pair (pid, ppid) */
+    t->out_b[c->n_new_out++] = -pid; /* negative marks a pending entry; ppid follows */
+    t->out_b[c->n_new_out++] = st.ppid;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int scan_tree(struct mon_tree *t)
+{
+    struct scan_ctx c = {0};
+    int rc = for_each_pid_entry(t, t->proc_fd, scan_entry, &c);
+    if (rc == 0)
+        rc = c.err;
+    if (rc < 0)
+        return rc;
+    /* Resolve pending pairs: a new pid whose parent is tracked joins the tree (repeat, since
+     * a new child may be listed before its new parent after pid wrap-around). */
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (size_t i = 0; i < c.n_new_out; i++) {
+            if (t->out_b[i] >= 0)
+                continue;
+            pid_t pid = -t->out_b[i], ppid = t->out_b[i + 1];
+            if (pid != 0 && find_proc(t, ppid)) {
+                if (add_proc(t, pid, ppid))
+                    changed = true;
+                t->out_b[i] = 0; /* consumed */
+                t->out_b[i + 1] = 0;
+            }
+            i++;
+        }
+    }
+    /* Compact: pending that stayed outside become outsiders. */
+    size_t w = 0;
+    for (size_t i = 0; i < c.n_new_out; i++) {
+        pid_t v = t->out_b[i];
+        if (v > 0) {
+            t->out_b[w++] = v;
+        } else if (v < 0) {
+            t->out_b[w++] = -v;
+            i++;
+        } else {
+            i++; /* consumed pair */
+        }
+    }
+    qsort(t->out_b, w, sizeof(pid_t), cmp_pid);
+    pid_t *tmp = t->out_a;
+    t->out_a = t->out_b;
+    t->out_b = tmp;
+    size_t tc = t->cap_a;
+    t->cap_a = t->cap_b;
+    t->cap_b = tc;
+    t->n_out = w;
+    return 0;
+}
+
+struct tree_sums {
+    uint64_t ticks, rd, wr, rss_kb, pss_kb, threads;
+    unsigned procs;
+    bool any_pss;
+};
+
+/* Add one live process of the tree (its stat already read) to the sums. */
+static void account(struct mon_tree *t, struct mon_proc *p, const struct mon_pstat *st,
+                    struct tree_sums *s)
+{
+    p->ticks = st->utime + st->stime + st->cutime + st->cstime;
+    s->ticks += p->ticks;
+    s->threads += st->threads;
+    s->rss_kb += st->rss_pages * (uint64_t)t->page_kb;
+    s->procs++;
+    char buf[1024];
+    if (p->io_fd >= 0 && pread_proc(p->io_fd, buf, sizeof buf) > 0)
+        mon_parse_pid_io(buf, &p->rd, &p->wr); /* on failure the last values stay */
+    s->rd += p->rd;
+    s->wr += p->wr;
+    uint64_t kb;
+    if (p->smaps_fd >= 0 && pread_proc(p->smaps_fd, buf, sizeof buf) > 0 &&
+        mon_parse_kb_field(buf, "Pss:", &kb) == 0) {
+        s->pss_kb += kb;
+        s->any_pss = true;
+    }
+}
+
+int mon_tree_sample(struct mon_tree *t, double now_s, struct mon_tree_sample *out)
+{
+    memset(out, 0, sizeof *out);
+    t->gen++;
+    struct mon_proc *root = find_proc(t, t->root);
+    struct mon_pstat st;
+    if (!root || !read_stat(t, root, &st) || st.state == 'Z') { /* a zombie has exited */
+        out->root_alive = false;
+        return 0;
+    }
+    out->root_alive = true;
+    if (t->mode == MODE_UNKNOWN) {
+        char path[96], buf[64];
+        snprintf(path, sizeof path, "%d/task/%d/children", (int)t->root, (int)t->root);
+        ssize_t n = hw_read_small(t->proc_fd, path, buf, sizeof buf);
+        t->mode = n >= 0 ? MODE_CHILDREN : MODE_SCAN; /* no CONFIG_PROC_CHILDREN: scan */
+    }
+
+    struct tree_sums sum = {0};
+
+    if (t->mode == MODE_CHILDREN) {
+        /* breadth-first from the root through task/TID/children; the queue holds indices into
+         * t->p, which add_proc() may move */
+        if (grow((void **)&t->queue, &t->queue_cap, t->n + 1, sizeof *t->queue) < 0)
+            return -ENOMEM;
+        root->gen = t->gen;
+        root->ppid = st.ppid;
+        account(t, root, &st, &sum);
+        size_t qn = 0;
+        t->queue[qn++] = (size_t)(root - t->p);
+        for (size_t qi = 0; qi < qn; qi++) {
+            struct mon_proc *p = &t->p[t->queue[qi]];
+            if (qi > 0) {
+                if (!read_stat(t, p, &st)) {
+                    p->gen = 0; /* vanished */
+                    continue;
+                }
+                account(t, p, &st, &sum);
+            }
+            struct kids_ctx k = {t, p->pid, 0, &qn};
+            if (st.threads <= 1 && p->kids_fd >= 0) {
+                /* one thread: its children file, kept open, is the only one to read */
+                char buf[4096];
+                ssize_t n = pread_proc(p->kids_fd, buf, sizeof buf);
+                if (n > 0)
+                    add_kids(&k, buf, (size_t)n);
+            } else {
+                char tdir[64];
+                snprintf(tdir, sizeof tdir, "%d/task", (int)p->pid);
+                int tfd = openat(t->proc_fd, tdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (tfd < 0)
+                    continue;
+                for_each_pid_entry(t, tfd, task_children, &k);
+                close(tfd);
+            }
+            if (k.err == -ENOMEM)
+                return -ENOMEM;
+        }
+    } else {
+        int rc = scan_tree(t);
+        if (rc < 0)
+            return rc;
+        root = find_proc(t, t->root); /* scan_tree() may have moved the table */
+        /* read every tracked process; then keep those whose ancestry reaches the root */
+        for (size_t i = 0; i < t->n; i++) {
+            struct mon_proc *p = &t->p[i];
+            p->gen = 0;
+            if (p == root) {
+                p->ppid = st.ppid;
+                continue;
+            }
+            if (read_stat(t, p, &p->st)) {
+                p->ppid = p->st.ppid;
+                p->gen = t->gen - 1; /* alive, reachability unknown yet */
+            }
+        }
+        root->gen = t->gen;
+        bool changed = true;
+        while (changed) {
+            changed = false;
+            for (size_t i = 0; i < t->n; i++) {
+                struct mon_proc *p = &t->p[i];
+                if (p->gen != t->gen - 1)
+                    continue;
+                struct mon_proc *pp = find_proc(t, p->ppid);
+                if (pp && pp->gen == t->gen) {
+                    p->gen = t->gen;
+                    changed = true;
+                }
+            }
+        }
+        for (size_t i = 0; i < t->n; i++) {
+            struct mon_proc *p = &t->p[i];
+            if (p->gen != t->gen)
+                continue;
+            account(t, p, p == root ? &st : &p->st, &sum);
+        }
+    }
+
+    /* Drop what vanished or left the tree. Its CPU time and I/O move into the parent's
+     * cutime/cstime and io when a tracked parent reaps it; otherwise we keep its last numbers. */
+    for (size_t i = 0; i < t->n; i++) {
+        struct mon_proc *p = &t->p[i];
+        if (p->gen == t->gen)
+            continue;
+        struct mon_proc *pp = find_proc(t, p->ppid);
+        if (!(pp && pp->gen == t->gen)) {
+            t->gone_ticks += p->ticks;
+            t->gone_rd += p->rd;
+            t->gone_wr += p->wr;
+        }
+    }
+    size_t w = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        if (t->p[i].gen == t->gen)
+            t->p[w++] = t->p[i];
+        else
+            drop_proc_fds(&t->p[i]);
+    }
+    t->n = w;
+
+    uint64_t ticks = sum.ticks + t->gone_ticks;
+    uint64_t rd = sum.rd + t->gone_rd, wr = sum.wr + t->gone_wr;
+    /* A tracked parent reaping a child between our two reads can make the sum dip for one
+     * sample; keep the series monotonic and let the next sample catch up. */
+    if (t->have_prev && now_s > t->prev_t) {
+        out->have_cpu = true;
+        out->cpu_pct =
+            (double)dsub(ticks, t->prev_ticks) * 100.0 / (double)t->clk_tck / (now_s - t->prev_t);
+    }
+    if (!t->have_prev || ticks >= t->prev_ticks)
+        t->prev_ticks = ticks;
+    t->prev_t = now_s;
+    t->have_prev = true;
+    if (rd > t->max_rd)
+        t->max_rd = rd;
+    if (wr > t->max_wr)
+        t->max_wr = wr;
+    out->procs = sum.procs;
+    out->threads = sum.threads;
+    out->rss_mib = (double)sum.rss_kb / 1024.0;
+    out->read_bytes = t->max_rd;
+    out->write_bytes = t->max_wr;
+    out->have_pss = sum.any_pss;
+    out->pss_mib = (double)sum.pss_kb / 1024.0;
+    return 0;
+}

@@ -1,0 +1,174 @@
+/* Reading /proc (and cgroup v2 files) for hwmon: the parsers, the whole-system sampler and the
+ * process-tree sampler.
+ *
+ * Parsers work on text already read (so tests feed them fixtures); the samplers keep
+ * descriptors open and pread them at offset 0, which is 2-5x cheaper than reopening. Nothing
+ * here allocates per sample, prints or exits: functions return 0 or a negative errno. A process
+ * that vanishes mid-read is normal and is never an error. */
+#ifndef HWMON_PROCFS_H
+#define HWMON_PROCFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* ---- parsers ---- */
+
+/* The aggregate "cpu" line of /proc/stat: user nice system idle iowait irq softirq steal guest
+ * guest_nice. Old kernels print fewer fields; the missing ones are 0 and n says how many. */
+struct mon_cpu_times {
+    uint64_t v[10];
+    int n;
+};
+enum {
+    MON_CPU_USER,
+    MON_CPU_NICE,
+    MON_CPU_SYSTEM,
+    MON_CPU_IDLE,
+    MON_CPU_IOWAIT,
+    MON_CPU_IRQ,
+    MON_CPU_SOFTIRQ,
+    MON_CPU_STEAL,
+    MON_CPU_GUEST,
+    MON_CPU_GUEST_NICE
+};
+
+/* Parse the first line of /proc/stat text. Returns 0, or -EINVAL if it is not a "cpu " line
+ * with at least 4 numbers. *out is untouched on failure. */
+int mon_parse_cpu_line(const char *text, struct mon_cpu_times *out);
+
+/* MemTotal and MemAvailable from /proc/meminfo text, in kB. Kernels before 3.14 have no
+ * MemAvailable: it is then estimated as MemFree + Buffers + Cached and have_avail is false.
+ * Returns 0 or -EINVAL (no MemTotal). */
+struct mon_meminfo {
+    uint64_t total_kb, avail_kb;
+    bool have_avail;
+};
+int mon_parse_meminfo(const char *text, struct mon_meminfo *out);
+
+/* The value in kB of a "Key:   123 kB" line (status, smaps_rollup, meminfo). key includes the
+ * colon. Returns 0 or -ENOENT. */
+int mon_parse_kb_field(const char *text, const char *key, uint64_t *out_kb);
+
+/* /proc/PID/stat. comm may contain anything, including ") (" and newlines: it runs from the
+ * first '(' to the LAST ')'. Fields a kernel does not print stay 0 (nfields says how many
+ * fields after comm were read). Returns 0 or -EINVAL (fewer than the fields up to rss). */
+struct mon_pstat {
+    char comm[64];
+    char state;
+    pid_t ppid;
+    uint64_t utime, stime, cutime, cstime; /* clock ticks */
+    uint64_t threads;
+    uint64_t starttime;
+    uint64_t rss_pages;
+    int nfields;
+};
+int mon_parse_pid_stat(const char *text, size_t len, struct mon_pstat *out);
+
+/* read_bytes and write_bytes of /proc/PID/io. Returns 0 or -EINVAL. */
+int mon_parse_pid_io(const char *text, uint64_t *read_bytes, uint64_t *write_bytes);
+
+/* The cgroup v2 path ("0::/path" line) of /proc/PID/cgroup text, copied into out. Returns 0,
+ * -ENOENT (no v2 line) or -ENAMETOOLONG. */
+int mon_parse_cgroup_v2_path(const char *text, char *out, size_t cap);
+
+/* cpu.max: "max 100000" or "QUOTA PERIOD". *cores is quota/period, or -1 for "max".
+ * Returns 0 or -EINVAL. */
+int mon_parse_cpu_max(const char *text, double *cores);
+
+/* ---- the whole system: /proc/stat, /proc/meminfo, the cgroup ---- */
+
+struct mon_sys {
+    int stat_fd, meminfo_fd;
+    struct mon_cpu_times prev;
+    bool have_prev;
+    /* cgroup v2 (all -1 when not inside one) */
+    bool cgroup;
+    char cgroup_path[512]; /* as /proc/self/cgroup names it */
+    int cg_cpu_max_fd, cg_cpu_stat_fd, cg_mem_cur_fd, cg_mem_max_fd;
+    uint64_t cg_prev_usage_us;
+    double cg_prev_t;
+    bool cg_have_prev;
+};
+
+/* One system sample. A "have" flag that is false means "not measured" (an empty CSV cell). */
+struct mon_sys_sample {
+    bool have_cpu;
+    double usr_pct, idle_pct, sys_pct, iowait_pct, steal_pct;
+    bool have_mem;
+    double mem_used_mib, mem_avail_mib;
+    bool have_cg_limit, have_cg_cpu, have_cg_mem, have_cg_mem_max;
+    double cg_limit_cores, cg_cpu_pct, cg_mem_cur_mib, cg_mem_max_mib;
+};
+
+/* Open <proc_root>/stat and <proc_root>/meminfo, and, if <proc_root>/self/cgroup names a cgroup
+ * v2 directory under cgroup_root (normally /sys/fs/cgroup) with a cpu.stat or memory.current we
+ * can read, its controller files. Returns 0 or -errno (stat missing). */
+int mon_sys_open(struct mon_sys *s, const char *proc_root, const char *cgroup_root);
+void mon_sys_close(struct mon_sys *s);
+
+/* Take a sample at monotonic time now_s. The first call only sets the baseline for the CPU
+ * percentages (have_cpu false). Returns 0 or -errno when /proc/stat could not be read. */
+int mon_sys_sample(struct mon_sys *s, double now_s, struct mon_sys_sample *out);
+
+/* ---- a process and its descendants ---- */
+
+struct mon_proc {
+    pid_t pid, ppid;
+    int stat_fd, io_fd, smaps_fd;
+    int kids_fd;         /* task/PID/children (children mode), or -1 */
+    uint64_t ticks;      /* utime+stime+cutime+cstime at the last read */
+    uint64_t rd, wr;     /* its io at the last read */
+    uint32_t gen;        /* last walk that saw it */
+    struct mon_pstat st; /* scan mode: this walk's stat */
+};
+
+struct mon_tree {
+    int proc_fd; /* the proc root directory */
+    pid_t root;
+    bool pss;
+    int mode; /* 0 unknown, 1 task/TID/children files, 2 full scan */
+    struct mon_proc *p;
+    size_t n, cap;
+    uint32_t gen;
+    /* accumulated from descendants that vanished without a tracked parent to reap them */
+    uint64_t gone_ticks, gone_rd, gone_wr;
+    uint64_t prev_ticks, max_rd, max_wr;
+    double prev_t;
+    bool have_prev;
+    /* full-scan mode: pids known not to be in the tree, sorted (two arrays swapped per scan) */
+    pid_t *out_a, *out_b;
+    size_t n_out, cap_a, cap_b;
+    size_t *queue; /* children mode: breadth-first queue of indices into p */
+    size_t queue_cap;
+    char *dents; /* getdents64 buffer */
+    size_t dents_cap;
+    long clk_tck, page_kb;
+};
+
+struct mon_tree_sample {
+    bool root_alive;
+    unsigned procs;
+    uint64_t threads;
+    bool have_cpu;
+    double cpu_pct;
+    double rss_mib;
+    uint64_t read_bytes, write_bytes;
+    bool have_pss;
+    double pss_mib;
+};
+
+/* Track root and its descendants under proc_root. With pss, read smaps_rollup too (costly).
+ * Returns 0, -ESRCH (no such process), -ENOMEM or -errno. On failure the tree needs no close. */
+int mon_tree_open(struct mon_tree *t, const char *proc_root, pid_t root, bool pss);
+void mon_tree_close(struct mon_tree *t);
+
+/* Walk the tree and sum it up at monotonic time now_s. The first call sets the CPU baseline
+ * (have_cpu false). Returns 0 (also when the root has gone: root_alive false) or -ENOMEM. */
+int mon_tree_sample(struct mon_tree *t, double now_s, struct mon_tree_sample *out);
+
+/* Force the descendant-discovery method (tests): 1 children files, 2 full scan. */
+void mon_tree_set_mode(struct mon_tree *t, int mode);
+
+#endif

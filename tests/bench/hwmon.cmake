@@ -1,0 +1,7 @@
+# bench_hwmon: hwmon's CPU per sample, peak RSS and sample counts under load (run by hand:
+# `build/tests/bench/bench_hwmon -b build/hwmon/hwmon [-d 60] [-i 0.1]`).
+if(TARGET hwmon)
+  add_executable(bench_hwmon ${CMAKE_CURRENT_LIST_DIR}/bench_hwmon.c)
+  target_link_libraries(bench_hwmon PRIVATE hwrun_flags)
+  add_dependencies(bench_hwmon hwmon)
+endif()

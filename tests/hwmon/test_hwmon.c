@@ -1,0 +1,1011 @@
+/* hwmon as a program: command line, wrap/attach/system modes, signals, sample counts, the
+ * nvidia-smi children's failure paths (with the fake nvidia-smi), no process left behind even
+ * after kill -9, files readable while being written, and pytyche's oracle reading our files.
+ * Timing tolerances are set for a loaded 2-core machine: loose enough not to flake, tight
+ * enough that a real bug (a missing sample, an orphan, a drift) fails. */
+#include <CUnit/CUnit.h>
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hwrun/timeutil.h"
+#include "hwtest.h"
+
+/* ---------------------------------------------------------------- cli */
+
+static void test_help_version(void)
+{
+    char *a1[] = {(char *)th_env("HWRUN_HWMON_BIN"), "--help", NULL};
+    struct th_result r;
+    CU_ASSERT_EQUAL_FATAL(th_run(a1, NULL, NULL, 10, &r), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "Usage: hwmon"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "Exit status"));
+    th_result_free(&r);
+    char *a2[] = {(char *)th_env("HWRUN_HWMON_BIN"), "--version", NULL};
+    CU_ASSERT_EQUAL_FATAL(th_run(a2, NULL, NULL, 10, &r), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_STRING_EQUAL(r.out, "hwmon (hwrun) 0.1.0\n");
+    th_result_free(&r);
+}
+
+static void expect_usage(char **argv, const char *needle)
+{
+    struct th_result r;
+    CU_ASSERT_EQUAL_FATAL(th_run(argv, NULL, NULL, 10, &r), 0);
+    CU_ASSERT_EQUAL(r.status, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, needle));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "Try 'hwmon --help'"));
+    if (r.status != 2 || !strstr(r.err, needle))
+        fprintf(stderr, "usage test: status %d, stderr: %s\n", r.status, r.err);
+    th_result_free(&r);
+}
+
+static void test_usage_errors(void)
+{
+    char *b = (char *)th_env("HWRUN_HWMON_BIN");
+    char *a1[] = {b, "-i", "0.01", NULL};
+    expect_usage(a1, "invalid interval");
+    char *a2[] = {b, "-i", "abc", NULL};
+    expect_usage(a2, "invalid interval");
+    char *a3[] = {b, "-p", "x1", NULL};
+    expect_usage(a3, "invalid PID");
+    char *a4[] = {b, "-p", "1", "--", "true", NULL};
+    expect_usage(a4, "exclude");
+    char *a5[] = {b, "--bogus", NULL};
+    expect_usage(a5, "bogus");
+    char *a6[] = {b, "--duration", "5", "--", "true", NULL};
+    expect_usage(a6, "--duration");
+}
+
+static int wrap_status(const char *script)
+{
+    char *dir = th_tmpdir("hwmon-wrap");
+    char **argv = ht_argv(dir, "--no-gpu", "-i", "0.1", "--", "/bin/sh", "-c", script, NULL);
+    int st = ht_run(argv, NULL, 30, NULL);
+    json_object *stop = ht_event(dir, "stop", 0);
+    CU_ASSERT_PTR_NOT_NULL(stop);
+    if (stop) {
+        CU_ASSERT_EQUAL(ht_data_int(stop, "exit_status"), st);
+        CU_ASSERT_STRING_EQUAL(ht_data_str(stop, "reason"), "command_exit");
+        json_object_put(stop);
+    }
+    free(argv);
+    th_rmtree(dir);
+    free(dir);
+    return st;
+}
+
+static void test_wrap_status(void)
+{
+    CU_ASSERT_EQUAL(wrap_status("exit 0"), 0);
+    CU_ASSERT_EQUAL(wrap_status("exit 3"), 3);
+    CU_ASSERT_EQUAL(wrap_status("exit 255"), 255);
+    CU_ASSERT_EQUAL(wrap_status("kill -TERM $$"), 128 + SIGTERM);
+    CU_ASSERT_EQUAL(wrap_status("kill -KILL $$"), 128 + SIGKILL);
+}
+
+static void test_wrap_cannot_run(void)
+{
+    char *dir = th_tmpdir("hwmon-norun");
+    char **argv = ht_argv(dir, "--no-gpu", "--", "/nonexistent/prog", NULL);
+    struct th_result r;
+    CU_ASSERT_EQUAL(ht_run(argv, NULL, 30, &r), 127);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "/nonexistent/prog"));
+    th_result_free(&r);
+    free(argv);
+    /* a file that is not executable: 126 */
+    char *f = th_fmt("%s/notexec", dir);
+    th_write_file(f, "#!/bin/sh\n", 10);
+    chmod(f, 0644);
+    argv = ht_argv(dir, "--no-gpu", "--", f, NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, NULL, 30, NULL), 126);
+    free(argv);
+    /* not on PATH: 127 */
+    argv = ht_argv(dir, "--no-gpu", "--", "no-such-command-hwmon-test", NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, NULL, 30, NULL), 127);
+    free(argv);
+    free(f);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* The command finds RUNLOG_FILE and HWMON_DIR, and its own runlog lines land in run.jsonl. */
+static void test_wrap_env(void)
+{
+    char *dir = th_tmpdir("hwmon-env");
+    char *script = th_fmt("echo \"$RUNLOG_FILE|$HWMON_DIR|$TZ\" > \"$HWMON_DIR/env.txt\"; "
+                          "'%s' phase train 1.5 || true",
+                          th_env("HWRUN_RUNLOG_BIN"));
+    char **argv = ht_argv(dir, "--no-gpu", "-i", "0.1", "--", "/bin/sh", "-c", script, NULL);
+    char *env[] = {"TZ=Europe/Paris", NULL};
+    CU_ASSERT_EQUAL(ht_run(argv, env, 30, NULL), 0);
+    char *p = th_fmt("%s/env.txt", dir);
+    char *text = th_read_file(p, NULL);
+    char *want = th_fmt("%s/run.jsonl|%s|Europe/Paris\n", dir, dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_STRING_EQUAL(text, want); /* TZ=UTC is for nvidia-smi only */
+    char *log = th_fmt("%s/run.jsonl", dir);
+    char *lt = th_read_file(log, NULL);
+    if (access(th_env("HWRUN_RUNLOG_BIN"), X_OK) == 0)
+        CU_ASSERT_PTR_NOT_NULL(lt && strstr(lt, "\"type\": \"phase\", \"name\": \"train\""));
+    free(lt);
+    free(log);
+    free(want);
+    free(text);
+    free(p);
+    free(argv);
+    free(script);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* ---------------------------------------------------------------- signals */
+
+struct bg {
+    pid_t pid;
+    char *dir;
+};
+
+static bool has_lines(void *arg)
+{
+    struct bg *b = arg;
+    return ht_lines(b->dir, "cpu_metrics.csv") >= 2;
+}
+
+static void test_forward_signals(void)
+{
+    const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+    for (int i = 0; i < 3; i++) {
+        struct bg b = {0, th_tmpdir("hwmon-fwd")};
+        /* The command traps the signal and exits 40+N, so the status proves it was forwarded
+         * and that hwmon waited for it rather than stopping on its own. */
+        char *script = th_fmt("trap 'exit %d' %d; touch \"$HWMON_DIR/ready\"; "
+                              "while :; do sleep 0.05; done",
+                              40 + sigs[i], sigs[i]);
+        char **argv = ht_argv(b.dir, "-i", "0.1", "--", "/bin/sh", "-c", script, NULL);
+        b.pid = th_spawn(argv, NULL, NULL, NULL);
+        CU_ASSERT_FATAL(b.pid > 0);
+        char *ready = th_fmt("%s/ready", b.dir);
+        for (int k = 0; k < 400 && access(ready, F_OK) != 0; k++)
+            th_sleep(0.025);
+        CU_ASSERT(ht_wait_until(has_lines, &b, 10));
+        kill(b.pid, sigs[i]);
+        int st = th_wait(b.pid, 20);
+        CU_ASSERT_EQUAL(st, 40 + sigs[i]);
+        if (st != 40 + sigs[i])
+            fprintf(stderr, "signal %d: hwmon status %d\n", sigs[i], st);
+        if (st < 0)
+            kill(b.pid, SIGKILL), th_wait(b.pid, 5);
+        free(ready);
+        free(argv);
+        free(script);
+        th_rmtree(b.dir);
+        free(b.dir);
+    }
+}
+
+static bool loops_started(void *arg)
+{
+    pid_t p[8];
+    return ht_smi_loop_pids(arg, p, 8) >= 2;
+}
+
+static void check_gone(const char *log)
+{
+    pid_t p[16];
+    size_t n = ht_smi_loop_pids(log, p, 16);
+    CU_ASSERT(n >= 2);
+    for (size_t i = 0; i < n; i++) {
+        CU_ASSERT_FALSE(th_pid_alive(p[i]));
+        if (th_pid_alive(p[i])) {
+            fprintf(stderr, "nvidia-smi child %d still alive\n", (int)p[i]);
+            kill(p[i], SIGKILL);
+        }
+    }
+}
+
+/* System mode stops on SIGTERM: exit 0, reason "signal", every child reaped. */
+static void test_system_sigterm(void)
+{
+    struct bg b = {0, th_tmpdir("hwmon-sys")};
+    char *log = th_fmt("%s/smi.log", b.dir);
+    char *e1 = th_fmt("FAKE_SMI_LOG=%s", log);
+    char *env[] = {e1, NULL};
+    char **argv = ht_argv(b.dir, "-i", "0.2", NULL);
+    b.pid = th_spawn(argv, env, NULL, NULL);
+    CU_ASSERT_FATAL(b.pid > 0);
+    CU_ASSERT(ht_wait_until(loops_started, log, 10));
+    CU_ASSERT(ht_wait_until(has_lines, &b, 10));
+    CU_ASSERT_EQUAL(ht_zombie_children(b.pid), 0);
+    kill(b.pid, SIGTERM);
+    CU_ASSERT_EQUAL(th_wait(b.pid, 20), 0);
+    check_gone(log);
+    json_object *stop = ht_event(b.dir, "stop", 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(stop);
+    CU_ASSERT_STRING_EQUAL(ht_data_str(stop, "reason"), "signal");
+    CU_ASSERT_EQUAL(ht_count_events(b.dir, "child_exit"), 0);
+    json_object_put(stop);
+    free(argv);
+    free(e1);
+    free(log);
+    th_rmtree(b.dir);
+    free(b.dir);
+}
+
+/* After a normal end (the command exits) nothing is left: no child alive, no zombie. */
+static void test_no_orphans(void)
+{
+    char *dir = th_tmpdir("hwmon-orph");
+    char *log = th_fmt("%s/smi.log", dir);
+    char *e1 = th_fmt("FAKE_SMI_LOG=%s", log);
+    char *env[] = {e1, NULL};
+    char **argv = ht_argv(dir, "-i", "0.1", "--gpu-procs", "--", "/bin/sleep", "1.5", NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, env, 30, NULL), 0);
+    check_gone(log);
+    CU_ASSERT_EQUAL(ht_smi_starts(log, "--query-compute-apps"), 1);
+    CU_ASSERT(ht_lines(dir, "hw_metrics.csv") >= 4);
+    free(argv);
+    free(e1);
+    free(log);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* kill -9 of hwmon: its nvidia-smi children die with it (parent-death signal) within a
+ * second or two; the wrapped command, the user's job, is left running. */
+static void test_kill9(void)
+{
+    struct bg b = {0, th_tmpdir("hwmon-k9")};
+    char *log = th_fmt("%s/smi.log", b.dir);
+    char *e1 = th_fmt("FAKE_SMI_LOG=%s", log);
+    char *env[] = {e1, NULL};
+    char **argv = ht_argv(b.dir, "-i", "0.1", "--gpu-procs", "--", "/bin/sleep", "60", NULL);
+    b.pid = th_spawn(argv, env, NULL, NULL);
+    CU_ASSERT_FATAL(b.pid > 0);
+    CU_ASSERT(ht_wait_until(loops_started, log, 10));
+    CU_ASSERT(ht_wait_until(has_lines, &b, 10));
+    json_object *start = ht_event(b.dir, "start", 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(start);
+    pid_t cmd = (pid_t)ht_data_int(start, "pid");
+    json_object_put(start);
+    CU_ASSERT_TRUE(th_pid_alive(cmd));
+    kill(b.pid, SIGKILL);
+    CU_ASSERT_EQUAL(th_wait(b.pid, 10), 128 + SIGKILL);
+    pid_t p[16];
+    size_t n = ht_smi_loop_pids(log, p, 16);
+    CU_ASSERT(n >= 3);
+    for (int t = 0; t < 100; t++) { /* 2 s */
+        size_t alive = 0;
+        for (size_t i = 0; i < n; i++)
+            alive += th_pid_alive(p[i]);
+        if (!alive)
+            break;
+        th_sleep(0.02);
+    }
+    check_gone(log);
+    CU_ASSERT_TRUE(th_pid_alive(cmd)); /* no parent-death signal for the user's job */
+    kill(cmd, SIGKILL);
+    free(argv);
+    free(e1);
+    free(log);
+    th_rmtree(b.dir);
+    free(b.dir);
+}
+
+/* ---------------------------------------------------------------- modes and counts */
+
+static void test_attach(void)
+{
+    char *dir = th_tmpdir("hwmon-attach");
+    char *sl[] = {"/bin/sleep", "2", NULL};
+    pid_t target = th_spawn(sl, NULL, NULL, NULL);
+    CU_ASSERT_FATAL(target > 0);
+    char *ps = th_fmt("%d", (int)target);
+    char **argv = ht_argv(dir, "--no-gpu", "-i", "0.1", "-p", ps, NULL);
+    struct bg b = {0, dir};
+    b.pid = th_spawn(argv, NULL, NULL, NULL);
+    /* hwmon is not its parent: we reap the sleep, hwmon sees it go (pidfd or /proc) */
+    CU_ASSERT_EQUAL(th_wait(target, 10), 0);
+    CU_ASSERT_EQUAL(th_wait(b.pid, 10), 0);
+    json_object *start = ht_event(dir, "start", 0), *stop = ht_event(dir, "stop", 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(stop);
+    CU_ASSERT_STRING_EQUAL(ht_data_str(start, "mode"), "attach");
+    CU_ASSERT_EQUAL(ht_data_int(start, "pid"), target);
+    CU_ASSERT_STRING_EQUAL(ht_data_str(stop, "reason"), "process_exit");
+    size_t n = ht_lines(dir, "proc_metrics.csv");
+    CU_ASSERT(n >= 12 && n <= 22); /* header + ~19 samples over ~1.9 s */
+    json_object_put(start);
+    json_object_put(stop);
+    /* attaching to nothing fails */
+    free(argv);
+    argv = ht_argv(dir, "--no-gpu", "-p", "0", NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, NULL, 10, NULL), 2); /* not a pid: usage */
+    free(argv);
+    argv = ht_argv(dir, "--no-gpu", "-p", "4000000", NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, NULL, 10, NULL), 1);
+    free(argv);
+    free(ps);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* --duration in -p mode ends monitoring and leaves the process alone. */
+static void test_attach_duration(void)
+{
+    char *dir = th_tmpdir("hwmon-attd");
+    char *sl[] = {"/bin/sleep", "30", NULL};
+    pid_t target = th_spawn(sl, NULL, NULL, NULL);
+    char *ps = th_fmt("%d", (int)target);
+    char **argv = ht_argv(dir, "--no-gpu", "-i", "0.1", "-d", "1", "-p", ps, NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, NULL, 20, NULL), 0);
+    CU_ASSERT_TRUE(th_pid_alive(target));
+    size_t n = ht_lines(dir, "proc_metrics.csv");
+    CU_ASSERT(n >= 10 && n <= 12);
+    kill(target, SIGKILL);
+    th_wait(target, 5);
+    free(argv);
+    free(ps);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* Seconds of day of an ISO timestamp "YYYY-MM-DDTHH:MM:SS.mmm+00:00" (runs do not span
+ * midnight in practice; a test that does fails loudly). */
+static double iso_secs(const char *s)
+{
+    int hh = 0, mm = 0;
+    double ss = 0;
+    if (strlen(s) < 23 || sscanf(s + 11, "%d:%d:%lf", &hh, &mm, &ss) != 3)
+        return -1;
+    return hh * 3600 + mm * 60 + ss;
+}
+
+static void check_count(double interval, double duration, const char *iv, const char *du)
+{
+    char *dir = th_tmpdir("hwmon-count");
+    char **argv = ht_argv(dir, "-i", iv, "-d", du, NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, NULL, duration + 30, NULL), 0);
+    long expected = lround(duration / interval);
+    long got = (long)ht_lines(dir, "cpu_metrics.csv") - 1;
+    json_object *stop = ht_event(dir, "stop", 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(stop);
+    long skipped = (long)ht_data_int(stop, "skipped_slots");
+    fprintf(stderr, "[count] interval %s duration %s: %ld samples (expected %ld), %ld skipped\n",
+            iv, du, got, expected, skipped);
+    CU_ASSERT(labs(got - expected) <= 1);
+    CU_ASSERT_STRING_EQUAL(ht_data_str(stop, "reason"), "duration");
+    json_object *s = ht_data(stop, "samples"), *c;
+    CU_ASSERT_TRUE(s && json_object_object_get_ex(s, "cpu", &c) && json_object_get_int64(c) == got);
+    CU_ASSERT(ht_lines(dir, "hw_metrics.csv") >= (size_t)(2 * (expected - 2)));
+    /* Timestamps: sample i (1-based) is never taken before its slot, start + i * interval (no
+     * catching up, no bunching), and the last one is the last slot's, not later than a stall
+     * of a loaded machine allows (no drift). The start event is logged just before the
+     * sampler starts, so its ts is a lower bound of the sampler's start. */
+    json_object *start = ht_event(dir, "start", 0), *sts;
+    CU_ASSERT_FATAL(start && json_object_object_get_ex(start, "ts", &sts));
+    double t_start = iso_secs(json_object_get_string(sts));
+    json_object_put(start);
+    char *p = th_fmt("%s/cpu_metrics.csv", dir);
+    char *text = th_read_file(p, NULL);
+    double last = -1;
+    int early = 0, i = 0;
+    for (char *line = strchr(text, '\n') + 1; line && *line;) {
+        double t = iso_secs(line);
+        i++;
+        if (t - t_start < i * interval - 0.002) /* ms timestamps */
+            early++;
+        last = t;
+        char *nl = strchr(line, '\n');
+        line = nl ? nl + 1 : NULL;
+    }
+    CU_ASSERT_EQUAL(early, 0);
+    CU_ASSERT(last - t_start >= duration - 0.002 && last - t_start < duration + interval + 0.5);
+    if (early || last - t_start >= duration + interval + 0.5)
+        fprintf(stderr, "[count] %d early samples; last at start + %.3f s\n", early,
+                last - t_start);
+    free(text);
+    free(p);
+    json_object_put(stop);
+    free(argv);
+    th_rmtree(dir);
+    free(dir);
+}
+
+static void test_count_100ms(void)
+{
+    check_count(0.1, 3.0, "0.1", "3");
+}
+
+static void test_count_1s(void)
+{
+    check_count(1.0, 4.0, "1", "4");
+}
+
+/* ---------------------------------------------------------------- children's failures */
+
+struct fake_run {
+    char *dir, *log;
+    int status;
+};
+
+/* Run hwmon in system mode for duration with extra FAKE_SMI_* settings. */
+static struct fake_run fake_run(const char *iv, const char *duration, char *const extra[],
+                                const char *grace)
+{
+    struct fake_run f = {th_tmpdir("hwmon-fake"), NULL, 0};
+    f.log = th_fmt("%s/smi.log", f.dir);
+    char *env[16];
+    int n = 0;
+    env[n++] = th_fmt("FAKE_SMI_LOG=%s", f.log);
+    for (int i = 0; extra && extra[i] && n < 14; i++)
+        env[n++] = extra[i];
+    env[n] = NULL;
+    char **argv = grace ? ht_argv(f.dir, "-i", iv, "-d", duration, "--kill-grace", grace, NULL)
+                        : ht_argv(f.dir, "-i", iv, "-d", duration, NULL);
+    f.status = ht_run(argv, env, 60, NULL);
+    free(env[0]);
+    free(argv);
+    return f;
+}
+
+static void fake_done(struct fake_run *f)
+{
+    th_rmtree(f->dir);
+    free(f->dir);
+    free(f->log);
+}
+
+/* A child dying mid-row is logged, restarted (with its stderr-less exit status 1), and the
+ * torn row does not swallow the next one. */
+static void test_die_restart(void)
+{
+    char *once = th_tmpdir("hwmon-once");
+    char *oncef = th_fmt("%s/died", once);
+    char *e1 = th_fmt("FAKE_SMI_DIE_ONCE=%s", oncef);
+    char *extra[] = {"FAKE_SMI_DIE_AFTER=6", e1, NULL};
+    struct fake_run f = fake_run("0.1", "3", extra, NULL);
+    CU_ASSERT_EQUAL(f.status, 0);
+    json_object *ex = ht_event(f.dir, "child_exit", 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
+    CU_ASSERT_EQUAL(ht_data_int(ex, "status"), 1);
+    const char *who = ht_data_str(ex, "child");
+    CU_ASSERT_TRUE(who && (strcmp(who, "query") == 0 || strcmp(who, "dmon") == 0));
+    json_object *rs = ht_event(f.dir, "child_restart", 0);
+    CU_ASSERT_PTR_NOT_NULL(rs);
+    CU_ASSERT_EQUAL(ht_data_int(rs, "attempt"), 1);
+    CU_ASSERT_STRING_EQUAL(ht_data_str(rs, "child"), who);
+    CU_ASSERT_EQUAL(ht_count_events(f.dir, "child_exit"), 1);
+    /* the query child (the one that died: dmon prints 2 rows/s, fewer than 6 in 3 s... or not)
+     * was started twice */
+    CU_ASSERT_EQUAL(ht_smi_starts(f.log, strcmp(who, "query") == 0 ? " -lms" : " dmon"), 2);
+    /* the torn row became its own line; the rows after it are whole */
+    char *p = th_fmt("%s/hw_metrics.csv", f.dir);
+    char *text = th_read_file(p, NULL);
+    int bad = 0, good = 0;
+    for (char *line = text; line && *line;) {
+        char *nl = strchr(line, '\n');
+        CU_ASSERT_PTR_NOT_NULL(nl); /* everything ends in '\n' after a clean stop */
+        if (nl)
+            *nl = '\0';
+        int commas = 0;
+        for (char *c = line; *c; c++)
+            commas += *c == ',';
+        if (commas == 10)
+            good++;
+        else
+            bad++;
+        line = nl ? nl + 1 : NULL;
+    }
+    CU_ASSERT(bad <= 1);
+    CU_ASSERT(good >= 30);
+    json_object_put(ex);
+    json_object_put(rs);
+    free(text);
+    free(p);
+    fake_done(&f);
+    th_rmtree(once);
+    free(once);
+    free(oncef);
+    free(e1);
+}
+
+/* A child that stops writing is killed as hung and restarted. */
+static void test_hang_restart(void)
+{
+    char *extra[] = {"FAKE_SMI_HANG_AFTER=4", NULL};
+    struct fake_run f = fake_run("0.1", "6", extra, "1");
+    CU_ASSERT_EQUAL(f.status, 0);
+    json_object *h = ht_event(f.dir, "child_hung", 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    CU_ASSERT_STRING_EQUAL(ht_data_str(h, "child"), "query");
+    json_object *sv = ht_data(h, "silent_s");
+    CU_ASSERT_TRUE(sv && json_object_get_double(sv) >= 3.0 && json_object_get_double(sv) < 4.5);
+    CU_ASSERT(ht_count_events(f.dir, "child_restart") >= 1);
+    CU_ASSERT(ht_smi_starts(f.log, " -lms") >= 2);
+    check_gone(f.log);
+    json_object_put(h);
+    fake_done(&f);
+}
+
+/* A child that ignores SIGTERM gets SIGKILL after the grace period, and hwmon still ends. */
+static void test_ignore_term(void)
+{
+    char *extra[] = {"FAKE_SMI_IGNORE_TERM=1", NULL};
+    double t0 = hw_mono_now();
+    struct fake_run f = fake_run("0.2", "1", extra, "1.5");
+    double el = hw_mono_now() - t0;
+    CU_ASSERT_EQUAL(f.status, 0);
+    CU_ASSERT(el >= 2.4 && el < 10); /* 1 s of sampling + 1.5 s of grace */
+    check_gone(f.log);
+    CU_ASSERT_EQUAL(ht_count_events(f.dir, "child_exit"), 0);
+    fake_done(&f);
+}
+
+/* A field the driver rejects is dropped, logged, and no row has the error text. */
+static void test_reject_fallback(void)
+{
+    char *extra[] = {"FAKE_SMI_REJECT=uuid", NULL};
+    struct fake_run f = fake_run("0.1", "1", extra, NULL);
+    CU_ASSERT_EQUAL(f.status, 0);
+    json_object *fb = ht_event(f.dir, "gpu_fields_fallback", 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fb);
+    CU_ASSERT_STRING_EQUAL(ht_data_str(fb, "dropped"), "uuid");
+    const char *want = "timestamp,utilization.gpu,utilization.memory,memory.used,memory.total,"
+                       "power.draw,temperature.gpu,clocks.current.sm,clocks.current.memory,index";
+    CU_ASSERT_STRING_EQUAL(ht_data_str(fb, "fields"), want);
+    json_object *st = ht_event(f.dir, "start", 0);
+    CU_ASSERT_STRING_EQUAL(ht_data_str(st, "gpu_query_fields"), want);
+    char *p = th_fmt("%s/hw_metrics.csv", f.dir);
+    char *text = th_read_file(p, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_PTR_NULL(strstr(text, "not a valid field"));
+    CU_ASSERT(th_count_lines(text) >= 10);
+    char *nl = strchr(text, '\n');
+    int commas = 0;
+    for (char *c = text; c < nl; c++)
+        commas += *c == ',';
+    CU_ASSERT_EQUAL(commas, 9);
+    free(text);
+    free(p);
+    json_object_put(fb);
+    json_object_put(st);
+    fake_done(&f);
+}
+
+static void check_no_gpu(const char *dir, const char *reason_part)
+{
+    CU_ASSERT_EQUAL(ht_count_events(dir, "gpu_unavailable"), 1);
+    json_object *u = ht_event(dir, "gpu_unavailable", 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+    const char *why = ht_data_str(u, "reason");
+    CU_ASSERT_TRUE(why && strstr(why, reason_part));
+    if (!(why && strstr(why, reason_part)))
+        fprintf(stderr, "gpu_unavailable reason: %s\n", why ? why : "(none)");
+    CU_ASSERT(ht_lines(dir, "cpu_metrics.csv") >= 8); /* CPU sampling goes on */
+    CU_ASSERT_EQUAL(ht_lines(dir, "hw_metrics.csv"), 0);
+    json_object_put(u);
+}
+
+static void test_nodriver(void)
+{
+    static const char *const modes[][2] = {
+        {"FAKE_SMI_MODE=nodriver", "NVIDIA-SMI has failed"},
+        {"FAKE_SMI_MODE=mismatch", "Driver/library version mismatch"},
+    };
+    for (int i = 0; i < 2; i++) {
+        char *extra[] = {(char *)modes[i][0], NULL};
+        struct fake_run f = fake_run("0.1", "1", extra, NULL);
+        CU_ASSERT_EQUAL(f.status, 0);
+        check_no_gpu(f.dir, "failed");
+        json_object *u = ht_event(f.dir, "gpu_unavailable", 0);
+        const char *out = ht_data_str(u, "output");
+        CU_ASSERT_PTR_NOT_NULL(out && strstr(out, modes[i][1]));
+        json_object_put(u);
+        CU_ASSERT_EQUAL(ht_smi_loop_pids(f.log, NULL, 0), 0); /* no loop child was started */
+        fake_done(&f);
+    }
+}
+
+static void test_missing_smi(void)
+{
+    char *dir = th_tmpdir("hwmon-nosmi");
+    char **argv = ht_argv_nosmi(dir, "-i", "0.1", "-d", "1", NULL);
+    char *env[] = {"PATH=/nonexistent-hwmon-test:/usr/bin:/bin", NULL};
+    CU_ASSERT_EQUAL(ht_run(argv, env, 30, NULL), 0);
+    check_no_gpu(dir, "not found");
+    free(argv);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* ---------------------------------------------------------------- live files */
+
+static bool numeric(const char *s, size_t n, bool allow_empty)
+{
+    if (n == 0)
+        return allow_empty;
+    size_t i = 0;
+    if (s[0] == '-')
+        i++;
+    bool digit = false, dot = false;
+    for (; i < n; i++) {
+        if (isdigit((unsigned char)s[i]))
+            digit = true;
+        else if (s[i] == '.' && !dot)
+            dot = true;
+        else
+            return false;
+    }
+    return digit;
+}
+
+/* Every complete line of an hwmon CSV is well formed: the header's column count, an ISO
+ * timestamp, numbers (or empty cells). Returns the number of complete data lines. */
+static int check_own_csv(const char *text, int *bad)
+{
+    const char *nl = strchr(text, '\n');
+    if (!nl)
+        return 0;
+    int cols = 1;
+    for (const char *c = text; c < nl; c++)
+        cols += *c == ',';
+    int n = 0;
+    for (const char *line = nl + 1; *line;) {
+        const char *e = strchr(line, '\n');
+        if (!e)
+            break; /* not yet written */
+        int k = 0;
+        const char *cell = line;
+        for (const char *c = line;; c++) {
+            if (c == e || *c == ',') {
+                size_t len = (size_t)(c - cell);
+                bool ok = k == 0
+                              ? len == 29 && cell[10] == 'T' && strncmp(cell + 23, "+00:00", 6) == 0
+                              : numeric(cell, len, true);
+                if (!ok)
+                    (*bad)++;
+                k++;
+                cell = c + 1;
+                if (c == e)
+                    break;
+            }
+        }
+        if (k != cols)
+            (*bad)++;
+        n++;
+        line = e + 1;
+    }
+    return n;
+}
+
+static int check_smi_csv(const char *text, int *bad)
+{
+    int n = 0;
+    for (const char *line = text; *line;) {
+        const char *e = strchr(line, '\n');
+        if (!e)
+            break;
+        int commas = 0;
+        for (const char *c = line; c < e; c++)
+            commas += *c == ',';
+        if (commas != 10 || line[4] != '/')
+            (*bad)++;
+        n++;
+        line = e + 1;
+    }
+    return n;
+}
+
+static int check_dmon(const char *text, int *bad)
+{
+    int n = 0;
+    for (const char *line = text; *line;) {
+        const char *e = strchr(line, '\n');
+        if (!e)
+            break;
+        if (line[0] != '#') {
+            int toks = 0;
+            for (const char *c = line; c < e;) {
+                while (c < e && *c == ' ')
+                    c++;
+                const char *s = c;
+                while (c < e && *c != ' ')
+                    c++;
+                if (c > s) {
+                    toks++;
+                    if (!numeric(s, (size_t)(c - s), false) && !(c - s == 1 && *s == '-'))
+                        (*bad)++;
+                }
+            }
+            if (toks != 10)
+                (*bad)++;
+            n++;
+        }
+        line = e + 1;
+    }
+    return n;
+}
+
+static int check_jsonl(const char *text, int *bad)
+{
+    int n = 0;
+    for (const char *line = text; *line;) {
+        const char *e = strchr(line, '\n');
+        if (!e)
+            break;
+        char *l = strndup(line, (size_t)(e - line));
+        json_object *o = json_tokener_parse(l);
+        if (!o || !json_object_is_type(o, json_type_object))
+            (*bad)++;
+        json_object_put(o);
+        free(l);
+        n++;
+        line = e + 1;
+    }
+    return n;
+}
+
+/* Read every file many times while hwmon writes it, at 20 Hz with a busy tree. */
+static void test_files_while_written(void)
+{
+    struct bg b = {0, th_tmpdir("hwmon-live")};
+    char **argv = ht_argv(b.dir, "-i", "0.05", "--gpu-procs", "--pss", "--", "/bin/sh", "-c",
+                          "i=0; while [ $i -lt 200 ]; do (echo x > /dev/null); i=$((i+1)); done;"
+                          " sleep 1.5",
+                          NULL);
+    char *env[] = {"FAKE_SMI_APPS=123:0:512:python3 train.py --lr=0.1", NULL};
+    b.pid = th_spawn(argv, env, NULL, NULL);
+    CU_ASSERT_FATAL(b.pid > 0);
+    static const char *files[] = {"cpu_metrics.csv", "proc_metrics.csv", "hw_metrics.csv",
+                                  "hw_dmon.csv", "run.jsonl"};
+    int bad = 0, reads = 0, max_lines[5] = {0};
+    for (int it = 0; it < 400; it++) {
+        for (int f = 0; f < 5; f++) {
+            char *p = th_fmt("%s/%s", b.dir, files[f]);
+            char *text = th_read_file(p, NULL);
+            free(p);
+            if (!text)
+                continue;
+            int n = f < 2    ? check_own_csv(text, &bad)
+                    : f == 2 ? check_smi_csv(text, &bad)
+                    : f == 3 ? check_dmon(text, &bad)
+                             : check_jsonl(text, &bad);
+            if (n > max_lines[f])
+                max_lines[f] = n;
+            reads++;
+            free(text);
+        }
+        int st = th_wait(b.pid, 0.01);
+        if (st >= 0) {
+            CU_ASSERT_EQUAL(st, 0);
+            b.pid = 0;
+            break;
+        }
+    }
+    if (b.pid > 0) {
+        kill(b.pid, SIGKILL);
+        th_wait(b.pid, 5);
+        CU_FAIL("hwmon did not finish");
+    }
+    fprintf(stderr, "[live] %d reads, %d bad; lines cpu %d proc %d gpu %d dmon %d log %d\n", reads,
+            bad, max_lines[0], max_lines[1], max_lines[2], max_lines[3], max_lines[4]);
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(max_lines[0] >= 20 && max_lines[1] >= 20 && max_lines[2] >= 40);
+    CU_ASSERT(max_lines[4] >= 1);
+    /* the final files, too */
+    for (int f = 0; f < 5; f++) {
+        char *p = th_fmt("%s/%s", b.dir, files[f]);
+        char *text = th_read_file(p, NULL);
+        free(p);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+        if (f < 2)
+            check_own_csv(text, &bad);
+        else if (f == 2)
+            check_smi_csv(text, &bad);
+        else if (f == 3)
+            check_dmon(text, &bad);
+        else
+            CU_ASSERT(check_jsonl(text, &bad) >= 2); /* start and stop */
+        CU_ASSERT(text[0] && text[strlen(text) - 1] == '\n');
+        free(text);
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    /* the proc file header carries pss_mib, gpu_procs.csv has the app's rows */
+    char *p = th_fmt("%s/proc_metrics.csv", b.dir);
+    char *text = th_read_file(p, NULL);
+    CU_ASSERT_PTR_NOT_NULL(text && strstr(text, ",pss_mib\n"));
+    free(text);
+    free(p);
+    p = th_fmt("%s/gpu_procs.csv", b.dir);
+    text = th_read_file(p, NULL);
+    CU_ASSERT_PTR_NOT_NULL(text && strstr(text, ", 123, 512, python3 train.py --lr=0.1\n"));
+    free(text);
+    free(p);
+    free(argv);
+    th_rmtree(b.dir);
+    free(b.dir);
+}
+
+/* ---------------------------------------------------------------- pytyche's oracle */
+
+/* Python's round(x, 1): ties go to the even digit (round(132.25, 1) == 132.2). The values here
+ * are multiples of 0.05, for which x * 10 is exact, so rint() (ties to even) matches. */
+static double py_round1(double x)
+{
+    return rint(x * 10) / 10;
+}
+
+static double json_num(json_object *o, const char *k)
+{
+    json_object *v;
+    return o && json_object_object_get_ex(o, k, &v) ? json_object_get_double(v) : NAN;
+}
+
+static void test_oracle(void)
+{
+    if (!ht_have_python311()) {
+        CU_PASS("python3 >= 3.11 not available: pytyche oracle test skipped");
+        fprintf(stderr, "[oracle] skipped: no python3 >= 3.11\n");
+        return;
+    }
+    char *dir = th_tmpdir("hwmon-oracle");
+    char **argv = ht_argv(dir, "-i", "0.1", "--", "/bin/sleep", "2.5", NULL);
+    char *tz[] = {"TZ=Asia/Tokyo", NULL}; /* hwmon must give nvidia-smi TZ=UTC regardless */
+    CU_ASSERT_EQUAL_FATAL(ht_run(argv, tz, 60, NULL), 0);
+    CU_ASSERT_EQUAL(ht_count_events(dir, "child_exit"), 0);
+    /* the start event: what ran, against what */
+    json_object *start = ht_event(dir, "start", 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(start);
+    CU_ASSERT_STRING_EQUAL(ht_data_str(start, "mode"), "wrap");
+    CU_ASSERT_STRING_EQUAL(ht_data_str(start, "smi_tz"), "UTC");
+    CU_ASSERT_STRING_EQUAL(ht_data_str(start, "driver_version"), "610.57.04");
+    CU_ASSERT(ht_data_int(start, "cpus") >= 1);
+    CU_ASSERT_PTR_NOT_NULL(ht_data_str(start, "host"));
+    CU_ASSERT_PTR_NOT_NULL(ht_data_str(start, "kernel"));
+    json_object *gpus = ht_data(start, "gpus"), *ch = ht_data(start, "children");
+    CU_ASSERT_TRUE(gpus && json_object_array_length(gpus) == 2);
+    if (gpus && json_object_array_length(gpus) == 2) {
+        json_object *g1 = json_object_array_get_idx(gpus, 1), *v;
+        CU_ASSERT_TRUE(
+            json_object_object_get_ex(g1, "uuid", &v) &&
+            strcmp(json_object_get_string(v), "GPU-5e7c1d01-3a9b-4f2e-8d61-0c4b2a9f7001") == 0);
+    }
+    CU_ASSERT_TRUE(ch && json_object_array_length(ch) == 2);
+    /* nvidia-smi's local-time stamps are UTC: they match our own within a couple of seconds */
+    char *hp = th_fmt("%s/hw_metrics.csv", dir), *cpath = th_fmt("%s/cpu_metrics.csv", dir);
+    char *ht = th_read_file(hp, NULL), *c0 = th_read_file(cpath, NULL);
+    CU_ASSERT_FATAL(ht && c0 && strchr(c0, '\n'));
+    int hh, mm;
+    double ss;
+    CU_ASSERT_FATAL(sscanf(ht + 11, "%d:%d:%lf", &hh, &mm, &ss) == 3);
+    double smi_t = hh * 3600 + mm * 60 + ss;
+    double our_t = iso_secs(strchr(c0, '\n') + 1);
+    CU_ASSERT(fabs(smi_t - our_t) < 3);
+    free(ht);
+    free(c0);
+    free(hp);
+    free(cpath);
+    json_object_put(start);
+    /* what the fake emitted: rows = K samples x 2 GPUs, k = 0..K-1 */
+    size_t rows = ht_lines(dir, "hw_metrics.csv");
+    CU_ASSERT_FATAL(rows >= 20 && rows % 2 == 0);
+    long K = (long)rows / 2;
+    double util_max = 0, vram_max = 0, pw_max = 0, util_sum = 0, pw_sum = 0;
+    for (long k = 0; k < K; k++)
+        for (int g = 0; g < 2; g++) {
+            double u = (double)((7 * k + 31 * g) % 101);
+            double m = fmin(1000 + 100 * k + 10 * g, 81559);
+            double pw = 100 + 1.25 * (double)k + g;
+            util_max = fmax(util_max, u);
+            vram_max = fmax(vram_max, m);
+            pw_max = fmax(pw_max, pw);
+            util_sum += u;
+            pw_sum += pw;
+        }
+    /* dmon: D intervals x 2 GPUs; pytyche takes the 3rd column: mem = (3k + 11g) % 101 */
+    char *dp = th_fmt("%s/hw_dmon.csv", dir);
+    char *dt = th_read_file(dp, NULL);
+    long drows = 0;
+    for (char *l = dt; l && *l;) {
+        char *nl = strchr(l, '\n');
+        if (*l != '#' && nl)
+            drows++;
+        l = nl ? nl + 1 : NULL;
+    }
+    CU_ASSERT_FATAL(drows >= 2 && drows % 2 == 0);
+    double mem_max = 0, mem_sum = 0;
+    for (long k = 0; k < drows / 2; k++)
+        for (int g = 0; g < 2; g++) {
+            double m = (double)((3 * k + 11 * g) % 101);
+            mem_max = fmax(mem_max, m);
+            mem_sum += m;
+        }
+    /* our own CPU file, averaged here */
+    char *cp = th_fmt("%s/cpu_metrics.csv", dir);
+    char *ct = th_read_file(cp, NULL);
+    double usr_sum = 0;
+    int usr_n = 0;
+    for (char *l = strchr(ct, '\n') + 1; l && *l;) {
+        char *c1 = strchr(l, ',');
+        if (c1) {
+            usr_sum += strtod(c1 + 1, NULL);
+            usr_n++;
+        }
+        char *nl = strchr(l, '\n');
+        l = nl ? nl + 1 : NULL;
+    }
+    char *cmd = th_fmt("python3 '%s/oracle/pytyche_summary.py' --gpu-csv '%s/hw_metrics.csv' "
+                       "--cpu-csv '%s/cpu_metrics.csv' --dmon-csv '%s/hw_dmon.csv'",
+                       th_env("HWRUN_SHARED_DIR"), dir, dir, dir);
+    char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+    struct th_result r;
+    CU_ASSERT_EQUAL_FATAL(th_run(sh, NULL, NULL, 60, &r), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    fprintf(stderr, "[oracle] K=%ld dmon=%ld: %s", K, drows / 2, r.out);
+    json_object *o = json_tokener_parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(o, "gpu_util_max_pct"), py_round1(util_max), 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(o, "peak_vram_mb"), py_round1(vram_max), 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(o, "power_watts_max"), py_round1(pw_max), 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(o, "gpu_util_mean_pct"), py_round1(util_sum / (2.0 * K)),
+                           0.051);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(o, "power_watts_mean"), py_round1(pw_sum / (2.0 * K)), 0.051);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(o, "mem_util_max_pct"), py_round1(mem_max), 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(o, "mem_util_mean_pct"), py_round1(mem_sum / (double)drows),
+                           0.051);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(o, "cpu_usr_mean_pct"), py_round1(usr_sum / usr_n), 0.051);
+    json_object_put(o);
+    th_result_free(&r);
+    free(cmd);
+    free(ct);
+    free(cp);
+    free(dt);
+    free(dp);
+    free(argv);
+    th_rmtree(dir);
+    free(dir);
+}
+
+void add_hwmon_suites(void);
+void add_hwmon_suites(void)
+{
+    CU_pSuite s = CU_add_suite("cli", NULL, NULL);
+    CU_add_test(s, "help_version", test_help_version);
+    CU_add_test(s, "usage_errors", test_usage_errors);
+    CU_add_test(s, "wrap_status", test_wrap_status);
+    CU_add_test(s, "wrap_cannot_run", test_wrap_cannot_run);
+    CU_add_test(s, "wrap_env", test_wrap_env);
+
+    s = CU_add_suite("signals", NULL, NULL);
+    CU_add_test(s, "forward_signals", test_forward_signals);
+    CU_add_test(s, "system_sigterm", test_system_sigterm);
+    CU_add_test(s, "no_orphans", test_no_orphans);
+    CU_add_test(s, "kill9", test_kill9);
+
+    s = CU_add_suite("modes", NULL, NULL);
+    CU_add_test(s, "attach", test_attach);
+    CU_add_test(s, "attach_duration", test_attach_duration);
+    CU_add_test(s, "count_100ms", test_count_100ms);
+    CU_add_test(s, "count_1s", test_count_1s);
+
+    s = CU_add_suite("children", NULL, NULL);
+    CU_add_test(s, "die_restart", test_die_restart);
+    CU_add_test(s, "hang_restart", test_hang_restart);
+    CU_add_test(s, "ignore_term", test_ignore_term);
+    CU_add_test(s, "reject_fallback", test_reject_fallback);
+    CU_add_test(s, "nodriver", test_nodriver);
+    CU_add_test(s, "missing_smi", test_missing_smi);
+
+    s = CU_add_suite("live", NULL, NULL);
+    CU_add_test(s, "files_while_written", test_files_while_written);
+
+    s = CU_add_suite("oracle", NULL, NULL);
+    CU_add_test(s, "pytyche_reads_hwmon", test_oracle);
+}

@@ -1,0 +1,384 @@
+/* procfs suite: hwmon's /proc parsers and samplers against the fake trees in testdata/proc/
+ * (modern and old-kernel layouts, a comm like "a) b (c", a cgroup v2 directory), and the live
+ * /proc for a real process tree, including CPU time of children that exited between samples. */
+#include <CUnit/CUnit.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "csvout.h"
+#include "hwtest.h"
+#include "procfs.h"
+
+static char *td(const char *sub)
+{
+    return th_fmt("%s/proc/%s", th_env("HWRUN_TESTDATA"), sub);
+}
+
+static void test_parse_cpu(void)
+{
+    struct mon_cpu_times t;
+    CU_ASSERT_EQUAL(mon_parse_cpu_line("cpu  1 2 3 4 5 6 7 8 9 10\ncpu0 1\n", &t), 0);
+    CU_ASSERT_EQUAL(t.n, 10);
+    CU_ASSERT_EQUAL(t.v[MON_CPU_IDLE], 4);
+    CU_ASSERT_EQUAL(t.v[MON_CPU_GUEST_NICE], 10);
+    CU_ASSERT_EQUAL(mon_parse_cpu_line("cpu  100 0 50 1000\n", &t), 0); /* 2.4-era: 4 fields */
+    CU_ASSERT_EQUAL(t.n, 4);
+    CU_ASSERT_EQUAL(t.v[MON_CPU_STEAL], 0);
+    t.v[0] = 777;
+    CU_ASSERT_EQUAL(mon_parse_cpu_line("cpu0 1 2 3 4\n", &t), -EINVAL);
+    CU_ASSERT_EQUAL(mon_parse_cpu_line("cpu  1 2 3\n", &t), -EINVAL);
+    CU_ASSERT_EQUAL(mon_parse_cpu_line("", &t), -EINVAL);
+    CU_ASSERT_EQUAL(t.v[0], 777); /* untouched on failure */
+}
+
+static void test_parse_meminfo(void)
+{
+    struct mon_meminfo m;
+    CU_ASSERT_EQUAL(
+        mon_parse_meminfo("MemTotal: 1000 kB\nMemFree: 10 kB\nMemAvailable: 600 kB\n", &m), 0);
+    CU_ASSERT_EQUAL(m.total_kb, 1000);
+    CU_ASSERT_EQUAL(m.avail_kb, 600);
+    CU_ASSERT_TRUE(m.have_avail);
+    /* before 3.14: no MemAvailable, estimated */
+    CU_ASSERT_EQUAL(mon_parse_meminfo("MemTotal: 1000 kB\nMemFree: 100 kB\nBuffers: 50 kB\n"
+                                      "Cached: 250 kB\nSwapCached: 7 kB\n",
+                                      &m),
+                    0);
+    CU_ASSERT_EQUAL(m.avail_kb, 400);
+    CU_ASSERT_FALSE(m.have_avail);
+    CU_ASSERT_EQUAL(mon_parse_meminfo("MemFree: 1 kB\n", &m), -EINVAL);
+    uint64_t kb = 0;
+    CU_ASSERT_EQUAL(mon_parse_kb_field("Rss: 10 kB\nPss:   512 kB\n", "Pss:", &kb), 0);
+    CU_ASSERT_EQUAL(kb, 512);
+    CU_ASSERT_EQUAL(mon_parse_kb_field("Rss: 10 kB\n", "Pss:", &kb), -ENOENT);
+}
+
+static void test_parse_stat(void)
+{
+    const char *s = "1000 (a) b (c) S 1 1000 1000 0 -1 4194304 100 0 0 0 150 50 20 10 20 0 2 0 "
+                    "100 5000000 2560 0 0 0\n";
+    struct mon_pstat st;
+    CU_ASSERT_EQUAL_FATAL(mon_parse_pid_stat(s, strlen(s), &st), 0);
+    CU_ASSERT_STRING_EQUAL(st.comm, "a) b (c");
+    CU_ASSERT_EQUAL(st.state, 'S');
+    CU_ASSERT_EQUAL(st.ppid, 1);
+    CU_ASSERT_EQUAL(st.utime, 150);
+    CU_ASSERT_EQUAL(st.stime, 50);
+    CU_ASSERT_EQUAL(st.cutime, 20);
+    CU_ASSERT_EQUAL(st.cstime, 10);
+    CU_ASSERT_EQUAL(st.threads, 2);
+    CU_ASSERT_EQUAL(st.starttime, 100);
+    CU_ASSERT_EQUAL(st.rss_pages, 2560);
+    /* comm with a newline and ") (" that looks like fields */
+    const char *w = "7 () 1 2 3 (\n) R 5 7 7 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 9 1000 50\n";
+    CU_ASSERT_EQUAL_FATAL(mon_parse_pid_stat(w, strlen(w), &st), 0);
+    CU_ASSERT_STRING_EQUAL(st.comm, ") 1 2 3 (\n");
+    CU_ASSERT_EQUAL(st.state, 'R');
+    CU_ASSERT_EQUAL(st.ppid, 5);
+    CU_ASSERT_EQUAL(st.rss_pages, 50);
+    /* short (old kernel): ends at rss -> fine; one field less -> rejected */
+    const char *o = "10 (old) S 1 10 10 0 -1 0 0 0 0 0 7 3 0 0 20 0 1 0 9 1000 100";
+    CU_ASSERT_EQUAL(mon_parse_pid_stat(o, strlen(o), &st), 0);
+    CU_ASSERT_EQUAL(st.utime, 7);
+    const char *t = "10 (old) S 1 10 10 0 -1 0 0 0 0 0 7 3 0 0 20 0 1 0 9 1000";
+    CU_ASSERT_EQUAL(mon_parse_pid_stat(t, strlen(t), &st), -EINVAL);
+    CU_ASSERT_EQUAL(mon_parse_pid_stat("10 (x", 5, &st), -EINVAL);
+    CU_ASSERT_EQUAL(mon_parse_pid_stat("garbage", 7, &st), -EINVAL);
+    CU_ASSERT_EQUAL(mon_parse_pid_stat("", 0, &st), -EINVAL);
+}
+
+static void test_parse_misc(void)
+{
+    uint64_t r = 0, w = 0;
+    CU_ASSERT_EQUAL(mon_parse_pid_io("rchar: 5\nwchar: 6\nread_bytes: 4096\nwrite_bytes: 8192\n"
+                                     "cancelled_write_bytes: 0\n",
+                                     &r, &w),
+                    0);
+    CU_ASSERT_EQUAL(r, 4096);
+    CU_ASSERT_EQUAL(w, 8192);
+    CU_ASSERT_EQUAL(mon_parse_pid_io("rchar: 5\n", &r, &w), -EINVAL);
+    char p[64];
+    CU_ASSERT_EQUAL(mon_parse_cgroup_v2_path("4:memory:/x\n0::/pod.slice/job\n", p, sizeof p), 0);
+    CU_ASSERT_STRING_EQUAL(p, "/pod.slice/job");
+    CU_ASSERT_EQUAL(mon_parse_cgroup_v2_path("4:memory:/x\n", p, sizeof p), -ENOENT);
+    CU_ASSERT_EQUAL(mon_parse_cgroup_v2_path("0::/aaaaaaaa\n", p, 4), -ENAMETOOLONG);
+    double c = 0;
+    CU_ASSERT_EQUAL(mon_parse_cpu_max("200000 100000\n", &c), 0);
+    CU_ASSERT_DOUBLE_EQUAL(c, 2.0, 1e-9);
+    CU_ASSERT_EQUAL(mon_parse_cpu_max("max 100000\n", &c), 0);
+    CU_ASSERT_DOUBLE_EQUAL(c, -1.0, 1e-9);
+    CU_ASSERT_EQUAL(mon_parse_cpu_max("junk\n", &c), -EINVAL);
+}
+
+static void test_csv_format(void)
+{
+    char s[256];
+    struct hw_buf b;
+    hw_buf_init(&b, s, sizeof s);
+    mon_buf_fixed1(&b, 12.34);
+    hw_buf_putc(&b, ' ');
+    mon_buf_fixed1(&b, 99.96);
+    hw_buf_putc(&b, ' ');
+    mon_buf_fixed1(&b, 0.04);
+    hw_buf_putc(&b, ' ');
+    mon_buf_fixed1(&b, -0.25);
+    hw_buf_putc(&b, ' ');
+    mon_buf_fixed1(&b, NAN);
+    hw_buf_putc(&b, ' ');
+    mon_buf_u64(&b, 18446744073709551615ULL);
+    CU_ASSERT_STRING_EQUAL(b.p, "12.3 100.0 0.0 -0.3  18446744073709551615");
+    hw_buf_reset(&b);
+    struct mon_sys_sample ss = {.have_cpu = true,
+                                .usr_pct = 50,
+                                .idle_pct = 25.5,
+                                .have_mem = true,
+                                .mem_used_mib = 1,
+                                .mem_avail_mib = 2};
+    mon_csv_cpu_line(&b, "T", &ss, true);
+    CU_ASSERT_STRING_EQUAL(b.p, "T,50.0,25.5,0.0,0.0,0.0,1.0,2.0,,,,\n");
+    hw_buf_reset(&b);
+    mon_csv_cpu_header(&b, false);
+    CU_ASSERT_STRING_EQUAL(b.p, "timestamp,usr_pct,idle_pct,sys_pct,iowait_pct,steal_pct,"
+                                "mem_used_mib,mem_available_mib\n");
+    hw_buf_reset(&b);
+    mon_csv_proc_header(&b, true);
+    CU_ASSERT_STRING_EQUAL(
+        b.p, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes,pss_mib\n");
+    hw_buf_free(&b);
+}
+
+static void check_modern_tree(int mode)
+{
+    char *root = td("modern");
+    struct mon_tree t;
+    CU_ASSERT_EQUAL_FATAL(mon_tree_open(&t, root, 1000, true), 0);
+    if (mode)
+        mon_tree_set_mode(&t, mode);
+    struct mon_tree_sample s;
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 1.0, &s), 0);
+    CU_ASSERT_TRUE(s.root_alive);
+    CU_ASSERT_EQUAL(s.procs, 5);
+    CU_ASSERT_EQUAL(s.threads, 9);
+    CU_ASSERT_DOUBLE_EQUAL(s.rss_mib, 8704.0 * 4 / 1024, 1e-9);
+    CU_ASSERT_EQUAL(s.read_bytes, 60);
+    CU_ASSERT_EQUAL(s.write_bytes, 120);
+    CU_ASSERT_FALSE(s.have_cpu); /* first sample: baseline */
+    CU_ASSERT_TRUE(s.have_pss);
+    CU_ASSERT_DOUBLE_EQUAL(s.pss_mib, 0.5, 1e-9);
+    CU_ASSERT_EQUAL(t.mode, mode ? mode : 1); /* children files exist: no scan needed */
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 2.0, &s), 0);
+    CU_ASSERT_TRUE(s.have_cpu);
+    CU_ASSERT_DOUBLE_EQUAL(s.cpu_pct, 0.0, 1e-9); /* the files did not change */
+    CU_ASSERT_EQUAL(s.procs, 5);
+    mon_tree_close(&t);
+    CU_ASSERT_EQUAL(mon_tree_open(&t, root, 4242, false), -ESRCH);
+    free(root);
+}
+
+static void test_tree_children(void)
+{
+    check_modern_tree(0);
+}
+
+static void test_tree_scan(void)
+{
+    check_modern_tree(2);
+}
+
+static void test_tree_old(void)
+{
+    char *root = td("old");
+    struct mon_tree t;
+    CU_ASSERT_EQUAL_FATAL(mon_tree_open(&t, root, 10, false), 0);
+    struct mon_tree_sample s;
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 1.0, &s), 0);
+    CU_ASSERT_EQUAL(t.mode, 2); /* no task/TID/children: full scan */
+    CU_ASSERT_EQUAL(s.procs, 2);
+    CU_ASSERT_EQUAL(s.threads, 2);
+    CU_ASSERT_EQUAL(s.read_bytes, 0); /* no io files */
+    CU_ASSERT_DOUBLE_EQUAL(s.rss_mib, 150.0 * 4 / 1024, 1e-9);
+    mon_tree_close(&t);
+    free(root);
+}
+
+static void test_sys_modern(void)
+{
+    char *root = td("modern"), *cg = td("cgroup");
+    struct mon_sys s;
+    CU_ASSERT_EQUAL_FATAL(mon_sys_open(&s, root, cg), 0);
+    CU_ASSERT_TRUE(s.cgroup);
+    CU_ASSERT_STRING_EQUAL(s.cgroup_path, "/pod.slice/job");
+    struct mon_sys_sample x;
+    CU_ASSERT_EQUAL(mon_sys_sample(&s, 1.0, &x), 0);
+    CU_ASSERT_FALSE(x.have_cpu);
+    CU_ASSERT_TRUE(x.have_mem);
+    CU_ASSERT_DOUBLE_EQUAL(x.mem_avail_mib, 8000.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(x.mem_used_mib, 8000.0, 1e-9);
+    CU_ASSERT_TRUE(x.have_cg_limit);
+    CU_ASSERT_DOUBLE_EQUAL(x.cg_limit_cores, 2.0, 1e-9);
+    CU_ASSERT_TRUE(x.have_cg_mem);
+    CU_ASSERT_DOUBLE_EQUAL(x.cg_mem_cur_mib, 100.0, 1e-9);
+    CU_ASSERT_FALSE(x.have_cg_mem_max); /* "max" */
+    CU_ASSERT_EQUAL(mon_sys_sample(&s, 2.0, &x), 0);
+    CU_ASSERT_FALSE(x.have_cpu); /* no jiffies passed: not measured, not 0/0 */
+    CU_ASSERT_TRUE(x.have_cg_cpu);
+    CU_ASSERT_DOUBLE_EQUAL(x.cg_cpu_pct, 0.0, 1e-9);
+    mon_sys_close(&s);
+    /* without a cgroup root (or on a v1 host) no cgroup columns */
+    CU_ASSERT_EQUAL_FATAL(mon_sys_open(&s, root, NULL), 0);
+    CU_ASSERT_FALSE(s.cgroup);
+    mon_sys_close(&s);
+    free(root);
+    free(cg);
+}
+
+static void test_sys_old(void)
+{
+    char *root = td("old");
+    struct mon_sys s;
+    CU_ASSERT_EQUAL_FATAL(mon_sys_open(&s, root, "/nonexistent"), 0);
+    CU_ASSERT_FALSE(s.cgroup);
+    struct mon_sys_sample x;
+    CU_ASSERT_EQUAL(mon_sys_sample(&s, 1.0, &x), 0);
+    CU_ASSERT_TRUE(x.have_mem);
+    CU_ASSERT_DOUBLE_EQUAL(x.mem_avail_mib, 500000.0 / 1024, 1e-9);
+    mon_sys_close(&s);
+    free(root);
+}
+
+static void test_sys_live(void)
+{
+    struct mon_sys s;
+    CU_ASSERT_EQUAL_FATAL(mon_sys_open(&s, "/proc", "/sys/fs/cgroup"), 0);
+    struct mon_sys_sample x;
+    CU_ASSERT_EQUAL(mon_sys_sample(&s, 0.0, &x), 0);
+    th_sleep(0.2);
+    CU_ASSERT_EQUAL(mon_sys_sample(&s, 0.2, &x), 0);
+    CU_ASSERT_TRUE(x.have_cpu);
+    CU_ASSERT_TRUE(x.usr_pct >= 0 && x.usr_pct <= 100);
+    CU_ASSERT_TRUE(x.idle_pct >= 0 && x.idle_pct <= 100);
+    CU_ASSERT_TRUE(x.usr_pct + x.idle_pct + x.sys_pct + x.iowait_pct + x.steal_pct <= 100.05);
+    CU_ASSERT_TRUE(x.mem_used_mib > 0 && x.mem_avail_mib > 0);
+    mon_sys_close(&s);
+}
+
+/* A real tree: sh with two sleeping children. */
+static void test_tree_live(void)
+{
+    char *argv[] = {"/bin/sh", "-c", "sleep 30 & sleep 30 & wait", NULL};
+    pid_t pid = th_spawn(argv, NULL, NULL, NULL);
+    CU_ASSERT_FATAL(pid > 0);
+    struct mon_tree t;
+    CU_ASSERT_EQUAL_FATAL(mon_tree_open(&t, "/proc", pid, false), 0);
+    struct mon_tree_sample s = {0};
+    for (int i = 0; i < 100; i++) { /* wait for sh to start both */
+        mon_tree_sample(&t, i * 0.05, &s);
+        if (s.procs == 3)
+            break;
+        th_sleep(0.05);
+    }
+    CU_ASSERT_EQUAL(s.procs, 3);
+    CU_ASSERT_TRUE(s.root_alive);
+    CU_ASSERT_TRUE(s.rss_mib > 0);
+    pid_t seen[8];
+    size_t ns = 0;
+    for (size_t i = 0; i < t.n && ns < 8; i++)
+        seen[ns++] = t.p[i].pid;
+    kill(pid, SIGKILL); /* the sleeps get reparented: they leave the tree */
+    th_wait(pid, 5);
+    mon_tree_sample(&t, 10.0, &s);
+    CU_ASSERT_FALSE(s.root_alive);
+    mon_tree_close(&t);
+    for (size_t i = 0; i < ns; i++)
+        if (seen[i] != pid)
+            kill(seen[i], SIGKILL);
+}
+
+/* CPU of descendants that exit between samples is still counted (reaped by a tracked parent:
+ * its cutime; orphaned: its last reading). The shell runs short-lived dd processes one after
+ * another, each living a few milliseconds, then says so and sleeps; the tree's CPU summed over
+ * the samples must match the shell's own rusage from wait4(), which includes every dd it
+ * reaped. Without the exited children's time the tree would show almost nothing. */
+static void test_tree_exited_children(void)
+{
+    char *dir = th_tmpdir("hwmon-exited");
+    char *done = th_fmt("%s/done", dir);
+    char *script = th_fmt("i=0; while [ $i -lt 25 ]; do "
+                          "dd if=/dev/zero of=/dev/null bs=64k count=5000 2>/dev/null; "
+                          "i=$((i+1)); done; : > '%s'; exec sleep 30",
+                          done);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", script, (char *)NULL);
+        _exit(127);
+    }
+    CU_ASSERT_FATAL(pid > 0);
+    struct mon_tree t;
+    CU_ASSERT_EQUAL_FATAL(mon_tree_open(&t, "/proc", pid, false), 0);
+    struct mon_tree_sample s;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double prev = 0, cpu_s = 0;
+    mon_tree_sample(&t, 0, &s);
+    bool finished = false;
+    for (int i = 0; i < 600 && !finished; i++) {
+        th_sleep(0.05);
+        finished = access(done, F_OK) == 0;
+        struct timespec n;
+        clock_gettime(CLOCK_MONOTONIC, &n);
+        double now = (double)(n.tv_sec - t0.tv_sec) + (double)(n.tv_nsec - t0.tv_nsec) * 1e-9;
+        if (mon_tree_sample(&t, now, &s) == 0 && s.have_cpu)
+            cpu_s += s.cpu_pct / 100 * (now - prev);
+        prev = now;
+    }
+    th_sleep(0.05); /* the "sleep 30" exec is idle; one more sample catches the last ticks */
+    struct timespec n;
+    clock_gettime(CLOCK_MONOTONIC, &n);
+    double now = (double)(n.tv_sec - t0.tv_sec) + (double)(n.tv_nsec - t0.tv_nsec) * 1e-9;
+    if (mon_tree_sample(&t, now, &s) == 0 && s.have_cpu)
+        cpu_s += s.cpu_pct / 100 * (now - prev);
+    mon_tree_close(&t);
+    kill(pid, SIGKILL);
+    int st;
+    struct rusage ru;
+    while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR)
+        ;
+    double truth = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+                   (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+    fprintf(stderr, "[tree_exited_children] tree %.3f s, rusage %.3f s\n", cpu_s, truth);
+    CU_ASSERT_TRUE(finished);
+    CU_ASSERT(truth > 0.05);
+    /* ticks are 10 ms: allow a few of them, and 15 % */
+    CU_ASSERT(fabs(cpu_s - truth) <= 0.15 * truth + 0.04);
+    th_rmtree(dir);
+    free(dir);
+    free(done);
+    free(script);
+}
+
+void add_procfs_suite(void);
+void add_procfs_suite(void)
+{
+    CU_pSuite s = CU_add_suite("procfs", NULL, NULL);
+    CU_add_test(s, "parse_cpu", test_parse_cpu);
+    CU_add_test(s, "parse_meminfo", test_parse_meminfo);
+    CU_add_test(s, "parse_stat", test_parse_stat);
+    CU_add_test(s, "parse_misc", test_parse_misc);
+    CU_add_test(s, "csv_format", test_csv_format);
+    CU_add_test(s, "tree_children", test_tree_children);
+    CU_add_test(s, "tree_scan", test_tree_scan);
+    CU_add_test(s, "tree_old", test_tree_old);
+    CU_add_test(s, "sys_modern_cgroup", test_sys_modern);
+    CU_add_test(s, "sys_old", test_sys_old);
+    CU_add_test(s, "sys_live", test_sys_live);
+    CU_add_test(s, "tree_live", test_tree_live);
+    CU_add_test(s, "tree_exited_children", test_tree_exited_children);
+}
