@@ -865,6 +865,18 @@ static int make_dir(struct run *r)
         hw_warn(errno, "resolve %s", name);
         return -1;
     }
+    /* Appending a second run's samples to a first run's files would make one summary of two
+     * runs. A run.jsonl alone is fine: the user may have logged a config event before. */
+    static const char *const samples[] = {"cpu_metrics.csv", "proc_metrics.csv", "hw_metrics.csv",
+                                          "hw_dmon.csv", "gpu_procs.csv"};
+    for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
+        char path[PATH_MAX + 32];
+        join_path(path, sizeof path, r->dir, samples[i]);
+        if (access(path, F_OK) == 0) {
+            hw_warn(0, "%s already holds a run (%s): choose another -o DIR", r->dir, samples[i]);
+            return -1;
+        }
+    }
     if (!cfg->out_dir && !cfg->quiet)
         hw_warn(0, "writing to %s", r->dir);
     return 0;

@@ -104,14 +104,61 @@ static void test_wrap_cannot_run(void)
     char *f = th_fmt("%s/notexec", dir);
     th_write_file(f, "#!/bin/sh\n", 10);
     chmod(f, 0644);
-    argv = ht_argv(dir, "--no-gpu", "--", f, NULL);
+    char *run2 = th_fmt("%s/run2", dir), *run3 = th_fmt("%s/run3", dir);
+    argv = ht_argv(run2, "--no-gpu", "--", f, NULL);
     CU_ASSERT_EQUAL(ht_run(argv, NULL, 30, NULL), 126);
     free(argv);
     /* not on PATH: 127 */
-    argv = ht_argv(dir, "--no-gpu", "--", "no-such-command-hwmon-test", NULL);
+    argv = ht_argv(run3, "--no-gpu", "--", "no-such-command-hwmon-test", NULL);
     CU_ASSERT_EQUAL(ht_run(argv, NULL, 30, NULL), 127);
     free(argv);
+    free(run2);
+    free(run3);
     free(f);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A directory that already holds a run's samples is refused before anything runs, and the
+ * first run's files are left as they were; a run.jsonl alone (events logged before hwmon
+ * started) is kept and appended to. */
+static void test_refuses_used_dir(void)
+{
+    char *dir = th_tmpdir("hwmon-used");
+    char **argv = ht_argv(dir, "--no-gpu", "-i", "0.1", "--", "sleep", "0.3", NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, NULL, 30, NULL), 0);
+    free(argv);
+    char *cpu = th_fmt("%s/cpu_metrics.csv", dir);
+    size_t before = 0, after = 0;
+    free(th_read_file(cpu, &before));
+    char *marker = th_fmt("%s/ran", dir);
+    char *touch = th_fmt("touch %s", marker);
+    argv = ht_argv(dir, "--no-gpu", "--", "sh", "-c", touch, NULL);
+    struct th_result r;
+    CU_ASSERT_EQUAL(ht_run(argv, NULL, 30, &r), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "already holds a run"));
+    th_result_free(&r);
+    free(argv);
+    free(th_read_file(cpu, &after));
+    CU_ASSERT(before > 0 && after == before);
+    CU_ASSERT_EQUAL(access(marker, F_OK), -1); /* the command never ran */
+
+    char *pre = th_fmt("%s/pre", dir);
+    mkdir(pre, 0755);
+    char *log = th_fmt("%s/run.jsonl", pre);
+    const char *config = "{\"ts\": \"2026-01-01T00:00:00.000+00:00\", \"type\": \"event\", "
+                         "\"event\": \"config\"}\n";
+    th_write_file(log, config, strlen(config));
+    argv = ht_argv(pre, "--no-gpu", "--", "true", NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, NULL, 30, NULL), 0);
+    free(argv);
+    CU_ASSERT_EQUAL(ht_count_events(pre, "config"), 1);
+    CU_ASSERT_EQUAL(ht_count_events(pre, "start"), 1);
+    free(log);
+    free(pre);
+    free(touch);
+    free(marker);
+    free(cpu);
     th_rmtree(dir);
     free(dir);
 }
@@ -982,6 +1029,7 @@ void add_hwmon_suites(void)
     CU_add_test(s, "wrap_status", test_wrap_status);
     CU_add_test(s, "wrap_cannot_run", test_wrap_cannot_run);
     CU_add_test(s, "wrap_env", test_wrap_env);
+    CU_add_test(s, "refuses_used_dir", test_refuses_used_dir);
 
     s = CU_add_suite("signals", NULL, NULL);
     CU_add_test(s, "forward_signals", test_forward_signals);
