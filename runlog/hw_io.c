@@ -82,6 +82,28 @@ ssize_t hw_pread_all(int fd, char *buf, size_t cap)
     return read_rest(fd, buf, cap, 0, true);
 }
 
+int hw_write_atomic(const char *path, const char *data, size_t len)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp)
+        return -ENAMETOOLONG;
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    int rc = hw_write_all(fd, data, len, NULL);
+    if (rc == 0 && fchmod(fd, 0644) != 0) /* mkostemp makes 0600 */
+        rc = -errno;
+    if (rc == 0 && fsync(fd) != 0)
+        rc = -errno;
+    if (close(fd) != 0 && rc == 0)
+        rc = -errno;
+    if (rc == 0 && rename(tmp, path) != 0)
+        rc = -errno;
+    if (rc != 0)
+        unlink(tmp);
+    return rc;
+}
+
 int hw_mkdir_p(const char *path)
 {
     char tmp[4096];
@@ -162,6 +184,8 @@ bool hw_buf_reserve(struct hw_buf *b, size_t n)
 
 void hw_buf_put(struct hw_buf *b, const void *s, size_t n)
 {
+    if (n == 0) /* s may be NULL then, and memcpy(NULL, ...) is undefined even for 0 bytes */
+        return;
     if (!hw_buf_reserve(b, n))
         return;
     memcpy(b->p + b->len, s, n);

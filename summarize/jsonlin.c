@@ -1,0 +1,127 @@
+/* run.jsonl lines (DESIGN.md "run.jsonl") through json-c: phases and events to the sink. A line
+ * that is not a JSON object with a timestamp "ts" and a string "type" is skipped and counted;
+ * entries of other types are counted as parsed and not handed on. */
+#include "reader_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct jl_st {
+    struct json_tokener *tok;
+};
+
+static bool get_ts(struct json_object *o, double *t)
+{
+    struct json_object *v;
+    if (!json_object_object_get_ex(o, "ts", &v))
+        return false;
+    if (json_object_is_type(v, json_type_string)) {
+        const char *s = json_object_get_string(v);
+        return sum_parse_any_ts(s, (size_t)json_object_get_string_len(v), t);
+    }
+    if (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) {
+        *t = json_object_get_double(v); /* epoch seconds, leniently */
+        return isfinite(*t);
+    }
+    return false;
+}
+
+static const char *get_str(struct json_object *o, const char *key)
+{
+    struct json_object *v;
+    if (json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
+        return json_object_get_string(v);
+    return NULL;
+}
+
+static void jl_line(struct sum_reader *r, const char *s, size_t n)
+{
+    struct jl_st *st = r->st;
+    json_tokener_reset(st->tok);
+    struct json_object *o = json_tokener_parse_ex(st->tok, s, (int)n);
+    enum json_tokener_error err = json_tokener_get_error(st->tok);
+    if (!o || err != json_tokener_success) {
+        json_object_put(o);
+        sum_skip(r, SUM_SKIP_JSON, json_tokener_error_desc(err));
+        return;
+    }
+    for (size_t i = json_tokener_get_parse_end(st->tok); i < n; i++)
+        if (!(s[i] == ' ' || s[i] == '\t' || s[i] == '\r')) {
+            json_object_put(o);
+            sum_skip(r, SUM_SKIP_JSON, "text after the JSON value");
+            return;
+        }
+    double t;
+    const char *type;
+    if (!json_object_is_type(o, json_type_object) || !(type = get_str(o, "type"))) {
+        json_object_put(o);
+        sum_skip(r, SUM_SKIP_SHAPE, "no \"type\"");
+        return;
+    }
+    if (!get_ts(o, &t)) {
+        json_object_put(o);
+        sum_skip(r, SUM_SKIP_TIMESTAMP, "\"ts\"");
+        return;
+    }
+    if (!strcmp(type, "phase")) {
+        const char *name = get_str(o, "name");
+        struct json_object *sv;
+        double sec = NAN;
+        if (json_object_object_get_ex(o, "seconds", &sv) &&
+            (json_object_is_type(sv, json_type_double) || json_object_is_type(sv, json_type_int)))
+            sec = json_object_get_double(sv);
+        if (!name || !isfinite(sec) || sec < 0) {
+            json_object_put(o);
+            sum_skip(r, SUM_SKIP_SHAPE, "phase without name or seconds");
+            return;
+        }
+        struct sum_phase p = {.t_end = t, .seconds = sec, .t_start = t - sec, .name = name,
+                              .obj = o, .line = r->lineno};
+        r->q->parsed++;
+        if (r->sink->phase)
+            r->sink->phase(r->sink->ctx, &p);
+    } else if (!strcmp(type, "event")) {
+        const char *name = get_str(o, "event");
+        if (!name) {
+            json_object_put(o);
+            sum_skip(r, SUM_SKIP_SHAPE, "event without \"event\"");
+            return;
+        }
+        struct json_object *data = NULL;
+        if (!json_object_object_get_ex(o, "data", &data) ||
+            !json_object_is_type(data, json_type_object))
+            data = NULL;
+        struct sum_event e = {.t = t, .name = name, .data = data, .obj = o, .line = r->lineno};
+        r->q->parsed++;
+        if (r->sink->event)
+            r->sink->event(r->sink->ctx, &e);
+    } else {
+        r->q->parsed++;
+    }
+    json_object_put(o);
+}
+
+static void jl_free(struct sum_reader *r)
+{
+    struct jl_st *st = r->st;
+    if (st && st->tok)
+        json_tokener_free(st->tok);
+    free(st);
+    r->st = NULL;
+}
+
+void sum_runlog_init(struct sum_reader *r)
+{
+    struct jl_st *st = calloc(1, sizeof *st);
+    if (!st)
+        return;
+    st->tok = json_tokener_new_ex(64);
+    if (!st->tok) {
+        free(st);
+        return;
+    }
+    r->st = st;
+    r->line_fn = jl_line;
+    r->free_fn = jl_free;
+}

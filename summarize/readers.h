@@ -1,0 +1,293 @@
+/* Streaming readers for the files of a run directory (DESIGN.md "The run directory",
+ * hwmon/FORMAT.md).
+ *
+ * Every reader takes bytes in chunks (from a file or from memory), splits them into lines, parses
+ * each line and hands one typed row to a sink: a struct of callbacks plus a context pointer. A
+ * reader keeps no rows: its memory is bounded by the longest line it accepts (opts.max_line)
+ * whatever the file size. Two consumers use this: the summary (summary.c) and the HTML report;
+ * each does its own pass with its own sink.
+ *
+ * Usage:
+ *     struct sum_sink sink = { .ctx = me, .gpu = on_gpu, .diag = on_bad_line };
+ *     struct sum_quality q;
+ *     int rc = sum_read_file(SUM_KIND_GPU, "run/hw_metrics.csv", &opts, &sink, &q);
+ *
+ * or push bytes yourself (tests, fuzzers):
+ *     struct sum_reader *r = sum_reader_new(SUM_KIND_DMON, "hw_dmon.csv", &opts, &sink, &q);
+ *     sum_reader_feed(r, buf, n); ... sum_reader_finish(r); sum_reader_free(r);
+ *
+ * Conventions for every row type:
+ * - times are seconds since the epoch, UTC (nvidia-smi's local times are converted with
+ *   opts.tz); NAN when the file has no time column;
+ * - a metric that was not measured (placeholder cell, `-`, empty cell, missing column) is NAN;
+ *   one placeholder never drops the rest of its row;
+ * - strings in rows are borrowed: valid only during the callback, not NUL-terminated unless said;
+ * - `line` is the 1-based line number in the file.
+ * Lines that cannot be used are skipped, counted in struct sum_quality by reason and reported
+ * through sink->diag; nothing is fatal except failing to open or read the file. A last line
+ * without '\n' is "not yet written": it is not parsed and is counted apart (quality.partial_*).
+ */
+#ifndef SUM_READERS_H
+#define SUM_READERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct json_object;
+
+/* ---- time zone of nvidia-smi timestamps ------------------------------------------------- */
+
+enum sum_tz_kind {
+    SUM_TZ_UTC,
+    SUM_TZ_FIXED, /* a fixed offset east of UTC */
+    SUM_TZ_NAMED, /* a zone name, resolved with the process's TZ (set by the CLI, see below) */
+};
+
+struct sum_tz {
+    enum sum_tz_kind kind;
+    long offset_s;  /* SUM_TZ_FIXED: seconds east of UTC */
+    char name[64];  /* as given: "UTC", "+05:30", "Europe/Paris" */
+};
+
+/* Parse "UTC" (also "Z", "GMT", "utc"), a fixed offset ("+05:30", "-0800", "+05", "UTC+01:00")
+ * or, when allow_named, a zone name that exists under /usr/share/zoneinfo. A named zone is
+ * resolved through mktime(3), so the caller must setenv("TZ", name) and tzset() before reading
+ * (the CLI does that once, before starting threads). Returns 0 or -EINVAL; *out untouched on
+ * failure. */
+int sum_tz_parse(const char *s, bool allow_named, struct sum_tz *out);
+
+/* Convert a local civil time in tz to seconds since the epoch (UTC). */
+double sum_tz_to_utc(const struct sum_tz *tz, int year, int mon, int day, int hour, int min,
+                     double sec);
+
+/* ---- what the readers produce ------------------------------------------------------------- */
+
+/* Metrics of a --query-gpu row (hw_metrics.csv), by meaning. */
+enum sum_gpu_metric {
+    SUM_GM_UTIL,      /* utilization.gpu [%] */
+    SUM_GM_MEM_UTIL,  /* utilization.memory [%] (memory controller busy) */
+    SUM_GM_MEM_USED,  /* memory.used [MiB] */
+    SUM_GM_MEM_TOTAL, /* memory.total [MiB] */
+    SUM_GM_POWER,     /* power.draw [W] (else power.draw.instant / power.draw.average) */
+    SUM_GM_TEMP,      /* temperature.gpu [C] */
+    SUM_GM_SM_CLOCK,  /* clocks.current.sm [MHz] (alias clocks.sm) */
+    SUM_GM_MEM_CLOCK, /* clocks.current.memory [MHz] (alias clocks.mem) */
+    SUM_GM_GR_CLOCK,  /* clocks.current.graphics [MHz] (alias clocks.gr) */
+    SUM_GM_COUNT
+};
+extern const char *const sum_gpu_metric_names[SUM_GM_COUNT]; /* "util_pct", "power_w", ... */
+
+/* How a row's GPU number was found. */
+enum sum_gpu_id {
+    SUM_GPU_ID_INDEX,    /* from the index column */
+    SUM_GPU_ID_UUID,     /* order of first appearance of its uuid */
+    SUM_GPU_ID_POSITION, /* position within the block of rows sharing one timestamp */
+    SUM_GPU_ID_NONE,     /* nothing to tell GPUs apart: always 0 */
+};
+
+struct sum_gpu_row {
+    double t;                  /* NAN without a timestamp column */
+    int gpu;                   /* GPU number, >= 0 (see id_from) */
+    enum sum_gpu_id id_from;
+    const char *uuid;          /* NUL-terminated, NULL without a uuid column or value */
+    double v[SUM_GM_COUNT];    /* NAN = not measured */
+    uint64_t line;
+};
+
+/* Columns of `nvidia-smi dmon` that have a meaning for us; others are still in names/vals. */
+enum sum_dmon_col {
+    SUM_DM_PWR, SUM_DM_GTEMP, SUM_DM_MTEMP, SUM_DM_SM, SUM_DM_MEM, SUM_DM_ENC, SUM_DM_DEC,
+    SUM_DM_JPG, SUM_DM_OFA, SUM_DM_MCLK, SUM_DM_PCLK, SUM_DM_FB, SUM_DM_BAR1, SUM_DM_CCPM,
+    SUM_DM_RXPCI, SUM_DM_TXPCI,
+    SUM_DM_COUNT
+};
+extern const char *const sum_dmon_col_names[SUM_DM_COUNT]; /* dmon's labels: "pwr", "sm", ... */
+
+struct sum_dmon_row {
+    double t;                /* from -o D/T columns (Date+Time; Time alone has no date: NAN) */
+    int gpu;                 /* the gpu/Idx column; -1 if absent */
+    double v[SUM_DM_COUNT];  /* NAN = absent column or `-` */
+    size_t ncols;            /* every column of the current header, in order: */
+    const char *const *names;/*   its label ("gpu", "pwr", "gract", ...) */
+    const double *vals;      /*   its value, NAN for `-` or non-numeric */
+    uint64_t line;
+};
+
+/* cpu_metrics.csv (FORMAT.md), columns by header name. */
+enum sum_cpu_col {
+    SUM_CPU_USR, SUM_CPU_IDLE, SUM_CPU_SYS, SUM_CPU_IOWAIT, SUM_CPU_STEAL, SUM_CPU_MEM_USED,
+    SUM_CPU_MEM_AVAIL, SUM_CPU_CG_LIMIT, SUM_CPU_CG_PCT, SUM_CPU_CG_MEM, SUM_CPU_CG_MEM_MAX,
+    SUM_CPU_COUNT
+};
+extern const char *const sum_cpu_col_names[SUM_CPU_COUNT]; /* header names: "usr_pct", ... */
+
+struct sum_cpu_row {
+    double t;
+    double v[SUM_CPU_COUNT];
+    uint64_t line;
+};
+
+/* proc_metrics.csv (FORMAT.md), columns by header name. */
+enum sum_proc_col {
+    SUM_PROC_PROCS, SUM_PROC_THREADS, SUM_PROC_CPU, SUM_PROC_RSS, SUM_PROC_READ, SUM_PROC_WRITE,
+    SUM_PROC_PSS,
+    SUM_PROC_COUNT
+};
+extern const char *const sum_proc_col_names[SUM_PROC_COUNT]; /* "procs", "rss_mib", ... */
+
+struct sum_proc_row {
+    double t;
+    double v[SUM_PROC_COUNT];
+    uint64_t line;
+};
+
+/* gpu_procs.csv: --query-compute-apps rows. */
+struct sum_gpu_proc_row {
+    double t;              /* NAN without a timestamp column */
+    const char *gpu_uuid;  /* NUL-terminated or NULL */
+    long pid;              /* -1 if absent or unreadable */
+    double used_mib;       /* NAN = not measured ([N/A] on Windows) */
+    const char *name;      /* process name, NUL-terminated, may contain ", "; NULL if absent */
+    uint64_t line;
+};
+
+/* run.jsonl: a completed phase, covering [t_start, t_end]. */
+struct sum_phase {
+    double t_end;                /* its "ts" */
+    double seconds;              /* its "seconds" (>= 0) */
+    double t_start;              /* t_end - seconds */
+    const char *name;            /* NUL-terminated */
+    struct json_object *obj;     /* the whole line (borrowed: json_object_get to keep it) */
+    uint64_t line;
+};
+
+/* run.jsonl: a point-in-time event. */
+struct sum_event {
+    double t;
+    const char *name;            /* its "event", NUL-terminated */
+    struct json_object *data;    /* its "data" or NULL (borrowed) */
+    struct json_object *obj;     /* the whole line (borrowed) */
+    uint64_t line;
+};
+
+/* Callbacks; any may be NULL. Called in file order. */
+struct sum_sink {
+    void *ctx;
+    void (*gpu)(void *ctx, const struct sum_gpu_row *r);
+    void (*dmon)(void *ctx, const struct sum_dmon_row *r);
+    void (*cpu)(void *ctx, const struct sum_cpu_row *r);
+    void (*proc)(void *ctx, const struct sum_proc_row *r);
+    void (*gpu_proc)(void *ctx, const struct sum_gpu_proc_row *r);
+    void (*phase)(void *ctx, const struct sum_phase *p);
+    void (*event)(void *ctx, const struct sum_event *e);
+    /* A line was skipped (or, line 0, a note about the file). name is the reader's file name. */
+    void (*diag)(void *ctx, const char *name, uint64_t line, const char *reason);
+};
+
+/* Why a line was skipped. */
+enum sum_skip {
+    SUM_SKIP_TOO_LONG,   /* longer than opts.max_line */
+    SUM_SKIP_CSV,        /* libcsv could not split it */
+    SUM_SKIP_CELLS,      /* cell count does not match the columns */
+    SUM_SKIP_LAYOUT,     /* no header, no field list, and a cell count that says nothing */
+    SUM_SKIP_TIMESTAMP,  /* its timestamp cell is not a timestamp */
+    SUM_SKIP_JSON,       /* not valid JSON */
+    SUM_SKIP_SHAPE,      /* valid JSON but not an entry (object with ts and type) */
+    SUM_SKIP_BINARY,     /* contains NUL bytes */
+    SUM_SKIP_COUNT
+};
+extern const char *const sum_skip_names[SUM_SKIP_COUNT]; /* "too_long", "csv", ... */
+
+#define SUM_MAX_TOKENS 12
+
+/* What a reader saw in its file. Nothing is dropped without being counted here. */
+struct sum_quality {
+    bool present;               /* the file was read (set by sum_read_file) */
+    uint64_t bytes;             /* bytes fed */
+    uint64_t lines;             /* complete lines ('\n'-terminated; "\r\n" is one end) */
+    uint64_t parsed;            /* lines that became a row/entry */
+    uint64_t headers;           /* header and comment lines */
+    uint64_t blank;             /* empty lines */
+    uint64_t skipped[SUM_SKIP_COUNT];
+    uint64_t bad_cells;         /* cells that should be numbers but are junk (not placeholders) */
+    struct {
+        char token[32];         /* "[N/A]", "N/A", "-", "[Not Supported]", "" (empty cell) */
+        uint64_t n;
+    } placeholders[SUM_MAX_TOKENS];
+    size_t n_tokens;
+    uint64_t placeholders_other; /* tokens beyond SUM_MAX_TOKENS distinct ones */
+    bool partial_last;           /* the file ends inside a line ("not yet written") */
+    uint64_t partial_bytes;
+};
+uint64_t sum_quality_skipped_total(const struct sum_quality *q);
+uint64_t sum_quality_placeholders_total(const struct sum_quality *q);
+
+/* ---- reading -------------------------------------------------------------------------------- */
+
+enum sum_kind {
+    SUM_KIND_GPU,       /* hw_metrics.csv */
+    SUM_KIND_DMON,      /* hw_dmon.csv */
+    SUM_KIND_CPU,       /* cpu_metrics.csv */
+    SUM_KIND_PROC,      /* proc_metrics.csv */
+    SUM_KIND_GPU_PROCS, /* gpu_procs.csv */
+    SUM_KIND_RUNLOG,    /* run.jsonl */
+    SUM_KIND_COUNT
+};
+extern const char *const sum_kind_files[SUM_KIND_COUNT]; /* "hw_metrics.csv", ... */
+
+struct sum_read_opts {
+    /* hw_metrics.csv without a header: its fields, comma-separated, as the start event's
+     * gpu_query_fields (or the last gpu_fields_fallback's fields). NULL: a header line if the
+     * file has one, else FORMAT.md's rule (11 cells: hwmon's default list, 9: pytyche's). */
+    const char *gpu_fields;
+    /* gpu_procs.csv without a header: its fields; NULL: hwmon's
+     * timestamp,gpu_uuid,pid,used_gpu_memory,process_name. */
+    const char *gpu_procs_fields;
+    struct sum_tz tz;  /* zone of nvidia-smi timestamps (zero-initialized: UTC) */
+    size_t max_line;   /* longest line accepted; 0: 1 MiB */
+};
+
+struct sum_reader;
+
+/* A push reader for one file of the given kind. name is used in diagnostics (copied). opts and
+ * sink may be NULL (defaults: UTC, 1 MiB lines; no callbacks); opts, sink and q must outlive the
+ * reader; q is zeroed here. Returns NULL on ENOMEM. */
+struct sum_reader *sum_reader_new(enum sum_kind kind, const char *name,
+                                  const struct sum_read_opts *opts, const struct sum_sink *sink,
+                                  struct sum_quality *q);
+/* Feed the next n bytes. Returns 0 or -ENOMEM. */
+int sum_reader_feed(struct sum_reader *r, const void *buf, size_t n);
+/* End of input: counts a partial last line (not parsed). Returns 0. */
+int sum_reader_finish(struct sum_reader *r);
+void sum_reader_free(struct sum_reader *r); /* accepts NULL */
+
+/* Open path and feed it whole, in chunks. Returns 0, or -errno when it cannot be opened or read
+ * (-ENOENT: absent, which callers usually treat as "no such data"). q->present is set when the
+ * file was opened. */
+int sum_read_file(enum sum_kind kind, const char *path, const struct sum_read_opts *opts,
+                  const struct sum_sink *sink, struct sum_quality *q);
+
+/* ---- what run.jsonl says about the other files --------------------------------------------- */
+
+struct sum_run_info {
+    bool have_start;           /* hwmon's start event was seen */
+    double t_start;            /* its ts (NAN if none) */
+    double t_stop;             /* stop event's ts (NAN if none) */
+    double stop_duration_s;    /* stop event's data.duration_s (NAN if none) */
+    double interval_s;         /* start event's data.interval_s (NAN if none) */
+    bool have_tz;              /* data.smi_tz was present and understood */
+    struct sum_tz tz;
+    char smi_tz_raw[64];       /* data.smi_tz as given (even when not understood) */
+    bool have_fields;
+    char gpu_fields[1024];     /* gpu_query_fields, or the last gpu_fields_fallback's fields */
+    uint64_t child_restarts;   /* child_restart events */
+};
+
+/* Initialize info (everything "not seen"). */
+void sum_run_info_init(struct sum_run_info *info);
+/* Update info from one event (start, stop, gpu_fields_fallback, child_restart). Use it from an
+ * event callback over run.jsonl, then pass info->gpu_fields and info->tz to the CSV readers. */
+void sum_run_info_event(struct sum_run_info *info, const struct sum_event *e);
+
+#endif

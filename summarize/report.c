@@ -1,0 +1,724 @@
+/* Output formats of a summary: see report.h; the JSON schema is documented in summarize.1. */
+#include "report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "hwrun/timeutil.h"
+
+/* ---- a small pretty JSON writer --------------------------------------------------------- */
+
+struct jw {
+    struct hw_buf *b;
+    int depth;
+    bool started;
+    bool first[16];
+};
+
+static void jw_sep(struct jw *w, const char *key)
+{
+    if (!w->first[w->depth])
+        hw_buf_putc(w->b, ',');
+    w->first[w->depth] = false;
+    hw_buf_putc(w->b, '\n');
+    for (int i = 0; i < w->depth; i++)
+        hw_buf_puts(w->b, "  ");
+    if (key) {
+        hw_buf_json_str(w->b, key, strlen(key));
+        hw_buf_puts(w->b, ": ");
+    }
+}
+
+static void jw_open(struct jw *w, const char *key, char c)
+{
+    if (w->started)
+        jw_sep(w, key);
+    w->started = true;
+    hw_buf_putc(w->b, c);
+    w->depth++;
+    w->first[w->depth] = true;
+}
+
+static void jw_close(struct jw *w, char c)
+{
+    bool empty = w->first[w->depth];
+    w->depth--;
+    if (!empty) {
+        hw_buf_putc(w->b, '\n');
+        for (int i = 0; i < w->depth; i++)
+            hw_buf_puts(w->b, "  ");
+    }
+    hw_buf_putc(w->b, c);
+}
+
+static void jw_num(struct jw *w, const char *key, double v)
+{
+    jw_sep(w, key);
+    if (isfinite(v))
+        hw_buf_py_double(w->b, v);
+    else
+        hw_buf_puts(w->b, "null");
+}
+
+static void jw_u64(struct jw *w, const char *key, uint64_t v)
+{
+    jw_sep(w, key);
+    hw_buf_printf(w->b, "%llu", (unsigned long long)v);
+}
+
+static void jw_str(struct jw *w, const char *key, const char *s)
+{
+    jw_sep(w, key);
+    if (s)
+        hw_buf_json_str(w->b, s, strlen(s));
+    else
+        hw_buf_puts(w->b, "null");
+}
+
+static void jw_bool(struct jw *w, const char *key, bool v)
+{
+    jw_sep(w, key);
+    hw_buf_puts(w->b, v ? "true" : "false");
+}
+
+static void jw_raw(struct jw *w, const char *key, const char *raw)
+{
+    jw_sep(w, key);
+    hw_buf_puts(w->b, raw ? raw : "null");
+}
+
+static void jw_time(struct jw *w, const char *key, double t)
+{
+    if (!isfinite(t)) {
+        jw_raw(w, key, "null");
+        return;
+    }
+    char iso[HW_ISO_LEN];
+    /* to the nearest millisecond: epoch seconds carry ~2e-7 s of binary noise */
+    double ms = floor(t * 1000 + 0.5);
+    double sec = floor(ms / 1000);
+    struct timespec ts = {(time_t)sec, (long)(ms - sec * 1000) * 1000000L};
+    hw_iso_utc(iso, &ts);
+    jw_str(w, key, iso);
+}
+
+static void jw_stat(struct jw *w, const char *key, const struct sum_stat *s)
+{
+    if (!s->n) {
+        jw_raw(w, key, "null");
+        return;
+    }
+    jw_open(w, key, '{');
+    jw_u64(w, "n", s->n);
+    jw_num(w, "mean", sum_stat_mean(s));
+    jw_num(w, "min", s->min);
+    jw_num(w, "max", s->max);
+    jw_num(w, "p50", sum_stat_quantile(s, 0.50));
+    jw_num(w, "p95", sum_stat_quantile(s, 0.95));
+    jw_num(w, "p99", sum_stat_quantile(s, 0.99));
+    if (!sum_stat_exact(s))
+        jw_bool(w, "percentiles_exact", false);
+    jw_close(w, '}');
+}
+
+/* ---- derived figures -------------------------------------------------------------------- */
+
+static double mean_or_nan(const struct sum_stat *s)
+{
+    return s->n ? sum_stat_mean(s) : NAN;
+}
+
+static double max_or_nan(const struct sum_stat *s)
+{
+    return s->n ? s->max : NAN;
+}
+
+static const struct sum_stat *mem_util_stat(const struct sum_run *run, const char **source)
+{
+    if (run->dmon_mem_all.n) {
+        *source = "hw_dmon.csv mem";
+        return &run->dmon_mem_all;
+    }
+    if (run->all[SUM_GM_MEM_UTIL].n) {
+        *source = "hw_metrics.csv utilization.memory";
+        return &run->all[SUM_GM_MEM_UTIL];
+    }
+    *source = NULL;
+    return &run->all[SUM_GM_MEM_UTIL];
+}
+
+static double clock_mean(const struct sum_run *run)
+{
+    if (run->all[SUM_GM_SM_CLOCK].n)
+        return sum_stat_mean(&run->all[SUM_GM_SM_CLOCK]);
+    return mean_or_nan(&run->all[SUM_GM_GR_CLOCK]);
+}
+
+static uint64_t gpu_samples(const struct sum_run *run)
+{
+    return run->q[SUM_KIND_GPU].parsed;
+}
+
+static const char *tz_source_name(enum sum_tz_source s)
+{
+    switch (s) {
+    case SUM_TZ_FROM_START_EVENT: return "start_event";
+    case SUM_TZ_FROM_OPTION: return "option";
+    case SUM_TZ_DEFAULT: return "default";
+    }
+    return "default";
+}
+
+/* Durations come from differences of epoch seconds (ulp ~2e-7): show them to the microsecond. */
+static double round_us(double x)
+{
+    return isfinite(x) ? round(x * 1e6) / 1e6 : x;
+}
+
+static double growth(const struct sum_stat *s)
+{
+    return s->n ? s->last - s->first : NAN;
+}
+
+static double phase_energy_wh(const struct sum_phase_acc *p)
+{
+    double j = 0;
+    bool any = false;
+    for (int g = 0; g < SUM_MAX_GPUS; g++)
+        if (p->gpu[g] && p->gpu[g]->m[SUM_GM_POWER].n + (p->gpu[g]->energy_j != 0)) {
+            j += p->gpu[g]->energy_j;
+            any = true;
+        }
+    return any ? j / 3600.0 : NAN;
+}
+
+static uint64_t total_skipped(const struct sum_run *run)
+{
+    uint64_t n = 0;
+    for (int k = 0; k < SUM_KIND_COUNT; k++)
+        n += sum_quality_skipped_total(&run->q[k]);
+    return n;
+}
+
+static uint64_t total_partial(const struct sum_run *run)
+{
+    uint64_t n = 0;
+    for (int k = 0; k < SUM_KIND_COUNT; k++)
+        n += run->q[k].partial_last;
+    return n;
+}
+
+static uint64_t total_placeholders(const struct sum_run *run)
+{
+    uint64_t n = 0;
+    for (int k = 0; k < SUM_KIND_COUNT; k++)
+        n += sum_quality_placeholders_total(&run->q[k]);
+    return n;
+}
+
+static uint64_t events_total(const struct sum_run *run)
+{
+    uint64_t n = run->etype_other;
+    for (size_t i = 0; i < run->netype; i++)
+        n += run->etype[i].n;
+    return n;
+}
+
+/* ---- summary.json ----------------------------------------------------------------------- */
+
+static void json_gpu_metrics(struct jw *w, const struct sum_stat *m)
+{
+    for (int k = 0; k < SUM_GM_COUNT; k++)
+        if (k != SUM_GM_GR_CLOCK || m[k].n)
+            jw_stat(w, sum_gpu_metric_names[k], &m[k]);
+}
+
+static void json_quality(struct jw *w, const struct sum_run *run, int k)
+{
+    const struct sum_quality *q = &run->q[k];
+    jw_open(w, sum_kind_files[k], '{');
+    jw_bool(w, "present", q->present);
+    jw_str(w, "path", run->path[k]);
+    if (run->read_error[k])
+        jw_str(w, "read_error", strerror(-run->read_error[k]));
+    jw_u64(w, "bytes", q->bytes);
+    jw_u64(w, "lines", q->lines);
+    jw_u64(w, "parsed", q->parsed);
+    jw_u64(w, "header_lines", q->headers);
+    jw_u64(w, "blank_lines", q->blank);
+    jw_open(w, "skipped", '{');
+    for (int s = 0; s < SUM_SKIP_COUNT; s++)
+        if (q->skipped[s])
+            jw_u64(w, sum_skip_names[s], q->skipped[s]);
+    jw_close(w, '}');
+    jw_u64(w, "skipped_total", sum_quality_skipped_total(q));
+    jw_open(w, "placeholders", '{');
+    for (size_t i = 0; i < q->n_tokens; i++)
+        jw_u64(w, q->placeholders[i].token[0] ? q->placeholders[i].token : "(empty)",
+               q->placeholders[i].n);
+    if (q->placeholders_other)
+        jw_u64(w, "(other)", q->placeholders_other);
+    jw_close(w, '}');
+    jw_u64(w, "bad_cells", q->bad_cells);
+    jw_bool(w, "partial_last_line", q->partial_last);
+    jw_u64(w, "partial_bytes", q->partial_bytes);
+    const struct sum_stat *iv = &run->q_interval[k];
+    if (k != SUM_KIND_RUNLOG && k != SUM_KIND_GPU_PROCS) {
+        jw_open(w, "interval_sec", '{');
+        jw_num(w, "median", sum_stat_quantile(iv, 0.5));
+        jw_num(w, "p99", sum_stat_quantile(iv, 0.99));
+        jw_num(w, "max", max_or_nan(iv));
+        jw_close(w, '}');
+        double med = sum_stat_quantile(iv, 0.5);
+        jw_u64(w, "gaps", isfinite(med) ? sum_stat_count_above(iv, SUM_GAP_FACTOR * med) : 0);
+    }
+    jw_close(w, '}');
+}
+
+void sum_report_json(const struct sum_run *run, struct hw_buf *out)
+{
+    struct jw w = {.b = out};
+    jw_open(&w, NULL, '{');
+    jw_str(&w, "schema", "hwrun.summary/1");
+    jw_str(&w, "tool", "summarize (hwrun) " HWRUN_VERSION);
+    jw_str(&w, "dir", run->dir);
+    /* pytyche's keys (same names and meaning), null when never measured */
+    const char *mu_src;
+    const struct sum_stat *mu = mem_util_stat(run, &mu_src);
+    jw_num(&w, "peak_vram_mb", max_or_nan(&run->all[SUM_GM_MEM_USED]));
+    jw_num(&w, "gpu_util_mean_pct", mean_or_nan(&run->all[SUM_GM_UTIL]));
+    jw_num(&w, "gpu_util_max_pct", max_or_nan(&run->all[SUM_GM_UTIL]));
+    jw_num(&w, "mem_util_mean_pct", mean_or_nan(mu));
+    jw_num(&w, "mem_util_max_pct", max_or_nan(mu));
+    jw_num(&w, "power_watts_mean", mean_or_nan(&run->all[SUM_GM_POWER]));
+    jw_num(&w, "power_watts_max", max_or_nan(&run->all[SUM_GM_POWER]));
+    jw_num(&w, "cpu_usr_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_USR]));
+    jw_num(&w, "cpu_idle_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_IDLE]));
+    /* calibrax's keys */
+    jw_num(&w, "peak_rss_mb", max_or_nan(&run->proc[SUM_PROC_RSS]));
+    jw_num(&w, "mean_rss_mb", mean_or_nan(&run->proc[SUM_PROC_RSS]));
+    jw_num(&w, "memory_growth_mb", growth(&run->proc[SUM_PROC_RSS]));
+    jw_u64(&w, "num_samples", gpu_samples(run));
+    jw_num(&w, "duration_sec", round_us(sum_run_duration(run)));
+    jw_num(&w, "mean_gpu_clock_mhz", clock_mean(run));
+    jw_num(&w, "mean_gpu_power_w", mean_or_nan(&run->all[SUM_GM_POWER]));
+    /* ours */
+    jw_num(&w, "energy_wh", sum_run_energy_wh(run));
+    jw_str(&w, "mem_util_source", mu_src);
+    jw_time(&w, "start", run->t_max >= run->t_min ? run->t_min : NAN);
+    jw_time(&w, "end", run->t_max >= run->t_min ? run->t_max : NAN);
+    jw_open(&w, "time_zone", '{');
+    jw_str(&w, "zone", run->tz.name);
+    jw_str(&w, "source", tz_source_name(run->tz_source));
+    if (run->tz_start_unrecognized)
+        jw_str(&w, "start_event_smi_tz_unrecognized", run->info.smi_tz_raw);
+    jw_close(&w, '}');
+    jw_str(&w, "percentiles",
+           "linear interpolation between closest ranks; exact while a series has at most 1024 "
+           "distinct values, else within 0.4% relative error (marked percentiles_exact: false)");
+
+    jw_open(&w, "gpus", '[');
+    for (int g = 0; g < SUM_MAX_GPUS; g++) {
+        const struct sum_gpu *gp = run->gpu[g];
+        if (!gp)
+            continue;
+        jw_open(&w, NULL, '{');
+        jw_u64(&w, "index", (uint64_t)gp->index);
+        jw_str(&w, "uuid", gp->uuid[0] ? gp->uuid : NULL);
+        jw_u64(&w, "samples", gp->samples);
+        json_gpu_metrics(&w, gp->m);
+        jw_num(&w, "energy_wh", gp->m[SUM_GM_POWER].n ? gp->energy.joules / 3600.0 : NAN);
+        jw_open(&w, "energy", '{');
+        jw_num(&w, "covered_sec", gp->energy.covered_s);
+        jw_num(&w, "interval_sec", gp->energy.interval_s);
+        jw_u64(&w, "gaps", gp->energy.gaps);
+        jw_num(&w, "gap_sec", gp->energy.gap_s);
+        jw_u64(&w, "unmeasured_steps", gp->energy.unmeasured);
+        jw_close(&w, '}');
+        jw_open(&w, "interval_sec", '{');
+        jw_num(&w, "median", sum_stat_quantile(&gp->interval, 0.5));
+        jw_num(&w, "p99", sum_stat_quantile(&gp->interval, 0.99));
+        jw_close(&w, '}');
+        if (gp->in_dmon) {
+            jw_open(&w, "dmon", '{');
+            for (int k = 0; k < SUM_DM_COUNT; k++)
+                if (gp->dm[k].n)
+                    jw_stat(&w, sum_dmon_col_names[k], &gp->dm[k]);
+            jw_close(&w, '}');
+        }
+        jw_close(&w, '}');
+    }
+    jw_close(&w, ']');
+    if (run->gpu_rows_dropped)
+        jw_u64(&w, "gpu_rows_beyond_64_gpus", run->gpu_rows_dropped);
+
+    jw_open(&w, "phases", '[');
+    for (size_t i = 0; i < run->nphase; i++) {
+        const struct sum_phase_acc *p = &run->phase[i];
+        jw_open(&w, NULL, '{');
+        jw_str(&w, "name", p->name);
+        jw_time(&w, "start", p->t0);
+        jw_time(&w, "end", p->t1);
+        jw_num(&w, "seconds", round_us(p->t1 - p->t0));
+        jw_u64(&w, "line", p->line);
+        jw_num(&w, "energy_wh", phase_energy_wh(p));
+        jw_open(&w, "gpus", '[');
+        for (int g = 0; g < SUM_MAX_GPUS; g++) {
+            const struct sum_phase_gpu *pg = p->gpu[g];
+            if (!pg)
+                continue;
+            jw_open(&w, NULL, '{');
+            jw_u64(&w, "index", (uint64_t)g);
+            jw_u64(&w, "samples", pg->m[SUM_GM_UTIL].n > pg->m[SUM_GM_POWER].n
+                                      ? pg->m[SUM_GM_UTIL].n
+                                      : pg->m[SUM_GM_POWER].n);
+            json_gpu_metrics(&w, pg->m);
+            jw_num(&w, "energy_wh",
+                   run->gpu[g] && run->gpu[g]->m[SUM_GM_POWER].n ? pg->energy_j / 3600.0 : NAN);
+            jw_close(&w, '}');
+        }
+        jw_close(&w, ']');
+        jw_num(&w, "cpu_usr_mean_pct", mean_or_nan(&p->cpu_usr));
+        jw_num(&w, "cpu_idle_mean_pct", mean_or_nan(&p->cpu_idle));
+        jw_num(&w, "proc_peak_rss_mib", max_or_nan(&p->proc_rss));
+        jw_num(&w, "proc_cpu_mean_pct", mean_or_nan(&p->proc_cpu));
+        jw_close(&w, '}');
+    }
+    jw_close(&w, ']');
+    if (run->phases_dropped)
+        jw_u64(&w, "phases_not_summarized", run->phases_dropped);
+
+    jw_open(&w, "events", '{');
+    jw_u64(&w, "total", events_total(run));
+    jw_open(&w, "counts", '{');
+    for (size_t i = 0; i < run->netype; i++)
+        jw_u64(&w, run->etype[i].name, run->etype[i].n);
+    if (run->etype_other)
+        jw_u64(&w, "(other)", run->etype_other);
+    jw_close(&w, '}');
+    jw_u64(&w, "errors_total", run->err_total);
+    jw_open(&w, "errors", '[');
+    for (size_t i = 0; i < run->nerr; i++) {
+        jw_open(&w, NULL, '{');
+        jw_time(&w, "ts", run->err[i].t);
+        jw_str(&w, "event", run->err[i].name);
+        jw_u64(&w, "line", run->err[i].line);
+        jw_raw(&w, "data", run->err[i].data);
+        jw_close(&w, '}');
+    }
+    jw_close(&w, ']');
+    jw_u64(&w, "child_restarts", run->info.child_restarts);
+    jw_close(&w, '}');
+
+    jw_open(&w, "cpu", '{');
+    for (int c = 0; c < SUM_CPU_CG_LIMIT; c++)
+        jw_stat(&w, sum_cpu_col_names[c], &run->cpu[c]);
+    jw_close(&w, '}');
+
+    jw_open(&w, "process", '{');
+    jw_num(&w, "peak_rss_mib", max_or_nan(&run->proc[SUM_PROC_RSS]));
+    jw_num(&w, "mean_rss_mib", mean_or_nan(&run->proc[SUM_PROC_RSS]));
+    jw_num(&w, "memory_growth_mib", growth(&run->proc[SUM_PROC_RSS]));
+    jw_stat(&w, "rss_mib", &run->proc[SUM_PROC_RSS]);
+    jw_stat(&w, "pss_mib", &run->proc[SUM_PROC_PSS]);
+    jw_stat(&w, "cpu_pct", &run->proc[SUM_PROC_CPU]);
+    jw_num(&w, "threads_max", max_or_nan(&run->proc[SUM_PROC_THREADS]));
+    jw_num(&w, "threads_mean", mean_or_nan(&run->proc[SUM_PROC_THREADS]));
+    jw_num(&w, "procs_max", max_or_nan(&run->proc[SUM_PROC_PROCS]));
+    jw_num(&w, "read_bytes", max_or_nan(&run->proc[SUM_PROC_READ]));
+    jw_num(&w, "write_bytes", max_or_nan(&run->proc[SUM_PROC_WRITE]));
+    jw_num(&w, "gpu_mem_peak_mib", run->gp_rows ? run->gp_peak_total : NAN);
+    jw_open(&w, "gpu_mem_peak_by_pid", '[');
+    for (size_t i = 0; i < run->npids; i++) {
+        jw_open(&w, NULL, '{');
+        jw_u64(&w, "pid", (uint64_t)run->pids[i].pid);
+        jw_str(&w, "name", run->pids[i].name);
+        jw_num(&w, "peak_mib", run->pids[i].peak_mib);
+        jw_close(&w, '}');
+    }
+    jw_close(&w, ']');
+    jw_close(&w, '}');
+
+    jw_open(&w, "container", '{');
+    jw_raw(&w, "cgroup", run->cgroup_json);
+    jw_num(&w, "cpu_limit_cores", run->cg_limit_cores);
+    jw_num(&w, "mem_max_mib", run->cg_mem_max_mib);
+    jw_num(&w, "mem_peak_mib", max_or_nan(&run->cpu[SUM_CPU_CG_MEM]));
+    jw_stat(&w, "cpu_pct", &run->cpu[SUM_CPU_CG_PCT]);
+    jw_close(&w, '}');
+
+    jw_open(&w, "quality", '{');
+    jw_open(&w, "files", '{');
+    for (int k = 0; k < SUM_KIND_COUNT; k++)
+        json_quality(&w, run, k);
+    jw_close(&w, '}');
+    jw_u64(&w, "lines_skipped", total_skipped(run));
+    jw_u64(&w, "partial_last_lines", total_partial(run));
+    jw_u64(&w, "placeholders", total_placeholders(run));
+    jw_u64(&w, "child_restarts", run->info.child_restarts);
+    jw_close(&w, '}');
+    jw_close(&w, '}');
+    hw_buf_putc(out, '\n');
+}
+
+/* ---- text ------------------------------------------------------------------------------- */
+
+static void tnum(struct hw_buf *b, double v, const char *unit)
+{
+    if (isfinite(v))
+        hw_buf_printf(b, "%.1f%s", v, unit);
+    else
+        hw_buf_puts(b, "-");
+}
+
+static void tstat(struct hw_buf *b, const char *label, const struct sum_stat *s, const char *unit)
+{
+    if (!s->n)
+        return;
+    hw_buf_printf(b, "    %-14s mean ", label);
+    tnum(b, sum_stat_mean(s), unit);
+    hw_buf_puts(b, "  max ");
+    tnum(b, s->max, unit);
+    hw_buf_puts(b, "  p50 ");
+    tnum(b, sum_stat_quantile(s, 0.5), unit);
+    hw_buf_puts(b, "  p95 ");
+    tnum(b, sum_stat_quantile(s, 0.95), unit);
+    hw_buf_puts(b, "  p99 ");
+    tnum(b, sum_stat_quantile(s, 0.99), unit);
+    hw_buf_putc(b, '\n');
+}
+
+/* Text from the data (phase and event names, uuids) without control characters, so a hostile
+ * run.jsonl cannot move the terminal's cursor. */
+static const char *safe(const char *s, char *buf, size_t cap)
+{
+    size_t i = 0;
+    for (; s && s[i] && i + 1 < cap; i++)
+        buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+    buf[i] = '\0';
+    return buf;
+}
+
+void sum_report_text(const struct sum_run *run, struct hw_buf *out)
+{
+    char sb[256];
+    static const char *const units[SUM_GM_COUNT] = {"%", "%", " MiB", " MiB", " W",
+                                                    " C", " MHz", " MHz", " MHz"};
+    static const char *const labels[SUM_GM_COUNT] = {"util", "mem util", "mem used",
+                                                     "mem total", "power", "temperature",
+                                                     "SM clock", "mem clock", "gr clock"};
+    hw_buf_printf(out, "run %s\n", run->dir ? safe(run->dir, sb, sizeof sb) : "(files)");
+    hw_buf_puts(out, "  duration ");
+    tnum(out, sum_run_duration(run), " s");
+    hw_buf_printf(out, ", %llu GPU samples, %zu GPUs, energy ",
+                  (unsigned long long)gpu_samples(run), sum_run_gpu_count(run));
+    double e = sum_run_energy_wh(run);
+    tnum(out, e, " Wh");
+    hw_buf_printf(out, "\n  nvidia-smi times: %s (%s)\n", run->tz.name,
+                  tz_source_name(run->tz_source));
+    hw_buf_puts(out, "  GPU util mean ");
+    tnum(out, mean_or_nan(&run->all[SUM_GM_UTIL]), "%");
+    hw_buf_puts(out, ", peak VRAM ");
+    tnum(out, max_or_nan(&run->all[SUM_GM_MEM_USED]), " MiB");
+    hw_buf_puts(out, ", power mean ");
+    tnum(out, mean_or_nan(&run->all[SUM_GM_POWER]), " W");
+    hw_buf_puts(out, ", CPU usr ");
+    tnum(out, mean_or_nan(&run->cpu[SUM_CPU_USR]), "%");
+    hw_buf_puts(out, " idle ");
+    tnum(out, mean_or_nan(&run->cpu[SUM_CPU_IDLE]), "%");
+    hw_buf_putc(out, '\n');
+    if (run->proc[SUM_PROC_RSS].n) {
+        hw_buf_puts(out, "  process tree: peak RSS ");
+        tnum(out, run->proc[SUM_PROC_RSS].max, " MiB");
+        hw_buf_puts(out, ", CPU mean ");
+        tnum(out, mean_or_nan(&run->proc[SUM_PROC_CPU]), "%");
+        hw_buf_putc(out, '\n');
+    }
+    for (int g = 0; g < SUM_MAX_GPUS; g++) {
+        const struct sum_gpu *gp = run->gpu[g];
+        if (!gp)
+            continue;
+        hw_buf_printf(out, "  GPU %d%s%s: %llu samples, energy ", gp->index,
+                      gp->uuid[0] ? " " : "", safe(gp->uuid, sb, sizeof sb),
+                      (unsigned long long)gp->samples);
+        tnum(out, gp->m[SUM_GM_POWER].n ? gp->energy.joules / 3600 : NAN, " Wh");
+        if (gp->energy.gaps)
+            hw_buf_printf(out, " (%llu gaps, %.1f s not bridged)",
+                          (unsigned long long)gp->energy.gaps, gp->energy.gap_s);
+        hw_buf_putc(out, '\n');
+        for (int m = 0; m < SUM_GM_COUNT; m++)
+            tstat(out, labels[m], &gp->m[m], units[m]);
+    }
+    for (size_t i = 0; i < run->nphase; i++) {
+        const struct sum_phase_acc *p = &run->phase[i];
+        hw_buf_printf(out, "  phase %s: %.3f s, energy ", safe(p->name, sb, sizeof sb),
+                      p->t1 - p->t0);
+        tnum(out, phase_energy_wh(p), " Wh");
+        hw_buf_putc(out, '\n');
+        for (int g = 0; g < SUM_MAX_GPUS; g++)
+            if (p->gpu[g]) {
+                hw_buf_printf(out, "    GPU %d util mean ", g);
+                tnum(out, mean_or_nan(&p->gpu[g]->m[SUM_GM_UTIL]), "%");
+                hw_buf_puts(out, ", power mean ");
+                tnum(out, mean_or_nan(&p->gpu[g]->m[SUM_GM_POWER]), " W");
+                hw_buf_putc(out, '\n');
+            }
+    }
+    if (run->err_total)
+        hw_buf_printf(out, "  %llu error-like events (first: %s)\n",
+                      (unsigned long long)run->err_total, safe(run->err[0].name, sb, sizeof sb));
+    for (int k = 0; k < SUM_KIND_COUNT; k++) {
+        const struct sum_quality *q = &run->q[k];
+        uint64_t sk = sum_quality_skipped_total(q), ph = sum_quality_placeholders_total(q);
+        if (run->read_error[k])
+            hw_buf_printf(out, "  warning: %s: %s\n", sum_kind_files[k],
+                          strerror(-run->read_error[k]));
+        if (sk || q->partial_last || q->bad_cells)
+            hw_buf_printf(out,
+                          "  warning: %s: %llu of %llu lines skipped, %llu bad cells%s\n",
+                          sum_kind_files[k], (unsigned long long)sk,
+                          (unsigned long long)q->lines, (unsigned long long)q->bad_cells,
+                          q->partial_last ? ", partial last line ignored" : "");
+        if (ph)
+            hw_buf_printf(out, "  note: %s: %llu placeholder cells (not measured)\n",
+                          sum_kind_files[k], (unsigned long long)ph);
+    }
+    if (run->info.child_restarts)
+        hw_buf_printf(out, "  warning: %llu child restarts\n",
+                      (unsigned long long)run->info.child_restarts);
+}
+
+/* ---- one row per run -------------------------------------------------------------------- */
+
+enum col_type { C_STR, C_NUM, C_U64 };
+
+struct col {
+    const char *name;
+    enum col_type type;
+    const char *s;
+    double d;
+    uint64_t u;
+};
+
+#define NCOLS 30
+
+static size_t flat_cols(const struct sum_run *run, struct col *c)
+{
+    const char *mu_src;
+    const struct sum_stat *mu = mem_util_stat(run, &mu_src);
+    size_t n = 0;
+#define S(nm, v) c[n++] = (struct col){nm, C_STR, v, 0, 0}
+#define D(nm, v) c[n++] = (struct col){nm, C_NUM, NULL, v, 0}
+#define U(nm, v) c[n++] = (struct col){nm, C_U64, NULL, 0, v}
+    S("dir", run->dir);
+    U("gpus", sum_run_gpu_count(run));
+    U("num_samples", gpu_samples(run));
+    D("duration_sec", round_us(sum_run_duration(run)));
+    D("peak_vram_mb", max_or_nan(&run->all[SUM_GM_MEM_USED]));
+    D("gpu_util_mean_pct", mean_or_nan(&run->all[SUM_GM_UTIL]));
+    D("gpu_util_max_pct", max_or_nan(&run->all[SUM_GM_UTIL]));
+    D("mem_util_mean_pct", mean_or_nan(mu));
+    D("mem_util_max_pct", max_or_nan(mu));
+    D("power_watts_mean", mean_or_nan(&run->all[SUM_GM_POWER]));
+    D("power_watts_max", max_or_nan(&run->all[SUM_GM_POWER]));
+    D("energy_wh", sum_run_energy_wh(run));
+    D("mean_gpu_clock_mhz", clock_mean(run));
+    D("mean_gpu_power_w", mean_or_nan(&run->all[SUM_GM_POWER]));
+    D("cpu_usr_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_USR]));
+    D("cpu_idle_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_IDLE]));
+    D("peak_rss_mb", max_or_nan(&run->proc[SUM_PROC_RSS]));
+    D("mean_rss_mb", mean_or_nan(&run->proc[SUM_PROC_RSS]));
+    D("memory_growth_mb", growth(&run->proc[SUM_PROC_RSS]));
+    D("gpu_mem_peak_mib", run->gp_rows ? run->gp_peak_total : NAN);
+    U("phases", run->nphase);
+    U("events", events_total(run));
+    U("error_events", run->err_total);
+    U("child_restarts", run->info.child_restarts);
+    U("lines_skipped", total_skipped(run));
+    U("partial_last_lines", total_partial(run));
+    U("placeholders", total_placeholders(run));
+    S("time_zone", run->tz.name);
+    S("time_zone_source", tz_source_name(run->tz_source));
+#undef S
+#undef D
+#undef U
+    return n;
+}
+
+static void csv_cell(struct hw_buf *b, const char *s)
+{
+    if (!s)
+        return;
+    if (!strpbrk(s, ",\"\r\n")) {
+        hw_buf_puts(b, s);
+        return;
+    }
+    hw_buf_putc(b, '"');
+    for (; *s; s++) {
+        if (*s == '"')
+            hw_buf_putc(b, '"');
+        hw_buf_putc(b, *s);
+    }
+    hw_buf_putc(b, '"');
+}
+
+void sum_report_csv_header(struct hw_buf *out)
+{
+    struct sum_run *empty = sum_run_new();
+    if (!empty)
+        return;
+    struct col c[NCOLS];
+    size_t n = flat_cols(empty, c);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            hw_buf_putc(out, ',');
+        hw_buf_puts(out, c[i].name);
+    }
+    hw_buf_putc(out, '\n');
+    sum_run_free(empty);
+}
+
+void sum_report_csv_row(const struct sum_run *run, struct hw_buf *out)
+{
+    struct col c[NCOLS];
+    size_t n = flat_cols(run, c);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            hw_buf_putc(out, ',');
+        if (c[i].type == C_STR)
+            csv_cell(out, c[i].s);
+        else if (c[i].type == C_U64)
+            hw_buf_printf(out, "%llu", (unsigned long long)c[i].u);
+        else if (isfinite(c[i].d))
+            hw_buf_py_double(out, c[i].d);
+    }
+    hw_buf_putc(out, '\n');
+}
+
+void sum_report_jsonl_row(const struct sum_run *run, struct hw_buf *out)
+{
+    struct col c[NCOLS];
+    size_t n = flat_cols(run, c);
+    hw_buf_putc(out, '{');
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            hw_buf_puts(out, ", ");
+        hw_buf_json_str(out, c[i].name, strlen(c[i].name));
+        hw_buf_puts(out, ": ");
+        if (c[i].type == C_STR) {
+            if (c[i].s)
+                hw_buf_json_str(out, c[i].s, strlen(c[i].s));
+            else
+                hw_buf_puts(out, "null");
+        } else if (c[i].type == C_U64) {
+            hw_buf_printf(out, "%llu", (unsigned long long)c[i].u);
+        } else if (isfinite(c[i].d)) {
+            hw_buf_py_double(out, c[i].d);
+        } else {
+            hw_buf_puts(out, "null");
+        }
+    }
+    hw_buf_puts(out, "}\n");
+}

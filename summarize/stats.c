@@ -1,0 +1,332 @@
+/* Running statistics: see stats.h.
+ *
+ * Exact mode keeps distinct values in an open-addressing hash table (value -> count), sorted
+ * only when a quantile is asked for. Past SUM_QUANT_EXACT distinct values it becomes a
+ * log-linear histogram (HdrHistogram's layout): the bucket of |v| is its exponent and the top
+ * SUM_QUANT_SUB_BITS bits of its mantissa, read straight from the IEEE 754 bits, so each power
+ * of two is cut into 128 equal buckets. A bucket [lo, hi) has hi/lo <= 1 + 1/128 and its
+ * middle is within 1/256 of every value in it. */
+#include "stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SUB_BITS 7
+#define KEY_SHIFT (52 - SUB_BITS)
+#define MIN_INDEXABLE 1e-9 /* smaller magnitudes count as 0 */
+
+struct bucket_store {
+    int64_t lo;       /* key of counts[0] */
+    size_t n;
+    uint64_t *counts;
+};
+
+struct sum_quant {
+    bool sketch;
+    uint64_t n;
+    /* exact mode */
+    double *keys;
+    uint64_t *cnts; /* 0 = empty slot */
+    size_t cap, used;
+    /* sketch mode */
+    uint64_t zero;
+    struct bucket_store pos, neg;
+    /* the last value added and its slot/bucket: consecutive samples often repeat */
+    bool have_last;
+    double last_v;
+    size_t last_i;
+};
+
+static uint64_t dbits(double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+static double from_bits(uint64_t u)
+{
+    double v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+static size_t slot_of(const struct sum_quant *q, double v)
+{
+    uint64_t h = dbits(v); /* murmur3's finalizer: integers differ only in high bits */
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    size_t i = (size_t)h & (q->cap - 1);
+    while (q->cnts[i] && q->keys[i] != v)
+        i = (i + 1) & (q->cap - 1);
+    return i;
+}
+
+static bool grow(struct sum_quant *q)
+{
+    size_t cap = q->cap ? q->cap * 2 : 16;
+    double *keys = malloc(cap * sizeof *keys);
+    uint64_t *cnts = calloc(cap, sizeof *cnts);
+    if (!keys || !cnts) {
+        free(keys);
+        free(cnts);
+        return false;
+    }
+    struct sum_quant nq = *q;
+    nq.keys = keys;
+    nq.cnts = cnts;
+    nq.cap = cap;
+    for (size_t i = 0; i < q->cap; i++)
+        if (q->cnts[i]) {
+            size_t j = slot_of(&nq, q->keys[i]);
+            nq.keys[j] = q->keys[i];
+            nq.cnts[j] = q->cnts[i];
+        }
+    free(q->keys);
+    free(q->cnts);
+    q->keys = keys;
+    q->cnts = cnts;
+    q->cap = cap;
+    q->have_last = false;
+    return true;
+}
+
+static bool store_add(struct bucket_store *b, int64_t k, uint64_t c)
+{
+    if (b->n == 0) {
+        b->counts = calloc(64, sizeof *b->counts);
+        if (!b->counts)
+            return false;
+        b->n = 64;
+        b->lo = k - 32;
+    }
+    if (k < b->lo || k >= b->lo + (int64_t)b->n) {
+        int64_t lo = k < b->lo ? k - 64 : b->lo;
+        int64_t hi = k >= b->lo + (int64_t)b->n ? k + 64 : b->lo + (int64_t)b->n;
+        size_t n = (size_t)(hi - lo);
+        uint64_t *p = calloc(n, sizeof *p);
+        if (!p)
+            return false;
+        memcpy(p + (b->lo - lo), b->counts, b->n * sizeof *p);
+        free(b->counts);
+        b->counts = p;
+        b->n = n;
+        b->lo = lo;
+    }
+    b->counts[k - b->lo] += c;
+    return true;
+}
+
+static bool sketch_add(struct sum_quant *q, double v, uint64_t c)
+{
+    double a = fabs(v);
+    if (a < MIN_INDEXABLE) {
+        q->zero += c;
+        return true;
+    }
+    int64_t k = (int64_t)(dbits(a) >> KEY_SHIFT);
+    return store_add(v > 0 ? &q->pos : &q->neg, k, c);
+}
+
+/* The middle of bucket k: within 1/256 of anything in it. */
+static double bucket_value(int64_t k)
+{
+    double lo = from_bits((uint64_t)k << KEY_SHIFT);
+    double hi = from_bits((uint64_t)(k + 1) << KEY_SHIFT);
+    return isfinite(hi) ? (lo + hi) / 2 : lo;
+}
+
+static bool to_sketch(struct sum_quant *q)
+{
+    q->sketch = true;
+    q->have_last = false;
+    bool ok = true;
+    for (size_t i = 0; i < q->cap; i++)
+        if (q->cnts[i])
+            ok = sketch_add(q, q->keys[i], q->cnts[i]) && ok;
+    free(q->keys);
+    free(q->cnts);
+    q->keys = NULL;
+    q->cnts = NULL;
+    q->cap = q->used = 0;
+    return ok;
+}
+
+static bool quant_add(struct sum_quant *q, double v)
+{
+    if (v == 0)
+        v = 0.0; /* -0.0 and 0.0 are one value */
+    q->n++;
+    if (q->sketch)
+        return sketch_add(q, v, 1);
+    if (q->have_last && q->last_v == v) {
+        q->cnts[q->last_i]++;
+        return true;
+    }
+    if (q->used >= SUM_QUANT_EXACT) {
+        size_t i = slot_of(q, v);
+        if (q->cnts[i]) {
+            q->cnts[i]++;
+            q->have_last = true;
+            q->last_v = v;
+            q->last_i = i;
+            return true;
+        }
+        return to_sketch(q) && sketch_add(q, v, 1);
+    }
+    if ((q->used + 1) * 2 > q->cap && !grow(q)) {
+        q->n--;
+        return false;
+    }
+    size_t i = slot_of(q, v);
+    if (!q->cnts[i]) {
+        q->keys[i] = v;
+        q->used++;
+    }
+    q->cnts[i]++;
+    q->have_last = true;
+    q->last_v = v;
+    q->last_i = i;
+    return true;
+}
+
+void sum_stat_add(struct sum_stat *s, double v)
+{
+    if (isnan(v))
+        return;
+    if (s->n == 0) {
+        s->min = s->max = s->first = v;
+        s->sum = 0;
+    } else {
+        if (v < s->min)
+            s->min = v;
+        if (v > s->max)
+            s->max = v;
+    }
+    s->sum += v;
+    s->last = v;
+    s->n++;
+    if (s->no_quant || s->oom)
+        return;
+    if (!s->q) {
+        s->q = calloc(1, sizeof *s->q);
+        if (!s->q) {
+            s->oom = true;
+            return;
+        }
+    }
+    if (!quant_add(s->q, v))
+        s->oom = true;
+}
+
+double sum_stat_mean(const struct sum_stat *s)
+{
+    return s->n ? s->sum / (double)s->n : NAN;
+}
+
+struct vc {
+    double v;
+    uint64_t c;
+};
+
+static int cmp_vc(const void *a, const void *b)
+{
+    double x = ((const struct vc *)a)->v, y = ((const struct vc *)b)->v;
+    return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* The distinct values (or bucket middles) in increasing order with their counts. malloc'd. */
+static struct vc *sorted(const struct sum_quant *q, size_t *n)
+{
+    size_t cap = q->sketch ? q->pos.n + q->neg.n + 1 : q->used;
+    struct vc *a = malloc((cap ? cap : 1) * sizeof *a);
+    if (!a)
+        return NULL;
+    size_t k = 0;
+    if (!q->sketch) {
+        for (size_t i = 0; i < q->cap; i++)
+            if (q->cnts[i])
+                a[k++] = (struct vc){q->keys[i], q->cnts[i]};
+        qsort(a, k, sizeof *a, cmp_vc);
+    } else {
+        for (size_t i = q->neg.n; i-- > 0;)
+            if (q->neg.counts[i])
+                a[k++] = (struct vc){-bucket_value(q->neg.lo + (int64_t)i), q->neg.counts[i]};
+        if (q->zero)
+            a[k++] = (struct vc){0.0, q->zero};
+        for (size_t i = 0; i < q->pos.n; i++)
+            if (q->pos.counts[i])
+                a[k++] = (struct vc){bucket_value(q->pos.lo + (int64_t)i), q->pos.counts[i]};
+    }
+    *n = k;
+    return a;
+}
+
+static double rank_value(const struct vc *a, size_t n, uint64_t r)
+{
+    uint64_t acc = 0;
+    for (size_t i = 0; i < n; i++) {
+        acc += a[i].c;
+        if (r < acc)
+            return a[i].v;
+    }
+    return n ? a[n - 1].v : NAN;
+}
+
+double sum_stat_quantile(const struct sum_stat *s, double qq)
+{
+    if (!s->n || !s->q || s->oom)
+        return NAN;
+    const struct sum_quant *q = s->q;
+    size_t n;
+    struct vc *a = sorted(q, &n);
+    if (!a)
+        return NAN;
+    double h = qq * (double)(q->n - 1);
+    uint64_t lo = (uint64_t)floor(h);
+    double frac = h - (double)lo;
+    double v = rank_value(a, n, lo);
+    if (frac != 0 && lo + 1 < q->n) {
+        double b = rank_value(a, n, lo + 1);
+        v = v + (b - v) * frac;
+    }
+    free(a);
+    if (q->sketch) /* a bucket middle may lie outside what was seen */
+        v = fmin(fmax(v, s->min), s->max);
+    return v;
+}
+
+uint64_t sum_stat_count_above(const struct sum_stat *s, double x)
+{
+    if (!s->q || s->oom)
+        return 0;
+    size_t n;
+    struct vc *a = sorted(s->q, &n);
+    if (!a)
+        return 0;
+    uint64_t c = 0;
+    for (size_t i = 0; i < n; i++)
+        if (a[i].v > x)
+            c += a[i].c;
+    free(a);
+    return c;
+}
+
+bool sum_stat_exact(const struct sum_stat *s)
+{
+    return !s->q || !s->q->sketch;
+}
+
+void sum_stat_free(struct sum_stat *s)
+{
+    if (s->q) {
+        free(s->q->keys);
+        free(s->q->cnts);
+        free(s->q->pos.counts);
+        free(s->q->neg.counts);
+        free(s->q);
+        s->q = NULL;
+    }
+}

@@ -1,0 +1,43 @@
+/* Running statistics in bounded memory: count, sum (plain left-to-right double addition),
+ * min, max, and quantiles.
+ *
+ * Quantiles are exact while a series has at most SUM_QUANT_EXACT distinct values (nvidia-smi
+ * prints integers for most fields, so a whole run usually stays exact): values are kept as
+ * (value, count) pairs. Beyond that the series moves to log-linear buckets (128 per power of
+ * two, as HdrHistogram), and each rank's value is then within SUM_QUANT_ALPHA (1/256, 0.4%)
+ * relative error of the exact one; memory is bounded by the range of magnitudes (at most about
+ * 1 MiB for values from 1e-9 to 1e308, a few KiB for real data). Quantiles interpolate linearly
+ * between closest ranks (numpy's default, "linear"). */
+#ifndef SUM_STATS_H
+#define SUM_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SUM_QUANT_EXACT 1024
+#define SUM_QUANT_ALPHA (1.0 / 256)
+
+struct sum_quant;
+
+struct sum_stat {
+    uint64_t n;
+    double sum, min, max;
+    double first, last; /* first and last value added */
+    struct sum_quant *q; /* NULL until needed (or when quantiles are not wanted) */
+    bool no_quant;       /* set to skip quantiles for this series */
+    bool oom;            /* quantiles were lost for lack of memory */
+};
+
+/* Add a finite value (NaN is ignored: "not measured"). */
+void sum_stat_add(struct sum_stat *s, double v);
+double sum_stat_mean(const struct sum_stat *s); /* NAN when empty */
+/* q in [0, 1]; NAN when empty or quantiles unavailable. */
+double sum_stat_quantile(const struct sum_stat *s, double q);
+/* Values strictly above x (exact in exact mode, else approximate). */
+uint64_t sum_stat_count_above(const struct sum_stat *s, double x);
+/* Whether the quantiles of s are exact. */
+bool sum_stat_exact(const struct sum_stat *s);
+void sum_stat_free(struct sum_stat *s);
+
+#endif

@@ -1,0 +1,692 @@
+/* Aggregation of one run: a sink over the readers that keeps running statistics per GPU, per
+ * phase, for the CPU, the process tree and the container, plus energy and data quality. */
+#include "summary.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct sum_run *sum_run_new(void)
+{
+    struct sum_run *run = calloc(1, sizeof *run);
+    if (!run)
+        return NULL;
+    sum_run_info_init(&run->info);
+    run->t_min = INFINITY;
+    run->t_max = -INFINITY;
+    run->cg_limit_cores = NAN;
+    run->cg_mem_max_mib = NAN;
+    run->cpu_prev_t = NAN;
+    run->proc_prev_t = NAN;
+    /* the whole-run figures over every GPU are means and maxima only */
+    for (int m = 0; m < SUM_GM_COUNT; m++)
+        run->all[m].no_quant = true;
+    run->dmon_mem_all.no_quant = true;
+    return run;
+}
+
+static void phase_free(struct sum_phase_acc *p)
+{
+    free(p->name);
+    for (int g = 0; g < SUM_MAX_GPUS; g++) {
+        if (!p->gpu[g])
+            continue;
+        for (int m = 0; m < SUM_GM_COUNT; m++)
+            sum_stat_free(&p->gpu[g]->m[m]);
+        free(p->gpu[g]);
+    }
+    sum_stat_free(&p->cpu_usr);
+    sum_stat_free(&p->cpu_idle);
+    sum_stat_free(&p->proc_rss);
+    sum_stat_free(&p->proc_cpu);
+}
+
+void sum_run_free(struct sum_run *run)
+{
+    if (!run)
+        return;
+    free(run->dir);
+    for (int k = 0; k < SUM_KIND_COUNT; k++) {
+        free(run->path[k]);
+        sum_stat_free(&run->q_interval[k]);
+    }
+    for (int g = 0; g < SUM_MAX_GPUS; g++) {
+        struct sum_gpu *gp = run->gpu[g];
+        if (!gp)
+            continue;
+        for (int m = 0; m < SUM_GM_COUNT; m++)
+            sum_stat_free(&gp->m[m]);
+        for (int m = 0; m < SUM_DM_COUNT; m++)
+            sum_stat_free(&gp->dm[m]);
+        sum_stat_free(&gp->interval);
+        free(gp);
+    }
+    for (int m = 0; m < SUM_GM_COUNT; m++)
+        sum_stat_free(&run->all[m]);
+    sum_stat_free(&run->dmon_mem_all);
+    for (size_t i = 0; i < run->nphase; i++)
+        phase_free(&run->phase[i]);
+    free(run->phase);
+    free(run->order);
+    free(run->pmax);
+    for (size_t i = 0; i < run->nerr; i++)
+        free(run->err[i].data);
+    free(run->cgroup_json);
+    for (int c = 0; c < SUM_CPU_COUNT; c++)
+        sum_stat_free(&run->cpu[c]);
+    for (int c = 0; c < SUM_PROC_COUNT; c++)
+        sum_stat_free(&run->proc[c]);
+    free(run);
+}
+
+void sum_inputs_from_dir(struct sum_inputs *in, const char *dir, char *storage[SUM_KIND_COUNT])
+{
+    in->dir = dir;
+    for (int k = 0; k < SUM_KIND_COUNT; k++) {
+        storage[k] = NULL;
+        in->path[k] = NULL;
+        char *p;
+        if (asprintf(&p, "%s/%s", dir, sum_kind_files[k]) < 0)
+            continue;
+        struct stat st;
+        if (stat(p, &st) == 0) {
+            storage[k] = p;
+            in->path[k] = p;
+        } else {
+            free(p);
+        }
+    }
+}
+
+size_t sum_run_gpu_count(const struct sum_run *run)
+{
+    size_t n = 0;
+    for (int g = 0; g < SUM_MAX_GPUS; g++)
+        n += run->gpu[g] != NULL;
+    return n;
+}
+
+double sum_run_duration(const struct sum_run *run)
+{
+    if (isfinite(run->info.stop_duration_s))
+        return run->info.stop_duration_s;
+    if (isfinite(run->info.t_start) && isfinite(run->info.t_stop) &&
+        run->info.t_stop >= run->info.t_start)
+        return run->info.t_stop - run->info.t_start;
+    if (run->t_max >= run->t_min)
+        return run->t_max - run->t_min;
+    return NAN;
+}
+
+double sum_run_energy_wh(const struct sum_run *run)
+{
+    double j = 0;
+    bool any = false;
+    for (int g = 0; g < SUM_MAX_GPUS; g++)
+        if (run->gpu[g] && run->gpu[g]->m[SUM_GM_POWER].n) {
+            j += run->gpu[g]->energy.joules;
+            any = true;
+        }
+    return any ? j / 3600.0 : NAN;
+}
+
+static void see_time(struct sum_run *run, double t)
+{
+    if (isnan(t))
+        return;
+    if (t < run->t_min)
+        run->t_min = t;
+    if (t > run->t_max)
+        run->t_max = t;
+}
+
+/* ---- diagnostics ------------------------------------------------------------------------ */
+
+static void on_diag(void *ctx, const char *name, uint64_t line, const char *reason)
+{
+    struct sum_run *run = ctx;
+    if (++run->diag_count[run->cur_kind] > SUM_DIAG_PER_FILE)
+        return;
+    if (!run->cfg->message)
+        return;
+    char msg[600];
+    if (line)
+        snprintf(msg, sizeof msg, "%s:%llu: %s", name, (unsigned long long)line, reason);
+    else
+        snprintf(msg, sizeof msg, "%s: %s", name, reason);
+    run->cfg->message(run->cfg->message_ctx, msg);
+}
+
+/* ---- phases ----------------------------------------------------------------------------- */
+
+static void on_phase(void *ctx, const struct sum_phase *p)
+{
+    struct sum_run *run = ctx;
+    see_time(run, p->t_start);
+    see_time(run, p->t_end);
+    if (run->nphase >= SUM_MAX_PHASES) {
+        run->phases_dropped++;
+        return;
+    }
+    if (run->nphase == run->phase_cap) {
+        size_t cap = run->phase_cap ? run->phase_cap * 2 : 16;
+        struct sum_phase_acc *np = realloc(run->phase, cap * sizeof *np);
+        if (!np) {
+            run->phases_dropped++;
+            return;
+        }
+        run->phase = np;
+        run->phase_cap = cap;
+    }
+    struct sum_phase_acc *a = &run->phase[run->nphase];
+    memset(a, 0, sizeof *a);
+    a->name = strdup(p->name);
+    if (!a->name) {
+        run->phases_dropped++;
+        return;
+    }
+    a->t0 = p->t_start;
+    a->t1 = p->t_end;
+    a->line = p->line;
+    /* per-phase CPU and process figures are means and maxima only */
+    a->cpu_usr.no_quant = a->cpu_idle.no_quant = true;
+    a->proc_rss.no_quant = a->proc_cpu.no_quant = true;
+    a->no_quant = run->nphase >= SUM_PHASE_QUANT_MAX;
+    run->nphase++;
+}
+
+static int cmp_start(const void *a, const void *b, void *ctx)
+{
+    const struct sum_run *run = ctx;
+    double x = run->phase[*(const size_t *)a].t0, y = run->phase[*(const size_t *)b].t0;
+    return x < y ? -1 : x > y ? 1 : 0;
+}
+
+static void index_phases(struct sum_run *run)
+{
+    if (!run->nphase)
+        return;
+    run->order = malloc(run->nphase * sizeof *run->order);
+    run->pmax = malloc(run->nphase * sizeof *run->pmax);
+    if (!run->order || !run->pmax) {
+        free(run->order);
+        free(run->pmax);
+        run->order = NULL;
+        run->pmax = NULL;
+        return;
+    }
+    for (size_t i = 0; i < run->nphase; i++)
+        run->order[i] = i;
+    qsort_r(run->order, run->nphase, sizeof *run->order, cmp_start, run);
+    double m = -INFINITY;
+    for (size_t i = 0; i < run->nphase; i++) {
+        double e = run->phase[run->order[i]].t1;
+        if (e > m)
+            m = e;
+        run->pmax[i] = m;
+    }
+}
+
+/* Call fn for every phase whose window [t0, t1] meets [a, b]. */
+static void for_phases(struct sum_run *run, double a, double b,
+                       void (*fn)(struct sum_run *, struct sum_phase_acc *, double, double,
+                                  const void *),
+                       const void *arg)
+{
+    if (!run->order || isnan(a) || isnan(b))
+        return;
+    /* last phase (by start) with t0 <= b */
+    size_t lo = 0, hi = run->nphase;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (run->phase[run->order[mid]].t0 <= b)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t j = lo; j-- > 0;) {
+        if (run->pmax[j] < a)
+            break;
+        struct sum_phase_acc *p = &run->phase[run->order[j]];
+        if (p->t1 >= a)
+            fn(run, p, a, b, arg);
+    }
+}
+
+static struct sum_phase_gpu *phase_gpu(struct sum_phase_acc *p, int g)
+{
+    if (!p->gpu[g]) {
+        p->gpu[g] = calloc(1, sizeof *p->gpu[g]);
+        if (p->gpu[g] && p->no_quant)
+            for (int m = 0; m < SUM_GM_COUNT; m++)
+                p->gpu[g]->m[m].no_quant = true;
+    }
+    return p->gpu[g];
+}
+
+struct gpu_pt {
+    int g;
+    const double *v;
+};
+
+static void phase_gpu_point(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
+                            const void *arg)
+{
+    (void)run, (void)a, (void)b;
+    const struct gpu_pt *pt = arg;
+    struct sum_phase_gpu *pg = phase_gpu(p, pt->g);
+    if (!pg)
+        return;
+    for (int m = 0; m < SUM_GM_COUNT; m++)
+        sum_stat_add(&pg->m[m], pt->v[m]);
+}
+
+struct seg {
+    int g;
+    double t1, p1, t2, p2;
+};
+
+static void phase_energy(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
+                         const void *arg)
+{
+    (void)run, (void)a, (void)b;
+    const struct seg *s = arg;
+    double x = fmax(s->t1, p->t0), y = fmin(s->t2, p->t1);
+    if (y <= x)
+        return;
+    double slope = (s->p2 - s->p1) / (s->t2 - s->t1);
+    double px = s->p1 + slope * (x - s->t1), py = s->p1 + slope * (y - s->t1);
+    struct sum_phase_gpu *pg = phase_gpu(p, s->g);
+    if (pg)
+        pg->energy_j += (px + py) / 2.0 * (y - x);
+}
+
+/* ---- GPUs ------------------------------------------------------------------------------- */
+
+static struct sum_gpu *get_gpu(struct sum_run *run, int g)
+{
+    if (g < 0 || g >= SUM_MAX_GPUS)
+        return NULL;
+    if (!run->gpu[g]) {
+        run->gpu[g] = calloc(1, sizeof *run->gpu[g]);
+        if (!run->gpu[g])
+            return NULL;
+        run->gpu[g]->index = g;
+        run->gpu[g]->prev_t = NAN;
+        run->gpu[g]->dmon_prev_t = NAN;
+        run->gpu[g]->energy.interval_s = run->info.interval_s;
+    }
+    return run->gpu[g];
+}
+
+static void energy_step(struct sum_run *run, struct sum_gpu *gp, double t, double p)
+{
+    if (!gp->have_last) {
+        gp->have_last = true;
+        gp->last_t = t;
+        gp->last_p = p;
+        return;
+    }
+    double dt = t - gp->last_t;
+    if (!(dt > 0))
+        return; /* same or earlier time: not a step */
+    struct sum_energy *e = &gp->energy;
+    if (isnan(p) || isnan(gp->last_p)) {
+        e->unmeasured++;
+    } else if (dt > SUM_GAP_FACTOR * e->interval_s) {
+        e->gaps++;
+        e->gap_s += dt;
+    } else {
+        e->joules += (gp->last_p + p) / 2.0 * dt;
+        e->covered_s += dt;
+        struct seg s = {gp->index, gp->last_t, gp->last_p, t, p};
+        for_phases(run, gp->last_t, t, phase_energy, &s);
+    }
+    gp->last_t = t;
+    gp->last_p = p;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* The first samples of a GPU wait until the interval is known (hwmon's interval_s, else the
+ * median step of the first 16), so the gap rule applies from the first step. */
+static void warm_flush(struct sum_run *run, struct sum_gpu *gp)
+{
+    double d[16];
+    int nd = 0;
+    for (int i = 1; i < gp->nwarm; i++) {
+        double dt = gp->warm_t[i] - gp->warm_t[i - 1];
+        if (dt > 0)
+            d[nd++] = dt;
+    }
+    if (nd) {
+        qsort(d, (size_t)nd, sizeof d[0], cmp_double);
+        gp->energy.interval_s = nd % 2 ? d[nd / 2] : (d[nd / 2 - 1] + d[nd / 2]) / 2;
+    } else {
+        gp->energy.interval_s = INFINITY;
+    }
+    int n = gp->nwarm;
+    gp->nwarm = -1; /* flushed */
+    for (int i = 0; i < n; i++)
+        energy_step(run, gp, gp->warm_t[i], gp->warm_p[i]);
+}
+
+static void energy_add(struct sum_run *run, struct sum_gpu *gp, double t, double p)
+{
+    if (isnan(t))
+        return;
+    if (gp->nwarm >= 0 && isnan(gp->energy.interval_s)) {
+        gp->warm_t[gp->nwarm] = t;
+        gp->warm_p[gp->nwarm] = p;
+        if (++gp->nwarm == 17)
+            warm_flush(run, gp);
+        return;
+    }
+    energy_step(run, gp, t, p);
+}
+
+static void add_interval(struct sum_run *run, int kind, double *prev, double t,
+                         struct sum_stat *also)
+{
+    if (isnan(t))
+        return;
+    if (!isnan(*prev) && t > *prev) {
+        sum_stat_add(&run->q_interval[kind], t - *prev);
+        if (also)
+            sum_stat_add(also, t - *prev);
+    }
+    if (isnan(*prev) || t > *prev)
+        *prev = t;
+}
+
+static void on_gpu(void *ctx, const struct sum_gpu_row *r)
+{
+    struct sum_run *run = ctx;
+    struct sum_gpu *gp = get_gpu(run, r->gpu);
+    if (!gp) {
+        run->gpu_rows_dropped++;
+        return;
+    }
+    gp->in_query = true;
+    gp->samples++;
+    if (r->uuid && !gp->uuid[0])
+        snprintf(gp->uuid, sizeof gp->uuid, "%s", r->uuid);
+    for (int m = 0; m < SUM_GM_COUNT; m++) {
+        sum_stat_add(&gp->m[m], r->v[m]);
+        sum_stat_add(&run->all[m], r->v[m]);
+    }
+    see_time(run, r->t);
+    add_interval(run, SUM_KIND_GPU, &gp->prev_t, r->t, &gp->interval);
+    energy_add(run, gp, r->t, r->v[SUM_GM_POWER]);
+    if (!isnan(r->t)) {
+        struct gpu_pt pt = {r->gpu, r->v};
+        for_phases(run, r->t, r->t, phase_gpu_point, &pt);
+    }
+}
+
+static void on_dmon(void *ctx, const struct sum_dmon_row *r)
+{
+    struct sum_run *run = ctx;
+    struct sum_gpu *gp = get_gpu(run, r->gpu < 0 ? 0 : r->gpu);
+    if (!gp) {
+        run->gpu_rows_dropped++;
+        return;
+    }
+    gp->in_dmon = true;
+    for (int k = 0; k < SUM_DM_COUNT; k++)
+        sum_stat_add(&gp->dm[k], r->v[k]);
+    sum_stat_add(&run->dmon_mem_all, r->v[SUM_DM_MEM]);
+    see_time(run, r->t);
+    add_interval(run, SUM_KIND_DMON, &gp->dmon_prev_t, r->t, NULL);
+}
+
+/* ---- CPU, process tree, GPU processes ---------------------------------------------------- */
+
+struct pt2 {
+    double a, b;
+};
+
+static void phase_cpu(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
+                      const void *arg)
+{
+    (void)run, (void)a, (void)b;
+    const struct pt2 *v = arg;
+    sum_stat_add(&p->cpu_usr, v->a);
+    sum_stat_add(&p->cpu_idle, v->b);
+}
+
+static void phase_proc(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
+                       const void *arg)
+{
+    (void)run, (void)a, (void)b;
+    const struct pt2 *v = arg;
+    sum_stat_add(&p->proc_rss, v->a);
+    sum_stat_add(&p->proc_cpu, v->b);
+}
+
+static void on_cpu(void *ctx, const struct sum_cpu_row *r)
+{
+    struct sum_run *run = ctx;
+    for (int c = 0; c < SUM_CPU_COUNT; c++)
+        sum_stat_add(&run->cpu[c], r->v[c]);
+    if (!isnan(r->v[SUM_CPU_CG_LIMIT]))
+        run->cg_limit_cores = r->v[SUM_CPU_CG_LIMIT];
+    if (!isnan(r->v[SUM_CPU_CG_MEM_MAX]))
+        run->cg_mem_max_mib = r->v[SUM_CPU_CG_MEM_MAX];
+    see_time(run, r->t);
+    add_interval(run, SUM_KIND_CPU, &run->cpu_prev_t, r->t, NULL);
+    if (!isnan(r->t)) {
+        struct pt2 v = {r->v[SUM_CPU_USR], r->v[SUM_CPU_IDLE]};
+        for_phases(run, r->t, r->t, phase_cpu, &v);
+    }
+}
+
+static void on_proc(void *ctx, const struct sum_proc_row *r)
+{
+    struct sum_run *run = ctx;
+    for (int c = 0; c < SUM_PROC_COUNT; c++)
+        sum_stat_add(&run->proc[c], r->v[c]);
+    see_time(run, r->t);
+    add_interval(run, SUM_KIND_PROC, &run->proc_prev_t, r->t, NULL);
+    if (!isnan(r->t)) {
+        struct pt2 v = {r->v[SUM_PROC_RSS], r->v[SUM_PROC_CPU]};
+        for_phases(run, r->t, r->t, phase_proc, &v);
+    }
+}
+
+static void gp_close_block(struct sum_run *run)
+{
+    if (run->gp_block_open && run->gp_block_sum > run->gp_peak_total)
+        run->gp_peak_total = run->gp_block_sum;
+    run->gp_block_open = false;
+    run->gp_block_sum = 0;
+}
+
+static void on_gpu_proc(void *ctx, const struct sum_gpu_proc_row *r)
+{
+    struct sum_run *run = ctx;
+    run->gp_rows++;
+    see_time(run, r->t);
+    /* rows of one sample share its timestamp: their sum is the GPU memory at that time */
+    if (!run->gp_block_open || !(r->t == run->gp_block_t) || isnan(r->t))
+        gp_close_block(run);
+    run->gp_block_open = true;
+    run->gp_block_t = r->t;
+    if (!isnan(r->used_mib))
+        run->gp_block_sum += r->used_mib;
+    if (r->pid < 0 || isnan(r->used_mib))
+        return;
+    size_t i;
+    for (i = 0; i < run->npids; i++)
+        if (run->pids[i].pid == r->pid)
+            break;
+    if (i == run->npids) {
+        if (run->npids == SUM_MAX_PIDS) {
+            run->pids_dropped++;
+            return;
+        }
+        run->pids[i].pid = r->pid;
+        run->pids[i].peak_mib = r->used_mib;
+        snprintf(run->pids[i].name, sizeof run->pids[i].name, "%s", r->name ? r->name : "");
+        run->npids++;
+    } else if (r->used_mib > run->pids[i].peak_mib) {
+        run->pids[i].peak_mib = r->used_mib;
+    }
+}
+
+/* ---- events ----------------------------------------------------------------------------- */
+
+static bool error_like(const char *name)
+{
+    static const char *const words[] = {"error", "fail", "exit", "hung", "kill", "unavailable",
+                                        "oom", "crash", "abort", "exception", "restart",
+                                        "fallback", "timeout", "signal"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strcasestr(name, words[i]))
+            return true;
+    return false;
+}
+
+static void on_event(void *ctx, const struct sum_event *e)
+{
+    struct sum_run *run = ctx;
+    see_time(run, e->t);
+    sum_run_info_event(&run->info, e);
+    size_t i;
+    for (i = 0; i < run->netype; i++)
+        if (!strncmp(run->etype[i].name, e->name, sizeof run->etype[i].name - 1))
+            break;
+    if (i < run->netype) {
+        run->etype[i].n++;
+    } else if (run->netype < SUM_MAX_EVENT_TYPES) {
+        snprintf(run->etype[i].name, sizeof run->etype[i].name, "%s", e->name);
+        run->etype[i].n = 1;
+        run->netype++;
+    } else {
+        run->etype_other++;
+    }
+    if (!strcmp(e->name, "start") && e->data) {
+        struct json_object *cg;
+        if (json_object_object_get_ex(e->data, "cgroup", &cg) && cg) {
+            free(run->cgroup_json);
+            run->cgroup_json = strdup(json_object_to_json_string_ext(
+                cg, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+        }
+    }
+    if (error_like(e->name)) {
+        run->err_total++;
+        if (run->nerr < SUM_MAX_ERRORS) {
+            struct sum_error_event *x = &run->err[run->nerr++];
+            x->t = e->t;
+            snprintf(x->name, sizeof x->name, "%s", e->name);
+            x->line = e->line;
+            x->data = NULL;
+            if (e->data) {
+                const char *s = json_object_to_json_string_ext(
+                    e->data, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+                size_t n = strlen(s);
+                if (n <= 2000)
+                    x->data = strdup(s);
+            }
+        }
+    }
+}
+
+/* ---- the whole run ---------------------------------------------------------------------- */
+
+static int read_kind(struct sum_run *run, enum sum_kind kind, const char *path,
+                     const struct sum_read_opts *opts, const struct sum_sink *sink)
+{
+    if (!path)
+        return 0;
+    run->cur_kind = kind;
+    run->path[kind] = strdup(path);
+    int rc = sum_read_file(kind, path, opts, sink, &run->q[kind]);
+    if (rc < 0) {
+        run->read_error[kind] = rc;
+        if (run->cfg->message) {
+            char msg[600];
+            snprintf(msg, sizeof msg, "%s: %s", path, strerror(-rc));
+            run->cfg->message(run->cfg->message_ctx, msg);
+        }
+    }
+    if (run->diag_count[kind] > SUM_DIAG_PER_FILE && run->cfg->message) {
+        char msg[600];
+        snprintf(msg, sizeof msg, "%s: %llu more problems not shown (see the quality section)",
+                 path, (unsigned long long)(run->diag_count[kind] - SUM_DIAG_PER_FILE));
+        run->cfg->message(run->cfg->message_ctx, msg);
+    }
+    return rc;
+}
+
+int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
+                      const struct sum_config *cfg)
+{
+    static const struct sum_config none;
+    run->cfg = cfg ? cfg : &none;
+    cfg = run->cfg;
+    if (in->dir)
+        run->dir = strdup(in->dir);
+    struct sum_sink sink = {
+        .ctx = run,
+        .gpu = on_gpu,
+        .dmon = on_dmon,
+        .cpu = on_cpu,
+        .proc = on_proc,
+        .gpu_proc = on_gpu_proc,
+        .phase = on_phase,
+        .event = on_event,
+        .diag = on_diag,
+    };
+    struct sum_read_opts opts = {.max_line = cfg->max_line};
+    int first_err = 0;
+    int rc = read_kind(run, SUM_KIND_RUNLOG, in->path[SUM_KIND_RUNLOG], &opts, &sink);
+    if (rc < 0 && !first_err)
+        first_err = rc;
+    index_phases(run);
+
+    /* time zone of nvidia-smi's timestamps */
+    if (run->info.have_tz) {
+        run->tz = run->info.tz;
+        run->tz_source = SUM_TZ_FROM_START_EVENT;
+    } else {
+        run->tz_start_unrecognized = run->info.smi_tz_raw[0] != '\0';
+        if (cfg->have_tz) {
+            run->tz = cfg->tz;
+            run->tz_source = SUM_TZ_FROM_OPTION;
+        } else {
+            sum_tz_parse("UTC", false, &run->tz);
+            run->tz_source = SUM_TZ_DEFAULT;
+        }
+    }
+    opts.tz = run->tz;
+    if (run->info.have_fields)
+        opts.gpu_fields = run->info.gpu_fields;
+
+    static const enum sum_kind order[] = {SUM_KIND_GPU, SUM_KIND_DMON, SUM_KIND_CPU,
+                                          SUM_KIND_PROC, SUM_KIND_GPU_PROCS};
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        rc = read_kind(run, order[i], in->path[order[i]], &opts, &sink);
+        if (rc < 0 && !first_err)
+            first_err = rc;
+    }
+    gp_close_block(run);
+    for (int g = 0; g < SUM_MAX_GPUS; g++)
+        if (run->gpu[g] && run->gpu[g]->nwarm > 0)
+            warm_flush(run, run->gpu[g]);
+
+    if (first_err)
+        return first_err;
+    uint64_t parsed = 0;
+    for (int k = 0; k < SUM_KIND_COUNT; k++)
+        parsed += run->q[k].parsed;
+    return parsed ? 0 : -ENODATA;
+}

@@ -1,0 +1,181 @@
+/* The ResourceSummary of one run: what summarize computes from a run directory (DESIGN.md
+ * "summary.json"). sum_run_summarize() reads run.jsonl first (phase windows, the start event's
+ * smi_tz and gpu_query_fields), then each CSV once through the readers (readers.h), keeping
+ * only running statistics: memory does not grow with the files. */
+#ifndef SUM_SUMMARY_H
+#define SUM_SUMMARY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "readers.h"
+#include "stats.h"
+
+#define SUM_MAX_GPUS 64
+#define SUM_MAX_PHASES 4096   /* phases beyond this are counted, not summarized */
+#define SUM_PHASE_QUANT_MAX 256 /* phases beyond this get mean/min/max but no percentiles */
+#define SUM_MAX_ERRORS 32     /* error-like events listed (all are counted) */
+#define SUM_MAX_EVENT_TYPES 64
+#define SUM_MAX_PIDS 256
+#define SUM_GAP_FACTOR 3.0    /* a step longer than 3 sample intervals is a gap */
+#define SUM_DIAG_PER_FILE 5   /* messages shown per file, then a count */
+
+/* Power integrated over time: trapezoids between consecutive samples of one GPU. */
+struct sum_energy {
+    double joules;
+    double covered_s;       /* time covered by bridged steps */
+    uint64_t gaps;          /* steps longer than SUM_GAP_FACTOR intervals: not bridged */
+    double gap_s;
+    uint64_t unmeasured;    /* steps with power not measured at one end */
+    double interval_s;      /* the sample interval used for the gap rule */
+};
+
+struct sum_gpu {
+    int index;
+    bool in_query, in_dmon;
+    char uuid[64];
+    uint64_t samples;
+    struct sum_stat m[SUM_GM_COUNT];
+    struct sum_stat dm[SUM_DM_COUNT];
+    struct sum_stat interval;
+    struct sum_energy energy;
+    /* streaming state */
+    double prev_t, dmon_prev_t;
+    bool have_last;
+    double last_t, last_p;
+    int nwarm;
+    double warm_t[17], warm_p[17];
+};
+
+struct sum_phase_gpu {
+    struct sum_stat m[SUM_GM_COUNT];
+    double energy_j;
+};
+
+struct sum_phase_acc {
+    char *name;
+    double t0, t1;
+    uint64_t line;
+    bool no_quant; /* beyond SUM_PHASE_QUANT_MAX: no percentiles */
+    struct sum_phase_gpu *gpu[SUM_MAX_GPUS];
+    struct sum_stat cpu_usr, cpu_idle, proc_rss, proc_cpu;
+};
+
+struct sum_event_type {
+    char name[48];
+    uint64_t n;
+};
+
+struct sum_error_event {
+    double t;
+    char name[48];
+    uint64_t line;
+    char *data; /* JSON text of its data (malloc'd, may be NULL) */
+};
+
+struct sum_pid_mem {
+    long pid;
+    char name[64];
+    double peak_mib;
+};
+
+enum sum_tz_source { SUM_TZ_FROM_START_EVENT, SUM_TZ_FROM_OPTION, SUM_TZ_DEFAULT };
+
+/* Where a run's files are: dir (may be NULL) and one path per kind (NULL: not given). */
+struct sum_inputs {
+    const char *dir;
+    const char *path[SUM_KIND_COUNT];
+};
+
+struct sum_config {
+    bool have_tz;              /* --smi-tz given */
+    struct sum_tz tz;
+    size_t max_line;           /* 0: the readers' default */
+    /* Where problems go ("FILE:LINE: reason" already formatted); NULL: dropped. */
+    void (*message)(void *ctx, const char *text);
+    void *message_ctx;
+};
+
+struct sum_run {
+    char *dir;
+    struct sum_run_info info;
+    enum sum_tz_source tz_source;
+    struct sum_tz tz;
+    bool tz_start_unrecognized;
+
+    /* files */
+    struct sum_quality q[SUM_KIND_COUNT];
+    int read_error[SUM_KIND_COUNT]; /* -errno when a present file could not be read */
+    char *path[SUM_KIND_COUNT];
+    struct sum_stat q_interval[SUM_KIND_COUNT];
+    uint64_t diag_count[SUM_KIND_COUNT];
+    int cur_kind;
+
+    double t_min, t_max; /* over every sample and entry */
+    double cpu_prev_t, proc_prev_t;
+
+    /* GPUs */
+    struct sum_gpu *gpu[SUM_MAX_GPUS];
+    uint64_t gpu_rows_dropped; /* GPU numbers >= SUM_MAX_GPUS */
+    struct sum_stat all[SUM_GM_COUNT]; /* every GPU together (pytyche's keys) */
+    struct sum_stat dmon_mem_all;      /* dmon's "mem" column, every GPU */
+
+    /* phases, in log order; order[] sorts them by start, pmax[] = running max of ends */
+    struct sum_phase_acc *phase;
+    size_t nphase, phase_cap;
+    uint64_t phases_dropped;
+    size_t *order;
+    double *pmax;
+
+    /* events */
+    struct sum_event_type etype[SUM_MAX_EVENT_TYPES];
+    size_t netype;
+    uint64_t etype_other;
+    struct sum_error_event err[SUM_MAX_ERRORS];
+    size_t nerr;
+    uint64_t err_total;
+    char *cgroup_json; /* the start event's data.cgroup */
+
+    /* CPU and container */
+    struct sum_stat cpu[SUM_CPU_COUNT];
+    double cg_limit_cores, cg_mem_max_mib;
+
+    /* process tree */
+    struct sum_stat proc[SUM_PROC_COUNT];
+
+    /* GPU memory of processes (gpu_procs.csv) */
+    uint64_t gp_rows;
+    double gp_block_t;
+    bool gp_block_open;
+    double gp_block_sum, gp_peak_total;
+    struct sum_pid_mem pids[SUM_MAX_PIDS];
+    size_t npids;
+    uint64_t pids_dropped;
+
+    const struct sum_config *cfg;
+};
+
+/* A new, empty run. NULL on ENOMEM. */
+struct sum_run *sum_run_new(void);
+void sum_run_free(struct sum_run *run); /* accepts NULL */
+
+/* Fill in the file paths of a run directory (those that exist) into in; paths are malloc'd into
+ * storage[] (caller frees each). */
+void sum_inputs_from_dir(struct sum_inputs *in, const char *dir, char *storage[SUM_KIND_COUNT]);
+
+/* Read the inputs and compute the summary into run. Returns 0 when something usable was found,
+ * -ENODATA when nothing was, or -errno of the first file that exists but could not be read
+ * (the summary of the rest is still computed). */
+int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
+                      const struct sum_config *cfg);
+
+/* Number of GPUs seen (in hw_metrics.csv or hw_dmon.csv). */
+size_t sum_run_gpu_count(const struct sum_run *run);
+/* The run's duration in seconds: the stop event's duration_s, else stop - start events, else
+ * first to last timestamp seen; NAN when there is no time at all. */
+double sum_run_duration(const struct sum_run *run);
+/* Energy of every GPU together in Wh; NAN when no power was ever measured. */
+double sum_run_energy_wh(const struct sum_run *run);
+
+#endif

@@ -1,0 +1,313 @@
+/* bench_summarize: how fast summarize reads a large hw_metrics.csv, against a bare libcsv parse
+ * of the same file and against the pytyche oracle, and how much memory it needs.
+ *
+ *   build/tests/bench/bench_summarize [--size 1G] [--oracle-size 64M] [--gpus 8]
+ *       [--tmp DIR] [--summarize PATH] [--oracle PATH] [--no-oracle]
+ *
+ * It generates hwmon-style rows (11 columns, N GPUs per timestamp, slowly varying values, a few
+ * [N/A]) into a temporary directory, then measures (best of 3 runs, binary best of 2; file in page cache):
+ *   1. bare libcsv: read(2) in 256 KiB chunks + csv_parse with empty callbacks;
+ *   2. summarize's library on the same file (sum_run_summarize: readers + all statistics),
+ *      as shipped and with every line split by libcsv (the fast path for quote-free lines off);
+ *   3. the summarize binary (--format csv) for wall time and peak RSS (wait4), on prefixes of
+ *      10 MB, 100 MB and the full size, to show RSS is flat;
+ *   4. the oracle (python3 pytyche_summary.py) on a --oracle-size prefix, scaled to MB/s.
+ * The temporary directory is removed at the end. Goals (issue 4): summarize >= 90% of bare
+ * libcsv, peak RSS <= 16 MB and flat from 10 MB to 1 GB. */
+#include <csv.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hwrun/io.h"
+#include "reader_int.h"
+#include "report.h"
+#include "summary.h"
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static unsigned long long parse_size(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    switch (*end) {
+    case 'k': case 'K': v *= 1e3; break;
+    case 'm': case 'M': v *= 1e6; break;
+    case 'g': case 'G': v *= 1e9; break;
+    default: break;
+    }
+    return (unsigned long long)v;
+}
+
+static unsigned long long rng = 88172645463325252ULL;
+static unsigned rnd(unsigned n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (unsigned)(rng % n);
+}
+
+/* Write `size` bytes (whole lines) of hwmon rows; returns the bytes written. */
+static unsigned long long generate(const char *path, unsigned long long size, int gpus)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    static char buf[1 << 20];
+    setvbuf(f, buf, _IOFBF, sizeof buf);
+    unsigned long long written = 0;
+    double t = 1795274869.0;
+    unsigned util[64] = {0}, mem[64], power[64], temp[64];
+    for (int g = 0; g < gpus; g++)
+        mem[g] = 20000 + 1000 * (unsigned)g, power[g] = 30000, temp[g] = 50;
+    while (written < size) {
+        time_t s = (time_t)t;
+        struct tm tm;
+        gmtime_r(&s, &tm);
+        char ts[80];
+        snprintf(ts, sizeof ts, "%04d/%02d/%02d %02d:%02d:%02d.%03d", tm.tm_year + 1900,
+                 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                 (int)((t - (double)s) * 1000));
+        for (int g = 0; g < gpus; g++) {
+            util[g] = rnd(10) ? (rnd(4) ? 100 : 95 + rnd(6)) : rnd(101);
+            mem[g] = mem[g] + rnd(64) - 31;
+            if (mem[g] > 81000)
+                mem[g] = 81000;
+            power[g] = 20000 + rnd(50000);
+            temp[g] = 40 + rnd(40);
+            char line[300];
+            int n;
+            if (rnd(1000) == 0)
+                n = snprintf(line, sizeof line,
+                             "%s, %u, %u, %u, 81559, [N/A], %u, 1980, 2619, %d, "
+                             "GPU-ef1b2c9b-38d8-2090-2bd1-f567a3eb42%02d\n",
+                             ts, util[g], util[g] / 3, mem[g], temp[g], g, g);
+            else
+                n = snprintf(line, sizeof line,
+                             "%s, %u, %u, %u, 81559, %u.%02u, %u, 1980, 2619, %d, "
+                             "GPU-ef1b2c9b-38d8-2090-2bd1-f567a3eb42%02d\n",
+                             ts, util[g], util[g] / 3, mem[g], power[g] / 100, power[g] % 100,
+                             temp[g], g, g);
+            fwrite(line, 1, (size_t)n, f);
+            written += (unsigned long long)n;
+        }
+        t += 0.1 + (double)rnd(3) * 0.0005;
+    }
+    if (fclose(f) != 0) {
+        perror(path);
+        exit(1);
+    }
+    return written;
+}
+
+/* A prefix of `path` of about `size` bytes, cut at a line end. */
+static unsigned long long make_prefix(const char *path, const char *out, unsigned long long size)
+{
+    FILE *in = fopen(path, "r"), *o = fopen(out, "w");
+    if (!in || !o) {
+        perror(out);
+        exit(1);
+    }
+    char line[4096];
+    unsigned long long n = 0;
+    while (n < size && fgets(line, sizeof line, in)) {
+        size_t l = strlen(line);
+        fwrite(line, 1, l, o);
+        n += l;
+    }
+    fclose(in);
+    fclose(o);
+    return n;
+}
+
+static void nop_field(void *s, size_t n, void *c)
+{
+    (void)s, (void)n;
+    ++*(unsigned long long *)c;
+}
+
+static void nop_row(int ch, void *c)
+{
+    (void)ch, (void)c;
+}
+
+static double bare_libcsv(const char *path)
+{
+    double t0 = now();
+    int fd = open(path, O_RDONLY);
+    struct csv_parser p;
+    csv_init(&p, 0);
+    static char buf[256 * 1024];
+    unsigned long long fields = 0;
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0)
+        csv_parse(&p, buf, (size_t)n, nop_field, nop_row, &fields);
+    csv_fini(&p, nop_field, nop_row, &fields);
+    csv_free(&p);
+    close(fd);
+    double dt = now() - t0;
+    if (!fields)
+        fprintf(stderr, "bare libcsv read nothing\n");
+    return dt;
+}
+
+static double library(const char *path)
+{
+    double t0 = now();
+    struct sum_inputs in = {0};
+    in.path[SUM_KIND_GPU] = path;
+    struct sum_run *run = sum_run_new();
+    struct sum_config cfg = {0};
+    sum_run_summarize(run, &in, &cfg);
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    sum_report_json(run, &b);
+    sum_run_free(run);
+    hw_buf_free(&b);
+    return now() - t0;
+}
+
+/* Run argv, return wall seconds; *rss_kb = peak RSS of the child. */
+static double run_child(char *const argv[], long *rss_kb)
+{
+    double t0 = now();
+    pid_t pid = fork();
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        dup2(devnull, 1);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    int st;
+    struct rusage ru;
+    if (wait4(pid, &st, 0, &ru) < 0)
+        return NAN;
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        fprintf(stderr, "%s exited with status %d\n", argv[0], WEXITSTATUS(st));
+    *rss_kb = ru.ru_maxrss;
+    return now() - t0;
+}
+
+int main(int argc, char **argv)
+{
+    unsigned long long size = 1000000000ULL, oracle_size = 64000000ULL;
+    int gpus = 8;
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    const char *bin = NULL, *oracle = NULL;
+    bool use_oracle = true;
+    static const struct option opts[] = {
+        {"size", required_argument, NULL, 's'},   {"oracle-size", required_argument, NULL, 'O'},
+        {"gpus", required_argument, NULL, 'g'},   {"tmp", required_argument, NULL, 't'},
+        {"summarize", required_argument, NULL, 'b'}, {"oracle", required_argument, NULL, 'p'},
+        {"no-oracle", no_argument, NULL, 'n'},    {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "s:g:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 's': size = parse_size(optarg); break;
+        case 'O': oracle_size = parse_size(optarg); break;
+        case 'g': gpus = atoi(optarg) > 0 && atoi(optarg) <= 64 ? atoi(optarg) : 8; break;
+        case 't': tmp = optarg; break;
+        case 'b': bin = optarg; break;
+        case 'p': oracle = optarg; break;
+        case 'n': use_oracle = false; break;
+        default:
+            fprintf(stderr, "usage: %s [--size 1G] [--oracle-size 64M] [--gpus 8] [--tmp DIR] "
+                            "[--summarize PATH] [--oracle PATH] [--no-oracle]\n", argv[0]);
+            return c == 'h' ? 0 : 2;
+        }
+    }
+    if (!bin)
+        bin = SUMMARIZE_BIN;
+    if (!oracle)
+        oracle = ORACLE_PY;
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/bench-summarize-XXXXXX", tmp);
+    if (!mkdtemp(dir)) {
+        perror(dir);
+        return 1;
+    }
+    char full[600], p10[600], p100[600], pora[600];
+    snprintf(full, sizeof full, "%s/hw_metrics.csv", dir);
+    snprintf(p10, sizeof p10, "%s/p10.csv", dir);
+    snprintf(p100, sizeof p100, "%s/p100.csv", dir);
+    snprintf(pora, sizeof pora, "%s/oracle.csv", dir);
+    fprintf(stderr, "generating %.0f MB of hw_metrics.csv (%d GPUs) in %s ...\n", size / 1e6,
+            gpus, dir);
+    double t0 = now();
+    unsigned long long bytes = generate(full, size, gpus);
+    fprintf(stderr, "  done in %.1f s\n", now() - t0);
+    double mb = (double)bytes / 1e6;
+
+    double bare = INFINITY, lib = INFINITY;
+    for (int i = 0; i < 3; i++) {
+        double b = bare_libcsv(full), l = library(full);
+        bare = fmin(bare, b);
+        lib = fmin(lib, l);
+    }
+    printf("input: %.1f MB, %d GPUs\n", mb, gpus);
+    printf("bare libcsv parse:         %7.1f MB/s (%.2f s)\n", mb / bare, bare);
+    printf("summarize (library):       %7.1f MB/s (%.2f s) = %.0f%% of bare libcsv\n", mb / lib,
+           lib, 100 * bare / lib);
+    /* the same with every line split by libcsv (no fast path for quote-free lines) */
+    sum_csv_libcsv_only = true;
+    double lib2 = fmin(library(full), library(full));
+    sum_csv_libcsv_only = false;
+    printf("  ... every line via libcsv: %7.1f MB/s (%.2f s) = %.0f%% of bare libcsv\n",
+           mb / lib2, lib2, 100 * bare / lib2);
+
+    struct {
+        const char *path;
+        unsigned long long bytes;
+    } sizes[3] = {{p10, 0}, {p100, 0}, {full, bytes}};
+    sizes[0].bytes = make_prefix(full, p10, 10000000ULL);
+    sizes[1].bytes = make_prefix(full, p100, 100000000ULL);
+    double bin_full = NAN;
+    for (int i = 0; i < 3; i++) {
+        if (i < 2 && sizes[i].bytes >= bytes)
+            continue;
+        char *av[] = {(char *)bin, "-q", "-f", "csv", "--gpu-csv", (char *)sizes[i].path, NULL};
+        long rss = 0, rss2 = 0;
+        double t = run_child(av, &rss);
+        t = fmin(t, run_child(av, &rss2)); /* best of 2 */
+        if (rss2 > rss)
+            rss = rss2;
+        if (i == 2)
+            bin_full = t;
+        printf("summarize binary, %7.1f MB: %6.2f s, %7.1f MB/s, peak RSS %5.1f MB\n",
+               sizes[i].bytes / 1e6, t, sizes[i].bytes / 1e6 / t, rss / 1024.0);
+    }
+    if (use_oracle) {
+        unsigned long long ob = make_prefix(full, pora, oracle_size < bytes ? oracle_size : bytes);
+        char *av[] = {"python3", (char *)oracle, "--gpu-csv", pora, NULL};
+        long rss = 0;
+        double t = run_child(av, &rss);
+        double ora = ob / 1e6 / t;
+        printf("pytyche oracle, %7.1f MB: %6.2f s, %7.1f MB/s, peak RSS %5.1f MB "
+               "(summarize is %.1fx faster; oracle on the full file ~%.0f s)\n",
+               ob / 1e6, t, ora, rss / 1024.0, (mb / bin_full) / ora, mb / ora);
+    }
+    unlink(full);
+    unlink(p10);
+    unlink(p100);
+    unlink(pora);
+    rmdir(dir);
+    return 0;
+}

@@ -1,0 +1,9 @@
+# bench_summarize: summarize's throughput on a generated hw_metrics.csv (default 1 GB) against a
+# bare libcsv parse and the pytyche oracle, and its peak RSS. A program, not a test:
+#   cmake --build build --target bench_summarize summarize
+#   build/tests/bench/bench_summarize --size 1G --oracle-size 64M
+add_executable(bench_summarize ${CMAKE_CURRENT_SOURCE_DIR}/bench_summarize.c)
+target_link_libraries(bench_summarize PRIVATE summarize_core)
+target_compile_definitions(bench_summarize PRIVATE
+    SUMMARIZE_BIN="$<TARGET_FILE:summarize>"
+    ORACLE_PY="${HWRUN_SHARED_DIR}/oracle/pytyche_summary.py")

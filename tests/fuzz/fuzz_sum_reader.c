@@ -1,0 +1,84 @@
+/* libFuzzer target for one summarize reader (SUM_FUZZ_KIND, set by tests/fuzz/summarize.cmake):
+ * the input is fed in chunks whose sizes come from its first byte, so line assembly across
+ * chunk boundaries is exercised too. Checks that every row respects the readers.h contract. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "readers.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_gpu(void *ctx, const struct sum_gpu_row *r)
+{
+    (void)ctx;
+    if (r->gpu < 0 || (r->uuid && strlen(r->uuid) > (1u << 20)))
+        abort();
+    for (int m = 0; m < SUM_GM_COUNT; m++)
+        if (isinf(r->v[m]))
+            abort(); /* finite or NAN only */
+}
+
+static void check_dmon(void *ctx, const struct sum_dmon_row *r)
+{
+    (void)ctx;
+    for (size_t i = 0; i < r->ncols; i++)
+        if (!r->names[i] || isinf(r->vals[i]))
+            abort();
+}
+
+static void check_gp(void *ctx, const struct sum_gpu_proc_row *r)
+{
+    (void)ctx;
+    if (r->name && strlen(r->name) >= 4096)
+        abort();
+}
+
+static void check_phase(void *ctx, const struct sum_phase *p)
+{
+    (void)ctx;
+    if (!p->name || !(p->seconds >= 0) || !p->obj)
+        abort();
+}
+
+static void check_event(void *ctx, const struct sum_event *e)
+{
+    struct sum_run_info *info = ctx;
+    if (!e->name || !e->obj)
+        abort();
+    sum_run_info_event(info, e);
+}
+
+static void diag(void *ctx, const char *name, uint64_t line, const char *reason)
+{
+    (void)ctx, (void)name, (void)line;
+    if (!reason || !*reason)
+        abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct sum_run_info info;
+    sum_run_info_init(&info);
+    struct sum_sink sink = {.ctx = &info, .gpu = check_gpu, .dmon = check_dmon,
+                            .gpu_proc = check_gp, .phase = check_phase, .event = check_event,
+                            .diag = diag};
+    struct sum_read_opts opts = {.max_line = 4096};
+    if (size && data[0] & 0x80)
+        opts.gpu_fields = "timestamp,index,utilization.gpu,power.draw,uuid";
+    if (size && data[0] & 0x40)
+        sum_tz_parse("-08:00", false, &opts.tz);
+    size_t step = size ? 1 + (data[0] & 0x3f) * 7 : 1;
+    struct sum_quality q;
+    struct sum_reader *r = sum_reader_new(SUM_FUZZ_KIND, "fuzz", &opts, &sink, &q);
+    if (!r)
+        return 0;
+    for (size_t i = 1; i < size; i += step)
+        sum_reader_feed(r, data + i, size - i < step ? size - i : step);
+    sum_reader_finish(r);
+    sum_reader_free(r);
+    if (q.parsed + sum_quality_skipped_total(&q) + q.headers + q.blank != q.lines)
+        abort(); /* every complete line is accounted for exactly once */
+    return 0;
+}

@@ -1,0 +1,78 @@
+/* libFuzzer target for a whole run: the input is cut at "\n@@\n" into run.jsonl,
+ * hw_metrics.csv, hw_dmon.csv, cpu_metrics.csv, proc_metrics.csv and gpu_procs.csv, written to
+ * a private temporary directory, summarized and printed in every format. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "summary.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char dir[64];
+
+static void cleanup(void)
+{
+    for (int k = 0; k < SUM_KIND_COUNT; k++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/%s", dir, sum_kind_files[k]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+static void put(const char *name, const uint8_t *p, size_t n)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        abort();
+    if (n && fwrite(p, 1, n, f) != n)
+        abort();
+    fclose(f);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (!dir[0]) {
+        snprintf(dir, sizeof dir, "/tmp/fuzz-sum-run-XXXXXX");
+        if (!mkdtemp(dir))
+            abort();
+        atexit(cleanup);
+    }
+    static const enum sum_kind order[] = {SUM_KIND_RUNLOG, SUM_KIND_GPU,  SUM_KIND_DMON,
+                                          SUM_KIND_CPU,    SUM_KIND_PROC, SUM_KIND_GPU_PROCS};
+    const uint8_t *p = data, *end = data + size;
+    for (size_t k = 0; k < 6; k++) {
+        const uint8_t *cut = p;
+        while (cut + 4 <= end && memcmp(cut, "\n@@\n", 4))
+            cut++;
+        if (cut + 4 > end)
+            cut = end;
+        put(sum_kind_files[order[k]], p, (size_t)(cut - p));
+        p = cut + 4 <= end ? cut + 4 : end;
+    }
+    struct sum_inputs in;
+    char *storage[SUM_KIND_COUNT];
+    sum_inputs_from_dir(&in, dir, storage);
+    struct sum_run *run = sum_run_new();
+    if (!run)
+        return 0;
+    struct sum_config cfg = {.max_line = 4096};
+    sum_run_summarize(run, &in, &cfg);
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    sum_report_json(run, &b);
+    sum_report_text(run, &b);
+    sum_report_csv_row(run, &b);
+    sum_report_jsonl_row(run, &b);
+    hw_buf_free(&b);
+    sum_run_free(run);
+    for (int k = 0; k < SUM_KIND_COUNT; k++)
+        free(storage[k]);
+    return 0;
+}

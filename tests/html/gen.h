@@ -1,0 +1,55 @@
+/* Synthetic run directories for the HTML report's tests and driver: the files hwmon writes
+ * (hwmon/FORMAT.md), with known values, gaps and phases. */
+#ifndef HTML_GEN_H
+#define HTML_GEN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Values of one GPU sample, in hw_metrics.csv's default field order (hwmon/FORMAT.md). A NAN is
+ * written as "[N/A]". */
+enum {
+    GV_UTIL,
+    GV_MEMUTIL,
+    GV_MEMUSED,
+    GV_MEMTOTAL,
+    GV_POWER,
+    GV_TEMP,
+    GV_SMCLK,
+    GV_MEMCLK,
+    GV_COUNT
+};
+
+struct gen_run {
+    double t0;       /* epoch seconds of the first sample */
+    double seconds;  /* length of sampling */
+    double interval; /* seconds between samples */
+    int ngpus;
+    double gap_from,
+        gap_to;             /* no samples in [t0+gap_from, t0+gap_to) (all files); from>=to: none */
+    bool cpu, proc, cgroup; /* which other files to write (cgroup: the 4 extra CPU columns) */
+    bool jsonl_start;       /* write hwmon's start and stop events into run.jsonl */
+    /* Values of GPU gpu at sample i (rel = seconds since t0); NULL: a plain pattern. */
+    void (*gpu_values)(void *ctx, int gpu, long i, double rel, double v[GV_COUNT]);
+    void *ctx;
+};
+
+/* Write the run's files into dir (which exists). Returns 0 or -errno. */
+int gen_write_run(const char *dir, const struct gen_run *g);
+
+/* Append one line to dir/run.jsonl. */
+int gen_jsonl(const char *dir, const char *line);
+/* Append a phase (name is JSON text without quotes, already escaped as needed) that ended at
+ * t_end after seconds. */
+int gen_phase(const char *dir, double t_end, double seconds, const char *name_json);
+int gen_event(const char *dir, double t, const char *name_json, const char *data_json);
+
+/* ISO 8601 UTC with milliseconds, as hwmon writes ("2026-11-21T15:27:49.697+00:00"). */
+void gen_iso(char *buf, size_t cap, double t);
+
+/* A realistic run for the README's screenshot and manual checks: 2 GPUs, 15 minutes at 1 s,
+ * load/compile/train/eval/checkpoint/train/eval phases, a 30 s gap in sampling, a child that
+ * exited and was restarted, cgroup limits. Returns 0 or -errno. */
+int gen_demo_run(const char *dir);
+
+#endif

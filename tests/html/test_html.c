@@ -1,0 +1,1245 @@
+/* The HTML report (summarize/html.c): golden structure tests on generated runs (charts, phase
+ * bands, event markers, axis ranges, gaps), escaping of hostile names, the per-column
+ * downsampling (a one-sample spike survives), the size of a long run's page, the sweep page,
+ * errors, the summary tables, and a real headless browser (chromium). */
+#include <CUnit/CUnit.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gen.h"
+#include "html.h"
+#include "testutil.h"
+
+#define T0 1795336800.0 /* 2026-11-22 08:40:00 UTC */
+#define CHECK_NEAR(a, b, eps) CU_ASSERT(fabs((double)(a) - (double)(b)) <= (eps))
+
+/* ---- helpers --------------------------------------------------------------------------------- */
+
+struct page {
+    char *html;
+    size_t len;
+    int rc;
+    char err[512];
+};
+
+static void render(struct page *p, const char *dir, struct json_object *sum, int width)
+{
+    struct sum_html_opts o;
+    sum_html_opts_init(&o);
+    if (width)
+        o.width = width;
+    FILE *f = open_memstream(&p->html, &p->len);
+    CU_ASSERT_FATAL(f != NULL);
+    p->rc = sum_html_run(f, dir, sum, &o, p->err, sizeof p->err);
+    fclose(f);
+}
+
+static void render_sweep(struct page *p, const char *const *dirs, struct json_object *const *sums,
+                         const char *const *names, size_t n)
+{
+    FILE *f = open_memstream(&p->html, &p->len);
+    CU_ASSERT_FATAL(f != NULL);
+    p->rc = sum_html_sweep(f, dirs, sums, names, n, NULL, p->err, sizeof p->err);
+    fclose(f);
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+    size_t n = 0, k = strlen(needle);
+    for (const char *p = hay; (p = strstr(p, needle)); p += k)
+        n++;
+    return n;
+}
+
+static size_t count_ci(const char *hay, const char *needle)
+{
+    size_t n = 0, k = strlen(needle);
+    for (const char *p = hay; (p = strcasestr(p, needle)); p += k)
+        n++;
+    return n;
+}
+
+/* The text of <figure ... id="id"> ... </figure> (malloc'd), or NULL. */
+static char *figure(const char *html, const char *id)
+{
+    char key[128];
+    snprintf(key, sizeof key, "id=\"%s\"", id);
+    const char *a = strstr(html, key);
+    if (!a)
+        return NULL;
+    const char *b = strstr(a, "</figure>");
+    if (!b)
+        return NULL;
+    return strndup(a, (size_t)(b - a));
+}
+
+/* The number in attr="..." within s (NAN if absent). */
+static double attr_num(const char *s, const char *attr)
+{
+    char key[64];
+    snprintf(key, sizeof key, " %s=\"", attr);
+    const char *a = s ? strstr(s, key) : NULL;
+    return a ? strtod(a + strlen(key), NULL) : NAN;
+}
+
+/* The d="..." of the first <path class="ln CLS..."> in s (malloc'd), or NULL. */
+static char *series_d(const char *s, const char *cls)
+{
+    char key[64];
+    snprintf(key, sizeof key, "<path class=\"ln %s", cls);
+    const char *a = s ? strstr(s, key) : NULL;
+    if (!a)
+        return NULL;
+    a = strstr(a, " d=\"");
+    if (!a)
+        return NULL;
+    a += 4;
+    const char *b = strchr(a, '"');
+    return b ? strndup(a, (size_t)(b - a)) : NULL;
+}
+
+/* Coordinates of a path (M x y x y ... M ...; "h1" ends a lone point). */
+struct pts {
+    double x[20000], y[20000];
+    bool move[20000];
+    size_t n;
+};
+
+static void parse_d(const char *d, struct pts *p)
+{
+    p->n = 0;
+    bool next_move = false;
+    while (*d && p->n < 20000) {
+        if (*d == 'M') {
+            next_move = true;
+            d++;
+            continue;
+        }
+        if (*d == 'h') { /* h1: skip */
+            d++;
+            strtod(d, (char **)&d);
+            continue;
+        }
+        if (*d == ' ') {
+            d++;
+            continue;
+        }
+        char *e;
+        double x = strtod(d, &e);
+        if (e == d)
+            break;
+        d = e;
+        while (*d == ' ')
+            d++;
+        double y = strtod(d, &e);
+        d = e;
+        p->x[p->n] = x;
+        p->y[p->n] = y;
+        p->move[p->n] = next_move;
+        p->n++;
+        next_move = false;
+    }
+}
+
+/* The value a y pixel stands for in a chart (its data-y0/y1 and data-plot). */
+static double value_at(const char *fig, double y)
+{
+    double y0 = attr_num(fig, "data-y0"), y1 = attr_num(fig, "data-y1");
+    const char *a = strstr(fig, "data-plot=\"");
+    int px = 0, py = 0, pw = 1, ph = 1;
+    CU_ASSERT_FATAL(a && sscanf(a + 11, "%d %d %d %d", &px, &py, &pw, &ph) == 4);
+    return y0 + (py + ph - y) / ph * (y1 - y0);
+}
+
+static double x_at(const char *fig, double x)
+{
+    double x0 = attr_num(fig, "data-x0"), x1 = attr_num(fig, "data-x1");
+    const char *a = strstr(fig, "data-plot=\"");
+    int px = 0, py = 0, pw = 1, ph = 1;
+    CU_ASSERT_FATAL(a && sscanf(a + 11, "%d %d %d %d", &px, &py, &pw, &ph) == 4);
+    return x0 + (x - px) / pw * (x1 - x0);
+}
+
+/* Is s[0..n) valid UTF-8 with no control characters but tab and newline? */
+static bool clean_utf8(const unsigned char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned c = s[i];
+        if (c < 0x80) {
+            if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+                return false;
+            i++;
+            continue;
+        }
+        size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
+        if (!len || i + len > n)
+            return false;
+        for (size_t k = 1; k < len; k++)
+            if ((s[i + k] & 0xC0) != 0x80)
+                return false;
+        i += len;
+    }
+    return true;
+}
+
+/* ---- a small known run ----------------------------------------------------------------------- */
+
+/* GPU 0: util 50, power 200 W; GPU 1: util 70, power 300 W; memory 1000..1490 of 81559 MiB. */
+static void basic_values(void *ctx, int gpu, long i, double rel, double v[GV_COUNT])
+{
+    (void)ctx, (void)rel;
+    v[GV_UTIL] = gpu ? 70 : 50;
+    v[GV_MEMUTIL] = gpu ? 30 : 20;
+    v[GV_MEMUSED] = 1000 + (double)(i % 50) * 10;
+    v[GV_MEMTOTAL] = 81559;
+    v[GV_POWER] = gpu ? 300 : 200;
+    v[GV_TEMP] = 50;
+    v[GV_SMCLK] = 1410;
+    v[GV_MEMCLK] = 2619;
+}
+
+/* 120 s at 1 s, 2 GPUs, no samples in [60, 80), phases load/train/eval, 4 events. */
+static void make_basic_run(const char *dir, bool gap)
+{
+    struct gen_run g = {.t0 = T0,
+                        .seconds = 120,
+                        .interval = 1,
+                        .ngpus = 2,
+                        .gap_from = gap ? 60 : 0,
+                        .gap_to = gap ? 80 : 0,
+                        .cpu = true,
+                        .proc = true,
+                        .cgroup = true,
+                        .jsonl_start = true,
+                        .gpu_values = basic_values};
+    CU_ASSERT_FATAL(gen_write_run(dir, &g) == 0);
+    CU_ASSERT(gen_phase(dir, T0 + 20, 20, "load") == 0);
+    CU_ASSERT(gen_phase(dir, T0 + 100, 80, "train") == 0);
+    CU_ASSERT(gen_phase(dir, T0 + 120, 20, "eval") == 0);
+    CU_ASSERT(gen_event(dir, T0 + 50, "custom_mark", NULL) == 0);
+    CU_ASSERT(gen_event(dir, T0 + 60, "child_exit", "{\"child\": \"query\", \"status\": 137}") ==
+              0);
+}
+
+static char *mkrun(const char *tag, bool gap)
+{
+    char *dir = th_tmpdir(tag);
+    make_basic_run(dir, gap);
+    return dir;
+}
+
+static const char *const chart_ids[] = {"gpu-util",  "gpu-memutil", "gpu-mem",
+                                        "gpu-power", "gpu-clock",   "cpu",
+                                        "proc-rss",  "proc-cpu",    "cgroup-mem"};
+#define NCHARTS (sizeof chart_ids / sizeof chart_ids[0])
+
+/* ---- suite: structure ------------------------------------------------------------------------ */
+
+static void test_structure_counts(void)
+{
+    char *dir = mkrun("html-basic", true);
+    struct page p = {0};
+    render(&p, dir, NULL, 0);
+    CU_ASSERT_EQUAL(p.rc, 0);
+    CU_ASSERT_STRING_EQUAL(p.err, "");
+    CU_ASSERT_FATAL(p.html != NULL);
+    CU_ASSERT(strncmp(p.html, "<!DOCTYPE html>", 15) == 0);
+    CU_ASSERT(strstr(p.html, "</html>\n") != NULL);
+    /* every chart, once */
+    CU_ASSERT_EQUAL(count(p.html, "<figure class=\"chart\""), NCHARTS);
+    for (size_t i = 0; i < NCHARTS; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "<figure class=\"chart\" id=\"%s\"", chart_ids[i]);
+        CU_ASSERT_EQUAL(count(p.html, key), 1);
+    }
+    /* 3 phases: a band in every chart, a labelled block in the strip */
+    CU_ASSERT_EQUAL(count(p.html, "<rect class=\"band "), 3 * NCHARTS);
+    CU_ASSERT_EQUAL(count(p.html, "<g class=\"ph "), 3);
+    CU_ASSERT(strstr(p.html, ">train</text>") != NULL);
+    /* 4 events (start, stop, custom_mark, child_exit), child_exit marked as an error */
+    CU_ASSERT_EQUAL(count(p.html, "<path class=\"ev\"") + count(p.html, "<path class=\"ev bad\""),
+                    4);
+    CU_ASSERT_EQUAL(count(p.html, "<path class=\"ev bad\""), 1);
+    CU_ASSERT(strstr(p.html, "<title>child_exit at 60 s</title>") != NULL);
+    CU_ASSERT(strstr(p.html, "<title>custom_mark at 50 s</title>") != NULL);
+    /* self-contained: nothing to fetch, no script */
+    CU_ASSERT(strstr(p.html, "Content-Security-Policy") != NULL);
+    CU_ASSERT_EQUAL(count_ci(p.html, "<script"), 0);
+    CU_ASSERT_EQUAL(count_ci(p.html, "http://") + count_ci(p.html, "https://"), 0);
+    CU_ASSERT_EQUAL(count_ci(p.html, " src="), 0);
+    /* the page states the start (UTC), the resolution and the gap rule */
+    CU_ASSERT(strstr(p.html, "2026-11-22 08:40:00 UTC") != NULL);
+    CU_ASSERT(strstr(p.html, "id=\"resolution\"") != NULL);
+    CU_ASSERT(strstr(p.html, "per pixel column") != NULL);
+    CU_ASSERT(strstr(p.html, "host <b>gpu-node-07</b>") != NULL);
+    /* no summary: the tables are left out but the reading notes are there */
+    CU_ASSERT(strstr(p.html, "id=\"t-run\"") == NULL);
+    CU_ASSERT(strstr(p.html, "id=\"t-quality\"") != NULL);
+    CU_ASSERT(clean_utf8((const unsigned char *)p.html, p.len));
+    free(p.html);
+    th_rmtree(dir);
+    free(dir);
+}
+
+static void test_structure_axes(void)
+{
+    char *dir = mkrun("html-axes", true);
+    struct page p = {0};
+    render(&p, dir, NULL, 0);
+    CU_ASSERT_EQUAL_FATAL(p.rc, 0);
+    /* time axis: 0..120 s, labels every 20 s, with its unit */
+    char *util = figure(p.html, "gpu-util");
+    CU_ASSERT_FATAL(util != NULL);
+    CHECK_NEAR(attr_num(util, "data-x0"), 0, 1e-9);
+    CHECK_NEAR(attr_num(util, "data-x1"), 120, 1e-6);
+    CU_ASSERT(strstr(util, ">120</text>") != NULL);
+    CU_ASSERT(strstr(util, ">20</text>") != NULL);
+    CU_ASSERT(strstr(util, "time since start [s]") != NULL);
+    /* percent charts: 0..100 with the unit on the axis */
+    CHECK_NEAR(attr_num(util, "data-y0"), 0, 1e-9);
+    CHECK_NEAR(attr_num(util, "data-y1"), 100, 1e-9);
+    CU_ASSERT(strstr(util, ">[%]</text>") != NULL);
+    /* power: up to 300 W on a 1-2-5 step; energy on the right axis, in Wh */
+    char *pw = figure(p.html, "gpu-power");
+    CU_ASSERT_FATAL(pw != NULL);
+    CHECK_NEAR(attr_num(pw, "data-y1"), 300, 1e-9);
+    CU_ASSERT(strstr(pw, ">[W]</text>") != NULL);
+    CU_ASSERT(strstr(pw, ">[Wh]</text>") != NULL);
+    /* energy: 200 W and 300 W over 99 s of bridged steps (the 21 s gap is not bridged) */
+    CU_ASSERT(strstr(pw, "GPU 0 \xC2\xB7 5.50 Wh") != NULL);
+    CU_ASSERT(strstr(pw, "GPU 1 \xC2\xB7 8.25 Wh") != NULL);
+    CU_ASSERT(strstr(pw, "energy so far \xC2\xB7 13.8 Wh") != NULL);
+    CHECK_NEAR(attr_num(pw, "data-y2-1"), 15, 1e-9);
+    /* memory in GiB, up to the 79.6 GiB total: axis 0..80 */
+    char *mem = figure(p.html, "gpu-mem");
+    CU_ASSERT_FATAL(mem != NULL);
+    CHECK_NEAR(attr_num(mem, "data-y1"), 80, 1e-9);
+    CU_ASSERT(strstr(mem, ">[GiB]</text>") != NULL);
+    CU_ASSERT_EQUAL(count(mem, "class=\"ln g0 dash\""), 1); /* the total, dashed */
+    /* every chart has a unit on both axes */
+    for (size_t i = 0; i < NCHARTS; i++) {
+        char *fig = figure(p.html, chart_ids[i]);
+        CU_ASSERT_FATAL(fig != NULL);
+        CU_ASSERT(strstr(fig, "time since start [s]") != NULL);
+        CU_ASSERT(strstr(fig, "rotate(-90)\">[") != NULL);
+        free(fig);
+    }
+    free(util);
+    free(pw);
+    free(mem);
+    free(p.html);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A gap breaks the line: a new subpath starts at the first sample after it. */
+static void test_structure_gap(void)
+{
+    char *dir = mkrun("html-gap", true);
+    char *dir2 = mkrun("html-nogap", false);
+    struct page p = {0}, q = {0};
+    render(&p, dir, NULL, 0);
+    render(&q, dir2, NULL, 0);
+    CU_ASSERT_EQUAL_FATAL(p.rc, 0);
+    CU_ASSERT_EQUAL_FATAL(q.rc, 0);
+    static const struct {
+        const char *chart, *cls;
+    } lines[] = {{"gpu-util", "g0"},  {"gpu-util", "g1"}, {"gpu-power", "g0"},
+                 {"gpu-power", "en"}, {"cpu", "usr"},     {"proc-rss", "rss"}};
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        char *fig = figure(p.html, lines[i].chart), *fig2 = figure(q.html, lines[i].chart);
+        char *d = series_d(fig, lines[i].cls), *d2 = series_d(fig2, lines[i].cls);
+        CU_ASSERT_FATAL(d != NULL && d2 != NULL);
+        CU_ASSERT_EQUAL(count(d, "M"), 2);
+        CU_ASSERT_EQUAL(count(d2, "M"), 1);
+        struct pts *pt = malloc(sizeof *pt);
+        parse_d(d, pt);
+        /* the second subpath starts at 80 s, the first ends at 59 s */
+        size_t k = 1;
+        while (k < pt->n && !pt->move[k])
+            k++;
+        CU_ASSERT_FATAL(k < pt->n);
+        CHECK_NEAR(x_at(fig, pt->x[k]), 80, 0.3);
+        CHECK_NEAR(x_at(fig, pt->x[k - 1]), 59, 0.3);
+        free(pt);
+        free(d);
+        free(d2);
+        free(fig);
+        free(fig2);
+    }
+    /* the flat 50% line of GPU 0 sits at 50 */
+    char *fig = figure(p.html, "gpu-util");
+    char *d = series_d(fig, "g0");
+    struct pts *pt = malloc(sizeof *pt);
+    parse_d(d, pt);
+    for (size_t i = 0; i < pt->n; i++)
+        CHECK_NEAR(value_at(fig, pt->y[i]), 50, 0.1);
+    free(pt);
+    free(d);
+    free(fig);
+    /* the reading notes count the gap once per file */
+    CU_ASSERT(strstr(p.html, "GPU sampling: 1 gap (") != NULL);
+    CU_ASSERT(strstr(q.html, "No problems found while reading.") != NULL);
+    free(p.html);
+    free(q.html);
+    th_rmtree(dir);
+    th_rmtree(dir2);
+    free(dir);
+    free(dir2);
+}
+
+/* Files hwmon did not write are left out: a CPU-only run has only the CPU charts. */
+static void test_structure_partial(void)
+{
+    char *dir = th_tmpdir("html-cpuonly");
+    struct gen_run g = {.t0 = T0, .seconds = 30, .interval = 0.5, .ngpus = 0, .cpu = true};
+    CU_ASSERT_FATAL(gen_write_run(dir, &g) == 0);
+    struct page p = {0};
+    render(&p, dir, NULL, 0);
+    CU_ASSERT_EQUAL(p.rc, 0);
+    CU_ASSERT_EQUAL(count(p.html, "<figure class=\"chart\""), 1);
+    CU_ASSERT(strstr(p.html, "id=\"cpu\"") != NULL);
+    CU_ASSERT_EQUAL(count(p.html, "<rect class=\"band "), 0);
+    free(p.html);
+    /* an empty directory gives a page with no chart, not an error */
+    char *empty = th_tmpdir("html-empty");
+    struct page e = {0};
+    render(&e, empty, NULL, 0);
+    CU_ASSERT_EQUAL(e.rc, 0);
+    CU_ASSERT_EQUAL(count(e.html, "<figure class=\"chart\""), 0);
+    CU_ASSERT(strstr(e.html, "No samples, phases or events") != NULL);
+    CU_ASSERT(strstr(e.html, "1970") == NULL);
+    CU_ASSERT(strstr(e.html, "</html>") != NULL);
+    free(e.html);
+    th_rmtree(dir);
+    th_rmtree(empty);
+    free(dir);
+    free(empty);
+}
+
+/* A run with nvidia-smi dmon's file only (with -o DT, so its rows have times): the GPU charts
+ * come from it and say so. */
+static void test_structure_dmon(void)
+{
+    char *dir = th_tmpdir("html-dmon");
+    FILE *f;
+    char *path = th_fmt("%s/hw_dmon.csv", dir);
+    CU_ASSERT_FATAL((f = fopen(path, "w")) != NULL);
+    for (int i = 0; i < 60; i++) {
+        if (i % 20 == 0)
+            fputs("#Date       Time        gpu   pwr gtemp mtemp    sm   mem   enc   dec  mclk  "
+                  "pclk\n"
+                  "#YYYYMMDD   HH:MM:SS    Idx     W     C     C     %     %     %     %   MHz   "
+                  "MHz\n",
+                  f);
+        for (int g = 0; g < 2; g++)
+            fprintf(
+                f, " 20261122   08:40:%02d  %5d %5d    40     -  %4d  %4d     0     0  5001  %4d\n",
+                i, g, 100 + g * 50, 40 + i % 10, 20, 1500);
+    }
+    fclose(f);
+    free(path);
+    struct page p = {0};
+    render(&p, dir, NULL, 0);
+    CU_ASSERT_EQUAL_FATAL(p.rc, 0);
+    CU_ASSERT_EQUAL(count(p.html, "<figure class=\"chart\""), 4);
+    char *util = figure(p.html, "gpu-util");
+    CU_ASSERT_FATAL(util != NULL);
+    CU_ASSERT(strstr(util, "from hw_dmon.csv") != NULL);
+    char *d = series_d(util, "g1");
+    CU_ASSERT(d != NULL);
+    free(d);
+    CHECK_NEAR(attr_num(util, "data-x1"), 59, 1e-6);
+    free(util);
+    char *pw = figure(p.html, "gpu-power");
+    CU_ASSERT_FATAL(pw != NULL);
+    CHECK_NEAR(attr_num(pw, "data-y1"), 150, 1e-9); /* 100 and 150 W */
+    free(pw);
+    CU_ASSERT(strstr(p.html, "id=\"gpu-clock\"") != NULL);
+    CU_ASSERT(strstr(p.html, "id=\"gpu-memutil\"") != NULL);
+    CU_ASSERT(strstr(p.html, "id=\"gpu-mem\"") == NULL);
+    free(p.html);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* Thousands of short phases (one per training step): the strip keeps the first
+ * SUM_HTML_MAX_PHASES and says how many more; in the charts, touching bands of one colour are
+ * one rect. */
+static void test_structure_many_phases(void)
+{
+    char *dir = th_tmpdir("html-steps");
+    struct gen_run g = {.t0 = T0, .seconds = 100, .interval = 1, .ngpus = 1, .cpu = true};
+    CU_ASSERT_FATAL(gen_write_run(dir, &g) == 0);
+    char *path = th_fmt("%s/run.jsonl", dir);
+    FILE *f = fopen(path, "a");
+    CU_ASSERT_FATAL(f != NULL);
+    for (int i = 0; i < 5000; i++) {
+        char ts[40];
+        gen_iso(ts, sizeof ts, T0 + 0.02 * (i + 1));
+        fprintf(f, "{\"ts\": \"%s\", \"type\": \"phase\", \"name\": \"step\", \"seconds\": 0.02}\n",
+                ts);
+    }
+    fclose(f);
+    free(path);
+    struct page p = {0};
+    render(&p, dir, NULL, 0);
+    CU_ASSERT_EQUAL_FATAL(p.rc, 0);
+    CU_ASSERT_EQUAL(count(p.html, "<g class=\"ph "), SUM_HTML_MAX_PHASES);
+    CU_ASSERT(strstr(p.html, "904 phases and 0 events beyond the first") != NULL);
+    size_t charts = count(p.html, "<figure class=\"chart\"");
+    CU_ASSERT_EQUAL(charts, 6);
+    CU_ASSERT_EQUAL(count(p.html, "<rect class=\"band "), charts);
+    CU_ASSERT(p.len < 2u * 1024 * 1024);
+    free(p.html);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* ---- suite: escape --------------------------------------------------------------------------- */
+
+static void test_escape_names(void)
+{
+    char *dir = th_tmpdir("html-esc");
+    struct gen_run g = {.t0 = T0, .seconds = 20, .interval = 1, .ngpus = 1, .cpu = true};
+    CU_ASSERT_FATAL(gen_write_run(dir, &g) == 0);
+    CU_ASSERT(gen_phase(dir, T0 + 5, 5, "<script>alert(1)</script>") == 0);
+    CU_ASSERT(gen_phase(dir, T0 + 10, 5, "a \\\"quoted\\\" & 'apos'") == 0);
+    CU_ASSERT(gen_phase(dir, T0 + 15, 5, "bad\xff\xfeutf8 \\u0001ctl \xc3\x28 \xed\xa0\x80") == 0);
+    CU_ASSERT(gen_phase(dir, T0 + 20, 5, "caf\xc3\xa9 \xe2\x9c\x93 ok") == 0);
+    CU_ASSERT(gen_event(dir, T0 + 3, "<img src=x onerror=alert(1)>", NULL) == 0);
+    CU_ASSERT(gen_event(dir, T0 + 1, "start",
+                        "{\"host\": \"\\\"><script>alert(2)</script>\", \"command\": "
+                        "[\"</code><script>\", \"&amp;\"]}") == 0);
+    struct page p = {0};
+    render(&p, dir, NULL, 0);
+    CU_ASSERT_EQUAL_FATAL(p.rc, 0);
+    CU_ASSERT_EQUAL(count_ci(p.html, "<script"), 0);
+    CU_ASSERT_EQUAL(count_ci(p.html, "<img"), 0);
+    CU_ASSERT(strstr(p.html, "&lt;script&gt;alert(1)&lt;/script&gt;") != NULL);
+    CU_ASSERT(strstr(p.html, "a &quot;quoted&quot; &amp; &#39;apos&#39;") != NULL);
+    /* each bad byte becomes U+FFFD; a control character too; valid UTF-8 is kept */
+    CU_ASSERT(strstr(p.html, "bad\xEF\xBF\xBD\xEF\xBF\xBDutf8 \xEF\xBF\xBD"
+                             "ctl \xEF\xBF\xBD(") != NULL);
+    CU_ASSERT(strstr(p.html, "caf\xc3\xa9 \xe2\x9c\x93 ok") != NULL);
+    CU_ASSERT(strstr(p.html, "&lt;img src=x onerror=alert(1)&gt;") != NULL);
+    CU_ASSERT(strstr(p.html, "&quot;&gt;&lt;script&gt;alert(2)") != NULL);
+    CU_ASSERT(strstr(p.html, "&lt;/code&gt;&lt;script&gt; &amp;amp;") != NULL);
+    CU_ASSERT(clean_utf8((const unsigned char *)p.html, p.len));
+    free(p.html);
+
+    /* The same names in a summary object: the tables escape them too. */
+    const char *js =
+        "{\"start\": \"<b>x</b>\", \"gpus\": [{\"index\": 0, \"uuid\": \"\\\"><script>\"}],"
+        " \"phases\": [{\"name\": \"<script>alert(3)</script>\", \"seconds\": 5,"
+        " \"gpus\": []}], \"events\": {\"counts\": {\"<script>\": 1}, \"errors\":"
+        " [{\"ts\": \"x\", \"event\": \"<script>\", \"data\": {\"k\": \"</script>\"}}]},"
+        " \"quality\": {\"files\": {\"<script>.csv\": {\"read_error\": \"<script>\"}}},"
+        " \"warnings\": [\"<script>alert(4)</script>\"]}";
+    struct json_object *sum = json_tokener_parse(js);
+    CU_ASSERT_FATAL(sum != NULL);
+    struct page q = {0};
+    render(&q, dir, sum, 0);
+    CU_ASSERT_EQUAL(q.rc, 0);
+    CU_ASSERT_EQUAL(count_ci(q.html, "<script"), 0);
+    CU_ASSERT(strstr(q.html, "&lt;script&gt;alert(3)&lt;/script&gt;") != NULL);
+    CU_ASSERT(strstr(q.html, "&lt;script&gt;alert(4)&lt;/script&gt;") != NULL);
+    CU_ASSERT(clean_utf8((const unsigned char *)q.html, q.len));
+    free(q.html);
+    json_object_put(sum);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* ---- suite: downsample ----------------------------------------------------------------------- */
+
+struct spike {
+    long at_up, at_down;
+};
+
+static void spike_values(void *ctx, int gpu, long i, double rel, double v[GV_COUNT])
+{
+    const struct spike *s = ctx;
+    (void)gpu, (void)rel;
+    v[GV_UTIL] = i == s->at_up ? 97 : 10;
+    v[GV_MEMUTIL] = 5;
+    v[GV_MEMUSED] = 1000;
+    v[GV_MEMTOTAL] = 16000;
+    v[GV_POWER] = i == s->at_down ? 5 : 250;
+    v[GV_TEMP] = 40;
+    v[GV_SMCLK] = 1000;
+    v[GV_MEMCLK] = 1000;
+}
+
+/* One day at 1 Hz (about 98 samples per pixel column): a single sample up, another down,
+ * both survive, and the flat rest costs almost nothing. */
+static void test_downsample_spike(void)
+{
+    char *dir = th_tmpdir("html-spike");
+    struct spike sp = {.at_up = 43210, .at_down = 12345};
+    struct gen_run g = {.t0 = T0,
+                        .seconds = 86400,
+                        .interval = 1,
+                        .ngpus = 1,
+                        .gpu_values = spike_values,
+                        .ctx = &sp};
+    CU_ASSERT_FATAL(gen_write_run(dir, &g) == 0);
+    struct page p = {0};
+    render(&p, dir, NULL, 0);
+    CU_ASSERT_EQUAL_FATAL(p.rc, 0);
+    char *fig = figure(p.html, "gpu-util");
+    char *d = series_d(fig, "g0");
+    CU_ASSERT_FATAL(d != NULL);
+    CU_ASSERT_EQUAL(count(d, "M"), 1);
+    CU_ASSERT(strlen(d) < 400);
+    struct pts *pt = malloc(sizeof *pt);
+    parse_d(d, pt);
+    double vmax = -1, tmax = NAN;
+    for (size_t i = 0; i < pt->n; i++) {
+        double v = value_at(fig, pt->y[i]);
+        if (v > vmax) {
+            vmax = v;
+            tmax = x_at(fig, pt->x[i]);
+        }
+    }
+    CHECK_NEAR(vmax, 97, 0.2);
+    CHECK_NEAR(tmax, 43210, 86400.0 / 880);
+    free(d);
+    free(fig);
+    fig = figure(p.html, "gpu-power");
+    d = series_d(fig, "g0");
+    CU_ASSERT_FATAL(d != NULL);
+    parse_d(d, pt);
+    double vmin = 1e9;
+    for (size_t i = 0; i < pt->n; i++)
+        vmin = fmin(vmin, value_at(fig, pt->y[i]));
+    CHECK_NEAR(vmin, 5, 0.5);
+    /* the resolution is stated: a day over the plot's columns */
+    const char *res = strstr(p.html, "data-s-per-col=\"");
+    CU_ASSERT_FATAL(res != NULL);
+    double spc = strtod(res + 16, NULL);
+    CU_ASSERT(spc > 86400.0 / 1000 && spc < 86400.0 / 800);
+    free(pt);
+    free(d);
+    free(fig);
+    free(p.html);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A narrow chart has fewer columns and still keeps the spike. */
+static void test_downsample_width(void)
+{
+    char *dir = th_tmpdir("html-narrow");
+    struct spike sp = {.at_up = 777, .at_down = -1};
+    struct gen_run g = {.t0 = T0,
+                        .seconds = 3600,
+                        .interval = 0.5,
+                        .ngpus = 1,
+                        .gpu_values = spike_values,
+                        .ctx = &sp};
+    CU_ASSERT_FATAL(gen_write_run(dir, &g) == 0);
+    struct page p = {0};
+    render(&p, dir, NULL, SUM_HTML_WIDTH_MIN);
+    CU_ASSERT_EQUAL_FATAL(p.rc, 0);
+    char *fig = figure(p.html, "gpu-util");
+    CU_ASSERT_FATAL(fig != NULL);
+    CU_ASSERT(strstr(fig, "viewBox=\"0 0 320 ") != NULL);
+    char *d = series_d(fig, "g0");
+    struct pts *pt = malloc(sizeof *pt);
+    parse_d(d, pt);
+    double vmax = -1;
+    for (size_t i = 0; i < pt->n; i++) {
+        vmax = fmax(vmax, value_at(fig, pt->y[i]));
+        CU_ASSERT(pt->x[i] >= 60 && pt->x[i] <= 320 - 58);
+    }
+    CHECK_NEAR(vmax, 97, 0.2);
+    free(pt);
+    free(d);
+    free(fig);
+    free(p.html);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* ---- suite: longrun -------------------------------------------------------------------------- */
+
+/* A day at 10 Hz on 2 GPUs with CPU and process files (1.7 M GPU rows, ~330 MB): the page
+ * stays small because every series is one bucket per column whatever the length. The
+ * generated values vary every sample (the worst case: 4 points per column). */
+static void test_longrun_size(void)
+{
+    char *dir = th_tmpdir("html-long");
+    struct gen_run g = {.t0 = T0,
+                        .seconds = 86400,
+                        .interval = 0.1,
+                        .ngpus = 2,
+                        .cpu = true,
+                        .proc = true,
+                        .jsonl_start = true};
+    CU_ASSERT_FATAL(gen_write_run(dir, &g) == 0);
+    CU_ASSERT(gen_phase(dir, T0 + 3600, 3600, "load") == 0);
+    CU_ASSERT(gen_phase(dir, T0 + 86000, 82400, "train") == 0);
+    struct page p = {0};
+    render(&p, dir, NULL, 0);
+    CU_ASSERT_EQUAL_FATAL(p.rc, 0);
+    fprintf(stderr, "\n    long run (1 day, 10 Hz, 2 GPUs): page of %zu bytes\n", p.len);
+    CU_ASSERT(p.len < 2u * 1024 * 1024);
+    CU_ASSERT_EQUAL(count(p.html, "<figure class=\"chart\""), 8);
+    /* bounded per series: at most 4 points per column, whatever the run's length */
+    char *fig = figure(p.html, "gpu-util");
+    char *d = series_d(fig, "g1");
+    CU_ASSERT_FATAL(d != NULL);
+    struct pts *pt = malloc(sizeof *pt);
+    parse_d(d, pt);
+    CU_ASSERT(pt->n <= 4 * 882 + 1);
+    CU_ASSERT(pt->n > 882);
+    /* the plain pattern spans 0..99 in every column */
+    double vmax = 0;
+    for (size_t i = 0; i < pt->n; i++)
+        vmax = fmax(vmax, value_at(fig, pt->y[i]));
+    CHECK_NEAR(vmax, 99, 0.2);
+    CU_ASSERT(strstr(p.html, "\">h</text>") == NULL);
+    CU_ASSERT(strstr(fig, "time since start [h]") != NULL);
+    free(pt);
+    free(d);
+    free(fig);
+    free(p.html);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* ---- suite: sweep ---------------------------------------------------------------------------- */
+
+static void test_sweep_page(void)
+{
+    char *base = th_tmpdir("html-sweep");
+    char *r1 = th_fmt("%s/r1", base), *r2 = th_fmt("%s/r2", base),
+         *r3 = th_fmt("%s/r3 <b>&\"", base), *r4 = th_fmt("%s/missing", base);
+    CU_ASSERT_FATAL(mkdir(r1, 0755) == 0 && mkdir(r2, 0755) == 0 && mkdir(r3, 0755) == 0);
+    make_basic_run(r1, true);
+    make_basic_run(r2, false);
+    make_basic_run(r3, false);
+    struct json_object *s1 = json_tokener_parse(
+        "{\"gpu_util_mean_pct\": 42.5, \"peak_vram_mb\": 1490, \"energy_wh\": 13.75, "
+        "\"duration_sec\": 120, \"gpus\": [{}, {}]}");
+    struct json_object *sums[4] = {s1, NULL, NULL, NULL};
+    const char *dirs[4] = {r1, r2, r3, r4};
+    const char *names[4] = {"r1/report.html", NULL, "r 3#x?.html", NULL};
+    struct page p = {0};
+    render_sweep(&p, dirs, sums, names, 4);
+    CU_ASSERT_EQUAL(p.rc, 0);
+    CU_ASSERT_FATAL(p.html != NULL);
+    const char *body = strstr(p.html, "<tbody>");
+    CU_ASSERT_FATAL(body != NULL);
+    CU_ASSERT_EQUAL(count(body, "<tr>"), 4);
+    /* the sort script, once, and sortable headers */
+    CU_ASSERT_EQUAL(count_ci(p.html, "<script"), 1);
+    CU_ASSERT(strstr(p.html, "addEventListener('click'") != NULL);
+    CU_ASSERT_EQUAL(count(p.html, "<th class=\"sort"), 12);
+    CU_ASSERT(strstr(p.html, "script-src 'unsafe-inline'") != NULL);
+    /* links, percent-encoded; names escaped */
+    CU_ASSERT(strstr(p.html, "<a href=\"r1/report.html\">r1</a>") != NULL);
+    CU_ASSERT(strstr(p.html, "<a href=\"r%203%23x%3F.html\">") != NULL);
+    CU_ASSERT(strstr(p.html, "r3 &lt;b&gt;&amp;&quot;") != NULL);
+    CU_ASSERT(strstr(p.html, "<b>&") == NULL);
+    /* the summary's figures, sortable by their data-v */
+    CU_ASSERT(strstr(p.html, "data-v=\"42.5\"") != NULL);
+    CU_ASSERT(strstr(p.html, "data-v=\"13.75\"") != NULL);
+    /* a sparkline for each run with data; the missing directory says why */
+    CU_ASSERT_EQUAL(count(p.html, "aria-label=\"GPU utilization\""), 3);
+    CU_ASSERT(strstr(p.html, "No such file or directory") != NULL);
+    /* the gap of r1 shows in its sparkline too */
+    const char *row1 = strstr(body, "r1</a>");
+    const char *spark = row1 ? strstr(row1, "<path class=\"ln spk\" d=\"") : NULL;
+    CU_ASSERT_FATAL(spark != NULL);
+    const char *end = strchr(spark + 24, '"');
+    char *sd = strndup(spark + 24, (size_t)(end - spark - 24));
+    CU_ASSERT_EQUAL(count(sd, "M"), 2);
+    free(sd);
+    CU_ASSERT(clean_utf8((const unsigned char *)p.html, p.len));
+    free(p.html);
+    json_object_put(s1);
+    th_rmtree(base);
+    free(base);
+    free(r1);
+    free(r2);
+    free(r3);
+    free(r4);
+}
+
+/* ---- suite: errors --------------------------------------------------------------------------- */
+
+static void test_errors(void)
+{
+    char err[256];
+    struct sum_html_opts o;
+    sum_html_opts_init(&o);
+    FILE *f = tmpfile();
+    CU_ASSERT_FATAL(f != NULL);
+    CU_ASSERT_EQUAL(sum_html_run(f, "/nonexistent/run", NULL, &o, err, sizeof err), -ENOENT);
+    CU_ASSERT(strstr(err, "/nonexistent/run") != NULL);
+    char *tmp = th_tmpdir("html-notdir");
+    char *file = th_fmt("%s/file", tmp);
+    CU_ASSERT_FATAL(th_write_file(file, "x", 1) == 0);
+    CU_ASSERT_EQUAL(sum_html_run(f, file, NULL, &o, err, sizeof err), -ENOTDIR);
+    th_rmtree(tmp);
+    free(file);
+    free(tmp);
+    CU_ASSERT_EQUAL(sum_html_run(NULL, "/tmp", NULL, &o, err, sizeof err), -EINVAL);
+    CU_ASSERT_EQUAL(sum_html_run(f, NULL, NULL, &o, err, sizeof err), -EINVAL);
+    o.width = 10;
+    CU_ASSERT_EQUAL(sum_html_run(f, "/tmp", NULL, &o, err, sizeof err), -EINVAL);
+    CU_ASSERT(strstr(err, "width") != NULL);
+    const char *dirs[1] = {"/tmp"};
+    CU_ASSERT_EQUAL(sum_html_sweep(f, dirs, NULL, NULL, 0, NULL, err, sizeof err), -EINVAL);
+    CU_ASSERT_EQUAL(sum_html_sweep(f, NULL, NULL, NULL, 1, NULL, err, sizeof err), -EINVAL);
+    /* err may be NULL */
+    CU_ASSERT_EQUAL(sum_html_run(f, "/nonexistent/run", NULL, NULL, NULL, 0), -ENOENT);
+    fclose(f);
+
+    /* A failed write is an error with the reason. */
+    char *dir = mkrun("html-full", false);
+    FILE *full = fopen("/dev/full", "w");
+    if (full) {
+        int rc = sum_html_run(full, dir, NULL, NULL, err, sizeof err);
+        CU_ASSERT(rc == -ENOSPC || rc == -EIO);
+        CU_ASSERT(strstr(err, "write error") != NULL);
+        fclose(full);
+        full = fopen("/dev/full", "w");
+        const char *d1[1] = {dir};
+        rc = sum_html_sweep(full, d1, NULL, NULL, 1, NULL, err, sizeof err);
+        CU_ASSERT(rc == -ENOSPC || rc == -EIO);
+        fclose(full);
+    }
+    /* A file that cannot be read is left out and said: the page is still written. */
+    char *bad = th_fmt("%s/cpu_metrics.csv", dir);
+    CU_ASSERT_FATAL(unlink(bad) == 0 && mkdir(bad, 0755) == 0);
+    struct page p = {0};
+    render(&p, dir, NULL, 0);
+    CU_ASSERT_EQUAL(p.rc, 0);
+    CU_ASSERT(strstr(p.err, "cpu_metrics.csv") != NULL);
+    CU_ASSERT(strstr(p.html, "cpu_metrics.csv could not be read") != NULL);
+    CU_ASSERT(strstr(p.html, "id=\"cpu\"") == NULL);
+    CU_ASSERT(strstr(p.html, "id=\"gpu-util\"") != NULL);
+    free(p.html);
+    free(bad);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* Broken files: bad lines, [N/A] cells, a partial last line, a garbage timestamp far away. */
+static void test_errors_bad_input(void)
+{
+    char *dir = mkrun("html-bad", false);
+    char *path = th_fmt("%s/hw_metrics.csv", dir);
+    FILE *f = fopen(path, "a");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("garbage line\n\x01\x02\xff\n", f);
+    fputs("1970/01/01 00:00:01.000, 5, 5, 5, 5, 5, 5, 5, 5, 0, GPU-x\n", f); /* far away */
+    fputs("2026/11/22 08:42:00.000, [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], 0, "
+          "GPU-x\n",
+          f);
+    fputs("2026/11/22 08:41:59.500, 99999999999999999999999999999999999999999999, 5, 5, 5, 5, 5, "
+          "5, 5, 1, GPU-y\n",
+          f);                                  /* beyond a float */
+    fputs("2026/11/22 08:42:01.000, 5, 5", f); /* partial */
+    fclose(f);
+    CU_ASSERT(gen_jsonl(dir, "{not json") == 0);
+    CU_ASSERT(gen_jsonl(dir, "{\"ts\": \"2026-11-22T08:40:30+00:00\", \"type\": \"phase\", "
+                             "\"name\": \"neg\", \"seconds\": -5}") == 0);
+    struct page p = {0};
+    render(&p, dir, NULL, 0);
+    CU_ASSERT_EQUAL(p.rc, 0);
+    CU_ASSERT(strstr(p.html, "hw_metrics.csv ends in a partial line") != NULL);
+    CU_ASSERT(strstr(p.html, "run.jsonl: 2 of") != NULL);
+    CU_ASSERT(strstr(p.html, "hw_metrics.csv: 2 of") != NULL);
+    /* the row from 1970 does not stretch the axis: still 0..120 s */
+    char *fig = figure(p.html, "gpu-util");
+    CU_ASSERT_FATAL(fig != NULL);
+    CHECK_NEAR(attr_num(fig, "data-x1"), 120, 1e-6);
+    CU_ASSERT(strstr(p.html, "1 rows with a time far from the rest") != NULL);
+    free(fig);
+    CU_ASSERT(clean_utf8((const unsigned char *)p.html, p.len));
+    free(p.html);
+    free(path);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* ---- suite: summary -------------------------------------------------------------------------- */
+
+/* The real summary (summarize --format json) of a run, when the program is built. */
+static struct json_object *real_summary(const char *dir)
+{
+    const char *bin = getenv("HWRUN_SUMMARIZE_BIN");
+    if (!bin || access(bin, X_OK) != 0)
+        return NULL;
+    char *argv[] = {(char *)bin, "--format", "json", "-q", (char *)dir, NULL};
+    struct th_result r;
+    if (th_run(argv, NULL, NULL, 60, &r) != 0)
+        return NULL;
+    struct json_object *o = r.status == 0 ? json_tokener_parse(r.out) : NULL;
+    th_result_free(&r);
+    return o;
+}
+
+static void test_summary_tables(void)
+{
+    char *dir = mkrun("html-sum", true);
+    struct json_object *sum = real_summary(dir);
+    if (!sum) {
+        fprintf(stderr, "\n    summarize not built or failed: using a hand-written summary\n");
+        sum = json_tokener_parse(
+            "{\"start\": \"2026-11-22T08:40:00.000+00:00\", \"duration_sec\": 120, "
+            "\"peak_vram_mb\": 1490, \"gpu_util_mean_pct\": 60, \"energy_wh\": 13.75, "
+            "\"gpus\": [{\"index\": 0, \"util_pct\": {\"n\": 101, \"mean\": 50}, \"energy_wh\": "
+            "5.5},"
+            " {\"index\": 1, \"util_pct\": {\"n\": 101, \"mean\": 70}, \"energy_wh\": 8.25}],"
+            " \"phases\": [{\"name\": \"load\", \"seconds\": 20}, {\"name\": \"train\", "
+            "\"seconds\": 80}, {\"name\": \"eval\", \"seconds\": 20}],"
+            " \"events\": {\"counts\": {\"start\": 1, \"stop\": 1, \"custom_mark\": 1, "
+            "\"child_exit\": 1}, \"errors\": [{\"ts\": \"2026-11-22T08:41:00.000+00:00\", "
+            "\"event\": \"child_exit\"}]},"
+            " \"quality\": {\"files\": {\"cpu_metrics.csv\": {\"gaps\": 1, \"interval_sec\": "
+            "{\"median\": 1}}}}}");
+    }
+    CU_ASSERT_FATAL(sum != NULL);
+    struct page p = {0};
+    render(&p, dir, sum, 0);
+    CU_ASSERT_EQUAL_FATAL(p.rc, 0);
+    CU_ASSERT(strstr(p.html, "<table class=\"kv\" id=\"t-run\">") != NULL);
+    CU_ASSERT(strstr(p.html, "id=\"t-gpus\"") != NULL);
+    CU_ASSERT(strstr(p.html, "id=\"t-phases\"") != NULL);
+    CU_ASSERT(strstr(p.html, "id=\"t-events\"") != NULL);
+    CU_ASSERT(strstr(p.html, "id=\"t-errors\"") != NULL);
+    CU_ASSERT_EQUAL(count(p.html, "<tr class=\"phase-row\">"), 3);
+    const char *gt = strstr(p.html, "id=\"t-gpus\"");
+    CU_ASSERT_FATAL(gt != NULL);
+    CU_ASSERT_EQUAL(count(strstr(gt, "<tbody>"), "<tr>") - count(strstr(gt, "</tbody>"), "<tr>"),
+                    2);
+    CU_ASSERT(strstr(p.html, "13.8<small> Wh") != NULL || strstr(p.html, "13.7<small> Wh"));
+    CU_ASSERT(strstr(p.html, "cpu_metrics.csv: 1 gap in sampling") != NULL);
+    CU_ASSERT(strstr(p.html, "<details id=\"t-json\">") != NULL);
+    CU_ASSERT(clean_utf8((const unsigned char *)p.html, p.len));
+    free(p.html);
+    json_object_put(sum);
+
+    /* A summary of the wrong shape is tolerated: what is missing is left out. */
+    const char *odd[] = {
+        "{}",
+        "[]",
+        ("{\"gpus\": 5, \"phases\": [1, \"x\", {\"name\": 7}, null], \"start\": 12, "
+         "\"events\": {\"counts\": [], \"errors\": {}}, \"quality\": {\"files\": {\"x\": 3, "
+         "\"y\": {\"skipped\": 4, \"placeholders\": [1]}}}, \"duration_sec\": \"long\"}"),
+        ("{\"gpus\": [{\"index\": -3, \"mem_used_mib\": {\"max\": null}}, {\"index\": 1e300}], "
+         "\"phases\": [{\"name\": \"p\", \"start\": \"not a time\", \"gpus\": [5, {\"util_pct\": "
+         "3}]}]}"),
+    };
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++) {
+        struct json_object *o = json_tokener_parse(odd[i]);
+        CU_ASSERT_FATAL(o != NULL);
+        struct page q = {0};
+        render(&q, dir, o, 0);
+        CU_ASSERT_EQUAL(q.rc, 0);
+        CU_ASSERT(q.html && strstr(q.html, "</html>") != NULL);
+        free(q.html);
+        json_object_put(o);
+    }
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* ---- suite: browser -------------------------------------------------------------------------- */
+
+static const char *find_chromium(void)
+{
+    static const char *const cand[] = {"/usr/bin/chromium", "/usr/bin/chromium-browser",
+                                       "/usr/bin/google-chrome", "/usr/bin/google-chrome-stable"};
+    const char *env = getenv("HWRUN_CHROMIUM");
+    if (env && *env)
+        return access(env, X_OK) == 0 ? env : NULL;
+    for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++)
+        if (access(cand[i], X_OK) == 0)
+            return cand[i];
+    return NULL;
+}
+
+/* Run chromium headless, off the network, on url with one more flag; returns its result. */
+static int chromium(const char *bin, const char *profile, const char *flag, const char *url,
+                    struct th_result *r)
+{
+    char *udd = th_fmt("--user-data-dir=%s", profile);
+    char *argv[] = {(char *)bin,
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--disable-background-networking",
+                    "--disable-component-update",
+                    "--no-first-run",
+                    "--disable-sync",
+                    "--disable-dev-shm-usage",
+                    "--hide-scrollbars",
+                    udd,
+                    "--window-size=1280,2000",
+                    (char *)flag,
+                    (char *)url,
+                    NULL};
+    char *env[] = {th_fmt("HOME=%s", profile), NULL};
+    int rc = th_run(argv, env, NULL, 90, r);
+    free(env[0]);
+    free(udd);
+    return rc;
+}
+
+static long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+static bool is_png(const char *path)
+{
+    unsigned char sig[8] = {0};
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    size_t n = fread(sig, 1, 8, f);
+    fclose(f);
+    return n == 8 && !memcmp(sig, "\x89PNG\r\n\x1a\n", 8);
+}
+
+static void test_browser(void)
+{
+    const char *bin = find_chromium();
+    if (!bin) {
+        const char *ci = getenv("CI");
+        if (ci && *ci) {
+            CU_FAIL("chromium is not installed but CI is set: the browser test must run in CI");
+        } else {
+            fprintf(stderr, "\n    SKIPPED: chromium not found (/usr/bin/chromium); install "
+                            "Debian's chromium to run the browser test\n");
+        }
+        return;
+    }
+    char *dir = th_tmpdir("html-browser");
+    char *run = th_fmt("%s/run", dir), *run2 = th_fmt("%s/run2", dir);
+    CU_ASSERT_FATAL(mkdir(run, 0755) == 0 && mkdir(run2, 0755) == 0);
+    CU_ASSERT_FATAL(gen_demo_run(run) == 0);
+    make_basic_run(run2, true);
+    struct json_object *sum = real_summary(run);
+
+    /* the report, a sweep, and an empty page to compare the screenshot with */
+    char *report = th_fmt("%s/report.html", run), *sweep = th_fmt("%s/sweep.html", dir),
+         *blank = th_fmt("%s/blank.html", dir);
+    FILE *f = fopen(report, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    char err[256];
+    CU_ASSERT_EQUAL(sum_html_run(f, run, sum, NULL, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(fclose(f), 0);
+    f = fopen(sweep, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    const char *dirs[2] = {run, run2};
+    const char *names[2] = {"run/report.html", NULL};
+    CU_ASSERT_EQUAL(sum_html_sweep(f, dirs, NULL, names, 2, NULL, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(fclose(f), 0);
+    CU_ASSERT_EQUAL(th_write_file(blank, "<!DOCTYPE html><title>blank</title>", 35), 0);
+
+    /* the DOM as the browser built it: the charts and the tables are there */
+    char *profile = th_fmt("%s/profile", dir);
+    char *url = th_fmt("file://%s", report);
+    struct th_result r;
+    CU_ASSERT_FATAL(chromium(bin, profile, "--dump-dom", url, &r) == 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_EQUAL(count(r.out, "<figure class=\"chart\""), NCHARTS);
+    CU_ASSERT_EQUAL(count(r.out, "<svg"), NCHARTS + 1);
+    CU_ASSERT(count(r.out, "<path class=\"ln ") >= 2 * 5 + 3);
+    CU_ASSERT_EQUAL(count(r.out, "<g class=\"ph "), 7);
+    CU_ASSERT(strstr(r.out, "id=\"t-quality\"") != NULL);
+    if (sum) {
+        CU_ASSERT(strstr(r.out, "id=\"t-run\"") != NULL);
+        CU_ASSERT(strstr(r.out, "id=\"t-gpus\"") != NULL);
+        CU_ASSERT_EQUAL(count(r.out, "<tr class=\"phase-row\">"), 7);
+    }
+    th_result_free(&r);
+
+    /* the sweep's script runs: #sort=3 sorts by duration ascending (run2: 120 s before run:
+     * 900 s), #sort=-3 descending */
+    free(url);
+    url = th_fmt("file://%s#sort=3", sweep);
+    CU_ASSERT_FATAL(chromium(bin, profile, "--dump-dom", url, &r) == 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT(strstr(r.out, "data-sortable=\"ready\"") != NULL);
+    CU_ASSERT(strstr(r.out, "aria-sort=\"ascending\"") != NULL);
+    const char *a = strstr(r.out, ">run2<"), *b = strstr(r.out, ">run</a>");
+    CU_ASSERT(a && b && a < b);
+    th_result_free(&r);
+    free(url);
+    url = th_fmt("file://%s#sort=-3", sweep);
+    CU_ASSERT_FATAL(chromium(bin, profile, "--dump-dom", url, &r) == 0);
+    a = strstr(r.out, ">run2<"), b = strstr(r.out, ">run</a>");
+    CU_ASSERT(a && b && b < a);
+    CU_ASSERT(strstr(r.out, "aria-sort=\"descending\"") != NULL);
+    th_result_free(&r);
+
+    /* a screenshot that is not blank: much larger than the empty page's */
+    char *shot = th_fmt("%s/report.png", dir), *shot0 = th_fmt("%s/blank.png", dir);
+    char *flag = th_fmt("--screenshot=%s", shot), *flag0 = th_fmt("--screenshot=%s", shot0);
+    free(url);
+    url = th_fmt("file://%s", report);
+    CU_ASSERT(chromium(bin, profile, flag, url, &r) == 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    th_result_free(&r);
+    free(url);
+    url = th_fmt("file://%s", blank);
+    CU_ASSERT(chromium(bin, profile, flag0, url, &r) == 0);
+    th_result_free(&r);
+    long n = file_size(shot), n0 = file_size(shot0);
+    fprintf(stderr, "\n    screenshot %ld bytes, blank page %ld bytes\n", n, n0);
+    CU_ASSERT(is_png(shot));
+    CU_ASSERT(is_png(shot0));
+    CU_ASSERT(n0 > 0 && n > 10 * n0);
+    /* keep it in the build tree for a look */
+    const char *build = getenv("HWRUN_BUILD_DIR");
+    if (build && n > 0) {
+        char *keep = th_fmt("%s/tests/html/report-screenshot.png", build);
+        size_t len;
+        char *png = th_read_file(shot, &len);
+        if (png)
+            th_write_file(keep, png, len);
+        free(png);
+        free(keep);
+    }
+    json_object_put(sum);
+    free(shot);
+    free(shot0);
+    free(flag);
+    free(flag0);
+    free(url);
+    free(profile);
+    free(report);
+    free(sweep);
+    free(blank);
+    free(run);
+    free(run2);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* ---- suite: cli (summarize --html, through the built binary) -------------------------------- */
+
+static int run_summarize(struct th_result *r, const char *const *args)
+{
+    char *argv[16];
+    int n = 0;
+    argv[n++] = (char *)th_env("HWRUN_SUMMARIZE_BIN");
+    for (; *args && n < 15; args++)
+        argv[n++] = (char *)*args;
+    argv[n] = NULL;
+    return th_run(argv, NULL, NULL, 60, r);
+}
+#define SUMMARIZE(r, ...) run_summarize((r), (const char *const[]){__VA_ARGS__, NULL})
+
+static void test_cli_run_and_sweep(void)
+{
+    char *a = mkrun("html-cli-a", true), *b = mkrun("html-cli-b", false);
+    char *out = th_tmpdir("html-cli-out");
+    char *report = th_fmt("%s/report.html", a);
+    struct th_result r;
+
+    /* One run: only the page is written, nothing on stdout. */
+    CU_ASSERT_EQUAL_FATAL(SUMMARIZE(&r, "-q", "--html", report, a), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_EQUAL(r.out_len, 0);
+    th_result_free(&r);
+    size_t len = 0;
+    char *html = th_read_file(report, &len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+    CU_ASSERT_EQUAL(count(html, "<figure class=\"chart\""), NCHARTS);
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "Per phase")); /* the tables came from the summary */
+    free(html);
+    struct stat st;
+    CU_ASSERT_EQUAL(stat(report, &st), 0);
+    CU_ASSERT_EQUAL(st.st_mode & 0777, 0644);
+
+    /* With --format, the usual output is printed as well. */
+    char *page2 = th_fmt("%s/again.html", out);
+    SUMMARIZE(&r, "-q", "--format", "csv", "--html", page2, a);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_EQUAL(th_count_lines(r.out), 2); /* header + one row */
+    th_result_free(&r);
+
+    /* A sweep: one row per run; a links to its report (relative to the page), b has none. */
+    char *sweep = th_fmt("%s/sweep.html", out);
+    SUMMARIZE(&r, "-q", "--html", sweep, a, b);
+    CU_ASSERT_EQUAL(r.status, 0);
+    th_result_free(&r);
+    html = th_read_file(sweep, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+    char *base = strrchr(a, '/') + 1;
+    char *link = th_fmt("href=\"../%s/report.html\"", base);
+    CU_ASSERT_EQUAL(count(html, link), 1);
+    CU_ASSERT_EQUAL(count(html, "report.html\""), 1);
+    free(link);
+    free(html);
+
+    /* Usage and write errors. */
+    SUMMARIZE(&r, "--html", sweep, "--format", "pytyche", a);
+    CU_ASSERT_EQUAL(r.status, 2);
+    th_result_free(&r);
+    SUMMARIZE(&r, "--html");
+    CU_ASSERT_EQUAL(r.status, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "summarize: option '--html' needs a value"));
+    th_result_free(&r);
+    SUMMARIZE(&r, "-q", "--html", "/no/such/dir/r.html", a);
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "write /no/such/dir/r.html"));
+    th_result_free(&r);
+
+    free(sweep);
+    free(page2);
+    free(report);
+    th_rmtree(out);
+    th_rmtree(a);
+    th_rmtree(b);
+    free(out);
+    free(a);
+    free(b);
+}
+
+/* ---- registration ---------------------------------------------------------------------------- */
+
+void cu_register_all(void)
+{
+    CU_pSuite s = CU_add_suite("structure", NULL, NULL);
+    CU_add_test(s, "counts", test_structure_counts);
+    CU_add_test(s, "axes", test_structure_axes);
+    CU_add_test(s, "gap", test_structure_gap);
+    CU_add_test(s, "partial", test_structure_partial);
+    CU_add_test(s, "dmon", test_structure_dmon);
+    CU_add_test(s, "many_phases", test_structure_many_phases);
+    s = CU_add_suite("escape", NULL, NULL);
+    CU_add_test(s, "names", test_escape_names);
+    s = CU_add_suite("downsample", NULL, NULL);
+    CU_add_test(s, "spike", test_downsample_spike);
+    CU_add_test(s, "width", test_downsample_width);
+    s = CU_add_suite("longrun", NULL, NULL);
+    CU_add_test(s, "size", test_longrun_size);
+    s = CU_add_suite("sweep", NULL, NULL);
+    CU_add_test(s, "page", test_sweep_page);
+    s = CU_add_suite("errors", NULL, NULL);
+    CU_add_test(s, "api", test_errors);
+    CU_add_test(s, "bad_input", test_errors_bad_input);
+    s = CU_add_suite("summary", NULL, NULL);
+    CU_add_test(s, "tables", test_summary_tables);
+    s = CU_add_suite("cli", NULL, NULL);
+    CU_add_test(s, "run_and_sweep", test_cli_run_and_sweep);
+    s = CU_add_suite("browser", NULL, NULL);
+    CU_add_test(s, "chromium", test_browser);
+}

@@ -1,0 +1,54 @@
+/* Shared by summarize's test files: a sink that records what the readers hand over, and
+ * helpers to feed bytes and to write run directories. */
+#ifndef SUMTEST_H
+#define SUMTEST_H
+
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "readers.h"
+#include "summary.h"
+#include "testutil.h"
+
+/* Sums and counts of everything a reader produced. */
+struct rec {
+    size_t gpu_rows, dmon_rows, cpu_rows, proc_rows, gp_rows, phases, events, diags;
+    double gsum[SUM_GM_COUNT];
+    size_t gn[SUM_GM_COUNT];
+    double dsum[SUM_DM_COUNT];
+    size_t dn[SUM_DM_COUNT];
+    double csum[SUM_CPU_COUNT];
+    size_t cn[SUM_CPU_COUNT];
+    double psum[SUM_PROC_COUNT];
+    double gp_mem_sum;
+    size_t gp_mem_n;
+    int max_gpu;
+    int gpus_seen[64];
+    double first_t, last_t;
+    char last_name[256];  /* last phase/event/gpu-proc name */
+    char last_uuid[64];
+    long last_pid;
+};
+
+void rec_sink(struct sum_sink *sink, struct rec *r);
+/* Feed data to a new reader in pieces of `step` bytes (0: all at once). */
+void feed_all(enum sum_kind kind, const char *data, size_t len, size_t step,
+              const struct sum_read_opts *opts, struct rec *r, struct sum_quality *q);
+uint64_t token_count(const struct sum_quality *q, const char *token);
+/* Write name in dir with content. */
+void put_file(const char *dir, const char *name, const char *content);
+/* Summarize dir with the library. */
+struct sum_run *summarize_dir(const char *dir);
+
+#define CHECK_NEAR(a, b, eps) CU_ASSERT(fabs((double)(a) - (double)(b)) <= (eps))
+
+void add_readers_suite(void);
+void add_captures_suite(void);
+void add_stats_suite(void);
+void add_energy_suites(void);
+void add_pytyche_suite(void);
+void add_cli_suite(void);
+
+#endif

@@ -1,0 +1,258 @@
+/* Suites "energy" and "phases": energy on synthetic power traces (constant, ramp, gap,
+ * unmeasured samples, with and without hwmon's interval) and per-phase windows at their edges,
+ * through the library on generated run directories. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hwrun/io.h"
+#include "sumtest.h"
+
+#define BASE 1767225600.0 /* 2026-01-01T00:00:00Z */
+
+static void smi_time(char *buf, size_t cap, double t)
+{
+    time_t s = (time_t)t;
+    struct tm tm;
+    gmtime_r(&s, &tm);
+    int ms = (int)((t - (double)s) * 1000 + 0.5);
+    snprintf(buf, cap, "%04d/%02d/%02d %02d:%02d:%02d.%03d", tm.tm_year + 1900, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
+}
+
+static void iso_time(char *buf, size_t cap, double t)
+{
+    time_t s = (time_t)t;
+    struct tm tm;
+    gmtime_r(&s, &tm);
+    int ms = (int)((t - (double)s) * 1000 + 0.5);
+    snprintf(buf, cap, "%04d-%02d-%02dT%02d:%02d:%02d.%03d+00:00", tm.tm_year + 1900,
+             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
+}
+
+/* hw_metrics.csv in hwmon's default layout; p NAN writes [N/A]. */
+static void gpu_csv(const char *dir, size_t n, const double *t, const double *p, int ngpus)
+{
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    for (size_t i = 0; i < n; i++)
+        for (int g = 0; g < ngpus; g++) {
+            char ts[80];
+            smi_time(ts, sizeof ts, BASE + t[i]);
+            hw_buf_printf(&b, "%s, %d, 10, 1000, 80000, ", ts, 50 + (int)i);
+            if (isnan(p[i]))
+                hw_buf_puts(&b, "[N/A]");
+            else
+                hw_buf_printf(&b, "%.2f", p[i] * (g + 1));
+            hw_buf_printf(&b, ", 60, 1980, 2619, %d, GPU-%d\n", g, g);
+        }
+    hw_buf_putc(&b, '\0');
+    put_file(dir, "hw_metrics.csv", b.p);
+    hw_buf_free(&b);
+}
+
+static void runlog(const char *dir, double interval, const char *phases)
+{
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    char ts[80];
+    iso_time(ts, sizeof ts, BASE - 1);
+    hw_buf_printf(&b, "{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"start\", \"data\": "
+                      "{\"smi_tz\": \"UTC\"",
+                  ts);
+    if (interval > 0)
+        hw_buf_printf(&b, ", \"interval_s\": %g", interval);
+    hw_buf_puts(&b, "}}\n");
+    if (phases)
+        hw_buf_puts(&b, phases);
+    hw_buf_putc(&b, '\0');
+    put_file(dir, "run.jsonl", b.p);
+    hw_buf_free(&b);
+}
+
+static void phase_line(struct hw_buf *b, const char *name, double t0, double t1)
+{
+    char ts[80];
+    iso_time(ts, sizeof ts, BASE + t1);
+    hw_buf_printf(b, "{\"ts\": \"%s\", \"type\": \"phase\", \"name\": \"%s\", \"seconds\": %.3f}\n",
+                  ts, name, t1 - t0);
+}
+
+static struct sum_run *trace(const double *t, const double *p, size_t n, double interval,
+                             int ngpus, const char *phases)
+{
+    char *dir = th_tmpdir("energy");
+    gpu_csv(dir, n, t, p, ngpus);
+    runlog(dir, interval, phases);
+    struct sum_run *run = summarize_dir(dir);
+    th_rmtree(dir);
+    free(dir);
+    return run;
+}
+
+static void test_constant(void)
+{
+    double t[10], p[10];
+    for (int i = 0; i < 10; i++)
+        t[i] = i, p[i] = 100;
+    for (int iv = 0; iv <= 1; iv++) {
+        struct sum_run *run = trace(t, p, 10, iv ? 1.0 : 0, 2, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(run->gpu[0]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(run->gpu[1]);
+        CHECK_NEAR(run->gpu[0]->energy.joules, 900, 1e-9);
+        CHECK_NEAR(run->gpu[1]->energy.joules, 1800, 1e-9); /* GPU 1 draws twice as much */
+        CHECK_NEAR(sum_run_energy_wh(run), 2700 / 3600.0, 1e-12);
+        CU_ASSERT_EQUAL(run->gpu[0]->energy.gaps, 0);
+        CHECK_NEAR(run->gpu[0]->energy.covered_s, 9, 1e-9);
+        CHECK_NEAR(run->gpu[0]->energy.interval_s, 1, 1e-9);
+        sum_run_free(run);
+    }
+}
+
+static void test_ramp(void)
+{
+    double t[10], p[10];
+    for (int i = 0; i < 10; i++)
+        t[i] = i * 0.5, p[i] = 20.0 * i; /* p = 40 W/s * t */
+    struct sum_run *run = trace(t, p, 10, 0.5, 1, NULL);
+    /* integral of 40 t over [0, 4.5] = 20 * 4.5^2 */
+    CHECK_NEAR(run->gpu[0]->energy.joules, 405, 1e-9);
+    sum_run_free(run);
+}
+
+static void test_gap(void)
+{
+    double t[10], p[10];
+    for (int i = 0; i < 10; i++)
+        t[i] = i < 5 ? i : 15 + i, p[i] = 100;
+    for (int iv = 0; iv <= 1; iv++) {
+        struct sum_run *run = trace(t, p, 10, iv ? 1.0 : 0, 1, NULL);
+        const struct sum_energy *e = &run->gpu[0]->energy;
+        CHECK_NEAR(e->joules, 800, 1e-9);
+        CU_ASSERT_EQUAL(e->gaps, 1);
+        CHECK_NEAR(e->gap_s, 16, 1e-9);
+        CHECK_NEAR(e->covered_s, 8, 1e-9);
+        sum_run_free(run);
+    }
+    /* a step of exactly 3 intervals is still bridged */
+    double t2[] = {0, 1, 2, 5, 6}, p2[] = {100, 100, 100, 100, 100};
+    struct sum_run *run = trace(t2, p2, 5, 1.0, 1, NULL);
+    CHECK_NEAR(run->gpu[0]->energy.joules, 600, 1e-9);
+    CU_ASSERT_EQUAL(run->gpu[0]->energy.gaps, 0);
+    sum_run_free(run);
+}
+
+static void test_unmeasured(void)
+{
+    double t[] = {0, 1, 2, 3, 4}, p[] = {100, 100, NAN, 100, 100};
+    struct sum_run *run = trace(t, p, 5, 1.0, 1, NULL);
+    const struct sum_energy *e = &run->gpu[0]->energy;
+    CHECK_NEAR(e->joules, 200, 1e-9);
+    CU_ASSERT_EQUAL(e->unmeasured, 2);
+    CU_ASSERT_EQUAL(run->gpu[0]->m[SUM_GM_POWER].n, 4);
+    CU_ASSERT_EQUAL(run->gpu[0]->m[SUM_GM_UTIL].n, 5); /* the rest of the row counts */
+    sum_run_free(run);
+}
+
+static void test_phase_edges(void)
+{
+    double t[10], p[10];
+    for (int i = 0; i < 10; i++)
+        t[i] = i, p[i] = 100;
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    phase_line(&b, "load", 2, 5);      /* samples 2,3,4,5: both edges inclusive */
+    phase_line(&b, "tiny", 2.5, 3.5);  /* one sample inside */
+    phase_line(&b, "off", 5.001, 5.999); /* no sample, but energy */
+    phase_line(&b, "outer", 0, 9);
+    hw_buf_putc(&b, '\0');
+    struct sum_run *run = trace(t, p, 10, 1.0, 1, b.p);
+    hw_buf_free(&b);
+    CU_ASSERT_EQUAL_FATAL(run->nphase, 4);
+    const struct sum_phase_acc *ph = run->phase;
+    CU_ASSERT_STRING_EQUAL(ph[0].name, "load");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ph[0].gpu[0]);
+    CU_ASSERT_EQUAL(ph[0].gpu[0]->m[SUM_GM_UTIL].n, 4);
+    CHECK_NEAR(ph[0].gpu[0]->m[SUM_GM_UTIL].min, 52, 0);
+    CHECK_NEAR(ph[0].gpu[0]->m[SUM_GM_UTIL].max, 55, 0);
+    CHECK_NEAR(ph[0].gpu[0]->energy_j, 300, 1e-6);
+    CU_ASSERT_EQUAL(ph[1].gpu[0]->m[SUM_GM_UTIL].n, 1);
+    CHECK_NEAR(ph[1].gpu[0]->energy_j, 100, 1e-3);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ph[2].gpu[0]);
+    CU_ASSERT_EQUAL(ph[2].gpu[0]->m[SUM_GM_UTIL].n, 0);
+    CHECK_NEAR(ph[2].gpu[0]->energy_j, 99.8, 1e-3); /* edges at ms, epoch ulp 2e-7 s */
+    CU_ASSERT_EQUAL(ph[3].gpu[0]->m[SUM_GM_UTIL].n, 10);
+    CHECK_NEAR(ph[3].gpu[0]->energy_j, 900, 1e-6);
+    sum_run_free(run);
+}
+
+static void test_phase_ramp(void)
+{
+    double t[10], p[10];
+    for (int i = 0; i < 10; i++)
+        t[i] = i, p[i] = 10.0 * i;
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    phase_line(&b, "mid", 2.5, 3.5);
+    phase_line(&b, "tail", 8.5, 20);
+    hw_buf_putc(&b, '\0');
+    struct sum_run *run = trace(t, p, 10, 1.0, 1, b.p);
+    hw_buf_free(&b);
+    /* integral of 10 t over [2.5, 3.5] = 5 (3.5^2 - 2.5^2) */
+    CHECK_NEAR(run->phase[0].gpu[0]->energy_j, 30, 1e-3);
+    /* over [8.5, 9]: the trace ends at 9 */
+    CHECK_NEAR(run->phase[1].gpu[0]->energy_j, 5 * (81 - 72.25), 1e-3);
+    sum_run_free(run);
+}
+
+static void test_phase_cpu_proc(void)
+{
+    char *dir = th_tmpdir("phases");
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    phase_line(&b, "train", 1, 3);
+    hw_buf_putc(&b, '\0');
+    runlog(dir, 1.0, b.p);
+    hw_buf_free(&b);
+    hw_buf_init(&b, NULL, 0);
+    hw_buf_puts(&b, "timestamp,usr_pct,idle_pct\n");
+    struct hw_buf pr;
+    hw_buf_init(&pr, NULL, 0);
+    hw_buf_puts(&pr, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes\n");
+    for (int i = 0; i < 6; i++) {
+        char ts[80];
+        iso_time(ts, sizeof ts, BASE + i);
+        hw_buf_printf(&b, "%s,%d.0,%d.0\n", ts, 10 * i, 100 - 10 * i);
+        hw_buf_printf(&pr, "%s,1,4,%d,%d,0,0\n", ts, 100 + i, 1000 * (i == 4 ? 9 : i + 1));
+    }
+    hw_buf_putc(&b, '\0');
+    hw_buf_putc(&pr, '\0');
+    put_file(dir, "cpu_metrics.csv", b.p);
+    put_file(dir, "proc_metrics.csv", pr.p);
+    hw_buf_free(&b);
+    hw_buf_free(&pr);
+    struct sum_run *run = summarize_dir(dir);
+    CU_ASSERT_EQUAL_FATAL(run->nphase, 1);
+    CU_ASSERT_EQUAL(run->phase[0].cpu_usr.n, 3);
+    CHECK_NEAR(sum_stat_mean(&run->phase[0].cpu_usr), 20, 1e-9);
+    CHECK_NEAR(run->phase[0].proc_rss.max, 4000, 0); /* the 9000 peak is at t=4 */
+    CHECK_NEAR(run->proc[SUM_PROC_RSS].max, 9000, 0);
+    CHECK_NEAR(run->proc[SUM_PROC_RSS].last - run->proc[SUM_PROC_RSS].first, 5000, 0);
+    sum_run_free(run);
+    th_rmtree(dir);
+    free(dir);
+}
+
+void add_energy_suites(void)
+{
+    CU_pSuite s = CU_add_suite("energy", NULL, NULL);
+    CU_add_test(s, "constant", test_constant);
+    CU_add_test(s, "ramp", test_ramp);
+    CU_add_test(s, "gap", test_gap);
+    CU_add_test(s, "unmeasured", test_unmeasured);
+    s = CU_add_suite("phases", NULL, NULL);
+    CU_add_test(s, "edges", test_phase_edges);
+    CU_add_test(s, "ramp", test_phase_ramp);
+    CU_add_test(s, "cpu_proc", test_phase_cpu_proc);
+}

@@ -1,0 +1,160 @@
+/* summarize's CUnit suites and the helpers they share (sumtest.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sumtest.h"
+
+static void on_gpu(void *ctx, const struct sum_gpu_row *row)
+{
+    struct rec *r = ctx;
+    r->gpu_rows++;
+    for (int m = 0; m < SUM_GM_COUNT; m++)
+        if (!isnan(row->v[m])) {
+            r->gsum[m] += row->v[m];
+            r->gn[m]++;
+        }
+    if (row->gpu > r->max_gpu)
+        r->max_gpu = row->gpu;
+    if (row->gpu >= 0 && row->gpu < 64)
+        r->gpus_seen[row->gpu]++;
+    if (r->gpu_rows == 1)
+        r->first_t = row->t;
+    r->last_t = row->t;
+    snprintf(r->last_uuid, sizeof r->last_uuid, "%s", row->uuid ? row->uuid : "");
+}
+
+static void on_dmon(void *ctx, const struct sum_dmon_row *row)
+{
+    struct rec *r = ctx;
+    r->dmon_rows++;
+    for (int k = 0; k < SUM_DM_COUNT; k++)
+        if (!isnan(row->v[k])) {
+            r->dsum[k] += row->v[k];
+            r->dn[k]++;
+        }
+    if (row->gpu > r->max_gpu)
+        r->max_gpu = row->gpu;
+    if (r->dmon_rows == 1)
+        r->first_t = row->t;
+    r->last_t = row->t;
+}
+
+static void on_cpu(void *ctx, const struct sum_cpu_row *row)
+{
+    struct rec *r = ctx;
+    r->cpu_rows++;
+    for (int k = 0; k < SUM_CPU_COUNT; k++)
+        if (!isnan(row->v[k])) {
+            r->csum[k] += row->v[k];
+            r->cn[k]++;
+        }
+    r->last_t = row->t;
+}
+
+static void on_proc(void *ctx, const struct sum_proc_row *row)
+{
+    struct rec *r = ctx;
+    r->proc_rows++;
+    for (int k = 0; k < SUM_PROC_COUNT; k++)
+        if (!isnan(row->v[k]))
+            r->psum[k] += row->v[k];
+    r->last_t = row->t;
+}
+
+static void on_gp(void *ctx, const struct sum_gpu_proc_row *row)
+{
+    struct rec *r = ctx;
+    r->gp_rows++;
+    if (!isnan(row->used_mib)) {
+        r->gp_mem_sum += row->used_mib;
+        r->gp_mem_n++;
+    }
+    snprintf(r->last_name, sizeof r->last_name, "%s", row->name ? row->name : "");
+    snprintf(r->last_uuid, sizeof r->last_uuid, "%s", row->gpu_uuid ? row->gpu_uuid : "");
+    r->last_pid = row->pid;
+    r->last_t = row->t;
+}
+
+static void on_phase(void *ctx, const struct sum_phase *p)
+{
+    struct rec *r = ctx;
+    r->phases++;
+    snprintf(r->last_name, sizeof r->last_name, "%s", p->name);
+}
+
+static void on_event(void *ctx, const struct sum_event *e)
+{
+    struct rec *r = ctx;
+    r->events++;
+    snprintf(r->last_name, sizeof r->last_name, "%s", e->name);
+}
+
+static void on_diag(void *ctx, const char *name, uint64_t line, const char *reason)
+{
+    (void)name, (void)line, (void)reason;
+    struct rec *r = ctx;
+    r->diags++;
+}
+
+void rec_sink(struct sum_sink *sink, struct rec *r)
+{
+    memset(r, 0, sizeof *r);
+    r->max_gpu = -1;
+    *sink = (struct sum_sink){.ctx = r, .gpu = on_gpu, .dmon = on_dmon, .cpu = on_cpu,
+                              .proc = on_proc, .gpu_proc = on_gp, .phase = on_phase,
+                              .event = on_event, .diag = on_diag};
+}
+
+void feed_all(enum sum_kind kind, const char *data, size_t len, size_t step,
+              const struct sum_read_opts *opts, struct rec *r, struct sum_quality *q)
+{
+    struct sum_sink sink;
+    rec_sink(&sink, r);
+    struct sum_reader *rd = sum_reader_new(kind, "test", opts, &sink, q);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rd);
+    if (!step)
+        step = len ? len : 1;
+    for (size_t i = 0; i < len; i += step)
+        CU_ASSERT_EQUAL(sum_reader_feed(rd, data + i, len - i < step ? len - i : step), 0);
+    sum_reader_finish(rd);
+    sum_reader_free(rd);
+}
+
+uint64_t token_count(const struct sum_quality *q, const char *token)
+{
+    for (size_t i = 0; i < q->n_tokens; i++)
+        if (!strcmp(q->placeholders[i].token, token))
+            return q->placeholders[i].n;
+    return 0;
+}
+
+void put_file(const char *dir, const char *name, const char *content)
+{
+    char *p = th_fmt("%s/%s", dir, name);
+    CU_ASSERT_EQUAL(th_write_file(p, content, strlen(content)), 0);
+    free(p);
+}
+
+struct sum_run *summarize_dir(const char *dir)
+{
+    struct sum_inputs in;
+    char *storage[SUM_KIND_COUNT];
+    sum_inputs_from_dir(&in, dir, storage);
+    struct sum_run *run = sum_run_new();
+    static const struct sum_config cfg;
+    sum_run_summarize(run, &in, &cfg);
+    for (int k = 0; k < SUM_KIND_COUNT; k++)
+        free(storage[k]);
+    return run;
+}
+
+void cu_register_all(void)
+{
+    add_readers_suite();
+    add_captures_suite();
+    add_stats_suite();
+    add_energy_suites();
+    add_pytyche_suite();
+    add_cli_suite();
+}

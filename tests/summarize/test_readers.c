@@ -1,0 +1,379 @@
+/* Suite "readers": the streaming readers on small hand-made inputs: chunk boundaries, headers,
+ * placeholders, CRLF, partial and over-long lines, dmon headers, named CSV columns, gpu_procs
+ * names with ", ", run.jsonl entries and time zones. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader_int.h"
+#include "sumtest.h"
+
+static const char gpu11[] =
+    "2026/11/21 15:27:49.697, 45, 12, 30000, 81559, 250.50, 55, 1980, 2619, 0, GPU-aaa\n"
+    "2026/11/21 15:27:49.697, 55, 14, 31000, 81559, [N/A], 56, 1980, 2619, 1, GPU-bbb\n"
+    "2026/11/21 15:27:51.697, 100, 50, 40000, 81559, 650.25, 60, 1980, 2619, 0, GPU-aaa\n"
+    "2026/11/21 15:27:51.697, 90, 40, 41000, 81559, 600.00, 61, [N/A], 2619, 1, GPU-bbb\n";
+
+static void test_gpu_default_layout(void)
+{
+    struct rec r;
+    struct sum_quality q;
+    feed_all(SUM_KIND_GPU, gpu11, strlen(gpu11), 0, NULL, &r, &q);
+    CU_ASSERT_EQUAL(r.gpu_rows, 4);
+    CU_ASSERT_EQUAL(q.parsed, 4);
+    CU_ASSERT_EQUAL(q.lines, 4);
+    CU_ASSERT_EQUAL(r.max_gpu, 1);
+    CU_ASSERT_EQUAL(r.gn[SUM_GM_POWER], 3); /* [N/A] drops only that cell */
+    CHECK_NEAR(r.gsum[SUM_GM_POWER], 1500.75, 1e-9);
+    CU_ASSERT_EQUAL(r.gn[SUM_GM_SM_CLOCK], 3);
+    CU_ASSERT_EQUAL(r.gn[SUM_GM_UTIL], 4);
+    CHECK_NEAR(r.gsum[SUM_GM_UTIL], 290, 0);
+    CU_ASSERT_EQUAL(token_count(&q, "[N/A]"), 2);
+    /* 2026-11-21T15:27:49.697Z */
+    CHECK_NEAR(r.first_t, 1795274869.697, 1e-6);
+    CU_ASSERT_STRING_EQUAL(r.last_uuid, "GPU-bbb");
+    CU_ASSERT_FALSE(q.partial_last);
+}
+
+static void test_gpu_chunking(void)
+{
+    /* every split point gives the same result, including inside "\r\n" */
+    char *crlf = malloc(2 * sizeof gpu11);
+    size_t o = 0;
+    for (const char *p = gpu11; *p; p++) {
+        if (*p == '\n')
+            crlf[o++] = '\r';
+        crlf[o++] = *p;
+    }
+    for (size_t step = 1; step < 40; step += 3) {
+        struct rec r;
+        struct sum_quality q;
+        feed_all(SUM_KIND_GPU, crlf, o, step, NULL, &r, &q);
+        CU_ASSERT_EQUAL(r.gpu_rows, 4);
+        CHECK_NEAR(r.gsum[SUM_GM_POWER], 1500.75, 1e-9);
+        CU_ASSERT_EQUAL(q.lines, 4);
+        CU_ASSERT_EQUAL(sum_quality_skipped_total(&q), 0);
+    }
+    free(crlf);
+}
+
+static void test_gpu_header_units(void)
+{
+    const char *s = "timestamp, index, power.draw [W], utilization.gpu [%], memory.used [MiB]\n"
+                    "2024/01/16 14:44:16.977, 0, 100.50 W, 7 %, 21 MiB\n"
+                    "2024/01/16 14:44:16.977, 1, [N/A], 9 %, 23 MiB\n";
+    struct rec r;
+    struct sum_quality q;
+    feed_all(SUM_KIND_GPU, s, strlen(s), 0, NULL, &r, &q);
+    CU_ASSERT_EQUAL(q.headers, 1);
+    CU_ASSERT_EQUAL(r.gpu_rows, 2);
+    CHECK_NEAR(r.gsum[SUM_GM_POWER], 100.5, 0);
+    CHECK_NEAR(r.gsum[SUM_GM_UTIL], 16, 0);
+    CHECK_NEAR(r.gsum[SUM_GM_MEM_USED], 44, 0);
+    CU_ASSERT_EQUAL(r.max_gpu, 1);
+}
+
+static void test_gpu_fields_and_position(void)
+{
+    /* fields from the start event; no index: GPUs by position within a timestamp */
+    const char *s = "2026/01/01 00:00:00.000, 10, 100\n"
+                    "2026/01/01 00:00:00.000, 20, 200\n"
+                    "2026/01/01 00:00:01.000, 30, 300\n"
+                    "2026/01/01 00:00:01.000, 40, 400\n";
+    struct sum_read_opts o = {.gpu_fields = "timestamp,utilization.gpu,power.draw"};
+    struct rec r;
+    struct sum_quality q;
+    feed_all(SUM_KIND_GPU, s, strlen(s), 7, &o, &r, &q);
+    CU_ASSERT_EQUAL(r.gpu_rows, 4);
+    CU_ASSERT_EQUAL(r.gpus_seen[0], 2);
+    CU_ASSERT_EQUAL(r.gpus_seen[1], 2);
+    CHECK_NEAR(r.gsum[SUM_GM_POWER], 1000, 0);
+    /* without the field list 3 cells say nothing: skipped as layout */
+    feed_all(SUM_KIND_GPU, s, strlen(s), 0, NULL, &r, &q);
+    CU_ASSERT_EQUAL(r.gpu_rows, 0);
+    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_LAYOUT], 4);
+    CU_ASSERT_EQUAL(r.diags, 4);
+}
+
+static void test_gpu_bad_lines(void)
+{
+    const char *s =
+        "2026/11/21 15:27:49.697, 45, 12, 30000, 81559, 250.50, 55, 1980, 2619\n" /* 9 cells */
+        "garbage\n"
+        "\n"
+        "2026/13/21 15:27:49.697, 45, 12, 30000, 81559, 250.50, 55, 1980, 2619\n" /* month 13 */
+        "2026/11/21 15:27:50.697, 45, x, 30000, 81559, 250.50, 55, 1980, 2619\n"  /* bad cell */
+        "2026/11/21 15:27:51.697, 45, 12, 30000, 81559, 2";                        /* partial */
+    struct rec r;
+    struct sum_quality q;
+    feed_all(SUM_KIND_GPU, s, strlen(s), 5, NULL, &r, &q);
+    CU_ASSERT_EQUAL(r.gpu_rows, 2);
+    CU_ASSERT_EQUAL(q.blank, 1);
+    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_LAYOUT], 1);
+    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_TIMESTAMP], 1);
+    CU_ASSERT_EQUAL(q.bad_cells, 1);
+    CU_ASSERT_TRUE(q.partial_last);
+    CU_ASSERT_EQUAL(q.partial_bytes, 48);
+    CU_ASSERT_EQUAL(q.lines, 5);
+}
+
+static void test_too_long_and_binary(void)
+{
+    size_t n = 5000;
+    char *s = malloc(n + 200);
+    memset(s, 'x', n);
+    s[n] = '\n';
+    const char *tail = "2026/11/21 15:27:49.697, 45, 12, 30000, 81559, 250.50, 55, 1980, 2619\n";
+    memcpy(s + n + 1, tail, strlen(tail));
+    size_t len = n + 1 + strlen(tail);
+    struct sum_read_opts o = {.max_line = 1000};
+    struct rec r;
+    struct sum_quality q;
+    feed_all(SUM_KIND_GPU, s, len, 333, &o, &r, &q);
+    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_TOO_LONG], 1);
+    CU_ASSERT_EQUAL(r.gpu_rows, 1);
+    CU_ASSERT_EQUAL(q.lines, 2);
+    /* an over-long unterminated tail is a partial line */
+    feed_all(SUM_KIND_GPU, s, n, 100, &o, &r, &q);
+    CU_ASSERT_TRUE(q.partial_last);
+    CU_ASSERT_EQUAL(q.lines, 0);
+    free(s);
+    const char nul[] = "2026/11/21 15:27:49.697, 4\0005, 12\n";
+    feed_all(SUM_KIND_GPU, nul, sizeof nul - 1, 0, NULL, &r, &q);
+    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_BINARY], 1);
+}
+
+static void test_dmon(void)
+{
+    const char *s = "# gpu    pwr  gtemp  mtemp     sm    mem\n"
+                    "# Idx      W      C      C      %      %\n"
+                    "    0     70     42      -     10      5\n"
+                    "    1     80     43      -     20      -\n"
+                    "\n"
+                    "# gpu    pwr  gtemp  mtemp     sm    mem\n"
+                    "# Idx      W      C      C      %      %\n"
+                    "    0     71     42      -     30      7\n"
+                    "    0     71     42\n";
+    struct rec r;
+    struct sum_quality q;
+    feed_all(SUM_KIND_DMON, s, strlen(s), 11, NULL, &r, &q);
+    CU_ASSERT_EQUAL(r.dmon_rows, 3);
+    CU_ASSERT_EQUAL(q.headers, 4);
+    CU_ASSERT_EQUAL(q.blank, 1);
+    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_CELLS], 1);
+    CU_ASSERT_EQUAL(token_count(&q, "-"), 4);
+    CHECK_NEAR(r.dsum[SUM_DM_SM], 60, 0);
+    CU_ASSERT_EQUAL(r.dn[SUM_DM_MEM], 2);
+    CHECK_NEAR(r.dsum[SUM_DM_MEM], 12, 0);
+    CU_ASSERT_EQUAL(r.dn[SUM_DM_MTEMP], 0);
+    CU_ASSERT_EQUAL(r.max_gpu, 1);
+    /* no header before data */
+    feed_all(SUM_KIND_DMON, "    0 1 2\n", 10, 0, NULL, &r, &q);
+    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_LAYOUT], 1);
+}
+
+static void test_dmon_date_time(void)
+{
+    const char *s = "#Date       Time        gpu     sm    mem\n"
+                    "#YYYYMMDD   HH:MM:SS    Idx      %      %\n"
+                    " 20240104   13:54:35      0      6      1\n"
+                    " 20240104   13:54:36      0      0      0\n";
+    struct sum_read_opts o;
+    memset(&o, 0, sizeof o);
+    CU_ASSERT_EQUAL(sum_tz_parse("+01:00", false, &o.tz), 0);
+    struct rec r;
+    struct sum_quality q;
+    feed_all(SUM_KIND_DMON, s, strlen(s), 0, &o, &r, &q);
+    CU_ASSERT_EQUAL(r.dmon_rows, 2);
+    /* 2024-01-04T12:54:35Z */
+    CHECK_NEAR(r.first_t, 1704372875.0, 0);
+    CHECK_NEAR(r.last_t - r.first_t, 1.0, 0);
+}
+
+static void test_cpu_proc(void)
+{
+    const char *cpu = "timestamp,usr_pct,idle_pct,sys_pct,iowait_pct,steal_pct,mem_used_mib,"
+                      "mem_available_mib,cgroup_cpu_limit_cores,cgroup_cpu_pct,"
+                      "cgroup_mem_current_mib,cgroup_mem_max_mib\n"
+                      "2026-11-21T15:27:49.697+00:00,10.0,80.0,5.0,1.0,0.0,1000,3000,,50.0,200,\n"
+                      "2026-11-21T15:27:51.697Z,20.0,70.0,5.0,1.0,0.0,1100,2900,2.5,70.0,300,"
+                      "1024\n"
+                      "2026-11-21T15:27:53.697+00:00,1,2\n";
+    struct rec r;
+    struct sum_quality q;
+    feed_all(SUM_KIND_CPU, cpu, strlen(cpu), 13, NULL, &r, &q);
+    CU_ASSERT_EQUAL(r.cpu_rows, 2);
+    CU_ASSERT_EQUAL(q.headers, 1);
+    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_CELLS], 1);
+    CHECK_NEAR(r.csum[SUM_CPU_USR], 30, 0);
+    CU_ASSERT_EQUAL(r.cn[SUM_CPU_CG_LIMIT], 1);
+    CU_ASSERT_EQUAL(token_count(&q, ""), 2); /* empty cells: not measured */
+    /* pytyche's 3-column file */
+    const char *py = "timestamp,usr_pct,idle_pct\n2026-11-21T15:27:49.697+00:00,1.5,98.5\n";
+    feed_all(SUM_KIND_CPU, py, strlen(py), 0, NULL, &r, &q);
+    CU_ASSERT_EQUAL(r.cpu_rows, 1);
+    CHECK_NEAR(r.csum[SUM_CPU_IDLE], 98.5, 0);
+    const char *proc = "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes\n"
+                       "2026-11-21T15:27:49.697+00:00,3,40,150.5,2048,100,200\n"
+                       "2026-11-21T15:27:51.697+00:00,4,44,180.5,4096,300,400\n";
+    feed_all(SUM_KIND_PROC, proc, strlen(proc), 0, NULL, &r, &q);
+    CU_ASSERT_EQUAL(r.proc_rows, 2);
+    CHECK_NEAR(r.psum[SUM_PROC_RSS], 6144, 0);
+    CHECK_NEAR(r.psum[SUM_PROC_THREADS], 84, 0);
+}
+
+static void test_gpu_procs(void)
+{
+    const char *s = "2026/07/14 08:12:53.500, GPU-1, 11327, 2566, /usr/bin/python3\n"
+                    "2026/07/14 08:12:53.500, GPU-1, 11328, [N/A], C:\\Program Files\\a, b.exe\n";
+    struct rec r;
+    struct sum_quality q;
+    feed_all(SUM_KIND_GPU_PROCS, s, strlen(s), 0, NULL, &r, &q);
+    CU_ASSERT_EQUAL(r.gp_rows, 2);
+    CU_ASSERT_EQUAL(r.gp_mem_n, 1);
+    CHECK_NEAR(r.gp_mem_sum, 2566, 0);
+    CU_ASSERT_STRING_EQUAL(r.last_name, "C:\\Program Files\\a, b.exe");
+    CU_ASSERT_EQUAL(r.last_pid, 11328);
+    CU_ASSERT_EQUAL(token_count(&q, "[N/A]"), 1);
+}
+
+static void test_runlog(void)
+{
+    const char *s =
+        "{\"ts\": \"2026-11-21T15:27:49.697+00:00\", \"type\": \"event\", \"event\": \"start\", "
+        "\"data\": {\"smi_tz\": \"+05:30\", \"interval_s\": 0.5, \"gpu_query_fields\": "
+        "\"timestamp,power.draw\"}}\n"
+        "{\"ts\": \"2026-11-21T15:27:59.697+00:00\", \"type\": \"phase\", \"name\": \"tr\\\"ain\", "
+        "\"seconds\": 10, \"step\": 3}\n"
+        "{\"ts\": 5, \"type\": \"phase\"}\n"
+        "[1, 2]\n"
+        "{\"ts\": \"2026-11-21T15:27:49.697+00:00\", \"type\": \"event\", \"event\": \"x\"} junk\n"
+        "{\"ts\": \"yesterday\", \"type\": \"event\", \"event\": \"x\"}\n"
+        "{\"ts\": \"2026-11-21T15:28:00.000+00:00\", \"type\": \"event\", \"event\": "
+        "\"child_restart\", \"data\": {\"child\": \"dmon\"}}\n"
+        "{\"ts\": \"2026-11-21T15:28:00.000+00:00\", \"type\": \"other\"}\n"
+        "{\"ts\": \"2026-11-21T15:28:01";
+    struct rec r;
+    struct sum_quality q;
+    feed_all(SUM_KIND_RUNLOG, s, strlen(s), 17, NULL, &r, &q);
+    CU_ASSERT_EQUAL(r.phases, 1);
+    CU_ASSERT_EQUAL(r.events, 2);
+    CU_ASSERT_EQUAL(q.parsed, 4);
+    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_SHAPE], 2);
+    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_JSON], 1);
+    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_TIMESTAMP], 1);
+    CU_ASSERT_TRUE(q.partial_last);
+}
+
+static struct sum_run_info *g_info;
+static void info_event(void *ctx, const struct sum_event *e)
+{
+    (void)ctx;
+    sum_run_info_event(g_info, e);
+}
+
+static void test_run_info(void)
+{
+    const char *s =
+        "{\"ts\": \"2026-11-21T15:27:49.697+00:00\", \"type\": \"event\", \"event\": \"start\", "
+        "\"data\": {\"smi_tz\": \"+05:30\", \"interval_s\": 0.5, \"gpu_query_fields\": "
+        "\"timestamp,power.draw\"}}\n"
+        "{\"ts\": \"2026-11-21T15:27:50.697+00:00\", \"type\": \"event\", \"event\": "
+        "\"gpu_fields_fallback\", \"data\": {\"fields\": \"timestamp,utilization.gpu\"}}\n"
+        "{\"ts\": \"2026-11-21T15:28:00.000+00:00\", \"type\": \"event\", \"event\": "
+        "\"child_restart\"}\n"
+        "{\"ts\": \"2026-11-21T15:28:09.697+00:00\", \"type\": \"event\", \"event\": \"stop\", "
+        "\"data\": {\"duration_s\": 20.0}}\n";
+    struct sum_run_info info;
+    sum_run_info_init(&info);
+    g_info = &info;
+    struct sum_sink sink = {.event = info_event};
+    struct sum_quality q;
+    struct sum_reader *rd = sum_reader_new(SUM_KIND_RUNLOG, "run.jsonl", NULL, &sink, &q);
+    sum_reader_feed(rd, s, strlen(s));
+    sum_reader_finish(rd);
+    sum_reader_free(rd);
+    CU_ASSERT_TRUE(info.have_start);
+    CU_ASSERT_TRUE(info.have_tz);
+    CU_ASSERT_EQUAL(info.tz.kind, SUM_TZ_FIXED);
+    CU_ASSERT_EQUAL(info.tz.offset_s, 19800);
+    CU_ASSERT_STRING_EQUAL(info.gpu_fields, "timestamp,utilization.gpu");
+    CHECK_NEAR(info.interval_s, 0.5, 0);
+    CHECK_NEAR(info.stop_duration_s, 20, 0);
+    CU_ASSERT_EQUAL(info.child_restarts, 1);
+}
+
+static void test_tz(void)
+{
+    struct sum_tz tz;
+    CU_ASSERT_EQUAL(sum_tz_parse("UTC", false, &tz), 0);
+    CU_ASSERT_EQUAL(tz.kind, SUM_TZ_UTC);
+    CU_ASSERT_EQUAL(sum_tz_parse("-0800", false, &tz), 0);
+    CU_ASSERT_EQUAL(tz.offset_s, -28800);
+    CU_ASSERT_EQUAL(sum_tz_parse("+05:30", false, &tz), 0);
+    CU_ASSERT_EQUAL(tz.offset_s, 19800);
+    CU_ASSERT_EQUAL(sum_tz_parse("UTC+01:00", false, &tz), 0);
+    CU_ASSERT_EQUAL(tz.offset_s, 3600);
+    CU_ASSERT_NOT_EQUAL(sum_tz_parse("Europe/Paris", false, &tz), 0);
+    CU_ASSERT_NOT_EQUAL(sum_tz_parse("+5", false, &tz), 0);
+    CU_ASSERT_NOT_EQUAL(sum_tz_parse("Not/AZone", true, &tz), 0);
+    CU_ASSERT_NOT_EQUAL(sum_tz_parse("../etc/passwd", true, &tz), 0);
+    /* 2026/07/14 08:12:53 at -08:00 is 16:12:53Z */
+    CU_ASSERT_EQUAL(sum_tz_parse("-08:00", false, &tz), 0);
+    CHECK_NEAR(sum_tz_to_utc(&tz, 2026, 7, 14, 8, 12, 53), 1784045573.0, 0);
+}
+
+/* The fast splitter must give exactly libcsv's cells for every line it takes. */
+static void test_split_equivalence(void)
+{
+    static const char alphabet[] = "a1 ,\t.[]-x,, ";
+    struct sum_quality q;
+    struct sum_reader *r = sum_reader_new(SUM_KIND_GPU, "t", NULL, NULL, &q);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    srand(3);
+    char line[64];
+    char cells[SUM_MAX_COLS][64];
+    for (int round = 0; round < 20000; round++) {
+        size_t n = (size_t)(rand() % 40);
+        for (size_t i = 0; i < n; i++)
+            line[i] = alphabet[rand() % (int)(sizeof alphabet - 1)];
+        line[n] = '\0';
+        if (strspn(line, " \t") >= n)
+            continue; /* blank lines never reach a splitter */
+        CU_ASSERT_TRUE(sum_split_csv(r, line, n));
+        size_t nc = r->cells.n;
+        for (size_t i = 0; i < nc; i++) {
+            CU_ASSERT_EQUAL(strlen(r->cells.s[i]), r->cells.len[i]);
+            snprintf(cells[i], 64, "%s", r->cells.s[i]);
+        }
+        CU_ASSERT_TRUE(sum_split_libcsv(r, line, n));
+        bool same = r->cells.n == nc;
+        for (size_t i = 0; same && i < nc; i++)
+            same = !strcmp(cells[i], r->cells.s[i]);
+        if (!same) {
+            fprintf(stderr, "split differs on '%.*s'\n", (int)n, line);
+            CU_FAIL("fast split != libcsv");
+            break;
+        }
+    }
+    sum_reader_free(r);
+}
+
+void add_readers_suite(void)
+{
+    CU_pSuite s = CU_add_suite("readers", NULL, NULL);
+    CU_add_test(s, "gpu_default_layout", test_gpu_default_layout);
+    CU_add_test(s, "gpu_chunking", test_gpu_chunking);
+    CU_add_test(s, "gpu_header_units", test_gpu_header_units);
+    CU_add_test(s, "gpu_fields_and_position", test_gpu_fields_and_position);
+    CU_add_test(s, "gpu_bad_lines", test_gpu_bad_lines);
+    CU_add_test(s, "too_long_and_binary", test_too_long_and_binary);
+    CU_add_test(s, "dmon", test_dmon);
+    CU_add_test(s, "dmon_date_time", test_dmon_date_time);
+    CU_add_test(s, "cpu_proc", test_cpu_proc);
+    CU_add_test(s, "gpu_procs", test_gpu_procs);
+    CU_add_test(s, "runlog", test_runlog);
+    CU_add_test(s, "run_info", test_run_info);
+    CU_add_test(s, "tz", test_tz);
+    CU_add_test(s, "split_equivalence", test_split_equivalence);
+}
