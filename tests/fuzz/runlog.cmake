@@ -1,5 +1,3 @@
-# fuzz_runlog: librunlog's escaping and JSON-text handling. Seeds: fuzz/seeds/runlog/.
-add_executable(fuzz_runlog ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_runlog.c)
-target_compile_options(fuzz_runlog PRIVATE -fsanitize=fuzzer)
-target_link_options(fuzz_runlog PRIVATE -fsanitize=fuzzer)
-target_link_libraries(fuzz_runlog PRIVATE runlog::runlog)
+# fuzz_runlog: librunlog's escaping and JSON-text handling. Seeds: tests/fuzz/seeds/runlog/.
+hwrun_add_fuzzer(fuzz_runlog SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_runlog.c
+                 LIBS runlog::runlog)

@@ -11,28 +11,15 @@
 #
 # What CI runs (20 s each, ASan+UBSan, no crash, no leak, RSS under 512 MB):
 #   CC=clang cmake -S . -B build-fuzz -DHWRUN_FUZZ=ON -DHWRUN_ASAN=ON
-#   cmake --build build-fuzz --target fuzz_sum_gpu fuzz_sum_dmon fuzz_sum_cpu fuzz_sum_proc \
-#       fuzz_sum_gpu_procs fuzz_sum_runlog fuzz_sum_pytyche fuzz_sum_split fuzz_sum_run
+#   cmake --build build-fuzz --target fuzzers
 #   tests/fuzz/run-fuzzers build-fuzz 20
 # or one target by hand:
 #   mkdir -p /tmp/corpus && build-fuzz/tests/fuzz/fuzz_sum_gpu -max_total_time=20 \
 #       -rss_limit_mb=512 -timeout=10 -max_len=65536 /tmp/corpus testdata/nvsmi-real \
 #       testdata/fuzz-seeds/gpu
 
-# The summarize sources again, with coverage instrumentation for libFuzzer.
-set(_sum_src ${PROJECT_SOURCE_DIR}/summarize)
-add_library(summarize_core_fuzz STATIC
-    ${_sum_src}/readers.c ${_sum_src}/csvin.c ${_sum_src}/jsonlin.c ${_sum_src}/stats.c
-    ${_sum_src}/summary.c ${_sum_src}/report.c ${_sum_src}/pytyche.c)
-target_include_directories(summarize_core_fuzz PUBLIC ${_sum_src})
-target_compile_options(summarize_core_fuzz PRIVATE -fsanitize=fuzzer-no-link)
-target_link_libraries(summarize_core_fuzz PUBLIC hwrun hwrun_flags csv::csv PkgConfig::JSONC m)
-
 function(_sum_fuzzer name source)
-  add_executable(${name} ${CMAKE_CURRENT_SOURCE_DIR}/${source})
-  target_compile_options(${name} PRIVATE -fsanitize=fuzzer)
-  target_link_options(${name} PRIVATE -fsanitize=fuzzer)
-  target_link_libraries(${name} PRIVATE summarize_core_fuzz)
+  hwrun_add_fuzzer(${name} SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${source} LIBS summarize_core)
 endfunction()
 
 foreach(kind GPU DMON CPU PROC GPU_PROCS RUNLOG)
