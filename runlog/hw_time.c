@@ -72,8 +72,7 @@ int64_t hw_ts_diff_ns(const struct timespec *a, const struct timespec *b)
     return (int64_t)(a->tv_sec - b->tv_sec) * 1000000000LL + (a->tv_nsec - b->tv_nsec);
 }
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). */
-static long days_from_civil(long y, unsigned m, unsigned d)
+long hw_days_from_civil(long y, unsigned m, unsigned d)
 {
     y -= m <= 2;
     long era = (y >= 0 ? y : y - 399) / 400;
@@ -132,7 +131,7 @@ static bool parse_date_time(const char *s, size_t n, size_t *i, char ds, bool t_
         if (*i == start)
             return false;
     }
-    *out = (double)(days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400L + h * 3600 +
+    *out = (double)(hw_days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400L + h * 3600 +
                     mi * 60 + se) +
            frac;
     return true;

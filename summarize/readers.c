@@ -110,21 +110,10 @@ int sum_tz_parse(const char *s, bool allow_named, struct sum_tz *out)
     return 0;
 }
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). */
-static long days_from_civil(long y, unsigned m, unsigned d)
-{
-    y -= m <= 2;
-    long era = (y >= 0 ? y : y - 399) / 400;
-    unsigned yoe = (unsigned)(y - era * 400);
-    unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + (long)doe - 719468;
-}
-
 double sum_tz_to_utc(const struct sum_tz *tz, int year, int mon, int day, int hour, int min,
                      double sec)
 {
-    double utc = (double)(days_from_civil(year, (unsigned)mon, (unsigned)day) * 86400L +
+    double utc = (double)(hw_days_from_civil(year, (unsigned)mon, (unsigned)day) * 86400L +
                           hour * 3600L + min * 60L) +
                  sec;
     switch (tz->kind) {

@@ -26,6 +26,9 @@ bool hw_parse_iso(const char *s, size_t n, double *out);
  * UTC. false if malformed. */
 bool hw_parse_smi_time(const char *s, size_t n, long utc_offset_s, double *out);
 
+/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil); m 1-12. */
+long hw_days_from_civil(long y, unsigned m, unsigned d);
+
 double hw_mono_now(void); /* CLOCK_MONOTONIC in seconds */
 double hw_real_now(void); /* CLOCK_REALTIME in seconds */
 
