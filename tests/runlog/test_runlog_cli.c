@@ -248,7 +248,7 @@ static void test_time_forwards_sigterm(void)
     int st = th_wait(pid, 10);
     CU_ASSERT_EQUAL(st, 42);
     char *text = th_read_file(out, NULL);
-    CU_ASSERT_PTR_NOT_NULL(text && strstr(text, "got-term"));
+    CU_ASSERT(text != NULL && strstr(text, "got-term") != NULL);
     free(text);
     struct json_object *o = last_entry();
     CU_ASSERT_STRING_EQUAL(json_object_get_string(get(o, "name")), "fwd");
