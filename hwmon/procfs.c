@@ -738,6 +738,29 @@ static int scan_tree(struct mon_tree *t)
     return 0;
 }
 
+/* Did a process that left the tree hand its CPU time and I/O to a live tracked ancestor? A reaped
+ * child's totals go into its parent's cutime/cstime (and io); when the parent has exited and been
+ * reaped since, they went on up with the parent's own totals. So: yes when the chain of parents,
+ * through ones that also left, reaches a process still in the tree. A process that is still
+ * running (reparented out of the tree) was absorbed by no one. Counting a vanished process whose
+ * parent vanished too as "absorbed by no one" double-counted it: gzip reaped by runlog, runlog
+ * reaped by the shell, in one interval, put gzip's seconds in twice. */
+static bool absorbed_by_tree(struct mon_tree *t, struct mon_proc *p)
+{
+    struct mon_pstat st;
+    if (read_stat(t, p, &st) && st.state != 'Z')
+        return false; /* still running, outside the tree */
+    for (int depth = 0; depth < 64; depth++) {
+        struct mon_proc *pp = find_proc(t, p->ppid);
+        if (!pp)
+            return false;
+        if (pp->gen == t->gen)
+            return true;
+        p = pp;
+    }
+    return false;
+}
+
 struct tree_sums {
     uint64_t ticks, rd, wr, rss_kb, pss_kb, threads;
     unsigned procs;
@@ -869,14 +892,11 @@ int mon_tree_sample(struct mon_tree *t, double now_s, struct mon_tree_sample *ou
      * cutime/cstime and io when a tracked parent reaps it; otherwise we keep its last numbers. */
     for (size_t i = 0; i < t->n; i++) {
         struct mon_proc *p = &t->p[i];
-        if (p->gen == t->gen)
+        if (p->gen == t->gen || absorbed_by_tree(t, p))
             continue;
-        struct mon_proc *pp = find_proc(t, p->ppid);
-        if (!(pp && pp->gen == t->gen)) {
-            t->gone_ticks += p->ticks;
-            t->gone_rd += p->rd;
-            t->gone_wr += p->wr;
-        }
+        t->gone_ticks += p->ticks;
+        t->gone_rd += p->rd;
+        t->gone_wr += p->wr;
     }
     size_t w = 0;
     for (size_t i = 0; i < t->n; i++) {

@@ -556,6 +556,16 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
         hw_buf_printf(out, "  phase %s: %.3f s, energy ", safe(p->name, sb, sizeof sb),
                       p->t1 - p->t0);
         tnum(out, phase_energy_wh(p), " Wh");
+        if (p->cpu_usr.n) {
+            hw_buf_puts(out, ", CPU usr ");
+            tnum(out, sum_stat_mean(&p->cpu_usr), "%");
+        }
+        if (p->proc_rss.n) {
+            hw_buf_puts(out, ", process tree peak RSS ");
+            tnum(out, p->proc_rss.max, " MiB");
+            hw_buf_puts(out, " CPU mean ");
+            tnum(out, sum_stat_mean(&p->proc_cpu), "%");
+        }
         hw_buf_putc(out, '\n');
         for (int g = 0; g < SUM_MAX_GPUS; g++)
             if (p->gpu[g]) {

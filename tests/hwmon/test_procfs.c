@@ -302,19 +302,15 @@ static void test_tree_live(void)
             kill(seen[i], SIGKILL);
 }
 
-/* CPU of descendants that exit between samples is still counted (reaped by a tracked parent:
- * its cutime; orphaned: its last reading). The shell runs short-lived dd processes one after
- * another, each living a few milliseconds, then says so and sleeps; the tree's CPU summed over
- * the samples must match the shell's own rusage from wait4(), which includes every dd it
- * reaped. Without the exited children's time the tree would show almost nothing. */
-static void test_tree_exited_children(void)
+/* Run `sh -c script` (which must create the file $DONE when its work is done, then idle),
+ * sample its tree every period seconds, and return the tree's CPU seconds summed over the
+ * samples; *truth gets the shell's own rusage from wait4(), which includes every descendant it
+ * (or its descendants) reaped. */
+static double tree_cpu_vs_rusage(const char *work, double period, double *truth, bool *finished)
 {
     char *dir = th_tmpdir("hwmon-exited");
     char *done = th_fmt("%s/done", dir);
-    char *script = th_fmt("i=0; while [ $i -lt 25 ]; do "
-                          "dd if=/dev/zero of=/dev/null bs=64k count=5000 2>/dev/null; "
-                          "i=$((i+1)); done; : > '%s'; exec sleep 30",
-                          done);
+    char *script = th_fmt("%s; : > '%s'; exec sleep 30", work, done);
     pid_t pid = fork();
     if (pid == 0) {
         execl("/bin/sh", "sh", "-c", script, (char *)NULL);
@@ -328,10 +324,10 @@ static void test_tree_exited_children(void)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     double prev = 0, cpu_s = 0;
     mon_tree_sample(&t, 0, &s);
-    bool finished = false;
-    for (int i = 0; i < 600 && !finished; i++) {
-        th_sleep(0.05);
-        finished = access(done, F_OK) == 0;
+    *finished = false;
+    for (int i = 0; i < (int)(30 / period) && !*finished; i++) {
+        th_sleep(period);
+        *finished = access(done, F_OK) == 0;
         struct timespec n;
         clock_gettime(CLOCK_MONOTONIC, &n);
         double now = (double)(n.tv_sec - t0.tv_sec) + (double)(n.tv_nsec - t0.tv_nsec) * 1e-9;
@@ -351,17 +347,49 @@ static void test_tree_exited_children(void)
     struct rusage ru;
     while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR)
         ;
-    double truth = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-                   (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+    *truth = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+             (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+    th_rmtree(dir);
+    free(dir);
+    free(done);
+    free(script);
+    return cpu_s;
+}
+
+/* CPU of descendants that exit between samples is still counted (reaped by a tracked parent:
+ * its cutime; orphaned: its last reading). The shell runs short-lived dd processes one after
+ * another, each living a few milliseconds; the tree's CPU summed over the samples must match
+ * the shell's own rusage. Without the exited children's time the tree would show almost
+ * nothing. */
+static void test_tree_exited_children(void)
+{
+    bool finished;
+    double truth, cpu_s = tree_cpu_vs_rusage(
+        "i=0; while [ $i -lt 25 ]; do dd if=/dev/zero of=/dev/null bs=64k count=5000 "
+        "2>/dev/null; i=$((i+1)); done",
+        0.05, &truth, &finished);
     fprintf(stderr, "[tree_exited_children] tree %.3f s, rusage %.3f s\n", cpu_s, truth);
     CU_ASSERT_TRUE(finished);
     CU_ASSERT(truth > 0.05);
     /* ticks are 10 ms: allow a few of them, and 15 % */
     CU_ASSERT(fabs(cpu_s - truth) <= 0.15 * truth + 0.04);
-    th_rmtree(dir);
-    free(dir);
-    free(done);
-    free(script);
+}
+
+/* Two generations gone in one interval: dd, seen running by a sample, is reaped by a middle
+ * shell, which is reaped by the root before the next sample. dd's time reaches the root's cutime through the middle shell's
+ * totals; it must not also be counted as "orphaned" because its own parent vanished too (that
+ * double count once showed a 2-core machine at 1700 %). */
+static void test_tree_exited_grandchildren(void)
+{
+    bool finished;
+    double truth, cpu_s = tree_cpu_vs_rusage(
+        "i=0; while [ $i -lt 4 ]; do sh -c 'dd if=/dev/zero of=/dev/null bs=64k count=200000 "
+        "2>/dev/null; true'; i=$((i+1)); done",
+        0.3, &truth, &finished);
+    fprintf(stderr, "[tree_exited_grandchildren] tree %.3f s, rusage %.3f s\n", cpu_s, truth);
+    CU_ASSERT_TRUE(finished);
+    CU_ASSERT(truth > 0.1);
+    CU_ASSERT(fabs(cpu_s - truth) <= 0.15 * truth + 0.04);
 }
 
 void add_procfs_suite(void);
@@ -381,4 +409,5 @@ void add_procfs_suite(void)
     CU_add_test(s, "sys_live", test_sys_live);
     CU_add_test(s, "tree_live", test_tree_live);
     CU_add_test(s, "tree_exited_children", test_tree_exited_children);
+    CU_add_test(s, "tree_exited_grandchildren", test_tree_exited_grandchildren);
 }
