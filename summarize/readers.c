@@ -669,6 +669,7 @@ void sum_run_info_event(struct sum_run_info *info, const struct sum_event *e)
 {
     if (!strcmp(e->name, "start")) {
         info->have_start = true;
+        info->starts++;
         info->t_start = e->t;
         double iv = data_num(e->data, "interval_s");
         if (isfinite(iv) && iv > 0)

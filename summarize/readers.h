@@ -282,6 +282,8 @@ struct sum_run_info {
     bool have_fields;
     char gpu_fields[1024];     /* gpu_query_fields, or the last gpu_fields_fallback's fields */
     uint64_t child_restarts;   /* child_restart events */
+    uint64_t starts;           /* hwmon start events: more than one means several runs were
+                                * written into one directory, and their figures are mixed */
 };
 
 /* Initialize info (everything "not seen"). */

@@ -458,6 +458,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     jw_u64(&w, "partial_last_lines", total_partial(run));
     jw_u64(&w, "placeholders", total_placeholders(run));
     jw_u64(&w, "child_restarts", run->info.child_restarts);
+    jw_u64(&w, "hwmon_runs", run->info.starts);
     jw_close(&w, '}');
     jw_close(&w, '}');
     hw_buf_putc(out, '\n');
@@ -598,6 +599,9 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
     if (run->info.child_restarts)
         hw_buf_printf(out, "  warning: %llu child restarts\n",
                       (unsigned long long)run->info.child_restarts);
+    if (run->info.starts > 1)
+        hw_buf_printf(out, "  warning: run.jsonl holds %llu hwmon runs: their figures are mixed\n",
+                      (unsigned long long)run->info.starts);
 }
 
 /* ---- one row per run -------------------------------------------------------------------- */

@@ -347,6 +347,39 @@ static void test_golden(void)
     }
 }
 
+/* Two hwmon runs in one run.jsonl (written into one directory by hand, or by an hwmon from
+ * before it refused used directories) are reported, not silently summarized as one run. */
+static void test_two_runs_in_one_log(void)
+{
+    char *dir = th_tmpdir("sum-tworuns");
+    put_file(dir, "run.jsonl",
+             "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", \"event\": "
+             "\"start\", \"data\": {\"interval_s\": 1.0, \"smi_tz\": \"UTC\"}}\n"
+             "{\"ts\": \"2026-11-21T10:00:05.000+00:00\", \"type\": \"event\", \"event\": "
+             "\"stop\", \"data\": {\"duration_s\": 5.0}}\n"
+             "{\"ts\": \"2026-11-21T11:00:00.000+00:00\", \"type\": \"event\", \"event\": "
+             "\"start\", \"data\": {\"interval_s\": 1.0, \"smi_tz\": \"UTC\"}}\n");
+    put_file(dir, "cpu_metrics.csv", "timestamp,usr_pct,idle_pct\n"
+                                     "2026-11-21T10:00:01.000+00:00,10.0,90.0\n"
+                                     "2026-11-21T11:00:01.000+00:00,20.0,80.0\n");
+    struct sum_run *run = summarize_dir(dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    CU_ASSERT_EQUAL(run->info.starts, 2);
+    sum_run_free(run);
+    char *argv[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), (char *)"-f", (char *)"text", dir, NULL};
+    struct th_result r;
+    CU_ASSERT_EQUAL(th_run(argv, NULL, NULL, 60, &r), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "run.jsonl holds 2 hwmon runs"));
+    th_result_free(&r);
+    char *argv2[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), dir, NULL};
+    CU_ASSERT_EQUAL(th_run(argv2, NULL, NULL, 60, &r), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"hwmon_runs\": 2"));
+    th_result_free(&r);
+    th_rmtree(dir);
+    free(dir);
+}
+
 void add_cli_suite(void)
 {
     CU_pSuite s = CU_add_suite("cli", NULL, NULL);
@@ -355,6 +388,7 @@ void add_cli_suite(void)
     CU_add_test(s, "json_and_messages", test_json_and_messages);
     CU_add_test(s, "write", test_write);
     CU_add_test(s, "sweep_rows", test_sweep_rows);
+    CU_add_test(s, "two_runs_in_one_log", test_two_runs_in_one_log);
     CU_add_test(s, "file_options_and_tz", test_file_options_and_tz);
     CU_add_test(s, "pytyche_cli", test_pytyche_cli);
     CU_add_test(s, "golden", test_golden);
