@@ -200,31 +200,51 @@ static bool cells_are_header(struct sum_reader *r, bool (*known)(const char *))
     return any;
 }
 
-static void header_names(struct sum_reader *r, char (*names)[64])
+/* Room for a line's column names, kept by the reader from the first use on, so that rows never
+ * allocate. NULL if memory ran out. */
+static char (*names_storage(struct sum_reader *r))[64]
 {
+    if (!r->names)
+        r->names = malloc(sizeof(char[SUM_MAX_COLS][64]));
+    return r->names;
+}
+
+/* The cells of a header line as column names (units stripped), in names_storage(). NULL if
+ * memory ran out: the header is then counted but not used. */
+static char (*header_names(struct sum_reader *r))[64]
+{
+    if (!names_storage(r))
+        return NULL;
     for (size_t i = 0; i < r->cells.n; i++)
-        sum_header_name(r->cells.s[i], r->cells.len[i], names[i], 64);
+        sum_header_name(r->cells.s[i], r->cells.len[i], r->names[i], 64);
+    return r->names;
+}
+
+/* Split a CSV line into r->cells; false, with the line counted as skipped, if it cannot be. */
+static bool split_cells(struct sum_reader *r, const char *s, size_t n)
+{
+    if (!sum_split_csv(r, s, n)) {
+        sum_skip(r, SUM_SKIP_CSV, NULL);
+        return false;
+    }
+    if (r->cells.overflow) {
+        sum_skip(r, SUM_SKIP_CELLS, "too many cells");
+        return false;
+    }
+    return true;
 }
 
 static void gpu_line(struct sum_reader *r, const char *s, size_t n)
 {
     struct gpu_st *st = r->st;
-    if (!sum_split_csv(r, s, n)) {
-        sum_skip(r, SUM_SKIP_CSV, NULL);
+    if (!split_cells(r, s, n))
         return;
-    }
     struct sum_cells *c = &r->cells;
-    if (c->overflow) {
-        sum_skip(r, SUM_SKIP_CELLS, "too many cells");
-        return;
-    }
     if (cells_are_header(r, gpu_known_name)) {
-        char(*names)[64] = malloc(sizeof(char[SUM_MAX_COLS][64]));
+        char(*names)[64] = header_names(r);
         if (names) {
-            header_names(r, names);
             gpu_layout_from_names(&st->header, names, c->n);
             st->have_header = true;
-            free(names);
         }
         r->q->headers++;
         return;
@@ -376,26 +396,17 @@ static void named_layout(struct named_st *st, char (*names)[64], size_t n)
 static void named_line(struct sum_reader *r, const char *s, size_t n)
 {
     struct named_st *st = r->st;
-    if (!sum_split_csv(r, s, n)) {
-        sum_skip(r, SUM_SKIP_CSV, NULL);
+    if (!split_cells(r, s, n))
         return;
-    }
     struct sum_cells *c = &r->cells;
-    if (c->overflow) {
-        sum_skip(r, SUM_SKIP_CELLS, "too many cells");
-        return;
-    }
     bool header = false;
     for (size_t i = 0; i < c->n; i++)
         if (!strcmp(c->s[i], "timestamp"))
             header = true;
     if (header) {
-        char(*names)[64] = malloc(sizeof(char[SUM_MAX_COLS][64]));
-        if (names) {
-            header_names(r, names);
+        char(*names)[64] = header_names(r);
+        if (names)
             named_layout(st, names, c->n);
-            free(names);
-        }
         r->q->headers++;
         return;
     }
@@ -403,17 +414,15 @@ static void named_line(struct sum_reader *r, const char *s, size_t n)
         /* No header (yet): a row as wide as one of hwmon's layouts is read as that layout. */
         bool found = false;
         for (const char *const *d = st->defaults; *d; d++) {
-            char(*names)[64] = malloc(sizeof(char[SUM_MAX_COLS][64]));
+            char(*names)[64] = names_storage(r); /* rows must not allocate */
             if (!names)
                 break;
             size_t k = split_fields(*d, names, SUM_MAX_COLS);
             if (k == c->n && !st->have_layout) {
                 named_layout(st, names, k);
                 found = true;
-            }
-            free(names);
-            if (found)
                 break;
+            }
         }
         if (!found) {
             char d[64];
@@ -543,22 +552,14 @@ static void gp_layout(size_t *ncols, int *col, char (*names)[64], size_t n)
 static void gp_line(struct sum_reader *r, const char *s, size_t n)
 {
     struct gp_st *st = r->st;
-    if (!sum_split_csv(r, s, n)) {
-        sum_skip(r, SUM_SKIP_CSV, NULL);
+    if (!split_cells(r, s, n))
         return;
-    }
     struct sum_cells *c = &r->cells;
-    if (c->overflow) {
-        sum_skip(r, SUM_SKIP_CELLS, "too many cells");
-        return;
-    }
     if (cells_are_header(r, gp_known)) {
-        char(*names)[64] = malloc(sizeof(char[SUM_MAX_COLS][64]));
+        char(*names)[64] = header_names(r);
         if (names) {
-            header_names(r, names);
             gp_layout(&st->hdr_ncols, st->hdr_col, names, c->n);
             st->have_header = true;
-            free(names);
         }
         r->q->headers++;
         return;

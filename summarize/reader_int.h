@@ -46,6 +46,7 @@ struct sum_reader {
     size_t cellbuf_len, cellbuf_cap;
     bool cell_oom;
     struct sum_cells cells;
+    char (*names)[64]; /* a header line's cell names; allocated at the first header */
 
     struct sum_smi_clock clock;
 

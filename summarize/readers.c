@@ -513,6 +513,7 @@ void sum_reader_free(struct sum_reader *r)
         csv_free(&r->csv);
     free(r->carry);
     free(r->cellbuf);
+    free(r->names);
     free(r);
 }
 
