@@ -578,8 +578,9 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
             }
     }
     if (run->err_total)
-        hw_buf_printf(out, "  %llu error-like events (first: %s)\n",
-                      (unsigned long long)run->err_total, safe(run->err[0].name, sb, sizeof sb));
+        hw_buf_printf(out, "  %llu error-like event%s (first: %s)\n",
+                      (unsigned long long)run->err_total, run->err_total == 1 ? "" : "s",
+                      safe(run->err[0].name, sb, sizeof sb));
     for (int k = 0; k < SUM_KIND_COUNT; k++) {
         const struct sum_quality *q = &run->q[k];
         uint64_t sk = sum_quality_skipped_total(q), ph = sum_quality_placeholders_total(q);
