@@ -807,41 +807,45 @@ static void on_dmon(void *ctx, const struct sum_dmon_row *r)
         gpu_sample(R, SRC_DMON, r->gpu, r->t, r->v, gs_dmon);
 }
 
-static void on_cpu(void *ctx, const struct sum_cpu_row *r)
+/* Which chart series each host-side file feeds, and from which of its columns. */
+struct series_col {
+    int os;  /* OS_* series */
+    int col; /* SUM_CPU_* or SUM_PROC_* column */
+};
+static const struct series_col cpu_series[] = {
+    {OS_USR, SUM_CPU_USR},       {OS_SYS, SUM_CPU_SYS},        {OS_IOWAIT, SUM_CPU_IOWAIT},
+    {OS_CGMEM, SUM_CPU_CG_MEM}, {OS_CGMAX, SUM_CPU_CG_MEM_MAX},
+};
+static const struct series_col proc_series[] = {
+    {OS_RSS, SUM_PROC_RSS},
+    {OS_PCPU, SUM_PROC_CPU},
+};
+
+/* A cpu_metrics.csv or proc_metrics.csv row: pass 1 notes its time, pass 2 draws it. */
+static void host_row(struct run *R, enum src src, double t, const double *v,
+                     const struct series_col *map, size_t n)
 {
-    struct run *R = ctx;
-    if (!isfinite(r->t))
+    if (!isfinite(t))
         return;
     if (R->pass == 1) {
-        range_note(R, SRC_CPU, r->t, 0);
+        range_note(R, src, t, 0);
         return;
     }
-    if (far_away(R, r->t))
+    if (far_away(R, t))
         return;
-    double thr = R->gap_thr[SRC_CPU];
-    gap_note(R, SRC_CPU, &R->src_last[SRC_CPU], r->t);
-    add_sample(R, &R->os[OS_USR], r->t, r->v[SUM_CPU_USR], thr);
-    add_sample(R, &R->os[OS_SYS], r->t, r->v[SUM_CPU_SYS], thr);
-    add_sample(R, &R->os[OS_IOWAIT], r->t, r->v[SUM_CPU_IOWAIT], thr);
-    add_sample(R, &R->os[OS_CGMEM], r->t, r->v[SUM_CPU_CG_MEM], thr);
-    add_sample(R, &R->os[OS_CGMAX], r->t, r->v[SUM_CPU_CG_MEM_MAX], thr);
+    gap_note(R, src, &R->src_last[src], t);
+    for (size_t i = 0; i < n; i++)
+        add_sample(R, &R->os[map[i].os], t, v[map[i].col], R->gap_thr[src]);
+}
+
+static void on_cpu(void *ctx, const struct sum_cpu_row *r)
+{
+    host_row(ctx, SRC_CPU, r->t, r->v, cpu_series, sizeof cpu_series / sizeof cpu_series[0]);
 }
 
 static void on_proc(void *ctx, const struct sum_proc_row *r)
 {
-    struct run *R = ctx;
-    if (!isfinite(r->t))
-        return;
-    if (R->pass == 1) {
-        range_note(R, SRC_PROC, r->t, 0);
-        return;
-    }
-    if (far_away(R, r->t))
-        return;
-    double thr = R->gap_thr[SRC_PROC];
-    gap_note(R, SRC_PROC, &R->src_last[SRC_PROC], r->t);
-    add_sample(R, &R->os[OS_RSS], r->t, r->v[SUM_PROC_RSS], thr);
-    add_sample(R, &R->os[OS_PCPU], r->t, r->v[SUM_PROC_CPU], thr);
+    host_row(ctx, SRC_PROC, r->t, r->v, proc_series, sizeof proc_series / sizeof proc_series[0]);
 }
 
 static int path_of(char *buf, size_t cap, const char *dir, enum sum_kind k)
