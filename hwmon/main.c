@@ -29,12 +29,16 @@ static void usage(void)
            "      --nvidia-smi PATH  the nvidia-smi to run (default: nvidia-smi on PATH)\n"
            "      --gpu-procs        also record per-process GPU memory (gpu_procs.csv)\n"
            "      --pss              also record PSS (reads smaps_rollup: costly)\n"
+           "      --gpm              record GPM activity (SM, tensor, DRAM) into hw_gpm.csv;\n"
+           "                         on by default when the GPUs support it\n"
+           "      --no-gpm           do not record GPM activity\n"
            "  -q, --quiet            no informational messages\n"
            "  -h, --help             show this help and exit\n"
            "  -V, --version          show the version and exit\n"
            "\n"
            "Files: run.jsonl, cpu_metrics.csv, proc_metrics.csv, hw_metrics.csv, hw_dmon.csv,\n"
-           "gpu_procs.csv (see hwmon(1)). The command gets RUNLOG_FILE and HWMON_DIR.\n"
+           "gpu_procs.csv, hw_gpm.csv (see hwmon(1)).\n"
+           "The command gets RUNLOG_FILE and HWMON_DIR.\n"
            "SIGINT, SIGTERM and SIGHUP sent to hwmon are forwarded to the command.\n"
            "\n"
            "Exit status:\n"
@@ -70,7 +74,9 @@ int main(int argc, char **argv)
         OPT_PSS,
         OPT_PROC_ROOT,
         OPT_CGROUP_ROOT,
-        OPT_GRACE
+        OPT_GRACE,
+        OPT_GPM,
+        OPT_NO_GPM
     };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'},
@@ -81,6 +87,8 @@ int main(int argc, char **argv)
         {"nvidia-smi", required_argument, NULL, OPT_SMI},
         {"gpu-procs", no_argument, NULL, OPT_GPU_PROCS},
         {"pss", no_argument, NULL, OPT_PSS},
+        {"gpm", no_argument, NULL, OPT_GPM},
+        {"no-gpm", no_argument, NULL, OPT_NO_GPM},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -125,6 +133,12 @@ int main(int argc, char **argv)
             break;
         case OPT_PSS:
             cfg.pss = true;
+            break;
+        case OPT_GPM:
+            cfg.gpm = MON_GPM_ON;
+            break;
+        case OPT_NO_GPM:
+            cfg.gpm = MON_GPM_OFF;
             break;
         case 'q':
             cfg.quiet = true;

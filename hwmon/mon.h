@@ -14,6 +14,10 @@
     "temperature.gpu,clocks.current.sm,clocks.current.memory,index,uuid"
 #define MON_APPS_FIELDS "timestamp,gpu_uuid,pid,used_gpu_memory,process_name"
 
+/* --gpm / --no-gpm. AUTO and ON both start the GPM child when the probe finds a GPU with GPM;
+ * ON also warns on stderr when none has it. */
+enum mon_gpm { MON_GPM_AUTO, MON_GPM_ON, MON_GPM_OFF };
+
 struct mon_config {
     const char *out_dir; /* NULL: a new hwmon-<UTC time> directory in the working directory */
     double interval_s;   /* 0.05 .. 3600 */
@@ -25,6 +29,7 @@ struct mon_config {
     const char *proc_root;   /* /proc (tests: testdata/proc) */
     const char *cgroup_root; /* /sys/fs/cgroup */
     double grace_s;          /* SIGTERM to SIGKILL for the children, 5 s */
+    enum mon_gpm gpm;        /* GPM metrics (hw_gpm.csv): auto (default), on, off */
 };
 
 /* Run until the command exits (wrap), the process exits (attach), the duration ends or a

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "children.h"
+#include "hwrun/gpm.h"
 #include "hwrun/io.h"
 #include "hwrun/msg.h"
 #include "hwrun/timeutil.h"
@@ -35,7 +36,7 @@
 
 extern char **environ;
 
-enum { CH_QUERY, CH_DMON, CH_APPS, CH_N };
+enum { CH_QUERY, CH_DMON, CH_APPS, CH_GPM, CH_N };
 
 /* The one-time questions to nvidia-smi delay the start (the command starts after them), so a
  * wedged driver gets little time: one timeout and GPU monitoring is off. */
@@ -79,6 +80,12 @@ struct run {
     const char *stop_reason;
     bool stopping, signals_seen;
     double stop_deadline;
+    /* GPM: probed once; its child takes the next free slot of ch[] */
+    bool gpm_ok;
+    char gpm_why[PATH_MAX + 64];
+    char gpm_missing[512]; /* JSON array of the GPUs without GPM, "" when none */
+    char *gpm_argv[12];
+    const char *ch_file[CH_N];
 };
 
 static void log_event(struct run *r, const char *type, const rl_field_t *f, size_t n)
@@ -316,6 +323,101 @@ static int probe_gpu(struct run *r, struct fallback *fb, int *n_fb, char *why, s
     return 0;
 }
 
+/* Which GPUs have GPM? `dmon -s u --gpm-metrics 2 -c 1` prints one row per GPU; SM activity is
+ * a number on a GPU with GPM and `-` on one without (GPU 0 of the H800 capture); a driver from
+ * before GPM rejects the option. Returns 0 when at least one GPU has it (r->gpm_missing lists
+ * the others), else -1 with r->gpm_why set; out keeps dmon's output for the event. */
+static int probe_gpm(struct run *r, char *out, size_t cap)
+{
+    char *av[] = {r->smi_path, "dmon", "-s", HW_GPM_SELECT, "--gpm-metrics", HW_GPM_PROBE_ID,
+                  "-c", "1", NULL};
+    int st;
+    int rc = mon_probe(r->smi_path, av, r->smi_env, MON_PROBE_TIMEOUT_S, out, cap, &st);
+    if (rc < 0) {
+        snprintf(r->gpm_why, sizeof r->gpm_why, "cannot run %s: %s", r->smi_path, strerror(-rc));
+        out[0] = '\0';
+        return -1;
+    }
+    strip_trailing_space(out);
+    if (st != 0) {
+        snprintf(r->gpm_why, sizeof r->gpm_why, "%s dmon --gpm-metrics failed (status %d)",
+                 r->smi_path, st);
+        return -1;
+    }
+    char mstore[512];
+    struct hw_buf miss;
+    hw_buf_init(&miss, mstore, sizeof mstore);
+    int col = -1, have = 0, lacking = 0;
+    for (const char *line = out; *line;) {
+        const char *eol = strchr(line, '\n');
+        size_t len = eol ? (size_t)(eol - line) : strlen(line);
+        /* tokens of this line */
+        const char *tok[64];
+        size_t tl[64];
+        int nt = 0;
+        for (size_t i = 0; i < len && nt < 64;) {
+            while (i < len && (line[i] == ' ' || line[i] == '\t'))
+                i++;
+            size_t b = i;
+            while (i < len && line[i] != ' ' && line[i] != '\t')
+                i++;
+            if (i > b) {
+                tok[nt] = line + b;
+                tl[nt++] = i - b;
+            }
+        }
+        if (nt >= 2 && tl[0] == 1 && tok[0][0] == '#' && tl[1] == 3 && !memcmp(tok[1], "gpu", 3)) {
+            for (int i = 1; i < nt; i++)
+                if (tl[i] == strlen(HW_GPM_PROBE_COLUMN) &&
+                    !memcmp(tok[i], HW_GPM_PROBE_COLUMN, tl[i]))
+                    col = i - 1; /* data rows have no '#' token */
+        } else if (nt && tok[0][0] != '#' && col >= 0 && col < nt) {
+            if (tl[col] == 1 && tok[col][0] == '-') {
+                hw_buf_puts(&miss, lacking++ ? ", " : "[");
+                hw_buf_put(&miss, tok[0], tl[0]);
+            } else {
+                have++;
+            }
+        }
+        line = eol ? eol + 1 : line + len;
+    }
+    if (lacking) {
+        hw_buf_putc(&miss, ']');
+        hw_buf_putc(&miss, '\0');
+        /* more GPUs than fit: the list is cut, so say only how many */
+        if (miss.len <= sizeof r->gpm_missing)
+            memcpy(r->gpm_missing, miss.p, miss.len);
+        else
+            snprintf(r->gpm_missing, sizeof r->gpm_missing, "%d", lacking);
+    }
+    hw_buf_free(&miss);
+    if (!have) {
+        r->gpm_missing[0] = '\0';
+        snprintf(r->gpm_why, sizeof r->gpm_why, "%s", col < 0 ? "dmon printed no smutil column"
+                                                              : "no GPU reports GPM metrics");
+        return -1;
+    }
+    return 0;
+}
+
+/* Logged once, after start: GPM is off (why), or on but some GPUs lack it (their columns in
+ * hw_gpm.csv stay `-`). */
+static void gpm_unavailable(struct run *r, const char *output)
+{
+    rl_field_t f[3];
+    size_t n = 0;
+    if (!r->gpm_ok) {
+        f[n++] = RL_STR("reason", r->gpm_why);
+        f[n++] = RL_STR("output", output);
+        if (r->cfg->gpm == MON_GPM_ON)
+            hw_warn(0, "--gpm: %s; not recording GPM metrics", r->gpm_why);
+    } else {
+        f[n++] = RL_STR("reason", "some GPUs report no GPM metrics");
+        f[n++] = RL_JSON("gpus", r->gpm_missing);
+    }
+    log_event(r, "gpm_unavailable", f, n);
+}
+
 /* ---- the children's command lines ---- */
 
 static void loop_args(double iv, char *flag, size_t fcap, char *val, size_t vcap)
@@ -350,6 +452,7 @@ static void setup_children(struct run *r)
     c->name = "query";
     c->argv = a;
     c->interval_s = iv;
+    r->ch_file[CH_QUERY] = "hw_metrics.csv";
 
     c = &r->ch[CH_DMON];
     a = r->argv_store[CH_DMON];
@@ -363,6 +466,7 @@ static void setup_children(struct run *r)
     c->name = "dmon";
     c->argv = a;
     c->interval_s = (double)(d < 1 ? 1 : d);
+    r->ch_file[CH_DMON] = "hw_dmon.csv";
 
     r->n_ch = 2;
     if (r->cfg->gpu_procs) {
@@ -377,7 +481,27 @@ static void setup_children(struct run *r)
         c->name = "apps";
         c->argv = a;
         c->interval_s = 0; /* no GPU processes, no lines: silence is normal */
+        r->ch_file[CH_APPS] = "gpu_procs.csv";
         r->n_ch = 3;
+    }
+    if (r->gpm_ok) {
+        c = &r->ch[r->n_ch];
+        a = r->gpm_argv;
+        a[0] = r->smi_path;
+        a[1] = "dmon";
+        a[2] = "-s";
+        a[3] = HW_GPM_SELECT;
+        a[4] = "--gpm-metrics";
+        a[5] = HW_GPM_METRIC_IDS;
+        a[6] = "-o";
+        a[7] = "DT";
+        a[8] = "-d";
+        a[9] = dval;
+        a[10] = NULL;
+        c->name = "gpm";
+        c->argv = a;
+        c->interval_s = (double)(d < 1 ? 1 : d);
+        r->ch_file[r->n_ch++] = HW_GPM_FILE;
     }
 }
 
@@ -675,6 +799,7 @@ static void log_start(struct run *r, const char *mode)
     f[n++] = RL_BOOL("pss", cfg->pss);
     f[n++] = RL_BOOL("gpu_procs", cfg->gpu_procs);
     f[n++] = RL_BOOL("no_gpu", cfg->no_gpu);
+    f[n++] = RL_BOOL("gpm", r->gpm_ok);
     log_event(r, "start", f, n);
     hw_buf_free(&cmd);
     hw_buf_free(&chl);
@@ -823,10 +948,9 @@ static int open_outputs(struct run *r)
 
 static int open_child_outputs(struct run *r)
 {
-    static const char *const names[CH_N] = {"hw_metrics.csv", "hw_dmon.csv", "gpu_procs.csv"};
     char(*paths)[PATH_MAX + 32] = r->out_paths;
     for (int i = 0; i < r->n_ch; i++) {
-        join_path(paths[i], sizeof paths[i], r->dir, names[i]);
+        join_path(paths[i], sizeof paths[i], r->dir, r->ch_file[i]);
         r->ch[i].out_path = paths[i];
         r->ch[i].err_fd = -1;
         /* read-write, so end_torn_line() can look at the last byte */
@@ -868,7 +992,7 @@ static int make_dir(struct run *r)
     /* Appending a second run's samples to a first run's files would make one summary of two
      * runs. A run.jsonl alone is fine: the user may have logged a config event before. */
     static const char *const samples[] = {"cpu_metrics.csv", "proc_metrics.csv", "hw_metrics.csv",
-                                          "hw_dmon.csv", "gpu_procs.csv"};
+                                          "hw_dmon.csv", "gpu_procs.csv", HW_GPM_FILE};
     for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
         char path[PATH_MAX + 32];
         join_path(path, sizeof path, r->dir, samples[i]);
@@ -980,6 +1104,8 @@ int mon_run(const struct mon_config *cfg)
             goto out;
         }
         r->gpu_ok = probe_gpu(r, fb, &n_fb, why, sizeof why, probe_out, sizeof probe_out) == 0;
+        if (r->gpu_ok && cfg->gpm != MON_GPM_OFF)
+            r->gpm_ok = probe_gpm(r, probe_out, sizeof probe_out) == 0;
         if (r->gpu_ok)
             setup_children(r);
     }
@@ -1020,6 +1146,8 @@ int mon_run(const struct mon_config *cfg)
         rl_field_t f[] = {RL_STR("dropped", fb[i].dropped), RL_STR("fields", fb[i].fields)};
         log_event(r, "gpu_fields_fallback", f, 2);
     }
+    if (r->gpu_ok && cfg->gpm != MON_GPM_OFF && (!r->gpm_ok || r->gpm_missing[0]))
+        gpm_unavailable(r, probe_out);
 
     uint64_t max_slots = 0;
     if (cfg->duration_s > 0 && !wrap)

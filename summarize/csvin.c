@@ -4,6 +4,8 @@
  * hwmon/FORMAT.md says a row of that width holds. */
 #include "reader_int.h"
 
+#include "hwrun/gpm.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +18,7 @@ const char *const sum_gpu_metric_names[SUM_GM_COUNT] = {
 
 const char *const sum_dmon_col_names[SUM_DM_COUNT] = {
     "pwr", "gtemp", "mtemp", "sm", "mem", "enc", "dec", "jpg", "ofa", "mclk", "pclk", "fb",
-    "bar1", "ccpm", "rxpci", "txpci",
+    "bar1", "ccpm", "rxpci", "txpci", HW_GPM_COLUMNS,
 };
 
 const char *const sum_cpu_col_names[SUM_CPU_COUNT] = {

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hwrun/gpm.h"
 #include "hwrun/parse.h"
 #include "hwrun/timeutil.h"
 
@@ -23,7 +24,7 @@ const char *const sum_skip_names[SUM_SKIP_COUNT] = {
 
 const char *const sum_kind_files[SUM_KIND_COUNT] = {
     "hw_metrics.csv", "hw_dmon.csv", "cpu_metrics.csv", "proc_metrics.csv", "gpu_procs.csv",
-    "run.jsonl",
+    "run.jsonl", HW_GPM_FILE,
 };
 
 uint64_t sum_quality_skipped_total(const struct sum_quality *q)
@@ -494,6 +495,7 @@ struct sum_reader *sum_reader_new(enum sum_kind kind, const char *name,
     case SUM_KIND_PROC: sum_proc_init(r); break;
     case SUM_KIND_GPU_PROCS: sum_gpu_procs_init(r); break;
     case SUM_KIND_RUNLOG: sum_runlog_init(r); break;
+    case SUM_KIND_GPM: sum_dmon_init(r); break; /* dmon's text, other columns */
     default: break;
     }
     if (!r->line_fn) {

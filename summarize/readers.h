@@ -100,8 +100,12 @@ enum sum_dmon_col {
     SUM_DM_PWR, SUM_DM_GTEMP, SUM_DM_MTEMP, SUM_DM_SM, SUM_DM_MEM, SUM_DM_ENC, SUM_DM_DEC,
     SUM_DM_JPG, SUM_DM_OFA, SUM_DM_MCLK, SUM_DM_PCLK, SUM_DM_FB, SUM_DM_BAR1, SUM_DM_CCPM,
     SUM_DM_RXPCI, SUM_DM_TXPCI,
+    /* GPM activity (hw_gpm.csv; include/hwrun/gpm.h), in HW_GPM_COLUMNS order */
+    SUM_DM_GRACT, SUM_DM_SMUTIL, SUM_DM_SMOCC, SUM_DM_MMAACT, SUM_DM_DRAM, SUM_DM_FP64,
+    SUM_DM_FP32, SUM_DM_FP16,
     SUM_DM_COUNT
 };
+#define SUM_DM_GPM_FIRST SUM_DM_GRACT
 extern const char *const sum_dmon_col_names[SUM_DM_COUNT]; /* dmon's labels: "pwr", "sm", ... */
 
 struct sum_dmon_row {
@@ -232,6 +236,7 @@ enum sum_kind {
     SUM_KIND_PROC,      /* proc_metrics.csv */
     SUM_KIND_GPU_PROCS, /* gpu_procs.csv */
     SUM_KIND_RUNLOG,    /* run.jsonl */
+    SUM_KIND_GPM,       /* hw_gpm.csv (dmon's format, GPM columns) */
     SUM_KIND_COUNT
 };
 extern const char *const sum_kind_files[SUM_KIND_COUNT]; /* "hw_metrics.csv", ... */

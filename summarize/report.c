@@ -235,6 +235,18 @@ static void json_gpu_metrics(struct jw *w, const struct sum_stat *m)
             jw_stat(w, sum_gpu_metric_names[k], &m[k]);
 }
 
+/* "gpm": {"sm_active_pct": {...}, ...}: only for a GPU that hw_gpm.csv had rows for (a run
+ * without GPM has no key); a column that stayed `-` is null. */
+static void json_gpm(struct jw *w, const struct sum_gpu *gp, const struct sum_stat *s)
+{
+    if (!gp || !gp->in_gpm)
+        return;
+    jw_open(w, "gpm", '{');
+    for (int k = 0; k < HW_GPM_NCOLS; k++)
+        jw_stat(w, sum_gpm_keys[k], &s[k]);
+    jw_close(w, '}');
+}
+
 static void json_quality(struct jw *w, const struct sum_run *run, int k)
 {
     const struct sum_quality *q = &run->q[k];
@@ -348,6 +360,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
                     jw_stat(&w, sum_dmon_col_names[k], &gp->dm[k]);
             jw_close(&w, '}');
         }
+        json_gpm(&w, gp, gp->gpm);
         jw_close(&w, '}');
     }
     jw_close(&w, ']');
@@ -377,6 +390,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
             json_gpu_metrics(&w, pg->m);
             jw_num(&w, "energy_wh",
                    run->gpu[g] && run->gpu[g]->m[SUM_GM_POWER].n ? pg->energy_j / 3600.0 : NAN);
+            json_gpm(&w, run->gpu[g], pg->gpm);
             jw_close(&w, '}');
         }
         jw_close(&w, ']');
@@ -452,7 +466,8 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     jw_open(&w, "quality", '{');
     jw_open(&w, "files", '{');
     for (int k = 0; k < SUM_KIND_COUNT; k++)
-        json_quality(&w, run, k);
+        if (k != SUM_KIND_GPM || run->q[k].present) /* optional, newer than the rest */
+            json_quality(&w, run, k);
     jw_close(&w, '}');
     jw_u64(&w, "lines_skipped", total_skipped(run));
     jw_u64(&w, "partial_last_lines", total_partial(run));
@@ -501,6 +516,16 @@ static const char *safe(const char *s, char *buf, size_t cap)
     buf[i] = '\0';
     return buf;
 }
+
+/* The GPM figures the text shows next to "util" (JSON has them all). */
+static const struct {
+    const char *label;
+    int col; /* index into sum_gpu.gpm */
+} gpm_text[] = {
+    {"SM active", SUM_DM_SMUTIL - SUM_DM_GPM_FIRST},
+    {"tensor active", SUM_DM_MMAACT - SUM_DM_GPM_FIRST},
+    {"DRAM active", SUM_DM_DRAM - SUM_DM_GPM_FIRST},
+};
 
 void sum_report_text(const struct sum_run *run, struct hw_buf *out)
 {
@@ -551,6 +576,8 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
         hw_buf_putc(out, '\n');
         for (int m = 0; m < SUM_GM_COUNT; m++)
             tstat(out, labels[m], &gp->m[m], units[m]);
+        for (int m = 0; gp->in_gpm && m < (int)(sizeof gpm_text / sizeof gpm_text[0]); m++)
+            tstat(out, gpm_text[m].label, &gp->gpm[gpm_text[m].col], "%");
     }
     for (size_t i = 0; i < run->nphase; i++) {
         const struct sum_phase_acc *p = &run->phase[i];
@@ -572,6 +599,12 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
             if (p->gpu[g]) {
                 hw_buf_printf(out, "    GPU %d util mean ", g);
                 tnum(out, mean_or_nan(&p->gpu[g]->m[SUM_GM_UTIL]), "%");
+                for (int m = 0; run->gpu[g] && run->gpu[g]->in_gpm &&
+                                m < (int)(sizeof gpm_text / sizeof gpm_text[0]);
+                     m++) {
+                    hw_buf_printf(out, ", %s ", gpm_text[m].label);
+                    tnum(out, mean_or_nan(&p->gpu[g]->gpm[gpm_text[m].col]), "%");
+                }
                 hw_buf_puts(out, ", power mean ");
                 tnum(out, mean_or_nan(&p->gpu[g]->m[SUM_GM_POWER]), " W");
                 hw_buf_putc(out, '\n');

@@ -29,6 +29,8 @@ struct sum_run *sum_run_new(void)
     return run;
 }
 
+const char *const sum_gpm_keys[HW_GPM_NCOLS] = {HW_GPM_KEYS};
+
 static void phase_free(struct sum_phase_acc *p)
 {
     free(p->name);
@@ -37,6 +39,8 @@ static void phase_free(struct sum_phase_acc *p)
             continue;
         for (int m = 0; m < SUM_GM_COUNT; m++)
             sum_stat_free(&p->gpu[g]->m[m]);
+        for (int m = 0; m < HW_GPM_NCOLS; m++)
+            sum_stat_free(&p->gpu[g]->gpm[m]);
         free(p->gpu[g]);
     }
     sum_stat_free(&p->cpu_usr);
@@ -62,6 +66,8 @@ void sum_run_free(struct sum_run *run)
             sum_stat_free(&gp->m[m]);
         for (int m = 0; m < SUM_DM_COUNT; m++)
             sum_stat_free(&gp->dm[m]);
+        for (int m = 0; m < HW_GPM_NCOLS; m++)
+            sum_stat_free(&gp->gpm[m]);
         sum_stat_free(&gp->interval);
         free(gp);
     }
@@ -261,9 +267,12 @@ static struct sum_phase_gpu *phase_gpu(struct sum_phase_acc *p, int g)
 {
     if (!p->gpu[g]) {
         p->gpu[g] = calloc(1, sizeof *p->gpu[g]);
-        if (p->gpu[g] && p->no_quant)
+        if (p->gpu[g] && p->no_quant) {
             for (int m = 0; m < SUM_GM_COUNT; m++)
                 p->gpu[g]->m[m].no_quant = true;
+            for (int m = 0; m < HW_GPM_NCOLS; m++)
+                p->gpu[g]->gpm[m].no_quant = true;
+        }
     }
     return p->gpu[g];
 }
@@ -318,6 +327,7 @@ static struct sum_gpu *get_gpu(struct sum_run *run, int g)
         run->gpu[g]->index = g;
         run->gpu[g]->prev_t = NAN;
         run->gpu[g]->dmon_prev_t = NAN;
+        run->gpu[g]->gpm_prev_t = NAN;
         run->gpu[g]->energy.interval_s = run->info.interval_s;
     }
     return run->gpu[g];
@@ -432,12 +442,40 @@ static void on_gpu(void *ctx, const struct sum_gpu_row *r)
     }
 }
 
+static void phase_gpm_point(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
+                            const void *arg)
+{
+    (void)run, (void)a, (void)b;
+    const struct sum_dmon_row *r = arg;
+    struct sum_phase_gpu *pg = phase_gpu(p, r->gpu);
+    if (!pg)
+        return;
+    for (int m = 0; m < HW_GPM_NCOLS; m++)
+        sum_stat_add(&pg->gpm[m], r->v[SUM_DM_GPM_FIRST + m]);
+}
+
+/* A row of hw_gpm.csv: only its GPM columns count (its utilization is hw_metrics.csv's). */
+static void on_gpm(struct sum_run *run, struct sum_gpu *gp, const struct sum_dmon_row *r)
+{
+    gp->in_gpm = true;
+    for (int m = 0; m < HW_GPM_NCOLS; m++)
+        sum_stat_add(&gp->gpm[m], r->v[SUM_DM_GPM_FIRST + m]);
+    see_time(run, r->t);
+    add_interval(run, SUM_KIND_GPM, &gp->gpm_prev_t, r->t, NULL);
+    if (!isnan(r->t) && r->gpu >= 0)
+        for_phases(run, r->t, r->t, phase_gpm_point, r);
+}
+
 static void on_dmon(void *ctx, const struct sum_dmon_row *r)
 {
     struct sum_run *run = ctx;
     struct sum_gpu *gp = get_gpu(run, r->gpu < 0 ? 0 : r->gpu);
     if (!gp) {
         run->gpu_rows_dropped++;
+        return;
+    }
+    if (run->cur_kind == SUM_KIND_GPM) {
+        on_gpm(run, gp, r);
         return;
     }
     gp->in_dmon = true;
@@ -672,7 +710,7 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
         opts.gpu_fields = run->info.gpu_fields;
 
     static const enum sum_kind order[] = {SUM_KIND_GPU, SUM_KIND_DMON, SUM_KIND_CPU,
-                                          SUM_KIND_PROC, SUM_KIND_GPU_PROCS};
+                                          SUM_KIND_PROC, SUM_KIND_GPU_PROCS, SUM_KIND_GPM};
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
         rc = read_kind(run, order[i], in->path[order[i]], &opts, &sink);
         if (rc < 0 && !first_err)

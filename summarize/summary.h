@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hwrun/gpm.h"
 #include "readers.h"
 #include "stats.h"
 
@@ -46,11 +47,16 @@ struct sum_gpu {
     double last_t, last_p;
     int nwarm;
     double warm_t[17], warm_p[17];
+    /* GPM activity (hw_gpm.csv), SUM_DM_GPM_FIRST + i */
+    bool in_gpm;
+    struct sum_stat gpm[HW_GPM_NCOLS];
+    double gpm_prev_t;
 };
 
 struct sum_phase_gpu {
     struct sum_stat m[SUM_GM_COUNT];
     double energy_j;
+    struct sum_stat gpm[HW_GPM_NCOLS];
 };
 
 struct sum_phase_acc {
@@ -169,6 +175,9 @@ void sum_inputs_from_dir(struct sum_inputs *in, const char *dir, char *storage[S
  * (the summary of the rest is still computed). */
 int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
                       const struct sum_config *cfg);
+
+/* summary.json's keys for the GPM columns ("sm_active_pct", ...), HW_GPM_KEYS. */
+extern const char *const sum_gpm_keys[HW_GPM_NCOLS];
 
 /* Number of GPUs seen (in hw_metrics.csv or hw_dmon.csv). */
 size_t sum_run_gpu_count(const struct sum_run *run);

@@ -36,7 +36,7 @@
  *       (name), used_gpu_memory (used_memory) [MiB]. Per interval one row per FAKE_SMI_APPS entry
  *       on a selected GPU, GPUs in index order, then in FAKE_SMI_APPS order. No apps: the header
  *       alone (nothing with noheader), as in query-compute-apps_h100_drv590_idle-empty.csv.
- *   dmon [-s LETTERS] [-d N] [-c COUNT] [-i IDS] [-o D|T|DT] [-f FILE]
+ *   dmon [-s LETTERS] [--gpm-metrics IDS] [-d N] [-c COUNT] [-i IDS] [-o D|T|DT] [-f FILE]
  *       Modern (590+) layout: "# gpu " header line and "# Idx " units line, the gpu column 5
  *       wide and every other column right-aligned 6 wide, each column followed by one space (so
  *       every line ends in a space). The header pair is re-printed after every 44 data lines,
@@ -55,6 +55,12 @@
  *       the layout of -o D or -o T alone is extrapolated from it: "#Date         gpu ...");
  *       -f FILE: write to FILE (truncated) instead of stdout. Long forms --select, --delay,
  *       --count, --id, --options, --filename are accepted too.
+ *       --gpm-metrics=IDS (or --gpm-metrics IDS): GPM columns after the -s columns, in the
+ *       order given, each right-aligned 10 wide with no space between them (so such a line
+ *       ends without a space), units "GPM:%" or "GPM:MiB/s"
+ *       (dmon_gpm-metrics_h800-x8_drv570_trailing-ws-stripped.txt): 1 gract, 2 smutil,
+ *       3 smocc, 4 intutil, 5 mmaact, 10 dram, 11 fp64, 12 fp32, 13 fp16 (GPM:%), 20 pcitx,
+ *       21 pcirx, 60 nvlrx, 61 nvltx (GPM:MiB/s). Any other id: an invalid-value error.
  *   --version   the six lines of version_drv610.57.04.txt.
  *   -L, --list-gpus   "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-...)" per selected GPU.
  *   -h, --help  a short usage text, exit 0.
@@ -92,6 +98,8 @@
  *   dmon, same k and g: sm = utilization.gpu, mem = utilization.memory, fb = memory.used,
  *   pwr = power.draw rounded half up, gtemp = temperature.gpu, mclk 2619, pclk 1980, mtemp
  *   always "-" (as on GeForce/L40S), every other column 0.
+ *   GPM (integer division): gract = sm, smutil = sm / 2, smocc = sm / 4, mmaact = sm / 8,
+ *   dram = mem / 2, fp32 = sm / 3, fp16 = sm / 5, every other GPM column 0.
  *   Compute apps: FAKE_SMI_APPS=pid:gpu:mib[:name],... (name defaults to python3 and runs to
  *   the next comma, so it may contain ':' and spaces). used_gpu_memory = mib. Entries whose gpu
  *   is >= N are ignored. At most 64 entries.
@@ -107,6 +115,9 @@
  *       (asked-for or canonical name) print the token instead of a value, with no unit; the
  *       token is printed as is under nounits too.
  *   FAKE_SMI_NA_DMON=col1,col2   these dmon columns print "-" (mtemp always does).
+ *   FAKE_SMI_GPM=all|none|g1,g2   which GPUs have GPM (default all). none: a driver that
+ *       predates GPM, so --gpm-metrics is an unrecognized option; a list of GPU indexes: the
+ *       other GPUs print "-" in every GPM column (GPU 0 in the H800 capture).
  *   FAKE_SMI_DIE_AFTER=K    after K data rows (rows of --query-gpu, --query-compute-apps and
  *       dmon; header lines do not count; K=0: the first row), write the first half of the
  *       next row, without newline, and exit 1.
@@ -278,6 +289,7 @@ static struct {
     long long die_after, hang_after; /* -1: never */
     const char *die_once;
     const char *reject, *na, *na_token, *na_dmon; /* comma-separated lists, or NULL */
+    const char *gpm; /* FAKE_SMI_GPM: NULL/"all", "none", or GPU indexes */
     struct app apps[MAX_APPS];
     int napps;
 } cfg;
@@ -374,6 +386,7 @@ static void load_config(void)
     if (!cfg.na_token)
         cfg.na_token = "[N/A]";
     cfg.na_dmon = getenv("FAKE_SMI_NA_DMON");
+    cfg.gpm = getenv("FAKE_SMI_GPM");
     s = getenv("FAKE_SMI_APPS");
     if (s)
         parse_apps(s);
@@ -905,9 +918,37 @@ static const struct dmon_col dmon_cols[] = {
 /* clang-format on */
 #define N_DMON_COLS (sizeof dmon_cols / sizeof dmon_cols[0])
 
+static long long gpm_half_sm(const struct sample *s) { return util_gpu(s) / 2; }
+static long long gpm_quarter_sm(const struct sample *s) { return util_gpu(s) / 4; }
+static long long gpm_eighth_sm(const struct sample *s) { return util_gpu(s) / 8; }
+static long long gpm_third_sm(const struct sample *s) { return util_gpu(s) / 3; }
+static long long gpm_fifth_sm(const struct sample *s) { return util_gpu(s) / 5; }
+static long long gpm_half_mem(const struct sample *s) { return util_mem(s) / 2; }
+
+struct gpm_metric {
+    int id;
+    struct dmon_col col; /* group unused */
+};
+
+/* --gpm-metrics ids and their columns (the dmon --help text and the H800 capture). */
+/* clang-format off */
+static const struct gpm_metric gpm_metrics[] = {
+    {1, {0, "gract", "GPM:%", util_gpu}}, {2, {0, "smutil", "GPM:%", gpm_half_sm}},
+    {3, {0, "smocc", "GPM:%", gpm_quarter_sm}}, {4, {0, "intutil", "GPM:%", zero}},
+    {5, {0, "mmaact", "GPM:%", gpm_eighth_sm}}, {10, {0, "dram", "GPM:%", gpm_half_mem}},
+    {11, {0, "fp64", "GPM:%", zero}}, {12, {0, "fp32", "GPM:%", gpm_third_sm}},
+    {13, {0, "fp16", "GPM:%", gpm_fifth_sm}}, {20, {0, "pcitx", "GPM:MiB/s", zero}},
+    {21, {0, "pcirx", "GPM:MiB/s", zero}}, {60, {0, "nvlrx", "GPM:MiB/s", zero}},
+    {61, {0, "nvltx", "GPM:MiB/s", zero}},
+};
+/* clang-format on */
+#define N_GPM (sizeof gpm_metrics / sizeof gpm_metrics[0])
+
 struct dmon {
     const struct dmon_col *cols[N_DMON_COLS];
     int ncols;
+    const struct dmon_col *gpm[N_GPM];
+    int ngpm;
     bool date, time;
     int rows_since_header;
     struct line buf;
@@ -945,6 +986,8 @@ static void dmon_header(struct dmon *d)
         }
         for (int i = 0; i < d->ncols; i++)
             line_addf(&d->buf, "%6s ", units ? d->cols[i]->unit : d->cols[i]->name);
+        for (int i = 0; i < d->ngpm; i++)
+            line_addf(&d->buf, "%10s", units ? d->gpm[i]->unit : d->gpm[i]->name);
         out_line(&d->buf);
     }
     d->rows_since_header = 0;
@@ -978,6 +1021,15 @@ static void dmon_interval(long long k, void *arg)
                 line_addf(&d->buf, "%6s ", "-");
             else
                 line_addf(&d->buf, "%6lld ", c->value(&s));
+        }
+        char gs[8];
+        snprintf(gs, sizeof gs, "%d", g);
+        bool has_gpm = !cfg.gpm || !strcmp(cfg.gpm, "all") || list_has(cfg.gpm, gs);
+        for (int i = 0; i < d->ngpm; i++) {
+            if (has_gpm)
+                line_addf(&d->buf, "%10lld", d->gpm[i]->value(&s));
+            else
+                line_addf(&d->buf, "%10s", "-");
         }
         out_row(&d->buf);
         d->rows_since_header++;
@@ -1019,10 +1071,38 @@ static int usage(void)
         "fake_nvidia_smi: a test double for nvidia-smi (see the top of fake_nvidia_smi.c)\n"
         "  --query-gpu=F,... --format=csv[,noheader][,nounits] [-l N | -lms N] [-i IDS]\n"
         "  --query-compute-apps=F,... --format=... [-l N | -lms N] [-i IDS]\n"
-        "  dmon [-s pucvmet] [-d N] [-c N] [-i IDS] [-o DT] [-f FILE]\n"
+        "  dmon [-s pucvmet] [--gpm-metrics IDS] [-d N] [-c N] [-i IDS] [-o DT] [-f FILE]\n"
         "  --version | -L\n";
     write_all(STDOUT_FILENO, text, sizeof text - 1);
     return 0;
+}
+
+/* --gpm-metrics "2,5,10": the columns in the order given. */
+static void dmon_gpm(struct dmon *d, const char *ids)
+{
+    if (cfg.gpm && !strcmp(cfg.gpm, "none"))
+        die_unrecognized("--gpm-metrics"); /* a driver from before GPM */
+    for (const char *p = ids; *p;) {
+        const char *end = strchr(p, ',');
+        char one[16];
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        long long id;
+        if (len == 0 || len >= sizeof one)
+            die_invalid_value("--gpm-metrics", ids);
+        memcpy(one, p, len);
+        one[len] = '\0';
+        if (!parse_ll(one, 0, 1000, &id))
+            die_invalid_value("--gpm-metrics", ids);
+        size_t i = 0;
+        while (i < N_GPM && gpm_metrics[i].id != id)
+            i++;
+        if (i == N_GPM || d->ngpm == (int)N_GPM)
+            die_invalid_value("--gpm-metrics", ids);
+        d->gpm[d->ngpm++] = &gpm_metrics[i].col;
+        if (!end)
+            break;
+        p = end + 1;
+    }
 }
 
 static int cmd_dmon(int argc, char **argv)
@@ -1042,6 +1122,8 @@ static int cmd_dmon(int argc, char **argv)
             ids = v;
         else if ((v = opt_value(argc, argv, &i, "-f", "--filename")))
             file = v;
+        else if ((v = opt_value(argc, argv, &i, NULL, "--gpm-metrics")))
+            dmon_gpm(&d, v);
         else if ((v = opt_value(argc, argv, &i, "-o", "--options"))) {
             d.date = d.time = false;
             for (const char *p = v; *p; p++) {

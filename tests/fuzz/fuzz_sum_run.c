@@ -1,6 +1,6 @@
 /* libFuzzer target for a whole run: the input is cut at "\n@@\n" into run.jsonl,
- * hw_metrics.csv, hw_dmon.csv, cpu_metrics.csv, proc_metrics.csv and gpu_procs.csv, written to
- * a private temporary directory, summarized and printed in every format. */
+ * hw_metrics.csv, hw_dmon.csv, cpu_metrics.csv, proc_metrics.csv, gpu_procs.csv and hw_gpm.csv,
+ * written to a private temporary directory, summarized and printed in every format. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,9 +45,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         atexit(cleanup);
     }
     static const enum sum_kind order[] = {SUM_KIND_RUNLOG, SUM_KIND_GPU,  SUM_KIND_DMON,
-                                          SUM_KIND_CPU,    SUM_KIND_PROC, SUM_KIND_GPU_PROCS};
+                                          SUM_KIND_CPU,    SUM_KIND_PROC, SUM_KIND_GPU_PROCS,
+                                          SUM_KIND_GPM};
     const uint8_t *p = data, *end = data + size;
-    for (size_t k = 0; k < 6; k++) {
+    for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
         const uint8_t *cut = p;
         while (cut + 4 <= end && memcmp(cut, "\n@@\n", 4))
             cut++;

@@ -1,11 +1,13 @@
-/* hwmon's test program: the suites of test_procfs.c and test_hwmon.c. */
+/* hwmon's test program: the suites of test_procfs.c, test_hwmon.c and test_gpm.c. */
 #include "testutil.h"
 
 void add_procfs_suite(void);
 void add_hwmon_suites(void);
+void add_gpm_suite(void);
 
 void cu_register_all(void)
 {
     add_procfs_suite();
     add_hwmon_suites();
+    add_gpm_suite();
 }

@@ -924,7 +924,7 @@ static void test_oracle(void)
             json_object_object_get_ex(g1, "uuid", &v) &&
             strcmp(json_object_get_string(v), "GPU-5e7c1d01-3a9b-4f2e-8d61-0c4b2a9f7001") == 0);
     }
-    CU_ASSERT_TRUE(ch && json_object_array_length(ch) == 2);
+    CU_ASSERT_TRUE(ch && json_object_array_length(ch) == 3); /* query, dmon, gpm */
     /* nvidia-smi's local-time stamps are UTC: they match our own within a couple of seconds */
     char *hp = th_fmt("%s/hw_metrics.csv", dir), *cpath = th_fmt("%s/cpu_metrics.csv", dir);
     char *ht = th_read_file(hp, NULL), *c0 = th_read_file(cpath, NULL);

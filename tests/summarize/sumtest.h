@@ -50,5 +50,6 @@ void add_stats_suite(void);
 void add_energy_suites(void);
 void add_pytyche_suite(void);
 void add_cli_suite(void);
+void add_gpm_suite(void);
 
 #endif

@@ -157,4 +157,5 @@ void cu_register_all(void)
     add_energy_suites();
     add_pytyche_suite();
     add_cli_suite();
+    add_gpm_suite();
 }

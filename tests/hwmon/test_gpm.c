@@ -1,0 +1,210 @@
+/* hwmon's GPM activity metrics (--gpm, --no-gpm, on by default when the probe finds them), run
+ * against the fake nvidia-smi's `dmon --gpm-metrics`: the child and its file, GPUs without GPM
+ * (their cells stay `-`), a driver from before GPM (no child, one event, nothing else
+ * disturbed). */
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hwrun/gpm.h"
+#include "hwtest.h"
+
+struct gpm_run {
+    char *dir, *log;
+    int status;
+    struct th_result res;
+};
+
+/* hwmon in system mode for 2.5 s at 1 s with the given FAKE_SMI_* settings and options. */
+static struct gpm_run gpm_run(const char *fake_gpm, const char *opt)
+{
+    struct gpm_run g = {th_tmpdir("hwmon-gpm"), NULL, 0, {0}};
+    g.log = th_fmt("%s/smi.log", g.dir);
+    char *env[4] = {th_fmt("FAKE_SMI_LOG=%s", g.log), NULL, NULL, NULL};
+    if (fake_gpm)
+        env[1] = th_fmt("FAKE_SMI_GPM=%s", fake_gpm);
+    char **argv = opt ? ht_argv(g.dir, "-i", "1", "-d", "2.5", opt, NULL)
+                      : ht_argv(g.dir, "-i", "1", "-d", "2.5", NULL);
+    g.status = ht_run(argv, env, 60, &g.res);
+    free(env[0]);
+    free(env[1]);
+    free(argv);
+    return g;
+}
+
+static void gpm_done(struct gpm_run *g)
+{
+    th_result_free(&g->res);
+    th_rmtree(g->dir);
+    free(g->dir);
+    free(g->log);
+}
+
+static json_object *child_named(json_object *start, const char *name)
+{
+    json_object *ch = ht_data(start, "children");
+    for (size_t i = 0; ch && i < json_object_array_length(ch); i++) {
+        json_object *c = json_object_array_get_idx(ch, i), *v;
+        if (json_object_object_get_ex(c, "name", &v) && !strcmp(json_object_get_string(v), name))
+            return c;
+    }
+    return NULL;
+}
+
+/* The GPM file's rows for one GPU: how many, and how many with `-` in every GPM column. */
+static void gpm_rows(const char *dir, int gpu, int *rows, int *dashed)
+{
+    char *p = th_fmt("%s/" HW_GPM_FILE, dir);
+    char *text = th_read_file(p, NULL);
+    free(p);
+    *rows = *dashed = 0;
+    for (char *line = text; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        if (line[0] != '#') {
+            /* " 20261122   23:30:11      0      0 ... " */
+            char *tok[64];
+            int nt = 0;
+            for (char *t = line; *t && nt < 64;) {
+                while (*t == ' ')
+                    *t++ = '\0';
+                if (*t)
+                    tok[nt++] = t;
+                while (*t && *t != ' ')
+                    t++;
+            }
+            if (nt == 3 + 6 + HW_GPM_NCOLS && strtol(tok[2], NULL, 10) == gpu) {
+                (*rows)++;
+                int d = 0;
+                for (int i = 9; i < nt; i++)
+                    d += !strcmp(tok[i], "-");
+                *dashed += d == HW_GPM_NCOLS;
+            }
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    free(text);
+}
+
+/* GPUs with GPM: the child runs `dmon -s u --gpm-metrics IDS -o DT`, its file has the GPM
+ * header and a row per GPU per second; the start event says so; nothing is logged as missing. */
+static void test_gpm_auto(void)
+{
+    struct gpm_run g = gpm_run(NULL, NULL);
+    CU_ASSERT_EQUAL(g.status, 0);
+    json_object *st = ht_event(g.dir, "start", 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+    CU_ASSERT_TRUE(json_object_get_boolean(ht_data(st, "gpm")));
+    json_object *c = child_named(st, "gpm"), *v;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_TRUE(json_object_object_get_ex(c, "file", &v) &&
+                   !strcmp(json_object_get_string(v), HW_GPM_FILE));
+    CU_ASSERT_TRUE(json_object_object_get_ex(c, "argv", &v));
+    const char *argv = json_object_to_json_string(v);
+    CU_ASSERT_PTR_NOT_NULL(strstr(argv, "\"--gpm-metrics\", \"" HW_GPM_METRIC_IDS "\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(argv, "\"-o\", \"DT\""));
+    json_object_put(st);
+    CU_ASSERT_EQUAL(ht_count_events(g.dir, "gpm_unavailable"), 0);
+    char *p = th_fmt("%s/" HW_GPM_FILE, g.dir);
+    char *text = th_read_file(p, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_EQUAL(strncmp(text, "#Date       Time        gpu ", 28), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "     gract    smutil     smocc    mmaact      dram"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "     GPM:%"));
+    free(text);
+    free(p);
+    int rows, dashed;
+    gpm_rows(g.dir, 1, &rows, &dashed);
+    CU_ASSERT(rows >= 2);
+    CU_ASSERT_EQUAL(dashed, 0);
+    /* hw_dmon.csv keeps its layout (pytyche reads its third column) */
+    char *dp = th_fmt("%s/hw_dmon.csv", g.dir);
+    char *dt = th_read_file(dp, NULL);
+    CU_ASSERT_TRUE(dt && !strncmp(dt, "# gpu ", 6) && !strstr(dt, "smutil"));
+    free(dt);
+    free(dp);
+    gpm_done(&g);
+}
+
+/* GPU 0 without GPM (as in the H800 capture): the child still runs, GPU 0's GPM cells stay
+ * `-`, and one event names GPU 0. */
+static void test_gpm_partial(void)
+{
+    struct gpm_run g = gpm_run("1", NULL);
+    CU_ASSERT_EQUAL(g.status, 0);
+    CU_ASSERT_EQUAL(ht_count_events(g.dir, "gpm_unavailable"), 1);
+    json_object *u = ht_event(g.dir, "gpm_unavailable", 0);
+    json_object *gpus = ht_data(u, "gpus");
+    CU_ASSERT_TRUE(gpus && json_object_array_length(gpus) == 1 &&
+                   json_object_get_int(json_object_array_get_idx(gpus, 0)) == 0);
+    json_object_put(u);
+    int rows, dashed;
+    gpm_rows(g.dir, 0, &rows, &dashed);
+    CU_ASSERT(rows >= 2);
+    CU_ASSERT_EQUAL(dashed, rows);
+    gpm_rows(g.dir, 1, &rows, &dashed);
+    CU_ASSERT(rows >= 2);
+    CU_ASSERT_EQUAL(dashed, 0);
+    gpm_done(&g);
+}
+
+/* A driver from before GPM rejects --gpm-metrics: no GPM child, no file, one event with the
+ * driver's words, and the query and dmon children are not disturbed. Silent unless --gpm. */
+static void test_gpm_old_driver(void)
+{
+    for (int explicit = 0; explicit < 2; explicit++) {
+        struct gpm_run g = gpm_run("none", explicit ? "--gpm" : NULL);
+        CU_ASSERT_EQUAL(g.status, 0);
+        CU_ASSERT_EQUAL(ht_count_events(g.dir, "gpm_unavailable"), 1);
+        json_object *u = ht_event(g.dir, "gpm_unavailable", 0);
+        const char *why = ht_data_str(u, "reason"), *out = ht_data_str(u, "output");
+        CU_ASSERT_TRUE(why && strstr(why, "failed"));
+        CU_ASSERT_TRUE(out && strstr(out, "--gpm-metrics is not recognized"));
+        json_object_put(u);
+        json_object *st = ht_event(g.dir, "start", 0);
+        CU_ASSERT_FALSE(json_object_get_boolean(ht_data(st, "gpm")));
+        CU_ASSERT_PTR_NULL(child_named(st, "gpm"));
+        CU_ASSERT_PTR_NOT_NULL(child_named(st, "dmon"));
+        json_object_put(st);
+        char *p = th_fmt("%s/" HW_GPM_FILE, g.dir);
+        CU_ASSERT_NOT_EQUAL(access(p, F_OK), 0);
+        free(p);
+        CU_ASSERT(ht_lines(g.dir, "hw_metrics.csv") >= 4);
+        CU_ASSERT(ht_lines(g.dir, "hw_dmon.csv") >= 4);
+        CU_ASSERT_EQUAL(ht_count_events(g.dir, "child_exit"), 0);
+        if (explicit) {
+            CU_ASSERT_PTR_NOT_NULL(strstr(g.res.err, "--gpm: "));
+        } else {
+            CU_ASSERT_EQUAL(g.res.err_len, 0);
+        }
+        gpm_done(&g);
+    }
+}
+
+/* --no-gpm: not even the probe runs. */
+static void test_no_gpm(void)
+{
+    struct gpm_run g = gpm_run(NULL, "--no-gpm");
+    CU_ASSERT_EQUAL(g.status, 0);
+    CU_ASSERT_EQUAL(ht_smi_starts(g.log, "--gpm-metrics"), 0);
+    CU_ASSERT_EQUAL(ht_count_events(g.dir, "gpm_unavailable"), 0);
+    json_object *st = ht_event(g.dir, "start", 0);
+    CU_ASSERT_FALSE(json_object_get_boolean(ht_data(st, "gpm")));
+    CU_ASSERT_PTR_NULL(child_named(st, "gpm"));
+    json_object_put(st);
+    CU_ASSERT(ht_lines(g.dir, "hw_dmon.csv") >= 4);
+    gpm_done(&g);
+}
+
+void add_gpm_suite(void);
+void add_gpm_suite(void)
+{
+    CU_pSuite s = CU_add_suite("gpm", NULL, NULL);
+    CU_add_test(s, "auto", test_gpm_auto);
+    CU_add_test(s, "partial", test_gpm_partial);
+    CU_add_test(s, "old_driver", test_gpm_old_driver);
+    CU_add_test(s, "no_gpm", test_no_gpm);
+}
