@@ -1,6 +1,8 @@
 /* Test helpers: see testutil.h. */
 #include "testutil.h"
 
+#include <CUnit/CUnit.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -8,6 +10,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,4 +330,30 @@ bool th_pid_alive(pid_t pid)
     buf[n] = '\0';
     const char *p = strrchr(buf, ')');
     return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
+static bool skipped;
+
+bool th_in_ci(void)
+{
+    const char *v = getenv("CI");
+    return v && *v && strcmp(v, "0") != 0 && strcasecmp(v, "false") != 0;
+}
+
+void th_skip_at(const char *why, const char *file, int line)
+{
+    if (th_in_ci()) {
+        char *msg = th_fmt("cannot run under CI (nothing may skip there): %s", why);
+        fprintf(stderr, "%s:%d: %s\n", file, line, msg);
+        CU_assertImplementation(CU_FALSE, (unsigned)line, msg, file, "", CU_FALSE);
+        free(msg);
+        return;
+    }
+    fprintf(stderr, "%s:%d: SKIPPED: %s\n", file, line, why);
+    skipped = true;
+}
+
+bool th_skipped(void)
+{
+    return skipped;
 }

@@ -54,4 +54,16 @@ void th_sleep(double s);
 /* Does process pid exist (and is not a zombie)? */
 bool th_pid_alive(pid_t pid);
 
+/* The test cannot run here (a tool or file it needs is absent): say why on stderr and make the
+ * test program exit with TH_SKIP_STATUS, which CTest reports as "Skipped", never "Passed".
+ * Under CI (the CI environment variable set and not "0"/"false") nothing may skip: the skip is
+ * recorded as a failure of the calling test instead. The caller returns after it. */
+#define TH_SKIP_STATUS 77
+#define th_skip(why) th_skip_at((why), __FILE__, __LINE__)
+void th_skip_at(const char *why, const char *file, int line);
+/* Did a test of this program skip? */
+bool th_skipped(void);
+/* Is this a CI run (see th_skip)? */
+bool th_in_ci(void);
+
 #endif
