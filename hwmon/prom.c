@@ -183,7 +183,9 @@ int mon_prom_open(struct mon_prom *p, const char *run_dir, const char *gpu_field
     snprintf(p->command, sizeof p->command, "%s", command ? base_name(command) : "");
     snprintf(p->gpu_fields, sizeof p->gpu_fields, "%s", gpu_fields ? gpu_fields : "");
     p->interval_s = interval_s;
-    p->opts = (struct sum_read_opts){.gpu_fields = p->gpu_fields[0] ? p->gpu_fields : NULL};
+    /* hwmon's own lines are short: 64 KiB bounds the readers' buffers (the default is 1 MiB) */
+    p->opts = (struct sum_read_opts){.gpu_fields = p->gpu_fields[0] ? p->gpu_fields : NULL,
+                                     .max_line = 65536};
     sum_tz_parse("UTC", false, &p->opts.tz); /* hwmon runs nvidia-smi with TZ=UTC */
     p->sink = (struct sum_sink){.ctx = p, .gpu = on_gpu, .dmon = on_gpm, .cpu = on_cpu,
                                 .proc = on_proc, .phase = on_phase};
