@@ -490,21 +490,14 @@ static void setup_children(struct run *r)
         r->n_ch = 3;
     }
     if (r->gpm_ok) {
+        char *gpm[] = {r->smi_path,       "dmon", "-s", HW_GPM_SELECT, "--gpm-metrics",
+                       HW_GPM_METRIC_IDS, "-o",   "DT", "-d",          dval,
+                       NULL};
+        _Static_assert(sizeof gpm <= sizeof r->gpm_argv, "gpm_argv too small");
+        memcpy(r->gpm_argv, gpm, sizeof gpm);
         c = &r->ch[r->n_ch];
-        a = r->gpm_argv;
-        a[0] = r->smi_path;
-        a[1] = "dmon";
-        a[2] = "-s";
-        a[3] = HW_GPM_SELECT;
-        a[4] = "--gpm-metrics";
-        a[5] = HW_GPM_METRIC_IDS;
-        a[6] = "-o";
-        a[7] = "DT";
-        a[8] = "-d";
-        a[9] = dval;
-        a[10] = NULL;
         c->name = "gpm";
-        c->argv = a;
+        c->argv = r->gpm_argv;
         c->interval_s = (double)(d < 1 ? 1 : d);
         r->ch_file[r->n_ch++] = HW_GPM_FILE;
     }
