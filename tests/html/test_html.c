@@ -511,7 +511,7 @@ static void test_structure_gpm(void)
         CU_ASSERT_FATAL(util != NULL);
         CU_ASSERT_EQUAL(strstr(util, "dashed: SM activity") != NULL, with);
         CU_ASSERT_EQUAL(count(util, "<path class=\"ln g0"), 1);
-        CU_ASSERT_EQUAL(count(util, "<path class=\"ln g1"), 1 + with);
+        CU_ASSERT_EQUAL(count(util, "<path class=\"ln g1"), (size_t)(1 + with));
         char *ten = figure(p.html, "gpu-tensor");
         CU_ASSERT_EQUAL(ten != NULL, with);
         if (ten) {
