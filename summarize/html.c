@@ -788,7 +788,7 @@ static void on_gpu(void *ctx, const struct sum_gpu_row *r)
     if (R->pass == 1) {
         range_note(R, SRC_GPU, r->t, r->gpu);
         for (int m = 0; m < GS_COUNT; m++)
-            if (isfinite(r->v[gs_query[m]]))
+            if (gs_query[m] >= 0 && isfinite(r->v[gs_query[m]]))
                 R->have_query |= 1u << m;
         return;
     }
