@@ -27,6 +27,7 @@
 
 #include "children.h"
 #include "hwrun/gpm.h"
+#include "hwrun/treepids.h"
 #include "hwrun/io.h"
 #include "hwrun/msg.h"
 #include "hwrun/timeutil.h"
@@ -86,6 +87,7 @@ struct run {
     char gpm_missing[512]; /* JSON array of the GPUs without GPM, "" when none */
     char *gpm_argv[12];
     const char *ch_file[CH_N];
+    int tree_pids_fd; /* tree_pids.csv, beside proc_metrics.csv */
 };
 
 static void log_event(struct run *r, const char *type, const rl_field_t *f, size_t n)
@@ -770,7 +772,7 @@ static void log_start(struct run *r, const char *mode)
         hw_buf_json_str(&cg, r->sys.cgroup_path, strlen(r->sys.cgroup_path));
         hw_buf_puts(&cg, ", \"version\": 2}");
     }
-    rl_field_t f[24];
+    rl_field_t f[32];
     size_t n = 0;
     f[n++] = RL_STR("tool", "hwmon");
     f[n++] = RL_STR("version", MON_VERSION);
@@ -800,6 +802,10 @@ static void log_start(struct run *r, const char *mode)
     f[n++] = RL_BOOL("gpu_procs", cfg->gpu_procs);
     f[n++] = RL_BOOL("no_gpu", cfg->no_gpu);
     f[n++] = RL_BOOL("gpm", r->gpm_ok);
+    /* nvidia-smi prints the host's pids: in another PID namespace they match none of ours */
+    int ns = mon_pid_ns_is_init(cfg->proc_root);
+    if (ns >= 0)
+        f[n++] = RL_STR(HW_PIDNS_KEY, ns ? HW_PIDNS_INIT : HW_PIDNS_OTHER);
     log_event(r, "start", f, n);
     hw_buf_free(&cmd);
     hw_buf_free(&chl);
@@ -942,6 +948,12 @@ static int open_outputs(struct run *r)
             hw_warn(-r->proc_fd, "open %s", path);
             return -1;
         }
+        join_path(path, sizeof path, r->dir, HW_TREE_PIDS_FILE);
+        r->tree_pids_fd = hw_open_append(path);
+        if (r->tree_pids_fd < 0) {
+            hw_warn(-r->tree_pids_fd, "open %s", path);
+            return -1;
+        }
     }
     return 0;
 }
@@ -992,7 +1004,8 @@ static int make_dir(struct run *r)
     /* Appending a second run's samples to a first run's files would make one summary of two
      * runs. A run.jsonl alone is fine: the user may have logged a config event before. */
     static const char *const samples[] = {"cpu_metrics.csv", "proc_metrics.csv", "hw_metrics.csv",
-                                          "hw_dmon.csv", "gpu_procs.csv", HW_GPM_FILE};
+                                          "hw_dmon.csv", "gpu_procs.csv", HW_GPM_FILE,
+                                          HW_TREE_PIDS_FILE};
     for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
         char path[PATH_MAX + 32];
         join_path(path, sizeof path, r->dir, samples[i]);
@@ -1023,6 +1036,8 @@ static void cleanup(struct run *r)
         close(r->cpu_fd);
     if (r->proc_fd >= 0)
         close(r->proc_fd);
+    if (r->tree_pids_fd >= 0)
+        close(r->tree_pids_fd);
     if (r->sfd >= 0)
         close(r->sfd);
     if (r->efd >= 0)
@@ -1044,7 +1059,7 @@ int mon_run(const struct mon_config *cfg)
     struct run *r = &run;
     memset(r, 0, sizeof *r);
     r->cfg = cfg;
-    r->sfd = r->efd = r->pidfd = r->cpu_fd = r->proc_fd = -1;
+    r->sfd = r->efd = r->pidfd = r->cpu_fd = r->proc_fd = r->tree_pids_fd = -1;
     for (int i = 0; i < CH_N; i++)
         r->ch[i].out_fd = r->ch[i].err_fd = -1;
     r->t0 = hw_mono_now();
@@ -1162,6 +1177,7 @@ int mon_run(const struct mon_config *cfg)
         .cgroup_cols = r->sys.cgroup,
         .pss = cfg->pss,
         .notify_fd = r->efd,
+        .tree_pids_fd = r->tree_open ? r->tree_pids_fd : -1,
     };
     rc = mon_sampler_start(&r->sampler, &sc);
     if (rc < 0) {
