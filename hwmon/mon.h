@@ -30,6 +30,7 @@ struct mon_config {
     const char *cgroup_root; /* /sys/fs/cgroup */
     double grace_s;          /* SIGTERM to SIGKILL for the children, 5 s */
     enum mon_gpm gpm;        /* GPM metrics (hw_gpm.csv): auto (default), on, off */
+    const char *gpus;        /* --gpus LIST or "all"; NULL: CUDA_VISIBLE_DEVICES, else all */
 };
 
 /* Run until the command exits (wrap), the process exits (attach), the duration ends or a
