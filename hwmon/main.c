@@ -35,6 +35,10 @@ static void usage(void)
            "      --gpm              record GPM activity (SM, tensor, DRAM) into hw_gpm.csv;\n"
            "                         on by default when the GPUs support it\n"
            "      --no-gpm           do not record GPM activity\n"
+           "      --prom-textfile PATH  keep the latest values in Prometheus' text format in\n"
+           "                         PATH (a file, or a directory: PATH/hwrun_<run>.prom)\n"
+           "                         for node_exporter's textfile collector\n"
+           "      --prom-interval SECONDS  how often to rewrite it, 1 to 3600 (default 10)\n"
            "  -q, --quiet            no informational messages\n"
            "  -h, --help             show this help and exit\n"
            "  -V, --version          show the version and exit\n"
@@ -69,6 +73,7 @@ int main(int argc, char **argv)
         .proc_root = "/proc",
         .cgroup_root = "/sys/fs/cgroup",
         .grace_s = 5.0,
+        .prom_interval_s = 10.0,
     };
     enum {
         OPT_NO_GPU = 256,
@@ -80,7 +85,9 @@ int main(int argc, char **argv)
         OPT_GRACE,
         OPT_GPM,
         OPT_NO_GPM,
-        OPT_GPUS
+        OPT_GPUS,
+        OPT_PROM,
+        OPT_PROM_INTERVAL
     };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'},
@@ -94,6 +101,8 @@ int main(int argc, char **argv)
         {"gpm", no_argument, NULL, OPT_GPM},
         {"no-gpm", no_argument, NULL, OPT_NO_GPM},
         {"gpus", required_argument, NULL, OPT_GPUS},
+        {"prom-textfile", required_argument, NULL, OPT_PROM},
+        {"prom-interval", required_argument, NULL, OPT_PROM_INTERVAL},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -154,6 +163,14 @@ int main(int argc, char **argv)
             cfg.gpus = optarg;
             break;
         }
+        case OPT_PROM:
+            if (!*optarg)
+                hw_usage_error("empty --prom-textfile path");
+            cfg.prom_path = optarg;
+            break;
+        case OPT_PROM_INTERVAL:
+            cfg.prom_interval_s = parse_seconds("prom-interval", optarg, 1, 3600);
+            break;
         case 'q':
             cfg.quiet = true;
             break;

@@ -33,6 +33,7 @@
 #include "hwrun/msg.h"
 #include "hwrun/timeutil.h"
 #include "procfs.h"
+#include "prom.h"
 #include "runlog.h"
 #include "sampler.h"
 
@@ -88,6 +89,10 @@ struct run {
     char gpm_missing[512]; /* JSON array of the GPUs without GPM, "" when none */
     char *gpm_argv[14];
     const char *ch_file[CH_N];
+    /* Prometheus export */
+    struct mon_prom prom;
+    bool prom_open, prom_warned;
+    double prom_next;
     int tree_pids_fd; /* tree_pids.csv, beside proc_metrics.csv */
     struct mon_gpusel gsel;
     char gpu_sel_json[512]; /* the selected GPUs' indexes as nvidia-smi -i resolved them */
@@ -538,23 +543,17 @@ static void setup_children(struct run *r)
         r->n_ch = 3;
     }
     if (r->gpm_ok) {
+        char *gpm[] = {r->smi_path,       "dmon", "-s", HW_GPM_SELECT, "--gpm-metrics",
+                       HW_GPM_METRIC_IDS, "-o",   "DT", "-d",          dval,
+                       NULL};
+        _Static_assert(sizeof gpm <= sizeof r->gpm_argv, "gpm_argv too small");
+        memcpy(r->gpm_argv, gpm, sizeof gpm);
         c = &r->ch[r->n_ch];
-        a = r->gpm_argv;
-        a[0] = r->smi_path;
-        a[1] = "dmon";
-        a[2] = "-s";
-        a[3] = HW_GPM_SELECT;
-        a[4] = "--gpm-metrics";
-        a[5] = HW_GPM_METRIC_IDS;
-        a[6] = "-o";
-        a[7] = "DT";
-        a[8] = "-d";
-        a[9] = dval;
         na = 10;
-        mon_gpusel_args(&r->gsel, a, &na);
-        a[na] = NULL;
+        mon_gpusel_args(&r->gsel, r->gpm_argv, &na);
+        r->gpm_argv[na] = NULL;
         c->name = "gpm";
-        c->argv = a;
+        c->argv = r->gpm_argv;
         c->interval_s = (double)(d < 1 ? 1 : d);
         r->ch_file[r->n_ch++] = HW_GPM_FILE;
     }
@@ -1077,6 +1076,55 @@ static int make_dir(struct run *r)
     return 0;
 }
 
+/* ---- Prometheus export ---- */
+
+static void prom_write(struct run *r, bool running)
+{
+    if (!r->prom_open)
+        return;
+    struct mon_prom_counters c = {
+        .samples = atomic_load(&r->sampler.n_cpu),
+        .skipped_slots = atomic_load(&r->sampler.skipped),
+        .running = running,
+    };
+    for (int i = 0; i < r->n_ch; i++)
+        c.child_restarts += r->ch[i].attempts;
+    int rc = mon_prom_update(&r->prom, &c);
+    if (rc < 0 && !r->prom_warned) { /* once: a full disk would otherwise flood stderr */
+        hw_warn(-rc, "write %s", r->prom.path);
+        r->prom_warned = true;
+    }
+}
+
+/* Before the command starts: a path that cannot be written fails the run, not its end. */
+static int prom_start(struct run *r)
+{
+    const struct mon_config *cfg = r->cfg;
+    int rc = mon_prom_resolve(&r->prom, cfg->prom_path, r->dir);
+    if (rc < 0) {
+        hw_warn(-rc, "--prom-textfile %s", cfg->prom_path);
+        return -1;
+    }
+    struct utsname u;
+    if (uname(&u) < 0)
+        memset(&u, 0, sizeof u);
+    rc = mon_prom_open(&r->prom, r->dir, r->fields, cfg->interval_s, u.nodename,
+                       cfg->command ? cfg->command[0] : NULL);
+    if (rc < 0) {
+        hw_warn(-rc, "--prom-textfile");
+        return -1;
+    }
+    r->prom_open = true;
+    struct mon_prom_counters c = {.running = true};
+    rc = mon_prom_update(&r->prom, &c);
+    if (rc < 0) {
+        hw_warn(-rc, "write %s", r->prom.path);
+        return -1;
+    }
+    r->prom_next = hw_mono_now() + cfg->prom_interval_s;
+    return 0;
+}
+
 static void cleanup(struct run *r)
 {
     mon_sampler_stop(&r->sampler);
@@ -1103,6 +1151,8 @@ static void cleanup(struct run *r)
     if (r->pidfd >= 0)
         close(r->pidfd);
     mon_env_free(r->smi_env);
+    if (r->prom_open)
+        mon_prom_close(&r->prom);
     if (r->log) {
         int rc = rl_close(r->log);
         if (rc < 0)
@@ -1200,6 +1250,8 @@ int mon_run(const struct mon_config *cfg)
     r->track_pid = cfg->attach_pid;
     if (open_outputs(r) < 0 || (r->gpu_ok && open_child_outputs(r) < 0))
         goto out;
+    if (cfg->prom_path && prom_start(r) < 0)
+        goto out;
 
     /* What to track. */
     if (wrap) {
@@ -1268,6 +1320,13 @@ int mon_run(const struct mon_config *cfg)
                 child_tick(r, &r->ch[i], now);
             if (end_at && now >= end_at)
                 begin_stop(r, "duration");
+            if (r->prom_open && now >= r->prom_next) {
+                prom_write(r, true);
+                /* absolute deadlines; after a stall, the next one from now */
+                r->prom_next += cfg->prom_interval_s;
+                if (r->prom_next <= now)
+                    r->prom_next = now + cfg->prom_interval_s;
+            }
         } else {
             for (int i = 0; i < r->n_ch; i++)
                 child_tick(r, &r->ch[i], now);
@@ -1295,7 +1354,10 @@ int mon_run(const struct mon_config *cfg)
                 pf[np++] = (struct pollfd){r->ch[i].err_fd, POLLIN, 0};
             }
         }
-        int n = poll(pf, (nfds_t)np, loop_timeout_ms(r, end_at));
+        double wake = end_at;
+        if (r->prom_open && !r->stopping && (wake == 0 || r->prom_next < wake))
+            wake = r->prom_next;
+        int n = poll(pf, (nfds_t)np, loop_timeout_ms(r, wake));
         if (n < 0 && errno != EINTR) {
             hw_warn(errno, "poll");
             break;
@@ -1332,6 +1394,7 @@ int mon_run(const struct mon_config *cfg)
             status = HW_EXIT_FAIL;
     }
     log_stop(r, wrap, status);
+    prom_write(r, false); /* the children have stopped: their last rows are in */
 out:
     cleanup(r);
     return status;

@@ -321,16 +321,20 @@ struct series {
     double vmin, vmax;
 };
 
-enum src { SRC_GPU, SRC_DMON, SRC_CPU, SRC_PROC, SRC_COUNT };
+enum src { SRC_GPU, SRC_DMON, SRC_CPU, SRC_PROC, SRC_GPM, SRC_COUNT };
 static const enum sum_kind src_kind[SRC_COUNT] = {SUM_KIND_GPU, SUM_KIND_DMON, SUM_KIND_CPU,
-                                                  SUM_KIND_PROC};
+                                                  SUM_KIND_PROC, SUM_KIND_GPM};
 
 /* Per-GPU series and where each comes from in hw_metrics.csv and in hw_dmon.csv (-1: no). */
-enum gser { GS_UTIL, GS_MEMUTIL, GS_MEMUSED, GS_MEMTOTAL, GS_POWER, GS_CLOCK, GS_COUNT };
+enum gser { GS_UTIL, GS_MEMUTIL, GS_MEMUSED, GS_MEMTOTAL, GS_POWER, GS_CLOCK,
+            GS_SMACT, GS_TENSOR, GS_COUNT };
 static const int gs_query[GS_COUNT] = {SUM_GM_UTIL,      SUM_GM_MEM_UTIL, SUM_GM_MEM_USED,
-                                       SUM_GM_MEM_TOTAL, SUM_GM_POWER,    SUM_GM_SM_CLOCK};
-static const int gs_dmon[GS_COUNT] = {SUM_DM_SM, SUM_DM_MEM, SUM_DM_FB,
-                                      -1,        SUM_DM_PWR, SUM_DM_PCLK};
+                                       SUM_GM_MEM_TOTAL, SUM_GM_POWER,    SUM_GM_SM_CLOCK,
+                                       -1,               -1};
+static const int gs_dmon[GS_COUNT] = {SUM_DM_SM, SUM_DM_MEM, SUM_DM_FB, -1, SUM_DM_PWR,
+                                      SUM_DM_PCLK, -1, -1};
+/* hw_gpm.csv: GPM activity, drawn next to utilization */
+static const int gs_gpm[GS_COUNT] = {-1, -1, -1, -1, -1, -1, SUM_DM_SMUTIL, SUM_DM_MMAACT};
 
 /* Other series. */
 enum oser {
@@ -501,6 +505,7 @@ struct run {
 
     struct sum_quality q[SUM_KIND_COUNT];
     int read_err[SUM_KIND_COUNT];
+    enum sum_kind cur_kind; /* the file being read */
 };
 
 static void series_free(struct series *s)
@@ -783,7 +788,7 @@ static void on_gpu(void *ctx, const struct sum_gpu_row *r)
     if (R->pass == 1) {
         range_note(R, SRC_GPU, r->t, r->gpu);
         for (int m = 0; m < GS_COUNT; m++)
-            if (isfinite(r->v[gs_query[m]]))
+            if (gs_query[m] >= 0 && isfinite(r->v[gs_query[m]]))
                 R->have_query |= 1u << m;
         return;
     }
@@ -796,15 +801,17 @@ static void on_dmon(void *ctx, const struct sum_dmon_row *r)
     struct run *R = ctx;
     if (!isfinite(r->t) || r->gpu < 0) /* dmon without -o DT has no time: nothing to place */
         return;
+    /* hw_gpm.csv is dmon's text too; only its GPM columns are drawn */
+    enum src s = R->cur_kind == SUM_KIND_GPM ? SRC_GPM : SRC_DMON;
     if (R->pass == 1) {
-        range_note(R, SRC_DMON, r->t, r->gpu);
-        for (int m = 0; m < GS_COUNT; m++)
+        range_note(R, s, r->t, r->gpu);
+        for (int m = 0; s == SRC_DMON && m < GS_COUNT; m++)
             if (gs_dmon[m] >= 0 && isfinite(r->v[gs_dmon[m]]))
                 R->have_dmon |= 1u << m;
         return;
     }
     if (!far_away(R, r->t))
-        gpu_sample(R, SRC_DMON, r->gpu, r->t, r->v, gs_dmon);
+        gpu_sample(R, s, r->gpu, r->t, r->v, s == SRC_GPM ? gs_gpm : gs_dmon);
 }
 
 /* Which chart series each host-side file feeds, and from which of its columns. */
@@ -861,6 +868,7 @@ static void read_kind(struct run *R, enum sum_kind k, const struct sum_sink *sin
         return;
     char path[4096];
     int rc = path_of(path, sizeof path, R->dir, k);
+    R->cur_kind = k;
     if (rc == 0)
         rc = sum_read_file(k, path, &R->ropts, sink, &R->q[k]);
     if (rc < 0 && rc != -ENOENT)
@@ -1801,7 +1809,7 @@ static void reading_notes(const struct run *R, struct notes *N)
             note(N, "%s ends in a partial line (not yet written)", sum_kind_files[k]);
     }
     static const char *const what[SRC_COUNT] = {"GPU sampling", "dmon", "CPU sampling",
-                                                "process sampling"};
+                                                "process sampling", "GPM sampling"};
     for (int s = 0; s < SRC_COUNT; s++) {
         char a[32], b[32];
         if (R->gaps[s])
@@ -1870,6 +1878,7 @@ static void render_run(FILE *f, struct run *R, struct json_object *summary, cons
             int m;
         } gcharts[] = {
             {"gpu-util", "GPU utilization", "%", 100, GS_UTIL},
+            {"gpu-tensor", "Tensor activity (GPM)", "%", 100, GS_TENSOR},
             {"gpu-memutil", "GPU memory-controller utilization", "%", 100, GS_MEMUTIL},
             {"gpu-mem", "GPU memory used (dashed: total)", NULL, NAN, GS_MEMUSED},
             {"gpu-power", "GPU power (dashed: energy so far, all GPUs)", "W", NAN, GS_POWER},
@@ -1879,6 +1888,7 @@ static void render_run(FILE *f, struct run *R, struct json_object *summary, cons
             size_t n = 0;
             double vmax = 0;
             char note_buf[64] = "";
+            bool sm_lines = false;
             for (int g = 0; g < SUM_HTML_MAX_GPUS; g++) {
                 const struct gpu_slot *gs = R->gpu[g];
                 if (!gs || !gs->s[gcharts[ci].m].any)
@@ -1899,6 +1909,13 @@ static void render_run(FILE *f, struct run *R, struct json_object *summary, cons
                     snprintf(t->label, sizeof t->label, "GPU %d total", g);
                     vmax = fmax(vmax, gs->s[GS_MEMTOTAL].vmax);
                 }
+                if (gcharts[ci].m == GS_UTIL && gs->s[GS_SMACT].any) {
+                    sm_lines = true;
+                    struct line *t = &lines[n++];
+                    *t = (struct line){.s = &gs->s[GS_SMACT], .dashed = true, .no_key = true};
+                    snprintf(t->cls, sizeof t->cls, "g%d", g % NGPU_COLORS);
+                    snprintf(t->label, sizeof t->label, "GPU %d SM active", g);
+                }
             }
             if (!n)
                 continue;
@@ -1910,6 +1927,8 @@ static void render_run(FILE *f, struct run *R, struct json_object *summary, cons
                               .scale2 = 1,
                               .lines = lines,
                               .n = n};
+            if (sm_lines) /* "util 98%, SM active 31%" at a glance */
+                c.title = "GPU utilization (dashed: SM activity, GPM)";
             if (gcharts[ci].m == GS_MEMUSED) {
                 bool gib = vmax >= 2048;
                 c.unit = gib ? "GiB" : "MiB";

@@ -1,6 +1,6 @@
 /* bench_hwmon: what hwmon costs and how well it keeps time (a program, not a test).
  *
- *   bench_hwmon [-b HWMON] [-d SECONDS] [-i SECONDS]
+ *   bench_hwmon [-b HWMON] [-d SECONDS] [-i SECONDS] [-s FAKE_SMI]
  *
  * 1. hwmon -p <one busy process> --no-gpu at -i (default 0.1 s = 10 Hz) for -d seconds (default
  *    60): hwmon's own CPU time per sample (utime+stime from wait4(), which with --no-gpu has no
@@ -9,6 +9,10 @@
  *    RSS (ru_maxrss = VmHWM).
  * 2. hwmon in system mode with every core busy: samples taken vs expected (d / i), skipped
  *    slots.
+ * 3. the Prometheus export's cost (issue 12): run 1 again, once without and once with
+ *    --prom-textfile (rewritten every second, 10 times the default rate), same duration:
+ *    steady-state CPU per sample of each and their ratio. With -s FAKE_SMI both runs also have
+ *    the fake nvidia-smi's GPU files to follow (hwmon's own CPU only: children not counted).
  * Goals (issue 3): <= 40 us CPU per sample, peak RSS <= 4 MB, samples = expected +- 1.
  * HWMON defaults to $HWRUN_HWMON_BIN, then ./hwmon/hwmon. Exit 0 when all goals are met. */
 #include <dirent.h>
@@ -134,6 +138,55 @@ static long skipped_slots(const char *dir)
     return s;
 }
 
+static pid_t start_hwmon(const char *bin, char *const argv[]);
+
+/* Steady-state CPU per sample (us, schedstat) of hwmon -p <busy> with extra options. */
+static double export_cost(const char *bin, const char *dir, const char *is, const char *ds,
+                          double iv, double dur, const char *smi, const char *prom_dir)
+{
+    pid_t work = busy();
+    char ps[32];
+    snprintf(ps, sizeof ps, "%d", (int)work);
+    char *a[24];
+    int n = 0;
+    a[n++] = (char *)bin;
+    a[n++] = "-q";
+    if (smi) {
+        a[n++] = "--nvidia-smi";
+        a[n++] = (char *)smi;
+    } else {
+        a[n++] = "--no-gpu";
+    }
+    a[n++] = "-i";
+    a[n++] = (char *)is;
+    a[n++] = "-d";
+    a[n++] = (char *)ds;
+    a[n++] = "-o";
+    a[n++] = (char *)dir;
+    a[n++] = "-p";
+    a[n++] = ps;
+    if (prom_dir) {
+        a[n++] = "--prom-textfile";
+        a[n++] = (char *)prom_dir;
+        a[n++] = "--prom-interval";
+        a[n++] = "1";
+    }
+    a[n] = NULL;
+    double t0 = now();
+    pid_t h = start_hwmon(bin, a);
+    sleep_until(t0 + 2);
+    long long n0 = sched_ns(h);
+    double m0 = now();
+    sleep_until(t0 + dur - 1);
+    long long n1 = sched_ns(h);
+    double m1 = now();
+    while (waitpid(h, NULL, 0) < 0 && errno == EINTR)
+        ;
+    kill(work, SIGKILL);
+    waitpid(work, NULL, 0);
+    return n0 >= 0 && n1 >= n0 ? (double)(n1 - n0) / 1e3 / ((m1 - m0) / iv) : -1;
+}
+
 static pid_t start_hwmon(const char *bin, char *const argv[])
 {
     pid_t p = fork();
@@ -154,8 +207,9 @@ int main(int argc, char **argv)
     if (!bin)
         bin = "./hwmon/hwmon";
     double dur = 60, iv = 0.1;
+    const char *smi = NULL;
     int c;
-    while ((c = getopt(argc, argv, "b:d:i:h")) != -1) {
+    while ((c = getopt(argc, argv, "b:d:i:s:h")) != -1) {
         switch (c) {
         case 'b':
             bin = optarg;
@@ -166,8 +220,12 @@ int main(int argc, char **argv)
         case 'i':
             iv = strtod(optarg, NULL);
             break;
+        case 's':
+            smi = optarg;
+            break;
         default:
-            fprintf(stderr, "usage: %s [-b HWMON] [-d SECONDS] [-i SECONDS]\n", argv[0]);
+            fprintf(stderr, "usage: %s [-b HWMON] [-d SECONDS] [-i SECONDS] [-s FAKE_SMI]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -258,6 +316,19 @@ int main(int argc, char **argv)
            expected, skipped_slots(d2), el);
     if (labs(got2 - expected) > 1)
         ok = 0;
+
+    /* 3. the Prometheus export: the same run without and with it */
+    char d3[4200], d4[4200], pd[4200];
+    snprintf(d3, sizeof d3, "%s/noexport", base);
+    snprintf(d4, sizeof d4, "%s/export", base);
+    snprintf(pd, sizeof pd, "%s/textfile", base);
+    mkdir(pd, 0755);
+    double without = export_cost(bin, d3, is, ds, iv, dur, smi, NULL);
+    double with = export_cost(bin, d4, is, ds, iv, dur, smi, pd);
+    printf("Prometheus export, -p one busy process, %s, -i %g, %g s, rewritten every 1 s:\n",
+           smi ? "fake nvidia-smi (2 GPUs)" : "--no-gpu", iv, dur);
+    printf("  CPU per sample     %.1f us without, %.1f us with --prom-textfile (ratio %.2f)\n",
+           without, with, without > 0 ? with / without : -1);
     printf("goals (<= 40 us/sample, <= 4096 KiB, expected +-1): %s\n", ok ? "met" : "NOT met");
     char cmd[4300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);

@@ -469,6 +469,73 @@ static void test_structure_dmon(void)
     free(dir);
 }
 
+/* GPM (hw_gpm.csv): SM activity dashed next to utilization, tensor activity in a chart of its
+ * own; a GPU whose GPM cells are `-` gets no GPM line; without the file, neither. */
+static void test_structure_gpm(void)
+{
+    for (int with = 0; with < 2; with++) {
+        char *dir = th_tmpdir("html-gpm");
+        FILE *q, *f = NULL;
+        char *qp = th_fmt("%s/hw_metrics.csv", dir), *fp = th_fmt("%s/hw_gpm.csv", dir);
+        CU_ASSERT_FATAL((q = fopen(qp, "w")) != NULL);
+        CU_ASSERT_FATAL(!with || (f = fopen(fp, "w")) != NULL);
+        for (int i = 0; i < 60; i++) {
+            for (int g = 0; g < 2; g++)
+                fprintf(q, "2026/11/22 08:40:%02d.000, 90, 5, 1000, 81559, 300.00, 50, 1980, "
+                        "2619, %d, GPU-%d\n", i, g, g);
+            if (!f)
+                continue;
+            if (i % 20 == 0)
+                fputs("#Date       Time        gpu     sm    mem    enc    dec    jpg    ofa"
+                      "      gract    smutil     smocc    mmaact      dram      fp64      fp32"
+                      "      fp16\n#YYYYMMDD   HH:MM:SS    Idx      %      %      %      %"
+                      "      %      %      GPM:%     GPM:%     GPM:%     GPM:%     GPM:%     GPM:%"
+                      "     GPM:%     GPM:%\n",
+                      f);
+            fprintf(f, " 20261122   08:40:%02d      0     90      5      0      0      0      0"
+                       "          -         -         -         -         -         -         -"
+                       "         -\n",
+                    i);
+            fprintf(f, " 20261122   08:40:%02d      1     90      5      0      0      0      0"
+                       "         90        30        20        12        40         0         5"
+                       "         9\n",
+                    i);
+        }
+        fclose(q);
+        if (f)
+            fclose(f);
+        struct page p = {0};
+        render(&p, dir, NULL, 0);
+        CU_ASSERT_EQUAL_FATAL(p.rc, 0);
+        char *util = figure(p.html, "gpu-util");
+        CU_ASSERT_FATAL(util != NULL);
+        CU_ASSERT_EQUAL(strstr(util, "dashed: SM activity") != NULL, with);
+        CU_ASSERT_EQUAL(count(util, "<path class=\"ln g0"), 1);
+        CU_ASSERT_EQUAL(count(util, "<path class=\"ln g1"), (size_t)(1 + with));
+        char *ten = figure(p.html, "gpu-tensor");
+        CU_ASSERT_EQUAL(ten != NULL, with);
+        if (ten) {
+            char *d = series_d(ten, "g1");
+            CU_ASSERT_FATAL(d != NULL);
+            struct pts *pt = malloc(sizeof *pt);
+            parse_d(d, pt);
+            CU_ASSERT(pt->n > 0);
+            for (size_t i = 0; i < pt->n; i++)
+                CHECK_NEAR(value_at(ten, pt->y[i]), 12, 0.1);
+            CU_ASSERT_PTR_NULL(series_d(ten, "g0"));
+            free(pt);
+            free(d);
+        }
+        free(ten);
+        free(util);
+        free(p.html);
+        free(qp);
+        free(fp);
+        th_rmtree(dir);
+        free(dir);
+    }
+}
+
 /* Thousands of short phases (one per training step): the strip keeps the first
  * SUM_HTML_MAX_PHASES and says how many more; in the charts, touching bands of one colour are
  * one rect. */
@@ -1218,6 +1285,7 @@ void cu_register_all(void)
     CU_add_test(s, "gap", test_structure_gap);
     CU_add_test(s, "partial", test_structure_partial);
     CU_add_test(s, "dmon", test_structure_dmon);
+    CU_add_test(s, "gpm", test_structure_gpm);
     CU_add_test(s, "many_phases", test_structure_many_phases);
     s = CU_add_suite("escape", NULL, NULL);
     CU_add_test(s, "names", test_escape_names);

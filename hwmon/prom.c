@@ -1,0 +1,397 @@
+/* Prometheus text exposition of a running hwmon (see prom.h). Metric names follow Prometheus'
+ * conventions: a hwrun_ prefix, base units (bytes, watts, joules, hertz, seconds, ratios 0-1
+ * for percentages), _total for counters; labels are bounded: gpu index, CPU mode, and one
+ * series each for the run's identity and its current phase. */
+#include "prom.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "summary.h" /* SUM_GAP_FACTOR: the same energy rule as summarize */
+
+#define MIB 1048576.0
+
+/* hw_metrics.csv columns exported per GPU, and how to get base units from nvidia-smi's. */
+static const struct {
+    int m;
+    const char *name, *help;
+    double scale;
+} gpu_metrics[] = {
+    {SUM_GM_UTIL, "hwrun_gpu_utilization_ratio",
+     "Share of the interval in which a kernel ran (nvidia-smi utilization.gpu).", 0.01},
+    {SUM_GM_MEM_UTIL, "hwrun_gpu_memory_utilization_ratio",
+     "Share of the interval in which device memory was read or written.", 0.01},
+    {SUM_GM_MEM_USED, "hwrun_gpu_memory_used_bytes", "Device memory in use.", MIB},
+    {SUM_GM_MEM_TOTAL, "hwrun_gpu_memory_total_bytes", "Device memory in all.", MIB},
+    {SUM_GM_POWER, "hwrun_gpu_power_watts", "Power draw.", 1},
+    {SUM_GM_TEMP, "hwrun_gpu_temperature_celsius", "GPU core temperature.", 1},
+    {SUM_GM_SM_CLOCK, "hwrun_gpu_sm_clock_hertz", "Current SM clock.", 1e6},
+    {SUM_GM_MEM_CLOCK, "hwrun_gpu_memory_clock_hertz", "Current memory clock.", 1e6},
+};
+
+static const char *const gpm_keys[HW_GPM_NCOLS] = {HW_GPM_KEYS};
+
+/* cpu_metrics.csv: system CPU by mode, memory, and the container's figures. */
+static const struct {
+    int c;
+    const char *mode;
+} cpu_modes[] = {
+    {SUM_CPU_USR, "user"}, {SUM_CPU_SYS, "system"}, {SUM_CPU_IOWAIT, "iowait"},
+    {SUM_CPU_STEAL, "steal"}, {SUM_CPU_IDLE, "idle"},
+};
+
+static const struct {
+    int c;
+    const char *name, *help, *type;
+    double scale;
+} cpu_metrics[] = {
+    {SUM_CPU_MEM_USED, "hwrun_memory_used_bytes", "System memory in use (MemTotal - MemAvailable).",
+     "gauge", MIB},
+    {SUM_CPU_MEM_AVAIL, "hwrun_memory_available_bytes", "System MemAvailable.", "gauge", MIB},
+    {SUM_CPU_CG_LIMIT, "hwrun_cgroup_cpu_limit_cores", "The cgroup's cpu.max quota in cores.",
+     "gauge", 1},
+    {SUM_CPU_CG_PCT, "hwrun_cgroup_cpu_usage_cores", "The cgroup's CPU use in cores.", "gauge",
+     0.01},
+    {SUM_CPU_CG_MEM, "hwrun_cgroup_memory_used_bytes", "The cgroup's memory.current.", "gauge",
+     MIB},
+    {SUM_CPU_CG_MEM_MAX, "hwrun_cgroup_memory_limit_bytes", "The cgroup's memory.max.", "gauge",
+     MIB},
+};
+
+/* proc_metrics.csv: the tracked process tree. */
+static const struct {
+    int c;
+    const char *name, *help, *type;
+    double scale;
+} proc_metrics[] = {
+    {SUM_PROC_PROCS, "hwrun_tree_processes", "Processes in the tracked tree.", "gauge", 1},
+    {SUM_PROC_THREADS, "hwrun_tree_threads", "Threads in the tracked tree.", "gauge", 1},
+    {SUM_PROC_CPU, "hwrun_tree_cpu_usage_cores", "CPU used by the tree, in cores.", "gauge", 0.01},
+    {SUM_PROC_RSS, "hwrun_tree_resident_memory_bytes", "Sum of VmRSS over the tree.", "gauge",
+     MIB},
+    {SUM_PROC_PSS, "hwrun_tree_proportional_memory_bytes", "Sum of PSS over the tree.", "gauge",
+     MIB},
+    {SUM_PROC_READ, "hwrun_tree_read_bytes_total", "Storage bytes read by the tree.", "counter",
+     1},
+    {SUM_PROC_WRITE, "hwrun_tree_written_bytes_total", "Storage bytes written by the tree.",
+     "counter", 1},
+};
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- following the files ---------------------------------------------------------------- */
+
+static void on_gpu(void *ctx, const struct sum_gpu_row *r)
+{
+    struct mon_prom *p = ctx;
+    if (r->gpu < 0 || r->gpu >= MON_PROM_MAX_GPUS)
+        return;
+    struct mon_prom_gpu *g = &p->gpu[r->gpu];
+    if (!g->seen) {
+        g->seen = true;
+        g->last_t = g->last_p = NAN;
+    }
+    memcpy(g->v, r->v, sizeof g->v);
+    double t = r->t, w = r->v[SUM_GM_POWER];
+    if (isnan(t))
+        return;
+    double dt = t - g->last_t;
+    if (dt > 0 && dt <= SUM_GAP_FACTOR * p->interval_s && isfinite(w) && isfinite(g->last_p))
+        g->energy_j += (g->last_p + w) / 2 * dt;
+    if (isnan(g->last_t) || dt > 0) {
+        g->last_t = t;
+        g->last_p = w;
+    }
+}
+
+static void on_gpm(void *ctx, const struct sum_dmon_row *r)
+{
+    struct mon_prom *p = ctx;
+    if (r->gpu < 0 || r->gpu >= MON_PROM_MAX_GPUS)
+        return;
+    struct mon_prom_gpu *g = &p->gpu[r->gpu];
+    g->gpm_seen = true;
+    for (int k = 0; k < HW_GPM_NCOLS; k++)
+        g->gpm[k] = r->v[SUM_DM_GPM_FIRST + k];
+}
+
+static void on_cpu(void *ctx, const struct sum_cpu_row *r)
+{
+    struct mon_prom *p = ctx;
+    memcpy(p->cpu, r->v, sizeof p->cpu);
+    p->cpu_seen = true;
+}
+
+static void on_proc(void *ctx, const struct sum_proc_row *r)
+{
+    struct mon_prom *p = ctx;
+    memcpy(p->proc, r->v, sizeof p->proc);
+    p->proc_seen = true;
+}
+
+static void on_phase(void *ctx, const struct sum_phase *ph)
+{
+    struct mon_prom *p = ctx;
+    snprintf(p->phase, sizeof p->phase, "%s", ph->name);
+    p->phases++;
+}
+
+static void sanitize(char *s)
+{
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '_' || *s == '.' || *s == '-'))
+            *s = '_';
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s && s[1] ? s + 1 : path;
+}
+
+int mon_prom_resolve(struct mon_prom *p, const char *target, const char *run_dir)
+{
+    struct stat st;
+    int st_rc = stat(target, &st);
+    if (st_rc < 0 && errno != ENOENT)
+        return -errno;
+    if (st_rc == 0 && S_ISDIR(st.st_mode)) {
+        char name[256];
+        snprintf(name, sizeof name, "%s", base_name(run_dir));
+        sanitize(name);
+        int n = snprintf(p->path, sizeof p->path, "%s/hwrun_%s.prom", target, name);
+        return n < 0 || (size_t)n >= sizeof p->path ? -ENAMETOOLONG : 0;
+    }
+    int n = snprintf(p->path, sizeof p->path, "%s", target);
+    return n < 0 || (size_t)n >= sizeof p->path ? -ENAMETOOLONG : 0;
+}
+
+int mon_prom_open(struct mon_prom *p, const char *run_dir, const char *gpu_fields,
+                  double interval_s, const char *host, const char *command)
+{
+    static const enum sum_kind kinds[PROM_SRC_COUNT] = {SUM_KIND_GPU, SUM_KIND_GPM, SUM_KIND_CPU,
+                                                        SUM_KIND_PROC, SUM_KIND_RUNLOG};
+    snprintf(p->run, sizeof p->run, "%s", base_name(run_dir));
+    snprintf(p->host, sizeof p->host, "%s", host ? host : "");
+    snprintf(p->command, sizeof p->command, "%s", command ? base_name(command) : "");
+    snprintf(p->gpu_fields, sizeof p->gpu_fields, "%s", gpu_fields ? gpu_fields : "");
+    p->interval_s = interval_s;
+    /* hwmon's own lines are short: 64 KiB bounds the readers' buffers (the default is 1 MiB) */
+    p->opts = (struct sum_read_opts){.gpu_fields = p->gpu_fields[0] ? p->gpu_fields : NULL,
+                                     .max_line = 65536};
+    sum_tz_parse("UTC", false, &p->opts.tz); /* hwmon runs nvidia-smi with TZ=UTC */
+    p->sink = (struct sum_sink){.ctx = p, .gpu = on_gpu, .dmon = on_gpm, .cpu = on_cpu,
+                                .proc = on_proc, .phase = on_phase};
+    for (int i = 0; i < SUM_CPU_COUNT; i++)
+        p->cpu[i] = NAN;
+    for (int i = 0; i < SUM_PROC_COUNT; i++)
+        p->proc[i] = NAN;
+    hw_buf_init(&p->out, NULL, 0);
+    for (int i = 0; i < PROM_SRC_COUNT; i++) {
+        p->src[i].fd = -1;
+        snprintf(p->src[i].path, sizeof p->src[i].path, "%s/%s", run_dir,
+                 sum_kind_files[kinds[i]]);
+        p->src[i].r = sum_reader_new(kinds[i], sum_kind_files[kinds[i]], &p->opts, &p->sink,
+                                     &p->src[i].q);
+        if (!p->src[i].r) {
+            mon_prom_close(p);
+            return -ENOMEM;
+        }
+    }
+    return 0;
+}
+
+/* Feed what src gained since the last call (the descriptor's offset remembers where). */
+static void follow(struct mon_prom *p, int i)
+{
+    if (p->src[i].fd < 0) {
+        p->src[i].fd = open(p->src[i].path, O_RDONLY | O_CLOEXEC);
+        if (p->src[i].fd < 0)
+            return; /* not there (yet): no GPU, no command, no GPM */
+    }
+    for (;;) {
+        ssize_t n = read(p->src[i].fd, p->chunk, sizeof p->chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        sum_reader_feed(p->src[i].r, p->chunk, (size_t)n);
+    }
+}
+
+/* ---- the exposition --------------------------------------------------------------------- */
+
+void mon_prom_label_value(struct hw_buf *b, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '\\')
+            hw_buf_puts(b, "\\\\");
+        else if (*s == '"')
+            hw_buf_puts(b, "\\\"");
+        else if (*s == '\n')
+            hw_buf_puts(b, "\\n");
+        else
+            hw_buf_putc(b, *s);
+    }
+}
+
+static void family(struct hw_buf *b, const char *name, const char *type, const char *help)
+{
+    hw_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void value(struct hw_buf *b, double v)
+{
+    hw_buf_putc(b, ' ');
+    hw_buf_py_double(b, v);
+    hw_buf_putc(b, '\n');
+}
+
+/* nvidia-smi's and our CSVs' units to base units: percent / 100 (a division, so 35% is 0.35
+ * and not 0.35000000000000003), MiB to whole bytes, MHz to Hz. */
+static double scaled(double v, double scale)
+{
+    if (scale < 1)
+        return v / (1 / scale);
+    return scale == MIB ? round(v * scale) : v * scale;
+}
+
+static void gpu_sample(struct hw_buf *b, const char *name, int g, double v)
+{
+    hw_buf_printf(b, "%s{gpu=\"%d\"}", name, g);
+    value(b, v);
+}
+
+/* One family over the GPUs; skipped when no GPU has a value (unmeasured is absent, never 0). */
+static void gpu_family(struct hw_buf *b, const struct mon_prom *p, const char *name,
+                       const char *type, const char *help, int col, bool gpm, double scale)
+{
+    bool any = false;
+    for (int g = 0; g < MON_PROM_MAX_GPUS; g++) {
+        const struct mon_prom_gpu *x = &p->gpu[g];
+        double v = gpm ? (x->gpm_seen ? x->gpm[col] : NAN) : (x->seen ? x->v[col] : NAN);
+        if (!isfinite(v))
+            continue;
+        if (!any)
+            family(b, name, type, help);
+        any = true;
+        gpu_sample(b, name, g, scaled(v, scale));
+    }
+}
+
+static void plain(struct hw_buf *b, const char *name, const char *type, const char *help,
+                  double v)
+{
+    if (!isfinite(v))
+        return;
+    family(b, name, type, help);
+    hw_buf_puts(b, name);
+    value(b, v);
+}
+
+void mon_prom_format(const struct mon_prom *p, const struct mon_prom_counters *c,
+                     struct hw_buf *b)
+{
+    family(b, "hwrun_run_info", "gauge", "The run hwmon records: its directory name, host, command.");
+    hw_buf_puts(b, "hwrun_run_info{run=\"");
+    mon_prom_label_value(b, p->run);
+    hw_buf_puts(b, "\",host=\"");
+    mon_prom_label_value(b, p->host);
+    hw_buf_puts(b, "\",command=\"");
+    mon_prom_label_value(b, p->command);
+    hw_buf_puts(b, "\"} 1\n");
+    plain(b, "hwrun_running", "gauge", "1 while hwmon runs, 0 in the file it leaves at stop.",
+          c->running ? 1 : 0);
+    plain(b, "hwrun_samples_total", "counter", "CPU samples taken.", (double)c->samples);
+    plain(b, "hwrun_skipped_slots_total", "counter",
+          "Sample slots missed because a sample took longer than the interval.",
+          (double)c->skipped_slots);
+    plain(b, "hwrun_child_restarts_total", "counter", "nvidia-smi children restarted.",
+          (double)c->child_restarts);
+    plain(b, "hwrun_phases_total", "counter", "Phases completed (run.jsonl).", (double)p->phases);
+    if (p->phase[0]) {
+        family(b, "hwrun_phase_info", "gauge", "The last completed phase (run.jsonl).");
+        hw_buf_puts(b, "hwrun_phase_info{phase=\"");
+        mon_prom_label_value(b, p->phase);
+        hw_buf_puts(b, "\"} 1\n");
+    }
+
+    for (size_t i = 0; i < NELEM(gpu_metrics); i++)
+        gpu_family(b, p, gpu_metrics[i].name, "gauge", gpu_metrics[i].help, gpu_metrics[i].m,
+                   false, gpu_metrics[i].scale);
+    bool any = false;
+    for (int g = 0; g < MON_PROM_MAX_GPUS; g++) {
+        if (!p->gpu[g].seen || !(p->gpu[g].energy_j > 0 || isfinite(p->gpu[g].last_p)))
+            continue;
+        if (!any)
+            family(b, "hwrun_gpu_energy_joules_total", "counter",
+                   "Energy since hwmon started: power integrated over time, gaps not bridged.");
+        any = true;
+        gpu_sample(b, "hwrun_gpu_energy_joules_total", g, p->gpu[g].energy_j);
+    }
+    for (int k = 0; k < HW_GPM_NCOLS; k++) {
+        /* "sm_active_pct" -> hwrun_gpu_sm_active_ratio */
+        char name[96], help[128];
+        size_t kl = strlen(gpm_keys[k]);
+        snprintf(name, sizeof name, "hwrun_gpu_%.*s_ratio", (int)(kl > 4 ? kl - 4 : kl),
+                 gpm_keys[k]);
+        snprintf(help, sizeof help, "GPM %.*s: share of the interval (dmon --gpm-metrics).",
+                 (int)(kl > 4 ? kl - 4 : kl), gpm_keys[k]);
+        gpu_family(b, p, name, "gauge", help, k, true, 0.01);
+    }
+
+    if (p->cpu_seen) {
+        bool fam = false;
+        for (size_t i = 0; i < NELEM(cpu_modes); i++) {
+            double v = p->cpu[cpu_modes[i].c];
+            if (!isfinite(v))
+                continue;
+            if (!fam)
+                family(b, "hwrun_cpu_usage_ratio", "gauge",
+                       "Share of all CPUs' time over the last interval, by mode.");
+            fam = true;
+            hw_buf_printf(b, "hwrun_cpu_usage_ratio{mode=\"%s\"}", cpu_modes[i].mode);
+            value(b, scaled(v, 0.01));
+        }
+        for (size_t i = 0; i < NELEM(cpu_metrics); i++)
+            plain(b, cpu_metrics[i].name, cpu_metrics[i].type, cpu_metrics[i].help,
+                  scaled(p->cpu[cpu_metrics[i].c], cpu_metrics[i].scale));
+    }
+    if (p->proc_seen)
+        for (size_t i = 0; i < NELEM(proc_metrics); i++)
+            plain(b, proc_metrics[i].name, proc_metrics[i].type, proc_metrics[i].help,
+                  scaled(p->proc[proc_metrics[i].c], proc_metrics[i].scale));
+}
+
+int mon_prom_update(struct mon_prom *p, const struct mon_prom_counters *c)
+{
+    for (int i = 0; i < PROM_SRC_COUNT; i++)
+        follow(p, i);
+    hw_buf_reset(&p->out);
+    mon_prom_format(p, c, &p->out);
+    if (p->out.oom)
+        return -ENOMEM;
+    int rc = hw_write_atomic(p->path, p->out.p, p->out.len);
+    if (rc == 0)
+        p->writes++;
+    return rc;
+}
+
+void mon_prom_close(struct mon_prom *p)
+{
+    for (int i = 0; i < PROM_SRC_COUNT; i++) {
+        if (p->src[i].fd > 0)
+            close(p->src[i].fd);
+        p->src[i].fd = -1;
+        sum_reader_free(p->src[i].r);
+        p->src[i].r = NULL;
+    }
+    hw_buf_free(&p->out);
+}
