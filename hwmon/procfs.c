@@ -761,6 +761,25 @@ static bool absorbed_by_tree(struct mon_tree *t, struct mon_proc *p)
     return false;
 }
 
+/* smaps_rollup is bound to the address space it was opened on: after an exec (the wrapped
+ * command is opened while it may still be hwmon's child image, a shell execs its last command)
+ * the old descriptor then fails with ESRCH (or reads nothing). For a live process that means
+ * "reopen", once. */
+static ssize_t read_smaps(struct mon_tree *t, struct mon_proc *p, char *buf, size_t cap)
+{
+    ssize_t n = pread_proc(p->smaps_fd, buf, cap);
+    if (n != 0 && n != -ESRCH)
+        return n;
+    char path[64];
+    snprintf(path, sizeof path, "%d/smaps_rollup", (int)p->pid);
+    int fd = open_rel(t->proc_fd, path);
+    if (fd < 0)
+        return 0;
+    close(p->smaps_fd);
+    p->smaps_fd = fd;
+    return pread_proc(fd, buf, cap);
+}
+
 struct tree_sums {
     uint64_t ticks, rd, wr, rss_kb, pss_kb, threads;
     unsigned procs;
@@ -782,7 +801,7 @@ static void account(struct mon_tree *t, struct mon_proc *p, const struct mon_pst
     s->rd += p->rd;
     s->wr += p->wr;
     uint64_t kb;
-    if (p->smaps_fd >= 0 && pread_proc(p->smaps_fd, buf, sizeof buf) > 0 &&
+    if (p->smaps_fd >= 0 && read_smaps(t, p, buf, sizeof buf) > 0 &&
         mon_parse_kb_field(buf, "Pss:", &kb) == 0) {
         s->pss_kb += kb;
         s->any_pss = true;

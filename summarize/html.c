@@ -2371,7 +2371,7 @@ static void run_table(FILE *f, struct json_object *sum)
     struct json_object *gpus = JARR(sum, "gpus");
     if (gpus)
         kv_row(f, "GPUs", (double)json_object_array_length(gpus), NULL);
-    kv_row_t(f, "GPU samples", JNUM(sum, "num_samples"), NULL, "rows of hw_metrics.csv");
+    kv_row_t(f, "samples", JNUM(sum, "num_samples"), NULL, "sampling instants");
     kv_row_t(f, "energy", JNUM(sum, "energy_wh"), "Wh", "all GPUs, power integrated over time");
     kv_row(f, "peak VRAM", JNUM(sum, "peak_vram_mb"), "MiB");
     kv_row(f, "GPU util mean", JNUM(sum, "gpu_util_mean_pct"), "%");

@@ -156,11 +156,6 @@ static double clock_mean(const struct sum_run *run)
     return mean_or_nan(&run->all[SUM_GM_GR_CLOCK]);
 }
 
-static uint64_t gpu_samples(const struct sum_run *run)
-{
-    return run->q[SUM_KIND_GPU].parsed;
-}
-
 static const char *tz_source_name(enum sum_tz_source s)
 {
     switch (s) {
@@ -312,7 +307,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     jw_num(&w, "peak_rss_mb", max_or_nan(&run->proc[SUM_PROC_RSS]));
     jw_num(&w, "mean_rss_mb", mean_or_nan(&run->proc[SUM_PROC_RSS]));
     jw_num(&w, "memory_growth_mb", growth(&run->proc[SUM_PROC_RSS]));
-    jw_u64(&w, "num_samples", gpu_samples(run));
+    jw_u64(&w, "num_samples", sum_run_num_samples(run));
     jw_num(&w, "duration_sec", round_us(sum_run_duration(run)));
     jw_num(&w, "mean_gpu_clock_mhz", clock_mean(run));
     jw_num(&w, "mean_gpu_power_w", mean_or_nan(&run->all[SUM_GM_POWER]));
@@ -538,8 +533,8 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
     hw_buf_printf(out, "run %s\n", run->dir ? safe(run->dir, sb, sizeof sb) : "(files)");
     hw_buf_puts(out, "  duration ");
     tnum(out, sum_run_duration(run), " s");
-    hw_buf_printf(out, ", %llu GPU samples, %zu GPUs, energy ",
-                  (unsigned long long)gpu_samples(run), sum_run_gpu_count(run));
+    hw_buf_printf(out, ", %llu samples, %zu GPUs, energy ",
+                  (unsigned long long)sum_run_num_samples(run), sum_run_gpu_count(run));
     double e = sum_run_energy_wh(run);
     tnum(out, e, " Wh");
     hw_buf_printf(out, "\n  nvidia-smi times: %s (%s)\n", run->tz.name,
@@ -662,7 +657,7 @@ static size_t flat_cols(const struct sum_run *run, struct col *c)
 #define U(nm, v) c[n++] = (struct col){nm, C_U64, NULL, 0, v}
     S("dir", run->dir);
     U("gpus", sum_run_gpu_count(run));
-    U("num_samples", gpu_samples(run));
+    U("num_samples", sum_run_num_samples(run));
     D("duration_sec", round_us(sum_run_duration(run)));
     D("peak_vram_mb", max_or_nan(&run->all[SUM_GM_MEM_USED]));
     D("gpu_util_mean_pct", mean_or_nan(&run->all[SUM_GM_UTIL]));

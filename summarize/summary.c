@@ -728,3 +728,12 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
         parsed += run->q[k].parsed;
     return parsed ? 0 : -ENODATA;
 }
+
+uint64_t sum_run_num_samples(const struct sum_run *run)
+{
+    uint64_t n = 0;
+    for (int g = 0; g < SUM_MAX_GPUS; g++)
+        if (run->gpu[g] && run->gpu[g]->samples > n)
+            n = run->gpu[g]->samples;
+    return n ? n : run->q[SUM_KIND_CPU].parsed;
+}

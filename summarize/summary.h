@@ -184,6 +184,11 @@ size_t sum_run_gpu_count(const struct sum_run *run);
 /* The run's duration in seconds: the stop event's duration_s, else stop - start events, else
  * first to last timestamp seen; NAN when there is no time at all. */
 double sum_run_duration(const struct sum_run *run);
+/* The number of sampling instants (num_samples): each instant writes one hw_metrics.csv row per
+ * GPU (their times differ by a few ms), so the most rows any GPU has; the rows of
+ * cpu_metrics.csv (one per sampler tick) when no GPU was sampled. Per-file row counts are the
+ * quality section's. */
+uint64_t sum_run_num_samples(const struct sum_run *run);
 /* Energy of every GPU together in Wh; NAN when no power was ever measured. */
 double sum_run_energy_wh(const struct sum_run *run);
 

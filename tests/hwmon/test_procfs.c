@@ -302,6 +302,54 @@ static void test_tree_live(void)
             kill(seen[i], SIGKILL);
 }
 
+static bool comm_is_sleep(void *arg)
+{
+    char *path = th_fmt("/proc/%d/comm", *(int *)arg);
+    char buf[32] = "";
+    FILE *f = fopen(path, "r");
+    if (f) {
+        if (!fgets(buf, sizeof buf, f))
+            buf[0] = '\0';
+        fclose(f);
+    }
+    free(path);
+    return strcmp(buf, "sleep\n") == 0;
+}
+
+/* The wrapped command is opened while it may still be hwmon's child image: its PSS must be read
+ * from the program it execs into (the first smaps_rollup then fails with ESRCH). */
+static void test_tree_pss_after_exec(void)
+{
+    int go[2];
+    CU_ASSERT_EQUAL_FATAL(pipe(go), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char c;
+        close(go[1]);
+        if (read(go[0], &c, 1) == 1)
+            execl("/bin/sleep", "sleep", "30", (char *)NULL);
+        _exit(127);
+    }
+    CU_ASSERT_FATAL(pid > 0);
+    close(go[0]);
+    struct mon_tree t;
+    CU_ASSERT_EQUAL_FATAL(mon_tree_open(&t, "/proc", pid, true), 0);
+    struct mon_tree_sample s;
+    CU_ASSERT_EQUAL(write(go[1], "x", 1), 1);
+    close(go[1]);
+    int ipid = (int)pid;
+    CU_ASSERT_TRUE(ht_wait_until(comm_is_sleep, &ipid, 10));
+    for (int i = 0; i < 3; i++) { /* stays read, sample after sample */
+        CU_ASSERT_EQUAL(mon_tree_sample(&t, i * 0.1, &s), 0);
+        CU_ASSERT_TRUE(s.root_alive);
+        CU_ASSERT_TRUE(s.have_pss);
+        CU_ASSERT_TRUE(s.pss_mib > 0);
+    }
+    mon_tree_close(&t);
+    kill(pid, SIGKILL);
+    th_wait(pid, 5);
+}
+
 /* Run `sh -c script` (which must create the file $DONE when its work is done, then idle),
  * sample its tree every period seconds, and return the tree's CPU seconds summed over the
  * samples; *truth gets the shell's own rusage from wait4(), which includes every descendant it
@@ -410,4 +458,5 @@ void add_procfs_suite(void)
     CU_add_test(s, "tree_live", test_tree_live);
     CU_add_test(s, "tree_exited_children", test_tree_exited_children);
     CU_add_test(s, "tree_exited_grandchildren", test_tree_exited_grandchildren);
+    CU_add_test(s, "tree_pss_after_exec", test_tree_pss_after_exec);
 }

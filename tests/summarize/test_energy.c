@@ -106,6 +106,9 @@ static void test_constant(void)
         CU_ASSERT_EQUAL(run->gpu[0]->energy.gaps, 0);
         CHECK_NEAR(run->gpu[0]->energy.covered_s, 9, 1e-9);
         CHECK_NEAR(run->gpu[0]->energy.interval_s, 1, 1e-9);
+        /* 10 sampling instants of 2 GPUs: 20 rows, 10 samples */
+        CU_ASSERT_EQUAL(sum_run_num_samples(run), 10);
+        CU_ASSERT_EQUAL(run->q[SUM_KIND_GPU].parsed, 20);
         sum_run_free(run);
     }
 }
@@ -239,6 +242,7 @@ static void test_phase_cpu_proc(void)
     CHECK_NEAR(run->phase[0].proc_rss.max, 4000, 0); /* the 9000 peak is at t=4 */
     CHECK_NEAR(run->proc[SUM_PROC_RSS].max, 9000, 0);
     CHECK_NEAR(run->proc[SUM_PROC_RSS].last - run->proc[SUM_PROC_RSS].first, 5000, 0);
+    CU_ASSERT_EQUAL(sum_run_num_samples(run), 6); /* no GPU: one sample per sampler tick */
     sum_run_free(run);
     th_rmtree(dir);
     free(dir);
