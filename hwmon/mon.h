@@ -32,6 +32,7 @@ struct mon_config {
     enum mon_gpm gpm;        /* GPM metrics (hw_gpm.csv): auto (default), on, off */
     const char *prom_path;   /* --prom-textfile FILE or DIR, or NULL */
     double prom_interval_s;  /* how often it is rewritten (and once at stop) */
+    const char *gpus;        /* --gpus LIST or "all"; NULL: CUDA_VISIBLE_DEVICES, else all */
 };
 
 /* Run until the command exits (wrap), the process exits (attach), the duration ends or a

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hwrun/io.h"
@@ -435,6 +436,14 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
+/* Record a membership change for the caller (tree_pids.csv). Growth is amortized: a steady
+ * tree does not allocate. */
+static void note_change(struct mon_tree *t, pid_t v)
+{
+    if (grow((void **)&t->chg, &t->chg_cap, t->nchg + 1, sizeof *t->chg) == 0)
+        t->chg[t->nchg++] = v;
+}
+
 /* Start tracking pid. Its files stay open so later reads are one pread, and so a reused pid
  * cannot hand us another process's numbers (the old descriptors then read nothing). */
 static struct mon_proc *add_proc(struct mon_tree *t, pid_t pid, pid_t ppid)
@@ -470,6 +479,7 @@ static struct mon_proc *add_proc(struct mon_tree *t, pid_t pid, pid_t ppid)
     if (p->smaps_fd < 0)
         p->smaps_fd = -1;
     t->n++;
+    note_change(t, pid);
     return p;
 }
 
@@ -517,10 +527,24 @@ void mon_tree_close(struct mon_tree *t)
     free(t->out_b);
     free(t->queue);
     free(t->dents);
+    free(t->chg);
     if (t->proc_fd >= 0)
         close(t->proc_fd);
     memset(t, 0, sizeof *t);
     t->proc_fd = -1;
+}
+
+/* The initial PID namespace has a fixed inode number (PROC_PID_INIT_INO in the kernel). */
+#define MON_PID_INIT_INO 0xEFFFFFFCu
+
+int mon_pid_ns_is_init(const char *proc_root)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/self/ns/pid", proc_root);
+    struct stat st;
+    if (stat(path, &st) < 0)
+        return -errno;
+    return st.st_ino == MON_PID_INIT_INO;
 }
 
 void mon_tree_set_mode(struct mon_tree *t, int mode)
@@ -919,10 +943,12 @@ int mon_tree_sample(struct mon_tree *t, double now_s, struct mon_tree_sample *ou
     }
     size_t w = 0;
     for (size_t i = 0; i < t->n; i++) {
-        if (t->p[i].gen == t->gen)
+        if (t->p[i].gen == t->gen) {
             t->p[w++] = t->p[i];
-        else
+        } else {
             drop_proc_fds(&t->p[i]);
+            note_change(t, -t->p[i].pid);
+        }
     }
     t->n = w;
 

@@ -145,6 +145,9 @@ struct mon_tree {
     char *dents; /* getdents64 buffer */
     size_t dents_cap;
     long clk_tck, page_kb;
+    /* membership changes since the caller last emptied it (nchg = 0): pid joined, -pid left */
+    pid_t *chg;
+    size_t nchg, chg_cap;
 };
 
 struct mon_tree_sample {
@@ -167,6 +170,10 @@ void mon_tree_close(struct mon_tree *t);
 /* Walk the tree and sum it up at monotonic time now_s. The first call sets the CPU baseline
  * (have_cpu false). Returns 0 (also when the root has gone: root_alive false) or -ENOMEM. */
 int mon_tree_sample(struct mon_tree *t, double now_s, struct mon_tree_sample *out);
+
+/* Whether <proc_root>/self/ns/pid is the initial PID namespace (whose pids nvidia-smi prints):
+ * 1 yes, 0 no (a container), -errno when it cannot be told. */
+int mon_pid_ns_is_init(const char *proc_root);
 
 /* Force the descendant-discovery method (tests): 1 children files, 2 full scan. */
 void mon_tree_set_mode(struct mon_tree *t, int mode);

@@ -6,7 +6,9 @@
 
 #include "hwrun/gpm.h"
 #include "hwrun/timeutil.h"
+#include "hwrun/treepids.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -455,7 +457,17 @@ static void named_line(struct sum_reader *r, const char *s, size_t n)
         }
     }
     r->q->parsed++;
-    if (r->kind == SUM_KIND_CPU) {
+    if (r->kind == SUM_KIND_TREE_PIDS) {
+        double pid = vals[0], in = vals[1];
+        struct sum_tree_pid_row row = {
+            .t = t,
+            .pid = pid >= 1 && pid <= INT_MAX && pid == floor(pid) ? (long)pid : -1,
+            .in_tree = in == 0 || in == 1 ? (int)in : -1,
+            .line = r->lineno,
+        };
+        if (r->sink->tree_pid)
+            r->sink->tree_pid(r->sink->ctx, &row);
+    } else if (r->kind == SUM_KIND_CPU) {
         struct sum_cpu_row row = {.t = t, .line = r->lineno};
         memcpy(row.v, vals, sizeof row.v);
         if (r->sink->cpu)
@@ -500,6 +512,21 @@ void sum_proc_init(struct sum_reader *r)
         return;
     st->names = sum_proc_col_names;
     st->nknown = SUM_PROC_COUNT;
+    st->defaults = defaults;
+    r->st = st;
+    r->line_fn = named_line;
+    r->free_fn = st_free;
+}
+
+void sum_tree_pids_init(struct sum_reader *r)
+{
+    static const char *const names[] = {HW_TREE_PIDS_COL_PID, HW_TREE_PIDS_COL_IN};
+    static const char *const defaults[] = {HW_TREE_PIDS_HEADER, NULL};
+    struct named_st *st = calloc(1, sizeof *st);
+    if (!st)
+        return;
+    st->names = names;
+    st->nknown = 2;
     st->defaults = defaults;
     r->st = st;
     r->line_fn = named_line;

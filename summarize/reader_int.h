@@ -95,6 +95,7 @@ void sum_dmon_init(struct sum_reader *r);
 void sum_cpu_init(struct sum_reader *r);
 void sum_proc_init(struct sum_reader *r);
 void sum_gpu_procs_init(struct sum_reader *r);
+void sum_tree_pids_init(struct sum_reader *r);
 void sum_runlog_init(struct sum_reader *r);
 
 #endif

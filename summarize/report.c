@@ -438,7 +438,8 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     jw_num(&w, "procs_max", max_or_nan(&run->proc[SUM_PROC_PROCS]));
     jw_num(&w, "read_bytes", max_or_nan(&run->proc[SUM_PROC_READ]));
     jw_num(&w, "write_bytes", max_or_nan(&run->proc[SUM_PROC_WRITE]));
-    jw_num(&w, "gpu_mem_peak_mib", run->gp_rows ? run->gp_peak_total : NAN);
+    const char *gm_why;
+    jw_num(&w, "gpu_mem_peak_mib", sum_run_tree_gpu_mem_peak(run, &gm_why));
     jw_open(&w, "gpu_mem_peak_by_pid", '[');
     for (size_t i = 0; i < run->npids; i++) {
         jw_open(&w, NULL, '{');
@@ -448,6 +449,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         jw_close(&w, '}');
     }
     jw_close(&w, ']');
+    jw_str(&w, "gpu_mem_unmeasured_reason", gm_why);
     jw_close(&w, '}');
 
     jw_open(&w, "container", '{');
@@ -461,7 +463,8 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     jw_open(&w, "quality", '{');
     jw_open(&w, "files", '{');
     for (int k = 0; k < SUM_KIND_COUNT; k++)
-        if (k != SUM_KIND_GPM || run->q[k].present) /* optional, newer than the rest */
+        if ((k != SUM_KIND_GPM && k != SUM_KIND_TREE_PIDS) ||
+            run->q[k].present) /* optional, newer than the rest */
             json_quality(&w, run, k);
     jw_close(&w, '}');
     jw_u64(&w, "lines_skipped", total_skipped(run));
@@ -555,6 +558,15 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
         tnum(out, run->proc[SUM_PROC_RSS].max, " MiB");
         hw_buf_puts(out, ", CPU mean ");
         tnum(out, mean_or_nan(&run->proc[SUM_PROC_CPU]), "%");
+        hw_buf_putc(out, '\n');
+    }
+    if (run->gp_rows) { /* only when gpu_procs.csv was recorded */
+        const char *why;
+        double gm = sum_run_tree_gpu_mem_peak(run, &why);
+        hw_buf_puts(out, "  process tree GPU memory peak ");
+        tnum(out, gm, " MiB");
+        if (why)
+            hw_buf_printf(out, " (unmeasured: %s)", why);
         hw_buf_putc(out, '\n');
     }
     for (int g = 0; g < SUM_MAX_GPUS; g++) {
@@ -674,7 +686,7 @@ static size_t flat_cols(const struct sum_run *run, struct col *c)
     D("peak_rss_mb", max_or_nan(&run->proc[SUM_PROC_RSS]));
     D("mean_rss_mb", mean_or_nan(&run->proc[SUM_PROC_RSS]));
     D("memory_growth_mb", growth(&run->proc[SUM_PROC_RSS]));
-    D("gpu_mem_peak_mib", run->gp_rows ? run->gp_peak_total : NAN);
+    D("gpu_mem_peak_mib", sum_run_tree_gpu_mem_peak(run, NULL));
     U("phases", run->nphase);
     U("events", events_total(run));
     U("error_events", run->err_total);

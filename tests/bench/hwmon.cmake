@@ -5,3 +5,9 @@ if(TARGET hwmon)
   target_link_libraries(bench_hwmon PRIVATE hwrun_flags)
   add_dependencies(bench_hwmon hwmon)
 endif()
+
+# bench_prom: one Prometheus export's CPU (run by hand: `build/tests/bench/bench_prom RUN_DIR`).
+if(TARGET hwmon_core)
+  add_executable(bench_prom ${CMAKE_CURRENT_LIST_DIR}/bench_prom.c)
+  target_link_libraries(bench_prom PRIVATE hwmon_core)
+endif()

@@ -875,6 +875,29 @@ static void test_files_while_written(void)
     CU_ASSERT(text && strstr(text, ", 123, 512, python3 train.py --lr=0.1\n"));
     free(text);
     free(p);
+    /* tree_pids.csv: the command joined first; the subshells joined and left */
+    json_object *start = ht_event(b.dir, "start", 0);
+    long long root = ht_data_int(start, "pid");
+    const char *ns = ht_data_str(start, "pid_namespace");
+    CU_ASSERT(ns && (!strcmp(ns, "init") || !strcmp(ns, "other")));
+    json_object_put(start);
+    p = th_fmt("%s/tree_pids.csv", b.dir);
+    text = th_read_file(p, NULL);
+    char *first = th_fmt(",%lld,1\n", root);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_EQUAL(strncmp(text, "timestamp,pid,in_tree\n", 22), 0);
+    char *nl = strchr(text, '\n');
+    CU_ASSERT(nl && strstr(nl + 1, first) == strchr(nl + 1, ','));
+    size_t joins = 0, leaves = 0;
+    for (char *q = text; (q = strchr(q, '\n')) && q[1]; q++) {
+        char *e = strchr(q + 1, '\n');
+        joins += e && e[-1] == '1' && e[-2] == ',';
+        leaves += e && e[-1] == '0' && e[-2] == ',';
+    }
+    CU_ASSERT(joins >= 2 && leaves >= 1);
+    free(first);
+    free(text);
+    free(p);
     free(argv);
     th_rmtree(b.dir);
     free(b.dir);

@@ -292,6 +292,15 @@ static void test_tree_live(void)
     size_t ns = 0;
     for (size_t i = 0; i < t.n && ns < 8; i++)
         seen[ns++] = t.p[i].pid;
+    /* every member's join is recorded for tree_pids.csv, the root's first */
+    CU_ASSERT_TRUE_FATAL(t.nchg >= 3);
+    CU_ASSERT_EQUAL(t.chg[0], pid);
+    for (size_t i = 0; i < ns; i++) {
+        bool joined = false;
+        for (size_t k = 0; k < t.nchg; k++)
+            joined |= t.chg[k] == seen[i];
+        CU_ASSERT_TRUE(joined);
+    }
     kill(pid, SIGKILL); /* the sleeps get reparented: they leave the tree */
     th_wait(pid, 5);
     mon_tree_sample(&t, 10.0, &s);
@@ -300,6 +309,24 @@ static void test_tree_live(void)
     for (size_t i = 0; i < ns; i++)
         if (seen[i] != pid)
             kill(seen[i], SIGKILL);
+}
+
+/* hwmon says in its start event whether nvidia-smi's pids can be ours at all */
+static void test_pid_ns(void)
+{
+    int r = mon_pid_ns_is_init("/proc");
+    CU_ASSERT(r == 0 || r == 1);
+    char *dir = th_tmpdir("pidns");
+    char *ns = th_fmt("%s/self/ns", dir);
+    CU_ASSERT_EQUAL(mon_pid_ns_is_init(dir), -ENOENT);
+    CU_ASSERT_EQUAL(hw_mkdir_p(ns), 0);
+    char *f = th_fmt("%s/pid", ns);
+    CU_ASSERT_EQUAL(th_write_file(f, "", 0), 0);
+    CU_ASSERT_EQUAL(mon_pid_ns_is_init(dir), 0); /* any other inode: another namespace */
+    th_rmtree(dir);
+    free(f);
+    free(ns);
+    free(dir);
 }
 
 static bool comm_is_sleep(void *arg)
@@ -459,4 +486,5 @@ void add_procfs_suite(void)
     CU_add_test(s, "tree_exited_children", test_tree_exited_children);
     CU_add_test(s, "tree_exited_grandchildren", test_tree_exited_grandchildren);
     CU_add_test(s, "tree_pss_after_exec", test_tree_pss_after_exec);
+    CU_add_test(s, "pid_ns", test_pid_ns);
 }
