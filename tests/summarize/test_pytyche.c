@@ -282,29 +282,8 @@ static struct golden *load_golden(size_t *n)
     return g;
 }
 
-/* Runs the live oracle on dir: its output as in the golden file (malloc'd). */
-static char *run_oracle(const char *oracle, const char *dir, const char *args)
-{
-    char *cmd = th_fmt("cd '%s' && python3 '%s' %s", dir, oracle, args);
-    char *sh[] = {"/bin/sh", "-c", cmd, NULL};
-    struct th_result r;
-    CU_ASSERT_EQUAL_FATAL(th_run(sh, NULL, NULL, 60, &r), 0);
-    char *out;
-    if (r.status != 0) {
-        out = th_fmt("!fail");
-    } else {
-        if (r.out_len && r.out[r.out_len - 1] == '\n')
-            r.out[r.out_len - 1] = '\0';
-        out = th_fmt("%s", r.out);
-    }
-    th_result_free(&r);
-    free(cmd);
-    return out;
-}
-
-/* summarize -f pytyche on case k against the golden output (and the live oracle's, when it can
- * run here); returns 1 when they differ. */
-static int compare_case(size_t k, const struct golden *g, const char *oracle)
+/* summarize -f pytyche on case k against the golden output; returns 1 when they differ. */
+static int compare_case(size_t k, const struct golden *g)
 {
     char *dir = th_tmpdir("pyt"), *name = case_name(k);
     make_case(k, dir);
@@ -314,15 +293,6 @@ static int compare_case(size_t k, const struct golden *g, const char *oracle)
         fprintf(stderr, "%s has %s, the golden file %s: run tests/golden/regen.sh\n", name, args,
                 g->args);
         bad = 1;
-    }
-    if (oracle) {
-        char *live = run_oracle(oracle, dir, args);
-        if (strcmp(live, g->out) != 0) {
-            fprintf(stderr, "%s: the live oracle prints %s, the golden file has %s\n", name, live,
-                    g->out);
-            bad = 1;
-        }
-        free(live);
     }
     struct th_result me;
     char *sargv[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), "-q", "-f", "pytyche", dir, NULL};
@@ -353,13 +323,9 @@ static int compare_case(size_t k, const struct golden *g, const char *oracle)
     return bad;
 }
 
-/* HWRUN_PYTYCHE_DUMP=DIR (tests/golden/regen.sh): write every case to DIR/<name>/ for the
- * oracle and compare nothing. */
-static bool dump_cases(void)
+/* Write every case to to/<name>/. */
+static void write_cases(const char *to)
 {
-    const char *to = getenv("HWRUN_PYTYCHE_DUMP");
-    if (!to || !*to)
-        return false;
     for (size_t k = 0; k < N_CASES; k++) {
         char *name = case_name(k), *dir = th_fmt("%s/%s", to, name);
         CU_ASSERT_EQUAL_FATAL(mkdir(dir, 0755), 0);
@@ -367,21 +333,78 @@ static bool dump_cases(void)
         free(dir);
         free(name);
     }
-    fprintf(stderr, "pytyche: %zu cases written to %s\n", (size_t)N_CASES, to);
-    return true;
+}
+
+/* The live oracle over every case in one Python process (one start-up, not 161): returns how
+ * many cases it prints differently from the golden file. */
+static int live_oracle_differs(const char *oracle, const struct golden *g, size_t n)
+{
+    static const char driver[] =
+        "import contextlib, io, os, sys\n"
+        "sys.path.insert(0, os.path.dirname(sys.argv[1]))\n"
+        "import pytyche_summary as p\n"
+        "for name in sorted(os.listdir(sys.argv[2])):\n"
+        "    d, args = os.path.join(sys.argv[2], name), []\n"
+        "    for o, f in (('--gpu-csv', 'hw_metrics.csv'), ('--cpu-csv', 'cpu_metrics.csv'),\n"
+        "                 ('--dmon-csv', 'hw_dmon.csv')):\n"
+        "        if os.path.exists(os.path.join(d, f)): args += [o, os.path.join(d, f)]\n"
+        "    buf = io.StringIO()\n"
+        "    try:\n"
+        "        with contextlib.redirect_stdout(buf): rc = p.main(args)\n"
+        "        out = '!fail' if rc else buf.getvalue().rstrip('\\n')\n"
+        "    except Exception: out = '!fail'\n"
+        "    print(name + '\\t' + out)\n";
+    char *root = th_tmpdir("pytlive");
+    write_cases(root);
+    char *argv[] = {"/usr/bin/env", "python3", "-c", (char *)driver, (char *)oracle, root, NULL};
+    struct th_result r;
+    CU_ASSERT_EQUAL_FATAL(th_run(argv, NULL, NULL, 240, &r), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    int bad = 0;
+    size_t seen = 0;
+    for (char *l = r.out, *nl; l && *l; l = nl + 1) {
+        nl = strchr(l, '\n');
+        if (!nl)
+            break;
+        *nl = '\0';
+        char *tab = strchr(l, '\t');
+        if (!tab)
+            continue;
+        *tab = '\0';
+        seen++;
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(g[i].name, l) == 0 && strcmp(g[i].out, tab + 1) != 0) {
+                fprintf(stderr, "%s: the live oracle prints %s, the golden file has %s\n", l,
+                        tab + 1, g[i].out);
+                bad++;
+            }
+    }
+    CU_ASSERT_EQUAL(seen, N_CASES);
+    th_result_free(&r);
+    th_rmtree(root);
+    free(root);
+    return bad;
 }
 
 static void test_oracle_golden(void)
 {
-    if (dump_cases())
+    /* HWRUN_PYTYCHE_DUMP=DIR (tests/golden/regen.sh): write the cases for the oracle, compare
+     * nothing */
+    const char *dump = getenv("HWRUN_PYTYCHE_DUMP");
+    if (dump && *dump) {
+        write_cases(dump);
+        fprintf(stderr, "pytyche: %zu cases written to %s\n", (size_t)N_CASES, dump);
         return;
+    }
     size_t n;
     struct golden *g = load_golden(&n);
     CU_ASSERT_EQUAL_FATAL(n, N_CASES);
+    int failures = 0;
     char *oracle = th_pytyche_oracle();
+    if (oracle)
+        failures += live_oracle_differs(oracle, g, n);
     fprintf(stderr, "pytyche: golden data%s\n",
             oracle ? " and the live oracle" : " only (no live oracle: ../shared or python3 >= 3.11 absent)");
-    int failures = 0;
     for (size_t k = 0; k < N_CASES; k++) {
         char *name = case_name(k);
         size_t i = 0;
@@ -391,7 +414,7 @@ static void test_oracle_golden(void)
             fprintf(stderr, "%s: not in the golden file: run tests/golden/regen.sh\n", name);
             failures++;
         } else {
-            failures += compare_case(k, &g[i], oracle);
+            failures += compare_case(k, &g[i]);
         }
         free(name);
     }
