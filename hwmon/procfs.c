@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hwrun/io.h"
@@ -808,6 +809,7 @@ struct tree_sums {
     uint64_t ticks, uticks, rd, wr, rss_kb, pss_kb, threads;
     unsigned procs;
     bool any_pss;
+    bool pss_now; /* read smaps_rollup in this sample */
 };
 
 /* Add one live process of the tree (its stat already read) to the sums. */
@@ -827,7 +829,7 @@ static void account(struct mon_tree *t, struct mon_proc *p, const struct mon_pst
     s->rd += p->rd;
     s->wr += p->wr;
     uint64_t kb;
-    if (p->smaps_fd >= 0 && read_smaps(t, p, buf, sizeof buf) > 0 &&
+    if (s->pss_now && p->smaps_fd >= 0 && read_smaps(t, p, buf, sizeof buf) > 0 &&
         mon_parse_kb_field(buf, "Pss:", &kb) == 0) {
         s->pss_kb += kb;
         s->any_pss = true;
@@ -857,6 +859,10 @@ int mon_tree_sample(struct mon_tree *t, double now_s, struct mon_tree_sample *ou
     }
 
     struct tree_sums sum = {0};
+    sum.pss_now = t->pss && now_s >= t->pss_next;
+    struct timespec c0;
+    if (sum.pss_now && t->pss_budget > 0)
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 
     if (t->mode == MODE_CHILDREN) {
         /* breadth-first from the root through task/TID/children; the queue holds indices into
@@ -959,6 +965,12 @@ int mon_tree_sample(struct mon_tree *t, double now_s, struct mon_tree_sample *ou
     }
     t->n = w;
 
+    if (sum.pss_now && t->pss_budget > 0) {
+        struct timespec c1;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+        double cost = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-9;
+        t->pss_next = now_s + cost / t->pss_budget;
+    }
     uint64_t ticks = sum.ticks + t->gone_ticks, uticks = sum.uticks + t->gone_uticks;
     uint64_t rd = sum.rd + t->gone_rd, wr = sum.wr + t->gone_wr;
     /* A tracked parent reaping a child between our two reads can make the sum dip for one

@@ -151,6 +151,10 @@ struct mon_tree {
     size_t nchg, chg_cap;
     /* user-time share of the above, and the main process's own utime+stime */
     uint64_t gone_uticks, prev_uticks, prev_main_ticks;
+    /* PSS on a CPU budget: smaps_rollup walks every page table (about 30 ms for a 4 GiB
+     * process), so with pss_budget > 0 the next PSS read waits until its last cost is at most
+     * that fraction of the time since; 0 reads it every sample (--pss). */
+    double pss_budget, pss_next;
 };
 
 struct mon_tree_sample {

@@ -188,6 +188,17 @@ static void check_modern_tree(int mode)
     CU_ASSERT_DOUBLE_EQUAL(s.main_cpu_pct, 0.0, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(s.usr_cpu_pct + s.sys_cpu_pct, 0.0, 1e-9);
     CU_ASSERT_EQUAL(s.procs, 5);
+    CU_ASSERT_TRUE(s.have_pss); /* no budget: every sample */
+    /* on a budget, the next PSS read waits until its cost is that share of the time since */
+    t.pss_budget = 1e-12;
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 3.0, &s), 0);
+    CU_ASSERT_TRUE(s.have_pss);
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 4.0, &s), 0);
+    CU_ASSERT_FALSE(s.have_pss); /* not read: unmeasured, not 0 */
+    CU_ASSERT_TRUE(s.root_alive && s.rss_mib > 0);
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 1e9, &s), 0);
+    CU_ASSERT_TRUE(s.have_pss);
+    CU_ASSERT_DOUBLE_EQUAL(s.pss_mib, 0.5, 1e-9);
     mon_tree_close(&t);
     CU_ASSERT_EQUAL(mon_tree_open(&t, root, 4242, false), -ESRCH);
     free(root);
