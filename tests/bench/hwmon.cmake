@@ -12,3 +12,9 @@ if(TARGET hwmon_core)
   add_executable(bench_tree ${CMAKE_CURRENT_LIST_DIR}/bench_tree.c)
   target_link_libraries(bench_tree PRIVATE hwmon_core)
 endif()
+
+# bench_prom: one Prometheus export's CPU (run by hand: `build/tests/bench/bench_prom RUN_DIR`).
+if(TARGET hwmon_core)
+  add_executable(bench_prom ${CMAKE_CURRENT_LIST_DIR}/bench_prom.c)
+  target_link_libraries(bench_prom PRIVATE hwmon_core)
+endif()
