@@ -850,7 +850,9 @@ static void log_start(struct run *r, const char *mode)
         f[n++] = RL_JSON("gpus", r->gpus_json);
     if (r->sys.cgroup)
         f[n++] = RL_JSON("cgroup", cg.p);
-    f[n++] = RL_BOOL("pss", cfg->pss);
+    f[n++] = RL_BOOL("pss", !cfg->no_pss);
+    if (!cfg->no_pss && !cfg->pss)
+        f[n++] = RL_DBL("pss_budget", MON_PSS_BUDGET);
     f[n++] = RL_BOOL("gpu_procs", cfg->gpu_procs);
     f[n++] = RL_BOOL("no_gpu", cfg->no_gpu);
     f[n++] = RL_BOOL("gpm", r->gpm_ok);
@@ -1267,12 +1269,13 @@ int mon_run(const struct mon_config *cfg)
         r->track_pid = r->cmd_pid;
     }
     if (r->track_pid) {
-        rc = mon_tree_open(&r->tree, cfg->proc_root, r->track_pid, cfg->pss);
+        rc = mon_tree_open(&r->tree, cfg->proc_root, r->track_pid, !cfg->no_pss);
         if (rc < 0 && !wrap) {
             hw_warn(0, "no process %d to attach to", (int)r->track_pid);
             goto out;
         }
         r->tree_open = rc == 0;
+        r->tree.pss_budget = cfg->pss ? 0 : MON_PSS_BUDGET;
         if (cfg->attach_pid)
             r->pidfd = (int)syscall(SYS_pidfd_open, cfg->attach_pid, 0);
     }
@@ -1297,7 +1300,7 @@ int mon_run(const struct mon_config *cfg)
         .cpu_fd = r->cpu_fd,
         .proc_fd = r->proc_fd,
         .cgroup_cols = r->sys.cgroup,
-        .pss = cfg->pss,
+        .pss = !cfg->no_pss,
         .notify_fd = r->efd,
         .tree_pids_fd = r->tree_open ? r->tree_pids_fd : -1,
     };

@@ -469,6 +469,13 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     jw_num(&w, "procs_max", max_or_nan(&run->proc[SUM_PROC_PROCS]));
     jw_num(&w, "read_bytes", max_or_nan(&run->proc[SUM_PROC_READ]));
     jw_num(&w, "write_bytes", max_or_nan(&run->proc[SUM_PROC_WRITE]));
+    /* the tracked process alone (descendants: the tree's row minus these), and user/system */
+    jw_num(&w, "main_peak_rss_mib", max_or_nan(&run->proc[SUM_PROC_MAIN_RSS]));
+    jw_stat(&w, "main_rss_mib", &run->proc[SUM_PROC_MAIN_RSS]);
+    jw_stat(&w, "main_cpu_pct", &run->proc[SUM_PROC_MAIN_CPU]);
+    jw_num(&w, "main_threads_max", max_or_nan(&run->proc[SUM_PROC_MAIN_THREADS]));
+    jw_stat(&w, "usr_cpu_pct", &run->proc[SUM_PROC_USR_CPU]);
+    jw_stat(&w, "sys_cpu_pct", &run->proc[SUM_PROC_SYS_CPU]);
     const char *gm_why;
     jw_num(&w, "gpu_mem_peak_mib", sum_run_tree_gpu_mem_peak(run, &gm_why));
     jw_open(&w, "gpu_mem_peak_by_pid", '[');
@@ -631,6 +638,20 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
         tnum(out, run->proc[SUM_PROC_RSS].max, " MiB");
         hw_buf_puts(out, ", CPU mean ");
         tnum(out, mean_or_nan(&run->proc[SUM_PROC_CPU]), "%");
+        if (run->proc[SUM_PROC_USR_CPU].n) {
+            hw_buf_puts(out, " (user ");
+            tnum(out, mean_or_nan(&run->proc[SUM_PROC_USR_CPU]), "%");
+            hw_buf_puts(out, ", system ");
+            tnum(out, mean_or_nan(&run->proc[SUM_PROC_SYS_CPU]), "%)");
+        }
+        hw_buf_putc(out, '\n');
+    }
+    if (run->proc[SUM_PROC_MAIN_RSS].n) {
+        hw_buf_puts(out, "  main process: peak RSS ");
+        tnum(out, run->proc[SUM_PROC_MAIN_RSS].max, " MiB");
+        hw_buf_puts(out, ", CPU mean ");
+        tnum(out, mean_or_nan(&run->proc[SUM_PROC_MAIN_CPU]), "%");
+        hw_buf_printf(out, ", threads max %.0f", run->proc[SUM_PROC_MAIN_THREADS].max);
         hw_buf_putc(out, '\n');
     }
     if (run->gp_rows) { /* only when gpu_procs.csv was recorded */

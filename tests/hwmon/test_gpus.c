@@ -115,6 +115,14 @@ static void test_option_and_env(void)
     CU_ASSERT_EQUAL(gpus_in_file(d3), 7u);
     CU_ASSERT_EQUAL(ht_smi_starts(log, " -i "), 0);
     ev = ht_event(d3, "start", 0);
+    /* PSS is on by default, on a CPU budget (not asked for with --pss here) */
+    json_object *pb = ht_data(ev, "pss_budget");
+    CU_ASSERT(pb && json_object_get_double(pb) > 0);
+    char *pp = th_fmt("%s/proc_metrics.csv", d3);
+    char *ptext = th_read_file(pp, NULL);
+    CU_ASSERT(ptext && strstr(ptext, ",pss_mib,"));
+    free(ptext);
+    free(pp);
     CU_ASSERT_STRING_EQUAL(ht_data_str(ev, "gpus_selected"), "all");
     CU_ASSERT_STRING_EQUAL(ht_data_str(ev, "gpus_source"), "default");
     json_object_put(ev);
