@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "summary.h" /* SUM_GAP_FACTOR: the same energy rule as summarize */
+#include "summary.h" /* sum_energy_step: the same energy rule as summarize */
 
 #define MIB 1048576.0
 
@@ -96,15 +96,15 @@ static void on_gpu(void *ctx, const struct sum_gpu_row *r)
     if (!g->seen) {
         g->seen = true;
         g->last_t = g->last_p = NAN;
+        g->energy.interval_s = p->interval_s;
     }
     memcpy(g->v, r->v, sizeof g->v);
     double t = r->t, w = r->v[SUM_GM_POWER];
     if (isnan(t))
         return;
-    double dt = t - g->last_t;
-    if (dt > 0 && dt <= SUM_GAP_FACTOR * p->interval_s && isfinite(w) && isfinite(g->last_p))
-        g->energy_j += (g->last_p + w) / 2 * dt;
-    if (isnan(g->last_t) || dt > 0) {
+    if (!isnan(g->last_t))
+        sum_energy_step(&g->energy, g->last_t, g->last_p, t, w);
+    if (isnan(g->last_t) || t > g->last_t) {
         g->last_t = t;
         g->last_p = w;
     }
@@ -328,13 +328,13 @@ void mon_prom_format(const struct mon_prom *p, const struct mon_prom_counters *c
                    false, gpu_metrics[i].scale);
     bool any = false;
     for (int g = 0; g < MON_PROM_MAX_GPUS; g++) {
-        if (!p->gpu[g].seen || !(p->gpu[g].energy_j > 0 || isfinite(p->gpu[g].last_p)))
+        if (!p->gpu[g].seen || !(p->gpu[g].energy.joules > 0 || isfinite(p->gpu[g].last_p)))
             continue;
         if (!any)
             family(b, "hwrun_gpu_energy_joules_total", "counter",
                    "Energy since hwmon started: power integrated over time, gaps not bridged.");
         any = true;
-        gpu_sample(b, "hwrun_gpu_energy_joules_total", g, p->gpu[g].energy_j);
+        gpu_sample(b, "hwrun_gpu_energy_joules_total", g, p->gpu[g].energy.joules);
     }
     for (int k = 0; k < HW_GPM_NCOLS; k++) {
         /* "sm_active_pct" -> hwrun_gpu_sm_active_ratio */

@@ -372,6 +372,25 @@ static struct sum_gpu *get_gpu(struct sum_run *run, int g)
     return run->gpu[g];
 }
 
+bool sum_energy_step(struct sum_energy *e, double t0, double p0, double t1, double p1)
+{
+    double dt = t1 - t0;
+    if (!(dt > 0))
+        return false;
+    if (isnan(p0) || isnan(p1)) {
+        e->unmeasured++;
+        return false;
+    }
+    if (dt > SUM_GAP_FACTOR * e->interval_s) {
+        e->gaps++;
+        e->gap_s += dt;
+        return false;
+    }
+    e->joules += (p0 + p1) / 2.0 * dt;
+    e->covered_s += dt;
+    return true;
+}
+
 static void energy_step(struct sum_run *run, struct sum_gpu *gp, double t, double p)
 {
     if (!gp->have_last) {
@@ -380,18 +399,9 @@ static void energy_step(struct sum_run *run, struct sum_gpu *gp, double t, doubl
         gp->last_p = p;
         return;
     }
-    double dt = t - gp->last_t;
-    if (!(dt > 0))
+    if (!(t > gp->last_t))
         return; /* same or earlier time: not a step */
-    struct sum_energy *e = &gp->energy;
-    if (isnan(p) || isnan(gp->last_p)) {
-        e->unmeasured++;
-    } else if (dt > SUM_GAP_FACTOR * e->interval_s) {
-        e->gaps++;
-        e->gap_s += dt;
-    } else {
-        e->joules += (gp->last_p + p) / 2.0 * dt;
-        e->covered_s += dt;
+    if (sum_energy_step(&gp->energy, gp->last_t, gp->last_p, t, p)) {
         struct seg s = {gp->index, gp->last_t, gp->last_p, t, p};
         for_phases(run, gp->last_t, t, phase_energy, &s);
     }

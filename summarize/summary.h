@@ -33,6 +33,13 @@ struct sum_energy {
     double interval_s;      /* the sample interval used for the gap rule */
 };
 
+/* One step of a GPU's power curve, from (t0, p0) to (t1, p1) seconds/watts, under the energy
+ * rule: a trapezoid, except across a gap longer than SUM_GAP_FACTOR * e->interval_s or where
+ * power was not measured at one end. Adds the joules and the counters to e; returns whether the
+ * step was bridged. The one place energy is integrated: summarize and hwmon's Prometheus export
+ * both call it. A step that does not go forward in time is ignored (false). */
+bool sum_energy_step(struct sum_energy *e, double t0, double p0, double t1, double p1);
+
 struct sum_gpu {
     int index;
     bool in_query, in_dmon;

@@ -1009,9 +1009,9 @@ static void test_oracle(void)
     /* pytyche's reading: the live oracle when it can run here, else `summarize -f pytyche`,
      * which prints what the oracle prints (suite summarize.pytyche, against golden data) */
     char *oracle = th_pytyche_oracle();
-    char *cmd = oracle ? th_fmt("python3 '%s' --gpu-csv '%s/hw_metrics.csv' --cpu-csv "
+    char *cmd = oracle ? th_fmt("'%s' '%s' --gpu-csv '%s/hw_metrics.csv' --cpu-csv "
                                 "'%s/cpu_metrics.csv' --dmon-csv '%s/hw_dmon.csv'",
-                                oracle, dir, dir, dir)
+                                th_python3(), oracle, dir, dir, dir)
                        : th_fmt("'%s' -q -f pytyche '%s'", th_env("HWRUN_SUMMARIZE_BIN"), dir);
     char *sh[] = {"/bin/sh", "-c", cmd, NULL};
     struct th_result r;

@@ -285,7 +285,7 @@ static struct golden *load_golden(size_t *n)
 /* Runs the live oracle on dir: its output as in the golden file (malloc'd). */
 static char *run_oracle(const char *oracle, const char *dir, const char *args)
 {
-    char *cmd = th_fmt("cd '%s' && python3 '%s' %s", dir, oracle, args);
+    char *cmd = th_fmt("cd '%s' && exec '%s' '%s' %s", dir, th_python3(), oracle, args);
     char *sh[] = {"/bin/sh", "-c", cmd, NULL};
     struct th_result r;
     CU_ASSERT_EQUAL_FATAL(th_run(sh, NULL, NULL, 60, &r), 0);
