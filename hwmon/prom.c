@@ -370,31 +370,6 @@ void mon_prom_format(const struct mon_prom *p, const struct mon_prom_counters *c
                   scaled(p->proc[proc_metrics[i].c], proc_metrics[i].scale));
 }
 
-/* Replace path with data: write PATH.tmp.<pid> (node_exporter reads only *.prom), then
- * rename(2) over path, so a reader sees the old file or the new one, never half of one. No
- * fsync, unlike hw_write_atomic(): after a power cut the latest values are worthless anyway,
- * and the fsync was most of the export's cost. */
-static int replace_file(const char *path, const char *data, size_t len)
-{
-    char tmp[4200];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
-        return -ENAMETOOLONG;
-    int fd;
-    do
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    while (fd < 0 && errno == EINTR);
-    if (fd < 0)
-        return -errno;
-    int rc = hw_write_all(fd, data, len, NULL);
-    if (close(fd) != 0 && rc == 0)
-        rc = -errno;
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = -errno;
-    if (rc != 0)
-        unlink(tmp);
-    return rc;
-}
-
 int mon_prom_update(struct mon_prom *p, const struct mon_prom_counters *c)
 {
     for (int i = 0; i < PROM_SRC_COUNT; i++)
@@ -403,7 +378,8 @@ int mon_prom_update(struct mon_prom *p, const struct mon_prom_counters *c)
     mon_prom_format(p, c, &p->out);
     if (p->out.oom)
         return -ENOMEM;
-    int rc = replace_file(p->path, p->out.p, p->out.len);
+    /* no fsync: after a power cut the latest values are worthless anyway */
+    int rc = hw_write_replace(p->path, p->out.p, p->out.len, false);
     if (rc == 0)
         p->writes++;
     return rc;

@@ -16,6 +16,7 @@ struct sum_run *sum_run_new(void)
     if (!run)
         return NULL;
     sum_run_info_init(&run->info);
+    sum_outcome_init(&run->outcome);
     run->t_min = INFINITY;
     run->t_max = -INFINITY;
     run->cg_limit_cores = NAN;
@@ -34,6 +35,7 @@ const char *const sum_gpm_keys[HW_GPM_NCOLS] = {HW_GPM_KEYS};
 static void phase_free(struct sum_phase_acc *p)
 {
     free(p->name);
+    free(p->extra);
     for (int g = 0; g < SUM_MAX_GPUS; g++) {
         if (!p->gpu[g])
             continue;
@@ -170,11 +172,43 @@ static void on_diag(void *ctx, const char *name, uint64_t line, const char *reas
 
 /* ---- phases ----------------------------------------------------------------------------- */
 
+/* A phase entry's own keys (steps, loss, exit_status, ...) as a JSON object text, to keep per
+ * phase; NULL when it has none or they are long (a phase is a summary, not a data store). */
+#define SUM_PHASE_EXTRA_MAX 4096
+static char *phase_extra(struct json_object *obj)
+{
+    if (!obj || !json_object_is_type(obj, json_type_object))
+        return NULL;
+    struct json_object *x = json_object_new_object();
+    if (!x)
+        return NULL;
+    size_t n = 0;
+    json_object_object_foreach(obj, k, v)
+    {
+        if (!strcmp(k, "ts") || !strcmp(k, "type") || !strcmp(k, "name") || !strcmp(k, "seconds"))
+            continue;
+        json_object_object_add(x, k, json_object_get(v));
+        n++;
+    }
+    char *text = NULL;
+    if (n) {
+        const char *s = json_object_to_json_string_ext(
+            x, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+        if (strlen(s) <= SUM_PHASE_EXTRA_MAX)
+            text = strdup(s);
+    }
+    json_object_put(x);
+    return text;
+}
+
 static void on_phase(void *ctx, const struct sum_phase *p)
 {
     struct sum_run *run = ctx;
     see_time(run, p->t_start);
     see_time(run, p->t_end);
+    int exit_status, sig;
+    bool failed = sum_outcome_phase_failed(p, &exit_status, &sig);
+    run->outcome.phases_failed += failed; /* every phase, also those not summarized */
     if (run->nphase >= SUM_MAX_PHASES) {
         run->phases_dropped++;
         return;
@@ -199,6 +233,10 @@ static void on_phase(void *ctx, const struct sum_phase *p)
     a->t0 = p->t_start;
     a->t1 = p->t_end;
     a->line = p->line;
+    a->failed = failed;
+    a->exit_status = exit_status;
+    a->signal = sig;
+    a->extra = phase_extra(p->obj);
     /* per-phase CPU and process figures are means and maxima only */
     a->cpu_usr.no_quant = a->cpu_idle.no_quant = true;
     a->proc_rss.no_quant = a->proc_cpu.no_quant = true;
@@ -658,6 +696,7 @@ static void on_event(void *ctx, const struct sum_event *e)
     struct sum_run *run = ctx;
     see_time(run, e->t);
     sum_run_info_event(&run->info, e);
+    sum_outcome_event(&run->outcome, e);
     size_t i;
     for (i = 0; i < run->netype; i++)
         if (!strncmp(run->etype[i].name, e->name, sizeof run->etype[i].name - 1))
@@ -785,6 +824,8 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
     for (int g = 0; g < SUM_MAX_GPUS; g++)
         if (run->gpu[g] && run->gpu[g]->nwarm > 0)
             warm_flush(run, run->gpu[g]);
+
+    sum_outcome_finish(&run->outcome, run->t_max >= run->t_min ? run->t_max : NAN);
 
     if (first_err)
         return first_err;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "hwrun/gpm.h"
+#include "outcome.h"
 #include "readers.h"
 #include "stats.h"
 
@@ -66,6 +67,11 @@ struct sum_phase_acc {
     bool no_quant; /* beyond SUM_PHASE_QUANT_MAX: no percentiles */
     struct sum_phase_gpu *gpu[SUM_MAX_GPUS];
     struct sum_stat cpu_usr, cpu_idle, proc_rss, proc_cpu;
+    /* how it ended (runlog time / the Python package), see outcome.h */
+    int exit_status; /* -1: not said */
+    int signal;      /* 0: none */
+    bool failed;
+    char *extra;     /* its extra keys as a JSON object text (malloc'd; NULL: none or too long) */
 };
 
 struct sum_event_type {
@@ -172,6 +178,7 @@ struct sum_run {
     size_t ntspan, tspan_cap;
     bool tspan_oom;
     uint64_t gp_tree_rows; /* gpu_procs.csv rows of the tree's pids */
+    struct sum_outcome outcome; /* how the run ended (outcome.h) */
 };
 
 /* A new, empty run. NULL on ENOMEM. */
