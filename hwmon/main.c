@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "gpusel.h"
 #include "hwrun/msg.h"
 #include "hwrun/parse.h"
 #include "mon.h"
@@ -28,7 +29,11 @@ static void usage(void)
            "      --no-gpu           do not start nvidia-smi\n"
            "      --nvidia-smi PATH  the nvidia-smi to run (default: nvidia-smi on PATH)\n"
            "      --gpu-procs        also record per-process GPU memory (gpu_procs.csv)\n"
-           "      --pss              also record PSS (reads smaps_rollup: costly)\n"
+           "      --pss              record PSS every sample (reads smaps_rollup: about 30 ms\n"
+           "                         for 4 GiB); default: as often as 1%% of a core allows\n"
+           "      --no-pss           do not record PSS\n"
+           "      --gpus LIST        record only these GPUs (indexes or UUIDs, comma-separated,\n"
+           "                         or all); default: CUDA_VISIBLE_DEVICES if set, else all\n"
            "      --gpm              record GPM activity (SM, tensor, DRAM) into hw_gpm.csv;\n"
            "                         on by default when the GPUs support it\n"
            "      --no-gpm           do not record GPM activity\n"
@@ -82,6 +87,8 @@ int main(int argc, char **argv)
         OPT_GRACE,
         OPT_GPM,
         OPT_NO_GPM,
+        OPT_GPUS,
+        OPT_NO_PSS,
         OPT_PROM,
         OPT_PROM_INTERVAL
     };
@@ -94,8 +101,10 @@ int main(int argc, char **argv)
         {"nvidia-smi", required_argument, NULL, OPT_SMI},
         {"gpu-procs", no_argument, NULL, OPT_GPU_PROCS},
         {"pss", no_argument, NULL, OPT_PSS},
+        {"no-pss", no_argument, NULL, OPT_NO_PSS},
         {"gpm", no_argument, NULL, OPT_GPM},
         {"no-gpm", no_argument, NULL, OPT_NO_GPM},
+        {"gpus", required_argument, NULL, OPT_GPUS},
         {"prom-textfile", required_argument, NULL, OPT_PROM},
         {"prom-interval", required_argument, NULL, OPT_PROM_INTERVAL},
         {"quiet", no_argument, NULL, 'q'},
@@ -142,6 +151,11 @@ int main(int argc, char **argv)
             break;
         case OPT_PSS:
             cfg.pss = true;
+            cfg.no_pss = false;
+            break;
+        case OPT_NO_PSS:
+            cfg.no_pss = true;
+            cfg.pss = false;
             break;
         case OPT_GPM:
             cfg.gpm = MON_GPM_ON;
@@ -149,6 +163,15 @@ int main(int argc, char **argv)
         case OPT_NO_GPM:
             cfg.gpm = MON_GPM_OFF;
             break;
+        case OPT_GPUS: {
+            struct mon_gpusel sel;
+            if (mon_gpusel_resolve(optarg, NULL, &sel) < 0)
+                hw_usage_error("invalid --gpus \"%s\": indexes or UUIDs separated by commas, "
+                               "or all",
+                               optarg);
+            cfg.gpus = optarg;
+            break;
+        }
         case OPT_PROM:
             if (!*optarg)
                 hw_usage_error("empty --prom-textfile path");

@@ -12,6 +12,8 @@
 #define MON_GPU_FIELDS                                                                             \
     "timestamp,utilization.gpu,utilization.memory,memory.used,memory.total,power.draw,"            \
     "temperature.gpu,clocks.current.sm,clocks.current.memory,index,uuid"
+/* The share of one core PSS reads may take when not asked for every sample (--pss). */
+#define MON_PSS_BUDGET 0.01
 #define MON_APPS_FIELDS "timestamp,gpu_uuid,pid,used_gpu_memory,process_name"
 
 /* --gpm / --no-gpm. AUTO and ON both start the GPM child when the probe finds a GPU with GPM;
@@ -32,6 +34,8 @@ struct mon_config {
     enum mon_gpm gpm;        /* GPM metrics (hw_gpm.csv): auto (default), on, off */
     const char *prom_path;   /* --prom-textfile FILE or DIR, or NULL */
     double prom_interval_s;  /* how often it is rewritten (and once at stop) */
+    const char *gpus;        /* --gpus LIST or "all"; NULL: CUDA_VISIBLE_DEVICES, else all */
+    bool no_pss;             /* --no-pss; default: PSS within MON_PSS_BUDGET (--pss: always) */
 };
 
 /* Run until the command exits (wrap), the process exits (attach), the duration ends or a

@@ -122,6 +122,7 @@ struct mon_proc {
     uint64_t rd, wr;     /* its io at the last read */
     uint32_t gen;        /* last walk that saw it */
     struct mon_pstat st; /* scan mode: this walk's stat */
+    uint64_t uticks;     /* utime+cutime at the last read */
 };
 
 struct mon_tree {
@@ -145,6 +146,15 @@ struct mon_tree {
     char *dents; /* getdents64 buffer */
     size_t dents_cap;
     long clk_tck, page_kb;
+    /* membership changes since the caller last emptied it (nchg = 0): pid joined, -pid left */
+    pid_t *chg;
+    size_t nchg, chg_cap;
+    /* user-time share of the above, and the main process's own utime+stime */
+    uint64_t gone_uticks, prev_uticks, prev_main_ticks;
+    /* PSS on a CPU budget: smaps_rollup walks every page table (about 30 ms for a 4 GiB
+     * process), so with pss_budget > 0 the next PSS read waits until its last cost is at most
+     * that fraction of the time since; 0 reads it every sample (--pss). */
+    double pss_budget, pss_next;
 };
 
 struct mon_tree_sample {
@@ -157,6 +167,10 @@ struct mon_tree_sample {
     uint64_t read_bytes, write_bytes;
     bool have_pss;
     double pss_mib;
+    /* the tracked process alone (descendants = the tree's figure minus these) */
+    double main_rss_mib, main_cpu_pct; /* main_cpu_pct valid when have_cpu */
+    uint64_t main_threads;
+    double usr_cpu_pct, sys_cpu_pct; /* the tree's cpu_pct split; valid when have_cpu */
 };
 
 /* Track root and its descendants under proc_root. With pss, read smaps_rollup too (costly).
@@ -167,6 +181,10 @@ void mon_tree_close(struct mon_tree *t);
 /* Walk the tree and sum it up at monotonic time now_s. The first call sets the CPU baseline
  * (have_cpu false). Returns 0 (also when the root has gone: root_alive false) or -ENOMEM. */
 int mon_tree_sample(struct mon_tree *t, double now_s, struct mon_tree_sample *out);
+
+/* Whether <proc_root>/self/ns/pid is the initial PID namespace (whose pids nvidia-smi prints):
+ * 1 yes, 0 no (a container), -errno when it cannot be told. */
+int mon_pid_ns_is_init(const char *proc_root);
 
 /* Force the descendant-discovery method (tests): 1 children files, 2 full scan. */
 void mon_tree_set_mode(struct mon_tree *t, int mode);

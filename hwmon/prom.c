@@ -378,7 +378,8 @@ int mon_prom_update(struct mon_prom *p, const struct mon_prom_counters *c)
     mon_prom_format(p, c, &p->out);
     if (p->out.oom)
         return -ENOMEM;
-    int rc = hw_write_atomic(p->path, p->out.p, p->out.len);
+    /* no fsync: after a power cut the latest values are worthless anyway */
+    int rc = hw_write_replace(p->path, p->out.p, p->out.len, false);
     if (rc == 0)
         p->writes++;
     return rc;

@@ -27,6 +27,8 @@
 
 #include "children.h"
 #include "hwrun/gpm.h"
+#include "gpusel.h"
+#include "hwrun/treepids.h"
 #include "hwrun/io.h"
 #include "hwrun/msg.h"
 #include "hwrun/timeutil.h"
@@ -58,7 +60,7 @@ struct run {
     char fields[512];
     char driver_version[128];
     char gpus_json[4096];
-    char *argv_store[CH_N][8];
+    char *argv_store[CH_N][10];
     char query_arg[640];
     char loop_flag[8], loop_val[24], dmon_val[24];
     char out_paths[CH_N][PATH_MAX + 32];
@@ -85,12 +87,15 @@ struct run {
     bool gpm_ok;
     char gpm_why[PATH_MAX + 64];
     char gpm_missing[512]; /* JSON array of the GPUs without GPM, "" when none */
-    char *gpm_argv[12];
+    char *gpm_argv[14];
     const char *ch_file[CH_N];
     /* Prometheus export */
     struct mon_prom prom;
     bool prom_open, prom_warned;
     double prom_next;
+    int tree_pids_fd; /* tree_pids.csv, beside proc_metrics.csv */
+    struct mon_gpusel gsel;
+    char gpu_sel_json[512]; /* the selected GPUs' indexes as nvidia-smi -i resolved them */
 };
 
 static void log_event(struct run *r, const char *type, const rl_field_t *f, size_t n)
@@ -255,6 +260,43 @@ struct fallback {
     char fields[512];
 };
 
+/* Do the selected ids name GPUs? nvidia-smi answers an unknown -i id with "No devices were
+ * found" (exit 6): that is an error at start, not an empty hw_metrics.csv. The indexes it
+ * prints go into the start event. Returns 0, or -1 with why set. */
+static int probe_selection(struct run *r, char *why, size_t why_cap, char *out, size_t cap)
+{
+    char *av[] = {r->smi_path, "--query-gpu=index", "--format=csv,noheader,nounits", "-i",
+                  (char *)r->gsel.ids, NULL};
+    int st;
+    int rc = mon_probe(r->smi_path, av, r->smi_env, MON_PROBE_TIMEOUT_S, out, cap, &st);
+    if (rc < 0 || st != 0) {
+        if (rc == 0)
+            strip_trailing_space(out);
+        snprintf(why, why_cap, "%s=\"%s\" names no GPU here (nvidia-smi -i: %s)",
+                 strcmp(r->gsel.source, "option") ? r->gsel.source : "--gpus", r->gsel.ids,
+                 rc < 0 ? strerror(-rc) : out[0] ? out : "failed");
+        return -1;
+    }
+    struct hw_buf b;
+    hw_buf_init(&b, r->gpu_sel_json, sizeof r->gpu_sel_json);
+    hw_buf_putc(&b, '[');
+    int n = 0;
+    for (const char *p = out; *p;) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end > p && v >= 0)
+            hw_buf_printf(&b, "%s%ld", n++ ? ", " : "", v);
+        const char *nl = strchr(p, '\n');
+        p = nl ? nl + 1 : p + strlen(p);
+    }
+    hw_buf_putc(&b, ']');
+    hw_buf_putc(&b, '\0');
+    if (b.heap || b.oom) /* more GPUs than fit: leave the list out */
+        r->gpu_sel_json[0] = '\0';
+    hw_buf_free(&b);
+    return 0;
+}
+
 static int probe_gpu(struct run *r, struct fallback *fb, int *n_fb, char *why, size_t why_cap,
                      char *outbuf, size_t outcap)
 {
@@ -297,6 +339,8 @@ static int probe_gpu(struct run *r, struct fallback *fb, int *n_fb, char *why, s
     }
     if (rc == 0)
         parse_gpu_list(outbuf, r->gpus_json, sizeof r->gpus_json);
+    if (r->gsel.ids && probe_selection(r, why, why_cap, outbuf, outcap) < 0)
+        return -2;
 
     /* Does the driver take every field? An unknown one aborts the whole query with
      * `Field "x" is not a valid field to query.` on stdout (exit 2): drop it and ask again. */
@@ -334,8 +378,11 @@ static int probe_gpu(struct run *r, struct fallback *fb, int *n_fb, char *why, s
  * the others), else -1 with r->gpm_why set; out keeps dmon's output for the event. */
 static int probe_gpm(struct run *r, char *out, size_t cap)
 {
-    char *av[] = {r->smi_path, "dmon", "-s", HW_GPM_SELECT, "--gpm-metrics", HW_GPM_PROBE_ID,
-                  "-c", "1", NULL};
+    char *av[12] = {r->smi_path, "dmon", "-s", HW_GPM_SELECT, "--gpm-metrics", HW_GPM_PROBE_ID,
+                    "-c", "1"};
+    int na = 8;
+    mon_gpusel_args(&r->gsel, av, &na);
+    av[na] = NULL;
     int st;
     int rc = mon_probe(r->smi_path, av, r->smi_env, MON_PROBE_TIMEOUT_S, out, cap, &st);
     if (rc < 0) {
@@ -453,7 +500,9 @@ static void setup_children(struct run *r)
     a[2] = "--format=csv,noheader,nounits";
     a[3] = lflag;
     a[4] = lval;
-    a[5] = NULL;
+    int na = 5;
+    mon_gpusel_args(&r->gsel, a, &na);
+    a[na] = NULL;
     c->name = "query";
     c->argv = a;
     c->interval_s = iv;
@@ -467,7 +516,9 @@ static void setup_children(struct run *r)
     a[3] = "um";
     a[4] = "-d";
     a[5] = dval;
-    a[6] = NULL;
+    na = 6;
+    mon_gpusel_args(&r->gsel, a, &na);
+    a[na] = NULL;
     c->name = "dmon";
     c->argv = a;
     c->interval_s = (double)(d < 1 ? 1 : d);
@@ -482,7 +533,9 @@ static void setup_children(struct run *r)
         a[2] = "--format=csv,noheader,nounits";
         a[3] = lflag;
         a[4] = lval;
-        a[5] = NULL;
+        na = 5;
+        mon_gpusel_args(&r->gsel, a, &na);
+        a[na] = NULL;
         c->name = "apps";
         c->argv = a;
         c->interval_s = 0; /* no GPU processes, no lines: silence is normal */
@@ -496,6 +549,9 @@ static void setup_children(struct run *r)
         _Static_assert(sizeof gpm <= sizeof r->gpm_argv, "gpm_argv too small");
         memcpy(r->gpm_argv, gpm, sizeof gpm);
         c = &r->ch[r->n_ch];
+        na = 10;
+        mon_gpusel_args(&r->gsel, r->gpm_argv, &na);
+        r->gpm_argv[na] = NULL;
         c->name = "gpm";
         c->argv = r->gpm_argv;
         c->interval_s = (double)(d < 1 ? 1 : d);
@@ -768,7 +824,7 @@ static void log_start(struct run *r, const char *mode)
         hw_buf_json_str(&cg, r->sys.cgroup_path, strlen(r->sys.cgroup_path));
         hw_buf_puts(&cg, ", \"version\": 2}");
     }
-    rl_field_t f[24];
+    rl_field_t f[32];
     size_t n = 0;
     f[n++] = RL_STR("tool", "hwmon");
     f[n++] = RL_STR("version", MON_VERSION);
@@ -794,10 +850,21 @@ static void log_start(struct run *r, const char *mode)
         f[n++] = RL_JSON("gpus", r->gpus_json);
     if (r->sys.cgroup)
         f[n++] = RL_JSON("cgroup", cg.p);
-    f[n++] = RL_BOOL("pss", cfg->pss);
+    f[n++] = RL_BOOL("pss", !cfg->no_pss);
+    if (!cfg->no_pss && !cfg->pss)
+        f[n++] = RL_DBL("pss_budget", MON_PSS_BUDGET);
     f[n++] = RL_BOOL("gpu_procs", cfg->gpu_procs);
     f[n++] = RL_BOOL("no_gpu", cfg->no_gpu);
     f[n++] = RL_BOOL("gpm", r->gpm_ok);
+    /* which GPUs and why: --gpus, the job's CUDA_VISIBLE_DEVICES, or every GPU */
+    f[n++] = RL_STR("gpus_selected", r->gsel.none ? "" : r->gsel.ids ? r->gsel.ids : "all");
+    f[n++] = RL_STR("gpus_source", r->gsel.source);
+    if (r->gpu_ok && r->gpu_sel_json[0])
+        f[n++] = RL_JSON("gpu_indexes", r->gpu_sel_json);
+    /* nvidia-smi prints the host's pids: in another PID namespace they match none of ours */
+    int ns = mon_pid_ns_is_init(cfg->proc_root);
+    if (ns >= 0)
+        f[n++] = RL_STR(HW_PIDNS_KEY, ns ? HW_PIDNS_INIT : HW_PIDNS_OTHER);
     log_event(r, "start", f, n);
     hw_buf_free(&cmd);
     hw_buf_free(&chl);
@@ -940,6 +1007,12 @@ static int open_outputs(struct run *r)
             hw_warn(-r->proc_fd, "open %s", path);
             return -1;
         }
+        join_path(path, sizeof path, r->dir, HW_TREE_PIDS_FILE);
+        r->tree_pids_fd = hw_open_append(path);
+        if (r->tree_pids_fd < 0) {
+            hw_warn(-r->tree_pids_fd, "open %s", path);
+            return -1;
+        }
     }
     return 0;
 }
@@ -990,7 +1063,8 @@ static int make_dir(struct run *r)
     /* Appending a second run's samples to a first run's files would make one summary of two
      * runs. A run.jsonl alone is fine: the user may have logged a config event before. */
     static const char *const samples[] = {"cpu_metrics.csv", "proc_metrics.csv", "hw_metrics.csv",
-                                          "hw_dmon.csv", "gpu_procs.csv", HW_GPM_FILE};
+                                          "hw_dmon.csv", "gpu_procs.csv", HW_GPM_FILE,
+                                          HW_TREE_PIDS_FILE};
     for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
         char path[PATH_MAX + 32];
         join_path(path, sizeof path, r->dir, samples[i]);
@@ -1070,6 +1144,8 @@ static void cleanup(struct run *r)
         close(r->cpu_fd);
     if (r->proc_fd >= 0)
         close(r->proc_fd);
+    if (r->tree_pids_fd >= 0)
+        close(r->tree_pids_fd);
     if (r->sfd >= 0)
         close(r->sfd);
     if (r->efd >= 0)
@@ -1093,7 +1169,7 @@ int mon_run(const struct mon_config *cfg)
     struct run *r = &run;
     memset(r, 0, sizeof *r);
     r->cfg = cfg;
-    r->sfd = r->efd = r->pidfd = r->cpu_fd = r->proc_fd = -1;
+    r->sfd = r->efd = r->pidfd = r->cpu_fd = r->proc_fd = r->tree_pids_fd = -1;
     for (int i = 0; i < CH_N; i++)
         r->ch[i].out_fd = r->ch[i].err_fd = -1;
     r->t0 = hw_mono_now();
@@ -1146,13 +1222,25 @@ int mon_run(const struct mon_config *cfg)
     char why[PATH_MAX + 64] = "";
     static char probe_out[16384];
     bool gpu_wanted = !cfg->no_gpu;
+    const char *cuda = getenv("CUDA_VISIBLE_DEVICES");
+    if (mon_gpusel_resolve(cfg->gpus, cuda, &r->gsel) < 0) {
+        hw_warn(0, "CUDA_VISIBLE_DEVICES=\"%s\" is not a list of GPU ids; use --gpus", cuda);
+        goto out;
+    }
+    if (r->gsel.none)
+        gpu_wanted = false; /* the job was given no GPU */
     if (gpu_wanted) {
         r->smi_env = mon_env_with(NULL);
         if (!r->smi_env) {
             hw_warn(ENOMEM, "environment");
             goto out;
         }
-        r->gpu_ok = probe_gpu(r, fb, &n_fb, why, sizeof why, probe_out, sizeof probe_out) == 0;
+        int prc = probe_gpu(r, fb, &n_fb, why, sizeof why, probe_out, sizeof probe_out);
+        if (prc == -2) {
+            hw_warn(0, "%s", why);
+            goto out;
+        }
+        r->gpu_ok = prc == 0;
         if (r->gpu_ok && cfg->gpm != MON_GPM_OFF)
             r->gpm_ok = probe_gpm(r, probe_out, sizeof probe_out) == 0;
         if (r->gpu_ok)
@@ -1181,12 +1269,13 @@ int mon_run(const struct mon_config *cfg)
         r->track_pid = r->cmd_pid;
     }
     if (r->track_pid) {
-        rc = mon_tree_open(&r->tree, cfg->proc_root, r->track_pid, cfg->pss);
+        rc = mon_tree_open(&r->tree, cfg->proc_root, r->track_pid, !cfg->no_pss);
         if (rc < 0 && !wrap) {
             hw_warn(0, "no process %d to attach to", (int)r->track_pid);
             goto out;
         }
         r->tree_open = rc == 0;
+        r->tree.pss_budget = cfg->pss ? 0 : MON_PSS_BUDGET;
         if (cfg->attach_pid)
             r->pidfd = (int)syscall(SYS_pidfd_open, cfg->attach_pid, 0);
     }
@@ -1211,8 +1300,9 @@ int mon_run(const struct mon_config *cfg)
         .cpu_fd = r->cpu_fd,
         .proc_fd = r->proc_fd,
         .cgroup_cols = r->sys.cgroup,
-        .pss = cfg->pss,
+        .pss = !cfg->no_pss,
         .notify_fd = r->efd,
+        .tree_pids_fd = r->tree_open ? r->tree_pids_fd : -1,
     };
     rc = mon_sampler_start(&r->sampler, &sc);
     if (rc < 0) {

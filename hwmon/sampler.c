@@ -14,6 +14,7 @@
 #include "csvout.h"
 #include "hwrun/io.h"
 #include "hwrun/timeutil.h"
+#include "hwrun/treepids.h"
 
 static void write_line(struct mon_sampler *s, int fd, struct hw_buf *b)
 {
@@ -22,6 +23,26 @@ static void write_line(struct mon_sampler *s, int fd, struct hw_buf *b)
         int zero = 0;
         atomic_compare_exchange_strong(&s->write_err, &zero, rc);
     }
+}
+
+/* The tree's membership changes since the last call, as tree_pids.csv rows. */
+static void write_tree_changes(struct mon_sampler *s, const char *iso)
+{
+    struct mon_tree *t = s->cfg.tree;
+    if (s->cfg.tree_pids_fd < 0 || t->nchg == 0) {
+        t->nchg = 0;
+        return;
+    }
+    char store[1024];
+    struct hw_buf b;
+    hw_buf_init(&b, store, sizeof store);
+    for (size_t i = 0; i < t->nchg; i++) {
+        pid_t v = t->chg[i];
+        hw_buf_printf(&b, "%s,%d,%d\n", iso, (int)(v < 0 ? -v : v), v > 0);
+    }
+    t->nchg = 0;
+    write_line(s, s->cfg.tree_pids_fd, &b);
+    hw_buf_free(&b);
 }
 
 static void sample_once(struct mon_sampler *s, bool *root_gone)
@@ -41,6 +62,7 @@ static void sample_once(struct mon_sampler *s, bool *root_gone)
     if (s->cfg.tree) {
         struct mon_tree_sample ts;
         if (mon_tree_sample(s->cfg.tree, now, &ts) == 0) {
+            write_tree_changes(s, iso);
             if (ts.root_alive) {
                 hw_buf_reset(&b);
                 mon_csv_proc_line(&b, iso, &ts, s->cfg.pss);
@@ -141,6 +163,10 @@ int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg)
         hw_buf_reset(&b);
         mon_csv_proc_header(&b, cfg->pss);
         rc = write_header(cfg->proc_fd, &b);
+        hw_buf_reset(&b);
+        hw_buf_puts(&b, HW_TREE_PIDS_HEADER "\n");
+        if (rc == 0 && cfg->tree_pids_fd >= 0)
+            rc = write_header(cfg->tree_pids_fd, &b);
     }
     hw_buf_free(&b);
     if (rc < 0)
@@ -152,7 +178,11 @@ int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg)
     mon_sys_sample(cfg->sys, now, &ss);
     if (cfg->tree) {
         struct mon_tree_sample ts;
-        mon_tree_sample(cfg->tree, now, &ts);
+        if (mon_tree_sample(cfg->tree, now, &ts) == 0) {
+            char iso[HW_ISO_LEN];
+            hw_iso_utc_now(iso);
+            write_tree_changes(s, iso);
+        }
     }
 
     pthread_condattr_t ca;

@@ -27,6 +27,7 @@ struct mon_sampler_cfg {
     int cpu_fd, proc_fd;   /* borrowed O_APPEND descriptors; proc_fd -1 without a tree */
     bool cgroup_cols, pss;
     int notify_fd; /* eventfd written once when the thread ends by itself, or -1 */
+    int tree_pids_fd; /* borrowed O_APPEND descriptor of tree_pids.csv; -1 without a tree */
 };
 
 enum { MON_SAMPLER_RUNNING, MON_SAMPLER_DONE_SLOTS, MON_SAMPLER_DONE_ROOT_GONE };

@@ -21,7 +21,8 @@ static void usage(void)
            "  phase   a completed phase that took SECONDS; KEY=VALUEs are top-level keys\n"
            "  event   a point in time; KEY=VALUEs and --data JSON (an object) go into \"data\"\n"
            "  time    run COMMAND (no shell), then log phase NAME with its wall time and\n"
-           "          exit_status; exit with COMMAND's status\n"
+           "          exit_status; exit with COMMAND's status. The command always runs: a log\n"
+           "          that cannot be written is a warning, not a failure\n"
            "\n"
            "VALUE keeps its type when it is a JSON number, true, false or null; otherwise it\n"
            "is a string.\n"
@@ -72,6 +73,79 @@ static int append_error(int rc, const char *path)
     return HW_EXIT_FAIL;
 }
 
+/* `runlog time NAME [KEY=VALUE ...] -- COMMAND`: the command always runs, whatever happens to
+ * the log, and runlog exits with the command's status. A script instrumented with `runlog time`
+ * must keep working outside hwmon (no RUNLOG_FILE), on a full disk or with a typo in an extra:
+ * each of those is a warning on stderr and an unlogged phase, never a job that did not run.
+ * Only a command line that names no command is a usage error (exit 2). */
+static int run_timed(const char *path, unsigned flags, char **args, int nargs)
+{
+    int dd = 0;
+    while (dd < nargs && strcmp(args[dd], "--") != 0)
+        dd++;
+    if (nargs < 1 || dd == 0)
+        hw_usage_error("time needs NAME");
+    if (dd >= nargs - 1)
+        hw_usage_error("time needs -- COMMAND");
+    char *const *command = args + dd + 1;
+
+    /* What would stop the phase from being logged, found before the command runs. */
+    rl_field_t *fields = calloc((size_t)dd + 2, sizeof *fields);
+    bool logging = fields != NULL;
+    if (!fields)
+        hw_warn(ENOMEM, "not logging phase '%s'", args[0]);
+    size_t nf = 0;
+    long frc;
+    for (int i = 1; logging && i < dd; i++) {
+        if (rl_cli_parse_kv(args[i], &fields[nf]) < 0) {
+            hw_warn(0, "not logging phase '%s': expected KEY=VALUE, got '%s'", args[0], args[i]);
+            logging = false;
+        }
+        nf++;
+    }
+    if (logging) {
+        /* exit_status and signal are ours: the check keeps the caller from using them. */
+        fields[nf] = RL_INT("exit_status", 0);
+        fields[nf + 1] = RL_INT("signal", 0);
+        if ((frc = rl_format_phase(NULL, 0, args[0], 0, fields, nf + 2)) == -EINVAL) {
+            hw_warn(0, "not logging phase '%s': keys may not repeat nor be ts, type, name, "
+                       "seconds, exit_status, signal", args[0]);
+            logging = false;
+        } else if (frc < 0) {
+            hw_warn((int)-frc, "not logging phase '%s'", args[0]);
+            logging = false;
+        }
+    }
+    if (logging && (!path || !*path)) {
+        hw_warn(0, "not logging phase '%s': no log file (give -f FILE or set RUNLOG_FILE)",
+                args[0]);
+        logging = false;
+    }
+    rl_log_t *log = NULL;
+    int rc;
+    if (logging && (rc = rl_open(&log, path, flags)) < 0) {
+        hw_warn(-rc, "not logging phase '%s': open %s", args[0], path);
+        logging = false;
+    }
+
+    struct rl_cli_run run;
+    if ((rc = rl_cli_run_command(command, &run)) < 0)
+        hw_die(HW_EXIT_FAIL, -rc, "wait for %s", command[0]);
+    if (run.spawn_err)
+        hw_warn(run.spawn_err, "%s", command[0]);
+    if (logging) {
+        fields[nf++] = RL_INT("exit_status", run.status);
+        if (run.signal)
+            fields[nf++] = RL_INT("signal", run.signal);
+        if ((rc = rl_phase(log, args[0], run.seconds, fields, nf)) < 0)
+            hw_warn(-rc, "phase '%s' not logged: write %s", args[0], path);
+        if ((rc = rl_close(log)) < 0)
+            hw_warn(-rc, "close %s", path);
+    }
+    free(fields);
+    return hw_close_stdout(run.status);
+}
+
 int main(int argc, char **argv)
 {
     hw_set_progname("runlog");
@@ -105,6 +179,8 @@ int main(int argc, char **argv)
         hw_usage_error("unknown command '%s'", cmd);
     if (!path || !*path)
         path = getenv("RUNLOG_FILE");
+    if (strcmp(cmd, "time") == 0)
+        return run_timed(path, flags, args, nargs);
     if (!path || !*path)
         hw_usage_error("no log file: give -f FILE or set RUNLOG_FILE");
 
@@ -127,7 +203,7 @@ int main(int argc, char **argv)
             hw_die(HW_EXIT_FAIL, -rc, "open %s", path);
         if ((rc = rl_phase(log, args[0], secs, fields, nf)) < 0)
             status = append_error(rc, path);
-    } else if (strcmp(cmd, "event") == 0) {
+    } else {
         if (nargs < 1)
             hw_usage_error("event needs TYPE");
         size_t nf = collect_fields(args + 1, nargs - 1, true, fields);
@@ -136,36 +212,6 @@ int main(int argc, char **argv)
             hw_die(HW_EXIT_FAIL, -rc, "open %s", path);
         if ((rc = rl_event(log, args[0], fields, nf)) < 0)
             status = append_error(rc, path);
-    } else {
-        int dd = 0;
-        while (dd < nargs && strcmp(args[dd], "--") != 0)
-            dd++;
-        if (nargs < 1 || dd == 0)
-            hw_usage_error("time needs NAME");
-        if (dd >= nargs - 1)
-            hw_usage_error("time needs -- COMMAND");
-        size_t nf = collect_fields(args + 1, dd - 1, false, fields);
-        /* exit_status and signal are ours: the check keeps the caller from using them. */
-        fields[nf] = RL_INT("exit_status", 0);
-        fields[nf + 1] = RL_INT("signal", 0);
-        validate(rl_format_phase(NULL, 0, args[0], 0, fields, nf + 2));
-        /* Open first: a log we cannot write is reported before the command runs. */
-        if ((rc = rl_open(&log, path, flags)) < 0)
-            hw_die(HW_EXIT_FAIL, -rc, "open %s", path);
-        struct rl_cli_run run;
-        if ((rc = rl_cli_run_command(args + dd + 1, &run)) < 0)
-            hw_die(HW_EXIT_FAIL, -rc, "wait for %s", args[dd + 1]);
-        if (run.spawn_err)
-            hw_warn(run.spawn_err, "%s", args[dd + 1]);
-        fields[nf++] = RL_INT("exit_status", run.status);
-        if (run.signal)
-            fields[nf++] = RL_INT("signal", run.signal);
-        if ((rc = rl_phase(log, args[0], run.seconds, fields, nf)) < 0) {
-            append_error(rc, path);
-            status = run.status ? run.status : HW_EXIT_FAIL;
-        } else {
-            status = run.status;
-        }
     }
     if ((rc = rl_close(log)) < 0 && status == HW_EXIT_OK) {
         hw_warn(-rc, "close %s", path);

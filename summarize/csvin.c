@@ -5,7 +5,11 @@
 #include "reader_int.h"
 
 #include "hwrun/gpm.h"
+#include "hwrun/proccols.h"
+#include "hwrun/timeutil.h"
+#include "hwrun/treepids.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +34,7 @@ const char *const sum_cpu_col_names[SUM_CPU_COUNT] = {
 
 const char *const sum_proc_col_names[SUM_PROC_COUNT] = {
     "procs", "threads", "cpu_pct", "rss_mib", "read_bytes", "write_bytes", "pss_mib",
+    HW_PROC_MAIN_RSS, HW_PROC_MAIN_CPU, HW_PROC_MAIN_THREADS, HW_PROC_USR_CPU, HW_PROC_SYS_CPU,
 };
 
 /* ---- helpers ---------------------------------------------------------------------------- */
@@ -291,7 +296,7 @@ static void gpu_line(struct sum_reader *r, const char *s, size_t n)
             row.v[role] = sum_num_cell(r->q, cs, cl, false);
         } else if (role == ROLE_TS) {
             if (!sum_parse_smi_ts(&r->clock, &r->opts->tz, cs, cl, &row.t) &&
-                !sum_parse_any_ts(cs, cl, &row.t)) {
+                !hw_parse_iso(cs, cl, &row.t)) {
                 sum_skip(r, SUM_SKIP_TIMESTAMP, NULL);
                 return;
             }
@@ -454,7 +459,17 @@ static void named_line(struct sum_reader *r, const char *s, size_t n)
         }
     }
     r->q->parsed++;
-    if (r->kind == SUM_KIND_CPU) {
+    if (r->kind == SUM_KIND_TREE_PIDS) {
+        double pid = vals[0], in = vals[1];
+        struct sum_tree_pid_row row = {
+            .t = t,
+            .pid = pid >= 1 && pid <= INT_MAX && pid == floor(pid) ? (long)pid : -1,
+            .in_tree = in == 0 || in == 1 ? (int)in : -1,
+            .line = r->lineno,
+        };
+        if (r->sink->tree_pid)
+            r->sink->tree_pid(r->sink->ctx, &row);
+    } else if (r->kind == SUM_KIND_CPU) {
         struct sum_cpu_row row = {.t = t, .line = r->lineno};
         memcpy(row.v, vals, sizeof row.v);
         if (r->sink->cpu)
@@ -499,6 +514,21 @@ void sum_proc_init(struct sum_reader *r)
         return;
     st->names = sum_proc_col_names;
     st->nknown = SUM_PROC_COUNT;
+    st->defaults = defaults;
+    r->st = st;
+    r->line_fn = named_line;
+    r->free_fn = st_free;
+}
+
+void sum_tree_pids_init(struct sum_reader *r)
+{
+    static const char *const names[] = {HW_TREE_PIDS_COL_PID, HW_TREE_PIDS_COL_IN};
+    static const char *const defaults[] = {HW_TREE_PIDS_HEADER, NULL};
+    struct named_st *st = calloc(1, sizeof *st);
+    if (!st)
+        return;
+    st->names = names;
+    st->nknown = 2;
     st->defaults = defaults;
     r->st = st;
     r->line_fn = named_line;
@@ -603,7 +633,7 @@ static void gp_line(struct sum_reader *r, const char *s, size_t n)
             i += extra;
         } else if ((int)logical == col[GP_TS]) {
             if (!sum_parse_smi_ts(&r->clock, &r->opts->tz, cs, cl, &row.t) &&
-                !sum_parse_any_ts(cs, cl, &row.t)) {
+                !hw_parse_iso(cs, cl, &row.t)) {
                 sum_skip(r, SUM_SKIP_TIMESTAMP, NULL);
                 return;
             }
@@ -716,33 +746,6 @@ static void dmon_header(struct sum_reader *r, struct dmon_st *st)
     }
 }
 
-static bool dmon_date(const char *s, size_t n, int *y, int *mo, int *d)
-{
-    if (n != 8)
-        return false;
-    for (int i = 0; i < 8; i++)
-        if (s[i] < '0' || s[i] > '9')
-            return false;
-    *y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
-    *mo = (s[4] - '0') * 10 + (s[5] - '0');
-    *d = (s[6] - '0') * 10 + (s[7] - '0');
-    return *mo >= 1 && *mo <= 12 && *d >= 1 && *d <= 31;
-}
-
-static bool dmon_time(const char *s, size_t n, int *h, int *mi, int *se)
-{
-    if (n != 8 || s[2] != ':' || s[5] != ':')
-        return false;
-    static const int pos[] = {0, 1, 3, 4, 6, 7};
-    for (int i = 0; i < 6; i++)
-        if (s[pos[i]] < '0' || s[pos[i]] > '9')
-            return false;
-    *h = (s[0] - '0') * 10 + (s[1] - '0');
-    *mi = (s[3] - '0') * 10 + (s[4] - '0');
-    *se = (s[6] - '0') * 10 + (s[7] - '0');
-    return *h <= 23 && *mi <= 59 && *se <= 60;
-}
-
 static void dmon_line(struct sum_reader *r, const char *s, size_t n)
 {
     struct dmon_st *st = r->st;
@@ -769,26 +772,10 @@ static void dmon_line(struct sum_reader *r, const char *s, size_t n)
     struct sum_dmon_row row = {.t = NAN, .gpu = -1, .line = r->lineno};
     for (int k = 0; k < SUM_DM_COUNT; k++)
         row.v[k] = NAN;
-    int y = 0, mo = 0, d = 0, h = 0, mi = 0, se = 0;
-    bool have_date = false, have_time = false;
     for (size_t i = 0; i < c->n; i++) {
         st->vals[i] = NAN;
-        if ((int)i == st->date_col) {
-            have_date = dmon_date(c->s[i], c->len[i], &y, &mo, &d);
-            if (!have_date) {
-                sum_skip(r, SUM_SKIP_TIMESTAMP, NULL);
-                return;
-            }
+        if ((int)i == st->date_col || (int)i == st->time_col)
             continue;
-        }
-        if ((int)i == st->time_col) {
-            have_time = dmon_time(c->s[i], c->len[i], &h, &mi, &se);
-            if (!have_time) {
-                sum_skip(r, SUM_SKIP_TIMESTAMP, NULL);
-                return;
-            }
-            continue;
-        }
         double v = sum_num_cell(r->q, c->s[i], c->len[i], false);
         st->vals[i] = v;
         if (st->map[i] >= 0)
@@ -796,8 +783,27 @@ static void dmon_line(struct sum_reader *r, const char *s, size_t n)
         if ((int)i == st->gpu_col && v >= 0 && v < 1e6 && v == floor(v))
             row.gpu = (int)v;
     }
-    if (have_date && have_time)
-        row.t = sum_tz_to_utc(&r->opts->tz, y, mo, d, h, mi, se);
+    if (st->date_col >= 0 && st->time_col >= 0) {
+        /* -o DT: "YYYYMMDD" "HH:MM:SS" becomes nvidia-smi's usual "YYYY/MM/DD HH:MM:SS", read by
+         * the one zone-aware, cached parser of its times */
+        const char *ds = c->s[st->date_col], *ts = c->s[st->time_col];
+        char buf[19];
+        if (c->len[st->date_col] != 8 || c->len[st->time_col] != 8) {
+            sum_skip(r, SUM_SKIP_TIMESTAMP, NULL);
+            return;
+        }
+        memcpy(buf, ds, 4);
+        buf[4] = '/';
+        memcpy(buf + 5, ds + 4, 2);
+        buf[7] = '/';
+        memcpy(buf + 8, ds + 6, 2);
+        buf[10] = ' ';
+        memcpy(buf + 11, ts, 8);
+        if (!sum_parse_smi_ts(&r->clock, &r->opts->tz, buf, sizeof buf, &row.t)) {
+            sum_skip(r, SUM_SKIP_TIMESTAMP, NULL);
+            return;
+        }
+    }
     row.ncols = c->n;
     row.names = st->names;
     row.vals = st->vals;

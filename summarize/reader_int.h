@@ -79,7 +79,8 @@ double sum_num_cell(struct sum_quality *q, const char *s, size_t n, bool count_e
 /* Fast exact decimal parse of s[0..n) (digits, optional sign and point, optional " unit");
  * false if not a plain number. */
 bool sum_parse_number(const char *s, size_t n, double *out);
-/* "YYYY/MM/DD HH:MM:SS[.fff]" in tz. */
+/* "YYYY/MM/DD HH:MM:SS[.fff]" (any number of fraction digits, '.' or ',') in tz: the one
+ * parser of nvidia-smi's times, for --query-gpu rows, gpu_procs rows and dmon -o DT. */
 bool sum_parse_smi_ts(struct sum_smi_clock *c, const struct sum_tz *tz, const char *s, size_t n,
                       double *out);
 /* Our ISO 8601 timestamps (and, leniently, nvidia-smi's in UTC). */
@@ -94,6 +95,7 @@ void sum_dmon_init(struct sum_reader *r);
 void sum_cpu_init(struct sum_reader *r);
 void sum_proc_init(struct sum_reader *r);
 void sum_gpu_procs_init(struct sum_reader *r);
+void sum_tree_pids_init(struct sum_reader *r);
 void sum_runlog_init(struct sum_reader *r);
 
 #endif

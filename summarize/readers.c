@@ -17,6 +17,7 @@
 #include "hwrun/gpm.h"
 #include "hwrun/parse.h"
 #include "hwrun/timeutil.h"
+#include "hwrun/treepids.h"
 
 const char *const sum_skip_names[SUM_SKIP_COUNT] = {
     "too_long", "csv", "cells", "layout", "timestamp", "json", "shape", "binary",
@@ -24,7 +25,7 @@ const char *const sum_skip_names[SUM_SKIP_COUNT] = {
 
 const char *const sum_kind_files[SUM_KIND_COUNT] = {
     "hw_metrics.csv", "hw_dmon.csv", "cpu_metrics.csv", "proc_metrics.csv", "gpu_procs.csv",
-    "run.jsonl", HW_GPM_FILE,
+    "run.jsonl", HW_GPM_FILE, HW_TREE_PIDS_FILE,
 };
 
 uint64_t sum_quality_skipped_total(const struct sum_quality *q)
@@ -235,16 +236,19 @@ bool sum_parse_smi_ts(struct sum_smi_clock *c, const struct sum_tz *tz, const ch
         return false;
     double frac = 0;
     if (n > 19) {
-        /* the fraction as an integer over a power of ten: exact to the last digit */
-        if (s[19] != '.' || n == 20 || n > 20 + 9)
+        /* the fraction as an integer over a power of ten: exact to the 9th digit; any further
+         * digits are checked but below a double's resolution at epoch scale */
+        if ((s[19] != '.' && s[19] != ',') || n == 20)
             return false;
+        size_t nd = n - 20 < 9 ? n - 20 : 9;
         uint64_t f = 0;
         for (size_t i = 20; i < n; i++) {
             if (s[i] < '0' || s[i] > '9')
                 return false;
-            f = f * 10 + (uint64_t)(s[i] - '0');
+            if (i < 20 + nd)
+                f = f * 10 + (uint64_t)(s[i] - '0');
         }
-        frac = (double)f / pow10_tab[n - 20];
+        frac = (double)f / pow10_tab[nd];
     }
     if (!c->valid || memcmp(c->key, s, 13) != 0) {
         int y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
@@ -496,6 +500,7 @@ struct sum_reader *sum_reader_new(enum sum_kind kind, const char *name,
     case SUM_KIND_GPU_PROCS: sum_gpu_procs_init(r); break;
     case SUM_KIND_RUNLOG: sum_runlog_init(r); break;
     case SUM_KIND_GPM: sum_dmon_init(r); break; /* dmon's text, other columns */
+    case SUM_KIND_TREE_PIDS: sum_tree_pids_init(r); break;
     default: break;
     }
     if (!r->line_fn) {
@@ -682,6 +687,9 @@ void sum_run_info_event(struct sum_run_info *info, const struct sum_event *e)
             snprintf(info->smi_tz_raw, sizeof info->smi_tz_raw, "%s", tz);
             info->have_tz = sum_tz_parse(tz, false, &info->tz) == 0;
         }
+        const char *ns = data_str(e->data, HW_PIDNS_KEY);
+        if (ns)
+            info->pid_ns = !strcmp(ns, HW_PIDNS_INIT) ? 1 : 2;
         const char *f = data_str(e->data, "gpu_query_fields");
         if (f && strlen(f) < sizeof info->gpu_fields) {
             snprintf(info->gpu_fields, sizeof info->gpu_fields, "%s", f);

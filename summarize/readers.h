@@ -136,6 +136,8 @@ struct sum_cpu_row {
 enum sum_proc_col {
     SUM_PROC_PROCS, SUM_PROC_THREADS, SUM_PROC_CPU, SUM_PROC_RSS, SUM_PROC_READ, SUM_PROC_WRITE,
     SUM_PROC_PSS,
+    /* the main process alone, and the tree's CPU split (hwrun/proccols.h) */
+    SUM_PROC_MAIN_RSS, SUM_PROC_MAIN_CPU, SUM_PROC_MAIN_THREADS, SUM_PROC_USR_CPU, SUM_PROC_SYS_CPU,
     SUM_PROC_COUNT
 };
 extern const char *const sum_proc_col_names[SUM_PROC_COUNT]; /* "procs", "rss_mib", ... */
@@ -153,6 +155,14 @@ struct sum_gpu_proc_row {
     long pid;              /* -1 if absent or unreadable */
     double used_mib;       /* NAN = not measured ([N/A] on Windows) */
     const char *name;      /* process name, NUL-terminated, may contain ", "; NULL if absent */
+    uint64_t line;
+};
+
+/* tree_pids.csv (hwrun/treepids.h): pid joined (in_tree 1) or left (0) the process tree. */
+struct sum_tree_pid_row {
+    double t;
+    long pid;    /* -1 if unreadable */
+    int in_tree; /* 1, 0, or -1 if unreadable */
     uint64_t line;
 };
 
@@ -187,6 +197,7 @@ struct sum_sink {
     void (*event)(void *ctx, const struct sum_event *e);
     /* A line was skipped (or, line 0, a note about the file). name is the reader's file name. */
     void (*diag)(void *ctx, const char *name, uint64_t line, const char *reason);
+    void (*tree_pid)(void *ctx, const struct sum_tree_pid_row *r);
 };
 
 /* Why a line was skipped. */
@@ -237,6 +248,7 @@ enum sum_kind {
     SUM_KIND_GPU_PROCS, /* gpu_procs.csv */
     SUM_KIND_RUNLOG,    /* run.jsonl */
     SUM_KIND_GPM,       /* hw_gpm.csv (dmon's format, GPM columns) */
+    SUM_KIND_TREE_PIDS, /* tree_pids.csv */
     SUM_KIND_COUNT
 };
 extern const char *const sum_kind_files[SUM_KIND_COUNT]; /* "hw_metrics.csv", ... */
@@ -289,6 +301,7 @@ struct sum_run_info {
     uint64_t child_restarts;   /* child_restart events */
     uint64_t starts;           /* hwmon start events: more than one means several runs were
                                 * written into one directory, and their figures are mixed */
+    int pid_ns;                /* start event's pid_namespace: 0 not said, 1 init, 2 other */
 };
 
 /* Initialize info (everything "not seen"). */

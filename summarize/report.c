@@ -284,6 +284,26 @@ static void json_quality(struct jw *w, const struct sum_run *run, int k)
     jw_close(w, '}');
 }
 
+/* How the run ended (outcome.h): "status" first, where a reader of a sweep looks. */
+static void json_outcome(struct jw *w, const struct sum_outcome *o)
+{
+    jw_str(w, "status", sum_status_names[o->status]);
+    jw_open(w, "outcome", '{');
+    jw_str(w, "status", sum_status_names[o->status]);
+    if (o->exit_status >= 0)
+        jw_u64(w, "exit_status", (uint64_t)o->exit_status);
+    else
+        jw_raw(w, "exit_status", "null");
+    if (o->signal)
+        jw_u64(w, "signal", (uint64_t)o->signal);
+    else
+        jw_raw(w, "signal", "null");
+    jw_str(w, "stop_reason", o->have_stop ? o->stop_reason : NULL);
+    jw_time(w, "last_sample", o->last_t);
+    jw_u64(w, "phases_failed", o->phases_failed);
+    jw_close(w, '}');
+}
+
 void sum_report_json(const struct sum_run *run, struct hw_buf *out)
 {
     struct jw w = {.b = out};
@@ -291,6 +311,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     jw_str(&w, "schema", "hwrun.summary/1");
     jw_str(&w, "tool", "summarize (hwrun) " HWRUN_VERSION);
     jw_str(&w, "dir", run->dir);
+    json_outcome(&w, &run->outcome);
     /* pytyche's keys (same names and meaning), null when never measured */
     const char *mu_src;
     const struct sum_stat *mu = mem_util_stat(run, &mu_src);
@@ -393,6 +414,16 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         jw_num(&w, "cpu_idle_mean_pct", mean_or_nan(&p->cpu_idle));
         jw_num(&w, "proc_peak_rss_mib", max_or_nan(&p->proc_rss));
         jw_num(&w, "proc_cpu_mean_pct", mean_or_nan(&p->proc_cpu));
+        if (p->exit_status >= 0)
+            jw_u64(&w, "exit_status", (uint64_t)p->exit_status);
+        else
+            jw_raw(&w, "exit_status", "null");
+        if (p->signal)
+            jw_u64(&w, "signal", (uint64_t)p->signal);
+        else
+            jw_raw(&w, "signal", "null");
+        jw_bool(&w, "failed", p->failed);
+        jw_raw(&w, "extra", p->extra);
         jw_close(&w, '}');
     }
     jw_close(&w, ']');
@@ -438,7 +469,15 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     jw_num(&w, "procs_max", max_or_nan(&run->proc[SUM_PROC_PROCS]));
     jw_num(&w, "read_bytes", max_or_nan(&run->proc[SUM_PROC_READ]));
     jw_num(&w, "write_bytes", max_or_nan(&run->proc[SUM_PROC_WRITE]));
-    jw_num(&w, "gpu_mem_peak_mib", run->gp_rows ? run->gp_peak_total : NAN);
+    /* the tracked process alone (descendants: the tree's row minus these), and user/system */
+    jw_num(&w, "main_peak_rss_mib", max_or_nan(&run->proc[SUM_PROC_MAIN_RSS]));
+    jw_stat(&w, "main_rss_mib", &run->proc[SUM_PROC_MAIN_RSS]);
+    jw_stat(&w, "main_cpu_pct", &run->proc[SUM_PROC_MAIN_CPU]);
+    jw_num(&w, "main_threads_max", max_or_nan(&run->proc[SUM_PROC_MAIN_THREADS]));
+    jw_stat(&w, "usr_cpu_pct", &run->proc[SUM_PROC_USR_CPU]);
+    jw_stat(&w, "sys_cpu_pct", &run->proc[SUM_PROC_SYS_CPU]);
+    const char *gm_why;
+    jw_num(&w, "gpu_mem_peak_mib", sum_run_tree_gpu_mem_peak(run, &gm_why));
     jw_open(&w, "gpu_mem_peak_by_pid", '[');
     for (size_t i = 0; i < run->npids; i++) {
         jw_open(&w, NULL, '{');
@@ -448,6 +487,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         jw_close(&w, '}');
     }
     jw_close(&w, ']');
+    jw_str(&w, "gpu_mem_unmeasured_reason", gm_why);
     jw_close(&w, '}');
 
     jw_open(&w, "container", '{');
@@ -461,7 +501,8 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     jw_open(&w, "quality", '{');
     jw_open(&w, "files", '{');
     for (int k = 0; k < SUM_KIND_COUNT; k++)
-        if (k != SUM_KIND_GPM || run->q[k].present) /* optional, newer than the rest */
+        if ((k != SUM_KIND_GPM && k != SUM_KIND_TREE_PIDS) ||
+            run->q[k].present) /* optional, newer than the rest */
             json_quality(&w, run, k);
     jw_close(&w, '}');
     jw_u64(&w, "lines_skipped", total_skipped(run));
@@ -522,6 +563,46 @@ static const struct {
     {"DRAM active", SUM_DM_DRAM - SUM_DM_GPM_FIRST},
 };
 
+/* The run's outcome in one line; anything but ok in capitals, where the eye falls. */
+static void text_outcome(struct hw_buf *out, const struct sum_outcome *o)
+{
+    char iso[HW_ISO_LEN] = "-";
+    if (isfinite(o->last_t)) {
+        struct timespec ts = {(time_t)floor(o->last_t),
+                              (long)((o->last_t - floor(o->last_t)) * 1e9)};
+        hw_iso_utc(iso, &ts);
+    }
+    switch (o->status) {
+    case SUM_STATUS_OK:
+        hw_buf_puts(out, "  status ok");
+        if (o->exit_status >= 0)
+            hw_buf_printf(out, " (the command exited 0)");
+        break;
+    case SUM_STATUS_FAILED:
+        hw_buf_printf(out, "  status FAILED: the command exited with status %d", o->exit_status);
+        break;
+    case SUM_STATUS_KILLED:
+        hw_buf_printf(out, "  status KILLED: the command was killed by signal %d (%s)", o->signal,
+                      sigabbrev_np(o->signal) ? sigabbrev_np(o->signal) : "?");
+        break;
+    case SUM_STATUS_INCOMPLETE:
+        hw_buf_printf(out, "  status INCOMPLETE: no stop event (hwmon was killed or the machine "
+                           "stopped); last sample %s", iso);
+        break;
+    case SUM_STATUS_RUNNING:
+        hw_buf_printf(out, "  status RUNNING: hwmon (pid %ld) is still writing; last sample %s",
+                      o->hwmon_pid, iso);
+        break;
+    default:
+        hw_buf_puts(out, "  status unknown: no hwmon start event");
+        break;
+    }
+    if (o->phases_failed)
+        hw_buf_printf(out, "; %llu phase%s failed", (unsigned long long)o->phases_failed,
+                      o->phases_failed == 1 ? "" : "s");
+    hw_buf_putc(out, '\n');
+}
+
 void sum_report_text(const struct sum_run *run, struct hw_buf *out)
 {
     char sb[256];
@@ -537,7 +618,9 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
                   (unsigned long long)sum_run_num_samples(run), sum_run_gpu_count(run));
     double e = sum_run_energy_wh(run);
     tnum(out, e, " Wh");
-    hw_buf_printf(out, "\n  nvidia-smi times: %s (%s)\n", run->tz.name,
+    hw_buf_putc(out, '\n');
+    text_outcome(out, &run->outcome);
+    hw_buf_printf(out, "  nvidia-smi times: %s (%s)\n", run->tz.name,
                   tz_source_name(run->tz_source));
     hw_buf_puts(out, "  GPU util mean ");
     tnum(out, mean_or_nan(&run->all[SUM_GM_UTIL]), "%");
@@ -555,6 +638,29 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
         tnum(out, run->proc[SUM_PROC_RSS].max, " MiB");
         hw_buf_puts(out, ", CPU mean ");
         tnum(out, mean_or_nan(&run->proc[SUM_PROC_CPU]), "%");
+        if (run->proc[SUM_PROC_USR_CPU].n) {
+            hw_buf_puts(out, " (user ");
+            tnum(out, mean_or_nan(&run->proc[SUM_PROC_USR_CPU]), "%");
+            hw_buf_puts(out, ", system ");
+            tnum(out, mean_or_nan(&run->proc[SUM_PROC_SYS_CPU]), "%)");
+        }
+        hw_buf_putc(out, '\n');
+    }
+    if (run->proc[SUM_PROC_MAIN_RSS].n) {
+        hw_buf_puts(out, "  main process: peak RSS ");
+        tnum(out, run->proc[SUM_PROC_MAIN_RSS].max, " MiB");
+        hw_buf_puts(out, ", CPU mean ");
+        tnum(out, mean_or_nan(&run->proc[SUM_PROC_MAIN_CPU]), "%");
+        hw_buf_printf(out, ", threads max %.0f", run->proc[SUM_PROC_MAIN_THREADS].max);
+        hw_buf_putc(out, '\n');
+    }
+    if (run->gp_rows) { /* only when gpu_procs.csv was recorded */
+        const char *why;
+        double gm = sum_run_tree_gpu_mem_peak(run, &why);
+        hw_buf_puts(out, "  process tree GPU memory peak ");
+        tnum(out, gm, " MiB");
+        if (why)
+            hw_buf_printf(out, " (unmeasured: %s)", why);
         hw_buf_putc(out, '\n');
     }
     for (int g = 0; g < SUM_MAX_GPUS; g++) {
@@ -589,6 +695,12 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
             hw_buf_puts(out, " CPU mean ");
             tnum(out, sum_stat_mean(&p->proc_cpu), "%");
         }
+        if (p->signal)
+            hw_buf_printf(out, ", FAILED: killed by signal %d", p->signal);
+        else if (p->exit_status > 0)
+            hw_buf_printf(out, ", FAILED: exit status %d", p->exit_status);
+        else if (p->failed)
+            hw_buf_puts(out, ", FAILED: raised an exception");
         hw_buf_putc(out, '\n');
         for (int g = 0; g < SUM_MAX_GPUS; g++)
             if (p->gpu[g]) {
@@ -635,7 +747,7 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
 
 /* ---- one row per run -------------------------------------------------------------------- */
 
-enum col_type { C_STR, C_NUM, C_U64 };
+enum col_type { C_STR, C_NUM, C_U64, C_INT /* an integer in d, NAN when not known */ };
 
 struct col {
     const char *name;
@@ -645,17 +757,23 @@ struct col {
     uint64_t u;
 };
 
-#define NCOLS 30
+#define NCOLS 64 /* room for every column flat_cols() adds; it stops at this many */
 
 static size_t flat_cols(const struct sum_run *run, struct col *c)
 {
     const char *mu_src;
     const struct sum_stat *mu = mem_util_stat(run, &mu_src);
     size_t n = 0;
-#define S(nm, v) c[n++] = (struct col){nm, C_STR, v, 0, 0}
-#define D(nm, v) c[n++] = (struct col){nm, C_NUM, NULL, v, 0}
-#define U(nm, v) c[n++] = (struct col){nm, C_U64, NULL, 0, v}
+#define ADD(...) (n < NCOLS ? (void)(c[n++] = (struct col){__VA_ARGS__}) : (void)0)
+#define S(nm, v) ADD(nm, C_STR, v, 0, 0)
+#define D(nm, v) ADD(nm, C_NUM, NULL, v, 0)
+#define U(nm, v) ADD(nm, C_U64, NULL, 0, v)
+#define I(nm, v) ADD(nm, C_INT, NULL, v, 0)
     S("dir", run->dir);
+    S("status", sum_status_names[run->outcome.status]);
+    I("exit_status", run->outcome.exit_status >= 0 ? run->outcome.exit_status : NAN);
+    I("signal", run->outcome.signal ? run->outcome.signal : NAN);
+    U("phases_failed", run->outcome.phases_failed);
     U("gpus", sum_run_gpu_count(run));
     U("num_samples", sum_run_num_samples(run));
     D("duration_sec", round_us(sum_run_duration(run)));
@@ -674,7 +792,7 @@ static size_t flat_cols(const struct sum_run *run, struct col *c)
     D("peak_rss_mb", max_or_nan(&run->proc[SUM_PROC_RSS]));
     D("mean_rss_mb", mean_or_nan(&run->proc[SUM_PROC_RSS]));
     D("memory_growth_mb", growth(&run->proc[SUM_PROC_RSS]));
-    D("gpu_mem_peak_mib", run->gp_rows ? run->gp_peak_total : NAN);
+    D("gpu_mem_peak_mib", sum_run_tree_gpu_mem_peak(run, NULL));
     U("phases", run->nphase);
     U("events", events_total(run));
     U("error_events", run->err_total);
@@ -684,10 +802,27 @@ static size_t flat_cols(const struct sum_run *run, struct col *c)
     U("placeholders", total_placeholders(run));
     S("time_zone", run->tz.name);
     S("time_zone_source", tz_source_name(run->tz_source));
+#undef ADD
 #undef S
 #undef D
 #undef U
+#undef I
     return n;
+}
+
+/* A number column's value, the same in CSV and JSONL rows; false (nothing written) when it
+ * was not measured. */
+static bool num_cell(struct hw_buf *b, const struct col *c)
+{
+    if (c->type == C_U64)
+        hw_buf_printf(b, "%llu", (unsigned long long)c->u);
+    else if (!isfinite(c->d))
+        return false;
+    else if (c->type == C_INT)
+        hw_buf_printf(b, "%.0f", c->d);
+    else
+        hw_buf_py_double(b, c->d);
+    return true;
 }
 
 static void csv_cell(struct hw_buf *b, const char *s)
@@ -732,10 +867,8 @@ void sum_report_csv_row(const struct sum_run *run, struct hw_buf *out)
             hw_buf_putc(out, ',');
         if (c[i].type == C_STR)
             csv_cell(out, c[i].s);
-        else if (c[i].type == C_U64)
-            hw_buf_printf(out, "%llu", (unsigned long long)c[i].u);
-        else if (isfinite(c[i].d))
-            hw_buf_py_double(out, c[i].d);
+        else
+            num_cell(out, &c[i]); /* an empty cell when not known */
     }
     hw_buf_putc(out, '\n');
 }
@@ -755,11 +888,7 @@ void sum_report_jsonl_row(const struct sum_run *run, struct hw_buf *out)
                 hw_buf_json_str(out, c[i].s, strlen(c[i].s));
             else
                 hw_buf_puts(out, "null");
-        } else if (c[i].type == C_U64) {
-            hw_buf_printf(out, "%llu", (unsigned long long)c[i].u);
-        } else if (isfinite(c[i].d)) {
-            hw_buf_py_double(out, c[i].d);
-        } else {
+        } else if (!num_cell(out, &c[i])) {
             hw_buf_puts(out, "null");
         }
     }

@@ -16,6 +16,7 @@ struct sum_run *sum_run_new(void)
     if (!run)
         return NULL;
     sum_run_info_init(&run->info);
+    sum_outcome_init(&run->outcome);
     run->t_min = INFINITY;
     run->t_max = -INFINITY;
     run->cg_limit_cores = NAN;
@@ -34,6 +35,7 @@ const char *const sum_gpm_keys[HW_GPM_NCOLS] = {HW_GPM_KEYS};
 static void phase_free(struct sum_phase_acc *p)
 {
     free(p->name);
+    free(p->extra);
     for (int g = 0; g < SUM_MAX_GPUS; g++) {
         if (!p->gpu[g])
             continue;
@@ -54,6 +56,7 @@ void sum_run_free(struct sum_run *run)
     if (!run)
         return;
     free(run->dir);
+    free(run->tspan);
     for (int k = 0; k < SUM_KIND_COUNT; k++) {
         free(run->path[k]);
         sum_stat_free(&run->q_interval[k]);
@@ -169,11 +172,43 @@ static void on_diag(void *ctx, const char *name, uint64_t line, const char *reas
 
 /* ---- phases ----------------------------------------------------------------------------- */
 
+/* A phase entry's own keys (steps, loss, exit_status, ...) as a JSON object text, to keep per
+ * phase; NULL when it has none or they are long (a phase is a summary, not a data store). */
+#define SUM_PHASE_EXTRA_MAX 4096
+static char *phase_extra(struct json_object *obj)
+{
+    if (!obj || !json_object_is_type(obj, json_type_object))
+        return NULL;
+    struct json_object *x = json_object_new_object();
+    if (!x)
+        return NULL;
+    size_t n = 0;
+    json_object_object_foreach(obj, k, v)
+    {
+        if (!strcmp(k, "ts") || !strcmp(k, "type") || !strcmp(k, "name") || !strcmp(k, "seconds"))
+            continue;
+        json_object_object_add(x, k, json_object_get(v));
+        n++;
+    }
+    char *text = NULL;
+    if (n) {
+        const char *s = json_object_to_json_string_ext(
+            x, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+        if (strlen(s) <= SUM_PHASE_EXTRA_MAX)
+            text = strdup(s);
+    }
+    json_object_put(x);
+    return text;
+}
+
 static void on_phase(void *ctx, const struct sum_phase *p)
 {
     struct sum_run *run = ctx;
     see_time(run, p->t_start);
     see_time(run, p->t_end);
+    int exit_status, sig;
+    bool failed = sum_outcome_phase_failed(p, &exit_status, &sig);
+    run->outcome.phases_failed += failed; /* every phase, also those not summarized */
     if (run->nphase >= SUM_MAX_PHASES) {
         run->phases_dropped++;
         return;
@@ -198,6 +233,10 @@ static void on_phase(void *ctx, const struct sum_phase *p)
     a->t0 = p->t_start;
     a->t1 = p->t_end;
     a->line = p->line;
+    a->failed = failed;
+    a->exit_status = exit_status;
+    a->signal = sig;
+    a->extra = phase_extra(p->obj);
     /* per-phase CPU and process figures are means and maxima only */
     a->cpu_usr.no_quant = a->cpu_idle.no_quant = true;
     a->proc_rss.no_quant = a->proc_cpu.no_quant = true;
@@ -548,11 +587,70 @@ static void gp_close_block(struct sum_run *run)
     run->gp_block_sum = 0;
 }
 
+/* tree_pids.csv: a join opens a span, a leave closes the pid's last open one. */
+static void on_tree_pid(void *ctx, const struct sum_tree_pid_row *r)
+{
+    struct sum_run *run = ctx;
+    if (r->pid < 0 || r->in_tree < 0 || isnan(r->t))
+        return;
+    if (r->in_tree == 0) {
+        for (size_t i = run->ntspan; i-- > 0;)
+            if (run->tspan[i].pid == r->pid && isinf(run->tspan[i].t1)) {
+                run->tspan[i].t1 = r->t;
+                return;
+            }
+        return;
+    }
+    if (run->ntspan == run->tspan_cap) {
+        size_t nc = run->tspan_cap ? run->tspan_cap * 2 : 64;
+        void *p = realloc(run->tspan, nc * sizeof *run->tspan);
+        if (!p) {
+            run->tspan_oom = true;
+            return;
+        }
+        run->tspan = p;
+        run->tspan_cap = nc;
+    }
+    run->tspan[run->ntspan++] = (struct sum_tree_span){r->pid, r->t, INFINITY};
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+    const struct sum_tree_span *x = a, *y = b;
+    if (x->pid != y->pid)
+        return (x->pid > y->pid) - (x->pid < y->pid);
+    return (x->t0 > y->t0) - (x->t0 < y->t0);
+}
+
+/* Was pid in the tree at time t? The sampler sees a process join or leave up to one interval
+ * after nvidia-smi may, so each span is widened by an interval on both sides. Without a
+ * timestamp any span of the pid counts. */
+static bool in_tree(const struct sum_run *run, long pid, double t)
+{
+    double tol = isfinite(run->info.interval_s) ? run->info.interval_s : 1.0;
+    size_t lo = 0, hi = run->ntspan;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (run->tspan[mid].pid < pid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < run->ntspan && run->tspan[i].pid == pid; i++)
+        if (isnan(t) || (t >= run->tspan[i].t0 - tol && t <= run->tspan[i].t1 + tol))
+            return true;
+    return false;
+}
+
 static void on_gpu_proc(void *ctx, const struct sum_gpu_proc_row *r)
 {
     struct sum_run *run = ctx;
     run->gp_rows++;
     see_time(run, r->t);
+    /* only the tree's own processes; other users' memory on the GPU is not the job's */
+    if (!run->ntspan || r->pid < 0 || !in_tree(run, r->pid, r->t))
+        return;
+    run->gp_tree_rows++;
     /* rows of one sample share its timestamp: their sum is the GPU memory at that time */
     if (!run->gp_block_open || !(r->t == run->gp_block_t) || isnan(r->t))
         gp_close_block(run);
@@ -598,6 +696,7 @@ static void on_event(void *ctx, const struct sum_event *e)
     struct sum_run *run = ctx;
     see_time(run, e->t);
     sum_run_info_event(&run->info, e);
+    sum_outcome_event(&run->outcome, e);
     size_t i;
     for (i = 0; i < run->netype; i++)
         if (!strncmp(run->etype[i].name, e->name, sizeof run->etype[i].name - 1))
@@ -683,6 +782,7 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
         .phase = on_phase,
         .event = on_event,
         .diag = on_diag,
+        .tree_pid = on_tree_pid,
     };
     struct sum_read_opts opts = {.max_line = cfg->max_line};
     int first_err = 0;
@@ -709,9 +809,13 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
     if (run->info.have_fields)
         opts.gpu_fields = run->info.gpu_fields;
 
-    static const enum sum_kind order[] = {SUM_KIND_GPU, SUM_KIND_DMON, SUM_KIND_CPU,
-                                          SUM_KIND_PROC, SUM_KIND_GPU_PROCS, SUM_KIND_GPM};
+    static const enum sum_kind order[] = {SUM_KIND_GPU,       SUM_KIND_DMON,
+                                          SUM_KIND_CPU,       SUM_KIND_PROC,
+                                          SUM_KIND_TREE_PIDS, SUM_KIND_GPU_PROCS,
+                                          SUM_KIND_GPM};
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        if (order[i] == SUM_KIND_GPU_PROCS) /* the tree's spans are looked up by pid */
+            qsort(run->tspan, run->ntspan, sizeof *run->tspan, cmp_span);
         rc = read_kind(run, order[i], in->path[order[i]], &opts, &sink);
         if (rc < 0 && !first_err)
             first_err = rc;
@@ -720,6 +824,8 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
     for (int g = 0; g < SUM_MAX_GPUS; g++)
         if (run->gpu[g] && run->gpu[g]->nwarm > 0)
             warm_flush(run, run->gpu[g]);
+
+    sum_outcome_finish(&run->outcome, run->t_max >= run->t_min ? run->t_max : NAN);
 
     if (first_err)
         return first_err;
@@ -736,4 +842,21 @@ uint64_t sum_run_num_samples(const struct sum_run *run)
         if (run->gpu[g] && run->gpu[g]->samples > n)
             n = run->gpu[g]->samples;
     return n ? n : run->q[SUM_KIND_CPU].parsed;
+}
+
+double sum_run_tree_gpu_mem_peak(const struct sum_run *run, const char **why)
+{
+    const char *w = NULL;
+    if (!run->gp_rows)
+        w = "not_recorded";
+    else if (run->info.pid_ns == 2)
+        w = "pid_namespace";
+    else if (!run->ntspan)
+        w = "no_tree_pids";
+    else if (!run->gp_tree_rows && run->info.pid_ns != 1)
+        w = "no_pid_match";
+    if (why)
+        *why = w;
+    /* in the host's namespace, no row of the tree's pids means the tree held no GPU memory */
+    return w ? NAN : run->gp_peak_total;
 }

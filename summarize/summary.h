@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "hwrun/gpm.h"
+#include "outcome.h"
 #include "readers.h"
 #include "stats.h"
 
@@ -66,6 +67,11 @@ struct sum_phase_acc {
     bool no_quant; /* beyond SUM_PHASE_QUANT_MAX: no percentiles */
     struct sum_phase_gpu *gpu[SUM_MAX_GPUS];
     struct sum_stat cpu_usr, cpu_idle, proc_rss, proc_cpu;
+    /* how it ended (runlog time / the Python package), see outcome.h */
+    int exit_status; /* -1: not said */
+    int signal;      /* 0: none */
+    bool failed;
+    char *extra;     /* its extra keys as a JSON object text (malloc'd; NULL: none or too long) */
 };
 
 struct sum_event_type {
@@ -78,6 +84,12 @@ struct sum_error_event {
     char name[48];
     uint64_t line;
     char *data; /* JSON text of its data (malloc'd, may be NULL) */
+};
+
+/* A pid's time in the process tree (tree_pids.csv); t1 INFINITY while it had not left. */
+struct sum_tree_span {
+    long pid;
+    double t0, t1;
 };
 
 struct sum_pid_mem {
@@ -160,6 +172,13 @@ struct sum_run {
     uint64_t pids_dropped;
 
     const struct sum_config *cfg;
+
+    /* the process tree's pids over time, sorted by pid once read, for gpu_procs.csv */
+    struct sum_tree_span *tspan;
+    size_t ntspan, tspan_cap;
+    bool tspan_oom;
+    uint64_t gp_tree_rows; /* gpu_procs.csv rows of the tree's pids */
+    struct sum_outcome outcome; /* how the run ended (outcome.h) */
 };
 
 /* A new, empty run. NULL on ENOMEM. */
@@ -189,6 +208,12 @@ double sum_run_duration(const struct sum_run *run);
  * cpu_metrics.csv (one per sampler tick) when no GPU was sampled. Per-file row counts are the
  * quality section's. */
 uint64_t sum_run_num_samples(const struct sum_run *run);
+/* The tree's GPU memory peak in MiB (process.gpu_mem_peak_mib): the most its own pids held
+ * together at one time. NAN when unmeasured, and then *why (if why) says the reason:
+ * "not_recorded" (no gpu_procs.csv rows), "pid_namespace" (hwmon ran in a container: nvidia-smi
+ * prints the host's pids), "no_tree_pids" (no tree_pids.csv: an older hwmon, or system mode),
+ * "no_pid_match" (no row matched the tree, and the namespace was not recorded). */
+double sum_run_tree_gpu_mem_peak(const struct sum_run *run, const char **why);
 /* Energy of every GPU together in Wh; NAN when no power was ever measured. */
 double sum_run_energy_wh(const struct sum_run *run);
 

@@ -357,3 +357,25 @@ bool th_skipped(void)
 {
     return skipped;
 }
+
+char *th_pytyche_oracle(void)
+{
+    const char *shared = getenv("HWRUN_SHARED_DIR");
+    if (!shared || !*shared)
+        return NULL;
+    char *path = th_fmt("%s/oracle/pytyche_summary.py", shared);
+    char *argv[] = {"/bin/sh", "-c",
+                    "python3 -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)'",
+                    NULL};
+    struct th_result r;
+    bool ok = access(path, R_OK) == 0 && th_run(argv, NULL, NULL, 30, &r) == 0;
+    if (ok) {
+        ok = r.status == 0;
+        th_result_free(&r);
+    }
+    if (!ok) {
+        free(path);
+        return NULL;
+    }
+    return path;
+}

@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     static const enum sum_kind order[] = {SUM_KIND_RUNLOG, SUM_KIND_GPU,  SUM_KIND_DMON,
                                           SUM_KIND_CPU,    SUM_KIND_PROC, SUM_KIND_GPU_PROCS,
-                                          SUM_KIND_GPM};
+                                          SUM_KIND_GPM,    SUM_KIND_TREE_PIDS};
     const uint8_t *p = data, *end = data + size;
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
         const uint8_t *cut = p;

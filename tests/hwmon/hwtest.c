@@ -198,15 +198,3 @@ bool ht_wait_until(bool (*fn)(void *), void *arg, double timeout_s)
     return fn(arg);
 }
 
-bool ht_have_python311(void)
-{
-    char *argv[] = {"/bin/sh", "-c",
-                    "python3 -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)'",
-                    NULL};
-    struct th_result r;
-    if (th_run(argv, NULL, NULL, 30, &r) < 0)
-        return false;
-    bool ok = r.status == 0;
-    th_result_free(&r);
-    return ok;
-}

@@ -43,7 +43,5 @@ int ht_zombie_children(pid_t pid);
 /* Poll until fn(arg) or timeout; returns the last fn result. */
 bool ht_wait_until(bool (*fn)(void *), void *arg, double timeout_s);
 
-/* Is python3 >= 3.11 available? */
-bool ht_have_python311(void);
 
 #endif

@@ -1,9 +1,11 @@
-/* hwmon's test program: the suites of test_procfs.c, test_hwmon.c, test_gpm.c and test_prom.c. */
+/* hwmon's test program: the suites of test_procfs.c, test_hwmon.c, test_gpm.c, test_prom.c
+ * and test_gpus.c. */
 #include "testutil.h"
 
 void add_procfs_suite(void);
 void add_hwmon_suites(void);
 void add_gpm_suite(void);
+void add_gpus_suite(void);
 void add_prom_suite(void);
 
 void cu_register_all(void)
@@ -12,4 +14,5 @@ void cu_register_all(void)
     add_hwmon_suites();
     add_gpm_suite();
     add_prom_suite();
+    add_gpus_suite();
 }

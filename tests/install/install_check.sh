@@ -41,4 +41,18 @@ cc -o "$prefix/use-static" "$prefix/use.c" $(pkg-config --cflags runlog) \
 [ "$(jq -r 'select(.event == "installed") | .data.via' "$prefix/log.jsonl" | sort -u)" = "pkg-config" ] \
   || fail "the installed library wrote no valid line"
 [ "$(wc -l < "$prefix/log.jsonl")" -eq 2 ] || fail "expected 2 lines"
+
+# The Python package, installed beside the library, finds it without any environment.
+pkg=$(find "$prefix" -path '*-packages/runlog/__init__.py' | head -1)
+[ -n "$pkg" ] || fail "missing the runlog Python package"
+{
+  PYTHONPATH=$(dirname "$(dirname "$pkg")") env -u LD_LIBRARY_PATH -u RUNLOG_LIBRARY python3 -c '
+import sys, runlog
+assert runlog.library_path().startswith(sys.argv[2]), runlog.library_path()
+with runlog.RunLog(sys.argv[1]) as log:
+    log.log_event("installed", {"via": "python"})
+' "$prefix/log.jsonl" "$prefix" || fail "the installed Python package cannot log"
+  [ "$(jq -r 'select(.event == "installed") | .data.via' "$prefix/log.jsonl" | sort -u | tr '\n' ' ')" = "pkg-config python " ] \
+    || fail "the installed Python package wrote no valid line"
+}
 echo "install_check: ok"

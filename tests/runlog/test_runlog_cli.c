@@ -179,14 +179,42 @@ static void test_runtime_errors(void)
     CU_ASSERT_EQUAL(r.status, 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "Is a directory"));
     th_result_free(&r);
-    /* `time` refuses to run the command when the log cannot be opened. */
+}
+
+/* `runlog time` runs the command whatever happens to the log, and exits with its status: a
+ * script instrumented with it keeps working outside hwmon, on a full disk, with a typo. */
+static void test_time_always_runs(void)
+{
+    struct th_result r;
     char *marker = th_fmt("%s/ran", dir);
-    char *touch = th_fmt("touch %s", marker);
-    RUN(&r, NULL, "-f", "/no/such/dir/log", "time", "x", "--", "/bin/sh", "-c", touch);
-    CU_ASSERT_EQUAL(r.status, 1);
-    CU_ASSERT_EQUAL(access(marker, F_OK), -1);
+    char *cmd = th_fmt("touch %s; exit 3", marker);
+    struct {
+        const char *why, *file, *extra, *warning;
+    } cases[] = {
+        {"unopenable log", "/no/such/dir/log", "k=1", "runlog: not logging phase 'x': open /no/such/dir/log: No such file or directory\n"},
+        {"no log file", NULL, "k=1", "runlog: not logging phase 'x': no log file (give -f FILE or set RUNLOG_FILE)\n"},
+        {"full disk", "/dev/full", "k=1", "runlog: phase 'x' not logged: write /dev/full: No space left on device\n"},
+        {"bad extra", logpath, "novalue", "runlog: not logging phase 'x': expected KEY=VALUE, got 'novalue'\n"},
+        {"reserved key", logpath, "exit_status=0", "runlog: not logging phase 'x': keys may not repeat nor be ts, type, name, seconds, exit_status, signal\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        unlink(marker);
+        unlink(logpath);
+        const char *args[] = {"-f", cases[i].file, "time", "x", cases[i].extra, "--", "/bin/sh", "-c", cmd, NULL};
+        CU_ASSERT_EQUAL_FATAL(run(&r, NULL, cases[i].file ? args : args + 2), 0);
+        if (r.status != 3 || strcmp(r.err, cases[i].warning) != 0)
+            fprintf(stderr, "%s: status %d, stderr: %s", cases[i].why, r.status, r.err);
+        CU_ASSERT_EQUAL(r.status, 3);                  /* the command's own status */
+        CU_ASSERT_EQUAL(access(marker, F_OK), 0);      /* it ran */
+        CU_ASSERT_STRING_EQUAL(r.err, cases[i].warning);
+        CU_ASSERT_EQUAL(access(logpath, F_OK), -1);    /* and nothing half-made was logged */
+        th_result_free(&r);
+    }
+    /* A command that succeeds while the log fails: 0, not 1. */
+    RUN(&r, NULL, "-f", "/dev/full", "time", "x", "--", "true");
+    CU_ASSERT_EQUAL(r.status, 0);
     th_result_free(&r);
-    free(touch);
+    free(cmd);
     free(marker);
 }
 
@@ -312,6 +340,7 @@ void add_runlog_cli_suites(void)
     CU_add_test(s, "help_version", test_help_version);
     CU_add_test(s, "runtime_errors", test_runtime_errors);
     CU_add_test(s, "time", test_time);
+    CU_add_test(s, "time_always_runs", test_time_always_runs);
     CU_add_test(s, "time_forwards_sigterm", test_time_forwards_sigterm);
     CU_add_test(s, "external_readers", test_external_readers);
 }

@@ -248,6 +248,97 @@ static void test_phase_cpu_proc(void)
     free(dir);
 }
 
+/* process.gpu_mem_peak_mib counts the tree's own pids while they were in it (tree_pids.csv),
+ * never a stranger's; in a container (other PID namespace) or with nothing to join it is
+ * unmeasured with a reason, never 0 and never the whole GPU's. */
+static struct sum_run *gp_run(const char *ns, bool tree, const char *procs)
+{
+    char *dir = th_tmpdir("treegpu");
+    char *log = th_fmt("{\"ts\": \"2026-01-01T00:00:00.000+00:00\", \"type\": \"event\", "
+                       "\"event\": \"start\", \"data\": {\"smi_tz\": \"UTC\", "
+                       "\"interval_s\": 1%s%s%s}}\n",
+                       ns ? ", \"pid_namespace\": \"" : "", ns ? ns : "", ns ? "\"" : "");
+    put_file(dir, "run.jsonl", log);
+    if (tree)
+        put_file(dir, "tree_pids.csv",
+                 "timestamp,pid,in_tree\n"
+                 "2026-01-01T00:00:00.000+00:00,100,1\n"
+                 "2026-01-01T00:00:01.000+00:00,101,1\n"
+                 "2026-01-01T00:00:05.000+00:00,101,0\n");
+    put_file(dir, "gpu_procs.csv", procs);
+    struct sum_run *run = summarize_dir(dir);
+    th_rmtree(dir);
+    free(dir);
+    free(log);
+    return run;
+}
+
+static void test_tree_gpu_mem(void)
+{
+    /* 101 is the tree's until t=5; 200 is another user's job; at t=9 pid 101 is someone
+     * else's process that reused the number */
+    const char *procs = "2026/01/01 00:00:02.000, GPU-a, 101, 1000, python3\n"
+                        "2026/01/01 00:00:02.000, GPU-a, 200, 50000, stranger\n"
+                        "2026/01/01 00:00:03.000, GPU-a, 101, 1500, python3\n"
+                        "2026/01/01 00:00:03.000, GPU-a, 100, 500, python3\n"
+                        "2026/01/01 00:00:03.000, GPU-b, 200, 60000, stranger\n"
+                        "2026/01/01 00:00:09.000, GPU-a, 101, 9000, reused\n";
+    const char *why = "unset";
+    struct sum_run *run = gp_run("init", true, procs);
+    CHECK_NEAR(sum_run_tree_gpu_mem_peak(run, &why), 2000, 0);
+    CU_ASSERT_PTR_NULL(why);
+    CU_ASSERT_EQUAL(run->npids, 2); /* 101 and 100, not 200 */
+    for (size_t i = 0; i < run->npids; i++)
+        CU_ASSERT(run->pids[i].pid != 200 && run->pids[i].peak_mib <= 1500);
+    sum_run_free(run);
+
+    run = gp_run("other", true, procs); /* container: nvidia-smi's pids are the host's */
+    CU_ASSERT_TRUE(isnan(sum_run_tree_gpu_mem_peak(run, &why)));
+    CU_ASSERT_STRING_EQUAL(why, "pid_namespace");
+    sum_run_free(run);
+
+    run = gp_run(NULL, false, procs); /* an older hwmon: no tree to join */
+    CU_ASSERT_TRUE(isnan(sum_run_tree_gpu_mem_peak(run, &why)));
+    CU_ASSERT_STRING_EQUAL(why, "no_tree_pids");
+    CU_ASSERT_EQUAL(run->npids, 0);
+    sum_run_free(run);
+
+    const char *strangers = "2026/01/01 00:00:02.000, GPU-a, 200, 50000, stranger\n";
+    run = gp_run(NULL, true, strangers); /* namespace not recorded, nothing matched */
+    CU_ASSERT_TRUE(isnan(sum_run_tree_gpu_mem_peak(run, &why)));
+    CU_ASSERT_STRING_EQUAL(why, "no_pid_match");
+    sum_run_free(run);
+
+    run = gp_run("init", true, strangers); /* host pids, none of the tree's: it held none */
+    CHECK_NEAR(sum_run_tree_gpu_mem_peak(run, &why), 0, 0);
+    CU_ASSERT_PTR_NULL(why);
+    sum_run_free(run);
+}
+
+/* proc_metrics.csv's main-process and user/system columns, read by hwmon's names and in any
+ * order after the old ones (a --pss file has pss_mib between). */
+static void test_main_usr_sys(void)
+{
+    char *dir = th_tmpdir("mainproc");
+    runlog(dir, 1.0, NULL);
+    put_file(dir, "proc_metrics.csv",
+             "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes,pss_mib,"
+             "main_rss_mib,main_cpu_pct,main_threads,usr_cpu_pct,sys_cpu_pct\n"
+             "2026-01-01T00:00:00.000+00:00,3,9,,300.0,0,0,250.0,100.0,,4,,\n"
+             "2026-01-01T00:00:01.000+00:00,3,9,150.0,320.0,0,0,260.0,120.0,90.0,5,120.0,30.0\n");
+    struct sum_run *run = summarize_dir(dir);
+    CHECK_NEAR(run->proc[SUM_PROC_MAIN_RSS].max, 120, 0);
+    CU_ASSERT_EQUAL(run->proc[SUM_PROC_MAIN_CPU].n, 1); /* the empty cell is unmeasured */
+    CHECK_NEAR(run->proc[SUM_PROC_MAIN_CPU].max, 90, 0);
+    CHECK_NEAR(run->proc[SUM_PROC_MAIN_THREADS].max, 5, 0);
+    CHECK_NEAR(run->proc[SUM_PROC_USR_CPU].max, 120, 0);
+    CHECK_NEAR(run->proc[SUM_PROC_SYS_CPU].max, 30, 0);
+    CHECK_NEAR(run->proc[SUM_PROC_PSS].max, 260, 0);
+    sum_run_free(run);
+    th_rmtree(dir);
+    free(dir);
+}
+
 void add_energy_suites(void)
 {
     CU_pSuite s = CU_add_suite("energy", NULL, NULL);
@@ -259,4 +350,6 @@ void add_energy_suites(void)
     CU_add_test(s, "edges", test_phase_edges);
     CU_add_test(s, "ramp", test_phase_ramp);
     CU_add_test(s, "cpu_proc", test_phase_cpu_proc);
+    CU_add_test(s, "tree_gpu_mem", test_tree_gpu_mem);
+    CU_add_test(s, "main_usr_sys", test_main_usr_sys);
 }

@@ -158,4 +158,5 @@ void cu_register_all(void)
     add_pytyche_suite();
     add_cli_suite();
     add_gpm_suite();
+    add_outcome_suite();
 }

@@ -190,6 +190,44 @@ static void test_dmon_date_time(void)
     CHECK_NEAR(r.last_t - r.first_t, 1.0, 0);
 }
 
+/* --smi-tz on every path of nvidia-smi's times: fractions longer than 9 digits were
+ * read by a UTC-only fallback (5 h off under +05:00); dmon -o DT goes through the same parser;
+ * a bad date or time is a skipped line. */
+static void test_smi_tz_every_path(void)
+{
+    const char *gpu = "2026/11/21 15:27:49.697, 45, 12, 3000, 81559, 250.5, 60, 1980, 2619\n"
+                      "2026/11/21 15:27:50.1234567890, 45, 12, 3000, 81559, 250.5, 60, 1980, 2619\n"
+                      "2026/11/21 15:27:51.500000000000, 45, 12, 3000, 81559, 250.5, 60, 1980, 2619\n"
+                      "2026/11/21 15:27:52.12x, 45, 12, 3000, 81559, 250.5, 60, 1980, 2619\n";
+    struct sum_read_opts o;
+    memset(&o, 0, sizeof o);
+    CU_ASSERT_EQUAL(sum_tz_parse("+05:00", false, &o.tz), 0);
+    struct rec r;
+    struct sum_quality q;
+    feed_all(SUM_KIND_GPU, gpu, strlen(gpu), 0, &o, &r, &q);
+    CU_ASSERT_EQUAL(r.gpu_rows, 3);
+    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_TIMESTAMP], 1);
+    /* 2026-11-21T10:27:49.697Z, then 10:27:51.5Z */
+    CHECK_NEAR(r.first_t, 1795256869.697, 1e-6);
+    CHECK_NEAR(r.last_t, 1795256871.5, 1e-6);
+    /* the 10-digit row sits between them, not 5 h later */
+    for (size_t step = 1; step < 30; step += 7) {
+        feed_all(SUM_KIND_GPU, gpu, strlen(gpu), step, &o, &r, &q);
+        CHECK_NEAR(r.last_t - r.first_t, 1.803, 1e-6);
+    }
+    const char *dt = "#Date       Time        gpu     sm    mem\n"
+                     "#YYYYMMDD   HH:MM:SS    Idx      %      %\n"
+                     " 20261121   15:59:59      0      6      1\n"
+                     " 2026112x   16:00:00      0      6      1\n"
+                     " 20261121   16:0:00x      0      6      1\n"
+                     " 20261121   16:00:01      0      0      0\n";
+    feed_all(SUM_KIND_DMON, dt, strlen(dt), 0, &o, &r, &q);
+    CU_ASSERT_EQUAL(r.dmon_rows, 2);
+    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_TIMESTAMP], 2);
+    CHECK_NEAR(r.first_t, 1795258799.0, 0); /* 2026-11-21T10:59:59Z */
+    CHECK_NEAR(r.last_t - r.first_t, 2.0, 0);  /* across the cached hour */
+}
+
 static void test_cpu_proc(void)
 {
     const char *cpu = "timestamp,usr_pct,idle_pct,sys_pct,iowait_pct,steal_pct,mem_used_mib,"
@@ -370,6 +408,7 @@ void add_readers_suite(void)
     CU_add_test(s, "too_long_and_binary", test_too_long_and_binary);
     CU_add_test(s, "dmon", test_dmon);
     CU_add_test(s, "dmon_date_time", test_dmon_date_time);
+    CU_add_test(s, "smi_tz_every_path", test_smi_tz_every_path);
     CU_add_test(s, "cpu_proc", test_cpu_proc);
     CU_add_test(s, "gpu_procs", test_gpu_procs);
     CU_add_test(s, "runlog", test_runlog);

@@ -1,0 +1,21 @@
+/* Which GPUs hwmon records: --gpus LIST, else CUDA_VISIBLE_DEVICES (the GPUs the job was given),
+ * else all. The choice becomes `-i LIST` on every nvidia-smi command line. */
+#ifndef HWMON_GPUSEL_H
+#define HWMON_GPUSEL_H
+
+#include <stdbool.h>
+
+struct mon_gpusel {
+    const char *ids;    /* comma-separated indexes or UUIDs for -i; NULL: every GPU */
+    const char *source; /* "option", "CUDA_VISIBLE_DEVICES" or "default" */
+    bool none;          /* CUDA_VISIBLE_DEVICES set but empty: the job sees no GPU */
+};
+
+/* opt: --gpus (NULL if not given; "all" for every GPU); cuda: getenv("CUDA_VISIBLE_DEVICES").
+ * Returns 0, or -EINVAL for a list with an empty item (",0", "0,,1"). */
+int mon_gpusel_resolve(const char *opt, const char *cuda, struct mon_gpusel *out);
+
+/* Append "-i", ids to argv at *n when GPUs are selected (argv needs two more slots). */
+void mon_gpusel_args(const struct mon_gpusel *s, char **argv, int *n);
+
+#endif

@@ -1,0 +1,359 @@
+"""runlog: append phase and event entries to a JSON Lines run log, from Python.
+
+A thin ctypes binding over librunlog (the C library of hwrun): every entry is one whole line,
+written with one write(2) on a file opened with O_APPEND, so threads and processes (also children
+after os.fork()) can append to the same file without tearing lines, and `tail -f`/`jq` see whole
+lines only. The lines have pytyche's RunLog shapes, so code written for pytyche's RunLog changes
+one import:
+
+    from runlog import RunLog
+    log = RunLog()                               # $RUNLOG_FILE (set by `hwmon -- cmd`)
+    log.log_phase("load", 1.25, rows=10000)
+    with log.phase("train", steps=1000):         # timed on a monotonic clock
+        train()
+    log.log_event("checkpoint", {"step": 1000, "path": "/ckpt/1000"})
+
+Values: str, int, float, bool, None, and dict/list/tuple (nested JSON); anything else is str()-ed,
+as pytyche's json.dumps(default=str) does. Errors raise: OSError (with its errno) when the line
+cannot be written (disk full, permission), ValueError for input that cannot become a valid line.
+NaN and infinities are written as null (pytyche writes NaN, which is not JSON).
+
+The library is found through $RUNLOG_LIBRARY (a path), else where the package was installed or
+built from (see _paths.py), else the system's library search path (librunlog.so.0).
+"""
+
+import ctypes
+import ctypes.util
+import errno as _errno
+import functools
+import json
+import math
+import os
+import threading
+import time
+import weakref
+
+__all__ = ["RunLog", "library_path", "library_version", "FSYNC_LINE", "FSYNC_CLOSE"]
+__version__ = "0.1.0"
+
+# rl_open() flags and rl_type values: include/runlog.h.
+FSYNC_LINE = 1 << 0
+FSYNC_CLOSE = 1 << 1
+_T_STRING, _T_INT, _T_DOUBLE, _T_BOOL, _T_NULL, _T_JSON, _T_MERGE = range(7)
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+class _Value(ctypes.Union):
+    _fields_ = [("s", ctypes.c_char_p), ("i", ctypes.c_int64), ("d", ctypes.c_double),
+                ("b", ctypes.c_bool)]
+
+
+class _Field(ctypes.Structure):
+    _fields_ = [("key", ctypes.c_char_p), ("type", ctypes.c_int), ("v", _Value)]
+
+
+def _candidates():
+    env = os.environ.get("RUNLOG_LIBRARY")
+    if env:
+        return [env], True
+    found = []
+    try:
+        from . import _paths  # written by CMake into the build tree and the installed package
+        lib = _paths.LIBRARY
+        if not os.path.isabs(lib):
+            lib = os.path.normpath(os.path.join(os.path.dirname(__file__), lib))
+        found.append(lib)
+    except ImportError:
+        pass
+    found.append("librunlog.so.0")
+    name = ctypes.util.find_library("runlog")
+    if name:
+        found.append(name)
+    return found, False
+
+
+def _load():
+    tried = []
+    paths, from_env = _candidates()
+    for path in paths:
+        try:
+            return ctypes.CDLL(path, use_errno=True), path
+        except OSError as e:
+            tried.append("%s (%s)" % (path, e))
+    hint = ("RUNLOG_LIBRARY=%s cannot be loaded" % paths[0] if from_env else
+            "install hwrun (cmake --install), or set RUNLOG_LIBRARY to the path of "
+            "librunlog.so.0, or PYTHONPATH to a build tree's python/ folder")
+    raise ImportError("runlog: cannot load librunlog: %s; tried: %s" % (hint, "; ".join(tried)))
+
+
+_lib, _lib_path = _load()
+_lib.rl_open.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p, ctypes.c_uint]
+_lib.rl_open.restype = ctypes.c_int
+_lib.rl_close.argtypes = [ctypes.c_void_p]
+_lib.rl_close.restype = ctypes.c_int
+_lib.rl_phase.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_double,
+                          ctypes.POINTER(_Field), ctypes.c_size_t]
+_lib.rl_phase.restype = ctypes.c_int
+_lib.rl_event.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(_Field),
+                          ctypes.c_size_t]
+_lib.rl_event.restype = ctypes.c_int
+_lib.rl_version.argtypes = []
+_lib.rl_version.restype = ctypes.c_char_p
+
+
+def library_path():
+    """The path librunlog was loaded from."""
+    return _lib_path
+
+
+def library_version():
+    """librunlog's version, e.g. "0.1.0"."""
+    return _lib.rl_version().decode()
+
+
+def _text(s, what):
+    # C strings end at NUL; a NUL inside would silently cut the value, so refuse it.
+    if "\0" in s:
+        raise ValueError("runlog: %s contains a NUL character: %r" % (what, s))
+    return s.encode("utf-8", "surrogateescape")
+
+
+def _plain(v):
+    """v as a value json.dumps takes, as pytyche's json.dumps(default=str) would print it:
+    non-finite floats become None (valid JSON), unknown objects their str()."""
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, int):
+        if not _INT64_MIN <= v <= _INT64_MAX:
+            # librunlog holds integers in 64 bits: refuse rather than write another number.
+            raise ValueError("runlog: integer %d does not fit in 64 bits" % v)
+        return v
+    if isinstance(v, float):
+        return v if math.isfinite(v) else None
+    if isinstance(v, dict):
+        return {_key(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    return str(v)
+
+
+def _key(k):
+    # The key json.dumps would write for k (it accepts str, int, float, bool and None keys).
+    if isinstance(k, str):
+        return k
+    if k is None or isinstance(k, (bool, int, float)):
+        return json.dumps(k)
+    raise ValueError("runlog: keys must be str, int, float, bool or None, not %s" % type(k).__name__)
+
+
+_key_bytes = {}  # str -> its checked UTF-8 bytes: loops log the same few names and keys again and again
+
+
+def _key_b(k):
+    b = _key_bytes.get(k) if type(k) is str else None
+    if b is None:
+        b = _text(_key(k), "a key")
+        if type(k) is str and len(_key_bytes) < 4096:
+            _key_bytes[k] = b
+    return b
+
+
+def _field(k, v):
+    """The rl_field_t initializer for one key/value pair."""
+    t = type(v)
+    if t is str and "\0" not in v:
+        return (_key_b(k), _T_STRING, _Value(s=v.encode("utf-8", "surrogateescape")))
+    if t is float or (t is not bool and isinstance(v, float)):
+        if math.isfinite(v):
+            return (_key_b(k), _T_DOUBLE, _Value(d=v))
+        return (_key_b(k), _T_NULL)
+    if v is None:
+        return (_key_b(k), _T_NULL)
+    if t is bool:
+        return (_key_b(k), _T_BOOL, _Value(b=v))
+    if isinstance(v, int):
+        return (_key_b(k), _T_INT, _Value(i=_plain(v)))
+    if isinstance(v, (dict, list, tuple)):
+        return (_key_b(k), _T_JSON, _Value(s=json.dumps(_plain(v)).encode()))
+    s = v if isinstance(v, str) else str(v)
+    if "\0" in s:  # json.dumps escapes it; the library re-prints that as it came
+        return (_key_b(k), _T_JSON, _Value(s=json.dumps(s).encode()))
+    return (_key_b(k), _T_STRING, _Value(s=_text(s, "a value")))
+
+
+_SIMPLE = (str, bool, type(None))
+
+
+def _fields(items):
+    """items as an rl_field_t array (and its length) for librunlog. The common case (str,
+    finite float, bool, None, 64-bit int values without NUL in strings) goes as one RL_T_MERGE
+    object made by json.dumps, which costs a fraction of one ctypes struct per value; the
+    library checks and re-prints it exactly as it would the separate fields."""
+    items = list(items)
+    if not items:
+        return None, 0
+    obj = {}
+    for k, v in items:
+        t = type(v)
+        if type(k) is not str or k in obj:
+            return _fields_slow(items)
+        if t in _SIMPLE:
+            if t is str and "\0" in v:
+                return _fields_slow(items)
+        elif t is float:
+            if not math.isfinite(v):
+                v = None
+        elif t is int:
+            if not _INT64_MIN <= v <= _INT64_MAX:
+                return _fields_slow(items)
+        else:
+            return _fields_slow(items)
+        obj[k] = v
+    arr = (_Field * 1)()
+    arr[0].type = _T_MERGE
+    arr[0].v.s = json.dumps(obj, ensure_ascii=False).encode("utf-8", "surrogateescape")
+    return arr, 1
+
+
+def _fields_slow(items):
+    init = [_field(k, v) for k, v in items]
+    return (_Field * len(init))(*init), len(init)
+
+
+# Every open log, so that a child after os.fork() gets fresh locks (another thread of the
+# parent may have held one at the moment of the fork).
+_open_logs = weakref.WeakSet()
+
+
+def _after_fork_in_child():
+    for log in list(_open_logs):
+        log._lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+class RunLog:
+    """A JSON Lines run log open for appending.
+
+    path: the file (created if missing); None means $RUNLOG_FILE, which `hwmon -- cmd` sets.
+    fsync_line: fdatasync after every line (survives a power cut, costs about a millisecond).
+    Usable as a context manager (closed at exit) and from many threads and processes at once.
+    """
+
+    def __init__(self, path=None, fsync_line=False):
+        if path is None:
+            path = os.environ.get("RUNLOG_FILE") or None
+            if path is None:
+                raise ValueError("runlog: no path given and RUNLOG_FILE is not set "
+                                 "(run under `hwmon -o DIR -- ...`, or pass a path)")
+        self.path = os.fspath(path)
+        handle = ctypes.c_void_p()
+        rc = _lib.rl_open(ctypes.byref(handle), _text(self.path, "the path"),
+                          FSYNC_LINE if fsync_line else 0)
+        if rc < 0:
+            raise OSError(-rc, os.strerror(-rc), self.path)
+        self._log = handle.value
+        self._lock = threading.Lock()
+        _open_logs.add(self)
+
+    def _call(self, fn, name, *args):
+        with self._lock:  # only against close(): the C calls themselves are thread-safe
+            if self._log is None:
+                raise ValueError("runlog: the log is closed")
+            rc = fn(self._log, name, *args)
+        if rc == -_errno.EINVAL:
+            raise ValueError("runlog: refused: a key repeats or is reserved, or a value is "
+                             "not valid JSON")
+        if rc < 0:
+            raise OSError(-rc, os.strerror(-rc), self.path)
+
+    def log_phase(self, name, seconds, **extra):
+        """Append {"ts", "type": "phase", "name", "seconds" (rounded to 3 decimals), **extra}."""
+        arr, n = _fields(extra.items())
+        self._call(_lib.rl_phase, _key_b(str(name)), float(seconds), arr, n)
+
+    def log_event(self, event_type, data=None):
+        """Append {"ts", "type": "event", "event": event_type, "data": data}; data (a dict) is
+        left out when empty or None, as pytyche does."""
+        if data is not None and not isinstance(data, dict):
+            raise ValueError("runlog: event data must be a dict or None, not %s"
+                             % type(data).__name__)
+        arr, n = _fields(data.items() if data else ())
+        self._call(_lib.rl_event, _key_b(str(event_type)), arr, n)
+
+    def phase(self, name, **extra):
+        """`with log.phase("train", steps=1000): ...` logs the block as a phase, timed on a
+        monotonic clock; also when it raises, with "exception": the exception's type name."""
+        return _Phase(self, name, extra)
+
+    def timed(self, name=None, **extra):
+        """Decorator: each call of the function is logged as a phase (default name: the
+        function's qualified name), as with phase()."""
+        def wrap(fn):
+            label = name or fn.__qualname__
+
+            @functools.wraps(fn)
+            def inner(*args, **kwargs):
+                with _Phase(self, label, extra):
+                    return fn(*args, **kwargs)
+            return inner
+        return wrap
+
+    def write(self, path):
+        """pytyche's RunLog writes its entries at the end; this one appends as it goes, so
+        write() to the log's own file has nothing left to do. Another path is refused."""
+        if os.path.exists(path) and os.path.samefile(path, self.path):
+            return
+        raise ValueError("runlog: this RunLog appends to %s as it goes; write(%r) would copy "
+                         "nothing" % (self.path, os.fspath(path)))
+
+    def close(self):
+        """Close the log (again: nothing). Errors of close(2) raise OSError."""
+        with self._lock:
+            log, self._log = self._log, None
+        if log is not None:
+            _open_logs.discard(self)
+            rc = _lib.rl_close(log)
+            if rc < 0:
+                raise OSError(-rc, os.strerror(-rc), self.path)
+
+    @property
+    def closed(self):
+        return self._log is None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __repr__(self):
+        return "<runlog.RunLog %r%s>" % (self.path, " closed" if self.closed else "")
+
+
+class _Phase:
+    __slots__ = ("log", "name", "extra", "t0")
+
+    def __init__(self, log, name, extra):
+        self.log, self.name, self.extra = log, name, extra
+
+    def __enter__(self):
+        self.t0 = time.monotonic()
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        seconds = time.monotonic() - self.t0
+        extra = self.extra
+        if exc_type is not None:
+            extra = dict(extra, exception=exc_type.__name__)
+        self.log.log_phase(self.name, seconds, **extra)
+        return False

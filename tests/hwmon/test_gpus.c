@@ -1,0 +1,169 @@
+/* GPU selection: --gpus LIST, else CUDA_VISIBLE_DEVICES, else every GPU. Every nvidia-smi child
+ * gets -i; the start event says which GPUs and why; an id that names no GPU (the fake, like
+ * nvidia-smi, prints "No devices were found" and exits 6) stops hwmon before the command runs. */
+#include <CUnit/CUnit.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpusel.h"
+#include "hwtest.h"
+
+static void test_resolve(void)
+{
+    struct mon_gpusel s;
+    CU_ASSERT_EQUAL(mon_gpusel_resolve(NULL, NULL, &s), 0);
+    CU_ASSERT_PTR_NULL(s.ids);
+    CU_ASSERT_STRING_EQUAL(s.source, "default");
+    CU_ASSERT_EQUAL(mon_gpusel_resolve(NULL, "GPU-aa,MIG-bb", &s), 0);
+    CU_ASSERT_STRING_EQUAL(s.ids, "GPU-aa,MIG-bb");
+    CU_ASSERT_STRING_EQUAL(s.source, "CUDA_VISIBLE_DEVICES");
+    CU_ASSERT_EQUAL(mon_gpusel_resolve("all", "3", &s), 0); /* the option wins */
+    CU_ASSERT_PTR_NULL(s.ids);
+    CU_ASSERT_STRING_EQUAL(s.source, "option");
+    CU_ASSERT_EQUAL(mon_gpusel_resolve(NULL, "", &s), 0); /* CUDA: no device at all */
+    CU_ASSERT_TRUE(s.none);
+    CU_ASSERT_EQUAL(mon_gpusel_resolve("0,,1", NULL, &s), -EINVAL);
+    CU_ASSERT_EQUAL(mon_gpusel_resolve(NULL, "1,", &s), -EINVAL);
+    char *av[4];
+    int n = 0;
+    mon_gpusel_resolve("1", NULL, &s);
+    mon_gpusel_args(&s, av, &n);
+    CU_ASSERT_EQUAL(n, 2);
+    CU_ASSERT_STRING_EQUAL(av[0], "-i");
+    CU_ASSERT_STRING_EQUAL(av[1], "1");
+}
+
+/* hwmon --gpu-procs -- sleep 1.2 with extra options/environment; returns its status. */
+static int run_sel(const char *dir, const char *log, const char *opt, const char *cuda,
+                   struct th_result *res)
+{
+    char *e_log = th_fmt("FAKE_SMI_LOG=%s", log);
+    char *e_cuda = cuda ? th_fmt("CUDA_VISIBLE_DEVICES=%s", cuda) : NULL;
+    char *env[] = {"FAKE_SMI_GPUS=3", "FAKE_SMI_APPS=4242:2:100", e_log, e_cuda, NULL};
+    char **argv = opt ? ht_argv(dir, "-i", "0.2", "--gpu-procs", "--gpus", opt, "--", "/bin/sh",
+                                "-c", "touch \"$HWMON_DIR/ran\"; sleep 1.2", NULL)
+                      : ht_argv(dir, "-i", "0.2", "--gpu-procs", "--", "/bin/sh", "-c",
+                                "touch \"$HWMON_DIR/ran\"; sleep 1.2", NULL);
+    int st = ht_run(argv, env, 60, res);
+    free(argv);
+    free(e_log);
+    free(e_cuda);
+    return st;
+}
+
+/* The GPU indexes in hw_metrics.csv (index is the next-to-last column): a bit mask. */
+static unsigned gpus_in_file(const char *dir)
+{
+    char *p = th_fmt("%s/hw_metrics.csv", dir);
+    char *text = th_read_file(p, NULL);
+    free(p);
+    unsigned mask = 0;
+    for (char *line = text; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        char *last = strrchr(line, ','), *prev = NULL;
+        for (char *q = line; last && q < last; q++)
+            if (*q == ',')
+                prev = q;
+        if (prev)
+            mask |= 1u << (atoi(prev + 1) & 31);
+        line = nl ? nl + 1 : NULL;
+    }
+    free(text);
+    return mask;
+}
+
+static void test_option_and_env(void)
+{
+    char *dir = th_tmpdir("hwmon-gpus");
+    char *log = th_fmt("%s/smi.log", dir);
+    char *d1 = th_fmt("%s/opt", dir), *d2 = th_fmt("%s/cuda", dir), *d3 = th_fmt("%s/all", dir);
+    struct th_result r;
+    /* --gpus 2 beats CUDA_VISIBLE_DEVICES */
+    CU_ASSERT_EQUAL(run_sel(d1, log, "2", "0", &r), 0);
+    th_result_free(&r);
+    CU_ASSERT_EQUAL(gpus_in_file(d1), 1u << 2);
+    json_object *ev = ht_event(d1, "start", 0);
+    CU_ASSERT_STRING_EQUAL(ht_data_str(ev, "gpus_selected"), "2");
+    CU_ASSERT_STRING_EQUAL(ht_data_str(ev, "gpus_source"), "option");
+    json_object *idx = ht_data(ev, "gpu_indexes");
+    CU_ASSERT(idx && json_object_array_length(idx) == 1 &&
+              json_object_get_int(json_object_array_get_idx(idx, 0)) == 2);
+    json_object_put(ev);
+    /* every long-running child (query, apps, dmon, gpm) was started with -i 2 */
+    CU_ASSERT(ht_smi_starts(log, "--query-gpu=timestamp") >= 1);
+    CU_ASSERT(ht_smi_starts(log, "--query-compute-apps") >= 1);
+    CU_ASSERT_EQUAL(ht_smi_starts(log, " -lms 200 -i 2"), ht_smi_starts(log, " -lms 200"));
+    CU_ASSERT_EQUAL(ht_smi_starts(log, "dmon -s um -d 1 -i 2"), ht_smi_starts(log, "dmon -s um"));
+    CU_ASSERT_EQUAL(ht_smi_starts(log, "-o DT -d 1 -i 2"), ht_smi_starts(log, "-o DT"));
+    unlink(log);
+    /* CUDA_VISIBLE_DEVICES by UUID (the fake's GPU 1) */
+    CU_ASSERT_EQUAL(run_sel(d2, log, NULL, "GPU-5e7c1d01-3a9b-4f2e-8d61-0c4b2a9f7001", &r), 0);
+    th_result_free(&r);
+    CU_ASSERT_EQUAL(gpus_in_file(d2), 1u << 1);
+    ev = ht_event(d2, "start", 0);
+    CU_ASSERT_STRING_EQUAL(ht_data_str(ev, "gpus_source"), "CUDA_VISIBLE_DEVICES");
+    json_object_put(ev);
+    unlink(log);
+    /* neither: every GPU, no -i */
+    CU_ASSERT_EQUAL(run_sel(d3, log, NULL, NULL, &r), 0);
+    th_result_free(&r);
+    CU_ASSERT_EQUAL(gpus_in_file(d3), 7u);
+    CU_ASSERT_EQUAL(ht_smi_starts(log, " -i "), 0);
+    ev = ht_event(d3, "start", 0);
+    /* PSS is on by default, on a CPU budget (not asked for with --pss here) */
+    json_object *pb = ht_data(ev, "pss_budget");
+    CU_ASSERT(pb && json_object_get_double(pb) > 0);
+    char *pp = th_fmt("%s/proc_metrics.csv", d3);
+    char *ptext = th_read_file(pp, NULL);
+    CU_ASSERT(ptext && strstr(ptext, ",pss_mib,"));
+    free(ptext);
+    free(pp);
+    CU_ASSERT_STRING_EQUAL(ht_data_str(ev, "gpus_selected"), "all");
+    CU_ASSERT_STRING_EQUAL(ht_data_str(ev, "gpus_source"), "default");
+    json_object_put(ev);
+    free(d1);
+    free(d2);
+    free(d3);
+    free(log);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* An id that names no GPU: exit 1 with the reason, before the command starts. */
+static void test_unknown_id(void)
+{
+    char *dir = th_tmpdir("hwmon-gpus-bad");
+    char *log = th_fmt("%s/smi.log", dir);
+    char *d1 = th_fmt("%s/opt", dir), *d2 = th_fmt("%s/cuda", dir);
+    struct th_result r;
+    CU_ASSERT_EQUAL(run_sel(d1, log, "0,7", NULL, &r), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--gpus=\"0,7\" names no GPU"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "No devices were found"));
+    th_result_free(&r);
+    char *ran = th_fmt("%s/ran", d1);
+    CU_ASSERT_NOT_EQUAL(access(ran, F_OK), 0);
+    free(ran);
+    CU_ASSERT_EQUAL(run_sel(d2, log, NULL, "GPU-nonexistent", &r), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "CUDA_VISIBLE_DEVICES=\"GPU-nonexistent\""));
+    th_result_free(&r);
+    CU_ASSERT_EQUAL(ht_smi_starts(log, "--query-gpu=timestamp"), 0); /* no child started */
+    free(d1);
+    free(d2);
+    free(log);
+    th_rmtree(dir);
+    free(dir);
+}
+
+void add_gpus_suite(void);
+void add_gpus_suite(void)
+{
+    CU_pSuite s = CU_add_suite("gpus", NULL, NULL);
+    CU_add_test(s, "resolve", test_resolve);
+    CU_add_test(s, "option_and_env", test_option_and_env);
+    CU_add_test(s, "unknown_id", test_unknown_id);
+}

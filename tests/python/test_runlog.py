@@ -1,0 +1,349 @@
+"""Tests of the runlog Python package (python/runlog) against the built librunlog.
+
+Run by CTest with PYTHONPATH naming the build tree's python/ folder. Each test writes into its
+own temporary directory.
+"""
+import json
+import math
+import os
+import pathlib
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+import runlog
+from runlog import RunLog
+
+TS = re.compile(r'^\{"ts": "(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00)", ')
+
+
+def pytyche_phase(ts, name, seconds, **extra):
+    """The line pytyche's RunLog.log_phase + write() produce (its own code, with our ts)."""
+    entry = {"ts": ts, "type": "phase", "name": name, "seconds": round(seconds, 3)}
+    entry.update(extra)
+    return json.dumps(entry, default=str) + "\n"
+
+
+def pytyche_event(ts, event_type, data=None):
+    entry = {"ts": ts, "type": "event", "event": event_type}
+    if data:
+        entry["data"] = data
+    return json.dumps(entry, default=str) + "\n"
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="runlog-py-")
+        self.path = os.path.join(self.dir, "run.jsonl")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def lines(self):
+        with open(self.path, encoding="utf-8") as f:
+            return f.readlines()
+
+
+class Shapes(Base):
+    """Lines equal to pytyche's, byte for byte, for the same inputs."""
+
+    PHASES = [
+        ("train", 12.3456, {}),
+        ("load", 0.0004, {"rows": 10000, "loss": 1.93, "lr": 3e-4, "ok": True, "note": None}),
+        ("eval", 1e-9, {"big": 1e100, "tiny": 1e-7, "neg": -0.0, "third": 1 / 3, "i64": 2**63 - 1}),
+        ("nest", 2.5, {"cfg": {"a": [1, 2.5, None, True], "b": {"c": "d"}}, "t": (1, "x")}),
+        ('q"uo\\te', 3.0, {"s": "tab\there\nnl \x01 \x1f", "path": pathlib.PurePosixPath("/a/b")}),
+        ("round", 2.0005, {"k": 0.1 + 0.2}),
+    ]
+    EVENTS = [
+        ("start", None),
+        ("empty", {}),
+        ("checkpoint", {"step": 1000, "path": "/ckpt/1000"}),
+        ("nested", {"list": [1, [2, [3.25]]], "obj": {"x": {"y": None}}, 1: "int key", None: 0}),
+        ("other", {"when": pathlib.PurePosixPath("/x"), "f": 5e-324}),
+    ]
+
+    def test_phase_lines_equal_pytyche(self):
+        with RunLog(self.path) as log:
+            for name, sec, extra in self.PHASES:
+                log.log_phase(name, sec, **extra)
+        got = self.lines()
+        self.assertEqual(len(got), len(self.PHASES))
+        for line, (name, sec, extra) in zip(got, self.PHASES):
+            ts = TS.match(line).group(1)
+            self.assertEqual(line, pytyche_phase(ts, name, sec, **extra))
+
+    def test_event_lines_equal_pytyche(self):
+        with RunLog(self.path) as log:
+            for ev, data in self.EVENTS:
+                log.log_event(ev, data)
+        got = self.lines()
+        self.assertEqual(len(got), len(self.EVENTS))
+        for line, (ev, data) in zip(got, self.EVENTS):
+            ts = TS.match(line).group(1)
+            self.assertEqual(line, pytyche_event(ts, ev, data))
+
+    def test_non_ascii_same_json(self):
+        # pytyche escapes non-ASCII (\u00e9); librunlog writes UTF-8: the same JSON value.
+        with RunLog(self.path) as log:
+            log.log_phase("é", 1.0, model="ünï", emoji="🙂", dl="\x7f")
+        line = self.lines()[0]
+        ts = TS.match(line).group(1)
+        self.assertEqual(json.loads(line), json.loads(pytyche_phase(ts, "é", 1.0, model="ünï", dl="\x7f",
+                                                                      emoji="🙂")))
+
+    def test_nan_is_null(self):
+        with RunLog(self.path) as log:
+            log.log_phase("x", 1.0, loss=math.nan, inf=math.inf, nested=[math.nan])
+        self.assertEqual(json.loads(self.lines()[0])["loss"], None)
+        self.assertEqual(json.loads(self.lines()[0])["nested"], [None])
+
+    def test_nul_in_value_kept(self):
+        with RunLog(self.path) as log:
+            log.log_event("x", {"s": "a\0b"})
+        self.assertEqual(json.loads(self.lines()[0])["data"]["s"], "a\0b")
+
+    def test_timestamp_is_now_utc(self):
+        before = time.time()
+        with RunLog(self.path) as log:
+            log.log_event("now")
+        ts = TS.match(self.lines()[0]).group(1)
+        import datetime
+        t = datetime.datetime.fromisoformat(ts).timestamp()
+        self.assertLessEqual(abs(t - before), 2.0)
+
+
+class Timing(Base):
+    def test_phase_context(self):
+        with RunLog(self.path) as log:
+            with log.phase("sleep", steps=3):
+                time.sleep(0.05)
+        e = json.loads(self.lines()[0])
+        self.assertEqual((e["type"], e["name"], e["steps"]), ("phase", "sleep", 3))
+        self.assertGreaterEqual(e["seconds"], 0.05)
+        self.assertLess(e["seconds"], 5)
+        self.assertNotIn("exception", e)
+
+    def test_phase_logged_when_block_raises(self):
+        log = RunLog(self.path)
+        with self.assertRaises(KeyError):
+            with log.phase("boom", step=7):
+                raise KeyError("x")
+        log.close()
+        e = json.loads(self.lines()[0])
+        self.assertEqual((e["name"], e["step"], e["exception"]), ("boom", 7, "KeyError"))
+
+    def test_timed_decorator(self):
+        log = RunLog(self.path)
+
+        @log.timed("eval", split="val")
+        def evaluate(x):
+            return x * 2
+
+        @log.timed()
+        def fails():
+            raise RuntimeError("no")
+
+        self.assertEqual(evaluate(21), 42)
+        self.assertEqual(evaluate.__name__, "evaluate")
+        with self.assertRaises(RuntimeError):
+            fails()
+        log.close()
+        a, b = (json.loads(x) for x in self.lines())
+        self.assertEqual((a["name"], a["split"]), ("eval", "val"))
+        self.assertEqual((b["name"], b["exception"]), ("Timing.test_timed_decorator.<locals>.fails",
+                                                       "RuntimeError"))
+
+
+class Errors(Base):
+    def test_enospc_raises_oserror(self):
+        if not os.path.exists("/dev/full"):
+            self.skipTest("no /dev/full")
+        log = RunLog("/dev/full")
+        with self.assertRaises(OSError) as cm:
+            log.log_phase("x", 1.0)
+        self.assertEqual(cm.exception.errno, 28)  # ENOSPC
+        log.close()
+
+    def test_open_errors(self):
+        with self.assertRaises(IsADirectoryError):
+            RunLog(self.dir)
+        with self.assertRaises(FileNotFoundError):
+            RunLog(os.path.join(self.dir, "missing", "run.jsonl"))
+
+    def test_no_path_no_env(self):
+        env = os.environ.pop("RUNLOG_FILE", None)
+        try:
+            with self.assertRaises(ValueError):
+                RunLog()
+        finally:
+            if env is not None:
+                os.environ["RUNLOG_FILE"] = env
+
+    def test_runlog_file_default(self):
+        os.environ["RUNLOG_FILE"] = self.path
+        try:
+            with RunLog() as log:
+                self.assertEqual(log.path, self.path)
+                log.log_event("from_env")
+        finally:
+            del os.environ["RUNLOG_FILE"]
+        self.assertEqual(json.loads(self.lines()[0])["event"], "from_env")
+
+    def test_invalid_input(self):
+        log = RunLog(self.path)
+        for bad in (lambda: log.log_phase("x", 1.0, ts="reserved"),
+                    lambda: log.log_phase("a\0b", 1.0),
+                    lambda: log.log_phase("x", 1.0, n=2**64),
+                    lambda: log.log_event("x", [1, 2]),
+                    lambda: log.log_event("x", {1: "a", "1": "b"}),
+                    lambda: log.log_event("x", {(1, 2): "tuple key"})):
+            with self.assertRaises(ValueError):
+                bad()
+        log.close()
+        log.close()  # again: nothing
+        with self.assertRaises(ValueError):
+            log.log_event("closed")
+        self.assertFalse(os.path.getsize(self.path))
+
+    def test_write_compat(self):
+        with RunLog(self.path) as log:
+            log.log_event("x")
+            log.write(self.path)  # pytyche's final write(): already there
+            with self.assertRaises(ValueError):
+                log.write(os.path.join(self.dir, "other.jsonl"))
+        self.assertEqual(len(self.lines()), 1)
+
+    def test_library_not_found(self):
+        env = dict(os.environ, RUNLOG_LIBRARY=os.path.join(self.dir, "nope.so"))
+        r = subprocess.run([sys.executable, "-c", "import runlog"], env=env, capture_output=True,
+                           text=True, timeout=60)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("ImportError: runlog: cannot load librunlog: RUNLOG_LIBRARY=", r.stderr)
+
+
+WORKER = r"""
+import os, sys, threading
+from runlog import RunLog
+path, n_threads, n_lines, tag = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+log = RunLog(path)
+def work(t):
+    for i in range(n_lines):
+        log.log_phase("w", 0.001 * i, proc=tag, thread=t, i=i, pad="x" * ((i * 37) % 3000))
+ts = [threading.Thread(target=work, args=(t,)) for t in range(n_threads)]
+[t.start() for t in ts]
+[t.join() for t in ts]
+log.close()
+"""
+
+
+class Concurrency(Base):
+    def test_processes_and_threads(self):
+        procs, threads, n = 8, 4, 250
+        ps = [subprocess.Popen([sys.executable, "-c", WORKER, self.path, str(threads), str(n),
+                                "p%d" % p]) for p in range(procs)]
+        for p in ps:
+            self.assertEqual(p.wait(timeout=300), 0)
+        seen = set()
+        for line in self.lines():
+            self.assertTrue(line.endswith("\n"))
+            e = json.loads(line)
+            seen.add((e["proc"], e["thread"], e["i"]))
+            self.assertEqual(len(e["pad"]), (e["i"] * 37) % 3000)
+        self.assertEqual(len(seen), procs * threads * n)
+        self.assertEqual(len(self.lines()), procs * threads * n)
+
+    @unittest.skipUnless(hasattr(os, "fork"), "no fork")
+    def test_fork_child_keeps_appending(self):
+        log = RunLog(self.path)
+        stop = threading.Event()
+
+        def busy():
+            while not stop.is_set():
+                log.log_event("parent_thread")
+
+        t = threading.Thread(target=busy)
+        t.start()
+        children = []
+        for k in range(4):
+            pid = os.fork()
+            if pid == 0:  # the child: whole lines, then exit without running the parent's code
+                code = 0
+                try:
+                    for i in range(200):
+                        log.log_event("child", {"k": k, "i": i})
+                    log.close()
+                except BaseException:
+                    code = 1
+                os._exit(code)
+            children.append(pid)
+        deadline = time.monotonic() + 60
+        for pid in children:
+            while True:
+                done, status = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    break
+                if time.monotonic() > deadline:
+                    os.kill(pid, signal.SIGKILL)
+                    self.fail("a forked child hung while logging")
+                time.sleep(0.01)
+            self.assertEqual(os.waitstatus_to_exitcode(status), 0)
+        stop.set()
+        t.join()
+        log.close()
+        child = [json.loads(x) for x in self.lines()]
+        got = {(e["data"]["k"], e["data"]["i"]) for e in child if e["event"] == "child"}
+        self.assertEqual(got, {(k, i) for k in range(4) for i in range(200)})
+
+    @unittest.skipUnless(hasattr(os, "fork"), "no fork")
+    def test_fork_while_lock_held(self):
+        # Another thread holds the log's lock at the moment of fork: the child must not hang.
+        log = RunLog(self.path)
+        held, release = threading.Event(), threading.Event()
+
+        def holder():
+            with log._lock:
+                held.set()
+                release.wait()
+
+        t = threading.Thread(target=holder)
+        t.start()
+        held.wait()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                log.log_event("child_after_fork")
+                os._exit(0)
+            except BaseException:
+                os._exit(1)
+        deadline = time.monotonic() + 20
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done or time.monotonic() > deadline:
+                break
+            time.sleep(0.01)
+        release.set()
+        t.join()
+        if not done:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            self.fail("the child hung on a lock held at fork time")
+        self.assertEqual(os.waitstatus_to_exitcode(status), 0)
+        log.close()
+        self.assertEqual(json.loads(self.lines()[0])["event"], "child_after_fork")
+
+
+class Package(unittest.TestCase):
+    def test_versions(self):
+        self.assertEqual(runlog.library_version(), runlog.__version__)
+        self.assertTrue(os.path.exists(runlog.library_path()))
+
+
+if __name__ == "__main__":
+    unittest.main()
