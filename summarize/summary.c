@@ -814,7 +814,7 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
                                           SUM_KIND_TREE_PIDS, SUM_KIND_GPU_PROCS,
                                           SUM_KIND_GPM};
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
-        if (order[i] == SUM_KIND_GPU_PROCS) /* the tree's spans are looked up by pid */
+        if (order[i] == SUM_KIND_GPU_PROCS && run->ntspan) /* spans are looked up by pid */
             qsort(run->tspan, run->ntspan, sizeof *run->tspan, cmp_span);
         rc = read_kind(run, order[i], in->path[order[i]], &opts, &sink);
         if (rc < 0 && !first_err)
