@@ -20,6 +20,11 @@
  * ON also warns on stderr when none has it. */
 enum mon_gpm { MON_GPM_AUTO, MON_GPM_ON, MON_GPM_OFF };
 
+/* hwmon's own failure (bad pid, unusable output directory, ...): 125, as timeout(1) and env(1)
+ * do, because in wrap mode hwmon's status is otherwise the job's, and a job never exits 125 by
+ * accident the way it exits 1. */
+#define MON_EXIT_SELF 125
+
 struct mon_config {
     const char *out_dir; /* NULL: a new hwmon-<UTC time> directory in the working directory */
     double interval_s;   /* 0.05 .. 3600 */

@@ -105,6 +105,9 @@ struct run {
     bool fwd_killed;       /* the SIGKILL round was made */
     pid_t killed[64];      /* what it killed (the first 64) */
     long n_killed;
+    bool made_dir, made_log; /* created by this start: removed again if it fails */
+    bool started;            /* the start event was logged */
+    bool dir_ok;             /* the directory held no run's samples: any there now are ours */
 };
 
 static void log_event(struct run *r, const char *type, const rl_field_t *f, size_t n)
@@ -803,6 +806,7 @@ static int spawn_command(struct run *r)
 
 static void log_start(struct run *r, const char *mode)
 {
+    r->started = true;
     struct utsname u;
     if (uname(&u) < 0)
         memset(&u, 0, sizeof u);
@@ -1107,6 +1111,31 @@ static int open_child_outputs(struct run *r)
     return 0;
 }
 
+/* The files of a run's samples (run.jsonl aside): one run per directory. */
+static const char *const samples[] = {"cpu_metrics.csv", "proc_metrics.csv", "hw_metrics.csv",
+                                      "hw_dmon.csv",     "gpu_procs.csv",    HW_GPM_FILE,
+                                      HW_TREE_PIDS_FILE};
+
+/* A start that failed before the start event leaves nothing behind that would make a retry into
+ * the same -o DIR refuse it ("already holds a run"): the sample files it created, run.jsonl if
+ * it created it, and the directory if it made it and nothing else is in it. */
+static void discard_unstarted(struct run *r)
+{
+    if (r->started || !r->dir_ok)
+        return;
+    char path[PATH_MAX + 32];
+    for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
+        join_path(path, sizeof path, r->dir, samples[i]);
+        unlink(path);
+    }
+    if (r->made_log) {
+        join_path(path, sizeof path, r->dir, "run.jsonl");
+        unlink(path);
+    }
+    if (r->made_dir)
+        rmdir(r->dir);
+}
+
 static int make_dir(struct run *r)
 {
     const struct mon_config *cfg = r->cfg;
@@ -1120,6 +1149,7 @@ static int make_dir(struct run *r)
         gmtime_r(&t.tv_sec, &tm);
         strftime(name, sizeof name, "hwmon-%Y%m%dT%H%M%SZ", &tm);
     }
+    r->made_dir = access(name, F_OK) != 0;
     int rc = hw_mkdir_p(name);
     if (rc < 0) {
         hw_warn(-rc, "create directory %s", name);
@@ -1131,9 +1161,6 @@ static int make_dir(struct run *r)
     }
     /* Appending a second run's samples to a first run's files would make one summary of two
      * runs. A run.jsonl alone is fine: the user may have logged a config event before. */
-    static const char *const samples[] = {"cpu_metrics.csv", "proc_metrics.csv", "hw_metrics.csv",
-                                          "hw_dmon.csv", "gpu_procs.csv", HW_GPM_FILE,
-                                          HW_TREE_PIDS_FILE};
     for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
         char path[PATH_MAX + 32];
         join_path(path, sizeof path, r->dir, samples[i]);
@@ -1142,6 +1169,7 @@ static int make_dir(struct run *r)
             return -1;
         }
     }
+    r->dir_ok = true;
     if (!cfg->out_dir && !cfg->quiet)
         hw_warn(0, "writing to %s", r->dir);
     return 0;
@@ -1244,7 +1272,7 @@ int mon_run(const struct mon_config *cfg)
     r->t0 = hw_mono_now();
     bool wrap = cfg->command != NULL;
     const char *mode = wrap ? "wrap" : cfg->attach_pid ? "attach" : "system";
-    int status = HW_EXIT_FAIL;
+    int status = MON_EXIT_SELF;
 
     /* Signals: blocked before any thread or child exists, so the sampler inherits the mask and
      * they all arrive on the signalfd. An ignored SIGHUP (nohup) stays ignored. */
@@ -1271,6 +1299,7 @@ int mon_run(const struct mon_config *cfg)
         goto out;
     char path[PATH_MAX + 32];
     join_path(path, sizeof path, r->dir, "run.jsonl");
+    r->made_log = access(path, F_OK) != 0;
     int rc = rl_open(&r->log, path, 0);
     if (rc < 0) {
         r->log = NULL;
@@ -1469,11 +1498,12 @@ int mon_run(const struct mon_config *cfg)
     if (werr < 0) {
         hw_warn(-werr, "write to %s", r->dir);
         if (!wrap)
-            status = HW_EXIT_FAIL;
+            status = MON_EXIT_SELF;
     }
     log_stop(r, wrap, status);
     prom_write(r, false); /* the children have stopped: their last rows are in */
 out:
     cleanup(r);
+    discard_unstarted(r);
     return status;
 }

@@ -141,14 +141,14 @@ static void test_unknown_id(void)
     char *log = th_fmt("%s/smi.log", dir);
     char *d1 = th_fmt("%s/opt", dir), *d2 = th_fmt("%s/cuda", dir);
     struct th_result r;
-    CU_ASSERT_EQUAL(run_sel(d1, log, "0,7", NULL, &r), 1);
+    CU_ASSERT_EQUAL(run_sel(d1, log, "0,7", NULL, &r), 125);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--gpus=\"0,7\" names no GPU"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "No devices were found"));
     th_result_free(&r);
     char *ran = th_fmt("%s/ran", d1);
     CU_ASSERT_NOT_EQUAL(access(ran, F_OK), 0);
     free(ran);
-    CU_ASSERT_EQUAL(run_sel(d2, log, NULL, "GPU-nonexistent", &r), 1);
+    CU_ASSERT_EQUAL(run_sel(d2, log, NULL, "GPU-nonexistent", &r), 125);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "CUDA_VISIBLE_DEVICES=\"GPU-nonexistent\""));
     th_result_free(&r);
     CU_ASSERT_EQUAL(ht_smi_starts(log, "--query-gpu=timestamp"), 0); /* no child started */

@@ -135,7 +135,7 @@ static void test_refuses_used_dir(void)
     char *touch = th_fmt("touch %s", marker);
     argv = ht_argv(dir, "--no-gpu", "--", "sh", "-c", touch, NULL);
     struct th_result r;
-    CU_ASSERT_EQUAL(ht_run(argv, NULL, 30, &r), 1);
+    CU_ASSERT_EQUAL(ht_run(argv, NULL, 30, &r), 125);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "already holds a run"));
     th_result_free(&r);
     free(argv);
@@ -376,7 +376,7 @@ static void test_attach(void)
     CU_ASSERT_EQUAL(ht_run(argv, NULL, 10, NULL), 2); /* not a pid: usage */
     free(argv);
     argv = ht_argv(dir, "--no-gpu", "-p", "4000000", NULL);
-    CU_ASSERT_EQUAL(ht_run(argv, NULL, 10, NULL), 1);
+    CU_ASSERT_EQUAL(ht_run(argv, NULL, 10, NULL), 125);
     free(argv);
     free(ps);
     th_rmtree(dir);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hwtest.h"
@@ -140,8 +141,48 @@ static void test_plain_exit_untouched(void)
     free(dir);
 }
 
+/* hwmon's own failure is 125 (never a job's status by accident), and a start that failed leaves
+ * nothing that would make a retry into the same -o DIR refuse it. */
+static void test_failed_start_leaves_nothing(void)
+{
+    char *base = th_tmpdir("hwmon-failstart"), *dir = th_fmt("%s/run", base);
+    char **argv = ht_argv(dir, "--no-gpu", "-p", "4000000", NULL); /* no such process */
+    struct th_result r;
+    CU_ASSERT_EQUAL(ht_run(argv, NULL, 30, &r), 125);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "no process 4000000"));
+    th_result_free(&r);
+    free(argv);
+    CU_ASSERT_EQUAL(access(dir, F_OK), -1); /* the directory it made is gone again */
+    argv = ht_argv(dir, "--no-gpu", "-i", "0.1", "--", "true", NULL); /* the retry works */
+    CU_ASSERT_EQUAL(ht_run(argv, NULL, 30, NULL), 0);
+    free(argv);
+    th_rmtree(dir);
+
+    /* a directory with the user's own run.jsonl: kept as it was, nothing added */
+    mkdir(dir, 0755);
+    char *log = th_fmt("%s/run.jsonl", dir);
+    const char *config = "{\"ts\": \"2026-01-01T00:00:00.000+00:00\", \"type\": \"event\", "
+                         "\"event\": \"config\"}\n";
+    th_write_file(log, config, strlen(config));
+    argv = ht_argv(dir, "--no-gpu", "-p", "4000000", NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, NULL, 30, NULL), 125);
+    free(argv);
+    char *text = th_read_file(log, NULL);
+    CU_ASSERT(text && !strcmp(text, config));
+    free(text);
+    char *cpu = th_fmt("%s/cpu_metrics.csv", dir);
+    CU_ASSERT_EQUAL(access(cpu, F_OK), -1);
+    free(cpu);
+    free(log);
+    th_rmtree(base);
+    free(dir);
+    free(base);
+}
+
 void add_jobtree_suite(void)
 {
+    CU_add_test(CU_add_suite("own_failures", NULL, NULL), "failed_start_leaves_nothing",
+                test_failed_start_leaves_nothing);
     CU_pSuite s = CU_add_suite("jobtree", NULL, NULL);
     CU_add_test(s, "workers_orphans_and_stubborn", test_workers_orphans_and_stubborn);
     CU_add_test(s, "python_multiprocessing", test_python_multiprocessing);
