@@ -53,11 +53,14 @@ static void usage(FILE *f)
           "Summarize run directories written by hwmon/runlog (or pytyche's HWMonitor):\n"
           "per run, per GPU and per phase, with energy, percentiles and data quality.\n"
           "\n"
-          "  -f, --format FMT      json (default: summary.json), text, pytyche (exactly what\n"
+          "  -f, --format FMT      json (the summary.json document; with several DIRs a JSON\n"
+          "                        array of them), text (the default for one DIR on a\n"
+          "                        terminal; JSON when piped), pytyche (exactly what\n"
           "                        pytyche's build_resource_summary().to_dict() prints),\n"
           "                        csv or jsonl (one row per run, for sweep tables)\n"
           "  -o, --output FILE     write the output to FILE instead of standard output\n"
-          "  -w, --write           also store the JSON summary as DIR/summary.json (atomically)\n"
+          "  -w, --write           store the JSON summary as DIR/summary.json (atomically);\n"
+          "                        alone (no --format or -o) it prints nothing\n"
           "      --smi-tz TZ       zone of nvidia-smi's timestamps when the run's start event\n"
           "                        does not name one: UTC, +05:30, -0800 or a zone name\n"
           "                        (default UTC)\n"
@@ -329,6 +332,12 @@ int main(int argc, char **argv)
         hw_usage_error("--html needs a DIR");
     /* --html alone writes just the page; --format or -o ask for the usual output too. */
     c.print = !c.html || fmt_given || output;
+    if (c.write && !fmt_given && !output)
+        c.print = false; /* -w alone: the summary.json files are the output */
+    if (!fmt_given && ndirs <= 1 && isatty(STDOUT_FILENO))
+        c.fmt = FMT_TEXT; /* a person at a terminal; JSON when piped */
+    /* several JSON summaries make one JSON document: an array (jsonl: one per line) */
+    bool json_array = c.fmt == FMT_JSON && ndirs > 1;
     if (c.cfg.have_tz && c.cfg.tz.kind == SUM_TZ_NAMED) {
         /* named zones are resolved by mktime(3): set TZ once, before any thread starts */
         setenv("TZ", c.cfg.tz.name, 1);
@@ -364,6 +373,9 @@ int main(int argc, char **argv)
     hw_buf_init(&all, NULL, 0);
     if (c.fmt == FMT_CSV)
         sum_report_csv_header(&all);
+    if (json_array)
+        hw_buf_puts(&all, "[");
+    size_t nprinted = 0;
     int status = HW_EXIT_OK;
     bool any_usable = false;
     if (c.html) {
@@ -395,13 +407,19 @@ int main(int argc, char **argv)
         hw_buf_free(&j->json);
         if (c.fmt == FMT_TEXT && i)
             hw_buf_putc(&all, '\n');
-        if (j->out.len)
+        if (j->out.len && json_array) {
+            hw_buf_puts(&all, nprinted++ ? ",\n" : "\n");
+            hw_buf_put(&all, j->out.p, j->out.len - (j->out.p[j->out.len - 1] == '\n'));
+        } else if (j->out.len) {
             hw_buf_put(&all, j->out.p, j->out.len);
+        }
         hw_buf_free(&j->out);
         if (j->status != HW_EXIT_OK)
             status = HW_EXIT_FAIL;
         any_usable |= j->usable;
     }
+    if (json_array)
+        hw_buf_puts(&all, "\n]\n");
     if (!any_usable)
         status = HW_EXIT_FAIL;
     free(c.jobs);

@@ -52,5 +52,6 @@ void add_pytyche_suite(void);
 void add_cli_suite(void);
 void add_gpm_suite(void);
 void add_outcome_suite(void);
+void add_outputs_suite(void);
 
 #endif

@@ -159,4 +159,5 @@ void cu_register_all(void)
     add_cli_suite();
     add_gpm_suite();
     add_outcome_suite();
+    add_outputs_suite();
 }

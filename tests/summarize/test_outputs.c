@@ -1,0 +1,116 @@
+/* What summarize prints, as a user reads it: one JSON document for several directories, -w alone
+ * printing nothing, and text by default on a terminal (JSON when piped). */
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sumtest.h"
+
+void add_outputs_suite(void);
+
+static char *make_run(const char *base, const char *name)
+{
+    char *dir = th_fmt("%s/%s", base, name);
+    CU_ASSERT_FATAL(mkdir(dir, 0755) == 0);
+    put_file(dir, "cpu_metrics.csv", "timestamp,cpu_usr_pct,cpu_idle_pct\n"
+                                     "2026-11-21T10:00:01.000+00:00,10,90\n"
+                                     "2026-11-21T10:00:02.000+00:00,30,70\n");
+    return dir;
+}
+
+static struct th_result summarize(char *const *args)
+{
+    char *argv[16] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), (char *)"-q"};
+    size_t n = 2;
+    for (; *args && n < 15; args++)
+        argv[n++] = *args;
+    argv[n] = NULL;
+    struct th_result r;
+    CU_ASSERT_EQUAL(th_run(argv, NULL, NULL, 60, &r), 0);
+    return r;
+}
+
+static void test_several_dirs_one_document(void)
+{
+    char *base = th_tmpdir("outputs");
+    char *a = make_run(base, "a"), *b = make_run(base, "b");
+    struct th_result r = summarize((char *[]){a, b, NULL});
+    CU_ASSERT_EQUAL(r.status, 0);
+    enum json_tokener_error err;
+    struct json_object *doc = json_tokener_parse_verbose(r.out, &err);
+    CU_ASSERT_FATAL(doc && json_object_is_type(doc, json_type_array));
+    CU_ASSERT_EQUAL(json_object_array_length(doc), 2);
+    struct json_object *v;
+    CU_ASSERT(json_object_object_get_ex(json_object_array_get_idx(doc, 1), "dir", &v) &&
+              !strcmp(json_object_get_string(v), b));
+    json_object_put(doc);
+    th_result_free(&r);
+    /* one directory: the object itself, as before */
+    r = summarize((char *[]){a, NULL});
+    doc = json_tokener_parse(r.out);
+    CU_ASSERT(doc && json_object_is_type(doc, json_type_object));
+    json_object_put(doc);
+    th_result_free(&r);
+    /* jsonl: one object per line */
+    r = summarize((char *[]){"--format", "jsonl", a, b, NULL});
+    CU_ASSERT_EQUAL(th_count_lines(r.out), 2);
+    th_result_free(&r);
+    th_rmtree(base);
+    free(a);
+    free(b);
+    free(base);
+}
+
+static void test_write_alone_prints_nothing(void)
+{
+    char *base = th_tmpdir("outputs");
+    char *a = make_run(base, "a");
+    struct th_result r = summarize((char *[]){"-w", a, NULL});
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_EQUAL(r.out_len, 0);
+    char *sj = th_fmt("%s/summary.json", a);
+    CU_ASSERT_EQUAL(access(sj, R_OK), 0);
+    th_result_free(&r);
+    r = summarize((char *[]){"-w", "--format", "json", a, NULL}); /* asked for: printed too */
+    CU_ASSERT(r.out_len > 0);
+    th_result_free(&r);
+    free(sj);
+    th_rmtree(base);
+    free(a);
+    free(base);
+}
+
+/* On a terminal (script(1) gives it one) one directory comes out as text. */
+static void test_terminal_default_text(void)
+{
+    if (access("/usr/bin/script", X_OK) != 0) {
+        th_skip("no script(1) (util-linux's bsdutils) for a pseudo-terminal");
+        return;
+    }
+    char *base = th_tmpdir("outputs");
+    char *a = make_run(base, "a");
+    char *cmd = th_fmt("'%s' -q '%s'", th_env("HWRUN_SUMMARIZE_BIN"), a);
+    char *argv[] = {"/usr/bin/script", "-qec", cmd, "/dev/null", NULL};
+    struct th_result r;
+    CU_ASSERT_EQUAL_FATAL(th_run(argv, NULL, NULL, 60, &r), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "run "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "duration"));
+    CU_ASSERT_PTR_NULL(strstr(r.out, "\"schema\""));
+    th_result_free(&r);
+    free(cmd);
+    th_rmtree(base);
+    free(a);
+    free(base);
+}
+
+void add_outputs_suite(void)
+{
+    CU_pSuite s = CU_add_suite("outputs", NULL, NULL);
+    CU_add_test(s, "several_dirs_one_document", test_several_dirs_one_document);
+    CU_add_test(s, "write_alone_prints_nothing", test_write_alone_prints_nothing);
+    CU_add_test(s, "terminal_default_text", test_terminal_default_text);
+}
