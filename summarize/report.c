@@ -1,6 +1,7 @@
 /* Output formats of a summary: see report.h; the JSON schema is documented in summarize.1. */
 #include "report.h"
 
+#include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -284,6 +285,17 @@ static void json_quality(struct jw *w, const struct sum_run *run, int k)
     jw_close(w, '}');
 }
 
+/* A parameter's value as JSON text (strings quoted), or its bare text for a CSV cell. */
+static const char *param_text(const struct sum_param *p, bool json)
+{
+    if (!p->v)
+        return json ? "null" : "";
+    if (!json && json_object_is_type(p->v, json_type_string))
+        return json_object_get_string(p->v);
+    return json_object_to_json_string_ext(p->v, JSON_C_TO_STRING_PLAIN |
+                                                    JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
 /* How the run ended (outcome.h): "status" first, where a reader of a sweep looks. */
 static void json_outcome(struct jw *w, const struct sum_outcome *o)
 {
@@ -312,6 +324,10 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     jw_str(&w, "tool", "summarize (hwrun) " HWRUN_VERSION);
     jw_str(&w, "dir", run->dir);
     json_outcome(&w, &run->outcome);
+    jw_open(&w, "params", '{'); /* the data of the params events (--params, default config) */
+    for (size_t i = 0; i < run->nparams; i++)
+        jw_raw(&w, run->params[i].key, param_text(&run->params[i], true));
+    jw_close(&w, '}');
     /* pytyche's keys (same names and meaning), null when never measured */
     const char *mu_src;
     const struct sum_stat *mu = mem_util_stat(run, &mu_src);
@@ -738,8 +754,9 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
                           sum_kind_files[k], (unsigned long long)ph);
     }
     if (run->info.child_restarts)
-        hw_buf_printf(out, "  warning: %llu child restarts\n",
-                      (unsigned long long)run->info.child_restarts);
+        hw_buf_printf(out, "  warning: %llu nvidia-smi child restart%s\n",
+                      (unsigned long long)run->info.child_restarts,
+                      run->info.child_restarts == 1 ? "" : "s");
     if (run->info.starts > 1)
         hw_buf_printf(out, "  warning: run.jsonl holds %llu hwmon runs: their figures are mixed\n",
                       (unsigned long long)run->info.starts);
@@ -842,6 +859,17 @@ static void csv_cell(struct hw_buf *b, const char *s)
     hw_buf_putc(b, '"');
 }
 
+void sum_report_param_name(const struct sum_param *p, struct hw_buf *out)
+{
+    hw_buf_puts(out, "param.");
+    hw_buf_puts(out, p->key);
+}
+
+void sum_report_param_csv_cell(const struct sum_param *p, struct hw_buf *out)
+{
+    csv_cell(out, param_text(p, false));
+}
+
 void sum_report_csv_header(struct hw_buf *out)
 {
     struct sum_run *empty = sum_run_new();
@@ -891,6 +919,16 @@ void sum_report_jsonl_row(const struct sum_run *run, struct hw_buf *out)
         } else if (!num_cell(out, &c[i])) {
             hw_buf_puts(out, "null");
         }
+    }
+    for (size_t i = 0; i < run->nparams; i++) {
+        struct hw_buf k;
+        hw_buf_init(&k, NULL, 0);
+        sum_report_param_name(&run->params[i], &k);
+        hw_buf_puts(out, ", ");
+        hw_buf_json_str(out, k.p ? k.p : "", k.len);
+        hw_buf_puts(out, ": ");
+        hw_buf_puts(out, param_text(&run->params[i], true));
+        hw_buf_free(&k);
     }
     hw_buf_puts(out, "}\n");
 }

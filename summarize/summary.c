@@ -53,6 +53,10 @@ static void phase_free(struct sum_phase_acc *p)
 
 void sum_run_free(struct sum_run *run)
 {
+    for (size_t k = 0; run && k < run->nparams; k++) {
+        free(run->params[k].key);
+        json_object_put(run->params[k].v);
+    }
     if (!run)
         return;
     free(run->dir);
@@ -701,12 +705,46 @@ static bool error_like(const char *name)
     return false;
 }
 
+static void param_set(struct sum_run *run, const char *key, struct json_object *v)
+{
+    size_t i = 0;
+    while (i < run->nparams && strcmp(run->params[i].key, key) != 0)
+        i++;
+    if (i == run->nparams) {
+        char *k = run->nparams < SUM_MAX_PARAMS ? strdup(key) : NULL;
+        if (!k) {
+            run->params_dropped++;
+            return;
+        }
+        run->params[run->nparams++] = (struct sum_param){k, NULL};
+    }
+    json_object_put(run->params[i].v);
+    run->params[i].v = json_object_get(v);
+}
+
+static void params_from(struct sum_run *run, const char *prefix, struct json_object *obj,
+                        int depth)
+{
+    json_object_object_foreach(obj, k, v)
+    {
+        char key[256];
+        snprintf(key, sizeof key, "%s%s%s", prefix, *prefix ? "." : "", k);
+        if (v && json_object_is_type(v, json_type_object) && depth < 4)
+            params_from(run, key, v, depth + 1);
+        else
+            param_set(run, key, v);
+    }
+}
+
 static void on_event(void *ctx, const struct sum_event *e)
 {
     struct sum_run *run = ctx;
     see_time(run, e->t);
     sum_run_info_event(&run->info, e);
     sum_outcome_event(&run->outcome, e);
+    const char *pe = run->cfg->params_event ? run->cfg->params_event : "config";
+    if (!strcmp(e->name, pe) && e->data && json_object_is_type(e->data, json_type_object))
+        params_from(run, "", e->data, 0);
     size_t i;
     for (i = 0; i < run->netype; i++)
         if (!strncmp(run->etype[i].name, e->name, sizeof run->etype[i].name - 1))

@@ -120,6 +120,15 @@ struct sum_config {
     /* Where problems go ("FILE:LINE: reason" already formatted); NULL: dropped. */
     void (*message)(void *ctx, const char *text);
     void *message_ctx;
+    const char *params_event;  /* events whose data are the run's parameters (NULL: "config") */
+};
+
+/* One of the run's parameters: a scalar of the data of its params events (--params, default
+ * "config"), nested objects flattened with dots ("optim.lr"); a later event's value wins. */
+#define SUM_MAX_PARAMS 64
+struct sum_param {
+    char *key;              /* malloc'd */
+    struct json_object *v;  /* owned reference; NULL for JSON null */
 };
 
 struct sum_run {
@@ -186,6 +195,9 @@ struct sum_run {
     bool tspan_oom;
     uint64_t gp_tree_rows; /* gpu_procs.csv rows of the tree's pids */
     struct sum_outcome outcome; /* how the run ended (outcome.h) */
+    struct sum_param params[SUM_MAX_PARAMS]; /* the run's parameters, in first-seen order */
+    size_t nparams;
+    uint64_t params_dropped;
 };
 
 /* A new, empty run. NULL on ENOMEM. */

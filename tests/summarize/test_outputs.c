@@ -107,8 +107,42 @@ static void test_terminal_default_text(void)
     free(base);
 }
 
+/* A sweep grouped by hyperparameter: the config events' data as param.KEY columns, lined up by
+ * name across runs that have different parameters. */
+static void test_params_columns(void)
+{
+    char *base = th_tmpdir("outputs");
+    char *a = make_run(base, "a"), *b = make_run(base, "b");
+    put_file(a, "run.jsonl", "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", "
+                             "\"event\": \"config\", \"data\": {\"lr\": 0.0003, \"model\": \"gpt, 2\", "
+                             "\"optim\": {\"name\": \"adam\"}}}\n");
+    put_file(b, "run.jsonl", "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", "
+                             "\"event\": \"hp\", \"data\": {\"lr\": 0.001, \"batch\": 64}}\n"
+                             "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", "
+                             "\"event\": \"config\", \"data\": {\"lr\": 0.001, \"batch\": 64}}\n");
+    struct th_result r = summarize((char *[]){"--format", "csv", a, b, NULL});
+    char *l1 = strchr(r.out, '\n'), *l2 = l1 ? strchr(l1 + 1, '\n') : NULL;
+    CU_ASSERT_FATAL(l1 && l2);
+    *l1 = *l2 = '\0';
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",param.lr,param.model,param.optim.name,param.batch"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(l1 + 1, ",0.0003,\"gpt, 2\",adam,"));        /* a: no batch */
+    CU_ASSERT_PTR_NOT_NULL(strstr(l2 + 1, ",0.001,,,64\n"));                 /* b: no model */
+    th_result_free(&r);
+    r = summarize((char *[]){"--params", "hp", b, NULL});
+    struct json_object *doc = json_tokener_parse(r.out), *v;
+    CU_ASSERT(json_object_object_get_ex(doc, "params", &v) &&
+              json_object_object_get_ex(v, "batch", &v) && json_object_get_int(v) == 64);
+    json_object_put(doc);
+    th_result_free(&r);
+    th_rmtree(base);
+    free(a);
+    free(b);
+    free(base);
+}
+
 void add_outputs_suite(void)
 {
+    CU_add_test(CU_add_suite("params", NULL, NULL), "columns", test_params_columns);
     CU_pSuite s = CU_add_suite("outputs", NULL, NULL);
     CU_add_test(s, "several_dirs_one_document", test_several_dirs_one_document);
     CU_add_test(s, "write_alone_prints_nothing", test_write_alone_prints_nothing);
