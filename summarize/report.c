@@ -533,12 +533,53 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
 
 /* ---- text ------------------------------------------------------------------------------- */
 
+/* A number for a person: one decimal, or three significant digits below 1 so that a short
+ * phase's energy reads 0.00123 Wh, not 0.0 Wh. "-" when not measured. */
 static void tnum(struct hw_buf *b, double v, const char *unit)
 {
-    if (isfinite(v))
-        hw_buf_printf(b, "%.1f%s", v, unit);
-    else
+    if (!isfinite(v))
         hw_buf_puts(b, "-");
+    else if (v != 0 && fabs(v) < 1)
+        hw_buf_printf(b, "%.3g%s", v, unit);
+    else
+        hw_buf_printf(b, "%.1f%s", v, unit);
+}
+
+/* A duration: seconds with milliseconds under a minute, else h/min/s as a person reads it. */
+static void tdur(struct hw_buf *b, double s)
+{
+    if (!isfinite(s)) {
+        hw_buf_puts(b, "-");
+        return;
+    }
+    if (s < 60) {
+        hw_buf_printf(b, "%.3f s", s);
+        return;
+    }
+    long t = lround(s), h = t / 3600, m = t / 60 % 60, sec = t % 60;
+    if (h)
+        hw_buf_printf(b, "%ld h %02ld min %02ld s", h, m, sec);
+    else
+        hw_buf_printf(b, "%ld min %02ld s", m, sec);
+}
+
+/* The first line of what an error-like event says (its data's reason, message or output). */
+static void event_reason(struct hw_buf *b, const char *data_json)
+{
+    struct json_object *d = data_json ? json_tokener_parse(data_json) : NULL, *v;
+    static const char *const keys[] = {"reason", "message", "error", "output"};
+    for (size_t i = 0; d && i < sizeof keys / sizeof keys[0]; i++)
+        if (json_object_object_get_ex(d, keys[i], &v) && json_object_is_type(v, json_type_string) &&
+            json_object_get_string_len(v) > 0) {
+            const char *t = json_object_get_string(v);
+            size_t n = strcspn(t, "\r\n");
+            n = n > 160 ? 160 : n;
+            hw_buf_puts(b, ": ");
+            for (size_t k = 0; k < n; k++) /* no control characters to the terminal */
+                hw_buf_putc(b, (unsigned char)t[k] < 0x20 || t[k] == 0x7f ? '?' : t[k]);
+            break;
+        }
+    json_object_put(d);
 }
 
 static void tstat(struct hw_buf *b, const char *label, const struct sum_stat *s, const char *unit)
@@ -629,7 +670,7 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
                                                      "SM clock", "mem clock", "gr clock"};
     hw_buf_printf(out, "run %s\n", run->dir ? safe(run->dir, sb, sizeof sb) : "(files)");
     hw_buf_puts(out, "  duration ");
-    tnum(out, sum_run_duration(run), " s");
+    tdur(out, sum_run_duration(run));
     hw_buf_printf(out, ", %llu samples, %zu GPUs, energy ",
                   (unsigned long long)sum_run_num_samples(run), sum_run_gpu_count(run));
     double e = sum_run_energy_wh(run);
@@ -646,12 +687,20 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
     tnum(out, mean_or_nan(&run->all[SUM_GM_POWER]), " W");
     hw_buf_puts(out, ", CPU usr ");
     tnum(out, mean_or_nan(&run->cpu[SUM_CPU_USR]), "%");
+    if (run->cpu[SUM_CPU_SYS].n) {
+        hw_buf_puts(out, " sys ");
+        tnum(out, mean_or_nan(&run->cpu[SUM_CPU_SYS]), "%");
+    }
     hw_buf_puts(out, " idle ");
     tnum(out, mean_or_nan(&run->cpu[SUM_CPU_IDLE]), "%");
     hw_buf_putc(out, '\n');
     if (run->proc[SUM_PROC_RSS].n) {
         hw_buf_puts(out, "  process tree: peak RSS ");
         tnum(out, run->proc[SUM_PROC_RSS].max, " MiB");
+        if (run->proc[SUM_PROC_PSS].n) { /* RSS counts fork-shared pages once per process */
+            hw_buf_puts(out, ", peak PSS ");
+            tnum(out, run->proc[SUM_PROC_PSS].max, " MiB");
+        }
         hw_buf_puts(out, ", CPU mean ");
         tnum(out, mean_or_nan(&run->proc[SUM_PROC_CPU]), "%");
         if (run->proc[SUM_PROC_USR_CPU].n) {
@@ -698,8 +747,11 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
     }
     for (size_t i = 0; i < run->nphase; i++) {
         const struct sum_phase_acc *p = &run->phase[i];
-        hw_buf_printf(out, "  phase %s: %.3f s, energy ", safe(p->name, sb, sizeof sb),
-                      p->t1 - p->t0);
+        hw_buf_printf(out, "  phase %s: ", safe(p->name, sb, sizeof sb));
+        tdur(out, p->t1 - p->t0);
+        if (isfinite(run->info.t_start) && p->t0 < run->info.t_start - 0.001)
+            hw_buf_puts(out, " (began before hwmon started: partly unmeasured)");
+        hw_buf_puts(out, ", energy ");
         tnum(out, phase_energy_wh(p), " Wh");
         if (p->cpu_usr.n) {
             hw_buf_puts(out, ", CPU usr ");
@@ -730,13 +782,17 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
                 }
                 hw_buf_puts(out, ", power mean ");
                 tnum(out, mean_or_nan(&p->gpu[g]->m[SUM_GM_POWER]), " W");
+                hw_buf_puts(out, ", peak VRAM ");
+                tnum(out, max_or_nan(&p->gpu[g]->m[SUM_GM_MEM_USED]), " MiB");
                 hw_buf_putc(out, '\n');
             }
     }
-    if (run->err_total)
-        hw_buf_printf(out, "  %llu error-like event%s (first: %s)\n",
-                      (unsigned long long)run->err_total, run->err_total == 1 ? "" : "s",
-                      safe(run->err[0].name, sb, sizeof sb));
+    if (run->err_total) {
+        hw_buf_printf(out, "  %llu error-like event%s (first: %s", (unsigned long long)run->err_total,
+                      run->err_total == 1 ? "" : "s", safe(run->err[0].name, sb, sizeof sb));
+        event_reason(out, run->err[0].data);
+        hw_buf_puts(out, ")\n");
+    }
     for (int k = 0; k < SUM_KIND_COUNT; k++) {
         const struct sum_quality *q = &run->q[k];
         uint64_t sk = sum_quality_skipped_total(q), ph = sum_quality_placeholders_total(q);

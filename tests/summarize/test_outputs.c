@@ -140,8 +140,42 @@ static void test_params_columns(void)
     free(base);
 }
 
+/* The text report reads as a person expects: h/min/s durations, usr and sys CPU, the reason of
+ * the first error-like event, phases that began before hwmon started flagged. */
+static void test_text_for_people(void)
+{
+    char *base = th_tmpdir("outputs");
+    char *a = make_run(base, "a");
+    put_file(a, "cpu_metrics.csv", "timestamp,usr_pct,sys_pct,idle_pct\n"
+                                   "2026-11-21T10:00:01.000+00:00,10,5,85\n"
+                                   "2026-11-21T10:00:02.000+00:00,30,15,55\n");
+    put_file(a, "run.jsonl",
+             "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", \"event\": \"start\", "
+             "\"data\": {\"tool\": \"hwmon\"}}\n"
+             "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", \"event\": "
+             "\"gpu_unavailable\", \"data\": {\"reason\": \"Failed to initialize NVML: Driver/library "
+             "version mismatch\\nmore\", \"output\": \"\"}}\n"
+             "{\"ts\": \"2026-11-21T10:00:30.000+00:00\", \"type\": \"phase\", \"name\": \"warmup\", "
+             "\"seconds\": 90.0}\n"
+             "{\"ts\": \"2026-11-21T11:02:35.000+00:00\", \"type\": \"phase\", \"name\": \"train\", "
+             "\"seconds\": 3725.0}\n");
+    struct th_result r = summarize((char *[]){"--format", "text", a, NULL});
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "CPU usr 20.0% sys 10.0% idle 70.0%"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "phase warmup: 1 min 30 s (began before hwmon started"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "phase train: 1 h 02 min 05 s, energy -"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "(first: gpu_unavailable: Failed to initialize NVML: "
+                                         "Driver/library version mismatch)\n"));
+    if (!strstr(r.out, "phase train: 1 h 02 min 05 s"))
+        fprintf(stderr, "%s", r.out);
+    th_result_free(&r);
+    th_rmtree(base);
+    free(a);
+    free(base);
+}
+
 void add_outputs_suite(void)
 {
+    CU_add_test(CU_add_suite("text", NULL, NULL), "for_people", test_text_for_people);
     CU_add_test(CU_add_suite("params", NULL, NULL), "columns", test_params_columns);
     CU_pSuite s = CU_add_suite("outputs", NULL, NULL);
     CU_add_test(s, "several_dirs_one_document", test_several_dirs_one_document);
