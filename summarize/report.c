@@ -4,6 +4,7 @@
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -54,11 +55,21 @@ static void jw_close(struct jw *w, char c)
     hw_buf_putc(w->b, c);
 }
 
+/* A computed double for output (JSON, CSV and JSONL rows): rounded to 12 significant digits, so
+ * a mean prints 951.1, not 951.1000000000001 (binary noise of the sums), then as Python's repr.
+ * Twelve digits are far beyond what any sensor reports; the stored values keep full precision. */
+static void put_num(struct hw_buf *b, double v)
+{
+    char t[32];
+    snprintf(t, sizeof t, "%.12g", v);
+    hw_buf_py_double(b, strtod(t, NULL));
+}
+
 static void jw_num(struct jw *w, const char *key, double v)
 {
     jw_sep(w, key);
     if (isfinite(v))
-        hw_buf_py_double(w->b, v);
+        put_num(w->b, v);
     else
         hw_buf_puts(w->b, "null");
 }
@@ -331,7 +342,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     /* pytyche's keys (same names and meaning), null when never measured */
     const char *mu_src;
     const struct sum_stat *mu = mem_util_stat(run, &mu_src);
-    jw_num(&w, "peak_vram_mb", max_or_nan(&run->all[SUM_GM_MEM_USED]));
+    jw_num(&w, "peak_vram_mb", max_or_nan(&run->all[SUM_GM_MEM_USED])); /* MiB, as pytyche */
     jw_num(&w, "gpu_util_mean_pct", mean_or_nan(&run->all[SUM_GM_UTIL]));
     jw_num(&w, "gpu_util_max_pct", max_or_nan(&run->all[SUM_GM_UTIL]));
     jw_num(&w, "mem_util_mean_pct", mean_or_nan(mu));
@@ -348,7 +359,10 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     jw_num(&w, "duration_sec", round_us(sum_run_duration(run)));
     jw_num(&w, "mean_gpu_clock_mhz", clock_mean(run));
     jw_num(&w, "mean_gpu_power_w", mean_or_nan(&run->all[SUM_GM_POWER]));
-    /* ours */
+    jw_num(&w, "peak_gpu_mem_mb", max_or_nan(&run->all[SUM_GM_MEM_USED])); /* MiB, as calibrax */
+    jw_num(&w, "mean_gpu_util", mean_or_nan(&run->all[SUM_GM_UTIL]));
+    /* ours: units in the names (the _mb keys above are those tools' names for MiB values) */
+    jw_num(&w, "peak_vram_mib", max_or_nan(&run->all[SUM_GM_MEM_USED]));
     jw_num(&w, "energy_wh", sum_run_energy_wh(run));
     jw_str(&w, "mem_util_source", mu_src);
     jw_time(&w, "start", run->t_max >= run->t_min ? run->t_min : NAN);
@@ -851,6 +865,7 @@ static size_t flat_cols(const struct sum_run *run, struct col *c)
     U("num_samples", sum_run_num_samples(run));
     D("duration_sec", round_us(sum_run_duration(run)));
     D("peak_vram_mb", max_or_nan(&run->all[SUM_GM_MEM_USED]));
+    D("peak_vram_mib", max_or_nan(&run->all[SUM_GM_MEM_USED]));
     D("gpu_util_mean_pct", mean_or_nan(&run->all[SUM_GM_UTIL]));
     D("gpu_util_max_pct", max_or_nan(&run->all[SUM_GM_UTIL]));
     D("mem_util_mean_pct", mean_or_nan(mu));
@@ -894,7 +909,7 @@ static bool num_cell(struct hw_buf *b, const struct col *c)
     else if (c->type == C_INT)
         hw_buf_printf(b, "%.0f", c->d);
     else
-        hw_buf_py_double(b, c->d);
+        put_num(b, c->d);
     return true;
 }
 

@@ -173,8 +173,32 @@ static void test_text_for_people(void)
     free(base);
 }
 
+/* Output rounds away the binary noise of sums (0.15, not 0.15000000000000002), in JSON and rows,
+ * and the MiB keys carry their unit; pytyche's and calibrax's _mb names stay as aliases. */
+static void test_rounding_and_units(void)
+{
+    char *base = th_tmpdir("outputs");
+    char *a = make_run(base, "a");
+    put_file(a, "cpu_metrics.csv", "timestamp,usr_pct,idle_pct\n"
+                                   "2026-11-21T10:00:01.000+00:00,0.1,99.9\n"
+                                   "2026-11-21T10:00:02.000+00:00,0.2,99.8\n");
+    struct th_result r = summarize((char *[]){a, NULL});
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"cpu_usr_mean_pct\": 0.15,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"peak_vram_mb\": null,")); /* no GPU: unmeasured */
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"peak_gpu_mem_mb\": null,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"peak_vram_mib\": null,"));
+    th_result_free(&r);
+    r = summarize((char *[]){"--format", "jsonl", a, NULL});
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"cpu_usr_mean_pct\": 0.15,"));
+    th_result_free(&r);
+    th_rmtree(base);
+    free(a);
+    free(base);
+}
+
 void add_outputs_suite(void)
 {
+    CU_add_test(CU_add_suite("rounding", NULL, NULL), "and_units", test_rounding_and_units);
     CU_add_test(CU_add_suite("text", NULL, NULL), "for_people", test_text_for_people);
     CU_add_test(CU_add_suite("params", NULL, NULL), "columns", test_params_columns);
     CU_pSuite s = CU_add_suite("outputs", NULL, NULL);
