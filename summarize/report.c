@@ -741,6 +741,14 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
         if (why)
             hw_buf_printf(out, " (unmeasured: %s)", why);
         hw_buf_putc(out, '\n');
+        for (size_t i = 0; i < run->npids && i < 8; i++) { /* gpu_procs.csv, every process */
+            hw_buf_printf(out, "    GPU process %ld %s: peak ", run->pids[i].pid,
+                          safe(run->pids[i].name, sb, sizeof sb));
+            tnum(out, run->pids[i].peak_mib, " MiB\n");
+        }
+        if (run->npids > 8)
+            hw_buf_printf(out, "    ... %zu more GPU processes (JSON: process.gpu_mem_peak_by_pid)\n",
+                          run->npids - 8);
     }
     for (int g = 0; g < SUM_MAX_GPUS; g++) {
         const struct sum_gpu *gp = run->gpu[g];

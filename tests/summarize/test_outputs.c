@@ -168,6 +168,14 @@ static void test_text_for_people(void)
     if (!strstr(r.out, "phase train: 1 h 02 min 05 s"))
         fprintf(stderr, "%s", r.out);
     th_result_free(&r);
+    /* GPU processes, when gpu_procs.csv was recorded; short energies keep their digits */
+    char *basic = th_fmt("%s/runs/basic", th_env("HWRUN_TESTDATA"));
+    r = summarize((char *[]){"--format", "text", basic, NULL});
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "    GPU process 4243 python3 train.py, worker 0: peak "
+                                         "33000.0 MiB\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "10 samples, energy 0.933 Wh\n"));
+    th_result_free(&r);
+    free(basic);
     th_rmtree(base);
     free(a);
     free(base);
