@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "hwrun/proccols.h"
+
 void mon_buf_u64(struct hw_buf *b, uint64_t v)
 {
     char tmp[24];
@@ -45,6 +47,7 @@ void mon_csv_proc_header(struct hw_buf *b, bool pss)
     hw_buf_puts(b, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes");
     if (pss)
         hw_buf_puts(b, ",pss_mib");
+    hw_buf_puts(b, HW_PROC_EXTRA_HEADER);
     hw_buf_putc(b, '\n');
 }
 
@@ -95,5 +98,12 @@ void mon_csv_proc_line(struct hw_buf *b, const char *iso, const struct mon_tree_
     mon_buf_u64(b, s->write_bytes);
     if (pss)
         cell(b, s->have_pss, s->pss_mib);
+    /* HW_PROC_EXTRA_HEADER's columns, in its order */
+    cell(b, true, s->main_rss_mib);
+    cell(b, s->have_cpu, s->main_cpu_pct);
+    hw_buf_putc(b, ',');
+    mon_buf_u64(b, s->main_threads);
+    cell(b, s->have_cpu, s->usr_cpu_pct);
+    cell(b, s->have_cpu, s->sys_cpu_pct);
     hw_buf_putc(b, '\n');
 }

@@ -29,7 +29,9 @@ static void usage(void)
            "      --no-gpu           do not start nvidia-smi\n"
            "      --nvidia-smi PATH  the nvidia-smi to run (default: nvidia-smi on PATH)\n"
            "      --gpu-procs        also record per-process GPU memory (gpu_procs.csv)\n"
-           "      --pss              also record PSS (reads smaps_rollup: costly)\n"
+           "      --pss              record PSS every sample (reads smaps_rollup: about 30 ms\n"
+           "                         for 4 GiB); default: as often as 1%% of a core allows\n"
+           "      --no-pss           do not record PSS\n"
            "      --gpus LIST        record only these GPUs (indexes or UUIDs, comma-separated,\n"
            "                         or all); default: CUDA_VISIBLE_DEVICES if set, else all\n"
            "      --gpm              record GPM activity (SM, tensor, DRAM) into hw_gpm.csv;\n"
@@ -86,6 +88,7 @@ int main(int argc, char **argv)
         OPT_GPM,
         OPT_NO_GPM,
         OPT_GPUS,
+        OPT_NO_PSS,
         OPT_PROM,
         OPT_PROM_INTERVAL
     };
@@ -98,6 +101,7 @@ int main(int argc, char **argv)
         {"nvidia-smi", required_argument, NULL, OPT_SMI},
         {"gpu-procs", no_argument, NULL, OPT_GPU_PROCS},
         {"pss", no_argument, NULL, OPT_PSS},
+        {"no-pss", no_argument, NULL, OPT_NO_PSS},
         {"gpm", no_argument, NULL, OPT_GPM},
         {"no-gpm", no_argument, NULL, OPT_NO_GPM},
         {"gpus", required_argument, NULL, OPT_GPUS},
@@ -147,6 +151,11 @@ int main(int argc, char **argv)
             break;
         case OPT_PSS:
             cfg.pss = true;
+            cfg.no_pss = false;
+            break;
+        case OPT_NO_PSS:
+            cfg.no_pss = true;
+            cfg.pss = false;
             break;
         case OPT_GPM:
             cfg.gpm = MON_GPM_ON;

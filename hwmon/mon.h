@@ -12,11 +12,18 @@
 #define MON_GPU_FIELDS                                                                             \
     "timestamp,utilization.gpu,utilization.memory,memory.used,memory.total,power.draw,"            \
     "temperature.gpu,clocks.current.sm,clocks.current.memory,index,uuid"
+/* The share of one core PSS reads may take when not asked for every sample (--pss). */
+#define MON_PSS_BUDGET 0.01
 #define MON_APPS_FIELDS "timestamp,gpu_uuid,pid,used_gpu_memory,process_name"
 
 /* --gpm / --no-gpm. AUTO and ON both start the GPM child when the probe finds a GPU with GPM;
  * ON also warns on stderr when none has it. */
 enum mon_gpm { MON_GPM_AUTO, MON_GPM_ON, MON_GPM_OFF };
+
+/* hwmon's own failure (bad pid, unusable output directory, ...): 125, as timeout(1) and env(1)
+ * do, because in wrap mode hwmon's status is otherwise the job's, and a job never exits 125 by
+ * accident the way it exits 1. */
+#define MON_EXIT_SELF 125
 
 struct mon_config {
     const char *out_dir; /* NULL: a new hwmon-<UTC time> directory in the working directory */
@@ -33,6 +40,7 @@ struct mon_config {
     const char *prom_path;   /* --prom-textfile FILE or DIR, or NULL */
     double prom_interval_s;  /* how often it is rewritten (and once at stop) */
     const char *gpus;        /* --gpus LIST or "all"; NULL: CUDA_VISIBLE_DEVICES, else all */
+    bool no_pss;             /* --no-pss; default: PSS within MON_PSS_BUDGET (--pss: always) */
 };
 
 /* Run until the command exits (wrap), the process exits (attach), the duration ends or a

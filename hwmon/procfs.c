@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hwrun/io.h"
@@ -805,9 +806,10 @@ static ssize_t read_smaps(struct mon_tree *t, struct mon_proc *p, char *buf, siz
 }
 
 struct tree_sums {
-    uint64_t ticks, rd, wr, rss_kb, pss_kb, threads;
+    uint64_t ticks, uticks, rd, wr, rss_kb, pss_kb, threads;
     unsigned procs;
     bool any_pss;
+    bool pss_now; /* read smaps_rollup in this sample */
 };
 
 /* Add one live process of the tree (its stat already read) to the sums. */
@@ -815,7 +817,9 @@ static void account(struct mon_tree *t, struct mon_proc *p, const struct mon_pst
                     struct tree_sums *s)
 {
     p->ticks = st->utime + st->stime + st->cutime + st->cstime;
+    p->uticks = st->utime + st->cutime;
     s->ticks += p->ticks;
+    s->uticks += p->uticks;
     s->threads += st->threads;
     s->rss_kb += st->rss_pages * (uint64_t)t->page_kb;
     s->procs++;
@@ -825,7 +829,7 @@ static void account(struct mon_tree *t, struct mon_proc *p, const struct mon_pst
     s->rd += p->rd;
     s->wr += p->wr;
     uint64_t kb;
-    if (p->smaps_fd >= 0 && read_smaps(t, p, buf, sizeof buf) > 0 &&
+    if (s->pss_now && p->smaps_fd >= 0 && read_smaps(t, p, buf, sizeof buf) > 0 &&
         mon_parse_kb_field(buf, "Pss:", &kb) == 0) {
         s->pss_kb += kb;
         s->any_pss = true;
@@ -843,6 +847,10 @@ int mon_tree_sample(struct mon_tree *t, double now_s, struct mon_tree_sample *ou
         return 0;
     }
     out->root_alive = true;
+    /* the main process alone; st is reused for the others below */
+    uint64_t main_ticks = st.utime + st.stime;
+    out->main_rss_mib = (double)(st.rss_pages * (uint64_t)t->page_kb) / 1024.0;
+    out->main_threads = st.threads;
     if (t->mode == MODE_UNKNOWN) {
         char path[96], buf[64];
         snprintf(path, sizeof path, "%d/task/%d/children", (int)t->root, (int)t->root);
@@ -851,6 +859,10 @@ int mon_tree_sample(struct mon_tree *t, double now_s, struct mon_tree_sample *ou
     }
 
     struct tree_sums sum = {0};
+    sum.pss_now = t->pss && now_s >= t->pss_next;
+    struct timespec c0;
+    if (sum.pss_now && t->pss_budget > 0)
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 
     if (t->mode == MODE_CHILDREN) {
         /* breadth-first from the root through task/TID/children; the queue holds indices into
@@ -938,6 +950,7 @@ int mon_tree_sample(struct mon_tree *t, double now_s, struct mon_tree_sample *ou
         if (p->gen == t->gen || absorbed_by_tree(t, p))
             continue;
         t->gone_ticks += p->ticks;
+        t->gone_uticks += p->uticks;
         t->gone_rd += p->rd;
         t->gone_wr += p->wr;
     }
@@ -952,17 +965,31 @@ int mon_tree_sample(struct mon_tree *t, double now_s, struct mon_tree_sample *ou
     }
     t->n = w;
 
-    uint64_t ticks = sum.ticks + t->gone_ticks;
+    if (sum.pss_now && t->pss_budget > 0) {
+        struct timespec c1;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+        double cost = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-9;
+        t->pss_next = now_s + cost / t->pss_budget;
+    }
+    uint64_t ticks = sum.ticks + t->gone_ticks, uticks = sum.uticks + t->gone_uticks;
     uint64_t rd = sum.rd + t->gone_rd, wr = sum.wr + t->gone_wr;
     /* A tracked parent reaping a child between our two reads can make the sum dip for one
      * sample; keep the series monotonic and let the next sample catch up. */
     if (t->have_prev && now_s > t->prev_t) {
         out->have_cpu = true;
-        out->cpu_pct =
-            (double)dsub(ticks, t->prev_ticks) * 100.0 / (double)t->clk_tck / (now_s - t->prev_t);
+        double per_tick = 100.0 / (double)t->clk_tck / (now_s - t->prev_t);
+        out->cpu_pct = (double)dsub(ticks, t->prev_ticks) * per_tick;
+        /* user + system = the total, whatever the dip rule below kept */
+        double usr = (double)dsub(uticks, t->prev_uticks) * per_tick;
+        out->usr_cpu_pct = usr < out->cpu_pct ? usr : out->cpu_pct;
+        out->sys_cpu_pct = out->cpu_pct - out->usr_cpu_pct;
+        out->main_cpu_pct = (double)dsub(main_ticks, t->prev_main_ticks) * per_tick;
     }
-    if (!t->have_prev || ticks >= t->prev_ticks)
+    if (!t->have_prev || ticks >= t->prev_ticks) {
         t->prev_ticks = ticks;
+        t->prev_uticks = uticks;
+    }
+    t->prev_main_ticks = main_ticks;
     t->prev_t = now_s;
     t->have_prev = true;
     if (rd > t->max_rd)

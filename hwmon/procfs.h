@@ -122,6 +122,7 @@ struct mon_proc {
     uint64_t rd, wr;     /* its io at the last read */
     uint32_t gen;        /* last walk that saw it */
     struct mon_pstat st; /* scan mode: this walk's stat */
+    uint64_t uticks;     /* utime+cutime at the last read */
 };
 
 struct mon_tree {
@@ -148,6 +149,12 @@ struct mon_tree {
     /* membership changes since the caller last emptied it (nchg = 0): pid joined, -pid left */
     pid_t *chg;
     size_t nchg, chg_cap;
+    /* user-time share of the above, and the main process's own utime+stime */
+    uint64_t gone_uticks, prev_uticks, prev_main_ticks;
+    /* PSS on a CPU budget: smaps_rollup walks every page table (about 30 ms for a 4 GiB
+     * process), so with pss_budget > 0 the next PSS read waits until its last cost is at most
+     * that fraction of the time since; 0 reads it every sample (--pss). */
+    double pss_budget, pss_next;
 };
 
 struct mon_tree_sample {
@@ -160,6 +167,10 @@ struct mon_tree_sample {
     uint64_t read_bytes, write_bytes;
     bool have_pss;
     double pss_mib;
+    /* the tracked process alone (descendants = the tree's figure minus these) */
+    double main_rss_mib, main_cpu_pct; /* main_cpu_pct valid when have_cpu */
+    uint64_t main_threads;
+    double usr_cpu_pct, sys_cpu_pct; /* the tree's cpu_pct split; valid when have_cpu */
 };
 
 /* Track root and its descendants under proc_root. With pss, read smaps_rollup too (costly).

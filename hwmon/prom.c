@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "summary.h" /* SUM_GAP_FACTOR: the same energy rule as summarize */
+#include "summary.h" /* sum_energy_step: the same energy rule as summarize */
 
 #define MIB 1048576.0
 
@@ -96,15 +96,15 @@ static void on_gpu(void *ctx, const struct sum_gpu_row *r)
     if (!g->seen) {
         g->seen = true;
         g->last_t = g->last_p = NAN;
+        g->energy.interval_s = p->interval_s;
     }
     memcpy(g->v, r->v, sizeof g->v);
     double t = r->t, w = r->v[SUM_GM_POWER];
     if (isnan(t))
         return;
-    double dt = t - g->last_t;
-    if (dt > 0 && dt <= SUM_GAP_FACTOR * p->interval_s && isfinite(w) && isfinite(g->last_p))
-        g->energy_j += (g->last_p + w) / 2 * dt;
-    if (isnan(g->last_t) || dt > 0) {
+    if (!isnan(g->last_t))
+        sum_energy_step(&g->energy, g->last_t, g->last_p, t, w);
+    if (isnan(g->last_t) || t > g->last_t) {
         g->last_t = t;
         g->last_p = w;
     }
@@ -328,13 +328,13 @@ void mon_prom_format(const struct mon_prom *p, const struct mon_prom_counters *c
                    false, gpu_metrics[i].scale);
     bool any = false;
     for (int g = 0; g < MON_PROM_MAX_GPUS; g++) {
-        if (!p->gpu[g].seen || !(p->gpu[g].energy_j > 0 || isfinite(p->gpu[g].last_p)))
+        if (!p->gpu[g].seen || !(p->gpu[g].energy.joules > 0 || isfinite(p->gpu[g].last_p)))
             continue;
         if (!any)
             family(b, "hwrun_gpu_energy_joules_total", "counter",
                    "Energy since hwmon started: power integrated over time, gaps not bridged.");
         any = true;
-        gpu_sample(b, "hwrun_gpu_energy_joules_total", g, p->gpu[g].energy_j);
+        gpu_sample(b, "hwrun_gpu_energy_joules_total", g, p->gpu[g].energy.joules);
     }
     for (int k = 0; k < HW_GPM_NCOLS; k++) {
         /* "sm_active_pct" -> hwrun_gpu_sm_active_ratio */
@@ -370,31 +370,6 @@ void mon_prom_format(const struct mon_prom *p, const struct mon_prom_counters *c
                   scaled(p->proc[proc_metrics[i].c], proc_metrics[i].scale));
 }
 
-/* Replace path with data: write PATH.tmp.<pid> (node_exporter reads only *.prom), then
- * rename(2) over path, so a reader sees the old file or the new one, never half of one. No
- * fsync, unlike hw_write_atomic(): after a power cut the latest values are worthless anyway,
- * and the fsync was most of the export's cost. */
-static int replace_file(const char *path, const char *data, size_t len)
-{
-    char tmp[4200];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
-        return -ENAMETOOLONG;
-    int fd;
-    do
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    while (fd < 0 && errno == EINTR);
-    if (fd < 0)
-        return -errno;
-    int rc = hw_write_all(fd, data, len, NULL);
-    if (close(fd) != 0 && rc == 0)
-        rc = -errno;
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = -errno;
-    if (rc != 0)
-        unlink(tmp);
-    return rc;
-}
-
 int mon_prom_update(struct mon_prom *p, const struct mon_prom_counters *c)
 {
     for (int i = 0; i < PROM_SRC_COUNT; i++)
@@ -403,7 +378,8 @@ int mon_prom_update(struct mon_prom *p, const struct mon_prom_counters *c)
     mon_prom_format(p, c, &p->out);
     if (p->out.oom)
         return -ENOMEM;
-    int rc = replace_file(p->path, p->out.p, p->out.len);
+    /* no fsync: after a power cut the latest values are worthless anyway */
+    int rc = hw_write_replace(p->path, p->out.p, p->out.len, false);
     if (rc == 0)
         p->writes++;
     return rc;

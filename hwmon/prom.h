@@ -17,6 +17,7 @@
 #include "hwrun/gpm.h"
 #include "hwrun/io.h"
 #include "readers.h"
+#include "summary.h" /* struct sum_energy */
 
 #define MON_PROM_MAX_GPUS 64
 #define MON_PROM_DEFAULT_INTERVAL_S 10.0
@@ -30,7 +31,7 @@ struct mon_prom_gpu {
     double v[SUM_GM_COUNT];  /* latest row; NAN = not measured */
     double gpm[HW_GPM_NCOLS]; /* latest GPM row, percent */
     bool gpm_seen;
-    double energy_j;          /* trapezoids between rows, gaps not bridged */
+    struct sum_energy energy; /* summarize's rule (sum_energy_step), interval from hwmon */
     double last_t, last_p;
 };
 

@@ -33,6 +33,7 @@
 #include "hwrun/msg.h"
 #include "hwrun/timeutil.h"
 #include "procfs.h"
+#include "jobtree.h"
 #include "prom.h"
 #include "runlog.h"
 #include "sampler.h"
@@ -96,6 +97,17 @@ struct run {
     int tree_pids_fd; /* tree_pids.csv, beside proc_metrics.csv */
     struct mon_gpusel gsel;
     char gpu_sel_json[512]; /* the selected GPUs' indexes as nvidia-smi -i resolved them */
+    /* a stop signal forwarded to the job's whole tree (jobtree.h) */
+    bool fwd;
+    int fwd_sig;
+    double fwd_deadline;   /* then SIGKILL whatever of the job is left */
+    long fwd_n;            /* processes the signal reached */
+    bool fwd_killed;       /* the SIGKILL round was made */
+    pid_t killed[64];      /* what it killed (the first 64) */
+    long n_killed;
+    bool made_dir, made_log; /* created by this start: removed again if it fails */
+    bool started;            /* the start event was logged */
+    bool dir_ok;             /* the directory held no run's samples: any there now are ours */
 };
 
 static void log_event(struct run *r, const char *type, const rl_field_t *f, size_t n)
@@ -794,6 +806,7 @@ static int spawn_command(struct run *r)
 
 static void log_start(struct run *r, const char *mode)
 {
+    r->started = true;
     struct utsname u;
     if (uname(&u) < 0)
         memset(&u, 0, sizeof u);
@@ -850,7 +863,9 @@ static void log_start(struct run *r, const char *mode)
         f[n++] = RL_JSON("gpus", r->gpus_json);
     if (r->sys.cgroup)
         f[n++] = RL_JSON("cgroup", cg.p);
-    f[n++] = RL_BOOL("pss", cfg->pss);
+    f[n++] = RL_BOOL("pss", !cfg->no_pss);
+    if (!cfg->no_pss && !cfg->pss)
+        f[n++] = RL_DBL("pss_budget", MON_PSS_BUDGET);
     f[n++] = RL_BOOL("gpu_procs", cfg->gpu_procs);
     f[n++] = RL_BOOL("no_gpu", cfg->no_gpu);
     f[n++] = RL_BOOL("gpm", r->gpm_ok);
@@ -875,14 +890,27 @@ static void log_stop(struct run *r, bool wrap, int exit_status)
     snprintf(samples, sizeof samples, "{\"cpu\": %llu, \"proc\": %llu}",
              (unsigned long long)atomic_load(&r->sampler.n_cpu),
              (unsigned long long)atomic_load(&r->sampler.n_proc));
-    rl_field_t f[6];
+    rl_field_t f[9];
     size_t n = 0;
+    char killed[64 * 12 + 2];
     f[n++] = RL_DBL("duration_s", round((hw_mono_now() - r->t0) * 1000) / 1000);
     f[n++] = RL_JSON("samples", samples);
     f[n++] = RL_INT("skipped_slots", (int64_t)atomic_load(&r->sampler.skipped));
     if (wrap)
         f[n++] = RL_INT("exit_status", exit_status);
     f[n++] = RL_STR("reason", r->stop_reason ? r->stop_reason : "signal");
+    if (r->fwd) { /* a stop signal went to the job's whole tree */
+        size_t k = 0, shown = (size_t)r->n_killed < 64 ? (size_t)r->n_killed : 64;
+        killed[k++] = '[';
+        for (size_t i = 0; i < shown; i++)
+            k += (size_t)snprintf(killed + k, sizeof killed - k, "%s%d", i ? ", " : "",
+                                  (int)r->killed[i]);
+        killed[k++] = ']';
+        killed[k] = '\0';
+        f[n++] = RL_INT("signal_forwarded", r->fwd_sig);
+        f[n++] = RL_INT("processes_signalled", r->fwd_n);
+        f[n++] = RL_JSON("killed_after_grace", killed);
+    }
     log_event(r, "stop", f, n);
 }
 
@@ -936,6 +964,53 @@ static void reap(struct run *r)
     }
 }
 
+/* The process groups of hwmon's own nvidia-smi children: not the job's, never signalled here. */
+static size_t own_groups(const struct run *r, pid_t *pg, size_t cap)
+{
+    size_t n = 0;
+    for (int i = 0; i < r->n_ch && n < cap; i++)
+        if (r->ch[i].pid > 0)
+            pg[n++] = r->ch[i].pid;
+    return n;
+}
+
+/* A stop signal sent to hwmon (kill, timeout, SLURM, Kubernetes) goes to every process of the
+ * job, the workers too; what is left after the grace period gets SIGKILL (job_tick). */
+static void job_forward(struct run *r, int sig)
+{
+    pid_t pg[CH_N];
+    size_t npg = own_groups(r, pg, CH_N);
+    long n = mon_job_signal(r->cfg->proc_root, getpid(), pg, npg, sig, NULL, 0);
+    if (n < 0) /* no /proc: the main process at least */
+        n = kill(r->cmd_pid, sig) == 0;
+    if (!r->fwd) {
+        r->fwd = true;
+        r->fwd_sig = sig;
+        r->fwd_deadline = hw_mono_now() + r->cfg->grace_s;
+    }
+    r->fwd_n = n > r->fwd_n ? n : r->fwd_n;
+}
+
+/* After the grace period, SIGKILL what is left of the job. Returns whether nothing of it is
+ * left (always true when no stop signal was forwarded: a job's daemons are its own business). */
+static bool job_tick(struct run *r, double now)
+{
+    if (!r->fwd)
+        return true;
+    pid_t pg[CH_N], left[1];
+    size_t npg = own_groups(r, pg, CH_N);
+    if (!r->fwd_killed && now >= r->fwd_deadline) {
+        r->fwd_killed = true;
+        long n = mon_job_signal(r->cfg->proc_root, getpid(), pg, npg, SIGKILL, r->killed,
+                                sizeof r->killed / sizeof r->killed[0]);
+        r->n_killed = n > 0 ? n : 0;
+        if (n > 0)
+            hw_warn(0, "%ld process%s of the job did not stop within %.3g s of signal %d: killed",
+                    n, n == 1 ? "" : "es", r->cfg->grace_s, r->fwd_sig);
+    }
+    return mon_job_scan(r->cfg->proc_root, getpid(), pg, npg, left, 1) <= 0;
+}
+
 static void on_signal(struct run *r, const struct signalfd_siginfo *si)
 {
     int sig = (int)si->ssi_signo;
@@ -947,7 +1022,7 @@ static void on_signal(struct run *r, const struct signalfd_siginfo *si)
         /* The terminal (SI_KERNEL) already sent it to the whole foreground group, the command
          * included; only a signal sent to hwmon alone (kill) is passed on. */
         if (si->ssi_code != SI_KERNEL)
-            kill(r->cmd_pid, sig);
+            job_forward(r, sig);
         return;
     }
     if (r->stopping && r->signals_seen) {
@@ -1036,6 +1111,31 @@ static int open_child_outputs(struct run *r)
     return 0;
 }
 
+/* The files of a run's samples (run.jsonl aside): one run per directory. */
+static const char *const samples[] = {"cpu_metrics.csv", "proc_metrics.csv", "hw_metrics.csv",
+                                      "hw_dmon.csv",     "gpu_procs.csv",    HW_GPM_FILE,
+                                      HW_TREE_PIDS_FILE};
+
+/* A start that failed before the start event leaves nothing behind that would make a retry into
+ * the same -o DIR refuse it ("already holds a run"): the sample files it created, run.jsonl if
+ * it created it, and the directory if it made it and nothing else is in it. */
+static void discard_unstarted(struct run *r)
+{
+    if (r->started || !r->dir_ok)
+        return;
+    char path[PATH_MAX + 32];
+    for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
+        join_path(path, sizeof path, r->dir, samples[i]);
+        unlink(path);
+    }
+    if (r->made_log) {
+        join_path(path, sizeof path, r->dir, "run.jsonl");
+        unlink(path);
+    }
+    if (r->made_dir)
+        rmdir(r->dir);
+}
+
 static int make_dir(struct run *r)
 {
     const struct mon_config *cfg = r->cfg;
@@ -1049,6 +1149,7 @@ static int make_dir(struct run *r)
         gmtime_r(&t.tv_sec, &tm);
         strftime(name, sizeof name, "hwmon-%Y%m%dT%H%M%SZ", &tm);
     }
+    r->made_dir = access(name, F_OK) != 0;
     int rc = hw_mkdir_p(name);
     if (rc < 0) {
         hw_warn(-rc, "create directory %s", name);
@@ -1060,9 +1161,6 @@ static int make_dir(struct run *r)
     }
     /* Appending a second run's samples to a first run's files would make one summary of two
      * runs. A run.jsonl alone is fine: the user may have logged a config event before. */
-    static const char *const samples[] = {"cpu_metrics.csv", "proc_metrics.csv", "hw_metrics.csv",
-                                          "hw_dmon.csv", "gpu_procs.csv", HW_GPM_FILE,
-                                          HW_TREE_PIDS_FILE};
     for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
         char path[PATH_MAX + 32];
         join_path(path, sizeof path, r->dir, samples[i]);
@@ -1071,6 +1169,7 @@ static int make_dir(struct run *r)
             return -1;
         }
     }
+    r->dir_ok = true;
     if (!cfg->out_dir && !cfg->quiet)
         hw_warn(0, "writing to %s", r->dir);
     return 0;
@@ -1173,7 +1272,7 @@ int mon_run(const struct mon_config *cfg)
     r->t0 = hw_mono_now();
     bool wrap = cfg->command != NULL;
     const char *mode = wrap ? "wrap" : cfg->attach_pid ? "attach" : "system";
-    int status = HW_EXIT_FAIL;
+    int status = MON_EXIT_SELF;
 
     /* Signals: blocked before any thread or child exists, so the sampler inherits the mask and
      * they all arrive on the signalfd. An ignored SIGHUP (nohup) stays ignored. */
@@ -1200,6 +1299,7 @@ int mon_run(const struct mon_config *cfg)
         goto out;
     char path[PATH_MAX + 32];
     join_path(path, sizeof path, r->dir, "run.jsonl");
+    r->made_log = access(path, F_OK) != 0;
     int rc = rl_open(&r->log, path, 0);
     if (rc < 0) {
         r->log = NULL;
@@ -1255,6 +1355,9 @@ int mon_run(const struct mon_config *cfg)
 
     /* What to track. */
     if (wrap) {
+        /* The job's orphaned workers stay ours to stop (jobtree.h); without it (old kernels)
+         * only the main process and its live descendants can be reached. */
+        (void)mon_job_subreaper();
         rc = spawn_command(r);
         if (rc < 0) {
             hw_warn(-rc, "cannot run '%s'", cfg->command[0]);
@@ -1267,12 +1370,13 @@ int mon_run(const struct mon_config *cfg)
         r->track_pid = r->cmd_pid;
     }
     if (r->track_pid) {
-        rc = mon_tree_open(&r->tree, cfg->proc_root, r->track_pid, cfg->pss);
+        rc = mon_tree_open(&r->tree, cfg->proc_root, r->track_pid, !cfg->no_pss);
         if (rc < 0 && !wrap) {
             hw_warn(0, "no process %d to attach to", (int)r->track_pid);
             goto out;
         }
         r->tree_open = rc == 0;
+        r->tree.pss_budget = cfg->pss ? 0 : MON_PSS_BUDGET;
         if (cfg->attach_pid)
             r->pidfd = (int)syscall(SYS_pidfd_open, cfg->attach_pid, 0);
     }
@@ -1297,7 +1401,7 @@ int mon_run(const struct mon_config *cfg)
         .cpu_fd = r->cpu_fd,
         .proc_fd = r->proc_fd,
         .cgroup_cols = r->sys.cgroup,
-        .pss = cfg->pss,
+        .pss = !cfg->no_pss,
         .notify_fd = r->efd,
         .tree_pids_fd = r->tree_open ? r->tree_pids_fd : -1,
     };
@@ -1318,6 +1422,7 @@ int mon_run(const struct mon_config *cfg)
         if (!r->stopping) {
             for (int i = 0; i < r->n_ch; i++)
                 child_tick(r, &r->ch[i], now);
+            job_tick(r, now); /* a command that ignores the forwarded signal: SIGKILL in time */
             if (end_at && now >= end_at)
                 begin_stop(r, "duration");
             if (r->prom_open && now >= r->prom_next) {
@@ -1330,7 +1435,7 @@ int mon_run(const struct mon_config *cfg)
         } else {
             for (int i = 0; i < r->n_ch; i++)
                 child_tick(r, &r->ch[i], now);
-            if (!children_running(r) && (!wrap || r->cmd_done))
+            if (!children_running(r) && (!wrap || r->cmd_done) && job_tick(r, now))
                 break;
             if (now > r->stop_deadline && (!wrap || r->cmd_done)) {
                 hw_warn(0, "a child did not exit after SIGKILL; giving up on it");
@@ -1357,6 +1462,8 @@ int mon_run(const struct mon_config *cfg)
         double wake = end_at;
         if (r->prom_open && !r->stopping && (wake == 0 || r->prom_next < wake))
             wake = r->prom_next;
+        if (r->fwd && !r->fwd_killed && (wake == 0 || r->fwd_deadline < wake))
+            wake = r->fwd_deadline;
         int n = poll(pf, (nfds_t)np, loop_timeout_ms(r, wake));
         if (n < 0 && errno != EINTR) {
             hw_warn(errno, "poll");
@@ -1391,11 +1498,12 @@ int mon_run(const struct mon_config *cfg)
     if (werr < 0) {
         hw_warn(-werr, "write to %s", r->dir);
         if (!wrap)
-            status = HW_EXIT_FAIL;
+            status = MON_EXIT_SELF;
     }
     log_stop(r, wrap, status);
     prom_write(r, false); /* the children have stopped: their last rows are in */
 out:
     cleanup(r);
+    discard_unstarted(r);
     return status;
 }

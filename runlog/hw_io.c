@@ -84,6 +84,11 @@ ssize_t hw_pread_all(int fd, char *buf, size_t cap)
 
 int hw_write_atomic(const char *path, const char *data, size_t len)
 {
+    return hw_write_replace(path, data, len, true);
+}
+
+int hw_write_replace(const char *path, const char *data, size_t len, bool durable)
+{
     char tmp[4096];
     if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp)
         return -ENAMETOOLONG;
@@ -93,7 +98,7 @@ int hw_write_atomic(const char *path, const char *data, size_t len)
     int rc = hw_write_all(fd, data, len, NULL);
     if (rc == 0 && fchmod(fd, 0644) != 0) /* mkostemp makes 0600 */
         rc = -errno;
-    if (rc == 0 && fsync(fd) != 0)
+    if (rc == 0 && durable && fsync(fd) != 0)
         rc = -errno;
     if (close(fd) != 0 && rc == 0)
         rc = -errno;

@@ -5,6 +5,7 @@
 #include "reader_int.h"
 
 #include "hwrun/gpm.h"
+#include "hwrun/proccols.h"
 #include "hwrun/timeutil.h"
 #include "hwrun/treepids.h"
 
@@ -33,6 +34,7 @@ const char *const sum_cpu_col_names[SUM_CPU_COUNT] = {
 
 const char *const sum_proc_col_names[SUM_PROC_COUNT] = {
     "procs", "threads", "cpu_pct", "rss_mib", "read_bytes", "write_bytes", "pss_mib",
+    HW_PROC_MAIN_RSS, HW_PROC_MAIN_CPU, HW_PROC_MAIN_THREADS, HW_PROC_USR_CPU, HW_PROC_SYS_CPU,
 };
 
 /* ---- helpers ---------------------------------------------------------------------------- */

@@ -1675,6 +1675,9 @@ static const char page_css[] =
     "small{color:var(--mute)}\n"
     ".warn{margin:0;padding-left:18px;font-size:12.5px}.warn li{margin:2px 0;color:#9a3412}\n"
     ".warn li.minor{color:var(--mute)}\n"
+    ".banner{margin:6px 0;padding:6px 10px;border-radius:4px;font-size:14px}\n"
+    ".banner.good{background:#ecfdf5;color:#065f46}.banner.bad{background:#fef2f2;color:#991b1b;"
+    "border:1px solid #fca5a5}\n.badstatus{color:#991b1b;font-weight:600}\n"
     ".ok{color:#1a7f37;font-size:12.5px}\n"
     "details{font-size:12px;margin-top:10px}summary{cursor:pointer;color:var(--mute)}\n"
     "footer{color:var(--mute);font-size:12px;padding:6px 20px 20px}\n"
@@ -1827,13 +1830,55 @@ static void reading_notes(const struct run *R, struct notes *N)
         note(N, "out of memory: some series are incomplete");
 }
 
+/* How the run ended, from the summary's "status"/"outcome" (summarize/outcome.c decides it): a
+ * failed, killed or unfinished run must not look like a good one. */
+static void outcome_banner(FILE *f, struct json_object *summary)
+{
+    struct json_object *st = summary ? JSTR(summary, "status") : NULL;
+    if (!st)
+        return;
+    const char *status = json_object_get_string(st);
+    double code = JNUM(summary, "outcome.exit_status"), sig = JNUM(summary, "outcome.signal");
+    double failed = JNUM(summary, "outcome.phases_failed");
+    bool ok = !strcmp(status, "ok");
+    fprintf(f, "<p class=\"banner %s\" id=\"status\" data-status=\"", ok ? "good" : "bad");
+    esc(f, status);
+    fputs("\">Run <b>", f);
+    esc(f, status);
+    fputs("</b>", f);
+    if (isfinite(sig))
+        fprintf(f, ": the command was killed by signal %.0f", sig);
+    else if (isfinite(code) && code != 0)
+        fprintf(f, ": the command exited with status %.0f", code);
+    else if (!strcmp(status, "incomplete"))
+        fputs(": no stop event (hwmon was killed or the machine stopped)", f);
+    else if (!strcmp(status, "running"))
+        fputs(": hwmon is still writing this directory", f);
+    if (isfinite(failed) && failed > 0)
+        fprintf(f, " \xC2\xB7 %.0f phase%s failed", failed, failed == 1 ? "" : "s");
+    fputs("</p>\n", f);
+}
+
+/* A sweep row's status, next to the run's name, when it is not ok. */
+static void outcome_badge(FILE *f, struct json_object *summary)
+{
+    struct json_object *st = summary ? JSTR(summary, "status") : NULL;
+    if (!st || !strcmp(json_object_get_string(st), "ok"))
+        return;
+    fputs(" <small class=\"badstatus\">", f);
+    esc(f, json_object_get_string(st));
+    fputs("</small>", f);
+}
+
 static void render_run(FILE *f, struct run *R, struct json_object *summary, const char *title)
 {
     char b1[64], b2[64], b3[64];
     page_head(f, title, false);
     fputs("<body>\n<header>\n<h1>", f);
     esc(f, title);
-    fputs("</h1>\n<p class=\"meta\">", f);
+    fputs("</h1>\n", f);
+    outcome_banner(f, summary);
+    fputs("<p class=\"meta\">", f);
     if (R->no_data)
         fputs("<b>No samples, phases or events with a time were found in this directory.</b>", f);
     else
@@ -2168,6 +2213,7 @@ static void sweep_row(FILE *f, const char *dir, struct json_object *sum, const c
     } else {
         esc(f, name);
     }
+    outcome_badge(f, sum);
     int rc = check_dir(dir);
     struct run *R = rc == 0 ? malloc(sizeof *R) : NULL;
     if (!R) {

@@ -27,6 +27,8 @@ struct job {
     const char *dir;             /* NULL: files given by options only */
     struct hw_buf out;
     struct hw_buf json;          /* the JSON summary, kept for --html */
+    struct hw_buf pnames, pcells; /* csv: the run's param.KEY names and cells, NUL-separated */
+    size_t nparams;
     int status;                  /* HW_EXIT_OK or HW_EXIT_FAIL */
     bool usable;
 };
@@ -53,11 +55,14 @@ static void usage(FILE *f)
           "Summarize run directories written by hwmon/runlog (or pytyche's HWMonitor):\n"
           "per run, per GPU and per phase, with energy, percentiles and data quality.\n"
           "\n"
-          "  -f, --format FMT      json (default: summary.json), text, pytyche (exactly what\n"
+          "  -f, --format FMT      json (the summary.json document; with several DIRs a JSON\n"
+          "                        array of them), text (the default for one DIR on a\n"
+          "                        terminal; JSON when piped), pytyche (exactly what\n"
           "                        pytyche's build_resource_summary().to_dict() prints),\n"
           "                        csv or jsonl (one row per run, for sweep tables)\n"
           "  -o, --output FILE     write the output to FILE instead of standard output\n"
-          "  -w, --write           also store the JSON summary as DIR/summary.json (atomically)\n"
+          "  -w, --write           store the JSON summary as DIR/summary.json (atomically);\n"
+          "                        alone (no --format or -o) it prints nothing\n"
           "      --smi-tz TZ       zone of nvidia-smi's timestamps when the run's start event\n"
           "                        does not name one: UTC, +05:30, -0800 or a zone name\n"
           "                        (default UTC)\n"
@@ -65,6 +70,8 @@ static void usage(FILE *f)
           "                        phase bands for one DIR, a sortable sweep table for several\n"
           "                        (linking each DIR/report.html that exists); nothing else\n"
           "                        is printed unless --format or --output is given\n"
+          "      --params EVENT    the run's parameters are the data of EVENT events (default\n"
+          "                        config): \"params\" in JSON, param.KEY columns in csv/jsonl\n"
           "  -j, --jobs N          summarize N directories in parallel (default 1)\n"
           "  -q, --quiet           do not report skipped lines on standard error\n"
           "      --gpu-csv F       hw_metrics.csv (nvidia-smi --query-gpu output)\n"
@@ -189,7 +196,16 @@ static void run_job(struct ctx *c, struct job *j)
         switch (c->fmt) {
         case FMT_JSON: sum_report_json(run, &j->out); break;
         case FMT_TEXT: sum_report_text(run, &j->out); break;
-        case FMT_CSV: sum_report_csv_row(run, &j->out); break;
+        case FMT_CSV:
+            sum_report_csv_row(run, &j->out);
+            for (size_t p = 0; p < run->nparams; p++) { /* lined up by name in main() */
+                sum_report_param_name(&run->params[p], &j->pnames);
+                hw_buf_putc(&j->pnames, '\0');
+                sum_report_param_csv_cell(&run->params[p], &j->pcells);
+                hw_buf_putc(&j->pcells, '\0');
+            }
+            j->nparams = run->nparams;
+            break;
         case FMT_JSONL: sum_report_jsonl_row(run, &j->out); break;
         case FMT_PYTYCHE: break;
         }
@@ -239,7 +255,7 @@ int main(int argc, char **argv)
     hw_set_progname("summarize");
     enum {
         OPT_SMI_TZ = 256, OPT_GPU, OPT_DMON, OPT_CPU, OPT_PROC, OPT_RUNLOG, OPT_GPU_PROCS,
-        OPT_HTML,
+        OPT_HTML, OPT_PARAMS,
     };
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'},
@@ -255,6 +271,7 @@ int main(int argc, char **argv)
         {"runlog", required_argument, NULL, OPT_RUNLOG},
         {"gpu-procs-csv", required_argument, NULL, OPT_GPU_PROCS},
         {"html", required_argument, NULL, OPT_HTML},
+        {"params", required_argument, NULL, OPT_PARAMS},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -290,6 +307,11 @@ int main(int argc, char **argv)
         case 'j':
             if (hw_parse_u64(optarg, 1, 1024, &jobs) != 0)
                 hw_usage_error("invalid number of jobs '%s' (1-1024)", optarg);
+            break;
+        case OPT_PARAMS:
+            if (!*optarg)
+                hw_usage_error("--params needs an event name");
+            c.cfg.params_event = optarg;
             break;
         case OPT_SMI_TZ:
             if (sum_tz_parse(optarg, true, &c.cfg.tz) != 0)
@@ -329,6 +351,12 @@ int main(int argc, char **argv)
         hw_usage_error("--html needs a DIR");
     /* --html alone writes just the page; --format or -o ask for the usual output too. */
     c.print = !c.html || fmt_given || output;
+    if (c.write && !fmt_given && !output)
+        c.print = false; /* -w alone: the summary.json files are the output */
+    if (!fmt_given && ndirs <= 1 && isatty(STDOUT_FILENO))
+        c.fmt = FMT_TEXT; /* a person at a terminal; JSON when piped */
+    /* several JSON summaries make one JSON document: an array (jsonl: one per line) */
+    bool json_array = c.fmt == FMT_JSON && ndirs > 1;
     if (c.cfg.have_tz && c.cfg.tz.kind == SUM_TZ_NAMED) {
         /* named zones are resolved by mktime(3): set TZ once, before any thread starts */
         setenv("TZ", c.cfg.tz.name, 1);
@@ -362,8 +390,39 @@ int main(int argc, char **argv)
 
     struct hw_buf all;
     hw_buf_init(&all, NULL, 0);
-    if (c.fmt == FMT_CSV)
+    /* csv: the parameter columns are the union of the runs' names, in first-seen order */
+    const char **pcols = NULL;
+    size_t npcols = 0;
+    if (c.fmt == FMT_CSV) {
+        size_t cap = 0;
+        for (size_t i = 0; i < c.njobs; i++)
+            cap += c.jobs[i].nparams;
+        pcols = calloc(cap + 1, sizeof *pcols);
+        if (!pcols)
+            hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+        for (size_t i = 0; i < c.njobs; i++) {
+            const char *k = c.jobs[i].pnames.p;
+            for (size_t p = 0; p < c.jobs[i].nparams; p++, k += strlen(k) + 1) {
+                size_t q = 0;
+                while (q < npcols && strcmp(pcols[q], k) != 0)
+                    q++;
+                if (q == npcols)
+                    pcols[npcols++] = k;
+            }
+        }
         sum_report_csv_header(&all);
+        if (npcols) { /* the header ends in '\n': the parameter names go before it */
+            all.len--;
+            for (size_t q = 0; q < npcols; q++) {
+                hw_buf_putc(&all, ',');
+                hw_buf_puts(&all, pcols[q]);
+            }
+            hw_buf_putc(&all, '\n');
+        }
+    }
+    if (json_array)
+        hw_buf_puts(&all, "[");
+    size_t nprinted = 0;
     int status = HW_EXIT_OK;
     bool any_usable = false;
     if (c.html) {
@@ -395,13 +454,36 @@ int main(int argc, char **argv)
         hw_buf_free(&j->json);
         if (c.fmt == FMT_TEXT && i)
             hw_buf_putc(&all, '\n');
-        if (j->out.len)
+        if (j->out.len && json_array) {
+            hw_buf_puts(&all, nprinted++ ? ",\n" : "\n");
+            hw_buf_put(&all, j->out.p, j->out.len - (j->out.p[j->out.len - 1] == '\n'));
+        } else if (j->out.len && npcols) { /* csv row, then its cells of the param columns */
+            hw_buf_put(&all, j->out.p, j->out.len - 1);
+            for (size_t q = 0; q < npcols; q++) {
+                hw_buf_putc(&all, ',');
+                const char *k = j->pnames.p, *v = j->pcells.p;
+                for (size_t p = 0; p < j->nparams; p++, k += strlen(k) + 1, v += strlen(v) + 1)
+                    if (!strcmp(k, pcols[q])) {
+                        hw_buf_puts(&all, v);
+                        break;
+                    }
+            }
+            hw_buf_putc(&all, '\n');
+        } else if (j->out.len) {
             hw_buf_put(&all, j->out.p, j->out.len);
+        }
         hw_buf_free(&j->out);
         if (j->status != HW_EXIT_OK)
             status = HW_EXIT_FAIL;
         any_usable |= j->usable;
     }
+    if (json_array)
+        hw_buf_puts(&all, "\n]\n");
+    for (size_t i = 0; i < c.njobs; i++) {
+        hw_buf_free(&c.jobs[i].pnames);
+        hw_buf_free(&c.jobs[i].pcells);
+    }
+    free(pcols);
     if (!any_usable)
         status = HW_EXIT_FAIL;
     free(c.jobs);

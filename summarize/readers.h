@@ -136,6 +136,8 @@ struct sum_cpu_row {
 enum sum_proc_col {
     SUM_PROC_PROCS, SUM_PROC_THREADS, SUM_PROC_CPU, SUM_PROC_RSS, SUM_PROC_READ, SUM_PROC_WRITE,
     SUM_PROC_PSS,
+    /* the main process alone, and the tree's CPU split (hwrun/proccols.h) */
+    SUM_PROC_MAIN_RSS, SUM_PROC_MAIN_CPU, SUM_PROC_MAIN_THREADS, SUM_PROC_USR_CPU, SUM_PROC_SYS_CPU,
     SUM_PROC_COUNT
 };
 extern const char *const sum_proc_col_names[SUM_PROC_COUNT]; /* "procs", "rss_mib", ... */

@@ -1,8 +1,10 @@
 /* Output formats of a summary: see report.h; the JSON schema is documented in summarize.1. */
 #include "report.h"
 
+#include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -53,11 +55,21 @@ static void jw_close(struct jw *w, char c)
     hw_buf_putc(w->b, c);
 }
 
+/* A computed double for output (JSON, CSV and JSONL rows): rounded to 12 significant digits, so
+ * a mean prints 951.1, not 951.1000000000001 (binary noise of the sums), then as Python's repr.
+ * Twelve digits are far beyond what any sensor reports; the stored values keep full precision. */
+static void put_num(struct hw_buf *b, double v)
+{
+    char t[32];
+    snprintf(t, sizeof t, "%.12g", v);
+    hw_buf_py_double(b, strtod(t, NULL));
+}
+
 static void jw_num(struct jw *w, const char *key, double v)
 {
     jw_sep(w, key);
     if (isfinite(v))
-        hw_buf_py_double(w->b, v);
+        put_num(w->b, v);
     else
         hw_buf_puts(w->b, "null");
 }
@@ -284,6 +296,37 @@ static void json_quality(struct jw *w, const struct sum_run *run, int k)
     jw_close(w, '}');
 }
 
+/* A parameter's value as JSON text (strings quoted), or its bare text for a CSV cell. */
+static const char *param_text(const struct sum_param *p, bool json)
+{
+    if (!p->v)
+        return json ? "null" : "";
+    if (!json && json_object_is_type(p->v, json_type_string))
+        return json_object_get_string(p->v);
+    return json_object_to_json_string_ext(p->v, JSON_C_TO_STRING_PLAIN |
+                                                    JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+/* How the run ended (outcome.h): "status" first, where a reader of a sweep looks. */
+static void json_outcome(struct jw *w, const struct sum_outcome *o)
+{
+    jw_str(w, "status", sum_status_names[o->status]);
+    jw_open(w, "outcome", '{');
+    jw_str(w, "status", sum_status_names[o->status]);
+    if (o->exit_status >= 0)
+        jw_u64(w, "exit_status", (uint64_t)o->exit_status);
+    else
+        jw_raw(w, "exit_status", "null");
+    if (o->signal)
+        jw_u64(w, "signal", (uint64_t)o->signal);
+    else
+        jw_raw(w, "signal", "null");
+    jw_str(w, "stop_reason", o->have_stop ? o->stop_reason : NULL);
+    jw_time(w, "last_sample", o->last_t);
+    jw_u64(w, "phases_failed", o->phases_failed);
+    jw_close(w, '}');
+}
+
 void sum_report_json(const struct sum_run *run, struct hw_buf *out)
 {
     struct jw w = {.b = out};
@@ -291,10 +334,15 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     jw_str(&w, "schema", "hwrun.summary/1");
     jw_str(&w, "tool", "summarize (hwrun) " HWRUN_VERSION);
     jw_str(&w, "dir", run->dir);
+    json_outcome(&w, &run->outcome);
+    jw_open(&w, "params", '{'); /* the data of the params events (--params, default config) */
+    for (size_t i = 0; i < run->nparams; i++)
+        jw_raw(&w, run->params[i].key, param_text(&run->params[i], true));
+    jw_close(&w, '}');
     /* pytyche's keys (same names and meaning), null when never measured */
     const char *mu_src;
     const struct sum_stat *mu = mem_util_stat(run, &mu_src);
-    jw_num(&w, "peak_vram_mb", max_or_nan(&run->all[SUM_GM_MEM_USED]));
+    jw_num(&w, "peak_vram_mb", max_or_nan(&run->all[SUM_GM_MEM_USED])); /* MiB, as pytyche */
     jw_num(&w, "gpu_util_mean_pct", mean_or_nan(&run->all[SUM_GM_UTIL]));
     jw_num(&w, "gpu_util_max_pct", max_or_nan(&run->all[SUM_GM_UTIL]));
     jw_num(&w, "mem_util_mean_pct", mean_or_nan(mu));
@@ -311,7 +359,10 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     jw_num(&w, "duration_sec", round_us(sum_run_duration(run)));
     jw_num(&w, "mean_gpu_clock_mhz", clock_mean(run));
     jw_num(&w, "mean_gpu_power_w", mean_or_nan(&run->all[SUM_GM_POWER]));
-    /* ours */
+    jw_num(&w, "peak_gpu_mem_mb", max_or_nan(&run->all[SUM_GM_MEM_USED])); /* MiB, as calibrax */
+    jw_num(&w, "mean_gpu_util", mean_or_nan(&run->all[SUM_GM_UTIL]));
+    /* ours: units in the names (the _mb keys above are those tools' names for MiB values) */
+    jw_num(&w, "peak_vram_mib", max_or_nan(&run->all[SUM_GM_MEM_USED]));
     jw_num(&w, "energy_wh", sum_run_energy_wh(run));
     jw_str(&w, "mem_util_source", mu_src);
     jw_time(&w, "start", run->t_max >= run->t_min ? run->t_min : NAN);
@@ -393,6 +444,16 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         jw_num(&w, "cpu_idle_mean_pct", mean_or_nan(&p->cpu_idle));
         jw_num(&w, "proc_peak_rss_mib", max_or_nan(&p->proc_rss));
         jw_num(&w, "proc_cpu_mean_pct", mean_or_nan(&p->proc_cpu));
+        if (p->exit_status >= 0)
+            jw_u64(&w, "exit_status", (uint64_t)p->exit_status);
+        else
+            jw_raw(&w, "exit_status", "null");
+        if (p->signal)
+            jw_u64(&w, "signal", (uint64_t)p->signal);
+        else
+            jw_raw(&w, "signal", "null");
+        jw_bool(&w, "failed", p->failed);
+        jw_raw(&w, "extra", p->extra);
         jw_close(&w, '}');
     }
     jw_close(&w, ']');
@@ -438,6 +499,13 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     jw_num(&w, "procs_max", max_or_nan(&run->proc[SUM_PROC_PROCS]));
     jw_num(&w, "read_bytes", max_or_nan(&run->proc[SUM_PROC_READ]));
     jw_num(&w, "write_bytes", max_or_nan(&run->proc[SUM_PROC_WRITE]));
+    /* the tracked process alone (descendants: the tree's row minus these), and user/system */
+    jw_num(&w, "main_peak_rss_mib", max_or_nan(&run->proc[SUM_PROC_MAIN_RSS]));
+    jw_stat(&w, "main_rss_mib", &run->proc[SUM_PROC_MAIN_RSS]);
+    jw_stat(&w, "main_cpu_pct", &run->proc[SUM_PROC_MAIN_CPU]);
+    jw_num(&w, "main_threads_max", max_or_nan(&run->proc[SUM_PROC_MAIN_THREADS]));
+    jw_stat(&w, "usr_cpu_pct", &run->proc[SUM_PROC_USR_CPU]);
+    jw_stat(&w, "sys_cpu_pct", &run->proc[SUM_PROC_SYS_CPU]);
     const char *gm_why;
     jw_num(&w, "gpu_mem_peak_mib", sum_run_tree_gpu_mem_peak(run, &gm_why));
     jw_open(&w, "gpu_mem_peak_by_pid", '[');
@@ -479,12 +547,53 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
 
 /* ---- text ------------------------------------------------------------------------------- */
 
+/* A number for a person: one decimal, or three significant digits below 1 so that a short
+ * phase's energy reads 0.00123 Wh, not 0.0 Wh. "-" when not measured. */
 static void tnum(struct hw_buf *b, double v, const char *unit)
 {
-    if (isfinite(v))
-        hw_buf_printf(b, "%.1f%s", v, unit);
-    else
+    if (!isfinite(v))
         hw_buf_puts(b, "-");
+    else if (v != 0 && fabs(v) < 1)
+        hw_buf_printf(b, "%.3g%s", v, unit);
+    else
+        hw_buf_printf(b, "%.1f%s", v, unit);
+}
+
+/* A duration: seconds with milliseconds under a minute, else h/min/s as a person reads it. */
+static void tdur(struct hw_buf *b, double s)
+{
+    if (!isfinite(s)) {
+        hw_buf_puts(b, "-");
+        return;
+    }
+    if (s < 60) {
+        hw_buf_printf(b, "%.3f s", s);
+        return;
+    }
+    long t = lround(s), h = t / 3600, m = t / 60 % 60, sec = t % 60;
+    if (h)
+        hw_buf_printf(b, "%ld h %02ld min %02ld s", h, m, sec);
+    else
+        hw_buf_printf(b, "%ld min %02ld s", m, sec);
+}
+
+/* The first line of what an error-like event says (its data's reason, message or output). */
+static void event_reason(struct hw_buf *b, const char *data_json)
+{
+    struct json_object *d = data_json ? json_tokener_parse(data_json) : NULL, *v;
+    static const char *const keys[] = {"reason", "message", "error", "output"};
+    for (size_t i = 0; d && i < sizeof keys / sizeof keys[0]; i++)
+        if (json_object_object_get_ex(d, keys[i], &v) && json_object_is_type(v, json_type_string) &&
+            json_object_get_string_len(v) > 0) {
+            const char *t = json_object_get_string(v);
+            size_t n = strcspn(t, "\r\n");
+            n = n > 160 ? 160 : n;
+            hw_buf_puts(b, ": ");
+            for (size_t k = 0; k < n; k++) /* no control characters to the terminal */
+                hw_buf_putc(b, (unsigned char)t[k] < 0x20 || t[k] == 0x7f ? '?' : t[k]);
+            break;
+        }
+    json_object_put(d);
 }
 
 static void tstat(struct hw_buf *b, const char *label, const struct sum_stat *s, const char *unit)
@@ -525,6 +634,46 @@ static const struct {
     {"DRAM active", SUM_DM_DRAM - SUM_DM_GPM_FIRST},
 };
 
+/* The run's outcome in one line; anything but ok in capitals, where the eye falls. */
+static void text_outcome(struct hw_buf *out, const struct sum_outcome *o)
+{
+    char iso[HW_ISO_LEN] = "-";
+    if (isfinite(o->last_t)) {
+        struct timespec ts = {(time_t)floor(o->last_t),
+                              (long)((o->last_t - floor(o->last_t)) * 1e9)};
+        hw_iso_utc(iso, &ts);
+    }
+    switch (o->status) {
+    case SUM_STATUS_OK:
+        hw_buf_puts(out, "  status ok");
+        if (o->exit_status >= 0)
+            hw_buf_printf(out, " (the command exited 0)");
+        break;
+    case SUM_STATUS_FAILED:
+        hw_buf_printf(out, "  status FAILED: the command exited with status %d", o->exit_status);
+        break;
+    case SUM_STATUS_KILLED:
+        hw_buf_printf(out, "  status KILLED: the command was killed by signal %d (%s)", o->signal,
+                      sigabbrev_np(o->signal) ? sigabbrev_np(o->signal) : "?");
+        break;
+    case SUM_STATUS_INCOMPLETE:
+        hw_buf_printf(out, "  status INCOMPLETE: no stop event (hwmon was killed or the machine "
+                           "stopped); last sample %s", iso);
+        break;
+    case SUM_STATUS_RUNNING:
+        hw_buf_printf(out, "  status RUNNING: hwmon (pid %ld) is still writing; last sample %s",
+                      o->hwmon_pid, iso);
+        break;
+    default:
+        hw_buf_puts(out, "  status unknown: no hwmon start event");
+        break;
+    }
+    if (o->phases_failed)
+        hw_buf_printf(out, "; %llu phase%s failed", (unsigned long long)o->phases_failed,
+                      o->phases_failed == 1 ? "" : "s");
+    hw_buf_putc(out, '\n');
+}
+
 void sum_report_text(const struct sum_run *run, struct hw_buf *out)
 {
     char sb[256];
@@ -535,12 +684,14 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
                                                      "SM clock", "mem clock", "gr clock"};
     hw_buf_printf(out, "run %s\n", run->dir ? safe(run->dir, sb, sizeof sb) : "(files)");
     hw_buf_puts(out, "  duration ");
-    tnum(out, sum_run_duration(run), " s");
+    tdur(out, sum_run_duration(run));
     hw_buf_printf(out, ", %llu samples, %zu GPUs, energy ",
                   (unsigned long long)sum_run_num_samples(run), sum_run_gpu_count(run));
     double e = sum_run_energy_wh(run);
     tnum(out, e, " Wh");
-    hw_buf_printf(out, "\n  nvidia-smi times: %s (%s)\n", run->tz.name,
+    hw_buf_putc(out, '\n');
+    text_outcome(out, &run->outcome);
+    hw_buf_printf(out, "  nvidia-smi times: %s (%s)\n", run->tz.name,
                   tz_source_name(run->tz_source));
     hw_buf_puts(out, "  GPU util mean ");
     tnum(out, mean_or_nan(&run->all[SUM_GM_UTIL]), "%");
@@ -550,14 +701,36 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
     tnum(out, mean_or_nan(&run->all[SUM_GM_POWER]), " W");
     hw_buf_puts(out, ", CPU usr ");
     tnum(out, mean_or_nan(&run->cpu[SUM_CPU_USR]), "%");
+    if (run->cpu[SUM_CPU_SYS].n) {
+        hw_buf_puts(out, " sys ");
+        tnum(out, mean_or_nan(&run->cpu[SUM_CPU_SYS]), "%");
+    }
     hw_buf_puts(out, " idle ");
     tnum(out, mean_or_nan(&run->cpu[SUM_CPU_IDLE]), "%");
     hw_buf_putc(out, '\n');
     if (run->proc[SUM_PROC_RSS].n) {
         hw_buf_puts(out, "  process tree: peak RSS ");
         tnum(out, run->proc[SUM_PROC_RSS].max, " MiB");
+        if (run->proc[SUM_PROC_PSS].n) { /* RSS counts fork-shared pages once per process */
+            hw_buf_puts(out, ", peak PSS ");
+            tnum(out, run->proc[SUM_PROC_PSS].max, " MiB");
+        }
         hw_buf_puts(out, ", CPU mean ");
         tnum(out, mean_or_nan(&run->proc[SUM_PROC_CPU]), "%");
+        if (run->proc[SUM_PROC_USR_CPU].n) {
+            hw_buf_puts(out, " (user ");
+            tnum(out, mean_or_nan(&run->proc[SUM_PROC_USR_CPU]), "%");
+            hw_buf_puts(out, ", system ");
+            tnum(out, mean_or_nan(&run->proc[SUM_PROC_SYS_CPU]), "%)");
+        }
+        hw_buf_putc(out, '\n');
+    }
+    if (run->proc[SUM_PROC_MAIN_RSS].n) {
+        hw_buf_puts(out, "  main process: peak RSS ");
+        tnum(out, run->proc[SUM_PROC_MAIN_RSS].max, " MiB");
+        hw_buf_puts(out, ", CPU mean ");
+        tnum(out, mean_or_nan(&run->proc[SUM_PROC_MAIN_CPU]), "%");
+        hw_buf_printf(out, ", threads max %.0f", run->proc[SUM_PROC_MAIN_THREADS].max);
         hw_buf_putc(out, '\n');
     }
     if (run->gp_rows) { /* only when gpu_procs.csv was recorded */
@@ -568,6 +741,14 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
         if (why)
             hw_buf_printf(out, " (unmeasured: %s)", why);
         hw_buf_putc(out, '\n');
+        for (size_t i = 0; i < run->npids && i < 8; i++) { /* gpu_procs.csv, every process */
+            hw_buf_printf(out, "    GPU process %ld %s: peak ", run->pids[i].pid,
+                          safe(run->pids[i].name, sb, sizeof sb));
+            tnum(out, run->pids[i].peak_mib, " MiB\n");
+        }
+        if (run->npids > 8)
+            hw_buf_printf(out, "    ... %zu more GPU processes (JSON: process.gpu_mem_peak_by_pid)\n",
+                          run->npids - 8);
     }
     for (int g = 0; g < SUM_MAX_GPUS; g++) {
         const struct sum_gpu *gp = run->gpu[g];
@@ -588,8 +769,11 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
     }
     for (size_t i = 0; i < run->nphase; i++) {
         const struct sum_phase_acc *p = &run->phase[i];
-        hw_buf_printf(out, "  phase %s: %.3f s, energy ", safe(p->name, sb, sizeof sb),
-                      p->t1 - p->t0);
+        hw_buf_printf(out, "  phase %s: ", safe(p->name, sb, sizeof sb));
+        tdur(out, p->t1 - p->t0);
+        if (isfinite(run->info.t_start) && p->t0 < run->info.t_start - 0.001)
+            hw_buf_puts(out, " (began before hwmon started: partly unmeasured)");
+        hw_buf_puts(out, ", energy ");
         tnum(out, phase_energy_wh(p), " Wh");
         if (p->cpu_usr.n) {
             hw_buf_puts(out, ", CPU usr ");
@@ -601,6 +785,12 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
             hw_buf_puts(out, " CPU mean ");
             tnum(out, sum_stat_mean(&p->proc_cpu), "%");
         }
+        if (p->signal)
+            hw_buf_printf(out, ", FAILED: killed by signal %d", p->signal);
+        else if (p->exit_status > 0)
+            hw_buf_printf(out, ", FAILED: exit status %d", p->exit_status);
+        else if (p->failed)
+            hw_buf_puts(out, ", FAILED: raised an exception");
         hw_buf_putc(out, '\n');
         for (int g = 0; g < SUM_MAX_GPUS; g++)
             if (p->gpu[g]) {
@@ -614,13 +804,17 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
                 }
                 hw_buf_puts(out, ", power mean ");
                 tnum(out, mean_or_nan(&p->gpu[g]->m[SUM_GM_POWER]), " W");
+                hw_buf_puts(out, ", peak VRAM ");
+                tnum(out, max_or_nan(&p->gpu[g]->m[SUM_GM_MEM_USED]), " MiB");
                 hw_buf_putc(out, '\n');
             }
     }
-    if (run->err_total)
-        hw_buf_printf(out, "  %llu error-like event%s (first: %s)\n",
-                      (unsigned long long)run->err_total, run->err_total == 1 ? "" : "s",
-                      safe(run->err[0].name, sb, sizeof sb));
+    if (run->err_total) {
+        hw_buf_printf(out, "  %llu error-like event%s (first: %s", (unsigned long long)run->err_total,
+                      run->err_total == 1 ? "" : "s", safe(run->err[0].name, sb, sizeof sb));
+        event_reason(out, run->err[0].data);
+        hw_buf_puts(out, ")\n");
+    }
     for (int k = 0; k < SUM_KIND_COUNT; k++) {
         const struct sum_quality *q = &run->q[k];
         uint64_t sk = sum_quality_skipped_total(q), ph = sum_quality_placeholders_total(q);
@@ -638,8 +832,9 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
                           sum_kind_files[k], (unsigned long long)ph);
     }
     if (run->info.child_restarts)
-        hw_buf_printf(out, "  warning: %llu child restarts\n",
-                      (unsigned long long)run->info.child_restarts);
+        hw_buf_printf(out, "  warning: %llu nvidia-smi child restart%s\n",
+                      (unsigned long long)run->info.child_restarts,
+                      run->info.child_restarts == 1 ? "" : "s");
     if (run->info.starts > 1)
         hw_buf_printf(out, "  warning: run.jsonl holds %llu hwmon runs: their figures are mixed\n",
                       (unsigned long long)run->info.starts);
@@ -647,7 +842,7 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
 
 /* ---- one row per run -------------------------------------------------------------------- */
 
-enum col_type { C_STR, C_NUM, C_U64 };
+enum col_type { C_STR, C_NUM, C_U64, C_INT /* an integer in d, NAN when not known */ };
 
 struct col {
     const char *name;
@@ -657,21 +852,28 @@ struct col {
     uint64_t u;
 };
 
-#define NCOLS 30
+#define NCOLS 64 /* room for every column flat_cols() adds; it stops at this many */
 
 static size_t flat_cols(const struct sum_run *run, struct col *c)
 {
     const char *mu_src;
     const struct sum_stat *mu = mem_util_stat(run, &mu_src);
     size_t n = 0;
-#define S(nm, v) c[n++] = (struct col){nm, C_STR, v, 0, 0}
-#define D(nm, v) c[n++] = (struct col){nm, C_NUM, NULL, v, 0}
-#define U(nm, v) c[n++] = (struct col){nm, C_U64, NULL, 0, v}
+#define ADD(...) (n < NCOLS ? (void)(c[n++] = (struct col){__VA_ARGS__}) : (void)0)
+#define S(nm, v) ADD(nm, C_STR, v, 0, 0)
+#define D(nm, v) ADD(nm, C_NUM, NULL, v, 0)
+#define U(nm, v) ADD(nm, C_U64, NULL, 0, v)
+#define I(nm, v) ADD(nm, C_INT, NULL, v, 0)
     S("dir", run->dir);
+    S("status", sum_status_names[run->outcome.status]);
+    I("exit_status", run->outcome.exit_status >= 0 ? run->outcome.exit_status : NAN);
+    I("signal", run->outcome.signal ? run->outcome.signal : NAN);
+    U("phases_failed", run->outcome.phases_failed);
     U("gpus", sum_run_gpu_count(run));
     U("num_samples", sum_run_num_samples(run));
     D("duration_sec", round_us(sum_run_duration(run)));
     D("peak_vram_mb", max_or_nan(&run->all[SUM_GM_MEM_USED]));
+    D("peak_vram_mib", max_or_nan(&run->all[SUM_GM_MEM_USED]));
     D("gpu_util_mean_pct", mean_or_nan(&run->all[SUM_GM_UTIL]));
     D("gpu_util_max_pct", max_or_nan(&run->all[SUM_GM_UTIL]));
     D("mem_util_mean_pct", mean_or_nan(mu));
@@ -696,10 +898,27 @@ static size_t flat_cols(const struct sum_run *run, struct col *c)
     U("placeholders", total_placeholders(run));
     S("time_zone", run->tz.name);
     S("time_zone_source", tz_source_name(run->tz_source));
+#undef ADD
 #undef S
 #undef D
 #undef U
+#undef I
     return n;
+}
+
+/* A number column's value, the same in CSV and JSONL rows; false (nothing written) when it
+ * was not measured. */
+static bool num_cell(struct hw_buf *b, const struct col *c)
+{
+    if (c->type == C_U64)
+        hw_buf_printf(b, "%llu", (unsigned long long)c->u);
+    else if (!isfinite(c->d))
+        return false;
+    else if (c->type == C_INT)
+        hw_buf_printf(b, "%.0f", c->d);
+    else
+        put_num(b, c->d);
+    return true;
 }
 
 static void csv_cell(struct hw_buf *b, const char *s)
@@ -717,6 +936,17 @@ static void csv_cell(struct hw_buf *b, const char *s)
         hw_buf_putc(b, *s);
     }
     hw_buf_putc(b, '"');
+}
+
+void sum_report_param_name(const struct sum_param *p, struct hw_buf *out)
+{
+    hw_buf_puts(out, "param.");
+    hw_buf_puts(out, p->key);
+}
+
+void sum_report_param_csv_cell(const struct sum_param *p, struct hw_buf *out)
+{
+    csv_cell(out, param_text(p, false));
 }
 
 void sum_report_csv_header(struct hw_buf *out)
@@ -744,10 +974,8 @@ void sum_report_csv_row(const struct sum_run *run, struct hw_buf *out)
             hw_buf_putc(out, ',');
         if (c[i].type == C_STR)
             csv_cell(out, c[i].s);
-        else if (c[i].type == C_U64)
-            hw_buf_printf(out, "%llu", (unsigned long long)c[i].u);
-        else if (isfinite(c[i].d))
-            hw_buf_py_double(out, c[i].d);
+        else
+            num_cell(out, &c[i]); /* an empty cell when not known */
     }
     hw_buf_putc(out, '\n');
 }
@@ -767,13 +995,19 @@ void sum_report_jsonl_row(const struct sum_run *run, struct hw_buf *out)
                 hw_buf_json_str(out, c[i].s, strlen(c[i].s));
             else
                 hw_buf_puts(out, "null");
-        } else if (c[i].type == C_U64) {
-            hw_buf_printf(out, "%llu", (unsigned long long)c[i].u);
-        } else if (isfinite(c[i].d)) {
-            hw_buf_py_double(out, c[i].d);
-        } else {
+        } else if (!num_cell(out, &c[i])) {
             hw_buf_puts(out, "null");
         }
+    }
+    for (size_t i = 0; i < run->nparams; i++) {
+        struct hw_buf k;
+        hw_buf_init(&k, NULL, 0);
+        sum_report_param_name(&run->params[i], &k);
+        hw_buf_puts(out, ", ");
+        hw_buf_json_str(out, k.p ? k.p : "", k.len);
+        hw_buf_puts(out, ": ");
+        hw_buf_puts(out, param_text(&run->params[i], true));
+        hw_buf_free(&k);
     }
     hw_buf_puts(out, "}\n");
 }

@@ -14,7 +14,13 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out);
 void sum_report_csv_header(struct hw_buf *out);
 /* One CSV row (RFC 4180 quoting; empty cell = not measured). */
 void sum_report_csv_row(const struct sum_run *run, struct hw_buf *out);
-/* One JSON object per line with the same keys as the CSV columns (null = not measured). */
+/* One JSON object per line with the same keys as the CSV columns (null = not measured), then
+ * the run's parameters as "param.KEY" keys. */
 void sum_report_jsonl_row(const struct sum_run *run, struct hw_buf *out);
+/* The CSV column name of a parameter ("param.KEY"), and its value as one CSV cell (quoted as
+ * needed; empty for null): the sweep table's extra columns, which the caller lines up by name
+ * across runs since runs have different parameters. */
+void sum_report_param_name(const struct sum_param *p, struct hw_buf *out);
+void sum_report_param_csv_cell(const struct sum_param *p, struct hw_buf *out);
 
 #endif

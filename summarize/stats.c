@@ -24,7 +24,6 @@ struct bucket_store {
 
 struct sum_quant {
     bool sketch;
-    uint64_t n;
     /* exact mode */
     double *keys;
     uint64_t *cnts; /* 0 = empty slot */
@@ -32,10 +31,6 @@ struct sum_quant {
     /* sketch mode */
     uint64_t zero;
     struct bucket_store pos, neg;
-    /* the last value added and its slot/bucket: consecutive samples often repeat */
-    bool have_last;
-    double last_v;
-    size_t last_i;
 };
 
 static uint64_t dbits(double v)
@@ -89,16 +84,16 @@ static bool grow(struct sum_quant *q)
     q->keys = keys;
     q->cnts = cnts;
     q->cap = cap;
-    q->have_last = false;
     return true;
 }
 
-static bool store_add(struct bucket_store *b, int64_t k, uint64_t c)
+/* The count cell of key k, the store widened as needed; NULL without memory. */
+static uint64_t *store_cell(struct bucket_store *b, int64_t k)
 {
     if (b->n == 0) {
         b->counts = calloc(64, sizeof *b->counts);
         if (!b->counts)
-            return false;
+            return NULL;
         b->n = 64;
         b->lo = k - 32;
     }
@@ -108,26 +103,28 @@ static bool store_add(struct bucket_store *b, int64_t k, uint64_t c)
         size_t n = (size_t)(hi - lo);
         uint64_t *p = calloc(n, sizeof *p);
         if (!p)
-            return false;
+            return NULL;
         memcpy(p + (b->lo - lo), b->counts, b->n * sizeof *p);
         free(b->counts);
         b->counts = p;
         b->n = n;
         b->lo = lo;
     }
-    b->counts[k - b->lo] += c;
-    return true;
+    return &b->counts[k - b->lo];
 }
 
-static bool sketch_add(struct sum_quant *q, double v, uint64_t c)
+/* Count c more of v in the sketch; returns v's count cell, NULL without memory. */
+static uint64_t *sketch_add(struct sum_quant *q, double v, uint64_t c)
 {
     double a = fabs(v);
-    if (a < MIN_INDEXABLE) {
-        q->zero += c;
-        return true;
-    }
-    int64_t k = (int64_t)(dbits(a) >> KEY_SHIFT);
-    return store_add(v > 0 ? &q->pos : &q->neg, k, c);
+    uint64_t *cell;
+    if (a < MIN_INDEXABLE)
+        cell = &q->zero;
+    else
+        cell = store_cell(v > 0 ? &q->pos : &q->neg, (int64_t)(dbits(a) >> KEY_SHIFT));
+    if (cell)
+        *cell += c;
+    return cell;
 }
 
 /* The middle of bucket k: within 1/256 of anything in it. */
@@ -141,7 +138,6 @@ static double bucket_value(int64_t k)
 static bool to_sketch(struct sum_quant *q)
 {
     q->sketch = true;
-    q->have_last = false;
     bool ok = true;
     for (size_t i = 0; i < q->cap; i++)
         if (q->cnts[i])
@@ -154,46 +150,35 @@ static bool to_sketch(struct sum_quant *q)
     return ok;
 }
 
-static bool quant_add(struct sum_quant *q, double v)
+/* Count one more v; returns its count cell (valid until the next add), NULL without memory. */
+static uint64_t *quant_add(struct sum_quant *q, double v)
 {
     if (v == 0)
         v = 0.0; /* -0.0 and 0.0 are one value */
-    q->n++;
     if (q->sketch)
         return sketch_add(q, v, 1);
-    if (q->have_last && q->last_v == v) {
-        q->cnts[q->last_i]++;
-        return true;
-    }
     if (q->used >= SUM_QUANT_EXACT) {
         size_t i = slot_of(q, v);
         if (q->cnts[i]) {
             q->cnts[i]++;
-            q->have_last = true;
-            q->last_v = v;
-            q->last_i = i;
-            return true;
+            return &q->cnts[i];
         }
-        return to_sketch(q) && sketch_add(q, v, 1);
+        return to_sketch(q) ? sketch_add(q, v, 1) : NULL;
     }
-    if ((q->used + 1) * 2 > q->cap && !grow(q)) {
-        q->n--;
-        return false;
-    }
+    if ((q->used + 1) * 2 > q->cap && !grow(q))
+        return NULL;
     size_t i = slot_of(q, v);
     if (!q->cnts[i]) {
         q->keys[i] = v;
         q->used++;
     }
     q->cnts[i]++;
-    q->have_last = true;
-    q->last_v = v;
-    q->last_i = i;
-    return true;
+    return &q->cnts[i];
 }
 
-void sum_stat_add(struct sum_stat *s, double v)
+void sum_stat_add_slow(struct sum_stat *s, double v)
 {
+    s->hot = NULL;
     if (isnan(v))
         return;
     if (s->n == 0) {
@@ -217,7 +202,9 @@ void sum_stat_add(struct sum_stat *s, double v)
             return;
         }
     }
-    if (!quant_add(s->q, v))
+    s->hot = quant_add(s->q, v);
+    s->hot_v = v;
+    if (!s->hot)
         s->oom = true;
 }
 
@@ -284,11 +271,11 @@ double sum_stat_quantile(const struct sum_stat *s, double qq)
     struct vc *a = sorted(q, &n);
     if (!a)
         return NAN;
-    double h = qq * (double)(q->n - 1);
+    double h = qq * (double)(s->n - 1);
     uint64_t lo = (uint64_t)floor(h);
     double frac = h - (double)lo;
     double v = rank_value(a, n, lo);
-    if (frac != 0 && lo + 1 < q->n) {
+    if (frac != 0 && lo + 1 < s->n) {
         double b = rank_value(a, n, lo + 1);
         v = v + (b - v) * frac;
     }
@@ -329,4 +316,5 @@ void sum_stat_free(struct sum_stat *s)
         free(s->q);
         s->q = NULL;
     }
+    s->hot = NULL;
 }

@@ -27,10 +27,27 @@ struct sum_stat {
     struct sum_quant *q; /* NULL until needed (or when quantiles are not wanted) */
     bool no_quant;       /* set to skip quantiles for this series */
     bool oom;            /* quantiles were lost for lack of memory */
+    /* The count cell of the last value added (exact slot or sketch bucket) and that value:
+     * consecutive samples of a series often repeat, and then an add is four stores inline.
+     * NULL when the next add must take the full path (set no_quant before the first add). */
+    uint64_t *hot;
+    double hot_v;
 };
 
+void sum_stat_add_slow(struct sum_stat *s, double v);
+
 /* Add a finite value (NaN is ignored: "not measured"). */
-void sum_stat_add(struct sum_stat *s, double v);
+static inline void sum_stat_add(struct sum_stat *s, double v)
+{
+    if (s->hot && v == s->hot_v) { /* NaN never compares equal; min/max already cover v */
+        s->sum += v;
+        s->last = v;
+        s->n++;
+        ++*s->hot;
+        return;
+    }
+    sum_stat_add_slow(s, v);
+}
 double sum_stat_mean(const struct sum_stat *s); /* NAN when empty */
 /* q in [0, 1]; NAN when empty or quantiles unavailable. */
 double sum_stat_quantile(const struct sum_stat *s, double q);

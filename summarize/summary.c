@@ -16,6 +16,7 @@ struct sum_run *sum_run_new(void)
     if (!run)
         return NULL;
     sum_run_info_init(&run->info);
+    sum_outcome_init(&run->outcome);
     run->t_min = INFINITY;
     run->t_max = -INFINITY;
     run->cg_limit_cores = NAN;
@@ -34,6 +35,7 @@ const char *const sum_gpm_keys[HW_GPM_NCOLS] = {HW_GPM_KEYS};
 static void phase_free(struct sum_phase_acc *p)
 {
     free(p->name);
+    free(p->extra);
     for (int g = 0; g < SUM_MAX_GPUS; g++) {
         if (!p->gpu[g])
             continue;
@@ -51,6 +53,10 @@ static void phase_free(struct sum_phase_acc *p)
 
 void sum_run_free(struct sum_run *run)
 {
+    for (size_t k = 0; run && k < run->nparams; k++) {
+        free(run->params[k].key);
+        json_object_put(run->params[k].v);
+    }
     if (!run)
         return;
     free(run->dir);
@@ -170,11 +176,43 @@ static void on_diag(void *ctx, const char *name, uint64_t line, const char *reas
 
 /* ---- phases ----------------------------------------------------------------------------- */
 
+/* A phase entry's own keys (steps, loss, exit_status, ...) as a JSON object text, to keep per
+ * phase; NULL when it has none or they are long (a phase is a summary, not a data store). */
+#define SUM_PHASE_EXTRA_MAX 4096
+static char *phase_extra(struct json_object *obj)
+{
+    if (!obj || !json_object_is_type(obj, json_type_object))
+        return NULL;
+    struct json_object *x = json_object_new_object();
+    if (!x)
+        return NULL;
+    size_t n = 0;
+    json_object_object_foreach(obj, k, v)
+    {
+        if (!strcmp(k, "ts") || !strcmp(k, "type") || !strcmp(k, "name") || !strcmp(k, "seconds"))
+            continue;
+        json_object_object_add(x, k, json_object_get(v));
+        n++;
+    }
+    char *text = NULL;
+    if (n) {
+        const char *s = json_object_to_json_string_ext(
+            x, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+        if (strlen(s) <= SUM_PHASE_EXTRA_MAX)
+            text = strdup(s);
+    }
+    json_object_put(x);
+    return text;
+}
+
 static void on_phase(void *ctx, const struct sum_phase *p)
 {
     struct sum_run *run = ctx;
     see_time(run, p->t_start);
     see_time(run, p->t_end);
+    int exit_status, sig;
+    bool failed = sum_outcome_phase_failed(p, &exit_status, &sig);
+    run->outcome.phases_failed += failed; /* every phase, also those not summarized */
     if (run->nphase >= SUM_MAX_PHASES) {
         run->phases_dropped++;
         return;
@@ -199,6 +237,10 @@ static void on_phase(void *ctx, const struct sum_phase *p)
     a->t0 = p->t_start;
     a->t1 = p->t_end;
     a->line = p->line;
+    a->failed = failed;
+    a->exit_status = exit_status;
+    a->signal = sig;
+    a->extra = phase_extra(p->obj);
     /* per-phase CPU and process figures are means and maxima only */
     a->cpu_usr.no_quant = a->cpu_idle.no_quant = true;
     a->proc_rss.no_quant = a->proc_cpu.no_quant = true;
@@ -334,6 +376,25 @@ static struct sum_gpu *get_gpu(struct sum_run *run, int g)
     return run->gpu[g];
 }
 
+bool sum_energy_step(struct sum_energy *e, double t0, double p0, double t1, double p1)
+{
+    double dt = t1 - t0;
+    if (!(dt > 0))
+        return false;
+    if (isnan(p0) || isnan(p1)) {
+        e->unmeasured++;
+        return false;
+    }
+    if (dt > SUM_GAP_FACTOR * e->interval_s) {
+        e->gaps++;
+        e->gap_s += dt;
+        return false;
+    }
+    e->joules += (p0 + p1) / 2.0 * dt;
+    e->covered_s += dt;
+    return true;
+}
+
 static void energy_step(struct sum_run *run, struct sum_gpu *gp, double t, double p)
 {
     if (!gp->have_last) {
@@ -342,18 +403,9 @@ static void energy_step(struct sum_run *run, struct sum_gpu *gp, double t, doubl
         gp->last_p = p;
         return;
     }
-    double dt = t - gp->last_t;
-    if (!(dt > 0))
+    if (!(t > gp->last_t))
         return; /* same or earlier time: not a step */
-    struct sum_energy *e = &gp->energy;
-    if (isnan(p) || isnan(gp->last_p)) {
-        e->unmeasured++;
-    } else if (dt > SUM_GAP_FACTOR * e->interval_s) {
-        e->gaps++;
-        e->gap_s += dt;
-    } else {
-        e->joules += (gp->last_p + p) / 2.0 * dt;
-        e->covered_s += dt;
+    if (sum_energy_step(&gp->energy, gp->last_t, gp->last_p, t, p)) {
         struct seg s = {gp->index, gp->last_t, gp->last_p, t, p};
         for_phases(run, gp->last_t, t, phase_energy, &s);
     }
@@ -653,11 +705,46 @@ static bool error_like(const char *name)
     return false;
 }
 
+static void param_set(struct sum_run *run, const char *key, struct json_object *v)
+{
+    size_t i = 0;
+    while (i < run->nparams && strcmp(run->params[i].key, key) != 0)
+        i++;
+    if (i == run->nparams) {
+        char *k = run->nparams < SUM_MAX_PARAMS ? strdup(key) : NULL;
+        if (!k) {
+            run->params_dropped++;
+            return;
+        }
+        run->params[run->nparams++] = (struct sum_param){k, NULL};
+    }
+    json_object_put(run->params[i].v);
+    run->params[i].v = json_object_get(v);
+}
+
+static void params_from(struct sum_run *run, const char *prefix, struct json_object *obj,
+                        int depth)
+{
+    json_object_object_foreach(obj, k, v)
+    {
+        char key[256];
+        snprintf(key, sizeof key, "%s%s%s", prefix, *prefix ? "." : "", k);
+        if (v && json_object_is_type(v, json_type_object) && depth < 4)
+            params_from(run, key, v, depth + 1);
+        else
+            param_set(run, key, v);
+    }
+}
+
 static void on_event(void *ctx, const struct sum_event *e)
 {
     struct sum_run *run = ctx;
     see_time(run, e->t);
     sum_run_info_event(&run->info, e);
+    sum_outcome_event(&run->outcome, e);
+    const char *pe = run->cfg->params_event ? run->cfg->params_event : "config";
+    if (!strcmp(e->name, pe) && e->data && json_object_is_type(e->data, json_type_object))
+        params_from(run, "", e->data, 0);
     size_t i;
     for (i = 0; i < run->netype; i++)
         if (!strncmp(run->etype[i].name, e->name, sizeof run->etype[i].name - 1))
@@ -775,7 +862,7 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
                                           SUM_KIND_TREE_PIDS, SUM_KIND_GPU_PROCS,
                                           SUM_KIND_GPM};
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
-        if (order[i] == SUM_KIND_GPU_PROCS) /* the tree's spans are looked up by pid */
+        if (order[i] == SUM_KIND_GPU_PROCS && run->ntspan > 1) /* spans looked up by pid */
             qsort(run->tspan, run->ntspan, sizeof *run->tspan, cmp_span);
         rc = read_kind(run, order[i], in->path[order[i]], &opts, &sink);
         if (rc < 0 && !first_err)
@@ -785,6 +872,8 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
     for (int g = 0; g < SUM_MAX_GPUS; g++)
         if (run->gpu[g] && run->gpu[g]->nwarm > 0)
             warm_flush(run, run->gpu[g]);
+
+    sum_outcome_finish(&run->outcome, run->t_max >= run->t_min ? run->t_max : NAN);
 
     if (first_err)
         return first_err;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "hwrun/gpm.h"
+#include "outcome.h"
 #include "readers.h"
 #include "stats.h"
 
@@ -31,6 +32,13 @@ struct sum_energy {
     uint64_t unmeasured;    /* steps with power not measured at one end */
     double interval_s;      /* the sample interval used for the gap rule */
 };
+
+/* One step of a GPU's power curve, from (t0, p0) to (t1, p1) seconds/watts, under the energy
+ * rule: a trapezoid, except across a gap longer than SUM_GAP_FACTOR * e->interval_s or where
+ * power was not measured at one end. Adds the joules and the counters to e; returns whether the
+ * step was bridged. The one place energy is integrated: summarize and hwmon's Prometheus export
+ * both call it. A step that does not go forward in time is ignored (false). */
+bool sum_energy_step(struct sum_energy *e, double t0, double p0, double t1, double p1);
 
 struct sum_gpu {
     int index;
@@ -66,6 +74,11 @@ struct sum_phase_acc {
     bool no_quant; /* beyond SUM_PHASE_QUANT_MAX: no percentiles */
     struct sum_phase_gpu *gpu[SUM_MAX_GPUS];
     struct sum_stat cpu_usr, cpu_idle, proc_rss, proc_cpu;
+    /* how it ended (runlog time / the Python package), see outcome.h */
+    int exit_status; /* -1: not said */
+    int signal;      /* 0: none */
+    bool failed;
+    char *extra;     /* its extra keys as a JSON object text (malloc'd; NULL: none or too long) */
 };
 
 struct sum_event_type {
@@ -107,6 +120,15 @@ struct sum_config {
     /* Where problems go ("FILE:LINE: reason" already formatted); NULL: dropped. */
     void (*message)(void *ctx, const char *text);
     void *message_ctx;
+    const char *params_event;  /* events whose data are the run's parameters (NULL: "config") */
+};
+
+/* One of the run's parameters: a scalar of the data of its params events (--params, default
+ * "config"), nested objects flattened with dots ("optim.lr"); a later event's value wins. */
+#define SUM_MAX_PARAMS 64
+struct sum_param {
+    char *key;              /* malloc'd */
+    struct json_object *v;  /* owned reference; NULL for JSON null */
 };
 
 struct sum_run {
@@ -172,6 +194,10 @@ struct sum_run {
     size_t ntspan, tspan_cap;
     bool tspan_oom;
     uint64_t gp_tree_rows; /* gpu_procs.csv rows of the tree's pids */
+    struct sum_outcome outcome; /* how the run ended (outcome.h) */
+    struct sum_param params[SUM_MAX_PARAMS]; /* the run's parameters, in first-seen order */
+    size_t nparams;
+    uint64_t params_dropped;
 };
 
 /* A new, empty run. NULL on ENOMEM. */

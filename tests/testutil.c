@@ -358,22 +358,37 @@ bool th_skipped(void)
     return skipped;
 }
 
+const char *th_python3(void)
+{
+    /* Resolved once: python3 on PATH may be a shim (pyenv) that costs a dozen processes per
+     * start, which the oracle comparisons would pay hundreds of times. */
+    static char exe[4096];
+    static int state; /* 0 not asked, 1 found, -1 none */
+    if (state)
+        return state > 0 ? exe : NULL;
+    state = -1;
+    char *argv[] = {"/bin/sh", "-c",
+                    "exec python3 -c 'import sys; sys.version_info >= (3, 11) or sys.exit(1); "
+                    "sys.stdout.write(sys.executable)'",
+                    NULL};
+    struct th_result r;
+    if (th_run(argv, NULL, NULL, 30, &r) != 0)
+        return NULL;
+    if (r.status == 0 && r.out_len > 0 && r.out_len < sizeof exe && r.out[0] == '/') {
+        memcpy(exe, r.out, r.out_len + 1);
+        state = 1;
+    }
+    th_result_free(&r);
+    return state > 0 ? exe : NULL;
+}
+
 char *th_pytyche_oracle(void)
 {
     const char *shared = getenv("HWRUN_SHARED_DIR");
     if (!shared || !*shared)
         return NULL;
     char *path = th_fmt("%s/oracle/pytyche_summary.py", shared);
-    char *argv[] = {"/bin/sh", "-c",
-                    "python3 -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)'",
-                    NULL};
-    struct th_result r;
-    bool ok = access(path, R_OK) == 0 && th_run(argv, NULL, NULL, 30, &r) == 0;
-    if (ok) {
-        ok = r.status == 0;
-        th_result_free(&r);
-    }
-    if (!ok) {
+    if (access(path, R_OK) != 0 || !th_python3()) {
         free(path);
         return NULL;
     }

@@ -66,6 +66,10 @@ bool th_skipped(void);
 /* Is this a CI run (see th_skip)? */
 bool th_in_ci(void);
 
+/* The absolute path of a python3 >= 3.11 (sys.executable of python3 on PATH), resolved once;
+ * NULL when there is none. */
+const char *th_python3(void);
+
 /* The live pytyche oracle: the path of $HWRUN_SHARED_DIR/oracle/pytyche_summary.py (malloc'd) when
  * that file exists and python3 >= 3.11 runs it, else NULL (a clone without ../shared). Tests
  * compare with the golden data in testdata/pytyche/ always, and with the live oracle in addition. */

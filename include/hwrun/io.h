@@ -29,6 +29,9 @@ ssize_t hw_pread_all(int fd, char *buf, size_t cap);
  * rename(2) over path, so a reader sees the old file or the new one, never half of one, and a
  * failure leaves no temporary file behind. Returns 0 or -errno. */
 int hw_write_atomic(const char *path, const char *data, size_t len);
+/* The same, with the fsync only when durable: for a file that is rewritten every few seconds
+ * and worthless after a power cut (the Prometheus export), where the fsync is most of the cost. */
+int hw_write_replace(const char *path, const char *data, size_t len, bool durable);
 
 /* mkdir -p with mode 0755. Returns 0 or -errno. */
 int hw_mkdir_p(const char *path);

@@ -6,6 +6,13 @@ if(TARGET hwmon)
   add_dependencies(bench_hwmon hwmon)
 endif()
 
+# bench_tree: hwmon's samplers vs a bare pread loop, and PSS cost for a 4 GiB process (issue 9;
+# run by hand: `build/tests/bench/bench_tree [-n 20000] [-m 4096] [-k 3]`).
+if(TARGET hwmon_core)
+  add_executable(bench_tree ${CMAKE_CURRENT_LIST_DIR}/bench_tree.c)
+  target_link_libraries(bench_tree PRIVATE hwmon_core)
+endif()
+
 # bench_prom: one Prometheus export's CPU (run by hand: `build/tests/bench/bench_prom RUN_DIR`).
 if(TARGET hwmon_core)
   add_executable(bench_prom ${CMAKE_CURRENT_LIST_DIR}/bench_prom.c)

@@ -7,6 +7,7 @@ void add_hwmon_suites(void);
 void add_gpm_suite(void);
 void add_gpus_suite(void);
 void add_prom_suite(void);
+void add_jobtree_suite(void);
 
 void cu_register_all(void)
 {
@@ -15,4 +16,5 @@ void cu_register_all(void)
     add_gpm_suite();
     add_prom_suite();
     add_gpus_suite();
+    add_jobtree_suite();
 }

@@ -115,6 +115,14 @@ static void test_option_and_env(void)
     CU_ASSERT_EQUAL(gpus_in_file(d3), 7u);
     CU_ASSERT_EQUAL(ht_smi_starts(log, " -i "), 0);
     ev = ht_event(d3, "start", 0);
+    /* PSS is on by default, on a CPU budget (not asked for with --pss here) */
+    json_object *pb = ht_data(ev, "pss_budget");
+    CU_ASSERT(pb && json_object_get_double(pb) > 0);
+    char *pp = th_fmt("%s/proc_metrics.csv", d3);
+    char *ptext = th_read_file(pp, NULL);
+    CU_ASSERT(ptext && strstr(ptext, ",pss_mib,"));
+    free(ptext);
+    free(pp);
     CU_ASSERT_STRING_EQUAL(ht_data_str(ev, "gpus_selected"), "all");
     CU_ASSERT_STRING_EQUAL(ht_data_str(ev, "gpus_source"), "default");
     json_object_put(ev);
@@ -133,14 +141,14 @@ static void test_unknown_id(void)
     char *log = th_fmt("%s/smi.log", dir);
     char *d1 = th_fmt("%s/opt", dir), *d2 = th_fmt("%s/cuda", dir);
     struct th_result r;
-    CU_ASSERT_EQUAL(run_sel(d1, log, "0,7", NULL, &r), 1);
+    CU_ASSERT_EQUAL(run_sel(d1, log, "0,7", NULL, &r), 125);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--gpus=\"0,7\" names no GPU"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "No devices were found"));
     th_result_free(&r);
     char *ran = th_fmt("%s/ran", d1);
     CU_ASSERT_NOT_EQUAL(access(ran, F_OK), 0);
     free(ran);
-    CU_ASSERT_EQUAL(run_sel(d2, log, NULL, "GPU-nonexistent", &r), 1);
+    CU_ASSERT_EQUAL(run_sel(d2, log, NULL, "GPU-nonexistent", &r), 125);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "CUDA_VISIBLE_DEVICES=\"GPU-nonexistent\""));
     th_result_free(&r);
     CU_ASSERT_EQUAL(ht_smi_starts(log, "--query-gpu=timestamp"), 0); /* no child started */

@@ -150,8 +150,14 @@ static void test_csv_format(void)
                                 "mem_used_mib,mem_available_mib\n");
     hw_buf_reset(&b);
     mon_csv_proc_header(&b, true);
-    CU_ASSERT_STRING_EQUAL(
-        b.p, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes,pss_mib\n");
+    CU_ASSERT_STRING_EQUAL(b.p, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes,"
+                                "pss_mib,main_rss_mib,main_cpu_pct,main_threads,usr_cpu_pct,"
+                                "sys_cpu_pct\n");
+    hw_buf_reset(&b);
+    struct mon_tree_sample ts = {.procs = 3, .threads = 5, .rss_mib = 30, .main_rss_mib = 10,
+                                 .main_threads = 2, .main_cpu_pct = 99};
+    mon_csv_proc_line(&b, "T", &ts, false); /* no CPU baseline yet: CPU cells empty */
+    CU_ASSERT_STRING_EQUAL(b.p, "T,3,5,,30.0,0,0,10.0,,2,,\n");
     hw_buf_free(&b);
 }
 
@@ -173,11 +179,26 @@ static void check_modern_tree(int mode)
     CU_ASSERT_FALSE(s.have_cpu); /* first sample: baseline */
     CU_ASSERT_TRUE(s.have_pss);
     CU_ASSERT_DOUBLE_EQUAL(s.pss_mib, 0.5, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(s.main_rss_mib, 2560.0 * 4 / 1024, 1e-9); /* pid 1000 alone */
+    CU_ASSERT_EQUAL(s.main_threads, 2);
     CU_ASSERT_EQUAL(t.mode, mode ? mode : 1); /* children files exist: no scan needed */
     CU_ASSERT_EQUAL(mon_tree_sample(&t, 2.0, &s), 0);
     CU_ASSERT_TRUE(s.have_cpu);
     CU_ASSERT_DOUBLE_EQUAL(s.cpu_pct, 0.0, 1e-9); /* the files did not change */
+    CU_ASSERT_DOUBLE_EQUAL(s.main_cpu_pct, 0.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(s.usr_cpu_pct + s.sys_cpu_pct, 0.0, 1e-9);
     CU_ASSERT_EQUAL(s.procs, 5);
+    CU_ASSERT_TRUE(s.have_pss); /* no budget: every sample */
+    /* on a budget, the next PSS read waits until its cost is that share of the time since */
+    t.pss_budget = 1e-12;
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 3.0, &s), 0);
+    CU_ASSERT_TRUE(s.have_pss);
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 4.0, &s), 0);
+    CU_ASSERT_FALSE(s.have_pss); /* not read: unmeasured, not 0 */
+    CU_ASSERT_TRUE(s.root_alive && s.rss_mib > 0);
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 1e9, &s), 0);
+    CU_ASSERT_TRUE(s.have_pss);
+    CU_ASSERT_DOUBLE_EQUAL(s.pss_mib, 0.5, 1e-9);
     mon_tree_close(&t);
     CU_ASSERT_EQUAL(mon_tree_open(&t, root, 4242, false), -ESRCH);
     free(root);
@@ -327,6 +348,34 @@ static void test_pid_ns(void)
     free(f);
     free(ns);
     free(dir);
+}
+
+/* The main process's own CPU beside the tree's, and the tree's split into user and system. */
+static void test_tree_main_usr_sys(void)
+{
+    char *argv[] = {"/bin/sh", "-c", "i=0; while [ $i -lt 3000000 ]; do i=$((i+1)); done", NULL};
+    pid_t pid = th_spawn(argv, NULL, NULL, NULL);
+    CU_ASSERT_FATAL(pid > 0);
+    struct mon_tree t;
+    CU_ASSERT_EQUAL_FATAL(mon_tree_open(&t, "/proc", pid, false), 0);
+    struct mon_tree_sample s;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double t0 = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, t0, &s), 0);
+    th_sleep(0.5);
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, (double)ts.tv_sec + ts.tv_nsec / 1e9, &s), 0);
+    CU_ASSERT_TRUE(s.root_alive && s.have_cpu);
+    CU_ASSERT_TRUE(s.main_cpu_pct > 0); /* the shell itself is busy */
+    CU_ASSERT_TRUE(s.main_cpu_pct <= s.cpu_pct + 1e-9);
+    CU_ASSERT_TRUE(s.usr_cpu_pct > 0);
+    CU_ASSERT_DOUBLE_EQUAL(s.usr_cpu_pct + s.sys_cpu_pct, s.cpu_pct, 1e-9);
+    CU_ASSERT_EQUAL(s.main_threads, 1);
+    CU_ASSERT_DOUBLE_EQUAL(s.main_rss_mib, s.rss_mib, 1e-9); /* no descendants */
+    mon_tree_close(&t);
+    kill(pid, SIGKILL);
+    th_wait(pid, 5);
 }
 
 static bool comm_is_sleep(void *arg)
@@ -487,4 +536,5 @@ void add_procfs_suite(void)
     CU_add_test(s, "tree_exited_grandchildren", test_tree_exited_grandchildren);
     CU_add_test(s, "tree_pss_after_exec", test_tree_pss_after_exec);
     CU_add_test(s, "pid_ns", test_pid_ns);
+    CU_add_test(s, "tree_main_usr_sys", test_tree_main_usr_sys);
 }

@@ -183,7 +183,7 @@ static void test_unwritable(void)
     char **argv = ht_argv(run, "--prom-textfile", "/nonexistent-hwrun/x.prom", "--", "/bin/sh",
                           "-c", touch, NULL);
     struct th_result r;
-    CU_ASSERT_EQUAL(ht_run(argv, NULL, 60, &r), 1);
+    CU_ASSERT_EQUAL(ht_run(argv, NULL, 60, &r), 125);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "hwmon: write /nonexistent-hwrun/x.prom: "));
     CU_ASSERT_NOT_EQUAL(access(marker, F_OK), 0);
     th_result_free(&r);

@@ -10,7 +10,8 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 
 fail() { echo "install_check: $*" >&2; exit 1; }
 for f in bin/runlog bin/hwmon bin/summarize include/runlog.h \
-         share/man/man1/runlog.1 share/man/man1/hwmon.1 share/man/man1/summarize.1; do
+         share/man/man1/runlog.1 share/man/man1/hwmon.1 share/man/man1/summarize.1 \
+         share/doc/hwrun/FORMAT.md share/doc/hwrun/DESIGN.md; do
   [ -e "$prefix/$f" ] || fail "missing $f"
 done
 pc=$(find "$prefix" -name runlog.pc | head -1)

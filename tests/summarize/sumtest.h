@@ -51,5 +51,7 @@ void add_energy_suites(void);
 void add_pytyche_suite(void);
 void add_cli_suite(void);
 void add_gpm_suite(void);
+void add_outcome_suite(void);
+void add_outputs_suite(void);
 
 #endif

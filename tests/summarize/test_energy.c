@@ -315,6 +315,30 @@ static void test_tree_gpu_mem(void)
     sum_run_free(run);
 }
 
+/* proc_metrics.csv's main-process and user/system columns, read by hwmon's names and in any
+ * order after the old ones (a --pss file has pss_mib between). */
+static void test_main_usr_sys(void)
+{
+    char *dir = th_tmpdir("mainproc");
+    runlog(dir, 1.0, NULL);
+    put_file(dir, "proc_metrics.csv",
+             "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes,pss_mib,"
+             "main_rss_mib,main_cpu_pct,main_threads,usr_cpu_pct,sys_cpu_pct\n"
+             "2026-01-01T00:00:00.000+00:00,3,9,,300.0,0,0,250.0,100.0,,4,,\n"
+             "2026-01-01T00:00:01.000+00:00,3,9,150.0,320.0,0,0,260.0,120.0,90.0,5,120.0,30.0\n");
+    struct sum_run *run = summarize_dir(dir);
+    CHECK_NEAR(run->proc[SUM_PROC_MAIN_RSS].max, 120, 0);
+    CU_ASSERT_EQUAL(run->proc[SUM_PROC_MAIN_CPU].n, 1); /* the empty cell is unmeasured */
+    CHECK_NEAR(run->proc[SUM_PROC_MAIN_CPU].max, 90, 0);
+    CHECK_NEAR(run->proc[SUM_PROC_MAIN_THREADS].max, 5, 0);
+    CHECK_NEAR(run->proc[SUM_PROC_USR_CPU].max, 120, 0);
+    CHECK_NEAR(run->proc[SUM_PROC_SYS_CPU].max, 30, 0);
+    CHECK_NEAR(run->proc[SUM_PROC_PSS].max, 260, 0);
+    sum_run_free(run);
+    th_rmtree(dir);
+    free(dir);
+}
+
 void add_energy_suites(void)
 {
     CU_pSuite s = CU_add_suite("energy", NULL, NULL);
@@ -327,4 +351,5 @@ void add_energy_suites(void)
     CU_add_test(s, "ramp", test_phase_ramp);
     CU_add_test(s, "cpu_proc", test_phase_cpu_proc);
     CU_add_test(s, "tree_gpu_mem", test_tree_gpu_mem);
+    CU_add_test(s, "main_usr_sys", test_main_usr_sys);
 }

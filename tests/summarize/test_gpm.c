@@ -129,7 +129,7 @@ static void test_gpm_per_gpu_and_phase(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "    SM active      mean 27.5%  max 50.0%"));
     CU_ASSERT_PTR_NOT_NULL(
         strstr(b.p, "    GPU 1 util mean 98.0%, SM active 40.0%, tensor active 3.5%, DRAM active "
-                    "9.0%, power mean 300.0 W\n"));
+                    "9.0%, power mean 300.0 W, peak VRAM "));
     if (!strstr(b.p, "SM active 40.0%"))
         fprintf(stderr, "%s", b.p);
     hw_buf_free(&b);

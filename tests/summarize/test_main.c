@@ -158,4 +158,6 @@ void cu_register_all(void)
     add_pytyche_suite();
     add_cli_suite();
     add_gpm_suite();
+    add_outcome_suite();
+    add_outputs_suite();
 }

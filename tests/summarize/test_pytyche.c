@@ -356,7 +356,7 @@ static int live_oracle_differs(const char *oracle, const struct golden *g, size_
         "    print(name + '\\t' + out)\n";
     char *root = th_tmpdir("pytlive");
     write_cases(root);
-    char *argv[] = {"/usr/bin/env", "python3", "-c", (char *)driver, (char *)oracle, root, NULL};
+    char *argv[] = {(char *)th_python3(), "-c", (char *)driver, (char *)oracle, root, NULL};
     struct th_result r;
     CU_ASSERT_EQUAL_FATAL(th_run(argv, NULL, NULL, 240, &r), 0);
     CU_ASSERT_EQUAL(r.status, 0);

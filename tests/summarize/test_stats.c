@@ -107,6 +107,42 @@ static void test_nan_and_empty(void)
     sum_stat_free(&s);
 }
 
+/* Runs of repeated values (the inline path that bumps the last value's count cell) across
+ * every reallocation: hash-table growth, the switch to the sketch, sketch widening both ways,
+ * and -0.0 after 0.0 and NaN inside a run. A stale count cell would miscount (or, under ASan,
+ * write freed memory). */
+static void test_repeats_across_growth(void)
+{
+    enum { N = 40000 };
+    double *v = malloc(N * sizeof *v);
+    size_t n = 0;
+    for (int i = 0; n + 4 <= N; i++) {
+        double x = i % 3 == 0 ? (double)i : i % 3 == 1 ? 1.0 / (i + 1) : -(double)i * 1e6;
+        int run = 1 + i % 4;
+        for (int r = 0; r < run; r++)
+            v[n++] = x;
+        if (i == 10) {
+            v[n++] = 0.0;
+            v[n++] = -0.0;
+        }
+    }
+    /* the first 1024 distinct values stay exact; check a prefix that does, then everything */
+    double *w = malloc(N * sizeof *w);
+    memcpy(w, v, 1200 * sizeof *w);
+    check_series(w, 1200, 0);
+    memcpy(w, v, n * sizeof *w);
+    check_series(w, n, 2 * SUM_QUANT_ALPHA);
+    struct sum_stat s = {0};
+    sum_stat_add(&s, 5);
+    sum_stat_add(&s, NAN);
+    sum_stat_add(&s, 5);
+    CU_ASSERT_EQUAL(s.n, 2);
+    CU_ASSERT_EQUAL(sum_stat_quantile(&s, 0.5), 5);
+    sum_stat_free(&s);
+    free(v);
+    free(w);
+}
+
 static void test_parse_number(void)
 {
     static const char *const ok[] = {"0", "100", "631.95", "-1.5", "0.001", "81559", "1e3",
@@ -141,4 +177,5 @@ void add_stats_suite(void)
     CU_add_test(s, "sketch_percentiles", test_sketch_percentiles);
     CU_add_test(s, "nan_and_empty", test_nan_and_empty);
     CU_add_test(s, "parse_number", test_parse_number);
+    CU_add_test(s, "repeats_across_growth", test_repeats_across_growth);
 }

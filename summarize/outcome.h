@@ -1,0 +1,46 @@
+/* How a run ended: decided once, from run.jsonl's hwmon start/stop events and the phases'
+ * exit statuses, and printed by every output (JSON, text, sweep rows, HTML) from here. */
+#ifndef SUM_OUTCOME_H
+#define SUM_OUTCOME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "readers.h"
+
+enum sum_status {
+    SUM_STATUS_OK,         /* hwmon stopped, and the wrapped command (if any) exited 0 */
+    SUM_STATUS_FAILED,     /* the wrapped command exited non-zero */
+    SUM_STATUS_KILLED,     /* the wrapped command was killed by a signal */
+    SUM_STATUS_INCOMPLETE, /* no stop event, and its hwmon is not running: killed, node died */
+    SUM_STATUS_RUNNING,    /* no stop event yet, and its hwmon still runs on this host */
+    SUM_STATUS_UNKNOWN,    /* not written by hwmon (no start event): nothing says */
+    SUM_STATUS_COUNT
+};
+extern const char *const sum_status_names[SUM_STATUS_COUNT]; /* "ok", "failed", ... */
+
+struct sum_outcome {
+    enum sum_status status;
+    int exit_status;        /* the wrapped command's (stop event), -1 when not known */
+    int signal;             /* the signal that killed it (exit status 128+N), else 0 */
+    char stop_reason[32];   /* the stop event's reason ("" without one) */
+    bool have_start, have_stop;
+    long hwmon_pid;         /* the start event's hwmon_pid (0 when not given) */
+    char host[128];         /* the start event's host */
+    double last_t;          /* the last sample or entry of the run (NAN if none) */
+    uint64_t phases_failed; /* phases with a non-zero exit_status or an exception */
+};
+
+void sum_outcome_init(struct sum_outcome *o);
+/* Take what an event says (start, stop); other events are ignored. A start after a stop begins
+ * a new run in the same log: the outcome is the last run's. */
+void sum_outcome_event(struct sum_outcome *o, const struct sum_event *e);
+/* Is this phase entry a failure? (runlog time's exit_status != 0, or the Python package's
+ * "exception" key.) Also sets the entry's exit_status and signal (-1/0 when absent). */
+bool sum_outcome_phase_failed(const struct sum_phase *p, int *exit_status, int *signal);
+/* Decide the status once the whole log and every file were read; last_t is the run's last
+ * sample or entry. A run without a stop event is "running" when the start event's hwmon_pid is
+ * a live hwmon on this host, else "incomplete". */
+void sum_outcome_finish(struct sum_outcome *o, double last_t);
+
+#endif

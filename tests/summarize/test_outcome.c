@@ -1,0 +1,186 @@
+/* How a run ended (summarize/outcome.c): status, exit status and signal, failed phases, kept
+ * phase extras; through the library on written logs, and end to end on real hwmon runs (a
+ * failing command, one still running, a killed hwmon). */
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "outcome.h"
+#include "sumtest.h"
+
+#define START(extra) \
+    "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", \"event\": \"start\", " \
+    "\"data\": {\"tool\": \"hwmon\", \"hwmon_pid\": 1, \"host\": \"a-host-that-is-not-this-one\"" extra "}}\n"
+#define STOP(exit_part) \
+    "{\"ts\": \"2026-11-21T10:00:09.000+00:00\", \"type\": \"event\", \"event\": \"stop\", " \
+    "\"data\": {\"duration_s\": 9.0" exit_part ", \"reason\": \"command_exit\"}}\n"
+#define PHASE(name, extra) \
+    "{\"ts\": \"2026-11-21T10:00:05.000+00:00\", \"type\": \"phase\", \"name\": \"" name "\", " \
+    "\"seconds\": 2.0" extra "}\n"
+
+static struct sum_run *run_of(const char *log)
+{
+    char *dir = th_tmpdir("outcome");
+    put_file(dir, "run.jsonl", log);
+    put_file(dir, "cpu_metrics.csv", "timestamp,cpu_usr_pct,cpu_idle_pct\n"
+                                     "2026-11-21T10:00:01.000+00:00,10,90\n"
+                                     "2026-11-21T10:00:02.000+00:00,10,90\n");
+    struct sum_run *run = summarize_dir(dir);
+    th_rmtree(dir);
+    free(dir);
+    return run;
+}
+
+static void test_status_from_events(void)
+{
+    static const struct {
+        const char *log;
+        enum sum_status status;
+        int exit_status, signal;
+    } cases[] = {
+        {START("") STOP(", \"exit_status\": 0"), SUM_STATUS_OK, 0, 0},
+        {START("") STOP(", \"exit_status\": 3"), SUM_STATUS_FAILED, 3, 0},
+        {START("") STOP(", \"exit_status\": 137"), SUM_STATUS_KILLED, 137, 9},
+        {START("") STOP(""), SUM_STATUS_OK, -1, 0},               /* attach/system mode */
+        {START(""), SUM_STATUS_INCOMPLETE, -1, 0},               /* no stop: hwmon died */
+        {START("") STOP(", \"exit_status\": 0") START(""), SUM_STATUS_INCOMPLETE, -1, 0},
+        {PHASE("p", ""), SUM_STATUS_UNKNOWN, -1, 0},             /* not hwmon's: nothing says */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct sum_run *run = run_of(cases[i].log);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+        if (run->outcome.status != cases[i].status)
+            fprintf(stderr, "case %zu: status %s\n", i, sum_status_names[run->outcome.status]);
+        CU_ASSERT_EQUAL(run->outcome.status, cases[i].status);
+        CU_ASSERT_EQUAL(run->outcome.exit_status, cases[i].exit_status);
+        CU_ASSERT_EQUAL(run->outcome.signal, cases[i].signal);
+        CU_ASSERT(isfinite(run->outcome.last_t));
+        sum_run_free(run);
+    }
+}
+
+static void test_failed_phases_and_extras(void)
+{
+    struct sum_run *run = run_of(START("") PHASE("ok", ", \"steps\": 10, \"exit_status\": 0")
+                                     PHASE("bad", ", \"exit_status\": 2")
+                                     PHASE("sig", ", \"exit_status\": 143, \"signal\": 15")
+                                     PHASE("py", ", \"exception\": \"KeyError\"")
+                                     PHASE("plain", "") STOP(", \"exit_status\": 0"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    CU_ASSERT_EQUAL(run->outcome.status, SUM_STATUS_OK);
+    CU_ASSERT_EQUAL(run->outcome.phases_failed, 3);
+    CU_ASSERT_EQUAL_FATAL(run->nphase, 5);
+    CU_ASSERT(!run->phase[0].failed && run->phase[0].exit_status == 0);
+    CU_ASSERT(run->phase[1].failed && run->phase[1].exit_status == 2);
+    CU_ASSERT(run->phase[2].failed && run->phase[2].signal == 15);
+    CU_ASSERT(run->phase[3].failed && run->phase[3].exit_status == -1);
+    CU_ASSERT(!run->phase[4].failed);
+    /* the entry's own keys are kept, as JSON */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run->phase[0].extra);
+    struct json_object *x = json_tokener_parse(run->phase[0].extra), *v;
+    CU_ASSERT_TRUE(json_object_object_get_ex(x, "steps", &v) && json_object_get_int(v) == 10);
+    CU_ASSERT_FALSE(json_object_object_get_ex(x, "ts", &v));
+    json_object_put(x);
+    CU_ASSERT_PTR_NULL(run->phase[4].extra);
+    sum_run_free(run);
+}
+
+static struct th_result summarize(const char *fmt, const char *dir)
+{
+    char *argv[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), (char *)"-q", (char *)"--format",
+                    (char *)fmt, (char *)dir, NULL};
+    struct th_result r;
+    CU_ASSERT_EQUAL(th_run(argv, NULL, NULL, 60, &r), 0);
+    return r;
+}
+
+/* A crashed run must not look like a good one in any output. */
+static void test_hwmon_failed_command(void)
+{
+    char *dir = th_tmpdir("outcome-e2e"), *run = th_fmt("%s/run", dir);
+    char *argv[] = {(char *)th_env("HWRUN_HWMON_BIN"), (char *)"-q", (char *)"--no-gpu",
+                    (char *)"-i", (char *)"0.2", (char *)"-o", run, (char *)"--",
+                    (char *)"/bin/sh", (char *)"-c", (char *)"sleep 0.5; exit 3", NULL};
+    struct th_result r;
+    CU_ASSERT_EQUAL_FATAL(th_run(argv, NULL, NULL, 60, &r), 0);
+    CU_ASSERT_EQUAL(r.status, 3);
+    th_result_free(&r);
+    r = summarize("text", run);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "status FAILED: the command exited with status 3"));
+    th_result_free(&r);
+    r = summarize("csv", run);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",failed,3,,0,"));
+    th_result_free(&r);
+    r = summarize("json", run);
+    struct json_object *o = json_tokener_parse(r.out), *v;
+    CU_ASSERT_TRUE(json_object_object_get_ex(o, "status", &v) &&
+                   !strcmp(json_object_get_string(v), "failed"));
+    json_object_put(o);
+    th_result_free(&r);
+    /* the HTML report says it at the top */
+    char *page = th_fmt("%s/report.html", dir);
+    char *hargv[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), (char *)"-q", (char *)"--html", page,
+                     run, NULL};
+    CU_ASSERT_EQUAL(th_run(hargv, NULL, NULL, 60, &r), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    th_result_free(&r);
+    char *html = th_read_file(page, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "<p class=\"banner bad\" id=\"status\" data-status=\"failed\">"
+                                        "Run <b>failed</b>: the command exited with status 3</p>"));
+    free(html);
+    free(page);
+    th_rmtree(dir);
+    free(run);
+    free(dir);
+}
+
+/* While hwmon writes, the run is "running"; after hwmon is killed -9, "incomplete". */
+static void test_hwmon_running_then_killed(void)
+{
+    char *dir = th_tmpdir("outcome-e2e"), *run = th_fmt("%s/run", dir);
+    char *log = th_fmt("%s/run.jsonl", run);
+    char *argv[] = {(char *)th_env("HWRUN_HWMON_BIN"), (char *)"-q", (char *)"--no-gpu",
+                    (char *)"-i", (char *)"0.2", (char *)"-o", run, (char *)"--",
+                    (char *)"sleep", (char *)"60", NULL};
+    pid_t pid = th_spawn(argv, NULL, NULL, NULL);
+    CU_ASSERT_FATAL(pid > 0);
+    for (int i = 0; i < 100; i++) { /* until the start event is there */
+        char *t = th_read_file(log, NULL);
+        bool started = t && strstr(t, "\"event\": \"start\"");
+        free(t);
+        if (started)
+            break;
+        th_sleep(0.1);
+    }
+    th_sleep(0.5);
+    struct th_result r = summarize("text", run);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "status RUNNING: hwmon (pid "));
+    th_result_free(&r);
+    kill(pid, SIGKILL);
+    th_wait(pid, 30);
+    r = summarize("text", run);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "status INCOMPLETE: no stop event"));
+    th_result_free(&r);
+    r = summarize("csv", run);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",incomplete,,,0,"));
+    th_result_free(&r);
+    /* hwmon's wrapped sleep had its parent-death signal: nothing left behind to wait for */
+    th_rmtree(dir);
+    free(log);
+    free(run);
+    free(dir);
+}
+
+void add_outcome_suite(void);
+void add_outcome_suite(void)
+{
+    CU_pSuite s = CU_add_suite("outcome", NULL, NULL);
+    CU_add_test(s, "status_from_events", test_status_from_events);
+    CU_add_test(s, "failed_phases_and_extras", test_failed_phases_and_extras);
+    CU_add_test(s, "hwmon_failed_command", test_hwmon_failed_command);
+    CU_add_test(s, "hwmon_running_then_killed", test_hwmon_running_then_killed);
+}

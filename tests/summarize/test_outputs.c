@@ -1,0 +1,216 @@
+/* What summarize prints, as a user reads it: one JSON document for several directories, -w alone
+ * printing nothing, and text by default on a terminal (JSON when piped). */
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sumtest.h"
+
+void add_outputs_suite(void);
+
+static char *make_run(const char *base, const char *name)
+{
+    char *dir = th_fmt("%s/%s", base, name);
+    CU_ASSERT_FATAL(mkdir(dir, 0755) == 0);
+    put_file(dir, "cpu_metrics.csv", "timestamp,cpu_usr_pct,cpu_idle_pct\n"
+                                     "2026-11-21T10:00:01.000+00:00,10,90\n"
+                                     "2026-11-21T10:00:02.000+00:00,30,70\n");
+    return dir;
+}
+
+static struct th_result summarize(char *const *args)
+{
+    char *argv[16] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), (char *)"-q"};
+    size_t n = 2;
+    for (; *args && n < 15; args++)
+        argv[n++] = *args;
+    argv[n] = NULL;
+    struct th_result r;
+    CU_ASSERT_EQUAL(th_run(argv, NULL, NULL, 60, &r), 0);
+    return r;
+}
+
+static void test_several_dirs_one_document(void)
+{
+    char *base = th_tmpdir("outputs");
+    char *a = make_run(base, "a"), *b = make_run(base, "b");
+    struct th_result r = summarize((char *[]){a, b, NULL});
+    CU_ASSERT_EQUAL(r.status, 0);
+    enum json_tokener_error err;
+    struct json_object *doc = json_tokener_parse_verbose(r.out, &err);
+    CU_ASSERT_FATAL(doc && json_object_is_type(doc, json_type_array));
+    CU_ASSERT_EQUAL(json_object_array_length(doc), 2);
+    struct json_object *v;
+    CU_ASSERT(json_object_object_get_ex(json_object_array_get_idx(doc, 1), "dir", &v) &&
+              !strcmp(json_object_get_string(v), b));
+    json_object_put(doc);
+    th_result_free(&r);
+    /* one directory: the object itself, as before */
+    r = summarize((char *[]){a, NULL});
+    doc = json_tokener_parse(r.out);
+    CU_ASSERT(doc && json_object_is_type(doc, json_type_object));
+    json_object_put(doc);
+    th_result_free(&r);
+    /* jsonl: one object per line */
+    r = summarize((char *[]){"--format", "jsonl", a, b, NULL});
+    CU_ASSERT_EQUAL(th_count_lines(r.out), 2);
+    th_result_free(&r);
+    th_rmtree(base);
+    free(a);
+    free(b);
+    free(base);
+}
+
+static void test_write_alone_prints_nothing(void)
+{
+    char *base = th_tmpdir("outputs");
+    char *a = make_run(base, "a");
+    struct th_result r = summarize((char *[]){"-w", a, NULL});
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_EQUAL(r.out_len, 0);
+    char *sj = th_fmt("%s/summary.json", a);
+    CU_ASSERT_EQUAL(access(sj, R_OK), 0);
+    th_result_free(&r);
+    r = summarize((char *[]){"-w", "--format", "json", a, NULL}); /* asked for: printed too */
+    CU_ASSERT(r.out_len > 0);
+    th_result_free(&r);
+    free(sj);
+    th_rmtree(base);
+    free(a);
+    free(base);
+}
+
+/* On a terminal (script(1) gives it one) one directory comes out as text. */
+static void test_terminal_default_text(void)
+{
+    if (access("/usr/bin/script", X_OK) != 0) {
+        th_skip("no script(1) (util-linux's bsdutils) for a pseudo-terminal");
+        return;
+    }
+    char *base = th_tmpdir("outputs");
+    char *a = make_run(base, "a");
+    char *cmd = th_fmt("'%s' -q '%s'", th_env("HWRUN_SUMMARIZE_BIN"), a);
+    char *argv[] = {"/usr/bin/script", "-qec", cmd, "/dev/null", NULL};
+    struct th_result r;
+    CU_ASSERT_EQUAL_FATAL(th_run(argv, NULL, NULL, 60, &r), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "run "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "duration"));
+    CU_ASSERT_PTR_NULL(strstr(r.out, "\"schema\""));
+    th_result_free(&r);
+    free(cmd);
+    th_rmtree(base);
+    free(a);
+    free(base);
+}
+
+/* A sweep grouped by hyperparameter: the config events' data as param.KEY columns, lined up by
+ * name across runs that have different parameters. */
+static void test_params_columns(void)
+{
+    char *base = th_tmpdir("outputs");
+    char *a = make_run(base, "a"), *b = make_run(base, "b");
+    put_file(a, "run.jsonl", "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", "
+                             "\"event\": \"config\", \"data\": {\"lr\": 0.0003, \"model\": \"gpt, 2\", "
+                             "\"optim\": {\"name\": \"adam\"}}}\n");
+    put_file(b, "run.jsonl", "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", "
+                             "\"event\": \"hp\", \"data\": {\"lr\": 0.001, \"batch\": 64}}\n"
+                             "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", "
+                             "\"event\": \"config\", \"data\": {\"lr\": 0.001, \"batch\": 64}}\n");
+    struct th_result r = summarize((char *[]){"--format", "csv", a, b, NULL});
+    char *l1 = strchr(r.out, '\n'), *l2 = l1 ? strchr(l1 + 1, '\n') : NULL;
+    CU_ASSERT_FATAL(l1 && l2);
+    *l1 = *l2 = '\0';
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",param.lr,param.model,param.optim.name,param.batch"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(l1 + 1, ",0.0003,\"gpt, 2\",adam,"));        /* a: no batch */
+    CU_ASSERT_PTR_NOT_NULL(strstr(l2 + 1, ",0.001,,,64\n"));                 /* b: no model */
+    th_result_free(&r);
+    r = summarize((char *[]){"--params", "hp", b, NULL});
+    struct json_object *doc = json_tokener_parse(r.out), *v;
+    CU_ASSERT(json_object_object_get_ex(doc, "params", &v) &&
+              json_object_object_get_ex(v, "batch", &v) && json_object_get_int(v) == 64);
+    json_object_put(doc);
+    th_result_free(&r);
+    th_rmtree(base);
+    free(a);
+    free(b);
+    free(base);
+}
+
+/* The text report reads as a person expects: h/min/s durations, usr and sys CPU, the reason of
+ * the first error-like event, phases that began before hwmon started flagged. */
+static void test_text_for_people(void)
+{
+    char *base = th_tmpdir("outputs");
+    char *a = make_run(base, "a");
+    put_file(a, "cpu_metrics.csv", "timestamp,usr_pct,sys_pct,idle_pct\n"
+                                   "2026-11-21T10:00:01.000+00:00,10,5,85\n"
+                                   "2026-11-21T10:00:02.000+00:00,30,15,55\n");
+    put_file(a, "run.jsonl",
+             "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", \"event\": \"start\", "
+             "\"data\": {\"tool\": \"hwmon\"}}\n"
+             "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", \"event\": "
+             "\"gpu_unavailable\", \"data\": {\"reason\": \"Failed to initialize NVML: Driver/library "
+             "version mismatch\\nmore\", \"output\": \"\"}}\n"
+             "{\"ts\": \"2026-11-21T10:00:30.000+00:00\", \"type\": \"phase\", \"name\": \"warmup\", "
+             "\"seconds\": 90.0}\n"
+             "{\"ts\": \"2026-11-21T11:02:35.000+00:00\", \"type\": \"phase\", \"name\": \"train\", "
+             "\"seconds\": 3725.0}\n");
+    struct th_result r = summarize((char *[]){"--format", "text", a, NULL});
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "CPU usr 20.0% sys 10.0% idle 70.0%"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "phase warmup: 1 min 30 s (began before hwmon started"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "phase train: 1 h 02 min 05 s, energy -"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "(first: gpu_unavailable: Failed to initialize NVML: "
+                                         "Driver/library version mismatch)\n"));
+    if (!strstr(r.out, "phase train: 1 h 02 min 05 s"))
+        fprintf(stderr, "%s", r.out);
+    th_result_free(&r);
+    /* GPU processes, when gpu_procs.csv was recorded; short energies keep their digits */
+    char *basic = th_fmt("%s/runs/basic", th_env("HWRUN_TESTDATA"));
+    r = summarize((char *[]){"--format", "text", basic, NULL});
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "    GPU process 4243 python3 train.py, worker 0: peak "
+                                         "33000.0 MiB\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "10 samples, energy 0.933 Wh\n"));
+    th_result_free(&r);
+    free(basic);
+    th_rmtree(base);
+    free(a);
+    free(base);
+}
+
+/* Output rounds away the binary noise of sums (0.15, not 0.15000000000000002), in JSON and rows,
+ * and the MiB keys carry their unit; pytyche's and calibrax's _mb names stay as aliases. */
+static void test_rounding_and_units(void)
+{
+    char *base = th_tmpdir("outputs");
+    char *a = make_run(base, "a");
+    put_file(a, "cpu_metrics.csv", "timestamp,usr_pct,idle_pct\n"
+                                   "2026-11-21T10:00:01.000+00:00,0.1,99.9\n"
+                                   "2026-11-21T10:00:02.000+00:00,0.2,99.8\n");
+    struct th_result r = summarize((char *[]){a, NULL});
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"cpu_usr_mean_pct\": 0.15,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"peak_vram_mb\": null,")); /* no GPU: unmeasured */
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"peak_gpu_mem_mb\": null,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"peak_vram_mib\": null,"));
+    th_result_free(&r);
+    r = summarize((char *[]){"--format", "jsonl", a, NULL});
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"cpu_usr_mean_pct\": 0.15,"));
+    th_result_free(&r);
+    th_rmtree(base);
+    free(a);
+    free(base);
+}
+
+void add_outputs_suite(void)
+{
+    CU_add_test(CU_add_suite("rounding", NULL, NULL), "and_units", test_rounding_and_units);
+    CU_add_test(CU_add_suite("text", NULL, NULL), "for_people", test_text_for_people);
+    CU_add_test(CU_add_suite("params", NULL, NULL), "columns", test_params_columns);
+    CU_pSuite s = CU_add_suite("outputs", NULL, NULL);
+    CU_add_test(s, "several_dirs_one_document", test_several_dirs_one_document);
+    CU_add_test(s, "write_alone_prints_nothing", test_write_alone_prints_nothing);
+    CU_add_test(s, "terminal_default_text", test_terminal_default_text);
+}
