@@ -39,7 +39,7 @@ __version__ = "0.1.0"
 # rl_open() flags and rl_type values: include/runlog.h.
 FSYNC_LINE = 1 << 0
 FSYNC_CLOSE = 1 << 1
-_T_STRING, _T_INT, _T_DOUBLE, _T_BOOL, _T_NULL, _T_JSON, _T_MERGE = range(7)
+_T_STRING, _T_INT, _T_DOUBLE, _T_BOOL, _T_NULL, _T_JSON = range(6)
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
@@ -181,43 +181,45 @@ def _field(k, v):
     return (_key_b(k), _T_STRING, _Value(s=_text(s, "a value")))
 
 
-_SIMPLE = (str, bool, type(None))
+_tls = threading.local()  # per thread: field arrays by length, reused from call to call
 
 
 def _fields(items):
-    """items as an rl_field_t array (and its length) for librunlog. The common case (str,
-    finite float, bool, None, 64-bit int values without NUL in strings) goes as one RL_T_MERGE
-    object made by json.dumps, which costs a fraction of one ctypes struct per value; the
-    library checks and re-prints it exactly as it would the separate fields."""
-    items = list(items)
-    if not items:
+    """items as an rl_field_t array for librunlog, and its length. The array is this thread's,
+    reused from call to call (allocating ctypes structures per call costs more than the write):
+    give it back with _release() after the call."""
+    n = len(items)  # a dict's items, or an empty tuple
+    if not n:
         return None, 0
-    obj = {}
-    for k, v in items:
+    cache = getattr(_tls, "arrays", None)
+    if cache is None:
+        cache = _tls.arrays = {}
+    arr = cache.pop(n, None)  # popped: a signal handler logging meanwhile gets its own
+    if arr is None:
+        arr = (_Field * n)()
+    for f, (k, v) in zip(arr, items):
         t = type(v)
-        if type(k) is not str or k in obj:
-            return _fields_slow(items)
-        if t in _SIMPLE:
-            if t is str and "\0" in v:
-                return _fields_slow(items)
-        elif t is float:
-            if not math.isfinite(v):
-                v = None
-        elif t is int:
-            if not _INT64_MIN <= v <= _INT64_MAX:
-                return _fields_slow(items)
-        else:
-            return _fields_slow(items)
-        obj[k] = v
-    arr = (_Field * 1)()
-    arr[0].type = _T_MERGE
-    arr[0].v.s = json.dumps(obj, ensure_ascii=False).encode("utf-8", "surrogateescape")
-    return arr, 1
+        f.key = _key_b(k)
+        if t is str and "\0" not in v:
+            f.type = _T_STRING
+            f.v.s = v.encode("utf-8", "surrogateescape")
+        elif t is int and _INT64_MIN <= v <= _INT64_MAX:
+            f.type = _T_INT
+            f.v.i = v
+        elif t is float and math.isfinite(v):
+            f.type = _T_DOUBLE
+            f.v.d = v
+        else:  # the rest, as _field() says
+            init = _field(k, v)
+            f.type = init[1]
+            if len(init) > 2:
+                f.v = init[2]
+    return arr, n
 
 
-def _fields_slow(items):
-    init = [_field(k, v) for k, v in items]
-    return (_Field * len(init))(*init), len(init)
+def _release(arr, n):
+    if arr is not None:
+        _tls.arrays[n] = arr
 
 
 # Every open log, so that a child after os.fork() gets fresh locks (another thread of the
@@ -272,7 +274,11 @@ class RunLog:
     def log_phase(self, name, seconds, **extra):
         """Append {"ts", "type": "phase", "name", "seconds" (rounded to 3 decimals), **extra}."""
         arr, n = _fields(extra.items())
-        self._call(_lib.rl_phase, _key_b(str(name)), float(seconds), arr, n)
+        try:
+            self._call(_lib.rl_phase, _key_b(name if type(name) is str else str(name)),
+                       float(seconds), arr, n)
+        finally:
+            _release(arr, n)
 
     def log_event(self, event_type, data=None):
         """Append {"ts", "type": "event", "event": event_type, "data": data}; data (a dict) is
@@ -281,7 +287,11 @@ class RunLog:
             raise ValueError("runlog: event data must be a dict or None, not %s"
                              % type(data).__name__)
         arr, n = _fields(data.items() if data else ())
-        self._call(_lib.rl_event, _key_b(str(event_type)), arr, n)
+        try:
+            self._call(_lib.rl_event, _key_b(event_type if type(event_type) is str else str(event_type)),
+                       arr, n)
+        finally:
+            _release(arr, n)
 
     def phase(self, name, **extra):
         """`with log.phase("train", steps=1000): ...` logs the block as a phase, timed on a
