@@ -196,6 +196,24 @@ class Errors(Base):
             del os.environ["RUNLOG_FILE"]
         self.assertEqual(json.loads(self.lines()[0])["event"], "from_env")
 
+    def test_under_hwmon_no_arguments(self):
+        # hwmon (this build's, named by CTest) gives the job RUNLOG_FILE: RunLog() needs nothing.
+        hwmon = os.environ.get("HWMON")
+        self.assertTrue(hwmon and os.access(hwmon, os.X_OK), "HWMON names no built hwmon")
+        run = os.path.join(self.dir, "run")
+        job = ("from runlog import RunLog\n"
+               "with RunLog() as log:\n"
+               "    log.log_phase('py', 0.5, via='hwmon')\n")
+        env = dict(os.environ)
+        env.pop("RUNLOG_FILE", None)
+        subprocess.run([hwmon, "-o", run, "--", sys.executable, "-c", job], env=env,
+                       check=True, timeout=120, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        with open(os.path.join(run, "run.jsonl"), encoding="utf-8") as f:
+            mine = [json.loads(l) for l in f if '"name": "py"' in l]
+        self.assertEqual([(e["type"], e["seconds"], e["via"]) for e in mine],
+                         [("phase", 0.5, "hwmon")])
+
     def test_invalid_input(self):
         log = RunLog(self.path)
         for bad in (lambda: log.log_phase("x", 1.0, ts="reserved"),
