@@ -58,7 +58,8 @@ typedef enum rl_type {
     RL_T_DOUBLE, /* v.d: a double; NaN and infinities print as null */
     RL_T_BOOL,   /* v.b */
     RL_T_NULL,   /* no value: null */
-    RL_T_JSON,   /* v.s: any JSON value as text ("[1,2]", "{\"a\":1}"), validated and re-printed */
+    RL_T_JSON,   /* v.s: any JSON value as text ("[1,2]", "{\"a\":1}"), validated and re-printed;
+                  * integers must fit 64 bits (else -EINVAL, never another number) */
     RL_T_MERGE,  /* v.s: a JSON object as text whose members are added as fields; key is unused */
 } rl_type;
 

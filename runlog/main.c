@@ -61,8 +61,8 @@ static size_t collect_fields(char **args, int n, bool allow_data, rl_field_t *fi
 static void validate(long rc)
 {
     if (rc == -EINVAL)
-        hw_usage_error("invalid entry: --data must be a JSON object, and keys may not repeat "
-                       "nor be ts, type, name, seconds");
+        hw_usage_error("invalid entry: --data must be a JSON object (integers within 64 bits), "
+                       "and keys may not repeat nor be ts, type, name, seconds");
     if (rc < 0)
         hw_die(HW_EXIT_FAIL, (int)-rc, "format entry");
 }

@@ -73,11 +73,48 @@ static int keyset_add(struct keyset *ks, const char *key, const char *const *res
     return 0;
 }
 
+/* Does every integer literal in the JSON text fit json-c's range (int64, or uint64 when
+ * positive)? json-c saturates one that does not (1e23 written as an integer would come back as
+ * 18446744073709551615): such text is refused rather than logged as another number. Only the
+ * lexical shape is checked here; the parser checks the rest. */
+static bool json_ints_fit(const char *t)
+{
+    bool in_str = false;
+    for (const char *p = t; *p; p++) {
+        if (in_str) {
+            if (*p == '\\' && p[1])
+                p++;
+            else if (*p == '"')
+                in_str = false;
+            continue;
+        }
+        if (*p == '"') {
+            in_str = true;
+            continue;
+        }
+        if (*p != '-' && (*p < '0' || *p > '9'))
+            continue;
+        bool neg = *p == '-';
+        const char *d = p + neg, *e = d;
+        while (*e >= '0' && *e <= '9')
+            e++;
+        p = e - 1;
+        if (*e == '.' || *e == 'e' || *e == 'E')
+            continue; /* a double: json-c keeps it as one */
+        size_t n = (size_t)(e - d);
+        const char *max = neg ? "9223372036854775808" : "18446744073709551615";
+        size_t nmax = strlen(max);
+        if (n > nmax || (n == nmax && memcmp(d, max, n) > 0))
+            return false;
+    }
+    return true;
+}
+
 /* Parse text as one complete JSON value (surrounding whitespace allowed) into *out (NULL for the
- * text "null"). Returns 0 or -EINVAL. */
+ * text "null"). Returns 0 or -EINVAL (also for an integer beyond 64 bits: json_ints_fit). */
 static int parse_json_text(const char *text, struct json_object **out)
 {
-    if (!text)
+    if (!text || !json_ints_fit(text))
         return -EINVAL;
     size_t len = strlen(text);
     if (len > INT32_MAX)

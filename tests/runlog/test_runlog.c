@@ -242,6 +242,21 @@ static void test_rejects(void)
     CU_ASSERT_EQUAL(rl_format_event(line, sizeof line, "e", bad_json, 1), -EINVAL);
     rl_field_t junk[] = {RL_JSON("j", "[1] x")};
     CU_ASSERT_EQUAL(rl_format_event(line, sizeof line, "e", junk, 1), -EINVAL);
+    /* integers json-c would saturate are refused, not logged as another number */
+    static const char *const too_big[] = {"100000000000000000000000", "[18446744073709551616]",
+                                          "{\"n\": -9223372036854775809}"};
+    for (size_t i = 0; i < sizeof too_big / sizeof too_big[0]; i++) {
+        rl_field_t big[] = {RL_JSON("j", too_big[i])};
+        CU_ASSERT_EQUAL(rl_format_event(line, sizeof line, "e", big, 1), -EINVAL);
+        rl_field_t bigm[] = {RL_MERGE("{\"n\": 99999999999999999999999}")};
+        CU_ASSERT_EQUAL(rl_format_event(line, sizeof line, "e", bigm, 1), -EINVAL);
+    }
+    /* the extremes that fit, doubles and digits inside strings go through exactly */
+    rl_field_t edge[] = {RL_JSON("j", "[18446744073709551615, -9223372036854775808, 1e23, "
+                                      "\"123456789012345678901234\", \"a\\\"1\"]")};
+    CU_ASSERT(rl_format_event(line, sizeof line, "e", edge, 1) > 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(line, "[18446744073709551615, -9223372036854775808, 1e+23, "
+                                        "\"123456789012345678901234\", \"a\\\"1\"]"));
     rl_field_t not_obj[] = {RL_MERGE("[1]")};
     CU_ASSERT_EQUAL(rl_format_event(line, sizeof line, "e", not_obj, 1), -EINVAL);
     rl_field_t no_key[] = {{.key = NULL, .type = RL_T_INT}};
