@@ -1,11 +1,14 @@
 /* How a run ended: see outcome.h. */
 #include "outcome.h"
 
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "hwrun/io.h"
 
 const char *const sum_status_names[SUM_STATUS_COUNT] = {
     [SUM_STATUS_OK] = "ok",
@@ -24,23 +27,6 @@ void sum_outcome_init(struct sum_outcome *o)
     o->last_t = NAN;
 }
 
-static bool get_int(struct json_object *obj, const char *key, long *out)
-{
-    struct json_object *v;
-    if (!obj || !json_object_object_get_ex(obj, key, &v) || !json_object_is_type(v, json_type_int))
-        return false;
-    *out = (long)json_object_get_int64(v);
-    return true;
-}
-
-static const char *get_str(struct json_object *obj, const char *key)
-{
-    struct json_object *v;
-    if (!obj || !json_object_object_get_ex(obj, key, &v) || !json_object_is_type(v, json_type_string))
-        return NULL;
-    return json_object_get_string(v);
-}
-
 void sum_outcome_event(struct sum_outcome *o, const struct sum_event *e)
 {
     long v;
@@ -51,17 +37,17 @@ void sum_outcome_event(struct sum_outcome *o, const struct sum_event *e)
         o->phases_failed = failed; /* counted over the whole log, as the phases are */
         o->last_t = last;
         o->have_start = true;
-        if (get_int(e->data, "hwmon_pid", &v) && v > 0)
+        if (sum_json_int(e->data, "hwmon_pid", &v) && v > 0)
             o->hwmon_pid = v;
-        const char *h = get_str(e->data, "host");
+        const char *h = sum_json_str(e->data, "host");
         snprintf(o->host, sizeof o->host, "%s", h ? h : "");
     } else if (!strcmp(e->name, "stop")) {
         o->have_stop = true;
-        if (get_int(e->data, "exit_status", &v) && v >= 0 && v <= 255) {
+        if (sum_json_int(e->data, "exit_status", &v) && v >= 0 && v <= 255) {
             o->exit_status = (int)v;
             o->signal = v > 128 ? (int)v - 128 : 0;
         }
-        const char *r = get_str(e->data, "reason");
+        const char *r = sum_json_str(e->data, "reason");
         snprintf(o->stop_reason, sizeof o->stop_reason, "%s", r ? r : "");
     }
 }
@@ -69,8 +55,8 @@ void sum_outcome_event(struct sum_outcome *o, const struct sum_event *e)
 bool sum_outcome_phase_failed(const struct sum_phase *p, int *exit_status, int *signal)
 {
     long v;
-    *exit_status = get_int(p->obj, "exit_status", &v) && v >= 0 && v <= 255 ? (int)v : -1;
-    *signal = get_int(p->obj, "signal", &v) && v > 0 && v < 128 ? (int)v : 0;
+    *exit_status = sum_json_int(p->obj, "exit_status", &v) && v >= 0 && v <= 255 ? (int)v : -1;
+    *signal = sum_json_int(p->obj, "signal", &v) && v > 0 && v < 128 ? (int)v : 0;
     struct json_object *x;
     bool exception = p->obj && json_object_object_get_ex(p->obj, "exception", &x) && x &&
                      !json_object_is_type(x, json_type_null);
@@ -85,13 +71,9 @@ static bool hwmon_alive(const struct sum_outcome *o)
     if (o->hwmon_pid <= 0 || !o->host[0] || gethostname(host, sizeof host - 1) < 0 ||
         strcmp(host, o->host) != 0)
         return false;
-    char path[64], comm[32] = "";
+    char path[64], comm[32];
     snprintf(path, sizeof path, "/proc/%ld/comm", o->hwmon_pid);
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return false;
-    bool ok = fgets(comm, sizeof comm, f) != NULL;
-    fclose(f);
+    bool ok = hw_read_small(AT_FDCWD, path, comm, sizeof comm) > 0;
     return ok && strncmp(comm, "hwmon", 5) == 0;
 }
 

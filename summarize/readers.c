@@ -656,12 +656,21 @@ void sum_run_info_init(struct sum_run_info *info)
     info->interval_s = NAN;
 }
 
-static const char *data_str(struct json_object *data, const char *key)
+const char *sum_json_str(struct json_object *obj, const char *key)
 {
     struct json_object *v;
-    if (data && json_object_object_get_ex(data, key, &v) && json_object_is_type(v, json_type_string))
+    if (obj && json_object_object_get_ex(obj, key, &v) && json_object_is_type(v, json_type_string))
         return json_object_get_string(v);
     return NULL;
+}
+
+bool sum_json_int(struct json_object *obj, const char *key, long *out)
+{
+    struct json_object *v;
+    if (!obj || !json_object_object_get_ex(obj, key, &v) || !json_object_is_type(v, json_type_int))
+        return false;
+    *out = (long)json_object_get_int64(v);
+    return true;
 }
 
 static double data_num(struct json_object *data, const char *key)
@@ -682,21 +691,21 @@ void sum_run_info_event(struct sum_run_info *info, const struct sum_event *e)
         double iv = data_num(e->data, "interval_s");
         if (isfinite(iv) && iv > 0)
             info->interval_s = iv;
-        const char *tz = data_str(e->data, "smi_tz");
+        const char *tz = sum_json_str(e->data, "smi_tz");
         if (tz) {
             snprintf(info->smi_tz_raw, sizeof info->smi_tz_raw, "%s", tz);
             info->have_tz = sum_tz_parse(tz, false, &info->tz) == 0;
         }
-        const char *ns = data_str(e->data, HW_PIDNS_KEY);
+        const char *ns = sum_json_str(e->data, HW_PIDNS_KEY);
         if (ns)
             info->pid_ns = !strcmp(ns, HW_PIDNS_INIT) ? 1 : 2;
-        const char *f = data_str(e->data, "gpu_query_fields");
+        const char *f = sum_json_str(e->data, "gpu_query_fields");
         if (f && strlen(f) < sizeof info->gpu_fields) {
             snprintf(info->gpu_fields, sizeof info->gpu_fields, "%s", f);
             info->have_fields = true;
         }
     } else if (!strcmp(e->name, "gpu_fields_fallback")) {
-        const char *f = data_str(e->data, "fields");
+        const char *f = sum_json_str(e->data, "fields");
         if (f && strlen(f) < sizeof info->gpu_fields) {
             snprintf(info->gpu_fields, sizeof info->gpu_fields, "%s", f);
             info->have_fields = true;

@@ -304,6 +304,10 @@ struct sum_run_info {
     int pid_ns;                /* start event's pid_namespace: 0 not said, 1 init, 2 other */
 };
 
+/* obj.key as a string / an integer (events' data); NULL / false when absent or another type. */
+const char *sum_json_str(struct json_object *obj, const char *key);
+bool sum_json_int(struct json_object *obj, const char *key, long *out);
+
 /* Initialize info (everything "not seen"). */
 void sum_run_info_init(struct sum_run_info *info);
 /* Update info from one event (start, stop, gpu_fields_fallback, child_restart). Use it from an

@@ -39,6 +39,8 @@ void feed_all(enum sum_kind kind, const char *data, size_t len, size_t step,
 uint64_t token_count(const struct sum_quality *q, const char *token);
 /* Write name in dir with content. */
 void put_file(const char *dir, const char *name, const char *content);
+/* Run the built summarize with -q and args (NULL-terminated); its status and output. */
+struct th_result run_summarize(char *const *args);
 /* Summarize dir with the library. */
 struct sum_run *summarize_dir(const char *dir);
 

@@ -149,6 +149,18 @@ struct sum_run *summarize_dir(const char *dir)
     return run;
 }
 
+struct th_result run_summarize(char *const *args)
+{
+    char *argv[16] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), (char *)"-q"};
+    size_t n = 2;
+    for (; *args && n < 15; args++)
+        argv[n++] = *args;
+    argv[n] = NULL;
+    struct th_result r;
+    CU_ASSERT_EQUAL(th_run(argv, NULL, NULL, 60, &r), 0);
+    return r;
+}
+
 void cu_register_all(void)
 {
     add_readers_suite();

@@ -88,15 +88,6 @@ static void test_failed_phases_and_extras(void)
     sum_run_free(run);
 }
 
-static struct th_result summarize(const char *fmt, const char *dir)
-{
-    char *argv[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), (char *)"-q", (char *)"--format",
-                    (char *)fmt, (char *)dir, NULL};
-    struct th_result r;
-    CU_ASSERT_EQUAL(th_run(argv, NULL, NULL, 60, &r), 0);
-    return r;
-}
-
 /* A crashed run must not look like a good one in any output. */
 static void test_hwmon_failed_command(void)
 {
@@ -108,13 +99,13 @@ static void test_hwmon_failed_command(void)
     CU_ASSERT_EQUAL_FATAL(th_run(argv, NULL, NULL, 60, &r), 0);
     CU_ASSERT_EQUAL(r.status, 3);
     th_result_free(&r);
-    r = summarize("text", run);
+    r = run_summarize((char *[]){"--format", "text", run, NULL});
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "status FAILED: the command exited with status 3"));
     th_result_free(&r);
-    r = summarize("csv", run);
+    r = run_summarize((char *[]){"--format", "csv", run, NULL});
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",failed,3,,0,"));
     th_result_free(&r);
-    r = summarize("json", run);
+    r = run_summarize((char *[]){"--format", "json", run, NULL});
     struct json_object *o = json_tokener_parse(r.out), *v;
     CU_ASSERT_TRUE(json_object_object_get_ex(o, "status", &v) &&
                    !strcmp(json_object_get_string(v), "failed"));
@@ -157,15 +148,15 @@ static void test_hwmon_running_then_killed(void)
         th_sleep(0.1);
     }
     th_sleep(0.5);
-    struct th_result r = summarize("text", run);
+    struct th_result r = run_summarize((char *[]){"--format", "text", run, NULL});
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "status RUNNING: hwmon (pid "));
     th_result_free(&r);
     kill(pid, SIGKILL);
     th_wait(pid, 30);
-    r = summarize("text", run);
+    r = run_summarize((char *[]){"--format", "text", run, NULL});
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "status INCOMPLETE: no stop event"));
     th_result_free(&r);
-    r = summarize("csv", run);
+    r = run_summarize((char *[]){"--format", "csv", run, NULL});
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",incomplete,,,0,"));
     th_result_free(&r);
     /* hwmon's wrapped sleep had its parent-death signal: nothing left behind to wait for */

@@ -21,23 +21,11 @@ static char *make_run(const char *base, const char *name)
     return dir;
 }
 
-static struct th_result summarize(char *const *args)
-{
-    char *argv[16] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), (char *)"-q"};
-    size_t n = 2;
-    for (; *args && n < 15; args++)
-        argv[n++] = *args;
-    argv[n] = NULL;
-    struct th_result r;
-    CU_ASSERT_EQUAL(th_run(argv, NULL, NULL, 60, &r), 0);
-    return r;
-}
-
 static void test_several_dirs_one_document(void)
 {
     char *base = th_tmpdir("outputs");
     char *a = make_run(base, "a"), *b = make_run(base, "b");
-    struct th_result r = summarize((char *[]){a, b, NULL});
+    struct th_result r = run_summarize((char *[]){a, b, NULL});
     CU_ASSERT_EQUAL(r.status, 0);
     enum json_tokener_error err;
     struct json_object *doc = json_tokener_parse_verbose(r.out, &err);
@@ -49,13 +37,13 @@ static void test_several_dirs_one_document(void)
     json_object_put(doc);
     th_result_free(&r);
     /* one directory: the object itself, as before */
-    r = summarize((char *[]){a, NULL});
+    r = run_summarize((char *[]){a, NULL});
     doc = json_tokener_parse(r.out);
     CU_ASSERT(doc && json_object_is_type(doc, json_type_object));
     json_object_put(doc);
     th_result_free(&r);
     /* jsonl: one object per line */
-    r = summarize((char *[]){"--format", "jsonl", a, b, NULL});
+    r = run_summarize((char *[]){"--format", "jsonl", a, b, NULL});
     CU_ASSERT_EQUAL(th_count_lines(r.out), 2);
     th_result_free(&r);
     th_rmtree(base);
@@ -68,13 +56,13 @@ static void test_write_alone_prints_nothing(void)
 {
     char *base = th_tmpdir("outputs");
     char *a = make_run(base, "a");
-    struct th_result r = summarize((char *[]){"-w", a, NULL});
+    struct th_result r = run_summarize((char *[]){"-w", a, NULL});
     CU_ASSERT_EQUAL(r.status, 0);
     CU_ASSERT_EQUAL(r.out_len, 0);
     char *sj = th_fmt("%s/summary.json", a);
     CU_ASSERT_EQUAL(access(sj, R_OK), 0);
     th_result_free(&r);
-    r = summarize((char *[]){"-w", "--format", "json", a, NULL}); /* asked for: printed too */
+    r = run_summarize((char *[]){"-w", "--format", "json", a, NULL}); /* asked for: printed too */
     CU_ASSERT(r.out_len > 0);
     th_result_free(&r);
     free(sj);
@@ -120,7 +108,7 @@ static void test_params_columns(void)
                              "\"event\": \"hp\", \"data\": {\"lr\": 0.001, \"batch\": 64}}\n"
                              "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", "
                              "\"event\": \"config\", \"data\": {\"lr\": 0.001, \"batch\": 64}}\n");
-    struct th_result r = summarize((char *[]){"--format", "csv", a, b, NULL});
+    struct th_result r = run_summarize((char *[]){"--format", "csv", a, b, NULL});
     char *l1 = strchr(r.out, '\n'), *l2 = l1 ? strchr(l1 + 1, '\n') : NULL;
     CU_ASSERT_FATAL(l1 && l2);
     *l1 = *l2 = '\0';
@@ -128,7 +116,7 @@ static void test_params_columns(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(l1 + 1, ",0.0003,\"gpt, 2\",adam,"));        /* a: no batch */
     CU_ASSERT_PTR_NOT_NULL(strstr(l2 + 1, ",0.001,,,64\n"));                 /* b: no model */
     th_result_free(&r);
-    r = summarize((char *[]){"--params", "hp", b, NULL});
+    r = run_summarize((char *[]){"--params", "hp", b, NULL});
     struct json_object *doc = json_tokener_parse(r.out), *v;
     CU_ASSERT(json_object_object_get_ex(doc, "params", &v) &&
               json_object_object_get_ex(v, "batch", &v) && json_object_get_int(v) == 64);
@@ -159,7 +147,7 @@ static void test_text_for_people(void)
              "\"seconds\": 90.0}\n"
              "{\"ts\": \"2026-11-21T11:02:35.000+00:00\", \"type\": \"phase\", \"name\": \"train\", "
              "\"seconds\": 3725.0}\n");
-    struct th_result r = summarize((char *[]){"--format", "text", a, NULL});
+    struct th_result r = run_summarize((char *[]){"--format", "text", a, NULL});
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "CPU usr 20.0% sys 10.0% idle 70.0%"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "phase warmup: 1 min 30 s (began before hwmon started"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "phase train: 1 h 02 min 05 s, energy -"));
@@ -170,7 +158,7 @@ static void test_text_for_people(void)
     th_result_free(&r);
     /* GPU processes, when gpu_procs.csv was recorded; short energies keep their digits */
     char *basic = th_fmt("%s/runs/basic", th_env("HWRUN_TESTDATA"));
-    r = summarize((char *[]){"--format", "text", basic, NULL});
+    r = run_summarize((char *[]){"--format", "text", basic, NULL});
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "    GPU process 4243 python3 train.py, worker 0: peak "
                                          "33000.0 MiB\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "10 samples, energy 0.933 Wh\n"));
@@ -190,13 +178,13 @@ static void test_rounding_and_units(void)
     put_file(a, "cpu_metrics.csv", "timestamp,usr_pct,idle_pct\n"
                                    "2026-11-21T10:00:01.000+00:00,0.1,99.9\n"
                                    "2026-11-21T10:00:02.000+00:00,0.2,99.8\n");
-    struct th_result r = summarize((char *[]){a, NULL});
+    struct th_result r = run_summarize((char *[]){a, NULL});
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"cpu_usr_mean_pct\": 0.15,"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"peak_vram_mb\": null,")); /* no GPU: unmeasured */
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"peak_gpu_mem_mb\": null,"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"peak_vram_mib\": null,"));
     th_result_free(&r);
-    r = summarize((char *[]){"--format", "jsonl", a, NULL});
+    r = run_summarize((char *[]){"--format", "jsonl", a, NULL});
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"cpu_usr_mean_pct\": 0.15,"));
     th_result_free(&r);
     th_rmtree(base);
