@@ -414,12 +414,53 @@ int mon_sys_sample(struct mon_sys *s, double now_s, struct mon_sys_sample *out)
 
 enum { MODE_UNKNOWN, MODE_CHILDREN, MODE_SCAN };
 
+/* The tree's pid index. A multiplication by an odd constant is a bijection on the low bits,
+ * so a run of consecutive pids (the usual case) lands in distinct slots. */
+static size_t pid_slot(const struct mon_tree *t, pid_t pid)
+{
+    return ((uint32_t)pid * 0x9E3779B1u) & (t->idx_cap - 1);
+}
+
 static struct mon_proc *find_proc(struct mon_tree *t, pid_t pid)
 {
+    if (!t->idx_cap)
+        return NULL;
+    for (size_t h = pid_slot(t, pid);; h = (h + 1) & (t->idx_cap - 1)) {
+        uint32_t v = t->idx[h];
+        if (!v)
+            return NULL;
+        if (t->p[v - 1].pid == pid)
+            return &t->p[v - 1];
+    }
+}
+
+static void index_insert(struct mon_tree *t, size_t i)
+{
+    size_t h = pid_slot(t, t->p[i].pid);
+    while (t->idx[h])
+        h = (h + 1) & (t->idx_cap - 1);
+    t->idx[h] = (uint32_t)(i + 1);
+}
+
+/* Re-index p[0..n) (after it was compacted); the table grows only when p's capacity did, so a
+ * tree of steady size allocates nothing. */
+static int index_rebuild(struct mon_tree *t)
+{
+    if (t->idx_cap < 2 * t->cap) {
+        size_t nc = t->idx_cap ? t->idx_cap : 128;
+        while (nc < 2 * t->cap)
+            nc *= 2;
+        uint32_t *ni = malloc(nc * sizeof *ni);
+        if (!ni)
+            return -ENOMEM;
+        free(t->idx);
+        t->idx = ni;
+        t->idx_cap = nc;
+    }
+    memset(t->idx, 0, t->idx_cap * sizeof *t->idx);
     for (size_t i = 0; i < t->n; i++)
-        if (t->p[i].pid == pid)
-            return &t->p[i];
-    return NULL;
+        index_insert(t, i);
+    return 0;
 }
 
 static int grow(void **arr, size_t *cap, size_t need, size_t elem)
@@ -451,6 +492,8 @@ static struct mon_proc *add_proc(struct mon_tree *t, pid_t pid, pid_t ppid)
 {
     if (grow((void **)&t->p, &t->cap, t->n + 1, sizeof *t->p) < 0)
         return NULL;
+    if (t->idx_cap < 2 * t->cap && index_rebuild(t) < 0)
+        return NULL;
     char path[64];
     snprintf(path, sizeof path, "%d", (int)pid);
     int dfd = openat(t->proc_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -479,7 +522,7 @@ static struct mon_proc *add_proc(struct mon_tree *t, pid_t pid, pid_t ppid)
         p->io_fd = -1;
     if (p->smaps_fd < 0)
         p->smaps_fd = -1;
-    t->n++;
+    index_insert(t, t->n++);
     note_change(t, pid);
     return p;
 }
@@ -524,6 +567,7 @@ void mon_tree_close(struct mon_tree *t)
     for (size_t i = 0; i < t->n; i++)
         drop_proc_fds(&t->p[i]);
     free(t->p);
+    free(t->idx);
     free(t->out_a);
     free(t->out_b);
     free(t->queue);
@@ -963,7 +1007,10 @@ int mon_tree_sample(struct mon_tree *t, double now_s, struct mon_tree_sample *ou
             note_change(t, -t->p[i].pid);
         }
     }
-    t->n = w;
+    if (w != t->n) {
+        t->n = w;
+        index_rebuild(t); /* the table is big enough already: cannot fail */
+    }
 
     if (sum.pss_now && t->pss_budget > 0) {
         struct timespec c1;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -516,6 +517,122 @@ static void test_tree_exited_grandchildren(void)
     CU_ASSERT(fabs(cpu_s - truth) <= 0.15 * truth + 0.04);
 }
 
+/* A generated /proc with a tree of BIG_N processes (root BIG_ROOT, 8 children each) and as many
+ * outsiders: every process is found (in both modes) through the pid index, a steady tree
+ * allocates nothing (the tables keep their place and size), a shrunk one is re-indexed. */
+#define BIG_ROOT 3000
+#define BIG_N 2000
+#define BIG_OUT 10000
+
+static void big_write(const char *root, const char *rel, const char *text)
+{
+    char *p = th_fmt("%s/%s", root, rel);
+    CU_ASSERT_EQUAL(th_write_file(p, text, strlen(text)), 0);
+    free(p);
+}
+
+static void big_mkdir(const char *root, int pid, bool task)
+{
+    char *p = th_fmt("%s/%d", root, pid);
+    CU_ASSERT_EQUAL(mkdir(p, 0755), 0);
+    free(p);
+    if (task) {
+        p = th_fmt("%s/%d/task", root, pid);
+        CU_ASSERT_EQUAL(mkdir(p, 0755), 0);
+        free(p);
+        p = th_fmt("%s/%d/task/%d", root, pid, pid);
+        CU_ASSERT_EQUAL(mkdir(p, 0755), 0);
+        free(p);
+    }
+}
+
+static void big_stat(const char *root, int pid, int ppid)
+{
+    char rel[32], text[256];
+    snprintf(rel, sizeof rel, "%d/stat", pid);
+    snprintf(text, sizeof text,
+             "%d (w%d) S %d %d %d 0 -1 4194304 100 0 0 0 1 1 0 0 20 0 1 0 200 5000000 10 0 0 0 0 "
+             "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+             pid, pid, ppid, pid, pid);
+    big_write(root, rel, text);
+}
+
+/* The children files of the tree, listing the pids below `upto` only. */
+static void big_children(const char *root, int upto)
+{
+    static char text[BIG_N * 8];
+    for (int pid = BIG_ROOT; pid < BIG_ROOT + BIG_N; pid++) {
+        size_t n = 0;
+        text[0] = '\0';
+        for (int k = (pid - BIG_ROOT) * 8 + 1; k <= (pid - BIG_ROOT) * 8 + 8; k++)
+            if (BIG_ROOT + k < upto && k < BIG_N)
+                n += (size_t)snprintf(text + n, sizeof text - n, "%d ", BIG_ROOT + k);
+        char rel[48];
+        snprintf(rel, sizeof rel, "%d/task/%d/children", pid, pid);
+        big_write(root, rel, text);
+    }
+}
+
+static void check_big_tree(const char *root, int mode)
+{
+    struct mon_tree t;
+    CU_ASSERT_EQUAL_FATAL(mon_tree_open(&t, root, BIG_ROOT, false), 0);
+    mon_tree_set_mode(&t, mode);
+    struct mon_tree_sample s;
+    long pg = sysconf(_SC_PAGESIZE) / 1024;
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 1.0, &s), 0);
+    CU_ASSERT_EQUAL(s.procs, BIG_N);
+    CU_ASSERT_EQUAL(s.threads, BIG_N);
+    CU_ASSERT_DOUBLE_EQUAL(s.rss_mib, BIG_N * 10.0 * (double)pg / 1024, 1e-9);
+    CU_ASSERT(t.idx_cap >= 2 * t.n);
+    /* steady: no table moves or grows */
+    const void *p0 = t.p, *i0 = t.idx;
+    size_t cap0 = t.cap, icap0 = t.idx_cap;
+    for (int i = 0; i < 3; i++) {
+        CU_ASSERT_EQUAL(mon_tree_sample(&t, 2.0 + i, &s), 0);
+        CU_ASSERT_EQUAL(s.procs, BIG_N);
+    }
+    CU_ASSERT(t.p == p0 && t.idx == i0 && t.cap == cap0 && t.idx_cap == icap0);
+    CU_ASSERT_DOUBLE_EQUAL(s.cpu_pct, 0.0, 1e-9); /* the files did not change */
+    /* the upper half leaves: their stat files empty, their parents no longer list them */
+    for (int pid = BIG_ROOT + BIG_N / 2; pid < BIG_ROOT + BIG_N; pid++) {
+        char rel[32];
+        snprintf(rel, sizeof rel, "%d/stat", pid);
+        big_write(root, rel, "");
+    }
+    big_children(root, BIG_ROOT + BIG_N / 2);
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 10.0, &s), 0);
+    CU_ASSERT_EQUAL(s.procs, BIG_N / 2);
+    CU_ASSERT_EQUAL(t.n, BIG_N / 2);
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 11.0, &s), 0); /* found again through the new index */
+    CU_ASSERT_EQUAL(s.procs, BIG_N / 2);
+    CU_ASSERT_EQUAL(s.threads, BIG_N / 2);
+    CU_ASSERT(t.idx == i0 && t.idx_cap == icap0);
+    mon_tree_close(&t);
+}
+
+static void test_tree_big(void)
+{
+    char *root = th_tmpdir("bigproc");
+    for (int pid = BIG_ROOT; pid < BIG_ROOT + BIG_N; pid++) {
+        big_mkdir(root, pid, true);
+        big_stat(root, pid, pid == BIG_ROOT ? 1 : BIG_ROOT + (pid - BIG_ROOT - 1) / 8);
+    }
+    for (int pid = BIG_OUT; pid < BIG_OUT + BIG_N; pid++) {
+        big_mkdir(root, pid, false);
+        big_stat(root, pid, 1);
+    }
+    big_children(root, BIG_ROOT + BIG_N);
+    check_big_tree(root, 1);
+    /* the same directory again, now without the upper half: grow it back first */
+    for (int pid = BIG_ROOT + BIG_N / 2; pid < BIG_ROOT + BIG_N; pid++)
+        big_stat(root, pid, BIG_ROOT + (pid - BIG_ROOT - 1) / 8);
+    big_children(root, BIG_ROOT + BIG_N);
+    check_big_tree(root, 2);
+    th_rmtree(root);
+    free(root);
+}
+
 void add_procfs_suite(void);
 void add_procfs_suite(void)
 {
@@ -528,6 +645,7 @@ void add_procfs_suite(void)
     CU_add_test(s, "tree_children", test_tree_children);
     CU_add_test(s, "tree_scan", test_tree_scan);
     CU_add_test(s, "tree_old", test_tree_old);
+    CU_add_test(s, "tree_big", test_tree_big);
     CU_add_test(s, "sys_modern_cgroup", test_sys_modern);
     CU_add_test(s, "sys_old", test_sys_old);
     CU_add_test(s, "sys_live", test_sys_live);
