@@ -679,15 +679,51 @@ static void add_kids(struct kids_ctx *k, const char *buf, size_t n)
     }
 }
 
+/* A children file, read from offset 0. A thread with hundreds of children has a file longer
+ * than the buffer: it is read on in chunks, and a pid cut at a chunk's end is carried over, not
+ * taken for a shorter pid. A short read of under 2 KiB is the end (one pread in the usual
+ * case); after a longer one, as in pread_proc(), the next read says. Returns false when the
+ * file cannot be read (the thread exited). */
+static bool read_kids(struct kids_ctx *k, int fd)
+{
+    char buf[4096];
+    size_t keep = 0;
+    off_t off = 0;
+    for (;;) {
+        size_t want = sizeof buf - keep;
+        ssize_t n;
+        do
+            n = pread(fd, buf + keep, want, off);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+            return off > 0;
+        off += n;
+        size_t len = keep + (size_t)n;
+        if (n == 0 || ((size_t)n < want && len < 2048)) { /* the end: every token is whole */
+            add_kids(k, buf, len);
+            return true;
+        }
+        size_t end = len;
+        while (end > 0 && buf[end - 1] != ' ' && buf[end - 1] != '\n')
+            end--;
+        if (end == 0) /* no separator in 4 KiB: not a children file */
+            return true;
+        add_kids(k, buf, end);
+        keep = len - end;
+        memmove(buf, buf + end, keep);
+    }
+}
+
 static void task_children(struct mon_tree *t, pid_t tid, void *arg)
 {
     struct kids_ctx *k = arg;
-    char path[96], buf[4096];
+    char path[96];
     snprintf(path, sizeof path, "%d/task/%d/children", (int)k->parent, (int)tid);
-    ssize_t n = hw_read_small(t->proc_fd, path, buf, sizeof buf);
-    if (n < 0)
+    int fd = openat(t->proc_fd, path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
         return; /* the thread exited */
-    add_kids(k, buf, (size_t)n);
+    read_kids(k, fd);
+    close(fd);
 }
 
 /* One stat read. Returns false when the process has gone. */
@@ -930,10 +966,7 @@ int mon_tree_sample(struct mon_tree *t, double now_s, struct mon_tree_sample *ou
             struct kids_ctx k = {t, p->pid, 0, &qn};
             if (st.threads <= 1 && p->kids_fd >= 0) {
                 /* one thread: its children file, kept open, is the only one to read */
-                char buf[4096];
-                ssize_t n = pread_proc(p->kids_fd, buf, sizeof buf);
-                if (n > 0)
-                    add_kids(&k, buf, (size_t)n);
+                read_kids(&k, p->kids_fd);
             } else {
                 char tdir[64];
                 snprintf(tdir, sizeof tdir, "%d/task", (int)p->pid);

@@ -524,6 +524,14 @@ static void test_tree_exited_grandchildren(void)
 #define BIG_N 2000
 #define BIG_OUT 10000
 
+/* "PID/task/TID/children", in a static buffer (one at a time). */
+static const char *kids_rel(int pid, int tid)
+{
+    static char buf[64];
+    snprintf(buf, sizeof buf, "%d/task/%d/children", pid, tid);
+    return buf;
+}
+
 static void big_write(const char *root, const char *rel, const char *text)
 {
     char *p = th_fmt("%s/%s", root, rel);
@@ -546,15 +554,20 @@ static void big_mkdir(const char *root, int pid, bool task)
     }
 }
 
-static void big_stat(const char *root, int pid, int ppid)
+static void big_stat_threads(const char *root, int pid, int ppid, int threads)
 {
     char rel[32], text[256];
     snprintf(rel, sizeof rel, "%d/stat", pid);
     snprintf(text, sizeof text,
-             "%d (w%d) S %d %d %d 0 -1 4194304 100 0 0 0 1 1 0 0 20 0 1 0 200 5000000 10 0 0 0 0 "
-             "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
-             pid, pid, ppid, pid, pid);
+             "%d (w%d) S %d %d %d 0 -1 4194304 100 0 0 0 1 1 0 0 20 0 %d 0 200 5000000 10 0 0 0 "
+             "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+             pid, pid, ppid, pid, pid, threads);
     big_write(root, rel, text);
+}
+
+static void big_stat(const char *root, int pid, int ppid)
+{
+    big_stat_threads(root, pid, ppid, 1);
 }
 
 /* The children files of the tree, listing the pids below `upto` only. */
@@ -633,6 +646,58 @@ static void test_tree_big(void)
     free(root);
 }
 
+/* A process with more children than one 4 KiB read of its children file holds (1500 pids,
+ * 7.5 KB): all are found, none is misread from a pid cut at the buffer's end; through the
+ * kept-open file (one thread) and through task/TID/children (two threads). */
+static void test_tree_wide(void)
+{
+    char *root = th_tmpdir("wideproc");
+    const int kids = 1500;
+    big_mkdir(root, BIG_ROOT, true);
+    big_stat(root, BIG_ROOT, 1);
+    static char text[16384];
+    size_t n = 0;
+    for (int pid = BIG_ROOT + 1; pid <= BIG_ROOT + kids; pid++) {
+        big_mkdir(root, pid, true);
+        big_stat(root, pid, BIG_ROOT);
+        big_write(root, kids_rel(pid, pid), "");
+        n += (size_t)snprintf(text + n, sizeof text - n, "%d ", pid);
+        /* decoys: the prefixes a cut pid would be read as */
+        char *d = th_fmt("%s/%d", root, pid / 10);
+        if (mkdir(d, 0755) == 0) {
+            free(d);
+            big_stat(root, pid / 10, BIG_ROOT);
+        } else {
+            free(d);
+        }
+    }
+    big_write(root, kids_rel(BIG_ROOT, BIG_ROOT), text);
+    struct mon_tree t;
+    struct mon_tree_sample s;
+    CU_ASSERT_EQUAL_FATAL(mon_tree_open(&t, root, BIG_ROOT, false), 0);
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 1.0, &s), 0);
+    CU_ASSERT_EQUAL(t.mode, 1);
+    CU_ASSERT_EQUAL(s.procs, (unsigned)kids + 1);
+    mon_tree_close(&t);
+
+    /* two threads: 1200 children listed by one, 300 by the other */
+    big_stat_threads(root, BIG_ROOT, 1, 2);
+    char *tdir = th_fmt("%s/%d/task/%d", root, BIG_ROOT, 99999);
+    CU_ASSERT_EQUAL(mkdir(tdir, 0755), 0);
+    free(tdir);
+    size_t cut = (size_t)1200 * 5; /* "NNNN " per pid */
+    big_write(root, kids_rel(BIG_ROOT, 99999), text + cut);
+    text[cut] = '\0';
+    big_write(root, kids_rel(BIG_ROOT, BIG_ROOT), text);
+    CU_ASSERT_EQUAL_FATAL(mon_tree_open(&t, root, BIG_ROOT, false), 0);
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 1.0, &s), 0);
+    CU_ASSERT_EQUAL(s.procs, (unsigned)kids + 1);
+    CU_ASSERT_EQUAL(s.threads, (unsigned)kids + 2);
+    mon_tree_close(&t);
+    th_rmtree(root);
+    free(root);
+}
+
 void add_procfs_suite(void);
 void add_procfs_suite(void)
 {
@@ -646,6 +711,7 @@ void add_procfs_suite(void)
     CU_add_test(s, "tree_scan", test_tree_scan);
     CU_add_test(s, "tree_old", test_tree_old);
     CU_add_test(s, "tree_big", test_tree_big);
+    CU_add_test(s, "tree_wide", test_tree_wide);
     CU_add_test(s, "sys_modern_cgroup", test_sys_modern);
     CU_add_test(s, "sys_old", test_sys_old);
     CU_add_test(s, "sys_live", test_sys_live);
