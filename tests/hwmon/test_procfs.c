@@ -517,12 +517,13 @@ static void test_tree_exited_grandchildren(void)
     CU_ASSERT(fabs(cpu_s - truth) <= 0.15 * truth + 0.04);
 }
 
-/* A generated /proc with a tree of BIG_N processes (root BIG_ROOT, 8 children each) and as many
+/* A generated /proc with a tree of BIG_N processes (root BIG_ROOT, 8 children each) and
  * outsiders: every process is found (in both modes) through the pid index, a steady tree
  * allocates nothing (the tables keep their place and size), a shrunk one is re-indexed. */
 #define BIG_ROOT 3000
 #define BIG_N 2000
 #define BIG_OUT 10000
+#define BIG_NOUT 300
 
 /* "PID/task/TID/children", in a static buffer (one at a time). */
 static const char *kids_rel(int pid, int tid)
@@ -537,6 +538,20 @@ static void big_write(const char *root, const char *rel, const char *text)
     char *p = th_fmt("%s/%s", root, rel);
     CU_ASSERT_EQUAL(th_write_file(p, text, strlen(text)), 0);
     free(p);
+}
+
+/* Thousands of directories: in tmpfs when there is one (mkdir on a disk-backed /tmp can take a
+ * millisecond each). th_rmtree removes it. */
+static char *big_tmpdir(const char *tag)
+{
+    if (access("/dev/shm", W_OK) != 0)
+        return th_tmpdir(tag);
+    char *d = th_fmt("/dev/shm/%s-XXXXXX", tag);
+    if (!mkdtemp(d)) {
+        free(d);
+        return th_tmpdir(tag);
+    }
+    return d;
 }
 
 static void big_mkdir(const char *root, int pid, bool task)
@@ -570,11 +585,12 @@ static void big_stat(const char *root, int pid, int ppid)
     big_stat_threads(root, pid, ppid, 1);
 }
 
-/* The children files of the tree, listing the pids below `upto` only. */
+/* The children files of the tree's parents, listing the pids below `upto` only (the leaves'
+ * files are written empty once). */
 static void big_children(const char *root, int upto)
 {
     static char text[BIG_N * 8];
-    for (int pid = BIG_ROOT; pid < BIG_ROOT + BIG_N; pid++) {
+    for (int pid = BIG_ROOT; pid < BIG_ROOT + BIG_N && (pid - BIG_ROOT) * 8 + 1 < BIG_N; pid++) {
         size_t n = 0;
         text[0] = '\0';
         for (int k = (pid - BIG_ROOT) * 8 + 1; k <= (pid - BIG_ROOT) * 8 + 8; k++)
@@ -626,12 +642,13 @@ static void check_big_tree(const char *root, int mode)
 
 static void test_tree_big(void)
 {
-    char *root = th_tmpdir("bigproc");
+    char *root = big_tmpdir("bigproc");
     for (int pid = BIG_ROOT; pid < BIG_ROOT + BIG_N; pid++) {
-        big_mkdir(root, pid, true);
+        bool parent = (pid - BIG_ROOT) * 8 + 1 < BIG_N; /* a leaf has no children file */
+        big_mkdir(root, pid, parent);
         big_stat(root, pid, pid == BIG_ROOT ? 1 : BIG_ROOT + (pid - BIG_ROOT - 1) / 8);
     }
-    for (int pid = BIG_OUT; pid < BIG_OUT + BIG_N; pid++) {
+    for (int pid = BIG_OUT; pid < BIG_OUT + BIG_NOUT; pid++) {
         big_mkdir(root, pid, false);
         big_stat(root, pid, 1);
     }
@@ -651,16 +668,15 @@ static void test_tree_big(void)
  * kept-open file (one thread) and through task/TID/children (two threads). */
 static void test_tree_wide(void)
 {
-    char *root = th_tmpdir("wideproc");
+    char *root = big_tmpdir("wideproc");
     const int kids = 1500;
     big_mkdir(root, BIG_ROOT, true);
     big_stat(root, BIG_ROOT, 1);
     static char text[16384];
     size_t n = 0;
     for (int pid = BIG_ROOT + 1; pid <= BIG_ROOT + kids; pid++) {
-        big_mkdir(root, pid, true);
+        big_mkdir(root, pid, false);
         big_stat(root, pid, BIG_ROOT);
-        big_write(root, kids_rel(pid, pid), "");
         n += (size_t)snprintf(text + n, sizeof text - n, "%d ", pid);
         /* decoys: the prefixes a cut pid would be read as */
         char *d = th_fmt("%s/%d", root, pid / 10);
