@@ -251,6 +251,17 @@ int mon_smi_probe(struct mon_smi *p, const char *smi, char *why, size_t why_cap,
     return 0;
 }
 
+/* A GPU index as dmon prints it (and as a JSON number: no leading zero). */
+static bool is_index(const char *s, size_t n)
+{
+    if (n == 0 || n > 5 || (n > 1 && s[0] == '0'))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+    return true;
+}
+
 int mon_smi_parse_gpm(const char *out, char *missing, size_t mcap)
 {
     char mstore[512];
@@ -280,7 +291,8 @@ int mon_smi_parse_gpm(const char *out, char *missing, size_t mcap)
                 if (tl[i] == strlen(HW_GPM_PROBE_COLUMN) &&
                     !memcmp(tok[i], HW_GPM_PROBE_COLUMN, tl[i]))
                     col = i - 1; /* data rows have no '#' token */
-        } else if (nt && tok[0][0] != '#' && col >= 0 && col < nt) {
+        } else if (nt && col >= 0 && col < nt && is_index(tok[0], tl[0])) {
+            /* a data row starts with the GPU's index; anything else is not one */
             if (tl[col] == 1 && tok[col][0] == '-') {
                 hw_buf_puts(&miss, lacking++ ? ", " : "[");
                 hw_buf_put(&miss, tok[0], tl[0]);

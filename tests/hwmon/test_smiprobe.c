@@ -86,6 +86,13 @@ static void test_parse_gpm(void)
     CU_ASSERT_EQUAL(mon_smi_parse_gpm(text, tiny, sizeof tiny), 7);
     CU_ASSERT_STRING_EQUAL(tiny, "1"); /* the list does not fit: how many */
     free(text);
+    /* a row that does not start with a GPU index is not a GPU's (found by fuzz_smi: its first
+     * token went into the event's JSON as it was) */
+    CU_ASSERT_EQUAL(mon_smi_parse_gpm("# gpu smutil\n# Idx GPM:%\n 0 -\n2026/07/14 -\n007 -\n"
+                                      " 1 5\n",
+                                      missing, sizeof missing),
+                    1);
+    CU_ASSERT_STRING_EQUAL(missing, "[0]");
     CU_ASSERT_EQUAL(mon_smi_parse_gpm("# gpu sm mem\n# Idx % %\n 0 1 2\n", missing, sizeof missing),
                     -1);
     CU_ASSERT_STRING_EQUAL(missing, "");
