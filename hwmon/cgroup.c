@@ -147,25 +147,9 @@ int mon_find_cgroup_dir(const char *mountinfo, const char *controller, const cha
     return too_long ? -ENAMETOOLONG : -ENOENT;
 }
 
-/* A signed decimal of text after blanks; the pointer after it, or NULL. */
 static const char *parse_int(const char *p, int64_t *out)
 {
-    while (*p == ' ' || *p == '\t')
-        p++;
-    bool neg = *p == '-';
-    if (neg)
-        p++;
-    if (*p < '0' || *p > '9')
-        return NULL;
-    uint64_t v = 0;
-    for (; *p >= '0' && *p <= '9'; p++) {
-        unsigned d = (unsigned)(*p - '0');
-        v = v > (UINT64_MAX - d) / 10 ? UINT64_MAX : v * 10 + d;
-    }
-    if (v > INT64_MAX)
-        v = INT64_MAX;
-    *out = neg ? -(int64_t)v : (int64_t)v;
-    return p;
+    return mon_parse_i64(p, p + strlen(p), out);
 }
 
 static bool only_space(const char *p)
@@ -301,12 +285,6 @@ static int open_cg_dir(const char *cgtext, const char *mountinfo, const char *sy
     return open(full, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
-static void close_fd(int *fd)
-{
-    if (*fd >= 0)
-        close(*fd);
-    *fd = -1;
-}
 
 /* v2 memory.peak, reset for our own descriptor when the kernel allows it (Linux 6.12: a write
  * makes this descriptor's reads the peak since then), so the peak is this run's and not the
@@ -355,7 +333,7 @@ int mon_cgroup_open(struct mon_cgroup *cg, const char *proc_root, const char *sy
         cg->mem_max_fd = open_in(d, "memory.limit_in_bytes", O_RDONLY);
         cg->mem_peak_fd = open_in(d, "memory.max_usage_in_bytes", O_RDONLY);
     }
-    close_fd(&d);
+    mon_close_fd(&d);
     if (!cg->mem_ver && have_v2) {
         d = open_cg_dir(cgtext, mi, sys_root, NULL, cg->mem_path, sizeof cg->mem_path);
         if ((cg->mem_cur_fd = open_in(d, "memory.current", O_RDONLY)) >= 0) {
@@ -363,7 +341,7 @@ int mon_cgroup_open(struct mon_cgroup *cg, const char *proc_root, const char *sy
             cg->mem_max_fd = open_in(d, "memory.max", O_RDONLY);
             cg->mem_peak_fd = open_peak_v2(d, &cg->peak_reset);
         }
-        close_fd(&d);
+        mon_close_fd(&d);
     }
     if (!cg->mem_ver)
         cg->mem_path[0] = '\0';
@@ -374,13 +352,13 @@ int mon_cgroup_open(struct mon_cgroup *cg, const char *proc_root, const char *sy
         (cg->cpu_period_fd = open_in(d, "cpu.cfs_period_us", O_RDONLY)) >= 0)
         cg->cpu_ver = 1;
     else
-        close_fd(&cg->cpu_max_fd);
-    close_fd(&d);
+        mon_close_fd(&cg->cpu_max_fd);
+    mon_close_fd(&d);
     if (!cg->cpu_ver && have_v2) {
         d = open_cg_dir(cgtext, mi, sys_root, NULL, cg->cpu_path, sizeof cg->cpu_path);
         if ((cg->cpu_max_fd = open_in(d, "cpu.max", O_RDONLY)) >= 0)
             cg->cpu_ver = 2;
-        close_fd(&d);
+        mon_close_fd(&d);
     }
 
     /* CPU usage: v1 cpuacct (often co-mounted as "cpu,cpuacct"), else v2 cpu.stat */
@@ -388,12 +366,12 @@ int mon_cgroup_open(struct mon_cgroup *cg, const char *proc_root, const char *sy
     d = open_cg_dir(cgtext, mi, sys_root, "cpuacct", apath, sizeof apath);
     if ((cg->usage_fd = open_in(d, "cpuacct.usage", O_RDONLY)) >= 0)
         cg->acct_ver = 1;
-    close_fd(&d);
+    mon_close_fd(&d);
     if (!cg->acct_ver && have_v2) {
         d = open_cg_dir(cgtext, mi, sys_root, NULL, apath, sizeof apath);
         if ((cg->usage_fd = open_in(d, "cpu.stat", O_RDONLY)) >= 0)
             cg->acct_ver = 2;
-        close_fd(&d);
+        mon_close_fd(&d);
     }
     if (!cg->cpu_ver) {
         if (cg->acct_ver) /* the path a reader wants: where the CPU is accounted */
@@ -415,12 +393,12 @@ out:
 
 void mon_cgroup_close(struct mon_cgroup *cg)
 {
-    close_fd(&cg->mem_cur_fd);
-    close_fd(&cg->mem_max_fd);
-    close_fd(&cg->mem_peak_fd);
-    close_fd(&cg->cpu_max_fd);
-    close_fd(&cg->cpu_period_fd);
-    close_fd(&cg->usage_fd);
+    mon_close_fd(&cg->mem_cur_fd);
+    mon_close_fd(&cg->mem_max_fd);
+    mon_close_fd(&cg->mem_peak_fd);
+    mon_close_fd(&cg->cpu_max_fd);
+    mon_close_fd(&cg->cpu_period_fd);
+    mon_close_fd(&cg->usage_fd);
     cg->found = false;
 }
 

@@ -49,6 +49,11 @@ static const char *parse_i64(const char *p, const char *end, int64_t *out)
     return p;
 }
 
+const char *mon_parse_i64(const char *p, const char *end, int64_t *out)
+{
+    return parse_i64(p, end, out);
+}
+
 static uint64_t clamp_u(int64_t v)
 {
     return v < 0 ? 0 : (uint64_t)v;
@@ -228,6 +233,11 @@ static void close_fd(int *fd)
     if (*fd >= 0)
         close(*fd);
     *fd = -1;
+}
+
+void mon_close_fd(int *fd)
+{
+    close_fd(fd);
 }
 
 int mon_sys_open(struct mon_sys *s, const char *proc_root, const char *sys_root,

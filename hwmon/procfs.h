@@ -72,6 +72,12 @@ int mon_parse_pid_stat(const char *text, size_t len, struct mon_pstat *out);
 /* read_bytes and write_bytes of /proc/PID/io. Returns 0 or -EINVAL. */
 int mon_parse_pid_io(const char *text, uint64_t *read_bytes, uint64_t *write_bytes);
 
+/* A signed decimal at p (after blanks, before end), saturated to int64; the pointer after it,
+ * or NULL when there is none. The one number parser of hwmon's /proc, cgroup and sysfs text. */
+const char *mon_parse_i64(const char *p, const char *end, int64_t *out);
+/* close(*fd) when it is open, and mark it closed (-1). */
+void mon_close_fd(int *fd);
+
 /* pread a small procfs, sysfs or cgroup file from offset 0 into buf, NUL-terminated: one read
  * for a file shorter than 2 KiB (seq_file fills a page before returning). Returns the length
  * or -errno. */

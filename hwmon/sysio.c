@@ -24,21 +24,15 @@ static const char *skip_ws(const char *p, const char *end)
     return p;
 }
 
-/* An unsigned decimal at p (after blanks); the pointer after it, or NULL. */
+/* An unsigned counter at p (after blanks) that ends at a blank or the line's end. */
 static const char *parse_u64(const char *p, const char *end, uint64_t *out)
 {
-    p = skip_ws(p, end);
-    if (p >= end || *p < '0' || *p > '9')
+    int64_t v;
+    const char *q = mon_parse_i64(p, end, &v);
+    if (!q || v < 0 || (q < end && *q != ' ' && *q != '\t' && *q != '\n'))
         return NULL;
-    uint64_t v = 0;
-    for (; p < end && *p >= '0' && *p <= '9'; p++) {
-        unsigned d = (unsigned)(*p - '0');
-        v = v > (UINT64_MAX - d) / 10 ? UINT64_MAX : v * 10 + d;
-    }
-    if (p < end && *p != ' ' && *p != '\t' && *p != '\n')
-        return NULL;
-    *out = v;
-    return p;
+    *out = (uint64_t)v;
+    return q;
 }
 
 static bool copy_name(const char *s, size_t n, char name[MON_SYSIO_NAME])
