@@ -302,10 +302,43 @@ static void test_main_split(void)
     free(dir);
 }
 
+/* The HTML report draws the disk and network rates and lists the run's totals; a run
+ * without them has no such chart. */
+static void test_html(void)
+{
+    char *dir = th_tmpdir("system-html");
+    write_log(dir, NULL, phases);
+    put_file(dir, "cpu_metrics.csv", cpu_rows);
+    char *out = th_fmt("%s/r.html", dir);
+    struct th_result r = run_summarize((char *[]){"--html", out, dir, NULL});
+    CU_ASSERT_EQUAL(r.status, 0);
+    th_result_free(&r);
+    char *html = th_read_file(out, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "<figure class=\"chart\" id=\"disk-net\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, ">disk read</th>"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "data-v=\"7\"") || strstr(html, "data-v=\"7.0\""));
+    free(html);
+    put_file(dir, "cpu_metrics.csv",
+             "timestamp,usr_pct,idle_pct\n2026-01-01T00:00:01.000+00:00,1,99\n"
+             "2026-01-01T00:00:02.000+00:00,1,99\n");
+    r = run_summarize((char *[]){"--html", out, dir, NULL});
+    CU_ASSERT_EQUAL(r.status, 0);
+    th_result_free(&r);
+    html = th_read_file(out, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+    CU_ASSERT_PTR_NULL(strstr(html, "id=\"disk-net\""));
+    free(html);
+    free(out);
+    th_rmtree(dir);
+    free(dir);
+}
+
 void add_system_suite(void)
 {
     CU_pSuite s = CU_add_suite("system", NULL, NULL);
     CU_add_test(s, "traffic", test_traffic);
     CU_add_test(s, "mem_peak_source", test_mem_peak_source);
     CU_add_test(s, "main_split", test_main_split);
+    CU_add_test(s, "html", test_html);
 }
