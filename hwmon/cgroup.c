@@ -307,7 +307,8 @@ static int open_peak_v2(int dfd, bool *reset)
     return open_in(dfd, "memory.peak", O_RDONLY);
 }
 
-int mon_cgroup_open(struct mon_cgroup *cg, const char *proc_root, const char *sys_root)
+int mon_cgroup_open(struct mon_cgroup *cg, const char *proc_root, const char *sys_root,
+                    pid_t pid)
 {
     memset(cg, 0, sizeof *cg);
     cg->mem_cur_fd = cg->mem_max_fd = cg->mem_peak_fd = -1;
@@ -319,7 +320,10 @@ int mon_cgroup_open(struct mon_cgroup *cg, const char *proc_root, const char *sy
     int pfd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (pfd < 0)
         return 0;
-    char *cgtext = slurp(pfd, "self/cgroup"), *mi = slurp(pfd, "self/mountinfo");
+    char who[32] = "self/cgroup";
+    if (pid > 0)
+        snprintf(who, sizeof who, "%d/cgroup", (int)pid);
+    char *cgtext = slurp(pfd, who), *mi = slurp(pfd, "self/mountinfo");
     close(pfd);
     if (!cgtext || !mi)
         goto out;

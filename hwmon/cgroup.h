@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* v1 memory.limit_in_bytes at or above this is "no limit" (the kernel prints PAGE_COUNTER_MAX
  * pages: 9223372036854771712 with 4 KiB pages). */
@@ -72,11 +73,13 @@ struct mon_cg_sample {
     double limit_cores, cpu_pct, mem_cur_mib, mem_max_mib, mem_peak_mib;
 };
 
-/* Find this process's cgroup from <proc_root>/self/cgroup and <proc_root>/self/mountinfo, with
- * every mount point taken under sys_root ("" or "/" for the real root; tests: a fixture tree),
- * and open its files. A host without cgroups, or files we may not read, leave cg->found false.
- * Always returns 0 (there is nothing to fail: no cgroup is a normal answer). */
-int mon_cgroup_open(struct mon_cgroup *cg, const char *proc_root, const char *sys_root);
+/* Find the cgroup of pid (0: this process) from <proc_root>/PID/cgroup (or self/cgroup) and
+ * <proc_root>/self/mountinfo (our own mounts: the paths we open), with every mount point taken
+ * under sys_root ("" or "/" for the real root; tests: a fixture tree; NULL: none), and open
+ * its files. A host without cgroups, or files we may not read, leave cg->found false. Always
+ * returns 0 (there is nothing to fail: no cgroup is a normal answer). */
+int mon_cgroup_open(struct mon_cgroup *cg, const char *proc_root, const char *sys_root,
+                    pid_t pid);
 void mon_cgroup_close(struct mon_cgroup *cg);
 
 /* Read the cgroup at monotonic time now_s. CPU usage needs two readings: the first sets the

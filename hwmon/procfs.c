@@ -245,7 +245,7 @@ int mon_sys_open(struct mon_sys *s, const char *proc_root, const char *sys_root,
 {
     memset(s, 0, sizeof *s);
     s->stat_fd = s->meminfo_fd = -1;
-    mon_cgroup_open(&s->cg, proc_root, sys_root); /* no cgroup is a normal answer */
+    mon_cgroup_open(&s->cg, proc_root, sys_root, 0); /* no cgroup is a normal answer */
     int rc = mon_sysio_open(&s->io, proc_root, sys_root, fs_dir);
     if (rc < 0) {
         mon_cgroup_close(&s->cg);

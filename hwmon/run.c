@@ -1314,6 +1314,10 @@ int mon_run(const struct mon_config *cfg)
         goto out;
     }
     r->sys_open = true;
+    if (cfg->attach_pid) { /* -p: the container is the tracked process's cgroup, not ours */
+        mon_cgroup_close(&r->sys.cg);
+        mon_cgroup_open(&r->sys.cg, cfg->proc_root, cfg->sys_root, cfg->attach_pid);
+    }
 
     /* GPU: ask once, before sampling, with a timeout. */
     snprintf(r->fields, sizeof r->fields, "%s", MON_GPU_FIELDS);

@@ -256,6 +256,21 @@ static void test_hybrid(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\"cpu_limit_cores\": null"));
     CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\"cpu_path\": \"/\""));
     hw_buf_free(&b);
+    /* hwmon -p: the tracked process's cgroup (a SLURM job's), found through our own mounts */
+    mon_cgroup_close(&s.cg);
+    char *proc = fx("hybrid", "/proc"), *root = fx("hybrid", "");
+    CU_ASSERT_EQUAL(mon_cgroup_open(&s.cg, proc, root, 4242), 0);
+    CU_ASSERT_STRING_EQUAL(s.cg.mem_path, "/slurm/job7");
+    mon_cgroup_sample(&s.cg, 1.0, &x.cg);
+    CU_ASSERT_TRUE(x.cg.have_mem && x.cg.have_mem_max && x.cg.have_mem_peak);
+    CU_ASSERT_DOUBLE_EQUAL(x.cg.mem_cur_mib, 1024.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(x.cg.mem_max_mib, 4096.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(x.cg.mem_peak_mib, 2048.0, 1e-9);
+    mon_cgroup_close(&s.cg);
+    CU_ASSERT_EQUAL(mon_cgroup_open(&s.cg, proc, root, 4243), 0); /* no such process */
+    CU_ASSERT_FALSE(s.cg.found);
+    free(proc);
+    free(root);
     mon_sys_close(&s);
 }
 
