@@ -6,10 +6,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/magic.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -49,8 +49,7 @@ int mon_parse_proc_cgroup(const char *text, const char *controller, char *out, s
         const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(end - c1 - 1)) : NULL;
         if (c2) {
             bool v2 = c1 - line == 1 && line[0] == '0' && c2 == c1 + 1;
-            bool hit = controller ? !v2 && list_has(c1 + 1, (size_t)(c2 - c1 - 1), controller)
-                                  : v2;
+            bool hit = controller ? !v2 && list_has(c1 + 1, (size_t)(c2 - c1 - 1), controller) : v2;
             if (hit) {
                 size_t n = (size_t)(end - c2 - 1);
                 if (n + 1 > cap)
@@ -285,7 +284,6 @@ static int open_cg_dir(const char *cgtext, const char *mountinfo, const char *sy
     return open(full, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
-
 /* v2 memory.peak, reset for our own descriptor when the kernel allows it (Linux 6.12: a write
  * makes this descriptor's reads the peak since then), so the peak is this run's and not the
  * container's since it was created. */
@@ -307,8 +305,7 @@ static int open_peak_v2(int dfd, bool *reset)
     return open_in(dfd, "memory.peak", O_RDONLY);
 }
 
-int mon_cgroup_open(struct mon_cgroup *cg, const char *proc_root, const char *sys_root,
-                    pid_t pid)
+int mon_cgroup_open(struct mon_cgroup *cg, const char *proc_root, const char *sys_root, pid_t pid)
 {
     memset(cg, 0, sizeof *cg);
     cg->mem_cur_fd = cg->mem_max_fd = cg->mem_peak_fd = -1;

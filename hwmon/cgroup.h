@@ -58,8 +58,8 @@ struct mon_cgroup {
     bool hybrid;  /* v1 controllers and a cgroup2 mount side by side */
     char mem_path[512], cpu_path[512]; /* as /proc/self/cgroup names them ("" if none) */
     int mem_cur_fd, mem_max_fd, mem_peak_fd;
-    bool peak_reset; /* memory.peak was reset for our descriptor: the peak is since start */
-    int cpu_max_fd;  /* v2 cpu.max, or v1 cpu.cfs_quota_us */
+    bool peak_reset;   /* memory.peak was reset for our descriptor: the peak is since start */
+    int cpu_max_fd;    /* v2 cpu.max, or v1 cpu.cfs_quota_us */
     int cpu_period_fd; /* v1 cpu.cfs_period_us; -1 on v2 */
     int usage_fd;      /* v2 cpu.stat, or v1 cpuacct.usage */
     uint64_t prev_usage_ns;
@@ -78,8 +78,7 @@ struct mon_cg_sample {
  * under sys_root ("" or "/" for the real root; tests: a fixture tree; NULL: none), and open
  * its files. A host without cgroups, or files we may not read, leave cg->found false. Always
  * returns 0 (there is nothing to fail: no cgroup is a normal answer). */
-int mon_cgroup_open(struct mon_cgroup *cg, const char *proc_root, const char *sys_root,
-                    pid_t pid);
+int mon_cgroup_open(struct mon_cgroup *cg, const char *proc_root, const char *sys_root, pid_t pid);
 void mon_cgroup_close(struct mon_cgroup *cg);
 
 /* Read the cgroup at monotonic time now_s. CPU usage needs two readings: the first sets the
@@ -91,7 +90,6 @@ void mon_cgroup_sample(struct mon_cgroup *cg, double now_s, struct mon_cg_sample
  *  "memory_max_mib", "memory_peak_mib", "memory_peak_since_start", "cpu_limit_cores"};
  * unmeasured or unlimited figures are null. */
 struct hw_buf;
-void mon_cgroup_json(const struct mon_cgroup *cg, const struct mon_cg_sample *x,
-                     struct hw_buf *b);
+void mon_cgroup_json(const struct mon_cgroup *cg, const struct mon_cg_sample *x, struct hw_buf *b);
 
 #endif

@@ -159,8 +159,7 @@ static int list_disks(struct mon_sysio *io, const char *sys_root)
     int rc = 0;
     for (struct dirent *e; rc == 0 && (e = readdir(d));) {
         const char *nm = e->d_name;
-        if (nm[0] == '.' || strlen(nm) >= MON_SYSIO_NAME || is_memory_disk(nm) ||
-            stacked(bfd, nm))
+        if (nm[0] == '.' || strlen(nm) >= MON_SYSIO_NAME || is_memory_disk(nm) || stacked(bfd, nm))
             continue;
         rc = add(&io->disk, nm);
     }

@@ -54,8 +54,8 @@ struct mon_counters {
 struct mon_sysio {
     int diskstats_fd, netdev_fd, fs_fd;
     struct mon_counters disk, net;
-    bool primed;      /* a first reading was taken */
-    char *buf;        /* for /proc/diskstats and /proc/net/dev */
+    bool primed; /* a first reading was taken */
+    char *buf;   /* for /proc/diskstats and /proc/net/dev */
     size_t buf_cap;
 };
 

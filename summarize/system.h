@@ -14,12 +14,12 @@ extern const char *const sum_io_mib_keys[SUM_IO_COUNT];
 extern const char *const sum_io_peak_keys[SUM_IO_COUNT];
 
 struct sum_system {
-    double bytes[SUM_IO_COUNT];   /* total; NAN until a row measured it */
+    double bytes[SUM_IO_COUNT];      /* total; NAN until a row measured it */
     double peak_mib_s[SUM_IO_COUNT]; /* the highest rate of one interval, MiB/s; NAN unknown */
-    double fs_free_min_mib;       /* NAN: never measured */
-    double mem_sampled_mib;       /* highest cgroup_mem_current_mib */
-    double mem_kernel_mib;        /* highest cgroup_mem_peak_mib reached within the span */
-    double mem_limit_mib;         /* cgroup_mem_max_mib of the last row that had one */
+    double fs_free_min_mib;          /* NAN: never measured */
+    double mem_sampled_mib;          /* highest cgroup_mem_current_mib */
+    double mem_kernel_mib;           /* highest cgroup_mem_peak_mib reached within the span */
+    double mem_limit_mib;            /* cgroup_mem_max_mib of the last row that had one */
 };
 
 void sum_system_init(struct sum_system *s);

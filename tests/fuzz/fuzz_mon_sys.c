@@ -23,8 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const char *const ctl[] = {NULL, "memory", "cpu", "cpuacct", "name=systemd"};
     char path[512], dir[512];
     for (size_t i = 0; i < sizeof ctl / sizeof ctl[0]; i++) {
-        if (mon_parse_proc_cgroup(t, ctl[i], path, sizeof path) == 0 &&
-            strlen(path) >= sizeof path)
+        if (mon_parse_proc_cgroup(t, ctl[i], path, sizeof path) == 0 && strlen(path) >= sizeof path)
             abort();
         const char *p = mon_parse_proc_cgroup(t, ctl[i], path, sizeof path) == 0 ? path : "/";
         if (mon_find_cgroup_dir(t, ctl[i], p, dir, sizeof dir) == 0 && strlen(dir) >= sizeof dir)

@@ -78,8 +78,7 @@ static void test_find_cgroup_dir(void)
     CU_ASSERT_EQUAL(mon_find_cgroup_dir(mi, "pids", "/", d, sizeof d), -ENOENT);
     CU_ASSERT_EQUAL(mon_find_cgroup_dir(mi, "name=systemd", "/", d, sizeof d), 0);
     CU_ASSERT_EQUAL(mon_find_cgroup_dir(mi, "memory", "/a/b", d, 10), -ENAMETOOLONG);
-    CU_ASSERT_EQUAL(mon_find_cgroup_dir("1 2 3\nno dash here at all\n", "memory", "/", d,
-                                        sizeof d),
+    CU_ASSERT_EQUAL(mon_find_cgroup_dir("1 2 3\nno dash here at all\n", "memory", "/", d, sizeof d),
                     -ENOENT);
     CU_ASSERT_EQUAL(mon_find_cgroup_dir("", NULL, "/", d, sizeof d), -ENOENT);
 }
@@ -337,8 +336,9 @@ static void test_counters_reset(void)
     const char *nethead = "Inter-|   Receive |  Transmit\n face |bytes    packets|bytes\n";
     char *proc = th_fmt("%s/proc", d);
     struct mon_sys s;
-    put(d, "proc/diskstats", " 8 0 sda 1 0 1000 0 1 0 2000 0 0 0 0\n"
-                             " 8 16 sdb 1 0 100 0 1 0 100 0 0 0 0\n");
+    put(d, "proc/diskstats",
+        " 8 0 sda 1 0 1000 0 1 0 2000 0 0 0 0\n"
+        " 8 16 sdb 1 0 100 0 1 0 100 0 0 0 0\n");
     char *net = th_fmt("%s lo: 9 0 0 0 0 0 0 0 9 0\n eth0: 5000 0 0 0 0 0 0 0 7000 0\n", nethead);
     put(d, "proc/net/dev", net);
     free(net);
@@ -346,10 +346,11 @@ static void test_counters_reset(void)
     struct mon_sys_sample x;
     CU_ASSERT_EQUAL(mon_sys_sample(&s, 1.0, &x), 0); /* baseline */
     /* sda +10 sectors read; lo's traffic is not counted */
-    put(d, "proc/diskstats", " 8 0 sda 1 0 1010 0 1 0 2000 0 0 0 0\n"
-                             " 8 16 sdb 1 0 100 0 1 0 100 0 0 0 0\n");
-    net = th_fmt("%s lo: 999999 0 0 0 0 0 0 0 999999 0\n eth0: 6000 0 0 0 0 0 0 0 7500 0\n",
-                 nethead);
+    put(d, "proc/diskstats",
+        " 8 0 sda 1 0 1010 0 1 0 2000 0 0 0 0\n"
+        " 8 16 sdb 1 0 100 0 1 0 100 0 0 0 0\n");
+    net =
+        th_fmt("%s lo: 999999 0 0 0 0 0 0 0 999999 0\n eth0: 6000 0 0 0 0 0 0 0 7500 0\n", nethead);
     put(d, "proc/net/dev", net);
     free(net);
     CU_ASSERT_EQUAL(mon_sys_sample(&s, 2.0, &x), 0);
@@ -360,8 +361,7 @@ static void test_counters_reset(void)
     CU_ASSERT_EQUAL(x.io.net_tx_bytes, 500);
     /* sdb removed, eth0 recreated (counters from 0), a new interface appears */
     put(d, "proc/diskstats", " 8 0 sda 1 0 1010 0 1 0 2004 0 0 0 0\n");
-    net = th_fmt("%s eth0: 300 0 0 0 0 0 0 0 400 0\n veth1: 777777 0 0 0 0 0 0 0 1 0\n",
-                 nethead);
+    net = th_fmt("%s eth0: 300 0 0 0 0 0 0 0 400 0\n veth1: 777777 0 0 0 0 0 0 0 1 0\n", nethead);
     put(d, "proc/net/dev", net);
     free(net);
     CU_ASSERT_EQUAL(mon_sys_sample(&s, 3.0, &x), 0);
@@ -370,10 +370,10 @@ static void test_counters_reset(void)
     CU_ASSERT_EQUAL(x.io.net_rx_bytes, 300); /* its new count, not 300 - 6000 */
     CU_ASSERT_EQUAL(x.io.net_tx_bytes, 400); /* veth1: first seen, counts from its next sample */
     /* sdb added back, its counter from 0 */
-    put(d, "proc/diskstats", " 8 0 sda 1 0 1010 0 1 0 2004 0 0 0 0\n"
-                             " 8 16 sdb 1 0 8 0 1 0 0 0 0 0 0\n");
-    net = th_fmt("%s eth0: 300 0 0 0 0 0 0 0 400 0\n veth1: 777787 0 0 0 0 0 0 0 1 0\n",
-                 nethead);
+    put(d, "proc/diskstats",
+        " 8 0 sda 1 0 1010 0 1 0 2004 0 0 0 0\n"
+        " 8 16 sdb 1 0 8 0 1 0 0 0 0 0 0\n");
+    net = th_fmt("%s eth0: 300 0 0 0 0 0 0 0 400 0\n veth1: 777787 0 0 0 0 0 0 0 1 0\n", nethead);
     put(d, "proc/net/dev", net);
     free(net);
     CU_ASSERT_EQUAL(mon_sys_sample(&s, 4.0, &x), 0);
@@ -408,8 +408,9 @@ static void test_live_cgroup(void)
     CU_ASSERT_EQUAL_FATAL(mon_sys_open(&s, "/proc", "/", "."), 0);
     struct mon_sys_sample x;
     CU_ASSERT_EQUAL(mon_sys_sample(&s, 0.0, &x), 0);
-    fprintf(stderr, "[live_cgroup] found %d mem v%d cpu v%d acct v%d hybrid %d path %s: "
-                    "mem %.1f MiB peak %.1f limit %s\n",
+    fprintf(stderr,
+            "[live_cgroup] found %d mem v%d cpu v%d acct v%d hybrid %d path %s: "
+            "mem %.1f MiB peak %.1f limit %s\n",
             s.cg.found, s.cg.mem_ver, s.cg.cpu_ver, s.cg.acct_ver, s.cg.hybrid, s.cg.mem_path,
             x.cg.mem_cur_mib, x.cg.mem_peak_mib, x.cg.have_mem_max ? "set" : "none");
     if (v1_mem) { /* a v1 or hybrid host (like the one these tests were written on) */
@@ -435,7 +436,8 @@ static void test_run_live(void)
     char *dir = th_tmpdir("sysmon-run");
     char *out = th_fmt("%s/run", dir);
     char **argv = ht_argv(out, "--no-gpu", "-i", "0.1", "--", "/bin/sh", "-c",
-                          "dd if=/dev/zero of=" "/dev/null bs=1M count=50 2>/dev/null; sleep 0.5",
+                          "dd if=/dev/zero of="
+                          "/dev/null bs=1M count=50 2>/dev/null; sleep 0.5",
                           NULL);
     struct th_result res;
     CU_ASSERT_EQUAL(ht_run(argv, NULL, 30, &res), 0);
@@ -483,8 +485,8 @@ static void test_run_live(void)
                 p = c + 1;
             }
             CU_ASSERT_EQUAL(n, 17);
-            CU_ASSERT(cell[10] && *cell[10]); /* cgroup_mem_current_mib */
-            CU_ASSERT(cell[12] && *cell[12]); /* cgroup_mem_peak_mib */
+            CU_ASSERT(cell[10] && *cell[10]);          /* cgroup_mem_current_mib */
+            CU_ASSERT(cell[12] && *cell[12]);          /* cgroup_mem_peak_mib */
             CU_ASSERT(cell[17] && atof(cell[17]) > 0); /* fs_free_mib */
             if (disks)
                 CU_ASSERT(cell[13] && *cell[13]); /* disk_read_bytes: measured (maybe 0) */

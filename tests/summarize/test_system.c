@@ -207,13 +207,13 @@ static void test_traffic(void)
  * the run (the start event says so) and never moved is not the run's; reset at start, it is. */
 static void test_mem_peak_source(void)
 {
-    static const char *rows = CPU_HEAD
-        "2026-01-01T00:00:01.000+00:00,1,99,0,0,0,1,1,,,300.0,,500.0,,,,,\n"
-        "2026-01-01T00:00:02.000+00:00,1,99,0,0,0,1,1,,,450.0,,500.0,,,,,\n";
+    static const char *rows =
+        CPU_HEAD "2026-01-01T00:00:01.000+00:00,1,99,0,0,0,1,1,,,300.0,,500.0,,,,,\n"
+                 "2026-01-01T00:00:02.000+00:00,1,99,0,0,0,1,1,,,450.0,,500.0,,,,,\n";
     const char *cases[][3] = {
         /* start event's cgroup object, expected peak, source */
-        {"{\"version\": 2, \"memory_peak_mib\": 500.0, \"memory_peak_since_start\": false}",
-         "450", "sampled"},
+        {"{\"version\": 2, \"memory_peak_mib\": 500.0, \"memory_peak_since_start\": false}", "450",
+         "sampled"},
         {"{\"version\": 2, \"memory_peak_mib\": 480.0, \"memory_peak_since_start\": true}", "500",
          "kernel"},
         {"{\"version\": 2, \"memory_peak_mib\": 480.04}", "500", "kernel"}, /* rose at t=1 */
