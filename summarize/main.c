@@ -26,7 +26,8 @@ enum fmt { FMT_JSON, FMT_TEXT, FMT_PYTYCHE, FMT_CSV, FMT_JSONL };
 struct job {
     const char *dir;             /* NULL: files given by options only */
     struct hw_buf out;
-    struct hw_buf json;          /* the JSON summary, kept for --html */
+    struct sum_run *run;         /* --html of one run: its summary and timeline, kept */
+    char *row;                   /* --html of a sweep: its row of the page */
     struct hw_buf pnames, pcells; /* csv: the run's param.KEY names and cells, NUL-separated */
     size_t nparams;
     int status;                  /* HW_EXIT_OK or HW_EXIT_FAIL */
@@ -39,6 +40,7 @@ struct ctx {
     bool quiet;
     bool print;                  /* print the --format output (off for --html alone) */
     const char *html;            /* --html FILE */
+    bool sweep;                  /* --html of several runs */
     struct sum_config cfg;
     const char *file_opt[SUM_KIND_COUNT];
     bool any_file_opt;
@@ -151,10 +153,23 @@ static void run_pytyche(struct ctx *c, struct job *j)
     }
 }
 
+/* A sweep page's row of job j, written as soon as its summary is done (then freed). */
+static void html_row(struct ctx *c, struct job *j, const struct sum_run *run, int rc)
+{
+    size_t len = 0;
+    FILE *f = open_memstream(&j->row, &len);
+    if (!f)
+        hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+    char *link = sum_html_report_link(c->html, j->dir);
+    sum_html_sweep_row(f, j->dir, run, rc, link);
+    free(link);
+    if (fclose(f) != 0)
+        hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+}
+
 static void run_job(struct ctx *c, struct job *j)
 {
     hw_buf_init(&j->out, NULL, 0);
-    hw_buf_init(&j->json, NULL, 0);
     j->status = HW_EXIT_OK;
     if (c->fmt == FMT_PYTYCHE) {
         run_pytyche(c, j);
@@ -164,14 +179,12 @@ static void run_job(struct ctx *c, struct job *j)
     char *storage[SUM_KIND_COUNT] = {0};
     if (j->dir) {
         struct stat st;
-        if (stat(j->dir, &st) != 0) {
-            hw_warn(errno, "%s", j->dir);
+        int err = stat(j->dir, &st) != 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
+        if (err) {
+            hw_warn(err, "%s", j->dir);
             j->status = HW_EXIT_FAIL;
-            return;
-        }
-        if (!S_ISDIR(st.st_mode)) {
-            hw_warn(ENOTDIR, "%s", j->dir);
-            j->status = HW_EXIT_FAIL;
+            if (c->html && c->sweep)
+                html_row(c, j, NULL, -err);
             return;
         }
         sum_inputs_from_dir(&in, j->dir, storage);
@@ -210,8 +223,12 @@ static void run_job(struct ctx *c, struct job *j)
         case FMT_PYTYCHE: break;
         }
     }
-    if (c->html && rc != -ENODATA)
-        sum_report_json(run, &j->json); /* the report's tables come from the summary */
+    if (c->html && c->sweep) {
+        html_row(c, j, run, rc);
+    } else if (c->html) {
+        j->run = run; /* drawn once every job is done */
+        run = NULL;
+    }
     if (c->write && j->dir && rc != -ENODATA) {
         struct hw_buf js;
         hw_buf_init(&js, NULL, 0);
@@ -364,6 +381,13 @@ int main(int argc, char **argv)
     }
 
     c.njobs = ndirs ? ndirs : 1;
+    struct sum_html_opts ho;
+    sum_html_opts_init(&ho);
+    if (c.html) { /* the page's timeline is built in the summary's one pass */
+        c.sweep = c.njobs > 1;
+        c.cfg.timeline_cols = c.sweep ? SUM_HTML_SPARK_COLS : sum_html_cols(&ho);
+        c.cfg.timeline_spark = c.sweep;
+    }
     c.jobs = calloc(c.njobs, sizeof *c.jobs);
     if (!c.jobs)
         hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
@@ -426,32 +450,30 @@ int main(int argc, char **argv)
     int status = HW_EXIT_OK;
     bool any_usable = false;
     if (c.html) {
-        const char **dirs = calloc(c.njobs, sizeof *dirs);
-        const char **json = calloc(c.njobs, sizeof *json);
-        if (!dirs || !json)
+        const char **rows = calloc(c.njobs, sizeof *rows);
+        if (!rows)
             hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
-        for (size_t i = 0; i < c.njobs; i++) {
-            dirs[i] = c.jobs[i].dir;
-            json[i] = c.jobs[i].json.len ? c.jobs[i].json.p : NULL;
-        }
-        struct sum_html_opts ho;
-        sum_html_opts_init(&ho);
-        if (c.cfg.have_tz)
-            ho.read.tz = c.cfg.tz;
+        for (size_t i = 0; i < c.njobs; i++)
+            rows[i] = c.jobs[i].row;
         char err[512] = "";
-        int rc = sum_html_write_file(c.html, dirs, json, c.njobs, &ho, err, sizeof err);
+        int rc = -ENOENT; /* one run that could not be read (said already) */
+        if (c.sweep || c.jobs[0].run)
+            rc = sum_html_write_file(c.html, c.sweep ? NULL : c.jobs[0].run, rows, c.njobs, &ho,
+                                     err, sizeof err);
         if (err[0])
             hw_warn(0, "%s", err);
         if (rc < 0) {
             hw_warn(-rc, "write %s", c.html);
             status = HW_EXIT_FAIL;
         }
-        free(dirs);
-        free(json);
+        for (size_t i = 0; i < c.njobs; i++) {
+            free(c.jobs[i].row);
+            sum_run_free(c.jobs[i].run);
+        }
+        free(rows);
     }
     for (size_t i = 0; i < c.njobs; i++) {
         struct job *j = &c.jobs[i];
-        hw_buf_free(&j->json);
         if (c.fmt == FMT_TEXT && i)
             hw_buf_putc(&all, '\n');
         if (j->out.len && json_array) {

@@ -58,11 +58,16 @@ static void jw_close(struct jw *w, char c)
 /* A computed double for output (JSON, CSV and JSONL rows): rounded to 12 significant digits, so
  * a mean prints 951.1, not 951.1000000000001 (binary noise of the sums), then as Python's repr.
  * Twelve digits are far beyond what any sensor reports; the stored values keep full precision. */
-static void put_num(struct hw_buf *b, double v)
+double sum_fig_num(double v)
 {
     char t[32];
     snprintf(t, sizeof t, "%.12g", v);
-    hw_buf_py_double(b, strtod(t, NULL));
+    return strtod(t, NULL);
+}
+
+static void put_num(struct hw_buf *b, double v)
+{
+    hw_buf_py_double(b, sum_fig_num(v));
 }
 
 static void jw_num(struct jw *w, const char *key, double v)
@@ -233,6 +238,20 @@ static uint64_t events_total(const struct sum_run *run)
     return n;
 }
 
+/* The same figures for the HTML report's tables (report.h). */
+double sum_fig_mean(const struct sum_stat *s) { return mean_or_nan(s); }
+double sum_fig_max(const struct sum_stat *s) { return max_or_nan(s); }
+double sum_fig_growth(const struct sum_stat *s) { return growth(s); }
+const struct sum_stat *sum_fig_mem_util(const struct sum_run *run, const char **source)
+{
+    return mem_util_stat(run, source);
+}
+double sum_fig_clock_mean(const struct sum_run *run) { return clock_mean(run); }
+double sum_fig_round_us(double x) { return round_us(x); }
+double sum_fig_phase_energy_wh(const struct sum_phase_acc *p) { return phase_energy_wh(p); }
+uint64_t sum_fig_events_total(const struct sum_run *run) { return events_total(run); }
+const char *sum_fig_tz_source(enum sum_tz_source s) { return tz_source_name(s); }
+
 /* ---- summary.json ----------------------------------------------------------------------- */
 
 static void json_gpu_metrics(struct jw *w, const struct sum_stat *m)
@@ -290,8 +309,7 @@ static void json_quality(struct jw *w, const struct sum_run *run, int k)
         jw_num(w, "p99", sum_stat_quantile(iv, 0.99));
         jw_num(w, "max", max_or_nan(iv));
         jw_close(w, '}');
-        double med = sum_stat_quantile(iv, 0.5);
-        jw_u64(w, "gaps", isfinite(med) ? sum_stat_count_above(iv, SUM_GAP_FACTOR * med) : 0);
+        jw_u64(w, "gaps", sum_run_file_gaps(run, (enum sum_kind)k));
     }
     jw_close(w, '}');
 }

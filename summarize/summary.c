@@ -61,6 +61,7 @@ void sum_run_free(struct sum_run *run)
         return;
     free(run->dir);
     free(run->tspan);
+    sum_tl_free(run->tl);
     for (int k = 0; k < SUM_KIND_COUNT; k++) {
         free(run->path[k]);
         sum_stat_free(&run->q_interval[k]);
@@ -376,6 +377,24 @@ static struct sum_gpu *get_gpu(struct sum_run *run, int g)
     return run->gpu[g];
 }
 
+bool sum_is_gap(double dt, double interval_s)
+{
+    return dt > SUM_GAP_FACTOR * interval_s;
+}
+
+double sum_run_gap_interval(const struct sum_run *run, enum sum_kind kind, int gpu)
+{
+    if (kind == SUM_KIND_GPU && gpu >= 0 && gpu < SUM_MAX_GPUS && run->gpu[gpu])
+        return run->gpu[gpu]->energy.interval_s;
+    return sum_stat_quantile(&run->q_interval[kind], 0.5);
+}
+
+uint64_t sum_run_file_gaps(const struct sum_run *run, enum sum_kind kind)
+{
+    double med = sum_stat_quantile(&run->q_interval[kind], 0.5);
+    return isfinite(med) ? sum_stat_count_above(&run->q_interval[kind], SUM_GAP_FACTOR * med) : 0;
+}
+
 bool sum_energy_step(struct sum_energy *e, double t0, double p0, double t1, double p1)
 {
     double dt = t1 - t0;
@@ -385,7 +404,7 @@ bool sum_energy_step(struct sum_energy *e, double t0, double p0, double t1, doub
         e->unmeasured++;
         return false;
     }
-    if (dt > SUM_GAP_FACTOR * e->interval_s) {
+    if (sum_is_gap(dt, e->interval_s)) {
         e->gaps++;
         e->gap_s += dt;
         return false;
@@ -405,7 +424,11 @@ static void energy_step(struct sum_run *run, struct sum_gpu *gp, double t, doubl
     }
     if (!(t > gp->last_t))
         return; /* same or earlier time: not a step */
-    if (sum_energy_step(&gp->energy, gp->last_t, gp->last_p, t, p)) {
+    double before_j = gp->energy.joules;
+    bool bridged = sum_energy_step(&gp->energy, gp->last_t, gp->last_p, t, p);
+    if (run->tl) /* the chart's energy is this accumulator, at every step */
+        sum_tl_energy(run->tl, t, before_j, gp->energy.joules);
+    if (bridged) {
         struct seg s = {gp->index, gp->last_t, gp->last_p, t, p};
         for_phases(run, gp->last_t, t, phase_energy, &s);
     }
@@ -487,6 +510,8 @@ static void on_gpu(void *ctx, const struct sum_gpu_row *r)
         sum_stat_add(&run->all[m], r->v[m]);
     }
     see_time(run, r->t);
+    if (run->tl)
+        sum_tl_gpu_row(run->tl, r);
     add_interval(run, SUM_KIND_GPU, &gp->prev_t, r->t, &gp->interval);
     energy_add(run, gp, r->t, r->v[SUM_GM_POWER]);
     if (!isnan(r->t)) {
@@ -527,6 +552,8 @@ static void on_dmon(void *ctx, const struct sum_dmon_row *r)
         run->gpu_rows_dropped++;
         return;
     }
+    if (run->tl)
+        sum_tl_dmon_row(run->tl, run->cur_kind, r);
     if (run->cur_kind == SUM_KIND_GPM) {
         on_gpm(run, gp, r);
         return;
@@ -573,6 +600,8 @@ static void on_cpu(void *ctx, const struct sum_cpu_row *r)
     if (!isnan(r->v[SUM_CPU_CG_MEM_MAX]))
         run->cg_mem_max_mib = r->v[SUM_CPU_CG_MEM_MAX];
     see_time(run, r->t);
+    if (run->tl)
+        sum_tl_cpu_row(run->tl, r);
     add_interval(run, SUM_KIND_CPU, &run->cpu_prev_t, r->t, NULL);
     if (!isnan(r->t)) {
         struct pt2 v = {r->v[SUM_CPU_USR], r->v[SUM_CPU_IDLE]};
@@ -586,6 +615,8 @@ static void on_proc(void *ctx, const struct sum_proc_row *r)
     for (int c = 0; c < SUM_PROC_COUNT; c++)
         sum_stat_add(&run->proc[c], r->v[c]);
     see_time(run, r->t);
+    if (run->tl)
+        sum_tl_proc_row(run->tl, r);
     add_interval(run, SUM_KIND_PROC, &run->proc_prev_t, r->t, NULL);
     if (!isnan(r->t)) {
         struct pt2 v = {r->v[SUM_PROC_RSS], r->v[SUM_PROC_CPU]};
@@ -694,7 +725,7 @@ static void on_gpu_proc(void *ctx, const struct sum_gpu_proc_row *r)
 
 /* ---- events ----------------------------------------------------------------------------- */
 
-static bool error_like(const char *name)
+bool sum_event_error_like(const char *name)
 {
     static const char *const words[] = {"error", "fail", "exit", "hung", "kill", "unavailable",
                                         "oom", "crash", "abort", "exception", "restart",
@@ -741,6 +772,8 @@ static void on_event(void *ctx, const struct sum_event *e)
     struct sum_run *run = ctx;
     see_time(run, e->t);
     sum_run_info_event(&run->info, e);
+    if (run->tl)
+        sum_tl_event(run->tl, e);
     sum_outcome_event(&run->outcome, e);
     const char *pe = run->cfg->params_event ? run->cfg->params_event : "config";
     if (!strcmp(e->name, pe) && e->data && json_object_is_type(e->data, json_type_object))
@@ -766,7 +799,7 @@ static void on_event(void *ctx, const struct sum_event *e)
                 cg, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
         }
     }
-    if (error_like(e->name)) {
+    if (sum_event_error_like(e->name)) {
         run->err_total++;
         if (run->nerr < SUM_MAX_ERRORS) {
             struct sum_error_event *x = &run->err[run->nerr++];
@@ -820,6 +853,11 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
     cfg = run->cfg;
     if (in->dir)
         run->dir = strdup(in->dir);
+    if (cfg->timeline_cols > 0 && !run->tl) {
+        run->tl = sum_tl_new(cfg->timeline_cols, cfg->timeline_spark);
+        if (!run->tl)
+            return -ENOMEM;
+    }
     struct sum_sink sink = {
         .ctx = run,
         .gpu = on_gpu,

@@ -13,6 +13,7 @@
 #include "outcome.h"
 #include "readers.h"
 #include "stats.h"
+#include "timeline.h"
 
 #define SUM_MAX_GPUS 64
 #define SUM_MAX_PHASES 4096   /* phases beyond this are counted, not summarized */
@@ -121,6 +122,10 @@ struct sum_config {
     void (*message)(void *ctx, const char *text);
     void *message_ctx;
     const char *params_event;  /* events whose data are the run's parameters (NULL: "config") */
+    /* The HTML report's timeline (timeline.h), built in the same pass: timeline_cols pixel
+     * columns (0: none, no cost); timeline_spark: only the sweep's utilization sparkline. */
+    int timeline_cols;
+    bool timeline_spark;
 };
 
 /* One of the run's parameters: a scalar of the data of its params events (--params, default
@@ -198,6 +203,7 @@ struct sum_run {
     struct sum_param params[SUM_MAX_PARAMS]; /* the run's parameters, in first-seen order */
     size_t nparams;
     uint64_t params_dropped;
+    struct sum_timeline *tl; /* NULL unless cfg->timeline_cols */
 };
 
 /* A new, empty run. NULL on ENOMEM. */
@@ -235,5 +241,17 @@ uint64_t sum_run_num_samples(const struct sum_run *run);
 double sum_run_tree_gpu_mem_peak(const struct sum_run *run, const char **why);
 /* Energy of every GPU together in Wh; NAN when no power was ever measured. */
 double sum_run_energy_wh(const struct sum_run *run);
+/* The gap rule: a step of dt seconds is a gap when longer than SUM_GAP_FACTOR sample intervals
+ * (false when the interval is unknown). sum_energy_step and every output use it. */
+bool sum_is_gap(double dt, double interval_s);
+/* The interval the gap rule uses for a file's rows: a GPU's energy interval (interval_sec of
+ * gpus[].energy) for hw_metrics.csv (gpu >= 0), else the median step of the file (quality's
+ * interval_sec.median). NAN when unknown. */
+double sum_run_gap_interval(const struct sum_run *run, enum sum_kind kind, int gpu);
+/* Gaps in a file's sampling (quality.files[].gaps): steps longer than SUM_GAP_FACTOR times its
+ * median step. */
+uint64_t sum_run_file_gaps(const struct sum_run *run, enum sum_kind kind);
+/* Is an event of this name error-like (listed in events.errors, marked on the page)? */
+bool sum_event_error_like(const char *name);
 
 #endif
