@@ -241,12 +241,11 @@ static const struct sum_phase_acc *phase_of(const struct ht_page *P, size_t k)
 }
 
 
-static _Thread_local const struct sum_run *cmp_ctx;
-
-static int cmp_phase(const void *a, const void *b)
+static int cmp_phase(const void *a, const void *b, void *ctx)
 {
-    const struct sum_phase_acc *x = &cmp_ctx->phase[((const struct ht_phase *)a)->i];
-    const struct sum_phase_acc *y = &cmp_ctx->phase[((const struct ht_phase *)b)->i];
+    const struct sum_run *run = ctx;
+    const struct sum_phase_acc *x = &run->phase[((const struct ht_phase *)a)->i];
+    const struct sum_phase_acc *y = &run->phase[((const struct ht_phase *)b)->i];
     return x->t0 < y->t0 ? -1 : x->t0 > y->t0 ? 1 : (x->t1 > y->t1) - (x->t1 < y->t1);
 }
 
@@ -260,9 +259,8 @@ int ht_prepare_phases(struct ht_page *P)
     for (size_t i = 0; P->ph && i < run->nphase; i++)
         if (isfinite(run->phase[i].t0) && isfinite(run->phase[i].t1))
             P->ph[P->nph++] = (struct ht_phase){.i = i};
-    cmp_ctx = run;
     if (P->nph > 1)
-        qsort(P->ph, P->nph, sizeof *P->ph, cmp_phase);
+        qsort_r(P->ph, P->nph, sizeof *P->ph, cmp_phase, (void *)run);
     for (size_t k = 0; k < P->nph; k++) {
         const char *name = phase_of(P, k)->name;
         size_t c = 0;

@@ -339,13 +339,13 @@ static void join_command(struct sum_timeline *tl, struct json_object *cmd)
 
 void sum_tl_event(struct sum_timeline *tl, const struct sum_event *e)
 {
-    if (!strcmp(e->name, "start") && e->data && !tl->command[0]) {
+    if (!strcmp(e->name, "start")) {
         struct json_object *cmd;
-        if (json_object_object_get_ex(e->data, "command", &cmd) &&
+        if (e->data && !tl->command[0] && json_object_object_get_ex(e->data, "command", &cmd) &&
             json_object_is_type(cmd, json_type_array))
             join_command(tl, cmd);
         if (isnan(tl->anchor) && isfinite(e->t))
-            tl->anchor = e->t; /* the run's start: time 0 of the charts */
+            tl->anchor = e->t; /* the run's start: bucket 0 begins there */
     }
     if (!isfinite(e->t) || tl->spark_only)
         return;

@@ -15,6 +15,7 @@
 #include "gen.h"
 #include "html.h"
 #include "summary.h"
+#include "timeline.h"
 #include "testutil.h"
 
 #define T0 1795336800.0 /* 2026-11-22 08:40:00 UTC */
@@ -746,6 +747,104 @@ static void test_downsample_width(void)
     free(dir);
 }
 
+/* ---- suite: timeline (timeline.c's buckets) ------------------------------------------------- */
+
+static struct sum_gpu_row tl_row(double t, double util)
+{
+    struct sum_gpu_row r = {.t = t, .gpu = 0};
+    for (int m = 0; m < SUM_GM_COUNT; m++)
+        r.v[m] = NAN;
+    r.v[SUM_GM_UTIL] = util;
+    return r;
+}
+
+/* The bucket holding time t (or -1). */
+static int tl_bucket(const struct sum_timeline *tl, double t)
+{
+    for (int b = 0; b < tl->nb; b++)
+        if (t >= sum_tl_bucket_t(tl, b) && t < sum_tl_bucket_t(tl, b + 1))
+            return b;
+    return -1;
+}
+
+/* Buckets widen by doubling as samples go beyond them (memory stays 2 x columns), a one-sample
+ * spike survives every merge, a sample before the anchor shifts the buckets, the step before a
+ * bucket's first sample is kept for the gap rule, and a clock at 1970 is not placed. */
+static void test_timeline_buckets(void)
+{
+    struct sum_timeline *tl = sum_tl_new(100, false);
+    CU_ASSERT_FATAL(tl != NULL);
+    CU_ASSERT_EQUAL(tl->nb, 200);
+    struct sum_event start = {.t = T0, .name = "start"};
+    sum_tl_event(tl, &start);
+    CHECK_NEAR(tl->anchor, T0, 0);
+    /* a day at 1 Hz with one spike and one 100 s hole */
+    for (long i = 0; i < 86400; i++) {
+        if (i >= 50000 && i < 50100)
+            continue;
+        struct sum_gpu_row r = tl_row(T0 + (double)i, i == 43210 ? 99 : 10);
+        sum_tl_gpu_row(tl, &r);
+    }
+    /* the width is a power of two times the first, and the day fits in the buckets */
+    CU_ASSERT(tl->width * tl->nb >= 86400 && tl->width * tl->nb / 2 < 86400);
+    CU_ASSERT(tl->hi < tl->nb);
+    const struct sum_tl_series *s = &tl->gpu[0]->s[SUM_TL_UTIL];
+    CU_ASSERT_FATAL(s->cols != NULL);
+    CU_ASSERT(s->any && s->vmax == 99 && s->vmin == 10);
+    int b = tl_bucket(tl, T0 + 43210);
+    CU_ASSERT_FATAL(b >= 0);
+    CU_ASSERT_EQUAL(s->cols[b].max, 99);
+    CU_ASSERT_EQUAL(s->cols[b].min, 10);
+    uint64_t n = 0;
+    for (int k = 0; k < tl->nb; k++)
+        n += s->cols[k].n;
+    CU_ASSERT_EQUAL(n, 86400 - 100);
+    /* the bucket after the hole starts with the hole's step */
+    b = tl_bucket(tl, T0 + 50100);
+    CU_ASSERT_FATAL(b >= 0);
+    if (sum_tl_bucket_t(tl, b) > T0 + 50099)
+        CHECK_NEAR(s->cols[b].step, 101, 1e-3);
+    /* a sample before the anchor: the buckets shift (or widen), nothing is lost */
+    double w = tl->width;
+    struct sum_gpu_row early = tl_row(T0 - 1000, 55);
+    sum_tl_gpu_row(tl, &early);
+    CU_ASSERT(tl->anchor <= T0 - 1000);
+    CU_ASSERT(tl->width >= w);
+    n = 0;
+    for (int k = 0; k < tl->nb; k++)
+        n += s->cols[k].n;
+    CU_ASSERT_EQUAL(n, 86400 - 100 + 1);
+    b = tl_bucket(tl, T0 + 43210);
+    CU_ASSERT_FATAL(b >= 0);
+    CU_ASSERT_EQUAL(s->cols[b].max, 99);
+    b = tl_bucket(tl, T0 - 1000);
+    CU_ASSERT_FATAL(b >= 0);
+    CU_ASSERT_EQUAL(s->cols[b].first, 55);
+    /* a clock at 1970 is counted, not placed */
+    struct sum_gpu_row bad = tl_row(1.0, 5);
+    sum_tl_gpu_row(tl, &bad);
+    CU_ASSERT_EQUAL(tl->out_of_range, 1);
+    CU_ASSERT(tl->anchor > T0 - 2000);
+    sum_tl_free(tl);
+
+    /* samples before the anchor from the start (no start event, the first sample anchors) */
+    tl = sum_tl_new(10, false);
+    CU_ASSERT_FATAL(tl != NULL);
+    for (int i = 0; i < 100; i++) {
+        struct sum_gpu_row r = tl_row(T0 - i * 10.0, (double)i);
+        sum_tl_gpu_row(tl, &r);
+    }
+    s = &tl->gpu[0]->s[SUM_TL_UTIL];
+    n = 0;
+    for (int k = 0; k < tl->nb; k++)
+        n += s->cols[k].n;
+    CU_ASSERT_EQUAL(n, 100);
+    CU_ASSERT(tl->anchor <= T0 - 990);
+    CU_ASSERT(tl->width * tl->nb >= 990);
+    CU_ASSERT_EQUAL(s->cols[tl_bucket(tl, T0 - 990)].first, 99);
+    sum_tl_free(tl);
+}
+
 /* ---- suite: longrun -------------------------------------------------------------------------- */
 
 /* A day at 10 Hz on 2 GPUs with CPU and process files (1.7 M GPU rows, ~330 MB): the page
@@ -1411,6 +1510,8 @@ void cu_register_all(void)
     s = CU_add_suite("downsample", NULL, NULL);
     CU_add_test(s, "spike", test_downsample_spike);
     CU_add_test(s, "width", test_downsample_width);
+    s = CU_add_suite("timeline", NULL, NULL);
+    CU_add_test(s, "buckets", test_timeline_buckets);
     s = CU_add_suite("longrun", NULL, NULL);
     CU_add_test(s, "size", test_longrun_size);
     s = CU_add_suite("sweep", NULL, NULL);
