@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "hwrun/io.h"
 #include "html_int.h"
+#include "hwrun/io.h"
 #include "report.h"
 
 /* ---- writing and escaping -------------------------------------------------------------------- */
@@ -371,7 +371,6 @@ static int finish(FILE *out, int rc, char *err, size_t errlen)
     return rc;
 }
 
-
 void ht_note(struct ht_notes *N, bool minor, const char *fmt, ...)
 {
     if (N->n == sizeof N->text / sizeof N->text[0])
@@ -417,15 +416,15 @@ static void choose_range(struct ht_page *P)
     const struct sum_run *run = P->run;
     double lo = P->tl ? P->tl->t_lo : NAN, hi = P->tl ? P->tl->t_hi : NAN;
     double jlo = NAN, jhi = NAN;
-#define SEE(t)                                                                                 \
-    do {                                                                                       \
-        double t_ = (t);                                                                       \
-        if (isfinite(t_)) {                                                                    \
-            if (!(jlo <= t_))                                                                  \
-                jlo = t_;                                                                      \
-            if (!(jhi >= t_))                                                                  \
-                jhi = t_;                                                                      \
-        }                                                                                      \
+#define SEE(t)                                                                                     \
+    do {                                                                                           \
+        double t_ = (t);                                                                           \
+        if (isfinite(t_)) {                                                                        \
+            if (!(jlo <= t_))                                                                      \
+                jlo = t_;                                                                          \
+            if (!(jhi >= t_))                                                                      \
+                jhi = t_;                                                                          \
+        }                                                                                          \
     } while (0)
     SEE(run->info.t_start);
     SEE(run->info.t_stop);
@@ -525,8 +524,8 @@ int sum_html_cols(const struct sum_html_opts *opts)
     return w - ML - MR;
 }
 
-int sum_html_run(FILE *out, const struct sum_run *run, const struct sum_html_opts *opts,
-                 char *err, size_t errlen)
+int sum_html_run(FILE *out, const struct sum_run *run, const struct sum_html_opts *opts, char *err,
+                 size_t errlen)
 {
     set_err(err, errlen, "%s", "");
     struct sum_html_opts defaults;
@@ -680,8 +679,8 @@ void sum_html_sweep_row(FILE *f, const char *dir, const struct sum_run *run, int
     fputs("</tr>\n", f);
 }
 
-int sum_html_sweep(FILE *out, const char *const *rows, size_t n,
-                   const struct sum_html_opts *opts, char *err, size_t errlen)
+int sum_html_sweep(FILE *out, const char *const *rows, size_t n, const struct sum_html_opts *opts,
+                   char *err, size_t errlen)
 {
     set_err(err, errlen, "%s", "");
     bool null_row = false;

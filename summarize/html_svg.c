@@ -156,7 +156,6 @@ static void pen_point(struct pen *p, double xf, double yf, bool new_seg)
     p->ly = y;
 }
 
-
 /* The buckets of series s merged into ncols pixel columns of per_col seconds from t0. */
 static void to_px(const struct sum_timeline *tl, const struct sum_tl_series *s, int ncols,
                   double t0, double per_col, struct sum_tl_col *px)
@@ -239,7 +238,6 @@ static const struct sum_phase_acc *phase_of(const struct ht_page *P, size_t k)
 {
     return &P->run->phase[P->ph[k].i];
 }
-
 
 static int cmp_phase(const void *a, const void *b, void *ctx)
 {
@@ -455,8 +453,8 @@ static void draw_chart(FILE *f, struct ht_page *P, const struct chart *c, const 
         char cls[48];
         snprintf(cls, sizeof cls, "ln %s%s", l->cls, l->dashed ? " dash" : "");
         to_px(tl, l->s, P->ncols, P->t0, P->per_col, P->px);
-        draw_px(f, P->px, P->ncols, l->axis ? &a2 : &a, l->axis ? c->scale2 : c->scale, l->iv,
-                cls, l->label, false);
+        draw_px(f, P->px, P->ncols, l->axis ? &a2 : &a, l->axis ? c->scale2 : c->scale, l->iv, cls,
+                l->label, false);
     }
     fputs("</g>\n</svg>\n</figure>\n", f);
 }
@@ -579,9 +577,9 @@ void ht_draw_charts(FILE *f, struct ht_page *P)
             snprintf(l->cls, sizeof l->cls, "g%d", g % NGPU_COLORS);
             if (m0 == SUM_TL_POWER && g < SUM_MAX_GPUS && run->gpu[g] &&
                 run->gpu[g]->m[SUM_GM_POWER].n) /* the JSON's gpus[].energy_wh */
-                snprintf(l->label, sizeof l->label, "GPU %d \xC2\xB7 %s Wh", g,
-                         ht_fmt_num(b1, sizeof b1,
-                                    sum_fig_num(run->gpu[g]->energy.joules / 3600.0)));
+                snprintf(
+                    l->label, sizeof l->label, "GPU %d \xC2\xB7 %s Wh", g,
+                    ht_fmt_num(b1, sizeof b1, sum_fig_num(run->gpu[g]->energy.joules / 3600.0)));
             else
                 snprintf(l->label, sizeof l->label, "GPU %d", g);
             vmax = fmax(vmax, gs->s[m0].vmax);
@@ -627,9 +625,9 @@ void ht_draw_charts(FILE *f, struct ht_page *P)
         if (m0 == SUM_TL_POWER && tl->os[SUM_TL_ENERGY].any && isfinite(wh)) {
             struct line *e = &lines[n++];
             *e = (struct line){.s = &tl->os[SUM_TL_ENERGY],
-                               .iv = first_gpu >= 0 ? gpu_iv(run, tl->gpu[first_gpu],
-                                                             SUM_TL_POWER, first_gpu)
-                                                    : NAN,
+                               .iv = first_gpu >= 0
+                                         ? gpu_iv(run, tl->gpu[first_gpu], SUM_TL_POWER, first_gpu)
+                                         : NAN,
                                .axis = 1,
                                .dashed = true};
             snprintf(e->cls, sizeof e->cls, "en");
@@ -654,40 +652,19 @@ void ht_draw_charts(FILE *f, struct ht_page *P)
         {.s = &tl->os[SUM_TL_SYS], .iv = cpu_iv, .cls = "sys", .label = "sys"},
         {.s = &tl->os[SUM_TL_IOWAIT], .iv = cpu_iv, .cls = "iow", .label = "iowait"},
     };
-    draw_chart(f, P,
-               &(struct chart){.id = "cpu",
-                               .title = "CPU (all cores)",
-                               .unit = "%",
-                               .top = 100,
-                               .scale = 1,
-                               .scale2 = 1,
-                               .lines = cpu,
-                               .n = 3},
-               &ta);
     struct line rss[1] = {{.s = &tl->os[SUM_TL_RSS], .iv = proc_iv, .cls = "rss", .label = "RSS"}};
-    bool gib = tl->os[SUM_TL_RSS].vmax >= 2048;
-    draw_chart(f, P,
-               &(struct chart){.id = "proc-rss",
-                               .title = "Process tree memory (RSS)",
-                               .unit = gib ? "GiB" : "MiB",
-                               .top = NAN,
-                               .scale = gib ? 1024 : 1,
-                               .scale2 = 1,
-                               .lines = rss,
-                               .n = 1},
-               &ta);
     struct line pcpu[1] = {
         {.s = &tl->os[SUM_TL_PCPU], .iv = proc_iv, .cls = "pcpu", .label = "CPU"}};
-    draw_chart(f, P,
-               &(struct chart){.id = "proc-cpu",
-                               .title = "Process tree CPU (100% = one core)",
-                               .unit = "%",
-                               .top = 100,
-                               .scale = 1,
-                               .scale2 = 1,
-                               .lines = pcpu,
-                               .n = 1},
-               &ta);
+    bool gib = tl->os[SUM_TL_RSS].vmax >= 2048;
+    const struct chart host[] = {
+        {"cpu", "CPU (all cores)", "%", NULL, 100, 1, 1, cpu, 3, NULL, NULL},
+        {"proc-rss", "Process tree memory (RSS)", gib ? "GiB" : "MiB", NULL, NAN, gib ? 1024 : 1, 1,
+         rss, 1, NULL, NULL},
+        {"proc-cpu", "Process tree CPU (100% = one core)", "%", NULL, 100, 1, 1, pcpu, 1, NULL,
+         NULL},
+    };
+    for (size_t i = 0; i < sizeof host / sizeof host[0]; i++)
+        draw_chart(f, P, &host[i], &ta);
     if (tl->os[SUM_TL_CGMEM].any) { /* cgroup memory, when recorded */
         struct line cg[2] = {
             {.s = &tl->os[SUM_TL_CGMEM], .iv = cpu_iv, .cls = "cg", .label = "cgroup memory"},

@@ -161,7 +161,8 @@ static void gpu_table(FILE *f, const struct sum_run *run)
         char b1[32], b2[32];
         if (isfinite(peak) && isfinite(total))
             fprintf(f, "<td class=\"n\" data-v=\"%.17g\">%s<small> / %s</small></td>", peak / 1024,
-                    ht_fmt_num(b1, sizeof b1, peak / 1024), ht_fmt_num(b2, sizeof b2, total / 1024));
+                    ht_fmt_num(b1, sizeof b1, peak / 1024),
+                    ht_fmt_num(b2, sizeof b2, total / 1024));
         else
             td_num(f, peak / 1024, NULL);
         td_num(f, sum_fig_mean(&gp->m[SUM_GM_POWER]), NULL);
@@ -293,8 +294,7 @@ void ht_quality_notes(const struct sum_run *run, struct ht_notes *N)
             size_t len = 0;
             for (size_t i = 0; i < q->n_tokens; i++) {
                 int w = snprintf(what + len, sizeof what - len, "%s%s %llu", len ? ", " : "",
-                                 q->placeholders[i].token[0] ? q->placeholders[i].token
-                                                             : "(empty)",
+                                 q->placeholders[i].token[0] ? q->placeholders[i].token : "(empty)",
                                  (unsigned long long)q->placeholders[i].n);
                 if (w < 0 || (size_t)w >= sizeof what - len)
                     break;
@@ -308,10 +308,10 @@ void ht_quality_notes(const struct sum_run *run, struct ht_notes *N)
         uint64_t gaps = sum_run_file_gaps(run, (enum sum_kind)k);
         if (gaps) {
             char b[32];
-            ht_note(N, true, "%s: %llu gap%s in sampling (interval %s s)", name,
-                    (unsigned long long)gaps, gaps == 1 ? "" : "s",
-                    ht_fmt_num(b, sizeof b,
-                               sum_fig_num(sum_stat_quantile(&run->q_interval[k], 0.5))));
+            ht_note(
+                N, true, "%s: %llu gap%s in sampling (interval %s s)", name,
+                (unsigned long long)gaps, gaps == 1 ? "" : "s",
+                ht_fmt_num(b, sizeof b, sum_fig_num(sum_stat_quantile(&run->q_interval[k], 0.5))));
         }
     }
     for (int g = 0; g < SUM_MAX_GPUS; g++) {

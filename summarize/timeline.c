@@ -55,7 +55,7 @@ void sum_tl_col_merge(struct sum_tl_col *dst, const struct sum_tl_col *src)
         return;
     }
     /* which extreme comes first: each side's own order, or across the two */
-    bool min_from_src = src->min < dst->min, max_from_src = src->max > dst->max;
+    bool min_from_src = src->min<dst->min, max_from_src = src->max> dst->max;
     bool min_first;
     if (min_from_src == max_from_src)
         min_first = (min_from_src ? src->flags : dst->flags) & SUM_TL_MIN_FIRST;
@@ -72,9 +72,8 @@ void sum_tl_col_merge(struct sum_tl_col *dst, const struct sum_tl_col *src)
 }
 
 /* Call fn on every series that has buckets. */
-static void each_series(struct sum_timeline *tl, void (*fn)(struct sum_timeline *,
-                                                            struct sum_tl_series *, int),
-                        int arg)
+static void each_series(struct sum_timeline *tl,
+                        void (*fn)(struct sum_timeline *, struct sum_tl_series *, int), int arg)
 {
     for (int g = 0; g < SUM_TL_MAX_GPUS; g++)
         for (int m = 0; tl->gpu[g] && m < SUM_TL_GCOUNT; m++)
@@ -215,11 +214,16 @@ static struct sum_tl_gpu *tl_gpu(struct sum_timeline *tl, int g)
 }
 
 /* Where each per-GPU series comes from in hw_metrics.csv, hw_dmon.csv and hw_gpm.csv (-1: no). */
-static const int from_query[SUM_TL_GCOUNT] = {SUM_GM_UTIL,      SUM_GM_MEM_UTIL, SUM_GM_MEM_USED,
-                                              SUM_GM_MEM_TOTAL, SUM_GM_POWER,    SUM_GM_SM_CLOCK,
-                                              -1,               -1};
-static const int from_dmon[SUM_TL_GCOUNT] = {SUM_DM_SM, SUM_DM_MEM, SUM_DM_FB, -1, SUM_DM_PWR,
-                                             SUM_DM_PCLK, -1, -1};
+static const int from_query[SUM_TL_GCOUNT] = {SUM_GM_UTIL,
+                                              SUM_GM_MEM_UTIL,
+                                              SUM_GM_MEM_USED,
+                                              SUM_GM_MEM_TOTAL,
+                                              SUM_GM_POWER,
+                                              SUM_GM_SM_CLOCK,
+                                              -1,
+                                              -1};
+static const int from_dmon[SUM_TL_GCOUNT] = {SUM_DM_SM,  SUM_DM_MEM,  SUM_DM_FB, -1,
+                                             SUM_DM_PWR, SUM_DM_PCLK, -1,        -1};
 static const int from_gpm[SUM_TL_GCOUNT] = {-1, -1, -1, -1, -1, -1, SUM_DM_SMUTIL, SUM_DM_MMAACT};
 
 static void gpu_values(struct sum_timeline *tl, enum sum_kind kind, int gpu, double t,
@@ -282,8 +286,8 @@ static void host_row(struct sum_timeline *tl, enum sum_kind kind, double t, cons
 void sum_tl_cpu_row(struct sum_timeline *tl, const struct sum_cpu_row *r)
 {
     static const struct host_col map[] = {
-        {SUM_TL_USR, SUM_CPU_USR},     {SUM_TL_SYS, SUM_CPU_SYS},
-        {SUM_TL_IOWAIT, SUM_CPU_IOWAIT}, {SUM_TL_CGMEM, SUM_CPU_CG_MEM},
+        {SUM_TL_USR, SUM_CPU_USR},          {SUM_TL_SYS, SUM_CPU_SYS},
+        {SUM_TL_IOWAIT, SUM_CPU_IOWAIT},    {SUM_TL_CGMEM, SUM_CPU_CG_MEM},
         {SUM_TL_CGMAX, SUM_CPU_CG_MEM_MAX},
     };
     host_row(tl, SUM_KIND_CPU, r->t, r->v, map, sizeof map / sizeof map[0]);

@@ -97,18 +97,22 @@ int main(int argc, char **argv)
     const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     const char *bins[8];
     int nbins = 0;
-    static const struct option opts[] = {{"hours", required_argument, NULL, 'H'},
-                                         {"gpus", required_argument, NULL, 'g'},
-                                         {"tmp", required_argument, NULL, 't'},
-                                         {"summarize", required_argument, NULL, 'b'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"hours", required_argument, NULL, 'H'}, {"gpus", required_argument, NULL, 'g'},
+        {"tmp", required_argument, NULL, 't'},   {"summarize", required_argument, NULL, 'b'},
+        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
-        case 'H': hours = strtod(optarg, NULL); break;
-        case 'g': gpus = atoi(optarg); break;
-        case 't': tmp = optarg; break;
+        case 'H':
+            hours = strtod(optarg, NULL);
+            break;
+        case 'g':
+            gpus = atoi(optarg);
+            break;
+        case 't':
+            tmp = optarg;
+            break;
         case 'b':
             if (nbins < 8)
                 bins[nbins++] = optarg;

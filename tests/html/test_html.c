@@ -1362,12 +1362,10 @@ static double num_after(const char *s, const char *key)
 /* The page of DIR (summarize --html) against its JSON (summarize --format json): the energy
  * (exact in the data attribute, and the label to its shown digits), the sampling interval, the
  * gap count and the breaks drawn in each GPU's power line, the event markers. */
-static void check_agree(const char *tag, const struct gen_run *g, void (*extra)(const char *))
+static void check_agree(const char *tag, const struct gen_run *g)
 {
     char *dir = th_tmpdir(tag);
     CU_ASSERT_FATAL(gen_write_run(dir, g) == 0);
-    if (extra)
-        extra(dir);
     struct json_object *js = real_summary(dir);
     CU_ASSERT_FATAL(js != NULL);
     char *page = th_fmt("%s/report.html", dir);
@@ -1436,62 +1434,46 @@ static void check_agree(const char *tag, const struct gen_run *g, void (*extra)(
     free(dir);
 }
 
-static struct gen_run agree_run(void)
+/* The generated runs of the agree suite: 600 s, 2 GPUs, CPU and process files, and each case's
+ * trouble. */
+static const struct agree_case {
+    const char *tag;
+    double interval, hint, gap_from, gap_to, restart_at, restart_delay;
+    bool partial;
+} agree_cases[] = {
+    /* the user's case: the start event says 1 s, rows come every 0.5 s, with a 2 s hole */
+    {"agree-hint", 0.5, 1.0, 300, 302, 0, 0, false},
+    {"agree-nohint", 0.5, -1, 100, 130, 0, 0, false},     /* the interval from the rows */
+    {"agree-holes", 1, 0, 200, 260, 0, 0, false},         /* a minute without samples */
+    {"agree-restart", 0.5, 0, 0, 0, 250, 5, false},       /* a child restarted: a torn row */
+    {"agree-truncated", 0.5, 0, 50, 60, 0, 0, true},      /* files end in a partial line */
+};
+
+static void check_case(size_t i)
 {
-    return (struct gen_run){.t0 = T0,
-                            .seconds = 600,
-                            .interval = 0.5,
-                            .ngpus = 2,
-                            .cpu = true,
-                            .proc = true,
-                            .jsonl_start = true,
-                            .gpu_values = basic_values};
+    const struct agree_case *c = &agree_cases[i];
+    struct gen_run g = {.t0 = T0,
+                        .seconds = 600,
+                        .interval = c->interval,
+                        .ngpus = 2,
+                        .cpu = true,
+                        .proc = true,
+                        .jsonl_start = true,
+                        .gpu_values = basic_values,
+                        .hint_interval = c->hint,
+                        .gap_from = c->gap_from,
+                        .gap_to = c->gap_to,
+                        .restart_at = c->restart_at,
+                        .restart_delay = c->restart_delay,
+                        .partial_last = c->partial};
+    check_agree(c->tag, &g);
 }
 
-/* The user's case: the start event says 1 s, rows come every 0.5 s, with a 2 s hole. */
-static void test_agree_wrong_hint(void)
-{
-    struct gen_run g = agree_run();
-    g.hint_interval = 1.0;
-    g.gap_from = 300;
-    g.gap_to = 302;
-    check_agree("agree-hint", &g, NULL);
-}
-
-static void test_agree_no_hint(void)
-{
-    struct gen_run g = agree_run();
-    g.hint_interval = -1;
-    g.gap_from = 100;
-    g.gap_to = 130;
-    check_agree("agree-nohint", &g, NULL);
-}
-
-static void test_agree_holes(void)
-{
-    struct gen_run g = agree_run();
-    g.interval = 1;
-    g.gap_from = 200;
-    g.gap_to = 260;
-    check_agree("agree-holes", &g, NULL);
-}
-
-static void test_agree_restart(void)
-{
-    struct gen_run g = agree_run();
-    g.restart_at = 250;
-    g.restart_delay = 5;
-    check_agree("agree-restart", &g, NULL);
-}
-
-static void test_agree_truncated(void)
-{
-    struct gen_run g = agree_run();
-    g.partial_last = true;
-    g.gap_from = 50;
-    g.gap_to = 60;
-    check_agree("agree-truncated", &g, NULL);
-}
+static void test_agree_wrong_hint(void) { check_case(0); }
+static void test_agree_no_hint(void) { check_case(1); }
+static void test_agree_holes(void) { check_case(2); }
+static void test_agree_restart(void) { check_case(3); }
+static void test_agree_truncated(void) { check_case(4); }
 
 /* ---- registration ---------------------------------------------------------------------------- */
 
