@@ -168,7 +168,7 @@ static void to_px(const struct sum_timeline *tl, const struct sum_tl_series *s, 
         if (!k->n)
             continue;
         double x = floor((sum_tl_bucket_t(tl, b) + tl->width / 2 - t0) / per_col);
-        int c = x < 0 ? 0 : x >= ncols ? ncols - 1 : (int)x;
+        int c = !(x >= 0) ? 0 : x >= ncols ? ncols - 1 : (int)x;
         sum_tl_col_merge(&px[c], k);
     }
 }

@@ -111,7 +111,7 @@ static int place(struct sum_timeline *tl, double t)
         tl->anchor = t;
     double top = isnan(tl->t_hi) ? tl->anchor : fmax(tl->t_hi, tl->anchor);
     double slack = fmax(3600, 2 * (top - fmin(tl->anchor, isnan(tl->t_lo) ? top : tl->t_lo)));
-    if (t < tl->anchor - slack || t > top + slack) {
+    if (t < tl->anchor - slack || t > top + slack || fabs(t - tl->anchor) > 1e10) {
         tl->out_of_range++;
         return -1;
     }
