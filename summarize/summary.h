@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "energy.h"
 #include "hwrun/gpm.h"
 #include "outcome.h"
 #include "readers.h"
@@ -21,25 +22,7 @@
 #define SUM_MAX_ERRORS 32     /* error-like events listed (all are counted) */
 #define SUM_MAX_EVENT_TYPES 64
 #define SUM_MAX_PIDS 256
-#define SUM_GAP_FACTOR 3.0    /* a step longer than 3 sample intervals is a gap */
 #define SUM_DIAG_PER_FILE 5   /* messages shown per file, then a count */
-
-/* Power integrated over time: trapezoids between consecutive samples of one GPU. */
-struct sum_energy {
-    double joules;
-    double covered_s;       /* time covered by bridged steps */
-    uint64_t gaps;          /* steps longer than SUM_GAP_FACTOR intervals: not bridged */
-    double gap_s;
-    uint64_t unmeasured;    /* steps with power not measured at one end */
-    double interval_s;      /* the sample interval used for the gap rule */
-};
-
-/* One step of a GPU's power curve, from (t0, p0) to (t1, p1) seconds/watts, under the energy
- * rule: a trapezoid, except across a gap longer than SUM_GAP_FACTOR * e->interval_s or where
- * power was not measured at one end. Adds the joules and the counters to e; returns whether the
- * step was bridged. The one place energy is integrated: summarize and hwmon's Prometheus export
- * both call it. A step that does not go forward in time is ignored (false). */
-bool sum_energy_step(struct sum_energy *e, double t0, double p0, double t1, double p1);
 
 struct sum_gpu {
     int index;
@@ -118,6 +101,7 @@ struct sum_config {
     bool have_tz;              /* --smi-tz given */
     struct sum_tz tz;
     size_t max_line;           /* 0: the readers' default */
+    bool libcsv_only;          /* the readers' opts.libcsv_only (the benchmark's baseline) */
     /* Where problems go ("FILE:LINE: reason" already formatted); NULL: dropped. */
     void (*message)(void *ctx, const char *text);
     void *message_ctx;
@@ -241,9 +225,6 @@ uint64_t sum_run_num_samples(const struct sum_run *run);
 double sum_run_tree_gpu_mem_peak(const struct sum_run *run, const char **why);
 /* Energy of every GPU together in Wh; NAN when no power was ever measured. */
 double sum_run_energy_wh(const struct sum_run *run);
-/* The gap rule: a step of dt seconds is a gap when longer than SUM_GAP_FACTOR sample intervals
- * (false when the interval is unknown). sum_energy_step and every output use it. */
-bool sum_is_gap(double dt, double interval_s);
 /* The interval the gap rule uses for a file's rows: a GPU's energy interval (interval_sec of
  * gpus[].energy) for hw_metrics.csv (gpu >= 0), else the median step of the file (quality's
  * interval_sec.median). NAN when unknown. */
