@@ -1,7 +1,8 @@
-/* The HTML report (summarize/html.c): golden structure tests on generated runs (charts, phase
- * bands, event markers, axis ranges, gaps), escaping of hostile names, the per-column
- * downsampling (a one-sample spike survives), the size of a long run's page, the sweep page,
- * errors, the summary tables, and a real headless browser (chromium). */
+/* The HTML report (summarize/html_*.c, timeline.c): golden structure tests on generated runs
+ * (charts, phase bands, event markers, axis ranges, gaps), escaping of hostile names, the
+ * per-column downsampling (a one-sample spike survives) and the timeline's buckets, the size of a
+ * long run's page, the sweep page, errors, the summary tables, that the page states the JSON's
+ * energy, interval, gaps and events (agree), and a real headless browser (chromium). */
 #include <CUnit/CUnit.h>
 #include <errno.h>
 #include <json-c/json.h>
