@@ -400,10 +400,9 @@ static void energy_step(struct sum_run *run, struct sum_gpu *gp, double t, doubl
     }
     if (!(t > gp->last_t))
         return; /* same or earlier time: not a step */
-    double before_j = gp->energy.joules;
     bool bridged = sum_energy_step(&gp->energy, gp->last_t, gp->last_p, t, p);
-    if (run->tl) /* the chart's energy is this accumulator, at every step */
-        sum_tl_energy(run->tl, t, before_j, gp->energy.joules);
+    if (run->tl) /* the chart's energy: the JSON's energy_wh so far, at every step */
+        sum_tl_energy(run->tl, t, sum_run_energy_wh(run));
     if (bridged) {
         struct seg s = {gp->index, gp->last_t, gp->last_p, t, p};
         for_phases(run, gp->last_t, t, phase_energy, &s);

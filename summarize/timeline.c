@@ -299,14 +299,13 @@ void sum_tl_proc_row(struct sum_timeline *tl, const struct sum_proc_row *r)
     host_row(tl, SUM_KIND_PROC, r->t, r->v, map, sizeof map / sizeof map[0]);
 }
 
-void sum_tl_energy(struct sum_timeline *tl, double t, double before_j, double after_j)
+void sum_tl_energy(struct sum_timeline *tl, double t, double wh)
 {
-    tl->energy_j += after_j - before_j;
     if (tl->spark_only)
         return;
     /* its steps follow the GPU steps, so the gap rule breaks it where it breaks power */
     double step = step_from(&tl->energy_last_t, t);
-    add(tl, &tl->os[SUM_TL_ENERGY], place(tl, t), tl->energy_j / 3600.0, step);
+    add(tl, &tl->os[SUM_TL_ENERGY], place(tl, t), wh, step);
 }
 
 /* Copy s into out (cap bytes), cut at a character boundary. */

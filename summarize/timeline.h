@@ -93,7 +93,6 @@ struct sum_timeline {
     struct sum_tl_gpu *gpu[SUM_TL_MAX_GPUS];
     struct sum_tl_series os[SUM_TL_OCOUNT];
     double host_last_t[SUM_KIND_COUNT];
-    double energy_j;      /* sum of the GPUs' accumulators */
     double energy_last_t; /* the energy series' previous step */
     struct sum_tl_event *ev;
     size_t nev, ev_cap;
@@ -115,8 +114,9 @@ void sum_tl_gpu_row(struct sum_timeline *tl, const struct sum_gpu_row *r);
 void sum_tl_dmon_row(struct sum_timeline *tl, enum sum_kind kind, const struct sum_dmon_row *r);
 void sum_tl_cpu_row(struct sum_timeline *tl, const struct sum_cpu_row *r);
 void sum_tl_proc_row(struct sum_timeline *tl, const struct sum_proc_row *r);
-/* A GPU's energy accumulator went from before_j to after_j at time t. */
-void sum_tl_energy(struct sum_timeline *tl, double t, double before_j, double after_j);
+/* The energy of every GPU so far (sum_run_energy_wh, the summary's accumulators) after a GPU's
+ * step at time t. */
+void sum_tl_energy(struct sum_timeline *tl, double t, double wh);
 
 /* Bucket b's time span starts at sum_tl_bucket_t(tl, b); each lasts tl->width. */
 static inline double sum_tl_bucket_t(const struct sum_timeline *tl, int b)

@@ -20,6 +20,8 @@
 #include "testutil.h"
 
 #define T0 1795336800.0 /* 2026-11-22 08:40:00 UTC */
+#define MT_PX 8.0    /* the plot's top and height in a chart (html_int.h's MT, PLOT_H) */
+#define PLOT_PX 116.0
 #define CHECK_NEAR(a, b, eps) CU_ASSERT(fabs((double)(a) - (double)(b)) <= (eps))
 
 /* ---- helpers --------------------------------------------------------------------------------- */
@@ -1413,10 +1415,19 @@ static void check_agree(const char *tag, const struct gen_run *g)
     struct json_object *g0 = json_object_array_get_idx(gpus, 0);
     CU_ASSERT_EQUAL(num_after(html, "id=\"interval\" data-s=\""), jnum(g0, "energy", "interval_sec"));
     CU_ASSERT_EQUAL(num_after(html, "id=\"gaps\" data-n=\""), gaps);
-    /* the energy line breaks where GPU 0's power does */
+    /* the energy line breaks where GPU 0's power does, and ends at the JSON's energy (to the
+     * 0.1 px the path is written in) */
     char *d = series_d(pw, "en");
     CU_ASSERT_FATAL(d != NULL);
     CU_ASSERT_EQUAL((double)count(d, "M") - 1, jnum(g0, "energy", "gaps"));
+    struct pts *pt = malloc(sizeof *pt);
+    CU_ASSERT_FATAL(pt != NULL);
+    parse_d(d, pt);
+    CU_ASSERT_FATAL(pt->n > 0);
+    double e0 = attr_num(pw, "data-y2-0"), e1 = attr_num(pw, "data-y2-1");
+    double last = e0 + (MT_PX + PLOT_PX - pt->y[pt->n - 1]) / PLOT_PX * (e1 - e0);
+    CU_ASSERT(fabs(last - wh) <= 0.051 * (e1 - e0) / PLOT_PX);
+    free(pt);
     free(d);
 
     /* every event is a marker; the error-like ones are marked so */
