@@ -103,8 +103,17 @@ struct pen {
 /* Tenths of a pixel as a decimal ("123.4", "-0.5"), without printf's float formatting. */
 static void put_tenths(FILE *f, long v)
 {
-    unsigned long u = v < 0 ? (unsigned long)-v : (unsigned long)v;
-    fprintf(f, "%s%lu.%lu", v < 0 ? "-" : "", u / 10, u % 10);
+    char b[32], *e = b + sizeof b, *p = e;
+    unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+    *--p = (char)('0' + u % 10);
+    *--p = '.';
+    u /= 10;
+    do
+        *--p = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *--p = '-';
+    fwrite(p, 1, (size_t)(e - p), f);
 }
 
 static void pen_put(struct pen *p, long x, long y, bool move)

@@ -188,6 +188,8 @@ struct sum_run {
     size_t nparams;
     uint64_t params_dropped;
     struct sum_timeline *tl; /* NULL unless cfg->timeline_cols */
+    uint8_t gpu_seen[SUM_MAX_GPUS]; /* the GPUs' numbers, ascending (the timeline's energy) */
+    int ngpu_seen;
 };
 
 /* A new, empty run. NULL on ENOMEM. */

@@ -107,6 +107,8 @@ static int place(struct sum_timeline *tl, double t)
 {
     if (!isfinite(t))
         return -1;
+    if (t >= tl->t_lo && t <= tl->t_hi) /* within the times placed: the buckets hold it */
+        return (int)((t - tl->anchor) / tl->width);
     if (isnan(tl->anchor))
         tl->anchor = t;
     double top = isnan(tl->t_hi) ? tl->anchor : fmax(tl->t_hi, tl->anchor);
@@ -162,7 +164,7 @@ static void add(struct sum_timeline *tl, struct sum_tl_series *s, int b, double 
         }
     }
     struct sum_tl_col *k = &s->cols[b];
-    float fv = (float)fmax(-FLT_MAX, fmin(FLT_MAX, v)); /* a garbage 1e300 must not overflow */
+    float fv = v > FLT_MAX ? FLT_MAX : v < -FLT_MAX ? -FLT_MAX : (float)v; /* a garbage 1e300 */
     if (k->n == 0) {
         k->first = k->last = k->min = k->max = fv;
         k->step = (float)step;

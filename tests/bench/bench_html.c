@@ -4,13 +4,13 @@
  *
  * It writes a run (tests/html/gen.h: N GPUs at 10 Hz, CPU and process files, start/stop events
  * and a few phases) into a temporary directory, then runs each summarize binary given (default:
- * this build's; give --summarize several times to compare builds, e.g. main's) best of 3, file in
- * page cache:
+ * this build's; give --summarize several times to compare builds, e.g. main's), file in
+ * page cache, best of 5:
  *   1. `summarize --format json DIR` (the baseline: one pass over every file, the summary);
  *   2. `summarize -q --html PAGE DIR` (the page, with the summary it draws from);
- * and prints wall time and peak RSS (wait4) of each and the ratio page/summary. The HTML report
- * is built in the summary's one pass (timeline.h), so the ratio should stay near 1; it was about
- * 3 when the report read every CSV again. The temporary directory is removed at the end. */
+ * and prints wall and CPU time and peak RSS (wait4) of each and the ratio page/summary. The HTML
+ * report is built in the summary's one pass (timeline.h), so the ratio should stay near 1; it was
+ * about 3 when the report read every CSV again. The temporary directory is removed at the end. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -33,8 +33,9 @@ static double now(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* Run argv with stdout to /dev/null; wall seconds (NAN on failure) and peak RSS in KiB. */
-static double run(char *const argv[], long *rss_kb)
+/* Run argv with stdout to /dev/null; wall seconds (NAN on failure), CPU seconds (user + system:
+ * steadier than wall time on a busy machine) and peak RSS in KiB. */
+static double run(char *const argv[], double *cpu_s, long *rss_kb)
 {
     double t0 = now();
     pid_t pid = fork();
@@ -56,19 +57,25 @@ static double run(char *const argv[], long *rss_kb)
         return NAN;
     }
     *rss_kb = ru.ru_maxrss;
+    *cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+             (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
     return now() - t0;
 }
 
-static double best_of(int n, char *const argv[], long *rss_kb)
+/* The best wall and CPU times of n runs, the largest peak RSS. */
+static double best_of(int n, char *const argv[], double *cpu_s, long *rss_kb)
 {
     double best = INFINITY;
+    *cpu_s = INFINITY;
     for (int i = 0; i < n; i++) {
         long rss = 0;
-        double t = run(argv, &rss);
+        double cpu = 0, t = run(argv, &cpu, &rss);
         if (isnan(t))
             return NAN;
         if (t < best)
             best = t;
+        if (cpu < *cpu_s)
+            *cpu_s = cpu;
         if (rss > *rss_kb)
             *rss_kb = rss;
     }
@@ -151,15 +158,16 @@ int main(int argc, char **argv)
     snprintf(page, sizeof page, "%s/report.html", dir);
     for (int b = 0; b < nbins; b++) {
         long rss_j = 0, rss_h = 0;
+        double cj, ch;
         char *jargv[] = {(char *)bins[b], "--format", "json", dir, NULL};
         char *hargv[] = {(char *)bins[b], "-q", "--html", page, dir, NULL};
-        double tj = best_of(3, jargv, &rss_j), th = best_of(3, hargv, &rss_h);
+        double tj = best_of(5, jargv, &cj, &rss_j), th = best_of(5, hargv, &ch, &rss_h);
         struct stat st;
         long long psize = stat(page, &st) == 0 ? st.st_size : -1;
-        printf("%s\n  summary (--format json): %7.2f s, peak RSS %6.1f MiB\n"
-               "  page    (--html):        %7.2f s, peak RSS %6.1f MiB, page %lld bytes\n"
-               "  page / summary:          %7.2f x time\n",
-               bins[b], tj, rss_j / 1024.0, th, rss_h / 1024.0, psize, th / tj);
+        printf("%s\n  summary (--format json): %6.2f s wall, %6.2f s CPU, peak RSS %5.1f MiB\n"
+               "  page    (--html):        %6.2f s wall, %6.2f s CPU, peak RSS %5.1f MiB, page "
+               "%lld bytes\n  page / summary:          %6.2f x wall, %5.2f x CPU\n",
+               bins[b], tj, cj, rss_j / 1024.0, th, ch, rss_h / 1024.0, psize, th / tj, ch / cj);
     }
     char cmd[4200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
