@@ -285,6 +285,8 @@ static const char page_css[] =
     ".usr{stroke:#3b6ea5;--c:#3b6ea5}.sys{stroke:#d1495b;--c:#d1495b}"
     ".iow{stroke:#e0a100;--c:#e0a100}.rss{stroke:#6a4c93;--c:#6a4c93}"
     ".pcpu{stroke:#1b998b;--c:#1b998b}.cg{stroke:#2a9d8f;--c:#2a9d8f}.lim{stroke:#444;--c:#444}"
+    ".dr{stroke:#3a86ff;--c:#3a86ff}.dw{stroke:#ff006e;--c:#ff006e}.nr{stroke:#8338ec;--c:#8338ec}"
+    ".nt{stroke:#fb5607;--c:#fb5607}"
     ".en{stroke:#333;--c:#333}.spk{stroke:#4e79a7;--c:#4e79a7}\n"
     ".key{white-space:nowrap;font-size:12px}\n"
     ".key i{display:inline-block;width:14px;height:0;border-top:2.5px solid "

@@ -697,6 +697,31 @@ void ht_draw_charts(FILE *f, struct ht_page *P)
                                    .n = 2},
                    &ta);
     }
+    /* disk and network traffic (the machine's), when recorded */
+    struct line io[4] = {
+        {.s = &tl->os[SUM_TL_DISKR], .iv = cpu_iv, .cls = "dr", .label = "disk read"},
+        {.s = &tl->os[SUM_TL_DISKW], .iv = cpu_iv, .cls = "dw", .label = "disk write"},
+        {.s = &tl->os[SUM_TL_NETRX],
+         .iv = cpu_iv,
+         .cls = "nr",
+         .label = "net received",
+         .dashed = true},
+        {.s = &tl->os[SUM_TL_NETTX],
+         .iv = cpu_iv,
+         .cls = "nt",
+         .label = "net sent",
+         .dashed = true},
+    };
+    draw_chart(f, P,
+               &(struct chart){.id = "disk-net",
+                               .title = "Disk and network (the machine's)",
+                               .unit = "MiB/s",
+                               .top = NAN,
+                               .scale = 1,
+                               .scale2 = 1,
+                               .lines = io,
+                               .n = 4},
+               &ta);
     free(lines);
 }
 

@@ -123,7 +123,20 @@ static void run_table(FILE *f, const struct sum_run *run)
     kv_row(f, "process CPU mean", sum_fig_mean(&run->proc[SUM_PROC_CPU]), "% of a core");
     kv_row(f, "process threads max", sum_fig_max(&run->proc[SUM_PROC_THREADS]), NULL);
     kv_row(f, "process GPU memory peak", sum_run_tree_gpu_mem_peak(run, NULL), "MiB");
-    kv_row(f, "cgroup memory peak", sum_fig_max(&run->cpu[SUM_CPU_CG_MEM]), "MiB");
+    kv_row(f, "main process peak RSS", sum_fig_max(&run->proc[SUM_PROC_MAIN_RSS]), "MiB");
+    kv_row(f, "main process CPU mean", sum_fig_mean(&run->proc[SUM_PROC_MAIN_CPU]), "% of a core");
+    static const char *const io_label[SUM_IO_COUNT][2] = {
+        {"disk read", "disk read peak"},
+        {"disk written", "disk write peak"},
+        {"network received", "network receive peak"},
+        {"network sent", "network send peak"},
+    };
+    for (int i = 0; i < SUM_IO_COUNT; i++) { /* the JSON's system section */
+        kv_row(f, io_label[i][0], sum_system_mib(&run->sys, i), "MiB");
+        kv_row(f, io_label[i][1], sum_system_peak_mib_s(&run->sys, i), "MiB/s");
+    }
+    kv_row(f, "free space min", run->sys.fs_free_min_mib, "MiB");
+    kv_row(f, "cgroup memory peak", sum_system_mem_peak(&run->sys, NULL), "MiB");
     kv_row(f, "cgroup memory limit", run->cg_mem_max_mib, "MiB");
     kv_row(f, "cgroup CPU limit", run->cg_limit_cores, "cores");
     char z[160];

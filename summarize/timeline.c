@@ -1,6 +1,8 @@
 /* The run's bucketed timeline (timeline.h), fed by summary.c in its one pass. */
 #include "timeline.h"
 
+#include "system.h"
+
 #include <float.h>
 #include <json-c/json.h>
 #include <math.h>
@@ -26,6 +28,7 @@ struct sum_timeline *sum_tl_new(int cols, bool spark_only)
     for (int k = 0; k < SUM_KIND_COUNT; k++)
         tl->host_last_t[k] = NAN;
     tl->energy_last_t = NAN;
+    tl->io_last_t = NAN;
     return tl;
 }
 
@@ -299,6 +302,16 @@ void sum_tl_proc_row(struct sum_timeline *tl, const struct sum_proc_row *r)
 {
     static const struct host_col map[] = {{SUM_TL_RSS, SUM_PROC_RSS}, {SUM_TL_PCPU, SUM_PROC_CPU}};
     host_row(tl, SUM_KIND_PROC, r->t, r->v, map, sizeof map / sizeof map[0]);
+}
+
+void sum_tl_io(struct sum_timeline *tl, double t, const double bytes[4], double dt)
+{
+    if (tl->spark_only || !isfinite(t))
+        return;
+    double step = step_from(&tl->io_last_t, t);
+    int b = place(tl, t);
+    for (int i = 0; b >= 0 && i < SUM_IO_COUNT; i++)
+        add(tl, &tl->os[SUM_TL_DISKR + i], b, sum_io_rate_mib_s(bytes[i], dt), step);
 }
 
 void sum_tl_energy(struct sum_timeline *tl, double t, double wh)

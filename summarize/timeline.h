@@ -48,6 +48,10 @@ enum sum_tl_oser {
     SUM_TL_PCPU,
     SUM_TL_CGMEM,
     SUM_TL_CGMAX,
+    SUM_TL_DISKR, /* disk and network rates (MiB/s, sum_io_rate_mib_s) */
+    SUM_TL_DISKW,
+    SUM_TL_NETRX,
+    SUM_TL_NETTX,
     SUM_TL_SPARK, /* GPU utilization of every GPU (the sweep's sparkline) */
     SUM_TL_OCOUNT
 };
@@ -94,6 +98,7 @@ struct sum_timeline {
     struct sum_tl_series os[SUM_TL_OCOUNT];
     double host_last_t[SUM_KIND_COUNT];
     double energy_last_t; /* the energy series' previous step */
+    double io_last_t;     /* the disk and network series' previous row */
     struct sum_tl_event *ev;
     size_t nev, ev_cap;
     uint64_t ev_dropped;
@@ -114,6 +119,9 @@ void sum_tl_gpu_row(struct sum_timeline *tl, const struct sum_gpu_row *r);
 void sum_tl_dmon_row(struct sum_timeline *tl, enum sum_kind kind, const struct sum_dmon_row *r);
 void sum_tl_cpu_row(struct sum_timeline *tl, const struct sum_cpu_row *r);
 void sum_tl_proc_row(struct sum_timeline *tl, const struct sum_proc_row *r);
+/* A cpu_metrics.csv row's disk and network bytes (SUM_IO_*, NAN unmeasured) over the dt seconds
+ * before it, as the summary counts them (system.h): drawn as rates. */
+void sum_tl_io(struct sum_timeline *tl, double t, const double bytes[4], double dt);
 /* The energy of every GPU so far (sum_run_energy_wh, the summary's accumulators) after a GPU's
  * step at time t. */
 void sum_tl_energy(struct sum_timeline *tl, double t, double wh);
