@@ -5,11 +5,13 @@
 
 #include "hwrun/io.h"
 #include "summary.h"
+#include "units.h"
 
 /* The full summary (schema in summarize.1), pretty-printed, ending in '\n'. */
 void sum_report_json(const struct sum_run *run, struct hw_buf *out);
-/* A readable report for a terminal. */
+/* A readable report for a terminal; _u in --units u (NULL: the defaults). */
 void sum_report_text(const struct sum_run *run, struct hw_buf *out);
+void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, struct hw_buf *out);
 /* The CSV header line of sum_report_csv_row. */
 void sum_report_csv_header(struct hw_buf *out);
 /* One CSV row (RFC 4180 quoting; empty cell = not measured). */
