@@ -16,6 +16,7 @@
 #include "hwrun/io.h"
 #include "hwrun/msg.h"
 #include "hwrun/parse.h"
+#include "compare.h"
 #include "html.h"
 #include "pytyche.h"
 #include "report.h"
@@ -39,6 +40,7 @@ struct ctx {
     bool quiet;
     bool print;                  /* print the --format output (off for --html alone) */
     const char *html;            /* --html FILE */
+    struct sum_units units;      /* --units */
     struct sum_config cfg;
     const char *file_opt[SUM_KIND_COUNT];
     bool any_file_opt;
@@ -72,6 +74,14 @@ static void usage(FILE *f)
           "                        is printed unless --format or --output is given\n"
           "      --params EVENT    the run's parameters are the data of EVENT events (default\n"
           "                        config): \"params\" in JSON, param.KEY columns in csv/jsonl\n"
+          "      --units LIST      units of text, HTML and csv/jsonl rows, e.g.\n"
+          "                        mem=GiB,time=min,energy=kWh (mem: B KiB KB MiB MB GiB GB;\n"
+          "                        time: s min h; energy: Wh kWh J); row columns then carry\n"
+          "                        the unit (energy_kwh); JSON keeps MiB, seconds and Wh\n"
+          "      --cores N         the job's expected cores, for CPU as a share of them\n"
+          "                        (default: the cgroup's CPU quota, else the affinity mask)\n"
+          "      --compare A B     compare two runs per metric and per phase name: A, B,\n"
+          "                        change and change in % (--format text or json)\n"
           "  -j, --jobs N          summarize N directories in parallel (default 1)\n"
           "  -q, --quiet           do not report skipped lines on standard error\n"
           "      --gpu-csv F       hw_metrics.csv (nvidia-smi --query-gpu output)\n"
@@ -151,6 +161,49 @@ static void run_pytyche(struct ctx *c, struct job *j)
     }
 }
 
+/* Summarize dir (NULL: the file options alone); NULL when dir is not a directory (said). *rc is
+ * sum_run_summarize's; *status becomes HW_EXIT_FAIL on a problem, *usable whether something
+ * was summarized. */
+static struct sum_run *summarize_one(struct ctx *c, const char *dir, int *rc, int *status,
+                                     bool *usable)
+{
+    struct sum_inputs in = {0};
+    char *storage[SUM_KIND_COUNT] = {0};
+    if (dir) {
+        struct stat st;
+        if (stat(dir, &st) != 0) {
+            hw_warn(errno, "%s", dir);
+            *status = HW_EXIT_FAIL;
+            return NULL;
+        }
+        if (!S_ISDIR(st.st_mode)) {
+            hw_warn(ENOTDIR, "%s", dir);
+            *status = HW_EXIT_FAIL;
+            return NULL;
+        }
+        sum_inputs_from_dir(&in, dir, storage);
+    }
+    for (int k = 0; k < SUM_KIND_COUNT; k++)
+        if (c->file_opt[k])
+            in.path[k] = c->file_opt[k];
+    struct sum_run *run = sum_run_new();
+    if (!run)
+        hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+    *rc = sum_run_summarize(run, &in, &c->cfg);
+    if (*rc == -ENODATA) {
+        hw_warn(0, "%s: nothing usable found", dir ? dir : "(files)");
+        *status = HW_EXIT_FAIL;
+    } else if (*rc < 0) {
+        *status = HW_EXIT_FAIL; /* the file was named in a message already */
+        *usable = true;
+    } else {
+        *usable = true;
+    }
+    for (int k = 0; k < SUM_KIND_COUNT; k++)
+        free(storage[k]);
+    return run;
+}
+
 static void run_job(struct ctx *c, struct job *j)
 {
     hw_buf_init(&j->out, NULL, 0);
@@ -160,53 +213,28 @@ static void run_job(struct ctx *c, struct job *j)
         run_pytyche(c, j);
         return;
     }
-    struct sum_inputs in = {0};
-    char *storage[SUM_KIND_COUNT] = {0};
-    if (j->dir) {
-        struct stat st;
-        if (stat(j->dir, &st) != 0) {
-            hw_warn(errno, "%s", j->dir);
-            j->status = HW_EXIT_FAIL;
-            return;
-        }
-        if (!S_ISDIR(st.st_mode)) {
-            hw_warn(ENOTDIR, "%s", j->dir);
-            j->status = HW_EXIT_FAIL;
-            return;
-        }
-        sum_inputs_from_dir(&in, j->dir, storage);
-    }
-    for (int k = 0; k < SUM_KIND_COUNT; k++)
-        if (c->file_opt[k])
-            in.path[k] = c->file_opt[k];
-    struct sum_run *run = sum_run_new();
+    bool usable = false;
+    int rc;
+    struct sum_run *run = summarize_one(c, j->dir, &rc, &j->status, &usable);
+    j->usable = usable;
     if (!run)
-        hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
-    int rc = sum_run_summarize(run, &in, &c->cfg);
-    if (rc == -ENODATA) {
-        hw_warn(0, "%s: nothing usable found", j->dir ? j->dir : "(files)");
-        j->status = HW_EXIT_FAIL;
-    } else if (rc < 0) {
-        j->status = HW_EXIT_FAIL; /* the file was named in a message already */
-        j->usable = true;
-    } else {
-        j->usable = true;
-    }
+        return;
     if (c->print) {
         switch (c->fmt) {
         case FMT_JSON: sum_report_json(run, &j->out); break;
-        case FMT_TEXT: sum_report_text(run, &j->out); break;
+        case FMT_TEXT: sum_report_text_u(run, &c->units, &j->out); break;
         case FMT_CSV:
-            sum_report_csv_row(run, &j->out);
+            sum_report_csv_row_u(run, &c->units, &j->out);
             for (size_t p = 0; p < run->nparams; p++) { /* lined up by name in main() */
                 sum_report_param_name(&run->params[p], &j->pnames);
                 hw_buf_putc(&j->pnames, '\0');
                 sum_report_param_csv_cell(&run->params[p], &j->pcells);
                 hw_buf_putc(&j->pcells, '\0');
             }
-            j->nparams = run->nparams;
+            j->nparams = run->nparams; /* then the phase.NAME.* columns, lined up the same way */
+            j->nparams += sum_report_phase_csv(run, &c->units, &j->pnames, &j->pcells);
             break;
-        case FMT_JSONL: sum_report_jsonl_row(run, &j->out); break;
+        case FMT_JSONL: sum_report_jsonl_row_u(run, &c->units, &j->out); break;
         case FMT_PYTYCHE: break;
         }
     }
@@ -235,8 +263,6 @@ static void run_job(struct ctx *c, struct job *j)
         j->status = HW_EXIT_FAIL;
     }
     sum_run_free(run);
-    for (int k = 0; k < SUM_KIND_COUNT; k++)
-        free(storage[k]);
 }
 
 static void *worker(void *arg)
@@ -250,12 +276,62 @@ static void *worker(void *arg)
     }
 }
 
+/* --compare A B: both summarized, then one view of the two (compare.h). */
+static int run_compare(struct ctx *c, char **dirs, size_t ndirs, bool fmt_given,
+                       const char *output)
+{
+    if (ndirs != 2 || c->any_file_opt)
+        hw_usage_error("--compare needs two run directories, A and B");
+    if (c->write || c->html)
+        hw_usage_error("--compare goes without --write and --html");
+    if (fmt_given && c->fmt != FMT_TEXT && c->fmt != FMT_JSON)
+        hw_usage_error("--compare prints text or json");
+    if (!fmt_given)
+        c->fmt = isatty(STDOUT_FILENO) ? FMT_TEXT : FMT_JSON;
+    struct sum_run *r[2] = {NULL, NULL};
+    int status = HW_EXIT_OK;
+    for (int i = 0; i < 2; i++) {
+        int rc;
+        bool usable = false;
+        r[i] = summarize_one(c, dirs[i], &rc, &status, &usable);
+        if (r[i] && !usable)
+            status = HW_EXIT_FAIL;
+    }
+    struct hw_buf out;
+    hw_buf_init(&out, NULL, 0);
+    if (r[0] && r[1]) {
+        if (c->fmt == FMT_TEXT)
+            sum_compare_text(r[0], r[1], &c->units, &out);
+        else
+            sum_compare_json(r[0], r[1], &c->units, &out);
+    } else {
+        status = HW_EXIT_FAIL; /* a directory that is not one: nothing to compare */
+    }
+    sum_run_free(r[0]);
+    sum_run_free(r[1]);
+    if (out.oom)
+        hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+    if (out.len) {
+        if (output) {
+            int rc = hw_write_atomic(output, out.p, out.len);
+            if (rc < 0) {
+                hw_warn(-rc, "write %s", output);
+                status = HW_EXIT_FAIL;
+            }
+        } else if (fwrite(out.p, 1, out.len, stdout) != out.len) {
+            status = HW_EXIT_FAIL;
+        }
+    }
+    hw_buf_free(&out);
+    return hw_close_stdout(status);
+}
+
 int main(int argc, char **argv)
 {
     hw_set_progname("summarize");
     enum {
         OPT_SMI_TZ = 256, OPT_GPU, OPT_DMON, OPT_CPU, OPT_PROC, OPT_RUNLOG, OPT_GPU_PROCS,
-        OPT_HTML, OPT_PARAMS,
+        OPT_HTML, OPT_PARAMS, OPT_UNITS, OPT_CORES, OPT_COMPARE,
     };
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'},
@@ -272,11 +348,16 @@ int main(int argc, char **argv)
         {"gpu-procs-csv", required_argument, NULL, OPT_GPU_PROCS},
         {"html", required_argument, NULL, OPT_HTML},
         {"params", required_argument, NULL, OPT_PARAMS},
+        {"units", required_argument, NULL, OPT_UNITS},
+        {"cores", required_argument, NULL, OPT_CORES},
+        {"compare", no_argument, NULL, OPT_COMPARE},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
     static struct ctx c;
+    sum_units_init(&c.units);
+    bool compare = false;
     c.cfg.message = on_message;
     c.cfg.message_ctx = &c;
     const char *output = NULL;
@@ -313,6 +394,23 @@ int main(int argc, char **argv)
                 hw_usage_error("--params needs an event name");
             c.cfg.params_event = optarg;
             break;
+        case OPT_UNITS: {
+            char err[256];
+            if (sum_units_parse(&c.units, optarg, err, sizeof err) != 0)
+                hw_usage_error("invalid --units '%s': %s", optarg, err);
+            break;
+        }
+        case OPT_CORES: {
+            char *end;
+            errno = 0;
+            double n = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(n > 0 && n <= 1e6))
+                hw_usage_error("invalid number of cores '%s' (a number above 0, e.g. 4 or 2.5)",
+                               optarg);
+            c.cfg.cores = n;
+            break;
+        }
+        case OPT_COMPARE: compare = true; break;
         case OPT_SMI_TZ:
             if (sum_tz_parse(optarg, true, &c.cfg.tz) != 0)
                 hw_usage_error("invalid time zone '%s' (UTC, +05:30, -0800 or a zone name)",
@@ -339,6 +437,8 @@ int main(int argc, char **argv)
     for (int k = 0; k < SUM_KIND_COUNT; k++)
         c.any_file_opt |= c.file_opt[k] != NULL;
     size_t ndirs = (size_t)(argc - optind);
+    if (compare)
+        return run_compare(&c, argv + optind, ndirs, fmt_given, output);
     if (!ndirs && !c.any_file_opt)
         hw_usage_error("no run directory given");
     if (ndirs > 1 && c.any_file_opt)
@@ -410,7 +510,7 @@ int main(int argc, char **argv)
                     pcols[npcols++] = k;
             }
         }
-        sum_report_csv_header(&all);
+        sum_report_csv_header_u(&c.units, &all);
         if (npcols) { /* the header ends in '\n': the parameter names go before it */
             all.len--;
             for (size_t q = 0; q < npcols; q++) {

@@ -1005,8 +1005,9 @@ struct col {
 
 static size_t flat_cols(const struct sum_run *run, struct col *c)
 {
-    const char *mu_src;
+    const char *mu_src, *cores_src;
     const struct sum_stat *mu = mem_util_stat(run, &mu_src);
+    sum_run_expected_cores(run, &cores_src);
     size_t n = 0;
 #define ADD(...) (n < NCOLS ? (void)(c[n++] = (struct col){__VA_ARGS__}) : (void)0)
 #define S(nm, v) ADD(nm, C_STR, v, 0, 0)
@@ -1038,6 +1039,10 @@ static size_t flat_cols(const struct sum_run *run, struct col *c)
     D("mean_rss_mb", mean_or_nan(&run->proc[SUM_PROC_RSS]));
     D("memory_growth_mb", growth(&run->proc[SUM_PROC_RSS]));
     D("gpu_mem_peak_mib", sum_run_tree_gpu_mem_peak(run, NULL));
+    D("proc_cpu_mean_pct", mean_or_nan(&run->proc[SUM_PROC_CPU])); /* of one core */
+    D("expected_cores", sum_run_expected_cores(run, NULL));
+    S("expected_cores_source", cores_src);
+    D("proc_cpu_mean_pct_of_cores", cpu_of_cores(run, mean_or_nan(&run->proc[SUM_PROC_CPU])));
     U("phases", run->nphase);
     U("events", events_total(run));
     U("error_events", run->err_total);
@@ -1098,13 +1103,105 @@ void sum_report_param_csv_cell(const struct sum_param *p, struct hw_buf *out)
     csv_cell(out, param_text(p, false));
 }
 
+/* --units on a row's columns: names carry the unit (sum_units_column), values are converted;
+ * a column whose new name an earlier one has (peak_vram_mb and peak_vram_mib both become
+ * peak_vram_gib) is left out. */
+static size_t units_cols(struct col *c, size_t n, const struct sum_units *u, char (*names)[48])
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct col x = c[i];
+        int d = sum_units_column(u, x.name, names[m], sizeof names[m]);
+        if (d >= 0) {
+            bool dup = false;
+            for (size_t k = 0; k < m && !dup; k++)
+                dup = !strcmp(c[k].name, names[m]);
+            if (dup)
+                continue;
+            x.name = names[m];
+            if (x.type == C_NUM)
+                x.d = sum_units_value(u, (enum sum_dim)d, x.d);
+        }
+        c[m++] = x;
+    }
+    return m;
+}
+
+static size_t row_cols(const struct sum_run *run, const struct sum_units *u, struct col *c,
+                       char (*names)[48])
+{
+    return units_cols(c, flat_cols(run, c), u, names);
+}
+
+/* The per-phase-name columns: phase.NAME.count, .total_sec, .mean_sec, .energy_wh,
+ * .gpu_util_mean_pct, .peak_vram_mib (names and values in --units). */
+static void phase_figures(const struct sum_run *run, const struct sum_units *u,
+                          sum_figure_fn *fn, void *ctx)
+{
+    const struct sum_names *s = &run->names;
+    for (size_t i = 0; i < s->n; i++) {
+        const struct sum_name_acc *a = &s->v[i];
+        const struct {
+            const char *key;
+            double v;
+            bool integer;
+        } f[] = {
+            {"count", (double)a->count, true},
+            {"total_sec", round_us(a->timed ? a->d_sum : NAN), false},
+            {"mean_sec", round_us(sum_name_mean_s(a)), false},
+            {"energy_wh", sum_name_energy_wh(a), false},
+            {"gpu_util_mean_pct", mean_or_nan(&a->util), false},
+            {"peak_vram_mib", max_or_nan(&a->mem_used), false},
+        };
+        for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
+            char name[512], un[560];
+            snprintf(name, sizeof name, "phase.%s.%s", a->name, f[k].key);
+            int d = sum_units_column(u, name, un, sizeof un);
+            fn(ctx, d >= 0 ? un : name, d >= 0 ? sum_units_value(u, (enum sum_dim)d, f[k].v) : f[k].v,
+               f[k].integer);
+        }
+    }
+}
+
+void sum_report_figures(const struct sum_run *run, const struct sum_units *u, bool row,
+                        bool phases, sum_figure_fn *fn, void *ctx)
+{
+    if (row) {
+        struct col c[NCOLS];
+        char names[NCOLS][48];
+        size_t n = row_cols(run, u, c, names);
+        for (size_t i = 0; i < n; i++)
+            if (c[i].type != C_STR)
+                fn(ctx, c[i].name, c[i].type == C_U64 ? (double)c[i].u : c[i].d,
+                   c[i].type != C_NUM);
+    }
+    if (phases)
+        phase_figures(run, u, fn, ctx);
+}
+
+void sum_report_cell(struct hw_buf *out, double v, bool integer)
+{
+    if (!isfinite(v))
+        return;
+    if (integer)
+        hw_buf_printf(out, "%.0f", v);
+    else
+        put_num(out, v);
+}
+
 void sum_report_csv_header(struct hw_buf *out)
+{
+    sum_report_csv_header_u(NULL, out);
+}
+
+void sum_report_csv_header_u(const struct sum_units *u, struct hw_buf *out)
 {
     struct sum_run *empty = sum_run_new();
     if (!empty)
         return;
     struct col c[NCOLS];
-    size_t n = flat_cols(empty, c);
+    char names[NCOLS][48];
+    size_t n = row_cols(empty, u, c, names);
     for (size_t i = 0; i < n; i++) {
         if (i)
             hw_buf_putc(out, ',');
@@ -1116,8 +1213,15 @@ void sum_report_csv_header(struct hw_buf *out)
 
 void sum_report_csv_row(const struct sum_run *run, struct hw_buf *out)
 {
+    sum_report_csv_row_u(run, NULL, out);
+}
+
+void sum_report_csv_row_u(const struct sum_run *run, const struct sum_units *u,
+                          struct hw_buf *out)
+{
     struct col c[NCOLS];
-    size_t n = flat_cols(run, c);
+    char names[NCOLS][48];
+    size_t n = row_cols(run, u, c, names);
     for (size_t i = 0; i < n; i++) {
         if (i)
             hw_buf_putc(out, ',');
@@ -1129,10 +1233,52 @@ void sum_report_csv_row(const struct sum_run *run, struct hw_buf *out)
     hw_buf_putc(out, '\n');
 }
 
+struct cols_out {
+    struct hw_buf *names, *cells;
+    size_t n;
+};
+
+static void csv_extra(void *ctx, const char *name, double v, bool integer)
+{
+    struct cols_out *o = ctx;
+    csv_cell(o->names, name);
+    hw_buf_putc(o->names, '\0');
+    sum_report_cell(o->cells, v, integer);
+    hw_buf_putc(o->cells, '\0');
+    o->n++;
+}
+
+size_t sum_report_phase_csv(const struct sum_run *run, const struct sum_units *u,
+                            struct hw_buf *names, struct hw_buf *cells)
+{
+    struct cols_out o = {names, cells, 0};
+    phase_figures(run, u, csv_extra, &o);
+    return o.n;
+}
+
+static void jsonl_extra(void *ctx, const char *name, double v, bool integer)
+{
+    struct hw_buf *out = ctx;
+    hw_buf_puts(out, ", ");
+    hw_buf_json_str(out, name, strlen(name));
+    hw_buf_puts(out, ": ");
+    if (isfinite(v))
+        sum_report_cell(out, v, integer);
+    else
+        hw_buf_puts(out, "null");
+}
+
 void sum_report_jsonl_row(const struct sum_run *run, struct hw_buf *out)
 {
+    sum_report_jsonl_row_u(run, NULL, out);
+}
+
+void sum_report_jsonl_row_u(const struct sum_run *run, const struct sum_units *u,
+                            struct hw_buf *out)
+{
     struct col c[NCOLS];
-    size_t n = flat_cols(run, c);
+    char names[NCOLS][48];
+    size_t n = row_cols(run, u, c, names);
     hw_buf_putc(out, '{');
     for (size_t i = 0; i < n; i++) {
         if (i)
@@ -1158,5 +1304,6 @@ void sum_report_jsonl_row(const struct sum_run *run, struct hw_buf *out)
         hw_buf_puts(out, param_text(&run->params[i], true));
         hw_buf_free(&k);
     }
+    phase_figures(run, u, jsonl_extra, out);
     hw_buf_puts(out, "}\n");
 }
