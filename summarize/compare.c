@@ -209,7 +209,10 @@ static void text_metric(struct hw_buf *out, const char *indent, const char *metr
         sum_fmt_num(&t, d, "");
     hw_buf_printf(out, "%-13s", t.p ? t.p : "");
     hw_buf_free(&t);
-    sum_fmt_num(out, change_pct(f), "%");
+    double pct = change_pct(f);
+    if (isfinite(pct) && pct > 0)
+        hw_buf_putc(out, '+');
+    sum_fmt_num(out, pct, "%");
     hw_buf_putc(out, '\n');
 }
 

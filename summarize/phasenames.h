@@ -48,10 +48,10 @@ struct sum_names {
     struct sum_ivx ivx;       /* over the merged windows */
 };
 
-/* A phase entry of name over [t0, t1] (seconds; NaN: unknown); its name's figures (NULL when
- * the name found no room). */
+/* A phase entry of name over [t0, t1] (epoch seconds; NaN: unknown) that says it took seconds
+ * (NaN: not said, then t1 - t0); its name's figures (NULL when the name found no room). */
 struct sum_name_acc *sum_names_add(struct sum_names *s, const char *name, double t0, double t1,
-                                   bool failed);
+                                   double seconds, bool failed);
 /* After the last entry: merge each name's windows into their union and index them. */
 void sum_names_index(struct sum_names *s);
 /* A sample at time t: a GPU row's utilization, memory used and power; a cpu_metrics.csv

@@ -1033,6 +1033,8 @@ static size_t flat_cols(const struct sum_run *run, struct col *c)
     D("energy_wh", sum_run_energy_wh(run));
     D("mean_gpu_clock_mhz", clock_mean(run));
     D("mean_gpu_power_w", mean_or_nan(&run->all[SUM_GM_POWER]));
+    D("peak_gpu_mem_mb", max_or_nan(&run->all[SUM_GM_MEM_USED])); /* calibrax's, as in JSON */
+    D("mean_gpu_util", mean_or_nan(&run->all[SUM_GM_UTIL]));
     D("cpu_usr_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_USR]));
     D("cpu_idle_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_IDLE]));
     D("peak_rss_mb", max_or_nan(&run->proc[SUM_PROC_RSS]));

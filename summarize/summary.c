@@ -213,7 +213,8 @@ static void on_phase(void *ctx, const struct sum_phase *p)
     int exit_status, sig;
     bool failed = sum_outcome_phase_failed(p, &exit_status, &sig);
     run->outcome.phases_failed += failed; /* every phase, also those not summarized */
-    struct sum_name_acc *na = sum_names_add(&run->names, p->name, p->t_start, p->t_end, failed);
+    struct sum_name_acc *na = sum_names_add(&run->names, p->name, p->t_start, p->t_end, p->seconds,
+                                            failed);
     if (run->nphase >= SUM_MAX_PHASES) {
         run->phases_dropped++;
         return;
