@@ -122,8 +122,9 @@ static void generate(const char *dir, long steps, int gpus, double hz)
     fclose(p);
 }
 
-/* Best wall time of 3 runs of bin on dir; *rss_kb its peak RSS. */
-static double run_bin(const char *bin, const char *dir, long *rss_kb)
+/* Best wall time of 3 runs of bin on dir; *rss_kb its peak RSS, *cpu_s its user+system CPU
+ * time (steadier than wall time on a shared machine). */
+static double run_bin(const char *bin, const char *dir, long *rss_kb, double *cpu_s)
 {
     double best = INFINITY;
     for (int rep = 0; rep < 3; rep++) {
@@ -146,6 +147,8 @@ static double run_bin(const char *bin, const char *dir, long *rss_kb)
         if (el < best) {
             best = el;
             *rss_kb = ru.ru_maxrss;
+            *cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+                     (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
         }
     }
     return best;
@@ -189,13 +192,16 @@ int main(int argc, char **argv)
     printf("run: %ld step phases (+ epoch, eval, train), %d GPUs at %g Hz; generated in %.1f s\n",
            steps, gpus, hz, now() - g0);
     long rss = 0, brss = 0;
-    double t = run_bin(bin, dir, &rss);
-    printf("summarize %-40s %8.3f s  peak RSS %6.1f MiB\n", bin, t, rss / 1024.0);
+    double cpu = 0, bcpu = 0;
+    double t = run_bin(bin, dir, &rss, &cpu);
+    printf("summarize %-40s %8.3f s wall %8.3f s CPU  peak RSS %6.1f MiB\n", bin, t, cpu,
+           rss / 1024.0);
     if (base) {
-        double bt = run_bin(base, dir, &brss);
-        printf("baseline  %-40s %8.3f s  peak RSS %6.1f MiB\n", base, bt, brss / 1024.0);
-        printf("ratio summarize/baseline: time %.2f, peak RSS %.2f\n", t / bt,
-               (double)rss / (double)brss);
+        double bt = run_bin(base, dir, &brss, &bcpu);
+        printf("baseline  %-40s %8.3f s wall %8.3f s CPU  peak RSS %6.1f MiB\n", base, bt, bcpu,
+               brss / 1024.0);
+        printf("ratio summarize/baseline: wall %.2f, CPU %.2f, peak RSS %.2f\n", t / bt,
+               cpu / bcpu, (double)rss / (double)brss);
     }
     if (getenv("BENCH_KEEP")) {
         printf("kept %s\n", dir);
