@@ -86,6 +86,26 @@ static bool phase_of(const char *name, const char **nm, size_t *nl, const char *
     return true;
 }
 
+/* Figure k's key when it belongs to phase nm (nl bytes), else NULL. */
+static const char *key_in(const struct figs *s, size_t k, const char *nm, size_t nl)
+{
+    const char *n2, *k2;
+    size_t l2;
+    return phase_of(s->f[k].name, &n2, &l2, &k2) && l2 == nl && !memcmp(n2, nm, nl) ? k2 : NULL;
+}
+
+/* Whether figure i is the first of its phase name (then *nm, *nl name it). */
+static bool first_of_phase(const struct figs *s, size_t i, const char **nm, size_t *nl)
+{
+    const char *key;
+    if (!phase_of(s->f[i].name, nm, nl, &key))
+        return false;
+    for (size_t k = 0; k < i; k++)
+        if (key_in(s, k, *nm, *nl))
+            return false;
+    return true;
+}
+
 static void json_val(struct hw_buf *b, double v, bool integer)
 {
     if (isfinite(v))
@@ -123,8 +143,8 @@ static void json_side(struct hw_buf *b, const char *key, const struct sum_run *r
     hw_buf_puts(b, last ? "}\n" : "},\n");
 }
 
-void sum_compare_json(const struct sum_run *a, const struct sum_run *b,
-                      const struct sum_units *u, struct hw_buf *out)
+void sum_compare_json(const struct sum_run *a, const struct sum_run *b, const struct sum_units *u,
+                      struct hw_buf *out)
 {
     struct figs s;
     collect(&s, a, b, u);
@@ -141,32 +161,21 @@ void sum_compare_json(const struct sum_run *a, const struct sum_run *b,
             first = false;
         }
     hw_buf_puts(out, first ? "],\n  \"phases\": [" : "\n  ],\n  \"phases\": [");
-    /* one object per phase name, its figures in order (they are adjacent per side) */
+    /* one object per phase name, its figures in order */
     bool firstp = true;
     for (size_t i = 0; i < s.n; i++) {
-        if (!phase_of(s.f[i].name, &nm, &nl, &key))
-            continue;
-        bool seen = false; /* an earlier figure of this name opened its object */
-        for (size_t k = 0; k < i && !seen; k++) {
-            const char *n2, *k2;
-            size_t l2;
-            seen = phase_of(s.f[k].name, &n2, &l2, &k2) && l2 == nl && !memcmp(n2, nm, nl);
-        }
-        if (seen)
+        if (!first_of_phase(&s, i, &nm, &nl))
             continue;
         hw_buf_printf(out, "%s\n    {\"name\": ", firstp ? "" : ",");
         firstp = false;
         hw_buf_json_str(out, nm, nl);
         hw_buf_puts(out, ", \"metrics\": [");
         bool fm = true;
-        for (size_t k = i; k < s.n; k++) {
-            const char *n2, *k2;
-            size_t l2;
-            if (phase_of(s.f[k].name, &n2, &l2, &k2) && l2 == nl && !memcmp(n2, nm, nl)) {
-                json_metric(out, "      ", k2, &s.f[k], fm);
+        for (size_t k = i; k < s.n; k++)
+            if ((key = key_in(&s, k, nm, nl))) {
+                json_metric(out, "      ", key, &s.f[k], fm);
                 fm = false;
             }
-        }
         hw_buf_puts(out, "\n    ]}");
     }
     hw_buf_puts(out, firstp ? "]\n}\n" : "\n  ]\n}\n");
@@ -223,8 +232,8 @@ static void safe_put(struct hw_buf *b, const char *s, size_t n)
         hw_buf_putc(b, (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i]);
 }
 
-void sum_compare_text(const struct sum_run *a, const struct sum_run *b,
-                      const struct sum_units *u, struct hw_buf *out)
+void sum_compare_text(const struct sum_run *a, const struct sum_run *b, const struct sum_units *u,
+                      struct hw_buf *out)
 {
     struct figs s;
     collect(&s, a, b, u);
@@ -240,25 +249,14 @@ void sum_compare_text(const struct sum_run *a, const struct sum_run *b,
         if (!phase_of(s.f[i].name, &nm, &nl, &key))
             text_metric(out, "  ", s.f[i].name, &s.f[i]);
     for (size_t i = 0; i < s.n; i++) {
-        if (!phase_of(s.f[i].name, &nm, &nl, &key))
-            continue;
-        bool seen = false;
-        for (size_t k = 0; k < i && !seen; k++) {
-            const char *n2, *k2;
-            size_t l2;
-            seen = phase_of(s.f[k].name, &n2, &l2, &k2) && l2 == nl && !memcmp(n2, nm, nl);
-        }
-        if (seen)
+        if (!first_of_phase(&s, i, &nm, &nl))
             continue;
         hw_buf_puts(out, "  phase ");
         safe_put(out, nm, nl);
         hw_buf_putc(out, '\n');
-        for (size_t k = i; k < s.n; k++) {
-            const char *n2, *k2;
-            size_t l2;
-            if (phase_of(s.f[k].name, &n2, &l2, &k2) && l2 == nl && !memcmp(n2, nm, nl))
-                text_metric(out, "    ", k2, &s.f[k]);
-        }
+        for (size_t k = i; k < s.n; k++)
+            if ((key = key_in(&s, k, nm, nl)))
+                text_metric(out, "    ", key, &s.f[k]);
     }
     if (s.oom)
         out->oom = true;

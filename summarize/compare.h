@@ -10,10 +10,10 @@
 #include "units.h"
 
 /* A JSON document (schema hwrun.compare/1, see summarize.1), ending in '\n'. */
-void sum_compare_json(const struct sum_run *a, const struct sum_run *b,
-                      const struct sum_units *u, struct hw_buf *out);
+void sum_compare_json(const struct sum_run *a, const struct sum_run *b, const struct sum_units *u,
+                      struct hw_buf *out);
 /* A table for a terminal; metrics unmeasured on both sides are left out. */
-void sum_compare_text(const struct sum_run *a, const struct sum_run *b,
-                      const struct sum_units *u, struct hw_buf *out);
+void sum_compare_text(const struct sum_run *a, const struct sum_run *b, const struct sum_units *u,
+                      struct hw_buf *out);
 
 #endif

@@ -63,8 +63,8 @@ int sum_ivx_build(struct sum_ivx *x, const double *t0, const double *t1, size_t 
     }
     for (size_t k = 0; k < m; k++) {
         size_t at = fill[parent[k]]++;
-        x->node[at] = (struct sum_ivx_node){it[k].t0, it[k].t1, it[k].id,
-                                            (uint32_t)start[k + 1], 0};
+        x->node[at] =
+            (struct sum_ivx_node){it[k].t0, it[k].t1, it[k].id, (uint32_t)start[k + 1], 0};
         level[k] = (uint32_t)at; /* reused: the sorted item's node */
     }
     for (size_t k = 0; k < m; k++)

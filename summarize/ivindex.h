@@ -20,8 +20,8 @@ struct sum_ivx_node {
 struct sum_ivx {
     struct sum_ivx_node *node; /* the top list at [0, ntop), then each sub-list contiguous */
     size_t n, ntop;
-    uint32_t (*stack)[2];      /* query scratch: (next node, end) per level */
-    size_t depth;              /* deepest nesting + 1 */
+    uint32_t (*stack)[2]; /* query scratch: (next node, end) per level */
+    size_t depth;         /* deepest nesting + 1 */
 };
 
 /* Index n windows (t0[i], t1[i]), id i; windows with a NaN bound or t1 < t0 are left out.

@@ -14,9 +14,9 @@
 #include "ivindex.h"
 #include "stats.h"
 
-#define SUM_MAX_PHASE_NAMES 1024          /* names beyond this are counted, not summarized */
-#define SUM_MAX_PHASE_WINDOWS (1u << 22)  /* windows kept for sample figures (96 MiB at most) */
-#define SUM_PHASE_TS_RES 0.001            /* run.jsonl times are to the millisecond */
+#define SUM_MAX_PHASE_NAMES 1024         /* names beyond this are counted, not summarized */
+#define SUM_MAX_PHASE_WINDOWS (1u << 22) /* windows kept for sample figures (96 MiB at most) */
+#define SUM_PHASE_TS_RES 0.001           /* run.jsonl times are to the millisecond */
 
 struct sum_name_acc {
     char *name;
@@ -26,12 +26,12 @@ struct sum_name_acc {
     uint64_t kept;        /* entries summarized one by one too (sum_run.phase) */
     uint64_t timed;       /* entries with a duration */
     double d_sum, d_mean, d_m2, d_min, d_max; /* durations in s (Welford's mean and M2) */
-    double span_s;        /* the length of the union of its windows */
+    double span_s;                            /* the length of the union of its windows */
     /* samples inside the union of its windows, each counted once however many entries
      * overlap there; GPU figures over every GPU's rows */
     struct sum_stat util, mem_used, power, cpu_usr, proc_cpu, proc_rss;
-    double energy_j;      /* every GPU's power integrated over the union */
-    bool energy_seen;     /* a bridged power step met a window */
+    double energy_j;  /* every GPU's power integrated over the union */
+    bool energy_seen; /* a bridged power step met a window */
 };
 
 struct sum_win;
@@ -39,13 +39,13 @@ struct sum_win;
 struct sum_names {
     struct sum_name_acc *v; /* in first-seen order */
     size_t n, cap;
-    uint32_t *slot;         /* open-addressing table of index + 1 */
+    uint32_t *slot; /* open-addressing table of index + 1 */
     size_t nslot;
     uint64_t names_dropped;   /* entries whose name found no room */
     uint64_t windows_dropped; /* entries beyond SUM_MAX_PHASE_WINDOWS: counted, no samples */
     struct sum_win *win;      /* every window; after sum_names_index the merged ones */
     size_t nwin, wcap;
-    struct sum_ivx ivx;       /* over the merged windows */
+    struct sum_ivx ivx; /* over the merged windows */
 };
 
 /* A phase entry of name over [t0, t1] (epoch seconds; NaN: unknown) that says it took seconds

@@ -12,15 +12,23 @@ struct unit {
 };
 
 static const struct unit mem_units[] = {
-    {"MiB", "mib", 1},           {"B", "b", 1048576.0},      {"KiB", "kib", 1024},
-    {"KB", "kb", 1048.576},      {"MB", "mb", 1.048576},     {"GiB", "gib", 1 / 1024.0},
+    {"MiB", "mib", 1},
+    {"B", "b", 1048576.0},
+    {"KiB", "kib", 1024},
+    {"KB", "kb", 1048.576},
+    {"MB", "mb", 1.048576},
+    {"GiB", "gib", 1 / 1024.0},
     {"GB", "gb", 1048576.0 / 1e9},
 };
 static const struct unit time_units[] = {
-    {"s", "sec", 1}, {"min", "min", 1 / 60.0}, {"h", "h", 1 / 3600.0},
+    {"s", "sec", 1},
+    {"min", "min", 1 / 60.0},
+    {"h", "h", 1 / 3600.0},
 };
 static const struct unit energy_units[] = {
-    {"Wh", "wh", 1}, {"kWh", "kwh", 1 / 1000.0}, {"J", "j", 3600},
+    {"Wh", "wh", 1},
+    {"kWh", "kwh", 1 / 1000.0},
+    {"J", "j", 3600},
 };
 
 static const struct {
@@ -119,7 +127,7 @@ void sum_units_fmt(struct hw_buf *b, double base, enum sum_dim d, const struct s
         return;
     }
     if (d == SUM_DIM_TIME && !(u && u->given[d])) { /* as a person reads a duration */
-        if (base != 0 && fabs(base) < 0.1) { /* a short step: the digits that show it */
+        if (base != 0 && fabs(base) < 0.1) {        /* a short step: the digits that show it */
             hw_buf_printf(b, "%.3g s", base);
             return;
         }
@@ -164,7 +172,9 @@ int sum_units_column(const struct sum_units *u, const char *name, char *out, siz
     static const struct {
         const char *suffix;
         enum sum_dim d;
-    } known[] = {{"_mib", SUM_DIM_MEM}, {"_mb", SUM_DIM_MEM}, {"_sec", SUM_DIM_TIME},
+    } known[] = {{"_mib", SUM_DIM_MEM},
+                 {"_mb", SUM_DIM_MEM},
+                 {"_sec", SUM_DIM_TIME},
                  {"_wh", SUM_DIM_ENERGY}};
     if (!u)
         return -1;

@@ -15,8 +15,8 @@
 enum sum_dim { SUM_DIM_MEM, SUM_DIM_TIME, SUM_DIM_ENERGY, SUM_DIM_COUNT };
 
 struct sum_units {
-    int unit[SUM_DIM_COUNT];    /* index into the dimension's unit table */
-    bool given[SUM_DIM_COUNT];  /* named in --units: sweep-row names then carry it */
+    int unit[SUM_DIM_COUNT];   /* index into the dimension's unit table */
+    bool given[SUM_DIM_COUNT]; /* named in --units: sweep-row names then carry it */
 };
 
 /* The defaults: MiB, s (text: h/min/s as a person reads them), Wh. */

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,24 +44,22 @@ static FILE *open_w(const char *dir, const char *name)
     return f;
 }
 
-static void iso(char *b, size_t n, double t)
+/* t as hwmon's ISO time (iso) or as nvidia-smi prints it (YYYY/MM/DD HH:MM:SS.mmm). */
+static void fmt_time(char *b, size_t n, double t, bool iso)
 {
     time_t s = (time_t)floor(t);
     struct tm tm;
     gmtime_r(&s, &tm);
     int ms = (int)lround((t - floor(t)) * 1000) % 1000;
-    snprintf(b, n, "%04d-%02d-%02dT%02d:%02d:%02d.%03d+00:00", tm.tm_year + 1900, tm.tm_mon + 1,
-             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
+    snprintf(b, n,
+             iso ? "%04d-%02d-%02dT%02d:%02d:%02d.%03d+00:00"
+                 : "%04d/%02d/%02d %02d:%02d:%02d.%03d",
+             tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
 }
 
-static void smi_time(char *b, size_t n, double t)
+static void iso(char *b, size_t n, double t)
 {
-    time_t s = (time_t)floor(t);
-    struct tm tm;
-    gmtime_r(&s, &tm);
-    int ms = (int)lround((t - floor(t)) * 1000) % 1000;
-    snprintf(b, n, "%04d/%02d/%02d %02d:%02d:%02d.%03d", tm.tm_year + 1900, tm.tm_mon + 1,
-             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
+    fmt_time(b, n, t, true);
 }
 
 static void phase(FILE *f, const char *name, double t0, double t1)
@@ -77,9 +76,11 @@ static void generate(const char *dir, long steps, int gpus, double hz)
     char ts[64];
     FILE *r = open_w(dir, "run.jsonl");
     iso(ts, sizeof ts, t0);
-    fprintf(r, "{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"start\", \"data\": {\"tool\": "
-               "\"hwmon\", \"interval_s\": %g, \"smi_tz\": \"UTC\", \"cpus\": 8, "
-               "\"cpus_allowed\": 8}}\n", ts, dt);
+    fprintf(r,
+            "{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"start\", \"data\": {\"tool\": "
+            "\"hwmon\", \"interval_s\": %g, \"smi_tz\": \"UTC\", \"cpus\": 8, "
+            "\"cpus_allowed\": 8}}\n",
+            ts, dt);
     double t = t0 + 1, epoch0 = t, eval0 = NAN;
     for (long i = 0; i < steps; i++) {
         phase(r, "step", t, t + dt);
@@ -97,18 +98,21 @@ static void generate(const char *dir, long steps, int gpus, double hz)
     phase(r, "train", t0 + 1, t);
     double end = t + 1;
     iso(ts, sizeof ts, end);
-    fprintf(r, "{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"stop\", \"data\": "
-               "{\"duration_s\": %.3f}}\n", ts, end - t0);
+    fprintf(r,
+            "{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"stop\", \"data\": "
+            "{\"duration_s\": %.3f}}\n",
+            ts, end - t0);
     fclose(r);
 
     FILE *g = open_w(dir, "hw_metrics.csv"), *c = open_w(dir, "cpu_metrics.csv"),
          *p = open_w(dir, "proc_metrics.csv");
     fputs("timestamp,usr_pct,idle_pct,sys_pct,iowait_pct,steal_pct,mem_used_mib,"
-          "mem_available_mib\n", c);
+          "mem_available_mib\n",
+          c);
     fputs("timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes\n", p);
     unsigned long k = 0;
     for (double s = t0; s <= end; s += dt, k++) {
-        smi_time(ts, sizeof ts, s);
+        fmt_time(ts, sizeof ts, s, false);
         for (int q = 0; q < gpus; q++)
             fprintf(g, "%s, %lu, %lu, %lu, 81559, %lu.%02lu, 50, 1980, 2619, %d, GPU-%08d\n", ts,
                     (k * 7 + (unsigned long)q) % 101, k % 37, 20000 + (k * 13) % 4000,
@@ -169,15 +173,28 @@ int main(int argc, char **argv)
     int o;
     while ((o = getopt_long(argc, argv, "s:g:h", opts, NULL)) != -1) {
         switch (o) {
-        case 's': steps = atol(optarg) > 0 ? atol(optarg) : steps; break;
-        case 'g': gpus = atoi(optarg) > 0 && atoi(optarg) <= 64 ? atoi(optarg) : gpus; break;
-        case 'z': hz = atof(optarg) > 0 ? atof(optarg) : hz; break;
-        case 'b': bin = optarg; break;
-        case 'B': base = optarg; break;
-        case 't': tmp = optarg; break;
+        case 's':
+            steps = atol(optarg) > 0 ? atol(optarg) : steps;
+            break;
+        case 'g':
+            gpus = atoi(optarg) > 0 && atoi(optarg) <= 64 ? atoi(optarg) : gpus;
+            break;
+        case 'z':
+            hz = atof(optarg) > 0 ? atof(optarg) : hz;
+            break;
+        case 'b':
+            bin = optarg;
+            break;
+        case 'B':
+            base = optarg;
+            break;
+        case 't':
+            tmp = optarg;
+            break;
         default:
             fputs("usage: bench_phases [--steps N] [--gpus N] [--hz F] [--summarize PATH] "
-                  "[--baseline PATH] [--tmp DIR]\n", o == 'h' ? stdout : stderr);
+                  "[--baseline PATH] [--tmp DIR]\n",
+                  o == 'h' ? stdout : stderr);
             return o == 'h' ? 0 : 2;
         }
     }
@@ -200,8 +217,8 @@ int main(int argc, char **argv)
         double bt = run_bin(base, dir, &brss, &bcpu);
         printf("baseline  %-40s %8.3f s wall %8.3f s CPU  peak RSS %6.1f MiB\n", base, bt, bcpu,
                brss / 1024.0);
-        printf("ratio summarize/baseline: wall %.2f, CPU %.2f, peak RSS %.2f\n", t / bt,
-               cpu / bcpu, (double)rss / (double)brss);
+        printf("ratio summarize/baseline: wall %.2f, CPU %.2f, peak RSS %.2f\n", t / bt, cpu / bcpu,
+               (double)rss / (double)brss);
     }
     if (getenv("BENCH_KEEP")) {
         printf("kept %s\n", dir);

@@ -79,8 +79,8 @@ static void test_ivx_brute_force(void)
             int want = 0;
             bool same = true;
             for (int i = 0; i < N; i++) {
-                bool in = !isnan(t0[i]) && !isnan(t1[i]) && t1[i] >= t0[i] && t0[i] <= b &&
-                          t1[i] >= a;
+                bool in =
+                    !isnan(t0[i]) && !isnan(t1[i]) && t1[i] >= t0[i] && t0[i] <= b && t1[i] >= a;
                 want += in;
                 same &= h.seen[i] == (in ? 1 : 0);
             }
@@ -111,8 +111,10 @@ static void write_samples(const char *dir)
     hw_buf_puts(&p, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes\n");
     for (int s = 0; s <= 40; s++) {
         for (int q = 0; q < 2; q++)
-            hw_buf_printf(&g, "2026/11/21 10:00:%02d.000, %d, 0, %d, 81559, %d.0, 40, 1980, 2619, "
-                              "%d, GPU-%d\n", s, s, 1000 + s, q ? 200 : 100, q, q);
+            hw_buf_printf(&g,
+                          "2026/11/21 10:00:%02d.000, %d, 0, %d, 81559, %d.0, 40, 1980, 2619, "
+                          "%d, GPU-%d\n",
+                          s, s, 1000 + s, q ? 200 : 100, q, q);
         hw_buf_printf(&p, "%s%02d.000+00:00,1,1,%d.0,%d,0,0\n", T0, s, 50 + s, 100 + s);
     }
     put_file(dir, "hw_metrics.csv", g.p);
@@ -123,8 +125,10 @@ static void write_samples(const char *dir)
 
 static void phase_line(struct hw_buf *b, const char *name, double end_s, double seconds)
 {
-    hw_buf_printf(b, "{\"ts\": \"%s%06.3f+00:00\", \"type\": \"phase\", \"name\": \"%s\", "
-                     "\"seconds\": %g}\n", T0, end_s, name, seconds);
+    hw_buf_printf(b,
+                  "{\"ts\": \"%s%06.3f+00:00\", \"type\": \"phase\", \"name\": \"%s\", "
+                  "\"seconds\": %g}\n",
+                  T0, end_s, name, seconds);
 }
 
 static char *make_loop_run(const char *base, const char *name)
@@ -134,9 +138,11 @@ static char *make_loop_run(const char *base, const char *name)
     write_samples(dir);
     struct hw_buf r;
     hw_buf_init(&r, NULL, 0);
-    hw_buf_printf(&r, "{\"ts\": \"%s00.000+00:00\", \"type\": \"event\", \"event\": \"start\", "
-                      "\"data\": {\"tool\": \"hwmon\", \"interval_s\": 1, \"smi_tz\": \"UTC\", "
-                      "\"cpus_allowed\": 4}}\n", T0);
+    hw_buf_printf(&r,
+                  "{\"ts\": \"%s00.000+00:00\", \"type\": \"event\", \"event\": \"start\", "
+                  "\"data\": {\"tool\": \"hwmon\", \"interval_s\": 1, \"smi_tz\": \"UTC\", "
+                  "\"cpus_allowed\": 4}}\n",
+                  T0);
     /* step: [2,4] [4,6] [6,9] [9,10] (durations 2, 2, 3, 1); eval [20,30]; step [30,32] */
     phase_line(&r, "step", 4, 2);
     phase_line(&r, "step", 6, 2);
@@ -169,7 +175,7 @@ static void test_names_figures(void)
     CHECK_NEAR(st->d_min, 1, 1e-6);
     CHECK_NEAR(st->d_max, 3, 1e-6);
     CHECK_NEAR(sum_name_std_s(st), sqrt(0.4), 1e-6); /* population: (0+0+1+1+0)/5 */
-    CHECK_NEAR(st->span_s, 10, 1e-6); /* [2,10] and [30,32] */
+    CHECK_NEAR(st->span_s, 10, 1e-6);                /* [2,10] and [30,32] */
     /* samples of seconds 2..10 and 30..32, each once though [4] and [6] end one entry and
      * start the next: 12 instants x 2 GPUs */
     CU_ASSERT_EQUAL(st->util.n, 24);
@@ -216,8 +222,8 @@ static void test_names_overlapping(void)
     CU_ASSERT_FATAL(a != NULL);
     CU_ASSERT_EQUAL(a->count, 3);
     CU_ASSERT_EQUAL(a->overlapping, 2);
-    CHECK_NEAR(a->d_sum, 24, 1e-6);    /* the entries' own durations */
-    CHECK_NEAR(a->span_s, 15, 1e-6);   /* their union [10,25] */
+    CHECK_NEAR(a->d_sum, 24, 1e-6);     /* the entries' own durations */
+    CHECK_NEAR(a->span_s, 15, 1e-6);    /* their union [10,25] */
     CU_ASSERT_EQUAL(a->util.n, 16 * 2); /* seconds 10..25, once each */
     CHECK_NEAR(sum_name_energy_wh(a), 300.0 * 15 / 3600, 1e-9);
     sum_run_free(run);
@@ -307,7 +313,7 @@ static void test_names_json_and_text(void)
     th_result_free(&r);
     r = run_summarize((char *[]){"--format", "text", dir, NULL});
     const char *agg = strstr(r.out, "phase step x5:"), *one = strstr(r.out, "phase eval:");
-    CU_ASSERT(agg && one && agg < one); /* the repeated name's line first */
+    CU_ASSERT(agg && one && agg < one);               /* the repeated name's line first */
     CU_ASSERT_PTR_NULL(strstr(r.out, "phase step:")); /* no line per step */
     th_result_free(&r);
     th_rmtree(base);
@@ -337,8 +343,8 @@ static void test_units_parse(void)
     CHECK_NEAR(sum_units_value(&u, SUM_DIM_MEM, 1), 1048576, 1e-6);
     CHECK_NEAR(sum_units_value(&u, SUM_DIM_TIME, 7200), 2, 1e-12);
     CU_ASSERT(isnan(sum_units_value(&u, SUM_DIM_TIME, NAN)));
-    static const char *const bad[] = {"", "mem", "mem=", "mem=GiBs", "disk=GiB", "mem=GiB,",
-                                      "=GiB", "time=ms", "energy=W"};
+    static const char *const bad[] = {"",         "mem",  "mem=",    "mem=GiBs", "disk=GiB",
+                                      "mem=GiB,", "=GiB", "time=ms", "energy=W"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sum_units_init(&u);
         err[0] = '\0';
@@ -363,11 +369,9 @@ static void test_units_format(void)
     CU_ASSERT_STRING_EQUAL(sum_units_fmt_buf(b, sizeof b, NAN, SUM_DIM_ENERGY, NULL), "-");
     CU_ASSERT_STRING_EQUAL(sum_units_fmt_buf(b, sizeof b, 3723, SUM_DIM_TIME, NULL),
                            "1 h 02 min 03 s");
-    CU_ASSERT_STRING_EQUAL(sum_units_fmt_buf(b, sizeof b, 0.0042, SUM_DIM_TIME, NULL),
-                           "0.0042 s");
+    CU_ASSERT_STRING_EQUAL(sum_units_fmt_buf(b, sizeof b, 0.0042, SUM_DIM_TIME, NULL), "0.0042 s");
     CU_ASSERT_EQUAL(sum_units_parse(&u, "energy=kWh,time=min,mem=GiB", err, sizeof err), 0);
-    CU_ASSERT_STRING_EQUAL(sum_units_fmt_buf(b, sizeof b, 0.5, SUM_DIM_ENERGY, &u),
-                           "0.0005 kWh");
+    CU_ASSERT_STRING_EQUAL(sum_units_fmt_buf(b, sizeof b, 0.5, SUM_DIM_ENERGY, &u), "0.0005 kWh");
     CU_ASSERT_STRING_EQUAL(sum_units_fmt_buf(b, sizeof b, 90, SUM_DIM_TIME, &u), "1.5 min");
     CU_ASSERT_STRING_EQUAL(sum_units_fmt_buf(b, sizeof b, 40960, SUM_DIM_MEM, &u), "40.0 GiB");
     /* column names carry the unit; the compatibility _mb names too */
@@ -588,13 +592,13 @@ static void test_compare(void)
     /* eval only in A: B, change and % are null */
     m = metric(jget(eval, "metrics"), "total_sec");
     CHECK_NEAR(json_object_get_double(jget(m, "a")), 10, 1e-9);
-    CU_ASSERT(m && json_object_object_get_ex(m, "b", NULL) && !jget(m, "b") &&
-              !jget(m, "change") && !jget(m, "change_pct"));
+    CU_ASSERT(m && json_object_object_get_ex(m, "b", NULL) && !jget(m, "b") && !jget(m, "change") &&
+              !jget(m, "change_pct"));
     json_object_put(doc);
     th_result_free(&t);
     /* text, in --units */
-    t = run_summarize((char *[]){"--compare", "--format", "text", "--units", "time=min", a, b,
-                                 NULL});
+    t = run_summarize(
+        (char *[]){"--compare", "--format", "text", "--units", "time=min", a, b, NULL});
     CU_ASSERT_EQUAL(t.status, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "compare A "));
     CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "  phase step\n"));
@@ -629,9 +633,9 @@ static void test_calibrax_keys(void)
 {
     char *base = th_tmpdir("agg");
     char *dir = make_loop_run(base, "a");
-    static const char *const keys[] = {"peak_rss_mb", "mean_rss_mb", "peak_gpu_mem_mb",
-                                       "mean_gpu_util", "memory_growth_mb", "num_samples",
-                                       "duration_sec", "mean_gpu_clock_mhz", "mean_gpu_power_w"};
+    static const char *const keys[] = {"peak_rss_mb",   "mean_rss_mb",        "peak_gpu_mem_mb",
+                                       "mean_gpu_util", "memory_growth_mb",   "num_samples",
+                                       "duration_sec",  "mean_gpu_clock_mhz", "mean_gpu_power_w"};
     struct th_result j = run_summarize((char *[]){dir, NULL}),
                      l = run_summarize((char *[]){"--format", "jsonl", dir, NULL});
     struct json_object *doc = json_tokener_parse(j.out), *row = json_tokener_parse(l.out);
