@@ -134,7 +134,7 @@ void sum_names_index(struct sum_names *s)
     for (size_t i = 0; i < s->nwin; i++) {
         struct sum_win w = s->win[i];
         if (m && s->win[m - 1].name == w.name && w.t0 <= s->win[m - 1].t1) {
-            if (w.t0 < s->win[m - 1].t1)
+            if (w.t0 < s->win[m - 1].t1 - SUM_PHASE_TS_RES) /* not ts's ms rounding */
                 s->v[w.name].overlapping++;
             if (w.t1 > s->win[m - 1].t1)
                 s->win[m - 1].t1 = w.t1;
