@@ -16,7 +16,7 @@
 
 #define SUM_MAX_PHASE_NAMES 1024         /* names beyond this are counted, not summarized */
 #define SUM_MAX_PHASE_WINDOWS (1u << 22) /* windows kept for sample figures (96 MiB at most) */
-#define SUM_PHASE_TS_RES 0.002 /* ts and seconds each rounded to the ms: an end and the next start */
+#define SUM_PHASE_TS_RES 0.002 /* ts and seconds are each rounded to the ms */
 
 struct sum_name_acc {
     char *name;
