@@ -765,7 +765,7 @@ static void text_outcome(struct hw_buf *out, const struct sum_outcome *o)
 /* Disks, network and free space, then the container's memory, of a run or a phase: one line
  * each after indent, only what was measured. */
 static void text_system(struct hw_buf *out, const char *indent, const struct sum_system *sys,
-                        double limit_mib, double cpu_limit_cores)
+                        double limit_mib, double cpu_limit_cores, const struct sum_units *u)
 {
     bool disk = !isnan(sys->bytes[SUM_IO_DISK_READ]) || !isnan(sys->bytes[SUM_IO_DISK_WRITE]);
     bool net = !isnan(sys->bytes[SUM_IO_NET_RX]) || !isnan(sys->bytes[SUM_IO_NET_TX]);
@@ -778,7 +778,7 @@ static void text_system(struct hw_buf *out, const char *indent, const struct sum
         if (i == SUM_IO_DISK_READ || i == SUM_IO_NET_RX)
             hw_buf_puts(out, sep);
         hw_buf_puts(out, label[i]);
-        tnum(out, sum_system_mib(sys, i), " MiB");
+        tmem(out, sum_system_mib(sys, i), u);
         if (!isnan(sys->peak_mib_s[i])) {
             hw_buf_puts(out, " (peak ");
             tnum(out, sum_system_peak_mib_s(sys, i), " MiB/s)");
@@ -788,7 +788,7 @@ static void text_system(struct hw_buf *out, const char *indent, const struct sum
     if (!isnan(sys->fs_free_min_mib)) {
         hw_buf_puts(out, sep);
         hw_buf_puts(out, "free space min ");
-        tnum(out, sys->fs_free_min_mib, " MiB");
+        tmem(out, sys->fs_free_min_mib, u);
         sep = "; ";
     }
     if (sep != indent)
@@ -798,14 +798,14 @@ static void text_system(struct hw_buf *out, const char *indent, const struct sum
     if (isnan(peak) && isnan(limit_mib) && isnan(cpu_limit_cores))
         return;
     hw_buf_printf(out, "%scontainer: memory peak ", indent);
-    tnum(out, peak, " MiB");
+    tmem(out, peak, u);
     if (src)
         hw_buf_printf(out, " (%s)", src);
     hw_buf_puts(out, ", limit ");
     if (isnan(limit_mib))
         hw_buf_puts(out, "none");
     else
-        tnum(out, limit_mib, " MiB");
+        tmem(out, limit_mib, u);
     if (!isnan(cpu_limit_cores)) {
         hw_buf_puts(out, ", CPU limit ");
         tnum(out, cpu_limit_cores, " cores");
@@ -851,7 +851,7 @@ static void text_phase_entry(struct hw_buf *out, const struct sum_run *run,
         hw_buf_puts(out, ", system ");
         tnum(out, mean_or_nan(&p->sys_cpu), "%\n");
     }
-    text_system(out, "    ", &p->sys, p->sys.mem_limit_mib, NAN);
+    text_system(out, "    ", &p->sys, p->sys.mem_limit_mib, NAN, u);
     for (int g = 0; g < SUM_MAX_GPUS; g++)
         if (p->gpu[g]) {
             hw_buf_printf(out, "    GPU %d util mean ", g);
@@ -1019,7 +1019,7 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
         hw_buf_printf(out, ", threads max %.0f", run->proc[SUM_PROC_MAIN_THREADS].max);
         hw_buf_putc(out, '\n');
     }
-    text_system(out, "  ", &run->sys, run->cg_mem_max_mib, run->cg_limit_cores);
+    text_system(out, "  ", &run->sys, run->cg_mem_max_mib, run->cg_limit_cores, u);
     if (run->gp_rows) { /* only when gpu_procs.csv was recorded */
         const char *why;
         double gm = sum_run_tree_gpu_mem_peak(run, &why);
