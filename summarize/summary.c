@@ -92,8 +92,8 @@ void sum_run_free(struct sum_run *run)
     for (size_t i = 0; i < run->nphase; i++)
         phase_free(&run->phase[i]);
     free(run->phase);
-    free(run->order);
-    free(run->pmax);
+    sum_ivx_free(&run->pidx);
+    sum_names_free(&run->names);
     for (size_t i = 0; i < run->nerr; i++)
         free(run->err[i].data);
     free(run->cgroup_json);
@@ -221,6 +221,8 @@ static void on_phase(void *ctx, const struct sum_phase *p)
     int exit_status, sig;
     bool failed = sum_outcome_phase_failed(p, &exit_status, &sig);
     run->outcome.phases_failed += failed; /* every phase, also those not summarized */
+    struct sum_name_acc *na = sum_names_add(&run->names, p->name, p->t_start, p->t_end, p->seconds,
+                                            failed);
     if (run->nphase >= SUM_MAX_PHASES) {
         run->phases_dropped++;
         return;
@@ -257,64 +259,48 @@ static void on_phase(void *ctx, const struct sum_phase *p)
     sum_system_init(&a->sys);
     a->no_quant = run->nphase >= SUM_PHASE_QUANT_MAX;
     run->nphase++;
-}
-
-static int cmp_start(const void *a, const void *b, void *ctx)
-{
-    const struct sum_run *run = ctx;
-    double x = run->phase[*(const size_t *)a].t0, y = run->phase[*(const size_t *)b].t0;
-    return x < y ? -1 : x > y ? 1 : 0;
+    if (na)
+        na->kept++;
 }
 
 static void index_phases(struct sum_run *run)
 {
+    sum_names_index(&run->names);
     if (!run->nphase)
         return;
-    run->order = malloc(run->nphase * sizeof *run->order);
-    run->pmax = malloc(run->nphase * sizeof *run->pmax);
-    if (!run->order || !run->pmax) {
-        free(run->order);
-        free(run->pmax);
-        run->order = NULL;
-        run->pmax = NULL;
-        return;
+    double *t0 = malloc(run->nphase * sizeof *t0), *t1 = malloc(run->nphase * sizeof *t1);
+    if (t0 && t1) {
+        for (size_t i = 0; i < run->nphase; i++) {
+            t0[i] = run->phase[i].t0;
+            t1[i] = run->phase[i].t1;
+        }
+        sum_ivx_build(&run->pidx, t0, t1, run->nphase); /* empty on ENOMEM */
     }
-    for (size_t i = 0; i < run->nphase; i++)
-        run->order[i] = i;
-    qsort_r(run->order, run->nphase, sizeof *run->order, cmp_start, run);
-    double m = -INFINITY;
-    for (size_t i = 0; i < run->nphase; i++) {
-        double e = run->phase[run->order[i]].t1;
-        if (e > m)
-            m = e;
-        run->pmax[i] = m;
-    }
+    free(t0);
+    free(t1);
+}
+
+typedef void phase_fn(struct sum_run *, struct sum_phase_acc *, double, double, const void *);
+
+struct phase_q {
+    struct sum_run *run;
+    double a, b;
+    phase_fn *fn;
+    const void *arg;
+};
+
+static void phase_hit(void *ctx, uint32_t id, double t0, double t1)
+{
+    (void)t0, (void)t1;
+    struct phase_q *q = ctx;
+    q->fn(q->run, &q->run->phase[id], q->a, q->b, q->arg);
 }
 
 /* Call fn for every phase whose window [t0, t1] meets [a, b]. */
-static void for_phases(struct sum_run *run, double a, double b,
-                       void (*fn)(struct sum_run *, struct sum_phase_acc *, double, double,
-                                  const void *),
-                       const void *arg)
+static void for_phases(struct sum_run *run, double a, double b, phase_fn *fn, const void *arg)
 {
-    if (!run->order || isnan(a) || isnan(b))
-        return;
-    /* last phase (by start) with t0 <= b */
-    size_t lo = 0, hi = run->nphase;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (run->phase[run->order[mid]].t0 <= b)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t j = lo; j-- > 0;) {
-        if (run->pmax[j] < a)
-            break;
-        struct sum_phase_acc *p = &run->phase[run->order[j]];
-        if (p->t1 >= a)
-            fn(run, p, a, b, arg);
-    }
+    struct phase_q q = {run, a, b, fn, arg};
+    sum_ivx_query(&run->pidx, a, b, phase_hit, &q);
 }
 
 static struct sum_phase_gpu *phase_gpu(struct sum_phase_acc *p, int g)
@@ -433,6 +419,7 @@ static void energy_step(struct sum_run *run, struct sum_gpu *gp, double t, doubl
     if (bridged) {
         struct seg s = {gp->index, gp->last_t, gp->last_p, t, p};
         for_phases(run, gp->last_t, t, phase_energy, &s);
+        sum_names_energy(&run->names, gp->last_t, gp->last_p, t, p);
     }
     gp->last_t = t;
     gp->last_p = p;
@@ -519,6 +506,8 @@ static void on_gpu(void *ctx, const struct sum_gpu_row *r)
     if (!isnan(r->t)) {
         struct gpu_pt pt = {r->gpu, r->v};
         for_phases(run, r->t, r->t, phase_gpu_point, &pt);
+        sum_names_gpu(&run->names, r->t, r->v[SUM_GM_UTIL], r->v[SUM_GM_MEM_USED],
+                      r->v[SUM_GM_POWER]);
     }
 }
 
@@ -673,6 +662,7 @@ static void on_cpu(void *ctx, const struct sum_cpu_row *r)
     if (!isnan(r->t)) {
         struct pt2 v = {r->v[SUM_CPU_USR], r->v[SUM_CPU_IDLE]};
         for_phases(run, r->t, r->t, phase_cpu, &v);
+        sum_names_cpu(&run->names, r->t, r->v[SUM_CPU_USR]);
     }
 }
 
@@ -685,8 +675,10 @@ static void on_proc(void *ctx, const struct sum_proc_row *r)
     if (run->tl)
         sum_tl_proc_row(run->tl, r);
     add_interval(run, SUM_KIND_PROC, &run->proc_prev_t, r->t, NULL);
-    if (!isnan(r->t))
+    if (!isnan(r->t)) {
         for_phases(run, r->t, r->t, phase_proc, r);
+        sum_names_proc(&run->names, r->t, r->v[SUM_PROC_RSS], r->v[SUM_PROC_CPU]);
+    }
 }
 
 static void gp_close_block(struct sum_run *run)
@@ -1021,4 +1013,19 @@ double sum_run_tree_gpu_mem_peak(const struct sum_run *run, const char **why)
         *why = w;
     /* in the host's namespace, no row of the tree's pids means the tree held no GPU memory */
     return w ? NAN : run->gp_peak_total;
+}
+
+double sum_run_expected_cores(const struct sum_run *run, const char **source)
+{
+    const char *s = NULL;
+    double n = NAN;
+    if (run->cfg && run->cfg->cores > 0)
+        n = run->cfg->cores, s = "option";
+    else if (isfinite(run->cg_limit_cores) && run->cg_limit_cores > 0)
+        n = run->cg_limit_cores, s = "cgroup_quota";
+    else if (isfinite(run->info.cpus_allowed))
+        n = run->info.cpus_allowed, s = "affinity";
+    if (source)
+        *source = s;
+    return n;
 }

@@ -309,6 +309,7 @@ struct sum_run_info {
     uint64_t starts;           /* hwmon start events: more than one means several runs were
                                 * written into one directory, and their figures are mixed */
     int pid_ns;                /* start event's pid_namespace: 0 not said, 1 init, 2 other */
+    double cpus_allowed;       /* start event's cpus_allowed (hwrun/cores.h; NAN if none) */
 };
 
 /* obj.key as a string / an integer (events' data); NULL / false when absent or another type. */
