@@ -488,6 +488,9 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         jw_open(&w, "energy", '{');
         jw_num(&w, "covered_sec", gp->energy.covered_s);
         jw_num(&w, "interval_sec", gp->energy.interval_s);
+        jw_str(&w, "interval_source", gp->energy.interval_from_rows ? "rows"
+                                      : isfinite(gp->energy.interval_s) ? "start_event"
+                                                                        : NULL);
         jw_u64(&w, "gaps", gp->energy.gaps);
         jw_num(&w, "gap_sec", gp->energy.gap_s);
         jw_u64(&w, "unmeasured_steps", gp->energy.unmeasured);
