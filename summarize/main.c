@@ -121,7 +121,6 @@ static void run_pytyche(struct ctx *c, struct job *j)
         if (path && stat(path, &st) == 0)
             any = true;
         uint64_t bad = 0;
-        uint64_t before = acc.lines_too_long;
         int rc = sum_py_read_file(files[i].py, path, &acc, &bad);
         if (rc == -EILSEQ) {
             hw_warn(0, "%s: invalid UTF-8 at byte %llu: pytyche's reader fails on this file "
@@ -137,9 +136,6 @@ static void run_pytyche(struct ctx *c, struct job *j)
             free(p);
             return;
         }
-        if (acc.lines_too_long > before && !c->quiet)
-            hw_warn(0, "%s: %llu lines longer than %u bytes skipped (pytyche would read them)",
-                    path, (unsigned long long)(acc.lines_too_long - before), SUM_PY_MAX_LINE);
         free(p);
     }
     sum_py_format(&acc, &j->out);

@@ -4,11 +4,9 @@
  * line.split(",") + strip, float() syntax (blanks, underscores, inf/nan), a GPU row dropped
  * whole when cell 1, 3 or 5 is not a number, the CPU file's first line always skipped, dmon's
  * third whitespace column taken whatever it is, sum() as plain double addition, max() keeping
- * the first of incomparable values, round(x, 1).
- *
- * Known limits (documented in summarize.1): lines longer than SUM_PY_MAX_LINE are skipped (Python
- * would read them), and non-ASCII decimal digits (which Python's float() accepts) are not
- * numbers here. */
+ * the first of incomparable values, round(x, 1). Unicode as the python3 of
+ * summarize/gen/py_unicode.py sees it: blanks of every script for strip()/split(), decimal digits
+ * of every script in float(). Lines of any length, in constant memory. */
 #ifndef SUM_PYTYCHE_H
 #define SUM_PYTYCHE_H
 
@@ -17,8 +15,6 @@
 #include <stdint.h>
 
 #include "hwrun/io.h"
-
-#define SUM_PY_MAX_LINE (1u << 20)
 
 enum sum_py_kind { SUM_PY_GPU, SUM_PY_CPU, SUM_PY_DMON };
 
@@ -30,7 +26,6 @@ struct sum_py_acc {
     double mem_util_sum, mem_util_max;
     uint64_t n_usr, n_idle;
     double usr_sum, idle_sum;
-    uint64_t lines_too_long;         /* our deviation, reported by the caller */
 };
 
 struct sum_py_reader;

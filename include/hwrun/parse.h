@@ -14,6 +14,38 @@ int hw_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
 /* Finite decimal or exponent notation only (no inf/nan/hex). */
 int hw_parse_double(const char *s, double min, double max, double *out);
 
+/* ---- the one decimal parser ----------------------------------------------------------------
+ * Every number read from a file or command line goes through hw_parse_decimal (or, for text that
+ * arrives in pieces, the hw_dec machine it is built on). The result is always the double strtod
+ * gives for the same text (correctly rounded), in constant memory for any length: beyond
+ * HW_DEC_KEEP significant digits only whether a dropped digit was nonzero can still matter.
+ *
+ * Strict syntax: [+-] digits [. digits] [(e|E) [+-] digits], a digit in the mantissa, nothing
+ * else (no blanks, inf, nan, hex). HW_DEC_PY adds what Python's float() takes of ASCII text:
+ * blanks (" \t\n\v\f\r") at both ends, "_" between two digits, inf/infinity/nan in any case. */
+bool hw_parse_decimal(const char *s, size_t n, double *out);
+
+#define HW_DEC_PY 1u
+#define HW_DEC_KEEP 800 /* > 767, the most significant digits a halfway point between doubles has */
+
+struct hw_dec {
+    unsigned flags;
+    unsigned char state, prev;
+    bool neg, eneg, sticky;
+    unsigned nword;   /* letters of inf/infinity/nan seen */
+    char word[8];
+    uint64_t nd;      /* mantissa digits */
+    uint32_t nsig;    /* significant digits kept in dig[] */
+    int64_t exp10;    /* value = dig[0..nsig) * 10^(exp10 +- eval) */
+    int64_t eval;     /* explicit exponent, saturated */
+    char dig[HW_DEC_KEEP + 2];
+};
+void hw_dec_init(struct hw_dec *d, unsigned flags);
+/* One character of the text; false once the text can no longer be a number. */
+bool hw_dec_feed(struct hw_dec *d, unsigned char c);
+/* After the last character: true and *out when the text was a number. */
+bool hw_dec_end(struct hw_dec *d, double *out);
+
 /* Parse s[0..n) as a finite number, ignoring surrounding blanks and an optional trailing unit
  * that follows a space ("631.95 W", "100 %", "81559 MiB"). false for placeholders ("[N/A]",
  * "N/A", "-"), empty cells and junk. Never reads past n. */
