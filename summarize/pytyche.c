@@ -20,10 +20,9 @@
 struct sum_py_reader {
     enum sum_py_kind kind;
     struct sum_py_acc *acc;
-    /* strict UTF-8 decoding, as Python's utf-8 codec */
-    int need;                  /* continuation bytes still expected */
-    unsigned char lo, hi;      /* bounds of the next continuation byte */
-    uint32_t cp;
+    /* strict UTF-8 decoding (hw_utf8_decode), as Python's utf-8 codec */
+    unsigned char pend[4];     /* a sequence cut by the end of the last buffer */
+    size_t npend;
     uint64_t offset;
     uint64_t bad_offset;
     bool bad;
@@ -92,26 +91,11 @@ bool sum_py_float(const char *s, size_t n, double *out)
     /* float(s) for UTF-8 text s (invalid UTF-8: not a number) */
     struct hw_dec d;
     hw_dec_init(&d, HW_DEC_PY);
-    const unsigned char *u = (const unsigned char *)s;
-    for (size_t i = 0; i < n;) {
-        uint32_t c = u[i];
-        size_t len = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
-        if (c >= 0x80) {
-            if (c < 0xc2 || c > 0xf4 || i + len > n)
-                return false;
-            c &= 0x3fu >> (len - 1);
-            for (size_t k = 1; k < len; k++) {
-                if ((u[i + k] & 0xc0) != 0x80)
-                    return false;
-                c = c << 6 | (u[i + k] & 0x3fu);
-            }
-            if (c < (len == 3 ? 0x800u : 0x10000u) * (len > 2) || (c >= 0xd800 && c < 0xe000) ||
-                c > 0x10ffff)
-                return false;
-        }
-        if (!hw_dec_feed(&d, py_char(c)))
+    for (size_t i = 0, len; i < n; i += len) {
+        uint32_t c;
+        len = hw_utf8_decode(s + i, n - i, &c);
+        if (len == 0 || len == HW_UTF8_SHORT || !hw_dec_feed(&d, py_char(c)))
             return false;
-        i += len;
     }
     return hw_dec_end(&d, out);
 }
@@ -327,50 +311,23 @@ uint64_t sum_py_error_offset(const struct sum_py_reader *r)
     return r->bad_offset;
 }
 
-/* One byte of UTF-8: false when Python's strict decoder would fail on it. */
-static bool utf8_byte(struct sum_py_reader *r, unsigned char c)
+static void on_ascii(struct sum_py_reader *r, unsigned char c)
 {
-    if (r->need) {
-        if (c < r->lo || c > r->hi)
-            return false;
-        r->cp = r->cp << 6 | (c & 0x3fu);
-        r->lo = 0x80;
-        r->hi = 0xbf;
-        if (--r->need == 0)
-            on_cp(r, r->cp);
-        return true;
-    }
-    if (c < 0x80) {
-        if (c == '\n' || c == '\r') {
-            if (!(c == '\n' && r->pending_cr))
-                on_eol(r);
-            r->pending_cr = c == '\r';
-            return true;
-        }
-        r->pending_cr = false;
-        on_cp(r, c);
-        return true;
+    if (c == '\n' || c == '\r') {
+        if (!(c == '\n' && r->pending_cr))
+            on_eol(r);
+        r->pending_cr = c == '\r';
+        return;
     }
     r->pending_cr = false;
-    r->lo = 0x80;
-    r->hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf)
-        r->need = 1, r->cp = c & 0x1fu;
-    else if (c == 0xe0)
-        r->need = 2, r->lo = 0xa0, r->cp = 0;
-    else if ((c >= 0xe1 && c <= 0xec) || c == 0xee || c == 0xef)
-        r->need = 2, r->cp = c & 0x0fu;
-    else if (c == 0xed)
-        r->need = 2, r->hi = 0x9f, r->cp = c & 0x0fu;
-    else if (c == 0xf0)
-        r->need = 3, r->lo = 0x90, r->cp = 0;
-    else if (c >= 0xf1 && c <= 0xf3)
-        r->need = 3, r->cp = c & 0x07u;
-    else if (c == 0xf4)
-        r->need = 3, r->hi = 0x8f, r->cp = 4;
-    else
-        return false;
-    return true;
+    on_cp(r, c);
+}
+
+static int bad_utf8(struct sum_py_reader *r, uint64_t at)
+{
+    r->bad = true;
+    r->bad_offset = at;
+    return -EILSEQ;
 }
 
 int sum_py_feed(struct sum_py_reader *r, const void *buf, size_t n)
@@ -378,12 +335,36 @@ int sum_py_feed(struct sum_py_reader *r, const void *buf, size_t n)
     const unsigned char *s = buf;
     if (r->bad)
         return -EILSEQ;
-    for (size_t i = 0; i < n; i++)
-        if (!utf8_byte(r, s[i])) {
-            r->bad = true;
-            r->bad_offset = r->offset + i;
-            return -EILSEQ;
+    size_t i = 0;
+    uint32_t c;
+    while (r->npend && i < n) { /* finish the sequence the last buffer cut */
+        r->pend[r->npend++] = s[i++];
+        size_t len = hw_utf8_decode(r->pend, r->npend, &c);
+        if (len == HW_UTF8_SHORT)
+            continue;
+        if (len == 0)
+            return bad_utf8(r, r->offset - (r->npend - i));
+        r->pending_cr = false;
+        on_cp(r, c);
+        r->npend = 0;
+    }
+    while (i < n) {
+        if (s[i] < 0x80) {
+            on_ascii(r, s[i++]);
+            continue;
         }
+        size_t len = hw_utf8_decode(s + i, n - i, &c);
+        if (len == HW_UTF8_SHORT) {
+            memcpy(r->pend, s + i, n - i);
+            r->npend = n - i;
+            break;
+        }
+        if (len == 0)
+            return bad_utf8(r, r->offset + i);
+        r->pending_cr = false;
+        on_cp(r, c);
+        i += len;
+    }
     r->offset += n;
     return 0;
 }
@@ -392,11 +373,8 @@ int sum_py_finish(struct sum_py_reader *r)
 {
     if (r->bad)
         return -EILSEQ;
-    if (r->need) {
-        r->bad = true;
-        r->bad_offset = r->offset;
-        return -EILSEQ;
-    }
+    if (r->npend) /* a truncated sequence at the end */
+        return bad_utf8(r, r->offset - r->npend);
     if (r->line_open) /* Python yields a last line without '\n' too */
         on_eol(r);
     return 0;

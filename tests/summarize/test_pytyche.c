@@ -575,6 +575,59 @@ static void test_oracle_golden(void)
     free(oracle);
 }
 
+/* The reader's result does not depend on where the buffers are cut (a UTF-8 sequence, "\r\n"
+ * or a number split between two reads). */
+static void test_chunking(void)
+{
+    static const char *const names[] = {"hw_metrics.csv", "cpu_metrics.csv", "hw_dmon.csv"};
+    static const enum sum_py_kind kinds[] = {SUM_PY_GPU, SUM_PY_CPU, SUM_PY_DMON};
+    int differ = 0;
+    for (size_t k = 150; k < N_GENERATED - N_LONG; k += 3) {
+        char *dir = th_tmpdir("pytchunk");
+        make_case(k, dir);
+        for (int f = 0; f < 3; f++) {
+            char *p = th_fmt("%s/%s", dir, names[f]);
+            size_t n = 0;
+            char *text = th_read_file(p, &n);
+            if (text) {
+                struct hw_buf out[3];
+                const size_t steps[3] = {n ? n : 1, 1, 7};
+                for (int s = 0; s < 3; s++) {
+                    struct sum_py_acc acc;
+                    memset(&acc, 0, sizeof acc);
+                    struct sum_py_reader *r = sum_py_new(kinds[f], &acc);
+                    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+                    int rc = 0;
+                    for (size_t i = 0; i < n && rc == 0; i += steps[s])
+                        rc = sum_py_feed(r, text + i, n - i < steps[s] ? n - i : steps[s]);
+                    if (rc == 0)
+                        rc = sum_py_finish(r);
+                    hw_buf_init(&out[s], NULL, 0);
+                    if (rc == 0)
+                        sum_py_format(&acc, &out[s]);
+                    else
+                        hw_buf_printf(&out[s], "error %d at %llu", rc,
+                                      (unsigned long long)sum_py_error_offset(r));
+                    sum_py_free(r);
+                }
+                for (int s = 1; s < 3; s++)
+                    if (strcmp(out[0].p, out[s].p) != 0) {
+                        fprintf(stderr, "%s: whole %s, in pieces of %zu %s\n", p, out[0].p, steps[s],
+                                out[s].p);
+                        differ++;
+                    }
+                for (int s = 0; s < 3; s++)
+                    hw_buf_free(&out[s]);
+                free(text);
+            }
+            free(p);
+        }
+        th_rmtree(dir);
+        free(dir);
+    }
+    CU_ASSERT_EQUAL(differ, 0);
+}
+
 static void test_float_emulation(void)
 {
     static const struct {
@@ -619,4 +672,5 @@ void add_pytyche_suite(void)
     CU_pSuite s = CU_add_suite("pytyche", NULL, NULL);
     CU_add_test(s, "float_emulation", test_float_emulation);
     CU_add_test(s, "oracle_golden", test_oracle_golden);
+    CU_add_test(s, "chunking", test_chunking);
 }
