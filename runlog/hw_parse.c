@@ -234,6 +234,26 @@ bool hw_parse_decimal(const char *s, size_t n, double *out)
     return hw_dec_end(&d, out);
 }
 
+bool hw_parse_fraction(const char *s, size_t n, double *out)
+{
+    if (n == 0 || (s[0] != '.' && s[0] != ','))
+        return false;
+    if (s[0] == '.')
+        return hw_parse_decimal(s, n, out);
+    /* a decimal comma: digits past the 40th are below any timestamp's resolution */
+    char buf[41];
+    size_t k = n < sizeof buf ? n : sizeof buf;
+    memcpy(buf, s, k);
+    buf[0] = '.';
+    for (size_t i = 1; i < k; i++)
+        if (buf[i] < '0' || buf[i] > '9')
+            return false;
+    for (size_t i = k; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+    return hw_parse_decimal(buf, k, out);
+}
+
 int hw_parse_double(const char *s, double min, double max, double *out)
 {
     double v;

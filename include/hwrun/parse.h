@@ -25,6 +25,9 @@ int hw_parse_double(const char *s, double min, double max, double *out);
  * blanks (" \t\n\v\f\r") at both ends, "_" between two digits, inf/infinity/nan in any case. */
 bool hw_parse_decimal(const char *s, size_t n, double *out);
 
+/* The fraction of a time stamp: "." or "," and digits, as a double in [0, 1). */
+bool hw_parse_fraction(const char *s, size_t n, double *out);
+
 #define HW_DEC_PY 1u
 #define HW_DEC_KEEP 800 /* > 767, the most significant digits a halfway point between doubles has */
 
