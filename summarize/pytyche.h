@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "hwrun/io.h"
+#include "readers.h" /* enum sum_kind, sum_kind_files */
 
 enum sum_py_kind { SUM_PY_GPU, SUM_PY_CPU, SUM_PY_DMON };
 
@@ -55,5 +56,12 @@ bool sum_py_float(const char *s, size_t n, double *out);
 double sum_py_round1(double x);
 /* Append a double as json.dumps prints it (repr; NaN, Infinity, -Infinity). */
 void sum_py_json_double(struct hw_buf *b, double x);
+
+/* `summarize --format pytyche` for one run: hw_metrics.csv, cpu_metrics.csv and hw_dmon.csv
+ * (file_opt[kind] when given, else DIR/name; dir may be NULL) read as pytyche does, the summary
+ * appended to out. Problems go to standard error (every one is fatal, as in Python). *usable:
+ * one of the files exists. Returns HW_EXIT_OK or HW_EXIT_FAIL. */
+int sum_py_run(const char *dir, const char *const file_opt[SUM_KIND_COUNT],
+               struct hw_buf *out, bool *usable);
 
 #endif
