@@ -267,6 +267,8 @@ int hw_parse_double(const char *s, double min, double max, double *out)
 
 bool hw_parse_num_cell(const char *s, size_t n, double *out)
 {
+    if (hw_parse_decimal(s, n, out)) /* the usual cell: trimmed, no unit */
+        return isfinite(*out);
     while (n && is_blank(*s))
         s++, n--;
     while (n && is_blank(s[n - 1]))

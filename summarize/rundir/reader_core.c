@@ -34,47 +34,6 @@ uint64_t sum_quality_placeholders_total(const struct sum_quality *q)
 
 /* ---- cells ------------------------------------------------------------------------------ */
 
-const double sum_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
-bool sum_parse_number(const char *s, size_t n, double *out)
-{
-    /* Fast path (Clinger): at most 15 significant digits and no exponent, so both the integer
-     * mantissa and the power of ten are exact doubles and one division rounds correctly. */
-    size_t i = 0;
-    bool neg = false;
-    if (i < n && (s[i] == '-' || s[i] == '+'))
-        neg = s[i++] == '-';
-    uint64_t m = 0;
-    int nd = 0, frac = 0;
-    size_t ndig = 0;
-    while (i < n && s[i] >= '0' && s[i] <= '9' && nd < 16) {
-        m = m * 10 + (uint64_t)(s[i++] - '0');
-        ndig++;
-        if (m)
-            nd++;
-    }
-    if (i < n && s[i] == '.') {
-        i++;
-        while (i < n && s[i] >= '0' && s[i] <= '9' && nd < 16) {
-            m = m * 10 + (uint64_t)(s[i++] - '0');
-            ndig++;
-            frac++;
-            if (m)
-                nd++;
-        }
-    }
-    if (ndig && nd < 16 && frac <= 22 && (i == n || s[i] == ' ')) {
-        double v = (double)m;
-        if (frac)
-            v /= sum_pow10[frac];
-        *out = neg ? -v : v;
-        return true;
-    }
-    return hw_parse_num_cell(s, n, out);
-}
-
 void sum_count_token(struct sum_quality *q, const char *s, size_t n)
 {
     if (n >= sizeof q->placeholders[0].token)
@@ -102,7 +61,7 @@ double sum_num_cell(struct sum_quality *q, const char *s, size_t n, bool count_e
             sum_count_token(q, "", 0);
         return NAN;
     }
-    if (sum_parse_number(s, n, &v))
+    if (hw_parse_num_cell(s, n, &v))
         return v;
     if (s[0] == '[' || (n == 3 && !memcmp(s, "N/A", 3)) || (n == 1 && s[0] == '-')) {
         sum_count_token(q, s, n);

@@ -80,9 +80,6 @@ enum sum_cell_kind { SUM_CELL_NUM, SUM_CELL_PLACEHOLDER, SUM_CELL_EMPTY, SUM_CEL
 /* Parse a numeric cell ("631.95", "631.95 W", "100 %"); placeholders ([...], N/A, -) and empty
  * cells give NAN. Counts placeholders (and empty cells when count_empty) and bad cells in q. */
 double sum_num_cell(struct sum_quality *q, const char *s, size_t n, bool count_empty);
-/* Fast exact decimal parse of s[0..n) (digits, optional sign and point, optional " unit");
- * false if not a plain number. */
-bool sum_parse_number(const char *s, size_t n, double *out);
 /* "YYYY/MM/DD HH:MM:SS[.fff]" (any number of fraction digits, '.' or ',') in tz: the one
  * parser of nvidia-smi's times, for --query-gpu rows, gpu_procs rows and dmon -o DT. */
 bool sum_parse_smi_ts(struct sum_smi_clock *c, const struct sum_tz *tz, const char *s, size_t n,
@@ -92,8 +89,6 @@ bool sum_parse_any_ts(const char *s, size_t n, double *out);
 
 /* Strip a " [unit]" suffix and blanks from a header cell into out (NUL-terminated). */
 void sum_header_name(const char *s, size_t n, char *out, size_t cap);
-/* 1e0 .. 1e22, exact doubles (number and timestamp fractions). */
-extern const double sum_pow10[23];
 
 /* ---- CSV lines with a header (reader_core.c) */
 

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "hwrun/parse.h"
 #include "hwrun/timeutil.h"
 
 /* ---- time zones ------------------------------------------------------------------------- */
@@ -125,21 +126,8 @@ bool sum_parse_smi_ts(struct sum_smi_clock *c, const struct sum_tz *tz, const ch
     if (mi > 59 || se > 60)
         return false;
     double frac = 0;
-    if (n > 19) {
-        /* the fraction as an integer over a power of ten: exact to the 9th digit; any further
-         * digits are checked but below a double's resolution at epoch scale */
-        if ((s[19] != '.' && s[19] != ',') || n == 20)
-            return false;
-        size_t nd = n - 20 < 9 ? n - 20 : 9;
-        uint64_t f = 0;
-        for (size_t i = 20; i < n; i++) {
-            if (s[i] < '0' || s[i] > '9')
-                return false;
-            if (i < 20 + nd)
-                f = f * 10 + (uint64_t)(s[i] - '0');
-        }
-        frac = (double)f / sum_pow10[nd];
-    }
+    if (n > 19 && !hw_parse_fraction(s + 19, n - 19, &frac))
+        return false;
     if (!c->valid || memcmp(c->key, s, 13) != 0) {
         int y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
         int mo = (s[5] - '0') * 10 + (s[6] - '0');
