@@ -195,40 +195,15 @@ bool hw_dec_end(struct hw_dec *d, double *out)
     return true;
 }
 
-static const double pow10_tab[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+const double hw_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                              1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                              1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-bool hw_parse_decimal(const char *s, size_t n, double *out)
+bool hw_parse_decimal_slow(const char *s, size_t n, double *out)
 {
-    /* Fast path (Clinger): at most 15 digits and no exponent, so the digits as an integer and
-     * the power of ten are both exact doubles and one division rounds correctly. This is every
-     * cell nvidia-smi prints ("631.95", "81559", "45"). */
-    size_t i = 0;
-    bool neg = false;
-    if (n && (s[0] == '-' || s[0] == '+'))
-        neg = s[i++] == '-';
-    uint64_t m = 0;
-    size_t d0 = i;
-    while (i < n && (unsigned)(s[i] - '0') < 10)
-        m = m * 10 + (uint64_t)(s[i++] - '0');
-    size_t nd = i - d0, frac = 0;
-    if (i < n && s[i] == '.') {
-        size_t f0 = ++i;
-        while (i < n && (unsigned)(s[i] - '0') < 10)
-            m = m * 10 + (uint64_t)(s[i++] - '0');
-        frac = i - f0;
-    }
-    if (i == n && nd + frac - 1 < 15) { /* 1..15 digits */
-        double v = (double)m;
-        if (frac)
-            v /= pow10_tab[frac];
-        *out = neg ? -v : v;
-        return true;
-    }
     struct hw_dec d;
     hw_dec_init(&d, 0);
-    for (i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++)
         if (!hw_dec_feed(&d, (unsigned char)s[i]))
             return false;
     return hw_dec_end(&d, out);
