@@ -224,11 +224,11 @@ static void *csv_bounded_realloc(void *p, size_t n)
     return realloc(p, n);
 }
 
-/* One cell d[b..e) of a plain line, blanks trimmed and NUL-terminated in place; false when
- * there is no room for another. */
+/* One cell d[b..e) of a plain line (d[e] is the ',' after it, or NUL), blanks trimmed and
+ * NUL-terminated in place; false when there is no room for another. */
 static inline bool plain_cell(struct sum_cells *c, char *d, size_t b, size_t e)
 {
-    while (b < e && (d[b] == ' ' || d[b] == '\t'))
+    while (d[b] == ' ' || d[b] == '\t') /* d[e] is ',' or NUL: it stops the loop */
         b++;
     while (e > b && (d[e - 1] == ' ' || d[e - 1] == '\t'))
         e--;

@@ -370,7 +370,7 @@ int main(int argc, char **argv)
     sizes[0].bytes = make_prefix(full, p10, 10000000ULL);
     sizes[1].bytes = make_prefix(full, p100, 100000000ULL);
     for (int i = 0; i < 3; i++) {
-        if (i < 2 && sizes[i].bytes >= bytes)
+        if (i < 2 && sizes[i].bytes * 10 >= bytes * 9) /* not a prefix: the full file */
             continue;
         char *av[] = {(char *)bin, "-q", "-f", "csv", "--gpu-csv", (char *)sizes[i].path, NULL};
         long rss = 0, rss2 = 0;
