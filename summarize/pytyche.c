@@ -382,6 +382,11 @@ int sum_py_finish(struct sum_py_reader *r)
     return 0;
 }
 
+static int feed_py(void *r, const void *buf, size_t n)
+{
+    return sum_py_feed(r, buf, n);
+}
+
 int sum_py_read_file(enum sum_py_kind kind, const char *path, struct sum_py_acc *acc,
                      uint64_t *bad_offset)
 {
@@ -396,25 +401,11 @@ int sum_py_read_file(enum sum_py_kind kind, const char *path, struct sum_py_acc 
         return -EISDIR;
     }
     struct sum_py_reader *r = sum_py_new(kind, acc);
-    char *buf = malloc(256 * 1024);
-    int rc = r && buf ? 0 : -ENOMEM;
-    while (rc == 0) {
-        ssize_t got = read(fd, buf, 256 * 1024);
-        if (got < 0) {
-            if (errno == EINTR)
-                continue;
-            rc = -errno;
-            break;
-        }
-        if (got == 0) {
-            rc = sum_py_finish(r);
-            break;
-        }
-        rc = sum_py_feed(r, buf, (size_t)got);
-    }
+    int rc = r ? hw_read_stream(fd, feed_py, r) : -ENOMEM;
+    if (rc == 0)
+        rc = sum_py_finish(r);
     if (rc == -EILSEQ && bad_offset)
         *bad_offset = sum_py_error_offset(r);
-    free(buf);
     sum_py_free(r);
     close(fd);
     return rc;

@@ -17,6 +17,10 @@ int hw_write_all(int fd, const void *buf, size_t len, size_t *written);
 /* open(path, O_WRONLY|O_CREAT|O_APPEND|O_CLOEXEC, 0644), retrying on EINTR. Returns fd or -errno. */
 int hw_open_append(const char *path);
 
+/* Read fd to its end in 256 KiB chunks, handing each to feed(ctx, buf, n) (EINTR retried).
+ * Returns 0 at the end, -errno of a failed read, -ENOMEM, or feed's first negative return. */
+int hw_read_stream(int fd, int (*feed)(void *ctx, const void *buf, size_t n), void *ctx);
+
 /* Read a small file relative to dirfd (AT_FDCWD for plain paths) into buf, NUL-terminated.
  * Returns the length or -errno; -ENOENT/-ESRCH mean a process went away, which is normal. */
 ssize_t hw_read_small(int dirfd, const char *name, char *buf, size_t cap);

@@ -438,3 +438,26 @@ void hw_buf_py_round(struct hw_buf *b, double x, int ndigits)
     snprintf(tmp, sizeof tmp, "%.*f", ndigits, x);
     hw_buf_py_double(b, strtod(tmp, NULL));
 }
+
+int hw_read_stream(int fd, int (*feed)(void *ctx, const void *buf, size_t n), void *ctx)
+{
+    enum { CHUNK = 256 * 1024 };
+    char *buf = malloc(CHUNK);
+    if (!buf)
+        return -ENOMEM;
+    int rc = 0;
+    while (rc == 0) {
+        ssize_t got = read(fd, buf, CHUNK);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = -errno;
+            break;
+        }
+        if (got == 0)
+            break;
+        rc = feed(ctx, buf, (size_t)got);
+    }
+    free(buf);
+    return rc;
+}
