@@ -169,6 +169,20 @@ static uint64_t *quant_add(struct sum_quant *q, double v)
 
 void sum_stat_quant_add(struct sum_stat *s, double v)
 {
+    struct sum_quant *q = s->q;
+    if (q && !q->sketch && q->used < SUM_QUANT_EXACT && (q->used + 1) * 2 <= q->cap) {
+        /* the common case in one piece: an exact table with room */
+        v += 0.0; /* -0.0 and 0.0 are one value */
+        struct slot *sl = &q->slots[slot_of(q, v)];
+        if (!sl->cnt) {
+            sl->key = v;
+            q->used++;
+        }
+        sl->cnt++;
+        s->hot = &sl->cnt;
+        s->hot_v = v;
+        return;
+    }
     if (!s->q) {
         s->q = calloc(1, sizeof *s->q);
         if (!s->q) {
