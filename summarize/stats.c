@@ -183,6 +183,16 @@ void sum_stat_quant_add(struct sum_stat *s, double v)
         s->hot_v = v;
         return;
     }
+    if (q && q->sketch && v >= MIN_INDEXABLE) {
+        /* a positive value in a bucket the store already spans */
+        int64_t k = (int64_t)(dbits(v) >> KEY_SHIFT) - q->pos.lo;
+        if (k >= 0 && k < (int64_t)q->pos.n) {
+            s->hot = &q->pos.counts[k];
+            ++*s->hot;
+            s->hot_v = v;
+            return;
+        }
+    }
     if (!s->q) {
         s->q = calloc(1, sizeof *s->q);
         if (!s->q) {

@@ -2,4 +2,4 @@
 hwrun_add_fuzzer(fuzz_runlog SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_runlog.c
                  LIBS runlog::runlog)
 # fuzz_decimal: the one decimal parser (hwrun/parse.h) against strtod. Seeds: seeds/decimal/.
-hwrun_add_fuzzer(fuzz_decimal SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_decimal.c LIBS hwrun)
+hwrun_add_fuzzer(fuzz_decimal SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_decimal.c LIBS hwrun_common)
