@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "hwrun/cpucols.h"
 #include "hwrun/proccols.h"
 
 void mon_buf_u64(struct hw_buf *b, uint64_t v)
@@ -34,11 +35,10 @@ void mon_buf_fixed1(struct hw_buf *b, double x)
 
 void mon_csv_cpu_header(struct hw_buf *b, bool cgroup)
 {
-    hw_buf_puts(b, "timestamp,usr_pct,idle_pct,sys_pct,iowait_pct,steal_pct,mem_used_mib,"
-                   "mem_available_mib");
+    hw_buf_puts(b, HW_CPU_BASE_HEADER);
     if (cgroup)
-        hw_buf_puts(b, ",cgroup_cpu_limit_cores,cgroup_cpu_pct,cgroup_mem_current_mib,"
-                       "cgroup_mem_max_mib");
+        hw_buf_puts(b, HW_CPU_CG_HEADER);
+    hw_buf_puts(b, HW_CPU_IO_HEADER);
     hw_buf_putc(b, '\n');
 }
 
@@ -58,6 +58,13 @@ static void cell(struct hw_buf *b, bool have, double v)
         mon_buf_fixed1(b, v);
 }
 
+static void ucell(struct hw_buf *b, bool have, uint64_t v)
+{
+    hw_buf_putc(b, ',');
+    if (have)
+        mon_buf_u64(b, v);
+}
+
 void mon_csv_cpu_line(struct hw_buf *b, const char *iso, const struct mon_sys_sample *s,
                       bool cgroup)
 {
@@ -69,17 +76,21 @@ void mon_csv_cpu_line(struct hw_buf *b, const char *iso, const struct mon_sys_sa
     cell(b, s->have_cpu, s->steal_pct);
     cell(b, s->have_mem, s->mem_used_mib);
     cell(b, s->have_mem, s->mem_avail_mib);
-    if (cgroup) {
-        if (s->have_cg_limit) { /* cores: two decimals matter (0.25 cores) */
-            hw_buf_putc(b, ',');
-            hw_buf_printf(b, "%.2f", s->cg_limit_cores);
-        } else {
-            hw_buf_putc(b, ',');
-        }
-        cell(b, s->have_cg_cpu, s->cg_cpu_pct);
-        cell(b, s->have_cg_mem, s->cg_mem_cur_mib);
-        cell(b, s->have_cg_mem_max, s->cg_mem_max_mib);
+    if (cgroup) { /* HW_CPU_CG_HEADER's columns, in its order */
+        hw_buf_putc(b, ',');
+        if (s->cg.have_limit) /* cores: two decimals matter (0.25 cores) */
+            hw_buf_printf(b, "%.2f", s->cg.limit_cores);
+        cell(b, s->cg.have_cpu, s->cg.cpu_pct);
+        cell(b, s->cg.have_mem, s->cg.mem_cur_mib);
+        cell(b, s->cg.have_mem_max, s->cg.mem_max_mib);
+        cell(b, s->cg.have_mem_peak, s->cg.mem_peak_mib);
     }
+    /* HW_CPU_IO_HEADER's */
+    ucell(b, s->io.have_disk, s->io.disk_read_bytes);
+    ucell(b, s->io.have_disk, s->io.disk_write_bytes);
+    ucell(b, s->io.have_net, s->io.net_rx_bytes);
+    ucell(b, s->io.have_net, s->io.net_tx_bytes);
+    cell(b, s->io.have_fs, s->io.fs_free_mib);
     hw_buf_putc(b, '\n');
 }
 

@@ -832,10 +832,12 @@ static void log_start(struct run *r, const char *mode)
         hw_buf_putc(&chl, '}');
     }
     hw_buf_putc(&chl, ']');
-    if (r->sys.cgroup) {
-        hw_buf_puts(&cg, "{\"path\": ");
-        hw_buf_json_str(&cg, r->sys.cgroup_path, strlen(r->sys.cgroup_path));
-        hw_buf_puts(&cg, ", \"version\": 2}");
+    if (r->sys.cg.found) {
+        struct mon_cg_sample x; /* a reading of its own: the sampler thread owns r->sys */
+        struct mon_cgroup tmp = r->sys.cg;
+        tmp.have_prev = false;
+        mon_cgroup_sample(&tmp, 0, &x);
+        mon_cgroup_json(&r->sys.cg, &x, &cg);
     }
     rl_field_t f[32];
     size_t n = 0;
@@ -861,7 +863,7 @@ static void log_start(struct run *r, const char *mode)
         f[n++] = RL_STR("driver_version", r->driver_version);
     if (r->gpu_ok && r->gpus_json[0])
         f[n++] = RL_JSON("gpus", r->gpus_json);
-    if (r->sys.cgroup)
+    if (r->sys.cg.found)
         f[n++] = RL_JSON("cgroup", cg.p);
     f[n++] = RL_BOOL("pss", !cfg->no_pss);
     if (!cfg->no_pss && !cfg->pss)
@@ -1306,12 +1308,16 @@ int mon_run(const struct mon_config *cfg)
         hw_warn(-rc, "open %s", path);
         goto out;
     }
-    rc = mon_sys_open(&r->sys, cfg->proc_root, cfg->cgroup_root);
+    rc = mon_sys_open(&r->sys, cfg->proc_root, cfg->sys_root, r->dir);
     if (rc < 0) {
         hw_warn(-rc, "open %s/stat", cfg->proc_root);
         goto out;
     }
     r->sys_open = true;
+    if (cfg->attach_pid) { /* -p: the container is the tracked process's cgroup, not ours */
+        mon_cgroup_close(&r->sys.cg);
+        mon_cgroup_open(&r->sys.cg, cfg->proc_root, cfg->sys_root, cfg->attach_pid);
+    }
 
     /* GPU: ask once, before sampling, with a timeout. */
     snprintf(r->fields, sizeof r->fields, "%s", MON_GPU_FIELDS);
@@ -1400,7 +1406,7 @@ int mon_run(const struct mon_config *cfg)
         .tree = r->tree_open ? &r->tree : NULL,
         .cpu_fd = r->cpu_fd,
         .proc_fd = r->proc_fd,
-        .cgroup_cols = r->sys.cgroup,
+        .cgroup_cols = r->sys.cg.found,
         .pss = !cfg->no_pss,
         .notify_fd = r->efd,
         .tree_pids_fd = r->tree_open ? r->tree_pids_fd : -1,

@@ -147,6 +147,28 @@ static double max_or_nan(const struct sum_stat *s)
     return s->n ? s->max : NAN;
 }
 
+/* The disks, network and free space of a run or a phase (system.h), the same keys in both. */
+static void json_system(struct jw *w, const struct sum_system *sys)
+{
+    jw_open(w, "system", '{');
+    for (int i = 0; i < SUM_IO_COUNT; i++) {
+        jw_num(w, sum_io_mib_keys[i], sum_system_mib(sys, i));
+        jw_num(w, sum_io_peak_keys[i], sum_system_peak_mib_s(sys, i));
+    }
+    jw_num(w, "fs_free_min_mib", sys->fs_free_min_mib);
+    jw_close(w, '}');
+}
+
+/* The container's memory over a run or a phase: the peak, where it came from, the limit. */
+static void json_container_mem(struct jw *w, const struct sum_system *sys)
+{
+    const char *src;
+    jw_num(w, "mem_peak_mib", sum_system_mem_peak(sys, &src));
+    jw_str(w, "mem_peak_source", src);
+    jw_num(w, "mem_peak_kernel_mib", sys->mem_kernel_mib);
+    jw_num(w, "mem_peak_sampled_mib", sys->mem_sampled_mib);
+}
+
 static const struct sum_stat *mem_util_stat(const struct sum_run *run, const char **source)
 {
     if (run->dmon_mem_all.n) {
@@ -444,6 +466,17 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         jw_num(&w, "cpu_idle_mean_pct", mean_or_nan(&p->cpu_idle));
         jw_num(&w, "proc_peak_rss_mib", max_or_nan(&p->proc_rss));
         jw_num(&w, "proc_cpu_mean_pct", mean_or_nan(&p->proc_cpu));
+        /* the tracked process alone, and the tree's user/system split */
+        jw_num(&w, "proc_main_peak_rss_mib", max_or_nan(&p->main_rss));
+        jw_num(&w, "proc_main_cpu_mean_pct", mean_or_nan(&p->main_cpu));
+        jw_num(&w, "proc_main_threads_max", max_or_nan(&p->main_threads));
+        jw_num(&w, "proc_usr_cpu_mean_pct", mean_or_nan(&p->usr_cpu));
+        jw_num(&w, "proc_sys_cpu_mean_pct", mean_or_nan(&p->sys_cpu));
+        json_system(&w, &p->sys);
+        jw_open(&w, "container", '{');
+        json_container_mem(&w, &p->sys);
+        jw_num(&w, "mem_max_mib", p->sys.mem_limit_mib);
+        jw_close(&w, '}');
         if (p->exit_status >= 0)
             jw_u64(&w, "exit_status", (uint64_t)p->exit_status);
         else
@@ -487,6 +520,8 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         jw_stat(&w, sum_cpu_col_names[c], &run->cpu[c]);
     jw_close(&w, '}');
 
+    json_system(&w, &run->sys);
+
     jw_open(&w, "process", '{');
     jw_num(&w, "peak_rss_mib", max_or_nan(&run->proc[SUM_PROC_RSS]));
     jw_num(&w, "mean_rss_mib", mean_or_nan(&run->proc[SUM_PROC_RSS]));
@@ -524,7 +559,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     jw_raw(&w, "cgroup", run->cgroup_json);
     jw_num(&w, "cpu_limit_cores", run->cg_limit_cores);
     jw_num(&w, "mem_max_mib", run->cg_mem_max_mib);
-    jw_num(&w, "mem_peak_mib", max_or_nan(&run->cpu[SUM_CPU_CG_MEM]));
+    json_container_mem(&w, &run->sys);
     jw_stat(&w, "cpu_pct", &run->cpu[SUM_CPU_CG_PCT]);
     jw_close(&w, '}');
 
@@ -674,6 +709,57 @@ static void text_outcome(struct hw_buf *out, const struct sum_outcome *o)
     hw_buf_putc(out, '\n');
 }
 
+/* Disks, network and free space, then the container's memory, of a run or a phase: one line
+ * each after indent, only what was measured. */
+static void text_system(struct hw_buf *out, const char *indent, const struct sum_system *sys,
+                        double limit_mib, double cpu_limit_cores)
+{
+    bool disk = !isnan(sys->bytes[SUM_IO_DISK_READ]) || !isnan(sys->bytes[SUM_IO_DISK_WRITE]);
+    bool net = !isnan(sys->bytes[SUM_IO_NET_RX]) || !isnan(sys->bytes[SUM_IO_NET_TX]);
+    static const char *const label[SUM_IO_COUNT] = {"disks: read ", ", written ",
+                                                    "network: received ", ", sent "};
+    const char *sep = indent;
+    for (int i = 0; i < SUM_IO_COUNT; i++) {
+        if (!(i < SUM_IO_NET_RX ? disk : net))
+            continue;
+        if (i == SUM_IO_DISK_READ || i == SUM_IO_NET_RX)
+            hw_buf_puts(out, sep);
+        hw_buf_puts(out, label[i]);
+        tnum(out, sum_system_mib(sys, i), " MiB");
+        if (!isnan(sys->peak_mib_s[i])) {
+            hw_buf_puts(out, " (peak ");
+            tnum(out, sum_system_peak_mib_s(sys, i), " MiB/s)");
+        }
+        sep = "; ";
+    }
+    if (!isnan(sys->fs_free_min_mib)) {
+        hw_buf_puts(out, sep);
+        hw_buf_puts(out, "free space min ");
+        tnum(out, sys->fs_free_min_mib, " MiB");
+        sep = "; ";
+    }
+    if (sep != indent)
+        hw_buf_putc(out, '\n');
+    const char *src;
+    double peak = sum_system_mem_peak(sys, &src);
+    if (isnan(peak) && isnan(limit_mib) && isnan(cpu_limit_cores))
+        return;
+    hw_buf_printf(out, "%scontainer: memory peak ", indent);
+    tnum(out, peak, " MiB");
+    if (src)
+        hw_buf_printf(out, " (%s)", src);
+    hw_buf_puts(out, ", limit ");
+    if (isnan(limit_mib))
+        hw_buf_puts(out, "none");
+    else
+        tnum(out, limit_mib, " MiB");
+    if (!isnan(cpu_limit_cores)) {
+        hw_buf_puts(out, ", CPU limit ");
+        tnum(out, cpu_limit_cores, " cores");
+    }
+    hw_buf_putc(out, '\n');
+}
+
 void sum_report_text(const struct sum_run *run, struct hw_buf *out)
 {
     char sb[256];
@@ -733,6 +819,7 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
         hw_buf_printf(out, ", threads max %.0f", run->proc[SUM_PROC_MAIN_THREADS].max);
         hw_buf_putc(out, '\n');
     }
+    text_system(out, "  ", &run->sys, run->cg_mem_max_mib, run->cg_limit_cores);
     if (run->gp_rows) { /* only when gpu_procs.csv was recorded */
         const char *why;
         double gm = sum_run_tree_gpu_mem_peak(run, &why);
@@ -792,6 +879,17 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
         else if (p->failed)
             hw_buf_puts(out, ", FAILED: raised an exception");
         hw_buf_putc(out, '\n');
+        if (p->main_rss.n) {
+            hw_buf_puts(out, "    main process peak RSS ");
+            tnum(out, p->main_rss.max, " MiB");
+            hw_buf_puts(out, ", CPU mean ");
+            tnum(out, mean_or_nan(&p->main_cpu), "%");
+            hw_buf_puts(out, "; tree CPU user ");
+            tnum(out, mean_or_nan(&p->usr_cpu), "%");
+            hw_buf_puts(out, ", system ");
+            tnum(out, mean_or_nan(&p->sys_cpu), "%\n");
+        }
+        text_system(out, "    ", &p->sys, p->sys.mem_limit_mib, NAN);
         for (int g = 0; g < SUM_MAX_GPUS; g++)
             if (p->gpu[g]) {
                 hw_buf_printf(out, "    GPU %d util mean ", g);
@@ -852,7 +950,7 @@ struct col {
     uint64_t u;
 };
 
-#define NCOLS 64 /* room for every column flat_cols() adds; it stops at this many */
+#define NCOLS 96 /* room for every column flat_cols() adds; it stops at this many */
 
 static size_t flat_cols(const struct sum_run *run, struct col *c)
 {
@@ -889,6 +987,23 @@ static size_t flat_cols(const struct sum_run *run, struct col *c)
     D("mean_rss_mb", mean_or_nan(&run->proc[SUM_PROC_RSS]));
     D("memory_growth_mb", growth(&run->proc[SUM_PROC_RSS]));
     D("gpu_mem_peak_mib", sum_run_tree_gpu_mem_peak(run, NULL));
+    /* the tracked process alone and the tree's user/system split (proc_metrics.csv) */
+    D("main_peak_rss_mib", max_or_nan(&run->proc[SUM_PROC_MAIN_RSS]));
+    D("main_cpu_mean_pct", mean_or_nan(&run->proc[SUM_PROC_MAIN_CPU]));
+    D("main_threads_max", max_or_nan(&run->proc[SUM_PROC_MAIN_THREADS]));
+    D("usr_cpu_mean_pct", mean_or_nan(&run->proc[SUM_PROC_USR_CPU]));
+    D("sys_cpu_mean_pct", mean_or_nan(&run->proc[SUM_PROC_SYS_CPU]));
+    /* disks, network, free space, the container (system.h) */
+    for (int i = 0; i < SUM_IO_COUNT; i++) {
+        D(sum_io_mib_keys[i], sum_system_mib(&run->sys, i));
+        D(sum_io_peak_keys[i], sum_system_peak_mib_s(&run->sys, i));
+    }
+    D("fs_free_min_mib", run->sys.fs_free_min_mib);
+    const char *mem_src;
+    D("container_mem_peak_mib", sum_system_mem_peak(&run->sys, &mem_src));
+    S("container_mem_peak_source", mem_src);
+    D("container_mem_max_mib", run->cg_mem_max_mib);
+    D("container_cpu_limit_cores", run->cg_limit_cores);
     U("phases", run->nphase);
     U("events", events_total(run));
     U("error_events", run->err_total);

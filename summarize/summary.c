@@ -23,6 +23,8 @@ struct sum_run *sum_run_new(void)
     run->cg_mem_max_mib = NAN;
     run->cpu_prev_t = NAN;
     run->proc_prev_t = NAN;
+    sum_system_init(&run->sys);
+    run->sys_prev_t = run->kpeak_prev = NAN;
     /* the whole-run figures over every GPU are means and maxima only */
     for (int m = 0; m < SUM_GM_COUNT; m++)
         run->all[m].no_quant = true;
@@ -49,6 +51,11 @@ static void phase_free(struct sum_phase_acc *p)
     sum_stat_free(&p->cpu_idle);
     sum_stat_free(&p->proc_rss);
     sum_stat_free(&p->proc_cpu);
+    sum_stat_free(&p->main_rss);
+    sum_stat_free(&p->main_cpu);
+    sum_stat_free(&p->main_threads);
+    sum_stat_free(&p->usr_cpu);
+    sum_stat_free(&p->sys_cpu);
 }
 
 void sum_run_free(struct sum_run *run)
@@ -244,6 +251,9 @@ static void on_phase(void *ctx, const struct sum_phase *p)
     /* per-phase CPU and process figures are means and maxima only */
     a->cpu_usr.no_quant = a->cpu_idle.no_quant = true;
     a->proc_rss.no_quant = a->proc_cpu.no_quant = true;
+    a->main_rss.no_quant = a->main_cpu.no_quant = a->main_threads.no_quant = true;
+    a->usr_cpu.no_quant = a->sys_cpu.no_quant = true;
+    sum_system_init(&a->sys);
     a->no_quant = run->nphase >= SUM_PHASE_QUANT_MAX;
     run->nphase++;
 }
@@ -539,9 +549,71 @@ static void phase_proc(struct sum_run *run, struct sum_phase_acc *p, double a, d
                        const void *arg)
 {
     (void)run, (void)a, (void)b;
-    const struct pt2 *v = arg;
-    sum_stat_add(&p->proc_rss, v->a);
-    sum_stat_add(&p->proc_cpu, v->b);
+    const struct sum_proc_row *r = arg;
+    sum_stat_add(&p->proc_rss, r->v[SUM_PROC_RSS]);
+    sum_stat_add(&p->proc_cpu, r->v[SUM_PROC_CPU]);
+    sum_stat_add(&p->main_rss, r->v[SUM_PROC_MAIN_RSS]);
+    sum_stat_add(&p->main_cpu, r->v[SUM_PROC_MAIN_CPU]);
+    sum_stat_add(&p->main_threads, r->v[SUM_PROC_MAIN_THREADS]);
+    sum_stat_add(&p->usr_cpu, r->v[SUM_PROC_USR_CPU]);
+    sum_stat_add(&p->sys_cpu, r->v[SUM_PROC_SYS_CPU]);
+}
+
+/* A cpu_metrics.csv row's disk and network bytes cover (t - dt, t]: each phase gets the share
+ * of them that fell inside it (as energy), and the interval's rate counts for its peak. */
+struct sys_traffic {
+    double bytes[SUM_IO_COUNT];
+    double dt;
+};
+
+static void phase_traffic(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
+                          const void *arg)
+{
+    (void)run;
+    const struct sys_traffic *x = arg;
+    double lo = a > p->t0 ? a : p->t0, hi = b < p->t1 ? b : p->t1;
+    double share = b > a ? (hi > lo ? (hi - lo) / (b - a) : 0) : 1;
+    if (share > 0)
+        sum_system_traffic(&p->sys, x->bytes, x->dt, share);
+}
+
+static void phase_sys_point(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
+                            const void *arg)
+{
+    (void)run, (void)a, (void)b;
+    const double *v = arg; /* free space, cgroup memory, kernel peak if it rose, limit */
+    sum_system_point(&p->sys, v[0], v[1], v[2], v[3]);
+}
+
+/* The disk, network, free-space and container figures of a cpu_metrics.csv row. */
+static void on_cpu_system(struct sum_run *run, const struct sum_cpu_row *r)
+{
+    struct sys_traffic x = {
+        .bytes = {r->v[SUM_CPU_DISK_READ], r->v[SUM_CPU_DISK_WRITE], r->v[SUM_CPU_NET_RX],
+                  r->v[SUM_CPU_NET_TX]},
+        /* the first row's bytes are since hwmon's baseline, one interval before it */
+        .dt = !isnan(r->t) && !isnan(run->sys_prev_t) ? r->t - run->sys_prev_t
+                                                      : run->info.interval_s,
+    };
+    if (!isnan(r->t) && (isnan(run->sys_prev_t) || r->t > run->sys_prev_t))
+        run->sys_prev_t = r->t;
+    /* the kernel's peak counts where it rose: a peak from before the run is not the run's */
+    double k = r->v[SUM_CPU_CG_MEM_PEAK], rose = NAN;
+    if (!isnan(k)) {
+        if (!isnan(run->kpeak_prev) && k > run->kpeak_prev)
+            rose = k;
+        run->kpeak_prev = k;
+    }
+    double pt[4] = {r->v[SUM_CPU_FS_FREE], r->v[SUM_CPU_CG_MEM], rose, r->v[SUM_CPU_CG_MEM_MAX]};
+    sum_system_traffic(&run->sys, x.bytes, x.dt, 1);
+    sum_system_point(&run->sys, pt[0], pt[1], pt[2], pt[3]);
+    if (isnan(r->t))
+        return;
+    if (x.dt > 0)
+        for_phases(run, r->t - x.dt, r->t, phase_traffic, &x);
+    else
+        for_phases(run, r->t, r->t, phase_traffic, &x);
+    for_phases(run, r->t, r->t, phase_sys_point, pt);
 }
 
 static void on_cpu(void *ctx, const struct sum_cpu_row *r)
@@ -553,6 +625,7 @@ static void on_cpu(void *ctx, const struct sum_cpu_row *r)
         run->cg_limit_cores = r->v[SUM_CPU_CG_LIMIT];
     if (!isnan(r->v[SUM_CPU_CG_MEM_MAX]))
         run->cg_mem_max_mib = r->v[SUM_CPU_CG_MEM_MAX];
+    on_cpu_system(run, r);
     see_time(run, r->t);
     add_interval(run, SUM_KIND_CPU, &run->cpu_prev_t, r->t, NULL);
     if (!isnan(r->t)) {
@@ -568,10 +641,8 @@ static void on_proc(void *ctx, const struct sum_proc_row *r)
         sum_stat_add(&run->proc[c], r->v[c]);
     see_time(run, r->t);
     add_interval(run, SUM_KIND_PROC, &run->proc_prev_t, r->t, NULL);
-    if (!isnan(r->t)) {
-        struct pt2 v = {r->v[SUM_PROC_RSS], r->v[SUM_PROC_CPU]};
-        for_phases(run, r->t, r->t, phase_proc, &v);
-    }
+    if (!isnan(r->t))
+        for_phases(run, r->t, r->t, phase_proc, r);
 }
 
 static void gp_close_block(struct sum_run *run)
@@ -745,6 +816,17 @@ static void on_event(void *ctx, const struct sum_event *e)
             free(run->cgroup_json);
             run->cgroup_json = strdup(json_object_to_json_string_ext(
                 cg, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+            /* where the kernel's memory peak stood at start (cpu_metrics.csv's precision),
+             * or 0 when hwmon reset it: only what rises above it is this run's */
+            struct json_object *v;
+            run->kpeak_prev = NAN;
+            if (json_object_object_get_ex(cg, "memory_peak_since_start", &v) &&
+                json_object_get_boolean(v))
+                run->kpeak_prev = 0;
+            else if (json_object_object_get_ex(cg, "memory_peak_mib", &v) &&
+                     (json_object_is_type(v, json_type_double) ||
+                      json_object_is_type(v, json_type_int)))
+                run->kpeak_prev = round(json_object_get_double(v) * 10) / 10;
         }
     }
     if (error_like(e->name)) {

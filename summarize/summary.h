@@ -14,6 +14,7 @@
 #include "outcome.h"
 #include "readers.h"
 #include "stats.h"
+#include "system.h"
 
 #define SUM_MAX_GPUS 64
 #define SUM_MAX_PHASES 4096   /* phases beyond this are counted, not summarized */
@@ -62,6 +63,10 @@ struct sum_phase_acc {
     int signal;      /* 0: none */
     bool failed;
     char *extra;     /* its extra keys as a JSON object text (malloc'd; NULL: none or too long) */
+    /* disks, network, free space, the container's memory (system.h) */
+    struct sum_system sys;
+    /* the tracked process alone and the tree's user/system split (proc_metrics.csv) */
+    struct sum_stat main_rss, main_cpu, main_threads, usr_cpu, sys_cpu;
 };
 
 struct sum_event_type {
@@ -158,6 +163,11 @@ struct sum_run {
     /* CPU and container */
     struct sum_stat cpu[SUM_CPU_COUNT];
     double cg_limit_cores, cg_mem_max_mib;
+    /* disks, network, free space, the container's memory peak (system.h); sys_prev_t: the
+     * previous cpu_metrics.csv row's time, kpeak_prev: its kernel memory peak (the start
+     * event's reading before the first row; 0 when the start event says it was reset) */
+    struct sum_system sys;
+    double sys_prev_t, kpeak_prev;
 
     /* process tree */
     struct sum_stat proc[SUM_PROC_COUNT];

@@ -9,14 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hwrun/cpucols.h"
 #include "hwrun/proccols.h"
 #include "hwrun/treepids.h"
 
 const char *const sum_cpu_col_names[SUM_CPU_COUNT] = {
-    "usr_pct",    "idle_pct",     "sys_pct",
-    "iowait_pct", "steal_pct",    "mem_used_mib",
-    "mem_available_mib", "cgroup_cpu_limit_cores", "cgroup_cpu_pct",
-    "cgroup_mem_current_mib", "cgroup_mem_max_mib",
+    "usr_pct",       "idle_pct",      "sys_pct",        "iowait_pct",     "steal_pct",
+    "mem_used_mib",  "mem_available_mib", HW_CPU_CG_LIMIT, HW_CPU_CG_PCT, HW_CPU_CG_MEM,
+    HW_CPU_CG_MEM_MAX, HW_CPU_CG_MEM_PEAK, HW_CPU_DISK_READ, HW_CPU_DISK_WRITE, HW_CPU_NET_RX,
+    HW_CPU_NET_TX,   HW_CPU_FS_FREE,
 };
 
 const char *const sum_proc_col_names[SUM_PROC_COUNT] = {

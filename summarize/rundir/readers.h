@@ -124,6 +124,10 @@ struct sum_dmon_row {
 enum sum_cpu_col {
     SUM_CPU_USR, SUM_CPU_IDLE, SUM_CPU_SYS, SUM_CPU_IOWAIT, SUM_CPU_STEAL, SUM_CPU_MEM_USED,
     SUM_CPU_MEM_AVAIL, SUM_CPU_CG_LIMIT, SUM_CPU_CG_PCT, SUM_CPU_CG_MEM, SUM_CPU_CG_MEM_MAX,
+    /* hwrun/cpucols.h: the kernel's memory peak; disk and network bytes since the previous row,
+     * free space */
+    SUM_CPU_CG_MEM_PEAK, SUM_CPU_DISK_READ, SUM_CPU_DISK_WRITE, SUM_CPU_NET_RX, SUM_CPU_NET_TX,
+    SUM_CPU_FS_FREE,
     SUM_CPU_COUNT
 };
 extern const char *const sum_cpu_col_names[SUM_CPU_COUNT]; /* header names: "usr_pct", ... */
