@@ -23,20 +23,20 @@ struct sum_py_reader {
     enum sum_py_kind kind;
     struct sum_py_acc *acc;
     /* strict UTF-8 decoding (hw_utf8_decode), as Python's utf-8 codec */
-    unsigned char pend[4];     /* a sequence cut by the end of the last buffer */
+    unsigned char pend[4]; /* a sequence cut by the end of the last buffer */
     size_t npend;
     uint64_t offset;
     uint64_t bad_offset;
     bool bad;
     /* universal newlines: "\n", "\r", "\r\n" */
     bool pending_cr;
-    bool line_open;            /* a code point since the last line end */
-    uint64_t nlines;           /* lines ended */
+    bool line_open;  /* a code point since the last line end */
+    uint64_t nlines; /* lines ended */
     /* the current line */
-    uint64_t part;             /* GPU, CPU: commas seen; dmon: fields started */
+    uint64_t part;                   /* GPU, CPU: commas seen; dmon: fields started */
     bool in_field, started, comment; /* dmon */
-    bool cell_on;              /* dec reads the current cell */
-    bool body, fs_trail;       /* CPU: a non-blank seen; U+001C..U+001F among trailing blanks */
+    bool cell_on;                    /* dec reads the current cell */
+    bool body, fs_trail; /* CPU: a non-blank seen; U+001C..U+001F among trailing blanks */
     bool ok[3];
     double val[3];
     struct hw_dec dec;
@@ -272,9 +272,15 @@ static void on_cp(struct sum_py_reader *r, uint32_t c)
     if (!r->line_open)
         line_begin(r);
     switch (r->kind) {
-    case SUM_PY_GPU: gpu_cp(r, c); break;
-    case SUM_PY_CPU: cpu_cp(r, c); break;
-    case SUM_PY_DMON: dmon_cp(r, c); break;
+    case SUM_PY_GPU:
+        gpu_cp(r, c);
+        break;
+    case SUM_PY_CPU:
+        cpu_cp(r, c);
+        break;
+    case SUM_PY_DMON:
+        dmon_cp(r, c);
+        break;
     }
 }
 
@@ -283,9 +289,15 @@ static void on_eol(struct sum_py_reader *r)
     if (!r->line_open)
         line_begin(r);
     switch (r->kind) {
-    case SUM_PY_GPU: gpu_end(r); break;
-    case SUM_PY_CPU: cpu_end(r); break;
-    case SUM_PY_DMON: dmon_end(r); break;
+    case SUM_PY_GPU:
+        gpu_end(r);
+        break;
+    case SUM_PY_CPU:
+        cpu_end(r);
+        break;
+    case SUM_PY_DMON:
+        dmon_end(r);
+        break;
     }
     r->nlines++;
     r->line_open = false;
@@ -459,8 +471,8 @@ void sum_py_format(const struct sum_py_acc *a, struct hw_buf *out)
 
 /* ---- summarize --format pytyche -------------------------------------------------------- */
 
-int sum_py_run(const char *dir, const char *const file_opt[SUM_KIND_COUNT],
-               struct hw_buf *out, bool *usable)
+int sum_py_run(const char *dir, const char *const file_opt[SUM_KIND_COUNT], struct hw_buf *out,
+               bool *usable)
 {
     static const struct {
         enum sum_kind kind;

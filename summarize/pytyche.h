@@ -61,7 +61,7 @@ void sum_py_json_double(struct hw_buf *b, double x);
  * (file_opt[kind] when given, else DIR/name; dir may be NULL) read as pytyche does, the summary
  * appended to out. Problems go to standard error (every one is fatal, as in Python). *usable:
  * one of the files exists. Returns HW_EXIT_OK or HW_EXIT_FAIL. */
-int sum_py_run(const char *dir, const char *const file_opt[SUM_KIND_COUNT],
-               struct hw_buf *out, bool *usable);
+int sum_py_run(const char *dir, const char *const file_opt[SUM_KIND_COUNT], struct hw_buf *out,
+               bool *usable);
 
 #endif

@@ -35,18 +35,19 @@ bool hw_parse_decimal_slow(const char *s, size_t n, double *out);
 bool hw_parse_fraction(const char *s, size_t n, double *out);
 
 #define HW_DEC_PY 1u
-#define HW_DEC_KEEP 800 /* > 767, the most significant digits a halfway point between doubles has */
+/* more than 767, the most significant digits a halfway point between two doubles has */
+#define HW_DEC_KEEP 800
 
 struct hw_dec {
     unsigned flags;
     unsigned char state, prev;
     bool neg, eneg, sticky;
-    unsigned nword;   /* letters of inf/infinity/nan seen */
+    unsigned nword; /* letters of inf/infinity/nan seen */
     char word[8];
-    uint64_t nd;      /* mantissa digits */
-    uint32_t nsig;    /* significant digits kept in dig[] */
-    int64_t exp10;    /* value = dig[0..nsig) * 10^(exp10 +- eval) */
-    int64_t eval;     /* explicit exponent, saturated */
+    uint64_t nd;   /* mantissa digits */
+    uint32_t nsig; /* significant digits kept in dig[] */
+    int64_t exp10; /* value = dig[0..nsig) * 10^(exp10 +- eval) */
+    int64_t eval;  /* explicit exponent, saturated */
     char dig[HW_DEC_KEEP + 2];
 };
 void hw_dec_init(struct hw_dec *d, unsigned flags);

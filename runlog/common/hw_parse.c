@@ -95,10 +95,16 @@ static bool word_ok(const char *w, unsigned n, bool complete)
 static bool dec_complete(const struct hw_dec *d)
 {
     switch (d->state) {
-    case S_INT: case S_EXP: case S_TRAIL: return d->prev != '_';
-    case S_FRAC: return d->nd > 0;
-    case S_WORD: return word_ok(d->word, d->nword, true);
-    default: return false;
+    case S_INT:
+    case S_EXP:
+    case S_TRAIL:
+        return d->prev != '_';
+    case S_FRAC:
+        return d->nd > 0;
+    case S_WORD:
+        return word_ok(d->word, d->nword, true);
+    default:
+        return false;
     }
 }
 
@@ -112,15 +118,24 @@ bool hw_dec_feed(struct hw_dec *d, unsigned char c)
     if (c >= '0' && c <= '9') {
         unsigned v = c - '0';
         switch (d->state) {
-        case S_LEAD: case S_SIGN: d->state = S_INT; /* fall through */
-        case S_INT: mant_digit(d, v, false); return true;
-        case S_FRAC: mant_digit(d, v, true); return true;
-        case S_E: case S_ESIGN: d->state = S_EXP; /* fall through */
+        case S_LEAD:
+        case S_SIGN:
+            d->state = S_INT; /* fall through */
+        case S_INT:
+            mant_digit(d, v, false);
+            return true;
+        case S_FRAC:
+            mant_digit(d, v, true);
+            return true;
+        case S_E:
+        case S_ESIGN:
+            d->state = S_EXP; /* fall through */
         case S_EXP:
             if (d->eval < 100000000000000LL)
                 d->eval = d->eval * 10 + v;
             return true;
-        default: break;
+        default:
+            break;
         }
     } else if (prev == '_') {
         /* Python: "_" only before a digit */
@@ -195,9 +210,8 @@ bool hw_dec_end(struct hw_dec *d, double *out)
     return true;
 }
 
-const double hw_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                              1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                              1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+const double hw_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                             1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
 bool hw_parse_decimal_slow(const char *s, size_t n, double *out)
 {

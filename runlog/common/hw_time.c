@@ -1,7 +1,7 @@
 /* Timestamps: formatting ours (UTC, milliseconds) and parsing ours and nvidia-smi's.
  * Parsing does its own calendar arithmetic, so it never depends on the TZ of the reader. */
-#include "hwrun/timeutil.h"
 #include "hwrun/parse.h"
+#include "hwrun/timeutil.h"
 
 #include <stdio.h>
 #include <string.h>

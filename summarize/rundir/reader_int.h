@@ -8,9 +8,9 @@
 #ifndef SUM_READER_INT_H
 #define SUM_READER_INT_H
 
-#include <math.h>
 #include <csv.h>
 #include <json-c/json.h>
+#include <math.h>
 
 #include "hwrun/parse.h"
 #include "readers.h"

@@ -5,7 +5,8 @@
  *       [--tmp DIR] [--summarize PATH] [--oracle PATH] [--no-oracle]
  *
  * It generates hwmon-style rows (11 columns, N GPUs per timestamp, slowly varying values, a few
- * [N/A]) into a temporary directory, then measures (best of 3 runs, binary best of 2; file in page cache):
+ * [N/A]) into a temporary directory, then measures (best of 3 runs, binary best of 2; file in page
+ * cache):
  *   1. bare libcsv: read(2) in 256 KiB chunks + csv_parse with empty callbacks;
  *   2. summarize's library on the same file (sum_run_summarize: readers + all statistics),
  *      as shipped and with every line split by libcsv (the fast path for quote-free lines off);
@@ -241,8 +242,8 @@ static void make_sweep(const char *root, int n, int rows, char **dirs)
             int s = 49 + k / 10;
             for (int g = 0; g < 2; g++)
                 fprintf(f, "2026/11/21 15:%02d:%02d.%d00, %d, %u, %u, %u, 81559, %u.%02u, %u\n",
-                        27 + s / 60 % 30, s % 60, k % 10, g, rnd(101), rnd(40),
-                        20000 + rnd(60000), 200 + rnd(500), rnd(100), 40 + rnd(40));
+                        27 + s / 60 % 30, s % 60, k % 10, g, rnd(101), rnd(40), 20000 + rnd(60000),
+                        200 + rnd(500), rnd(100), 40 + rnd(40));
             if (k % 10 == 0)
                 fprintf(c, "2026-11-21T15:%02d:%02d.000+00:00,%u.%u,%u.%u\n", 27 + s / 60 % 30,
                         s % 60, rnd(100), rnd(10), rnd(100), rnd(10));
@@ -276,13 +277,17 @@ int main(int argc, char **argv)
     const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     const char *bin = NULL, *oracle = NULL;
     bool use_oracle = true;
-    static const struct option opts[] = {
-        {"size", required_argument, NULL, 's'},   {"oracle-size", required_argument, NULL, 'O'},
-        {"gpus", required_argument, NULL, 'g'},   {"tmp", required_argument, NULL, 't'},
-        {"summarize", required_argument, NULL, 'b'}, {"oracle", required_argument, NULL, 'p'},
-        {"no-oracle", no_argument, NULL, 'n'},    {"help", no_argument, NULL, 'h'},
-        {"sweep", required_argument, NULL, 'S'},  {"sweep-rows", required_argument, NULL, 'R'},
-        {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"size", required_argument, NULL, 's'},
+                                         {"oracle-size", required_argument, NULL, 'O'},
+                                         {"gpus", required_argument, NULL, 'g'},
+                                         {"tmp", required_argument, NULL, 't'},
+                                         {"summarize", required_argument, NULL, 'b'},
+                                         {"oracle", required_argument, NULL, 'p'},
+                                         {"no-oracle", no_argument, NULL, 'n'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {"sweep", required_argument, NULL, 'S'},
+                                         {"sweep-rows", required_argument, NULL, 'R'},
+                                         {NULL, 0, NULL, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "s:g:h", opts, NULL)) != -1) {
         switch (c) {
@@ -293,12 +298,18 @@ int main(int argc, char **argv)
         case 'b': bin = optarg; break;
         case 'p': oracle = optarg; break;
         case 'n': use_oracle = false; break;
-        case 'S': sweep = atoi(optarg) >= 0 && atoi(optarg) <= 100000 ? atoi(optarg) : 1000; break;
-        case 'R': sweep_rows = atoi(optarg) > 0 && atoi(optarg) <= 1000000 ? atoi(optarg) : 300; break;
+        case 'S':
+            sweep = atoi(optarg) >= 0 && atoi(optarg) <= 100000 ? atoi(optarg) : 1000;
+            break;
+        case 'R':
+            sweep_rows = atoi(optarg) > 0 && atoi(optarg) <= 1000000 ? atoi(optarg) : 300;
+            break;
         default:
-            fprintf(stderr, "usage: %s [--size 1G] [--oracle-size 64M] [--gpus 8] [--tmp DIR] "
-                            "[--summarize PATH] [--oracle PATH] [--no-oracle] [--sweep N] "
-                            "[--sweep-rows N]\n", argv[0]);
+            fprintf(stderr,
+                    "usage: %s [--size 1G] [--oracle-size 64M] [--gpus 8] [--tmp DIR] "
+                    "[--summarize PATH] [--oracle PATH] [--no-oracle] [--sweep N] "
+                    "[--sweep-rows N]\n",
+                    argv[0]);
             return c == 'h' ? 0 : 2;
         }
     }
@@ -346,10 +357,10 @@ int main(int argc, char **argv)
         lib = fmin(lib, l);
     }
     double bare_mbs = mb / bare;
-#define RATIOS(mbs)                                                                              \
-    printf(" = %.2fx bare libcsv", (mbs) / bare_mbs);                                            \
-    if (use_oracle)                                                                              \
-        printf(", %.1fx pytyche", (mbs) / ora);                                                  \
+#define RATIOS(mbs)                                                                                \
+    printf(" = %.2fx bare libcsv", (mbs) / bare_mbs);                                              \
+    if (use_oracle)                                                                                \
+        printf(", %.1fx pytyche", (mbs) / ora);                                                    \
     printf("\n")
     printf("input: %.1f MB, %d GPUs\n", mb, gpus);
     printf("bare libcsv parse:           %7.1f MB/s (%.2f s)\n", bare_mbs, bare);

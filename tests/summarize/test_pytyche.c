@@ -32,44 +32,70 @@ static const char *const odd_numbers[] = {
 /* What float() takes beyond ASCII and what it does not (cases 150..): digits of other scripts,
  * Unicode blanks, underscores between them, numbers longer than a double's 17 digits. */
 static const char *const unicode_numbers[] = {
-    "\xef\xbc\x96\xef\xbc\x90",                 /* full-width 60 */
-    "\xd9\xa5\xd9\xa0",                         /* Arabic-Indic 50 */
-    "\xdb\xb1\xdb\xb2.\xdb\xb5",                 /* Extended Arabic-Indic 12.5 */
-    "\xe0\xa5\xa7\xe0\xa5\xa6\xe0\xa5\xa6",       /* Devanagari 100 */
-    "\xf0\x9d\x9f\x93",                         /* mathematical bold 5 (U+1D7D3) */
-    "\xdf\x85",                                 /* NKo 5 */
-    "\xef\xbc\x91_\xef\xbc\x90",                 /* full-width 1_0 */
-    "\xd9\xa1_\xd9\xa0",                         /* Arabic-Indic 1_0 */
-    "1_\xd9\xa0.\xd9\xa5",                        /* mixed scripts 10.5 */
-    "1e\xd9\xa3",                               /* 1e3, exponent in Arabic-Indic */
-    "-\xd9\xa3",                                /* -3 */
-    "\xef\xbc\x95" "e-\xef\xbc\x93",                /* 5e-3 */
-    "\xc2\xa0" "42\xc2\xa0",                      /* NBSP */
-    "\xe2\x80\x83" "7\xe2\x80\x83",              /* EM SPACE */
-    "\xe1\x9a\x80" "5",                          /* OGHAM SPACE MARK */
-    "\xc2\x85" "5",                               /* NEL */
-    "5\xe2\x80\xa9",                             /* PARAGRAPH SEPARATOR */
-    "\xe2\x80\xaf" "9\xe2\x81\x9f",              /* NNBSP, MMSP */
-    "\xe2\x80\x8b" "5",                          /* ZERO WIDTH SPACE: not a blank */
-    "\xef\xbb\xbf" "5",                          /* BOM: not a blank */
-    "\xe2\x81\xb5",                              /* superscript 5: a digit, not decimal */
-    "\xe2\x85\xab",                              /* ROMAN NUMERAL TWELVE */
-    "\xef\xbc\x8b" "1",                          /* full-width plus */
-    "1\xef\xbc\x8e" "5",                         /* full-width full stop */
-    "\xef\xbd\x89\xef\xbd\x8e\xef\xbd\x86",       /* full-width inf */
-    "1\xc2\xa0_0", "1_\xc2\xa0" "0", "1__\xd9\xa0", "\xd9\xa0_", "_\xd9\xa0",
-    "1_0e1_0", "1.0_5", "0_0.0_0", "1_0_0_0",
-    "9007199254740993", "9007199254740993.0000000000000000000000000001", "0.1000000000000000055511151231257827",
-    "2.4703282292062327e-324", "2.4703282292062328e-324", "1.7976931348623158e308",
-    "1.7976931348623159e308", "00000000000000000000000000000000000000000045.5",
-    "123456789012345678901234567890", "1e-99999999999999999999", "1e99999999999999999999",
+    "\xef\xbc\x96\xef\xbc\x90",             /* full-width 60 */
+    "\xd9\xa5\xd9\xa0",                     /* Arabic-Indic 50 */
+    "\xdb\xb1\xdb\xb2.\xdb\xb5",            /* Extended Arabic-Indic 12.5 */
+    "\xe0\xa5\xa7\xe0\xa5\xa6\xe0\xa5\xa6", /* Devanagari 100 */
+    "\xf0\x9d\x9f\x93",                     /* mathematical bold 5 (U+1D7D3) */
+    "\xdf\x85",                             /* NKo 5 */
+    "\xef\xbc\x91_\xef\xbc\x90",            /* full-width 1_0 */
+    "\xd9\xa1_\xd9\xa0",                    /* Arabic-Indic 1_0 */
+    "1_\xd9\xa0.\xd9\xa5",                  /* mixed scripts 10.5 */
+    "1e\xd9\xa3",                           /* 1e3, exponent in Arabic-Indic */
+    "-\xd9\xa3",                            /* -3 */
+    "\xef\xbc\x95"
+    "e-\xef\xbc\x93", /* 5e-3 */
+    "\xc2\xa0"
+    "42\xc2\xa0", /* NBSP */
+    "\xe2\x80\x83"
+    "7\xe2\x80\x83", /* EM SPACE */
+    "\xe1\x9a\x80"
+    "5", /* OGHAM SPACE MARK */
+    "\xc2\x85"
+    "5",             /* NEL */
+    "5\xe2\x80\xa9", /* PARAGRAPH SEPARATOR */
+    "\xe2\x80\xaf"
+    "9\xe2\x81\x9f", /* NNBSP, MMSP */
+    "\xe2\x80\x8b"
+    "5", /* ZERO WIDTH SPACE: not a blank */
+    "\xef\xbb\xbf"
+    "5",            /* BOM: not a blank */
+    "\xe2\x81\xb5", /* superscript 5: a digit, not decimal */
+    "\xe2\x85\xab", /* ROMAN NUMERAL TWELVE */
+    "\xef\xbc\x8b"
+    "1", /* full-width plus */
+    "1\xef\xbc\x8e"
+    "5",                                    /* full-width full stop */
+    "\xef\xbd\x89\xef\xbd\x8e\xef\xbd\x86", /* full-width inf */
+    "1\xc2\xa0_0",
+    "1_\xc2\xa0"
+    "0",
+    "1__\xd9\xa0",
+    "\xd9\xa0_",
+    "_\xd9\xa0",
+    "1_0e1_0",
+    "1.0_5",
+    "0_0.0_0",
+    "1_0_0_0",
+    "9007199254740993",
+    "9007199254740993.0000000000000000000000000001",
+    "0.1000000000000000055511151231257827",
+    "2.4703282292062327e-324",
+    "2.4703282292062328e-324",
+    "1.7976931348623158e308",
+    "1.7976931348623159e308",
+    "00000000000000000000000000000000000000000045.5",
+    "123456789012345678901234567890",
+    "1e-99999999999999999999",
+    "1e99999999999999999999",
 };
 
 static void number(struct hw_buf *b, int decimals, unsigned odd_pct)
 {
     if (rnd(100) < odd_pct) {
         if (rng_unicode && rnd(3))
-            hw_buf_puts(b, unicode_numbers[rnd(sizeof unicode_numbers / sizeof unicode_numbers[0])]);
+            hw_buf_puts(b,
+                        unicode_numbers[rnd(sizeof unicode_numbers / sizeof unicode_numbers[0])]);
         else
             hw_buf_puts(b, odd_numbers[rnd(sizeof odd_numbers / sizeof odd_numbers[0])]);
         return;
@@ -338,17 +364,31 @@ static const struct {
     {"x, 0.05 ,0,0.25,0,0.15,0,0,0\nx,0.35,0,0.45,0,2.675,0,0,0\n", NULL, NULL},
     {NULL, "only a header line", NULL},
     {NULL, "h\nt,1.5\nt,2.5,x\nt,x,3\nt, 4 , 5 ,6\n", NULL},
-    {NULL, NULL, "# gpu sm mem\n0 1 -0.0 2\n0 1 0 2\n"},   /* mean 0: no mem keys */
+    {NULL, NULL, "# gpu sm mem\n0 1 -0.0 2\n0 1 0 2\n"}, /* mean 0: no mem keys */
     {NULL, NULL, "\r\n  0 1 2 3\r1 2 3\n#x\n0 1 1_0 3"},
     /* \x1c-\x1f: blanks for str.strip()/split(), not for float() */
-    {"x,\x1c" "5\x1d,0,\x1e" "7,0,\x1f" "9,0,0,0\n", "h\nt,\x1c" "5,6\nt, 7 ,\xc2\xa0" "8\n",
-     "0 1 \x1c" "5 3\n0\x1c" "1\x1f" "6\x1e" "3\n"},
+    {"x,\x1c"
+     "5\x1d,0,\x1e"
+     "7,0,\x1f"
+     "9,0,0,0\n",
+     "h\nt,\x1c"
+     "5,6\nt, 7 ,\xc2\xa0"
+     "8\n",
+     "0 1 \x1c"
+     "5 3\n0\x1c"
+     "1\x1f"
+     "6\x1e"
+     "3\n"},
     {"", "", ""},
     {NULL, NULL, NULL},
     /* dmon split() on Unicode blanks; "#" after a Unicode blank; CPU cells with Unicode padding */
     {NULL, "h\nt,\xc2\xa0\xd9\xa5\xc2\xa0,\xe3\x80\x80\xef\xbc\x97\xe3\x80\x80\nt,1\x1c,2\x1c\n",
-     "0\xe3\x80\x80" "1\xc2\xa0\xd9\xa5\xe2\x80\xa8" "3\n\xe2\x80\x83#0 1 9 3\n0\xc2\x85" "1 7 3\n"},
-    {"x,\xd9\xa1\xd9\xa0\xd9\xa0,0,\xef\xbc\x95,0,\xe0\xa5\xa8\xe0\xa5\xa6.\xe0\xa5\xab,0,0,0\n", NULL, NULL},
+     "0\xe3\x80\x80"
+     "1\xc2\xa0\xd9\xa5\xe2\x80\xa8"
+     "3\n\xe2\x80\x83#0 1 9 3\n0\xc2\x85"
+     "1 7 3\n"},
+    {"x,\xd9\xa1\xd9\xa0\xd9\xa0,0,\xef\xbc\x95,0,\xe0\xa5\xa8\xe0\xa5\xa6.\xe0\xa5\xab,0,0,0\n",
+     NULL, NULL},
 };
 #define N_FIXED (sizeof fixed_cases / sizeof fixed_cases[0])
 #define N_CASES (N_GENERATED + N_FIXED)
@@ -612,8 +652,8 @@ static void test_chunking(void)
                 }
                 for (int s = 1; s < 3; s++)
                     if (strcmp(out[0].p, out[s].p) != 0) {
-                        fprintf(stderr, "%s: whole %s, in pieces of %zu %s\n", p, out[0].p, steps[s],
-                                out[s].p);
+                        fprintf(stderr, "%s: whole %s, in pieces of %zu %s\n", p, out[0].p,
+                                steps[s], out[s].p);
                         differ++;
                     }
                 for (int s = 0; s < 3; s++)
@@ -635,20 +675,52 @@ static void test_float_emulation(void)
         bool ok;
         double v;
     } t[] = {
-        {"1", true, 1},          {" 1.5 ", true, 1.5},    {"1_000", true, 1000},
-        {"1__0", false, 0},      {"_1", false, 0},        {"1_", false, 0},
-        {"1_.5", false, 0},      {"1._5", false, 0},      {"1e1_0", true, 1e10},
-        {"inf", true, INFINITY}, {"-Infinity", true, -INFINITY}, {"infinit", false, 0},
-        {"5.", true, 5},         {".5", true, .5},        {".", false, 0},
-        {"1e", false, 0},        {"0x10", false, 0},      {"", false, 0},
-        {"\xc2\xa0" "2", true, 2}, {"12 %", false, 0},    {"+-1", false, 0},
+        {"1", true, 1},
+        {" 1.5 ", true, 1.5},
+        {"1_000", true, 1000},
+        {"1__0", false, 0},
+        {"_1", false, 0},
+        {"1_", false, 0},
+        {"1_.5", false, 0},
+        {"1._5", false, 0},
+        {"1e1_0", true, 1e10},
+        {"inf", true, INFINITY},
+        {"-Infinity", true, -INFINITY},
+        {"infinit", false, 0},
+        {"5.", true, 5},
+        {".5", true, .5},
+        {".", false, 0},
+        {"1e", false, 0},
+        {"0x10", false, 0},
+        {"", false, 0},
+        {"\xc2\xa0"
+         "2",
+         true, 2},
+        {"12 %", false, 0},
+        {"+-1", false, 0},
         /* digits of other scripts and Unicode blanks (summarize/py_unicode.h) */
-        {"\xef\xbc\x96\xef\xbc\x90", true, 60},      {"\xd9\xa5\xd9\xa0", true, 50},
-        {"\xd9\xa1_\xd9\xa0", true, 10},               {"\xf0\x9d\x9f\x93", true, 5},
-        {"\xe3\x80\x80" "3\xe2\x80\x83", true, 3},    {"\xe2\x80\x8b" "5", false, 0},
-        {"\xe2\x81\xb5", false, 0},                    {"\x1c" "5", false, 0},
-        {"1\xef\xbc\x8e" "5", false, 0},               {"\xff" "5", false, 0},
-        {"\xed\xa0\x80", false, 0},                    {"\xe0\x80\xb5", false, 0},
+        {"\xef\xbc\x96\xef\xbc\x90", true, 60},
+        {"\xd9\xa5\xd9\xa0", true, 50},
+        {"\xd9\xa1_\xd9\xa0", true, 10},
+        {"\xf0\x9d\x9f\x93", true, 5},
+        {"\xe3\x80\x80"
+         "3\xe2\x80\x83",
+         true, 3},
+        {"\xe2\x80\x8b"
+         "5",
+         false, 0},
+        {"\xe2\x81\xb5", false, 0},
+        {"\x1c"
+         "5",
+         false, 0},
+        {"1\xef\xbc\x8e"
+         "5",
+         false, 0},
+        {"\xff"
+         "5",
+         false, 0},
+        {"\xed\xa0\x80", false, 0},
+        {"\xe0\x80\xb5", false, 0},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         double v = 0;
