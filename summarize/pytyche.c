@@ -37,6 +37,7 @@ struct sum_py_reader {
     bool in_field, started, comment; /* dmon */
     bool cell_on;                    /* dec reads the current cell */
     bool body, fs_trail; /* CPU: a non-blank seen; U+001C..U+001F among trailing blanks */
+    bool fresh;          /* nothing of the current cell fed to dec yet */
     bool ok[3];
     double val[3];
     struct hw_dec dec;
@@ -136,6 +137,7 @@ static void cell_start(struct sum_py_reader *r)
     hw_dec_init(&r->dec, HW_DEC_PY);
     r->cell_on = true;
     r->body = r->fs_trail = false;
+    r->fresh = true;
 }
 
 static void cell_end(struct sum_py_reader *r, int idx, bool at_line_end)
@@ -165,8 +167,51 @@ static void gpu_cp(struct sum_py_reader *r, uint32_t c)
         if (r->part == 1 || r->part == 3 || r->part == 5)
             cell_start(r);
     } else if (r->cell_on) {
+        r->fresh = false;
         hw_dec_feed(&r->dec, is_fs(c) ? ' ' : py_char(c));
     }
+}
+
+static bool ascii_plain(unsigned char c)
+{
+    return c < 0x80 && c != ',' && c != '\n' && c != '\r';
+}
+
+/* GPU rows are nearly all ASCII, and float() of a plain decimal is strtod's double: skip the
+ * cells nobody reads, and read a whole ASCII cell 1, 3 or 5 of the buffer with the decimal
+ * parser's fast path; anything else (underscores, inf, Unicode, a cell cut by the buffer's
+ * end) goes through the character machine. Returns the bytes taken from s, 0 for none. */
+static size_t gpu_ascii_run(struct sum_py_reader *r, const unsigned char *s, size_t n)
+{
+    if (r->kind != SUM_PY_GPU || !r->line_open || !ascii_plain(s[0]) || (r->cell_on && !r->fresh))
+        return 0; /* (a cell begun by the machine stays with it: no scan twice) */
+    size_t j = 1;
+    while (j < n && ascii_plain(s[j]))
+        j++;
+    if (!r->cell_on) {
+        r->pending_cr = false;
+        return j;
+    }
+    if (j == n || s[j] >= 0x80) {
+        r->fresh = false; /* the machine takes it from here */
+        return 0;
+    }
+    size_t b = 0, e = j; /* strip(): the ASCII blanks, U+001C..U+001F included */
+    while (b < e && py_isspace(s[b]))
+        b++;
+    while (e > b && py_isspace(s[e - 1]))
+        e--;
+    double v;
+    if (!hw_parse_decimal((const char *)s + b, e - b, &v)) {
+        r->fresh = false;
+        return 0;
+    }
+    int idx = (int)(r->part / 2);
+    r->ok[idx] = true;
+    r->val[idx] = v;
+    r->cell_on = false;
+    r->pending_cr = false;
+    return j;
 }
 
 static void gpu_end(struct sum_py_reader *r)
@@ -364,7 +409,11 @@ int sum_py_feed(struct sum_py_reader *r, const void *buf, size_t n)
     }
     while (i < n) {
         if (s[i] < 0x80) {
-            on_ascii(r, s[i++]);
+            size_t k = gpu_ascii_run(r, s + i, n - i);
+            if (k)
+                i += k;
+            else
+                on_ascii(r, s[i++]);
             continue;
         }
         size_t len = hw_utf8_decode(s + i, n - i, &c);
