@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -26,6 +27,7 @@
 #include <unistd.h>
 
 #include "children.h"
+#include "hwrun/cores.h"
 #include "hwrun/gpm.h"
 #include "gpusel.h"
 #include "hwrun/treepids.h"
@@ -856,6 +858,10 @@ static void log_start(struct run *r, const char *mode)
     f[n++] = RL_STR("host", u.nodename);
     f[n++] = RL_STR("kernel", u.release);
     f[n++] = RL_INT("cpus", sysconf(_SC_NPROCESSORS_ONLN));
+    cpu_set_t aff; /* the job's CPUs: its own mask, else hwmon's (the job inherits it) */
+    if (sched_getaffinity(r->track_pid, sizeof aff, &aff) == 0 ||
+        sched_getaffinity(0, sizeof aff, &aff) == 0)
+        f[n++] = RL_INT(HW_CPUS_ALLOWED_KEY, CPU_COUNT(&aff));
     f[n++] = RL_STR("smi_tz", "UTC");
     f[n++] = RL_STR("gpu_query_fields", r->fields);
     f[n++] = RL_JSON("children", chl.p);

@@ -10,34 +10,26 @@
 #include <sys/stat.h>
 
 #include "hwrun/msg.h"
+#include "compare.h"
 #include "html.h"
 #include "pytyche.h"
 #include "report.h"
 
-static void run_job(struct sum_jobs *c, struct sum_job *j)
+struct sum_run *sum_jobs_summarize(const struct sum_jobs *c, const char *dir, int *rc,
+                                   int *status, bool *usable)
 {
-    hw_buf_init(&j->out, NULL, 0);
-    hw_buf_init(&j->json, NULL, 0);
-    j->status = HW_EXIT_OK;
-    if (c->fmt == SUM_FMT_PYTYCHE) {
-        j->status = sum_py_run(j->dir, c->file_opt, &j->out, &j->usable);
-        return;
-    }
     struct sum_inputs in = {0};
     char *storage[SUM_KIND_COUNT] = {0};
-    if (j->dir) {
+    if (dir) {
         struct stat st;
-        if (stat(j->dir, &st) != 0) {
-            hw_warn(errno, "%s", j->dir);
-            j->status = HW_EXIT_FAIL;
-            return;
+        int err = stat(dir, &st) != 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
+        if (err) {
+            hw_warn(err, "%s", dir);
+            *status = HW_EXIT_FAIL;
+            *rc = -err;
+            return NULL;
         }
-        if (!S_ISDIR(st.st_mode)) {
-            hw_warn(ENOTDIR, "%s", j->dir);
-            j->status = HW_EXIT_FAIL;
-            return;
-        }
-        sum_inputs_from_dir(&in, j->dir, storage);
+        sum_inputs_from_dir(&in, dir, storage);
     }
     for (int k = 0; k < SUM_KIND_COUNT; k++)
         if (c->file_opt[k])
@@ -45,36 +37,100 @@ static void run_job(struct sum_jobs *c, struct sum_job *j)
     struct sum_run *run = sum_run_new();
     if (!run)
         hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
-    int rc = sum_run_summarize(run, &in, &c->cfg);
-    if (rc == -ENODATA) {
-        hw_warn(0, "%s: nothing usable found", j->dir ? j->dir : "(files)");
-        j->status = HW_EXIT_FAIL;
-    } else if (rc < 0) {
-        j->status = HW_EXIT_FAIL; /* the file was named in a message already */
-        j->usable = true;
+    *rc = sum_run_summarize(run, &in, &c->cfg);
+    if (*rc == -ENODATA) {
+        hw_warn(0, "%s: nothing usable found", dir ? dir : "(files)");
+        *status = HW_EXIT_FAIL;
+    } else if (*rc < 0) {
+        *status = HW_EXIT_FAIL; /* the file was named in a message already */
+        *usable = true;
     } else {
-        j->usable = true;
+        *usable = true;
+    }
+    for (int k = 0; k < SUM_KIND_COUNT; k++)
+        free(storage[k]);
+    return run;
+}
+
+int sum_jobs_compare(const struct sum_jobs *c, const char *a, const char *b, struct hw_buf *out)
+{
+    const char *dirs[2] = {a, b};
+    struct sum_run *r[2] = {NULL, NULL};
+    int status = HW_EXIT_OK;
+    for (int i = 0; i < 2; i++) {
+        int rc;
+        bool usable = false;
+        r[i] = sum_jobs_summarize(c, dirs[i], &rc, &status, &usable);
+        if (r[i] && !usable)
+            status = HW_EXIT_FAIL;
+    }
+    if (r[0] && r[1]) {
+        if (c->fmt == SUM_FMT_TEXT)
+            sum_compare_text(r[0], r[1], &c->units, out);
+        else
+            sum_compare_json(r[0], r[1], &c->units, out);
+    } else {
+        status = HW_EXIT_FAIL; /* a directory that is not one: nothing to compare */
+    }
+    sum_run_free(r[0]);
+    sum_run_free(r[1]);
+    return status;
+}
+
+/* A sweep page's row of job j (run NULL: its directory could not be read, rc says why). */
+static void html_row(struct sum_jobs *c, struct sum_job *j, const struct sum_run *run, int rc)
+{
+    size_t len = 0;
+    FILE *f = open_memstream(&j->row, &len);
+    if (!f)
+        hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+    char *link = sum_html_report_link(c->html, j->dir);
+    sum_html_sweep_row(f, j->dir, run, rc, link);
+    free(link);
+    if (fclose(f) != 0)
+        hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+}
+
+static void run_job(struct sum_jobs *c, struct sum_job *j)
+{
+    hw_buf_init(&j->out, NULL, 0);
+    j->status = HW_EXIT_OK;
+    if (c->fmt == SUM_FMT_PYTYCHE) {
+        j->status = sum_py_run(j->dir, c->file_opt, &j->out, &j->usable);
+        return;
+    }
+    int rc = 0;
+    struct sum_run *run = sum_jobs_summarize(c, j->dir, &rc, &j->status, &j->usable);
+    if (!run) {
+        if (c->html && c->njobs > 1)
+            html_row(c, j, NULL, rc);
+        return;
     }
     if (c->print) {
         switch (c->fmt) {
         case SUM_FMT_JSON: sum_report_json(run, &j->out); break;
-        case SUM_FMT_TEXT: sum_report_text(run, &j->out); break;
+        case SUM_FMT_TEXT: sum_report_text_u(run, &c->units, &j->out); break;
         case SUM_FMT_CSV:
-            sum_report_csv_row(run, &j->out);
+            sum_report_csv_row_u(run, &c->units, &j->out);
             for (size_t p = 0; p < run->nparams; p++) { /* lined up in sum_jobs_collect() */
                 sum_report_param_name(&run->params[p], &j->pnames);
                 hw_buf_putc(&j->pnames, '\0');
                 sum_report_param_csv_cell(&run->params[p], &j->pcells);
                 hw_buf_putc(&j->pcells, '\0');
             }
-            j->nparams = run->nparams;
+            j->nparams = run->nparams; /* then the phase.NAME.* columns, lined up the same way */
+            j->nparams += sum_report_phase_csv(run, &c->units, &j->pnames, &j->pcells);
             break;
-        case SUM_FMT_JSONL: sum_report_jsonl_row(run, &j->out); break;
+        case SUM_FMT_JSONL: sum_report_jsonl_row_u(run, &c->units, &j->out); break;
         case SUM_FMT_PYTYCHE: break;
         }
     }
-    if (c->html && rc != -ENODATA)
-        sum_report_json(run, &j->json); /* the report's tables come from the summary */
+    if (c->html && c->njobs > 1) {
+        html_row(c, j, run, rc);
+    } else if (c->html) {
+        j->run = run; /* drawn by sum_jobs_html */
+        run = NULL;
+    }
     if (c->write && j->dir && rc != -ENODATA) {
         struct hw_buf js;
         hw_buf_init(&js, NULL, 0);
@@ -98,8 +154,6 @@ static void run_job(struct sum_jobs *c, struct sum_job *j)
         j->status = HW_EXIT_FAIL;
     }
     sum_run_free(run);
-    for (int k = 0; k < SUM_KIND_COUNT; k++)
-        free(storage[k]);
 }
 
 static void *worker(void *arg)
@@ -115,6 +169,12 @@ static void *worker(void *arg)
 
 void sum_jobs_run(struct sum_jobs *c, size_t nthreads)
 {
+    if (c->html) { /* the page's timeline, built in the summary's one pass */
+        struct sum_html_opts ho;
+        sum_html_opts_init(&ho);
+        c->cfg.timeline_cols = c->njobs > 1 ? SUM_HTML_SPARK_COLS : sum_html_cols(&ho);
+        c->cfg.timeline_spark = c->njobs > 1;
+    }
     if (nthreads <= 1) {
         worker(c);
     } else {
@@ -136,28 +196,32 @@ void sum_jobs_run(struct sum_jobs *c, size_t nthreads)
 int sum_jobs_html(struct sum_jobs *c)
 {
     int status = HW_EXIT_OK;
-    const char **dirs = calloc(c->njobs, sizeof *dirs);
-    const char **json = calloc(c->njobs, sizeof *json);
-    if (!dirs || !json)
+    const char **rows = calloc(c->njobs, sizeof *rows);
+    if (!rows)
         hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
-    for (size_t i = 0; i < c->njobs; i++) {
-        dirs[i] = c->jobs[i].dir;
-        json[i] = c->jobs[i].json.len ? c->jobs[i].json.p : NULL;
-    }
+    for (size_t i = 0; i < c->njobs; i++)
+        rows[i] = c->jobs[i].row;
     struct sum_html_opts ho;
     sum_html_opts_init(&ho);
-    if (c->cfg.have_tz)
-        ho.read.tz = c->cfg.tz;
     char err[512] = "";
-    int rc = sum_html_write_file(c->html, dirs, json, c->njobs, &ho, err, sizeof err);
+    int rc = -ENOENT; /* the one run could not be read (said already) */
+    bool sweep = c->njobs > 1;
+    if (sweep || c->jobs[0].run)
+        rc = sum_html_write_file(c->html, sweep ? NULL : c->jobs[0].run, rows, c->njobs, &ho,
+                                 err, sizeof err);
     if (err[0])
         hw_warn(0, "%s", err);
     if (rc < 0) {
         hw_warn(-rc, "write %s", c->html);
         status = HW_EXIT_FAIL;
     }
-    free(dirs);
-    free(json);
+    for (size_t i = 0; i < c->njobs; i++) {
+        free(c->jobs[i].row);
+        c->jobs[i].row = NULL;
+        sum_run_free(c->jobs[i].run);
+        c->jobs[i].run = NULL;
+    }
+    free(rows);
     return status;
 }
 
@@ -165,7 +229,8 @@ int sum_jobs_collect(struct sum_jobs *c, struct hw_buf *all)
 {
     /* several JSON summaries make one JSON document: an array (jsonl: one per line) */
     bool json_array = c->fmt == SUM_FMT_JSON && c->njobs > 1;
-    /* csv: the parameter columns are the union of the runs' names, in first-seen order */
+    /* csv: the parameter and phase.NAME.* columns are the union of the runs' names, in
+     * first-seen order */
     const char **pcols = NULL;
     size_t npcols = 0;
     if (c->fmt == SUM_FMT_CSV) {
@@ -185,7 +250,7 @@ int sum_jobs_collect(struct sum_jobs *c, struct hw_buf *all)
                     pcols[npcols++] = k;
             }
         }
-        sum_report_csv_header(all);
+        sum_report_csv_header_u(&c->units, all);
         if (npcols) { /* the header ends in '\n': the parameter names go before it */
             all->len--;
             for (size_t q = 0; q < npcols; q++) {
@@ -202,7 +267,6 @@ int sum_jobs_collect(struct sum_jobs *c, struct hw_buf *all)
     bool any_usable = false;
     for (size_t i = 0; i < c->njobs; i++) {
         struct sum_job *j = &c->jobs[i];
-        hw_buf_free(&j->json);
         if (c->fmt == SUM_FMT_TEXT && i)
             hw_buf_putc(all, '\n');
         if (j->out.len && json_array) {

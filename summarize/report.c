@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "hwrun/timeutil.h"
+#include "units.h"
 
 /* ---- a small pretty JSON writer --------------------------------------------------------- */
 
@@ -58,11 +59,16 @@ static void jw_close(struct jw *w, char c)
 /* A computed double for output (JSON, CSV and JSONL rows): rounded to 12 significant digits, so
  * a mean prints 951.1, not 951.1000000000001 (binary noise of the sums), then as Python's repr.
  * Twelve digits are far beyond what any sensor reports; the stored values keep full precision. */
-static void put_num(struct hw_buf *b, double v)
+double sum_fig_num(double v)
 {
     char t[32];
     snprintf(t, sizeof t, "%.12g", v);
-    hw_buf_py_double(b, strtod(t, NULL));
+    return strtod(t, NULL);
+}
+
+static void put_num(struct hw_buf *b, double v)
+{
+    hw_buf_py_double(b, sum_fig_num(v));
 }
 
 static void jw_num(struct jw *w, const char *key, double v)
@@ -255,6 +261,20 @@ static uint64_t events_total(const struct sum_run *run)
     return n;
 }
 
+/* The same figures for the HTML report's tables (report.h). */
+double sum_fig_mean(const struct sum_stat *s) { return mean_or_nan(s); }
+double sum_fig_max(const struct sum_stat *s) { return max_or_nan(s); }
+double sum_fig_growth(const struct sum_stat *s) { return growth(s); }
+const struct sum_stat *sum_fig_mem_util(const struct sum_run *run, const char **source)
+{
+    return mem_util_stat(run, source);
+}
+double sum_fig_clock_mean(const struct sum_run *run) { return clock_mean(run); }
+double sum_fig_round_us(double x) { return round_us(x); }
+double sum_fig_phase_energy_wh(const struct sum_phase_acc *p) { return phase_energy_wh(p); }
+uint64_t sum_fig_events_total(const struct sum_run *run) { return events_total(run); }
+const char *sum_fig_tz_source(enum sum_tz_source s) { return tz_source_name(s); }
+
 /* ---- summary.json ----------------------------------------------------------------------- */
 
 static void json_gpu_metrics(struct jw *w, const struct sum_stat *m)
@@ -312,8 +332,7 @@ static void json_quality(struct jw *w, const struct sum_run *run, int k)
         jw_num(w, "p99", sum_stat_quantile(iv, 0.99));
         jw_num(w, "max", max_or_nan(iv));
         jw_close(w, '}');
-        double med = sum_stat_quantile(iv, 0.5);
-        jw_u64(w, "gaps", isfinite(med) ? sum_stat_count_above(iv, SUM_GAP_FACTOR * med) : 0);
+        jw_u64(w, "gaps", sum_run_file_gaps(run, (enum sum_kind)k));
     }
     jw_close(w, '}');
 }
@@ -347,6 +366,62 @@ static void json_outcome(struct jw *w, const struct sum_outcome *o)
     jw_time(w, "last_sample", o->last_t);
     jw_u64(w, "phases_failed", o->phases_failed);
     jw_close(w, '}');
+}
+
+/* "phase_names": each phase name's figures over all its entries (phasenames.h), every entry
+ * counted, also those beyond SUM_MAX_PHASES. */
+static void json_phase_names(struct jw *w, const struct sum_run *run)
+{
+    const struct sum_names *s = &run->names;
+    jw_open(w, "phase_names", '[');
+    for (size_t i = 0; i < s->n; i++) {
+        const struct sum_name_acc *a = &s->v[i];
+        jw_open(w, NULL, '{');
+        jw_str(w, "name", a->name);
+        jw_u64(w, "count", a->count);
+        jw_u64(w, "failed", a->failed);
+        jw_u64(w, "overlapping", a->overlapping);
+        jw_open(w, "seconds", '{');
+        jw_num(w, "total", round_us(a->timed ? a->d_sum : NAN));
+        jw_num(w, "mean", round_us(sum_name_mean_s(a)));
+        jw_num(w, "min", round_us(a->timed ? a->d_min : NAN));
+        jw_num(w, "max", round_us(a->timed ? a->d_max : NAN));
+        jw_num(w, "std", round_us(sum_name_std_s(a)));
+        jw_close(w, '}');
+        jw_num(w, "span_sec", round_us(a->timed ? a->span_s : NAN));
+        jw_num(w, "energy_wh", sum_name_energy_wh(a));
+        jw_num(w, "gpu_util_mean_pct", mean_or_nan(&a->util));
+        jw_num(w, "gpu_util_max_pct", max_or_nan(&a->util));
+        jw_num(w, "peak_vram_mib", max_or_nan(&a->mem_used));
+        jw_num(w, "power_watts_mean", mean_or_nan(&a->power));
+        jw_num(w, "cpu_usr_mean_pct", mean_or_nan(&a->cpu_usr));
+        jw_num(w, "proc_cpu_mean_pct", mean_or_nan(&a->proc_cpu));
+        jw_num(w, "proc_peak_rss_mib", max_or_nan(&a->proc_rss));
+        jw_num(w, "proc_mean_rss_mib", mean_or_nan(&a->proc_rss));
+        jw_close(w, '}');
+    }
+    jw_close(w, ']');
+    if (s->names_dropped)
+        jw_u64(w, "phase_names_not_summarized", s->names_dropped);
+    if (s->windows_dropped)
+        jw_u64(w, "phase_windows_not_measured", s->windows_dropped);
+}
+
+/* The tree's CPU as a share of the job's expected cores (sum_run_expected_cores). */
+static double cpu_of_cores(const struct sum_run *run, double pct_one_core)
+{
+    double n = sum_run_expected_cores(run, NULL);
+    return isfinite(n) && n > 0 ? pct_one_core / n : NAN;
+}
+
+static void json_cores(struct jw *w, const struct sum_run *run)
+{
+    const char *src;
+    jw_num(w, "cpu_mean_pct", mean_or_nan(&run->proc[SUM_PROC_CPU])); /* of one core */
+    jw_num(w, "expected_cores", sum_run_expected_cores(run, &src));
+    jw_str(w, "expected_cores_source", src);
+    jw_num(w, "cpu_mean_pct_of_cores", cpu_of_cores(run, mean_or_nan(&run->proc[SUM_PROC_CPU])));
+    jw_num(w, "cpu_max_pct_of_cores", cpu_of_cores(run, max_or_nan(&run->proc[SUM_PROC_CPU])));
 }
 
 void sum_report_json(const struct sum_run *run, struct hw_buf *out)
@@ -492,6 +567,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     jw_close(&w, ']');
     if (run->phases_dropped)
         jw_u64(&w, "phases_not_summarized", run->phases_dropped);
+    json_phase_names(&w, run);
 
     jw_open(&w, "events", '{');
     jw_u64(&w, "total", events_total(run));
@@ -553,6 +629,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     }
     jw_close(&w, ']');
     jw_str(&w, "gpu_mem_unmeasured_reason", gm_why);
+    json_cores(&w, run);
     jw_close(&w, '}');
 
     jw_open(&w, "container", '{');
@@ -582,34 +659,25 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
 
 /* ---- text ------------------------------------------------------------------------------- */
 
-/* A number for a person: one decimal, or three significant digits below 1 so that a short
- * phase's energy reads 0.00123 Wh, not 0.0 Wh. "-" when not measured. */
+/* Numbers for a person: units.c's one rule (0.00123 Wh, never 0.0 Wh), in --units. */
 static void tnum(struct hw_buf *b, double v, const char *unit)
 {
-    if (!isfinite(v))
-        hw_buf_puts(b, "-");
-    else if (v != 0 && fabs(v) < 1)
-        hw_buf_printf(b, "%.3g%s", v, unit);
-    else
-        hw_buf_printf(b, "%.1f%s", v, unit);
+    sum_fmt_num(b, v, unit);
 }
 
-/* A duration: seconds with milliseconds under a minute, else h/min/s as a person reads it. */
-static void tdur(struct hw_buf *b, double s)
+static void tdur(struct hw_buf *b, double s, const struct sum_units *u)
 {
-    if (!isfinite(s)) {
-        hw_buf_puts(b, "-");
-        return;
-    }
-    if (s < 60) {
-        hw_buf_printf(b, "%.3f s", s);
-        return;
-    }
-    long t = lround(s), h = t / 3600, m = t / 60 % 60, sec = t % 60;
-    if (h)
-        hw_buf_printf(b, "%ld h %02ld min %02ld s", h, m, sec);
-    else
-        hw_buf_printf(b, "%ld min %02ld s", m, sec);
+    sum_units_fmt(b, s, SUM_DIM_TIME, u);
+}
+
+static void tmem(struct hw_buf *b, double mib, const struct sum_units *u)
+{
+    sum_units_fmt(b, mib, SUM_DIM_MEM, u);
+}
+
+static void twh(struct hw_buf *b, double wh, const struct sum_units *u)
+{
+    sum_units_fmt(b, wh, SUM_DIM_ENERGY, u);
 }
 
 /* The first line of what an error-like event says (its data's reason, message or output). */
@@ -631,20 +699,23 @@ static void event_reason(struct hw_buf *b, const char *data_json)
     json_object_put(d);
 }
 
-static void tstat(struct hw_buf *b, const char *label, const struct sum_stat *s, const char *unit)
+/* mem: the values are MiB, shown in --units mem (unit is then ignored). */
+static void tstat(struct hw_buf *b, const char *label, const struct sum_stat *s, const char *unit,
+                  const struct sum_units *mem)
 {
     if (!s->n)
         return;
-    hw_buf_printf(b, "    %-14s mean ", label);
-    tnum(b, sum_stat_mean(s), unit);
-    hw_buf_puts(b, "  max ");
-    tnum(b, s->max, unit);
-    hw_buf_puts(b, "  p50 ");
-    tnum(b, sum_stat_quantile(s, 0.5), unit);
-    hw_buf_puts(b, "  p95 ");
-    tnum(b, sum_stat_quantile(s, 0.95), unit);
-    hw_buf_puts(b, "  p99 ");
-    tnum(b, sum_stat_quantile(s, 0.99), unit);
+    const double v[5] = {sum_stat_mean(s), s->max, sum_stat_quantile(s, 0.5),
+                         sum_stat_quantile(s, 0.95), sum_stat_quantile(s, 0.99)};
+    static const char *const what[5] = {"mean ", "  max ", "  p50 ", "  p95 ", "  p99 "};
+    hw_buf_printf(b, "    %-14s ", label);
+    for (int i = 0; i < 5; i++) {
+        hw_buf_puts(b, what[i]);
+        if (mem)
+            tmem(b, v[i], mem);
+        else
+            tnum(b, v[i], unit);
+    }
     hw_buf_putc(b, '\n');
 }
 
@@ -712,7 +783,7 @@ static void text_outcome(struct hw_buf *out, const struct sum_outcome *o)
 /* Disks, network and free space, then the container's memory, of a run or a phase: one line
  * each after indent, only what was measured. */
 static void text_system(struct hw_buf *out, const char *indent, const struct sum_system *sys,
-                        double limit_mib, double cpu_limit_cores)
+                        double limit_mib, double cpu_limit_cores, const struct sum_units *u)
 {
     bool disk = !isnan(sys->bytes[SUM_IO_DISK_READ]) || !isnan(sys->bytes[SUM_IO_DISK_WRITE]);
     bool net = !isnan(sys->bytes[SUM_IO_NET_RX]) || !isnan(sys->bytes[SUM_IO_NET_TX]);
@@ -725,7 +796,7 @@ static void text_system(struct hw_buf *out, const char *indent, const struct sum
         if (i == SUM_IO_DISK_READ || i == SUM_IO_NET_RX)
             hw_buf_puts(out, sep);
         hw_buf_puts(out, label[i]);
-        tnum(out, sum_system_mib(sys, i), " MiB");
+        tmem(out, sum_system_mib(sys, i), u);
         if (!isnan(sys->peak_mib_s[i])) {
             hw_buf_puts(out, " (peak ");
             tnum(out, sum_system_peak_mib_s(sys, i), " MiB/s)");
@@ -735,7 +806,7 @@ static void text_system(struct hw_buf *out, const char *indent, const struct sum
     if (!isnan(sys->fs_free_min_mib)) {
         hw_buf_puts(out, sep);
         hw_buf_puts(out, "free space min ");
-        tnum(out, sys->fs_free_min_mib, " MiB");
+        tmem(out, sys->fs_free_min_mib, u);
         sep = "; ";
     }
     if (sep != indent)
@@ -745,14 +816,14 @@ static void text_system(struct hw_buf *out, const char *indent, const struct sum
     if (isnan(peak) && isnan(limit_mib) && isnan(cpu_limit_cores))
         return;
     hw_buf_printf(out, "%scontainer: memory peak ", indent);
-    tnum(out, peak, " MiB");
+    tmem(out, peak, u);
     if (src)
         hw_buf_printf(out, " (%s)", src);
     hw_buf_puts(out, ", limit ");
     if (isnan(limit_mib))
         hw_buf_puts(out, "none");
     else
-        tnum(out, limit_mib, " MiB");
+        tmem(out, limit_mib, u);
     if (!isnan(cpu_limit_cores)) {
         hw_buf_puts(out, ", CPU limit ");
         tnum(out, cpu_limit_cores, " cores");
@@ -760,7 +831,153 @@ static void text_system(struct hw_buf *out, const char *indent, const struct sum
     hw_buf_putc(out, '\n');
 }
 
+/* One phase entry: its duration, energy, CPU, and each GPU's figures. */
+static void text_phase_entry(struct hw_buf *out, const struct sum_run *run,
+                             const struct sum_phase_acc *p, const struct sum_units *u)
+{
+    char sb[256];
+    hw_buf_printf(out, "  phase %s: ", safe(p->name, sb, sizeof sb));
+    tdur(out, p->t1 - p->t0, u);
+    if (isfinite(run->info.t_start) && p->t0 < run->info.t_start - 0.001)
+        hw_buf_puts(out, " (began before hwmon started: partly unmeasured)");
+    hw_buf_puts(out, ", energy ");
+    twh(out, phase_energy_wh(p), u);
+    if (p->cpu_usr.n) {
+        hw_buf_puts(out, ", CPU usr ");
+        tnum(out, sum_stat_mean(&p->cpu_usr), "%");
+    }
+    if (p->proc_rss.n) {
+        hw_buf_puts(out, ", process tree peak RSS ");
+        tmem(out, p->proc_rss.max, u);
+        hw_buf_puts(out, " CPU mean ");
+        tnum(out, sum_stat_mean(&p->proc_cpu), "%");
+    }
+    if (p->signal)
+        hw_buf_printf(out, ", FAILED: killed by signal %d", p->signal);
+    else if (p->exit_status > 0)
+        hw_buf_printf(out, ", FAILED: exit status %d", p->exit_status);
+    else if (p->failed)
+        hw_buf_puts(out, ", FAILED: raised an exception");
+    hw_buf_putc(out, '\n');
+    if (p->main_rss.n) {
+        hw_buf_puts(out, "    main process peak RSS ");
+        tmem(out, p->main_rss.max, u);
+        hw_buf_puts(out, ", CPU mean ");
+        tnum(out, mean_or_nan(&p->main_cpu), "%");
+        hw_buf_puts(out, "; tree CPU user ");
+        tnum(out, mean_or_nan(&p->usr_cpu), "%");
+        hw_buf_puts(out, ", system ");
+        tnum(out, mean_or_nan(&p->sys_cpu), "%\n");
+    }
+    text_system(out, "    ", &p->sys, p->sys.mem_limit_mib, NAN, u);
+    for (int g = 0; g < SUM_MAX_GPUS; g++)
+        if (p->gpu[g]) {
+            hw_buf_printf(out, "    GPU %d util mean ", g);
+            tnum(out, mean_or_nan(&p->gpu[g]->m[SUM_GM_UTIL]), "%");
+            for (int m = 0; run->gpu[g] && run->gpu[g]->in_gpm &&
+                            m < (int)(sizeof gpm_text / sizeof gpm_text[0]);
+                 m++) {
+                hw_buf_printf(out, ", %s ", gpm_text[m].label);
+                tnum(out, mean_or_nan(&p->gpu[g]->gpm[gpm_text[m].col]), "%");
+            }
+            hw_buf_puts(out, ", power mean ");
+            tnum(out, mean_or_nan(&p->gpu[g]->m[SUM_GM_POWER]), " W");
+            hw_buf_puts(out, ", peak VRAM ");
+            tmem(out, max_or_nan(&p->gpu[g]->m[SUM_GM_MEM_USED]), u);
+            hw_buf_putc(out, '\n');
+        }
+}
+
+/* " (87.5% of 4 cores: cgroup quota)" after the tree's CPU, when the cores are known. */
+static void text_cores(struct hw_buf *out, const struct sum_run *run)
+{
+    const char *src;
+    double n = sum_run_expected_cores(run, &src);
+    if (!isfinite(n))
+        return;
+    static const struct {
+        const char *key, *text;
+    } says[] = {{"option", "--cores"}, {"cgroup_quota", "cgroup quota"}, {"affinity", "affinity"}};
+    const char *why = src;
+    for (size_t i = 0; i < sizeof says / sizeof says[0]; i++)
+        if (!strcmp(says[i].key, src))
+            why = says[i].text;
+    hw_buf_puts(out, " (");
+    tnum(out, cpu_of_cores(run, mean_or_nan(&run->proc[SUM_PROC_CPU])), "%");
+    hw_buf_printf(out, " of %g cores: %s)", n, why);
+}
+
+/* Phases: a name logged more than once (a training loop's `step`) gets one line of its figures
+ * over all its entries (phase_names in JSON) before the entries, in place of a line each; its
+ * failed entries are still listed one by one. */
+static void text_phases(struct hw_buf *out, const struct sum_run *run, const struct sum_units *u)
+{
+    char sb[256];
+    const struct sum_names *s = &run->names;
+    for (size_t i = 0; i < s->n; i++) {
+        const struct sum_name_acc *a = &s->v[i];
+        if (a->count < 2 && a->kept == a->count)
+            continue; /* its entry's line says it all */
+        hw_buf_printf(out, "  phase %s x%llu: total ", safe(a->name, sb, sizeof sb),
+                      (unsigned long long)a->count);
+        tdur(out, a->timed ? a->d_sum : NAN, u);
+        hw_buf_puts(out, ", mean ");
+        tdur(out, sum_name_mean_s(a), u);
+        hw_buf_puts(out, " (min ");
+        tdur(out, a->timed ? a->d_min : NAN, u);
+        hw_buf_puts(out, ", max ");
+        tdur(out, a->timed ? a->d_max : NAN, u);
+        hw_buf_puts(out, ", std ");
+        tdur(out, sum_name_std_s(a), u);
+        hw_buf_puts(out, "), energy ");
+        twh(out, sum_name_energy_wh(a), u);
+        if (a->util.n) {
+            hw_buf_puts(out, ", GPU util mean ");
+            tnum(out, sum_stat_mean(&a->util), "%");
+        }
+        if (a->mem_used.n) {
+            hw_buf_puts(out, ", peak VRAM ");
+            tmem(out, a->mem_used.max, u);
+        }
+        if (a->cpu_usr.n) {
+            hw_buf_puts(out, ", CPU usr ");
+            tnum(out, sum_stat_mean(&a->cpu_usr), "%");
+        }
+        if (a->proc_rss.n) {
+            hw_buf_puts(out, ", process tree peak RSS ");
+            tmem(out, a->proc_rss.max, u);
+            hw_buf_puts(out, " CPU mean ");
+            tnum(out, mean_or_nan(&a->proc_cpu), "%");
+        }
+        if (a->overlapping)
+            hw_buf_printf(out, "; %llu overlapping (figures over their union)",
+                          (unsigned long long)a->overlapping);
+        if (a->failed)
+            hw_buf_printf(out, ", %llu FAILED", (unsigned long long)a->failed);
+        hw_buf_putc(out, '\n');
+    }
+    for (size_t i = 0; i < run->nphase; i++) {
+        const struct sum_phase_acc *p = &run->phase[i];
+        const struct sum_name_acc *a = sum_names_find(s, p->name);
+        if (a && (a->count > 1 || a->kept < a->count) && !p->failed)
+            continue; /* in its name's line */
+        text_phase_entry(out, run, p, u);
+    }
+    if (run->phases_dropped)
+        hw_buf_printf(out, "  note: %llu phases beyond the first %d have no entry of their own "
+                           "(their names' figures count them)\n",
+                      (unsigned long long)run->phases_dropped, SUM_MAX_PHASES);
+    if (s->names_dropped)
+        hw_buf_printf(out, "  note: %llu phases of names beyond the first %d not summarized by "
+                           "name\n", (unsigned long long)s->names_dropped, SUM_MAX_PHASE_NAMES);
+}
+
+
 void sum_report_text(const struct sum_run *run, struct hw_buf *out)
+{
+    sum_report_text_u(run, NULL, out);
+}
+void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, struct hw_buf *out)
 {
     char sb[256];
     static const char *const units[SUM_GM_COUNT] = {"%", "%", " MiB", " MiB", " W",
@@ -770,11 +987,11 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
                                                      "SM clock", "mem clock", "gr clock"};
     hw_buf_printf(out, "run %s\n", run->dir ? safe(run->dir, sb, sizeof sb) : "(files)");
     hw_buf_puts(out, "  duration ");
-    tdur(out, sum_run_duration(run));
+    tdur(out, sum_run_duration(run), u);
     hw_buf_printf(out, ", %llu samples, %zu GPUs, energy ",
                   (unsigned long long)sum_run_num_samples(run), sum_run_gpu_count(run));
     double e = sum_run_energy_wh(run);
-    tnum(out, e, " Wh");
+    twh(out, e, u);
     hw_buf_putc(out, '\n');
     text_outcome(out, &run->outcome);
     hw_buf_printf(out, "  nvidia-smi times: %s (%s)\n", run->tz.name,
@@ -782,7 +999,7 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
     hw_buf_puts(out, "  GPU util mean ");
     tnum(out, mean_or_nan(&run->all[SUM_GM_UTIL]), "%");
     hw_buf_puts(out, ", peak VRAM ");
-    tnum(out, max_or_nan(&run->all[SUM_GM_MEM_USED]), " MiB");
+    tmem(out, max_or_nan(&run->all[SUM_GM_MEM_USED]), u);
     hw_buf_puts(out, ", power mean ");
     tnum(out, mean_or_nan(&run->all[SUM_GM_POWER]), " W");
     hw_buf_puts(out, ", CPU usr ");
@@ -796,13 +1013,14 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
     hw_buf_putc(out, '\n');
     if (run->proc[SUM_PROC_RSS].n) {
         hw_buf_puts(out, "  process tree: peak RSS ");
-        tnum(out, run->proc[SUM_PROC_RSS].max, " MiB");
+        tmem(out, run->proc[SUM_PROC_RSS].max, u);
         if (run->proc[SUM_PROC_PSS].n) { /* RSS counts fork-shared pages once per process */
             hw_buf_puts(out, ", peak PSS ");
-            tnum(out, run->proc[SUM_PROC_PSS].max, " MiB");
+            tmem(out, run->proc[SUM_PROC_PSS].max, u);
         }
         hw_buf_puts(out, ", CPU mean ");
-        tnum(out, mean_or_nan(&run->proc[SUM_PROC_CPU]), "%");
+        tnum(out, mean_or_nan(&run->proc[SUM_PROC_CPU]), "% of one core");
+        text_cores(out, run);
         if (run->proc[SUM_PROC_USR_CPU].n) {
             hw_buf_puts(out, " (user ");
             tnum(out, mean_or_nan(&run->proc[SUM_PROC_USR_CPU]), "%");
@@ -813,25 +1031,26 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
     }
     if (run->proc[SUM_PROC_MAIN_RSS].n) {
         hw_buf_puts(out, "  main process: peak RSS ");
-        tnum(out, run->proc[SUM_PROC_MAIN_RSS].max, " MiB");
+        tmem(out, run->proc[SUM_PROC_MAIN_RSS].max, u);
         hw_buf_puts(out, ", CPU mean ");
         tnum(out, mean_or_nan(&run->proc[SUM_PROC_MAIN_CPU]), "%");
         hw_buf_printf(out, ", threads max %.0f", run->proc[SUM_PROC_MAIN_THREADS].max);
         hw_buf_putc(out, '\n');
     }
-    text_system(out, "  ", &run->sys, run->cg_mem_max_mib, run->cg_limit_cores);
+    text_system(out, "  ", &run->sys, run->cg_mem_max_mib, run->cg_limit_cores, u);
     if (run->gp_rows) { /* only when gpu_procs.csv was recorded */
         const char *why;
         double gm = sum_run_tree_gpu_mem_peak(run, &why);
         hw_buf_puts(out, "  process tree GPU memory peak ");
-        tnum(out, gm, " MiB");
+        tmem(out, gm, u);
         if (why)
             hw_buf_printf(out, " (unmeasured: %s)", why);
         hw_buf_putc(out, '\n');
         for (size_t i = 0; i < run->npids && i < 8; i++) { /* gpu_procs.csv, every process */
             hw_buf_printf(out, "    GPU process %ld %s: peak ", run->pids[i].pid,
                           safe(run->pids[i].name, sb, sizeof sb));
-            tnum(out, run->pids[i].peak_mib, " MiB\n");
+            tmem(out, run->pids[i].peak_mib, u);
+            hw_buf_putc(out, '\n');
         }
         if (run->npids > 8)
             hw_buf_printf(out, "    ... %zu more GPU processes (JSON: process.gpu_mem_peak_by_pid)\n",
@@ -844,69 +1063,18 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
         hw_buf_printf(out, "  GPU %d%s%s: %llu samples, energy ", gp->index,
                       gp->uuid[0] ? " " : "", safe(gp->uuid, sb, sizeof sb),
                       (unsigned long long)gp->samples);
-        tnum(out, gp->m[SUM_GM_POWER].n ? gp->energy.joules / 3600 : NAN, " Wh");
+        twh(out, gp->m[SUM_GM_POWER].n ? gp->energy.joules / 3600 : NAN, u);
         if (gp->energy.gaps)
             hw_buf_printf(out, " (%llu gaps, %.1f s not bridged)",
                           (unsigned long long)gp->energy.gaps, gp->energy.gap_s);
         hw_buf_putc(out, '\n');
         for (int m = 0; m < SUM_GM_COUNT; m++)
-            tstat(out, labels[m], &gp->m[m], units[m]);
+            tstat(out, labels[m], &gp->m[m], units[m],
+                  m == SUM_GM_MEM_USED || m == SUM_GM_MEM_TOTAL ? u : NULL);
         for (int m = 0; gp->in_gpm && m < (int)(sizeof gpm_text / sizeof gpm_text[0]); m++)
-            tstat(out, gpm_text[m].label, &gp->gpm[gpm_text[m].col], "%");
+            tstat(out, gpm_text[m].label, &gp->gpm[gpm_text[m].col], "%", NULL);
     }
-    for (size_t i = 0; i < run->nphase; i++) {
-        const struct sum_phase_acc *p = &run->phase[i];
-        hw_buf_printf(out, "  phase %s: ", safe(p->name, sb, sizeof sb));
-        tdur(out, p->t1 - p->t0);
-        if (isfinite(run->info.t_start) && p->t0 < run->info.t_start - 0.001)
-            hw_buf_puts(out, " (began before hwmon started: partly unmeasured)");
-        hw_buf_puts(out, ", energy ");
-        tnum(out, phase_energy_wh(p), " Wh");
-        if (p->cpu_usr.n) {
-            hw_buf_puts(out, ", CPU usr ");
-            tnum(out, sum_stat_mean(&p->cpu_usr), "%");
-        }
-        if (p->proc_rss.n) {
-            hw_buf_puts(out, ", process tree peak RSS ");
-            tnum(out, p->proc_rss.max, " MiB");
-            hw_buf_puts(out, " CPU mean ");
-            tnum(out, sum_stat_mean(&p->proc_cpu), "%");
-        }
-        if (p->signal)
-            hw_buf_printf(out, ", FAILED: killed by signal %d", p->signal);
-        else if (p->exit_status > 0)
-            hw_buf_printf(out, ", FAILED: exit status %d", p->exit_status);
-        else if (p->failed)
-            hw_buf_puts(out, ", FAILED: raised an exception");
-        hw_buf_putc(out, '\n');
-        if (p->main_rss.n) {
-            hw_buf_puts(out, "    main process peak RSS ");
-            tnum(out, p->main_rss.max, " MiB");
-            hw_buf_puts(out, ", CPU mean ");
-            tnum(out, mean_or_nan(&p->main_cpu), "%");
-            hw_buf_puts(out, "; tree CPU user ");
-            tnum(out, mean_or_nan(&p->usr_cpu), "%");
-            hw_buf_puts(out, ", system ");
-            tnum(out, mean_or_nan(&p->sys_cpu), "%\n");
-        }
-        text_system(out, "    ", &p->sys, p->sys.mem_limit_mib, NAN);
-        for (int g = 0; g < SUM_MAX_GPUS; g++)
-            if (p->gpu[g]) {
-                hw_buf_printf(out, "    GPU %d util mean ", g);
-                tnum(out, mean_or_nan(&p->gpu[g]->m[SUM_GM_UTIL]), "%");
-                for (int m = 0; run->gpu[g] && run->gpu[g]->in_gpm &&
-                                m < (int)(sizeof gpm_text / sizeof gpm_text[0]);
-                     m++) {
-                    hw_buf_printf(out, ", %s ", gpm_text[m].label);
-                    tnum(out, mean_or_nan(&p->gpu[g]->gpm[gpm_text[m].col]), "%");
-                }
-                hw_buf_puts(out, ", power mean ");
-                tnum(out, mean_or_nan(&p->gpu[g]->m[SUM_GM_POWER]), " W");
-                hw_buf_puts(out, ", peak VRAM ");
-                tnum(out, max_or_nan(&p->gpu[g]->m[SUM_GM_MEM_USED]), " MiB");
-                hw_buf_putc(out, '\n');
-            }
-    }
+    text_phases(out, run, u);
     if (run->err_total) {
         hw_buf_printf(out, "  %llu error-like event%s (first: %s", (unsigned long long)run->err_total,
                       run->err_total == 1 ? "" : "s", safe(run->err[0].name, sb, sizeof sb));
@@ -954,8 +1122,9 @@ struct col {
 
 static size_t flat_cols(const struct sum_run *run, struct col *c)
 {
-    const char *mu_src;
+    const char *mu_src, *cores_src;
     const struct sum_stat *mu = mem_util_stat(run, &mu_src);
+    sum_run_expected_cores(run, &cores_src);
     size_t n = 0;
 #define ADD(...) (n < NCOLS ? (void)(c[n++] = (struct col){__VA_ARGS__}) : (void)0)
 #define S(nm, v) ADD(nm, C_STR, v, 0, 0)
@@ -981,12 +1150,18 @@ static size_t flat_cols(const struct sum_run *run, struct col *c)
     D("energy_wh", sum_run_energy_wh(run));
     D("mean_gpu_clock_mhz", clock_mean(run));
     D("mean_gpu_power_w", mean_or_nan(&run->all[SUM_GM_POWER]));
+    D("peak_gpu_mem_mb", max_or_nan(&run->all[SUM_GM_MEM_USED])); /* calibrax's, as in JSON */
+    D("mean_gpu_util", mean_or_nan(&run->all[SUM_GM_UTIL]));
     D("cpu_usr_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_USR]));
     D("cpu_idle_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_IDLE]));
     D("peak_rss_mb", max_or_nan(&run->proc[SUM_PROC_RSS]));
     D("mean_rss_mb", mean_or_nan(&run->proc[SUM_PROC_RSS]));
     D("memory_growth_mb", growth(&run->proc[SUM_PROC_RSS]));
     D("gpu_mem_peak_mib", sum_run_tree_gpu_mem_peak(run, NULL));
+    D("proc_cpu_mean_pct", mean_or_nan(&run->proc[SUM_PROC_CPU])); /* of one core */
+    D("expected_cores", sum_run_expected_cores(run, NULL));
+    S("expected_cores_source", cores_src);
+    D("proc_cpu_mean_pct_of_cores", cpu_of_cores(run, mean_or_nan(&run->proc[SUM_PROC_CPU])));
     /* the tracked process alone and the tree's user/system split (proc_metrics.csv) */
     D("main_peak_rss_mib", max_or_nan(&run->proc[SUM_PROC_MAIN_RSS]));
     D("main_cpu_mean_pct", mean_or_nan(&run->proc[SUM_PROC_MAIN_CPU]));
@@ -1064,13 +1239,105 @@ void sum_report_param_csv_cell(const struct sum_param *p, struct hw_buf *out)
     csv_cell(out, param_text(p, false));
 }
 
+/* --units on a row's columns: names carry the unit (sum_units_column), values are converted;
+ * a column whose new name an earlier one has (peak_vram_mb and peak_vram_mib both become
+ * peak_vram_gib) is left out. */
+static size_t units_cols(struct col *c, size_t n, const struct sum_units *u, char (*names)[48])
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct col x = c[i];
+        int d = sum_units_column(u, x.name, names[m], sizeof names[m]);
+        if (d >= 0) {
+            bool dup = false;
+            for (size_t k = 0; k < m && !dup; k++)
+                dup = !strcmp(c[k].name, names[m]);
+            if (dup)
+                continue;
+            x.name = names[m];
+            if (x.type == C_NUM)
+                x.d = sum_units_value(u, (enum sum_dim)d, x.d);
+        }
+        c[m++] = x;
+    }
+    return m;
+}
+
+static size_t row_cols(const struct sum_run *run, const struct sum_units *u, struct col *c,
+                       char (*names)[48])
+{
+    return units_cols(c, flat_cols(run, c), u, names);
+}
+
+/* The per-phase-name columns: phase.NAME.count, .total_sec, .mean_sec, .energy_wh,
+ * .gpu_util_mean_pct, .peak_vram_mib (names and values in --units). */
+static void phase_figures(const struct sum_run *run, const struct sum_units *u,
+                          sum_figure_fn *fn, void *ctx)
+{
+    const struct sum_names *s = &run->names;
+    for (size_t i = 0; i < s->n; i++) {
+        const struct sum_name_acc *a = &s->v[i];
+        const struct {
+            const char *key;
+            double v;
+            bool integer;
+        } f[] = {
+            {"count", (double)a->count, true},
+            {"total_sec", round_us(a->timed ? a->d_sum : NAN), false},
+            {"mean_sec", round_us(sum_name_mean_s(a)), false},
+            {"energy_wh", sum_name_energy_wh(a), false},
+            {"gpu_util_mean_pct", mean_or_nan(&a->util), false},
+            {"peak_vram_mib", max_or_nan(&a->mem_used), false},
+        };
+        for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
+            char name[512], un[560];
+            snprintf(name, sizeof name, "phase.%s.%s", a->name, f[k].key);
+            int d = sum_units_column(u, name, un, sizeof un);
+            fn(ctx, d >= 0 ? un : name, d >= 0 ? sum_units_value(u, (enum sum_dim)d, f[k].v) : f[k].v,
+               f[k].integer);
+        }
+    }
+}
+
+void sum_report_figures(const struct sum_run *run, const struct sum_units *u, bool row,
+                        bool phases, sum_figure_fn *fn, void *ctx)
+{
+    if (row) {
+        struct col c[NCOLS];
+        char names[NCOLS][48];
+        size_t n = row_cols(run, u, c, names);
+        for (size_t i = 0; i < n; i++)
+            if (c[i].type != C_STR)
+                fn(ctx, c[i].name, c[i].type == C_U64 ? (double)c[i].u : c[i].d,
+                   c[i].type != C_NUM);
+    }
+    if (phases)
+        phase_figures(run, u, fn, ctx);
+}
+
+void sum_report_cell(struct hw_buf *out, double v, bool integer)
+{
+    if (!isfinite(v))
+        return;
+    if (integer)
+        hw_buf_printf(out, "%.0f", v);
+    else
+        put_num(out, v);
+}
+
 void sum_report_csv_header(struct hw_buf *out)
+{
+    sum_report_csv_header_u(NULL, out);
+}
+
+void sum_report_csv_header_u(const struct sum_units *u, struct hw_buf *out)
 {
     struct sum_run *empty = sum_run_new();
     if (!empty)
         return;
     struct col c[NCOLS];
-    size_t n = flat_cols(empty, c);
+    char names[NCOLS][48];
+    size_t n = row_cols(empty, u, c, names);
     for (size_t i = 0; i < n; i++) {
         if (i)
             hw_buf_putc(out, ',');
@@ -1082,8 +1349,15 @@ void sum_report_csv_header(struct hw_buf *out)
 
 void sum_report_csv_row(const struct sum_run *run, struct hw_buf *out)
 {
+    sum_report_csv_row_u(run, NULL, out);
+}
+
+void sum_report_csv_row_u(const struct sum_run *run, const struct sum_units *u,
+                          struct hw_buf *out)
+{
     struct col c[NCOLS];
-    size_t n = flat_cols(run, c);
+    char names[NCOLS][48];
+    size_t n = row_cols(run, u, c, names);
     for (size_t i = 0; i < n; i++) {
         if (i)
             hw_buf_putc(out, ',');
@@ -1095,10 +1369,52 @@ void sum_report_csv_row(const struct sum_run *run, struct hw_buf *out)
     hw_buf_putc(out, '\n');
 }
 
+struct cols_out {
+    struct hw_buf *names, *cells;
+    size_t n;
+};
+
+static void csv_extra(void *ctx, const char *name, double v, bool integer)
+{
+    struct cols_out *o = ctx;
+    csv_cell(o->names, name);
+    hw_buf_putc(o->names, '\0');
+    sum_report_cell(o->cells, v, integer);
+    hw_buf_putc(o->cells, '\0');
+    o->n++;
+}
+
+size_t sum_report_phase_csv(const struct sum_run *run, const struct sum_units *u,
+                            struct hw_buf *names, struct hw_buf *cells)
+{
+    struct cols_out o = {names, cells, 0};
+    phase_figures(run, u, csv_extra, &o);
+    return o.n;
+}
+
+static void jsonl_extra(void *ctx, const char *name, double v, bool integer)
+{
+    struct hw_buf *out = ctx;
+    hw_buf_puts(out, ", ");
+    hw_buf_json_str(out, name, strlen(name));
+    hw_buf_puts(out, ": ");
+    if (isfinite(v))
+        sum_report_cell(out, v, integer);
+    else
+        hw_buf_puts(out, "null");
+}
+
 void sum_report_jsonl_row(const struct sum_run *run, struct hw_buf *out)
 {
+    sum_report_jsonl_row_u(run, NULL, out);
+}
+
+void sum_report_jsonl_row_u(const struct sum_run *run, const struct sum_units *u,
+                            struct hw_buf *out)
+{
     struct col c[NCOLS];
-    size_t n = flat_cols(run, c);
+    char names[NCOLS][48];
+    size_t n = row_cols(run, u, c, names);
     hw_buf_putc(out, '{');
     for (size_t i = 0; i < n; i++) {
         if (i)
@@ -1124,5 +1440,6 @@ void sum_report_jsonl_row(const struct sum_run *run, struct hw_buf *out)
         hw_buf_puts(out, param_text(&run->params[i], true));
         hw_buf_free(&k);
     }
+    phase_figures(run, u, jsonl_extra, out);
     hw_buf_puts(out, "}\n");
 }

@@ -68,6 +68,7 @@ void sum_run_free(struct sum_run *run)
         return;
     free(run->dir);
     free(run->tspan);
+    sum_tl_free(run->tl);
     for (int k = 0; k < SUM_KIND_COUNT; k++) {
         free(run->path[k]);
         sum_stat_free(&run->q_interval[k]);
@@ -91,8 +92,8 @@ void sum_run_free(struct sum_run *run)
     for (size_t i = 0; i < run->nphase; i++)
         phase_free(&run->phase[i]);
     free(run->phase);
-    free(run->order);
-    free(run->pmax);
+    sum_ivx_free(&run->pidx);
+    sum_names_free(&run->names);
     for (size_t i = 0; i < run->nerr; i++)
         free(run->err[i].data);
     free(run->cgroup_json);
@@ -220,6 +221,8 @@ static void on_phase(void *ctx, const struct sum_phase *p)
     int exit_status, sig;
     bool failed = sum_outcome_phase_failed(p, &exit_status, &sig);
     run->outcome.phases_failed += failed; /* every phase, also those not summarized */
+    struct sum_name_acc *na = sum_names_add(&run->names, p->name, p->t_start, p->t_end, p->seconds,
+                                            failed);
     if (run->nphase >= SUM_MAX_PHASES) {
         run->phases_dropped++;
         return;
@@ -256,64 +259,48 @@ static void on_phase(void *ctx, const struct sum_phase *p)
     sum_system_init(&a->sys);
     a->no_quant = run->nphase >= SUM_PHASE_QUANT_MAX;
     run->nphase++;
-}
-
-static int cmp_start(const void *a, const void *b, void *ctx)
-{
-    const struct sum_run *run = ctx;
-    double x = run->phase[*(const size_t *)a].t0, y = run->phase[*(const size_t *)b].t0;
-    return x < y ? -1 : x > y ? 1 : 0;
+    if (na)
+        na->kept++;
 }
 
 static void index_phases(struct sum_run *run)
 {
+    sum_names_index(&run->names);
     if (!run->nphase)
         return;
-    run->order = malloc(run->nphase * sizeof *run->order);
-    run->pmax = malloc(run->nphase * sizeof *run->pmax);
-    if (!run->order || !run->pmax) {
-        free(run->order);
-        free(run->pmax);
-        run->order = NULL;
-        run->pmax = NULL;
-        return;
+    double *t0 = malloc(run->nphase * sizeof *t0), *t1 = malloc(run->nphase * sizeof *t1);
+    if (t0 && t1) {
+        for (size_t i = 0; i < run->nphase; i++) {
+            t0[i] = run->phase[i].t0;
+            t1[i] = run->phase[i].t1;
+        }
+        sum_ivx_build(&run->pidx, t0, t1, run->nphase); /* empty on ENOMEM */
     }
-    for (size_t i = 0; i < run->nphase; i++)
-        run->order[i] = i;
-    qsort_r(run->order, run->nphase, sizeof *run->order, cmp_start, run);
-    double m = -INFINITY;
-    for (size_t i = 0; i < run->nphase; i++) {
-        double e = run->phase[run->order[i]].t1;
-        if (e > m)
-            m = e;
-        run->pmax[i] = m;
-    }
+    free(t0);
+    free(t1);
+}
+
+typedef void phase_fn(struct sum_run *, struct sum_phase_acc *, double, double, const void *);
+
+struct phase_q {
+    struct sum_run *run;
+    double a, b;
+    phase_fn *fn;
+    const void *arg;
+};
+
+static void phase_hit(void *ctx, uint32_t id, double t0, double t1)
+{
+    (void)t0, (void)t1;
+    struct phase_q *q = ctx;
+    q->fn(q->run, &q->run->phase[id], q->a, q->b, q->arg);
 }
 
 /* Call fn for every phase whose window [t0, t1] meets [a, b]. */
-static void for_phases(struct sum_run *run, double a, double b,
-                       void (*fn)(struct sum_run *, struct sum_phase_acc *, double, double,
-                                  const void *),
-                       const void *arg)
+static void for_phases(struct sum_run *run, double a, double b, phase_fn *fn, const void *arg)
 {
-    if (!run->order || isnan(a) || isnan(b))
-        return;
-    /* last phase (by start) with t0 <= b */
-    size_t lo = 0, hi = run->nphase;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (run->phase[run->order[mid]].t0 <= b)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t j = lo; j-- > 0;) {
-        if (run->pmax[j] < a)
-            break;
-        struct sum_phase_acc *p = &run->phase[run->order[j]];
-        if (p->t1 >= a)
-            fn(run, p, a, b, arg);
-    }
+    struct phase_q q = {run, a, b, fn, arg};
+    sum_ivx_query(&run->pidx, a, b, phase_hit, &q);
 }
 
 static struct sum_phase_gpu *phase_gpu(struct sum_phase_acc *p, int g)
@@ -382,8 +369,38 @@ static struct sum_gpu *get_gpu(struct sum_run *run, int g)
         run->gpu[g]->dmon_prev_t = NAN;
         run->gpu[g]->gpm_prev_t = NAN;
         run->gpu[g]->energy.interval_s = run->info.interval_s;
+        int i = run->ngpu_seen++;
+        for (; i > 0 && run->gpu_seen[i - 1] > g; i--)
+            run->gpu_seen[i] = run->gpu_seen[i - 1];
+        run->gpu_seen[i] = (uint8_t)g;
     }
     return run->gpu[g];
+}
+
+double sum_run_gap_interval(const struct sum_run *run, enum sum_kind kind, int gpu)
+{
+    if (kind == SUM_KIND_GPU && gpu >= 0 && gpu < SUM_MAX_GPUS && run->gpu[gpu])
+        return run->gpu[gpu]->energy.interval_s;
+    return sum_stat_quantile(&run->q_interval[kind], 0.5);
+}
+
+uint64_t sum_run_file_gaps(const struct sum_run *run, enum sum_kind kind)
+{
+    double med = sum_stat_quantile(&run->q_interval[kind], 0.5);
+    return isfinite(med) ? sum_stat_count_above(&run->q_interval[kind], SUM_GAP_FACTOR * med) : 0;
+}
+
+/* sum_run_energy_wh's additions in its order over the GPUs seen only: the same double, without
+ * a pass over every possible GPU at each step. */
+static double energy_wh_so_far(const struct sum_run *run)
+{
+    double j = 0;
+    for (int i = 0; i < run->ngpu_seen; i++) {
+        const struct sum_gpu *gp = run->gpu[run->gpu_seen[i]];
+        if (gp->m[SUM_GM_POWER].n)
+            j += gp->energy.joules;
+    }
+    return j / 3600.0;
 }
 
 static void energy_step(struct sum_run *run, struct sum_gpu *gp, double t, double p)
@@ -396,9 +413,13 @@ static void energy_step(struct sum_run *run, struct sum_gpu *gp, double t, doubl
     }
     if (!(t > gp->last_t))
         return; /* same or earlier time: not a step */
-    if (sum_energy_step(&gp->energy, gp->last_t, gp->last_p, t, p)) {
+    bool bridged = sum_energy_step(&gp->energy, gp->last_t, gp->last_p, t, p);
+    if (run->tl) /* the chart's energy: the JSON's energy_wh so far, at every step */
+        sum_tl_energy(run->tl, t, energy_wh_so_far(run));
+    if (bridged) {
         struct seg s = {gp->index, gp->last_t, gp->last_p, t, p};
         for_phases(run, gp->last_t, t, phase_energy, &s);
+        sum_names_energy(&run->names, gp->last_t, gp->last_p, t, p);
     }
     gp->last_t = t;
     gp->last_p = p;
@@ -478,11 +499,15 @@ static void on_gpu(void *ctx, const struct sum_gpu_row *r)
         sum_stat_add(&run->all[m], r->v[m]);
     }
     see_time(run, r->t);
+    if (run->tl)
+        sum_tl_gpu_row(run->tl, r);
     add_interval(run, SUM_KIND_GPU, &gp->prev_t, r->t, &gp->interval);
     energy_add(run, gp, r->t, r->v[SUM_GM_POWER]);
     if (!isnan(r->t)) {
         struct gpu_pt pt = {r->gpu, r->v};
         for_phases(run, r->t, r->t, phase_gpu_point, &pt);
+        sum_names_gpu(&run->names, r->t, r->v[SUM_GM_UTIL], r->v[SUM_GM_MEM_USED],
+                      r->v[SUM_GM_POWER]);
     }
 }
 
@@ -518,6 +543,8 @@ static void on_dmon(void *ctx, const struct sum_dmon_row *r)
         run->gpu_rows_dropped++;
         return;
     }
+    if (run->tl)
+        sum_tl_dmon_row(run->tl, run->cur_kind, r);
     if (run->cur_kind == SUM_KIND_GPM) {
         on_gpm(run, gp, r);
         return;
@@ -606,6 +633,8 @@ static void on_cpu_system(struct sum_run *run, const struct sum_cpu_row *r)
     }
     double pt[4] = {r->v[SUM_CPU_FS_FREE], r->v[SUM_CPU_CG_MEM], rose, r->v[SUM_CPU_CG_MEM_MAX]};
     sum_system_traffic(&run->sys, x.bytes, x.dt, 1);
+    if (run->tl) /* the chart's rates: the same bytes over the same interval */
+        sum_tl_io(run->tl, r->t, x.bytes, x.dt);
     sum_system_point(&run->sys, pt[0], pt[1], pt[2], pt[3]);
     if (isnan(r->t))
         return;
@@ -627,10 +656,13 @@ static void on_cpu(void *ctx, const struct sum_cpu_row *r)
         run->cg_mem_max_mib = r->v[SUM_CPU_CG_MEM_MAX];
     on_cpu_system(run, r);
     see_time(run, r->t);
+    if (run->tl)
+        sum_tl_cpu_row(run->tl, r);
     add_interval(run, SUM_KIND_CPU, &run->cpu_prev_t, r->t, NULL);
     if (!isnan(r->t)) {
         struct pt2 v = {r->v[SUM_CPU_USR], r->v[SUM_CPU_IDLE]};
         for_phases(run, r->t, r->t, phase_cpu, &v);
+        sum_names_cpu(&run->names, r->t, r->v[SUM_CPU_USR]);
     }
 }
 
@@ -640,9 +672,13 @@ static void on_proc(void *ctx, const struct sum_proc_row *r)
     for (int c = 0; c < SUM_PROC_COUNT; c++)
         sum_stat_add(&run->proc[c], r->v[c]);
     see_time(run, r->t);
+    if (run->tl)
+        sum_tl_proc_row(run->tl, r);
     add_interval(run, SUM_KIND_PROC, &run->proc_prev_t, r->t, NULL);
-    if (!isnan(r->t))
+    if (!isnan(r->t)) {
         for_phases(run, r->t, r->t, phase_proc, r);
+        sum_names_proc(&run->names, r->t, r->v[SUM_PROC_RSS], r->v[SUM_PROC_CPU]);
+    }
 }
 
 static void gp_close_block(struct sum_run *run)
@@ -746,7 +782,7 @@ static void on_gpu_proc(void *ctx, const struct sum_gpu_proc_row *r)
 
 /* ---- events ----------------------------------------------------------------------------- */
 
-static bool error_like(const char *name)
+bool sum_event_error_like(const char *name)
 {
     static const char *const words[] = {"error", "fail", "exit", "hung", "kill", "unavailable",
                                         "oom", "crash", "abort", "exception", "restart",
@@ -793,6 +829,8 @@ static void on_event(void *ctx, const struct sum_event *e)
     struct sum_run *run = ctx;
     see_time(run, e->t);
     sum_run_info_event(&run->info, e);
+    if (run->tl)
+        sum_tl_event(run->tl, e);
     sum_outcome_event(&run->outcome, e);
     const char *pe = run->cfg->params_event ? run->cfg->params_event : "config";
     if (!strcmp(e->name, pe) && e->data && json_object_is_type(e->data, json_type_object))
@@ -829,7 +867,7 @@ static void on_event(void *ctx, const struct sum_event *e)
                 run->kpeak_prev = round(json_object_get_double(v) * 10) / 10;
         }
     }
-    if (error_like(e->name)) {
+    if (sum_event_error_like(e->name)) {
         run->err_total++;
         if (run->nerr < SUM_MAX_ERRORS) {
             struct sum_error_event *x = &run->err[run->nerr++];
@@ -883,6 +921,11 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
     cfg = run->cfg;
     if (in->dir)
         run->dir = strdup(in->dir);
+    if (cfg->timeline_cols > 0 && !run->tl) {
+        run->tl = sum_tl_new(cfg->timeline_cols, cfg->timeline_spark);
+        if (!run->tl)
+            return -ENOMEM;
+    }
     struct sum_sink sink = {
         .ctx = run,
         .gpu = on_gpu,
@@ -970,4 +1013,19 @@ double sum_run_tree_gpu_mem_peak(const struct sum_run *run, const char **why)
         *why = w;
     /* in the host's namespace, no row of the tree's pids means the tree held no GPU memory */
     return w ? NAN : run->gp_peak_total;
+}
+
+double sum_run_expected_cores(const struct sum_run *run, const char **source)
+{
+    const char *s = NULL;
+    double n = NAN;
+    if (run->cfg && run->cfg->cores > 0)
+        n = run->cfg->cores, s = "option";
+    else if (isfinite(run->cg_limit_cores) && run->cg_limit_cores > 0)
+        n = run->cg_limit_cores, s = "cgroup_quota";
+    else if (isfinite(run->info.cpus_allowed))
+        n = run->info.cpus_allowed, s = "affinity";
+    if (source)
+        *source = s;
+    return n;
 }

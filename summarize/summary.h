@@ -11,10 +11,13 @@
 
 #include "energy.h"
 #include "hwrun/gpm.h"
+#include "ivindex.h"
 #include "outcome.h"
+#include "phasenames.h"
 #include "readers.h"
 #include "stats.h"
 #include "system.h"
+#include "timeline.h"
 
 #define SUM_MAX_GPUS 64
 #define SUM_MAX_PHASES 4096   /* phases beyond this are counted, not summarized */
@@ -110,6 +113,11 @@ struct sum_config {
     void (*message)(void *ctx, const char *text);
     void *message_ctx;
     const char *params_event;  /* events whose data are the run's parameters (NULL: "config") */
+    double cores;              /* --cores: the job's expected cores (0: from the run) */
+    /* The HTML report's timeline (timeline.h), built in the same pass: timeline_cols pixel
+     * columns (0: none, no cost); timeline_spark: only the sweep's utilization sparkline. */
+    int timeline_cols;
+    bool timeline_spark;
 };
 
 /* One of the run's parameters: a scalar of the data of its params events (--params, default
@@ -144,12 +152,12 @@ struct sum_run {
     struct sum_stat all[SUM_GM_COUNT]; /* every GPU together (pytyche's keys) */
     struct sum_stat dmon_mem_all;      /* dmon's "mem" column, every GPU */
 
-    /* phases, in log order; order[] sorts them by start, pmax[] = running max of ends */
+    /* phases, in log order; pidx finds those a sample falls in (ivindex.h) */
     struct sum_phase_acc *phase;
     size_t nphase, phase_cap;
     uint64_t phases_dropped;
-    size_t *order;
-    double *pmax;
+    struct sum_ivx pidx;
+    struct sum_names names; /* every phase by name (phasenames.h) */
 
     /* events */
     struct sum_event_type etype[SUM_MAX_EVENT_TYPES];
@@ -192,6 +200,9 @@ struct sum_run {
     struct sum_param params[SUM_MAX_PARAMS]; /* the run's parameters, in first-seen order */
     size_t nparams;
     uint64_t params_dropped;
+    struct sum_timeline *tl; /* NULL unless cfg->timeline_cols */
+    uint8_t gpu_seen[SUM_MAX_GPUS]; /* the GPUs' numbers, ascending (the timeline's energy) */
+    int ngpu_seen;
 };
 
 /* A new, empty run. NULL on ENOMEM. */
@@ -229,5 +240,19 @@ uint64_t sum_run_num_samples(const struct sum_run *run);
 double sum_run_tree_gpu_mem_peak(const struct sum_run *run, const char **why);
 /* Energy of every GPU together in Wh; NAN when no power was ever measured. */
 double sum_run_energy_wh(const struct sum_run *run);
+/* The cores the job was meant to use, to state its CPU as a share of them (gpu_tracker's
+ * n_expected_cores): --cores (cfg->cores), else the cgroup's CPU quota (cpu_metrics.csv's
+ * cgroup_cpu_limit_cores), else the CPUs of its affinity mask (start event's cpus_allowed);
+ * *source (if source) is "option", "cgroup_quota", "affinity" or NULL; NAN when none. */
+double sum_run_expected_cores(const struct sum_run *run, const char **source);
+/* The interval the gap rule uses for a file's rows: a GPU's energy interval (interval_sec of
+ * gpus[].energy) for hw_metrics.csv (gpu >= 0), else the median step of the file (quality's
+ * interval_sec.median). NAN when unknown. */
+double sum_run_gap_interval(const struct sum_run *run, enum sum_kind kind, int gpu);
+/* Gaps in a file's sampling (quality.files[].gaps): steps longer than SUM_GAP_FACTOR times its
+ * median step. */
+uint64_t sum_run_file_gaps(const struct sum_run *run, enum sum_kind kind);
+/* Is an event of this name error-like (listed in events.errors, marked on the page)? */
+bool sum_event_error_like(const char *name);
 
 #endif

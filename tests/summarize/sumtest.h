@@ -56,5 +56,6 @@ void add_gpm_suite(void);
 void add_outcome_suite(void);
 void add_outputs_suite(void);
 void add_system_suite(void);
+void add_aggregates_suites(void);
 
 #endif

@@ -173,4 +173,5 @@ void cu_register_all(void)
     add_outcome_suite();
     add_outputs_suite();
     add_system_suite();
+    add_aggregates_suites();
 }
