@@ -8,103 +8,15 @@
 #include <string.h>
 #include <time.h>
 
+#include "hwrun/jsonw.h"
 #include "hwrun/timeutil.h"
 
-/* ---- a small pretty JSON writer --------------------------------------------------------- */
+/* ---- summary.json: values in the one JSON writer (hwrun/jsonw.h) --------------------- */
 
-struct jw {
-    struct hw_buf *b;
-    int depth;
-    bool started;
-    bool first[16];
-};
-
-static void jw_sep(struct jw *w, const char *key)
-{
-    if (!w->first[w->depth])
-        hw_buf_putc(w->b, ',');
-    w->first[w->depth] = false;
-    hw_buf_putc(w->b, '\n');
-    for (int i = 0; i < w->depth; i++)
-        hw_buf_puts(w->b, "  ");
-    if (key) {
-        hw_buf_json_str(w->b, key, strlen(key));
-        hw_buf_puts(w->b, ": ");
-    }
-}
-
-static void jw_open(struct jw *w, const char *key, char c)
-{
-    if (w->started)
-        jw_sep(w, key);
-    w->started = true;
-    hw_buf_putc(w->b, c);
-    w->depth++;
-    w->first[w->depth] = true;
-}
-
-static void jw_close(struct jw *w, char c)
-{
-    bool empty = w->first[w->depth];
-    w->depth--;
-    if (!empty) {
-        hw_buf_putc(w->b, '\n');
-        for (int i = 0; i < w->depth; i++)
-            hw_buf_puts(w->b, "  ");
-    }
-    hw_buf_putc(w->b, c);
-}
-
-/* A computed double for output (JSON, CSV and JSONL rows): rounded to 12 significant digits, so
- * a mean prints 951.1, not 951.1000000000001 (binary noise of the sums), then as Python's repr.
- * Twelve digits are far beyond what any sensor reports; the stored values keep full precision. */
-static void put_num(struct hw_buf *b, double v)
-{
-    char t[32];
-    snprintf(t, sizeof t, "%.12g", v);
-    hw_buf_py_double(b, strtod(t, NULL));
-}
-
-static void jw_num(struct jw *w, const char *key, double v)
-{
-    jw_sep(w, key);
-    if (isfinite(v))
-        put_num(w->b, v);
-    else
-        hw_buf_puts(w->b, "null");
-}
-
-static void jw_u64(struct jw *w, const char *key, uint64_t v)
-{
-    jw_sep(w, key);
-    hw_buf_printf(w->b, "%llu", (unsigned long long)v);
-}
-
-static void jw_str(struct jw *w, const char *key, const char *s)
-{
-    jw_sep(w, key);
-    if (s)
-        hw_buf_json_str(w->b, s, strlen(s));
-    else
-        hw_buf_puts(w->b, "null");
-}
-
-static void jw_bool(struct jw *w, const char *key, bool v)
-{
-    jw_sep(w, key);
-    hw_buf_puts(w->b, v ? "true" : "false");
-}
-
-static void jw_raw(struct jw *w, const char *key, const char *raw)
-{
-    jw_sep(w, key);
-    hw_buf_puts(w->b, raw ? raw : "null");
-}
-
-static void jw_time(struct jw *w, const char *key, double t)
+static void json_time(struct hw_json *w, const char *key, double t)
 {
     if (!isfinite(t)) {
-        jw_raw(w, key, "null");
+        hw_json_null(w, key);
         return;
     }
     char iso[HW_ISO_LEN];
@@ -113,26 +25,26 @@ static void jw_time(struct jw *w, const char *key, double t)
     double sec = floor(ms / 1000);
     struct timespec ts = {(time_t)sec, (long)(ms - sec * 1000) * 1000000L};
     hw_iso_utc(iso, &ts);
-    jw_str(w, key, iso);
+    hw_json_str(w, key, iso);
 }
 
-static void jw_stat(struct jw *w, const char *key, const struct sum_stat *s)
+static void json_stat(struct hw_json *w, const char *key, const struct sum_stat *s)
 {
     if (!s->n) {
-        jw_raw(w, key, "null");
+        hw_json_null(w, key);
         return;
     }
-    jw_open(w, key, '{');
-    jw_u64(w, "n", s->n);
-    jw_num(w, "mean", sum_stat_mean(s));
-    jw_num(w, "min", s->min);
-    jw_num(w, "max", s->max);
-    jw_num(w, "p50", sum_stat_quantile(s, 0.50));
-    jw_num(w, "p95", sum_stat_quantile(s, 0.95));
-    jw_num(w, "p99", sum_stat_quantile(s, 0.99));
+    hw_json_open(w, key, '{');
+    hw_json_u64(w, "n", s->n);
+    hw_json_num(w, "mean", sum_stat_mean(s));
+    hw_json_num(w, "min", s->min);
+    hw_json_num(w, "max", s->max);
+    hw_json_num(w, "p50", sum_stat_quantile(s, 0.50));
+    hw_json_num(w, "p95", sum_stat_quantile(s, 0.95));
+    hw_json_num(w, "p99", sum_stat_quantile(s, 0.99));
     if (!sum_stat_exact(s))
-        jw_bool(w, "percentiles_exact", false);
-    jw_close(w, '}');
+        hw_json_bool(w, "percentiles_exact", false);
+    hw_json_close(w);
 }
 
 /* ---- derived figures -------------------------------------------------------------------- */
@@ -235,65 +147,65 @@ static uint64_t events_total(const struct sum_run *run)
 
 /* ---- summary.json ----------------------------------------------------------------------- */
 
-static void json_gpu_metrics(struct jw *w, const struct sum_stat *m)
+static void json_gpu_metrics(struct hw_json *w, const struct sum_stat *m)
 {
     for (int k = 0; k < SUM_GM_COUNT; k++)
         if (k != SUM_GM_GR_CLOCK || m[k].n)
-            jw_stat(w, sum_gpu_metric_names[k], &m[k]);
+            json_stat(w, sum_gpu_metric_names[k], &m[k]);
 }
 
 /* "gpm": {"sm_active_pct": {...}, ...}: only for a GPU that hw_gpm.csv had rows for (a run
  * without GPM has no key); a column that stayed `-` is null. */
-static void json_gpm(struct jw *w, const struct sum_gpu *gp, const struct sum_stat *s)
+static void json_gpm(struct hw_json *w, const struct sum_gpu *gp, const struct sum_stat *s)
 {
     if (!gp || !gp->in_gpm)
         return;
-    jw_open(w, "gpm", '{');
+    hw_json_open(w, "gpm", '{');
     for (int k = 0; k < HW_GPM_NCOLS; k++)
-        jw_stat(w, sum_gpm_keys[k], &s[k]);
-    jw_close(w, '}');
+        json_stat(w, sum_gpm_keys[k], &s[k]);
+    hw_json_close(w);
 }
 
-static void json_quality(struct jw *w, const struct sum_run *run, int k)
+static void json_quality(struct hw_json *w, const struct sum_run *run, int k)
 {
     const struct sum_quality *q = &run->q[k];
-    jw_open(w, sum_kind_files[k], '{');
-    jw_bool(w, "present", q->present);
-    jw_str(w, "path", run->path[k]);
+    hw_json_open(w, sum_kind_files[k], '{');
+    hw_json_bool(w, "present", q->present);
+    hw_json_str(w, "path", run->path[k]);
     if (run->read_error[k])
-        jw_str(w, "read_error", strerror(-run->read_error[k]));
-    jw_u64(w, "bytes", q->bytes);
-    jw_u64(w, "lines", q->lines);
-    jw_u64(w, "parsed", q->parsed);
-    jw_u64(w, "header_lines", q->headers);
-    jw_u64(w, "blank_lines", q->blank);
-    jw_open(w, "skipped", '{');
+        hw_json_str(w, "read_error", strerror(-run->read_error[k]));
+    hw_json_u64(w, "bytes", q->bytes);
+    hw_json_u64(w, "lines", q->lines);
+    hw_json_u64(w, "parsed", q->parsed);
+    hw_json_u64(w, "header_lines", q->headers);
+    hw_json_u64(w, "blank_lines", q->blank);
+    hw_json_open(w, "skipped", '{');
     for (int s = 0; s < SUM_SKIP_COUNT; s++)
         if (q->skipped[s])
-            jw_u64(w, sum_skip_names[s], q->skipped[s]);
-    jw_close(w, '}');
-    jw_u64(w, "skipped_total", sum_quality_skipped_total(q));
-    jw_open(w, "placeholders", '{');
+            hw_json_u64(w, sum_skip_names[s], q->skipped[s]);
+    hw_json_close(w);
+    hw_json_u64(w, "skipped_total", sum_quality_skipped_total(q));
+    hw_json_open(w, "placeholders", '{');
     for (size_t i = 0; i < q->n_tokens; i++)
-        jw_u64(w, q->placeholders[i].token[0] ? q->placeholders[i].token : "(empty)",
+        hw_json_u64(w, q->placeholders[i].token[0] ? q->placeholders[i].token : "(empty)",
                q->placeholders[i].n);
     if (q->placeholders_other)
-        jw_u64(w, "(other)", q->placeholders_other);
-    jw_close(w, '}');
-    jw_u64(w, "bad_cells", q->bad_cells);
-    jw_bool(w, "partial_last_line", q->partial_last);
-    jw_u64(w, "partial_bytes", q->partial_bytes);
+        hw_json_u64(w, "(other)", q->placeholders_other);
+    hw_json_close(w);
+    hw_json_u64(w, "bad_cells", q->bad_cells);
+    hw_json_bool(w, "partial_last_line", q->partial_last);
+    hw_json_u64(w, "partial_bytes", q->partial_bytes);
     const struct sum_stat *iv = &run->q_interval[k];
     if (k != SUM_KIND_RUNLOG && k != SUM_KIND_GPU_PROCS) {
-        jw_open(w, "interval_sec", '{');
-        jw_num(w, "median", sum_stat_quantile(iv, 0.5));
-        jw_num(w, "p99", sum_stat_quantile(iv, 0.99));
-        jw_num(w, "max", max_or_nan(iv));
-        jw_close(w, '}');
+        hw_json_open(w, "interval_sec", '{');
+        hw_json_num(w, "median", sum_stat_quantile(iv, 0.5));
+        hw_json_num(w, "p99", sum_stat_quantile(iv, 0.99));
+        hw_json_num(w, "max", max_or_nan(iv));
+        hw_json_close(w);
         double med = sum_stat_quantile(iv, 0.5);
-        jw_u64(w, "gaps", isfinite(med) ? sum_stat_count_above(iv, SUM_GAP_FACTOR * med) : 0);
+        hw_json_u64(w, "gaps", isfinite(med) ? sum_stat_count_above(iv, SUM_GAP_FACTOR * med) : 0);
     }
-    jw_close(w, '}');
+    hw_json_close(w);
 }
 
 /* A parameter's value as JSON text (strings quoted), or its bare text for a CSV cell. */
@@ -308,240 +220,241 @@ static const char *param_text(const struct sum_param *p, bool json)
 }
 
 /* How the run ended (outcome.h): "status" first, where a reader of a sweep looks. */
-static void json_outcome(struct jw *w, const struct sum_outcome *o)
+static void json_outcome(struct hw_json *w, const struct sum_outcome *o)
 {
-    jw_str(w, "status", sum_status_names[o->status]);
-    jw_open(w, "outcome", '{');
-    jw_str(w, "status", sum_status_names[o->status]);
+    hw_json_str(w, "status", sum_status_names[o->status]);
+    hw_json_open(w, "outcome", '{');
+    hw_json_str(w, "status", sum_status_names[o->status]);
     if (o->exit_status >= 0)
-        jw_u64(w, "exit_status", (uint64_t)o->exit_status);
+        hw_json_u64(w, "exit_status", (uint64_t)o->exit_status);
     else
-        jw_raw(w, "exit_status", "null");
+        hw_json_null(w, "exit_status");
     if (o->signal)
-        jw_u64(w, "signal", (uint64_t)o->signal);
+        hw_json_u64(w, "signal", (uint64_t)o->signal);
     else
-        jw_raw(w, "signal", "null");
-    jw_str(w, "stop_reason", o->have_stop ? o->stop_reason : NULL);
-    jw_time(w, "last_sample", o->last_t);
-    jw_u64(w, "phases_failed", o->phases_failed);
-    jw_close(w, '}');
+        hw_json_null(w, "signal");
+    hw_json_str(w, "stop_reason", o->have_stop ? o->stop_reason : NULL);
+    json_time(w, "last_sample", o->last_t);
+    hw_json_u64(w, "phases_failed", o->phases_failed);
+    hw_json_close(w);
 }
 
 void sum_report_json(const struct sum_run *run, struct hw_buf *out)
 {
-    struct jw w = {.b = out};
-    jw_open(&w, NULL, '{');
-    jw_str(&w, "schema", "hwrun.summary/1");
-    jw_str(&w, "tool", "summarize (hwrun) " HWRUN_VERSION);
-    jw_str(&w, "dir", run->dir);
+    struct hw_json w;
+    hw_json_init(&w, out, HW_JSON_PRETTY, HW_NUM_SIG12);
+    hw_json_open(&w, NULL, '{');
+    hw_json_str(&w, "schema", "hwrun.summary/1");
+    hw_json_str(&w, "tool", "summarize (hwrun) " HWRUN_VERSION);
+    hw_json_str(&w, "dir", run->dir);
     json_outcome(&w, &run->outcome);
-    jw_open(&w, "params", '{'); /* the data of the params events (--params, default config) */
+    hw_json_open(&w, "params", '{'); /* the data of the params events (--params, default config) */
     for (size_t i = 0; i < run->nparams; i++)
-        jw_raw(&w, run->params[i].key, param_text(&run->params[i], true));
-    jw_close(&w, '}');
+        hw_json_raw(&w, run->params[i].key, param_text(&run->params[i], true));
+    hw_json_close(&w);
     /* pytyche's keys (same names and meaning), null when never measured */
     const char *mu_src;
     const struct sum_stat *mu = mem_util_stat(run, &mu_src);
-    jw_num(&w, "peak_vram_mb", max_or_nan(&run->all[SUM_GM_MEM_USED])); /* MiB, as pytyche */
-    jw_num(&w, "gpu_util_mean_pct", mean_or_nan(&run->all[SUM_GM_UTIL]));
-    jw_num(&w, "gpu_util_max_pct", max_or_nan(&run->all[SUM_GM_UTIL]));
-    jw_num(&w, "mem_util_mean_pct", mean_or_nan(mu));
-    jw_num(&w, "mem_util_max_pct", max_or_nan(mu));
-    jw_num(&w, "power_watts_mean", mean_or_nan(&run->all[SUM_GM_POWER]));
-    jw_num(&w, "power_watts_max", max_or_nan(&run->all[SUM_GM_POWER]));
-    jw_num(&w, "cpu_usr_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_USR]));
-    jw_num(&w, "cpu_idle_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_IDLE]));
+    hw_json_num(&w, "peak_vram_mb", max_or_nan(&run->all[SUM_GM_MEM_USED])); /* MiB, as pytyche */
+    hw_json_num(&w, "gpu_util_mean_pct", mean_or_nan(&run->all[SUM_GM_UTIL]));
+    hw_json_num(&w, "gpu_util_max_pct", max_or_nan(&run->all[SUM_GM_UTIL]));
+    hw_json_num(&w, "mem_util_mean_pct", mean_or_nan(mu));
+    hw_json_num(&w, "mem_util_max_pct", max_or_nan(mu));
+    hw_json_num(&w, "power_watts_mean", mean_or_nan(&run->all[SUM_GM_POWER]));
+    hw_json_num(&w, "power_watts_max", max_or_nan(&run->all[SUM_GM_POWER]));
+    hw_json_num(&w, "cpu_usr_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_USR]));
+    hw_json_num(&w, "cpu_idle_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_IDLE]));
     /* calibrax's keys */
-    jw_num(&w, "peak_rss_mb", max_or_nan(&run->proc[SUM_PROC_RSS]));
-    jw_num(&w, "mean_rss_mb", mean_or_nan(&run->proc[SUM_PROC_RSS]));
-    jw_num(&w, "memory_growth_mb", growth(&run->proc[SUM_PROC_RSS]));
-    jw_u64(&w, "num_samples", sum_run_num_samples(run));
-    jw_num(&w, "duration_sec", round_us(sum_run_duration(run)));
-    jw_num(&w, "mean_gpu_clock_mhz", clock_mean(run));
-    jw_num(&w, "mean_gpu_power_w", mean_or_nan(&run->all[SUM_GM_POWER]));
-    jw_num(&w, "peak_gpu_mem_mb", max_or_nan(&run->all[SUM_GM_MEM_USED])); /* MiB, as calibrax */
-    jw_num(&w, "mean_gpu_util", mean_or_nan(&run->all[SUM_GM_UTIL]));
+    hw_json_num(&w, "peak_rss_mb", max_or_nan(&run->proc[SUM_PROC_RSS]));
+    hw_json_num(&w, "mean_rss_mb", mean_or_nan(&run->proc[SUM_PROC_RSS]));
+    hw_json_num(&w, "memory_growth_mb", growth(&run->proc[SUM_PROC_RSS]));
+    hw_json_u64(&w, "num_samples", sum_run_num_samples(run));
+    hw_json_num(&w, "duration_sec", round_us(sum_run_duration(run)));
+    hw_json_num(&w, "mean_gpu_clock_mhz", clock_mean(run));
+    hw_json_num(&w, "mean_gpu_power_w", mean_or_nan(&run->all[SUM_GM_POWER]));
+    hw_json_num(&w, "peak_gpu_mem_mb", max_or_nan(&run->all[SUM_GM_MEM_USED])); /* MiB, as calibrax */
+    hw_json_num(&w, "mean_gpu_util", mean_or_nan(&run->all[SUM_GM_UTIL]));
     /* ours: units in the names (the _mb keys above are those tools' names for MiB values) */
-    jw_num(&w, "peak_vram_mib", max_or_nan(&run->all[SUM_GM_MEM_USED]));
-    jw_num(&w, "energy_wh", sum_run_energy_wh(run));
-    jw_str(&w, "mem_util_source", mu_src);
-    jw_time(&w, "start", run->t_max >= run->t_min ? run->t_min : NAN);
-    jw_time(&w, "end", run->t_max >= run->t_min ? run->t_max : NAN);
-    jw_open(&w, "time_zone", '{');
-    jw_str(&w, "zone", run->tz.name);
-    jw_str(&w, "source", tz_source_name(run->tz_source));
+    hw_json_num(&w, "peak_vram_mib", max_or_nan(&run->all[SUM_GM_MEM_USED]));
+    hw_json_num(&w, "energy_wh", sum_run_energy_wh(run));
+    hw_json_str(&w, "mem_util_source", mu_src);
+    json_time(&w, "start", run->t_max >= run->t_min ? run->t_min : NAN);
+    json_time(&w, "end", run->t_max >= run->t_min ? run->t_max : NAN);
+    hw_json_open(&w, "time_zone", '{');
+    hw_json_str(&w, "zone", run->tz.name);
+    hw_json_str(&w, "source", tz_source_name(run->tz_source));
     if (run->tz_start_unrecognized)
-        jw_str(&w, "start_event_smi_tz_unrecognized", run->info.smi_tz_raw);
-    jw_close(&w, '}');
-    jw_str(&w, "percentiles",
+        hw_json_str(&w, "start_event_smi_tz_unrecognized", run->info.smi_tz_raw);
+    hw_json_close(&w);
+    hw_json_str(&w, "percentiles",
            "linear interpolation between closest ranks; exact while a series has at most 1024 "
            "distinct values, else within 0.4% relative error (marked percentiles_exact: false)");
 
-    jw_open(&w, "gpus", '[');
+    hw_json_open(&w, "gpus", '[');
     for (int g = 0; g < SUM_MAX_GPUS; g++) {
         const struct sum_gpu *gp = run->gpu[g];
         if (!gp)
             continue;
-        jw_open(&w, NULL, '{');
-        jw_u64(&w, "index", (uint64_t)gp->index);
-        jw_str(&w, "uuid", gp->uuid[0] ? gp->uuid : NULL);
-        jw_u64(&w, "samples", gp->samples);
+        hw_json_open(&w, NULL, '{');
+        hw_json_u64(&w, "index", (uint64_t)gp->index);
+        hw_json_str(&w, "uuid", gp->uuid[0] ? gp->uuid : NULL);
+        hw_json_u64(&w, "samples", gp->samples);
         json_gpu_metrics(&w, gp->m);
-        jw_num(&w, "energy_wh", gp->m[SUM_GM_POWER].n ? gp->energy.joules / 3600.0 : NAN);
-        jw_open(&w, "energy", '{');
-        jw_num(&w, "covered_sec", gp->energy.covered_s);
-        jw_num(&w, "interval_sec", gp->energy.interval_s);
-        jw_u64(&w, "gaps", gp->energy.gaps);
-        jw_num(&w, "gap_sec", gp->energy.gap_s);
-        jw_u64(&w, "unmeasured_steps", gp->energy.unmeasured);
-        jw_close(&w, '}');
-        jw_open(&w, "interval_sec", '{');
-        jw_num(&w, "median", sum_stat_quantile(&gp->interval, 0.5));
-        jw_num(&w, "p99", sum_stat_quantile(&gp->interval, 0.99));
-        jw_close(&w, '}');
+        hw_json_num(&w, "energy_wh", gp->m[SUM_GM_POWER].n ? gp->energy.joules / 3600.0 : NAN);
+        hw_json_open(&w, "energy", '{');
+        hw_json_num(&w, "covered_sec", gp->energy.covered_s);
+        hw_json_num(&w, "interval_sec", gp->energy.interval_s);
+        hw_json_u64(&w, "gaps", gp->energy.gaps);
+        hw_json_num(&w, "gap_sec", gp->energy.gap_s);
+        hw_json_u64(&w, "unmeasured_steps", gp->energy.unmeasured);
+        hw_json_close(&w);
+        hw_json_open(&w, "interval_sec", '{');
+        hw_json_num(&w, "median", sum_stat_quantile(&gp->interval, 0.5));
+        hw_json_num(&w, "p99", sum_stat_quantile(&gp->interval, 0.99));
+        hw_json_close(&w);
         if (gp->in_dmon) {
-            jw_open(&w, "dmon", '{');
+            hw_json_open(&w, "dmon", '{');
             for (int k = 0; k < SUM_DM_COUNT; k++)
                 if (gp->dm[k].n)
-                    jw_stat(&w, sum_dmon_col_names[k], &gp->dm[k]);
-            jw_close(&w, '}');
+                    json_stat(&w, sum_dmon_col_names[k], &gp->dm[k]);
+            hw_json_close(&w);
         }
         json_gpm(&w, gp, gp->gpm);
-        jw_close(&w, '}');
+        hw_json_close(&w);
     }
-    jw_close(&w, ']');
+    hw_json_close(&w);
     if (run->gpu_rows_dropped)
-        jw_u64(&w, "gpu_rows_beyond_64_gpus", run->gpu_rows_dropped);
+        hw_json_u64(&w, "gpu_rows_beyond_64_gpus", run->gpu_rows_dropped);
 
-    jw_open(&w, "phases", '[');
+    hw_json_open(&w, "phases", '[');
     for (size_t i = 0; i < run->nphase; i++) {
         const struct sum_phase_acc *p = &run->phase[i];
-        jw_open(&w, NULL, '{');
-        jw_str(&w, "name", p->name);
-        jw_time(&w, "start", p->t0);
-        jw_time(&w, "end", p->t1);
-        jw_num(&w, "seconds", round_us(p->t1 - p->t0));
-        jw_u64(&w, "line", p->line);
-        jw_num(&w, "energy_wh", phase_energy_wh(p));
-        jw_open(&w, "gpus", '[');
+        hw_json_open(&w, NULL, '{');
+        hw_json_str(&w, "name", p->name);
+        json_time(&w, "start", p->t0);
+        json_time(&w, "end", p->t1);
+        hw_json_num(&w, "seconds", round_us(p->t1 - p->t0));
+        hw_json_u64(&w, "line", p->line);
+        hw_json_num(&w, "energy_wh", phase_energy_wh(p));
+        hw_json_open(&w, "gpus", '[');
         for (int g = 0; g < SUM_MAX_GPUS; g++) {
             const struct sum_phase_gpu *pg = p->gpu[g];
             if (!pg)
                 continue;
-            jw_open(&w, NULL, '{');
-            jw_u64(&w, "index", (uint64_t)g);
-            jw_u64(&w, "samples", pg->m[SUM_GM_UTIL].n > pg->m[SUM_GM_POWER].n
+            hw_json_open(&w, NULL, '{');
+            hw_json_u64(&w, "index", (uint64_t)g);
+            hw_json_u64(&w, "samples", pg->m[SUM_GM_UTIL].n > pg->m[SUM_GM_POWER].n
                                       ? pg->m[SUM_GM_UTIL].n
                                       : pg->m[SUM_GM_POWER].n);
             json_gpu_metrics(&w, pg->m);
-            jw_num(&w, "energy_wh",
+            hw_json_num(&w, "energy_wh",
                    run->gpu[g] && run->gpu[g]->m[SUM_GM_POWER].n ? pg->energy_j / 3600.0 : NAN);
             json_gpm(&w, run->gpu[g], pg->gpm);
-            jw_close(&w, '}');
+            hw_json_close(&w);
         }
-        jw_close(&w, ']');
-        jw_num(&w, "cpu_usr_mean_pct", mean_or_nan(&p->cpu_usr));
-        jw_num(&w, "cpu_idle_mean_pct", mean_or_nan(&p->cpu_idle));
-        jw_num(&w, "proc_peak_rss_mib", max_or_nan(&p->proc_rss));
-        jw_num(&w, "proc_cpu_mean_pct", mean_or_nan(&p->proc_cpu));
+        hw_json_close(&w);
+        hw_json_num(&w, "cpu_usr_mean_pct", mean_or_nan(&p->cpu_usr));
+        hw_json_num(&w, "cpu_idle_mean_pct", mean_or_nan(&p->cpu_idle));
+        hw_json_num(&w, "proc_peak_rss_mib", max_or_nan(&p->proc_rss));
+        hw_json_num(&w, "proc_cpu_mean_pct", mean_or_nan(&p->proc_cpu));
         if (p->exit_status >= 0)
-            jw_u64(&w, "exit_status", (uint64_t)p->exit_status);
+            hw_json_u64(&w, "exit_status", (uint64_t)p->exit_status);
         else
-            jw_raw(&w, "exit_status", "null");
+            hw_json_null(&w, "exit_status");
         if (p->signal)
-            jw_u64(&w, "signal", (uint64_t)p->signal);
+            hw_json_u64(&w, "signal", (uint64_t)p->signal);
         else
-            jw_raw(&w, "signal", "null");
-        jw_bool(&w, "failed", p->failed);
-        jw_raw(&w, "extra", p->extra);
-        jw_close(&w, '}');
+            hw_json_null(&w, "signal");
+        hw_json_bool(&w, "failed", p->failed);
+        hw_json_raw(&w, "extra", p->extra);
+        hw_json_close(&w);
     }
-    jw_close(&w, ']');
+    hw_json_close(&w);
     if (run->phases_dropped)
-        jw_u64(&w, "phases_not_summarized", run->phases_dropped);
+        hw_json_u64(&w, "phases_not_summarized", run->phases_dropped);
 
-    jw_open(&w, "events", '{');
-    jw_u64(&w, "total", events_total(run));
-    jw_open(&w, "counts", '{');
+    hw_json_open(&w, "events", '{');
+    hw_json_u64(&w, "total", events_total(run));
+    hw_json_open(&w, "counts", '{');
     for (size_t i = 0; i < run->netype; i++)
-        jw_u64(&w, run->etype[i].name, run->etype[i].n);
+        hw_json_u64(&w, run->etype[i].name, run->etype[i].n);
     if (run->etype_other)
-        jw_u64(&w, "(other)", run->etype_other);
-    jw_close(&w, '}');
-    jw_u64(&w, "errors_total", run->err_total);
-    jw_open(&w, "errors", '[');
+        hw_json_u64(&w, "(other)", run->etype_other);
+    hw_json_close(&w);
+    hw_json_u64(&w, "errors_total", run->err_total);
+    hw_json_open(&w, "errors", '[');
     for (size_t i = 0; i < run->nerr; i++) {
-        jw_open(&w, NULL, '{');
-        jw_time(&w, "ts", run->err[i].t);
-        jw_str(&w, "event", run->err[i].name);
-        jw_u64(&w, "line", run->err[i].line);
-        jw_raw(&w, "data", run->err[i].data);
-        jw_close(&w, '}');
+        hw_json_open(&w, NULL, '{');
+        json_time(&w, "ts", run->err[i].t);
+        hw_json_str(&w, "event", run->err[i].name);
+        hw_json_u64(&w, "line", run->err[i].line);
+        hw_json_raw(&w, "data", run->err[i].data);
+        hw_json_close(&w);
     }
-    jw_close(&w, ']');
-    jw_u64(&w, "child_restarts", run->info.child_restarts);
-    jw_close(&w, '}');
+    hw_json_close(&w);
+    hw_json_u64(&w, "child_restarts", run->info.child_restarts);
+    hw_json_close(&w);
 
-    jw_open(&w, "cpu", '{');
+    hw_json_open(&w, "cpu", '{');
     for (int c = 0; c < SUM_CPU_CG_LIMIT; c++)
-        jw_stat(&w, sum_cpu_col_names[c], &run->cpu[c]);
-    jw_close(&w, '}');
+        json_stat(&w, sum_cpu_col_names[c], &run->cpu[c]);
+    hw_json_close(&w);
 
-    jw_open(&w, "process", '{');
-    jw_num(&w, "peak_rss_mib", max_or_nan(&run->proc[SUM_PROC_RSS]));
-    jw_num(&w, "mean_rss_mib", mean_or_nan(&run->proc[SUM_PROC_RSS]));
-    jw_num(&w, "memory_growth_mib", growth(&run->proc[SUM_PROC_RSS]));
-    jw_stat(&w, "rss_mib", &run->proc[SUM_PROC_RSS]);
-    jw_stat(&w, "pss_mib", &run->proc[SUM_PROC_PSS]);
-    jw_stat(&w, "cpu_pct", &run->proc[SUM_PROC_CPU]);
-    jw_num(&w, "threads_max", max_or_nan(&run->proc[SUM_PROC_THREADS]));
-    jw_num(&w, "threads_mean", mean_or_nan(&run->proc[SUM_PROC_THREADS]));
-    jw_num(&w, "procs_max", max_or_nan(&run->proc[SUM_PROC_PROCS]));
-    jw_num(&w, "read_bytes", max_or_nan(&run->proc[SUM_PROC_READ]));
-    jw_num(&w, "write_bytes", max_or_nan(&run->proc[SUM_PROC_WRITE]));
+    hw_json_open(&w, "process", '{');
+    hw_json_num(&w, "peak_rss_mib", max_or_nan(&run->proc[SUM_PROC_RSS]));
+    hw_json_num(&w, "mean_rss_mib", mean_or_nan(&run->proc[SUM_PROC_RSS]));
+    hw_json_num(&w, "memory_growth_mib", growth(&run->proc[SUM_PROC_RSS]));
+    json_stat(&w, "rss_mib", &run->proc[SUM_PROC_RSS]);
+    json_stat(&w, "pss_mib", &run->proc[SUM_PROC_PSS]);
+    json_stat(&w, "cpu_pct", &run->proc[SUM_PROC_CPU]);
+    hw_json_num(&w, "threads_max", max_or_nan(&run->proc[SUM_PROC_THREADS]));
+    hw_json_num(&w, "threads_mean", mean_or_nan(&run->proc[SUM_PROC_THREADS]));
+    hw_json_num(&w, "procs_max", max_or_nan(&run->proc[SUM_PROC_PROCS]));
+    hw_json_num(&w, "read_bytes", max_or_nan(&run->proc[SUM_PROC_READ]));
+    hw_json_num(&w, "write_bytes", max_or_nan(&run->proc[SUM_PROC_WRITE]));
     /* the tracked process alone (descendants: the tree's row minus these), and user/system */
-    jw_num(&w, "main_peak_rss_mib", max_or_nan(&run->proc[SUM_PROC_MAIN_RSS]));
-    jw_stat(&w, "main_rss_mib", &run->proc[SUM_PROC_MAIN_RSS]);
-    jw_stat(&w, "main_cpu_pct", &run->proc[SUM_PROC_MAIN_CPU]);
-    jw_num(&w, "main_threads_max", max_or_nan(&run->proc[SUM_PROC_MAIN_THREADS]));
-    jw_stat(&w, "usr_cpu_pct", &run->proc[SUM_PROC_USR_CPU]);
-    jw_stat(&w, "sys_cpu_pct", &run->proc[SUM_PROC_SYS_CPU]);
+    hw_json_num(&w, "main_peak_rss_mib", max_or_nan(&run->proc[SUM_PROC_MAIN_RSS]));
+    json_stat(&w, "main_rss_mib", &run->proc[SUM_PROC_MAIN_RSS]);
+    json_stat(&w, "main_cpu_pct", &run->proc[SUM_PROC_MAIN_CPU]);
+    hw_json_num(&w, "main_threads_max", max_or_nan(&run->proc[SUM_PROC_MAIN_THREADS]));
+    json_stat(&w, "usr_cpu_pct", &run->proc[SUM_PROC_USR_CPU]);
+    json_stat(&w, "sys_cpu_pct", &run->proc[SUM_PROC_SYS_CPU]);
     const char *gm_why;
-    jw_num(&w, "gpu_mem_peak_mib", sum_run_tree_gpu_mem_peak(run, &gm_why));
-    jw_open(&w, "gpu_mem_peak_by_pid", '[');
+    hw_json_num(&w, "gpu_mem_peak_mib", sum_run_tree_gpu_mem_peak(run, &gm_why));
+    hw_json_open(&w, "gpu_mem_peak_by_pid", '[');
     for (size_t i = 0; i < run->npids; i++) {
-        jw_open(&w, NULL, '{');
-        jw_u64(&w, "pid", (uint64_t)run->pids[i].pid);
-        jw_str(&w, "name", run->pids[i].name);
-        jw_num(&w, "peak_mib", run->pids[i].peak_mib);
-        jw_close(&w, '}');
+        hw_json_open(&w, NULL, '{');
+        hw_json_u64(&w, "pid", (uint64_t)run->pids[i].pid);
+        hw_json_str(&w, "name", run->pids[i].name);
+        hw_json_num(&w, "peak_mib", run->pids[i].peak_mib);
+        hw_json_close(&w);
     }
-    jw_close(&w, ']');
-    jw_str(&w, "gpu_mem_unmeasured_reason", gm_why);
-    jw_close(&w, '}');
+    hw_json_close(&w);
+    hw_json_str(&w, "gpu_mem_unmeasured_reason", gm_why);
+    hw_json_close(&w);
 
-    jw_open(&w, "container", '{');
-    jw_raw(&w, "cgroup", run->cgroup_json);
-    jw_num(&w, "cpu_limit_cores", run->cg_limit_cores);
-    jw_num(&w, "mem_max_mib", run->cg_mem_max_mib);
-    jw_num(&w, "mem_peak_mib", max_or_nan(&run->cpu[SUM_CPU_CG_MEM]));
-    jw_stat(&w, "cpu_pct", &run->cpu[SUM_CPU_CG_PCT]);
-    jw_close(&w, '}');
+    hw_json_open(&w, "container", '{');
+    hw_json_raw(&w, "cgroup", run->cgroup_json);
+    hw_json_num(&w, "cpu_limit_cores", run->cg_limit_cores);
+    hw_json_num(&w, "mem_max_mib", run->cg_mem_max_mib);
+    hw_json_num(&w, "mem_peak_mib", max_or_nan(&run->cpu[SUM_CPU_CG_MEM]));
+    json_stat(&w, "cpu_pct", &run->cpu[SUM_CPU_CG_PCT]);
+    hw_json_close(&w);
 
-    jw_open(&w, "quality", '{');
-    jw_open(&w, "files", '{');
+    hw_json_open(&w, "quality", '{');
+    hw_json_open(&w, "files", '{');
     for (int k = 0; k < SUM_KIND_COUNT; k++)
         if ((k != SUM_KIND_GPM && k != SUM_KIND_TREE_PIDS) ||
             run->q[k].present) /* optional, newer than the rest */
             json_quality(&w, run, k);
-    jw_close(&w, '}');
-    jw_u64(&w, "lines_skipped", total_skipped(run));
-    jw_u64(&w, "partial_last_lines", total_partial(run));
-    jw_u64(&w, "placeholders", total_placeholders(run));
-    jw_u64(&w, "child_restarts", run->info.child_restarts);
-    jw_u64(&w, "hwmon_runs", run->info.starts);
-    jw_close(&w, '}');
-    jw_close(&w, '}');
+    hw_json_close(&w);
+    hw_json_u64(&w, "lines_skipped", total_skipped(run));
+    hw_json_u64(&w, "partial_last_lines", total_partial(run));
+    hw_json_u64(&w, "placeholders", total_placeholders(run));
+    hw_json_u64(&w, "child_restarts", run->info.child_restarts);
+    hw_json_u64(&w, "hwmon_runs", run->info.starts);
+    hw_json_close(&w);
+    hw_json_close(&w);
     hw_buf_putc(out, '\n');
 }
 
@@ -917,7 +830,7 @@ static bool num_cell(struct hw_buf *b, const struct col *c)
     else if (c->type == C_INT)
         hw_buf_printf(b, "%.0f", c->d);
     else
-        put_num(b, c->d);
+        hw_buf_json_num(b, c->d, HW_NUM_SIG12);
     return true;
 }
 
@@ -984,30 +897,25 @@ void sum_report_jsonl_row(const struct sum_run *run, struct hw_buf *out)
 {
     struct col c[NCOLS];
     size_t n = flat_cols(run, c);
-    hw_buf_putc(out, '{');
+    struct hw_json w;
+    hw_json_init(&w, out, HW_JSON_LINE, HW_NUM_SIG12);
+    hw_json_open(&w, NULL, '{');
     for (size_t i = 0; i < n; i++) {
-        if (i)
-            hw_buf_puts(out, ", ");
-        hw_buf_json_str(out, c[i].name, strlen(c[i].name));
-        hw_buf_puts(out, ": ");
         if (c[i].type == C_STR) {
-            if (c[i].s)
-                hw_buf_json_str(out, c[i].s, strlen(c[i].s));
-            else
-                hw_buf_puts(out, "null");
-        } else if (!num_cell(out, &c[i])) {
-            hw_buf_puts(out, "null");
+            hw_json_str(&w, c[i].name, c[i].s);
+            continue;
         }
+        hw_json_key(&w, c[i].name);
+        if (!num_cell(out, &c[i]))
+            hw_buf_puts(out, "null");
     }
     for (size_t i = 0; i < run->nparams; i++) {
         struct hw_buf k;
         hw_buf_init(&k, NULL, 0);
         sum_report_param_name(&run->params[i], &k);
-        hw_buf_puts(out, ", ");
-        hw_buf_json_str(out, k.p ? k.p : "", k.len);
-        hw_buf_puts(out, ": ");
-        hw_buf_puts(out, param_text(&run->params[i], true));
+        hw_json_raw(&w, k.p ? k.p : "", param_text(&run->params[i], true));
         hw_buf_free(&k);
     }
-    hw_buf_puts(out, "}\n");
+    hw_json_close(&w);
+    hw_buf_putc(out, '\n');
 }

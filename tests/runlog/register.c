@@ -3,9 +3,11 @@
 
 void add_runlog_suites(void);
 void add_runlog_cli_suites(void);
+void add_jsonw_suites(void);
 
 void cu_register_all(void)
 {
     add_runlog_suites();
     add_runlog_cli_suites();
+    add_jsonw_suites();
 }
