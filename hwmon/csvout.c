@@ -5,7 +5,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "hwrun/proccols.h"
+#include "hwrun/array.h"
+#include "hwrun/rundir.h"
 
 void mon_buf_u64(struct hw_buf *b, uint64_t v)
 {
@@ -32,78 +33,94 @@ void mon_buf_fixed1(struct hw_buf *b, double x)
     hw_buf_putc(b, (char)('0' + (uint64_t)t % 10));
 }
 
+/* The header and the cells of both files follow the column tables of hwrun/rundir.h: a cell is
+ * put at its column's enum index, then the row is written in table order, so a header and its
+ * rows cannot disagree. */
+static void header(struct hw_buf *b, const char *const *cols, size_t n, int skip)
+{
+    hw_buf_puts(b, HW_COL_TIMESTAMP);
+    for (size_t i = 0; i < n; i++)
+        if ((int)i != skip) {
+            hw_buf_putc(b, ',');
+            hw_buf_puts(b, cols[i]);
+        }
+    hw_buf_putc(b, '\n');
+}
+
 void mon_csv_cpu_header(struct hw_buf *b, bool cgroup)
 {
-    hw_buf_puts(b, "timestamp,usr_pct,idle_pct,sys_pct,iowait_pct,steal_pct,mem_used_mib,"
-                   "mem_available_mib");
-    if (cgroup)
-        hw_buf_puts(b, ",cgroup_cpu_limit_cores,cgroup_cpu_pct,cgroup_mem_current_mib,"
-                       "cgroup_mem_max_mib");
-    hw_buf_putc(b, '\n');
+    header(b, hw_cpu_cols, cgroup ? HW_CPU_COL_COUNT : HW_CPU_COL_FIRST_CGROUP, -1);
 }
 
 void mon_csv_proc_header(struct hw_buf *b, bool pss)
 {
-    hw_buf_puts(b, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes");
-    if (pss)
-        hw_buf_puts(b, ",pss_mib");
-    hw_buf_puts(b, HW_PROC_EXTRA_HEADER);
-    hw_buf_putc(b, '\n');
+    header(b, hw_proc_cols, HW_PROC_COL_COUNT, pss ? -1 : HW_PROC_COL_PSS);
 }
 
-static void cell(struct hw_buf *b, bool have, double v)
+/* One cell: an integer, a number with 1 or 2 decimals, or empty (not measured). */
+struct cell {
+    enum { EMPTY, U64, FIX1, FIX2 } kind;
+    double v;
+    uint64_t u;
+};
+
+#define NUM1(have, x) ((struct cell){(have) ? FIX1 : EMPTY, (x), 0})
+#define UINT(x) ((struct cell){U64, 0, (x)})
+
+static void cells(struct hw_buf *b, const char *iso, const struct cell *c, size_t n, int skip)
 {
-    hw_buf_putc(b, ',');
-    if (have)
-        mon_buf_fixed1(b, v);
+    hw_buf_puts(b, iso);
+    for (size_t i = 0; i < n; i++) {
+        if ((int)i == skip)
+            continue;
+        hw_buf_putc(b, ',');
+        switch (c[i].kind) {
+        case U64: mon_buf_u64(b, c[i].u); break;
+        case FIX1: mon_buf_fixed1(b, c[i].v); break;
+        case FIX2: hw_buf_printf(b, "%.2f", c[i].v); break;
+        case EMPTY: break;
+        }
+    }
+    hw_buf_putc(b, '\n');
 }
 
 void mon_csv_cpu_line(struct hw_buf *b, const char *iso, const struct mon_sys_sample *s,
                       bool cgroup)
 {
-    hw_buf_puts(b, iso);
-    cell(b, s->have_cpu, s->usr_pct);
-    cell(b, s->have_cpu, s->idle_pct);
-    cell(b, s->have_cpu, s->sys_pct);
-    cell(b, s->have_cpu, s->iowait_pct);
-    cell(b, s->have_cpu, s->steal_pct);
-    cell(b, s->have_mem, s->mem_used_mib);
-    cell(b, s->have_mem, s->mem_avail_mib);
-    if (cgroup) {
-        if (s->have_cg_limit) { /* cores: two decimals matter (0.25 cores) */
-            hw_buf_putc(b, ',');
-            hw_buf_printf(b, "%.2f", s->cg_limit_cores);
-        } else {
-            hw_buf_putc(b, ',');
-        }
-        cell(b, s->have_cg_cpu, s->cg_cpu_pct);
-        cell(b, s->have_cg_mem, s->cg_mem_cur_mib);
-        cell(b, s->have_cg_mem_max, s->cg_mem_max_mib);
-    }
-    hw_buf_putc(b, '\n');
+    const struct cell c[] = {
+        [HW_CPU_COL_USR] = NUM1(s->have_cpu, s->usr_pct),
+        [HW_CPU_COL_IDLE] = NUM1(s->have_cpu, s->idle_pct),
+        [HW_CPU_COL_SYS] = NUM1(s->have_cpu, s->sys_pct),
+        [HW_CPU_COL_IOWAIT] = NUM1(s->have_cpu, s->iowait_pct),
+        [HW_CPU_COL_STEAL] = NUM1(s->have_cpu, s->steal_pct),
+        [HW_CPU_COL_MEM_USED] = NUM1(s->have_mem, s->mem_used_mib),
+        [HW_CPU_COL_MEM_AVAIL] = NUM1(s->have_mem, s->mem_avail_mib),
+        /* cores: two decimals matter (0.25 cores) */
+        [HW_CPU_COL_CG_LIMIT] = {s->have_cg_limit ? FIX2 : EMPTY, s->cg_limit_cores, 0},
+        [HW_CPU_COL_CG_PCT] = NUM1(s->have_cg_cpu, s->cg_cpu_pct),
+        [HW_CPU_COL_CG_MEM] = NUM1(s->have_cg_mem, s->cg_mem_cur_mib),
+        [HW_CPU_COL_CG_MEM_MAX] = NUM1(s->have_cg_mem_max, s->cg_mem_max_mib),
+    };
+    _Static_assert(HW_ARRAY_SIZE(c) == HW_CPU_COL_COUNT, "a cell for every cpu_metrics column");
+    cells(b, iso, c, cgroup ? HW_CPU_COL_COUNT : HW_CPU_COL_FIRST_CGROUP, -1);
 }
 
 void mon_csv_proc_line(struct hw_buf *b, const char *iso, const struct mon_tree_sample *s, bool pss)
 {
-    hw_buf_puts(b, iso);
-    hw_buf_putc(b, ',');
-    mon_buf_u64(b, s->procs);
-    hw_buf_putc(b, ',');
-    mon_buf_u64(b, s->threads);
-    cell(b, s->have_cpu, s->cpu_pct);
-    cell(b, true, s->rss_mib);
-    hw_buf_putc(b, ',');
-    mon_buf_u64(b, s->read_bytes);
-    hw_buf_putc(b, ',');
-    mon_buf_u64(b, s->write_bytes);
-    if (pss)
-        cell(b, s->have_pss, s->pss_mib);
-    /* HW_PROC_EXTRA_HEADER's columns, in its order */
-    cell(b, true, s->main_rss_mib);
-    cell(b, s->have_cpu, s->main_cpu_pct);
-    hw_buf_putc(b, ',');
-    mon_buf_u64(b, s->main_threads);
-    cell(b, s->have_cpu, s->usr_cpu_pct);
-    cell(b, s->have_cpu, s->sys_cpu_pct);
-    hw_buf_putc(b, '\n');
+    const struct cell c[] = {
+        [HW_PROC_COL_PROCS] = UINT(s->procs),
+        [HW_PROC_COL_THREADS] = UINT(s->threads),
+        [HW_PROC_COL_CPU] = NUM1(s->have_cpu, s->cpu_pct),
+        [HW_PROC_COL_RSS] = NUM1(true, s->rss_mib),
+        [HW_PROC_COL_READ] = UINT(s->read_bytes),
+        [HW_PROC_COL_WRITE] = UINT(s->write_bytes),
+        [HW_PROC_COL_PSS] = NUM1(s->have_pss, s->pss_mib),
+        [HW_PROC_COL_MAIN_RSS] = NUM1(true, s->main_rss_mib),
+        [HW_PROC_COL_MAIN_CPU] = NUM1(s->have_cpu, s->main_cpu_pct),
+        [HW_PROC_COL_MAIN_THREADS] = UINT(s->main_threads),
+        [HW_PROC_COL_USR_CPU] = NUM1(s->have_cpu, s->usr_cpu_pct),
+        [HW_PROC_COL_SYS_CPU] = NUM1(s->have_cpu, s->sys_cpu_pct),
+    };
+    _Static_assert(HW_ARRAY_SIZE(c) == HW_PROC_COL_COUNT, "a cell for every proc_metrics column");
+    cells(b, iso, c, HW_PROC_COL_COUNT, pss ? -1 : HW_PROC_COL_PSS);
 }

@@ -8,6 +8,7 @@ void add_gpm_suite(void);
 void add_gpus_suite(void);
 void add_prom_suite(void);
 void add_jobtree_suite(void);
+void add_vocab_suite(void);
 
 void cu_register_all(void)
 {
@@ -17,4 +18,5 @@ void cu_register_all(void)
     add_prom_suite();
     add_gpus_suite();
     add_jobtree_suite();
+    add_vocab_suite();
 }
