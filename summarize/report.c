@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hwrun/array.h"
 #include "hwrun/jsonw.h"
 #include "hwrun/timeutil.h"
 
@@ -765,58 +766,69 @@ struct col {
     uint64_t u;
 };
 
-#define NCOLS 64 /* room for every column flat_cols() adds; it stops at this many */
+/* The sweep row's columns, in order. Each is S (a string), D (a computed number: 12 digits),
+ * U (a count) or I (an integer, NAN when not known), with its name and its value (an expression
+ * of run; mu is the memory-utilization series of mem_util_stat()). The CSV header, CSV rows and
+ * JSONL rows are all expanded from this one list: a column is in all of them or in none, and
+ * the arrays they fill have exactly this many places. */
+#define SWEEP_COLUMNS(S, D, U, I)                                                                  \
+    S("dir", run->dir)                                                                             \
+    S("status", sum_status_names[run->outcome.status])                                             \
+    I("exit_status", run->outcome.exit_status >= 0 ? run->outcome.exit_status : NAN)               \
+    I("signal", run->outcome.signal ? run->outcome.signal : NAN)                                   \
+    U("phases_failed", run->outcome.phases_failed)                                                 \
+    U("gpus", sum_run_gpu_count(run))                                                              \
+    U("num_samples", sum_run_num_samples(run))                                                     \
+    D("duration_sec", round_us(sum_run_duration(run)))                                             \
+    D("peak_vram_mb", max_or_nan(&run->all[SUM_GM_MEM_USED]))                                      \
+    D("peak_vram_mib", max_or_nan(&run->all[SUM_GM_MEM_USED]))                                     \
+    D("gpu_util_mean_pct", mean_or_nan(&run->all[SUM_GM_UTIL]))                                    \
+    D("gpu_util_max_pct", max_or_nan(&run->all[SUM_GM_UTIL]))                                      \
+    D("mem_util_mean_pct", mean_or_nan(mu))                                                        \
+    D("mem_util_max_pct", max_or_nan(mu))                                                          \
+    D("power_watts_mean", mean_or_nan(&run->all[SUM_GM_POWER]))                                    \
+    D("power_watts_max", max_or_nan(&run->all[SUM_GM_POWER]))                                      \
+    D("energy_wh", sum_run_energy_wh(run))                                                         \
+    D("mean_gpu_clock_mhz", clock_mean(run))                                                       \
+    D("mean_gpu_power_w", mean_or_nan(&run->all[SUM_GM_POWER]))                                    \
+    D("cpu_usr_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_USR]))                                     \
+    D("cpu_idle_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_IDLE]))                                   \
+    D("peak_rss_mb", max_or_nan(&run->proc[SUM_PROC_RSS]))                                         \
+    D("mean_rss_mb", mean_or_nan(&run->proc[SUM_PROC_RSS]))                                        \
+    D("memory_growth_mb", growth(&run->proc[SUM_PROC_RSS]))                                        \
+    D("gpu_mem_peak_mib", sum_run_tree_gpu_mem_peak(run, NULL))                                    \
+    U("phases", run->nphase)                                                                       \
+    U("events", events_total(run))                                                                 \
+    U("error_events", run->err_total)                                                              \
+    U("child_restarts", run->info.child_restarts)                                                  \
+    U("lines_skipped", total_skipped(run))                                                         \
+    U("partial_last_lines", total_partial(run))                                                    \
+    U("placeholders", total_placeholders(run))                                                     \
+    S("time_zone", run->tz.name)                                                                   \
+    S("time_zone_source", tz_source_name(run->tz_source))
 
-static size_t flat_cols(const struct sum_run *run, struct col *c)
+#define COL_ONE(nm, v) +1
+#define COL_NAME(nm, v) nm,
+enum { SWEEP_NCOLS = 0 SWEEP_COLUMNS(COL_ONE, COL_ONE, COL_ONE, COL_ONE) };
+static const char *const sweep_names[] = {SWEEP_COLUMNS(COL_NAME, COL_NAME, COL_NAME, COL_NAME)};
+_Static_assert(HW_ARRAY_SIZE(sweep_names) == SWEEP_NCOLS, "one name per sweep column");
+#undef COL_ONE
+#undef COL_NAME
+
+static void flat_cols(const struct sum_run *run, struct col c[SWEEP_NCOLS])
 {
     const char *mu_src;
     const struct sum_stat *mu = mem_util_stat(run, &mu_src);
     size_t n = 0;
-#define ADD(...) (n < NCOLS ? (void)(c[n++] = (struct col){__VA_ARGS__}) : (void)0)
-#define S(nm, v) ADD(nm, C_STR, v, 0, 0)
-#define D(nm, v) ADD(nm, C_NUM, NULL, v, 0)
-#define U(nm, v) ADD(nm, C_U64, NULL, 0, v)
-#define I(nm, v) ADD(nm, C_INT, NULL, v, 0)
-    S("dir", run->dir);
-    S("status", sum_status_names[run->outcome.status]);
-    I("exit_status", run->outcome.exit_status >= 0 ? run->outcome.exit_status : NAN);
-    I("signal", run->outcome.signal ? run->outcome.signal : NAN);
-    U("phases_failed", run->outcome.phases_failed);
-    U("gpus", sum_run_gpu_count(run));
-    U("num_samples", sum_run_num_samples(run));
-    D("duration_sec", round_us(sum_run_duration(run)));
-    D("peak_vram_mb", max_or_nan(&run->all[SUM_GM_MEM_USED]));
-    D("peak_vram_mib", max_or_nan(&run->all[SUM_GM_MEM_USED]));
-    D("gpu_util_mean_pct", mean_or_nan(&run->all[SUM_GM_UTIL]));
-    D("gpu_util_max_pct", max_or_nan(&run->all[SUM_GM_UTIL]));
-    D("mem_util_mean_pct", mean_or_nan(mu));
-    D("mem_util_max_pct", max_or_nan(mu));
-    D("power_watts_mean", mean_or_nan(&run->all[SUM_GM_POWER]));
-    D("power_watts_max", max_or_nan(&run->all[SUM_GM_POWER]));
-    D("energy_wh", sum_run_energy_wh(run));
-    D("mean_gpu_clock_mhz", clock_mean(run));
-    D("mean_gpu_power_w", mean_or_nan(&run->all[SUM_GM_POWER]));
-    D("cpu_usr_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_USR]));
-    D("cpu_idle_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_IDLE]));
-    D("peak_rss_mb", max_or_nan(&run->proc[SUM_PROC_RSS]));
-    D("mean_rss_mb", mean_or_nan(&run->proc[SUM_PROC_RSS]));
-    D("memory_growth_mb", growth(&run->proc[SUM_PROC_RSS]));
-    D("gpu_mem_peak_mib", sum_run_tree_gpu_mem_peak(run, NULL));
-    U("phases", run->nphase);
-    U("events", events_total(run));
-    U("error_events", run->err_total);
-    U("child_restarts", run->info.child_restarts);
-    U("lines_skipped", total_skipped(run));
-    U("partial_last_lines", total_partial(run));
-    U("placeholders", total_placeholders(run));
-    S("time_zone", run->tz.name);
-    S("time_zone_source", tz_source_name(run->tz_source));
-#undef ADD
+#define S(nm, v) c[n++] = (struct col){nm, C_STR, v, 0, 0};
+#define D(nm, v) c[n++] = (struct col){nm, C_NUM, NULL, v, 0};
+#define U(nm, v) c[n++] = (struct col){nm, C_U64, NULL, 0, v};
+#define I(nm, v) c[n++] = (struct col){nm, C_INT, NULL, v, 0};
+    SWEEP_COLUMNS(S, D, U, I)
 #undef S
 #undef D
 #undef U
 #undef I
-    return n;
 }
 
 /* A number column's value, the same in CSV and JSONL rows; false (nothing written) when it
@@ -864,24 +876,19 @@ void sum_report_param_csv_cell(const struct sum_param *p, struct hw_buf *out)
 
 void sum_report_csv_header(struct hw_buf *out)
 {
-    struct sum_run *empty = sum_run_new();
-    if (!empty)
-        return;
-    struct col c[NCOLS];
-    size_t n = flat_cols(empty, c);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < SWEEP_NCOLS; i++) {
         if (i)
             hw_buf_putc(out, ',');
-        hw_buf_puts(out, c[i].name);
+        hw_buf_puts(out, sweep_names[i]);
     }
     hw_buf_putc(out, '\n');
-    sum_run_free(empty);
 }
 
 void sum_report_csv_row(const struct sum_run *run, struct hw_buf *out)
 {
-    struct col c[NCOLS];
-    size_t n = flat_cols(run, c);
+    struct col c[SWEEP_NCOLS];
+    flat_cols(run, c);
+    size_t n = SWEEP_NCOLS;
     for (size_t i = 0; i < n; i++) {
         if (i)
             hw_buf_putc(out, ',');
@@ -895,8 +902,9 @@ void sum_report_csv_row(const struct sum_run *run, struct hw_buf *out)
 
 void sum_report_jsonl_row(const struct sum_run *run, struct hw_buf *out)
 {
-    struct col c[NCOLS];
-    size_t n = flat_cols(run, c);
+    struct col c[SWEEP_NCOLS];
+    flat_cols(run, c);
+    size_t n = SWEEP_NCOLS;
     struct hw_json w;
     hw_json_init(&w, out, HW_JSON_LINE, HW_NUM_SIG12);
     hw_json_open(&w, NULL, '{');
