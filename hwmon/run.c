@@ -519,7 +519,7 @@ static void setup_children(struct run *r)
     c->name = "query";
     c->argv = a;
     c->interval_s = iv;
-    r->ch_file[CH_QUERY] = "hw_metrics.csv";
+    r->ch_file[CH_QUERY] = HW_GPU_FILE;
 
     c = &r->ch[CH_DMON];
     a = r->argv_store[CH_DMON];
@@ -535,14 +535,14 @@ static void setup_children(struct run *r)
     c->name = "dmon";
     c->argv = a;
     c->interval_s = (double)(d < 1 ? 1 : d);
-    r->ch_file[CH_DMON] = "hw_dmon.csv";
+    r->ch_file[CH_DMON] = HW_DMON_FILE;
 
     r->n_ch = 2;
     if (r->cfg->gpu_procs) {
         c = &r->ch[CH_APPS];
         a = r->argv_store[CH_APPS];
         a[0] = r->smi_path;
-        a[1] = "--query-compute-apps=" MON_APPS_FIELDS;
+        a[1] = "--query-compute-apps=" HW_GPU_PROCS_FIELDS;
         a[2] = "--format=csv,noheader,nounits";
         a[3] = lflag;
         a[4] = lval;
@@ -552,7 +552,7 @@ static void setup_children(struct run *r)
         c->name = "apps";
         c->argv = a;
         c->interval_s = 0; /* no GPU processes, no lines: silence is normal */
-        r->ch_file[CH_APPS] = "gpu_procs.csv";
+        r->ch_file[CH_APPS] = HW_GPU_PROCS_FILE;
         r->n_ch = 3;
     }
     if (r->gpm_ok) {
@@ -762,7 +762,7 @@ static int spawn_command(struct run *r)
 {
     char e1[PATH_MAX + 32], e2[PATH_MAX + 32];
     memcpy(e1, "RUNLOG_FILE=", 13);
-    join_path(e1 + 12, sizeof e1 - 12, r->dir, "run.jsonl");
+    join_path(e1 + 12, sizeof e1 - 12, r->dir, HW_RUNLOG_FILE);
     memcpy(e2, "HWMON_DIR=", 11);
     memcpy(e2 + 10, r->dir, strlen(r->dir) + 1);
     size_t n = 0;
@@ -1046,14 +1046,14 @@ static int loop_timeout_ms(const struct run *r, double end_at)
 static int open_outputs(struct run *r)
 {
     char path[PATH_MAX + 32];
-    join_path(path, sizeof path, r->dir, "cpu_metrics.csv");
+    join_path(path, sizeof path, r->dir, HW_CPU_FILE);
     r->cpu_fd = hw_open_append(path);
     if (r->cpu_fd < 0) {
         hw_warn(-r->cpu_fd, "open %s", path);
         return -1;
     }
     if (r->track_pid || r->cfg->command) {
-        join_path(path, sizeof path, r->dir, "proc_metrics.csv");
+        join_path(path, sizeof path, r->dir, HW_PROC_FILE);
         r->proc_fd = hw_open_append(path);
         if (r->proc_fd < 0) {
             hw_warn(-r->proc_fd, "open %s", path);
@@ -1091,8 +1091,8 @@ static int open_child_outputs(struct run *r)
 }
 
 /* The files of a run's samples (run.jsonl aside): one run per directory. */
-static const char *const samples[] = {"cpu_metrics.csv", "proc_metrics.csv", "hw_metrics.csv",
-                                      "hw_dmon.csv",     "gpu_procs.csv",    HW_GPM_FILE,
+static const char *const samples[] = {HW_CPU_FILE,  HW_PROC_FILE,      HW_GPU_FILE,
+                                      HW_DMON_FILE, HW_GPU_PROCS_FILE, HW_GPM_FILE,
                                       HW_TREE_PIDS_FILE};
 
 /* A start that failed before the start event leaves nothing behind that would make a retry into
@@ -1108,7 +1108,7 @@ static void discard_unstarted(struct run *r)
         unlink(path);
     }
     if (r->made_log) {
-        join_path(path, sizeof path, r->dir, "run.jsonl");
+        join_path(path, sizeof path, r->dir, HW_RUNLOG_FILE);
         unlink(path);
     }
     if (r->made_dir)
@@ -1277,7 +1277,7 @@ int mon_run(const struct mon_config *cfg)
     if (make_dir(r) < 0)
         goto out;
     char path[PATH_MAX + 32];
-    join_path(path, sizeof path, r->dir, "run.jsonl");
+    join_path(path, sizeof path, r->dir, HW_RUNLOG_FILE);
     r->made_log = access(path, F_OK) != 0;
     int rc = rl_open(&r->log, path, 0);
     if (rc < 0) {
@@ -1293,7 +1293,7 @@ int mon_run(const struct mon_config *cfg)
     r->sys_open = true;
 
     /* GPU: ask once, before sampling, with a timeout. */
-    snprintf(r->fields, sizeof r->fields, "%s", MON_GPU_FIELDS);
+    snprintf(r->fields, sizeof r->fields, "%s", HW_GPU_FIELDS_DEFAULT);
     struct fallback fb[16];
     int n_fb = 0;
     char why[PATH_MAX + 64] = "";

@@ -742,7 +742,7 @@ static void on_event(void *ctx, const struct sum_event *e)
     see_time(run, e->t);
     sum_run_info_event(&run->info, e);
     sum_outcome_event(&run->outcome, e);
-    const char *pe = run->cfg->params_event ? run->cfg->params_event : "config";
+    const char *pe = run->cfg->params_event ? run->cfg->params_event : HW_EV_CONFIG;
     if (!strcmp(e->name, pe) && e->data && json_object_is_type(e->data, json_type_object))
         params_from(run, "", e->data, 0);
     size_t i;
@@ -758,9 +758,9 @@ static void on_event(void *ctx, const struct sum_event *e)
     } else {
         run->etype_other++;
     }
-    if (!strcmp(e->name, "start") && e->data) {
+    if (!strcmp(e->name, HW_EV_START) && e->data) {
         struct json_object *cg;
-        if (json_object_object_get_ex(e->data, "cgroup", &cg) && cg) {
+        if (json_object_object_get_ex(e->data, HW_START_CGROUP, &cg) && cg) {
             free(run->cgroup_json);
             run->cgroup_json = strdup(json_object_to_json_string_ext(
                 cg, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hwrun/gpm.h"
+#include "hwrun/rundir.h"
 #include "outcome.h"
 #include "readers.h"
 #include "stats.h"
