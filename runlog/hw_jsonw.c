@@ -44,21 +44,51 @@ static void indent(struct hw_json *w, int depth)
         hw_buf_put(w->b, "  ", 2);
 }
 
+/* The separator before a member: ", " on one line, ",\n" and the indent when pretty. */
+static void separate(struct hw_json *w)
+{
+    bool first = w->first[w->depth];
+    w->first[w->depth] = false;
+    if (w->depth == 0)
+        return;
+    if (w->style == HW_JSON_LINE) {
+        if (!first)
+            hw_buf_put(w->b, ", ", 2);
+        return;
+    }
+    if (!first)
+        hw_buf_putc(w->b, ',');
+    indent(w, w->depth);
+}
+
 void hw_json_key(struct hw_json *w, const char *key)
 {
-    if (w->depth > 0) {
-        if (!w->first[w->depth])
-            hw_buf_putc(w->b, ',');
-        if (w->style == HW_JSON_PRETTY)
-            indent(w, w->depth);
-        else if (!w->first[w->depth])
-            hw_buf_putc(w->b, ' ');
+    separate(w);
+    if (!key)
+        return;
+    /* Most keys are plain ASCII: copy them in one piece; the others go through the escaper. */
+    size_t n = 0;
+    for (const unsigned char *k = (const unsigned char *)key; *k; k++, n++)
+        if (*k < 0x20 || *k >= 0x80 || *k == '"' || *k == '\\')
+            break;
+    if (key[n] == '\0' && hw_buf_reserve(w->b, n + 4)) {
+        char *o = w->b->p + w->b->len;
+        *o++ = '"';
+        memcpy(o, key, n);
+        o += n;
+        memcpy(o, "\": ", 3);
+        w->b->len += n + 4;
+        w->b->p[w->b->len] = '\0';
+        return;
     }
-    w->first[w->depth] = false;
-    if (key) {
-        hw_buf_json_str(w->b, key, strlen(key));
-        hw_buf_put(w->b, ": ", 2);
-    }
+    hw_buf_json_str(w->b, key, strlen(key));
+    hw_buf_put(w->b, ": ", 2);
+}
+
+void hw_json_key_lit(struct hw_json *w, const char *text, size_t n)
+{
+    separate(w);
+    hw_buf_put(w->b, text, n);
 }
 
 void hw_json_open(struct hw_json *w, const char *key, char c)

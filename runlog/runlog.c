@@ -317,8 +317,11 @@ static void entry_begin(struct entry *e, struct hw_buf *b, const char *kind)
     char ts[HW_ISO_LEN];
     size_t n = hw_iso_utc_now(ts);
     hw_json_open(&e->w, NULL, '{');
-    hw_json_strn(&e->w, "ts", ts, n);
-    hw_json_str(&e->w, "type", kind);
+    HW_JSON_LIT(&e->w, "\"ts\": \"");
+    hw_buf_put(b, ts, n); /* digits and punctuation: nothing to escape */
+    hw_buf_put(b, "\", \"type\": \"", 12);
+    hw_buf_puts(b, kind);
+    hw_buf_putc(b, '"');
 }
 
 static int entry_end(struct entry *e, int rc)
@@ -340,8 +343,9 @@ static int format_phase(struct hw_buf *b, const char *name, double seconds,
         return -EINVAL;
     struct entry e;
     entry_begin(&e, b, "phase");
-    hw_json_str(&e.w, "name", name);
-    hw_json_key(&e.w, "seconds");
+    HW_JSON_LIT(&e.w, "\"name\": ");
+    hw_buf_json_str(b, name, strlen(name));
+    HW_JSON_LIT(&e.w, "\"seconds\": ");
     hw_buf_py_round(b, seconds, 3); /* pytyche: round(seconds, 3) */
     size_t n;
     return entry_end(&e, put_members(&e, extra, n_extra, phase_reserved, 0, &n));
@@ -354,7 +358,8 @@ static int format_event(struct hw_buf *b, const char *type, const rl_field_t *da
         return -EINVAL;
     struct entry e;
     entry_begin(&e, b, "event");
-    hw_json_str(&e.w, "event", type);
+    HW_JSON_LIT(&e.w, "\"event\": ");
+    hw_buf_json_str(b, type, strlen(type));
     struct hw_json_mark mark = hw_json_mark(&e.w);
     hw_json_open(&e.w, "data", '{');
     size_t n;

@@ -75,6 +75,10 @@ void hw_json_null(struct hw_json *w, const char *key);
 void hw_json_raw(struct hw_json *w, const char *key, const char *text);
 /* Only the separator and key: the caller appends the value to w->b itself. */
 void hw_json_key(struct hw_json *w, const char *key);
+/* The separator, then text as it is: a member the caller has already written as JSON
+ * ("\"type\": \"phase\""), for the fixed parts of a line. */
+void hw_json_key_lit(struct hw_json *w, const char *text, size_t n);
+#define HW_JSON_LIT(w, text) hw_json_key_lit((w), (text), sizeof(text) - 1)
 
 /* A point to come back to: hw_json_rewind() drops everything written since hw_json_mark(), as
  * if it had never been (librunlog leaves an event's empty "data" out, as pytyche does). */
