@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "summary.h" /* sum_energy_step: the same energy rule as summarize */
+#include "energy.h" /* sum_energy_step: the same energy rule as summarize */
 
 #define MIB 1048576.0
 

@@ -1,9 +1,10 @@
 /* Prometheus export (--prom-textfile): every few seconds, and once at stop, hwmon writes the
  * latest values of its run in the text exposition format into a file that node_exporter's
  * textfile collector serves. The values come from the files hwmon already writes: each export
- * reads only what was appended since the last one, through summarize's streaming readers (the
- * one parser of those files), so the sampler and the children pay nothing, and memory stays
- * constant. The file is replaced atomically (temp file + rename), never seen half written.
+ * reads only what was appended since the last one, through the run directory's streaming readers
+ * (summarize/rundir/, the one parser of those files), so the sampler and the children pay
+ * nothing, and memory stays constant. The file is replaced atomically (temp file + rename),
+ * never seen half written.
  *
  * Runs on hwmon's main thread. Functions return 0 or a negative errno and never print. */
 #ifndef HWMON_PROM_H
@@ -17,7 +18,7 @@
 #include "hwrun/rundir.h"
 #include "hwrun/io.h"
 #include "readers.h"
-#include "summary.h" /* struct sum_energy */
+#include "energy.h" /* struct sum_energy */
 
 #define MON_PROM_MAX_GPUS 64
 #define MON_PROM_DEFAULT_INTERVAL_S 10.0

@@ -1,51 +1,17 @@
 /* summarize: the offline ResourceSummary of one run directory or a whole sweep. This file only
- * parses options and wires the modules (readers, summary, report, pytyche) together. */
+ * parses options; the jobs (jobs.h) summarize the directories and join the outputs. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <limits.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "hwrun/io.h"
 #include "hwrun/msg.h"
 #include "hwrun/parse.h"
-#include "html.h"
-#include "pytyche.h"
-#include "report.h"
-#include "summary.h"
-
-enum fmt { FMT_JSON, FMT_TEXT, FMT_PYTYCHE, FMT_CSV, FMT_JSONL };
-
-struct job {
-    const char *dir;             /* NULL: files given by options only */
-    struct hw_buf out;
-    struct hw_buf json;          /* the JSON summary, kept for --html */
-    struct hw_buf pnames, pcells; /* csv: the run's param.KEY names and cells, NUL-separated */
-    size_t nparams;
-    int status;                  /* HW_EXIT_OK or HW_EXIT_FAIL */
-    bool usable;
-};
-
-struct ctx {
-    enum fmt fmt;
-    bool write;
-    bool quiet;
-    bool print;                  /* print the --format output (off for --html alone) */
-    const char *html;            /* --html FILE */
-    struct sum_config cfg;
-    const char *file_opt[SUM_KIND_COUNT];
-    bool any_file_opt;
-    struct job *jobs;
-    size_t njobs;
-    atomic_size_t next;
-};
+#include "jobs.h"
 
 static void usage(FILE *f)
 {
@@ -94,160 +60,9 @@ static void usage(FILE *f)
 
 static void on_message(void *ctx, const char *text)
 {
-    const struct ctx *c = ctx;
+    const struct sum_jobs *c = ctx;
     if (!c->quiet)
         hw_warn(0, "%s", text);
-}
-
-static void run_pytyche(struct ctx *c, struct job *j)
-{
-    static const struct {
-        enum sum_kind kind;
-        enum sum_py_kind py;
-    } files[] = {{SUM_KIND_GPU, SUM_PY_GPU}, {SUM_KIND_CPU, SUM_PY_CPU},
-                 {SUM_KIND_DMON, SUM_PY_DMON}};
-    struct sum_py_acc acc;
-    memset(&acc, 0, sizeof acc);
-    bool any = false;
-    for (size_t i = 0; i < 3; i++) {
-        char *p = NULL;
-        const char *path = c->file_opt[files[i].kind];
-        if (!path && j->dir) {
-            if (asprintf(&p, "%s/%s", j->dir, sum_kind_files[files[i].kind]) < 0)
-                p = NULL;
-            path = p;
-        }
-        struct stat st;
-        if (path && stat(path, &st) == 0)
-            any = true;
-        uint64_t bad = 0;
-        uint64_t before = acc.lines_too_long;
-        int rc = sum_py_read_file(files[i].py, path, &acc, &bad);
-        if (rc == -EILSEQ) {
-            hw_warn(0, "%s: invalid UTF-8 at byte %llu: pytyche's reader fails on this file "
-                       "(UnicodeDecodeError), so there is no pytyche summary",
-                    path, (unsigned long long)bad);
-            j->status = HW_EXIT_FAIL;
-            free(p);
-            return;
-        }
-        if (rc < 0) {
-            hw_warn(-rc, "%s", path);
-            j->status = HW_EXIT_FAIL;
-            free(p);
-            return;
-        }
-        if (acc.lines_too_long > before && !c->quiet)
-            hw_warn(0, "%s: %llu lines longer than %u bytes skipped (pytyche would read them)",
-                    path, (unsigned long long)(acc.lines_too_long - before), SUM_PY_MAX_LINE);
-        free(p);
-    }
-    sum_py_format(&acc, &j->out);
-    j->usable = any;
-    if (!any) {
-        hw_warn(0, "%s: no hw_metrics.csv, cpu_metrics.csv or hw_dmon.csv",
-                j->dir ? j->dir : "(no files)");
-        j->status = HW_EXIT_FAIL;
-    }
-}
-
-static void run_job(struct ctx *c, struct job *j)
-{
-    hw_buf_init(&j->out, NULL, 0);
-    hw_buf_init(&j->json, NULL, 0);
-    j->status = HW_EXIT_OK;
-    if (c->fmt == FMT_PYTYCHE) {
-        run_pytyche(c, j);
-        return;
-    }
-    struct sum_inputs in = {0};
-    char *storage[SUM_KIND_COUNT] = {0};
-    if (j->dir) {
-        struct stat st;
-        if (stat(j->dir, &st) != 0) {
-            hw_warn(errno, "%s", j->dir);
-            j->status = HW_EXIT_FAIL;
-            return;
-        }
-        if (!S_ISDIR(st.st_mode)) {
-            hw_warn(ENOTDIR, "%s", j->dir);
-            j->status = HW_EXIT_FAIL;
-            return;
-        }
-        sum_inputs_from_dir(&in, j->dir, storage);
-    }
-    for (int k = 0; k < SUM_KIND_COUNT; k++)
-        if (c->file_opt[k])
-            in.path[k] = c->file_opt[k];
-    struct sum_run *run = sum_run_new();
-    if (!run)
-        hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
-    int rc = sum_run_summarize(run, &in, &c->cfg);
-    if (rc == -ENODATA) {
-        hw_warn(0, "%s: nothing usable found", j->dir ? j->dir : "(files)");
-        j->status = HW_EXIT_FAIL;
-    } else if (rc < 0) {
-        j->status = HW_EXIT_FAIL; /* the file was named in a message already */
-        j->usable = true;
-    } else {
-        j->usable = true;
-    }
-    if (c->print) {
-        switch (c->fmt) {
-        case FMT_JSON: sum_report_json(run, &j->out); break;
-        case FMT_TEXT: sum_report_text(run, &j->out); break;
-        case FMT_CSV:
-            sum_report_csv_row(run, &j->out);
-            for (size_t p = 0; p < run->nparams; p++) { /* lined up by name in main() */
-                sum_report_param_name(&run->params[p], &j->pnames);
-                hw_buf_putc(&j->pnames, '\0');
-                sum_report_param_csv_cell(&run->params[p], &j->pcells);
-                hw_buf_putc(&j->pcells, '\0');
-            }
-            j->nparams = run->nparams;
-            break;
-        case FMT_JSONL: sum_report_jsonl_row(run, &j->out); break;
-        case FMT_PYTYCHE: break;
-        }
-    }
-    if (c->html && rc != -ENODATA)
-        sum_report_json(run, &j->json); /* the report's tables come from the summary */
-    if (c->write && j->dir && rc != -ENODATA) {
-        struct hw_buf js;
-        hw_buf_init(&js, NULL, 0);
-        if (c->fmt == FMT_JSON && j->out.len)
-            hw_buf_put(&js, j->out.p, j->out.len);
-        else
-            sum_report_json(run, &js);
-        char *path;
-        if (asprintf(&path, "%s/summary.json", j->dir) >= 0) {
-            int wrc = js.oom ? -ENOMEM : hw_write_atomic(path, js.p, js.len);
-            if (wrc < 0) {
-                hw_warn(-wrc, "write %s", path);
-                j->status = HW_EXIT_FAIL;
-            }
-            free(path);
-        }
-        hw_buf_free(&js);
-    }
-    if (j->out.oom) {
-        hw_warn(ENOMEM, "%s", j->dir ? j->dir : "(files)");
-        j->status = HW_EXIT_FAIL;
-    }
-    sum_run_free(run);
-    for (int k = 0; k < SUM_KIND_COUNT; k++)
-        free(storage[k]);
-}
-
-static void *worker(void *arg)
-{
-    struct ctx *c = arg;
-    for (;;) {
-        size_t i = atomic_fetch_add(&c->next, 1);
-        if (i >= c->njobs)
-            return NULL;
-        run_job(c, &c->jobs[i]);
-    }
 }
 
 int main(int argc, char **argv)
@@ -276,7 +91,7 @@ int main(int argc, char **argv)
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
-    static struct ctx c;
+    static struct sum_jobs c;
     c.cfg.message = on_message;
     c.cfg.message_ctx = &c;
     const char *output = NULL;
@@ -289,15 +104,15 @@ int main(int argc, char **argv)
         case 'f':
             fmt_given = true;
             if (!strcmp(optarg, "json"))
-                c.fmt = FMT_JSON;
+                c.fmt = SUM_FMT_JSON;
             else if (!strcmp(optarg, "text"))
-                c.fmt = FMT_TEXT;
+                c.fmt = SUM_FMT_TEXT;
             else if (!strcmp(optarg, "pytyche"))
-                c.fmt = FMT_PYTYCHE;
+                c.fmt = SUM_FMT_PYTYCHE;
             else if (!strcmp(optarg, "csv"))
-                c.fmt = FMT_CSV;
+                c.fmt = SUM_FMT_CSV;
             else if (!strcmp(optarg, "jsonl"))
-                c.fmt = FMT_JSONL;
+                c.fmt = SUM_FMT_JSONL;
             else
                 hw_usage_error("unknown format '%s' (json, text, pytyche, csv, jsonl)", optarg);
             break;
@@ -336,27 +151,26 @@ int main(int argc, char **argv)
         default: hw_usage_error("unrecognized option '%s'", argv[optind - 1]);
         }
     }
+    bool any_file_opt = false;
     for (int k = 0; k < SUM_KIND_COUNT; k++)
-        c.any_file_opt |= c.file_opt[k] != NULL;
+        any_file_opt |= c.file_opt[k] != NULL;
     size_t ndirs = (size_t)(argc - optind);
-    if (!ndirs && !c.any_file_opt)
+    if (!ndirs && !any_file_opt)
         hw_usage_error("no run directory given");
-    if (ndirs > 1 && c.any_file_opt)
+    if (ndirs > 1 && any_file_opt)
         hw_usage_error("file options (--gpu-csv ...) go with at most one DIR");
     if (c.write && !ndirs)
         hw_usage_error("--write needs a DIR");
-    if (c.html && c.fmt == FMT_PYTYCHE)
+    if (c.html && c.fmt == SUM_FMT_PYTYCHE)
         hw_usage_error("--html goes with the default summary, not --format pytyche");
-    if (c.html && !ndirs && !c.any_file_opt)
+    if (c.html && !ndirs && !any_file_opt)
         hw_usage_error("--html needs a DIR");
     /* --html alone writes just the page; --format or -o ask for the usual output too. */
     c.print = !c.html || fmt_given || output;
     if (c.write && !fmt_given && !output)
         c.print = false; /* -w alone: the summary.json files are the output */
     if (!fmt_given && ndirs <= 1 && isatty(STDOUT_FILENO))
-        c.fmt = FMT_TEXT; /* a person at a terminal; JSON when piped */
-    /* several JSON summaries make one JSON document: an array (jsonl: one per line) */
-    bool json_array = c.fmt == FMT_JSON && ndirs > 1;
+        c.fmt = SUM_FMT_TEXT; /* a person at a terminal; JSON when piped */
     if (c.cfg.have_tz && c.cfg.tz.kind == SUM_TZ_NAMED) {
         /* named zones are resolved by mktime(3): set TZ once, before any thread starts */
         setenv("TZ", c.cfg.tz.name, 1);
@@ -370,121 +184,14 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < ndirs; i++)
         c.jobs[i].dir = argv[optind + (int)i];
 
-    size_t nthreads = jobs < c.njobs ? (size_t)jobs : c.njobs;
-    if (nthreads <= 1) {
-        worker(&c);
-    } else {
-        pthread_t *th = calloc(nthreads, sizeof *th);
-        if (!th)
-            hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
-        size_t started = 0;
-        for (; started < nthreads; started++)
-            if (pthread_create(&th[started], NULL, worker, &c) != 0)
-                break;
-        if (!started)
-            worker(&c);
-        for (size_t i = 0; i < started; i++)
-            pthread_join(th[i], NULL);
-        free(th);
-    }
+    sum_jobs_run(&c, jobs < c.njobs ? (size_t)jobs : c.njobs);
 
+    int status = HW_EXIT_OK;
+    if (c.html && sum_jobs_html(&c) != HW_EXIT_OK)
+        status = HW_EXIT_FAIL;
     struct hw_buf all;
     hw_buf_init(&all, NULL, 0);
-    /* csv: the parameter columns are the union of the runs' names, in first-seen order */
-    const char **pcols = NULL;
-    size_t npcols = 0;
-    if (c.fmt == FMT_CSV) {
-        size_t cap = 0;
-        for (size_t i = 0; i < c.njobs; i++)
-            cap += c.jobs[i].nparams;
-        pcols = calloc(cap + 1, sizeof *pcols);
-        if (!pcols)
-            hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
-        for (size_t i = 0; i < c.njobs; i++) {
-            const char *k = c.jobs[i].pnames.p;
-            for (size_t p = 0; p < c.jobs[i].nparams; p++, k += strlen(k) + 1) {
-                size_t q = 0;
-                while (q < npcols && strcmp(pcols[q], k) != 0)
-                    q++;
-                if (q == npcols)
-                    pcols[npcols++] = k;
-            }
-        }
-        sum_report_csv_header(&all);
-        if (npcols) { /* the header ends in '\n': the parameter names go before it */
-            all.len--;
-            for (size_t q = 0; q < npcols; q++) {
-                hw_buf_putc(&all, ',');
-                hw_buf_puts(&all, pcols[q]);
-            }
-            hw_buf_putc(&all, '\n');
-        }
-    }
-    if (json_array)
-        hw_buf_puts(&all, "[");
-    size_t nprinted = 0;
-    int status = HW_EXIT_OK;
-    bool any_usable = false;
-    if (c.html) {
-        const char **dirs = calloc(c.njobs, sizeof *dirs);
-        const char **json = calloc(c.njobs, sizeof *json);
-        if (!dirs || !json)
-            hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
-        for (size_t i = 0; i < c.njobs; i++) {
-            dirs[i] = c.jobs[i].dir;
-            json[i] = c.jobs[i].json.len ? c.jobs[i].json.p : NULL;
-        }
-        struct sum_html_opts ho;
-        sum_html_opts_init(&ho);
-        if (c.cfg.have_tz)
-            ho.read.tz = c.cfg.tz;
-        char err[512] = "";
-        int rc = sum_html_write_file(c.html, dirs, json, c.njobs, &ho, err, sizeof err);
-        if (err[0])
-            hw_warn(0, "%s", err);
-        if (rc < 0) {
-            hw_warn(-rc, "write %s", c.html);
-            status = HW_EXIT_FAIL;
-        }
-        free(dirs);
-        free(json);
-    }
-    for (size_t i = 0; i < c.njobs; i++) {
-        struct job *j = &c.jobs[i];
-        hw_buf_free(&j->json);
-        if (c.fmt == FMT_TEXT && i)
-            hw_buf_putc(&all, '\n');
-        if (j->out.len && json_array) {
-            hw_buf_puts(&all, nprinted++ ? ",\n" : "\n");
-            hw_buf_put(&all, j->out.p, j->out.len - (j->out.p[j->out.len - 1] == '\n'));
-        } else if (j->out.len && npcols) { /* csv row, then its cells of the param columns */
-            hw_buf_put(&all, j->out.p, j->out.len - 1);
-            for (size_t q = 0; q < npcols; q++) {
-                hw_buf_putc(&all, ',');
-                const char *k = j->pnames.p, *v = j->pcells.p;
-                for (size_t p = 0; p < j->nparams; p++, k += strlen(k) + 1, v += strlen(v) + 1)
-                    if (!strcmp(k, pcols[q])) {
-                        hw_buf_puts(&all, v);
-                        break;
-                    }
-            }
-            hw_buf_putc(&all, '\n');
-        } else if (j->out.len) {
-            hw_buf_put(&all, j->out.p, j->out.len);
-        }
-        hw_buf_free(&j->out);
-        if (j->status != HW_EXIT_OK)
-            status = HW_EXIT_FAIL;
-        any_usable |= j->usable;
-    }
-    if (json_array)
-        hw_buf_puts(&all, "\n]\n");
-    for (size_t i = 0; i < c.njobs; i++) {
-        hw_buf_free(&c.jobs[i].pnames);
-        hw_buf_free(&c.jobs[i].pcells);
-    }
-    free(pcols);
-    if (!any_usable)
+    if (sum_jobs_collect(&c, &all) != HW_EXIT_OK)
         status = HW_EXIT_FAIL;
     free(c.jobs);
     if (all.oom)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "hwrun/jsonw.h"
+#include "hwrun/msg.h"
 
 struct sum_py_reader {
     enum sum_py_kind kind;
@@ -565,4 +566,59 @@ void sum_py_format(const struct sum_py_acc *a, struct hw_buf *out)
     key(&w, "power_watts_mean", pw_mean);
     hw_json_close(&w);
     hw_buf_putc(out, '\n');
+}
+
+/* ---- summarize --format pytyche -------------------------------------------------------- */
+
+int sum_py_run(const char *dir, const char *const file_opt[SUM_KIND_COUNT], bool quiet,
+               struct hw_buf *out, bool *usable)
+{
+    static const struct {
+        enum sum_kind kind;
+        enum sum_py_kind py;
+    } files[] = {{SUM_KIND_GPU, SUM_PY_GPU}, {SUM_KIND_CPU, SUM_PY_CPU},
+                 {SUM_KIND_DMON, SUM_PY_DMON}};
+    *usable = false;
+    struct sum_py_acc acc;
+    memset(&acc, 0, sizeof acc);
+    bool any = false;
+    for (size_t i = 0; i < 3; i++) {
+        char *p = NULL;
+        const char *path = file_opt[files[i].kind];
+        if (!path && dir) {
+            if (asprintf(&p, "%s/%s", dir, sum_kind_files[files[i].kind]) < 0)
+                p = NULL;
+            path = p;
+        }
+        struct stat st;
+        if (path && stat(path, &st) == 0)
+            any = true;
+        uint64_t bad = 0;
+        uint64_t before = acc.lines_too_long;
+        int rc = sum_py_read_file(files[i].py, path, &acc, &bad);
+        if (rc == -EILSEQ) {
+            hw_warn(0, "%s: invalid UTF-8 at byte %llu: pytyche's reader fails on this file "
+                       "(UnicodeDecodeError), so there is no pytyche summary",
+                    path, (unsigned long long)bad);
+            free(p);
+            return HW_EXIT_FAIL;
+        }
+        if (rc < 0) {
+            hw_warn(-rc, "%s", path);
+            free(p);
+            return HW_EXIT_FAIL;
+        }
+        if (acc.lines_too_long > before && !quiet)
+            hw_warn(0, "%s: %llu lines longer than %u bytes skipped (pytyche would read them)",
+                    path, (unsigned long long)(acc.lines_too_long - before), SUM_PY_MAX_LINE);
+        free(p);
+    }
+    sum_py_format(&acc, out);
+    *usable = any;
+    if (!any) {
+        hw_warn(0, "%s: no hw_metrics.csv, cpu_metrics.csv or hw_dmon.csv",
+                dir ? dir : "(no files)");
+        return HW_EXIT_FAIL;
+    }
+    return HW_EXIT_OK;
 }

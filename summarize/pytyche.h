@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "hwrun/io.h"
+#include "readers.h" /* enum sum_kind, sum_kind_files */
 
 #define SUM_PY_MAX_LINE (1u << 20)
 
@@ -58,5 +59,12 @@ void sum_py_format(const struct sum_py_acc *acc, struct hw_buf *out);
 bool sum_py_float(const char *s, size_t n, double *out);
 /* Python's round(x, 1). */
 double sum_py_round1(double x);
+
+/* `summarize --format pytyche` for one run: hw_metrics.csv, cpu_metrics.csv and hw_dmon.csv
+ * (file_opt[kind] when given, else DIR/name; dir may be NULL) read as pytyche does, the summary
+ * appended to out. Problems go to standard error (lines too long only unless quiet). *usable:
+ * one of the files exists. Returns HW_EXIT_OK or HW_EXIT_FAIL. */
+int sum_py_run(const char *dir, const char *const file_opt[SUM_KIND_COUNT], bool quiet,
+               struct hw_buf *out, bool *usable);
 
 #endif

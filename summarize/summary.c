@@ -376,25 +376,6 @@ static struct sum_gpu *get_gpu(struct sum_run *run, int g)
     return run->gpu[g];
 }
 
-bool sum_energy_step(struct sum_energy *e, double t0, double p0, double t1, double p1)
-{
-    double dt = t1 - t0;
-    if (!(dt > 0))
-        return false;
-    if (isnan(p0) || isnan(p1)) {
-        e->unmeasured++;
-        return false;
-    }
-    if (dt > SUM_GAP_FACTOR * e->interval_s) {
-        e->gaps++;
-        e->gap_s += dt;
-        return false;
-    }
-    e->joules += (p0 + p1) / 2.0 * dt;
-    e->covered_s += dt;
-    return true;
-}
-
 static void energy_step(struct sum_run *run, struct sum_gpu *gp, double t, double p)
 {
     if (!gp->have_last) {
@@ -832,7 +813,7 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
         .diag = on_diag,
         .tree_pid = on_tree_pid,
     };
-    struct sum_read_opts opts = {.max_line = cfg->max_line};
+    struct sum_read_opts opts = {.max_line = cfg->max_line, .libcsv_only = cfg->libcsv_only};
     int first_err = 0;
     int rc = read_kind(run, SUM_KIND_RUNLOG, in->path[SUM_KIND_RUNLOG], &opts, &sink);
     if (rc < 0 && !first_err)

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "energy.h"
 #include "hwrun/rundir.h"
 #include "outcome.h"
 #include "readers.h"
@@ -20,25 +21,7 @@
 #define SUM_MAX_ERRORS 32     /* error-like events listed (all are counted) */
 #define SUM_MAX_EVENT_TYPES 64
 #define SUM_MAX_PIDS 256
-#define SUM_GAP_FACTOR 3.0    /* a step longer than 3 sample intervals is a gap */
 #define SUM_DIAG_PER_FILE 5   /* messages shown per file, then a count */
-
-/* Power integrated over time: trapezoids between consecutive samples of one GPU. */
-struct sum_energy {
-    double joules;
-    double covered_s;       /* time covered by bridged steps */
-    uint64_t gaps;          /* steps longer than SUM_GAP_FACTOR intervals: not bridged */
-    double gap_s;
-    uint64_t unmeasured;    /* steps with power not measured at one end */
-    double interval_s;      /* the sample interval used for the gap rule */
-};
-
-/* One step of a GPU's power curve, from (t0, p0) to (t1, p1) seconds/watts, under the energy
- * rule: a trapezoid, except across a gap longer than SUM_GAP_FACTOR * e->interval_s or where
- * power was not measured at one end. Adds the joules and the counters to e; returns whether the
- * step was bridged. The one place energy is integrated: summarize and hwmon's Prometheus export
- * both call it. A step that does not go forward in time is ignored (false). */
-bool sum_energy_step(struct sum_energy *e, double t0, double p0, double t1, double p1);
 
 struct sum_gpu {
     int index;
@@ -117,6 +100,7 @@ struct sum_config {
     bool have_tz;              /* --smi-tz given */
     struct sum_tz tz;
     size_t max_line;           /* 0: the readers' default */
+    bool libcsv_only;          /* the readers' opts.libcsv_only (the benchmark's baseline) */
     /* Where problems go ("FILE:LINE: reason" already formatted); NULL: dropped. */
     void (*message)(void *ctx, const char *text);
     void *message_ctx;

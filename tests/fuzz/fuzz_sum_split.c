@@ -1,5 +1,5 @@
 /* Differential libFuzzer target: for every line, the fast CSV splitter must give exactly the
- * cells libcsv gives (readers.c uses the fast one for lines without quotes or CR). */
+ * cells libcsv gives (reader_core.c uses the fast one for lines without quotes or CR). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

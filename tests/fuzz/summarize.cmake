@@ -18,15 +18,16 @@
 #       -rss_limit_mb=512 -timeout=10 -max_len=65536 /tmp/corpus testdata/nvsmi-real \
 #       testdata/fuzz-seeds/gpu
 
-function(_sum_fuzzer name source)
-  hwrun_add_fuzzer(${name} SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${source} LIBS summarize_core)
+function(_sum_fuzzer name source lib)
+  hwrun_add_fuzzer(${name} SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${source} LIBS ${lib})
 endfunction()
 
+# the readers alone are the rundir library; the rest needs summarize_core
 foreach(kind GPU DMON CPU PROC GPU_PROCS RUNLOG)
   string(TOLOWER ${kind} _k)
-  _sum_fuzzer(fuzz_sum_${_k} fuzz_sum_reader.c)
+  _sum_fuzzer(fuzz_sum_${_k} fuzz_sum_reader.c rundir)
   target_compile_definitions(fuzz_sum_${_k} PRIVATE SUM_FUZZ_KIND=SUM_KIND_${kind})
 endforeach()
-_sum_fuzzer(fuzz_sum_pytyche fuzz_sum_pytyche.c)
-_sum_fuzzer(fuzz_sum_split fuzz_sum_split.c)
-_sum_fuzzer(fuzz_sum_run fuzz_sum_run.c)
+_sum_fuzzer(fuzz_sum_split fuzz_sum_split.c rundir)
+_sum_fuzzer(fuzz_sum_pytyche fuzz_sum_pytyche.c summarize_core)
+_sum_fuzzer(fuzz_sum_run fuzz_sum_run.c summarize_core)

@@ -1,31 +1,19 @@
-/* The reader machinery shared by every file kind: line assembly over chunk boundaries (with a
- * bounded carry buffer, so memory does not depend on the file), CSV splitting through libcsv,
- * number and timestamp cells, quality counters, time zones and what run.jsonl tells the others.
- * The per-kind line parsers live in csvin.c, dmonin.c and jsonlin.c. */
+/* The reader core every file kind stands on: line assembly over chunk boundaries (with a
+ * bounded carry buffer, so memory does not depend on the file), CSV and blank splitting, header
+ * names, numeric cells and placeholders, quality counters and skipped lines. It knows no file
+ * kind: the per-kind line parsers (read_*.c) set r->line_fn, and dispatch.c picks them by kind. */
 #include "reader_int.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "hwrun/gpm.h"
 #include "hwrun/parse.h"
-#include "hwrun/timeutil.h"
-#include "hwrun/treepids.h"
 
 const char *const sum_skip_names[SUM_SKIP_COUNT] = {
     "too_long", "csv", "cells", "layout", "timestamp", "json", "shape", "binary",
-};
-
-const char *const sum_kind_files[SUM_KIND_COUNT] = {
-    "hw_metrics.csv", "hw_dmon.csv", "cpu_metrics.csv", "proc_metrics.csv", "gpu_procs.csv",
-    "run.jsonl", HW_GPM_FILE, HW_TREE_PIDS_FILE,
 };
 
 uint64_t sum_quality_skipped_total(const struct sum_quality *q)
@@ -44,105 +32,9 @@ uint64_t sum_quality_placeholders_total(const struct sum_quality *q)
     return t;
 }
 
-/* ---- time zones ------------------------------------------------------------------------- */
-
-static bool parse_offset(const char *s, long *out)
-{
-    if (*s != '+' && *s != '-')
-        return false;
-    int sign = *s == '-' ? -1 : 1;
-    s++;
-    long h = 0, m = 0;
-    if (!(s[0] >= '0' && s[0] <= '9' && s[1] >= '0' && s[1] <= '9'))
-        return false;
-    h = (s[0] - '0') * 10 + (s[1] - '0');
-    s += 2;
-    if (*s == ':')
-        s++;
-    if (*s) {
-        if (!(s[0] >= '0' && s[0] <= '9' && s[1] >= '0' && s[1] <= '9') || s[2])
-            return false;
-        m = (s[0] - '0') * 10 + (s[1] - '0');
-    }
-    if (h > 18 || m > 59)
-        return false;
-    *out = sign * (h * 3600 + m * 60);
-    return true;
-}
-
-int sum_tz_parse(const char *s, bool allow_named, struct sum_tz *out)
-{
-    if (!s || !*s || strlen(s) >= sizeof out->name)
-        return -EINVAL;
-    struct sum_tz tz = {0};
-    snprintf(tz.name, sizeof tz.name, "%s", s);
-    if (!strcasecmp(s, "UTC") || !strcasecmp(s, "Z") || !strcasecmp(s, "GMT") ||
-        !strcmp(s, "Etc/UTC") || !strcmp(s, "UTC0")) {
-        tz.kind = SUM_TZ_UTC;
-        *out = tz;
-        return 0;
-    }
-    const char *o = s;
-    if (!strncasecmp(o, "UTC", 3) || !strncasecmp(o, "GMT", 3))
-        o += 3;
-    long off;
-    if (parse_offset(o, &off)) {
-        tz.kind = off ? SUM_TZ_FIXED : SUM_TZ_UTC;
-        tz.offset_s = off;
-        *out = tz;
-        return 0;
-    }
-    if (!allow_named)
-        return -EINVAL;
-    /* A zone name: letters, digits, '/', '_', '-', '+'; no "..", must exist in the tz database
-     * (glibc silently takes an unknown name as UTC, which would be a wrong guess). */
-    for (const char *p = s; *p; p++)
-        if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-              *p == '/' || *p == '_' || *p == '-' || *p == '+'))
-            return -EINVAL;
-    if (strstr(s, "..") || s[0] == '/')
-        return -EINVAL;
-    char path[160];
-    snprintf(path, sizeof path, "/usr/share/zoneinfo/%s", s);
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-        return -EINVAL;
-    tz.kind = SUM_TZ_NAMED;
-    *out = tz;
-    return 0;
-}
-
-double sum_tz_to_utc(const struct sum_tz *tz, int year, int mon, int day, int hour, int min,
-                     double sec)
-{
-    double utc = (double)(hw_days_from_civil(year, (unsigned)mon, (unsigned)day) * 86400L +
-                          hour * 3600L + min * 60L) +
-                 sec;
-    switch (tz->kind) {
-    case SUM_TZ_UTC:
-        return utc;
-    case SUM_TZ_FIXED:
-        return utc - (double)tz->offset_s;
-    case SUM_TZ_NAMED: {
-        struct tm tm = {0};
-        tm.tm_year = year - 1900;
-        tm.tm_mon = mon - 1;
-        tm.tm_mday = day;
-        tm.tm_hour = hour;
-        tm.tm_min = min;
-        tm.tm_isdst = -1;
-        time_t t = mktime(&tm);
-        if (t == (time_t)-1)
-            return utc;
-        return (double)t + sec;
-    }
-    }
-    return utc;
-}
-
 /* ---- cells ------------------------------------------------------------------------------ */
 
-static const double pow10_tab[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+const double sum_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                    1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
@@ -176,7 +68,7 @@ bool sum_parse_number(const char *s, size_t n, double *out)
     if (ndig && nd < 16 && frac <= 22 && (i == n || s[i] == ' ')) {
         double v = (double)m;
         if (frac)
-            v /= pow10_tab[frac];
+            v /= sum_pow10[frac];
         *out = neg ? -v : v;
         return true;
     }
@@ -220,58 +112,6 @@ double sum_num_cell(struct sum_quality *q, const char *s, size_t n, bool count_e
     return NAN;
 }
 
-bool sum_parse_smi_ts(struct sum_smi_clock *c, const struct sum_tz *tz, const char *s, size_t n,
-                      double *out)
-{
-    /* "YYYY/MM/DD HH:MM:SS[.fff]": the hour's UTC base is cached, rows come seconds apart. */
-    if (n < 19 || s[4] != '/' || s[7] != '/' || s[10] != ' ' || s[13] != ':' || s[16] != ':')
-        return false;
-    static const int dpos[] = {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18};
-    for (size_t k = 0; k < sizeof dpos / sizeof dpos[0]; k++)
-        if (s[dpos[k]] < '0' || s[dpos[k]] > '9')
-            return false;
-    int mi = (s[14] - '0') * 10 + (s[15] - '0');
-    int se = (s[17] - '0') * 10 + (s[18] - '0');
-    if (mi > 59 || se > 60)
-        return false;
-    double frac = 0;
-    if (n > 19) {
-        /* the fraction as an integer over a power of ten: exact to the 9th digit; any further
-         * digits are checked but below a double's resolution at epoch scale */
-        if ((s[19] != '.' && s[19] != ',') || n == 20)
-            return false;
-        size_t nd = n - 20 < 9 ? n - 20 : 9;
-        uint64_t f = 0;
-        for (size_t i = 20; i < n; i++) {
-            if (s[i] < '0' || s[i] > '9')
-                return false;
-            if (i < 20 + nd)
-                f = f * 10 + (uint64_t)(s[i] - '0');
-        }
-        frac = (double)f / pow10_tab[nd];
-    }
-    if (!c->valid || memcmp(c->key, s, 13) != 0) {
-        int y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
-        int mo = (s[5] - '0') * 10 + (s[6] - '0');
-        int d = (s[8] - '0') * 10 + (s[9] - '0');
-        int h = (s[11] - '0') * 10 + (s[12] - '0');
-        if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23)
-            return false;
-        c->hour_base = sum_tz_to_utc(tz, y, mo, d, h, 0, 0);
-        memcpy(c->key, s, 13);
-        c->valid = true;
-    }
-    *out = c->hour_base + mi * 60 + se + frac;
-    return true;
-}
-
-bool sum_parse_any_ts(const char *s, size_t n, double *out)
-{
-    if (hw_parse_iso(s, n, out))
-        return true;
-    return hw_parse_smi_time(s, n, 0, out);
-}
-
 void sum_header_name(const char *s, size_t n, char *out, size_t cap)
 {
     while (n && (*s == ' ' || *s == '\t'))
@@ -285,6 +125,94 @@ void sum_header_name(const char *s, size_t n, char *out, size_t cap)
         n = cap - 1;
     memcpy(out, s, n);
     out[n] = '\0';
+}
+
+/* ---- header lines and cells ------------------------------------------------------------- */
+
+bool sum_is_placeholder(const char *s, size_t n)
+{
+    return n && (s[0] == '[' || (n == 3 && !memcmp(s, "N/A", 3)));
+}
+
+/* A header cell: a field name ("utilization.gpu", "vgpu_driver_capability.x"), optionally
+ * followed by " [unit]". */
+static bool header_cell(const char *s, size_t n)
+{
+    if (!n || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_'))
+        return false;
+    size_t i = 0;
+    while (i < n && ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+                     (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '.'))
+        i++;
+    if (i == n)
+        return true;
+    return n - i >= 3 && s[i] == ' ' && s[i + 1] == '[' && s[n - 1] == ']';
+}
+
+/* Split a comma-separated field list ("timestamp, index,uuid") into names. Returns the count. */
+size_t sum_split_fields(const char *list, char (*out)[64], size_t max)
+{
+    size_t n = 0;
+    const char *p = list;
+    while (*p && n < max) {
+        const char *c = strchr(p, ',');
+        size_t len = c ? (size_t)(c - p) : strlen(p);
+        sum_header_name(p, len, out[n], 64);
+        n++;
+        if (!c)
+            break;
+        p = c + 1;
+    }
+    return n;
+}
+
+bool sum_cells_are_header(struct sum_reader *r, bool (*known)(const char *))
+{
+    struct sum_cells *c = &r->cells;
+    bool any = false;
+    for (size_t i = 0; i < c->n; i++) {
+        if (!header_cell(c->s[i], c->len[i]))
+            return false;
+        char name[64];
+        sum_header_name(c->s[i], c->len[i], name, sizeof name);
+        if (known(name))
+            any = true;
+    }
+    return any;
+}
+
+/* Room for a line's column names, kept by the reader from the first use on, so that rows never
+ * allocate. NULL if memory ran out. */
+char (*sum_names_storage(struct sum_reader *r))[64]
+{
+    if (!r->names)
+        r->names = malloc(sizeof(char[SUM_MAX_COLS][64]));
+    return r->names;
+}
+
+/* The cells of a header line as column names (units stripped), in sum_names_storage(). NULL if
+ * memory ran out: the header is then counted but not used. */
+char (*sum_header_names(struct sum_reader *r))[64]
+{
+    if (!sum_names_storage(r))
+        return NULL;
+    for (size_t i = 0; i < r->cells.n; i++)
+        sum_header_name(r->cells.s[i], r->cells.len[i], r->names[i], 64);
+    return r->names;
+}
+
+/* Split a CSV line into r->cells; false, with the line counted as skipped, if it cannot be. */
+bool sum_split_cells(struct sum_reader *r, const char *s, size_t n)
+{
+    if (!sum_split_csv(r, s, n)) {
+        sum_skip(r, SUM_SKIP_CSV, NULL);
+        return false;
+    }
+    if (r->cells.overflow) {
+        sum_skip(r, SUM_SKIP_CELLS, "too many cells");
+        return false;
+    }
+    return true;
 }
 
 /* ---- splitting -------------------------------------------------------------------------- */
@@ -326,7 +254,7 @@ static void csv_cb_row(int c, void *ctx)
 
 /* libcsv grows its field buffer with realloc; refuse beyond the line limit so a hostile file
  * cannot make it allocate more than that. */
-static size_t csv_limit = SUM_DEFAULT_MAX_LINE * 2 + 4096;
+static const size_t csv_limit = SUM_DEFAULT_MAX_LINE * 2 + 4096;
 static void *csv_bounded_realloc(void *p, size_t n)
 {
     if (n > csv_limit)
@@ -371,15 +299,13 @@ static bool split_plain(struct sum_reader *r, const char *s, size_t n)
     return true;
 }
 
-bool sum_csv_libcsv_only = false;
-
 bool sum_split_csv(struct sum_reader *r, const char *s, size_t n)
 {
     r->cells.n = 0;
     r->cells.overflow = false;
     r->cellbuf_len = 0;
     r->cell_oom = false;
-    if (!sum_csv_libcsv_only && split_plain(r, s, n))
+    if (!r->opts->libcsv_only && split_plain(r, s, n))
         return true;
     return sum_split_libcsv(r, s, n);
 }
@@ -462,9 +388,9 @@ static void handle_line(struct sum_reader *r, const char *s, size_t n)
     r->line_fn(r, s, n);
 }
 
-struct sum_reader *sum_reader_new(enum sum_kind kind, const char *name,
-                                  const struct sum_read_opts *opts, const struct sum_sink *sink,
-                                  struct sum_quality *q)
+struct sum_reader *sum_reader_alloc(enum sum_kind kind, const char *name,
+                                    const struct sum_read_opts *opts,
+                                    const struct sum_sink *sink, struct sum_quality *q)
 {
     struct sum_reader *r = calloc(1, sizeof *r);
     if (!r)
@@ -477,7 +403,7 @@ struct sum_reader *sum_reader_new(enum sum_kind kind, const char *name,
         sink = &zero_sink;
     memset(q, 0, sizeof *q);
     r->kind = kind;
-    snprintf(r->name, sizeof r->name, "%s", name ? name : sum_kind_files[kind]);
+    snprintf(r->name, sizeof r->name, "%s", name);
     r->opts = opts;
     r->sink = sink;
     r->q = q;
@@ -491,21 +417,6 @@ struct sum_reader *sum_reader_new(enum sum_kind kind, const char *name,
     if (csv_init(&r->csv, CSV_APPEND_NULL) == 0) {
         csv_set_realloc_func(&r->csv, csv_bounded_realloc);
         r->csv_ok = true;
-    }
-    switch (kind) {
-    case SUM_KIND_GPU: sum_gpu_init(r); break;
-    case SUM_KIND_DMON: sum_dmon_init(r); break;
-    case SUM_KIND_CPU: sum_cpu_init(r); break;
-    case SUM_KIND_PROC: sum_proc_init(r); break;
-    case SUM_KIND_GPU_PROCS: sum_gpu_procs_init(r); break;
-    case SUM_KIND_RUNLOG: sum_runlog_init(r); break;
-    case SUM_KIND_GPM: sum_dmon_init(r); break; /* dmon's text, other columns */
-    case SUM_KIND_TREE_PIDS: sum_tree_pids_init(r); break;
-    default: break;
-    }
-    if (!r->line_fn) {
-        sum_reader_free(r);
-        return NULL;
     }
     return r;
 }
@@ -522,6 +433,12 @@ void sum_reader_free(struct sum_reader *r)
     free(r->cellbuf);
     free(r->names);
     free(r);
+}
+
+void sum_st_free(struct sum_reader *r)
+{
+    free(r->st);
+    r->st = NULL;
 }
 
 static int carry_append(struct sum_reader *r, const char *s, size_t n)
@@ -601,121 +518,4 @@ int sum_reader_finish(struct sum_reader *r)
         r->discarding = false;
     }
     return 0;
-}
-
-int sum_read_file(enum sum_kind kind, const char *path, const struct sum_read_opts *opts,
-                  const struct sum_sink *sink, struct sum_quality *q)
-{
-    memset(q, 0, sizeof *q);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        close(fd);
-        return -EISDIR;
-    }
-    struct sum_reader *r = sum_reader_new(kind, path, opts, sink, q);
-    if (!r) {
-        close(fd);
-        return -ENOMEM;
-    }
-    q->present = true;
-    posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-    enum { CHUNK = 256 * 1024 };
-    char *buf = malloc(CHUNK);
-    int rc = buf ? 0 : -ENOMEM;
-    while (rc == 0) {
-        ssize_t got = read(fd, buf, CHUNK);
-        if (got < 0) {
-            if (errno == EINTR)
-                continue;
-            rc = -errno;
-            break;
-        }
-        if (got == 0)
-            break;
-        rc = sum_reader_feed(r, buf, (size_t)got);
-    }
-    if (rc == 0)
-        sum_reader_finish(r);
-    free(buf);
-    sum_reader_free(r);
-    close(fd);
-    return rc;
-}
-
-/* ---- run info --------------------------------------------------------------------------- */
-
-void sum_run_info_init(struct sum_run_info *info)
-{
-    memset(info, 0, sizeof *info);
-    info->t_start = NAN;
-    info->t_stop = NAN;
-    info->stop_duration_s = NAN;
-    info->interval_s = NAN;
-}
-
-const char *sum_json_str(struct json_object *obj, const char *key)
-{
-    struct json_object *v;
-    if (obj && json_object_object_get_ex(obj, key, &v) && json_object_is_type(v, json_type_string))
-        return json_object_get_string(v);
-    return NULL;
-}
-
-bool sum_json_int(struct json_object *obj, const char *key, long *out)
-{
-    struct json_object *v;
-    if (!obj || !json_object_object_get_ex(obj, key, &v) || !json_object_is_type(v, json_type_int))
-        return false;
-    *out = (long)json_object_get_int64(v);
-    return true;
-}
-
-static double data_num(struct json_object *data, const char *key)
-{
-    struct json_object *v;
-    if (data && json_object_object_get_ex(data, key, &v) &&
-        (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-        return json_object_get_double(v);
-    return NAN;
-}
-
-void sum_run_info_event(struct sum_run_info *info, const struct sum_event *e)
-{
-    if (!strcmp(e->name, "start")) {
-        info->have_start = true;
-        info->starts++;
-        info->t_start = e->t;
-        double iv = data_num(e->data, "interval_s");
-        if (isfinite(iv) && iv > 0)
-            info->interval_s = iv;
-        const char *tz = sum_json_str(e->data, "smi_tz");
-        if (tz) {
-            snprintf(info->smi_tz_raw, sizeof info->smi_tz_raw, "%s", tz);
-            info->have_tz = sum_tz_parse(tz, false, &info->tz) == 0;
-        }
-        const char *ns = sum_json_str(e->data, HW_PIDNS_KEY);
-        if (ns)
-            info->pid_ns = !strcmp(ns, HW_PIDNS_INIT) ? 1 : 2;
-        const char *f = sum_json_str(e->data, "gpu_query_fields");
-        if (f && strlen(f) < sizeof info->gpu_fields) {
-            snprintf(info->gpu_fields, sizeof info->gpu_fields, "%s", f);
-            info->have_fields = true;
-        }
-    } else if (!strcmp(e->name, "gpu_fields_fallback")) {
-        const char *f = sum_json_str(e->data, "fields");
-        if (f && strlen(f) < sizeof info->gpu_fields) {
-            snprintf(info->gpu_fields, sizeof info->gpu_fields, "%s", f);
-            info->have_fields = true;
-        }
-    } else if (!strcmp(e->name, "stop")) {
-        info->t_stop = e->t;
-        double d = data_num(e->data, "duration_s");
-        if (isfinite(d) && d >= 0)
-            info->stop_duration_s = d;
-    } else if (!strcmp(e->name, "child_restart")) {
-        info->child_restarts++;
-    }
 }

@@ -4,8 +4,10 @@
  * Every reader takes bytes in chunks (from a file or from memory), splits them into lines, parses
  * each line and hands one typed row to a sink: a struct of callbacks plus a context pointer. A
  * reader keeps no rows: its memory is bounded by the longest line it accepts (opts.max_line)
- * whatever the file size. Two consumers use this: the summary (summary.c) and the HTML report;
- * each does its own pass with its own sink.
+ * whatever the file size. Three consumers use this: the summary (summarize/summary.c), the HTML
+ * report (summarize/html.c), each with its own pass and sink, and hwmon's Prometheus export
+ * (hwmon/prom.c), which follows the files as they grow. The sources, one per layer, are listed in
+ * reader_int.h.
  *
  * Usage:
  *     struct sum_sink sink = { .ctx = me, .gpu = on_gpu, .diag = on_bad_line };
@@ -36,7 +38,7 @@
 
 struct json_object;
 
-/* ---- time zone of nvidia-smi timestamps ------------------------------------------------- */
+/* ---- time zone of nvidia-smi timestamps (smi_time.c) ------------------------------------ */
 
 enum sum_tz_kind {
     SUM_TZ_UTC,
@@ -238,7 +240,7 @@ struct sum_quality {
 uint64_t sum_quality_skipped_total(const struct sum_quality *q);
 uint64_t sum_quality_placeholders_total(const struct sum_quality *q);
 
-/* ---- reading -------------------------------------------------------------------------------- */
+/* ---- reading (dispatch.c; feeding: reader_core.c) ----------------------------------------- */
 
 enum sum_kind {
     SUM_KIND_GPU,       /* hw_metrics.csv */
@@ -263,6 +265,8 @@ struct sum_read_opts {
     const char *gpu_procs_fields;
     struct sum_tz tz;  /* zone of nvidia-smi timestamps (zero-initialized: UTC) */
     size_t max_line;   /* longest line accepted; 0: 1 MiB */
+    bool libcsv_only;  /* split every CSV line with libcsv, no fast path (the benchmark's
+                        * baseline; the cells are the same) */
 };
 
 struct sum_reader;
@@ -285,7 +289,7 @@ void sum_reader_free(struct sum_reader *r); /* accepts NULL */
 int sum_read_file(enum sum_kind kind, const char *path, const struct sum_read_opts *opts,
                   const struct sum_sink *sink, struct sum_quality *q);
 
-/* ---- what run.jsonl says about the other files --------------------------------------------- */
+/* ---- what run.jsonl says about the other files (runinfo.c) --------------------------------- */
 
 struct sum_run_info {
     bool have_start;           /* hwmon's start event was seen */

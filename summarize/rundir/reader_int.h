@@ -1,4 +1,10 @@
-/* Internals shared by the readers (readers.c, csvin.c, dmonin.c, jsonlin.c). Not an API. */
+/* Internals shared by the readers, not an API. Layers, each calling only those below it:
+ *   reader_core.c   line assembly, splitting, cells, quality, skipped lines (knows no kind)
+ *   smi_time.c      time zones and timestamps
+ *   read_gpu.c, read_dmon.c, read_named.c, read_gpu_procs.c, read_runlog.c   one file kind each
+ *   dispatch.c      sum_reader_new / sum_read_file: the kind picks its parser from a table
+ * Beside them in rundir/: runinfo.c (what run.jsonl says about the other files, over
+ * smi_time.c) and energy.c (the energy rule, energy.h). */
 #ifndef SUM_READER_INT_H
 #define SUM_READER_INT_H
 
@@ -56,11 +62,9 @@ struct sum_reader {
     void (*free_fn)(struct sum_reader *r);
 };
 
-/* Split a CSV line into r->cells (a fast path for lines without quotes, else libcsv). false
- * when libcsv fails (counted by the caller). */
+/* Split a CSV line into r->cells (a fast path for lines without quotes, else libcsv, always
+ * libcsv with opts.libcsv_only). false when libcsv fails (counted by the caller). */
 bool sum_split_csv(struct sum_reader *r, const char *s, size_t n);
-/* Set (before reading, by the benchmark) to split every line with libcsv. */
-extern bool sum_csv_libcsv_only;
 /* The same, always through libcsv (the reference for the fast path). */
 bool sum_split_libcsv(struct sum_reader *r, const char *s, size_t n);
 /* Split on blanks (dmon) into r->cells. */
@@ -88,14 +92,44 @@ bool sum_parse_any_ts(const char *s, size_t n, double *out);
 
 /* Strip a " [unit]" suffix and blanks from a header cell into out (NUL-terminated). */
 void sum_header_name(const char *s, size_t n, char *out, size_t cap);
+/* 1e0 .. 1e22, exact doubles (number and timestamp fractions). */
+extern const double sum_pow10[23];
 
-/* Set up r->st, r->line_fn and r->free_fn for one kind (left NULL on ENOMEM). */
-void sum_gpu_init(struct sum_reader *r);
-void sum_dmon_init(struct sum_reader *r);
-void sum_cpu_init(struct sum_reader *r);
-void sum_proc_init(struct sum_reader *r);
-void sum_gpu_procs_init(struct sum_reader *r);
-void sum_tree_pids_init(struct sum_reader *r);
-void sum_runlog_init(struct sum_reader *r);
+/* ---- CSV lines with a header (reader_core.c) */
+
+/* Split a CSV line into r->cells; false, with the line counted as skipped, if it cannot be. */
+bool sum_split_cells(struct sum_reader *r, const char *s, size_t n);
+/* Every cell looks like a field name (optionally " [unit]") and one is known(): a header. */
+bool sum_cells_are_header(struct sum_reader *r, bool (*known)(const char *));
+/* The cells of a header line as column names (units stripped), in sum_names_storage(). NULL if
+ * memory ran out: the header is then counted but not used. */
+char (*sum_header_names(struct sum_reader *r))[64];
+/* Room for a line's column names, kept by the reader from the first use on (rows never
+ * allocate). NULL if memory ran out. */
+char (*sum_names_storage(struct sum_reader *r))[64];
+/* Split a comma-separated field list ("timestamp, index,uuid") into names. Returns the count. */
+size_t sum_split_fields(const char *list, char (*out)[64], size_t max);
+/* "[N/A]", "[Not Supported]", "N/A": a cell nvidia-smi writes for a value it has not. */
+bool sum_is_placeholder(const char *s, size_t n);
+
+/* ---- the reader's life (reader_core.c) */
+
+/* A reader with no line parser yet: name copied, opts and sink NULL for defaults, q zeroed.
+ * NULL on ENOMEM. The kind's init then sets r->st, r->line_fn, r->free_fn. */
+struct sum_reader *sum_reader_alloc(enum sum_kind kind, const char *name,
+                                    const struct sum_read_opts *opts,
+                                    const struct sum_sink *sink, struct sum_quality *q);
+/* A free_fn for kinds whose state is one calloc'd block. */
+void sum_st_free(struct sum_reader *r);
+
+/* Set up r->st, r->line_fn and r->free_fn for one kind (left NULL on ENOMEM); dispatch.c calls
+ * them by kind. */
+void sum_gpu_init(struct sum_reader *r);        /* read_gpu.c */
+void sum_dmon_init(struct sum_reader *r);       /* read_dmon.c (hw_dmon.csv, hw_gpm.csv) */
+void sum_cpu_init(struct sum_reader *r);        /* read_named.c */
+void sum_proc_init(struct sum_reader *r);       /* read_named.c */
+void sum_tree_pids_init(struct sum_reader *r);  /* read_named.c */
+void sum_gpu_procs_init(struct sum_reader *r);  /* read_gpu_procs.c */
+void sum_runlog_init(struct sum_reader *r);     /* read_runlog.c */
 
 #endif

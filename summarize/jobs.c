@@ -1,0 +1,241 @@
+/* summarize's jobs (jobs.h): each run directory summarized on a thread of the -j pool into its
+ * own buffers, then the --html report and the outputs joined in the order given. */
+#include "jobs.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "hwrun/msg.h"
+#include "html.h"
+#include "pytyche.h"
+#include "report.h"
+
+static void run_job(struct sum_jobs *c, struct sum_job *j)
+{
+    hw_buf_init(&j->out, NULL, 0);
+    hw_buf_init(&j->json, NULL, 0);
+    j->status = HW_EXIT_OK;
+    if (c->fmt == SUM_FMT_PYTYCHE) {
+        j->status = sum_py_run(j->dir, c->file_opt, c->quiet, &j->out, &j->usable);
+        return;
+    }
+    struct sum_inputs in = {0};
+    char *storage[SUM_KIND_COUNT] = {0};
+    if (j->dir) {
+        struct stat st;
+        if (stat(j->dir, &st) != 0) {
+            hw_warn(errno, "%s", j->dir);
+            j->status = HW_EXIT_FAIL;
+            return;
+        }
+        if (!S_ISDIR(st.st_mode)) {
+            hw_warn(ENOTDIR, "%s", j->dir);
+            j->status = HW_EXIT_FAIL;
+            return;
+        }
+        sum_inputs_from_dir(&in, j->dir, storage);
+    }
+    for (int k = 0; k < SUM_KIND_COUNT; k++)
+        if (c->file_opt[k])
+            in.path[k] = c->file_opt[k];
+    struct sum_run *run = sum_run_new();
+    if (!run)
+        hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+    int rc = sum_run_summarize(run, &in, &c->cfg);
+    if (rc == -ENODATA) {
+        hw_warn(0, "%s: nothing usable found", j->dir ? j->dir : "(files)");
+        j->status = HW_EXIT_FAIL;
+    } else if (rc < 0) {
+        j->status = HW_EXIT_FAIL; /* the file was named in a message already */
+        j->usable = true;
+    } else {
+        j->usable = true;
+    }
+    if (c->print) {
+        switch (c->fmt) {
+        case SUM_FMT_JSON: sum_report_json(run, &j->out); break;
+        case SUM_FMT_TEXT: sum_report_text(run, &j->out); break;
+        case SUM_FMT_CSV:
+            sum_report_csv_row(run, &j->out);
+            for (size_t p = 0; p < run->nparams; p++) { /* lined up in sum_jobs_collect() */
+                sum_report_param_name(&run->params[p], &j->pnames);
+                hw_buf_putc(&j->pnames, '\0');
+                sum_report_param_csv_cell(&run->params[p], &j->pcells);
+                hw_buf_putc(&j->pcells, '\0');
+            }
+            j->nparams = run->nparams;
+            break;
+        case SUM_FMT_JSONL: sum_report_jsonl_row(run, &j->out); break;
+        case SUM_FMT_PYTYCHE: break;
+        }
+    }
+    if (c->html && rc != -ENODATA)
+        sum_report_json(run, &j->json); /* the report's tables come from the summary */
+    if (c->write && j->dir && rc != -ENODATA) {
+        struct hw_buf js;
+        hw_buf_init(&js, NULL, 0);
+        if (c->fmt == SUM_FMT_JSON && j->out.len)
+            hw_buf_put(&js, j->out.p, j->out.len);
+        else
+            sum_report_json(run, &js);
+        char *path;
+        if (asprintf(&path, "%s/summary.json", j->dir) >= 0) {
+            int wrc = js.oom ? -ENOMEM : hw_write_atomic(path, js.p, js.len);
+            if (wrc < 0) {
+                hw_warn(-wrc, "write %s", path);
+                j->status = HW_EXIT_FAIL;
+            }
+            free(path);
+        }
+        hw_buf_free(&js);
+    }
+    if (j->out.oom) {
+        hw_warn(ENOMEM, "%s", j->dir ? j->dir : "(files)");
+        j->status = HW_EXIT_FAIL;
+    }
+    sum_run_free(run);
+    for (int k = 0; k < SUM_KIND_COUNT; k++)
+        free(storage[k]);
+}
+
+static void *worker(void *arg)
+{
+    struct sum_jobs *c = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add(&c->next, 1);
+        if (i >= c->njobs)
+            return NULL;
+        run_job(c, &c->jobs[i]);
+    }
+}
+
+void sum_jobs_run(struct sum_jobs *c, size_t nthreads)
+{
+    if (nthreads <= 1) {
+        worker(c);
+    } else {
+        pthread_t *th = calloc(nthreads, sizeof *th);
+        if (!th)
+            hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+        size_t started = 0;
+        for (; started < nthreads; started++)
+            if (pthread_create(&th[started], NULL, worker, c) != 0)
+                break;
+        if (!started)
+            worker(c);
+        for (size_t i = 0; i < started; i++)
+            pthread_join(th[i], NULL);
+        free(th);
+    }
+}
+
+int sum_jobs_html(struct sum_jobs *c)
+{
+    int status = HW_EXIT_OK;
+    const char **dirs = calloc(c->njobs, sizeof *dirs);
+    const char **json = calloc(c->njobs, sizeof *json);
+    if (!dirs || !json)
+        hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+    for (size_t i = 0; i < c->njobs; i++) {
+        dirs[i] = c->jobs[i].dir;
+        json[i] = c->jobs[i].json.len ? c->jobs[i].json.p : NULL;
+    }
+    struct sum_html_opts ho;
+    sum_html_opts_init(&ho);
+    if (c->cfg.have_tz)
+        ho.read.tz = c->cfg.tz;
+    char err[512] = "";
+    int rc = sum_html_write_file(c->html, dirs, json, c->njobs, &ho, err, sizeof err);
+    if (err[0])
+        hw_warn(0, "%s", err);
+    if (rc < 0) {
+        hw_warn(-rc, "write %s", c->html);
+        status = HW_EXIT_FAIL;
+    }
+    free(dirs);
+    free(json);
+    return status;
+}
+
+int sum_jobs_collect(struct sum_jobs *c, struct hw_buf *all)
+{
+    /* several JSON summaries make one JSON document: an array (jsonl: one per line) */
+    bool json_array = c->fmt == SUM_FMT_JSON && c->njobs > 1;
+    /* csv: the parameter columns are the union of the runs' names, in first-seen order */
+    const char **pcols = NULL;
+    size_t npcols = 0;
+    if (c->fmt == SUM_FMT_CSV) {
+        size_t cap = 0;
+        for (size_t i = 0; i < c->njobs; i++)
+            cap += c->jobs[i].nparams;
+        pcols = calloc(cap + 1, sizeof *pcols);
+        if (!pcols)
+            hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+        for (size_t i = 0; i < c->njobs; i++) {
+            const char *k = c->jobs[i].pnames.p;
+            for (size_t p = 0; p < c->jobs[i].nparams; p++, k += strlen(k) + 1) {
+                size_t q = 0;
+                while (q < npcols && strcmp(pcols[q], k) != 0)
+                    q++;
+                if (q == npcols)
+                    pcols[npcols++] = k;
+            }
+        }
+        sum_report_csv_header(all);
+        if (npcols) { /* the header ends in '\n': the parameter names go before it */
+            all->len--;
+            for (size_t q = 0; q < npcols; q++) {
+                hw_buf_putc(all, ',');
+                hw_buf_puts(all, pcols[q]);
+            }
+            hw_buf_putc(all, '\n');
+        }
+    }
+    if (json_array)
+        hw_buf_puts(all, "[");
+    size_t nprinted = 0;
+    int status = HW_EXIT_OK;
+    bool any_usable = false;
+    for (size_t i = 0; i < c->njobs; i++) {
+        struct sum_job *j = &c->jobs[i];
+        hw_buf_free(&j->json);
+        if (c->fmt == SUM_FMT_TEXT && i)
+            hw_buf_putc(all, '\n');
+        if (j->out.len && json_array) {
+            hw_buf_puts(all, nprinted++ ? ",\n" : "\n");
+            hw_buf_put(all, j->out.p, j->out.len - (j->out.p[j->out.len - 1] == '\n'));
+        } else if (j->out.len && npcols) { /* csv row, then its cells of the param columns */
+            hw_buf_put(all, j->out.p, j->out.len - 1);
+            for (size_t q = 0; q < npcols; q++) {
+                hw_buf_putc(all, ',');
+                const char *k = j->pnames.p, *v = j->pcells.p;
+                for (size_t p = 0; p < j->nparams; p++, k += strlen(k) + 1, v += strlen(v) + 1)
+                    if (!strcmp(k, pcols[q])) {
+                        hw_buf_puts(all, v);
+                        break;
+                    }
+            }
+            hw_buf_putc(all, '\n');
+        } else if (j->out.len) {
+            hw_buf_put(all, j->out.p, j->out.len);
+        }
+        hw_buf_free(&j->out);
+        if (j->status != HW_EXIT_OK)
+            status = HW_EXIT_FAIL;
+        any_usable |= j->usable;
+    }
+    if (json_array)
+        hw_buf_puts(all, "\n]\n");
+    for (size_t i = 0; i < c->njobs; i++) {
+        hw_buf_free(&c->jobs[i].pnames);
+        hw_buf_free(&c->jobs[i].pcells);
+    }
+    free(pcols);
+    if (!any_usable)
+        status = HW_EXIT_FAIL;
+    return status;
+}

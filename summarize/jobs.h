@@ -1,0 +1,51 @@
+/* summarize's work over its run directories: one job per DIR (or one for the file options),
+ * summarized by a pool of -j threads, each into its own buffers; then the --html report over
+ * all of them and the outputs joined, in the order given, into one document. main.c fills in
+ * struct sum_jobs from the command line. */
+#ifndef SUM_JOBS_H
+#define SUM_JOBS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "hwrun/io.h"
+#include "readers.h"
+#include "summary.h"
+
+enum sum_fmt { SUM_FMT_JSON, SUM_FMT_TEXT, SUM_FMT_PYTYCHE, SUM_FMT_CSV, SUM_FMT_JSONL };
+
+struct sum_job {
+    const char *dir;              /* NULL: files given by options only */
+    struct hw_buf out;
+    struct hw_buf json;           /* the JSON summary, kept for --html */
+    struct hw_buf pnames, pcells; /* csv: the run's param.KEY names and cells, NUL-separated */
+    size_t nparams;
+    int status;                   /* HW_EXIT_OK or HW_EXIT_FAIL */
+    bool usable;
+};
+
+struct sum_jobs {
+    enum sum_fmt fmt;
+    bool write;                   /* -w: DIR/summary.json */
+    bool quiet;
+    bool print;                   /* print the --format output (off for --html alone) */
+    const char *html;             /* --html FILE */
+    struct sum_config cfg;
+    const char *file_opt[SUM_KIND_COUNT];
+    struct sum_job *jobs;         /* zeroed, dir set */
+    size_t njobs;
+    atomic_size_t next;           /* the next job a thread takes */
+};
+
+/* Run every job, on up to nthreads threads (the calling thread alone when 1, or when no thread
+ * can be started). */
+void sum_jobs_run(struct sum_jobs *c, size_t nthreads);
+/* --html: one report over every job's run into c->html. Returns HW_EXIT_OK or HW_EXIT_FAIL. */
+int sum_jobs_html(struct sum_jobs *c);
+/* Append the jobs' outputs, in order, to all: csv rows under one header with the union of the
+ * runs' param.KEY columns, several JSON summaries as one array. Frees the jobs' buffers (not
+ * c->jobs). Returns HW_EXIT_FAIL if a job failed or none was usable, else HW_EXIT_OK. */
+int sum_jobs_collect(struct sum_jobs *c, struct hw_buf *all);
+
+#endif

@@ -1,0 +1,92 @@
+/* The top of the readers: a file kind picks its line parser from one table, over the reader
+ * core (reader_core.c); sum_read_file feeds a whole file in chunks. */
+#include "reader_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hwrun/gpm.h"
+#include "hwrun/treepids.h"
+
+const char *const sum_kind_files[SUM_KIND_COUNT] = {
+    "hw_metrics.csv", "hw_dmon.csv", "cpu_metrics.csv", "proc_metrics.csv", "gpu_procs.csv",
+    "run.jsonl", HW_GPM_FILE, HW_TREE_PIDS_FILE,
+};
+
+/* Each kind's line parser (read_*.c). */
+static void (*const kind_init[SUM_KIND_COUNT])(struct sum_reader *r) = {
+    [SUM_KIND_GPU] = sum_gpu_init,
+    [SUM_KIND_DMON] = sum_dmon_init,
+    [SUM_KIND_CPU] = sum_cpu_init,
+    [SUM_KIND_PROC] = sum_proc_init,
+    [SUM_KIND_GPU_PROCS] = sum_gpu_procs_init,
+    [SUM_KIND_RUNLOG] = sum_runlog_init,
+    [SUM_KIND_GPM] = sum_dmon_init, /* dmon's text, other columns */
+    [SUM_KIND_TREE_PIDS] = sum_tree_pids_init,
+};
+
+struct sum_reader *sum_reader_new(enum sum_kind kind, const char *name,
+                                  const struct sum_read_opts *opts, const struct sum_sink *sink,
+                                  struct sum_quality *q)
+{
+    if ((unsigned)kind >= SUM_KIND_COUNT) {
+        memset(q, 0, sizeof *q);
+        return NULL;
+    }
+    struct sum_reader *r =
+        sum_reader_alloc(kind, name ? name : sum_kind_files[kind], opts, sink, q);
+    if (!r)
+        return NULL;
+    kind_init[kind](r);
+    if (!r->line_fn) {
+        sum_reader_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+int sum_read_file(enum sum_kind kind, const char *path, const struct sum_read_opts *opts,
+                  const struct sum_sink *sink, struct sum_quality *q)
+{
+    memset(q, 0, sizeof *q);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        close(fd);
+        return -EISDIR;
+    }
+    struct sum_reader *r = sum_reader_new(kind, path, opts, sink, q);
+    if (!r) {
+        close(fd);
+        return -ENOMEM;
+    }
+    q->present = true;
+    posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    enum { CHUNK = 256 * 1024 };
+    char *buf = malloc(CHUNK);
+    int rc = buf ? 0 : -ENOMEM;
+    while (rc == 0) {
+        ssize_t got = read(fd, buf, CHUNK);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = -errno;
+            break;
+        }
+        if (got == 0)
+            break;
+        rc = sum_reader_feed(r, buf, (size_t)got);
+    }
+    if (rc == 0)
+        sum_reader_finish(r);
+    free(buf);
+    sum_reader_free(r);
+    close(fd);
+    return rc;
+}

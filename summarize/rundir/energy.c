@@ -1,0 +1,24 @@
+/* The energy rule (energy.h): trapezoids between consecutive power samples of one GPU, not
+ * bridged across a gap or an unmeasured end. */
+#include "energy.h"
+
+#include <math.h>
+
+bool sum_energy_step(struct sum_energy *e, double t0, double p0, double t1, double p1)
+{
+    double dt = t1 - t0;
+    if (!(dt > 0))
+        return false;
+    if (isnan(p0) || isnan(p1)) {
+        e->unmeasured++;
+        return false;
+    }
+    if (dt > SUM_GAP_FACTOR * e->interval_s) {
+        e->gaps++;
+        e->gap_s += dt;
+        return false;
+    }
+    e->joules += (p0 + p1) / 2.0 * dt;
+    e->covered_s += dt;
+    return true;
+}

@@ -1,0 +1,156 @@
+/* hw_dmon.csv and hw_gpm.csv: nvidia-smi dmon's whitespace columns (the "# gpu pwr ..." header
+ * names them; GPM metrics come in the same text). */
+#include "reader_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hwrun/gpm.h"
+
+const char *const sum_dmon_col_names[SUM_DM_COUNT] = {
+    "pwr", "gtemp", "mtemp", "sm", "mem", "enc", "dec", "jpg", "ofa", "mclk", "pclk", "fb",
+    "bar1", "ccpm", "rxpci", "txpci", HW_GPM_COLUMNS,
+};
+
+/* ---- hw_dmon.csv ------------------------------------------------------------------------ */
+
+struct dmon_st {
+    size_t ncols;
+    char namebuf[8192];
+    const char *names[SUM_MAX_COLS];
+    int map[SUM_MAX_COLS]; /* -> enum sum_dmon_col, or -1 */
+    int gpu_col, date_col, time_col;
+    double vals[SUM_MAX_COLS];
+};
+
+static void dmon_header(struct sum_reader *r, struct dmon_st *st)
+{
+    struct sum_cells *c = &r->cells;
+    /* "# gpu pwr ..." (first token "#") or "#Date Time gpu ..." (label glued to '#'). */
+    size_t first = 0, n = 0, o = 0;
+    const char *tok[SUM_MAX_COLS];
+    size_t len[SUM_MAX_COLS];
+    for (size_t i = 0; i < c->n; i++) {
+        const char *s = c->s[i];
+        size_t l = c->len[i];
+        if (i == 0) {
+            s++, l--;
+            if (l == 0)
+                continue;
+        }
+        tok[n] = s;
+        len[n] = l;
+        n++;
+    }
+    bool names = false;
+    for (size_t i = 0; i < n; i++)
+        if (len[i] == 3 && !memcmp(tok[i], "gpu", 3))
+            names = true;
+    r->q->headers++;
+    if (!names)
+        return; /* the units line ("# Idx W C ...") or a comment */
+    (void)first;
+    st->ncols = 0;
+    st->gpu_col = st->date_col = st->time_col = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (o + len[i] + 1 > sizeof st->namebuf)
+            break;
+        memcpy(st->namebuf + o, tok[i], len[i]);
+        st->namebuf[o + len[i]] = '\0';
+        const char *nm = st->namebuf + o;
+        o += len[i] + 1;
+        st->names[i] = nm;
+        st->map[i] = -1;
+        for (int k = 0; k < SUM_DM_COUNT; k++)
+            if (!strcmp(nm, sum_dmon_col_names[k]))
+                st->map[i] = k;
+        if (!strcmp(nm, "temp"))
+            st->map[i] = SUM_DM_GTEMP; /* drivers <= 2018 */
+        if (!strcmp(nm, "gpu") && st->gpu_col < 0)
+            st->gpu_col = (int)i;
+        if (!strcmp(nm, "Date"))
+            st->date_col = (int)i;
+        if (!strcmp(nm, "Time"))
+            st->time_col = (int)i;
+        st->ncols++;
+    }
+}
+
+static void dmon_line(struct sum_reader *r, const char *s, size_t n)
+{
+    struct dmon_st *st = r->st;
+    sum_split_ws(r, s, n);
+    struct sum_cells *c = &r->cells;
+    if (c->overflow) {
+        sum_skip(r, SUM_SKIP_CELLS, "too many columns");
+        return;
+    }
+    if (c->n && c->s[0][0] == '#') {
+        dmon_header(r, st);
+        return;
+    }
+    if (!st->ncols) {
+        sum_skip(r, SUM_SKIP_LAYOUT, "no '# gpu ...' header before it");
+        return;
+    }
+    if (c->n != st->ncols) {
+        char d[64];
+        snprintf(d, sizeof d, "%zu columns, expected %zu", c->n, st->ncols);
+        sum_skip(r, SUM_SKIP_CELLS, d);
+        return;
+    }
+    struct sum_dmon_row row = {.t = NAN, .gpu = -1, .line = r->lineno};
+    for (int k = 0; k < SUM_DM_COUNT; k++)
+        row.v[k] = NAN;
+    for (size_t i = 0; i < c->n; i++) {
+        st->vals[i] = NAN;
+        if ((int)i == st->date_col || (int)i == st->time_col)
+            continue;
+        double v = sum_num_cell(r->q, c->s[i], c->len[i], false);
+        st->vals[i] = v;
+        if (st->map[i] >= 0)
+            row.v[st->map[i]] = v;
+        if ((int)i == st->gpu_col && v >= 0 && v < 1e6 && v == floor(v))
+            row.gpu = (int)v;
+    }
+    if (st->date_col >= 0 && st->time_col >= 0) {
+        /* -o DT: "YYYYMMDD" "HH:MM:SS" becomes nvidia-smi's usual "YYYY/MM/DD HH:MM:SS", read by
+         * the one zone-aware, cached parser of its times */
+        const char *ds = c->s[st->date_col], *ts = c->s[st->time_col];
+        char buf[19];
+        if (c->len[st->date_col] != 8 || c->len[st->time_col] != 8) {
+            sum_skip(r, SUM_SKIP_TIMESTAMP, NULL);
+            return;
+        }
+        memcpy(buf, ds, 4);
+        buf[4] = '/';
+        memcpy(buf + 5, ds + 4, 2);
+        buf[7] = '/';
+        memcpy(buf + 8, ds + 6, 2);
+        buf[10] = ' ';
+        memcpy(buf + 11, ts, 8);
+        if (!sum_parse_smi_ts(&r->clock, &r->opts->tz, buf, sizeof buf, &row.t)) {
+            sum_skip(r, SUM_SKIP_TIMESTAMP, NULL);
+            return;
+        }
+    }
+    row.ncols = c->n;
+    row.names = st->names;
+    row.vals = st->vals;
+    r->q->parsed++;
+    if (r->sink->dmon)
+        r->sink->dmon(r->sink->ctx, &row);
+}
+
+void sum_dmon_init(struct sum_reader *r)
+{
+    struct dmon_st *st = calloc(1, sizeof *st);
+    if (!st)
+        return;
+    st->gpu_col = st->date_col = st->time_col = -1;
+    r->st = st;
+    r->line_fn = dmon_line;
+    r->free_fn = sum_st_free;
+}

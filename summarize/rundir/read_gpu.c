@@ -1,0 +1,257 @@
+/* hw_metrics.csv: nvidia-smi --query-gpu rows. Columns are found by header name when there is a
+ * header, else from the field list run.jsonl gives (opts.gpu_fields), else from what
+ * hwmon/FORMAT.md says a row of that width holds; GPUs are told apart by index, uuid or position
+ * within a timestamp's block. */
+#include "reader_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hwrun/timeutil.h"
+
+const char *const sum_gpu_metric_names[SUM_GM_COUNT] = {
+    "util_pct",  "mem_util_pct", "mem_used_mib",  "mem_total_mib", "power_w",
+    "temp_c",    "sm_clock_mhz", "mem_clock_mhz", "gr_clock_mhz",
+};
+
+static int parse_index(const char *s, size_t n)
+{
+    if (!n || n > 6)
+        return -1;
+    int v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+
+/* ---- hw_metrics.csv --------------------------------------------------------------------- */
+
+enum { ROLE_IGNORE = -1, ROLE_TS = 100, ROLE_INDEX, ROLE_UUID };
+
+struct gpu_layout {
+    size_t n;
+    int role[SUM_MAX_COLS];
+};
+
+#define MAX_UUIDS 64
+
+struct gpu_st {
+    struct gpu_layout header, opts, def11, def9;
+    bool have_header, have_opts;
+    char last_ts[40];
+    size_t last_ts_len;
+    int pos;
+    char uuids[MAX_UUIDS][48];
+    int nuuids;
+};
+
+static int gpu_role(const char *name, int *prio)
+{
+    static const struct {
+        const char *name;
+        int role, prio;
+    } map[] = {
+        {"timestamp", ROLE_TS, 0},
+        {"index", ROLE_INDEX, 0},
+        {"uuid", ROLE_UUID, 0},
+        {"gpu_uuid", ROLE_UUID, 0},
+        {"utilization.gpu", SUM_GM_UTIL, 0},
+        {"utilization.memory", SUM_GM_MEM_UTIL, 0},
+        {"memory.used", SUM_GM_MEM_USED, 0},
+        {"memory.total", SUM_GM_MEM_TOTAL, 0},
+        {"power.draw", SUM_GM_POWER, 3},
+        {"power.draw.instant", SUM_GM_POWER, 2},
+        {"power.draw.average", SUM_GM_POWER, 1},
+        {"temperature.gpu", SUM_GM_TEMP, 0},
+        {"clocks.current.sm", SUM_GM_SM_CLOCK, 0},
+        {"clocks.sm", SUM_GM_SM_CLOCK, 0},
+        {"clocks.current.memory", SUM_GM_MEM_CLOCK, 0},
+        {"clocks.mem", SUM_GM_MEM_CLOCK, 0},
+        {"clocks.current.graphics", SUM_GM_GR_CLOCK, 0},
+        {"clocks.gr", SUM_GM_GR_CLOCK, 0},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (!strcmp(name, map[i].name)) {
+            *prio = map[i].prio;
+            return map[i].role;
+        }
+    *prio = 0;
+    return ROLE_IGNORE;
+}
+
+static bool gpu_known_name(const char *name)
+{
+    int prio;
+    return gpu_role(name, &prio) != ROLE_IGNORE || !strcmp(name, "name") ||
+           !strcmp(name, "pstate") || !strcmp(name, "pci.bus_id") || !strcmp(name, "serial") ||
+           !strcmp(name, "memory.free") || !strcmp(name, "fan.speed") ||
+           !strcmp(name, "driver_version") || !strncmp(name, "clocks", 6) ||
+           !strncmp(name, "power.", 6) || !strncmp(name, "temperature.", 12);
+}
+
+static void gpu_layout_from_names(struct gpu_layout *l, char (*names)[64], size_t n)
+{
+    int best_prio[SUM_GM_COUNT];
+    int best_col[SUM_GM_COUNT];
+    for (int m = 0; m < SUM_GM_COUNT; m++)
+        best_prio[m] = -1, best_col[m] = -1;
+    l->n = n;
+    for (size_t i = 0; i < n; i++) {
+        int prio;
+        int role = gpu_role(names[i], &prio);
+        l->role[i] = role;
+        if (role >= 0 && role < SUM_GM_COUNT) {
+            /* Several columns for one metric (power.draw and power.draw.instant): keep the
+             * preferred one, the first of equals. */
+            if (prio > best_prio[role]) {
+                if (best_col[role] >= 0)
+                    l->role[best_col[role]] = ROLE_IGNORE;
+                best_prio[role] = prio;
+                best_col[role] = (int)i;
+            } else {
+                l->role[i] = ROLE_IGNORE;
+            }
+        }
+    }
+}
+
+static void gpu_layout_from_list(struct gpu_layout *l, const char *list)
+{
+    char(*buf)[64] = malloc(sizeof(char[SUM_MAX_COLS][64]));
+    if (!buf) {
+        l->n = 0;
+        return;
+    }
+    size_t n = sum_split_fields(list, buf, SUM_MAX_COLS);
+    gpu_layout_from_names(l, buf, n);
+    free(buf);
+}
+
+static void gpu_line(struct sum_reader *r, const char *s, size_t n)
+{
+    struct gpu_st *st = r->st;
+    if (!sum_split_cells(r, s, n))
+        return;
+    struct sum_cells *c = &r->cells;
+    if (sum_cells_are_header(r, gpu_known_name)) {
+        char(*names)[64] = sum_header_names(r);
+        if (names) {
+            gpu_layout_from_names(&st->header, names, c->n);
+            st->have_header = true;
+        }
+        r->q->headers++;
+        return;
+    }
+    const struct gpu_layout *l;
+    if (st->have_header)
+        l = &st->header;
+    else if (st->have_opts)
+        l = &st->opts;
+    else if (c->n == 11)
+        l = &st->def11;
+    else if (c->n == 9)
+        l = &st->def9;
+    else {
+        char d[64];
+        snprintf(d, sizeof d, "%zu cells and no header or field list", c->n);
+        sum_skip(r, SUM_SKIP_LAYOUT, d);
+        return;
+    }
+    if (c->n != l->n) {
+        char d[64];
+        snprintf(d, sizeof d, "%zu, expected %zu", c->n, l->n);
+        sum_skip(r, SUM_SKIP_CELLS, d);
+        return;
+    }
+    struct sum_gpu_row row;
+    row.t = NAN;
+    row.gpu = 0;
+    row.id_from = SUM_GPU_ID_NONE;
+    row.uuid = NULL;
+    row.line = r->lineno;
+    for (int m = 0; m < SUM_GM_COUNT; m++)
+        row.v[m] = NAN;
+    int index = -1;
+    const char *ts = NULL;
+    size_t ts_len = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        int role = l->role[i];
+        const char *cs = c->s[i];
+        size_t cl = c->len[i];
+        if (role >= 0 && role < SUM_GM_COUNT) {
+            row.v[role] = sum_num_cell(r->q, cs, cl, false);
+        } else if (role == ROLE_TS) {
+            if (!sum_parse_smi_ts(&r->clock, &r->opts->tz, cs, cl, &row.t) &&
+                !hw_parse_iso(cs, cl, &row.t)) {
+                sum_skip(r, SUM_SKIP_TIMESTAMP, NULL);
+                return;
+            }
+            ts = cs;
+            ts_len = cl;
+        } else if (role == ROLE_INDEX) {
+            index = parse_index(cs, cl);
+            if (index < 0 && sum_is_placeholder(cs, cl))
+                sum_count_token(r->q, cs, cl);
+        } else if (role == ROLE_UUID) {
+            if (sum_is_placeholder(cs, cl))
+                sum_count_token(r->q, cs, cl);
+            else if (cl)
+                row.uuid = cs;
+        } else if (sum_is_placeholder(cs, cl)) {
+            sum_count_token(r->q, cs, cl);
+        }
+    }
+    if (index >= 0) {
+        row.gpu = index;
+        row.id_from = SUM_GPU_ID_INDEX;
+    } else if (row.uuid) {
+        int k;
+        for (k = 0; k < st->nuuids; k++)
+            if (!strncmp(st->uuids[k], row.uuid, sizeof st->uuids[k] - 1))
+                break;
+        if (k == st->nuuids && k < MAX_UUIDS) {
+            snprintf(st->uuids[k], sizeof st->uuids[k], "%s", row.uuid);
+            st->nuuids++;
+        }
+        row.gpu = k;
+        row.id_from = SUM_GPU_ID_UUID;
+    } else if (ts) {
+        if (ts_len == st->last_ts_len && !memcmp(ts, st->last_ts, ts_len)) {
+            st->pos++;
+        } else {
+            st->pos = 0;
+            st->last_ts_len = ts_len < sizeof st->last_ts ? ts_len : 0;
+            memcpy(st->last_ts, ts, st->last_ts_len);
+        }
+        row.gpu = st->pos;
+        row.id_from = SUM_GPU_ID_POSITION;
+    }
+    r->q->parsed++;
+    if (r->sink->gpu)
+        r->sink->gpu(r->sink->ctx, &row);
+}
+
+void sum_gpu_init(struct sum_reader *r)
+{
+    struct gpu_st *st = calloc(1, sizeof *st);
+    if (!st)
+        return;
+    r->st = st;
+    gpu_layout_from_list(&st->def11, "timestamp,utilization.gpu,utilization.memory,memory.used,"
+                                     "memory.total,power.draw,temperature.gpu,clocks.current.sm,"
+                                     "clocks.current.memory,index,uuid");
+    gpu_layout_from_list(&st->def9, "timestamp,utilization.gpu,utilization.memory,memory.used,"
+                                    "memory.total,power.draw,temperature.gpu,clocks.current.sm,"
+                                    "clocks.current.memory");
+    if (r->opts && r->opts->gpu_fields && *r->opts->gpu_fields) {
+        gpu_layout_from_list(&st->opts, r->opts->gpu_fields);
+        st->have_opts = st->opts.n > 0;
+    }
+    r->line_fn = gpu_line;
+    r->free_fn = sum_st_free;
+}

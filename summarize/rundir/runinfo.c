@@ -1,0 +1,84 @@
+/* What run.jsonl says about the other files (struct sum_run_info: the start event's zone, GPU
+ * query fields, interval and PID namespace; the stop event; child restarts), and the getters of
+ * events' data. */
+#include "readers.h"
+
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hwrun/treepids.h"
+
+void sum_run_info_init(struct sum_run_info *info)
+{
+    memset(info, 0, sizeof *info);
+    info->t_start = NAN;
+    info->t_stop = NAN;
+    info->stop_duration_s = NAN;
+    info->interval_s = NAN;
+}
+
+const char *sum_json_str(struct json_object *obj, const char *key)
+{
+    struct json_object *v;
+    if (obj && json_object_object_get_ex(obj, key, &v) && json_object_is_type(v, json_type_string))
+        return json_object_get_string(v);
+    return NULL;
+}
+
+bool sum_json_int(struct json_object *obj, const char *key, long *out)
+{
+    struct json_object *v;
+    if (!obj || !json_object_object_get_ex(obj, key, &v) || !json_object_is_type(v, json_type_int))
+        return false;
+    *out = (long)json_object_get_int64(v);
+    return true;
+}
+
+static double data_num(struct json_object *data, const char *key)
+{
+    struct json_object *v;
+    if (data && json_object_object_get_ex(data, key, &v) &&
+        (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+        return json_object_get_double(v);
+    return NAN;
+}
+
+void sum_run_info_event(struct sum_run_info *info, const struct sum_event *e)
+{
+    if (!strcmp(e->name, "start")) {
+        info->have_start = true;
+        info->starts++;
+        info->t_start = e->t;
+        double iv = data_num(e->data, "interval_s");
+        if (isfinite(iv) && iv > 0)
+            info->interval_s = iv;
+        const char *tz = sum_json_str(e->data, "smi_tz");
+        if (tz) {
+            snprintf(info->smi_tz_raw, sizeof info->smi_tz_raw, "%s", tz);
+            info->have_tz = sum_tz_parse(tz, false, &info->tz) == 0;
+        }
+        const char *ns = sum_json_str(e->data, HW_PIDNS_KEY);
+        if (ns)
+            info->pid_ns = !strcmp(ns, HW_PIDNS_INIT) ? 1 : 2;
+        const char *f = sum_json_str(e->data, "gpu_query_fields");
+        if (f && strlen(f) < sizeof info->gpu_fields) {
+            snprintf(info->gpu_fields, sizeof info->gpu_fields, "%s", f);
+            info->have_fields = true;
+        }
+    } else if (!strcmp(e->name, "gpu_fields_fallback")) {
+        const char *f = sum_json_str(e->data, "fields");
+        if (f && strlen(f) < sizeof info->gpu_fields) {
+            snprintf(info->gpu_fields, sizeof info->gpu_fields, "%s", f);
+            info->have_fields = true;
+        }
+    } else if (!strcmp(e->name, "stop")) {
+        info->t_stop = e->t;
+        double d = data_num(e->data, "duration_s");
+        if (isfinite(d) && d >= 0)
+            info->stop_duration_s = d;
+    } else if (!strcmp(e->name, "child_restart")) {
+        info->child_restarts++;
+    }
+}

@@ -1,0 +1,164 @@
+/* Time in the run's files: the zone of nvidia-smi's timestamps (UTC, a fixed offset or a named
+ * zone) and the two timestamp parsers the per-kind readers use: nvidia-smi's local
+ * "YYYY/MM/DD HH:MM:SS.fff" (hour base cached) and our ISO 8601. */
+#include "reader_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "hwrun/timeutil.h"
+
+/* ---- time zones ------------------------------------------------------------------------- */
+
+static bool parse_offset(const char *s, long *out)
+{
+    if (*s != '+' && *s != '-')
+        return false;
+    int sign = *s == '-' ? -1 : 1;
+    s++;
+    long h = 0, m = 0;
+    if (!(s[0] >= '0' && s[0] <= '9' && s[1] >= '0' && s[1] <= '9'))
+        return false;
+    h = (s[0] - '0') * 10 + (s[1] - '0');
+    s += 2;
+    if (*s == ':')
+        s++;
+    if (*s) {
+        if (!(s[0] >= '0' && s[0] <= '9' && s[1] >= '0' && s[1] <= '9') || s[2])
+            return false;
+        m = (s[0] - '0') * 10 + (s[1] - '0');
+    }
+    if (h > 18 || m > 59)
+        return false;
+    *out = sign * (h * 3600 + m * 60);
+    return true;
+}
+
+int sum_tz_parse(const char *s, bool allow_named, struct sum_tz *out)
+{
+    if (!s || !*s || strlen(s) >= sizeof out->name)
+        return -EINVAL;
+    struct sum_tz tz = {0};
+    snprintf(tz.name, sizeof tz.name, "%s", s);
+    if (!strcasecmp(s, "UTC") || !strcasecmp(s, "Z") || !strcasecmp(s, "GMT") ||
+        !strcmp(s, "Etc/UTC") || !strcmp(s, "UTC0")) {
+        tz.kind = SUM_TZ_UTC;
+        *out = tz;
+        return 0;
+    }
+    const char *o = s;
+    if (!strncasecmp(o, "UTC", 3) || !strncasecmp(o, "GMT", 3))
+        o += 3;
+    long off;
+    if (parse_offset(o, &off)) {
+        tz.kind = off ? SUM_TZ_FIXED : SUM_TZ_UTC;
+        tz.offset_s = off;
+        *out = tz;
+        return 0;
+    }
+    if (!allow_named)
+        return -EINVAL;
+    /* A zone name: letters, digits, '/', '_', '-', '+'; no "..", must exist in the tz database
+     * (glibc silently takes an unknown name as UTC, which would be a wrong guess). */
+    for (const char *p = s; *p; p++)
+        if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+              *p == '/' || *p == '_' || *p == '-' || *p == '+'))
+            return -EINVAL;
+    if (strstr(s, "..") || s[0] == '/')
+        return -EINVAL;
+    char path[160];
+    snprintf(path, sizeof path, "/usr/share/zoneinfo/%s", s);
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return -EINVAL;
+    tz.kind = SUM_TZ_NAMED;
+    *out = tz;
+    return 0;
+}
+
+double sum_tz_to_utc(const struct sum_tz *tz, int year, int mon, int day, int hour, int min,
+                     double sec)
+{
+    double utc = (double)(hw_days_from_civil(year, (unsigned)mon, (unsigned)day) * 86400L +
+                          hour * 3600L + min * 60L) +
+                 sec;
+    switch (tz->kind) {
+    case SUM_TZ_UTC:
+        return utc;
+    case SUM_TZ_FIXED:
+        return utc - (double)tz->offset_s;
+    case SUM_TZ_NAMED: {
+        struct tm tm = {0};
+        tm.tm_year = year - 1900;
+        tm.tm_mon = mon - 1;
+        tm.tm_mday = day;
+        tm.tm_hour = hour;
+        tm.tm_min = min;
+        tm.tm_isdst = -1;
+        time_t t = mktime(&tm);
+        if (t == (time_t)-1)
+            return utc;
+        return (double)t + sec;
+    }
+    }
+    return utc;
+}
+
+/* ---- timestamps ------------------------------------------------------------------------- */
+
+bool sum_parse_smi_ts(struct sum_smi_clock *c, const struct sum_tz *tz, const char *s, size_t n,
+                      double *out)
+{
+    /* "YYYY/MM/DD HH:MM:SS[.fff]": the hour's UTC base is cached, rows come seconds apart. */
+    if (n < 19 || s[4] != '/' || s[7] != '/' || s[10] != ' ' || s[13] != ':' || s[16] != ':')
+        return false;
+    static const int dpos[] = {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18};
+    for (size_t k = 0; k < sizeof dpos / sizeof dpos[0]; k++)
+        if (s[dpos[k]] < '0' || s[dpos[k]] > '9')
+            return false;
+    int mi = (s[14] - '0') * 10 + (s[15] - '0');
+    int se = (s[17] - '0') * 10 + (s[18] - '0');
+    if (mi > 59 || se > 60)
+        return false;
+    double frac = 0;
+    if (n > 19) {
+        /* the fraction as an integer over a power of ten: exact to the 9th digit; any further
+         * digits are checked but below a double's resolution at epoch scale */
+        if ((s[19] != '.' && s[19] != ',') || n == 20)
+            return false;
+        size_t nd = n - 20 < 9 ? n - 20 : 9;
+        uint64_t f = 0;
+        for (size_t i = 20; i < n; i++) {
+            if (s[i] < '0' || s[i] > '9')
+                return false;
+            if (i < 20 + nd)
+                f = f * 10 + (uint64_t)(s[i] - '0');
+        }
+        frac = (double)f / sum_pow10[nd];
+    }
+    if (!c->valid || memcmp(c->key, s, 13) != 0) {
+        int y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
+        int mo = (s[5] - '0') * 10 + (s[6] - '0');
+        int d = (s[8] - '0') * 10 + (s[9] - '0');
+        int h = (s[11] - '0') * 10 + (s[12] - '0');
+        if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23)
+            return false;
+        c->hour_base = sum_tz_to_utc(tz, y, mo, d, h, 0, 0);
+        memcpy(c->key, s, 13);
+        c->valid = true;
+    }
+    *out = c->hour_base + mi * 60 + se + frac;
+    return true;
+}
+
+bool sum_parse_any_ts(const char *s, size_t n, double *out)
+{
+    if (hw_parse_iso(s, n, out))
+        return true;
+    return hw_parse_smi_time(s, n, 0, out);
+}
+
