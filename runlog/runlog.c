@@ -17,6 +17,7 @@
 
 #include "hwrun/io.h"
 #include "hwrun/jsonw.h"
+#include "hwrun/rundir.h"
 #include "hwrun/timeutil.h"
 
 struct rl_log {
@@ -25,7 +26,8 @@ struct rl_log {
 };
 
 /* The keys a caller may not add, per entry kind: they would overwrite pytyche's own. */
-static const char *const phase_reserved[] = {"ts", "type", "name", "seconds", NULL};
+static const char *const phase_reserved[] = {HW_RL_TS, HW_RL_TYPE, HW_RL_NAME, HW_RL_SECONDS,
+                                             NULL};
 /* Event data is its own object, so its keys cannot clash with the entry's. */
 static const char *const data_reserved[] = {NULL};
 
@@ -317,9 +319,9 @@ static void entry_begin(struct entry *e, struct hw_buf *b, const char *kind)
     char ts[HW_ISO_LEN];
     size_t n = hw_iso_utc_now(ts);
     hw_json_open(&e->w, NULL, '{');
-    HW_JSON_LIT(&e->w, "\"ts\": \"");
+    HW_JSON_LIT(&e->w, "\"" HW_RL_TS "\": \"");
     hw_buf_put(b, ts, n); /* digits and punctuation: nothing to escape */
-    hw_buf_put(b, "\", \"type\": \"", 12);
+    hw_buf_puts(b, "\", \"" HW_RL_TYPE "\": \"");
     hw_buf_puts(b, kind);
     hw_buf_putc(b, '"');
 }
@@ -342,10 +344,10 @@ static int format_phase(struct hw_buf *b, const char *name, double seconds,
     if (!name)
         return -EINVAL;
     struct entry e;
-    entry_begin(&e, b, "phase");
-    HW_JSON_LIT(&e.w, "\"name\": ");
+    entry_begin(&e, b, HW_RL_PHASE);
+    HW_JSON_LIT(&e.w, "\"" HW_RL_NAME "\": ");
     hw_buf_json_str(b, name, strlen(name));
-    HW_JSON_LIT(&e.w, "\"seconds\": ");
+    HW_JSON_LIT(&e.w, "\"" HW_RL_SECONDS "\": ");
     hw_buf_py_round(b, seconds, 3); /* pytyche: round(seconds, 3) */
     size_t n;
     return entry_end(&e, put_members(&e, extra, n_extra, phase_reserved, 0, &n));
@@ -357,11 +359,11 @@ static int format_event(struct hw_buf *b, const char *type, const rl_field_t *da
     if (!type)
         return -EINVAL;
     struct entry e;
-    entry_begin(&e, b, "event");
-    HW_JSON_LIT(&e.w, "\"event\": ");
+    entry_begin(&e, b, HW_RL_EVENT);
+    HW_JSON_LIT(&e.w, "\"" HW_RL_EVENT "\": ");
     hw_buf_json_str(b, type, strlen(type));
     struct hw_json_mark mark = hw_json_mark(&e.w);
-    hw_json_open(&e.w, "data", '{');
+    hw_json_open(&e.w, HW_RL_DATA, '{');
     size_t n;
     int rc = put_members(&e, data, n_data, data_reserved, 0, &n);
     hw_json_close(&e.w);

@@ -189,7 +189,8 @@ static char *phase_extra(struct json_object *obj)
     size_t n = 0;
     json_object_object_foreach(obj, k, v)
     {
-        if (!strcmp(k, "ts") || !strcmp(k, "type") || !strcmp(k, "name") || !strcmp(k, "seconds"))
+        if (!strcmp(k, HW_RL_TS) || !strcmp(k, HW_RL_TYPE) || !strcmp(k, HW_RL_NAME) ||
+            !strcmp(k, HW_RL_SECONDS))
             continue;
         json_object_object_add(x, k, json_object_get(v));
         n++;

@@ -111,6 +111,17 @@ extern const char *const hw_proc_cols[HW_PROC_COL_COUNT]; /* "procs", ... */
 
 /* ---- run.jsonl ------------------------------------------------------------------------------ */
 
+/* The members of every entry, in pytyche's RunLog shapes (librunlog writes them):
+ *   {"ts": ..., "type": "phase", "name": ..., "seconds": ..., extra...}
+ *   {"ts": ..., "type": "event", "event": ..., "data": {...}} */
+#define HW_RL_TS "ts"
+#define HW_RL_TYPE "type"
+#define HW_RL_PHASE "phase"
+#define HW_RL_EVENT "event"
+#define HW_RL_NAME "name"
+#define HW_RL_SECONDS "seconds"
+#define HW_RL_DATA "data"
+
 /* The events hwmon logs (FORMAT.md "run.jsonl: hwmon's events"). */
 #define HW_EV_START "start"
 #define HW_EV_STOP "stop"
