@@ -29,6 +29,7 @@
 #include "gpusel.h"
 #include "hwrun/array.h"
 #include "hwrun/io.h"
+#include "hwrun/jsonw.h"
 #include "hwrun/msg.h"
 #include "hwrun/rundir.h"
 #include "hwrun/timeutil.h"

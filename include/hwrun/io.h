@@ -56,15 +56,6 @@ void hw_buf_put(struct hw_buf *b, const void *s, size_t n);
 void hw_buf_puts(struct hw_buf *b, const char *s);
 void hw_buf_putc(struct hw_buf *b, char c);
 void hw_buf_printf(struct hw_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Append s[0..n) as a JSON string literal (with quotes). Valid UTF-8 is copied as is; control
- * characters are escaped; each byte of an invalid UTF-8 sequence becomes U+FFFD. */
-void hw_buf_json_str(struct hw_buf *b, const char *s, size_t n);
-/* Append a double as Python's repr() would print it (shortest round-trip: 0.1, 12.0, 1e+16,
- * 1.5e-05); NaN/inf are appended as JSON null. */
-void hw_buf_py_double(struct hw_buf *b, double x);
-/* Append Python's repr(round(x, ndigits)) (correctly rounded from the exact binary value, as
- * Python does); NaN/inf as null. */
-void hw_buf_py_round(struct hw_buf *b, double x, int ndigits);
 /* Append a decimal integer. */
 void hw_buf_i64(struct hw_buf *b, int64_t v);
 

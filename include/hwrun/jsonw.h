@@ -42,6 +42,13 @@ enum hw_json_num {
 void hw_buf_json_str(struct hw_buf *b, const char *s, size_t n);
 /* Append the double x in the given mode (see enum hw_json_num). */
 void hw_buf_json_num(struct hw_buf *b, double x, enum hw_json_num mode);
+/* Append a double as Python's repr() would print it (shortest round-trip: 0.1, 12.0, 1e+16,
+ * 1.5e-05); NaN/inf are appended as JSON null. hw_buf_json_num's HW_NUM_REPR; the Prometheus
+ * export prints its values with it too. */
+void hw_buf_py_double(struct hw_buf *b, double x);
+/* Append Python's repr(round(x, ndigits)) (correctly rounded from the exact binary value, as
+ * Python does); NaN/inf as null. librunlog's "seconds". */
+void hw_buf_py_round(struct hw_buf *b, double x, int ndigits);
 
 enum hw_json_style { HW_JSON_LINE, HW_JSON_PRETTY };
 

@@ -1,10 +1,198 @@
-/* The JSON writer every tool prints JSON with: see include/hwrun/jsonw.h. */
+/* The JSON writer every tool prints JSON with, and the one escaper and number formatter under
+ * it: see include/hwrun/jsonw.h. */
 #include "hwrun/jsonw.h"
 
+#include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if the bytes there are not one
+ * (overlong forms, surrogates and code points past U+10FFFF are invalid, as RFC 3629 says). */
+static size_t utf8_seq_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t len;
+    unsigned lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
+    if (c >= 0xC2 && c <= 0xDF)
+        len = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        if (c == 0xE0)
+            lo = 0xA0;
+        else if (c == 0xED)
+            hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        if (c == 0xF0)
+            lo = 0x90;
+        else if (c == 0xF4)
+            hi = 0x8F;
+    } else
+        return 0;
+    if (n < len || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    return len;
+}
+
+void hw_buf_json_str(struct hw_buf *b, const char *str, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *s = (const unsigned char *)str;
+    /* Worst case is 6 bytes per input byte (\u00XX); reserve once so the loop does not check. */
+    if (n > (SIZE_MAX - 3) / 6 || !hw_buf_reserve(b, n * 6 + 3))
+        return;
+    char *o = b->p + b->len;
+    *o++ = '"';
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = s[i];
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+            *o++ = (char)c;
+            i++;
+            continue;
+        }
+        if (c < 0x80) {
+            *o++ = '\\';
+            switch (c) {
+            case '"': *o++ = '"'; break;
+            case '\\': *o++ = '\\'; break;
+            case '\n': *o++ = 'n'; break;
+            case '\r': *o++ = 'r'; break;
+            case '\t': *o++ = 't'; break;
+            case '\b': *o++ = 'b'; break;
+            case '\f': *o++ = 'f'; break;
+            default:
+                *o++ = 'u';
+                *o++ = '0';
+                *o++ = '0';
+                *o++ = hex[c >> 4];
+                *o++ = hex[c & 15];
+            }
+            i++;
+            continue;
+        }
+        size_t len = utf8_seq_len(s + i, n - i);
+        if (len) {
+            memcpy(o, s + i, len);
+            o += len;
+            i += len;
+        } else { /* U+FFFD REPLACEMENT CHARACTER, 3 bytes, for each bad byte */
+            *o++ = (char)0xEF;
+            *o++ = (char)0xBF;
+            *o++ = (char)0xBD;
+            i++;
+        }
+    }
+    *o++ = '"';
+    b->len = (size_t)(o - b->p);
+    b->p[b->len] = '\0';
+}
+
+/* Lay out a digit string with decimal exponent exp10 (of the first digit) as Python's repr does:
+ * fixed notation for -4 <= exp10 < 16, else d.ddde+XX. */
+static void put_repr(struct hw_buf *b, bool neg, const char *digits, int nd, int exp10)
+{
+    char out[48];
+    int o = 0;
+    if (neg)
+        out[o++] = '-';
+    if (exp10 >= -4 && exp10 < 16) {
+        if (exp10 < 0) {
+            out[o++] = '0';
+            out[o++] = '.';
+            for (int i = -1; i > exp10; i--)
+                out[o++] = '0';
+            for (int i = 0; i < nd; i++)
+                out[o++] = digits[i];
+        } else {
+            for (int i = 0; i <= exp10; i++)
+                out[o++] = i < nd ? digits[i] : '0';
+            out[o++] = '.';
+            if (nd > exp10 + 1)
+                for (int i = exp10 + 1; i < nd; i++)
+                    out[o++] = digits[i];
+            else
+                out[o++] = '0';
+        }
+    } else {
+        out[o++] = digits[0];
+        if (nd > 1) {
+            out[o++] = '.';
+            for (int i = 1; i < nd; i++)
+                out[o++] = digits[i];
+        }
+        o += snprintf(out + o, sizeof out - (size_t)o, "e%c%02d", exp10 < 0 ? '-' : '+',
+                      exp10 < 0 ? -exp10 : exp10);
+    }
+    hw_buf_put(b, out, (size_t)o);
+}
+
+void hw_buf_py_double(struct hw_buf *b, double x)
+{
+    if (!isfinite(x)) {
+        hw_buf_put(b, "null", 4);
+        return;
+    }
+    /* The shortest digit string that reads back as x, as Python's repr() finds it. Every double
+     * with at most 15 significant digits reads back from its 15-digit rounding (DBL_DIG), and
+     * that rounding is then the short string padded with zeros; so try 15 digits, then 16, 17.
+     * Subnormals hold fewer digits: search them from one digit up. */
+    char sci[40];
+    for (int prec = x != 0 && fabs(x) < DBL_MIN ? 0 : 14; prec <= 16; prec++) {
+        snprintf(sci, sizeof sci, "%.*e", prec, x);
+        if (prec == 16 || strtod(sci, NULL) == x)
+            break;
+    }
+    /* sci is "[-]d.ddd...e[+-]XX": pull out the digits and the exponent. */
+    const char *p = sci;
+    bool neg = *p == '-';
+    if (neg)
+        p++;
+    char digits[24];
+    int nd = 0;
+    for (; *p && *p != 'e'; p++)
+        if (*p >= '0' && *p <= '9')
+            digits[nd++] = *p;
+    int exp10 = (int)strtol(p + 1, NULL, 10);
+    while (nd > 1 && digits[nd - 1] == '0')
+        nd--;
+    put_repr(b, neg, digits, nd, exp10);
+}
+
+void hw_buf_py_round(struct hw_buf *b, double x, int ndigits)
+{
+    if (!isfinite(x)) {
+        hw_buf_put(b, "null", 4);
+        return;
+    }
+    /* "%.Nf" rounds the exact binary value correctly, as Python's round() does. When the result
+     * has at most 15 significant digits, it is also the shortest repr of the rounded double
+     * (see hw_buf_py_double), so it can be printed directly with its zeros stripped. */
+    if (fabs(x) < 1e12 && ndigits >= 0 && ndigits <= 3) {
+        char tmp[32];
+        int n = snprintf(tmp, sizeof tmp, "%.*f", ndigits, x);
+        if (ndigits == 0) {
+            tmp[n++] = '.';
+            tmp[n++] = '0';
+        } else {
+            while (tmp[n - 1] == '0' && tmp[n - 2] != '.')
+                n--;
+        }
+        hw_buf_put(b, tmp, (size_t)n);
+        return;
+    }
+    char tmp[400];
+    snprintf(tmp, sizeof tmp, "%.*f", ndigits, x);
+    hw_buf_py_double(b, strtod(tmp, NULL));
+}
 
 void hw_buf_json_num(struct hw_buf *b, double x, enum hw_json_num mode)
 {
