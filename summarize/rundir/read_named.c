@@ -122,47 +122,37 @@ static void named_line(struct sum_reader *r, const char *s, size_t n)
     }
 }
 
-void sum_cpu_init(struct sum_reader *r)
+static void named_init(struct sum_reader *r, const char *const *names, int n,
+                       const size_t *widths)
 {
-    /* pytyche's timestamp,usr_pct,idle_pct; hwmon's, outside and inside a cgroup */
-    static const size_t widths[] = {3, 1 + HW_CPU_COL_FIRST_CGROUP, 1 + HW_CPU_COL_COUNT, 0};
     struct named_st *st = calloc(1, sizeof *st);
     if (!st)
         return;
-    st->names = hw_cpu_cols;
-    st->nknown = HW_CPU_COL_COUNT;
+    st->names = names;
+    st->nknown = n;
     st->widths = widths;
     r->st = st;
     r->line_fn = named_line;
     r->free_fn = sum_st_free;
+}
+
+void sum_cpu_init(struct sum_reader *r)
+{
+    /* pytyche's timestamp,usr_pct,idle_pct; hwmon's, outside and inside a cgroup */
+    static const size_t widths[] = {3, 1 + HW_CPU_COL_FIRST_CGROUP, 1 + HW_CPU_COL_COUNT, 0};
+    named_init(r, hw_cpu_cols, HW_CPU_COL_COUNT, widths);
 }
 
 void sum_proc_init(struct sum_reader *r)
 {
     /* the first layout, without and with pss_mib */
     static const size_t widths[] = {1 + HW_PROC_COL_PSS, 2 + HW_PROC_COL_PSS, 0};
-    struct named_st *st = calloc(1, sizeof *st);
-    if (!st)
-        return;
-    st->names = hw_proc_cols;
-    st->nknown = HW_PROC_COL_COUNT;
-    st->widths = widths;
-    r->st = st;
-    r->line_fn = named_line;
-    r->free_fn = sum_st_free;
+    named_init(r, hw_proc_cols, HW_PROC_COL_COUNT, widths);
 }
 
 void sum_tree_pids_init(struct sum_reader *r)
 {
     static const char *const names[] = {HW_TREE_PIDS_COL_PID, HW_TREE_PIDS_COL_IN};
     static const size_t widths[] = {1 + HW_ARRAY_SIZE(names), 0};
-    struct named_st *st = calloc(1, sizeof *st);
-    if (!st)
-        return;
-    st->names = names;
-    st->nknown = HW_ARRAY_SIZE(names);
-    st->widths = widths;
-    r->st = st;
-    r->line_fn = named_line;
-    r->free_fn = sum_st_free;
+    named_init(r, names, HW_ARRAY_SIZE(names), widths);
 }
