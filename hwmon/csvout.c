@@ -8,17 +8,6 @@
 #include "hwrun/array.h"
 #include "hwrun/rundir.h"
 
-void mon_buf_u64(struct hw_buf *b, uint64_t v)
-{
-    char tmp[24];
-    int i = (int)sizeof tmp;
-    do {
-        tmp[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    hw_buf_put(b, tmp + i, sizeof tmp - (size_t)i);
-}
-
 void mon_buf_fixed1(struct hw_buf *b, double x)
 {
     if (!isfinite(x) || fabs(x) > 1e17)
@@ -28,7 +17,7 @@ void mon_buf_fixed1(struct hw_buf *b, double x)
         hw_buf_putc(b, '-');
         t = -t;
     }
-    mon_buf_u64(b, (uint64_t)t / 10);
+    hw_buf_u64(b, (uint64_t)t / 10);
     hw_buf_putc(b, '.');
     hw_buf_putc(b, (char)('0' + (uint64_t)t % 10));
 }
@@ -75,7 +64,7 @@ static void cells(struct hw_buf *b, const char *iso, const struct cell *c, size_
             continue;
         hw_buf_putc(b, ',');
         switch (c[i].kind) {
-        case U64: mon_buf_u64(b, c[i].u); break;
+        case U64: hw_buf_u64(b, c[i].u); break;
         case FIX1: mon_buf_fixed1(b, c[i].v); break;
         case FIX2: hw_buf_printf(b, "%.2f", c[i].v); break;
         case EMPTY: break;

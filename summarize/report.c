@@ -836,7 +836,7 @@ static void flat_cols(const struct sum_run *run, struct col c[SWEEP_NCOLS])
 static bool num_cell(struct hw_buf *b, const struct col *c)
 {
     if (c->type == C_U64)
-        hw_buf_printf(b, "%llu", (unsigned long long)c->u);
+        hw_buf_u64(b, c->u);
     else if (!isfinite(c->d))
         return false;
     else if (c->type == C_INT)

@@ -56,7 +56,8 @@ void hw_buf_put(struct hw_buf *b, const void *s, size_t n);
 void hw_buf_puts(struct hw_buf *b, const char *s);
 void hw_buf_putc(struct hw_buf *b, char c);
 void hw_buf_printf(struct hw_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Append a decimal integer. */
+/* Append a decimal integer (the one integer formatter: CSV cells, JSON, Prometheus). */
 void hw_buf_i64(struct hw_buf *b, int64_t v);
+void hw_buf_u64(struct hw_buf *b, uint64_t v);
 
 #endif

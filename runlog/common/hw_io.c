@@ -229,15 +229,19 @@ void hw_buf_printf(struct hw_buf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
-void hw_buf_i64(struct hw_buf *b, int64_t v)
+void hw_buf_u64(struct hw_buf *b, uint64_t v)
 {
     char tmp[24];
     char *e = tmp + sizeof tmp, *p = e;
-    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
     do
-        *--p = (char)('0' + u % 10);
-    while ((u /= 10) != 0);
-    if (v < 0)
-        *--p = '-';
+        *--p = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
     hw_buf_put(b, p, (size_t)(e - p));
+}
+
+void hw_buf_i64(struct hw_buf *b, int64_t v)
+{
+    if (v < 0)
+        hw_buf_putc(b, '-');
+    hw_buf_u64(b, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
 }

@@ -340,12 +340,7 @@ void hw_json_i64(struct hw_json *w, const char *key, int64_t v)
 void hw_json_u64(struct hw_json *w, const char *key, uint64_t v)
 {
     hw_json_key(w, key);
-    char tmp[24];
-    char *e = tmp + sizeof tmp, *p = e;
-    do
-        *--p = (char)('0' + v % 10);
-    while ((v /= 10) != 0);
-    hw_buf_put(w->b, p, (size_t)(e - p));
+    hw_buf_u64(w->b, v);
 }
 
 void hw_json_bool(struct hw_json *w, const char *key, bool v)
