@@ -6,6 +6,9 @@
 
 #define HW_IS_ARRAY(a) (!__builtin_types_compatible_p(__typeof__(a), __typeof__(&(a)[0])))
 #define HW_ARRAY_SIZE(a)                                                                           \
-    (sizeof(a) / sizeof((a)[0]) + 0 * sizeof(struct { _Static_assert(HW_IS_ARRAY(a), "not an array"); int x; }))
+    (sizeof(a) / sizeof((a)[0]) + 0 * sizeof(struct {                                              \
+                                      _Static_assert(HW_IS_ARRAY(a), "not an array");              \
+                                      int x;                                                       \
+                                  }))
 
 #endif

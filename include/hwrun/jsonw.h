@@ -52,7 +52,8 @@ void hw_buf_py_round(struct hw_buf *b, double x, int ndigits);
 
 enum hw_json_style { HW_JSON_LINE, HW_JSON_PRETTY };
 
-#define HW_JSON_MAX_DEPTH 64 /* json-c's parser stops at 32: room for a parsed value inside ours */
+#define HW_JSON_MAX_DEPTH 64 /* json-c's parser stops at 32: room for a parsed value inside ours   \
+                              */
 
 struct hw_json {
     struct hw_buf *b;
@@ -69,8 +70,8 @@ void hw_json_init(struct hw_json *w, struct hw_buf *b, enum hw_json_style style,
                   enum hw_json_num num);
 
 /* Every value writer takes the member's key: NULL for an array element or the top value. */
-void hw_json_open(struct hw_json *w, const char *key, char c); /* c: '{' or '[' */
-void hw_json_close(struct hw_json *w);                          /* the innermost container */
+void hw_json_open(struct hw_json *w, const char *key, char c);       /* c: '{' or '[' */
+void hw_json_close(struct hw_json *w);                               /* the innermost container */
 void hw_json_str(struct hw_json *w, const char *key, const char *s); /* NULL s: null */
 void hw_json_strn(struct hw_json *w, const char *key, const char *s, size_t n);
 void hw_json_num(struct hw_json *w, const char *key, double x);

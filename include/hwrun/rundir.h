@@ -40,7 +40,7 @@ extern const char *const hw_file_names[HW_FILE_COUNT]; /* HW_GPU_FILE, ... */
 /* hw_metrics.csv has no header: these are the --query-gpu fields. pytyche's 9, in its order,
  * then what tells GPUs apart. The start event's gpu_query_fields says which were used. */
 #define HW_GPU_FIELDS_PYTYCHE                                                                      \
-    HW_COL_TIMESTAMP ",utilization.gpu,utilization.memory,memory.used,memory.total,power.draw,"   \
+    HW_COL_TIMESTAMP ",utilization.gpu,utilization.memory,memory.used,memory.total,power.draw,"    \
                      "temperature.gpu,clocks.current.sm,clocks.current.memory"
 #define HW_GPU_FIELDS_DEFAULT HW_GPU_FIELDS_PYTYCHE ",index,uuid"
 
@@ -103,7 +103,7 @@ extern const char *const hw_proc_cols[HW_PROC_COL_COUNT]; /* "procs", ... */
 #define HW_GPM_NCOLS 8
 /* The names summarize gives them in summary.json, in the same order. */
 #define HW_GPM_KEYS                                                                                \
-    "gr_active_pct", "sm_active_pct", "sm_occupancy_pct", "tensor_active_pct", "dram_active_pct", \
+    "gr_active_pct", "sm_active_pct", "sm_occupancy_pct", "tensor_active_pct", "dram_active_pct",  \
         "fp64_active_pct", "fp32_active_pct", "fp16_active_pct"
 /* The probe (is there GPM at all?) asks for SM activity alone; this is its label. */
 #define HW_GPM_PROBE_ID "2"

@@ -27,21 +27,15 @@ const char *const hw_cpu_cols[HW_CPU_COL_COUNT] = {
 };
 
 const char *const hw_proc_cols[HW_PROC_COL_COUNT] = {
-    [HW_PROC_COL_PROCS] = "procs",
-    [HW_PROC_COL_THREADS] = "threads",
-    [HW_PROC_COL_CPU] = "cpu_pct",
-    [HW_PROC_COL_RSS] = "rss_mib",
-    [HW_PROC_COL_READ] = "read_bytes",
-    [HW_PROC_COL_WRITE] = "write_bytes",
-    [HW_PROC_COL_PSS] = "pss_mib",
-    [HW_PROC_COL_MAIN_RSS] = "main_rss_mib",
-    [HW_PROC_COL_MAIN_CPU] = "main_cpu_pct",
-    [HW_PROC_COL_MAIN_THREADS] = "main_threads",
-    [HW_PROC_COL_USR_CPU] = "usr_cpu_pct",
-    [HW_PROC_COL_SYS_CPU] = "sys_cpu_pct",
+    [HW_PROC_COL_PROCS] = "procs",           [HW_PROC_COL_THREADS] = "threads",
+    [HW_PROC_COL_CPU] = "cpu_pct",           [HW_PROC_COL_RSS] = "rss_mib",
+    [HW_PROC_COL_READ] = "read_bytes",       [HW_PROC_COL_WRITE] = "write_bytes",
+    [HW_PROC_COL_PSS] = "pss_mib",           [HW_PROC_COL_MAIN_RSS] = "main_rss_mib",
+    [HW_PROC_COL_MAIN_CPU] = "main_cpu_pct", [HW_PROC_COL_MAIN_THREADS] = "main_threads",
+    [HW_PROC_COL_USR_CPU] = "usr_cpu_pct",   [HW_PROC_COL_SYS_CPU] = "sys_cpu_pct",
 };
 
 const char *const hw_events[HW_EV_COUNT] = {
-    HW_EV_START,     HW_EV_STOP,          HW_EV_GPU_UNAVAILABLE, HW_EV_GPU_FIELDS_FALLBACK,
+    HW_EV_START,      HW_EV_STOP,          HW_EV_GPU_UNAVAILABLE, HW_EV_GPU_FIELDS_FALLBACK,
     HW_EV_CHILD_EXIT, HW_EV_CHILD_RESTART, HW_EV_CHILD_HUNG,      HW_EV_GPM_UNAVAILABLE,
 };

@@ -18,8 +18,7 @@
 
 /* Is header ("timestamp,a,b\n") HW_COL_TIMESTAMP followed by names[] in order, with exactly
  * the ones in want[] (a mask over names)? */
-static void check_header(const char *header, const char *const *names, size_t n,
-                         const bool *want)
+static void check_header(const char *header, const char *const *names, size_t n, const bool *want)
 {
     char *h = strdup(header);
     size_t len = strlen(h);
@@ -95,21 +94,32 @@ static void test_csv_columns(void)
         for (int k = 0; k < SUM_CPU_COUNT; k++)
             want[k] = cg || k < HW_CPU_COL_FIRST_CGROUP;
         check_header(b.p, sum_cpu_col_names, SUM_CPU_COUNT, want);
-        struct mon_sys_sample s = {
-            .have_cpu = true, .have_mem = true, .have_cg_limit = true, .have_cg_cpu = true,
-            .have_cg_mem = true, .have_cg_mem_max = true, .usr_pct = 1.5, .idle_pct = 2.5,
-            .sys_pct = 3.5, .iowait_pct = 4.5, .steal_pct = 5.5, .mem_used_mib = 6.5,
-            .mem_avail_mib = 7.5, .cg_limit_cores = 0.25, .cg_cpu_pct = 9.5,
-            .cg_mem_cur_mib = 10.5, .cg_mem_max_mib = 11.5};
+        struct mon_sys_sample s = {.have_cpu = true,
+                                   .have_mem = true,
+                                   .have_cg_limit = true,
+                                   .have_cg_cpu = true,
+                                   .have_cg_mem = true,
+                                   .have_cg_mem_max = true,
+                                   .usr_pct = 1.5,
+                                   .idle_pct = 2.5,
+                                   .sys_pct = 3.5,
+                                   .iowait_pct = 4.5,
+                                   .steal_pct = 5.5,
+                                   .mem_used_mib = 6.5,
+                                   .mem_avail_mib = 7.5,
+                                   .cg_limit_cores = 0.25,
+                                   .cg_cpu_pct = 9.5,
+                                   .cg_mem_cur_mib = 10.5,
+                                   .cg_mem_max_mib = 11.5};
         mon_csv_cpu_line(&b, "2026-11-21T15:27:49.697+00:00", &s, cg);
         struct rows rows = {0};
         read_back(SUM_KIND_CPU, b.p, &rows);
         CU_ASSERT_EQUAL_FATAL(rows.n_cpu, 1);
         const double want_v[SUM_CPU_COUNT] = {
-            [SUM_CPU_USR] = 1.5,        [SUM_CPU_IDLE] = 2.5,      [SUM_CPU_SYS] = 3.5,
-            [SUM_CPU_IOWAIT] = 4.5,     [SUM_CPU_STEAL] = 5.5,     [SUM_CPU_MEM_USED] = 6.5,
-            [SUM_CPU_MEM_AVAIL] = 7.5,  [SUM_CPU_CG_LIMIT] = 0.25, [SUM_CPU_CG_PCT] = 9.5,
-            [SUM_CPU_CG_MEM] = 10.5,    [SUM_CPU_CG_MEM_MAX] = 11.5};
+            [SUM_CPU_USR] = 1.5,       [SUM_CPU_IDLE] = 2.5,       [SUM_CPU_SYS] = 3.5,
+            [SUM_CPU_IOWAIT] = 4.5,    [SUM_CPU_STEAL] = 5.5,      [SUM_CPU_MEM_USED] = 6.5,
+            [SUM_CPU_MEM_AVAIL] = 7.5, [SUM_CPU_CG_LIMIT] = 0.25,  [SUM_CPU_CG_PCT] = 9.5,
+            [SUM_CPU_CG_MEM] = 10.5,   [SUM_CPU_CG_MEM_MAX] = 11.5};
         for (int k = 0; k < SUM_CPU_COUNT; k++) {
             if (want[k]) {
                 CU_ASSERT_DOUBLE_EQUAL(rows.cpu.v[k], want_v[k], 1e-9);
@@ -127,20 +137,29 @@ static void test_csv_columns(void)
         for (int k = 0; k < SUM_PROC_COUNT; k++)
             want[k] = pss || k != SUM_PROC_PSS;
         check_header(b.p, sum_proc_col_names, SUM_PROC_COUNT, want);
-        struct mon_tree_sample s = {
-            .have_cpu = true, .have_pss = true, .procs = 1, .threads = 2, .cpu_pct = 3.5,
-            .rss_mib = 4.5, .read_bytes = 5, .write_bytes = 6, .pss_mib = 7.5,
-            .main_rss_mib = 8.5, .main_cpu_pct = 9.5, .main_threads = 10, .usr_cpu_pct = 11.5,
-            .sys_cpu_pct = 12.5};
+        struct mon_tree_sample s = {.have_cpu = true,
+                                    .have_pss = true,
+                                    .procs = 1,
+                                    .threads = 2,
+                                    .cpu_pct = 3.5,
+                                    .rss_mib = 4.5,
+                                    .read_bytes = 5,
+                                    .write_bytes = 6,
+                                    .pss_mib = 7.5,
+                                    .main_rss_mib = 8.5,
+                                    .main_cpu_pct = 9.5,
+                                    .main_threads = 10,
+                                    .usr_cpu_pct = 11.5,
+                                    .sys_cpu_pct = 12.5};
         mon_csv_proc_line(&b, "2026-11-21T15:27:49.697+00:00", &s, pss);
         struct rows rows = {0};
         read_back(SUM_KIND_PROC, b.p, &rows);
         CU_ASSERT_EQUAL_FATAL(rows.n_proc, 1);
         const double want_v[SUM_PROC_COUNT] = {
-            [SUM_PROC_PROCS] = 1,         [SUM_PROC_THREADS] = 2,       [SUM_PROC_CPU] = 3.5,
-            [SUM_PROC_RSS] = 4.5,         [SUM_PROC_READ] = 5,          [SUM_PROC_WRITE] = 6,
-            [SUM_PROC_PSS] = 7.5,         [SUM_PROC_MAIN_RSS] = 8.5,    [SUM_PROC_MAIN_CPU] = 9.5,
-            [SUM_PROC_MAIN_THREADS] = 10, [SUM_PROC_USR_CPU] = 11.5,    [SUM_PROC_SYS_CPU] = 12.5};
+            [SUM_PROC_PROCS] = 1,         [SUM_PROC_THREADS] = 2,    [SUM_PROC_CPU] = 3.5,
+            [SUM_PROC_RSS] = 4.5,         [SUM_PROC_READ] = 5,       [SUM_PROC_WRITE] = 6,
+            [SUM_PROC_PSS] = 7.5,         [SUM_PROC_MAIN_RSS] = 8.5, [SUM_PROC_MAIN_CPU] = 9.5,
+            [SUM_PROC_MAIN_THREADS] = 10, [SUM_PROC_USR_CPU] = 11.5, [SUM_PROC_SYS_CPU] = 12.5};
         for (int k = 0; k < SUM_PROC_COUNT; k++) {
             if (want[k]) {
                 CU_ASSERT_DOUBLE_EQUAL(rows.proc.v[k], want_v[k], 1e-9);
@@ -181,8 +200,7 @@ static void check_events(const char *dir, bool seen[HW_EV_COUNT])
                     known = seen[i] = true;
             CU_ASSERT_TRUE(known);
             if (!known)
-                fprintf(stderr, "hwmon logged \"%s\", which hwrun/rundir.h does not name\n",
-                        name);
+                fprintf(stderr, "hwmon logged \"%s\", which hwrun/rundir.h does not name\n", name);
         }
         json_object_put(o);
         line = nl + 1;
@@ -214,9 +232,13 @@ static void test_hwmon_writes_what_summarize_reads(void)
 {
     char *dir = th_tmpdir("hwmon-vocab");
     char *out = th_fmt("%s/run", dir);
-    char *env[] = {th_fmt("FAKE_SMI_LOG=%s/smi.log", dir), "FAKE_SMI_REJECT=clocks.current.memory",
-                   "FAKE_SMI_GPM=0", th_fmt("FAKE_SMI_APPS=%ld:0:512:python3", (long)getpid()),
-                   "FAKE_SMI_DIE_AFTER=2", th_fmt("FAKE_SMI_DIE_ONCE=%s/die", dir), NULL};
+    char *env[] = {th_fmt("FAKE_SMI_LOG=%s/smi.log", dir),
+                   "FAKE_SMI_REJECT=clocks.current.memory",
+                   "FAKE_SMI_GPM=0",
+                   th_fmt("FAKE_SMI_APPS=%ld:0:512:python3", (long)getpid()),
+                   "FAKE_SMI_DIE_AFTER=2",
+                   th_fmt("FAKE_SMI_DIE_ONCE=%s/die", dir),
+                   NULL};
     char **argv = ht_argv(out, "-i", "0.2", "--gpu-procs", "--", "sleep", "2.4", NULL);
     struct th_result res;
     CU_ASSERT_EQUAL(ht_run(argv, env, 60, &res), 0);
@@ -227,7 +249,7 @@ static void test_hwmon_writes_what_summarize_reads(void)
     CU_ASSERT_EQUAL(n_files, HW_FILE_COUNT); /* every file of the table, nothing else */
     bool seen[HW_EV_COUNT] = {false};
     check_events(out, seen);
-    const char *expect[] = {HW_EV_START, HW_EV_STOP, HW_EV_GPU_FIELDS_FALLBACK,
+    const char *expect[] = {HW_EV_START,           HW_EV_STOP,       HW_EV_GPU_FIELDS_FALLBACK,
                             HW_EV_GPM_UNAVAILABLE, HW_EV_CHILD_EXIT, HW_EV_CHILD_RESTART};
     for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++)
         for (int k = 0; k < HW_EV_COUNT; k++)

@@ -61,8 +61,8 @@ static void test_structured_shape(void)
     /* the same fields in a phase */
     n = rl_format_phase(line, sizeof line, "p", 1, d, 1);
     CU_ASSERT(n > 0);
-    CU_ASSERT_PTR_NOT_NULL(
-        strstr(line, "\"seconds\": 1.0, \"command\": [\"python\", \"train.py\", null, \"--lr=3e-4\"]}\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(
+        line, "\"seconds\": 1.0, \"command\": [\"python\", \"train.py\", null, \"--lr=3e-4\"]}\n"));
 }
 
 static void test_structured_escaping(void)
