@@ -25,11 +25,12 @@ void mon_buf_fixed1(struct hw_buf *b, double x)
 /* The header and the cells of both files follow the column tables of hwrun/rundir.h: a cell is
  * put at its column's enum index, then the row is written in table order, so a header and its
  * rows cannot disagree. */
-static void header(struct hw_buf *b, const char *const *cols, size_t n, int skip)
+static void header(struct hw_buf *b, const char *const *cols, size_t n, size_t skip_from,
+                   size_t skip_to)
 {
     hw_buf_puts(b, HW_COL_TIMESTAMP);
     for (size_t i = 0; i < n; i++)
-        if ((int)i != skip) {
+        if (i < skip_from || i >= skip_to) {
             hw_buf_putc(b, ',');
             hw_buf_puts(b, cols[i]);
         }
@@ -38,12 +39,15 @@ static void header(struct hw_buf *b, const char *const *cols, size_t n, int skip
 
 void mon_csv_cpu_header(struct hw_buf *b, bool cgroup)
 {
-    header(b, hw_cpu_cols, cgroup ? HW_CPU_COL_COUNT : HW_CPU_COL_FIRST_CGROUP, -1);
+    /* the cgroup group only inside a cgroup */
+    header(b, hw_cpu_cols, HW_CPU_COL_COUNT, cgroup ? 0 : HW_CPU_COL_FIRST_CGROUP,
+           cgroup ? 0 : HW_CPU_COL_FIRST_IO);
 }
 
 void mon_csv_proc_header(struct hw_buf *b, bool pss)
 {
-    header(b, hw_proc_cols, HW_PROC_COL_COUNT, pss ? -1 : HW_PROC_COL_PSS);
+    header(b, hw_proc_cols, HW_PROC_COL_COUNT, HW_PROC_COL_PSS,
+           pss ? HW_PROC_COL_PSS : HW_PROC_COL_PSS + 1);
 }
 
 /* One cell: an integer, a number with 1 or 2 decimals, or empty (not measured). */
@@ -55,12 +59,14 @@ struct cell {
 
 #define NUM1(have, x) ((struct cell){(have) ? FIX1 : EMPTY, (x), 0})
 #define UINT(x) ((struct cell){U64, 0, (x)})
+#define UINT_IF(have, x) ((struct cell){(have) ? U64 : EMPTY, 0, (x)})
 
-static void cells(struct hw_buf *b, const char *iso, const struct cell *c, size_t n, int skip)
+static void cells(struct hw_buf *b, const char *iso, const struct cell *c, size_t n,
+                  size_t skip_from, size_t skip_to)
 {
     hw_buf_puts(b, iso);
     for (size_t i = 0; i < n; i++) {
-        if ((int)i == skip)
+        if (i >= skip_from && i < skip_to)
             continue;
         hw_buf_putc(b, ',');
         switch (c[i].kind) {
@@ -85,13 +91,20 @@ void mon_csv_cpu_line(struct hw_buf *b, const char *iso, const struct mon_sys_sa
         [HW_CPU_COL_MEM_USED] = NUM1(s->have_mem, s->mem_used_mib),
         [HW_CPU_COL_MEM_AVAIL] = NUM1(s->have_mem, s->mem_avail_mib),
         /* cores: two decimals matter (0.25 cores) */
-        [HW_CPU_COL_CG_LIMIT] = {s->have_cg_limit ? FIX2 : EMPTY, s->cg_limit_cores, 0},
-        [HW_CPU_COL_CG_PCT] = NUM1(s->have_cg_cpu, s->cg_cpu_pct),
-        [HW_CPU_COL_CG_MEM] = NUM1(s->have_cg_mem, s->cg_mem_cur_mib),
-        [HW_CPU_COL_CG_MEM_MAX] = NUM1(s->have_cg_mem_max, s->cg_mem_max_mib),
+        [HW_CPU_COL_CG_LIMIT] = {s->cg.have_limit ? FIX2 : EMPTY, s->cg.limit_cores, 0},
+        [HW_CPU_COL_CG_PCT] = NUM1(s->cg.have_cpu, s->cg.cpu_pct),
+        [HW_CPU_COL_CG_MEM] = NUM1(s->cg.have_mem, s->cg.mem_cur_mib),
+        [HW_CPU_COL_CG_MEM_MAX] = NUM1(s->cg.have_mem_max, s->cg.mem_max_mib),
+        [HW_CPU_COL_CG_MEM_PEAK] = NUM1(s->cg.have_mem_peak, s->cg.mem_peak_mib),
+        [HW_CPU_COL_DISK_READ] = UINT_IF(s->io.have_disk, s->io.disk_read_bytes),
+        [HW_CPU_COL_DISK_WRITE] = UINT_IF(s->io.have_disk, s->io.disk_write_bytes),
+        [HW_CPU_COL_NET_RX] = UINT_IF(s->io.have_net, s->io.net_rx_bytes),
+        [HW_CPU_COL_NET_TX] = UINT_IF(s->io.have_net, s->io.net_tx_bytes),
+        [HW_CPU_COL_FS_FREE] = NUM1(s->io.have_fs, s->io.fs_free_mib),
     };
     _Static_assert(HW_ARRAY_SIZE(c) == HW_CPU_COL_COUNT, "a cell for every cpu_metrics column");
-    cells(b, iso, c, cgroup ? HW_CPU_COL_COUNT : HW_CPU_COL_FIRST_CGROUP, -1);
+    cells(b, iso, c, HW_CPU_COL_COUNT, cgroup ? 0 : HW_CPU_COL_FIRST_CGROUP,
+          cgroup ? 0 : HW_CPU_COL_FIRST_IO);
 }
 
 void mon_csv_proc_line(struct hw_buf *b, const char *iso, const struct mon_tree_sample *s, bool pss)
@@ -111,5 +124,6 @@ void mon_csv_proc_line(struct hw_buf *b, const char *iso, const struct mon_tree_
         [HW_PROC_COL_SYS_CPU] = NUM1(s->have_cpu, s->sys_cpu_pct),
     };
     _Static_assert(HW_ARRAY_SIZE(c) == HW_PROC_COL_COUNT, "a cell for every proc_metrics column");
-    cells(b, iso, c, HW_PROC_COL_COUNT, pss ? -1 : HW_PROC_COL_PSS);
+    cells(b, iso, c, HW_PROC_COL_COUNT, HW_PROC_COL_PSS,
+          pss ? HW_PROC_COL_PSS : HW_PROC_COL_PSS + 1);
 }

@@ -75,7 +75,7 @@ int main(int argc, char **argv)
         .interval_s = 1.0,
         .smi = "nvidia-smi",
         .proc_root = "/proc",
-        .cgroup_root = "/sys/fs/cgroup",
+        .sys_root = "/",
         .grace_s = 5.0,
         .prom_interval_s = 10.0,
     };
@@ -85,7 +85,7 @@ int main(int argc, char **argv)
         OPT_GPU_PROCS,
         OPT_PSS,
         OPT_PROC_ROOT,
-        OPT_CGROUP_ROOT,
+        OPT_SYS_ROOT,
         OPT_GRACE,
         OPT_GPM,
         OPT_NO_GPM,
@@ -114,7 +114,7 @@ int main(int argc, char **argv)
         {"version", no_argument, NULL, 'V'},
         /* hidden, for tests */
         {"proc-root", required_argument, NULL, OPT_PROC_ROOT},
-        {"cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT},
+        {"sys-root", required_argument, NULL, OPT_SYS_ROOT},
         {"kill-grace", required_argument, NULL, OPT_GRACE},
         {NULL, 0, NULL, 0},
     };
@@ -188,8 +188,8 @@ int main(int argc, char **argv)
         case OPT_PROC_ROOT:
             cfg.proc_root = optarg;
             break;
-        case OPT_CGROUP_ROOT:
-            cfg.cgroup_root = optarg;
+        case OPT_SYS_ROOT:
+            cfg.sys_root = optarg;
             break;
         case OPT_GRACE:
             cfg.grace_s = parse_seconds("kill-grace", optarg, 0, 600);

@@ -49,6 +49,11 @@ static const char *parse_i64(const char *p, const char *end, int64_t *out)
     return p;
 }
 
+const char *mon_parse_i64(const char *p, const char *end, int64_t *out)
+{
+    return parse_i64(p, end, out);
+}
+
 static uint64_t clamp_u(int64_t v)
 {
     return v < 0 ? 0 : (uint64_t)v;
@@ -193,45 +198,11 @@ int mon_parse_pid_io(const char *text, uint64_t *read_bytes, uint64_t *write_byt
     return 0;
 }
 
-int mon_parse_cgroup_v2_path(const char *text, char *out, size_t cap)
-{
-    for (const char *line = text; line && *line;) {
-        const char *nl = strchr(line, '\n');
-        const char *end = nl ? nl : line + strlen(line);
-        if (end - line >= 3 && memcmp(line, "0::", 3) == 0) {
-            size_t n = (size_t)(end - line - 3);
-            if (n + 1 > cap)
-                return -ENAMETOOLONG;
-            memcpy(out, line + 3, n);
-            out[n] = '\0';
-            return 0;
-        }
-        line = nl ? nl + 1 : NULL;
-    }
-    return -ENOENT;
-}
-
-int mon_parse_cpu_max(const char *text, double *cores)
-{
-    const char *end = text + strlen(text);
-    const char *p = skip_blanks(text, end);
-    int64_t quota = -1, period;
-    const char *q;
-    if (strncmp(p, "max", 3) == 0)
-        q = p + 3;
-    else if (!(q = parse_i64(p, end, &quota)) || quota <= 0)
-        return -EINVAL;
-    if (!parse_i64(q, end, &period) || period <= 0)
-        return -EINVAL;
-    *cores = quota < 0 ? -1.0 : (double)quota / (double)period;
-    return 0;
-}
-
 /* pread a procfs file from offset 0 into buf (NUL-terminated). A procfs file shorter than a
  * page comes whole in one read (seq_file fills its page-sized buffer before returning), so a
  * short first read is the whole file and the EOF read is saved: this runs several times per
  * sample. Returns the length or -errno. */
-static ssize_t pread_proc(int fd, char *buf, size_t cap)
+ssize_t mon_pread_proc(int fd, char *buf, size_t cap)
 {
     ssize_t n;
     do
@@ -264,51 +235,34 @@ static void close_fd(int *fd)
     *fd = -1;
 }
 
-int mon_sys_open(struct mon_sys *s, const char *proc_root, const char *cgroup_root)
+void mon_close_fd(int *fd)
+{
+    close_fd(fd);
+}
+
+int mon_sys_open(struct mon_sys *s, const char *proc_root, const char *sys_root,
+                 const char *fs_dir)
 {
     memset(s, 0, sizeof *s);
     s->stat_fd = s->meminfo_fd = -1;
-    s->cg_cpu_max_fd = s->cg_cpu_stat_fd = s->cg_mem_cur_fd = s->cg_mem_max_fd = -1;
+    mon_cgroup_open(&s->cg, proc_root, sys_root, 0); /* no cgroup is a normal answer */
+    int rc = mon_sysio_open(&s->io, proc_root, sys_root, fs_dir);
+    if (rc < 0) {
+        mon_cgroup_close(&s->cg);
+        return rc;
+    }
     int dfd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0)
-        return -errno;
-    s->stat_fd = open_rel(dfd, "stat");
+    s->stat_fd = dfd >= 0 ? open_rel(dfd, "stat") : -errno;
     if (s->stat_fd < 0) {
-        int e = s->stat_fd;
-        close(dfd);
-        return e;
+        rc = s->stat_fd;
+        if (dfd >= 0)
+            close(dfd);
+        mon_sys_close(s);
+        return rc;
     }
     s->meminfo_fd = open_rel(dfd, "meminfo");
     if (s->meminfo_fd < 0)
         s->meminfo_fd = -1;
-    char buf[4096];
-    if (cgroup_root && hw_read_small(dfd, "self/cgroup", buf, sizeof buf) > 0 &&
-        mon_parse_cgroup_v2_path(buf, s->cgroup_path, sizeof s->cgroup_path) == 0) {
-        char dir[PATH_MAX];
-        int n = snprintf(dir, sizeof dir, "%s%s", cgroup_root, s->cgroup_path);
-        int cfd =
-            n > 0 && (size_t)n < sizeof dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-        if (cfd >= 0) {
-            int fds[4] = {open_rel(cfd, "cpu.max"), open_rel(cfd, "cpu.stat"),
-                          open_rel(cfd, "memory.current"), open_rel(cfd, "memory.max")};
-            for (int i = 0; i < 4; i++)
-                if (fds[i] < 0)
-                    fds[i] = -1;
-            s->cg_cpu_max_fd = fds[0];
-            s->cg_cpu_stat_fd = fds[1];
-            s->cg_mem_cur_fd = fds[2];
-            s->cg_mem_max_fd = fds[3];
-            /* A v1 (or hybrid) host names "0::/" but its /sys/fs/cgroup holds no v2 files. */
-            s->cgroup = s->cg_cpu_stat_fd >= 0 || s->cg_mem_cur_fd >= 0;
-            if (!s->cgroup) {
-                for (int i = 0; i < 4; i++)
-                    if (fds[i] >= 0)
-                        close(fds[i]);
-                s->cg_cpu_max_fd = s->cg_cpu_stat_fd = s->cg_mem_cur_fd = s->cg_mem_max_fd = -1;
-            }
-            close(cfd);
-        }
-    }
     close(dfd);
     return 0;
 }
@@ -317,10 +271,20 @@ void mon_sys_close(struct mon_sys *s)
 {
     close_fd(&s->stat_fd);
     close_fd(&s->meminfo_fd);
-    close_fd(&s->cg_cpu_max_fd);
-    close_fd(&s->cg_cpu_stat_fd);
-    close_fd(&s->cg_mem_cur_fd);
-    close_fd(&s->cg_mem_max_fd);
+    mon_cgroup_close(&s->cg);
+    mon_sysio_close(&s->io);
+}
+
+size_t mon_sys_fds(const struct mon_sys *s, int *fds, size_t cap)
+{
+    const int cg[] = {s->stat_fd,        s->meminfo_fd,       s->cg.mem_cur_fd,
+                      s->cg.mem_max_fd,  s->cg.mem_peak_fd,   s->cg.cpu_max_fd,
+                      s->cg.cpu_period_fd, s->cg.usage_fd};
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof cg / sizeof cg[0]; i++)
+        if (cg[i] >= 0 && n < cap)
+            fds[n++] = cg[i];
+    return n + mon_sysio_fds(&s->io, fds + n, cap - n);
 }
 
 static double pct(uint64_t part, uint64_t total)
@@ -364,7 +328,7 @@ int mon_sys_sample(struct mon_sys *s, double now_s, struct mon_sys_sample *out)
         s->prev = cur;
         s->have_prev = true;
     }
-    if (s->meminfo_fd >= 0 && pread_proc(s->meminfo_fd, buf, sizeof buf) > 0) {
+    if (s->meminfo_fd >= 0 && mon_pread_proc(s->meminfo_fd, buf, sizeof buf) > 0) {
         struct mon_meminfo m;
         if (mon_parse_meminfo(buf, &m) == 0) {
             out->have_mem = true;
@@ -372,41 +336,8 @@ int mon_sys_sample(struct mon_sys *s, double now_s, struct mon_sys_sample *out)
             out->mem_avail_mib = (double)m.avail_kb / 1024.0;
         }
     }
-    if (!s->cgroup)
-        return 0;
-    if (s->cg_cpu_max_fd >= 0 && hw_pread_all(s->cg_cpu_max_fd, buf, sizeof buf) > 0) {
-        double cores;
-        if (mon_parse_cpu_max(buf, &cores) == 0 && cores > 0) {
-            out->have_cg_limit = true;
-            out->cg_limit_cores = cores;
-        }
-    }
-    uint64_t usage;
-    if (s->cg_cpu_stat_fd >= 0 && hw_pread_all(s->cg_cpu_stat_fd, buf, sizeof buf) > 0 &&
-        parse_key_u64(buf, "usage_usec", &usage) == 0) {
-        if (s->cg_have_prev && now_s > s->cg_prev_t) {
-            out->have_cg_cpu = true;
-            out->cg_cpu_pct =
-                (double)dsub(usage, s->cg_prev_usage_us) / 1e4 / (now_s - s->cg_prev_t);
-        }
-        s->cg_prev_usage_us = usage;
-        s->cg_prev_t = now_s;
-        s->cg_have_prev = true;
-    }
-    if (s->cg_mem_cur_fd >= 0 && hw_pread_all(s->cg_mem_cur_fd, buf, sizeof buf) > 0) {
-        int64_t v;
-        if (parse_i64(buf, buf + strlen(buf), &v)) {
-            out->have_cg_mem = true;
-            out->cg_mem_cur_mib = (double)clamp_u(v) / 1048576.0;
-        }
-    }
-    if (s->cg_mem_max_fd >= 0 && hw_pread_all(s->cg_mem_max_fd, buf, sizeof buf) > 0) {
-        int64_t v;
-        if (parse_i64(buf, buf + strlen(buf), &v)) { /* "max" leaves the cell empty */
-            out->have_cg_mem_max = true;
-            out->cg_mem_max_mib = (double)clamp_u(v) / 1048576.0;
-        }
-    }
+    mon_cgroup_sample(&s->cg, now_s, &out->cg);
+    mon_sysio_sample(&s->io, &out->io);
     return 0;
 }
 
@@ -651,7 +582,7 @@ static bool read_stat(struct mon_tree *t, struct mon_proc *p, struct mon_pstat *
 {
     (void)t;
     char buf[1024];
-    ssize_t n = p->stat_fd >= 0 ? pread_proc(p->stat_fd, buf, sizeof buf) : -EBADF;
+    ssize_t n = p->stat_fd >= 0 ? mon_pread_proc(p->stat_fd, buf, sizeof buf) : -EBADF;
     return n > 0 && mon_parse_pid_stat(buf, (size_t)n, st) == 0 && st->state != 'X';
 }
 
@@ -792,7 +723,7 @@ static bool absorbed_by_tree(struct mon_tree *t, struct mon_proc *p)
  * "reopen", once. */
 static ssize_t read_smaps(struct mon_tree *t, struct mon_proc *p, char *buf, size_t cap)
 {
-    ssize_t n = pread_proc(p->smaps_fd, buf, cap);
+    ssize_t n = mon_pread_proc(p->smaps_fd, buf, cap);
     if (n != 0 && n != -ESRCH)
         return n;
     char path[64];
@@ -802,7 +733,7 @@ static ssize_t read_smaps(struct mon_tree *t, struct mon_proc *p, char *buf, siz
         return 0;
     close(p->smaps_fd);
     p->smaps_fd = fd;
-    return pread_proc(fd, buf, cap);
+    return mon_pread_proc(fd, buf, cap);
 }
 
 struct tree_sums {
@@ -824,7 +755,7 @@ static void account(struct mon_tree *t, struct mon_proc *p, const struct mon_pst
     s->rss_kb += st->rss_pages * (uint64_t)t->page_kb;
     s->procs++;
     char buf[1024];
-    if (p->io_fd >= 0 && pread_proc(p->io_fd, buf, sizeof buf) > 0)
+    if (p->io_fd >= 0 && mon_pread_proc(p->io_fd, buf, sizeof buf) > 0)
         mon_parse_pid_io(buf, &p->rd, &p->wr); /* on failure the last values stay */
     s->rd += p->rd;
     s->wr += p->wr;
@@ -887,7 +818,7 @@ int mon_tree_sample(struct mon_tree *t, double now_s, struct mon_tree_sample *ou
             if (st.threads <= 1 && p->kids_fd >= 0) {
                 /* one thread: its children file, kept open, is the only one to read */
                 char buf[4096];
-                ssize_t n = pread_proc(p->kids_fd, buf, sizeof buf);
+                ssize_t n = mon_pread_proc(p->kids_fd, buf, sizeof buf);
                 if (n > 0)
                     add_kids(&k, buf, (size_t)n);
             } else {

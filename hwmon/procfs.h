@@ -1,4 +1,4 @@
-/* Reading /proc (and cgroup v2 files) for hwmon: the parsers, the whole-system sampler and the
+/* Reading /proc for hwmon: the parsers, the whole-system sampler and the
  * process-tree sampler.
  *
  * Parsers work on text already read (so tests feed them fixtures); the samplers keep
@@ -12,6 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "cgroup.h"
+#include "sysio.h"
 
 /* ---- parsers ---- */
 
@@ -69,27 +72,25 @@ int mon_parse_pid_stat(const char *text, size_t len, struct mon_pstat *out);
 /* read_bytes and write_bytes of /proc/PID/io. Returns 0 or -EINVAL. */
 int mon_parse_pid_io(const char *text, uint64_t *read_bytes, uint64_t *write_bytes);
 
-/* The cgroup v2 path ("0::/path" line) of /proc/PID/cgroup text, copied into out. Returns 0,
- * -ENOENT (no v2 line) or -ENAMETOOLONG. */
-int mon_parse_cgroup_v2_path(const char *text, char *out, size_t cap);
+/* A signed decimal at p (after blanks, before end), saturated to int64; the pointer after it,
+ * or NULL when there is none. The one number parser of hwmon's /proc, cgroup and sysfs text. */
+const char *mon_parse_i64(const char *p, const char *end, int64_t *out);
+/* close(*fd) when it is open, and mark it closed (-1). */
+void mon_close_fd(int *fd);
 
-/* cpu.max: "max 100000" or "QUOTA PERIOD". *cores is quota/period, or -1 for "max".
- * Returns 0 or -EINVAL. */
-int mon_parse_cpu_max(const char *text, double *cores);
+/* pread a small procfs, sysfs or cgroup file from offset 0 into buf, NUL-terminated: one read
+ * for a file shorter than 2 KiB (seq_file fills a page before returning). Returns the length
+ * or -errno. */
+ssize_t mon_pread_proc(int fd, char *buf, size_t cap);
 
-/* ---- the whole system: /proc/stat, /proc/meminfo, the cgroup ---- */
+/* ---- the whole system: /proc/stat, /proc/meminfo, the cgroup, disks, network ---- */
 
 struct mon_sys {
     int stat_fd, meminfo_fd;
     struct mon_cpu_times prev;
     bool have_prev;
-    /* cgroup v2 (all -1 when not inside one) */
-    bool cgroup;
-    char cgroup_path[512]; /* as /proc/self/cgroup names it */
-    int cg_cpu_max_fd, cg_cpu_stat_fd, cg_mem_cur_fd, cg_mem_max_fd;
-    uint64_t cg_prev_usage_us;
-    double cg_prev_t;
-    bool cg_have_prev;
+    struct mon_cgroup cg; /* cg.found: inside a cgroup with files we can read */
+    struct mon_sysio io;
 };
 
 /* One system sample. A "have" flag that is false means "not measured" (an empty CSV cell). */
@@ -98,19 +99,25 @@ struct mon_sys_sample {
     double usr_pct, idle_pct, sys_pct, iowait_pct, steal_pct;
     bool have_mem;
     double mem_used_mib, mem_avail_mib;
-    bool have_cg_limit, have_cg_cpu, have_cg_mem, have_cg_mem_max;
-    double cg_limit_cores, cg_cpu_pct, cg_mem_cur_mib, cg_mem_max_mib;
+    struct mon_cg_sample cg;
+    struct mon_io_sample io;
 };
 
-/* Open <proc_root>/stat and <proc_root>/meminfo, and, if <proc_root>/self/cgroup names a cgroup
- * v2 directory under cgroup_root (normally /sys/fs/cgroup) with a cpu.stat or memory.current we
- * can read, its controller files. Returns 0 or -errno (stat missing). */
-int mon_sys_open(struct mon_sys *s, const char *proc_root, const char *cgroup_root);
+/* Open <proc_root>/stat and <proc_root>/meminfo, this process's cgroup (cgroup.h: found from
+ * <proc_root>/self/cgroup and self/mountinfo, mount points under sys_root: "/" normally, a
+ * fixture tree in tests, NULL for none), the disk and network counters (sysio.h) and fs_dir
+ * for its free space (NULL: none). Returns 0 or -errno (stat missing, -ENOMEM). */
+int mon_sys_open(struct mon_sys *s, const char *proc_root, const char *sys_root,
+                 const char *fs_dir);
 void mon_sys_close(struct mon_sys *s);
 
-/* Take a sample at monotonic time now_s. The first call only sets the baseline for the CPU
- * percentages (have_cpu false). Returns 0 or -errno when /proc/stat could not be read. */
+/* Take a sample at monotonic time now_s. The first call only sets the baselines for the CPU
+ * percentages and the traffic (have_cpu, io.have_disk, io.have_net false). Returns 0 or -errno
+ * when /proc/stat could not be read (then nothing else was read either). */
 int mon_sys_sample(struct mon_sys *s, double now_s, struct mon_sys_sample *out);
+
+/* The descriptors mon_sys_sample preads (benchmarks: the same reads without the parsing). */
+size_t mon_sys_fds(const struct mon_sys *s, int *fds, size_t cap);
 
 /* ---- a process and its descendants ---- */
 

@@ -63,6 +63,21 @@ static const struct {
      MIB},
     {SUM_CPU_CG_MEM_MAX, "hwrun_cgroup_memory_limit_bytes", "The cgroup's memory.max.", "gauge",
      MIB},
+    {SUM_CPU_CG_MEM_PEAK, "hwrun_cgroup_memory_peak_bytes",
+     "The kernel's high-water mark of the cgroup's memory (memory.peak).", "gauge", MIB},
+    {SUM_CPU_FS_FREE, "hwrun_output_fs_free_bytes",
+     "Space left on the file system of the run directory.", "gauge", MIB},
+};
+
+/* cpu_metrics.csv's bytes per row, added up: counters since hwmon started. */
+static const struct {
+    int c;
+    const char *name, *help;
+} io_counters[4] = {
+    {SUM_CPU_DISK_READ, "hwrun_disk_read_bytes_total", "Bytes read from the machine's disks."},
+    {SUM_CPU_DISK_WRITE, "hwrun_disk_written_bytes_total", "Bytes written to the machine's disks."},
+    {SUM_CPU_NET_RX, "hwrun_network_receive_bytes_total", "Bytes received (every interface but lo)."},
+    {SUM_CPU_NET_TX, "hwrun_network_transmit_bytes_total", "Bytes sent (every interface but lo)."},
 };
 
 /* proc_metrics.csv: the tracked process tree. */
@@ -127,6 +142,9 @@ static void on_cpu(void *ctx, const struct sum_cpu_row *r)
     struct mon_prom *p = ctx;
     memcpy(p->cpu, r->v, sizeof p->cpu);
     p->cpu_seen = true;
+    for (int i = 0; i < 4; i++)
+        if (isfinite(r->v[io_counters[i].c]))
+            p->io_total[i] = (isnan(p->io_total[i]) ? 0 : p->io_total[i]) + r->v[io_counters[i].c];
 }
 
 static void on_proc(void *ctx, const struct sum_proc_row *r)
@@ -192,6 +210,8 @@ int mon_prom_open(struct mon_prom *p, const char *run_dir, const char *gpu_field
                                 .proc = on_proc, .phase = on_phase};
     for (int i = 0; i < SUM_CPU_COUNT; i++)
         p->cpu[i] = NAN;
+    for (int i = 0; i < 4; i++)
+        p->io_total[i] = NAN;
     for (int i = 0; i < SUM_PROC_COUNT; i++)
         p->proc[i] = NAN;
     hw_buf_init(&p->out, NULL, 0);
@@ -364,6 +384,8 @@ void mon_prom_format(const struct mon_prom *p, const struct mon_prom_counters *c
         for (size_t i = 0; i < NELEM(cpu_metrics); i++)
             plain(b, cpu_metrics[i].name, cpu_metrics[i].type, cpu_metrics[i].help,
                   scaled(p->cpu[cpu_metrics[i].c], cpu_metrics[i].scale));
+        for (size_t i = 0; i < NELEM(io_counters); i++)
+            plain(b, io_counters[i].name, "counter", io_counters[i].help, p->io_total[i]);
     }
     if (p->proc_seen)
         for (size_t i = 0; i < NELEM(proc_metrics); i++)

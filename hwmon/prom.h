@@ -58,6 +58,7 @@ struct mon_prom {
     int cur;                  /* the source being fed */
     struct mon_prom_gpu gpu[MON_PROM_MAX_GPUS];
     double cpu[SUM_CPU_COUNT];
+    double io_total[4]; /* disk read/written, network received/sent bytes so far; NAN never */
     double proc[SUM_PROC_COUNT];
     bool cpu_seen, proc_seen;
     char phase[256];          /* last completed phase, "" before the first */

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -832,7 +833,19 @@ static void log_start(struct run *r, const char *mode)
         ch_members[i][2] = RL_STR("file", base ? base + 1 : c->out_path);
         ch[i] = RL_OBJ(NULL, ch_members[i], HW_ARRAY_SIZE(ch_members[i]));
     }
-    rl_field_t cgroup[] = {RL_STR("path", r->sys.cgroup_path), RL_INT("version", 2)};
+    char cgstore[1024];
+    struct hw_buf cg;
+    hw_buf_init(&cg, cgstore, sizeof cgstore);
+    if (r->sys.cg.found) {
+        struct mon_cg_sample x; /* a reading of its own: the sampler thread owns r->sys */
+        struct mon_cgroup tmp = r->sys.cg;
+        tmp.have_prev = false;
+        mon_cgroup_sample(&tmp, 0, &x);
+        mon_cgroup_json(&r->sys.cg, &x, &cg);
+    }
+    cpu_set_t aff; /* the job's CPUs: its own mask, else hwmon's (the job inherits it) */
+    bool have_aff = sched_getaffinity(r->track_pid, sizeof aff, &aff) == 0 ||
+                    sched_getaffinity(0, sizeof aff, &aff) == 0;
     /* nvidia-smi prints the host's pids: in another PID namespace they match none of ours */
     int ns = mon_pid_ns_is_init(cfg->proc_root);
     const struct opt_field all[] = {
@@ -849,12 +862,13 @@ static void log_start(struct run *r, const char *mode)
         {true, RL_STR(HW_START_HOST, u.nodename)},
         {true, RL_STR("kernel", u.release)},
         {true, RL_INT("cpus", sysconf(_SC_NPROCESSORS_ONLN))},
+        {have_aff, RL_INT(HW_CPUS_ALLOWED_KEY, have_aff ? CPU_COUNT(&aff) : 0)},
         {true, RL_STR(HW_START_SMI_TZ, "UTC")},
         {true, RL_STR(HW_START_GPU_FIELDS, r->fields)},
         {true, RL_ARR("children", ch, (size_t)n_ch)},
         {r->gpu_ok && r->driver_version[0], RL_STR("driver_version", r->driver_version)},
         {r->gpu_ok && r->gpus_json[0], RL_JSON("gpus", r->gpus_json)},
-        {r->sys.cgroup, RL_OBJ(HW_START_CGROUP, cgroup, HW_ARRAY_SIZE(cgroup))},
+        {r->sys.cg.found, RL_JSON(HW_START_CGROUP, cg.p)}, /* cgroup.c's JSON text */
         {true, RL_BOOL("pss", !cfg->no_pss)},
         {!cfg->no_pss && !cfg->pss, RL_DBL("pss_budget", MON_PSS_BUDGET)},
         {true, RL_BOOL("gpu_procs", cfg->gpu_procs)},
@@ -868,6 +882,7 @@ static void log_start(struct run *r, const char *mode)
     };
     rl_field_t f[HW_ARRAY_SIZE(all)];
     log_event(r, HW_EV_START, f, pick_fields(all, HW_ARRAY_SIZE(all), f));
+    hw_buf_free(&cg);
 }
 
 static void log_stop(struct run *r, bool wrap, int exit_status)
@@ -1286,12 +1301,16 @@ int mon_run(const struct mon_config *cfg)
         hw_warn(-rc, "open %s", path);
         goto out;
     }
-    rc = mon_sys_open(&r->sys, cfg->proc_root, cfg->cgroup_root);
+    rc = mon_sys_open(&r->sys, cfg->proc_root, cfg->sys_root, r->dir);
     if (rc < 0) {
         hw_warn(-rc, "open %s/stat", cfg->proc_root);
         goto out;
     }
     r->sys_open = true;
+    if (cfg->attach_pid) { /* -p: the container is the tracked process's cgroup, not ours */
+        mon_cgroup_close(&r->sys.cg);
+        mon_cgroup_open(&r->sys.cg, cfg->proc_root, cfg->sys_root, cfg->attach_pid);
+    }
 
     /* GPU: ask once, before sampling, with a timeout. */
     snprintf(r->fields, sizeof r->fields, "%s", HW_GPU_FIELDS_DEFAULT);
@@ -1381,7 +1400,7 @@ int mon_run(const struct mon_config *cfg)
         .tree = r->tree_open ? &r->tree : NULL,
         .cpu_fd = r->cpu_fd,
         .proc_fd = r->proc_fd,
-        .cgroup_cols = r->sys.cgroup,
+        .cgroup_cols = r->sys.cg.found,
         .pss = !cfg->no_pss,
         .notify_fd = r->efd,
         .tree_pids_fd = r->tree_open ? r->tree_pids_fd : -1,

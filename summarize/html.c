@@ -13,6 +13,7 @@
  * The page is written straight to the caller's FILE; besides the buckets only the phases and
  * events are held (up to SUM_HTML_MAX_PHASES and SUM_HTML_MAX_EVENTS). */
 #include "html.h"
+#include "system.h"
 
 #include <errno.h>
 #include <float.h>
@@ -346,6 +347,10 @@ enum oser {
     OS_PCPU,
     OS_CGMEM,
     OS_CGMAX,
+    OS_DISKR, /* disk and network rates (MiB/s), from cpu_metrics.csv's bytes per row */
+    OS_DISKW,
+    OS_NETRX,
+    OS_NETTX,
     OS_SPARK,
     OS_COUNT
 };
@@ -498,6 +503,7 @@ struct run {
     uint64_t gpu_dropped;
     struct series os[OS_COUNT];
     double src_last[SRC_COUNT];
+    double io_prev_t; /* the previous cpu_metrics.csv row drawn: its bytes' interval */
     uint64_t gaps[SRC_COUNT];
     double gap_s[SRC_COUNT];
     uint64_t out_of_range; /* rows whose time is far from the rest (a bad clock): not drawn */
@@ -845,9 +851,25 @@ static void host_row(struct run *R, enum src src, double t, const double *v,
         add_sample(R, &R->os[map[i].os], t, v[map[i].col], R->gap_thr[src]);
 }
 
+/* A cpu_metrics.csv row's disk and network bytes as rates over the interval before it. */
+static void io_rates(struct run *R, const struct sum_cpu_row *r)
+{
+    if (R->pass == 1 || !isfinite(r->t) || far_away(R, r->t))
+        return;
+    double dt = isfinite(R->io_prev_t) ? r->t - R->io_prev_t : R->info.interval_s;
+    if (!isfinite(R->io_prev_t) || r->t > R->io_prev_t)
+        R->io_prev_t = r->t;
+    static const int col[] = {SUM_CPU_DISK_READ, SUM_CPU_DISK_WRITE, SUM_CPU_NET_RX,
+                              SUM_CPU_NET_TX};
+    for (int i = 0; i < 4; i++)
+        add_sample(R, &R->os[OS_DISKR + i], r->t, sum_io_rate_mib_s(r->v[col[i]], dt),
+                   R->gap_thr[SRC_CPU]);
+}
+
 static void on_cpu(void *ctx, const struct sum_cpu_row *r)
 {
     host_row(ctx, SRC_CPU, r->t, r->v, cpu_series, sizeof cpu_series / sizeof cpu_series[0]);
+    io_rates(ctx, r);
 }
 
 static void on_proc(void *ctx, const struct sum_proc_row *r)
@@ -897,6 +919,7 @@ static void run_init(struct run *R, const struct sum_html_opts *opts, const char
     }
     for (int i = 0; i < OS_COUNT; i++)
         series_init(&R->os[i]);
+    R->io_prev_t = NAN;
 }
 
 static void run_free(struct run *R)
@@ -1658,6 +1681,8 @@ static const char page_css[] =
     ".usr{stroke:#3b6ea5;--c:#3b6ea5}.sys{stroke:#d1495b;--c:#d1495b}"
     ".iow{stroke:#e0a100;--c:#e0a100}.rss{stroke:#6a4c93;--c:#6a4c93}"
     ".pcpu{stroke:#1b998b;--c:#1b998b}.cg{stroke:#2a9d8f;--c:#2a9d8f}.lim{stroke:#444;--c:#444}"
+    ".dr{stroke:#3a86ff;--c:#3a86ff}.dw{stroke:#ff006e;--c:#ff006e}.nr{stroke:#8338ec;--c:#8338ec}"
+    ".nt{stroke:#fb5607;--c:#fb5607}"
     ".en{stroke:#333;--c:#333}.spk{stroke:#4e79a7;--c:#4e79a7}\n"
     ".key{white-space:nowrap;font-size:12px}\n"
     ".key i{display:inline-block;width:14px;height:0;border-top:2.5px solid "
@@ -2054,6 +2079,26 @@ static void render_run(FILE *f, struct run *R, struct json_object *summary, cons
                                        .n = 2},
                        &ta);
         }
+        /* disk and network traffic, when recorded */
+        if (R->os[OS_DISKR].any || R->os[OS_DISKW].any || R->os[OS_NETRX].any ||
+            R->os[OS_NETTX].any) {
+            struct line io[4] = {
+                {.s = &R->os[OS_DISKR], .cls = "dr", .label = "disk read"},
+                {.s = &R->os[OS_DISKW], .cls = "dw", .label = "disk write"},
+                {.s = &R->os[OS_NETRX], .cls = "nr", .label = "net received", .dashed = true},
+                {.s = &R->os[OS_NETTX], .cls = "nt", .label = "net sent", .dashed = true},
+            };
+            draw_chart(f, R,
+                       &(struct chart){.id = "disk-net",
+                                       .title = "Disk and network (the machine's)",
+                                       .unit = "MiB/s",
+                                       .top = NAN,
+                                       .scale = 1,
+                                       .scale2 = 1,
+                                       .lines = io,
+                                       .n = 4},
+                       &ta);
+        }
         free(lines);
     }
     fputs("</main>\n<aside class=\"tables\">\n", f);
@@ -2439,6 +2484,15 @@ static void run_table(FILE *f, struct json_object *sum)
     kv_row(f, "process CPU mean", JNUM(sum, "process.cpu_pct.mean"), "% of a core");
     kv_row(f, "process threads max", JNUM(sum, "process.threads_max"), NULL);
     kv_row(f, "process GPU memory peak", JNUM(sum, "process.gpu_mem_peak_mib"), "MiB");
+    kv_row(f, "main process peak RSS", JNUM(sum, "process.main_peak_rss_mib"), "MiB");
+    kv_row(f, "main process CPU mean", JNUM(sum, "process.main_cpu_pct.mean"), "% of a core");
+    kv_row(f, "disk read", JNUM(sum, "system.disk_read_mib"), "MiB");
+    kv_row(f, "disk read peak", JNUM(sum, "system.disk_read_peak_mib_s"), "MiB/s");
+    kv_row(f, "disk written", JNUM(sum, "system.disk_write_mib"), "MiB");
+    kv_row(f, "disk write peak", JNUM(sum, "system.disk_write_peak_mib_s"), "MiB/s");
+    kv_row(f, "network received", JNUM(sum, "system.net_rx_mib"), "MiB");
+    kv_row(f, "network sent", JNUM(sum, "system.net_tx_mib"), "MiB");
+    kv_row(f, "free space min", JNUM(sum, "system.fs_free_min_mib"), "MiB");
     kv_row(f, "cgroup memory peak", JNUM(sum, "container.mem_peak_mib"), "MiB");
     kv_row(f, "cgroup memory limit", JNUM(sum, "container.mem_max_mib"), "MiB");
     kv_row(f, "cgroup CPU limit", JNUM(sum, "container.cpu_limit_cores"), "cores");

@@ -11,9 +11,75 @@
 
 #include "hwrun/msg.h"
 #include "hwrun/rundir.h"
+#include "compare.h"
 #include "html.h"
 #include "pytyche.h"
 #include "report.h"
+
+struct sum_run *sum_jobs_summarize(const struct sum_jobs *c, const char *dir, int *rc,
+                                   int *status, bool *usable)
+{
+    struct sum_inputs in = {0};
+    char *storage[SUM_KIND_COUNT] = {0};
+    if (dir) {
+        struct stat st;
+        if (stat(dir, &st) != 0) {
+            hw_warn(errno, "%s", dir);
+            *status = HW_EXIT_FAIL;
+            return NULL;
+        }
+        if (!S_ISDIR(st.st_mode)) {
+            hw_warn(ENOTDIR, "%s", dir);
+            *status = HW_EXIT_FAIL;
+            return NULL;
+        }
+        sum_inputs_from_dir(&in, dir, storage);
+    }
+    for (int k = 0; k < SUM_KIND_COUNT; k++)
+        if (c->file_opt[k])
+            in.path[k] = c->file_opt[k];
+    struct sum_run *run = sum_run_new();
+    if (!run)
+        hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+    *rc = sum_run_summarize(run, &in, &c->cfg);
+    if (*rc == -ENODATA) {
+        hw_warn(0, "%s: nothing usable found", dir ? dir : "(files)");
+        *status = HW_EXIT_FAIL;
+    } else if (*rc < 0) {
+        *status = HW_EXIT_FAIL; /* the file was named in a message already */
+        *usable = true;
+    } else {
+        *usable = true;
+    }
+    for (int k = 0; k < SUM_KIND_COUNT; k++)
+        free(storage[k]);
+    return run;
+}
+
+int sum_jobs_compare(const struct sum_jobs *c, const char *a, const char *b, struct hw_buf *out)
+{
+    const char *dirs[2] = {a, b};
+    struct sum_run *r[2] = {NULL, NULL};
+    int status = HW_EXIT_OK;
+    for (int i = 0; i < 2; i++) {
+        int rc;
+        bool usable = false;
+        r[i] = sum_jobs_summarize(c, dirs[i], &rc, &status, &usable);
+        if (r[i] && !usable)
+            status = HW_EXIT_FAIL;
+    }
+    if (r[0] && r[1]) {
+        if (c->fmt == SUM_FMT_TEXT)
+            sum_compare_text(r[0], r[1], &c->units, out);
+        else
+            sum_compare_json(r[0], r[1], &c->units, out);
+    } else {
+        status = HW_EXIT_FAIL; /* a directory that is not one: nothing to compare */
+    }
+    sum_run_free(r[0]);
+    sum_run_free(r[1]);
+    return status;
+}
 
 static void run_job(struct sum_jobs *c, struct sum_job *j)
 {
@@ -24,53 +90,26 @@ static void run_job(struct sum_jobs *c, struct sum_job *j)
         j->status = sum_py_run(j->dir, c->file_opt, c->quiet, &j->out, &j->usable);
         return;
     }
-    struct sum_inputs in = {0};
-    char *storage[SUM_KIND_COUNT] = {0};
-    if (j->dir) {
-        struct stat st;
-        if (stat(j->dir, &st) != 0) {
-            hw_warn(errno, "%s", j->dir);
-            j->status = HW_EXIT_FAIL;
-            return;
-        }
-        if (!S_ISDIR(st.st_mode)) {
-            hw_warn(ENOTDIR, "%s", j->dir);
-            j->status = HW_EXIT_FAIL;
-            return;
-        }
-        sum_inputs_from_dir(&in, j->dir, storage);
-    }
-    for (int k = 0; k < SUM_KIND_COUNT; k++)
-        if (c->file_opt[k])
-            in.path[k] = c->file_opt[k];
-    struct sum_run *run = sum_run_new();
+    int rc;
+    struct sum_run *run = sum_jobs_summarize(c, j->dir, &rc, &j->status, &j->usable);
     if (!run)
-        hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
-    int rc = sum_run_summarize(run, &in, &c->cfg);
-    if (rc == -ENODATA) {
-        hw_warn(0, "%s: nothing usable found", j->dir ? j->dir : "(files)");
-        j->status = HW_EXIT_FAIL;
-    } else if (rc < 0) {
-        j->status = HW_EXIT_FAIL; /* the file was named in a message already */
-        j->usable = true;
-    } else {
-        j->usable = true;
-    }
+        return;
     if (c->print) {
         switch (c->fmt) {
         case SUM_FMT_JSON: sum_report_json(run, &j->out); break;
-        case SUM_FMT_TEXT: sum_report_text(run, &j->out); break;
+        case SUM_FMT_TEXT: sum_report_text_u(run, &c->units, &j->out); break;
         case SUM_FMT_CSV:
-            sum_report_csv_row(run, &j->out);
+            sum_report_csv_row_u(run, &c->units, &j->out);
             for (size_t p = 0; p < run->nparams; p++) { /* lined up in sum_jobs_collect() */
                 sum_report_param_name(&run->params[p], &j->pnames);
                 hw_buf_putc(&j->pnames, '\0');
                 sum_report_param_csv_cell(&run->params[p], &j->pcells);
                 hw_buf_putc(&j->pcells, '\0');
             }
-            j->nparams = run->nparams;
+            j->nparams = run->nparams; /* then the phase.NAME.* columns, lined up the same way */
+            j->nparams += sum_report_phase_csv(run, &c->units, &j->pnames, &j->pcells);
             break;
-        case SUM_FMT_JSONL: sum_report_jsonl_row(run, &j->out); break;
+        case SUM_FMT_JSONL: sum_report_jsonl_row_u(run, &c->units, &j->out); break;
         case SUM_FMT_PYTYCHE: break;
         }
     }
@@ -99,8 +138,6 @@ static void run_job(struct sum_jobs *c, struct sum_job *j)
         j->status = HW_EXIT_FAIL;
     }
     sum_run_free(run);
-    for (int k = 0; k < SUM_KIND_COUNT; k++)
-        free(storage[k]);
 }
 
 static void *worker(void *arg)
@@ -166,7 +203,8 @@ int sum_jobs_collect(struct sum_jobs *c, struct hw_buf *all)
 {
     /* several JSON summaries make one JSON document: an array (jsonl: one per line) */
     bool json_array = c->fmt == SUM_FMT_JSON && c->njobs > 1;
-    /* csv: the parameter columns are the union of the runs' names, in first-seen order */
+    /* csv: the parameter and phase.NAME.* columns are the union of the runs' names, in
+     * first-seen order */
     const char **pcols = NULL;
     size_t npcols = 0;
     if (c->fmt == SUM_FMT_CSV) {
@@ -186,7 +224,7 @@ int sum_jobs_collect(struct sum_jobs *c, struct hw_buf *all)
                     pcols[npcols++] = k;
             }
         }
-        sum_report_csv_header(all);
+        sum_report_csv_header_u(&c->units, all);
         if (npcols) { /* the header ends in '\n': the parameter names go before it */
             all->len--;
             for (size_t q = 0; q < npcols; q++) {

@@ -12,6 +12,7 @@
 #include "hwrun/io.h"
 #include "readers.h"
 #include "summary.h"
+#include "units.h"
 
 enum sum_fmt { SUM_FMT_JSON, SUM_FMT_TEXT, SUM_FMT_PYTYCHE, SUM_FMT_CSV, SUM_FMT_JSONL };
 
@@ -31,6 +32,7 @@ struct sum_jobs {
     bool quiet;
     bool print;                   /* print the --format output (off for --html alone) */
     const char *html;             /* --html FILE */
+    struct sum_units units;       /* --units: text and rows */
     struct sum_config cfg;
     const char *file_opt[SUM_KIND_COUNT];
     struct sum_job *jobs;         /* zeroed, dir set */
@@ -38,6 +40,14 @@ struct sum_jobs {
     atomic_size_t next;           /* the next job a thread takes */
 };
 
+/* Summarize dir (NULL: the file options alone) into a new run; NULL when dir is not a
+ * directory (said). *rc is sum_run_summarize's; *status becomes HW_EXIT_FAIL on a problem,
+ * *usable whether something was summarized. */
+struct sum_run *sum_jobs_summarize(const struct sum_jobs *c, const char *dir, int *rc,
+                                   int *status, bool *usable);
+/* --compare A B (compare.h) in c->fmt (text or JSON) into out. Returns HW_EXIT_OK, or
+ * HW_EXIT_FAIL (out empty when a directory is missing). */
+int sum_jobs_compare(const struct sum_jobs *c, const char *a, const char *b, struct hw_buf *out);
 /* Run every job, on up to nthreads threads (the calling thread alone when 1, or when no thread
  * can be started). */
 void sum_jobs_run(struct sum_jobs *c, size_t nthreads);

@@ -38,6 +38,14 @@ static void usage(FILE *f)
           "                        is printed unless --format or --output is given\n"
           "      --params EVENT    the run's parameters are the data of EVENT events (default\n"
           "                        config): \"params\" in JSON, param.KEY columns in csv/jsonl\n"
+          "      --units LIST      units of text, HTML and csv/jsonl rows, e.g.\n"
+          "                        mem=GiB,time=min,energy=kWh (mem: B KiB KB MiB MB GiB GB;\n"
+          "                        time: s min h; energy: Wh kWh J); row columns then carry\n"
+          "                        the unit (energy_kwh); JSON keeps MiB, seconds and Wh\n"
+          "      --cores N         the job's expected cores, for CPU as a share of them\n"
+          "                        (default: the cgroup's CPU quota, else the affinity mask)\n"
+          "      --compare A B     compare two runs per metric and per phase name: A, B,\n"
+          "                        change and change in % (--format text or json)\n"
           "  -j, --jobs N          summarize N directories in parallel (default 1)\n"
           "  -q, --quiet           do not report skipped lines on standard error\n"
           "      --gpu-csv F       hw_metrics.csv (nvidia-smi --query-gpu output)\n"
@@ -65,12 +73,50 @@ static void on_message(void *ctx, const char *text)
         hw_warn(0, "%s", text);
 }
 
+/* Write out to output (NULL: standard output); the exit status. */
+static int put_output(const struct hw_buf *out, const char *output, int status)
+{
+    if (out->oom)
+        hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+    if (output) {
+        int rc = hw_write_atomic(output, out->p ? out->p : "", out->len);
+        if (rc < 0) {
+            hw_warn(-rc, "write %s", output);
+            status = HW_EXIT_FAIL;
+        }
+    } else if (out->len && fwrite(out->p, 1, out->len, stdout) != out->len) {
+        status = HW_EXIT_FAIL;
+    }
+    return status;
+}
+
+/* --compare A B: text on a terminal, else JSON. */
+static int run_compare(struct sum_jobs *c, char **dirs, size_t ndirs, bool any_file_opt,
+                       bool fmt_given, const char *output)
+{
+    if (ndirs != 2 || any_file_opt)
+        hw_usage_error("--compare needs two run directories, A and B");
+    if (c->write || c->html)
+        hw_usage_error("--compare goes without --write and --html");
+    if (fmt_given && c->fmt != SUM_FMT_TEXT && c->fmt != SUM_FMT_JSON)
+        hw_usage_error("--compare prints text or json");
+    if (!fmt_given)
+        c->fmt = isatty(STDOUT_FILENO) ? SUM_FMT_TEXT : SUM_FMT_JSON;
+    struct hw_buf out;
+    hw_buf_init(&out, NULL, 0);
+    int status = sum_jobs_compare(c, dirs[0], dirs[1], &out);
+    if (out.len)
+        status = put_output(&out, output, status);
+    hw_buf_free(&out);
+    return hw_close_stdout(status);
+}
+
 int main(int argc, char **argv)
 {
     hw_set_progname("summarize");
     enum {
         OPT_SMI_TZ = 256, OPT_GPU, OPT_DMON, OPT_CPU, OPT_PROC, OPT_RUNLOG, OPT_GPU_PROCS,
-        OPT_HTML, OPT_PARAMS,
+        OPT_HTML, OPT_PARAMS, OPT_UNITS, OPT_CORES, OPT_COMPARE,
     };
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'},
@@ -87,11 +133,16 @@ int main(int argc, char **argv)
         {"gpu-procs-csv", required_argument, NULL, OPT_GPU_PROCS},
         {"html", required_argument, NULL, OPT_HTML},
         {"params", required_argument, NULL, OPT_PARAMS},
+        {"units", required_argument, NULL, OPT_UNITS},
+        {"cores", required_argument, NULL, OPT_CORES},
+        {"compare", no_argument, NULL, OPT_COMPARE},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
     static struct sum_jobs c;
+    sum_units_init(&c.units);
+    bool compare = false;
     c.cfg.message = on_message;
     c.cfg.message_ctx = &c;
     const char *output = NULL;
@@ -128,6 +179,23 @@ int main(int argc, char **argv)
                 hw_usage_error("--params needs an event name");
             c.cfg.params_event = optarg;
             break;
+        case OPT_UNITS: {
+            char err[256];
+            if (sum_units_parse(&c.units, optarg, err, sizeof err) != 0)
+                hw_usage_error("invalid --units '%s': %s", optarg, err);
+            break;
+        }
+        case OPT_CORES: {
+            char *end;
+            errno = 0;
+            double n = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(n > 0 && n <= 1e6))
+                hw_usage_error("invalid number of cores '%s' (a number above 0, e.g. 4 or 2.5)",
+                               optarg);
+            c.cfg.cores = n;
+            break;
+        }
+        case OPT_COMPARE: compare = true; break;
         case OPT_SMI_TZ:
             if (sum_tz_parse(optarg, true, &c.cfg.tz) != 0)
                 hw_usage_error("invalid time zone '%s' (UTC, +05:30, -0800 or a zone name)",
@@ -155,6 +223,8 @@ int main(int argc, char **argv)
     for (int k = 0; k < SUM_KIND_COUNT; k++)
         any_file_opt |= c.file_opt[k] != NULL;
     size_t ndirs = (size_t)(argc - optind);
+    if (compare)
+        return run_compare(&c, argv + optind, ndirs, any_file_opt, fmt_given, output);
     if (!ndirs && !any_file_opt)
         hw_usage_error("no run directory given");
     if (ndirs > 1 && any_file_opt)
@@ -194,19 +264,10 @@ int main(int argc, char **argv)
     if (sum_jobs_collect(&c, &all) != HW_EXIT_OK)
         status = HW_EXIT_FAIL;
     free(c.jobs);
-    if (all.oom)
+    if (c.print) /* else --html alone: the page is the output */
+        status = put_output(&all, output, status);
+    else if (all.oom)
         hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
-    if (!c.print) {
-        /* --html alone: the page is the output */
-    } else if (output) {
-        int rc = hw_write_atomic(output, all.p ? all.p : "", all.len);
-        if (rc < 0) {
-            hw_warn(-rc, "write %s", output);
-            status = HW_EXIT_FAIL;
-        }
-    } else if (all.len && fwrite(all.p, 1, all.len, stdout) != all.len) {
-        status = HW_EXIT_FAIL;
-    }
     hw_buf_free(&all);
     return hw_close_stdout(status);
 }

@@ -11,6 +11,7 @@
 #include "hwrun/array.h"
 #include "hwrun/jsonw.h"
 #include "hwrun/timeutil.h"
+#include "units.h"
 
 /* ---- summary.json: values in the one JSON writer (hwrun/jsonw.h) --------------------- */
 
@@ -58,6 +59,28 @@ static double mean_or_nan(const struct sum_stat *s)
 static double max_or_nan(const struct sum_stat *s)
 {
     return s->n ? s->max : NAN;
+}
+
+/* The disks, network and free space of a run or a phase (system.h), the same keys in both. */
+static void json_system(struct hw_json *w, const struct sum_system *sys)
+{
+    hw_json_open(w, "system", '{');
+    for (int i = 0; i < SUM_IO_COUNT; i++) {
+        hw_json_num(w, sum_io_mib_keys[i], sum_system_mib(sys, i));
+        hw_json_num(w, sum_io_peak_keys[i], sum_system_peak_mib_s(sys, i));
+    }
+    hw_json_num(w, "fs_free_min_mib", sys->fs_free_min_mib);
+    hw_json_close(w);
+}
+
+/* The container's memory over a run or a phase: the peak, where it came from, the limit. */
+static void json_container_mem(struct hw_json *w, const struct sum_system *sys)
+{
+    const char *src;
+    hw_json_num(w, "mem_peak_mib", sum_system_mem_peak(sys, &src));
+    hw_json_str(w, "mem_peak_source", src);
+    hw_json_num(w, "mem_peak_kernel_mib", sys->mem_kernel_mib);
+    hw_json_num(w, "mem_peak_sampled_mib", sys->mem_sampled_mib);
 }
 
 static const struct sum_stat *mem_util_stat(const struct sum_run *run, const char **source)
@@ -240,6 +263,62 @@ static void json_outcome(struct hw_json *w, const struct sum_outcome *o)
     hw_json_close(w);
 }
 
+/* "phase_names": each phase name's figures over all its entries (phasenames.h), every entry
+ * counted, also those beyond SUM_MAX_PHASES. */
+static void json_phase_names(struct hw_json *w, const struct sum_run *run)
+{
+    const struct sum_names *s = &run->names;
+    hw_json_open(w, "phase_names", '[');
+    for (size_t i = 0; i < s->n; i++) {
+        const struct sum_name_acc *a = &s->v[i];
+        hw_json_open(w, NULL, '{');
+        hw_json_str(w, "name", a->name);
+        hw_json_u64(w, "count", a->count);
+        hw_json_u64(w, "failed", a->failed);
+        hw_json_u64(w, "overlapping", a->overlapping);
+        hw_json_open(w, "seconds", '{');
+        hw_json_num(w, "total", round_us(a->timed ? a->d_sum : NAN));
+        hw_json_num(w, "mean", round_us(sum_name_mean_s(a)));
+        hw_json_num(w, "min", round_us(a->timed ? a->d_min : NAN));
+        hw_json_num(w, "max", round_us(a->timed ? a->d_max : NAN));
+        hw_json_num(w, "std", round_us(sum_name_std_s(a)));
+        hw_json_close(w);
+        hw_json_num(w, "span_sec", round_us(a->timed ? a->span_s : NAN));
+        hw_json_num(w, "energy_wh", sum_name_energy_wh(a));
+        hw_json_num(w, "gpu_util_mean_pct", mean_or_nan(&a->util));
+        hw_json_num(w, "gpu_util_max_pct", max_or_nan(&a->util));
+        hw_json_num(w, "peak_vram_mib", max_or_nan(&a->mem_used));
+        hw_json_num(w, "power_watts_mean", mean_or_nan(&a->power));
+        hw_json_num(w, "cpu_usr_mean_pct", mean_or_nan(&a->cpu_usr));
+        hw_json_num(w, "proc_cpu_mean_pct", mean_or_nan(&a->proc_cpu));
+        hw_json_num(w, "proc_peak_rss_mib", max_or_nan(&a->proc_rss));
+        hw_json_num(w, "proc_mean_rss_mib", mean_or_nan(&a->proc_rss));
+        hw_json_close(w);
+    }
+    hw_json_close(w);
+    if (s->names_dropped)
+        hw_json_u64(w, "phase_names_not_summarized", s->names_dropped);
+    if (s->windows_dropped)
+        hw_json_u64(w, "phase_windows_not_measured", s->windows_dropped);
+}
+
+/* The tree's CPU as a share of the job's expected cores (sum_run_expected_cores). */
+static double cpu_of_cores(const struct sum_run *run, double pct_one_core)
+{
+    double n = sum_run_expected_cores(run, NULL);
+    return isfinite(n) && n > 0 ? pct_one_core / n : NAN;
+}
+
+static void json_cores(struct hw_json *w, const struct sum_run *run)
+{
+    const char *src;
+    hw_json_num(w, "cpu_mean_pct", mean_or_nan(&run->proc[SUM_PROC_CPU])); /* of one core */
+    hw_json_num(w, "expected_cores", sum_run_expected_cores(run, &src));
+    hw_json_str(w, "expected_cores_source", src);
+    hw_json_num(w, "cpu_mean_pct_of_cores", cpu_of_cores(run, mean_or_nan(&run->proc[SUM_PROC_CPU])));
+    hw_json_num(w, "cpu_max_pct_of_cores", cpu_of_cores(run, max_or_nan(&run->proc[SUM_PROC_CPU])));
+}
+
 void sum_report_json(const struct sum_run *run, struct hw_buf *out)
 {
     struct hw_json w;
@@ -358,6 +437,17 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         hw_json_num(&w, "cpu_idle_mean_pct", mean_or_nan(&p->cpu_idle));
         hw_json_num(&w, "proc_peak_rss_mib", max_or_nan(&p->proc_rss));
         hw_json_num(&w, "proc_cpu_mean_pct", mean_or_nan(&p->proc_cpu));
+        /* the tracked process alone, and the tree's user/system split */
+        hw_json_num(&w, "proc_main_peak_rss_mib", max_or_nan(&p->main_rss));
+        hw_json_num(&w, "proc_main_cpu_mean_pct", mean_or_nan(&p->main_cpu));
+        hw_json_num(&w, "proc_main_threads_max", max_or_nan(&p->main_threads));
+        hw_json_num(&w, "proc_usr_cpu_mean_pct", mean_or_nan(&p->usr_cpu));
+        hw_json_num(&w, "proc_sys_cpu_mean_pct", mean_or_nan(&p->sys_cpu));
+        json_system(&w, &p->sys);
+        hw_json_open(&w, "container", '{');
+        json_container_mem(&w, &p->sys);
+        hw_json_num(&w, "mem_max_mib", p->sys.mem_limit_mib);
+        hw_json_close(&w);
         if (p->exit_status >= 0)
             hw_json_u64(&w, "exit_status", (uint64_t)p->exit_status);
         else
@@ -373,6 +463,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     hw_json_close(&w);
     if (run->phases_dropped)
         hw_json_u64(&w, "phases_not_summarized", run->phases_dropped);
+    json_phase_names(&w, run);
 
     hw_json_open(&w, "events", '{');
     hw_json_u64(&w, "total", events_total(run));
@@ -400,6 +491,8 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     for (int c = 0; c < SUM_CPU_CG_LIMIT; c++)
         json_stat(&w, sum_cpu_col_names[c], &run->cpu[c]);
     hw_json_close(&w);
+
+    json_system(&w, &run->sys);
 
     hw_json_open(&w, "process", '{');
     hw_json_num(&w, "peak_rss_mib", max_or_nan(&run->proc[SUM_PROC_RSS]));
@@ -432,13 +525,14 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     }
     hw_json_close(&w);
     hw_json_str(&w, "gpu_mem_unmeasured_reason", gm_why);
+    json_cores(&w, run);
     hw_json_close(&w);
 
     hw_json_open(&w, "container", '{');
     hw_json_raw(&w, "cgroup", run->cgroup_json);
     hw_json_num(&w, "cpu_limit_cores", run->cg_limit_cores);
     hw_json_num(&w, "mem_max_mib", run->cg_mem_max_mib);
-    hw_json_num(&w, "mem_peak_mib", max_or_nan(&run->cpu[SUM_CPU_CG_MEM]));
+    json_container_mem(&w, &run->sys);
     json_stat(&w, "cpu_pct", &run->cpu[SUM_CPU_CG_PCT]);
     hw_json_close(&w);
 
@@ -461,34 +555,25 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
 
 /* ---- text ------------------------------------------------------------------------------- */
 
-/* A number for a person: one decimal, or three significant digits below 1 so that a short
- * phase's energy reads 0.00123 Wh, not 0.0 Wh. "-" when not measured. */
+/* Numbers for a person: units.c's one rule (0.00123 Wh, never 0.0 Wh), in --units. */
 static void tnum(struct hw_buf *b, double v, const char *unit)
 {
-    if (!isfinite(v))
-        hw_buf_puts(b, "-");
-    else if (v != 0 && fabs(v) < 1)
-        hw_buf_printf(b, "%.3g%s", v, unit);
-    else
-        hw_buf_printf(b, "%.1f%s", v, unit);
+    sum_fmt_num(b, v, unit);
 }
 
-/* A duration: seconds with milliseconds under a minute, else h/min/s as a person reads it. */
-static void tdur(struct hw_buf *b, double s)
+static void tdur(struct hw_buf *b, double s, const struct sum_units *u)
 {
-    if (!isfinite(s)) {
-        hw_buf_puts(b, "-");
-        return;
-    }
-    if (s < 60) {
-        hw_buf_printf(b, "%.3f s", s);
-        return;
-    }
-    long t = lround(s), h = t / 3600, m = t / 60 % 60, sec = t % 60;
-    if (h)
-        hw_buf_printf(b, "%ld h %02ld min %02ld s", h, m, sec);
-    else
-        hw_buf_printf(b, "%ld min %02ld s", m, sec);
+    sum_units_fmt(b, s, SUM_DIM_TIME, u);
+}
+
+static void tmem(struct hw_buf *b, double mib, const struct sum_units *u)
+{
+    sum_units_fmt(b, mib, SUM_DIM_MEM, u);
+}
+
+static void twh(struct hw_buf *b, double wh, const struct sum_units *u)
+{
+    sum_units_fmt(b, wh, SUM_DIM_ENERGY, u);
 }
 
 /* The first line of what an error-like event says (its data's reason, message or output). */
@@ -510,20 +595,23 @@ static void event_reason(struct hw_buf *b, const char *data_json)
     json_object_put(d);
 }
 
-static void tstat(struct hw_buf *b, const char *label, const struct sum_stat *s, const char *unit)
+/* mem: the values are MiB, shown in --units mem (unit is then ignored). */
+static void tstat(struct hw_buf *b, const char *label, const struct sum_stat *s, const char *unit,
+                  const struct sum_units *mem)
 {
     if (!s->n)
         return;
-    hw_buf_printf(b, "    %-14s mean ", label);
-    tnum(b, sum_stat_mean(s), unit);
-    hw_buf_puts(b, "  max ");
-    tnum(b, s->max, unit);
-    hw_buf_puts(b, "  p50 ");
-    tnum(b, sum_stat_quantile(s, 0.5), unit);
-    hw_buf_puts(b, "  p95 ");
-    tnum(b, sum_stat_quantile(s, 0.95), unit);
-    hw_buf_puts(b, "  p99 ");
-    tnum(b, sum_stat_quantile(s, 0.99), unit);
+    const double v[5] = {sum_stat_mean(s), s->max, sum_stat_quantile(s, 0.5),
+                         sum_stat_quantile(s, 0.95), sum_stat_quantile(s, 0.99)};
+    static const char *const what[5] = {"mean ", "  max ", "  p50 ", "  p95 ", "  p99 "};
+    hw_buf_printf(b, "    %-14s ", label);
+    for (int i = 0; i < 5; i++) {
+        hw_buf_puts(b, what[i]);
+        if (mem)
+            tmem(b, v[i], mem);
+        else
+            tnum(b, v[i], unit);
+    }
     hw_buf_putc(b, '\n');
 }
 
@@ -588,7 +676,204 @@ static void text_outcome(struct hw_buf *out, const struct sum_outcome *o)
     hw_buf_putc(out, '\n');
 }
 
+/* Disks, network and free space, then the container's memory, of a run or a phase: one line
+ * each after indent, only what was measured. */
+static void text_system(struct hw_buf *out, const char *indent, const struct sum_system *sys,
+                        double limit_mib, double cpu_limit_cores, const struct sum_units *u)
+{
+    bool disk = !isnan(sys->bytes[SUM_IO_DISK_READ]) || !isnan(sys->bytes[SUM_IO_DISK_WRITE]);
+    bool net = !isnan(sys->bytes[SUM_IO_NET_RX]) || !isnan(sys->bytes[SUM_IO_NET_TX]);
+    static const char *const label[SUM_IO_COUNT] = {"disks: read ", ", written ",
+                                                    "network: received ", ", sent "};
+    const char *sep = indent;
+    for (int i = 0; i < SUM_IO_COUNT; i++) {
+        if (!(i < SUM_IO_NET_RX ? disk : net))
+            continue;
+        if (i == SUM_IO_DISK_READ || i == SUM_IO_NET_RX)
+            hw_buf_puts(out, sep);
+        hw_buf_puts(out, label[i]);
+        tmem(out, sum_system_mib(sys, i), u);
+        if (!isnan(sys->peak_mib_s[i])) {
+            hw_buf_puts(out, " (peak ");
+            tnum(out, sum_system_peak_mib_s(sys, i), " MiB/s)");
+        }
+        sep = "; ";
+    }
+    if (!isnan(sys->fs_free_min_mib)) {
+        hw_buf_puts(out, sep);
+        hw_buf_puts(out, "free space min ");
+        tmem(out, sys->fs_free_min_mib, u);
+        sep = "; ";
+    }
+    if (sep != indent)
+        hw_buf_putc(out, '\n');
+    const char *src;
+    double peak = sum_system_mem_peak(sys, &src);
+    if (isnan(peak) && isnan(limit_mib) && isnan(cpu_limit_cores))
+        return;
+    hw_buf_printf(out, "%scontainer: memory peak ", indent);
+    tmem(out, peak, u);
+    if (src)
+        hw_buf_printf(out, " (%s)", src);
+    hw_buf_puts(out, ", limit ");
+    if (isnan(limit_mib))
+        hw_buf_puts(out, "none");
+    else
+        tmem(out, limit_mib, u);
+    if (!isnan(cpu_limit_cores)) {
+        hw_buf_puts(out, ", CPU limit ");
+        tnum(out, cpu_limit_cores, " cores");
+    }
+    hw_buf_putc(out, '\n');
+}
+
+/* One phase entry: its duration, energy, CPU, and each GPU's figures. */
+static void text_phase_entry(struct hw_buf *out, const struct sum_run *run,
+                             const struct sum_phase_acc *p, const struct sum_units *u)
+{
+    char sb[256];
+    hw_buf_printf(out, "  phase %s: ", safe(p->name, sb, sizeof sb));
+    tdur(out, p->t1 - p->t0, u);
+    if (isfinite(run->info.t_start) && p->t0 < run->info.t_start - 0.001)
+        hw_buf_puts(out, " (began before hwmon started: partly unmeasured)");
+    hw_buf_puts(out, ", energy ");
+    twh(out, phase_energy_wh(p), u);
+    if (p->cpu_usr.n) {
+        hw_buf_puts(out, ", CPU usr ");
+        tnum(out, sum_stat_mean(&p->cpu_usr), "%");
+    }
+    if (p->proc_rss.n) {
+        hw_buf_puts(out, ", process tree peak RSS ");
+        tmem(out, p->proc_rss.max, u);
+        hw_buf_puts(out, " CPU mean ");
+        tnum(out, sum_stat_mean(&p->proc_cpu), "%");
+    }
+    if (p->signal)
+        hw_buf_printf(out, ", FAILED: killed by signal %d", p->signal);
+    else if (p->exit_status > 0)
+        hw_buf_printf(out, ", FAILED: exit status %d", p->exit_status);
+    else if (p->failed)
+        hw_buf_puts(out, ", FAILED: raised an exception");
+    hw_buf_putc(out, '\n');
+    if (p->main_rss.n) {
+        hw_buf_puts(out, "    main process peak RSS ");
+        tmem(out, p->main_rss.max, u);
+        hw_buf_puts(out, ", CPU mean ");
+        tnum(out, mean_or_nan(&p->main_cpu), "%");
+        hw_buf_puts(out, "; tree CPU user ");
+        tnum(out, mean_or_nan(&p->usr_cpu), "%");
+        hw_buf_puts(out, ", system ");
+        tnum(out, mean_or_nan(&p->sys_cpu), "%\n");
+    }
+    text_system(out, "    ", &p->sys, p->sys.mem_limit_mib, NAN, u);
+    for (int g = 0; g < SUM_MAX_GPUS; g++)
+        if (p->gpu[g]) {
+            hw_buf_printf(out, "    GPU %d util mean ", g);
+            tnum(out, mean_or_nan(&p->gpu[g]->m[SUM_GM_UTIL]), "%");
+            for (int m = 0; run->gpu[g] && run->gpu[g]->in_gpm &&
+                            m < (int)(sizeof gpm_text / sizeof gpm_text[0]);
+                 m++) {
+                hw_buf_printf(out, ", %s ", gpm_text[m].label);
+                tnum(out, mean_or_nan(&p->gpu[g]->gpm[gpm_text[m].col]), "%");
+            }
+            hw_buf_puts(out, ", power mean ");
+            tnum(out, mean_or_nan(&p->gpu[g]->m[SUM_GM_POWER]), " W");
+            hw_buf_puts(out, ", peak VRAM ");
+            tmem(out, max_or_nan(&p->gpu[g]->m[SUM_GM_MEM_USED]), u);
+            hw_buf_putc(out, '\n');
+        }
+}
+
+/* " (87.5% of 4 cores: cgroup quota)" after the tree's CPU, when the cores are known. */
+static void text_cores(struct hw_buf *out, const struct sum_run *run)
+{
+    const char *src;
+    double n = sum_run_expected_cores(run, &src);
+    if (!isfinite(n))
+        return;
+    static const struct {
+        const char *key, *text;
+    } says[] = {{"option", "--cores"}, {"cgroup_quota", "cgroup quota"}, {"affinity", "affinity"}};
+    const char *why = src;
+    for (size_t i = 0; i < sizeof says / sizeof says[0]; i++)
+        if (!strcmp(says[i].key, src))
+            why = says[i].text;
+    hw_buf_puts(out, " (");
+    tnum(out, cpu_of_cores(run, mean_or_nan(&run->proc[SUM_PROC_CPU])), "%");
+    hw_buf_printf(out, " of %g cores: %s)", n, why);
+}
+
+/* Phases: a name logged more than once (a training loop's `step`) gets one line of its figures
+ * over all its entries (phase_names in JSON) before the entries, in place of a line each; its
+ * failed entries are still listed one by one. */
+static void text_phases(struct hw_buf *out, const struct sum_run *run, const struct sum_units *u)
+{
+    char sb[256];
+    const struct sum_names *s = &run->names;
+    for (size_t i = 0; i < s->n; i++) {
+        const struct sum_name_acc *a = &s->v[i];
+        if (a->count < 2 && a->kept == a->count)
+            continue; /* its entry's line says it all */
+        hw_buf_printf(out, "  phase %s x%llu: total ", safe(a->name, sb, sizeof sb),
+                      (unsigned long long)a->count);
+        tdur(out, a->timed ? a->d_sum : NAN, u);
+        hw_buf_puts(out, ", mean ");
+        tdur(out, sum_name_mean_s(a), u);
+        hw_buf_puts(out, " (min ");
+        tdur(out, a->timed ? a->d_min : NAN, u);
+        hw_buf_puts(out, ", max ");
+        tdur(out, a->timed ? a->d_max : NAN, u);
+        hw_buf_puts(out, ", std ");
+        tdur(out, sum_name_std_s(a), u);
+        hw_buf_puts(out, "), energy ");
+        twh(out, sum_name_energy_wh(a), u);
+        if (a->util.n) {
+            hw_buf_puts(out, ", GPU util mean ");
+            tnum(out, sum_stat_mean(&a->util), "%");
+        }
+        if (a->mem_used.n) {
+            hw_buf_puts(out, ", peak VRAM ");
+            tmem(out, a->mem_used.max, u);
+        }
+        if (a->cpu_usr.n) {
+            hw_buf_puts(out, ", CPU usr ");
+            tnum(out, sum_stat_mean(&a->cpu_usr), "%");
+        }
+        if (a->proc_rss.n) {
+            hw_buf_puts(out, ", process tree peak RSS ");
+            tmem(out, a->proc_rss.max, u);
+            hw_buf_puts(out, " CPU mean ");
+            tnum(out, mean_or_nan(&a->proc_cpu), "%");
+        }
+        if (a->overlapping)
+            hw_buf_printf(out, "; %llu overlapping (figures over their union)",
+                          (unsigned long long)a->overlapping);
+        if (a->failed)
+            hw_buf_printf(out, ", %llu FAILED", (unsigned long long)a->failed);
+        hw_buf_putc(out, '\n');
+    }
+    for (size_t i = 0; i < run->nphase; i++) {
+        const struct sum_phase_acc *p = &run->phase[i];
+        const struct sum_name_acc *a = sum_names_find(s, p->name);
+        if (a && (a->count > 1 || a->kept < a->count) && !p->failed)
+            continue; /* in its name's line */
+        text_phase_entry(out, run, p, u);
+    }
+    if (run->phases_dropped)
+        hw_buf_printf(out, "  note: %llu phases beyond the first %d have no entry of their own "
+                           "(their names' figures count them)\n",
+                      (unsigned long long)run->phases_dropped, SUM_MAX_PHASES);
+    if (s->names_dropped)
+        hw_buf_printf(out, "  note: %llu phases of names beyond the first %d not summarized by "
+                           "name\n", (unsigned long long)s->names_dropped, SUM_MAX_PHASE_NAMES);
+}
+
+
 void sum_report_text(const struct sum_run *run, struct hw_buf *out)
+{
+    sum_report_text_u(run, NULL, out);
+}
+void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, struct hw_buf *out)
 {
     char sb[256];
     static const char *const units[SUM_GM_COUNT] = {"%", "%", " MiB", " MiB", " W",
@@ -598,11 +883,11 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
                                                      "SM clock", "mem clock", "gr clock"};
     hw_buf_printf(out, "run %s\n", run->dir ? safe(run->dir, sb, sizeof sb) : "(files)");
     hw_buf_puts(out, "  duration ");
-    tdur(out, sum_run_duration(run));
+    tdur(out, sum_run_duration(run), u);
     hw_buf_printf(out, ", %llu samples, %zu GPUs, energy ",
                   (unsigned long long)sum_run_num_samples(run), sum_run_gpu_count(run));
     double e = sum_run_energy_wh(run);
-    tnum(out, e, " Wh");
+    twh(out, e, u);
     hw_buf_putc(out, '\n');
     text_outcome(out, &run->outcome);
     hw_buf_printf(out, "  nvidia-smi times: %s (%s)\n", run->tz.name,
@@ -610,7 +895,7 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
     hw_buf_puts(out, "  GPU util mean ");
     tnum(out, mean_or_nan(&run->all[SUM_GM_UTIL]), "%");
     hw_buf_puts(out, ", peak VRAM ");
-    tnum(out, max_or_nan(&run->all[SUM_GM_MEM_USED]), " MiB");
+    tmem(out, max_or_nan(&run->all[SUM_GM_MEM_USED]), u);
     hw_buf_puts(out, ", power mean ");
     tnum(out, mean_or_nan(&run->all[SUM_GM_POWER]), " W");
     hw_buf_puts(out, ", CPU usr ");
@@ -624,13 +909,14 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
     hw_buf_putc(out, '\n');
     if (run->proc[SUM_PROC_RSS].n) {
         hw_buf_puts(out, "  process tree: peak RSS ");
-        tnum(out, run->proc[SUM_PROC_RSS].max, " MiB");
+        tmem(out, run->proc[SUM_PROC_RSS].max, u);
         if (run->proc[SUM_PROC_PSS].n) { /* RSS counts fork-shared pages once per process */
             hw_buf_puts(out, ", peak PSS ");
-            tnum(out, run->proc[SUM_PROC_PSS].max, " MiB");
+            tmem(out, run->proc[SUM_PROC_PSS].max, u);
         }
         hw_buf_puts(out, ", CPU mean ");
-        tnum(out, mean_or_nan(&run->proc[SUM_PROC_CPU]), "%");
+        tnum(out, mean_or_nan(&run->proc[SUM_PROC_CPU]), "% of one core");
+        text_cores(out, run);
         if (run->proc[SUM_PROC_USR_CPU].n) {
             hw_buf_puts(out, " (user ");
             tnum(out, mean_or_nan(&run->proc[SUM_PROC_USR_CPU]), "%");
@@ -641,24 +927,26 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
     }
     if (run->proc[SUM_PROC_MAIN_RSS].n) {
         hw_buf_puts(out, "  main process: peak RSS ");
-        tnum(out, run->proc[SUM_PROC_MAIN_RSS].max, " MiB");
+        tmem(out, run->proc[SUM_PROC_MAIN_RSS].max, u);
         hw_buf_puts(out, ", CPU mean ");
         tnum(out, mean_or_nan(&run->proc[SUM_PROC_MAIN_CPU]), "%");
         hw_buf_printf(out, ", threads max %.0f", run->proc[SUM_PROC_MAIN_THREADS].max);
         hw_buf_putc(out, '\n');
     }
+    text_system(out, "  ", &run->sys, run->cg_mem_max_mib, run->cg_limit_cores, u);
     if (run->gp_rows) { /* only when gpu_procs.csv was recorded */
         const char *why;
         double gm = sum_run_tree_gpu_mem_peak(run, &why);
         hw_buf_puts(out, "  process tree GPU memory peak ");
-        tnum(out, gm, " MiB");
+        tmem(out, gm, u);
         if (why)
             hw_buf_printf(out, " (unmeasured: %s)", why);
         hw_buf_putc(out, '\n');
         for (size_t i = 0; i < run->npids && i < 8; i++) { /* gpu_procs.csv, every process */
             hw_buf_printf(out, "    GPU process %ld %s: peak ", run->pids[i].pid,
                           safe(run->pids[i].name, sb, sizeof sb));
-            tnum(out, run->pids[i].peak_mib, " MiB\n");
+            tmem(out, run->pids[i].peak_mib, u);
+            hw_buf_putc(out, '\n');
         }
         if (run->npids > 8)
             hw_buf_printf(out, "    ... %zu more GPU processes (JSON: process.gpu_mem_peak_by_pid)\n",
@@ -671,58 +959,18 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
         hw_buf_printf(out, "  GPU %d%s%s: %llu samples, energy ", gp->index,
                       gp->uuid[0] ? " " : "", safe(gp->uuid, sb, sizeof sb),
                       (unsigned long long)gp->samples);
-        tnum(out, gp->m[SUM_GM_POWER].n ? gp->energy.joules / 3600 : NAN, " Wh");
+        twh(out, gp->m[SUM_GM_POWER].n ? gp->energy.joules / 3600 : NAN, u);
         if (gp->energy.gaps)
             hw_buf_printf(out, " (%llu gaps, %.1f s not bridged)",
                           (unsigned long long)gp->energy.gaps, gp->energy.gap_s);
         hw_buf_putc(out, '\n');
         for (int m = 0; m < SUM_GM_COUNT; m++)
-            tstat(out, labels[m], &gp->m[m], units[m]);
+            tstat(out, labels[m], &gp->m[m], units[m],
+                  m == SUM_GM_MEM_USED || m == SUM_GM_MEM_TOTAL ? u : NULL);
         for (int m = 0; gp->in_gpm && m < (int)(sizeof gpm_text / sizeof gpm_text[0]); m++)
-            tstat(out, gpm_text[m].label, &gp->gpm[gpm_text[m].col], "%");
+            tstat(out, gpm_text[m].label, &gp->gpm[gpm_text[m].col], "%", NULL);
     }
-    for (size_t i = 0; i < run->nphase; i++) {
-        const struct sum_phase_acc *p = &run->phase[i];
-        hw_buf_printf(out, "  phase %s: ", safe(p->name, sb, sizeof sb));
-        tdur(out, p->t1 - p->t0);
-        if (isfinite(run->info.t_start) && p->t0 < run->info.t_start - 0.001)
-            hw_buf_puts(out, " (began before hwmon started: partly unmeasured)");
-        hw_buf_puts(out, ", energy ");
-        tnum(out, phase_energy_wh(p), " Wh");
-        if (p->cpu_usr.n) {
-            hw_buf_puts(out, ", CPU usr ");
-            tnum(out, sum_stat_mean(&p->cpu_usr), "%");
-        }
-        if (p->proc_rss.n) {
-            hw_buf_puts(out, ", process tree peak RSS ");
-            tnum(out, p->proc_rss.max, " MiB");
-            hw_buf_puts(out, " CPU mean ");
-            tnum(out, sum_stat_mean(&p->proc_cpu), "%");
-        }
-        if (p->signal)
-            hw_buf_printf(out, ", FAILED: killed by signal %d", p->signal);
-        else if (p->exit_status > 0)
-            hw_buf_printf(out, ", FAILED: exit status %d", p->exit_status);
-        else if (p->failed)
-            hw_buf_puts(out, ", FAILED: raised an exception");
-        hw_buf_putc(out, '\n');
-        for (int g = 0; g < SUM_MAX_GPUS; g++)
-            if (p->gpu[g]) {
-                hw_buf_printf(out, "    GPU %d util mean ", g);
-                tnum(out, mean_or_nan(&p->gpu[g]->m[SUM_GM_UTIL]), "%");
-                for (int m = 0; run->gpu[g] && run->gpu[g]->in_gpm &&
-                                m < (int)(sizeof gpm_text / sizeof gpm_text[0]);
-                     m++) {
-                    hw_buf_printf(out, ", %s ", gpm_text[m].label);
-                    tnum(out, mean_or_nan(&p->gpu[g]->gpm[gpm_text[m].col]), "%");
-                }
-                hw_buf_puts(out, ", power mean ");
-                tnum(out, mean_or_nan(&p->gpu[g]->m[SUM_GM_POWER]), " W");
-                hw_buf_puts(out, ", peak VRAM ");
-                tnum(out, max_or_nan(&p->gpu[g]->m[SUM_GM_MEM_USED]), " MiB");
-                hw_buf_putc(out, '\n');
-            }
-    }
+    text_phases(out, run, u);
     if (run->err_total) {
         hw_buf_printf(out, "  %llu error-like event%s (first: %s", (unsigned long long)run->err_total,
                       run->err_total == 1 ? "" : "s", safe(run->err[0].name, sb, sizeof sb));
@@ -768,67 +1016,93 @@ struct col {
 
 /* The sweep row's columns, in order. Each is S (a string), D (a computed number: 12 digits),
  * U (a count) or I (an integer, NAN when not known), with its name and its value (an expression
- * of run; mu is the memory-utilization series of mem_util_stat()). The CSV header, CSV rows and
- * JSONL rows are all expanded from this one list: a column is in all of them or in none, and
- * the arrays they fill have exactly this many places. */
-#define SWEEP_COLUMNS(S, D, U, I)                                                                  \
-    S("dir", run->dir)                                                                             \
-    S("status", sum_status_names[run->outcome.status])                                             \
-    I("exit_status", run->outcome.exit_status >= 0 ? run->outcome.exit_status : NAN)               \
-    I("signal", run->outcome.signal ? run->outcome.signal : NAN)                                   \
-    U("phases_failed", run->outcome.phases_failed)                                                 \
-    U("gpus", sum_run_gpu_count(run))                                                              \
-    U("num_samples", sum_run_num_samples(run))                                                     \
-    D("duration_sec", round_us(sum_run_duration(run)))                                             \
-    D("peak_vram_mb", max_or_nan(&run->all[SUM_GM_MEM_USED]))                                      \
-    D("peak_vram_mib", max_or_nan(&run->all[SUM_GM_MEM_USED]))                                     \
-    D("gpu_util_mean_pct", mean_or_nan(&run->all[SUM_GM_UTIL]))                                    \
-    D("gpu_util_max_pct", max_or_nan(&run->all[SUM_GM_UTIL]))                                      \
-    D("mem_util_mean_pct", mean_or_nan(mu))                                                        \
-    D("mem_util_max_pct", max_or_nan(mu))                                                          \
-    D("power_watts_mean", mean_or_nan(&run->all[SUM_GM_POWER]))                                    \
-    D("power_watts_max", max_or_nan(&run->all[SUM_GM_POWER]))                                      \
-    D("energy_wh", sum_run_energy_wh(run))                                                         \
-    D("mean_gpu_clock_mhz", clock_mean(run))                                                       \
-    D("mean_gpu_power_w", mean_or_nan(&run->all[SUM_GM_POWER]))                                    \
-    D("cpu_usr_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_USR]))                                     \
-    D("cpu_idle_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_IDLE]))                                   \
-    D("peak_rss_mb", max_or_nan(&run->proc[SUM_PROC_RSS]))                                         \
-    D("mean_rss_mb", mean_or_nan(&run->proc[SUM_PROC_RSS]))                                        \
-    D("memory_growth_mb", growth(&run->proc[SUM_PROC_RSS]))                                        \
-    D("gpu_mem_peak_mib", sum_run_tree_gpu_mem_peak(run, NULL))                                    \
-    U("phases", run->nphase)                                                                       \
-    U("events", events_total(run))                                                                 \
-    U("error_events", run->err_total)                                                              \
-    U("child_restarts", run->info.child_restarts)                                                  \
-    U("lines_skipped", total_skipped(run))                                                         \
-    U("partial_last_lines", total_partial(run))                                                    \
-    U("placeholders", total_placeholders(run))                                                     \
-    S("time_zone", run->tz.name)                                                                   \
+ * of run; mu is the memory-utilization series of mem_util_stat(), mem_src the source of the
+ * container's memory peak, set by the column before it); PER_IO(...) stands for its columns once
+ * per disk/network counter i. CSV, JSONL and --units rows are all expanded from this one list,
+ * and the arrays they fill have exactly as many places as it has columns. */
+#define SWEEP_COLUMNS(S, D, U, I, PER_IO)                                                         \
+    S("dir", run->dir)                                                                            \
+    S("status", sum_status_names[run->outcome.status])                                            \
+    I("exit_status", run->outcome.exit_status >= 0 ? run->outcome.exit_status : NAN)              \
+    I("signal", run->outcome.signal ? run->outcome.signal : NAN)                                  \
+    U("phases_failed", run->outcome.phases_failed)                                                \
+    U("gpus", sum_run_gpu_count(run))                                                             \
+    U("num_samples", sum_run_num_samples(run))                                                    \
+    D("duration_sec", round_us(sum_run_duration(run)))                                            \
+    D("peak_vram_mb", max_or_nan(&run->all[SUM_GM_MEM_USED]))                                     \
+    D("peak_vram_mib", max_or_nan(&run->all[SUM_GM_MEM_USED]))                                    \
+    D("gpu_util_mean_pct", mean_or_nan(&run->all[SUM_GM_UTIL]))                                   \
+    D("gpu_util_max_pct", max_or_nan(&run->all[SUM_GM_UTIL]))                                     \
+    D("mem_util_mean_pct", mean_or_nan(mu))                                                       \
+    D("mem_util_max_pct", max_or_nan(mu))                                                         \
+    D("power_watts_mean", mean_or_nan(&run->all[SUM_GM_POWER]))                                   \
+    D("power_watts_max", max_or_nan(&run->all[SUM_GM_POWER]))                                     \
+    D("energy_wh", sum_run_energy_wh(run))                                                        \
+    D("mean_gpu_clock_mhz", clock_mean(run))                                                      \
+    D("mean_gpu_power_w", mean_or_nan(&run->all[SUM_GM_POWER]))                                   \
+    D("peak_gpu_mem_mb", max_or_nan(&run->all[SUM_GM_MEM_USED])) /* calibrax's, as in JSON */      \
+    D("mean_gpu_util", mean_or_nan(&run->all[SUM_GM_UTIL]))                                       \
+    D("cpu_usr_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_USR]))                                    \
+    D("cpu_idle_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_IDLE]))                                  \
+    D("peak_rss_mb", max_or_nan(&run->proc[SUM_PROC_RSS]))                                        \
+    D("mean_rss_mb", mean_or_nan(&run->proc[SUM_PROC_RSS]))                                       \
+    D("memory_growth_mb", growth(&run->proc[SUM_PROC_RSS]))                                       \
+    D("gpu_mem_peak_mib", sum_run_tree_gpu_mem_peak(run, NULL))                                   \
+    D("proc_cpu_mean_pct", mean_or_nan(&run->proc[SUM_PROC_CPU])) /* of one core */                \
+    D("expected_cores", sum_run_expected_cores(run, NULL))                                        \
+    S("expected_cores_source", cores_src)                                                         \
+    D("proc_cpu_mean_pct_of_cores", cpu_of_cores(run, mean_or_nan(&run->proc[SUM_PROC_CPU])))     \
+    /* the tracked process alone and the tree's user/system split (proc_metrics.csv) */           \
+    D("main_peak_rss_mib", max_or_nan(&run->proc[SUM_PROC_MAIN_RSS]))                             \
+    D("main_cpu_mean_pct", mean_or_nan(&run->proc[SUM_PROC_MAIN_CPU]))                            \
+    D("main_threads_max", max_or_nan(&run->proc[SUM_PROC_MAIN_THREADS]))                          \
+    D("usr_cpu_mean_pct", mean_or_nan(&run->proc[SUM_PROC_USR_CPU]))                              \
+    D("sys_cpu_mean_pct", mean_or_nan(&run->proc[SUM_PROC_SYS_CPU]))                              \
+    /* disks, network, free space, the container (system.h) */                                    \
+    PER_IO(D(sum_io_mib_keys[i], sum_system_mib(&run->sys, i))                                     \
+               D(sum_io_peak_keys[i], sum_system_peak_mib_s(&run->sys, i)))                        \
+    D("fs_free_min_mib", run->sys.fs_free_min_mib)                                                \
+    D("container_mem_peak_mib", sum_system_mem_peak(&run->sys, &mem_src))                         \
+    S("container_mem_peak_source", mem_src)                                                       \
+    D("container_mem_max_mib", run->cg_mem_max_mib)                                               \
+    D("container_cpu_limit_cores", run->cg_limit_cores)                                           \
+    U("phases", run->nphase)                                                                      \
+    U("events", events_total(run))                                                                \
+    U("error_events", run->err_total)                                                             \
+    U("child_restarts", run->info.child_restarts)                                                 \
+    U("lines_skipped", total_skipped(run))                                                        \
+    U("partial_last_lines", total_partial(run))                                                   \
+    U("placeholders", total_placeholders(run))                                                    \
+    S("time_zone", run->tz.name)                                                                  \
     S("time_zone_source", tz_source_name(run->tz_source))
 
 #define COL_ONE(nm, v) +1
-#define COL_NAME(nm, v) nm,
-enum { SWEEP_NCOLS = 0 SWEEP_COLUMNS(COL_ONE, COL_ONE, COL_ONE, COL_ONE) };
-static const char *const sweep_names[] = {SWEEP_COLUMNS(COL_NAME, COL_NAME, COL_NAME, COL_NAME)};
-_Static_assert(HW_ARRAY_SIZE(sweep_names) == SWEEP_NCOLS, "one name per sweep column");
+#define COL_PER_IO(cols) +SUM_IO_COUNT * (0 cols)
+enum { SWEEP_NCOLS = 0 SWEEP_COLUMNS(COL_ONE, COL_ONE, COL_ONE, COL_ONE, COL_PER_IO) };
 #undef COL_ONE
-#undef COL_NAME
+#undef COL_PER_IO
 
-static void flat_cols(const struct sum_run *run, struct col c[SWEEP_NCOLS])
+static size_t flat_cols(const struct sum_run *run, struct col c[SWEEP_NCOLS])
 {
-    const char *mu_src;
+    const char *mu_src, *cores_src, *mem_src = NULL;
     const struct sum_stat *mu = mem_util_stat(run, &mu_src);
+    sum_run_expected_cores(run, &cores_src);
     size_t n = 0;
 #define S(nm, v) c[n++] = (struct col){nm, C_STR, v, 0, 0};
 #define D(nm, v) c[n++] = (struct col){nm, C_NUM, NULL, v, 0};
 #define U(nm, v) c[n++] = (struct col){nm, C_U64, NULL, 0, v};
 #define I(nm, v) c[n++] = (struct col){nm, C_INT, NULL, v, 0};
-    SWEEP_COLUMNS(S, D, U, I)
+#define PER_IO(cols)                                                                               \
+    for (int i = 0; i < SUM_IO_COUNT; i++) {                                                      \
+        cols                                                                                       \
+    }
+    SWEEP_COLUMNS(S, D, U, I, PER_IO)
 #undef S
 #undef D
 #undef U
 #undef I
+#undef PER_IO
+    return n;
 }
 
 /* A number column's value, the same in CSV and JSONL rows; false (nothing written) when it
@@ -874,21 +1148,125 @@ void sum_report_param_csv_cell(const struct sum_param *p, struct hw_buf *out)
     csv_cell(out, param_text(p, false));
 }
 
+/* --units on a row's columns: names carry the unit (sum_units_column), values are converted;
+ * a column whose new name an earlier one has (peak_vram_mb and peak_vram_mib both become
+ * peak_vram_gib) is left out. */
+static size_t units_cols(struct col *c, size_t n, const struct sum_units *u, char (*names)[48])
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct col x = c[i];
+        int d = sum_units_column(u, x.name, names[m], sizeof names[m]);
+        if (d >= 0) {
+            bool dup = false;
+            for (size_t k = 0; k < m && !dup; k++)
+                dup = !strcmp(c[k].name, names[m]);
+            if (dup)
+                continue;
+            x.name = names[m];
+            if (x.type == C_NUM)
+                x.d = sum_units_value(u, (enum sum_dim)d, x.d);
+        }
+        c[m++] = x;
+    }
+    return m;
+}
+
+static size_t row_cols(const struct sum_run *run, const struct sum_units *u, struct col *c,
+                       char (*names)[48])
+{
+    return units_cols(c, flat_cols(run, c), u, names);
+}
+
+/* The per-phase-name columns: phase.NAME.count, .total_sec, .mean_sec, .energy_wh,
+ * .gpu_util_mean_pct, .peak_vram_mib (names and values in --units). */
+static void phase_figures(const struct sum_run *run, const struct sum_units *u,
+                          sum_figure_fn *fn, void *ctx)
+{
+    const struct sum_names *s = &run->names;
+    for (size_t i = 0; i < s->n; i++) {
+        const struct sum_name_acc *a = &s->v[i];
+        const struct {
+            const char *key;
+            double v;
+            bool integer;
+        } f[] = {
+            {"count", (double)a->count, true},
+            {"total_sec", round_us(a->timed ? a->d_sum : NAN), false},
+            {"mean_sec", round_us(sum_name_mean_s(a)), false},
+            {"energy_wh", sum_name_energy_wh(a), false},
+            {"gpu_util_mean_pct", mean_or_nan(&a->util), false},
+            {"peak_vram_mib", max_or_nan(&a->mem_used), false},
+        };
+        for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
+            char name[512], un[560];
+            snprintf(name, sizeof name, "phase.%s.%s", a->name, f[k].key);
+            int d = sum_units_column(u, name, un, sizeof un);
+            fn(ctx, d >= 0 ? un : name, d >= 0 ? sum_units_value(u, (enum sum_dim)d, f[k].v) : f[k].v,
+               f[k].integer);
+        }
+    }
+}
+
+void sum_report_figures(const struct sum_run *run, const struct sum_units *u, bool row,
+                        bool phases, sum_figure_fn *fn, void *ctx)
+{
+    if (row) {
+        struct col c[SWEEP_NCOLS];
+        char names[SWEEP_NCOLS][48];
+        size_t n = row_cols(run, u, c, names);
+        for (size_t i = 0; i < n; i++)
+            if (c[i].type != C_STR)
+                fn(ctx, c[i].name, c[i].type == C_U64 ? (double)c[i].u : c[i].d,
+                   c[i].type != C_NUM);
+    }
+    if (phases)
+        phase_figures(run, u, fn, ctx);
+}
+
+void sum_report_cell(struct hw_buf *out, double v, bool integer)
+{
+    if (!isfinite(v))
+        return;
+    if (integer)
+        hw_buf_printf(out, "%.0f", v);
+    else
+        hw_buf_json_num(out, v, HW_NUM_SIG12);
+}
+
 void sum_report_csv_header(struct hw_buf *out)
 {
-    for (size_t i = 0; i < SWEEP_NCOLS; i++) {
+    sum_report_csv_header_u(NULL, out);
+}
+
+void sum_report_csv_header_u(const struct sum_units *u, struct hw_buf *out)
+{
+    struct sum_run *empty = sum_run_new();
+    if (!empty)
+        return;
+    struct col c[SWEEP_NCOLS];
+    char names[SWEEP_NCOLS][48];
+    size_t n = row_cols(empty, u, c, names);
+    for (size_t i = 0; i < n; i++) {
         if (i)
             hw_buf_putc(out, ',');
-        hw_buf_puts(out, sweep_names[i]);
+        hw_buf_puts(out, c[i].name);
     }
     hw_buf_putc(out, '\n');
+    sum_run_free(empty);
 }
 
 void sum_report_csv_row(const struct sum_run *run, struct hw_buf *out)
 {
+    sum_report_csv_row_u(run, NULL, out);
+}
+
+void sum_report_csv_row_u(const struct sum_run *run, const struct sum_units *u,
+                          struct hw_buf *out)
+{
     struct col c[SWEEP_NCOLS];
-    flat_cols(run, c);
-    size_t n = SWEEP_NCOLS;
+    char names[SWEEP_NCOLS][48];
+    size_t n = row_cols(run, u, c, names);
     for (size_t i = 0; i < n; i++) {
         if (i)
             hw_buf_putc(out, ',');
@@ -900,11 +1278,50 @@ void sum_report_csv_row(const struct sum_run *run, struct hw_buf *out)
     hw_buf_putc(out, '\n');
 }
 
+struct cols_out {
+    struct hw_buf *names, *cells;
+    size_t n;
+};
+
+static void csv_extra(void *ctx, const char *name, double v, bool integer)
+{
+    struct cols_out *o = ctx;
+    csv_cell(o->names, name);
+    hw_buf_putc(o->names, '\0');
+    sum_report_cell(o->cells, v, integer);
+    hw_buf_putc(o->cells, '\0');
+    o->n++;
+}
+
+size_t sum_report_phase_csv(const struct sum_run *run, const struct sum_units *u,
+                            struct hw_buf *names, struct hw_buf *cells)
+{
+    struct cols_out o = {names, cells, 0};
+    phase_figures(run, u, csv_extra, &o);
+    return o.n;
+}
+
+static void jsonl_extra(void *ctx, const char *name, double v, bool integer)
+{
+    struct hw_json *w = ctx;
+    hw_json_key(w, name);
+    if (isfinite(v))
+        sum_report_cell(w->b, v, integer);
+    else
+        hw_buf_puts(w->b, "null");
+}
+
 void sum_report_jsonl_row(const struct sum_run *run, struct hw_buf *out)
 {
+    sum_report_jsonl_row_u(run, NULL, out);
+}
+
+void sum_report_jsonl_row_u(const struct sum_run *run, const struct sum_units *u,
+                            struct hw_buf *out)
+{
     struct col c[SWEEP_NCOLS];
-    flat_cols(run, c);
-    size_t n = SWEEP_NCOLS;
+    char names[SWEEP_NCOLS][48];
+    size_t n = row_cols(run, u, c, names);
     struct hw_json w;
     hw_json_init(&w, out, HW_JSON_LINE, HW_NUM_SIG12);
     hw_json_open(&w, NULL, '{');
@@ -924,6 +1341,7 @@ void sum_report_jsonl_row(const struct sum_run *run, struct hw_buf *out)
         hw_json_raw(&w, k.p ? k.p : "", param_text(&run->params[i], true));
         hw_buf_free(&k);
     }
+    phase_figures(run, u, jsonl_extra, &w);
     hw_json_close(&w);
     hw_buf_putc(out, '\n');
 }

@@ -5,18 +5,40 @@
 
 #include "hwrun/io.h"
 #include "summary.h"
+#include "units.h"
 
 /* The full summary (schema in summarize.1), pretty-printed, ending in '\n'. */
 void sum_report_json(const struct sum_run *run, struct hw_buf *out);
-/* A readable report for a terminal. */
+/* A readable report for a terminal; _u in --units u (NULL: the defaults). */
 void sum_report_text(const struct sum_run *run, struct hw_buf *out);
+void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, struct hw_buf *out);
 /* The CSV header line of sum_report_csv_row. */
 void sum_report_csv_header(struct hw_buf *out);
 /* One CSV row (RFC 4180 quoting; empty cell = not measured). */
 void sum_report_csv_row(const struct sum_run *run, struct hw_buf *out);
 /* One JSON object per line with the same keys as the CSV columns (null = not measured), then
- * the run's parameters as "param.KEY" keys. */
+ * the run's parameters as "param.KEY" keys, then its phase.NAME.* columns. */
 void sum_report_jsonl_row(const struct sum_run *run, struct hw_buf *out);
+/* The same in --units u (NULL: the defaults): columns whose dimension u names carry its unit
+ * (energy_kwh, peak_vram_gib, duration_min), see sum_units_column. */
+void sum_report_csv_header_u(const struct sum_units *u, struct hw_buf *out);
+void sum_report_csv_row_u(const struct sum_run *run, const struct sum_units *u,
+                          struct hw_buf *out);
+void sum_report_jsonl_row_u(const struct sum_run *run, const struct sum_units *u,
+                            struct hw_buf *out);
+/* The run's per-phase-name columns (phase.NAME.count, .total_sec, .mean_sec, .energy_wh,
+ * .gpu_util_mean_pct, .peak_vram_mib; in u), which the caller lines up by name across runs as
+ * the param.KEY ones: each name (CSV-quoted as needed) and cell appended NUL-terminated to
+ * names and cells; returns how many. */
+size_t sum_report_phase_csv(const struct sum_run *run, const struct sum_units *u,
+                            struct hw_buf *names, struct hw_buf *cells);
+/* Every number of a run's sweep row (row) and of its phase.NAME.* columns (phases), in order,
+ * as fn(ctx, column name, value, integer); NAN when unmeasured. The figures --compare lines up. */
+typedef void sum_figure_fn(void *ctx, const char *name, double v, bool integer);
+void sum_report_figures(const struct sum_run *run, const struct sum_units *u, bool row,
+                        bool phases, sum_figure_fn *fn, void *ctx);
+/* A number as a CSV cell (empty when not finite), the one formatter of rows. */
+void sum_report_cell(struct hw_buf *out, double v, bool integer);
 /* The CSV column name of a parameter ("param.KEY"), and its value as one CSV cell (quoted as
  * needed; empty for null): the sweep table's extra columns, which the caller lines up by name
  * across runs since runs have different parameters. */

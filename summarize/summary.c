@@ -23,6 +23,8 @@ struct sum_run *sum_run_new(void)
     run->cg_mem_max_mib = NAN;
     run->cpu_prev_t = NAN;
     run->proc_prev_t = NAN;
+    sum_system_init(&run->sys);
+    run->sys_prev_t = run->kpeak_prev = NAN;
     /* the whole-run figures over every GPU are means and maxima only */
     for (int m = 0; m < SUM_GM_COUNT; m++)
         run->all[m].no_quant = true;
@@ -49,6 +51,11 @@ static void phase_free(struct sum_phase_acc *p)
     sum_stat_free(&p->cpu_idle);
     sum_stat_free(&p->proc_rss);
     sum_stat_free(&p->proc_cpu);
+    sum_stat_free(&p->main_rss);
+    sum_stat_free(&p->main_cpu);
+    sum_stat_free(&p->main_threads);
+    sum_stat_free(&p->usr_cpu);
+    sum_stat_free(&p->sys_cpu);
 }
 
 void sum_run_free(struct sum_run *run)
@@ -84,8 +91,8 @@ void sum_run_free(struct sum_run *run)
     for (size_t i = 0; i < run->nphase; i++)
         phase_free(&run->phase[i]);
     free(run->phase);
-    free(run->order);
-    free(run->pmax);
+    sum_ivx_free(&run->pidx);
+    sum_names_free(&run->names);
     for (size_t i = 0; i < run->nerr; i++)
         free(run->err[i].data);
     free(run->cgroup_json);
@@ -214,6 +221,8 @@ static void on_phase(void *ctx, const struct sum_phase *p)
     int exit_status, sig;
     bool failed = sum_outcome_phase_failed(p, &exit_status, &sig);
     run->outcome.phases_failed += failed; /* every phase, also those not summarized */
+    struct sum_name_acc *na = sum_names_add(&run->names, p->name, p->t_start, p->t_end, p->seconds,
+                                            failed);
     if (run->nphase >= SUM_MAX_PHASES) {
         run->phases_dropped++;
         return;
@@ -245,66 +254,53 @@ static void on_phase(void *ctx, const struct sum_phase *p)
     /* per-phase CPU and process figures are means and maxima only */
     a->cpu_usr.no_quant = a->cpu_idle.no_quant = true;
     a->proc_rss.no_quant = a->proc_cpu.no_quant = true;
+    a->main_rss.no_quant = a->main_cpu.no_quant = a->main_threads.no_quant = true;
+    a->usr_cpu.no_quant = a->sys_cpu.no_quant = true;
+    sum_system_init(&a->sys);
     a->no_quant = run->nphase >= SUM_PHASE_QUANT_MAX;
     run->nphase++;
-}
-
-static int cmp_start(const void *a, const void *b, void *ctx)
-{
-    const struct sum_run *run = ctx;
-    double x = run->phase[*(const size_t *)a].t0, y = run->phase[*(const size_t *)b].t0;
-    return x < y ? -1 : x > y ? 1 : 0;
+    if (na)
+        na->kept++;
 }
 
 static void index_phases(struct sum_run *run)
 {
+    sum_names_index(&run->names);
     if (!run->nphase)
         return;
-    run->order = malloc(run->nphase * sizeof *run->order);
-    run->pmax = malloc(run->nphase * sizeof *run->pmax);
-    if (!run->order || !run->pmax) {
-        free(run->order);
-        free(run->pmax);
-        run->order = NULL;
-        run->pmax = NULL;
-        return;
+    double *t0 = malloc(run->nphase * sizeof *t0), *t1 = malloc(run->nphase * sizeof *t1);
+    if (t0 && t1) {
+        for (size_t i = 0; i < run->nphase; i++) {
+            t0[i] = run->phase[i].t0;
+            t1[i] = run->phase[i].t1;
+        }
+        sum_ivx_build(&run->pidx, t0, t1, run->nphase); /* empty on ENOMEM */
     }
-    for (size_t i = 0; i < run->nphase; i++)
-        run->order[i] = i;
-    qsort_r(run->order, run->nphase, sizeof *run->order, cmp_start, run);
-    double m = -INFINITY;
-    for (size_t i = 0; i < run->nphase; i++) {
-        double e = run->phase[run->order[i]].t1;
-        if (e > m)
-            m = e;
-        run->pmax[i] = m;
-    }
+    free(t0);
+    free(t1);
+}
+
+typedef void phase_fn(struct sum_run *, struct sum_phase_acc *, double, double, const void *);
+
+struct phase_q {
+    struct sum_run *run;
+    double a, b;
+    phase_fn *fn;
+    const void *arg;
+};
+
+static void phase_hit(void *ctx, uint32_t id, double t0, double t1)
+{
+    (void)t0, (void)t1;
+    struct phase_q *q = ctx;
+    q->fn(q->run, &q->run->phase[id], q->a, q->b, q->arg);
 }
 
 /* Call fn for every phase whose window [t0, t1] meets [a, b]. */
-static void for_phases(struct sum_run *run, double a, double b,
-                       void (*fn)(struct sum_run *, struct sum_phase_acc *, double, double,
-                                  const void *),
-                       const void *arg)
+static void for_phases(struct sum_run *run, double a, double b, phase_fn *fn, const void *arg)
 {
-    if (!run->order || isnan(a) || isnan(b))
-        return;
-    /* last phase (by start) with t0 <= b */
-    size_t lo = 0, hi = run->nphase;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (run->phase[run->order[mid]].t0 <= b)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t j = lo; j-- > 0;) {
-        if (run->pmax[j] < a)
-            break;
-        struct sum_phase_acc *p = &run->phase[run->order[j]];
-        if (p->t1 >= a)
-            fn(run, p, a, b, arg);
-    }
+    struct phase_q q = {run, a, b, fn, arg};
+    sum_ivx_query(&run->pidx, a, b, phase_hit, &q);
 }
 
 static struct sum_phase_gpu *phase_gpu(struct sum_phase_acc *p, int g)
@@ -390,6 +386,7 @@ static void energy_step(struct sum_run *run, struct sum_gpu *gp, double t, doubl
     if (sum_energy_step(&gp->energy, gp->last_t, gp->last_p, t, p)) {
         struct seg s = {gp->index, gp->last_t, gp->last_p, t, p};
         for_phases(run, gp->last_t, t, phase_energy, &s);
+        sum_names_energy(&run->names, gp->last_t, gp->last_p, t, p);
     }
     gp->last_t = t;
     gp->last_p = p;
@@ -474,6 +471,8 @@ static void on_gpu(void *ctx, const struct sum_gpu_row *r)
     if (!isnan(r->t)) {
         struct gpu_pt pt = {r->gpu, r->v};
         for_phases(run, r->t, r->t, phase_gpu_point, &pt);
+        sum_names_gpu(&run->names, r->t, r->v[SUM_GM_UTIL], r->v[SUM_GM_MEM_USED],
+                      r->v[SUM_GM_POWER]);
     }
 }
 
@@ -540,9 +539,71 @@ static void phase_proc(struct sum_run *run, struct sum_phase_acc *p, double a, d
                        const void *arg)
 {
     (void)run, (void)a, (void)b;
-    const struct pt2 *v = arg;
-    sum_stat_add(&p->proc_rss, v->a);
-    sum_stat_add(&p->proc_cpu, v->b);
+    const struct sum_proc_row *r = arg;
+    sum_stat_add(&p->proc_rss, r->v[SUM_PROC_RSS]);
+    sum_stat_add(&p->proc_cpu, r->v[SUM_PROC_CPU]);
+    sum_stat_add(&p->main_rss, r->v[SUM_PROC_MAIN_RSS]);
+    sum_stat_add(&p->main_cpu, r->v[SUM_PROC_MAIN_CPU]);
+    sum_stat_add(&p->main_threads, r->v[SUM_PROC_MAIN_THREADS]);
+    sum_stat_add(&p->usr_cpu, r->v[SUM_PROC_USR_CPU]);
+    sum_stat_add(&p->sys_cpu, r->v[SUM_PROC_SYS_CPU]);
+}
+
+/* A cpu_metrics.csv row's disk and network bytes cover (t - dt, t]: each phase gets the share
+ * of them that fell inside it (as energy), and the interval's rate counts for its peak. */
+struct sys_traffic {
+    double bytes[SUM_IO_COUNT];
+    double dt;
+};
+
+static void phase_traffic(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
+                          const void *arg)
+{
+    (void)run;
+    const struct sys_traffic *x = arg;
+    double lo = a > p->t0 ? a : p->t0, hi = b < p->t1 ? b : p->t1;
+    double share = b > a ? (hi > lo ? (hi - lo) / (b - a) : 0) : 1;
+    if (share > 0)
+        sum_system_traffic(&p->sys, x->bytes, x->dt, share);
+}
+
+static void phase_sys_point(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
+                            const void *arg)
+{
+    (void)run, (void)a, (void)b;
+    const double *v = arg; /* free space, cgroup memory, kernel peak if it rose, limit */
+    sum_system_point(&p->sys, v[0], v[1], v[2], v[3]);
+}
+
+/* The disk, network, free-space and container figures of a cpu_metrics.csv row. */
+static void on_cpu_system(struct sum_run *run, const struct sum_cpu_row *r)
+{
+    struct sys_traffic x = {
+        .bytes = {r->v[SUM_CPU_DISK_READ], r->v[SUM_CPU_DISK_WRITE], r->v[SUM_CPU_NET_RX],
+                  r->v[SUM_CPU_NET_TX]},
+        /* the first row's bytes are since hwmon's baseline, one interval before it */
+        .dt = !isnan(r->t) && !isnan(run->sys_prev_t) ? r->t - run->sys_prev_t
+                                                      : run->info.interval_s,
+    };
+    if (!isnan(r->t) && (isnan(run->sys_prev_t) || r->t > run->sys_prev_t))
+        run->sys_prev_t = r->t;
+    /* the kernel's peak counts where it rose: a peak from before the run is not the run's */
+    double k = r->v[SUM_CPU_CG_MEM_PEAK], rose = NAN;
+    if (!isnan(k)) {
+        if (!isnan(run->kpeak_prev) && k > run->kpeak_prev)
+            rose = k;
+        run->kpeak_prev = k;
+    }
+    double pt[4] = {r->v[SUM_CPU_FS_FREE], r->v[SUM_CPU_CG_MEM], rose, r->v[SUM_CPU_CG_MEM_MAX]};
+    sum_system_traffic(&run->sys, x.bytes, x.dt, 1);
+    sum_system_point(&run->sys, pt[0], pt[1], pt[2], pt[3]);
+    if (isnan(r->t))
+        return;
+    if (x.dt > 0)
+        for_phases(run, r->t - x.dt, r->t, phase_traffic, &x);
+    else
+        for_phases(run, r->t, r->t, phase_traffic, &x);
+    for_phases(run, r->t, r->t, phase_sys_point, pt);
 }
 
 static void on_cpu(void *ctx, const struct sum_cpu_row *r)
@@ -554,11 +615,13 @@ static void on_cpu(void *ctx, const struct sum_cpu_row *r)
         run->cg_limit_cores = r->v[SUM_CPU_CG_LIMIT];
     if (!isnan(r->v[SUM_CPU_CG_MEM_MAX]))
         run->cg_mem_max_mib = r->v[SUM_CPU_CG_MEM_MAX];
+    on_cpu_system(run, r);
     see_time(run, r->t);
     add_interval(run, SUM_KIND_CPU, &run->cpu_prev_t, r->t, NULL);
     if (!isnan(r->t)) {
         struct pt2 v = {r->v[SUM_CPU_USR], r->v[SUM_CPU_IDLE]};
         for_phases(run, r->t, r->t, phase_cpu, &v);
+        sum_names_cpu(&run->names, r->t, r->v[SUM_CPU_USR]);
     }
 }
 
@@ -570,8 +633,8 @@ static void on_proc(void *ctx, const struct sum_proc_row *r)
     see_time(run, r->t);
     add_interval(run, SUM_KIND_PROC, &run->proc_prev_t, r->t, NULL);
     if (!isnan(r->t)) {
-        struct pt2 v = {r->v[SUM_PROC_RSS], r->v[SUM_PROC_CPU]};
-        for_phases(run, r->t, r->t, phase_proc, &v);
+        for_phases(run, r->t, r->t, phase_proc, r);
+        sum_names_proc(&run->names, r->t, r->v[SUM_PROC_RSS], r->v[SUM_PROC_CPU]);
     }
 }
 
@@ -746,6 +809,17 @@ static void on_event(void *ctx, const struct sum_event *e)
             free(run->cgroup_json);
             run->cgroup_json = strdup(json_object_to_json_string_ext(
                 cg, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+            /* where the kernel's memory peak stood at start (cpu_metrics.csv's precision),
+             * or 0 when hwmon reset it: only what rises above it is this run's */
+            struct json_object *v;
+            run->kpeak_prev = NAN;
+            if (json_object_object_get_ex(cg, "memory_peak_since_start", &v) &&
+                json_object_get_boolean(v))
+                run->kpeak_prev = 0;
+            else if (json_object_object_get_ex(cg, "memory_peak_mib", &v) &&
+                     (json_object_is_type(v, json_type_double) ||
+                      json_object_is_type(v, json_type_int)))
+                run->kpeak_prev = round(json_object_get_double(v) * 10) / 10;
         }
     }
     if (error_like(e->name)) {
@@ -889,4 +963,19 @@ double sum_run_tree_gpu_mem_peak(const struct sum_run *run, const char **why)
         *why = w;
     /* in the host's namespace, no row of the tree's pids means the tree held no GPU memory */
     return w ? NAN : run->gp_peak_total;
+}
+
+double sum_run_expected_cores(const struct sum_run *run, const char **source)
+{
+    const char *s = NULL;
+    double n = NAN;
+    if (run->cfg && run->cfg->cores > 0)
+        n = run->cfg->cores, s = "option";
+    else if (isfinite(run->cg_limit_cores) && run->cg_limit_cores > 0)
+        n = run->cg_limit_cores, s = "cgroup_quota";
+    else if (isfinite(run->info.cpus_allowed))
+        n = run->info.cpus_allowed, s = "affinity";
+    if (source)
+        *source = s;
+    return n;
 }

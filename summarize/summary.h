@@ -11,9 +11,12 @@
 
 #include "energy.h"
 #include "hwrun/rundir.h"
+#include "ivindex.h"
 #include "outcome.h"
+#include "phasenames.h"
 #include "readers.h"
 #include "stats.h"
+#include "system.h"
 
 #define SUM_MAX_GPUS 64
 #define SUM_MAX_PHASES 4096   /* phases beyond this are counted, not summarized */
@@ -62,6 +65,10 @@ struct sum_phase_acc {
     int signal;      /* 0: none */
     bool failed;
     char *extra;     /* its extra keys as a JSON object text (malloc'd; NULL: none or too long) */
+    /* disks, network, free space, the container's memory (system.h) */
+    struct sum_system sys;
+    /* the tracked process alone and the tree's user/system split (proc_metrics.csv) */
+    struct sum_stat main_rss, main_cpu, main_threads, usr_cpu, sys_cpu;
 };
 
 struct sum_event_type {
@@ -105,6 +112,7 @@ struct sum_config {
     void (*message)(void *ctx, const char *text);
     void *message_ctx;
     const char *params_event;  /* events whose data are the run's parameters (NULL: "config") */
+    double cores;              /* --cores: the job's expected cores (0: from the run) */
 };
 
 /* One of the run's parameters: a scalar of the data of its params events (--params, default
@@ -139,12 +147,12 @@ struct sum_run {
     struct sum_stat all[SUM_GM_COUNT]; /* every GPU together (pytyche's keys) */
     struct sum_stat dmon_mem_all;      /* dmon's "mem" column, every GPU */
 
-    /* phases, in log order; order[] sorts them by start, pmax[] = running max of ends */
+    /* phases, in log order; pidx finds those a sample falls in (ivindex.h) */
     struct sum_phase_acc *phase;
     size_t nphase, phase_cap;
     uint64_t phases_dropped;
-    size_t *order;
-    double *pmax;
+    struct sum_ivx pidx;
+    struct sum_names names; /* every phase by name (phasenames.h) */
 
     /* events */
     struct sum_event_type etype[SUM_MAX_EVENT_TYPES];
@@ -158,6 +166,11 @@ struct sum_run {
     /* CPU and container */
     struct sum_stat cpu[SUM_CPU_COUNT];
     double cg_limit_cores, cg_mem_max_mib;
+    /* disks, network, free space, the container's memory peak (system.h); sys_prev_t: the
+     * previous cpu_metrics.csv row's time, kpeak_prev: its kernel memory peak (the start
+     * event's reading before the first row; 0 when the start event says it was reset) */
+    struct sum_system sys;
+    double sys_prev_t, kpeak_prev;
 
     /* process tree */
     struct sum_stat proc[SUM_PROC_COUNT];
@@ -219,5 +232,10 @@ uint64_t sum_run_num_samples(const struct sum_run *run);
 double sum_run_tree_gpu_mem_peak(const struct sum_run *run, const char **why);
 /* Energy of every GPU together in Wh; NAN when no power was ever measured. */
 double sum_run_energy_wh(const struct sum_run *run);
+/* The cores the job was meant to use, to state its CPU as a share of them (gpu_tracker's
+ * n_expected_cores): --cores (cfg->cores), else the cgroup's CPU quota (cpu_metrics.csv's
+ * cgroup_cpu_limit_cores), else the CPUs of its affinity mask (start event's cpus_allowed);
+ * *source (if source) is "option", "cgroup_quota", "affinity" or NULL; NAN when none. */
+double sum_run_expected_cores(const struct sum_run *run, const char **source);
 
 #endif

@@ -47,8 +47,20 @@ extern const char *const hw_file_names[HW_FILE_COUNT]; /* HW_GPU_FILE, ... */
 /* gpu_procs.csv (no header): --query-compute-apps fields; process_name last (it may hold ", "). */
 #define HW_GPU_PROCS_FIELDS HW_COL_TIMESTAMP ",gpu_uuid,pid,used_gpu_memory,process_name"
 
-/* cpu_metrics.csv: HW_COL_TIMESTAMP, then these in this order; the four cgroup columns only when
- * hwmon runs inside a cgroup v2. summarize's enum sum_cpu_col is this enum. */
+/* cpu_metrics.csv: HW_COL_TIMESTAMP, then these in this order. The cgroup group (HW_CPU_COL_CG_*)
+ * is written only inside a cgroup whose files hwmon can read; the disk, network and free-space
+ * group always (cells empty when unmeasured; disk_* and net_* are bytes since the previous row).
+ * summarize's enum sum_cpu_col is this enum. */
+#define HW_CPU_CG_LIMIT "cgroup_cpu_limit_cores"
+#define HW_CPU_CG_PCT "cgroup_cpu_pct"
+#define HW_CPU_CG_MEM "cgroup_mem_current_mib"
+#define HW_CPU_CG_MEM_MAX "cgroup_mem_max_mib"
+#define HW_CPU_CG_MEM_PEAK "cgroup_mem_peak_mib" /* the kernel's peak counter */
+#define HW_CPU_DISK_READ "disk_read_bytes"
+#define HW_CPU_DISK_WRITE "disk_write_bytes"
+#define HW_CPU_NET_RX "net_rx_bytes"
+#define HW_CPU_NET_TX "net_tx_bytes"
+#define HW_CPU_FS_FREE "fs_free_mib"
 enum hw_cpu_col {
     HW_CPU_COL_USR,
     HW_CPU_COL_IDLE,
@@ -61,9 +73,16 @@ enum hw_cpu_col {
     HW_CPU_COL_CG_PCT,
     HW_CPU_COL_CG_MEM,
     HW_CPU_COL_CG_MEM_MAX,
+    HW_CPU_COL_CG_MEM_PEAK,
+    HW_CPU_COL_DISK_READ,
+    HW_CPU_COL_DISK_WRITE,
+    HW_CPU_COL_NET_RX,
+    HW_CPU_COL_NET_TX,
+    HW_CPU_COL_FS_FREE,
     HW_CPU_COL_COUNT
 };
 #define HW_CPU_COL_FIRST_CGROUP HW_CPU_COL_CG_LIMIT
+#define HW_CPU_COL_FIRST_IO HW_CPU_COL_DISK_READ /* the end of the cgroup group */
 extern const char *const hw_cpu_cols[HW_CPU_COL_COUNT]; /* "usr_pct", ... */
 
 /* proc_metrics.csv: HW_COL_TIMESTAMP, then these in this order; pss_mib only with PSS on
@@ -150,6 +169,9 @@ extern const char *const hw_events[HW_EV_COUNT]; /* the eight above */
 #define HW_PIDNS_INIT "init"
 #define HW_PIDNS_OTHER "other"
 #define HW_FALLBACK_FIELDS "fields"
+/* How many CPUs the job may run on (its affinity mask): summarize's expected cores when the
+ * cgroup sets no CPU quota. */
+#define HW_CPUS_ALLOWED_KEY "cpus_allowed"
 #define HW_STOP_DURATION "duration_s"
 #define HW_STOP_EXIT_STATUS "exit_status"
 #define HW_STOP_REASON "reason"

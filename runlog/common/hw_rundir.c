@@ -20,10 +20,16 @@ const char *const hw_cpu_cols[HW_CPU_COL_COUNT] = {
     [HW_CPU_COL_STEAL] = "steal_pct",
     [HW_CPU_COL_MEM_USED] = "mem_used_mib",
     [HW_CPU_COL_MEM_AVAIL] = "mem_available_mib",
-    [HW_CPU_COL_CG_LIMIT] = "cgroup_cpu_limit_cores",
-    [HW_CPU_COL_CG_PCT] = "cgroup_cpu_pct",
-    [HW_CPU_COL_CG_MEM] = "cgroup_mem_current_mib",
-    [HW_CPU_COL_CG_MEM_MAX] = "cgroup_mem_max_mib",
+    [HW_CPU_COL_CG_LIMIT] = HW_CPU_CG_LIMIT,
+    [HW_CPU_COL_CG_PCT] = HW_CPU_CG_PCT,
+    [HW_CPU_COL_CG_MEM] = HW_CPU_CG_MEM,
+    [HW_CPU_COL_CG_MEM_MAX] = HW_CPU_CG_MEM_MAX,
+    [HW_CPU_COL_CG_MEM_PEAK] = HW_CPU_CG_MEM_PEAK,
+    [HW_CPU_COL_DISK_READ] = HW_CPU_DISK_READ,
+    [HW_CPU_COL_DISK_WRITE] = HW_CPU_DISK_WRITE,
+    [HW_CPU_COL_NET_RX] = HW_CPU_NET_RX,
+    [HW_CPU_COL_NET_TX] = HW_CPU_NET_TX,
+    [HW_CPU_COL_FS_FREE] = HW_CPU_FS_FREE,
 };
 
 const char *const hw_proc_cols[HW_PROC_COL_COUNT] = {

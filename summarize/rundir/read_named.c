@@ -138,8 +138,9 @@ static void named_init(struct sum_reader *r, const char *const *names, int n,
 
 void sum_cpu_init(struct sum_reader *r)
 {
-    /* pytyche's timestamp,usr_pct,idle_pct; hwmon's, outside and inside a cgroup */
-    static const size_t widths[] = {3, 1 + HW_CPU_COL_FIRST_CGROUP, 1 + HW_CPU_COL_COUNT, 0};
+    /* pytyche's timestamp,usr_pct,idle_pct; hwmon's first layouts, outside and inside a cgroup
+     * (up to cgroup_mem_max_mib). Later layouts always have their header. */
+    static const size_t widths[] = {3, 1 + HW_CPU_COL_FIRST_CGROUP, 2 + HW_CPU_COL_CG_MEM_MAX, 0};
     named_init(r, hw_cpu_cols, HW_CPU_COL_COUNT, widths);
 }
 

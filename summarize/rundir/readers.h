@@ -136,6 +136,13 @@ enum sum_cpu_col {
     SUM_CPU_CG_PCT = HW_CPU_COL_CG_PCT,
     SUM_CPU_CG_MEM = HW_CPU_COL_CG_MEM,
     SUM_CPU_CG_MEM_MAX = HW_CPU_COL_CG_MEM_MAX,
+    /* the kernel's memory peak; disk and network bytes since the previous row, free space */
+    SUM_CPU_CG_MEM_PEAK = HW_CPU_COL_CG_MEM_PEAK,
+    SUM_CPU_DISK_READ = HW_CPU_COL_DISK_READ,
+    SUM_CPU_DISK_WRITE = HW_CPU_COL_DISK_WRITE,
+    SUM_CPU_NET_RX = HW_CPU_COL_NET_RX,
+    SUM_CPU_NET_TX = HW_CPU_COL_NET_TX,
+    SUM_CPU_FS_FREE = HW_CPU_COL_FS_FREE,
     SUM_CPU_COUNT = HW_CPU_COL_COUNT
 };
 #define sum_cpu_col_names hw_cpu_cols /* header names: "usr_pct", ... */
@@ -328,6 +335,7 @@ struct sum_run_info {
     uint64_t starts;           /* hwmon start events: more than one means several runs were
                                 * written into one directory, and their figures are mixed */
     int pid_ns;                /* start event's pid_namespace: 0 not said, 1 init, 2 other */
+    double cpus_allowed;       /* start event's cpus_allowed (hwrun/rundir.h; NAN if none) */
 };
 
 /* obj.key as a string / an integer (events' data); NULL / false when absent or another type. */

@@ -16,6 +16,7 @@ void sum_run_info_init(struct sum_run_info *info)
     info->t_stop = NAN;
     info->stop_duration_s = NAN;
     info->interval_s = NAN;
+    info->cpus_allowed = NAN;
 }
 
 const char *sum_json_str(struct json_object *obj, const char *key)
@@ -58,6 +59,9 @@ void sum_run_info_event(struct sum_run_info *info, const struct sum_event *e)
             snprintf(info->smi_tz_raw, sizeof info->smi_tz_raw, "%s", tz);
             info->have_tz = sum_tz_parse(tz, false, &info->tz) == 0;
         }
+        double ca = data_num(e->data, HW_CPUS_ALLOWED_KEY);
+        if (isfinite(ca) && ca >= 1)
+            info->cpus_allowed = ca;
         const char *ns = sum_json_str(e->data, HW_PIDNS_KEY);
         if (ns)
             info->pid_ns = !strcmp(ns, HW_PIDNS_INIT) ? 1 : 2;

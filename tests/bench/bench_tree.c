@@ -5,8 +5,11 @@
  *
  * A tree is built: one process holding MIB MiB (default 4096, touched so that every page is
  * mapped) with CHILDREN (default 3) idle children. Then, on this thread's CPU clock:
- *   baseline  pread of /proc/stat, /proc/meminfo and, per process, stat, io and
- *             task/PID/children (descriptors kept open, nothing parsed) -- the floor;
+ *   baseline  pread of /proc/stat, /proc/meminfo, the cgroup's files, /proc/diskstats,
+ *             /proc/net/dev, an fstatvfs of the output directory and, per process, stat, io
+ *             and task/PID/children (descriptors kept open, nothing parsed) -- the floor;
+ *   old floor the same without the cgroup, disk, network and free space (what hwmon read
+ *             before issue 9's system figures), to show what those cost;
  *   hwmon     mon_sys_sample + mon_tree_sample + both CSV lines, as the sampler thread does;
  *   pss       the same with PSS (smaps_rollup of every process);
  *   smaps     one pread of the big process's smaps_rollup alone.
@@ -19,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -92,11 +96,29 @@ static void rd(int fd)
         perror("pread");
 }
 
+/* The floor: fds[skip_from .. nf) read at offset 0 n times (fds[0], fds[1] always: /proc/stat
+ * and meminfo), and an fstatvfs of fs_fd when >= 0. Seconds of CPU per round. */
+static double floor_loop(const int *fds, int nf, int skip, int fs_fd, int n)
+{
+    double c0 = cpu_now();
+    for (int i = 0; i < n; i++) {
+        (void)mono_now(); /* both sides take the time twice */
+        (void)mono_now();
+        for (int f = 0; f < nf; f++)
+            if (f < 2 || f >= 2 + skip)
+                rd(fds[f]);
+        struct statvfs v;
+        if (fs_fd >= 0)
+            (void)fstatvfs(fs_fd, &v);
+    }
+    return (cpu_now() - c0) / n;
+}
+
 static double run_hwmon(pid_t root, bool pss, int n)
 {
     struct mon_sys sys;
     struct mon_tree tree;
-    if (mon_sys_open(&sys, "/proc", "/sys/fs/cgroup") < 0 ||
+    if (mon_sys_open(&sys, "/proc", "/", ".") < 0 ||
         mon_tree_open(&tree, "/proc", root, pss) < 0) {
         fprintf(stderr, "bench_tree: cannot open the samplers\n");
         exit(1);
@@ -112,7 +134,7 @@ static double run_hwmon(pid_t root, bool pss, int n)
     for (int i = 0; i < n; i++) {
         hw_buf_reset(&b);
         mon_sys_sample(&sys, mono_now(), &ss);
-        mon_csv_cpu_line(&b, "2026-01-01T00:00:00.000+00:00", &ss, sys.cgroup);
+        mon_csv_cpu_line(&b, "2026-01-01T00:00:00.000+00:00", &ss, sys.cg.found);
         mon_tree_sample(&tree, mono_now(), &ts);
         mon_csv_proc_line(&b, "2026-01-01T00:00:00.000+00:00", &ts, pss);
         tree.nchg = 0;
@@ -150,9 +172,14 @@ int main(int argc, char **argv)
     }
 
     /* the bare loop: the same files, kept open, read at offset 0 */
-    int fds[2 + 3 * 65], nf = 0;
-    fds[nf++] = open("/proc/stat", O_RDONLY | O_CLOEXEC);
-    fds[nf++] = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
+    struct mon_sys sys;
+    if (mon_sys_open(&sys, "/proc", "/", ".") < 0) {
+        fprintf(stderr, "bench_tree: cannot open the system sampler\n");
+        return 1;
+    }
+    int fds[64 + 3 * 65], nf = 0;
+    nf = (int)mon_sys_fds(&sys, fds, 64); /* stat, meminfo, cgroup, diskstats, net/dev */
+    int nsys = nf;
     for (int i = -1; i < k; i++) {
         pid_t p = i < 0 ? root : kids[i];
         char kf[64];
@@ -161,23 +188,18 @@ int main(int argc, char **argv)
         fds[nf++] = open_at(p, "io");
         fds[nf++] = open_at(p, kf);
     }
-    double c0 = cpu_now();
-    for (int i = 0; i < n; i++) {
-        (void)mono_now(); /* both sides take the time twice */
-        (void)mono_now();
-        for (int f = 0; f < nf; f++)
-            rd(fds[f]);
-    }
-    double base = (cpu_now() - c0) / n;
-    for (int f = 0; f < nf; f++)
+    double base = floor_loop(fds, nf, 0, sys.io.fs_fd, n);
+    double base_old = floor_loop(fds, nf, nsys - 2, -1, n); /* stat, meminfo and the tree */
+    for (int f = nsys; f < nf; f++)
         if (fds[f] >= 0)
             close(fds[f]);
+    mon_sys_close(&sys);
 
     double hw = run_hwmon(root, false, n);
     int npss = n / 100 > 10 ? n / 100 : 10;
     double hw_pss = run_hwmon(root, true, npss);
     int sfd = open_at(root, "smaps_rollup");
-    c0 = cpu_now();
+    double c0 = cpu_now();
     for (int i = 0; i < npss; i++)
         rd(sfd);
     double smaps = (cpu_now() - c0) / npss;
@@ -191,9 +213,11 @@ int main(int argc, char **argv)
 
     printf("tree: 1 process of %zu MiB + %d children; %d samples (%d with PSS)\n", mib, k, n,
            npss);
+    printf("old floor (no cgroup, disk, net, statvfs) %8.2f us/sample\n", base_old * 1e6);
     printf("baseline (bare preads)   %8.2f us/sample\n", base * 1e6);
     printf("hwmon samplers + CSV     %8.2f us/sample  (%.2f x baseline; goal <= 1.3)\n",
            hw * 1e6, hw / base);
+    printf("hwmon vs the old floor   %.2f x\n", hw / base_old);
     printf("hwmon with PSS           %8.2f us/sample  (%.2f x baseline)\n", hw_pss * 1e6,
            hw_pss / base);
     printf("smaps_rollup of %zu MiB  %8.2f us/read\n", mib, smaps * 1e6);

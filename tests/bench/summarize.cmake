@@ -7,3 +7,11 @@ target_link_libraries(bench_summarize PRIVATE summarize_core)
 target_compile_definitions(bench_summarize PRIVATE
     SUMMARIZE_BIN="$<TARGET_FILE:summarize>"
     ORACLE_PY="${HWRUN_SHARED_DIR}/oracle/pytyche_summary.py")
+
+# bench_phases: summarize on a run of 100 000 repeated phases (issue 10), time and peak RSS
+# against a --baseline binary:
+#   cmake --build build --target bench_phases summarize
+#   build/tests/bench/bench_phases --baseline /path/to/old/summarize
+add_executable(bench_phases ${CMAKE_CURRENT_SOURCE_DIR}/bench_phases.c)
+target_link_libraries(bench_phases PRIVATE hwrun_flags m)
+target_compile_definitions(bench_phases PRIVATE SUMMARIZE_BIN="$<TARGET_FILE:summarize>")

@@ -1,12 +1,14 @@
 /* libFuzzer target for a whole run: the input is cut at "\n@@\n" into run.jsonl,
  * hw_metrics.csv, hw_dmon.csv, cpu_metrics.csv, proc_metrics.csv, gpu_procs.csv and hw_gpm.csv,
- * written to a private temporary directory, summarized and printed in every format. */
+ * written to a private temporary directory, summarized and printed in every format (also in
+ * --units and as --compare of the run with itself). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "compare.h"
 #include "report.h"
 #include "summary.h"
 
@@ -71,6 +73,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sum_report_text(run, &b);
     sum_report_csv_row(run, &b);
     sum_report_jsonl_row(run, &b);
+    /* the phase names, --units and --compare over whatever the phases were */
+    struct sum_units u;
+    char err[64];
+    sum_units_init(&u);
+    sum_units_parse(&u, "mem=GB,time=h,energy=J", err, sizeof err);
+    sum_report_text_u(run, &u, &b);
+    sum_report_csv_row_u(run, &u, &b);
+    sum_report_jsonl_row_u(run, &u, &b);
+    sum_compare_json(run, run, &u, &b);
+    sum_compare_text(run, run, NULL, &b);
     hw_buf_free(&b);
     sum_run_free(run);
     for (int k = 0; k < SUM_KIND_COUNT; k++)

@@ -9,6 +9,7 @@ void add_gpus_suite(void);
 void add_prom_suite(void);
 void add_jobtree_suite(void);
 void add_vocab_suite(void);
+void add_sysmon_suite(void);
 
 void cu_register_all(void)
 {
@@ -19,4 +20,5 @@ void cu_register_all(void)
     add_gpus_suite();
     add_jobtree_suite();
     add_vocab_suite();
+    add_sysmon_suite();
 }

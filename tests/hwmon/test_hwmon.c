@@ -8,12 +8,14 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hwrun/rundir.h"
 #include "hwrun/timeutil.h"
 #include "hwtest.h"
 
@@ -932,6 +934,9 @@ static void test_oracle(void)
     CU_ASSERT_STRING_EQUAL(ht_data_str(start, "smi_tz"), "UTC");
     CU_ASSERT_STRING_EQUAL(ht_data_str(start, "driver_version"), "610.57.04");
     CU_ASSERT(ht_data_int(start, "cpus") >= 1);
+    cpu_set_t aff; /* the job inherits our CPU affinity: its size is the expected cores */
+    CU_ASSERT_FATAL(sched_getaffinity(0, sizeof aff, &aff) == 0);
+    CU_ASSERT_EQUAL(ht_data_int(start, HW_CPUS_ALLOWED_KEY), CPU_COUNT(&aff));
     CU_ASSERT_PTR_NOT_NULL(ht_data_str(start, "host"));
     CU_ASSERT_PTR_NOT_NULL(ht_data_str(start, "kernel"));
     json_object *gpus = ht_data(start, "gpus"), *ch = ht_data(start, "children");

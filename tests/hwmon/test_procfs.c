@@ -1,5 +1,5 @@
 /* procfs suite: hwmon's /proc parsers and samplers against the fake trees in testdata/proc/
- * (modern and old-kernel layouts, a comm like "a) b (c", a cgroup v2 directory), and the live
+ * (modern and old-kernel layouts, a comm like "a) b (c"), and the live
  * /proc for a real process tree, including CPU time of children that exited between samples. */
 #include <CUnit/CUnit.h>
 #include <errno.h>
@@ -105,17 +105,6 @@ static void test_parse_misc(void)
     CU_ASSERT_EQUAL(r, 4096);
     CU_ASSERT_EQUAL(w, 8192);
     CU_ASSERT_EQUAL(mon_parse_pid_io("rchar: 5\n", &r, &w), -EINVAL);
-    char p[64];
-    CU_ASSERT_EQUAL(mon_parse_cgroup_v2_path("4:memory:/x\n0::/pod.slice/job\n", p, sizeof p), 0);
-    CU_ASSERT_STRING_EQUAL(p, "/pod.slice/job");
-    CU_ASSERT_EQUAL(mon_parse_cgroup_v2_path("4:memory:/x\n", p, sizeof p), -ENOENT);
-    CU_ASSERT_EQUAL(mon_parse_cgroup_v2_path("0::/aaaaaaaa\n", p, 4), -ENAMETOOLONG);
-    double c = 0;
-    CU_ASSERT_EQUAL(mon_parse_cpu_max("200000 100000\n", &c), 0);
-    CU_ASSERT_DOUBLE_EQUAL(c, 2.0, 1e-9);
-    CU_ASSERT_EQUAL(mon_parse_cpu_max("max 100000\n", &c), 0);
-    CU_ASSERT_DOUBLE_EQUAL(c, -1.0, 1e-9);
-    CU_ASSERT_EQUAL(mon_parse_cpu_max("junk\n", &c), -EINVAL);
 }
 
 static void test_csv_format(void)
@@ -143,11 +132,29 @@ static void test_csv_format(void)
                                 .mem_used_mib = 1,
                                 .mem_avail_mib = 2};
     mon_csv_cpu_line(&b, "T", &ss, true);
-    CU_ASSERT_STRING_EQUAL(b.p, "T,50.0,25.5,0.0,0.0,0.0,1.0,2.0,,,,\n");
+    CU_ASSERT_STRING_EQUAL(b.p, "T,50.0,25.5,0.0,0.0,0.0,1.0,2.0,,,,,,,,,,\n");
+    hw_buf_reset(&b);
+    ss.cg = (struct mon_cg_sample){.have_limit = true, .limit_cores = 0.25, .have_mem_peak = true,
+                                   .mem_peak_mib = 7.26};
+    ss.io = (struct mon_io_sample){.have_disk = true, .disk_read_bytes = 512, .have_fs = true,
+                                   .fs_free_mib = 1024};
+    mon_csv_cpu_line(&b, "T", &ss, true);
+    CU_ASSERT_STRING_EQUAL(b.p, "T,50.0,25.5,0.0,0.0,0.0,1.0,2.0,0.25,,,,7.3,512,0,,,1024.0\n");
+    hw_buf_reset(&b);
+    mon_csv_cpu_line(&b, "T", &ss, false);
+    CU_ASSERT_STRING_EQUAL(b.p, "T,50.0,25.5,0.0,0.0,0.0,1.0,2.0,512,0,,,1024.0\n");
     hw_buf_reset(&b);
     mon_csv_cpu_header(&b, false);
     CU_ASSERT_STRING_EQUAL(b.p, "timestamp,usr_pct,idle_pct,sys_pct,iowait_pct,steal_pct,"
-                                "mem_used_mib,mem_available_mib\n");
+                                "mem_used_mib,mem_available_mib,disk_read_bytes,"
+                                "disk_write_bytes,net_rx_bytes,net_tx_bytes,fs_free_mib\n");
+    hw_buf_reset(&b);
+    mon_csv_cpu_header(&b, true);
+    CU_ASSERT_STRING_EQUAL(b.p, "timestamp,usr_pct,idle_pct,sys_pct,iowait_pct,steal_pct,"
+                                "mem_used_mib,mem_available_mib,cgroup_cpu_limit_cores,"
+                                "cgroup_cpu_pct,cgroup_mem_current_mib,cgroup_mem_max_mib,"
+                                "cgroup_mem_peak_mib,disk_read_bytes,disk_write_bytes,"
+                                "net_rx_bytes,net_tx_bytes,fs_free_mib\n");
     hw_buf_reset(&b);
     mon_csv_proc_header(&b, true);
     CU_ASSERT_STRING_EQUAL(b.p, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes,"
@@ -232,41 +239,30 @@ static void test_tree_old(void)
 
 static void test_sys_modern(void)
 {
-    char *root = td("modern"), *cg = td("cgroup");
+    char *root = td("modern");
     struct mon_sys s;
-    CU_ASSERT_EQUAL_FATAL(mon_sys_open(&s, root, cg), 0);
-    CU_ASSERT_TRUE(s.cgroup);
-    CU_ASSERT_STRING_EQUAL(s.cgroup_path, "/pod.slice/job");
+    CU_ASSERT_EQUAL_FATAL(mon_sys_open(&s, root, NULL, NULL), 0); /* no /sys: no cgroup, disks */
+    CU_ASSERT_FALSE(s.cg.found);
     struct mon_sys_sample x;
     CU_ASSERT_EQUAL(mon_sys_sample(&s, 1.0, &x), 0);
     CU_ASSERT_FALSE(x.have_cpu);
     CU_ASSERT_TRUE(x.have_mem);
     CU_ASSERT_DOUBLE_EQUAL(x.mem_avail_mib, 8000.0, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(x.mem_used_mib, 8000.0, 1e-9);
-    CU_ASSERT_TRUE(x.have_cg_limit);
-    CU_ASSERT_DOUBLE_EQUAL(x.cg_limit_cores, 2.0, 1e-9);
-    CU_ASSERT_TRUE(x.have_cg_mem);
-    CU_ASSERT_DOUBLE_EQUAL(x.cg_mem_cur_mib, 100.0, 1e-9);
-    CU_ASSERT_FALSE(x.have_cg_mem_max); /* "max" */
+    CU_ASSERT_FALSE(x.cg.have_mem || x.io.have_fs);
     CU_ASSERT_EQUAL(mon_sys_sample(&s, 2.0, &x), 0);
     CU_ASSERT_FALSE(x.have_cpu); /* no jiffies passed: not measured, not 0/0 */
-    CU_ASSERT_TRUE(x.have_cg_cpu);
-    CU_ASSERT_DOUBLE_EQUAL(x.cg_cpu_pct, 0.0, 1e-9);
-    mon_sys_close(&s);
-    /* without a cgroup root (or on a v1 host) no cgroup columns */
-    CU_ASSERT_EQUAL_FATAL(mon_sys_open(&s, root, NULL), 0);
-    CU_ASSERT_FALSE(s.cgroup);
+    CU_ASSERT_FALSE(x.io.have_disk || x.io.have_net); /* no diskstats, net/dev */
     mon_sys_close(&s);
     free(root);
-    free(cg);
 }
 
 static void test_sys_old(void)
 {
     char *root = td("old");
     struct mon_sys s;
-    CU_ASSERT_EQUAL_FATAL(mon_sys_open(&s, root, "/nonexistent"), 0);
-    CU_ASSERT_FALSE(s.cgroup);
+    CU_ASSERT_EQUAL_FATAL(mon_sys_open(&s, root, "/nonexistent", NULL), 0);
+    CU_ASSERT_FALSE(s.cg.found);
     struct mon_sys_sample x;
     CU_ASSERT_EQUAL(mon_sys_sample(&s, 1.0, &x), 0);
     CU_ASSERT_TRUE(x.have_mem);
@@ -278,7 +274,7 @@ static void test_sys_old(void)
 static void test_sys_live(void)
 {
     struct mon_sys s;
-    CU_ASSERT_EQUAL_FATAL(mon_sys_open(&s, "/proc", "/sys/fs/cgroup"), 0);
+    CU_ASSERT_EQUAL_FATAL(mon_sys_open(&s, "/proc", "/", NULL), 0);
     struct mon_sys_sample x;
     CU_ASSERT_EQUAL(mon_sys_sample(&s, 0.0, &x), 0);
     th_sleep(0.2);
@@ -528,7 +524,7 @@ void add_procfs_suite(void)
     CU_add_test(s, "tree_children", test_tree_children);
     CU_add_test(s, "tree_scan", test_tree_scan);
     CU_add_test(s, "tree_old", test_tree_old);
-    CU_add_test(s, "sys_modern_cgroup", test_sys_modern);
+    CU_add_test(s, "sys_modern", test_sys_modern);
     CU_add_test(s, "sys_old", test_sys_old);
     CU_add_test(s, "sys_live", test_sys_live);
     CU_add_test(s, "tree_live", test_tree_live);

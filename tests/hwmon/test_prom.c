@@ -82,8 +82,10 @@ static void test_exposition(void)
         false);
     put(dir, "cpu_metrics.csv",
         "timestamp,usr_pct,idle_pct,sys_pct,iowait_pct,steal_pct,mem_used_mib,"
-        "mem_available_mib\n"
-        "2026-11-21T10:00:01.000+00:00,12.5,80.0,7.5,,0.0,1024.0,2048.5\n",
+        "mem_available_mib,disk_read_bytes,disk_write_bytes,net_rx_bytes,net_tx_bytes,"
+        "fs_free_mib\n"
+        "2026-11-21T10:00:00.500+00:00,12.5,80.0,7.5,,0.0,1024.0,2048.5,4096,0,,,10.0\n"
+        "2026-11-21T10:00:01.000+00:00,12.5,80.0,7.5,,0.0,1024.0,2048.5,1000,0,,,20.0\n",
         false);
     struct mon_prom p;
     memset(&p, 0, sizeof p);
@@ -109,6 +111,8 @@ static void test_exposition(void)
         "hwrun_cpu_usage_ratio{mode=\"user\"} 0.125\nhwrun_cpu_usage_ratio{mode=\"system\"} 0.075\n"
         "hwrun_cpu_usage_ratio{mode=\"steal\"} 0.0\n",
         "hwrun_memory_available_bytes 2148007936.0\n",
+        "hwrun_disk_read_bytes_total 5096.0\n", "hwrun_disk_written_bytes_total 0.0\n",
+        "hwrun_output_fs_free_bytes 20971520.0\n",
         "hwrun_samples_total 3.0\n", "hwrun_skipped_slots_total 1.0\n",
         "hwrun_child_restarts_total 2.0\n", "hwrun_phases_total 1.0\n", "hwrun_running 1.0\n",
     };
@@ -123,6 +127,7 @@ static void test_exposition(void)
     CU_ASSERT_PTR_NULL(strstr(text, "mode=\"iowait\""));
     CU_ASSERT_PTR_NULL(strstr(text, "sm_active"));
     CU_ASSERT_PTR_NULL(strstr(text, "hwrun_tree_"));
+    CU_ASSERT_PTR_NULL(strstr(text, "hwrun_network_")); /* empty cells: never measured */
     free(text);
     if (have_program("promtool")) {
         CU_ASSERT_EQUAL(promtool_check(out), 0);

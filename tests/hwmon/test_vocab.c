@@ -91,26 +91,25 @@ static void test_csv_columns(void)
         hw_buf_init(&b, NULL, 0);
         mon_csv_cpu_header(&b, cg);
         bool want[SUM_CPU_COUNT];
-        for (int k = 0; k < SUM_CPU_COUNT; k++)
-            want[k] = cg || k < HW_CPU_COL_FIRST_CGROUP;
+        for (int k = 0; k < SUM_CPU_COUNT; k++) /* the cgroup group only inside one */
+            want[k] = cg || k < HW_CPU_COL_FIRST_CGROUP || k >= HW_CPU_COL_FIRST_IO;
         check_header(b.p, sum_cpu_col_names, SUM_CPU_COUNT, want);
-        struct mon_sys_sample s = {.have_cpu = true,
-                                   .have_mem = true,
-                                   .have_cg_limit = true,
-                                   .have_cg_cpu = true,
-                                   .have_cg_mem = true,
-                                   .have_cg_mem_max = true,
-                                   .usr_pct = 1.5,
-                                   .idle_pct = 2.5,
-                                   .sys_pct = 3.5,
-                                   .iowait_pct = 4.5,
-                                   .steal_pct = 5.5,
-                                   .mem_used_mib = 6.5,
-                                   .mem_avail_mib = 7.5,
-                                   .cg_limit_cores = 0.25,
-                                   .cg_cpu_pct = 9.5,
-                                   .cg_mem_cur_mib = 10.5,
-                                   .cg_mem_max_mib = 11.5};
+        struct mon_sys_sample s = {
+            .have_cpu = true,
+            .have_mem = true,
+            .usr_pct = 1.5,
+            .idle_pct = 2.5,
+            .sys_pct = 3.5,
+            .iowait_pct = 4.5,
+            .steal_pct = 5.5,
+            .mem_used_mib = 6.5,
+            .mem_avail_mib = 7.5,
+            .cg = {.have_limit = true, .have_cpu = true, .have_mem = true, .have_mem_max = true,
+                   .have_mem_peak = true, .limit_cores = 0.25, .cpu_pct = 9.5,
+                   .mem_cur_mib = 10.5, .mem_max_mib = 11.5, .mem_peak_mib = 12.5},
+            .io = {.have_disk = true, .have_net = true, .have_fs = true, .disk_read_bytes = 13,
+                   .disk_write_bytes = 14, .net_rx_bytes = 15, .net_tx_bytes = 16,
+                   .fs_free_mib = 17.5}};
         mon_csv_cpu_line(&b, "2026-11-21T15:27:49.697+00:00", &s, cg);
         struct rows rows = {0};
         read_back(SUM_KIND_CPU, b.p, &rows);
@@ -119,7 +118,9 @@ static void test_csv_columns(void)
             [SUM_CPU_USR] = 1.5,       [SUM_CPU_IDLE] = 2.5,       [SUM_CPU_SYS] = 3.5,
             [SUM_CPU_IOWAIT] = 4.5,    [SUM_CPU_STEAL] = 5.5,      [SUM_CPU_MEM_USED] = 6.5,
             [SUM_CPU_MEM_AVAIL] = 7.5, [SUM_CPU_CG_LIMIT] = 0.25,  [SUM_CPU_CG_PCT] = 9.5,
-            [SUM_CPU_CG_MEM] = 10.5,   [SUM_CPU_CG_MEM_MAX] = 11.5};
+            [SUM_CPU_CG_MEM] = 10.5,   [SUM_CPU_CG_MEM_MAX] = 11.5, [SUM_CPU_CG_MEM_PEAK] = 12.5,
+            [SUM_CPU_DISK_READ] = 13,  [SUM_CPU_DISK_WRITE] = 14,   [SUM_CPU_NET_RX] = 15,
+            [SUM_CPU_NET_TX] = 16,     [SUM_CPU_FS_FREE] = 17.5};
         for (int k = 0; k < SUM_CPU_COUNT; k++) {
             if (want[k]) {
                 CU_ASSERT_DOUBLE_EQUAL(rows.cpu.v[k], want_v[k], 1e-9);
@@ -267,7 +268,7 @@ static void test_hwmon_writes_what_summarize_reads(void)
     bool want_cpu[SUM_CPU_COUNT];
     bool cg = strstr(text, hw_cpu_cols[HW_CPU_COL_FIRST_CGROUP]) != NULL;
     for (int k = 0; k < SUM_CPU_COUNT; k++)
-        want_cpu[k] = cg || k < HW_CPU_COL_FIRST_CGROUP;
+        want_cpu[k] = cg || k < HW_CPU_COL_FIRST_CGROUP || k >= HW_CPU_COL_FIRST_IO;
     check_header(text, sum_cpu_col_names, SUM_CPU_COUNT, want_cpu);
     free(text);
     free(p);

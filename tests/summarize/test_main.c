@@ -172,4 +172,6 @@ void cu_register_all(void)
     add_gpm_suite();
     add_outcome_suite();
     add_outputs_suite();
+    add_system_suite();
+    add_aggregates_suites();
 }

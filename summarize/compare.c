@@ -1,0 +1,265 @@
+/* Two runs side by side: see compare.h. */
+#include "compare.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hwrun/jsonw.h"
+#include "report.h"
+
+struct fig {
+    char *name;
+    double v[2]; /* A, B; NAN: unmeasured or absent */
+    bool integer;
+};
+
+struct figs {
+    struct fig *f;
+    size_t n, cap;
+    int side;
+    bool oom;
+};
+
+static void add_fig(void *ctx, const char *name, double v, bool integer)
+{
+    struct figs *s = ctx;
+    for (size_t i = 0; i < s->n; i++) /* line up by name; a run has at most a few thousand */
+        if (!strcmp(s->f[i].name, name)) {
+            s->f[i].v[s->side] = v;
+            return;
+        }
+    if (s->n == s->cap) {
+        size_t nc = s->cap ? s->cap * 2 : 64;
+        void *p = realloc(s->f, nc * sizeof *s->f);
+        if (!p) {
+            s->oom = true;
+            return;
+        }
+        s->f = p;
+        s->cap = nc;
+    }
+    char *nm = strdup(name);
+    if (!nm) {
+        s->oom = true;
+        return;
+    }
+    s->f[s->n++] = (struct fig){nm, {NAN, NAN}, integer};
+    s->f[s->n - 1].v[s->side] = v;
+}
+
+/* Row figures first, then the phase.NAME.* ones, each side's in its order. */
+static void collect(struct figs *s, const struct sum_run *a, const struct sum_run *b,
+                    const struct sum_units *u)
+{
+    memset(s, 0, sizeof *s);
+    for (int phases = 0; phases < 2; phases++)
+        for (s->side = 0; s->side < 2; s->side++)
+            sum_report_figures(s->side ? b : a, u, !phases, phases, add_fig, s);
+}
+
+static void figs_free(struct figs *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->f[i].name);
+    free(s->f);
+}
+
+static double change(const struct fig *f)
+{
+    return f->v[1] - f->v[0]; /* NAN when either is */
+}
+
+static double change_pct(const struct fig *f)
+{
+    return f->v[0] != 0 ? (f->v[1] - f->v[0]) / fabs(f->v[0]) * 100 : NAN;
+}
+
+/* "phase.NAME.key": NAME (which may hold dots) and key; false for a row figure. */
+static bool phase_of(const char *name, const char **nm, size_t *nl, const char **key)
+{
+    const char *dot = strrchr(name, '.');
+    if (strncmp(name, "phase.", 6) != 0 || !dot || dot < name + 6)
+        return false;
+    *nm = name + 6;
+    *nl = (size_t)(dot - *nm);
+    *key = dot + 1;
+    return true;
+}
+
+/* Figure k's key when it belongs to phase nm (nl bytes), else NULL. */
+static const char *key_in(const struct figs *s, size_t k, const char *nm, size_t nl)
+{
+    const char *n2, *k2;
+    size_t l2;
+    return phase_of(s->f[k].name, &n2, &l2, &k2) && l2 == nl && !memcmp(n2, nm, nl) ? k2 : NULL;
+}
+
+/* Whether figure i is the first of its phase name (then *nm, *nl name it). */
+static bool first_of_phase(const struct figs *s, size_t i, const char **nm, size_t *nl)
+{
+    const char *key;
+    if (!phase_of(s->f[i].name, nm, nl, &key))
+        return false;
+    for (size_t k = 0; k < i; k++)
+        if (key_in(s, k, *nm, *nl))
+            return false;
+    return true;
+}
+
+static void json_val(struct hw_buf *b, double v, bool integer)
+{
+    if (isfinite(v))
+        sum_report_cell(b, v, integer);
+    else
+        hw_buf_puts(b, "null");
+}
+
+static void json_metric(struct hw_buf *b, const char *indent, const char *metric,
+                        const struct fig *f, bool first)
+{
+    hw_buf_printf(b, "%s\n%s{\"metric\": ", first ? "" : ",", indent);
+    hw_buf_json_str(b, metric, strlen(metric));
+    hw_buf_puts(b, ", \"a\": ");
+    json_val(b, f->v[0], f->integer);
+    hw_buf_puts(b, ", \"b\": ");
+    json_val(b, f->v[1], f->integer);
+    hw_buf_puts(b, ", \"change\": ");
+    json_val(b, change(f), f->integer);
+    hw_buf_puts(b, ", \"change_pct\": ");
+    json_val(b, change_pct(f), false);
+    hw_buf_putc(b, '}');
+}
+
+static void json_side(struct hw_buf *b, const char *key, const struct sum_run *r, bool last)
+{
+    hw_buf_printf(b, "  \"%s\": {\"dir\": ", key);
+    if (r->dir)
+        hw_buf_json_str(b, r->dir, strlen(r->dir));
+    else
+        hw_buf_puts(b, "null");
+    hw_buf_puts(b, ", \"status\": ");
+    const char *st = sum_status_names[r->outcome.status];
+    hw_buf_json_str(b, st, strlen(st));
+    hw_buf_puts(b, last ? "}\n" : "},\n");
+}
+
+void sum_compare_json(const struct sum_run *a, const struct sum_run *b, const struct sum_units *u,
+                      struct hw_buf *out)
+{
+    struct figs s;
+    collect(&s, a, b, u);
+    hw_buf_puts(out, "{\n  \"schema\": \"hwrun.compare/1\",\n");
+    json_side(out, "a", a, false);
+    json_side(out, "b", b, false);
+    hw_buf_puts(out, "  \"metrics\": [");
+    bool first = true;
+    const char *nm, *key;
+    size_t nl;
+    for (size_t i = 0; i < s.n; i++)
+        if (!phase_of(s.f[i].name, &nm, &nl, &key)) {
+            json_metric(out, "    ", s.f[i].name, &s.f[i], first);
+            first = false;
+        }
+    hw_buf_puts(out, first ? "],\n  \"phases\": [" : "\n  ],\n  \"phases\": [");
+    /* one object per phase name, its figures in order */
+    bool firstp = true;
+    for (size_t i = 0; i < s.n; i++) {
+        if (!first_of_phase(&s, i, &nm, &nl))
+            continue;
+        hw_buf_printf(out, "%s\n    {\"name\": ", firstp ? "" : ",");
+        firstp = false;
+        hw_buf_json_str(out, nm, nl);
+        hw_buf_puts(out, ", \"metrics\": [");
+        bool fm = true;
+        for (size_t k = i; k < s.n; k++)
+            if ((key = key_in(&s, k, nm, nl))) {
+                json_metric(out, "      ", key, &s.f[k], fm);
+                fm = false;
+            }
+        hw_buf_puts(out, "\n    ]}");
+    }
+    hw_buf_puts(out, firstp ? "]\n}\n" : "\n  ]\n}\n");
+    if (s.oom)
+        out->oom = true;
+    figs_free(&s);
+}
+
+static void text_val(struct hw_buf *b, double v, bool integer, const char *unit)
+{
+    struct hw_buf t;
+    char st[64];
+    hw_buf_init(&t, st, sizeof st);
+    if (integer && isfinite(v))
+        hw_buf_printf(&t, "%.0f%s", v, unit);
+    else
+        sum_fmt_num(&t, v, unit);
+    hw_buf_printf(b, " %14s", t.p ? t.p : "");
+    hw_buf_free(&t);
+}
+
+static void text_metric(struct hw_buf *out, const char *indent, const char *metric,
+                        const struct fig *f)
+{
+    if (!isfinite(f->v[0]) && !isfinite(f->v[1]))
+        return;
+    hw_buf_printf(out, "%s%-*.*s", indent, (int)(34 - strlen(indent)), 60, metric);
+    text_val(out, f->v[0], f->integer, "");
+    text_val(out, f->v[1], f->integer, "");
+    double d = change(f);
+    hw_buf_puts(out, "  ");
+    struct hw_buf t;
+    char st[64];
+    hw_buf_init(&t, st, sizeof st);
+    if (isfinite(d) && d > 0)
+        hw_buf_putc(&t, '+'); /* the sign says which way */
+    if (f->integer && isfinite(d))
+        hw_buf_printf(&t, "%.0f", d);
+    else
+        sum_fmt_num(&t, d, "");
+    hw_buf_printf(out, "%-13s", t.p ? t.p : "");
+    hw_buf_free(&t);
+    double pct = change_pct(f);
+    if (isfinite(pct) && pct > 0)
+        hw_buf_putc(out, '+');
+    sum_fmt_num(out, pct, "%");
+    hw_buf_putc(out, '\n');
+}
+
+/* Text from the data without control characters (as report.c's). */
+static void safe_put(struct hw_buf *b, const char *s, size_t n)
+{
+    for (size_t i = 0; s && i < n && s[i]; i++)
+        hw_buf_putc(b, (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i]);
+}
+
+void sum_compare_text(const struct sum_run *a, const struct sum_run *b, const struct sum_units *u,
+                      struct hw_buf *out)
+{
+    struct figs s;
+    collect(&s, a, b, u);
+    hw_buf_puts(out, "compare A ");
+    safe_put(out, a->dir ? a->dir : "(files)", SIZE_MAX);
+    hw_buf_printf(out, " (%s)\n        B ", sum_status_names[a->outcome.status]);
+    safe_put(out, b->dir ? b->dir : "(files)", SIZE_MAX);
+    hw_buf_printf(out, " (%s)\n", sum_status_names[b->outcome.status]);
+    hw_buf_printf(out, "  %-32s %14s %14s  %-14s%s\n", "metric", "A", "B", "change", "%");
+    const char *nm, *key;
+    size_t nl;
+    for (size_t i = 0; i < s.n; i++)
+        if (!phase_of(s.f[i].name, &nm, &nl, &key))
+            text_metric(out, "  ", s.f[i].name, &s.f[i]);
+    for (size_t i = 0; i < s.n; i++) {
+        if (!first_of_phase(&s, i, &nm, &nl))
+            continue;
+        hw_buf_puts(out, "  phase ");
+        safe_put(out, nm, nl);
+        hw_buf_putc(out, '\n');
+        for (size_t k = i; k < s.n; k++)
+            if ((key = key_in(&s, k, nm, nl)))
+                text_metric(out, "    ", key, &s.f[k]);
+    }
+    if (s.oom)
+        out->oom = true;
+    figs_free(&s);
+}

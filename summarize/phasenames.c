@@ -1,0 +1,265 @@
+/* Phases by name: see phasenames.h. */
+#include "phasenames.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sum_win {
+    double t0, t1;
+    uint32_t name;
+};
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+/* The name's index, added if new; -1 when there is no room. */
+static long name_index(struct sum_names *s, const char *name)
+{
+    if (s->n * 2 >= s->nslot) { /* keep the table at most half full */
+        size_t ns = s->nslot ? s->nslot * 2 : 64;
+        uint32_t *t = calloc(ns, sizeof *t);
+        if (!t)
+            return -1;
+        for (size_t i = 0; i < s->n; i++) {
+            size_t h = hash_str(s->v[i].name) & (ns - 1);
+            while (t[h])
+                h = (h + 1) & (ns - 1);
+            t[h] = (uint32_t)i + 1;
+        }
+        free(s->slot);
+        s->slot = t;
+        s->nslot = ns;
+    }
+    size_t h = hash_str(name) & (s->nslot - 1);
+    for (; s->slot[h]; h = (h + 1) & (s->nslot - 1))
+        if (!strcmp(s->v[s->slot[h] - 1].name, name))
+            return (long)s->slot[h] - 1;
+    if (s->n == SUM_MAX_PHASE_NAMES)
+        return -1;
+    if (s->n == s->cap) {
+        size_t nc = s->cap ? s->cap * 2 : 8;
+        void *p = realloc(s->v, nc * sizeof *s->v);
+        if (!p)
+            return -1;
+        s->v = p;
+        s->cap = nc;
+    }
+    struct sum_name_acc *a = &s->v[s->n];
+    memset(a, 0, sizeof *a);
+    if (!(a->name = strdup(name)))
+        return -1;
+    a->d_min = INFINITY;
+    a->d_max = -INFINITY;
+    /* means and maxima only: a name's windows may hold most of the run */
+    a->util.no_quant = a->mem_used.no_quant = a->power.no_quant = true;
+    a->cpu_usr.no_quant = a->proc_cpu.no_quant = a->proc_rss.no_quant = true;
+    s->slot[h] = (uint32_t)s->n + 1;
+    return (long)s->n++;
+}
+
+const struct sum_name_acc *sum_names_find(const struct sum_names *s, const char *name)
+{
+    if (!s->nslot || !name)
+        return NULL;
+    for (size_t h = hash_str(name) & (s->nslot - 1); s->slot[h]; h = (h + 1) & (s->nslot - 1))
+        if (!strcmp(s->v[s->slot[h] - 1].name, name))
+            return &s->v[s->slot[h] - 1];
+    return NULL;
+}
+
+struct sum_name_acc *sum_names_add(struct sum_names *s, const char *name, double t0, double t1,
+                                   double seconds, bool failed)
+{
+    long i = name_index(s, name ? name : "");
+    if (i < 0) {
+        s->names_dropped++;
+        return NULL;
+    }
+    struct sum_name_acc *a = &s->v[i];
+    a->count++;
+    a->failed += failed;
+    /* the entry's own seconds: t1 - t0 of epoch times carries ~2e-7 s of noise, which 100 000
+     * steps would add up */
+    double d = isfinite(seconds) ? seconds : t1 - t0;
+    if (isfinite(d) && d >= 0) { /* Welford: no cancellation over 100 000 steps */
+        a->timed++;
+        a->d_sum += d;
+        double delta = d - a->d_mean;
+        a->d_mean += delta / (double)a->timed;
+        a->d_m2 += delta * (d - a->d_mean);
+        a->d_min = fmin(a->d_min, d);
+        a->d_max = fmax(a->d_max, d);
+    }
+    if (!(t1 >= t0))
+        return a; /* no window */
+    if (s->nwin == SUM_MAX_PHASE_WINDOWS) {
+        s->windows_dropped++;
+        return a;
+    }
+    if (s->nwin == s->wcap) {
+        size_t nc = s->wcap ? s->wcap * 2 : 64;
+        void *p = realloc(s->win, nc * sizeof *s->win);
+        if (!p) {
+            s->windows_dropped++;
+            return a;
+        }
+        s->win = p;
+        s->wcap = nc;
+    }
+    s->win[s->nwin++] = (struct sum_win){t0, t1, (uint32_t)i};
+    return a;
+}
+
+static int cmp_win(const void *a, const void *b)
+{
+    const struct sum_win *x = a, *y = b;
+    if (x->name != y->name)
+        return x->name < y->name ? -1 : 1;
+    return (x->t0 > y->t0) - (x->t0 < y->t0);
+}
+
+void sum_names_index(struct sum_names *s)
+{
+    if (!s->nwin)
+        return;
+    qsort(s->win, s->nwin, sizeof *s->win, cmp_win);
+    /* each name's union: windows that overlap or touch become one */
+    size_t m = 0;
+    for (size_t i = 0; i < s->nwin; i++) {
+        struct sum_win w = s->win[i];
+        if (m && s->win[m - 1].name == w.name && w.t0 <= s->win[m - 1].t1) {
+            if (w.t0 < s->win[m - 1].t1 - SUM_PHASE_TS_RES) /* not ts's ms rounding */
+                s->v[w.name].overlapping++;
+            if (w.t1 > s->win[m - 1].t1)
+                s->win[m - 1].t1 = w.t1;
+            continue;
+        }
+        s->win[m++] = w;
+    }
+    s->nwin = m;
+    double *t0 = malloc(m * sizeof *t0), *t1 = malloc(m * sizeof *t1);
+    if (t0 && t1) {
+        for (size_t i = 0; i < m; i++) {
+            t0[i] = s->win[i].t0;
+            t1[i] = s->win[i].t1;
+            s->v[s->win[i].name].span_s += t1[i] - t0[i];
+        }
+        sum_ivx_build(&s->ivx, t0, t1, m); /* empty on ENOMEM: no sample figures */
+    }
+    free(t0);
+    free(t1);
+}
+
+struct pt {
+    struct sum_names *s;
+    double v[3];
+};
+
+static void on_gpu_hit(void *ctx, uint32_t id, double t0, double t1)
+{
+    (void)t0, (void)t1;
+    struct pt *p = ctx;
+    struct sum_name_acc *a = &p->s->v[p->s->win[id].name];
+    sum_stat_add(&a->util, p->v[0]);
+    sum_stat_add(&a->mem_used, p->v[1]);
+    sum_stat_add(&a->power, p->v[2]);
+}
+
+void sum_names_gpu(struct sum_names *s, double t, double util, double mem_used, double power)
+{
+    struct pt p = {s, {util, mem_used, power}};
+    sum_ivx_query(&s->ivx, t, t, on_gpu_hit, &p);
+}
+
+static void on_cpu_hit(void *ctx, uint32_t id, double t0, double t1)
+{
+    (void)t0, (void)t1;
+    struct pt *p = ctx;
+    sum_stat_add(&p->s->v[p->s->win[id].name].cpu_usr, p->v[0]);
+}
+
+void sum_names_cpu(struct sum_names *s, double t, double usr)
+{
+    struct pt p = {s, {usr}};
+    sum_ivx_query(&s->ivx, t, t, on_cpu_hit, &p);
+}
+
+static void on_proc_hit(void *ctx, uint32_t id, double t0, double t1)
+{
+    (void)t0, (void)t1;
+    struct pt *p = ctx;
+    struct sum_name_acc *a = &p->s->v[p->s->win[id].name];
+    sum_stat_add(&a->proc_rss, p->v[0]);
+    sum_stat_add(&a->proc_cpu, p->v[1]);
+}
+
+void sum_names_proc(struct sum_names *s, double t, double rss, double cpu)
+{
+    struct pt p = {s, {rss, cpu}};
+    sum_ivx_query(&s->ivx, t, t, on_proc_hit, &p);
+}
+
+struct seg {
+    struct sum_names *s;
+    double t1, p1, t2, p2;
+};
+
+/* The trapezoid of the step cut to the window: the same rule as a phase entry's energy. */
+static void on_energy_hit(void *ctx, uint32_t id, double w0, double w1)
+{
+    const struct seg *g = ctx;
+    double x = fmax(g->t1, w0), y = fmin(g->t2, w1);
+    if (y <= x)
+        return;
+    double slope = (g->p2 - g->p1) / (g->t2 - g->t1);
+    double px = g->p1 + slope * (x - g->t1), py = g->p1 + slope * (y - g->t1);
+    struct sum_name_acc *a = &g->s->v[g->s->win[id].name];
+    a->energy_j += (px + py) / 2.0 * (y - x);
+    a->energy_seen = true;
+}
+
+void sum_names_energy(struct sum_names *s, double t1, double p1, double t2, double p2)
+{
+    struct seg g = {s, t1, p1, t2, p2};
+    sum_ivx_query(&s->ivx, t1, t2, on_energy_hit, &g);
+}
+
+void sum_names_free(struct sum_names *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        struct sum_name_acc *a = &s->v[i];
+        free(a->name);
+        sum_stat_free(&a->util);
+        sum_stat_free(&a->mem_used);
+        sum_stat_free(&a->power);
+        sum_stat_free(&a->cpu_usr);
+        sum_stat_free(&a->proc_cpu);
+        sum_stat_free(&a->proc_rss);
+    }
+    free(s->v);
+    free(s->slot);
+    free(s->win);
+    sum_ivx_free(&s->ivx);
+    memset(s, 0, sizeof *s);
+}
+
+double sum_name_mean_s(const struct sum_name_acc *a)
+{
+    return a->timed ? a->d_mean : NAN;
+}
+
+double sum_name_std_s(const struct sum_name_acc *a)
+{
+    return a->timed ? sqrt(a->d_m2 / (double)a->timed) : NAN;
+}
+
+double sum_name_energy_wh(const struct sum_name_acc *a)
+{
+    return a->energy_seen ? a->energy_j / 3600.0 : NAN;
+}

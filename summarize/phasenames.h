@@ -1,0 +1,75 @@
+/* Phases by name: a training loop logs `step` 10 000 times and `eval` 40 times; these are
+ * the figures of each name over all its entries (as gpu_tracker's sub-tracking analysis):
+ * count, durations (total, mean, min, max, std) and the samples and energy of the union of its
+ * windows. Every phase counts, also those beyond SUM_MAX_PHASES that get no entry of their
+ * own. The windows are indexed once run.jsonl is read (ivindex.h), so a sample costs
+ * O(log windows + windows it falls in), whatever the number of phases. */
+#ifndef SUM_PHASENAMES_H
+#define SUM_PHASENAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ivindex.h"
+#include "stats.h"
+
+#define SUM_MAX_PHASE_NAMES 1024         /* names beyond this are counted, not summarized */
+#define SUM_MAX_PHASE_WINDOWS (1u << 22) /* windows kept for sample figures (96 MiB at most) */
+#define SUM_PHASE_TS_RES 0.002 /* ts and seconds are each rounded to the ms */
+
+struct sum_name_acc {
+    char *name;
+    uint64_t count;       /* entries */
+    uint64_t failed;      /* entries that failed (outcome.h) */
+    uint64_t overlapping; /* entries that began before an earlier one of this name ended */
+    uint64_t kept;        /* entries summarized one by one too (sum_run.phase) */
+    uint64_t timed;       /* entries with a duration */
+    double d_sum, d_mean, d_m2, d_min, d_max; /* durations in s (Welford's mean and M2) */
+    double span_s;                            /* the length of the union of its windows */
+    /* samples inside the union of its windows, each counted once however many entries
+     * overlap there; GPU figures over every GPU's rows */
+    struct sum_stat util, mem_used, power, cpu_usr, proc_cpu, proc_rss;
+    double energy_j;  /* every GPU's power integrated over the union */
+    bool energy_seen; /* a bridged power step met a window */
+};
+
+struct sum_win;
+
+struct sum_names {
+    struct sum_name_acc *v; /* in first-seen order */
+    size_t n, cap;
+    uint32_t *slot; /* open-addressing table of index + 1 */
+    size_t nslot;
+    uint64_t names_dropped;   /* entries whose name found no room */
+    uint64_t windows_dropped; /* entries beyond SUM_MAX_PHASE_WINDOWS: counted, no samples */
+    struct sum_win *win;      /* every window; after sum_names_index the merged ones */
+    size_t nwin, wcap;
+    struct sum_ivx ivx; /* over the merged windows */
+};
+
+/* A phase entry of name over [t0, t1] (epoch seconds; NaN: unknown) that says it took seconds
+ * (NaN: not said, then t1 - t0); its name's figures (NULL when the name found no room). */
+struct sum_name_acc *sum_names_add(struct sum_names *s, const char *name, double t0, double t1,
+                                   double seconds, bool failed);
+/* After the last entry: merge each name's windows into their union and index them. */
+void sum_names_index(struct sum_names *s);
+/* A sample at time t: a GPU row's utilization, memory used and power; a cpu_metrics.csv
+ * row's usr %; a proc_metrics.csv row's RSS and CPU. NaN values are not measured. */
+void sum_names_gpu(struct sum_names *s, double t, double util, double mem_used, double power);
+void sum_names_cpu(struct sum_names *s, double t, double usr);
+void sum_names_proc(struct sum_names *s, double t, double rss, double cpu);
+/* A bridged step of one GPU's power from (t1, p1) to (t2, p2): its energy inside each name's
+ * windows. */
+void sum_names_energy(struct sum_names *s, double t1, double p1, double t2, double p2);
+void sum_names_free(struct sum_names *s);
+/* The figures of name; NULL when no entry had it (or it found no room). */
+const struct sum_name_acc *sum_names_find(const struct sum_names *s, const char *name);
+
+/* Figures of one name: seconds.std is the population standard deviation (0 for one entry);
+ * NAN when unmeasured. */
+double sum_name_mean_s(const struct sum_name_acc *a);
+double sum_name_std_s(const struct sum_name_acc *a);
+double sum_name_energy_wh(const struct sum_name_acc *a);
+
+#endif

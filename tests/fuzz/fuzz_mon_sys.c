@@ -1,0 +1,51 @@
+/* libFuzzer target: hwmon's parsers of the container and the machine (hwmon/cgroup.h,
+ * hwmon/sysio.h) on arbitrary text: /proc/self/cgroup, mountinfo, cpu.max, cfs quota, counter
+ * files, and every line as a /proc/diskstats and /proc/net/dev line. No crash, no read past
+ * the input, outputs NUL-terminated within their buffers. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgroup.h"
+#include "sysio.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size > (1 << 16))
+        return 0;
+    char *t = malloc(size + 1);
+    if (!t)
+        return 0;
+    memcpy(t, data, size);
+    t[size] = '\0';
+    static const char *const ctl[] = {NULL, "memory", "cpu", "cpuacct", "name=systemd"};
+    char path[512], dir[512];
+    for (size_t i = 0; i < sizeof ctl / sizeof ctl[0]; i++) {
+        if (mon_parse_proc_cgroup(t, ctl[i], path, sizeof path) == 0 && strlen(path) >= sizeof path)
+            abort();
+        const char *p = mon_parse_proc_cgroup(t, ctl[i], path, sizeof path) == 0 ? path : "/";
+        if (mon_find_cgroup_dir(t, ctl[i], p, dir, sizeof dir) == 0 && strlen(dir) >= sizeof dir)
+            abort();
+        (void)mon_find_cgroup_dir(t, ctl[i], "/a/b", dir, 8);
+    }
+    double c;
+    uint64_t v, a, b;
+    (void)mon_parse_cpu_max(t, &c);
+    (void)mon_parse_cg_u64(t, &v);
+    const char *nl = strchr(t, '\n');
+    (void)mon_parse_cfs_quota(t, nl ? nl + 1 : "", &c);
+    char name[MON_SYSIO_NAME];
+    for (const char *line = t; line < t + size;) {
+        const char *e = memchr(line, '\n', (size_t)(t + size - line));
+        size_t n = e ? (size_t)(e - line) : (size_t)(t + size - line);
+        if (mon_parse_diskstats_line(line, n, name, &a, &b) == 0 && strlen(name) >= sizeof name)
+            abort();
+        if (mon_parse_netdev_line(line, n, name, &a, &b) == 0 && strlen(name) >= sizeof name)
+            abort();
+        line += n + 1;
+    }
+    free(t);
+    return 0;
+}

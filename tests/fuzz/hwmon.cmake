@@ -1,0 +1,10 @@
+# hwmon's libFuzzer targets (configure with CC=clang -DHWRUN_FUZZ=ON -DHWRUN_ASAN=ON).
+#
+#   fuzz_mon_sys   the container and machine parsers: /proc/self/cgroup, mountinfo, cpu.max,
+#                  cfs quota, counter files, /proc/diskstats and /proc/net/dev lines
+#
+# Seeds: the directories in tests/fuzz/seeds/mon_sys.dirs (testdata/cgroup's fixture trees).
+if(TARGET hwmon_core)
+  hwrun_add_fuzzer(fuzz_mon_sys SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_mon_sys.c
+                   LIBS hwmon_core)
+endif()

@@ -1,0 +1,676 @@
+/* Issue 10: what users of gpu_tracker, prmon and calibrax expect: phases by name, the index that
+ * finds a sample's phases, --units, CPU as a share of the job's cores, per-phase-name sweep
+ * columns and --compare. Through the library and through the CLI, failure paths included. */
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "compare.h"
+#include "ivindex.h"
+#include "report.h"
+#include "sumtest.h"
+#include "units.h"
+
+void add_aggregates_suites(void);
+
+/* ---- the interval index, against brute force ---------------------------------------------- */
+
+static unsigned long long rng = 0x9e3779b97f4a7c15ULL;
+static double rnd01(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (double)(rng % 1000000) / 1e6;
+}
+
+struct hits {
+    int n;
+    unsigned char seen[4096];
+};
+
+static void on_hit(void *ctx, uint32_t id, double t0, double t1)
+{
+    (void)t0, (void)t1;
+    struct hits *h = ctx;
+    h->seen[id]++;
+    h->n++;
+}
+
+static void test_ivx_brute_force(void)
+{
+    enum { N = 3000 };
+    static double t0[N], t1[N];
+    for (int round = 0; round < 4; round++) {
+        for (int i = 0; i < N; i++) {
+            switch (round) {
+            case 0: /* random, overlapping */
+                t0[i] = rnd01() * 100;
+                t1[i] = t0[i] + rnd01() * 10;
+                break;
+            case 1: /* a training loop: steps inside epochs inside one run */
+                t0[i] = i % 100 == 0 ? i : i + 0.1;
+                t1[i] = i == 0 ? N : i % 100 == 0 ? i + 100 : i + 0.9;
+                break;
+            case 2: /* deep nesting, equal windows, a NaN and a reversed one */
+                t0[i] = i * 0.01;
+                t1[i] = i % 7 == 0 ? t1[i > 0 ? i - 1 : 0] : 100 - i * 0.01;
+                if (i == 5)
+                    t0[i] = NAN;
+                if (i == 6)
+                    t1[i] = t0[i] - 1;
+                break;
+            default: /* windows of zero length and points on their bounds */
+                t0[i] = (double)(i / 3);
+                t1[i] = t0[i] + (i % 3 == 0 ? 0 : 1);
+                break;
+            }
+        }
+        struct sum_ivx x;
+        CU_ASSERT_EQUAL_FATAL(sum_ivx_build(&x, t0, t1, N), 0);
+        for (int q = 0; q < 400; q++) {
+            double a = rnd01() * 110 - 5, b = a + (q % 2 ? 0 : rnd01() * 3);
+            if (round == 3 && q % 4 == 0)
+                a = b = (double)(q / 4); /* exactly on a bound */
+            struct hits h = {0};
+            sum_ivx_query(&x, a, b, on_hit, &h);
+            int want = 0;
+            bool same = true;
+            for (int i = 0; i < N; i++) {
+                bool in =
+                    !isnan(t0[i]) && !isnan(t1[i]) && t1[i] >= t0[i] && t0[i] <= b && t1[i] >= a;
+                want += in;
+                same &= h.seen[i] == (in ? 1 : 0);
+            }
+            CU_ASSERT_EQUAL(h.n, want);
+            CU_ASSERT_TRUE(same);
+        }
+        sum_ivx_free(&x);
+    }
+    struct sum_ivx e; /* nothing indexed: no hit, no crash */
+    CU_ASSERT_EQUAL(sum_ivx_build(&e, t0, t1, 0), 0);
+    struct hits h = {0};
+    sum_ivx_query(&e, 0, 1e9, on_hit, &h);
+    CU_ASSERT_EQUAL(h.n, 0);
+    sum_ivx_free(&e);
+}
+
+/* ---- a run directory with repeated phases ------------------------------------------------- */
+
+static const char *T0 = "2026-11-21T10:00:"; /* + seconds */
+
+/* GPU rows every second from 10:00:00 to 10:00:40, 2 GPUs: util = second, power 100 W (GPU 0)
+ * and 200 W (GPU 1), memory 1000 + second MiB; proc rows with RSS 100 + second. */
+static void write_samples(const char *dir)
+{
+    struct hw_buf g, p;
+    hw_buf_init(&g, NULL, 0);
+    hw_buf_init(&p, NULL, 0);
+    hw_buf_puts(&p, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes\n");
+    for (int s = 0; s <= 40; s++) {
+        for (int q = 0; q < 2; q++)
+            hw_buf_printf(&g,
+                          "2026/11/21 10:00:%02d.000, %d, 0, %d, 81559, %d.0, 40, 1980, 2619, "
+                          "%d, GPU-%d\n",
+                          s, s, 1000 + s, q ? 200 : 100, q, q);
+        hw_buf_printf(&p, "%s%02d.000+00:00,1,1,%d.0,%d,0,0\n", T0, s, 50 + s, 100 + s);
+    }
+    put_file(dir, "hw_metrics.csv", g.p);
+    put_file(dir, "proc_metrics.csv", p.p);
+    hw_buf_free(&g);
+    hw_buf_free(&p);
+}
+
+static void phase_line(struct hw_buf *b, const char *name, double end_s, double seconds)
+{
+    hw_buf_printf(b,
+                  "{\"ts\": \"%s%06.3f+00:00\", \"type\": \"phase\", \"name\": \"%s\", "
+                  "\"seconds\": %g}\n",
+                  T0, end_s, name, seconds);
+}
+
+static char *make_loop_run(const char *base, const char *name)
+{
+    char *dir = th_fmt("%s/%s", base, name);
+    CU_ASSERT_FATAL(mkdir(dir, 0755) == 0);
+    write_samples(dir);
+    struct hw_buf r;
+    hw_buf_init(&r, NULL, 0);
+    hw_buf_printf(&r,
+                  "{\"ts\": \"%s00.000+00:00\", \"type\": \"event\", \"event\": \"start\", "
+                  "\"data\": {\"tool\": \"hwmon\", \"interval_s\": 1, \"smi_tz\": \"UTC\", "
+                  "\"cpus_allowed\": 4}}\n",
+                  T0);
+    /* step: [2,4] [4,6] [6,9] [9,10] (durations 2, 2, 3, 1); eval [20,30]; step [30,32] */
+    phase_line(&r, "step", 4, 2);
+    phase_line(&r, "step", 6, 2);
+    phase_line(&r, "step", 9, 3);
+    phase_line(&r, "step", 10, 1);
+    phase_line(&r, "eval", 30, 10);
+    phase_line(&r, "step", 32, 2);
+    put_file(dir, "run.jsonl", r.p);
+    hw_buf_free(&r);
+    return dir;
+}
+
+static const struct sum_name_acc *find(const struct sum_run *run, const char *name)
+{
+    return sum_names_find(&run->names, name);
+}
+
+static void test_names_figures(void)
+{
+    char *base = th_tmpdir("agg");
+    char *dir = make_loop_run(base, "a");
+    struct sum_run *run = summarize_dir(dir);
+    CU_ASSERT_EQUAL(run->names.n, 2);
+    const struct sum_name_acc *st = find(run, "step"), *ev = find(run, "eval");
+    CU_ASSERT_FATAL(st && ev);
+    CU_ASSERT_EQUAL(st->count, 5);
+    CU_ASSERT_EQUAL(st->overlapping, 0);
+    CHECK_NEAR(st->d_sum, 10, 1e-6);
+    CHECK_NEAR(sum_name_mean_s(st), 2, 1e-6);
+    CHECK_NEAR(st->d_min, 1, 1e-6);
+    CHECK_NEAR(st->d_max, 3, 1e-6);
+    CHECK_NEAR(sum_name_std_s(st), sqrt(0.4), 1e-6); /* population: (0+0+1+1+0)/5 */
+    CHECK_NEAR(st->span_s, 10, 1e-6);                /* [2,10] and [30,32] */
+    /* samples of seconds 2..10 and 30..32, each once though [4] and [6] end one entry and
+     * start the next: 12 instants x 2 GPUs */
+    CU_ASSERT_EQUAL(st->util.n, 24);
+    CHECK_NEAR(sum_stat_mean(&st->util), (2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10 + 30 + 31 + 32) / 12.0,
+               1e-9);
+    CHECK_NEAR(st->mem_used.max, 1032, 1e-9);
+    CU_ASSERT_EQUAL(st->proc_rss.n, 12);
+    CHECK_NEAR(st->proc_rss.max, 132, 1e-9);
+    /* constant 100 W + 200 W over 10 s of windows = 3000 J */
+    CHECK_NEAR(sum_name_energy_wh(st), 3000 / 3600.0, 1e-9);
+    CHECK_NEAR(sum_name_energy_wh(ev), 3000 / 3600.0, 1e-9);
+    CU_ASSERT_EQUAL(ev->count, 1);
+    CHECK_NEAR(sum_name_std_s(ev), 0, 1e-12);
+    /* a name's energy is the sum of its entries' when they do not overlap */
+    double e = 0;
+    for (size_t i = 0; i < run->nphase; i++)
+        if (!strcmp(run->phase[i].name, "step"))
+            for (int g = 0; g < 2; g++)
+                e += run->phase[i].gpu[g] ? run->phase[i].gpu[g]->energy_j : 0;
+    CHECK_NEAR(e / 3600, sum_name_energy_wh(st), 1e-9);
+    sum_run_free(run);
+    th_rmtree(base);
+    free(dir);
+    free(base);
+}
+
+/* Entries of one name that overlap (two data-loader workers): the name's figures are over the
+ * union of their windows, a sample and a joule counted once. */
+static void test_names_overlapping(void)
+{
+    char *base = th_tmpdir("agg");
+    char *dir = th_fmt("%s/o", base);
+    CU_ASSERT_FATAL(mkdir(dir, 0755) == 0);
+    write_samples(dir);
+    struct hw_buf r;
+    hw_buf_init(&r, NULL, 0);
+    phase_line(&r, "load", 20, 10); /* [10,20] */
+    phase_line(&r, "load", 25, 10); /* [15,25]: overlaps */
+    phase_line(&r, "load", 18, 4);  /* [14,18]: inside both */
+    put_file(dir, "run.jsonl", r.p);
+    hw_buf_free(&r);
+    struct sum_run *run = summarize_dir(dir);
+    const struct sum_name_acc *a = find(run, "load");
+    CU_ASSERT_FATAL(a != NULL);
+    CU_ASSERT_EQUAL(a->count, 3);
+    CU_ASSERT_EQUAL(a->overlapping, 2);
+    CHECK_NEAR(a->d_sum, 24, 1e-6);     /* the entries' own durations */
+    CHECK_NEAR(a->span_s, 15, 1e-6);    /* their union [10,25] */
+    CU_ASSERT_EQUAL(a->util.n, 16 * 2); /* seconds 10..25, once each */
+    CHECK_NEAR(sum_name_energy_wh(a), 300.0 * 15 / 3600, 1e-9);
+    sum_run_free(run);
+    /* the CLI says so in text, and JSON has the count */
+    struct th_result t = run_summarize((char *[]){"--format", "text", dir, NULL});
+    CU_ASSERT_EQUAL(t.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "phase load x3: total 24.000 s"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "2 overlapping (figures over their union)"));
+    th_result_free(&t);
+    th_rmtree(base);
+    free(dir);
+    free(base);
+}
+
+/* More entries than SUM_MAX_PHASES: every one counts by name, only the first have entries. */
+static void test_names_beyond_max_phases(void)
+{
+    char *base = th_tmpdir("agg");
+    char *dir = th_fmt("%s/m", base);
+    CU_ASSERT_FATAL(mkdir(dir, 0755) == 0);
+    write_samples(dir);
+    enum { N = SUM_MAX_PHASES + 904 }; /* 5000 steps of 8 ms from 0.0 to 40.0 s */
+    struct hw_buf r;
+    hw_buf_init(&r, NULL, 0);
+    for (int i = 0; i < N; i++)
+        phase_line(&r, "step", (i + 1) * 0.008, 0.008);
+    phase_line(&r, "train", 40, 40); /* logged last: beyond the cap as well */
+    put_file(dir, "run.jsonl", r.p);
+    hw_buf_free(&r);
+    struct sum_run *run = summarize_dir(dir);
+    CU_ASSERT_EQUAL(run->nphase, SUM_MAX_PHASES);
+    CU_ASSERT_EQUAL(run->phases_dropped, N + 1 - SUM_MAX_PHASES);
+    const struct sum_name_acc *st = find(run, "step"), *tr = find(run, "train");
+    CU_ASSERT_FATAL(st && tr);
+    CU_ASSERT_EQUAL(st->count, N);
+    CU_ASSERT_EQUAL(st->kept, SUM_MAX_PHASES);
+    CU_ASSERT_EQUAL(tr->kept, 0);
+    CHECK_NEAR(st->d_sum, 40, 1e-3);
+    CHECK_NEAR(sum_name_energy_wh(st), 300.0 * 40 / 3600, 1e-3);
+    CHECK_NEAR(sum_name_energy_wh(tr), 300.0 * 40 / 3600, 1e-9);
+    CU_ASSERT_EQUAL(st->util.n, 41 * 2);
+    sum_run_free(run);
+    /* text: the name lines, not 5000 entry lines; the train phase still shows */
+    struct th_result t = run_summarize((char *[]){"--format", "text", dir, NULL});
+    CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "phase step x5000: total 40.000 s"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "phase train x1: total 40.000 s"));
+    CU_ASSERT(th_count_lines(t.out) < 60);
+    th_result_free(&t);
+    th_rmtree(base);
+    free(dir);
+    free(base);
+}
+
+static struct json_object *jget(struct json_object *o, const char *path)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *k = strtok(buf, "."); k && o; k = strtok(NULL, "."))
+        if (json_object_is_type(o, json_type_array))
+            o = json_object_array_get_idx(o, (size_t)atoi(k));
+        else if (!json_object_object_get_ex(o, k, &o))
+            o = NULL;
+    return o;
+}
+
+static void test_names_json_and_text(void)
+{
+    char *base = th_tmpdir("agg");
+    char *dir = make_loop_run(base, "a");
+    struct th_result r = run_summarize((char *[]){dir, NULL});
+    CU_ASSERT_EQUAL(r.status, 0);
+    struct json_object *doc = json_tokener_parse(r.out);
+    CU_ASSERT_FATAL(doc != NULL);
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(jget(doc, "phase_names.0.name")), "step");
+    CU_ASSERT_EQUAL(json_object_get_int(jget(doc, "phase_names.0.count")), 5);
+    CHECK_NEAR(json_object_get_double(jget(doc, "phase_names.0.seconds.total")), 10, 1e-9);
+    CHECK_NEAR(json_object_get_double(jget(doc, "phase_names.0.seconds.std")), 0.632456, 1e-6);
+    CHECK_NEAR(json_object_get_double(jget(doc, "phase_names.0.peak_vram_mib")), 1032, 1e-9);
+    CHECK_NEAR(json_object_get_double(jget(doc, "phase_names.0.proc_peak_rss_mib")), 132, 1e-9);
+    CU_ASSERT_PTR_NOT_NULL(jget(doc, "phase_names.0.energy_wh"));
+    /* no cpu_metrics.csv: unmeasured is null, not 0 */
+    CU_ASSERT(jget(doc, "phase_names.0") &&
+              json_object_object_get_ex(jget(doc, "phase_names.0"), "cpu_usr_mean_pct", NULL) &&
+              jget(doc, "phase_names.0.cpu_usr_mean_pct") == NULL);
+    CU_ASSERT_EQUAL(json_object_array_length(jget(doc, "phases")), 6); /* entries stay */
+    json_object_put(doc);
+    th_result_free(&r);
+    r = run_summarize((char *[]){"--format", "text", dir, NULL});
+    const char *agg = strstr(r.out, "phase step x5:"), *one = strstr(r.out, "phase eval:");
+    CU_ASSERT(agg && one && agg < one);               /* the repeated name's line first */
+    CU_ASSERT_PTR_NULL(strstr(r.out, "phase step:")); /* no line per step */
+    th_result_free(&r);
+    th_rmtree(base);
+    free(dir);
+    free(base);
+}
+
+/* ---- units ------------------------------------------------------------------------------ */
+
+static void test_units_parse(void)
+{
+    struct sum_units u;
+    char err[256];
+    sum_units_init(&u);
+    CU_ASSERT_EQUAL(sum_units_parse(&u, "mem=GiB,time=min,energy=kWh", err, sizeof err), 0);
+    CHECK_NEAR(sum_units_value(&u, SUM_DIM_MEM, 2048), 2, 1e-12);
+    CHECK_NEAR(sum_units_value(&u, SUM_DIM_TIME, 90), 1.5, 1e-12);
+    CHECK_NEAR(sum_units_value(&u, SUM_DIM_ENERGY, 1500), 1.5, 1e-12);
+    CU_ASSERT_STRING_EQUAL(sum_units_label(&u, SUM_DIM_MEM), "GiB");
+    sum_units_init(&u);
+    CU_ASSERT_EQUAL(sum_units_parse(&u, "energy=j,mem=mb", err, sizeof err), 0); /* any case */
+    CHECK_NEAR(sum_units_value(&u, SUM_DIM_ENERGY, 1), 3600, 1e-9);
+    CHECK_NEAR(sum_units_value(&u, SUM_DIM_MEM, 1), 1.048576, 1e-12);
+    CU_ASSERT_FALSE(u.given[SUM_DIM_TIME]);
+    sum_units_init(&u);
+    CU_ASSERT_EQUAL(sum_units_parse(&u, "mem=B,time=h", err, sizeof err), 0);
+    CHECK_NEAR(sum_units_value(&u, SUM_DIM_MEM, 1), 1048576, 1e-6);
+    CHECK_NEAR(sum_units_value(&u, SUM_DIM_TIME, 7200), 2, 1e-12);
+    CU_ASSERT(isnan(sum_units_value(&u, SUM_DIM_TIME, NAN)));
+    static const char *const bad[] = {"",         "mem",  "mem=",    "mem=GiBs", "disk=GiB",
+                                      "mem=GiB,", "=GiB", "time=ms", "energy=W"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sum_units_init(&u);
+        err[0] = '\0';
+        CU_ASSERT_EQUAL(sum_units_parse(&u, bad[i], err, sizeof err), -1);
+        CU_ASSERT(err[0] != '\0');
+    }
+    sum_units_init(&u);
+    CU_ASSERT_EQUAL(sum_units_parse(&u, "energy=W", err, sizeof err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "Wh, kWh, J")); /* says what would do */
+}
+
+static void test_units_format(void)
+{
+    struct sum_units u;
+    char err[64], b[64];
+    sum_units_init(&u);
+    /* a short phase's energy shows its digits, never 0.0 */
+    CU_ASSERT_STRING_EQUAL(sum_units_fmt_buf(b, sizeof b, 0.00123, SUM_DIM_ENERGY, &u),
+                           "0.00123 Wh");
+    CU_ASSERT_STRING_EQUAL(sum_units_fmt_buf(b, sizeof b, 151.24, SUM_DIM_ENERGY, NULL),
+                           "151.2 Wh");
+    CU_ASSERT_STRING_EQUAL(sum_units_fmt_buf(b, sizeof b, NAN, SUM_DIM_ENERGY, NULL), "-");
+    CU_ASSERT_STRING_EQUAL(sum_units_fmt_buf(b, sizeof b, 3723, SUM_DIM_TIME, NULL),
+                           "1 h 02 min 03 s");
+    CU_ASSERT_STRING_EQUAL(sum_units_fmt_buf(b, sizeof b, 0.0042, SUM_DIM_TIME, NULL), "0.0042 s");
+    CU_ASSERT_EQUAL(sum_units_parse(&u, "energy=kWh,time=min,mem=GiB", err, sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(sum_units_fmt_buf(b, sizeof b, 0.5, SUM_DIM_ENERGY, &u), "0.0005 kWh");
+    CU_ASSERT_STRING_EQUAL(sum_units_fmt_buf(b, sizeof b, 90, SUM_DIM_TIME, &u), "1.5 min");
+    CU_ASSERT_STRING_EQUAL(sum_units_fmt_buf(b, sizeof b, 40960, SUM_DIM_MEM, &u), "40.0 GiB");
+    /* column names carry the unit; the compatibility _mb names too */
+    char name[64];
+    CU_ASSERT_EQUAL(sum_units_column(&u, "energy_wh", name, sizeof name), SUM_DIM_ENERGY);
+    CU_ASSERT_STRING_EQUAL(name, "energy_kwh");
+    CU_ASSERT_EQUAL(sum_units_column(&u, "peak_rss_mb", name, sizeof name), SUM_DIM_MEM);
+    CU_ASSERT_STRING_EQUAL(name, "peak_rss_gib");
+    CU_ASSERT_EQUAL(sum_units_column(&u, "duration_sec", name, sizeof name), SUM_DIM_TIME);
+    CU_ASSERT_STRING_EQUAL(name, "duration_min");
+    CU_ASSERT_EQUAL(sum_units_column(&u, "gpu_util_mean_pct", name, sizeof name), -1);
+    CU_ASSERT_EQUAL(sum_units_column(NULL, "energy_wh", name, sizeof name), -1);
+}
+
+static void test_units_cli(void)
+{
+    char *base = th_tmpdir("agg");
+    char *dir = make_loop_run(base, "a");
+    struct th_result r =
+        run_summarize((char *[]){"--format", "csv", "--units", "mem=GiB,energy=J", dir, NULL});
+    CU_ASSERT_EQUAL(r.status, 0);
+    /* header names carry the units; peak_vram_mb and peak_vram_mib became one column */
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",peak_vram_gib,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",energy_j,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",duration_sec,")); /* time not named: as before */
+    CU_ASSERT_PTR_NULL(strstr(r.out, "peak_vram_mb"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",phase.step.energy_j,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",phase.step.peak_vram_gib"));
+    th_result_free(&r);
+    r = run_summarize((char *[]){"--format", "jsonl", "--units", "energy=J", dir, NULL});
+    struct json_object *row = json_tokener_parse(r.out);
+    CU_ASSERT_FATAL(row != NULL);
+    /* 40 s of 300 W = 12000 J (the run's, in joules) */
+    CHECK_NEAR(json_object_get_double(jget(row, "energy_j")), 12000, 1e-6);
+    CU_ASSERT_PTR_NULL(jget(row, "energy_wh"));
+    struct json_object *v = NULL; /* a key with dots: not through jget */
+    CU_ASSERT(json_object_object_get_ex(row, "phase.step.energy_j", &v));
+    CHECK_NEAR(json_object_get_double(v), 3000, 1e-6);
+    json_object_put(row);
+    th_result_free(&r);
+    r = run_summarize((char *[]){"--format", "text", "--units", "mem=GiB,time=min", dir, NULL});
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "peak VRAM 1.0 GiB")); /* 1040 MiB */
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "duration 0.667 min"));
+    th_result_free(&r);
+    /* JSON keeps its units whatever --units says */
+    r = run_summarize((char *[]){"--units", "mem=GiB", dir, NULL});
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"peak_vram_mib\": 1040"));
+    th_result_free(&r);
+    /* a bad --units is a usage error that says why */
+    r = run_summarize((char *[]){"--units", "mem=GB,energy=cal", dir, NULL});
+    CU_ASSERT_EQUAL(r.status, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "unknown energy unit 'cal'"));
+    CU_ASSERT_EQUAL(r.out_len, 0);
+    th_result_free(&r);
+    th_rmtree(base);
+    free(dir);
+    free(base);
+}
+
+/* ---- CPU as a share of the job's cores ------------------------------------------------------ */
+
+static void test_cores(void)
+{
+    char *base = th_tmpdir("agg");
+    char *dir = make_loop_run(base, "a"); /* start event: cpus_allowed 4; tree CPU 50..90% */
+    struct sum_run *run = summarize_dir(dir);
+    const char *src;
+    CHECK_NEAR(sum_run_expected_cores(run, &src), 4, 0);
+    CU_ASSERT_STRING_EQUAL(src, "affinity");
+    sum_run_free(run);
+    /* a cgroup quota is what the job may use: it wins over the affinity mask */
+    put_file(dir, "cpu_metrics.csv",
+             "timestamp,usr_pct,idle_pct,sys_pct,iowait_pct,steal_pct,mem_used_mib,"
+             "mem_available_mib,cgroup_cpu_limit_cores,cgroup_cpu_pct,cgroup_mem_current_mib,"
+             "cgroup_mem_max_mib\n"
+             "2026-11-21T10:00:01.000+00:00,10,90,1,0,0,100,100,2.50,50,10,\n");
+    run = summarize_dir(dir);
+    CHECK_NEAR(sum_run_expected_cores(run, &src), 2.5, 0);
+    CU_ASSERT_STRING_EQUAL(src, "cgroup_quota");
+    sum_run_free(run);
+    struct th_result r = run_summarize((char *[]){dir, NULL});
+    struct json_object *doc = json_tokener_parse(r.out);
+    CU_ASSERT_FATAL(doc != NULL);
+    CHECK_NEAR(json_object_get_double(jget(doc, "process.cpu_mean_pct")), 70, 1e-9);
+    CHECK_NEAR(json_object_get_double(jget(doc, "process.cpu_mean_pct_of_cores")), 28, 1e-9);
+    CHECK_NEAR(json_object_get_double(jget(doc, "process.cpu_max_pct_of_cores")), 36, 1e-9);
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(jget(doc, "process.expected_cores_source")),
+                           "cgroup_quota");
+    json_object_put(doc);
+    th_result_free(&r);
+    /* --cores overrides both */
+    r = run_summarize((char *[]){"--cores", "7", "--format", "text", dir, NULL});
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "CPU mean 70.0% of one core (10.0% of 7 cores: --cores)"));
+    th_result_free(&r);
+    r = run_summarize((char *[]){"--cores", "7", "--format", "jsonl", dir, NULL});
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"expected_cores_source\": \"option\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"proc_cpu_mean_pct_of_cores\": 10.0"));
+    th_result_free(&r);
+    static const char *const bad[] = {"0", "-2", "four", "4x", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        r = run_summarize((char *[]){"--cores", (char *)bad[i], dir, NULL});
+        CU_ASSERT_EQUAL(r.status, 2);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "invalid number of cores"));
+        th_result_free(&r);
+    }
+    th_rmtree(base);
+    free(dir);
+    free(base);
+    /* neither quota nor mask (an older hwmon): unknown, null, not 100% of something */
+    base = th_tmpdir("agg");
+    dir = th_fmt("%s/n", base);
+    CU_ASSERT_FATAL(mkdir(dir, 0755) == 0);
+    write_samples(dir);
+    r = run_summarize((char *[]){dir, NULL});
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"expected_cores\": null"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"cpu_mean_pct_of_cores\": null"));
+    th_result_free(&r);
+    th_rmtree(base);
+    free(dir);
+    free(base);
+}
+
+/* ---- sweep columns by phase name, and --compare ------------------------------------------ */
+
+static void test_phase_columns_lined_up(void)
+{
+    char *base = th_tmpdir("agg");
+    char *a = make_loop_run(base, "a"), *b = th_fmt("%s/b", base);
+    CU_ASSERT_FATAL(mkdir(b, 0755) == 0);
+    write_samples(b);
+    struct hw_buf r;
+    hw_buf_init(&r, NULL, 0);
+    phase_line(&r, "warmup", 5, 5); /* a name A does not have; no step */
+    phase_line(&r, "eval", 15, 5);
+    put_file(b, "run.jsonl", r.p);
+    hw_buf_free(&r);
+    struct th_result t = run_summarize((char *[]){"--format", "csv", a, b, NULL});
+    CU_ASSERT_EQUAL(t.status, 0);
+    CU_ASSERT_EQUAL(th_count_lines(t.out), 3);
+    char *l1 = t.out, *l2 = strchr(l1, '\n') + 1, *l3 = strchr(l2, '\n') + 1;
+    /* the header has each name's columns once; every row has as many cells */
+    size_t nc[3] = {0, 0, 0};
+    char *ls[3] = {l1, l2, l3};
+    for (int i = 0; i < 3; i++)
+        for (char *p = ls[i]; *p && *p != '\n'; p++)
+            nc[i] += *p == ',';
+    CU_ASSERT(nc[0] == nc[1] && nc[1] == nc[2]);
+    char *hdr = strndup(l1, (size_t)(l2 - l1));
+    const char *cols[] = {"phase.step.count", "phase.eval.count", "phase.warmup.count",
+                          "phase.eval.total_sec"};
+    for (size_t i = 0; i < 4; i++) {
+        const char *p = strstr(hdr, cols[i]);
+        CU_ASSERT(p && !strstr(p + 1, cols[i]));
+    }
+    /* B's eval.count lines up under the eval column: count the commas before it */
+    size_t col = 0;
+    for (const char *p = hdr; p < strstr(hdr, "phase.eval.count"); p++)
+        col += *p == ',';
+    const char *cell = l3;
+    for (size_t k = 0; k < col; k++)
+        cell = strchr(cell, ',') + 1;
+    CU_ASSERT_EQUAL(strncmp(cell, "1,", 2), 0);
+    free(hdr);
+    th_result_free(&t);
+    th_rmtree(base);
+    free(a);
+    free(b);
+    free(base);
+}
+
+static struct json_object *metric(struct json_object *list, const char *name)
+{
+    for (size_t i = 0; list && i < json_object_array_length(list); i++) {
+        struct json_object *m = json_object_array_get_idx(list, i);
+        if (!strcmp(json_object_get_string(jget(m, "metric")), name))
+            return m;
+    }
+    return NULL;
+}
+
+static void test_compare(void)
+{
+    char *base = th_tmpdir("agg");
+    char *a = make_loop_run(base, "a"), *b = make_loop_run(base, "b");
+    /* B: every step twice as long, no eval, GPU 1 at 400 W */
+    struct hw_buf r;
+    hw_buf_init(&r, NULL, 0);
+    phase_line(&r, "step", 6, 4);
+    phase_line(&r, "step", 10, 4);
+    put_file(b, "run.jsonl", r.p);
+    hw_buf_free(&r);
+    struct th_result t = run_summarize((char *[]){"--compare", a, b, NULL}); /* piped: JSON */
+    CU_ASSERT_EQUAL(t.status, 0);
+    struct json_object *doc = json_tokener_parse(t.out);
+    CU_ASSERT_FATAL(doc != NULL);
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(jget(doc, "schema")), "hwrun.compare/1");
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(jget(doc, "b.dir")), b);
+    struct json_object *m = metric(jget(doc, "metrics"), "phases");
+    CU_ASSERT_FATAL(m != NULL);
+    CU_ASSERT_EQUAL(json_object_get_int(jget(m, "a")), 6);
+    CU_ASSERT_EQUAL(json_object_get_int(jget(m, "b")), 2);
+    CU_ASSERT_EQUAL(json_object_get_int(jget(m, "change")), -4);
+    CHECK_NEAR(json_object_get_double(jget(m, "change_pct")), -66.6666666667, 1e-6);
+    struct json_object *ph = jget(doc, "phases"), *step = NULL, *eval = NULL;
+    for (size_t i = 0; ph && i < json_object_array_length(ph); i++) {
+        struct json_object *p = json_object_array_get_idx(ph, i);
+        const char *n = json_object_get_string(jget(p, "name"));
+        if (!strcmp(n, "step"))
+            step = p;
+        else if (!strcmp(n, "eval"))
+            eval = p;
+    }
+    CU_ASSERT_FATAL(step && eval);
+    m = metric(jget(step, "metrics"), "mean_sec");
+    CHECK_NEAR(json_object_get_double(jget(m, "a")), 2, 1e-9);
+    CHECK_NEAR(json_object_get_double(jget(m, "b")), 4, 1e-9);
+    CHECK_NEAR(json_object_get_double(jget(m, "change_pct")), 100, 1e-9);
+    /* eval only in A: B, change and % are null */
+    m = metric(jget(eval, "metrics"), "total_sec");
+    CHECK_NEAR(json_object_get_double(jget(m, "a")), 10, 1e-9);
+    CU_ASSERT(m && json_object_object_get_ex(m, "b", NULL) && !jget(m, "b") && !jget(m, "change") &&
+              !jget(m, "change_pct"));
+    json_object_put(doc);
+    th_result_free(&t);
+    /* text, in --units */
+    t = run_summarize(
+        (char *[]){"--compare", "--format", "text", "--units", "time=min", a, b, NULL});
+    CU_ASSERT_EQUAL(t.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "compare A "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "  phase step\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "mean_min"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "+100.0%"));
+    th_result_free(&t);
+    /* a missing directory: said, exit 1, nothing printed */
+    char *gone = th_fmt("%s/missing", base);
+    t = run_summarize((char *[]){"--compare", a, gone, NULL});
+    CU_ASSERT_EQUAL(t.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "missing: No such file or directory"));
+    CU_ASSERT_EQUAL(t.out_len, 0);
+    th_result_free(&t);
+    /* one directory, three, or a row format: usage errors */
+    char *const *usage[] = {(char *[]){"--compare", a, NULL},
+                            (char *[]){"--compare", a, b, a, NULL},
+                            (char *[]){"--compare", "--format", "csv", a, b, NULL}};
+    for (size_t i = 0; i < 3; i++) {
+        t = run_summarize(usage[i]);
+        CU_ASSERT_EQUAL(t.status, 2);
+        th_result_free(&t);
+    }
+    free(gone);
+    th_rmtree(base);
+    free(a);
+    free(b);
+    free(base);
+}
+
+/* calibrax's ResourceSummary keys, in JSON and in the rows, with its meaning (MiB, percent). */
+static void test_calibrax_keys(void)
+{
+    char *base = th_tmpdir("agg");
+    char *dir = make_loop_run(base, "a");
+    static const char *const keys[] = {"peak_rss_mb",   "mean_rss_mb",        "peak_gpu_mem_mb",
+                                       "mean_gpu_util", "memory_growth_mb",   "num_samples",
+                                       "duration_sec",  "mean_gpu_clock_mhz", "mean_gpu_power_w"};
+    struct th_result j = run_summarize((char *[]){dir, NULL}),
+                     l = run_summarize((char *[]){"--format", "jsonl", dir, NULL});
+    struct json_object *doc = json_tokener_parse(j.out), *row = json_tokener_parse(l.out);
+    CU_ASSERT_FATAL(doc && row);
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        struct json_object *a = jget(doc, keys[i]), *b = jget(row, keys[i]);
+        CU_ASSERT(a && b && json_object_get_double(a) == json_object_get_double(b));
+    }
+    CHECK_NEAR(json_object_get_double(jget(doc, "peak_gpu_mem_mb")), 1040, 0);
+    CHECK_NEAR(json_object_get_double(jget(doc, "mean_gpu_util")), 20, 1e-9);
+    CHECK_NEAR(json_object_get_double(jget(doc, "memory_growth_mb")), 40, 0);
+    json_object_put(doc);
+    json_object_put(row);
+    th_result_free(&j);
+    th_result_free(&l);
+    th_rmtree(base);
+    free(dir);
+    free(base);
+}
+
+void add_aggregates_suites(void)
+{
+    CU_add_test(CU_add_suite("ivindex", NULL, NULL), "brute_force", test_ivx_brute_force);
+    CU_pSuite s = CU_add_suite("phase_names", NULL, NULL);
+    CU_add_test(s, "figures", test_names_figures);
+    CU_add_test(s, "overlapping", test_names_overlapping);
+    CU_add_test(s, "beyond_max_phases", test_names_beyond_max_phases);
+    CU_add_test(s, "json_and_text", test_names_json_and_text);
+    s = CU_add_suite("units", NULL, NULL);
+    CU_add_test(s, "parse", test_units_parse);
+    CU_add_test(s, "format", test_units_format);
+    CU_add_test(s, "cli", test_units_cli);
+    CU_add_test(CU_add_suite("cores", NULL, NULL), "sources", test_cores);
+    s = CU_add_suite("compare", NULL, NULL);
+    CU_add_test(s, "phase_columns_lined_up", test_phase_columns_lined_up);
+    CU_add_test(s, "runs", test_compare);
+    CU_add_test(s, "calibrax_keys", test_calibrax_keys);
+}
