@@ -23,14 +23,11 @@ struct sum_run *sum_jobs_summarize(const struct sum_jobs *c, const char *dir, in
     char *storage[SUM_KIND_COUNT] = {0};
     if (dir) {
         struct stat st;
-        if (stat(dir, &st) != 0) {
-            hw_warn(errno, "%s", dir);
+        int err = stat(dir, &st) != 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
+        if (err) {
+            hw_warn(err, "%s", dir);
             *status = HW_EXIT_FAIL;
-            return NULL;
-        }
-        if (!S_ISDIR(st.st_mode)) {
-            hw_warn(ENOTDIR, "%s", dir);
-            *status = HW_EXIT_FAIL;
+            *rc = -err;
             return NULL;
         }
         sum_inputs_from_dir(&in, dir, storage);
@@ -81,19 +78,35 @@ int sum_jobs_compare(const struct sum_jobs *c, const char *a, const char *b, str
     return status;
 }
 
+/* A sweep page's row of job j (run NULL: its directory could not be read, rc says why). */
+static void html_row(struct sum_jobs *c, struct sum_job *j, const struct sum_run *run, int rc)
+{
+    size_t len = 0;
+    FILE *f = open_memstream(&j->row, &len);
+    if (!f)
+        hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+    char *link = sum_html_report_link(c->html, j->dir);
+    sum_html_sweep_row(f, j->dir, run, rc, link);
+    free(link);
+    if (fclose(f) != 0)
+        hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+}
+
 static void run_job(struct sum_jobs *c, struct sum_job *j)
 {
     hw_buf_init(&j->out, NULL, 0);
-    hw_buf_init(&j->json, NULL, 0);
     j->status = HW_EXIT_OK;
     if (c->fmt == SUM_FMT_PYTYCHE) {
         j->status = sum_py_run(j->dir, c->file_opt, c->quiet, &j->out, &j->usable);
         return;
     }
-    int rc;
+    int rc = 0;
     struct sum_run *run = sum_jobs_summarize(c, j->dir, &rc, &j->status, &j->usable);
-    if (!run)
+    if (!run) {
+        if (c->html && c->njobs > 1)
+            html_row(c, j, NULL, rc);
         return;
+    }
     if (c->print) {
         switch (c->fmt) {
         case SUM_FMT_JSON: sum_report_json(run, &j->out); break;
@@ -113,8 +126,12 @@ static void run_job(struct sum_jobs *c, struct sum_job *j)
         case SUM_FMT_PYTYCHE: break;
         }
     }
-    if (c->html && rc != -ENODATA)
-        sum_report_json(run, &j->json); /* the report's tables come from the summary */
+    if (c->html && c->njobs > 1) {
+        html_row(c, j, run, rc);
+    } else if (c->html) {
+        j->run = run; /* drawn by sum_jobs_html */
+        run = NULL;
+    }
     if (c->write && j->dir && rc != -ENODATA) {
         struct hw_buf js;
         hw_buf_init(&js, NULL, 0);
@@ -153,6 +170,12 @@ static void *worker(void *arg)
 
 void sum_jobs_run(struct sum_jobs *c, size_t nthreads)
 {
+    if (c->html) { /* the page's timeline, built in the summary's one pass */
+        struct sum_html_opts ho;
+        sum_html_opts_init(&ho);
+        c->cfg.timeline_cols = c->njobs > 1 ? SUM_HTML_SPARK_COLS : sum_html_cols(&ho);
+        c->cfg.timeline_spark = c->njobs > 1;
+    }
     if (nthreads <= 1) {
         worker(c);
     } else {
@@ -174,28 +197,32 @@ void sum_jobs_run(struct sum_jobs *c, size_t nthreads)
 int sum_jobs_html(struct sum_jobs *c)
 {
     int status = HW_EXIT_OK;
-    const char **dirs = calloc(c->njobs, sizeof *dirs);
-    const char **json = calloc(c->njobs, sizeof *json);
-    if (!dirs || !json)
+    const char **rows = calloc(c->njobs, sizeof *rows);
+    if (!rows)
         hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
-    for (size_t i = 0; i < c->njobs; i++) {
-        dirs[i] = c->jobs[i].dir;
-        json[i] = c->jobs[i].json.len ? c->jobs[i].json.p : NULL;
-    }
+    for (size_t i = 0; i < c->njobs; i++)
+        rows[i] = c->jobs[i].row;
     struct sum_html_opts ho;
     sum_html_opts_init(&ho);
-    if (c->cfg.have_tz)
-        ho.read.tz = c->cfg.tz;
     char err[512] = "";
-    int rc = sum_html_write_file(c->html, dirs, json, c->njobs, &ho, err, sizeof err);
+    int rc = -ENOENT; /* the one run could not be read (said already) */
+    bool sweep = c->njobs > 1;
+    if (sweep || c->jobs[0].run)
+        rc = sum_html_write_file(c->html, sweep ? NULL : c->jobs[0].run, rows, c->njobs, &ho,
+                                 err, sizeof err);
     if (err[0])
         hw_warn(0, "%s", err);
     if (rc < 0) {
         hw_warn(-rc, "write %s", c->html);
         status = HW_EXIT_FAIL;
     }
-    free(dirs);
-    free(json);
+    for (size_t i = 0; i < c->njobs; i++) {
+        free(c->jobs[i].row);
+        c->jobs[i].row = NULL;
+        sum_run_free(c->jobs[i].run);
+        c->jobs[i].run = NULL;
+    }
+    free(rows);
     return status;
 }
 
@@ -241,7 +268,6 @@ int sum_jobs_collect(struct sum_jobs *c, struct hw_buf *all)
     bool any_usable = false;
     for (size_t i = 0; i < c->njobs; i++) {
         struct sum_job *j = &c->jobs[i];
-        hw_buf_free(&j->json);
         if (c->fmt == SUM_FMT_TEXT && i)
             hw_buf_putc(all, '\n');
         if (j->out.len && json_array) {

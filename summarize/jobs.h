@@ -19,7 +19,8 @@ enum sum_fmt { SUM_FMT_JSON, SUM_FMT_TEXT, SUM_FMT_PYTYCHE, SUM_FMT_CSV, SUM_FMT
 struct sum_job {
     const char *dir;              /* NULL: files given by options only */
     struct hw_buf out;
-    struct hw_buf json;           /* the JSON summary, kept for --html */
+    struct sum_run *run;          /* --html of one run: its summary and timeline, kept */
+    char *row;                    /* --html of several: the run's row of the sweep page */
     struct hw_buf pnames, pcells; /* csv: the run's param.KEY names and cells, NUL-separated */
     size_t nparams;
     int status;                   /* HW_EXIT_OK or HW_EXIT_FAIL */
@@ -41,17 +42,20 @@ struct sum_jobs {
 };
 
 /* Summarize dir (NULL: the file options alone) into a new run; NULL when dir is not a
- * directory (said). *rc is sum_run_summarize's; *status becomes HW_EXIT_FAIL on a problem,
- * *usable whether something was summarized. */
+ * directory (said; *rc is then -errno). *rc is sum_run_summarize's; *status becomes
+ * HW_EXIT_FAIL on a problem, *usable whether something was summarized. */
 struct sum_run *sum_jobs_summarize(const struct sum_jobs *c, const char *dir, int *rc,
                                    int *status, bool *usable);
 /* --compare A B (compare.h) in c->fmt (text or JSON) into out. Returns HW_EXIT_OK, or
  * HW_EXIT_FAIL (out empty when a directory is missing). */
 int sum_jobs_compare(const struct sum_jobs *c, const char *a, const char *b, struct hw_buf *out);
 /* Run every job, on up to nthreads threads (the calling thread alone when 1, or when no thread
- * can be started). */
+ * can be started). With --html the summary builds the page's timeline in its one pass: a run's
+ * whole timeline for one job (kept for sum_jobs_html), a sweep row's sparkline for several
+ * (the row is written at once and the summary freed). */
 void sum_jobs_run(struct sum_jobs *c, size_t nthreads);
-/* --html: one report over every job's run into c->html. Returns HW_EXIT_OK or HW_EXIT_FAIL. */
+/* --html: the page of the one run, or the sweep page of the rows, into c->html; frees them.
+ * Returns HW_EXIT_OK or HW_EXIT_FAIL. */
 int sum_jobs_html(struct sum_jobs *c);
 /* Append the jobs' outputs, in order, to all: csv rows under one header with the union of the
  * runs' param.KEY columns, several JSON summaries as one array. Frees the jobs' buffers (not

@@ -15,6 +15,13 @@
 
 /* ---- summary.json: values in the one JSON writer (hwrun/jsonw.h) --------------------- */
 
+/* A computed double as every output prints it (hw_num_sig12: 12 significant digits); the
+ * HTML report formats its figures from this value. */
+double sum_fig_num(double v)
+{
+    return hw_num_sig12(v);
+}
+
 static void json_time(struct hw_json *w, const char *key, double t)
 {
     if (!isfinite(t)) {
@@ -169,6 +176,20 @@ static uint64_t events_total(const struct sum_run *run)
     return n;
 }
 
+/* The same figures for the HTML report's tables (report.h). */
+double sum_fig_mean(const struct sum_stat *s) { return mean_or_nan(s); }
+double sum_fig_max(const struct sum_stat *s) { return max_or_nan(s); }
+double sum_fig_growth(const struct sum_stat *s) { return growth(s); }
+const struct sum_stat *sum_fig_mem_util(const struct sum_run *run, const char **source)
+{
+    return mem_util_stat(run, source);
+}
+double sum_fig_clock_mean(const struct sum_run *run) { return clock_mean(run); }
+double sum_fig_round_us(double x) { return round_us(x); }
+double sum_fig_phase_energy_wh(const struct sum_phase_acc *p) { return phase_energy_wh(p); }
+uint64_t sum_fig_events_total(const struct sum_run *run) { return events_total(run); }
+const char *sum_fig_tz_source(enum sum_tz_source s) { return tz_source_name(s); }
+
 /* ---- summary.json ----------------------------------------------------------------------- */
 
 static void json_gpu_metrics(struct hw_json *w, const struct sum_stat *m)
@@ -226,8 +247,7 @@ static void json_quality(struct hw_json *w, const struct sum_run *run, int k)
         hw_json_num(w, "p99", sum_stat_quantile(iv, 0.99));
         hw_json_num(w, "max", max_or_nan(iv));
         hw_json_close(w);
-        double med = sum_stat_quantile(iv, 0.5);
-        hw_json_u64(w, "gaps", isfinite(med) ? sum_stat_count_above(iv, SUM_GAP_FACTOR * med) : 0);
+        hw_json_u64(w, "gaps", sum_run_file_gaps(run, (enum sum_kind)k));
     }
     hw_json_close(w);
 }

@@ -45,4 +45,18 @@ void sum_report_cell(struct hw_buf *out, double v, bool integer);
 void sum_report_param_name(const struct sum_param *p, struct hw_buf *out);
 void sum_report_param_csv_cell(const struct sum_param *p, struct hw_buf *out);
 
+/* The figures the outputs print, for the HTML report's tables: each is the value the JSON shows
+ * (the same helpers), so the page never recomputes one. */
+double sum_fig_num(double v); /* v as printed: rounded to 12 significant digits */
+double sum_fig_mean(const struct sum_stat *s); /* NAN when empty */
+double sum_fig_max(const struct sum_stat *s);  /* NAN when empty */
+double sum_fig_growth(const struct sum_stat *s); /* last - first */
+/* mem_util_mean_pct's series (dmon's "mem" when recorded) and its source's name (or NULL). */
+const struct sum_stat *sum_fig_mem_util(const struct sum_run *run, const char **source);
+double sum_fig_clock_mean(const struct sum_run *run); /* mean_gpu_clock_mhz */
+double sum_fig_round_us(double x);                    /* durations, to the microsecond */
+double sum_fig_phase_energy_wh(const struct sum_phase_acc *p);
+uint64_t sum_fig_events_total(const struct sum_run *run);
+const char *sum_fig_tz_source(enum sum_tz_source s); /* time_zone.source */
+
 #endif

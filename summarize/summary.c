@@ -68,6 +68,7 @@ void sum_run_free(struct sum_run *run)
         return;
     free(run->dir);
     free(run->tspan);
+    sum_tl_free(run->tl);
     for (int k = 0; k < SUM_KIND_COUNT; k++) {
         free(run->path[k]);
         sum_stat_free(&run->q_interval[k]);
@@ -369,8 +370,38 @@ static struct sum_gpu *get_gpu(struct sum_run *run, int g)
         run->gpu[g]->dmon_prev_t = NAN;
         run->gpu[g]->gpm_prev_t = NAN;
         run->gpu[g]->energy.interval_s = run->info.interval_s;
+        int i = run->ngpu_seen++;
+        for (; i > 0 && run->gpu_seen[i - 1] > g; i--)
+            run->gpu_seen[i] = run->gpu_seen[i - 1];
+        run->gpu_seen[i] = (uint8_t)g;
     }
     return run->gpu[g];
+}
+
+double sum_run_gap_interval(const struct sum_run *run, enum sum_kind kind, int gpu)
+{
+    if (kind == SUM_KIND_GPU && gpu >= 0 && gpu < SUM_MAX_GPUS && run->gpu[gpu])
+        return run->gpu[gpu]->energy.interval_s;
+    return sum_stat_quantile(&run->q_interval[kind], 0.5);
+}
+
+uint64_t sum_run_file_gaps(const struct sum_run *run, enum sum_kind kind)
+{
+    double med = sum_stat_quantile(&run->q_interval[kind], 0.5);
+    return isfinite(med) ? sum_stat_count_above(&run->q_interval[kind], SUM_GAP_FACTOR * med) : 0;
+}
+
+/* sum_run_energy_wh's additions in its order over the GPUs seen only: the same double, without
+ * a pass over every possible GPU at each step. */
+static double energy_wh_so_far(const struct sum_run *run)
+{
+    double j = 0;
+    for (int i = 0; i < run->ngpu_seen; i++) {
+        const struct sum_gpu *gp = run->gpu[run->gpu_seen[i]];
+        if (gp->m[SUM_GM_POWER].n)
+            j += gp->energy.joules;
+    }
+    return j / 3600.0;
 }
 
 static void energy_step(struct sum_run *run, struct sum_gpu *gp, double t, double p)
@@ -383,7 +414,10 @@ static void energy_step(struct sum_run *run, struct sum_gpu *gp, double t, doubl
     }
     if (!(t > gp->last_t))
         return; /* same or earlier time: not a step */
-    if (sum_energy_step(&gp->energy, gp->last_t, gp->last_p, t, p)) {
+    bool bridged = sum_energy_step(&gp->energy, gp->last_t, gp->last_p, t, p);
+    if (run->tl) /* the chart's energy: the JSON's energy_wh so far, at every step */
+        sum_tl_energy(run->tl, t, energy_wh_so_far(run));
+    if (bridged) {
         struct seg s = {gp->index, gp->last_t, gp->last_p, t, p};
         for_phases(run, gp->last_t, t, phase_energy, &s);
         sum_names_energy(&run->names, gp->last_t, gp->last_p, t, p);
@@ -466,6 +500,8 @@ static void on_gpu(void *ctx, const struct sum_gpu_row *r)
         sum_stat_add(&run->all[m], r->v[m]);
     }
     see_time(run, r->t);
+    if (run->tl)
+        sum_tl_gpu_row(run->tl, r);
     add_interval(run, SUM_KIND_GPU, &gp->prev_t, r->t, &gp->interval);
     energy_add(run, gp, r->t, r->v[SUM_GM_POWER]);
     if (!isnan(r->t)) {
@@ -508,6 +544,8 @@ static void on_dmon(void *ctx, const struct sum_dmon_row *r)
         run->gpu_rows_dropped++;
         return;
     }
+    if (run->tl)
+        sum_tl_dmon_row(run->tl, run->cur_kind, r);
     if (run->cur_kind == SUM_KIND_GPM) {
         on_gpm(run, gp, r);
         return;
@@ -596,6 +634,8 @@ static void on_cpu_system(struct sum_run *run, const struct sum_cpu_row *r)
     }
     double pt[4] = {r->v[SUM_CPU_FS_FREE], r->v[SUM_CPU_CG_MEM], rose, r->v[SUM_CPU_CG_MEM_MAX]};
     sum_system_traffic(&run->sys, x.bytes, x.dt, 1);
+    if (run->tl) /* the chart's rates: the same bytes over the same interval */
+        sum_tl_io(run->tl, r->t, x.bytes, x.dt);
     sum_system_point(&run->sys, pt[0], pt[1], pt[2], pt[3]);
     if (isnan(r->t))
         return;
@@ -617,6 +657,8 @@ static void on_cpu(void *ctx, const struct sum_cpu_row *r)
         run->cg_mem_max_mib = r->v[SUM_CPU_CG_MEM_MAX];
     on_cpu_system(run, r);
     see_time(run, r->t);
+    if (run->tl)
+        sum_tl_cpu_row(run->tl, r);
     add_interval(run, SUM_KIND_CPU, &run->cpu_prev_t, r->t, NULL);
     if (!isnan(r->t)) {
         struct pt2 v = {r->v[SUM_CPU_USR], r->v[SUM_CPU_IDLE]};
@@ -631,6 +673,8 @@ static void on_proc(void *ctx, const struct sum_proc_row *r)
     for (int c = 0; c < SUM_PROC_COUNT; c++)
         sum_stat_add(&run->proc[c], r->v[c]);
     see_time(run, r->t);
+    if (run->tl)
+        sum_tl_proc_row(run->tl, r);
     add_interval(run, SUM_KIND_PROC, &run->proc_prev_t, r->t, NULL);
     if (!isnan(r->t)) {
         for_phases(run, r->t, r->t, phase_proc, r);
@@ -739,7 +783,7 @@ static void on_gpu_proc(void *ctx, const struct sum_gpu_proc_row *r)
 
 /* ---- events ----------------------------------------------------------------------------- */
 
-static bool error_like(const char *name)
+bool sum_event_error_like(const char *name)
 {
     static const char *const words[] = {"error", "fail", "exit", "hung", "kill", "unavailable",
                                         "oom", "crash", "abort", "exception", "restart",
@@ -786,6 +830,8 @@ static void on_event(void *ctx, const struct sum_event *e)
     struct sum_run *run = ctx;
     see_time(run, e->t);
     sum_run_info_event(&run->info, e);
+    if (run->tl)
+        sum_tl_event(run->tl, e);
     sum_outcome_event(&run->outcome, e);
     const char *pe = run->cfg->params_event ? run->cfg->params_event : HW_EV_CONFIG;
     if (!strcmp(e->name, pe) && e->data && json_object_is_type(e->data, json_type_object))
@@ -822,7 +868,7 @@ static void on_event(void *ctx, const struct sum_event *e)
                 run->kpeak_prev = round(json_object_get_double(v) * 10) / 10;
         }
     }
-    if (error_like(e->name)) {
+    if (sum_event_error_like(e->name)) {
         run->err_total++;
         if (run->nerr < SUM_MAX_ERRORS) {
             struct sum_error_event *x = &run->err[run->nerr++];
@@ -876,6 +922,11 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
     cfg = run->cfg;
     if (in->dir)
         run->dir = strdup(in->dir);
+    if (cfg->timeline_cols > 0 && !run->tl) {
+        run->tl = sum_tl_new(cfg->timeline_cols, cfg->timeline_spark);
+        if (!run->tl)
+            return -ENOMEM;
+    }
     struct sum_sink sink = {
         .ctx = run,
         .gpu = on_gpu,

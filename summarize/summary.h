@@ -17,6 +17,7 @@
 #include "readers.h"
 #include "stats.h"
 #include "system.h"
+#include "timeline.h"
 
 #define SUM_MAX_GPUS 64
 #define SUM_MAX_PHASES 4096   /* phases beyond this are counted, not summarized */
@@ -113,6 +114,10 @@ struct sum_config {
     void *message_ctx;
     const char *params_event;  /* events whose data are the run's parameters (NULL: "config") */
     double cores;              /* --cores: the job's expected cores (0: from the run) */
+    /* The HTML report's timeline (timeline.h), built in the same pass: timeline_cols pixel
+     * columns (0: none, no cost); timeline_spark: only the sweep's utilization sparkline. */
+    int timeline_cols;
+    bool timeline_spark;
 };
 
 /* One of the run's parameters: a scalar of the data of its params events (--params, default
@@ -195,6 +200,9 @@ struct sum_run {
     struct sum_param params[SUM_MAX_PARAMS]; /* the run's parameters, in first-seen order */
     size_t nparams;
     uint64_t params_dropped;
+    struct sum_timeline *tl; /* NULL unless cfg->timeline_cols */
+    uint8_t gpu_seen[SUM_MAX_GPUS]; /* the GPUs' numbers, ascending (the timeline's energy) */
+    int ngpu_seen;
 };
 
 /* A new, empty run. NULL on ENOMEM. */
@@ -237,5 +245,14 @@ double sum_run_energy_wh(const struct sum_run *run);
  * cgroup_cpu_limit_cores), else the CPUs of its affinity mask (start event's cpus_allowed);
  * *source (if source) is "option", "cgroup_quota", "affinity" or NULL; NAN when none. */
 double sum_run_expected_cores(const struct sum_run *run, const char **source);
+/* The interval the gap rule uses for a file's rows: a GPU's energy interval (interval_sec of
+ * gpus[].energy) for hw_metrics.csv (gpu >= 0), else the median step of the file (quality's
+ * interval_sec.median). NAN when unknown. */
+double sum_run_gap_interval(const struct sum_run *run, enum sum_kind kind, int gpu);
+/* Gaps in a file's sampling (quality.files[].gaps): steps longer than SUM_GAP_FACTOR times its
+ * median step. */
+uint64_t sum_run_file_gaps(const struct sum_run *run, enum sum_kind kind);
+/* Is an event of this name error-like (listed in events.errors, marked on the page)? */
+bool sum_event_error_like(const char *name);
 
 #endif

@@ -40,6 +40,9 @@ enum hw_json_num {
 /* Append s[0..n) as a JSON string literal (with quotes). Valid UTF-8 is copied as is; control
  * characters, '"' and '\\' are escaped; each byte of an invalid UTF-8 sequence becomes U+FFFD. */
 void hw_buf_json_str(struct hw_buf *b, const char *s, size_t n);
+/* x rounded to 12 significant digits (HW_NUM_SIG12's rounding), for outputs that format the
+ * number themselves (summarize's HTML) yet must show the JSON's value. */
+double hw_num_sig12(double x);
 /* Append the double x in the given mode (see enum hw_json_num). */
 void hw_buf_json_num(struct hw_buf *b, double x, enum hw_json_num mode);
 /* Append a double as Python's repr() would print it (shortest round-trip: 0.1, 12.0, 1e+16,

@@ -194,6 +194,15 @@ void hw_buf_py_round(struct hw_buf *b, double x, int ndigits)
     hw_buf_py_double(b, strtod(tmp, NULL));
 }
 
+double hw_num_sig12(double x)
+{
+    /* Twelve digits are far beyond what any sensor reports; they drop the binary noise of sums
+     * (951.1000000000001) and the stored values keep full precision. */
+    char t[32];
+    snprintf(t, sizeof t, "%.12g", x);
+    return strtod(t, NULL);
+}
+
 void hw_buf_json_num(struct hw_buf *b, double x, enum hw_json_num mode)
 {
     if (!isfinite(x)) {
@@ -205,14 +214,7 @@ void hw_buf_json_num(struct hw_buf *b, double x, enum hw_json_num mode)
             hw_buf_puts(b, x > 0 ? "Infinity" : "-Infinity");
         return;
     }
-    if (mode == HW_NUM_SIG12) {
-        /* Twelve digits are far beyond what any sensor reports; they drop the binary noise of
-         * sums (951.1000000000001) and the stored values keep full precision. */
-        char t[32];
-        snprintf(t, sizeof t, "%.12g", x);
-        x = strtod(t, NULL);
-    }
-    hw_buf_py_double(b, x);
+    hw_buf_py_double(b, mode == HW_NUM_SIG12 ? hw_num_sig12(x) : x);
 }
 
 void hw_json_init(struct hw_json *w, struct hw_buf *b, enum hw_json_style style,

@@ -4,6 +4,11 @@
 
 #include <math.h>
 
+bool sum_is_gap(double dt, double interval_s)
+{
+    return dt > SUM_GAP_FACTOR * interval_s;
+}
+
 bool sum_energy_step(struct sum_energy *e, double t0, double p0, double t1, double p1)
 {
     double dt = t1 - t0;
@@ -13,7 +18,7 @@ bool sum_energy_step(struct sum_energy *e, double t0, double p0, double t1, doub
         e->unmeasured++;
         return false;
     }
-    if (dt > SUM_GAP_FACTOR * e->interval_s) {
+    if (sum_is_gap(dt, e->interval_s)) {
         e->gaps++;
         e->gap_s += dt;
         return false;

@@ -19,6 +19,11 @@ struct sum_energy {
     double interval_s;      /* the sample interval used for the gap rule */
 };
 
+/* The gap rule: a step of dt seconds is a gap when longer than SUM_GAP_FACTOR sample intervals
+ * (false when the interval is unknown). The energy rule and every output (the HTML report's
+ * line breaks) use it. */
+bool sum_is_gap(double dt, double interval_s);
+
 /* One step of a GPU's power curve, from (t0, p0) to (t1, p1) seconds/watts, under the energy
  * rule: a trapezoid, except across a gap longer than SUM_GAP_FACTOR * e->interval_s or where
  * power was not measured at one end. Adds the joules and the counters to e; returns whether the

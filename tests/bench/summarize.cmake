@@ -15,3 +15,13 @@ target_compile_definitions(bench_summarize PRIVATE
 add_executable(bench_phases ${CMAKE_CURRENT_SOURCE_DIR}/bench_phases.c)
 target_link_libraries(bench_phases PRIVATE hwrun_flags m)
 target_compile_definitions(bench_phases PRIVATE SUMMARIZE_BIN="$<TARGET_FILE:summarize>")
+
+# bench_html: `summarize --html` on a long generated run against `--format json` (the summary's
+# one pass), time and peak RSS; --summarize PATH (repeatable) compares other builds:
+#   cmake --build build --target bench_html summarize
+#   build/tests/bench/bench_html --hours 6 --summarize build/summarize/summarize --summarize OLD
+if(TARGET summarize_core)
+  add_executable(bench_html ${CMAKE_CURRENT_SOURCE_DIR}/bench_html.c)
+  target_link_libraries(bench_html PRIVATE html_gen)
+  target_compile_definitions(bench_html PRIVATE SUMMARIZE_BIN="$<TARGET_FILE:summarize>")
+endif()

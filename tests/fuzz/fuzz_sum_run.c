@@ -1,7 +1,8 @@
 /* libFuzzer target for a whole run: the input is cut at "\n@@\n" into run.jsonl,
  * hw_metrics.csv, hw_dmon.csv, cpu_metrics.csv, proc_metrics.csv, gpu_procs.csv and hw_gpm.csv,
- * written to a private temporary directory, summarized and printed in every format (also in
- * --units and as --compare of the run with itself). */
+ * written to a private temporary directory, summarized (with the HTML report's timeline) and
+ * printed in every format (also in --units and as --compare of the run with itself), the HTML
+ * page included. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "html.h"
 #include "report.h"
 #include "summary.h"
 
@@ -65,7 +67,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct sum_run *run = sum_run_new();
     if (!run)
         return 0;
-    struct sum_config cfg = {.max_line = 4096};
+    struct sum_html_opts o;
+    sum_html_opts_init(&o);
+    o.width = SUM_HTML_WIDTH_MIN; /* the fewest columns: the most merging */
+    struct sum_config cfg = {.max_line = 4096, .timeline_cols = sum_html_cols(&o)};
     sum_run_summarize(run, &in, &cfg);
     struct hw_buf b;
     hw_buf_init(&b, NULL, 0);
@@ -84,6 +89,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sum_compare_json(run, run, &u, &b);
     sum_compare_text(run, run, NULL, &b);
     hw_buf_free(&b);
+    char *page = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&page, &len);
+    if (f) {
+        sum_html_run(f, run, &o, NULL, 0);
+        fclose(f);
+    }
+    free(page);
     sum_run_free(run);
     for (int k = 0; k < SUM_KIND_COUNT; k++)
         free(storage[k]);

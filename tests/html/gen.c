@@ -165,6 +165,11 @@ static int write_files(const char *dir, const struct gen_run *g,
         double rel = (double)i * g->interval;
         if (g->gap_to > g->gap_from && rel >= g->gap_from && rel < g->gap_to)
             continue;
+        if (g->restart_at > 0 && rel >= g->restart_at && rel < g->restart_at + g->restart_delay) {
+            if (rel - g->interval < g->restart_at) /* the dying child's torn row, ended by hwmon */
+                fputs("2026/11/22 08:4\n", gf);
+            continue;
+        }
         double t = round((g->t0 + rel) * 1000) / 1000;
         const char *ts = fmt_sec(&smi, t, false);
         int ms = ms_of(t);
@@ -210,6 +215,13 @@ static int write_files(const char *dir, const struct gen_run *g,
                         c.pcpu, c.rss, i * 4096, i * 8192);
         }
     }
+    if (g->partial_last) { /* rows being written when the directory was read */
+        fputs("2026/11/22 08:40:00.000, 5", gf);
+        if (cf)
+            fputs("2026-11-22T08:40:00.000+00:00,1", cf);
+        if (pf)
+            fputs("2026-11-22T08:40", pf);
+    }
 out:
     if (gf && close_checked(gf) < 0 && !rc)
         rc = -EIO;
@@ -218,14 +230,24 @@ out:
     if (pf && close_checked(pf) < 0 && !rc)
         rc = -EIO;
     if (rc == 0 && g->jsonl_start) {
-        char data[1024];
+        char data[1024], hint[64] = "";
+        if (g->hint_interval >= 0)
+            snprintf(hint, sizeof hint, "\"interval_s\": %g, ",
+                     g->hint_interval > 0 ? g->hint_interval : g->interval);
         snprintf(data, sizeof data,
                  "{\"tool\": \"hwmon\", \"version\": \"0.1.0\", \"mode\": \"wrap\", "
-                 "\"interval_s\": %g, \"smi_tz\": \"UTC\", \"gpu_query_fields\": \"%s\", "
+                 "%s\"smi_tz\": \"UTC\", \"gpu_query_fields\": \"%s\", "
                  "\"host\": \"gpu-node-07\", \"command\": [\"python\", \"train.py\", "
                  "\"--config\", \"llama-7b.yaml\"]}",
-                 g->interval, QUERY_FIELDS);
+                 hint, QUERY_FIELDS);
         rc = gen_event(dir, g->t0, "start", data);
+        if (rc == 0 && g->restart_at > 0)
+            rc = gen_event(dir, g->t0 + g->restart_at, "child_exit",
+                           "{\"child\": \"query\", \"status\": 139, \"file\": "
+                           "\"hw_metrics.csv\"}");
+        if (rc == 0 && g->restart_at > 0)
+            rc = gen_event(dir, g->t0 + g->restart_at + g->restart_delay / 2, "child_restart",
+                           "{\"child\": \"query\", \"attempt\": 1, \"delay_s\": 1}");
         if (rc == 0)
             rc = gen_event(dir, g->t0 + g->seconds, "stop",
                            "{\"reason\": \"command_exit\", \"exit_status\": 0}");

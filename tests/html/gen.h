@@ -29,6 +29,11 @@ struct gen_run {
         gap_to;             /* no samples in [t0+gap_from, t0+gap_to) (all files); from>=to: none */
     bool cpu, proc, cgroup; /* which other files to write (cgroup: the 4 extra CPU columns) */
     bool jsonl_start;       /* write hwmon's start and stop events into run.jsonl */
+    double hint_interval;   /* the start event's interval_s: 0 = interval, < 0 = left out */
+    /* A child restart at restart_at seconds (> 0): hw_metrics.csv gets a torn row, no samples
+     * for restart_delay seconds, and run.jsonl child_exit and child_restart events. */
+    double restart_at, restart_delay;
+    bool partial_last;      /* every CSV ends in a partial line (a row being written) */
     /* Values of GPU gpu at sample i (rel = seconds since t0); NULL: a plain pattern. */
     void (*gpu_values)(void *ctx, int gpu, long i, double rel, double v[GV_COUNT]);
     void *ctx;

@@ -1,7 +1,8 @@
-/* The HTML report (summarize/html.c): golden structure tests on generated runs (charts, phase
- * bands, event markers, axis ranges, gaps), escaping of hostile names, the per-column
- * downsampling (a one-sample spike survives), the size of a long run's page, the sweep page,
- * errors, the summary tables, and a real headless browser (chromium). */
+/* The HTML report (summarize/html_*.c, timeline.c): golden structure tests on generated runs
+ * (charts, phase bands, event markers, axis ranges, gaps), escaping of hostile names, the
+ * per-column downsampling (a one-sample spike survives) and the timeline's buckets, the size of a
+ * long run's page, the sweep page, errors, the summary tables, that the page states the JSON's
+ * energy, interval, gaps and events (agree), and a real headless browser (chromium). */
 #include <CUnit/CUnit.h>
 #include <errno.h>
 #include <json-c/json.h>
@@ -14,9 +15,13 @@
 
 #include "gen.h"
 #include "html.h"
+#include "summary.h"
+#include "timeline.h"
 #include "testutil.h"
 
 #define T0 1795336800.0 /* 2026-11-22 08:40:00 UTC */
+#define MT_PX 8.0    /* the plot's top and height in a chart (html_int.h's MT, PLOT_H) */
+#define PLOT_PX 116.0
 #define CHECK_NEAR(a, b, eps) CU_ASSERT(fabs((double)(a) - (double)(b)) <= (eps))
 
 /* ---- helpers --------------------------------------------------------------------------------- */
@@ -28,25 +33,46 @@ struct page {
     char err[512];
 };
 
-static void render(struct page *p, const char *dir, struct json_object *sum, int width)
+/* The page of run directory dir: its summary and timeline in one pass, then drawn. */
+static void render(struct page *p, const char *dir, int width)
 {
     struct sum_html_opts o;
     sum_html_opts_init(&o);
     if (width)
         o.width = width;
+    struct sum_run *run;
+    int rc = sum_html_summarize(dir, &o, false, &run);
+    CU_ASSERT_FATAL(run != NULL);
+    CU_ASSERT(rc == 0 || rc == -ENODATA || rc < 0);
     FILE *f = open_memstream(&p->html, &p->len);
     CU_ASSERT_FATAL(f != NULL);
-    p->rc = sum_html_run(f, dir, sum, &o, p->err, sizeof p->err);
+    p->rc = sum_html_run(f, run, &o, p->err, sizeof p->err);
     fclose(f);
+    sum_run_free(run);
 }
 
-static void render_sweep(struct page *p, const char *const *dirs, struct json_object *const *sums,
-                         const char *const *names, size_t n)
+static void render_sweep(struct page *p, const char *const *dirs, const char *const *names,
+                         size_t n)
 {
+    char **rows = calloc(n, sizeof *rows);
+    CU_ASSERT_FATAL(rows != NULL);
+    for (size_t i = 0; i < n; i++) {
+        struct sum_run *run;
+        int rc = sum_html_summarize(dirs[i], NULL, true, &run);
+        size_t len;
+        FILE *f = open_memstream(&rows[i], &len);
+        CU_ASSERT_FATAL(f != NULL);
+        sum_html_sweep_row(f, dirs[i], run, rc, names ? names[i] : NULL);
+        fclose(f);
+        sum_run_free(run);
+    }
     FILE *f = open_memstream(&p->html, &p->len);
     CU_ASSERT_FATAL(f != NULL);
-    p->rc = sum_html_sweep(f, dirs, sums, names, n, NULL, p->err, sizeof p->err);
+    p->rc = sum_html_sweep(f, (const char *const *)rows, n, NULL, p->err, sizeof p->err);
     fclose(f);
+    for (size_t i = 0; i < n; i++)
+        free(rows[i]);
+    free(rows);
 }
 
 static size_t count(const char *hay, const char *needle)
@@ -245,7 +271,7 @@ static void test_structure_counts(void)
 {
     char *dir = mkrun("html-basic", true);
     struct page p = {0};
-    render(&p, dir, NULL, 0);
+    render(&p, dir, 0);
     CU_ASSERT_EQUAL(p.rc, 0);
     CU_ASSERT_STRING_EQUAL(p.err, "");
     CU_ASSERT_FATAL(p.html != NULL);
@@ -278,8 +304,8 @@ static void test_structure_counts(void)
     CU_ASSERT(strstr(p.html, "id=\"resolution\"") != NULL);
     CU_ASSERT(strstr(p.html, "per pixel column") != NULL);
     CU_ASSERT(strstr(p.html, "host <b>gpu-node-07</b>") != NULL);
-    /* no summary: the tables are left out but the reading notes are there */
-    CU_ASSERT(strstr(p.html, "id=\"t-run\"") == NULL);
+    /* the tables and the reading notes */
+    CU_ASSERT(strstr(p.html, "id=\"t-run\"") != NULL);
     CU_ASSERT(strstr(p.html, "id=\"t-quality\"") != NULL);
     CU_ASSERT(clean_utf8((const unsigned char *)p.html, p.len));
     free(p.html);
@@ -291,7 +317,7 @@ static void test_structure_axes(void)
 {
     char *dir = mkrun("html-axes", true);
     struct page p = {0};
-    render(&p, dir, NULL, 0);
+    render(&p, dir, 0);
     CU_ASSERT_EQUAL_FATAL(p.rc, 0);
     /* time axis: 0..120 s, labels every 20 s, with its unit */
     char *util = figure(p.html, "gpu-util");
@@ -344,8 +370,8 @@ static void test_structure_gap(void)
     char *dir = mkrun("html-gap", true);
     char *dir2 = mkrun("html-nogap", false);
     struct page p = {0}, q = {0};
-    render(&p, dir, NULL, 0);
-    render(&q, dir2, NULL, 0);
+    render(&p, dir, 0);
+    render(&q, dir2, 0);
     CU_ASSERT_EQUAL_FATAL(p.rc, 0);
     CU_ASSERT_EQUAL_FATAL(q.rc, 0);
     static const struct {
@@ -383,8 +409,12 @@ static void test_structure_gap(void)
     free(pt);
     free(d);
     free(fig);
-    /* the reading notes count the gap once per file */
-    CU_ASSERT(strstr(p.html, "GPU sampling: 1 gap (") != NULL);
+    /* the reading notes: the gaps of each file (hw_metrics.csv: of each GPU's rows) and of
+     * each GPU's power, as the JSON counts them */
+    CU_ASSERT(strstr(p.html, "hw_metrics.csv: 2 gaps in sampling (interval 1 s)") != NULL);
+    CU_ASSERT(strstr(p.html, "cpu_metrics.csv: 1 gap in sampling (interval 1 s)") != NULL);
+    CU_ASSERT(strstr(p.html, "GPU 0: 1 gap in power (21 s not bridged; interval 1 s)") != NULL);
+    CU_ASSERT(strstr(p.html, "id=\"gaps\" data-n=\"2\"") != NULL);
     CU_ASSERT(strstr(q.html, "No problems found while reading.") != NULL);
     free(p.html);
     free(q.html);
@@ -401,7 +431,7 @@ static void test_structure_partial(void)
     struct gen_run g = {.t0 = T0, .seconds = 30, .interval = 0.5, .ngpus = 0, .cpu = true};
     CU_ASSERT_FATAL(gen_write_run(dir, &g) == 0);
     struct page p = {0};
-    render(&p, dir, NULL, 0);
+    render(&p, dir, 0);
     CU_ASSERT_EQUAL(p.rc, 0);
     CU_ASSERT_EQUAL(count(p.html, "<figure class=\"chart\""), 1);
     CU_ASSERT(strstr(p.html, "id=\"cpu\"") != NULL);
@@ -410,7 +440,7 @@ static void test_structure_partial(void)
     /* an empty directory gives a page with no chart, not an error */
     char *empty = th_tmpdir("html-empty");
     struct page e = {0};
-    render(&e, empty, NULL, 0);
+    render(&e, empty, 0);
     CU_ASSERT_EQUAL(e.rc, 0);
     CU_ASSERT_EQUAL(count(e.html, "<figure class=\"chart\""), 0);
     CU_ASSERT(strstr(e.html, "No samples, phases or events") != NULL);
@@ -446,7 +476,7 @@ static void test_structure_dmon(void)
     fclose(f);
     free(path);
     struct page p = {0};
-    render(&p, dir, NULL, 0);
+    render(&p, dir, 0);
     CU_ASSERT_EQUAL_FATAL(p.rc, 0);
     CU_ASSERT_EQUAL(count(p.html, "<figure class=\"chart\""), 4);
     char *util = figure(p.html, "gpu-util");
@@ -505,7 +535,7 @@ static void test_structure_gpm(void)
         if (f)
             fclose(f);
         struct page p = {0};
-        render(&p, dir, NULL, 0);
+        render(&p, dir, 0);
         CU_ASSERT_EQUAL_FATAL(p.rc, 0);
         char *util = figure(p.html, "gpu-util");
         CU_ASSERT_FATAL(util != NULL);
@@ -537,7 +567,7 @@ static void test_structure_gpm(void)
 }
 
 /* Thousands of short phases (one per training step): the strip keeps the first
- * SUM_HTML_MAX_PHASES and says how many more; in the charts, touching bands of one colour are
+ * SUM_MAX_PHASES and says how many more; in the charts, touching bands of one colour are
  * one rect. */
 static void test_structure_many_phases(void)
 {
@@ -556,9 +586,9 @@ static void test_structure_many_phases(void)
     fclose(f);
     free(path);
     struct page p = {0};
-    render(&p, dir, NULL, 0);
+    render(&p, dir, 0);
     CU_ASSERT_EQUAL_FATAL(p.rc, 0);
-    CU_ASSERT_EQUAL(count(p.html, "<g class=\"ph "), SUM_HTML_MAX_PHASES);
+    CU_ASSERT_EQUAL(count(p.html, "<g class=\"ph "), SUM_MAX_PHASES);
     CU_ASSERT(strstr(p.html, "904 phases and 0 events beyond the first") != NULL);
     size_t charts = count(p.html, "<figure class=\"chart\"");
     CU_ASSERT_EQUAL(charts, 6);
@@ -585,7 +615,7 @@ static void test_escape_names(void)
                         "{\"host\": \"\\\"><script>alert(2)</script>\", \"command\": "
                         "[\"</code><script>\", \"&amp;\"]}") == 0);
     struct page p = {0};
-    render(&p, dir, NULL, 0);
+    render(&p, dir, 0);
     CU_ASSERT_EQUAL_FATAL(p.rc, 0);
     CU_ASSERT_EQUAL(count_ci(p.html, "<script"), 0);
     CU_ASSERT_EQUAL(count_ci(p.html, "<img"), 0);
@@ -599,27 +629,12 @@ static void test_escape_names(void)
     CU_ASSERT(strstr(p.html, "&quot;&gt;&lt;script&gt;alert(2)") != NULL);
     CU_ASSERT(strstr(p.html, "&lt;/code&gt;&lt;script&gt; &amp;amp;") != NULL);
     CU_ASSERT(clean_utf8((const unsigned char *)p.html, p.len));
+    /* the tables are escaped too (they list the same phase and event names) */
+    const char *tables = strstr(p.html, "id=\"t-phases\"");
+    CU_ASSERT_FATAL(tables != NULL);
+    CU_ASSERT(strstr(tables, "&lt;script&gt;alert(1)&lt;/script&gt;") != NULL);
+    CU_ASSERT(strstr(tables, "&lt;img src=x onerror=alert(1)&gt;") != NULL);
     free(p.html);
-
-    /* The same names in a summary object: the tables escape them too. */
-    const char *js =
-        "{\"start\": \"<b>x</b>\", \"gpus\": [{\"index\": 0, \"uuid\": \"\\\"><script>\"}],"
-        " \"phases\": [{\"name\": \"<script>alert(3)</script>\", \"seconds\": 5,"
-        " \"gpus\": []}], \"events\": {\"counts\": {\"<script>\": 1}, \"errors\":"
-        " [{\"ts\": \"x\", \"event\": \"<script>\", \"data\": {\"k\": \"</script>\"}}]},"
-        " \"quality\": {\"files\": {\"<script>.csv\": {\"read_error\": \"<script>\"}}},"
-        " \"warnings\": [\"<script>alert(4)</script>\"]}";
-    struct json_object *sum = json_tokener_parse(js);
-    CU_ASSERT_FATAL(sum != NULL);
-    struct page q = {0};
-    render(&q, dir, sum, 0);
-    CU_ASSERT_EQUAL(q.rc, 0);
-    CU_ASSERT_EQUAL(count_ci(q.html, "<script"), 0);
-    CU_ASSERT(strstr(q.html, "&lt;script&gt;alert(3)&lt;/script&gt;") != NULL);
-    CU_ASSERT(strstr(q.html, "&lt;script&gt;alert(4)&lt;/script&gt;") != NULL);
-    CU_ASSERT(clean_utf8((const unsigned char *)q.html, q.len));
-    free(q.html);
-    json_object_put(sum);
     th_rmtree(dir);
     free(dir);
 }
@@ -658,7 +673,7 @@ static void test_downsample_spike(void)
                         .ctx = &sp};
     CU_ASSERT_FATAL(gen_write_run(dir, &g) == 0);
     struct page p = {0};
-    render(&p, dir, NULL, 0);
+    render(&p, dir, 0);
     CU_ASSERT_EQUAL_FATAL(p.rc, 0);
     char *fig = figure(p.html, "gpu-util");
     char *d = series_d(fig, "g0");
@@ -713,7 +728,7 @@ static void test_downsample_width(void)
                         .ctx = &sp};
     CU_ASSERT_FATAL(gen_write_run(dir, &g) == 0);
     struct page p = {0};
-    render(&p, dir, NULL, SUM_HTML_WIDTH_MIN);
+    render(&p, dir, SUM_HTML_WIDTH_MIN);
     CU_ASSERT_EQUAL_FATAL(p.rc, 0);
     char *fig = figure(p.html, "gpu-util");
     CU_ASSERT_FATAL(fig != NULL);
@@ -735,6 +750,104 @@ static void test_downsample_width(void)
     free(dir);
 }
 
+/* ---- suite: timeline (timeline.c's buckets) ------------------------------------------------- */
+
+static struct sum_gpu_row tl_row(double t, double util)
+{
+    struct sum_gpu_row r = {.t = t, .gpu = 0};
+    for (int m = 0; m < SUM_GM_COUNT; m++)
+        r.v[m] = NAN;
+    r.v[SUM_GM_UTIL] = util;
+    return r;
+}
+
+/* The bucket holding time t (or -1). */
+static int tl_bucket(const struct sum_timeline *tl, double t)
+{
+    for (int b = 0; b < tl->nb; b++)
+        if (t >= sum_tl_bucket_t(tl, b) && t < sum_tl_bucket_t(tl, b + 1))
+            return b;
+    return -1;
+}
+
+/* Buckets widen by doubling as samples go beyond them (memory stays 2 x columns), a one-sample
+ * spike survives every merge, a sample before the anchor shifts the buckets, the step before a
+ * bucket's first sample is kept for the gap rule, and a clock at 1970 is not placed. */
+static void test_timeline_buckets(void)
+{
+    struct sum_timeline *tl = sum_tl_new(100, false);
+    CU_ASSERT_FATAL(tl != NULL);
+    CU_ASSERT_EQUAL(tl->nb, 200);
+    struct sum_event start = {.t = T0, .name = "start"};
+    sum_tl_event(tl, &start);
+    CHECK_NEAR(tl->anchor, T0, 0);
+    /* a day at 1 Hz with one spike and one 100 s hole */
+    for (long i = 0; i < 86400; i++) {
+        if (i >= 50000 && i < 50100)
+            continue;
+        struct sum_gpu_row r = tl_row(T0 + (double)i, i == 43210 ? 99 : 10);
+        sum_tl_gpu_row(tl, &r);
+    }
+    /* the width is a power of two times the first, and the day fits in the buckets */
+    CU_ASSERT(tl->width * tl->nb >= 86400 && tl->width * tl->nb / 2 < 86400);
+    CU_ASSERT(tl->hi < tl->nb);
+    const struct sum_tl_series *s = &tl->gpu[0]->s[SUM_TL_UTIL];
+    CU_ASSERT_FATAL(s->cols != NULL);
+    CU_ASSERT(s->any && s->vmax == 99 && s->vmin == 10);
+    int b = tl_bucket(tl, T0 + 43210);
+    CU_ASSERT_FATAL(b >= 0);
+    CU_ASSERT_EQUAL(s->cols[b].max, 99);
+    CU_ASSERT_EQUAL(s->cols[b].min, 10);
+    uint64_t n = 0;
+    for (int k = 0; k < tl->nb; k++)
+        n += s->cols[k].n;
+    CU_ASSERT_EQUAL(n, 86400 - 100);
+    /* the bucket after the hole starts with the hole's step */
+    b = tl_bucket(tl, T0 + 50100);
+    CU_ASSERT_FATAL(b >= 0);
+    if (sum_tl_bucket_t(tl, b) > T0 + 50099)
+        CHECK_NEAR(s->cols[b].step, 101, 1e-3);
+    /* a sample before the anchor: the buckets shift (or widen), nothing is lost */
+    double w = tl->width;
+    struct sum_gpu_row early = tl_row(T0 - 1000, 55);
+    sum_tl_gpu_row(tl, &early);
+    CU_ASSERT(tl->anchor <= T0 - 1000);
+    CU_ASSERT(tl->width >= w);
+    n = 0;
+    for (int k = 0; k < tl->nb; k++)
+        n += s->cols[k].n;
+    CU_ASSERT_EQUAL(n, 86400 - 100 + 1);
+    b = tl_bucket(tl, T0 + 43210);
+    CU_ASSERT_FATAL(b >= 0);
+    CU_ASSERT_EQUAL(s->cols[b].max, 99);
+    b = tl_bucket(tl, T0 - 1000);
+    CU_ASSERT_FATAL(b >= 0);
+    CU_ASSERT_EQUAL(s->cols[b].first, 55);
+    /* a clock at 1970 is counted, not placed */
+    struct sum_gpu_row bad = tl_row(1.0, 5);
+    sum_tl_gpu_row(tl, &bad);
+    CU_ASSERT_EQUAL(tl->out_of_range, 1);
+    CU_ASSERT(tl->anchor > T0 - 2000);
+    sum_tl_free(tl);
+
+    /* samples before the anchor from the start (no start event, the first sample anchors) */
+    tl = sum_tl_new(10, false);
+    CU_ASSERT_FATAL(tl != NULL);
+    for (int i = 0; i < 100; i++) {
+        struct sum_gpu_row r = tl_row(T0 - i * 10.0, (double)i);
+        sum_tl_gpu_row(tl, &r);
+    }
+    s = &tl->gpu[0]->s[SUM_TL_UTIL];
+    n = 0;
+    for (int k = 0; k < tl->nb; k++)
+        n += s->cols[k].n;
+    CU_ASSERT_EQUAL(n, 100);
+    CU_ASSERT(tl->anchor <= T0 - 990);
+    CU_ASSERT(tl->width * tl->nb >= 990);
+    CU_ASSERT_EQUAL(s->cols[tl_bucket(tl, T0 - 990)].first, 99);
+    sum_tl_free(tl);
+}
+
 /* ---- suite: longrun -------------------------------------------------------------------------- */
 
 /* A day at 10 Hz on 2 GPUs with CPU and process files (1.7 M GPU rows, ~330 MB): the page
@@ -754,7 +867,7 @@ static void test_longrun_size(void)
     CU_ASSERT(gen_phase(dir, T0 + 3600, 3600, "load") == 0);
     CU_ASSERT(gen_phase(dir, T0 + 86000, 82400, "train") == 0);
     struct page p = {0};
-    render(&p, dir, NULL, 0);
+    render(&p, dir, 0);
     CU_ASSERT_EQUAL_FATAL(p.rc, 0);
     fprintf(stderr, "\n    long run (1 day, 10 Hz, 2 GPUs): page of %zu bytes\n", p.len);
     CU_ASSERT(p.len < 2u * 1024 * 1024);
@@ -793,14 +906,10 @@ static void test_sweep_page(void)
     make_basic_run(r1, true);
     make_basic_run(r2, false);
     make_basic_run(r3, false);
-    struct json_object *s1 = json_tokener_parse(
-        "{\"gpu_util_mean_pct\": 42.5, \"peak_vram_mb\": 1490, \"energy_wh\": 13.75, "
-        "\"duration_sec\": 120, \"gpus\": [{}, {}]}");
-    struct json_object *sums[4] = {s1, NULL, NULL, NULL};
     const char *dirs[4] = {r1, r2, r3, r4};
     const char *names[4] = {"r1/report.html", NULL, "r 3#x?.html", NULL};
     struct page p = {0};
-    render_sweep(&p, dirs, sums, names, 4);
+    render_sweep(&p, dirs, names, 4);
     CU_ASSERT_EQUAL(p.rc, 0);
     CU_ASSERT_FATAL(p.html != NULL);
     const char *body = strstr(p.html, "<tbody>");
@@ -817,8 +926,8 @@ static void test_sweep_page(void)
     CU_ASSERT(strstr(p.html, "r3 &lt;b&gt;&amp;&quot;") != NULL);
     CU_ASSERT(strstr(p.html, "<b>&") == NULL);
     /* the summary's figures, sortable by their data-v */
-    CU_ASSERT(strstr(p.html, "data-v=\"42.5\"") != NULL);
-    CU_ASSERT(strstr(p.html, "data-v=\"13.75\"") != NULL);
+    CU_ASSERT(strstr(p.html, "data-v=\"60\"") != NULL);    /* GPU util: 50 and 70 % */
+    CU_ASSERT(strstr(p.html, "data-v=\"13.75\"") != NULL); /* Wh: 99 s at 200 + 300 W */
     /* a sparkline for each run with data; the missing directory says why */
     CU_ASSERT_EQUAL(count(p.html, "aria-label=\"GPU utilization\""), 3);
     CU_ASSERT(strstr(p.html, "No such file or directory") != NULL);
@@ -832,7 +941,6 @@ static void test_sweep_page(void)
     free(sd);
     CU_ASSERT(clean_utf8((const unsigned char *)p.html, p.len));
     free(p.html);
-    json_object_put(s1);
     th_rmtree(base);
     free(base);
     free(r1);
@@ -848,48 +956,53 @@ static void test_errors(void)
     char err[256];
     struct sum_html_opts o;
     sum_html_opts_init(&o);
-    FILE *f = tmpfile();
-    CU_ASSERT_FATAL(f != NULL);
-    CU_ASSERT_EQUAL(sum_html_run(f, "/nonexistent/run", NULL, &o, err, sizeof err), -ENOENT);
-    CU_ASSERT(strstr(err, "/nonexistent/run") != NULL);
+    struct sum_run *run;
+    CU_ASSERT_EQUAL(sum_html_summarize("/nonexistent/run", &o, false, &run), -ENOENT);
+    CU_ASSERT(run == NULL);
     char *tmp = th_tmpdir("html-notdir");
     char *file = th_fmt("%s/file", tmp);
     CU_ASSERT_FATAL(th_write_file(file, "x", 1) == 0);
-    CU_ASSERT_EQUAL(sum_html_run(f, file, NULL, &o, err, sizeof err), -ENOTDIR);
+    CU_ASSERT_EQUAL(sum_html_summarize(file, &o, false, &run), -ENOTDIR);
     th_rmtree(tmp);
     free(file);
     free(tmp);
-    CU_ASSERT_EQUAL(sum_html_run(NULL, "/tmp", NULL, &o, err, sizeof err), -EINVAL);
-    CU_ASSERT_EQUAL(sum_html_run(f, NULL, NULL, &o, err, sizeof err), -EINVAL);
+    FILE *f = tmpfile();
+    CU_ASSERT_FATAL(f != NULL);
+    char *dir = mkrun("html-full", false);
+    CU_ASSERT_EQUAL_FATAL(sum_html_summarize(dir, &o, false, &run), 0);
+    CU_ASSERT_EQUAL(sum_html_run(NULL, run, &o, err, sizeof err), -EINVAL);
+    CU_ASSERT_EQUAL(sum_html_run(f, NULL, &o, err, sizeof err), -EINVAL);
     o.width = 10;
-    CU_ASSERT_EQUAL(sum_html_run(f, "/tmp", NULL, &o, err, sizeof err), -EINVAL);
+    CU_ASSERT_EQUAL(sum_html_run(f, run, &o, err, sizeof err), -EINVAL);
     CU_ASSERT(strstr(err, "width") != NULL);
-    const char *dirs[1] = {"/tmp"};
-    CU_ASSERT_EQUAL(sum_html_sweep(f, dirs, NULL, NULL, 0, NULL, err, sizeof err), -EINVAL);
-    CU_ASSERT_EQUAL(sum_html_sweep(f, NULL, NULL, NULL, 1, NULL, err, sizeof err), -EINVAL);
+    CU_ASSERT_EQUAL(sum_html_cols(&o), -EINVAL);
+    o.width = 2000; /* a timeline of another width */
+    CU_ASSERT_EQUAL(sum_html_run(f, run, &o, err, sizeof err), -EINVAL);
+    const char *rows[1] = {"<tr></tr>"};
+    CU_ASSERT_EQUAL(sum_html_sweep(f, rows, 0, NULL, err, sizeof err), -EINVAL);
+    CU_ASSERT_EQUAL(sum_html_sweep(f, NULL, 1, NULL, err, sizeof err), -EINVAL);
     /* err may be NULL */
-    CU_ASSERT_EQUAL(sum_html_run(f, "/nonexistent/run", NULL, NULL, NULL, 0), -ENOENT);
+    CU_ASSERT_EQUAL(sum_html_run(f, NULL, NULL, NULL, 0), -EINVAL);
     fclose(f);
 
     /* A failed write is an error with the reason. */
-    char *dir = mkrun("html-full", false);
     FILE *full = fopen("/dev/full", "w");
     if (full) {
-        int rc = sum_html_run(full, dir, NULL, NULL, err, sizeof err);
+        int rc = sum_html_run(full, run, NULL, err, sizeof err);
         CU_ASSERT(rc == -ENOSPC || rc == -EIO);
         CU_ASSERT(strstr(err, "write error") != NULL);
         fclose(full);
         full = fopen("/dev/full", "w");
-        const char *d1[1] = {dir};
-        rc = sum_html_sweep(full, d1, NULL, NULL, 1, NULL, err, sizeof err);
+        rc = sum_html_sweep(full, rows, 1, NULL, err, sizeof err);
         CU_ASSERT(rc == -ENOSPC || rc == -EIO);
         fclose(full);
     }
+    sum_run_free(run);
     /* A file that cannot be read is left out and said: the page is still written. */
     char *bad = th_fmt("%s/cpu_metrics.csv", dir);
     CU_ASSERT_FATAL(unlink(bad) == 0 && mkdir(bad, 0755) == 0);
     struct page p = {0};
-    render(&p, dir, NULL, 0);
+    render(&p, dir, 0);
     CU_ASSERT_EQUAL(p.rc, 0);
     CU_ASSERT(strstr(p.err, "cpu_metrics.csv") != NULL);
     CU_ASSERT(strstr(p.html, "cpu_metrics.csv could not be read") != NULL);
@@ -922,7 +1035,7 @@ static void test_errors_bad_input(void)
     CU_ASSERT(gen_jsonl(dir, "{\"ts\": \"2026-11-22T08:40:30+00:00\", \"type\": \"phase\", "
                              "\"name\": \"neg\", \"seconds\": -5}") == 0);
     struct page p = {0};
-    render(&p, dir, NULL, 0);
+    render(&p, dir, 0);
     CU_ASSERT_EQUAL(p.rc, 0);
     CU_ASSERT(strstr(p.html, "hw_metrics.csv ends in a partial line") != NULL);
     CU_ASSERT(strstr(p.html, "run.jsonl: 2 of") != NULL);
@@ -960,26 +1073,8 @@ static struct json_object *real_summary(const char *dir)
 static void test_summary_tables(void)
 {
     char *dir = mkrun("html-sum", true);
-    struct json_object *sum = real_summary(dir);
-    if (!sum) {
-        fprintf(stderr, "\n    summarize not built or failed: using a hand-written summary\n");
-        sum = json_tokener_parse(
-            "{\"start\": \"2026-11-22T08:40:00.000+00:00\", \"duration_sec\": 120, "
-            "\"peak_vram_mb\": 1490, \"gpu_util_mean_pct\": 60, \"energy_wh\": 13.75, "
-            "\"gpus\": [{\"index\": 0, \"util_pct\": {\"n\": 101, \"mean\": 50}, \"energy_wh\": "
-            "5.5},"
-            " {\"index\": 1, \"util_pct\": {\"n\": 101, \"mean\": 70}, \"energy_wh\": 8.25}],"
-            " \"phases\": [{\"name\": \"load\", \"seconds\": 20}, {\"name\": \"train\", "
-            "\"seconds\": 80}, {\"name\": \"eval\", \"seconds\": 20}],"
-            " \"events\": {\"counts\": {\"start\": 1, \"stop\": 1, \"custom_mark\": 1, "
-            "\"child_exit\": 1}, \"errors\": [{\"ts\": \"2026-11-22T08:41:00.000+00:00\", "
-            "\"event\": \"child_exit\"}]},"
-            " \"quality\": {\"files\": {\"cpu_metrics.csv\": {\"gaps\": 1, \"interval_sec\": "
-            "{\"median\": 1}}}}}");
-    }
-    CU_ASSERT_FATAL(sum != NULL);
     struct page p = {0};
-    render(&p, dir, sum, 0);
+    render(&p, dir, 0);
     CU_ASSERT_EQUAL_FATAL(p.rc, 0);
     CU_ASSERT(strstr(p.html, "<table class=\"kv\" id=\"t-run\">") != NULL);
     CU_ASSERT(strstr(p.html, "id=\"t-gpus\"") != NULL);
@@ -996,29 +1091,6 @@ static void test_summary_tables(void)
     CU_ASSERT(strstr(p.html, "<details id=\"t-json\">") != NULL);
     CU_ASSERT(clean_utf8((const unsigned char *)p.html, p.len));
     free(p.html);
-    json_object_put(sum);
-
-    /* A summary of the wrong shape is tolerated: what is missing is left out. */
-    const char *odd[] = {
-        "{}",
-        "[]",
-        ("{\"gpus\": 5, \"phases\": [1, \"x\", {\"name\": 7}, null], \"start\": 12, "
-         "\"events\": {\"counts\": [], \"errors\": {}}, \"quality\": {\"files\": {\"x\": 3, "
-         "\"y\": {\"skipped\": 4, \"placeholders\": [1]}}}, \"duration_sec\": \"long\"}"),
-        ("{\"gpus\": [{\"index\": -3, \"mem_used_mib\": {\"max\": null}}, {\"index\": 1e300}], "
-         "\"phases\": [{\"name\": \"p\", \"start\": \"not a time\", \"gpus\": [5, {\"util_pct\": "
-         "3}]}]}"),
-    };
-    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++) {
-        struct json_object *o = json_tokener_parse(odd[i]);
-        CU_ASSERT_FATAL(o != NULL);
-        struct page q = {0};
-        render(&q, dir, o, 0);
-        CU_ASSERT_EQUAL(q.rc, 0);
-        CU_ASSERT(q.html && strstr(q.html, "</html>") != NULL);
-        free(q.html);
-        json_object_put(o);
-    }
     th_rmtree(dir);
     free(dir);
 }
@@ -1095,22 +1167,21 @@ static void test_browser(void)
     CU_ASSERT_FATAL(mkdir(run, 0755) == 0 && mkdir(run2, 0755) == 0);
     CU_ASSERT_FATAL(gen_demo_run(run) == 0);
     make_basic_run(run2, true);
-    struct json_object *sum = real_summary(run);
 
     /* the report, a sweep, and an empty page to compare the screenshot with */
     char *report = th_fmt("%s/report.html", run), *sweep = th_fmt("%s/sweep.html", dir),
          *blank = th_fmt("%s/blank.html", dir);
-    FILE *f = fopen(report, "w");
-    CU_ASSERT_FATAL(f != NULL);
-    char err[256];
-    CU_ASSERT_EQUAL(sum_html_run(f, run, sum, NULL, err, sizeof err), 0);
-    CU_ASSERT_EQUAL(fclose(f), 0);
-    f = fopen(sweep, "w");
-    CU_ASSERT_FATAL(f != NULL);
+    struct page pr = {0}, ps = {0};
+    render(&pr, run, 0);
+    CU_ASSERT_EQUAL(pr.rc, 0);
+    CU_ASSERT_EQUAL(th_write_file(report, pr.html, pr.len), 0);
     const char *dirs[2] = {run, run2};
     const char *names[2] = {"run/report.html", NULL};
-    CU_ASSERT_EQUAL(sum_html_sweep(f, dirs, NULL, names, 2, NULL, err, sizeof err), 0);
-    CU_ASSERT_EQUAL(fclose(f), 0);
+    render_sweep(&ps, dirs, names, 2);
+    CU_ASSERT_EQUAL(ps.rc, 0);
+    CU_ASSERT_EQUAL(th_write_file(sweep, ps.html, ps.len), 0);
+    free(pr.html);
+    free(ps.html);
     CU_ASSERT_EQUAL(th_write_file(blank, "<!DOCTYPE html><title>blank</title>", 35), 0);
 
     /* the DOM as the browser built it: the charts and the tables are there */
@@ -1124,11 +1195,9 @@ static void test_browser(void)
     CU_ASSERT(count(r.out, "<path class=\"ln ") >= 2 * 5 + 3);
     CU_ASSERT_EQUAL(count(r.out, "<g class=\"ph "), 7);
     CU_ASSERT(strstr(r.out, "id=\"t-quality\"") != NULL);
-    if (sum) {
-        CU_ASSERT(strstr(r.out, "id=\"t-run\"") != NULL);
-        CU_ASSERT(strstr(r.out, "id=\"t-gpus\"") != NULL);
-        CU_ASSERT_EQUAL(count(r.out, "<tr class=\"phase-row\">"), 7);
-    }
+    CU_ASSERT(strstr(r.out, "id=\"t-run\"") != NULL);
+    CU_ASSERT(strstr(r.out, "id=\"t-gpus\"") != NULL);
+    CU_ASSERT_EQUAL(count(r.out, "<tr class=\"phase-row\">"), 7);
     th_result_free(&r);
 
     /* the sweep's script runs: #sort=3 sorts by duration ascending (run2: 120 s before run:
@@ -1178,7 +1247,6 @@ static void test_browser(void)
         free(png);
         free(keep);
     }
-    json_object_put(sum);
     free(shot);
     free(shot0);
     free(flag);
@@ -1275,6 +1343,150 @@ static void test_cli_run_and_sweep(void)
     free(b);
 }
 
+/* ---- suite: agree (the page states the JSON's figures) -------------------------------------- */
+
+static double jnum(struct json_object *o, const char *k1, const char *k2)
+{
+    struct json_object *v = NULL;
+    if (!json_object_object_get_ex(o, k1, &v))
+        return NAN;
+    if (k2 && (!v || !json_object_object_get_ex(v, k2, &v)))
+        return NAN;
+    return v ? json_object_get_double(v) : NAN;
+}
+
+/* The number after `key` in s (an attribute's value or the text after a label), NAN if none. */
+static double num_after(const char *s, const char *key)
+{
+    const char *p = s ? strstr(s, key) : NULL;
+    return p ? strtod(p + strlen(key), NULL) : NAN;
+}
+
+/* The page of DIR (summarize --html) against its JSON (summarize --format json): the energy
+ * (exact in the data attribute, and the label to its shown digits), the sampling interval, the
+ * gap count and the breaks drawn in each GPU's power line, the event markers. */
+static void check_agree(const char *tag, const struct gen_run *g)
+{
+    char *dir = th_tmpdir(tag);
+    CU_ASSERT_FATAL(gen_write_run(dir, g) == 0);
+    struct json_object *js = real_summary(dir);
+    CU_ASSERT_FATAL(js != NULL);
+    char *page = th_fmt("%s/report.html", dir);
+    struct th_result r;
+    CU_ASSERT_EQUAL_FATAL(SUMMARIZE(&r, "-q", "--html", page, dir), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    th_result_free(&r);
+    char *html = th_read_file(page, NULL);
+    CU_ASSERT_FATAL(html != NULL);
+    char *pw = figure(html, "gpu-power");
+    CU_ASSERT_FATAL(pw != NULL);
+
+    double wh = jnum(js, "energy_wh", NULL);
+    CU_ASSERT(isfinite(wh));
+    /* the label, as shown (3 significant digits), then the exact value */
+    double label = num_after(pw, "energy so far \xC2\xB7 ");
+    CU_ASSERT(fabs(label - wh) <= 0.05 * pow(10, floor(log10(fabs(wh))) - 1) + 1e-9);
+    if (fabs(label - wh) > 0.05 * pow(10, floor(log10(fabs(wh))) - 1) + 1e-9)
+        fprintf(stderr, "\n    %s: page says %g Wh, JSON %.12g Wh\n", tag, label, wh);
+    CU_ASSERT_EQUAL(num_after(pw, "data-energy-wh=\""), wh);
+
+    struct json_object *gpus = NULL;
+    CU_ASSERT_FATAL(json_object_object_get_ex(js, "gpus", &gpus) && gpus);
+    size_t ng = json_object_array_length(gpus);
+    CU_ASSERT_EQUAL(ng, (size_t)g->ngpus);
+    double gaps = 0;
+    for (size_t i = 0; i < ng; i++) {
+        struct json_object *gp = json_object_array_get_idx(gpus, i);
+        double ngap = jnum(gp, "energy", "gaps");
+        gaps += ngap;
+        /* one break in the power line per gap (each longer than a pixel column here) */
+        char cls[24];
+        snprintf(cls, sizeof cls, "g%zu", i);
+        char *d = series_d(pw, cls);
+        CU_ASSERT_FATAL(d != NULL);
+        CU_ASSERT_EQUAL((double)count(d, "M") - 1, ngap);
+        free(d);
+        /* the GPU's label is its JSON energy, to the digits shown */
+        char key[32];
+        snprintf(key, sizeof key, "GPU %zu \xC2\xB7 ", i);
+        double e = jnum(gp, "energy_wh", NULL);
+        CU_ASSERT(fabs(num_after(pw, key) - e) <= 0.05 * pow(10, floor(log10(fabs(e))) - 1) + 1e-9);
+    }
+    struct json_object *g0 = json_object_array_get_idx(gpus, 0);
+    CU_ASSERT_EQUAL(num_after(html, "id=\"interval\" data-s=\""), jnum(g0, "energy", "interval_sec"));
+    CU_ASSERT_EQUAL(num_after(html, "id=\"gaps\" data-n=\""), gaps);
+    /* the energy line breaks where GPU 0's power does, and ends at the JSON's energy (to the
+     * 0.1 px the path is written in) */
+    char *d = series_d(pw, "en");
+    CU_ASSERT_FATAL(d != NULL);
+    CU_ASSERT_EQUAL((double)count(d, "M") - 1, jnum(g0, "energy", "gaps"));
+    struct pts *pt = malloc(sizeof *pt);
+    CU_ASSERT_FATAL(pt != NULL);
+    parse_d(d, pt);
+    CU_ASSERT_FATAL(pt->n > 0);
+    double e0 = attr_num(pw, "data-y2-0"), e1 = attr_num(pw, "data-y2-1");
+    double last = e0 + (MT_PX + PLOT_PX - pt->y[pt->n - 1]) / PLOT_PX * (e1 - e0);
+    CU_ASSERT(fabs(last - wh) <= 0.051 * (e1 - e0) / PLOT_PX);
+    free(pt);
+    free(d);
+
+    /* every event is a marker; the error-like ones are marked so */
+    double total = jnum(js, "events", "total"), errors = jnum(js, "events", "errors_total");
+    CU_ASSERT_EQUAL((double)(count(html, "<path class=\"ev\"") + count(html, "<path class=\"ev bad\"")),
+                    total);
+    CU_ASSERT_EQUAL((double)count(html, "<path class=\"ev bad\""), errors);
+    CU_ASSERT_EQUAL(num_after(html, "id=\"n-events\" data-n=\""), total);
+    CU_ASSERT_EQUAL(num_after(html, "id=\"t-events\" data-total=\""), total);
+
+    free(pw);
+    free(html);
+    free(page);
+    json_object_put(js);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* The generated runs of the agree suite: 600 s, 2 GPUs, CPU and process files, and each case's
+ * trouble. */
+static const struct agree_case {
+    const char *tag;
+    double interval, hint, gap_from, gap_to, restart_at, restart_delay;
+    bool partial;
+} agree_cases[] = {
+    /* the user's case: the start event says 1 s, rows come every 0.5 s, with a 2 s hole */
+    {"agree-hint", 0.5, 1.0, 300, 302, 0, 0, false},
+    {"agree-nohint", 0.5, -1, 100, 130, 0, 0, false},     /* the interval from the rows */
+    {"agree-holes", 1, 0, 200, 260, 0, 0, false},         /* a minute without samples */
+    {"agree-restart", 0.5, 0, 0, 0, 250, 5, false},       /* a child restarted: a torn row */
+    {"agree-truncated", 0.5, 0, 50, 60, 0, 0, true},      /* files end in a partial line */
+};
+
+static void check_case(size_t i)
+{
+    const struct agree_case *c = &agree_cases[i];
+    struct gen_run g = {.t0 = T0,
+                        .seconds = 600,
+                        .interval = c->interval,
+                        .ngpus = 2,
+                        .cpu = true,
+                        .proc = true,
+                        .jsonl_start = true,
+                        .gpu_values = basic_values,
+                        .hint_interval = c->hint,
+                        .gap_from = c->gap_from,
+                        .gap_to = c->gap_to,
+                        .restart_at = c->restart_at,
+                        .restart_delay = c->restart_delay,
+                        .partial_last = c->partial};
+    check_agree(c->tag, &g);
+}
+
+static void test_agree_wrong_hint(void) { check_case(0); }
+static void test_agree_no_hint(void) { check_case(1); }
+static void test_agree_holes(void) { check_case(2); }
+static void test_agree_restart(void) { check_case(3); }
+static void test_agree_truncated(void) { check_case(4); }
+
 /* ---- registration ---------------------------------------------------------------------------- */
 
 void cu_register_all(void)
@@ -1292,6 +1504,8 @@ void cu_register_all(void)
     s = CU_add_suite("downsample", NULL, NULL);
     CU_add_test(s, "spike", test_downsample_spike);
     CU_add_test(s, "width", test_downsample_width);
+    s = CU_add_suite("timeline", NULL, NULL);
+    CU_add_test(s, "buckets", test_timeline_buckets);
     s = CU_add_suite("longrun", NULL, NULL);
     CU_add_test(s, "size", test_longrun_size);
     s = CU_add_suite("sweep", NULL, NULL);
@@ -1303,6 +1517,12 @@ void cu_register_all(void)
     CU_add_test(s, "tables", test_summary_tables);
     s = CU_add_suite("cli", NULL, NULL);
     CU_add_test(s, "run_and_sweep", test_cli_run_and_sweep);
+    s = CU_add_suite("agree", NULL, NULL);
+    CU_add_test(s, "wrong_hint", test_agree_wrong_hint);
+    CU_add_test(s, "no_hint", test_agree_no_hint);
+    CU_add_test(s, "holes", test_agree_holes);
+    CU_add_test(s, "restart", test_agree_restart);
+    CU_add_test(s, "truncated", test_agree_truncated);
     s = CU_add_suite("browser", NULL, NULL);
     CU_add_test(s, "chromium", test_browser);
 }

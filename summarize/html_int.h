@@ -1,0 +1,86 @@
+/* Inside the HTML report (html.h): what its three parts share. html_page.c writes the page
+ * (head, CSS, header, layout, sweep page, the atomic write), html_svg.c the SVG charts from the
+ * run's timeline, html_tables.c the tables and data-quality notes from struct sum_run. */
+#ifndef SUM_HTML_INT_H
+#define SUM_HTML_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "html.h"
+#include "summary.h"
+#include "timeline.h"
+
+/* Chart geometry in px. The left and right margins hold the y axes (the right one the energy
+ * axis of the power chart); every chart keeps both so that the time axes line up. */
+#define ML 60
+#define MR 58
+#define MT 8
+#define PLOT_H 116
+#define MB 30
+#define CHART_H (MT + PLOT_H + MB)
+#define SPARK_COLS SUM_HTML_SPARK_COLS
+#define SPARK_H 26
+#define NAME_MAX_BYTES 200 /* phase names are cut (at a character) beyond this when drawn */
+#define NPHASE_COLORS 8
+#define NGPU_COLORS 10
+
+/* A phase as drawn: the summary's phase (index into run->phase), its lane and colour. */
+struct ht_phase {
+    size_t i;
+    int lane, color;
+};
+
+/* One run's page being written. */
+struct ht_page {
+    const struct sum_run *run;
+    const struct sum_timeline *tl; /* NULL: no charts */
+    int ncols;                     /* pixel columns of the plots */
+    double t0, t1, per_col;        /* the time axis, epoch seconds; zero at t0 */
+    bool no_data;                  /* nothing with a time */
+    struct ht_phase *ph;           /* the phases with a time, sorted by start */
+    size_t nph;
+    const char *color_name[NPHASE_COLORS]; /* phase names in order of first start (borrowed) */
+    size_t ncolors;
+    struct sum_tl_col *px; /* scratch: one series in pixel columns */
+    bool oom;
+};
+
+/* Notes about reading the run (files unreadable, lines skipped, gaps), for the page. */
+struct ht_notes {
+    char text[40][200];
+    bool minor[40]; /* a note (not measured cells, gaps) rather than a warning */
+    size_t n;
+};
+
+/* html_page.c: writing and numbers */
+void ht_esc_n(FILE *f, const char *s, size_t n); /* HTML-escaped, bad UTF-8 as U+FFFD */
+void ht_esc(FILE *f, const char *s);             /* accepts NULL */
+size_t ht_prefix_chars(const char *s, size_t max_chars, size_t *nchars);
+size_t ht_count_chars(const char *s);
+const char *ht_fmt_num(char *buf, size_t cap, double v); /* for people: 3-4 digits */
+const char *ht_fmt_dur(char *buf, size_t cap, double s);
+const char *ht_fmt_utc(char *buf, size_t cap, double t);
+double ht_nice_step(double x);
+int ht_step_decimals(double step);
+void ht_note(struct ht_notes *N, bool minor, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* html_svg.c */
+int ht_prepare_phases(struct ht_page *P); /* sorts, colours; returns the strip's lanes */
+int ht_phase_color(const struct ht_page *P, const char *name);
+void ht_draw_strip(FILE *f, const struct ht_page *P, int lanes);
+void ht_draw_charts(FILE *f, struct ht_page *P);
+void ht_sparkline(FILE *f, const struct sum_run *run);
+
+/* html_tables.c */
+void ht_tables(FILE *f, const struct ht_page *P);
+void ht_quality_notes(const struct sum_run *run, struct ht_notes *N);
+size_t ht_count_warnings(const struct sum_run *run);
+/* The interval the gap rule used for GPU g's rows (its energy interval), else for cpu rows. */
+double ht_interval(const struct sum_run *run);
+/* Gaps the summary counted: every GPU's energy gaps. */
+unsigned long long ht_gpu_gaps(const struct sum_run *run);
+
+#endif

@@ -1,0 +1,754 @@
+/* The HTML report's SVG (html_int.h): the phase strip, the charts on the shared time axis and
+ * the sweep's sparkline, drawn from the run's timeline (timeline.h) and its phases. A series is
+ * the timeline's buckets merged into pixel columns; a line breaks where the summary's gap rule
+ * (sum_is_gap, with the interval the summary decided) says sampling paused, or where a value was
+ * not measured. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "html_int.h"
+#include "report.h"
+
+#define MAX_LANES 3         /* rows of overlapping phases in the phase strip */
+#define MAX_EVENT_LINES 512 /* events also drawn as lines across the charts, up to this many */
+
+static int plot_w(const struct ht_page *P)
+{
+    return P->ncols;
+}
+
+static double x_of(const struct ht_page *P, double t)
+{
+    return ML + (t - P->t0) / (P->t1 - P->t0) * plot_w(P);
+}
+
+struct axis {
+    double lo, hi, step;
+    int decimals;
+};
+
+/* A 0-based axis up to a nice value >= vmax (or exactly top when the data fit under it). */
+static struct axis y_axis(double vmin, double vmax, double top)
+{
+    struct axis a = {0};
+    if (!isfinite(vmax))
+        vmax = 1;
+    if (!isfinite(vmin))
+        vmin = 0;
+    double lo = vmin < 0 ? vmin : 0;
+    double hi = vmax;
+    if (isfinite(top) && hi <= top && lo >= 0)
+        hi = top;
+    if (!(hi > lo))
+        hi = lo + 1;
+    a.step = ht_nice_step((hi - lo) / 4);
+    a.lo = floor(lo / a.step) * a.step;
+    a.hi = ceil(hi / a.step - 1e-9) * a.step;
+    if (!(a.hi > a.lo))
+        a.hi = a.lo + a.step;
+    a.decimals = ht_step_decimals(a.step);
+    return a;
+}
+
+static double y_of(const struct axis *a, double v)
+{
+    return MT + PLOT_H - (v - a->lo) / (a->hi - a->lo) * PLOT_H;
+}
+
+/* The time axis: a unit that keeps the labels short, and a 1-2-5 step. */
+struct taxis {
+    double unit; /* seconds per label unit */
+    const char *uname;
+    double step; /* in label units */
+    int decimals;
+};
+
+static struct taxis t_axis(const struct ht_page *R)
+{
+    struct taxis a;
+    double span = R->t1 - R->t0;
+    if (span <= 180) {
+        a.unit = 1;
+        a.uname = "s";
+    } else if (span <= 3 * 3600) {
+        a.unit = 60;
+        a.uname = "min";
+    } else if (span <= 3 * 86400) {
+        a.unit = 3600;
+        a.uname = "h";
+    } else {
+        a.unit = 86400;
+        a.uname = "d";
+    }
+    /* About one label per 100 px. */
+    double n = R->ncols / 100.0;
+    a.step = ht_nice_step(span / a.unit / (n < 2 ? 2 : n));
+    a.decimals = ht_step_decimals(a.step);
+    return a;
+}
+
+/* Path emitter: coordinates at 0.1 px; a horizontal run keeps only its two ends. */
+struct pen {
+    FILE *f;
+    bool open;   /* a subpath is open */
+    int nseg;    /* points in this subpath */
+    long lx, ly; /* last point written (tenths of px) */
+    bool held;   /* a point on the same row waits */
+    long hx;
+};
+
+/* Tenths of a pixel as a decimal ("123.4", "-0.5"), without printf's float formatting. */
+static void put_tenths(FILE *f, long v)
+{
+    char b[32], *e = b + sizeof b, *p = e;
+    unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+    *--p = (char)('0' + u % 10);
+    *--p = '.';
+    u /= 10;
+    do
+        *--p = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *--p = '-';
+    fwrite(p, 1, (size_t)(e - p), f);
+}
+
+static void pen_put(struct pen *p, long x, long y, bool move)
+{
+    fputc(move ? 'M' : ' ', p->f);
+    put_tenths(p->f, x);
+    fputc(' ', p->f);
+    put_tenths(p->f, y);
+}
+
+static void pen_end(struct pen *p)
+{
+    if (!p->open)
+        return;
+    if (p->held)
+        pen_put(p, p->hx, p->ly, false);
+    else if (p->nseg == 1)
+        fputs("h1", p->f); /* a lone sample between gaps: a short dash, visible */
+    p->open = false;
+    p->held = false;
+}
+
+static void pen_point(struct pen *p, double xf, double yf, bool new_seg)
+{
+    long x = lround(xf * 10), y = lround(yf * 10);
+    if (new_seg || !p->open) {
+        pen_end(p);
+        pen_put(p, x, y, true);
+        p->open = true;
+        p->nseg = 1;
+        p->lx = x;
+        p->ly = y;
+        return;
+    }
+    if (y == p->ly) { /* same row: remember only the far end */
+        p->held = true;
+        p->hx = x;
+        return;
+    }
+    if (p->held) {
+        pen_put(p, p->hx, p->ly, false);
+        p->held = false;
+    }
+    if (x == p->lx && y == p->ly)
+        return;
+    pen_put(p, x, y, false);
+    p->nseg++;
+    p->lx = x;
+    p->ly = y;
+}
+
+/* The buckets of series s merged into ncols pixel columns of per_col seconds from t0. */
+static void to_px(const struct sum_timeline *tl, const struct sum_tl_series *s, int ncols,
+                  double t0, double per_col, struct sum_tl_col *px)
+{
+    memset(px, 0, (size_t)ncols * sizeof *px);
+    if (!s->cols)
+        return;
+    for (int b = 0; b <= tl->hi && b < tl->nb; b++) {
+        const struct sum_tl_col *k = &s->cols[b];
+        if (!k->n)
+            continue;
+        double x = floor((sum_tl_bucket_t(tl, b) + tl->width / 2 - t0) / per_col);
+        int c = !(x >= 0) ? 0 : x >= ncols ? ncols - 1 : (int)x;
+        sum_tl_col_merge(&px[c], k);
+    }
+}
+
+/* Draw one series (pixel columns px) as an SVG path: per column its first, extremes in time
+ * order, last; with mean, the column's mean instead (sparklines). A column whose first sample
+ * came after a gap (interval iv) or an unmeasured value starts a new subpath. */
+static void draw_px(FILE *f, const struct sum_tl_col *px, int ncols, const struct axis *a,
+                    double scale, double iv, const char *cls, const char *label, bool mean)
+{
+    fprintf(f, "<path class=\"%s\" d=\"", cls);
+    struct pen p = {.f = f};
+    for (int c = 0; c < ncols; c++) {
+        const struct sum_tl_col *k = &px[c];
+        if (!k->n)
+            continue;
+        double x = ML + c + 0.5;
+        bool gap = (k->flags & SUM_TL_BRK) || sum_is_gap(k->step, iv);
+        if (mean) {
+            pen_point(&p, x, y_of(a, k->sum / k->n / scale), gap);
+            continue;
+        }
+        float v[4];
+        int nv = 0;
+        v[nv++] = k->first;
+        if (k->n > 1) {
+            bool min_first = k->flags & SUM_TL_MIN_FIRST;
+            v[nv++] = min_first ? k->min : k->max;
+            v[nv++] = min_first ? k->max : k->min;
+            v[nv++] = k->last;
+        }
+        for (int i = 0; i < nv; i++) {
+            if (i > 0 && v[i] == v[i - 1])
+                continue;
+            pen_point(&p, x, y_of(a, v[i] / scale), gap && i == 0);
+        }
+    }
+    pen_end(&p);
+    fputs("\">", f);
+    if (label) {
+        fputs("<title>", f);
+        ht_esc(f, label);
+        fputs("</title>", f);
+    }
+    fputs("</path>\n", f);
+}
+
+static unsigned name_hash(const char *s)
+{
+    unsigned h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* A phase name's colour: the first NPHASE_COLORS distinct names (by start) get one each, in
+ * order, so neighbours differ; later names share by hash. */
+int ht_phase_color(const struct ht_page *P, const char *name)
+{
+    for (size_t i = 0; i < P->ncolors; i++)
+        if (!strcmp(P->color_name[i], name))
+            return (int)i;
+    return (int)(name_hash(name) % NPHASE_COLORS);
+}
+
+static const struct sum_phase_acc *phase_of(const struct ht_page *P, size_t k)
+{
+    return &P->run->phase[P->ph[k].i];
+}
+
+static int cmp_phase(const void *a, const void *b, void *ctx)
+{
+    const struct sum_run *run = ctx;
+    const struct sum_phase_acc *x = &run->phase[((const struct ht_phase *)a)->i];
+    const struct sum_phase_acc *y = &run->phase[((const struct ht_phase *)b)->i];
+    return x->t0 < y->t0 ? -1 : x->t0 > y->t0 ? 1 : (x->t1 > y->t1) - (x->t1 < y->t1);
+}
+
+/* The summary's phases with a time, sorted by start, with colours and lanes of the phase strip
+ * (greedy: the first lane free at its start). Returns the number of lanes. */
+int ht_prepare_phases(struct ht_page *P)
+{
+    const struct sum_run *run = P->run;
+
+    P->nph = 0;
+    for (size_t i = 0; P->ph && i < run->nphase; i++)
+        if (isfinite(run->phase[i].t0) && isfinite(run->phase[i].t1))
+            P->ph[P->nph++] = (struct ht_phase){.i = i};
+    if (P->nph > 1)
+        qsort_r(P->ph, P->nph, sizeof *P->ph, cmp_phase, (void *)run);
+    for (size_t k = 0; k < P->nph; k++) {
+        const char *name = phase_of(P, k)->name;
+        size_t c = 0;
+        while (c < P->ncolors && strcmp(P->color_name[c], name))
+            c++;
+        if (c == P->ncolors && P->ncolors < NPHASE_COLORS)
+            P->color_name[P->ncolors++] = name;
+        P->ph[k].color = ht_phase_color(P, name);
+    }
+    int lanes = 0;
+    double lane_end[MAX_LANES];
+    for (size_t k = 0; k < P->nph; k++) {
+        const struct sum_phase_acc *p = phase_of(P, k);
+        int best = -1;
+        for (int l = 0; l < lanes; l++)
+            if (lane_end[l] <= p->t0 + 1e-9) {
+                best = l;
+                break;
+            }
+        if (best < 0 && lanes < MAX_LANES)
+            best = lanes++;
+        if (best < 0) { /* all lanes busy: the one that frees first */
+            best = 0;
+            for (int l = 1; l < lanes; l++)
+                if (lane_end[l] < lane_end[best])
+                    best = l;
+        }
+        P->ph[k].lane = best;
+        lane_end[best] = p->t1;
+    }
+    return lanes;
+}
+
+struct line {
+    const struct sum_tl_series *s;
+    double iv; /* the interval of its gap rule */
+    char cls[24];
+    char label[96];
+    int axis; /* 0 left, 1 right */
+    bool dashed;
+    bool no_key; /* left out of the legend (said in the title) */
+};
+
+struct chart {
+    const char *id, *title;
+    const char *unit, *unit2; /* y axis units (unit2: right axis, NULL if none) */
+    double top;               /* NAN, or a natural top (100 for percentages) */
+    double scale, scale2;     /* divide values by this (MiB -> GiB) */
+    struct line *lines;
+    size_t n;
+    const char *note;  /* a short remark under the title, may be NULL */
+    const char *attrs; /* more attributes of the figure (data-*), may be NULL */
+};
+
+static void draw_time_ticks(FILE *f, const struct ht_page *P, const struct taxis *ta)
+{
+    double span = (P->t1 - P->t0) / ta->unit;
+    fputs("<path class=\"gx\" d=\"", f);
+    for (double v = 0; v <= span + 1e-9 * span; v += ta->step)
+        fprintf(f, "M%.1f %dv%d", x_of(P, P->t0 + v * ta->unit), MT, PLOT_H + 4);
+    fputs("\"/>\n", f);
+    for (double v = 0; v <= span + 1e-9 * span; v += ta->step)
+        fprintf(f, "<text class=\"tx\" x=\"%.1f\" y=\"%d\">%.*f</text>",
+                x_of(P, P->t0 + v * ta->unit), MT + PLOT_H + 15, ta->decimals, v);
+    fprintf(f, "\n<text class=\"ax\" x=\"%d\" y=\"%d\">time since start [%s]</text>\n",
+            ML + plot_w(P), MT + PLOT_H + 28, ta->uname);
+}
+
+/* A y axis: grid lines across the plot (left axis only), tick labels, and the unit. */
+static void draw_y_axis(FILE *f, const struct ht_page *P, const struct axis *a, bool right,
+                        const char *unit)
+{
+    int x = right ? ML + plot_w(P) : ML;
+    if (!right) {
+        fputs("<path class=\"gy\" d=\"", f);
+        for (double v = a->lo; v <= a->hi + a->step * 1e-6; v += a->step)
+            fprintf(f, "M%d %.1fh%d", ML, y_of(a, v), plot_w(P));
+        fputs("\"/>\n", f);
+    }
+    for (double v = a->lo; v <= a->hi + a->step * 1e-6; v += a->step)
+        fprintf(f, "<text class=\"%s\" x=\"%d\" y=\"%.1f\">%.*f</text>", right ? "ty2" : "ty",
+                right ? x + 5 : x - 5, y_of(a, v) + 3.5, a->decimals, fabs(v) < 1e-12 ? 0 : v);
+    fprintf(f, "\n<text class=\"ax\" transform=\"translate(%d %d) rotate(-90)\">[",
+            right ? x + 50 : 12, MT + PLOT_H / 2);
+    ht_esc(f, unit);
+    fputs("]</text>\n", f);
+}
+
+static void draw_chart(FILE *f, struct ht_page *P, const struct chart *c, const struct taxis *ta)
+{
+    double lo[2] = {NAN, NAN}, hi[2] = {NAN, NAN};
+    bool any = false;
+    for (size_t i = 0; i < c->n; i++) {
+        const struct sum_tl_series *s = c->lines[i].s;
+        if (!s->any)
+            continue;
+        any = true;
+        int ax = c->lines[i].axis;
+        double sc = ax ? c->scale2 : c->scale;
+        if (!(lo[ax] <= s->vmin / sc))
+            lo[ax] = s->vmin / sc;
+        if (!(hi[ax] >= s->vmax / sc))
+            hi[ax] = s->vmax / sc;
+    }
+    if (!any)
+        return;
+    struct axis a = y_axis(lo[0], hi[0], c->top);
+    struct axis a2 = y_axis(lo[1], hi[1], NAN);
+    int w = ML + plot_w(P) + MR;
+    fprintf(f,
+            "<figure class=\"chart\" id=\"%s\" data-x0=\"0\" data-x1=\"%.6g\" data-y0=\"%.6g\" "
+            "data-y1=\"%.6g\" data-plot=\"%d %d %d %d\"",
+            c->id, P->t1 - P->t0, a.lo, a.hi, ML, MT, plot_w(P), PLOT_H);
+    if (c->unit2)
+        fprintf(f, " data-y2-0=\"%.6g\" data-y2-1=\"%.6g\"", a2.lo, a2.hi);
+    if (c->attrs)
+        fputs(c->attrs, f);
+    fputs(">\n<figcaption><span class=\"ct\">", f);
+    ht_esc(f, c->title);
+    fputs("</span>", f);
+    for (size_t i = 0; i < c->n; i++) {
+        const struct line *l = &c->lines[i];
+        if (!l->s->any || l->no_key)
+            continue;
+        fprintf(f, "<span class=\"key %s%s\"><i></i>", l->cls, l->dashed ? " dash" : "");
+        ht_esc(f, l->label);
+        fputs("</span>", f);
+    }
+    if (c->note) {
+        fputs("<span class=\"note\">", f);
+        ht_esc(f, c->note);
+        fputs("</span>", f);
+    }
+    fprintf(f,
+            "</figcaption>\n<svg class=\"plot\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
+            "role=\"img\" aria-label=\"",
+            w, CHART_H, w, CHART_H);
+    ht_esc(f, c->title);
+    fprintf(f, "\">\n<rect class=\"pa\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n", ML, MT,
+            plot_w(P), PLOT_H);
+    /* Phase bands under everything. The phases are sorted by start; neighbours of one colour
+     * that touch on screen become one band, so thousands of short phases stay a few rects. */
+    if (P->nph) {
+        fputs("<g class=\"bands\">", f);
+        int color = -1;
+        double bx0 = 0, bx1 = 0;
+        for (size_t i = 0; i <= P->nph; i++) {
+            const struct sum_phase_acc *p = i < P->nph ? phase_of(P, i) : NULL;
+            double x0 = 0, x1 = 0;
+            if (p) {
+                x0 = fmax(x_of(P, p->t0), ML);
+                x1 = fmin(x_of(P, p->t1), ML + plot_w(P));
+                if (x1 < ML || x0 > ML + plot_w(P))
+                    continue;
+                if (P->ph[i].color == color && x0 <= bx1 + 0.5) {
+                    bx1 = fmax(bx1, x1);
+                    continue;
+                }
+            }
+            if (color >= 0)
+                fprintf(f,
+                        "<rect class=\"band p%d\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+                        "height=\"%d\"/>",
+                        color, bx0, MT, fmax(bx1 - bx0, 0.5), PLOT_H);
+            if (p) {
+                color = P->ph[i].color;
+                bx0 = x0;
+                bx1 = x1;
+            }
+        }
+        fputs("</g>\n", f);
+    }
+    draw_time_ticks(f, P, ta);
+    draw_y_axis(f, P, &a, false, c->unit);
+    if (c->unit2)
+        draw_y_axis(f, P, &a2, true, c->unit2);
+    const struct sum_timeline *tl = P->tl;
+    if (tl->nev && tl->nev <= MAX_EVENT_LINES) {
+        fputs("<path class=\"evl\" d=\"", f);
+        for (size_t i = 0; i < tl->nev; i++) {
+            double x = x_of(P, tl->ev[i].t);
+            if (x >= ML && x <= ML + plot_w(P))
+                fprintf(f, "M%.1f %dv%d", x, MT, PLOT_H);
+        }
+        fputs("\"/>\n", f);
+    }
+    fputs("<g class=\"lines\">\n", f);
+    for (size_t i = 0; i < c->n; i++) {
+        const struct line *l = &c->lines[i];
+        if (!l->s->any)
+            continue;
+        char cls[48];
+        snprintf(cls, sizeof cls, "ln %s%s", l->cls, l->dashed ? " dash" : "");
+        to_px(tl, l->s, P->ncols, P->t0, P->per_col, P->px);
+        draw_px(f, P->px, P->ncols, l->axis ? &a2 : &a, l->axis ? c->scale2 : c->scale, l->iv, cls,
+                l->label, false);
+    }
+    fputs("</g>\n</svg>\n</figure>\n", f);
+}
+
+/* The strip above the charts: phases (in lanes when they overlap) and event markers. */
+void ht_draw_strip(FILE *f, const struct ht_page *P, int lanes)
+{
+    const struct sum_timeline *tl = P->tl;
+    size_t nev = tl ? tl->nev : 0;
+    uint64_t ev_dropped = tl ? tl->ev_dropped : 0;
+    int lane_h = 18, ev_y = MT + lanes * (lane_h + 2) + 4;
+    int h = ev_y + 14;
+    int w = ML + plot_w(P) + MR;
+    fprintf(f,
+            "<figure class=\"strip\" id=\"phases\">\n<figcaption><span class=\"ct\">Phases and "
+            "events</span><span class=\"note\">%zu phases, <span id=\"n-events\" "
+            "data-n=\"%zu\">%zu</span> events",
+            P->nph, nev, nev);
+    if (P->run->phases_dropped || ev_dropped)
+        fprintf(f, " (%llu phases and %llu events beyond the first %d not drawn)",
+                (unsigned long long)P->run->phases_dropped, (unsigned long long)ev_dropped,
+                SUM_MAX_PHASES);
+    fprintf(f,
+            "</span></figcaption>\n<svg class=\"plot\" viewBox=\"0 0 %d %d\" width=\"%d\" "
+            "height=\"%d\" role=\"img\" aria-label=\"phases and events\">\n",
+            w, h, w, h);
+    if (lanes)
+        fprintf(f, "<text class=\"ty\" x=\"%d\" y=\"%d\">phases</text>", ML - 5, MT + 12);
+    fprintf(f, "<text class=\"ty\" x=\"%d\" y=\"%d\">events</text>\n", ML - 5, ev_y + 4);
+    for (size_t i = 0; i < P->nph; i++) {
+        const struct sum_phase_acc *p = phase_of(P, i);
+        double x0 = fmax(x_of(P, p->t0), ML), x1 = fmin(x_of(P, p->t1), ML + plot_w(P));
+        if (x1 < ML || x0 > ML + plot_w(P))
+            continue;
+        double wd = fmax(x1 - x0, 1);
+        int y = MT + P->ph[i].lane * (lane_h + 2);
+        char a[32], b[32], d[32];
+        size_t nch, nb = ht_prefix_chars(p->name, NAME_MAX_BYTES, &nch);
+        fprintf(f, "<g class=\"ph p%d\"><title>", P->ph[i].color);
+        ht_esc_n(f, p->name, nb);
+        fprintf(f,
+                ": %s s to %s s (%s)</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+                "height=\"%d\" rx=\"2\"/>",
+                ht_fmt_num(a, sizeof a, p->t0 - P->t0), ht_fmt_num(b, sizeof b, p->t1 - P->t0),
+                ht_fmt_dur(d, sizeof d, p->t1 - p->t0), x0, y, wd, lane_h);
+        /* A label where it fits, at about 6.2 px per character of 11 px text. */
+        size_t fit = wd > 14 ? (size_t)((wd - 6) / 6.2) : 0;
+        if (fit >= 2) {
+            size_t total = ht_count_chars(p->name);
+            nb = ht_prefix_chars(p->name, total <= fit ? fit : fit - 1, &nch);
+            fprintf(f, "<text x=\"%.1f\" y=\"%d\">", x0 + 3, y + 13);
+            ht_esc_n(f, p->name, nb);
+            if (nch < total)
+                fputs("\xE2\x80\xA6", f);
+            fputs("</text>", f);
+        }
+        fputs("</g>\n", f);
+    }
+    fprintf(f, "<path class=\"base\" d=\"M%d %dh%d\"/>\n", ML, ev_y + 6, plot_w(P));
+    for (size_t i = 0; i < nev; i++) {
+        const struct sum_tl_event *e = &tl->ev[i];
+        double x = x_of(P, e->t);
+        if (x < ML - 0.5 || x > ML + plot_w(P) + 0.5)
+            continue;
+        char a[32];
+        fprintf(f, "<path class=\"ev%s\" d=\"M%.1f %dl4.5 6l-4.5 6l-4.5-6z\"><title>",
+                sum_event_error_like(e->name) ? " bad" : "", x, ev_y);
+        ht_esc(f, e->name);
+        fprintf(f, " at %s s</title></path>\n", ht_fmt_num(a, sizeof a, e->t - P->t0));
+    }
+    fputs("</svg>\n</figure>\n", f);
+}
+
+/* The gap rule's interval of a GPU series (its file's). */
+static double gpu_iv(const struct sum_run *run, const struct sum_tl_gpu *gs, int m, int g)
+{
+    return sum_run_gap_interval(run, gs->from[m], g);
+}
+
+void ht_draw_charts(FILE *f, struct ht_page *P)
+{
+    const struct sum_run *run = P->run;
+    const struct sum_timeline *tl = P->tl;
+    char b1[64];
+    struct taxis ta = t_axis(P);
+    struct line *lines = calloc(2 * SUM_TL_MAX_GPUS + 4, sizeof *lines);
+    if (!lines) {
+        P->oom = true;
+        return;
+    }
+    static const struct {
+        const char *id, *title, *unit;
+        double top;
+        int m;
+    } gcharts[] = {
+        {"gpu-util", "GPU utilization", "%", 100, SUM_TL_UTIL},
+        {"gpu-tensor", "Tensor activity (GPM)", "%", 100, SUM_TL_TENSOR},
+        {"gpu-memutil", "GPU memory-controller utilization", "%", 100, SUM_TL_MEMUTIL},
+        {"gpu-mem", "GPU memory used (dashed: total)", NULL, NAN, SUM_TL_MEMUSED},
+        {"gpu-power", "GPU power (dashed: energy so far, all GPUs)", "W", NAN, SUM_TL_POWER},
+        {"gpu-clock", "SM clock", "MHz", NAN, SUM_TL_CLOCK},
+    };
+    int first_gpu = -1;
+    for (int g = 0; g < SUM_TL_MAX_GPUS && first_gpu < 0; g++)
+        if (tl->gpu[g])
+            first_gpu = g;
+    for (size_t ci = 0; ci < sizeof gcharts / sizeof gcharts[0]; ci++) {
+        int m0 = gcharts[ci].m;
+        size_t n = 0;
+        double vmax = 0;
+        char note_buf[64] = "", attrs[96] = "";
+        bool sm_lines = false, from_dmon = false;
+        for (int g = 0; g < SUM_TL_MAX_GPUS; g++) {
+            const struct sum_tl_gpu *gs = tl->gpu[g];
+            if (!gs || !gs->s[m0].any)
+                continue;
+            from_dmon |= gs->from[m0] == SUM_KIND_DMON;
+            struct line *l = &lines[n++];
+            *l = (struct line){.s = &gs->s[m0], .iv = gpu_iv(run, gs, m0, g)};
+            snprintf(l->cls, sizeof l->cls, "g%d", g % NGPU_COLORS);
+            if (m0 == SUM_TL_POWER && g < SUM_MAX_GPUS && run->gpu[g] &&
+                run->gpu[g]->m[SUM_GM_POWER].n) /* the JSON's gpus[].energy_wh */
+                snprintf(
+                    l->label, sizeof l->label, "GPU %d \xC2\xB7 %s Wh", g,
+                    ht_fmt_num(b1, sizeof b1, sum_fig_num(run->gpu[g]->energy.joules / 3600.0)));
+            else
+                snprintf(l->label, sizeof l->label, "GPU %d", g);
+            vmax = fmax(vmax, gs->s[m0].vmax);
+            if (m0 == SUM_TL_MEMUSED && gs->s[SUM_TL_MEMTOTAL].any) {
+                struct line *t = &lines[n++];
+                *t = (struct line){.s = &gs->s[SUM_TL_MEMTOTAL],
+                                   .iv = gpu_iv(run, gs, SUM_TL_MEMTOTAL, g),
+                                   .dashed = true,
+                                   .no_key = true};
+                snprintf(t->cls, sizeof t->cls, "g%d", g % NGPU_COLORS);
+                snprintf(t->label, sizeof t->label, "GPU %d total", g);
+                vmax = fmax(vmax, gs->s[SUM_TL_MEMTOTAL].vmax);
+            }
+            if (m0 == SUM_TL_UTIL && gs->s[SUM_TL_SMACT].any) {
+                sm_lines = true;
+                struct line *t = &lines[n++];
+                *t = (struct line){.s = &gs->s[SUM_TL_SMACT],
+                                   .iv = gpu_iv(run, gs, SUM_TL_SMACT, g),
+                                   .dashed = true,
+                                   .no_key = true};
+                snprintf(t->cls, sizeof t->cls, "g%d", g % NGPU_COLORS);
+                snprintf(t->label, sizeof t->label, "GPU %d SM active", g);
+            }
+        }
+        if (!n)
+            continue;
+        struct chart c = {.id = gcharts[ci].id,
+                          .title = gcharts[ci].title,
+                          .unit = gcharts[ci].unit,
+                          .top = gcharts[ci].top,
+                          .scale = 1,
+                          .scale2 = 1,
+                          .lines = lines,
+                          .n = n};
+        if (sm_lines) /* "util 98%, SM active 31%" at a glance */
+            c.title = "GPU utilization (dashed: SM activity, GPM)";
+        if (m0 == SUM_TL_MEMUSED) {
+            bool gib = vmax >= 2048;
+            c.unit = gib ? "GiB" : "MiB";
+            c.scale = gib ? 1024 : 1;
+        }
+        double wh = sum_fig_num(sum_run_energy_wh(run)); /* the JSON's energy_wh */
+        if (m0 == SUM_TL_POWER && tl->os[SUM_TL_ENERGY].any && isfinite(wh)) {
+            struct line *e = &lines[n++];
+            *e = (struct line){.s = &tl->os[SUM_TL_ENERGY],
+                               .iv = first_gpu >= 0
+                                         ? gpu_iv(run, tl->gpu[first_gpu], SUM_TL_POWER, first_gpu)
+                                         : NAN,
+                               .axis = 1,
+                               .dashed = true};
+            snprintf(e->cls, sizeof e->cls, "en");
+            snprintf(e->label, sizeof e->label, "energy so far \xC2\xB7 %s Wh",
+                     ht_fmt_num(b1, sizeof b1, wh));
+            snprintf(attrs, sizeof attrs, " data-energy-wh=\"%.12g\"", wh);
+            c.attrs = attrs;
+            c.n = n;
+            c.unit2 = "Wh";
+        }
+        if (from_dmon) {
+            snprintf(note_buf, sizeof note_buf, "from hw_dmon.csv");
+            c.note = note_buf;
+        }
+        draw_chart(f, P, &c, &ta);
+    }
+
+    double cpu_iv = sum_run_gap_interval(run, SUM_KIND_CPU, -1);
+    double proc_iv = sum_run_gap_interval(run, SUM_KIND_PROC, -1);
+    struct line cpu[3] = {
+        {.s = &tl->os[SUM_TL_USR], .iv = cpu_iv, .cls = "usr", .label = "usr"},
+        {.s = &tl->os[SUM_TL_SYS], .iv = cpu_iv, .cls = "sys", .label = "sys"},
+        {.s = &tl->os[SUM_TL_IOWAIT], .iv = cpu_iv, .cls = "iow", .label = "iowait"},
+    };
+    struct line rss[1] = {{.s = &tl->os[SUM_TL_RSS], .iv = proc_iv, .cls = "rss", .label = "RSS"}};
+    struct line pcpu[1] = {
+        {.s = &tl->os[SUM_TL_PCPU], .iv = proc_iv, .cls = "pcpu", .label = "CPU"}};
+    bool gib = tl->os[SUM_TL_RSS].vmax >= 2048;
+    const struct chart host[] = {
+        {"cpu", "CPU (all cores)", "%", NULL, 100, 1, 1, cpu, 3, NULL, NULL},
+        {"proc-rss", "Process tree memory (RSS)", gib ? "GiB" : "MiB", NULL, NAN, gib ? 1024 : 1, 1,
+         rss, 1, NULL, NULL},
+        {"proc-cpu", "Process tree CPU (100% = one core)", "%", NULL, 100, 1, 1, pcpu, 1, NULL,
+         NULL},
+    };
+    for (size_t i = 0; i < sizeof host / sizeof host[0]; i++)
+        draw_chart(f, P, &host[i], &ta);
+    if (tl->os[SUM_TL_CGMEM].any) { /* cgroup memory, when recorded */
+        struct line cg[2] = {
+            {.s = &tl->os[SUM_TL_CGMEM], .iv = cpu_iv, .cls = "cg", .label = "cgroup memory"},
+            {.s = &tl->os[SUM_TL_CGMAX],
+             .iv = cpu_iv,
+             .cls = "lim",
+             .label = "limit",
+             .dashed = true},
+        };
+        double m = fmax(tl->os[SUM_TL_CGMEM].vmax,
+                        tl->os[SUM_TL_CGMAX].any ? tl->os[SUM_TL_CGMAX].vmax : 0);
+        gib = m >= 2048;
+        draw_chart(f, P,
+                   &(struct chart){.id = "cgroup-mem",
+                                   .title = "Container (cgroup) memory",
+                                   .unit = gib ? "GiB" : "MiB",
+                                   .top = NAN,
+                                   .scale = gib ? 1024 : 1,
+                                   .scale2 = 1,
+                                   .lines = cg,
+                                   .n = 2},
+                   &ta);
+    }
+    /* disk and network traffic (the machine's), when recorded */
+    struct line io[4] = {
+        {.s = &tl->os[SUM_TL_DISKR], .iv = cpu_iv, .cls = "dr", .label = "disk read"},
+        {.s = &tl->os[SUM_TL_DISKW], .iv = cpu_iv, .cls = "dw", .label = "disk write"},
+        {.s = &tl->os[SUM_TL_NETRX],
+         .iv = cpu_iv,
+         .cls = "nr",
+         .label = "net received",
+         .dashed = true},
+        {.s = &tl->os[SUM_TL_NETTX],
+         .iv = cpu_iv,
+         .cls = "nt",
+         .label = "net sent",
+         .dashed = true},
+    };
+    draw_chart(f, P,
+               &(struct chart){.id = "disk-net",
+                               .title = "Disk and network (the machine's)",
+                               .unit = "MiB/s",
+                               .top = NAN,
+                               .scale = 1,
+                               .scale2 = 1,
+                               .lines = io,
+                               .n = 4},
+               &ta);
+    free(lines);
+}
+
+/* A sparkline of the GPU utilization: per column the mean over the GPUs' samples, 0..100 %.
+ * The cell sorts by the run's mean (the JSON's gpu_util_mean_pct). */
+void ht_sparkline(FILE *f, const struct sum_run *run)
+{
+    const struct sum_timeline *tl = run->tl;
+    const struct sum_tl_series *s = tl ? &tl->os[SUM_TL_SPARK] : NULL;
+    if (!s || !s->any) {
+        fputs("<td class=\"na\" data-v=\"\">\xE2\x80\x94</td>", f);
+        return;
+    }
+    struct sum_tl_col px[SPARK_COLS];
+    double span = tl->t_hi - tl->t_lo;
+    to_px(tl, s, SPARK_COLS, tl->t_lo, (span > 0 ? span : 1) / SPARK_COLS * (1 + 1e-9), px);
+    struct axis a = {.lo = 0, .hi = 100, .step = 100};
+    /* draw_px places points in chart coordinates (plot at ML, MT, PLOT_H high): the viewBox
+     * cuts out that plot and squeezes it into the cell. */
+    fprintf(f,
+            "<td class=\"spark\" data-v=\"%.17g\"><svg viewBox=\"%d %d %d %d\" width=\"%d\" "
+            "height=\"%d\" preserveAspectRatio=\"none\" role=\"img\" "
+            "aria-label=\"GPU utilization\"><rect x=\"%d\" y=\"%d\" width=\"%d\" "
+            "height=\"%d\" fill=\"#f6f8fa\"/>",
+            sum_fig_num(sum_fig_mean(&run->all[SUM_GM_UTIL])), ML, MT - 2, SPARK_COLS, PLOT_H + 4,
+            SPARK_COLS, SPARK_H, ML, MT - 2, SPARK_COLS, PLOT_H + 4);
+    draw_px(f, px, SPARK_COLS, &a, 1, ht_interval(run), "ln spk",
+            "GPU utilization, mean of the GPUs per column [%]", true);
+    fputs("</svg></td>", f);
+}

@@ -1,0 +1,420 @@
+/* The HTML report's tables and data-quality notes (html_int.h), from the run's struct sum_run:
+ * every figure is the one the JSON prints (report.h's sum_fig_*, rounded by sum_fig_num as the
+ * JSON rounds it), shown for people by ht_fmt_num. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "html_int.h"
+#include "report.h"
+
+#define MAX_TABLE_ROWS 200 /* phases listed in the phase table; the rest are counted */
+#define MAX_JSON_DUMP (256 * 1024)
+
+static void td_num(FILE *f, double v, const char *unit)
+{
+    char b[48];
+    v = sum_fig_num(v);
+    if (isfinite(v))
+        fprintf(f, "<td class=\"n\" data-v=\"%.17g\">%s", v, ht_fmt_num(b, sizeof b, v));
+    else
+        fputs("<td class=\"n na\" data-v=\"\">\xE2\x80\x94", f);
+    if (unit && isfinite(v)) {
+        fputs("<small> ", f);
+        ht_esc(f, unit);
+        fputs("</small>", f);
+    }
+    fputs("</td>", f);
+}
+
+static void kv_row_t(FILE *f, const char *label, double v, const char *unit, const char *title)
+{
+    if (!isfinite(v))
+        return;
+    fputs("<tr><th", f);
+    if (title) {
+        fputs(" title=\"", f);
+        ht_esc(f, title);
+        fputs("\"", f);
+    }
+    fputs(">", f);
+    ht_esc(f, label);
+    fputs("</th>", f);
+    td_num(f, v, unit);
+    fputs("</tr>\n", f);
+}
+
+static void kv_row(FILE *f, const char *label, double v, const char *unit)
+{
+    kv_row_t(f, label, v, unit, NULL);
+}
+
+static void kv_text(FILE *f, const char *label, const char *text)
+{
+    if (!text || !*text)
+        return;
+    fputs("<tr><th>", f);
+    ht_esc(f, label);
+    fputs("</th><td>", f);
+    ht_esc(f, text);
+    fputs("</td></tr>\n", f);
+}
+
+static void th_unit(FILE *f, const char *head, const char *unit)
+{
+    fputs("<th scope=\"col\">", f);
+    ht_esc(f, head);
+    if (unit) {
+        fputs(" <small>[", f);
+        ht_esc(f, unit);
+        fputs("]</small>", f);
+    }
+    fputs("</th>", f);
+}
+
+double ht_interval(const struct sum_run *run)
+{
+    for (int g = 0; g < SUM_MAX_GPUS; g++)
+        if (run->gpu[g] && run->gpu[g]->in_query)
+            return sum_run_gap_interval(run, SUM_KIND_GPU, g);
+    return sum_run_gap_interval(run, SUM_KIND_CPU, -1);
+}
+
+unsigned long long ht_gpu_gaps(const struct sum_run *run)
+{
+    unsigned long long n = 0;
+    for (int g = 0; g < SUM_MAX_GPUS; g++)
+        if (run->gpu[g])
+            n += run->gpu[g]->energy.gaps;
+    return n;
+}
+
+static void run_table(FILE *f, const struct sum_run *run)
+{
+    char b[64];
+    fputs("<h2>Run</h2>\n<table class=\"kv\" id=\"t-run\">\n", f);
+    if (run->t_max >= run->t_min)
+        kv_text(f, "start", ht_fmt_utc(b, sizeof b, run->t_min));
+    double dur = sum_fig_round_us(sum_run_duration(run));
+    if (isfinite(dur))
+        kv_text(f, "duration", ht_fmt_dur(b, sizeof b, dur));
+    size_t ngpu = sum_run_gpu_count(run);
+    if (ngpu)
+        kv_row(f, "GPUs", (double)ngpu, NULL);
+    kv_row_t(f, "samples", (double)sum_run_num_samples(run), NULL, "sampling instants");
+    kv_row_t(f, "energy", sum_run_energy_wh(run), "Wh", "all GPUs, power integrated over time");
+    const struct sum_stat *all = run->all;
+    kv_row(f, "peak VRAM", sum_fig_max(&all[SUM_GM_MEM_USED]), "MiB");
+    kv_row(f, "GPU util mean", sum_fig_mean(&all[SUM_GM_UTIL]), "%");
+    kv_row(f, "GPU util max", sum_fig_max(&all[SUM_GM_UTIL]), "%");
+    const char *mus;
+    const struct sum_stat *mu = sum_fig_mem_util(run, &mus);
+    kv_row_t(f, "mem-ctrl util mean", sum_fig_mean(mu), "%", mus);
+    kv_row(f, "power mean", sum_fig_mean(&all[SUM_GM_POWER]), "W");
+    kv_row(f, "power max", sum_fig_max(&all[SUM_GM_POWER]), "W");
+    kv_row(f, "SM clock mean", sum_fig_clock_mean(run), "MHz");
+    kv_row(f, "CPU usr mean", sum_fig_mean(&run->cpu[SUM_CPU_USR]), "%");
+    kv_row(f, "CPU idle mean", sum_fig_mean(&run->cpu[SUM_CPU_IDLE]), "%");
+    const struct sum_stat *rss = &run->proc[SUM_PROC_RSS];
+    kv_row(f, "process peak RSS", sum_fig_max(rss), "MiB");
+    kv_row(f, "process mean RSS", sum_fig_mean(rss), "MiB");
+    kv_row(f, "process RSS growth", sum_fig_growth(rss), "MiB");
+    kv_row(f, "process CPU mean", sum_fig_mean(&run->proc[SUM_PROC_CPU]), "% of a core");
+    kv_row(f, "process threads max", sum_fig_max(&run->proc[SUM_PROC_THREADS]), NULL);
+    kv_row(f, "process GPU memory peak", sum_run_tree_gpu_mem_peak(run, NULL), "MiB");
+    kv_row(f, "main process peak RSS", sum_fig_max(&run->proc[SUM_PROC_MAIN_RSS]), "MiB");
+    kv_row(f, "main process CPU mean", sum_fig_mean(&run->proc[SUM_PROC_MAIN_CPU]), "% of a core");
+    static const char *const io_label[SUM_IO_COUNT][2] = {
+        {"disk read", "disk read peak"},
+        {"disk written", "disk write peak"},
+        {"network received", "network receive peak"},
+        {"network sent", "network send peak"},
+    };
+    for (int i = 0; i < SUM_IO_COUNT; i++) { /* the JSON's system section */
+        kv_row(f, io_label[i][0], sum_system_mib(&run->sys, i), "MiB");
+        kv_row(f, io_label[i][1], sum_system_peak_mib_s(&run->sys, i), "MiB/s");
+    }
+    kv_row(f, "free space min", run->sys.fs_free_min_mib, "MiB");
+    kv_row(f, "cgroup memory peak", sum_system_mem_peak(&run->sys, NULL), "MiB");
+    kv_row(f, "cgroup memory limit", run->cg_mem_max_mib, "MiB");
+    kv_row(f, "cgroup CPU limit", run->cg_limit_cores, "cores");
+    char z[160];
+    snprintf(z, sizeof z, "%s (%s)", run->tz.name, sum_fig_tz_source(run->tz_source));
+    kv_text(f, "nvidia-smi clock", z);
+    fputs("</table>\n", f);
+}
+
+static void gpu_table(FILE *f, const struct sum_run *run)
+{
+    if (!sum_run_gpu_count(run))
+        return;
+    fputs("<h2>Per GPU</h2>\n<table class=\"grid\" id=\"t-gpus\">\n<thead><tr>", f);
+    th_unit(f, "GPU", NULL);
+    th_unit(f, "util", "%");
+    th_unit(f, "peak VRAM", "GiB");
+    th_unit(f, "power", "W");
+    th_unit(f, "energy", "Wh");
+    th_unit(f, "SM", "MHz");
+    fputs("</tr></thead>\n<tbody>\n", f);
+    for (int g = 0; g < SUM_MAX_GPUS; g++) {
+        const struct sum_gpu *gp = run->gpu[g];
+        if (!gp)
+            continue;
+        fputs("<tr><th", f);
+        if (gp->uuid[0]) {
+            fputs(" title=\"", f);
+            ht_esc(f, gp->uuid);
+            fputs("\"", f);
+        }
+        fprintf(f, "><span class=\"key g%d\"><i></i>%d</span></th>", g % NGPU_COLORS, g);
+        td_num(f, sum_fig_mean(&gp->m[SUM_GM_UTIL]), NULL);
+        double peak = sum_fig_num(sum_fig_max(&gp->m[SUM_GM_MEM_USED]));
+        double total = sum_fig_num(sum_fig_max(&gp->m[SUM_GM_MEM_TOTAL]));
+        char b1[32], b2[32];
+        if (isfinite(peak) && isfinite(total))
+            fprintf(f, "<td class=\"n\" data-v=\"%.17g\">%s<small> / %s</small></td>", peak / 1024,
+                    ht_fmt_num(b1, sizeof b1, peak / 1024),
+                    ht_fmt_num(b2, sizeof b2, total / 1024));
+        else
+            td_num(f, peak / 1024, NULL);
+        td_num(f, sum_fig_mean(&gp->m[SUM_GM_POWER]), NULL);
+        td_num(f, gp->m[SUM_GM_POWER].n ? gp->energy.joules / 3600.0 : NAN, NULL);
+        td_num(f, sum_fig_mean(&gp->m[SUM_GM_SM_CLOCK]), NULL);
+        fputs("</tr>\n", f);
+    }
+    fputs("</tbody>\n</table>\n<p class=\"foot\">Means over the run; peak VRAM of total.</p>\n", f);
+}
+
+static void phase_table(FILE *f, const struct ht_page *P)
+{
+    const struct sum_run *run = P->run;
+    if (!run->nphase)
+        return;
+    fputs("<h2>Per phase</h2>\n<table class=\"grid\" id=\"t-phases\">\n<thead><tr>", f);
+    th_unit(f, "phase", NULL);
+    th_unit(f, "start", "s");
+    th_unit(f, "length", NULL);
+    th_unit(f, "energy", "Wh");
+    th_unit(f, "peak VRAM", "GiB");
+    th_unit(f, "util", "%");
+    fputs("</tr></thead>\n<tbody>\n", f);
+    for (size_t i = 0; i < run->nphase && i < MAX_TABLE_ROWS; i++) {
+        const struct sum_phase_acc *p = &run->phase[i];
+        fprintf(f, "<tr class=\"phase-row\"><th><span class=\"sw p%d\"></span>",
+                ht_phase_color(P, p->name));
+        ht_esc(f, p->name);
+        fputs("</th>", f);
+        td_num(f, p->t0 - P->t0, NULL);
+        char b[48];
+        double secs = sum_fig_round_us(p->t1 - p->t0);
+        fprintf(f, "<td class=\"n\" data-v=\"%.17g\">%s</td>", isfinite(secs) ? secs : 0,
+                ht_fmt_dur(b, sizeof b, secs));
+        td_num(f, sum_fig_phase_energy_wh(p), NULL);
+        /* over the phase's GPUs: the largest of their peaks, the mean of all their samples */
+        double peak = NAN, usum = 0, un = 0;
+        for (int g = 0; g < SUM_MAX_GPUS; g++) {
+            const struct sum_phase_gpu *pg = p->gpu[g];
+            if (!pg)
+                continue;
+            double m = sum_fig_max(&pg->m[SUM_GM_MEM_USED]);
+            if (isfinite(m) && !(peak >= m))
+                peak = m;
+            usum += pg->m[SUM_GM_UTIL].sum;
+            un += (double)pg->m[SUM_GM_UTIL].n;
+        }
+        td_num(f, peak / 1024, NULL);
+        td_num(f, un > 0 ? usum / un : NAN, NULL);
+        fputs("</tr>\n", f);
+    }
+    fputs("</tbody>\n</table>\n", f);
+    if (run->nphase > MAX_TABLE_ROWS)
+        fprintf(f, "<p class=\"foot\">%zu more phases in the summary JSON.</p>\n",
+                run->nphase - MAX_TABLE_ROWS);
+}
+
+static void event_table(FILE *f, const struct ht_page *P)
+{
+    const struct sum_run *run = P->run;
+    if (!run->netype && !run->etype_other)
+        return;
+    fprintf(f, "<h2>Events</h2>\n<table class=\"kv\" id=\"t-events\" data-total=\"%llu\">\n",
+            (unsigned long long)sum_fig_events_total(run));
+    for (size_t i = 0; i < run->netype; i++)
+        kv_row(f, run->etype[i].name, (double)run->etype[i].n, NULL);
+    if (run->etype_other)
+        kv_row(f, "(other)", (double)run->etype_other, NULL);
+    fputs("</table>\n", f);
+    if (!run->nerr)
+        return;
+    fputs("<table class=\"grid\" id=\"t-errors\">\n<thead><tr>", f);
+    th_unit(f, "at", "s");
+    th_unit(f, "error-like event", NULL);
+    fputs("</tr></thead>\n<tbody>\n", f);
+    for (size_t i = 0; i < run->nerr; i++) {
+        const struct sum_error_event *e = &run->err[i];
+        fputs("<tr>", f);
+        td_num(f, e->t - P->t0, NULL);
+        fputs("<td><b>", f);
+        ht_esc(f, e->name);
+        fputs("</b>", f);
+        if (e->data) {
+            size_t n = strlen(e->data);
+            fputs(" <small>", f);
+            ht_esc_n(f, e->data, n > 300 ? 300 : n);
+            if (n > 300)
+                fputs("\xE2\x80\xA6", f);
+            fputs("</small>", f);
+        }
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</tbody>\n</table>\n", f);
+}
+
+void ht_quality_notes(const struct sum_run *run, struct ht_notes *N)
+{
+    for (int k = 0; k < SUM_KIND_COUNT; k++) {
+        const struct sum_quality *q = &run->q[k];
+        const char *name = sum_kind_files[k];
+        if (run->read_error[k]) {
+            ht_note(N, false, "%s could not be read: %s", name, strerror(-run->read_error[k]));
+            continue;
+        }
+        if (!q->present)
+            continue;
+        uint64_t sk = sum_quality_skipped_total(q);
+        if (sk) {
+            char why[120] = "";
+            size_t len = 0;
+            for (int s = 0; s < SUM_SKIP_COUNT; s++) {
+                if (!q->skipped[s])
+                    continue;
+                int w = snprintf(why + len, sizeof why - len, "%s%s %llu", len ? ", " : "",
+                                 sum_skip_names[s], (unsigned long long)q->skipped[s]);
+                if (w < 0 || (size_t)w >= sizeof why - len)
+                    break;
+                len += (size_t)w;
+            }
+            ht_note(N, false, "%s: %llu of %llu lines skipped (%s)", name, (unsigned long long)sk,
+                    (unsigned long long)q->lines, why);
+        }
+        if (q->bad_cells)
+            ht_note(N, false, "%s: %llu cell%s with junk instead of a number", name,
+                    (unsigned long long)q->bad_cells, q->bad_cells == 1 ? "" : "s");
+        uint64_t ph = sum_quality_placeholders_total(q);
+        if (ph) {
+            char what[160] = "";
+            size_t len = 0;
+            for (size_t i = 0; i < q->n_tokens; i++) {
+                int w = snprintf(what + len, sizeof what - len, "%s%s %llu", len ? ", " : "",
+                                 q->placeholders[i].token[0] ? q->placeholders[i].token : "(empty)",
+                                 (unsigned long long)q->placeholders[i].n);
+                if (w < 0 || (size_t)w >= sizeof what - len)
+                    break;
+                len += (size_t)w;
+            }
+            ht_note(N, true, "%s: %llu cell%s not measured (%s)", name, (unsigned long long)ph,
+                    ph == 1 ? "" : "s", what);
+        }
+        if (q->partial_last)
+            ht_note(N, false, "%s ends in a partial line (not yet written)", name);
+        uint64_t gaps = sum_run_file_gaps(run, (enum sum_kind)k);
+        if (gaps) {
+            char b[32];
+            ht_note(
+                N, true, "%s: %llu gap%s in sampling (interval %s s)", name,
+                (unsigned long long)gaps, gaps == 1 ? "" : "s",
+                ht_fmt_num(b, sizeof b, sum_fig_num(sum_stat_quantile(&run->q_interval[k], 0.5))));
+        }
+    }
+    for (int g = 0; g < SUM_MAX_GPUS; g++) {
+        const struct sum_gpu *gp = run->gpu[g];
+        if (!gp || !gp->energy.gaps)
+            continue;
+        char a[32], b[32];
+        ht_note(N, true, "GPU %d: %llu gap%s in power (%s not bridged; interval %s s)", g,
+                (unsigned long long)gp->energy.gaps, gp->energy.gaps == 1 ? "" : "s",
+                ht_fmt_dur(a, sizeof a, gp->energy.gap_s),
+                ht_fmt_num(b, sizeof b, sum_fig_num(gp->energy.interval_s)));
+    }
+    if (run->info.child_restarts)
+        ht_note(N, false, "nvidia-smi children restarted %llu time%s",
+                (unsigned long long)run->info.child_restarts,
+                run->info.child_restarts == 1 ? "" : "s");
+    if (run->gpu_rows_dropped)
+        ht_note(N, false, "%llu rows of GPUs beyond the first %d not summarized",
+                (unsigned long long)run->gpu_rows_dropped, SUM_MAX_GPUS);
+    if (run->phases_dropped)
+        ht_note(N, false, "%llu phases not summarized", (unsigned long long)run->phases_dropped);
+    if (run->tz_start_unrecognized)
+        ht_note(N, false, "the start event's smi_tz \"%s\" was not understood",
+                run->info.smi_tz_raw);
+    if (run->tl && run->tl->out_of_range)
+        ht_note(N, false,
+                "%llu rows with a time far from the rest of the run (a wrong clock?) not drawn",
+                (unsigned long long)run->tl->out_of_range);
+    if (run->tl && run->tl->oom)
+        ht_note(N, false, "out of memory: some series are incomplete");
+}
+
+size_t ht_count_warnings(const struct sum_run *run)
+{
+    struct ht_notes *N = calloc(1, sizeof *N);
+    if (!N)
+        return 0;
+    ht_quality_notes(run, N);
+    size_t k = 0;
+    for (size_t i = 0; i < N->n; i++)
+        k += !N->minor[i];
+    free(N);
+    return k;
+}
+
+/* The whole summary (the JSON summarize prints), escaped, for whatever the tables leave out. */
+static void json_dump(FILE *f, const struct sum_run *run)
+{
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    sum_report_json(run, &b);
+    if (b.oom || !b.p) {
+        hw_buf_free(&b);
+        return;
+    }
+    fputs("<details id=\"t-json\"><summary>The whole summary (JSON)</summary><pre>", f);
+    size_t n = b.len, m = n > MAX_JSON_DUMP ? MAX_JSON_DUMP : n;
+    while (m > 0 && m < n && ((unsigned char)b.p[m] & 0xC0) == 0x80)
+        m--;
+    ht_esc_n(f, b.p, m);
+    if (m < n)
+        fprintf(f, "\n\xE2\x80\xA6 (%zu more bytes: see summarize --format json)", n - m);
+    fputs("</pre></details>\n", f);
+    hw_buf_free(&b);
+}
+
+void ht_tables(FILE *f, const struct ht_page *P)
+{
+    run_table(f, P->run);
+    gpu_table(f, P->run);
+    phase_table(f, P);
+    event_table(f, P);
+    struct ht_notes *N = calloc(1, sizeof *N);
+    if (N) {
+        ht_quality_notes(P->run, N);
+        if (P->oom)
+            ht_note(N, false, "out of memory: some series are incomplete");
+    }
+    fputs("<h2>Data quality</h2>\n", f);
+    if (!N || !N->n) {
+        fputs("<p class=\"ok\" id=\"t-quality\">No problems found while reading.</p>\n", f);
+    } else {
+        fputs("<ul class=\"warn\" id=\"t-quality\">\n", f);
+        for (size_t i = 0; i < N->n; i++) {
+            fputs(N->minor[i] ? "<li class=\"minor\">" : "<li>", f);
+            ht_esc(f, N->text[i]);
+            fputs("</li>\n", f);
+        }
+        fputs("</ul>\n", f);
+    }
+    free(N);
+    json_dump(f, P->run);
+}

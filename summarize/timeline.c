@@ -1,0 +1,385 @@
+/* The run's bucketed timeline (timeline.h), fed by summary.c in its one pass. */
+#include "timeline.h"
+
+#include "system.h"
+
+#include <float.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FIRST_WIDTH 1e-3 /* seconds per bucket before any doubling */
+
+struct sum_timeline *sum_tl_new(int cols, bool spark_only)
+{
+    if (cols < 1)
+        cols = 1;
+    struct sum_timeline *tl = calloc(1, sizeof *tl);
+    if (!tl)
+        return NULL;
+    tl->cols = cols;
+    tl->nb = 2 * cols;
+    tl->spark_only = spark_only;
+    tl->anchor = NAN;
+    tl->width = FIRST_WIDTH;
+    tl->hi = -1;
+    tl->t_lo = tl->t_hi = NAN;
+    for (int k = 0; k < SUM_KIND_COUNT; k++)
+        tl->host_last_t[k] = NAN;
+    tl->energy_last_t = NAN;
+    tl->io_last_t = NAN;
+    return tl;
+}
+
+void sum_tl_free(struct sum_timeline *tl)
+{
+    if (!tl)
+        return;
+    for (int g = 0; g < SUM_TL_MAX_GPUS; g++) {
+        if (!tl->gpu[g])
+            continue;
+        for (int m = 0; m < SUM_TL_GCOUNT; m++)
+            free(tl->gpu[g]->s[m].cols);
+        free(tl->gpu[g]);
+    }
+    for (int i = 0; i < SUM_TL_OCOUNT; i++)
+        free(tl->os[i].cols);
+    free(tl->ev);
+    free(tl);
+}
+
+void sum_tl_col_merge(struct sum_tl_col *dst, const struct sum_tl_col *src)
+{
+    if (!src->n)
+        return;
+    if (!dst->n) {
+        *dst = *src;
+        return;
+    }
+    /* which extreme comes first: each side's own order, or across the two */
+    bool min_from_src = src->min<dst->min, max_from_src = src->max> dst->max;
+    bool min_first;
+    if (min_from_src == max_from_src)
+        min_first = (min_from_src ? src->flags : dst->flags) & SUM_TL_MIN_FIRST;
+    else
+        min_first = max_from_src; /* min in dst (earlier), max in src */
+    if (min_from_src)
+        dst->min = src->min;
+    if (max_from_src)
+        dst->max = src->max;
+    dst->flags = (uint8_t)((dst->flags & SUM_TL_BRK) | (min_first ? SUM_TL_MIN_FIRST : 0));
+    dst->last = src->last;
+    dst->n += src->n;
+    dst->sum += src->sum;
+}
+
+/* Call fn on every series that has buckets. */
+static void each_series(struct sum_timeline *tl,
+                        void (*fn)(struct sum_timeline *, struct sum_tl_series *, int), int arg)
+{
+    for (int g = 0; g < SUM_TL_MAX_GPUS; g++)
+        for (int m = 0; tl->gpu[g] && m < SUM_TL_GCOUNT; m++)
+            if (tl->gpu[g]->s[m].cols)
+                fn(tl, &tl->gpu[g]->s[m], arg);
+    for (int i = 0; i < SUM_TL_OCOUNT; i++)
+        if (tl->os[i].cols)
+            fn(tl, &tl->os[i], arg);
+}
+
+static void halve(struct sum_timeline *tl, struct sum_tl_series *s, int unused)
+{
+    (void)unused;
+    for (int b = 0; b < tl->nb / 2; b++) {
+        struct sum_tl_col c = s->cols[2 * b];
+        sum_tl_col_merge(&c, &s->cols[2 * b + 1]);
+        s->cols[b] = c;
+    }
+    memset(&s->cols[tl->nb / 2], 0, (size_t)(tl->nb - tl->nb / 2) * sizeof *s->cols);
+}
+
+static void shift(struct sum_timeline *tl, struct sum_tl_series *s, int k)
+{
+    memmove(&s->cols[k], &s->cols[0], (size_t)(tl->nb - k) * sizeof *s->cols);
+    memset(&s->cols[0], 0, (size_t)k * sizeof *s->cols);
+}
+
+/* The bucket of time t, widening or shifting the buckets as needed; -1 when t is not placed
+ * (not finite, or far from the rest of the run: a clock at 1970). */
+static int place(struct sum_timeline *tl, double t)
+{
+    if (!isfinite(t))
+        return -1;
+    if (t >= tl->t_lo && t <= tl->t_hi) /* within the times placed: the buckets hold it */
+        return (int)((t - tl->anchor) / tl->width);
+    if (isnan(tl->anchor))
+        tl->anchor = t;
+    double top = isnan(tl->t_hi) ? tl->anchor : fmax(tl->t_hi, tl->anchor);
+    double slack = fmax(3600, 2 * (top - fmin(tl->anchor, isnan(tl->t_lo) ? top : tl->t_lo)));
+    if (t < tl->anchor - slack || t > top + slack || fabs(t - tl->anchor) > 1e10) {
+        tl->out_of_range++;
+        return -1;
+    }
+    while (t < tl->anchor) { /* shift right by whole buckets, widening first if they do not fit */
+        double need = ceil((tl->anchor - t) / tl->width);
+        if (tl->hi + need < tl->nb) {
+            int k = (int)need;
+            each_series(tl, shift, k);
+            tl->anchor -= k * tl->width;
+            tl->hi += k;
+            break;
+        }
+        each_series(tl, halve, 0);
+        tl->width *= 2;
+        tl->hi = tl->hi < 0 ? -1 : tl->hi / 2;
+    }
+    double x = floor((t - tl->anchor) / tl->width);
+    while (x >= tl->nb) {
+        each_series(tl, halve, 0);
+        tl->width *= 2;
+        tl->hi = tl->hi < 0 ? -1 : tl->hi / 2;
+        x = floor((t - tl->anchor) / tl->width);
+    }
+    int b = x < 0 ? 0 : (int)x;
+    if (b > tl->hi)
+        tl->hi = b;
+    if (!(tl->t_lo <= t))
+        tl->t_lo = t;
+    if (!(tl->t_hi >= t))
+        tl->t_hi = t;
+    return b;
+}
+
+/* Add v at bucket b; step: seconds since the source's previous sample (NAN: none). */
+static void add(struct sum_timeline *tl, struct sum_tl_series *s, int b, double v, double step)
+{
+    if (b < 0)
+        return;
+    if (!isfinite(v)) {
+        s->brk = true;
+        return;
+    }
+    if (!s->cols) {
+        s->cols = calloc((size_t)tl->nb, sizeof *s->cols);
+        if (!s->cols) {
+            tl->oom = true;
+            return;
+        }
+    }
+    struct sum_tl_col *k = &s->cols[b];
+    float fv = v > FLT_MAX ? FLT_MAX : v < -FLT_MAX ? -FLT_MAX : (float)v; /* a garbage 1e300 */
+    if (k->n == 0) {
+        k->first = k->last = k->min = k->max = fv;
+        k->step = (float)step;
+        k->flags = s->brk ? SUM_TL_BRK : 0;
+    } else {
+        if (fv < k->min) {
+            k->min = fv;
+            k->flags &= (uint8_t)~SUM_TL_MIN_FIRST;
+        }
+        if (fv > k->max) {
+            k->max = fv;
+            k->flags |= SUM_TL_MIN_FIRST;
+        }
+        k->last = fv;
+    }
+    k->sum += v;
+    k->n++;
+    s->brk = false;
+    if (!s->any || v < s->vmin)
+        s->vmin = v;
+    if (!s->any || v > s->vmax)
+        s->vmax = v;
+    s->any = true;
+}
+
+/* The step from *last to t (NAN for the first), and t becomes the last. */
+static double step_from(double *last, double t)
+{
+    double d = isfinite(*last) && t > *last ? t - *last : NAN;
+    if (!(*last >= t))
+        *last = t;
+    return d;
+}
+
+static struct sum_tl_gpu *tl_gpu(struct sum_timeline *tl, int g)
+{
+    if (g < 0 || g >= SUM_TL_MAX_GPUS)
+        return NULL;
+    if (!tl->gpu[g]) {
+        tl->gpu[g] = calloc(1, sizeof *tl->gpu[g]);
+        if (!tl->gpu[g]) {
+            tl->oom = true;
+            return NULL;
+        }
+        for (int k = 0; k < SUM_KIND_COUNT; k++)
+            tl->gpu[g]->last_t[k] = NAN;
+    }
+    return tl->gpu[g];
+}
+
+/* Where each per-GPU series comes from in hw_metrics.csv, hw_dmon.csv and hw_gpm.csv (-1: no). */
+static const int from_query[SUM_TL_GCOUNT] = {SUM_GM_UTIL,
+                                              SUM_GM_MEM_UTIL,
+                                              SUM_GM_MEM_USED,
+                                              SUM_GM_MEM_TOTAL,
+                                              SUM_GM_POWER,
+                                              SUM_GM_SM_CLOCK,
+                                              -1,
+                                              -1};
+static const int from_dmon[SUM_TL_GCOUNT] = {SUM_DM_SM,  SUM_DM_MEM,  SUM_DM_FB, -1,
+                                             SUM_DM_PWR, SUM_DM_PCLK, -1,        -1};
+static const int from_gpm[SUM_TL_GCOUNT] = {-1, -1, -1, -1, -1, -1, SUM_DM_SMUTIL, SUM_DM_MMAACT};
+
+static void gpu_values(struct sum_timeline *tl, enum sum_kind kind, int gpu, double t,
+                       const double *v, const int *map)
+{
+    struct sum_tl_gpu *g = tl_gpu(tl, gpu);
+    if (!g || !isfinite(t))
+        return;
+    double step = step_from(&g->last_t[kind], t);
+    int b = place(tl, t);
+    if (b < 0)
+        return;
+    for (int m = 0; m < SUM_TL_GCOUNT; m++) {
+        if (map[m] < 0)
+            continue;
+        if (kind == SUM_KIND_DMON && (tl->have_query & (1u << m)))
+            continue; /* hw_metrics.csv measured it */
+        double x = v[map[m]];
+        if (kind == SUM_KIND_GPU && isfinite(x))
+            tl->have_query |= 1u << m;
+        if (tl->spark_only) {
+            if (m == SUM_TL_UTIL)
+                add(tl, &tl->os[SUM_TL_SPARK], b, x, step);
+            continue;
+        }
+        g->from[m] = kind;
+        add(tl, &g->s[m], b, x, step);
+    }
+}
+
+void sum_tl_gpu_row(struct sum_timeline *tl, const struct sum_gpu_row *r)
+{
+    gpu_values(tl, SUM_KIND_GPU, r->gpu, r->t, r->v, from_query);
+}
+
+void sum_tl_dmon_row(struct sum_timeline *tl, enum sum_kind kind, const struct sum_dmon_row *r)
+{
+    if (r->gpu < 0) /* dmon without -o DT has no time: nothing to place */
+        return;
+    if (kind == SUM_KIND_GPM && tl->spark_only)
+        return;
+    gpu_values(tl, kind, r->gpu, r->t, r->v, kind == SUM_KIND_GPM ? from_gpm : from_dmon);
+}
+
+struct host_col {
+    int os, col;
+};
+
+static void host_row(struct sum_timeline *tl, enum sum_kind kind, double t, const double *v,
+                     const struct host_col *map, size_t n)
+{
+    if (tl->spark_only || !isfinite(t))
+        return;
+    double step = step_from(&tl->host_last_t[kind], t);
+    int b = place(tl, t);
+    for (size_t i = 0; b >= 0 && i < n; i++)
+        add(tl, &tl->os[map[i].os], b, v[map[i].col], step);
+}
+
+void sum_tl_cpu_row(struct sum_timeline *tl, const struct sum_cpu_row *r)
+{
+    static const struct host_col map[] = {
+        {SUM_TL_USR, SUM_CPU_USR},          {SUM_TL_SYS, SUM_CPU_SYS},
+        {SUM_TL_IOWAIT, SUM_CPU_IOWAIT},    {SUM_TL_CGMEM, SUM_CPU_CG_MEM},
+        {SUM_TL_CGMAX, SUM_CPU_CG_MEM_MAX},
+    };
+    host_row(tl, SUM_KIND_CPU, r->t, r->v, map, sizeof map / sizeof map[0]);
+}
+
+void sum_tl_proc_row(struct sum_timeline *tl, const struct sum_proc_row *r)
+{
+    static const struct host_col map[] = {{SUM_TL_RSS, SUM_PROC_RSS}, {SUM_TL_PCPU, SUM_PROC_CPU}};
+    host_row(tl, SUM_KIND_PROC, r->t, r->v, map, sizeof map / sizeof map[0]);
+}
+
+void sum_tl_io(struct sum_timeline *tl, double t, const double bytes[4], double dt)
+{
+    if (tl->spark_only || !isfinite(t))
+        return;
+    double step = step_from(&tl->io_last_t, t);
+    int b = place(tl, t);
+    for (int i = 0; b >= 0 && i < SUM_IO_COUNT; i++)
+        add(tl, &tl->os[SUM_TL_DISKR + i], b, sum_io_rate_mib_s(bytes[i], dt), step);
+}
+
+void sum_tl_energy(struct sum_timeline *tl, double t, double wh)
+{
+    if (tl->spark_only)
+        return;
+    /* its steps follow the GPU steps, so the gap rule breaks it where it breaks power */
+    double step = step_from(&tl->energy_last_t, t);
+    add(tl, &tl->os[SUM_TL_ENERGY], place(tl, t), wh, step);
+}
+
+/* Copy s into out (cap bytes), cut at a character boundary. */
+static void copy_cut(char *out, size_t cap, const char *s)
+{
+    size_t n = strlen(s);
+    if (n >= cap) {
+        n = cap - 1;
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--;
+    }
+    memcpy(out, s, n);
+    out[n] = '\0';
+}
+
+static void join_command(struct sum_timeline *tl, struct json_object *cmd)
+{
+    size_t len = 0, n = json_object_array_length(cmd);
+    char *out = tl->command;
+    out[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        const char *a = json_object_get_string(json_object_array_get_idx(cmd, i));
+        if (!a)
+            continue;
+        if (i && len + 1 < sizeof tl->command)
+            out[len++] = ' ';
+        copy_cut(out + len, sizeof tl->command - len, a);
+        len += strlen(out + len);
+        if (len + 1 >= sizeof tl->command)
+            break;
+    }
+    out[len] = '\0';
+}
+
+void sum_tl_event(struct sum_timeline *tl, const struct sum_event *e)
+{
+    if (!strcmp(e->name, "start")) {
+        struct json_object *cmd;
+        if (e->data && !tl->command[0] && json_object_object_get_ex(e->data, "command", &cmd) &&
+            json_object_is_type(cmd, json_type_array))
+            join_command(tl, cmd);
+        if (isnan(tl->anchor) && isfinite(e->t))
+            tl->anchor = e->t; /* the run's start: bucket 0 begins there */
+    }
+    if (!isfinite(e->t) || tl->spark_only)
+        return;
+    if (tl->nev == tl->ev_cap) {
+        size_t cap = tl->ev_cap ? tl->ev_cap * 2 : 16;
+        struct sum_tl_event *ne =
+            tl->ev_cap < SUM_TL_MAX_EVENTS ? realloc(tl->ev, cap * sizeof *ne) : NULL;
+        if (!ne) {
+            tl->ev_dropped++;
+            tl->oom |= tl->ev_cap < SUM_TL_MAX_EVENTS;
+            return;
+        }
+        tl->ev = ne;
+        tl->ev_cap = cap;
+    }
+    struct sum_tl_event *x = &tl->ev[tl->nev++];
+    x->t = e->t;
+    copy_cut(x->name, sizeof x->name, e->name);
+}
