@@ -833,15 +833,14 @@ static void log_start(struct run *r, const char *mode)
         ch_members[i][2] = RL_STR("file", base ? base + 1 : c->out_path);
         ch[i] = RL_OBJ(NULL, ch_members[i], HW_ARRAY_SIZE(ch_members[i]));
     }
-    char cgstore[1024];
-    struct hw_buf cg;
-    hw_buf_init(&cg, cgstore, sizeof cgstore);
+    rl_field_t cg[MON_CGROUP_NFIELDS];
+    size_t n_cg = 0;
     if (r->sys.cg.found) {
         struct mon_cg_sample x; /* a reading of its own: the sampler thread owns r->sys */
         struct mon_cgroup tmp = r->sys.cg;
         tmp.have_prev = false;
         mon_cgroup_sample(&tmp, 0, &x);
-        mon_cgroup_json(&r->sys.cg, &x, &cg);
+        n_cg = mon_cgroup_fields(&r->sys.cg, &x, cg);
     }
     cpu_set_t aff; /* the job's CPUs: its own mask, else hwmon's (the job inherits it) */
     bool have_aff = sched_getaffinity(r->track_pid, sizeof aff, &aff) == 0 ||
@@ -868,7 +867,7 @@ static void log_start(struct run *r, const char *mode)
         {true, RL_ARR("children", ch, (size_t)n_ch)},
         {r->gpu_ok && r->driver_version[0], RL_STR("driver_version", r->driver_version)},
         {r->gpu_ok && r->gpus_json[0], RL_JSON("gpus", r->gpus_json)},
-        {r->sys.cg.found, RL_JSON(HW_START_CGROUP, cg.p)}, /* cgroup.c's JSON text */
+        {r->sys.cg.found, RL_OBJ(HW_START_CGROUP, cg, n_cg)},
         {true, RL_BOOL("pss", !cfg->no_pss)},
         {!cfg->no_pss && !cfg->pss, RL_DBL("pss_budget", MON_PSS_BUDGET)},
         {true, RL_BOOL("gpu_procs", cfg->gpu_procs)},
@@ -882,7 +881,6 @@ static void log_start(struct run *r, const char *mode)
     };
     rl_field_t f[HW_ARRAY_SIZE(all)];
     log_event(r, HW_EV_START, f, pick_fields(all, HW_ARRAY_SIZE(all), f));
-    hw_buf_free(&cg);
 }
 
 static void log_stop(struct run *r, bool wrap, int exit_status)

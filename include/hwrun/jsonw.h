@@ -40,6 +40,9 @@ enum hw_json_num {
 /* Append s[0..n) as a JSON string literal (with quotes). Valid UTF-8 is copied as is; control
  * characters, '"' and '\\' are escaped; each byte of an invalid UTF-8 sequence becomes U+FFFD. */
 void hw_buf_json_str(struct hw_buf *b, const char *s, size_t n);
+/* Python's round(x, ndigits) as a double (correctly rounded from the exact binary value): its
+ * repr is what hw_buf_py_round prints, for a value handed on as a number (librunlog fields). */
+double hw_py_round_value(double x, int ndigits);
 /* x rounded to 12 significant digits (HW_NUM_SIG12's rounding), for outputs that format the
  * number themselves (summarize's HTML) yet must show the JSON's value. */
 double hw_num_sig12(double x);

@@ -194,6 +194,15 @@ void hw_buf_py_round(struct hw_buf *b, double x, int ndigits)
     hw_buf_py_double(b, strtod(tmp, NULL));
 }
 
+double hw_py_round_value(double x, int ndigits)
+{
+    if (!isfinite(x))
+        return x;
+    char tmp[400]; /* "%.*f" of DBL_MAX with a few decimals fits */
+    snprintf(tmp, sizeof tmp, "%.*f", ndigits, x);
+    return strtod(tmp, NULL);
+}
+
 double hw_num_sig12(double x)
 {
     /* Twelve digits are far beyond what any sensor reports; they drop the binary noise of sums
