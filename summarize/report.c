@@ -404,6 +404,10 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         hw_json_open(&w, "energy", '{');
         hw_json_num(&w, "covered_sec", gp->energy.covered_s);
         hw_json_num(&w, "interval_sec", gp->energy.interval_s);
+        hw_json_str(&w, "interval_source",
+                    gp->energy.interval_from_rows     ? "rows"
+                    : isfinite(gp->energy.interval_s) ? "start_event"
+                                                      : NULL);
         hw_json_u64(&w, "gaps", gp->energy.gaps);
         hw_json_num(&w, "gap_sec", gp->energy.gap_s);
         hw_json_u64(&w, "unmeasured_steps", gp->energy.unmeasured);

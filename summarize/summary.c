@@ -369,7 +369,7 @@ static struct sum_gpu *get_gpu(struct sum_run *run, int g)
         run->gpu[g]->prev_t = NAN;
         run->gpu[g]->dmon_prev_t = NAN;
         run->gpu[g]->gpm_prev_t = NAN;
-        run->gpu[g]->energy.interval_s = run->info.interval_s;
+        run->gpu[g]->energy.interval_s = NAN; /* decided by warm_flush */
         int i = run->ngpu_seen++;
         for (; i > 0 && run->gpu_seen[i - 1] > g; i--)
             run->gpu_seen[i] = run->gpu_seen[i - 1];
@@ -387,6 +387,12 @@ double sum_run_gap_interval(const struct sum_run *run, enum sum_kind kind, int g
 
 uint64_t sum_run_file_gaps(const struct sum_run *run, enum sum_kind kind)
 {
+    if (kind == SUM_KIND_GPU) { /* the energy rule's gaps: one count for both sections */
+        uint64_t n = 0;
+        for (int i = 0; i < run->ngpu_seen; i++)
+            n += run->gpu[run->gpu_seen[i]]->energy.gaps;
+        return n;
+    }
     double med = sum_stat_quantile(&run->q_interval[kind], 0.5);
     return isfinite(med) ? sum_stat_count_above(&run->q_interval[kind], SUM_GAP_FACTOR * med) : 0;
 }
@@ -432,8 +438,10 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/* The first samples of a GPU wait until the interval is known (hwmon's interval_s, else the
- * median step of the first 16), so the gap rule applies from the first step. */
+/* The first samples of a GPU wait until its interval is known, so the gap rule applies from the
+ * first step: the median step of its first 16 rows, what nvidia-smi really did (a start event's
+ * interval_s is what hwmon asked for: a user's -l, a loaded machine or an older pytyche differ),
+ * else the start event's interval_s when there are fewer than two rows. */
 static void warm_flush(struct sum_run *run, struct sum_gpu *gp)
 {
     double d[16];
@@ -446,8 +454,11 @@ static void warm_flush(struct sum_run *run, struct sum_gpu *gp)
     if (nd) {
         qsort(d, (size_t)nd, sizeof d[0], cmp_double);
         gp->energy.interval_s = nd % 2 ? d[nd / 2] : (d[nd / 2 - 1] + d[nd / 2]) / 2;
+        gp->energy.interval_from_rows = true;
     } else {
-        gp->energy.interval_s = INFINITY;
+        gp->energy.interval_s = isfinite(run->info.interval_s) && run->info.interval_s > 0
+                                    ? run->info.interval_s
+                                    : INFINITY;
     }
     int n = gp->nwarm;
     gp->nwarm = -1; /* flushed */

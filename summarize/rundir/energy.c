@@ -14,13 +14,13 @@ bool sum_energy_step(struct sum_energy *e, double t0, double p0, double t1, doub
     double dt = t1 - t0;
     if (!(dt > 0))
         return false;
-    if (isnan(p0) || isnan(p1)) {
-        e->unmeasured++;
-        return false;
-    }
-    if (sum_is_gap(dt, e->interval_s)) {
+    if (sum_is_gap(dt, e->interval_s)) { /* a hole in the rows, power measured or not */
         e->gaps++;
         e->gap_s += dt;
+        return false;
+    }
+    if (isnan(p0) || isnan(p1)) {
+        e->unmeasured++;
         return false;
     }
     e->joules += (p0 + p1) / 2.0 * dt;

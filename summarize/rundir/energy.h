@@ -13,10 +13,12 @@
 struct sum_energy {
     double joules;
     double covered_s;       /* time covered by bridged steps */
-    uint64_t gaps;          /* steps longer than SUM_GAP_FACTOR intervals: not bridged */
+    uint64_t gaps;          /* steps longer than SUM_GAP_FACTOR intervals: not bridged (the
+                             * file's gap count too: counted whether power was measured or not) */
     double gap_s;
-    uint64_t unmeasured;    /* steps with power not measured at one end */
+    uint64_t unmeasured;    /* steps (not gaps) with power not measured at one end */
     double interval_s;      /* the sample interval used for the gap rule */
+    bool interval_from_rows; /* interval_s is the rows' median step (else the start event's) */
 };
 
 /* The gap rule: a step of dt seconds is a gap when longer than SUM_GAP_FACTOR sample intervals

@@ -146,6 +146,50 @@ static void test_gap(void)
     sum_run_free(run);
 }
 
+/* One interval for the whole summary: the start event says 1.0 s while nvidia-smi wrote every
+ * 0.5 s with a 2 s hole. The hole is a gap (4 intervals of 0.5 s), for energy and for the
+ * file's gap count alike; a hint of 1.0 s would have bridged it and counted none. */
+static void test_wrong_hint(void)
+{
+    double t[30], p[30];
+    for (int i = 0; i < 30; i++)
+        t[i] = i < 15 ? i * 0.5 : i * 0.5 + 1.5, p[i] = 100; /* 7.0 -> 9.0: a 2 s step */
+    for (int hint = 0; hint <= 2; hint++) { /* none, 1.0 (wrong), 0.5 (right) */
+        struct sum_run *run = trace(t, p, 30, hint == 1 ? 1.0 : hint == 2 ? 0.5 : 0, 2, NULL);
+        for (int g = 0; g < 2; g++) {
+            const struct sum_energy *e = &run->gpu[g]->energy;
+            CHECK_NEAR(e->interval_s, 0.5, 1e-9);
+            CU_ASSERT(e->interval_from_rows);
+            CU_ASSERT_EQUAL(e->gaps, 1);
+            CHECK_NEAR(e->gap_s, 2, 1e-9);
+            CHECK_NEAR(e->covered_s, 16.0 - 2, 1e-9); /* 0 .. 16 s less the hole */
+        }
+        CU_ASSERT_EQUAL(sum_run_file_gaps(run, SUM_KIND_GPU), 2); /* the two GPUs' gaps */
+        CHECK_NEAR(sum_run_gap_interval(run, SUM_KIND_GPU, 0), 0.5, 1e-9);
+        CHECK_NEAR(sum_run_energy_wh(run), (100 + 200) * 14.0 / 3600.0, 1e-12);
+        sum_run_free(run);
+    }
+    /* one row: no step to measure, the start event's interval stands */
+    double t1[] = {0}, p1[] = {100};
+    struct sum_run *run = trace(t1, p1, 1, 2.0, 1, NULL);
+    CHECK_NEAR(run->gpu[0]->energy.interval_s, 2.0, 1e-9);
+    CU_ASSERT(!run->gpu[0]->energy.interval_from_rows);
+    sum_run_free(run);
+}
+
+/* A hole is a gap whether or not power was measured at its ends. */
+static void test_gap_unmeasured(void)
+{
+    double t[] = {0, 1, 2, 3, 10, 11, 12}, p[] = {100, 100, 100, NAN, 100, 100, 100};
+    struct sum_run *run = trace(t, p, 7, 1.0, 1, NULL);
+    const struct sum_energy *e = &run->gpu[0]->energy;
+    CU_ASSERT_EQUAL(e->gaps, 1);
+    CU_ASSERT_EQUAL(e->unmeasured, 1); /* 2 -> 3 */
+    CHECK_NEAR(e->joules, 400, 1e-9);
+    CU_ASSERT_EQUAL(sum_run_file_gaps(run, SUM_KIND_GPU), 1);
+    sum_run_free(run);
+}
+
 static void test_unmeasured(void)
 {
     double t[] = {0, 1, 2, 3, 4}, p[] = {100, 100, NAN, 100, 100};
@@ -346,6 +390,8 @@ void add_energy_suites(void)
     CU_add_test(s, "ramp", test_ramp);
     CU_add_test(s, "gap", test_gap);
     CU_add_test(s, "unmeasured", test_unmeasured);
+    CU_add_test(s, "wrong_hint", test_wrong_hint);
+    CU_add_test(s, "gap_unmeasured", test_gap_unmeasured);
     s = CU_add_suite("phases", NULL, NULL);
     CU_add_test(s, "edges", test_phase_edges);
     CU_add_test(s, "ramp", test_phase_ramp);
