@@ -128,7 +128,7 @@ size_t sum_split_fields(const char *list, char (*out)[64], size_t max)
     return n;
 }
 
-bool sum_cells_are_header(struct sum_reader *r, bool (*known)(const char *))
+bool sum_cells_are_header_names(struct sum_reader *r, bool (*known)(const char *))
 {
     struct sum_cells *c = &r->cells;
     bool any = false;
@@ -228,10 +228,15 @@ static void *csv_bounded_realloc(void *p, size_t n)
  * NUL-terminated in place; false when there is no room for another. */
 static inline bool plain_cell(struct sum_cells *c, char *d, size_t b, size_t e)
 {
-    while (d[b] == ' ' || d[b] == '\t') /* d[e] is ',' or NUL: it stops the loop */
-        b++;
-    while (e > b && (d[e - 1] == ' ' || d[e - 1] == '\t'))
-        e--;
+    /* nvidia-smi writes ", " and no blank before a comma: one byte tells each end, and the
+     * loops only run for other shapes (bytes above ' ' are neither blank nor the end) */
+    b += d[b] == ' ';
+    if ((unsigned char)d[b] <= ' ')
+        while (d[b] == ' ' || d[b] == '\t') /* d[e] is ',' or NUL: it stops the loop */
+            b++;
+    if (e > b && (unsigned char)d[e - 1] <= ' ')
+        while (e > b && (d[e - 1] == ' ' || d[e - 1] == '\t'))
+            e--;
     if (c->n >= SUM_MAX_COLS) {
         c->overflow = true;
         return false;

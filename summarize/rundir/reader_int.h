@@ -31,6 +31,10 @@ struct sum_smi_clock {
     char key[13];
     bool valid;
     double hour_base;
+    /* the last timestamp parsed and its value: the GPUs of one sample share it */
+    char last[32];
+    size_t last_n; /* 0: none */
+    double last_out;
 };
 
 struct sum_reader {
@@ -106,7 +110,15 @@ void sum_header_name(const char *s, size_t n, char *out, size_t cap);
 /* Split a CSV line into r->cells; false, with the line counted as skipped, if it cannot be. */
 bool sum_split_cells(struct sum_reader *r, const char *s, size_t n);
 /* Every cell looks like a field name (optionally " [unit]") and one is known(): a header. */
-bool sum_cells_are_header(struct sum_reader *r, bool (*known)(const char *));
+bool sum_cells_are_header_names(struct sum_reader *r, bool (*known)(const char *));
+static inline bool sum_cells_are_header(struct sum_reader *r, bool (*known)(const char *))
+{
+    /* inline: a data row starts with a digit (its timestamp or index), no name does */
+    const struct sum_cells *c = &r->cells;
+    if (c->n && c->len[0] && (unsigned)(c->s[0][0] - '0') < 10)
+        return false;
+    return sum_cells_are_header_names(r, known);
+}
 /* The cells of a header line as column names (units stripped), in sum_names_storage(). NULL if
  * memory ran out: the header is then counted but not used. */
 char (*sum_header_names(struct sum_reader *r))[64];
