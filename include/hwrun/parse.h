@@ -103,6 +103,16 @@ static inline bool hw_parse_decimal_padded(const char *s, size_t n, double *out)
         memcpy(&x, s, 8);
         x <<= (8 - n) * 8; /* s[n-1] in the top byte, zeros below s[0] */
         const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+        const uint64_t dmask = highs | highs >> 1 | highs >> 2 | highs >> 3;
+        uint64_t w = x | ((ones * '0') & ~(~0ULL << ((8 - n) * 8))); /* leading '0's */
+        if ((((w & dmask) | (((w + ones * 6) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) == ones * 0x33)) {
+            /* all digits (most cells: "81559", "100"): no '.' to look for */
+            w = (w & 0x0F0F0F0F0F0F0F0FULL) * 2561 >> 8;
+            w = (w & 0x00FF00FF00FF00FFULL) * 6553601 >> 16;
+            w = (w & 0x0000FFFF0000FFFFULL) * 42949672960001ULL >> 32;
+            *out = (double)w;
+            return true;
+        }
         uint64_t y = x ^ (ones * '.');
         uint64_t z = (y - ones) & ~y & highs; /* lowest set: the first '.' */
         size_t digits = n, frac = 0;
@@ -116,7 +126,7 @@ static inline bool hw_parse_decimal_padded(const char *s, size_t n, double *out)
         }
         if (digits) {
             x |= (ones * '0') & ~(~0ULL << ((8 - digits) * 8)); /* leading '0's */
-            if ((((x & (highs | highs >> 1 | highs >> 2 | highs >> 3)) |
+            if ((((x & dmask) |
                   (((x + ones * 6) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) == ones * 0x33)) {
                 x = (x & 0x0F0F0F0F0F0F0F0FULL) * 2561 >> 8;
                 x = (x & 0x00FF00FF00FF00FFULL) * 6553601 >> 16;

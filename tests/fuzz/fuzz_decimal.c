@@ -2,7 +2,8 @@
  * strict decimal must give strtod's double, bit for bit; anything else must be refused (strtod
  * is asked about the longest prefix only to check that a refused text is not a decimal). The
  * Python mode on the same bytes must agree with the strict mode wherever the text has no blank,
- * underscore or letter other than e/E. */
+ * underscore or letter other than e/E. hw_parse_decimal_padded (which reads 8 bytes past the
+ * text) must agree with hw_parse_decimal, with digits in the padding to tempt it. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,13 +14,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *s = malloc(size + 1);
+    char *s = malloc(size + 9);
     if (!s)
         return 0;
     memcpy(s, data, size);
+    memset(s + size, '7', 9);
+    double v, pv;
+    bool pok_padded = hw_parse_decimal_padded(s, size, &pv);
     s[size] = '\0';
-    double v;
     bool ok = hw_parse_decimal(s, size, &v);
+    if (pok_padded != ok || (ok && memcmp(&v, &pv, sizeof v) != 0))
+        abort();
     bool plain = size > 0 && strlen(s) == size;
     for (size_t i = 0; plain && i < size; i++)
         plain = strchr("0123456789+-.eE", s[i]) != NULL;
