@@ -1,238 +1,315 @@
-/* Starting and probing nvidia-smi (see children.h). After libuv's process.c and tini: signals
- * blocked around fork, the child resets dispositions and mask, and reports an exec failure as
- * an errno over an O_CLOEXEC pipe; only async-signal-safe calls between fork and exec, since
- * hwmon has a sampler thread. */
+/* The nvidia-smi children's lifecycle (see children.h): a small state machine per child, IDLE
+ * -> RUNNING -> WAIT_RESTART -> RUNNING ..., driven by the caller's clock. */
 #include "children.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <poll.h>
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "hwrun/timeutil.h"
+#include "hwrun/io.h"
+#include "launch.h"
 
-extern char **environ;
-
-int mon_find_exec(const char *name, char *out, size_t cap)
+static void report(const struct mon_children *s, const struct mon_child_event *ev)
 {
-    if (strchr(name, '/')) {
-        if (strlen(name) + 1 > cap)
-            return -ENAMETOOLONG;
-        if (access(name, X_OK) < 0)
-            return -errno;
-        strcpy(out, name); /* length checked above */
-        return 0;
-    }
-    const char *path = getenv("PATH");
-    if (!path || !*path)
-        path = "/usr/local/bin:/usr/bin:/bin";
-    int err = -ENOENT;
-    for (const char *p = path;;) {
-        const char *c = strchr(p, ':');
-        size_t dl = c ? (size_t)(c - p) : strlen(p);
-        char buf[PATH_MAX];
-        int n = dl ? snprintf(buf, sizeof buf, "%.*s/%s", (int)dl, p, name)
-                   : snprintf(buf, sizeof buf, "./%s", name);
-        if (n > 0 && (size_t)n < sizeof buf) {
-            struct stat st;
-            if (stat(buf, &st) == 0 && S_ISREG(st.st_mode)) {
-                if (access(buf, X_OK) == 0) {
-                    if ((size_t)n + 1 > cap)
-                        return -ENAMETOOLONG;
-                    memcpy(out, buf, (size_t)n + 1);
-                    return 0;
-                }
-                err = -EACCES;
-            }
-        }
-        if (!c)
-            break;
-        p = c + 1;
-    }
-    return err;
+    if (s->cb)
+        s->cb(s->arg, ev);
 }
 
-/* Is entry "K=..." named by one of over[0..n)? */
-static bool overridden(const char *entry, char *const over[], size_t n)
+/* 1, 2, 4, ... seconds for the 1st, 2nd, 3rd quick failure in a row, at most the cap. */
+static double backoff(unsigned fails)
 {
-    const char *eq = strchr(entry, '=');
-    size_t kl = eq ? (size_t)(eq - entry) : strlen(entry);
-    for (size_t j = 0; j < n; j++)
-        if (strncmp(over[j], entry, kl) == 0 && over[j][kl] == '=')
+    double d = 1.0;
+    for (unsigned i = 1; i < fails && d < MON_CHILD_BACKOFF_MAX_S; i++)
+        d *= 2;
+    return d > MON_CHILD_BACKOFF_MAX_S ? MON_CHILD_BACKOFF_MAX_S : d;
+}
+
+void mon_children_init(struct mon_children *s, const char *path, char *const envp[],
+                       mon_child_cb cb, void *arg)
+{
+    memset(s, 0, sizeof *s);
+    s->path = path;
+    s->envp = envp;
+    s->cb = cb;
+    s->arg = arg;
+    for (int i = 0; i < MON_CHILDREN_MAX; i++)
+        s->ch[i].out_fd = s->ch[i].err_fd = -1;
+}
+
+struct mon_child *mon_children_add(struct mon_children *s, const char *name, char **argv,
+                                   double interval_s)
+{
+    if (s->n >= MON_CHILDREN_MAX)
+        return NULL;
+    struct mon_child *c = &s->ch[s->n++];
+    c->name = name;
+    c->argv = argv;
+    c->interval_s = interval_s;
+    return c;
+}
+
+static void schedule_restart(struct mon_child *c, double now)
+{
+    c->quick_fails++;
+    c->state = MON_CHILD_WAIT_RESTART;
+    c->restart_at = now + backoff(c->quick_fails);
+}
+
+static void child_start(struct mon_children *s, struct mon_child *c, double now)
+{
+    int ep[2];
+    c->err_len = 0;
+    c->err_tail[0] = '\0';
+    c->term_sent = c->hung = false;
+    if (pipe2(ep, O_CLOEXEC) < 0)
+        ep[0] = ep[1] = -1; /* no stderr tail then, but the child still runs */
+    else
+        fcntl(ep[0], F_SETFL, O_NONBLOCK);
+    pid_t pid;
+    int rc = mon_spawn(s->path, c->argv, s->envp, c->out_fd, ep[1], &pid);
+    if (ep[1] >= 0)
+        close(ep[1]);
+    if (rc < 0) {
+        if (ep[0] >= 0)
+            close(ep[0]);
+        c->err_fd = -1;
+        schedule_restart(c, now);
+        report(s, &(struct mon_child_event){
+                      .what = MON_CHILD_START_FAILED, .child = c, .status = 127, .err = rc});
+        return;
+    }
+    c->pid = pid;
+    c->err_fd = ep[0];
+    c->state = MON_CHILD_RUNNING;
+    c->started = c->last_growth = now;
+    struct stat st;
+    c->last_size = c->out_fd >= 0 && fstat(c->out_fd, &st) == 0 ? (long long)st.st_size : 0;
+    report(s, &(struct mon_child_event){.what = MON_CHILD_STARTED, .child = c, .pid = pid});
+}
+
+void mon_children_start(struct mon_children *s, double now)
+{
+    for (int i = 0; i < s->n; i++)
+        child_start(s, &s->ch[i], now);
+}
+
+void mon_children_read_err(struct mon_child *c)
+{
+    if (c->err_fd < 0)
+        return;
+    for (;;) {
+        char tmp[1024];
+        ssize_t n = read(c->err_fd, tmp, sizeof tmp);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return;
+        if (n <= 0) {
+            close(c->err_fd);
+            c->err_fd = -1;
+            return;
+        }
+        /* keep the last sizeof err_tail - 1 bytes */
+        size_t cap = sizeof c->err_tail - 1, k = (size_t)n;
+        if (k >= cap) {
+            memcpy(c->err_tail, tmp + k - cap, cap);
+            c->err_len = cap;
+        } else {
+            if (c->err_len + k > cap) {
+                size_t drop = c->err_len + k - cap;
+                memmove(c->err_tail, c->err_tail + drop, c->err_len - drop);
+                c->err_len -= drop;
+            }
+            memcpy(c->err_tail + c->err_len, tmp, k);
+            c->err_len += k;
+        }
+        c->err_tail[c->err_len] = '\0';
+    }
+}
+
+/* A child that died mid-line (nvidia-smi killed, or crashed) leaves a row without '\n'; its
+ * restarted successor would glue its first row onto it. hwmon is the only writer while no
+ * child runs, so it ends the torn row: one bad line instead of two. */
+static void end_torn_line(struct mon_child *c)
+{
+    struct stat st;
+    char last;
+    if (c->out_fd >= 0 && fstat(c->out_fd, &st) == 0 && st.st_size > 0 &&
+        pread(c->out_fd, &last, 1, st.st_size - 1) == 1 && last != '\n')
+        (void)hw_write_all(c->out_fd, "\n", 1, NULL);
+}
+
+static void strip_trailing_space(char *s, size_t *len)
+{
+    size_t n = *len;
+    while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
+        s[--n] = '\0';
+    *len = n;
+}
+
+bool mon_children_exited(struct mon_children *s, pid_t pid, int status, double now)
+{
+    struct mon_child *c = NULL;
+    for (int i = 0; i < s->n && !c; i++)
+        if (s->ch[i].pid == pid && s->ch[i].state == MON_CHILD_RUNNING)
+            c = &s->ch[i];
+    if (!c || pid <= 0)
+        return false;
+    mon_children_read_err(c);
+    end_torn_line(c);
+    if (c->err_fd >= 0) { /* a grandchild may hold the pipe: don't wait for its EOF */
+        close(c->err_fd);
+        c->err_fd = -1;
+    }
+    c->pid = 0;
+    if (c->stopping) {
+        c->state = MON_CHILD_IDLE;
+        report(s, &(struct mon_child_event){
+                      .what = MON_CHILD_STOPPED, .child = c, .pid = pid, .status = status});
+        return true;
+    }
+    /* a child that ran a good while before failing starts its backoff afresh */
+    if (now - c->started > MON_CHILD_HEALTHY_S)
+        c->quick_fails = 0;
+    schedule_restart(c, now);
+    strip_trailing_space(c->err_tail, &c->err_len);
+    report(s, &(struct mon_child_event){.what = MON_CHILD_EXITED,
+                                        .child = c,
+                                        .pid = pid,
+                                        .status = status,
+                                        .stderr_tail = c->err_tail,
+                                        .hung = c->hung});
+    return true;
+}
+
+static void child_tick(struct mon_children *s, struct mon_child *c, double now)
+{
+    if (c->state == MON_CHILD_WAIT_RESTART && !s->stopping && now >= c->restart_at) {
+        c->attempts++;
+        report(s, &(struct mon_child_event){.what = MON_CHILD_RESTARTING,
+                                            .child = c,
+                                            .attempt = c->attempts,
+                                            .delay_s = backoff(c->quick_fails)});
+        child_start(s, c, now);
+        return;
+    }
+    if (c->state != MON_CHILD_RUNNING)
+        return;
+    if (c->term_sent) {
+        if (now >= c->kill_at) {
+            kill(-c->pid, SIGKILL);
+            c->kill_at = now + 3600; /* once */
+            report(s,
+                   &(struct mon_child_event){.what = MON_CHILD_KILLED, .child = c, .pid = c->pid});
+        }
+        return;
+    }
+    if (c->interval_s <= 0)
+        return;
+    struct stat st;
+    if (fstat(c->out_fd, &st) == 0 && (long long)st.st_size != c->last_size) {
+        c->last_size = (long long)st.st_size;
+        c->last_growth = now;
+        return;
+    }
+    double hang_s = 5 * c->interval_s;
+    if (hang_s < MON_CHILD_HANG_MIN_S)
+        hang_s = MON_CHILD_HANG_MIN_S;
+    if (now - c->last_growth > hang_s) {
+        c->hung = c->term_sent = true;
+        kill(-c->pid, SIGTERM);
+        c->kill_at = now + MON_CHILD_HANG_GRACE_S;
+        report(s, &(struct mon_child_event){.what = MON_CHILD_HUNG,
+                                            .child = c,
+                                            .pid = c->pid,
+                                            .silent_s = now - c->last_growth});
+    }
+}
+
+void mon_children_tick(struct mon_children *s, double now)
+{
+    for (int i = 0; i < s->n; i++)
+        child_tick(s, &s->ch[i], now);
+}
+
+void mon_children_stop(struct mon_children *s, double grace_s, double now)
+{
+    s->stopping = true;
+    for (int i = 0; i < s->n; i++) {
+        struct mon_child *c = &s->ch[i];
+        c->stopping = true;
+        if (c->state == MON_CHILD_RUNNING) {
+            kill(-c->pid, SIGTERM);
+            if (!c->term_sent || c->kill_at > now + grace_s) /* a hung child keeps its deadline */
+                c->kill_at = now + grace_s;
+            c->term_sent = true;
+        } else {
+            c->state = MON_CHILD_IDLE;
+        }
+    }
+}
+
+void mon_children_kill(struct mon_children *s)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->ch[i].state == MON_CHILD_RUNNING)
+            kill(-s->ch[i].pid, SIGKILL);
+}
+
+bool mon_children_running(const struct mon_children *s)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->ch[i].state == MON_CHILD_RUNNING)
             return true;
     return false;
 }
 
-char **mon_env_with(const char *const extra[])
+double mon_children_wait(const struct mon_children *s, double now)
 {
-    size_t n = 0, m = 0;
-    while (environ[n])
-        n++;
-    while (extra && extra[m])
-        m++;
-    char **e = calloc(n + m + 2, sizeof *e);
-    if (!e)
-        return NULL;
-    size_t k = 0;
-    if (!(e[k++] = strdup("TZ=UTC")))
-        goto oom;
-    for (size_t i = 0; i < m; i++)
-        if (!(e[k++] = strdup(extra[i])))
-            goto oom;
-    size_t ours = k;
-    for (size_t i = 0; i < n; i++)
-        if (!overridden(environ[i], e, ours) && !(e[k++] = strdup(environ[i])))
-            goto oom;
-    return e;
-oom:
-    mon_env_free(e);
-    return NULL;
-}
-
-void mon_env_free(char **env)
-{
-    if (!env)
-        return;
-    for (size_t i = 0; env[i]; i++)
-        free(env[i]);
-    free(env);
-}
-
-static _Noreturn void child_exec(const char *path, char *const argv[], char *const envp[],
-                                 int in_fd, int out_fd, int err_fd, int ep_w, pid_t parent)
-{
-    for (int s = 1; s < NSIG; s++)
-        if (s != SIGKILL && s != SIGSTOP)
-            signal(s, SIG_DFL); /* undo SIG_IGN of SIGPIPE and friends */
-    sigset_t none;
-    sigemptyset(&none);
-    int e = 0;
-    if (setpgid(0, 0) < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
-        e = errno;
-    else if (getppid() != parent) /* hwmon died before the prctl: don't outlive it */
-        _exit(127);
-    else if (dup2(in_fd, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0 ||
-             dup2(err_fd, STDERR_FILENO) < 0 || sigprocmask(SIG_SETMASK, &none, NULL) < 0)
-        e = errno;
-    else {
-        execve(path, argv, envp);
-        e = errno;
-    }
-    (void)!write(ep_w, &e, sizeof e);
-    _exit(127);
-}
-
-int mon_spawn(const char *path, char *const argv[], char *const envp[], int out_fd, int err_fd,
-              pid_t *pid_out)
-{
-    int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (null_fd < 0)
-        return -errno;
-    int ep[2];
-    if (pipe2(ep, O_CLOEXEC) < 0) {
-        int e = errno;
-        close(null_fd);
-        return -e;
-    }
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid == 0)
-        child_exec(path, argv, envp, null_fd, out_fd >= 0 ? out_fd : null_fd,
-                   err_fd >= 0 ? err_fd : null_fd, ep[1], parent);
-    int fork_err = errno;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    close(ep[1]);
-    close(null_fd);
-    if (pid < 0) {
-        close(ep[0]);
-        return -fork_err;
-    }
-    /* By the time the exec pipe reports, the child has run setpgid(0, 0): kill(-pid) works. */
-    int child_err = 0;
-    ssize_t n;
-    do
-        n = read(ep[0], &child_err, sizeof child_err);
-    while (n < 0 && errno == EINTR);
-    close(ep[0]);
-    if (n == (ssize_t)sizeof child_err) {
-        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-            ;
-        return -(child_err ? child_err : ECHILD);
-    }
-    *pid_out = pid;
-    return 0;
-}
-
-int mon_probe(const char *path, char *const argv[], char *const envp[], double timeout_s, char *out,
-              size_t cap, int *status)
-{
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) < 0)
-        return -errno;
-    pid_t pid;
-    int rc = mon_spawn(path, argv, envp, p[1], p[1], &pid);
-    close(p[1]);
-    if (rc < 0) {
-        close(p[0]);
-        return rc;
-    }
-    size_t len = 0;
-    double deadline = hw_mono_now() + timeout_s;
-    bool timed_out = false;
-    for (;;) {
-        double left = deadline - hw_mono_now();
-        if (left <= 0) {
-            timed_out = true;
-            break;
+    double wait = -1;
+    for (int i = 0; i < s->n; i++) {
+        const struct mon_child *c = &s->ch[i];
+        if (c->state == MON_CHILD_RUNNING && (c->interval_s > 0 || c->term_sent)) {
+            if (wait < 0 || MON_CHILD_POLL_S < wait)
+                wait = MON_CHILD_POLL_S;
+        } else if (c->state == MON_CHILD_WAIT_RESTART) {
+            double d = c->restart_at - now;
+            d = d < 0 ? 0 : d > MON_CHILD_POLL_S ? MON_CHILD_POLL_S : d;
+            if (wait < 0 || d < wait)
+                wait = d;
         }
-        struct pollfd pf = {p[0], POLLIN, 0};
-        int r = poll(&pf, 1, (int)(left * 1000) + 1);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            continue;
-        char tmp[4096];
-        ssize_t n = read(p[0], tmp, sizeof tmp);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        size_t take = (size_t)n;
-        if (cap && take > cap - 1 - len)
-            take = cap - 1 - len;
-        memcpy(out + len, tmp, take);
-        len += take;
     }
-    close(p[0]);
-    if (cap)
-        out[len] = '\0';
-    if (timed_out)
-        kill(-pid, SIGKILL);
-    int st = 0;
-    pid_t w;
-    /* EOF can come before exit (a grandchild holding the pipe): give it the rest of the time */
-    double hard = hw_mono_now() + (timed_out ? 5 : timeout_s);
-    while ((w = waitpid(pid, &st, WNOHANG)) == 0 && hw_mono_now() < hard) {
-        struct timespec ts = {0, 5000000};
-        nanosleep(&ts, NULL);
+    return wait;
+}
+
+size_t mon_children_groups(const struct mon_children *s, pid_t *pg, size_t cap)
+{
+    size_t n = 0;
+    for (int i = 0; i < s->n && n < cap; i++)
+        if (s->ch[i].pid > 0)
+            pg[n++] = s->ch[i].pid;
+    return n;
+}
+
+unsigned mon_children_restarts(const struct mon_children *s)
+{
+    unsigned n = 0;
+    for (int i = 0; i < s->n; i++)
+        n += s->ch[i].attempts;
+    return n;
+}
+
+void mon_children_close(struct mon_children *s)
+{
+    for (int i = 0; i < s->n; i++) {
+        struct mon_child *c = &s->ch[i];
+        if (c->err_fd >= 0)
+            close(c->err_fd);
+        if (c->out_fd >= 0)
+            close(c->out_fd);
+        c->err_fd = c->out_fd = -1;
     }
-    if (w == 0) {
-        kill(-pid, SIGKILL);
-        timed_out = true;
-        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-            ;
-    }
-    *status = timed_out ? 124 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    return 0;
 }

@@ -1,10 +1,15 @@
-/* nvidia-smi children: started from the main thread with fork+execve, in their own process
- * group, with a parent-death signal, TZ=UTC, stdout appended to their CSV file and stderr to a
- * pipe the main loop reads; restarted with backoff when they exit, killed and restarted when
- * their file stops growing; on stop SIGTERM, a grace period, SIGKILL, always reaped.
+/* The nvidia-smi children's lifecycle. Each child is started with mon_spawn() (launch.h), its
+ * stdout appended to its CSV file and its stderr to a pipe the main loop reads. When it exits
+ * it is restarted after a backoff (1 s, doubling up to MON_CHILD_BACKOFF_MAX_S, afresh after a
+ * run of MON_CHILD_HEALTHY_S), without end: a driver that comes back is recorded again. When a
+ * file that should grow stops growing, the child is declared hung, sent SIGTERM, SIGKILL after
+ * MON_CHILD_HANG_GRACE_S, and restarted. On stop: SIGTERM, the grace period, SIGKILL.
  *
- * Everything here runs on the main thread (prctl(2): the parent-death signal fires when the
- * thread that forked exits). Functions return 0 or a negative errno and never print. */
+ * No clock is read here: every call takes the monotonic time `now`, so tests drive every
+ * decision with a fake clock. Nothing is printed or logged either: what happens is reported to
+ * the set's callback, which run.c turns into run.jsonl events. Reaping stays with the caller
+ * (hwmon is a subreaper and reaps everything with waitpid(-1)), who hands each child's status
+ * to mon_children_exited(). Main thread only. */
 #ifndef HWMON_CHILDREN_H
 #define HWMON_CHILDREN_H
 
@@ -12,38 +17,24 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Find name in $PATH (or take it as is when it holds a '/'). Copies an executable's path into
- * out. Returns 0, -ENOENT, -EACCES or -ENAMETOOLONG. */
-int mon_find_exec(const char *name, char *out, size_t cap);
-
-/* environ with TZ=UTC (replacing any TZ) and the extra "K=V" entries (may be NULL). The array
- * and the strings it adds are malloc'd: free with mon_env_free(). NULL when out of memory. */
-char **mon_env_with(const char *const extra[]);
-void mon_env_free(char **env);
-
-/* Fork and execve path in a new process group with PR_SET_PDEATHSIG(SIGKILL), stdin from
- * /dev/null, stdout to out_fd and stderr to err_fd (-1: /dev/null for either). Waits until the
- * exec succeeded or failed (errno over an O_CLOEXEC pipe). Returns 0 with *pid set, or -errno
- * (the child is reaped then). Call from the main thread only. */
-int mon_spawn(const char *path, char *const argv[], char *const envp[], int out_fd, int err_fd,
-              pid_t *pid);
-
-/* Run path with argv once, capture stdout and stderr together into out (NUL-terminated,
- * truncated to cap-1), killing it after timeout_s. *status gets the exit status (128+N for a
- * signal, 124 on timeout, like timeout(1)). Returns 0 or -errno (could not start). */
-int mon_probe(const char *path, char *const argv[], char *const envp[], double timeout_s, char *out,
-              size_t cap, int *status);
+#define MON_CHILDREN_MAX 4
+#define MON_CHILD_BACKOFF_MAX_S 30.0
+#define MON_CHILD_HEALTHY_S 60.0   /* a child that ran this long starts its backoff afresh */
+#define MON_CHILD_HANG_GRACE_S 2.0 /* a hung child: SIGTERM, then SIGKILL this much later */
+#define MON_CHILD_HANG_MIN_S 3.0   /* silent for 5 intervals, but at least this long: hung */
+#define MON_CHILD_POLL_S 0.25      /* how often a watched child wants a tick */
 
 enum mon_child_state { MON_CHILD_IDLE, MON_CHILD_RUNNING, MON_CHILD_WAIT_RESTART };
 
 struct mon_child {
-    const char *name;     /* "query", "dmon", "apps" (event data) */
+    const char *name;     /* "query", "dmon", "apps", "gpm" (event data) */
     char **argv;          /* borrowed, NULL-terminated */
-    const char *out_path; /* its CSV file */
+    const char *out_path; /* its CSV file (for the caller's events) */
     double interval_s;    /* how often it writes; 0: it may legitimately stay silent */
+    int out_fd;           /* its file, O_APPEND, readable (fstat for growth, the torn-line fix);
+                             owned by the set once set: mon_children_close() closes it */
     enum mon_child_state state;
     pid_t pid;
-    int out_fd; /* O_APPEND, kept for fstat (growth) */
     int err_fd; /* read end of its stderr pipe, -1 when closed */
     char err_tail[1024];
     size_t err_len;
@@ -53,5 +44,68 @@ struct mon_child {
     unsigned quick_fails; /* consecutive exits soon after start: drives the backoff */
     bool term_sent, hung, stopping;
 };
+
+enum mon_child_what {
+    MON_CHILD_STARTED,      /* pid */
+    MON_CHILD_START_FAILED, /* err (-errno of mon_spawn); a restart is scheduled */
+    MON_CHILD_EXITED,       /* pid, status, stderr_tail, hung; a restart is scheduled */
+    MON_CHILD_RESTARTING,   /* attempt, delay_s: it starts again now */
+    MON_CHILD_HUNG,         /* pid, silent_s: SIGTERM sent */
+    MON_CHILD_KILLED,       /* pid: SIGKILL sent, SIGTERM's grace being over */
+    MON_CHILD_STOPPED,      /* pid, status: exited after mon_children_stop() */
+};
+
+struct mon_child_event {
+    enum mon_child_what what;
+    const struct mon_child *child;
+    pid_t pid;
+    int status;              /* exit status, 128+N when killed by signal N */
+    int err;                 /* START_FAILED */
+    const char *stderr_tail; /* EXITED: the last bytes of its stderr, trailing space cut */
+    bool hung;               /* EXITED: it had been declared hung (this is that kill) */
+    unsigned attempt;        /* RESTARTING: restarts so far, this one included */
+    double delay_s;          /* RESTARTING: the backoff it waited */
+    double silent_s;         /* HUNG: how long its file had not grown */
+};
+
+typedef void (*mon_child_cb)(void *arg, const struct mon_child_event *ev);
+
+struct mon_children {
+    const char *path;  /* the program (nvidia-smi) */
+    char *const *envp; /* its environment */
+    mon_child_cb cb;   /* may be NULL */
+    void *arg;
+    struct mon_child ch[MON_CHILDREN_MAX];
+    int n;
+    bool stopping;
+};
+
+void mon_children_init(struct mon_children *s, const char *path, char *const envp[],
+                       mon_child_cb cb, void *arg);
+/* Add a child (not started; the caller sets out_fd and out_path). NULL when the set is full. */
+struct mon_child *mon_children_add(struct mon_children *s, const char *name, char **argv,
+                                   double interval_s);
+/* Start every child. */
+void mon_children_start(struct mon_children *s, double now);
+/* Pid pid exited with status (128+N for signal N). Returns false when it is none of ours. */
+bool mon_children_exited(struct mon_children *s, pid_t pid, int status, double now);
+/* Restart what is due, check for hangs, SIGKILL what outlived its grace. */
+void mon_children_tick(struct mon_children *s, double now);
+/* Read what a child wrote to stderr (its pipe is readable). */
+void mon_children_read_err(struct mon_child *c);
+/* SIGTERM every running child, SIGKILL on the tick after now + grace_s; no more restarts. A
+ * hung child keeps an earlier SIGKILL deadline. */
+void mon_children_stop(struct mon_children *s, double grace_s, double now);
+/* SIGKILL every running child now (a second stop request). */
+void mon_children_kill(struct mon_children *s);
+bool mon_children_running(const struct mon_children *s);
+/* Seconds until the next tick is needed (at most MON_CHILD_POLL_S), or -1: none. */
+double mon_children_wait(const struct mon_children *s, double now);
+/* The running children's process groups (never the job's). Returns how many. */
+size_t mon_children_groups(const struct mon_children *s, pid_t *pg, size_t cap);
+/* Restarts so far, all children together. */
+unsigned mon_children_restarts(const struct mon_children *s);
+/* Close the descriptors (the children must have been reaped). */
+void mon_children_close(struct mon_children *s);
 
 #endif

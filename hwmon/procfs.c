@@ -345,12 +345,53 @@ int mon_sys_sample(struct mon_sys *s, double now_s, struct mon_sys_sample *out)
 
 enum { MODE_UNKNOWN, MODE_CHILDREN, MODE_SCAN };
 
+/* The tree's pid index. A multiplication by an odd constant is a bijection on the low bits,
+ * so a run of consecutive pids (the usual case) lands in distinct slots. */
+static size_t pid_slot(const struct mon_tree *t, pid_t pid)
+{
+    return ((uint32_t)pid * 0x9E3779B1u) & (t->idx_cap - 1);
+}
+
 static struct mon_proc *find_proc(struct mon_tree *t, pid_t pid)
 {
+    if (!t->idx_cap)
+        return NULL;
+    for (size_t h = pid_slot(t, pid);; h = (h + 1) & (t->idx_cap - 1)) {
+        uint32_t v = t->idx[h];
+        if (!v)
+            return NULL;
+        if (t->p[v - 1].pid == pid)
+            return &t->p[v - 1];
+    }
+}
+
+static void index_insert(struct mon_tree *t, size_t i)
+{
+    size_t h = pid_slot(t, t->p[i].pid);
+    while (t->idx[h])
+        h = (h + 1) & (t->idx_cap - 1);
+    t->idx[h] = (uint32_t)(i + 1);
+}
+
+/* Re-index p[0..n) (after it was compacted); the table grows only when p's capacity did, so a
+ * tree of steady size allocates nothing. */
+static int index_rebuild(struct mon_tree *t)
+{
+    if (t->idx_cap < 2 * t->cap) {
+        size_t nc = t->idx_cap ? t->idx_cap : 128;
+        while (nc < 2 * t->cap)
+            nc *= 2;
+        uint32_t *ni = malloc(nc * sizeof *ni);
+        if (!ni)
+            return -ENOMEM;
+        free(t->idx);
+        t->idx = ni;
+        t->idx_cap = nc;
+    }
+    memset(t->idx, 0, t->idx_cap * sizeof *t->idx);
     for (size_t i = 0; i < t->n; i++)
-        if (t->p[i].pid == pid)
-            return &t->p[i];
-    return NULL;
+        index_insert(t, i);
+    return 0;
 }
 
 static int grow(void **arr, size_t *cap, size_t need, size_t elem)
@@ -382,6 +423,8 @@ static struct mon_proc *add_proc(struct mon_tree *t, pid_t pid, pid_t ppid)
 {
     if (grow((void **)&t->p, &t->cap, t->n + 1, sizeof *t->p) < 0)
         return NULL;
+    if (t->idx_cap < 2 * t->cap && index_rebuild(t) < 0)
+        return NULL;
     char path[64];
     snprintf(path, sizeof path, "%d", (int)pid);
     int dfd = openat(t->proc_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -410,7 +453,7 @@ static struct mon_proc *add_proc(struct mon_tree *t, pid_t pid, pid_t ppid)
         p->io_fd = -1;
     if (p->smaps_fd < 0)
         p->smaps_fd = -1;
-    t->n++;
+    index_insert(t, t->n++);
     note_change(t, pid);
     return p;
 }
@@ -455,6 +498,7 @@ void mon_tree_close(struct mon_tree *t)
     for (size_t i = 0; i < t->n; i++)
         drop_proc_fds(&t->p[i]);
     free(t->p);
+    free(t->idx);
     free(t->out_a);
     free(t->out_b);
     free(t->queue);
@@ -566,15 +610,51 @@ static void add_kids(struct kids_ctx *k, const char *buf, size_t n)
     }
 }
 
+/* A children file, read from offset 0. A thread with hundreds of children has a file longer
+ * than the buffer: it is read on in chunks, and a pid cut at a chunk's end is carried over, not
+ * taken for a shorter pid. A short read of under 2 KiB is the end (one pread in the usual
+ * case); after a longer one, as in pread_proc(), the next read says. Returns false when the
+ * file cannot be read (the thread exited). */
+static bool read_kids(struct kids_ctx *k, int fd)
+{
+    char buf[4096];
+    size_t keep = 0;
+    off_t off = 0;
+    for (;;) {
+        size_t want = sizeof buf - keep;
+        ssize_t n;
+        do
+            n = pread(fd, buf + keep, want, off);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+            return off > 0;
+        off += n;
+        size_t len = keep + (size_t)n;
+        if (n == 0 || ((size_t)n < want && len < 2048)) { /* the end: every token is whole */
+            add_kids(k, buf, len);
+            return true;
+        }
+        size_t end = len;
+        while (end > 0 && buf[end - 1] != ' ' && buf[end - 1] != '\n')
+            end--;
+        if (end == 0) /* no separator in 4 KiB: not a children file */
+            return true;
+        add_kids(k, buf, end);
+        keep = len - end;
+        memmove(buf, buf + end, keep);
+    }
+}
+
 static void task_children(struct mon_tree *t, pid_t tid, void *arg)
 {
     struct kids_ctx *k = arg;
-    char path[96], buf[4096];
+    char path[96];
     snprintf(path, sizeof path, "%d/task/%d/children", (int)k->parent, (int)tid);
-    ssize_t n = hw_read_small(t->proc_fd, path, buf, sizeof buf);
-    if (n < 0)
+    int fd = openat(t->proc_fd, path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
         return; /* the thread exited */
-    add_kids(k, buf, (size_t)n);
+    read_kids(k, fd);
+    close(fd);
 }
 
 /* One stat read. Returns false when the process has gone. */
@@ -817,10 +897,7 @@ int mon_tree_sample(struct mon_tree *t, double now_s, struct mon_tree_sample *ou
             struct kids_ctx k = {t, p->pid, 0, &qn};
             if (st.threads <= 1 && p->kids_fd >= 0) {
                 /* one thread: its children file, kept open, is the only one to read */
-                char buf[4096];
-                ssize_t n = mon_pread_proc(p->kids_fd, buf, sizeof buf);
-                if (n > 0)
-                    add_kids(&k, buf, (size_t)n);
+                read_kids(&k, p->kids_fd);
             } else {
                 char tdir[64];
                 snprintf(tdir, sizeof tdir, "%d/task", (int)p->pid);
@@ -894,7 +971,10 @@ int mon_tree_sample(struct mon_tree *t, double now_s, struct mon_tree_sample *ou
             note_change(t, -t->p[i].pid);
         }
     }
-    t->n = w;
+    if (w != t->n) {
+        t->n = w;
+        index_rebuild(t); /* the table is big enough already: cannot fail */
+    }
 
     if (sum.pss_now && t->pss_budget > 0) {
         struct timespec c1;

@@ -139,6 +139,9 @@ struct mon_tree {
     int mode; /* 0 unknown, 1 task/TID/children files, 2 full scan */
     struct mon_proc *p;
     size_t n, cap;
+    /* pid -> index into p + 1 (0: empty): open addressing, at most half full, grown with p */
+    uint32_t *idx;
+    size_t idx_cap; /* a power of two */
     uint32_t gen;
     /* accumulated from descendants that vanished without a tracked parent to reap them */
     uint64_t gone_ticks, gone_rd, gone_wr;

@@ -1,8 +1,10 @@
-/* hwmon's run: set up the directory and the run log, ask nvidia-smi once what it has, start the
- * wrapped command, the sampler thread and the nvidia-smi children, then serve one poll(2) loop
- * on a signalfd (SIGCHLD, SIGINT, SIGTERM, SIGHUP), the children's stderr pipes, the sampler's
- * eventfd and the attached process's pidfd, until it is time to stop; then stop everything,
- * reap everything and log the stop event. Everything but the sampler runs on this thread. */
+/* hwmon's run: set up the directory and the run log, ask nvidia-smi once what it has
+ * (smiprobe.c), start the wrapped command, the sampler thread and the nvidia-smi children
+ * (children.c), then serve one poll(2) loop on a signalfd (SIGCHLD, SIGINT, SIGTERM, SIGHUP), the
+ * children's stderr pipes, the sampler's eventfd and the attached process's pidfd, until it is
+ * time to stop; then stop everything, reap everything and log the stop event. This file wires
+ * those together and turns what they report into run.jsonl events. Everything but the sampler
+ * runs on this thread, which owns the clock: children.c is handed the time. */
 #include "mon.h"
 
 #include <errno.h>
@@ -36,17 +38,16 @@
 #include "hwrun/timeutil.h"
 #include "procfs.h"
 #include "jobtree.h"
+#include "launch.h"
 #include "prom.h"
 #include "runlog.h"
 #include "sampler.h"
+#include "smiprobe.h"
 
 extern char **environ;
 
 enum { CH_QUERY, CH_DMON, CH_APPS, CH_GPM, CH_N };
-
-/* The one-time questions to nvidia-smi delay the start (the command starts after them), so a
- * wedged driver gets little time: one timeout and GPU monitoring is off. */
-#define MON_PROBE_TIMEOUT_S 5.0
+_Static_assert(CH_N <= MON_CHILDREN_MAX, "children.h holds too few children");
 
 struct run {
     const struct mon_config *cfg;
@@ -58,17 +59,13 @@ struct run {
     int sfd, efd, pidfd;
     /* GPU */
     bool gpu_ok;
-    char smi_path[PATH_MAX];
     char **smi_env;
-    char fields[512];
-    char driver_version[128];
-    char gpus_json[4096];
+    struct mon_smi smi; /* what the start questions found (smiprobe.h) */
     char *argv_store[CH_N][10];
     char query_arg[640];
     char loop_flag[8], loop_val[24], dmon_val[24];
     char out_paths[CH_N][PATH_MAX + 32];
-    struct mon_child ch[CH_N];
-    int n_ch;
+    struct mon_children children; /* their lifecycle (children.h) */
     /* tracked process */
     pid_t cmd_pid;
     int cmd_status;
@@ -86,10 +83,8 @@ struct run {
     const char *stop_reason;
     bool stopping, signals_seen;
     double stop_deadline;
-    /* GPM: probed once; its child takes the next free slot of ch[] */
+    /* GPM: probed once; its child takes the next free slot of children.ch[] */
     bool gpm_ok;
-    char gpm_why[PATH_MAX + 64];
-    char gpm_missing[512]; /* JSON array of the GPUs without GPM, "" when none */
     char *gpm_argv[14];
     const char *ch_file[CH_N];
     /* Prometheus export */
@@ -98,7 +93,6 @@ struct run {
     double prom_next;
     int tree_pids_fd; /* tree_pids.csv, beside proc_metrics.csv */
     struct mon_gpusel gsel;
-    char gpu_sel_json[512]; /* the selected GPUs' indexes as nvidia-smi -i resolved them */
     /* a stop signal forwarded to the job's whole tree (jobtree.h) */
     bool fwd;
     int fwd_sig;
@@ -147,87 +141,7 @@ static void json_str_array(struct hw_buf *b, char *const *v)
     hw_buf_putc(b, ']');
 }
 
-/* ---- nvidia-smi: one-time questions ---- */
-
-static bool says_no_driver(const char *out)
-{
-    return strstr(out, "has failed") || strstr(out, "Failed to initialize NVML") ||
-           strstr(out, "couldn't communicate with the NVIDIA driver") ||
-           strstr(out, "No devices were found");
-}
-
-/* "KEY   : value" line of nvidia-smi --version. */
-static bool version_value(const char *out, const char *key, char *val, size_t cap)
-{
-    for (const char *line = out; line && *line;) {
-        const char *nl = strchr(line, '\n');
-        size_t len = nl ? (size_t)(nl - line) : strlen(line);
-        size_t kl = strlen(key);
-        if (len > kl && strncmp(line, key, kl) == 0) {
-            const char *c = memchr(line, ':', len);
-            if (c) {
-                c++;
-                while (*c == ' ')
-                    c++;
-                size_t vl = (size_t)(line + len - c);
-                while (vl && (c[vl - 1] == ' ' || c[vl - 1] == '\r'))
-                    vl--;
-                if (vl + 1 > cap)
-                    vl = cap - 1;
-                memcpy(val, c, vl);
-                val[vl] = '\0';
-                return vl > 0;
-            }
-        }
-        line = nl ? nl + 1 : NULL;
-    }
-    return false;
-}
-
-/* "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-...)" lines of -L into a JSON array. */
-static void parse_gpu_list(const char *out, char *json, size_t cap)
-{
-    struct hw_buf b;
-    hw_buf_init(&b, json, cap);
-    hw_buf_putc(&b, '[');
-    int n = 0;
-    for (const char *line = out; line && *line;) {
-        const char *nl = strchr(line, '\n');
-        size_t len = nl ? (size_t)(nl - line) : strlen(line);
-        if (len > 6 && strncmp(line, "GPU ", 4) == 0) {
-            const char *colon = memchr(line, ':', len);
-            const char *uu = NULL;
-            for (const char *q = line; q + 7 <= line + len; q++)
-                if (strncmp(q, " (UUID: ", 8) == 0) {
-                    uu = q;
-                    break;
-                }
-            if (colon) {
-                long idx = strtol(line + 4, NULL, 10);
-                const char *name = colon + 2 <= line + len ? colon + 2 : colon + 1;
-                const char *name_end = uu ? uu : line + len;
-                if (n++)
-                    hw_buf_puts(&b, ", ");
-                hw_buf_printf(&b, "{\"index\": %ld, \"name\": ", idx);
-                hw_buf_json_str(&b, name, name_end > name ? (size_t)(name_end - name) : 0);
-                hw_buf_puts(&b, ", \"uuid\": ");
-                if (uu) {
-                    const char *us = uu + 8, *ue = memchr(us, ')', (size_t)(line + len - us));
-                    hw_buf_json_str(&b, us, ue ? (size_t)(ue - us) : (size_t)(line + len - us));
-                } else {
-                    hw_buf_puts(&b, "null");
-                }
-                hw_buf_putc(&b, '}');
-            }
-        }
-        line = nl ? nl + 1 : NULL;
-    }
-    hw_buf_putc(&b, ']');
-    if (b.heap || b.oom) { /* too many GPUs for the buffer: keep valid JSON */
-        hw_buf_free(&b);
-        snprintf(json, cap, "[]");
-    }
-}
+/* ---- nvidia-smi: what the start questions found ---- */
 
 static void gpu_unavailable(struct run *r, const char *reason, const char *output)
 {
@@ -238,234 +152,6 @@ static void gpu_unavailable(struct run *r, const char *reason, const char *outpu
     r->gpu_ok = false;
 }
 
-static void strip_trailing_space(char *s)
-{
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
-        s[--n] = '\0';
-}
-
-/* Remove field name from the comma-separated list. true if it was there. */
-static bool drop_field(char *list, const char *name, size_t nl)
-{
-    char *p = list;
-    while (*p) {
-        char *c = strchr(p, ',');
-        size_t len = c ? (size_t)(c - p) : strlen(p);
-        if (len == nl && strncmp(p, name, nl) == 0) {
-            if (c)
-                memmove(p, c + 1, strlen(c + 1) + 1);
-            else if (p > list)
-                p[-1] = '\0';
-            else
-                *p = '\0';
-            return true;
-        }
-        if (!c)
-            break;
-        p = c + 1;
-    }
-    return false;
-}
-
-/* The pending gpu_fields_fallback events are logged after the start event. */
-struct fallback {
-    char dropped[64];
-    char fields[512];
-};
-
-/* Do the selected ids name GPUs? nvidia-smi answers an unknown -i id with "No devices were
- * found" (exit 6): that is an error at start, not an empty hw_metrics.csv. The indexes it
- * prints go into the start event. Returns 0, or -1 with why set. */
-static int probe_selection(struct run *r, char *why, size_t why_cap, char *out, size_t cap)
-{
-    char *av[] = {r->smi_path, "--query-gpu=index", "--format=csv,noheader,nounits", "-i",
-                  (char *)r->gsel.ids, NULL};
-    int st;
-    int rc = mon_probe(r->smi_path, av, r->smi_env, MON_PROBE_TIMEOUT_S, out, cap, &st);
-    if (rc < 0 || st != 0) {
-        if (rc == 0)
-            strip_trailing_space(out);
-        snprintf(why, why_cap, "%s=\"%s\" names no GPU here (nvidia-smi -i: %s)",
-                 strcmp(r->gsel.source, "option") ? r->gsel.source : "--gpus", r->gsel.ids,
-                 rc < 0 ? strerror(-rc) : out[0] ? out : "failed");
-        return -1;
-    }
-    struct hw_buf b;
-    hw_buf_init(&b, r->gpu_sel_json, sizeof r->gpu_sel_json);
-    hw_buf_putc(&b, '[');
-    int n = 0;
-    for (const char *p = out; *p;) {
-        char *end;
-        long v = strtol(p, &end, 10);
-        if (end > p && v >= 0)
-            hw_buf_printf(&b, "%s%ld", n++ ? ", " : "", v);
-        const char *nl = strchr(p, '\n');
-        p = nl ? nl + 1 : p + strlen(p);
-    }
-    hw_buf_putc(&b, ']');
-    hw_buf_putc(&b, '\0');
-    if (b.heap || b.oom) /* more GPUs than fit: leave the list out */
-        r->gpu_sel_json[0] = '\0';
-    hw_buf_free(&b);
-    return 0;
-}
-
-static int probe_gpu(struct run *r, struct fallback *fb, int *n_fb, char *why, size_t why_cap,
-                     char *outbuf, size_t outcap)
-{
-    const struct mon_config *cfg = r->cfg;
-    int rc = mon_find_exec(cfg->smi, r->smi_path, sizeof r->smi_path);
-    if (rc < 0) {
-        snprintf(why, why_cap, "%s: %s", cfg->smi, rc == -ENOENT ? "not found" : strerror(-rc));
-        outbuf[0] = '\0';
-        return -1;
-    }
-    int st;
-    char *av_ver[] = {r->smi_path, "--version", NULL};
-    rc = mon_probe(r->smi_path, av_ver, r->smi_env, MON_PROBE_TIMEOUT_S, outbuf, outcap, &st);
-    if (rc < 0) {
-        snprintf(why, why_cap, "cannot run %s: %s", r->smi_path, strerror(-rc));
-        outbuf[0] = '\0';
-        return -1;
-    }
-    if (st != 0 || says_no_driver(outbuf)) {
-        if (st == 124)
-            snprintf(why, why_cap, "%s --version did not answer within %g s", r->smi_path,
-                     MON_PROBE_TIMEOUT_S);
-        else
-            snprintf(why, why_cap, "%s --version failed (status %d)", r->smi_path, st);
-        strip_trailing_space(outbuf);
-        return -1;
-    }
-    char v[128];
-    if (version_value(outbuf, "DRIVER version", v, sizeof v) && strncmp(v, "Deprecated", 10) != 0)
-        snprintf(r->driver_version, sizeof r->driver_version, "%s", v);
-    else if (version_value(outbuf, "KMD version", v, sizeof v))
-        snprintf(r->driver_version, sizeof r->driver_version, "%s", v);
-
-    char *av_list[] = {r->smi_path, "-L", NULL};
-    rc = mon_probe(r->smi_path, av_list, r->smi_env, MON_PROBE_TIMEOUT_S, outbuf, outcap, &st);
-    if (rc == 0 && (st != 0 || says_no_driver(outbuf))) {
-        snprintf(why, why_cap, "%s -L failed (status %d)", r->smi_path, st);
-        strip_trailing_space(outbuf);
-        return -1;
-    }
-    if (rc == 0)
-        parse_gpu_list(outbuf, r->gpus_json, sizeof r->gpus_json);
-    if (r->gsel.ids && probe_selection(r, why, why_cap, outbuf, outcap) < 0)
-        return -2;
-
-    /* Does the driver take every field? An unknown one aborts the whole query with
-     * `Field "x" is not a valid field to query.` on stdout (exit 2): drop it and ask again. */
-    for (int tries = 0; tries < 16 && r->fields[0]; tries++) {
-        char qarg[600];
-        snprintf(qarg, sizeof qarg, "--query-gpu=%s", r->fields);
-        char *av_q[] = {r->smi_path, qarg, "--format=csv,noheader,nounits", NULL};
-        rc = mon_probe(r->smi_path, av_q, r->smi_env, MON_PROBE_TIMEOUT_S, outbuf, outcap, &st);
-        if (rc < 0 || st == 0)
-            break;
-        const char *f = strstr(outbuf, "Field \"");
-        const char *e = f ? strstr(f + 7, "\" is not a valid field") : NULL;
-        if (!e)
-            break; /* some other failure: the query child will report it */
-        const char *name = f + 7;
-        size_t nl = (size_t)(e - name);
-        if (!drop_field(r->fields, name, nl))
-            break;
-        if (*n_fb < 16) {
-            struct fallback *x = &fb[(*n_fb)++];
-            snprintf(x->dropped, sizeof x->dropped, "%.*s", (int)nl, name);
-            snprintf(x->fields, sizeof x->fields, "%s", r->fields);
-        }
-    }
-    if (!r->fields[0]) {
-        snprintf(why, why_cap, "the driver rejected every --query-gpu field");
-        return -1;
-    }
-    return 0;
-}
-
-/* Which GPUs have GPM? `dmon -s u --gpm-metrics 2 -c 1` prints one row per GPU; SM activity is
- * a number on a GPU with GPM and `-` on one without (GPU 0 of the H800 capture); a driver from
- * before GPM rejects the option. Returns 0 when at least one GPU has it (r->gpm_missing lists
- * the others), else -1 with r->gpm_why set; out keeps dmon's output for the event. */
-static int probe_gpm(struct run *r, char *out, size_t cap)
-{
-    char *av[12] = {r->smi_path, "dmon", "-s", HW_GPM_SELECT, "--gpm-metrics", HW_GPM_PROBE_ID,
-                    "-c", "1"};
-    int na = 8;
-    mon_gpusel_args(&r->gsel, av, &na);
-    av[na] = NULL;
-    int st;
-    int rc = mon_probe(r->smi_path, av, r->smi_env, MON_PROBE_TIMEOUT_S, out, cap, &st);
-    if (rc < 0) {
-        snprintf(r->gpm_why, sizeof r->gpm_why, "cannot run %s: %s", r->smi_path, strerror(-rc));
-        out[0] = '\0';
-        return -1;
-    }
-    strip_trailing_space(out);
-    if (st != 0) {
-        snprintf(r->gpm_why, sizeof r->gpm_why, "%s dmon --gpm-metrics failed (status %d)",
-                 r->smi_path, st);
-        return -1;
-    }
-    char mstore[512];
-    struct hw_buf miss;
-    hw_buf_init(&miss, mstore, sizeof mstore);
-    int col = -1, have = 0, lacking = 0;
-    for (const char *line = out; *line;) {
-        const char *eol = strchr(line, '\n');
-        size_t len = eol ? (size_t)(eol - line) : strlen(line);
-        /* tokens of this line */
-        const char *tok[64];
-        size_t tl[64];
-        int nt = 0;
-        for (size_t i = 0; i < len && nt < 64;) {
-            while (i < len && (line[i] == ' ' || line[i] == '\t'))
-                i++;
-            size_t b = i;
-            while (i < len && line[i] != ' ' && line[i] != '\t')
-                i++;
-            if (i > b) {
-                tok[nt] = line + b;
-                tl[nt++] = i - b;
-            }
-        }
-        if (nt >= 2 && tl[0] == 1 && tok[0][0] == '#' && tl[1] == 3 && !memcmp(tok[1], "gpu", 3)) {
-            for (int i = 1; i < nt; i++)
-                if (tl[i] == strlen(HW_GPM_PROBE_COLUMN) &&
-                    !memcmp(tok[i], HW_GPM_PROBE_COLUMN, tl[i]))
-                    col = i - 1; /* data rows have no '#' token */
-        } else if (nt && tok[0][0] != '#' && col >= 0 && col < nt) {
-            if (tl[col] == 1 && tok[col][0] == '-') {
-                hw_buf_puts(&miss, lacking++ ? ", " : "[");
-                hw_buf_put(&miss, tok[0], tl[0]);
-            } else {
-                have++;
-            }
-        }
-        line = eol ? eol + 1 : line + len;
-    }
-    if (lacking) {
-        hw_buf_putc(&miss, ']');
-        hw_buf_putc(&miss, '\0');
-        /* more GPUs than fit: the list is cut, so say only how many */
-        if (miss.len <= sizeof r->gpm_missing)
-            memcpy(r->gpm_missing, miss.p, miss.len);
-        else
-            snprintf(r->gpm_missing, sizeof r->gpm_missing, "%d", lacking);
-    }
-    hw_buf_free(&miss);
-    if (!have) {
-        r->gpm_missing[0] = '\0';
-        snprintf(r->gpm_why, sizeof r->gpm_why, "%s", col < 0 ? "dmon printed no smutil column"
-                                                              : "no GPU reports GPM metrics");
-        return -1;
-    }
-    return 0;
-}
-
 /* Logged once, after start: GPM is off (why), or on but some GPUs lack it (their columns in
  * hw_gpm.csv stay `-`). */
 static void gpm_unavailable(struct run *r, const char *output)
@@ -473,15 +159,58 @@ static void gpm_unavailable(struct run *r, const char *output)
     rl_field_t f[3];
     size_t n = 0;
     if (!r->gpm_ok) {
-        f[n++] = RL_STR("reason", r->gpm_why);
+        f[n++] = RL_STR("reason", r->smi.gpm_why);
         f[n++] = RL_STR("output", output);
         if (r->cfg->gpm == MON_GPM_ON)
-            hw_warn(0, "--gpm: %s; not recording GPM metrics", r->gpm_why);
+            hw_warn(0, "--gpm: %s; not recording GPM metrics", r->smi.gpm_why);
     } else {
         f[n++] = RL_STR("reason", "some GPUs report no GPM metrics");
-        f[n++] = RL_JSON("gpus", r->gpm_missing);
+        f[n++] = RL_JSON("gpus", r->smi.gpm_missing);
     }
     log_event(r, "gpm_unavailable", f, n);
+}
+
+/* ---- the children's events ---- */
+
+/* What children.c reports, as run.jsonl events: child_exit (also for a start that failed,
+ * with pid 0 and status 127; not for the exit of a child killed as hung, whose child_hung
+ * said it), child_restart and child_hung. */
+static void on_child(void *arg, const struct mon_child_event *ev)
+{
+    struct run *r = arg;
+    const char *name = ev->child->name;
+    switch (ev->what) {
+    case MON_CHILD_START_FAILED: {
+        rl_field_t f[] = {RL_STR("child", name), RL_INT("pid", 0), RL_INT("status", ev->status),
+                          RL_STR("stderr", strerror(-ev->err))};
+        log_event(r, "child_exit", f, 4);
+        break;
+    }
+    case MON_CHILD_EXITED: {
+        if (ev->hung)
+            break;
+        rl_field_t f[] = {RL_STR("child", name), RL_INT("pid", ev->pid),
+                          RL_INT("status", ev->status), RL_STR("stderr", ev->stderr_tail)};
+        log_event(r, "child_exit", f, ev->stderr_tail[0] ? 4 : 3);
+        break;
+    }
+    case MON_CHILD_RESTARTING: {
+        rl_field_t f[] = {RL_STR("child", name), RL_INT("attempt", ev->attempt),
+                          RL_DBL("delay_s", ev->delay_s)};
+        log_event(r, "child_restart", f, 3);
+        break;
+    }
+    case MON_CHILD_HUNG: {
+        rl_field_t f[] = {RL_STR("child", name), RL_INT("pid", ev->pid),
+                          RL_DBL("silent_s", round(ev->silent_s * 1000) / 1000)};
+        log_event(r, "child_hung", f, 3);
+        break;
+    }
+    case MON_CHILD_STARTED:
+    case MON_CHILD_KILLED:
+    case MON_CHILD_STOPPED:
+        break;
+    }
 }
 
 /* ---- the children's command lines ---- */
@@ -506,10 +235,9 @@ static void setup_children(struct run *r)
     long d = lround(iv);
     snprintf(r->dmon_val, sizeof r->dmon_val, "%ld", d < 1 ? 1L : d);
 
-    struct mon_child *c = &r->ch[CH_QUERY];
-    snprintf(r->query_arg, sizeof r->query_arg, "--query-gpu=%s", r->fields);
+    snprintf(r->query_arg, sizeof r->query_arg, "--query-gpu=%s", r->smi.fields);
     char **a = r->argv_store[CH_QUERY];
-    a[0] = r->smi_path;
+    a[0] = r->smi.path;
     a[1] = r->query_arg;
     a[2] = "--format=csv,noheader,nounits";
     a[3] = lflag;
@@ -517,14 +245,11 @@ static void setup_children(struct run *r)
     int na = 5;
     mon_gpusel_args(&r->gsel, a, &na);
     a[na] = NULL;
-    c->name = "query";
-    c->argv = a;
-    c->interval_s = iv;
+    mon_children_add(&r->children, "query", a, iv);
     r->ch_file[CH_QUERY] = "hw_metrics.csv";
 
-    c = &r->ch[CH_DMON];
     a = r->argv_store[CH_DMON];
-    a[0] = r->smi_path;
+    a[0] = r->smi.path;
     a[1] = "dmon";
     a[2] = "-s";
     a[3] = "um";
@@ -533,16 +258,12 @@ static void setup_children(struct run *r)
     na = 6;
     mon_gpusel_args(&r->gsel, a, &na);
     a[na] = NULL;
-    c->name = "dmon";
-    c->argv = a;
-    c->interval_s = (double)(d < 1 ? 1 : d);
+    mon_children_add(&r->children, "dmon", a, (double)(d < 1 ? 1 : d));
     r->ch_file[CH_DMON] = "hw_dmon.csv";
 
-    r->n_ch = 2;
     if (r->cfg->gpu_procs) {
-        c = &r->ch[CH_APPS];
         a = r->argv_store[CH_APPS];
-        a[0] = r->smi_path;
+        a[0] = r->smi.path;
         a[1] = "--query-compute-apps=" MON_APPS_FIELDS;
         a[2] = "--format=csv,noheader,nounits";
         a[3] = lflag;
@@ -550,211 +271,22 @@ static void setup_children(struct run *r)
         na = 5;
         mon_gpusel_args(&r->gsel, a, &na);
         a[na] = NULL;
-        c->name = "apps";
-        c->argv = a;
-        c->interval_s = 0; /* no GPU processes, no lines: silence is normal */
+        /* interval 0: no GPU processes, no lines, silence is normal */
+        mon_children_add(&r->children, "apps", a, 0);
         r->ch_file[CH_APPS] = "gpu_procs.csv";
-        r->n_ch = 3;
     }
     if (r->gpm_ok) {
-        char *gpm[] = {r->smi_path,       "dmon", "-s", HW_GPM_SELECT, "--gpm-metrics",
+        char *gpm[] = {r->smi.path,       "dmon", "-s", HW_GPM_SELECT, "--gpm-metrics",
                        HW_GPM_METRIC_IDS, "-o",   "DT", "-d",          dval,
                        NULL};
         _Static_assert(sizeof gpm <= sizeof r->gpm_argv, "gpm_argv too small");
         memcpy(r->gpm_argv, gpm, sizeof gpm);
-        c = &r->ch[r->n_ch];
         na = 10;
         mon_gpusel_args(&r->gsel, r->gpm_argv, &na);
         r->gpm_argv[na] = NULL;
-        c->name = "gpm";
-        c->argv = r->gpm_argv;
-        c->interval_s = (double)(d < 1 ? 1 : d);
-        r->ch_file[r->n_ch++] = HW_GPM_FILE;
+        r->ch_file[r->children.n] = HW_GPM_FILE;
+        mon_children_add(&r->children, "gpm", r->gpm_argv, (double)(d < 1 ? 1 : d));
     }
-}
-
-/* ---- child lifecycle ---- */
-
-static double backoff(unsigned fails)
-{
-    double d = 1.0;
-    for (unsigned i = 1; i < fails && d < 30; i++)
-        d *= 2;
-    return d > 30 ? 30 : d;
-}
-
-static void child_start(struct run *r, struct mon_child *c)
-{
-    int ep[2];
-    c->err_len = 0;
-    c->err_tail[0] = '\0';
-    c->term_sent = c->hung = false;
-    if (pipe2(ep, O_CLOEXEC) < 0) {
-        ep[0] = ep[1] = -1;
-    } else {
-        fcntl(ep[0], F_SETFL, O_NONBLOCK);
-    }
-    pid_t pid;
-    int rc = mon_spawn(r->smi_path, c->argv, r->smi_env, c->out_fd, ep[1], &pid);
-    if (ep[1] >= 0)
-        close(ep[1]);
-    double now = hw_mono_now();
-    if (rc < 0) {
-        if (ep[0] >= 0)
-            close(ep[0]);
-        c->err_fd = -1;
-        rl_field_t f[] = {RL_STR("child", c->name), RL_INT("pid", 0), RL_INT("status", 127),
-                          RL_STR("stderr", strerror(-rc))};
-        log_event(r, "child_exit", f, 4);
-        c->quick_fails++;
-        c->state = MON_CHILD_WAIT_RESTART;
-        c->restart_at = now + backoff(c->quick_fails);
-        return;
-    }
-    c->pid = pid;
-    c->err_fd = ep[0];
-    c->state = MON_CHILD_RUNNING;
-    c->started = c->last_growth = now;
-    struct stat st;
-    c->last_size = fstat(c->out_fd, &st) == 0 ? (long long)st.st_size : 0;
-}
-
-static void child_read_err(struct mon_child *c)
-{
-    if (c->err_fd < 0)
-        return;
-    for (;;) {
-        char tmp[1024];
-        ssize_t n = read(c->err_fd, tmp, sizeof tmp);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && errno == EAGAIN)
-            return;
-        if (n <= 0) {
-            close(c->err_fd);
-            c->err_fd = -1;
-            return;
-        }
-        /* keep the last sizeof err_tail - 1 bytes */
-        size_t cap = sizeof c->err_tail - 1, k = (size_t)n;
-        if (k >= cap) {
-            memcpy(c->err_tail, tmp + k - cap, cap);
-            c->err_len = cap;
-        } else {
-            if (c->err_len + k > cap) {
-                size_t drop = c->err_len + k - cap;
-                memmove(c->err_tail, c->err_tail + drop, c->err_len - drop);
-                c->err_len -= drop;
-            }
-            memcpy(c->err_tail + c->err_len, tmp, k);
-            c->err_len += k;
-        }
-        c->err_tail[c->err_len] = '\0';
-    }
-}
-
-/* A child that died mid-line (nvidia-smi killed, or crashed) leaves a row without '\n'; its
- * restarted successor would glue its first row onto it. hwmon is the only writer while no
- * child runs, so it ends the torn row: one bad line instead of two. */
-static void end_torn_line(struct mon_child *c)
-{
-    struct stat st;
-    char last;
-    if (fstat(c->out_fd, &st) == 0 && st.st_size > 0 &&
-        pread(c->out_fd, &last, 1, st.st_size - 1) == 1 && last != '\n')
-        (void)hw_write_all(c->out_fd, "\n", 1, NULL);
-}
-
-static void child_exited(struct run *r, struct mon_child *c, int status)
-{
-    child_read_err(c);
-    end_torn_line(c);
-    if (c->err_fd >= 0) { /* a grandchild may hold the pipe: don't wait for its EOF */
-        close(c->err_fd);
-        c->err_fd = -1;
-    }
-    double now = hw_mono_now();
-    pid_t pid = c->pid;
-    c->pid = 0;
-    if (c->stopping) {
-        c->state = MON_CHILD_IDLE;
-        return;
-    }
-    if (!c->hung) {
-        strip_trailing_space(c->err_tail);
-        rl_field_t f[] = {RL_STR("child", c->name), RL_INT("pid", pid), RL_INT("status", status),
-                          RL_STR("stderr", c->err_tail)};
-        log_event(r, "child_exit", f, c->err_tail[0] ? 4 : 3);
-    }
-    /* a child that ran a good while before failing starts its backoff afresh */
-    if (now - c->started > 60)
-        c->quick_fails = 0;
-    c->quick_fails++;
-    c->state = MON_CHILD_WAIT_RESTART;
-    c->restart_at = now + backoff(c->quick_fails);
-}
-
-static void child_tick(struct run *r, struct mon_child *c, double now)
-{
-    if (c->state == MON_CHILD_WAIT_RESTART && !r->stopping && now >= c->restart_at) {
-        c->attempts++;
-        rl_field_t f[] = {RL_STR("child", c->name), RL_INT("attempt", c->attempts),
-                          RL_DBL("delay_s", backoff(c->quick_fails))};
-        log_event(r, "child_restart", f, 3);
-        child_start(r, c);
-        return;
-    }
-    if (c->state != MON_CHILD_RUNNING)
-        return;
-    if (c->term_sent) {
-        if (now >= c->kill_at) {
-            kill(-c->pid, SIGKILL);
-            c->kill_at = now + 3600; /* once */
-        }
-        return;
-    }
-    if (c->interval_s <= 0)
-        return;
-    struct stat st;
-    if (fstat(c->out_fd, &st) == 0 && (long long)st.st_size != c->last_size) {
-        c->last_size = (long long)st.st_size;
-        c->last_growth = now;
-        return;
-    }
-    double hang_s = 5 * c->interval_s < 3 ? 3 : 5 * c->interval_s;
-    if (now - c->last_growth > hang_s) {
-        rl_field_t f[] = {RL_STR("child", c->name), RL_INT("pid", c->pid),
-                          RL_DBL("silent_s", round((now - c->last_growth) * 1000) / 1000)};
-        log_event(r, "child_hung", f, 3);
-        c->hung = c->term_sent = true;
-        kill(-c->pid, SIGTERM);
-        c->kill_at = now + 2.0;
-    }
-}
-
-static void children_stop(struct run *r, double grace)
-{
-    double now = hw_mono_now();
-    for (int i = 0; i < r->n_ch; i++) {
-        struct mon_child *c = &r->ch[i];
-        c->stopping = true;
-        if (c->state == MON_CHILD_RUNNING) {
-            kill(-c->pid, SIGTERM);
-            if (!c->term_sent || c->kill_at > now + grace) /* a hung child keeps its deadline */
-                c->kill_at = now + grace;
-            c->term_sent = true;
-        } else {
-            c->state = MON_CHILD_IDLE;
-        }
-    }
-}
-
-static bool children_running(const struct run *r)
-{
-    for (int i = 0; i < r->n_ch; i++)
-        if (r->ch[i].state == MON_CHILD_RUNNING)
-            return true;
-    return false;
 }
 
 /* ---- the wrapped command ---- */
@@ -820,16 +352,16 @@ static void log_start(struct run *r, const char *mode)
     hw_buf_init(&cg, cgstore, sizeof cgstore);
     json_str_array(&cmd, cfg->command);
     hw_buf_putc(&chl, '[');
-    for (int i = 0; r->gpu_ok && i < r->n_ch; i++) {
+    for (int i = 0; r->gpu_ok && i < r->children.n; i++) {
         if (i)
             hw_buf_puts(&chl, ", ");
         hw_buf_puts(&chl, "{\"name\": ");
-        hw_buf_json_str(&chl, r->ch[i].name, strlen(r->ch[i].name));
+        hw_buf_json_str(&chl, r->children.ch[i].name, strlen(r->children.ch[i].name));
         hw_buf_puts(&chl, ", \"argv\": ");
-        json_str_array(&chl, r->ch[i].argv);
+        json_str_array(&chl, r->children.ch[i].argv);
         hw_buf_puts(&chl, ", \"file\": ");
-        const char *base = strrchr(r->ch[i].out_path, '/');
-        base = base ? base + 1 : r->ch[i].out_path;
+        const char *base = strrchr(r->children.ch[i].out_path, '/');
+        base = base ? base + 1 : r->children.ch[i].out_path;
         hw_buf_json_str(&chl, base, strlen(base));
         hw_buf_putc(&chl, '}');
     }
@@ -863,12 +395,12 @@ static void log_start(struct run *r, const char *mode)
         sched_getaffinity(0, sizeof aff, &aff) == 0)
         f[n++] = RL_INT(HW_CPUS_ALLOWED_KEY, CPU_COUNT(&aff));
     f[n++] = RL_STR("smi_tz", "UTC");
-    f[n++] = RL_STR("gpu_query_fields", r->fields);
+    f[n++] = RL_STR("gpu_query_fields", r->smi.fields);
     f[n++] = RL_JSON("children", chl.p);
-    if (r->gpu_ok && r->driver_version[0])
-        f[n++] = RL_STR("driver_version", r->driver_version);
-    if (r->gpu_ok && r->gpus_json[0])
-        f[n++] = RL_JSON("gpus", r->gpus_json);
+    if (r->gpu_ok && r->smi.driver_version[0])
+        f[n++] = RL_STR("driver_version", r->smi.driver_version);
+    if (r->gpu_ok && r->smi.gpus_json[0])
+        f[n++] = RL_JSON("gpus", r->smi.gpus_json);
     if (r->sys.cg.found)
         f[n++] = RL_JSON("cgroup", cg.p);
     f[n++] = RL_BOOL("pss", !cfg->no_pss);
@@ -880,8 +412,8 @@ static void log_start(struct run *r, const char *mode)
     /* which GPUs and why: --gpus, the job's CUDA_VISIBLE_DEVICES, or every GPU */
     f[n++] = RL_STR("gpus_selected", r->gsel.none ? "" : r->gsel.ids ? r->gsel.ids : "all");
     f[n++] = RL_STR("gpus_source", r->gsel.source);
-    if (r->gpu_ok && r->gpu_sel_json[0])
-        f[n++] = RL_JSON("gpu_indexes", r->gpu_sel_json);
+    if (r->gpu_ok && r->smi.gpu_sel_json[0])
+        f[n++] = RL_JSON("gpu_indexes", r->smi.gpu_sel_json);
     /* nvidia-smi prints the host's pids: in another PID namespace they match none of ours */
     int ns = mon_pid_ns_is_init(cfg->proc_root);
     if (ns >= 0)
@@ -924,14 +456,6 @@ static void log_stop(struct run *r, bool wrap, int exit_status)
 
 /* ---- the main loop ---- */
 
-static struct mon_child *child_by_pid(struct run *r, pid_t pid)
-{
-    for (int i = 0; i < r->n_ch; i++)
-        if (r->ch[i].pid == pid && r->ch[i].state == MON_CHILD_RUNNING)
-            return &r->ch[i];
-    return NULL;
-}
-
 static void begin_stop(struct run *r, const char *reason)
 {
     if (r->stopping)
@@ -940,8 +464,9 @@ static void begin_stop(struct run *r, const char *reason)
     if (!r->stop_reason)
         r->stop_reason = reason;
     mon_sampler_stop(&r->sampler);
-    children_stop(r, r->cfg->grace_s);
-    r->stop_deadline = hw_mono_now() + r->cfg->grace_s + 3;
+    double now = hw_mono_now();
+    mon_children_stop(&r->children, r->cfg->grace_s, now);
+    r->stop_deadline = now + r->cfg->grace_s + 3;
 }
 
 static void reap(struct run *r)
@@ -966,28 +491,16 @@ static void reap(struct run *r)
             begin_stop(r, "command_exit");
             continue;
         }
-        struct mon_child *c = child_by_pid(r, pid);
-        if (c)
-            child_exited(r, c, status);
+        mon_children_exited(&r->children, pid, status, hw_mono_now());
     }
-}
-
-/* The process groups of hwmon's own nvidia-smi children: not the job's, never signalled here. */
-static size_t own_groups(const struct run *r, pid_t *pg, size_t cap)
-{
-    size_t n = 0;
-    for (int i = 0; i < r->n_ch && n < cap; i++)
-        if (r->ch[i].pid > 0)
-            pg[n++] = r->ch[i].pid;
-    return n;
 }
 
 /* A stop signal sent to hwmon (kill, timeout, SLURM, Kubernetes) goes to every process of the
  * job, the workers too; what is left after the grace period gets SIGKILL (job_tick). */
 static void job_forward(struct run *r, int sig)
 {
-    pid_t pg[CH_N];
-    size_t npg = own_groups(r, pg, CH_N);
+    pid_t pg[MON_CHILDREN_MAX];
+    size_t npg = mon_children_groups(&r->children, pg, MON_CHILDREN_MAX);
     long n = mon_job_signal(r->cfg->proc_root, getpid(), pg, npg, sig, NULL, 0);
     if (n < 0) /* no /proc: the main process at least */
         n = kill(r->cmd_pid, sig) == 0;
@@ -1005,8 +518,8 @@ static bool job_tick(struct run *r, double now)
 {
     if (!r->fwd)
         return true;
-    pid_t pg[CH_N], left[1];
-    size_t npg = own_groups(r, pg, CH_N);
+    pid_t pg[MON_CHILDREN_MAX], left[1];
+    size_t npg = mon_children_groups(&r->children, pg, MON_CHILDREN_MAX);
     if (!r->fwd_killed && now >= r->fwd_deadline) {
         r->fwd_killed = true;
         long n = mon_job_signal(r->cfg->proc_root, getpid(), pg, npg, SIGKILL, r->killed,
@@ -1034,10 +547,7 @@ static void on_signal(struct run *r, const struct signalfd_siginfo *si)
         return;
     }
     if (r->stopping && r->signals_seen) {
-        /* second stop request: no more grace */
-        for (int i = 0; i < r->n_ch; i++)
-            if (r->ch[i].state == MON_CHILD_RUNNING)
-                kill(-r->ch[i].pid, SIGKILL);
+        mon_children_kill(&r->children); /* second stop request: no more grace */
         return;
     }
     r->signals_seen = true;
@@ -1051,20 +561,10 @@ static int loop_timeout_ms(const struct run *r, double end_at)
 {
     if (r->stopping)
         return 100;
-    double wait = -1;
-    for (int i = 0; i < r->n_ch; i++) {
-        const struct mon_child *c = &r->ch[i];
-        if (c->state == MON_CHILD_RUNNING && (c->interval_s > 0 || c->term_sent))
-            wait = 0.25;
-        else if (c->state == MON_CHILD_WAIT_RESTART) {
-            double d = c->restart_at - hw_mono_now();
-            d = d < 0 ? 0 : d > 0.25 ? 0.25 : d;
-            if (wait < 0 || d < wait)
-                wait = d;
-        }
-    }
+    double now = hw_mono_now();
+    double wait = mon_children_wait(&r->children, now);
     if (end_at > 0) {
-        double d = end_at - hw_mono_now();
+        double d = end_at - now;
         d = d < 0 ? 0 : d;
         if (wait < 0 || d < wait)
             wait = d;
@@ -1101,18 +601,17 @@ static int open_outputs(struct run *r)
 static int open_child_outputs(struct run *r)
 {
     char(*paths)[PATH_MAX + 32] = r->out_paths;
-    for (int i = 0; i < r->n_ch; i++) {
+    for (int i = 0; i < r->children.n; i++) {
         join_path(paths[i], sizeof paths[i], r->dir, r->ch_file[i]);
-        r->ch[i].out_path = paths[i];
-        r->ch[i].err_fd = -1;
-        /* read-write, so end_torn_line() can look at the last byte */
+        r->children.ch[i].out_path = paths[i];
+        /* read-write, so children.c can look at the last byte (a torn row) */
         int fd;
         do
             fd = open(paths[i], O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
         while (fd < 0 && errno == EINTR);
-        r->ch[i].out_fd = fd < 0 ? -errno : fd;
-        if (r->ch[i].out_fd < 0) {
-            hw_warn(-r->ch[i].out_fd, "open %s", paths[i]);
+        r->children.ch[i].out_fd = fd < 0 ? -errno : fd;
+        if (r->children.ch[i].out_fd < 0) {
+            hw_warn(-r->children.ch[i].out_fd, "open %s", paths[i]);
             return -1;
         }
     }
@@ -1194,8 +693,7 @@ static void prom_write(struct run *r, bool running)
         .skipped_slots = atomic_load(&r->sampler.skipped),
         .running = running,
     };
-    for (int i = 0; i < r->n_ch; i++)
-        c.child_restarts += r->ch[i].attempts;
+    c.child_restarts = mon_children_restarts(&r->children);
     int rc = mon_prom_update(&r->prom, &c);
     if (rc < 0 && !r->prom_warned) { /* once: a full disk would otherwise flood stderr */
         hw_warn(-rc, "write %s", r->prom.path);
@@ -1215,7 +713,7 @@ static int prom_start(struct run *r)
     struct utsname u;
     if (uname(&u) < 0)
         memset(&u, 0, sizeof u);
-    rc = mon_prom_open(&r->prom, r->dir, r->fields, cfg->interval_s, u.nodename,
+    rc = mon_prom_open(&r->prom, r->dir, r->smi.fields, cfg->interval_s, u.nodename,
                        cfg->command ? cfg->command[0] : NULL);
     if (rc < 0) {
         hw_warn(-rc, "--prom-textfile");
@@ -1235,12 +733,7 @@ static int prom_start(struct run *r)
 static void cleanup(struct run *r)
 {
     mon_sampler_stop(&r->sampler);
-    for (int i = 0; i < r->n_ch; i++) {
-        if (r->ch[i].err_fd >= 0)
-            close(r->ch[i].err_fd);
-        if (r->ch[i].out_fd >= 0)
-            close(r->ch[i].out_fd);
-    }
+    mon_children_close(&r->children);
     if (r->tree_open)
         mon_tree_close(&r->tree);
     if (r->sys_open)
@@ -1275,8 +768,7 @@ int mon_run(const struct mon_config *cfg)
     memset(r, 0, sizeof *r);
     r->cfg = cfg;
     r->sfd = r->efd = r->pidfd = r->cpu_fd = r->proc_fd = r->tree_pids_fd = -1;
-    for (int i = 0; i < CH_N; i++)
-        r->ch[i].out_fd = r->ch[i].err_fd = -1;
+    mon_children_init(&r->children, r->smi.path, NULL, on_child, r);
     r->t0 = hw_mono_now();
     bool wrap = cfg->command != NULL;
     const char *mode = wrap ? "wrap" : cfg->attach_pid ? "attach" : "system";
@@ -1326,9 +818,7 @@ int mon_run(const struct mon_config *cfg)
     }
 
     /* GPU: ask once, before sampling, with a timeout. */
-    snprintf(r->fields, sizeof r->fields, "%s", MON_GPU_FIELDS);
-    struct fallback fb[16];
-    int n_fb = 0;
+    snprintf(r->smi.fields, sizeof r->smi.fields, "%s", MON_GPU_FIELDS);
     char why[PATH_MAX + 64] = "";
     static char probe_out[16384];
     bool gpu_wanted = !cfg->no_gpu;
@@ -1345,14 +835,17 @@ int mon_run(const struct mon_config *cfg)
             hw_warn(ENOMEM, "environment");
             goto out;
         }
-        int prc = probe_gpu(r, fb, &n_fb, why, sizeof why, probe_out, sizeof probe_out);
+        r->smi.envp = r->smi_env;
+        r->smi.gsel = &r->gsel;
+        r->children.envp = r->smi_env;
+        int prc = mon_smi_probe(&r->smi, cfg->smi, why, sizeof why, probe_out, sizeof probe_out);
         if (prc == -2) {
             hw_warn(0, "%s", why);
             goto out;
         }
         r->gpu_ok = prc == 0;
         if (r->gpu_ok && cfg->gpm != MON_GPM_OFF)
-            r->gpm_ok = probe_gpm(r, probe_out, sizeof probe_out) == 0;
+            r->gpm_ok = mon_smi_probe_gpm(&r->smi, probe_out, sizeof probe_out) == 0;
         if (r->gpu_ok)
             setup_children(r);
     }
@@ -1395,11 +888,12 @@ int mon_run(const struct mon_config *cfg)
     log_start(r, mode);
     if (gpu_wanted && !r->gpu_ok)
         gpu_unavailable(r, why, probe_out);
-    for (int i = 0; i < n_fb; i++) {
-        rl_field_t f[] = {RL_STR("dropped", fb[i].dropped), RL_STR("fields", fb[i].fields)};
+    for (int i = 0; i < r->smi.n_fb; i++) {
+        const struct mon_smi_fallback *fb = &r->smi.fb[i];
+        rl_field_t f[] = {RL_STR("dropped", fb->dropped), RL_STR("fields", fb->fields)};
         log_event(r, "gpu_fields_fallback", f, 2);
     }
-    if (r->gpu_ok && cfg->gpm != MON_GPM_OFF && (!r->gpm_ok || r->gpm_missing[0]))
+    if (r->gpu_ok && cfg->gpm != MON_GPM_OFF && (!r->gpm_ok || r->smi.gpm_missing[0]))
         gpm_unavailable(r, probe_out);
 
     uint64_t max_slots = 0;
@@ -1424,16 +918,15 @@ int mon_run(const struct mon_config *cfg)
             kill(r->cmd_pid, SIGTERM);
         goto out;
     }
-    for (int i = 0; r->gpu_ok && i < r->n_ch; i++)
-        child_start(r, &r->ch[i]);
+    if (r->gpu_ok)
+        mon_children_start(&r->children, hw_mono_now());
     /* --duration shorter than one interval: no slot to count, just a timer */
     double end_at = cfg->duration_s > 0 && !wrap && max_slots == 0 ? r->t0 + cfg->duration_s : 0;
 
     for (;;) {
         double now = hw_mono_now();
         if (!r->stopping) {
-            for (int i = 0; i < r->n_ch; i++)
-                child_tick(r, &r->ch[i], now);
+            mon_children_tick(&r->children, now);
             job_tick(r, now); /* a command that ignores the forwarded signal: SIGKILL in time */
             if (end_at && now >= end_at)
                 begin_stop(r, "duration");
@@ -1445,16 +938,15 @@ int mon_run(const struct mon_config *cfg)
                     r->prom_next = now + cfg->prom_interval_s;
             }
         } else {
-            for (int i = 0; i < r->n_ch; i++)
-                child_tick(r, &r->ch[i], now);
-            if (!children_running(r) && (!wrap || r->cmd_done) && job_tick(r, now))
+            mon_children_tick(&r->children, now);
+            if (!mon_children_running(&r->children) && (!wrap || r->cmd_done) && job_tick(r, now))
                 break;
             if (now > r->stop_deadline && (!wrap || r->cmd_done)) {
                 hw_warn(0, "a child did not exit after SIGKILL; giving up on it");
                 break;
             }
         }
-        struct pollfd pf[3 + CH_N];
+        struct pollfd pf[3 + MON_CHILDREN_MAX];
         int np = 0;
         pf[np++] = (struct pollfd){r->sfd, POLLIN, 0};
         pf[np++] = (struct pollfd){r->efd, POLLIN, 0};
@@ -1463,12 +955,12 @@ int mon_run(const struct mon_config *cfg)
             pid_slot = np;
             pf[np++] = (struct pollfd){r->pidfd, POLLIN, 0};
         }
-        int ch_slot[CH_N];
-        for (int i = 0; i < r->n_ch; i++) {
+        int ch_slot[MON_CHILDREN_MAX];
+        for (int i = 0; i < r->children.n; i++) {
             ch_slot[i] = -1;
-            if (r->ch[i].err_fd >= 0) {
+            if (r->children.ch[i].err_fd >= 0) {
                 ch_slot[i] = np;
-                pf[np++] = (struct pollfd){r->ch[i].err_fd, POLLIN, 0};
+                pf[np++] = (struct pollfd){r->children.ch[i].err_fd, POLLIN, 0};
             }
         }
         double wake = end_at;
@@ -1499,9 +991,9 @@ int mon_run(const struct mon_config *cfg)
         }
         if (pid_slot >= 0 && pf[pid_slot].revents)
             begin_stop(r, "process_exit");
-        for (int i = 0; i < r->n_ch; i++)
+        for (int i = 0; i < r->children.n; i++)
             if (ch_slot[i] >= 0 && pf[ch_slot[i]].revents)
-                child_read_err(&r->ch[i]);
+                mon_children_read_err(&r->children.ch[i]);
     }
     /* anything left (a child stuck past SIGKILL): one last non-blocking reap */
     reap(r);

@@ -99,7 +99,7 @@ static void run_job(struct sum_jobs *c, struct sum_job *j)
     hw_buf_init(&j->out, NULL, 0);
     j->status = HW_EXIT_OK;
     if (c->fmt == SUM_FMT_PYTYCHE) {
-        j->status = sum_py_run(j->dir, c->file_opt, c->quiet, &j->out, &j->usable);
+        j->status = sum_py_run(j->dir, c->file_opt, &j->out, &j->usable);
         return;
     }
     int rc = 0;

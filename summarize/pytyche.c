@@ -1,6 +1,9 @@
 /* pytyche's build_resource_summary, byte for byte: see pytyche.h. The comments quote the Python
  * line each piece reproduces (shared/oracle/pytyche_run_monitor.py). */
 #include "pytyche.h"
+#include "py_unicode.h"
+
+#include "hwrun/parse.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,198 +16,91 @@
 
 #include "hwrun/msg.h"
 
+/* One pass over the bytes, one code point at a time, with no line buffer: a line's state is a
+ * handful of counters and one float() machine for the cell being read, so lines of any length
+ * are read in constant memory, as Python reads them. */
 struct sum_py_reader {
     enum sum_py_kind kind;
     struct sum_py_acc *acc;
-    /* line assembly (universal newlines: "\n", "\r", "\r\n") */
-    unsigned char *line;
-    size_t len, cap;
-    bool overflow;
-    bool pending_cr;
-    uint64_t nlines;
-    /* strict UTF-8 validation, as Python's utf-8 codec */
-    int need;                  /* continuation bytes still expected */
-    unsigned char lo, hi;      /* bounds of the next continuation byte */
+    /* strict UTF-8 decoding (hw_utf8_decode), as Python's utf-8 codec */
+    unsigned char pend[4]; /* a sequence cut by the end of the last buffer */
+    size_t npend;
     uint64_t offset;
     uint64_t bad_offset;
     bool bad;
-    char *tmp;                 /* scratch for float() of long cells */
-    size_t tmp_cap;
+    /* universal newlines: "\n", "\r", "\r\n" */
+    bool pending_cr;
+    bool line_open;  /* a code point since the last line end */
+    uint64_t nlines; /* lines ended */
+    /* the current line */
+    uint64_t part;                   /* GPU, CPU: commas seen; dmon: fields started */
+    bool in_field, started, comment; /* dmon */
+    bool cell_on;                    /* dec reads the current cell */
+    bool body, fs_trail; /* CPU: a non-blank seen; U+001C..U+001F among trailing blanks */
+    bool fresh;          /* nothing of the current cell fed to dec yet */
+    bool ok[3];
+    double val[3];
+    struct hw_dec dec;
 };
 
-static bool py_float_buf(const char *in, size_t n, double *out, char *tmp);
+/* ---- Python's str.isspace() and float()'s digits, from the generated tables -------------- */
 
-/* float() of a cell, with scratch space on the stack for the usual short cells. */
-static bool cell_float(struct sum_py_reader *r, const unsigned char *s, size_t n, double *out)
+static bool py_isspace(uint32_t c)
 {
-    char small[256];
-    if (n < sizeof small)
-        return py_float_buf((const char *)s, n, out, small);
-    if (n + 1 > r->tmp_cap) {
-        char *p = realloc(r->tmp, n + 1);
-        if (!p)
-            return false;
-        r->tmp = p;
-        r->tmp_cap = n + 1;
+    if (c < 0x80)
+        return (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x20);
+    size_t lo = 0, hi = sizeof py_blanks / sizeof py_blanks[0];
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (py_blanks[mid] < c)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return py_float_buf((const char *)s, n, out, r->tmp);
+    return lo < sizeof py_blanks / sizeof py_blanks[0] && py_blanks[lo] == c;
 }
 
-/* ---- Python's str.isspace() over UTF-8 ------------------------------------------------- */
-
-static size_t ws_at(const unsigned char *s, size_t n)
+/* U+001C..U+001F: blanks for str.strip()/split(), not for float() (CPython's float() only maps
+ * non-ASCII blanks to ' ' and then checks Py_ISSPACE on ASCII) */
+static bool is_fs(uint32_t c)
 {
-    if (!n)
-        return 0;
-    unsigned char c = s[0];
-    if ((c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x20))
-        return 1;
-    if (c == 0xc2 && n >= 2 && (s[1] == 0x85 || s[1] == 0xa0))
-        return 2;
-    if (n >= 3) {
-        if (c == 0xe1 && s[1] == 0x9a && s[2] == 0x80) /* U+1680 */
-            return 3;
-        if (c == 0xe2 && s[1] == 0x80 &&
-            ((s[2] >= 0x80 && s[2] <= 0x8a) || s[2] == 0xa8 || s[2] == 0xa9 || s[2] == 0xaf))
-            return 3; /* U+2000..200A, U+2028, U+2029, U+202F */
-        if (c == 0xe2 && s[1] == 0x81 && s[2] == 0x9f) /* U+205F */
-            return 3;
-        if (c == 0xe3 && s[1] == 0x80 && s[2] == 0x80) /* U+3000 */
-            return 3;
-    }
-    return 0;
+    return c >= 0x1c && c <= 0x1f;
 }
 
-static size_t ws_before(const unsigned char *s, size_t n)
+/* The ASCII character float() sees for c (_PyUnicode_TransformDecimalAndSpaceToASCII): ASCII as
+ * is, a non-ASCII blank as ' ', a decimal digit of any script as its ASCII digit, anything else
+ * as '?' (never part of a number). */
+static unsigned char py_char(uint32_t c)
 {
-    if (!n)
-        return 0;
-    if (ws_at(s + n - 1, 1))
-        return 1;
-    if (n >= 2 && ws_at(s + n - 2, 2) == 2)
-        return 2;
-    if (n >= 3 && ws_at(s + n - 3, 3) == 3)
-        return 3;
-    return 0;
-}
-
-static void strip(const unsigned char **s, size_t *n)
-{
-    size_t k;
-    while ((k = ws_at(*s, *n)))
-        *s += k, *n -= k;
-    while ((k = ws_before(*s, *n)))
-        *n -= k;
-}
-
-/* float()'s own blanks: ASCII space, \t, \n, \v, \f, \r and non-ASCII Unicode blanks, but
- * not \x1c-\x1f, which str.strip() removes and float() does not (CPython checks Py_ISSPACE on
- * ASCII text and only maps non-ASCII blanks to ' '). */
-static size_t float_ws_at(const unsigned char *s, size_t n)
-{
-    return n && s[0] >= 0x1c && s[0] <= 0x1f ? 0 : ws_at(s, n);
-}
-
-static size_t float_ws_before(const unsigned char *s, size_t n)
-{
-    return n && s[n - 1] >= 0x1c && s[n - 1] <= 0x1f ? 0 : ws_before(s, n);
-}
-
-/* ---- float() ---------------------------------------------------------------------------- */
-
-static bool ieq(const char *s, size_t n, const char *lit)
-{
-    size_t l = strlen(lit);
-    if (n != l)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (c >= 'A' && c <= 'Z')
-            c = (char)(c - 'A' + 'a');
-        if (c != lit[i])
-            return false;
+    if (c < 127)
+        return (unsigned char)c;
+    if (py_isspace(c))
+        return ' ';
+    size_t lo = 0, hi = sizeof py_digit_ranges / sizeof py_digit_ranges[0];
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (py_digit_ranges[mid][1] < c)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return true;
-}
-
-static bool py_float_buf(const char *in, size_t n, double *out, char *tmp)
-{
-    const unsigned char *s = (const unsigned char *)in;
-    size_t k;
-    while ((k = float_ws_at(s, n)))
-        s += k, n -= k;
-    while ((k = float_ws_before(s, n)))
-        n -= k;
-    if (!n)
-        return false;
-    /* Underscores only between digits ("1_000"); they are then dropped. */
-    size_t m = 0;
-    unsigned char prev = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = s[i];
-        if (c >= 0x80)
-            return false; /* non-ASCII: not a number here (see pytyche.h) */
-        if (c == '_') {
-            if (!(prev >= '0' && prev <= '9'))
-                return false;
-        } else {
-            if (prev == '_' && !(c >= '0' && c <= '9'))
-                return false;
-            tmp[m++] = (char)c;
-        }
-        prev = c;
-    }
-    if (prev == '_')
-        return false;
-    tmp[m] = '\0';
-    size_t i = 0;
-    bool neg = false;
-    if (tmp[i] == '+' || tmp[i] == '-')
-        neg = tmp[i++] == '-';
-    if (ieq(tmp + i, m - i, "inf") || ieq(tmp + i, m - i, "infinity")) {
-        *out = neg ? -INFINITY : INFINITY;
-        return true;
-    }
-    if (ieq(tmp + i, m - i, "nan")) {
-        *out = neg ? -NAN : NAN;
-        return true;
-    }
-    size_t nd = 0;
-    while (i < m && tmp[i] >= '0' && tmp[i] <= '9')
-        i++, nd++;
-    if (i < m && tmp[i] == '.') {
-        i++;
-        while (i < m && tmp[i] >= '0' && tmp[i] <= '9')
-            i++, nd++;
-    }
-    if (!nd)
-        return false;
-    if (i < m && (tmp[i] == 'e' || tmp[i] == 'E')) {
-        i++;
-        if (i < m && (tmp[i] == '+' || tmp[i] == '-'))
-            i++;
-        size_t ne = 0;
-        while (i < m && tmp[i] >= '0' && tmp[i] <= '9')
-            i++, ne++;
-        if (!ne)
-            return false;
-    }
-    if (i != m)
-        return false;
-    *out = strtod(tmp, NULL); /* correctly rounded, +-inf on overflow, as Python */
-    return true;
+    if (lo < sizeof py_digit_ranges / sizeof py_digit_ranges[0] && py_digit_ranges[lo][0] <= c)
+        return (unsigned char)('0' + (c - py_digit_ranges[lo][0]));
+    return '?';
 }
 
 bool sum_py_float(const char *s, size_t n, double *out)
 {
-    char small[128];
-    char *tmp = n < sizeof small ? small : malloc(n + 1);
-    if (!tmp)
-        return false;
-    bool ok = py_float_buf(s, n, out, tmp);
-    if (tmp != small)
-        free(tmp);
-    return ok;
+    /* float(s) for UTF-8 text s (invalid UTF-8: not a number) */
+    struct hw_dec d;
+    hw_dec_init(&d, HW_DEC_PY);
+    for (size_t i = 0, len; i < n; i += len) {
+        uint32_t c;
+        len = hw_utf8_decode(s + i, n - i, &c);
+        if (len == 0 || len == HW_UTF8_SHORT || !hw_dec_feed(&d, py_char(c)))
+            return false;
+    }
+    return hw_dec_end(&d, out);
 }
 
 double sum_py_round1(double x)
@@ -236,119 +132,220 @@ static void py_max(double *m, uint64_t n_before, double x)
         *m = x;
 }
 
-static void gpu_line(struct sum_py_reader *r, const unsigned char *s, size_t n)
+static void cell_start(struct sum_py_reader *r)
 {
-    /* parts = [p.strip() for p in line.split(",")]; if len(parts) < 9: continue */
-    const unsigned char *cell[6] = {0};
-    size_t clen[6] = {0};
-    size_t parts = 0, start = 0;
-    for (size_t i = 0; i <= n; i++) {
-        if (i == n || s[i] == ',') {
-            if (parts < 6) {
-                cell[parts] = s + start;
-                clen[parts] = i - start;
-            }
-            parts++;
-            start = i + 1;
-        }
-    }
-    if (parts < 9)
+    hw_dec_init(&r->dec, HW_DEC_PY);
+    r->cell_on = true;
+    r->body = r->fs_trail = false;
+    r->fresh = true;
+}
+
+static void cell_end(struct sum_py_reader *r, int idx, bool at_line_end)
+{
+    if (!r->cell_on)
         return;
-    /* gpu_util = float(parts[1]); mem_used = float(parts[3]); power = float(parts[5]) */
-    for (int c = 1; c <= 5; c += 2)
-        strip(&cell[c], &clen[c]); /* [p.strip() for p in ...] */
-    double util, mem, power;
-    if (!cell_float(r, cell[1], clen[1], &util) || !cell_float(r, cell[3], clen[3], &mem) ||
-        !cell_float(r, cell[5], clen[5], &power))
+    r->cell_on = false;
+    r->ok[idx] = hw_dec_end(&r->dec, &r->val[idx]) && (!r->fs_trail || at_line_end);
+}
+
+static void line_begin(struct sum_py_reader *r)
+{
+    r->line_open = true;
+    r->part = 0;
+    r->in_field = r->started = r->comment = r->cell_on = false;
+    r->ok[0] = r->ok[1] = r->ok[2] = false;
+}
+
+/* GPU: parts = [p.strip() for p in line.split(",")]; cells 1, 3, 5 through float(). After
+ * strip() no blank is left at a cell's ends, so U+001C..U+001F count as blanks there; inside a
+ * cell they fail float() either way. */
+static void gpu_cp(struct sum_py_reader *r, uint32_t c)
+{
+    if (c == ',') {
+        cell_end(r, (int)(r->part / 2), false);
+        r->part++;
+        if (r->part == 1 || r->part == 3 || r->part == 5)
+            cell_start(r);
+    } else if (r->cell_on) {
+        r->fresh = false;
+        hw_dec_feed(&r->dec, is_fs(c) ? ' ' : py_char(c));
+    }
+}
+
+static bool ascii_plain(unsigned char c)
+{
+    return c < 0x80 && c != ',' && c != '\n' && c != '\r';
+}
+
+/* GPU rows are nearly all ASCII, and float() of a plain decimal is strtod's double: skip the
+ * cells nobody reads, and read a whole ASCII cell 1, 3 or 5 of the buffer with the decimal
+ * parser's fast path; anything else (underscores, inf, Unicode, a cell cut by the buffer's
+ * end) goes through the character machine. Returns the bytes taken from s, 0 for none. */
+static size_t gpu_ascii_run(struct sum_py_reader *r, const unsigned char *s, size_t n)
+{
+    if (r->kind != SUM_PY_GPU || !r->line_open || !ascii_plain(s[0]) || (r->cell_on && !r->fresh))
+        return 0; /* (a cell begun by the machine stays with it: no scan twice) */
+    size_t j = 1;
+    while (j < n && ascii_plain(s[j]))
+        j++;
+    if (!r->cell_on) {
+        r->pending_cr = false;
+        return j;
+    }
+    if (j == n || s[j] >= 0x80) {
+        r->fresh = false; /* the machine takes it from here */
+        return 0;
+    }
+    size_t b = 0, e = j; /* strip(): the ASCII blanks, U+001C..U+001F included */
+    while (b < e && py_isspace(s[b]))
+        b++;
+    while (e > b && py_isspace(s[e - 1]))
+        e--;
+    double v;
+    if (!hw_parse_decimal((const char *)s + b, e - b, &v)) {
+        r->fresh = false;
+        return 0;
+    }
+    int idx = (int)(r->part / 2);
+    r->ok[idx] = true;
+    r->val[idx] = v;
+    r->cell_on = false;
+    r->pending_cr = false;
+    return j;
+}
+
+static void gpu_end(struct sum_py_reader *r)
+{
+    cell_end(r, (int)(r->part / 2), true);
+    /* if len(parts) < 9: continue; a row whose cell 1, 3 or 5 fails float() is dropped whole */
+    if (r->part + 1 < 9 || !r->ok[0] || !r->ok[1] || !r->ok[2])
         return;
     struct sum_py_acc *a = r->acc;
-    py_max(&a->util_max, a->n_gpu, util);
-    py_max(&a->mem_max, a->n_gpu, mem);
-    py_max(&a->power_max, a->n_gpu, power);
-    a->util_sum += util;
-    a->power_sum += power;
+    py_max(&a->util_max, a->n_gpu, r->val[0]);
+    py_max(&a->mem_max, a->n_gpu, r->val[1]);
+    py_max(&a->power_max, a->n_gpu, r->val[2]);
+    a->util_sum += r->val[0];
+    a->power_sum += r->val[2];
     a->n_gpu++;
 }
 
-static void cpu_line(struct sum_py_reader *r, const unsigned char *s, size_t n)
+/* CPU: parts = line.strip().split(","); float(parts[1]), float(parts[2]) unstripped, so
+ * U+001C..U+001F fail them, except at the end of the line, which line.strip() removed. */
+static void cpu_cp(struct sum_py_reader *r, uint32_t c)
 {
-    if (r->nlines == 1)
+    if (r->nlines == 0)
         return; /* f.readline()  # skip header */
-    /* parts = line.strip().split(","); if len(parts) < 3: continue */
-    strip(&s, &n);
-    const unsigned char *cell[3] = {0};
-    size_t clen[3] = {0};
-    size_t parts = 0, start = 0;
-    for (size_t i = 0; i <= n; i++) {
-        if (i == n || s[i] == ',') {
-            if (parts < 3) {
-                cell[parts] = s + start;
-                clen[parts] = i - start;
-            }
-            parts++;
-            start = i + 1;
-        }
+    if (c == ',') {
+        cell_end(r, (int)r->part - 1, false);
+        r->part++;
+        if (r->part == 1 || r->part == 2)
+            cell_start(r);
+        return;
     }
-    if (parts < 3)
+    if (!r->cell_on)
         return;
-    /* usr_vals.append(float(parts[1])); idle_vals.append(float(parts[2])) */
-    double usr, idle;
-    if (!cell_float(r, cell[1], clen[1], &usr))
+    if (py_isspace(c)) {
+        if (is_fs(c)) {
+            if (!r->body) {
+                hw_dec_feed(&r->dec, '?');
+                return;
+            }
+            r->fs_trail = true;
+        }
+        hw_dec_feed(&r->dec, ' ');
         return;
-    r->acc->usr_sum += usr;
+    }
+    r->body = true;
+    r->fs_trail = false;
+    hw_dec_feed(&r->dec, py_char(c));
+}
+
+static void cpu_end(struct sum_py_reader *r)
+{
+    if (r->nlines == 0)
+        return;
+    cell_end(r, (int)r->part - 1, true);
+    if (r->part + 1 < 3 || !r->ok[0]) /* if len(parts) < 3: continue */
+        return;
+    r->acc->usr_sum += r->val[0]; /* usr_vals.append(float(parts[1])) */
     r->acc->n_usr++;
-    if (!cell_float(r, cell[2], clen[2], &idle))
+    if (!r->ok[1])
         return;
-    r->acc->idle_sum += idle;
+    r->acc->idle_sum += r->val[1]; /* idle_vals.append(float(parts[2])) */
     r->acc->n_idle++;
 }
 
-static void dmon_line(struct sum_py_reader *r, const unsigned char *s, size_t n)
+/* dmon: line.strip(); skip empty and "#" lines; parts = line.split(); float(parts[2]) */
+static void dmon_cp(struct sum_py_reader *r, uint32_t c)
 {
-    /* line = line.strip(); if not line or line.startswith("#"): continue */
-    strip(&s, &n);
-    if (!n || s[0] == '#')
+    if (r->comment)
         return;
-    /* parts = line.split(); if len(parts) < 4: continue; mem_pct = float(parts[2]) */
-    size_t i = 0, parts = 0, k;
-    const unsigned char *third = NULL;
-    size_t third_len = 0;
-    while (i < n && parts < 4) {
-        while (i < n && (k = ws_at(s + i, n - i)))
-            i += k;
-        if (i >= n)
-            break;
-        size_t b = i;
-        while (i < n && !ws_at(s + i, n - i))
-            i++;
-        if (parts == 2) {
-            third = s + b;
-            third_len = i - b;
-        }
-        parts++;
+    if (py_isspace(c)) {
+        if (r->in_field && r->cell_on)
+            cell_end(r, 0, false);
+        r->in_field = false;
+        return;
     }
-    if (parts < 4)
+    if (!r->started) {
+        r->started = true;
+        if (c == '#') {
+            r->comment = true;
+            return;
+        }
+    }
+    if (!r->in_field) {
+        r->in_field = true;
+        if (++r->part == 3)
+            cell_start(r);
+    }
+    if (r->cell_on)
+        hw_dec_feed(&r->dec, py_char(c));
+}
+
+static void dmon_end(struct sum_py_reader *r)
+{
+    cell_end(r, 0, true);
+    if (r->comment || r->part < 4 || !r->ok[0]) /* if len(parts) < 4: continue */
         return;
-    double v;
-    if (!cell_float(r, third, third_len, &v))
-        return;
-    py_max(&r->acc->mem_util_max, r->acc->n_mem_util, v);
-    r->acc->mem_util_sum += v;
+    py_max(&r->acc->mem_util_max, r->acc->n_mem_util, r->val[0]);
+    r->acc->mem_util_sum += r->val[0];
     r->acc->n_mem_util++;
 }
 
-static void emit(struct sum_py_reader *r, const unsigned char *s, size_t n, bool overflow)
+static void on_cp(struct sum_py_reader *r, uint32_t c)
 {
-    r->nlines++;
-    if (overflow) {
-        r->acc->lines_too_long++;
-        return;
-    }
+    if (!r->line_open)
+        line_begin(r);
     switch (r->kind) {
-    case SUM_PY_GPU: gpu_line(r, s, n); break;
-    case SUM_PY_CPU: cpu_line(r, s, n); break;
-    case SUM_PY_DMON: dmon_line(r, s, n); break;
+    case SUM_PY_GPU:
+        gpu_cp(r, c);
+        break;
+    case SUM_PY_CPU:
+        cpu_cp(r, c);
+        break;
+    case SUM_PY_DMON:
+        dmon_cp(r, c);
+        break;
     }
+}
+
+static void on_eol(struct sum_py_reader *r)
+{
+    if (!r->line_open)
+        line_begin(r);
+    switch (r->kind) {
+    case SUM_PY_GPU:
+        gpu_end(r);
+        break;
+    case SUM_PY_CPU:
+        cpu_end(r);
+        break;
+    case SUM_PY_DMON:
+        dmon_end(r);
+        break;
+    }
+    r->nlines++;
+    r->line_open = false;
 }
 
 /* ---- bytes in --------------------------------------------------------------------------- */
@@ -365,10 +362,6 @@ struct sum_py_reader *sum_py_new(enum sum_py_kind kind, struct sum_py_acc *acc)
 
 void sum_py_free(struct sum_py_reader *r)
 {
-    if (!r)
-        return;
-    free(r->line);
-    free(r->tmp);
     free(r);
 }
 
@@ -377,60 +370,23 @@ uint64_t sum_py_error_offset(const struct sum_py_reader *r)
     return r->bad_offset;
 }
 
-static bool utf8_byte(struct sum_py_reader *r, unsigned char c)
+static void on_ascii(struct sum_py_reader *r, unsigned char c)
 {
-    if (r->need) {
-        if (c < r->lo || c > r->hi)
-            return false;
-        r->need--;
-        r->lo = 0x80;
-        r->hi = 0xbf;
-        return true;
+    if (c == '\n' || c == '\r') {
+        if (!(c == '\n' && r->pending_cr))
+            on_eol(r);
+        r->pending_cr = c == '\r';
+        return;
     }
-    if (c < 0x80)
-        return true;
-    r->lo = 0x80;
-    r->hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf)
-        r->need = 1;
-    else if (c == 0xe0)
-        r->need = 2, r->lo = 0xa0;
-    else if ((c >= 0xe1 && c <= 0xec) || c == 0xee || c == 0xef)
-        r->need = 2;
-    else if (c == 0xed)
-        r->need = 2, r->hi = 0x9f;
-    else if (c == 0xf0)
-        r->need = 3, r->lo = 0x90;
-    else if (c >= 0xf1 && c <= 0xf3)
-        r->need = 3;
-    else if (c == 0xf4)
-        r->need = 3, r->hi = 0x8f;
-    else
-        return false;
-    return true;
+    r->pending_cr = false;
+    on_cp(r, c);
 }
 
-static int line_append(struct sum_py_reader *r, const unsigned char *s, size_t n)
+static int bad_utf8(struct sum_py_reader *r, uint64_t at)
 {
-    if (r->overflow)
-        return 0;
-    if (r->len + n > SUM_PY_MAX_LINE) {
-        r->overflow = true;
-        return 0;
-    }
-    if (r->len + n > r->cap) {
-        size_t cap = r->cap ? r->cap : 1024;
-        while (cap < r->len + n)
-            cap *= 2;
-        unsigned char *p = realloc(r->line, cap);
-        if (!p)
-            return -ENOMEM;
-        r->line = p;
-        r->cap = cap;
-    }
-    memcpy(r->line + r->len, s, n);
-    r->len += n;
-    return 0;
+    r->bad = true;
+    r->bad_offset = at;
+    return -EILSEQ;
 }
 
 int sum_py_feed(struct sum_py_reader *r, const void *buf, size_t n)
@@ -438,43 +394,41 @@ int sum_py_feed(struct sum_py_reader *r, const void *buf, size_t n)
     const unsigned char *s = buf;
     if (r->bad)
         return -EILSEQ;
-    for (size_t i = 0; i < n; i++)
-        if (!utf8_byte(r, s[i])) {
-            r->bad = true;
-            r->bad_offset = r->offset + i;
-            return -EILSEQ;
-        }
-    r->offset += n;
-    if (!n)
-        return 0;
-    size_t start = 0;
-    if (r->pending_cr && s[0] == '\n')
-        start = 1;
-    r->pending_cr = false;
-    for (size_t i = start; i < n; i++) {
-        unsigned char c = s[i];
-        if (c != '\n' && c != '\r')
+    size_t i = 0;
+    uint32_t c;
+    while (r->npend && i < n) { /* finish the sequence the last buffer cut */
+        r->pend[r->npend++] = s[i++];
+        size_t len = hw_utf8_decode(r->pend, r->npend, &c);
+        if (len == HW_UTF8_SHORT)
             continue;
-        if (r->len || r->overflow) {
-            int rc = line_append(r, s + start, i - start);
-            if (rc < 0)
-                return rc;
-            emit(r, r->line, r->len, r->overflow);
-            r->len = 0;
-            r->overflow = false;
-        } else {
-            emit(r, s + start, i - start, i - start > SUM_PY_MAX_LINE);
-        }
-        if (c == '\r') {
-            if (i + 1 < n && s[i + 1] == '\n')
-                i++;
-            else if (i + 1 == n)
-                r->pending_cr = true;
-        }
-        start = i + 1;
+        if (len == 0)
+            return bad_utf8(r, r->offset - (r->npend - i));
+        r->pending_cr = false;
+        on_cp(r, c);
+        r->npend = 0;
     }
-    if (start < n)
-        return line_append(r, s + start, n - start);
+    while (i < n) {
+        if (s[i] < 0x80) {
+            size_t k = gpu_ascii_run(r, s + i, n - i);
+            if (k)
+                i += k;
+            else
+                on_ascii(r, s[i++]);
+            continue;
+        }
+        size_t len = hw_utf8_decode(s + i, n - i, &c);
+        if (len == HW_UTF8_SHORT) {
+            memcpy(r->pend, s + i, n - i);
+            r->npend = n - i;
+            break;
+        }
+        if (len == 0)
+            return bad_utf8(r, r->offset + i);
+        r->pending_cr = false;
+        on_cp(r, c);
+        i += len;
+    }
+    r->offset += n;
     return 0;
 }
 
@@ -482,16 +436,16 @@ int sum_py_finish(struct sum_py_reader *r)
 {
     if (r->bad)
         return -EILSEQ;
-    if (r->need) {
-        r->bad = true;
-        r->bad_offset = r->offset;
-        return -EILSEQ;
-    }
-    if (r->len || r->overflow) /* Python yields a last line without '\n' too */
-        emit(r, r->line, r->len, r->overflow);
-    r->len = 0;
-    r->overflow = false;
+    if (r->npend) /* a truncated sequence at the end */
+        return bad_utf8(r, r->offset - r->npend);
+    if (r->line_open) /* Python yields a last line without '\n' too */
+        on_eol(r);
     return 0;
+}
+
+static int feed_py(void *r, const void *buf, size_t n)
+{
+    return sum_py_feed(r, buf, n);
 }
 
 int sum_py_read_file(enum sum_py_kind kind, const char *path, struct sum_py_acc *acc,
@@ -508,25 +462,11 @@ int sum_py_read_file(enum sum_py_kind kind, const char *path, struct sum_py_acc 
         return -EISDIR;
     }
     struct sum_py_reader *r = sum_py_new(kind, acc);
-    char *buf = malloc(256 * 1024);
-    int rc = r && buf ? 0 : -ENOMEM;
-    while (rc == 0) {
-        ssize_t got = read(fd, buf, 256 * 1024);
-        if (got < 0) {
-            if (errno == EINTR)
-                continue;
-            rc = -errno;
-            break;
-        }
-        if (got == 0) {
-            rc = sum_py_finish(r);
-            break;
-        }
-        rc = sum_py_feed(r, buf, (size_t)got);
-    }
+    int rc = r ? hw_read_stream(fd, feed_py, r) : -ENOMEM;
+    if (rc == 0)
+        rc = sum_py_finish(r);
     if (rc == -EILSEQ && bad_offset)
         *bad_offset = sum_py_error_offset(r);
-    free(buf);
     sum_py_free(r);
     close(fd);
     return rc;
@@ -580,8 +520,8 @@ void sum_py_format(const struct sum_py_acc *a, struct hw_buf *out)
 
 /* ---- summarize --format pytyche -------------------------------------------------------- */
 
-int sum_py_run(const char *dir, const char *const file_opt[SUM_KIND_COUNT], bool quiet,
-               struct hw_buf *out, bool *usable)
+int sum_py_run(const char *dir, const char *const file_opt[SUM_KIND_COUNT], struct hw_buf *out,
+               bool *usable)
 {
     static const struct {
         enum sum_kind kind;
@@ -604,7 +544,6 @@ int sum_py_run(const char *dir, const char *const file_opt[SUM_KIND_COUNT], bool
         if (path && stat(path, &st) == 0)
             any = true;
         uint64_t bad = 0;
-        uint64_t before = acc.lines_too_long;
         int rc = sum_py_read_file(files[i].py, path, &acc, &bad);
         if (rc == -EILSEQ) {
             hw_warn(0, "%s: invalid UTF-8 at byte %llu: pytyche's reader fails on this file "
@@ -618,9 +557,6 @@ int sum_py_run(const char *dir, const char *const file_opt[SUM_KIND_COUNT], bool
             free(p);
             return HW_EXIT_FAIL;
         }
-        if (acc.lines_too_long > before && !quiet)
-            hw_warn(0, "%s: %llu lines longer than %u bytes skipped (pytyche would read them)",
-                    path, (unsigned long long)(acc.lines_too_long - before), SUM_PY_MAX_LINE);
         free(p);
     }
     sum_py_format(&acc, out);

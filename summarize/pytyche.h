@@ -4,11 +4,9 @@
  * line.split(",") + strip, float() syntax (blanks, underscores, inf/nan), a GPU row dropped
  * whole when cell 1, 3 or 5 is not a number, the CPU file's first line always skipped, dmon's
  * third whitespace column taken whatever it is, sum() as plain double addition, max() keeping
- * the first of incomparable values, round(x, 1).
- *
- * Known limits (documented in summarize.1): lines longer than SUM_PY_MAX_LINE are skipped (Python
- * would read them), and non-ASCII decimal digits (which Python's float() accepts) are not
- * numbers here. */
+ * the first of incomparable values, round(x, 1). Unicode as the python3 of
+ * summarize/gen/py_unicode.py sees it: blanks of every script for strip()/split(), decimal digits
+ * of every script in float(). Lines of any length, in constant memory. */
 #ifndef SUM_PYTYCHE_H
 #define SUM_PYTYCHE_H
 
@@ -18,8 +16,6 @@
 
 #include "hwrun/io.h"
 #include "readers.h" /* enum sum_kind, sum_kind_files */
-
-#define SUM_PY_MAX_LINE (1u << 20)
 
 enum sum_py_kind { SUM_PY_GPU, SUM_PY_CPU, SUM_PY_DMON };
 
@@ -31,7 +27,6 @@ struct sum_py_acc {
     double mem_util_sum, mem_util_max;
     uint64_t n_usr, n_idle;
     double usr_sum, idle_sum;
-    uint64_t lines_too_long;         /* our deviation, reported by the caller */
 };
 
 struct sum_py_reader;
@@ -64,9 +59,9 @@ void sum_py_json_double(struct hw_buf *b, double x);
 
 /* `summarize --format pytyche` for one run: hw_metrics.csv, cpu_metrics.csv and hw_dmon.csv
  * (file_opt[kind] when given, else DIR/name; dir may be NULL) read as pytyche does, the summary
- * appended to out. Problems go to standard error (lines too long only unless quiet). *usable:
+ * appended to out. Problems go to standard error (every one is fatal, as in Python). *usable:
  * one of the files exists. Returns HW_EXIT_OK or HW_EXIT_FAIL. */
-int sum_py_run(const char *dir, const char *const file_opt[SUM_KIND_COUNT], bool quiet,
-               struct hw_buf *out, bool *usable);
+int sum_py_run(const char *dir, const char *const file_opt[SUM_KIND_COUNT], struct hw_buf *out,
+               bool *usable);
 
 #endif

@@ -22,11 +22,15 @@ struct bucket_store {
     uint64_t *counts;
 };
 
+struct slot {
+    double key;
+    uint64_t cnt; /* 0 = empty slot */
+};
+
 struct sum_quant {
     bool sketch;
-    /* exact mode */
-    double *keys;
-    uint64_t *cnts; /* 0 = empty slot */
+    /* exact mode: key and count side by side, one cache line per probe */
+    struct slot *slots;
     size_t cap, used;
     /* sketch mode */
     uint64_t zero;
@@ -49,12 +53,11 @@ static double from_bits(uint64_t u)
 
 static size_t slot_of(const struct sum_quant *q, double v)
 {
-    uint64_t h = dbits(v); /* murmur3's finalizer: integers differ only in high bits */
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    size_t i = (size_t)h & (q->cap - 1);
-    while (q->cnts[i] && q->keys[i] != v)
+    /* Fibonacci hashing: the product's top bits depend on every bit of v (integers differ only
+     * in the high bits of their doubles) */
+    uint64_t h = dbits(v) * 0x9e3779b97f4a7c15ULL;
+    size_t i = (size_t)(h >> (64 - __builtin_ctzll(q->cap)));
+    while (q->slots[i].cnt && q->slots[i].key != v)
         i = (i + 1) & (q->cap - 1);
     return i;
 }
@@ -62,27 +65,17 @@ static size_t slot_of(const struct sum_quant *q, double v)
 static bool grow(struct sum_quant *q)
 {
     size_t cap = q->cap ? q->cap * 2 : 16;
-    double *keys = malloc(cap * sizeof *keys);
-    uint64_t *cnts = calloc(cap, sizeof *cnts);
-    if (!keys || !cnts) {
-        free(keys);
-        free(cnts);
+    struct slot *slots = calloc(cap, sizeof *slots);
+    if (!slots)
         return false;
-    }
     struct sum_quant nq = *q;
-    nq.keys = keys;
-    nq.cnts = cnts;
+    nq.slots = slots;
     nq.cap = cap;
     for (size_t i = 0; i < q->cap; i++)
-        if (q->cnts[i]) {
-            size_t j = slot_of(&nq, q->keys[i]);
-            nq.keys[j] = q->keys[i];
-            nq.cnts[j] = q->cnts[i];
-        }
-    free(q->keys);
-    free(q->cnts);
-    q->keys = keys;
-    q->cnts = cnts;
+        if (q->slots[i].cnt)
+            slots[slot_of(&nq, q->slots[i].key)] = q->slots[i];
+    free(q->slots);
+    q->slots = slots;
     q->cap = cap;
     return true;
 }
@@ -140,12 +133,10 @@ static bool to_sketch(struct sum_quant *q)
     q->sketch = true;
     bool ok = true;
     for (size_t i = 0; i < q->cap; i++)
-        if (q->cnts[i])
-            ok = sketch_add(q, q->keys[i], q->cnts[i]) && ok;
-    free(q->keys);
-    free(q->cnts);
-    q->keys = NULL;
-    q->cnts = NULL;
+        if (q->slots[i].cnt)
+            ok = sketch_add(q, q->slots[i].key, q->slots[i].cnt) && ok;
+    free(q->slots);
+    q->slots = NULL;
     q->cap = q->used = 0;
     return ok;
 }
@@ -159,42 +150,49 @@ static uint64_t *quant_add(struct sum_quant *q, double v)
         return sketch_add(q, v, 1);
     if (q->used >= SUM_QUANT_EXACT) {
         size_t i = slot_of(q, v);
-        if (q->cnts[i]) {
-            q->cnts[i]++;
-            return &q->cnts[i];
+        if (q->slots[i].cnt) {
+            q->slots[i].cnt++;
+            return &q->slots[i].cnt;
         }
         return to_sketch(q) ? sketch_add(q, v, 1) : NULL;
     }
     if ((q->used + 1) * 2 > q->cap && !grow(q))
         return NULL;
     size_t i = slot_of(q, v);
-    if (!q->cnts[i]) {
-        q->keys[i] = v;
+    if (!q->slots[i].cnt) {
+        q->slots[i].key = v;
         q->used++;
     }
-    q->cnts[i]++;
-    return &q->cnts[i];
+    q->slots[i].cnt++;
+    return &q->slots[i].cnt;
 }
 
-void sum_stat_add_slow(struct sum_stat *s, double v)
+void sum_stat_quant_add(struct sum_stat *s, double v)
 {
-    s->hot = NULL;
-    if (isnan(v))
+    struct sum_quant *q = s->q;
+    if (q && !q->sketch && q->used < SUM_QUANT_EXACT && (q->used + 1) * 2 <= q->cap) {
+        /* the common case in one piece: an exact table with room */
+        v += 0.0; /* -0.0 and 0.0 are one value */
+        struct slot *sl = &q->slots[slot_of(q, v)];
+        if (!sl->cnt) {
+            sl->key = v;
+            q->used++;
+        }
+        sl->cnt++;
+        s->hot = &sl->cnt;
+        s->hot_v = v;
         return;
-    if (s->n == 0) {
-        s->min = s->max = s->first = v;
-        s->sum = 0;
-    } else {
-        if (v < s->min)
-            s->min = v;
-        if (v > s->max)
-            s->max = v;
     }
-    s->sum += v;
-    s->last = v;
-    s->n++;
-    if (s->no_quant || s->oom)
-        return;
+    if (q && q->sketch && v >= MIN_INDEXABLE) {
+        /* a positive value in a bucket the store already spans */
+        int64_t k = (int64_t)(dbits(v) >> KEY_SHIFT) - q->pos.lo;
+        if (k >= 0 && k < (int64_t)q->pos.n) {
+            s->hot = &q->pos.counts[k];
+            ++*s->hot;
+            s->hot_v = v;
+            return;
+        }
+    }
     if (!s->q) {
         s->q = calloc(1, sizeof *s->q);
         if (!s->q) {
@@ -234,8 +232,8 @@ static struct vc *sorted(const struct sum_quant *q, size_t *n)
     size_t k = 0;
     if (!q->sketch) {
         for (size_t i = 0; i < q->cap; i++)
-            if (q->cnts[i])
-                a[k++] = (struct vc){q->keys[i], q->cnts[i]};
+            if (q->slots[i].cnt)
+                a[k++] = (struct vc){q->slots[i].key, q->slots[i].cnt};
         qsort(a, k, sizeof *a, cmp_vc);
     } else {
         for (size_t i = q->neg.n; i-- > 0;)
@@ -309,8 +307,7 @@ bool sum_stat_exact(const struct sum_stat *s)
 void sum_stat_free(struct sum_stat *s)
 {
     if (s->q) {
-        free(s->q->keys);
-        free(s->q->cnts);
+        free(s->q->slots);
         free(s->q->pos.counts);
         free(s->q->neg.counts);
         free(s->q);

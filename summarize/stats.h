@@ -34,9 +34,10 @@ struct sum_stat {
     double hot_v;
 };
 
-void sum_stat_add_slow(struct sum_stat *s, double v);
+/* Count v (not NaN) in the quantiles of s; sets s->hot. */
+void sum_stat_quant_add(struct sum_stat *s, double v);
 
-/* Add a finite value (NaN is ignored: "not measured"). */
+/* Add a finite value (NaN is ignored: "not measured"). Inline: it runs for every cell. */
 static inline void sum_stat_add(struct sum_stat *s, double v)
 {
     if (s->hot && v == s->hot_v) { /* NaN never compares equal; min/max already cover v */
@@ -46,7 +47,20 @@ static inline void sum_stat_add(struct sum_stat *s, double v)
         ++*s->hot;
         return;
     }
-    sum_stat_add_slow(s, v);
+    if (v != v)
+        return;
+    if (s->n == 0) {
+        s->min = s->max = s->first = v;
+        s->sum = 0;
+    } else {
+        s->min = v < s->min ? v : s->min;
+        s->max = v > s->max ? v : s->max;
+    }
+    s->sum += v;
+    s->last = v;
+    s->n++;
+    if (!s->no_quant && !s->oom)
+        sum_stat_quant_add(s, v);
 }
 double sum_stat_mean(const struct sum_stat *s); /* NAN when empty */
 /* q in [0, 1]; NAN when empty or quantiles unavailable. */

@@ -17,6 +17,10 @@ int hw_write_all(int fd, const void *buf, size_t len, size_t *written);
 /* open(path, O_WRONLY|O_CREAT|O_APPEND|O_CLOEXEC, 0644), retrying on EINTR. Returns fd or -errno. */
 int hw_open_append(const char *path);
 
+/* Read fd to its end in 256 KiB chunks, handing each to feed(ctx, buf, n) (EINTR retried).
+ * Returns 0 at the end, -errno of a failed read, -ENOMEM, or feed's first negative return. */
+int hw_read_stream(int fd, int (*feed)(void *ctx, const void *buf, size_t n), void *ctx);
+
 /* Read a small file relative to dirfd (AT_FDCWD for plain paths) into buf, NUL-terminated.
  * Returns the length or -errno; -ENOENT/-ESRCH mean a process went away, which is normal. */
 ssize_t hw_read_small(int dirfd, const char *name, char *buf, size_t cap);
@@ -56,6 +60,12 @@ void hw_buf_put(struct hw_buf *b, const void *s, size_t n);
 void hw_buf_puts(struct hw_buf *b, const char *s);
 void hw_buf_putc(struct hw_buf *b, char c);
 void hw_buf_printf(struct hw_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The one UTF-8 decoder: the sequence at s[0..n), its length (1..4) and code point *cp; 0 when
+ * the bytes are not UTF-8 (RFC 3629, as Python's strict codec: no overlong forms, surrogates or
+ * code points past U+10FFFF); HW_UTF8_SHORT when s ends inside a sequence valid so far. */
+#define HW_UTF8_SHORT ((size_t)-1)
+size_t hw_utf8_decode(const void *s, size_t n, uint32_t *cp);
+
 /* Append s[0..n) as a JSON string literal (with quotes). Valid UTF-8 is copied as is; control
  * characters are escaped; each byte of an invalid UTF-8 sequence becomes U+FFFD. */
 void hw_buf_json_str(struct hw_buf *b, const char *s, size_t n);

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Returns 0, -EINVAL (not a number, trailing junk, empty) or -ERANGE (outside [min, max]).
  * *out is untouched on failure. */
@@ -14,9 +15,120 @@ int hw_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
 /* Finite decimal or exponent notation only (no inf/nan/hex). */
 int hw_parse_double(const char *s, double min, double max, double *out);
 
+/* ---- the one decimal parser ----------------------------------------------------------------
+ * Every number read from a file or command line goes through hw_parse_decimal (or, for text that
+ * arrives in pieces, the hw_dec machine it is built on). The result is always the double strtod
+ * gives for the same text (correctly rounded), in constant memory for any length: beyond
+ * HW_DEC_KEEP significant digits only whether a dropped digit was nonzero can still matter.
+ *
+ * Strict syntax: [+-] digits [. digits] [(e|E) [+-] digits], a digit in the mantissa, nothing
+ * else (no blanks, inf, nan, hex). HW_DEC_PY adds what Python's float() takes of ASCII text:
+ * blanks (" \t\n\v\f\r") at both ends, "_" between two digits, inf/infinity/nan in any case. */
+static inline bool hw_parse_decimal(const char *s, size_t n, double *out);
+
+/* internals of hw_parse_decimal: powers of ten 1e0..1e22 (exact doubles), and the machine below
+ * for what the fast path does not take */
+extern const double hw_pow10[23];
+bool hw_parse_decimal_slow(const char *s, size_t n, double *out);
+
+/* The fraction of a time stamp: "." or "," and digits, as a double in [0, 1). */
+bool hw_parse_fraction(const char *s, size_t n, double *out);
+
+#define HW_DEC_PY 1u
+/* more than 767, the most significant digits a halfway point between two doubles has */
+#define HW_DEC_KEEP 800
+
+struct hw_dec {
+    unsigned flags;
+    unsigned char state, prev;
+    bool neg, eneg, sticky;
+    unsigned nword; /* letters of inf/infinity/nan seen */
+    char word[8];
+    uint64_t nd;   /* mantissa digits */
+    uint32_t nsig; /* significant digits kept in dig[] */
+    int64_t exp10; /* value = dig[0..nsig) * 10^(exp10 +- eval) */
+    int64_t eval;  /* explicit exponent, saturated */
+    char dig[HW_DEC_KEEP + 2];
+};
+void hw_dec_init(struct hw_dec *d, unsigned flags);
+/* One character of the text; false once the text can no longer be a number. */
+bool hw_dec_feed(struct hw_dec *d, unsigned char c);
+/* After the last character: true and *out when the text was a number. */
+bool hw_dec_end(struct hw_dec *d, double *out);
+
+static inline bool hw_parse_decimal(const char *s, size_t n, double *out)
+{
+    /* Fast path (Clinger), inline because every cell comes here: at most 15 digits and no
+     * exponent, so the digits as an integer and the power of ten are both exact doubles and
+     * one division rounds correctly. That is every cell nvidia-smi prints ("631.95", "81559"). */
+    const char *p = s, *e = s + n;
+    bool neg = false;
+    if (p < e && (*p == '-' || *p == '+'))
+        neg = *p++ == '-';
+    const char *d0 = p;
+    uint64_t m = 0;
+    unsigned c;
+    while (p < e && (c = (unsigned)(*p - '0')) < 10)
+        m = m * 10 + c, p++;
+    size_t nd = (size_t)(p - d0), frac = 0;
+    if (p < e && *p == '.') {
+        const char *f0 = ++p;
+        while (p < e && (c = (unsigned)(*p - '0')) < 10)
+            m = m * 10 + c, p++;
+        frac = (size_t)(p - f0);
+    }
+    if (p == e && nd + frac - 1 < 15) { /* 1..15 digits */
+        double v = (double)m;
+        if (frac)
+            v /= hw_pow10[frac];
+        *out = neg ? -v : v;
+        return true;
+    }
+    return hw_parse_decimal_slow(s, n, out);
+}
+
 /* Parse s[0..n) as a finite number, ignoring surrounding blanks and an optional trailing unit
  * that follows a space ("631.95 W", "100 %", "81559 MiB"). false for placeholders ("[N/A]",
  * "N/A", "-"), empty cells and junk. Never reads past n. */
 bool hw_parse_num_cell(const char *s, size_t n, double *out);
+
+/* hw_parse_decimal for text followed by at least 8 readable bytes (a reader's cell buffer):
+ * cells of at most 8 characters, digits with at most one '.', are read 8 bytes at a time
+ * (SWAR: one load, one digit check, three multiplications), the rest by hw_parse_decimal. */
+static inline bool hw_parse_decimal_padded(const char *s, size_t n, double *out)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (n - 1 < 8) {
+        uint64_t x;
+        memcpy(&x, s, 8);
+        x <<= (8 - n) * 8; /* s[n-1] in the top byte, zeros below s[0] */
+        const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+        uint64_t y = x ^ (ones * '.');
+        uint64_t z = (y - ones) & ~y & highs; /* lowest set: the first '.' */
+        size_t digits = n, frac = 0;
+        if (z) {
+            unsigned dpos = (unsigned)__builtin_ctzll(z) / 8;
+            uint64_t lo = (1ULL << (dpos * 8)) - 1;
+            uint64_t hi = dpos == 7 ? 0 : ~0ULL << ((dpos + 1) * 8);
+            x = (x & hi) | ((x & lo) << 8); /* the '.' taken out */
+            digits--;
+            frac = 7 - dpos;
+        }
+        if (digits) {
+            x |= (ones * '0') & ~(~0ULL << ((8 - digits) * 8)); /* leading '0's */
+            if ((((x & (highs | highs >> 1 | highs >> 2 | highs >> 3)) |
+                  (((x + ones * 6) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) == ones * 0x33)) {
+                x = (x & 0x0F0F0F0F0F0F0F0FULL) * 2561 >> 8;
+                x = (x & 0x00FF00FF00FF00FFULL) * 6553601 >> 16;
+                x = (x & 0x0000FFFF0000FFFFULL) * 42949672960001ULL >> 32;
+                double v = (double)x; /* < 10^8: exact, and one division rounds correctly */
+                *out = frac ? v / hw_pow10[frac] : v;
+                return true;
+            }
+        }
+    }
+#endif
+    return hw_parse_decimal(s, n, out);
+}
 
 #endif

@@ -229,36 +229,47 @@ void hw_buf_printf(struct hw_buf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if the bytes there are not one
- * (overlong forms, surrogates and code points past U+10FFFF are invalid, as RFC 3629 says). */
-static size_t utf8_seq_len(const unsigned char *s, size_t n)
+size_t hw_utf8_decode(const void *p, size_t n, uint32_t *cp)
 {
+    const unsigned char *s = p;
+    if (!n)
+        return HW_UTF8_SHORT;
     unsigned c = s[0];
-    if (c < 0x80)
+    if (c < 0x80) {
+        *cp = c;
         return 1;
+    }
     size_t len;
     unsigned lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
-    if (c >= 0xC2 && c <= 0xDF)
+    uint32_t v;
+    if (c >= 0xC2 && c <= 0xDF) {
         len = 2;
-    else if (c >= 0xE0 && c <= 0xEF) {
+        v = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
         len = 3;
+        v = c & 0x0F;
         if (c == 0xE0)
-            lo = 0xA0;
+            lo = 0xA0; /* overlong */
         else if (c == 0xED)
-            hi = 0x9F;
+            hi = 0x9F; /* surrogates */
     } else if (c >= 0xF0 && c <= 0xF4) {
         len = 4;
+        v = c & 0x07;
         if (c == 0xF0)
-            lo = 0x90;
+            lo = 0x90; /* overlong */
         else if (c == 0xF4)
-            hi = 0x8F;
-    } else
+            hi = 0x8F; /* past U+10FFFF */
+    } else {
         return 0;
-    if (n < len || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < len; i++)
-        if ((s[i] & 0xC0) != 0x80)
+    }
+    for (size_t i = 1; i < len; i++) {
+        if (i >= n)
+            return HW_UTF8_SHORT;
+        if (s[i] < (i == 1 ? lo : 0x80) || s[i] > (i == 1 ? hi : 0xBF))
             return 0;
+        v = v << 6 | (s[i] & 0x3Fu);
+    }
+    *cp = v;
     return len;
 }
 
@@ -299,8 +310,9 @@ void hw_buf_json_str(struct hw_buf *b, const char *str, size_t n)
             i++;
             continue;
         }
-        size_t len = utf8_seq_len(s + i, n - i);
-        if (len) {
+        uint32_t cp;
+        size_t len = hw_utf8_decode(s + i, n - i, &cp);
+        if (len && len != HW_UTF8_SHORT) {
             memcpy(o, s + i, len);
             o += len;
             i += len;
@@ -425,4 +437,27 @@ void hw_buf_py_round(struct hw_buf *b, double x, int ndigits)
     char tmp[400];
     snprintf(tmp, sizeof tmp, "%.*f", ndigits, x);
     hw_buf_py_double(b, strtod(tmp, NULL));
+}
+
+int hw_read_stream(int fd, int (*feed)(void *ctx, const void *buf, size_t n), void *ctx)
+{
+    enum { CHUNK = 256 * 1024 };
+    char *buf = malloc(CHUNK);
+    if (!buf)
+        return -ENOMEM;
+    int rc = 0;
+    while (rc == 0) {
+        ssize_t got = read(fd, buf, CHUNK);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = -errno;
+            break;
+        }
+        if (got == 0)
+            break;
+        rc = feed(ctx, buf, (size_t)got);
+    }
+    free(buf);
+    return rc;
 }

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,40 +43,211 @@ int hw_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
     return 0;
 }
 
-/* Only [+-]digits[.digits][e[+-]digits]: strtod alone would also take "inf", "nan", hex. */
-static bool plain_decimal(const char *s, size_t n)
+/* ---- the one decimal parser: a character machine, and a fast path in front of it ------- */
+
+enum { S_LEAD, S_SIGN, S_INT, S_FRAC, S_E, S_ESIGN, S_EXP, S_WORD, S_TRAIL, S_BAD };
+
+void hw_dec_init(struct hw_dec *d, unsigned flags)
 {
-    size_t i = 0, nd = 0;
-    if (i < n && (s[i] == '+' || s[i] == '-'))
-        i++;
-    while (i < n && s[i] >= '0' && s[i] <= '9')
-        i++, nd++;
-    if (i < n && s[i] == '.') {
-        i++;
-        while (i < n && s[i] >= '0' && s[i] <= '9')
-            i++, nd++;
+    d->flags = flags;
+    d->state = S_LEAD;
+    d->prev = 0;
+    d->neg = d->eneg = d->sticky = false;
+    d->nword = 0;
+    d->nd = 0;
+    d->nsig = 0;
+    d->exp10 = 0;
+    d->eval = 0;
+}
+
+static void mant_digit(struct hw_dec *d, unsigned v, bool frac)
+{
+    d->nd++;
+    if (d->nsig == 0 && v == 0) { /* a leading zero */
+        d->exp10 -= frac;
+        return;
     }
-    if (nd == 0)
+    if (d->nsig < HW_DEC_KEEP) {
+        d->dig[d->nsig++] = (char)('0' + v);
+        d->exp10 -= frac;
+    } else {
+        d->sticky |= v != 0;
+        d->exp10 += !frac;
+    }
+}
+
+static bool is_py_blank(unsigned char c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+/* inf, infinity or nan, case folded: is w[0..n) a prefix of one (complete: a whole one)? */
+static bool word_ok(const char *w, unsigned n, bool complete)
+{
+    static const char *const words[] = {"inf", "infinity", "nan"};
+    for (int k = 0; k < 3; k++)
+        if (strlen(words[k]) >= n && !memcmp(words[k], w, n) && (!complete || !words[k][n]))
+            return true;
+    return false;
+}
+
+/* Could the text end here (before trailing blanks)? */
+static bool dec_complete(const struct hw_dec *d)
+{
+    switch (d->state) {
+    case S_INT:
+    case S_EXP:
+    case S_TRAIL:
+        return d->prev != '_';
+    case S_FRAC:
+        return d->nd > 0;
+    case S_WORD:
+        return word_ok(d->word, d->nword, true);
+    default:
         return false;
-    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-        i++;
-        if (i < n && (s[i] == '+' || s[i] == '-'))
-            i++;
-        size_t ne = 0;
-        while (i < n && s[i] >= '0' && s[i] <= '9')
-            i++, ne++;
-        if (ne == 0)
-            return false;
     }
-    return i == n;
+}
+
+bool hw_dec_feed(struct hw_dec *d, unsigned char c)
+{
+    bool py = d->flags & HW_DEC_PY;
+    unsigned char prev = d->prev;
+    d->prev = c;
+    if (d->state == S_BAD)
+        return false;
+    if (c >= '0' && c <= '9') {
+        unsigned v = c - '0';
+        switch (d->state) {
+        case S_LEAD:
+        case S_SIGN:
+            d->state = S_INT; /* fall through */
+        case S_INT:
+            mant_digit(d, v, false);
+            return true;
+        case S_FRAC:
+            mant_digit(d, v, true);
+            return true;
+        case S_E:
+        case S_ESIGN:
+            d->state = S_EXP; /* fall through */
+        case S_EXP:
+            if (d->eval < 100000000000000LL)
+                d->eval = d->eval * 10 + v;
+            return true;
+        default:
+            break;
+        }
+    } else if (prev == '_') {
+        /* Python: "_" only before a digit */
+    } else if (py && c == '_') {
+        if ((d->state == S_INT || d->state == S_FRAC || d->state == S_EXP) && prev >= '0' &&
+            prev <= '9')
+            return true;
+    } else if (py && is_py_blank(c)) {
+        if (d->state == S_LEAD)
+            return true;
+        if (dec_complete(d)) {
+            d->state = S_TRAIL;
+            return true;
+        }
+    } else if (c == '.') {
+        if (d->state <= S_INT) {
+            d->state = S_FRAC;
+            return true;
+        }
+    } else if (c == '+' || c == '-') {
+        if (d->state == S_LEAD || d->state == S_E) {
+            if (d->state == S_LEAD)
+                d->neg = c == '-';
+            else
+                d->eneg = c == '-';
+            d->state++;
+            return true;
+        }
+    } else if ((c == 'e' || c == 'E') && (d->state == S_INT || d->state == S_FRAC) && d->nd) {
+        d->state = S_E;
+        return true;
+    } else if (py && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) &&
+               (d->state == S_LEAD || d->state == S_SIGN || d->state == S_WORD) &&
+               d->nword < sizeof d->word) {
+        d->word[d->nword++] = (char)(c | 0x20);
+        d->state = S_WORD;
+        if (word_ok(d->word, d->nword, false))
+            return true;
+    }
+    d->state = S_BAD;
+    return false;
+}
+
+bool hw_dec_end(struct hw_dec *d, double *out)
+{
+    if (!dec_complete(d))
+        return false;
+    if (d->state == S_WORD || (d->state == S_TRAIL && d->nword)) {
+        double v = d->word[0] == 'n' ? NAN : INFINITY;
+        *out = d->neg ? -v : v;
+        return true;
+    }
+    if (d->nsig == 0) {
+        *out = d->neg ? -0.0 : 0.0;
+        return true;
+    }
+    int64_t e = d->exp10 + (d->eneg ? -d->eval : d->eval);
+    uint32_t n = d->nsig;
+    if (d->sticky) { /* the dropped digits, as one nonzero digit below the kept ones */
+        d->dig[n++] = '1';
+        e--;
+    }
+    if (e > 999999999)
+        e = 999999999;
+    if (e < -999999999)
+        e = -999999999;
+    char buf[HW_DEC_KEEP + 32];
+    memcpy(buf, d->dig, n);
+    snprintf(buf + n, sizeof buf - n, "e%lld", (long long)e);
+    double v = strtod(buf, NULL); /* correctly rounded; +-inf, 0 beyond the range */
+    *out = d->neg ? -v : v;
+    return true;
+}
+
+const double hw_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                             1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+bool hw_parse_decimal_slow(const char *s, size_t n, double *out)
+{
+    struct hw_dec d;
+    hw_dec_init(&d, 0);
+    for (size_t i = 0; i < n; i++)
+        if (!hw_dec_feed(&d, (unsigned char)s[i]))
+            return false;
+    return hw_dec_end(&d, out);
+}
+
+bool hw_parse_fraction(const char *s, size_t n, double *out)
+{
+    if (n == 0 || (s[0] != '.' && s[0] != ','))
+        return false;
+    if (s[0] == '.')
+        return hw_parse_decimal(s, n, out);
+    /* a decimal comma: digits past the 40th are below any timestamp's resolution */
+    char buf[41];
+    size_t k = n < sizeof buf ? n : sizeof buf;
+    memcpy(buf, s, k);
+    buf[0] = '.';
+    for (size_t i = 1; i < k; i++)
+        if (buf[i] < '0' || buf[i] > '9')
+            return false;
+    for (size_t i = k; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+    return hw_parse_decimal(buf, k, out);
 }
 
 int hw_parse_double(const char *s, double min, double max, double *out)
 {
-    if (!s || !plain_decimal(s, strlen(s)))
+    double v;
+    if (!s || !hw_parse_decimal(s, strlen(s), &v))
         return -EINVAL;
-    errno = 0;
-    double v = strtod(s, NULL);
     if (!isfinite(v) || v < min || v > max)
         return -ERANGE;
     *out = v;
@@ -84,6 +256,8 @@ int hw_parse_double(const char *s, double min, double max, double *out)
 
 bool hw_parse_num_cell(const char *s, size_t n, double *out)
 {
+    if (hw_parse_decimal(s, n, out)) /* the usual cell: trimmed, no unit */
+        return isfinite(*out);
     while (n && is_blank(*s))
         s++, n--;
     while (n && is_blank(s[n - 1]))
@@ -92,13 +266,8 @@ bool hw_parse_num_cell(const char *s, size_t n, double *out)
     const char *sp = memchr(s, ' ', n);
     if (sp)
         n = (size_t)(sp - s);
-    if (n == 0 || n > 64 || !plain_decimal(s, n))
-        return false;
-    char tmp[72];
-    memcpy(tmp, s, n);
-    tmp[n] = '\0';
-    double v = strtod(tmp, NULL);
-    if (!isfinite(v))
+    double v;
+    if (!hw_parse_decimal(s, n, &v) || !isfinite(v))
         return false;
     *out = v;
     return true;

@@ -1,5 +1,6 @@
 /* Timestamps: formatting ours (UTC, milliseconds) and parsing ours and nvidia-smi's.
  * Parsing does its own calendar arithmetic, so it never depends on the TZ of the reader. */
+#include "hwrun/parse.h"
 #include "hwrun/timeutil.h"
 
 #include <stdio.h>
@@ -119,16 +120,13 @@ static bool parse_date_time(const char *s, size_t n, size_t *i, char ds, bool t_
         return false;
     if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
         return false;
-    double frac = 0, scale = 0.1;
+    double frac = 0;
     if (*i < n && (s[*i] == '.' || s[*i] == ',')) {
-        (*i)++;
         size_t start = *i;
-        while (*i < n && s[*i] >= '0' && s[*i] <= '9') {
-            frac += (s[*i] - '0') * scale;
-            scale *= 0.1;
+        (*i)++;
+        while (*i < n && s[*i] >= '0' && s[*i] <= '9')
             (*i)++;
-        }
-        if (*i == start)
+        if (*i == start + 1 || !hw_parse_fraction(s + start, *i - start, &frac))
             return false;
     }
     *out = (double)(hw_days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400L + h * 3600 +

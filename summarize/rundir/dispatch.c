@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "hwrun/gpm.h"
+#include "hwrun/io.h"
 #include "hwrun/treepids.h"
 
 const char *const sum_kind_files[SUM_KIND_COUNT] = {
@@ -49,6 +50,10 @@ struct sum_reader *sum_reader_new(enum sum_kind kind, const char *name,
     return r;
 }
 
+static int feed_reader(void *r, const void *buf, size_t n)
+{
+    return sum_reader_feed(r, buf, n);
+}
 int sum_read_file(enum sum_kind kind, const char *path, const struct sum_read_opts *opts,
                   const struct sum_sink *sink, struct sum_quality *q)
 {
@@ -68,24 +73,9 @@ int sum_read_file(enum sum_kind kind, const char *path, const struct sum_read_op
     }
     q->present = true;
     posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-    enum { CHUNK = 256 * 1024 };
-    char *buf = malloc(CHUNK);
-    int rc = buf ? 0 : -ENOMEM;
-    while (rc == 0) {
-        ssize_t got = read(fd, buf, CHUNK);
-        if (got < 0) {
-            if (errno == EINTR)
-                continue;
-            rc = -errno;
-            break;
-        }
-        if (got == 0)
-            break;
-        rc = sum_reader_feed(r, buf, (size_t)got);
-    }
+    int rc = hw_read_stream(fd, feed_reader, r);
     if (rc == 0)
         sum_reader_finish(r);
-    free(buf);
     sum_reader_free(r);
     close(fd);
     return rc;

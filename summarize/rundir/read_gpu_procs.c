@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hwrun/parse.h"
 #include "hwrun/timeutil.h"
 
 /* ---- gpu_procs.csv ---------------------------------------------------------------------- */
@@ -119,7 +120,7 @@ static void gp_line(struct sum_reader *r, const char *s, size_t n)
                 row.gpu_uuid = cs;
         } else if ((int)logical == col[GP_PID]) {
             double v;
-            if (sum_parse_number(cs, cl, &v) && v >= 0 && v < 1e12 && v == floor(v))
+            if (hw_parse_num_cell(cs, cl, &v) && v >= 0 && v < 1e12 && v == floor(v))
                 row.pid = (long)v;
             else if (sum_is_placeholder(cs, cl))
                 sum_count_token(r->q, cs, cl);

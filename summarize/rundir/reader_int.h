@@ -10,7 +10,9 @@
 
 #include <csv.h>
 #include <json-c/json.h>
+#include <math.h>
 
+#include "hwrun/parse.h"
 #include "readers.h"
 
 #define SUM_MAX_COLS 512     /* columns/cells per line we keep apart; more: the line is skipped */
@@ -79,10 +81,16 @@ void sum_count_token(struct sum_quality *q, const char *s, size_t n);
 enum sum_cell_kind { SUM_CELL_NUM, SUM_CELL_PLACEHOLDER, SUM_CELL_EMPTY, SUM_CELL_BAD };
 /* Parse a numeric cell ("631.95", "631.95 W", "100 %"); placeholders ([...], N/A, -) and empty
  * cells give NAN. Counts placeholders (and empty cells when count_empty) and bad cells in q. */
-double sum_num_cell(struct sum_quality *q, const char *s, size_t n, bool count_empty);
-/* Fast exact decimal parse of s[0..n) (digits, optional sign and point, optional " unit");
- * false if not a plain number. */
-bool sum_parse_number(const char *s, size_t n, double *out);
+double sum_num_cell_slow(struct sum_quality *q, const char *s, size_t n, bool count_empty);
+static inline double sum_num_cell(struct sum_quality *q, const char *s, size_t n, bool count_empty)
+{
+    /* inline: the plain number of nearly every cell, without a call; s is a cell of a reader's
+     * r->cells, in cellbuf, which has 16 bytes to spare after any cell */
+    double v;
+    if (n && hw_parse_decimal_padded(s, n, &v) && isfinite(v))
+        return v;
+    return sum_num_cell_slow(q, s, n, count_empty);
+}
 /* "YYYY/MM/DD HH:MM:SS[.fff]" (any number of fraction digits, '.' or ',') in tz: the one
  * parser of nvidia-smi's times, for --query-gpu rows, gpu_procs rows and dmon -o DT. */
 bool sum_parse_smi_ts(struct sum_smi_clock *c, const struct sum_tz *tz, const char *s, size_t n,
@@ -92,8 +100,6 @@ bool sum_parse_any_ts(const char *s, size_t n, double *out);
 
 /* Strip a " [unit]" suffix and blanks from a header cell into out (NUL-terminated). */
 void sum_header_name(const char *s, size_t n, char *out, size_t cap);
-/* 1e0 .. 1e22, exact doubles (number and timestamp fractions). */
-extern const double sum_pow10[23];
 
 /* ---- CSV lines with a header (reader_core.c) */
 

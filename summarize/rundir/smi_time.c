@@ -4,12 +4,16 @@
 #include "reader_int.h"
 
 #include <errno.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 
+#include "hwrun/parse.h"
 #include "hwrun/timeutil.h"
 
 /* ---- time zones ------------------------------------------------------------------------- */
@@ -114,32 +118,34 @@ bool sum_parse_smi_ts(struct sum_smi_clock *c, const struct sum_tz *tz, const ch
                       double *out)
 {
     /* "YYYY/MM/DD HH:MM:SS[.fff]": the hour's UTC base is cached, rows come seconds apart. */
-    if (n < 19 || s[4] != '/' || s[7] != '/' || s[10] != ' ' || s[13] != ':' || s[16] != ':')
+    if (n < 19 || s[16] != ':' || (unsigned)(s[17] - '0') > 9 || (unsigned)(s[18] - '0') > 9)
         return false;
-    static const int dpos[] = {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18};
+#if defined(__SSE2__)
+    /* the first 16 bytes at once: digits where the pattern has '9', the separators as given */
+    const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)s);
+    const __m128i pat = _mm_loadu_si128((const __m128i *)(const void *)"9999/99/99 99:99");
+    __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
+                                  _mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1)));
+    __m128i want_digit = _mm_cmpeq_epi8(pat, _mm_set1_epi8('9'));
+    __m128i ok = _mm_or_si128(_mm_and_si128(want_digit, digit),
+                              _mm_andnot_si128(want_digit, _mm_cmpeq_epi8(x, pat)));
+    if (_mm_movemask_epi8(ok) != 0xffff)
+        return false;
+#else
+    if (s[4] != '/' || s[7] != '/' || s[10] != ' ' || s[13] != ':')
+        return false;
+    static const int dpos[] = {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15};
     for (size_t k = 0; k < sizeof dpos / sizeof dpos[0]; k++)
         if (s[dpos[k]] < '0' || s[dpos[k]] > '9')
             return false;
+#endif
     int mi = (s[14] - '0') * 10 + (s[15] - '0');
     int se = (s[17] - '0') * 10 + (s[18] - '0');
     if (mi > 59 || se > 60)
         return false;
     double frac = 0;
-    if (n > 19) {
-        /* the fraction as an integer over a power of ten: exact to the 9th digit; any further
-         * digits are checked but below a double's resolution at epoch scale */
-        if ((s[19] != '.' && s[19] != ',') || n == 20)
-            return false;
-        size_t nd = n - 20 < 9 ? n - 20 : 9;
-        uint64_t f = 0;
-        for (size_t i = 20; i < n; i++) {
-            if (s[i] < '0' || s[i] > '9')
-                return false;
-            if (i < 20 + nd)
-                f = f * 10 + (uint64_t)(s[i] - '0');
-        }
-        frac = (double)f / sum_pow10[nd];
-    }
+    if (n > 19 && !hw_parse_fraction(s + 19, n - 19, &frac))
+        return false;
     if (!c->valid || memcmp(c->key, s, 13) != 0) {
         int y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
         int mo = (s[5] - '0') * 10 + (s[6] - '0');

@@ -5,15 +5,21 @@
  *       [--tmp DIR] [--summarize PATH] [--oracle PATH] [--no-oracle]
  *
  * It generates hwmon-style rows (11 columns, N GPUs per timestamp, slowly varying values, a few
- * [N/A]) into a temporary directory, then measures (best of 3 runs, binary best of 2; file in page cache):
+ * [N/A]) into a temporary directory, then measures (best of 3 runs, binary best of 2; file in page
+ * cache):
  *   1. bare libcsv: read(2) in 256 KiB chunks + csv_parse with empty callbacks;
  *   2. summarize's library on the same file (sum_run_summarize: readers + all statistics),
  *      as shipped and with every line split by libcsv (the fast path for quote-free lines off);
  *   3. the summarize binary (--format csv) for wall time and peak RSS (wait4), on prefixes of
  *      10 MB, 100 MB and the full size, to show RSS is flat;
- *   4. the oracle (python3 pytyche_summary.py) on a --oracle-size prefix, scaled to MB/s.
- * The temporary directory is removed at the end. Goals (issue 4): summarize >= 90% of bare
- * libcsv, peak RSS <= 16 MB and flat from 10 MB to 1 GB. */
+ *   4. the oracle (python3 pytyche_summary.py) on a --oracle-size prefix, scaled to MB/s (only
+ *      when the oracle is there: it lives outside this repository);
+ *   5. a sweep: --sweep run directories (default 1000) of --sweep-rows rows each, summarized by
+ *      one binary with -j 1 and -j 2 (wall time, directories per second, speed-up).
+ * Every throughput is also printed as a ratio to bare libcsv and to the oracle measured in the
+ * same run. The temporary directory is removed at the end. Goals (issue 10): the library >= 2x
+ * bare libcsv and >= 10x the oracle on one thread, peak RSS flat from 10 MB to 1 GB, -j 2
+ * close to 2x -j 1 on a sweep. */
 #include <csv.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -205,19 +211,83 @@ static double run_child(char *const argv[], long *rss_kb)
     return now() - t0;
 }
 
+/* n run directories under root (run-0000 ...), each a short hwmon run: hw_metrics.csv with
+ * `rows` rows of 2 GPUs, cpu_metrics.csv and run.jsonl. Their paths go into dirs[]. */
+static void make_sweep(const char *root, int n, int rows, char **dirs)
+{
+    for (int i = 0; i < n; i++) {
+        char d[800], p[900];
+        snprintf(d, sizeof d, "%s/run-%04d", root, i);
+        if (mkdir(d, 0755) != 0) {
+            perror(d);
+            exit(1);
+        }
+        dirs[i] = strdup(d);
+        snprintf(p, sizeof p, "%s/hw_metrics.csv", d);
+        FILE *f = fopen(p, "w");
+        snprintf(p, sizeof p, "%s/cpu_metrics.csv", d);
+        FILE *c = fopen(p, "w");
+        snprintf(p, sizeof p, "%s/run.jsonl", d);
+        FILE *r = fopen(p, "w");
+        if (!f || !c || !r) {
+            perror(p);
+            exit(1);
+        }
+        fprintf(f, "timestamp, index, utilization.gpu [%%], utilization.memory [%%], "
+                   "memory.used [MiB], memory.total [MiB], power.draw [W], temperature.gpu\n");
+        fprintf(c, "timestamp,usr_pct,idle_pct\n");
+        fprintf(r, "{\"t\": 1795274869.0, \"event\": \"start\", \"data\": {\"lr\": %g}}\n",
+                1e-4 * (i % 7 + 1));
+        for (int k = 0; k < rows; k++) {
+            int s = 49 + k / 10;
+            for (int g = 0; g < 2; g++)
+                fprintf(f, "2026/11/21 15:%02d:%02d.%d00, %d, %u, %u, %u, 81559, %u.%02u, %u\n",
+                        27 + s / 60 % 30, s % 60, k % 10, g, rnd(101), rnd(40), 20000 + rnd(60000),
+                        200 + rnd(500), rnd(100), 40 + rnd(40));
+            if (k % 10 == 0)
+                fprintf(c, "2026-11-21T15:%02d:%02d.000+00:00,%u.%u,%u.%u\n", 27 + s / 60 % 30,
+                        s % 60, rnd(100), rnd(10), rnd(100), rnd(10));
+        }
+        fprintf(r, "{\"t\": %.1f, \"event\": \"end\", \"data\": {\"exit_status\": 0}}\n",
+                1795274869.0 + rows / 10.0);
+        fclose(f);
+        fclose(c);
+        fclose(r);
+    }
+}
+
+static void remove_sweep(int n, char **dirs)
+{
+    static const char *const files[] = {"hw_metrics.csv", "cpu_metrics.csv", "run.jsonl"};
+    for (int i = 0; i < n; i++) {
+        for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+            char p[900];
+            snprintf(p, sizeof p, "%s/%s", dirs[i], files[k]);
+            unlink(p);
+        }
+        rmdir(dirs[i]);
+        free(dirs[i]);
+    }
+}
+
 int main(int argc, char **argv)
 {
     unsigned long long size = 1000000000ULL, oracle_size = 64000000ULL;
-    int gpus = 8;
+    int gpus = 8, sweep = 1000, sweep_rows = 300;
     const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     const char *bin = NULL, *oracle = NULL;
     bool use_oracle = true;
-    static const struct option opts[] = {
-        {"size", required_argument, NULL, 's'},   {"oracle-size", required_argument, NULL, 'O'},
-        {"gpus", required_argument, NULL, 'g'},   {"tmp", required_argument, NULL, 't'},
-        {"summarize", required_argument, NULL, 'b'}, {"oracle", required_argument, NULL, 'p'},
-        {"no-oracle", no_argument, NULL, 'n'},    {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"size", required_argument, NULL, 's'},
+                                         {"oracle-size", required_argument, NULL, 'O'},
+                                         {"gpus", required_argument, NULL, 'g'},
+                                         {"tmp", required_argument, NULL, 't'},
+                                         {"summarize", required_argument, NULL, 'b'},
+                                         {"oracle", required_argument, NULL, 'p'},
+                                         {"no-oracle", no_argument, NULL, 'n'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {"sweep", required_argument, NULL, 'S'},
+                                         {"sweep-rows", required_argument, NULL, 'R'},
+                                         {NULL, 0, NULL, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "s:g:h", opts, NULL)) != -1) {
         switch (c) {
@@ -228,9 +298,18 @@ int main(int argc, char **argv)
         case 'b': bin = optarg; break;
         case 'p': oracle = optarg; break;
         case 'n': use_oracle = false; break;
+        case 'S':
+            sweep = atoi(optarg) >= 0 && atoi(optarg) <= 100000 ? atoi(optarg) : 1000;
+            break;
+        case 'R':
+            sweep_rows = atoi(optarg) > 0 && atoi(optarg) <= 1000000 ? atoi(optarg) : 300;
+            break;
         default:
-            fprintf(stderr, "usage: %s [--size 1G] [--oracle-size 64M] [--gpus 8] [--tmp DIR] "
-                            "[--summarize PATH] [--oracle PATH] [--no-oracle]\n", argv[0]);
+            fprintf(stderr,
+                    "usage: %s [--size 1G] [--oracle-size 64M] [--gpus 8] [--tmp DIR] "
+                    "[--summarize PATH] [--oracle PATH] [--no-oracle] [--sweep N] "
+                    "[--sweep-rows N]\n",
+                    argv[0]);
             return c == 'h' ? 0 : 2;
         }
     }
@@ -256,20 +335,44 @@ int main(int argc, char **argv)
     fprintf(stderr, "  done in %.1f s\n", now() - t0);
     double mb = (double)bytes / 1e6;
 
+    if (use_oracle && access(oracle, R_OK) != 0) {
+        fprintf(stderr, "no pytyche oracle at %s: no ratios to it\n", oracle);
+        use_oracle = false;
+    }
+    double ora = NAN; /* oracle MB/s */
+    unsigned long long ob = 0;
+    double ora_t = NAN;
+    long ora_rss = 0;
+    if (use_oracle) {
+        ob = make_prefix(full, pora, oracle_size < bytes ? oracle_size : bytes);
+        char *av[] = {"python3", (char *)oracle, "--gpu-csv", pora, NULL};
+        ora_t = run_child(av, &ora_rss);
+        ora = ob / 1e6 / ora_t;
+    }
+
     double bare = INFINITY, lib = INFINITY;
     for (int i = 0; i < 3; i++) {
         double b = bare_libcsv(full), l = library(full, false);
         bare = fmin(bare, b);
         lib = fmin(lib, l);
     }
+    double bare_mbs = mb / bare;
+#define RATIOS(mbs)                                                                                \
+    printf(" = %.2fx bare libcsv", (mbs) / bare_mbs);                                              \
+    if (use_oracle)                                                                                \
+        printf(", %.1fx pytyche", (mbs) / ora);                                                    \
+    printf("\n")
     printf("input: %.1f MB, %d GPUs\n", mb, gpus);
-    printf("bare libcsv parse:         %7.1f MB/s (%.2f s)\n", mb / bare, bare);
-    printf("summarize (library):       %7.1f MB/s (%.2f s) = %.0f%% of bare libcsv\n", mb / lib,
-           lib, 100 * bare / lib);
+    printf("bare libcsv parse:           %7.1f MB/s (%.2f s)\n", bare_mbs, bare);
+    if (use_oracle)
+        printf("pytyche oracle, %7.1f MB:   %7.1f MB/s (%.2f s), peak RSS %5.1f MB\n", ob / 1e6,
+               ora, ora_t, ora_rss / 1024.0);
+    printf("summarize (library):         %7.1f MB/s (%.2f s)", mb / lib, lib);
+    RATIOS(mb / lib);
     /* the same with every line split by libcsv (no fast path for quote-free lines) */
     double lib2 = fmin(library(full, true), library(full, true));
-    printf("  ... every line via libcsv: %7.1f MB/s (%.2f s) = %.0f%% of bare libcsv\n",
-           mb / lib2, lib2, 100 * bare / lib2);
+    printf("  ... every line via libcsv: %7.1f MB/s (%.2f s)", mb / lib2, lib2);
+    RATIOS(mb / lib2);
 
     struct {
         const char *path;
@@ -277,9 +380,8 @@ int main(int argc, char **argv)
     } sizes[3] = {{p10, 0}, {p100, 0}, {full, bytes}};
     sizes[0].bytes = make_prefix(full, p10, 10000000ULL);
     sizes[1].bytes = make_prefix(full, p100, 100000000ULL);
-    double bin_full = NAN;
     for (int i = 0; i < 3; i++) {
-        if (i < 2 && sizes[i].bytes >= bytes)
+        if (i < 2 && sizes[i].bytes * 10 >= bytes * 9) /* not a prefix: the full file */
             continue;
         char *av[] = {(char *)bin, "-q", "-f", "csv", "--gpu-csv", (char *)sizes[i].path, NULL};
         long rss = 0, rss2 = 0;
@@ -287,20 +389,45 @@ int main(int argc, char **argv)
         t = fmin(t, run_child(av, &rss2)); /* best of 2 */
         if (rss2 > rss)
             rss = rss2;
-        if (i == 2)
-            bin_full = t;
-        printf("summarize binary, %7.1f MB: %6.2f s, %7.1f MB/s, peak RSS %5.1f MB\n",
+        printf("summarize binary, %7.1f MB: %6.2f s, %7.1f MB/s, peak RSS %5.1f MB",
                sizes[i].bytes / 1e6, t, sizes[i].bytes / 1e6 / t, rss / 1024.0);
+        RATIOS(sizes[i].bytes / 1e6 / t);
     }
-    if (use_oracle) {
-        unsigned long long ob = make_prefix(full, pora, oracle_size < bytes ? oracle_size : bytes);
-        char *av[] = {"python3", (char *)oracle, "--gpu-csv", pora, NULL};
-        long rss = 0;
-        double t = run_child(av, &rss);
-        double ora = ob / 1e6 / t;
-        printf("pytyche oracle, %7.1f MB: %6.2f s, %7.1f MB/s, peak RSS %5.1f MB "
-               "(summarize is %.1fx faster; oracle on the full file ~%.0f s)\n",
-               ob / 1e6, t, ora, rss / 1024.0, (mb / bin_full) / ora, mb / ora);
+
+    if (sweep > 0) {
+        char sroot[700];
+        snprintf(sroot, sizeof sroot, "%s/sweep", dir);
+        mkdir(sroot, 0755);
+        char **dirs = calloc((size_t)sweep, sizeof *dirs);
+        make_sweep(sroot, sweep, sweep_rows, dirs);
+        char **av = calloc((size_t)sweep + 8, sizeof *av);
+        double t1 = NAN;
+        for (int jobs = 1; jobs <= 2; jobs++) {
+            int k = 0;
+            av[k++] = (char *)bin;
+            av[k++] = "-q";
+            av[k++] = "-f";
+            av[k++] = "csv";
+            av[k++] = "-j";
+            av[k++] = jobs == 1 ? "1" : "2";
+            for (int i = 0; i < sweep; i++)
+                av[k++] = dirs[i];
+            av[k] = NULL;
+            long rss = 0, rss2 = 0;
+            double t = fmin(run_child(av, &rss), run_child(av, &rss2));
+            if (jobs == 1)
+                t1 = t;
+            printf("sweep of %d run directories (%d rows x 2 GPUs), -j %d: %6.2f s, %6.0f dirs/s, "
+                   "peak RSS %5.1f MB%s",
+                   sweep, sweep_rows, jobs, t, sweep / t, (rss > rss2 ? rss : rss2) / 1024.0,
+                   jobs == 2 ? "" : "\n");
+            if (jobs == 2)
+                printf(", %.2fx -j 1\n", t1 / t);
+        }
+        free(av);
+        remove_sweep(sweep, dirs);
+        free(dirs);
+        rmdir(sroot);
     }
     unlink(full);
     unlink(p10);

@@ -2,9 +2,13 @@
 #
 #   fuzz_mon_sys   the container and machine parsers: /proc/self/cgroup, mountinfo, cpu.max,
 #                  cfs quota, counter files, /proc/diskstats and /proc/net/dev lines
+#   fuzz_smi       the parsers of nvidia-smi's answers to hwmon's start questions (smiprobe.h)
 #
-# Seeds: the directories in tests/fuzz/seeds/mon_sys.dirs (testdata/cgroup's fixture trees).
+# Seeds: the directories in tests/fuzz/seeds/mon_sys.dirs (testdata/cgroup's fixture trees) and
+# smi.dirs (the real nvidia-smi captures).
 if(TARGET hwmon_core)
   hwrun_add_fuzzer(fuzz_mon_sys SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_mon_sys.c
                    LIBS hwmon_core)
+  hwrun_add_fuzzer(fuzz_smi SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_smi.c
+                   LIBS hwmon_core PkgConfig::JSONC)
 endif()

@@ -1,5 +1,5 @@
 /* hwmon's test program: the suites of test_procfs.c, test_hwmon.c, test_gpm.c, test_prom.c
- * and test_gpus.c. */
+ * test_gpus.c, test_jobtree.c, test_children.c and test_smiprobe.c. */
 #include "testutil.h"
 
 void add_procfs_suite(void);
@@ -9,6 +9,8 @@ void add_gpus_suite(void);
 void add_prom_suite(void);
 void add_jobtree_suite(void);
 void add_sysmon_suite(void);
+void add_children_unit_suite(void);
+void add_smiprobe_suite(void);
 
 void cu_register_all(void)
 {
@@ -19,4 +21,6 @@ void cu_register_all(void)
     add_gpus_suite();
     add_jobtree_suite();
     add_sysmon_suite();
+    add_children_unit_suite();
+    add_smiprobe_suite();
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -512,6 +513,203 @@ static void test_tree_exited_grandchildren(void)
     CU_ASSERT(fabs(cpu_s - truth) <= 0.15 * truth + 0.04);
 }
 
+/* A generated /proc with a tree of BIG_N processes (root BIG_ROOT, 8 children each) and
+ * outsiders: every process is found (in both modes) through the pid index, a steady tree
+ * allocates nothing (the tables keep their place and size), a shrunk one is re-indexed. */
+#define BIG_ROOT 3000
+#define BIG_N 2000
+#define BIG_OUT 10000
+#define BIG_NOUT 300
+
+/* "PID/task/TID/children", in a static buffer (one at a time). */
+static const char *kids_rel(int pid, int tid)
+{
+    static char buf[64];
+    snprintf(buf, sizeof buf, "%d/task/%d/children", pid, tid);
+    return buf;
+}
+
+static void big_write(const char *root, const char *rel, const char *text)
+{
+    char *p = th_fmt("%s/%s", root, rel);
+    CU_ASSERT_EQUAL(th_write_file(p, text, strlen(text)), 0);
+    free(p);
+}
+
+/* Thousands of directories: in tmpfs when there is one (mkdir on a disk-backed /tmp can take a
+ * millisecond each). th_rmtree removes it. */
+static char *big_tmpdir(const char *tag)
+{
+    if (access("/dev/shm", W_OK) != 0)
+        return th_tmpdir(tag);
+    char *d = th_fmt("/dev/shm/%s-XXXXXX", tag);
+    if (!mkdtemp(d)) {
+        free(d);
+        return th_tmpdir(tag);
+    }
+    return d;
+}
+
+static void big_mkdir(const char *root, int pid, bool task)
+{
+    char *p = th_fmt("%s/%d", root, pid);
+    CU_ASSERT_EQUAL(mkdir(p, 0755), 0);
+    free(p);
+    if (task) {
+        p = th_fmt("%s/%d/task", root, pid);
+        CU_ASSERT_EQUAL(mkdir(p, 0755), 0);
+        free(p);
+        p = th_fmt("%s/%d/task/%d", root, pid, pid);
+        CU_ASSERT_EQUAL(mkdir(p, 0755), 0);
+        free(p);
+    }
+}
+
+static void big_stat_threads(const char *root, int pid, int ppid, int threads)
+{
+    char rel[32], text[256];
+    snprintf(rel, sizeof rel, "%d/stat", pid);
+    snprintf(text, sizeof text,
+             "%d (w%d) S %d %d %d 0 -1 4194304 100 0 0 0 1 1 0 0 20 0 %d 0 200 5000000 10 0 0 0 "
+             "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+             pid, pid, ppid, pid, pid, threads);
+    big_write(root, rel, text);
+}
+
+static void big_stat(const char *root, int pid, int ppid)
+{
+    big_stat_threads(root, pid, ppid, 1);
+}
+
+/* The children files of the tree's parents, listing the pids below `upto` only (the leaves'
+ * files are written empty once). */
+static void big_children(const char *root, int upto)
+{
+    static char text[BIG_N * 8];
+    for (int pid = BIG_ROOT; pid < BIG_ROOT + BIG_N && (pid - BIG_ROOT) * 8 + 1 < BIG_N; pid++) {
+        size_t n = 0;
+        text[0] = '\0';
+        for (int k = (pid - BIG_ROOT) * 8 + 1; k <= (pid - BIG_ROOT) * 8 + 8; k++)
+            if (BIG_ROOT + k < upto && k < BIG_N)
+                n += (size_t)snprintf(text + n, sizeof text - n, "%d ", BIG_ROOT + k);
+        char rel[48];
+        snprintf(rel, sizeof rel, "%d/task/%d/children", pid, pid);
+        big_write(root, rel, text);
+    }
+}
+
+static void check_big_tree(const char *root, int mode)
+{
+    struct mon_tree t;
+    CU_ASSERT_EQUAL_FATAL(mon_tree_open(&t, root, BIG_ROOT, false), 0);
+    mon_tree_set_mode(&t, mode);
+    struct mon_tree_sample s;
+    long pg = sysconf(_SC_PAGESIZE) / 1024;
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 1.0, &s), 0);
+    CU_ASSERT_EQUAL(s.procs, BIG_N);
+    CU_ASSERT_EQUAL(s.threads, BIG_N);
+    CU_ASSERT_DOUBLE_EQUAL(s.rss_mib, BIG_N * 10.0 * (double)pg / 1024, 1e-9);
+    CU_ASSERT(t.idx_cap >= 2 * t.n);
+    /* steady: no table moves or grows */
+    const void *p0 = t.p, *i0 = t.idx;
+    size_t cap0 = t.cap, icap0 = t.idx_cap;
+    for (int i = 0; i < 3; i++) {
+        CU_ASSERT_EQUAL(mon_tree_sample(&t, 2.0 + i, &s), 0);
+        CU_ASSERT_EQUAL(s.procs, BIG_N);
+    }
+    CU_ASSERT(t.p == p0 && t.idx == i0 && t.cap == cap0 && t.idx_cap == icap0);
+    CU_ASSERT_DOUBLE_EQUAL(s.cpu_pct, 0.0, 1e-9); /* the files did not change */
+    /* the upper half leaves: their stat files empty, their parents no longer list them */
+    for (int pid = BIG_ROOT + BIG_N / 2; pid < BIG_ROOT + BIG_N; pid++) {
+        char rel[32];
+        snprintf(rel, sizeof rel, "%d/stat", pid);
+        big_write(root, rel, "");
+    }
+    big_children(root, BIG_ROOT + BIG_N / 2);
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 10.0, &s), 0);
+    CU_ASSERT_EQUAL(s.procs, BIG_N / 2);
+    CU_ASSERT_EQUAL(t.n, BIG_N / 2);
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 11.0, &s), 0); /* found again through the new index */
+    CU_ASSERT_EQUAL(s.procs, BIG_N / 2);
+    CU_ASSERT_EQUAL(s.threads, BIG_N / 2);
+    CU_ASSERT(t.idx == i0 && t.idx_cap == icap0);
+    mon_tree_close(&t);
+}
+
+static void test_tree_big(void)
+{
+    char *root = big_tmpdir("bigproc");
+    for (int pid = BIG_ROOT; pid < BIG_ROOT + BIG_N; pid++) {
+        bool parent = (pid - BIG_ROOT) * 8 + 1 < BIG_N; /* a leaf has no children file */
+        big_mkdir(root, pid, parent);
+        big_stat(root, pid, pid == BIG_ROOT ? 1 : BIG_ROOT + (pid - BIG_ROOT - 1) / 8);
+    }
+    for (int pid = BIG_OUT; pid < BIG_OUT + BIG_NOUT; pid++) {
+        big_mkdir(root, pid, false);
+        big_stat(root, pid, 1);
+    }
+    big_children(root, BIG_ROOT + BIG_N);
+    check_big_tree(root, 1);
+    /* the same directory again, now without the upper half: grow it back first */
+    for (int pid = BIG_ROOT + BIG_N / 2; pid < BIG_ROOT + BIG_N; pid++)
+        big_stat(root, pid, BIG_ROOT + (pid - BIG_ROOT - 1) / 8);
+    big_children(root, BIG_ROOT + BIG_N);
+    check_big_tree(root, 2);
+    th_rmtree(root);
+    free(root);
+}
+
+/* A process with more children than one 4 KiB read of its children file holds (1500 pids,
+ * 7.5 KB): all are found, none is misread from a pid cut at the buffer's end; through the
+ * kept-open file (one thread) and through task/TID/children (two threads). */
+static void test_tree_wide(void)
+{
+    char *root = big_tmpdir("wideproc");
+    const int kids = 1500;
+    big_mkdir(root, BIG_ROOT, true);
+    big_stat(root, BIG_ROOT, 1);
+    static char text[16384];
+    size_t n = 0;
+    for (int pid = BIG_ROOT + 1; pid <= BIG_ROOT + kids; pid++) {
+        big_mkdir(root, pid, false);
+        big_stat(root, pid, BIG_ROOT);
+        n += (size_t)snprintf(text + n, sizeof text - n, "%d ", pid);
+        /* decoys: the prefixes a cut pid would be read as */
+        char *d = th_fmt("%s/%d", root, pid / 10);
+        if (mkdir(d, 0755) == 0) {
+            free(d);
+            big_stat(root, pid / 10, BIG_ROOT);
+        } else {
+            free(d);
+        }
+    }
+    big_write(root, kids_rel(BIG_ROOT, BIG_ROOT), text);
+    struct mon_tree t;
+    struct mon_tree_sample s;
+    CU_ASSERT_EQUAL_FATAL(mon_tree_open(&t, root, BIG_ROOT, false), 0);
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 1.0, &s), 0);
+    CU_ASSERT_EQUAL(t.mode, 1);
+    CU_ASSERT_EQUAL(s.procs, (unsigned)kids + 1);
+    mon_tree_close(&t);
+
+    /* two threads: 1200 children listed by one, 300 by the other */
+    big_stat_threads(root, BIG_ROOT, 1, 2);
+    char *tdir = th_fmt("%s/%d/task/%d", root, BIG_ROOT, 99999);
+    CU_ASSERT_EQUAL(mkdir(tdir, 0755), 0);
+    free(tdir);
+    size_t cut = (size_t)1200 * 5; /* "NNNN " per pid */
+    big_write(root, kids_rel(BIG_ROOT, 99999), text + cut);
+    text[cut] = '\0';
+    big_write(root, kids_rel(BIG_ROOT, BIG_ROOT), text);
+    CU_ASSERT_EQUAL_FATAL(mon_tree_open(&t, root, BIG_ROOT, false), 0);
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 1.0, &s), 0);
+    CU_ASSERT_EQUAL(s.procs, (unsigned)kids + 1);
+    CU_ASSERT_EQUAL(s.threads, (unsigned)kids + 2);
+    mon_tree_close(&t);
+    th_rmtree(root);
+    free(root);
+}
+
 void add_procfs_suite(void);
 void add_procfs_suite(void)
 {
@@ -524,6 +722,8 @@ void add_procfs_suite(void)
     CU_add_test(s, "tree_children", test_tree_children);
     CU_add_test(s, "tree_scan", test_tree_scan);
     CU_add_test(s, "tree_old", test_tree_old);
+    CU_add_test(s, "tree_big", test_tree_big);
+    CU_add_test(s, "tree_wide", test_tree_wide);
     CU_add_test(s, "sys_modern", test_sys_modern);
     CU_add_test(s, "sys_old", test_sys_old);
     CU_add_test(s, "sys_live", test_sys_live);

@@ -3,9 +3,11 @@
 
 void add_runlog_suites(void);
 void add_runlog_cli_suites(void);
+void add_parse_suite(void);
 
 void cu_register_all(void)
 {
     add_runlog_suites();
     add_runlog_cli_suites();
+    add_parse_suite();
 }

@@ -15,6 +15,7 @@
 #include "sumtest.h"
 
 static unsigned long long rng_state;
+static bool rng_unicode; /* number() also draws from unicode_numbers */
 static unsigned rnd(unsigned n)
 {
     rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -28,10 +29,75 @@ static const char *const odd_numbers[] = {
     "\xe2\x80\xa8" "6", "1_0.5_0", "-nan", "+INF", "1e1_0",
 };
 
+/* What float() takes beyond ASCII and what it does not (cases 150..): digits of other scripts,
+ * Unicode blanks, underscores between them, numbers longer than a double's 17 digits. */
+static const char *const unicode_numbers[] = {
+    "\xef\xbc\x96\xef\xbc\x90",             /* full-width 60 */
+    "\xd9\xa5\xd9\xa0",                     /* Arabic-Indic 50 */
+    "\xdb\xb1\xdb\xb2.\xdb\xb5",            /* Extended Arabic-Indic 12.5 */
+    "\xe0\xa5\xa7\xe0\xa5\xa6\xe0\xa5\xa6", /* Devanagari 100 */
+    "\xf0\x9d\x9f\x93",                     /* mathematical bold 5 (U+1D7D3) */
+    "\xdf\x85",                             /* NKo 5 */
+    "\xef\xbc\x91_\xef\xbc\x90",            /* full-width 1_0 */
+    "\xd9\xa1_\xd9\xa0",                    /* Arabic-Indic 1_0 */
+    "1_\xd9\xa0.\xd9\xa5",                  /* mixed scripts 10.5 */
+    "1e\xd9\xa3",                           /* 1e3, exponent in Arabic-Indic */
+    "-\xd9\xa3",                            /* -3 */
+    "\xef\xbc\x95"
+    "e-\xef\xbc\x93", /* 5e-3 */
+    "\xc2\xa0"
+    "42\xc2\xa0", /* NBSP */
+    "\xe2\x80\x83"
+    "7\xe2\x80\x83", /* EM SPACE */
+    "\xe1\x9a\x80"
+    "5", /* OGHAM SPACE MARK */
+    "\xc2\x85"
+    "5",             /* NEL */
+    "5\xe2\x80\xa9", /* PARAGRAPH SEPARATOR */
+    "\xe2\x80\xaf"
+    "9\xe2\x81\x9f", /* NNBSP, MMSP */
+    "\xe2\x80\x8b"
+    "5", /* ZERO WIDTH SPACE: not a blank */
+    "\xef\xbb\xbf"
+    "5",            /* BOM: not a blank */
+    "\xe2\x81\xb5", /* superscript 5: a digit, not decimal */
+    "\xe2\x85\xab", /* ROMAN NUMERAL TWELVE */
+    "\xef\xbc\x8b"
+    "1", /* full-width plus */
+    "1\xef\xbc\x8e"
+    "5",                                    /* full-width full stop */
+    "\xef\xbd\x89\xef\xbd\x8e\xef\xbd\x86", /* full-width inf */
+    "1\xc2\xa0_0",
+    "1_\xc2\xa0"
+    "0",
+    "1__\xd9\xa0",
+    "\xd9\xa0_",
+    "_\xd9\xa0",
+    "1_0e1_0",
+    "1.0_5",
+    "0_0.0_0",
+    "1_0_0_0",
+    "9007199254740993",
+    "9007199254740993.0000000000000000000000000001",
+    "0.1000000000000000055511151231257827",
+    "2.4703282292062327e-324",
+    "2.4703282292062328e-324",
+    "1.7976931348623158e308",
+    "1.7976931348623159e308",
+    "00000000000000000000000000000000000000000045.5",
+    "123456789012345678901234567890",
+    "1e-99999999999999999999",
+    "1e99999999999999999999",
+};
+
 static void number(struct hw_buf *b, int decimals, unsigned odd_pct)
 {
     if (rnd(100) < odd_pct) {
-        hw_buf_puts(b, odd_numbers[rnd(sizeof odd_numbers / sizeof odd_numbers[0])]);
+        if (rng_unicode && rnd(3))
+            hw_buf_puts(b,
+                        unicode_numbers[rnd(sizeof unicode_numbers / sizeof unicode_numbers[0])]);
+        else
+            hw_buf_puts(b, odd_numbers[rnd(sizeof odd_numbers / sizeof odd_numbers[0])]);
         return;
     }
     unsigned v = rnd(100000);
@@ -154,11 +220,18 @@ static void write_buf(const char *dir, const char *name, struct hw_buf *b)
 
 /* Generated case i (0..N_GENERATED-1) into dir. The golden data depends on every byte written
  * here and on the generator's seed: change either and run tests/golden/regen.sh. */
-#define N_GENERATED 150
+#define N_GENERATED 210
+#define N_LONG 10 /* the last ones: lines over 1 MiB */
+static void make_long(unsigned i, const char *dir);
 static void make_generated(unsigned i, const char *dir)
 {
+    if (i >= N_GENERATED - N_LONG) {
+        make_long(i - (N_GENERATED - N_LONG), dir);
+        return;
+    }
     rng_state = 0x9e3779b97f4a7c15ULL * (i + 1);
-    unsigned odd = i < 10 ? 0 : i < 40 ? 5 : i < 100 ? 25 : 60;
+    rng_unicode = i >= 150;
+    unsigned odd = i < 10 ? 0 : i < 40 ? 5 : i < 100 ? 25 : i < 150 ? 60 : i < 175 ? 30 : 70;
     unsigned files = i < 60 || i >= 100 ? 7 : rnd(8); /* which of the three files exist */
     struct hw_buf b;
     if (files & 1) {
@@ -186,6 +259,101 @@ static void make_generated(unsigned i, const char *dir)
     }
 }
 
+/* A run of n copies of s. */
+static void repeat(struct hw_buf *b, const char *s, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        hw_buf_puts(b, s);
+}
+
+/* Lines over 1 MiB, which Python reads like any other: long blanks around a cell, long digit
+ * strings, a long cell nobody parses, a long comment, a long last line without newline. */
+static void make_long(unsigned k, const char *dir)
+{
+    const size_t M = (size_t)1 << 20;
+    struct hw_buf g, c, d;
+    hw_buf_init(&g, NULL, 0);
+    hw_buf_init(&c, NULL, 0);
+    hw_buf_init(&d, NULL, 0);
+    hw_buf_puts(&g, "t, 40, 0, 100, 0, 50, 0, 0, 0\n");
+    hw_buf_puts(&c, "timestamp,usr_pct,idle_pct\nt,10,90\n");
+    hw_buf_puts(&d, "# gpu sm mem fb\n0 1 30 3\n");
+    switch (k % 5) {
+    case 0: /* blanks around cells */
+        hw_buf_puts(&g, "t,");
+        repeat(&g, k < 5 ? " " : "\xc2\xa0", M + 7);
+        hw_buf_puts(&g, "60,0,");
+        repeat(&g, "\xe3\x80\x80", M / 2);
+        hw_buf_puts(&g, "200 ,0, 70\t,0,0,0\n");
+        hw_buf_puts(&c, "t,");
+        repeat(&c, " ", 2 * M);
+        hw_buf_puts(&c, "20,");
+        hw_buf_puts(&c, "80");
+        repeat(&c, k < 5 ? " " : "\x1c ", M);
+        hw_buf_puts(&c, "\n");
+        hw_buf_puts(&d, "0 1");
+        repeat(&d, "\xe2\x80\x83", M);
+        hw_buf_puts(&d, "55 3\n");
+        break;
+    case 1: /* long digit strings: leading zeros, more digits than a double holds */
+        hw_buf_puts(&g, "t,");
+        repeat(&g, "0", M + 1);
+        hw_buf_puts(&g, "61.5,0,9007199254740993");
+        repeat(&g, k < 5 ? "0" : "\xd9\xa0", M);
+        hw_buf_puts(&g, k < 5 ? "1" : "\xd9\xa1");
+        hw_buf_puts(&g, "e-1048577,0,1_");
+        repeat(&g, "0_", M / 2);
+        hw_buf_puts(&g, "5,0,0,0\n");
+        hw_buf_puts(&c, "t,0.");
+        repeat(&c, "0", M);
+        hw_buf_puts(&c, "1e1048577,1.");
+        repeat(&c, "9", M);
+        hw_buf_puts(&c, "\n");
+        hw_buf_puts(&d, "0 1 ");
+        repeat(&d, "\xef\xbc\x90", M / 3);
+        hw_buf_puts(&d, "\xef\xbc\x97 3\n");
+        break;
+    case 2: /* a long cell outside 1, 3, 5; long junk lines */
+        hw_buf_puts(&g, "t,45,0,300,0,80,0,0,");
+        repeat(&g, "x", 3 * M);
+        hw_buf_puts(&g, "\n");
+        repeat(&g, "y", 2 * M);
+        hw_buf_puts(&g, "\r\n");
+        hw_buf_puts(&c, "t,30,70,");
+        repeat(&c, "z,", M);
+        hw_buf_puts(&c, "\r");
+        hw_buf_puts(&d, "0 1 45 ");
+        repeat(&d, "w", 2 * M);
+        hw_buf_puts(&d, "\n");
+        break;
+    case 3: /* many cells; a long comment */
+        hw_buf_puts(&g, "t,46,0,301,0,81");
+        repeat(&g, ",1", M);
+        hw_buf_puts(&g, "\n");
+        hw_buf_puts(&c, "t,31,69\n");
+        hw_buf_puts(&d, k < 5 ? "#" : "\xc2\xa0#");
+        repeat(&d, " 0 1 99 3", M / 8);
+        hw_buf_puts(&d, "\n0 1 46 3\n");
+        break;
+    case 4: /* a long last line without newline, a long bad number */
+        hw_buf_puts(&g, "t,47,0,302,0,");
+        repeat(&g, "1", M);
+        hw_buf_puts(&g, "x,0,0,0\nt,48,0,303,0,82,0,0,");
+        repeat(&g, "\xd9\xa5", M);
+        hw_buf_puts(&c, "t,32,");
+        repeat(&c, "\xef\xbc\x98", M);
+        hw_buf_puts(&d, "0 1 47 3\n0 1 ");
+        repeat(&d, "5", M);
+        break;
+    }
+    write_buf(dir, "hw_metrics.csv", &g);
+    write_buf(dir, "cpu_metrics.csv", &c);
+    write_buf(dir, "hw_dmon.csv", &d);
+    hw_buf_free(&g);
+    hw_buf_free(&c);
+    hw_buf_free(&d);
+}
+
 /* hand-written quirk cases */
 static const struct {
     const char *gpu, *cpu, *dmon;
@@ -196,13 +364,31 @@ static const struct {
     {"x, 0.05 ,0,0.25,0,0.15,0,0,0\nx,0.35,0,0.45,0,2.675,0,0,0\n", NULL, NULL},
     {NULL, "only a header line", NULL},
     {NULL, "h\nt,1.5\nt,2.5,x\nt,x,3\nt, 4 , 5 ,6\n", NULL},
-    {NULL, NULL, "# gpu sm mem\n0 1 -0.0 2\n0 1 0 2\n"},   /* mean 0: no mem keys */
+    {NULL, NULL, "# gpu sm mem\n0 1 -0.0 2\n0 1 0 2\n"}, /* mean 0: no mem keys */
     {NULL, NULL, "\r\n  0 1 2 3\r1 2 3\n#x\n0 1 1_0 3"},
     /* \x1c-\x1f: blanks for str.strip()/split(), not for float() */
-    {"x,\x1c" "5\x1d,0,\x1e" "7,0,\x1f" "9,0,0,0\n", "h\nt,\x1c" "5,6\nt, 7 ,\xc2\xa0" "8\n",
-     "0 1 \x1c" "5 3\n0\x1c" "1\x1f" "6\x1e" "3\n"},
+    {"x,\x1c"
+     "5\x1d,0,\x1e"
+     "7,0,\x1f"
+     "9,0,0,0\n",
+     "h\nt,\x1c"
+     "5,6\nt, 7 ,\xc2\xa0"
+     "8\n",
+     "0 1 \x1c"
+     "5 3\n0\x1c"
+     "1\x1f"
+     "6\x1e"
+     "3\n"},
     {"", "", ""},
     {NULL, NULL, NULL},
+    /* dmon split() on Unicode blanks; "#" after a Unicode blank; CPU cells with Unicode padding */
+    {NULL, "h\nt,\xc2\xa0\xd9\xa5\xc2\xa0,\xe3\x80\x80\xef\xbc\x97\xe3\x80\x80\nt,1\x1c,2\x1c\n",
+     "0\xe3\x80\x80"
+     "1\xc2\xa0\xd9\xa5\xe2\x80\xa8"
+     "3\n\xe2\x80\x83#0 1 9 3\n0\xc2\x85"
+     "1 7 3\n"},
+    {"x,\xd9\xa1\xd9\xa0\xd9\xa0,0,\xef\xbc\x95,0,\xe0\xa5\xa8\xe0\xa5\xa6.\xe0\xa5\xab,0,0,0\n",
+     NULL, NULL},
 };
 #define N_FIXED (sizeof fixed_cases / sizeof fixed_cases[0])
 #define N_CASES (N_GENERATED + N_FIXED)
@@ -429,6 +615,59 @@ static void test_oracle_golden(void)
     free(oracle);
 }
 
+/* The reader's result does not depend on where the buffers are cut (a UTF-8 sequence, "\r\n"
+ * or a number split between two reads). */
+static void test_chunking(void)
+{
+    static const char *const names[] = {"hw_metrics.csv", "cpu_metrics.csv", "hw_dmon.csv"};
+    static const enum sum_py_kind kinds[] = {SUM_PY_GPU, SUM_PY_CPU, SUM_PY_DMON};
+    int differ = 0;
+    for (size_t k = 150; k < N_GENERATED - N_LONG; k += 3) {
+        char *dir = th_tmpdir("pytchunk");
+        make_case(k, dir);
+        for (int f = 0; f < 3; f++) {
+            char *p = th_fmt("%s/%s", dir, names[f]);
+            size_t n = 0;
+            char *text = th_read_file(p, &n);
+            if (text) {
+                struct hw_buf out[3];
+                const size_t steps[3] = {n ? n : 1, 1, 7};
+                for (int s = 0; s < 3; s++) {
+                    struct sum_py_acc acc;
+                    memset(&acc, 0, sizeof acc);
+                    struct sum_py_reader *r = sum_py_new(kinds[f], &acc);
+                    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+                    int rc = 0;
+                    for (size_t i = 0; i < n && rc == 0; i += steps[s])
+                        rc = sum_py_feed(r, text + i, n - i < steps[s] ? n - i : steps[s]);
+                    if (rc == 0)
+                        rc = sum_py_finish(r);
+                    hw_buf_init(&out[s], NULL, 0);
+                    if (rc == 0)
+                        sum_py_format(&acc, &out[s]);
+                    else
+                        hw_buf_printf(&out[s], "error %d at %llu", rc,
+                                      (unsigned long long)sum_py_error_offset(r));
+                    sum_py_free(r);
+                }
+                for (int s = 1; s < 3; s++)
+                    if (strcmp(out[0].p, out[s].p) != 0) {
+                        fprintf(stderr, "%s: whole %s, in pieces of %zu %s\n", p, out[0].p,
+                                steps[s], out[s].p);
+                        differ++;
+                    }
+                for (int s = 0; s < 3; s++)
+                    hw_buf_free(&out[s]);
+                free(text);
+            }
+            free(p);
+        }
+        th_rmtree(dir);
+        free(dir);
+    }
+    CU_ASSERT_EQUAL(differ, 0);
+}
+
 static void test_float_emulation(void)
 {
     static const struct {
@@ -436,13 +675,52 @@ static void test_float_emulation(void)
         bool ok;
         double v;
     } t[] = {
-        {"1", true, 1},          {" 1.5 ", true, 1.5},    {"1_000", true, 1000},
-        {"1__0", false, 0},      {"_1", false, 0},        {"1_", false, 0},
-        {"1_.5", false, 0},      {"1._5", false, 0},      {"1e1_0", true, 1e10},
-        {"inf", true, INFINITY}, {"-Infinity", true, -INFINITY}, {"infinit", false, 0},
-        {"5.", true, 5},         {".5", true, .5},        {".", false, 0},
-        {"1e", false, 0},        {"0x10", false, 0},      {"", false, 0},
-        {"\xc2\xa0" "2", true, 2}, {"12 %", false, 0},    {"+-1", false, 0},
+        {"1", true, 1},
+        {" 1.5 ", true, 1.5},
+        {"1_000", true, 1000},
+        {"1__0", false, 0},
+        {"_1", false, 0},
+        {"1_", false, 0},
+        {"1_.5", false, 0},
+        {"1._5", false, 0},
+        {"1e1_0", true, 1e10},
+        {"inf", true, INFINITY},
+        {"-Infinity", true, -INFINITY},
+        {"infinit", false, 0},
+        {"5.", true, 5},
+        {".5", true, .5},
+        {".", false, 0},
+        {"1e", false, 0},
+        {"0x10", false, 0},
+        {"", false, 0},
+        {"\xc2\xa0"
+         "2",
+         true, 2},
+        {"12 %", false, 0},
+        {"+-1", false, 0},
+        /* digits of other scripts and Unicode blanks (summarize/py_unicode.h) */
+        {"\xef\xbc\x96\xef\xbc\x90", true, 60},
+        {"\xd9\xa5\xd9\xa0", true, 50},
+        {"\xd9\xa1_\xd9\xa0", true, 10},
+        {"\xf0\x9d\x9f\x93", true, 5},
+        {"\xe3\x80\x80"
+         "3\xe2\x80\x83",
+         true, 3},
+        {"\xe2\x80\x8b"
+         "5",
+         false, 0},
+        {"\xe2\x81\xb5", false, 0},
+        {"\x1c"
+         "5",
+         false, 0},
+        {"1\xef\xbc\x8e"
+         "5",
+         false, 0},
+        {"\xff"
+         "5",
+         false, 0},
+        {"\xed\xa0\x80", false, 0},
+        {"\xe0\x80\xb5", false, 0},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         double v = 0;
@@ -466,4 +744,5 @@ void add_pytyche_suite(void)
     CU_pSuite s = CU_add_suite("pytyche", NULL, NULL);
     CU_add_test(s, "float_emulation", test_float_emulation);
     CU_add_test(s, "oracle_golden", test_oracle_golden);
+    CU_add_test(s, "chunking", test_chunking);
 }

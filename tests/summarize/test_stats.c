@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hwrun/parse.h"
 #include "reader_int.h"
 #include "stats.h"
 #include "sumtest.h"
@@ -150,21 +151,21 @@ static void test_parse_number(void)
                                      ".5", "100 %", "631.95 W", "+7", "1.5E-3"};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         double v;
-        CU_ASSERT_TRUE(sum_parse_number(ok[i], strlen(ok[i]), &v));
+        CU_ASSERT_TRUE(hw_parse_num_cell(ok[i], strlen(ok[i]), &v));
         CU_ASSERT_EQUAL(v, strtod(ok[i], NULL));
     }
     static const char *const bad[] = {"", "-", ".", "[N/A]", "N/A", "abc", "1.2.3", "inf", "nan",
                                       "0x10", "1e", "--1"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         double v;
-        CU_ASSERT_FALSE(sum_parse_number(bad[i], strlen(bad[i]), &v));
+        CU_ASSERT_FALSE(hw_parse_num_cell(bad[i], strlen(bad[i]), &v));
     }
     /* every 2-decimal value 0.00..999.99 is exact */
     char buf[32];
     for (int i = 0; i < 100000; i += 7) {
         int n = snprintf(buf, sizeof buf, "%d.%02d", i / 100, i % 100);
         double v;
-        CU_ASSERT_TRUE(sum_parse_number(buf, (size_t)n, &v));
+        CU_ASSERT_TRUE(hw_parse_num_cell(buf, (size_t)n, &v));
         if (v != strtod(buf, NULL))
             CU_FAIL("fast path differs from strtod");
     }

@@ -1,0 +1,353 @@
+/* The start questions to nvidia-smi (see smiprobe.h). */
+#include "smiprobe.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hwrun/gpm.h"
+#include "hwrun/io.h"
+#include "launch.h"
+
+static bool says_no_driver(const char *out)
+{
+    return strstr(out, "has failed") || strstr(out, "Failed to initialize NVML") ||
+           strstr(out, "couldn't communicate with the NVIDIA driver") ||
+           strstr(out, "No devices were found");
+}
+
+/* "KEY   : value" line of nvidia-smi --version. */
+static bool version_value(const char *out, const char *key, char *val, size_t cap)
+{
+    for (const char *line = out; line && *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        size_t kl = strlen(key);
+        if (len > kl && strncmp(line, key, kl) == 0) {
+            const char *c = memchr(line, ':', len);
+            if (c) {
+                c++;
+                while (*c == ' ')
+                    c++;
+                size_t vl = (size_t)(line + len - c);
+                while (vl && (c[vl - 1] == ' ' || c[vl - 1] == '\r'))
+                    vl--;
+                if (vl + 1 > cap)
+                    vl = cap - 1;
+                memcpy(val, c, vl);
+                val[vl] = '\0';
+                return vl > 0;
+            }
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    return false;
+}
+
+void mon_smi_parse_gpu_list(const char *out, char *json, size_t cap)
+{
+    struct hw_buf b;
+    hw_buf_init(&b, json, cap);
+    hw_buf_putc(&b, '[');
+    int n = 0;
+    for (const char *line = out; line && *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        if (len > 6 && strncmp(line, "GPU ", 4) == 0) {
+            const char *colon = memchr(line, ':', len);
+            const char *uu = NULL;
+            for (const char *q = line; q + 7 <= line + len; q++)
+                if (strncmp(q, " (UUID: ", 8) == 0) {
+                    uu = q;
+                    break;
+                }
+            if (colon) {
+                long idx = strtol(line + 4, NULL, 10);
+                const char *name = colon + 2 <= line + len ? colon + 2 : colon + 1;
+                const char *name_end = uu ? uu : line + len;
+                if (n++)
+                    hw_buf_puts(&b, ", ");
+                hw_buf_printf(&b, "{\"index\": %ld, \"name\": ", idx);
+                hw_buf_json_str(&b, name, name_end > name ? (size_t)(name_end - name) : 0);
+                hw_buf_puts(&b, ", \"uuid\": ");
+                if (uu) {
+                    const char *us = uu + 8, *ue = memchr(us, ')', (size_t)(line + len - us));
+                    hw_buf_json_str(&b, us, ue ? (size_t)(ue - us) : (size_t)(line + len - us));
+                } else {
+                    hw_buf_puts(&b, "null");
+                }
+                hw_buf_putc(&b, '}');
+            }
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    hw_buf_putc(&b, ']');
+    if (b.heap || b.oom) { /* too many GPUs for the buffer: keep valid JSON */
+        hw_buf_free(&b);
+        snprintf(json, cap, "[]");
+    }
+}
+
+static void strip_trailing_space(char *s)
+{
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
+        s[--n] = '\0';
+}
+
+bool mon_smi_drop_field(char *list, const char *name, size_t nl)
+{
+    char *p = list;
+    while (*p) {
+        char *c = strchr(p, ',');
+        size_t len = c ? (size_t)(c - p) : strlen(p);
+        if (len == nl && strncmp(p, name, nl) == 0) {
+            if (c)
+                memmove(p, c + 1, strlen(c + 1) + 1);
+            else if (p > list)
+                p[-1] = '\0';
+            else
+                *p = '\0';
+            return true;
+        }
+        if (!c)
+            break;
+        p = c + 1;
+    }
+    return false;
+}
+
+bool mon_smi_driver_version(const char *out, char *val, size_t cap)
+{
+    char v[128];
+    if (version_value(out, "DRIVER version", v, sizeof v) && strncmp(v, "Deprecated", 10) != 0)
+        snprintf(val, cap, "%s", v);
+    else if (version_value(out, "KMD version", v, sizeof v))
+        snprintf(val, cap, "%s", v);
+    else
+        return false;
+    return true;
+}
+
+bool mon_smi_rejected_field(const char *out, const char **name, size_t *len)
+{
+    const char *f = strstr(out, "Field \"");
+    const char *e = f ? strstr(f + 7, "\" is not a valid field") : NULL;
+    if (!e)
+        return false;
+    *name = f + 7;
+    *len = (size_t)(e - *name);
+    return true;
+}
+
+/* Do the selected ids name GPUs? nvidia-smi answers an unknown -i id with "No devices were
+ * found" (exit 6): that is an error at start, not an empty hw_metrics.csv. The indexes it
+ * prints go into the start event. Returns 0, or -1 with why set. */
+static int probe_selection(struct mon_smi *p, char *why, size_t why_cap, char *out, size_t cap)
+{
+    const struct mon_gpusel *g = p->gsel;
+    char *av[] = {p->path, "--query-gpu=index", "--format=csv,noheader,nounits",
+                  "-i",    (char *)g->ids,      NULL};
+    int st;
+    int rc = mon_probe(p->path, av, p->envp, MON_PROBE_TIMEOUT_S, out, cap, &st);
+    if (rc < 0 || st != 0) {
+        if (rc == 0)
+            strip_trailing_space(out);
+        snprintf(why, why_cap, "%s=\"%s\" names no GPU here (nvidia-smi -i: %s)",
+                 strcmp(g->source, "option") ? g->source : "--gpus", g->ids,
+                 rc < 0   ? strerror(-rc)
+                 : out[0] ? out
+                          : "failed");
+        return -1;
+    }
+    struct hw_buf b;
+    hw_buf_init(&b, p->gpu_sel_json, sizeof p->gpu_sel_json);
+    hw_buf_putc(&b, '[');
+    int n = 0;
+    for (const char *q = out; *q;) {
+        char *end;
+        long v = strtol(q, &end, 10);
+        if (end > q && v >= 0)
+            hw_buf_printf(&b, "%s%ld", n++ ? ", " : "", v);
+        const char *nl = strchr(q, '\n');
+        q = nl ? nl + 1 : q + strlen(q);
+    }
+    hw_buf_putc(&b, ']');
+    hw_buf_putc(&b, '\0');
+    if (b.heap || b.oom) /* more GPUs than fit: leave the list out */
+        p->gpu_sel_json[0] = '\0';
+    hw_buf_free(&b);
+    return 0;
+}
+
+int mon_smi_probe(struct mon_smi *p, const char *smi, char *why, size_t why_cap, char *outbuf,
+                  size_t outcap)
+{
+    p->n_fb = 0;
+    p->driver_version[0] = p->gpus_json[0] = p->gpu_sel_json[0] = '\0';
+    int rc = mon_find_exec(smi, p->path, sizeof p->path);
+    if (rc < 0) {
+        snprintf(why, why_cap, "%s: %s", smi, rc == -ENOENT ? "not found" : strerror(-rc));
+        outbuf[0] = '\0';
+        return -1;
+    }
+    int st;
+    char *av_ver[] = {p->path, "--version", NULL};
+    rc = mon_probe(p->path, av_ver, p->envp, MON_PROBE_TIMEOUT_S, outbuf, outcap, &st);
+    if (rc < 0) {
+        snprintf(why, why_cap, "cannot run %s: %s", p->path, strerror(-rc));
+        outbuf[0] = '\0';
+        return -1;
+    }
+    if (st != 0 || says_no_driver(outbuf)) {
+        if (st == 124)
+            snprintf(why, why_cap, "%s --version did not answer within %g s", p->path,
+                     MON_PROBE_TIMEOUT_S);
+        else
+            snprintf(why, why_cap, "%s --version failed (status %d)", p->path, st);
+        strip_trailing_space(outbuf);
+        return -1;
+    }
+    mon_smi_driver_version(outbuf, p->driver_version, sizeof p->driver_version);
+
+    char *av_list[] = {p->path, "-L", NULL};
+    rc = mon_probe(p->path, av_list, p->envp, MON_PROBE_TIMEOUT_S, outbuf, outcap, &st);
+    if (rc == 0 && (st != 0 || says_no_driver(outbuf))) {
+        snprintf(why, why_cap, "%s -L failed (status %d)", p->path, st);
+        strip_trailing_space(outbuf);
+        return -1;
+    }
+    if (rc == 0)
+        mon_smi_parse_gpu_list(outbuf, p->gpus_json, sizeof p->gpus_json);
+    if (p->gsel && p->gsel->ids && probe_selection(p, why, why_cap, outbuf, outcap) < 0)
+        return -2;
+
+    /* Does the driver take every field? An unknown one aborts the whole query with
+     * `Field "x" is not a valid field to query.` on stdout (exit 2): drop it and ask again. */
+    for (int tries = 0; tries < 16 && p->fields[0]; tries++) {
+        char qarg[600];
+        snprintf(qarg, sizeof qarg, "--query-gpu=%s", p->fields);
+        char *av_q[] = {p->path, qarg, "--format=csv,noheader,nounits", NULL};
+        rc = mon_probe(p->path, av_q, p->envp, MON_PROBE_TIMEOUT_S, outbuf, outcap, &st);
+        if (rc < 0 || st == 0)
+            break;
+        const char *name;
+        size_t nl;
+        if (!mon_smi_rejected_field(outbuf, &name, &nl))
+            break; /* some other failure: the query child will report it */
+        if (!mon_smi_drop_field(p->fields, name, nl))
+            break;
+        if (p->n_fb < MON_SMI_MAX_FALLBACKS) {
+            struct mon_smi_fallback *x = &p->fb[p->n_fb++];
+            snprintf(x->dropped, sizeof x->dropped, "%.*s", (int)nl, name);
+            snprintf(x->fields, sizeof x->fields, "%s", p->fields);
+        }
+    }
+    if (!p->fields[0]) {
+        snprintf(why, why_cap, "the driver rejected every --query-gpu field");
+        return -1;
+    }
+    return 0;
+}
+
+/* A GPU index as dmon prints it (and as a JSON number: no leading zero). */
+static bool is_index(const char *s, size_t n)
+{
+    if (n == 0 || n > 5 || (n > 1 && s[0] == '0'))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+    return true;
+}
+
+int mon_smi_parse_gpm(const char *out, char *missing, size_t mcap)
+{
+    char mstore[512];
+    struct hw_buf miss;
+    hw_buf_init(&miss, mstore, sizeof mstore);
+    int col = -1, have = 0, lacking = 0;
+    for (const char *line = out; *line;) {
+        const char *eol = strchr(line, '\n');
+        size_t len = eol ? (size_t)(eol - line) : strlen(line);
+        /* tokens of this line */
+        const char *tok[64];
+        size_t tl[64];
+        int nt = 0;
+        for (size_t i = 0; i < len && nt < 64;) {
+            while (i < len && (line[i] == ' ' || line[i] == '\t'))
+                i++;
+            size_t b = i;
+            while (i < len && line[i] != ' ' && line[i] != '\t')
+                i++;
+            if (i > b) {
+                tok[nt] = line + b;
+                tl[nt++] = i - b;
+            }
+        }
+        if (nt >= 2 && tl[0] == 1 && tok[0][0] == '#' && tl[1] == 3 && !memcmp(tok[1], "gpu", 3)) {
+            for (int i = 1; i < nt; i++)
+                if (tl[i] == strlen(HW_GPM_PROBE_COLUMN) &&
+                    !memcmp(tok[i], HW_GPM_PROBE_COLUMN, tl[i]))
+                    col = i - 1; /* data rows have no '#' token */
+        } else if (nt && col >= 0 && col < nt && is_index(tok[0], tl[0])) {
+            /* a data row starts with the GPU's index; anything else is not one */
+            if (tl[col] == 1 && tok[col][0] == '-') {
+                hw_buf_puts(&miss, lacking++ ? ", " : "[");
+                hw_buf_put(&miss, tok[0], tl[0]);
+            } else {
+                have++;
+            }
+        }
+        line = eol ? eol + 1 : line + len;
+    }
+    if (mcap)
+        missing[0] = '\0';
+    if (lacking) {
+        hw_buf_putc(&miss, ']');
+        hw_buf_putc(&miss, '\0');
+        /* more GPUs than fit: the list is cut, so say only how many */
+        if (miss.len <= mcap)
+            memcpy(missing, miss.p, miss.len);
+        else
+            snprintf(missing, mcap, "%d", lacking);
+    }
+    hw_buf_free(&miss);
+    return col < 0 ? -1 : have;
+}
+
+/* Which GPUs have GPM? `dmon -s u --gpm-metrics 2 -c 1` prints one row per GPU; SM activity is
+ * a number on a GPU with GPM and `-` on one without (GPU 0 of the H800 capture); a driver from
+ * before GPM rejects the option. */
+int mon_smi_probe_gpm(struct mon_smi *p, char *out, size_t cap)
+{
+    char *av[12] = {p->path,         "dmon",          "-s", HW_GPM_SELECT,
+                    "--gpm-metrics", HW_GPM_PROBE_ID, "-c", "1"};
+    int na = 8;
+    if (p->gsel)
+        mon_gpusel_args(p->gsel, av, &na);
+    av[na] = NULL;
+    p->gpm_missing[0] = '\0';
+    int st;
+    int rc = mon_probe(p->path, av, p->envp, MON_PROBE_TIMEOUT_S, out, cap, &st);
+    if (rc < 0) {
+        snprintf(p->gpm_why, sizeof p->gpm_why, "cannot run %s: %s", p->path, strerror(-rc));
+        out[0] = '\0';
+        return -1;
+    }
+    strip_trailing_space(out);
+    if (st != 0) {
+        snprintf(p->gpm_why, sizeof p->gpm_why, "%s dmon --gpm-metrics failed (status %d)", p->path,
+                 st);
+        return -1;
+    }
+    int have = mon_smi_parse_gpm(out, p->gpm_missing, sizeof p->gpm_missing);
+    if (have <= 0) {
+        p->gpm_missing[0] = '\0';
+        snprintf(p->gpm_why, sizeof p->gpm_why, "%s",
+                 have < 0 ? "dmon printed no smutil column" : "no GPU reports GPM metrics");
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,415 @@
+/* children.c's lifecycle on its own (suite child_unit): real short-lived processes (/bin/sh,
+ * sleep) for the pids, a fake clock for every decision. The clock starts far from the real
+ * monotonic time, so a clock read inside children.c would show. The end-to-end behaviour (the
+ * events in run.jsonl) is test_hwmon.c's children suite. */
+#include <CUnit/CUnit.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "children.h"
+#include "testutil.h"
+
+extern char **environ;
+
+#define T0 100000.0 /* the fake clock's start */
+
+struct rec_ev {
+    enum mon_child_what what;
+    const struct mon_child *child;
+    pid_t pid;
+    int status, err;
+    bool hung;
+    unsigned attempt;
+    double delay_s, silent_s;
+    char tail[64];
+};
+
+struct rec {
+    struct rec_ev ev[64];
+    int n;
+};
+
+static void on_ev(void *arg, const struct mon_child_event *e)
+{
+    struct rec *r = arg;
+    if (r->n >= 64)
+        return;
+    struct rec_ev *x = &r->ev[r->n++];
+    x->what = e->what;
+    x->child = e->child;
+    x->pid = e->pid;
+    x->status = e->status;
+    x->err = e->err;
+    x->hung = e->hung;
+    x->attempt = e->attempt;
+    x->delay_s = e->delay_s;
+    x->silent_s = e->silent_s;
+    snprintf(x->tail, sizeof x->tail, "%s", e->stderr_tail ? e->stderr_tail : "");
+}
+
+/* The events since index *from, of one kind. */
+static int count(const struct rec *r, int from, enum mon_child_what w)
+{
+    int n = 0;
+    for (int i = from; i < r->n; i++)
+        n += r->ev[i].what == w;
+    return n;
+}
+
+/* The last event of a kind (a zeroed one, what = -1, when there is none). */
+static const struct rec_ev *last(const struct rec *r, enum mon_child_what w)
+{
+    static const struct rec_ev none = {.what = (enum mon_child_what) - 1};
+    for (int i = r->n - 1; i >= 0; i--)
+        if (r->ev[i].what == w)
+            return &r->ev[i];
+    return &none;
+}
+
+struct fixture {
+    char *dir;
+    struct mon_children s;
+    struct rec rec;
+    char *argv[2][6];
+};
+
+static void fx_init(struct fixture *f, const char *path)
+{
+    memset(f, 0, sizeof *f);
+    f->dir = th_tmpdir("children");
+    mon_children_init(&f->s, path, environ, on_ev, &f->rec);
+}
+
+/* A child running `sh -c script`, its output in DIR/name.csv. */
+static struct mon_child *fx_add(struct fixture *f, const char *name, const char *script,
+                                double interval_s)
+{
+    int k = f->s.n;
+    char **a = f->argv[k];
+    a[0] = "sh";
+    a[1] = "-c";
+    a[2] = (char *)script;
+    a[3] = NULL;
+    struct mon_child *c = mon_children_add(&f->s, name, a, interval_s);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    char *p = th_fmt("%s/%s.csv", f->dir, name);
+    c->out_fd = open(p, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    CU_ASSERT_FATAL(c->out_fd >= 0);
+    free(p);
+    return c;
+}
+
+/* Wait (real time) for a child's exit and hand it over as run.c's reap() does. */
+static int fx_reap(struct fixture *f, pid_t pid, double now)
+{
+    int st = th_wait(pid, 10);
+    CU_ASSERT(st >= 0);
+    if (st >= 0)
+        CU_ASSERT(mon_children_exited(&f->s, pid, st, now));
+    return st;
+}
+
+/* Wait (real time) until the child's file holds at least n bytes. */
+static void wait_size(const struct mon_child *c, long long n)
+{
+    struct stat st;
+    for (int i = 0; i < 1000; i++) {
+        if (fstat(c->out_fd, &st) == 0 && st.st_size >= n)
+            return;
+        th_sleep(0.005);
+    }
+    CU_FAIL("the child wrote nothing");
+}
+
+/* Kill and reap whatever still runs; nothing of ours may be left. */
+static void fx_done(struct fixture *f)
+{
+    mon_children_kill(&f->s);
+    for (int i = 0; i < f->s.n; i++)
+        if (f->s.ch[i].state == MON_CHILD_RUNNING)
+            fx_reap(f, f->s.ch[i].pid, T0 + 1e6);
+    mon_children_close(&f->s);
+    th_rmtree(f->dir);
+    free(f->dir);
+}
+
+static bool gone(pid_t pid)
+{
+    return kill(pid, 0) < 0 && errno == ESRCH;
+}
+
+/* A child that keeps crashing: restarted after 1, 2, 4, 8, 16, 30, 30 s (never given up on);
+ * after a run longer than MON_CHILD_HEALTHY_S the backoff starts again at 1 s. */
+static void test_backoff(void)
+{
+    struct fixture f;
+    fx_init(&f, "/bin/sh");
+    struct mon_child *c = fx_add(&f, "query", "exit 3", 1.0);
+    double now = T0;
+    mon_children_start(&f.s, now);
+    CU_ASSERT_EQUAL(f.rec.n, 1);
+    CU_ASSERT_EQUAL(f.rec.ev[0].what, MON_CHILD_STARTED);
+    CU_ASSERT(f.rec.ev[0].pid > 0);
+    const double want[] = {1, 2, 4, 8, 16, 30, 30, 30};
+    for (unsigned k = 0; k < sizeof want / sizeof want[0]; k++) {
+        pid_t pid = c->pid;
+        CU_ASSERT_EQUAL_FATAL(c->state, MON_CHILD_RUNNING);
+        int from = f.rec.n;
+        CU_ASSERT_EQUAL(fx_reap(&f, pid, now + 0.5), 3);
+        const struct rec_ev *e = last(&f.rec, MON_CHILD_EXITED);
+        CU_ASSERT_EQUAL_FATAL(e->what, MON_CHILD_EXITED);
+        CU_ASSERT_EQUAL(e->pid, pid);
+        CU_ASSERT_EQUAL(e->status, 3);
+        CU_ASSERT(!e->hung);
+        CU_ASSERT_EQUAL(c->state, MON_CHILD_WAIT_RESTART);
+        CU_ASSERT_EQUAL(c->pid, 0);
+        double at = now + 0.5 + want[k];
+        CU_ASSERT_DOUBLE_EQUAL(c->restart_at, at, 1e-9);
+        /* the main loop sleeps until then, at most a poll period */
+        CU_ASSERT_DOUBLE_EQUAL(mon_children_wait(&f.s, at - 0.1), 0.1, 1e-9);
+        CU_ASSERT_DOUBLE_EQUAL(mon_children_wait(&f.s, at - 5), MON_CHILD_POLL_S, 1e-9);
+        mon_children_tick(&f.s, at - 0.001);
+        CU_ASSERT_EQUAL(count(&f.rec, from, MON_CHILD_RESTARTING), 0);
+        mon_children_tick(&f.s, at);
+        CU_ASSERT_EQUAL(count(&f.rec, from, MON_CHILD_RESTARTING), 1);
+        CU_ASSERT_EQUAL(count(&f.rec, from, MON_CHILD_STARTED), 1);
+        e = last(&f.rec, MON_CHILD_RESTARTING);
+        CU_ASSERT_EQUAL(e->attempt, k + 1);
+        CU_ASSERT_DOUBLE_EQUAL(e->delay_s, want[k], 1e-9);
+        CU_ASSERT(last(&f.rec, MON_CHILD_STARTED)->pid != pid);
+        now = at;
+    }
+    /* a healthy run: the next failure waits 1 s again */
+    pid_t pid = c->pid;
+    fx_reap(&f, pid, now + MON_CHILD_HEALTHY_S + 1);
+    CU_ASSERT_DOUBLE_EQUAL(c->restart_at - (now + MON_CHILD_HEALTHY_S + 1), 1.0, 1e-9);
+    CU_ASSERT_EQUAL(mon_children_restarts(&f.s), 8);
+    CU_ASSERT(gone(pid));
+    fx_done(&f);
+}
+
+/* A file that stops growing: hung after 5 intervals of silence (at least 3 s), SIGTERM, and
+ * restarted after the backoff; its exit is not reported as a crash of its own. A child with
+ * interval 0 (apps) may stay silent for ever. */
+static void test_hang(void)
+{
+    struct fixture f;
+    fx_init(&f, "/bin/sh");
+    struct mon_child *c = fx_add(&f, "dmon", "exec sleep 60", 1.0);
+    struct mon_child *quiet = fx_add(&f, "apps", "exec sleep 60", 0);
+    mon_children_start(&f.s, T0);
+    pid_t pid = c->pid, qpid = quiet->pid;
+    mon_children_tick(&f.s, T0 + 1);
+    CU_ASSERT_EQUAL(write(c->out_fd, "0, 1, 2\n", 8), 8); /* one row at T0 + 2 */
+    mon_children_tick(&f.s, T0 + 2);
+    mon_children_tick(&f.s, T0 + 7); /* silent 5 s: not yet more than 5 intervals */
+    CU_ASSERT_EQUAL(count(&f.rec, 0, MON_CHILD_HUNG), 0);
+    CU_ASSERT(!gone(pid));
+    mon_children_tick(&f.s, T0 + 7.5);
+    CU_ASSERT_EQUAL_FATAL(count(&f.rec, 0, MON_CHILD_HUNG), 1);
+    const struct rec_ev *h = last(&f.rec, MON_CHILD_HUNG);
+    CU_ASSERT_EQUAL(h->pid, pid);
+    CU_ASSERT_PTR_EQUAL(h->child, c);
+    CU_ASSERT_DOUBLE_EQUAL(h->silent_s, 5.5, 1e-9);
+    CU_ASSERT_EQUAL(fx_reap(&f, pid, T0 + 7.6), 128 + SIGTERM);
+    const struct rec_ev *e = last(&f.rec, MON_CHILD_EXITED);
+    CU_ASSERT_EQUAL(e->what, MON_CHILD_EXITED);
+    CU_ASSERT(e->hung);
+    mon_children_tick(&f.s, T0 + 8.6);
+    CU_ASSERT_EQUAL(count(&f.rec, 0, MON_CHILD_RESTARTING), 1);
+    CU_ASSERT_EQUAL(c->state, MON_CHILD_RUNNING);
+    CU_ASSERT(c->pid != pid && c->pid > 0);
+    CU_ASSERT(!c->hung);
+    /* the silent apps child, an hour later: still running, never hung */
+    mon_children_tick(&f.s, T0 + 3600);
+    CU_ASSERT_EQUAL(quiet->pid, qpid);
+    CU_ASSERT(!gone(qpid));
+    for (int i = 0; i < f.rec.n; i++)
+        CU_ASSERT(!(f.rec.ev[i].what == MON_CHILD_HUNG && f.rec.ev[i].child == quiet));
+    fx_done(&f);
+    CU_ASSERT(gone(qpid));
+}
+
+/* The shell ignores SIGTERM (and sleep inherits that) once it has said "ready". */
+#define IGNORES_TERM "trap '' TERM; echo ready; exec sleep 60"
+
+/* A hung child that ignores SIGTERM gets SIGKILL MON_CHILD_HANG_GRACE_S later. */
+static void test_hang_kill(void)
+{
+    struct fixture f;
+    fx_init(&f, "/bin/sh");
+    struct mon_child *c = fx_add(&f, "query", IGNORES_TERM, 0.5);
+    mon_children_start(&f.s, T0);
+    pid_t pid = c->pid;
+    wait_size(c, 6);
+    mon_children_tick(&f.s, T0 + 0.1); /* "ready" is its growth */
+    mon_children_tick(&f.s, T0 + 3.2);
+    CU_ASSERT_EQUAL_FATAL(count(&f.rec, 0, MON_CHILD_HUNG), 1); /* 3 s minimum */
+    th_sleep(0.2);
+    CU_ASSERT_EQUAL(waitpid(pid, NULL, WNOHANG), 0); /* SIGTERM ignored */
+    mon_children_tick(&f.s, T0 + 3.2 + MON_CHILD_HANG_GRACE_S - 0.01);
+    CU_ASSERT_EQUAL(count(&f.rec, 0, MON_CHILD_KILLED), 0);
+    mon_children_tick(&f.s, T0 + 3.2 + MON_CHILD_HANG_GRACE_S);
+    CU_ASSERT_EQUAL(count(&f.rec, 0, MON_CHILD_KILLED), 1);
+    CU_ASSERT_EQUAL(fx_reap(&f, pid, T0 + 6), 128 + SIGKILL);
+    CU_ASSERT(last(&f.rec, MON_CHILD_EXITED)->hung);
+    CU_ASSERT_EQUAL(c->state, MON_CHILD_WAIT_RESTART);
+    fx_done(&f);
+}
+
+/* Stop: SIGTERM, and SIGKILL only once the grace period is over; no restart after it. A hung
+ * child keeps its earlier SIGKILL deadline. */
+static void test_stop_grace(void)
+{
+    struct fixture f;
+    fx_init(&f, "/bin/sh");
+    struct mon_child *a = fx_add(&f, "query", IGNORES_TERM, 1.0);
+    struct mon_child *b = fx_add(&f, "dmon", IGNORES_TERM, 0.5);
+    mon_children_start(&f.s, T0);
+    pid_t pa = a->pid, pb = b->pid;
+    wait_size(a, 6);
+    wait_size(b, 6);
+    mon_children_tick(&f.s, T0 + 0.1);
+    mon_children_tick(&f.s, T0 + 3.2); /* b hung: SIGKILL due at T0 + 5.2 */
+    CU_ASSERT_EQUAL(count(&f.rec, 0, MON_CHILD_HUNG), 1);
+    mon_children_stop(&f.s, 5.0, T0 + 4);
+    CU_ASSERT(f.s.stopping);
+    th_sleep(0.2);
+    CU_ASSERT_EQUAL(waitpid(pa, NULL, WNOHANG), 0);
+    mon_children_tick(&f.s, T0 + 5.2);
+    CU_ASSERT_EQUAL(count(&f.rec, 0, MON_CHILD_KILLED), 1); /* b only */
+    CU_ASSERT_EQUAL(last(&f.rec, MON_CHILD_KILLED)->pid, pb);
+    CU_ASSERT_EQUAL(fx_reap(&f, pb, T0 + 5.3), 128 + SIGKILL);
+    mon_children_tick(&f.s, T0 + 8.99);
+    CU_ASSERT_EQUAL(waitpid(pa, NULL, WNOHANG), 0);
+    CU_ASSERT(mon_children_running(&f.s));
+    mon_children_tick(&f.s, T0 + 9);
+    CU_ASSERT_EQUAL(count(&f.rec, 0, MON_CHILD_KILLED), 2);
+    CU_ASSERT_EQUAL(fx_reap(&f, pa, T0 + 9.1), 128 + SIGKILL);
+    CU_ASSERT_EQUAL(count(&f.rec, 0, MON_CHILD_STOPPED), 2);
+    CU_ASSERT_EQUAL(count(&f.rec, 0, MON_CHILD_EXITED), 0);
+    CU_ASSERT(!mon_children_running(&f.s));
+    CU_ASSERT_DOUBLE_EQUAL(mon_children_wait(&f.s, T0 + 10), -1, 0);
+    int n = f.rec.n;
+    mon_children_tick(&f.s, T0 + 1000);
+    CU_ASSERT_EQUAL(f.rec.n, n); /* nothing restarts */
+    CU_ASSERT_EQUAL(a->state, MON_CHILD_IDLE);
+    CU_ASSERT_EQUAL(b->state, MON_CHILD_IDLE);
+    fx_done(&f);
+}
+
+/* What a crash leaves: its status, the end of its stderr, and a torn last row ended with '\n'
+ * so the restarted child's first row is not glued onto it. */
+static void test_exit_report(void)
+{
+    struct fixture f;
+    fx_init(&f, "/bin/sh");
+    struct mon_child *c =
+        fx_add(&f, "query", "printf '1, 2, 3\\n4, 5'; echo 'GPU is lost' >&2; exit 2", 1.0);
+    mon_children_start(&f.s, T0);
+    pid_t pid = c->pid;
+    CU_ASSERT_FALSE(mon_children_exited(&f.s, pid + 100000, 0, T0)); /* not ours */
+    CU_ASSERT_EQUAL(fx_reap(&f, pid, T0 + 1), 2);
+    const struct rec_ev *e = last(&f.rec, MON_CHILD_EXITED);
+    CU_ASSERT_EQUAL(e->what, MON_CHILD_EXITED);
+    CU_ASSERT_STRING_EQUAL(e->tail, "GPU is lost");
+    char *p = th_fmt("%s/query.csv", f.dir);
+    char *text = th_read_file(p, NULL);
+    CU_ASSERT_STRING_EQUAL(text, "1, 2, 3\n4, 5\n");
+    free(text);
+    free(p);
+    CU_ASSERT_FALSE(mon_children_exited(&f.s, pid, 2, T0 + 2)); /* reported once */
+    CU_ASSERT_EQUAL(count(&f.rec, 0, MON_CHILD_EXITED), 1);
+    fx_done(&f);
+}
+
+/* nvidia-smi cannot be started: reported with status 127 and the errno, retried with backoff. */
+static void test_start_failed(void)
+{
+    struct fixture f;
+    fx_init(&f, "/nonexistent/nvidia-smi");
+    struct mon_child *c = fx_add(&f, "query", "", 1.0);
+    mon_children_start(&f.s, T0);
+    CU_ASSERT_EQUAL_FATAL(f.rec.n, 1);
+    CU_ASSERT_EQUAL(f.rec.ev[0].what, MON_CHILD_START_FAILED);
+    CU_ASSERT_EQUAL(f.rec.ev[0].err, -ENOENT);
+    CU_ASSERT_EQUAL(f.rec.ev[0].status, 127);
+    CU_ASSERT_EQUAL(c->state, MON_CHILD_WAIT_RESTART);
+    CU_ASSERT_EQUAL(c->err_fd, -1);
+    mon_children_tick(&f.s, T0 + 1);
+    CU_ASSERT_EQUAL(f.rec.n, 3);
+    CU_ASSERT_EQUAL(f.rec.ev[1].what, MON_CHILD_RESTARTING);
+    CU_ASSERT_EQUAL(f.rec.ev[2].what, MON_CHILD_START_FAILED);
+    CU_ASSERT_DOUBLE_EQUAL(c->restart_at, T0 + 3, 1e-9);
+    fx_done(&f);
+}
+
+/* Stopping a child that has a grandchild (sleep in the background): the whole process group
+ * goes, and everything is reaped. This test process is made a subreaper, as hwmon is, so the
+ * orphaned grandchild comes back to it: waitpid(-1) must end with ECHILD, no zombie left. */
+static void test_no_orphans(void)
+{
+    CU_ASSERT_EQUAL_FATAL(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+    struct fixture f;
+    fx_init(&f, "/bin/sh");
+    struct mon_child *c = fx_add(&f, "gpm", "sleep 60 & echo $!; wait", 1.0);
+    mon_children_start(&f.s, T0);
+    pid_t pid = c->pid;
+    wait_size(c, 2);
+    th_sleep(0.05);
+    char buf[32] = "";
+    CU_ASSERT(pread(c->out_fd, buf, sizeof buf - 1, 0) > 0);
+    pid_t gpid = (pid_t)atoi(buf);
+    CU_ASSERT_FATAL(gpid > 0);
+    CU_ASSERT(!gone(gpid));
+    mon_children_stop(&f.s, 5.0, T0 + 1);
+    /* reap like run.c: everything, ours or not */
+    int ours = 0, others = 0;
+    for (int i = 0; i < 2000; i++) {
+        int st;
+        pid_t w = waitpid(-1, &st, WNOHANG);
+        if (w < 0 && errno == ECHILD)
+            break;
+        if (w > 0) {
+            int status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+            if (mon_children_exited(&f.s, w, status, T0 + 2))
+                ours++;
+            else
+                others++;
+            continue;
+        }
+        mon_children_tick(&f.s, T0 + 2 + i * 0.01); /* SIGKILL after 5 fake seconds */
+        th_sleep(0.005);
+    }
+    CU_ASSERT_EQUAL(ours, 1);
+    CU_ASSERT_EQUAL(others, 1); /* the grandchild, reaped too */
+    CU_ASSERT(gone(pid));
+    CU_ASSERT(gone(gpid));
+    errno = 0;
+    CU_ASSERT_EQUAL(waitpid(-1, NULL, WNOHANG), -1);
+    CU_ASSERT_EQUAL(errno, ECHILD);
+    CU_ASSERT_EQUAL(count(&f.rec, 0, MON_CHILD_STOPPED), 1);
+    fx_done(&f);
+    prctl(PR_SET_CHILD_SUBREAPER, 0);
+}
+
+void add_children_unit_suite(void);
+void add_children_unit_suite(void)
+{
+    CU_pSuite s = CU_add_suite("child_unit", NULL, NULL);
+    CU_add_test(s, "backoff", test_backoff);
+    CU_add_test(s, "hang", test_hang);
+    CU_add_test(s, "hang_kill", test_hang_kill);
+    CU_add_test(s, "stop_grace", test_stop_grace);
+    CU_add_test(s, "exit_report", test_exit_report);
+    CU_add_test(s, "start_failed", test_start_failed);
+    CU_add_test(s, "no_orphans", test_no_orphans);
+}
