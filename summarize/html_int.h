@@ -68,6 +68,9 @@ const char *ht_fmt_utc(char *buf, size_t cap, double t);
  * (units.h's sum_units_fmt: "1.5 GiB"); "—" when not measured. */
 const char *ht_fmt_dim(char *buf, size_t cap, double base, enum sum_dim d,
                        const struct sum_units *u);
+/* The same number without its unit (a column whose header names it). */
+const char *ht_fmt_dim_num(char *buf, size_t cap, double base, enum sum_dim d,
+                           const struct sum_units *u);
 /* A memory axis for values in MiB up to vmax: its unit's name and the divisor from MiB (--units
  * mem when given, else GiB from 2 GiB up). */
 const char *ht_mem_axis(const struct sum_units *u, double vmax, double *scale);

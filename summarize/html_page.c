@@ -243,6 +243,17 @@ const char *ht_fmt_dim(char *buf, size_t cap, double base, enum sum_dim d,
     return buf;
 }
 
+const char *ht_fmt_dim_num(char *buf, size_t cap, double base, enum sum_dim d,
+                           const struct sum_units *u)
+{
+    struct hw_buf nb;
+    hw_buf_init(&nb, NULL, 0);
+    sum_fmt_num(&nb, sum_units_value(u, d, base), "");
+    snprintf(buf, cap, "%s", nb.p && !nb.oom ? nb.p : "-");
+    hw_buf_free(&nb);
+    return buf;
+}
+
 const char *ht_mem_axis(const struct sum_units *u, double vmax, double *scale)
 {
     if (u && u->given[SUM_DIM_MEM]) {
@@ -658,15 +669,9 @@ static void td_fig_u(FILE *f, double v, int dim, const struct sum_units *u)
         return;
     }
     fprintf(f, "<td class=\"n\" data-v=\"%.17g\">", v);
-    if (dim >= 0) {
-        struct hw_buf nb;
-        hw_buf_init(&nb, b, sizeof b);
-        sum_fmt_num(&nb, sum_units_value(u, (enum sum_dim)dim, v), "");
-        fputs(nb.oom || !nb.p ? "-" : nb.p, f);
-        hw_buf_free(&nb);
-    } else {
-        fputs(ht_fmt_num(b, sizeof b, v), f);
-    }
+    fputs(dim >= 0 ? ht_fmt_dim_num(b, sizeof b, v, (enum sum_dim)dim, u)
+                   : ht_fmt_num(b, sizeof b, v),
+          f);
     fputs("</td>", f);
 }
 

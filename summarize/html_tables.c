@@ -41,23 +41,13 @@ static void td_dim(FILE *f, double v, enum sum_dim d, const struct sum_units *u,
         return;
     }
     fprintf(f, "<td class=\"n\" data-v=\"%.17g\">", v);
-    if (with_unit) {
-        ht_esc(f, ht_fmt_dim(b, sizeof b, v, d, u));
-    } else {
-        struct hw_buf nb;
-        hw_buf_init(&nb, b, sizeof b);
-        sum_fmt_num(&nb, sum_units_value(u, d, v), "");
-        fputs(nb.oom || !nb.p ? "-" : nb.p, f);
-        hw_buf_free(&nb);
-    }
+    ht_esc(f, with_unit ? ht_fmt_dim(b, sizeof b, v, d, u) : ht_fmt_dim_num(b, sizeof b, v, d, u));
     fputs("</td>", f);
 }
 
-static void kv_dim(FILE *f, const char *label, double v, enum sum_dim d, const struct sum_units *u,
-                   const char *title)
+/* The start of a key-value row: <tr><th [title]>label</th> */
+static void kv_head(FILE *f, const char *label, const char *title)
 {
-    if (!isfinite(v))
-        return;
     fputs("<tr><th", f);
     if (title) {
         fputs(" title=\"", f);
@@ -67,6 +57,14 @@ static void kv_dim(FILE *f, const char *label, double v, enum sum_dim d, const s
     fputs(">", f);
     ht_esc(f, label);
     fputs("</th>", f);
+}
+
+static void kv_dim(FILE *f, const char *label, double v, enum sum_dim d, const struct sum_units *u,
+                   const char *title)
+{
+    if (!isfinite(v))
+        return;
+    kv_head(f, label, title);
     td_dim(f, v, d, u, true);
     fputs("</tr>\n", f);
 }
@@ -75,15 +73,7 @@ static void kv_row_t(FILE *f, const char *label, double v, const char *unit, con
 {
     if (!isfinite(v))
         return;
-    fputs("<tr><th", f);
-    if (title) {
-        fputs(" title=\"", f);
-        ht_esc(f, title);
-        fputs("\"", f);
-    }
-    fputs(">", f);
-    ht_esc(f, label);
-    fputs("</th>", f);
+    kv_head(f, label, title);
     td_num(f, v, unit);
     fputs("</tr>\n", f);
 }
