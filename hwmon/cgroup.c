@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "hwrun/io.h"
+#include "hwrun/jsonw.h"
 #include "procfs.h"
 
 /* ---- parsers ---- */
@@ -460,30 +461,27 @@ void mon_cgroup_sample(struct mon_cgroup *cg, double now_s, struct mon_cg_sample
     out->have_mem_peak = read_mib(cg->mem_peak_fd, false, &out->mem_peak_mib);
 }
 
-static void json_num(struct hw_buf *b, const char *key, bool have, double v)
+/* A figure of the object: round(v, 2), or null when not measured (or unlimited). */
+static rl_field_t mib_field(const char *key, bool have, double v)
 {
-    hw_buf_printf(b, ", \"%s\": ", key);
-    if (have)
-        hw_buf_py_round(b, v, 2);
-    else
-        hw_buf_puts(b, "null");
+    return have ? RL_DBL(key, hw_py_round_value(v, 2)) : RL_NULL(key);
 }
 
-void mon_cgroup_json(const struct mon_cgroup *cg, const struct mon_cg_sample *x, struct hw_buf *b)
+size_t mon_cgroup_fields(const struct mon_cgroup *cg, const struct mon_cg_sample *x,
+                         rl_field_t f[MON_CGROUP_NFIELDS])
 {
     int ver = cg->mem_ver ? cg->mem_ver : cg->cpu_ver ? cg->cpu_ver : cg->acct_ver;
     const char *path = cg->mem_ver ? cg->mem_path : cg->cpu_path;
-    hw_buf_printf(b, "{\"version\": %d, \"hybrid\": %s, \"path\": ", ver,
-                  cg->hybrid ? "true" : "false");
-    hw_buf_json_str(b, path, strlen(path));
-    if (cg->cpu_path[0] && strcmp(cg->cpu_path, path) != 0) {
-        hw_buf_puts(b, ", \"cpu_path\": ");
-        hw_buf_json_str(b, cg->cpu_path, strlen(cg->cpu_path));
-    }
-    json_num(b, "memory_current_mib", x->have_mem, x->mem_cur_mib);
-    json_num(b, "memory_max_mib", x->have_mem_max, x->mem_max_mib);
-    json_num(b, "memory_peak_mib", x->have_mem_peak, x->mem_peak_mib);
-    hw_buf_printf(b, ", \"memory_peak_since_start\": %s", cg->peak_reset ? "true" : "false");
-    json_num(b, "cpu_limit_cores", x->have_limit, x->limit_cores);
-    hw_buf_putc(b, '}');
+    size_t n = 0;
+    f[n++] = RL_INT("version", ver);
+    f[n++] = RL_BOOL("hybrid", cg->hybrid);
+    f[n++] = RL_STR("path", path);
+    if (cg->cpu_path[0] && strcmp(cg->cpu_path, path) != 0)
+        f[n++] = RL_STR("cpu_path", cg->cpu_path);
+    f[n++] = mib_field("memory_current_mib", x->have_mem, x->mem_cur_mib);
+    f[n++] = mib_field("memory_max_mib", x->have_mem_max, x->mem_max_mib);
+    f[n++] = mib_field("memory_peak_mib", x->have_mem_peak, x->mem_peak_mib);
+    f[n++] = RL_BOOL("memory_peak_since_start", cg->peak_reset);
+    f[n++] = mib_field("cpu_limit_cores", x->have_limit, x->limit_cores);
+    return n;
 }

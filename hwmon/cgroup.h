@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "runlog.h"
+
 /* v1 memory.limit_in_bytes at or above this is "no limit" (the kernel prints PAGE_COUNTER_MAX
  * pages: 9223372036854771712 with 4 KiB pages). */
 #define MON_CG_V1_UNLIMITED (UINT64_C(1) << 62)
@@ -85,11 +87,13 @@ void mon_cgroup_close(struct mon_cgroup *cg);
  * baseline (have_cpu false). */
 void mon_cgroup_sample(struct mon_cgroup *cg, double now_s, struct mon_cg_sample *out);
 
-/* The start event's "cgroup" object (FORMAT.md) for cg and a first reading x, appended to b:
- * {"version": 1 or 2, "hybrid": bool, "path": ..., "cpu_path": ..., "memory_current_mib",
- *  "memory_max_mib", "memory_peak_mib", "memory_peak_since_start", "cpu_limit_cores"};
- * unmeasured or unlimited figures are null. */
-struct hw_buf;
-void mon_cgroup_json(const struct mon_cgroup *cg, const struct mon_cg_sample *x, struct hw_buf *b);
+/* The start event's "cgroup" object (FORMAT.md) for cg and a first reading x, as the members
+ * of an RL_OBJ: {"version": 1 or 2, "hybrid": bool, "path": ..., "cpu_path": ... (only when it
+ * differs), "memory_current_mib", "memory_max_mib", "memory_peak_mib",
+ * "memory_peak_since_start", "cpu_limit_cores"}; unmeasured or unlimited figures are null.
+ * Strings are borrowed from cg. Returns how many of f were filled. */
+#define MON_CGROUP_NFIELDS 9
+size_t mon_cgroup_fields(const struct mon_cgroup *cg, const struct mon_cg_sample *x,
+                         rl_field_t f[MON_CGROUP_NFIELDS]);
 
 #endif

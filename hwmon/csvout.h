@@ -19,6 +19,5 @@ void mon_csv_proc_line(struct hw_buf *b, const char *iso, const struct mon_tree_
 /* Append x with one decimal, rounded half away from zero ("12.3", "-0.5", "100.0"); nothing for
  * NaN or infinities. */
 void mon_buf_fixed1(struct hw_buf *b, double x);
-void mon_buf_u64(struct hw_buf *b, uint64_t v);
 
 #endif

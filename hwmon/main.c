@@ -10,6 +10,7 @@
 #include "gpusel.h"
 #include "hwrun/msg.h"
 #include "hwrun/parse.h"
+#include "hwrun/rundir.h"
 #include "mon.h"
 
 static void usage(void)
@@ -45,8 +46,9 @@ static void usage(void)
            "  -h, --help             show this help and exit\n"
            "  -V, --version          show the version and exit\n"
            "\n"
-           "Files: run.jsonl, cpu_metrics.csv, proc_metrics.csv, hw_metrics.csv, hw_dmon.csv,\n"
-           "gpu_procs.csv, hw_gpm.csv (see hwmon(1)).\n"
+           "Files: " HW_RUNLOG_FILE ", " HW_CPU_FILE ", " HW_PROC_FILE ", " HW_GPU_FILE ", "
+           HW_DMON_FILE ",\n" HW_GPU_PROCS_FILE ", " HW_GPM_FILE ", " HW_TREE_PIDS_FILE
+           " (see hwmon(1)).\n"
            "The command gets RUNLOG_FILE and HWMON_DIR.\n"
            "SIGINT, SIGTERM and SIGHUP sent to hwmon are forwarded to the command.\n"
            "\n"

@@ -8,13 +8,8 @@
 
 #define MON_VERSION "0.1.0"
 
-/* pytyche's 9 fields, then what tells GPUs apart (FORMAT.md). */
-#define MON_GPU_FIELDS                                                                             \
-    "timestamp,utilization.gpu,utilization.memory,memory.used,memory.total,power.draw,"            \
-    "temperature.gpu,clocks.current.sm,clocks.current.memory,index,uuid"
 /* The share of one core PSS reads may take when not asked for every sample (--pss). */
 #define MON_PSS_BUDGET 0.01
-#define MON_APPS_FIELDS "timestamp,gpu_uuid,pid,used_gpu_memory,process_name"
 
 /* --gpm / --no-gpm. AUTO and ON both start the GPM child when the probe finds a GPU with GPM;
  * ON also warns on stderr when none has it. */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "energy.h" /* sum_energy_step: the same energy rule as summarize */
+#include "hwrun/jsonw.h" /* hw_buf_py_double: the numbers as summarize prints them */
 
 #define MIB 1048576.0
 

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "hwrun/gpm.h"
+#include "hwrun/rundir.h"
 #include "hwrun/io.h"
 #include "readers.h"
 #include "energy.h" /* struct sum_energy */

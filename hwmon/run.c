@@ -29,12 +29,12 @@
 #include <unistd.h>
 
 #include "children.h"
-#include "hwrun/cores.h"
-#include "hwrun/gpm.h"
 #include "gpusel.h"
-#include "hwrun/treepids.h"
+#include "hwrun/array.h"
 #include "hwrun/io.h"
+#include "hwrun/jsonw.h"
 #include "hwrun/msg.h"
+#include "hwrun/rundir.h"
 #include "hwrun/timeutil.h"
 #include "procfs.h"
 #include "jobtree.h"
@@ -128,17 +128,20 @@ static void join_path(char *out, size_t cap, const char *dir, const char *name)
     memcpy(out + dl + 1, name, nl + 1);
 }
 
-/* ---- JSON text helpers for event data ---- */
+/* A member of an event that is there only when on: an event's possible members are one static
+ * list, and the array handed to librunlog has room for all of them by construction. */
+struct opt_field {
+    bool on;
+    rl_field_t f;
+};
 
-static void json_str_array(struct hw_buf *b, char *const *v)
+static size_t pick_fields(const struct opt_field *all, size_t n_all, rl_field_t *out)
 {
-    hw_buf_putc(b, '[');
-    for (size_t i = 0; v && v[i]; i++) {
-        if (i)
-            hw_buf_puts(b, ", ");
-        hw_buf_json_str(b, v[i], strlen(v[i]));
-    }
-    hw_buf_putc(b, ']');
+    size_t n = 0;
+    for (size_t i = 0; i < n_all; i++)
+        if (all[i].on)
+            out[n++] = all[i].f;
+    return n;
 }
 
 /* ---- nvidia-smi: what the start questions found ---- */
@@ -146,7 +149,7 @@ static void json_str_array(struct hw_buf *b, char *const *v)
 static void gpu_unavailable(struct run *r, const char *reason, const char *output)
 {
     rl_field_t f[] = {RL_STR("reason", reason), RL_STR("output", output ? output : "")};
-    log_event(r, "gpu_unavailable", f, 2);
+    log_event(r, HW_EV_GPU_UNAVAILABLE, f, 2);
     if (!r->cfg->quiet)
         hw_warn(0, "no GPU data: %s", reason);
     r->gpu_ok = false;
@@ -156,18 +159,16 @@ static void gpu_unavailable(struct run *r, const char *reason, const char *outpu
  * hw_gpm.csv stay `-`). */
 static void gpm_unavailable(struct run *r, const char *output)
 {
-    rl_field_t f[3];
-    size_t n = 0;
-    if (!r->gpm_ok) {
-        f[n++] = RL_STR("reason", r->smi.gpm_why);
-        f[n++] = RL_STR("output", output);
-        if (r->cfg->gpm == MON_GPM_ON)
-            hw_warn(0, "--gpm: %s; not recording GPM metrics", r->smi.gpm_why);
-    } else {
-        f[n++] = RL_STR("reason", "some GPUs report no GPM metrics");
-        f[n++] = RL_JSON("gpus", r->smi.gpm_missing);
-    }
-    log_event(r, "gpm_unavailable", f, n);
+    if (!r->gpm_ok && r->cfg->gpm == MON_GPM_ON)
+        hw_warn(0, "--gpm: %s; not recording GPM metrics", r->smi.gpm_why);
+    const struct opt_field all[] = {
+        {!r->gpm_ok, RL_STR("reason", r->smi.gpm_why)},
+        {!r->gpm_ok, RL_STR("output", output)},
+        {r->gpm_ok, RL_STR("reason", "some GPUs report no GPM metrics")},
+        {r->gpm_ok, RL_JSON("gpus", r->smi.gpm_missing)},
+    };
+    rl_field_t f[HW_ARRAY_SIZE(all)];
+    log_event(r, HW_EV_GPM_UNAVAILABLE, f, pick_fields(all, HW_ARRAY_SIZE(all), f));
 }
 
 /* ---- the children's events ---- */
@@ -183,7 +184,7 @@ static void on_child(void *arg, const struct mon_child_event *ev)
     case MON_CHILD_START_FAILED: {
         rl_field_t f[] = {RL_STR("child", name), RL_INT("pid", 0), RL_INT("status", ev->status),
                           RL_STR("stderr", strerror(-ev->err))};
-        log_event(r, "child_exit", f, 4);
+        log_event(r, HW_EV_CHILD_EXIT, f, 4);
         break;
     }
     case MON_CHILD_EXITED: {
@@ -191,19 +192,19 @@ static void on_child(void *arg, const struct mon_child_event *ev)
             break;
         rl_field_t f[] = {RL_STR("child", name), RL_INT("pid", ev->pid),
                           RL_INT("status", ev->status), RL_STR("stderr", ev->stderr_tail)};
-        log_event(r, "child_exit", f, ev->stderr_tail[0] ? 4 : 3);
+        log_event(r, HW_EV_CHILD_EXIT, f, ev->stderr_tail[0] ? 4 : 3);
         break;
     }
     case MON_CHILD_RESTARTING: {
         rl_field_t f[] = {RL_STR("child", name), RL_INT("attempt", ev->attempt),
                           RL_DBL("delay_s", ev->delay_s)};
-        log_event(r, "child_restart", f, 3);
+        log_event(r, HW_EV_CHILD_RESTART, f, 3);
         break;
     }
     case MON_CHILD_HUNG: {
         rl_field_t f[] = {RL_STR("child", name), RL_INT("pid", ev->pid),
                           RL_DBL("silent_s", round(ev->silent_s * 1000) / 1000)};
-        log_event(r, "child_hung", f, 3);
+        log_event(r, HW_EV_CHILD_HUNG, f, 3);
         break;
     }
     case MON_CHILD_STARTED:
@@ -246,7 +247,7 @@ static void setup_children(struct run *r)
     mon_gpusel_args(&r->gsel, a, &na);
     a[na] = NULL;
     mon_children_add(&r->children, "query", a, iv);
-    r->ch_file[CH_QUERY] = "hw_metrics.csv";
+    r->ch_file[CH_QUERY] = HW_GPU_FILE;
 
     a = r->argv_store[CH_DMON];
     a[0] = r->smi.path;
@@ -259,12 +260,12 @@ static void setup_children(struct run *r)
     mon_gpusel_args(&r->gsel, a, &na);
     a[na] = NULL;
     mon_children_add(&r->children, "dmon", a, (double)(d < 1 ? 1 : d));
-    r->ch_file[CH_DMON] = "hw_dmon.csv";
+    r->ch_file[CH_DMON] = HW_DMON_FILE;
 
     if (r->cfg->gpu_procs) {
         a = r->argv_store[CH_APPS];
         a[0] = r->smi.path;
-        a[1] = "--query-compute-apps=" MON_APPS_FIELDS;
+        a[1] = "--query-compute-apps=" HW_GPU_PROCS_FIELDS;
         a[2] = "--format=csv,noheader,nounits";
         a[3] = lflag;
         a[4] = lval;
@@ -273,7 +274,7 @@ static void setup_children(struct run *r)
         a[na] = NULL;
         /* interval 0: no GPU processes, no lines, silence is normal */
         mon_children_add(&r->children, "apps", a, 0);
-        r->ch_file[CH_APPS] = "gpu_procs.csv";
+        r->ch_file[CH_APPS] = HW_GPU_PROCS_FILE;
     }
     if (r->gpm_ok) {
         char *gpm[] = {r->smi.path,       "dmon", "-s", HW_GPM_SELECT, "--gpm-metrics",
@@ -295,7 +296,7 @@ static int spawn_command(struct run *r)
 {
     char e1[PATH_MAX + 32], e2[PATH_MAX + 32];
     memcpy(e1, "RUNLOG_FILE=", 13);
-    join_path(e1 + 12, sizeof e1 - 12, r->dir, "run.jsonl");
+    join_path(e1 + 12, sizeof e1 - 12, r->dir, HW_RUNLOG_FILE);
     memcpy(e2, "HWMON_DIR=", 11);
     memcpy(e2 + 10, r->dir, strlen(r->dir) + 1);
     size_t n = 0;
@@ -338,6 +339,14 @@ static int spawn_command(struct run *r)
 
 /* ---- start and stop events ---- */
 
+static size_t argv_len(char *const *v)
+{
+    size_t n = 0;
+    while (v && v[n])
+        n++;
+    return n;
+}
+
 static void log_start(struct run *r, const char *mode)
 {
     r->started = true;
@@ -345,113 +354,89 @@ static void log_start(struct run *r, const char *mode)
     if (uname(&u) < 0)
         memset(&u, 0, sizeof u);
     const struct mon_config *cfg = r->cfg;
-    char cstore[2048], chstore[4096], cgstore[1024];
-    struct hw_buf cmd, chl, cg;
-    hw_buf_init(&cmd, cstore, sizeof cstore);
-    hw_buf_init(&chl, chstore, sizeof chstore);
-    hw_buf_init(&cg, cgstore, sizeof cgstore);
-    json_str_array(&cmd, cfg->command);
-    hw_buf_putc(&chl, '[');
-    for (int i = 0; r->gpu_ok && i < r->children.n; i++) {
-        if (i)
-            hw_buf_puts(&chl, ", ");
-        hw_buf_puts(&chl, "{\"name\": ");
-        hw_buf_json_str(&chl, r->children.ch[i].name, strlen(r->children.ch[i].name));
-        hw_buf_puts(&chl, ", \"argv\": ");
-        json_str_array(&chl, r->children.ch[i].argv);
-        hw_buf_puts(&chl, ", \"file\": ");
-        const char *base = strrchr(r->children.ch[i].out_path, '/');
-        base = base ? base + 1 : r->children.ch[i].out_path;
-        hw_buf_json_str(&chl, base, strlen(base));
-        hw_buf_putc(&chl, '}');
+    /* children: [{"name", "argv", "file"}, ...] */
+    rl_field_t ch_members[CH_N][3], ch[CH_N];
+    int n_ch = r->gpu_ok ? r->children.n : 0;
+    for (int i = 0; i < n_ch; i++) {
+        const struct mon_child *c = &r->children.ch[i];
+        const char *base = strrchr(c->out_path, '/');
+        ch_members[i][0] = RL_STR("name", c->name);
+        ch_members[i][1] = RL_STRV("argv", (const char *const *)c->argv, argv_len(c->argv));
+        ch_members[i][2] = RL_STR("file", base ? base + 1 : c->out_path);
+        ch[i] = RL_OBJ(NULL, ch_members[i], HW_ARRAY_SIZE(ch_members[i]));
     }
-    hw_buf_putc(&chl, ']');
+    rl_field_t cg[MON_CGROUP_NFIELDS];
+    size_t n_cg = 0;
     if (r->sys.cg.found) {
         struct mon_cg_sample x; /* a reading of its own: the sampler thread owns r->sys */
         struct mon_cgroup tmp = r->sys.cg;
         tmp.have_prev = false;
         mon_cgroup_sample(&tmp, 0, &x);
-        mon_cgroup_json(&r->sys.cg, &x, &cg);
+        n_cg = mon_cgroup_fields(&r->sys.cg, &x, cg);
     }
-    rl_field_t f[32];
-    size_t n = 0;
-    f[n++] = RL_STR("tool", "hwmon");
-    f[n++] = RL_STR("version", MON_VERSION);
-    f[n++] = RL_STR("mode", mode);
-    f[n++] = RL_DBL("interval_s", cfg->interval_s);
-    if (cfg->command)
-        f[n++] = RL_JSON("command", cmd.p);
-    if (r->track_pid)
-        f[n++] = RL_INT("pid", r->track_pid);
-    f[n++] = RL_INT("hwmon_pid", getpid());
-    if (cfg->duration_s > 0)
-        f[n++] = RL_DBL("duration_s", cfg->duration_s);
-    f[n++] = RL_STR("output_dir", r->dir);
-    f[n++] = RL_STR("host", u.nodename);
-    f[n++] = RL_STR("kernel", u.release);
-    f[n++] = RL_INT("cpus", sysconf(_SC_NPROCESSORS_ONLN));
     cpu_set_t aff; /* the job's CPUs: its own mask, else hwmon's (the job inherits it) */
-    if (sched_getaffinity(r->track_pid, sizeof aff, &aff) == 0 ||
-        sched_getaffinity(0, sizeof aff, &aff) == 0)
-        f[n++] = RL_INT(HW_CPUS_ALLOWED_KEY, CPU_COUNT(&aff));
-    f[n++] = RL_STR("smi_tz", "UTC");
-    f[n++] = RL_STR("gpu_query_fields", r->smi.fields);
-    f[n++] = RL_JSON("children", chl.p);
-    if (r->gpu_ok && r->smi.driver_version[0])
-        f[n++] = RL_STR("driver_version", r->smi.driver_version);
-    if (r->gpu_ok && r->smi.gpus_json[0])
-        f[n++] = RL_JSON("gpus", r->smi.gpus_json);
-    if (r->sys.cg.found)
-        f[n++] = RL_JSON("cgroup", cg.p);
-    f[n++] = RL_BOOL("pss", !cfg->no_pss);
-    if (!cfg->no_pss && !cfg->pss)
-        f[n++] = RL_DBL("pss_budget", MON_PSS_BUDGET);
-    f[n++] = RL_BOOL("gpu_procs", cfg->gpu_procs);
-    f[n++] = RL_BOOL("no_gpu", cfg->no_gpu);
-    f[n++] = RL_BOOL("gpm", r->gpm_ok);
-    /* which GPUs and why: --gpus, the job's CUDA_VISIBLE_DEVICES, or every GPU */
-    f[n++] = RL_STR("gpus_selected", r->gsel.none ? "" : r->gsel.ids ? r->gsel.ids : "all");
-    f[n++] = RL_STR("gpus_source", r->gsel.source);
-    if (r->gpu_ok && r->smi.gpu_sel_json[0])
-        f[n++] = RL_JSON("gpu_indexes", r->smi.gpu_sel_json);
+    bool have_aff = sched_getaffinity(r->track_pid, sizeof aff, &aff) == 0 ||
+                    sched_getaffinity(0, sizeof aff, &aff) == 0;
     /* nvidia-smi prints the host's pids: in another PID namespace they match none of ours */
     int ns = mon_pid_ns_is_init(cfg->proc_root);
-    if (ns >= 0)
-        f[n++] = RL_STR(HW_PIDNS_KEY, ns ? HW_PIDNS_INIT : HW_PIDNS_OTHER);
-    log_event(r, "start", f, n);
-    hw_buf_free(&cmd);
-    hw_buf_free(&chl);
-    hw_buf_free(&cg);
+    const struct opt_field all[] = {
+        {true, RL_STR("tool", "hwmon")},
+        {true, RL_STR("version", MON_VERSION)},
+        {true, RL_STR("mode", mode)},
+        {true, RL_DBL(HW_START_INTERVAL, cfg->interval_s)},
+        {cfg->command, RL_STRV(HW_START_COMMAND, (const char *const *)cfg->command,
+                               argv_len(cfg->command))},
+        {r->track_pid, RL_INT("pid", r->track_pid)},
+        {true, RL_INT(HW_START_HWMON_PID, getpid())},
+        {cfg->duration_s > 0, RL_DBL("duration_s", cfg->duration_s)},
+        {true, RL_STR("output_dir", r->dir)},
+        {true, RL_STR(HW_START_HOST, u.nodename)},
+        {true, RL_STR("kernel", u.release)},
+        {true, RL_INT("cpus", sysconf(_SC_NPROCESSORS_ONLN))},
+        {have_aff, RL_INT(HW_CPUS_ALLOWED_KEY, have_aff ? CPU_COUNT(&aff) : 0)},
+        {true, RL_STR(HW_START_SMI_TZ, "UTC")},
+        {true, RL_STR(HW_START_GPU_FIELDS, r->smi.fields)},
+        {true, RL_ARR("children", ch, (size_t)n_ch)},
+        {r->gpu_ok && r->smi.driver_version[0], RL_STR("driver_version", r->smi.driver_version)},
+        {r->gpu_ok && r->smi.gpus_json[0], RL_JSON("gpus", r->smi.gpus_json)},
+        {r->sys.cg.found, RL_OBJ(HW_START_CGROUP, cg, n_cg)},
+        {true, RL_BOOL("pss", !cfg->no_pss)},
+        {!cfg->no_pss && !cfg->pss, RL_DBL("pss_budget", MON_PSS_BUDGET)},
+        {true, RL_BOOL("gpu_procs", cfg->gpu_procs)},
+        {true, RL_BOOL("no_gpu", cfg->no_gpu)},
+        {true, RL_BOOL("gpm", r->gpm_ok)},
+        /* which GPUs and why: --gpus, the job's CUDA_VISIBLE_DEVICES, or every GPU */
+        {true, RL_STR("gpus_selected", r->gsel.none ? "" : r->gsel.ids ? r->gsel.ids : "all")},
+        {true, RL_STR("gpus_source", r->gsel.source)},
+        {r->gpu_ok && r->smi.gpu_sel_json[0], RL_JSON("gpu_indexes", r->smi.gpu_sel_json)},
+        {ns >= 0, RL_STR(HW_PIDNS_KEY, ns > 0 ? HW_PIDNS_INIT : HW_PIDNS_OTHER)},
+    };
+    rl_field_t f[HW_ARRAY_SIZE(all)];
+    log_event(r, HW_EV_START, f, pick_fields(all, HW_ARRAY_SIZE(all), f));
 }
 
 static void log_stop(struct run *r, bool wrap, int exit_status)
 {
-    char samples[128];
-    snprintf(samples, sizeof samples, "{\"cpu\": %llu, \"proc\": %llu}",
-             (unsigned long long)atomic_load(&r->sampler.n_cpu),
-             (unsigned long long)atomic_load(&r->sampler.n_proc));
-    rl_field_t f[9];
-    size_t n = 0;
-    char killed[64 * 12 + 2];
-    f[n++] = RL_DBL("duration_s", round((hw_mono_now() - r->t0) * 1000) / 1000);
-    f[n++] = RL_JSON("samples", samples);
-    f[n++] = RL_INT("skipped_slots", (int64_t)atomic_load(&r->sampler.skipped));
-    if (wrap)
-        f[n++] = RL_INT("exit_status", exit_status);
-    f[n++] = RL_STR("reason", r->stop_reason ? r->stop_reason : "signal");
-    if (r->fwd) { /* a stop signal went to the job's whole tree */
-        size_t k = 0, shown = (size_t)r->n_killed < 64 ? (size_t)r->n_killed : 64;
-        killed[k++] = '[';
-        for (size_t i = 0; i < shown; i++)
-            k += (size_t)snprintf(killed + k, sizeof killed - k, "%s%d", i ? ", " : "",
-                                  (int)r->killed[i]);
-        killed[k++] = ']';
-        killed[k] = '\0';
-        f[n++] = RL_INT("signal_forwarded", r->fwd_sig);
-        f[n++] = RL_INT("processes_signalled", r->fwd_n);
-        f[n++] = RL_JSON("killed_after_grace", killed);
-    }
-    log_event(r, "stop", f, n);
+    rl_field_t samples[] = {RL_INT("cpu", (int64_t)atomic_load(&r->sampler.n_cpu)),
+                            RL_INT("proc", (int64_t)atomic_load(&r->sampler.n_proc))};
+    rl_field_t killed[HW_ARRAY_SIZE(r->killed)];
+    size_t n_killed = (size_t)r->n_killed < HW_ARRAY_SIZE(killed) ? (size_t)r->n_killed
+                                                                   : HW_ARRAY_SIZE(killed);
+    for (size_t i = 0; i < n_killed; i++)
+        killed[i] = RL_INT(NULL, r->killed[i]);
+    const struct opt_field all[] = {
+        {true, RL_DBL(HW_STOP_DURATION, round((hw_mono_now() - r->t0) * 1000) / 1000)},
+        {true, RL_OBJ("samples", samples, HW_ARRAY_SIZE(samples))},
+        {true, RL_INT("skipped_slots", (int64_t)atomic_load(&r->sampler.skipped))},
+        {wrap, RL_INT(HW_STOP_EXIT_STATUS, exit_status)},
+        {true, RL_STR(HW_STOP_REASON, r->stop_reason ? r->stop_reason : "signal")},
+        /* a stop signal went to the job's whole tree */
+        {r->fwd, RL_INT("signal_forwarded", r->fwd_sig)},
+        {r->fwd, RL_INT("processes_signalled", r->fwd_n)},
+        {r->fwd, RL_ARR("killed_after_grace", killed, n_killed)},
+    };
+    rl_field_t f[HW_ARRAY_SIZE(all)];
+    log_event(r, HW_EV_STOP, f, pick_fields(all, HW_ARRAY_SIZE(all), f));
 }
 
 /* ---- the main loop ---- */
@@ -575,14 +560,14 @@ static int loop_timeout_ms(const struct run *r, double end_at)
 static int open_outputs(struct run *r)
 {
     char path[PATH_MAX + 32];
-    join_path(path, sizeof path, r->dir, "cpu_metrics.csv");
+    join_path(path, sizeof path, r->dir, HW_CPU_FILE);
     r->cpu_fd = hw_open_append(path);
     if (r->cpu_fd < 0) {
         hw_warn(-r->cpu_fd, "open %s", path);
         return -1;
     }
     if (r->track_pid || r->cfg->command) {
-        join_path(path, sizeof path, r->dir, "proc_metrics.csv");
+        join_path(path, sizeof path, r->dir, HW_PROC_FILE);
         r->proc_fd = hw_open_append(path);
         if (r->proc_fd < 0) {
             hw_warn(-r->proc_fd, "open %s", path);
@@ -619,8 +604,8 @@ static int open_child_outputs(struct run *r)
 }
 
 /* The files of a run's samples (run.jsonl aside): one run per directory. */
-static const char *const samples[] = {"cpu_metrics.csv", "proc_metrics.csv", "hw_metrics.csv",
-                                      "hw_dmon.csv",     "gpu_procs.csv",    HW_GPM_FILE,
+static const char *const samples[] = {HW_CPU_FILE,  HW_PROC_FILE,      HW_GPU_FILE,
+                                      HW_DMON_FILE, HW_GPU_PROCS_FILE, HW_GPM_FILE,
                                       HW_TREE_PIDS_FILE};
 
 /* A start that failed before the start event leaves nothing behind that would make a retry into
@@ -636,7 +621,7 @@ static void discard_unstarted(struct run *r)
         unlink(path);
     }
     if (r->made_log) {
-        join_path(path, sizeof path, r->dir, "run.jsonl");
+        join_path(path, sizeof path, r->dir, HW_RUNLOG_FILE);
         unlink(path);
     }
     if (r->made_dir)
@@ -798,7 +783,7 @@ int mon_run(const struct mon_config *cfg)
     if (make_dir(r) < 0)
         goto out;
     char path[PATH_MAX + 32];
-    join_path(path, sizeof path, r->dir, "run.jsonl");
+    join_path(path, sizeof path, r->dir, HW_RUNLOG_FILE);
     r->made_log = access(path, F_OK) != 0;
     int rc = rl_open(&r->log, path, 0);
     if (rc < 0) {
@@ -818,7 +803,7 @@ int mon_run(const struct mon_config *cfg)
     }
 
     /* GPU: ask once, before sampling, with a timeout. */
-    snprintf(r->smi.fields, sizeof r->smi.fields, "%s", MON_GPU_FIELDS);
+    snprintf(r->smi.fields, sizeof r->smi.fields, "%s", HW_GPU_FIELDS_DEFAULT);
     char why[PATH_MAX + 64] = "";
     static char probe_out[16384];
     bool gpu_wanted = !cfg->no_gpu;
@@ -890,8 +875,8 @@ int mon_run(const struct mon_config *cfg)
         gpu_unavailable(r, why, probe_out);
     for (int i = 0; i < r->smi.n_fb; i++) {
         const struct mon_smi_fallback *fb = &r->smi.fb[i];
-        rl_field_t f[] = {RL_STR("dropped", fb->dropped), RL_STR("fields", fb->fields)};
-        log_event(r, "gpu_fields_fallback", f, 2);
+        rl_field_t f[] = {RL_STR("dropped", fb->dropped), RL_STR(HW_FALLBACK_FIELDS, fb->fields)};
+        log_event(r, HW_EV_GPU_FIELDS_FALLBACK, f, HW_ARRAY_SIZE(f));
     }
     if (r->gpu_ok && cfg->gpm != MON_GPM_OFF && (!r->gpm_ok || r->smi.gpm_missing[0]))
         gpm_unavailable(r, probe_out);

@@ -14,7 +14,7 @@
 #include "csvout.h"
 #include "hwrun/io.h"
 #include "hwrun/timeutil.h"
-#include "hwrun/treepids.h"
+#include "hwrun/rundir.h"
 
 static void write_line(struct mon_sampler *s, int fd, struct hw_buf *b)
 {

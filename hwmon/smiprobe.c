@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hwrun/gpm.h"
+#include "hwrun/jsonw.h"
+#include "hwrun/rundir.h"
 #include "hwrun/io.h"
 #include "launch.h"
 

@@ -61,9 +61,16 @@ typedef enum rl_type {
     RL_T_JSON,   /* v.s: any JSON value as text ("[1,2]", "{\"a\":1}"), validated and re-printed;
                   * integers must fit 64 bits (else -EINVAL, never another number) */
     RL_T_MERGE,  /* v.s: a JSON object as text whose members are added as fields; key is unused */
+    RL_T_STRV,   /* v.sv: an array of sv.n strings (NULL entries print as null) */
+    RL_T_OBJ,    /* v.f: a nested object of f.n fields; its keys may not repeat (-EINVAL) */
+    RL_T_ARR,    /* v.f: an array of the values of f.n fields (their keys are ignored) */
 } rl_type;
 
-/* One key/value pair. The strings are borrowed for the duration of the call only. */
+/* How deep RL_T_OBJ and RL_T_ARR values may nest inside an entry's fields (a field array that
+ * contains itself would otherwise recurse for ever): deeper is -EINVAL. */
+#define RL_MAX_DEPTH 16
+
+/* One key/value pair. The strings and arrays are borrowed for the duration of the call only. */
 typedef struct rl_field {
     const char *key;
     rl_type type;
@@ -72,6 +79,14 @@ typedef struct rl_field {
         int64_t i;
         double d;
         bool b;
+        struct {
+            const char *const *v;
+            size_t n;
+        } sv;
+        struct {
+            const struct rl_field *v;
+            size_t n;
+        } f;
     } v;
 } rl_field_t;
 
@@ -84,6 +99,19 @@ typedef struct rl_field {
 #define RL_NULL(k) ((rl_field_t){.key = (k), .type = RL_T_NULL})
 #define RL_JSON(k, text) ((rl_field_t){.key = (k), .type = RL_T_JSON, .v.s = (text)})
 #define RL_MERGE(text) ((rl_field_t){.key = NULL, .type = RL_T_MERGE, .v.s = (text)})
+/* Structured values, without JSON text to parse:
+ *   const char *argv[] = {"python", "train.py"};
+ *   rl_field_t gpu[] = { RL_INT("index", 0), RL_STR("uuid", "GPU-1") };
+ *   rl_field_t ids[] = { RL_INT(NULL, 0), RL_INT(NULL, 3) };
+ *   rl_field_t f[] = { RL_STRV("command", argv, 2), RL_OBJ("gpu", gpu, 2), RL_ARR("ids", ids, 2) };
+ * gives "command": ["python", "train.py"], "gpu": {"index": 0, "uuid": "GPU-1"}, "ids": [0, 3].
+ * Nested values may be any type but RL_T_MERGE (which only adds members to an object). */
+#define RL_STRV(k, arr, cnt)                                                                       \
+    ((rl_field_t){.key = (k), .type = RL_T_STRV, .v.sv = {.v = (arr), .n = (cnt)}})
+#define RL_OBJ(k, fields, cnt)                                                                     \
+    ((rl_field_t){.key = (k), .type = RL_T_OBJ, .v.f = {.v = (fields), .n = (cnt)}})
+#define RL_ARR(k, fields, cnt)                                                                     \
+    ((rl_field_t){.key = (k), .type = RL_T_ARR, .v.f = {.v = (fields), .n = (cnt)}})
 
 /* Open (creating it with mode 0644 if missing) the log at path for appending. A NULL or empty
  * path means the RUNLOG_FILE environment variable. flags: RL_FSYNC_* or 0.
@@ -102,8 +130,10 @@ RL_API int rl_fileno(const rl_log_t *log);
 /* Append a completed phase: {"ts", "type": "phase", "name", "seconds", extra...}.
  * seconds is rounded to 3 decimals. extra may be NULL when n_extra is 0.
  * Extra keys may not repeat each other nor be one of ts, type, name, seconds: -EINVAL.
- * Returns 0, -EINVAL (NULL name, bad key, RL_T_JSON/RL_T_MERGE text that is not valid JSON, or
- * RL_T_MERGE text that is not an object), -ENOMEM, or write(2)'s error (-ENOSPC, -EIO, ...).
+ * Returns 0, -EINVAL (NULL name, bad key, RL_T_JSON/RL_T_MERGE text that is not valid JSON,
+ * RL_T_MERGE text that is not an object or an RL_T_MERGE inside an array, a NULL array with a
+ * count, nesting deeper than RL_MAX_DEPTH, an unknown type), -ENOMEM, or write(2)'s error
+ * (-ENOSPC, -EIO, ...).
  * If the write failed part way, the library tries to end the torn line with '\n' so the lines
  * after it stay intact, and still returns the error. */
 RL_API int rl_phase(rl_log_t *log, const char *name, double seconds, const rl_field_t *extra,
@@ -111,7 +141,8 @@ RL_API int rl_phase(rl_log_t *log, const char *name, double seconds, const rl_fi
 
 /* Append an event: {"ts", "type": "event", "event": type, "data": {fields...}}. With no fields
  * (n_data 0, or only RL_T_MERGE of "{}"), "data" is left out, as pytyche does.
- * Data keys may not repeat: -EINVAL. Other errors as rl_phase(). */
+ * Data keys may not repeat, nor the keys of any RL_T_OBJ inside: -EINVAL. Other errors as
+ * rl_phase(). */
 RL_API int rl_event(rl_log_t *log, const char *type, const rl_field_t *data, size_t n_data);
 
 /* A phase being timed on CLOCK_MONOTONIC (immune to wall-clock steps). The caller owns the

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "hwrun/msg.h"
 #include "hwrun/parse.h"
+#include "hwrun/rundir.h"
 #include "runlog.h"
 
 static void usage(void)
@@ -105,8 +106,8 @@ static int run_timed(const char *path, unsigned flags, char **args, int nargs)
     }
     if (logging) {
         /* exit_status and signal are ours: the check keeps the caller from using them. */
-        fields[nf] = RL_INT("exit_status", 0);
-        fields[nf + 1] = RL_INT("signal", 0);
+        fields[nf] = RL_INT(HW_PHASE_EXIT_STATUS, 0);
+        fields[nf + 1] = RL_INT(HW_PHASE_SIGNAL, 0);
         if ((frc = rl_format_phase(NULL, 0, args[0], 0, fields, nf + 2)) == -EINVAL) {
             hw_warn(0, "not logging phase '%s': keys may not repeat nor be ts, type, name, "
                        "seconds, exit_status, signal", args[0]);
@@ -134,9 +135,9 @@ static int run_timed(const char *path, unsigned flags, char **args, int nargs)
     if (run.spawn_err)
         hw_warn(run.spawn_err, "%s", command[0]);
     if (logging) {
-        fields[nf++] = RL_INT("exit_status", run.status);
+        fields[nf++] = RL_INT(HW_PHASE_EXIT_STATUS, run.status);
         if (run.signal)
-            fields[nf++] = RL_INT("signal", run.signal);
+            fields[nf++] = RL_INT(HW_PHASE_SIGNAL, run.signal);
         if ((rc = rl_phase(log, args[0], run.seconds, fields, nf)) < 0)
             hw_warn(-rc, "phase '%s' not logged: write %s", args[0], path);
         if ((rc = rl_close(log)) < 0)

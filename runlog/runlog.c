@@ -1,9 +1,9 @@
 /* librunlog: JSON Lines run log entries, one whole line per write(2). See include/runlog.h.
  *
- * Lines are formatted by hand into a stack buffer (heap only for lines over 4 KiB), because the
- * line shape must be pytyche's exactly (", " and ": " separators, key order, Python float repr)
- * and because a log call should cost little more than the write(2) itself. json-c is used only
- * to validate and walk JSON given as text. */
+ * Lines are formatted with hwrun's JSON writer (hwrun/jsonw.h) into a stack buffer (heap only for
+ * lines over 4 KiB), because the line shape must be pytyche's exactly (", " and ": " separators,
+ * key order, Python float repr) and because a log call should cost little more than the write(2)
+ * itself. json-c is used only to validate and walk JSON given as text. */
 #define RUNLOG_BUILDING 1
 #include "runlog.h"
 
@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "hwrun/io.h"
+#include "hwrun/jsonw.h"
+#include "hwrun/rundir.h"
 #include "hwrun/timeutil.h"
 
 struct rl_log {
@@ -24,7 +26,8 @@ struct rl_log {
 };
 
 /* The keys a caller may not add, per entry kind: they would overwrite pytyche's own. */
-static const char *const phase_reserved[] = {"ts", "type", "name", "seconds", NULL};
+static const char *const phase_reserved[] = {HW_RL_TS, HW_RL_TYPE, HW_RL_NAME, HW_RL_SECONDS,
+                                             NULL};
 /* Event data is its own object, so its keys cannot clash with the entry's. */
 static const char *const data_reserved[] = {NULL};
 
@@ -146,78 +149,129 @@ static int parse_json_text(const char *text, struct json_object **out)
 }
 
 /* Print a json-c value the way Python's json.dumps does (", ", ": ", repr floats). */
-static void put_json_value(struct hw_buf *b, struct json_object *v)
+static void put_json_value(struct hw_json *w, const char *key, struct json_object *v)
 {
     switch (json_object_get_type(v)) {
     case json_type_null:
-        hw_buf_put(b, "null", 4);
+        hw_json_null(w, key);
         break;
     case json_type_boolean:
-        hw_buf_puts(b, json_object_get_boolean(v) ? "true" : "false");
+        hw_json_bool(w, key, json_object_get_boolean(v));
         break;
     case json_type_int: {
         int64_t i = json_object_get_int64(v);
         if (i == INT64_MAX && json_object_get_uint64(v) > (uint64_t)INT64_MAX)
-            hw_buf_printf(b, "%llu", (unsigned long long)json_object_get_uint64(v));
+            hw_json_u64(w, key, json_object_get_uint64(v));
         else
-            hw_buf_i64(b, i);
+            hw_json_i64(w, key, i);
         break;
     }
     case json_type_double:
-        hw_buf_py_double(b, json_object_get_double(v));
+        hw_json_num(w, key, json_object_get_double(v));
         break;
     case json_type_string:
-        hw_buf_json_str(b, json_object_get_string(v), (size_t)json_object_get_string_len(v));
+        hw_json_strn(w, key, json_object_get_string(v), (size_t)json_object_get_string_len(v));
         break;
     case json_type_array: {
         size_t n = json_object_array_length(v);
-        hw_buf_putc(b, '[');
-        for (size_t i = 0; i < n; i++) {
-            if (i)
-                hw_buf_put(b, ", ", 2);
-            put_json_value(b, json_object_array_get_idx(v, i));
-        }
-        hw_buf_putc(b, ']');
+        hw_json_open(w, key, '[');
+        for (size_t i = 0; i < n; i++)
+            put_json_value(w, NULL, json_object_array_get_idx(v, i));
+        hw_json_close(w);
         break;
     }
     case json_type_object: {
-        bool first = true;
-        hw_buf_putc(b, '{');
-        json_object_object_foreach(v, key, val)
-        {
-            if (!first)
-                hw_buf_put(b, ", ", 2);
-            first = false;
-            hw_buf_json_str(b, key, strlen(key));
-            hw_buf_put(b, ": ", 2);
-            put_json_value(b, val);
-        }
-        hw_buf_putc(b, '}');
+        hw_json_open(w, key, '{');
+        json_object_object_foreach(v, k, val) put_json_value(w, k, val);
+        hw_json_close(w);
         break;
     }
     }
 }
 
-static void put_key(struct hw_buf *b, const char *key)
+/* One entry being formatted. Objects parsed from RL_T_MERGE text stay alive in held until the
+ * entry is done, because the key sets point into them. */
+struct entry {
+    struct hw_json w;
+    struct json_object *held;
+};
+
+static int put_members(struct entry *e, const rl_field_t *f, size_t n,
+                       const char *const *reserved, int depth, size_t *n_out);
+
+/* One value (key NULL: an array element). depth counts the RL_T_OBJ/RL_T_ARR around it. */
+static int put_value(struct entry *e, const char *key, const rl_field_t *f, int depth)
 {
-    hw_buf_put(b, ", ", 2);
-    hw_buf_json_str(b, key, strlen(key));
-    hw_buf_put(b, ": ", 2);
+    struct hw_json *w = &e->w;
+    switch (f->type) {
+    case RL_T_STRING:
+        hw_json_str(w, key, f->v.s);
+        return 0;
+    case RL_T_INT:
+        hw_json_i64(w, key, f->v.i);
+        return 0;
+    case RL_T_DOUBLE:
+        hw_json_num(w, key, f->v.d);
+        return 0;
+    case RL_T_BOOL:
+        hw_json_bool(w, key, f->v.b);
+        return 0;
+    case RL_T_NULL:
+        hw_json_null(w, key);
+        return 0;
+    case RL_T_JSON: {
+        struct json_object *obj = NULL;
+        int rc = parse_json_text(f->v.s, &obj);
+        if (rc < 0)
+            return rc;
+        put_json_value(w, key, obj);
+        json_object_put(obj);
+        return 0;
+    }
+    case RL_T_STRV:
+        if (f->v.sv.n && !f->v.sv.v)
+            return -EINVAL;
+        hw_json_open(w, key, '[');
+        for (size_t i = 0; i < f->v.sv.n; i++)
+            hw_json_str(w, NULL, f->v.sv.v[i]);
+        hw_json_close(w);
+        return 0;
+    case RL_T_OBJ: {
+        if (depth >= RL_MAX_DEPTH)
+            return -EINVAL;
+        size_t n;
+        hw_json_open(w, key, '{');
+        int rc = put_members(e, f->v.f.v, f->v.f.n, data_reserved, depth + 1, &n);
+        hw_json_close(w);
+        return rc;
+    }
+    case RL_T_ARR: {
+        if (depth >= RL_MAX_DEPTH || (f->v.f.n && !f->v.f.v))
+            return -EINVAL;
+        int rc = 0;
+        hw_json_open(w, key, '[');
+        for (size_t i = 0; i < f->v.f.n && rc == 0; i++)
+            rc = f->v.f.v[i].type == RL_T_MERGE ? -EINVAL
+                                                : put_value(e, NULL, &f->v.f.v[i], depth + 1);
+        hw_json_close(w);
+        return rc;
+    }
+    case RL_T_MERGE:
+    default:
+        return -EINVAL;
+    }
 }
 
-/* Append ", key: value" for each field. Returns 0 or -EINVAL/-ENOMEM; *n_out counts the
- * members written. */
-static int put_fields(struct hw_buf *b, const rl_field_t *f, size_t n,
-                      const char *const *reserved, size_t *n_out)
+/* Write the members of an object: each field, or each member of RL_T_MERGE text. Returns 0 or
+ * -EINVAL/-ENOMEM; *n_out counts the members written. */
+static int put_members(struct entry *e, const rl_field_t *f, size_t n,
+                       const char *const *reserved, int depth, size_t *n_out)
 {
     *n_out = 0;
     if (n && !f)
         return -EINVAL;
     struct keyset ks;
     keyset_init(&ks);
-    /* Objects parsed from RL_T_MERGE text stay alive here until the entry is done, because the
-     * key set points into them. */
-    struct json_object *held = NULL;
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         if (f[i].type == RL_T_MERGE) {
@@ -229,18 +283,17 @@ static int put_fields(struct hw_buf *b, const rl_field_t *f, size_t n,
                 rc = -EINVAL;
                 break;
             }
-            if (!held && !(held = json_object_new_array())) {
+            if (!e->held && !(e->held = json_object_new_array())) {
                 json_object_put(obj);
                 rc = -ENOMEM;
                 break;
             }
-            json_object_array_add(held, obj);
+            json_object_array_add(e->held, obj);
             json_object_object_foreach(obj, key, val)
             {
                 if ((rc = keyset_add(&ks, key, reserved)) < 0)
                     break;
-                put_key(b, key);
-                put_json_value(b, val);
+                put_json_value(&e->w, key, val);
                 (*n_out)++;
             }
             continue;
@@ -251,54 +304,38 @@ static int put_fields(struct hw_buf *b, const rl_field_t *f, size_t n,
         }
         if ((rc = keyset_add(&ks, f[i].key, reserved)) < 0)
             break;
-        put_key(b, f[i].key);
-        switch (f[i].type) {
-        case RL_T_STRING:
-            if (f[i].v.s)
-                hw_buf_json_str(b, f[i].v.s, strlen(f[i].v.s));
-            else
-                hw_buf_put(b, "null", 4);
-            break;
-        case RL_T_INT:
-            hw_buf_i64(b, f[i].v.i);
-            break;
-        case RL_T_DOUBLE:
-            hw_buf_py_double(b, f[i].v.d);
-            break;
-        case RL_T_BOOL:
-            hw_buf_puts(b, f[i].v.b ? "true" : "false");
-            break;
-        case RL_T_NULL:
-            hw_buf_put(b, "null", 4);
-            break;
-        case RL_T_JSON: {
-            struct json_object *obj = NULL;
-            if ((rc = parse_json_text(f[i].v.s, &obj)) < 0)
-                break;
-            put_json_value(b, obj);
-            json_object_put(obj);
-            break;
-        }
-        default:
-            rc = -EINVAL;
-        }
+        rc = put_value(e, f[i].key, &f[i], depth);
         (*n_out)++;
     }
     keyset_free(&ks);
-    json_object_put(held);
-    if (rc == 0 && b->oom)
-        rc = -ENOMEM;
     return rc;
 }
 
-static void put_head(struct hw_buf *b, const char *kind)
+/* {"ts": "...", "type": "<kind>", then the caller's members, then "}\n". */
+static void entry_begin(struct entry *e, struct hw_buf *b, const char *kind)
 {
+    hw_json_init(&e->w, b, HW_JSON_LINE, HW_NUM_REPR);
+    e->held = NULL;
     char ts[HW_ISO_LEN];
-    hw_buf_put(b, "{\"ts\": \"", 8);
-    hw_buf_put(b, ts, hw_iso_utc_now(ts));
-    hw_buf_put(b, "\", \"type\": \"", 12);
+    size_t n = hw_iso_utc_now(ts);
+    hw_json_open(&e->w, NULL, '{');
+    HW_JSON_LIT(&e->w, "\"" HW_RL_TS "\": \"");
+    hw_buf_put(b, ts, n); /* digits and punctuation: nothing to escape */
+    hw_buf_puts(b, "\", \"" HW_RL_TYPE "\": \"");
     hw_buf_puts(b, kind);
     hw_buf_putc(b, '"');
+}
+
+static int entry_end(struct entry *e, int rc)
+{
+    json_object_put(e->held);
+    if (rc < 0)
+        return rc;
+    hw_json_close(&e->w);
+    hw_buf_putc(e->w.b, '\n');
+    if (e->w.err || e->w.depth != 0)
+        return -EINVAL;
+    return e->w.b->oom ? -ENOMEM : 0;
 }
 
 static int format_phase(struct hw_buf *b, const char *name, double seconds,
@@ -306,17 +343,14 @@ static int format_phase(struct hw_buf *b, const char *name, double seconds,
 {
     if (!name)
         return -EINVAL;
-    put_head(b, "phase");
-    hw_buf_put(b, ", \"name\": ", 10);
+    struct entry e;
+    entry_begin(&e, b, HW_RL_PHASE);
+    HW_JSON_LIT(&e.w, "\"" HW_RL_NAME "\": ");
     hw_buf_json_str(b, name, strlen(name));
-    hw_buf_put(b, ", \"seconds\": ", 13);
+    HW_JSON_LIT(&e.w, "\"" HW_RL_SECONDS "\": ");
     hw_buf_py_round(b, seconds, 3); /* pytyche: round(seconds, 3) */
     size_t n;
-    int rc = put_fields(b, extra, n_extra, phase_reserved, &n);
-    if (rc < 0)
-        return rc;
-    hw_buf_put(b, "}\n", 2);
-    return b->oom ? -ENOMEM : 0;
+    return entry_end(&e, put_members(&e, extra, n_extra, phase_reserved, 0, &n));
 }
 
 static int format_event(struct hw_buf *b, const char *type, const rl_field_t *data,
@@ -324,26 +358,18 @@ static int format_event(struct hw_buf *b, const char *type, const rl_field_t *da
 {
     if (!type)
         return -EINVAL;
-    put_head(b, "event");
-    hw_buf_put(b, ", \"event\": ", 11);
+    struct entry e;
+    entry_begin(&e, b, HW_RL_EVENT);
+    HW_JSON_LIT(&e.w, "\"" HW_RL_EVENT "\": ");
     hw_buf_json_str(b, type, strlen(type));
-    size_t mark = b->len;
-    hw_buf_put(b, ", \"data\": {", 11);
-    size_t body = b->len;
+    struct hw_json_mark mark = hw_json_mark(&e.w);
+    hw_json_open(&e.w, HW_RL_DATA, '{');
     size_t n;
-    int rc = put_fields(b, data, n_data, data_reserved, &n);
-    if (rc < 0)
-        return rc;
-    if (n == 0) {
-        b->len = mark; /* pytyche leaves "data" out when there is none */
-    } else {
-        /* put_fields wrote ", k: v" for each member: drop the first separator. */
-        memmove(b->p + body, b->p + body + 2, b->len - body - 2);
-        b->len -= 2;
-        hw_buf_putc(b, '}');
-    }
-    hw_buf_put(b, "}\n", 2);
-    return b->oom ? -ENOMEM : 0;
+    int rc = put_members(&e, data, n_data, data_reserved, 0, &n);
+    hw_json_close(&e.w);
+    if (rc == 0 && n == 0)
+        hw_json_rewind(&e.w, mark); /* pytyche leaves "data" out when there is none */
+    return entry_end(&e, rc);
 }
 
 static int write_line(rl_log_t *log, const struct hw_buf *b)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hwrun/jsonw.h"
 #include "report.h"
 
 struct fig {

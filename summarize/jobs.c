@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "hwrun/msg.h"
+#include "hwrun/rundir.h"
 #include "compare.h"
 #include "html.h"
 #include "pytyche.h"
@@ -142,7 +143,7 @@ static void run_job(struct sum_jobs *c, struct sum_job *j)
         else
             sum_report_json(run, &js);
         char *path;
-        if (asprintf(&path, "%s/summary.json", j->dir) >= 0) {
+        if (asprintf(&path, "%s/" HW_SUMMARY_FILE, j->dir) >= 0) {
             int wrc = js.oom ? -ENOMEM : hw_write_atomic(path, js.p, js.len);
             if (wrc < 0) {
                 hw_warn(-wrc, "write %s", path);

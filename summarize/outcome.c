@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "hwrun/io.h"
+#include "hwrun/rundir.h"
 
 const char *const sum_status_names[SUM_STATUS_COUNT] = {
     [SUM_STATUS_OK] = "ok",
@@ -30,24 +31,24 @@ void sum_outcome_init(struct sum_outcome *o)
 void sum_outcome_event(struct sum_outcome *o, const struct sum_event *e)
 {
     long v;
-    if (!strcmp(e->name, "start")) {
+    if (!strcmp(e->name, HW_EV_START)) {
         uint64_t failed = o->phases_failed;
         double last = o->last_t;
         sum_outcome_init(o);
         o->phases_failed = failed; /* counted over the whole log, as the phases are */
         o->last_t = last;
         o->have_start = true;
-        if (sum_json_int(e->data, "hwmon_pid", &v) && v > 0)
+        if (sum_json_int(e->data, HW_START_HWMON_PID, &v) && v > 0)
             o->hwmon_pid = v;
-        const char *h = sum_json_str(e->data, "host");
+        const char *h = sum_json_str(e->data, HW_START_HOST);
         snprintf(o->host, sizeof o->host, "%s", h ? h : "");
-    } else if (!strcmp(e->name, "stop")) {
+    } else if (!strcmp(e->name, HW_EV_STOP)) {
         o->have_stop = true;
-        if (sum_json_int(e->data, "exit_status", &v) && v >= 0 && v <= 255) {
+        if (sum_json_int(e->data, HW_STOP_EXIT_STATUS, &v) && v >= 0 && v <= 255) {
             o->exit_status = (int)v;
             o->signal = v > 128 ? (int)v - 128 : 0;
         }
-        const char *r = sum_json_str(e->data, "reason");
+        const char *r = sum_json_str(e->data, HW_STOP_REASON);
         snprintf(o->stop_reason, sizeof o->stop_reason, "%s", r ? r : "");
     }
 }
@@ -55,10 +56,10 @@ void sum_outcome_event(struct sum_outcome *o, const struct sum_event *e)
 bool sum_outcome_phase_failed(const struct sum_phase *p, int *exit_status, int *signal)
 {
     long v;
-    *exit_status = sum_json_int(p->obj, "exit_status", &v) && v >= 0 && v <= 255 ? (int)v : -1;
-    *signal = sum_json_int(p->obj, "signal", &v) && v > 0 && v < 128 ? (int)v : 0;
+    *exit_status = sum_json_int(p->obj, HW_PHASE_EXIT_STATUS, &v) && v >= 0 && v <= 255 ? (int)v : -1;
+    *signal = sum_json_int(p->obj, HW_PHASE_SIGNAL, &v) && v > 0 && v < 128 ? (int)v : 0;
     struct json_object *x;
-    bool exception = p->obj && json_object_object_get_ex(p->obj, "exception", &x) && x &&
+    bool exception = p->obj && json_object_object_get_ex(p->obj, HW_PHASE_EXCEPTION, &x) && x &&
                      !json_object_is_type(x, json_type_null);
     return *exit_status > 0 || *signal > 0 || exception;
 }

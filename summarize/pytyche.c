@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hwrun/jsonw.h"
 #include "hwrun/msg.h"
 
 /* One pass over the bytes, one code point at a time, with no line buffer: a line's state is a
@@ -111,16 +112,6 @@ double sum_py_round1(double x)
     char buf[400];
     snprintf(buf, sizeof buf, "%.1f", x);
     return strtod(buf, NULL);
-}
-
-void sum_py_json_double(struct hw_buf *b, double x)
-{
-    if (isnan(x))
-        hw_buf_puts(b, "NaN");
-    else if (isinf(x))
-        hw_buf_puts(b, x > 0 ? "Infinity" : "-Infinity");
-    else
-        hw_buf_py_double(b, x);
 }
 
 /* ---- the three loops -------------------------------------------------------------------- */
@@ -474,13 +465,10 @@ int sum_py_read_file(enum sum_py_kind kind, const char *path, struct sum_py_acc 
 
 /* ---- to_dict() -------------------------------------------------------------------------- */
 
-static void key(struct hw_buf *b, bool *first, const char *k, double v)
+/* pytyche prints round(x, 1) with json.dumps: NaN and Infinity as Python writes them. */
+static void key(struct hw_json *w, const char *k, double v)
 {
-    if (!*first)
-        hw_buf_puts(b, ", ");
-    *first = false;
-    hw_buf_printf(b, "\"%s\": ", k);
-    sum_py_json_double(b, sum_py_round1(v));
+    hw_json_num(w, k, sum_py_round1(v));
 }
 
 void sum_py_format(const struct sum_py_acc *a, struct hw_buf *out)
@@ -502,20 +490,22 @@ void sum_py_format(const struct sum_py_acc *a, struct hw_buf *out)
         usr = a->usr_sum / (double)a->n_usr;
     if (a->n_idle)
         idle = a->idle_sum / (double)a->n_idle;
-    bool first = true;
-    hw_buf_putc(out, '{');
-    key(out, &first, "cpu_idle_mean_pct", idle);
-    key(out, &first, "cpu_usr_mean_pct", usr);
-    key(out, &first, "gpu_util_max_pct", util_max);
-    key(out, &first, "gpu_util_mean_pct", util_mean);
+    struct hw_json w;
+    hw_json_init(&w, out, HW_JSON_LINE, HW_NUM_PYJSON);
+    hw_json_open(&w, NULL, '{');
+    key(&w, "cpu_idle_mean_pct", idle);
+    key(&w, "cpu_usr_mean_pct", usr);
+    key(&w, "gpu_util_max_pct", util_max);
+    key(&w, "gpu_util_mean_pct", util_mean);
     if (mu_mean > 0) { /* if self.mem_util_mean_pct > 0 */
-        key(out, &first, "mem_util_max_pct", mu_max);
-        key(out, &first, "mem_util_mean_pct", mu_mean);
+        key(&w, "mem_util_max_pct", mu_max);
+        key(&w, "mem_util_mean_pct", mu_mean);
     }
-    key(out, &first, "peak_vram_mb", peak);
-    key(out, &first, "power_watts_max", pw_max);
-    key(out, &first, "power_watts_mean", pw_mean);
-    hw_buf_puts(out, "}\n");
+    key(&w, "peak_vram_mb", peak);
+    key(&w, "power_watts_max", pw_max);
+    key(&w, "power_watts_mean", pw_mean);
+    hw_json_close(&w);
+    hw_buf_putc(out, '\n');
 }
 
 /* ---- summarize --format pytyche -------------------------------------------------------- */

@@ -54,8 +54,6 @@ void sum_py_format(const struct sum_py_acc *acc, struct hw_buf *out);
 bool sum_py_float(const char *s, size_t n, double *out);
 /* Python's round(x, 1). */
 double sum_py_round1(double x);
-/* Append a double as json.dumps prints it (repr; NaN, Infinity, -Infinity). */
-void sum_py_json_double(struct hw_buf *b, double x);
 
 /* `summarize --format pytyche` for one run: hw_metrics.csv, cpu_metrics.csv and hw_dmon.csv
  * (file_opt[kind] when given, else DIR/name; dir may be NULL) read as pytyche does, the summary

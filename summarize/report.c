@@ -8,109 +8,24 @@
 #include <string.h>
 #include <time.h>
 
+#include "hwrun/array.h"
+#include "hwrun/jsonw.h"
 #include "hwrun/timeutil.h"
 #include "units.h"
 
-/* ---- a small pretty JSON writer --------------------------------------------------------- */
+/* ---- summary.json: values in the one JSON writer (hwrun/jsonw.h) --------------------- */
 
-struct jw {
-    struct hw_buf *b;
-    int depth;
-    bool started;
-    bool first[16];
-};
-
-static void jw_sep(struct jw *w, const char *key)
-{
-    if (!w->first[w->depth])
-        hw_buf_putc(w->b, ',');
-    w->first[w->depth] = false;
-    hw_buf_putc(w->b, '\n');
-    for (int i = 0; i < w->depth; i++)
-        hw_buf_puts(w->b, "  ");
-    if (key) {
-        hw_buf_json_str(w->b, key, strlen(key));
-        hw_buf_puts(w->b, ": ");
-    }
-}
-
-static void jw_open(struct jw *w, const char *key, char c)
-{
-    if (w->started)
-        jw_sep(w, key);
-    w->started = true;
-    hw_buf_putc(w->b, c);
-    w->depth++;
-    w->first[w->depth] = true;
-}
-
-static void jw_close(struct jw *w, char c)
-{
-    bool empty = w->first[w->depth];
-    w->depth--;
-    if (!empty) {
-        hw_buf_putc(w->b, '\n');
-        for (int i = 0; i < w->depth; i++)
-            hw_buf_puts(w->b, "  ");
-    }
-    hw_buf_putc(w->b, c);
-}
-
-/* A computed double for output (JSON, CSV and JSONL rows): rounded to 12 significant digits, so
- * a mean prints 951.1, not 951.1000000000001 (binary noise of the sums), then as Python's repr.
- * Twelve digits are far beyond what any sensor reports; the stored values keep full precision. */
+/* A computed double as every output prints it (hw_num_sig12: 12 significant digits); the
+ * HTML report formats its figures from this value. */
 double sum_fig_num(double v)
 {
-    char t[32];
-    snprintf(t, sizeof t, "%.12g", v);
-    return strtod(t, NULL);
+    return hw_num_sig12(v);
 }
 
-static void put_num(struct hw_buf *b, double v)
-{
-    hw_buf_py_double(b, sum_fig_num(v));
-}
-
-static void jw_num(struct jw *w, const char *key, double v)
-{
-    jw_sep(w, key);
-    if (isfinite(v))
-        put_num(w->b, v);
-    else
-        hw_buf_puts(w->b, "null");
-}
-
-static void jw_u64(struct jw *w, const char *key, uint64_t v)
-{
-    jw_sep(w, key);
-    hw_buf_printf(w->b, "%llu", (unsigned long long)v);
-}
-
-static void jw_str(struct jw *w, const char *key, const char *s)
-{
-    jw_sep(w, key);
-    if (s)
-        hw_buf_json_str(w->b, s, strlen(s));
-    else
-        hw_buf_puts(w->b, "null");
-}
-
-static void jw_bool(struct jw *w, const char *key, bool v)
-{
-    jw_sep(w, key);
-    hw_buf_puts(w->b, v ? "true" : "false");
-}
-
-static void jw_raw(struct jw *w, const char *key, const char *raw)
-{
-    jw_sep(w, key);
-    hw_buf_puts(w->b, raw ? raw : "null");
-}
-
-static void jw_time(struct jw *w, const char *key, double t)
+static void json_time(struct hw_json *w, const char *key, double t)
 {
     if (!isfinite(t)) {
-        jw_raw(w, key, "null");
+        hw_json_null(w, key);
         return;
     }
     char iso[HW_ISO_LEN];
@@ -119,26 +34,26 @@ static void jw_time(struct jw *w, const char *key, double t)
     double sec = floor(ms / 1000);
     struct timespec ts = {(time_t)sec, (long)(ms - sec * 1000) * 1000000L};
     hw_iso_utc(iso, &ts);
-    jw_str(w, key, iso);
+    hw_json_str(w, key, iso);
 }
 
-static void jw_stat(struct jw *w, const char *key, const struct sum_stat *s)
+static void json_stat(struct hw_json *w, const char *key, const struct sum_stat *s)
 {
     if (!s->n) {
-        jw_raw(w, key, "null");
+        hw_json_null(w, key);
         return;
     }
-    jw_open(w, key, '{');
-    jw_u64(w, "n", s->n);
-    jw_num(w, "mean", sum_stat_mean(s));
-    jw_num(w, "min", s->min);
-    jw_num(w, "max", s->max);
-    jw_num(w, "p50", sum_stat_quantile(s, 0.50));
-    jw_num(w, "p95", sum_stat_quantile(s, 0.95));
-    jw_num(w, "p99", sum_stat_quantile(s, 0.99));
+    hw_json_open(w, key, '{');
+    hw_json_u64(w, "n", s->n);
+    hw_json_num(w, "mean", sum_stat_mean(s));
+    hw_json_num(w, "min", s->min);
+    hw_json_num(w, "max", s->max);
+    hw_json_num(w, "p50", sum_stat_quantile(s, 0.50));
+    hw_json_num(w, "p95", sum_stat_quantile(s, 0.95));
+    hw_json_num(w, "p99", sum_stat_quantile(s, 0.99));
     if (!sum_stat_exact(s))
-        jw_bool(w, "percentiles_exact", false);
-    jw_close(w, '}');
+        hw_json_bool(w, "percentiles_exact", false);
+    hw_json_close(w);
 }
 
 /* ---- derived figures -------------------------------------------------------------------- */
@@ -154,25 +69,25 @@ static double max_or_nan(const struct sum_stat *s)
 }
 
 /* The disks, network and free space of a run or a phase (system.h), the same keys in both. */
-static void json_system(struct jw *w, const struct sum_system *sys)
+static void json_system(struct hw_json *w, const struct sum_system *sys)
 {
-    jw_open(w, "system", '{');
+    hw_json_open(w, "system", '{');
     for (int i = 0; i < SUM_IO_COUNT; i++) {
-        jw_num(w, sum_io_mib_keys[i], sum_system_mib(sys, i));
-        jw_num(w, sum_io_peak_keys[i], sum_system_peak_mib_s(sys, i));
+        hw_json_num(w, sum_io_mib_keys[i], sum_system_mib(sys, i));
+        hw_json_num(w, sum_io_peak_keys[i], sum_system_peak_mib_s(sys, i));
     }
-    jw_num(w, "fs_free_min_mib", sys->fs_free_min_mib);
-    jw_close(w, '}');
+    hw_json_num(w, "fs_free_min_mib", sys->fs_free_min_mib);
+    hw_json_close(w);
 }
 
 /* The container's memory over a run or a phase: the peak, where it came from, the limit. */
-static void json_container_mem(struct jw *w, const struct sum_system *sys)
+static void json_container_mem(struct hw_json *w, const struct sum_system *sys)
 {
     const char *src;
-    jw_num(w, "mem_peak_mib", sum_system_mem_peak(sys, &src));
-    jw_str(w, "mem_peak_source", src);
-    jw_num(w, "mem_peak_kernel_mib", sys->mem_kernel_mib);
-    jw_num(w, "mem_peak_sampled_mib", sys->mem_sampled_mib);
+    hw_json_num(w, "mem_peak_mib", sum_system_mem_peak(sys, &src));
+    hw_json_str(w, "mem_peak_source", src);
+    hw_json_num(w, "mem_peak_kernel_mib", sys->mem_kernel_mib);
+    hw_json_num(w, "mem_peak_sampled_mib", sys->mem_sampled_mib);
 }
 
 static const struct sum_stat *mem_util_stat(const struct sum_run *run, const char **source)
@@ -277,64 +192,64 @@ const char *sum_fig_tz_source(enum sum_tz_source s) { return tz_source_name(s); 
 
 /* ---- summary.json ----------------------------------------------------------------------- */
 
-static void json_gpu_metrics(struct jw *w, const struct sum_stat *m)
+static void json_gpu_metrics(struct hw_json *w, const struct sum_stat *m)
 {
     for (int k = 0; k < SUM_GM_COUNT; k++)
         if (k != SUM_GM_GR_CLOCK || m[k].n)
-            jw_stat(w, sum_gpu_metric_names[k], &m[k]);
+            json_stat(w, sum_gpu_metric_names[k], &m[k]);
 }
 
 /* "gpm": {"sm_active_pct": {...}, ...}: only for a GPU that hw_gpm.csv had rows for (a run
  * without GPM has no key); a column that stayed `-` is null. */
-static void json_gpm(struct jw *w, const struct sum_gpu *gp, const struct sum_stat *s)
+static void json_gpm(struct hw_json *w, const struct sum_gpu *gp, const struct sum_stat *s)
 {
     if (!gp || !gp->in_gpm)
         return;
-    jw_open(w, "gpm", '{');
+    hw_json_open(w, "gpm", '{');
     for (int k = 0; k < HW_GPM_NCOLS; k++)
-        jw_stat(w, sum_gpm_keys[k], &s[k]);
-    jw_close(w, '}');
+        json_stat(w, sum_gpm_keys[k], &s[k]);
+    hw_json_close(w);
 }
 
-static void json_quality(struct jw *w, const struct sum_run *run, int k)
+static void json_quality(struct hw_json *w, const struct sum_run *run, int k)
 {
     const struct sum_quality *q = &run->q[k];
-    jw_open(w, sum_kind_files[k], '{');
-    jw_bool(w, "present", q->present);
-    jw_str(w, "path", run->path[k]);
+    hw_json_open(w, sum_kind_files[k], '{');
+    hw_json_bool(w, "present", q->present);
+    hw_json_str(w, "path", run->path[k]);
     if (run->read_error[k])
-        jw_str(w, "read_error", strerror(-run->read_error[k]));
-    jw_u64(w, "bytes", q->bytes);
-    jw_u64(w, "lines", q->lines);
-    jw_u64(w, "parsed", q->parsed);
-    jw_u64(w, "header_lines", q->headers);
-    jw_u64(w, "blank_lines", q->blank);
-    jw_open(w, "skipped", '{');
+        hw_json_str(w, "read_error", strerror(-run->read_error[k]));
+    hw_json_u64(w, "bytes", q->bytes);
+    hw_json_u64(w, "lines", q->lines);
+    hw_json_u64(w, "parsed", q->parsed);
+    hw_json_u64(w, "header_lines", q->headers);
+    hw_json_u64(w, "blank_lines", q->blank);
+    hw_json_open(w, "skipped", '{');
     for (int s = 0; s < SUM_SKIP_COUNT; s++)
         if (q->skipped[s])
-            jw_u64(w, sum_skip_names[s], q->skipped[s]);
-    jw_close(w, '}');
-    jw_u64(w, "skipped_total", sum_quality_skipped_total(q));
-    jw_open(w, "placeholders", '{');
+            hw_json_u64(w, sum_skip_names[s], q->skipped[s]);
+    hw_json_close(w);
+    hw_json_u64(w, "skipped_total", sum_quality_skipped_total(q));
+    hw_json_open(w, "placeholders", '{');
     for (size_t i = 0; i < q->n_tokens; i++)
-        jw_u64(w, q->placeholders[i].token[0] ? q->placeholders[i].token : "(empty)",
+        hw_json_u64(w, q->placeholders[i].token[0] ? q->placeholders[i].token : "(empty)",
                q->placeholders[i].n);
     if (q->placeholders_other)
-        jw_u64(w, "(other)", q->placeholders_other);
-    jw_close(w, '}');
-    jw_u64(w, "bad_cells", q->bad_cells);
-    jw_bool(w, "partial_last_line", q->partial_last);
-    jw_u64(w, "partial_bytes", q->partial_bytes);
+        hw_json_u64(w, "(other)", q->placeholders_other);
+    hw_json_close(w);
+    hw_json_u64(w, "bad_cells", q->bad_cells);
+    hw_json_bool(w, "partial_last_line", q->partial_last);
+    hw_json_u64(w, "partial_bytes", q->partial_bytes);
     const struct sum_stat *iv = &run->q_interval[k];
     if (k != SUM_KIND_RUNLOG && k != SUM_KIND_GPU_PROCS) {
-        jw_open(w, "interval_sec", '{');
-        jw_num(w, "median", sum_stat_quantile(iv, 0.5));
-        jw_num(w, "p99", sum_stat_quantile(iv, 0.99));
-        jw_num(w, "max", max_or_nan(iv));
-        jw_close(w, '}');
-        jw_u64(w, "gaps", sum_run_file_gaps(run, (enum sum_kind)k));
+        hw_json_open(w, "interval_sec", '{');
+        hw_json_num(w, "median", sum_stat_quantile(iv, 0.5));
+        hw_json_num(w, "p99", sum_stat_quantile(iv, 0.99));
+        hw_json_num(w, "max", max_or_nan(iv));
+        hw_json_close(w);
+        hw_json_u64(w, "gaps", sum_run_file_gaps(run, (enum sum_kind)k));
     }
-    jw_close(w, '}');
+    hw_json_close(w);
 }
 
 /* A parameter's value as JSON text (strings quoted), or its bare text for a CSV cell. */
@@ -349,62 +264,62 @@ static const char *param_text(const struct sum_param *p, bool json)
 }
 
 /* How the run ended (outcome.h): "status" first, where a reader of a sweep looks. */
-static void json_outcome(struct jw *w, const struct sum_outcome *o)
+static void json_outcome(struct hw_json *w, const struct sum_outcome *o)
 {
-    jw_str(w, "status", sum_status_names[o->status]);
-    jw_open(w, "outcome", '{');
-    jw_str(w, "status", sum_status_names[o->status]);
+    hw_json_str(w, "status", sum_status_names[o->status]);
+    hw_json_open(w, "outcome", '{');
+    hw_json_str(w, "status", sum_status_names[o->status]);
     if (o->exit_status >= 0)
-        jw_u64(w, "exit_status", (uint64_t)o->exit_status);
+        hw_json_u64(w, "exit_status", (uint64_t)o->exit_status);
     else
-        jw_raw(w, "exit_status", "null");
+        hw_json_null(w, "exit_status");
     if (o->signal)
-        jw_u64(w, "signal", (uint64_t)o->signal);
+        hw_json_u64(w, "signal", (uint64_t)o->signal);
     else
-        jw_raw(w, "signal", "null");
-    jw_str(w, "stop_reason", o->have_stop ? o->stop_reason : NULL);
-    jw_time(w, "last_sample", o->last_t);
-    jw_u64(w, "phases_failed", o->phases_failed);
-    jw_close(w, '}');
+        hw_json_null(w, "signal");
+    hw_json_str(w, "stop_reason", o->have_stop ? o->stop_reason : NULL);
+    json_time(w, "last_sample", o->last_t);
+    hw_json_u64(w, "phases_failed", o->phases_failed);
+    hw_json_close(w);
 }
 
 /* "phase_names": each phase name's figures over all its entries (phasenames.h), every entry
  * counted, also those beyond SUM_MAX_PHASES. */
-static void json_phase_names(struct jw *w, const struct sum_run *run)
+static void json_phase_names(struct hw_json *w, const struct sum_run *run)
 {
     const struct sum_names *s = &run->names;
-    jw_open(w, "phase_names", '[');
+    hw_json_open(w, "phase_names", '[');
     for (size_t i = 0; i < s->n; i++) {
         const struct sum_name_acc *a = &s->v[i];
-        jw_open(w, NULL, '{');
-        jw_str(w, "name", a->name);
-        jw_u64(w, "count", a->count);
-        jw_u64(w, "failed", a->failed);
-        jw_u64(w, "overlapping", a->overlapping);
-        jw_open(w, "seconds", '{');
-        jw_num(w, "total", round_us(a->timed ? a->d_sum : NAN));
-        jw_num(w, "mean", round_us(sum_name_mean_s(a)));
-        jw_num(w, "min", round_us(a->timed ? a->d_min : NAN));
-        jw_num(w, "max", round_us(a->timed ? a->d_max : NAN));
-        jw_num(w, "std", round_us(sum_name_std_s(a)));
-        jw_close(w, '}');
-        jw_num(w, "span_sec", round_us(a->timed ? a->span_s : NAN));
-        jw_num(w, "energy_wh", sum_name_energy_wh(a));
-        jw_num(w, "gpu_util_mean_pct", mean_or_nan(&a->util));
-        jw_num(w, "gpu_util_max_pct", max_or_nan(&a->util));
-        jw_num(w, "peak_vram_mib", max_or_nan(&a->mem_used));
-        jw_num(w, "power_watts_mean", mean_or_nan(&a->power));
-        jw_num(w, "cpu_usr_mean_pct", mean_or_nan(&a->cpu_usr));
-        jw_num(w, "proc_cpu_mean_pct", mean_or_nan(&a->proc_cpu));
-        jw_num(w, "proc_peak_rss_mib", max_or_nan(&a->proc_rss));
-        jw_num(w, "proc_mean_rss_mib", mean_or_nan(&a->proc_rss));
-        jw_close(w, '}');
+        hw_json_open(w, NULL, '{');
+        hw_json_str(w, "name", a->name);
+        hw_json_u64(w, "count", a->count);
+        hw_json_u64(w, "failed", a->failed);
+        hw_json_u64(w, "overlapping", a->overlapping);
+        hw_json_open(w, "seconds", '{');
+        hw_json_num(w, "total", round_us(a->timed ? a->d_sum : NAN));
+        hw_json_num(w, "mean", round_us(sum_name_mean_s(a)));
+        hw_json_num(w, "min", round_us(a->timed ? a->d_min : NAN));
+        hw_json_num(w, "max", round_us(a->timed ? a->d_max : NAN));
+        hw_json_num(w, "std", round_us(sum_name_std_s(a)));
+        hw_json_close(w);
+        hw_json_num(w, "span_sec", round_us(a->timed ? a->span_s : NAN));
+        hw_json_num(w, "energy_wh", sum_name_energy_wh(a));
+        hw_json_num(w, "gpu_util_mean_pct", mean_or_nan(&a->util));
+        hw_json_num(w, "gpu_util_max_pct", max_or_nan(&a->util));
+        hw_json_num(w, "peak_vram_mib", max_or_nan(&a->mem_used));
+        hw_json_num(w, "power_watts_mean", mean_or_nan(&a->power));
+        hw_json_num(w, "cpu_usr_mean_pct", mean_or_nan(&a->cpu_usr));
+        hw_json_num(w, "proc_cpu_mean_pct", mean_or_nan(&a->proc_cpu));
+        hw_json_num(w, "proc_peak_rss_mib", max_or_nan(&a->proc_rss));
+        hw_json_num(w, "proc_mean_rss_mib", mean_or_nan(&a->proc_rss));
+        hw_json_close(w);
     }
-    jw_close(w, ']');
+    hw_json_close(w);
     if (s->names_dropped)
-        jw_u64(w, "phase_names_not_summarized", s->names_dropped);
+        hw_json_u64(w, "phase_names_not_summarized", s->names_dropped);
     if (s->windows_dropped)
-        jw_u64(w, "phase_windows_not_measured", s->windows_dropped);
+        hw_json_u64(w, "phase_windows_not_measured", s->windows_dropped);
 }
 
 /* The tree's CPU as a share of the job's expected cores (sum_run_expected_cores). */
@@ -414,249 +329,251 @@ static double cpu_of_cores(const struct sum_run *run, double pct_one_core)
     return isfinite(n) && n > 0 ? pct_one_core / n : NAN;
 }
 
-static void json_cores(struct jw *w, const struct sum_run *run)
+static void json_cores(struct hw_json *w, const struct sum_run *run)
 {
     const char *src;
-    jw_num(w, "cpu_mean_pct", mean_or_nan(&run->proc[SUM_PROC_CPU])); /* of one core */
-    jw_num(w, "expected_cores", sum_run_expected_cores(run, &src));
-    jw_str(w, "expected_cores_source", src);
-    jw_num(w, "cpu_mean_pct_of_cores", cpu_of_cores(run, mean_or_nan(&run->proc[SUM_PROC_CPU])));
-    jw_num(w, "cpu_max_pct_of_cores", cpu_of_cores(run, max_or_nan(&run->proc[SUM_PROC_CPU])));
+    hw_json_num(w, "cpu_mean_pct", mean_or_nan(&run->proc[SUM_PROC_CPU])); /* of one core */
+    hw_json_num(w, "expected_cores", sum_run_expected_cores(run, &src));
+    hw_json_str(w, "expected_cores_source", src);
+    hw_json_num(w, "cpu_mean_pct_of_cores", cpu_of_cores(run, mean_or_nan(&run->proc[SUM_PROC_CPU])));
+    hw_json_num(w, "cpu_max_pct_of_cores", cpu_of_cores(run, max_or_nan(&run->proc[SUM_PROC_CPU])));
 }
 
 void sum_report_json(const struct sum_run *run, struct hw_buf *out)
 {
-    struct jw w = {.b = out};
-    jw_open(&w, NULL, '{');
-    jw_str(&w, "schema", "hwrun.summary/1");
-    jw_str(&w, "tool", "summarize (hwrun) " HWRUN_VERSION);
-    jw_str(&w, "dir", run->dir);
+    struct hw_json w;
+    hw_json_init(&w, out, HW_JSON_PRETTY, HW_NUM_SIG12);
+    hw_json_open(&w, NULL, '{');
+    hw_json_str(&w, "schema", "hwrun.summary/1");
+    hw_json_str(&w, "tool", "summarize (hwrun) " HWRUN_VERSION);
+    hw_json_str(&w, "dir", run->dir);
     json_outcome(&w, &run->outcome);
-    jw_open(&w, "params", '{'); /* the data of the params events (--params, default config) */
+    hw_json_open(&w, "params", '{'); /* the data of the params events (--params, default config) */
     for (size_t i = 0; i < run->nparams; i++)
-        jw_raw(&w, run->params[i].key, param_text(&run->params[i], true));
-    jw_close(&w, '}');
+        hw_json_raw(&w, run->params[i].key, param_text(&run->params[i], true));
+    hw_json_close(&w);
     /* pytyche's keys (same names and meaning), null when never measured */
     const char *mu_src;
     const struct sum_stat *mu = mem_util_stat(run, &mu_src);
-    jw_num(&w, "peak_vram_mb", max_or_nan(&run->all[SUM_GM_MEM_USED])); /* MiB, as pytyche */
-    jw_num(&w, "gpu_util_mean_pct", mean_or_nan(&run->all[SUM_GM_UTIL]));
-    jw_num(&w, "gpu_util_max_pct", max_or_nan(&run->all[SUM_GM_UTIL]));
-    jw_num(&w, "mem_util_mean_pct", mean_or_nan(mu));
-    jw_num(&w, "mem_util_max_pct", max_or_nan(mu));
-    jw_num(&w, "power_watts_mean", mean_or_nan(&run->all[SUM_GM_POWER]));
-    jw_num(&w, "power_watts_max", max_or_nan(&run->all[SUM_GM_POWER]));
-    jw_num(&w, "cpu_usr_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_USR]));
-    jw_num(&w, "cpu_idle_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_IDLE]));
+    hw_json_num(&w, "peak_vram_mb", max_or_nan(&run->all[SUM_GM_MEM_USED])); /* MiB, as pytyche */
+    hw_json_num(&w, "gpu_util_mean_pct", mean_or_nan(&run->all[SUM_GM_UTIL]));
+    hw_json_num(&w, "gpu_util_max_pct", max_or_nan(&run->all[SUM_GM_UTIL]));
+    hw_json_num(&w, "mem_util_mean_pct", mean_or_nan(mu));
+    hw_json_num(&w, "mem_util_max_pct", max_or_nan(mu));
+    hw_json_num(&w, "power_watts_mean", mean_or_nan(&run->all[SUM_GM_POWER]));
+    hw_json_num(&w, "power_watts_max", max_or_nan(&run->all[SUM_GM_POWER]));
+    hw_json_num(&w, "cpu_usr_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_USR]));
+    hw_json_num(&w, "cpu_idle_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_IDLE]));
     /* calibrax's keys */
-    jw_num(&w, "peak_rss_mb", max_or_nan(&run->proc[SUM_PROC_RSS]));
-    jw_num(&w, "mean_rss_mb", mean_or_nan(&run->proc[SUM_PROC_RSS]));
-    jw_num(&w, "memory_growth_mb", growth(&run->proc[SUM_PROC_RSS]));
-    jw_u64(&w, "num_samples", sum_run_num_samples(run));
-    jw_num(&w, "duration_sec", round_us(sum_run_duration(run)));
-    jw_num(&w, "mean_gpu_clock_mhz", clock_mean(run));
-    jw_num(&w, "mean_gpu_power_w", mean_or_nan(&run->all[SUM_GM_POWER]));
-    jw_num(&w, "peak_gpu_mem_mb", max_or_nan(&run->all[SUM_GM_MEM_USED])); /* MiB, as calibrax */
-    jw_num(&w, "mean_gpu_util", mean_or_nan(&run->all[SUM_GM_UTIL]));
+    hw_json_num(&w, "peak_rss_mb", max_or_nan(&run->proc[SUM_PROC_RSS]));
+    hw_json_num(&w, "mean_rss_mb", mean_or_nan(&run->proc[SUM_PROC_RSS]));
+    hw_json_num(&w, "memory_growth_mb", growth(&run->proc[SUM_PROC_RSS]));
+    hw_json_u64(&w, "num_samples", sum_run_num_samples(run));
+    hw_json_num(&w, "duration_sec", round_us(sum_run_duration(run)));
+    hw_json_num(&w, "mean_gpu_clock_mhz", clock_mean(run));
+    hw_json_num(&w, "mean_gpu_power_w", mean_or_nan(&run->all[SUM_GM_POWER]));
+    hw_json_num(&w, "peak_gpu_mem_mb", max_or_nan(&run->all[SUM_GM_MEM_USED])); /* MiB, as calibrax */
+    hw_json_num(&w, "mean_gpu_util", mean_or_nan(&run->all[SUM_GM_UTIL]));
     /* ours: units in the names (the _mb keys above are those tools' names for MiB values) */
-    jw_num(&w, "peak_vram_mib", max_or_nan(&run->all[SUM_GM_MEM_USED]));
-    jw_num(&w, "energy_wh", sum_run_energy_wh(run));
-    jw_str(&w, "mem_util_source", mu_src);
-    jw_time(&w, "start", run->t_max >= run->t_min ? run->t_min : NAN);
-    jw_time(&w, "end", run->t_max >= run->t_min ? run->t_max : NAN);
-    jw_open(&w, "time_zone", '{');
-    jw_str(&w, "zone", run->tz.name);
-    jw_str(&w, "source", tz_source_name(run->tz_source));
+    hw_json_num(&w, "peak_vram_mib", max_or_nan(&run->all[SUM_GM_MEM_USED]));
+    hw_json_num(&w, "energy_wh", sum_run_energy_wh(run));
+    hw_json_str(&w, "mem_util_source", mu_src);
+    json_time(&w, "start", run->t_max >= run->t_min ? run->t_min : NAN);
+    json_time(&w, "end", run->t_max >= run->t_min ? run->t_max : NAN);
+    hw_json_open(&w, "time_zone", '{');
+    hw_json_str(&w, "zone", run->tz.name);
+    hw_json_str(&w, "source", tz_source_name(run->tz_source));
     if (run->tz_start_unrecognized)
-        jw_str(&w, "start_event_smi_tz_unrecognized", run->info.smi_tz_raw);
-    jw_close(&w, '}');
-    jw_str(&w, "percentiles",
+        hw_json_str(&w, "start_event_smi_tz_unrecognized", run->info.smi_tz_raw);
+    hw_json_close(&w);
+    hw_json_str(&w, "percentiles",
            "linear interpolation between closest ranks; exact while a series has at most 1024 "
            "distinct values, else within 0.4% relative error (marked percentiles_exact: false)");
 
-    jw_open(&w, "gpus", '[');
+    hw_json_open(&w, "gpus", '[');
     for (int g = 0; g < SUM_MAX_GPUS; g++) {
         const struct sum_gpu *gp = run->gpu[g];
         if (!gp)
             continue;
-        jw_open(&w, NULL, '{');
-        jw_u64(&w, "index", (uint64_t)gp->index);
-        jw_str(&w, "uuid", gp->uuid[0] ? gp->uuid : NULL);
-        jw_u64(&w, "samples", gp->samples);
+        hw_json_open(&w, NULL, '{');
+        hw_json_u64(&w, "index", (uint64_t)gp->index);
+        hw_json_str(&w, "uuid", gp->uuid[0] ? gp->uuid : NULL);
+        hw_json_u64(&w, "samples", gp->samples);
         json_gpu_metrics(&w, gp->m);
-        jw_num(&w, "energy_wh", gp->m[SUM_GM_POWER].n ? gp->energy.joules / 3600.0 : NAN);
-        jw_open(&w, "energy", '{');
-        jw_num(&w, "covered_sec", gp->energy.covered_s);
-        jw_num(&w, "interval_sec", gp->energy.interval_s);
-        jw_str(&w, "interval_source", gp->energy.interval_from_rows ? "rows"
-                                      : isfinite(gp->energy.interval_s) ? "start_event"
-                                                                        : NULL);
-        jw_u64(&w, "gaps", gp->energy.gaps);
-        jw_num(&w, "gap_sec", gp->energy.gap_s);
-        jw_u64(&w, "unmeasured_steps", gp->energy.unmeasured);
-        jw_close(&w, '}');
-        jw_open(&w, "interval_sec", '{');
-        jw_num(&w, "median", sum_stat_quantile(&gp->interval, 0.5));
-        jw_num(&w, "p99", sum_stat_quantile(&gp->interval, 0.99));
-        jw_close(&w, '}');
+        hw_json_num(&w, "energy_wh", gp->m[SUM_GM_POWER].n ? gp->energy.joules / 3600.0 : NAN);
+        hw_json_open(&w, "energy", '{');
+        hw_json_num(&w, "covered_sec", gp->energy.covered_s);
+        hw_json_num(&w, "interval_sec", gp->energy.interval_s);
+        hw_json_str(&w, "interval_source",
+                    gp->energy.interval_from_rows     ? "rows"
+                    : isfinite(gp->energy.interval_s) ? "start_event"
+                                                      : NULL);
+        hw_json_u64(&w, "gaps", gp->energy.gaps);
+        hw_json_num(&w, "gap_sec", gp->energy.gap_s);
+        hw_json_u64(&w, "unmeasured_steps", gp->energy.unmeasured);
+        hw_json_close(&w);
+        hw_json_open(&w, "interval_sec", '{');
+        hw_json_num(&w, "median", sum_stat_quantile(&gp->interval, 0.5));
+        hw_json_num(&w, "p99", sum_stat_quantile(&gp->interval, 0.99));
+        hw_json_close(&w);
         if (gp->in_dmon) {
-            jw_open(&w, "dmon", '{');
+            hw_json_open(&w, "dmon", '{');
             for (int k = 0; k < SUM_DM_COUNT; k++)
                 if (gp->dm[k].n)
-                    jw_stat(&w, sum_dmon_col_names[k], &gp->dm[k]);
-            jw_close(&w, '}');
+                    json_stat(&w, sum_dmon_col_names[k], &gp->dm[k]);
+            hw_json_close(&w);
         }
         json_gpm(&w, gp, gp->gpm);
-        jw_close(&w, '}');
+        hw_json_close(&w);
     }
-    jw_close(&w, ']');
+    hw_json_close(&w);
     if (run->gpu_rows_dropped)
-        jw_u64(&w, "gpu_rows_beyond_64_gpus", run->gpu_rows_dropped);
+        hw_json_u64(&w, "gpu_rows_beyond_64_gpus", run->gpu_rows_dropped);
 
-    jw_open(&w, "phases", '[');
+    hw_json_open(&w, "phases", '[');
     for (size_t i = 0; i < run->nphase; i++) {
         const struct sum_phase_acc *p = &run->phase[i];
-        jw_open(&w, NULL, '{');
-        jw_str(&w, "name", p->name);
-        jw_time(&w, "start", p->t0);
-        jw_time(&w, "end", p->t1);
-        jw_num(&w, "seconds", round_us(p->t1 - p->t0));
-        jw_u64(&w, "line", p->line);
-        jw_num(&w, "energy_wh", phase_energy_wh(p));
-        jw_open(&w, "gpus", '[');
+        hw_json_open(&w, NULL, '{');
+        hw_json_str(&w, "name", p->name);
+        json_time(&w, "start", p->t0);
+        json_time(&w, "end", p->t1);
+        hw_json_num(&w, "seconds", round_us(p->t1 - p->t0));
+        hw_json_u64(&w, "line", p->line);
+        hw_json_num(&w, "energy_wh", phase_energy_wh(p));
+        hw_json_open(&w, "gpus", '[');
         for (int g = 0; g < SUM_MAX_GPUS; g++) {
             const struct sum_phase_gpu *pg = p->gpu[g];
             if (!pg)
                 continue;
-            jw_open(&w, NULL, '{');
-            jw_u64(&w, "index", (uint64_t)g);
-            jw_u64(&w, "samples", pg->m[SUM_GM_UTIL].n > pg->m[SUM_GM_POWER].n
+            hw_json_open(&w, NULL, '{');
+            hw_json_u64(&w, "index", (uint64_t)g);
+            hw_json_u64(&w, "samples", pg->m[SUM_GM_UTIL].n > pg->m[SUM_GM_POWER].n
                                       ? pg->m[SUM_GM_UTIL].n
                                       : pg->m[SUM_GM_POWER].n);
             json_gpu_metrics(&w, pg->m);
-            jw_num(&w, "energy_wh",
+            hw_json_num(&w, "energy_wh",
                    run->gpu[g] && run->gpu[g]->m[SUM_GM_POWER].n ? pg->energy_j / 3600.0 : NAN);
             json_gpm(&w, run->gpu[g], pg->gpm);
-            jw_close(&w, '}');
+            hw_json_close(&w);
         }
-        jw_close(&w, ']');
-        jw_num(&w, "cpu_usr_mean_pct", mean_or_nan(&p->cpu_usr));
-        jw_num(&w, "cpu_idle_mean_pct", mean_or_nan(&p->cpu_idle));
-        jw_num(&w, "proc_peak_rss_mib", max_or_nan(&p->proc_rss));
-        jw_num(&w, "proc_cpu_mean_pct", mean_or_nan(&p->proc_cpu));
+        hw_json_close(&w);
+        hw_json_num(&w, "cpu_usr_mean_pct", mean_or_nan(&p->cpu_usr));
+        hw_json_num(&w, "cpu_idle_mean_pct", mean_or_nan(&p->cpu_idle));
+        hw_json_num(&w, "proc_peak_rss_mib", max_or_nan(&p->proc_rss));
+        hw_json_num(&w, "proc_cpu_mean_pct", mean_or_nan(&p->proc_cpu));
         /* the tracked process alone, and the tree's user/system split */
-        jw_num(&w, "proc_main_peak_rss_mib", max_or_nan(&p->main_rss));
-        jw_num(&w, "proc_main_cpu_mean_pct", mean_or_nan(&p->main_cpu));
-        jw_num(&w, "proc_main_threads_max", max_or_nan(&p->main_threads));
-        jw_num(&w, "proc_usr_cpu_mean_pct", mean_or_nan(&p->usr_cpu));
-        jw_num(&w, "proc_sys_cpu_mean_pct", mean_or_nan(&p->sys_cpu));
+        hw_json_num(&w, "proc_main_peak_rss_mib", max_or_nan(&p->main_rss));
+        hw_json_num(&w, "proc_main_cpu_mean_pct", mean_or_nan(&p->main_cpu));
+        hw_json_num(&w, "proc_main_threads_max", max_or_nan(&p->main_threads));
+        hw_json_num(&w, "proc_usr_cpu_mean_pct", mean_or_nan(&p->usr_cpu));
+        hw_json_num(&w, "proc_sys_cpu_mean_pct", mean_or_nan(&p->sys_cpu));
         json_system(&w, &p->sys);
-        jw_open(&w, "container", '{');
+        hw_json_open(&w, "container", '{');
         json_container_mem(&w, &p->sys);
-        jw_num(&w, "mem_max_mib", p->sys.mem_limit_mib);
-        jw_close(&w, '}');
+        hw_json_num(&w, "mem_max_mib", p->sys.mem_limit_mib);
+        hw_json_close(&w);
         if (p->exit_status >= 0)
-            jw_u64(&w, "exit_status", (uint64_t)p->exit_status);
+            hw_json_u64(&w, "exit_status", (uint64_t)p->exit_status);
         else
-            jw_raw(&w, "exit_status", "null");
+            hw_json_null(&w, "exit_status");
         if (p->signal)
-            jw_u64(&w, "signal", (uint64_t)p->signal);
+            hw_json_u64(&w, "signal", (uint64_t)p->signal);
         else
-            jw_raw(&w, "signal", "null");
-        jw_bool(&w, "failed", p->failed);
-        jw_raw(&w, "extra", p->extra);
-        jw_close(&w, '}');
+            hw_json_null(&w, "signal");
+        hw_json_bool(&w, "failed", p->failed);
+        hw_json_raw(&w, "extra", p->extra);
+        hw_json_close(&w);
     }
-    jw_close(&w, ']');
+    hw_json_close(&w);
     if (run->phases_dropped)
-        jw_u64(&w, "phases_not_summarized", run->phases_dropped);
+        hw_json_u64(&w, "phases_not_summarized", run->phases_dropped);
     json_phase_names(&w, run);
 
-    jw_open(&w, "events", '{');
-    jw_u64(&w, "total", events_total(run));
-    jw_open(&w, "counts", '{');
+    hw_json_open(&w, "events", '{');
+    hw_json_u64(&w, "total", events_total(run));
+    hw_json_open(&w, "counts", '{');
     for (size_t i = 0; i < run->netype; i++)
-        jw_u64(&w, run->etype[i].name, run->etype[i].n);
+        hw_json_u64(&w, run->etype[i].name, run->etype[i].n);
     if (run->etype_other)
-        jw_u64(&w, "(other)", run->etype_other);
-    jw_close(&w, '}');
-    jw_u64(&w, "errors_total", run->err_total);
-    jw_open(&w, "errors", '[');
+        hw_json_u64(&w, "(other)", run->etype_other);
+    hw_json_close(&w);
+    hw_json_u64(&w, "errors_total", run->err_total);
+    hw_json_open(&w, "errors", '[');
     for (size_t i = 0; i < run->nerr; i++) {
-        jw_open(&w, NULL, '{');
-        jw_time(&w, "ts", run->err[i].t);
-        jw_str(&w, "event", run->err[i].name);
-        jw_u64(&w, "line", run->err[i].line);
-        jw_raw(&w, "data", run->err[i].data);
-        jw_close(&w, '}');
+        hw_json_open(&w, NULL, '{');
+        json_time(&w, "ts", run->err[i].t);
+        hw_json_str(&w, "event", run->err[i].name);
+        hw_json_u64(&w, "line", run->err[i].line);
+        hw_json_raw(&w, "data", run->err[i].data);
+        hw_json_close(&w);
     }
-    jw_close(&w, ']');
-    jw_u64(&w, "child_restarts", run->info.child_restarts);
-    jw_close(&w, '}');
+    hw_json_close(&w);
+    hw_json_u64(&w, "child_restarts", run->info.child_restarts);
+    hw_json_close(&w);
 
-    jw_open(&w, "cpu", '{');
+    hw_json_open(&w, "cpu", '{');
     for (int c = 0; c < SUM_CPU_CG_LIMIT; c++)
-        jw_stat(&w, sum_cpu_col_names[c], &run->cpu[c]);
-    jw_close(&w, '}');
+        json_stat(&w, sum_cpu_col_names[c], &run->cpu[c]);
+    hw_json_close(&w);
 
     json_system(&w, &run->sys);
 
-    jw_open(&w, "process", '{');
-    jw_num(&w, "peak_rss_mib", max_or_nan(&run->proc[SUM_PROC_RSS]));
-    jw_num(&w, "mean_rss_mib", mean_or_nan(&run->proc[SUM_PROC_RSS]));
-    jw_num(&w, "memory_growth_mib", growth(&run->proc[SUM_PROC_RSS]));
-    jw_stat(&w, "rss_mib", &run->proc[SUM_PROC_RSS]);
-    jw_stat(&w, "pss_mib", &run->proc[SUM_PROC_PSS]);
-    jw_stat(&w, "cpu_pct", &run->proc[SUM_PROC_CPU]);
-    jw_num(&w, "threads_max", max_or_nan(&run->proc[SUM_PROC_THREADS]));
-    jw_num(&w, "threads_mean", mean_or_nan(&run->proc[SUM_PROC_THREADS]));
-    jw_num(&w, "procs_max", max_or_nan(&run->proc[SUM_PROC_PROCS]));
-    jw_num(&w, "read_bytes", max_or_nan(&run->proc[SUM_PROC_READ]));
-    jw_num(&w, "write_bytes", max_or_nan(&run->proc[SUM_PROC_WRITE]));
+    hw_json_open(&w, "process", '{');
+    hw_json_num(&w, "peak_rss_mib", max_or_nan(&run->proc[SUM_PROC_RSS]));
+    hw_json_num(&w, "mean_rss_mib", mean_or_nan(&run->proc[SUM_PROC_RSS]));
+    hw_json_num(&w, "memory_growth_mib", growth(&run->proc[SUM_PROC_RSS]));
+    json_stat(&w, "rss_mib", &run->proc[SUM_PROC_RSS]);
+    json_stat(&w, "pss_mib", &run->proc[SUM_PROC_PSS]);
+    json_stat(&w, "cpu_pct", &run->proc[SUM_PROC_CPU]);
+    hw_json_num(&w, "threads_max", max_or_nan(&run->proc[SUM_PROC_THREADS]));
+    hw_json_num(&w, "threads_mean", mean_or_nan(&run->proc[SUM_PROC_THREADS]));
+    hw_json_num(&w, "procs_max", max_or_nan(&run->proc[SUM_PROC_PROCS]));
+    hw_json_num(&w, "read_bytes", max_or_nan(&run->proc[SUM_PROC_READ]));
+    hw_json_num(&w, "write_bytes", max_or_nan(&run->proc[SUM_PROC_WRITE]));
     /* the tracked process alone (descendants: the tree's row minus these), and user/system */
-    jw_num(&w, "main_peak_rss_mib", max_or_nan(&run->proc[SUM_PROC_MAIN_RSS]));
-    jw_stat(&w, "main_rss_mib", &run->proc[SUM_PROC_MAIN_RSS]);
-    jw_stat(&w, "main_cpu_pct", &run->proc[SUM_PROC_MAIN_CPU]);
-    jw_num(&w, "main_threads_max", max_or_nan(&run->proc[SUM_PROC_MAIN_THREADS]));
-    jw_stat(&w, "usr_cpu_pct", &run->proc[SUM_PROC_USR_CPU]);
-    jw_stat(&w, "sys_cpu_pct", &run->proc[SUM_PROC_SYS_CPU]);
+    hw_json_num(&w, "main_peak_rss_mib", max_or_nan(&run->proc[SUM_PROC_MAIN_RSS]));
+    json_stat(&w, "main_rss_mib", &run->proc[SUM_PROC_MAIN_RSS]);
+    json_stat(&w, "main_cpu_pct", &run->proc[SUM_PROC_MAIN_CPU]);
+    hw_json_num(&w, "main_threads_max", max_or_nan(&run->proc[SUM_PROC_MAIN_THREADS]));
+    json_stat(&w, "usr_cpu_pct", &run->proc[SUM_PROC_USR_CPU]);
+    json_stat(&w, "sys_cpu_pct", &run->proc[SUM_PROC_SYS_CPU]);
     const char *gm_why;
-    jw_num(&w, "gpu_mem_peak_mib", sum_run_tree_gpu_mem_peak(run, &gm_why));
-    jw_open(&w, "gpu_mem_peak_by_pid", '[');
+    hw_json_num(&w, "gpu_mem_peak_mib", sum_run_tree_gpu_mem_peak(run, &gm_why));
+    hw_json_open(&w, "gpu_mem_peak_by_pid", '[');
     for (size_t i = 0; i < run->npids; i++) {
-        jw_open(&w, NULL, '{');
-        jw_u64(&w, "pid", (uint64_t)run->pids[i].pid);
-        jw_str(&w, "name", run->pids[i].name);
-        jw_num(&w, "peak_mib", run->pids[i].peak_mib);
-        jw_close(&w, '}');
+        hw_json_open(&w, NULL, '{');
+        hw_json_u64(&w, "pid", (uint64_t)run->pids[i].pid);
+        hw_json_str(&w, "name", run->pids[i].name);
+        hw_json_num(&w, "peak_mib", run->pids[i].peak_mib);
+        hw_json_close(&w);
     }
-    jw_close(&w, ']');
-    jw_str(&w, "gpu_mem_unmeasured_reason", gm_why);
+    hw_json_close(&w);
+    hw_json_str(&w, "gpu_mem_unmeasured_reason", gm_why);
     json_cores(&w, run);
-    jw_close(&w, '}');
+    hw_json_close(&w);
 
-    jw_open(&w, "container", '{');
-    jw_raw(&w, "cgroup", run->cgroup_json);
-    jw_num(&w, "cpu_limit_cores", run->cg_limit_cores);
-    jw_num(&w, "mem_max_mib", run->cg_mem_max_mib);
+    hw_json_open(&w, "container", '{');
+    hw_json_raw(&w, "cgroup", run->cgroup_json);
+    hw_json_num(&w, "cpu_limit_cores", run->cg_limit_cores);
+    hw_json_num(&w, "mem_max_mib", run->cg_mem_max_mib);
     json_container_mem(&w, &run->sys);
-    jw_stat(&w, "cpu_pct", &run->cpu[SUM_CPU_CG_PCT]);
-    jw_close(&w, '}');
+    json_stat(&w, "cpu_pct", &run->cpu[SUM_CPU_CG_PCT]);
+    hw_json_close(&w);
 
-    jw_open(&w, "quality", '{');
-    jw_open(&w, "files", '{');
+    hw_json_open(&w, "quality", '{');
+    hw_json_open(&w, "files", '{');
     for (int k = 0; k < SUM_KIND_COUNT; k++)
         if ((k != SUM_KIND_GPM && k != SUM_KIND_TREE_PIDS) ||
             run->q[k].present) /* optional, newer than the rest */
             json_quality(&w, run, k);
-    jw_close(&w, '}');
-    jw_u64(&w, "lines_skipped", total_skipped(run));
-    jw_u64(&w, "partial_last_lines", total_partial(run));
-    jw_u64(&w, "placeholders", total_placeholders(run));
-    jw_u64(&w, "child_restarts", run->info.child_restarts);
-    jw_u64(&w, "hwmon_runs", run->info.starts);
-    jw_close(&w, '}');
-    jw_close(&w, '}');
+    hw_json_close(&w);
+    hw_json_u64(&w, "lines_skipped", total_skipped(run));
+    hw_json_u64(&w, "partial_last_lines", total_partial(run));
+    hw_json_u64(&w, "placeholders", total_placeholders(run));
+    hw_json_u64(&w, "child_restarts", run->info.child_restarts);
+    hw_json_u64(&w, "hwmon_runs", run->info.starts);
+    hw_json_close(&w);
+    hw_json_close(&w);
     hw_buf_putc(out, '\n');
 }
 
@@ -1121,81 +1038,94 @@ struct col {
     uint64_t u;
 };
 
-#define NCOLS 96 /* room for every column flat_cols() adds; it stops at this many */
+/* The sweep row's columns, in order. Each is S (a string), D (a computed number: 12 digits),
+ * U (a count) or I (an integer, NAN when not known), with its name and its value (an expression
+ * of run; mu is the memory-utilization series of mem_util_stat(), mem_src the source of the
+ * container's memory peak, set by the column before it); PER_IO(...) stands for its columns once
+ * per disk/network counter i. CSV, JSONL and --units rows are all expanded from this one list,
+ * and the arrays they fill have exactly as many places as it has columns. */
+#define SWEEP_COLUMNS(S, D, U, I, PER_IO)                                                         \
+    S("dir", run->dir)                                                                            \
+    S("status", sum_status_names[run->outcome.status])                                            \
+    I("exit_status", run->outcome.exit_status >= 0 ? run->outcome.exit_status : NAN)              \
+    I("signal", run->outcome.signal ? run->outcome.signal : NAN)                                  \
+    U("phases_failed", run->outcome.phases_failed)                                                \
+    U("gpus", sum_run_gpu_count(run))                                                             \
+    U("num_samples", sum_run_num_samples(run))                                                    \
+    D("duration_sec", round_us(sum_run_duration(run)))                                            \
+    D("peak_vram_mb", max_or_nan(&run->all[SUM_GM_MEM_USED]))                                     \
+    D("peak_vram_mib", max_or_nan(&run->all[SUM_GM_MEM_USED]))                                    \
+    D("gpu_util_mean_pct", mean_or_nan(&run->all[SUM_GM_UTIL]))                                   \
+    D("gpu_util_max_pct", max_or_nan(&run->all[SUM_GM_UTIL]))                                     \
+    D("mem_util_mean_pct", mean_or_nan(mu))                                                       \
+    D("mem_util_max_pct", max_or_nan(mu))                                                         \
+    D("power_watts_mean", mean_or_nan(&run->all[SUM_GM_POWER]))                                   \
+    D("power_watts_max", max_or_nan(&run->all[SUM_GM_POWER]))                                     \
+    D("energy_wh", sum_run_energy_wh(run))                                                        \
+    D("mean_gpu_clock_mhz", clock_mean(run))                                                      \
+    D("mean_gpu_power_w", mean_or_nan(&run->all[SUM_GM_POWER]))                                   \
+    D("peak_gpu_mem_mb", max_or_nan(&run->all[SUM_GM_MEM_USED])) /* calibrax's, as in JSON */      \
+    D("mean_gpu_util", mean_or_nan(&run->all[SUM_GM_UTIL]))                                       \
+    D("cpu_usr_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_USR]))                                    \
+    D("cpu_idle_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_IDLE]))                                  \
+    D("peak_rss_mb", max_or_nan(&run->proc[SUM_PROC_RSS]))                                        \
+    D("mean_rss_mb", mean_or_nan(&run->proc[SUM_PROC_RSS]))                                       \
+    D("memory_growth_mb", growth(&run->proc[SUM_PROC_RSS]))                                       \
+    D("gpu_mem_peak_mib", sum_run_tree_gpu_mem_peak(run, NULL))                                   \
+    D("proc_cpu_mean_pct", mean_or_nan(&run->proc[SUM_PROC_CPU])) /* of one core */                \
+    D("expected_cores", sum_run_expected_cores(run, NULL))                                        \
+    S("expected_cores_source", cores_src)                                                         \
+    D("proc_cpu_mean_pct_of_cores", cpu_of_cores(run, mean_or_nan(&run->proc[SUM_PROC_CPU])))     \
+    /* the tracked process alone and the tree's user/system split (proc_metrics.csv) */           \
+    D("main_peak_rss_mib", max_or_nan(&run->proc[SUM_PROC_MAIN_RSS]))                             \
+    D("main_cpu_mean_pct", mean_or_nan(&run->proc[SUM_PROC_MAIN_CPU]))                            \
+    D("main_threads_max", max_or_nan(&run->proc[SUM_PROC_MAIN_THREADS]))                          \
+    D("usr_cpu_mean_pct", mean_or_nan(&run->proc[SUM_PROC_USR_CPU]))                              \
+    D("sys_cpu_mean_pct", mean_or_nan(&run->proc[SUM_PROC_SYS_CPU]))                              \
+    /* disks, network, free space, the container (system.h) */                                    \
+    PER_IO(D(sum_io_mib_keys[i], sum_system_mib(&run->sys, i))                                     \
+               D(sum_io_peak_keys[i], sum_system_peak_mib_s(&run->sys, i)))                        \
+    D("fs_free_min_mib", run->sys.fs_free_min_mib)                                                \
+    D("container_mem_peak_mib", sum_system_mem_peak(&run->sys, &mem_src))                         \
+    S("container_mem_peak_source", mem_src)                                                       \
+    D("container_mem_max_mib", run->cg_mem_max_mib)                                               \
+    D("container_cpu_limit_cores", run->cg_limit_cores)                                           \
+    U("phases", run->nphase)                                                                      \
+    U("events", events_total(run))                                                                \
+    U("error_events", run->err_total)                                                             \
+    U("child_restarts", run->info.child_restarts)                                                 \
+    U("lines_skipped", total_skipped(run))                                                        \
+    U("partial_last_lines", total_partial(run))                                                   \
+    U("placeholders", total_placeholders(run))                                                    \
+    S("time_zone", run->tz.name)                                                                  \
+    S("time_zone_source", tz_source_name(run->tz_source))
 
-static size_t flat_cols(const struct sum_run *run, struct col *c)
+#define COL_ONE(nm, v) +1
+#define COL_PER_IO(cols) +SUM_IO_COUNT * (0 cols)
+enum { SWEEP_NCOLS = 0 SWEEP_COLUMNS(COL_ONE, COL_ONE, COL_ONE, COL_ONE, COL_PER_IO) };
+#undef COL_ONE
+#undef COL_PER_IO
+
+static size_t flat_cols(const struct sum_run *run, struct col c[SWEEP_NCOLS])
 {
-    const char *mu_src, *cores_src;
+    const char *mu_src, *cores_src, *mem_src = NULL;
     const struct sum_stat *mu = mem_util_stat(run, &mu_src);
     sum_run_expected_cores(run, &cores_src);
     size_t n = 0;
-#define ADD(...) (n < NCOLS ? (void)(c[n++] = (struct col){__VA_ARGS__}) : (void)0)
-#define S(nm, v) ADD(nm, C_STR, v, 0, 0)
-#define D(nm, v) ADD(nm, C_NUM, NULL, v, 0)
-#define U(nm, v) ADD(nm, C_U64, NULL, 0, v)
-#define I(nm, v) ADD(nm, C_INT, NULL, v, 0)
-    S("dir", run->dir);
-    S("status", sum_status_names[run->outcome.status]);
-    I("exit_status", run->outcome.exit_status >= 0 ? run->outcome.exit_status : NAN);
-    I("signal", run->outcome.signal ? run->outcome.signal : NAN);
-    U("phases_failed", run->outcome.phases_failed);
-    U("gpus", sum_run_gpu_count(run));
-    U("num_samples", sum_run_num_samples(run));
-    D("duration_sec", round_us(sum_run_duration(run)));
-    D("peak_vram_mb", max_or_nan(&run->all[SUM_GM_MEM_USED]));
-    D("peak_vram_mib", max_or_nan(&run->all[SUM_GM_MEM_USED]));
-    D("gpu_util_mean_pct", mean_or_nan(&run->all[SUM_GM_UTIL]));
-    D("gpu_util_max_pct", max_or_nan(&run->all[SUM_GM_UTIL]));
-    D("mem_util_mean_pct", mean_or_nan(mu));
-    D("mem_util_max_pct", max_or_nan(mu));
-    D("power_watts_mean", mean_or_nan(&run->all[SUM_GM_POWER]));
-    D("power_watts_max", max_or_nan(&run->all[SUM_GM_POWER]));
-    D("energy_wh", sum_run_energy_wh(run));
-    D("mean_gpu_clock_mhz", clock_mean(run));
-    D("mean_gpu_power_w", mean_or_nan(&run->all[SUM_GM_POWER]));
-    D("peak_gpu_mem_mb", max_or_nan(&run->all[SUM_GM_MEM_USED])); /* calibrax's, as in JSON */
-    D("mean_gpu_util", mean_or_nan(&run->all[SUM_GM_UTIL]));
-    D("cpu_usr_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_USR]));
-    D("cpu_idle_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_IDLE]));
-    D("peak_rss_mb", max_or_nan(&run->proc[SUM_PROC_RSS]));
-    D("mean_rss_mb", mean_or_nan(&run->proc[SUM_PROC_RSS]));
-    D("memory_growth_mb", growth(&run->proc[SUM_PROC_RSS]));
-    D("gpu_mem_peak_mib", sum_run_tree_gpu_mem_peak(run, NULL));
-    D("proc_cpu_mean_pct", mean_or_nan(&run->proc[SUM_PROC_CPU])); /* of one core */
-    D("expected_cores", sum_run_expected_cores(run, NULL));
-    S("expected_cores_source", cores_src);
-    D("proc_cpu_mean_pct_of_cores", cpu_of_cores(run, mean_or_nan(&run->proc[SUM_PROC_CPU])));
-    /* the tracked process alone and the tree's user/system split (proc_metrics.csv) */
-    D("main_peak_rss_mib", max_or_nan(&run->proc[SUM_PROC_MAIN_RSS]));
-    D("main_cpu_mean_pct", mean_or_nan(&run->proc[SUM_PROC_MAIN_CPU]));
-    D("main_threads_max", max_or_nan(&run->proc[SUM_PROC_MAIN_THREADS]));
-    D("usr_cpu_mean_pct", mean_or_nan(&run->proc[SUM_PROC_USR_CPU]));
-    D("sys_cpu_mean_pct", mean_or_nan(&run->proc[SUM_PROC_SYS_CPU]));
-    /* disks, network, free space, the container (system.h) */
-    for (int i = 0; i < SUM_IO_COUNT; i++) {
-        D(sum_io_mib_keys[i], sum_system_mib(&run->sys, i));
-        D(sum_io_peak_keys[i], sum_system_peak_mib_s(&run->sys, i));
+#define S(nm, v) c[n++] = (struct col){nm, C_STR, v, 0, 0};
+#define D(nm, v) c[n++] = (struct col){nm, C_NUM, NULL, v, 0};
+#define U(nm, v) c[n++] = (struct col){nm, C_U64, NULL, 0, v};
+#define I(nm, v) c[n++] = (struct col){nm, C_INT, NULL, v, 0};
+#define PER_IO(cols)                                                                               \
+    for (int i = 0; i < SUM_IO_COUNT; i++) {                                                      \
+        cols                                                                                       \
     }
-    D("fs_free_min_mib", run->sys.fs_free_min_mib);
-    const char *mem_src;
-    D("container_mem_peak_mib", sum_system_mem_peak(&run->sys, &mem_src));
-    S("container_mem_peak_source", mem_src);
-    D("container_mem_max_mib", run->cg_mem_max_mib);
-    D("container_cpu_limit_cores", run->cg_limit_cores);
-    U("phases", run->nphase);
-    U("events", events_total(run));
-    U("error_events", run->err_total);
-    U("child_restarts", run->info.child_restarts);
-    U("lines_skipped", total_skipped(run));
-    U("partial_last_lines", total_partial(run));
-    U("placeholders", total_placeholders(run));
-    S("time_zone", run->tz.name);
-    S("time_zone_source", tz_source_name(run->tz_source));
-#undef ADD
+    SWEEP_COLUMNS(S, D, U, I, PER_IO)
 #undef S
 #undef D
 #undef U
 #undef I
+#undef PER_IO
     return n;
 }
 
@@ -1204,13 +1134,13 @@ static size_t flat_cols(const struct sum_run *run, struct col *c)
 static bool num_cell(struct hw_buf *b, const struct col *c)
 {
     if (c->type == C_U64)
-        hw_buf_printf(b, "%llu", (unsigned long long)c->u);
+        hw_buf_u64(b, c->u);
     else if (!isfinite(c->d))
         return false;
     else if (c->type == C_INT)
         hw_buf_printf(b, "%.0f", c->d);
     else
-        put_num(b, c->d);
+        hw_buf_json_num(b, c->d, HW_NUM_SIG12);
     return true;
 }
 
@@ -1306,8 +1236,8 @@ void sum_report_figures(const struct sum_run *run, const struct sum_units *u, bo
                         bool phases, sum_figure_fn *fn, void *ctx)
 {
     if (row) {
-        struct col c[NCOLS];
-        char names[NCOLS][48];
+        struct col c[SWEEP_NCOLS];
+        char names[SWEEP_NCOLS][48];
         size_t n = row_cols(run, u, c, names);
         for (size_t i = 0; i < n; i++)
             if (c[i].type != C_STR)
@@ -1325,7 +1255,7 @@ void sum_report_cell(struct hw_buf *out, double v, bool integer)
     if (integer)
         hw_buf_printf(out, "%.0f", v);
     else
-        put_num(out, v);
+        hw_buf_json_num(out, v, HW_NUM_SIG12);
 }
 
 void sum_report_csv_header(struct hw_buf *out)
@@ -1338,8 +1268,8 @@ void sum_report_csv_header_u(const struct sum_units *u, struct hw_buf *out)
     struct sum_run *empty = sum_run_new();
     if (!empty)
         return;
-    struct col c[NCOLS];
-    char names[NCOLS][48];
+    struct col c[SWEEP_NCOLS];
+    char names[SWEEP_NCOLS][48];
     size_t n = row_cols(empty, u, c, names);
     for (size_t i = 0; i < n; i++) {
         if (i)
@@ -1358,8 +1288,8 @@ void sum_report_csv_row(const struct sum_run *run, struct hw_buf *out)
 void sum_report_csv_row_u(const struct sum_run *run, const struct sum_units *u,
                           struct hw_buf *out)
 {
-    struct col c[NCOLS];
-    char names[NCOLS][48];
+    struct col c[SWEEP_NCOLS];
+    char names[SWEEP_NCOLS][48];
     size_t n = row_cols(run, u, c, names);
     for (size_t i = 0; i < n; i++) {
         if (i)
@@ -1397,14 +1327,12 @@ size_t sum_report_phase_csv(const struct sum_run *run, const struct sum_units *u
 
 static void jsonl_extra(void *ctx, const char *name, double v, bool integer)
 {
-    struct hw_buf *out = ctx;
-    hw_buf_puts(out, ", ");
-    hw_buf_json_str(out, name, strlen(name));
-    hw_buf_puts(out, ": ");
+    struct hw_json *w = ctx;
+    hw_json_key(w, name);
     if (isfinite(v))
-        sum_report_cell(out, v, integer);
+        sum_report_cell(w->b, v, integer);
     else
-        hw_buf_puts(out, "null");
+        hw_buf_puts(w->b, "null");
 }
 
 void sum_report_jsonl_row(const struct sum_run *run, struct hw_buf *out)
@@ -1415,34 +1343,29 @@ void sum_report_jsonl_row(const struct sum_run *run, struct hw_buf *out)
 void sum_report_jsonl_row_u(const struct sum_run *run, const struct sum_units *u,
                             struct hw_buf *out)
 {
-    struct col c[NCOLS];
-    char names[NCOLS][48];
+    struct col c[SWEEP_NCOLS];
+    char names[SWEEP_NCOLS][48];
     size_t n = row_cols(run, u, c, names);
-    hw_buf_putc(out, '{');
+    struct hw_json w;
+    hw_json_init(&w, out, HW_JSON_LINE, HW_NUM_SIG12);
+    hw_json_open(&w, NULL, '{');
     for (size_t i = 0; i < n; i++) {
-        if (i)
-            hw_buf_puts(out, ", ");
-        hw_buf_json_str(out, c[i].name, strlen(c[i].name));
-        hw_buf_puts(out, ": ");
         if (c[i].type == C_STR) {
-            if (c[i].s)
-                hw_buf_json_str(out, c[i].s, strlen(c[i].s));
-            else
-                hw_buf_puts(out, "null");
-        } else if (!num_cell(out, &c[i])) {
-            hw_buf_puts(out, "null");
+            hw_json_str(&w, c[i].name, c[i].s);
+            continue;
         }
+        hw_json_key(&w, c[i].name);
+        if (!num_cell(out, &c[i]))
+            hw_buf_puts(out, "null");
     }
     for (size_t i = 0; i < run->nparams; i++) {
         struct hw_buf k;
         hw_buf_init(&k, NULL, 0);
         sum_report_param_name(&run->params[i], &k);
-        hw_buf_puts(out, ", ");
-        hw_buf_json_str(out, k.p ? k.p : "", k.len);
-        hw_buf_puts(out, ": ");
-        hw_buf_puts(out, param_text(&run->params[i], true));
+        hw_json_raw(&w, k.p ? k.p : "", param_text(&run->params[i], true));
         hw_buf_free(&k);
     }
-    phase_figures(run, u, jsonl_extra, out);
-    hw_buf_puts(out, "}\n");
+    phase_figures(run, u, jsonl_extra, &w);
+    hw_json_close(&w);
+    hw_buf_putc(out, '\n');
 }

@@ -197,7 +197,8 @@ static char *phase_extra(struct json_object *obj)
     size_t n = 0;
     json_object_object_foreach(obj, k, v)
     {
-        if (!strcmp(k, "ts") || !strcmp(k, "type") || !strcmp(k, "name") || !strcmp(k, "seconds"))
+        if (!strcmp(k, HW_RL_TS) || !strcmp(k, HW_RL_TYPE) || !strcmp(k, HW_RL_NAME) ||
+            !strcmp(k, HW_RL_SECONDS))
             continue;
         json_object_object_add(x, k, json_object_get(v));
         n++;
@@ -843,7 +844,7 @@ static void on_event(void *ctx, const struct sum_event *e)
     if (run->tl)
         sum_tl_event(run->tl, e);
     sum_outcome_event(&run->outcome, e);
-    const char *pe = run->cfg->params_event ? run->cfg->params_event : "config";
+    const char *pe = run->cfg->params_event ? run->cfg->params_event : HW_EV_CONFIG;
     if (!strcmp(e->name, pe) && e->data && json_object_is_type(e->data, json_type_object))
         params_from(run, "", e->data, 0);
     size_t i;
@@ -859,9 +860,9 @@ static void on_event(void *ctx, const struct sum_event *e)
     } else {
         run->etype_other++;
     }
-    if (!strcmp(e->name, "start") && e->data) {
+    if (!strcmp(e->name, HW_EV_START) && e->data) {
         struct json_object *cg;
-        if (json_object_object_get_ex(e->data, "cgroup", &cg) && cg) {
+        if (json_object_object_get_ex(e->data, HW_START_CGROUP, &cg) && cg) {
             free(run->cgroup_json);
             run->cgroup_json = strdup(json_object_to_json_string_ext(
                 cg, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));

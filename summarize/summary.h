@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "energy.h"
-#include "hwrun/gpm.h"
+#include "hwrun/rundir.h"
 #include "ivindex.h"
 #include "outcome.h"
 #include "phasenames.h"

@@ -66,16 +66,8 @@ void hw_buf_printf(struct hw_buf *b, const char *fmt, ...) __attribute__((format
 #define HW_UTF8_SHORT ((size_t)-1)
 size_t hw_utf8_decode(const void *s, size_t n, uint32_t *cp);
 
-/* Append s[0..n) as a JSON string literal (with quotes). Valid UTF-8 is copied as is; control
- * characters are escaped; each byte of an invalid UTF-8 sequence becomes U+FFFD. */
-void hw_buf_json_str(struct hw_buf *b, const char *s, size_t n);
-/* Append a double as Python's repr() would print it (shortest round-trip: 0.1, 12.0, 1e+16,
- * 1.5e-05); NaN/inf are appended as JSON null. */
-void hw_buf_py_double(struct hw_buf *b, double x);
-/* Append Python's repr(round(x, ndigits)) (correctly rounded from the exact binary value, as
- * Python does); NaN/inf as null. */
-void hw_buf_py_round(struct hw_buf *b, double x, int ndigits);
-/* Append a decimal integer. */
+/* Append a decimal integer (the one integer formatter: CSV cells, JSON, Prometheus). */
 void hw_buf_i64(struct hw_buf *b, int64_t v);
+void hw_buf_u64(struct hw_buf *b, uint64_t v);
 
 #endif

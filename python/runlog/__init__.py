@@ -43,9 +43,15 @@ _T_STRING, _T_INT, _T_DOUBLE, _T_BOOL, _T_NULL, _T_JSON = range(6)
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
+class _List(ctypes.Structure):
+    # rl_field_t's array members (RL_T_STRV, RL_T_OBJ, RL_T_ARR): unused here, but they set the
+    # union's size, hence the stride of a field array.
+    _fields_ = [("v", ctypes.c_void_p), ("n", ctypes.c_size_t)]
+
+
 class _Value(ctypes.Union):
     _fields_ = [("s", ctypes.c_char_p), ("i", ctypes.c_int64), ("d", ctypes.c_double),
-                ("b", ctypes.c_bool)]
+                ("b", ctypes.c_bool), ("l", _List)]
 
 
 class _Field(ctypes.Structure):

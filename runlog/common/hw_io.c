@@ -273,170 +273,21 @@ size_t hw_utf8_decode(const void *p, size_t n, uint32_t *cp)
     return len;
 }
 
-void hw_buf_json_str(struct hw_buf *b, const char *str, size_t n)
+void hw_buf_u64(struct hw_buf *b, uint64_t v)
 {
-    static const char hex[] = "0123456789abcdef";
-    const unsigned char *s = (const unsigned char *)str;
-    /* Worst case is 6 bytes per input byte (\u00XX); reserve once so the loop does not check. */
-    if (n > (SIZE_MAX - 3) / 6 || !hw_buf_reserve(b, n * 6 + 3))
-        return;
-    char *o = b->p + b->len;
-    *o++ = '"';
-    size_t i = 0;
-    while (i < n) {
-        unsigned c = s[i];
-        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-            *o++ = (char)c;
-            i++;
-            continue;
-        }
-        if (c < 0x80) {
-            *o++ = '\\';
-            switch (c) {
-            case '"': *o++ = '"'; break;
-            case '\\': *o++ = '\\'; break;
-            case '\n': *o++ = 'n'; break;
-            case '\r': *o++ = 'r'; break;
-            case '\t': *o++ = 't'; break;
-            case '\b': *o++ = 'b'; break;
-            case '\f': *o++ = 'f'; break;
-            default:
-                *o++ = 'u';
-                *o++ = '0';
-                *o++ = '0';
-                *o++ = hex[c >> 4];
-                *o++ = hex[c & 15];
-            }
-            i++;
-            continue;
-        }
-        uint32_t cp;
-        size_t len = hw_utf8_decode(s + i, n - i, &cp);
-        if (len && len != HW_UTF8_SHORT) {
-            memcpy(o, s + i, len);
-            o += len;
-            i += len;
-        } else { /* U+FFFD REPLACEMENT CHARACTER, 3 bytes, for each bad byte */
-            *o++ = (char)0xEF;
-            *o++ = (char)0xBF;
-            *o++ = (char)0xBD;
-            i++;
-        }
-    }
-    *o++ = '"';
-    b->len = (size_t)(o - b->p);
-    b->p[b->len] = '\0';
+    char tmp[24];
+    char *e = tmp + sizeof tmp, *p = e;
+    do
+        *--p = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    hw_buf_put(b, p, (size_t)(e - p));
 }
 
 void hw_buf_i64(struct hw_buf *b, int64_t v)
 {
-    char tmp[24];
-    char *e = tmp + sizeof tmp, *p = e;
-    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    do
-        *--p = (char)('0' + u % 10);
-    while ((u /= 10) != 0);
     if (v < 0)
-        *--p = '-';
-    hw_buf_put(b, p, (size_t)(e - p));
-}
-
-/* Lay out a digit string with decimal exponent exp10 (of the first digit) as Python's repr does:
- * fixed notation for -4 <= exp10 < 16, else d.ddde+XX. */
-static void put_repr(struct hw_buf *b, bool neg, const char *digits, int nd, int exp10)
-{
-    char out[48];
-    int o = 0;
-    if (neg)
-        out[o++] = '-';
-    if (exp10 >= -4 && exp10 < 16) {
-        if (exp10 < 0) {
-            out[o++] = '0';
-            out[o++] = '.';
-            for (int i = -1; i > exp10; i--)
-                out[o++] = '0';
-            for (int i = 0; i < nd; i++)
-                out[o++] = digits[i];
-        } else {
-            for (int i = 0; i <= exp10; i++)
-                out[o++] = i < nd ? digits[i] : '0';
-            out[o++] = '.';
-            if (nd > exp10 + 1)
-                for (int i = exp10 + 1; i < nd; i++)
-                    out[o++] = digits[i];
-            else
-                out[o++] = '0';
-        }
-    } else {
-        out[o++] = digits[0];
-        if (nd > 1) {
-            out[o++] = '.';
-            for (int i = 1; i < nd; i++)
-                out[o++] = digits[i];
-        }
-        o += snprintf(out + o, sizeof out - (size_t)o, "e%c%02d", exp10 < 0 ? '-' : '+',
-                      exp10 < 0 ? -exp10 : exp10);
-    }
-    hw_buf_put(b, out, (size_t)o);
-}
-
-void hw_buf_py_double(struct hw_buf *b, double x)
-{
-    if (!isfinite(x)) {
-        hw_buf_put(b, "null", 4);
-        return;
-    }
-    /* The shortest digit string that reads back as x, as Python's repr() finds it. Every double
-     * with at most 15 significant digits reads back from its 15-digit rounding (DBL_DIG), and
-     * that rounding is then the short string padded with zeros; so try 15 digits, then 16, 17.
-     * Subnormals hold fewer digits: search them from one digit up. */
-    char sci[40];
-    for (int prec = x != 0 && fabs(x) < DBL_MIN ? 0 : 14; prec <= 16; prec++) {
-        snprintf(sci, sizeof sci, "%.*e", prec, x);
-        if (prec == 16 || strtod(sci, NULL) == x)
-            break;
-    }
-    /* sci is "[-]d.ddd...e[+-]XX": pull out the digits and the exponent. */
-    const char *p = sci;
-    bool neg = *p == '-';
-    if (neg)
-        p++;
-    char digits[24];
-    int nd = 0;
-    for (; *p && *p != 'e'; p++)
-        if (*p >= '0' && *p <= '9')
-            digits[nd++] = *p;
-    int exp10 = (int)strtol(p + 1, NULL, 10);
-    while (nd > 1 && digits[nd - 1] == '0')
-        nd--;
-    put_repr(b, neg, digits, nd, exp10);
-}
-
-void hw_buf_py_round(struct hw_buf *b, double x, int ndigits)
-{
-    if (!isfinite(x)) {
-        hw_buf_put(b, "null", 4);
-        return;
-    }
-    /* "%.Nf" rounds the exact binary value correctly, as Python's round() does. When the result
-     * has at most 15 significant digits, it is also the shortest repr of the rounded double
-     * (see hw_buf_py_double), so it can be printed directly with its zeros stripped. */
-    if (fabs(x) < 1e12 && ndigits >= 0 && ndigits <= 3) {
-        char tmp[32];
-        int n = snprintf(tmp, sizeof tmp, "%.*f", ndigits, x);
-        if (ndigits == 0) {
-            tmp[n++] = '.';
-            tmp[n++] = '0';
-        } else {
-            while (tmp[n - 1] == '0' && tmp[n - 2] != '.')
-                n--;
-        }
-        hw_buf_put(b, tmp, (size_t)n);
-        return;
-    }
-    char tmp[400];
-    snprintf(tmp, sizeof tmp, "%.*f", ndigits, x);
-    hw_buf_py_double(b, strtod(tmp, NULL));
+        hw_buf_putc(b, '-');
+    hw_buf_u64(b, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
 }
 
 int hw_read_stream(int fd, int (*feed)(void *ctx, const void *buf, size_t n), void *ctx)

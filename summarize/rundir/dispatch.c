@@ -9,14 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hwrun/gpm.h"
 #include "hwrun/io.h"
-#include "hwrun/treepids.h"
-
-const char *const sum_kind_files[SUM_KIND_COUNT] = {
-    "hw_metrics.csv", "hw_dmon.csv", "cpu_metrics.csv", "proc_metrics.csv", "gpu_procs.csv",
-    "run.jsonl", HW_GPM_FILE, HW_TREE_PIDS_FILE,
-};
 
 /* Each kind's line parser (read_*.c). */
 static void (*const kind_init[SUM_KIND_COUNT])(struct sum_reader *r) = {

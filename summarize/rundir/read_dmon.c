@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hwrun/gpm.h"
 
 const char *const sum_dmon_col_names[SUM_DM_COUNT] = {
     "pwr", "gtemp", "mtemp", "sm", "mem", "enc", "dec", "jpg", "ofa", "mclk", "pclk", "fb",

@@ -56,7 +56,7 @@ static int gpu_role(const char *name, int *prio)
         const char *name;
         int role, prio;
     } map[] = {
-        {"timestamp", ROLE_TS, 0},
+        {HW_COL_TIMESTAMP, ROLE_TS, 0},
         {"index", ROLE_INDEX, 0},
         {"uuid", ROLE_UUID, 0},
         {"gpu_uuid", ROLE_UUID, 0},
@@ -242,12 +242,8 @@ void sum_gpu_init(struct sum_reader *r)
     if (!st)
         return;
     r->st = st;
-    gpu_layout_from_list(&st->def11, "timestamp,utilization.gpu,utilization.memory,memory.used,"
-                                     "memory.total,power.draw,temperature.gpu,clocks.current.sm,"
-                                     "clocks.current.memory,index,uuid");
-    gpu_layout_from_list(&st->def9, "timestamp,utilization.gpu,utilization.memory,memory.used,"
-                                    "memory.total,power.draw,temperature.gpu,clocks.current.sm,"
-                                    "clocks.current.memory");
+    gpu_layout_from_list(&st->def11, HW_GPU_FIELDS_DEFAULT);
+    gpu_layout_from_list(&st->def9, HW_GPU_FIELDS_PYTYCHE);
     if (r->opts && r->opts->gpu_fields && *r->opts->gpu_fields) {
         gpu_layout_from_list(&st->opts, r->opts->gpu_fields);
         st->have_opts = st->opts.n > 0;

@@ -26,7 +26,7 @@ struct gp_st {
 
 static int gp_field(const char *name)
 {
-    if (!strcmp(name, "timestamp"))
+    if (!strcmp(name, HW_COL_TIMESTAMP))
         return GP_TS;
     if (!strcmp(name, "gpu_uuid") || !strcmp(name, "uuid"))
         return GP_UUID;
@@ -149,7 +149,7 @@ void sum_gpu_procs_init(struct sum_reader *r)
     }
     const char *f = r->opts && r->opts->gpu_procs_fields && *r->opts->gpu_procs_fields
                         ? r->opts->gpu_procs_fields
-                        : "timestamp,gpu_uuid,pid,used_gpu_memory,process_name";
+                        : HW_GPU_PROCS_FIELDS;
     size_t n = sum_split_fields(f, names, SUM_MAX_COLS);
     gp_layout(&st->ncols, st->col, names, n);
     free(names);

@@ -9,28 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hwrun/cpucols.h"
-#include "hwrun/proccols.h"
-#include "hwrun/treepids.h"
-
-const char *const sum_cpu_col_names[SUM_CPU_COUNT] = {
-    "usr_pct",       "idle_pct",      "sys_pct",        "iowait_pct",     "steal_pct",
-    "mem_used_mib",  "mem_available_mib", HW_CPU_CG_LIMIT, HW_CPU_CG_PCT, HW_CPU_CG_MEM,
-    HW_CPU_CG_MEM_MAX, HW_CPU_CG_MEM_PEAK, HW_CPU_DISK_READ, HW_CPU_DISK_WRITE, HW_CPU_NET_RX,
-    HW_CPU_NET_TX,   HW_CPU_FS_FREE,
-};
-
-const char *const sum_proc_col_names[SUM_PROC_COUNT] = {
-    "procs", "threads", "cpu_pct", "rss_mib", "read_bytes", "write_bytes", "pss_mib",
-    HW_PROC_MAIN_RSS, HW_PROC_MAIN_CPU, HW_PROC_MAIN_THREADS, HW_PROC_USR_CPU, HW_PROC_SYS_CPU,
-};
+#include "hwrun/array.h"
 
 /* ---- cpu_metrics.csv and proc_metrics.csv: named columns -------------------------------- */
 
 struct named_st {
     const char *const *names;
     int nknown;
-    const char *const *defaults; /* default layouts by width, NULL-terminated */
+    /* Rows without a header: a row this many cells wide is the timestamp and the first
+     * width - 1 columns of names[] (hwmon only ever added columns after the earlier ones). */
+    const size_t *widths; /* 0-terminated */
     bool have_layout;
     size_t ncols;
     int map[SUM_MAX_COLS]; /* column -> known index, -2 timestamp, -1 ignored */
@@ -41,7 +29,7 @@ static void named_layout(struct named_st *st, char (*names)[64], size_t n)
     st->ncols = n;
     for (size_t i = 0; i < n; i++) {
         st->map[i] = -1;
-        if (!strcmp(names[i], "timestamp") || !strcmp(names[i], "ts")) {
+        if (!strcmp(names[i], HW_COL_TIMESTAMP) || !strcmp(names[i], "ts")) {
             st->map[i] = -2;
             continue;
         }
@@ -62,7 +50,7 @@ static void named_line(struct sum_reader *r, const char *s, size_t n)
     struct sum_cells *c = &r->cells;
     bool header = false;
     for (size_t i = 0; i < c->n; i++)
-        if (!strcmp(c->s[i], "timestamp"))
+        if (!strcmp(c->s[i], HW_COL_TIMESTAMP))
             header = true;
     if (header) {
         char(*names)[64] = sum_header_names(r);
@@ -74,17 +62,15 @@ static void named_line(struct sum_reader *r, const char *s, size_t n)
     if (!st->have_layout || st->ncols != c->n) {
         /* No header (yet): a row as wide as one of hwmon's layouts is read as that layout. */
         bool found = false;
-        for (const char *const *d = st->defaults; *d; d++) {
-            char(*names)[64] = sum_names_storage(r); /* rows must not allocate */
-            if (!names)
-                break;
-            size_t k = sum_split_fields(*d, names, SUM_MAX_COLS);
-            if (k == c->n && !st->have_layout) {
-                named_layout(st, names, k);
-                found = true;
+        for (const size_t *w = st->widths; *w && !st->have_layout; w++)
+            if (*w == c->n) {
+                st->ncols = *w;
+                st->map[0] = -2;
+                for (size_t i = 1; i < *w; i++)
+                    st->map[i] = (int)i - 1;
+                st->have_layout = found = true;
                 break;
             }
-        }
         if (!found) {
             char d[64];
             if (st->have_layout) {
@@ -109,7 +95,10 @@ static void named_line(struct sum_reader *r, const char *s, size_t n)
                 return;
             }
         } else if (k >= 0) {
-            vals[k] = sum_num_cell(r->q, c->s[i], c->len[i], true);
+            /* an empty limit is no limit (rundir.h), not an unmeasured cell */
+            bool none_ok = r->kind == SUM_KIND_CPU &&
+                           (k == HW_CPU_COL_CG_LIMIT || k == HW_CPU_COL_CG_MEM_MAX);
+            vals[k] = sum_num_cell(r->q, c->s[i], c->len[i], !none_ok);
         }
     }
     r->q->parsed++;
@@ -136,55 +125,38 @@ static void named_line(struct sum_reader *r, const char *s, size_t n)
     }
 }
 
-void sum_cpu_init(struct sum_reader *r)
+static void named_init(struct sum_reader *r, const char *const *names, int n,
+                       const size_t *widths)
 {
-    static const char *const defaults[] = {
-        "timestamp,usr_pct,idle_pct",
-        "timestamp,usr_pct,idle_pct,sys_pct,iowait_pct,steal_pct,mem_used_mib,mem_available_mib",
-        "timestamp,usr_pct,idle_pct,sys_pct,iowait_pct,steal_pct,mem_used_mib,mem_available_mib,"
-        "cgroup_cpu_limit_cores,cgroup_cpu_pct,cgroup_mem_current_mib,cgroup_mem_max_mib",
-        NULL,
-    };
     struct named_st *st = calloc(1, sizeof *st);
     if (!st)
         return;
-    st->names = sum_cpu_col_names;
-    st->nknown = SUM_CPU_COUNT;
-    st->defaults = defaults;
+    st->names = names;
+    st->nknown = n;
+    st->widths = widths;
     r->st = st;
     r->line_fn = named_line;
     r->free_fn = sum_st_free;
 }
 
+void sum_cpu_init(struct sum_reader *r)
+{
+    /* pytyche's timestamp,usr_pct,idle_pct; hwmon's first layouts, outside and inside a cgroup
+     * (up to cgroup_mem_max_mib). Later layouts always have their header. */
+    static const size_t widths[] = {3, 1 + HW_CPU_COL_FIRST_CGROUP, 2 + HW_CPU_COL_CG_MEM_MAX, 0};
+    named_init(r, hw_cpu_cols, HW_CPU_COL_COUNT, widths);
+}
+
 void sum_proc_init(struct sum_reader *r)
 {
-    static const char *const defaults[] = {
-        "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes",
-        "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes,pss_mib",
-        NULL,
-    };
-    struct named_st *st = calloc(1, sizeof *st);
-    if (!st)
-        return;
-    st->names = sum_proc_col_names;
-    st->nknown = SUM_PROC_COUNT;
-    st->defaults = defaults;
-    r->st = st;
-    r->line_fn = named_line;
-    r->free_fn = sum_st_free;
+    /* the first layout, without and with pss_mib */
+    static const size_t widths[] = {1 + HW_PROC_COL_PSS, 2 + HW_PROC_COL_PSS, 0};
+    named_init(r, hw_proc_cols, HW_PROC_COL_COUNT, widths);
 }
 
 void sum_tree_pids_init(struct sum_reader *r)
 {
     static const char *const names[] = {HW_TREE_PIDS_COL_PID, HW_TREE_PIDS_COL_IN};
-    static const char *const defaults[] = {HW_TREE_PIDS_HEADER, NULL};
-    struct named_st *st = calloc(1, sizeof *st);
-    if (!st)
-        return;
-    st->names = names;
-    st->nknown = 2;
-    st->defaults = defaults;
-    r->st = st;
-    r->line_fn = named_line;
-    r->free_fn = sum_st_free;
+    static const size_t widths[] = {1 + HW_ARRAY_SIZE(names), 0};
+    named_init(r, names, HW_ARRAY_SIZE(names), widths);
 }

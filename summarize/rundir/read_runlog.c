@@ -14,7 +14,7 @@ struct jl_st {
 static bool get_ts(struct json_object *o, double *t)
 {
     struct json_object *v;
-    if (!json_object_object_get_ex(o, "ts", &v))
+    if (!json_object_object_get_ex(o, HW_RL_TS, &v))
         return false;
     if (json_object_is_type(v, json_type_string)) {
         const char *s = json_object_get_string(v);
@@ -54,7 +54,7 @@ static void jl_line(struct sum_reader *r, const char *s, size_t n)
         }
     double t;
     const char *type;
-    if (!json_object_is_type(o, json_type_object) || !(type = get_str(o, "type"))) {
+    if (!json_object_is_type(o, json_type_object) || !(type = get_str(o, HW_RL_TYPE))) {
         json_object_put(o);
         sum_skip(r, SUM_SKIP_SHAPE, "no \"type\"");
         return;
@@ -64,11 +64,11 @@ static void jl_line(struct sum_reader *r, const char *s, size_t n)
         sum_skip(r, SUM_SKIP_TIMESTAMP, "\"ts\"");
         return;
     }
-    if (!strcmp(type, "phase")) {
-        const char *name = get_str(o, "name");
+    if (!strcmp(type, HW_RL_PHASE)) {
+        const char *name = get_str(o, HW_RL_NAME);
         struct json_object *sv;
         double sec = NAN;
-        if (json_object_object_get_ex(o, "seconds", &sv) &&
+        if (json_object_object_get_ex(o, HW_RL_SECONDS, &sv) &&
             (json_object_is_type(sv, json_type_double) || json_object_is_type(sv, json_type_int)))
             sec = json_object_get_double(sv);
         if (!name || !isfinite(sec) || sec < 0) {
@@ -81,15 +81,15 @@ static void jl_line(struct sum_reader *r, const char *s, size_t n)
         r->q->parsed++;
         if (r->sink->phase)
             r->sink->phase(r->sink->ctx, &p);
-    } else if (!strcmp(type, "event")) {
-        const char *name = get_str(o, "event");
+    } else if (!strcmp(type, HW_RL_EVENT)) {
+        const char *name = get_str(o, HW_RL_EVENT);
         if (!name) {
             json_object_put(o);
             sum_skip(r, SUM_SKIP_SHAPE, "event without \"event\"");
             return;
         }
         struct json_object *data = NULL;
-        if (!json_object_object_get_ex(o, "data", &data) ||
+        if (!json_object_object_get_ex(o, HW_RL_DATA, &data) ||
             !json_object_is_type(data, json_type_object))
             data = NULL;
         struct sum_event e = {.t = t, .name = name, .data = data, .obj = o, .line = r->lineno};

@@ -35,6 +35,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hwrun/rundir.h"
+
 struct json_object;
 
 /* ---- time zone of nvidia-smi timestamps (smi_time.c) ------------------------------------ */
@@ -101,7 +103,7 @@ enum sum_dmon_col {
     SUM_DM_PWR, SUM_DM_GTEMP, SUM_DM_MTEMP, SUM_DM_SM, SUM_DM_MEM, SUM_DM_ENC, SUM_DM_DEC,
     SUM_DM_JPG, SUM_DM_OFA, SUM_DM_MCLK, SUM_DM_PCLK, SUM_DM_FB, SUM_DM_BAR1, SUM_DM_CCPM,
     SUM_DM_RXPCI, SUM_DM_TXPCI,
-    /* GPM activity (hw_gpm.csv; include/hwrun/gpm.h), in HW_GPM_COLUMNS order */
+    /* GPM activity (hw_gpm.csv; hwrun/rundir.h), in HW_GPM_COLUMNS order */
     SUM_DM_GRACT, SUM_DM_SMUTIL, SUM_DM_SMOCC, SUM_DM_MMAACT, SUM_DM_DRAM, SUM_DM_FP64,
     SUM_DM_FP32, SUM_DM_FP16,
     SUM_DM_COUNT
@@ -119,17 +121,30 @@ struct sum_dmon_row {
     uint64_t line;
 };
 
-/* cpu_metrics.csv (FORMAT.md), columns by header name. */
+/* cpu_metrics.csv (FORMAT.md), columns by header name: the table hwmon writes the header from
+ * (hwrun/rundir.h). */
 enum sum_cpu_col {
-    SUM_CPU_USR, SUM_CPU_IDLE, SUM_CPU_SYS, SUM_CPU_IOWAIT, SUM_CPU_STEAL, SUM_CPU_MEM_USED,
-    SUM_CPU_MEM_AVAIL, SUM_CPU_CG_LIMIT, SUM_CPU_CG_PCT, SUM_CPU_CG_MEM, SUM_CPU_CG_MEM_MAX,
-    /* hwrun/cpucols.h: the kernel's memory peak; disk and network bytes since the previous row,
-     * free space */
-    SUM_CPU_CG_MEM_PEAK, SUM_CPU_DISK_READ, SUM_CPU_DISK_WRITE, SUM_CPU_NET_RX, SUM_CPU_NET_TX,
-    SUM_CPU_FS_FREE,
-    SUM_CPU_COUNT
+    SUM_CPU_USR = HW_CPU_COL_USR,
+    SUM_CPU_IDLE = HW_CPU_COL_IDLE,
+    SUM_CPU_SYS = HW_CPU_COL_SYS,
+    SUM_CPU_IOWAIT = HW_CPU_COL_IOWAIT,
+    SUM_CPU_STEAL = HW_CPU_COL_STEAL,
+    SUM_CPU_MEM_USED = HW_CPU_COL_MEM_USED,
+    SUM_CPU_MEM_AVAIL = HW_CPU_COL_MEM_AVAIL,
+    SUM_CPU_CG_LIMIT = HW_CPU_COL_CG_LIMIT,
+    SUM_CPU_CG_PCT = HW_CPU_COL_CG_PCT,
+    SUM_CPU_CG_MEM = HW_CPU_COL_CG_MEM,
+    SUM_CPU_CG_MEM_MAX = HW_CPU_COL_CG_MEM_MAX,
+    /* the kernel's memory peak; disk and network bytes since the previous row, free space */
+    SUM_CPU_CG_MEM_PEAK = HW_CPU_COL_CG_MEM_PEAK,
+    SUM_CPU_DISK_READ = HW_CPU_COL_DISK_READ,
+    SUM_CPU_DISK_WRITE = HW_CPU_COL_DISK_WRITE,
+    SUM_CPU_NET_RX = HW_CPU_COL_NET_RX,
+    SUM_CPU_NET_TX = HW_CPU_COL_NET_TX,
+    SUM_CPU_FS_FREE = HW_CPU_COL_FS_FREE,
+    SUM_CPU_COUNT = HW_CPU_COL_COUNT
 };
-extern const char *const sum_cpu_col_names[SUM_CPU_COUNT]; /* header names: "usr_pct", ... */
+#define sum_cpu_col_names hw_cpu_cols /* header names: "usr_pct", ... */
 
 struct sum_cpu_row {
     double t;
@@ -137,15 +152,24 @@ struct sum_cpu_row {
     uint64_t line;
 };
 
-/* proc_metrics.csv (FORMAT.md), columns by header name. */
+/* proc_metrics.csv (FORMAT.md), columns by header name: hwrun/rundir.h's table. */
 enum sum_proc_col {
-    SUM_PROC_PROCS, SUM_PROC_THREADS, SUM_PROC_CPU, SUM_PROC_RSS, SUM_PROC_READ, SUM_PROC_WRITE,
-    SUM_PROC_PSS,
-    /* the main process alone, and the tree's CPU split (hwrun/proccols.h) */
-    SUM_PROC_MAIN_RSS, SUM_PROC_MAIN_CPU, SUM_PROC_MAIN_THREADS, SUM_PROC_USR_CPU, SUM_PROC_SYS_CPU,
-    SUM_PROC_COUNT
+    SUM_PROC_PROCS = HW_PROC_COL_PROCS,
+    SUM_PROC_THREADS = HW_PROC_COL_THREADS,
+    SUM_PROC_CPU = HW_PROC_COL_CPU,
+    SUM_PROC_RSS = HW_PROC_COL_RSS,
+    SUM_PROC_READ = HW_PROC_COL_READ,
+    SUM_PROC_WRITE = HW_PROC_COL_WRITE,
+    SUM_PROC_PSS = HW_PROC_COL_PSS,
+    /* the main process alone, and the tree's CPU split */
+    SUM_PROC_MAIN_RSS = HW_PROC_COL_MAIN_RSS,
+    SUM_PROC_MAIN_CPU = HW_PROC_COL_MAIN_CPU,
+    SUM_PROC_MAIN_THREADS = HW_PROC_COL_MAIN_THREADS,
+    SUM_PROC_USR_CPU = HW_PROC_COL_USR_CPU,
+    SUM_PROC_SYS_CPU = HW_PROC_COL_SYS_CPU,
+    SUM_PROC_COUNT = HW_PROC_COL_COUNT
 };
-extern const char *const sum_proc_col_names[SUM_PROC_COUNT]; /* "procs", "rss_mib", ... */
+#define sum_proc_col_names hw_proc_cols /* "procs", "rss_mib", ... */
 
 struct sum_proc_row {
     double t;
@@ -163,7 +187,7 @@ struct sum_gpu_proc_row {
     uint64_t line;
 };
 
-/* tree_pids.csv (hwrun/treepids.h): pid joined (in_tree 1) or left (0) the process tree. */
+/* tree_pids.csv (hwrun/rundir.h): pid joined (in_tree 1) or left (0) the process tree. */
 struct sum_tree_pid_row {
     double t;
     long pid;    /* -1 if unreadable */
@@ -245,18 +269,19 @@ uint64_t sum_quality_placeholders_total(const struct sum_quality *q);
 
 /* ---- reading (dispatch.c; feeding: reader_core.c) ----------------------------------------- */
 
+/* The files of a run directory, as hwrun/rundir.h lists them. */
 enum sum_kind {
-    SUM_KIND_GPU,       /* hw_metrics.csv */
-    SUM_KIND_DMON,      /* hw_dmon.csv */
-    SUM_KIND_CPU,       /* cpu_metrics.csv */
-    SUM_KIND_PROC,      /* proc_metrics.csv */
-    SUM_KIND_GPU_PROCS, /* gpu_procs.csv */
-    SUM_KIND_RUNLOG,    /* run.jsonl */
-    SUM_KIND_GPM,       /* hw_gpm.csv (dmon's format, GPM columns) */
-    SUM_KIND_TREE_PIDS, /* tree_pids.csv */
-    SUM_KIND_COUNT
+    SUM_KIND_GPU = HW_FILE_GPU,             /* hw_metrics.csv */
+    SUM_KIND_DMON = HW_FILE_DMON,           /* hw_dmon.csv */
+    SUM_KIND_CPU = HW_FILE_CPU,             /* cpu_metrics.csv */
+    SUM_KIND_PROC = HW_FILE_PROC,           /* proc_metrics.csv */
+    SUM_KIND_GPU_PROCS = HW_FILE_GPU_PROCS, /* gpu_procs.csv */
+    SUM_KIND_RUNLOG = HW_FILE_RUNLOG,       /* run.jsonl */
+    SUM_KIND_GPM = HW_FILE_GPM,             /* hw_gpm.csv (dmon's format, GPM columns) */
+    SUM_KIND_TREE_PIDS = HW_FILE_TREE_PIDS, /* tree_pids.csv */
+    SUM_KIND_COUNT = HW_FILE_COUNT
 };
-extern const char *const sum_kind_files[SUM_KIND_COUNT]; /* "hw_metrics.csv", ... */
+#define sum_kind_files hw_file_names /* "hw_metrics.csv", ... */
 
 struct sum_read_opts {
     /* hw_metrics.csv without a header: its fields, comma-separated, as the start event's
@@ -309,7 +334,7 @@ struct sum_run_info {
     uint64_t starts;           /* hwmon start events: more than one means several runs were
                                 * written into one directory, and their figures are mixed */
     int pid_ns;                /* start event's pid_namespace: 0 not said, 1 init, 2 other */
-    double cpus_allowed;       /* start event's cpus_allowed (hwrun/cores.h; NAN if none) */
+    double cpus_allowed;       /* start event's cpus_allowed (hwrun/rundir.h; NAN if none) */
 };
 
 /* obj.key as a string / an integer (events' data); NULL / false when absent or another type. */

@@ -8,8 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hwrun/cores.h"
-#include "hwrun/treepids.h"
 
 void sum_run_info_init(struct sum_run_info *info)
 {
@@ -49,14 +47,14 @@ static double data_num(struct json_object *data, const char *key)
 
 void sum_run_info_event(struct sum_run_info *info, const struct sum_event *e)
 {
-    if (!strcmp(e->name, "start")) {
+    if (!strcmp(e->name, HW_EV_START)) {
         info->have_start = true;
         info->starts++;
         info->t_start = e->t;
-        double iv = data_num(e->data, "interval_s");
+        double iv = data_num(e->data, HW_START_INTERVAL);
         if (isfinite(iv) && iv > 0)
             info->interval_s = iv;
-        const char *tz = sum_json_str(e->data, "smi_tz");
+        const char *tz = sum_json_str(e->data, HW_START_SMI_TZ);
         if (tz) {
             snprintf(info->smi_tz_raw, sizeof info->smi_tz_raw, "%s", tz);
             info->have_tz = sum_tz_parse(tz, false, &info->tz) == 0;
@@ -67,23 +65,23 @@ void sum_run_info_event(struct sum_run_info *info, const struct sum_event *e)
         const char *ns = sum_json_str(e->data, HW_PIDNS_KEY);
         if (ns)
             info->pid_ns = !strcmp(ns, HW_PIDNS_INIT) ? 1 : 2;
-        const char *f = sum_json_str(e->data, "gpu_query_fields");
+        const char *f = sum_json_str(e->data, HW_START_GPU_FIELDS);
         if (f && strlen(f) < sizeof info->gpu_fields) {
             snprintf(info->gpu_fields, sizeof info->gpu_fields, "%s", f);
             info->have_fields = true;
         }
-    } else if (!strcmp(e->name, "gpu_fields_fallback")) {
-        const char *f = sum_json_str(e->data, "fields");
+    } else if (!strcmp(e->name, HW_EV_GPU_FIELDS_FALLBACK)) {
+        const char *f = sum_json_str(e->data, HW_FALLBACK_FIELDS);
         if (f && strlen(f) < sizeof info->gpu_fields) {
             snprintf(info->gpu_fields, sizeof info->gpu_fields, "%s", f);
             info->have_fields = true;
         }
-    } else if (!strcmp(e->name, "stop")) {
+    } else if (!strcmp(e->name, HW_EV_STOP)) {
         info->t_stop = e->t;
-        double d = data_num(e->data, "duration_s");
+        double d = data_num(e->data, HW_STOP_DURATION);
         if (isfinite(d) && d >= 0)
             info->stop_duration_s = d;
-    } else if (!strcmp(e->name, "child_restart")) {
+    } else if (!strcmp(e->name, HW_EV_CHILD_RESTART)) {
         info->child_restarts++;
     }
 }

@@ -8,6 +8,7 @@ void add_gpm_suite(void);
 void add_gpus_suite(void);
 void add_prom_suite(void);
 void add_jobtree_suite(void);
+void add_vocab_suite(void);
 void add_sysmon_suite(void);
 void add_children_unit_suite(void);
 void add_smiprobe_suite(void);
@@ -20,6 +21,7 @@ void cu_register_all(void)
     add_prom_suite();
     add_gpus_suite();
     add_jobtree_suite();
+    add_vocab_suite();
     add_sysmon_suite();
     add_children_unit_suite();
     add_smiprobe_suite();

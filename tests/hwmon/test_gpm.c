@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hwrun/gpm.h"
+#include "hwrun/rundir.h"
 #include "hwtest.h"
 
 struct gpm_run {

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hwrun/cores.h"
+#include "hwrun/rundir.h"
 #include "hwrun/timeutil.h"
 #include "hwtest.h"
 

@@ -123,7 +123,7 @@ static void test_csv_format(void)
     hw_buf_putc(&b, ' ');
     mon_buf_fixed1(&b, NAN);
     hw_buf_putc(&b, ' ');
-    mon_buf_u64(&b, 18446744073709551615ULL);
+    hw_buf_u64(&b, 18446744073709551615ULL);
     CU_ASSERT_STRING_EQUAL(b.p, "12.3 100.0 0.0 -0.3  18446744073709551615");
     hw_buf_reset(&b);
     struct mon_sys_sample ss = {.have_cpu = true,

@@ -59,7 +59,7 @@ static void put(const char *dir, const char *name, const char *text, bool append
     free(p);
 }
 
-static const char *const fields = MON_GPU_FIELDS;
+static const char *const fields = HW_GPU_FIELDS_DEFAULT;
 
 /* ---------------------------------------------------------------- the exposition */
 

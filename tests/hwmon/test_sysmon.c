@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "csvout.h"
-#include "hwrun/cpucols.h"
+#include "hwrun/rundir.h"
 #include "hwtest.h"
 #include "procfs.h"
 
@@ -148,6 +148,20 @@ static void test_parse_diskstats_netdev(void)
     CU_ASSERT_EQUAL(mon_counter_delta(UINT32_MAX - 5, 10), 10); /* a 32-bit wrap */
 }
 
+
+/* The start event's "cgroup" object as librunlog prints it: the text from its '{' on (the
+ * event's closing braces included), in buf. */
+static const char *cgroup_text(const struct mon_cgroup *cg, const struct mon_cg_sample *x,
+                               char *buf, size_t cap)
+{
+    rl_field_t f[MON_CGROUP_NFIELDS];
+    rl_field_t obj = RL_OBJ("cgroup", f, mon_cgroup_fields(cg, x, f));
+    CU_ASSERT_FATAL(rl_format_event(buf, cap, "start", &obj, 1) > 0);
+    const char *o = strstr(buf, "\"cgroup\": ");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    return o + 10;
+}
+
 static void test_v2(void)
 {
     struct mon_sys s;
@@ -182,11 +196,9 @@ static void test_v2(void)
         CU_ASSERT(strcmp(s.io.disk.c[i].name, "sda") == 0 ||
                   strcmp(s.io.disk.c[i].name, "nvme0n1") == 0);
     /* the start event's object */
-    char store[512];
-    struct hw_buf b;
-    hw_buf_init(&b, store, sizeof store);
-    mon_cgroup_json(&s.cg, &x.cg, &b);
-    json_object *o = json_tokener_parse(b.p);
+    char line[2048];
+    const char *cgt = cgroup_text(&s.cg, &x.cg, line, sizeof line);
+    json_object *o = json_tokener_parse(cgt); /* stops at the object's end */
     CU_ASSERT_PTR_NOT_NULL_FATAL(o);
     json_object *v;
     CU_ASSERT_TRUE(json_object_object_get_ex(o, "version", &v) && json_object_get_int(v) == 2);
@@ -199,7 +211,6 @@ static void test_v2(void)
     CU_ASSERT_TRUE(json_object_object_get_ex(o, "cpu_limit_cores", &v) &&
                    json_object_get_double(v) == 2.0);
     json_object_put(o);
-    hw_buf_free(&b);
     mon_sys_close(&s);
 }
 
@@ -246,15 +257,12 @@ static void test_hybrid(void)
     CU_ASSERT_TRUE(x.cg.have_mem_peak);
     CU_ASSERT_DOUBLE_EQUAL(x.cg.mem_peak_mib, 7614464 / 1048576.0, 1e-9);
     CU_ASSERT_FALSE(x.cg.have_limit); /* cfs_quota_us -1 */
-    char store[512];
-    struct hw_buf b;
-    hw_buf_init(&b, store, sizeof store);
-    mon_cgroup_json(&s.cg, &x.cg, &b);
-    CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\"version\": 1, \"hybrid\": true"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\"memory_max_mib\": null"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\"cpu_limit_cores\": null"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\"cpu_path\": \"/\""));
-    hw_buf_free(&b);
+    char line[2048];
+    const char *cgt = cgroup_text(&s.cg, &x.cg, line, sizeof line);
+    CU_ASSERT_PTR_NOT_NULL(strstr(cgt, "{\"version\": 1, \"hybrid\": true"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(cgt, "\"memory_max_mib\": null"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(cgt, "\"cpu_limit_cores\": null"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(cgt, "\"cpu_path\": \"/\""));
     /* hwmon -p: the tracked process's cgroup (a SLURM job's), found through our own mounts */
     mon_cgroup_close(&s.cg);
     char *proc = fx("hybrid", "/proc"), *root = fx("hybrid", "");
@@ -466,9 +474,11 @@ static void test_run_live(void)
     char *csv = th_fmt("%s/cpu_metrics.csv", out);
     char *body = th_read_file(csv, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(body);
-    CU_ASSERT_PTR_NOT_NULL(strstr(body, &HW_CPU_IO_HEADER[1])); /* without its comma */
+    CU_ASSERT_PTR_NOT_NULL(strstr(body, HW_CPU_DISK_READ "," HW_CPU_DISK_WRITE "," HW_CPU_NET_RX
+                                        "," HW_CPU_NET_TX "," HW_CPU_FS_FREE));
     if (v1_mem) { /* non-null container figures: current and peak in every row */
-        CU_ASSERT_PTR_NOT_NULL(strstr(body, HW_CPU_CG_HEADER));
+        CU_ASSERT_PTR_NOT_NULL(strstr(body, "," HW_CPU_CG_LIMIT "," HW_CPU_CG_PCT "," HW_CPU_CG_MEM
+                                            "," HW_CPU_CG_MEM_MAX "," HW_CPU_CG_MEM_PEAK));
         char *line = strchr(body, '\n') + 1;
         int rows = 0;
         for (char *nl; (nl = strchr(line, '\n')); line = nl + 1, rows++) {

@@ -4,10 +4,12 @@
 void add_runlog_suites(void);
 void add_runlog_cli_suites(void);
 void add_parse_suite(void);
+void add_jsonw_suites(void);
 
 void cu_register_all(void)
 {
     add_runlog_suites();
     add_runlog_cli_suites();
     add_parse_suite();
+    add_jsonw_suites();
 }

@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "hwrun/io.h"
+#include "hwrun/jsonw.h"
 #include "hwrun/timeutil.h"
 #include "runlog.h"
 #include "testutil.h"

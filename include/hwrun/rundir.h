@@ -1,0 +1,185 @@
+/* The run directory's vocabulary, written once (hwmon/FORMAT.md is its prose): the file names,
+ * the columns hwmon writes and summarize reads, the events hwmon logs in run.jsonl and the keys
+ * of their data that summarize reads. hwmon writes its CSV headers and events from these names,
+ * summarize's default layouts are these tables; tests/hwmon checks that what hwmon writes is
+ * what summarize expects (test_hwmon.vocabulary). The tables are in runlog/hw_rundir.c. */
+#ifndef HWRUN_RUNDIR_H
+#define HWRUN_RUNDIR_H
+
+/* ---- files ---------------------------------------------------------------------------------- */
+
+#define HW_RUNLOG_FILE "run.jsonl"
+#define HW_GPU_FILE "hw_metrics.csv"
+#define HW_DMON_FILE "hw_dmon.csv"
+#define HW_CPU_FILE "cpu_metrics.csv"
+#define HW_PROC_FILE "proc_metrics.csv"
+#define HW_GPU_PROCS_FILE "gpu_procs.csv"
+#define HW_GPM_FILE "hw_gpm.csv"
+#define HW_TREE_PIDS_FILE "tree_pids.csv"
+#define HW_SUMMARY_FILE "summary.json"
+
+/* The files of a run, in summarize's order (enum sum_kind is this enum). */
+enum hw_file {
+    HW_FILE_GPU,
+    HW_FILE_DMON,
+    HW_FILE_CPU,
+    HW_FILE_PROC,
+    HW_FILE_GPU_PROCS,
+    HW_FILE_RUNLOG,
+    HW_FILE_GPM,
+    HW_FILE_TREE_PIDS,
+    HW_FILE_COUNT
+};
+extern const char *const hw_file_names[HW_FILE_COUNT]; /* HW_GPU_FILE, ... */
+
+/* ---- columns -------------------------------------------------------------------------------- */
+
+/* Every CSV of ours starts with it; ISO 8601 UTC with milliseconds (nvidia-smi's: its own). */
+#define HW_COL_TIMESTAMP "timestamp"
+
+/* hw_metrics.csv has no header: these are the --query-gpu fields. pytyche's 9, in its order,
+ * then what tells GPUs apart. The start event's gpu_query_fields says which were used. */
+#define HW_GPU_FIELDS_PYTYCHE                                                                      \
+    HW_COL_TIMESTAMP ",utilization.gpu,utilization.memory,memory.used,memory.total,power.draw,"    \
+                     "temperature.gpu,clocks.current.sm,clocks.current.memory"
+#define HW_GPU_FIELDS_DEFAULT HW_GPU_FIELDS_PYTYCHE ",index,uuid"
+
+/* gpu_procs.csv (no header): --query-compute-apps fields; process_name last (it may hold ", "). */
+#define HW_GPU_PROCS_FIELDS HW_COL_TIMESTAMP ",gpu_uuid,pid,used_gpu_memory,process_name"
+
+/* cpu_metrics.csv: HW_COL_TIMESTAMP, then these in this order. The cgroup group (HW_CPU_COL_CG_*)
+ * is written only inside a cgroup whose files hwmon can read; the disk, network and free-space
+ * group always (cells empty when unmeasured; disk_* and net_* are bytes since the previous row).
+ * An empty cgroup_cpu_limit_cores or cgroup_mem_max_mib means no limit: not a placeholder.
+ * summarize's enum sum_cpu_col is this enum. */
+#define HW_CPU_CG_LIMIT "cgroup_cpu_limit_cores"
+#define HW_CPU_CG_PCT "cgroup_cpu_pct"
+#define HW_CPU_CG_MEM "cgroup_mem_current_mib"
+#define HW_CPU_CG_MEM_MAX "cgroup_mem_max_mib"
+#define HW_CPU_CG_MEM_PEAK "cgroup_mem_peak_mib" /* the kernel's peak counter */
+#define HW_CPU_DISK_READ "disk_read_bytes"
+#define HW_CPU_DISK_WRITE "disk_write_bytes"
+#define HW_CPU_NET_RX "net_rx_bytes"
+#define HW_CPU_NET_TX "net_tx_bytes"
+#define HW_CPU_FS_FREE "fs_free_mib"
+enum hw_cpu_col {
+    HW_CPU_COL_USR,
+    HW_CPU_COL_IDLE,
+    HW_CPU_COL_SYS,
+    HW_CPU_COL_IOWAIT,
+    HW_CPU_COL_STEAL,
+    HW_CPU_COL_MEM_USED,
+    HW_CPU_COL_MEM_AVAIL,
+    HW_CPU_COL_CG_LIMIT,
+    HW_CPU_COL_CG_PCT,
+    HW_CPU_COL_CG_MEM,
+    HW_CPU_COL_CG_MEM_MAX,
+    HW_CPU_COL_CG_MEM_PEAK,
+    HW_CPU_COL_DISK_READ,
+    HW_CPU_COL_DISK_WRITE,
+    HW_CPU_COL_NET_RX,
+    HW_CPU_COL_NET_TX,
+    HW_CPU_COL_FS_FREE,
+    HW_CPU_COL_COUNT
+};
+#define HW_CPU_COL_FIRST_CGROUP HW_CPU_COL_CG_LIMIT
+#define HW_CPU_COL_FIRST_IO HW_CPU_COL_DISK_READ /* the end of the cgroup group */
+extern const char *const hw_cpu_cols[HW_CPU_COL_COUNT]; /* "usr_pct", ... */
+
+/* proc_metrics.csv: HW_COL_TIMESTAMP, then these in this order; pss_mib only with PSS on
+ * (--no-pss leaves the column out). summarize's enum sum_proc_col is this enum. */
+enum hw_proc_col {
+    HW_PROC_COL_PROCS,
+    HW_PROC_COL_THREADS,
+    HW_PROC_COL_CPU,
+    HW_PROC_COL_RSS,
+    HW_PROC_COL_READ,
+    HW_PROC_COL_WRITE,
+    HW_PROC_COL_PSS,
+    HW_PROC_COL_MAIN_RSS, /* the tracked process alone (without descendants) */
+    HW_PROC_COL_MAIN_CPU,
+    HW_PROC_COL_MAIN_THREADS,
+    HW_PROC_COL_USR_CPU, /* the tree's CPU split into user and system time */
+    HW_PROC_COL_SYS_CPU,
+    HW_PROC_COL_COUNT
+};
+extern const char *const hw_proc_cols[HW_PROC_COL_COUNT]; /* "procs", ... */
+
+/* tree_pids.csv: a row when a pid joins the tracked tree (in_tree 1) or leaves it (0);
+ * summarize joins it with gpu_procs.csv so that the tree's GPU memory counts its own pids. */
+#define HW_TREE_PIDS_COL_PID "pid"
+#define HW_TREE_PIDS_COL_IN "in_tree"
+#define HW_TREE_PIDS_HEADER HW_COL_TIMESTAMP "," HW_TREE_PIDS_COL_PID "," HW_TREE_PIDS_COL_IN
+
+/* hw_gpm.csv: `nvidia-smi dmon -s u --gpm-metrics <ids> -o DT -d N` (GPM: Hopper and newer),
+ * utilization next to GPM activity, with a date and time per row so that summarize can place
+ * the rows in phases. */
+#define HW_GPM_SELECT "u"
+#define HW_GPM_METRIC_IDS "1,2,3,5,10,11,12,13"
+/* The labels dmon prints for those ids, in id order (dmon_gpm-metrics_h800 capture): graphics
+ * activity, SM activity, SM occupancy, tensor activity, DRAM activity, FP64, FP32, FP16
+ * activity; all in percent (unit row "GPM:%"). */
+#define HW_GPM_COLUMNS "gract", "smutil", "smocc", "mmaact", "dram", "fp64", "fp32", "fp16"
+#define HW_GPM_NCOLS 8
+/* The names summarize gives them in summary.json, in the same order. */
+#define HW_GPM_KEYS                                                                                \
+    "gr_active_pct", "sm_active_pct", "sm_occupancy_pct", "tensor_active_pct", "dram_active_pct",  \
+        "fp64_active_pct", "fp32_active_pct", "fp16_active_pct"
+/* The probe (is there GPM at all?) asks for SM activity alone; this is its label. */
+#define HW_GPM_PROBE_ID "2"
+#define HW_GPM_PROBE_COLUMN "smutil"
+
+/* ---- run.jsonl ------------------------------------------------------------------------------ */
+
+/* The members of every entry, in pytyche's RunLog shapes (librunlog writes them):
+ *   {"ts": ..., "type": "phase", "name": ..., "seconds": ..., extra...}
+ *   {"ts": ..., "type": "event", "event": ..., "data": {...}} */
+#define HW_RL_TS "ts"
+#define HW_RL_TYPE "type"
+#define HW_RL_PHASE "phase"
+#define HW_RL_EVENT "event"
+#define HW_RL_NAME "name"
+#define HW_RL_SECONDS "seconds"
+#define HW_RL_DATA "data"
+
+/* The events hwmon logs (FORMAT.md "run.jsonl: hwmon's events"). */
+#define HW_EV_START "start"
+#define HW_EV_STOP "stop"
+#define HW_EV_GPU_UNAVAILABLE "gpu_unavailable"
+#define HW_EV_GPU_FIELDS_FALLBACK "gpu_fields_fallback"
+#define HW_EV_CHILD_EXIT "child_exit"
+#define HW_EV_CHILD_RESTART "child_restart"
+#define HW_EV_CHILD_HUNG "child_hung"
+#define HW_EV_GPM_UNAVAILABLE "gpm_unavailable"
+#define HW_EV_COUNT 8
+extern const char *const hw_events[HW_EV_COUNT]; /* the eight above */
+
+/* The event whose data summarize reads as the run's parameters by default (--params). */
+#define HW_EV_CONFIG "config"
+
+/* Data keys that summarize reads (hwmon writes more: FORMAT.md). */
+#define HW_START_INTERVAL "interval_s"
+#define HW_START_SMI_TZ "smi_tz"
+#define HW_START_GPU_FIELDS "gpu_query_fields"
+#define HW_START_HWMON_PID "hwmon_pid"
+#define HW_START_HOST "host"
+#define HW_START_COMMAND "command"
+#define HW_START_CGROUP "cgroup"
+/* Whether hwmon saw the host's pids ("init"), the ones nvidia-smi prints, or a container's. */
+#define HW_PIDNS_KEY "pid_namespace"
+#define HW_PIDNS_INIT "init"
+#define HW_PIDNS_OTHER "other"
+#define HW_FALLBACK_FIELDS "fields"
+/* How many CPUs the job may run on (its affinity mask): summarize's expected cores when the
+ * cgroup sets no CPU quota. */
+#define HW_CPUS_ALLOWED_KEY "cpus_allowed"
+#define HW_STOP_DURATION "duration_s"
+#define HW_STOP_EXIT_STATUS "exit_status"
+#define HW_STOP_REASON "reason"
+
+/* A phase's outcome, as `runlog time` and the Python package log it. */
+#define HW_PHASE_EXIT_STATUS "exit_status"
+#define HW_PHASE_SIGNAL "signal"
+#define HW_PHASE_EXCEPTION "exception"
+
+#endif

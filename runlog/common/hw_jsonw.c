@@ -1,0 +1,363 @@
+/* The JSON writer every tool prints JSON with, and the one escaper and number formatter under
+ * it: see include/hwrun/jsonw.h. */
+#include "hwrun/jsonw.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void hw_buf_json_str(struct hw_buf *b, const char *str, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *s = (const unsigned char *)str;
+    /* Worst case is 6 bytes per input byte (\u00XX); reserve once so the loop does not check. */
+    if (n > (SIZE_MAX - 3) / 6 || !hw_buf_reserve(b, n * 6 + 3))
+        return;
+    char *o = b->p + b->len;
+    *o++ = '"';
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = s[i];
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+            *o++ = (char)c;
+            i++;
+            continue;
+        }
+        if (c < 0x80) {
+            *o++ = '\\';
+            switch (c) {
+            case '"': *o++ = '"'; break;
+            case '\\': *o++ = '\\'; break;
+            case '\n': *o++ = 'n'; break;
+            case '\r': *o++ = 'r'; break;
+            case '\t': *o++ = 't'; break;
+            case '\b': *o++ = 'b'; break;
+            case '\f': *o++ = 'f'; break;
+            default:
+                *o++ = 'u';
+                *o++ = '0';
+                *o++ = '0';
+                *o++ = hex[c >> 4];
+                *o++ = hex[c & 15];
+            }
+            i++;
+            continue;
+        }
+        uint32_t cp;
+        size_t len = hw_utf8_decode(s + i, n - i, &cp); /* the one UTF-8 decoder (hwrun/io.h) */
+        if (len && len != HW_UTF8_SHORT) {
+            memcpy(o, s + i, len);
+            o += len;
+            i += len;
+        } else { /* U+FFFD REPLACEMENT CHARACTER, 3 bytes, for each bad byte */
+            *o++ = (char)0xEF;
+            *o++ = (char)0xBF;
+            *o++ = (char)0xBD;
+            i++;
+        }
+    }
+    *o++ = '"';
+    b->len = (size_t)(o - b->p);
+    b->p[b->len] = '\0';
+}
+
+/* Lay out a digit string with decimal exponent exp10 (of the first digit) as Python's repr does:
+ * fixed notation for -4 <= exp10 < 16, else d.ddde+XX. */
+static void put_repr(struct hw_buf *b, bool neg, const char *digits, int nd, int exp10)
+{
+    char out[48];
+    int o = 0;
+    if (neg)
+        out[o++] = '-';
+    if (exp10 >= -4 && exp10 < 16) {
+        if (exp10 < 0) {
+            out[o++] = '0';
+            out[o++] = '.';
+            for (int i = -1; i > exp10; i--)
+                out[o++] = '0';
+            for (int i = 0; i < nd; i++)
+                out[o++] = digits[i];
+        } else {
+            for (int i = 0; i <= exp10; i++)
+                out[o++] = i < nd ? digits[i] : '0';
+            out[o++] = '.';
+            if (nd > exp10 + 1)
+                for (int i = exp10 + 1; i < nd; i++)
+                    out[o++] = digits[i];
+            else
+                out[o++] = '0';
+        }
+    } else {
+        out[o++] = digits[0];
+        if (nd > 1) {
+            out[o++] = '.';
+            for (int i = 1; i < nd; i++)
+                out[o++] = digits[i];
+        }
+        o += snprintf(out + o, sizeof out - (size_t)o, "e%c%02d", exp10 < 0 ? '-' : '+',
+                      exp10 < 0 ? -exp10 : exp10);
+    }
+    hw_buf_put(b, out, (size_t)o);
+}
+
+void hw_buf_py_double(struct hw_buf *b, double x)
+{
+    if (!isfinite(x)) {
+        hw_buf_put(b, "null", 4);
+        return;
+    }
+    /* The shortest digit string that reads back as x, as Python's repr() finds it. Every double
+     * with at most 15 significant digits reads back from its 15-digit rounding (DBL_DIG), and
+     * that rounding is then the short string padded with zeros; so try 15 digits, then 16, 17.
+     * Subnormals hold fewer digits: search them from one digit up. */
+    char sci[40];
+    for (int prec = x != 0 && fabs(x) < DBL_MIN ? 0 : 14; prec <= 16; prec++) {
+        snprintf(sci, sizeof sci, "%.*e", prec, x);
+        if (prec == 16 || strtod(sci, NULL) == x)
+            break;
+    }
+    /* sci is "[-]d.ddd...e[+-]XX": pull out the digits and the exponent. */
+    const char *p = sci;
+    bool neg = *p == '-';
+    if (neg)
+        p++;
+    char digits[24];
+    int nd = 0;
+    for (; *p && *p != 'e'; p++)
+        if (*p >= '0' && *p <= '9')
+            digits[nd++] = *p;
+    int exp10 = (int)strtol(p + 1, NULL, 10);
+    while (nd > 1 && digits[nd - 1] == '0')
+        nd--;
+    put_repr(b, neg, digits, nd, exp10);
+}
+
+void hw_buf_py_round(struct hw_buf *b, double x, int ndigits)
+{
+    if (!isfinite(x)) {
+        hw_buf_put(b, "null", 4);
+        return;
+    }
+    /* "%.Nf" rounds the exact binary value correctly, as Python's round() does. When the result
+     * has at most 15 significant digits, it is also the shortest repr of the rounded double
+     * (see hw_buf_py_double), so it can be printed directly with its zeros stripped. */
+    if (fabs(x) < 1e12 && ndigits >= 0 && ndigits <= 3) {
+        char tmp[32];
+        int n = snprintf(tmp, sizeof tmp, "%.*f", ndigits, x);
+        if (ndigits == 0) {
+            tmp[n++] = '.';
+            tmp[n++] = '0';
+        } else {
+            while (tmp[n - 1] == '0' && tmp[n - 2] != '.')
+                n--;
+        }
+        hw_buf_put(b, tmp, (size_t)n);
+        return;
+    }
+    char tmp[400];
+    snprintf(tmp, sizeof tmp, "%.*f", ndigits, x);
+    hw_buf_py_double(b, strtod(tmp, NULL));
+}
+
+double hw_py_round_value(double x, int ndigits)
+{
+    if (!isfinite(x))
+        return x;
+    char tmp[400]; /* "%.*f" of DBL_MAX with a few decimals fits */
+    snprintf(tmp, sizeof tmp, "%.*f", ndigits, x);
+    return strtod(tmp, NULL);
+}
+
+double hw_num_sig12(double x)
+{
+    /* Twelve digits are far beyond what any sensor reports; they drop the binary noise of sums
+     * (951.1000000000001) and the stored values keep full precision. */
+    char t[32];
+    snprintf(t, sizeof t, "%.12g", x);
+    return strtod(t, NULL);
+}
+
+void hw_buf_json_num(struct hw_buf *b, double x, enum hw_json_num mode)
+{
+    if (!isfinite(x)) {
+        if (mode != HW_NUM_PYJSON)
+            hw_buf_put(b, "null", 4);
+        else if (isnan(x))
+            hw_buf_put(b, "NaN", 3);
+        else
+            hw_buf_puts(b, x > 0 ? "Infinity" : "-Infinity");
+        return;
+    }
+    hw_buf_py_double(b, mode == HW_NUM_SIG12 ? hw_num_sig12(x) : x);
+}
+
+void hw_json_init(struct hw_json *w, struct hw_buf *b, enum hw_json_style style,
+                  enum hw_json_num num)
+{
+    memset(w, 0, sizeof *w);
+    w->b = b;
+    w->style = style;
+    w->num = num;
+    w->first[0] = true;
+}
+
+static void indent(struct hw_json *w, int depth)
+{
+    hw_buf_putc(w->b, '\n');
+    for (int i = 0; i < depth; i++)
+        hw_buf_put(w->b, "  ", 2);
+}
+
+/* The separator before a member: ", " on one line, ",\n" and the indent when pretty. */
+static void separate(struct hw_json *w)
+{
+    bool first = w->first[w->depth];
+    w->first[w->depth] = false;
+    if (w->depth == 0)
+        return;
+    if (w->style == HW_JSON_LINE) {
+        if (!first)
+            hw_buf_put(w->b, ", ", 2);
+        return;
+    }
+    if (!first)
+        hw_buf_putc(w->b, ',');
+    indent(w, w->depth);
+}
+
+void hw_json_key(struct hw_json *w, const char *key)
+{
+    separate(w);
+    if (!key)
+        return;
+    /* Most keys are plain ASCII: copy them in one piece; the others go through the escaper. */
+    size_t n = 0;
+    for (const unsigned char *k = (const unsigned char *)key; *k; k++, n++)
+        if (*k < 0x20 || *k >= 0x80 || *k == '"' || *k == '\\')
+            break;
+    if (key[n] == '\0' && hw_buf_reserve(w->b, n + 4)) {
+        char *o = w->b->p + w->b->len;
+        *o++ = '"';
+        memcpy(o, key, n);
+        o += n;
+        memcpy(o, "\": ", 3);
+        w->b->len += n + 4;
+        w->b->p[w->b->len] = '\0';
+        return;
+    }
+    hw_buf_json_str(w->b, key, strlen(key));
+    hw_buf_put(w->b, ": ", 2);
+}
+
+void hw_json_key_lit(struct hw_json *w, const char *text, size_t n)
+{
+    separate(w);
+    hw_buf_put(w->b, text, n);
+}
+
+void hw_json_open(struct hw_json *w, const char *key, char c)
+{
+    hw_json_key(w, key);
+    if (w->over || w->depth == HW_JSON_MAX_DEPTH) {
+        w->over++;
+        w->err = true;
+        return;
+    }
+    hw_buf_putc(w->b, c);
+    w->depth++;
+    w->first[w->depth] = true;
+    w->close[w->depth] = c == '[' ? ']' : '}';
+}
+
+void hw_json_close(struct hw_json *w)
+{
+    if (w->over) {
+        w->over--;
+        return;
+    }
+    if (w->depth == 0) {
+        w->err = true;
+        return;
+    }
+    bool empty = w->first[w->depth];
+    char c = w->close[w->depth];
+    w->depth--;
+    if (!empty && w->style == HW_JSON_PRETTY)
+        indent(w, w->depth);
+    hw_buf_putc(w->b, c);
+}
+
+void hw_json_strn(struct hw_json *w, const char *key, const char *s, size_t n)
+{
+    hw_json_key(w, key);
+    if (s)
+        hw_buf_json_str(w->b, s, n);
+    else
+        hw_buf_put(w->b, "null", 4);
+}
+
+void hw_json_str(struct hw_json *w, const char *key, const char *s)
+{
+    hw_json_strn(w, key, s, s ? strlen(s) : 0);
+}
+
+void hw_json_num(struct hw_json *w, const char *key, double x)
+{
+    hw_json_key(w, key);
+    hw_buf_json_num(w->b, x, w->num);
+}
+
+void hw_json_i64(struct hw_json *w, const char *key, int64_t v)
+{
+    hw_json_key(w, key);
+    hw_buf_i64(w->b, v);
+}
+
+void hw_json_u64(struct hw_json *w, const char *key, uint64_t v)
+{
+    hw_json_key(w, key);
+    hw_buf_u64(w->b, v);
+}
+
+void hw_json_bool(struct hw_json *w, const char *key, bool v)
+{
+    hw_json_key(w, key);
+    hw_buf_puts(w->b, v ? "true" : "false");
+}
+
+void hw_json_null(struct hw_json *w, const char *key)
+{
+    hw_json_key(w, key);
+    hw_buf_put(w->b, "null", 4);
+}
+
+void hw_json_raw(struct hw_json *w, const char *key, const char *text)
+{
+    hw_json_key(w, key);
+    hw_buf_puts(w->b, text ? text : "null");
+}
+
+struct hw_json_mark hw_json_mark(const struct hw_json *w)
+{
+    return (struct hw_json_mark){.len = w->b->len,
+                                 .depth = w->depth,
+                                 .over = w->over,
+                                 .first = w->first[w->depth],
+                                 .err = w->err};
+}
+
+void hw_json_rewind(struct hw_json *w, struct hw_json_mark m)
+{
+    if (m.len <= w->b->len) {
+        w->b->len = m.len;
+        if (w->b->p)
+            w->b->p[m.len] = '\0';
+    }
+    w->depth = m.depth;
+    w->over = m.over;
+    w->first[m.depth] = m.first;
+    w->err = m.err;
+}

@@ -1,0 +1,47 @@
+/* The run directory's tables: see include/hwrun/rundir.h. */
+#include "hwrun/rundir.h"
+
+const char *const hw_file_names[HW_FILE_COUNT] = {
+    [HW_FILE_GPU] = HW_GPU_FILE,
+    [HW_FILE_DMON] = HW_DMON_FILE,
+    [HW_FILE_CPU] = HW_CPU_FILE,
+    [HW_FILE_PROC] = HW_PROC_FILE,
+    [HW_FILE_GPU_PROCS] = HW_GPU_PROCS_FILE,
+    [HW_FILE_RUNLOG] = HW_RUNLOG_FILE,
+    [HW_FILE_GPM] = HW_GPM_FILE,
+    [HW_FILE_TREE_PIDS] = HW_TREE_PIDS_FILE,
+};
+
+const char *const hw_cpu_cols[HW_CPU_COL_COUNT] = {
+    [HW_CPU_COL_USR] = "usr_pct",
+    [HW_CPU_COL_IDLE] = "idle_pct",
+    [HW_CPU_COL_SYS] = "sys_pct",
+    [HW_CPU_COL_IOWAIT] = "iowait_pct",
+    [HW_CPU_COL_STEAL] = "steal_pct",
+    [HW_CPU_COL_MEM_USED] = "mem_used_mib",
+    [HW_CPU_COL_MEM_AVAIL] = "mem_available_mib",
+    [HW_CPU_COL_CG_LIMIT] = HW_CPU_CG_LIMIT,
+    [HW_CPU_COL_CG_PCT] = HW_CPU_CG_PCT,
+    [HW_CPU_COL_CG_MEM] = HW_CPU_CG_MEM,
+    [HW_CPU_COL_CG_MEM_MAX] = HW_CPU_CG_MEM_MAX,
+    [HW_CPU_COL_CG_MEM_PEAK] = HW_CPU_CG_MEM_PEAK,
+    [HW_CPU_COL_DISK_READ] = HW_CPU_DISK_READ,
+    [HW_CPU_COL_DISK_WRITE] = HW_CPU_DISK_WRITE,
+    [HW_CPU_COL_NET_RX] = HW_CPU_NET_RX,
+    [HW_CPU_COL_NET_TX] = HW_CPU_NET_TX,
+    [HW_CPU_COL_FS_FREE] = HW_CPU_FS_FREE,
+};
+
+const char *const hw_proc_cols[HW_PROC_COL_COUNT] = {
+    [HW_PROC_COL_PROCS] = "procs",           [HW_PROC_COL_THREADS] = "threads",
+    [HW_PROC_COL_CPU] = "cpu_pct",           [HW_PROC_COL_RSS] = "rss_mib",
+    [HW_PROC_COL_READ] = "read_bytes",       [HW_PROC_COL_WRITE] = "write_bytes",
+    [HW_PROC_COL_PSS] = "pss_mib",           [HW_PROC_COL_MAIN_RSS] = "main_rss_mib",
+    [HW_PROC_COL_MAIN_CPU] = "main_cpu_pct", [HW_PROC_COL_MAIN_THREADS] = "main_threads",
+    [HW_PROC_COL_USR_CPU] = "usr_cpu_pct",   [HW_PROC_COL_SYS_CPU] = "sys_cpu_pct",
+};
+
+const char *const hw_events[HW_EV_COUNT] = {
+    HW_EV_START,      HW_EV_STOP,          HW_EV_GPU_UNAVAILABLE, HW_EV_GPU_FIELDS_FALLBACK,
+    HW_EV_CHILD_EXIT, HW_EV_CHILD_RESTART, HW_EV_CHILD_HUNG,      HW_EV_GPM_UNAVAILABLE,
+};

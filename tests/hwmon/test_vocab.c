@@ -1,0 +1,358 @@
+/* The run directory's vocabulary (hwrun/rundir.h) seen from both sides: what hwmon writes is
+ * exactly what summarize's default layout expects. Every file hwmon creates has a reader, every
+ * CSV header cell is a column summarize knows, in its table's order, every value lands in the
+ * column summarize reads it from, and every event hwmon logs is one the table names. */
+#include <CUnit/CUnit.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "csvout.h"
+#include "hwrun/rundir.h"
+#include "hwtest.h"
+#include "readers.h"
+#include "summary.h"
+
+/* Is header ("timestamp,a,b\n") HW_COL_TIMESTAMP followed by names[] in order, with exactly
+ * the ones in want[] (a mask over names)? */
+static void check_header(const char *header, const char *const *names, size_t n, const bool *want)
+{
+    char *h = strdup(header);
+    size_t len = strlen(h);
+    CU_ASSERT_FATAL(len > 0 && h[len - 1] == '\n');
+    h[len - 1] = '\0';
+    char *save = NULL, *cell = strtok_r(h, ",", &save);
+    CU_ASSERT_STRING_EQUAL(cell, HW_COL_TIMESTAMP);
+    size_t next = 0; /* every cell must be a later name of the table than the one before */
+    bool seen[64] = {false};
+    while ((cell = strtok_r(NULL, ",", &save))) {
+        size_t k = next;
+        while (k < n && strcmp(names[k], cell))
+            k++;
+        CU_ASSERT(k < n); /* known to the reader, and not out of the table's order */
+        if (k >= n) {
+            fprintf(stderr, "header cell \"%s\" is not where summarize's table has it\n", cell);
+            break;
+        }
+        seen[k] = true;
+        next = k + 1;
+    }
+    for (size_t k = 0; k < n; k++)
+        CU_ASSERT_EQUAL(seen[k], want[k]);
+    free(h);
+}
+
+struct rows {
+    struct sum_cpu_row cpu;
+    struct sum_proc_row proc;
+    int n_cpu, n_proc;
+};
+
+static void on_cpu(void *ctx, const struct sum_cpu_row *r)
+{
+    struct rows *x = ctx;
+    x->cpu = *r;
+    x->n_cpu++;
+}
+
+static void on_proc(void *ctx, const struct sum_proc_row *r)
+{
+    struct rows *x = ctx;
+    x->proc = *r;
+    x->n_proc++;
+}
+
+/* Feed text to a summarize reader of kind; the last row lands in rows. */
+static void read_back(enum sum_kind kind, const char *text, struct rows *rows)
+{
+    struct sum_sink sink = {.ctx = rows, .cpu = on_cpu, .proc = on_proc};
+    struct sum_quality q;
+    struct sum_reader *r = sum_reader_new(kind, NULL, NULL, &sink, &q);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    sum_reader_feed(r, text, strlen(text));
+    sum_reader_finish(r);
+    sum_reader_free(r);
+    CU_ASSERT_EQUAL(sum_quality_skipped_total(&q), 0);
+    CU_ASSERT_EQUAL(q.bad_cells, 0);
+}
+
+/* hwmon's header and line writers against summarize's tables and reader, for every variant
+ * (inside a cgroup or not, with PSS or not). Each value is distinct, so a column written
+ * under another's name would be read back wrong. */
+static void test_csv_columns(void)
+{
+    CU_ASSERT_EQUAL(SUM_CPU_COUNT, HW_CPU_COL_COUNT);
+    CU_ASSERT_EQUAL(SUM_PROC_COUNT, HW_PROC_COL_COUNT);
+    for (int cg = 0; cg <= 1; cg++) {
+        struct hw_buf b;
+        hw_buf_init(&b, NULL, 0);
+        mon_csv_cpu_header(&b, cg);
+        bool want[SUM_CPU_COUNT];
+        for (int k = 0; k < SUM_CPU_COUNT; k++) /* the cgroup group only inside one */
+            want[k] = cg || k < HW_CPU_COL_FIRST_CGROUP || k >= HW_CPU_COL_FIRST_IO;
+        check_header(b.p, sum_cpu_col_names, SUM_CPU_COUNT, want);
+        struct mon_sys_sample s = {
+            .have_cpu = true,
+            .have_mem = true,
+            .usr_pct = 1.5,
+            .idle_pct = 2.5,
+            .sys_pct = 3.5,
+            .iowait_pct = 4.5,
+            .steal_pct = 5.5,
+            .mem_used_mib = 6.5,
+            .mem_avail_mib = 7.5,
+            .cg = {.have_limit = true, .have_cpu = true, .have_mem = true, .have_mem_max = true,
+                   .have_mem_peak = true, .limit_cores = 0.25, .cpu_pct = 9.5,
+                   .mem_cur_mib = 10.5, .mem_max_mib = 11.5, .mem_peak_mib = 12.5},
+            .io = {.have_disk = true, .have_net = true, .have_fs = true, .disk_read_bytes = 13,
+                   .disk_write_bytes = 14, .net_rx_bytes = 15, .net_tx_bytes = 16,
+                   .fs_free_mib = 17.5}};
+        mon_csv_cpu_line(&b, "2026-11-21T15:27:49.697+00:00", &s, cg);
+        struct rows rows = {0};
+        read_back(SUM_KIND_CPU, b.p, &rows);
+        CU_ASSERT_EQUAL_FATAL(rows.n_cpu, 1);
+        const double want_v[SUM_CPU_COUNT] = {
+            [SUM_CPU_USR] = 1.5,       [SUM_CPU_IDLE] = 2.5,       [SUM_CPU_SYS] = 3.5,
+            [SUM_CPU_IOWAIT] = 4.5,    [SUM_CPU_STEAL] = 5.5,      [SUM_CPU_MEM_USED] = 6.5,
+            [SUM_CPU_MEM_AVAIL] = 7.5, [SUM_CPU_CG_LIMIT] = 0.25,  [SUM_CPU_CG_PCT] = 9.5,
+            [SUM_CPU_CG_MEM] = 10.5,   [SUM_CPU_CG_MEM_MAX] = 11.5, [SUM_CPU_CG_MEM_PEAK] = 12.5,
+            [SUM_CPU_DISK_READ] = 13,  [SUM_CPU_DISK_WRITE] = 14,   [SUM_CPU_NET_RX] = 15,
+            [SUM_CPU_NET_TX] = 16,     [SUM_CPU_FS_FREE] = 17.5};
+        for (int k = 0; k < SUM_CPU_COUNT; k++) {
+            if (want[k]) {
+                CU_ASSERT_DOUBLE_EQUAL(rows.cpu.v[k], want_v[k], 1e-9);
+            } else {
+                CU_ASSERT_TRUE(isnan(rows.cpu.v[k]));
+            }
+        }
+        hw_buf_free(&b);
+    }
+    for (int pss = 0; pss <= 1; pss++) {
+        struct hw_buf b;
+        hw_buf_init(&b, NULL, 0);
+        mon_csv_proc_header(&b, pss);
+        bool want[SUM_PROC_COUNT];
+        for (int k = 0; k < SUM_PROC_COUNT; k++)
+            want[k] = pss || k != SUM_PROC_PSS;
+        check_header(b.p, sum_proc_col_names, SUM_PROC_COUNT, want);
+        struct mon_tree_sample s = {.have_cpu = true,
+                                    .have_pss = true,
+                                    .procs = 1,
+                                    .threads = 2,
+                                    .cpu_pct = 3.5,
+                                    .rss_mib = 4.5,
+                                    .read_bytes = 5,
+                                    .write_bytes = 6,
+                                    .pss_mib = 7.5,
+                                    .main_rss_mib = 8.5,
+                                    .main_cpu_pct = 9.5,
+                                    .main_threads = 10,
+                                    .usr_cpu_pct = 11.5,
+                                    .sys_cpu_pct = 12.5};
+        mon_csv_proc_line(&b, "2026-11-21T15:27:49.697+00:00", &s, pss);
+        struct rows rows = {0};
+        read_back(SUM_KIND_PROC, b.p, &rows);
+        CU_ASSERT_EQUAL_FATAL(rows.n_proc, 1);
+        const double want_v[SUM_PROC_COUNT] = {
+            [SUM_PROC_PROCS] = 1,         [SUM_PROC_THREADS] = 2,    [SUM_PROC_CPU] = 3.5,
+            [SUM_PROC_RSS] = 4.5,         [SUM_PROC_READ] = 5,       [SUM_PROC_WRITE] = 6,
+            [SUM_PROC_PSS] = 7.5,         [SUM_PROC_MAIN_RSS] = 8.5, [SUM_PROC_MAIN_CPU] = 9.5,
+            [SUM_PROC_MAIN_THREADS] = 10, [SUM_PROC_USR_CPU] = 11.5, [SUM_PROC_SYS_CPU] = 12.5};
+        for (int k = 0; k < SUM_PROC_COUNT; k++) {
+            if (want[k]) {
+                CU_ASSERT_DOUBLE_EQUAL(rows.proc.v[k], want_v[k], 1e-9);
+            } else {
+                CU_ASSERT_TRUE(isnan(rows.proc.v[k]));
+            }
+        }
+        hw_buf_free(&b);
+    }
+}
+
+static bool in_table(const char *const *t, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (t[i] && !strcmp(t[i], s))
+            return true;
+    return false;
+}
+
+/* The events of dir/run.jsonl: each must be one hw_events names; returns which were seen. */
+static void check_events(const char *dir, bool seen[HW_EV_COUNT])
+{
+    char *p = th_fmt("%s/" HW_RUNLOG_FILE, dir);
+    char *text = th_read_file(p, NULL);
+    free(p);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    for (char *line = text; *line;) {
+        char *nl = strchr(line, '\n');
+        CU_ASSERT_PTR_NOT_NULL_FATAL(nl);
+        *nl = '\0';
+        json_object *o = json_tokener_parse(line), *ev;
+        CU_ASSERT_PTR_NOT_NULL(o);
+        if (o && json_object_object_get_ex(o, "event", &ev)) {
+            const char *name = json_object_get_string(ev);
+            bool known = false;
+            for (int i = 0; i < HW_EV_COUNT; i++)
+                if (!strcmp(hw_events[i], name))
+                    known = seen[i] = true;
+            CU_ASSERT_TRUE(known);
+            if (!known)
+                fprintf(stderr, "hwmon logged \"%s\", which hwrun/rundir.h does not name\n", name);
+        }
+        json_object_put(o);
+        line = nl + 1;
+    }
+    free(text);
+}
+
+/* Every file in dir is one summarize reads. */
+static void check_files(const char *dir, int *n_files)
+{
+    DIR *d = opendir(dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    struct dirent *e;
+    *n_files = 0;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.' || !strcmp(e->d_name, "smi.log") || !strcmp(e->d_name, "die"))
+            continue; /* the test's own */
+        CU_ASSERT_TRUE(in_table(sum_kind_files, SUM_KIND_COUNT, e->d_name));
+        CU_ASSERT_TRUE(in_table(hw_file_names, HW_FILE_COUNT, e->d_name));
+        (*n_files)++;
+    }
+    closedir(d);
+}
+
+/* hwmon with every optional file (--gpu-procs, GPM on some GPUs), a driver that rejects a
+ * field and a child that dies once (child_exit, child_restart): then summarize's readers take
+ * every file whole with their default layouts. */
+static void test_hwmon_writes_what_summarize_reads(void)
+{
+    char *dir = th_tmpdir("hwmon-vocab");
+    char *out = th_fmt("%s/run", dir);
+    char *env[] = {th_fmt("FAKE_SMI_LOG=%s/smi.log", dir),
+                   "FAKE_SMI_REJECT=clocks.current.memory",
+                   "FAKE_SMI_GPM=0",
+                   th_fmt("FAKE_SMI_APPS=%ld:0:512:python3", (long)getpid()),
+                   "FAKE_SMI_DIE_AFTER=2",
+                   th_fmt("FAKE_SMI_DIE_ONCE=%s/die", dir),
+                   NULL};
+    char **argv = ht_argv(out, "-i", "0.2", "--gpu-procs", "--", "sleep", "2.4", NULL);
+    struct th_result res;
+    CU_ASSERT_EQUAL(ht_run(argv, env, 60, &res), 0);
+    th_result_free(&res);
+
+    int n_files;
+    check_files(out, &n_files);
+    CU_ASSERT_EQUAL(n_files, HW_FILE_COUNT); /* every file of the table, nothing else */
+    bool seen[HW_EV_COUNT] = {false};
+    check_events(out, seen);
+    const char *expect[] = {HW_EV_START,           HW_EV_STOP,       HW_EV_GPU_FIELDS_FALLBACK,
+                            HW_EV_GPM_UNAVAILABLE, HW_EV_CHILD_EXIT, HW_EV_CHILD_RESTART};
+    for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++)
+        for (int k = 0; k < HW_EV_COUNT; k++)
+            if (!strcmp(hw_events[k], expect[i]) && !seen[k]) {
+                CU_FAIL("an expected event is missing");
+                fprintf(stderr, "no %s event\n", expect[i]);
+            }
+
+    /* the headers */
+    char *p = th_fmt("%s/" HW_CPU_FILE, out);
+    char *text = th_read_file(p, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    *strchr(text, '\n') = '\0';
+    strcat(text, "\n");
+    bool want_cpu[SUM_CPU_COUNT];
+    bool cg = strstr(text, hw_cpu_cols[HW_CPU_COL_FIRST_CGROUP]) != NULL;
+    for (int k = 0; k < SUM_CPU_COUNT; k++)
+        want_cpu[k] = cg || k < HW_CPU_COL_FIRST_CGROUP || k >= HW_CPU_COL_FIRST_IO;
+    check_header(text, sum_cpu_col_names, SUM_CPU_COUNT, want_cpu);
+    free(text);
+    free(p);
+    p = th_fmt("%s/" HW_PROC_FILE, out);
+    text = th_read_file(p, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    *strchr(text, '\n') = '\0';
+    strcat(text, "\n");
+    bool want_proc[SUM_PROC_COUNT];
+    for (int k = 0; k < SUM_PROC_COUNT; k++)
+        want_proc[k] = true;
+    check_header(text, sum_proc_col_names, SUM_PROC_COUNT, want_proc);
+    free(text);
+    free(p);
+
+    /* summarize reads it all: nothing skipped but the row the dying child tore */
+    struct sum_run *run = sum_run_new();
+    char *storage[SUM_KIND_COUNT] = {0};
+    struct sum_inputs in;
+    sum_inputs_from_dir(&in, out, storage);
+    struct sum_config cfg = {0};
+    CU_ASSERT_EQUAL(sum_run_summarize(run, &in, &cfg), 0);
+    uint64_t skipped = 0;
+    for (int k = 0; k < SUM_KIND_COUNT; k++) {
+        const struct sum_quality *q = &run->q[k];
+        CU_ASSERT_TRUE(q->present);
+        CU_ASSERT(q->parsed > 0);
+        CU_ASSERT_EQUAL(q->bad_cells, 0);
+        CU_ASSERT_EQUAL(q->skipped[SUM_SKIP_LAYOUT], 0);
+        CU_ASSERT_EQUAL(q->skipped[SUM_SKIP_TIMESTAMP], 0);
+        skipped += sum_quality_skipped_total(q);
+        if (sum_quality_skipped_total(q))
+            fprintf(stderr, "%s: %llu lines skipped\n", sum_kind_files[k],
+                    (unsigned long long)sum_quality_skipped_total(q));
+    }
+    CU_ASSERT(skipped <= 1);
+    CU_ASSERT_TRUE(run->info.have_fields); /* the fallback's field list was found */
+    CU_ASSERT_PTR_NULL(strstr(run->info.gpu_fields, "clocks.current.memory"));
+    CU_ASSERT(isfinite(run->info.interval_s));
+    CU_ASSERT_TRUE(run->info.have_tz);
+    CU_ASSERT_EQUAL(run->info.child_restarts, 1);
+    CU_ASSERT(run->info.pid_ns != 0);
+    CU_ASSERT_EQUAL(run->outcome.exit_status, 0);
+    CU_ASSERT_STRING_EQUAL(run->outcome.stop_reason, "command_exit");
+    CU_ASSERT(run->outcome.hwmon_pid > 0);
+    CU_ASSERT(run->cgroup_json == NULL || strstr(run->cgroup_json, "\"path\"") != NULL);
+    for (int k = 0; k < SUM_KIND_COUNT; k++)
+        free(storage[k]);
+    sum_run_free(run);
+
+    free(env[0]);
+    free(env[3]);
+    free(env[5]);
+    free(argv);
+    free(out);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* The one event the run above cannot show: nvidia-smi there but without a driver. */
+static void test_gpu_unavailable_named(void)
+{
+    char *dir = th_tmpdir("hwmon-vocab");
+    char *env[] = {"FAKE_SMI_MODE=nodriver", NULL};
+    char **argv = ht_argv(dir, "-i", "0.2", "-d", "0.5", NULL);
+    struct th_result res;
+    CU_ASSERT_EQUAL(ht_run(argv, env, 60, &res), 0);
+    th_result_free(&res);
+    bool seen[HW_EV_COUNT] = {false};
+    check_events(dir, seen);
+    bool gpu_unavailable = false;
+    for (int k = 0; k < HW_EV_COUNT; k++)
+        gpu_unavailable |= seen[k] && !strcmp(hw_events[k], HW_EV_GPU_UNAVAILABLE);
+    CU_ASSERT_TRUE(gpu_unavailable);
+    free(argv);
+    th_rmtree(dir);
+    free(dir);
+}
+
+void add_vocab_suite(void);
+void add_vocab_suite(void)
+{
+    CU_pSuite s = CU_add_suite("vocabulary", NULL, NULL);
+    CU_add_test(s, "csv_columns", test_csv_columns);
+    CU_add_test(s, "hwmon_writes_what_summarize_reads", test_hwmon_writes_what_summarize_reads);
+    CU_add_test(s, "gpu_unavailable_named", test_gpu_unavailable_named);
+}
