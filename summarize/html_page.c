@@ -20,32 +20,6 @@
 
 /* ---- writing and escaping -------------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at s (n bytes available), or 0 if invalid (overlong forms,
- * surrogates, beyond U+10FFFF, truncated). */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        return n >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
-    if (c >= 0xE0 && c <= 0xEF) {
-        if (n < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80)
-            return 0;
-        if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] >= 0xA0))
-            return 0;
-        return 3;
-    }
-    if (c >= 0xF0 && c <= 0xF4) {
-        if (n < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80)
-            return 0;
-        if ((c == 0xF0 && s[1] < 0x90) || (c == 0xF4 && s[1] >= 0x90))
-            return 0;
-        return 4;
-    }
-    return 0;
-}
-
 /* Write s[0..n) as HTML text or attribute value: & < > " ' become references; control
  * characters (but tab and newline), C1 controls and each byte of invalid UTF-8 become U+FFFD. */
 void ht_esc_n(FILE *f, const char *str, size_t n)
@@ -57,12 +31,13 @@ void ht_esc_n(FILE *f, const char *str, size_t n)
         const char *rep = NULL;
         size_t len = 1;
         if (c >= 0x80) {
-            len = utf8_seq(s + i, n - i);
-            if (len == 0) {
+            uint32_t cp;
+            len = hw_utf8_decode(s + i, n - i, &cp); /* the one UTF-8 decoder (hwrun/io.h) */
+            if (len == 0 || len == HW_UTF8_SHORT) {
                 rep = "\xEF\xBF\xBD";
                 len = 1;
-            } else if (len == 2 && c == 0xC2 && s[i + 1] < 0xA0) {
-                rep = "\xEF\xBF\xBD"; /* U+0080..U+009F */
+            } else if (cp >= 0x80 && cp <= 0x9F) {
+                rep = "\xEF\xBF\xBD"; /* C1 controls */
             }
         } else if (c == '&') {
             rep = "&amp;";
