@@ -107,41 +107,32 @@ static bool first_of_phase(const struct figs *s, size_t i, const char **nm, size
     return true;
 }
 
-static void json_val(struct hw_buf *b, double v, bool integer)
+/* a figure: an integer where the row prints one, else 12 significant digits; null unmeasured */
+static void json_val(struct hw_json *w, const char *key, double v, bool integer)
 {
-    if (isfinite(v))
-        sum_report_cell(b, v, integer);
+    if (integer && isfinite(v) && fabs(v) < 9e15)
+        hw_json_i64(w, key, (int64_t)v);
     else
-        hw_buf_puts(b, "null");
+        hw_json_num(w, key, v);
 }
 
-static void json_metric(struct hw_buf *b, const char *indent, const char *metric,
-                        const struct fig *f, bool first)
+static void json_metric(struct hw_json *w, const char *metric, size_t n, const struct fig *f)
 {
-    hw_buf_printf(b, "%s\n%s{\"metric\": ", first ? "" : ",", indent);
-    hw_buf_json_str(b, metric, strlen(metric));
-    hw_buf_puts(b, ", \"a\": ");
-    json_val(b, f->v[0], f->integer);
-    hw_buf_puts(b, ", \"b\": ");
-    json_val(b, f->v[1], f->integer);
-    hw_buf_puts(b, ", \"change\": ");
-    json_val(b, change(f), f->integer);
-    hw_buf_puts(b, ", \"change_pct\": ");
-    json_val(b, change_pct(f), false);
-    hw_buf_putc(b, '}');
+    hw_json_open(w, NULL, '{');
+    hw_json_strn(w, "metric", metric, n);
+    json_val(w, "a", f->v[0], f->integer);
+    json_val(w, "b", f->v[1], f->integer);
+    json_val(w, "change", change(f), f->integer);
+    json_val(w, "change_pct", change_pct(f), false);
+    hw_json_close(w);
 }
 
-static void json_side(struct hw_buf *b, const char *key, const struct sum_run *r, bool last)
+static void json_side(struct hw_json *w, const char *key, const struct sum_run *r)
 {
-    hw_buf_printf(b, "  \"%s\": {\"dir\": ", key);
-    if (r->dir)
-        hw_buf_json_str(b, r->dir, strlen(r->dir));
-    else
-        hw_buf_puts(b, "null");
-    hw_buf_puts(b, ", \"status\": ");
-    const char *st = sum_status_names[r->outcome.status];
-    hw_buf_json_str(b, st, strlen(st));
-    hw_buf_puts(b, last ? "}\n" : "},\n");
+    hw_json_open(w, key, '{');
+    hw_json_str(w, "dir", r->dir);
+    hw_json_str(w, "status", sum_status_names[r->outcome.status]);
+    hw_json_close(w);
 }
 
 void sum_compare_json(const struct sum_run *a, const struct sum_run *b, const struct sum_units *u,
@@ -149,37 +140,36 @@ void sum_compare_json(const struct sum_run *a, const struct sum_run *b, const st
 {
     struct figs s;
     collect(&s, a, b, u);
-    hw_buf_puts(out, "{\n  \"schema\": \"hwrun.compare/1\",\n");
-    json_side(out, "a", a, false);
-    json_side(out, "b", b, false);
-    hw_buf_puts(out, "  \"metrics\": [");
-    bool first = true;
+    struct hw_json w;
+    hw_json_init(&w, out, HW_JSON_PRETTY, HW_NUM_SIG12); /* summary.json's layout and numbers */
+    hw_json_open(&w, NULL, '{');
+    hw_json_str(&w, "schema", "hwrun.compare/1");
+    json_side(&w, "a", a);
+    json_side(&w, "b", b);
+    hw_json_open(&w, "metrics", '[');
     const char *nm, *key;
     size_t nl;
     for (size_t i = 0; i < s.n; i++)
-        if (!phase_of(s.f[i].name, &nm, &nl, &key)) {
-            json_metric(out, "    ", s.f[i].name, &s.f[i], first);
-            first = false;
-        }
-    hw_buf_puts(out, first ? "],\n  \"phases\": [" : "\n  ],\n  \"phases\": [");
+        if (!phase_of(s.f[i].name, &nm, &nl, &key))
+            json_metric(&w, s.f[i].name, strlen(s.f[i].name), &s.f[i]);
+    hw_json_close(&w);
     /* one object per phase name, its figures in order */
-    bool firstp = true;
+    hw_json_open(&w, "phases", '[');
     for (size_t i = 0; i < s.n; i++) {
         if (!first_of_phase(&s, i, &nm, &nl))
             continue;
-        hw_buf_printf(out, "%s\n    {\"name\": ", firstp ? "" : ",");
-        firstp = false;
-        hw_buf_json_str(out, nm, nl);
-        hw_buf_puts(out, ", \"metrics\": [");
-        bool fm = true;
+        hw_json_open(&w, NULL, '{');
+        hw_json_strn(&w, "name", nm, nl);
+        hw_json_open(&w, "metrics", '[');
         for (size_t k = i; k < s.n; k++)
-            if ((key = key_in(&s, k, nm, nl))) {
-                json_metric(out, "      ", key, &s.f[k], fm);
-                fm = false;
-            }
-        hw_buf_puts(out, "\n    ]}");
+            if ((key = key_in(&s, k, nm, nl)))
+                json_metric(&w, key, strlen(key), &s.f[k]);
+        hw_json_close(&w);
+        hw_json_close(&w);
     }
-    hw_buf_puts(out, firstp ? "]\n}\n" : "\n  ]\n}\n");
+    hw_json_close(&w);
+    hw_json_close(&w);
+    hw_buf_putc(out, '\n');
     if (s.oom)
         out->oom = true;
     figs_free(&s);

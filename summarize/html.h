@@ -38,6 +38,7 @@
 #include <stdio.h>
 
 struct sum_run;
+struct sum_units;
 
 #define SUM_HTML_WIDTH_DEFAULT 1000 /* chart width in px, axes included */
 #define SUM_HTML_WIDTH_MIN 320
@@ -51,6 +52,10 @@ struct sum_html_opts {
     int width;
     /* Page title; NULL: the directory's name (one run) or "Sweep of N runs". Borrowed. */
     const char *title;
+    /* --units (units.h): the figures people read (tables, chart axes and legends, the sweep
+     * table) in these units; NULL: the defaults. The page's data-* attributes keep the JSON's
+     * fixed units (MiB, s, Wh). Borrowed. */
+    const struct sum_units *units;
 };
 
 /* Defaults: width SUM_HTML_WIDTH_DEFAULT. */
@@ -85,12 +90,13 @@ int sum_html_run(FILE *out, const struct sum_run *run, const struct sum_html_opt
  * - dir: the run directory (its name starts the row);
  * - run: its summary, with a sparkline timeline (timeline_spark) or none; NULL when it could
  *   not be read: the row then says strerror(-rc);
- * - report: NULL, or the path of the run's own report relative to the page.
+ * - report: NULL, or the path of the run's own report relative to the page;
+ * - opts: NULL, or the page's options (its units).
  * sum_html_sweep writes the page around n rows (HTML text each). err/errlen as for
  * sum_html_run. Returns 0, or -EINVAL (out or rows or a rows[i] NULL, n == 0), or the errno of
  * a failed write to out. */
 void sum_html_sweep_row(FILE *out, const char *dir, const struct sum_run *run, int rc,
-                        const char *report);
+                        const char *report, const struct sum_html_opts *opts);
 int sum_html_sweep(FILE *out, const char *const *rows, size_t n,
                    const struct sum_html_opts *opts, char *err, size_t errlen);
 

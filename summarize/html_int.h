@@ -11,6 +11,7 @@
 #include "html.h"
 #include "summary.h"
 #include "timeline.h"
+#include "units.h"
 
 /* Chart geometry in px. The left and right margins hold the y axes (the right one the energy
  * axis of the power chart); every chart keeps both so that the time axes line up. */
@@ -43,6 +44,7 @@ struct ht_page {
     size_t nph;
     const char *color_name[NPHASE_COLORS]; /* phase names in order of first start (borrowed) */
     size_t ncolors;
+    const struct sum_units *u; /* --units of the figures people read (NULL: defaults) */
     struct sum_tl_col *px; /* scratch: one series in pixel columns */
     bool oom;
 };
@@ -62,6 +64,16 @@ size_t ht_count_chars(const char *s);
 const char *ht_fmt_num(char *buf, size_t cap, double v); /* for people: 3-4 digits */
 const char *ht_fmt_dur(char *buf, size_t cap, double s);
 const char *ht_fmt_utc(char *buf, size_t cap, double t);
+/* A figure of dimension d given in the base unit (MiB, s, Wh), for people in u's unit
+ * (units.h's sum_units_fmt: "1.5 GiB"); "—" when not measured. */
+const char *ht_fmt_dim(char *buf, size_t cap, double base, enum sum_dim d,
+                       const struct sum_units *u);
+/* The same number without its unit (a column whose header names it). */
+const char *ht_fmt_dim_num(char *buf, size_t cap, double base, enum sum_dim d,
+                           const struct sum_units *u);
+/* A memory axis for values in MiB up to vmax: its unit's name and the divisor from MiB (--units
+ * mem when given, else GiB from 2 GiB up). */
+const char *ht_mem_axis(const struct sum_units *u, double vmax, double *scale);
 double ht_nice_step(double x);
 int ht_step_decimals(double step);
 void ht_note(struct ht_notes *N, bool minor, const char *fmt, ...)

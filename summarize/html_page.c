@@ -20,32 +20,6 @@
 
 /* ---- writing and escaping -------------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at s (n bytes available), or 0 if invalid (overlong forms,
- * surrogates, beyond U+10FFFF, truncated). */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        return n >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
-    if (c >= 0xE0 && c <= 0xEF) {
-        if (n < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80)
-            return 0;
-        if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] >= 0xA0))
-            return 0;
-        return 3;
-    }
-    if (c >= 0xF0 && c <= 0xF4) {
-        if (n < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80)
-            return 0;
-        if ((c == 0xF0 && s[1] < 0x90) || (c == 0xF4 && s[1] >= 0x90))
-            return 0;
-        return 4;
-    }
-    return 0;
-}
-
 /* Write s[0..n) as HTML text or attribute value: & < > " ' become references; control
  * characters (but tab and newline), C1 controls and each byte of invalid UTF-8 become U+FFFD. */
 void ht_esc_n(FILE *f, const char *str, size_t n)
@@ -57,12 +31,13 @@ void ht_esc_n(FILE *f, const char *str, size_t n)
         const char *rep = NULL;
         size_t len = 1;
         if (c >= 0x80) {
-            len = utf8_seq(s + i, n - i);
-            if (len == 0) {
+            uint32_t cp;
+            len = hw_utf8_decode(s + i, n - i, &cp); /* the one UTF-8 decoder (hwrun/io.h) */
+            if (len == 0 || len == HW_UTF8_SHORT) {
                 rep = "\xEF\xBF\xBD";
                 len = 1;
-            } else if (len == 2 && c == 0xC2 && s[i + 1] < 0xA0) {
-                rep = "\xEF\xBF\xBD"; /* U+0080..U+009F */
+            } else if (cp >= 0x80 && cp <= 0x9F) {
+                rep = "\xEF\xBF\xBD"; /* C1 controls */
             }
         } else if (c == '&') {
             rep = "&amp;";
@@ -231,6 +206,38 @@ const char *ht_fmt_utc(char *buf, size_t cap, double t)
     snprintf(buf, cap, "%04d-%02d-%02d %02d:%02d:%02d UTC", tm.tm_year + 1900, tm.tm_mon + 1,
              tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
     return buf;
+}
+
+const char *ht_fmt_dim(char *buf, size_t cap, double base, enum sum_dim d,
+                       const struct sum_units *u)
+{
+    if (!isfinite(base))
+        snprintf(buf, cap, "\xE2\x80\x94");
+    else
+        sum_units_fmt_buf(buf, cap, base, d, u);
+    return buf;
+}
+
+const char *ht_fmt_dim_num(char *buf, size_t cap, double base, enum sum_dim d,
+                           const struct sum_units *u)
+{
+    struct hw_buf nb;
+    hw_buf_init(&nb, NULL, 0);
+    sum_fmt_num(&nb, sum_units_value(u, d, base), "");
+    snprintf(buf, cap, "%s", nb.p && !nb.oom ? nb.p : "-");
+    hw_buf_free(&nb);
+    return buf;
+}
+
+const char *ht_mem_axis(const struct sum_units *u, double vmax, double *scale)
+{
+    if (u && u->given[SUM_DIM_MEM]) {
+        *scale = 1 / sum_units_value(u, SUM_DIM_MEM, 1);
+        return sum_units_label(u, SUM_DIM_MEM);
+    }
+    bool gib = vmax >= 2048;
+    *scale = gib ? 1024 : 1;
+    return gib ? "GiB" : "MiB";
 }
 
 /* ---- the page -------------------------------------------------------------------------------- */
@@ -545,7 +552,7 @@ int sum_html_run(FILE *out, const struct sum_run *run, const struct sum_html_opt
                 SUM_HTML_WIDTH_MAX);
         return -EINVAL;
     }
-    struct ht_page P = {.run = run, .tl = run->tl, .ncols = cols};
+    struct ht_page P = {.run = run, .tl = run->tl, .ncols = cols, .u = opts->units};
     if (run->tl && run->tl->cols != cols) {
         set_err(err, errlen, "the timeline has %d columns, the page %d", run->tl->cols, cols);
         return -EINVAL;
@@ -602,12 +609,22 @@ static const char sweep_js[] =
 
 struct sweep_col {
     const char *head, *unit;
+    int dim; /* -1, or the enum sum_dim of unit (--units) */
 };
 
 static const struct sweep_col sweep_cols[] = {
-    {"Run", NULL},       {"GPU utilization", NULL}, {"Start (UTC)", NULL}, {"Duration", NULL},
-    {"GPUs", NULL},      {"GPU util", "%"},         {"Peak VRAM", "MiB"},  {"Energy", "Wh"},
-    {"Mean power", "W"}, {"CPU usr", "%"},          {"Peak RSS", "MiB"},   {"Warnings", NULL},
+    {"Run", NULL, -1},
+    {"GPU utilization", NULL, -1},
+    {"Start (UTC)", NULL, -1},
+    {"Duration", NULL, -1},
+    {"GPUs", NULL, -1},
+    {"GPU util", "%", -1},
+    {"Peak VRAM", "MiB", SUM_DIM_MEM},
+    {"Energy", "Wh", SUM_DIM_ENERGY},
+    {"Mean power", "W", -1},
+    {"CPU usr", "%", -1},
+    {"Peak RSS", "MiB", SUM_DIM_MEM},
+    {"Warnings", NULL, -1},
 };
 #define NSWEEP_COLS (sizeof sweep_cols / sizeof sweep_cols[0])
 
@@ -616,20 +633,32 @@ static void td_na(FILE *f)
     fputs("<td class=\"na\" data-v=\"\">\xE2\x80\x94</td>", f);
 }
 
-/* A sweep cell: the figure as the JSON has it, shown for people. */
-static void td_fig(FILE *f, double v)
+/* A sweep cell: the figure as the JSON has it (data-v, for sorting), shown for people; a value
+ * of dimension dim (>= 0) in --units' unit (named in the column's header). */
+static void td_fig_u(FILE *f, double v, int dim, const struct sum_units *u)
 {
     char b[48];
     v = sum_fig_num(v);
-    if (isfinite(v))
-        fprintf(f, "<td class=\"n\" data-v=\"%.17g\">%s</td>", v, ht_fmt_num(b, sizeof b, v));
-    else
+    if (!isfinite(v)) {
         td_na(f);
+        return;
+    }
+    fprintf(f, "<td class=\"n\" data-v=\"%.17g\">", v);
+    fputs(dim >= 0 ? ht_fmt_dim_num(b, sizeof b, v, (enum sum_dim)dim, u)
+                   : ht_fmt_num(b, sizeof b, v),
+          f);
+    fputs("</td>", f);
+}
+
+static void td_fig(FILE *f, double v)
+{
+    td_fig_u(f, v, -1, NULL);
 }
 
 void sum_html_sweep_row(FILE *f, const char *dir, const struct sum_run *run, int rc,
-                        const char *report)
+                        const char *report, const struct sum_html_opts *opts)
 {
+    const struct sum_units *u = opts ? opts->units : NULL;
     char name[256], b[64];
     base_name(dir, name, sizeof name);
     fputs("<tr><td data-v=\"", f);
@@ -667,16 +696,18 @@ void sum_html_sweep_row(FILE *f, const char *dir, const struct sum_run *run, int
         td_na(f);
     double dur = sum_fig_round_us(sum_run_duration(run));
     if (isfinite(dur))
-        fprintf(f, "<td class=\"n\" data-v=\"%.17g\">%s</td>", dur, ht_fmt_dur(b, sizeof b, dur));
+        fprintf(f, "<td class=\"n\" data-v=\"%.17g\">%s</td>", dur,
+                u && u->given[SUM_DIM_TIME] ? ht_fmt_dim(b, sizeof b, dur, SUM_DIM_TIME, u)
+                                            : ht_fmt_dur(b, sizeof b, dur));
     else
         td_na(f);
     td_fig(f, (double)sum_run_gpu_count(run));
     td_fig(f, sum_fig_mean(&run->all[SUM_GM_UTIL]));
-    td_fig(f, sum_fig_max(&run->all[SUM_GM_MEM_USED]));
-    td_fig(f, sum_run_energy_wh(run));
+    td_fig_u(f, sum_fig_max(&run->all[SUM_GM_MEM_USED]), SUM_DIM_MEM, u);
+    td_fig_u(f, sum_run_energy_wh(run), SUM_DIM_ENERGY, u);
     td_fig(f, sum_fig_mean(&run->all[SUM_GM_POWER]));
     td_fig(f, sum_fig_mean(&run->cpu[SUM_CPU_USR]));
-    td_fig(f, sum_fig_max(&run->proc[SUM_PROC_RSS]));
+    td_fig_u(f, sum_fig_max(&run->proc[SUM_PROC_RSS]), SUM_DIM_MEM, u);
     td_fig(f, (double)ht_count_warnings(run));
     fputs("</tr>\n", f);
 }
@@ -709,8 +740,10 @@ int sum_html_sweep(FILE *out, const char *const *rows, size_t n, const struct su
               out);
         ht_esc(out, sweep_cols[i].head);
         if (sweep_cols[i].unit) {
+            const struct sum_units *u = opts ? opts->units : NULL;
             fputs(" <small>[", out);
-            ht_esc(out, sweep_cols[i].unit);
+            ht_esc(out, sweep_cols[i].dim >= 0 ? sum_units_label(u, (enum sum_dim)sweep_cols[i].dim)
+                                               : sweep_cols[i].unit);
             fputs("]</small>", out);
         }
         fputs("</th>", out);

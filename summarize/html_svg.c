@@ -408,11 +408,12 @@ static void draw_chart(FILE *f, struct ht_page *P, const struct chart *c, const 
     ht_esc(f, c->title);
     fprintf(f, "\">\n<rect class=\"pa\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n", ML, MT,
             plot_w(P), PLOT_H);
-    /* Phase bands under everything. The phases are sorted by start; neighbours of one colour
-     * that touch on screen become one band, so thousands of short phases stay a few rects. */
+    /* Phase bands under everything. The phases are sorted by start; neighbours of one name that
+     * touch on screen become one band, so thousands of short phases stay a few rects. */
     if (P->nph) {
         fputs("<g class=\"bands\">", f);
         int color = -1;
+        const char *bname = NULL;
         double bx0 = 0, bx1 = 0;
         for (size_t i = 0; i <= P->nph; i++) {
             const struct sum_phase_acc *p = i < P->nph ? phase_of(P, i) : NULL;
@@ -422,7 +423,7 @@ static void draw_chart(FILE *f, struct ht_page *P, const struct chart *c, const 
                 x1 = fmin(x_of(P, p->t1), ML + plot_w(P));
                 if (x1 < ML || x0 > ML + plot_w(P))
                     continue;
-                if (P->ph[i].color == color && x0 <= bx1 + 0.5) {
+                if (bname && !strcmp(p->name, bname) && x0 <= bx1 + 0.5) {
                     bx1 = fmax(bx1, x1);
                     continue;
                 }
@@ -434,6 +435,7 @@ static void draw_chart(FILE *f, struct ht_page *P, const struct chart *c, const 
                         color, bx0, MT, fmax(bx1 - bx0, 0.5), PLOT_H);
             if (p) {
                 color = P->ph[i].color;
+                bname = p->name;
                 bx0 = x0;
                 bx1 = x1;
             }
@@ -468,6 +470,40 @@ static void draw_chart(FILE *f, struct ht_page *P, const struct chart *c, const 
     fputs("</g>\n</svg>\n</figure>\n", f);
 }
 
+/* A box of the phase strip: phases first..last (indices into P->ph) of one name in one lane. */
+struct strip_box {
+    size_t first, last, n;
+    double x0, x1;
+};
+
+/* The strip's boxes: a phase narrower than a pixel column that touches the box before it in
+ * its lane, of the same name, joins that box (a training loop's 100 000 `step`s become a few
+ * boxes, not 100 000 rects); wider phases keep a box each. Returns the number of boxes. */
+static size_t strip_boxes(const struct ht_page *P, struct strip_box *box)
+{
+    size_t nbox = 0, open[MAX_LANES];
+    bool has[MAX_LANES] = {false};
+    for (size_t i = 0; i < P->nph; i++) {
+        const struct sum_phase_acc *p = phase_of(P, i);
+        double x0 = fmax(x_of(P, p->t0), ML), x1 = fmin(x_of(P, p->t1), ML + plot_w(P));
+        if (x1 < ML || x0 > ML + plot_w(P))
+            continue;
+        int l = P->ph[i].lane;
+        struct strip_box *b = has[l] ? &box[open[l]] : NULL;
+        if (b && x0 <= b->x1 + 0.5 && x1 - x0 < 1 && (b->n > 1 || b->x1 - b->x0 < 1) &&
+            !strcmp(phase_of(P, b->first)->name, p->name)) {
+            b->last = i;
+            b->n++;
+            b->x1 = fmax(b->x1, x1);
+            continue;
+        }
+        box[nbox] = (struct strip_box){.first = i, .last = i, .n = 1, .x0 = x0, .x1 = x1};
+        open[l] = nbox++;
+        has[l] = true;
+    }
+    return nbox;
+}
+
 /* The strip above the charts: phases (in lanes when they overlap) and event markers. */
 void ht_draw_strip(FILE *f, const struct ht_page *P, int lanes)
 {
@@ -477,15 +513,24 @@ void ht_draw_strip(FILE *f, const struct ht_page *P, int lanes)
     int lane_h = 18, ev_y = MT + lanes * (lane_h + 2) + 4;
     int h = ev_y + 14;
     int w = ML + plot_w(P) + MR;
+    struct strip_box *box = P->nph ? calloc(P->nph, sizeof *box) : NULL;
+    size_t nbox = box ? strip_boxes(P, box) : 0;
+    size_t merged = 0;
+    for (size_t k = 0; k < nbox; k++)
+        merged += box[k].n > 1;
     fprintf(f,
-            "<figure class=\"strip\" id=\"phases\">\n<figcaption><span class=\"ct\">Phases and "
-            "events</span><span class=\"note\">%zu phases, <span id=\"n-events\" "
-            "data-n=\"%zu\">%zu</span> events",
-            P->nph, nev, nev);
+            "<figure class=\"strip\" id=\"phases\" data-boxes=\"%zu\">\n<figcaption><span "
+            "class=\"ct\">Phases and events</span><span class=\"note\">%zu phases, <span "
+            "id=\"n-events\" data-n=\"%zu\">%zu</span> events",
+            nbox, P->nph, nev, nev);
     if (P->run->phases_dropped || ev_dropped)
         fprintf(f, " (%llu phases and %llu events beyond the first %d not drawn)",
                 (unsigned long long)P->run->phases_dropped, (unsigned long long)ev_dropped,
                 SUM_MAX_PHASES);
+    if (merged)
+        fputs("; adjacent phases of one name narrower than a pixel column are drawn as one "
+              "(\xC3\x97N in its title; the charts' bands likewise)",
+              f);
     fprintf(f,
             "</span></figcaption>\n<svg class=\"plot\" viewBox=\"0 0 %d %d\" width=\"%d\" "
             "height=\"%d\" role=\"img\" aria-label=\"phases and events\">\n",
@@ -493,22 +538,22 @@ void ht_draw_strip(FILE *f, const struct ht_page *P, int lanes)
     if (lanes)
         fprintf(f, "<text class=\"ty\" x=\"%d\" y=\"%d\">phases</text>", ML - 5, MT + 12);
     fprintf(f, "<text class=\"ty\" x=\"%d\" y=\"%d\">events</text>\n", ML - 5, ev_y + 4);
-    for (size_t i = 0; i < P->nph; i++) {
-        const struct sum_phase_acc *p = phase_of(P, i);
-        double x0 = fmax(x_of(P, p->t0), ML), x1 = fmin(x_of(P, p->t1), ML + plot_w(P));
-        if (x1 < ML || x0 > ML + plot_w(P))
-            continue;
-        double wd = fmax(x1 - x0, 1);
-        int y = MT + P->ph[i].lane * (lane_h + 2);
+    for (size_t k = 0; k < nbox; k++) {
+        const struct sum_phase_acc *p = phase_of(P, box[k].first);
+        const struct sum_phase_acc *q = phase_of(P, box[k].last);
+        double x0 = box[k].x0, wd = fmax(box[k].x1 - x0, 1);
+        int y = MT + P->ph[box[k].first].lane * (lane_h + 2);
         char a[32], b[32], d[32];
         size_t nch, nb = ht_prefix_chars(p->name, NAME_MAX_BYTES, &nch);
-        fprintf(f, "<g class=\"ph p%d\"><title>", P->ph[i].color);
+        fprintf(f, "<g class=\"ph p%d\"><title>", P->ph[box[k].first].color);
         ht_esc_n(f, p->name, nb);
+        if (box[k].n > 1)
+            fprintf(f, " \xC3\x97%zu", box[k].n);
         fprintf(f,
                 ": %s s to %s s (%s)</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
                 "height=\"%d\" rx=\"2\"/>",
-                ht_fmt_num(a, sizeof a, p->t0 - P->t0), ht_fmt_num(b, sizeof b, p->t1 - P->t0),
-                ht_fmt_dur(d, sizeof d, p->t1 - p->t0), x0, y, wd, lane_h);
+                ht_fmt_num(a, sizeof a, p->t0 - P->t0), ht_fmt_num(b, sizeof b, q->t1 - P->t0),
+                ht_fmt_dur(d, sizeof d, q->t1 - p->t0), x0, y, wd, lane_h);
         /* A label where it fits, at about 6.2 px per character of 11 px text. */
         size_t fit = wd > 14 ? (size_t)((wd - 6) / 6.2) : 0;
         if (fit >= 2) {
@@ -522,6 +567,7 @@ void ht_draw_strip(FILE *f, const struct ht_page *P, int lanes)
         }
         fputs("</g>\n", f);
     }
+    free(box);
     fprintf(f, "<path class=\"base\" d=\"M%d %dh%d\"/>\n", ML, ev_y + 6, plot_w(P));
     for (size_t i = 0; i < nev; i++) {
         const struct sum_tl_event *e = &tl->ev[i];
@@ -586,9 +632,9 @@ void ht_draw_charts(FILE *f, struct ht_page *P)
             snprintf(l->cls, sizeof l->cls, "g%d", g % NGPU_COLORS);
             if (m0 == SUM_TL_POWER && g < SUM_MAX_GPUS && run->gpu[g] &&
                 run->gpu[g]->m[SUM_GM_POWER].n) /* the JSON's gpus[].energy_wh */
-                snprintf(
-                    l->label, sizeof l->label, "GPU %d \xC2\xB7 %s Wh", g,
-                    ht_fmt_num(b1, sizeof b1, sum_fig_num(run->gpu[g]->energy.joules / 3600.0)));
+                snprintf(l->label, sizeof l->label, "GPU %d \xC2\xB7 %s", g,
+                         ht_fmt_dim(b1, sizeof b1, sum_fig_num(run->gpu[g]->energy.joules / 3600.0),
+                                    SUM_DIM_ENERGY, P->u));
             else
                 snprintf(l->label, sizeof l->label, "GPU %d", g);
             vmax = fmax(vmax, gs->s[m0].vmax);
@@ -625,11 +671,8 @@ void ht_draw_charts(FILE *f, struct ht_page *P)
                           .n = n};
         if (sm_lines) /* "util 98%, SM active 31%" at a glance */
             c.title = "GPU utilization (dashed: SM activity, GPM)";
-        if (m0 == SUM_TL_MEMUSED) {
-            bool gib = vmax >= 2048;
-            c.unit = gib ? "GiB" : "MiB";
-            c.scale = gib ? 1024 : 1;
-        }
+        if (m0 == SUM_TL_MEMUSED)
+            c.unit = ht_mem_axis(P->u, vmax, &c.scale);
         double wh = sum_fig_num(sum_run_energy_wh(run)); /* the JSON's energy_wh */
         if (m0 == SUM_TL_POWER && tl->os[SUM_TL_ENERGY].any && isfinite(wh)) {
             struct line *e = &lines[n++];
@@ -640,12 +683,13 @@ void ht_draw_charts(FILE *f, struct ht_page *P)
                                .axis = 1,
                                .dashed = true};
             snprintf(e->cls, sizeof e->cls, "en");
-            snprintf(e->label, sizeof e->label, "energy so far \xC2\xB7 %s Wh",
-                     ht_fmt_num(b1, sizeof b1, wh));
+            snprintf(e->label, sizeof e->label, "energy so far \xC2\xB7 %s",
+                     ht_fmt_dim(b1, sizeof b1, wh, SUM_DIM_ENERGY, P->u));
             snprintf(attrs, sizeof attrs, " data-energy-wh=\"%.12g\"", wh);
             c.attrs = attrs;
             c.n = n;
-            c.unit2 = "Wh";
+            c.unit2 = sum_units_label(P->u, SUM_DIM_ENERGY);
+            c.scale2 = 1 / sum_units_value(P->u, SUM_DIM_ENERGY, 1);
         }
         if (from_dmon) {
             snprintf(note_buf, sizeof note_buf, "from hw_dmon.csv");
@@ -664,11 +708,12 @@ void ht_draw_charts(FILE *f, struct ht_page *P)
     struct line rss[1] = {{.s = &tl->os[SUM_TL_RSS], .iv = proc_iv, .cls = "rss", .label = "RSS"}};
     struct line pcpu[1] = {
         {.s = &tl->os[SUM_TL_PCPU], .iv = proc_iv, .cls = "pcpu", .label = "CPU"}};
-    bool gib = tl->os[SUM_TL_RSS].vmax >= 2048;
+    double rss_sc;
+    const char *rss_unit = ht_mem_axis(P->u, tl->os[SUM_TL_RSS].vmax, &rss_sc);
     const struct chart host[] = {
         {"cpu", "CPU (all cores)", "%", NULL, 100, 1, 1, cpu, 3, NULL, NULL},
-        {"proc-rss", "Process tree memory (RSS)", gib ? "GiB" : "MiB", NULL, NAN, gib ? 1024 : 1, 1,
-         rss, 1, NULL, NULL},
+        {"proc-rss", "Process tree memory (RSS)", rss_unit, NULL, NAN, rss_sc, 1, rss, 1, NULL,
+         NULL},
         {"proc-cpu", "Process tree CPU (100% = one core)", "%", NULL, 100, 1, 1, pcpu, 1, NULL,
          NULL},
     };
@@ -685,13 +730,14 @@ void ht_draw_charts(FILE *f, struct ht_page *P)
         };
         double m = fmax(tl->os[SUM_TL_CGMEM].vmax,
                         tl->os[SUM_TL_CGMAX].any ? tl->os[SUM_TL_CGMAX].vmax : 0);
-        gib = m >= 2048;
+        double cg_sc;
+        const char *cg_unit = ht_mem_axis(P->u, m, &cg_sc);
         draw_chart(f, P,
                    &(struct chart){.id = "cgroup-mem",
                                    .title = "Container (cgroup) memory",
-                                   .unit = gib ? "GiB" : "MiB",
+                                   .unit = cg_unit,
                                    .top = NAN,
-                                   .scale = gib ? 1024 : 1,
+                                   .scale = cg_sc,
                                    .scale2 = 1,
                                    .lines = cg,
                                    .n = 2},

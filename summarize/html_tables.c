@@ -1,6 +1,7 @@
 /* The HTML report's tables and data-quality notes (html_int.h), from the run's struct sum_run:
  * every figure is the one the JSON prints (report.h's sum_fig_*, rounded by sum_fig_num as the
- * JSON rounds it), shown for people by ht_fmt_num. */
+ * JSON rounds it; phases by name through phasenames.h's accessors), in data-v as the JSON has
+ * it and shown for people by ht_fmt_num, or in --units by units.h (memory, time, energy). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -28,10 +29,25 @@ static void td_num(FILE *f, double v, const char *unit)
     fputs("</td>", f);
 }
 
-static void kv_row_t(FILE *f, const char *label, double v, const char *unit, const char *title)
+/* A figure of dimension d (given in MiB, s or Wh) in --units' unit: data-v keeps the base unit
+ * (the JSON's) for sorting and tests; the text is units.h's, its unit in the column's header
+ * (with_unit false) or after it. */
+static void td_dim(FILE *f, double v, enum sum_dim d, const struct sum_units *u, bool with_unit)
 {
-    if (!isfinite(v))
+    char b[64];
+    v = sum_fig_num(v);
+    if (!isfinite(v)) {
+        fputs("<td class=\"n na\" data-v=\"\">\xE2\x80\x94</td>", f);
         return;
+    }
+    fprintf(f, "<td class=\"n\" data-v=\"%.17g\">", v);
+    ht_esc(f, with_unit ? ht_fmt_dim(b, sizeof b, v, d, u) : ht_fmt_dim_num(b, sizeof b, v, d, u));
+    fputs("</td>", f);
+}
+
+/* The start of a key-value row: <tr><th [title]>label</th> */
+static void kv_head(FILE *f, const char *label, const char *title)
+{
     fputs("<tr><th", f);
     if (title) {
         fputs(" title=\"", f);
@@ -41,6 +57,23 @@ static void kv_row_t(FILE *f, const char *label, double v, const char *unit, con
     fputs(">", f);
     ht_esc(f, label);
     fputs("</th>", f);
+}
+
+static void kv_dim(FILE *f, const char *label, double v, enum sum_dim d, const struct sum_units *u,
+                   const char *title)
+{
+    if (!isfinite(v))
+        return;
+    kv_head(f, label, title);
+    td_dim(f, v, d, u, true);
+    fputs("</tr>\n", f);
+}
+
+static void kv_row_t(FILE *f, const char *label, double v, const char *unit, const char *title)
+{
+    if (!isfinite(v))
+        return;
+    kv_head(f, label, title);
     td_num(f, v, unit);
     fputs("</tr>\n", f);
 }
@@ -90,7 +123,7 @@ unsigned long long ht_gpu_gaps(const struct sum_run *run)
     return n;
 }
 
-static void run_table(FILE *f, const struct sum_run *run)
+static void run_table(FILE *f, const struct sum_run *run, const struct sum_units *u)
 {
     char b[64];
     fputs("<h2>Run</h2>\n<table class=\"kv\" id=\"t-run\">\n", f);
@@ -98,14 +131,17 @@ static void run_table(FILE *f, const struct sum_run *run)
         kv_text(f, "start", ht_fmt_utc(b, sizeof b, run->t_min));
     double dur = sum_fig_round_us(sum_run_duration(run));
     if (isfinite(dur))
-        kv_text(f, "duration", ht_fmt_dur(b, sizeof b, dur));
+        kv_text(f, "duration",
+                u && u->given[SUM_DIM_TIME] ? ht_fmt_dim(b, sizeof b, dur, SUM_DIM_TIME, u)
+                                            : ht_fmt_dur(b, sizeof b, dur));
     size_t ngpu = sum_run_gpu_count(run);
     if (ngpu)
         kv_row(f, "GPUs", (double)ngpu, NULL);
     kv_row_t(f, "samples", (double)sum_run_num_samples(run), NULL, "sampling instants");
-    kv_row_t(f, "energy", sum_run_energy_wh(run), "Wh", "all GPUs, power integrated over time");
+    kv_dim(f, "energy", sum_run_energy_wh(run), SUM_DIM_ENERGY, u,
+           "all GPUs, power integrated over time");
     const struct sum_stat *all = run->all;
-    kv_row(f, "peak VRAM", sum_fig_max(&all[SUM_GM_MEM_USED]), "MiB");
+    kv_dim(f, "peak VRAM", sum_fig_max(&all[SUM_GM_MEM_USED]), SUM_DIM_MEM, u, NULL);
     kv_row(f, "GPU util mean", sum_fig_mean(&all[SUM_GM_UTIL]), "%");
     kv_row(f, "GPU util max", sum_fig_max(&all[SUM_GM_UTIL]), "%");
     const char *mus;
@@ -117,13 +153,15 @@ static void run_table(FILE *f, const struct sum_run *run)
     kv_row(f, "CPU usr mean", sum_fig_mean(&run->cpu[SUM_CPU_USR]), "%");
     kv_row(f, "CPU idle mean", sum_fig_mean(&run->cpu[SUM_CPU_IDLE]), "%");
     const struct sum_stat *rss = &run->proc[SUM_PROC_RSS];
-    kv_row(f, "process peak RSS", sum_fig_max(rss), "MiB");
-    kv_row(f, "process mean RSS", sum_fig_mean(rss), "MiB");
-    kv_row(f, "process RSS growth", sum_fig_growth(rss), "MiB");
+    kv_dim(f, "process peak RSS", sum_fig_max(rss), SUM_DIM_MEM, u, NULL);
+    kv_dim(f, "process mean RSS", sum_fig_mean(rss), SUM_DIM_MEM, u, NULL);
+    kv_dim(f, "process RSS growth", sum_fig_growth(rss), SUM_DIM_MEM, u, NULL);
     kv_row(f, "process CPU mean", sum_fig_mean(&run->proc[SUM_PROC_CPU]), "% of a core");
     kv_row(f, "process threads max", sum_fig_max(&run->proc[SUM_PROC_THREADS]), NULL);
-    kv_row(f, "process GPU memory peak", sum_run_tree_gpu_mem_peak(run, NULL), "MiB");
-    kv_row(f, "main process peak RSS", sum_fig_max(&run->proc[SUM_PROC_MAIN_RSS]), "MiB");
+    kv_dim(f, "process GPU memory peak", sum_run_tree_gpu_mem_peak(run, NULL), SUM_DIM_MEM, u,
+           NULL);
+    kv_dim(f, "main process peak RSS", sum_fig_max(&run->proc[SUM_PROC_MAIN_RSS]), SUM_DIM_MEM, u,
+           NULL);
     kv_row(f, "main process CPU mean", sum_fig_mean(&run->proc[SUM_PROC_MAIN_CPU]), "% of a core");
     static const char *const io_label[SUM_IO_COUNT][2] = {
         {"disk read", "disk read peak"},
@@ -132,12 +170,12 @@ static void run_table(FILE *f, const struct sum_run *run)
         {"network sent", "network send peak"},
     };
     for (int i = 0; i < SUM_IO_COUNT; i++) { /* the JSON's system section */
-        kv_row(f, io_label[i][0], sum_system_mib(&run->sys, i), "MiB");
+        kv_dim(f, io_label[i][0], sum_system_mib(&run->sys, i), SUM_DIM_MEM, u, NULL);
         kv_row(f, io_label[i][1], sum_system_peak_mib_s(&run->sys, i), "MiB/s");
     }
-    kv_row(f, "free space min", run->sys.fs_free_min_mib, "MiB");
-    kv_row(f, "cgroup memory peak", sum_system_mem_peak(&run->sys, NULL), "MiB");
-    kv_row(f, "cgroup memory limit", run->cg_mem_max_mib, "MiB");
+    kv_dim(f, "free space min", run->sys.fs_free_min_mib, SUM_DIM_MEM, u, NULL);
+    kv_dim(f, "cgroup memory peak", sum_system_mem_peak(&run->sys, NULL), SUM_DIM_MEM, u, NULL);
+    kv_dim(f, "cgroup memory limit", run->cg_mem_max_mib, SUM_DIM_MEM, u, NULL);
     kv_row(f, "cgroup CPU limit", run->cg_limit_cores, "cores");
     char z[160];
     snprintf(z, sizeof z, "%s (%s)", run->tz.name, sum_fig_tz_source(run->tz_source));
@@ -145,16 +183,18 @@ static void run_table(FILE *f, const struct sum_run *run)
     fputs("</table>\n", f);
 }
 
-static void gpu_table(FILE *f, const struct sum_run *run)
+static void gpu_table(FILE *f, const struct sum_run *run, const struct sum_units *u)
 {
     if (!sum_run_gpu_count(run))
         return;
     fputs("<h2>Per GPU</h2>\n<table class=\"grid\" id=\"t-gpus\">\n<thead><tr>", f);
     th_unit(f, "GPU", NULL);
     th_unit(f, "util", "%");
-    th_unit(f, "peak VRAM", "GiB");
+    double msc;
+    const char *mu = ht_mem_axis(u, 2048, &msc); /* GiB unless --units mem says */
+    th_unit(f, "peak VRAM", mu);
     th_unit(f, "power", "W");
-    th_unit(f, "energy", "Wh");
+    th_unit(f, "energy", sum_units_label(u, SUM_DIM_ENERGY));
     th_unit(f, "SM", "MHz");
     fputs("</tr></thead>\n<tbody>\n", f);
     for (int g = 0; g < SUM_MAX_GPUS; g++) {
@@ -174,29 +214,91 @@ static void gpu_table(FILE *f, const struct sum_run *run)
         char b1[32], b2[32];
         if (isfinite(peak) && isfinite(total))
             fprintf(f, "<td class=\"n\" data-v=\"%.17g\">%s<small> / %s</small></td>", peak / 1024,
-                    ht_fmt_num(b1, sizeof b1, peak / 1024),
-                    ht_fmt_num(b2, sizeof b2, total / 1024));
+                    ht_fmt_num(b1, sizeof b1, peak / msc), ht_fmt_num(b2, sizeof b2, total / msc));
         else
-            td_num(f, peak / 1024, NULL);
+            td_num(f, peak / msc, NULL);
         td_num(f, sum_fig_mean(&gp->m[SUM_GM_POWER]), NULL);
-        td_num(f, gp->m[SUM_GM_POWER].n ? gp->energy.joules / 3600.0 : NAN, NULL);
+        td_dim(f, gp->m[SUM_GM_POWER].n ? gp->energy.joules / 3600.0 : NAN, SUM_DIM_ENERGY, u,
+               false);
         td_num(f, sum_fig_mean(&gp->m[SUM_GM_SM_CLOCK]), NULL);
         fputs("</tr>\n", f);
     }
     fputs("</tbody>\n</table>\n<p class=\"foot\">Means over the run; peak VRAM of total.</p>\n", f);
 }
 
+/* Phases by name (the JSON's phase_names, phasenames.h), first when a name repeats (a training
+ * loop's `step`): each name's figures over all its entries, the values the JSON prints. */
+static void phase_names_table(FILE *f, const struct ht_page *P)
+{
+    const struct sum_names *s = &P->run->names;
+    const struct sum_units *u = P->u;
+    bool repeats = false;
+    for (size_t i = 0; i < s->n; i++)
+        repeats |= s->v[i].count > 1 || s->v[i].kept < s->v[i].count;
+    if (!repeats)
+        return;
+    fputs("<h2>Phases by name</h2>\n<table class=\"grid\" id=\"t-phase-names\">\n<thead><tr>", f);
+    th_unit(f, "phase", NULL);
+    th_unit(f, "count", NULL);
+    th_unit(f, "total", NULL);
+    th_unit(f, "mean", NULL);
+    th_unit(f, "min", NULL);
+    th_unit(f, "max", NULL);
+    th_unit(f, "std", NULL);
+    th_unit(f, "energy", NULL);
+    th_unit(f, "GPU util", "%");
+    th_unit(f, "peak VRAM", NULL);
+    th_unit(f, "CPU usr", "%");
+    th_unit(f, "process CPU", "%");
+    th_unit(f, "peak RSS", NULL);
+    fputs("</tr></thead>\n<tbody>\n", f);
+    for (size_t i = 0; i < s->n && i < MAX_TABLE_ROWS; i++) {
+        const struct sum_name_acc *a = &s->v[i];
+        fprintf(f, "<tr class=\"name-row\" data-count=\"%llu\"><th><span class=\"sw p%d\"></span>",
+                (unsigned long long)a->count, ht_phase_color(P, a->name));
+        ht_esc(f, a->name);
+        if (a->failed)
+            fprintf(f, " <small class=\"badstatus\">%llu failed</small>",
+                    (unsigned long long)a->failed);
+        fputs("</th>", f);
+        td_num(f, (double)a->count, NULL);
+        td_dim(f, sum_fig_round_us(a->timed ? a->d_sum : NAN), SUM_DIM_TIME, u, true);
+        td_dim(f, sum_fig_round_us(sum_name_mean_s(a)), SUM_DIM_TIME, u, true);
+        td_dim(f, sum_fig_round_us(a->timed ? a->d_min : NAN), SUM_DIM_TIME, u, true);
+        td_dim(f, sum_fig_round_us(a->timed ? a->d_max : NAN), SUM_DIM_TIME, u, true);
+        td_dim(f, sum_fig_round_us(sum_name_std_s(a)), SUM_DIM_TIME, u, true);
+        td_dim(f, sum_name_energy_wh(a), SUM_DIM_ENERGY, u, true);
+        td_num(f, sum_fig_mean(&a->util), NULL);
+        td_dim(f, sum_fig_max(&a->mem_used), SUM_DIM_MEM, u, true);
+        td_num(f, sum_fig_mean(&a->cpu_usr), NULL);
+        td_num(f, sum_fig_mean(&a->proc_cpu), NULL);
+        td_dim(f, sum_fig_max(&a->proc_rss), SUM_DIM_MEM, u, true);
+        fputs("</tr>\n", f);
+    }
+    fputs("</tbody>\n</table>\n<p class=\"foot\">Each name over all its entries (overlapping "
+          "entries: the figures are over the union of their windows).",
+          f);
+    if (s->n > MAX_TABLE_ROWS)
+        fprintf(f, " %zu more names in the summary JSON.", s->n - MAX_TABLE_ROWS);
+    if (s->names_dropped)
+        fprintf(f, " %llu phases of names beyond the first %d not summarized by name.",
+                (unsigned long long)s->names_dropped, SUM_MAX_PHASE_NAMES);
+    fputs("</p>\n", f);
+}
+
 static void phase_table(FILE *f, const struct ht_page *P)
 {
     const struct sum_run *run = P->run;
+    const struct sum_units *u = P->u;
     if (!run->nphase)
         return;
     fputs("<h2>Per phase</h2>\n<table class=\"grid\" id=\"t-phases\">\n<thead><tr>", f);
     th_unit(f, "phase", NULL);
     th_unit(f, "start", "s");
     th_unit(f, "length", NULL);
-    th_unit(f, "energy", "Wh");
-    th_unit(f, "peak VRAM", "GiB");
+    th_unit(f, "energy", sum_units_label(u, SUM_DIM_ENERGY));
+    double msc;
+    th_unit(f, "peak VRAM", ht_mem_axis(u, 2048, &msc));
     th_unit(f, "util", "%");
     fputs("</tr></thead>\n<tbody>\n", f);
     for (size_t i = 0; i < run->nphase && i < MAX_TABLE_ROWS; i++) {
@@ -209,8 +311,9 @@ static void phase_table(FILE *f, const struct ht_page *P)
         char b[48];
         double secs = sum_fig_round_us(p->t1 - p->t0);
         fprintf(f, "<td class=\"n\" data-v=\"%.17g\">%s</td>", isfinite(secs) ? secs : 0,
-                ht_fmt_dur(b, sizeof b, secs));
-        td_num(f, sum_fig_phase_energy_wh(p), NULL);
+                u && u->given[SUM_DIM_TIME] ? ht_fmt_dim(b, sizeof b, secs, SUM_DIM_TIME, u)
+                                            : ht_fmt_dur(b, sizeof b, secs));
+        td_dim(f, sum_fig_phase_energy_wh(p), SUM_DIM_ENERGY, u, false);
         /* over the phase's GPUs: the largest of their peaks, the mean of all their samples */
         double peak = NAN, usum = 0, un = 0;
         for (int g = 0; g < SUM_MAX_GPUS; g++) {
@@ -223,7 +326,13 @@ static void phase_table(FILE *f, const struct ht_page *P)
             usum += pg->m[SUM_GM_UTIL].sum;
             un += (double)pg->m[SUM_GM_UTIL].n;
         }
-        td_num(f, peak / 1024, NULL);
+        char pb[48]; /* data-v in GiB as always, the text in --units */
+        peak = sum_fig_num(peak);
+        if (isfinite(peak))
+            fprintf(f, "<td class=\"n\" data-v=\"%.17g\">%s</td>", peak / 1024,
+                    ht_fmt_num(pb, sizeof pb, peak / msc));
+        else
+            td_num(f, NAN, NULL);
         td_num(f, un > 0 ? usum / un : NAN, NULL);
         fputs("</tr>\n", f);
     }
@@ -393,8 +502,9 @@ static void json_dump(FILE *f, const struct sum_run *run)
 
 void ht_tables(FILE *f, const struct ht_page *P)
 {
-    run_table(f, P->run);
-    gpu_table(f, P->run);
+    run_table(f, P->run, P->u);
+    gpu_table(f, P->run, P->u);
+    phase_names_table(f, P);
     phase_table(f, P);
     event_table(f, P);
     struct ht_notes *N = calloc(1, sizeof *N);

@@ -86,7 +86,10 @@ static void html_row(struct sum_jobs *c, struct sum_job *j, const struct sum_run
     if (!f)
         hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
     char *link = sum_html_report_link(c->html, j->dir);
-    sum_html_sweep_row(f, j->dir, run, rc, link);
+    struct sum_html_opts ho;
+    sum_html_opts_init(&ho);
+    ho.units = &c->units;
+    sum_html_sweep_row(f, j->dir, run, rc, link, &ho);
     free(link);
     if (fclose(f) != 0)
         hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
@@ -204,6 +207,7 @@ int sum_jobs_html(struct sum_jobs *c)
         rows[i] = c->jobs[i].row;
     struct sum_html_opts ho;
     sum_html_opts_init(&ho);
+    ho.units = &c->units;
     char err[512] = "";
     int rc = -ENOENT; /* the one run could not be read (said already) */
     bool sweep = c->njobs > 1;

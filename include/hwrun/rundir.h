@@ -50,6 +50,7 @@ extern const char *const hw_file_names[HW_FILE_COUNT]; /* HW_GPU_FILE, ... */
 /* cpu_metrics.csv: HW_COL_TIMESTAMP, then these in this order. The cgroup group (HW_CPU_COL_CG_*)
  * is written only inside a cgroup whose files hwmon can read; the disk, network and free-space
  * group always (cells empty when unmeasured; disk_* and net_* are bytes since the previous row).
+ * An empty cgroup_cpu_limit_cores or cgroup_mem_max_mib means no limit: not a placeholder.
  * summarize's enum sum_cpu_col is this enum. */
 #define HW_CPU_CG_LIMIT "cgroup_cpu_limit_cores"
 #define HW_CPU_CG_PCT "cgroup_cpu_pct"

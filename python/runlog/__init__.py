@@ -19,11 +19,10 @@ cannot be written (disk full, permission), ValueError for input that cannot beco
 NaN and infinities are written as null (pytyche writes NaN, which is not JSON).
 
 The library is found through $RUNLOG_LIBRARY (a path), else where the package was installed or
-built from (see _paths.py), else the system's library search path (librunlog.so.0).
+built from (see _paths.py), else the system's library search path (librunlog.so.1).
 """
 
 import ctypes
-import ctypes.util
 import errno as _errno
 import functools
 import json
@@ -71,10 +70,8 @@ def _candidates():
         found.append(lib)
     except ImportError:
         pass
-    found.append("librunlog.so.0")
-    name = ctypes.util.find_library("runlog")
-    if name:
-        found.append(name)
+    # by soname only: another ABI's librunlog (a different rl_field_t) must not be loaded
+    found.append("librunlog.so.1")
     return found, False
 
 
@@ -88,7 +85,7 @@ def _load():
             tried.append("%s (%s)" % (path, e))
     hint = ("RUNLOG_LIBRARY=%s cannot be loaded" % paths[0] if from_env else
             "install hwrun (cmake --install), or set RUNLOG_LIBRARY to the path of "
-            "librunlog.so.0, or PYTHONPATH to a build tree's python/ folder")
+            "librunlog.so.1, or PYTHONPATH to a build tree's python/ folder")
     raise ImportError("runlog: cannot load librunlog: %s; tried: %s" % (hint, "; ".join(tried)))
 
 

@@ -95,7 +95,10 @@ static void named_line(struct sum_reader *r, const char *s, size_t n)
                 return;
             }
         } else if (k >= 0) {
-            vals[k] = sum_num_cell(r->q, c->s[i], c->len[i], true);
+            /* an empty limit is no limit (rundir.h), not an unmeasured cell */
+            bool none_ok = r->kind == SUM_KIND_CPU &&
+                           (k == HW_CPU_COL_CG_LIMIT || k == HW_CPU_COL_CG_MEM_MAX);
+            vals[k] = sum_num_cell(r->q, c->s[i], c->len[i], !none_ok);
         }
     }
     r->q->parsed++;

@@ -104,6 +104,38 @@ int gen_phase(const char *dir, double t_end, double seconds, const char *name_js
     return gen_jsonl(dir, line);
 }
 
+static void steps_phase(FILE *f, const char *name, double t0, double t1)
+{
+    char ts[40];
+    gen_iso(ts, sizeof ts, t1);
+    fprintf(f, "{\"ts\": \"%s\", \"type\": \"phase\", \"name\": \"%s\", \"seconds\": %.3f}\n", ts,
+            name, t1 - t0);
+}
+
+int gen_steps(const char *dir, double t0, long steps, double dt, double *t_end)
+{
+    FILE *f = open_in(dir, "run.jsonl", "a");
+    if (!f)
+        return -errno;
+    double t = t0, epoch0 = t;
+    for (long i = 0; i < steps; i++) {
+        steps_phase(f, "step", t, t + dt);
+        t += dt;
+        if ((i + 1) % 2500 == 0) {
+            steps_phase(f, "eval", t, t + 20 * dt);
+            t += 20 * dt;
+        }
+        if ((i + 1) % 1000 == 0 || i + 1 == steps) {
+            steps_phase(f, "epoch", epoch0, t);
+            epoch0 = t;
+        }
+    }
+    steps_phase(f, "train", t0, t);
+    if (t_end)
+        *t_end = t;
+    return close_checked(f);
+}
+
 int gen_event(const char *dir, double t, const char *name_json, const char *data_json)
 {
     char ts[40], line[8192];

@@ -49,6 +49,12 @@ int gen_jsonl(const char *dir, const char *line);
 int gen_phase(const char *dir, double t_end, double seconds, const char *name_json);
 int gen_event(const char *dir, double t, const char *name_json, const char *data_json);
 
+/* A training loop's phases (as tests/bench/bench_phases writes them), appended to run.jsonl:
+ * steps `step` phases of dt seconds each from t0, an `eval` of 20 dt after every 2500 steps,
+ * an `epoch` around every 1000 steps and one `train` around all. Returns the end time through
+ * *t_end (may be NULL) and 0, or -errno. */
+int gen_steps(const char *dir, double t0, long steps, double dt, double *t_end);
+
 /* ISO 8601 UTC with milliseconds, as hwmon writes ("2026-11-21T15:27:49.697+00:00"). */
 void gen_iso(char *buf, size_t cap, double t);
 

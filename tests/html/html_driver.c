@@ -3,6 +3,7 @@
  *
  *     html_driver --demo DIR         the demo run (README's screenshot)
  *     html_driver --long DIR HOURS   a long run: 8 GPUs at 10 Hz for HOURS (the benchmark)
+ *     html_driver --steps DIR N      a training loop of N 0.1 s `step` phases (gen_steps), 2 GPUs
  *
  * Exit 0, 1 on failure, 2 on usage. */
 #include <stdio.h>
@@ -25,8 +26,20 @@ int main(int argc, char **argv)
                             .proc = true,
                             .jsonl_start = true};
         rc = gen_write_run(argv[2], &g);
+    } else if (argc == 4 && !strcmp(argv[1], "--steps")) {
+        long n = atol(argv[3]) > 0 ? atol(argv[3]) : 1;
+        struct gen_run g = {.t0 = 1795336800.0,
+                            .seconds = 2 + n * 0.1 + (double)(n / 2500) * 2.0,
+                            .interval = 0.1,
+                            .ngpus = 2,
+                            .cpu = true,
+                            .proc = true,
+                            .jsonl_start = true};
+        rc = gen_write_run(argv[2], &g);
+        if (rc == 0)
+            rc = gen_steps(argv[2], g.t0 + 1, n, 0.1, NULL);
     } else {
-        fprintf(stderr, "usage: html_driver --demo DIR | --long DIR HOURS\n");
+        fprintf(stderr, "usage: html_driver --demo DIR | --long DIR HOURS | --steps DIR N\n");
         return 2;
     }
     if (rc < 0)

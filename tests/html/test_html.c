@@ -62,7 +62,7 @@ static void render_sweep(struct page *p, const char *const *dirs, const char *co
         size_t len;
         FILE *f = open_memstream(&rows[i], &len);
         CU_ASSERT_FATAL(f != NULL);
-        sum_html_sweep_row(f, dirs[i], run, rc, names ? names[i] : NULL);
+        sum_html_sweep_row(f, dirs[i], run, rc, names ? names[i] : NULL, NULL);
         fclose(f);
         sum_run_free(run);
     }
@@ -337,9 +337,10 @@ static void test_structure_axes(void)
     CHECK_NEAR(attr_num(pw, "data-y1"), 300, 1e-9);
     CU_ASSERT(strstr(pw, ">[W]</text>") != NULL);
     CU_ASSERT(strstr(pw, ">[Wh]</text>") != NULL);
-    /* energy: 200 W and 300 W over 99 s of bridged steps (the 21 s gap is not bridged) */
-    CU_ASSERT(strstr(pw, "GPU 0 \xC2\xB7 5.50 Wh") != NULL);
-    CU_ASSERT(strstr(pw, "GPU 1 \xC2\xB7 8.25 Wh") != NULL);
+    /* energy: 200 W and 300 W over 99 s of bridged steps (the 21 s gap is not bridged), shown
+     * as units.h's sum_fmt_num shows it (one decimal; 8.25 rounds to even) */
+    CU_ASSERT(strstr(pw, "GPU 0 \xC2\xB7 5.5 Wh") != NULL);
+    CU_ASSERT(strstr(pw, "GPU 1 \xC2\xB7 8.2 Wh") != NULL || strstr(pw, "GPU 1 \xC2\xB7 8.3 Wh"));
     CU_ASSERT(strstr(pw, "energy so far \xC2\xB7 13.8 Wh") != NULL);
     CHECK_NEAR(attr_num(pw, "data-y2-1"), 15, 1e-9);
     /* memory in GiB, up to the 79.6 GiB total: axis 0..80 */
@@ -567,8 +568,8 @@ static void test_structure_gpm(void)
 }
 
 /* Thousands of short phases (one per training step): the strip keeps the first
- * SUM_MAX_PHASES and says how many more; in the charts, touching bands of one colour are
- * one rect. */
+ * SUM_MAX_PHASES and says how many more, its sub-pixel neighbours of one name are one box; in
+ * the charts, touching bands of one name are one rect. */
 static void test_structure_many_phases(void)
 {
     char *dir = th_tmpdir("html-steps");
@@ -588,7 +589,11 @@ static void test_structure_many_phases(void)
     struct page p = {0};
     render(&p, dir, 0);
     CU_ASSERT_EQUAL_FATAL(p.rc, 0);
-    CU_ASSERT_EQUAL(count(p.html, "<g class=\"ph "), SUM_MAX_PHASES);
+    /* 4096 steps of 0.02 s, narrower than a column (0.11 s): one box in the strip */
+    CU_ASSERT_EQUAL(count(p.html, "<g class=\"ph "), 1);
+    CU_ASSERT(strstr(p.html, "<title>step \xC3\x97"
+                             "4096: ") != NULL);
+    CU_ASSERT(strstr(p.html, "drawn as one") != NULL);
     CU_ASSERT(strstr(p.html, "904 phases and 0 events beyond the first") != NULL);
     size_t charts = count(p.html, "<figure class=\"chart\"");
     CU_ASSERT_EQUAL(charts, 6);
@@ -895,6 +900,40 @@ static void test_longrun_size(void)
     free(dir);
 }
 
+/* A training loop of 100 000 `step`s of 0.1 s (+ epoch, eval, train; tests/bench/bench_phases'
+ * shape): the strip's sub-pixel steps become a few boxes, the charts' bands a few rects, and the
+ * page stays under 1 MiB (before the boxes: 4096 strip rects, 1.33 MB). */
+static void test_steps_size(void)
+{
+    char *dir = th_tmpdir("html-steps100k");
+    struct gen_run g = {.t0 = T0,
+                        .seconds = 2 + 100000 * 0.1 + 40 * 2.0,
+                        .interval = 0.1,
+                        .ngpus = 2,
+                        .cpu = true,
+                        .proc = true,
+                        .jsonl_start = true};
+    CU_ASSERT_FATAL(gen_write_run(dir, &g) == 0);
+    CU_ASSERT_FATAL(gen_steps(dir, T0 + 1, 100000, 0.1, NULL) == 0);
+    struct page p = {0};
+    render(&p, dir, 0);
+    CU_ASSERT_EQUAL_FATAL(p.rc, 0);
+    size_t boxes = count(p.html, "<g class=\"ph "), bands = count(p.html, "<rect class=\"band ");
+    size_t charts = count(p.html, "<figure class=\"chart\"");
+    fprintf(stderr, "\n    100 000 steps: page of %zu bytes, %zu strip boxes, %zu band rects\n",
+            p.len, boxes, bands);
+    CU_ASSERT(p.len < 1024u * 1024);
+    CU_ASSERT(boxes <= 64);
+    CU_ASSERT(bands <= 32 * charts);
+    CU_ASSERT(strstr(p.html, "<title>step \xC3\x97") != NULL);
+    CU_ASSERT(strstr(p.html, "data-count=\"100000\"><th><span class=\"sw p0\"></span>step</th>") !=
+              NULL);
+    CU_ASSERT(strstr(p.html, "data-count=\"40\"><th><span class=\"sw ") != NULL); /* eval */
+    free(p.html);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* ---- suite: sweep ---------------------------------------------------------------------------- */
 
 static void test_sweep_page(void)
@@ -1086,10 +1125,130 @@ static void test_summary_tables(void)
     CU_ASSERT_FATAL(gt != NULL);
     CU_ASSERT_EQUAL(count(strstr(gt, "<tbody>"), "<tr>") - count(strstr(gt, "</tbody>"), "<tr>"),
                     2);
-    CU_ASSERT(strstr(p.html, "13.8<small> Wh") != NULL || strstr(p.html, "13.7<small> Wh"));
+    CU_ASSERT(strstr(p.html, ">13.8 Wh</td>") != NULL || strstr(p.html, ">13.7 Wh</td>"));
     CU_ASSERT(strstr(p.html, "cpu_metrics.csv: 1 gap in sampling") != NULL);
     CU_ASSERT(strstr(p.html, "<details id=\"t-json\">") != NULL);
     CU_ASSERT(clean_utf8((const unsigned char *)p.html, p.len));
+    free(p.html);
+    th_rmtree(dir);
+    free(dir);
+}
+
+static double jnum(struct json_object *o, const char *k1, const char *k2);
+
+/* The data-v values of the cells of the row of table table_id whose header is name, in order
+ * (NAN for an empty one); returns how many, 0 if no such row. */
+static size_t row_values(const char *html, const char *table_id, const char *name, double *v,
+                         size_t max)
+{
+    char key[160];
+    snprintf(key, sizeof key, "id=\"%s\"", table_id);
+    const char *t = strstr(html, key);
+    if (!t)
+        return 0;
+    const char *end = strstr(t, "</table>");
+    snprintf(key, sizeof key, "</span>%s</th>", name);
+    const char *r = strstr(t, key);
+    if (!r || (end && r > end))
+        return 0;
+    const char *re = strstr(r, "</tr>");
+    size_t n = 0;
+    for (const char *c = r; n < max && (c = strstr(c, "data-v=\"")) && c < re; c += 8) {
+        const char *q = c + 8;
+        v[n++] = *q == '"' ? NAN : strtod(q, NULL);
+    }
+    return n;
+}
+
+/* The page's value equals the JSON's: the same double, or both unmeasured (null). */
+static bool same_fig(double page, double json)
+{
+    if (isnan(page) || isnan(json))
+        return isnan(page) && isnan(json);
+    return fabs(page - json) <= 1e-12 * fmax(1, fabs(json));
+}
+
+/* A repeated phase name: the page shows "Phases by name" before the per-entry table, each cell
+ * the value of the JSON's phase_names (summarize --format json). */
+static void test_phase_names_table(void)
+{
+    char *dir = th_tmpdir("html-names");
+    struct gen_run g = {.t0 = T0,
+                        .seconds = 60,
+                        .interval = 0.1,
+                        .ngpus = 1,
+                        .cpu = true,
+                        .proc = true,
+                        .jsonl_start = true};
+    CU_ASSERT_FATAL(gen_write_run(dir, &g) == 0);
+    CU_ASSERT(gen_phase(dir, T0 + 1, 1, "load") == 0);
+    CU_ASSERT(gen_steps(dir, T0 + 1, 300, 0.1, NULL) == 0);  /* steps of 0.1 s */
+    CU_ASSERT(gen_steps(dir, T0 + 35, 100, 0.2, NULL) == 0); /* then of 0.2 s: std > 0 */
+    struct json_object *js = real_summary(dir);
+    CU_ASSERT_FATAL(js != NULL);
+    struct page p = {0};
+    render(&p, dir, 0);
+    CU_ASSERT_EQUAL_FATAL(p.rc, 0);
+    const char *agg = strstr(p.html, "id=\"t-phase-names\"");
+    const char *entries = strstr(p.html, "id=\"t-phases\"");
+    CU_ASSERT_FATAL(agg != NULL && entries != NULL);
+    CU_ASSERT(agg < entries); /* the aggregate first */
+    struct json_object *names = NULL;
+    CU_ASSERT_FATAL(json_object_object_get_ex(js, "phase_names", &names));
+    size_t n = json_object_array_length(names);
+    CU_ASSERT_EQUAL(n, 4); /* load, step, epoch, train */
+    CU_ASSERT_EQUAL(count(p.html, "<tr class=\"name-row\""), n);
+    static const struct {
+        const char *k1, *k2;
+    } cols[] = {{"count", NULL},
+                {"seconds", "total"},
+                {"seconds", "mean"},
+                {"seconds", "min"},
+                {"seconds", "max"},
+                {"seconds", "std"},
+                {"energy_wh", NULL},
+                {"gpu_util_mean_pct", NULL},
+                {"peak_vram_mib", NULL},
+                {"cpu_usr_mean_pct", NULL},
+                {"proc_cpu_mean_pct", NULL},
+                {"proc_peak_rss_mib", NULL}};
+    size_t ncols = sizeof cols / sizeof cols[0];
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *o = json_object_array_get_idx(names, i), *nm = NULL;
+        CU_ASSERT_FATAL(json_object_object_get_ex(o, "name", &nm));
+        double v[32];
+        size_t got = row_values(p.html, "t-phase-names", json_object_get_string(nm), v, 32);
+        CU_ASSERT_EQUAL_FATAL(got, ncols);
+        for (size_t c = 0; c < ncols; c++) {
+            double want = jnum(o, cols[c].k1, cols[c].k2);
+            if (!same_fig(v[c], want))
+                fprintf(stderr, "\n    %s %s.%s: page %.17g, JSON %.17g\n",
+                        json_object_get_string(nm), cols[c].k1, cols[c].k2 ? cols[c].k2 : "", v[c],
+                        want);
+            CU_ASSERT(same_fig(v[c], want));
+        }
+        if (!strcmp(json_object_get_string(nm), "step")) {
+            CU_ASSERT_EQUAL(jnum(o, "count", NULL), 400);
+            CU_ASSERT(jnum(o, "seconds", "std") > 0.04);
+        }
+    }
+    /* the per-entry table is still there, bounded as before */
+    CU_ASSERT_EQUAL(count(p.html, "<tr class=\"phase-row\">"), 200);
+    json_object_put(js);
+    free(p.html);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* No name repeats: no aggregate table (each entry's row says it all). */
+static void test_phase_names_single(void)
+{
+    char *dir = mkrun("html-names1", false);
+    struct page p = {0};
+    render(&p, dir, 0);
+    CU_ASSERT_EQUAL_FATAL(p.rc, 0);
+    CU_ASSERT(strstr(p.html, "id=\"t-phase-names\"") == NULL);
+    CU_ASSERT(strstr(p.html, "id=\"t-phases\"") != NULL);
     free(p.html);
     th_rmtree(dir);
     free(dir);
@@ -1343,6 +1502,111 @@ static void test_cli_run_and_sweep(void)
     free(b);
 }
 
+/* Every data-v="..." of html, in order, as one string (malloc'd). */
+static char *data_vs(const char *html)
+{
+    size_t cap = strlen(html) + 1, len = 0;
+    char *out = malloc(cap);
+    CU_ASSERT_FATAL(out != NULL);
+    for (const char *c = html; (c = strstr(c, "data-v=\"")); c += 8) {
+        const char *q = strchr(c + 8, '"');
+        size_t k = q ? (size_t)(q - c) + 1 : 8;
+        memcpy(out + len, c, k);
+        len += k;
+    }
+    out[len] = '\0';
+    return out;
+}
+
+/* --units: the figures people read change unit, the data-* attributes do not. */
+static void test_cli_units(void)
+{
+    char *a = mkrun("html-units-a", true), *b = mkrun("html-units-b", false);
+    char *out = th_tmpdir("html-units-out");
+    char *p1 = th_fmt("%s/plain.html", out), *p2 = th_fmt("%s/units.html", out);
+    struct th_result r;
+    CU_ASSERT_EQUAL_FATAL(SUMMARIZE(&r, "-q", "--html", p1, a), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    th_result_free(&r);
+    CU_ASSERT_EQUAL_FATAL(SUMMARIZE(&r, "-q", "--units", "mem=GiB,energy=kWh", "--html", p2, a), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    th_result_free(&r);
+    char *h1 = th_read_file(p1, NULL), *h2 = th_read_file(p2, NULL);
+    CU_ASSERT_FATAL(h1 != NULL && h2 != NULL);
+    /* the run table: 13.75 Wh, 0.0138 kWh; the process' peak RSS in GiB */
+    CU_ASSERT(strstr(h1, ">13.8 Wh</td>") != NULL || strstr(h1, ">13.7 Wh</td>"));
+    CU_ASSERT(strstr(h2, ">0.0138 kWh</td>") != NULL || strstr(h2, ">0.0137 kWh</td>"));
+    CU_ASSERT(strstr(h2, " Wh</td>") == NULL);
+    CU_ASSERT(strstr(h1, " MiB</td>") != NULL);
+    CU_ASSERT(strstr(h2, " MiB</td>") == NULL);
+    CU_ASSERT(strstr(h2, " GiB</td>") != NULL);
+    /* the charts: the energy axis and legends in kWh, memory axes in GiB */
+    char *pw1 = figure(h1, "gpu-power"), *pw2 = figure(h2, "gpu-power");
+    CU_ASSERT_FATAL(pw1 != NULL && pw2 != NULL);
+    CU_ASSERT(strstr(pw1, ">[Wh]</text>") != NULL);
+    CU_ASSERT(strstr(pw2, ">[kWh]</text>") != NULL);
+    CU_ASSERT(strstr(pw2, "GPU 0 \xC2\xB7 0.0055 kWh") != NULL);
+    CHECK_NEAR(attr_num(pw2, "data-y2-1"), attr_num(pw1, "data-y2-1") / 1000, 1e-9);
+    char *rss2 = figure(h2, "proc-rss");
+    CU_ASSERT_FATAL(rss2 != NULL);
+    CU_ASSERT(strstr(rss2, ">[GiB]</text>") != NULL);
+    /* the data attributes keep the JSON's units */
+    CU_ASSERT(attr_num(pw1, "data-energy-wh") > 13);
+    CU_ASSERT_EQUAL(attr_num(pw1, "data-energy-wh"), attr_num(pw2, "data-energy-wh"));
+    char *v1 = data_vs(h1), *v2 = data_vs(h2);
+    CU_ASSERT(strlen(v1) > 100);
+    CU_ASSERT_STRING_EQUAL(v1, v2);
+    free(v1);
+    free(v2);
+    free(rss2);
+    free(pw1);
+    free(pw2);
+
+    /* the sweep table: headers and cells in --units, data-v (sorting) in the JSON's */
+    char *s1 = th_fmt("%s/s1.html", out), *s2 = th_fmt("%s/s2.html", out);
+    CU_ASSERT_EQUAL_FATAL(SUMMARIZE(&r, "-q", "--html", s1, a, b), 0);
+    th_result_free(&r);
+    CU_ASSERT_EQUAL_FATAL(SUMMARIZE(&r, "-q", "--units", "mem=GiB,energy=kWh", "--html", s2, a, b),
+                          0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    th_result_free(&r);
+    char *w1 = th_read_file(s1, NULL), *w2 = th_read_file(s2, NULL);
+    CU_ASSERT_FATAL(w1 != NULL && w2 != NULL);
+    CU_ASSERT(strstr(w1, "Energy <small>[Wh]</small>") != NULL);
+    CU_ASSERT(strstr(w2, "Energy <small>[kWh]</small>") != NULL);
+    CU_ASSERT(strstr(w2, "Peak VRAM <small>[GiB]</small>") != NULL);
+    CU_ASSERT(strstr(w2, ">0.0138</td>") != NULL || strstr(w2, ">0.0137</td>"));
+    v1 = data_vs(w1);
+    v2 = data_vs(w2);
+    CU_ASSERT_STRING_EQUAL(v1, v2);
+    free(v1);
+    free(v2);
+    free(w1);
+    free(w2);
+
+    /* a bad --units with --html is a usage error, and nothing is written */
+    char *p3 = th_fmt("%s/bad.html", out);
+    CU_ASSERT_EQUAL_FATAL(SUMMARIZE(&r, "--units", "mem=parsecs", "--html", p3, a), 0);
+    CU_ASSERT_EQUAL(r.status, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--units"));
+    th_result_free(&r);
+    CU_ASSERT(access(p3, F_OK) != 0);
+
+    free(p3);
+    free(s1);
+    free(s2);
+    free(h1);
+    free(h2);
+    free(p1);
+    free(p2);
+    th_rmtree(out);
+    th_rmtree(a);
+    th_rmtree(b);
+    free(out);
+    free(a);
+    free(b);
+}
+
 /* ---- suite: agree (the page states the JSON's figures) -------------------------------------- */
 
 static double jnum(struct json_object *o, const char *k1, const char *k2)
@@ -1508,6 +1772,7 @@ void cu_register_all(void)
     CU_add_test(s, "buckets", test_timeline_buckets);
     s = CU_add_suite("longrun", NULL, NULL);
     CU_add_test(s, "size", test_longrun_size);
+    CU_add_test(s, "steps", test_steps_size);
     s = CU_add_suite("sweep", NULL, NULL);
     CU_add_test(s, "page", test_sweep_page);
     s = CU_add_suite("errors", NULL, NULL);
@@ -1515,8 +1780,11 @@ void cu_register_all(void)
     CU_add_test(s, "bad_input", test_errors_bad_input);
     s = CU_add_suite("summary", NULL, NULL);
     CU_add_test(s, "tables", test_summary_tables);
+    CU_add_test(s, "phase_names", test_phase_names_table);
+    CU_add_test(s, "phase_names_single", test_phase_names_single);
     s = CU_add_suite("cli", NULL, NULL);
     CU_add_test(s, "run_and_sweep", test_cli_run_and_sweep);
+    CU_add_test(s, "units", test_cli_units);
     s = CU_add_suite("agree", NULL, NULL);
     CU_add_test(s, "wrong_hint", test_agree_wrong_hint);
     CU_add_test(s, "no_hint", test_agree_no_hint);

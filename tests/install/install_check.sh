@@ -17,7 +17,7 @@ done
 pc=$(find "$prefix" -name runlog.pc | head -1)
 [ -n "$pc" ] || fail "missing runlog.pc"
 libdir=$(dirname "$(dirname "$pc")")
-ls "$libdir"/librunlog.so.0 "$libdir"/librunlog.a >/dev/null || fail "missing librunlog.so.0 or .a"
+ls "$libdir"/librunlog.so.1 "$libdir"/librunlog.a >/dev/null || fail "missing librunlog.so.1 or .a"
 "$prefix/bin/runlog" --version | grep -q "^runlog (hwrun) " || fail "installed runlog --version"
 
 cat > "$prefix/use.c" <<'C'

@@ -233,7 +233,7 @@ static void test_cpu_proc(void)
     const char *cpu = "timestamp,usr_pct,idle_pct,sys_pct,iowait_pct,steal_pct,mem_used_mib,"
                       "mem_available_mib,cgroup_cpu_limit_cores,cgroup_cpu_pct,"
                       "cgroup_mem_current_mib,cgroup_mem_max_mib\n"
-                      "2026-11-21T15:27:49.697+00:00,10.0,80.0,5.0,1.0,0.0,1000,3000,,50.0,200,\n"
+                      "2026-11-21T15:27:49.697+00:00,10.0,80.0,5.0,1.0,0.0,1000,3000,,,200,\n"
                       "2026-11-21T15:27:51.697Z,20.0,70.0,5.0,1.0,0.0,1100,2900,2.5,70.0,300,"
                       "1024\n"
                       "2026-11-21T15:27:53.697+00:00,1,2\n";
@@ -245,7 +245,8 @@ static void test_cpu_proc(void)
     CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_CELLS], 1);
     CHECK_NEAR(r.csum[SUM_CPU_USR], 30, 0);
     CU_ASSERT_EQUAL(r.cn[SUM_CPU_CG_LIMIT], 1);
-    CU_ASSERT_EQUAL(token_count(&q, ""), 2); /* empty cells: not measured */
+    /* an empty cgroup_cpu_pct is not measured; empty limits are no limit, not placeholders */
+    CU_ASSERT_EQUAL(token_count(&q, ""), 1);
     /* pytyche's 3-column file */
     const char *py = "timestamp,usr_pct,idle_pct\n2026-11-21T15:27:49.697+00:00,1.5,98.5\n";
     feed_all(SUM_KIND_CPU, py, strlen(py), 0, NULL, &r, &q);

@@ -228,6 +228,9 @@ static void test_mem_peak_source(void)
         CHECK_NEAR(num(o, "container.mem_peak_mib"), atof(cases[k][1]), 1e-9);
         CU_ASSERT_STRING_EQUAL(str(o, "container.mem_peak_source"), cases[k][2]);
         CU_ASSERT_TRUE(is_null(o, "container.mem_max_mib")); /* no limit */
+        /* empty limits mean no limit, not unmeasured: 6 placeholders a row (cgroup_cpu_pct,
+         * disk, network, free space), not 8 */
+        CU_ASSERT_EQUAL(sum_quality_placeholders_total(&run->q[SUM_KIND_CPU]), 12);
         json_object_put(o);
         sum_run_free(run);
         th_rmtree(dir);
