@@ -362,6 +362,41 @@ static void test_tz(void)
     CHECK_NEAR(sum_tz_to_utc(&tz, 2026, 7, 14, 8, 12, 53), 1784045573.0, 0);
 }
 
+/* sum_parse_smi_ts remembers the last text it parsed (the GPUs of a sample share it): a clock
+ * used for a whole sequence must answer every text as a fresh clock does, whichever byte the
+ * next text differs in (first or last 16 bytes, the middle, the length). */
+static void test_smi_ts_repeat(void)
+{
+    static const char *const pool[] = {
+        "2026/11/21 15:27:49.123", "2026/11/21 15:27:49.124", "2026/11/21 15:27:48.123",
+        "2026/11/21 15:28:49.123", "2026/11/21 16:27:49.123", "2026/11/22 15:27:49.123",
+        "2027/11/21 15:27:49.123", "2026/11/21 15:27:49",     "2026/11/21 15:27:49.1234",
+        "2026/11/21 15:27:49.12x", "2026/11/21 15:27:61.123", "2026/11/21 15:27:49.123456789012",
+        "2026/11/21 15:27:49.12345678901234", "2026/11/21 15:27:49,123",
+    };
+    const size_t np = sizeof pool / sizeof pool[0];
+    struct sum_tz tz;
+    CU_ASSERT_EQUAL_FATAL(sum_tz_parse("+05:30", false, &tz), 0);
+    struct sum_smi_clock c = {0};
+    srand(11);
+    unsigned long bad = 0;
+    for (int i = 0; i < 20000; i++) {
+        const char *t = pool[(size_t)rand() % np];
+        char buf[64] = {0}; /* the parser may read 16 bytes from the start */
+        size_t n = strlen(t);
+        memcpy(buf, t, n);
+        struct sum_smi_clock fresh = {0};
+        double a = -1, b = -1;
+        bool oka = sum_parse_smi_ts(&c, &tz, buf, n, &a);
+        bool okb = sum_parse_smi_ts(&fresh, &tz, buf, n, &b);
+        if (oka != okb || (oka && a != b)) {
+            if (bad++ < 3)
+                fprintf(stderr, "%s: reused clock %d %.17g, fresh %d %.17g\n", t, oka, a, okb, b);
+        }
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+}
+
 /* The fast splitter must give exactly libcsv's cells for every line it takes. */
 static void test_split_equivalence(void)
 {
@@ -415,5 +450,6 @@ void add_readers_suite(void)
     CU_add_test(s, "runlog", test_runlog);
     CU_add_test(s, "run_info", test_run_info);
     CU_add_test(s, "tz", test_tz);
+    CU_add_test(s, "smi_ts_repeat", test_smi_ts_repeat);
     CU_add_test(s, "split_equivalence", test_split_equivalence);
 }
