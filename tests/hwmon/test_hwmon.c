@@ -815,7 +815,10 @@ static void test_files_while_written(void)
     static const char *files[] = {"cpu_metrics.csv", "proc_metrics.csv", "hw_metrics.csv",
                                   "hw_dmon.csv", "run.jsonl"};
     int bad = 0, reads = 0, max_lines[5] = {0};
-    for (int it = 0; it < 400; it++) {
+    /* read until hwmon is done: a deadline, not a count of reads (a loaded machine forks the
+     * job's 200 subshells slowly, and 400 reads were once not enough) */
+    double deadline = hw_mono_now() + 60;
+    while (hw_mono_now() < deadline) {
         for (int f = 0; f < 5; f++) {
             char *p = th_fmt("%s/%s", b.dir, files[f]);
             char *text = th_read_file(p, NULL);
