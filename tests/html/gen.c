@@ -16,7 +16,7 @@
  * second. */
 struct tcache {
     long long sec;
-    char text[32];
+    char text[80]; /* room for any int in each field: -O3 checks the bound */
 };
 
 static const char *fmt_sec(struct tcache *c, double t, bool iso)

@@ -19,7 +19,9 @@ static int cmpd(const void *a, const void *b)
 static double ref_quantile(const double *v, size_t n, double q)
 {
     double h = q * (double)(n - 1);
-    size_t lo = (size_t)h;
+    size_t lo = h > 0 ? (size_t)h : 0; /* clamped: -O3's bounds check cannot see h >= 0 */
+    if (lo > n - 1)
+        lo = n - 1;
     double frac = h - (double)lo;
     if (lo + 1 >= n || frac == 0)
         return v[lo];
