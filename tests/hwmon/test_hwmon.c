@@ -806,8 +806,10 @@ static void test_files_while_written(void)
 {
     struct bg b = {0, th_tmpdir("hwmon-live")};
     char **argv = ht_argv(b.dir, "-i", "0.05", "--gpu-procs", "--pss", "--", "/bin/sh", "-c",
-                          "i=0; while [ $i -lt 200 ]; do (echo x > /dev/null); i=$((i+1)); done;"
-                          " sleep 1.5",
+                          /* one child that lives 0.3 s (several samples: it surely joins
+                           * and leaves tree_pids.csv), then many short ones */
+                          "sleep 0.3; i=0; while [ $i -lt 200 ]; do (echo x > /dev/null);"
+                          " i=$((i+1)); done; sleep 1.5",
                           NULL);
     char *env[] = {"FAKE_SMI_APPS=123:0:512:python3 train.py --lr=0.1", NULL};
     b.pid = th_spawn(argv, env, NULL, NULL);
