@@ -13,6 +13,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "hwrun/io.h"
 #include "procfs.h"
 
 /* ---- parsers ---- */
@@ -124,14 +125,8 @@ static struct mon_counter *find(struct mon_counters *cs, const char *name)
 
 static int add(struct mon_counters *cs, const char *name)
 {
-    if (cs->n == cs->cap) {
-        size_t nc = cs->cap ? cs->cap * 2 : 16;
-        struct mon_counter *p = realloc(cs->c, nc * sizeof *p);
-        if (!p)
-            return -ENOMEM;
-        cs->c = p;
-        cs->cap = nc;
-    }
+    if (!hw_grow(&cs->c, &cs->cap, cs->n, sizeof *cs->c, 16))
+        return -ENOMEM;
     struct mon_counter *c = &cs->c[cs->n++];
     memset(c, 0, sizeof *c);
     snprintf(c->name, sizeof c->name, "%s", name);

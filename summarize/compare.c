@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hwrun/io.h"
 #include "hwrun/jsonw.h"
 #include "report.h"
 
@@ -29,15 +30,9 @@ static void add_fig(void *ctx, const char *name, double v, bool integer)
             s->f[i].v[s->side] = v;
             return;
         }
-    if (s->n == s->cap) {
-        size_t nc = s->cap ? s->cap * 2 : 64;
-        void *p = realloc(s->f, nc * sizeof *s->f);
-        if (!p) {
-            s->oom = true;
-            return;
-        }
-        s->f = p;
-        s->cap = nc;
+    if (!hw_grow(&s->f, &s->cap, s->n, sizeof *s->f, 64)) {
+        s->oom = true;
+        return;
     }
     char *nm = strdup(name);
     if (!nm) {

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hwrun/io.h"
+
 struct sum_win {
     double t0, t1;
     uint32_t name;
@@ -42,14 +44,8 @@ static long name_index(struct sum_names *s, const char *name)
             return (long)s->slot[h] - 1;
     if (s->n == SUM_MAX_PHASE_NAMES)
         return -1;
-    if (s->n == s->cap) {
-        size_t nc = s->cap ? s->cap * 2 : 8;
-        void *p = realloc(s->v, nc * sizeof *s->v);
-        if (!p)
-            return -1;
-        s->v = p;
-        s->cap = nc;
-    }
+    if (!hw_grow(&s->v, &s->cap, s->n, sizeof *s->v, 8))
+        return -1;
     struct sum_name_acc *a = &s->v[s->n];
     memset(a, 0, sizeof *a);
     if (!(a->name = strdup(name)))
@@ -102,15 +98,9 @@ struct sum_name_acc *sum_names_add(struct sum_names *s, const char *name, double
         s->windows_dropped++;
         return a;
     }
-    if (s->nwin == s->wcap) {
-        size_t nc = s->wcap ? s->wcap * 2 : 64;
-        void *p = realloc(s->win, nc * sizeof *s->win);
-        if (!p) {
-            s->windows_dropped++;
-            return a;
-        }
-        s->win = p;
-        s->wcap = nc;
+    if (!hw_grow(&s->win, &s->wcap, s->nwin, sizeof *s->win, 64)) {
+        s->windows_dropped++;
+        return a;
     }
     s->win[s->nwin++] = (struct sum_win){t0, t1, (uint32_t)i};
     return a;

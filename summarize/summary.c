@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "hwrun/io.h"
+
 struct sum_run *sum_run_new(void)
 {
     struct sum_run *run = calloc(1, sizeof *run);
@@ -228,15 +230,9 @@ static void on_phase(void *ctx, const struct sum_phase *p)
         run->phases_dropped++;
         return;
     }
-    if (run->nphase == run->phase_cap) {
-        size_t cap = run->phase_cap ? run->phase_cap * 2 : 16;
-        struct sum_phase_acc *np = realloc(run->phase, cap * sizeof *np);
-        if (!np) {
-            run->phases_dropped++;
-            return;
-        }
-        run->phase = np;
-        run->phase_cap = cap;
+    if (!hw_grow(&run->phase, &run->phase_cap, run->nphase, sizeof *run->phase, 16)) {
+        run->phases_dropped++;
+        return;
     }
     struct sum_phase_acc *a = &run->phase[run->nphase];
     memset(a, 0, sizeof *a);
@@ -715,15 +711,9 @@ static void on_tree_pid(void *ctx, const struct sum_tree_pid_row *r)
             }
         return;
     }
-    if (run->ntspan == run->tspan_cap) {
-        size_t nc = run->tspan_cap ? run->tspan_cap * 2 : 64;
-        void *p = realloc(run->tspan, nc * sizeof *run->tspan);
-        if (!p) {
-            run->tspan_oom = true;
-            return;
-        }
-        run->tspan = p;
-        run->tspan_cap = nc;
+    if (!hw_grow(&run->tspan, &run->tspan_cap, run->ntspan, sizeof *run->tspan, 64)) {
+        run->tspan_oom = true;
+        return;
     }
     run->tspan[run->ntspan++] = (struct sum_tree_span){r->pid, r->t, INFINITY};
 }

@@ -1,6 +1,7 @@
 /* The run's bucketed timeline (timeline.h), fed by summary.c in its one pass. */
 #include "timeline.h"
 
+#include "hwrun/io.h"
 #include "system.h"
 
 #include <float.h>
@@ -367,17 +368,14 @@ void sum_tl_event(struct sum_timeline *tl, const struct sum_event *e)
     }
     if (!isfinite(e->t) || tl->spark_only)
         return;
-    if (tl->nev == tl->ev_cap) {
-        size_t cap = tl->ev_cap ? tl->ev_cap * 2 : 16;
-        struct sum_tl_event *ne =
-            tl->ev_cap < SUM_TL_MAX_EVENTS ? realloc(tl->ev, cap * sizeof *ne) : NULL;
-        if (!ne) {
-            tl->ev_dropped++;
-            tl->oom |= tl->ev_cap < SUM_TL_MAX_EVENTS;
-            return;
-        }
-        tl->ev = ne;
-        tl->ev_cap = cap;
+    if (tl->nev >= SUM_TL_MAX_EVENTS) {
+        tl->ev_dropped++;
+        return;
+    }
+    if (!hw_grow(&tl->ev, &tl->ev_cap, tl->nev, sizeof *tl->ev, 16)) {
+        tl->ev_dropped++;
+        tl->oom = true;
+        return;
     }
     struct sum_tl_event *x = &tl->ev[tl->nev++];
     x->t = e->t;

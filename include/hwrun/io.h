@@ -56,6 +56,11 @@ void hw_buf_free(struct hw_buf *b);
 void hw_buf_reset(struct hw_buf *b);
 /* Make room for n more bytes; false (and b->oom) when memory ran out. */
 bool hw_buf_reserve(struct hw_buf *b, size_t n);
+
+/* The one growing array: make room for element n of *arr (capacity *cap elements of elem
+ * bytes), doubling from first. Returns false on ENOMEM (or overflow), leaving *arr and *cap as
+ * they were. arr is the address of the array pointer (void * so any element type fits). */
+bool hw_grow(void *arr, size_t *cap, size_t n, size_t elem, size_t first);
 void hw_buf_put(struct hw_buf *b, const void *s, size_t n);
 void hw_buf_puts(struct hw_buf *b, const char *s);
 void hw_buf_putc(struct hw_buf *b, char c);

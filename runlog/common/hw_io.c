@@ -160,6 +160,27 @@ void hw_buf_reset(struct hw_buf *b)
     b->oom = false;
 }
 
+bool hw_grow(void *arr, size_t *cap, size_t n, size_t elem, size_t first)
+{
+    if (n < *cap)
+        return true;
+    size_t nc = *cap ? *cap : first;
+    while (nc <= n) {
+        if (nc > SIZE_MAX / 2)
+            return false;
+        nc *= 2;
+    }
+    if (nc > SIZE_MAX / elem)
+        return false;
+    void **p = arr;
+    void *np = realloc(*p, nc * elem);
+    if (!np)
+        return false;
+    *p = np;
+    *cap = nc;
+    return true;
+}
+
 bool hw_buf_reserve(struct hw_buf *b, size_t n)
 {
     if (b->oom)
