@@ -58,11 +58,6 @@ static void json_stat(struct hw_json *w, const char *key, const struct sum_stat 
 
 /* ---- derived figures -------------------------------------------------------------------- */
 
-static double mean_or_nan(const struct sum_stat *s)
-{
-    return s->n ? sum_stat_mean(s) : NAN;
-}
-
 static double max_or_nan(const struct sum_stat *s)
 {
     return s->n ? s->max : NAN;
@@ -108,7 +103,7 @@ static double clock_mean(const struct sum_run *run)
 {
     if (run->all[SUM_GM_SM_CLOCK].n)
         return sum_stat_mean(&run->all[SUM_GM_SM_CLOCK]);
-    return mean_or_nan(&run->all[SUM_GM_GR_CLOCK]);
+    return sum_stat_mean(&run->all[SUM_GM_GR_CLOCK]);
 }
 
 static const char *tz_source_name(enum sum_tz_source s)
@@ -177,7 +172,7 @@ static uint64_t events_total(const struct sum_run *run)
 }
 
 /* The same figures for the HTML report's tables (report.h). */
-double sum_fig_mean(const struct sum_stat *s) { return mean_or_nan(s); }
+double sum_fig_mean(const struct sum_stat *s) { return sum_stat_mean(s); }
 double sum_fig_max(const struct sum_stat *s) { return max_or_nan(s); }
 double sum_fig_growth(const struct sum_stat *s) { return growth(s); }
 const struct sum_stat *sum_fig_mem_util(const struct sum_run *run, const char **source)
@@ -305,14 +300,14 @@ static void json_phase_names(struct hw_json *w, const struct sum_run *run)
         hw_json_close(w);
         hw_json_num(w, "span_sec", round_us(a->timed ? a->span_s : NAN));
         hw_json_num(w, "energy_wh", sum_name_energy_wh(a));
-        hw_json_num(w, "gpu_util_mean_pct", mean_or_nan(&a->util));
+        hw_json_num(w, "gpu_util_mean_pct", sum_stat_mean(&a->util));
         hw_json_num(w, "gpu_util_max_pct", max_or_nan(&a->util));
         hw_json_num(w, "peak_vram_mib", max_or_nan(&a->mem_used));
-        hw_json_num(w, "power_watts_mean", mean_or_nan(&a->power));
-        hw_json_num(w, "cpu_usr_mean_pct", mean_or_nan(&a->cpu_usr));
-        hw_json_num(w, "proc_cpu_mean_pct", mean_or_nan(&a->proc_cpu));
+        hw_json_num(w, "power_watts_mean", sum_stat_mean(&a->power));
+        hw_json_num(w, "cpu_usr_mean_pct", sum_stat_mean(&a->cpu_usr));
+        hw_json_num(w, "proc_cpu_mean_pct", sum_stat_mean(&a->proc_cpu));
         hw_json_num(w, "proc_peak_rss_mib", max_or_nan(&a->proc_rss));
-        hw_json_num(w, "proc_mean_rss_mib", mean_or_nan(&a->proc_rss));
+        hw_json_num(w, "proc_mean_rss_mib", sum_stat_mean(&a->proc_rss));
         hw_json_close(w);
     }
     hw_json_close(w);
@@ -332,10 +327,10 @@ static double cpu_of_cores(const struct sum_run *run, double pct_one_core)
 static void json_cores(struct hw_json *w, const struct sum_run *run)
 {
     const char *src;
-    hw_json_num(w, "cpu_mean_pct", mean_or_nan(&run->proc[SUM_PROC_CPU])); /* of one core */
+    hw_json_num(w, "cpu_mean_pct", sum_stat_mean(&run->proc[SUM_PROC_CPU])); /* of one core */
     hw_json_num(w, "expected_cores", sum_run_expected_cores(run, &src));
     hw_json_str(w, "expected_cores_source", src);
-    hw_json_num(w, "cpu_mean_pct_of_cores", cpu_of_cores(run, mean_or_nan(&run->proc[SUM_PROC_CPU])));
+    hw_json_num(w, "cpu_mean_pct_of_cores", cpu_of_cores(run, sum_stat_mean(&run->proc[SUM_PROC_CPU])));
     hw_json_num(w, "cpu_max_pct_of_cores", cpu_of_cores(run, max_or_nan(&run->proc[SUM_PROC_CPU])));
 }
 
@@ -356,24 +351,24 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     const char *mu_src;
     const struct sum_stat *mu = mem_util_stat(run, &mu_src);
     hw_json_num(&w, "peak_vram_mb", max_or_nan(&run->all[SUM_GM_MEM_USED])); /* MiB, as pytyche */
-    hw_json_num(&w, "gpu_util_mean_pct", mean_or_nan(&run->all[SUM_GM_UTIL]));
+    hw_json_num(&w, "gpu_util_mean_pct", sum_stat_mean(&run->all[SUM_GM_UTIL]));
     hw_json_num(&w, "gpu_util_max_pct", max_or_nan(&run->all[SUM_GM_UTIL]));
-    hw_json_num(&w, "mem_util_mean_pct", mean_or_nan(mu));
+    hw_json_num(&w, "mem_util_mean_pct", sum_stat_mean(mu));
     hw_json_num(&w, "mem_util_max_pct", max_or_nan(mu));
-    hw_json_num(&w, "power_watts_mean", mean_or_nan(&run->all[SUM_GM_POWER]));
+    hw_json_num(&w, "power_watts_mean", sum_stat_mean(&run->all[SUM_GM_POWER]));
     hw_json_num(&w, "power_watts_max", max_or_nan(&run->all[SUM_GM_POWER]));
-    hw_json_num(&w, "cpu_usr_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_USR]));
-    hw_json_num(&w, "cpu_idle_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_IDLE]));
+    hw_json_num(&w, "cpu_usr_mean_pct", sum_stat_mean(&run->cpu[SUM_CPU_USR]));
+    hw_json_num(&w, "cpu_idle_mean_pct", sum_stat_mean(&run->cpu[SUM_CPU_IDLE]));
     /* calibrax's keys */
     hw_json_num(&w, "peak_rss_mb", max_or_nan(&run->proc[SUM_PROC_RSS]));
-    hw_json_num(&w, "mean_rss_mb", mean_or_nan(&run->proc[SUM_PROC_RSS]));
+    hw_json_num(&w, "mean_rss_mb", sum_stat_mean(&run->proc[SUM_PROC_RSS]));
     hw_json_num(&w, "memory_growth_mb", growth(&run->proc[SUM_PROC_RSS]));
     hw_json_u64(&w, "num_samples", sum_run_num_samples(run));
     hw_json_num(&w, "duration_sec", round_us(sum_run_duration(run)));
     hw_json_num(&w, "mean_gpu_clock_mhz", clock_mean(run));
-    hw_json_num(&w, "mean_gpu_power_w", mean_or_nan(&run->all[SUM_GM_POWER]));
+    hw_json_num(&w, "mean_gpu_power_w", sum_stat_mean(&run->all[SUM_GM_POWER]));
     hw_json_num(&w, "peak_gpu_mem_mb", max_or_nan(&run->all[SUM_GM_MEM_USED])); /* MiB, as calibrax */
-    hw_json_num(&w, "mean_gpu_util", mean_or_nan(&run->all[SUM_GM_UTIL]));
+    hw_json_num(&w, "mean_gpu_util", sum_stat_mean(&run->all[SUM_GM_UTIL]));
     /* ours: units in the names (the _mb keys above are those tools' names for MiB values) */
     hw_json_num(&w, "peak_vram_mib", max_or_nan(&run->all[SUM_GM_MEM_USED]));
     hw_json_num(&w, "energy_wh", sum_run_energy_wh(run));
@@ -457,16 +452,16 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
             hw_json_close(&w);
         }
         hw_json_close(&w);
-        hw_json_num(&w, "cpu_usr_mean_pct", mean_or_nan(&p->cpu_usr));
-        hw_json_num(&w, "cpu_idle_mean_pct", mean_or_nan(&p->cpu_idle));
+        hw_json_num(&w, "cpu_usr_mean_pct", sum_stat_mean(&p->cpu_usr));
+        hw_json_num(&w, "cpu_idle_mean_pct", sum_stat_mean(&p->cpu_idle));
         hw_json_num(&w, "proc_peak_rss_mib", max_or_nan(&p->proc_rss));
-        hw_json_num(&w, "proc_cpu_mean_pct", mean_or_nan(&p->proc_cpu));
+        hw_json_num(&w, "proc_cpu_mean_pct", sum_stat_mean(&p->proc_cpu));
         /* the tracked process alone, and the tree's user/system split */
         hw_json_num(&w, "proc_main_peak_rss_mib", max_or_nan(&p->main_rss));
-        hw_json_num(&w, "proc_main_cpu_mean_pct", mean_or_nan(&p->main_cpu));
+        hw_json_num(&w, "proc_main_cpu_mean_pct", sum_stat_mean(&p->main_cpu));
         hw_json_num(&w, "proc_main_threads_max", max_or_nan(&p->main_threads));
-        hw_json_num(&w, "proc_usr_cpu_mean_pct", mean_or_nan(&p->usr_cpu));
-        hw_json_num(&w, "proc_sys_cpu_mean_pct", mean_or_nan(&p->sys_cpu));
+        hw_json_num(&w, "proc_usr_cpu_mean_pct", sum_stat_mean(&p->usr_cpu));
+        hw_json_num(&w, "proc_sys_cpu_mean_pct", sum_stat_mean(&p->sys_cpu));
         json_system(&w, &p->sys);
         hw_json_open(&w, "container", '{');
         json_container_mem(&w, &p->sys);
@@ -520,13 +515,13 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
 
     hw_json_open(&w, "process", '{');
     hw_json_num(&w, "peak_rss_mib", max_or_nan(&run->proc[SUM_PROC_RSS]));
-    hw_json_num(&w, "mean_rss_mib", mean_or_nan(&run->proc[SUM_PROC_RSS]));
+    hw_json_num(&w, "mean_rss_mib", sum_stat_mean(&run->proc[SUM_PROC_RSS]));
     hw_json_num(&w, "memory_growth_mib", growth(&run->proc[SUM_PROC_RSS]));
     json_stat(&w, "rss_mib", &run->proc[SUM_PROC_RSS]);
     json_stat(&w, "pss_mib", &run->proc[SUM_PROC_PSS]);
     json_stat(&w, "cpu_pct", &run->proc[SUM_PROC_CPU]);
     hw_json_num(&w, "threads_max", max_or_nan(&run->proc[SUM_PROC_THREADS]));
-    hw_json_num(&w, "threads_mean", mean_or_nan(&run->proc[SUM_PROC_THREADS]));
+    hw_json_num(&w, "threads_mean", sum_stat_mean(&run->proc[SUM_PROC_THREADS]));
     hw_json_num(&w, "procs_max", max_or_nan(&run->proc[SUM_PROC_PROCS]));
     hw_json_num(&w, "read_bytes", max_or_nan(&run->proc[SUM_PROC_READ]));
     hw_json_num(&w, "write_bytes", max_or_nan(&run->proc[SUM_PROC_WRITE]));
@@ -752,6 +747,23 @@ static void text_system(struct hw_buf *out, const char *indent, const struct sum
 }
 
 /* One phase entry: its duration, energy, CPU, and each GPU's figures. */
+/* A phase's (or a phase name's) system CPU and process tree, as the text report says them. */
+static void text_cpu_tree(struct hw_buf *out, const struct sum_stat *cpu_usr,
+                          const struct sum_stat *proc_rss, const struct sum_stat *proc_cpu,
+                          const struct sum_units *u)
+{
+    if (cpu_usr->n) {
+        hw_buf_puts(out, ", CPU usr ");
+        tnum(out, sum_stat_mean(cpu_usr), "%");
+    }
+    if (proc_rss->n) {
+        hw_buf_puts(out, ", process tree peak RSS ");
+        tmem(out, proc_rss->max, u);
+        hw_buf_puts(out, " CPU mean ");
+        tnum(out, sum_stat_mean(proc_cpu), "%");
+    }
+}
+
 static void text_phase_entry(struct hw_buf *out, const struct sum_run *run,
                              const struct sum_phase_acc *p, const struct sum_units *u)
 {
@@ -762,16 +774,7 @@ static void text_phase_entry(struct hw_buf *out, const struct sum_run *run,
         hw_buf_puts(out, " (began before hwmon started: partly unmeasured)");
     hw_buf_puts(out, ", energy ");
     twh(out, phase_energy_wh(p), u);
-    if (p->cpu_usr.n) {
-        hw_buf_puts(out, ", CPU usr ");
-        tnum(out, sum_stat_mean(&p->cpu_usr), "%");
-    }
-    if (p->proc_rss.n) {
-        hw_buf_puts(out, ", process tree peak RSS ");
-        tmem(out, p->proc_rss.max, u);
-        hw_buf_puts(out, " CPU mean ");
-        tnum(out, sum_stat_mean(&p->proc_cpu), "%");
-    }
+    text_cpu_tree(out, &p->cpu_usr, &p->proc_rss, &p->proc_cpu, u);
     if (p->signal)
         hw_buf_printf(out, ", FAILED: killed by signal %d", p->signal);
     else if (p->exit_status > 0)
@@ -783,25 +786,25 @@ static void text_phase_entry(struct hw_buf *out, const struct sum_run *run,
         hw_buf_puts(out, "    main process peak RSS ");
         tmem(out, p->main_rss.max, u);
         hw_buf_puts(out, ", CPU mean ");
-        tnum(out, mean_or_nan(&p->main_cpu), "%");
+        tnum(out, sum_stat_mean(&p->main_cpu), "%");
         hw_buf_puts(out, "; tree CPU user ");
-        tnum(out, mean_or_nan(&p->usr_cpu), "%");
+        tnum(out, sum_stat_mean(&p->usr_cpu), "%");
         hw_buf_puts(out, ", system ");
-        tnum(out, mean_or_nan(&p->sys_cpu), "%\n");
+        tnum(out, sum_stat_mean(&p->sys_cpu), "%\n");
     }
     text_system(out, "    ", &p->sys, p->sys.mem_limit_mib, NAN, u);
     for (int g = 0; g < SUM_MAX_GPUS; g++)
         if (p->gpu[g]) {
             hw_buf_printf(out, "    GPU %d util mean ", g);
-            tnum(out, mean_or_nan(&p->gpu[g]->m[SUM_GM_UTIL]), "%");
+            tnum(out, sum_stat_mean(&p->gpu[g]->m[SUM_GM_UTIL]), "%");
             for (int m = 0; run->gpu[g] && run->gpu[g]->in_gpm &&
                             m < (int)(sizeof gpm_text / sizeof gpm_text[0]);
                  m++) {
                 hw_buf_printf(out, ", %s ", gpm_text[m].label);
-                tnum(out, mean_or_nan(&p->gpu[g]->gpm[gpm_text[m].col]), "%");
+                tnum(out, sum_stat_mean(&p->gpu[g]->gpm[gpm_text[m].col]), "%");
             }
             hw_buf_puts(out, ", power mean ");
-            tnum(out, mean_or_nan(&p->gpu[g]->m[SUM_GM_POWER]), " W");
+            tnum(out, sum_stat_mean(&p->gpu[g]->m[SUM_GM_POWER]), " W");
             hw_buf_puts(out, ", peak VRAM ");
             tmem(out, max_or_nan(&p->gpu[g]->m[SUM_GM_MEM_USED]), u);
             hw_buf_putc(out, '\n');
@@ -823,7 +826,7 @@ static void text_cores(struct hw_buf *out, const struct sum_run *run)
         if (!strcmp(says[i].key, src))
             why = says[i].text;
     hw_buf_puts(out, " (");
-    tnum(out, cpu_of_cores(run, mean_or_nan(&run->proc[SUM_PROC_CPU])), "%");
+    tnum(out, cpu_of_cores(run, sum_stat_mean(&run->proc[SUM_PROC_CPU])), "%");
     hw_buf_printf(out, " of %g cores: %s)", n, why);
 }
 
@@ -859,16 +862,7 @@ static void text_phases(struct hw_buf *out, const struct sum_run *run, const str
             hw_buf_puts(out, ", peak VRAM ");
             tmem(out, a->mem_used.max, u);
         }
-        if (a->cpu_usr.n) {
-            hw_buf_puts(out, ", CPU usr ");
-            tnum(out, sum_stat_mean(&a->cpu_usr), "%");
-        }
-        if (a->proc_rss.n) {
-            hw_buf_puts(out, ", process tree peak RSS ");
-            tmem(out, a->proc_rss.max, u);
-            hw_buf_puts(out, " CPU mean ");
-            tnum(out, mean_or_nan(&a->proc_cpu), "%");
-        }
+        text_cpu_tree(out, &a->cpu_usr, &a->proc_rss, &a->proc_cpu, u);
         if (a->overlapping)
             hw_buf_printf(out, "; %llu overlapping (figures over their union)",
                           (unsigned long long)a->overlapping);
@@ -917,19 +911,19 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
     hw_buf_printf(out, "  nvidia-smi times: %s (%s)\n", run->tz.name,
                   tz_source_name(run->tz_source));
     hw_buf_puts(out, "  GPU util mean ");
-    tnum(out, mean_or_nan(&run->all[SUM_GM_UTIL]), "%");
+    tnum(out, sum_stat_mean(&run->all[SUM_GM_UTIL]), "%");
     hw_buf_puts(out, ", peak VRAM ");
     tmem(out, max_or_nan(&run->all[SUM_GM_MEM_USED]), u);
     hw_buf_puts(out, ", power mean ");
-    tnum(out, mean_or_nan(&run->all[SUM_GM_POWER]), " W");
+    tnum(out, sum_stat_mean(&run->all[SUM_GM_POWER]), " W");
     hw_buf_puts(out, ", CPU usr ");
-    tnum(out, mean_or_nan(&run->cpu[SUM_CPU_USR]), "%");
+    tnum(out, sum_stat_mean(&run->cpu[SUM_CPU_USR]), "%");
     if (run->cpu[SUM_CPU_SYS].n) {
         hw_buf_puts(out, " sys ");
-        tnum(out, mean_or_nan(&run->cpu[SUM_CPU_SYS]), "%");
+        tnum(out, sum_stat_mean(&run->cpu[SUM_CPU_SYS]), "%");
     }
     hw_buf_puts(out, " idle ");
-    tnum(out, mean_or_nan(&run->cpu[SUM_CPU_IDLE]), "%");
+    tnum(out, sum_stat_mean(&run->cpu[SUM_CPU_IDLE]), "%");
     hw_buf_putc(out, '\n');
     if (run->proc[SUM_PROC_RSS].n) {
         hw_buf_puts(out, "  process tree: peak RSS ");
@@ -939,13 +933,13 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
             tmem(out, run->proc[SUM_PROC_PSS].max, u);
         }
         hw_buf_puts(out, ", CPU mean ");
-        tnum(out, mean_or_nan(&run->proc[SUM_PROC_CPU]), "% of one core");
+        tnum(out, sum_stat_mean(&run->proc[SUM_PROC_CPU]), "% of one core");
         text_cores(out, run);
         if (run->proc[SUM_PROC_USR_CPU].n) {
             hw_buf_puts(out, " (user ");
-            tnum(out, mean_or_nan(&run->proc[SUM_PROC_USR_CPU]), "%");
+            tnum(out, sum_stat_mean(&run->proc[SUM_PROC_USR_CPU]), "%");
             hw_buf_puts(out, ", system ");
-            tnum(out, mean_or_nan(&run->proc[SUM_PROC_SYS_CPU]), "%)");
+            tnum(out, sum_stat_mean(&run->proc[SUM_PROC_SYS_CPU]), "%)");
         }
         hw_buf_putc(out, '\n');
     }
@@ -953,7 +947,7 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
         hw_buf_puts(out, "  main process: peak RSS ");
         tmem(out, run->proc[SUM_PROC_MAIN_RSS].max, u);
         hw_buf_puts(out, ", CPU mean ");
-        tnum(out, mean_or_nan(&run->proc[SUM_PROC_MAIN_CPU]), "%");
+        tnum(out, sum_stat_mean(&run->proc[SUM_PROC_MAIN_CPU]), "%");
         hw_buf_printf(out, ", threads max %.0f", run->proc[SUM_PROC_MAIN_THREADS].max);
         hw_buf_putc(out, '\n');
     }
@@ -1055,33 +1049,33 @@ struct col {
     D("duration_sec", round_us(sum_run_duration(run)))                                            \
     D("peak_vram_mb", max_or_nan(&run->all[SUM_GM_MEM_USED]))                                     \
     D("peak_vram_mib", max_or_nan(&run->all[SUM_GM_MEM_USED]))                                    \
-    D("gpu_util_mean_pct", mean_or_nan(&run->all[SUM_GM_UTIL]))                                   \
+    D("gpu_util_mean_pct", sum_stat_mean(&run->all[SUM_GM_UTIL]))                                   \
     D("gpu_util_max_pct", max_or_nan(&run->all[SUM_GM_UTIL]))                                     \
-    D("mem_util_mean_pct", mean_or_nan(mu))                                                       \
+    D("mem_util_mean_pct", sum_stat_mean(mu))                                                       \
     D("mem_util_max_pct", max_or_nan(mu))                                                         \
-    D("power_watts_mean", mean_or_nan(&run->all[SUM_GM_POWER]))                                   \
+    D("power_watts_mean", sum_stat_mean(&run->all[SUM_GM_POWER]))                                   \
     D("power_watts_max", max_or_nan(&run->all[SUM_GM_POWER]))                                     \
     D("energy_wh", sum_run_energy_wh(run))                                                        \
     D("mean_gpu_clock_mhz", clock_mean(run))                                                      \
-    D("mean_gpu_power_w", mean_or_nan(&run->all[SUM_GM_POWER]))                                   \
+    D("mean_gpu_power_w", sum_stat_mean(&run->all[SUM_GM_POWER]))                                   \
     D("peak_gpu_mem_mb", max_or_nan(&run->all[SUM_GM_MEM_USED])) /* calibrax's, as in JSON */      \
-    D("mean_gpu_util", mean_or_nan(&run->all[SUM_GM_UTIL]))                                       \
-    D("cpu_usr_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_USR]))                                    \
-    D("cpu_idle_mean_pct", mean_or_nan(&run->cpu[SUM_CPU_IDLE]))                                  \
+    D("mean_gpu_util", sum_stat_mean(&run->all[SUM_GM_UTIL]))                                       \
+    D("cpu_usr_mean_pct", sum_stat_mean(&run->cpu[SUM_CPU_USR]))                                    \
+    D("cpu_idle_mean_pct", sum_stat_mean(&run->cpu[SUM_CPU_IDLE]))                                  \
     D("peak_rss_mb", max_or_nan(&run->proc[SUM_PROC_RSS]))                                        \
-    D("mean_rss_mb", mean_or_nan(&run->proc[SUM_PROC_RSS]))                                       \
+    D("mean_rss_mb", sum_stat_mean(&run->proc[SUM_PROC_RSS]))                                       \
     D("memory_growth_mb", growth(&run->proc[SUM_PROC_RSS]))                                       \
     D("gpu_mem_peak_mib", sum_run_tree_gpu_mem_peak(run, NULL))                                   \
-    D("proc_cpu_mean_pct", mean_or_nan(&run->proc[SUM_PROC_CPU])) /* of one core */                \
+    D("proc_cpu_mean_pct", sum_stat_mean(&run->proc[SUM_PROC_CPU])) /* of one core */                \
     D("expected_cores", sum_run_expected_cores(run, NULL))                                        \
     S("expected_cores_source", cores_src)                                                         \
-    D("proc_cpu_mean_pct_of_cores", cpu_of_cores(run, mean_or_nan(&run->proc[SUM_PROC_CPU])))     \
+    D("proc_cpu_mean_pct_of_cores", cpu_of_cores(run, sum_stat_mean(&run->proc[SUM_PROC_CPU])))     \
     /* the tracked process alone and the tree's user/system split (proc_metrics.csv) */           \
     D("main_peak_rss_mib", max_or_nan(&run->proc[SUM_PROC_MAIN_RSS]))                             \
-    D("main_cpu_mean_pct", mean_or_nan(&run->proc[SUM_PROC_MAIN_CPU]))                            \
+    D("main_cpu_mean_pct", sum_stat_mean(&run->proc[SUM_PROC_MAIN_CPU]))                            \
     D("main_threads_max", max_or_nan(&run->proc[SUM_PROC_MAIN_THREADS]))                          \
-    D("usr_cpu_mean_pct", mean_or_nan(&run->proc[SUM_PROC_USR_CPU]))                              \
-    D("sys_cpu_mean_pct", mean_or_nan(&run->proc[SUM_PROC_SYS_CPU]))                              \
+    D("usr_cpu_mean_pct", sum_stat_mean(&run->proc[SUM_PROC_USR_CPU]))                              \
+    D("sys_cpu_mean_pct", sum_stat_mean(&run->proc[SUM_PROC_SYS_CPU]))                              \
     /* disks, network, free space, the container (system.h) */                                    \
     PER_IO(D(sum_io_mib_keys[i], sum_system_mib(&run->sys, i))                                     \
                D(sum_io_peak_keys[i], sum_system_peak_mib_s(&run->sys, i)))                        \
@@ -1219,7 +1213,7 @@ static void phase_figures(const struct sum_run *run, const struct sum_units *u,
             {"total_sec", round_us(a->timed ? a->d_sum : NAN), false},
             {"mean_sec", round_us(sum_name_mean_s(a)), false},
             {"energy_wh", sum_name_energy_wh(a), false},
-            {"gpu_util_mean_pct", mean_or_nan(&a->util), false},
+            {"gpu_util_mean_pct", sum_stat_mean(&a->util), false},
             {"peak_vram_mib", max_or_nan(&a->mem_used), false},
         };
         for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {

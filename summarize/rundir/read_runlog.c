@@ -27,14 +27,6 @@ static bool get_ts(struct json_object *o, double *t)
     return false;
 }
 
-static const char *get_str(struct json_object *o, const char *key)
-{
-    struct json_object *v;
-    if (json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
-        return json_object_get_string(v);
-    return NULL;
-}
-
 static void jl_line(struct sum_reader *r, const char *s, size_t n)
 {
     struct jl_st *st = r->st;
@@ -54,7 +46,7 @@ static void jl_line(struct sum_reader *r, const char *s, size_t n)
         }
     double t;
     const char *type;
-    if (!json_object_is_type(o, json_type_object) || !(type = get_str(o, HW_RL_TYPE))) {
+    if (!json_object_is_type(o, json_type_object) || !(type = sum_json_str(o, HW_RL_TYPE))) {
         json_object_put(o);
         sum_skip(r, SUM_SKIP_SHAPE, "no \"type\"");
         return;
@@ -65,7 +57,7 @@ static void jl_line(struct sum_reader *r, const char *s, size_t n)
         return;
     }
     if (!strcmp(type, HW_RL_PHASE)) {
-        const char *name = get_str(o, HW_RL_NAME);
+        const char *name = sum_json_str(o, HW_RL_NAME);
         struct json_object *sv;
         double sec = NAN;
         if (json_object_object_get_ex(o, HW_RL_SECONDS, &sv) &&
@@ -82,7 +74,7 @@ static void jl_line(struct sum_reader *r, const char *s, size_t n)
         if (r->sink->phase)
             r->sink->phase(r->sink->ctx, &p);
     } else if (!strcmp(type, HW_RL_EVENT)) {
-        const char *name = get_str(o, HW_RL_EVENT);
+        const char *name = sum_json_str(o, HW_RL_EVENT);
         if (!name) {
             json_object_put(o);
             sum_skip(r, SUM_SKIP_SHAPE, "event without \"event\"");

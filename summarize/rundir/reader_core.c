@@ -526,3 +526,22 @@ int sum_reader_finish(struct sum_reader *r)
     }
     return 0;
 }
+
+/* ---- JSON getters: run.jsonl's reader and the run info (runinfo.c) both read events ---- */
+
+const char *sum_json_str(struct json_object *obj, const char *key)
+{
+    struct json_object *v;
+    if (obj && json_object_object_get_ex(obj, key, &v) && json_object_is_type(v, json_type_string))
+        return json_object_get_string(v);
+    return NULL;
+}
+
+bool sum_json_int(struct json_object *obj, const char *key, long *out)
+{
+    struct json_object *v;
+    if (!obj || !json_object_object_get_ex(obj, key, &v) || !json_object_is_type(v, json_type_int))
+        return false;
+    *out = (long)json_object_get_int64(v);
+    return true;
+}

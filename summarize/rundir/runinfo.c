@@ -19,23 +19,6 @@ void sum_run_info_init(struct sum_run_info *info)
     info->cpus_allowed = NAN;
 }
 
-const char *sum_json_str(struct json_object *obj, const char *key)
-{
-    struct json_object *v;
-    if (obj && json_object_object_get_ex(obj, key, &v) && json_object_is_type(v, json_type_string))
-        return json_object_get_string(v);
-    return NULL;
-}
-
-bool sum_json_int(struct json_object *obj, const char *key, long *out)
-{
-    struct json_object *v;
-    if (!obj || !json_object_object_get_ex(obj, key, &v) || !json_object_is_type(v, json_type_int))
-        return false;
-    *out = (long)json_object_get_int64(v);
-    return true;
-}
-
 static double data_num(struct json_object *data, const char *key)
 {
     struct json_object *v;
