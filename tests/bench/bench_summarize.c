@@ -19,7 +19,8 @@
  * Every throughput is also printed as a ratio to bare libcsv and to the oracle measured in the
  * same run. The temporary directory is removed at the end. Goals (issue 10): the library >= 2x
  * bare libcsv and >= 10x the oracle on one thread, peak RSS flat from 10 MB to 1 GB, -j 2
- * close to 2x -j 1 on a sweep. */
+ * close to 2x -j 1 on a sweep. --keep leaves the generated files (hw_metrics.csv and its 10 MB
+ * and 100 MB prefixes) in place for profiling and prints where they are. */
 #include <csv.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -276,7 +277,7 @@ int main(int argc, char **argv)
     int gpus = 8, sweep = 1000, sweep_rows = 300;
     const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     const char *bin = NULL, *oracle = NULL;
-    bool use_oracle = true;
+    bool use_oracle = true, keep = false;
     static const struct option opts[] = {{"size", required_argument, NULL, 's'},
                                          {"oracle-size", required_argument, NULL, 'O'},
                                          {"gpus", required_argument, NULL, 'g'},
@@ -287,6 +288,7 @@ int main(int argc, char **argv)
                                          {"help", no_argument, NULL, 'h'},
                                          {"sweep", required_argument, NULL, 'S'},
                                          {"sweep-rows", required_argument, NULL, 'R'},
+                                         {"keep", no_argument, NULL, 'k'},
                                          {NULL, 0, NULL, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "s:g:h", opts, NULL)) != -1) {
@@ -298,6 +300,7 @@ int main(int argc, char **argv)
         case 'b': bin = optarg; break;
         case 'p': oracle = optarg; break;
         case 'n': use_oracle = false; break;
+        case 'k': keep = true; break;
         case 'S':
             sweep = atoi(optarg) >= 0 && atoi(optarg) <= 100000 ? atoi(optarg) : 1000;
             break;
@@ -308,7 +311,7 @@ int main(int argc, char **argv)
             fprintf(stderr,
                     "usage: %s [--size 1G] [--oracle-size 64M] [--gpus 8] [--tmp DIR] "
                     "[--summarize PATH] [--oracle PATH] [--no-oracle] [--sweep N] "
-                    "[--sweep-rows N]\n",
+                    "[--sweep-rows N] [--keep]\n",
                     argv[0]);
             return c == 'h' ? 0 : 2;
         }
@@ -428,6 +431,10 @@ int main(int argc, char **argv)
         remove_sweep(sweep, dirs);
         free(dirs);
         rmdir(sroot);
+    }
+    if (keep) { /* leave the generated files for profiling (callgrind, perf) */
+        fprintf(stderr, "kept %s\n", dir);
+        return 0;
     }
     unlink(full);
     unlink(p10);
