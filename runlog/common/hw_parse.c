@@ -213,6 +213,31 @@ bool hw_dec_end(struct hw_dec *d, double *out)
 const double hw_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                              1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
+/* hw_parse_decimal8's constants (parse.h) */
+#define DEC8_ROW(e) {e(0), e(1), e(2), e(3), e(4), e(5), e(6), e(7)}
+/* k = 7: 1, which ((x & byte[7]) ^ bad) cannot be (its low 7 bytes are 0) */
+#define DEC8_DOT(k) ((k) < 7 ? (uint64_t)('.' ^ '0' ^ 0x80) << 8 * (k) : 1)
+#define DEC8_BYTE(k) (0xffULL << 8 * (k))
+#define DEC8_BELOW(k) (((1ULL << 8 * (k)) - 1) << 8)
+#define DEC8_ABOVE(k) ((k) < 7 ? ~0ULL << 8 * (k) << 8 : 0)
+#define DEC8_UP(n) (1ULL << (8 - (n)) % 8 * 8) /* n = 0 is never used */
+const struct hw_dec8_tab hw_dec8_tab = {
+    .zeros = 0x3030303030303030ULL,
+    .lt10 = 0x7676767676767676ULL,
+    .highs = 0x8080808080808080ULL,
+    .pair = 10 * 256 + 1,
+    .m16 = 0x00FF00FF00FF00FFULL,
+    .m32 = 0x0000FFFF0000FFFFULL,
+    .oct = 10000ULL << 32 | 1,
+    .up = {0, DEC8_UP(1), DEC8_UP(2), DEC8_UP(3), DEC8_UP(4), DEC8_UP(5), DEC8_UP(6),
+           DEC8_UP(7), DEC8_UP(8)},
+    .dot = DEC8_ROW(DEC8_DOT),
+    .byte = DEC8_ROW(DEC8_BYTE),
+    .below = DEC8_ROW(DEC8_BELOW),
+    .above = DEC8_ROW(DEC8_ABOVE),
+    .pow10 = {1e7, 1e6, 1e5, 1e4, 1e3, 1e2, 1e1, 1e0},
+};
+
 bool hw_parse_decimal_slow(const char *s, size_t n, double *out)
 {
     struct hw_dec d;

@@ -223,6 +223,147 @@ static void test_long_digits(void)
     CU_ASSERT_TRUE(hw_parse_decimal("-0", 2, &v) && v == 0 && signbit(v));
 }
 
+/* ---- hw_parse_decimal8: the SWAR path of every reader's cell ------------------------------- */
+
+/* What hw_parse_decimal8 takes on a little-endian GCC/clang build (elsewhere nothing): 1..8
+ * characters, digits and at most one '.', which is not the last, and a digit. */
+static bool swar_domain(const char *s, size_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    size_t dots = 0;
+    if (n < 1 || n > 8 || s[n - 1] == '.')
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '.')
+            dots++;
+        else if (s[i] < '0' || s[i] > '9')
+            return false;
+    }
+    return dots <= 1;
+#else
+    (void)s, (void)n;
+    return false;
+#endif
+}
+
+static unsigned long swar_taken, swar_bad;
+
+/* s[0..n) followed by pad bytes: hw_parse_decimal8 takes exactly swar_domain, and it,
+ * hw_parse_decimal_padded and hw_parse_decimal agree with the grammar and strtod. */
+static void check_cell(const char *text, size_t n, unsigned char pad)
+{
+    char s[32], z[32];
+    memcpy(s, text, n);
+    memset(s + n, pad, sizeof s - n);
+    double f = 1234.5, p = 1234.5, v = 1234.5, r = 0;
+    bool fok = hw_parse_decimal8(s, n, &f);
+    bool pok = hw_parse_decimal_padded(s, n, &p);
+    bool ok = hw_parse_decimal(s, n, &v);
+    bool want = strict_ok(s, n);
+    memcpy(z, s, n);
+    z[n] = '\0';
+    if (want)
+        r = strtod(z, NULL);
+    swar_taken += fok;
+    if (fok == swar_domain(s, n) && pok == want && ok == want && (!fok || same(f, r)) &&
+        (!pok || same(p, r)) && (!ok || same(v, r)))
+        return;
+    if (swar_bad++ < 8) {
+        fprintf(stderr, "cell \"");
+        for (size_t i = 0; i < n; i++) {
+            unsigned char c = (unsigned char)s[i];
+            fprintf(stderr, c >= 0x20 && c < 0x7f ? "%c" : "\\x%02x", c);
+        }
+        fprintf(stderr, "\" pad 0x%02x: swar %d %.17g, padded %d %.17g, plain %d %.17g, want %d %.17g\n",
+                pad, fok, f, pok, p, ok, v, want, r);
+    }
+}
+
+/* Every text of 1..9 characters over "079.": every place of one '.', two of them, a leading
+ * and a trailing one, "." alone, and a length just past the SWAR word. */
+static void test_swar_exhaustive(void)
+{
+    static const char alpha[] = "079.";
+    char s[16];
+    swar_taken = swar_bad = 0;
+    for (size_t n = 1; n <= 9; n++) {
+        unsigned long total = 1;
+        for (size_t i = 0; i < n; i++)
+            total *= 4;
+        for (unsigned long c = 0; c < total; c++) {
+            unsigned long x = c;
+            for (size_t i = 0; i < n; i++, x /= 4)
+                s[i] = alpha[x % 4];
+            check_cell(s, n, '7'); /* padding that looks like more digits */
+            check_cell(s, n, '.');
+        }
+    }
+    fprintf(stderr, "parse: swar texts over \"079.\": %lu taken, %lu wrong\n", swar_taken, swar_bad);
+    CU_ASSERT_EQUAL(swar_bad, 0);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    CU_ASSERT(swar_taken > 60000); /* 2 x 31164 */
+#endif
+}
+
+/* Digits, and digits with a '.' at each place, of 1..9 characters, with each byte in turn
+ * replaced by every byte value (around '0' and '9', '.', signs, NUL, 0x80 and above), and with
+ * two bytes replaced by the ones near the SWAR test's edges. */
+static void test_swar_bytes(void)
+{
+    static const unsigned char edge[] = {0x00, '+', '-', '.', '/', '0', '9', ':', 'e', 0x7f,
+                                         0x80, 0x89, 0x8a, 0x9e, 0xae, 0xb0, 0xfe, 0xff};
+    static const char digits[] = "918073645";
+    char base[16], s[16];
+    swar_taken = swar_bad = 0;
+    for (size_t n = 1; n <= 9; n++)
+        for (size_t dot = 0; dot <= n; dot++) { /* dot == n: no '.' */
+            memcpy(base, digits, n);
+            if (dot < n)
+                base[dot] = '.';
+            for (size_t i = 0; i < n; i++)
+                for (unsigned b = 0; b < 256; b++) {
+                    memcpy(s, base, n);
+                    s[i] = (char)b;
+                    check_cell(s, n, '5');
+                }
+            for (size_t i = 0; i < n; i++)
+                for (size_t j = i + 1; j < n; j++)
+                    for (size_t a = 0; a < sizeof edge; a++)
+                        for (size_t b = 0; b < sizeof edge; b++) {
+                            memcpy(s, base, n);
+                            s[i] = (char)edge[a];
+                            s[j] = (char)edge[b];
+                            check_cell(s, n, (unsigned char)edge[(a + b) % sizeof edge]);
+                        }
+        }
+    fprintf(stderr, "parse: swar byte edits: %lu taken, %lu wrong\n", swar_taken, swar_bad);
+    CU_ASSERT_EQUAL(swar_bad, 0);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    CU_ASSERT(swar_taken > 5000);
+#endif
+}
+
+/* The SWAR path reads s[0..8) and nothing past it (AddressSanitizer builds check), whatever n,
+ * and the values nvidia-smi prints come out as strtod's. */
+static void test_swar_cells(void)
+{
+    static const char *const cells[] = {"100", "19985", "308.53", "81559", "66", "1980", "1.25",
+                                        "0", "0.00", "99999999", "9999999.", ".5", "1234.567"};
+    for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++) {
+        size_t n = strlen(cells[c]);
+        char *s = malloc(8);
+        CU_ASSERT_FATAL(s != NULL);
+        memset(s, 'x', 8);
+        memcpy(s, cells[c], n);
+        double v = -1;
+        bool ok = hw_parse_decimal8(s, n, &v);
+        CU_ASSERT_EQUAL(ok, swar_domain(cells[c], n));
+        if (ok)
+            CU_ASSERT(same(v, strtod(cells[c], NULL)));
+        free(s);
+    }
+}
+
 static bool pyf(const char *s, double *v)
 {
     struct hw_dec d;
@@ -294,5 +435,8 @@ void add_parse_suite(void)
     CU_add_test(s, "fast_path_exhaustive", test_fast_path_exhaustive);
     CU_add_test(s, "differential", test_differential);
     CU_add_test(s, "long_digits", test_long_digits);
+    CU_add_test(s, "swar_exhaustive", test_swar_exhaustive);
+    CU_add_test(s, "swar_bytes", test_swar_bytes);
+    CU_add_test(s, "swar_cells", test_swar_cells);
     CU_add_test(s, "modes", test_modes);
 }
