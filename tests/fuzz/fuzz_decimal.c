@@ -3,7 +3,8 @@
  * is asked about the longest prefix only to check that a refused text is not a decimal). The
  * Python mode on the same bytes must agree with the strict mode wherever the text has no blank,
  * underscore or letter other than e/E. hw_parse_decimal_padded (which reads 8 bytes past the
- * text) must agree with hw_parse_decimal, with digits in the padding to tempt it. */
+ * text) must agree with hw_parse_decimal, with digits in the padding to tempt it, and so must
+ * its SWAR path hw_parse_decimal8 whenever it takes a text. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +22,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(s + size, '7', 9);
     double v, pv;
     bool pok_padded = hw_parse_decimal_padded(s, size, &pv);
+    double fv;
+    bool fok = hw_parse_decimal8(s, size, &fv);
     s[size] = '\0';
     bool ok = hw_parse_decimal(s, size, &v);
     if (pok_padded != ok || (ok && memcmp(&v, &pv, sizeof v) != 0))
+        abort();
+    if (fok && (!ok || memcmp(&v, &fv, sizeof v) != 0))
         abort();
     bool plain = size > 0 && strlen(s) == size;
     for (size_t i = 0; plain && i < size; i++)
