@@ -62,6 +62,18 @@ static inline void sum_stat_add(struct sum_stat *s, double v)
     if (!s->no_quant && !s->oom)
         sum_stat_quant_add(s, v);
 }
+/* Add v to a series of which only the count, the sum and the maximum are wanted (means and
+ * maxima over every GPU): the same n, sum and max as sum_stat_add, nothing else (min, first,
+ * last and quantiles stay unset). */
+static inline void sum_stat_add_mean_max(struct sum_stat *s, double v)
+{
+    if (v != v)
+        return;
+    if (s->n == 0 || v > s->max)
+        s->max = v;
+    s->sum += v;
+    s->n++;
+}
 double sum_stat_mean(const struct sum_stat *s); /* NAN when empty */
 /* q in [0, 1]; NAN when empty or quantiles unavailable. */
 double sum_stat_quantile(const struct sum_stat *s, double q);

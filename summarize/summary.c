@@ -504,7 +504,7 @@ static void on_gpu(void *ctx, const struct sum_gpu_row *r)
         snprintf(gp->uuid, sizeof gp->uuid, "%s", r->uuid);
     for (int m = 0; m < SUM_GM_COUNT; m++) {
         sum_stat_add(&gp->m[m], r->v[m]);
-        sum_stat_add(&run->all[m], r->v[m]);
+        sum_stat_add_mean_max(&run->all[m], r->v[m]);
     }
     see_time(run, r->t);
     if (run->tl)
@@ -560,7 +560,7 @@ static void on_dmon(void *ctx, const struct sum_dmon_row *r)
     gp->in_dmon = true;
     for (int k = 0; k < SUM_DM_COUNT; k++)
         sum_stat_add(&gp->dm[k], r->v[k]);
-    sum_stat_add(&run->dmon_mem_all, r->v[SUM_DM_MEM]);
+    sum_stat_add_mean_max(&run->dmon_mem_all, r->v[SUM_DM_MEM]);
     see_time(run, r->t);
     add_interval(run, SUM_KIND_DMON, &gp->dmon_prev_t, r->t, NULL);
 }
