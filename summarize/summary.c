@@ -519,6 +519,7 @@ static void on_gpu(void *ctx, const struct sum_gpu_row *r)
     gp->samples++;
     if (r->uuid && !gp->uuid[0])
         snprintf(gp->uuid, sizeof gp->uuid, "%s", r->uuid);
+#pragma GCC unroll 16
     for (int m = 0; m < SUM_GM_COUNT; m++) {
         sum_stat_add(&gp->m[m], r->v[m]);
         sum_stat_add_mean_max(&run->all[m], r->v[m]);
