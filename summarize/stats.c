@@ -180,14 +180,14 @@ static __attribute__((noinline)) void quant_add_slow(struct sum_stat *s, double 
     if (!s->q) {
         s->q = calloc(1, sizeof *s->q);
         if (!s->q) {
-            s->oom = true;
+            s->oom = s->no_quant = true;
             return;
         }
     }
     s->hot = quant_add(s->q, v);
     s->hot_v = v;
     if (!s->hot)
-        s->oom = true;
+        s->oom = s->no_quant = true;
 }
 
 void sum_stat_quant_add(struct sum_stat *s, double v)

@@ -25,7 +25,7 @@ struct sum_stat {
     double sum, min, max;
     double first, last; /* first and last value added */
     struct sum_quant *q; /* NULL until needed (or when quantiles are not wanted) */
-    bool no_quant;       /* set to skip quantiles for this series */
+    bool no_quant;       /* set to skip quantiles for this series (also set with oom) */
     bool oom;            /* quantiles were lost for lack of memory */
     /* The count cell of the last value added (exact slot or sketch bucket) and that value:
      * consecutive samples of a series often repeat, and then an add is four stores inline.
@@ -59,7 +59,7 @@ static inline void sum_stat_add(struct sum_stat *s, double v)
     s->sum += v;
     s->last = v;
     s->n++;
-    if (!s->no_quant && !s->oom)
+    if (!s->no_quant)
         sum_stat_quant_add(s, v);
 }
 /* Add v to a series of which only the count, the sum and the maximum are wanted (means and
