@@ -11,6 +11,7 @@
 #ifndef SUM_STATS_H
 #define SUM_STATS_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -62,14 +63,20 @@ static inline void sum_stat_add(struct sum_stat *s, double v)
     if (!s->no_quant)
         sum_stat_quant_add(s, v);
 }
-/* Add v to a series of which only the count, the sum and the maximum are wanted (means and
- * maxima over every GPU): the same n, sum and max as sum_stat_add, nothing else (min, first,
- * last and quantiles stay unset). */
+/* A series of which only the count, the sum and the maximum are wanted (means and maxima over
+ * every GPU): set up by sum_stat_init_mean_max (max starts at -inf, so an add needs no test of
+ * n), fed by sum_stat_add_mean_max. The same n, sum and max as sum_stat_add, nothing else: min,
+ * first and last are NAN, no quantiles. */
+static inline void sum_stat_init_mean_max(struct sum_stat *s)
+{
+    *s = (struct sum_stat){
+        .min = NAN, .max = -INFINITY, .first = NAN, .last = NAN, .no_quant = true};
+}
 static inline void sum_stat_add_mean_max(struct sum_stat *s, double v)
 {
     if (v != v)
         return;
-    if (s->n == 0 || v > s->max)
+    if (v > s->max) /* the first of equal maxima stays, as in sum_stat_add (-0.0 vs 0.0) */
         s->max = v;
     s->sum += v;
     s->n++;

@@ -29,8 +29,8 @@ struct sum_run *sum_run_new(void)
     run->sys_prev_t = run->kpeak_prev = NAN;
     /* the whole-run figures over every GPU are means and maxima only */
     for (int m = 0; m < SUM_GM_COUNT; m++)
-        run->all[m].no_quant = true;
-    run->dmon_mem_all.no_quant = true;
+        sum_stat_init_mean_max(&run->all[m]);
+    sum_stat_init_mean_max(&run->dmon_mem_all);
     return run;
 }
 

@@ -150,7 +150,7 @@ struct sum_run {
     struct sum_gpu *gpu[SUM_MAX_GPUS];
     uint64_t gpu_rows_dropped; /* GPU numbers >= SUM_MAX_GPUS */
     /* every GPU together (pytyche's keys) and dmon's "mem" column over every GPU: n, sum and
-     * max only (sum_stat_add_mean_max) */
+     * max only (sum_stat_init_mean_max) */
     struct sum_stat all[SUM_GM_COUNT];
     struct sum_stat dmon_mem_all;
 

@@ -149,18 +149,21 @@ static void test_repeats_across_growth(void)
 }
 
 /* sum_stat_add_mean_max keeps the n, sum and max sum_stat_add would, bit for bit: NaN skipped,
- * all-negative series (max is not the zeroed struct's 0), -0.0 before 0.0 (the first of equal
- * maxima stays, as in sum_stat_add). */
+ * all-negative series, -inf, -0.0 before 0.0 (the first of equal maxima stays, as in
+ * sum_stat_add). */
 static void test_mean_max(void)
 {
     srand(11);
     for (int round = 0; round < 50; round++) {
-        struct sum_stat full = {0}, mm = {0};
+        struct sum_stat full = {0}, mm;
+        sum_stat_init_mean_max(&mm);
         size_t n = (size_t)(rand() % 300);
         for (size_t i = 0; i < n; i++) {
             double v = rand() % 10 == 0 ? NAN : (rand() % 2000 - (round % 2 ? 3000 : 1000)) / 8.0;
             if (round == 7 && i < 2)
                 v = i == 0 ? -0.0 : 0.0;
+            if ((round == 9 && i == 0) || round == 13)
+                v = -INFINITY;
             sum_stat_add(&full, v);
             sum_stat_add_mean_max(&mm, v);
         }
@@ -173,7 +176,9 @@ static void test_mean_max(void)
         sum_stat_free(&full);
         sum_stat_free(&mm);
     }
-    struct sum_stat z = {0};
+    struct sum_stat z;
+    sum_stat_init_mean_max(&z);
+    CU_ASSERT(isnan(sum_stat_mean(&z)));
     sum_stat_add_mean_max(&z, -0.0);
     sum_stat_add_mean_max(&z, 0.0);
     CU_ASSERT(signbit(z.max));
