@@ -110,6 +110,16 @@ static void test_nan_and_empty(void)
     CU_ASSERT_EQUAL(s.last, 1);
     CU_ASSERT_EQUAL(sum_stat_count_above(&s, 2), 1);
     sum_stat_free(&s);
+    /* a zeroed series' first value 0.0 equals its hot_v but has no count cell yet */
+    struct sum_stat z = {0};
+    sum_stat_add(&z, 0.0);
+    sum_stat_add(&z, 0.0);
+    sum_stat_add(&z, 2.0);
+    CU_ASSERT_EQUAL(z.n, 3);
+    CU_ASSERT_EQUAL(z.max, 2.0);
+    CU_ASSERT_EQUAL(sum_stat_quantile(&z, 0.5), 0.0);
+    CU_ASSERT_EQUAL(sum_stat_count_above(&z, 1), 1);
+    sum_stat_free(&z);
 }
 
 /* Runs of repeated values (the inline path that bumps the last value's count cell) across
