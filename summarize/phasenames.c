@@ -161,7 +161,7 @@ static void on_gpu_hit(void *ctx, uint32_t id, double t0, double t1)
     sum_stat_add(&a->power, p->v[2]);
 }
 
-void sum_names_gpu(struct sum_names *s, double t, double util, double mem_used, double power)
+void sum_names_gpu_at(struct sum_names *s, double t, double util, double mem_used, double power)
 {
     struct pt p = {s, {util, mem_used, power}};
     sum_ivx_query(&s->ivx, t, t, on_gpu_hit, &p);
@@ -174,7 +174,7 @@ static void on_cpu_hit(void *ctx, uint32_t id, double t0, double t1)
     sum_stat_add(&p->s->v[p->s->win[id].name].cpu_usr, p->v[0]);
 }
 
-void sum_names_cpu(struct sum_names *s, double t, double usr)
+void sum_names_cpu_at(struct sum_names *s, double t, double usr)
 {
     struct pt p = {s, {usr}};
     sum_ivx_query(&s->ivx, t, t, on_cpu_hit, &p);
@@ -189,7 +189,7 @@ static void on_proc_hit(void *ctx, uint32_t id, double t0, double t1)
     sum_stat_add(&a->proc_cpu, p->v[1]);
 }
 
-void sum_names_proc(struct sum_names *s, double t, double rss, double cpu)
+void sum_names_proc_at(struct sum_names *s, double t, double rss, double cpu)
 {
     struct pt p = {s, {rss, cpu}};
     sum_ivx_query(&s->ivx, t, t, on_proc_hit, &p);
@@ -214,7 +214,7 @@ static void on_energy_hit(void *ctx, uint32_t id, double w0, double w1)
     a->energy_seen = true;
 }
 
-void sum_names_energy(struct sum_names *s, double t1, double p1, double t2, double p2)
+void sum_names_energy_at(struct sum_names *s, double t1, double p1, double t2, double p2)
 {
     struct seg g = {s, t1, p1, t2, p2};
     sum_ivx_query(&s->ivx, t1, t2, on_energy_hit, &g);

@@ -56,12 +56,35 @@ struct sum_name_acc *sum_names_add(struct sum_names *s, const char *name, double
 void sum_names_index(struct sum_names *s);
 /* A sample at time t: a GPU row's utilization, memory used and power; a cpu_metrics.csv
  * row's usr %; a proc_metrics.csv row's RSS and CPU. NaN values are not measured. */
-void sum_names_gpu(struct sum_names *s, double t, double util, double mem_used, double power);
-void sum_names_cpu(struct sum_names *s, double t, double usr);
-void sum_names_proc(struct sum_names *s, double t, double rss, double cpu);
+void sum_names_gpu_at(struct sum_names *s, double t, double util, double mem_used, double power);
+void sum_names_cpu_at(struct sum_names *s, double t, double usr);
+void sum_names_proc_at(struct sum_names *s, double t, double rss, double cpu);
 /* A bridged step of one GPU's power from (t1, p1) to (t2, p2): its energy inside each name's
  * windows. */
-void sum_names_energy(struct sum_names *s, double t1, double p1, double t2, double p2);
+void sum_names_energy_at(struct sum_names *s, double t1, double p1, double t2, double p2);
+
+/* The same, inline: most runs have no phases, and a sample then costs a test, not a call. */
+static inline void sum_names_gpu(struct sum_names *s, double t, double util, double mem_used,
+                                 double power)
+{
+    if (s->ivx.n)
+        sum_names_gpu_at(s, t, util, mem_used, power);
+}
+static inline void sum_names_cpu(struct sum_names *s, double t, double usr)
+{
+    if (s->ivx.n)
+        sum_names_cpu_at(s, t, usr);
+}
+static inline void sum_names_proc(struct sum_names *s, double t, double rss, double cpu)
+{
+    if (s->ivx.n)
+        sum_names_proc_at(s, t, rss, cpu);
+}
+static inline void sum_names_energy(struct sum_names *s, double t1, double p1, double t2, double p2)
+{
+    if (s->ivx.n)
+        sum_names_energy_at(s, t1, p1, t2, p2);
+}
 void sum_names_free(struct sum_names *s);
 /* The figures of name; NULL when no entry had it (or it found no room). */
 const struct sum_name_acc *sum_names_find(const struct sum_names *s, const char *name);

@@ -32,6 +32,8 @@ struct sum_quant {
     /* exact mode: key and count side by side, one cache line per probe */
     struct slot *slots;
     size_t cap, used;
+    size_t room; /* used < room: the table takes a new key without growing (0 in sketch mode) */
+    int shift;   /* 64 - log2(cap): a hash's top bits are its slot */
     /* sketch mode */
     uint64_t zero;
     struct bucket_store pos, neg;
@@ -56,7 +58,7 @@ static size_t slot_of(const struct sum_quant *q, double v)
     /* Fibonacci hashing: the product's top bits depend on every bit of v (integers differ only
      * in the high bits of their doubles) */
     uint64_t h = dbits(v) * 0x9e3779b97f4a7c15ULL;
-    size_t i = (size_t)(h >> (64 - __builtin_ctzll(q->cap)));
+    size_t i = (size_t)(h >> q->shift);
     while (q->slots[i].cnt && q->slots[i].key != v)
         i = (i + 1) & (q->cap - 1);
     return i;
@@ -71,12 +73,15 @@ static bool grow(struct sum_quant *q)
     struct sum_quant nq = *q;
     nq.slots = slots;
     nq.cap = cap;
+    nq.shift = 64 - __builtin_ctzll(cap);
     for (size_t i = 0; i < q->cap; i++)
         if (q->slots[i].cnt)
             slots[slot_of(&nq, q->slots[i].key)] = q->slots[i];
     free(q->slots);
     q->slots = slots;
     q->cap = cap;
+    q->shift = nq.shift;
+    q->room = cap / 2 < SUM_QUANT_EXACT ? cap / 2 : SUM_QUANT_EXACT; /* half full at most */
     return true;
 }
 
@@ -137,7 +142,7 @@ static bool to_sketch(struct sum_quant *q)
             ok = sketch_add(q, q->slots[i].key, q->slots[i].cnt) && ok;
     free(q->slots);
     q->slots = NULL;
-    q->cap = q->used = 0;
+    q->cap = q->used = q->room = 0;
     return ok;
 }
 
@@ -167,11 +172,29 @@ static uint64_t *quant_add(struct sum_quant *q, double v)
     return &q->slots[i].cnt;
 }
 
+/* Everything but the two common cases below: the first value, growth, the move to the sketch,
+ * values the sketch's store does not span yet. Out of line, so that the common cases save no
+ * registers. */
+static __attribute__((noinline)) void quant_add_slow(struct sum_stat *s, double v)
+{
+    if (!s->q) {
+        s->q = calloc(1, sizeof *s->q);
+        if (!s->q) {
+            s->oom = s->no_quant = true;
+            return;
+        }
+    }
+    s->hot = quant_add(s->q, v);
+    s->hot_v = v;
+    if (!s->hot)
+        s->oom = s->no_quant = true;
+}
+
 void sum_stat_quant_add(struct sum_stat *s, double v)
 {
     struct sum_quant *q = s->q;
-    if (q && !q->sketch && q->used < SUM_QUANT_EXACT && (q->used + 1) * 2 <= q->cap) {
-        /* the common case in one piece: an exact table with room */
+    if (q && q->used < q->room) {
+        /* an exact table with room for one more key */
         v += 0.0; /* -0.0 and 0.0 are one value */
         struct slot *sl = &q->slots[slot_of(q, v)];
         if (!sl->cnt) {
@@ -193,17 +216,7 @@ void sum_stat_quant_add(struct sum_stat *s, double v)
             return;
         }
     }
-    if (!s->q) {
-        s->q = calloc(1, sizeof *s->q);
-        if (!s->q) {
-            s->oom = true;
-            return;
-        }
-    }
-    s->hot = quant_add(s->q, v);
-    s->hot_v = v;
-    if (!s->hot)
-        s->oom = true;
+    quant_add_slow(s, v);
 }
 
 double sum_stat_mean(const struct sum_stat *s)

@@ -11,6 +11,7 @@
 #ifndef SUM_STATS_H
 #define SUM_STATS_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,7 +26,7 @@ struct sum_stat {
     double sum, min, max;
     double first, last; /* first and last value added */
     struct sum_quant *q; /* NULL until needed (or when quantiles are not wanted) */
-    bool no_quant;       /* set to skip quantiles for this series */
+    bool no_quant;       /* set to skip quantiles for this series (also set with oom) */
     bool oom;            /* quantiles were lost for lack of memory */
     /* The count cell of the last value added (exact slot or sketch bucket) and that value:
      * consecutive samples of a series often repeat, and then an add is four stores inline.
@@ -40,7 +41,9 @@ void sum_stat_quant_add(struct sum_stat *s, double v);
 /* Add a finite value (NaN is ignored: "not measured"). Inline: it runs for every cell. */
 static inline void sum_stat_add(struct sum_stat *s, double v)
 {
-    if (s->hot && v == s->hot_v) { /* NaN never compares equal; min/max already cover v */
+    /* NaN never compares equal; min/max already cover v. The value first: most misses (a zeroed
+     * series has hot_v 0.0 but no cell) then cost one compare. */
+    if (v == s->hot_v && s->hot) {
         s->sum += v;
         s->last = v;
         s->n++;
@@ -59,8 +62,26 @@ static inline void sum_stat_add(struct sum_stat *s, double v)
     s->sum += v;
     s->last = v;
     s->n++;
-    if (!s->no_quant && !s->oom)
+    if (!s->no_quant)
         sum_stat_quant_add(s, v);
+}
+/* A series of which only the count, the sum and the maximum are wanted (means and maxima over
+ * every GPU): set up by sum_stat_init_mean_max (max starts at -inf, so an add needs no test of
+ * n), fed by sum_stat_add_mean_max. The same n, sum and max as sum_stat_add, nothing else: min,
+ * first and last are NAN, no quantiles. */
+static inline void sum_stat_init_mean_max(struct sum_stat *s)
+{
+    *s = (struct sum_stat){
+        .min = NAN, .max = -INFINITY, .first = NAN, .last = NAN, .no_quant = true};
+}
+static inline void sum_stat_add_mean_max(struct sum_stat *s, double v)
+{
+    if (v != v)
+        return;
+    if (v > s->max) /* the first of equal maxima stays, as in sum_stat_add (-0.0 vs 0.0) */
+        s->max = v;
+    s->sum += v;
+    s->n++;
 }
 double sum_stat_mean(const struct sum_stat *s); /* NAN when empty */
 /* q in [0, 1]; NAN when empty or quantiles unavailable. */

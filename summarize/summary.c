@@ -29,8 +29,8 @@ struct sum_run *sum_run_new(void)
     run->sys_prev_t = run->kpeak_prev = NAN;
     /* the whole-run figures over every GPU are means and maxima only */
     for (int m = 0; m < SUM_GM_COUNT; m++)
-        run->all[m].no_quant = true;
-    run->dmon_mem_all.no_quant = true;
+        sum_stat_init_mean_max(&run->all[m]);
+    sum_stat_init_mean_max(&run->dmon_mem_all);
     return run;
 }
 
@@ -300,6 +300,13 @@ static void for_phases(struct sum_run *run, double a, double b, phase_fn *fn, co
     sum_ivx_query(&run->pidx, a, b, phase_hit, &q);
 }
 
+/* Whether a sample can fall in a phase: most runs have none, and then a GPU row does not even
+ * build for_phases' argument. */
+static bool any_phases(const struct sum_run *run)
+{
+    return run->pidx.n != 0;
+}
+
 static struct sum_phase_gpu *phase_gpu(struct sum_phase_acc *p, int g)
 {
     if (!p->gpu[g]) {
@@ -353,7 +360,8 @@ static void phase_energy(struct sum_run *run, struct sum_phase_acc *p, double a,
 
 /* ---- GPUs ------------------------------------------------------------------------------- */
 
-static struct sum_gpu *get_gpu(struct sum_run *run, int g)
+/* GPU g's figures, made at its first row; NULL when g is out of range or without memory. */
+static struct sum_gpu *new_gpu(struct sum_run *run, int g)
 {
     if (g < 0 || g >= SUM_MAX_GPUS)
         return NULL;
@@ -372,6 +380,13 @@ static struct sum_gpu *get_gpu(struct sum_run *run, int g)
         run->gpu_seen[i] = (uint8_t)g;
     }
     return run->gpu[g];
+}
+
+static inline struct sum_gpu *get_gpu(struct sum_run *run, int g)
+{
+    if (g >= 0 && g < SUM_MAX_GPUS && run->gpu[g])
+        return run->gpu[g];
+    return new_gpu(run, g);
 }
 
 double sum_run_gap_interval(const struct sum_run *run, enum sum_kind kind, int gpu)
@@ -406,7 +421,9 @@ static double energy_wh_so_far(const struct sum_run *run)
     return j / 3600.0;
 }
 
-static void energy_step(struct sum_run *run, struct sum_gpu *gp, double t, double p)
+/* One step of a GPU's power (inline: it runs for every GPU row, one call level less). */
+static inline __attribute__((always_inline)) void
+energy_step(struct sum_run *run, struct sum_gpu *gp, double t, double p)
 {
     if (!gp->have_last) {
         gp->have_last = true;
@@ -420,8 +437,10 @@ static void energy_step(struct sum_run *run, struct sum_gpu *gp, double t, doubl
     if (run->tl) /* the chart's energy: the JSON's energy_wh so far, at every step */
         sum_tl_energy(run->tl, t, energy_wh_so_far(run));
     if (bridged) {
-        struct seg s = {gp->index, gp->last_t, gp->last_p, t, p};
-        for_phases(run, gp->last_t, t, phase_energy, &s);
+        if (any_phases(run)) {
+            struct seg s = {gp->index, gp->last_t, gp->last_p, t, p};
+            for_phases(run, gp->last_t, t, phase_energy, &s);
+        }
         sum_names_energy(&run->names, gp->last_t, gp->last_p, t, p);
     }
     gp->last_t = t;
@@ -502,9 +521,10 @@ static void on_gpu(void *ctx, const struct sum_gpu_row *r)
     gp->samples++;
     if (r->uuid && !gp->uuid[0])
         snprintf(gp->uuid, sizeof gp->uuid, "%s", r->uuid);
+#pragma GCC unroll 16
     for (int m = 0; m < SUM_GM_COUNT; m++) {
         sum_stat_add(&gp->m[m], r->v[m]);
-        sum_stat_add(&run->all[m], r->v[m]);
+        sum_stat_add_mean_max(&run->all[m], r->v[m]);
     }
     see_time(run, r->t);
     if (run->tl)
@@ -512,8 +532,10 @@ static void on_gpu(void *ctx, const struct sum_gpu_row *r)
     add_interval(run, SUM_KIND_GPU, &gp->prev_t, r->t, &gp->interval);
     energy_add(run, gp, r->t, r->v[SUM_GM_POWER]);
     if (!isnan(r->t)) {
-        struct gpu_pt pt = {r->gpu, r->v};
-        for_phases(run, r->t, r->t, phase_gpu_point, &pt);
+        if (any_phases(run)) {
+            struct gpu_pt pt = {r->gpu, r->v};
+            for_phases(run, r->t, r->t, phase_gpu_point, &pt);
+        }
         sum_names_gpu(&run->names, r->t, r->v[SUM_GM_UTIL], r->v[SUM_GM_MEM_USED],
                       r->v[SUM_GM_POWER]);
     }
@@ -560,7 +582,7 @@ static void on_dmon(void *ctx, const struct sum_dmon_row *r)
     gp->in_dmon = true;
     for (int k = 0; k < SUM_DM_COUNT; k++)
         sum_stat_add(&gp->dm[k], r->v[k]);
-    sum_stat_add(&run->dmon_mem_all, r->v[SUM_DM_MEM]);
+    sum_stat_add_mean_max(&run->dmon_mem_all, r->v[SUM_DM_MEM]);
     see_time(run, r->t);
     add_interval(run, SUM_KIND_DMON, &gp->dmon_prev_t, r->t, NULL);
 }

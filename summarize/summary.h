@@ -149,8 +149,10 @@ struct sum_run {
     /* GPUs */
     struct sum_gpu *gpu[SUM_MAX_GPUS];
     uint64_t gpu_rows_dropped; /* GPU numbers >= SUM_MAX_GPUS */
-    struct sum_stat all[SUM_GM_COUNT]; /* every GPU together (pytyche's keys) */
-    struct sum_stat dmon_mem_all;      /* dmon's "mem" column, every GPU */
+    /* every GPU together (pytyche's keys) and dmon's "mem" column over every GPU: n, sum and
+     * max only (sum_stat_init_mean_max) */
+    struct sum_stat all[SUM_GM_COUNT];
+    struct sum_stat dmon_mem_all;
 
     /* phases, in log order; pidx finds those a sample falls in (ivindex.h) */
     struct sum_phase_acc *phase;

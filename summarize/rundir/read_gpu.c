@@ -48,6 +48,7 @@ struct gpu_st {
     int pos;
     char uuids[MAX_UUIDS][48];
     int nuuids;
+    double unmeasured[SUM_GM_COUNT]; /* all NAN: a row's metrics before its cells are read */
 };
 
 static int gpu_role(const char *name, int *prio)
@@ -174,8 +175,7 @@ static void gpu_line(struct sum_reader *r, const char *s, size_t n)
     row.id_from = SUM_GPU_ID_NONE;
     row.uuid = NULL;
     row.line = r->lineno;
-    for (int m = 0; m < SUM_GM_COUNT; m++)
-        row.v[m] = NAN;
+    memcpy(row.v, st->unmeasured, sizeof row.v);
     int index = -1;
     const char *ts = NULL;
     size_t ts_len = 0;
@@ -242,6 +242,8 @@ void sum_gpu_init(struct sum_reader *r)
     if (!st)
         return;
     r->st = st;
+    for (int m = 0; m < SUM_GM_COUNT; m++)
+        st->unmeasured[m] = NAN;
     gpu_layout_from_list(&st->def11, HW_GPU_FIELDS_DEFAULT);
     gpu_layout_from_list(&st->def9, HW_GPU_FIELDS_PYTYCHE);
     if (r->opts && r->opts->gpu_fields && *r->opts->gpu_fields) {

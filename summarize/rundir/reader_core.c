@@ -91,11 +91,6 @@ void sum_header_name(const char *s, size_t n, char *out, size_t cap)
 
 /* ---- header lines and cells ------------------------------------------------------------- */
 
-bool sum_is_placeholder(const char *s, size_t n)
-{
-    return n && (s[0] == '[' || (n == 3 && !memcmp(s, "N/A", 3)));
-}
-
 /* A header cell: a field name ("utilization.gpu", "vgpu_driver_capability.x"), optionally
  * followed by " [unit]". */
 static bool header_cell(const char *s, size_t n)
@@ -225,8 +220,8 @@ static void *csv_bounded_realloc(void *p, size_t n)
 }
 
 /* One cell d[b..e) of a plain line (d[e] is the ',' after it, or NUL), blanks trimmed and
- * NUL-terminated in place; false when there is no room for another. */
-static inline bool plain_cell(struct sum_cells *c, char *d, size_t b, size_t e)
+ * NUL-terminated in place as cell k. */
+static inline void plain_cell(struct sum_cells *c, size_t k, char *d, size_t b, size_t e)
 {
     /* nvidia-smi writes ", " and no blank before a comma: one byte tells each end, and the
      * loops only run for other shapes (bytes above ' ' are neither blank nor the end) */
@@ -237,71 +232,76 @@ static inline bool plain_cell(struct sum_cells *c, char *d, size_t b, size_t e)
     if (e > b && (unsigned char)d[e - 1] <= ' ')
         while (e > b && (d[e - 1] == ' ' || d[e - 1] == '\t'))
             e--;
-    if (c->n >= SUM_MAX_COLS) {
-        c->overflow = true;
-        return false;
-    }
     d[e] = '\0';
-    c->s[c->n] = d + b;
-    c->len[c->n] = e - b;
-    c->n++;
-    return true;
+    c->s[k] = d + b;
+    c->len[k] = e - b;
 }
 
 /* Lines with no quote and no carriage return (all of nvidia-smi's and hwmon's) are split
  * here: copied once, cut at each ',', blanks trimmed. That is exactly what libcsv makes of
  * such a line (the readers suite and fuzz_sum_split compare the two), at a fraction of the
- * cost; anything else goes through libcsv. One pass: 16 bytes at a time are copied and
- * compared with ',', '"' and '\r' at once (SSE2, in every x86-64), instead of a memchr per
- * cell and per special character. */
+ * cost; anything else goes through libcsv. One pass: 16 bytes at a time are compared with ',',
+ * '"' and '\r' at once (SSE2, in every x86-64), instead of a memchr per cell and per special
+ * character; the last 16 bytes of the line are loaded again rather than copied to a buffer.
+ * The cell count lives in a local: stores through char pointers could alias c->n. */
 static bool split_plain(struct sum_reader *r, const char *s, size_t n)
 {
     if (n + 16 > r->cellbuf_cap)
         return false;
     char *d = r->cellbuf;
     struct sum_cells *c = &r->cells;
-    size_t start = 0;
-    bool room = true;
+    size_t start = 0, k = 0;
+    memcpy(d, s, n); /* cells are cut (NUL-terminated) in the copy */
+    d[n] = '\0';
 #if defined(__SSE2__)
     const __m128i vq = _mm_set1_epi8('"'), vr = _mm_set1_epi8('\r'), vc = _mm_set1_epi8(',');
     for (size_t i = 0; i < n; i += 16) {
         __m128i x;
+        size_t base = i; /* s[base] is the vector's first byte */
         unsigned valid = 0xffff;
         if (n - i >= 16) {
             x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        } else if (n >= 16) {
+            /* the last 16 bytes of the line, of which those before s[i] are done already */
+            base = n - 16;
+            x = _mm_loadu_si128((const __m128i *)(const void *)(s + base));
+            valid = 0xffffu << (i - base) & 0xffff;
         } else {
             char tail[16] = {0};
             memcpy(tail, s + i, n - i);
             x = _mm_loadu_si128((const __m128i *)(const void *)tail);
             valid = (1u << (n - i)) - 1;
         }
-        _mm_storeu_si128((__m128i *)(void *)(d + i), x);
         __m128i special = _mm_or_si128(_mm_cmpeq_epi8(x, vq), _mm_cmpeq_epi8(x, vr));
         if ((unsigned)_mm_movemask_epi8(special) & valid)
             return false;
         unsigned commas = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, vc)) & valid;
-        while (commas && room) {
-            size_t pos = i + (size_t)__builtin_ctz(commas);
-            commas &= commas - 1;
-            room = plain_cell(c, d, start, pos);
+        for (; commas && k < SUM_MAX_COLS; commas &= commas - 1) {
+            size_t pos = base + (size_t)__builtin_ctz(commas);
+            plain_cell(c, k++, d, start, pos);
             start = pos + 1;
         }
+        if (commas) /* a cell more than SUM_MAX_COLS; the rest is still looked at for quotes */
+            k = SUM_MAX_COLS + 1;
     }
 #else
     for (size_t i = 0; i < n; i++) {
         char ch = s[i];
         if (ch == '"' || ch == '\r')
             return false;
-        d[i] = ch;
-        if (ch == ',' && room) {
-            room = plain_cell(c, d, start, i);
+        if (ch == ',' && k <= SUM_MAX_COLS) {
+            if (k < SUM_MAX_COLS)
+                plain_cell(c, k, d, start, i);
+            k++;
             start = i + 1;
         }
     }
 #endif
-    d[n] = '\0';
-    if (room)
-        plain_cell(c, d, start, n);
+    if (k < SUM_MAX_COLS)
+        plain_cell(c, k++, d, start, n);
+    else
+        c->overflow = true;
+    c->n = k > SUM_MAX_COLS ? SUM_MAX_COLS : k;
     r->cellbuf_len = n + 1;
     return true;
 }
@@ -375,13 +375,14 @@ void sum_skip(struct sum_reader *r, enum sum_skip why, const char *detail)
 
 /* ---- line assembly ---------------------------------------------------------------------- */
 
-static void handle_line(struct sum_reader *r, const char *s, size_t n)
+/* may_nul: the line may hold a NUL byte (false when its whole chunk was seen to have none) */
+static void handle_line(struct sum_reader *r, const char *s, size_t n, bool may_nul)
 {
     r->lineno++;
     r->q->lines++;
     if (n && s[n - 1] == '\r')
         n--;
-    if (memchr(s, '\0', n)) {
+    if (may_nul && memchr(s, '\0', n)) {
         sum_skip(r, SUM_SKIP_BINARY, NULL);
         return;
     }
@@ -478,6 +479,8 @@ int sum_reader_feed(struct sum_reader *r, const void *buf, size_t n)
 {
     const char *p = buf, *end = p + n;
     r->q->bytes += n;
+    /* one look for NUL bytes over the chunk instead of one per line: almost every chunk has none */
+    bool nul = memchr(buf, '\0', n) != NULL;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         if (!nl)
@@ -498,7 +501,7 @@ int sum_reader_feed(struct sum_reader *r, const void *buf, size_t n)
                 r->q->lines++;
                 sum_skip(r, SUM_SKIP_TOO_LONG, NULL);
             } else {
-                handle_line(r, r->carry, r->carry_len);
+                handle_line(r, r->carry, r->carry_len, true);
             }
             r->carry_len = 0;
         } else if (len > r->max_line) {
@@ -506,7 +509,7 @@ int sum_reader_feed(struct sum_reader *r, const void *buf, size_t n)
             r->q->lines++;
             sum_skip(r, SUM_SKIP_TOO_LONG, NULL);
         } else {
-            handle_line(r, p, len);
+            handle_line(r, p, len, nul);
         }
         p = nl + 1;
     }

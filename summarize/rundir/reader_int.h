@@ -11,6 +11,7 @@
 #include <csv.h>
 #include <json-c/json.h>
 #include <math.h>
+#include <string.h>
 
 #include "hwrun/parse.h"
 #include "readers.h"
@@ -129,8 +130,12 @@ char (*sum_header_names(struct sum_reader *r))[64];
 char (*sum_names_storage(struct sum_reader *r))[64];
 /* Split a comma-separated field list ("timestamp, index,uuid") into names. Returns the count. */
 size_t sum_split_fields(const char *list, char (*out)[64], size_t max);
-/* "[N/A]", "[Not Supported]", "N/A": a cell nvidia-smi writes for a value it has not. */
-bool sum_is_placeholder(const char *s, size_t n);
+/* "[N/A]", "[Not Supported]", "N/A": a cell nvidia-smi writes for a value it has not. Inline:
+ * every uuid and ignored cell of a row is asked. */
+static inline bool sum_is_placeholder(const char *s, size_t n)
+{
+    return n && (s[0] == '[' || (n == 3 && !memcmp(s, "N/A", 3)));
+}
 
 /* ---- the reader's life (reader_core.c) */
 

@@ -2,11 +2,12 @@
  * of the same file and against the pytyche oracle, and how much memory it needs.
  *
  *   build/tests/bench/bench_summarize [--size 1G] [--oracle-size 64M] [--gpus 8]
- *       [--tmp DIR] [--summarize PATH] [--oracle PATH] [--no-oracle]
+ *       [--tmp DIR] [--summarize PATH] [--oracle PATH] [--no-oracle] [--runs N] [--keep]
  *
  * It generates hwmon-style rows (11 columns, N GPUs per timestamp, slowly varying values, a few
- * [N/A]) into a temporary directory, then measures (best of 3 runs, binary best of 2; file in page
- * cache):
+ * [N/A]) into a temporary directory, then measures (best of --runs runs, default 3, bare libcsv
+ * and the library interleaved; file in page cache), by wall time and by CPU time (user + system,
+ * which the machine's other load disturbs least):
  *   1. bare libcsv: read(2) in 256 KiB chunks + csv_parse with empty callbacks;
  *   2. summarize's library on the same file (sum_run_summarize: readers + all statistics),
  *      as shipped and with every line split by libcsv (the fast path for quote-free lines off);
@@ -44,6 +45,32 @@ static double now(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* CPU seconds (user + system) this process has used: what the machine's other load changes
+ * least, so ratios of it are steadier than of wall time on a shared machine. */
+static double cpu_now(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+}
+
+/* How long one measured step took, and the best (least) of several. */
+struct took {
+    double wall, cpu;
+};
+
+static struct took took_since(double wall0, double cpu0)
+{
+    return (struct took){now() - wall0, cpu_now() - cpu0};
+}
+
+static void took_best(struct took *best, struct took t)
+{
+    best->wall = fmin(best->wall, t.wall);
+    best->cpu = fmin(best->cpu, t.cpu);
 }
 
 static unsigned long long parse_size(const char *s)
@@ -154,9 +181,9 @@ static void nop_row(int ch, void *c)
     (void)ch, (void)c;
 }
 
-static double bare_libcsv(const char *path)
+static struct took bare_libcsv(const char *path)
 {
-    double t0 = now();
+    double t0 = now(), c0 = cpu_now();
     int fd = open(path, O_RDONLY);
     struct csv_parser p;
     csv_init(&p, 0);
@@ -168,16 +195,16 @@ static double bare_libcsv(const char *path)
     csv_fini(&p, nop_field, nop_row, &fields);
     csv_free(&p);
     close(fd);
-    double dt = now() - t0;
+    struct took dt = took_since(t0, c0);
     if (!fields)
         fprintf(stderr, "bare libcsv read nothing\n");
     return dt;
 }
 
 /* libcsv_only: every line split by libcsv, no fast path for quote-free lines (the baseline). */
-static double library(const char *path, bool libcsv_only)
+static struct took library(const char *path, bool libcsv_only)
 {
-    double t0 = now();
+    double t0 = now(), c0 = cpu_now();
     struct sum_inputs in = {0};
     in.path[SUM_KIND_GPU] = path;
     struct sum_run *run = sum_run_new();
@@ -188,11 +215,11 @@ static double library(const char *path, bool libcsv_only)
     sum_report_json(run, &b);
     sum_run_free(run);
     hw_buf_free(&b);
-    return now() - t0;
+    return took_since(t0, c0);
 }
 
-/* Run argv, return wall seconds; *rss_kb = peak RSS of the child. */
-static double run_child(char *const argv[], long *rss_kb)
+/* Run argv, return its wall and CPU seconds; *rss_kb = peak RSS of the child. */
+static struct took run_child(char *const argv[], long *rss_kb)
 {
     double t0 = now();
     pid_t pid = fork();
@@ -205,11 +232,12 @@ static double run_child(char *const argv[], long *rss_kb)
     int st;
     struct rusage ru;
     if (wait4(pid, &st, 0, &ru) < 0)
-        return NAN;
+        return (struct took){NAN, NAN};
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
         fprintf(stderr, "%s exited with status %d\n", argv[0], WEXITSTATUS(st));
     *rss_kb = ru.ru_maxrss;
-    return now() - t0;
+    return (struct took){now() - t0, (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                                         (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6};
 }
 
 /* n run directories under root (run-0000 ...), each a short hwmon run: hw_metrics.csv with
@@ -274,7 +302,7 @@ static void remove_sweep(int n, char **dirs)
 int main(int argc, char **argv)
 {
     unsigned long long size = 1000000000ULL, oracle_size = 64000000ULL;
-    int gpus = 8, sweep = 1000, sweep_rows = 300;
+    int gpus = 8, sweep = 1000, sweep_rows = 300, runs = 3;
     const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     const char *bin = NULL, *oracle = NULL;
     bool use_oracle = true, keep = false;
@@ -289,6 +317,7 @@ int main(int argc, char **argv)
                                          {"sweep", required_argument, NULL, 'S'},
                                          {"sweep-rows", required_argument, NULL, 'R'},
                                          {"keep", no_argument, NULL, 'k'},
+                                         {"runs", required_argument, NULL, 'r'},
                                          {NULL, 0, NULL, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "s:g:h", opts, NULL)) != -1) {
@@ -301,6 +330,7 @@ int main(int argc, char **argv)
         case 'p': oracle = optarg; break;
         case 'n': use_oracle = false; break;
         case 'k': keep = true; break;
+        case 'r': runs = atoi(optarg) > 0 && atoi(optarg) <= 100 ? atoi(optarg) : 3; break;
         case 'S':
             sweep = atoi(optarg) >= 0 && atoi(optarg) <= 100000 ? atoi(optarg) : 1000;
             break;
@@ -311,7 +341,7 @@ int main(int argc, char **argv)
             fprintf(stderr,
                     "usage: %s [--size 1G] [--oracle-size 64M] [--gpus 8] [--tmp DIR] "
                     "[--summarize PATH] [--oracle PATH] [--no-oracle] [--sweep N] "
-                    "[--sweep-rows N] [--keep]\n",
+                    "[--sweep-rows N] [--runs N] [--keep]\n",
                     argv[0]);
             return c == 'h' ? 0 : 2;
         }
@@ -335,6 +365,7 @@ int main(int argc, char **argv)
             gpus, dir);
     double t0 = now();
     unsigned long long bytes = generate(full, size, gpus);
+    sync();
     fprintf(stderr, "  done in %.1f s\n", now() - t0);
     double mb = (double)bytes / 1e6;
 
@@ -349,33 +380,39 @@ int main(int argc, char **argv)
     if (use_oracle) {
         ob = make_prefix(full, pora, oracle_size < bytes ? oracle_size : bytes);
         char *av[] = {"python3", (char *)oracle, "--gpu-csv", pora, NULL};
-        ora_t = run_child(av, &ora_rss);
+        ora_t = run_child(av, &ora_rss).wall;
         ora = ob / 1e6 / ora_t;
     }
 
-    double bare = INFINITY, lib = INFINITY;
-    for (int i = 0; i < 3; i++) {
-        double b = bare_libcsv(full), l = library(full, false);
-        bare = fmin(bare, b);
-        lib = fmin(lib, l);
+    struct took bare = {INFINITY, INFINITY}, lib = {INFINITY, INFINITY};
+    for (int i = 0; i < runs; i++) { /* interleaved, so both see the same machine */
+        took_best(&bare, bare_libcsv(full));
+        took_best(&lib, library(full, false));
     }
-    double bare_mbs = mb / bare;
-#define RATIOS(mbs)                                                                                \
-    printf(" = %.2fx bare libcsv", (mbs) / bare_mbs);                                              \
+    double bare_mbs = mb / bare.wall;
+    /* throughput by wall time and the ratios to bare libcsv by wall and by CPU time (t: the
+     * step's struct took for `bytes` of input) */
+#define RATIOS(t, bytes)                                                                           \
+    printf(" = %.2fx bare libcsv (CPU time: %.2fx)", (bytes) / 1e6 / (t).wall / bare_mbs,          \
+           (bytes) / (t).cpu / (bytes_all / bare.cpu));                                           \
     if (use_oracle)                                                                                \
-        printf(", %.1fx pytyche", (mbs) / ora);                                                    \
+        printf(", %.1fx pytyche", (bytes) / 1e6 / (t).wall / ora);                                \
     printf("\n")
-    printf("input: %.1f MB, %d GPUs\n", mb, gpus);
-    printf("bare libcsv parse:           %7.1f MB/s (%.2f s)\n", bare_mbs, bare);
+    double bytes_all = (double)bytes;
+    printf("input: %.1f MB, %d GPUs; best of %d runs\n", mb, gpus, runs);
+    printf("bare libcsv parse:           %7.1f MB/s (%.2f s, CPU %.2f s)\n", bare_mbs, bare.wall,
+           bare.cpu);
     if (use_oracle)
         printf("pytyche oracle, %7.1f MB:   %7.1f MB/s (%.2f s), peak RSS %5.1f MB\n", ob / 1e6,
                ora, ora_t, ora_rss / 1024.0);
-    printf("summarize (library):         %7.1f MB/s (%.2f s)", mb / lib, lib);
-    RATIOS(mb / lib);
+    printf("summarize (library):         %7.1f MB/s (%.2f s)", mb / lib.wall, lib.wall);
+    RATIOS(lib, bytes_all);
     /* the same with every line split by libcsv (no fast path for quote-free lines) */
-    double lib2 = fmin(library(full, true), library(full, true));
-    printf("  ... every line via libcsv: %7.1f MB/s (%.2f s)", mb / lib2, lib2);
-    RATIOS(mb / lib2);
+    struct took lib2 = {INFINITY, INFINITY};
+    for (int i = 0; i < 2; i++)
+        took_best(&lib2, library(full, true));
+    printf("  ... every line via libcsv: %7.1f MB/s (%.2f s)", mb / lib2.wall, lib2.wall);
+    RATIOS(lib2, bytes_all);
 
     struct {
         const char *path;
@@ -383,18 +420,21 @@ int main(int argc, char **argv)
     } sizes[3] = {{p10, 0}, {p100, 0}, {full, bytes}};
     sizes[0].bytes = make_prefix(full, p10, 10000000ULL);
     sizes[1].bytes = make_prefix(full, p100, 100000000ULL);
+    sync(); /* the prefixes' writeback would otherwise run while the binary is timed */
     for (int i = 0; i < 3; i++) {
         if (i < 2 && sizes[i].bytes * 10 >= bytes * 9) /* not a prefix: the full file */
             continue;
         char *av[] = {(char *)bin, "-q", "-f", "csv", "--gpu-csv", (char *)sizes[i].path, NULL};
-        long rss = 0, rss2 = 0;
-        double t = run_child(av, &rss);
-        t = fmin(t, run_child(av, &rss2)); /* best of 2 */
-        if (rss2 > rss)
-            rss = rss2;
+        long rss = 0;
+        struct took t = {INFINITY, INFINITY};
+        for (int k = 0; k < runs; k++) {
+            long r1 = 0;
+            took_best(&t, run_child(av, &r1));
+            rss = r1 > rss ? r1 : rss;
+        }
         printf("summarize binary, %7.1f MB: %6.2f s, %7.1f MB/s, peak RSS %5.1f MB",
-               sizes[i].bytes / 1e6, t, sizes[i].bytes / 1e6 / t, rss / 1024.0);
-        RATIOS(sizes[i].bytes / 1e6 / t);
+               sizes[i].bytes / 1e6, t.wall, sizes[i].bytes / 1e6 / t.wall, rss / 1024.0);
+        RATIOS(t, (double)sizes[i].bytes);
     }
 
     if (sweep > 0) {
@@ -417,7 +457,7 @@ int main(int argc, char **argv)
                 av[k++] = dirs[i];
             av[k] = NULL;
             long rss = 0, rss2 = 0;
-            double t = fmin(run_child(av, &rss), run_child(av, &rss2));
+            double t = fmin(run_child(av, &rss).wall, run_child(av, &rss2).wall);
             if (jobs == 1)
                 t1 = t;
             printf("sweep of %d run directories (%d rows x 2 GPUs), -j %d: %6.2f s, %6.0f dirs/s, "
