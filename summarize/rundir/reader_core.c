@@ -251,24 +251,31 @@ static bool split_plain(struct sum_reader *r, const char *s, size_t n)
     char *d = r->cellbuf;
     struct sum_cells *c = &r->cells;
     size_t start = 0, k = 0;
-    memcpy(d, s, n); /* cells are cut (NUL-terminated) in the copy */
     d[n] = '\0';
 #if defined(__SSE2__)
     const __m128i vq = _mm_set1_epi8('"'), vr = _mm_set1_epi8('\r'), vc = _mm_set1_epi8(',');
+    /* The copy: each whole block is stored before its cells are cut (NUL-terminated) in it; the
+     * line's last 16 bytes first of all, since the partial block at the end is read from them
+     * and the whole blocks before it store the same bytes over them before any cut. */
+    if (n >= 16)
+        _mm_storeu_si128((__m128i *)(void *)(d + n - 16),
+                         _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16)));
     for (size_t i = 0; i < n; i += 16) {
         __m128i x;
         size_t base = i; /* s[base] is the vector's first byte */
         unsigned valid = 0xffff;
         if (n - i >= 16) {
             x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+            _mm_storeu_si128((__m128i *)(void *)(d + i), x);
         } else if (n >= 16) {
             /* the last 16 bytes of the line, of which those before s[i] are done already */
             base = n - 16;
             x = _mm_loadu_si128((const __m128i *)(const void *)(s + base));
             valid = 0xffffu << (i - base) & 0xffff;
         } else {
-            char tail[16] = {0};
+            char tail[16] = {0}; /* a line under 16 bytes */
             memcpy(tail, s + i, n - i);
+            memcpy(d + i, s + i, n - i);
             x = _mm_loadu_si128((const __m128i *)(const void *)tail);
             valid = (1u << (n - i)) - 1;
         }
@@ -285,6 +292,7 @@ static bool split_plain(struct sum_reader *r, const char *s, size_t n)
             k = SUM_MAX_COLS + 1;
     }
 #else
+    memcpy(d, s, n); /* cells are cut (NUL-terminated) in the copy */
     for (size_t i = 0; i < n; i++) {
         char ch = s[i];
         if (ch == '"' || ch == '\r')
