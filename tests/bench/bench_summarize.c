@@ -3,6 +3,7 @@
  *
  *   build/tests/bench/bench_summarize [--size 1G] [--oracle-size 64M] [--gpus 8]
  *       [--tmp DIR] [--summarize PATH] [--oracle PATH] [--no-oracle] [--runs N] [--keep]
+ *   build/tests/bench/bench_summarize --bare FILE     (bare libcsv on FILE only)
  *
  * It generates hwmon-style rows (11 columns, N GPUs per timestamp, slowly varying values, a few
  * [N/A]) into a temporary directory, then measures (best of --runs runs, default 3, bare libcsv
@@ -12,7 +13,9 @@
  *   2. summarize's library on the same file (sum_run_summarize: readers + all statistics),
  *      as shipped and with every line split by libcsv (the fast path for quote-free lines off);
  *   3. the summarize binary (--format csv) for wall time and peak RSS (wait4), on prefixes of
- *      10 MB, 100 MB and the full size, to show RSS is flat;
+ *      10 MB, 100 MB and the full size, to show RSS is flat; its baseline is bare libcsv on the
+ *      same prefix run as a process of its own (this program with --bare FILE), interleaved,
+ *      since a new process starts slower than a warm loop;
  *   4. the oracle (python3 pytyche_summary.py) on a --oracle-size prefix, scaled to MB/s (only
  *      when the oracle is there: it lives outside this repository);
  *   5. a sweep: --sweep run directories (default 1000) of --sweep-rows rows each, summarized by
@@ -318,6 +321,7 @@ int main(int argc, char **argv)
                                          {"sweep-rows", required_argument, NULL, 'R'},
                                          {"keep", no_argument, NULL, 'k'},
                                          {"runs", required_argument, NULL, 'r'},
+                                         {"bare", required_argument, NULL, 'B'},
                                          {NULL, 0, NULL, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "s:g:h", opts, NULL)) != -1) {
@@ -330,6 +334,7 @@ int main(int argc, char **argv)
         case 'p': oracle = optarg; break;
         case 'n': use_oracle = false; break;
         case 'k': keep = true; break;
+        case 'B': bare_libcsv(optarg); return 0; /* the baseline as a process of its own */
         case 'r': runs = atoi(optarg) > 0 && atoi(optarg) <= 100 ? atoi(optarg) : 3; break;
         case 'S':
             sweep = atoi(optarg) >= 0 && atoi(optarg) <= 100000 ? atoi(optarg) : 1000;
@@ -341,7 +346,7 @@ int main(int argc, char **argv)
             fprintf(stderr,
                     "usage: %s [--size 1G] [--oracle-size 64M] [--gpus 8] [--tmp DIR] "
                     "[--summarize PATH] [--oracle PATH] [--no-oracle] [--sweep N] "
-                    "[--sweep-rows N] [--runs N] [--keep]\n",
+                    "[--sweep-rows N] [--runs N] [--keep] | --bare FILE\n",
                     argv[0]);
             return c == 'h' ? 0 : 2;
         }
@@ -390,11 +395,10 @@ int main(int argc, char **argv)
         took_best(&lib, library(full, false));
     }
     double bare_mbs = mb / bare.wall;
-    /* throughput by wall time and the ratios to bare libcsv by wall and by CPU time (t: the
-     * step's struct took for `bytes` of input) */
-#define RATIOS(t, bytes)                                                                           \
-    printf(" = %.2fx bare libcsv (CPU time: %.2fx)", (bytes) / 1e6 / (t).wall / bare_mbs,          \
-           (bytes) / (t).cpu / (bytes_all / bare.cpu));                                           \
+    /* the ratios of a step's throughput to bare libcsv's on the same input (base), by wall and
+     * by CPU time, and to the oracle's (t: the step's struct took for `bytes` of input) */
+#define RATIOS(t, base, bytes)                                                                     \
+    printf(" = %.2fx bare libcsv (CPU time: %.2fx)", (base).wall / (t).wall, (base).cpu / (t).cpu); \
     if (use_oracle)                                                                                \
         printf(", %.1fx pytyche", (bytes) / 1e6 / (t).wall / ora);                                \
     printf("\n")
@@ -406,13 +410,13 @@ int main(int argc, char **argv)
         printf("pytyche oracle, %7.1f MB:   %7.1f MB/s (%.2f s), peak RSS %5.1f MB\n", ob / 1e6,
                ora, ora_t, ora_rss / 1024.0);
     printf("summarize (library):         %7.1f MB/s (%.2f s)", mb / lib.wall, lib.wall);
-    RATIOS(lib, bytes_all);
+    RATIOS(lib, bare, bytes_all);
     /* the same with every line split by libcsv (no fast path for quote-free lines) */
     struct took lib2 = {INFINITY, INFINITY};
     for (int i = 0; i < 2; i++)
         took_best(&lib2, library(full, true));
     printf("  ... every line via libcsv: %7.1f MB/s (%.2f s)", mb / lib2.wall, lib2.wall);
-    RATIOS(lib2, bytes_all);
+    RATIOS(lib2, bare, bytes_all);
 
     struct {
         const char *path;
@@ -426,15 +430,19 @@ int main(int argc, char **argv)
             continue;
         char *av[] = {(char *)bin, "-q", "-f", "csv", "--gpu-csv", (char *)sizes[i].path, NULL};
         long rss = 0;
-        struct took t = {INFINITY, INFINITY};
+        /* bare libcsv on the same file in a process of its own (this program with --bare),
+         * interleaved: a new process starts slower than a warm loop, for both alike */
+        char *bare_av[] = {"/proc/self/exe", "--bare", (char *)sizes[i].path, NULL};
+        struct took t = {INFINITY, INFINITY}, base = {INFINITY, INFINITY};
         for (int k = 0; k < runs; k++) {
             long r1 = 0;
+            took_best(&base, run_child(bare_av, &r1));
             took_best(&t, run_child(av, &r1));
             rss = r1 > rss ? r1 : rss;
         }
         printf("summarize binary, %7.1f MB: %6.2f s, %7.1f MB/s, peak RSS %5.1f MB",
                sizes[i].bytes / 1e6, t.wall, sizes[i].bytes / 1e6 / t.wall, rss / 1024.0);
-        RATIOS(t, (double)sizes[i].bytes);
+        RATIOS(t, base, (double)sizes[i].bytes);
     }
 
     if (sweep > 0) {
