@@ -242,8 +242,7 @@ static inline void plain_cell(struct sum_cells *c, size_t k, char *d, size_t b, 
  * such a line (the readers suite and fuzz_sum_split compare the two), at a fraction of the
  * cost; anything else goes through libcsv. One pass: 16 bytes at a time are compared with ',',
  * '"' and '\r' at once (SSE2, in every x86-64), instead of a memchr per cell and per special
- * character; the last 16 bytes of the line are loaded again rather than copied to a buffer.
- * The cell count lives in a local: stores through char pointers could alias c->n. */
+ * character; the last 16 bytes of the line are loaded again rather than copied to a buffer. */
 static bool split_plain(struct sum_reader *r, const char *s, size_t n)
 {
     if (n + 16 > r->cellbuf_cap)
