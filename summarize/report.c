@@ -163,6 +163,12 @@ static uint64_t total_placeholders(const struct sum_run *run)
     return n;
 }
 
+/* every phase entry of the run, also those beyond SUM_MAX_PHASES that were counted only */
+static uint64_t phases_total(const struct sum_run *run)
+{
+    return run->nphase + run->phases_dropped;
+}
+
 static uint64_t events_total(const struct sum_run *run)
 {
     uint64_t n = run->etype_other;
@@ -1084,7 +1090,7 @@ struct col {
     S("container_mem_peak_source", mem_src)                                                       \
     D("container_mem_max_mib", run->cg_mem_max_mib)                                               \
     D("container_cpu_limit_cores", run->cg_limit_cores)                                           \
-    U("phases", run->nphase)                                                                      \
+    U("phases", phases_total(run))                                                                \
     U("events", events_total(run))                                                                \
     U("error_events", run->err_total)                                                             \
     U("child_restarts", run->info.child_restarts)                                                 \

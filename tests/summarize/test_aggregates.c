@@ -265,6 +265,16 @@ static void test_names_beyond_max_phases(void)
     CHECK_NEAR(sum_name_energy_wh(st), 300.0 * 40 / 3600, 1e-3);
     CHECK_NEAR(sum_name_energy_wh(tr), 300.0 * 40 / 3600, 1e-9);
     CU_ASSERT_EQUAL(st->util.n, 41 * 2);
+    /* the sweep row counts every entry too, not only those summarized one by one */
+    struct hw_buf row;
+    hw_buf_init(&row, NULL, 0);
+    sum_report_jsonl_row(run, &row);
+    struct json_object *o = json_tokener_parse(row.p), *v;
+    CU_ASSERT_FATAL(o != NULL);
+    CU_ASSERT_FATAL(json_object_object_get_ex(o, "phases", &v));
+    CU_ASSERT_EQUAL(json_object_get_int64(v), N + 1);
+    json_object_put(o);
+    hw_buf_free(&row);
     sum_run_free(run);
     /* text: the name lines, not 5000 entry lines; the train phase still shows */
     struct th_result t = run_summarize((char *[]){"--format", "text", dir, NULL});
