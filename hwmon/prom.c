@@ -111,19 +111,12 @@ static void on_gpu(void *ctx, const struct sum_gpu_row *r)
     struct mon_prom_gpu *g = &p->gpu[r->gpu];
     if (!g->seen) {
         g->seen = true;
-        g->last_t = g->last_p = NAN;
-        g->energy.interval_s = p->interval_s;
+        sum_energy_init(&g->energy);
     }
     memcpy(g->v, r->v, sizeof g->v);
-    double t = r->t, w = r->v[SUM_GM_POWER];
-    if (isnan(t))
-        return;
-    if (!isnan(g->last_t))
-        sum_energy_step(&g->energy, g->last_t, g->last_p, t, w);
-    if (isnan(g->last_t) || t > g->last_t) {
-        g->last_t = t;
-        g->last_p = w;
-    }
+    /* summarize's curve: the gap rule's interval from the GPU's first rows, hwmon's -i only
+     * when there is a single row */
+    sum_energy_add(&g->energy, r->t, r->v[SUM_GM_POWER], p->interval_s, NULL, NULL);
 }
 
 static void on_gpm(void *ctx, const struct sum_dmon_row *r)
@@ -349,11 +342,14 @@ void mon_prom_format(const struct mon_prom *p, const struct mon_prom_counters *c
                    false, gpu_metrics[i].scale);
     bool any = false;
     for (int g = 0; g < MON_PROM_MAX_GPUS; g++) {
-        if (!p->gpu[g].seen || !(p->gpu[g].energy.joules > 0 || isfinite(p->gpu[g].last_p)))
+        const struct sum_energy *e = &p->gpu[g].energy;
+        /* not yet known while the first rows wait for the interval (absent, never 0) */
+        if (!p->gpu[g].seen || !sum_energy_decided(e) || !(e->joules > 0 || isfinite(e->last_p)))
             continue;
         if (!any)
             family(b, "hwrun_gpu_energy_joules_total", "counter",
-                   "Energy since hwmon started: power integrated over time, gaps not bridged.");
+                   "Energy since hwmon started: power integrated over time, gaps not bridged "
+                   "(summarize's rule; from the 17th sample, or the stop).");
         any = true;
         gpu_sample(b, "hwrun_gpu_energy_joules_total", g, p->gpu[g].energy.joules);
     }
@@ -397,6 +393,10 @@ int mon_prom_update(struct mon_prom *p, const struct mon_prom_counters *c)
 {
     for (int i = 0; i < PROM_SRC_COUNT; i++)
         follow(p, i);
+    if (!c->running) /* no more rows: a GPU's first rows decide its interval as they are */
+        for (int g = 0; g < MON_PROM_MAX_GPUS; g++)
+            if (p->gpu[g].seen)
+                sum_energy_finish(&p->gpu[g].energy, p->interval_s, NULL, NULL);
     hw_buf_reset(&p->out);
     mon_prom_format(p, c, &p->out);
     if (p->out.oom)

@@ -32,8 +32,7 @@ struct mon_prom_gpu {
     double v[SUM_GM_COUNT];  /* latest row; NAN = not measured */
     double gpm[HW_GPM_NCOLS]; /* latest GPM row, percent */
     bool gpm_seen;
-    struct sum_energy energy; /* summarize's rule (sum_energy_step), interval from hwmon */
-    double last_t, last_p;
+    struct sum_energy energy; /* summarize's curve and rule (sum_energy_add) */
 };
 
 /* Counters hwmon itself keeps (sampler and children). */
@@ -45,7 +44,7 @@ struct mon_prom_counters {
 struct mon_prom {
     char path[4096];          /* the .prom file */
     char run[256], host[256], command[256]; /* label values (raw; escaped when written) */
-    double interval_s;        /* hwmon's sampling interval: the energy gap rule */
+    double interval_s;        /* hwmon's -i: the gap rule's interval for a GPU of one row */
     struct sum_read_opts opts;
     char gpu_fields[1024];
     struct {

@@ -373,7 +373,7 @@ static struct sum_gpu *new_gpu(struct sum_run *run, int g)
         run->gpu[g]->prev_t = NAN;
         run->gpu[g]->dmon_prev_t = NAN;
         run->gpu[g]->gpm_prev_t = NAN;
-        run->gpu[g]->energy.interval_s = NAN; /* decided by warm_flush */
+        sum_energy_init(&run->gpu[g]->energy); /* its interval: from its first rows */
         int i = run->ngpu_seen++;
         for (; i > 0 && run->gpu_seen[i - 1] > g; i--)
             run->gpu_seen[i] = run->gpu_seen[i - 1];
@@ -421,78 +421,29 @@ static double energy_wh_so_far(const struct sum_run *run)
     return j / 3600.0;
 }
 
-/* One step of a GPU's power (inline: it runs for every GPU row, one call level less). */
-static inline __attribute__((always_inline)) void
-energy_step(struct sum_run *run, struct sum_gpu *gp, double t, double p)
+/* Whose power curve a step is of (sum_energy_add's context). */
+struct curve_of {
+    struct sum_run *run;
+    int gpu;
+};
+
+/* What the summary does with each step of a GPU's power curve (energy.h keeps the rule and the
+ * curve): the chart's energy line, and the energy of the phases and phase names it crosses.
+ * Inline into the GPU row, where sum_energy_add calls it for every row. */
+static inline __attribute__((always_inline)) void energy_stepped(void *ctx, double t0, double p0,
+                                                                 double t1, double p1, bool bridged)
 {
-    if (!gp->have_last) {
-        gp->have_last = true;
-        gp->last_t = t;
-        gp->last_p = p;
-        return;
-    }
-    if (!(t > gp->last_t))
-        return; /* same or earlier time: not a step */
-    bool bridged = sum_energy_step(&gp->energy, gp->last_t, gp->last_p, t, p);
+    const struct curve_of *c = ctx;
+    struct sum_run *run = c->run;
     if (run->tl) /* the chart's energy: the JSON's energy_wh so far, at every step */
-        sum_tl_energy(run->tl, t, energy_wh_so_far(run));
+        sum_tl_energy(run->tl, t1, energy_wh_so_far(run));
     if (bridged) {
         if (any_phases(run)) {
-            struct seg s = {gp->index, gp->last_t, gp->last_p, t, p};
-            for_phases(run, gp->last_t, t, phase_energy, &s);
+            struct seg s = {c->gpu, t0, p0, t1, p1};
+            for_phases(run, t0, t1, phase_energy, &s);
         }
-        sum_names_energy(&run->names, gp->last_t, gp->last_p, t, p);
+        sum_names_energy(&run->names, t0, p0, t1, p1);
     }
-    gp->last_t = t;
-    gp->last_p = p;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y ? 1 : 0;
-}
-
-/* The first samples of a GPU wait until its interval is known, so the gap rule applies from the
- * first step: the median step of its first 16 rows, what nvidia-smi really did (a start event's
- * interval_s is what hwmon asked for: a user's -l, a loaded machine or an older pytyche differ),
- * else the start event's interval_s when there are fewer than two rows. */
-static void warm_flush(struct sum_run *run, struct sum_gpu *gp)
-{
-    double d[16];
-    int nd = 0;
-    for (int i = 1; i < gp->nwarm; i++) {
-        double dt = gp->warm_t[i] - gp->warm_t[i - 1];
-        if (dt > 0)
-            d[nd++] = dt;
-    }
-    if (nd) {
-        qsort(d, (size_t)nd, sizeof d[0], cmp_double);
-        gp->energy.interval_s = nd % 2 ? d[nd / 2] : (d[nd / 2 - 1] + d[nd / 2]) / 2;
-        gp->energy.interval_from_rows = true;
-    } else {
-        gp->energy.interval_s = isfinite(run->info.interval_s) && run->info.interval_s > 0
-                                    ? run->info.interval_s
-                                    : INFINITY;
-    }
-    int n = gp->nwarm;
-    gp->nwarm = -1; /* flushed */
-    for (int i = 0; i < n; i++)
-        energy_step(run, gp, gp->warm_t[i], gp->warm_p[i]);
-}
-
-static void energy_add(struct sum_run *run, struct sum_gpu *gp, double t, double p)
-{
-    if (isnan(t))
-        return;
-    if (gp->nwarm >= 0 && isnan(gp->energy.interval_s)) {
-        gp->warm_t[gp->nwarm] = t;
-        gp->warm_p[gp->nwarm] = p;
-        if (++gp->nwarm == 17)
-            warm_flush(run, gp);
-        return;
-    }
-    energy_step(run, gp, t, p);
 }
 
 static void add_interval(struct sum_run *run, int kind, double *prev, double t,
@@ -530,7 +481,9 @@ static void on_gpu(void *ctx, const struct sum_gpu_row *r)
     if (run->tl)
         sum_tl_gpu_row(run->tl, r);
     add_interval(run, SUM_KIND_GPU, &gp->prev_t, r->t, &gp->interval);
-    energy_add(run, gp, r->t, r->v[SUM_GM_POWER]);
+    struct curve_of curve = {run, gp->index};
+    sum_energy_add(&gp->energy, r->t, r->v[SUM_GM_POWER], run->info.interval_s, energy_stepped,
+                   &curve);
     if (!isnan(r->t)) {
         if (any_phases(run)) {
             struct gpu_pt pt = {r->gpu, r->v};
@@ -999,9 +952,11 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
             first_err = rc;
     }
     gp_close_block(run);
-    for (int g = 0; g < SUM_MAX_GPUS; g++)
-        if (run->gpu[g] && run->gpu[g]->nwarm > 0)
-            warm_flush(run, run->gpu[g]);
+    for (int g = 0; g < SUM_MAX_GPUS; g++) /* a GPU with fewer rows than its interval waits for */
+        if (run->gpu[g]) {
+            struct curve_of curve = {run, g};
+            sum_energy_finish(&run->gpu[g]->energy, run->info.interval_s, energy_stepped, &curve);
+        }
 
     sum_outcome_finish(&run->outcome, run->t_max >= run->t_min ? run->t_max : NAN);
 

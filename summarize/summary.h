@@ -38,10 +38,6 @@ struct sum_gpu {
     struct sum_energy energy;
     /* streaming state */
     double prev_t, dmon_prev_t;
-    bool have_last;
-    double last_t, last_p;
-    int nwarm;
-    double warm_t[17], warm_p[17];
     /* GPM activity (hw_gpm.csv), SUM_DM_GPM_FIRST + i */
     bool in_gpm;
     struct sum_stat gpm[HW_GPM_NCOLS];

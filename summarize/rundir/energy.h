@@ -1,25 +1,37 @@
 /* The energy rule: a GPU's power samples integrated over time. The one place energy is
- * integrated: summarize's summary (summarize/summary.c) and hwmon's Prometheus export
- * (hwmon/prom.c) both step through it. */
+ * integrated, and the one place a GPU's sample interval (which the gap rule needs) is decided:
+ * summarize's summary (summarize/summary.c) and hwmon's Prometheus export (hwmon/prom.c) both
+ * feed their rows through sum_energy_add, so their energy and gaps agree. */
 #ifndef SUM_ENERGY_H
 #define SUM_ENERGY_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#define SUM_GAP_FACTOR 3.0    /* a step longer than 3 sample intervals is a gap */
+#define SUM_GAP_FACTOR 3.0 /* a step longer than 3 sample intervals is a gap */
+#define SUM_ENERGY_WARM 17 /* a GPU's first rows: their 16 steps decide its sample interval */
 
 /* Power integrated over time: trapezoids between consecutive samples of one GPU. */
 struct sum_energy {
     double joules;
-    double covered_s;       /* time covered by bridged steps */
-    uint64_t gaps;          /* steps longer than SUM_GAP_FACTOR intervals: not bridged (the
-                             * file's gap count too: counted whether power was measured or not) */
+    double covered_s;        /* time covered by bridged steps */
+    uint64_t gaps;           /* steps longer than SUM_GAP_FACTOR intervals: not bridged (the
+                              * file's gap count too: counted whether power was measured or not) */
     double gap_s;
-    uint64_t unmeasured;    /* steps (not gaps) with power not measured at one end */
-    double interval_s;      /* the sample interval used for the gap rule */
+    uint64_t unmeasured;     /* steps (not gaps) with power not measured at one end */
+    double interval_s;       /* the sample interval of the gap rule; NAN until decided */
     bool interval_from_rows; /* interval_s is the rows' median step (else the start event's) */
+    /* the curve so far (sum_energy_add): the last sample, and the first rows while they wait
+     * for the interval */
+    bool have_last;
+    double last_t, last_p;
+    int nwarm; /* rows waiting; -1 once the interval is decided */
+    double warm_t[SUM_ENERGY_WARM], warm_p[SUM_ENERGY_WARM];
 };
+
+/* A curve with no rows yet (what sum_energy_add needs; a zeroed struct with interval_s NAN is
+ * the same). */
+void sum_energy_init(struct sum_energy *e);
 
 /* The gap rule: a step of dt seconds is a gap when longer than SUM_GAP_FACTOR sample intervals
  * (false when the interval is unknown). The energy rule and every output (the HTML report's
@@ -31,5 +43,66 @@ bool sum_is_gap(double dt, double interval_s);
  * power was not measured at one end. Adds the joules and the counters to e; returns whether the
  * step was bridged. A step that does not go forward in time is ignored (false). */
 bool sum_energy_step(struct sum_energy *e, double t0, double p0, double t1, double p1);
+
+/* What sees each step of a curve, as the rule took it (bridged: its energy was counted). */
+typedef void sum_energy_step_fn(void *ctx, double t0, double p0, double t1, double p1,
+                                bool bridged);
+
+/* Decide the interval from the rows waiting, then take them (sum_energy_add's slow part). The
+ * interval is the median of their steps: what nvidia-smi really did (a user's -l, a loaded
+ * machine or many GPUs make it differ from what hwmon asked); with fewer than two rows, hint
+ * (the start event's interval_s), else INFINITY (nothing is a gap). */
+void sum_energy_decide(struct sum_energy *e, double hint, sum_energy_step_fn *fn, void *ctx);
+
+/* A row taken: a step from the last one, when it goes forward in time. */
+static inline void sum_energy_take(struct sum_energy *e, double t, double p,
+                                   sum_energy_step_fn *fn, void *ctx)
+{
+    if (!e->have_last) {
+        e->have_last = true;
+    } else {
+        if (!(t > e->last_t))
+            return; /* same or earlier time: not a step */
+        bool bridged = sum_energy_step(e, e->last_t, e->last_p, t, p);
+        if (fn)
+            fn(ctx, e->last_t, e->last_p, t, p, bridged);
+    }
+    e->last_t = t;
+    e->last_p = p;
+}
+
+/* One row of the GPU: time t (NAN: not a row of the curve), power p (NAN: not measured). The
+ * first SUM_ENERGY_WARM rows wait for the interval (hint: see sum_energy_decide); after that
+ * each step goes through the rule in time order and fn (may be NULL) sees it. Inline: it runs
+ * for every GPU row. */
+static inline void sum_energy_add(struct sum_energy *e, double t, double p, double hint,
+                                  sum_energy_step_fn *fn, void *ctx)
+{
+    if (t != t)
+        return;
+    if (e->nwarm >= 0) {
+        e->warm_t[e->nwarm] = t;
+        e->warm_p[e->nwarm] = p;
+        if (++e->nwarm == SUM_ENERGY_WARM)
+            sum_energy_decide(e, hint, fn, ctx);
+        return;
+    }
+    sum_energy_take(e, t, p, fn, ctx);
+}
+
+/* The rows are over (or, for a live export, will not come): decide the interval from the rows
+ * there are, if they still wait. */
+static inline void sum_energy_finish(struct sum_energy *e, double hint, sum_energy_step_fn *fn,
+                                     void *ctx)
+{
+    if (e->nwarm > 0)
+        sum_energy_decide(e, hint, fn, ctx);
+}
+
+/* Whether the interval is decided (the energy so far is then final up to the last row). */
+static inline bool sum_energy_decided(const struct sum_energy *e)
+{
+    return e->nwarm < 0;
+}
 
 #endif
