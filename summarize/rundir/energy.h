@@ -36,13 +36,35 @@ void sum_energy_init(struct sum_energy *e);
 /* The gap rule: a step of dt seconds is a gap when longer than SUM_GAP_FACTOR sample intervals
  * (false when the interval is unknown). The energy rule and every output (the HTML report's
  * line breaks) use it. */
-bool sum_is_gap(double dt, double interval_s);
+static inline bool sum_is_gap(double dt, double interval_s)
+{
+    return dt > SUM_GAP_FACTOR * interval_s;
+}
 
 /* One step of a GPU's power curve, from (t0, p0) to (t1, p1) seconds/watts, under the energy
  * rule: a trapezoid, except across a gap longer than SUM_GAP_FACTOR * e->interval_s or where
  * power was not measured at one end. Adds the joules and the counters to e; returns whether the
- * step was bridged. A step that does not go forward in time is ignored (false). */
-bool sum_energy_step(struct sum_energy *e, double t0, double p0, double t1, double p1);
+ * step was bridged. A step that does not go forward in time is ignored (false). Inline: it
+ * runs for every GPU row. */
+static inline bool sum_energy_step(struct sum_energy *e, double t0, double p0, double t1,
+                                   double p1)
+{
+    double dt = t1 - t0;
+    if (!(dt > 0))
+        return false;
+    if (sum_is_gap(dt, e->interval_s)) { /* a hole in the rows, power measured or not */
+        e->gaps++;
+        e->gap_s += dt;
+        return false;
+    }
+    if (p0 != p0 || p1 != p1) { /* power not measured at one end */
+        e->unmeasured++;
+        return false;
+    }
+    e->joules += (p0 + p1) / 2.0 * dt;
+    e->covered_s += dt;
+    return true;
+}
 
 /* What sees each step of a curve, as the rule took it (bridged: its energy was counted). */
 typedef void sum_energy_step_fn(void *ctx, double t0, double p0, double t1, double p1,
