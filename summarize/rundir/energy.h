@@ -29,8 +29,7 @@ struct sum_energy {
     double warm_t[SUM_ENERGY_WARM], warm_p[SUM_ENERGY_WARM];
 };
 
-/* A curve with no rows yet (what sum_energy_add needs; a zeroed struct with interval_s NAN is
- * the same). */
+/* A curve with no rows yet, as sum_energy_add needs it. */
 void sum_energy_init(struct sum_energy *e);
 
 /* The gap rule: a step of dt seconds is a gap when longer than SUM_GAP_FACTOR sample intervals

@@ -91,11 +91,12 @@ static inline double sum_num_cell(struct sum_quality *q, const char *s, size_t n
 {
     /* inline: the plain number of nearly every cell, without a call; s is a cell of a reader's
      * r->cells, in cellbuf, which has 16 bytes to spare after any cell */
-    double v, w;
-    if (hw_parse_decimal8(s, n, &v)) /* "81559", "308.53": never inf or nan */
+    double v;
+    /* hw_parse_decimal_padded in its two steps, since only the second can give inf */
+    if (hw_parse_decimal8(s, n, &v)) /* "81559", "308.53" */
         return v;
-    if (n && hw_parse_decimal(s, n, &w) && isfinite(w)) /* longer: byte counts */
-        return w;
+    if (n && hw_parse_decimal(s, n, &v) && isfinite(v)) /* longer: byte counts */
+        return v;
     return sum_num_cell_slow(q, s, n, count_empty);
 }
 /* "YYYY/MM/DD HH:MM:SS[.fff]" (any number of fraction digits, '.' or ',') in tz: the one
