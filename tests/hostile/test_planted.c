@@ -1,0 +1,281 @@
+/* Planted files. Under every name a tool writes or reads in a run directory, plant what an
+ * attacker with write access to a shared scratch directory (or an accident) leaves there: a
+ * symlink to a file outside, a dangling symlink, a hard link, a FIFO, a directory, a link to
+ * /dev/zero. The names come from the run directory's vocabulary (hw_file_names[] and
+ * HW_SUMMARY_FILE), so a file kind added there is covered here without editing this test.
+ *
+ * What every tool must do, whatever is planted:
+ *   - finish in bounded time (no open() of a FIFO, no read of /dev/zero for ever);
+ *   - leave everything outside the run directory as it was (no write through a link, no file
+ *     created at a dangling link's target);
+ *   - hwmon refuses a directory where any run file is planted (exit 125, the file named), before
+ *     the job runs;
+ *   - summarize reads what is a regular file, names what it refused, and `--write` replaces
+ *     summary.json rather than writing through whatever stands there;
+ *   - runlog refuses a run.jsonl that is not a regular file (exit 1, the reason printed). */
+#include <CUnit/CUnit.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hwrun/rundir.h"
+#include "testutil.h"
+
+enum plant { P_LINK_FILE, P_LINK_DANGLING, P_HARDLINK, P_FIFO, P_DIR, P_DEVZERO, P_COUNT };
+static const char *const plant_names[P_COUNT] = {"symlink to a file outside", "dangling symlink",
+                                                 "hard link to a file outside", "FIFO",
+                                                 "directory", "symlink to /dev/zero"};
+
+/* The names a run directory holds: every run file, then summarize's own output. */
+#define N_NAMES (HW_FILE_COUNT + 1)
+static const char *name_at(int i)
+{
+    return i < HW_FILE_COUNT ? hw_file_names[i] : HW_SUMMARY_FILE;
+}
+
+/* A tool that is stuck (the bug) is killed after this long; a finished one takes well under a
+ * second even on a loaded machine. */
+#define BOUND_S 30.0
+#define KILLED_BY_TIMEOUT (128 + 9)
+
+static const char precious[] = "precious: not the tool's to write\n";
+
+struct scene {
+    char *root;   /* the temporary tree */
+    char *run;    /* root/run: the run directory */
+    char *victim; /* root/outside/victim: must stay as it was */
+    char *ghost;  /* root/outside/ghost: a dangling link's target, must not appear */
+    char *planted;
+};
+
+static void scene_free(struct scene *s)
+{
+    th_rmtree(s->root);
+    free(s->root);
+    free(s->run);
+    free(s->victim);
+    free(s->ghost);
+    free(s->planted);
+}
+
+/* Copy the committed run `from` (NULL: none) into a fresh run directory, then put plant p
+ * where `name` stands. */
+static int scene_make(struct scene *s, const char *from, const char *name, enum plant p)
+{
+    memset(s, 0, sizeof *s);
+    s->root = th_tmpdir("planted");
+    s->run = th_fmt("%s/run", s->root);
+    char *outside = th_fmt("%s/outside", s->root);
+    s->victim = th_fmt("%s/victim", outside);
+    s->ghost = th_fmt("%s/ghost", outside);
+    s->planted = th_fmt("%s/%s", s->run, name);
+    int rc = 0;
+    if (mkdir(s->run, 0755) < 0 || mkdir(outside, 0755) < 0)
+        rc = -errno;
+    free(outside);
+    if (rc == 0)
+        rc = th_write_file(s->victim, precious, sizeof precious - 1);
+    if (rc == 0 && from) {
+        char *src_dir = th_fmt("%s/runs/%s", th_env("HWRUN_TESTDATA"), from);
+        for (int i = 0; i < HW_FILE_COUNT && rc == 0; i++) {
+            char *src = th_fmt("%s/%s", src_dir, hw_file_names[i]);
+            size_t n;
+            char *data = th_read_file(src, &n);
+            if (data) {
+                char *dst = th_fmt("%s/%s", s->run, hw_file_names[i]);
+                rc = th_write_file(dst, data, n);
+                free(dst);
+                free(data);
+            }
+            free(src);
+        }
+        free(src_dir);
+    }
+    if (rc < 0)
+        return rc;
+    unlink(s->planted); /* the copy's own file, if any, makes way for the plant */
+    switch (p) {
+    case P_LINK_FILE: rc = symlink(s->victim, s->planted); break;
+    case P_LINK_DANGLING: rc = symlink(s->ghost, s->planted); break;
+    case P_HARDLINK: rc = link(s->victim, s->planted); break;
+    case P_FIFO: rc = mkfifo(s->planted, 0644); break;
+    case P_DIR: rc = mkdir(s->planted, 0755); break;
+    case P_DEVZERO: rc = symlink("/dev/zero", s->planted); break;
+    default: rc = -1; errno = EINVAL;
+    }
+    return rc < 0 ? -errno : 0;
+}
+
+/* Nothing outside the run directory changed: the victim holds what it held, with one link
+ * more only where the test itself made a hard link, and the ghost was never created. */
+static void check_outside(const struct scene *s, const char *tool, const char *name,
+                          enum plant p)
+{
+    size_t n = 0;
+    char *v = th_read_file(s->victim, &n);
+    bool same = v && n == sizeof precious - 1 && memcmp(v, precious, n) == 0;
+    free(v);
+    if (!same)
+        fprintf(stderr, "%s wrote through %s planted as %s\n", tool, name, plant_names[p]);
+    CU_ASSERT(same);
+    struct stat st;
+    bool ghost = lstat(s->ghost, &st) == 0;
+    if (ghost)
+        fprintf(stderr, "%s created the target of %s planted as %s\n", tool, name,
+                plant_names[p]);
+    CU_ASSERT(!ghost);
+}
+
+static void check_bounded(const struct th_result *r, const char *tool, const char *name,
+                          enum plant p)
+{
+    bool stuck = r->status == KILLED_BY_TIMEOUT;
+    if (stuck)
+        fprintf(stderr, "%s hung on %s planted as %s\n", tool, name, plant_names[p]);
+    CU_ASSERT_FATAL(!stuck);
+    /* never a crash: a status the man page documents, not a signal */
+    bool crashed = r->status > 128;
+    if (crashed)
+        fprintf(stderr, "%s died (status %d) on %s planted as %s\n%s", tool, r->status, name,
+                plant_names[p], r->err ? r->err : "");
+    CU_ASSERT(!crashed);
+}
+
+/* ---- hwmon ---- */
+
+static void test_hwmon(void)
+{
+    const char *hwmon = th_env("HWRUN_HWMON_BIN"), *smi = th_env("HWRUN_FAKE_SMI");
+    for (int i = 0; i < N_NAMES; i++) {
+        const char *name = name_at(i);
+        for (int p = 0; p < P_COUNT; p++) {
+            struct scene s;
+            CU_ASSERT_FATAL(scene_make(&s, NULL, name, (enum plant)p) == 0);
+            char *marker = th_fmt("%s/job-ran", s.root);
+            char *job = th_fmt("touch '%s'", marker);
+            char *argv[] = {(char *)hwmon, "-q",  "--nvidia-smi", (char *)smi, "-i", "0.1",
+                            "-o",          s.run, "--",           "sh",        "-c", job,
+                            NULL};
+            struct th_result r;
+            CU_ASSERT_FATAL(th_run(argv, NULL, NULL, BOUND_S, &r) == 0);
+            check_bounded(&r, "hwmon", name, (enum plant)p);
+            check_outside(&s, "hwmon", name, (enum plant)p);
+            struct stat st;
+            bool ran = stat(marker, &st) == 0;
+            if (i < HW_FILE_COUNT) {
+                /* a run file is in the way: refused before the job, and said which */
+                if (r.status != 125 || ran || !strstr(r.err, name))
+                    fprintf(stderr, "hwmon with %s planted as %s: status %d, job %s\n%s", name,
+                            plant_names[p], r.status, ran ? "ran" : "did not run", r.err);
+                CU_ASSERT(r.status == 125);
+                CU_ASSERT(!ran);
+                CU_ASSERT(strstr(r.err, name) != NULL);
+            } else {
+                /* summary.json is summarize's: hwmon runs around it */
+                CU_ASSERT(r.status == 0);
+                CU_ASSERT(ran);
+            }
+            th_result_free(&r);
+            free(job);
+            free(marker);
+            scene_free(&s);
+        }
+    }
+}
+
+/* ---- summarize ---- */
+
+static void test_summarize_reads(void)
+{
+    const char *sum = th_env("HWRUN_SUMMARIZE_BIN");
+    for (int i = 0; i < HW_FILE_COUNT; i++) {
+        const char *name = name_at(i);
+        for (int p = 0; p < P_COUNT; p++) {
+            struct scene s;
+            CU_ASSERT_FATAL(scene_make(&s, "basic", name, (enum plant)p) == 0);
+            char *argv[] = {(char *)sum, "--format", "json", s.run, NULL};
+            struct th_result r;
+            CU_ASSERT_FATAL(th_run(argv, NULL, NULL, BOUND_S, &r) == 0);
+            check_bounded(&r, "summarize", name, (enum plant)p);
+            check_outside(&s, "summarize", name, (enum plant)p);
+            /* the rest of the run is still summarized */
+            CU_ASSERT(r.status == 0);
+            CU_ASSERT(r.out && strstr(r.out, "\"gpus\"") != NULL);
+            /* what is not a regular file is named, never read */
+            if (p == P_FIFO || p == P_DIR || p == P_DEVZERO) {
+                bool named = (r.err && strstr(r.err, name)) || (r.out && strstr(r.out, name));
+                if (!named)
+                    fprintf(stderr, "summarize did not name %s planted as %s\n%s", name,
+                            plant_names[p], r.err);
+                CU_ASSERT(named);
+            }
+            th_result_free(&r);
+            scene_free(&s);
+        }
+    }
+}
+
+/* summarize --write puts summary.json in the run directory: it replaces what stands there
+ * (rename(2) replaces a link, it does not follow it) and never opens a FIFO. */
+static void test_summarize_writes(void)
+{
+    const char *sum = th_env("HWRUN_SUMMARIZE_BIN");
+    for (int p = 0; p < P_COUNT; p++) {
+        struct scene s;
+        CU_ASSERT_FATAL(scene_make(&s, "basic", HW_SUMMARY_FILE, (enum plant)p) == 0);
+        char *argv[] = {(char *)sum, "--write", s.run, NULL};
+        struct th_result r;
+        CU_ASSERT_FATAL(th_run(argv, NULL, NULL, BOUND_S, &r) == 0);
+        check_bounded(&r, "summarize --write", HW_SUMMARY_FILE, (enum plant)p);
+        check_outside(&s, "summarize --write", HW_SUMMARY_FILE, (enum plant)p);
+        struct stat st;
+        if (p == P_DIR) {
+            /* a directory cannot be replaced by a file: an error, and nothing written */
+            CU_ASSERT(r.status == 1);
+            CU_ASSERT(strstr(r.err, HW_SUMMARY_FILE) != NULL);
+        } else {
+            CU_ASSERT(r.status == 0);
+            CU_ASSERT(lstat(s.planted, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1);
+        }
+        th_result_free(&r);
+        scene_free(&s);
+    }
+}
+
+/* ---- runlog ---- */
+
+static void test_runlog(void)
+{
+    const char *runlog = th_env("HWRUN_RUNLOG_BIN");
+    for (int p = 0; p < P_COUNT; p++) {
+        struct scene s;
+        CU_ASSERT_FATAL(scene_make(&s, NULL, HW_RUNLOG_FILE, (enum plant)p) == 0);
+        char *env_file = th_fmt("RUNLOG_FILE=%s", s.planted);
+        char *env[] = {env_file, NULL};
+        char *argv[] = {(char *)runlog, "event", "planted", "k=1", NULL};
+        struct th_result r;
+        CU_ASSERT_FATAL(th_run(argv, env, NULL, BOUND_S, &r) == 0);
+        check_bounded(&r, "runlog", HW_RUNLOG_FILE, (enum plant)p);
+        if (p == P_FIFO || p == P_DIR || p == P_DEVZERO) {
+            /* not a file a log can be: refused with the reason */
+            CU_ASSERT(r.status == 1);
+            CU_ASSERT(r.err && strstr(r.err, HW_RUNLOG_FILE) != NULL);
+        }
+        th_result_free(&r);
+        free(env_file);
+        scene_free(&s);
+    }
+}
+
+void cu_register_all(void)
+{
+    CU_pSuite s = CU_add_suite("planted", NULL, NULL);
+    CU_add_test(s, "hwmon", test_hwmon);
+    CU_add_test(s, "summarize_reads", test_summarize_reads);
+    CU_add_test(s, "summarize_writes", test_summarize_writes);
+    CU_add_test(s, "runlog", test_runlog);
+}
