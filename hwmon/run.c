@@ -101,9 +101,13 @@ struct run {
     bool fwd_killed;       /* the SIGKILL round was made */
     pid_t killed[64];      /* what it killed (the first 64) */
     long n_killed;
-    bool made_dir, made_log; /* created by this start: removed again if it fails */
-    bool started;            /* the start event was logged */
-    bool dir_ok;             /* the directory held no run's samples: any there now are ours */
+    /* The run directory, opened once: every file of the run is created relative to it. */
+    int dirfd;
+    char given[PATH_MAX]; /* -o as given (or the default name) */
+    size_t dir_made;      /* hw_mkdir_p: the prefix of given that existed before this start */
+    unsigned created;     /* bit i: samples[i] was created by this start */
+    bool made_log;        /* run.jsonl was created by this start */
+    bool started;         /* the start event was logged */
 };
 
 static void log_event(struct run *r, const char *type, const rl_field_t *f, size_t n)
@@ -557,28 +561,49 @@ static int loop_timeout_ms(const struct run *r, double end_at)
     return wait < 0 ? -1 : (int)(wait * 1000) + 1;
 }
 
+/* The files of a run's samples (run.jsonl aside): one run per directory. */
+static const char *const samples[] = {HW_CPU_FILE,  HW_PROC_FILE,      HW_GPU_FILE,
+                                      HW_DMON_FILE, HW_GPU_PROCS_FILE, HW_GPM_FILE,
+                                      HW_TREE_PIDS_FILE};
+_Static_assert(sizeof samples / sizeof samples[0] <= sizeof(unsigned) * 8, "created's bits");
+
+static int sample_index(const char *name)
+{
+    for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++)
+        if (strcmp(samples[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* Say why name in the run directory was refused, as "DIR/NAME: reason". */
+static void refuse(const struct run *r, const char *name, int rc)
+{
+    char why[96];
+    hw_warn(0, "%s/%s: %s", r->dir, name, hw_open_reason(r->dirfd, name, -rc, why, sizeof why));
+}
+
+/* Create a sample file of this run: exclusively (whatever stands at the name, a file, a planted
+ * link or a FIFO, means another run or a trap, and refuses the run), never through a link, and
+ * remembered, so that a failed start removes what it made and only that. */
+static int create_sample(struct run *r, const char *name, unsigned how)
+{
+    int fd = hw_open_file(r->dirfd, name, HW_OPEN_EXCL | how);
+    if (fd == -EEXIST)
+        hw_warn(0, "%s already holds a run (%s): choose another -o DIR", r->dir, name);
+    else if (fd < 0)
+        refuse(r, name, fd);
+    else
+        r->created |= 1u << sample_index(name);
+    return fd;
+}
+
 static int open_outputs(struct run *r)
 {
-    char path[PATH_MAX + 32];
-    join_path(path, sizeof path, r->dir, HW_CPU_FILE);
-    r->cpu_fd = hw_open_append(path);
-    if (r->cpu_fd < 0) {
-        hw_warn(-r->cpu_fd, "open %s", path);
-        return -1;
-    }
+    /* cpu_metrics.csv was created when the directory was claimed (make_dir) */
     if (r->track_pid || r->cfg->command) {
-        join_path(path, sizeof path, r->dir, HW_PROC_FILE);
-        r->proc_fd = hw_open_append(path);
-        if (r->proc_fd < 0) {
-            hw_warn(-r->proc_fd, "open %s", path);
+        if ((r->proc_fd = create_sample(r, HW_PROC_FILE, 0)) < 0 ||
+            (r->tree_pids_fd = create_sample(r, HW_TREE_PIDS_FILE, 0)) < 0)
             return -1;
-        }
-        join_path(path, sizeof path, r->dir, HW_TREE_PIDS_FILE);
-        r->tree_pids_fd = hw_open_append(path);
-        if (r->tree_pids_fd < 0) {
-            hw_warn(-r->tree_pids_fd, "open %s", path);
-            return -1;
-        }
     }
     return 0;
 }
@@ -590,61 +615,75 @@ static int open_child_outputs(struct run *r)
         join_path(paths[i], sizeof paths[i], r->dir, r->ch_file[i]);
         r->children.ch[i].out_path = paths[i];
         /* read-write, so children.c can look at the last byte (a torn row) */
-        int fd;
-        do
-            fd = open(paths[i], O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-        while (fd < 0 && errno == EINTR);
-        r->children.ch[i].out_fd = fd < 0 ? -errno : fd;
-        if (r->children.ch[i].out_fd < 0) {
-            hw_warn(-r->children.ch[i].out_fd, "open %s", paths[i]);
+        r->children.ch[i].out_fd = create_sample(r, r->ch_file[i], HW_OPEN_RDWR);
+        if (r->children.ch[i].out_fd < 0)
             return -1;
-        }
     }
     return 0;
 }
 
-/* The files of a run's samples (run.jsonl aside): one run per directory. */
-static const char *const samples[] = {HW_CPU_FILE,  HW_PROC_FILE,      HW_GPU_FILE,
-                                      HW_DMON_FILE, HW_GPU_PROCS_FILE, HW_GPM_FILE,
-                                      HW_TREE_PIDS_FILE};
-
 /* A start that failed before the start event leaves nothing behind that would make a retry into
  * the same -o DIR refuse it ("already holds a run"): the sample files it created, run.jsonl if
- * it created it, and the directory if it made it and nothing else is in it. */
+ * it created it, and the directories it made, as far as nothing else is in them. What another
+ * hwmon created in the same directory (the one that won the race for it) is not touched. */
 static void discard_unstarted(struct run *r)
 {
-    if (r->started || !r->dir_ok)
+    if (r->started || r->dirfd < 0)
         return;
-    char path[PATH_MAX + 32];
-    for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
-        join_path(path, sizeof path, r->dir, samples[i]);
-        unlink(path);
-    }
-    if (r->made_log) {
-        join_path(path, sizeof path, r->dir, HW_RUNLOG_FILE);
-        unlink(path);
-    }
-    if (r->made_dir)
-        rmdir(r->dir);
+    for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++)
+        if (r->created & (1u << i))
+            unlinkat(r->dirfd, samples[i], 0);
+    if (r->made_log)
+        unlinkat(r->dirfd, HW_RUNLOG_FILE, 0);
+    hw_rmdir_made(r->given, r->dir_made);
 }
 
+/* The longest name hwmon puts in the run directory, with room for a temporary suffix: a -o path
+ * too long for it is refused before anything is made. */
+#define RUN_FILE_ROOM 64
+
+/* Make and open the run directory, and claim it: the first sample file is created exclusively,
+ * so of two hwmon started on the same new directory at once exactly one runs (the other finds
+ * the file and refuses, as for a directory that holds a finished run). */
 static int make_dir(struct run *r)
 {
     const struct mon_config *cfg = r->cfg;
-    char name[PATH_MAX];
+    char *name = r->given;
+    int n;
     if (cfg->out_dir) {
-        snprintf(name, sizeof name, "%s", cfg->out_dir);
+        n = snprintf(name, sizeof r->given, "%s", cfg->out_dir);
     } else {
         struct timespec t;
         clock_gettime(CLOCK_REALTIME, &t);
         struct tm tm;
         gmtime_r(&t.tv_sec, &tm);
-        strftime(name, sizeof name, "hwmon-%Y%m%dT%H%M%SZ", &tm);
+        n = (int)strftime(name, sizeof r->given, "hwmon-%Y%m%dT%H%M%SZ", &tm);
     }
-    r->made_dir = access(name, F_OK) != 0;
-    int rc = hw_mkdir_p(name);
+    if (n <= 0 || (size_t)n + RUN_FILE_ROOM >= sizeof r->given) {
+        hw_warn(ENAMETOOLONG, "-o %s", cfg->out_dir ? cfg->out_dir : "");
+        return -1;
+    }
+    r->dir_made = (size_t)n;
+    int rc = hw_mkdir_p(name, &r->dir_made);
     if (rc < 0) {
         hw_warn(-rc, "create directory %s", name);
+        hw_rmdir_made(name, r->dir_made);
+        return -1;
+    }
+    /* A link as the directory itself is followed only when it is the user's own: in a shared
+     * scratch directory another user's link would send the run into their chosen place. */
+    struct stat st;
+    if (lstat(name, &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != geteuid()) {
+        hw_warn(0, "%s: is a symbolic link owned by another user (uid %lu): refusing it as -o",
+                name, (unsigned long)st.st_uid);
+        return -1;
+    }
+    do
+        r->dirfd = open(name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    while (r->dirfd < 0 && errno == EINTR);
+    if (r->dirfd < 0) {
+        hw_warn(errno, "open directory %s", name);
+        hw_rmdir_made(name, r->dir_made);
         return -1;
     }
     if (!realpath(name, r->dir)) {
@@ -652,18 +691,39 @@ static int make_dir(struct run *r)
         return -1;
     }
     /* Appending a second run's samples to a first run's files would make one summary of two
-     * runs. A run.jsonl alone is fine: the user may have logged a config event before. */
+     * runs. A run.jsonl alone is fine: the user may have logged a config event before. Anything
+     * at a sample's name counts, a dangling link included. */
     for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
-        char path[PATH_MAX + 32];
-        join_path(path, sizeof path, r->dir, samples[i]);
-        if (access(path, F_OK) == 0) {
+        if (fstatat(r->dirfd, samples[i], &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT) {
             hw_warn(0, "%s already holds a run (%s): choose another -o DIR", r->dir, samples[i]);
             return -1;
         }
     }
-    r->dir_ok = true;
+    if ((r->cpu_fd = create_sample(r, HW_CPU_FILE, 0)) < 0)
+        return -1;
     if (!cfg->out_dir && !cfg->quiet)
         hw_warn(0, "writing to %s", r->dir);
+    return 0;
+}
+
+/* run.jsonl: made by this start, or one the user made before (the job's own config event), which
+ * must then be a regular file of the user's with one link: never a link to a file elsewhere. */
+static int open_runlog(struct run *r)
+{
+    int fd = hw_open_file(r->dirfd, HW_RUNLOG_FILE, HW_OPEN_EXCL);
+    r->made_log = fd >= 0;
+    if (fd == -EEXIST)
+        fd = hw_open_file(r->dirfd, HW_RUNLOG_FILE, HW_OPEN_OWNED);
+    if (fd < 0) {
+        refuse(r, HW_RUNLOG_FILE, fd);
+        return -1;
+    }
+    int rc = rl_fdopen(&r->log, fd, 0);
+    if (rc < 0) {
+        r->log = NULL;
+        hw_warn(-rc, "%s/%s", r->dir, HW_RUNLOG_FILE);
+        return -1;
+    }
     return 0;
 }
 
@@ -752,7 +812,7 @@ int mon_run(const struct mon_config *cfg)
     struct run *r = &run;
     memset(r, 0, sizeof *r);
     r->cfg = cfg;
-    r->sfd = r->efd = r->pidfd = r->cpu_fd = r->proc_fd = r->tree_pids_fd = -1;
+    r->sfd = r->efd = r->pidfd = r->cpu_fd = r->proc_fd = r->tree_pids_fd = r->dirfd = -1;
     mon_children_init(&r->children, r->smi.path, NULL, on_child, r);
     r->t0 = hw_mono_now();
     bool wrap = cfg->command != NULL;
@@ -780,17 +840,9 @@ int mon_run(const struct mon_config *cfg)
         goto out;
     }
 
-    if (make_dir(r) < 0)
+    if (make_dir(r) < 0 || open_runlog(r) < 0)
         goto out;
-    char path[PATH_MAX + 32];
-    join_path(path, sizeof path, r->dir, HW_RUNLOG_FILE);
-    r->made_log = access(path, F_OK) != 0;
-    int rc = rl_open(&r->log, path, 0);
-    if (rc < 0) {
-        r->log = NULL;
-        hw_warn(-rc, "open %s", path);
-        goto out;
-    }
+    int rc;
     rc = mon_sys_open(&r->sys, cfg->proc_root, cfg->sys_root, r->dir);
     if (rc < 0) {
         hw_warn(-rc, "open %s/stat", cfg->proc_root);
@@ -994,5 +1046,7 @@ int mon_run(const struct mon_config *cfg)
 out:
     cleanup(r);
     discard_unstarted(r);
+    if (r->dirfd >= 0)
+        close(r->dirfd);
     return status;
 }

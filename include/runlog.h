@@ -113,12 +113,21 @@ typedef struct rl_field {
 #define RL_ARR(k, fields, cnt)                                                                     \
     ((rl_field_t){.key = (k), .type = RL_T_ARR, .v.f = {.v = (fields), .n = (cnt)}})
 
-/* Open (creating it with mode 0644 if missing) the log at path for appending. A NULL or empty
- * path means the RUNLOG_FILE environment variable. flags: RL_FSYNC_* or 0.
+/* Open (creating it with mode 0644, less the umask, if missing) the log at path for appending. A
+ * NULL or empty path means the RUNLOG_FILE environment variable. flags: RL_FSYNC_* or 0.
+ * The log must be a regular file, or a character device such as /dev/null: a FIFO, a directory
+ * or a socket is refused, and a FIFO is never waited on (the open does not block), so a process
+ * that logs can always be stopped. A symbolic link is followed (the path is the caller's own).
  * On success *out receives a log the caller frees with rl_close(); on failure *out is untouched.
- * Returns 0, -EINVAL (no path and RUNLOG_FILE unset or empty), -ENOMEM, or open(2)'s error
- * (-EACCES, -EISDIR, -ENOENT for a missing directory, ...). */
+ * Returns 0, -EINVAL (no path and RUNLOG_FILE unset or empty, or not a regular file), -ENOMEM, or
+ * open(2)'s error (-EACCES, -ENOENT for a missing directory, ...). */
 RL_API int rl_open(rl_log_t **out, const char *path, unsigned flags);
+
+/* A log on a descriptor the caller opened for appending (O_APPEND: one line per write(2) is whole
+ * only then), for callers that open the file themselves (relative to a directory, exclusively).
+ * The log owns fd from then on, also when the call fails: rl_close() closes it. Returns 0,
+ * -EINVAL (fd < 0, or not opened with O_APPEND), or -ENOMEM. */
+RL_API int rl_fdopen(rl_log_t **out, int fd, unsigned flags);
 
 /* Close the log (fsync first if RL_FSYNC_CLOSE). Accepts NULL. Returns 0 or the error of
  * fsync(2)/close(2); the log is freed either way. */

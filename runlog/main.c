@@ -1,5 +1,6 @@
 /* runlog: append phase and event entries to a JSON Lines run log from the shell. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "hwrun/io.h"
 #include "hwrun/msg.h"
 #include "hwrun/parse.h"
 #include "hwrun/rundir.h"
@@ -125,7 +127,9 @@ static int run_timed(const char *path, unsigned flags, char **args, int nargs)
     rl_log_t *log = NULL;
     int rc;
     if (logging && (rc = rl_open(&log, path, flags)) < 0) {
-        hw_warn(-rc, "not logging phase '%s': open %s", args[0], path);
+        char why[96];
+        hw_warn(0, "not logging phase '%s': open %s: %s", args[0], path,
+                hw_open_reason(AT_FDCWD, path, -rc, why, sizeof why));
         logging = false;
     }
 
@@ -145,6 +149,14 @@ static int run_timed(const char *path, unsigned flags, char **args, int nargs)
     }
     free(fields);
     return hw_close_stdout(run.status);
+}
+
+/* rl_open failed: say why in words ("is a FIFO"), not as an errno's text. */
+_Noreturn static void die_open(int rc, const char *path)
+{
+    char why[96];
+    hw_die(HW_EXIT_FAIL, 0, "open %s: %s", path,
+           hw_open_reason(AT_FDCWD, path, -rc, why, sizeof why));
 }
 
 int main(int argc, char **argv)
@@ -201,7 +213,7 @@ int main(int argc, char **argv)
         size_t nf = collect_fields(args + 2, nargs - 2, false, fields);
         validate(rl_format_phase(NULL, 0, args[0], secs, fields, nf));
         if ((rc = rl_open(&log, path, flags)) < 0)
-            hw_die(HW_EXIT_FAIL, -rc, "open %s", path);
+            die_open(rc, path);
         if ((rc = rl_phase(log, args[0], secs, fields, nf)) < 0)
             status = append_error(rc, path);
     } else {
@@ -210,7 +222,7 @@ int main(int argc, char **argv)
         size_t nf = collect_fields(args + 1, nargs - 1, true, fields);
         validate(rl_format_event(NULL, 0, args[0], fields, nf));
         if ((rc = rl_open(&log, path, flags)) < 0)
-            hw_die(HW_EXIT_FAIL, -rc, "open %s", path);
+            die_open(rc, path);
         if ((rc = rl_event(log, args[0], fields, nf)) < 0)
             status = append_error(rc, path);
     }

@@ -8,6 +8,7 @@
 #include "runlog.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
@@ -396,13 +397,23 @@ int rl_open(rl_log_t **out, const char *path, unsigned flags)
         path = getenv("RUNLOG_FILE");
     if (!path || !*path)
         return -EINVAL;
-    rl_log_t *log = malloc(sizeof *log);
-    if (!log)
-        return -ENOMEM;
-    int fd = hw_open_append(path);
-    if (fd < 0) {
-        free(log);
+    int fd = hw_open_file(AT_FDCWD, path, HW_OPEN_CREATE | HW_OPEN_FOLLOW | HW_OPEN_CHARDEV);
+    if (fd < 0)
         return fd;
+    return rl_fdopen(out, fd, flags);
+}
+
+int rl_fdopen(rl_log_t **out, int fd, unsigned flags)
+{
+    int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+    int rc = !out || fl < 0 || !(fl & O_APPEND) ? -EINVAL : 0;
+    rl_log_t *log = rc == 0 ? malloc(sizeof *log) : NULL;
+    if (rc == 0 && !log)
+        rc = -ENOMEM;
+    if (rc < 0) {
+        if (fd >= 0)
+            close(fd);
+        return rc;
     }
     log->fd = fd;
     log->flags = flags;

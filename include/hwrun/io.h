@@ -14,8 +14,30 @@
  * were written before the error, *written (when not NULL) says how many. */
 int hw_write_all(int fd, const void *buf, size_t len, size_t *written);
 
-/* open(path, O_WRONLY|O_CREAT|O_APPEND|O_CLOEXEC, 0644), retrying on EINTR. Returns fd or -errno. */
-int hw_open_append(const char *path);
+/* How hw_open_file opens a file to append to. */
+enum hw_open_how {
+    HW_OPEN_CREATE = 1 << 0,  /* create it when missing (mode 0644, less the umask) */
+    HW_OPEN_EXCL = 1 << 1,    /* create it; -EEXIST when anything at all stands at the name */
+    HW_OPEN_RDWR = 1 << 2,    /* read-write (children.c looks at a file's last byte) */
+    HW_OPEN_OWNED = 1 << 3,   /* an existing file must be the effective user's, with one link */
+    HW_OPEN_FOLLOW = 1 << 4,  /* follow a symbolic link at the last component */
+    HW_OPEN_CHARDEV = 1 << 5, /* a character device (/dev/null) will do as well */
+};
+
+/* Open name, relative to dirfd (AT_FDCWD: a plain path), to append to, as what a log or a sample
+ * file must be: a regular file (HW_OPEN_CHARDEV: or a character device), never reached through a
+ * symbolic link at the last component (unless HW_OPEN_FOLLOW), and never waited on: a FIFO is
+ * refused, not opened, so that a stop signal is never stuck behind open(2) (SQLite's
+ * robust_open, systemd's openat discipline). EINTR is retried. Returns the fd (close-on-exec,
+ * O_APPEND) or -errno: -ELOOP a symbolic link, -EEXIST (HW_OPEN_EXCL) the name is taken, -EINVAL
+ * not a regular file, -EPERM (HW_OPEN_OWNED) another user's file or a hard link to another name.
+ * hw_open_reason() turns a refusal into words. */
+int hw_open_file(int dirfd, const char *name, unsigned how);
+
+/* Why hw_open_file(dirfd, name, ...) failed with err, in words for a message ("is a FIFO", "is a
+ * symbolic link", "has 2 links", "belongs to another user"; strerror for the other errors). The
+ * result is in buf (or a static string). */
+const char *hw_open_reason(int dirfd, const char *name, int err, char *buf, size_t cap);
 
 /* Read fd to its end in 256 KiB chunks, handing each to feed(ctx, buf, n) (EINTR retried).
  * Returns 0 at the end, -errno of a failed read, -ENOMEM, or feed's first negative return. */
@@ -37,8 +59,12 @@ int hw_write_atomic(const char *path, const char *data, size_t len);
  * and worthless after a power cut (the Prometheus export), where the fsync is most of the cost. */
 int hw_write_replace(const char *path, const char *data, size_t len, bool durable);
 
-/* mkdir -p with mode 0755. Returns 0 or -errno. */
-int hw_mkdir_p(const char *path);
+/* mkdir -p with mode 0755. Returns 0 or -errno. *made (may be NULL) is the length of the prefix of
+ * path that existed before (every directory below it was made by this call; == strlen(path) when
+ * nothing was made), so that a start that fails can remove what it made (hw_rmdir_made). */
+int hw_mkdir_p(const char *path, size_t *made);
+/* Remove the directories hw_mkdir_p(path, &made) made, deepest first, as far as they are empty. */
+void hw_rmdir_made(const char *path, size_t made);
 
 /* A byte buffer that starts in caller storage (usually the stack) and moves to the heap only
  * when a line outgrows it: no allocation on the common path. */

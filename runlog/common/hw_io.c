@@ -34,13 +34,77 @@ int hw_write_all(int fd, const void *buf, size_t len, size_t *written)
     return rc;
 }
 
-int hw_open_append(const char *path)
+int hw_open_file(int dirfd, const char *name, unsigned how)
 {
+    /* O_NONBLOCK: a FIFO would block open(2) until a reader comes; with it a FIFO without a
+     * reader fails (ENXIO) and one with a reader opens, and both are refused below. */
+    int flags = O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+    flags |= how & HW_OPEN_RDWR ? O_RDWR : O_WRONLY;
+    if (!(how & HW_OPEN_FOLLOW))
+        flags |= O_NOFOLLOW;
+    if (how & HW_OPEN_EXCL)
+        flags |= O_CREAT | O_EXCL; /* O_EXCL never follows a link: a dangling one is EEXIST */
+    else if (how & HW_OPEN_CREATE)
+        flags |= O_CREAT;
     int fd;
     do
-        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        fd = openat(dirfd, name, flags, 0644);
     while (fd < 0 && errno == EINTR);
-    return fd < 0 ? -errno : fd;
+    if (fd < 0)
+        return errno == ENXIO ? -EINVAL : -errno; /* ENXIO: a FIFO without a reader */
+    struct stat st;
+    int rc = 0;
+    if (fstat(fd, &st) < 0)
+        rc = -errno;
+    else if (!S_ISREG(st.st_mode) && !((how & HW_OPEN_CHARDEV) && S_ISCHR(st.st_mode)))
+        rc = -EINVAL;
+    else if ((how & HW_OPEN_OWNED) && S_ISREG(st.st_mode) &&
+             (st.st_uid != geteuid() || st.st_nlink != 1))
+        rc = -EPERM; /* a hard link would write into a file that lives under another name */
+    else if (fcntl(fd, F_SETFL, flags & ~O_NONBLOCK & (O_APPEND | O_NONBLOCK)) < 0)
+        rc = -errno;
+    if (rc < 0) {
+        close(fd);
+        return rc;
+    }
+    return fd;
+}
+
+const char *hw_open_reason(int dirfd, const char *name, int err, char *buf, size_t cap)
+{
+    struct stat st;
+    if ((err == ELOOP || err == EINVAL || err == EPERM || err == EEXIST || err == EISDIR) &&
+        fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        const char *kind = S_ISLNK(st.st_mode)    ? "is a symbolic link"
+                           : S_ISFIFO(st.st_mode) ? "is a FIFO"
+                           : S_ISDIR(st.st_mode)  ? "is a directory"
+                           : S_ISSOCK(st.st_mode) ? "is a socket"
+                           : S_ISCHR(st.st_mode)  ? "is a character device"
+                           : S_ISBLK(st.st_mode)  ? "is a block device"
+                                                  : NULL;
+        if (kind && !(err == EINVAL && S_ISLNK(st.st_mode)))
+            return kind;
+        if (!kind && err == EPERM && st.st_uid != geteuid()) {
+            snprintf(buf, cap, "belongs to another user (uid %lu)", (unsigned long)st.st_uid);
+            return buf;
+        }
+        if (!kind && err == EPERM && st.st_nlink != 1) {
+            snprintf(buf, cap, "has %lu links (a hard link to a file elsewhere)",
+                     (unsigned long)st.st_nlink);
+            return buf;
+        }
+        if (err == EEXIST)
+            return "already exists";
+    }
+    if (err == EINVAL) { /* through a link that points at something not a file */
+        if (fstatat(dirfd, name, &st, 0) == 0 && !S_ISREG(st.st_mode))
+            return S_ISFIFO(st.st_mode)  ? "leads to a FIFO"
+                   : S_ISDIR(st.st_mode) ? "leads to a directory"
+                                         : "is not a regular file";
+        return "is not a regular file";
+    }
+    snprintf(buf, cap, "%s", strerror(err));
+    return buf;
 }
 
 static ssize_t read_rest(int fd, char *buf, size_t cap, off_t off, bool positional)
@@ -109,31 +173,60 @@ int hw_write_replace(const char *path, const char *data, size_t len, bool durabl
     return rc;
 }
 
-int hw_mkdir_p(const char *path)
+int hw_mkdir_p(const char *path, size_t *made)
 {
     char tmp[4096];
     size_t n = strlen(path);
+    if (made)
+        *made = n;
     if (n == 0 || n >= sizeof tmp)
         return n == 0 ? -EINVAL : -ENAMETOOLONG;
     memcpy(tmp, path, n + 1);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
+    bool first = true;
+    for (char *p = tmp + 1;; p++) {
+        if (*p != '/' && *p != '\0')
             continue;
+        char c = *p;
         *p = '\0';
-        if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+        if (mkdir(tmp, 0755) == 0) {
+            if (first && made) { /* what existed ends where this component begins */
+                const char *q = p;
+                while (q > tmp && q[-1] != '/')
+                    q--;
+                *made = (size_t)(q - tmp);
+            }
+            first = false;
+        } else if (errno != EEXIST) {
             return -errno;
-        *p = '/';
+        } else if (c == '\0') {
+            struct stat st;
+            if (stat(tmp, &st) < 0)
+                return -errno;
+            if (!S_ISDIR(st.st_mode))
+                return -ENOTDIR;
+        }
+        if (c == '\0')
+            return 0;
+        *p = c;
     }
-    if (mkdir(tmp, 0755) < 0) {
-        if (errno != EEXIST)
-            return -errno;
-        struct stat st;
-        if (stat(tmp, &st) < 0)
-            return -errno;
-        if (!S_ISDIR(st.st_mode))
-            return -ENOTDIR;
+}
+
+void hw_rmdir_made(const char *path, size_t made)
+{
+    char tmp[4096];
+    size_t n = strlen(path);
+    if (made >= n || n >= sizeof tmp)
+        return;
+    memcpy(tmp, path, n + 1);
+    while (n > made) {
+        if (rmdir(tmp) < 0)
+            return; /* not empty (something else put a file there): keep it and its parents */
+        while (n > made && tmp[n - 1] != '/')
+            n--;
+        while (n > made && tmp[n - 1] == '/')
+            n--;
+        tmp[n] = '\0';
     }
-    return 0;
 }
 
 void hw_buf_init(struct hw_buf *b, char *storage, size_t cap)

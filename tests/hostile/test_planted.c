@@ -12,7 +12,7 @@
  *     the job runs;
  *   - summarize reads what is a regular file, names what it refused, and `--write` replaces
  *     summary.json rather than writing through whatever stands there;
- *   - runlog refuses a run.jsonl that is not a regular file (exit 1, the reason printed). */
+ *   - runlog refuses a run.jsonl that is a FIFO or a directory (exit 1, the reason printed). */
 #include <CUnit/CUnit.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -260,8 +260,9 @@ static void test_runlog(void)
         struct th_result r;
         CU_ASSERT_FATAL(th_run(argv, env, NULL, BOUND_S, &r) == 0);
         check_bounded(&r, "runlog", HW_RUNLOG_FILE, (enum plant)p);
-        if (p == P_FIFO || p == P_DIR || p == P_DEVZERO) {
-            /* not a file a log can be: refused with the reason */
+        if (p == P_FIFO || p == P_DIR) {
+            /* not a file a log can be: refused with the reason (a character device such as
+             * /dev/null is a log that discards, and is accepted) */
             CU_ASSERT(r.status == 1);
             CU_ASSERT(r.err && strstr(r.err, HW_RUNLOG_FILE) != NULL);
         }
@@ -271,6 +272,141 @@ static void test_runlog(void)
     }
 }
 
+/* ---- claiming a run directory ---- */
+
+/* Two hwmon started at the same moment on the same new directory: exactly one runs the job, the
+ * other refuses (125, "already holds a run") before its job starts, and leaves the winner's
+ * files alone. Twenty rounds: the race was lost in 1 to 12 of 20 before the claim was atomic. */
+static void test_race(void)
+{
+    const char *hwmon = th_env("HWRUN_HWMON_BIN"), *smi = th_env("HWRUN_FAKE_SMI");
+    char *root = th_tmpdir("race");
+    for (int round = 0; round < 20; round++) {
+        char *run = th_fmt("%s/r%d/run", root, round);
+        char *marks = th_fmt("%s/r%d.ran", root, round);
+        char *job = th_fmt("echo x >> '%s'", marks);
+        char *argv[] = {(char *)hwmon, "-q", "--nvidia-smi", (char *)smi, "-i", "0.1", "-o", run,
+                        "--", "sh", "-c", job, NULL};
+        char *e0 = th_fmt("%s/r%d.err0", root, round), *e1 = th_fmt("%s/r%d.err1", root, round);
+        pid_t a = th_spawn(argv, NULL, NULL, e0), b = th_spawn(argv, NULL, NULL, e1);
+        CU_ASSERT_FATAL(a > 0 && b > 0);
+        int sa = th_wait(a, BOUND_S), sb = th_wait(b, BOUND_S);
+        size_t n = 0;
+        char *ran = th_read_file(marks, &n);
+        size_t jobs = ran ? th_count_lines(ran) : 0;
+        bool one = (sa == 0 && sb == 125) || (sa == 125 && sb == 0);
+        if (!one || jobs != 1)
+            fprintf(stderr, "round %d: statuses %d and %d, the job ran %zu times\n", round, sa, sb,
+                    jobs);
+        CU_ASSERT(one);
+        CU_ASSERT_EQUAL(jobs, 1);
+        /* the winner's run is whole: its start and stop events, its samples */
+        char *log = th_fmt("%s/%s", run, HW_RUNLOG_FILE);
+        char *text = th_read_file(log, &n);
+        CU_ASSERT(text && th_count_lines(text) == 2);
+        CU_ASSERT(text && strstr(text, "\"event\": \"" HW_EV_START "\""));
+        CU_ASSERT(text && strstr(text, "\"event\": \"" HW_EV_STOP "\""));
+        char *cpu = th_fmt("%s/%s", run, HW_CPU_FILE);
+        struct stat st;
+        CU_ASSERT(stat(cpu, &st) == 0);
+        free(cpu);
+        free(text);
+        free(log);
+        free(ran);
+        free(e0);
+        free(e1);
+        free(job);
+        free(marks);
+        free(run);
+    }
+    th_rmtree(root);
+    free(root);
+}
+
+/* A -o path too long for the run's files is refused before anything is made. */
+static void test_long_path(void)
+{
+    const char *hwmon = th_env("HWRUN_HWMON_BIN");
+    char *root = th_tmpdir("longpath");
+    char deep[4200];
+    int n = snprintf(deep, sizeof deep, "%s", root);
+    while (n < 4080)
+        n += snprintf(deep + n, sizeof deep - (size_t)n, "/%s", "dddddddddddddddddddddddddddddd");
+    char *argv[] = {(char *)hwmon, "-q", "--no-gpu", "-o", deep, "--", "true", NULL};
+    struct th_result r;
+    CU_ASSERT_FATAL(th_run(argv, NULL, NULL, BOUND_S, &r) == 0);
+    CU_ASSERT_EQUAL(r.status, 125);
+    char *first = th_fmt("%s/dddddddddddddddddddddddddddddd", root);
+    struct stat st;
+    bool left = stat(first, &st) == 0;
+    if (left)
+        fprintf(stderr, "hwmon left %s behind\n%s", first, r.err);
+    CU_ASSERT(!left);
+    /* and a start that fails later (no such process to attach to) removes what it made */
+    char *made = th_fmt("%s/a/b/c", root);
+    char *argv2[] = {(char *)hwmon, "-q", "--no-gpu", "-o", made, "-p", "999999999", NULL};
+    th_result_free(&r);
+    CU_ASSERT_FATAL(th_run(argv2, NULL, NULL, BOUND_S, &r) == 0);
+    CU_ASSERT_EQUAL(r.status, 125);
+    char *a = th_fmt("%s/a", root);
+    CU_ASSERT(stat(a, &st) < 0 && errno == ENOENT);
+    free(a);
+    free(made);
+    th_result_free(&r);
+    free(first);
+    th_rmtree(root);
+    free(root);
+}
+
+/* Another user's file or link in a shared directory: a run.jsonl that is not the user's own, and
+ * a -o that is another user's symbolic link, are refused. Needs root, to make such files. */
+static void test_other_users(void)
+{
+    if (geteuid() != 0) {
+        th_skip("making another user's files needs root");
+        return;
+    }
+    const char *hwmon = th_env("HWRUN_HWMON_BIN");
+    char *root = th_tmpdir("owners");
+    char *run = th_fmt("%s/run", root);
+    CU_ASSERT_FATAL(mkdir(run, 0777) == 0);
+    char *log = th_fmt("%s/%s", run, HW_RUNLOG_FILE);
+    CU_ASSERT_FATAL(th_write_file(log, "", 0) == 0);
+    CU_ASSERT_FATAL(chown(log, 65534, 65534) == 0);
+    char *argv[] = {(char *)hwmon, "-q", "--no-gpu", "-o", run, "--", "true", NULL};
+    struct th_result r;
+    CU_ASSERT_FATAL(th_run(argv, NULL, NULL, BOUND_S, &r) == 0);
+    CU_ASSERT_EQUAL(r.status, 125);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "belongs to another user"));
+    th_result_free(&r);
+    /* their link as -o: sends the run where they chose */
+    char *theirs = th_fmt("%s/theirs", root), *link = th_fmt("%s/link", root);
+    CU_ASSERT_FATAL(mkdir(theirs, 0777) == 0);
+    CU_ASSERT_FATAL(symlink(theirs, link) == 0);
+    CU_ASSERT_FATAL(lchown(link, 65534, 65534) == 0);
+    argv[4] = link;
+    CU_ASSERT_FATAL(th_run(argv, NULL, NULL, BOUND_S, &r) == 0);
+    CU_ASSERT_EQUAL(r.status, 125);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "symbolic link owned by another user"));
+    char *cpu = th_fmt("%s/%s", theirs, HW_CPU_FILE);
+    struct stat st;
+    CU_ASSERT(stat(cpu, &st) < 0);
+    th_result_free(&r);
+    /* the user's own link is the user's choice: followed */
+    CU_ASSERT_FATAL(lchown(link, 0, 0) == 0);
+    CU_ASSERT_FATAL(th_run(argv, NULL, NULL, BOUND_S, &r) == 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT(stat(cpu, &st) == 0);
+    th_result_free(&r);
+    free(cpu);
+    free(theirs);
+    free(link);
+    free(log);
+    free(run);
+    th_rmtree(root);
+    free(root);
+}
+
 void cu_register_all(void)
 {
     CU_pSuite s = CU_add_suite("planted", NULL, NULL);
@@ -278,4 +414,8 @@ void cu_register_all(void)
     CU_add_test(s, "summarize_reads", test_summarize_reads);
     CU_add_test(s, "summarize_writes", test_summarize_writes);
     CU_add_test(s, "runlog", test_runlog);
+    s = CU_add_suite("claim", NULL, NULL);
+    CU_add_test(s, "race", test_race);
+    CU_add_test(s, "long_path", test_long_path);
+    CU_add_test(s, "other_users", test_other_users);
 }

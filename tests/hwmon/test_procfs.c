@@ -337,7 +337,7 @@ static void test_pid_ns(void)
     char *dir = th_tmpdir("pidns");
     char *ns = th_fmt("%s/self/ns", dir);
     CU_ASSERT_EQUAL(mon_pid_ns_is_init(dir), -ENOENT);
-    CU_ASSERT_EQUAL(hw_mkdir_p(ns), 0);
+    CU_ASSERT_EQUAL(hw_mkdir_p(ns, NULL), 0);
     char *f = th_fmt("%s/pid", ns);
     CU_ASSERT_EQUAL(th_write_file(f, "", 0), 0);
     CU_ASSERT_EQUAL(mon_pid_ns_is_init(dir), 0); /* any other inode: another namespace */

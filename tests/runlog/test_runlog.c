@@ -407,6 +407,97 @@ static void test_open_errors(void)
     free(ro);
 }
 
+/* A log is a file: a FIFO is refused without waiting for a reader (open(2) on a FIFO blocks
+ * until one comes, and a process stuck there ignores everything but SIGKILL), and so is one that
+ * has a reader; a character device such as /dev/null is a log that discards. */
+static void test_open_not_a_file(void)
+{
+    rl_log_t *log = NULL;
+    char *fifo = th_fmt("%s/fifo.jsonl", dir);
+    CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+    CU_ASSERT_EQUAL(rl_open(&log, fifo, 0), -EINVAL); /* today: blocks for ever */
+    int rd = open(fifo, O_RDONLY | O_NONBLOCK);       /* now with a reader */
+    CU_ASSERT_FATAL(rd >= 0);
+    CU_ASSERT_EQUAL(rl_open(&log, fifo, 0), -EINVAL);
+    CU_ASSERT_PTR_NULL(log);
+    char why[96];
+    CU_ASSERT_STRING_EQUAL(hw_open_reason(AT_FDCWD, fifo, EINVAL, why, sizeof why), "is a FIFO");
+    close(rd);
+    CU_ASSERT_EQUAL(rl_open(&log, "/dev/null", 0), 0);
+    CU_ASSERT_EQUAL(rl_event(log, "x", NULL, 0), 0);
+    CU_ASSERT_EQUAL(rl_close(log), 0);
+    /* rl_fdopen: a descriptor opened without O_APPEND could tear lines; it is refused, and
+     * closed (the log owns it from the call on) */
+    char *plain = th_fmt("%s/plain.jsonl", dir);
+    int fd = open(plain, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    CU_ASSERT_FATAL(fd >= 0);
+    log = NULL;
+    CU_ASSERT_EQUAL(rl_fdopen(&log, fd, 0), -EINVAL);
+    CU_ASSERT_PTR_NULL(log);
+    CU_ASSERT(fcntl(fd, F_GETFD) < 0 && errno == EBADF);
+    fd = open(plain, O_WRONLY | O_APPEND | O_CLOEXEC);
+    CU_ASSERT_EQUAL(rl_fdopen(&log, fd, 0), 0);
+    CU_ASSERT_EQUAL(rl_event(log, "x", NULL, 0), 0);
+    CU_ASSERT_EQUAL(rl_close(log), 0);
+    free(plain);
+    free(fifo);
+}
+
+/* hw_open_file, the one way a run's files are opened: exclusively, never through a link, never
+ * a hard link or another user's file when owned files are asked for. */
+static void test_open_file_rules(void)
+{
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    CU_ASSERT_FATAL(dfd >= 0);
+    char *outside = th_fmt("%s/outside", dir);
+    CU_ASSERT_EQUAL_FATAL(th_write_file(outside, "x\n", 2), 0);
+    CU_ASSERT_EQUAL(symlinkat("outside-ghost", dfd, "dangling"), 0);
+    CU_ASSERT_EQUAL(hw_open_file(dfd, "dangling", HW_OPEN_EXCL), -EEXIST);
+    CU_ASSERT_EQUAL(hw_open_file(dfd, "dangling", HW_OPEN_CREATE), -ELOOP);
+    struct stat st;
+    CU_ASSERT(fstatat(dfd, "outside-ghost", &st, 0) < 0 && errno == ENOENT);
+    CU_ASSERT_EQUAL(linkat(dfd, "outside", dfd, "hard", 0), 0);
+    CU_ASSERT_EQUAL(hw_open_file(dfd, "hard", HW_OPEN_OWNED), -EPERM);
+    char why[96];
+    CU_ASSERT_PTR_NOT_NULL(strstr(hw_open_reason(dfd, "hard", EPERM, why, sizeof why), "2 links"));
+    int fd = hw_open_file(dfd, "new", HW_OPEN_EXCL);
+    CU_ASSERT(fd >= 0 && (fcntl(fd, F_GETFL) & (O_APPEND | O_NONBLOCK)) == O_APPEND);
+    close(fd);
+    CU_ASSERT_EQUAL(hw_open_file(dfd, "new", HW_OPEN_EXCL), -EEXIST);
+    fd = hw_open_file(dfd, "new", HW_OPEN_OWNED);
+    CU_ASSERT(fd >= 0);
+    close(fd);
+    close(dfd);
+    free(outside);
+}
+
+/* hw_mkdir_p says what it made, and hw_rmdir_made removes that and nothing more. */
+static void test_mkdir_made(void)
+{
+    char *path = th_fmt("%s/m1//m2/m3", dir);
+    size_t made = 0;
+    CU_ASSERT_EQUAL(hw_mkdir_p(path, &made), 0);
+    CU_ASSERT_EQUAL(made, strlen(dir) + 1);
+    hw_rmdir_made(path, made);
+    struct stat st;
+    char *first = th_fmt("%s/m1", dir);
+    CU_ASSERT(stat(first, &st) < 0 && errno == ENOENT);
+    CU_ASSERT(stat(dir, &st) == 0);
+    CU_ASSERT_EQUAL(hw_mkdir_p(path, &made), 0);
+    CU_ASSERT_EQUAL(hw_mkdir_p(path, &made), 0);
+    CU_ASSERT_EQUAL(made, strlen(path)); /* nothing made the second time */
+    char *keep = th_fmt("%s/m1/keep", dir);
+    CU_ASSERT_EQUAL(th_write_file(keep, "", 0), 0);
+    hw_rmdir_made(path, strlen(dir) + 1); /* m1 holds a file: m3 and m2 go, m1 stays */
+    CU_ASSERT(stat(first, &st) == 0);
+    char *m2 = th_fmt("%s/m1/m2", dir);
+    CU_ASSERT(stat(m2, &st) < 0 && errno == ENOENT);
+    free(m2);
+    free(keep);
+    free(first);
+    free(path);
+}
+
 static void test_disk_full(void)
 {
     rl_log_t *log = NULL;
@@ -552,6 +643,9 @@ void add_runlog_suites(void)
     s = CU_add_suite("files", io_init, io_clean);
     CU_add_test(s, "append_and_env", test_append_and_env);
     CU_add_test(s, "open_errors", test_open_errors);
+    CU_add_test(s, "open_not_a_file", test_open_not_a_file);
+    CU_add_test(s, "open_file_rules", test_open_file_rules);
+    CU_add_test(s, "mkdir_made", test_mkdir_made);
     CU_add_test(s, "disk_full", test_disk_full);
     CU_add_test(s, "file_size_limit", test_file_size_limit);
     s = CU_add_suite("concurrency", io_init, io_clean);

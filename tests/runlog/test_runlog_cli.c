@@ -177,7 +177,7 @@ static void test_runtime_errors(void)
     th_result_free(&r);
     RUN(&r, NULL, "-f", dir, "event", "x");
     CU_ASSERT_EQUAL(r.status, 1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "Is a directory"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "is a directory"));
     th_result_free(&r);
 }
 
