@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hwrun/io.h"
 #include "hwrun/jsonw.h"
 #include "hwrun/msg.h"
 
@@ -472,13 +473,9 @@ int sum_py_read_file(enum sum_py_kind kind, const char *path, struct sum_py_acc 
     struct stat st;
     if (!path || stat(path, &st) != 0)
         return 0; /* if path is not None and path.exists() */
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = hw_open_file(AT_FDCWD, path, HW_OPEN_READ | HW_OPEN_FOLLOW);
     if (fd < 0)
-        return -errno;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        close(fd);
-        return -EISDIR;
-    }
+        return fd;
     struct sum_py_reader *r = sum_py_new(kind, acc);
     int rc = r ? hw_read_stream(fd, feed_py, r) : -ENOMEM;
     if (rc == 0)
@@ -570,7 +567,8 @@ int sum_py_run(const char *dir, const char *const file_opt[SUM_KIND_COUNT], stru
             return HW_EXIT_FAIL;
         }
         if (rc < 0) {
-            hw_warn(-rc, "%s", path);
+            char why[128];
+            hw_warn(0, "%s: %s", path, hw_open_reason(AT_FDCWD, path, -rc, why, sizeof why));
             free(p);
             return HW_EXIT_FAIL;
         }

@@ -3,6 +3,7 @@
 #include "summary.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
@@ -876,8 +877,9 @@ static int read_kind(struct sum_run *run, enum sum_kind kind, const char *path,
     if (rc < 0) {
         run->read_error[kind] = rc;
         if (run->cfg->message) {
-            char msg[600];
-            snprintf(msg, sizeof msg, "%s: %s", path, strerror(-rc));
+            char msg[600], why[128];
+            snprintf(msg, sizeof msg, "%s: %s", path,
+                     hw_open_reason(AT_FDCWD, path, -rc, why, sizeof why));
             run->cfg->message(run->cfg->message_ctx, msg);
         }
     }

@@ -22,9 +22,10 @@ enum hw_open_how {
     HW_OPEN_OWNED = 1 << 3,   /* an existing file must be the effective user's, with one link */
     HW_OPEN_FOLLOW = 1 << 4,  /* follow a symbolic link at the last component */
     HW_OPEN_CHARDEV = 1 << 5, /* a character device (/dev/null) will do as well */
+    HW_OPEN_READ = 1 << 6,    /* read only, from the start (summarize's readers) */
 };
 
-/* Open name, relative to dirfd (AT_FDCWD: a plain path), to append to, as what a log or a sample
+/* Open name, relative to dirfd (AT_FDCWD: a plain path), to append to (HW_OPEN_READ: to read), as what a log or a sample
  * file must be: a regular file (HW_OPEN_CHARDEV: or a character device), never reached through a
  * symbolic link at the last component (unless HW_OPEN_FOLLOW), and never waited on: a FIFO is
  * refused, not opened, so that a stop signal is never stuck behind open(2) (SQLite's

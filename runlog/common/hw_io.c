@@ -38,8 +38,11 @@ int hw_open_file(int dirfd, const char *name, unsigned how)
 {
     /* O_NONBLOCK: a FIFO would block open(2) until a reader comes; with it a FIFO without a
      * reader fails (ENXIO) and one with a reader opens, and both are refused below. */
-    int flags = O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
-    flags |= how & HW_OPEN_RDWR ? O_RDWR : O_WRONLY;
+    int flags = O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+    if (how & HW_OPEN_READ)
+        flags |= O_RDONLY; /* a FIFO opens at once for reading; fstat refuses it below */
+    else
+        flags |= O_APPEND | (how & HW_OPEN_RDWR ? O_RDWR : O_WRONLY);
     if (!(how & HW_OPEN_FOLLOW))
         flags |= O_NOFOLLOW;
     if (how & HW_OPEN_EXCL)
@@ -98,9 +101,11 @@ const char *hw_open_reason(int dirfd, const char *name, int err, char *buf, size
     }
     if (err == EINVAL) { /* through a link that points at something not a file */
         if (fstatat(dirfd, name, &st, 0) == 0 && !S_ISREG(st.st_mode))
-            return S_ISFIFO(st.st_mode)  ? "leads to a FIFO"
-                   : S_ISDIR(st.st_mode) ? "leads to a directory"
-                                         : "is not a regular file";
+            return S_ISFIFO(st.st_mode)   ? "leads to a FIFO"
+                   : S_ISDIR(st.st_mode)  ? "leads to a directory"
+                   : S_ISCHR(st.st_mode)  ? "leads to a character device"
+                   : S_ISSOCK(st.st_mode) ? "leads to a socket"
+                                          : "is not a regular file";
         return "is not a regular file";
     }
     snprintf(buf, cap, "%s", strerror(err));

@@ -93,7 +93,7 @@ static void test_exit_codes(void)
     put_file(empty, "cpu_metrics.csv", "timestamp,usr_pct,idle_pct\n2026-11-21T15:27:50Z,1,2\n");
     r = run((const char *[]){empty, NULL});
     CU_ASSERT_EQUAL(r.status, 1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "hw_metrics.csv: Is a directory"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "hw_metrics.csv: is a directory"));
     th_result_free(&r);
     th_rmtree(empty);
     free(empty);
