@@ -52,9 +52,10 @@ ssize_t hw_read_small(int dirfd, const char *name, char *buf, size_t cap);
  * Returns the length or -errno. */
 ssize_t hw_pread_all(int fd, char *buf, size_t cap);
 
-/* Replace path with data atomically: write a temporary file beside it (mode 0644), fsync, and
- * rename(2) over path, so a reader sees the old file or the new one, never half of one, and a
- * failure leaves no temporary file behind. Returns 0 or -errno. */
+/* Replace path with data atomically: write a temporary file beside it, fsync, and rename(2) over
+ * path, so a reader sees the old file or the new one, never half of one, and a failure leaves no
+ * temporary file behind. The file keeps the mode of the one it replaces; a new one gets 0644
+ * less the umask. Returns 0 or -errno. */
 int hw_write_atomic(const char *path, const char *data, size_t len);
 /* The same, with the fsync only when durable: for a file that is rewritten every few seconds
  * and worthless after a power cut (the Prometheus export), where the fsync is most of the cost. */

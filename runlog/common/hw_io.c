@@ -156,6 +156,30 @@ int hw_write_atomic(const char *path, const char *data, size_t len)
     return hw_write_replace(path, data, len, true);
 }
 
+/* The process's umask, read without changing it: umask(2) can only be read by setting it, which
+ * races with threads that create files meanwhile (hwmon's sampler). Linux 4.7+ shows it in
+ * /proc/self/status; without /proc, the most private answer. */
+static mode_t current_umask(void)
+{
+    char buf[2048];
+    if (hw_read_small(AT_FDCWD, "/proc/self/status", buf, sizeof buf) > 0) {
+        const char *u = strstr(buf, "\nUmask:");
+        if (u)
+            return (mode_t)(strtoul(u + 8, NULL, 8) & 0777);
+    }
+    return 077;
+}
+
+/* What the replacement's mode is: the replaced file's, so that a user's chmod sticks; for a new
+ * file, 0644 less the umask, as hw_open_file creates every other file. */
+static mode_t replace_mode(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+        return st.st_mode & 07777;
+    return 0644 & ~current_umask();
+}
+
 int hw_write_replace(const char *path, const char *data, size_t len, bool durable)
 {
     char tmp[4096];
@@ -165,7 +189,7 @@ int hw_write_replace(const char *path, const char *data, size_t len, bool durabl
     if (fd < 0)
         return -errno;
     int rc = hw_write_all(fd, data, len, NULL);
-    if (rc == 0 && fchmod(fd, 0644) != 0) /* mkostemp makes 0600 */
+    if (rc == 0 && fchmod(fd, replace_mode(path)) != 0) /* mkostemp makes 0600 */
         rc = -errno;
     if (rc == 0 && durable && fsync(fd) != 0)
         rc = -errno;

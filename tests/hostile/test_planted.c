@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "hwrun/rundir.h"
+#include "hostile.h"
 #include "testutil.h"
 
 enum plant { P_LINK_FILE, P_LINK_DANGLING, P_HARDLINK, P_FIFO, P_DIR, P_DEVZERO, P_COUNT };
@@ -431,4 +432,5 @@ void cu_register_all(void)
     CU_add_test(s, "race", test_race);
     CU_add_test(s, "long_path", test_long_path);
     CU_add_test(s, "other_users", test_other_users);
+    hostile_register_output();
 }

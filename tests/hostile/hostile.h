@@ -1,0 +1,7 @@
+/* The suites of test_hostile, one file each (test_planted.c registers them all). */
+#ifndef HWRUN_TEST_HOSTILE_H
+#define HWRUN_TEST_HOSTILE_H
+
+void hostile_register_output(void); /* test_output.c */
+
+#endif
