@@ -136,10 +136,15 @@ RL_API int rl_close(rl_log_t *log);
 /* The file descriptor, for callers that poll or stat it. Owned by the log. */
 RL_API int rl_fileno(const rl_log_t *log);
 
+/* The longest phase a log takes, in seconds (about 31,700 years): anything longer is a unit or
+ * arithmetic mistake, not a measurement, and a reader would have to trust it. */
+#define RL_MAX_SECONDS 1e12
+
 /* Append a completed phase: {"ts", "type": "phase", "name", "seconds", extra...}.
- * seconds is rounded to 3 decimals. extra may be NULL when n_extra is 0.
+ * seconds must be finite and from 0 to RL_MAX_SECONDS (else -EINVAL, nothing written); it is
+ * rounded to 3 decimals. extra may be NULL when n_extra is 0.
  * Extra keys may not repeat each other nor be one of ts, type, name, seconds: -EINVAL.
- * Returns 0, -EINVAL (NULL name, bad key, RL_T_JSON/RL_T_MERGE text that is not valid JSON,
+ * Returns 0, -EINVAL (NULL name, bad seconds, bad key, RL_T_JSON/RL_T_MERGE text that is not valid JSON,
  * RL_T_MERGE text that is not an object or an RL_T_MERGE inside an array, a NULL array with a
  * count, nesting deeper than RL_MAX_DEPTH, an unknown type), -ENOMEM, or write(2)'s error
  * (-ENOSPC, -EIO, ...).

@@ -61,11 +61,13 @@ static size_t collect_fields(char **args, int n, bool allow_data, rl_field_t *fi
 
 /* Check the entry before the file is touched: bad --data JSON or a reserved or repeated key is
  * a command-line mistake (exit 2), not a write failure. */
-static void validate(long rc)
+static void validate(long rc, bool with_data)
 {
-    if (rc == -EINVAL)
+    if (rc == -EINVAL && with_data)
         hw_usage_error("invalid entry: --data must be a JSON object (integers within 64 bits), "
                        "and keys may not repeat nor be ts, type, name, seconds");
+    if (rc == -EINVAL)
+        hw_usage_error("invalid entry: keys may not repeat nor be ts, type, name, seconds");
     if (rc < 0)
         hw_die(HW_EXIT_FAIL, (int)-rc, "format entry");
 }
@@ -208,10 +210,11 @@ int main(int argc, char **argv)
         if (nargs < 2)
             hw_usage_error("phase needs NAME and SECONDS");
         double secs;
-        if (hw_parse_double(args[1], 0, 1e12, &secs) < 0)
-            hw_usage_error("SECONDS must be a number from 0, got '%s'", args[1]);
+        if (hw_parse_double(args[1], 0, RL_MAX_SECONDS, &secs) < 0)
+            hw_usage_error("SECONDS must be a number from 0 to %g, got '%s'", RL_MAX_SECONDS,
+                           args[1]);
         size_t nf = collect_fields(args + 2, nargs - 2, false, fields);
-        validate(rl_format_phase(NULL, 0, args[0], secs, fields, nf));
+        validate(rl_format_phase(NULL, 0, args[0], secs, fields, nf), false);
         if ((rc = rl_open(&log, path, flags)) < 0)
             die_open(rc, path);
         if ((rc = rl_phase(log, args[0], secs, fields, nf)) < 0)
@@ -220,7 +223,10 @@ int main(int argc, char **argv)
         if (nargs < 1)
             hw_usage_error("event needs TYPE");
         size_t nf = collect_fields(args + 1, nargs - 1, true, fields);
-        validate(rl_format_event(NULL, 0, args[0], fields, nf));
+        bool with_data = false;
+        for (size_t i = 0; i < nf; i++)
+            with_data |= fields[i].type == RL_T_MERGE;
+        validate(rl_format_event(NULL, 0, args[0], fields, nf), with_data);
         if ((rc = rl_open(&log, path, flags)) < 0)
             die_open(rc, path);
         if ((rc = rl_event(log, args[0], fields, nf)) < 0)

@@ -342,7 +342,8 @@ static int entry_end(struct entry *e, int rc)
 static int format_phase(struct hw_buf *b, const char *name, double seconds,
                         const rl_field_t *extra, size_t n_extra)
 {
-    if (!name)
+    /* NaN, a negative or an absurd duration is a caller's bug: refused, never written */
+    if (!name || !(seconds >= 0 && seconds <= RL_MAX_SECONDS))
         return -EINVAL;
     struct entry e;
     entry_begin(&e, b, HW_RL_PHASE);

@@ -100,6 +100,9 @@ _lib.rl_phase.restype = ctypes.c_int
 _lib.rl_event.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(_Field),
                           ctypes.c_size_t]
 _lib.rl_event.restype = ctypes.c_int
+_lib.rl_format_phase.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                                 ctypes.c_double, ctypes.POINTER(_Field), ctypes.c_size_t]
+_lib.rl_format_phase.restype = ctypes.c_long
 _lib.rl_version.argtypes = []
 _lib.rl_version.restype = ctypes.c_char_p
 
@@ -177,7 +180,11 @@ def _field(k, v):
     if isinstance(v, int):
         return (_key_b(k), _T_INT, _Value(i=_plain(v)))
     if isinstance(v, (dict, list, tuple)):
-        return (_key_b(k), _T_JSON, _Value(s=json.dumps(_plain(v)).encode()))
+        try:
+            plain = _plain(v)
+        except RecursionError:  # a dict or list that contains itself, or nests absurdly deep
+            raise ValueError("runlog: value of %r contains itself or nests too deep" % (k,)) from None
+        return (_key_b(k), _T_JSON, _Value(s=json.dumps(plain).encode()))
     s = v if isinstance(v, str) else str(v)
     if "\0" in s:  # json.dumps escapes it; the library re-prints that as it came
         return (_key_b(k), _T_JSON, _Value(s=json.dumps(s).encode()))
@@ -276,10 +283,21 @@ class RunLog:
 
     def log_phase(self, name, seconds, **extra):
         """Append {"ts", "type": "phase", "name", "seconds" (rounded to 3 decimals), **extra}."""
+        try:
+            secs = float(seconds)
+        except OverflowError:  # an int beyond a double's range
+            secs = math.inf
+        name_b = _key_b(name if type(name) is str else str(name))
         arr, n = _fields(extra.items())
         try:
-            self._call(_lib.rl_phase, _key_b(name if type(name) is str else str(name)),
-                       float(seconds), arr, n)
+            self._call(_lib.rl_phase, name_b, secs, arr, n)
+        except ValueError:
+            # Was it the duration? The library owns the rule (finite, 0 to RL_MAX_SECONDS).
+            if _lib.rl_format_phase(None, 0, name_b, secs, None, 0) == -_errno.EINVAL:
+                raise ValueError("runlog: phase %r: %r is not a duration librunlog takes "
+                                 "(finite, not negative, at most RL_MAX_SECONDS)"
+                                 % (name, seconds)) from None
+            raise
         finally:
             _release(arr, n)
 

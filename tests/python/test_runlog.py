@@ -230,6 +230,29 @@ class Errors(Base):
             log.log_event("closed")
         self.assertFalse(os.path.getsize(self.path))
 
+    def test_absurd_input_is_value_error(self):
+        # runlog(1) promises ValueError or OSError: never OverflowError or RecursionError
+        log = RunLog(self.path)
+        me = {"a": 1}
+        me["me"] = me
+        deep = []
+        for _ in range(100000):
+            deep = [deep]
+        for seconds in (10**400, -10**400, float("nan"), float("inf"), -1, -0.001, 1e300):
+            with self.assertRaises(ValueError) as cm:
+                log.log_phase("x", seconds)
+            self.assertIn("not a duration", str(cm.exception))
+        for bad in (lambda: log.log_event("x", {"self": me}),
+                    lambda: log.log_phase("x", 1.0, loop=me),
+                    lambda: log.log_event("x", {"deep": deep}),
+                    lambda: log.log_phase("x", 1.0, loop=[me])):
+            with self.assertRaises(ValueError):
+                bad()
+        log.log_phase("x", 0)  # the edges are durations
+        log.log_phase("x", 1e12)
+        log.close()
+        self.assertEqual([json.loads(l)["seconds"] for l in self.lines()], [0, 1e12])
+
     def test_write_compat(self):
         with RunLog(self.path) as log:
             log.log_event("x")

@@ -127,6 +127,9 @@ static void test_usage_errors(void)
         (const char *const[]){"-f", "F", "time", "x", NULL},           /* no -- COMMAND */
         (const char *const[]){"-f", "F", "time", "x", "--", NULL},
         (const char *const[]){"--no-such-option", NULL},
+        (const char *const[]){"-f", "F", "phase", "x", "1e300", NULL}, /* absurd seconds */
+        (const char *const[]){"-f", "F", "phase", "x", "nan", NULL},
+        (const char *const[]){"-f", "F", "event", "x", "a=1", "a=2", NULL}, /* repeated key */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *args[16];
@@ -141,6 +144,13 @@ static void test_usage_errors(void)
         CU_ASSERT_EQUAL(r.status, 2);
         CU_ASSERT_EQUAL(strncmp(r.err, "runlog: ", 8), 0);
         CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "Try 'runlog --help'"));
+        /* the message is about what was given: no --data, no word of --data */
+        bool data = false;
+        for (size_t k = 0; k < n; k++)
+            data |= strcmp(args[k], "--data") == 0;
+        if (!data && strstr(r.err, "--data"))
+            fprintf(stderr, "case %zu speaks of --data: %s\n", i, r.err);
+        CU_ASSERT(data || !strstr(r.err, "--data"));
         th_result_free(&r);
         CU_ASSERT_EQUAL(access(logpath, F_OK), -1); /* nothing was written */
     }
