@@ -189,8 +189,8 @@ const char *ht_fmt_dur(char *buf, size_t cap, double s)
         snprintf(buf, cap, "%d min %02d s", (int)(s / 60), (int)fmod(s, 60));
     else if (s < 86400 * 3)
         snprintf(buf, cap, "%d h %02d min", (int)(s / 3600), (int)fmod(s / 60, 60));
-    else
-        snprintf(buf, cap, "%d d %02d h", (int)(s / 86400), (int)fmod(s / 3600, 24));
+    else /* days as a double: a phase from a file we did not write may last 1e12 s */
+        snprintf(buf, cap, "%.0f d %02d h", floor(s / 86400), (int)fmod(s / 3600, 24));
     return buf;
 }
 
@@ -198,7 +198,7 @@ const char *ht_fmt_dur(char *buf, size_t cap, double s)
 const char *ht_fmt_utc(char *buf, size_t cap, double t)
 {
     struct tm tm;
-    time_t tt = (time_t)floor(t);
+    time_t tt = isfinite(t) && fabs(t) <= 1e12 ? (time_t)floor(t) : 0;
     if (!isfinite(t) || fabs(t) > 1e12 || !gmtime_r(&tt, &tm)) {
         snprintf(buf, cap, "\xE2\x80\x94");
         return buf;

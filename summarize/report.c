@@ -32,9 +32,12 @@ static void json_time(struct hw_json *w, const char *key, double t)
     /* to the nearest millisecond: epoch seconds carry ~2e-7 s of binary noise */
     double ms = floor(t * 1000 + 0.5);
     double sec = floor(ms / 1000);
-    struct timespec ts = {(time_t)sec, (long)(ms - sec * 1000) * 1000000L};
-    hw_iso_utc(iso, &ts);
-    hw_json_str(w, key, iso);
+    /* beyond the years 0..9999 there is no ISO date to print (a phase of 1e12 s ends there) */
+    struct timespec ts = {fabs(sec) < 1e15 ? (time_t)sec : 0, (long)(ms - sec * 1000) * 1000000L};
+    if (fabs(sec) < 1e15 && hw_iso_utc(iso, &ts) > 0)
+        hw_json_str(w, key, iso);
+    else
+        hw_json_null(w, key);
 }
 
 static void json_stat(struct hw_json *w, const char *key, const struct sum_stat *s)

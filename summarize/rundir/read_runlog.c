@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runlog.h" /* RL_MAX_SECONDS */
+
 struct jl_st {
     struct json_tokener *tok;
 };
@@ -66,6 +68,11 @@ static void jl_line(struct sum_reader *r, const char *s, size_t n)
         if (!name || !isfinite(sec) || sec < 0) {
             json_object_put(o);
             sum_skip(r, SUM_SKIP_SHAPE, "phase without name or seconds");
+            return;
+        }
+        if (sec > RL_MAX_SECONDS) { /* librunlog refuses to write it: not a duration */
+            json_object_put(o);
+            sum_skip(r, SUM_SKIP_SHAPE, "phase of more than 1e12 seconds");
             return;
         }
         struct sum_phase p = {.t_end = t, .seconds = sec, .t_start = t - sec, .name = name,

@@ -552,6 +552,10 @@ bool sum_json_int(struct json_object *obj, const char *key, long *out)
     struct json_object *v;
     if (!obj || !json_object_object_get_ex(obj, key, &v) || !json_object_is_type(v, json_type_int))
         return false;
-    *out = (long)json_object_get_int64(v);
+    /* json-c saturates an integer beyond 64 bits: that is no count or status of ours */
+    int64_t i = json_object_get_int64(v);
+    if (i == INT64_MAX || i == INT64_MIN)
+        return false;
+    *out = (long)i;
     return true;
 }

@@ -2,7 +2,10 @@
  *
  *   umask: under `umask 077` every file the tools create is private, including those replaced by
  *          rename (summary.json, summarize -o and --html, the Prometheus file); a file that is
- *          replaced keeps the mode its owner gave it. */
+ *          replaced keeps the mode its owner gave it.
+ *   absurd: a run.jsonl summarize did not write (a phase of 1e300 s, an integer beyond 64 bits)
+ *          gives a reason in the quality section and valid output, never garbage nor UB (the
+ *          sanitizer build aborts on UB, so this test fails there). */
 #include <CUnit/CUnit.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <json-c/json.h>
 #include <unistd.h>
 
 #include "hwrun/rundir.h"
@@ -85,8 +89,92 @@ static void test_umask_private(void)
     free(html);
 }
 
+static const char absurd_lines[] =
+    "{\"ts\": \"2026-11-21T15:27:48.600+00:00\", \"type\": \"phase\", \"name\": \"huge\", "
+    "\"seconds\": 1e300}\n"
+    "{\"ts\": \"2026-11-21T15:27:48.700+00:00\", \"type\": \"phase\", \"name\": \"bigint\", "
+    "\"seconds\": 99999999999999999999999}\n"
+    "{\"ts\": \"2026-11-21T15:27:48.800+00:00\", \"type\": \"phase\", \"name\": \"ancient\", "
+    "\"seconds\": 999999999999}\n";
+
+static void test_absurd_values(void)
+{
+    const char *sum = th_env("HWRUN_SUMMARIZE_BIN");
+    char *root = th_tmpdir("absurd");
+    char *run = th_fmt("%s/run", root), *html = th_fmt("%s/r.html", root);
+    CU_ASSERT_FATAL(mkdir(run, 0755) == 0);
+    for (int i = 0; i < HW_FILE_COUNT; i++) {
+        char *src = th_fmt("%s/runs/basic/%s", th_env("HWRUN_TESTDATA"), hw_file_names[i]);
+        size_t n;
+        char *data = th_read_file(src, &n);
+        if (data) {
+            char *dst = th_fmt("%s/%s", run, hw_file_names[i]);
+            if (strcmp(hw_file_names[i], HW_RUNLOG_FILE) == 0) { /* its 6 lines, then ours */
+                char *all = th_fmt("%s%s", data, absurd_lines);
+                free(data);
+                data = all;
+                n = strlen(all);
+            }
+            CU_ASSERT_FATAL(th_write_file(dst, data, n) == 0);
+            free(dst);
+            free(data);
+        }
+        free(src);
+    }
+    static const char *const formats[] = {"json", "text", "csv", "jsonl"};
+    for (size_t f = 0; f < sizeof formats / sizeof *formats; f++) {
+        char *argv[] = {(char *)sum, "--format", (char *)formats[f], "--html", html, run, NULL};
+        struct th_result r;
+        CU_ASSERT_FATAL(th_run(argv, NULL, NULL, 60, &r) == 0);
+        if (r.status != 0)
+            fprintf(stderr, "summarize --format %s: %d\n%s", formats[f], r.status, r.err);
+        CU_ASSERT_EQUAL(r.status, 0);
+        /* each refused phase is named with its reason, once per format */
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "run.jsonl:7: not a run log entry (phase of more"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "run.jsonl:8: not a run log entry (phase of more"));
+        if (strcmp(formats[f], "json") == 0) {
+            struct json_object *o = json_tokener_parse(r.out), *phases, *runlog_q;
+            CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+            CU_ASSERT_FATAL(json_object_object_get_ex(o, "phases", &phases));
+            bool ancient = false;
+            for (size_t i = 0; i < json_object_array_length(phases); i++) {
+                struct json_object *p = json_object_array_get_idx(phases, i), *v;
+                const char *name = json_object_get_string(
+                    json_object_object_get_ex(p, "name", &v) ? v : NULL);
+                CU_ASSERT(strcmp(name, "huge") != 0 && strcmp(name, "bigint") != 0);
+                if (strcmp(name, "ancient") == 0) {
+                    ancient = true;
+                    /* it would start 31,700 years ago: no ISO date for that, so null */
+                    CU_ASSERT(json_object_object_get_ex(p, "start", &v) && v == NULL);
+                }
+            }
+            CU_ASSERT(ancient);
+            CU_ASSERT(json_object_object_get_ex(o, "quality", &runlog_q));
+            json_object_put(o);
+        } else {
+            /* text and rows: printable, no stray bytes from an unwritten buffer */
+            for (size_t i = 0; i < r.out_len; i++)
+                if ((unsigned char)r.out[i] < 0x20 && r.out[i] != '\n' && r.out[i] != '\t' &&
+                    r.out[i] != 0x1b) {
+                    fprintf(stderr, "%s: control byte %#x at %zu\n", formats[f],
+                            (unsigned char)r.out[i], i);
+                    CU_FAIL("control byte in output");
+                    break;
+                }
+        }
+        th_result_free(&r);
+        struct stat st;
+        CU_ASSERT(stat(html, &st) == 0 && st.st_size > 0);
+    }
+    th_rmtree(root);
+    free(root);
+    free(run);
+    free(html);
+}
+
 void hostile_register_output(void)
 {
     CU_pSuite s = CU_add_suite("output", NULL, NULL);
     CU_add_test(s, "umask", test_umask_private);
+    CU_add_test(s, "absurd", test_absurd_values);
 }
