@@ -242,17 +242,28 @@ static void follow(struct mon_prom *p, int i)
 
 /* ---- the exposition --------------------------------------------------------------------- */
 
+/* A label value as the text format wants it: UTF-8 (a byte that is not becomes U+FFFD, as in
+ * every other output of ours: one bad command name must not make promtool and node_exporter
+ * reject the whole file), with backslash, double quote and newline escaped. */
 void mon_prom_label_value(struct hw_buf *b, const char *s)
 {
-    for (; *s; s++) {
-        if (*s == '\\')
+    size_t n = strlen(s);
+    while (n) {
+        uint32_t cp;
+        size_t k = hw_utf8_decode(s, n, &cp);
+        if (k == 0 || k == HW_UTF8_SHORT) {
+            hw_buf_puts(b, "\xEF\xBF\xBD"); /* U+FFFD for the one bad byte, then go on */
+            k = 1;
+        } else if (*s == '\\')
             hw_buf_puts(b, "\\\\");
         else if (*s == '"')
             hw_buf_puts(b, "\\\"");
         else if (*s == '\n')
             hw_buf_puts(b, "\\n");
         else
-            hw_buf_putc(b, *s);
+            hw_buf_put(b, s, k);
+        s += k;
+        n -= k;
     }
 }
 

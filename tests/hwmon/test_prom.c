@@ -238,6 +238,52 @@ static void test_exposition(void)
     free(dir);
 }
 
+/* Bytes that are not UTF-8 in a host name, a command or a phase name (all come from outside):
+ * each label stays valid UTF-8 (U+FFFD per bad byte), so promtool and node_exporter keep the
+ * file. Today's printf of the raw bytes made promtool reject the whole file. */
+static void test_label_utf8(void)
+{
+    char *dir = th_tmpdir("prom-utf8");
+    put(dir, "run.jsonl",
+        "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", \"event\": \"start\", "
+        "\"data\": {\"interval_s\": 1.0, \"smi_tz\": \"UTC\"}}\n",
+        false);
+    struct mon_prom p;
+    memset(&p, 0, sizeof p);
+    char *out = th_fmt("%s/x.prom", dir);
+    CU_ASSERT_EQUAL_FATAL(mon_prom_resolve(&p, out, dir), 0);
+    CU_ASSERT_EQUAL_FATAL(mon_prom_open(&p, dir, fields, 1.0, "node\xff\xfe-\xc3", "/opt/tr\xe9in"),
+                          0);
+    struct mon_prom_counters c = {.samples = 1, .running = true};
+    CU_ASSERT_EQUAL_FATAL(mon_prom_update(&p, &c), 0);
+    char *text = th_read_file(out, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "host=\"node\xEF\xBF\xBD\xEF\xBF\xBD-\xEF\xBF\xBD\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "command=\"tr\xEF\xBF\xBDin\""));
+    /* the whole file is UTF-8 */
+    size_t len = strlen(text);
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        size_t k = hw_utf8_decode(text + i, len - i, &cp);
+        if (k == 0 || k == HW_UTF8_SHORT) {
+            fprintf(stderr, "byte %zu of the export is not UTF-8\n", i);
+            CU_FAIL("not UTF-8");
+            break;
+        }
+        i += k;
+    }
+    free(text);
+    if (have_program("promtool")) {
+        CU_ASSERT_EQUAL(promtool_check(out), 0);
+    } else {
+        th_skip("promtool (Debian package prometheus) is not installed");
+    }
+    mon_prom_close(&p);
+    free(out);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* A directory gets hwrun_<run>.prom (odd characters made '_'); a write that fails leaves the
  * previous file in place and no temporary file behind. */
 static void test_paths(void)
@@ -448,6 +494,7 @@ void add_prom_suite(void)
 {
     CU_pSuite s = CU_add_suite("prom", NULL, NULL);
     CU_add_test(s, "exposition", test_exposition);
+    CU_add_test(s, "label_utf8", test_label_utf8);
     CU_add_test(s, "energy_agrees", test_energy_agrees);
     CU_add_test(s, "paths", test_paths);
     CU_add_test(s, "unwritable", test_unwritable);
