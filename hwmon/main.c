@@ -27,6 +27,9 @@ static void usage(void)
            "                         (default: a new hwmon-<UTC time> directory here)\n"
            "  -i, --interval SECONDS sampling interval, 0.05 to 3600 (default 1)\n"
            "  -d, --duration SECONDS stop after this long (system and -p modes)\n"
+           "      --leave-running    when COMMAND exits, leave what remains of its process\n"
+           "                         tree (daemons it started) running; default: stop it\n"
+           "                         (SIGTERM, then SIGKILL after 5 s), as on a stop signal\n"
            "      --no-gpu           do not start nvidia-smi\n"
            "      --nvidia-smi PATH  the nvidia-smi to run (default: nvidia-smi on PATH)\n"
            "      --gpu-procs        also record per-process GPU memory (gpu_procs.csv)\n"
@@ -54,7 +57,7 @@ static void usage(void)
            "\n"
            "Exit status:\n"
            "  0    monitoring ended normally (system and -p modes)\n"
-           "  1    runtime failure\n"
+           "  125  hwmon itself failed (see hwmon(1))\n"
            "  2    usage error\n"
            "  N    with a COMMAND: its exit status (126 cannot execute, 127 not found,\n"
            "       128+N killed by signal N)\n");
@@ -92,7 +95,8 @@ int main(int argc, char **argv)
         OPT_GPUS,
         OPT_NO_PSS,
         OPT_PROM,
-        OPT_PROM_INTERVAL
+        OPT_PROM_INTERVAL,
+        OPT_LEAVE_RUNNING
     };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'},
@@ -109,6 +113,7 @@ int main(int argc, char **argv)
         {"gpus", required_argument, NULL, OPT_GPUS},
         {"prom-textfile", required_argument, NULL, OPT_PROM},
         {"prom-interval", required_argument, NULL, OPT_PROM_INTERVAL},
+        {"leave-running", no_argument, NULL, OPT_LEAVE_RUNNING},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -181,6 +186,9 @@ int main(int argc, char **argv)
             break;
         case OPT_PROM_INTERVAL:
             cfg.prom_interval_s = parse_seconds("prom-interval", optarg, 1, 3600);
+            break;
+        case OPT_LEAVE_RUNNING:
+            cfg.leave_running = true;
             break;
         case 'q':
             cfg.quiet = true;

@@ -101,6 +101,11 @@ struct run {
     bool fwd_killed;       /* the SIGKILL round was made */
     pid_t killed[64];      /* what it killed (the first 64) */
     long n_killed;
+    /* what of the job was still running when its main process exited (a daemon it
+     * double-forked, workers it did not wait for): stopped as above unless --leave-running */
+    pid_t left[64];
+    long n_left;
+    int sampler_err; /* the sampler thread could not start: no CPU or process samples */
     /* The run directory, opened once: every file of the run is created relative to it. */
     int dirfd;
     char given[PATH_MAX]; /* -o as given (or the default name) */
@@ -428,6 +433,11 @@ static void log_stop(struct run *r, bool wrap, int exit_status)
                                                                    : HW_ARRAY_SIZE(killed);
     for (size_t i = 0; i < n_killed; i++)
         killed[i] = RL_INT(NULL, r->killed[i]);
+    rl_field_t left[HW_ARRAY_SIZE(r->left)];
+    size_t n_left = (size_t)r->n_left < HW_ARRAY_SIZE(left) ? (size_t)r->n_left
+                                                             : HW_ARRAY_SIZE(left);
+    for (size_t i = 0; i < n_left; i++)
+        left[i] = RL_INT(NULL, r->left[i]);
     const struct opt_field all[] = {
         {true, RL_DBL(HW_STOP_DURATION, round((hw_mono_now() - r->t0) * 1000) / 1000)},
         {true, RL_OBJ("samples", samples, HW_ARRAY_SIZE(samples))},
@@ -438,6 +448,10 @@ static void log_stop(struct run *r, bool wrap, int exit_status)
         {r->fwd, RL_INT("signal_forwarded", r->fwd_sig)},
         {r->fwd, RL_INT("processes_signalled", r->fwd_n)},
         {r->fwd, RL_ARR("killed_after_grace", killed, n_killed)},
+        /* what of the job outlived its main process, and whether it was left running */
+        {r->n_left > 0, RL_INT(HW_STOP_PROCESSES_LEFT, r->n_left)},
+        {r->n_left > 0 && r->cfg->leave_running, RL_ARR(HW_STOP_LEFT_RUNNING, left, n_left)},
+        {r->sampler_err < 0, RL_STR(HW_STOP_SAMPLER_ERROR, strerror(-r->sampler_err))},
     };
     rl_field_t f[HW_ARRAY_SIZE(all)];
     log_event(r, HW_EV_STOP, f, pick_fields(all, HW_ARRAY_SIZE(all), f));
@@ -456,6 +470,30 @@ static void begin_stop(struct run *r, const char *reason)
     double now = hw_mono_now();
     mon_children_stop(&r->children, r->cfg->grace_s, now);
     r->stop_deadline = now + r->cfg->grace_s + 3;
+}
+
+static void job_forward(struct run *r, int sig);
+
+/* The command has exited. What remains of its tree (a daemon it double-forked with setsid,
+ * workers it did not wait for) is hwmon's to stop, as on a stop signal (forward SIGTERM, grace,
+ * SIGKILL; the loop waits for it), so that nothing of the job outlives the run unrecorded.
+ * --leave-running leaves it, and the stop event names it either way. */
+static void stop_leftovers(struct run *r)
+{
+    pid_t pg[MON_CHILDREN_MAX];
+    size_t npg = mon_children_groups(&r->children, pg, MON_CHILDREN_MAX);
+    long n = mon_job_scan(r->cfg->proc_root, getpid(), pg, npg, r->left, HW_ARRAY_SIZE(r->left));
+    if (n <= 0)
+        return;
+    r->n_left = n;
+    if (r->cfg->leave_running) {
+        if (!r->cfg->quiet)
+            hw_warn(0, "the command exited; %ld process%s of its tree left running "
+                       "(--leave-running)", n, n == 1 ? "" : "es");
+        return;
+    }
+    if (!r->fwd) /* after a stop signal they have had theirs */
+        job_forward(r, SIGTERM);
 }
 
 static void reap(struct run *r)
@@ -477,6 +515,7 @@ static void reap(struct run *r)
         if (pid == r->cmd_pid) {
             r->cmd_done = true;
             r->cmd_status = status;
+            stop_leftovers(r);
             begin_stop(r, "command_exit");
             continue;
         }
@@ -537,6 +576,8 @@ static void on_signal(struct run *r, const struct signalfd_siginfo *si)
     }
     if (r->stopping && r->signals_seen) {
         mon_children_kill(&r->children); /* second stop request: no more grace */
+        if (r->fwd && !r->fwd_killed)
+            r->fwd_deadline = hw_mono_now(); /* nor for what is left of the job */
         return;
     }
     r->signals_seen = true;
@@ -950,10 +991,13 @@ int mon_run(const struct mon_config *cfg)
     };
     rc = mon_sampler_start(&r->sampler, &sc);
     if (rc < 0) {
-        hw_warn(-rc, "start the sampler");
-        if (wrap)
-            kill(r->cmd_pid, SIGTERM);
-        goto out;
+        /* (a thread under a small ulimit -v, say) The start event is out: the run must end
+         * with a stop event that says why, or a retry into the directory is refused. A running
+         * job is not stopped for it: its GPU rows and its own log still record it. */
+        r->sampler_err = rc;
+        hw_warn(-rc, "start the sampler: no CPU or process samples for this run");
+        if (!wrap)
+            begin_stop(r, "sampler_failed");
     }
     if (r->gpu_ok)
         mon_children_start(&r->children, hw_mono_now());
@@ -1036,6 +1080,8 @@ int mon_run(const struct mon_config *cfg)
     reap(r);
     status = wrap ? r->cmd_status : HW_EXIT_OK;
     int werr = atomic_load(&r->sampler.write_err);
+    if (r->sampler_err < 0 && !wrap)
+        status = MON_EXIT_SELF;
     if (werr < 0) {
         hw_warn(-werr, "write to %s", r->dir);
         if (!wrap)

@@ -176,6 +176,11 @@ extern const char *const hw_events[HW_EV_COUNT]; /* the eight above */
 #define HW_STOP_DURATION "duration_s"
 #define HW_STOP_EXIT_STATUS "exit_status"
 #define HW_STOP_REASON "reason"
+/* the job's processes still running when its main process exited; with --leave-running, their
+ * pids; a sampler that could not start, its error */
+#define HW_STOP_PROCESSES_LEFT "processes_left"
+#define HW_STOP_LEFT_RUNNING "left_running"
+#define HW_STOP_SAMPLER_ERROR "sampler_error"
 
 /* A phase's outcome, as `runlog time` and the Python package log it. */
 #define HW_PHASE_EXIT_STATUS "exit_status"

@@ -2,6 +2,7 @@
 #ifndef HWRUN_TEST_HOSTILE_H
 #define HWRUN_TEST_HOSTILE_H
 
-void hostile_register_output(void); /* test_output.c */
+void hostile_register_output(void);    /* test_output.c */
+void hostile_register_lifecycle(void); /* test_lifecycle.c */
 
 #endif

@@ -433,4 +433,5 @@ void cu_register_all(void)
     CU_add_test(s, "long_path", test_long_path);
     CU_add_test(s, "other_users", test_other_users);
     hostile_register_output();
+    hostile_register_lifecycle();
 }
