@@ -18,7 +18,7 @@
 
 static void write_line(struct mon_sampler *s, int fd, struct hw_buf *b)
 {
-    int rc = b->oom ? -ENOMEM : hw_write_all(fd, b->p, b->len, NULL);
+    int rc = b->oom ? -ENOMEM : hw_append_whole(fd, b->p, b->len);
     if (rc < 0) {
         int zero = 0;
         atomic_compare_exchange_strong(&s->write_err, &zero, rc);
@@ -147,7 +147,7 @@ static int write_header(int fd, struct hw_buf *b)
         return -errno;
     if (st.st_size > 0) /* appending to an earlier run's file: one header is enough */
         return 0;
-    return hw_write_all(fd, b->p, b->len, NULL);
+    return hw_append_whole(fd, b->p, b->len);
 }
 
 int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg)

@@ -148,8 +148,10 @@ RL_API int rl_fileno(const rl_log_t *log);
  * RL_T_MERGE text that is not an object or an RL_T_MERGE inside an array, a NULL array with a
  * count, nesting deeper than RL_MAX_DEPTH, an unknown type), -ENOMEM, or write(2)'s error
  * (-ENOSPC, -EIO, ...).
- * If the write failed part way, the library tries to end the torn line with '\n' so the lines
- * after it stay intact, and still returns the error. */
+ * If the write failed part way (a full disk), the library ends the torn line with '\n', at once
+ * or, when that fails too, before this log's next line, so that its lines after it stay whole;
+ * it still returns the error. (Another writer's line glued to the torn start meanwhile is found
+ * again by readers: every entry begins {"ts": ".) */
 RL_API int rl_phase(rl_log_t *log, const char *name, double seconds, const rl_field_t *extra,
                     size_t n_extra);
 

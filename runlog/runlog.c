@@ -11,6 +11,8 @@
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <math.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,7 @@
 struct rl_log {
     int fd;
     unsigned flags;
+    atomic_bool torn; /* a line of ours was cut short and could not be ended (a full disk) */
 };
 
 /* The keys a caller may not add, per entry kind: they would overwrite pytyche's own. */
@@ -320,7 +323,7 @@ static void entry_begin(struct entry *e, struct hw_buf *b, const char *kind)
     char ts[HW_ISO_LEN];
     size_t n = hw_iso_utc_now(ts);
     hw_json_open(&e->w, NULL, '{');
-    HW_JSON_LIT(&e->w, "\"" HW_RL_TS "\": \"");
+    HW_JSON_LIT(&e->w, HW_RL_TS_OPEN); /* after hw_json_open's '{': HW_RL_LINE_START */
     hw_buf_put(b, ts, n); /* digits and punctuation: nothing to escape */
     hw_buf_puts(b, "\", \"" HW_RL_TYPE "\": \"");
     hw_buf_puts(b, kind);
@@ -374,15 +377,23 @@ static int format_event(struct hw_buf *b, const char *type, const rl_field_t *da
     return entry_end(&e, rc);
 }
 
+/* The file is shared (threads, processes, the job and hwmon), so a torn line cannot be cut
+ * back off: it is ended with '\n' instead, before this log writes anything else, so that our
+ * next line starts clean; another writer's line glued to it meanwhile is found again by
+ * readers (HW_RL_LINE_START). */
 static int write_line(rl_log_t *log, const struct hw_buf *b)
 {
+    int rc;
+    if (atomic_load(&log->torn)) {
+        if ((rc = hw_write_all(log->fd, "\n", 1, NULL)) < 0)
+            return rc; /* still full: the line would not fit either */
+        atomic_store(&log->torn, false);
+    }
     size_t done = 0;
-    int rc = hw_write_all(log->fd, b->p, b->len, &done);
+    rc = hw_write_all(log->fd, b->p, b->len, &done);
     if (rc < 0) {
-        /* A torn line: end it, so the next line (ours or another writer's) starts clean. Best
-         * effort; the caller gets the original error either way. */
-        if (done > 0)
-            (void)hw_write_all(log->fd, "\n", 1, NULL);
+        if (done > 0 && hw_write_all(log->fd, "\n", 1, NULL) < 0)
+            atomic_store(&log->torn, true);
         return rc;
     }
     if ((log->flags & RL_FSYNC_LINE) && fdatasync(log->fd) < 0)
@@ -418,6 +429,7 @@ int rl_fdopen(rl_log_t **out, int fd, unsigned flags)
     }
     log->fd = fd;
     log->flags = flags;
+    atomic_init(&log->torn, false);
     *out = log;
     return 0;
 }

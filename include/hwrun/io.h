@@ -14,6 +14,12 @@
  * were written before the error, *written (when not NULL) says how many. */
 int hw_write_all(int fd, const void *buf, size_t len, size_t *written);
 
+/* Append one line (or a few whole lines) to a file that this process alone appends to (hwmon's
+ * sample files). A write cut short (a full disk) is cut back off the file, as redis's AOF writer
+ * does, so the file always ends with a whole line and the next one starts clean. Returns 0 or
+ * -errno (the write's). */
+int hw_append_whole(int fd, const void *buf, size_t len);
+
 /* How hw_open_file opens a file to append to. */
 enum hw_open_how {
     HW_OPEN_CREATE = 1 << 0,  /* create it when missing (mode 0644, less the umask) */

@@ -135,6 +135,10 @@ extern const char *const hw_proc_cols[HW_PROC_COL_COUNT]; /* "procs", ... */
  *   {"ts": ..., "type": "phase", "name": ..., "seconds": ..., extra...}
  *   {"ts": ..., "type": "event", "event": ..., "data": {...}} */
 #define HW_RL_TS "ts"
+/* How every entry begins, as librunlog (and pytyche's json.dumps) writes it: where a reader
+ * finds an entry again after a torn one */
+#define HW_RL_TS_OPEN "\"" HW_RL_TS "\": \""
+#define HW_RL_LINE_START "{" HW_RL_TS_OPEN
 #define HW_RL_TYPE "type"
 #define HW_RL_PHASE "phase"
 #define HW_RL_EVENT "event"

@@ -129,6 +129,20 @@ static ssize_t read_rest(int fd, char *buf, size_t cap, off_t off, bool position
     return (ssize_t)len;
 }
 
+int hw_append_whole(int fd, const void *buf, size_t len)
+{
+    size_t done = 0;
+    int rc = hw_write_all(fd, buf, len, &done);
+    struct stat st;
+    if (rc < 0 && done > 0 && fstat(fd, &st) == 0 && st.st_size >= (off_t)done) {
+        int e;
+        do
+            e = ftruncate(fd, st.st_size - (off_t)done);
+        while (e < 0 && errno == EINTR);
+    }
+    return rc;
+}
+
 ssize_t hw_read_small(int dirfd, const char *name, char *buf, size_t cap)
 {
     if (cap == 0)

@@ -236,6 +236,17 @@ static void gpu_line(struct sum_reader *r, const char *s, size_t n)
         r->sink->gpu(r->sink->ctx, &row);
 }
 
+/* nvidia-smi's rows start with their timestamp, unless the header or the field list says
+ * otherwise: only then can a torn row be told from the whole one glued to it. */
+static size_t gpu_row_start(struct sum_reader *r, const char *s, size_t n)
+{
+    const struct gpu_st *st = r->st;
+    const struct gpu_layout *l = st->have_header ? &st->header : st->have_opts ? &st->opts : NULL;
+    if (l && (l->n == 0 || l->role[0] != ROLE_TS))
+        return 0;
+    return sum_row_start_ts(r, s, n);
+}
+
 void sum_gpu_init(struct sum_reader *r)
 {
     struct gpu_st *st = calloc(1, sizeof *st);
@@ -251,5 +262,6 @@ void sum_gpu_init(struct sum_reader *r)
         st->have_opts = st->opts.n > 0;
     }
     r->line_fn = gpu_line;
+    r->row_start_fn = gpu_row_start;
     r->free_fn = sum_st_free;
 }

@@ -136,6 +136,7 @@ static void named_init(struct sum_reader *r, const char *const *names, int n,
     st->widths = widths;
     r->st = st;
     r->line_fn = named_line;
+    r->row_start_fn = sum_row_start_ts; /* every row starts with its timestamp */
     r->free_fn = sum_st_free;
 }
 

@@ -29,23 +29,55 @@ static bool get_ts(struct json_object *o, double *t)
     return false;
 }
 
-static void jl_line(struct sum_reader *r, const char *s, size_t n)
+/* The line as one JSON value with nothing after it, or NULL with *why. */
+static struct json_object *parse_whole(struct jl_st *st, const char *s, size_t n,
+                                       const char **why)
 {
-    struct jl_st *st = r->st;
     json_tokener_reset(st->tok);
     struct json_object *o = json_tokener_parse_ex(st->tok, s, (int)n);
     enum json_tokener_error err = json_tokener_get_error(st->tok);
     if (!o || err != json_tokener_success) {
         json_object_put(o);
-        sum_skip(r, SUM_SKIP_JSON, json_tokener_error_desc(err));
-        return;
+        *why = json_tokener_error_desc(err);
+        return NULL;
     }
     for (size_t i = json_tokener_get_parse_end(st->tok); i < n; i++)
         if (!(s[i] == ' ' || s[i] == '\t' || s[i] == '\r')) {
             json_object_put(o);
-            sum_skip(r, SUM_SKIP_JSON, "text after the JSON value");
+            *why = "text after the JSON value";
+            return NULL;
+        }
+    return o;
+}
+
+/* A writer that hit a full disk may leave the start of an entry without its '\n'; the next
+ * entry, by any writer, is then glued to it. Every entry begins with HW_RL_LINE_START, so the
+ * whole entry is found where that begins again (the first few places: a nested "ts" key may
+ * look the same), and only the torn part is lost. */
+#define RESYNC_TRIES 4
+
+static void jl_line(struct sum_reader *r, const char *s, size_t n)
+{
+    struct jl_st *st = r->st;
+    const char *why = NULL;
+    struct json_object *o = parse_whole(st, s, n, &why);
+    if (!o) {
+        static const char start[] = HW_RL_LINE_START;
+        const char *p = s + 1, *end = s + n;
+        for (int k = 0; !o && k < RESYNC_TRIES && p < end; k++) {
+            p = memmem(p, (size_t)(end - p), start, sizeof start - 1);
+            if (!p)
+                break;
+            const char *ignored;
+            if ((o = parse_whole(st, p, (size_t)(end - p), &ignored)))
+                sum_skip(r, SUM_SKIP_TORN, NULL);
+            p++;
+        }
+        if (!o) {
+            sum_skip(r, SUM_SKIP_JSON, why);
             return;
         }
+    }
     double t;
     const char *type;
     if (!json_object_is_type(o, json_type_object) || !(type = sum_json_str(o, HW_RL_TYPE))) {

@@ -4,6 +4,7 @@
  * kind: the per-kind line parsers (read_*.c) set r->line_fn, and dispatch.c picks them by kind. */
 #include "reader_int.h"
 
+#include <ctype.h>
 #include <errno.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -16,7 +17,7 @@
 #include "hwrun/parse.h"
 
 const char *const sum_skip_names[SUM_SKIP_COUNT] = {
-    "too_long", "csv", "cells", "layout", "timestamp", "json", "shape", "binary",
+    "too_long", "csv", "cells", "layout", "timestamp", "json", "shape", "binary", "torn",
 };
 
 uint64_t sum_quality_skipped_total(const struct sum_quality *q)
@@ -371,6 +372,7 @@ void sum_skip(struct sum_reader *r, enum sum_skip why, const char *detail)
             "line too long",       "not CSV",        "wrong number of cells",
             "unknown columns",     "bad timestamp",  "not JSON",
             "not a run log entry", "binary data (NUL bytes)",
+            "torn record (a write cut short, a full disk?) before a whole one",
         };
         if (detail && *detail)
             snprintf(msg, sizeof msg, "%s (%s), skipped", what[why], detail);
@@ -400,7 +402,43 @@ static void handle_line(struct sum_reader *r, const char *s, size_t n, bool may_
         r->q->blank++;
         return;
     }
+    size_t at = r->row_start_fn ? r->row_start_fn(r, s, n) : 0;
+    if (at > 0) { /* a torn row with a whole one glued on: the torn part is lost, not both */
+        sum_skip(r, SUM_SKIP_TORN, NULL);
+        s += at;
+        n -= at;
+    }
     r->line_fn(r, s, n);
+}
+
+/* Where a second row starts inside a CSV line whose rows begin with a timestamp, 2026-11-21T..
+ * (ours) or 2026/11/21 .. (nvidia-smi's): a row that a failed write cut short, with the next
+ * row glued on. 0 when there is none: a whole row holds one timestamp, at its start. */
+static bool ts_at(const unsigned char *p, char sep)
+{
+    return p[7] == (unsigned char)sep && (p[10] == 'T' || p[10] == ' ') && isdigit(p[0]) &&
+           isdigit(p[1]) && isdigit(p[2]) && isdigit(p[3]) && isdigit(p[5]) && isdigit(p[6]) &&
+           isdigit(p[8]) && isdigit(p[9]);
+}
+
+size_t sum_row_start_ts(struct sum_reader *r, const char *s, size_t n)
+{
+    (void)r;
+    if (n < 20)
+        return 0;
+    /* memchr for the date's separator past the row's own date: every row pays two memchr */
+    size_t found = 0;
+    static const char seps[2] = {'-', '/'};
+    for (int k = 0; k < 2; k++) {
+        const char *p = s + 5, *end = s + n - 6; /* sep at i+4 (i >= 1), date ends at i+10 */
+        while (p < end && (p = memchr(p, seps[k], (size_t)(end - p)))) {
+            size_t i = (size_t)(p - s) - 4;
+            if (i > found && ts_at((const unsigned char *)s + i, seps[k]))
+                found = i; /* the last one: several torn rows glued, the whole row is last */
+            p++;
+        }
+    }
+    return found;
 }
 
 struct sum_reader *sum_reader_alloc(enum sum_kind kind, const char *name,

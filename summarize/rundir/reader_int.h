@@ -66,12 +66,16 @@ struct sum_reader {
     /* kind-specific state */
     void *st;
     void (*line_fn)(struct sum_reader *r, const char *s, size_t n);
+    /* where a whole row starts after a torn one on the same line (0: none); NULL: not known */
+    size_t (*row_start_fn)(struct sum_reader *r, const char *s, size_t n);
     void (*free_fn)(struct sum_reader *r);
 };
 
 /* Split a CSV line into r->cells (a fast path for lines without quotes, else libcsv, always
  * libcsv with opts.libcsv_only). false when libcsv fails (counted by the caller). */
 bool sum_split_csv(struct sum_reader *r, const char *s, size_t n);
+/* row_start_fn of the CSV kinds whose rows begin with a timestamp (reader_core.c) */
+size_t sum_row_start_ts(struct sum_reader *r, const char *s, size_t n);
 /* The same, always through libcsv (the reference for the fast path). */
 bool sum_split_libcsv(struct sum_reader *r, const char *s, size_t n);
 /* Split on blanks (dmon) into r->cells. */

@@ -239,6 +239,8 @@ enum sum_skip {
     SUM_SKIP_JSON,       /* not valid JSON */
     SUM_SKIP_SHAPE,      /* valid JSON but not an entry (object with ts and type) */
     SUM_SKIP_BINARY,     /* contains NUL bytes */
+    SUM_SKIP_TORN,       /* the start of a record a failed write cut short (a full disk); the
+                          * whole record glued after it on the same line is read */
     SUM_SKIP_COUNT
 };
 extern const char *const sum_skip_names[SUM_SKIP_COUNT]; /* "too_long", "csv", ... */

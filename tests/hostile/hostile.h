@@ -4,5 +4,6 @@
 
 void hostile_register_output(void);    /* test_output.c */
 void hostile_register_lifecycle(void); /* test_lifecycle.c */
+void hostile_register_fulldisk(void);  /* test_fulldisk.c */
 
 #endif

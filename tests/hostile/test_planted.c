@@ -434,4 +434,5 @@ void cu_register_all(void)
     CU_add_test(s, "other_users", test_other_users);
     hostile_register_output();
     hostile_register_lifecycle();
+    hostile_register_fulldisk();
 }

@@ -1,0 +1,285 @@
+/* Full disks lose at most the line being written.
+ *
+ * The test program moves into a mount namespace of its own and mounts a small tmpfs, where a
+ * filler file takes every free page and is removed again: a disk that fills and comes back, as
+ * often as we like. tmpfs cuts a write short at a page it cannot allocate, exactly as a full
+ * ext4 does, so each episode tears the line that crosses the last page.
+ *
+ *   runlog:  two writers (two processes' worth of rl_log handles) append through five episodes;
+ *            summarize's reader gives back every entry whose rl_event() returned 0, with the
+ *            torn ones counted as "torn", never glued to the next;
+ *   csv:     hwmon samples every 50 ms into the tmpfs through five episodes; its CSVs end every
+ *            episode on a whole row (cut back), so summarize skips nothing in them;
+ *   glued:   nvidia-smi's files have a writer we cannot cut back: a torn row with the next row
+ *            glued on (several, even) loses only the torn part. */
+#include <CUnit/CUnit.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "hostile.h"
+#include "hwrun/rundir.h"
+#include "readers.h"
+#include "runlog.h"
+#include "testutil.h"
+
+#define EPISODES 5
+
+static char *mnt; /* the tmpfs, or NULL when it could not be made */
+
+/* A tmpfs of its own, in a mount namespace of its own (root only). */
+static int fs_make(void)
+{
+    if (geteuid() != 0)
+        return -EPERM;
+    if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+        return -errno;
+    mnt = th_tmpdir("fulldisk");
+    if (mount("hwrun-fulldisk", mnt, "tmpfs", 0, "size=256k,mode=0755") < 0) {
+        int e = errno;
+        th_rmtree(mnt);
+        free(mnt);
+        mnt = NULL;
+        return -e;
+    }
+    return 0;
+}
+
+/* Fill every free page (the disk is full); fs_free() gives the room back. */
+static void fs_fill(void)
+{
+    char *path = th_fmt("%s/filler", mnt);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    free(path);
+    if (fd < 0)
+        return;
+    static char block[4096];
+    while (write(fd, block, sizeof block) > 0)
+        ;
+    while (write(fd, block, 1) > 0) /* the last bytes of a page */
+        ;
+    close(fd);
+}
+
+static void fs_free(void)
+{
+    char *path = th_fmt("%s/filler", mnt);
+    unlink(path);
+    free(path);
+}
+
+/* ---- librunlog's shared file ---- */
+
+struct got {
+    bool seen[4096];
+    uint64_t n;
+};
+
+static void on_event(void *ctx, const struct sum_event *e)
+{
+    struct got *g = ctx;
+    struct json_object *v;
+    if (e->data && json_object_object_get_ex(e->data, "i", &v)) {
+        int i = json_object_get_int(v);
+        if (i >= 0 && i < 4096)
+            g->seen[i] = true;
+        g->n++;
+    }
+}
+
+static void test_runlog(void)
+{
+    if (!mnt) {
+        th_skip("needs root for a tmpfs in a mount namespace of its own");
+        return;
+    }
+    char *path = th_fmt("%s/run.jsonl", mnt);
+    rl_log_t *a = NULL, *b = NULL;
+    CU_ASSERT_FATAL(rl_open(&a, path, 0) == 0 && rl_open(&b, path, 0) == 0);
+    static bool ok[4096];
+    int next = 0, failed = 0;
+    /* a payload that makes lines of ~300 bytes: about one in 14 crosses a page */
+    char pad[240];
+    memset(pad, 'x', sizeof pad - 1);
+    pad[sizeof pad - 1] = '\0';
+    for (int ep = 0; ep <= EPISODES; ep++) {
+        for (int k = 0; k < 40 && next < 4096; k++, next++) {
+            rl_field_t f[] = {RL_INT("i", next), RL_STR("pad", pad)};
+            int rc = rl_event(next % 2 ? b : a, "line", f, 2);
+            ok[next] = rc == 0;
+            if (rc < 0) {
+                CU_ASSERT_EQUAL(rc, -ENOSPC);
+                failed++;
+            }
+        }
+        if (ep < EPISODES) {
+            fs_fill();
+            /* the disk is full: the lines that fit in the last page's slack land, the one that
+             * crosses into the next page is torn, the rest fail */
+            for (int k = 0; k < 40 && next < 4096; k++, next++) {
+                rl_field_t f[] = {RL_INT("i", next), RL_STR("pad", pad)};
+                int rc = rl_event(next % 2 ? b : a, "line", f, 2);
+                ok[next] = rc == 0;
+                failed += rc < 0;
+            }
+            fs_free();
+        }
+    }
+    CU_ASSERT(rl_close(a) == 0 && rl_close(b) == 0);
+    CU_ASSERT(failed >= EPISODES); /* the episodes happened */
+
+    struct got g = {0};
+    struct sum_sink sink = {.ctx = &g, .event = on_event};
+    struct sum_quality q;
+    CU_ASSERT_FATAL(sum_read_file(SUM_KIND_RUNLOG, path, NULL, &sink, &q) == 0);
+    int lost = 0, written = 0;
+    for (int i = 0; i < next; i++) {
+        written += ok[i];
+        if (ok[i] && !g.seen[i]) {
+            fprintf(stderr, "entry %d was written in full and not read back\n", i);
+            lost++;
+        }
+    }
+    CU_ASSERT_EQUAL(lost, 0);
+    CU_ASSERT_EQUAL(g.n, (uint64_t)written); /* and nothing else was read as an entry */
+    CU_ASSERT(q.skipped[SUM_SKIP_TORN] + q.skipped[SUM_SKIP_JSON] >= 1); /* torn ones counted */
+    free(path);
+}
+
+/* ---- hwmon's own CSVs ---- */
+
+static void test_csv(void)
+{
+    if (!mnt) {
+        th_skip("needs root for a tmpfs in a mount namespace of its own");
+        return;
+    }
+    const char *hwmon = th_env("HWRUN_HWMON_BIN"), *sum = th_env("HWRUN_SUMMARIZE_BIN");
+    char *run = th_fmt("%s/run", mnt);
+    char *argv[] = {(char *)hwmon, "-q", "--no-gpu", "-i", "0.05", "-o", run, "--", "sleep",
+                    "600", NULL};
+    pid_t pid = th_spawn(argv, NULL, NULL, NULL);
+    CU_ASSERT_FATAL(pid > 0);
+    th_sleep(0.5);
+    for (int ep = 0; ep < EPISODES; ep++) {
+        fs_fill();
+        th_sleep(0.4); /* a few samples fail, one is torn */
+        fs_free();
+        th_sleep(0.4);
+    }
+    kill(pid, SIGTERM);
+    CU_ASSERT(th_wait(pid, 60) >= 0);
+    for (int i = 0; i < HW_FILE_COUNT; i++) {
+        const char *name = hw_file_names[i];
+        if (strcmp(name, HW_CPU_FILE) && strcmp(name, HW_PROC_FILE))
+            continue;
+        char *p = th_fmt("%s/%s", run, name);
+        size_t n = 0;
+        char *text = th_read_file(p, &n);
+        CU_ASSERT_FATAL(text && n > 0);
+        CU_ASSERT_EQUAL(text[n - 1], '\n'); /* ends on a whole row */
+        struct sum_quality q;
+        struct sum_sink sink = {0};
+        CU_ASSERT(sum_read_file(strcmp(name, HW_CPU_FILE) ? SUM_KIND_PROC : SUM_KIND_CPU, p, NULL,
+                                &sink, &q) == 0);
+        uint64_t skipped = sum_quality_skipped_total(&q);
+        if (skipped)
+            fprintf(stderr, "%s: %llu rows skipped after full-disk episodes\n", name,
+                    (unsigned long long)skipped);
+        CU_ASSERT_EQUAL(skipped, 0);
+        CU_ASSERT(q.parsed > 20);
+        free(text);
+        free(p);
+    }
+    /* and the tool says so: no "skipped" from summarize on these files */
+    char *sargv[] = {(char *)sum, "--format", "json", run, NULL};
+    struct th_result r;
+    CU_ASSERT_FATAL(th_run(sargv, NULL, NULL, 60, &r) == 0);
+    CU_ASSERT_PTR_NULL(strstr(r.err, HW_CPU_FILE));
+    CU_ASSERT_PTR_NULL(strstr(r.err, HW_PROC_FILE));
+    th_result_free(&r);
+    free(run);
+}
+
+static void count_gpu(void *ctx, const struct sum_gpu_row *r)
+{
+    (void)r;
+    ++*(int *)ctx;
+}
+
+static void count_cpu(void *ctx, const struct sum_cpu_row *r)
+{
+    (void)r;
+    ++*(int *)ctx;
+}
+
+static void test_glued(void)
+{
+    char *dir = th_tmpdir("glued");
+    char *gpu = th_fmt("%s/%s", dir, HW_GPU_FILE), *cpu = th_fmt("%s/%s", dir, HW_CPU_FILE);
+    static const char rows[] =
+        "2026/11/21 15:27:40.500, 4, 1, 1000, 81559, 65.11, 40, 345, 2619, 0, GPU-0\n"
+        "2026/11/21 15:27:41.500, 1, 0, 5000, 81559, 6" /* torn in a cell */
+        "2026/11/21 15:27:42.500, 1, 0, 5000, 81559, 67.62, 41, 345, 2619, 0, GPU-0\n"
+        "2026/11/2" /* torn in the date, then again */
+        "2026/11/21 15:27:43.500, 1, 0, 50" "2026/11/21 15:27:44.500, 1, 0, 5000, 81559, [N/A], "
+        "41, 345, 2619, 0, GPU-0\n";
+    CU_ASSERT_FATAL(th_write_file(gpu, rows, sizeof rows - 1) == 0);
+    int n = 0;
+    struct sum_sink sink = {.ctx = &n, .gpu = count_gpu};
+    struct sum_quality q;
+    CU_ASSERT_FATAL(sum_read_file(SUM_KIND_GPU, gpu, NULL, &sink, &q) == 0);
+    CU_ASSERT_EQUAL(n, 3); /* 40.5, 42.5, 44.5 */
+    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_TORN], 2);
+    CU_ASSERT_EQUAL(sum_quality_skipped_total(&q), 2);
+    static const char cpu_rows[] = "timestamp,usr_pct,idle_pct\n"
+                                   "2026-11-21T15:27:50.000+00:00,1,2\n"
+                                   "2026-11-21T15:27:51.000+00:00,-1"
+                                   "2026-11-21T15:27:52.000+00:00,3,4\n";
+    CU_ASSERT_FATAL(th_write_file(cpu, cpu_rows, sizeof cpu_rows - 1) == 0);
+    n = 0;
+    sink = (struct sum_sink){.ctx = &n, .cpu = count_cpu};
+    CU_ASSERT_FATAL(sum_read_file(SUM_KIND_CPU, cpu, NULL, &sink, &q) == 0);
+    CU_ASSERT_EQUAL(n, 2);
+    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_TORN], 1);
+    th_rmtree(dir);
+    free(dir);
+    free(gpu);
+    free(cpu);
+}
+
+static int suite_init(void)
+{
+    int rc = fs_make();
+    if (rc < 0)
+        fprintf(stderr, "fulldisk: no tmpfs: %s\n", strerror(-rc));
+    return 0;
+}
+
+static int suite_clean(void)
+{
+    if (mnt) {
+        umount2(mnt, MNT_DETACH);
+        th_rmtree(mnt);
+        free(mnt);
+        mnt = NULL;
+    }
+    return 0;
+}
+
+void hostile_register_fulldisk(void)
+{
+    CU_pSuite s = CU_add_suite("fulldisk", suite_init, suite_clean);
+    CU_add_test(s, "runlog", test_runlog);
+    CU_add_test(s, "csv", test_csv);
+    CU_add_test(s, "glued", test_glued);
+}
