@@ -94,6 +94,17 @@ struct sum_name_acc *sum_names_add(struct sum_names *s, const char *name, double
     }
     if (!(t1 >= t0))
         return a; /* no window */
+    /* A loop's entries follow each other: one that starts inside (or where) the name's latest
+     * window ends is merged into it now, as sum_names_index would, so memory grows with the
+     * name's separate stretches, not with its entries (1 million steps: one window). */
+    struct sum_win *last = a->last_win ? &s->win[a->last_win - 1] : NULL;
+    if (last && t0 >= last->t0 && t0 <= last->t1) {
+        if (t0 < last->t1 - SUM_PHASE_TS_RES) /* not ts's ms rounding */
+            a->overlapping++;
+        if (t1 > last->t1)
+            last->t1 = t1;
+        return a;
+    }
     if (s->nwin == SUM_MAX_PHASE_WINDOWS) {
         s->windows_dropped++;
         return a;
@@ -103,6 +114,7 @@ struct sum_name_acc *sum_names_add(struct sum_names *s, const char *name, double
         return a;
     }
     s->win[s->nwin++] = (struct sum_win){t0, t1, (uint32_t)i};
+    a->last_win = s->nwin;
     return a;
 }
 

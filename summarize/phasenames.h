@@ -15,7 +15,10 @@
 #include "stats.h"
 
 #define SUM_MAX_PHASE_NAMES 1024         /* names beyond this are counted, not summarized */
-#define SUM_MAX_PHASE_WINDOWS (1u << 22) /* windows kept for sample figures (96 MiB at most) */
+/* Separate windows kept for sample figures (a name's entries that follow each other or overlap
+ * are one window): about 140 bytes each with their index, so 150 MB at most (measured: 1 million
+ * entries of 10 names taking turns, 145 MB; 1 million of one name back to back, 16 MB). */
+#define SUM_MAX_PHASE_WINDOWS (1u << 20)
 #define SUM_PHASE_TS_RES 0.002 /* ts and seconds are each rounded to the ms */
 
 struct sum_name_acc {
@@ -32,6 +35,7 @@ struct sum_name_acc {
     struct sum_stat util, mem_used, power, cpu_usr, proc_cpu, proc_rss;
     double energy_j;  /* every GPU's power integrated over the union */
     bool energy_seen; /* a bridged power step met a window */
+    size_t last_win;  /* its latest window in sum_names.win, + 1 (0: none) */
 };
 
 struct sum_win;
