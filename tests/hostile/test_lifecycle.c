@@ -53,6 +53,15 @@ static struct json_object *data_of(struct json_object *ev, const char *key)
     return v;
 }
 
+/* Does the JSON array of pids hold pid? */
+static bool names_pid(struct json_object *pids, pid_t pid)
+{
+    for (size_t i = 0; pids && i < json_object_array_length(pids); i++)
+        if (json_object_get_int(json_object_array_get_idx(pids, i)) == pid)
+            return true;
+    return false;
+}
+
 static pid_t read_pid(const char *path)
 {
     char *s = th_read_file(path, NULL);
@@ -95,11 +104,7 @@ static void test_daemon_stopped(void)
     CU_ASSERT(left && json_object_get_int(left) >= 1);
     CU_ASSERT_EQUAL(json_object_get_int(data_of(stop, "signal_forwarded")), SIGTERM);
     /* it ignored SIGTERM: SIGKILL after the grace, and its pid is on record */
-    struct json_object *killed = data_of(stop, "killed_after_grace");
-    bool named = false;
-    for (size_t i = 0; killed && i < json_object_array_length(killed); i++)
-        named |= json_object_get_int(json_object_array_get_idx(killed, i)) == d;
-    CU_ASSERT(named);
+    CU_ASSERT(names_pid(data_of(stop, "killed_after_grace"), d));
     CU_ASSERT_PTR_NULL(data_of(stop, HW_STOP_LEFT_RUNNING));
     CU_ASSERT_STRING_EQUAL(json_object_get_string(data_of(stop, HW_STOP_REASON)),
                            "command_exit");
@@ -129,11 +134,7 @@ static void test_daemon_left(void)
     CU_ASSERT(th_pid_alive(d)); /* as asked */
     struct json_object *stop = last_event(run, HW_EV_STOP);
     CU_ASSERT_PTR_NOT_NULL_FATAL(stop);
-    struct json_object *pids = data_of(stop, HW_STOP_LEFT_RUNNING);
-    bool named = false;
-    for (size_t i = 0; pids && i < json_object_array_length(pids); i++)
-        named |= json_object_get_int(json_object_array_get_idx(pids, i)) == d;
-    CU_ASSERT(named);
+    CU_ASSERT(names_pid(data_of(stop, HW_STOP_LEFT_RUNNING), d));
     CU_ASSERT_PTR_NULL(data_of(stop, "signal_forwarded"));
     json_object_put(stop);
     kill(d, SIGKILL);
