@@ -449,7 +449,7 @@ static void log_stop(struct run *r, bool wrap, int exit_status)
         {r->fwd, RL_INT("processes_signalled", r->fwd_n)},
         {r->fwd, RL_ARR("killed_after_grace", killed, n_killed)},
         /* what of the job outlived its main process, and whether it was left running */
-        {r->n_left > 0, RL_INT(HW_STOP_PROCESSES_LEFT, r->n_left)},
+        {wrap, RL_INT(HW_STOP_PROCESSES_LEFT, r->n_left)},
         {r->n_left > 0 && r->cfg->leave_running, RL_ARR(HW_STOP_LEFT_RUNNING, left, n_left)},
         {r->sampler_err < 0, RL_STR(HW_STOP_SAMPLER_ERROR, strerror(-r->sampler_err))},
     };

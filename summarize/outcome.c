@@ -26,6 +26,7 @@ void sum_outcome_init(struct sum_outcome *o)
     o->status = SUM_STATUS_UNKNOWN;
     o->exit_status = -1;
     o->last_t = NAN;
+    o->processes_left = -1;
 }
 
 void sum_outcome_event(struct sum_outcome *o, const struct sum_event *e)
@@ -50,7 +51,27 @@ void sum_outcome_event(struct sum_outcome *o, const struct sum_event *e)
         }
         const char *r = sum_json_str(e->data, HW_STOP_REASON);
         snprintf(o->stop_reason, sizeof o->stop_reason, "%s", r ? r : "");
+        if (sum_json_int(e->data, HW_STOP_PROCESSES_LEFT, &v) && v >= 0)
+            o->processes_left = v;
+        struct json_object *x;
+        o->left_running = e->data && json_object_object_get_ex(e->data, HW_STOP_LEFT_RUNNING, &x);
+        const char *se = sum_json_str(e->data, HW_STOP_SAMPLER_ERROR);
+        snprintf(o->sampler_error, sizeof o->sampler_error, "%s", se ? se : "");
     }
+}
+
+const char *sum_outcome_note(const struct sum_outcome *o, char *buf, size_t cap)
+{
+    int n = 0;
+    buf[0] = '\0';
+    if (o->processes_left > 0)
+        n = snprintf(buf, cap, "%ld process%s outlived the command and %s", o->processes_left,
+                     o->processes_left == 1 ? "" : "es",
+                     o->left_running ? "were left running" : "were stopped");
+    if (o->sampler_error[0] && n >= 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, "%sno CPU or process samples: the sampler did not "
+                                           "start (%s)", n ? "; " : "", o->sampler_error);
+    return buf;
 }
 
 bool sum_outcome_phase_failed(const struct sum_phase *p, int *exit_status, int *signal)

@@ -4,6 +4,7 @@
 #define SUM_OUTCOME_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "readers.h"
@@ -29,6 +30,9 @@ struct sum_outcome {
     char host[128];         /* the start event's host */
     double last_t;          /* the last sample or entry of the run (NAN if none) */
     uint64_t phases_failed; /* phases with a non-zero exit_status or an exception */
+    long processes_left;    /* the job's processes alive when its command exited (-1: not said) */
+    bool left_running;      /* ... and left running (--leave-running), not stopped */
+    char sampler_error[64]; /* the sampler could not start: no CPU or process samples ("") */
 };
 
 void sum_outcome_init(struct sum_outcome *o);
@@ -38,6 +42,10 @@ void sum_outcome_event(struct sum_outcome *o, const struct sum_event *e);
 /* Is this phase entry a failure? (runlog time's exit_status != 0, or the Python package's
  * "exception" key.) Also sets the entry's exit_status and signal (-1/0 when absent). */
 bool sum_outcome_phase_failed(const struct sum_phase *p, int *exit_status, int *signal);
+/* The words every output uses for what outlived the command and for a sampler that did not
+ * start ("2 processes outlived the command and were stopped"); "" when there is nothing to say.
+ * Returns buf. */
+const char *sum_outcome_note(const struct sum_outcome *o, char *buf, size_t cap);
 /* Decide the status once the whole log and every file were read; last_t is the run's last
  * sample or entry. A run without a stop event is "running" when the start event's hwmon_pid is
  * a live hwmon on this host, else "incomplete". */

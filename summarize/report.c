@@ -284,6 +284,14 @@ static void json_outcome(struct hw_json *w, const struct sum_outcome *o)
     hw_json_str(w, "stop_reason", o->have_stop ? o->stop_reason : NULL);
     json_time(w, "last_sample", o->last_t);
     hw_json_u64(w, "phases_failed", o->phases_failed);
+    if (o->processes_left >= 0) {
+        hw_json_u64(w, "processes_left", (uint64_t)o->processes_left);
+        hw_json_bool(w, "left_running", o->left_running);
+    } else {
+        hw_json_null(w, "processes_left");
+        hw_json_null(w, "left_running");
+    }
+    hw_json_str(w, "sampler_error", o->sampler_error[0] ? o->sampler_error : NULL);
     hw_json_close(w);
 }
 
@@ -701,6 +709,9 @@ static void text_outcome(struct hw_buf *out, const struct sum_outcome *o)
     if (o->phases_failed)
         hw_buf_printf(out, "; %llu phase%s failed", (unsigned long long)o->phases_failed,
                       o->phases_failed == 1 ? "" : "s");
+    char note[200];
+    if (*sum_outcome_note(o, note, sizeof note))
+        hw_buf_printf(out, "; %s", note);
     hw_buf_putc(out, '\n');
 }
 

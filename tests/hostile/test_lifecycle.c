@@ -62,6 +62,19 @@ static bool names_pid(struct json_object *pids, pid_t pid)
     return false;
 }
 
+/* summarize's text report of run contains want (the outcome line says it in words). */
+static void summary_says(const char *run, const char *want)
+{
+    char *argv[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), "-q", "--format", "text",
+                    (char *)run, NULL};
+    struct th_result r;
+    CU_ASSERT_FATAL(th_run(argv, NULL, NULL, 60, &r) == 0);
+    if (!strstr(r.out, want))
+        fprintf(stderr, "summarize does not say \"%s\":\n%s", want, r.out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, want));
+    th_result_free(&r);
+}
+
 static pid_t read_pid(const char *path)
 {
     char *s = th_read_file(path, NULL);
@@ -105,6 +118,7 @@ static void test_daemon_stopped(void)
     CU_ASSERT_EQUAL(json_object_get_int(data_of(stop, "signal_forwarded")), SIGTERM);
     /* it ignored SIGTERM: SIGKILL after the grace, and its pid is on record */
     CU_ASSERT(names_pid(data_of(stop, "killed_after_grace"), d));
+    summary_says(run, "outlived the command and were stopped");
     CU_ASSERT_PTR_NULL(data_of(stop, HW_STOP_LEFT_RUNNING));
     CU_ASSERT_STRING_EQUAL(json_object_get_string(data_of(stop, HW_STOP_REASON)),
                            "command_exit");
@@ -135,6 +149,7 @@ static void test_daemon_left(void)
     struct json_object *stop = last_event(run, HW_EV_STOP);
     CU_ASSERT_PTR_NOT_NULL_FATAL(stop);
     CU_ASSERT(names_pid(data_of(stop, HW_STOP_LEFT_RUNNING), d));
+    summary_says(run, "outlived the command and were left running");
     CU_ASSERT_PTR_NULL(data_of(stop, "signal_forwarded"));
     json_object_put(stop);
     kill(d, SIGKILL);
@@ -171,6 +186,7 @@ static void test_sampler_failed(void)
     CU_ASSERT_PTR_NOT_NULL(data_of(stop, HW_STOP_SAMPLER_ERROR));
     CU_ASSERT_STRING_EQUAL(json_object_get_string(data_of(stop, HW_STOP_REASON)),
                            "command_exit");
+    summary_says(run, "no CPU or process samples: the sampler did not start");
     json_object_put(stop);
     th_result_free(&r);
 
