@@ -577,9 +577,9 @@ int sum_html_run(FILE *out, const struct sum_run *run, const struct sum_html_opt
                                     : "run";
     render_run(out, &P, title);
     for (int k = 0; k < SUM_KIND_COUNT; k++)
-        if (run->read_error[k]) {
+        if (run->read_error[k][0]) {
             set_err(err, errlen, "%s: %s (left out of the report)",
-                    run->path[k] ? run->path[k] : sum_kind_files[k], strerror(-run->read_error[k]));
+                    run->path[k] ? run->path[k] : sum_kind_files[k], run->read_error[k]);
             break;
         }
     if (P.oom || (run->tl && run->tl->oom))

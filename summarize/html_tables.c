@@ -385,8 +385,8 @@ void ht_quality_notes(const struct sum_run *run, struct ht_notes *N)
     for (int k = 0; k < SUM_KIND_COUNT; k++) {
         const struct sum_quality *q = &run->q[k];
         const char *name = sum_kind_files[k];
-        if (run->read_error[k]) {
-            ht_note(N, false, "%s could not be read: %s", name, strerror(-run->read_error[k]));
+        if (run->read_error[k][0]) {
+            ht_note(N, false, "%s could not be read: %s", name, run->read_error[k]);
             continue;
         }
         if (!q->present)
@@ -427,6 +427,10 @@ void ht_quality_notes(const struct sum_run *run, struct ht_notes *N)
         }
         if (q->partial_last)
             ht_note(N, false, "%s ends in a partial line (not yet written)", name);
+        if (q->torn)
+            ht_note(N, false, "%s: %llu line%s cut short by a failed write (a full disk?), the "
+                              "whole record after each read", name, (unsigned long long)q->torn,
+                    q->torn == 1 ? "" : "s");
         uint64_t gaps = sum_run_file_gaps(run, (enum sum_kind)k);
         if (gaps) {
             char b[32];

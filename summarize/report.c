@@ -221,8 +221,8 @@ static void json_quality(struct hw_json *w, const struct sum_run *run, int k)
     hw_json_open(w, sum_kind_files[k], '{');
     hw_json_bool(w, "present", q->present);
     hw_json_str(w, "path", run->path[k]);
-    if (run->read_error[k])
-        hw_json_str(w, "read_error", strerror(-run->read_error[k]));
+    if (run->read_error[k][0])
+        hw_json_str(w, "read_error", run->read_error[k]);
     hw_json_u64(w, "bytes", q->bytes);
     hw_json_u64(w, "lines", q->lines);
     hw_json_u64(w, "parsed", q->parsed);
@@ -242,6 +242,7 @@ static void json_quality(struct hw_json *w, const struct sum_run *run, int k)
         hw_json_u64(w, "(other)", q->placeholders_other);
     hw_json_close(w);
     hw_json_u64(w, "bad_cells", q->bad_cells);
+    hw_json_u64(w, "torn_lines", q->torn);
     hw_json_bool(w, "partial_last_line", q->partial_last);
     hw_json_u64(w, "partial_bytes", q->partial_bytes);
     const struct sum_stat *iv = &run->q_interval[k];
@@ -1018,9 +1019,8 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
     for (int k = 0; k < SUM_KIND_COUNT; k++) {
         const struct sum_quality *q = &run->q[k];
         uint64_t sk = sum_quality_skipped_total(q), ph = sum_quality_placeholders_total(q);
-        if (run->read_error[k])
-            hw_buf_printf(out, "  warning: %s: %s\n", sum_kind_files[k],
-                          strerror(-run->read_error[k]));
+        if (run->read_error[k][0])
+            hw_buf_printf(out, "  warning: %s: %s\n", sum_kind_files[k], run->read_error[k]);
         if (sk || q->partial_last || q->bad_cells)
             hw_buf_printf(out,
                           "  warning: %s: %llu of %llu lines skipped, %llu bad cells%s\n",
@@ -1030,6 +1030,10 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
         if (ph)
             hw_buf_printf(out, "  note: %s: %llu placeholder cells (not measured)\n",
                           sum_kind_files[k], (unsigned long long)ph);
+        if (q->torn)
+            hw_buf_printf(out, "  warning: %s: %llu line%s cut short by a failed write (a full "
+                               "disk?), the whole record after each read\n",
+                          sum_kind_files[k], (unsigned long long)q->torn, q->torn == 1 ? "" : "s");
     }
     if (run->info.child_restarts)
         hw_buf_printf(out, "  warning: %llu nvidia-smi child restart%s\n",

@@ -875,11 +875,12 @@ static int read_kind(struct sum_run *run, enum sum_kind kind, const char *path,
     run->path[kind] = strdup(path);
     int rc = sum_read_file(kind, path, opts, sink, &run->q[kind]);
     if (rc < 0) {
-        run->read_error[kind] = rc;
+        char why[sizeof run->read_error[kind]];
+        snprintf(run->read_error[kind], sizeof run->read_error[kind], "%s",
+                 hw_open_reason(AT_FDCWD, path, -rc, why, sizeof why));
         if (run->cfg->message) {
-            char msg[600], why[128];
-            snprintf(msg, sizeof msg, "%s: %s", path,
-                     hw_open_reason(AT_FDCWD, path, -rc, why, sizeof why));
+            char msg[600];
+            snprintf(msg, sizeof msg, "%s: %s", path, run->read_error[kind]);
             run->cfg->message(run->cfg->message_ctx, msg);
         }
     }

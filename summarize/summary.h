@@ -133,7 +133,9 @@ struct sum_run {
 
     /* files */
     struct sum_quality q[SUM_KIND_COUNT];
-    int read_error[SUM_KIND_COUNT]; /* -errno when a present file could not be read */
+    /* why a present file could not be read, in words ("is a FIFO"), once for every output;
+     * "" when it was read */
+    char read_error[SUM_KIND_COUNT][96];
     char *path[SUM_KIND_COUNT];
     struct sum_stat q_interval[SUM_KIND_COUNT];
     uint64_t diag_count[SUM_KIND_COUNT];

@@ -70,7 +70,7 @@ static void jl_line(struct sum_reader *r, const char *s, size_t n)
                 break;
             const char *ignored;
             if ((o = parse_whole(st, p, (size_t)(end - p), &ignored)))
-                sum_skip(r, SUM_SKIP_TORN, NULL);
+                sum_torn(r);
             p++;
         }
         if (!o) {

@@ -17,7 +17,7 @@
 #include "hwrun/parse.h"
 
 const char *const sum_skip_names[SUM_SKIP_COUNT] = {
-    "too_long", "csv", "cells", "layout", "timestamp", "json", "shape", "binary", "torn",
+    "too_long", "csv", "cells", "layout", "timestamp", "json", "shape", "binary",
 };
 
 uint64_t sum_quality_skipped_total(const struct sum_quality *q)
@@ -372,7 +372,6 @@ void sum_skip(struct sum_reader *r, enum sum_skip why, const char *detail)
             "line too long",       "not CSV",        "wrong number of cells",
             "unknown columns",     "bad timestamp",  "not JSON",
             "not a run log entry", "binary data (NUL bytes)",
-            "torn record (a write cut short, a full disk?) before a whole one",
         };
         if (detail && *detail)
             snprintf(msg, sizeof msg, "%s (%s), skipped", what[why], detail);
@@ -380,6 +379,15 @@ void sum_skip(struct sum_reader *r, enum sum_skip why, const char *detail)
             snprintf(msg, sizeof msg, "%s, skipped", what[why]);
         r->sink->diag(r->sink->ctx, r->name, r->lineno, msg);
     }
+}
+
+void sum_torn(struct sum_reader *r)
+{
+    r->q->torn++;
+    if (r->sink->diag)
+        r->sink->diag(r->sink->ctx, r->name, r->lineno,
+                      "a record cut short (a failed write: a full disk?) before a whole one: "
+                      "the whole one is read");
 }
 
 /* ---- line assembly ---------------------------------------------------------------------- */
@@ -404,7 +412,7 @@ static void handle_line(struct sum_reader *r, const char *s, size_t n, bool may_
     }
     size_t at = r->row_start_fn ? r->row_start_fn(r, s, n) : 0;
     if (at > 0) { /* a torn row with a whole one glued on: the torn part is lost, not both */
-        sum_skip(r, SUM_SKIP_TORN, NULL);
+        sum_torn(r);
         s += at;
         n -= at;
     }

@@ -74,6 +74,8 @@ struct sum_reader {
 /* Split a CSV line into r->cells (a fast path for lines without quotes, else libcsv, always
  * libcsv with opts.libcsv_only). false when libcsv fails (counted by the caller). */
 bool sum_split_csv(struct sum_reader *r, const char *s, size_t n);
+/* Count a torn record before a whole one on the same line (quality.torn), with a message. */
+void sum_torn(struct sum_reader *r);
 /* row_start_fn of the CSV kinds whose rows begin with a timestamp (reader_core.c) */
 size_t sum_row_start_ts(struct sum_reader *r, const char *s, size_t n);
 /* The same, always through libcsv (the reference for the fast path). */

@@ -239,8 +239,6 @@ enum sum_skip {
     SUM_SKIP_JSON,       /* not valid JSON */
     SUM_SKIP_SHAPE,      /* valid JSON but not an entry (object with ts and type) */
     SUM_SKIP_BINARY,     /* contains NUL bytes */
-    SUM_SKIP_TORN,       /* the start of a record a failed write cut short (a full disk); the
-                          * whole record glued after it on the same line is read */
     SUM_SKIP_COUNT
 };
 extern const char *const sum_skip_names[SUM_SKIP_COUNT]; /* "too_long", "csv", ... */
@@ -256,6 +254,9 @@ struct sum_quality {
     uint64_t headers;           /* header and comment lines */
     uint64_t blank;             /* empty lines */
     uint64_t skipped[SUM_SKIP_COUNT];
+    uint64_t torn;              /* lines that began with a record a failed write cut short (a
+                                 * full disk), with a whole one glued after it: the torn part is
+                                 * lost, the whole record is read (and counted above as the line) */
     uint64_t bad_cells;         /* cells that should be numbers but are junk (not placeholders) */
     struct {
         char token[32];         /* "[N/A]", "N/A", "-", "[Not Supported]", "" (empty cell) */
