@@ -152,6 +152,24 @@ static void on_phase(void *ctx, const struct sum_phase *ph)
     struct mon_prom *p = ctx;
     snprintf(p->phase, sizeof p->phase, "%s", ph->name);
     p->phases++;
+    for (int i = p->nopen; ph->id && i-- > 0;)
+        if (!strcmp(p->open[i].id, ph->id)) {
+            memmove(&p->open[i], &p->open[i + 1], (size_t)(p->nopen - i - 1) * sizeof p->open[0]);
+            p->nopen--;
+            break;
+        }
+}
+
+static void on_phase_begin(void *ctx, const struct sum_phase *ph)
+{
+    struct mon_prom *p = ctx;
+    if (p->nopen == MON_PROM_MAX_OPEN) { /* the outermost goes: the current one is the inner */
+        memmove(&p->open[0], &p->open[1], (MON_PROM_MAX_OPEN - 1) * sizeof p->open[0]);
+        p->nopen--;
+    }
+    snprintf(p->open[p->nopen].id, sizeof p->open[0].id, "%s", ph->id);
+    snprintf(p->open[p->nopen].name, sizeof p->open[0].name, "%s", ph->name);
+    p->nopen++;
 }
 
 static void sanitize(char *s)
@@ -200,7 +218,8 @@ int mon_prom_open(struct mon_prom *p, const char *run_dir, const char *gpu_field
                                      .max_line = 65536};
     sum_tz_parse("UTC", false, &p->opts.tz); /* hwmon runs nvidia-smi with TZ=UTC */
     p->sink = (struct sum_sink){.ctx = p, .gpu = on_gpu, .dmon = on_gpm, .cpu = on_cpu,
-                                .proc = on_proc, .phase = on_phase};
+                                .proc = on_proc, .phase = on_phase,
+                                .phase_begin = on_phase_begin};
     for (int i = 0; i < SUM_CPU_COUNT; i++)
         p->cpu[i] = NAN;
     for (int i = 0; i < 4; i++)
@@ -341,10 +360,15 @@ void mon_prom_format(const struct mon_prom *p, const struct mon_prom_counters *c
     plain(b, "hwrun_child_restarts_total", "counter", "nvidia-smi children restarted.",
           (double)c->child_restarts);
     plain(b, "hwrun_phases_total", "counter", "Phases completed (run.jsonl).", (double)p->phases);
-    if (p->phase[0]) {
-        family(b, "hwrun_phase_info", "gauge", "The last completed phase (run.jsonl).");
+    plain(b, "hwrun_phases_open", "gauge", "Phases begun and not yet ended (run.jsonl).",
+          (double)p->nopen);
+    const char *cur = p->nopen ? p->open[p->nopen - 1].name : p->phase;
+    if (cur[0]) {
+        family(b, "hwrun_phase_info", "gauge",
+               "The current phase: the innermost begun and not ended, else the last completed "
+               "(run.jsonl).");
         hw_buf_puts(b, "hwrun_phase_info{phase=\"");
-        mon_prom_label_value(b, p->phase);
+        mon_prom_label_value(b, cur);
         hw_buf_puts(b, "\"} 1\n");
     }
 

@@ -41,6 +41,8 @@ struct mon_prom_counters {
     bool running; /* false for the last write, at stop */
 };
 
+#define MON_PROM_MAX_OPEN 16
+
 struct mon_prom {
     char path[4096];          /* the .prom file */
     char run[256], host[256], command[256]; /* label values (raw; escaped when written) */
@@ -62,6 +64,12 @@ struct mon_prom {
     bool cpu_seen, proc_seen;
     char phase[256];          /* last completed phase, "" before the first */
     uint64_t phases;
+    /* phases begun and not ended, innermost last (the deepest MON_PROM_MAX_OPEN) */
+    struct {
+        char id[40];
+        char name[256];
+    } open[MON_PROM_MAX_OPEN];
+    int nopen;
     char chunk[65536];
     struct hw_buf out;
     uint64_t writes;

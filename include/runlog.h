@@ -176,6 +176,46 @@ RL_API int rl_timer_begin(rl_timer_t *timer, const char *name);
 RL_API int rl_timer_end(rl_log_t *log, const rl_timer_t *timer, const rl_field_t *extra,
                         size_t n_extra, double *seconds_out);
 
+/* A phase logged twice: when it begins ({"ts", "type": "phase_begin", "name", "phase_id",
+ * extra...}) and, like rl_phase(), when it ends ({"ts", "type": "phase", "name", "seconds",
+ * "phase_id", extra...}). A run killed inside it then still says which phase it was in and
+ * since when; readers pair the two entries by "phase_id", so nested phases and phases of many
+ * threads and processes pair correctly, and `jq 'select(.type=="phase")'` still selects
+ * completed phases only. The caller owns the struct (on the stack is fine); name is borrowed
+ * and must stay valid until rl_phase_end(). Read only id (a string unique on this host). */
+typedef struct rl_span {
+    const char *name;
+    struct timespec start; /* CLOCK_MONOTONIC */
+    char id[40];           /* "PID.N": pairs the phase entry with its begin entry */
+} rl_span_t;
+
+/* The entry type of a begin entry, and the key that pairs it with its phase entry. */
+#define RL_PHASE_BEGIN "phase_begin"
+#define RL_PHASE_ID "phase_id"
+
+/* Begin a phase: start its clock and append its begin entry. Extra keys as rl_phase() (and not
+ * phase_id). The span is started even when the line could not be written (the error is
+ * returned), so that rl_phase_end() still logs the phase. Returns 0, -EINVAL (NULL span or
+ * name, a bad key) or an error as rl_phase(). */
+RL_API int rl_phase_begin(rl_log_t *log, rl_span_t *span, const char *name,
+                          const rl_field_t *extra, size_t n_extra);
+
+/* End the phase begun with rl_phase_begin(): append its phase entry with the seconds elapsed
+ * since (seconds_out, if not NULL, receives them unrounded). Errors as rl_phase(). */
+RL_API int rl_phase_end(rl_log_t *log, const rl_span_t *span, const rl_field_t *extra,
+                        size_t n_extra, double *seconds_out);
+
+/* Fill span as rl_phase_begin() does, without writing anything (for a caller that formats the
+ * line with rl_format_phase_begin() or carries the span to another process). -EINVAL: NULL. */
+RL_API int rl_span_start(rl_span_t *span, const char *name);
+
+/* The lines rl_phase_begin() and rl_phase_end() write, formatted as rl_format_phase() does;
+ * seconds is the phase's duration (rl_phase_end() measures it). */
+RL_API long rl_format_phase_begin(char *buf, size_t cap, const rl_span_t *span,
+                                  const rl_field_t *extra, size_t n_extra);
+RL_API long rl_format_phase_end(char *buf, size_t cap, const rl_span_t *span, double seconds,
+                                const rl_field_t *extra, size_t n_extra);
+
 /* Format the line rl_phase()/rl_event() would write (with its trailing '\n') into buf of size
  * cap, NUL-terminated, without writing it anywhere. Returns the line's length (which may be
  * >= cap: then the line was cut; call again with more room) or a negative errno as above. */

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -74,6 +75,68 @@ int rl_cli_parse_kv(char *arg, rl_field_t *out)
         /* else: a number no double can hold (1e999) stays the text it was */
     }
     *out = f;
+    return 0;
+}
+
+int rl_cli_token_format(const rl_span_t *span, char *buf, size_t cap)
+{
+    static const char hex[] = "0123456789abcdef";
+    int n = snprintf(buf, cap, "%s/%lld.%09ld/", span->id, (long long)span->start.tv_sec,
+                     span->start.tv_nsec);
+    if (n < 0 || (size_t)n >= cap)
+        return -ENAMETOOLONG;
+    size_t len = (size_t)n;
+    for (const unsigned char *p = (const unsigned char *)span->name; *p; p++) {
+        if (len + 3 > cap)
+            return -ENAMETOOLONG;
+        buf[len++] = hex[*p >> 4];
+        buf[len++] = hex[*p & 15];
+    }
+    buf[len] = '\0';
+    return (int)len;
+}
+
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int rl_cli_token_parse(const char *tok, rl_span_t *span, char *name, size_t cap)
+{
+    const char *s1 = strchr(tok, '/'), *s2 = s1 ? strchr(s1 + 1, '/') : NULL;
+    if (!s1 || !s2 || s1 == tok || (size_t)(s1 - tok) >= sizeof span->id)
+        return -EINVAL;
+    /* the id as rl_span_start() writes it: PID.N */
+    for (const char *p = tok; p < s1; p++)
+        if (!((*p >= '0' && *p <= '9') || *p == '.'))
+            return -EINVAL;
+    char t[48];
+    if ((size_t)(s2 - s1 - 1) >= sizeof t)
+        return -EINVAL;
+    memcpy(t, s1 + 1, (size_t)(s2 - s1 - 1));
+    t[s2 - s1 - 1] = '\0';
+    char *dot = strchr(t, '.');
+    int64_t sec, nsec;
+    if (!dot || strlen(dot + 1) != 9)
+        return -EINVAL;
+    *dot = '\0';
+    if (hw_parse_i64(t, 0, INT64_MAX / 2, &sec) < 0 || hw_parse_i64(dot + 1, 0, 999999999, &nsec) < 0)
+        return -EINVAL;
+    size_t hl = strlen(s2 + 1);
+    if (hl % 2 || hl / 2 >= cap)
+        return -EINVAL;
+    for (size_t i = 0; i < hl / 2; i++) {
+        int a = hexval(s2[1 + 2 * i]), b = hexval(s2[2 + 2 * i]);
+        if (a < 0 || b < 0 || (a == 0 && b == 0))
+            return -EINVAL;
+        name[i] = (char)(a << 4 | b);
+    }
+    name[hl / 2] = '\0';
+    memset(span, 0, sizeof *span);
+    memcpy(span->id, tok, (size_t)(s1 - tok));
+    span->start.tv_sec = (time_t)sec;
+    span->start.tv_nsec = (long)nsec;
+    span->name = name;
     return 0;
 }
 

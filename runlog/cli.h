@@ -12,6 +12,15 @@
  * Returns 0 or -EINVAL (no '=', or an empty key). */
 int rl_cli_parse_kv(char *arg, rl_field_t *out);
 
+/* `runlog begin` prints a token that `runlog end` takes back: the span's id, its start on
+ * CLOCK_MONOTONIC (one clock for every process of the host) and its name in hex (any bytes
+ * survive the shell): "ID/SEC.NSEC/HEXNAME". */
+#define RL_CLI_TOKEN_MAX 4096
+/* Write span's token into buf (NUL-terminated). Returns its length, or -ENAMETOOLONG. */
+int rl_cli_token_format(const rl_span_t *span, char *buf, size_t cap);
+/* Read a token back into span; span->name points into name (cap bytes). Returns 0 or -EINVAL. */
+int rl_cli_token_parse(const char *tok, rl_span_t *span, char *name, size_t cap);
+
 /* The result of running a command under `runlog time`. */
 struct rl_cli_run {
     double seconds; /* wall time on CLOCK_MONOTONIC */

@@ -19,13 +19,19 @@ static void usage(void)
     printf("Usage: runlog [-f FILE] [--fsync] phase NAME SECONDS [KEY=VALUE ...]\n"
            "       runlog [-f FILE] [--fsync] event TYPE [KEY=VALUE ...] [--data JSON]\n"
            "       runlog [-f FILE] [--fsync] time NAME [KEY=VALUE ...] -- COMMAND [ARG ...]\n"
+           "       runlog [-f FILE] [--fsync] begin NAME [KEY=VALUE ...]\n"
+           "       runlog [-f FILE] [--fsync] end TOKEN [KEY=VALUE ...]\n"
            "\n"
            "Append one JSON line to a run log (pytyche's RunLog format):\n"
            "  phase   a completed phase that took SECONDS; KEY=VALUEs are top-level keys\n"
            "  event   a point in time; KEY=VALUEs and --data JSON (an object) go into \"data\"\n"
            "  time    run COMMAND (no shell), then log phase NAME with its wall time and\n"
            "          exit_status; exit with COMMAND's status. The command always runs: a log\n"
-           "          that cannot be written is a warning, not a failure\n"
+           "          that cannot be written is a warning, not a failure. Its begin is\n"
+           "          logged too (a \"phase_begin\" entry), so a run killed meanwhile says so\n"
+           "  begin   log that phase NAME begins and print a TOKEN for `end`:\n"
+           "            t=$(runlog begin preprocess); ...; runlog end \"$t\" files=12\n"
+           "  end     log the phase begun with TOKEN as completed, with its seconds\n"
            "\n"
            "VALUE keeps its type when it is a JSON number, true, false or null; otherwise it\n"
            "is a string.\n"
@@ -61,16 +67,18 @@ static size_t collect_fields(char **args, int n, bool allow_data, rl_field_t *fi
 
 /* Check the entry before the file is touched: bad --data JSON or a reserved or repeated key is
  * a command-line mistake (exit 2), not a write failure. */
-static void validate(long rc, bool with_data)
+static void validate(long rc, bool with_data, const char *reserved)
 {
     if (rc == -EINVAL && with_data)
         hw_usage_error("invalid entry: --data must be a JSON object (integers within 64 bits), "
                        "and keys may not repeat nor be ts, type, name, seconds");
     if (rc == -EINVAL)
-        hw_usage_error("invalid entry: keys may not repeat nor be ts, type, name, seconds");
+        hw_usage_error("invalid entry: keys may not repeat nor be %s", reserved);
     if (rc < 0)
         hw_die(HW_EXIT_FAIL, (int)-rc, "format entry");
 }
+
+#define SPAN_KEYS "ts, type, name, seconds, " RL_PHASE_ID
 
 static int append_error(int rc, const char *path)
 {
@@ -95,6 +103,8 @@ static int run_timed(const char *path, unsigned flags, char **args, int nargs)
     char *const *command = args + dd + 1;
 
     /* What would stop the phase from being logged, found before the command runs. */
+    rl_span_t probe;
+    rl_span_start(&probe, args[0]);
     rl_field_t *fields = calloc((size_t)dd + 2, sizeof *fields);
     bool logging = fields != NULL;
     if (!fields)
@@ -112,9 +122,9 @@ static int run_timed(const char *path, unsigned flags, char **args, int nargs)
         /* exit_status and signal are ours: the check keeps the caller from using them. */
         fields[nf] = RL_INT(HW_PHASE_EXIT_STATUS, 0);
         fields[nf + 1] = RL_INT(HW_PHASE_SIGNAL, 0);
-        if ((frc = rl_format_phase(NULL, 0, args[0], 0, fields, nf + 2)) == -EINVAL) {
+        if ((frc = rl_format_phase_end(NULL, 0, &probe, 0, fields, nf + 2)) == -EINVAL) {
             hw_warn(0, "not logging phase '%s': keys may not repeat nor be ts, type, name, "
-                       "seconds, exit_status, signal", args[0]);
+                       "seconds, phase_id, exit_status, signal", args[0]);
             logging = false;
         } else if (frc < 0) {
             hw_warn((int)-frc, "not logging phase '%s'", args[0]);
@@ -135,6 +145,10 @@ static int run_timed(const char *path, unsigned flags, char **args, int nargs)
         logging = false;
     }
 
+    /* The begin entry: a run killed while the command runs still says it was in this phase.
+     * Its extras go on the phase entry only (exit_status and signal are known there). */
+    rl_span_t span;
+    int begin_rc = logging ? rl_phase_begin(log, &span, args[0], NULL, 0) : 0;
     struct rl_cli_run run;
     if ((rc = rl_cli_run_command(command, &run)) < 0)
         hw_die(HW_EXIT_FAIL, -rc, "wait for %s", command[0]);
@@ -144,8 +158,10 @@ static int run_timed(const char *path, unsigned flags, char **args, int nargs)
         fields[nf++] = RL_INT(HW_PHASE_EXIT_STATUS, run.status);
         if (run.signal)
             fields[nf++] = RL_INT(HW_PHASE_SIGNAL, run.signal);
-        if ((rc = rl_phase(log, args[0], run.seconds, fields, nf)) < 0)
+        if ((rc = rl_phase_end(log, &span, fields, nf, NULL)) < 0) /* one warning for both */
             hw_warn(-rc, "phase '%s' not logged: write %s", args[0], path);
+        else if (begin_rc < 0)
+            hw_warn(-begin_rc, "begin of phase '%s' not logged: write %s", args[0], path);
         if ((rc = rl_close(log)) < 0)
             hw_warn(-rc, "close %s", path);
     }
@@ -186,11 +202,12 @@ int main(int argc, char **argv)
         }
     }
     if (optind >= argc)
-        hw_usage_error("missing command: phase, event or time");
+        hw_usage_error("missing command: phase, event, time, begin or end");
     const char *cmd = argv[optind++];
     char **args = argv + optind;
     int nargs = argc - optind;
-    if (strcmp(cmd, "phase") && strcmp(cmd, "event") && strcmp(cmd, "time"))
+    if (strcmp(cmd, "phase") && strcmp(cmd, "event") && strcmp(cmd, "time") &&
+        strcmp(cmd, "begin") && strcmp(cmd, "end"))
         hw_usage_error("unknown command '%s'", cmd);
     if (!path || !*path)
         path = getenv("RUNLOG_FILE");
@@ -214,10 +231,40 @@ int main(int argc, char **argv)
             hw_usage_error("SECONDS must be a number from 0 to %g, got '%s'", RL_MAX_SECONDS,
                            args[1]);
         size_t nf = collect_fields(args + 2, nargs - 2, false, fields);
-        validate(rl_format_phase(NULL, 0, args[0], secs, fields, nf), false);
+        validate(rl_format_phase(NULL, 0, args[0], secs, fields, nf), false,
+                 "ts, type, name, seconds");
         if ((rc = rl_open(&log, path, flags)) < 0)
             die_open(rc, path);
         if ((rc = rl_phase(log, args[0], secs, fields, nf)) < 0)
+            status = append_error(rc, path);
+    } else if (strcmp(cmd, "begin") == 0) {
+        if (nargs < 1)
+            hw_usage_error("begin needs NAME");
+        size_t nf = collect_fields(args + 1, nargs - 1, false, fields);
+        rl_span_t span;
+        rl_span_start(&span, args[0]);
+        char tok[RL_CLI_TOKEN_MAX];
+        if (rl_cli_token_format(&span, tok, sizeof tok) < 0)
+            hw_usage_error("NAME is too long for a token");
+        validate(rl_format_phase_begin(NULL, 0, &span, fields, nf), false, SPAN_KEYS);
+        if ((rc = rl_open(&log, path, flags)) < 0)
+            die_open(rc, path);
+        if ((rc = rl_phase_begin(log, &span, args[0], fields, nf)) < 0)
+            status = append_error(rc, path);
+        else if (rl_cli_token_format(&span, tok, sizeof tok) >= 0)
+            printf("%s\n", tok); /* the span's own id and start, as written */
+    } else if (strcmp(cmd, "end") == 0) {
+        if (nargs < 1)
+            hw_usage_error("end needs TOKEN (printed by runlog begin)");
+        rl_span_t span;
+        char name[RL_CLI_TOKEN_MAX];
+        if (rl_cli_token_parse(args[0], &span, name, sizeof name) < 0)
+            hw_usage_error("'%s' is not a token printed by runlog begin", args[0]);
+        size_t nf = collect_fields(args + 1, nargs - 1, false, fields);
+        validate(rl_format_phase_end(NULL, 0, &span, 0, fields, nf), false, SPAN_KEYS);
+        if ((rc = rl_open(&log, path, flags)) < 0)
+            die_open(rc, path);
+        if ((rc = rl_phase_end(log, &span, fields, nf, NULL)) < 0)
             status = append_error(rc, path);
     } else {
         if (nargs < 1)
@@ -226,7 +273,8 @@ int main(int argc, char **argv)
         bool with_data = false;
         for (size_t i = 0; i < nf; i++)
             with_data |= fields[i].type == RL_T_MERGE;
-        validate(rl_format_event(NULL, 0, args[0], fields, nf), with_data);
+        validate(rl_format_event(NULL, 0, args[0], fields, nf), with_data,
+                 "ts, type, name, seconds");
         if ((rc = rl_open(&log, path, flags)) < 0)
             die_open(rc, path);
         if ((rc = rl_event(log, args[0], fields, nf)) < 0)

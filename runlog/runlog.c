@@ -32,6 +32,10 @@ struct rl_log {
 /* The keys a caller may not add, per entry kind: they would overwrite pytyche's own. */
 static const char *const phase_reserved[] = {HW_RL_TS, HW_RL_TYPE, HW_RL_NAME, HW_RL_SECONDS,
                                              NULL};
+/* A begin entry's and a paired phase entry's: phase_id is the library's, and a begin entry
+ * must not say seconds (readers would take it for a phase). */
+static const char *const span_reserved[] = {HW_RL_TS,      HW_RL_TYPE,     HW_RL_NAME,
+                                            HW_RL_SECONDS, HW_RL_PHASE_ID, NULL};
 /* Event data is its own object, so its keys cannot clash with the entry's. */
 static const char *const data_reserved[] = {NULL};
 
@@ -342,7 +346,8 @@ static int entry_end(struct entry *e, int rc)
     return e->w.b->oom ? -ENOMEM : 0;
 }
 
-static int format_phase(struct hw_buf *b, const char *name, double seconds,
+/* A phase entry; id: its begin entry's phase_id (NULL: a phase logged only when it ended). */
+static int format_phase(struct hw_buf *b, const char *name, double seconds, const char *id,
                         const rl_field_t *extra, size_t n_extra)
 {
     /* NaN, a negative or an absurd duration is a caller's bug: refused, never written */
@@ -354,8 +359,25 @@ static int format_phase(struct hw_buf *b, const char *name, double seconds,
     hw_buf_json_str(b, name, strlen(name));
     HW_JSON_LIT(&e.w, "\"" HW_RL_SECONDS "\": ");
     hw_buf_py_round(b, seconds, 3); /* pytyche: round(seconds, 3) */
+    if (id)
+        hw_json_str(&e.w, HW_RL_PHASE_ID, id);
     size_t n;
-    return entry_end(&e, put_members(&e, extra, n_extra, phase_reserved, 0, &n));
+    return entry_end(&e, put_members(&e, extra, n_extra, id ? span_reserved : phase_reserved, 0,
+                                     &n));
+}
+
+static int format_begin(struct hw_buf *b, const rl_span_t *span, const rl_field_t *extra,
+                        size_t n_extra)
+{
+    if (!span || !span->name || !span->id[0] || !memchr(span->id, '\0', sizeof span->id))
+        return -EINVAL;
+    struct entry e;
+    entry_begin(&e, b, HW_RL_PHASE_BEGIN);
+    HW_JSON_LIT(&e.w, "\"" HW_RL_NAME "\": ");
+    hw_buf_json_str(b, span->name, strlen(span->name));
+    hw_json_str(&e.w, HW_RL_PHASE_ID, span->id);
+    size_t n;
+    return entry_end(&e, put_members(&e, extra, n_extra, span_reserved, 0, &n));
 }
 
 static int format_event(struct hw_buf *b, const char *type, const rl_field_t *data,
@@ -463,7 +485,7 @@ int rl_phase(rl_log_t *log, const char *name, double seconds, const rl_field_t *
     char stack[LINE_STACK];
     struct hw_buf b;
     hw_buf_init(&b, stack, sizeof stack);
-    int rc = format_phase(&b, name, seconds, extra, n_extra);
+    int rc = format_phase(&b, name, seconds, NULL, extra, n_extra);
     if (rc == 0)
         rc = write_line(log, &b);
     hw_buf_free(&b);
@@ -506,6 +528,71 @@ int rl_timer_end(rl_log_t *log, const rl_timer_t *timer, const rl_field_t *extra
     return rl_phase(log, timer->name, s, extra, n_extra);
 }
 
+/* Ids are this process's pid and a counter that starts, per process, at the monotonic clock's
+ * microseconds: unique on the host, also for `runlog begin` processes whose pids are reused. */
+static atomic_uint_fast64_t span_seq;
+
+int rl_span_start(rl_span_t *span, const char *name)
+{
+    if (!span || !name)
+        return -EINVAL;
+    clock_gettime(CLOCK_MONOTONIC, &span->start);
+    uint_fast64_t seq = atomic_load(&span_seq);
+    if (seq == 0) {
+        uint_fast64_t us = (uint_fast64_t)span->start.tv_sec * 1000000u +
+                           (uint_fast64_t)span->start.tv_nsec / 1000u + 1u;
+        atomic_compare_exchange_strong(&span_seq, &seq, us); /* another thread may win */
+    }
+    seq = atomic_fetch_add(&span_seq, 1);
+    span->name = name;
+    snprintf(span->id, sizeof span->id, "%ld.%llu", (long)getpid(), (unsigned long long)seq);
+    return 0;
+}
+
+static int span_line(rl_log_t *log, const struct hw_buf *b, int rc)
+{
+    return rc == 0 ? write_line(log, b) : rc;
+}
+
+int rl_phase_begin(rl_log_t *log, rl_span_t *span, const char *name, const rl_field_t *extra,
+                   size_t n_extra)
+{
+    int rc = rl_span_start(span, name);
+    if (rc < 0)
+        return rc;
+    if (!log)
+        return -EINVAL;
+    char stack[LINE_STACK];
+    struct hw_buf b;
+    hw_buf_init(&b, stack, sizeof stack);
+    rc = span_line(log, &b, format_begin(&b, span, extra, n_extra));
+    hw_buf_free(&b);
+    return rc;
+}
+
+static double span_seconds(const rl_span_t *span)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)hw_ts_diff_ns(&now, &span->start) * 1e-9;
+}
+
+int rl_phase_end(rl_log_t *log, const rl_span_t *span, const rl_field_t *extra, size_t n_extra,
+                 double *seconds_out)
+{
+    if (!log || !span || !span->name || !memchr(span->id, '\0', sizeof span->id))
+        return -EINVAL;
+    double s = span_seconds(span);
+    if (seconds_out)
+        *seconds_out = s;
+    char stack[LINE_STACK];
+    struct hw_buf b;
+    hw_buf_init(&b, stack, sizeof stack);
+    int rc = span_line(log, &b, format_phase(&b, span->name, s, span->id, extra, n_extra));
+    hw_buf_free(&b);
+    return rc;
+}
+
 static long format_into(char *buf, size_t cap, int rc, const struct hw_buf *b)
 {
     if (rc < 0)
@@ -524,7 +611,7 @@ long rl_format_phase(char *buf, size_t cap, const char *name, double seconds,
     char stack[LINE_STACK];
     struct hw_buf b;
     hw_buf_init(&b, stack, sizeof stack);
-    long r = format_into(buf, cap, format_phase(&b, name, seconds, extra, n_extra), &b);
+    long r = format_into(buf, cap, format_phase(&b, name, seconds, NULL, extra, n_extra), &b);
     hw_buf_free(&b);
     return r;
 }
@@ -536,6 +623,31 @@ long rl_format_event(char *buf, size_t cap, const char *type, const rl_field_t *
     struct hw_buf b;
     hw_buf_init(&b, stack, sizeof stack);
     long r = format_into(buf, cap, format_event(&b, type, data, n_data), &b);
+    hw_buf_free(&b);
+    return r;
+}
+
+long rl_format_phase_begin(char *buf, size_t cap, const rl_span_t *span,
+                           const rl_field_t *extra, size_t n_extra)
+{
+    char stack[LINE_STACK];
+    struct hw_buf b;
+    hw_buf_init(&b, stack, sizeof stack);
+    long r = format_into(buf, cap, format_begin(&b, span, extra, n_extra), &b);
+    hw_buf_free(&b);
+    return r;
+}
+
+long rl_format_phase_end(char *buf, size_t cap, const rl_span_t *span, double seconds,
+                         const rl_field_t *extra, size_t n_extra)
+{
+    if (!span || !memchr(span->id, '\0', sizeof span->id))
+        return -EINVAL;
+    char stack[LINE_STACK];
+    struct hw_buf b;
+    hw_buf_init(&b, stack, sizeof stack);
+    long r = format_into(buf, cap, format_phase(&b, span->name, seconds, span->id, extra, n_extra),
+                         &b);
     hw_buf_free(&b);
     return r;
 }

@@ -127,6 +127,7 @@ static void json_side(struct hw_json *w, const char *key, const struct sum_run *
     hw_json_open(w, key, '{');
     hw_json_str(w, "dir", r->dir);
     hw_json_str(w, "status", sum_status_names[r->outcome.status]);
+    hw_json_str(w, "open_phase", r->outcome.open_phase[0] ? r->outcome.open_phase : NULL);
     hw_json_close(w);
 }
 
@@ -218,6 +219,18 @@ static void safe_put(struct hw_buf *b, const char *s, size_t n)
         hw_buf_putc(b, (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i]);
 }
 
+/* " (killed in phase `x` after 3.0 s)": a side's status and where it ended. */
+static void text_side(struct hw_buf *out, const struct sum_run *r)
+{
+    char where[200];
+    hw_buf_printf(out, " (%s", sum_status_names[r->outcome.status]);
+    if (*sum_outcome_where(&r->outcome, where, sizeof where)) {
+        hw_buf_putc(out, ' ');
+        safe_put(out, where, SIZE_MAX);
+    }
+    hw_buf_puts(out, ")\n");
+}
+
 void sum_compare_text(const struct sum_run *a, const struct sum_run *b, const struct sum_units *u,
                       struct hw_buf *out)
 {
@@ -225,9 +238,10 @@ void sum_compare_text(const struct sum_run *a, const struct sum_run *b, const st
     collect(&s, a, b, u);
     hw_buf_puts(out, "compare A ");
     safe_put(out, a->dir ? a->dir : "(files)", SIZE_MAX);
-    hw_buf_printf(out, " (%s)\n        B ", sum_status_names[a->outcome.status]);
+    text_side(out, a);
+    hw_buf_puts(out, "        B ");
     safe_put(out, b->dir ? b->dir : "(files)", SIZE_MAX);
-    hw_buf_printf(out, " (%s)\n", sum_status_names[b->outcome.status]);
+    text_side(out, b);
     hw_buf_printf(out, "  %-32s %14s %14s  %-14s%s\n", "metric", "A", "B", "change", "%");
     const char *nm, *key;
     size_t nl;

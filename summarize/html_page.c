@@ -411,6 +411,12 @@ static void outcome_banner(FILE *f, const struct sum_run *run)
         fputs(": no stop event (hwmon was killed or the machine stopped)", f);
     else if (o->status == SUM_STATUS_RUNNING)
         fputs(": hwmon is still writing this directory", f);
+    char where[200];
+    if (*sum_outcome_where(o, where, sizeof where)) {
+        fputs(" <span id=\"open-phase\">", f);
+        ht_esc(f, where);
+        fputs("</span>", f);
+    }
     if (o->phases_failed)
         fprintf(f, " \xC2\xB7 %llu phase%s failed", (unsigned long long)o->phases_failed,
                 o->phases_failed == 1 ? "" : "s");

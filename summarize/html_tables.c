@@ -303,9 +303,11 @@ static void phase_table(FILE *f, const struct ht_page *P)
     fputs("</tr></thead>\n<tbody>\n", f);
     for (size_t i = 0; i < run->nphase && i < MAX_TABLE_ROWS; i++) {
         const struct sum_phase_acc *p = &run->phase[i];
-        fprintf(f, "<tr class=\"phase-row\"><th><span class=\"sw p%d\"></span>",
-                ht_phase_color(P, p->name));
+        fprintf(f, "<tr class=\"phase-row%s\"><th><span class=\"sw p%d\"></span>",
+                p->open ? " open" : "", ht_phase_color(P, p->name));
         ht_esc(f, p->name);
+        if (p->open) /* begun and never ended: where the run was when it stopped */
+            fputs(" <small class=\"badstatus\" title=\"begun and never ended\">open</small>", f);
         fputs("</th>", f);
         td_num(f, p->t0 - P->t0, NULL);
         char b[48];
@@ -340,6 +342,14 @@ static void phase_table(FILE *f, const struct ht_page *P)
     if (run->nphase > MAX_TABLE_ROWS)
         fprintf(f, "<p class=\"foot\">%zu more phases in the summary JSON.</p>\n",
                 run->nphase - MAX_TABLE_ROWS);
+    if (isfinite(run->outside_phases_s)) {
+        char b[48];
+        double secs = sum_fig_round_us(run->outside_phases_s);
+        fprintf(f, "<p class=\"foot\" id=\"outside-phases\" data-v=\"%.17g\">Outside any phase: "
+                   "%s.</p>\n",
+                secs, u && u->given[SUM_DIM_TIME] ? ht_fmt_dim(b, sizeof b, secs, SUM_DIM_TIME, u)
+                                                  : ht_fmt_dur(b, sizeof b, secs));
+    }
 }
 
 static void event_table(FILE *f, const struct ht_page *P)

@@ -27,16 +27,39 @@ void sum_outcome_init(struct sum_outcome *o)
     o->exit_status = -1;
     o->last_t = NAN;
     o->processes_left = -1;
+    o->open_phase_t0 = o->open_phase_t1 = NAN;
+}
+
+void sum_outcome_open_phase(struct sum_outcome *o, const char *name, double t0, double t1)
+{
+    o->phases_open++;
+    snprintf(o->open_phase, sizeof o->open_phase, "%s", name);
+    o->open_phase_t0 = t0;
+    o->open_phase_t1 = t1;
+}
+
+const char *sum_outcome_where(const struct sum_outcome *o, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (!o->open_phase[0])
+        return buf;
+    double s = o->open_phase_t1 - o->open_phase_t0;
+    if (isfinite(s) && s >= 0)
+        snprintf(buf, cap, "in phase `%s` after %.1f s", o->open_phase, s);
+    else
+        snprintf(buf, cap, "in phase `%s`", o->open_phase);
+    return buf;
 }
 
 void sum_outcome_event(struct sum_outcome *o, const struct sum_event *e)
 {
     long v;
     if (!strcmp(e->name, HW_EV_START)) {
-        uint64_t failed = o->phases_failed;
+        uint64_t failed = o->phases_failed, open = o->phases_open;
         double last = o->last_t;
         sum_outcome_init(o);
         o->phases_failed = failed; /* counted over the whole log, as the phases are */
+        o->phases_open = open;
         o->last_t = last;
         o->have_start = true;
         if (sum_json_int(e->data, HW_START_HWMON_PID, &v) && v > 0)
@@ -102,6 +125,8 @@ static bool hwmon_alive(const struct sum_outcome *o)
 void sum_outcome_finish(struct sum_outcome *o, double last_t)
 {
     o->last_t = last_t;
+    if (o->open_phase[0] && isinf(o->open_phase_t1)) /* it ran to the run's last sample */
+        o->open_phase_t1 = last_t;
     if (!o->have_start && !o->have_stop)
         o->status = SUM_STATUS_UNKNOWN;
     else if (!o->have_stop)

@@ -33,6 +33,9 @@ struct sum_outcome {
     long processes_left;    /* the job's processes alive when its command exited (-1: not said) */
     bool left_running;      /* ... and left running (--leave-running), not stopped */
     char sampler_error[64]; /* the sampler could not start: no CPU or process samples ("") */
+    uint64_t phases_open;   /* phases begun and never ended (over the whole log) */
+    char open_phase[128];   /* the innermost of them in the last run ("" when none) */
+    double open_phase_t0, open_phase_t1; /* its begin, and its run's end */
 };
 
 void sum_outcome_init(struct sum_outcome *o);
@@ -46,6 +49,12 @@ bool sum_outcome_phase_failed(const struct sum_phase *p, int *exit_status, int *
  * start ("2 processes outlived the command and were stopped"); "" when there is nothing to say.
  * Returns buf. */
 const char *sum_outcome_note(const struct sum_outcome *o, char *buf, size_t cap);
+/* A phase begun at t0 and never ended, up to t1 (INFINITY: the run's end, not known yet); the
+ * one given last is the innermost (the latest begun). */
+void sum_outcome_open_phase(struct sum_outcome *o, const char *name, double t0, double t1);
+/* Where the run was when it ended, in the words every output uses: "in phase `checkpoint`
+ * after 19.2 s"; "" without an open phase. Returns buf. */
+const char *sum_outcome_where(const struct sum_outcome *o, char *buf, size_t cap);
 /* Decide the status once the whole log and every file were read; last_t is the run's last
  * sample or entry. A run without a stop event is "running" when the start event's hwmon_pid is
  * a live hwmon on this host, else "incomplete". */

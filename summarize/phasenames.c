@@ -69,6 +69,19 @@ const struct sum_name_acc *sum_names_find(const struct sum_names *s, const char 
     return NULL;
 }
 
+static void add_duration(struct sum_name_acc *a, double d)
+{
+    if (isfinite(d) && d >= 0) { /* Welford: no cancellation over 100 000 steps */
+        a->timed++;
+        a->d_sum += d;
+        double delta = d - a->d_mean;
+        a->d_mean += delta / (double)a->timed;
+        a->d_m2 += delta * (d - a->d_mean);
+        a->d_min = fmin(a->d_min, d);
+        a->d_max = fmax(a->d_max, d);
+    }
+}
+
 struct sum_name_acc *sum_names_add(struct sum_names *s, const char *name, double t0, double t1,
                                    double seconds, bool failed)
 {
@@ -82,16 +95,7 @@ struct sum_name_acc *sum_names_add(struct sum_names *s, const char *name, double
     a->failed += failed;
     /* the entry's own seconds: t1 - t0 of epoch times carries ~2e-7 s of noise, which 100 000
      * steps would add up */
-    double d = isfinite(seconds) ? seconds : t1 - t0;
-    if (isfinite(d) && d >= 0) { /* Welford: no cancellation over 100 000 steps */
-        a->timed++;
-        a->d_sum += d;
-        double delta = d - a->d_mean;
-        a->d_mean += delta / (double)a->timed;
-        a->d_m2 += delta * (d - a->d_mean);
-        a->d_min = fmin(a->d_min, d);
-        a->d_max = fmax(a->d_max, d);
-    }
+    add_duration(a, isfinite(seconds) ? seconds : t1 - t0);
     if (!(t1 >= t0))
         return a; /* no window */
     /* A loop's entries follow each other: one that starts inside (or where) the name's latest
@@ -150,7 +154,8 @@ void sum_names_index(struct sum_names *s)
         for (size_t i = 0; i < m; i++) {
             t0[i] = s->win[i].t0;
             t1[i] = s->win[i].t1;
-            s->v[s->win[i].name].span_s += t1[i] - t0[i];
+            if (isfinite(t1[i])) /* an open window's part comes with its end */
+                s->v[s->win[i].name].span_s += t1[i] - t0[i];
         }
         sum_ivx_build(&s->ivx, t0, t1, m); /* empty on ENOMEM: no sample figures */
     }
@@ -230,6 +235,53 @@ void sum_names_energy_at(struct sum_names *s, double t1, double p1, double t2, d
 {
     struct seg g = {s, t1, p1, t2, p2};
     sum_ivx_query(&s->ivx, t1, t2, on_energy_hit, &g);
+}
+
+void sum_names_end_open(struct sum_names *s, const char *name, double d)
+{
+    struct sum_name_acc *a = (struct sum_name_acc *)sum_names_find(s, name);
+    if (a)
+        add_duration(a, d);
+}
+
+void sum_names_end_windows(struct sum_names *s, double t_end)
+{
+    for (size_t i = 0; i < s->nwin; i++)
+        if (isinf(s->win[i].t1)) {
+            s->win[i].t1 = isfinite(t_end) && t_end > s->win[i].t0 ? t_end : s->win[i].t0;
+            s->v[s->win[i].name].span_s += s->win[i].t1 - s->win[i].t0;
+        }
+}
+
+static int cmp_t0(const void *a, const void *b)
+{
+    const struct sum_win *x = a, *y = b;
+    return (x->t0 > y->t0) - (x->t0 < y->t0);
+}
+
+double sum_names_covered(const struct sum_names *s, double a, double b)
+{
+    if (!s->nwin || !(b > a))
+        return 0;
+    struct sum_win *w = malloc(s->nwin * sizeof *w);
+    if (!w)
+        return NAN;
+    memcpy(w, s->win, s->nwin * sizeof *w);
+    qsort(w, s->nwin, sizeof *w, cmp_t0);
+    double covered = 0, x = -INFINITY, y = -INFINITY; /* the stretch being merged */
+    for (size_t i = 0; i <= s->nwin; i++) {
+        if (i < s->nwin && w[i].t0 <= y) {
+            y = fmax(y, w[i].t1);
+            continue;
+        }
+        double lo = fmax(x, a), hi = fmin(y, b);
+        if (hi > lo)
+            covered += hi - lo;
+        if (i < s->nwin)
+            x = w[i].t0, y = w[i].t1;
+    }
+    free(w);
+    return covered;
 }
 
 void sum_names_free(struct sum_names *s)

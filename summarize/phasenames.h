@@ -89,6 +89,13 @@ static inline void sum_names_energy(struct sum_names *s, double t1, double p1, d
     if (s->ivx.n)
         sum_names_energy_at(s, t1, p1, t2, p2);
 }
+/* Phases open until the run's end have windows ending at INFINITY while the files are read;
+ * once the end is known: a name's open entry took d seconds, and every such window ends at
+ * t_end. */
+void sum_names_end_open(struct sum_names *s, const char *name, double d);
+void sum_names_end_windows(struct sum_names *s, double t_end);
+/* The time within [a, b] inside any phase of any name (the union of every window). */
+double sum_names_covered(const struct sum_names *s, double a, double b);
 void sum_names_free(struct sum_names *s);
 /* The figures of name; NULL when no entry had it (or it found no room). */
 const struct sum_name_acc *sum_names_find(const struct sum_names *s, const char *name);

@@ -268,6 +268,12 @@ static const char *param_text(const struct sum_param *p, bool json)
                                                     JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
+/* How long the run had been in its open phase when it ended; NAN without one. */
+static double open_phase_sec(const struct sum_outcome *o)
+{
+    return o->open_phase[0] ? round_us(o->open_phase_t1 - o->open_phase_t0) : NAN;
+}
+
 /* How the run ended (outcome.h): "status" first, where a reader of a sweep looks. */
 static void json_outcome(struct hw_json *w, const struct sum_outcome *o)
 {
@@ -293,6 +299,10 @@ static void json_outcome(struct hw_json *w, const struct sum_outcome *o)
         hw_json_null(w, "left_running");
     }
     hw_json_str(w, "sampler_error", o->sampler_error[0] ? o->sampler_error : NULL);
+    /* where it was when it ended: the innermost phase begun and never ended */
+    hw_json_u64(w, "phases_open", o->phases_open);
+    hw_json_str(w, "open_phase", o->open_phase[0] ? o->open_phase : NULL);
+    hw_json_num(w, "open_phase_sec", open_phase_sec(o));
     hw_json_close(w);
 }
 
@@ -383,6 +393,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     hw_json_num(&w, "memory_growth_mb", growth(&run->proc[SUM_PROC_RSS]));
     hw_json_u64(&w, "num_samples", sum_run_num_samples(run));
     hw_json_num(&w, "duration_sec", round_us(sum_run_duration(run)));
+    hw_json_num(&w, "outside_phases_sec", round_us(run->outside_phases_s));
     hw_json_num(&w, "mean_gpu_clock_mhz", clock_mean(run));
     hw_json_num(&w, "mean_gpu_power_w", sum_stat_mean(&run->all[SUM_GM_POWER]));
     hw_json_num(&w, "peak_gpu_mem_mb", max_or_nan(&run->all[SUM_GM_MEM_USED])); /* MiB, as calibrax */
@@ -494,6 +505,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         else
             hw_json_null(&w, "signal");
         hw_json_bool(&w, "failed", p->failed);
+        hw_json_bool(&w, "open", p->open);
         hw_json_raw(&w, "extra", p->extra);
         hw_json_close(&w);
     }
@@ -707,6 +719,9 @@ static void text_outcome(struct hw_buf *out, const struct sum_outcome *o)
         hw_buf_puts(out, "  status unknown: no hwmon start event");
         break;
     }
+    char where[200];
+    if (*sum_outcome_where(o, where, sizeof where))
+        hw_buf_printf(out, " %s", where);
     if (o->phases_failed)
         hw_buf_printf(out, "; %llu phase%s failed", (unsigned long long)o->phases_failed,
                       o->phases_failed == 1 ? "" : "s");
@@ -796,7 +811,9 @@ static void text_phase_entry(struct hw_buf *out, const struct sum_run *run,
     hw_buf_puts(out, ", energy ");
     twh(out, phase_energy_wh(p), u);
     text_cpu_tree(out, &p->cpu_usr, &p->proc_rss, &p->proc_cpu, u);
-    if (p->signal)
+    if (p->open)
+        hw_buf_puts(out, ", OPEN: begun and never ended");
+    else if (p->signal)
         hw_buf_printf(out, ", FAILED: killed by signal %d", p->signal);
     else if (p->exit_status > 0)
         hw_buf_printf(out, ", FAILED: exit status %d", p->exit_status);
@@ -894,9 +911,14 @@ static void text_phases(struct hw_buf *out, const struct sum_run *run, const str
     for (size_t i = 0; i < run->nphase; i++) {
         const struct sum_phase_acc *p = &run->phase[i];
         const struct sum_name_acc *a = sum_names_find(s, p->name);
-        if (a && (a->count > 1 || a->kept < a->count) && !p->failed)
+        if (a && (a->count > 1 || a->kept < a->count) && !p->failed && !p->open)
             continue; /* in its name's line */
         text_phase_entry(out, run, p, u);
+    }
+    if (isfinite(run->outside_phases_s)) {
+        hw_buf_puts(out, "  outside any phase: ");
+        tdur(out, run->outside_phases_s, u);
+        hw_buf_putc(out, '\n');
     }
     if (run->phases_dropped)
         hw_buf_printf(out, "  note: %llu phases beyond the first %d have no entry of their own "
@@ -1068,6 +1090,9 @@ struct col {
     I("exit_status", run->outcome.exit_status >= 0 ? run->outcome.exit_status : NAN)              \
     I("signal", run->outcome.signal ? run->outcome.signal : NAN)                                  \
     U("phases_failed", run->outcome.phases_failed)                                                \
+    S("open_phase", run->outcome.open_phase[0] ? run->outcome.open_phase : NULL)                  \
+    D("open_phase_sec", open_phase_sec(&run->outcome))                                            \
+    D("outside_phases_sec", round_us(run->outside_phases_s))                                      \
     U("gpus", sum_run_gpu_count(run))                                                             \
     U("num_samples", sum_run_num_samples(run))                                                    \
     D("duration_sec", round_us(sum_run_duration(run)))                                            \

@@ -37,6 +37,8 @@ struct sum_run *sum_run_new(void)
 
 const char *const sum_gpm_keys[HW_GPM_NCOLS] = {HW_GPM_KEYS};
 
+static void open_free(struct sum_open_phase *o);
+
 static void phase_free(struct sum_phase_acc *p)
 {
     free(p->name);
@@ -95,6 +97,9 @@ void sum_run_free(struct sum_run *run)
     for (size_t i = 0; i < run->nphase; i++)
         phase_free(&run->phase[i]);
     free(run->phase);
+    for (size_t i = 0; i < run->nopen; i++)
+        open_free(&run->open[i]);
+    free(run->open);
     sum_ivx_free(&run->pidx);
     sum_names_free(&run->names);
     for (size_t i = 0; i < run->nerr; i++)
@@ -146,6 +151,14 @@ double sum_run_duration(const struct sum_run *run)
     return NAN;
 }
 
+bool sum_run_span(const struct sum_run *run, double *t0, double *t1)
+{
+    double d = sum_run_duration(run);
+    *t0 = isfinite(run->info.t_start) ? run->info.t_start : run->t_min;
+    *t1 = *t0 + d;
+    return isfinite(*t0) && isfinite(*t1);
+}
+
 double sum_run_energy_wh(const struct sum_run *run)
 {
     double j = 0;
@@ -160,7 +173,7 @@ double sum_run_energy_wh(const struct sum_run *run)
 
 static void see_time(struct sum_run *run, double t)
 {
-    if (isnan(t))
+    if (!isfinite(t)) /* an open phase's end before the run's end is known */
         return;
     if (t < run->t_min)
         run->t_min = t;
@@ -201,7 +214,7 @@ static char *phase_extra(struct json_object *obj)
     json_object_object_foreach(obj, k, v)
     {
         if (!strcmp(k, HW_RL_TS) || !strcmp(k, HW_RL_TYPE) || !strcmp(k, HW_RL_NAME) ||
-            !strcmp(k, HW_RL_SECONDS))
+            !strcmp(k, HW_RL_SECONDS) || !strcmp(k, HW_RL_PHASE_ID))
             continue;
         json_object_object_add(x, k, json_object_get(v));
         n++;
@@ -217,38 +230,39 @@ static char *phase_extra(struct json_object *obj)
     return text;
 }
 
-static void on_phase(void *ctx, const struct sum_phase *p)
+/* A phase over [t0, t1] (t1 INFINITY: open until the run's end, known once every file is
+ * read); extra is taken over. Open phases are always kept: there are few, and the outcome
+ * names them. */
+static void add_phase(struct sum_run *run, const char *name, double t0, double t1,
+                      double seconds, uint64_t line, char *extra, int exit_status, int sig,
+                      bool failed, bool open)
 {
-    struct sum_run *run = ctx;
-    see_time(run, p->t_start);
-    see_time(run, p->t_end);
-    int exit_status, sig;
-    bool failed = sum_outcome_phase_failed(p, &exit_status, &sig);
+    see_time(run, t0);
+    see_time(run, t1);
     run->outcome.phases_failed += failed; /* every phase, also those not summarized */
-    struct sum_name_acc *na = sum_names_add(&run->names, p->name, p->t_start, p->t_end, p->seconds,
-                                            failed);
-    if (run->nphase >= SUM_MAX_PHASES) {
+    struct sum_name_acc *na = sum_names_add(&run->names, name, t0, t1, seconds, failed);
+    if ((run->nphase >= SUM_MAX_PHASES && !open) ||
+        !hw_grow(&run->phase, &run->phase_cap, run->nphase, sizeof *run->phase, 16)) {
         run->phases_dropped++;
-        return;
-    }
-    if (!hw_grow(&run->phase, &run->phase_cap, run->nphase, sizeof *run->phase, 16)) {
-        run->phases_dropped++;
+        free(extra);
         return;
     }
     struct sum_phase_acc *a = &run->phase[run->nphase];
     memset(a, 0, sizeof *a);
-    a->name = strdup(p->name);
+    a->name = strdup(name);
     if (!a->name) {
         run->phases_dropped++;
+        free(extra);
         return;
     }
-    a->t0 = p->t_start;
-    a->t1 = p->t_end;
-    a->line = p->line;
+    a->t0 = t0;
+    a->t1 = t1;
+    a->line = line;
     a->failed = failed;
     a->exit_status = exit_status;
     a->signal = sig;
-    a->extra = phase_extra(p->obj);
+    a->extra = extra;
+    a->open = open;
     /* per-phase CPU and process figures are means and maxima only */
     a->cpu_usr.no_quant = a->cpu_idle.no_quant = true;
     a->proc_rss.no_quant = a->proc_cpu.no_quant = true;
@@ -259,6 +273,68 @@ static void on_phase(void *ctx, const struct sum_phase *p)
     run->nphase++;
     if (na)
         na->kept++;
+}
+
+static void open_free(struct sum_open_phase *o)
+{
+    free(o->id);
+    free(o->name);
+    free(o->extra);
+}
+
+static void on_phase_begin(void *ctx, const struct sum_phase *p)
+{
+    struct sum_run *run = ctx;
+    see_time(run, p->t_start);
+    if (run->nopen >= SUM_MAX_OPEN ||
+        !hw_grow(&run->open, &run->open_cap, run->nopen, sizeof *run->open, 8)) {
+        run->open_dropped++;
+        return;
+    }
+    struct sum_open_phase *o = &run->open[run->nopen];
+    *o = (struct sum_open_phase){.id = strdup(p->id), .name = strdup(p->name),
+                                 .extra = phase_extra(p->obj), .t0 = p->t_start,
+                                 .line = p->line};
+    if (!o->id || !o->name) {
+        open_free(o);
+        run->open_dropped++;
+        return;
+    }
+    run->nopen++;
+}
+
+/* The run ended at t1 (its stop event, or INFINITY at the end of the log): the phases still
+ * open were cut by it, innermost last. */
+static void close_open(struct sum_run *run, double t1)
+{
+    for (size_t i = 0; i < run->nopen; i++) {
+        struct sum_open_phase *o = &run->open[i];
+        double end = t1 >= o->t0 ? t1 : o->t0; /* a begin stamped after the stop: no window */
+        sum_outcome_open_phase(&run->outcome, o->name, o->t0, end);
+        add_phase(run, o->name, o->t0, end, isinf(end) ? NAN : end - o->t0, o->line, o->extra,
+                  -1, 0, false, true);
+        o->extra = NULL;
+        open_free(o);
+    }
+    run->nopen = 0;
+}
+
+static void on_phase(void *ctx, const struct sum_phase *p)
+{
+    struct sum_run *run = ctx;
+    if (p->id) /* the end of a begun phase: no longer open (the latest begun, mostly) */
+        for (size_t i = run->nopen; i-- > 0;)
+            if (!strcmp(run->open[i].id, p->id)) {
+                open_free(&run->open[i]);
+                memmove(&run->open[i], &run->open[i + 1],
+                        (run->nopen - i - 1) * sizeof *run->open);
+                run->nopen--;
+                break;
+            }
+    int exit_status, sig;
+    bool failed = sum_outcome_phase_failed(p, &exit_status, &sig);
+    add_phase(run, p->name, p->t_start, p->t_end, p->seconds, p->line, phase_extra(p->obj),
+              exit_status, sig, failed, false);
 }
 
 static void index_phases(struct sum_run *run)
@@ -809,7 +885,11 @@ static void on_event(void *ctx, const struct sum_event *e)
     sum_run_info_event(&run->info, e);
     if (run->tl)
         sum_tl_event(run->tl, e);
+    if (!strcmp(e->name, HW_EV_START)) /* a phase left open by an earlier run in this log */
+        close_open(run, e->t);
     sum_outcome_event(&run->outcome, e);
+    if (!strcmp(e->name, HW_EV_STOP)) /* hwmon stops after the job: what is open was cut */
+        close_open(run, e->t);
     const char *pe = run->cfg->params_event ? run->cfg->params_event : HW_EV_CONFIG;
     if (!strcmp(e->name, pe) && e->data && json_object_is_type(e->data, json_type_object))
         params_from(run, "", e->data, 0);
@@ -893,6 +973,27 @@ static int read_kind(struct sum_run *run, enum sum_kind kind, const char *path,
     return rc;
 }
 
+/* Every file is read: the phases open until the run's end end at its last sample, and the
+ * run's time in no phase is known. */
+static void end_open_phases(struct sum_run *run, double last_t)
+{
+    for (size_t i = 0; i < run->nphase; i++) {
+        struct sum_phase_acc *p = &run->phase[i];
+        if (p->open && isinf(p->t1)) {
+            p->t1 = fmax(last_t, p->t0);
+            sum_names_end_open(&run->names, p->name, p->t1 - p->t0);
+        }
+    }
+    sum_names_end_windows(&run->names, last_t);
+    double t0, t1;
+    run->outside_phases_s = NAN;
+    if (run->names.n && sum_run_span(run, &t0, &t1))
+    {
+        double in = sum_names_covered(&run->names, t0, t1); /* NAN: out of memory */
+        run->outside_phases_s = in <= t1 - t0 ? (t1 - t0) - in : isnan(in) ? NAN : 0.0;
+    }
+}
+
 int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
                       const struct sum_config *cfg)
 {
@@ -914,6 +1015,7 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
         .proc = on_proc,
         .gpu_proc = on_gpu_proc,
         .phase = on_phase,
+        .phase_begin = on_phase_begin,
         .event = on_event,
         .diag = on_diag,
         .tree_pid = on_tree_pid,
@@ -923,6 +1025,7 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
     int rc = read_kind(run, SUM_KIND_RUNLOG, in->path[SUM_KIND_RUNLOG], &opts, &sink);
     if (rc < 0 && !first_err)
         first_err = rc;
+    close_open(run, INFINITY); /* begun, and no end nor stop: open until the last sample */
     index_phases(run);
 
     /* time zone of nvidia-smi's timestamps */
@@ -961,7 +1064,9 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
             sum_energy_finish(&run->gpu[g]->energy, run->info.interval_s, energy_stepped, &curve);
         }
 
-    sum_outcome_finish(&run->outcome, run->t_max >= run->t_min ? run->t_max : NAN);
+    double last_t = run->t_max >= run->t_min ? run->t_max : NAN;
+    end_open_phases(run, last_t);
+    sum_outcome_finish(&run->outcome, last_t);
 
     if (first_err)
         return first_err;

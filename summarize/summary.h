@@ -62,11 +62,20 @@ struct sum_phase_acc {
     int signal;      /* 0: none */
     bool failed;
     char *extra;     /* its extra keys as a JSON object text (malloc'd; NULL: none or too long) */
+    bool open;       /* began (a phase_begin entry) and never ended: runs to its run's end */
     /* disks, network, free space, the container's memory (system.h) */
     struct sum_system sys;
     /* the tracked process alone and the tree's user/system split (proc_metrics.csv) */
     struct sum_stat main_rss, main_cpu, main_threads, usr_cpu, sys_cpu;
 };
+
+/* A phase begun (phase_begin entry) whose end has not been read yet. */
+struct sum_open_phase {
+    char *id, *name, *extra;
+    double t0;
+    uint64_t line;
+};
+#define SUM_MAX_OPEN 4096 /* phases open at once (nesting x threads x processes) */
 
 struct sum_event_type {
     char name[48];
@@ -158,6 +167,11 @@ struct sum_run {
     uint64_t phases_dropped;
     struct sum_ivx pidx;
     struct sum_names names; /* every phase by name (phasenames.h) */
+    /* phases begun and not ended yet while run.jsonl is read, in begin order */
+    struct sum_open_phase *open;
+    size_t nopen, open_cap;
+    uint64_t open_dropped; /* begins beyond SUM_MAX_OPEN: their phases are not seen as open */
+    double outside_phases_s; /* the run's time in no phase; NAN when it logged no phase */
 
     /* events */
     struct sum_event_type etype[SUM_MAX_EVENT_TYPES];
@@ -252,6 +266,9 @@ double sum_run_gap_interval(const struct sum_run *run, enum sum_kind kind, int g
 /* Gaps in a file's sampling (quality.files[].gaps): steps longer than SUM_GAP_FACTOR times its
  * median step. */
 uint64_t sum_run_file_gaps(const struct sum_run *run, enum sum_kind kind);
+/* The run's start and end in epoch seconds (the start event, else the first time seen; the
+ * start plus sum_run_duration()); false when the run has no time at all. */
+bool sum_run_span(const struct sum_run *run, double *t0, double *t1);
 /* Is an event of this name error-like (listed in events.errors, marked on the page)? */
 bool sum_event_error_like(const char *name);
 

@@ -6,6 +6,8 @@
 #ifndef HWRUN_RUNDIR_H
 #define HWRUN_RUNDIR_H
 
+#include "runlog.h" /* the entry kinds librunlog defines for its users */
+
 /* ---- files ---------------------------------------------------------------------------------- */
 
 #define HW_RUNLOG_FILE "run.jsonl"
@@ -145,6 +147,10 @@ extern const char *const hw_proc_cols[HW_PROC_COL_COUNT]; /* "procs", ... */
 #define HW_RL_NAME "name"
 #define HW_RL_SECONDS "seconds"
 #define HW_RL_DATA "data"
+/* A phase's begin entry, paired with its phase entry by phase_id (runlog.h rl_phase_begin):
+ *   {"ts": ..., "type": "phase_begin", "name": ..., "phase_id": ..., extra...} */
+#define HW_RL_PHASE_BEGIN RL_PHASE_BEGIN
+#define HW_RL_PHASE_ID RL_PHASE_ID
 
 /* The events hwmon logs (FORMAT.md "run.jsonl: hwmon's events"). */
 #define HW_EV_START "start"

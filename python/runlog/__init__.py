@@ -7,7 +7,8 @@ lines only. The lines have pytyche's RunLog shapes, so code written for pytyche'
 one import:
 
     from runlog import RunLog
-    log = RunLog()                               # $RUNLOG_FILE (set by `hwmon -- cmd`)
+    log = RunLog()                               # $RUNLOG_FILE (set by `hwmon -- cmd`), else
+                                                 # kept in memory for log.write(path)
     log.log_phase("load", 1.25, rows=10000)
     with log.phase("train", steps=1000):         # timed on a monotonic clock
         train()
@@ -57,6 +58,15 @@ class _Field(ctypes.Structure):
     _fields_ = [("key", ctypes.c_char_p), ("type", ctypes.c_int), ("v", _Value)]
 
 
+class _Timespec(ctypes.Structure):
+    _fields_ = [("tv_sec", ctypes.c_long), ("tv_nsec", ctypes.c_long)]
+
+
+class _Span(ctypes.Structure):
+    # rl_span_t: a phase logged when it begins and when it ends, paired by its id.
+    _fields_ = [("name", ctypes.c_char_p), ("start", _Timespec), ("id", ctypes.c_char * 40)]
+
+
 def _candidates():
     env = os.environ.get("RUNLOG_LIBRARY")
     if env:
@@ -92,6 +102,8 @@ def _load():
 _lib, _lib_path = _load()
 _lib.rl_open.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p, ctypes.c_uint]
 _lib.rl_open.restype = ctypes.c_int
+_lib.rl_fdopen.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_int, ctypes.c_uint]
+_lib.rl_fdopen.restype = ctypes.c_int
 _lib.rl_close.argtypes = [ctypes.c_void_p]
 _lib.rl_close.restype = ctypes.c_int
 _lib.rl_phase.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_double,
@@ -103,6 +115,12 @@ _lib.rl_event.restype = ctypes.c_int
 _lib.rl_format_phase.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
                                  ctypes.c_double, ctypes.POINTER(_Field), ctypes.c_size_t]
 _lib.rl_format_phase.restype = ctypes.c_long
+_lib.rl_phase_begin.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Span), ctypes.c_char_p,
+                                ctypes.POINTER(_Field), ctypes.c_size_t]
+_lib.rl_phase_begin.restype = ctypes.c_int
+_lib.rl_phase_end.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Span), ctypes.POINTER(_Field),
+                              ctypes.c_size_t, ctypes.POINTER(ctypes.c_double)]
+_lib.rl_phase_end.restype = ctypes.c_int
 _lib.rl_version.argtypes = []
 _lib.rl_version.restype = ctypes.c_char_p
 
@@ -257,14 +275,23 @@ class RunLog:
     def __init__(self, path=None, fsync_line=False):
         if path is None:
             path = os.environ.get("RUNLOG_FILE") or None
-            if path is None:
-                raise ValueError("runlog: no path given and RUNLOG_FILE is not set "
-                                 "(run under `hwmon -o DIR -- ...`, or pass a path)")
-        self.path = os.fspath(path)
         handle = ctypes.c_void_p()
-        rc = _lib.rl_open(ctypes.byref(handle), _text(self.path, "the path"),
-                          FSYNC_LINE if fsync_line else 0)
+        if path is None:
+            # pytyche's RunLog(): entries kept in memory until write(path), so that a script
+            # instrumented for hwmon runs unchanged without it. The lines are librunlog's all
+            # the same, in an anonymous file (threads and forked children append to it too).
+            self.path = None
+            fd = _memory_file()
+            rc = _lib.rl_fdopen(ctypes.byref(handle), os.dup(fd), 0)
+            self._mem = fd
+        else:
+            self.path = os.fspath(path)
+            self._mem = None
+            rc = _lib.rl_open(ctypes.byref(handle), _text(self.path, "the path"),
+                              FSYNC_LINE if fsync_line else 0)
         if rc < 0:
+            if self._mem is not None:
+                os.close(self._mem)
             raise OSError(-rc, os.strerror(-rc), self.path)
         self._log = handle.value
         self._lock = threading.Lock()
@@ -316,7 +343,9 @@ class RunLog:
 
     def phase(self, name, **extra):
         """`with log.phase("train", steps=1000): ...` logs the block as a phase, timed on a
-        monotonic clock; also when it raises, with "exception": the exception's type name."""
+        monotonic clock; also when it raises, with "exception": the exception's type name.
+        Its begin is logged too (a "phase_begin" entry with the same extra keys), so a run
+        killed inside the block still says which phase it was in."""
         return _Phase(self, name, extra)
 
     def timed(self, name=None, **extra):
@@ -333,12 +362,31 @@ class RunLog:
         return wrap
 
     def write(self, path):
-        """pytyche's RunLog writes its entries at the end; this one appends as it goes, so
-        write() to the log's own file has nothing left to do. Another path is refused."""
+        """pytyche's write(path): every entry of a log kept in memory (RunLog() without
+        RUNLOG_FILE) is written to path, replacing it. A log that appends to a file as it goes
+        has nothing left to do for its own file; another path is refused."""
+        if self.path is None:
+            with self._lock:
+                if self._log is None:
+                    raise ValueError("runlog: the log is closed")
+                data = _read_all(self._mem)
+            with open(path, "wb") as f:
+                f.write(data)
+            return
         if os.path.exists(path) and os.path.samefile(path, self.path):
             return
         raise ValueError("runlog: this RunLog appends to %s as it goes; write(%r) would copy "
                          "nothing" % (self.path, os.fspath(path)))
+
+    def entries(self):
+        """The entries of a log kept in memory, as dicts (pytyche keeps them in _entries)."""
+        if self.path is not None:
+            raise ValueError("runlog: this RunLog appends to %s; read the file" % self.path)
+        with self._lock:
+            if self._log is None:
+                raise ValueError("runlog: the log is closed")
+            data = _read_all(self._mem)
+        return [json.loads(line) for line in data.decode("utf-8", "surrogateescape").splitlines()]
 
     def close(self):
         """Close the log (again: nothing). Errors of close(2) raise OSError."""
@@ -347,6 +395,9 @@ class RunLog:
         if log is not None:
             _open_logs.discard(self)
             rc = _lib.rl_close(log)
+            if self._mem is not None:
+                os.close(self._mem)
+                self._mem = None
             if rc < 0:
                 raise OSError(-rc, os.strerror(-rc), self.path)
 
@@ -368,23 +419,61 @@ class RunLog:
             pass
 
     def __repr__(self):
-        return "<runlog.RunLog %r%s>" % (self.path, " closed" if self.closed else "")
+        where = self.path if self.path is not None else "in memory"
+        return "<runlog.RunLog %r%s>" % (where, " closed" if self.closed else "")
+
+
+def _memory_file():
+    """An anonymous file open for appending (memfd where the kernel has it)."""
+    try:
+        fd = os.memfd_create("runlog", getattr(os, "MFD_CLOEXEC", 0))
+    except (AttributeError, OSError):
+        import tempfile
+        fd = os.dup(tempfile.TemporaryFile().fileno())  # already unlinked
+    import fcntl
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
+    return fd
+
+
+def _read_all(fd):
+    chunks, off = [], 0
+    while True:
+        b = os.pread(fd, 1 << 20, off)
+        if not b:
+            return b"".join(chunks)
+        chunks.append(b)
+        off += len(b)
 
 
 class _Phase:
-    __slots__ = ("log", "name", "extra", "t0")
+    __slots__ = ("log", "name", "extra", "span", "name_b")
 
     def __init__(self, log, name, extra):
         self.log, self.name, self.extra = log, name, extra
 
     def __enter__(self):
-        self.t0 = time.monotonic()
+        self.span = _Span()
+        self.name_b = _key_b(self.name if type(self.name) is str else str(self.name))
+        arr, n = _fields(self.extra.items())
+        try:
+            self.log._call(_lib.rl_phase_begin, ctypes.byref(self.span), self.name_b, arr, n)
+        except OSError as e:
+            # The span has started: the block runs and its end is logged (or raises) as ever.
+            # A full disk must not stop the job before its work.
+            import warnings
+            warnings.warn("runlog: begin of phase %r not logged: %s" % (self.name, e),
+                          RuntimeWarning, stacklevel=2)
+        finally:
+            _release(arr, n)
         return self
 
     def __exit__(self, exc_type, exc, tb):
-        seconds = time.monotonic() - self.t0
         extra = self.extra
         if exc_type is not None:
             extra = dict(extra, exception=exc_type.__name__)
-        self.log.log_phase(self.name, seconds, **extra)
+        arr, n = _fields(extra.items())
+        try:
+            self.log._call(_lib.rl_phase_end, ctypes.byref(self.span), arr, n, None)
+        finally:
+            _release(arr, n)
         return False

@@ -1,4 +1,5 @@
-/* run.jsonl lines (DESIGN.md "run.jsonl") through json-c: phases and events to the sink. A line
+/* run.jsonl lines (DESIGN.md "run.jsonl") through json-c: phases, their begins and events to
+ * the sink. A line
  * that is not a JSON object with a timestamp "ts" and a string "type" is skipped and counted;
  * entries of other types are counted as parsed and not handed on. */
 #include "reader_int.h"
@@ -108,10 +109,23 @@ static void jl_line(struct sum_reader *r, const char *s, size_t n)
             return;
         }
         struct sum_phase p = {.t_end = t, .seconds = sec, .t_start = t - sec, .name = name,
-                              .obj = o, .line = r->lineno};
+                              .id = sum_json_str(o, HW_RL_PHASE_ID), .obj = o,
+                              .line = r->lineno};
         r->q->parsed++;
         if (r->sink->phase)
             r->sink->phase(r->sink->ctx, &p);
+    } else if (!strcmp(type, HW_RL_PHASE_BEGIN)) {
+        const char *name = sum_json_str(o, HW_RL_NAME), *id = sum_json_str(o, HW_RL_PHASE_ID);
+        if (!name || !id) {
+            json_object_put(o);
+            sum_skip(r, SUM_SKIP_SHAPE, "phase_begin without name or phase_id");
+            return;
+        }
+        struct sum_phase p = {.t_end = NAN, .seconds = NAN, .t_start = t, .name = name, .id = id,
+                              .obj = o, .line = r->lineno};
+        r->q->parsed++;
+        if (r->sink->phase_begin)
+            r->sink->phase_begin(r->sink->ctx, &p);
     } else if (!strcmp(type, HW_RL_EVENT)) {
         const char *name = sum_json_str(o, HW_RL_EVENT);
         if (!name) {

@@ -197,10 +197,11 @@ struct sum_tree_pid_row {
 
 /* run.jsonl: a completed phase, covering [t_start, t_end]. */
 struct sum_phase {
-    double t_end;                /* its "ts" */
-    double seconds;              /* its "seconds" (>= 0) */
-    double t_start;              /* t_end - seconds */
+    double t_end;                /* its "ts" (a begin entry: NAN) */
+    double seconds;              /* its "seconds" (>= 0; a begin entry: NAN) */
+    double t_start;              /* t_end - seconds (a begin entry: its "ts") */
     const char *name;            /* NUL-terminated */
+    const char *id;              /* its "phase_id" (a string) pairing begin and end, or NULL */
     struct json_object *obj;     /* the whole line (borrowed: json_object_get to keep it) */
     uint64_t line;
 };
@@ -223,6 +224,8 @@ struct sum_sink {
     void (*proc)(void *ctx, const struct sum_proc_row *r);
     void (*gpu_proc)(void *ctx, const struct sum_gpu_proc_row *r);
     void (*phase)(void *ctx, const struct sum_phase *p);
+    /* A phase's begin entry (runlog.h rl_phase_begin); its end is a phase with the same id. */
+    void (*phase_begin)(void *ctx, const struct sum_phase *p);
     void (*event)(void *ctx, const struct sum_event *e);
     /* A line was skipped (or, line 0, a note about the file). name is the reader's file name. */
     void (*diag)(void *ctx, const char *name, uint64_t line, const char *reason);

@@ -211,6 +211,38 @@ static void test_exposition(void)
         th_skip("promtool (Debian package prometheus) is not installed");
     }
 
+    /* The current phase is the innermost begun and not ended, then the last completed again. */
+    put(dir, "run.jsonl",
+        "{\"ts\": \"2026-11-21T10:00:03.000+00:00\", \"type\": \"phase_begin\", "
+        "\"name\": \"epoch\", \"phase_id\": \"7.1\"}\n"
+        "{\"ts\": \"2026-11-21T10:00:03.100+00:00\", \"type\": \"phase_begin\", "
+        "\"name\": \"checkpoint\", \"phase_id\": \"7.2\"}\n",
+        true);
+    CU_ASSERT_EQUAL(mon_prom_update(&p, &c), 0);
+    text = th_read_file(out, NULL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "hwrun_phase_info{phase=\"checkpoint\"} 1\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "hwrun_phases_open 2.0\n"));
+    free(text);
+    put(dir, "run.jsonl",
+        "{\"ts\": \"2026-11-21T10:00:04.000+00:00\", \"type\": \"phase\", "
+        "\"name\": \"checkpoint\", \"seconds\": 0.9, \"phase_id\": \"7.2\"}\n",
+        true);
+    CU_ASSERT_EQUAL(mon_prom_update(&p, &c), 0);
+    text = th_read_file(out, NULL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "hwrun_phase_info{phase=\"epoch\"} 1\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "hwrun_phases_open 1.0\n"));
+    free(text);
+    put(dir, "run.jsonl",
+        "{\"ts\": \"2026-11-21T10:00:05.000+00:00\", \"type\": \"phase\", "
+        "\"name\": \"epoch\", \"seconds\": 2.0, \"phase_id\": \"7.1\"}\n",
+        true);
+    CU_ASSERT_EQUAL(mon_prom_update(&p, &c), 0);
+    text = th_read_file(out, NULL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "hwrun_phase_info{phase=\"epoch\"} 1\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "hwrun_phases_open 0.0\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "hwrun_phases_total 3.0\n"));
+    free(text);
+
     /* Only what was appended is read; a row without its '\n' yet waits for the next export. */
     put(dir, "hw_metrics.csv",
         "2026/11/21 10:00:12.000, 35, 5, 1024, 81559, 130.00, 50, 1980, 2619, 0, GPU-0\n"

@@ -124,11 +124,62 @@ class Timing(Base):
         with RunLog(self.path) as log:
             with log.phase("sleep", steps=3):
                 time.sleep(0.05)
-        e = json.loads(self.lines()[0])
+        b, e = (json.loads(x) for x in self.lines())
+        # logged when it begins and when it ends, paired by phase_id
+        self.assertEqual((b["type"], b["name"], b["steps"]), ("phase_begin", "sleep", 3))
+        self.assertNotIn("seconds", b)
         self.assertEqual((e["type"], e["name"], e["steps"]), ("phase", "sleep", 3))
+        self.assertEqual(e["phase_id"], b["phase_id"])
         self.assertGreaterEqual(e["seconds"], 0.05)
         self.assertLess(e["seconds"], 5)
         self.assertNotIn("exception", e)
+
+    def test_nested_threads_and_processes_pair(self):
+        # every begin has exactly one end with its id, whoever wrote them
+        with RunLog(self.path) as log:
+            def work(i):
+                with log.phase("outer", i=i):
+                    with log.phase("inner", i=i):
+                        time.sleep(0.001)
+            threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+            for t in threads:
+                t.start()
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    work(99)
+                finally:
+                    os._exit(0)
+            for t in threads:
+                t.join()
+            os.waitpid(pid, 0)
+        begins, ends = {}, {}
+        for line in self.lines():
+            e = json.loads(line)
+            (begins if e["type"] == "phase_begin" else ends)[e["phase_id"]] = e
+        self.assertEqual(len(begins), 10)
+        self.assertEqual(set(begins), set(ends))
+        for k, b in begins.items():
+            self.assertEqual((b["name"], b["i"]), (ends[k]["name"], ends[k]["i"]))
+        # an outer phase's begin comes before its inner's, and ends after it
+        order = [(json.loads(x)["type"], json.loads(x)["phase_id"]) for x in self.lines()]
+        for i in (0, 1, 2, 3, 99):
+            ids = {e["name"]: k for k, e in begins.items() if e["i"] == i}
+            o, n = ids["outer"], ids["inner"]
+            self.assertLess(order.index(("phase_begin", o)), order.index(("phase_begin", n)))
+            self.assertGreater(order.index(("phase", o)), order.index(("phase", n)))
+
+    def test_begin_on_full_disk_still_runs_the_block(self):
+        if not os.path.exists("/dev/full"):
+            self.skipTest("no /dev/full")
+        log = RunLog("/dev/full")
+        ran = []
+        with self.assertWarns(RuntimeWarning):
+            with self.assertRaises(OSError):  # the end raises, as log_phase does
+                with log.phase("x"):
+                    ran.append(1)
+        self.assertEqual(ran, [1])
+        log.close()
 
     def test_phase_logged_when_block_raises(self):
         log = RunLog(self.path)
@@ -136,7 +187,7 @@ class Timing(Base):
             with log.phase("boom", step=7):
                 raise KeyError("x")
         log.close()
-        e = json.loads(self.lines()[0])
+        e = json.loads(self.lines()[1])
         self.assertEqual((e["name"], e["step"], e["exception"]), ("boom", 7, "KeyError"))
 
     def test_timed_decorator(self):
@@ -155,7 +206,7 @@ class Timing(Base):
         with self.assertRaises(RuntimeError):
             fails()
         log.close()
-        a, b = (json.loads(x) for x in self.lines())
+        a, b = (json.loads(x) for x in self.lines() if json.loads(x)["type"] == "phase")
         self.assertEqual((a["name"], a["split"]), ("eval", "val"))
         self.assertEqual((b["name"], b["exception"]), ("Timing.test_timed_decorator.<locals>.fails",
                                                        "RuntimeError"))
@@ -178,13 +229,31 @@ class Errors(Base):
             RunLog(os.path.join(self.dir, "missing", "run.jsonl"))
 
     def test_no_path_no_env(self):
+        # pytyche's RunLog(): kept in memory, written by write(path); a script instrumented
+        # for hwmon runs unchanged without it
         env = os.environ.pop("RUNLOG_FILE", None)
         try:
-            with self.assertRaises(ValueError):
-                RunLog()
+            log = RunLog()
         finally:
             if env is not None:
                 os.environ["RUNLOG_FILE"] = env
+        self.assertIsNone(log.path)
+        log.log_phase("load", 1.25, rows=3)
+        with log.phase("train"):
+            log.log_event("ckpt", {"step": 1})
+        out = os.path.join(self.dir, "written.jsonl")
+        with open(out, "w") as f:
+            f.write("old content that write() replaces\n")
+        log.write(out)
+        with open(out, encoding="utf-8") as f:
+            got = [json.loads(x) for x in f]
+        self.assertEqual([e["type"] for e in got], ["phase", "phase_begin", "event", "phase"])
+        self.assertEqual(got, log.entries())
+        self.assertEqual(got[0]["seconds"], 1.25)
+        log.close()
+        with self.assertRaises(ValueError):
+            log.write(out)
+        self.assertFalse(os.path.exists(self.path))  # nothing went anywhere else
 
     def test_runlog_file_default(self):
         os.environ["RUNLOG_FILE"] = self.path
@@ -213,6 +282,61 @@ class Errors(Base):
             mine = [json.loads(l) for l in f if '"name": "py"' in l]
         self.assertEqual([(e["type"], e["seconds"], e["via"]) for e in mine],
                          [("phase", 0.5, "hwmon")])
+
+    def test_killed_inside_a_phase_is_named(self):
+        # kill -9 of python inside `with log.phase("checkpoint")`: every output names the phase
+        # it died in and how long it had run (it never wrote its end)
+        hwmon, summarize = os.environ.get("HWMON"), os.environ.get("SUMMARIZE")
+        self.assertTrue(summarize and os.access(summarize, os.X_OK), "SUMMARIZE names no build")
+        run = os.path.join(self.dir, "run")
+        job = ("import os, signal, time\n"
+               "from runlog import RunLog\n"
+               "log = RunLog()\n"
+               "with log.phase('load'):\n"
+               "    time.sleep(0.3)\n"
+               "with log.phase('epoch', n=1):\n"
+               "    with log.phase('checkpoint', step=100):\n"
+               "        time.sleep(1.2)\n"
+               "        os.kill(os.getpid(), signal.SIGKILL)\n")
+        env = dict(os.environ)
+        env.pop("RUNLOG_FILE", None)
+        r = subprocess.run([hwmon, "-i", "0.5", "-o", run, "--", sys.executable, "-c", job],
+                           env=env, timeout=120, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+        self.assertEqual(r.returncode, 128 + signal.SIGKILL)
+
+        def out(*args):
+            return subprocess.run([summarize, "-q", *args], check=True, timeout=120,
+                                  capture_output=True, text=True).stdout
+
+        s = json.loads(out("-f", "json", run))
+        o = s["outcome"]
+        self.assertEqual((s["status"], o["signal"], o["open_phase"], o["phases_open"]),
+                         ("killed", 9, "checkpoint", 2))
+        self.assertGreaterEqual(o["open_phase_sec"], 1.2)
+        self.assertLess(o["open_phase_sec"], 10)
+        opened = {p["name"]: p for p in s["phases"] if p["open"]}
+        self.assertEqual(sorted(opened), ["checkpoint", "epoch"])
+        self.assertEqual(opened["checkpoint"]["extra"], {"step": 100})
+        self.assertGreaterEqual(opened["epoch"]["seconds"], opened["checkpoint"]["seconds"])
+        self.assertFalse([p for p in s["phases"] if p["name"] == "load"][0]["open"])
+        # the time outside any phase: hwmon's start to the job's first phase, and its exit
+        self.assertGreaterEqual(s["outside_phases_sec"], 0)
+        self.assertLess(s["outside_phases_sec"], s["duration_sec"])
+        text = out("-f", "text", run)
+        self.assertRegex(text, r"killed by signal 9 \(KILL\) in phase `checkpoint` after "
+                               r"\d+\.\d s")
+        self.assertIn("OPEN: begun and never ended", text)
+        import csv
+        row = next(csv.DictReader(out("-f", "csv", run).splitlines()))
+        self.assertEqual((row["status"], row["open_phase"]), ("killed", "checkpoint"))
+        self.assertEqual(float(row["open_phase_sec"]), o["open_phase_sec"])
+        html = os.path.join(self.dir, "report.html")
+        out("--html", html, run)
+        with open(html, encoding="utf-8") as f:
+            page = f.read()
+        self.assertRegex(page, r'<span id="open-phase">in phase `checkpoint` after \d+\.\d s')
+        self.assertIn('class="phase-row open"', page)
 
     def test_invalid_input(self):
         log = RunLog(self.path)

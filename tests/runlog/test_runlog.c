@@ -397,6 +397,81 @@ static void test_append_and_env(void)
     free(path);
 }
 
+/* A phase logged at its begin and its end: the shapes, the pairing id, the keys it refuses,
+ * the CLI's token round trip, and a span that still ends when its begin could not be written. */
+static void test_phase_spans(void)
+{
+    char *path = th_fmt("%s/spans.jsonl", dir);
+    rl_log_t *log = NULL;
+    CU_ASSERT_EQUAL_FATAL(rl_open(&log, path, 0), 0);
+    rl_span_t outer, inner;
+    rl_field_t x[] = {RL_INT("epoch", 3)};
+    CU_ASSERT_EQUAL(rl_phase_begin(log, &outer, "epoch", x, 1), 0);
+    CU_ASSERT_EQUAL(rl_phase_begin(log, &inner, "ckpt", NULL, 0), 0);
+    CU_ASSERT_STRING_NOT_EQUAL(outer.id, inner.id);
+    th_sleep(0.02);
+    double s = 0;
+    CU_ASSERT_EQUAL(rl_phase_end(log, &inner, x, 1, &s), 0);
+    CU_ASSERT(s >= 0.02 && s < 5);
+    CU_ASSERT_EQUAL(rl_phase_end(log, &outer, NULL, 0, NULL), 0);
+    /* phase_id is the library's: refused as an extra of begin and end, nothing written */
+    rl_field_t bad[] = {RL_STR(RL_PHASE_ID, "mine")}, sec[] = {RL_DBL("seconds", 1)};
+    rl_span_t sp;
+    CU_ASSERT_EQUAL(rl_phase_begin(log, &sp, "x", bad, 1), -EINVAL);
+    CU_ASSERT_EQUAL(rl_phase_begin(log, &sp, "x", sec, 1), -EINVAL);
+    CU_ASSERT_EQUAL(rl_phase_end(log, &outer, bad, 1, NULL), -EINVAL);
+    CU_ASSERT_EQUAL(rl_phase_begin(log, NULL, "x", NULL, 0), -EINVAL);
+    CU_ASSERT_EQUAL(rl_phase_begin(log, &sp, NULL, NULL, 0), -EINVAL);
+    CU_ASSERT_EQUAL(rl_close(log), 0);
+    char *text = th_read_file(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_EQUAL(th_count_lines(text), 4);
+    char want[512];
+    snprintf(want, sizeof want, "\"type\": \"phase_begin\", \"name\": \"epoch\", \"phase_id\": \"%s\", "
+             "\"epoch\": 3}\n", outer.id);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, want));
+    snprintf(want, sizeof want, "\"type\": \"phase\", \"name\": \"ckpt\", \"seconds\": ");
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, want));
+    snprintf(want, sizeof want, ", \"phase_id\": \"%s\", \"epoch\": 3}\n", inner.id);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, want));
+    /* begin before end, the inner's inside the outer's */
+    char *b_out = strstr(text, outer.id), *b_in = strstr(text, inner.id);
+    CU_ASSERT(b_out && b_in && b_out < b_in);
+    free(text);
+    /* the id is PID.N, unique per call */
+    char pid[32];
+    snprintf(pid, sizeof pid, "%ld.", (long)getpid());
+    CU_ASSERT_EQUAL(strncmp(outer.id, pid, strlen(pid)), 0);
+
+    /* runlog begin's token carries the span to runlog end: any bytes in the name */
+    rl_span_t t, back;
+    CU_ASSERT_EQUAL(rl_span_start(&t, "odd \"name\"/\n\xff"), 0);
+    char tok[RL_CLI_TOKEN_MAX], name[RL_CLI_TOKEN_MAX];
+    CU_ASSERT_FATAL(rl_cli_token_format(&t, tok, sizeof tok) > 0);
+    CU_ASSERT_PTR_NULL(strpbrk(tok, " \n\"'\\"));
+    CU_ASSERT_EQUAL_FATAL(rl_cli_token_parse(tok, &back, name, sizeof name), 0);
+    CU_ASSERT_STRING_EQUAL(back.name, t.name);
+    CU_ASSERT_STRING_EQUAL(back.id, t.id);
+    CU_ASSERT(back.start.tv_sec == t.start.tv_sec && back.start.tv_nsec == t.start.tv_nsec);
+    static const char *const badtok[] = {"", "x", "1.2/3.4/61", "1.2/3.000000000/6",
+                                         "1.2/3.000000000/0061", "a.b/3.000000000/61",
+                                         "1.2/-3.000000000/61", "1.2/3.0/61"};
+    for (size_t i = 0; i < sizeof badtok / sizeof badtok[0]; i++)
+        CU_ASSERT_EQUAL(rl_cli_token_parse(badtok[i], &back, name, sizeof name), -EINVAL);
+
+    /* A full disk: the begin fails, the span has started all the same */
+    int fd = open("/dev/full", O_WRONLY | O_APPEND);
+    if (fd >= 0) {
+        CU_ASSERT_EQUAL_FATAL(rl_fdopen(&log, fd, 0), 0);
+        CU_ASSERT_EQUAL(rl_phase_begin(log, &sp, "x", NULL, 0), -ENOSPC);
+        CU_ASSERT(sp.id[0] != '\0' && sp.name && !strcmp(sp.name, "x"));
+        CU_ASSERT_EQUAL(rl_phase_end(log, &sp, NULL, 0, &s), -ENOSPC);
+        CU_ASSERT(s >= 0 && s < 5);
+        rl_close(log);
+    }
+    free(path);
+}
+
 static void test_open_errors(void)
 {
     rl_log_t *log = NULL;
@@ -664,6 +739,7 @@ void add_runlog_suites(void)
     CU_add_test(s, "kv_typing", test_kv_typing);
     s = CU_add_suite("files", io_init, io_clean);
     CU_add_test(s, "append_and_env", test_append_and_env);
+    CU_add_test(s, "phase_spans", test_phase_spans);
     CU_add_test(s, "open_errors", test_open_errors);
     CU_add_test(s, "open_not_a_file", test_open_not_a_file);
     CU_add_test(s, "open_file_rules", test_open_file_rules);

@@ -205,7 +205,7 @@ static void test_time_always_runs(void)
         {"no log file", NULL, "k=1", "runlog: not logging phase 'x': no log file (give -f FILE or set RUNLOG_FILE)\n"},
         {"full disk", "/dev/full", "k=1", "runlog: phase 'x' not logged: write /dev/full: No space left on device\n"},
         {"bad extra", logpath, "novalue", "runlog: not logging phase 'x': expected KEY=VALUE, got 'novalue'\n"},
-        {"reserved key", logpath, "exit_status=0", "runlog: not logging phase 'x': keys may not repeat nor be ts, type, name, seconds, exit_status, signal\n"},
+        {"reserved key", logpath, "exit_status=0", "runlog: not logging phase 'x': keys may not repeat nor be ts, type, name, seconds, phase_id, exit_status, signal\n"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         unlink(marker);
@@ -273,6 +273,63 @@ static void test_time(void)
     json_object_put(o);
 }
 
+/* `runlog begin` / `runlog end` for shell scripts: the token carries the span between the two
+ * processes; `time` logs its begin too. */
+static void test_begin_end(void)
+{
+    struct th_result r;
+    unlink(logpath);
+    RUN(&r, NULL, "-f", logpath, "begin", "pre process", "files=12");
+    CU_ASSERT_EQUAL_FATAL(r.status, 0);
+    char tok[4096];
+    snprintf(tok, sizeof tok, "%s", r.out);
+    tok[strcspn(tok, "\n")] = '\0';
+    th_result_free(&r);
+    th_sleep(0.2);
+    RUN(&r, NULL, "-f", logpath, "end", tok, "ok=true");
+    CU_ASSERT_EQUAL(r.status, 0);
+    th_result_free(&r);
+    struct json_object *o = last_entry();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(get(o, "type")), "phase");
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(get(o, "name")), "pre process");
+    double s = json_object_get_double(get(o, "seconds"));
+    CU_ASSERT(s >= 0.2 && s < 5);
+    CU_ASSERT_TRUE(json_object_get_boolean(get(o, "ok")));
+    CU_ASSERT_PTR_NULL(get(o, "files")); /* the begin's keys are the begin's */
+    char id[64];
+    snprintf(id, sizeof id, "%s", json_object_get_string(get(o, "phase_id")));
+    json_object_put(o);
+    CU_ASSERT_EQUAL(strncmp(tok, id, strlen(id)), 0);
+    char *text = th_read_file(logpath, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_EQUAL(th_count_lines(text), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"type\": \"phase_begin\", \"name\": \"pre process\""));
+    free(text);
+    /* a token runlog did not print, a reserved key, no log: usage errors, nothing written */
+    RUN(&r, NULL, "-f", logpath, "end", "12.3/4.5/66");
+    CU_ASSERT_EQUAL(r.status, 2);
+    th_result_free(&r);
+    RUN(&r, NULL, "-f", logpath, "begin", "x", "phase_id=1");
+    CU_ASSERT_EQUAL(r.status, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "phase_id"));
+    CU_ASSERT_STRING_EQUAL(r.out, "");
+    th_result_free(&r);
+    RUN(&r, NULL, "begin", "x");
+    CU_ASSERT_EQUAL(r.status, 2);
+    th_result_free(&r);
+    text = th_read_file(logpath, NULL);
+    CU_ASSERT_EQUAL(th_count_lines(text), 2);
+    free(text);
+    /* time: begin, then the phase with the same id */
+    RUN(&r, NULL, "-f", logpath, "time", "t", "--", "true");
+    th_result_free(&r);
+    text = th_read_file(logpath, NULL);
+    CU_ASSERT_EQUAL(th_count_lines(text), 4);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"type\": \"phase_begin\", \"name\": \"t\""));
+    free(text);
+}
+
 static void test_time_forwards_sigterm(void)
 {
     char *out = th_fmt("%s/fwd.out", dir);
@@ -314,7 +371,7 @@ static void test_external_readers(void)
         "n=0\n"
         "for line in open(sys.argv[1], encoding='utf-8'):\n"
         "    e=json.loads(line); assert 'ts' in e and 'type' in e, e; n+=1\n"
-        "assert n==3, n\n"
+        "assert n==4, n\n" /* time's begin entry too */
         "print('ok', n)\n");
     char *argv[] = {(char *)"/usr/bin/env", (char *)"python3", (char *)"-c", py, logpath, NULL};
     CU_ASSERT_EQUAL(th_run(argv, NULL, NULL, 60, &r), 0);
@@ -324,7 +381,7 @@ static void test_external_readers(void)
         if (r.status != 0)
             fprintf(stderr, "python3: %s\n", r.err);
         CU_ASSERT_EQUAL(r.status, 0);
-        CU_ASSERT_STRING_EQUAL(r.out, "ok 3\n");
+        CU_ASSERT_STRING_EQUAL(r.out, "ok 4\n");
     }
     th_result_free(&r);
     free(py);
@@ -351,6 +408,7 @@ void add_runlog_cli_suites(void)
     CU_add_test(s, "runtime_errors", test_runtime_errors);
     CU_add_test(s, "time", test_time);
     CU_add_test(s, "time_always_runs", test_time_always_runs);
+    CU_add_test(s, "begin_end", test_begin_end);
     CU_add_test(s, "time_forwards_sigterm", test_time_forwards_sigterm);
     CU_add_test(s, "external_readers", test_external_readers);
 }

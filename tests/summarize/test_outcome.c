@@ -25,7 +25,7 @@ static struct sum_run *run_of(const char *log)
 {
     char *dir = th_tmpdir("outcome");
     put_file(dir, "run.jsonl", log);
-    put_file(dir, "cpu_metrics.csv", "timestamp,cpu_usr_pct,cpu_idle_pct\n"
+    put_file(dir, "cpu_metrics.csv", "timestamp,usr_pct,idle_pct\n"
                                      "2026-11-21T10:00:01.000+00:00,10,90\n"
                                      "2026-11-21T10:00:02.000+00:00,10,90\n");
     struct sum_run *run = summarize_dir(dir);
@@ -85,6 +85,99 @@ static void test_failed_phases_and_extras(void)
     CU_ASSERT_FALSE(json_object_object_get_ex(x, "ts", &v));
     json_object_put(x);
     CU_ASSERT_PTR_NULL(run->phase[4].extra);
+    sum_run_free(run);
+}
+
+#define BEGIN(sec, name, id) \
+    "{\"ts\": \"2026-11-21T10:00:0" sec "+00:00\", \"type\": \"phase_begin\", \"name\": \"" \
+    name "\", \"phase_id\": \"" id "\", \"k\": 1}\n"
+#define END(sec, name, secs, id) \
+    "{\"ts\": \"2026-11-21T10:00:0" sec "+00:00\", \"type\": \"phase\", \"name\": \"" name \
+    "\", \"seconds\": " secs ", \"phase_id\": \"" id "\"}\n"
+
+static const struct sum_phase_acc *phase_named(const struct sum_run *run, const char *name)
+{
+    for (size_t i = 0; i < run->nphase; i++)
+        if (!strcmp(run->phase[i].name, name))
+            return &run->phase[i];
+    return NULL;
+}
+
+/* Begin entries pair with their ends by phase_id, whatever the order (nested, interleaved by
+ * threads): a begin without an end is an open phase, cut by the stop event, and the outcome
+ * names the innermost. */
+static void test_open_phases(void)
+{
+    struct sum_run *run = run_of(START("")
+        BEGIN("1.000", "load", "5.1") END("2.000", "load", "1.0", "5.1")
+        BEGIN("2.000", "epoch", "5.2") BEGIN("2.500", "step", "6.1") /* another thread */
+        BEGIN("3.000", "checkpoint", "5.3") END("3.500", "step", "1.0", "6.1")
+        "{\"ts\": \"2026-11-21T10:00:04.000+00:00\", \"type\": \"phase\", \"name\": \"x\", "
+        "\"seconds\": 0.5, \"phase_id\": \"no-such-begin\"}\n"
+        STOP(", \"exit_status\": 137"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    const struct sum_outcome *o = &run->outcome;
+    CU_ASSERT_EQUAL(o->status, SUM_STATUS_KILLED);
+    CU_ASSERT_EQUAL(o->phases_open, 2);
+    CU_ASSERT_STRING_EQUAL(o->open_phase, "checkpoint"); /* the innermost: latest begun */
+    CHECK_NEAR(o->open_phase_t1 - o->open_phase_t0, 6.0, 1e-6); /* 10:00:03 to the stop, :09 */
+    char where[200];
+    CU_ASSERT_STRING_EQUAL(sum_outcome_where(o, where, sizeof where),
+                           "in phase `checkpoint` after 6.0 s");
+    const struct sum_phase_acc *ep = phase_named(run, "epoch"), *ck = phase_named(run, "checkpoint");
+    const struct sum_phase_acc *ld = phase_named(run, "load"), *st = phase_named(run, "step");
+    CU_ASSERT_FATAL(ep && ck && ld && st);
+    CU_ASSERT(ep->open && ck->open && !ld->open && !st->open);
+    CHECK_NEAR(ep->t1 - ep->t0, 7.0, 1e-6);
+    CU_ASSERT_STRING_EQUAL(ck->extra, "{\"k\":1}"); /* the begin's keys, without phase_id */
+    CU_ASSERT_EQUAL(run->nphase, 5);
+    /* the names count the open ones with their length so far */
+    const struct sum_name_acc *na = sum_names_find(&run->names, "checkpoint");
+    CU_ASSERT_FATAL(na != NULL);
+    CU_ASSERT_EQUAL(na->count, 1);
+    CHECK_NEAR(na->d_sum, 6.0, 1e-6);
+    /* in a phase from :01 to :09 (load, epoch and what is inside): 1 s of 9 outside */
+    CHECK_NEAR(run->outside_phases_s, 1.0, 1e-6);
+    sum_run_free(run);
+
+    /* No stop event (hwmon died too): open until the last sample (cpu rows at :01, :02),
+     * the end only known once every file was read. */
+    run = run_of(START("") BEGIN("0.500", "train", "7.1"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    CU_ASSERT_EQUAL(run->outcome.status, SUM_STATUS_INCOMPLETE);
+    CU_ASSERT_STRING_EQUAL(run->outcome.open_phase, "train");
+    CU_ASSERT_EQUAL_FATAL(run->nphase, 1);
+    CHECK_NEAR(run->phase[0].t1 - run->phase[0].t0, 1.5, 1e-6);
+    CHECK_NEAR(run->outcome.open_phase_t1 - run->outcome.open_phase_t0, 1.5, 1e-6);
+    na = sum_names_find(&run->names, "train");
+    CU_ASSERT_FATAL(na != NULL);
+    CHECK_NEAR(na->d_sum, 1.5, 1e-6);
+    CHECK_NEAR(na->span_s, 1.5, 1e-6);
+    /* the samples inside it count: both cpu rows */
+    CU_ASSERT_EQUAL(na->cpu_usr.n, 2);
+    CU_ASSERT_EQUAL(run->phase[0].cpu_usr.n, 2);
+    sum_run_free(run);
+
+    /* A phase left open by an earlier run in the same log ends at the next run's start and is
+     * not the last run's open phase. */
+    run = run_of(START("") BEGIN("1.000", "old", "8.1") START("") STOP(", \"exit_status\": 0"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    CU_ASSERT_EQUAL(run->outcome.status, SUM_STATUS_OK);
+    CU_ASSERT_STRING_EQUAL(run->outcome.open_phase, "");
+    CU_ASSERT_EQUAL(run->outcome.phases_open, 1);
+    sum_run_free(run);
+
+    /* Every phase ended: nothing open; no phase at all: no time outside phases (null). */
+    run = run_of(START("") BEGIN("1.000", "a", "9.1") END("2.000", "a", "1.0", "9.1")
+                     STOP(", \"exit_status\": 0"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    CU_ASSERT_EQUAL(run->outcome.phases_open, 0);
+    CU_ASSERT_STRING_EQUAL(sum_outcome_where(&run->outcome, where, sizeof where), "");
+    CHECK_NEAR(run->outside_phases_s, 8.0, 1e-6);
+    sum_run_free(run);
+    run = run_of(START("") STOP(", \"exit_status\": 0"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    CU_ASSERT(isnan(run->outside_phases_s));
     sum_run_free(run);
 }
 
@@ -172,6 +265,7 @@ void add_outcome_suite(void)
     CU_pSuite s = CU_add_suite("outcome", NULL, NULL);
     CU_add_test(s, "status_from_events", test_status_from_events);
     CU_add_test(s, "failed_phases_and_extras", test_failed_phases_and_extras);
+    CU_add_test(s, "open_phases", test_open_phases);
     CU_add_test(s, "hwmon_failed_command", test_hwmon_failed_command);
     CU_add_test(s, "hwmon_running_then_killed", test_hwmon_running_then_killed);
 }
