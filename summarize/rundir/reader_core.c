@@ -365,6 +365,17 @@ void sum_split_ws(struct sum_reader *r, const char *s, size_t n)
 
 void sum_skip(struct sum_reader *r, enum sum_skip why, const char *detail)
 {
+    /* A torn row with a whole one glued on has too many cells or a timestamp cell that is not
+     * one: only then is the line searched for a second row (handle_line reads it), so whole
+     * rows pay nothing for the search. */
+    if (r->line_s && r->row_start_fn &&
+        (why == SUM_SKIP_CELLS || why == SUM_SKIP_TIMESTAMP || why == SUM_SKIP_LAYOUT)) {
+        size_t at = r->row_start_fn(r, r->line_s, r->line_n);
+        if (at > 0) {
+            r->resync_at = at;
+            return;
+        }
+    }
     r->q->skipped[why]++;
     if (r->sink->diag) {
         char msg[200];
@@ -410,13 +421,16 @@ static void handle_line(struct sum_reader *r, const char *s, size_t n, bool may_
         r->q->blank++;
         return;
     }
-    size_t at = r->row_start_fn ? r->row_start_fn(r, s, n) : 0;
+    r->line_s = s;
+    r->line_n = n;
+    r->resync_at = 0;
+    r->line_fn(r, s, n);
+    r->line_s = NULL;
+    size_t at = r->resync_at;
     if (at > 0) { /* a torn row with a whole one glued on: the torn part is lost, not both */
         sum_torn(r);
-        s += at;
-        n -= at;
+        r->line_fn(r, s + at, n - at);
     }
-    r->line_fn(r, s, n);
 }
 
 /* Where a second row starts inside a CSV line whose rows begin with a timestamp, 2026-11-21T..
@@ -434,7 +448,7 @@ size_t sum_row_start_ts(struct sum_reader *r, const char *s, size_t n)
     (void)r;
     if (n < 20)
         return 0;
-    /* memchr for the date's separator past the row's own date: every row pays two memchr */
+    /* memchr for the date's separator past the row's own date (a skipped row only) */
     size_t found = 0;
     static const char seps[2] = {'-', '/'};
     for (int k = 0; k < 2; k++) {

@@ -66,8 +66,11 @@ struct sum_reader {
     /* kind-specific state */
     void *st;
     void (*line_fn)(struct sum_reader *r, const char *s, size_t n);
-    /* where a whole row starts after a torn one on the same line (0: none); NULL: not known */
+    /* where a whole row starts after a torn one on the same line (0: none); NULL: not known.
+     * Asked only for a line about to be skipped (sum_skip), which then sets resync_at. */
     size_t (*row_start_fn)(struct sum_reader *r, const char *s, size_t n);
+    const char *line_s; /* the line being read, while line_fn runs */
+    size_t line_n, resync_at;
     void (*free_fn)(struct sum_reader *r);
 };
 
