@@ -466,7 +466,7 @@ static void begin_stop(struct run *r, const char *reason)
     r->stopping = true;
     if (!r->stop_reason)
         r->stop_reason = reason;
-    mon_sampler_stop(&r->sampler);
+    mon_sampler_stop(&r->sampler, true); /* the last partial interval is the job's too */
     double now = hw_mono_now();
     mon_children_stop(&r->children, r->cfg->grace_s, now);
     r->stop_deadline = now + r->cfg->grace_s + 3;
@@ -818,7 +818,7 @@ static int prom_start(struct run *r)
 
 static void cleanup(struct run *r)
 {
-    mon_sampler_stop(&r->sampler);
+    mon_sampler_stop(&r->sampler, false);
     mon_children_close(&r->children);
     if (r->tree_open)
         mon_tree_close(&r->tree);
@@ -936,6 +936,10 @@ int mon_run(const struct mon_config *cfg)
     if (cfg->prom_path && prom_start(r) < 0)
         goto out;
 
+    /* The system counters' baseline before the job begins: its first moments are the first
+     * interval's (the sampler starts after the start event, once the tree is known). */
+    struct mon_sys_sample base;
+    bool sys_baseline = mon_sys_sample(&r->sys, hw_mono_now(), &base) == 0;
     /* What to track. */
     if (wrap) {
         /* The job's orphaned workers stay ours to stop (jobtree.h); without it (old kernels)
@@ -988,6 +992,7 @@ int mon_run(const struct mon_config *cfg)
         .pss = !cfg->no_pss,
         .notify_fd = r->efd,
         .tree_pids_fd = r->tree_open ? r->tree_pids_fd : -1,
+        .sys_baseline = sys_baseline,
     };
     rc = mon_sampler_start(&r->sampler, &sc);
     if (rc < 0) {

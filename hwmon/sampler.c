@@ -129,7 +129,12 @@ static void *run(void *arg)
             break;
         }
     }
+    bool final = s->stop && s->final && finished == MON_SAMPLER_RUNNING;
     pthread_mutex_unlock(&s->mu);
+    if (final) { /* the stop's own sample: its slot is not one of the cadence's */
+        bool root_gone = false;
+        sample_once(s, &root_gone);
+    }
     if (finished != MON_SAMPLER_RUNNING) {
         atomic_store(&s->finished, finished);
         if (s->cfg.notify_fd >= 0) {
@@ -172,10 +177,11 @@ int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg)
     if (rc < 0)
         return rc;
 
-    /* baseline for the CPU deltas */
+    /* baseline for the CPU deltas (unless taken before the job began) */
     struct mon_sys_sample ss;
     double now = hw_mono_now();
-    mon_sys_sample(cfg->sys, now, &ss);
+    if (!cfg->sys_baseline)
+        mon_sys_sample(cfg->sys, now, &ss);
     if (cfg->tree) {
         struct mon_tree_sample ts;
         if (mon_tree_sample(cfg->tree, now, &ts) == 0) {
@@ -201,12 +207,13 @@ int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg)
     return 0;
 }
 
-void mon_sampler_stop(struct mon_sampler *s)
+void mon_sampler_stop(struct mon_sampler *s, bool final)
 {
     if (!s->started)
         return;
     pthread_mutex_lock(&s->mu);
     s->stop = true;
+    s->final = final;
     pthread_cond_signal(&s->cv);
     pthread_mutex_unlock(&s->mu);
     pthread_join(s->thread, NULL);

@@ -28,6 +28,7 @@ struct mon_sampler_cfg {
     bool cgroup_cols, pss;
     int notify_fd; /* eventfd written once when the thread ends by itself, or -1 */
     int tree_pids_fd; /* borrowed O_APPEND descriptor of tree_pids.csv; -1 without a tree */
+    bool sys_baseline; /* the caller took the system baseline already (before the job began) */
 };
 
 enum { MON_SAMPLER_RUNNING, MON_SAMPLER_DONE_SLOTS, MON_SAMPLER_DONE_ROOT_GONE };
@@ -38,6 +39,7 @@ struct mon_sampler {
     pthread_mutex_t mu;
     pthread_cond_t cv; /* CLOCK_MONOTONIC */
     bool stop, started;
+    bool final;   /* take a last sample when told to stop: the job's last partial interval */
     atomic_uint_fast64_t n_cpu, n_proc, skipped;
     atomic_int finished;  /* MON_SAMPLER_* */
     atomic_int write_err; /* first write error (-errno), 0 if none */
@@ -48,7 +50,9 @@ struct mon_sampler {
  * -errno (the thread did not start). */
 int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg);
 
-/* Ask the thread to stop and join it. Safe after it ended by itself, and without a start. */
-void mon_sampler_stop(struct mon_sampler *s);
+/* Ask the thread to stop and join it; with final, it takes a last sample first, so that the
+ * counters' deltas of the interval the stop cut short are written (a checkpoint in the job's
+ * last half second). Safe after it ended by itself, and without a start. */
+void mon_sampler_stop(struct mon_sampler *s, bool final);
 
 #endif

@@ -12,6 +12,7 @@ void add_vocab_suite(void);
 void add_sysmon_suite(void);
 void add_children_unit_suite(void);
 void add_smiprobe_suite(void);
+void add_edges_suite(void);
 
 void cu_register_all(void)
 {
@@ -25,4 +26,5 @@ void cu_register_all(void)
     add_sysmon_suite();
     add_children_unit_suite();
     add_smiprobe_suite();
+    add_edges_suite();
 }
