@@ -34,7 +34,7 @@ static void header(struct hw_buf *b, const char *const *cols, size_t n, size_t s
             hw_buf_putc(b, ',');
             hw_buf_puts(b, cols[i]);
         }
-    hw_buf_putc(b, '\n');
+    hw_buf_puts(b, "," HW_COL_EDGE "\n");
 }
 
 void mon_csv_cpu_header(struct hw_buf *b, bool cgroup)
@@ -62,7 +62,7 @@ struct cell {
 #define UINT_IF(have, x) ((struct cell){(have) ? U64 : EMPTY, 0, (x)})
 
 static void cells(struct hw_buf *b, const char *iso, const struct cell *c, size_t n,
-                  size_t skip_from, size_t skip_to)
+                  size_t skip_from, size_t skip_to, bool edge)
 {
     hw_buf_puts(b, iso);
     for (size_t i = 0; i < n; i++) {
@@ -76,11 +76,11 @@ static void cells(struct hw_buf *b, const char *iso, const struct cell *c, size_
         case EMPTY: break;
         }
     }
-    hw_buf_putc(b, '\n');
+    hw_buf_puts(b, edge ? ",1\n" : ",\n");
 }
 
 void mon_csv_cpu_line(struct hw_buf *b, const char *iso, const struct mon_sys_sample *s,
-                      bool cgroup)
+                      bool cgroup, bool edge)
 {
     const struct cell c[] = {
         [HW_CPU_COL_USR] = NUM1(s->have_cpu, s->usr_pct),
@@ -104,10 +104,11 @@ void mon_csv_cpu_line(struct hw_buf *b, const char *iso, const struct mon_sys_sa
     };
     _Static_assert(HW_ARRAY_SIZE(c) == HW_CPU_COL_COUNT, "a cell for every cpu_metrics column");
     cells(b, iso, c, HW_CPU_COL_COUNT, cgroup ? 0 : HW_CPU_COL_FIRST_CGROUP,
-          cgroup ? 0 : HW_CPU_COL_FIRST_IO);
+          cgroup ? 0 : HW_CPU_COL_FIRST_IO, edge);
 }
 
-void mon_csv_proc_line(struct hw_buf *b, const char *iso, const struct mon_tree_sample *s, bool pss)
+void mon_csv_proc_line(struct hw_buf *b, const char *iso, const struct mon_tree_sample *s, bool pss,
+                       bool edge)
 {
     const struct cell c[] = {
         [HW_PROC_COL_PROCS] = UINT(s->procs),
@@ -125,5 +126,5 @@ void mon_csv_proc_line(struct hw_buf *b, const char *iso, const struct mon_tree_
     };
     _Static_assert(HW_ARRAY_SIZE(c) == HW_PROC_COL_COUNT, "a cell for every proc_metrics column");
     cells(b, iso, c, HW_PROC_COL_COUNT, HW_PROC_COL_PSS,
-          pss ? HW_PROC_COL_PSS : HW_PROC_COL_PSS + 1);
+          pss ? HW_PROC_COL_PSS : HW_PROC_COL_PSS + 1, edge);
 }

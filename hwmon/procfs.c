@@ -318,6 +318,7 @@ int mon_sys_sample(struct mon_sys *s, double now_s, struct mon_sys_sample *out)
             }
             if (total > 0) {
                 out->have_cpu = true;
+                out->cpu_ticks = total;
                 out->usr_pct = pct(d[MON_CPU_USER] + d[MON_CPU_NICE], total);
                 out->idle_pct = pct(d[MON_CPU_IDLE], total);
                 out->sys_pct = pct(d[MON_CPU_SYSTEM] + d[MON_CPU_IRQ] + d[MON_CPU_SOFTIRQ], total);

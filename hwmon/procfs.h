@@ -97,6 +97,7 @@ struct mon_sys {
 struct mon_sys_sample {
     bool have_cpu;
     double usr_pct, idle_pct, sys_pct, iowait_pct, steal_pct;
+    uint64_t cpu_ticks; /* the jiffies of every CPU the percentages are of (their weight) */
     bool have_mem;
     double mem_used_mib, mem_avail_mib;
     struct mon_cg_sample cg;

@@ -113,6 +113,7 @@ struct run {
     unsigned created;     /* bit i: samples[i] was created by this start */
     bool made_log;        /* run.jsonl was created by this start */
     bool started;         /* the start event was logged */
+    int runlog_rd;        /* run.jsonl read-only: the sampler follows it (edge samples) */
 };
 
 static void log_event(struct run *r, const char *type, const rl_field_t *f, size_t n)
@@ -836,6 +837,8 @@ static void cleanup(struct run *r)
         close(r->efd);
     if (r->pidfd >= 0)
         close(r->pidfd);
+    if (r->runlog_rd >= 0)
+        close(r->runlog_rd);
     mon_env_free(r->smi_env);
     if (r->prom_open)
         mon_prom_close(&r->prom);
@@ -854,6 +857,7 @@ int mon_run(const struct mon_config *cfg)
     memset(r, 0, sizeof *r);
     r->cfg = cfg;
     r->sfd = r->efd = r->pidfd = r->cpu_fd = r->proc_fd = r->tree_pids_fd = r->dirfd = -1;
+    r->runlog_rd = -1;
     mon_children_init(&r->children, r->smi.path, NULL, on_child, r);
     r->t0 = hw_mono_now();
     bool wrap = cfg->command != NULL;
@@ -993,6 +997,8 @@ int mon_run(const struct mon_config *cfg)
         .notify_fd = r->efd,
         .tree_pids_fd = r->tree_open ? r->tree_pids_fd : -1,
         .sys_baseline = sys_baseline,
+        /* the very file of the log (not a name that could be swapped meanwhile) */
+        .runlog_fd = r->log ? (r->runlog_rd = hw_reopen_read(rl_fileno(r->log))) : -1,
     };
     rc = mon_sampler_start(&r->sampler, &sc);
     if (rc < 0) {

@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -45,17 +47,104 @@ static void write_tree_changes(struct mon_sampler *s, const char *iso)
     hw_buf_free(&b);
 }
 
-static void sample_once(struct mon_sampler *s, bool *root_gone)
+/* Interval figures of a cadence row over its whole interval: an edge row's part (acc, of
+ * acc_s seconds) and the rest (x, of dt seconds). The system's percentages weigh by their
+ * jiffies, the others by time (the tree's and the cgroup's are ticks and ns over seconds), byte
+ * counts add: exactly what one sample over the whole interval reads. */
+static double wmean(double a, double wa, double b, double wb)
+{
+    return wa + wb > 0 ? (a * wa + b * wb) / (wa + wb) : b;
+}
+
+static void merge_sys(struct mon_sys_sample *acc, double *acc_s, struct mon_sys_sample *x,
+                      double dt, bool into_x)
+{
+    if (!into_x) { /* an edge row: add it to the interval's part so far */
+        if (*acc_s == 0) {
+            *acc = *x;
+        } else {
+            struct mon_sys_sample sum = *x;
+            merge_sys(acc, acc_s, &sum, dt, true);
+            *acc = sum;
+        }
+        *acc_s += dt;
+        return;
+    }
+    if (*acc_s == 0)
+        return;
+    if (x->have_cpu && acc->have_cpu) {
+        double wa = (double)acc->cpu_ticks, wb = (double)x->cpu_ticks;
+        x->usr_pct = wmean(acc->usr_pct, wa, x->usr_pct, wb);
+        x->idle_pct = wmean(acc->idle_pct, wa, x->idle_pct, wb);
+        x->sys_pct = wmean(acc->sys_pct, wa, x->sys_pct, wb);
+        x->iowait_pct = wmean(acc->iowait_pct, wa, x->iowait_pct, wb);
+        x->steal_pct = wmean(acc->steal_pct, wa, x->steal_pct, wb);
+        x->cpu_ticks += acc->cpu_ticks;
+    } else if (acc->have_cpu) { /* the cadence part read nothing: the edge part is all */
+        uint64_t t = acc->cpu_ticks;
+        x->have_cpu = true;
+        x->usr_pct = acc->usr_pct, x->idle_pct = acc->idle_pct, x->sys_pct = acc->sys_pct;
+        x->iowait_pct = acc->iowait_pct, x->steal_pct = acc->steal_pct, x->cpu_ticks = t;
+    }
+    if (x->cg.have_cpu && acc->cg.have_cpu)
+        x->cg.cpu_pct = wmean(acc->cg.cpu_pct, *acc_s, x->cg.cpu_pct, dt);
+    if (x->io.have_disk && acc->io.have_disk) {
+        x->io.disk_read_bytes += acc->io.disk_read_bytes;
+        x->io.disk_write_bytes += acc->io.disk_write_bytes;
+    }
+    if (x->io.have_net && acc->io.have_net) {
+        x->io.net_rx_bytes += acc->io.net_rx_bytes;
+        x->io.net_tx_bytes += acc->io.net_tx_bytes;
+    }
+}
+
+static void merge_tree(struct mon_tree_sample *acc, double *acc_s, struct mon_tree_sample *x,
+                       double dt, bool into_x)
+{
+    if (!into_x) {
+        if (*acc_s == 0) {
+            *acc = *x;
+        } else {
+            struct mon_tree_sample sum = *x;
+            merge_tree(acc, acc_s, &sum, dt, true);
+            *acc = sum;
+        }
+        *acc_s += dt;
+        return;
+    }
+    if (*acc_s == 0 || !acc->have_cpu)
+        return;
+    if (!x->have_cpu) {
+        x->have_cpu = true;
+        x->cpu_pct = acc->cpu_pct, x->usr_cpu_pct = acc->usr_cpu_pct;
+        x->sys_cpu_pct = acc->sys_cpu_pct, x->main_cpu_pct = acc->main_cpu_pct;
+        return;
+    }
+    x->cpu_pct = wmean(acc->cpu_pct, *acc_s, x->cpu_pct, dt);
+    x->usr_cpu_pct = wmean(acc->usr_cpu_pct, *acc_s, x->usr_cpu_pct, dt);
+    x->sys_cpu_pct = wmean(acc->sys_cpu_pct, *acc_s, x->sys_cpu_pct, dt);
+    x->main_cpu_pct = wmean(acc->main_cpu_pct, *acc_s, x->main_cpu_pct, dt);
+}
+
+/* One sample: a cadence slot's (its rows cover the whole interval since the previous cadence
+ * row, edge parts merged in), or an edge sample (edge: its rows cover the time since the
+ * previous sample of any kind, and say edge=1). */
+static void sample_once(struct mon_sampler *s, bool edge, bool *root_gone)
 {
     char store[512], iso[HW_ISO_LEN];
     struct hw_buf b;
     hw_buf_init(&b, store, sizeof store);
     double now = hw_mono_now();
+    double dt = s->last_t > 0 ? now - s->last_t : 0;
+    s->last_t = now;
     hw_iso_utc_now(iso);
 
     struct mon_sys_sample ss;
     if (mon_sys_sample(s->cfg.sys, now, &ss) == 0) {
-        mon_csv_cpu_line(&b, iso, &ss, s->cfg.cgroup_cols);
+        merge_sys(&s->sys_acc, &s->sys_acc_s, &ss, dt, !edge);
+        if (!edge)
+            s->sys_acc_s = 0;
+        mon_csv_cpu_line(&b, iso, &ss, s->cfg.cgroup_cols, edge);
         write_line(s, s->cfg.cpu_fd, &b);
         atomic_fetch_add(&s->n_cpu, 1);
     }
@@ -64,8 +153,11 @@ static void sample_once(struct mon_sampler *s, bool *root_gone)
         if (mon_tree_sample(s->cfg.tree, now, &ts) == 0) {
             write_tree_changes(s, iso);
             if (ts.root_alive) {
+                merge_tree(&s->tree_acc, &s->tree_acc_s, &ts, dt, !edge);
+                if (!edge)
+                    s->tree_acc_s = 0;
                 hw_buf_reset(&b);
-                mon_csv_proc_line(&b, iso, &ts, s->cfg.pss);
+                mon_csv_proc_line(&b, iso, &ts, s->cfg.pss, edge);
                 write_line(s, s->cfg.proc_fd, &b);
                 atomic_fetch_add(&s->n_proc, 1);
             } else {
@@ -73,7 +165,49 @@ static void sample_once(struct mon_sampler *s, bool *root_gone)
             }
         }
     }
+    if (edge)
+        atomic_fetch_add(&s->n_edge, 1);
     hw_buf_free(&b);
+}
+
+/* run.jsonl grew: an edge sample if a phase worth it began or ended (sampler.h). */
+static void on_runlog(struct mon_sampler *s, bool *root_gone)
+{
+    struct mon_follow_news n;
+    mon_follow_read(&s->follow, &n);
+    if (!n.begins && !n.ends)
+        return;
+    double now = hw_mono_now(), min_s = s->cfg.edge_min_s;
+    bool want = n.longest_end_s >= min_s || (n.begins && now - s->last_boundary_t >= min_s);
+    s->last_boundary_t = now;
+    if (want && now - s->last_edge_t >= MON_EDGE_GAP_S) {
+        s->last_edge_t = now;
+        sample_once(s, true, root_gone);
+    }
+}
+
+/* Wait until the absolute deadline, a stop, or run.jsonl growing. 1: stop asked, 0: deadline,
+ * 2: run.jsonl grew. */
+static int wait_until(struct mon_sampler *s, const struct timespec *deadline)
+{
+    struct pollfd pf[2] = {{s->wake_fd, POLLIN, 0}, {mon_follow_fd(&s->follow), POLLIN, 0}};
+    for (;;) {
+        struct timespec now, left = {0, 0};
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        int64_t ns = hw_ts_diff_ns(deadline, &now);
+        if (ns > 0) {
+            left.tv_sec = (time_t)(ns / 1000000000);
+            left.tv_nsec = (long)(ns % 1000000000);
+        }
+        int n = ppoll(pf, pf[1].fd >= 0 ? 2 : 1, &left, NULL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return 0; /* the deadline (or a poll error: sample on time regardless) */
+        if (pf[0].revents)
+            return 1;
+        return 2;
+    }
 }
 
 static void *run(void *arg)
@@ -91,35 +225,36 @@ static void *run(void *arg)
     struct timespec next = start;
     hw_ts_add_ns(&next, iv_ns);
     int finished = MON_SAMPLER_RUNNING;
+    bool stop = false;
 
-    pthread_mutex_lock(&s->mu);
-    while (!s->stop) {
-        int rc = 0;
-        while (!s->stop && rc != ETIMEDOUT)
-            rc = pthread_cond_timedwait(&s->cv, &s->mu, &next);
-        if (s->stop)
-            break;
-        pthread_mutex_unlock(&s->mu);
-
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        int64_t el = hw_ts_diff_ns(&now, &start);
-        /* the latest slot whose deadline has passed: a slot is skipped only when the whole
-         * interval after it went by without a sample, and no slot gets two */
-        uint64_t j = el > 0 ? (uint64_t)(el / iv_ns) : 0;
-        if (j <= slot)
-            j = slot + 1;
-        if (s->cfg.max_slots && j > s->cfg.max_slots)
-            j = s->cfg.max_slots; /* woke very late for the last one: take it now */
-        if (j > slot + 1)
-            atomic_fetch_add(&s->skipped, j - slot - 1);
-        slot = j;
-        bool root_gone = false;
-        sample_once(s, &root_gone);
-
-        next = start;
-        hw_ts_add_ns(&next, (int64_t)(slot + 1) * iv_ns);
+    while (!stop) {
+        int w = wait_until(s, &next);
         pthread_mutex_lock(&s->mu);
+        stop = s->stop;
+        pthread_mutex_unlock(&s->mu);
+        if (stop)
+            break;
+        bool root_gone = false;
+        if (w == 2) {
+            on_runlog(s, &root_gone);
+        } else {
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            int64_t el = hw_ts_diff_ns(&now, &start);
+            /* the latest slot whose deadline has passed: a slot is skipped only when the whole
+             * interval after it went by without a sample, and no slot gets two */
+            uint64_t j = el > 0 ? (uint64_t)(el / iv_ns) : 0;
+            if (j <= slot)
+                j = slot + 1;
+            if (s->cfg.max_slots && j > s->cfg.max_slots)
+                j = s->cfg.max_slots; /* woke very late for the last one: take it now */
+            if (j > slot + 1)
+                atomic_fetch_add(&s->skipped, j - slot - 1);
+            slot = j;
+            sample_once(s, false, &root_gone);
+            next = start;
+            hw_ts_add_ns(&next, (int64_t)(slot + 1) * iv_ns);
+        }
         if (root_gone) {
             finished = MON_SAMPLER_DONE_ROOT_GONE;
             break;
@@ -129,11 +264,12 @@ static void *run(void *arg)
             break;
         }
     }
+    pthread_mutex_lock(&s->mu);
     bool final = s->stop && s->final && finished == MON_SAMPLER_RUNNING;
     pthread_mutex_unlock(&s->mu);
     if (final) { /* the stop's own sample: its slot is not one of the cadence's */
         bool root_gone = false;
-        sample_once(s, &root_gone);
+        sample_once(s, false, &root_gone);
     }
     if (finished != MON_SAMPLER_RUNNING) {
         atomic_store(&s->finished, finished);
@@ -182,6 +318,19 @@ int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg)
     double now = hw_mono_now();
     if (!cfg->sys_baseline)
         mon_sys_sample(cfg->sys, now, &ss);
+    s->last_t = now;
+    if (s->cfg.edge_min_s <= 0)
+        s->cfg.edge_min_s = cfg->interval_s * MON_EDGE_MIN_FRAC;
+    s->last_boundary_t = s->last_edge_t = -INFINITY;
+    s->follow.ifd = -1;
+    if (cfg->runlog_fd >= 0)
+        (void)mon_follow_open(&s->follow, cfg->runlog_fd); /* without it: the cadence only */
+    s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (s->wake_fd < 0) {
+        rc = -errno;
+        mon_follow_close(&s->follow);
+        return rc;
+    }
     if (cfg->tree) {
         struct mon_tree_sample ts;
         if (mon_tree_sample(cfg->tree, now, &ts) == 0) {
@@ -191,16 +340,12 @@ int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg)
         }
     }
 
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_mutex_init(&s->mu, NULL);
-    pthread_cond_init(&s->cv, &ca);
-    pthread_condattr_destroy(&ca);
     rc = pthread_create(&s->thread, NULL, run, s);
     if (rc != 0) {
-        pthread_cond_destroy(&s->cv);
         pthread_mutex_destroy(&s->mu);
+        mon_follow_close(&s->follow);
+        close(s->wake_fd);
         return -rc;
     }
     s->started = true;
@@ -214,10 +359,12 @@ void mon_sampler_stop(struct mon_sampler *s, bool final)
     pthread_mutex_lock(&s->mu);
     s->stop = true;
     s->final = final;
-    pthread_cond_signal(&s->cv);
     pthread_mutex_unlock(&s->mu);
+    uint64_t one = 1;
+    (void)!write(s->wake_fd, &one, sizeof one);
     pthread_join(s->thread, NULL);
-    pthread_cond_destroy(&s->cv);
     pthread_mutex_destroy(&s->mu);
+    mon_follow_close(&s->follow);
+    close(s->wake_fd);
     s->started = false;
 }

@@ -1,6 +1,15 @@
 /* The sampler thread: /proc/stat, meminfo, the cgroup and the process tree, one CSV line per
  * file per sample, on absolute deadlines of CLOCK_MONOTONIC.
  *
+ * Edge samples: the thread follows run.jsonl (follow.h) and takes an extra sample where a phase
+ * begins or ends, so that a phase's CPU, disk and network come from counters read at its own
+ * edges. Its rows carry edge=1; the cadence's rows stay what they would be without them (each
+ * covers its whole interval: the edge rows' parts are merged back in), so every figure of the
+ * cadence, pytyche's included, is unchanged. The cost is bounded for a phase per training step:
+ * an edge sample is taken at the end of a phase of at least edge_min_s, and at a begin that
+ * comes at least edge_min_s after the previous phase boundary; faster boundaries (steps) are
+ * left to interpolation, and edge samples are never closer than MON_EDGE_GAP_S.
+ *
  * Slot j is due at start + j*interval (j = 1, 2, ...). A sample taken at time t belongs to the
  * latest slot due by t; slots between the previous sample's and this one (whole intervals that
  * passed without a sample, because the thread was not scheduled) are counted as skipped and
@@ -14,10 +23,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "follow.h"
 #include "procfs.h"
 
 /* The sampler thread's nice value when the system allows it (see sampler.c). */
 #define MON_SAMPLER_NICE (-10)
+/* The shortest phase measured at its edges, as a share of the interval, and the closest two
+ * edge samples ever are. */
+#define MON_EDGE_MIN_FRAC 0.25
+#define MON_EDGE_GAP_S 0.02
 
 struct mon_sampler_cfg {
     double interval_s;
@@ -29,6 +43,8 @@ struct mon_sampler_cfg {
     int notify_fd; /* eventfd written once when the thread ends by itself, or -1 */
     int tree_pids_fd; /* borrowed O_APPEND descriptor of tree_pids.csv; -1 without a tree */
     bool sys_baseline; /* the caller took the system baseline already (before the job began) */
+    int runlog_fd;     /* run.jsonl read-only, to follow for edge samples; -1: none */
+    double edge_min_s; /* see above (0: interval_s * MON_EDGE_MIN_FRAC) */
 };
 
 enum { MON_SAMPLER_RUNNING, MON_SAMPLER_DONE_SLOTS, MON_SAMPLER_DONE_ROOT_GONE };
@@ -37,10 +53,15 @@ struct mon_sampler {
     struct mon_sampler_cfg cfg;
     pthread_t thread;
     pthread_mutex_t mu;
-    pthread_cond_t cv; /* CLOCK_MONOTONIC */
     bool stop, started;
     bool final;   /* take a last sample when told to stop: the job's last partial interval */
-    atomic_uint_fast64_t n_cpu, n_proc, skipped;
+    atomic_uint_fast64_t n_cpu, n_proc, skipped, n_edge;
+    int wake_fd; /* eventfd: stop */
+    struct mon_follow follow;
+    /* the edge rows' parts of the current cadence interval, merged into its row */
+    struct mon_sys_sample sys_acc;
+    struct mon_tree_sample tree_acc;
+    double sys_acc_s, tree_acc_s, last_t, last_boundary_t, last_edge_t;
     atomic_int finished;  /* MON_SAMPLER_* */
     atomic_int write_err; /* first write error (-errno), 0 if none */
 };

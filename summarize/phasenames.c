@@ -184,32 +184,47 @@ void sum_names_gpu_at(struct sum_names *s, double t, double util, double mem_use
     sum_ivx_query(&s->ivx, t, t, on_gpu_hit, &p);
 }
 
+/* v[0] over (v[1], v[2]]: the time a window shares with it */
+static double shared(const struct pt *p, double w0, double w1)
+{
+    double lo = fmax(p->v[1], w0), hi = fmin(p->v[2], w1);
+    return hi - lo;
+}
+
 static void on_cpu_hit(void *ctx, uint32_t id, double t0, double t1)
 {
+    struct pt *p = ctx;
+    sum_stat_add_w(&p->s->v[p->s->win[id].name].cpu_usr, p->v[0], shared(p, t0, t1));
+}
+
+void sum_names_cpu_at(struct sum_names *s, double a, double b, double usr)
+{
+    struct pt p = {s, {usr, a, b}};
+    if (b > a)
+        sum_ivx_query(&s->ivx, a, b, on_cpu_hit, &p);
+}
+
+static void on_rss_hit(void *ctx, uint32_t id, double t0, double t1)
+{
     (void)t0, (void)t1;
     struct pt *p = ctx;
-    sum_stat_add(&p->s->v[p->s->win[id].name].cpu_usr, p->v[0]);
+    sum_stat_add(&p->s->v[p->s->win[id].name].proc_rss, p->v[0]);
 }
 
-void sum_names_cpu_at(struct sum_names *s, double t, double usr)
+static void on_proc_cpu_hit(void *ctx, uint32_t id, double t0, double t1)
 {
-    struct pt p = {s, {usr}};
-    sum_ivx_query(&s->ivx, t, t, on_cpu_hit, &p);
-}
-
-static void on_proc_hit(void *ctx, uint32_t id, double t0, double t1)
-{
-    (void)t0, (void)t1;
     struct pt *p = ctx;
-    struct sum_name_acc *a = &p->s->v[p->s->win[id].name];
-    sum_stat_add(&a->proc_rss, p->v[0]);
-    sum_stat_add(&a->proc_cpu, p->v[1]);
+    sum_stat_add_w(&p->s->v[p->s->win[id].name].proc_cpu, p->v[0], shared(p, t0, t1));
 }
 
-void sum_names_proc_at(struct sum_names *s, double t, double rss, double cpu)
+void sum_names_proc_at(struct sum_names *s, double t, double rss, double a, double b, double cpu)
 {
-    struct pt p = {s, {rss, cpu}};
-    sum_ivx_query(&s->ivx, t, t, on_proc_hit, &p);
+    struct pt p = {s, {rss}};
+    if (!isnan(t))
+        sum_ivx_query(&s->ivx, t, t, on_rss_hit, &p);
+    struct pt q = {s, {cpu, a, b}};
+    if (b > a)
+        sum_ivx_query(&s->ivx, a, b, on_proc_cpu_hit, &q);
 }
 
 struct seg {

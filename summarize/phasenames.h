@@ -61,8 +61,10 @@ void sum_names_index(struct sum_names *s);
 /* A sample at time t: a GPU row's utilization, memory used and power; a cpu_metrics.csv
  * row's usr %; a proc_metrics.csv row's RSS and CPU. NaN values are not measured. */
 void sum_names_gpu_at(struct sum_names *s, double t, double util, double mem_used, double power);
-void sum_names_cpu_at(struct sum_names *s, double t, double usr);
-void sum_names_proc_at(struct sum_names *s, double t, double rss, double cpu);
+/* The CPU figures cover a row's interval (a, b]: each name's windows get them weighted by the
+ * time they share with it (sum_stat_add_w), as a phase does. */
+void sum_names_cpu_at(struct sum_names *s, double a, double b, double usr);
+void sum_names_proc_at(struct sum_names *s, double t, double rss, double a, double b, double cpu);
 /* A bridged step of one GPU's power from (t1, p1) to (t2, p2): its energy inside each name's
  * windows. */
 void sum_names_energy_at(struct sum_names *s, double t1, double p1, double t2, double p2);
@@ -74,15 +76,16 @@ static inline void sum_names_gpu(struct sum_names *s, double t, double util, dou
     if (s->ivx.n)
         sum_names_gpu_at(s, t, util, mem_used, power);
 }
-static inline void sum_names_cpu(struct sum_names *s, double t, double usr)
+static inline void sum_names_cpu(struct sum_names *s, double a, double b, double usr)
 {
     if (s->ivx.n)
-        sum_names_cpu_at(s, t, usr);
+        sum_names_cpu_at(s, a, b, usr);
 }
-static inline void sum_names_proc(struct sum_names *s, double t, double rss, double cpu)
+static inline void sum_names_proc(struct sum_names *s, double t, double rss, double a, double b,
+                                  double cpu)
 {
     if (s->ivx.n)
-        sum_names_proc_at(s, t, rss, cpu);
+        sum_names_proc_at(s, t, rss, a, b, cpu);
 }
 static inline void sum_names_energy(struct sum_names *s, double t1, double p1, double t2, double p2)
 {

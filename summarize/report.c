@@ -392,6 +392,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     hw_json_num(&w, "mean_rss_mb", sum_stat_mean(&run->proc[SUM_PROC_RSS]));
     hw_json_num(&w, "memory_growth_mb", growth(&run->proc[SUM_PROC_RSS]));
     hw_json_u64(&w, "num_samples", sum_run_num_samples(run));
+    hw_json_u64(&w, "edge_samples", run->edge_rows);
     hw_json_num(&w, "duration_sec", round_us(sum_run_duration(run)));
     hw_json_num(&w, "outside_phases_sec", round_us(run->outside_phases_s));
     hw_json_num(&w, "mean_gpu_clock_mhz", clock_mean(run));
@@ -506,6 +507,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
             hw_json_null(&w, "signal");
         hw_json_bool(&w, "failed", p->failed);
         hw_json_bool(&w, "open", p->open);
+        hw_json_str(&w, "edges", sum_phase_edges(p));
         hw_json_raw(&w, "extra", p->extra);
         hw_json_close(&w);
     }
@@ -811,6 +813,10 @@ static void text_phase_entry(struct hw_buf *out, const struct sum_run *run,
     hw_buf_puts(out, ", energy ");
     twh(out, phase_energy_wh(p), u);
     text_cpu_tree(out, &p->cpu_usr, &p->proc_rss, &p->proc_cpu, u);
+    if (strcmp(sum_phase_edges(p), "measured") != 0)
+        hw_buf_printf(out, " (CPU, disk, network: %s at its edges)",
+                      strcmp(sum_phase_edges(p), "interpolated") ? "measured at one, interpolated"
+                                                                 : "interpolated");
     if (p->open)
         hw_buf_puts(out, ", OPEN: begun and never ended");
     else if (p->signal)

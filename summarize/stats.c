@@ -221,6 +221,8 @@ void sum_stat_quant_add(struct sum_stat *s, double v)
 
 double sum_stat_mean(const struct sum_stat *s)
 {
+    if (s->wsum > 0)
+        return s->sum / s->wsum;
     return s->n ? s->sum / (double)s->n : NAN;
 }
 

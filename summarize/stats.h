@@ -24,6 +24,7 @@ struct sum_quant;
 struct sum_stat {
     uint64_t n;
     double sum, min, max;
+    double wsum; /* the weights of sum_stat_add_w (0: an unweighted series) */
     double first, last; /* first and last value added */
     struct sum_quant *q; /* NULL until needed (or when quantiles are not wanted) */
     bool no_quant;       /* set to skip quantiles for this series (also set with oom) */
@@ -83,7 +84,26 @@ static inline void sum_stat_add_mean_max(struct sum_stat *s, double v)
     s->sum += v;
     s->n++;
 }
-double sum_stat_mean(const struct sum_stat *s); /* NAN when empty */
+/* A value that stands for w seconds (a row's part of a phase: its CPU over the time it shares
+ * with the phase): the mean weighs by w. Only for series without quantiles (no_quant), and never
+ * mixed with sum_stat_add on one series. w <= 0 or NaN v: nothing. */
+static inline void sum_stat_add_w(struct sum_stat *s, double v, double w)
+{
+    if (v != v || !(w > 0))
+        return;
+    if (s->n == 0) {
+        s->min = s->max = s->first = v;
+        s->sum = s->wsum = 0;
+    } else {
+        s->min = v < s->min ? v : s->min;
+        s->max = v > s->max ? v : s->max;
+    }
+    s->sum += v * w;
+    s->wsum += w;
+    s->last = v;
+    s->n++;
+}
+double sum_stat_mean(const struct sum_stat *s); /* NAN when empty; weighted if sum_stat_add_w */
 /* q in [0, 1]; NAN when empty or quantiles unavailable. */
 double sum_stat_quantile(const struct sum_stat *s, double q);
 /* Values strictly above x (exact in exact mode, else approximate). */

@@ -26,6 +26,8 @@ struct sum_run *sum_run_new(void)
     run->cg_mem_max_mib = NAN;
     run->cpu_prev_t = NAN;
     run->proc_prev_t = NAN;
+    run->cpu_pend.t_row = run->cpu_pend.t_cad = NAN;
+    run->proc_pend.t_row = run->proc_pend.t_cad = NAN;
     sum_system_init(&run->sys);
     run->sys_prev_t = run->kpeak_prev = NAN;
     /* the whole-run figures over every GPU are means and maxima only */
@@ -149,6 +151,11 @@ double sum_run_duration(const struct sum_run *run)
     if (run->t_max >= run->t_min)
         return run->t_max - run->t_min;
     return NAN;
+}
+
+const char *sum_phase_edges(const struct sum_phase_acc *p)
+{
+    return p->edge_t0 ? (p->edge_t1 ? "measured" : "begin") : p->edge_t1 ? "end" : "interpolated";
 }
 
 bool sum_run_span(const struct sum_run *run, double *t0, double *t1)
@@ -619,49 +626,142 @@ static void on_dmon(void *ctx, const struct sum_dmon_row *r)
 
 /* ---- CPU, process tree, GPU processes ---------------------------------------------------- */
 
-struct pt2 {
-    double a, b;
-};
+/* ---- rows that cover an interval: CPU and the process tree ------------------------------
+ * A row of cpu_metrics.csv or proc_metrics.csv covers the time since the previous row of its
+ * file: its CPU percentages and byte counts are of that interval. A phase gets, of every row,
+ * the time it shares with the row's own part, as the weight of its percentages and as its share
+ * of the bytes: exact where hwmon sampled at the phase's edges (edge rows, sampler.h), a split by
+ * time share where it did not (older runs, phases too short to be sampled). A cadence row that
+ * follows edge rows covers its whole interval (hwmon merged their parts back in): its own part
+ * is what is left once theirs are taken out. The run-wide figures are the cadence's rows only,
+ * as they always were. */
 
-static void phase_cpu(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
-                      const void *arg)
+static bool cpu_col_bytes(int c)
 {
-    (void)run, (void)a, (void)b;
-    const struct pt2 *v = arg;
-    sum_stat_add(&p->cpu_usr, v->a);
-    sum_stat_add(&p->cpu_idle, v->b);
+    return c >= SUM_CPU_DISK_READ && c <= SUM_CPU_NET_TX;
 }
 
-static void phase_proc(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
-                       const void *arg)
+static bool cpu_col_interval(int c)
 {
-    (void)run, (void)a, (void)b;
-    const struct sum_proc_row *r = arg;
-    sum_stat_add(&p->proc_rss, r->v[SUM_PROC_RSS]);
-    sum_stat_add(&p->proc_cpu, r->v[SUM_PROC_CPU]);
-    sum_stat_add(&p->main_rss, r->v[SUM_PROC_MAIN_RSS]);
-    sum_stat_add(&p->main_cpu, r->v[SUM_PROC_MAIN_CPU]);
-    sum_stat_add(&p->main_threads, r->v[SUM_PROC_MAIN_THREADS]);
-    sum_stat_add(&p->usr_cpu, r->v[SUM_PROC_USR_CPU]);
-    sum_stat_add(&p->sys_cpu, r->v[SUM_PROC_SYS_CPU]);
+    return c <= SUM_CPU_STEAL || c == SUM_CPU_CG_PCT || cpu_col_bytes(c);
 }
 
-/* A cpu_metrics.csv row's disk and network bytes cover (t - dt, t]: each phase gets the share
- * of them that fell inside it (as energy), and the interval's rate counts for its peak. */
-struct sys_traffic {
-    double bytes[SUM_IO_COUNT];
-    double dt;
+static bool proc_col_interval(int c)
+{
+    return c == SUM_PROC_CPU || c == SUM_PROC_MAIN_CPU || c == SUM_PROC_USR_CPU ||
+           c == SUM_PROC_SYS_CPU;
+}
+
+static bool no_bytes(int c)
+{
+    (void)c;
+    return false;
+}
+
+/* Where the first row's interval began: hwmon's baseline, read just before the start event
+ * (one interval before the row when the start is not known). */
+static double first_row_start(const struct sum_run *run, double t)
+{
+    double iv = run->info.interval_s, s = run->info.t_start;
+    if (isfinite(s) && s < t && (!isfinite(iv) || t - s < 2 * iv))
+        return s;
+    return isfinite(iv) ? t - iv : t;
+}
+
+/* The part of a row that is its own, (a, t], and its values in out (nc columns). */
+static double own_part(struct sum_run *run, struct sum_row_pend *pd, double t, const double *v,
+                       int nc, bool edge, bool (*interval)(int), bool (*bytes)(int), double *out)
+{
+    double a = isnan(pd->t_row) ? first_row_start(run, t) : pd->t_row;
+    if (!(t > a))
+        a = t;
+    double own = t - a;
+    memcpy(out, v, (size_t)nc * sizeof *out);
+    if (edge) {
+        for (int c = 0; c < nc; c++)
+            if (interval(c))
+                pd->acc[c] += bytes(c) ? v[c] : v[c] * own;
+        pd->any = true;
+    } else if (pd->any) {
+        double full = t - (isnan(pd->t_cad) ? first_row_start(run, t) : pd->t_cad);
+        for (int c = 0; c < nc; c++) {
+            if (!interval(c))
+                continue;
+            double x = bytes(c) ? v[c] - pd->acc[c]
+                                : own > 0 ? (v[c] * full - pd->acc[c]) / own : v[c];
+            out[c] = x > 0 ? x : 0; /* rounding of the written cells: never below nothing */
+        }
+    }
+    if (!edge) {
+        memset(pd->acc, 0, sizeof pd->acc);
+        pd->any = false;
+        pd->t_cad = t;
+    }
+    pd->t_row = t;
+    return a;
+}
+
+struct part {
+    double a, b;     /* the row's own part, (a, b] */
+    const double *v; /* its values */
 };
 
-static void phase_traffic(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
-                          const void *arg)
+/* The time a phase shares with a part. */
+static double overlap(const struct sum_phase_acc *p, const struct part *x)
 {
-    (void)run;
-    const struct sys_traffic *x = arg;
-    double lo = a > p->t0 ? a : p->t0, hi = b < p->t1 ? b : p->t1;
-    double share = b > a ? (hi > lo ? (hi - lo) / (b - a) : 0) : 1;
-    if (share > 0)
-        sum_system_traffic(&p->sys, x->bytes, x->dt, share);
+    return fmin(x->b, p->t1) - fmax(x->a, p->t0);
+}
+
+static void phase_cpu_part(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
+                           const void *arg)
+{
+    (void)run, (void)a, (void)b;
+    const struct part *x = arg;
+    double w = overlap(p, x), len = x->b - x->a;
+    const double *v = x->v;
+    if (len > 0 && !(w > 0))
+        return;
+    sum_stat_add_w(&p->cpu_usr, v[SUM_CPU_USR], w);
+    sum_stat_add_w(&p->cpu_idle, v[SUM_CPU_IDLE], w);
+    double bytes[SUM_IO_COUNT] = {v[SUM_CPU_DISK_READ], v[SUM_CPU_DISK_WRITE], v[SUM_CPU_NET_RX],
+                                  v[SUM_CPU_NET_TX]};
+    sum_system_traffic(&p->sys, bytes, len, len > 0 ? w / len : 1);
+}
+
+static void phase_proc_part(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
+                            const void *arg)
+{
+    (void)run, (void)a, (void)b;
+    const struct part *x = arg;
+    double w = overlap(p, x);
+    const double *v = x->v;
+    if (x->b >= p->t0 && x->b <= p->t1) { /* readings at the row's time */
+        sum_stat_add(&p->proc_rss, v[SUM_PROC_RSS]);
+        sum_stat_add(&p->main_rss, v[SUM_PROC_MAIN_RSS]);
+        sum_stat_add(&p->main_threads, v[SUM_PROC_MAIN_THREADS]);
+    }
+    sum_stat_add_w(&p->proc_cpu, v[SUM_PROC_CPU], w);
+    sum_stat_add_w(&p->main_cpu, v[SUM_PROC_MAIN_CPU], w);
+    sum_stat_add_w(&p->usr_cpu, v[SUM_PROC_USR_CPU], w);
+    sum_stat_add_w(&p->sys_cpu, v[SUM_PROC_SYS_CPU], w);
+}
+
+/* A sample within this of a phase's begin or end read its counters there. */
+static double edge_tol(const struct sum_run *run)
+{
+    double iv = run->info.interval_s;
+    return isfinite(iv) && iv / 4 < SUM_EDGE_TOL_S ? iv / 4 : SUM_EDGE_TOL_S;
+}
+
+static void phase_mark_edge(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
+                            const void *arg)
+{
+    (void)a, (void)b;
+    double t = *(const double *)arg, tol = edge_tol(run);
+    if (fabs(t - p->t0) <= tol)
+        p->edge_t0 = true;
+    if (fabs(t - p->t1) <= tol)
+        p->edge_t1 = true;
 }
 
 static void phase_sys_point(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
@@ -672,18 +772,25 @@ static void phase_sys_point(struct sum_run *run, struct sum_phase_acc *p, double
     sum_system_point(&p->sys, v[0], v[1], v[2], v[3]);
 }
 
-/* The disk, network, free-space and container figures of a cpu_metrics.csv row. */
+/* The run-wide disk, network, free-space and container figures of a cadence row. */
 static void on_cpu_system(struct sum_run *run, const struct sum_cpu_row *r)
 {
-    struct sys_traffic x = {
-        .bytes = {r->v[SUM_CPU_DISK_READ], r->v[SUM_CPU_DISK_WRITE], r->v[SUM_CPU_NET_RX],
-                  r->v[SUM_CPU_NET_TX]},
-        /* the first row's bytes are since hwmon's baseline, one interval before it */
-        .dt = !isnan(r->t) && !isnan(run->sys_prev_t) ? r->t - run->sys_prev_t
-                                                      : run->info.interval_s,
-    };
+    double bytes[SUM_IO_COUNT] = {r->v[SUM_CPU_DISK_READ], r->v[SUM_CPU_DISK_WRITE],
+                                  r->v[SUM_CPU_NET_RX], r->v[SUM_CPU_NET_TX]};
+    /* the first row's bytes are since hwmon's baseline, one interval before it */
+    double dt = !isnan(r->t) && !isnan(run->sys_prev_t) ? r->t - run->sys_prev_t
+                                                        : run->info.interval_s;
     if (!isnan(r->t) && (isnan(run->sys_prev_t) || r->t > run->sys_prev_t))
         run->sys_prev_t = r->t;
+    sum_system_traffic(&run->sys, bytes, dt, 1);
+    if (run->tl) /* the chart's rates: the same bytes over the same interval */
+        sum_tl_io(run->tl, r->t, bytes, dt);
+}
+
+static void on_cpu(void *ctx, const struct sum_cpu_row *r)
+{
+    struct sum_run *run = ctx;
+    see_time(run, r->t);
     /* the kernel's peak counts where it rose: a peak from before the run is not the run's */
     double k = r->v[SUM_CPU_CG_MEM_PEAK], rose = NAN;
     if (!isnan(k)) {
@@ -692,22 +799,22 @@ static void on_cpu_system(struct sum_run *run, const struct sum_cpu_row *r)
         run->kpeak_prev = k;
     }
     double pt[4] = {r->v[SUM_CPU_FS_FREE], r->v[SUM_CPU_CG_MEM], rose, r->v[SUM_CPU_CG_MEM_MAX]};
-    sum_system_traffic(&run->sys, x.bytes, x.dt, 1);
-    if (run->tl) /* the chart's rates: the same bytes over the same interval */
-        sum_tl_io(run->tl, r->t, x.bytes, x.dt);
     sum_system_point(&run->sys, pt[0], pt[1], pt[2], pt[3]);
-    if (isnan(r->t))
+    if (!isnan(r->t)) {
+        double own[SUM_CPU_COUNT];
+        double a = own_part(run, &run->cpu_pend, r->t, r->v, SUM_CPU_COUNT, r->edge,
+                            cpu_col_interval, cpu_col_bytes, own);
+        struct part x = {a, r->t, own};
+        for_phases(run, a, r->t, phase_cpu_part, &x);
+        for_phases(run, r->t, r->t, phase_sys_point, pt);
+        double tol = edge_tol(run);
+        for_phases(run, r->t - tol, r->t + tol, phase_mark_edge, &r->t);
+        sum_names_cpu(&run->names, a, r->t, own[SUM_CPU_USR]);
+    }
+    if (r->edge) { /* not one of the cadence's samples: its parts are in the next row */
+        run->edge_rows++;
         return;
-    if (x.dt > 0)
-        for_phases(run, r->t - x.dt, r->t, phase_traffic, &x);
-    else
-        for_phases(run, r->t, r->t, phase_traffic, &x);
-    for_phases(run, r->t, r->t, phase_sys_point, pt);
-}
-
-static void on_cpu(void *ctx, const struct sum_cpu_row *r)
-{
-    struct sum_run *run = ctx;
+    }
     for (int c = 0; c < SUM_CPU_COUNT; c++)
         sum_stat_add(&run->cpu[c], r->v[c]);
     if (!isnan(r->v[SUM_CPU_CG_LIMIT]))
@@ -715,30 +822,30 @@ static void on_cpu(void *ctx, const struct sum_cpu_row *r)
     if (!isnan(r->v[SUM_CPU_CG_MEM_MAX]))
         run->cg_mem_max_mib = r->v[SUM_CPU_CG_MEM_MAX];
     on_cpu_system(run, r);
-    see_time(run, r->t);
     if (run->tl)
         sum_tl_cpu_row(run->tl, r);
     add_interval(run, SUM_KIND_CPU, &run->cpu_prev_t, r->t, NULL);
-    if (!isnan(r->t)) {
-        struct pt2 v = {r->v[SUM_CPU_USR], r->v[SUM_CPU_IDLE]};
-        for_phases(run, r->t, r->t, phase_cpu, &v);
-        sum_names_cpu(&run->names, r->t, r->v[SUM_CPU_USR]);
-    }
 }
 
 static void on_proc(void *ctx, const struct sum_proc_row *r)
 {
     struct sum_run *run = ctx;
+    see_time(run, r->t);
+    if (!isnan(r->t)) {
+        double own[SUM_PROC_COUNT];
+        double a = own_part(run, &run->proc_pend, r->t, r->v, SUM_PROC_COUNT, r->edge,
+                            proc_col_interval, no_bytes, own);
+        struct part x = {a, r->t, own};
+        for_phases(run, a, r->t, phase_proc_part, &x);
+        sum_names_proc(&run->names, r->t, own[SUM_PROC_RSS], a, r->t, own[SUM_PROC_CPU]);
+    }
+    if (r->edge)
+        return;
     for (int c = 0; c < SUM_PROC_COUNT; c++)
         sum_stat_add(&run->proc[c], r->v[c]);
-    see_time(run, r->t);
     if (run->tl)
         sum_tl_proc_row(run->tl, r);
     add_interval(run, SUM_KIND_PROC, &run->proc_prev_t, r->t, NULL);
-    if (!isnan(r->t)) {
-        for_phases(run, r->t, r->t, phase_proc, r);
-        sum_names_proc(&run->names, r->t, r->v[SUM_PROC_RSS], r->v[SUM_PROC_CPU]);
-    }
 }
 
 static void gp_close_block(struct sum_run *run)
@@ -977,12 +1084,16 @@ static int read_kind(struct sum_run *run, enum sum_kind kind, const char *path,
  * run's time in no phase is known. */
 static void end_open_phases(struct sum_run *run, double last_t)
 {
+    double tol = edge_tol(run), start = run->info.t_start;
     for (size_t i = 0; i < run->nphase; i++) {
         struct sum_phase_acc *p = &run->phase[i];
-        if (p->open && isinf(p->t1)) {
+        if (p->open && isinf(p->t1)) { /* it ends at the last sample: a reading */
             p->t1 = fmax(last_t, p->t0);
+            p->edge_t1 = true;
             sum_names_end_open(&run->names, p->name, p->t1 - p->t0);
         }
+        if (isfinite(start) && fabs(p->t0 - start) <= tol) /* hwmon's baseline */
+            p->edge_t0 = true;
     }
     sum_names_end_windows(&run->names, last_t);
     double t0, t1;
@@ -1082,7 +1193,7 @@ uint64_t sum_run_num_samples(const struct sum_run *run)
     for (int g = 0; g < SUM_MAX_GPUS; g++)
         if (run->gpu[g] && run->gpu[g]->samples > n)
             n = run->gpu[g]->samples;
-    return n ? n : run->q[SUM_KIND_CPU].parsed;
+    return n ? n : run->q[SUM_KIND_CPU].parsed - run->edge_rows;
 }
 
 double sum_run_tree_gpu_mem_peak(const struct sum_run *run, const char **why)

@@ -63,6 +63,8 @@ struct sum_phase_acc {
     bool failed;
     char *extra;     /* its extra keys as a JSON object text (malloc'd; NULL: none or too long) */
     bool open;       /* began (a phase_begin entry) and never ended: runs to its run's end */
+    /* hwmon read the counters at its begin, at its end (a sample within SUM_EDGE_TOL_S) */
+    bool edge_t0, edge_t1;
     /* disks, network, free space, the container's memory (system.h) */
     struct sum_system sys;
     /* the tracked process alone and the tree's user/system split (proc_metrics.csv) */
@@ -76,6 +78,15 @@ struct sum_open_phase {
     uint64_t line;
 };
 #define SUM_MAX_OPEN 4096 /* phases open at once (nesting x threads x processes) */
+
+/* The edge rows since the last cadence row of a file (summary.c own_part): their interval
+ * figures (percentages times seconds; bytes), to take out of the cadence row that covers them. */
+struct sum_row_pend {
+    double t_row, t_cad; /* the previous row's time, and the previous cadence row's */
+    double acc[(int)SUM_CPU_COUNT > (int)SUM_PROC_COUNT ? (int)SUM_CPU_COUNT : (int)SUM_PROC_COUNT];
+    bool any;
+};
+#define SUM_EDGE_TOL_S 0.1 /* (at most a quarter of the interval) */
 
 struct sum_event_type {
     char name[48];
@@ -151,7 +162,9 @@ struct sum_run {
     int cur_kind;
 
     double t_min, t_max; /* over every sample and entry */
-    double cpu_prev_t, proc_prev_t;
+    double cpu_prev_t, proc_prev_t; /* the previous cadence row's time */
+    struct sum_row_pend cpu_pend, proc_pend;
+    uint64_t edge_rows; /* cpu_metrics.csv rows of edge samples (not the cadence's) */
 
     /* GPUs */
     struct sum_gpu *gpu[SUM_MAX_GPUS];
@@ -269,6 +282,9 @@ uint64_t sum_run_file_gaps(const struct sum_run *run, enum sum_kind kind);
 /* The run's start and end in epoch seconds (the start event, else the first time seen; the
  * start plus sum_run_duration()); false when the run has no time at all. */
 bool sum_run_span(const struct sum_run *run, double *t0, double *t1);
+/* Where hwmon read a phase's counters: "measured" (at its begin and its end), "begin", "end",
+ * or "interpolated" (its CPU, disk and network are its time share of the rows around it). */
+const char *sum_phase_edges(const struct sum_phase_acc *p);
 /* Is an event of this name error-like (listed in events.errors, marked on the page)? */
 bool sum_event_error_like(const char *name);
 

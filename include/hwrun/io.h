@@ -40,6 +40,10 @@ enum hw_open_how {
  * not a regular file, -EPERM (HW_OPEN_OWNED) another user's file or a hard link to another name.
  * hw_open_reason() turns a refusal into words. */
 int hw_open_file(int dirfd, const char *name, unsigned how);
+/* The file open at fd, opened again to be read from its start with an offset of its own
+ * (through /proc/self/fd: the very file, whatever its name has become). Returns the new
+ * descriptor (close-on-exec) or -errno. */
+int hw_reopen_read(int fd);
 
 /* Why hw_open_file(dirfd, name, ...) failed with err, in words for a message ("is a FIFO", "is a
  * symbolic link", "has 2 links", "belongs to another user"; strerror for the other errors). The

@@ -38,6 +38,10 @@ extern const char *const hw_file_names[HW_FILE_COUNT]; /* HW_GPU_FILE, ... */
 
 /* Every CSV of ours starts with it; ISO 8601 UTC with milliseconds (nvidia-smi's: its own). */
 #define HW_COL_TIMESTAMP "timestamp"
+/* The last column of cpu_metrics.csv and proc_metrics.csv: 1 on a row of an edge sample (taken
+ * where a phase began or ended, covering the time since the previous row), empty on the
+ * cadence's rows (each covering its whole interval, edge rows' parts included). */
+#define HW_COL_EDGE "edge"
 
 /* hw_metrics.csv has no header: these are the --query-gpu fields. pytyche's 9, in its order,
  * then what tells GPUs apart. The start event's gpu_query_fields says which were used. */

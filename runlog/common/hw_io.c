@@ -469,3 +469,14 @@ int hw_read_stream(int fd, int (*feed)(void *ctx, const void *buf, size_t n), vo
     free(buf);
     return rc;
 }
+
+int hw_reopen_read(int fd)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    int r;
+    do
+        r = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    while (r < 0 && errno == EINTR);
+    return r < 0 ? -errno : r;
+}

@@ -21,7 +21,7 @@ struct named_st {
     const size_t *widths; /* 0-terminated */
     bool have_layout;
     size_t ncols;
-    int map[SUM_MAX_COLS]; /* column -> known index, -2 timestamp, -1 ignored */
+    int map[SUM_MAX_COLS]; /* column -> known index, -2 timestamp, -3 edge, -1 ignored */
 };
 
 static void named_layout(struct named_st *st, char (*names)[64], size_t n)
@@ -31,6 +31,10 @@ static void named_layout(struct named_st *st, char (*names)[64], size_t n)
         st->map[i] = -1;
         if (!strcmp(names[i], HW_COL_TIMESTAMP) || !strcmp(names[i], "ts")) {
             st->map[i] = -2;
+            continue;
+        }
+        if (!strcmp(names[i], HW_COL_EDGE)) {
+            st->map[i] = -3;
             continue;
         }
         for (int k = 0; k < st->nknown; k++)
@@ -87,9 +91,12 @@ static void named_line(struct sum_reader *r, const char *s, size_t n)
     for (int k = 0; k < st->nknown; k++)
         vals[k] = NAN;
     double t = NAN;
+    bool edge = false;
     for (size_t i = 0; i < c->n; i++) {
         int k = st->map[i];
-        if (k == -2) {
+        if (k == -3) {
+            edge = c->len[i] == 1 && c->s[i][0] == '1';
+        } else if (k == -2) {
             if (!sum_parse_any_ts(c->s[i], c->len[i], &t)) {
                 sum_skip(r, SUM_SKIP_TIMESTAMP, NULL);
                 return;
@@ -113,12 +120,12 @@ static void named_line(struct sum_reader *r, const char *s, size_t n)
         if (r->sink->tree_pid)
             r->sink->tree_pid(r->sink->ctx, &row);
     } else if (r->kind == SUM_KIND_CPU) {
-        struct sum_cpu_row row = {.t = t, .line = r->lineno};
+        struct sum_cpu_row row = {.t = t, .line = r->lineno, .edge = edge};
         memcpy(row.v, vals, sizeof row.v);
         if (r->sink->cpu)
             r->sink->cpu(r->sink->ctx, &row);
     } else {
-        struct sum_proc_row row = {.t = t, .line = r->lineno};
+        struct sum_proc_row row = {.t = t, .line = r->lineno, .edge = edge};
         memcpy(row.v, vals, sizeof row.v);
         if (r->sink->proc)
             r->sink->proc(r->sink->ctx, &row);

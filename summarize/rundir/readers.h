@@ -150,6 +150,7 @@ struct sum_cpu_row {
     double t;
     double v[SUM_CPU_COUNT];
     uint64_t line;
+    bool edge; /* an edge sample's row (HW_COL_EDGE): not one of the cadence's */
 };
 
 /* proc_metrics.csv (FORMAT.md), columns by header name: hwrun/rundir.h's table. */
@@ -175,6 +176,7 @@ struct sum_proc_row {
     double t;
     double v[SUM_PROC_COUNT];
     uint64_t line;
+    bool edge; /* as sum_cpu_row's */
 };
 
 /* gpu_procs.csv: --query-compute-apps rows. */

@@ -135,9 +135,9 @@ static double run_hwmon(pid_t root, bool pss, int n)
     for (int i = 0; i < n; i++) {
         hw_buf_reset(&b);
         mon_sys_sample(&sys, mono_now(), &ss);
-        mon_csv_cpu_line(&b, "2026-01-01T00:00:00.000+00:00", &ss, sys.cg.found);
+        mon_csv_cpu_line(&b, "2026-01-01T00:00:00.000+00:00", &ss, sys.cg.found, false);
         mon_tree_sample(&tree, mono_now(), &ts);
-        mon_csv_proc_line(&b, "2026-01-01T00:00:00.000+00:00", &ts, pss);
+        mon_csv_proc_line(&b, "2026-01-01T00:00:00.000+00:00", &ts, pss, false);
         tree.nchg = 0;
     }
     double per = (cpu_now() - c0) / n;

@@ -46,9 +46,67 @@ static void test_last_interval_counted(void)
     free(dir);
 }
 
+static const struct sum_phase_acc *phase_named(const struct sum_run *run, const char *name)
+{
+    for (size_t i = 0; i < run->nphase; i++)
+        if (!strcmp(run->phase[i].name, name))
+            return &run->phase[i];
+    return NULL;
+}
+
+/* A 2 s sleep right after a phase that kept 2 cores busy, then a busy 0.5 s single-threaded
+ * phase, at -i 1: hwmon samples at each phase's begin and end (it follows run.jsonl), so the
+ * sleep shows no CPU (it showed 13-30%: the busy phase's interval) and the 0.5 s phase shows
+ * what it used itself, which the job measures with bash's `time` (so that a loaded machine,
+ * which gives the loop less than a core, does not fail the test). */
+static void test_phase_cpu_at_edges(void)
+{
+    char *dir = th_tmpdir("edges-cpu");
+    char *script = th_fmt("%s/job.sh", dir), *own = th_fmt("%s/own_busy1", dir);
+    FILE *f = fopen(script, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("R=\"$1\"\n"
+          "\"$R\" time busy2 -- bash -c 'for i in 1 2; do timeout 1.5 bash -c \"while :; do :; "
+          "done\" & done; wait; true'\n"
+          "\"$R\" time idle -- sleep 2\n"
+          "\"$R\" time busy1 -- bash -c 'TIMEFORMAT=\"%3R %3U %3S\"; { time timeout 0.5 bash -c "
+          "\"while :; do :; done\"; } 2>\"$0\"; true' \"$2\"\n",
+          f);
+    fclose(f);
+    char **argv = ht_argv(dir, "--no-gpu", "-i", "1", "--", "/bin/bash", script,
+                          th_env("HWRUN_RUNLOG_BIN"), own, NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, NULL, 60, NULL), 0);
+    struct sum_run *run = summarize(dir);
+    const struct sum_phase_acc *idle = phase_named(run, "idle"), *busy = phase_named(run, "busy1");
+    CU_ASSERT_FATAL(idle && busy && phase_named(run, "busy2"));
+    double idle_cpu = sum_stat_mean(&idle->proc_cpu), busy_cpu = sum_stat_mean(&busy->proc_cpu);
+    double real = 0, usr = 0, sys = 0;
+    char *t = th_read_file(own, NULL);
+    CU_ASSERT_FATAL(t && sscanf(t, "%lf %lf %lf", &real, &usr, &sys) == 3 && real > 0);
+    double own_cpu = 100 * (usr + sys) / real;
+    fprintf(stderr, "idle %.1f%%, busy1 %.1f%% (its own: %.1f%%), edges %s %s %s\n", idle_cpu,
+            busy_cpu, own_cpu, sum_phase_edges(phase_named(run, "busy2")), sum_phase_edges(idle),
+            sum_phase_edges(busy));
+    CU_ASSERT(idle_cpu <= 3);
+    CU_ASSERT(fabs(busy_cpu - own_cpu) <= 10);
+    CU_ASSERT_STRING_EQUAL(sum_phase_edges(idle), "measured");
+    CU_ASSERT_STRING_EQUAL(sum_phase_edges(busy), "measured");
+    CU_ASSERT(run->edge_rows >= 3);
+    /* the cadence is untouched: its own rows, one per interval */
+    CU_ASSERT(sum_run_num_samples(run) <= 8);
+    free(t);
+    sum_run_free(run);
+    free(argv);
+    free(script);
+    free(own);
+    th_rmtree(dir);
+    free(dir);
+}
+
 void add_edges_suite(void);
 void add_edges_suite(void)
 {
     CU_pSuite s = CU_add_suite("edges", NULL, NULL);
     CU_add_test(s, "last_interval_counted", test_last_interval_counted);
+    CU_add_test(s, "phase_cpu_at_edges", test_phase_cpu_at_edges);
 }

@@ -132,40 +132,40 @@ static void test_csv_format(void)
                                 .have_mem = true,
                                 .mem_used_mib = 1,
                                 .mem_avail_mib = 2};
-    mon_csv_cpu_line(&b, "T", &ss, true);
-    CU_ASSERT_STRING_EQUAL(b.p, "T,50.0,25.5,0.0,0.0,0.0,1.0,2.0,,,,,,,,,,\n");
+    mon_csv_cpu_line(&b, "T", &ss, true, false);
+    CU_ASSERT_STRING_EQUAL(b.p, "T,50.0,25.5,0.0,0.0,0.0,1.0,2.0,,,,,,,,,,,\n");
     hw_buf_reset(&b);
     ss.cg = (struct mon_cg_sample){.have_limit = true, .limit_cores = 0.25, .have_mem_peak = true,
                                    .mem_peak_mib = 7.26};
     ss.io = (struct mon_io_sample){.have_disk = true, .disk_read_bytes = 512, .have_fs = true,
                                    .fs_free_mib = 1024};
-    mon_csv_cpu_line(&b, "T", &ss, true);
-    CU_ASSERT_STRING_EQUAL(b.p, "T,50.0,25.5,0.0,0.0,0.0,1.0,2.0,0.25,,,,7.3,512,0,,,1024.0\n");
+    mon_csv_cpu_line(&b, "T", &ss, true, false);
+    CU_ASSERT_STRING_EQUAL(b.p, "T,50.0,25.5,0.0,0.0,0.0,1.0,2.0,0.25,,,,7.3,512,0,,,1024.0,\n");
     hw_buf_reset(&b);
-    mon_csv_cpu_line(&b, "T", &ss, false);
-    CU_ASSERT_STRING_EQUAL(b.p, "T,50.0,25.5,0.0,0.0,0.0,1.0,2.0,512,0,,,1024.0\n");
+    mon_csv_cpu_line(&b, "T", &ss, false, false);
+    CU_ASSERT_STRING_EQUAL(b.p, "T,50.0,25.5,0.0,0.0,0.0,1.0,2.0,512,0,,,1024.0,\n");
     hw_buf_reset(&b);
     mon_csv_cpu_header(&b, false);
     CU_ASSERT_STRING_EQUAL(b.p, "timestamp,usr_pct,idle_pct,sys_pct,iowait_pct,steal_pct,"
                                 "mem_used_mib,mem_available_mib,disk_read_bytes,"
-                                "disk_write_bytes,net_rx_bytes,net_tx_bytes,fs_free_mib\n");
+                                "disk_write_bytes,net_rx_bytes,net_tx_bytes,fs_free_mib,edge\n");
     hw_buf_reset(&b);
     mon_csv_cpu_header(&b, true);
     CU_ASSERT_STRING_EQUAL(b.p, "timestamp,usr_pct,idle_pct,sys_pct,iowait_pct,steal_pct,"
                                 "mem_used_mib,mem_available_mib,cgroup_cpu_limit_cores,"
                                 "cgroup_cpu_pct,cgroup_mem_current_mib,cgroup_mem_max_mib,"
                                 "cgroup_mem_peak_mib,disk_read_bytes,disk_write_bytes,"
-                                "net_rx_bytes,net_tx_bytes,fs_free_mib\n");
+                                "net_rx_bytes,net_tx_bytes,fs_free_mib,edge\n");
     hw_buf_reset(&b);
     mon_csv_proc_header(&b, true);
     CU_ASSERT_STRING_EQUAL(b.p, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes,"
                                 "pss_mib,main_rss_mib,main_cpu_pct,main_threads,usr_cpu_pct,"
-                                "sys_cpu_pct\n");
+                                "sys_cpu_pct,edge\n");
     hw_buf_reset(&b);
     struct mon_tree_sample ts = {.procs = 3, .threads = 5, .rss_mib = 30, .main_rss_mib = 10,
                                  .main_threads = 2, .main_cpu_pct = 99};
-    mon_csv_proc_line(&b, "T", &ts, false); /* no CPU baseline yet: CPU cells empty */
-    CU_ASSERT_STRING_EQUAL(b.p, "T,3,5,,30.0,0,0,10.0,,2,,\n");
+    mon_csv_proc_line(&b, "T", &ts, false, false); /* no CPU baseline yet: CPU cells empty */
+    CU_ASSERT_STRING_EQUAL(b.p, "T,3,5,,30.0,0,0,10.0,,2,,,\n");
     hw_buf_free(&b);
 }
 

@@ -300,7 +300,7 @@ static void test_nolimit(void)
     char store[512];
     struct hw_buf b;
     hw_buf_init(&b, store, sizeof store);
-    mon_csv_cpu_line(&b, "T", &x, true);
+    mon_csv_cpu_line(&b, "T", &x, true, false);
     CU_ASSERT_PTR_NOT_NULL(strstr(b.p, ",,,,,"));
     hw_buf_free(&b);
     mon_sys_close(&s);
@@ -483,10 +483,10 @@ static void test_run_live(void)
         int rows = 0;
         for (char *nl; (nl = strchr(line, '\n')); line = nl + 1, rows++) {
             *nl = '\0';
-            /* cells: ts, 7 system, limit, cpu, current, max, peak, 4 traffic, free */
-            char *cell[18] = {0};
+            /* cells: ts, 7 system, limit, cpu, current, max, peak, 4 traffic, free, edge */
+            char *cell[19] = {0};
             int n = 0;
-            for (char *p = line; n < 18; n++) {
+            for (char *p = line; n < 19; n++) {
                 cell[n] = p;
                 char *c = strchr(p, ',');
                 if (!c)
@@ -494,7 +494,8 @@ static void test_run_live(void)
                 *c = '\0';
                 p = c + 1;
             }
-            CU_ASSERT_EQUAL(n, 17);
+            CU_ASSERT_EQUAL(n, 18);
+            CU_ASSERT(cell[18] && !*cell[18]);         /* edge: empty on the cadence's rows */
             CU_ASSERT(cell[10] && *cell[10]);          /* cgroup_mem_current_mib */
             CU_ASSERT(cell[12] && *cell[12]);          /* cgroup_mem_peak_mib */
             CU_ASSERT(cell[17] && atof(cell[17]) > 0); /* fs_free_mib */

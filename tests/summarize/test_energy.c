@@ -281,8 +281,9 @@ static void test_phase_cpu_proc(void)
     hw_buf_free(&pr);
     struct sum_run *run = summarize_dir(dir);
     CU_ASSERT_EQUAL_FATAL(run->nphase, 1);
-    CU_ASSERT_EQUAL(run->phase[0].cpu_usr.n, 3);
-    CHECK_NEAR(sum_stat_mean(&run->phase[0].cpu_usr), 20, 1e-9);
+    /* rows cover (t - 1, t]: the phase [1, 3] is the rows at 2 and 3, each for a second */
+    CU_ASSERT_EQUAL(run->phase[0].cpu_usr.n, 2);
+    CHECK_NEAR(sum_stat_mean(&run->phase[0].cpu_usr), (20 + 30) / 2.0, 1e-9);
     CHECK_NEAR(run->phase[0].proc_rss.max, 4000, 0); /* the 9000 peak is at t=4 */
     CHECK_NEAR(run->proc[SUM_PROC_RSS].max, 9000, 0);
     CHECK_NEAR(run->proc[SUM_PROC_RSS].last - run->proc[SUM_PROC_RSS].first, 5000, 0);

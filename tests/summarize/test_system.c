@@ -260,7 +260,10 @@ static void test_mem_peak_source(void)
     free(dir);
 }
 
-/* The main process vs the tree, per phase (JSON, text) and in the sweep row. */
+/* The main process vs the tree, per phase (JSON, text) and in the sweep row. Rows cover
+ * (1, 2], (2, 3], (3, 4]: a phase's CPU weighs each by the time it shares with the phase
+ * (a = [1.5, 2.5]: half of each of the first two; b = [2.5, 4]: half of the second, all of the
+ * third); its peaks are the readings taken inside it. */
 static void test_main_split(void)
 {
     char *dir = th_tmpdir("system-main");
@@ -274,11 +277,11 @@ static void test_main_split(void)
     struct sum_run *run = summarize_dir(dir);
     struct json_object *o = summary_json(run);
     CHECK_NEAR(num(o, "phases.0.proc_main_peak_rss_mib"), 120.0, 1e-9);
-    CHECK_NEAR(num(o, "phases.0.proc_main_cpu_mean_pct"), 90.0, 1e-9);
+    CHECK_NEAR(num(o, "phases.0.proc_main_cpu_mean_pct"), (90.0 + 50.0) / 2, 1e-9);
     CHECK_NEAR(num(o, "phases.0.proc_main_threads_max"), 5.0, 1e-9);
-    CHECK_NEAR(num(o, "phases.0.proc_usr_cpu_mean_pct"), 120.0, 1e-9);
+    CHECK_NEAR(num(o, "phases.0.proc_usr_cpu_mean_pct"), (120.0 + 60.0) / 2, 1e-9);
     CHECK_NEAR(num(o, "phases.1.proc_main_peak_rss_mib"), 110.0, 1e-9);
-    CHECK_NEAR(num(o, "phases.1.proc_main_cpu_mean_pct"), 40.0, 1e-9);
+    CHECK_NEAR(num(o, "phases.1.proc_main_cpu_mean_pct"), (50.0 * 0.5 + 30.0) / 1.5, 1e-9);
     CHECK_NEAR(num(o, "phases.1.proc_sys_cpu_mean_pct"), 40.0, 1e-9);
     CU_ASSERT_TRUE(is_null(o, "phases.0.system.disk_read_mib")); /* no cpu_metrics.csv */
     json_object_put(o);
@@ -286,8 +289,8 @@ static void test_main_split(void)
     hw_buf_init(&b, NULL, 0);
     sum_report_text(run, &b);
     hw_buf_putc(&b, '\0');
-    CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "    main process peak RSS 120.0 MiB, CPU mean 90.0%; "
-                                       "tree CPU user 120.0%, system 30.0%\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "    main process peak RSS 120.0 MiB, CPU mean 70.0%; "
+                                       "tree CPU user 90.0%, system 35.0%\n"));
     hw_buf_reset(&b);
     sum_report_jsonl_row(run, &b);
     hw_buf_putc(&b, '\0');
@@ -300,6 +303,53 @@ static void test_main_split(void)
     CHECK_NEAR(num(row, "sys_cpu_mean_pct"), 110.0 / 3, 1e-9);
     json_object_put(row);
     hw_buf_free(&b);
+    sum_run_free(run);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* Edge rows (hwmon's samples at phase edges): a phase's CPU and bytes come from the parts of
+ * the rows inside it; a cadence row after edge rows covers its whole interval, so its own part
+ * is what remains once theirs are taken out; the run-wide figures are the cadence's alone. */
+static void test_edge_rows(void)
+{
+    char *dir = th_tmpdir("system-edges");
+    /* a = [1.25, 1.75]: busy; the rest of the run idle */
+    write_log(dir, NULL,
+              "{\"ts\": \"2026-01-01T00:00:01.250+00:00\", \"type\": \"phase_begin\", \"name\": "
+              "\"a\", \"phase_id\": \"1.1\"}\n"
+              "{\"ts\": \"2026-01-01T00:00:01.750+00:00\", \"type\": \"phase\", \"name\": \"a\", "
+              "\"seconds\": 0.5, \"phase_id\": \"1.1\"}\n");
+    /* (1, 2] at 50% usr as a whole, 4 MiB read: (1, 1.25] 0%, (1.25, 1.75] 100% and 4 MiB,
+     * (1.75, 2] 0% */
+    put_file(dir, "cpu_metrics.csv",
+             "timestamp,usr_pct,idle_pct,disk_read_bytes,edge\n"
+             "2026-01-01T00:00:01.000+00:00,0.0,100.0,0,\n"
+             "2026-01-01T00:00:01.250+00:00,0.0,100.0,0,1\n"
+             "2026-01-01T00:00:01.750+00:00,100.0,0.0,4194304,1\n"
+             "2026-01-01T00:00:02.000+00:00,50.0,50.0,4194304,\n"
+             "2026-01-01T00:00:03.000+00:00,0.0,100.0,0,\n");
+    put_file(dir, "proc_metrics.csv",
+             "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes,edge\n"
+             "2026-01-01T00:00:01.000+00:00,1,1,0.0,10.0,0,0,\n"
+             "2026-01-01T00:00:01.250+00:00,1,1,0.0,10.0,0,0,1\n"
+             "2026-01-01T00:00:01.750+00:00,1,1,100.0,50.0,0,0,1\n"
+             "2026-01-01T00:00:02.000+00:00,1,1,50.0,12.0,0,0,\n"
+             "2026-01-01T00:00:03.000+00:00,1,1,0.0,12.0,0,0,\n");
+    struct sum_run *run = summarize_dir(dir);
+    CU_ASSERT_EQUAL_FATAL(run->nphase, 1);
+    const struct sum_phase_acc *p = &run->phase[0];
+    CHECK_NEAR(sum_stat_mean(&p->cpu_usr), 100.0, 1e-9);
+    CHECK_NEAR(sum_stat_mean(&p->proc_cpu), 100.0, 1e-9);
+    CHECK_NEAR(p->proc_rss.max, 50.0, 0);
+    CHECK_NEAR(sum_system_mib(&p->sys, SUM_IO_DISK_READ), 4.0, 1e-9);
+    CU_ASSERT_STRING_EQUAL(sum_phase_edges(p), "measured");
+    /* the run: three cadence rows, their values as written */
+    CU_ASSERT_EQUAL(sum_run_num_samples(run), 3);
+    CU_ASSERT_EQUAL(run->edge_rows, 2);
+    CHECK_NEAR(sum_stat_mean(&run->cpu[SUM_CPU_USR]), 50.0 / 3, 1e-9);
+    CHECK_NEAR(sum_system_mib(&run->sys, SUM_IO_DISK_READ), 4.0, 1e-9);
+    CU_ASSERT_EQUAL(run->proc[SUM_PROC_CPU].n, 3);
     sum_run_free(run);
     th_rmtree(dir);
     free(dir);
@@ -343,5 +393,6 @@ void add_system_suite(void)
     CU_add_test(s, "traffic", test_traffic);
     CU_add_test(s, "mem_peak_source", test_mem_peak_source);
     CU_add_test(s, "main_split", test_main_split);
+    CU_add_test(s, "edge_rows", test_edge_rows);
     CU_add_test(s, "html", test_html);
 }
