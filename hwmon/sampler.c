@@ -178,8 +178,11 @@ static void on_runlog(struct mon_sampler *s, bool *root_gone)
     if (!n.begins && !n.ends)
         return;
     double now = hw_mono_now(), min_s = s->cfg.edge_min_s;
-    bool want = n.longest_end_s >= min_s || (n.begins && now - s->last_boundary_t >= min_s);
+    bool burst = now - s->last_boundary_t < min_s;
+    bool want = n.longest_end_s >= min_s || (n.begins && !burst);
     s->last_boundary_t = now;
+    if (burst)
+        s->follow_resume = now + MON_FOLLOW_HOLD_S;
     if (want && now - s->last_edge_t >= MON_EDGE_GAP_S) {
         s->last_edge_t = now;
         sample_once(s, true, root_gone);
@@ -187,7 +190,7 @@ static void on_runlog(struct mon_sampler *s, bool *root_gone)
 }
 
 /* Wait until the absolute deadline, a stop, or run.jsonl growing. 1: stop asked, 0: deadline,
- * 2: run.jsonl grew. */
+ * 2: run.jsonl grew (or the hold on it ended: read what came meanwhile). */
 static int wait_until(struct mon_sampler *s, const struct timespec *deadline)
 {
     struct pollfd pf[2] = {{s->wake_fd, POLLIN, 0}, {mon_follow_fd(&s->follow), POLLIN, 0}};
@@ -195,18 +198,30 @@ static int wait_until(struct mon_sampler *s, const struct timespec *deadline)
         struct timespec now, left = {0, 0};
         clock_gettime(CLOCK_MONOTONIC, &now);
         int64_t ns = hw_ts_diff_ns(deadline, &now);
+        /* held: run.jsonl is read when the hold ends, not at every line meanwhile */
+        double hold = s->follow_resume - ((double)now.tv_sec + (double)now.tv_nsec * 1e-9);
+        bool held = pf[1].fd >= 0 && hold > 0;
+        if (held && hold * 1e9 < (double)ns)
+            ns = (int64_t)(hold * 1e9) + 1;
         if (ns > 0) {
             left.tv_sec = (time_t)(ns / 1000000000);
             left.tv_nsec = (long)(ns % 1000000000);
         }
-        int n = ppoll(pf, pf[1].fd >= 0 ? 2 : 1, &left, NULL);
+        int n = ppoll(pf, pf[1].fd >= 0 && !held ? 2 : 1, &left, NULL);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0)
-            return 0; /* the deadline (or a poll error: sample on time regardless) */
-        if (pf[0].revents)
+        if (n > 0 && pf[0].revents)
             return 1;
-        return 2;
+        if (n > 0)
+            return 2;
+        if (held) { /* the hold ended (or the deadline came first: then sample first) */
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            if (hw_ts_diff_ns(deadline, &now) > 0) {
+                s->follow_resume = 0;
+                return 2;
+            }
+        }
+        return 0; /* the deadline (or a poll error: sample on time regardless) */
     }
 }
 

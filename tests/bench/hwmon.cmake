@@ -18,3 +18,11 @@ if(TARGET hwmon_core)
   add_executable(bench_prom ${CMAKE_CURRENT_LIST_DIR}/bench_prom.c)
   target_link_libraries(bench_prom PRIVATE hwmon_core)
 endif()
+
+# bench_edges: hwmon's CPU while it follows run.jsonl for edge samples, 50 phase boundaries per
+# second against none (issue 23; run by hand: `build/tests/bench/bench_edges -b build/hwmon/hwmon`).
+if(TARGET hwmon)
+  add_executable(bench_edges ${CMAKE_CURRENT_LIST_DIR}/bench_edges.c)
+  target_link_libraries(bench_edges PRIVATE hwrun_flags runlog::runlog)
+  add_dependencies(bench_edges hwmon)
+endif()
