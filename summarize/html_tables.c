@@ -303,11 +303,15 @@ static void phase_table(FILE *f, const struct ht_page *P)
     fputs("</tr></thead>\n<tbody>\n", f);
     for (size_t i = 0; i < run->nphase && i < MAX_TABLE_ROWS; i++) {
         const struct sum_phase_acc *p = &run->phase[i];
-        fprintf(f, "<tr class=\"phase-row%s\"><th><span class=\"sw p%d\"></span>",
-                p->open ? " open" : "", ht_phase_color(P, p->name));
+        long gs = sum_phase_gpu_samples(run, p);
+        fprintf(f, "<tr class=\"phase-row%s\"><th data-edges=\"%s\"><span class=\"sw p%d\"></span>",
+                p->open ? " open" : "", sum_phase_edges(p), ht_phase_color(P, p->name));
         ht_esc(f, p->name);
         if (p->open) /* begun and never ended: where the run was when it stopped */
             fputs(" <small class=\"badstatus\" title=\"begun and never ended\">open</small>", f);
+        if (gs >= 0 && gs < SUM_PHASE_GPU_RESOLVED) /* its GPU figures are one sample or none */
+            fprintf(f, " <small class=\"unresolved\" title=\"%ld GPU sample%s inside: not resolved\">"
+                       "GPU unresolved</small>", gs, gs == 1 ? "" : "s");
         fputs("</th>", f);
         td_num(f, p->t0 - P->t0, NULL);
         char b[48];

@@ -472,9 +472,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
                 continue;
             hw_json_open(&w, NULL, '{');
             hw_json_u64(&w, "index", (uint64_t)g);
-            hw_json_u64(&w, "samples", pg->m[SUM_GM_UTIL].n > pg->m[SUM_GM_POWER].n
-                                      ? pg->m[SUM_GM_UTIL].n
-                                      : pg->m[SUM_GM_POWER].n);
+            hw_json_u64(&w, "samples", sum_phase_gpu_rows(pg));
             json_gpu_metrics(&w, pg->m);
             hw_json_num(&w, "energy_wh",
                    run->gpu[g] && run->gpu[g]->m[SUM_GM_POWER].n ? pg->energy_j / 3600.0 : NAN);
@@ -508,6 +506,14 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         hw_json_bool(&w, "failed", p->failed);
         hw_json_bool(&w, "open", p->open);
         hw_json_str(&w, "edges", sum_phase_edges(p));
+        long gs = sum_phase_gpu_samples(run, p);
+        if (gs >= 0) {
+            hw_json_u64(&w, "gpu_samples", (uint64_t)gs);
+            hw_json_bool(&w, "gpu_resolved", gs >= SUM_PHASE_GPU_RESOLVED);
+        } else {
+            hw_json_null(&w, "gpu_samples");
+            hw_json_null(&w, "gpu_resolved");
+        }
         hw_json_raw(&w, "extra", p->extra);
         hw_json_close(&w);
     }
@@ -813,6 +819,9 @@ static void text_phase_entry(struct hw_buf *out, const struct sum_run *run,
     hw_buf_puts(out, ", energy ");
     twh(out, phase_energy_wh(p), u);
     text_cpu_tree(out, &p->cpu_usr, &p->proc_rss, &p->proc_cpu, u);
+    long gs = sum_phase_gpu_samples(run, p);
+    if (gs >= 0 && gs < SUM_PHASE_GPU_RESOLVED)
+        hw_buf_printf(out, " (GPU not resolved: %ld sample%s)", gs, gs == 1 ? "" : "s");
     if (strcmp(sum_phase_edges(p), "measured") != 0)
         hw_buf_printf(out, " (CPU, disk, network: %s at its edges)",
                       strcmp(sum_phase_edges(p), "interpolated") ? "measured at one, interpolated"

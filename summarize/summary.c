@@ -153,6 +153,19 @@ double sum_run_duration(const struct sum_run *run)
     return NAN;
 }
 
+long sum_phase_gpu_samples(const struct sum_run *run, const struct sum_phase_acc *p)
+{
+    long fewest = -1;
+    for (int g = 0; g < SUM_MAX_GPUS; g++) {
+        if (!run->gpu[g] || !run->gpu[g]->in_query)
+            continue;
+        uint64_t n = sum_phase_gpu_rows(p->gpu[g]);
+        if (fewest < 0 || (long)n < fewest)
+            fewest = (long)n;
+    }
+    return fewest;
+}
+
 const char *sum_phase_edges(const struct sum_phase_acc *p)
 {
     return p->edge_t0 ? (p->edge_t1 ? "measured" : "begin") : p->edge_t1 ? "end" : "interpolated";
@@ -492,19 +505,6 @@ uint64_t sum_run_file_gaps(const struct sum_run *run, enum sum_kind kind)
     return isfinite(med) ? sum_stat_count_above(&run->q_interval[kind], SUM_GAP_FACTOR * med) : 0;
 }
 
-/* sum_run_energy_wh's additions in its order over the GPUs seen only: the same double, without
- * a pass over every possible GPU at each step. */
-static double energy_wh_so_far(const struct sum_run *run)
-{
-    double j = 0;
-    for (int i = 0; i < run->ngpu_seen; i++) {
-        const struct sum_gpu *gp = run->gpu[run->gpu_seen[i]];
-        if (gp->m[SUM_GM_POWER].n)
-            j += gp->energy.joules;
-    }
-    return j / 3600.0;
-}
-
 /* Whose power curve a step is of (sum_energy_add's context). */
 struct curve_of {
     struct sum_run *run;
@@ -519,8 +519,8 @@ static inline __attribute__((always_inline)) void energy_stepped(void *ctx, doub
 {
     const struct curve_of *c = ctx;
     struct sum_run *run = c->run;
-    if (run->tl) /* the chart's energy: the JSON's energy_wh so far, at every step */
-        sum_tl_energy(run->tl, t1, energy_wh_so_far(run));
+    if (run->tl) /* the chart's energy: the joules of the steps, as energy_wh adds them */
+        sum_tl_energy(run->tl, t1, bridged ? sum_energy_trapezoid(t0, p0, t1, p1) : 0);
     if (bridged) {
         if (any_phases(run)) {
             struct seg s = {c->gpu, t0, p0, t1, p1};
@@ -1174,6 +1174,8 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
             struct curve_of curve = {run, g};
             sum_energy_finish(&run->gpu[g]->energy, run->info.interval_s, energy_stepped, &curve);
         }
+    if (run->tl)
+        sum_tl_finish(run->tl);
 
     double last_t = run->t_max >= run->t_min ? run->t_max : NAN;
     end_open_phases(run, last_t);

@@ -282,6 +282,19 @@ uint64_t sum_run_file_gaps(const struct sum_run *run, enum sum_kind kind);
 /* The run's start and end in epoch seconds (the start event, else the first time seen; the
  * start plus sum_run_duration()); false when the run has no time at all. */
 bool sum_run_span(const struct sum_run *run, double *t0, double *t1);
+/* GPU rows inside a phase: the fewest of any GPU of the run (a GPU can be sampled only on
+ * nvidia-smi's cadence, not at a phase's edges); -1 when the run has no GPU rows. A phase with
+ * fewer than SUM_PHASE_GPU_RESOLVED is not resolved: its GPU figures are one or no sample. */
+#define SUM_PHASE_GPU_RESOLVED 2
+/* One GPU's rows inside a phase (phases[].gpus[].samples). */
+static inline uint64_t sum_phase_gpu_rows(const struct sum_phase_gpu *pg)
+{
+    if (!pg)
+        return 0;
+    return pg->m[SUM_GM_UTIL].n > pg->m[SUM_GM_POWER].n ? pg->m[SUM_GM_UTIL].n
+                                                        : pg->m[SUM_GM_POWER].n;
+}
+long sum_phase_gpu_samples(const struct sum_run *run, const struct sum_phase_acc *p);
 /* Where hwmon read a phase's counters: "measured" (at its begin and its end), "begin", "end",
  * or "interpolated" (its CPU, disk and network are its time share of the rows around it). */
 const char *sum_phase_edges(const struct sum_phase_acc *p);

@@ -315,13 +315,36 @@ void sum_tl_io(struct sum_timeline *tl, double t, const double bytes[4], double 
         add(tl, &tl->os[SUM_TL_DISKR + i], b, sum_io_rate_mib_s(bytes[i], dt), step);
 }
 
-void sum_tl_energy(struct sum_timeline *tl, double t, double wh)
+void sum_tl_energy(struct sum_timeline *tl, double t, double joules)
 {
     if (tl->spark_only)
         return;
-    /* its steps follow the GPU steps, so the gap rule breaks it where it breaks power */
-    double step = step_from(&tl->energy_last_t, t);
-    add(tl, &tl->os[SUM_TL_ENERGY], place(tl, t), wh, step);
+    /* its steps follow the GPU steps, so the gap rule breaks it where it breaks power; a GPU
+     * taken late steps back in time: the bucket still gets its joules */
+    double step = !(t <= tl->energy_last_t) ? step_from(&tl->energy_last_t, t) : NAN;
+    add(tl, &tl->os[SUM_TL_ENERGY], place(tl, t), joules, step);
+}
+
+void sum_tl_finish(struct sum_timeline *tl)
+{
+    if (!tl || !tl->os[SUM_TL_ENERGY].cols)
+        return;
+    struct sum_tl_series *s = &tl->os[SUM_TL_ENERGY];
+    double j = 0;
+    bool first = true;
+    for (int b = 0; b <= tl->hi && b < tl->nb; b++) {
+        struct sum_tl_col *k = &s->cols[b];
+        if (!k->n)
+            continue;
+        j += k->sum; /* the joules of its steps */
+        float wh = (float)(j / 3600.0);
+        k->first = k->last = k->min = k->max = wh;
+        k->sum = (double)wh * k->n;
+        if (first)
+            s->vmin = wh;
+        first = false;
+        s->vmax = wh;
+    }
 }
 
 /* Copy s into out (cap bytes), cut at a character boundary. */

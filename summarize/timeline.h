@@ -10,8 +10,8 @@
  * last one; a sample before the anchor shifts the buckets. Memory: 2 * cols buckets per series,
  * whatever the run's length.
  *
- * The energy series is the summary's own accumulator (struct sum_energy.joules of every GPU)
- * sampled at each step, so its last value is the JSON's energy_wh. Events are kept as markers up
+ * The energy series adds up the joules of every GPU's steps, as the summary's energy_wh does, and
+ * is drawn as energy so far. Events are kept as markers up
  * to SUM_TL_MAX_EVENTS (the summary keeps only counts and the error-like ones). */
 #ifndef SUM_TIMELINE_H
 #define SUM_TIMELINE_H
@@ -122,9 +122,12 @@ void sum_tl_proc_row(struct sum_timeline *tl, const struct sum_proc_row *r);
 /* A cpu_metrics.csv row's disk and network bytes (SUM_IO_*, NAN unmeasured) over the dt seconds
  * before it, as the summary counts them (system.h): drawn as rates. */
 void sum_tl_io(struct sum_timeline *tl, double t, const double bytes[4], double dt);
-/* The energy of every GPU so far (sum_run_energy_wh, the summary's accumulators) after a GPU's
- * step at time t. */
-void sum_tl_energy(struct sum_timeline *tl, double t, double wh);
+/* A GPU's step of its power curve that ended at t, and the joules the energy rule counted for it
+ * (0 when it did not bridge it). The chart's energy line is their sum up to each bucket: it never
+ * falls, also while a GPU's first rows wait for its interval and are taken late. */
+void sum_tl_energy(struct sum_timeline *tl, double t, double joules);
+/* After the last row: the energy series becomes the energy so far, in Wh, bucket by bucket. */
+void sum_tl_finish(struct sum_timeline *tl);
 
 /* Bucket b's time span starts at sum_tl_bucket_t(tl, b); each lasts tl->width. */
 static inline double sum_tl_bucket_t(const struct sum_timeline *tl, int b)

@@ -40,6 +40,12 @@ static inline bool sum_is_gap(double dt, double interval_s)
     return dt > SUM_GAP_FACTOR * interval_s;
 }
 
+/* The joules of a bridged step: power interpolated linearly from (t0, p0) to (t1, p1). */
+static inline double sum_energy_trapezoid(double t0, double p0, double t1, double p1)
+{
+    return (p0 + p1) / 2.0 * (t1 - t0);
+}
+
 /* One step of a GPU's power curve, from (t0, p0) to (t1, p1) seconds/watts, under the energy
  * rule: a trapezoid, except across a gap longer than SUM_GAP_FACTOR * e->interval_s or where
  * power was not measured at one end. Adds the joules and the counters to e; returns whether the
@@ -60,7 +66,7 @@ static inline bool sum_energy_step(struct sum_energy *e, double t0, double p0, d
         e->unmeasured++;
         return false;
     }
-    e->joules += (p0 + p1) / 2.0 * dt;
+    e->joules += sum_energy_trapezoid(t0, p0, t1, p1);
     e->covered_s += dt;
     return true;
 }
