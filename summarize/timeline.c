@@ -152,6 +152,12 @@ static int place(struct sum_timeline *tl, double t)
 }
 
 /* Add v at bucket b; step: seconds since the source's previous sample (NAN: none). */
+/* v as a float, a garbage 1e300 held at the largest one (the conversion would be undefined) */
+static float to_float(double v)
+{
+    return v > FLT_MAX ? FLT_MAX : v < -FLT_MAX ? -FLT_MAX : (float)v;
+}
+
 static void add(struct sum_timeline *tl, struct sum_tl_series *s, int b, double v, double step)
 {
     if (b < 0)
@@ -168,7 +174,7 @@ static void add(struct sum_timeline *tl, struct sum_tl_series *s, int b, double 
         }
     }
     struct sum_tl_col *k = &s->cols[b];
-    float fv = v > FLT_MAX ? FLT_MAX : v < -FLT_MAX ? -FLT_MAX : (float)v; /* a garbage 1e300 */
+    float fv = to_float(v);
     if (k->n == 0) {
         k->first = k->last = k->min = k->max = fv;
         k->step = (float)step;
@@ -337,7 +343,7 @@ void sum_tl_finish(struct sum_timeline *tl)
         if (!k->n)
             continue;
         j += k->sum; /* the joules of its steps */
-        float wh = (float)(j / 3600.0);
+        float wh = to_float(j / 3600.0);
         k->first = k->last = k->min = k->max = wh;
         k->sum = (double)wh * k->n;
         if (first)
