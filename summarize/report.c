@@ -822,10 +822,11 @@ static void text_phase_entry(struct hw_buf *out, const struct sum_run *run,
     long gs = sum_phase_gpu_samples(run, p);
     if (gs >= 0 && gs < SUM_PHASE_GPU_RESOLVED)
         hw_buf_printf(out, " (GPU not resolved: %ld sample%s)", gs, gs == 1 ? "" : "s");
-    if (strcmp(sum_phase_edges(p), "measured") != 0)
-        hw_buf_printf(out, " (CPU, disk, network: %s at its edges)",
-                      strcmp(sum_phase_edges(p), "interpolated") ? "measured at one, interpolated"
-                                                                 : "interpolated");
+    if (!p->edge_t0 || !p->edge_t1) /* sum_phase_edges() in words */
+        hw_buf_printf(out, " (CPU, disk, network %s)",
+                      p->edge_t0   ? "measured at its begin, interpolated at its end"
+                      : p->edge_t1 ? "interpolated at its begin, measured at its end"
+                                   : "interpolated at its edges");
     if (p->open)
         hw_buf_puts(out, ", OPEN: begun and never ended");
     else if (p->signal)
