@@ -142,6 +142,13 @@ static void run_table(FILE *f, const struct sum_run *run, const struct sum_units
            "all GPUs, power integrated over time");
     const struct sum_stat *all = run->all;
     kv_dim(f, "peak VRAM", sum_fig_max(&all[SUM_GM_MEM_USED]), SUM_DIM_MEM, u, NULL);
+    struct sum_fwmem_fig fw;
+    if (sum_fwmem_figures(run, NULL, &fw)) { /* what the framework itself used, and the room */
+        kv_dim(f, "framework peak", fw.peak_mib, SUM_DIM_MEM, u, run->fw.framework);
+        kv_dim(f, "framework pool", fw.pool_mib, SUM_DIM_MEM, u, "what its allocator held");
+        kv_dim(f, "GPU headroom", fw.headroom_mib, SUM_DIM_MEM, u,
+               "the GPU's memory minus the framework's peak");
+    }
     kv_row(f, "GPU util mean", sum_fig_mean(&all[SUM_GM_UTIL]), "%");
     kv_row(f, "GPU util max", sum_fig_max(&all[SUM_GM_UTIL]), "%");
     const char *mus;
@@ -309,6 +316,13 @@ static void phase_table(FILE *f, const struct ht_page *P)
         ht_esc(f, p->name);
         if (p->open) /* begun and never ended: where the run was when it stopped */
             fputs(" <small class=\"badstatus\" title=\"begun and never ended\">open</small>", f);
+        struct sum_fwmem_fig fw;
+        if (sum_fwmem_figures(run, p, &fw)) {
+            char fb[48];
+            fputs(" <small class=\"fw\">", f);
+            ht_esc(f, p->fw.framework);
+            fprintf(f, " peak %s</small>", ht_fmt_dim(fb, sizeof fb, fw.peak_mib, SUM_DIM_MEM, u));
+        }
         if (gs >= 0 && gs < SUM_PHASE_GPU_RESOLVED) /* its GPU figures are one sample or none */
             fprintf(f, " <small class=\"unresolved\" title=\"%ld GPU sample%s inside: not resolved\">"
                        "GPU unresolved</small>", gs, gs == 1 ? "" : "s");

@@ -2,6 +2,9 @@
  * line each piece reproduces (shared/oracle/pytyche_run_monitor.py). */
 #include "pytyche.h"
 #include "py_unicode.h"
+#include "summary.h" /* sum_fwmem: the framework figures run.jsonl carries */
+
+#include <json-c/json.h>
 
 #include "hwrun/parse.h"
 
@@ -521,6 +524,8 @@ void sum_py_format(const struct sum_py_acc *a, struct hw_buf *out)
     key(&w, "cpu_usr_mean_pct", usr);
     key(&w, "gpu_util_max_pct", util_max);
     key(&w, "gpu_util_mean_pct", util_mean);
+    if (a->jax_peak_mb > 0) /* if self.jax_peak_bytes_mb > 0 */
+        key(&w, "jax_peak_bytes_mb", a->jax_peak_mb);
     if (mu_mean > 0) { /* if self.mem_util_mean_pct > 0 */
         key(&w, "mem_util_max_pct", mu_max);
         key(&w, "mem_util_mean_pct", mu_mean);
@@ -533,6 +538,38 @@ void sum_py_format(const struct sum_py_acc *a, struct hw_buf *out)
 }
 
 /* ---- summarize --format pytyche -------------------------------------------------------- */
+
+/* pytyche's caller stores probe_jax_peak_memory_mb() in the summary; our Python package logs
+ * it in run.jsonl (HW_FWMEM): its largest JAX peak, read with the run log's own reader. */
+static void jp_entry(void *ctx, const struct sum_phase *p)
+{
+    struct json_object *o;
+    if (p->obj && json_object_object_get_ex(p->obj, HW_FWMEM, &o))
+        sum_fwmem_take(ctx, o);
+}
+
+static void jp_event(void *ctx, const struct sum_event *e)
+{
+    if (!strcmp(e->name, HW_FWMEM))
+        sum_fwmem_take(ctx, e->data);
+}
+
+static double jax_peak(const char *dir, const char *path)
+{
+    char *p = NULL;
+    if (!path && dir && asprintf(&p, "%s/%s", dir, sum_kind_files[SUM_KIND_RUNLOG]) >= 0)
+        path = p;
+    struct sum_fwmem fw;
+    sum_fwmem_init(&fw);
+    struct sum_sink sink = {.ctx = &fw, .phase = jp_entry, .phase_begin = jp_entry,
+                            .event = jp_event};
+    struct sum_quality q;
+    struct stat st;
+    if (path && stat(path, &st) == 0)
+        (void)sum_read_file(SUM_KIND_RUNLOG, path, NULL, &sink, &q); /* pytyche: no log, no value */
+    free(p);
+    return fw.jax_peak_mib;
+}
 
 int sum_py_run(const char *dir, const char *const file_opt[SUM_KIND_COUNT], struct hw_buf *out,
                bool *usable)
@@ -574,6 +611,7 @@ int sum_py_run(const char *dir, const char *const file_opt[SUM_KIND_COUNT], stru
         }
         free(p);
     }
+    acc.jax_peak_mb = jax_peak(dir, file_opt[SUM_KIND_RUNLOG]);
     sum_py_format(&acc, out);
     *usable = any;
     if (!any) {

@@ -27,6 +27,7 @@ struct sum_py_acc {
     double mem_util_sum, mem_util_max;
     uint64_t n_usr, n_idle;
     double usr_sum, idle_sum;
+    double jax_peak_mb; /* what the caller stores: JAX's peak in MiB (0: none), from run.jsonl */
 };
 
 struct sum_py_reader;

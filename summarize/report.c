@@ -268,6 +268,26 @@ static const char *param_text(const struct sum_param *p, bool json)
                                                     JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
+/* The framework's own memory of the run (p NULL) or a phase, next to nvidia-smi's: null when
+ * the job logged none (sum_fwmem_figures). */
+static void json_fwmem(struct hw_json *w, const struct sum_run *run, const struct sum_phase_acc *p)
+{
+    struct sum_fwmem_fig x;
+    if (!sum_fwmem_figures(run, p, &x)) {
+        hw_json_null(w, "framework_memory");
+        return;
+    }
+    hw_json_open(w, "framework_memory", '{');
+    hw_json_str(w, "framework", p ? p->fw.framework : run->fw.framework);
+    hw_json_num(w, "peak_mib", x.peak_mib);
+    hw_json_num(w, "pool_mib", x.pool_mib);
+    hw_json_num(w, "vram_peak_mib", x.vram_peak_mib);
+    hw_json_num(w, "vram_total_mib", x.vram_total_mib);
+    hw_json_num(w, "headroom_mib", x.headroom_mib);
+    hw_json_num(w, "pool_unused_mib", x.pool_unused_mib);
+    hw_json_close(w);
+}
+
 /* How long the run had been in its open phase when it ended; NAN without one. */
 static double open_phase_sec(const struct sum_outcome *o)
 {
@@ -401,6 +421,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     hw_json_num(&w, "mean_gpu_util", sum_stat_mean(&run->all[SUM_GM_UTIL]));
     /* ours: units in the names (the _mb keys above are those tools' names for MiB values) */
     hw_json_num(&w, "peak_vram_mib", max_or_nan(&run->all[SUM_GM_MEM_USED]));
+    json_fwmem(&w, run, NULL);
     hw_json_num(&w, "energy_wh", sum_run_energy_wh(run));
     hw_json_str(&w, "mem_util_source", mu_src);
     json_time(&w, "start", run->t_max >= run->t_min ? run->t_min : NAN);
@@ -514,6 +535,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
             hw_json_null(&w, "gpu_samples");
             hw_json_null(&w, "gpu_resolved");
         }
+        json_fwmem(&w, run, p);
         hw_json_raw(&w, "extra", p->extra);
         hw_json_close(&w);
     }
@@ -808,6 +830,34 @@ static void text_cpu_tree(struct hw_buf *out, const struct sum_stat *cpu_usr,
     }
 }
 
+/* The framework's own memory next to nvidia-smi's, of the run (p NULL) or a phase: what it
+ * really used, what its allocator held, and the room left on the GPU. */
+static void text_fwmem(struct hw_buf *out, const char *indent, const struct sum_run *run,
+                       const struct sum_phase_acc *p, const struct sum_units *u)
+{
+    struct sum_fwmem_fig x;
+    if (!sum_fwmem_figures(run, p, &x))
+        return;
+    char sb[64];
+    hw_buf_printf(out, "%sframework memory (%s): peak ", indent,
+                  safe(p ? p->fw.framework : run->fw.framework, sb, sizeof sb));
+    tmem(out, x.peak_mib, u);
+    hw_buf_puts(out, " in use");
+    if (isfinite(x.pool_mib)) {
+        hw_buf_puts(out, ", pool ");
+        tmem(out, x.pool_mib, u);
+    }
+    hw_buf_puts(out, "; nvidia-smi peak VRAM ");
+    tmem(out, x.vram_peak_mib, u);
+    if (isfinite(x.vram_total_mib)) {
+        hw_buf_puts(out, " of ");
+        tmem(out, x.vram_total_mib, u);
+        hw_buf_puts(out, "; headroom ");
+        tmem(out, x.headroom_mib, u);
+    }
+    hw_buf_putc(out, '\n');
+}
+
 static void text_phase_entry(struct hw_buf *out, const struct sum_run *run,
                              const struct sum_phase_acc *p, const struct sum_units *u)
 {
@@ -847,6 +897,7 @@ static void text_phase_entry(struct hw_buf *out, const struct sum_run *run,
         tnum(out, sum_stat_mean(&p->sys_cpu), "%\n");
     }
     text_system(out, "    ", &p->sys, p->sys.mem_limit_mib, NAN, u);
+    text_fwmem(out, "    ", run, p, u);
     for (int g = 0; g < SUM_MAX_GPUS; g++)
         if (p->gpu[g]) {
             hw_buf_printf(out, "    GPU %d util mean ", g);
@@ -984,6 +1035,7 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
     hw_buf_puts(out, " idle ");
     tnum(out, sum_stat_mean(&run->cpu[SUM_CPU_IDLE]), "%");
     hw_buf_putc(out, '\n');
+    text_fwmem(out, "  ", run, NULL, u);
     if (run->proc[SUM_PROC_RSS].n) {
         hw_buf_puts(out, "  process tree: peak RSS ");
         tmem(out, run->proc[SUM_PROC_RSS].max, u);
@@ -1084,6 +1136,15 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
 
 /* ---- one row per run -------------------------------------------------------------------- */
 
+/* The run's framework figures for a row's columns (NAN when none was logged). */
+static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
+{
+    struct sum_fwmem_fig x;
+    if (!sum_fwmem_figures(run, NULL, &x))
+        x = (struct sum_fwmem_fig){NAN, NAN, NAN, NAN, NAN, NAN};
+    return x;
+}
+
 enum col_type { C_STR, C_NUM, C_U64, C_INT /* an integer in d, NAN when not known */ };
 
 struct col {
@@ -1114,6 +1175,9 @@ struct col {
     D("duration_sec", round_us(sum_run_duration(run)))                                            \
     D("peak_vram_mb", max_or_nan(&run->all[SUM_GM_MEM_USED]))                                     \
     D("peak_vram_mib", max_or_nan(&run->all[SUM_GM_MEM_USED]))                                    \
+    S("framework", run->fw.framework[0] ? run->fw.framework : NULL)                                \
+    D("framework_peak_mib", fw_fig(run).peak_mib)                                                  \
+    D("framework_headroom_mib", fw_fig(run).headroom_mib)                                          \
     D("gpu_util_mean_pct", sum_stat_mean(&run->all[SUM_GM_UTIL]))                                   \
     D("gpu_util_max_pct", max_or_nan(&run->all[SUM_GM_UTIL]))                                     \
     D("mem_util_mean_pct", sum_stat_mean(mu))                                                       \

@@ -20,6 +20,7 @@ struct sum_run *sum_run_new(void)
         return NULL;
     sum_run_info_init(&run->info);
     sum_outcome_init(&run->outcome);
+    sum_fwmem_init(&run->fw);
     run->t_min = INFINITY;
     run->t_max = -INFINITY;
     run->cg_limit_cores = NAN;
@@ -153,6 +154,35 @@ double sum_run_duration(const struct sum_run *run)
     return NAN;
 }
 
+bool sum_fwmem_figures(const struct sum_run *run, const struct sum_phase_acc *p,
+                       struct sum_fwmem_fig *out)
+{
+    const struct sum_fwmem *fw = p ? &p->fw : &run->fw;
+    if (!fw->framework[0])
+        return false;
+    double used = NAN, total = NAN;
+    for (int g = 0; g < SUM_MAX_GPUS; g++) {
+        const struct sum_gpu *gp = run->gpu[g];
+        if (!gp)
+            continue;
+        const struct sum_stat *u = p ? (p->gpu[g] ? &p->gpu[g]->m[SUM_GM_MEM_USED] : NULL)
+                                     : &gp->m[SUM_GM_MEM_USED];
+        if (u && u->n)
+            used = fmax(used, u->max);
+        if (gp->m[SUM_GM_MEM_TOTAL].n)
+            total = fmax(total, gp->m[SUM_GM_MEM_TOTAL].max);
+    }
+    *out = (struct sum_fwmem_fig){
+        .peak_mib = fw->peak_mib,
+        .pool_mib = fw->pool_mib,
+        .vram_peak_mib = used,
+        .vram_total_mib = total,
+        .headroom_mib = total - fw->peak_mib,
+        .pool_unused_mib = fw->pool_mib - fw->peak_mib,
+    };
+    return true;
+}
+
 long sum_phase_gpu_samples(const struct sum_run *run, const struct sum_phase_acc *p)
 {
     long fewest = -1;
@@ -234,8 +264,8 @@ static char *phase_extra(struct json_object *obj)
     json_object_object_foreach(obj, k, v)
     {
         if (!strcmp(k, HW_RL_TS) || !strcmp(k, HW_RL_TYPE) || !strcmp(k, HW_RL_NAME) ||
-            !strcmp(k, HW_RL_SECONDS) || !strcmp(k, HW_RL_PHASE_ID))
-            continue;
+            !strcmp(k, HW_RL_SECONDS) || !strcmp(k, HW_RL_PHASE_ID) || !strcmp(k, HW_FWMEM))
+            continue; /* the framework's figures are a phase's own (sum_fwmem) */
         json_object_object_add(x, k, json_object_get(v));
         n++;
     }
@@ -250,12 +280,51 @@ static char *phase_extra(struct json_object *obj)
     return text;
 }
 
+void sum_fwmem_init(struct sum_fwmem *f)
+{
+    *f = (struct sum_fwmem){.peak_mib = NAN, .pool_mib = NAN};
+}
+
+void sum_fwmem_take(struct sum_fwmem *f, struct json_object *o)
+{
+    const char *fw = sum_json_str(o, HW_FWMEM_FRAMEWORK);
+    if (!fw)
+        return;
+    struct json_object *v;
+    double peak = NAN, pool = NAN;
+    if (json_object_object_get_ex(o, HW_FWMEM_PEAK, &v) &&
+        (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+        peak = json_object_get_double(v);
+    if (json_object_object_get_ex(o, HW_FWMEM_POOL, &v) &&
+        (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+        pool = json_object_get_double(v);
+    if (!(peak >= 0 && peak < 1e15)) /* a number of MiB, or nothing said */
+        return;
+    snprintf(f->framework, sizeof f->framework, "%s", fw);
+    f->peak_mib = fmax(f->peak_mib, peak); /* fmax: NAN loses */
+    if (pool >= 0 && pool < 1e15)
+        f->pool_mib = fmax(f->pool_mib, pool);
+    if (!strcmp(fw, HW_FWMEM_JAX) && peak > f->jax_peak_mib)
+        f->jax_peak_mib = peak;
+}
+
+/* An entry's HW_FWMEM object, into the phase's figures (f) and the run's. */
+static void fwmem_entry(struct sum_run *run, struct sum_fwmem *f, struct json_object *entry)
+{
+    struct json_object *o;
+    if (entry && json_object_object_get_ex(entry, HW_FWMEM, &o) &&
+        json_object_is_type(o, json_type_object)) {
+        sum_fwmem_take(f, o);
+        sum_fwmem_take(&run->fw, o);
+    }
+}
+
 /* A phase over [t0, t1] (t1 INFINITY: open until the run's end, known once every file is
  * read); extra is taken over. Open phases are always kept: there are few, and the outcome
  * names them. */
 static void add_phase(struct sum_run *run, const char *name, double t0, double t1,
                       double seconds, uint64_t line, char *extra, int exit_status, int sig,
-                      bool failed, bool open)
+                      bool failed, bool open, const struct sum_fwmem *fw)
 {
     see_time(run, t0);
     see_time(run, t1);
@@ -283,6 +352,7 @@ static void add_phase(struct sum_run *run, const char *name, double t0, double t
     a->signal = sig;
     a->extra = extra;
     a->open = open;
+    a->fw = *fw;
     /* per-phase CPU and process figures are means and maxima only */
     a->cpu_usr.no_quant = a->cpu_idle.no_quant = true;
     a->proc_rss.no_quant = a->proc_cpu.no_quant = true;
@@ -315,6 +385,8 @@ static void on_phase_begin(void *ctx, const struct sum_phase *p)
     *o = (struct sum_open_phase){.id = strdup(p->id), .name = strdup(p->name),
                                  .extra = phase_extra(p->obj), .t0 = p->t_start,
                                  .line = p->line};
+    sum_fwmem_init(&o->fw);
+    fwmem_entry(run, &o->fw, p->obj); /* a phase killed inside: what its begin said */
     if (!o->id || !o->name) {
         open_free(o);
         run->open_dropped++;
@@ -332,7 +404,7 @@ static void close_open(struct sum_run *run, double t1)
         double end = t1 >= o->t0 ? t1 : o->t0; /* a begin stamped after the stop: no window */
         sum_outcome_open_phase(&run->outcome, o->name, o->t0, end);
         add_phase(run, o->name, o->t0, end, isinf(end) ? NAN : end - o->t0, o->line, o->extra,
-                  -1, 0, false, true);
+                  -1, 0, false, true, &o->fw);
         o->extra = NULL;
         open_free(o);
     }
@@ -353,8 +425,11 @@ static void on_phase(void *ctx, const struct sum_phase *p)
             }
     int exit_status, sig;
     bool failed = sum_outcome_phase_failed(p, &exit_status, &sig);
+    struct sum_fwmem fw;
+    sum_fwmem_init(&fw);
+    fwmem_entry(run, &fw, p->obj);
     add_phase(run, p->name, p->t_start, p->t_end, p->seconds, p->line, phase_extra(p->obj),
-              exit_status, sig, failed, false);
+              exit_status, sig, failed, false, &fw);
 }
 
 static void index_phases(struct sum_run *run)
@@ -992,6 +1067,8 @@ static void on_event(void *ctx, const struct sum_event *e)
     sum_run_info_event(&run->info, e);
     if (run->tl)
         sum_tl_event(run->tl, e);
+    if (!strcmp(e->name, HW_FWMEM)) /* logged on demand (log_framework_memory) */
+        sum_fwmem_take(&run->fw, e->data);
     if (!strcmp(e->name, HW_EV_START)) /* a phase left open by an earlier run in this log */
         close_open(run, e->t);
     sum_outcome_event(&run->outcome, e);

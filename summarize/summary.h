@@ -50,6 +50,26 @@ struct sum_phase_gpu {
     struct sum_stat gpm[HW_GPM_NCOLS];
 };
 
+/* The framework's own memory (HW_FWMEM): its peak in use and its pool, MiB; NAN not said. */
+struct sum_fwmem {
+    char framework[16]; /* "" when no entry said */
+    double peak_mib, pool_mib;
+    double jax_peak_mib; /* pytyche's jax_peak_bytes_mb: JAX's peak (0 when none) */
+};
+
+void sum_fwmem_init(struct sum_fwmem *f);
+/* Take what an HW_FWMEM object says (o may be NULL or not an object): maxima over entries. */
+void sum_fwmem_take(struct sum_fwmem *f, struct json_object *o);
+
+/* What every output shows of it, for a run or a phase: next to nvidia-smi's peak and the
+ * GPUs' memory, and the room left (sum_fwmem_figures). */
+struct sum_fwmem_fig {
+    double peak_mib, pool_mib;
+    double vram_peak_mib, vram_total_mib; /* nvidia-smi's memory.used peak, memory.total */
+    double headroom_mib;    /* vram_total - peak: how much more the framework could use */
+    double pool_unused_mib; /* pool - peak: held by the allocator, never used */
+};
+
 struct sum_phase_acc {
     char *name;
     double t0, t1;
@@ -65,6 +85,7 @@ struct sum_phase_acc {
     bool open;       /* began (a phase_begin entry) and never ended: runs to its run's end */
     /* hwmon read the counters at its begin, at its end (a sample within SUM_EDGE_TOL_S) */
     bool edge_t0, edge_t1;
+    struct sum_fwmem fw; /* its entries' framework figures */
     /* disks, network, free space, the container's memory (system.h) */
     struct sum_system sys;
     /* the tracked process alone and the tree's user/system split (proc_metrics.csv) */
@@ -76,6 +97,7 @@ struct sum_open_phase {
     char *id, *name, *extra;
     double t0;
     uint64_t line;
+    struct sum_fwmem fw;
 };
 #define SUM_MAX_OPEN 4096 /* phases open at once (nesting x threads x processes) */
 
@@ -185,6 +207,7 @@ struct sum_run {
     size_t nopen, open_cap;
     uint64_t open_dropped; /* begins beyond SUM_MAX_OPEN: their phases are not seen as open */
     double outside_phases_s; /* the run's time in no phase; NAN when it logged no phase */
+    struct sum_fwmem fw;     /* the framework's memory over every entry and event */
 
     /* events */
     struct sum_event_type etype[SUM_MAX_EVENT_TYPES];
@@ -282,6 +305,9 @@ uint64_t sum_run_file_gaps(const struct sum_run *run, enum sum_kind kind);
 /* The run's start and end in epoch seconds (the start event, else the first time seen; the
  * start plus sum_run_duration()); false when the run has no time at all. */
 bool sum_run_span(const struct sum_run *run, double *t0, double *t1);
+/* The framework's figures of the run (p NULL) or of a phase; false when none was logged. */
+bool sum_fwmem_figures(const struct sum_run *run, const struct sum_phase_acc *p,
+                       struct sum_fwmem_fig *out);
 /* GPU rows inside a phase: the fewest of any GPU of the run (a GPU can be sampled only on
  * nvidia-smi's cadence, not at a phase's edges); -1 when the run has no GPU rows. A phase with
  * fewer than SUM_PHASE_GPU_RESOLVED is not resolved: its GPU figures are one or no sample. */

@@ -155,6 +155,14 @@ extern const char *const hw_proc_cols[HW_PROC_COL_COUNT]; /* "procs", ... */
  *   {"ts": ..., "type": "phase_begin", "name": ..., "phase_id": ..., extra...} */
 #define HW_RL_PHASE_BEGIN RL_PHASE_BEGIN
 #define HW_RL_PHASE_ID RL_PHASE_ID
+/* The framework's own allocator figures (the Python package: JAX or PyTorch), on a phase's
+ * entries under this key and as the data of an event of this name:
+ *   {"framework": "jax", "device": 0, "peak_mib": ..., "in_use_mib": ..., "pool_mib": ...} */
+#define HW_FWMEM "framework_memory"
+#define HW_FWMEM_FRAMEWORK "framework"
+#define HW_FWMEM_PEAK "peak_mib"
+#define HW_FWMEM_POOL "pool_mib"
+#define HW_FWMEM_JAX "jax"
 
 /* The events hwmon logs (FORMAT.md "run.jsonl: hwmon's events"). */
 #define HW_EV_START "start"

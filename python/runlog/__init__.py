@@ -29,11 +29,12 @@ import functools
 import json
 import math
 import os
+import sys
 import threading
-import time
 import weakref
 
-__all__ = ["RunLog", "library_path", "library_version", "FSYNC_LINE", "FSYNC_CLOSE"]
+__all__ = ["RunLog", "library_path", "library_version", "FSYNC_LINE", "FSYNC_CLOSE",
+           "framework_memory", "probe_jax_peak_memory_mb", "FRAMEWORK_MEMORY"]
 __version__ = "0.1.0"
 
 # rl_open() flags and rl_type values: include/runlog.h.
@@ -41,6 +42,10 @@ FSYNC_LINE = 1 << 0
 FSYNC_CLOSE = 1 << 1
 _T_STRING, _T_INT, _T_DOUBLE, _T_BOOL, _T_NULL, _T_JSON = range(6)
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+# The key of a phase entry, and the event, that carry the framework's allocator figures, and
+# their members: include/hwrun/rundir.h (HW_FWMEM_*), which summarize reads.
+FRAMEWORK_MEMORY = "framework_memory"
+_MIB = 1024.0 * 1024.0
 
 
 class _List(ctypes.Structure):
@@ -341,12 +346,22 @@ class RunLog:
         finally:
             _release(arr, n)
 
-    def phase(self, name, **extra):
+    def phase(self, name, reset_peak_memory=False, **extra):
         """`with log.phase("train", steps=1000): ...` logs the block as a phase, timed on a
         monotonic clock; also when it raises, with "exception": the exception's type name.
         Its begin is logged too (a "phase_begin" entry with the same extra keys), so a run
-        killed inside the block still says which phase it was in."""
-        return _Phase(self, name, extra)
+        killed inside the block still says which phase it was in. When the job has imported
+        JAX or PyTorch, both entries carry "framework_memory" (framework_memory()); with
+        reset_peak_memory, PyTorch's peak is reset at the begin, so the end's is the phase's."""
+        return _Phase(self, name, extra, reset_peak_memory)
+
+    def log_framework_memory(self, **extra):
+        """Log a "framework_memory" event with framework_memory()'s figures (and extra keys);
+        returns them (None, and nothing logged, when no framework is imported)."""
+        fm = framework_memory()
+        if fm is not None:
+            self.log_event(FRAMEWORK_MEMORY, dict(fm, **extra))
+        return fm
 
     def timed(self, name=None, **extra):
         """Decorator: each call of the function is logged as a phase (default name: the
@@ -445,16 +460,91 @@ def _read_all(fd):
         off += len(b)
 
 
-class _Phase:
-    __slots__ = ("log", "name", "extra", "span", "name_b")
+def _jax_first_gpu(jax):
+    devices = [d for d in jax.local_devices() if getattr(d, "platform", None) == "gpu"]
+    return devices[0] if devices else None
 
-    def __init__(self, log, name, extra):
-        self.log, self.name, self.extra = log, name, extra
+
+def framework_memory():
+    """The allocator figures of the framework the job has already imported, as logged:
+    {"framework": "jax" or "torch", "device": its index, "peak_mib": the most in use,
+    "in_use_mib": in use now, "pool_mib": what the allocator holds or may hold (PyTorch's peak
+    reserved, JAX's bytes_limit), null when not said}, in MiB; None when neither is imported,
+    or it has no GPU device, or says nothing. It never imports a framework and never
+    initialises a device (PyTorch is asked only once CUDA is initialised). For JAX it is the
+    first GPU device, as pytyche's probe_jax_peak_memory_mb() reads it."""
+    jax = sys.modules.get("jax")
+    if jax is not None:
+        try:
+            dev = _jax_first_gpu(jax)
+            stats = dev.memory_stats() if dev is not None else None
+        except Exception:
+            stats = None
+        if stats:
+            def mib(k):
+                v = stats.get(k)
+                return v / _MIB if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+            if mib("peak_bytes_in_use") is not None:
+                return {"framework": "jax", "device": getattr(dev, "id", 0),
+                        "peak_mib": mib("peak_bytes_in_use"), "in_use_mib": mib("bytes_in_use"),
+                        "pool_mib": mib("bytes_limit")}
+    torch = sys.modules.get("torch")
+    cuda = getattr(torch, "cuda", None) if torch is not None else None
+    if cuda is not None:
+        try:
+            if not cuda.is_initialized():
+                return None
+            d = cuda.current_device()
+            return {"framework": "torch", "device": d,
+                    "peak_mib": cuda.max_memory_allocated(d) / _MIB,
+                    "in_use_mib": cuda.memory_allocated(d) / _MIB,
+                    "pool_mib": cuda.max_memory_reserved(d) / _MIB}
+        except Exception:
+            return None
+    return None
+
+
+def probe_jax_peak_memory_mb():
+    """pytyche's probe: the peak bytes in use of JAX's first GPU device, in MB (MiB); 0.0 when
+    JAX is absent, has no GPU device or fails. As in pytyche it imports JAX."""
+    try:
+        import jax
+        dev = _jax_first_gpu(jax)
+        if dev is None:
+            return 0.0
+        stats = dev.memory_stats()
+        if stats is None:
+            return 0.0
+        return stats.get("peak_bytes_in_use", 0) / (1024 * 1024)
+    except Exception:
+        return 0.0
+
+
+def _with_memory(extra):
+    """extra with "framework_memory" when a framework is imported (two dict lookups when not)."""
+    if "jax" not in sys.modules and "torch" not in sys.modules:
+        return extra
+    fm = framework_memory()
+    return extra if fm is None else dict(extra, **{FRAMEWORK_MEMORY: fm})
+
+
+class _Phase:
+    __slots__ = ("log", "name", "extra", "span", "name_b", "reset")
+
+    def __init__(self, log, name, extra, reset=False):
+        self.log, self.name, self.extra, self.reset = log, name, extra, reset
 
     def __enter__(self):
         self.span = _Span()
         self.name_b = _key_b(self.name if type(self.name) is str else str(self.name))
-        arr, n = _fields(self.extra.items())
+        if self.reset:
+            torch = sys.modules.get("torch")
+            try:
+                if torch is not None and torch.cuda.is_initialized():
+                    torch.cuda.reset_peak_memory_stats()
+            except Exception:
+                pass
+        arr, n = _fields(_with_memory(self.extra).items())
         try:
             self.log._call(_lib.rl_phase_begin, ctypes.byref(self.span), self.name_b, arr, n)
         except OSError as e:
@@ -468,7 +558,7 @@ class _Phase:
         return self
 
     def __exit__(self, exc_type, exc, tb):
-        extra = self.extra
+        extra = _with_memory(self.extra)
         if exc_type is not None:
             extra = dict(extra, exception=exc_type.__name__)
         arr, n = _fields(extra.items())

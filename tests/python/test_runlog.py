@@ -504,6 +504,152 @@ class Concurrency(Base):
         self.assertEqual(json.loads(self.lines()[0])["event"], "child_after_fork")
 
 
+STANDINS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "standins")
+GIB = 1 << 30
+
+
+class FrameworkMemory(Base):
+    """The framework's own allocator figures (JAX, PyTorch) next to nvidia-smi's: stand-in
+    modules (standins/) implement exactly the documented calls the package makes."""
+
+    def setUp(self):
+        super().setUp()
+        sys.path.insert(0, STANDINS)
+
+    def tearDown(self):
+        sys.path.remove(STANDINS)
+        for m in ("jax", "torch", "torch.cuda"):
+            sys.modules.pop(m, None)
+        super().tearDown()
+
+    def entries(self):
+        return [json.loads(x) for x in self.lines()]
+
+    def test_never_imports(self):
+        with RunLog(self.path) as log:
+            with log.phase("p"):
+                pass
+            self.assertIsNone(log.log_framework_memory())
+        self.assertNotIn("jax", sys.modules)
+        self.assertNotIn("torch", sys.modules)
+        self.assertIsNone(runlog.framework_memory())
+        self.assertTrue(all("framework_memory" not in e for e in self.entries()))
+
+    def test_jax_imported_after_the_log_opened(self):
+        log = RunLog(self.path)
+        import jax  # the job imports it later: the next phase sees it
+        jax.DEVICES[:] = [jax.Device("cpu", 0, {"peak_bytes_in_use": 1}),
+                          jax.Device("gpu", 3, {"peak_bytes_in_use": 6 * GIB,
+                                                "bytes_in_use": 2 * GIB,
+                                                "bytes_limit": 60 * GIB}),
+                          jax.Device("gpu", 4, {"peak_bytes_in_use": 9 * GIB})]
+        with log.phase("train", steps=2):
+            pass
+        fm = log.log_framework_memory(note="end")
+        log.close()
+        begin, end, ev = self.entries()
+        want = {"framework": "jax", "device": 3, "peak_mib": 6144.0, "in_use_mib": 2048.0,
+                "pool_mib": 61440.0}
+        self.assertEqual(fm, want)
+        self.assertEqual(begin["framework_memory"], want)
+        self.assertEqual((end["type"], end["steps"], end["framework_memory"]),
+                         ("phase", 2, want))
+        self.assertEqual((ev["event"], ev["data"]), ("framework_memory", dict(want, note="end")))
+        self.assertEqual(runlog.probe_jax_peak_memory_mb(), 6144.0)
+
+    def test_jax_without_gpu_or_stats(self):
+        import jax
+        jax.DEVICES[:] = [jax.Device("cpu", 0, {"peak_bytes_in_use": GIB})]  # CPU-only JAX
+        self.assertIsNone(runlog.framework_memory())
+        self.assertEqual(runlog.probe_jax_peak_memory_mb(), 0.0)
+        jax.DEVICES[:] = [jax.Device("gpu", 0, has_stats=False)]  # no memory_stats
+        self.assertIsNone(runlog.framework_memory())
+        self.assertEqual(runlog.probe_jax_peak_memory_mb(), 0.0)
+        jax.DEVICES[:] = [jax.Device("gpu", 0, None)]  # memory_stats() says nothing
+        self.assertIsNone(runlog.framework_memory())
+        self.assertEqual(runlog.probe_jax_peak_memory_mb(), 0.0)
+        with RunLog(self.path) as log:
+            with log.phase("p"):
+                pass
+        self.assertTrue(all("framework_memory" not in e for e in self.entries()))
+
+    def test_torch(self):
+        import torch
+        st = torch.cuda.STATE
+        st.update(initialized=False, device=1, allocated=GIB, max_allocated=5 * GIB,
+                  max_reserved=8 * GIB, resets=0)
+        self.assertIsNone(runlog.framework_memory())  # never initialises CUDA itself
+        st["initialized"] = True
+        with RunLog(self.path) as log:
+            with log.phase("a"):
+                pass
+            with log.phase("b", reset_peak_memory=True):
+                pass
+        self.assertEqual(st["resets"], 1)
+        e = [x for x in self.entries() if x["type"] == "phase"]
+        self.assertEqual(e[0]["framework_memory"],
+                         {"framework": "torch", "device": 1, "peak_mib": 5120.0,
+                          "in_use_mib": 1024.0, "pool_mib": 8192.0})
+        self.assertEqual(e[1]["framework_memory"]["peak_mib"], 1024.0)  # reset at its begin
+
+    def test_summary_shows_both(self):
+        # JAX's own peak (6 GiB) next to nvidia-smi's (60 GiB: JAX preallocated) and the room
+        # left, in every output of summarize
+        summarize = os.environ.get("SUMMARIZE")
+        import jax
+        jax.DEVICES[:] = [jax.Device("gpu", 0, {"peak_bytes_in_use": 6 * GIB,
+                                                "bytes_in_use": GIB, "bytes_limit": 60 * GIB})]
+        run = os.path.join(self.dir, "run")
+        os.mkdir(run)
+        t0 = time.time()
+        with RunLog(os.path.join(run, "run.jsonl")) as log:
+            with log.phase("train"):
+                time.sleep(1.2)
+        rows = []
+        for i in range(-1, 4):  # nvidia-smi's rows around it, 60 GiB used of 80 GiB
+            t = time.gmtime(t0 + i)
+            rows.append("%s.000, 90, 30, 61440, 81920, 300.00, 40, 1980, 2619, 0, GPU-0"
+                        % time.strftime("%Y/%m/%d %H:%M:%S", t))
+        with open(os.path.join(run, "hw_metrics.csv"), "w") as f:
+            f.write("\n".join(rows) + "\n")
+
+        def out(*args):
+            return subprocess.run([summarize, "-q", *args], check=True, timeout=120,
+                                  capture_output=True, text=True).stdout
+
+        s = json.loads(out("-f", "json", run))
+        want = {"framework": "jax", "peak_mib": 6144, "pool_mib": 61440, "vram_peak_mib": 61440,
+                "vram_total_mib": 81920, "headroom_mib": 75776, "pool_unused_mib": 55296}
+        self.assertEqual(s["framework_memory"], want)
+        self.assertEqual(s["phases"][0]["framework_memory"]["peak_mib"], 6144)
+        self.assertIn("framework memory (jax): peak 6144.0 MiB in use, pool 61440.0 MiB; "
+                      "nvidia-smi peak VRAM 61440.0 MiB of 81920.0 MiB; headroom 75776.0 MiB",
+                      out("-f", "text", run))
+        import csv
+        row = next(csv.DictReader(out("-f", "csv", run).splitlines()))
+        self.assertEqual((row["framework"], float(row["framework_peak_mib"]),
+                          float(row["framework_headroom_mib"]), float(row["peak_vram_mib"])),
+                         ("jax", 6144.0, 75776.0, 61440.0))
+        html = os.path.join(self.dir, "r.html")
+        out("--html", html, run)
+        with open(html, encoding="utf-8") as f:
+            page = f.read()
+        self.assertIn("framework peak", page)
+        self.assertIn("GPU headroom", page)
+        self.assertIn('<small class="fw">jax peak', page)
+        self.assertIn('"jax_peak_bytes_mb": 6144.0', out("-f", "pytyche", run))
+
+    def test_cost_is_bounded(self):
+        # the cost itself is bench_python.py's figure; here: no error, no growth
+        import jax
+        jax.DEVICES[:] = [jax.Device("gpu", 0, {"peak_bytes_in_use": GIB})]
+        with RunLog(self.path) as log:
+            for _ in range(200):
+                with log.phase("step"):
+                    pass
+        self.assertEqual(len(self.lines()), 400)
+
+
 class Package(unittest.TestCase):
     def test_versions(self):
         self.assertEqual(runlog.library_version(), runlog.__version__)

@@ -317,7 +317,7 @@ static char *replace_all(const char *s, const char *from, const char *to)
  * printed by the oracle; the summary ones were reviewed by hand when written). */
 static void test_golden(void)
 {
-    static const char *const runs[] = {"basic", "pytyche", "broken"};
+    static const char *const runs[] = {"basic", "pytyche", "broken", "jax"};
     const char *td = th_env("HWRUN_TESTDATA");
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         char *dir = th_fmt("%s/runs/%s", td, runs[i]);
