@@ -639,6 +639,21 @@ class FrameworkMemory(Base):
         self.assertIn('<small class="fw">jax peak', page)
         self.assertIn('"jax_peak_bytes_mb": 6144.0', out("-f", "pytyche", run))
 
+    def test_names_are_the_readers(self):
+        # summarize reads what rundir.h names: the package writes the same names
+        import re
+        h = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "include",
+                         "hwrun", "rundir.h")
+        with open(h, encoding="utf-8") as f:
+            names = dict(re.findall(r'#define (HW_FWMEM\w*) "([^"]*)"', f.read()))
+        self.assertEqual(names["HW_FWMEM"], runlog.FRAMEWORK_MEMORY)
+        import jax
+        jax.DEVICES[:] = [jax.Device("gpu", 0, {"peak_bytes_in_use": GIB, "bytes_limit": GIB})]
+        fm = runlog.framework_memory()
+        for k in ("HW_FWMEM_FRAMEWORK", "HW_FWMEM_PEAK", "HW_FWMEM_POOL"):
+            self.assertIn(names[k], fm)
+        self.assertEqual(fm[names["HW_FWMEM_FRAMEWORK"]], names["HW_FWMEM_JAX"])
+
     def test_cost_is_bounded(self):
         # the cost itself is bench_python.py's figure; here: no error, no growth
         import jax
