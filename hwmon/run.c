@@ -165,6 +165,19 @@ static void gpu_unavailable(struct run *r, const char *reason, const char *outpu
     r->gpu_ok = false;
 }
 
+/* The job's CUDA_VISIBLE_DEVICES names GPUs this node does not have (or is not a list): the
+ * job runs all the same, those GPUs are unmeasured, and this says which. */
+static void gpu_selection_fallback(struct run *r)
+{
+    rl_field_t f[] = {RL_STR("source", r->gsel.source), RL_STR("asked", r->gsel.asked),
+                      RL_STR("selected", r->gsel.ids ? r->gsel.ids : ""),
+                      RL_STR("unmapped", r->gsel.unmapped)};
+    log_event(r, HW_EV_GPU_SELECTION_FALLBACK, f, HW_ARRAY_SIZE(f));
+    if (!r->cfg->quiet)
+        hw_warn(0, "%s=\"%s\": no GPU here for \"%s\" (not measured); the job runs",
+                r->gsel.source, r->gsel.asked, r->gsel.unmapped);
+}
+
 /* Logged once, after start: GPM is off (why), or on but some GPUs lack it (their columns in
  * hw_gpm.csv stay `-`). */
 static void gpm_unavailable(struct run *r, const char *output)
@@ -418,6 +431,7 @@ static void log_start(struct run *r, const char *mode)
         /* which GPUs and why: --gpus, the job's CUDA_VISIBLE_DEVICES, or every GPU */
         {true, RL_STR("gpus_selected", r->gsel.none ? "" : r->gsel.ids ? r->gsel.ids : "all")},
         {true, RL_STR("gpus_source", r->gsel.source)},
+        {r->gsel.asked != NULL, RL_STR("gpus_asked", r->gsel.asked ? r->gsel.asked : "")},
         {r->gpu_ok && r->smi.gpu_sel_json[0], RL_JSON("gpu_indexes", r->smi.gpu_sel_json)},
         {ns >= 0, RL_STR(HW_PIDNS_KEY, ns > 0 ? HW_PIDNS_INIT : HW_PIDNS_OTHER)},
     };
@@ -905,10 +919,10 @@ int mon_run(const struct mon_config *cfg)
     static char probe_out[16384];
     bool gpu_wanted = !cfg->no_gpu;
     const char *cuda = getenv("CUDA_VISIBLE_DEVICES");
-    if (mon_gpusel_resolve(cfg->gpus, cuda, &r->gsel) < 0) {
-        hw_warn(0, "CUDA_VISIBLE_DEVICES=\"%s\" is not a list of GPU ids; use --gpus", cuda);
+    if (mon_gpusel_resolve(cfg->gpus, cuda, &r->gsel) < 0 && !mon_gpusel_from_env(&r->gsel)) {
+        hw_warn(0, "--gpus \"%s\" is not a list of GPU ids", cfg->gpus);
         goto out;
-    }
+    } /* a job's CUDA_VISIBLE_DEVICES that is not a list: it runs, no GPU is measured */
     if (r->gsel.none)
         gpu_wanted = false; /* the job was given no GPU */
     if (gpu_wanted) {
@@ -972,6 +986,8 @@ int mon_run(const struct mon_config *cfg)
             r->pidfd = (int)syscall(SYS_pidfd_open, cfg->attach_pid, 0);
     }
     log_start(r, mode);
+    if (r->gsel.unmapped[0])
+        gpu_selection_fallback(r);
     if (gpu_wanted && !r->gpu_ok)
         gpu_unavailable(r, why, probe_out);
     for (int i = 0; i < r->smi.n_fb; i++) {

@@ -182,6 +182,37 @@ static int probe_selection(struct mon_smi *p, char *why, size_t why_cap, char *o
     return 0;
 }
 
+/* Each id of the selection alone: those nvidia-smi takes stay selected, the others go to
+ * gsel->unmapped. -1 when none is left. */
+static int narrow_selection(struct mon_smi *p, char *out, size_t cap)
+{
+    struct mon_gpusel *g = p->gsel;
+    char keep[sizeof g->mapped] = "", gone[sizeof g->unmapped] = "";
+    for (const char *s = g->ids; *s;) {
+        size_t len = strcspn(s, ",");
+        char id[256];
+        snprintf(id, sizeof id, "%.*s", (int)(len < sizeof id ? len : sizeof id - 1), s);
+        char *av[] = {p->path, "--query-gpu=index", "--format=csv,noheader,nounits", "-i", id,
+                      NULL};
+        int st;
+        bool ok = mon_probe(p->path, av, p->envp, MON_PROBE_TIMEOUT_S, out, cap, &st) == 0 &&
+                  st == 0;
+        char *to = ok ? keep : gone;
+        size_t tl = strlen(to), tcap = ok ? sizeof keep : sizeof gone;
+        snprintf(to + tl, tcap - tl, "%s%s", tl ? "," : "", id);
+        s += len + (s[len] == ',');
+    }
+    snprintf(g->unmapped, sizeof g->unmapped, "%s", gone);
+    if (!keep[0]) {
+        g->ids = NULL;
+        g->none = true;
+        return -1;
+    }
+    snprintf(g->mapped, sizeof g->mapped, "%s", keep);
+    g->ids = g->mapped;
+    return 0;
+}
+
 int mon_smi_probe(struct mon_smi *p, const char *smi, char *why, size_t why_cap, char *outbuf,
                   size_t outcap)
 {
@@ -221,8 +252,20 @@ int mon_smi_probe(struct mon_smi *p, const char *smi, char *why, size_t why_cap,
     }
     if (rc == 0)
         mon_smi_parse_gpu_list(outbuf, p->gpus_json, sizeof p->gpus_json);
-    if (p->gsel && p->gsel->ids && probe_selection(p, why, why_cap, outbuf, outcap) < 0)
-        return -2;
+    if (p->gsel && p->gsel->ids) {
+        mon_gpusel_map(p->gsel, rc == 0 ? outbuf : NULL); /* MIG devices: their GPU */
+        if (probe_selection(p, why, why_cap, outbuf, outcap) < 0) {
+            if (!mon_gpusel_from_env(p->gsel))
+                return -2;
+            /* the job's own list: keep what names a GPU, the rest is unmeasured */
+            if (narrow_selection(p, outbuf, outcap) < 0 ||
+                probe_selection(p, why, why_cap, outbuf, outcap) < 0) {
+                snprintf(why, why_cap, "%s=\"%s\" names no GPU here", p->gsel->source,
+                         p->gsel->asked);
+                return -1;
+            }
+        }
+    }
 
     /* Does the driver take every field? An unknown one aborts the whole query with
      * `Field "x" is not a valid field to query.` on stdout (exit 2): drop it and ask again. */

@@ -26,7 +26,7 @@ struct mon_smi_fallback {
 struct mon_smi {
     /* in */
     char *const *envp;             /* nvidia-smi's environment (TZ=UTC) */
-    const struct mon_gpusel *gsel; /* -i */
+    struct mon_gpusel *gsel;       /* -i (out: MIG ids mapped, the unmappable left out) */
     char fields[512];              /* the --query-gpu fields wanted; out: those the driver takes */
     /* out */
     char path[PATH_MAX];      /* where nvidia-smi was found */
@@ -41,7 +41,9 @@ struct mon_smi {
 
 /* Find nvidia-smi (smi: a name or a path) and ask it the start questions. Returns 0 (GPU
  * data can be recorded), -1 (it cannot: why says why, out holds nvidia-smi's output) or -2
- * (the selection names no GPU here: an error for the whole run, why says so). */
+ * (--gpus names no GPU here: an error for the whole run, why says so). A selection from the
+ * environment is narrowed to the ids that name a GPU (gsel->unmapped lists the others); when
+ * none does, -1. */
 int mon_smi_probe(struct mon_smi *p, const char *smi, char *why, size_t why_cap, char *out,
                   size_t cap);
 

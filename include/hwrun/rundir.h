@@ -173,8 +173,10 @@ extern const char *const hw_proc_cols[HW_PROC_COL_COUNT]; /* "procs", ... */
 #define HW_EV_CHILD_RESTART "child_restart"
 #define HW_EV_CHILD_HUNG "child_hung"
 #define HW_EV_GPM_UNAVAILABLE "gpm_unavailable"
-#define HW_EV_COUNT 8
-extern const char *const hw_events[HW_EV_COUNT]; /* the eight above */
+/* the job's CUDA_VISIBLE_DEVICES names GPUs not here: data {source, asked, selected, unmapped} */
+#define HW_EV_GPU_SELECTION_FALLBACK "gpu_selection_fallback"
+#define HW_EV_COUNT 9
+extern const char *const hw_events[HW_EV_COUNT]; /* the nine above */
 
 /* The event whose data summarize reads as the run's parameters by default (--params). */
 #define HW_EV_CONFIG "config"

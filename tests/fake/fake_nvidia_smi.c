@@ -62,7 +62,10 @@
  *       3 smocc, 4 intutil, 5 mmaact, 10 dram, 11 fp64, 12 fp32, 13 fp16 (GPM:%), 20 pcitx,
  *       21 pcirx, 60 nvlrx, 61 nvltx (GPM:MiB/s). Any other id: an invalid-value error.
  *   --version   the six lines of version_drv610.57.04.txt.
- *   -L, --list-gpus   "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-...)" per selected GPU.
+ *   -L, --list-gpus   "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-...)" per selected GPU, and
+ *       under a GPU in MIG mode (FAKE_SMI_MIG) its MIG devices as list-gpus_h200-mig_drv590.txt
+ *       shows them: "  MIG 1g.10gb     Device  K: (UUID: MIG-...)". -i does not take a MIG
+ *       UUID (the captures are silent on it; hwmon maps MIG devices to their GPU itself).
  *   -h, --help  a short usage text, exit 0.
  *   No arguments (the default summary table) is not implemented: a message on stderr, exit 255.
  *   Anything else: stdout gets "ERROR: Option <x> is not recognized. Please run 'nvidia-smi -h'
@@ -115,6 +118,8 @@
  *       (asked-for or canonical name) print the token instead of a value, with no unit; the
  *       token is printed as is under nounits too.
  *   FAKE_SMI_NA_DMON=col1,col2   these dmon columns print "-" (mtemp always does).
+ *   FAKE_SMI_MIG=g:n,...    GPU g is in MIG mode with n MIG devices (UUIDs
+ *       MIG-5e7c1dGG-0000-4000-8000-0000000000KK, GG the GPU and KK the device, in hex).
  *   FAKE_SMI_GPM=all|none|g1,g2   which GPUs have GPM (default all). none: a driver that
  *       predates GPM, so --gpm-metrics is an unrecognized option; a list of GPU indexes: the
  *       other GPUs print "-" in every GPM column (GPU 0 in the H800 capture).
@@ -1164,6 +1169,22 @@ static void print_version(void)
     write_all(STDOUT_FILENO, text, sizeof text - 1);
 }
 
+/* FAKE_SMI_MIG: how many MIG devices GPU g has (0: not in MIG mode). */
+static int mig_devices(int g)
+{
+    const char *s = getenv("FAKE_SMI_MIG");
+    for (; s && *s;) {
+        int gg, n, used = 0;
+        if (sscanf(s, "%d:%d%n", &gg, &n, &used) != 2 || n < 0 || n > 7)
+            die_env("FAKE_SMI_MIG", getenv("FAKE_SMI_MIG"));
+        if (gg == g)
+            return n;
+        s += used;
+        s += *s == ',';
+    }
+    return 0;
+}
+
 static void list_gpus(void)
 {
     struct line l = {0};
@@ -1174,6 +1195,11 @@ static void list_gpus(void)
         gpu_uuid(g, uuid, sizeof uuid);
         line_addf(&l, "GPU %d: %s (UUID: %s)", g, GPU_NAME, uuid);
         out_line(&l);
+        for (int k = 0; k < mig_devices(g); k++) {
+            line_addf(&l, "  MIG 1g.10gb     Device  %d: (UUID: MIG-5e7c1d%02x-0000-4000-8000-0000000000%02x)",
+                      k, (unsigned)g, (unsigned)k);
+            out_line(&l);
+        }
     }
     free(l.p);
 }

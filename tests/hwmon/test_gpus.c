@@ -37,12 +37,13 @@ static void test_resolve(void)
 }
 
 /* hwmon --gpu-procs -- sleep 1.2 with extra options/environment; returns its status. */
-static int run_sel(const char *dir, const char *log, const char *opt, const char *cuda,
-                   struct th_result *res)
+static int run_sel_env(const char *dir, const char *log, const char *opt, const char *cuda,
+                       const char *extra, struct th_result *res)
 {
     char *e_log = th_fmt("FAKE_SMI_LOG=%s", log);
     char *e_cuda = cuda ? th_fmt("CUDA_VISIBLE_DEVICES=%s", cuda) : NULL;
-    char *env[] = {"FAKE_SMI_GPUS=3", "FAKE_SMI_APPS=4242:2:100", e_log, e_cuda, NULL};
+    char *env[] = {"FAKE_SMI_GPUS=3", "FAKE_SMI_APPS=4242:2:100", e_log,
+                   e_cuda ? e_cuda : (char *)extra, e_cuda ? (char *)extra : NULL, NULL};
     char **argv = opt ? ht_argv(dir, "-i", "0.2", "--gpu-procs", "--gpus", opt, "--", "/bin/sh",
                                 "-c", "touch \"$HWMON_DIR/ran\"; sleep 1.2", NULL)
                       : ht_argv(dir, "-i", "0.2", "--gpu-procs", "--", "/bin/sh", "-c",
@@ -52,6 +53,12 @@ static int run_sel(const char *dir, const char *log, const char *opt, const char
     free(e_log);
     free(e_cuda);
     return st;
+}
+
+static int run_sel(const char *dir, const char *log, const char *opt, const char *cuda,
+                   struct th_result *res)
+{
+    return run_sel_env(dir, log, opt, cuda, NULL, res);
 }
 
 /* The GPU indexes in hw_metrics.csv (index is the next-to-last column): a bit mask. */
@@ -134,12 +141,15 @@ static void test_option_and_env(void)
     free(dir);
 }
 
-/* An id that names no GPU: exit 1 with the reason, before the command starts. */
+/* An id the user typed (--gpus) that names no GPU: exit 125 with the reason, before the
+ * command starts. The job's own CUDA_VISIBLE_DEVICES naming GPUs this node lacks is not the
+ * user's mistake: the job runs, those GPUs are unmeasured, and an event says which. */
 static void test_unknown_id(void)
 {
     char *dir = th_tmpdir("hwmon-gpus-bad");
     char *log = th_fmt("%s/smi.log", dir);
-    char *d1 = th_fmt("%s/opt", dir), *d2 = th_fmt("%s/cuda", dir);
+    char *d1 = th_fmt("%s/opt", dir), *d2 = th_fmt("%s/cuda", dir), *d3 = th_fmt("%s/part", dir);
+    char *d4 = th_fmt("%s/nolist", dir);
     struct th_result r;
     CU_ASSERT_EQUAL(run_sel(d1, log, "0,7", NULL, &r), 125);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--gpus=\"0,7\" names no GPU"));
@@ -148,10 +158,71 @@ static void test_unknown_id(void)
     char *ran = th_fmt("%s/ran", d1);
     CU_ASSERT_NOT_EQUAL(access(ran, F_OK), 0);
     free(ran);
-    CU_ASSERT_EQUAL(run_sel(d2, log, NULL, "GPU-nonexistent", &r), 125);
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "CUDA_VISIBLE_DEVICES=\"GPU-nonexistent\""));
+    /* none of the job's GPUs is here: it runs, nothing is measured of the GPUs */
+    CU_ASSERT_EQUAL(run_sel(d2, log, NULL, "GPU-nonexistent", &r), 0);
     th_result_free(&r);
+    ran = th_fmt("%s/ran", d2);
+    CU_ASSERT_EQUAL(access(ran, F_OK), 0);
+    free(ran);
     CU_ASSERT_EQUAL(ht_smi_starts(log, "--query-gpu=timestamp"), 0); /* no child started */
+    json_object *ev = ht_event(d2, "gpu_selection_fallback", 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+    CU_ASSERT_STRING_EQUAL(ht_data_str(ev, "unmapped"), "GPU-nonexistent");
+    CU_ASSERT_STRING_EQUAL(ht_data_str(ev, "selected"), "");
+    json_object_put(ev);
+    CU_ASSERT_EQUAL(ht_count_events(d2, "gpu_unavailable"), 1);
+    unlink(log);
+    /* some are: those are measured, the others listed */
+    CU_ASSERT_EQUAL(run_sel(d3, log, NULL, "2,GPU-nonexistent", &r), 0);
+    th_result_free(&r);
+    CU_ASSERT_EQUAL(gpus_in_file(d3), 1u << 2);
+    ev = ht_event(d3, "gpu_selection_fallback", 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+    CU_ASSERT_STRING_EQUAL(ht_data_str(ev, "selected"), "2");
+    CU_ASSERT_STRING_EQUAL(ht_data_str(ev, "unmapped"), "GPU-nonexistent");
+    json_object_put(ev);
+    CU_ASSERT_EQUAL(ht_smi_starts(log, " -lms 200 -i 2"), ht_smi_starts(log, " -lms 200"));
+    unlink(log);
+    /* not a list at all: the job runs, no GPU measured */
+    CU_ASSERT_EQUAL(run_sel(d4, log, NULL, ",0", &r), 0);
+    th_result_free(&r);
+    CU_ASSERT_EQUAL(ht_count_events(d4, "gpu_selection_fallback"), 1);
+    CU_ASSERT_EQUAL(ht_smi_starts(log, "--query-gpu=timestamp"), 0);
+    free(d1);
+    free(d2);
+    free(d3);
+    free(d4);
+    free(log);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* Schedulers set a MIG device's UUID on MIG nodes: nvidia-smi samples the physical GPU, so
+ * the MIG device maps to its parent (nvidia-smi -L lists it under it), both UUID forms. */
+static void test_mig_uuid(void)
+{
+    char *dir = th_tmpdir("hwmon-gpus-mig");
+    char *log = th_fmt("%s/smi.log", dir);
+    char *d1 = th_fmt("%s/new", dir), *d2 = th_fmt("%s/old", dir);
+    struct th_result r;
+    CU_ASSERT_EQUAL(run_sel_env(d1, log, NULL,
+                                "MIG-5e7c1d01-0000-4000-8000-000000000001,"
+                                "MIG-5e7c1d01-0000-4000-8000-000000000000",
+                                "FAKE_SMI_MIG=1:2", &r),
+                    0);
+    th_result_free(&r);
+    CU_ASSERT_EQUAL(gpus_in_file(d1), 1u << 1);
+    json_object *ev = ht_event(d1, "start", 0);
+    CU_ASSERT_STRING_EQUAL(ht_data_str(ev, "gpus_selected"), "1");
+    CU_ASSERT_PTR_NOT_NULL(strstr(ht_data_str(ev, "gpus_asked"), "MIG-5e7c1d01"));
+    json_object_put(ev);
+    CU_ASSERT_EQUAL(ht_count_events(d1, "gpu_selection_fallback"), 0);
+    unlink(log);
+    CU_ASSERT_EQUAL(run_sel_env(d2, log, NULL, "MIG-GPU-5e7c1d02-3a9b-4f2e-8d61-0c4b2a9f7002/1/0",
+                                "FAKE_SMI_MIG=2:1", &r),
+                    0);
+    th_result_free(&r);
+    CU_ASSERT_EQUAL(gpus_in_file(d2), 1u << 2);
     free(d1);
     free(d2);
     free(log);
@@ -166,4 +237,5 @@ void add_gpus_suite(void)
     CU_add_test(s, "resolve", test_resolve);
     CU_add_test(s, "option_and_env", test_option_and_env);
     CU_add_test(s, "unknown_id", test_unknown_id);
+    CU_add_test(s, "mig_uuid", test_mig_uuid);
 }
