@@ -405,7 +405,7 @@ static void log_start(struct run *r, const char *mode)
     const struct opt_field all[] = {
         {true, RL_STR("tool", "hwmon")},
         {true, RL_STR("version", MON_VERSION)},
-        {true, RL_STR("mode", mode)},
+        {true, RL_STR(HW_START_MODE, mode)},
         {true, RL_DBL(HW_START_INTERVAL, cfg->interval_s)},
         {cfg->command, RL_STRV(HW_START_COMMAND, (const char *const *)cfg->command,
                                argv_len(cfg->command))},
@@ -439,6 +439,17 @@ static void log_start(struct run *r, const char *mode)
     log_event(r, HW_EV_START, f, pick_fields(all, HW_ARRAY_SIZE(all), f));
 }
 
+/* Attach mode: does the watched process still run? Its pidfd turns readable when it exits
+ * (no pid reuse can fool it); without one, kill(pid, 0). */
+static bool watched_alive(const struct run *r)
+{
+    if (r->pidfd >= 0) {
+        struct pollfd p = {r->pidfd, POLLIN, 0};
+        return poll(&p, 1, 0) == 0;
+    }
+    return kill(r->cfg->attach_pid, 0) == 0 || errno == EPERM;
+}
+
 static void log_stop(struct run *r, bool wrap, int exit_status)
 {
     rl_field_t samples[] = {RL_INT("cpu", (int64_t)atomic_load(&r->sampler.n_cpu)),
@@ -467,6 +478,7 @@ static void log_stop(struct run *r, bool wrap, int exit_status)
         {wrap, RL_INT(HW_STOP_PROCESSES_LEFT, r->n_left)},
         {r->n_left > 0 && r->cfg->leave_running, RL_ARR(HW_STOP_LEFT_RUNNING, left, n_left)},
         {r->sampler_err < 0, RL_STR(HW_STOP_SAMPLER_ERROR, strerror(-r->sampler_err))},
+        {r->cfg->attach_pid > 0, RL_BOOL(HW_STOP_PROCESS_ALIVE, watched_alive(r))},
     };
     rl_field_t f[HW_ARRAY_SIZE(all)];
     log_event(r, HW_EV_STOP, f, pick_fields(all, HW_ARRAY_SIZE(all), f));

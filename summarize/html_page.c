@@ -411,6 +411,10 @@ static void outcome_banner(FILE *f, const struct sum_run *run)
         fputs(": no stop event (hwmon was killed or the machine stopped)", f);
     else if (o->status == SUM_STATUS_RUNNING)
         fputs(": hwmon is still writing this directory", f);
+    else if (o->status == SUM_STATUS_EXITED)
+        fputs(": the watched process exited; its exit status is unknown (not hwmon's child)", f);
+    else if (o->status == SUM_STATUS_DETACHED)
+        fputs(": hwmon stopped watching while the process ran on", f);
     char where[200];
     if (*sum_outcome_where(o, where, sizeof where)) {
         fputs(" <span id=\"open-phase\">", f);

@@ -18,6 +18,8 @@ const char *const sum_status_names[SUM_STATUS_COUNT] = {
     [SUM_STATUS_INCOMPLETE] = "incomplete",
     [SUM_STATUS_RUNNING] = "running",
     [SUM_STATUS_UNKNOWN] = "unknown",
+    [SUM_STATUS_EXITED] = "exited",
+    [SUM_STATUS_DETACHED] = "detached",
 };
 
 void sum_outcome_init(struct sum_outcome *o)
@@ -27,6 +29,7 @@ void sum_outcome_init(struct sum_outcome *o)
     o->exit_status = -1;
     o->last_t = NAN;
     o->processes_left = -1;
+    o->process_alive = -1;
     o->open_phase_t0 = o->open_phase_t1 = NAN;
 }
 
@@ -66,6 +69,8 @@ void sum_outcome_event(struct sum_outcome *o, const struct sum_event *e)
             o->hwmon_pid = v;
         const char *h = sum_json_str(e->data, HW_START_HOST);
         snprintf(o->host, sizeof o->host, "%s", h ? h : "");
+        const char *m = sum_json_str(e->data, HW_START_MODE);
+        o->attach = m && !strcmp(m, HW_MODE_ATTACH);
     } else if (!strcmp(e->name, HW_EV_STOP)) {
         o->have_stop = true;
         if (sum_json_int(e->data, HW_STOP_EXIT_STATUS, &v) && v >= 0 && v <= 255) {
@@ -78,6 +83,10 @@ void sum_outcome_event(struct sum_outcome *o, const struct sum_event *e)
             o->processes_left = v;
         struct json_object *x;
         o->left_running = e->data && json_object_object_get_ex(e->data, HW_STOP_LEFT_RUNNING, &x);
+        struct json_object *al;
+        if (e->data && json_object_object_get_ex(e->data, HW_STOP_PROCESS_ALIVE, &al) &&
+            json_object_is_type(al, json_type_boolean))
+            o->process_alive = json_object_get_boolean(al);
         const char *se = sum_json_str(e->data, HW_STOP_SAMPLER_ERROR);
         snprintf(o->sampler_error, sizeof o->sampler_error, "%s", se ? se : "");
     }
@@ -131,6 +140,11 @@ void sum_outcome_finish(struct sum_outcome *o, double last_t)
         o->status = SUM_STATUS_UNKNOWN;
     else if (!o->have_stop)
         o->status = hwmon_alive(o) ? SUM_STATUS_RUNNING : SUM_STATUS_INCOMPLETE;
+    else if (o->attach && o->exit_status < 0) /* not hwmon's child: no status to know */
+        o->status = o->process_alive == 1 || (o->process_alive < 0 &&
+                                              strcmp(o->stop_reason, "process_exit") != 0)
+                        ? SUM_STATUS_DETACHED
+                        : SUM_STATUS_EXITED;
     else if (o->signal)
         o->status = SUM_STATUS_KILLED;
     else if (o->exit_status > 0)

@@ -10,12 +10,15 @@
 #include "readers.h"
 
 enum sum_status {
-    SUM_STATUS_OK,         /* hwmon stopped, and the wrapped command (if any) exited 0 */
+    SUM_STATUS_OK,         /* hwmon stopped, and the wrapped command (if any) exited 0; or system
+                            * mode ended */
     SUM_STATUS_FAILED,     /* the wrapped command exited non-zero */
     SUM_STATUS_KILLED,     /* the wrapped command was killed by a signal */
     SUM_STATUS_INCOMPLETE, /* no stop event, and its hwmon is not running: killed, node died */
     SUM_STATUS_RUNNING,    /* no stop event yet, and its hwmon still runs on this host */
     SUM_STATUS_UNKNOWN,    /* not written by hwmon (no start event): nothing says */
+    SUM_STATUS_EXITED,     /* attach mode: the watched process exited, its status unknowable */
+    SUM_STATUS_DETACHED,   /* attach mode: hwmon stopped watching while the process ran on */
     SUM_STATUS_COUNT
 };
 extern const char *const sum_status_names[SUM_STATUS_COUNT]; /* "ok", "failed", ... */
@@ -26,6 +29,8 @@ struct sum_outcome {
     int signal;             /* the signal that killed it (exit status 128+N), else 0 */
     char stop_reason[32];   /* the stop event's reason ("" without one) */
     bool have_start, have_stop;
+    bool attach;            /* hwmon watched a process it did not start (-p) */
+    int process_alive;      /* ... and it still ran at the stop: 1, 0, -1 when not said */
     long hwmon_pid;         /* the start event's hwmon_pid (0 when not given) */
     char host[128];         /* the start event's host */
     double last_t;          /* the last sample or entry of the run (NAN if none) */

@@ -745,6 +745,14 @@ static void text_outcome(struct hw_buf *out, const struct sum_outcome *o)
         hw_buf_printf(out, "  status RUNNING: hwmon (pid %ld) is still writing; last sample %s",
                       o->hwmon_pid, iso);
         break;
+    case SUM_STATUS_EXITED:
+        hw_buf_puts(out, "  status EXITED: the watched process exited (hwmon -p is not its parent: "
+                         "its exit status is unknown)");
+        break;
+    case SUM_STATUS_DETACHED:
+        hw_buf_printf(out, "  status DETACHED: hwmon stopped watching (%s) while the process ran "
+                           "on", o->stop_reason[0] ? o->stop_reason : "stopped");
+        break;
     default:
         hw_buf_puts(out, "  status unknown: no hwmon start event");
         break;

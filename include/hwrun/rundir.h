@@ -189,6 +189,8 @@ extern const char *const hw_events[HW_EV_COUNT]; /* the nine above */
 #define HW_START_HOST "host"
 #define HW_START_COMMAND "command"
 #define HW_START_CGROUP "cgroup"
+#define HW_START_MODE "mode" /* "wrap", "attach" or "system" */
+#define HW_MODE_ATTACH "attach"
 /* Whether hwmon saw the host's pids ("init"), the ones nvidia-smi prints, or a container's. */
 #define HW_PIDNS_KEY "pid_namespace"
 #define HW_PIDNS_INIT "init"
@@ -205,6 +207,9 @@ extern const char *const hw_events[HW_EV_COUNT]; /* the nine above */
 #define HW_STOP_PROCESSES_LEFT "processes_left"
 #define HW_STOP_LEFT_RUNNING "left_running"
 #define HW_STOP_SAMPLER_ERROR "sampler_error"
+/* attach mode: was the watched process still alive when hwmon stopped? (hwmon is not its
+ * parent: its exit status cannot be known) */
+#define HW_STOP_PROCESS_ALIVE "process_alive"
 
 /* A phase's outcome, as `runlog time` and the Python package log it. */
 #define HW_PHASE_EXIT_STATUS "exit_status"

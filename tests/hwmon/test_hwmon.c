@@ -368,6 +368,11 @@ static void test_attach(void)
     CU_ASSERT_STRING_EQUAL(ht_data_str(start, "mode"), "attach");
     CU_ASSERT_EQUAL(ht_data_int(start, "pid"), target);
     CU_ASSERT_STRING_EQUAL(ht_data_str(stop, "reason"), "process_exit");
+    /* not hwmon's child: no exit status, only that it is gone (summarize: "exited", not ok) */
+    CU_ASSERT_PTR_NULL(ht_data(stop, "exit_status"));
+    json_object *alive = ht_data(stop, "process_alive");
+    CU_ASSERT(alive && json_object_is_type(alive, json_type_boolean) &&
+              !json_object_get_boolean(alive));
     size_t n = ht_lines(dir, "proc_metrics.csv");
     CU_ASSERT(n >= 12 && n <= 22); /* header + ~19 samples over ~1.9 s */
     json_object_put(start);
@@ -397,6 +402,10 @@ static void test_attach_duration(void)
     CU_ASSERT_TRUE(th_pid_alive(target));
     size_t n = ht_lines(dir, "proc_metrics.csv");
     CU_ASSERT(n >= 10 && n <= 12);
+    json_object *stop = ht_event(dir, "stop", 0); /* it ran on: summarize says "detached" */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(stop);
+    CU_ASSERT_TRUE(json_object_get_boolean(ht_data(stop, "process_alive")));
+    json_object_put(stop);
     kill(target, SIGKILL);
     th_wait(target, 5);
     free(argv);

@@ -48,6 +48,20 @@ static void test_status_from_events(void)
         {START(""), SUM_STATUS_INCOMPLETE, -1, 0},               /* no stop: hwmon died */
         {START("") STOP(", \"exit_status\": 0") START(""), SUM_STATUS_INCOMPLETE, -1, 0},
         {PHASE("p", ""), SUM_STATUS_UNKNOWN, -1, 0},             /* not hwmon's: nothing says */
+        /* hwmon -p: the process is not its child, its exit status unknowable: never "ok" */
+        {START(", \"mode\": \"attach\"")
+             "{\"ts\": \"2026-11-21T10:00:09.000+00:00\", \"type\": \"event\", \"event\": \"stop\", "
+             "\"data\": {\"reason\": \"process_exit\", \"process_alive\": false}}\n",
+         SUM_STATUS_EXITED, -1, 0},
+        {START(", \"mode\": \"attach\"")
+             "{\"ts\": \"2026-11-21T10:00:09.000+00:00\", \"type\": \"event\", \"event\": \"stop\", "
+             "\"data\": {\"reason\": \"signal\", \"process_alive\": true}}\n",
+         SUM_STATUS_DETACHED, -1, 0},
+        {START(", \"mode\": \"attach\"") /* an older hwmon: the reason tells */
+             "{\"ts\": \"2026-11-21T10:00:09.000+00:00\", \"type\": \"event\", \"event\": \"stop\", "
+             "\"data\": {\"reason\": \"duration\"}}\n",
+         SUM_STATUS_DETACHED, -1, 0},
+        {START(", \"mode\": \"system\"") STOP(""), SUM_STATUS_OK, -1, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct sum_run *run = run_of(cases[i].log);
