@@ -421,9 +421,11 @@ static void outcome_banner(FILE *f, const struct sum_run *run)
         ht_esc(f, where);
         fputs("</span>", f);
     }
-    if (o->phases_failed)
-        fprintf(f, " \xC2\xB7 %llu phase%s failed", (unsigned long long)o->phases_failed,
-                o->phases_failed == 1 ? "" : "s");
+    char failed[512];
+    if (*sum_outcome_failed_note(o, failed, sizeof failed)) {
+        fputs(" \xC2\xB7 ", f);
+        ht_esc(f, failed);
+    }
     char note[200];
     if (*sum_outcome_note(o, note, sizeof note)) {
         fputs(" \xC2\xB7 ", f);

@@ -58,12 +58,13 @@ void sum_outcome_event(struct sum_outcome *o, const struct sum_event *e)
 {
     long v;
     if (!strcmp(e->name, HW_EV_START)) {
-        uint64_t failed = o->phases_failed, open = o->phases_open;
-        double last = o->last_t;
+        struct sum_outcome keep = *o; /* counted over the whole log, as the phases are */
         sum_outcome_init(o);
-        o->phases_failed = failed; /* counted over the whole log, as the phases are */
-        o->phases_open = open;
-        o->last_t = last;
+        o->phases_failed = keep.phases_failed;
+        o->phases_open = keep.phases_open;
+        o->last_t = keep.last_t;
+        memcpy(o->failed_phase, keep.failed_phase, sizeof o->failed_phase);
+        memcpy(o->failed_why, keep.failed_why, sizeof o->failed_why);
         o->have_start = true;
         if (sum_json_int(e->data, HW_START_HWMON_PID, &v) && v > 0)
             o->hwmon_pid = v;
@@ -106,7 +107,8 @@ const char *sum_outcome_note(const struct sum_outcome *o, char *buf, size_t cap)
     return buf;
 }
 
-bool sum_outcome_phase_failed(const struct sum_phase *p, int *exit_status, int *signal)
+bool sum_outcome_phase_failed(struct sum_outcome *o, const struct sum_phase *p, int *exit_status,
+                              int *signal)
 {
     long v;
     *exit_status = sum_json_int(p->obj, HW_PHASE_EXIT_STATUS, &v) && v >= 0 && v <= 255 ? (int)v : -1;
@@ -114,7 +116,32 @@ bool sum_outcome_phase_failed(const struct sum_phase *p, int *exit_status, int *
     struct json_object *x;
     bool exception = p->obj && json_object_object_get_ex(p->obj, HW_PHASE_EXCEPTION, &x) && x &&
                      !json_object_is_type(x, json_type_null);
-    return *exit_status > 0 || *signal > 0 || exception;
+    bool failed = *exit_status > 0 || *signal > 0 || exception;
+    if (!failed || !o)
+        return failed;
+    snprintf(o->failed_phase, sizeof o->failed_phase, "%s", p->name ? p->name : "");
+    if (exception) {
+        const char *type = sum_json_str(p->obj, HW_PHASE_EXCEPTION);
+        const char *msg = sum_json_str(p->obj, HW_PHASE_EXCEPTION_MESSAGE);
+        snprintf(o->failed_why, sizeof o->failed_why, "%s%s%.*s", type ? type : "an exception",
+                 msg && *msg ? ": " : "", HW_PHASE_EXCEPTION_MESSAGE_MAX, msg ? msg : "");
+    } else if (*signal > 0) {
+        snprintf(o->failed_why, sizeof o->failed_why, "killed by signal %d", *signal);
+    } else {
+        snprintf(o->failed_why, sizeof o->failed_why, "exit status %d", *exit_status);
+    }
+    return failed;
+}
+
+const char *sum_outcome_failed_note(const struct sum_outcome *o, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (!o->phases_failed)
+        return buf;
+    unsigned long long n = (unsigned long long)o->phases_failed;
+    snprintf(buf, cap, "%llu phase%s failed%s `%s`, %s", n, n == 1 ? "" : "s",
+             n == 1 ? ":" : ", the last", o->failed_phase, o->failed_why);
+    return buf;
 }
 
 /* Is pid a live hwmon on this machine? The start event names the host, so a directory copied

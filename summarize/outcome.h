@@ -39,6 +39,8 @@ struct sum_outcome {
     bool left_running;      /* ... and left running (--leave-running), not stopped */
     char sampler_error[64]; /* the sampler could not start: no CPU or process samples ("") */
     uint64_t phases_open;   /* phases begun and never ended (over the whole log) */
+    char failed_phase[128]; /* the last phase that failed ("" when none) */
+    char failed_why[256];   /* how: "exit status 2", "RuntimeError: loss is NaN" */
     char open_phase[128];   /* the innermost of them in the last run ("" when none) */
     double open_phase_t0, open_phase_t1; /* its begin, and its run's end */
 };
@@ -48,8 +50,10 @@ void sum_outcome_init(struct sum_outcome *o);
  * a new run in the same log: the outcome is the last run's. */
 void sum_outcome_event(struct sum_outcome *o, const struct sum_event *e);
 /* Is this phase entry a failure? (runlog time's exit_status != 0, or the Python package's
- * "exception" key.) Also sets the entry's exit_status and signal (-1/0 when absent). */
-bool sum_outcome_phase_failed(const struct sum_phase *p, int *exit_status, int *signal);
+ * "exception" key.) Also sets the entry's exit_status and signal (-1/0 when absent), and, when
+ * it failed, o's failed phase and how (o may be NULL). */
+bool sum_outcome_phase_failed(struct sum_outcome *o, const struct sum_phase *p, int *exit_status,
+                              int *signal);
 /* The words every output uses for what outlived the command and for a sampler that did not
  * start ("2 processes outlived the command and were stopped"); "" when there is nothing to say.
  * Returns buf. */
@@ -60,6 +64,14 @@ void sum_outcome_open_phase(struct sum_outcome *o, const char *name, double t0, 
 /* Where the run was when it ended, in the words every output uses: "in phase `checkpoint`
  * after 19.2 s"; "" without an open phase. Returns buf. */
 const char *sum_outcome_where(const struct sum_outcome *o, char *buf, size_t cap);
+/* The failed phases in the words every output uses: "1 phase failed: `train`, RuntimeError:
+ * loss is NaN" ("2 phases failed, the last ..."); "" when none. Returns buf. */
+const char *sum_outcome_failed_note(const struct sum_outcome *o, char *buf, size_t cap);
+/* Phases that failed and error-like events: one figure a sweep filters on. */
+static inline uint64_t sum_outcome_errors(const struct sum_outcome *o, uint64_t error_events)
+{
+    return o->phases_failed + error_events;
+}
 /* Decide the status once the whole log and every file were read; last_t is the run's last
  * sample or entry. A run without a stop event is "running" when the start event's hwmon_pid is
  * a live hwmon on this host, else "incomplete". */

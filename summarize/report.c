@@ -311,6 +311,8 @@ static void json_outcome(struct hw_json *w, const struct sum_outcome *o)
     hw_json_str(w, "stop_reason", o->have_stop ? o->stop_reason : NULL);
     json_time(w, "last_sample", o->last_t);
     hw_json_u64(w, "phases_failed", o->phases_failed);
+    hw_json_str(w, "failed_phase", o->phases_failed ? o->failed_phase : NULL);
+    hw_json_str(w, "failed_phase_reason", o->phases_failed ? o->failed_why : NULL);
     if (o->processes_left >= 0) {
         hw_json_u64(w, "processes_left", (uint64_t)o->processes_left);
         hw_json_bool(w, "left_running", o->left_running);
@@ -760,9 +762,11 @@ static void text_outcome(struct hw_buf *out, const struct sum_outcome *o)
     char where[200];
     if (*sum_outcome_where(o, where, sizeof where))
         hw_buf_printf(out, " %s", where);
-    if (o->phases_failed)
-        hw_buf_printf(out, "; %llu phase%s failed", (unsigned long long)o->phases_failed,
-                      o->phases_failed == 1 ? "" : "s");
+    char failed[512];
+    if (*sum_outcome_failed_note(o, failed, sizeof failed)) {
+        char sb[512];
+        hw_buf_printf(out, "; %s", safe(failed, sb, sizeof sb));
+    }
     char note[200];
     if (*sum_outcome_note(o, note, sizeof note))
         hw_buf_printf(out, "; %s", note);
@@ -1175,6 +1179,9 @@ struct col {
     I("exit_status", run->outcome.exit_status >= 0 ? run->outcome.exit_status : NAN)              \
     I("signal", run->outcome.signal ? run->outcome.signal : NAN)                                  \
     U("phases_failed", run->outcome.phases_failed)                                                \
+    S("failed_phase", run->outcome.phases_failed ? run->outcome.failed_phase : NULL)              \
+    S("failed_phase_reason", run->outcome.phases_failed ? run->outcome.failed_why : NULL)         \
+    U("errors", sum_outcome_errors(&run->outcome, run->err_total))                                \
     S("open_phase", run->outcome.open_phase[0] ? run->outcome.open_phase : NULL)                  \
     D("open_phase_sec", open_phase_sec(&run->outcome))                                            \
     D("outside_phases_sec", round_us(run->outside_phases_s))                                      \

@@ -424,7 +424,7 @@ static void on_phase(void *ctx, const struct sum_phase *p)
                 break;
             }
     int exit_status, sig;
-    bool failed = sum_outcome_phase_failed(p, &exit_status, &sig);
+    bool failed = sum_outcome_phase_failed(&run->outcome, p, &exit_status, &sig);
     struct sum_fwmem fw;
     sum_fwmem_init(&fw);
     fwmem_entry(run, &fw, p->obj);

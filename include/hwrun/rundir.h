@@ -215,5 +215,8 @@ extern const char *const hw_events[HW_EV_COUNT]; /* the nine above */
 #define HW_PHASE_EXIT_STATUS "exit_status"
 #define HW_PHASE_SIGNAL "signal"
 #define HW_PHASE_EXCEPTION "exception"
+/* the exception's message, cut to HW_PHASE_EXCEPTION_MESSAGE_MAX characters (the Python package) */
+#define HW_PHASE_EXCEPTION_MESSAGE "exception_message"
+#define HW_PHASE_EXCEPTION_MESSAGE_MAX 200
 
 #endif

@@ -45,6 +45,9 @@ _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 # The key of a phase entry, and the event, that carry the framework's allocator figures, and
 # their members: include/hwrun/rundir.h (HW_FWMEM_*), which summarize reads.
 FRAMEWORK_MEMORY = "framework_memory"
+# A failed block's exception: its type name (pytyche's key) and its message, cut to this many
+# characters (rundir.h HW_PHASE_EXCEPTION_MESSAGE, _MAX).
+EXCEPTION_MESSAGE, EXCEPTION_MESSAGE_MAX = "exception_message", 200
 _MIB = 1024.0 * 1024.0
 
 
@@ -560,7 +563,12 @@ class _Phase:
     def __exit__(self, exc_type, exc, tb):
         extra = _with_memory(self.extra)
         if exc_type is not None:
-            extra = dict(extra, exception=exc_type.__name__)
+            try:
+                msg = str(exc)
+            except Exception:  # a __str__ that raises: the type says enough
+                msg = ""
+            extra = dict(extra, exception=exc_type.__name__,
+                         **{EXCEPTION_MESSAGE: msg[:EXCEPTION_MESSAGE_MAX]})
         arr, n = _fields(extra.items())
         try:
             self.log._call(_lib.rl_phase_end, ctypes.byref(self.span), arr, n, None)

@@ -189,6 +189,13 @@ class Timing(Base):
         log.close()
         e = json.loads(self.lines()[1])
         self.assertEqual((e["name"], e["step"], e["exception"]), ("boom", 7, "KeyError"))
+        self.assertEqual(e["exception_message"], "'x'")  # str(KeyError("x"))
+        log = RunLog(self.path)
+        with self.assertRaises(RuntimeError):
+            with log.phase("long"):
+                raise RuntimeError("x" * 1000)
+        log.close()
+        self.assertEqual(json.loads(self.lines()[-1])["exception_message"], "x" * 200)
 
     def test_timed_decorator(self):
         log = RunLog(self.path)

@@ -83,6 +83,10 @@ static void test_failed_phases_and_extras(void)
                                      PHASE("sig", ", \"exit_status\": 143, \"signal\": 15")
                                      PHASE("py", ", \"exception\": \"KeyError\"")
                                      PHASE("plain", "") STOP(", \"exit_status\": 0"));
+    /* the last failure, named with how it failed, in every output's words */
+    char note[512];
+    CU_ASSERT_STRING_EQUAL(sum_outcome_failed_note(&run->outcome, note, sizeof note),
+                           "3 phases failed, the last `py`, KeyError");
     CU_ASSERT_PTR_NOT_NULL_FATAL(run);
     CU_ASSERT_EQUAL(run->outcome.status, SUM_STATUS_OK);
     CU_ASSERT_EQUAL(run->outcome.phases_failed, 3);
@@ -99,6 +103,14 @@ static void test_failed_phases_and_extras(void)
     CU_ASSERT_FALSE(json_object_object_get_ex(x, "ts", &v));
     json_object_put(x);
     CU_ASSERT_PTR_NULL(run->phase[4].extra);
+    sum_run_free(run);
+    run = run_of(START("") PHASE("train", ", \"exception\": \"RuntimeError\", "
+                                          "\"exception_message\": \"loss is NaN\"")
+                     STOP(", \"exit_status\": 1"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    CU_ASSERT_STRING_EQUAL(sum_outcome_failed_note(&run->outcome, note, sizeof note),
+                           "1 phase failed: `train`, RuntimeError: loss is NaN");
+    CU_ASSERT_EQUAL(sum_outcome_errors(&run->outcome, run->err_total), 1);
     sum_run_free(run);
 }
 
