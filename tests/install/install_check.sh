@@ -6,7 +6,8 @@ set -euo pipefail
 build=$1
 prefix=$(mktemp -d "${TMPDIR:-/tmp}/hwrun-install-XXXXXX")
 trap 'rm -rf "$prefix"' EXIT
-cmake --install "$build" --prefix "$prefix" >/dev/null
+out=$(cmake --install "$build" --prefix "$prefix")
+grep -q "The runlog Python package: $prefix/" <<<"$out" || fail "the install does not say where the Python package went"
 
 fail() { echo "install_check: $*" >&2; exit 1; }
 for f in bin/runlog bin/hwmon bin/summarize include/runlog.h \
@@ -35,7 +36,8 @@ int main(int argc, char **argv)
 C
 export PKG_CONFIG_PATH="$(dirname "$pc")"
 cc -o "$prefix/use-shared" "$prefix/use.c" $(pkg-config --cflags --libs runlog)
-LD_LIBRARY_PATH="$libdir" "$prefix/use-shared" "$prefix/log.jsonl"
+# a prefix that is not /usr: the .pc's run path lets the program start with no environment
+env -u LD_LIBRARY_PATH "$prefix/use-shared" "$prefix/log.jsonl" || fail "the program built with pkg-config does not start"
 cc -o "$prefix/use-static" "$prefix/use.c" $(pkg-config --cflags runlog) \
    "$libdir/librunlog.a" $(pkg-config --libs-only-l --static json-c) -lm -pthread
 "$prefix/use-static" "$prefix/log.jsonl"
