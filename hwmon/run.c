@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
@@ -114,6 +115,7 @@ struct run {
     bool made_log;        /* run.jsonl was created by this start */
     bool started;         /* the start event was logged */
     int runlog_rd;        /* run.jsonl read-only: the sampler follows it (edge samples) */
+    long cmd_maxrss_kib;  /* the command's ru_maxrss when it was reaped (0: not known) */
 };
 
 static void log_event(struct run *r, const char *type, const rl_field_t *f, size_t n)
@@ -476,6 +478,7 @@ static void log_stop(struct run *r, bool wrap, int exit_status)
         {r->fwd, RL_ARR("killed_after_grace", killed, n_killed)},
         /* what of the job outlived its main process, and whether it was left running */
         {wrap, RL_INT(HW_STOP_PROCESSES_LEFT, r->n_left)},
+        {wrap && r->cmd_maxrss_kib > 0, RL_INT(HW_STOP_MAIN_PEAK_RSS_KIB, r->cmd_maxrss_kib)},
         {r->n_left > 0 && r->cfg->leave_running, RL_ARR(HW_STOP_LEFT_RUNNING, left, n_left)},
         {r->sampler_err < 0, RL_STR(HW_STOP_SAMPLER_ERROR, strerror(-r->sampler_err))},
         {r->cfg->attach_pid > 0, RL_BOOL(HW_STOP_PROCESS_ALIVE, watched_alive(r))},
@@ -527,7 +530,8 @@ static void reap(struct run *r)
 {
     for (;;) {
         int st;
-        pid_t pid = waitpid(-1, &st, WNOHANG);
+        struct rusage ru;
+        pid_t pid = wait4(-1, &st, WNOHANG, &ru);
         if (pid == 0 || (pid < 0 && errno == ECHILD))
             break;
         if (pid < 0) {
@@ -541,6 +545,9 @@ static void reap(struct run *r)
         int status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
         if (pid == r->cmd_pid) {
             r->cmd_done = true;
+            /* the kernel's high-water mark of its RSS (and of the children it waited for):
+             * the true peak, which sampling can miss */
+            r->cmd_maxrss_kib = ru.ru_maxrss;
             r->cmd_status = status;
             stop_leftovers(r);
             begin_stop(r, "command_exit");

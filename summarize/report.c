@@ -589,6 +589,8 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     hw_json_num(&w, "write_bytes", max_or_nan(&run->proc[SUM_PROC_WRITE]));
     /* the tracked process alone (descendants: the tree's row minus these), and user/system */
     hw_json_num(&w, "main_peak_rss_mib", max_or_nan(&run->proc[SUM_PROC_MAIN_RSS]));
+    /* the kernel's high-water mark of the command (wrap mode): no sampling can miss it */
+    hw_json_num(&w, "main_peak_rss_kernel_mib", run->info.main_peak_kernel_mib);
     json_stat(&w, "main_rss_mib", &run->proc[SUM_PROC_MAIN_RSS]);
     json_stat(&w, "main_cpu_pct", &run->proc[SUM_PROC_MAIN_CPU]);
     hw_json_num(&w, "main_threads_max", max_or_nan(&run->proc[SUM_PROC_MAIN_THREADS]));
@@ -1069,6 +1071,11 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
     if (run->proc[SUM_PROC_MAIN_RSS].n) {
         hw_buf_puts(out, "  main process: peak RSS ");
         tmem(out, run->proc[SUM_PROC_MAIN_RSS].max, u);
+        if (isfinite(run->info.main_peak_kernel_mib)) {
+            hw_buf_puts(out, " (kernel's high-water mark ");
+            tmem(out, run->info.main_peak_kernel_mib, u);
+            hw_buf_putc(out, ')');
+        }
         hw_buf_puts(out, ", CPU mean ");
         tnum(out, sum_stat_mean(&run->proc[SUM_PROC_MAIN_CPU]), "%");
         hw_buf_printf(out, ", threads max %.0f", run->proc[SUM_PROC_MAIN_THREADS].max);
@@ -1216,6 +1223,8 @@ struct col {
     D("proc_cpu_mean_pct_of_cores", cpu_of_cores(run, sum_stat_mean(&run->proc[SUM_PROC_CPU])))     \
     /* the tracked process alone and the tree's user/system split (proc_metrics.csv) */           \
     D("main_peak_rss_mib", max_or_nan(&run->proc[SUM_PROC_MAIN_RSS]))                             \
+    D("main_peak_rss_kernel_mib", run->info.main_peak_kernel_mib)                                 \
+    D("peak_pss_mib", max_or_nan(&run->proc[SUM_PROC_PSS])) /* shared pages once, workers too */ \
     D("main_cpu_mean_pct", sum_stat_mean(&run->proc[SUM_PROC_MAIN_CPU]))                            \
     D("main_threads_max", max_or_nan(&run->proc[SUM_PROC_MAIN_THREADS]))                          \
     D("usr_cpu_mean_pct", sum_stat_mean(&run->proc[SUM_PROC_USR_CPU]))                              \

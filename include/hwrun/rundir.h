@@ -210,6 +210,9 @@ extern const char *const hw_events[HW_EV_COUNT]; /* the nine above */
 /* attach mode: was the watched process still alive when hwmon stopped? (hwmon is not its
  * parent: its exit status cannot be known) */
 #define HW_STOP_PROCESS_ALIVE "process_alive"
+/* wrap mode: the command's peak RSS as the kernel kept it (wait4's ru_maxrss, KiB): its own
+ * and that of the children it waited for, whatever the sampling saw */
+#define HW_STOP_MAIN_PEAK_RSS_KIB "main_peak_rss_kib"
 
 /* A phase's outcome, as `runlog time` and the Python package log it. */
 #define HW_PHASE_EXIT_STATUS "exit_status"

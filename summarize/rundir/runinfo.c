@@ -15,6 +15,7 @@ void sum_run_info_init(struct sum_run_info *info)
     info->t_start = NAN;
     info->t_stop = NAN;
     info->stop_duration_s = NAN;
+    info->main_peak_kernel_mib = NAN;
     info->interval_s = NAN;
     info->cpus_allowed = NAN;
 }
@@ -64,6 +65,9 @@ void sum_run_info_event(struct sum_run_info *info, const struct sum_event *e)
         double d = data_num(e->data, HW_STOP_DURATION);
         if (isfinite(d) && d >= 0)
             info->stop_duration_s = d;
+        double k = data_num(e->data, HW_STOP_MAIN_PEAK_RSS_KIB);
+        if (k > 0 && k < 1e15)
+            info->main_peak_kernel_mib = k / 1024.0;
     } else if (!strcmp(e->name, HW_EV_CHILD_RESTART)) {
         info->child_restarts++;
     }

@@ -103,10 +103,41 @@ static void test_phase_cpu_at_edges(void)
     free(dir);
 }
 
+/* A job whose memory peaks between two samples: the kernel's high-water mark of the command
+ * (wait4's ru_maxrss, in the stop event) has it, whatever the sampling saw. */
+static void test_main_peak_from_kernel(void)
+{
+    char *dir = th_tmpdir("edges-hwm");
+    char **argv = ht_argv(dir, "--no-gpu", "-i", "1", "--", "python3", "-c",
+                          "import time\n"
+                          "b = bytearray(256 << 20)\n"
+                          "for i in range(0, len(b), 4096): b[i] = 1\n"
+                          "del b\n"
+                          "time.sleep(1.5)\n",
+                          NULL);
+    int st = ht_run(argv, NULL, 60, NULL);
+    if (st == 127 && !getenv("CI")) {
+        th_skip("python3 is not installed");
+    } else {
+        CU_ASSERT_EQUAL(st, 0);
+        struct sum_run *run = summarize(dir);
+        double k = run->info.main_peak_kernel_mib;
+        if (!(k >= 256))
+            fprintf(stderr, "kernel's peak %.1f MiB, sampled %.1f MiB\n", k,
+                    run->proc[SUM_PROC_MAIN_RSS].max);
+        CU_ASSERT(k >= 256);
+        sum_run_free(run);
+    }
+    free(argv);
+    th_rmtree(dir);
+    free(dir);
+}
+
 void add_edges_suite(void);
 void add_edges_suite(void)
 {
     CU_pSuite s = CU_add_suite("edges", NULL, NULL);
     CU_add_test(s, "last_interval_counted", test_last_interval_counted);
     CU_add_test(s, "phase_cpu_at_edges", test_phase_cpu_at_edges);
+    CU_add_test(s, "main_peak_from_kernel", test_main_peak_from_kernel);
 }
