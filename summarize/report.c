@@ -1072,7 +1072,8 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
         hw_buf_puts(out, "  main process: peak RSS ");
         tmem(out, run->proc[SUM_PROC_MAIN_RSS].max, u);
         if (isfinite(run->info.main_peak_kernel_mib)) {
-            hw_buf_puts(out, " (kernel's high-water mark ");
+            /* wait4's ru_maxrss: the command or a child it waited for, whichever was largest */
+            hw_buf_puts(out, " (the kernel's high-water mark of it or a child it waited for: ");
             tmem(out, run->info.main_peak_kernel_mib, u);
             hw_buf_putc(out, ')');
         }
