@@ -417,6 +417,9 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     hw_json_u64(&w, "edge_samples", run->edge_rows);
     hw_json_num(&w, "duration_sec", round_us(sum_run_duration(run)));
     hw_json_num(&w, "outside_phases_sec", round_us(run->outside_phases_s));
+    hw_json_num(&w, "steps", run->steps > 0 ? run->steps : NAN);
+    hw_json_num(&w, "sec_per_step", sum_run_sec_per_step(run));
+    hw_json_num(&w, "energy_wh_per_step", sum_run_energy_wh_per_step(run));
     hw_json_num(&w, "mean_gpu_clock_mhz", clock_mean(run));
     hw_json_num(&w, "mean_gpu_power_w", sum_stat_mean(&run->all[SUM_GM_POWER]));
     hw_json_num(&w, "peak_gpu_mem_mb", max_or_nan(&run->all[SUM_GM_MEM_USED])); /* MiB, as calibrax */
@@ -1001,6 +1004,13 @@ static void text_phases(struct hw_buf *out, const struct sum_run *run, const str
         tdur(out, run->outside_phases_s, u);
         hw_buf_putc(out, '\n');
     }
+    if (run->steps > 0) { /* what compares runs of different lengths */
+        hw_buf_printf(out, "  %.0f steps: ", run->steps);
+        tdur(out, sum_run_sec_per_step(run), u);
+        hw_buf_puts(out, " and ");
+        twh(out, sum_run_energy_wh_per_step(run), u);
+        hw_buf_puts(out, " per step\n");
+    }
     if (run->phases_dropped)
         hw_buf_printf(out, "  note: %llu phases beyond the first %d have no entry of their own "
                            "(their names' figures count them)\n",
@@ -1193,6 +1203,9 @@ struct col {
     S("open_phase", run->outcome.open_phase[0] ? run->outcome.open_phase : NULL)                  \
     D("open_phase_sec", open_phase_sec(&run->outcome))                                            \
     D("outside_phases_sec", round_us(run->outside_phases_s))                                      \
+    D("steps", run->steps > 0 ? run->steps : NAN)                                                 \
+    D("sec_per_step", sum_run_sec_per_step(run))                                                  \
+    D("energy_wh_per_step", sum_run_energy_wh_per_step(run))                                      \
     U("gpus", sum_run_gpu_count(run))                                                             \
     U("num_samples", sum_run_num_samples(run))                                                    \
     D("duration_sec", round_us(sum_run_duration(run)))                                            \

@@ -201,6 +201,16 @@ const char *sum_phase_edges(const struct sum_phase_acc *p)
     return p->edge_t0 ? (p->edge_t1 ? "measured" : "begin") : p->edge_t1 ? "end" : "interpolated";
 }
 
+double sum_run_sec_per_step(const struct sum_run *run)
+{
+    return run->steps > 0 ? sum_run_duration(run) / run->steps : NAN;
+}
+
+double sum_run_energy_wh_per_step(const struct sum_run *run)
+{
+    return run->steps > 0 ? sum_run_energy_wh(run) / run->steps : NAN;
+}
+
 bool sum_run_span(const struct sum_run *run, double *t0, double *t1)
 {
     double d = sum_run_duration(run);
@@ -428,6 +438,10 @@ static void on_phase(void *ctx, const struct sum_phase *p)
     struct sum_fwmem fw;
     sum_fwmem_init(&fw);
     fwmem_entry(run, &fw, p->obj);
+    struct json_object *st;
+    if (p->obj && json_object_object_get_ex(p->obj, HW_PHASE_STEPS, &st) &&
+        json_object_is_type(st, json_type_int) && json_object_get_int64(st) > 0)
+        run->steps_logged += (double)json_object_get_int64(st);
     add_phase(run, p->name, p->t_start, p->t_end, p->seconds, p->line, phase_extra(p->obj),
               exit_status, sig, failed, false, &fw);
 }
@@ -1173,6 +1187,9 @@ static void end_open_phases(struct sum_run *run, double last_t)
             p->edge_t0 = true;
     }
     sum_names_end_windows(&run->names, last_t);
+    /* the steps: what the phases said, else one per phase named "step" */
+    const struct sum_name_acc *step = sum_names_find(&run->names, HW_PHASE_STEP_NAME);
+    run->steps = run->steps_logged > 0 ? run->steps_logged : step ? (double)step->count : 0;
     double t0, t1;
     run->outside_phases_s = NAN;
     if (run->names.n && sum_run_span(run, &t0, &t1))

@@ -208,6 +208,8 @@ struct sum_run {
     uint64_t open_dropped; /* begins beyond SUM_MAX_OPEN: their phases are not seen as open */
     double outside_phases_s; /* the run's time in no phase; NAN when it logged no phase */
     struct sum_fwmem fw;     /* the framework's memory over every entry and event */
+    double steps_logged;     /* the sum of the phases' HW_PHASE_STEPS */
+    double steps;            /* the run's steps (sum_run_steps rule); 0 when none said */
 
     /* events */
     struct sum_event_type etype[SUM_MAX_EVENT_TYPES];
@@ -305,6 +307,10 @@ uint64_t sum_run_file_gaps(const struct sum_run *run, enum sum_kind kind);
 /* The run's start and end in epoch seconds (the start event, else the first time seen; the
  * start plus sum_run_duration()); false when the run has no time at all. */
 bool sum_run_span(const struct sum_run *run, double *t0, double *t1);
+/* A run of N training steps: its time and energy per step, so that runs of different lengths
+ * compare (NAN when the run logged no steps). */
+double sum_run_sec_per_step(const struct sum_run *run);
+double sum_run_energy_wh_per_step(const struct sum_run *run);
 /* The framework's figures of the run (p NULL) or of a phase; false when none was logged. */
 bool sum_fwmem_figures(const struct sum_run *run, const struct sum_phase_acc *p,
                        struct sum_fwmem_fig *out);

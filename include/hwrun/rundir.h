@@ -215,6 +215,10 @@ extern const char *const hw_events[HW_EV_COUNT]; /* the nine above */
 #define HW_STOP_MAIN_PEAK_RSS_KIB "main_peak_rss_kib"
 
 /* A phase's outcome, as `runlog time` and the Python package log it. */
+/* The training steps a phase covered (log.phase("train", steps=1000)); else each phase named
+ * HW_PHASE_STEP_NAME is one. summarize divides the run's time and energy by them. */
+#define HW_PHASE_STEPS "steps"
+#define HW_PHASE_STEP_NAME "step"
 #define HW_PHASE_EXIT_STATUS "exit_status"
 #define HW_PHASE_SIGNAL "signal"
 #define HW_PHASE_EXCEPTION "exception"

@@ -178,7 +178,8 @@ static void test_sweep_rows(void)
     CU_ASSERT_EQUAL(th_count_lines(r1.out), 6);
     CU_ASSERT_EQUAL(strncmp(r1.out, "dir,status,exit_status,signal,phases_failed,failed_phase,"
                             "failed_phase_reason,errors,open_phase,open_phase_sec,"
-                            "outside_phases_sec,gpus,num_samples,", 146), 0);
+                            "outside_phases_sec,steps,sec_per_step,energy_wh_per_step,gpus,"
+                            "num_samples,", 184), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r1.out, "\n" /* row order kept */));
     const char *a2[] = {"-q", "-j", "4", "-f", "csv", dirs[0], dirs[1], dirs[2], dirs[3],
                         dirs[4], NULL};

@@ -207,6 +207,28 @@ static void test_open_phases(void)
     sum_run_free(run);
 }
 
+/* Runs of different lengths compare per step: the steps the phases said (steps=N), else one per
+ * phase named "step"; none: no per-step figures (null, never 0). */
+static void test_per_step(void)
+{
+    struct sum_run *run = run_of(START("") PHASE("train", ", \"steps\": 600")
+                                     PHASE("eval", ", \"steps\": 300") STOP(", \"exit_status\": 0"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    CHECK_NEAR(run->steps, 900, 0);
+    CHECK_NEAR(sum_run_sec_per_step(run), 9.0 / 900, 1e-12); /* the stop's duration_s 9 */
+    CU_ASSERT(isnan(sum_run_energy_wh_per_step(run)));         /* no GPU: no energy */
+    sum_run_free(run);
+    run = run_of(START("") PHASE("step", "") PHASE("step", "") PHASE("step", "")
+                     STOP(", \"exit_status\": 0"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    CHECK_NEAR(sum_run_sec_per_step(run), 3.0, 1e-12);
+    sum_run_free(run);
+    run = run_of(START("") PHASE("train", "") STOP(", \"exit_status\": 0"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    CU_ASSERT(isnan(sum_run_sec_per_step(run)));
+    sum_run_free(run);
+}
+
 /* A crashed run must not look like a good one in any output. */
 static void test_hwmon_failed_command(void)
 {
@@ -292,6 +314,7 @@ void add_outcome_suite(void)
     CU_add_test(s, "status_from_events", test_status_from_events);
     CU_add_test(s, "failed_phases_and_extras", test_failed_phases_and_extras);
     CU_add_test(s, "open_phases", test_open_phases);
+    CU_add_test(s, "per_step", test_per_step);
     CU_add_test(s, "hwmon_failed_command", test_hwmon_failed_command);
     CU_add_test(s, "hwmon_running_then_killed", test_hwmon_running_then_killed);
 }
