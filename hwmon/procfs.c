@@ -848,7 +848,9 @@ static void account(struct mon_tree *t, struct mon_proc *p, const struct mon_pst
     }
 }
 
-int mon_tree_sample(struct mon_tree *t, double now_s, struct mon_tree_sample *out)
+/* One walk; 1 (nothing kept) when may_retry and the tree's CPU dipped: see mon_tree_sample. */
+static int sample_tree(struct mon_tree *t, double now_s, struct mon_tree_sample *out,
+                       bool may_retry)
 {
     memset(out, 0, sizeof *out);
     t->gen++;
@@ -985,6 +987,8 @@ int mon_tree_sample(struct mon_tree *t, double now_s, struct mon_tree_sample *ou
     }
     uint64_t ticks = sum.ticks + t->gone_ticks, uticks = sum.uticks + t->gone_uticks;
     uint64_t rd = sum.rd + t->gone_rd, wr = sum.wr + t->gone_wr;
+    if (may_retry && t->have_prev && ticks < t->prev_ticks)
+        return 1;
     /* A tracked parent reaping a child between our two reads can make the sum dip for one
      * sample; keep the series monotonic and let the next sample catch up. */
     if (t->have_prev && now_s > t->prev_t) {
@@ -1016,4 +1020,15 @@ int mon_tree_sample(struct mon_tree *t, double now_s, struct mon_tree_sample *ou
     out->have_pss = sum.any_pss;
     out->pss_mib = (double)sum.pss_kb / 1024.0;
     return 0;
+}
+
+/* A tracked parent that reaps a child between our reading it and the child makes the sum dip:
+ * the child is gone and its time is not yet in the parent's cutime. That happens at the edges
+ * of phases (a `runlog time` ends, its shell reaps it), just where an edge sample reads: read
+ * the tree again at once, the reap done, rather than let the next sample carry the time into
+ * the next phase. A second dip keeps the series monotonic (the next sample catches up). */
+int mon_tree_sample(struct mon_tree *t, double now_s, struct mon_tree_sample *out)
+{
+    int rc = sample_tree(t, now_s, out, true);
+    return rc == 1 ? sample_tree(t, now_s, out, false) : rc;
 }
