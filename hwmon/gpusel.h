@@ -10,7 +10,7 @@ struct mon_gpusel {
     const char *source; /* "option", "CUDA_VISIBLE_DEVICES" or "default" */
     bool none;          /* CUDA_VISIBLE_DEVICES set but empty: the job sees no GPU */
     const char *asked;  /* the list as given (ids may be what it resolved to) */
-    char mapped[512];   /* storage for ids after mon_gpusel_map */
+    char mapped[512];   /* storage for ids once resolved (smiprobe.c: MIG devices, narrowing) */
     char unmapped[512]; /* the ids that name no GPU here, comma-separated ("" when none) */
 };
 
@@ -22,11 +22,6 @@ static inline bool mon_gpusel_from_env(const struct mon_gpusel *s)
     return s->source && s->source[0] == 'C';
 }
 
-/* Map MIG device UUIDs of s->ids to their parent GPU's index, from `nvidia-smi -L` output (a
- * MIG device is listed under its GPU: "  MIG 1g.18gb Device 0: (UUID: MIG-...)"; the older
- * form MIG-GPU-<uuid>/<gi>/<ci> names its GPU's UUID). Other ids are kept; repeats dropped.
- * An unknown MIG UUID is kept too (nvidia-smi -i then says it names nothing). */
-void mon_gpusel_map(struct mon_gpusel *s, const char *list_out);
 
 /* opt: --gpus (NULL if not given; "all" for every GPU); cuda: getenv("CUDA_VISIBLE_DEVICES").
  * Returns 0, or -EINVAL for a list with an empty item (",0", "0,,1"): for CUDA_VISIBLE_DEVICES

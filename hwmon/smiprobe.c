@@ -46,48 +46,148 @@ static bool version_value(const char *out, const char *key, char *val, size_t ca
     return false;
 }
 
-void mon_smi_parse_gpu_list(const char *out, char *json, size_t cap)
+/* One line of `nvidia-smi -L`: a GPU ("GPU 0: NAME (UUID: GPU-...)") or, listed under it, one
+ * of its MIG devices ("  MIG 1g.18gb     Device  0: (UUID: MIG-...)",
+ * list-gpus_h200-mig_drv590.txt). false for anything else. */
+struct list_line {
+    bool gpu;
+    long index;       /* a GPU's */
+    const char *name; /* a GPU's */
+    size_t name_len;
+    const char *uuid; /* NULL when the line has none */
+    size_t uuid_len;
+};
+
+static bool list_line(const char *line, size_t len, struct list_line *l)
 {
-    struct hw_buf b;
-    hw_buf_init(&b, json, cap);
-    hw_buf_putc(&b, '[');
-    int n = 0;
+    memset(l, 0, sizeof *l);
+    const char *end = line + len, *colon = memchr(line, ':', len);
+    l->gpu = len > 6 && !strncmp(line, "GPU ", 4);
+    if (!colon || !(l->gpu || (len > 6 && !strncmp(line, "  MIG ", 6))))
+        return false;
+    const char *uu = memmem(line, len, " (UUID: ", 8);
+    if (uu) {
+        l->uuid = uu + 8;
+        const char *ue = memchr(l->uuid, ')', (size_t)(end - l->uuid));
+        l->uuid_len = (size_t)((ue ? ue : end) - l->uuid);
+    }
+    if (l->gpu) {
+        l->index = strtol(line + 4, NULL, 10);
+        l->name = colon + 2 <= end ? colon + 2 : colon + 1;
+        const char *name_end = uu ? uu : end;
+        l->name_len = name_end > l->name ? (size_t)(name_end - l->name) : 0;
+    }
+    return true;
+}
+
+/* Call fn for each line of -L output; stop when it returns false. */
+static void each_list_line(const char *out, bool (*fn)(void *, const struct list_line *),
+                           void *ctx)
+{
     for (const char *line = out; line && *line;) {
         const char *nl = strchr(line, '\n');
         size_t len = nl ? (size_t)(nl - line) : strlen(line);
-        if (len > 6 && strncmp(line, "GPU ", 4) == 0) {
-            const char *colon = memchr(line, ':', len);
-            const char *uu = NULL;
-            for (const char *q = line; q + 7 <= line + len; q++)
-                if (strncmp(q, " (UUID: ", 8) == 0) {
-                    uu = q;
-                    break;
-                }
-            if (colon) {
-                long idx = strtol(line + 4, NULL, 10);
-                const char *name = colon + 2 <= line + len ? colon + 2 : colon + 1;
-                const char *name_end = uu ? uu : line + len;
-                if (n++)
-                    hw_buf_puts(&b, ", ");
-                hw_buf_printf(&b, "{\"index\": %ld, \"name\": ", idx);
-                hw_buf_json_str(&b, name, name_end > name ? (size_t)(name_end - name) : 0);
-                hw_buf_puts(&b, ", \"uuid\": ");
-                if (uu) {
-                    const char *us = uu + 8, *ue = memchr(us, ')', (size_t)(line + len - us));
-                    hw_buf_json_str(&b, us, ue ? (size_t)(ue - us) : (size_t)(line + len - us));
-                } else {
-                    hw_buf_puts(&b, "null");
-                }
-                hw_buf_putc(&b, '}');
-            }
-        }
+        struct list_line l;
+        if (list_line(line, len, &l) && !fn(ctx, &l))
+            return;
         line = nl ? nl + 1 : NULL;
     }
-    hw_buf_putc(&b, ']');
-    if (b.heap || b.oom) { /* too many GPUs for the buffer: keep valid JSON */
-        hw_buf_free(&b);
+}
+
+struct gpu_json {
+    struct hw_buf b;
+    int n;
+};
+
+static bool put_gpu(void *ctx, const struct list_line *l)
+{
+    struct gpu_json *g = ctx;
+    if (!l->gpu)
+        return true;
+    if (g->n++)
+        hw_buf_puts(&g->b, ", ");
+    hw_buf_printf(&g->b, "{\"index\": %ld, \"name\": ", l->index);
+    hw_buf_json_str(&g->b, l->name, l->name_len);
+    hw_buf_puts(&g->b, ", \"uuid\": ");
+    if (l->uuid)
+        hw_buf_json_str(&g->b, l->uuid, l->uuid_len);
+    else
+        hw_buf_puts(&g->b, "null");
+    hw_buf_putc(&g->b, '}');
+    return true;
+}
+
+void mon_smi_parse_gpu_list(const char *out, char *json, size_t cap)
+{
+    struct gpu_json g = {.n = 0};
+    hw_buf_init(&g.b, json, cap);
+    hw_buf_putc(&g.b, '[');
+    each_list_line(out, put_gpu, &g);
+    hw_buf_putc(&g.b, ']');
+    if (g.b.heap || g.b.oom) { /* too many GPUs for the buffer: keep valid JSON */
+        hw_buf_free(&g.b);
         snprintf(json, cap, "[]");
     }
+}
+
+/* The GPU a UUID names: its own line's, or the GPU a MIG device line naming it is under. */
+struct find_uuid {
+    const char *uuid;
+    size_t len;
+    long gpu, found;
+};
+
+static bool match_uuid(void *ctx, const struct list_line *l)
+{
+    struct find_uuid *f = ctx;
+    if (l->gpu)
+        f->gpu = l->index;
+    if (l->uuid && l->uuid_len == f->len && !memcmp(l->uuid, f->uuid, f->len) && f->gpu >= 0) {
+        f->found = f->gpu;
+        return false;
+    }
+    return true;
+}
+
+/* nvidia-smi samples physical GPUs: a MIG device id (MIG-<uuid>, or the older
+ * MIG-GPU-<uuid>/<gi>/<ci> that names its GPU) of the selection becomes its GPU's index, from
+ * -L output. Other ids are kept, repeats dropped; an unknown MIG UUID is kept too (-i then says
+ * it names nothing). */
+static void map_mig(struct mon_gpusel *s, const char *list_out)
+{
+    if (!s->ids || !list_out)
+        return;
+    char out[sizeof s->mapped] = "";
+    size_t o = 0;
+    for (const char *p = s->ids; *p;) {
+        size_t len = strcspn(p, ",");
+        char item[256];
+        snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
+        if (!strncmp(item, "MIG-", 4)) {
+            bool old = !strncmp(item, "MIG-GPU-", 8);
+            struct find_uuid f = {old ? item + 4 : item, 0, -1, -1};
+            f.len = old ? strcspn(f.uuid, "/") : strlen(f.uuid);
+            each_list_line(list_out, match_uuid, &f);
+            if (f.found >= 0)
+                snprintf(item, sizeof item, "%ld", f.found);
+        }
+        /* the same GPU twice (two MIG devices of one GPU) is one -i id */
+        bool dup = false;
+        for (const char *q = out; *q && !dup;) {
+            size_t ql = strcspn(q, ",");
+            dup = ql == strlen(item) && !strncmp(q, item, ql);
+            q += ql + (q[ql] == ',');
+        }
+        if (!dup) {
+            int w = snprintf(out + o, sizeof out - o, "%s%s", o ? "," : "", item);
+            if (w < 0 || (size_t)w >= sizeof out - o)
+                return; /* too long to rewrite: left as given */
+            o += (size_t)w;
+        }
+        p += len + (p[len] == ',');
+    }
+    memcpy(s->mapped, out, sizeof out);
+    s->ids = s->mapped;
 }
 
 static void strip_trailing_space(char *s)
@@ -253,7 +353,7 @@ int mon_smi_probe(struct mon_smi *p, const char *smi, char *why, size_t why_cap,
     if (rc == 0)
         mon_smi_parse_gpu_list(outbuf, p->gpus_json, sizeof p->gpus_json);
     if (p->gsel && p->gsel->ids) {
-        mon_gpusel_map(p->gsel, rc == 0 ? outbuf : NULL); /* MIG devices: their GPU */
+        map_mig(p->gsel, rc == 0 ? outbuf : NULL); /* MIG devices: their GPU */
         if (probe_selection(p, why, why_cap, outbuf, outcap) < 0) {
             if (!mon_gpusel_from_env(p->gsel))
                 return -2;

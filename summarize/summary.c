@@ -300,14 +300,7 @@ void sum_fwmem_take(struct sum_fwmem *f, struct json_object *o)
     const char *fw = sum_json_str(o, HW_FWMEM_FRAMEWORK);
     if (!fw)
         return;
-    struct json_object *v;
-    double peak = NAN, pool = NAN;
-    if (json_object_object_get_ex(o, HW_FWMEM_PEAK, &v) &&
-        (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-        peak = json_object_get_double(v);
-    if (json_object_object_get_ex(o, HW_FWMEM_POOL, &v) &&
-        (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-        pool = json_object_get_double(v);
+    double peak = sum_json_num(o, HW_FWMEM_PEAK), pool = sum_json_num(o, HW_FWMEM_POOL);
     if (!(peak >= 0 && peak < 1e15)) /* a number of MiB, or nothing said */
         return;
     snprintf(f->framework, sizeof f->framework, "%s", fw);
@@ -438,10 +431,9 @@ static void on_phase(void *ctx, const struct sum_phase *p)
     struct sum_fwmem fw;
     sum_fwmem_init(&fw);
     fwmem_entry(run, &fw, p->obj);
-    struct json_object *st;
-    if (p->obj && json_object_object_get_ex(p->obj, HW_PHASE_STEPS, &st) &&
-        json_object_is_type(st, json_type_int) && json_object_get_int64(st) > 0)
-        run->steps_logged += (double)json_object_get_int64(st);
+    long steps;
+    if (sum_json_int(p->obj, HW_PHASE_STEPS, &steps) && steps > 0)
+        run->steps_logged += (double)steps;
     add_phase(run, p->name, p->t_start, p->t_end, p->seconds, p->line, phase_extra(p->obj),
               exit_status, sig, failed, false, &fw);
 }

@@ -93,11 +93,7 @@ static void jl_line(struct sum_reader *r, const char *s, size_t n)
     }
     if (!strcmp(type, HW_RL_PHASE)) {
         const char *name = sum_json_str(o, HW_RL_NAME);
-        struct json_object *sv;
-        double sec = NAN;
-        if (json_object_object_get_ex(o, HW_RL_SECONDS, &sv) &&
-            (json_object_is_type(sv, json_type_double) || json_object_is_type(sv, json_type_int)))
-            sec = json_object_get_double(sv);
+        double sec = sum_json_num(o, HW_RL_SECONDS);
         if (!name || !isfinite(sec) || sec < 0) {
             json_object_put(o);
             sum_skip(r, SUM_SKIP_SHAPE, "phase without name or seconds");

@@ -607,6 +607,15 @@ const char *sum_json_str(struct json_object *obj, const char *key)
     return NULL;
 }
 
+double sum_json_num(struct json_object *obj, const char *key)
+{
+    struct json_object *v;
+    if (obj && json_object_object_get_ex(obj, key, &v) &&
+        (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+        return json_object_get_double(v);
+    return NAN;
+}
+
 bool sum_json_int(struct json_object *obj, const char *key, long *out)
 {
     struct json_object *v;

@@ -349,6 +349,8 @@ struct sum_run_info {
 /* obj.key as a string / an integer (events' data); NULL / false when absent or another type. */
 const char *sum_json_str(struct json_object *obj, const char *key);
 bool sum_json_int(struct json_object *obj, const char *key, long *out);
+/* obj's key as a number (a JSON integer or real); NAN when absent or not a number. */
+double sum_json_num(struct json_object *obj, const char *key);
 
 /* Initialize info (everything "not seen"). */
 void sum_run_info_init(struct sum_run_info *info);

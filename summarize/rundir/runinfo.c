@@ -20,14 +20,6 @@ void sum_run_info_init(struct sum_run_info *info)
     info->cpus_allowed = NAN;
 }
 
-static double data_num(struct json_object *data, const char *key)
-{
-    struct json_object *v;
-    if (data && json_object_object_get_ex(data, key, &v) &&
-        (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-        return json_object_get_double(v);
-    return NAN;
-}
 
 void sum_run_info_event(struct sum_run_info *info, const struct sum_event *e)
 {
@@ -35,7 +27,7 @@ void sum_run_info_event(struct sum_run_info *info, const struct sum_event *e)
         info->have_start = true;
         info->starts++;
         info->t_start = e->t;
-        double iv = data_num(e->data, HW_START_INTERVAL);
+        double iv = sum_json_num(e->data, HW_START_INTERVAL);
         if (isfinite(iv) && iv > 0)
             info->interval_s = iv;
         const char *tz = sum_json_str(e->data, HW_START_SMI_TZ);
@@ -43,7 +35,7 @@ void sum_run_info_event(struct sum_run_info *info, const struct sum_event *e)
             snprintf(info->smi_tz_raw, sizeof info->smi_tz_raw, "%s", tz);
             info->have_tz = sum_tz_parse(tz, false, &info->tz) == 0;
         }
-        double ca = data_num(e->data, HW_CPUS_ALLOWED_KEY);
+        double ca = sum_json_num(e->data, HW_CPUS_ALLOWED_KEY);
         if (isfinite(ca) && ca >= 1)
             info->cpus_allowed = ca;
         const char *ns = sum_json_str(e->data, HW_PIDNS_KEY);
@@ -62,10 +54,10 @@ void sum_run_info_event(struct sum_run_info *info, const struct sum_event *e)
         }
     } else if (!strcmp(e->name, HW_EV_STOP)) {
         info->t_stop = e->t;
-        double d = data_num(e->data, HW_STOP_DURATION);
+        double d = sum_json_num(e->data, HW_STOP_DURATION);
         if (isfinite(d) && d >= 0)
             info->stop_duration_s = d;
-        double k = data_num(e->data, HW_STOP_MAIN_PEAK_RSS_KIB);
+        double k = sum_json_num(e->data, HW_STOP_MAIN_PEAK_RSS_KIB);
         if (k > 0 && k < 1e15)
             info->main_peak_kernel_mib = k / 1024.0;
     } else if (!strcmp(e->name, HW_EV_CHILD_RESTART)) {
