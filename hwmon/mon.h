@@ -34,7 +34,7 @@ struct mon_config {
     double grace_s;          /* SIGTERM to SIGKILL for the children, 5 s */
     enum mon_gpm gpm;        /* GPM metrics (hw_gpm.csv): auto (default), on, off */
     const char *prom_path;   /* --prom-textfile FILE or DIR, or NULL */
-    double prom_interval_s;  /* how often it is rewritten (and once at stop) */
+    double prom_interval_s;  /* how often it is rewritten (removed at stop) */
     const char *gpus;        /* --gpus LIST or "all"; NULL: CUDA_VISIBLE_DEVICES, else all */
     bool no_pss;             /* --no-pss; default: PSS within MON_PSS_BUDGET (--pss: always) */
 };

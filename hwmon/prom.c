@@ -7,14 +7,21 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <inttypes.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "energy.h" /* sum_energy_step: the same energy rule as summarize */
 #include "hwrun/jsonw.h" /* hw_buf_py_double: the numbers as summarize prints them */
+#include "hwrun/timeutil.h"
+#include "procfs.h"       /* mon_parse_pid_stat, mon_pread_proc */
 
 #define MIB 1048576.0
 
@@ -114,6 +121,7 @@ static void on_gpu(void *ctx, const struct sum_gpu_row *r)
         sum_energy_init(&g->energy);
     }
     memcpy(g->v, r->v, sizeof g->v);
+    g->power_seen |= isfinite(r->v[SUM_GM_POWER]);
     /* summarize's curve: the gap rule's interval from the GPU's first rows, hwmon's -i only
      * when there is a single row */
     sum_energy_add(&g->energy, r->t, r->v[SUM_GM_POWER], p->interval_s, NULL, NULL);
@@ -188,13 +196,14 @@ static const char *base_name(const char *path)
 
 int mon_prom_resolve(struct mon_prom *p, const char *target, const char *run_dir)
 {
+    snprintf(p->run, sizeof p->run, "%s", base_name(run_dir));
     struct stat st;
     int st_rc = stat(target, &st);
     if (st_rc < 0 && errno != ENOENT)
         return -errno;
     if (st_rc == 0 && S_ISDIR(st.st_mode)) {
         char name[256];
-        snprintf(name, sizeof name, "%s", base_name(run_dir));
+        snprintf(name, sizeof name, "%s", p->run);
         sanitize(name);
         int n = snprintf(p->path, sizeof p->path, "%s/hwrun_%s.prom", target, name);
         return n < 0 || (size_t)n >= sizeof p->path ? -ENAMETOOLONG : 0;
@@ -203,12 +212,239 @@ int mon_prom_resolve(struct mon_prom *p, const char *target, const char *run_dir
     return n < 0 || (size_t)n >= sizeof p->path ? -ENAMETOOLONG : 0;
 }
 
+/* ---- who owns an export file ------------------------------------------------------------ */
+
+#define OWNER_TAG "# hwrun-owner "
+
+static int read_small(const char *path, char *buf, size_t cap)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0)
+        return -errno;
+    ssize_t n = mon_pread_proc(fd, buf, cap);
+    close(fd);
+    return n < 0 ? (int)n : 0;
+}
+
+/* The start time of pid in this PID namespace's /proc; 0 when it is gone. */
+static uint64_t start_of(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = mon_pread_proc(fd, buf, sizeof buf);
+    close(fd);
+    struct mon_pstat st;
+    if (n <= 0 || mon_parse_pid_stat(buf, (size_t)n, &st) < 0 || st.state == 'Z' ||
+        st.state == 'X')
+        return 0;
+    return st.starttime;
+}
+
+int mon_prom_owner_self(struct mon_prom_owner *o, double interval_s)
+{
+    memset(o, 0, sizeof *o);
+    o->pid = getpid();
+    o->start = start_of(o->pid);
+    o->interval_s = interval_s;
+    char boot[64];
+    if (read_small("/proc/sys/kernel/random/boot_id", boot, sizeof boot) == 0)
+        sscanf(boot, "%39s", o->boot);
+    struct stat st;
+    if (stat("/proc/self/ns/pid", &st) == 0)
+        o->pidns = (uint64_t)st.st_ino;
+    struct utsname u;
+    if (uname(&u) == 0)
+        snprintf(o->host, sizeof o->host, "%s", u.nodename);
+    for (char *c = o->host; *c; c++) /* the line's last field: one word of printable bytes */
+        if (*c <= ' ' || *c == 0x7f)
+            *c = '_';
+    return o->start && o->boot[0] ? 0 : -ENOENT;
+}
+
+static void owner_format(const struct mon_prom_owner *o, char *line, size_t cap)
+{
+    snprintf(line, cap, OWNER_TAG "pid=%d start=%" PRIu64 " boot=%s pidns=%" PRIu64
+             " interval=%g host=%s\n",
+             (int)o->pid, o->start, o->boot[0] ? o->boot : "-", o->pidns, o->interval_s,
+             o->host[0] ? o->host : "-");
+}
+
+bool mon_prom_owner_parse(const char *text, struct mon_prom_owner *o)
+{
+    memset(o, 0, sizeof *o);
+    if (strncmp(text, OWNER_TAG, sizeof OWNER_TAG - 1))
+        return false;
+    int pid;
+    unsigned long long start, ns;
+    double iv;
+    if (sscanf(text + sizeof OWNER_TAG - 1,
+               "pid=%d start=%llu boot=%39s pidns=%llu interval=%lf host=%64s", &pid, &start,
+               o->boot, &ns, &iv, o->host) != 6 || pid <= 0 || !(iv > 0))
+        return false;
+    o->pid = pid;
+    o->start = start;
+    o->pidns = ns;
+    o->interval_s = iv;
+    return true;
+}
+
+bool mon_prom_is_stale(const struct mon_prom_owner *o, double mtime,
+                       const struct mon_prom_owner *me, double now)
+{
+    bool same_boot = o->boot[0] && !strcmp(o->boot, me->boot);
+    if (same_boot && o->pidns && o->pidns == me->pidns) /* its pid means something here */
+        return start_of(o->pid) != o->start;
+    if (!same_boot && !strcmp(o->host, me->host)) /* this host, booted since */
+        return true;
+    /* another PID namespace (a container) or another host: only its silence tells */
+    return now - mtime > MON_PROM_STALE_INTERVALS * o->interval_s + MON_PROM_STALE_SLACK_S;
+}
+
+static double mtime_of(const struct stat *st)
+{
+    return (double)st->st_mtim.tv_sec + st->st_mtim.tv_nsec / 1e9;
+}
+
+/* Remove path if it is an export file whose owner is gone. Checks the file it read is the one
+ * it removes (the same inode), so a file just claimed anew is not taken away. */
+static bool remove_if_stale(int dirfd, const char *name, const struct mon_prom_owner *me,
+                            double now)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0)
+        return false;
+    struct stat st;
+    char buf[512];
+    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? mon_pread_proc(fd, buf, sizeof buf)
+                                                           : -1;
+    close(fd);
+    struct mon_prom_owner o;
+    if (n <= 0 || !mon_prom_owner_parse(buf, &o) || !mon_prom_is_stale(&o, mtime_of(&st), me, now))
+        return false;
+    struct stat again;
+    if (fstatat(dirfd, name, &again, AT_SYMLINK_NOFOLLOW) < 0 || again.st_ino != st.st_ino ||
+        again.st_dev != st.st_dev)
+        return false;
+    return unlinkat(dirfd, name, 0) == 0;
+}
+
+static void split_path(const char *path, char *dir, size_t dcap, const char **name)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) {
+        snprintf(dir, dcap, ".");
+        *name = path;
+    } else {
+        snprintf(dir, dcap, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+        *name = slash + 1;
+    }
+}
+
+int mon_prom_claim(struct mon_prom *p, const struct mon_prom_owner *me)
+{
+    p->me = *me;
+    owner_format(me, p->owner_line, sizeof p->owner_line);
+    char dir[4096], stem[4000], run[256];
+    const char *name;
+    split_path(p->path, dir, sizeof dir, &name);
+    size_t nl = strlen(name);
+    bool dot_prom = nl > 5 && !strcmp(name + nl - 5, ".prom");
+    if (nl >= sizeof stem)
+        return -ENAMETOOLONG;
+    snprintf(stem, sizeof stem, "%.*s", (int)(dot_prom ? nl - 5 : nl), name);
+    snprintf(run, sizeof run, "%s", p->run);
+    int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dirfd < 0)
+        return -errno;
+    int rc = -EEXIST;
+    char file[4096];
+    for (int k = 1; k <= 1000; k++) {
+        if (k == 1)
+            snprintf(file, sizeof file, "%s", name);
+        else
+            snprintf(file, sizeof file, "%s-%d%s", stem, k, dot_prom ? ".prom" : "");
+        for (int tries = 0; tries < 2; tries++) {
+            mode_t mode = S_IRUSR | S_IWUSR | S_IRGRP | S_IWGRP | S_IROTH | S_IWOTH; /* umask */
+            int fd = openat(dirfd, file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                            mode);
+            if (fd >= 0) {
+                size_t len = strlen(p->owner_line);
+                errno = 0;
+                rc = write(fd, p->owner_line, len) == (ssize_t)len ? 0 : -(errno ? errno : EIO);
+                close(fd);
+                if (rc < 0) {
+                    unlinkat(dirfd, file, 0);
+                    goto out;
+                }
+                if (k > 1)
+                    snprintf(p->run, sizeof p->run, "%.240s-%d", run, k);
+                int n = snprintf(p->path, sizeof p->path, "%s/%s", dir, file);
+                rc = n < 0 || (size_t)n >= sizeof p->path ? -ENAMETOOLONG : 0;
+                p->claimed = rc == 0;
+                goto out;
+            }
+            if (errno != EEXIST) {
+                rc = -errno;
+                goto out;
+            }
+            if (!remove_if_stale(dirfd, file, me, hw_real_now()))
+                break; /* a live run's (or not ours to judge): the next name */
+        }
+    }
+out:
+    close(dirfd);
+    return rc;
+}
+
+int mon_prom_sweep(const struct mon_prom *p, double now)
+{
+    char dir[4096];
+    const char *own;
+    split_path(p->path, dir, sizeof dir, &own);
+    int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dirfd < 0)
+        return 0;
+    DIR *d = fdopendir(dirfd);
+    if (!d) {
+        close(dirfd);
+        return 0;
+    }
+    int removed = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, "hwrun_", 6) || len < 11 || strcmp(e->d_name + len - 5, ".prom") ||
+            !strcmp(e->d_name, own))
+            continue;
+        removed += remove_if_stale(dirfd, e->d_name, &p->me, now);
+    }
+    closedir(d);
+    return removed;
+}
+
+int mon_prom_remove(struct mon_prom *p)
+{
+    if (!p->claimed)
+        return 0;
+    p->claimed = false;
+    char buf[512];
+    int rc = read_small(p->path, buf, sizeof buf);
+    if (rc < 0)
+        return rc == -ENOENT ? 0 : rc;
+    if (strncmp(buf, p->owner_line, strlen(p->owner_line)))
+        return 0; /* another hwmon's now */
+    return unlink(p->path) < 0 ? -errno : 0;
+}
+
 int mon_prom_open(struct mon_prom *p, const char *run_dir, const char *gpu_fields,
                   double interval_s, const char *host, const char *command)
 {
     static const enum sum_kind kinds[PROM_SRC_COUNT] = {SUM_KIND_GPU, SUM_KIND_GPM, SUM_KIND_CPU,
                                                         SUM_KIND_PROC, SUM_KIND_RUNLOG};
-    snprintf(p->run, sizeof p->run, "%s", base_name(run_dir));
+    if (!p->run[0])
+        snprintf(p->run, sizeof p->run, "%s", base_name(run_dir));
     snprintf(p->host, sizeof p->host, "%s", host ? host : "");
     snprintf(p->command, sizeof p->command, "%s", command ? base_name(command) : "");
     snprintf(p->gpu_fields, sizeof p->gpu_fields, "%s", gpu_fields ? gpu_fields : "");
@@ -307,9 +543,30 @@ static double scaled(double v, double scale)
     return scale == MIB ? round(v * scale) : v * scale;
 }
 
-static void gpu_sample(struct hw_buf *b, const char *name, int g, double v)
+/* name{run="RUN"[,key="val"]...}, the labels after the run given as NULL-ended pairs: every
+ * series carries the run, so the runs of a node, each in a file of its own in one textfile
+ * directory, never collide. */
+static void series(struct hw_buf *b, const struct mon_prom *p, const char *name, ...)
 {
-    hw_buf_printf(b, "%s{gpu=\"%d\"}", name, g);
+    hw_buf_puts(b, name);
+    hw_buf_puts(b, "{run=\"");
+    mon_prom_label_value(b, p->run);
+    va_list ap;
+    va_start(ap, name);
+    for (const char *key; (key = va_arg(ap, const char *));) {
+        hw_buf_printf(b, "\",%s=\"", key);
+        mon_prom_label_value(b, va_arg(ap, const char *));
+    }
+    va_end(ap);
+    hw_buf_puts(b, "\"}");
+}
+
+static void gpu_sample(struct hw_buf *b, const struct mon_prom *p, const char *name, int g,
+                       double v)
+{
+    char idx[16];
+    snprintf(idx, sizeof idx, "%d", g);
+    series(b, p, name, "gpu", idx, (char *)NULL);
     value(b, v);
 }
 
@@ -326,50 +583,52 @@ static void gpu_family(struct hw_buf *b, const struct mon_prom *p, const char *n
         if (!any)
             family(b, name, type, help);
         any = true;
-        gpu_sample(b, name, g, scaled(v, scale));
+        gpu_sample(b, p, name, g, scaled(v, scale));
     }
 }
 
-static void plain(struct hw_buf *b, const char *name, const char *type, const char *help,
-                  double v)
+static void plain(struct hw_buf *b, const struct mon_prom *p, const char *name, const char *type,
+                  const char *help, double v)
 {
     if (!isfinite(v))
         return;
     family(b, name, type, help);
-    hw_buf_puts(b, name);
+    series(b, p, name, (char *)NULL);
     value(b, v);
 }
 
-void mon_prom_format(const struct mon_prom *p, const struct mon_prom_counters *c,
+void mon_prom_format(const struct mon_prom *p, const struct mon_prom_counters *c, double now,
                      struct hw_buf *b)
 {
+    if (p->claimed)
+        hw_buf_puts(b, p->owner_line);
     family(b, "hwrun_run_info", "gauge", "The run hwmon records: its directory name, host, command.");
-    hw_buf_puts(b, "hwrun_run_info{run=\"");
-    mon_prom_label_value(b, p->run);
-    hw_buf_puts(b, "\",host=\"");
-    mon_prom_label_value(b, p->host);
-    hw_buf_puts(b, "\",command=\"");
-    mon_prom_label_value(b, p->command);
-    hw_buf_puts(b, "\"} 1\n");
-    plain(b, "hwrun_running", "gauge", "1 while hwmon runs, 0 in the file it leaves at stop.",
-          c->running ? 1 : 0);
-    plain(b, "hwrun_samples_total", "counter", "CPU samples taken.", (double)c->samples);
-    plain(b, "hwrun_skipped_slots_total", "counter",
+    series(b, p, "hwrun_run_info", "host", p->host, "command", p->command, (char *)NULL);
+    hw_buf_puts(b, " 1\n");
+    plain(b, p, "hwrun_export_timestamp_seconds", "gauge",
+          "When hwmon wrote this file (Unix time). A file older than 3 export intervals was left "
+          "by a hwmon that died.",
+          now);
+    plain(b, p, "hwrun_export_interval_seconds", "gauge",
+          "How often hwmon rewrites this file (--prom-interval).",
+          p->me.interval_s > 0 ? p->me.interval_s : NAN);
+    plain(b, p, "hwrun_samples_total", "counter", "CPU samples taken.", (double)c->samples);
+    plain(b, p, "hwrun_skipped_slots_total", "counter",
           "Sample slots missed because a sample took longer than the interval.",
           (double)c->skipped_slots);
-    plain(b, "hwrun_child_restarts_total", "counter", "nvidia-smi children restarted.",
+    plain(b, p, "hwrun_child_restarts_total", "counter", "nvidia-smi children restarted.",
           (double)c->child_restarts);
-    plain(b, "hwrun_phases_total", "counter", "Phases completed (run.jsonl).", (double)p->phases);
-    plain(b, "hwrun_phases_open", "gauge", "Phases begun and not yet ended (run.jsonl).",
+    plain(b, p, "hwrun_phases_total", "counter", "Phases completed (run.jsonl).",
+          (double)p->phases);
+    plain(b, p, "hwrun_phases_open", "gauge", "Phases begun and not yet ended (run.jsonl).",
           (double)p->nopen);
     const char *cur = p->nopen ? p->open[p->nopen - 1].name : p->phase;
     if (cur[0]) {
         family(b, "hwrun_phase_info", "gauge",
                "The current phase: the innermost begun and not ended, else the last completed "
                "(run.jsonl).");
-        hw_buf_puts(b, "hwrun_phase_info{phase=\"");
-        mon_prom_label_value(b, cur);
-        hw_buf_puts(b, "\"} 1\n");
+        series(b, p, "hwrun_phase_info", "phase", cur, (char *)NULL);
+        hw_buf_puts(b, " 1\n");
     }
 
     for (size_t i = 0; i < NELEM(gpu_metrics); i++)
@@ -378,15 +637,16 @@ void mon_prom_format(const struct mon_prom *p, const struct mon_prom_counters *c
     bool any = false;
     for (int g = 0; g < MON_PROM_MAX_GPUS; g++) {
         const struct sum_energy *e = &p->gpu[g].energy;
-        /* not yet known while the first rows wait for the interval (absent, never 0) */
-        if (!p->gpu[g].seen || !sum_energy_decided(e) || !(e->joules > 0 || isfinite(e->last_p)))
+        /* from the GPU's first row with power (0 while its first steps wait for the gap rule's
+         * interval); absent, never 0, while power is not measured */
+        if (!p->gpu[g].seen || !(e->joules > 0 || p->gpu[g].power_seen))
             continue;
         if (!any)
             family(b, "hwrun_gpu_energy_joules_total", "counter",
                    "Energy since hwmon started: power integrated over time, gaps not bridged "
-                   "(summarize's rule; from the 17th sample, or the stop).");
+                   "(summarize's rule).");
         any = true;
-        gpu_sample(b, "hwrun_gpu_energy_joules_total", g, p->gpu[g].energy.joules);
+        gpu_sample(b, p, "hwrun_gpu_energy_joules_total", g, p->gpu[g].energy.joules);
     }
     for (int k = 0; k < HW_GPM_NCOLS; k++) {
         /* "sm_active_pct" -> hwrun_gpu_sm_active_ratio */
@@ -409,37 +669,35 @@ void mon_prom_format(const struct mon_prom *p, const struct mon_prom_counters *c
                 family(b, "hwrun_cpu_usage_ratio", "gauge",
                        "Share of all CPUs' time over the last interval, by mode.");
             fam = true;
-            hw_buf_printf(b, "hwrun_cpu_usage_ratio{mode=\"%s\"}", cpu_modes[i].mode);
+            series(b, p, "hwrun_cpu_usage_ratio", "mode", cpu_modes[i].mode, (char *)NULL);
             value(b, scaled(v, 0.01));
         }
         for (size_t i = 0; i < NELEM(cpu_metrics); i++)
-            plain(b, cpu_metrics[i].name, cpu_metrics[i].type, cpu_metrics[i].help,
+            plain(b, p, cpu_metrics[i].name, cpu_metrics[i].type, cpu_metrics[i].help,
                   scaled(p->cpu[cpu_metrics[i].c], cpu_metrics[i].scale));
         for (size_t i = 0; i < NELEM(io_counters); i++)
-            plain(b, io_counters[i].name, "counter", io_counters[i].help, p->io_total[i]);
+            plain(b, p, io_counters[i].name, "counter", io_counters[i].help, p->io_total[i]);
     }
     if (p->proc_seen)
         for (size_t i = 0; i < NELEM(proc_metrics); i++)
-            plain(b, proc_metrics[i].name, proc_metrics[i].type, proc_metrics[i].help,
+            plain(b, p, proc_metrics[i].name, proc_metrics[i].type, proc_metrics[i].help,
                   scaled(p->proc[proc_metrics[i].c], proc_metrics[i].scale));
 }
 
-int mon_prom_update(struct mon_prom *p, const struct mon_prom_counters *c)
+int mon_prom_update(struct mon_prom *p, const struct mon_prom_counters *c, double now)
 {
     for (int i = 0; i < PROM_SRC_COUNT; i++)
         follow(p, i);
-    if (!c->running) /* no more rows: a GPU's first rows decide its interval as they are */
-        for (int g = 0; g < MON_PROM_MAX_GPUS; g++)
-            if (p->gpu[g].seen)
-                sum_energy_finish(&p->gpu[g].energy, p->interval_s, NULL, NULL);
     hw_buf_reset(&p->out);
-    mon_prom_format(p, c, &p->out);
+    mon_prom_format(p, c, now, &p->out);
     if (p->out.oom)
         return -ENOMEM;
     /* no fsync: after a power cut the latest values are worthless anyway */
     int rc = hw_write_replace(p->path, p->out.p, p->out.len, false);
     if (rc == 0)
         p->writes++;
+    if (p->claimed) /* a killed hwmon's file goes at the next export of any run on the node */
+        mon_prom_sweep(p, now);
     return rc;
 }
 

@@ -1,6 +1,6 @@
-/* Prometheus export (--prom-textfile): every few seconds, and once at stop, hwmon writes the
- * latest values of its run in the text exposition format into a file that node_exporter's
- * textfile collector serves. The values come from the files hwmon already writes: each export
+/* Prometheus export (--prom-textfile): every few seconds hwmon writes the latest values of its
+ * run in the text exposition format into a file of its own that node_exporter's textfile
+ * collector serves, and removes it at stop; files of killed hwmons are swept. The values come from the files hwmon already writes: each export
  * reads only what was appended since the last one, through the run directory's streaming readers
  * (summarize/rundir/, the one parser of those files), so the sampler and the children pay
  * nothing, and memory stays constant. The file is replaced atomically (temp file + rename),
@@ -32,20 +32,41 @@ struct mon_prom_gpu {
     double v[SUM_GM_COUNT];  /* latest row; NAN = not measured */
     double gpm[HW_GPM_NCOLS]; /* latest GPM row, percent */
     bool gpm_seen;
+    bool power_seen;          /* a row had power: the energy counter is exported */
     struct sum_energy energy; /* summarize's curve and rule (sum_energy_add) */
 };
 
 /* Counters hwmon itself keeps (sampler and children). */
 struct mon_prom_counters {
     uint64_t samples, skipped_slots, child_restarts;
-    bool running; /* false for the last write, at stop */
 };
+
+/* Who writes an export file: its first line, a comment the text format ignores
+ * ("# hwrun-owner pid=P start=T boot=B pidns=N interval=S host=H"), lets the next hwmon on the
+ * node tell a file of a live run from one a killed hwmon left behind. */
+struct mon_prom_owner {
+    pid_t pid;
+    uint64_t start;      /* the process's start time (/proc/PID/stat), against pid reuse */
+    char boot[40];       /* /proc/sys/kernel/random/boot_id: which boot of which kernel */
+    uint64_t pidns;      /* the inode of /proc/self/ns/pid: where pid means something */
+    double interval_s;   /* --prom-interval: how often the owner rewrites the file */
+    char host[65];
+};
+
+/* A file not rewritten for MON_PROM_STALE_INTERVALS of its owner's intervals plus
+ * MON_PROM_STALE_SLACK_S seconds is stale, whoever wrote it. */
+#define MON_PROM_STALE_INTERVALS 3
+#define MON_PROM_STALE_SLACK_S 30
 
 #define MON_PROM_MAX_OPEN 16
 
 struct mon_prom {
     char path[4096];          /* the .prom file */
-    char run[256], host[256], command[256]; /* label values (raw; escaped when written) */
+    char run[256], host[256], command[256]; /* label values (raw; escaped when written); run
+                                             * is on every series: one value per live run */
+    struct mon_prom_owner me; /* this hwmon, as its file's first line says (mon_prom_claim) */
+    char owner_line[256];
+    bool claimed;
     double interval_s;        /* hwmon's -i: the gap rule's interval for a GPU of one row */
     struct sum_read_opts opts;
     char gpu_fields[1024];
@@ -76,22 +97,52 @@ struct mon_prom {
 };
 
 /* Where the file goes: target itself, or, when target is a directory, target/hwrun_<run>.prom
- * (run = the run directory's name, with anything but [A-Za-z0-9_.-] made '_'). Fills p->path;
- * returns 0, -ENAMETOOLONG, or -errno of stat(2) other than ENOENT. */
+ * (run = the run directory's name, with anything but [A-Za-z0-9_.-] made '_'). Fills p->path
+ * and p->run; returns 0, -ENAMETOOLONG, or -errno of stat(2) other than ENOENT. */
 int mon_prom_resolve(struct mon_prom *p, const char *target, const char *run_dir);
+
+/* This process as an owner (pid, start time, boot, PID namespace, host). Returns 0 or -errno. */
+int mon_prom_owner_self(struct mon_prom_owner *o, double interval_s);
+
+/* Make p->path this run's own file: created exclusively (O_EXCL, no link followed, the umask
+ * kept) with the owner line, after removing a stale file of that name (mon_prom_is_stale).
+ * When a live run (or a file not ours to judge) has the name, the next free of <stem>-2.prom,
+ * <stem>-3.prom, ... is taken, and the run label gets the same -N: two runs whose directories
+ * share a name still have series of their own. Returns 0 or -errno. */
+int mon_prom_claim(struct mon_prom *p, const struct mon_prom_owner *me);
+
+/* Whether the export file of owner o, last modified at mtime (seconds, the file system's
+ * clock), is stale as judged by me at now (seconds): the same kernel boot and PID namespace and
+ * o's process gone (or its pid reused); another boot of the same host; or not rewritten for
+ * MON_PROM_STALE_INTERVALS of o's intervals plus MON_PROM_STALE_SLACK_S. */
+bool mon_prom_is_stale(const struct mon_prom_owner *o, double mtime, const struct mon_prom_owner *me,
+                       double now);
+
+/* Read the owner line at the start of text; false when there is none. */
+bool mon_prom_owner_parse(const char *text, struct mon_prom_owner *o);
+
+/* Remove the stale hwrun exports (files named hwrun_*.prom with an owner line) from the
+ * directory of p->path, never p's own file. Returns how many were removed. */
+int mon_prom_sweep(const struct mon_prom *p, double now);
+
+/* At stop: remove p's file if it is still p's (another hwmon may have judged it stale and taken
+ * the name). Returns 0 or -errno. */
+int mon_prom_remove(struct mon_prom *p);
 
 /* Set up an export of run_dir into p->path (mon_prom_resolve first). gpu_fields: the
  * --query-gpu list of hw_metrics.csv; command: the wrapped command's argv[0] or NULL. All
  * strings are copied. Returns 0 or -ENOMEM (p is then freed). */
 int mon_prom_open(struct mon_prom *p, const char *run_dir, const char *gpu_fields,
                   double interval_s, const char *host, const char *command);
+/* (mon_prom_resolve, mon_prom_claim, then mon_prom_open: the run label is the claimed one.) */
 
-/* Read what the files gained since the last call and write the exposition file. Returns 0 or
- * -errno of the write (the previous file stays in place). */
-int mon_prom_update(struct mon_prom *p, const struct mon_prom_counters *c);
+/* Read what the files gained since the last call and write the exposition file (after the
+ * owner line when claimed), with now (wall clock, seconds) as hwrun_export_timestamp_seconds.
+ * Returns 0 or -errno of the write (the previous file stays in place). */
+int mon_prom_update(struct mon_prom *p, const struct mon_prom_counters *c, double now);
 
 /* Format the exposition text of the current values into out (for tests and the benchmark). */
-void mon_prom_format(const struct mon_prom *p, const struct mon_prom_counters *c,
+void mon_prom_format(const struct mon_prom *p, const struct mon_prom_counters *c, double now,
                      struct hw_buf *out);
 
 /* Close the files and readers. Accepts a p that was never opened (zeroed). */

@@ -804,24 +804,24 @@ static int open_runlog(struct run *r)
 
 /* ---- Prometheus export ---- */
 
-static void prom_write(struct run *r, bool running)
+static void prom_write(struct run *r)
 {
     if (!r->prom_open)
         return;
     struct mon_prom_counters c = {
         .samples = atomic_load(&r->sampler.n_cpu),
         .skipped_slots = atomic_load(&r->sampler.skipped),
-        .running = running,
     };
     c.child_restarts = mon_children_restarts(&r->children);
-    int rc = mon_prom_update(&r->prom, &c);
+    int rc = mon_prom_update(&r->prom, &c, hw_real_now());
     if (rc < 0 && !r->prom_warned) { /* once: a full disk would otherwise flood stderr */
         hw_warn(-rc, "write %s", r->prom.path);
         r->prom_warned = true;
     }
 }
 
-/* Before the command starts: a path that cannot be written fails the run, not its end. */
+/* Before the command starts: a path that cannot be written fails the run, not its end. The
+ * file is this run's alone (mon_prom_claim) and goes when the run ends (cleanup). */
 static int prom_start(struct run *r)
 {
     const struct mon_config *cfg = r->cfg;
@@ -830,6 +830,19 @@ static int prom_start(struct run *r)
         hw_warn(-rc, "--prom-textfile %s", cfg->prom_path);
         return -1;
     }
+    struct mon_prom_owner me;
+    if (mon_prom_owner_self(&me, cfg->prom_interval_s) < 0) /* no /proc: judged by age only */
+        me.start = 0;
+    char asked[sizeof r->prom.path];
+    snprintf(asked, sizeof asked, "%s", r->prom.path);
+    rc = mon_prom_claim(&r->prom, &me);
+    if (rc < 0) {
+        hw_warn(-rc, "write %s", asked);
+        return -1;
+    }
+    if (strcmp(asked, r->prom.path))
+        hw_warn(0, "%s is another live run's export: exporting to %s (label run=\"%s\")", asked,
+                r->prom.path, r->prom.run);
     struct utsname u;
     if (uname(&u) < 0)
         memset(&u, 0, sizeof u);
@@ -837,11 +850,12 @@ static int prom_start(struct run *r)
                        cfg->command ? cfg->command[0] : NULL);
     if (rc < 0) {
         hw_warn(-rc, "--prom-textfile");
+        mon_prom_remove(&r->prom);
         return -1;
     }
     r->prom_open = true;
-    struct mon_prom_counters c = {.running = true};
-    rc = mon_prom_update(&r->prom, &c);
+    struct mon_prom_counters c = {0};
+    rc = mon_prom_update(&r->prom, &c, hw_real_now());
     if (rc < 0) {
         hw_warn(-rc, "write %s", r->prom.path);
         return -1;
@@ -873,8 +887,12 @@ static void cleanup(struct run *r)
     if (r->runlog_rd >= 0)
         close(r->runlog_rd);
     mon_env_free(r->smi_env);
-    if (r->prom_open)
+    if (r->prom_open) { /* a finished run is not served as live: its file goes */
+        int rc = mon_prom_remove(&r->prom);
+        if (rc < 0)
+            hw_warn(-rc, "remove %s", r->prom.path);
         mon_prom_close(&r->prom);
+    }
     if (r->log) {
         int rc = rl_close(r->log);
         if (rc < 0)
@@ -1058,7 +1076,7 @@ int mon_run(const struct mon_config *cfg)
             if (end_at && now >= end_at)
                 begin_stop(r, "duration");
             if (r->prom_open && now >= r->prom_next) {
-                prom_write(r, true);
+                prom_write(r);
                 /* absolute deadlines; after a stall, the next one from now */
                 r->prom_next += cfg->prom_interval_s;
                 if (r->prom_next <= now)
@@ -1134,7 +1152,6 @@ int mon_run(const struct mon_config *cfg)
             status = MON_EXIT_SELF;
     }
     log_stop(r, wrap, status);
-    prom_write(r, false); /* the children have stopped: their last rows are in */
 out:
     cleanup(r);
     discard_unstarted(r);

@@ -1,6 +1,6 @@
 /* The energy rule (energy.h): trapezoids between consecutive power samples of one GPU, not
  * bridged across a gap or an unmeasured end, with the gap rule's interval decided from the
- * GPU's first rows. */
+ * GPU's steps as they come (energy.h). */
 #include "energy.h"
 
 #include <math.h>
@@ -20,11 +20,28 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y ? 1 : 0;
 }
 
+static double median(const double *sorted, int n)
+{
+    return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
+void sum_energy_learn(struct sum_energy *e, double dt)
+{
+    if (!(dt > 0) || e->nref >= SUM_ENERGY_REF)
+        return;
+    int i = e->nref++;
+    for (; i > 0 && e->ref[i - 1] > dt; i--) /* insertion: ref stays sorted */
+        e->ref[i] = e->ref[i - 1];
+    e->ref[i] = dt;
+    e->interval_s = median(e->ref, e->nref);
+    e->interval_from_rows = true;
+}
+
 void sum_energy_decide(struct sum_energy *e, double hint, sum_energy_step_fn *fn, void *ctx)
 {
     if (e->nwarm < 0)
         return;
-    double d[SUM_ENERGY_WARM];
+    double d[SUM_ENERGY_WARM + 1];
     int nd = 0;
     for (int i = 1; i < e->nwarm; i++) {
         double dt = e->warm_t[i] - e->warm_t[i - 1];
@@ -33,13 +50,29 @@ void sum_energy_decide(struct sum_energy *e, double hint, sum_energy_step_fn *fn
     }
     if (nd) {
         qsort(d, (size_t)nd, sizeof d[0], cmp_double);
-        e->interval_s = nd % 2 ? d[nd / 2] : (d[nd / 2 - 1] + d[nd / 2]) / 2;
+        e->interval_s = median(d, nd);
         e->interval_from_rows = true;
     } else {
         e->interval_s = isfinite(hint) && hint > 0 ? hint : INFINITY;
     }
+    /* the waiting steps are all judged by their own median, then join the reference */
     int n = e->nwarm;
     e->nwarm = -1;
-    for (int i = 0; i < n; i++)
-        sum_energy_take(e, e->warm_t[i], e->warm_p[i], fn, ctx);
+    double judged_by = e->interval_s;
+    for (int i = 0; i < n; i++) {
+        double t = e->warm_t[i], p = e->warm_p[i];
+        if (!e->have_last) {
+            e->have_last = true;
+        } else {
+            if (!(t > e->last_t))
+                continue;
+            e->interval_s = judged_by;
+            bool bridged = sum_energy_step(e, e->last_t, e->last_p, t, p);
+            if (fn)
+                fn(ctx, e->last_t, e->last_p, t, p, bridged);
+            sum_energy_learn(e, t - e->last_t);
+        }
+        e->last_t = t;
+        e->last_p = p;
+    }
 }

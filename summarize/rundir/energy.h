@@ -9,7 +9,13 @@
 #include <stdint.h>
 
 #define SUM_GAP_FACTOR 3.0 /* a step longer than 3 sample intervals is a gap */
-#define SUM_ENERGY_WARM 17 /* a GPU's first rows: their 16 steps decide its sample interval */
+/* The gap rule's interval, decided as the rows come (a live export and summarize judge every
+ * step alike, and the export has a counter from a GPU's first row): a GPU's first
+ * SUM_ENERGY_WARM steps wait and are judged together by their median; each later step by the
+ * median of the steps before it, until SUM_ENERGY_REF steps are in: their median is the GPU's
+ * interval from then on. */
+#define SUM_ENERGY_WARM 3
+#define SUM_ENERGY_REF 16
 
 /* Power integrated over time: trapezoids between consecutive samples of one GPU. */
 struct sum_energy {
@@ -26,7 +32,9 @@ struct sum_energy {
     bool have_last;
     double last_t, last_p;
     int nwarm; /* rows waiting; -1 once the interval is decided */
-    double warm_t[SUM_ENERGY_WARM], warm_p[SUM_ENERGY_WARM];
+    double warm_t[SUM_ENERGY_WARM + 1], warm_p[SUM_ENERGY_WARM + 1];
+    int nref;                    /* steps in ref, sorted: the first SUM_ENERGY_REF */
+    double ref[SUM_ENERGY_REF];
 };
 
 /* A curve with no rows yet, as sum_energy_add needs it. */
@@ -75,13 +83,19 @@ static inline bool sum_energy_step(struct sum_energy *e, double t0, double p0, d
 typedef void sum_energy_step_fn(void *ctx, double t0, double p0, double t1, double p1,
                                 bool bridged);
 
-/* Decide the interval from the rows waiting, then take them (sum_energy_add's slow part). The
- * interval is the median of their steps: what nvidia-smi really did (a user's -l, a loaded
- * machine or many GPUs make it differ from what hwmon asked); with fewer than two rows, hint
- * (the start event's interval_s), else INFINITY (nothing is a gap). */
+/* Decide the interval from the rows waiting, judge their steps by it and take them
+ * (sum_energy_add's slow part). The interval is the median of their steps: what nvidia-smi
+ * really did (a user's -l, a loaded machine or many GPUs make it differ from what hwmon asked);
+ * with fewer than two rows, hint (the start event's interval_s), else INFINITY (nothing is a
+ * gap). */
 void sum_energy_decide(struct sum_energy *e, double hint, sum_energy_step_fn *fn, void *ctx);
 
-/* A row taken: a step from the last one, when it goes forward in time. */
+/* A step of dt seconds joins the reference steps (while fewer than SUM_ENERGY_REF) and the
+ * interval becomes their median (sum_energy_take's slow part). */
+void sum_energy_learn(struct sum_energy *e, double dt);
+
+/* A row taken after the interval is decided: a step from the last one, when it goes forward in
+ * time, judged by the interval so far. */
 static inline void sum_energy_take(struct sum_energy *e, double t, double p,
                                    sum_energy_step_fn *fn, void *ctx)
 {
@@ -93,15 +107,17 @@ static inline void sum_energy_take(struct sum_energy *e, double t, double p,
         bool bridged = sum_energy_step(e, e->last_t, e->last_p, t, p);
         if (fn)
             fn(ctx, e->last_t, e->last_p, t, p, bridged);
+        if (e->nref < SUM_ENERGY_REF)
+            sum_energy_learn(e, t - e->last_t);
     }
     e->last_t = t;
     e->last_p = p;
 }
 
 /* One row of the GPU: time t (NAN: not a row of the curve), power p (NAN: not measured). The
- * first SUM_ENERGY_WARM rows wait for the interval (hint: see sum_energy_decide); after that
- * each step goes through the rule in time order and fn (may be NULL) sees it. Inline: it runs
- * for every GPU row. */
+ * first SUM_ENERGY_WARM + 1 rows wait for the interval (hint: see sum_energy_decide); after
+ * that each step goes through the rule in time order and fn (may be NULL) sees it. Inline: it
+ * runs for every GPU row. */
 static inline void sum_energy_add(struct sum_energy *e, double t, double p, double hint,
                                   sum_energy_step_fn *fn, void *ctx)
 {
@@ -110,7 +126,7 @@ static inline void sum_energy_add(struct sum_energy *e, double t, double p, doub
     if (e->nwarm >= 0) {
         e->warm_t[e->nwarm] = t;
         e->warm_p[e->nwarm] = p;
-        if (++e->nwarm == SUM_ENERGY_WARM)
+        if (++e->nwarm == SUM_ENERGY_WARM + 1)
             sum_energy_decide(e, hint, fn, ctx);
         return;
     }

@@ -32,21 +32,21 @@ int main(int argc, char **argv)
     if (n < 1)
         n = 1;
     static struct mon_prom p;
-    struct mon_prom_counters c = {.samples = 1, .running = true};
+    struct mon_prom_counters c = {.samples = 1};
     if (mon_prom_resolve(&p, "/tmp/bench_prom.prom", argv[1]) < 0 ||
         mon_prom_open(&p, argv[1], NULL, 1.0, "host", "cmd") < 0 ||
-        mon_prom_update(&p, &c) < 0) {
+        mon_prom_update(&p, &c, 1764085545.0) < 0) {
         fprintf(stderr, "bench_prom: cannot export %s\n", argv[1]);
         return 1;
     }
     double t0 = cpu_now();
     for (long i = 0; i < n; i++) {
         hw_buf_reset(&p.out);
-        mon_prom_format(&p, &c, &p.out);
+        mon_prom_format(&p, &c, 1764085545.0, &p.out);
     }
     double t1 = cpu_now();
     for (long i = 0; i < n; i++)
-        mon_prom_update(&p, &c);
+        mon_prom_update(&p, &c, 1764085545.0);
     double t2 = cpu_now();
     double fmt = (t1 - t0) / n * 1e6, exp = (t2 - t1) / n * 1e6;
     printf("export of %s: %zu bytes; CPU per format %.1f us, per export %.1f us\n", argv[1],

@@ -43,20 +43,24 @@ static void test_umask_private(void)
     char *run = th_fmt("%s/run", root), *prom = th_fmt("%s/node.prom", root);
     char *out = th_fmt("%s/summary-copy.json", root), *html = th_fmt("%s/report.html", root);
     mode_t old = umask(077);
+    /* the export lives while the run does: its mode is seen from the command */
+    char *cmd = th_fmt("sleep 1.2; stat -c %%a '%s'", prom);
     char *hw[] = {(char *)hwmon, "-q", "--nvidia-smi", (char *)smi, "-i", "0.1",
                   "--prom-textfile", prom, "--prom-interval", "1", "-o", run, "--",
-                  "sleep", "1.2", NULL};
+                  "/bin/sh", "-c", cmd, NULL};
     struct th_result r;
     CU_ASSERT_FATAL(th_run(hw, NULL, NULL, 60, &r) == 0);
     CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_STRING_EQUAL(r.out, "600\n");
     th_result_free(&r);
+    free(cmd);
     char *w[] = {(char *)sum, "--write", "-o", out, "--html", html, run, NULL};
     CU_ASSERT_FATAL(th_run(w, NULL, NULL, 60, &r) == 0);
     CU_ASSERT_EQUAL(r.status, 0);
     th_result_free(&r);
     umask(old);
 
-    expect_mode(prom, 0600);
+    CU_ASSERT_EQUAL(mode_of(prom), (mode_t)-1); /* gone with the run */
     expect_mode(out, 0600);
     expect_mode(html, 0600);
     for (int i = 0; i < HW_FILE_COUNT; i++) {

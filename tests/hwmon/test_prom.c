@@ -14,13 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hwtest.h"
 #include "mon.h"
 #include "prom.h"
 #include "summary.h"
+#include "hwrun/timeutil.h"
 
 static bool have_program(const char *name)
 {
@@ -65,10 +68,10 @@ static const char *const fields = HW_GPU_FIELDS_DEFAULT;
 
 /* ---------------------------------------------------------------- the exposition */
 
-/* The value of a sample line "name{gpu="g"} v" in text; NAN when absent. */
-static double sample_value(const char *text, const char *name, int gpu)
+/* The value of a sample line "name{run="run",gpu="g"} v" in text; NAN when absent. */
+static double sample_value(const char *text, const char *name, const char *run, int gpu)
 {
-    char *key = th_fmt("%s{gpu=\"%d\"} ", name, gpu);
+    char *key = th_fmt("%s{run=\"%s\",gpu=\"%d\"} ", name, run, gpu);
     const char *at = strstr(text, key);
     double v = at ? strtod(at + strlen(key), NULL) : NAN;
     free(key);
@@ -103,14 +106,10 @@ static void test_energy_agrees(void)
     char *out = th_fmt("%s/x.prom", dir);
     CU_ASSERT_EQUAL_FATAL(mon_prom_resolve(&p, out, dir), 0);
     CU_ASSERT_EQUAL_FATAL(mon_prom_open(&p, dir, fields, 0.05, "node", NULL), 0);
-    struct mon_prom_counters c = {.samples = 40, .running = true};
-    CU_ASSERT_EQUAL_FATAL(mon_prom_update(&p, &c), 0);
-    char *live = th_read_file(out, NULL); /* 40 rows: the interval is known while running */
-    c.running = false;
-    CU_ASSERT_EQUAL_FATAL(mon_prom_update(&p, &c), 0);
-    char *last = th_read_file(out, NULL);
+    struct mon_prom_counters c = {.samples = 40};
+    CU_ASSERT_EQUAL_FATAL(mon_prom_update(&p, &c, 1e9), 0);
+    char *live = th_read_file(out, NULL); /* every step judged as its row came */
     CU_ASSERT_PTR_NOT_NULL_FATAL(live);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(last);
     mon_prom_close(&p);
 
     struct sum_inputs in;
@@ -125,14 +124,11 @@ static void test_energy_agrees(void)
         const struct sum_energy *e = &run->gpu[g]->energy;
         CU_ASSERT_EQUAL(e->gaps, 1);
         CU_ASSERT(e->joules > 1000); /* 36 bridged steps of about 0.2 s at 200 W and more */
-        double j = sample_value(last, "hwrun_gpu_energy_joules_total", g);
-        CU_ASSERT_DOUBLE_EQUAL(j, e->joules, 1e-6 * e->joules);
-        CU_ASSERT_DOUBLE_EQUAL(sample_value(live, "hwrun_gpu_energy_joules_total", g), j,
-                               1e-6 * j);
+        double j = sample_value(live, "hwrun_gpu_energy_joules_total", p.run, g);
+        CU_ASSERT_DOUBLE_EQUAL(j, e->joules, 1e-9 * e->joules);
     }
     sum_run_free(run);
     free(live);
-    free(last);
     free(out);
     th_rmtree(dir);
     free(dir);
@@ -148,8 +144,8 @@ static void test_exposition(void)
         "\"name\": \"a\\\"b\\\\c\\nd\", \"seconds\": 1.0}\n",
         false);
     /* GPU 0: 100, 110, 120 W one second apart (energy 105 + 115 J), then a 10 s gap (not
-     * bridged) to 130 W. GPU 1: power never measured. Energy waits for a GPU's interval: its
-     * first 17 rows, or the stop. */
+     * bridged) to 130 W. GPU 1: power never measured. A GPU's first 3 steps wait for the gap
+     * rule's interval (their median): the counter is 0 until then, absent without power. */
     put(dir, "hw_metrics.csv",
         "2026/11/21 10:00:00.000, 35, 5, 1024, 81559, 100.00, 50, 1980, 2619, 0, GPU-0\n"
         "2026/11/21 10:00:00.000, 7, 1, 2048, 81559, [N/A], 51, 1980, 2619, 1, GPU-1\n"
@@ -168,38 +164,46 @@ static void test_exposition(void)
     char *out = th_fmt("%s/x.prom", dir);
     CU_ASSERT_EQUAL_FATAL(mon_prom_resolve(&p, out, dir), 0);
     CU_ASSERT_STRING_EQUAL(p.path, out);
+    snprintf(p.run, sizeof p.run, "r\"7"); /* the label of every series */
     CU_ASSERT_EQUAL_FATAL(mon_prom_open(&p, dir, fields, 1.0, "node\"7", "/usr/bin/python3"), 0);
-    struct mon_prom_counters c = {.samples = 3, .skipped_slots = 1, .child_restarts = 2,
-                                  .running = true};
-    CU_ASSERT_EQUAL_FATAL(mon_prom_update(&p, &c), 0);
+    struct mon_prom_counters c = {.samples = 3, .skipped_slots = 1, .child_restarts = 2};
+    CU_ASSERT_EQUAL_FATAL(mon_prom_update(&p, &c, 1764085545.25), 0);
     char *text = th_read_file(out, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     static const char *const want[] = {
-        "hwrun_run_info{run=\"", "\",host=\"node\\\"7\",command=\"python3\"} 1\n",
-        "# TYPE hwrun_phase_info gauge\nhwrun_phase_info{phase=\"a\\\"b\\\\c\\nd\"} 1\n",
-        "# TYPE hwrun_gpu_power_watts gauge\nhwrun_gpu_power_watts{gpu=\"0\"} 120.0\n"
+        "hwrun_run_info{run=\"r\\\"7\",host=\"node\\\"7\",command=\"python3\"} 1\n",
+        "# TYPE hwrun_phase_info gauge\nhwrun_phase_info{run=\"r\\\"7\",phase=\"a\\\"b\\\\c\\nd\"} 1\n",
+        "# TYPE hwrun_gpu_power_watts gauge\nhwrun_gpu_power_watts{run=\"r\\\"7\",gpu=\"0\"} 120.0\n"
         "# HELP hwrun_gpu_temperature_celsius",
-        "hwrun_gpu_utilization_ratio{gpu=\"0\"} 0.35\nhwrun_gpu_utilization_ratio{gpu=\"1\"} 0.07\n",
-        "hwrun_gpu_memory_used_bytes{gpu=\"1\"} 2147483648.0\n",
-        "hwrun_gpu_sm_clock_hertz{gpu=\"0\"} 1980000000.0\n",
-        "hwrun_cpu_usage_ratio{mode=\"user\"} 0.125\nhwrun_cpu_usage_ratio{mode=\"system\"} 0.075\n"
-        "hwrun_cpu_usage_ratio{mode=\"steal\"} 0.0\n",
-        "hwrun_memory_available_bytes 2148007936.0\n",
-        "hwrun_disk_read_bytes_total 5096.0\n", "hwrun_disk_written_bytes_total 0.0\n",
-        "hwrun_output_fs_free_bytes 20971520.0\n",
-        "hwrun_samples_total 3.0\n", "hwrun_skipped_slots_total 1.0\n",
-        "hwrun_child_restarts_total 2.0\n", "hwrun_phases_total 1.0\n", "hwrun_running 1.0\n",
+        "hwrun_gpu_utilization_ratio{run=\"r\\\"7\",gpu=\"0\"} 0.35\n"
+        "hwrun_gpu_utilization_ratio{run=\"r\\\"7\",gpu=\"1\"} 0.07\n",
+        "hwrun_gpu_memory_used_bytes{run=\"r\\\"7\",gpu=\"1\"} 2147483648.0\n",
+        "hwrun_gpu_sm_clock_hertz{run=\"r\\\"7\",gpu=\"0\"} 1980000000.0\n",
+        "hwrun_cpu_usage_ratio{run=\"r\\\"7\",mode=\"user\"} 0.125\n"
+        "hwrun_cpu_usage_ratio{run=\"r\\\"7\",mode=\"system\"} 0.075\n"
+        "hwrun_cpu_usage_ratio{run=\"r\\\"7\",mode=\"steal\"} 0.0\n",
+        "hwrun_memory_available_bytes{run=\"r\\\"7\"} 2148007936.0\n",
+        "hwrun_disk_read_bytes_total{run=\"r\\\"7\"} 5096.0\n",
+        "hwrun_disk_written_bytes_total{run=\"r\\\"7\"} 0.0\n",
+        "hwrun_output_fs_free_bytes{run=\"r\\\"7\"} 20971520.0\n",
+        "hwrun_samples_total{run=\"r\\\"7\"} 3.0\n", "hwrun_skipped_slots_total{run=\"r\\\"7\"} 1.0\n",
+        "hwrun_child_restarts_total{run=\"r\\\"7\"} 2.0\n", "hwrun_phases_total{run=\"r\\\"7\"} 1.0\n",
+        "hwrun_export_timestamp_seconds{run=\"r\\\"7\"} 1764085545.25\n",
+        /* 2 steps of GPU 0 wait for a third: 0 so far, and no counter for GPU 1 (no power) */
+        "# TYPE hwrun_gpu_energy_joules_total counter\n"
+        "hwrun_gpu_energy_joules_total{run=\"r\\\"7\",gpu=\"0\"} 0.0\n# HELP",
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         CU_ASSERT_PTR_NOT_NULL(strstr(text, want[i]));
         if (!strstr(text, want[i]))
             fprintf(stderr, "missing: [%s]\n", want[i]);
     }
-    /* unmeasured is absent, never 0: GPU 1's power and energy, iowait, GPM, the tree; energy
-     * while the interval is not known yet (3 rows, running) */
-    CU_ASSERT_PTR_NULL(strstr(text, "hwrun_gpu_energy_joules_total"));
-    CU_ASSERT_PTR_NULL(strstr(text, "hwrun_gpu_power_watts{gpu=\"1\"}"));
-    CU_ASSERT_PTR_NULL(strstr(text, "hwrun_gpu_energy_joules_total{gpu=\"1\"}"));
+    /* unmeasured is absent, never 0: GPU 1's power and energy, iowait, GPM, the tree; the
+     * export interval (no owner: the file was not claimed) */
+    CU_ASSERT_PTR_NULL(strstr(text, "hwrun_gpu_energy_joules_total{run=\"r\\\"7\",gpu=\"1\"}"));
+    CU_ASSERT_PTR_NULL(strstr(text, "hwrun_gpu_power_watts{run=\"r\\\"7\",gpu=\"1\"}"));
+    CU_ASSERT_PTR_NULL(strstr(text, "hwrun_export_interval_seconds"));
+    CU_ASSERT_PTR_NULL(strstr(text, "# hwrun-owner"));
     CU_ASSERT_PTR_NULL(strstr(text, "mode=\"iowait\""));
     CU_ASSERT_PTR_NULL(strstr(text, "sm_active"));
     CU_ASSERT_PTR_NULL(strstr(text, "hwrun_tree_"));
@@ -218,51 +222,49 @@ static void test_exposition(void)
         "{\"ts\": \"2026-11-21T10:00:03.100+00:00\", \"type\": \"phase_begin\", "
         "\"name\": \"checkpoint\", \"phase_id\": \"7.2\"}\n",
         true);
-    CU_ASSERT_EQUAL(mon_prom_update(&p, &c), 0);
+    CU_ASSERT_EQUAL(mon_prom_update(&p, &c, 1764085546.0), 0);
     text = th_read_file(out, NULL);
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, "hwrun_phase_info{phase=\"checkpoint\"} 1\n"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, "hwrun_phases_open 2.0\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "hwrun_phase_info{run=\"r\\\"7\",phase=\"checkpoint\"} 1\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "hwrun_phases_open{run=\"r\\\"7\"} 2.0\n"));
     free(text);
     put(dir, "run.jsonl",
         "{\"ts\": \"2026-11-21T10:00:04.000+00:00\", \"type\": \"phase\", "
         "\"name\": \"checkpoint\", \"seconds\": 0.9, \"phase_id\": \"7.2\"}\n",
         true);
-    CU_ASSERT_EQUAL(mon_prom_update(&p, &c), 0);
+    CU_ASSERT_EQUAL(mon_prom_update(&p, &c, 1764085546.0), 0);
     text = th_read_file(out, NULL);
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, "hwrun_phase_info{phase=\"epoch\"} 1\n"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, "hwrun_phases_open 1.0\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "hwrun_phase_info{run=\"r\\\"7\",phase=\"epoch\"} 1\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "hwrun_phases_open{run=\"r\\\"7\"} 1.0\n"));
     free(text);
     put(dir, "run.jsonl",
         "{\"ts\": \"2026-11-21T10:00:05.000+00:00\", \"type\": \"phase\", "
         "\"name\": \"epoch\", \"seconds\": 2.0, \"phase_id\": \"7.1\"}\n",
         true);
-    CU_ASSERT_EQUAL(mon_prom_update(&p, &c), 0);
+    CU_ASSERT_EQUAL(mon_prom_update(&p, &c, 1764085546.0), 0);
     text = th_read_file(out, NULL);
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, "hwrun_phase_info{phase=\"epoch\"} 1\n"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, "hwrun_phases_open 0.0\n"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, "hwrun_phases_total 3.0\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "hwrun_phase_info{run=\"r\\\"7\",phase=\"epoch\"} 1\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "hwrun_phases_open{run=\"r\\\"7\"} 0.0\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "hwrun_phases_total{run=\"r\\\"7\"} 3.0\n"));
     free(text);
 
-    /* Only what was appended is read; a row without its '\n' yet waits for the next export. */
+    /* Only what was appended is read; a row without its '\n' yet waits for the next export.
+     * The 4th row decides: steps 1, 1, 10 s, median 1 s, the 10 s one a gap; then 1 s more. */
     put(dir, "hw_metrics.csv",
         "2026/11/21 10:00:12.000, 35, 5, 1024, 81559, 130.00, 50, 1980, 2619, 0, GPU-0\n"
         "2026/11/21 10:00:13.000, 35, 5, 1024, 81559, 140.00, 50, 1980, 2619, 0, GP",
         true);
-    CU_ASSERT_EQUAL(mon_prom_update(&p, &c), 0);
+    CU_ASSERT_EQUAL(mon_prom_update(&p, &c, 1764085546.0), 0);
     text = th_read_file(out, NULL);
-    CU_ASSERT_PTR_NULL(strstr(text, "hwrun_gpu_energy_joules_total"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, "hwrun_gpu_power_watts{gpu=\"0\"} 130.0\n"));
+    CU_ASSERT_DOUBLE_EQUAL(sample_value(text, "hwrun_gpu_energy_joules_total", "r\\\"7", 0), 220,
+                           1e-9);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "hwrun_gpu_power_watts{run=\"r\\\"7\",gpu=\"0\"} 130.0\n"));
     free(text);
     put(dir, "hw_metrics.csv", "U-0\n", true);
-    c.running = false;
-    CU_ASSERT_EQUAL(mon_prom_update(&p, &c), 0);
+    CU_ASSERT_EQUAL(mon_prom_update(&p, &c, 1764085547.0), 0);
     text = th_read_file(out, NULL);
-    /* at the stop the rows there are decide: steps 1, 1, 10, 1 s, median 1 s, the 10 s one a
-     * gap */
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, "# TYPE hwrun_gpu_energy_joules_total counter\n"
-                                        "hwrun_gpu_energy_joules_total{gpu=\"0\"} 355.0\n# HELP"));
-    CU_ASSERT_PTR_NULL(strstr(text, "hwrun_gpu_energy_joules_total{gpu=\"1\"}"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, "hwrun_running 0.0\n"));
+    CU_ASSERT_DOUBLE_EQUAL(sample_value(text, "hwrun_gpu_energy_joules_total", "r\\\"7", 0), 355,
+                           1e-9);
+    CU_ASSERT_PTR_NULL(strstr(text, "hwrun_gpu_energy_joules_total{run=\"r\\\"7\",gpu=\"1\"}"));
     free(text);
     mon_prom_close(&p);
     free(out);
@@ -286,8 +288,8 @@ static void test_label_utf8(void)
     CU_ASSERT_EQUAL_FATAL(mon_prom_resolve(&p, out, dir), 0);
     CU_ASSERT_EQUAL_FATAL(mon_prom_open(&p, dir, fields, 1.0, "node\xff\xfe-\xc3", "/opt/tr\xe9in"),
                           0);
-    struct mon_prom_counters c = {.samples = 1, .running = true};
-    CU_ASSERT_EQUAL_FATAL(mon_prom_update(&p, &c), 0);
+    struct mon_prom_counters c = {.samples = 1};
+    CU_ASSERT_EQUAL_FATAL(mon_prom_update(&p, &c, 1764085545.0), 0);
     char *text = th_read_file(out, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "host=\"node\xEF\xBF\xBD\xEF\xBF\xBD-\xEF\xBF\xBD\""));
@@ -329,8 +331,8 @@ static void test_paths(void)
     free(want);
     CU_ASSERT_EQUAL(mon_prom_resolve(&p, "/nonexistent-hwrun/x.prom", dir), 0);
     CU_ASSERT_EQUAL_FATAL(mon_prom_open(&p, dir, fields, 1.0, "h", NULL), 0);
-    struct mon_prom_counters c = {.running = true};
-    CU_ASSERT_EQUAL(mon_prom_update(&p, &c), -ENOENT);
+    struct mon_prom_counters c = {0};
+    CU_ASSERT_EQUAL(mon_prom_update(&p, &c, 1764085545.0), -ENOENT);
     mon_prom_close(&p);
     th_rmtree(dir);
     free(dir);
@@ -439,6 +441,32 @@ static void keep_version(struct watch *w)
     w->last = st.st_mtim;
 }
 
+static int count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int entries = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        entries += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return entries;
+}
+
+static bool wait_for_file(const char *path, double timeout_s)
+{
+    for (int i = 0; i < (int)(timeout_s * 20); i++) {
+        if (access(path, F_OK) == 0)
+            return true;
+        usleep(50000);
+    }
+    return false;
+}
+
+/* Three runs on one node exporting into node_exporter's one textfile directory: one killed with
+ * SIGKILL (its file left behind), then two live runs whose directories share a name. node_exporter
+ * gathers without error, each live run's series carry a run label of their own, the killed
+ * run's file is gone (the next hwmon's export removed it), every version of a file passes
+ * promtool, and when the runs end their files go with them. */
 static void test_node_exporter(void)
 {
     if (!have_program("prometheus-node-exporter") || !have_program("promtool")) {
@@ -448,7 +476,8 @@ static void test_node_exporter(void)
     }
     char *base = th_tmpdir("prom-ne");
     char *tdir = th_fmt("%s/textfile", base), *copies = th_fmt("%s/copies", base);
-    char *run = th_fmt("%s/exp42", base);
+    char *run_k = th_fmt("%s/killed", base);
+    char *run_a = th_fmt("%s/a/exp42", base), *run_b = th_fmt("%s/b/exp42", base);
     CU_ASSERT_EQUAL_FATAL(mkdir(tdir, 0755), 0);
     CU_ASSERT_EQUAL_FATAL(mkdir(copies, 0755), 0);
     int port = free_port();
@@ -461,64 +490,264 @@ static void test_node_exporter(void)
     pid_t ne = th_spawn(ne_argv, NULL, ne_log, ne_log);
     CU_ASSERT_FATAL(ne > 0);
 
-    char **argv = ht_argv(run, "-i", "0.2", "--prom-textfile", tdir, "--prom-interval", "1",
-                          "--", "/bin/sh", "-c", "sleep 4.5", NULL);
-    pid_t hw = th_spawn(argv, NULL, NULL, NULL);
-    CU_ASSERT_FATAL(hw > 0);
+    /* the killed run: its file stays behind, as a SIGKILL leaves it */
+    char **argv_k = ht_argv(run_k, "-i", "0.2", "--prom-textfile", tdir, "--prom-interval", "1",
+                            "--", "/bin/sleep", "2", NULL);
+    pid_t hk = th_spawn(argv_k, NULL, NULL, NULL);
+    CU_ASSERT_FATAL(hk > 0);
+    char *file_k = th_fmt("%s/hwrun_killed.prom", tdir);
+    CU_ASSERT_FATAL(wait_for_file(file_k, 30));
+    kill(hk, SIGKILL);
+    th_wait(hk, 10);
+    CU_ASSERT_EQUAL(access(file_k, F_OK), 0);
+
+    char **argv_a = ht_argv(run_a, "-i", "0.2", "--prom-textfile", tdir, "--prom-interval", "1",
+                            "--", "/bin/sh", "-c", "sleep 4.5", NULL);
+    pid_t ha = th_spawn(argv_a, NULL, NULL, NULL);
+    CU_ASSERT_FATAL(ha > 0);
     struct watch w = {th_fmt("%s/hwrun_exp42.prom", tdir), copies, {0, 0}, 0, 0};
+    CU_ASSERT_FATAL(wait_for_file(w.file, 30));
+    char *err_b = th_fmt("%s/b.err", base);
+    char **argv_b = ht_argv(run_b, "-i", "0.2", "--prom-textfile", tdir, "--prom-interval", "1",
+                            "--", "/bin/sh", "-c", "sleep 3", NULL);
+    pid_t hb = th_spawn(argv_b, NULL, NULL, err_b);
+    CU_ASSERT_FATAL(hb > 0);
+
     char *seen = NULL;
-    int st = -1;
-    for (int i = 0; i < 400; i++) {
+    int st_a = -ETIMEDOUT, st_b = -ETIMEDOUT;
+    for (int i = 0; i < 600 && (st_a == -ETIMEDOUT || st_b == -ETIMEDOUT); i++) {
         keep_version(&w);
-        if (!seen || !strstr(seen, "hwrun_gpu_power_watts{gpu=\"1\"}")) {
+        bool both = seen && strstr(seen, "hwrun_gpu_power_watts{gpu=\"1\",run=\"exp42\"}") &&
+                    strstr(seen, "hwrun_gpu_power_watts{gpu=\"1\",run=\"exp42-2\"}");
+        if (!both && st_a == -ETIMEDOUT && st_b == -ETIMEDOUT) {
             free(seen);
             seen = scrape(port);
         }
-        st = th_wait(hw, 0.05);
-        if (st != -ETIMEDOUT)
-            break;
+        if (st_a == -ETIMEDOUT)
+            st_a = th_wait(ha, 0.025);
+        if (st_b == -ETIMEDOUT)
+            st_b = th_wait(hb, 0.025);
     }
-    keep_version(&w);
-    CU_ASSERT_EQUAL(st, 0);
-    /* node_exporter served hwmon's values while hwmon ran, and read the file without error */
+    CU_ASSERT_EQUAL(st_a, 0);
+    CU_ASSERT_EQUAL(st_b, 0);
+    /* node_exporter served both live runs at once, each under its own label, without error */
     CU_ASSERT_PTR_NOT_NULL(seen);
     if (seen) {
-        CU_ASSERT_PTR_NOT_NULL(strstr(seen, "hwrun_gpu_power_watts{gpu=\"1\"}"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(seen, "hwrun_gpu_power_watts{gpu=\"1\",run=\"exp42\"}"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(seen, "hwrun_gpu_power_watts{gpu=\"1\",run=\"exp42-2\"}"));
         CU_ASSERT_PTR_NOT_NULL(strstr(seen, "hwrun_run_info{command=\"sh\",host=\""));
+        CU_ASSERT_PTR_NOT_NULL(strstr(seen, "hwrun_gpu_energy_joules_total{gpu=\"0\",run=\"exp42-2\"}"));
         CU_ASSERT_PTR_NOT_NULL(strstr(seen, "node_textfile_scrape_error 0"));
-        CU_ASSERT_PTR_NOT_NULL(strstr(seen, "hwrun_running 1"));
+        CU_ASSERT_PTR_NULL(strstr(seen, "run=\"killed\""));
+        char *copy = th_fmt("%s/scrape.txt", base);
+        th_write_file(copy, seen, strlen(seen));
+        CU_ASSERT_EQUAL(promtool_check(copy), 0);
+        free(copy);
     }
+    char *err = th_read_file(err_b, NULL);
+    CU_ASSERT_TRUE(err && strstr(err, "is another live run's export"));
+    free(err);
+    CU_ASSERT_NOT_EQUAL(access(file_k, F_OK), 0); /* the killed run's file was swept */
+    /* ended runs are not served: their files are gone */
     char *last = scrape(port);
-    CU_ASSERT_TRUE(last && strstr(last, "hwrun_running 0"));
+    CU_ASSERT_TRUE(last && !strstr(last, "hwrun_"));
     free(last);
     free(seen);
     kill(ne, SIGTERM);
     th_wait(ne, 10);
-    /* at start, about once a second, at stop */
-    CU_ASSERT(w.n >= 4);
+    /* the first, about once a second; the last is gone with the run */
+    CU_ASSERT(w.n >= 3);
     for (int i = 0; i < w.n; i++) {
         char *p = th_fmt("%s/v%03d.prom", copies, i);
         CU_ASSERT_EQUAL(promtool_check(p), 0);
         free(p);
     }
-    /* nothing but the export in the directory: no temporary file left */
-    DIR *d = opendir(tdir);
-    int entries = 0;
-    for (struct dirent *e; d && (e = readdir(d));)
-        entries += e->d_name[0] != '.';
-    if (d)
-        closedir(d);
-    CU_ASSERT_EQUAL(entries, 1);
+    /* nothing left in the directory: no export, no temporary file */
+    CU_ASSERT_EQUAL(count_entries(tdir), 0);
     free(w.file);
-    free(argv);
+    free(argv_k);
+    free(argv_a);
+    free(argv_b);
+    free(file_k);
+    free(err_b);
     free(ne_log);
     free(tflag);
     free(listen);
-    free(run);
+    free(run_k);
+    free(run_a);
+    free(run_b);
     free(copies);
     free(tdir);
     th_rmtree(base);
     free(base);
+}
+
+/* ---------------------------------------------------------------- owners and stale files */
+
+static void plant(const char *dir, const char *name, const struct mon_prom_owner *o,
+                  double age_s)
+{
+    char *text;
+    if (o)
+        text = th_fmt("# hwrun-owner pid=%d start=%llu boot=%s pidns=%llu interval=%g host=%s\n"
+                      "hwrun_samples_total{run=\"x\"} 1\n",
+                      (int)o->pid, (unsigned long long)o->start, o->boot,
+                      (unsigned long long)o->pidns, o->interval_s, o->host);
+    else
+        text = th_fmt("hwrun_running 0\n");
+    put(dir, name, text, false);
+    free(text);
+    if (age_s > 0) {
+        char *p = th_fmt("%s/%s", dir, name);
+        struct timespec t[2];
+        clock_gettime(CLOCK_REALTIME, &t[0]);
+        t[0].tv_sec -= (time_t)age_s;
+        t[1] = t[0];
+        CU_ASSERT_EQUAL(utimensat(AT_FDCWD, p, t, 0), 0);
+        free(p);
+    }
+}
+
+static bool exists(const char *dir, const char *name)
+{
+    char *p = th_fmt("%s/%s", dir, name);
+    bool e = access(p, F_OK) == 0 || errno != ENOENT;
+    free(p);
+    return e;
+}
+
+/* Which files a hwmon takes for stale: a dead owner in its PID namespace (pid gone, or reused
+ * by a process that started later), another boot of its host; elsewhere (another namespace, a
+ * host sharing the directory) only silence: no rewrite for 3 intervals + 30 s. A file without
+ * an owner line, a symbolic link, a live run's file and its own are never touched. A name a
+ * live run holds makes the claim take <stem>-2, and the label follows; a stale one is taken
+ * over as it is. */
+static void test_owners(void)
+{
+    char *dir = th_tmpdir("prom-owners");
+    struct mon_prom_owner me;
+    CU_ASSERT_EQUAL_FATAL(mon_prom_owner_self(&me, 10), 0);
+    CU_ASSERT(me.pidns > 0);
+
+    pid_t child = fork();
+    if (child == 0)
+        _exit(0);
+    CU_ASSERT_FATAL(child > 0);
+    th_wait(child, 10);
+    struct mon_prom_owner dead = me, reused = me, reboot = me, pod = me, pod_old = me,
+                          other_host = me, live = me;
+    dead.pid = child;
+    reused.start = me.start - 1; /* my pid, but the owner started earlier: pid reused */
+    snprintf(reboot.boot, sizeof reboot.boot, "00000000-1111-2222-3333-444444444444");
+    pod.pidns = me.pidns + 1;
+    pod.pid = 1;
+    pod_old = pod;
+    snprintf(other_host.boot, sizeof other_host.boot, "%s", reboot.boot);
+    snprintf(other_host.host, sizeof other_host.host, "elsewhere");
+    plant(dir, "hwrun_dead.prom", &dead, 0);
+    plant(dir, "hwrun_reused.prom", &reused, 0);
+    plant(dir, "hwrun_reboot.prom", &reboot, 0);
+    plant(dir, "hwrun_pod.prom", &pod, 50);          /* 50 s < 3 * 10 + 30 */
+    plant(dir, "hwrun_pod_old.prom", &pod_old, 70); /* 70 s > 60 */
+    plant(dir, "hwrun_far.prom", &other_host, 20);
+    plant(dir, "hwrun_live.prom", &live, 3600);     /* an old mtime, but its owner runs */
+    plant(dir, "hwrun_legacy.prom", NULL, 3600);
+    plant(dir, "other.prom", &dead, 0);             /* not an hwrun export name */
+    char *target = th_fmt("%s/hwrun_dead.prom", dir), *link = th_fmt("%s/hwrun_link.prom", dir);
+    CU_ASSERT_EQUAL(symlink(target, link), 0);
+
+    /* the claim: hwrun_dead.prom is stale, taken over under its own name */
+    struct mon_prom p;
+    memset(&p, 0, sizeof p);
+    CU_ASSERT_EQUAL_FATAL(mon_prom_resolve(&p, dir, "/runs/dead"), 0);
+    CU_ASSERT_EQUAL_FATAL(mon_prom_claim(&p, &me), 0);
+    CU_ASSERT_STRING_EQUAL(p.path, target);
+    CU_ASSERT_STRING_EQUAL(p.run, "dead");
+    char *text = th_read_file(target, NULL);
+    struct mon_prom_owner back;
+    CU_ASSERT_TRUE(text && mon_prom_owner_parse(text, &back) && back.pid == me.pid &&
+                   back.start == me.start && back.pidns == me.pidns);
+    free(text);
+
+    CU_ASSERT_EQUAL(mon_prom_sweep(&p, hw_real_now()), 3);
+    CU_ASSERT_FALSE(exists(dir, "hwrun_reused.prom"));
+    CU_ASSERT_FALSE(exists(dir, "hwrun_reboot.prom"));
+    CU_ASSERT_FALSE(exists(dir, "hwrun_pod_old.prom"));
+    CU_ASSERT_TRUE(exists(dir, "hwrun_dead.prom"));  /* mine now */
+    CU_ASSERT_TRUE(exists(dir, "hwrun_pod.prom"));
+    CU_ASSERT_TRUE(exists(dir, "hwrun_far.prom"));
+    CU_ASSERT_TRUE(exists(dir, "hwrun_live.prom"));
+    CU_ASSERT_TRUE(exists(dir, "hwrun_legacy.prom"));
+    CU_ASSERT_TRUE(exists(dir, "other.prom"));
+    struct stat lst;
+    CU_ASSERT_TRUE(lstat(link, &lst) == 0 && S_ISLNK(lst.st_mode)); /* never followed */
+
+    /* a live run's name: the next one, and the label follows */
+    struct mon_prom q;
+    memset(&q, 0, sizeof q);
+    CU_ASSERT_EQUAL_FATAL(mon_prom_resolve(&q, dir, "/other/dead"), 0);
+    CU_ASSERT_EQUAL_FATAL(mon_prom_claim(&q, &me), 0);
+    char *want = th_fmt("%s/hwrun_dead-2.prom", dir);
+    CU_ASSERT_STRING_EQUAL(q.path, want);
+    CU_ASSERT_STRING_EQUAL(q.run, "dead-2");
+    free(want);
+    /* a legacy file (no owner line) is not ours to judge either */
+    struct mon_prom l;
+    memset(&l, 0, sizeof l);
+    CU_ASSERT_EQUAL_FATAL(mon_prom_resolve(&l, dir, "/r/legacy"), 0);
+    CU_ASSERT_EQUAL_FATAL(mon_prom_claim(&l, &me), 0);
+    CU_ASSERT_STRING_EQUAL(l.run, "legacy-2");
+
+    /* at stop each removes its own file only; one another hwmon took over is left */
+    CU_ASSERT_EQUAL(mon_prom_remove(&q), 0);
+    CU_ASSERT_FALSE(exists(dir, "hwrun_dead-2.prom"));
+    plant(dir, "hwrun_dead.prom", &pod, 0); /* someone took the name over */
+    CU_ASSERT_EQUAL(mon_prom_remove(&p), 0);
+    CU_ASSERT_TRUE(exists(dir, "hwrun_dead.prom"));
+    CU_ASSERT_EQUAL(mon_prom_remove(&l), 0);
+    CU_ASSERT_FALSE(exists(dir, "hwrun_legacy-2.prom"));
+
+    /* a file target: <stem>-2.prom next to it */
+    struct mon_prom f;
+    memset(&f, 0, sizeof f);
+    char *file = th_fmt("%s/gpu.prom", dir);
+    plant(dir, "gpu.prom", &live, 0);
+    CU_ASSERT_EQUAL_FATAL(mon_prom_resolve(&f, file, "/r/x"), 0);
+    CU_ASSERT_EQUAL_FATAL(mon_prom_claim(&f, &me), 0);
+    want = th_fmt("%s/gpu-2.prom", dir);
+    CU_ASSERT_STRING_EQUAL(f.path, want);
+    CU_ASSERT_STRING_EQUAL(f.run, "x-2");
+    CU_ASSERT_EQUAL(mon_prom_remove(&f), 0);
+    free(want);
+    free(file);
+    free(target);
+    free(link);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* hwmon takes its export file away when it stops, also when its command fails; the owner line
+ * is the file's first line while it runs. */
+static void test_file_goes(void)
+{
+    char *dir = th_tmpdir("prom-goes");
+    char *tdir = th_fmt("%s/t", dir), *run = th_fmt("%s/run", dir);
+    CU_ASSERT_EQUAL_FATAL(mkdir(tdir, 0755), 0);
+    char *file = th_fmt("%s/hwrun_run.prom", tdir);
+    char *probe = th_fmt("head -c 14 '%s'; exit 3", file);
+    char **argv = ht_argv(run, "--prom-textfile", tdir, "--", "/bin/sh", "-c", probe, NULL);
+    struct th_result r;
+    CU_ASSERT_EQUAL(ht_run(argv, NULL, 60, &r), 3);
+    CU_ASSERT_STRING_EQUAL(r.out, "# hwrun-owner ");
+    th_result_free(&r);
+    CU_ASSERT_EQUAL(count_entries(tdir), 0);
+    free(argv);
+    free(probe);
+    free(file);
+    free(run);
+    free(tdir);
+    th_rmtree(dir);
+    free(dir);
 }
 
 void add_prom_suite(void);
@@ -530,5 +759,7 @@ void add_prom_suite(void)
     CU_add_test(s, "energy_agrees", test_energy_agrees);
     CU_add_test(s, "paths", test_paths);
     CU_add_test(s, "unwritable", test_unwritable);
+    CU_add_test(s, "owners", test_owners);
+    CU_add_test(s, "file_goes", test_file_goes);
     CU_add_test(s, "node_exporter", test_node_exporter);
 }

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "hwrun/io.h"
+#include "energy.h"
 #include "sumtest.h"
 
 #define BASE 1767225600.0 /* 2026-01-01T00:00:00Z */
@@ -384,6 +385,70 @@ static void test_main_usr_sys(void)
     free(dir);
 }
 
+/* The rule as rows come (energy.h), so that a live export and summarize agree at every row:
+ * the first 3 steps wait and are judged by their median; each later step by the median of the
+ * steps before it; after 16 steps that median is fixed. Every joule counted at a row stays
+ * counted (a counter never goes back). */
+static void test_as_rows_come(void)
+{
+    struct sum_energy e;
+    sum_energy_init(&e);
+    /* 1 s steps at 100 W, but step 2 is 2.5 s (bridged: < 3 x the median 1 s) */
+    double t = 0, prev_j = 0;
+    static const double steps[] = {1, 2.5, 1};
+    sum_energy_add(&e, t, 100, 1.0, NULL, NULL);
+    for (int i = 0; i < 3; i++) {
+        t += steps[i];
+        sum_energy_add(&e, t, 100, 1.0, NULL, NULL);
+        CHECK_NEAR(e.joules, i < 2 ? 0 : 450, 1e-9); /* nothing until the third step */
+    }
+    CU_ASSERT_TRUE(sum_energy_decided(&e));
+    CHECK_NEAR(e.interval_s, 1, 1e-12);
+    /* step 4: 3.5 s > 3 x median(1, 2.5, 1) = 3: a gap at once */
+    t += 3.5;
+    sum_energy_add(&e, t, 100, 1.0, NULL, NULL);
+    CU_ASSERT_EQUAL(e.gaps, 1);
+    CHECK_NEAR(e.joules, 450, 1e-9);
+    /* the reference learns the slower cadence: twelve 2 s steps make the median 2 s, and a
+     * 5 s step is then bridged (< 6 s) */
+    prev_j = e.joules;
+    for (int i = 0; i < 12; i++) {
+        t += 2;
+        sum_energy_add(&e, t, 100, 1.0, NULL, NULL);
+        CU_ASSERT(e.joules >= prev_j);
+        prev_j = e.joules;
+    }
+    CU_ASSERT_EQUAL(e.nref, 16);
+    CHECK_NEAR(e.interval_s, 2, 1e-12); /* sorted: 1 1 2.5 3.5 and twelve 2s */
+    t += 5;
+    sum_energy_add(&e, t, 100, 1.0, NULL, NULL);
+    CU_ASSERT_EQUAL(e.gaps, 1);
+    CHECK_NEAR(e.joules, 450 + 12 * 200 + 500, 1e-9);
+    /* fixed after 16 steps: a hundred 10 s steps are all gaps, the interval stays 2 s */
+    for (int i = 0; i < 100; i++) {
+        t += 10;
+        sum_energy_add(&e, t, 100, 1.0, NULL, NULL);
+    }
+    CU_ASSERT_EQUAL(e.gaps, 101);
+    CHECK_NEAR(e.interval_s, 2, 1e-12);
+
+    /* fewer than 4 rows: the rows there are decide at the end (two steps, median 1.5 s) */
+    sum_energy_init(&e);
+    sum_energy_add(&e, 0, 10, 1.0, NULL, NULL);
+    sum_energy_add(&e, 1, 10, 1.0, NULL, NULL);
+    sum_energy_add(&e, 3, 10, 1.0, NULL, NULL);
+    CU_ASSERT_FALSE(sum_energy_decided(&e));
+    sum_energy_finish(&e, 1.0, NULL, NULL);
+    CHECK_NEAR(e.interval_s, 1.5, 1e-12);
+    CHECK_NEAR(e.joules, 30, 1e-9);
+    /* one row: the hint is the interval */
+    sum_energy_init(&e);
+    sum_energy_add(&e, 0, 10, 0.25, NULL, NULL);
+    sum_energy_finish(&e, 0.25, NULL, NULL);
+    CHECK_NEAR(e.interval_s, 0.25, 1e-12);
+    CU_ASSERT_FALSE(e.interval_from_rows);
+}
+
 void add_energy_suites(void)
 {
     CU_pSuite s = CU_add_suite("energy", NULL, NULL);
@@ -393,6 +458,7 @@ void add_energy_suites(void)
     CU_add_test(s, "unmeasured", test_unmeasured);
     CU_add_test(s, "wrong_hint", test_wrong_hint);
     CU_add_test(s, "gap_unmeasured", test_gap_unmeasured);
+    CU_add_test(s, "as_rows_come", test_as_rows_come);
     s = CU_add_suite("phases", NULL, NULL);
     CU_add_test(s, "edges", test_phase_edges);
     CU_add_test(s, "ramp", test_phase_ramp);
