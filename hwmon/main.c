@@ -29,7 +29,10 @@ static void usage(void)
            "  -d, --duration SECONDS stop after this long (system and -p modes)\n"
            "      --leave-running    when COMMAND exits, leave what remains of its process\n"
            "                         tree (daemons it started) running; default: stop it\n"
-           "                         (SIGTERM, then SIGKILL after 5 s), as on a stop signal\n"
+           "                         (SIGTERM, then SIGKILL after the grace), as on a stop\n"
+           "                         signal\n"
+           "      --kill-grace SECONDS  how long the job has between SIGTERM and SIGKILL, and\n"
+           "                         nvidia-smi children on stop, 0 to 600 (default 5)\n"
            "      --no-gpu           do not start nvidia-smi\n"
            "      --nvidia-smi PATH  the nvidia-smi to run (default: nvidia-smi on PATH)\n"
            "      --gpu-procs        also record per-process GPU memory (gpu_procs.csv)\n"
@@ -114,13 +117,13 @@ int main(int argc, char **argv)
         {"prom-textfile", required_argument, NULL, OPT_PROM},
         {"prom-interval", required_argument, NULL, OPT_PROM_INTERVAL},
         {"leave-running", no_argument, NULL, OPT_LEAVE_RUNNING},
+        {"kill-grace", required_argument, NULL, OPT_GRACE},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         /* hidden, for tests */
         {"proc-root", required_argument, NULL, OPT_PROC_ROOT},
         {"sys-root", required_argument, NULL, OPT_SYS_ROOT},
-        {"kill-grace", required_argument, NULL, OPT_GRACE},
         {NULL, 0, NULL, 0},
     };
     int c;

@@ -1035,9 +1035,14 @@ int mon_run(const struct mon_config *cfg)
     if (r->gpu_ok && cfg->gpm != MON_GPM_OFF && (!r->gpm_ok || r->smi.gpm_missing[0]))
         gpm_unavailable(r, probe_out);
 
+    /* --duration of whole intervals: the sampler stops after its last slot; any other (1.7 s
+     * at -i 0.5) is a timer, the stop taking the last partial interval's sample */
     uint64_t max_slots = 0;
-    if (cfg->duration_s > 0 && !wrap)
-        max_slots = (uint64_t)floor(cfg->duration_s / cfg->interval_s + 1e-9);
+    if (cfg->duration_s > 0 && !wrap) {
+        double k = cfg->duration_s / cfg->interval_s;
+        if (k >= 1 && fabs(k - round(k)) <= 1e-9 * k)
+            max_slots = (uint64_t)llround(k);
+    }
     struct mon_sampler_cfg sc = {
         .interval_s = cfg->interval_s,
         .max_slots = max_slots,
@@ -1053,6 +1058,9 @@ int mon_run(const struct mon_config *cfg)
         /* the very file of the log (not a name that could be swapped meanwhile) */
         .runlog_fd = r->log ? (r->runlog_rd = hw_reopen_read(rl_fileno(r->log))) : -1,
     };
+    /* a --duration timer counts from the sampler's start, as its slots do */
+    double end_at = cfg->duration_s > 0 && !wrap && max_slots == 0 ? hw_mono_now() + cfg->duration_s
+                                                                    : 0;
     rc = mon_sampler_start(&r->sampler, &sc);
     if (rc < 0) {
         /* (a thread under a small ulimit -v, say) The start event is out: the run must end
@@ -1065,8 +1073,6 @@ int mon_run(const struct mon_config *cfg)
     }
     if (r->gpu_ok)
         mon_children_start(&r->children, hw_mono_now());
-    /* --duration shorter than one interval: no slot to count, just a timer */
-    double end_at = cfg->duration_s > 0 && !wrap && max_slots == 0 ? r->t0 + cfg->duration_s : 0;
 
     for (;;) {
         double now = hw_mono_now();

@@ -430,7 +430,7 @@ static void check_count(double interval, double duration, const char *iv, const 
     char *dir = th_tmpdir("hwmon-count");
     char **argv = ht_argv(dir, "-i", iv, "-d", du, NULL);
     CU_ASSERT_EQUAL(ht_run(argv, NULL, duration + 30, NULL), 0);
-    long expected = lround(duration / interval);
+    long expected = lround(ceil(duration / interval - 1e-9)); /* a partial last interval counts */
     long got = (long)ht_lines(dir, "cpu_metrics.csv") - 1;
     json_object *stop = ht_event(dir, "stop", 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(stop);
@@ -457,7 +457,9 @@ static void check_count(double interval, double duration, const char *iv, const 
     for (char *line = strchr(text, '\n') + 1; line && *line;) {
         double t = iso_secs(line);
         i++;
-        if (t - t_start < i * interval - 0.002) /* ms timestamps */
+        /* ms timestamps; a partial last interval's sample comes at the duration */
+        double due = i * interval < duration + 1e-9 ? i * interval : duration;
+        if (t - t_start < due - 0.002)
             early++;
         last = t;
         char *nl = strchr(line, '\n');
@@ -484,6 +486,13 @@ static void test_count_100ms(void)
 static void test_count_1s(void)
 {
     check_count(1.0, 4.0, "1", "4");
+}
+
+/* A duration that is not whole intervals is honoured: -d 1.7 -i 0.5 samples at 0.5, 1, 1.5 and
+ * 1.7 s and stops at 1.7 s, not 1.5. */
+static void test_count_partial(void)
+{
+    check_count(0.5, 1.7, "0.5", "1.7");
 }
 
 /* ---------------------------------------------------------------- children's failures */
@@ -1096,6 +1105,7 @@ void add_hwmon_suites(void)
     CU_add_test(s, "attach_duration", test_attach_duration);
     CU_add_test(s, "count_100ms", test_count_100ms);
     CU_add_test(s, "count_1s", test_count_1s);
+    CU_add_test(s, "count_partial", test_count_partial);
 
     s = CU_add_suite("children", NULL, NULL);
     CU_add_test(s, "die_restart", test_die_restart);
