@@ -494,6 +494,11 @@ int mon_tree_open(struct mon_tree *t, const char *proc_root, pid_t root, bool ps
     return 0;
 }
 
+void mon_tree_exclude(struct mon_tree *t, pid_t pid)
+{
+    t->exclude = pid;
+}
+
 void mon_tree_close(struct mon_tree *t)
 {
     for (size_t i = 0; i < t->n; i++)
@@ -579,6 +584,8 @@ struct kids_ctx {
 static void visit_child(struct kids_ctx *k, pid_t child)
 {
     struct mon_tree *t = k->t;
+    if (child == t->exclude)
+        return; /* nor its children: they are found through it only */
     struct mon_proc *c = find_proc(t, child);
     if (!c) {
         c = add_proc(t, child, k->parent);
@@ -704,8 +711,8 @@ static void scan_entry(struct mon_tree *t, pid_t pid, void *arg)
         c->err = -ENOMEM;
         return;
     }
-    if (in_sorted(t->out_a, t->n_out, pid)) {
-        t->out_b[c->n_new_out++] = pid;
+    if (pid == t->exclude || in_sorted(t->out_a, t->n_out, pid)) {
+        t->out_b[c->n_new_out++] = pid; /* outside, and so are its children */
         return;
     }
     char path[64], buf[1024];

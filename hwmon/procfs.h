@@ -136,6 +136,7 @@ struct mon_proc {
 struct mon_tree {
     int proc_fd; /* the proc root directory */
     pid_t root;
+    pid_t exclude; /* a process never in the tree, nor its descendants (hwmon itself); 0 none */
     bool pss;
     int mode; /* 0 unknown, 1 task/TID/children files, 2 full scan */
     struct mon_proc *p;
@@ -196,6 +197,10 @@ int mon_tree_sample(struct mon_tree *t, double now_s, struct mon_tree_sample *ou
 /* Whether <proc_root>/self/ns/pid is the initial PID namespace (whose pids nvidia-smi prints):
  * 1 yes, 0 no (a container), -errno when it cannot be told. */
 int mon_pid_ns_is_init(const char *proc_root);
+
+/* Never count pid and its descendants in the tree: hwmon itself, when the process it attaches
+ * to is its parent (a script that starts its own monitor), with its nvidia-smi children. */
+void mon_tree_exclude(struct mon_tree *t, pid_t pid);
 
 /* Force the descendant-discovery method (tests): 1 children files, 2 full scan. */
 void mon_tree_set_mode(struct mon_tree *t, int mode);

@@ -1019,6 +1019,8 @@ int mon_run(const struct mon_config *cfg)
         }
         r->tree_open = rc == 0;
         r->tree.pss_budget = cfg->pss ? 0 : MON_PSS_BUDGET;
+        if (r->tree_open) /* hwmon -p $PPID: the monitor is not the job */
+            mon_tree_exclude(&r->tree, getpid());
         if (cfg->attach_pid)
             r->pidfd = (int)syscall(SYS_pidfd_open, cfg->attach_pid, 0);
     }

@@ -414,6 +414,57 @@ static void test_attach_duration(void)
     free(dir);
 }
 
+/* A script that starts its own monitor (hwmon -p $PPID, as the Python monitors do): hwmon is
+ * then a child of the process it watches, and neither it nor its nvidia-smi children are
+ * counted in the tree: the tree is the shell and its sleep, never more. */
+static void test_attach_parent(void)
+{
+    char *dir = th_tmpdir("hwmon-attpar");
+    char *run = th_fmt("%s/run", dir);
+    char *script = th_fmt("'%s' -q --nvidia-smi '%s' -o '%s' -i 0.1 -p $$ & hw=$!; "
+                          "sleep 1.5; kill -TERM $hw; wait $hw",
+                          th_env("HWRUN_HWMON_BIN"), th_env("HWRUN_FAKE_SMI"), run);
+    char *argv[] = {"/bin/sh", "-c", script, NULL};
+    struct th_result r;
+    CU_ASSERT_FATAL(th_run(argv, NULL, NULL, 30, &r) == 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    th_result_free(&r);
+    json_object *start = ht_event(run, "start", 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(start);
+    long hw_pid = (long)ht_data_int(start, "hwmon_pid");
+    json_object_put(start);
+    CU_ASSERT(hw_pid > 0);
+    /* nvidia-smi children ran (their rows are there) but were never in the tree */
+    CU_ASSERT(ht_lines(run, "hw_metrics.csv") > 4);
+    char *p = th_fmt("%s/proc_metrics.csv", run);
+    char *text = th_read_file(p, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    long max_procs = 0, rows = 0;
+    for (char *line = strchr(text, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        const char *c = strchr(line + 1, ',');
+        long n = c ? strtol(c + 1, NULL, 10) : 0;
+        max_procs = n > max_procs ? n : max_procs;
+        rows++;
+    }
+    CU_ASSERT(rows >= 8);
+    CU_ASSERT(max_procs >= 1 && max_procs <= 2);
+    if (max_procs > 2)
+        fprintf(stderr, "[attach_parent] %ld processes in the tree\n", max_procs);
+    free(text);
+    free(p);
+    p = th_fmt("%s/tree_pids.csv", run);
+    text = th_read_file(p, NULL);
+    char *me = th_fmt(",%ld,", hw_pid);
+    CU_ASSERT_TRUE(text && !strstr(text, me));
+    free(me);
+    free(text);
+    free(p);
+    free(script);
+    free(run);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* Seconds of day of an ISO timestamp "YYYY-MM-DDTHH:MM:SS.mmm+00:00" (runs do not span
  * midnight in practice; a test that does fails loudly). */
 static double iso_secs(const char *s)
@@ -1106,6 +1157,7 @@ void add_hwmon_suites(void)
     CU_add_test(s, "count_100ms", test_count_100ms);
     CU_add_test(s, "count_1s", test_count_1s);
     CU_add_test(s, "count_partial", test_count_partial);
+    CU_add_test(s, "attach_parent", test_attach_parent);
 
     s = CU_add_suite("children", NULL, NULL);
     CU_add_test(s, "die_restart", test_die_restart);

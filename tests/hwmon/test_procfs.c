@@ -208,6 +208,14 @@ static void check_modern_tree(int mode)
     CU_ASSERT_TRUE(s.have_pss);
     CU_ASSERT_DOUBLE_EQUAL(s.pss_mib, 0.5, 1e-9);
     mon_tree_close(&t);
+    /* hwmon as 1001 (a child of the process it watches): it and its child 1004 are not the job */
+    CU_ASSERT_EQUAL_FATAL(mon_tree_open(&t, root, 1000, false), 0);
+    if (mode)
+        mon_tree_set_mode(&t, mode);
+    mon_tree_exclude(&t, 1001);
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 1.0, &s), 0);
+    CU_ASSERT_EQUAL(s.procs, 3);
+    mon_tree_close(&t);
     CU_ASSERT_EQUAL(mon_tree_open(&t, root, 4242, false), -ESRCH);
     free(root);
 }
