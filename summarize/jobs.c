@@ -99,8 +99,9 @@ static void run_job(struct sum_jobs *c, struct sum_job *j)
 {
     hw_buf_init(&j->out, NULL, 0);
     j->status = HW_EXIT_OK;
-    if (c->fmt == SUM_FMT_PYTYCHE) {
-        j->status = sum_py_run(j->dir, c->file_opt, &j->out, &j->usable);
+    if (c->fmt == SUM_FMT_PYTYCHE || c->fmt == SUM_FMT_PYTYCHE_FIELDS) {
+        j->status = sum_py_run(j->dir, c->file_opt, c->fmt == SUM_FMT_PYTYCHE_FIELDS, &j->out,
+                               &j->usable);
         return;
     }
     int rc = 0;
@@ -126,7 +127,8 @@ static void run_job(struct sum_jobs *c, struct sum_job *j)
             j->nparams += sum_report_phase_csv(run, &c->units, &j->pnames, &j->pcells);
             break;
         case SUM_FMT_JSONL: sum_report_jsonl_row_u(run, &c->units, &j->out); break;
-        case SUM_FMT_PYTYCHE: break;
+        case SUM_FMT_PYTYCHE:
+        case SUM_FMT_PYTYCHE_FIELDS: break;
         }
     }
     if (c->html && c->njobs > 1) {

@@ -25,6 +25,7 @@ static void usage(FILE *f)
           "                        array of them), text (the default for one DIR on a\n"
           "                        terminal; JSON when piped), pytyche (exactly what\n"
           "                        pytyche's build_resource_summary().to_dict() prints),\n"
+          "                        pytyche-fields (its ten fields unrounded),\n"
           "                        csv or jsonl (one row per run, for sweep tables)\n"
           "  -o, --output FILE     write the output to FILE instead of standard output\n"
           "  -w, --write           store the JSON summary as DIR/summary.json (atomically);\n"
@@ -160,12 +161,16 @@ int main(int argc, char **argv)
                 c.fmt = SUM_FMT_TEXT;
             else if (!strcmp(optarg, "pytyche"))
                 c.fmt = SUM_FMT_PYTYCHE;
+            else if (!strcmp(optarg, "pytyche-fields"))
+                c.fmt = SUM_FMT_PYTYCHE_FIELDS;
             else if (!strcmp(optarg, "csv"))
                 c.fmt = SUM_FMT_CSV;
             else if (!strcmp(optarg, "jsonl"))
                 c.fmt = SUM_FMT_JSONL;
             else
-                hw_usage_error("unknown format '%s' (json, text, pytyche, csv, jsonl)", optarg);
+                hw_usage_error("unknown format '%s' (json, text, pytyche, pytyche-fields, csv, "
+                               "jsonl)",
+                               optarg);
             break;
         case 'o': output = optarg; break;
         case 'w': c.write = true; break;
@@ -231,7 +236,7 @@ int main(int argc, char **argv)
         hw_usage_error("file options (--gpu-csv ...) go with at most one DIR");
     if (c.write && !ndirs)
         hw_usage_error("--write needs a DIR");
-    if (c.html && c.fmt == SUM_FMT_PYTYCHE)
+    if (c.html && (c.fmt == SUM_FMT_PYTYCHE || c.fmt == SUM_FMT_PYTYCHE_FIELDS))
         hw_usage_error("--html goes with the default summary, not --format pytyche");
     if (c.html && !ndirs && !any_file_opt)
         hw_usage_error("--html needs a DIR");

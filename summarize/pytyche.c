@@ -498,7 +498,7 @@ static void key(struct hw_json *w, const char *k, double v)
     hw_json_num(w, k, sum_py_round1(v));
 }
 
-void sum_py_format(const struct sum_py_acc *a, struct hw_buf *out)
+void sum_py_format(const struct sum_py_acc *a, bool fields, struct hw_buf *out)
 {
     double util_mean = 0, util_max = 0, peak = 0, pw_mean = 0, pw_max = 0;
     double mu_mean = 0, mu_max = 0, usr = 0, idle = 0;
@@ -520,19 +520,32 @@ void sum_py_format(const struct sum_py_acc *a, struct hw_buf *out)
     struct hw_json w;
     hw_json_init(&w, out, HW_JSON_LINE, HW_NUM_PYJSON);
     hw_json_open(&w, NULL, '{');
-    key(&w, "cpu_idle_mean_pct", idle);
-    key(&w, "cpu_usr_mean_pct", usr);
-    key(&w, "gpu_util_max_pct", util_max);
-    key(&w, "gpu_util_mean_pct", util_mean);
-    if (a->jax_peak_mb > 0) /* if self.jax_peak_bytes_mb > 0 */
-        key(&w, "jax_peak_bytes_mb", a->jax_peak_mb);
-    if (mu_mean > 0) { /* if self.mem_util_mean_pct > 0 */
-        key(&w, "mem_util_max_pct", mu_max);
-        key(&w, "mem_util_mean_pct", mu_mean);
+    if (fields) { /* dataclasses.asdict(summary): every field, as computed */
+        hw_json_num(&w, "cpu_idle_mean_pct", idle);
+        hw_json_num(&w, "cpu_usr_mean_pct", usr);
+        hw_json_num(&w, "gpu_util_max_pct", util_max);
+        hw_json_num(&w, "gpu_util_mean_pct", util_mean);
+        hw_json_num(&w, "jax_peak_bytes_mb", a->jax_peak_mb);
+        hw_json_num(&w, "mem_util_max_pct", mu_max);
+        hw_json_num(&w, "mem_util_mean_pct", mu_mean);
+        hw_json_num(&w, "peak_vram_mb", peak);
+        hw_json_num(&w, "power_watts_max", pw_max);
+        hw_json_num(&w, "power_watts_mean", pw_mean);
+    } else { /* to_dict(): round(x, 1), two keys only when set */
+        key(&w, "cpu_idle_mean_pct", idle);
+        key(&w, "cpu_usr_mean_pct", usr);
+        key(&w, "gpu_util_max_pct", util_max);
+        key(&w, "gpu_util_mean_pct", util_mean);
+        if (a->jax_peak_mb > 0) /* if self.jax_peak_bytes_mb > 0 */
+            key(&w, "jax_peak_bytes_mb", a->jax_peak_mb);
+        if (mu_mean > 0) { /* if self.mem_util_mean_pct > 0 */
+            key(&w, "mem_util_max_pct", mu_max);
+            key(&w, "mem_util_mean_pct", mu_mean);
+        }
+        key(&w, "peak_vram_mb", peak);
+        key(&w, "power_watts_max", pw_max);
+        key(&w, "power_watts_mean", pw_mean);
     }
-    key(&w, "peak_vram_mb", peak);
-    key(&w, "power_watts_max", pw_max);
-    key(&w, "power_watts_mean", pw_mean);
     hw_json_close(&w);
     hw_buf_putc(out, '\n');
 }
@@ -571,8 +584,8 @@ static double jax_peak(const char *dir, const char *path)
     return fw.jax_peak_mib;
 }
 
-int sum_py_run(const char *dir, const char *const file_opt[SUM_KIND_COUNT], struct hw_buf *out,
-               bool *usable)
+int sum_py_run(const char *dir, const char *const file_opt[SUM_KIND_COUNT], bool fields,
+               struct hw_buf *out, bool *usable)
 {
     static const struct {
         enum sum_kind kind;
@@ -612,7 +625,7 @@ int sum_py_run(const char *dir, const char *const file_opt[SUM_KIND_COUNT], stru
         free(p);
     }
     acc.jax_peak_mb = jax_peak(dir, file_opt[SUM_KIND_RUNLOG]);
-    sum_py_format(&acc, out);
+    sum_py_format(&acc, fields, out);
     *usable = any;
     if (!any) {
         hw_warn(0, "%s: no hw_metrics.csv, cpu_metrics.csv or hw_dmon.csv",

@@ -48,8 +48,10 @@ void sum_py_free(struct sum_py_reader *r);
 int sum_py_read_file(enum sum_py_kind kind, const char *path, struct sum_py_acc *acc,
                      uint64_t *bad_offset);
 
-/* Append the to_dict() JSON line (with its '\n') for acc. */
-void sum_py_format(const struct sum_py_acc *acc, struct hw_buf *out);
+/* Append the to_dict() JSON line (with its '\n') for acc; with fields, the dataclass's ten
+ * fields unrounded instead (dataclasses.asdict(): what the Python package's ResourceSummary is
+ * built from, its to_dict() then rounding as pytyche's does). */
+void sum_py_format(const struct sum_py_acc *acc, bool fields, struct hw_buf *out);
 
 /* Python's float(s) for s[0..n): true and *out on success. */
 bool sum_py_float(const char *s, size_t n, double *out);
@@ -60,7 +62,7 @@ double sum_py_round1(double x);
  * (file_opt[kind] when given, else DIR/name; dir may be NULL) read as pytyche does, the summary
  * appended to out. Problems go to standard error (every one is fatal, as in Python). *usable:
  * one of the files exists. Returns HW_EXIT_OK or HW_EXIT_FAIL. */
-int sum_py_run(const char *dir, const char *const file_opt[SUM_KIND_COUNT], struct hw_buf *out,
-               bool *usable);
+int sum_py_run(const char *dir, const char *const file_opt[SUM_KIND_COUNT], bool fields,
+               struct hw_buf *out, bool *usable);
 
 #endif

@@ -509,6 +509,9 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         hw_json_num(&w, "cpu_usr_mean_pct", sum_stat_mean(&p->cpu_usr));
         hw_json_num(&w, "cpu_idle_mean_pct", sum_stat_mean(&p->cpu_idle));
         hw_json_num(&w, "proc_peak_rss_mib", max_or_nan(&p->proc_rss));
+        /* calibrax's per-block figures: the mean, and the last reading minus the first */
+        hw_json_num(&w, "proc_mean_rss_mib", sum_stat_mean(&p->proc_rss));
+        hw_json_num(&w, "proc_memory_growth_mib", growth(&p->proc_rss));
         hw_json_num(&w, "proc_cpu_mean_pct", sum_stat_mean(&p->proc_cpu));
         /* the tracked process alone, and the tree's user/system split */
         hw_json_num(&w, "proc_main_peak_rss_mib", max_or_nan(&p->main_rss));

@@ -34,7 +34,10 @@ import threading
 import weakref
 
 __all__ = ["RunLog", "library_path", "library_version", "FSYNC_LINE", "FSYNC_CLOSE",
-           "framework_memory", "probe_jax_peak_memory_mb", "FRAMEWORK_MEMORY"]
+           "framework_memory", "probe_jax_peak_memory_mb", "FRAMEWORK_MEMORY",
+           # monitors and summaries (monitor.py): hwmon and summarize, run from Python
+           "HWMonitor", "Monitor", "ResourceSummary", "build_resource_summary", "RunSummary",
+           "summarize", "SummarizeError"]
 __version__ = "0.1.0"
 
 # rl_open() flags and rl_type values: include/runlog.h.
@@ -380,21 +383,21 @@ class RunLog:
         return wrap
 
     def write(self, path):
-        """pytyche's write(path): every entry of a log kept in memory (RunLog() without
-        RUNLOG_FILE) is written to path, replacing it. A log that appends to a file as it goes
-        has nothing left to do for its own file; another path is refused."""
+        """pytyche's write(path): every entry of the log written to path, replacing it. For a
+        log kept in memory (RunLog() without RUNLOG_FILE), its entries; for a log that appends
+        to a file as it goes, that file's entries (its own file: nothing to do)."""
         if self.path is None:
             with self._lock:
                 if self._log is None:
                     raise ValueError("runlog: the log is closed")
                 data = _read_all(self._mem)
-            with open(path, "wb") as f:
-                f.write(data)
-            return
-        if os.path.exists(path) and os.path.samefile(path, self.path):
-            return
-        raise ValueError("runlog: this RunLog appends to %s as it goes; write(%r) would copy "
-                         "nothing" % (self.path, os.fspath(path)))
+        else:
+            if os.path.exists(path) and os.path.samefile(path, self.path):
+                return
+            with open(self.path, "rb") as f:
+                data = f.read()
+        with open(path, "wb") as f:
+            f.write(data)
 
     def entries(self):
         """The entries of a log kept in memory, as dicts (pytyche keeps them in _entries)."""
@@ -575,3 +578,7 @@ class _Phase:
         finally:
             _release(arr, n)
         return False
+
+
+from .monitor import (HWMonitor, Monitor, ResourceSummary, RunSummary,  # noqa: E402
+                      SummarizeError, build_resource_summary, summarize)

@@ -26,7 +26,7 @@ static void summarize_in_steps(const uint8_t *data, size_t size, size_t step, st
         sum_py_free(r);
     }
     hw_buf_init(b, NULL, 0);
-    sum_py_format(&acc, b);
+    sum_py_format(&acc, false, b);
     if (!b->len || b->p[b->len - 1] != '\n')
         abort();
 }

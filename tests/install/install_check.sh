@@ -57,5 +57,16 @@ with runlog.RunLog(sys.argv[1]) as log:
 ' "$prefix/log.jsonl" "$prefix" || fail "the installed Python package cannot log"
   [ "$(jq -r 'select(.event == "installed") | .data.via' "$prefix/log.jsonl" | sort -u | tr '\n' ' ')" = "pkg-config python " ] \
     || fail "the installed Python package wrote no valid line"
+  # its monitors run the installed hwmon and summarize (found beside it, not on PATH)
+  PYTHONPATH=$(dirname "$(dirname "$pkg")") env -u LD_LIBRARY_PATH -u RUNLOG_LIBRARY \
+    -u RUNLOG_HWMON -u RUNLOG_SUMMARIZE PATH=/usr/bin:/bin python3 -c '
+import sys, time, runlog
+from runlog import _tools
+for name in ("hwmon", "summarize"):
+    assert _tools.tool(name).startswith(sys.argv[1]), _tools.tool(name)
+with runlog.Monitor(sys.argv[1] + "/mon", interval_sec=0.1, no_gpu=True, strict=True) as m:
+    time.sleep(0.4)
+assert m.summary().num_samples >= 2
+' "$prefix" || fail "the installed Python package cannot monitor"
 }
 echo "install_check: ok"

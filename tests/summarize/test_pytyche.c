@@ -644,7 +644,7 @@ static void test_chunking(void)
                         rc = sum_py_finish(r);
                     hw_buf_init(&out[s], NULL, 0);
                     if (rc == 0)
-                        sum_py_format(&acc, &out[s]);
+                        sum_py_format(&acc, false, &out[s]);
                     else
                         hw_buf_printf(&out[s], "error %d at %llu", rc,
                                       (unsigned long long)sum_py_error_offset(r));

@@ -1,0 +1,326 @@
+"""Monitors started from inside a Python script, and summaries as Python objects.
+
+A monitor is `hwmon` attached to the calling process (`hwmon -p <this pid>`), run as a process
+of its own: the job's interpreter does no sampling, and hwmon never counts itself or its
+nvidia-smi children in the job's tree. Every number of a summary comes from `summarize` (the
+one owner of every figure); nothing is recomputed here.
+
+    from runlog import HWMonitor, build_resource_summary    # pytyche's API
+    mon = HWMonitor()
+    mon.start(Path("runs/0042"), interval_sec=2)
+    ...
+    gpu_csv, cpu_csv, dmon_csv = mon.stop()
+    print(build_resource_summary(gpu_csv, cpu_csv, dmon_csv).to_dict())
+
+    with runlog.Monitor("runs/0043", interval_sec=0.5) as m:   # any run directory
+        ...
+    print(m.summary().energy_wh)
+
+Monitoring never stops the job: when hwmon cannot be found or cannot start, start() warns
+(RuntimeWarning) and the script goes on unmonitored, unless strict=True asks it to raise.
+"""
+
+import dataclasses
+import json
+import os
+import signal
+import subprocess
+import time
+import warnings
+from pathlib import Path
+
+from ._tools import tool
+
+__all__ = ["HWMonitor", "Monitor", "ResourceSummary", "build_resource_summary", "RunSummary",
+           "summarize", "SummarizeError"]
+
+# File names of a run directory: include/hwrun/rundir.h (HW_GPU_FILE, HW_CPU_FILE, HW_DMON_FILE,
+# HW_RUNLOG_FILE).
+GPU_FILE, CPU_FILE, DMON_FILE, RUNLOG_FILE = ("hw_metrics.csv", "cpu_metrics.csv", "hw_dmon.csv",
+                                              "run.jsonl")
+_READY_TIMEOUT_S = 60.0   # hwmon probes nvidia-smi before it starts: seconds on a real node
+_STOP_TIMEOUT_S = 60.0    # its own stop: children's grace (5 s) and the last rows
+
+
+class SummarizeError(RuntimeError):
+    """summarize found nothing usable, or could not read a file: its message says why."""
+
+
+def _run_summarize(args):
+    proc = subprocess.run([tool("summarize")] + list(args), stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if proc.returncode != 0:
+        raise SummarizeError(proc.stderr.decode("utf-8", "replace").strip() or
+                             "summarize exited with status %d" % proc.returncode)
+    return proc.stdout.decode("utf-8", "surrogateescape")
+
+
+# ---------------------------------------------------------------------------------------------
+# pytyche's ResourceSummary and build_resource_summary
+
+
+@dataclasses.dataclass
+class ResourceSummary:
+    """pytyche's summary of a run's three files: its fields, its to_dict(). The values are
+    summarize's (`--format pytyche-fields`), computed as pytyche computes them."""
+    peak_vram_mb: float = 0.0
+    jax_peak_bytes_mb: float = 0.0
+    gpu_util_mean_pct: float = 0.0
+    gpu_util_max_pct: float = 0.0
+    mem_util_mean_pct: float = 0.0
+    mem_util_max_pct: float = 0.0
+    power_watts_mean: float = 0.0
+    power_watts_max: float = 0.0
+    cpu_usr_mean_pct: float = 0.0
+    cpu_idle_mean_pct: float = 0.0
+
+    def to_dict(self):
+        # pytyche's own method, key for key (summarize --format pytyche prints the same)
+        d = {
+            "peak_vram_mb": round(self.peak_vram_mb, 1),
+            "gpu_util_mean_pct": round(self.gpu_util_mean_pct, 1),
+            "gpu_util_max_pct": round(self.gpu_util_max_pct, 1),
+            "power_watts_mean": round(self.power_watts_mean, 1),
+            "power_watts_max": round(self.power_watts_max, 1),
+            "cpu_usr_mean_pct": round(self.cpu_usr_mean_pct, 1),
+            "cpu_idle_mean_pct": round(self.cpu_idle_mean_pct, 1),
+        }
+        if self.jax_peak_bytes_mb > 0:
+            d["jax_peak_bytes_mb"] = round(self.jax_peak_bytes_mb, 1)
+        if self.mem_util_mean_pct > 0:
+            d["mem_util_mean_pct"] = round(self.mem_util_mean_pct, 1)
+            d["mem_util_max_pct"] = round(self.mem_util_max_pct, 1)
+        return d
+
+
+def build_resource_summary(gpu_csv_path, cpu_csv_path, dmon_csv_path=None):
+    """pytyche's build_resource_summary: the three files (None or missing: skipped) summarized
+    by summarize exactly as pytyche reads them. A file that exists but cannot be read, or is not
+    valid UTF-8 (pytyche raises UnicodeDecodeError there), raises SummarizeError."""
+    args = ["-q", "--format", "pytyche-fields"]
+    for opt, p in (("--gpu-csv", gpu_csv_path), ("--cpu-csv", cpu_csv_path),
+                   ("--dmon-csv", dmon_csv_path)):
+        if p is not None and os.path.exists(p):
+            args += [opt, os.fspath(p)]
+    if len(args) == 3:
+        return ResourceSummary()
+    fields = json.loads(_run_summarize(args))
+    return ResourceSummary(**{f.name: fields[f.name] for f in dataclasses.fields(ResourceSummary)})
+
+
+# ---------------------------------------------------------------------------------------------
+# A run directory's summary
+
+
+class RunSummary:
+    """summarize's summary of a run directory (the summary.json document, see summarize(1)) as
+    a Python object: keys as attributes (s.energy_wh, s.outcome["status"]), to_dict() for the
+    document, from_dict() back."""
+
+    def __init__(self, doc):
+        object.__setattr__(self, "_doc", doc)
+
+    @classmethod
+    def from_dict(cls, data):
+        return cls(json.loads(json.dumps(data)))
+
+    def to_dict(self):
+        return json.loads(json.dumps(self._doc))
+
+    def __getattr__(self, key):
+        try:
+            return self._doc[key]
+        except KeyError:
+            raise AttributeError("RunSummary has no key %r" % key) from None
+
+    def __getitem__(self, key):
+        return self._doc[key]
+
+    def __contains__(self, key):
+        return key in self._doc
+
+    def __eq__(self, other):
+        return isinstance(other, RunSummary) and self._doc == other._doc
+
+    def __setattr__(self, key, value):
+        raise AttributeError("a RunSummary is read-only")
+
+    def __repr__(self):
+        return "<runlog.RunSummary %s status=%s>" % (self._doc.get("dir"), self._doc.get("status"))
+
+    def text(self):
+        """summarize's text report of the same directory."""
+        return _run_summarize(["-q", "--format", "text", self._doc["dir"]])
+
+
+def summarize(run_dir, cores=None, params=None):
+    """The summary of a run directory (RunSummary), as `summarize -f json DIR` gives it.
+    cores: the job's expected cores (--cores); params: the event holding the run's parameters
+    (--params). Raises SummarizeError when nothing in it can be summarized."""
+    args = ["-q", "--format", "json"]
+    if cores is not None:
+        args += ["--cores", str(cores)]
+    if params is not None:
+        args += ["--params", params]
+    return RunSummary(json.loads(_run_summarize(args + [os.fspath(run_dir)])))
+
+
+# ---------------------------------------------------------------------------------------------
+# Monitors
+
+
+def _start_event_offset(path):
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _started(path, offset, pid):
+    """Whether hwmon `pid` has logged its start event in path after offset."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(offset)
+            data = f.read()
+    except OSError:
+        return False
+    for line in data.splitlines():
+        if b'"start"' not in line:
+            continue
+        try:
+            e = json.loads(line)
+        except ValueError:
+            continue
+        if (e.get("type") == "event" and e.get("event") == "start" and
+                (e.get("data") or {}).get("hwmon_pid") == pid):
+            return True
+    return False
+
+
+class Monitor:
+    """hwmon attached to this process, writing the run directory output_dir.
+
+    interval_sec: hwmon's -i; gpus: hwmon's --gpus (indexes or UUIDs; default
+    CUDA_VISIBLE_DEVICES, else all); no_gpu: no nvidia-smi; nvidia_smi: its path; args: more
+    hwmon options. strict: raise when hwmon cannot start (default: warn and go on unmonitored).
+    Usable as a context manager: started on entry, stopped on exit.
+    """
+
+    def __init__(self, output_dir, interval_sec=1.0, gpus=None, no_gpu=False, nvidia_smi=None,
+                 args=(), strict=False):
+        self.output_dir = Path(output_dir)
+        self.interval_sec = interval_sec
+        self._opts = []
+        if gpus is not None:
+            self._opts += ["--gpus", gpus if isinstance(gpus, str) else ",".join(map(str, gpus))]
+        if no_gpu:
+            self._opts.append("--no-gpu")
+        if nvidia_smi is not None:
+            self._opts += ["--nvidia-smi", os.fspath(nvidia_smi)]
+        self._opts += list(args)
+        self.strict = strict
+        self._proc = None
+        self.returncode = None
+
+    @property
+    def running(self):
+        return self._proc is not None and self._proc.poll() is None
+
+    def start(self):
+        """Start hwmon and wait until it samples (its start event is in run.jsonl)."""
+        if self._proc is not None:
+            raise RuntimeError("runlog: this monitor is already started")
+        try:
+            self.output_dir.mkdir(parents=True, exist_ok=True)
+            log = self.output_dir / RUNLOG_FILE
+            offset = _start_event_offset(log)
+            argv = [tool("hwmon"), "-q", "-o", str(self.output_dir), "-i",
+                    repr(float(self.interval_sec)), "-p", str(os.getpid())] + self._opts
+            # a session of its own: a Ctrl-C at the terminal reaches the script, which decides;
+            # hwmon ends with this process anyway (it watches its pid)
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                    start_new_session=True)
+        except (OSError, ValueError) as e:
+            return self._failed(e)
+        deadline = time.monotonic() + _READY_TIMEOUT_S
+        while not _started(log, offset, proc.pid):
+            if proc.poll() is not None:
+                return self._failed(RuntimeError(
+                    "runlog: hwmon exited with status %d before it started sampling %s (its "
+                    "message is above)" % (proc.returncode, self.output_dir)))
+            if time.monotonic() > deadline:
+                proc.kill()
+                proc.wait()
+                return self._failed(RuntimeError("runlog: hwmon did not start within %g s"
+                                                 % _READY_TIMEOUT_S))
+            time.sleep(0.01)
+        self._proc = proc
+        return self
+
+    def _failed(self, err):
+        if self.strict:
+            raise err
+        warnings.warn("%s; the job goes on unmonitored" % err, RuntimeWarning, stacklevel=3)
+        return self
+
+    def stop(self):
+        """Stop hwmon (SIGTERM: it takes a last sample, stops its children and logs its stop
+        event) and wait for it. Returns its exit status (None when it never started)."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return self.returncode
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=_STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        self.returncode = proc.returncode
+        return self.returncode
+
+    def summary(self, **kwargs):
+        """summarize(output_dir) (RunSummary), after stop()."""
+        return summarize(self.output_dir, **kwargs)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
+
+    def __del__(self):
+        try:
+            self.stop()
+        except Exception:
+            pass
+
+
+class HWMonitor:
+    """pytyche's HWMonitor: start(output_dir, interval_sec=2) and stop(), which returns the
+    paths of hw_metrics.csv, cpu_metrics.csv and hw_dmon.csv (None for what was not recorded).
+    hwmon does the sampling (GPU, dmon, CPU, and this process's tree) into output_dir, which
+    is then a full run directory (summarize, the HTML report)."""
+
+    def __init__(self, **options):
+        self._options = options  # Monitor's keyword arguments (gpus, nvidia_smi, strict, ...)
+        self._mon = None
+        self._dir = None
+
+    def start(self, output_dir, interval_sec=2):
+        if self._mon is not None and self._mon.running:
+            raise RuntimeError("runlog: this HWMonitor is already started")
+        self._dir = Path(output_dir)
+        self._mon = Monitor(self._dir, interval_sec=interval_sec, **self._options).start()
+
+    def stop(self):
+        if self._mon is None:
+            return None, None, None
+        self._mon.stop()
+        self._mon = None
+
+        def made(name):
+            p = self._dir / name
+            return p if p.is_file() and p.stat().st_size > 0 else None
+        return made(GPU_FILE), made(CPU_FILE), made(DMON_FILE)

@@ -1,0 +1,259 @@
+"""The monitors and summaries of the runlog Python package (python/runlog/monitor.py,
+calibrax.py), each seed's documented usage run against this package with the fake nvidia-smi,
+and checked against summarize (the one owner of every number) and, when ../shared is beside
+the repository, against pytyche's own code (the oracle).
+
+Run by CTest with PYTHONPATH naming the build tree's python/ folder, HWRUN_FAKE_SMI the fake
+nvidia-smi, HWRUN_SHARED_DIR the reference material (may be absent).
+"""
+import dataclasses
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import unittest
+import warnings
+from pathlib import Path
+
+import runlog
+from runlog import HWMonitor, Monitor, RunLog, build_resource_summary
+from runlog.calibrax import ResourceMonitor
+
+FAKE_SMI = os.environ.get("HWRUN_FAKE_SMI")
+SUMMARIZE = runlog._tools.tool("summarize")
+MIB = 1024 * 1024
+
+
+def summarize_json(*args):
+    out = subprocess.run([SUMMARIZE, "-q"] + [str(a) for a in args], check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def work(seconds, mib):
+    """Hold mib MiB (touched) and burn a core for seconds."""
+    block = bytearray(mib * MIB)
+    for i in range(0, len(block), 4096):
+        block[i] = 1
+    end = time.monotonic() + seconds
+    n = 0
+    while time.monotonic() < end:
+        n += 1
+    return block
+
+
+def events(run_dir):
+    with open(os.path.join(run_dir, "run.jsonl")) as f:
+        return [e for e in map(json.loads, f) if e.get("type") == "event"]
+
+
+def gone(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except OSError:
+        return True
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        if not FAKE_SMI:
+            self.fail("HWRUN_FAKE_SMI is not set (run the tests through ctest)")
+        self.dir = Path(tempfile.mkdtemp(prefix="runlog-mon-"))
+
+    def tearDown(self):
+        import shutil
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class Pytyche(Base):
+    def test_documented_usage(self):
+        # pytyche's run_monitor: HWMonitor().start(dir, interval_sec) ... stop() -> three paths,
+        # build_resource_summary(*paths).to_dict(); RunLog kept in memory, write(path)
+        out = self.dir / "run"
+        log = RunLog()
+        mon = HWMonitor(nvidia_smi=FAKE_SMI)
+        mon.start(out, interval_sec=0.2)
+        t0 = time.monotonic()
+        block = work(1.2, 64)
+        log.log_phase("fit", time.monotonic() - t0, rows=len(block) // MIB)
+        gpu, cpu, dmon = mon.stop()
+        self.assertEqual((gpu, cpu, dmon),
+                         (out / "hw_metrics.csv", out / "cpu_metrics.csv", out / "hw_dmon.csv"))
+        summary = build_resource_summary(gpu, cpu, dmon)
+        d = summary.to_dict()
+        # the same as summarize's pytyche mode on the directory, key for key
+        self.assertEqual(d, summarize_json("--format", "pytyche", out))
+        self.assertGreater(d["peak_vram_mb"], 0)
+        self.assertGreater(d["cpu_usr_mean_pct"] + d["cpu_idle_mean_pct"], 0)
+        # and pytyche's own code on the same files, when it is at hand
+        oracle = os.path.join(os.environ.get("HWRUN_SHARED_DIR", ""), "oracle",
+                              "pytyche_summary.py")
+        if os.path.exists(oracle):
+            r = subprocess.run([sys.executable, oracle, "--gpu-csv", str(gpu), "--cpu-csv",
+                                str(cpu), "--dmon-csv", str(dmon)], capture_output=True,
+                               text=True, check=True)
+            self.assertEqual(d, json.loads(r.stdout))
+        elif os.environ.get("CI"):
+            self.fail("the pytyche oracle is not beside the repository in CI: %s" % oracle)
+        # the fields are the dataclass's, unrounded
+        self.assertEqual({f.name for f in dataclasses.fields(summary)},
+                         {"peak_vram_mb", "jax_peak_bytes_mb", "gpu_util_mean_pct",
+                          "gpu_util_max_pct", "mem_util_mean_pct", "mem_util_max_pct",
+                          "power_watts_mean", "power_watts_max", "cpu_usr_mean_pct",
+                          "cpu_idle_mean_pct"})
+        # the job's tree is this process alone: not hwmon, not its nvidia-smi children
+        s = runlog.summarize(out)
+        self.assertEqual(s.process["procs_max"], 1)
+        self.assertGreaterEqual(s.peak_rss_mb, 64)
+        self.assertEqual(s.outcome["status"], "detached")  # it stopped watching a live process
+        # RunLog.write(path): every entry, to any path
+        log.write(out / "fit.jsonl")
+        with open(out / "fit.jsonl") as f:
+            self.assertEqual([json.loads(l)["name"] for l in f], ["fit"])
+
+    def test_missing_files(self):
+        # pytyche: a missing file is skipped, none at all gives the zeroed summary
+        self.assertEqual(build_resource_summary(None, self.dir / "nope.csv"),
+                         runlog.ResourceSummary())
+        cpu = self.dir / "cpu_metrics.csv"
+        cpu.write_text("timestamp,usr_pct,idle_pct\nT,10.0,80.0\nT,20.0,70.0\n")
+        s = build_resource_summary(None, cpu)
+        self.assertEqual(s.cpu_usr_mean_pct, 15.0)
+        self.assertEqual(s.to_dict()["cpu_idle_mean_pct"], 75.0)
+
+    def test_bad_file(self):
+        # a file pytyche cannot read (invalid UTF-8) raises, with summarize's reason
+        gpu = self.dir / "hw_metrics.csv"
+        gpu.write_bytes(b"2026/11/21 10:00:00.000, 5\xff, 1, 2, 3, 4\n")
+        with self.assertRaises(runlog.SummarizeError) as cm:
+            build_resource_summary(gpu, None)
+        self.assertIn("invalid UTF-8", str(cm.exception))
+
+
+class Calibrax(Base):
+    def test_documented_usage(self):
+        # calibrax: with ResourceMonitor(sample_interval_sec=0.1) as m: ...; m.summary
+        with ResourceMonitor(sample_interval_sec=0.1, nvidia_smi=FAKE_SMI) as m:
+            time.sleep(0.35)  # the first samples see the process before it grows
+            block = work(1.0, 64)
+        del block
+        s = m.summary
+        names = ["peak_rss_mb", "mean_rss_mb", "peak_gpu_mem_mb", "mean_gpu_util",
+                 "memory_growth_mb", "num_samples", "duration_sec", "mean_gpu_clock_mhz",
+                 "mean_gpu_power_w"]
+        self.assertEqual(list(s.to_dict()), names)
+        doc = m.run_summary().to_dict()
+        for k in names:  # summarize's numbers, unchanged
+            self.assertEqual(getattr(s, k), doc[k], k)
+        self.assertGreaterEqual(s.num_samples, 8)
+        self.assertGreaterEqual(s.peak_rss_mb, 64)
+        self.assertGreaterEqual(s.memory_growth_mb, 48)
+        self.assertGreater(s.duration_sec, 1.2)
+        self.assertIsNotNone(s.peak_gpu_mem_mb)
+        self.assertEqual(type(s).from_dict(s.to_dict()), s)
+        self.assertIs(m.summary, s)  # final once the block is over
+
+    def test_no_gpu(self):
+        # without a GPU the GPU figures are None (calibrax's "None if no GPU"), never 0
+        with ResourceMonitor(sample_interval_sec=0.1, no_gpu=True) as m:
+            work(0.5, 1)
+        s = m.summary
+        self.assertIsNone(s.peak_gpu_mem_mb)
+        self.assertIsNone(s.mean_gpu_util)
+        self.assertGreater(s.num_samples, 2)
+
+
+class Summaries(Base):
+    def test_run_summary(self):
+        out = self.dir / "run"
+        with Monitor(out, interval_sec=0.1, nvidia_smi=FAKE_SMI) as mon:
+            with RunLog(out / "run.jsonl") as log, log.phase("train", steps=10):
+                work(0.6, 8)
+        s = mon.summary()
+        self.assertEqual(s.to_dict(), summarize_json("--format", "json", out))
+        self.assertEqual(runlog.RunSummary.from_dict(s.to_dict()), s)
+        self.assertEqual(s.phases[0]["name"], "train")
+        self.assertEqual(s["steps"], 10)
+        self.assertIn("proc_memory_growth_mib", s.phases[0])
+        with self.assertRaises(AttributeError):
+            s.no_such_key
+        with self.assertRaises(AttributeError):
+            s.status = "ok"
+        self.assertIn("train", s.text())
+
+    def test_nothing_to_summarize(self):
+        with self.assertRaises(runlog.SummarizeError):
+            runlog.summarize(self.dir)
+
+
+class Failures(Base):
+    def test_hwmon_missing(self):
+        # monitoring never stops the job: a warning, the script goes on; strict raises
+        env = os.environ.get("RUNLOG_HWMON")
+        os.environ["RUNLOG_HWMON"] = str(self.dir / "no-hwmon")
+        try:
+            mon = HWMonitor()
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                mon.start(self.dir / "run", interval_sec=0.1)
+            self.assertTrue(any(issubclass(x.category, RuntimeWarning) and
+                                "unmonitored" in str(x.message) for x in w))
+            self.assertEqual(mon.stop(), (None, None, None))
+            with self.assertRaises(OSError):
+                Monitor(self.dir / "run2", strict=True).start()
+        finally:
+            if env is None:
+                del os.environ["RUNLOG_HWMON"]
+            else:
+                os.environ["RUNLOG_HWMON"] = env
+
+    def test_hwmon_refuses(self):
+        # a directory that holds a run's samples is refused by hwmon (exit 125): said, not hung
+        out = self.dir / "run"
+        with Monitor(out, interval_sec=0.1, no_gpu=True):
+            work(0.2, 1)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            Monitor(out, interval_sec=0.1, no_gpu=True).start()
+        self.assertTrue(any("exited with status 125" in str(x.message) for x in w))
+        with self.assertRaises(RuntimeError):
+            Monitor(out, interval_sec=0.1, no_gpu=True, strict=True).start()
+
+    def test_job_killed(self):
+        # the job dies by SIGKILL while monitored: hwmon sees its process go, ends the run with
+        # a stop event and leaves no process behind
+        out = self.dir / "run"
+        script = textwrap.dedent("""
+            import os, signal, sys, time
+            import runlog
+            m = runlog.Monitor(sys.argv[1], interval_sec=0.1, nvidia_smi=sys.argv[2], strict=True)
+            m.start()
+            time.sleep(0.5)
+            os.kill(os.getpid(), signal.SIGKILL)
+        """)
+        r = subprocess.run([sys.executable, "-c", script, str(out), FAKE_SMI], timeout=60)
+        self.assertEqual(r.returncode, -signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            stops = [e for e in events(out) if e["event"] == "stop"]
+            if stops:
+                break
+            time.sleep(0.05)
+        self.assertEqual(len(stops), 1)
+        self.assertEqual(stops[0]["data"]["reason"], "process_exit")
+        self.assertFalse(stops[0]["data"]["process_alive"])
+        hw_pid = [e for e in events(out) if e["event"] == "start"][0]["data"]["hwmon_pid"]
+        deadline = time.monotonic() + 10
+        while not gone(hw_pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertTrue(gone(hw_pid))
+        self.assertEqual(runlog.summarize(out).outcome["status"], "exited")
+
+
+if __name__ == "__main__":
+    unittest.main()
