@@ -20,7 +20,7 @@
 #include "readers.h"
 #include "energy.h" /* struct sum_energy */
 
-#define MON_PROM_MAX_GPUS 64
+#define MON_PROM_MAX_GPUS SUM_MAX_GPUS
 #define MON_PROM_DEFAULT_INTERVAL_S 10.0
 
 /* The run's files the export follows. */

@@ -125,6 +125,57 @@ static double round_us(double x)
     return isfinite(x) ? round(x * 1e6) / 1e6 : x;
 }
 
+/* A count: a JSON integer, null when not known. */
+static void json_count(struct hw_json *w, const char *key, double v)
+{
+    if (isfinite(v) && v >= 0)
+        hw_json_u64(w, key, (uint64_t)v);
+    else
+        hw_json_null(w, key);
+}
+
+/* The machine, as hwmon's start event says (null where it did not): the counts gpu_tracker and
+ * resource-tracker report next to their figures. */
+static void json_machine(struct hw_json *w, const struct sum_run *run)
+{
+    hw_json_open(w, "machine", '{');
+    if (run->info.host[0])
+        hw_json_str(w, "host", run->info.host);
+    else
+        hw_json_null(w, "host");
+    json_count(w, "cpus", run->info.cpus);
+    json_count(w, "cpus_allowed", run->info.cpus_allowed);
+    json_count(w, "gpus", run->info.gpus);
+    hw_json_u64(w, "gpus_recorded", sum_run_gpu_count(run));
+    hw_json_close(w);
+}
+
+/* Every GPU at one instant (together.h). */
+static void json_together(struct hw_json *w, const struct sum_run *run)
+{
+    struct sum_together_figs f;
+    sum_together_figs(&run->together, &f);
+    hw_json_open(w, "gpus_together", '{');
+    hw_json_u64(w, "instants", f.instants);
+    hw_json_u64(w, "gpus", (uint64_t)f.gpus);
+    hw_json_num(w, "mem_used_peak_mib", f.mem_used_peak_mib);
+    hw_json_num(w, "mem_total_mib", f.mem_total_mib);
+    hw_json_num(w, "util_sum_peak_pct", f.util_sum_peak_pct);
+    hw_json_num(w, "util_sum_mean_pct", f.util_sum_mean_pct);
+    hw_json_num(w, "util_avg_peak_pct", f.util_avg_peak_pct);
+    hw_json_num(w, "util_avg_mean_pct", f.util_avg_mean_pct);
+    json_count(w, "busy_gpus_max", f.busy_gpus_max);
+    hw_json_num(w, "busy_gpus_mean", f.busy_gpus_mean);
+    hw_json_close(w);
+}
+
+static struct sum_together_figs together(const struct sum_run *run)
+{
+    struct sum_together_figs f;
+    sum_together_figs(&run->together, &f);
+    return f;
+}
+
 static double growth(const struct sum_stat *s)
 {
     return s->n ? s->last - s->first : NAN;
@@ -441,6 +492,8 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
            "linear interpolation between closest ranks; exact while a series has at most 1024 "
            "distinct values, else within 0.4% relative error (marked percentiles_exact: false)");
 
+    json_machine(&w, run);
+    json_together(&w, run);
     hw_json_open(&w, "gpus", '[');
     for (int g = 0; g < SUM_MAX_GPUS; g++) {
         const struct sum_gpu *gp = run->gpu[g];
@@ -648,6 +701,15 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
 static void tnum(struct hw_buf *b, double v, const char *unit)
 {
     sum_fmt_num(b, v, unit);
+}
+
+/* A count: whole, "-" when not known. */
+static void tcount(struct hw_buf *b, double v, const char *unit)
+{
+    if (isfinite(v))
+        hw_buf_printf(b, "%.0f%s", v, unit);
+    else
+        hw_buf_printf(b, "-%s", unit);
 }
 
 static void tdur(struct hw_buf *b, double s, const struct sum_units *u)
@@ -1047,6 +1109,18 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
     text_outcome(out, &run->outcome);
     hw_buf_printf(out, "  nvidia-smi times: %s (%s)\n", run->tz.name,
                   tz_source_name(run->tz_source));
+    if (run->info.have_start) {
+        hw_buf_printf(out, "  machine %s: ", run->info.host[0] ? safe(run->info.host, sb, sizeof sb)
+                                                                : "(unnamed)");
+        tcount(out, run->info.cpus, " CPUs");
+        if (isfinite(run->info.cpus_allowed) && run->info.cpus_allowed != run->info.cpus) {
+            hw_buf_puts(out, " (");
+            tcount(out, run->info.cpus_allowed, " allowed)");
+        }
+        hw_buf_puts(out, ", ");
+        tcount(out, run->info.gpus, " GPUs");
+        hw_buf_putc(out, '\n');
+    }
     hw_buf_puts(out, "  GPU util mean ");
     tnum(out, sum_stat_mean(&run->all[SUM_GM_UTIL]), "%");
     hw_buf_puts(out, ", peak VRAM ");
@@ -1062,6 +1136,22 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
     hw_buf_puts(out, " idle ");
     tnum(out, sum_stat_mean(&run->cpu[SUM_CPU_IDLE]), "%");
     hw_buf_putc(out, '\n');
+    struct sum_together_figs tg = together(run);
+    if (tg.gpus > 1) {
+        hw_buf_puts(out, "  all GPUs at once: memory peak ");
+        tmem(out, tg.mem_used_peak_mib, u);
+        hw_buf_puts(out, " of ");
+        tmem(out, tg.mem_total_mib, u);
+        hw_buf_puts(out, ", utilization summed peak ");
+        tnum(out, tg.util_sum_peak_pct, "%");
+        hw_buf_puts(out, " (average over the GPUs: peak ");
+        tnum(out, tg.util_avg_peak_pct, "%");
+        hw_buf_puts(out, ", mean ");
+        tnum(out, tg.util_avg_mean_pct, "%");
+        hw_buf_puts(out, "), busy GPUs up to ");
+        tcount(out, tg.busy_gpus_max, "");
+        hw_buf_printf(out, " of %d\n", tg.gpus);
+    }
     text_fwmem(out, "  ", run, NULL, u);
     if (run->proc[SUM_PROC_RSS].n) {
         hw_buf_puts(out, "  process tree: peak RSS ");
@@ -1262,7 +1352,14 @@ struct col {
     U("partial_last_lines", total_partial(run))                                                   \
     U("placeholders", total_placeholders(run))                                                    \
     S("time_zone", run->tz.name)                                                                  \
-    S("time_zone_source", tz_source_name(run->tz_source))
+    S("time_zone_source", tz_source_name(run->tz_source))                                         \
+    /* added later: new columns go at the end, so that column positions stay */                  \
+    D("machine_cpus", run->info.cpus)                                                             \
+    D("machine_gpus", run->info.gpus)                                                             \
+    D("gpus_mem_used_peak_mib", together(run).mem_used_peak_mib)                                  \
+    D("gpus_mem_total_mib", together(run).mem_total_mib)                                          \
+    D("gpus_util_sum_peak_pct", together(run).util_sum_peak_pct)                                  \
+    D("gpus_busy_max", together(run).busy_gpus_max)
 
 #define COL_ONE(nm, v) +1
 #define COL_PER_IO(cols) +SUM_IO_COUNT * (0 cols)

@@ -35,6 +35,7 @@ struct sum_run *sum_run_new(void)
     for (int m = 0; m < SUM_GM_COUNT; m++)
         sum_stat_init_mean_max(&run->all[m]);
     sum_stat_init_mean_max(&run->dmon_mem_all);
+    sum_together_init(&run->together);
     return run;
 }
 
@@ -642,6 +643,7 @@ static void on_gpu(void *ctx, const struct sum_gpu_row *r)
         sum_stat_add(&gp->m[m], r->v[m]);
         sum_stat_add_mean_max(&run->all[m], r->v[m]);
     }
+    sum_together_row(&run->together, r->gpu, r->v);
     see_time(run, r->t);
     if (run->tl)
         sum_tl_gpu_row(run->tl, r);
@@ -1255,6 +1257,7 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
             first_err = rc;
     }
     gp_close_block(run);
+    sum_together_finish(&run->together);
     for (int g = 0; g < SUM_MAX_GPUS; g++) /* a GPU with fewer rows than its interval waits for */
         if (run->gpu[g]) {
             struct curve_of curve = {run, g};

@@ -15,11 +15,11 @@
 #include "outcome.h"
 #include "phasenames.h"
 #include "readers.h"
+#include "together.h"
 #include "stats.h"
 #include "system.h"
 #include "timeline.h"
 
-#define SUM_MAX_GPUS 64
 #define SUM_MAX_PHASES 4096   /* phases beyond this are counted, not summarized */
 #define SUM_PHASE_QUANT_MAX 256 /* phases beyond this get mean/min/max but no percentiles */
 #define SUM_MAX_ERRORS 32     /* error-like events listed (all are counted) */
@@ -195,6 +195,7 @@ struct sum_run {
      * max only (sum_stat_init_mean_max) */
     struct sum_stat all[SUM_GM_COUNT];
     struct sum_stat dmon_mem_all;
+    struct sum_together together; /* every GPU at one instant (together.h) */
 
     /* phases, in log order; pidx finds those a sample falls in (ivindex.h) */
     struct sum_phase_acc *phase;

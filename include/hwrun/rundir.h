@@ -187,6 +187,8 @@ extern const char *const hw_events[HW_EV_COUNT]; /* the nine above */
 #define HW_START_GPU_FIELDS "gpu_query_fields"
 #define HW_START_HWMON_PID "hwmon_pid"
 #define HW_START_HOST "host"
+#define HW_START_CPUS "cpus" /* the machine's online CPUs */
+#define HW_START_GPUS "gpus" /* the machine's GPUs (nvidia-smi -L): [{index, name, uuid}] */
 #define HW_START_COMMAND "command"
 #define HW_START_CGROUP "cgroup"
 #define HW_START_MODE "mode" /* "wrap", "attach" or "system" */

@@ -79,6 +79,8 @@ enum sum_gpu_metric {
     SUM_GM_GR_CLOCK,  /* clocks.current.graphics [MHz] (alias clocks.gr) */
     SUM_GM_COUNT
 };
+#define SUM_MAX_GPUS 64 /* GPU numbers 0 to 63 are summarized; rows of others are counted */
+
 extern const char *const sum_gpu_metric_names[SUM_GM_COUNT]; /* "util_pct", "power_w", ... */
 
 /* How a row's GPU number was found. */
@@ -344,6 +346,9 @@ struct sum_run_info {
                                 * written into one directory, and their figures are mixed */
     int pid_ns;                /* start event's pid_namespace: 0 not said, 1 init, 2 other */
     double cpus_allowed;       /* start event's cpus_allowed (hwrun/rundir.h; NAN if none) */
+    /* the machine, as the start event says: host ("" if none), online CPUs and GPUs (NAN) */
+    char host[256];
+    double cpus, gpus;
 };
 
 /* obj.key as a string / an integer (events' data); NULL / false when absent or another type. */

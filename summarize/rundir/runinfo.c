@@ -18,6 +18,7 @@ void sum_run_info_init(struct sum_run_info *info)
     info->main_peak_kernel_mib = NAN;
     info->interval_s = NAN;
     info->cpus_allowed = NAN;
+    info->cpus = info->gpus = NAN;
 }
 
 
@@ -35,6 +36,15 @@ void sum_run_info_event(struct sum_run_info *info, const struct sum_event *e)
             snprintf(info->smi_tz_raw, sizeof info->smi_tz_raw, "%s", tz);
             info->have_tz = sum_tz_parse(tz, false, &info->tz) == 0;
         }
+        const char *host = sum_json_str(e->data, HW_START_HOST);
+        snprintf(info->host, sizeof info->host, "%s", host ? host : "");
+        double cpus = sum_json_num(e->data, HW_START_CPUS);
+        info->cpus = cpus >= 1 ? cpus : NAN;
+        struct json_object *gpus;
+        info->gpus = json_object_object_get_ex(e->data, HW_START_GPUS, &gpus) &&
+                             json_object_is_type(gpus, json_type_array)
+                         ? (double)json_object_array_length(gpus)
+                         : NAN;
         double ca = sum_json_num(e->data, HW_CPUS_ALLOWED_KEY);
         if (isfinite(ca) && ca >= 1)
             info->cpus_allowed = ca;

@@ -11,6 +11,7 @@
 #include "ivindex.h"
 #include "report.h"
 #include "sumtest.h"
+#include "together.h"
 #include "units.h"
 
 void add_aggregates_suites(void);
@@ -666,6 +667,48 @@ static void test_calibrax_keys(void)
     free(base);
 }
 
+/* Every GPU at one instant: the rows of one nvidia-smi loop are one instant; only instants
+ * with every GPU count (a dropped row never passes for a GPU at 0); a metric unmeasured on one
+ * GPU leaves that instant out of that metric only. */
+static void test_together(void)
+{
+    struct sum_together t;
+    sum_together_init(&t);
+    double v[SUM_GM_COUNT];
+    for (int m = 0; m < SUM_GM_COUNT; m++)
+        v[m] = NAN;
+    /* instant 1: GPUs 0, 1, 2 at 10/20/0 % util, 100/200/300 MiB of 1000 each */
+    static const double util[][3] = {{10, 20, 0}, {90, 80, 70}, {50, NAN, 50}, {100, 100, 0}};
+    for (int i = 0; i < 4; i++)
+        for (int g = 0; g < 3; g++) {
+            if (i == 3 && g == 1)
+                continue; /* a dropped row: instant 4 has two GPUs, not counted */
+            v[SUM_GM_UTIL] = util[i][g];
+            v[SUM_GM_MEM_USED] = 100.0 * (g + 1) + (i == 1 ? 1000 : 0);
+            v[SUM_GM_MEM_TOTAL] = 4000;
+            sum_together_row(&t, g, v);
+        }
+    sum_together_finish(&t);
+    struct sum_together_figs f;
+    sum_together_figs(&t, &f);
+    CU_ASSERT_EQUAL(f.instants, 3);
+    CU_ASSERT_EQUAL(f.gpus, 3);
+    CHECK_NEAR(f.mem_used_peak_mib, 3600, 1e-9);  /* instant 2: 1100 + 1200 + 1300 */
+    CHECK_NEAR(f.mem_total_mib, 12000, 1e-9);
+    CHECK_NEAR(f.util_sum_peak_pct, 240, 1e-9);   /* instant 3 has no util sum (NaN) */
+    CHECK_NEAR(f.util_sum_mean_pct, (30 + 240) / 2.0, 1e-9);
+    CHECK_NEAR(f.util_avg_peak_pct, 80, 1e-9);
+    CHECK_NEAR(f.util_avg_mean_pct, 45, 1e-9);
+    CHECK_NEAR(f.busy_gpus_max, 3, 1e-9);
+    CHECK_NEAR(f.busy_gpus_mean, 2.5, 1e-9);
+    /* no rows: nothing measured, never 0 */
+    sum_together_init(&t);
+    sum_together_finish(&t);
+    sum_together_figs(&t, &f);
+    CU_ASSERT_EQUAL(f.instants, 0);
+    CU_ASSERT_TRUE(isnan(f.mem_used_peak_mib) && isnan(f.util_sum_peak_pct));
+}
+
 void add_aggregates_suites(void)
 {
     CU_add_test(CU_add_suite("ivindex", NULL, NULL), "brute_force", test_ivx_brute_force);
@@ -683,4 +726,5 @@ void add_aggregates_suites(void)
     CU_add_test(s, "phase_columns_lined_up", test_phase_columns_lined_up);
     CU_add_test(s, "runs", test_compare);
     CU_add_test(s, "calibrax_keys", test_calibrax_keys);
+    CU_add_test(CU_add_suite("together", NULL, NULL), "instants", test_together);
 }
