@@ -101,6 +101,12 @@ void mon_csv_cpu_line(struct hw_buf *b, const char *iso, const struct mon_sys_sa
         [HW_CPU_COL_NET_RX] = UINT_IF(s->io.have_net, s->io.net_rx_bytes),
         [HW_CPU_COL_NET_TX] = UINT_IF(s->io.have_net, s->io.net_tx_bytes),
         [HW_CPU_COL_FS_FREE] = NUM1(s->io.have_fs, s->io.fs_free_mib),
+        [HW_CPU_COL_MEM_TOTAL] = NUM1(s->have_mem_parts, s->mem_total_mib),
+        [HW_CPU_COL_MEM_FREE] = NUM1(s->have_mem_parts, s->mem_free_mib),
+        [HW_CPU_COL_MEM_BUFFERS] = NUM1(s->have_mem_parts, s->mem_buffers_mib),
+        [HW_CPU_COL_MEM_CACHED] = NUM1(s->have_mem_parts, s->mem_cached_mib),
+        [HW_CPU_COL_MEM_ACTIVE_ANON] = NUM1(s->have_mem_parts, s->mem_active_anon_mib),
+        [HW_CPU_COL_MEM_INACTIVE_ANON] = NUM1(s->have_mem_parts, s->mem_inactive_anon_mib),
     };
     _Static_assert(HW_ARRAY_SIZE(c) == HW_CPU_COL_COUNT, "a cell for every cpu_metrics column");
     cells(b, iso, c, HW_CPU_COL_COUNT, cgroup ? 0 : HW_CPU_COL_FIRST_CGROUP,

@@ -106,14 +106,16 @@ int mon_parse_meminfo(const char *text, struct mon_meminfo *out)
     struct mon_meminfo m = {0};
     if (mon_parse_kb_field(text, "MemTotal:", &m.total_kb) < 0)
         return -EINVAL;
+    int missing = (mon_parse_kb_field(text, "MemFree:", &m.free_kb) < 0) +
+                  (mon_parse_kb_field(text, "Buffers:", &m.buffers_kb) < 0) +
+                  (mon_parse_kb_field(text, "Cached:", &m.cached_kb) < 0);
+    int anon = (mon_parse_kb_field(text, "Active(anon):", &m.active_anon_kb) < 0) +
+               (mon_parse_kb_field(text, "Inactive(anon):", &m.inactive_anon_kb) < 0);
+    m.have_parts = !missing && !anon;
     if (mon_parse_kb_field(text, "MemAvailable:", &m.avail_kb) == 0) {
         m.have_avail = true;
     } else { /* before Linux 3.14: the classic estimate */
-        uint64_t fr = 0, bu = 0, ca = 0;
-        mon_parse_kb_field(text, "MemFree:", &fr);
-        mon_parse_kb_field(text, "Buffers:", &bu);
-        mon_parse_kb_field(text, "Cached:", &ca);
-        m.avail_kb = fr + bu + ca;
+        m.avail_kb = m.free_kb + m.buffers_kb + m.cached_kb;
         if (m.avail_kb > m.total_kb)
             m.avail_kb = m.total_kb;
     }
@@ -335,6 +337,13 @@ int mon_sys_sample(struct mon_sys *s, double now_s, struct mon_sys_sample *out)
             out->have_mem = true;
             out->mem_used_mib = (double)(m.total_kb - m.avail_kb) / 1024.0;
             out->mem_avail_mib = (double)m.avail_kb / 1024.0;
+            out->have_mem_parts = m.have_parts;
+            out->mem_total_mib = (double)m.total_kb / 1024.0;
+            out->mem_free_mib = (double)m.free_kb / 1024.0;
+            out->mem_buffers_mib = (double)m.buffers_kb / 1024.0;
+            out->mem_cached_mib = (double)m.cached_kb / 1024.0;
+            out->mem_active_anon_mib = (double)m.active_anon_kb / 1024.0;
+            out->mem_inactive_anon_mib = (double)m.inactive_anon_kb / 1024.0;
         }
     }
     mon_cgroup_sample(&s->cg, now_s, &out->cg);

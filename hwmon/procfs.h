@@ -47,6 +47,10 @@ int mon_parse_cpu_line(const char *text, struct mon_cpu_times *out);
 struct mon_meminfo {
     uint64_t total_kb, avail_kb;
     bool have_avail;
+    /* MemFree, Buffers, Cached, Active(anon), Inactive(anon); have_parts when every one was
+     * there (kernels since 2.6.28) */
+    uint64_t free_kb, buffers_kb, cached_kb, active_anon_kb, inactive_anon_kb;
+    bool have_parts;
 };
 int mon_parse_meminfo(const char *text, struct mon_meminfo *out);
 
@@ -100,6 +104,9 @@ struct mon_sys_sample {
     uint64_t cpu_ticks; /* the jiffies of every CPU the percentages are of (their weight) */
     bool have_mem;
     double mem_used_mib, mem_avail_mib;
+    bool have_mem_parts; /* meminfo's parts (struct mon_meminfo), in MiB */
+    double mem_total_mib, mem_free_mib, mem_buffers_mib, mem_cached_mib, mem_active_anon_mib,
+        mem_inactive_anon_mib;
     struct mon_cg_sample cg;
     struct mon_io_sample io;
 };

@@ -125,6 +125,12 @@ static double round_us(double x)
     return isfinite(x) ? round(x * 1e6) / 1e6 : x;
 }
 
+/* A busy share of the machine's CPUs as cores (NAN when its CPUs are not known). */
+static double cores_busy(const struct sum_run *run, double pct)
+{
+    return pct / 100.0 * run->info.cpus;
+}
+
 /* A count: a JSON integer, null when not known. */
 static void json_count(struct hw_json *w, const char *key, double v)
 {
@@ -630,6 +636,12 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     hw_json_open(&w, "cpu", '{');
     for (int c = 0; c < SUM_CPU_CG_LIMIT; c++)
         json_stat(&w, sum_cpu_col_names[c], &run->cpu[c]);
+    /* the machine busy (user + system), also as cores (resource-tracker's cpu_usage) */
+    json_stat(&w, "busy_pct", &run->cpu_busy);
+    hw_json_num(&w, "cores_busy_mean", cores_busy(run, sum_stat_mean(&run->cpu_busy)));
+    hw_json_num(&w, "cores_busy_max", cores_busy(run, max_or_nan(&run->cpu_busy)));
+    for (int c = SUM_CPU_MEM_TOTAL; c < SUM_CPU_COUNT; c++) /* /proc/meminfo's parts */
+        json_stat(&w, sum_cpu_col_names[c], &run->cpu[c]);
     hw_json_close(&w);
 
     json_system(&w, &run->sys);
@@ -1119,6 +1131,27 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
         }
         hw_buf_puts(out, ", ");
         tcount(out, run->info.gpus, " GPUs");
+        if (run->cpu_busy.n) {
+            hw_buf_puts(out, "; CPUs busy mean ");
+            tnum(out, sum_stat_mean(&run->cpu_busy), "%");
+            hw_buf_puts(out, " (");
+            tnum(out, cores_busy(run, sum_stat_mean(&run->cpu_busy)), " cores, peak ");
+            tnum(out, cores_busy(run, max_or_nan(&run->cpu_busy)), " cores)");
+        }
+        hw_buf_putc(out, '\n');
+    }
+    if (run->cpu[SUM_CPU_MEM_TOTAL].n) {
+        hw_buf_puts(out, "  system memory ");
+        tmem(out, max_or_nan(&run->cpu[SUM_CPU_MEM_TOTAL]), u);
+        hw_buf_puts(out, ": used peak ");
+        tmem(out, max_or_nan(&run->cpu[SUM_CPU_MEM_USED]), u);
+        hw_buf_puts(out, ", free min ");
+        tmem(out, run->cpu[SUM_CPU_MEM_FREE].min, u);
+        hw_buf_puts(out, ", cached mean ");
+        tmem(out, sum_stat_mean(&run->cpu[SUM_CPU_MEM_CACHED]), u);
+        hw_buf_puts(out, ", anonymous (active + inactive) peak ");
+        tmem(out, max_or_nan(&run->cpu[SUM_CPU_MEM_ACTIVE_ANON]) +
+                      max_or_nan(&run->cpu[SUM_CPU_MEM_INACTIVE_ANON]), u);
         hw_buf_putc(out, '\n');
     }
     hw_buf_puts(out, "  GPU util mean ");

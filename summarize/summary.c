@@ -111,6 +111,7 @@ void sum_run_free(struct sum_run *run)
     free(run->cgroup_json);
     for (int c = 0; c < SUM_CPU_COUNT; c++)
         sum_stat_free(&run->cpu[c]);
+    sum_stat_free(&run->cpu_busy);
     for (int c = 0; c < SUM_PROC_COUNT; c++)
         sum_stat_free(&run->proc[c]);
     free(run);
@@ -900,6 +901,7 @@ static void on_cpu(void *ctx, const struct sum_cpu_row *r)
     }
     for (int c = 0; c < SUM_CPU_COUNT; c++)
         sum_stat_add(&run->cpu[c], r->v[c]);
+    sum_stat_add(&run->cpu_busy, r->v[SUM_CPU_USR] + r->v[SUM_CPU_SYS]); /* NAN: unmeasured */
     if (!isnan(r->v[SUM_CPU_CG_LIMIT]))
         run->cg_limit_cores = r->v[SUM_CPU_CG_LIMIT];
     if (!isnan(r->v[SUM_CPU_CG_MEM_MAX]))

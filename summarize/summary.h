@@ -223,6 +223,7 @@ struct sum_run {
 
     /* CPU and container */
     struct sum_stat cpu[SUM_CPU_COUNT];
+    struct sum_stat cpu_busy; /* usr + sys per cadence row: the machine's busy share */
     double cg_limit_cores, cg_mem_max_mib;
     /* disks, network, free space, the container's memory peak (system.h); sys_prev_t: the
      * previous cpu_metrics.csv row's time, kpeak_prev: its kernel memory peak (the start

@@ -86,6 +86,14 @@ enum hw_cpu_col {
     HW_CPU_COL_NET_RX,
     HW_CPU_COL_NET_TX,
     HW_CPU_COL_FS_FREE,
+    /* /proc/meminfo's parts (resource-tracker's system memory), MiB: MemTotal, MemFree, Buffers,
+     * Cached, Active(anon), Inactive(anon); added later, so after the others */
+    HW_CPU_COL_MEM_TOTAL,
+    HW_CPU_COL_MEM_FREE,
+    HW_CPU_COL_MEM_BUFFERS,
+    HW_CPU_COL_MEM_CACHED,
+    HW_CPU_COL_MEM_ACTIVE_ANON,
+    HW_CPU_COL_MEM_INACTIVE_ANON,
     HW_CPU_COL_COUNT
 };
 #define HW_CPU_COL_FIRST_CGROUP HW_CPU_COL_CG_LIMIT

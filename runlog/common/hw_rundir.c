@@ -30,6 +30,12 @@ const char *const hw_cpu_cols[HW_CPU_COL_COUNT] = {
     [HW_CPU_COL_NET_RX] = HW_CPU_NET_RX,
     [HW_CPU_COL_NET_TX] = HW_CPU_NET_TX,
     [HW_CPU_COL_FS_FREE] = HW_CPU_FS_FREE,
+    [HW_CPU_COL_MEM_TOTAL] = "mem_total_mib",
+    [HW_CPU_COL_MEM_FREE] = "mem_free_mib",
+    [HW_CPU_COL_MEM_BUFFERS] = "mem_buffers_mib",
+    [HW_CPU_COL_MEM_CACHED] = "mem_cached_mib",
+    [HW_CPU_COL_MEM_ACTIVE_ANON] = "mem_active_anon_mib",
+    [HW_CPU_COL_MEM_INACTIVE_ANON] = "mem_inactive_anon_mib",
 };
 
 const char *const hw_proc_cols[HW_PROC_COL_COUNT] = {

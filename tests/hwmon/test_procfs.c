@@ -55,7 +55,21 @@ static void test_parse_meminfo(void)
                     0);
     CU_ASSERT_EQUAL(m.avail_kb, 400);
     CU_ASSERT_FALSE(m.have_avail);
+    CU_ASSERT_FALSE(m.have_parts); /* no Active(anon): the parts are not written at all */
     CU_ASSERT_EQUAL(mon_parse_meminfo("MemFree: 1 kB\n", &m), -EINVAL);
+    /* resource-tracker's parts; SwapCached and Active(file) are other lines */
+    CU_ASSERT_EQUAL(mon_parse_meminfo("MemTotal: 1000 kB\nMemFree: 100 kB\nMemAvailable: 700 kB\n"
+                                      "Buffers: 50 kB\nCached: 250 kB\nSwapCached: 7 kB\n"
+                                      "Active: 300 kB\nActive(anon): 120 kB\n"
+                                      "Inactive(anon): 30 kB\nActive(file): 180 kB\n",
+                                      &m),
+                    0);
+    CU_ASSERT_TRUE(m.have_parts);
+    CU_ASSERT_EQUAL(m.free_kb, 100);
+    CU_ASSERT_EQUAL(m.buffers_kb, 50);
+    CU_ASSERT_EQUAL(m.cached_kb, 250);
+    CU_ASSERT_EQUAL(m.active_anon_kb, 120);
+    CU_ASSERT_EQUAL(m.inactive_anon_kb, 30);
     uint64_t kb = 0;
     CU_ASSERT_EQUAL(mon_parse_kb_field("Rss: 10 kB\nPss:   512 kB\n", "Pss:", &kb), 0);
     CU_ASSERT_EQUAL(kb, 512);
@@ -148,14 +162,18 @@ static void test_csv_format(void)
     mon_csv_cpu_header(&b, false);
     CU_ASSERT_STRING_EQUAL(b.p, "timestamp,usr_pct,idle_pct,sys_pct,iowait_pct,steal_pct,"
                                 "mem_used_mib,mem_available_mib,disk_read_bytes,"
-                                "disk_write_bytes,net_rx_bytes,net_tx_bytes,fs_free_mib,edge\n");
+                                "disk_write_bytes,net_rx_bytes,net_tx_bytes,fs_free_mib,mem_total_mib,"
+                                "mem_free_mib,mem_buffers_mib,mem_cached_mib,"
+                                "mem_active_anon_mib,mem_inactive_anon_mib,edge\n");
     hw_buf_reset(&b);
     mon_csv_cpu_header(&b, true);
     CU_ASSERT_STRING_EQUAL(b.p, "timestamp,usr_pct,idle_pct,sys_pct,iowait_pct,steal_pct,"
                                 "mem_used_mib,mem_available_mib,cgroup_cpu_limit_cores,"
                                 "cgroup_cpu_pct,cgroup_mem_current_mib,cgroup_mem_max_mib,"
                                 "cgroup_mem_peak_mib,disk_read_bytes,disk_write_bytes,"
-                                "net_rx_bytes,net_tx_bytes,fs_free_mib,edge\n");
+                                "net_rx_bytes,net_tx_bytes,fs_free_mib,mem_total_mib,"
+                                "mem_free_mib,mem_buffers_mib,mem_cached_mib,"
+                                "mem_active_anon_mib,mem_inactive_anon_mib,edge\n");
     hw_buf_reset(&b);
     mon_csv_proc_header(&b, true);
     CU_ASSERT_STRING_EQUAL(b.p, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes,"

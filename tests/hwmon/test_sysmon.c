@@ -483,10 +483,11 @@ static void test_run_live(void)
         int rows = 0;
         for (char *nl; (nl = strchr(line, '\n')); line = nl + 1, rows++) {
             *nl = '\0';
-            /* cells: ts, 7 system, limit, cpu, current, max, peak, 4 traffic, free, edge */
-            char *cell[19] = {0};
+            /* cells: ts, 7 system, limit, cpu, current, max, peak, 4 traffic, free, 6 of
+             * meminfo, edge */
+            char *cell[25] = {0};
             int n = 0;
-            for (char *p = line; n < 19; n++) {
+            for (char *p = line; n < 25; n++) {
                 cell[n] = p;
                 char *c = strchr(p, ',');
                 if (!c)
@@ -494,8 +495,10 @@ static void test_run_live(void)
                 *c = '\0';
                 p = c + 1;
             }
-            CU_ASSERT_EQUAL(n, 18);
-            CU_ASSERT(cell[18] && !*cell[18]);         /* edge: empty on the cadence's rows */
+            CU_ASSERT_EQUAL(n, 24);
+            CU_ASSERT(cell[24] && !*cell[24]);         /* edge: empty on the cadence's rows */
+            CU_ASSERT(cell[18] && atof(cell[18]) > 0); /* mem_total_mib */
+            CU_ASSERT(cell[19] && atof(cell[19]) > 0); /* mem_free_mib */
             CU_ASSERT(cell[10] && *cell[10]);          /* cgroup_mem_current_mib */
             CU_ASSERT(cell[12] && *cell[12]);          /* cgroup_mem_peak_mib */
             CU_ASSERT(cell[17] && atof(cell[17]) > 0); /* fs_free_mib */

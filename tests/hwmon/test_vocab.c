@@ -113,7 +113,14 @@ static void test_csv_columns(void)
                    .mem_cur_mib = 10.5, .mem_max_mib = 11.5, .mem_peak_mib = 12.5},
             .io = {.have_disk = true, .have_net = true, .have_fs = true, .disk_read_bytes = 13,
                    .disk_write_bytes = 14, .net_rx_bytes = 15, .net_tx_bytes = 16,
-                   .fs_free_mib = 17.5}};
+                   .fs_free_mib = 17.5},
+            .have_mem_parts = true,
+            .mem_total_mib = 18.5,
+            .mem_free_mib = 19.5,
+            .mem_buffers_mib = 20.5,
+            .mem_cached_mib = 21.5,
+            .mem_active_anon_mib = 22.5,
+            .mem_inactive_anon_mib = 23.5};
         mon_csv_cpu_line(&b, "2026-11-21T15:27:49.697+00:00", &s, cg, false);
         struct rows rows = {0};
         read_back(SUM_KIND_CPU, b.p, &rows);
@@ -124,7 +131,10 @@ static void test_csv_columns(void)
             [SUM_CPU_MEM_AVAIL] = 7.5, [SUM_CPU_CG_LIMIT] = 0.25,  [SUM_CPU_CG_PCT] = 9.5,
             [SUM_CPU_CG_MEM] = 10.5,   [SUM_CPU_CG_MEM_MAX] = 11.5, [SUM_CPU_CG_MEM_PEAK] = 12.5,
             [SUM_CPU_DISK_READ] = 13,  [SUM_CPU_DISK_WRITE] = 14,   [SUM_CPU_NET_RX] = 15,
-            [SUM_CPU_NET_TX] = 16,     [SUM_CPU_FS_FREE] = 17.5};
+            [SUM_CPU_NET_TX] = 16,     [SUM_CPU_FS_FREE] = 17.5,    [SUM_CPU_MEM_TOTAL] = 18.5,
+            [SUM_CPU_MEM_FREE] = 19.5, [SUM_CPU_MEM_BUFFERS] = 20.5,
+            [SUM_CPU_MEM_CACHED] = 21.5, [SUM_CPU_MEM_ACTIVE_ANON] = 22.5,
+            [SUM_CPU_MEM_INACTIVE_ANON] = 23.5};
         for (int k = 0; k < SUM_CPU_COUNT; k++) {
             if (want[k]) {
                 CU_ASSERT_DOUBLE_EQUAL(rows.cpu.v[k], want_v[k], 1e-9);
