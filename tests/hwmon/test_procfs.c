@@ -147,17 +147,22 @@ static void test_csv_format(void)
                                 .mem_used_mib = 1,
                                 .mem_avail_mib = 2};
     mon_csv_cpu_line(&b, "T", &ss, true, false);
-    CU_ASSERT_STRING_EQUAL(b.p, "T,50.0,25.5,0.0,0.0,0.0,1.0,2.0,,,,,,,,,,,\n");
+    CU_ASSERT_STRING_EQUAL(b.p, "T,50.0,25.5,0.0,0.0,0.0,1.0,2.0,,,,,,,,,,,,,,,,,\n");
     hw_buf_reset(&b);
     ss.cg = (struct mon_cg_sample){.have_limit = true, .limit_cores = 0.25, .have_mem_peak = true,
                                    .mem_peak_mib = 7.26};
     ss.io = (struct mon_io_sample){.have_disk = true, .disk_read_bytes = 512, .have_fs = true,
                                    .fs_free_mib = 1024};
     mon_csv_cpu_line(&b, "T", &ss, true, false);
-    CU_ASSERT_STRING_EQUAL(b.p, "T,50.0,25.5,0.0,0.0,0.0,1.0,2.0,0.25,,,,7.3,512,0,,,1024.0,\n");
+    CU_ASSERT_STRING_EQUAL(b.p,
+                           "T,50.0,25.5,0.0,0.0,0.0,1.0,2.0,0.25,,,,7.3,512,0,,,1024.0,,,,,,,\n");
     hw_buf_reset(&b);
+    ss.have_mem_parts = true;
+    ss.mem_total_mib = 8;
+    ss.mem_cached_mib = 3.3;
     mon_csv_cpu_line(&b, "T", &ss, false, false);
-    CU_ASSERT_STRING_EQUAL(b.p, "T,50.0,25.5,0.0,0.0,0.0,1.0,2.0,512,0,,,1024.0,\n");
+    CU_ASSERT_STRING_EQUAL(b.p, "T,50.0,25.5,0.0,0.0,0.0,1.0,2.0,512,0,,,1024.0,8.0,0.0,0.0,3.3,0.0,"
+                                "0.0,\n");
     hw_buf_reset(&b);
     mon_csv_cpu_header(&b, false);
     CU_ASSERT_STRING_EQUAL(b.p, "timestamp,usr_pct,idle_pct,sys_pct,iowait_pct,steal_pct,"
