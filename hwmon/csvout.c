@@ -129,6 +129,8 @@ void mon_csv_proc_line(struct hw_buf *b, const char *iso, const struct mon_tree_
         [HW_PROC_COL_MAIN_THREADS] = UINT(s->main_threads),
         [HW_PROC_COL_USR_CPU] = NUM1(s->have_cpu, s->usr_cpu_pct),
         [HW_PROC_COL_SYS_CPU] = NUM1(s->have_cpu, s->sys_cpu_pct),
+        [HW_PROC_COL_PRIVATE] = NUM1(s->have_pss, s->private_mib),
+        [HW_PROC_COL_SHARED] = NUM1(s->have_pss, s->shared_mib),
     };
     _Static_assert(HW_ARRAY_SIZE(c) == HW_PROC_COL_COUNT, "a cell for every proc_metrics column");
     cells(b, iso, c, HW_PROC_COL_COUNT, HW_PROC_COL_PSS,

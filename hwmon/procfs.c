@@ -834,7 +834,7 @@ static ssize_t read_smaps(struct mon_tree *t, struct mon_proc *p, char *buf, siz
 }
 
 struct tree_sums {
-    uint64_t ticks, uticks, rd, wr, rss_kb, pss_kb, threads;
+    uint64_t ticks, uticks, rd, wr, rss_kb, pss_kb, private_kb, shared_kb, threads;
     unsigned procs;
     bool any_pss;
     bool pss_now; /* read smaps_rollup in this sample */
@@ -861,6 +861,14 @@ static void account(struct mon_tree *t, struct mon_proc *p, const struct mon_pst
         mon_parse_kb_field(buf, "Pss:", &kb) == 0) {
         s->pss_kb += kb;
         s->any_pss = true;
+        static const char *const priv[] = {"Private_Clean:", "Private_Dirty:"};
+        static const char *const shared[] = {"Shared_Clean:", "Shared_Dirty:"};
+        for (int i = 0; i < 2; i++) {
+            if (mon_parse_kb_field(buf, priv[i], &kb) == 0)
+                s->private_kb += kb;
+            if (mon_parse_kb_field(buf, shared[i], &kb) == 0)
+                s->shared_kb += kb;
+        }
     }
 }
 
@@ -1035,6 +1043,8 @@ static int sample_tree(struct mon_tree *t, double now_s, struct mon_tree_sample 
     out->write_bytes = t->max_wr;
     out->have_pss = sum.any_pss;
     out->pss_mib = (double)sum.pss_kb / 1024.0;
+    out->private_mib = (double)sum.private_kb / 1024.0;
+    out->shared_mib = (double)sum.shared_kb / 1024.0;
     return 0;
 }
 

@@ -186,6 +186,7 @@ struct mon_tree_sample {
     uint64_t read_bytes, write_bytes;
     bool have_pss;
     double pss_mib;
+    double private_mib, shared_mib; /* smaps_rollup's Private_* and Shared_*, with have_pss */
     /* the tracked process alone (descendants = the tree's figure minus these) */
     double main_rss_mib, main_cpu_pct; /* main_cpu_pct valid when have_cpu */
     uint64_t main_threads;

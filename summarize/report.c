@@ -659,6 +659,14 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     hw_json_num(&w, "read_bytes", max_or_nan(&run->proc[SUM_PROC_READ]));
     hw_json_num(&w, "write_bytes", max_or_nan(&run->proc[SUM_PROC_WRITE]));
     /* the tracked process alone (descendants: the tree's row minus these), and user/system */
+    /* gpu_tracker's private and shared RSS, and its "descendants" (the tree without the main
+     * process, at each sample) */
+    hw_json_num(&w, "private_peak_mib", max_or_nan(&run->proc[SUM_PROC_PRIVATE]));
+    hw_json_num(&w, "shared_peak_mib", max_or_nan(&run->proc[SUM_PROC_SHARED]));
+    hw_json_num(&w, "descendants_peak_rss_mib", max_or_nan(&run->desc[SUM_DESC_RSS]));
+    hw_json_num(&w, "descendants_cpu_mean_pct", sum_stat_mean(&run->desc[SUM_DESC_CPU]));
+    hw_json_num(&w, "descendants_cpu_max_pct", max_or_nan(&run->desc[SUM_DESC_CPU]));
+    hw_json_num(&w, "descendants_threads_max", max_or_nan(&run->desc[SUM_DESC_THREADS]));
     hw_json_num(&w, "main_peak_rss_mib", max_or_nan(&run->proc[SUM_PROC_MAIN_RSS]));
     /* the kernel's high-water mark of the command (wrap mode): no sampling can miss it */
     hw_json_num(&w, "main_peak_rss_kernel_mib", run->info.main_peak_kernel_mib);

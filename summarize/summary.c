@@ -114,6 +114,8 @@ void sum_run_free(struct sum_run *run)
     sum_stat_free(&run->cpu_busy);
     for (int c = 0; c < SUM_PROC_COUNT; c++)
         sum_stat_free(&run->proc[c]);
+    for (int c = 0; c < SUM_DESC_COUNT; c++)
+        sum_stat_free(&run->desc[c]);
     free(run);
 }
 
@@ -928,6 +930,11 @@ static void on_proc(void *ctx, const struct sum_proc_row *r)
         return;
     for (int c = 0; c < SUM_PROC_COUNT; c++)
         sum_stat_add(&run->proc[c], r->v[c]);
+    /* the descendants at this instant: the tree without the main process (NAN: unmeasured) */
+    sum_stat_add(&run->desc[SUM_DESC_RSS], r->v[SUM_PROC_RSS] - r->v[SUM_PROC_MAIN_RSS]);
+    sum_stat_add(&run->desc[SUM_DESC_CPU], r->v[SUM_PROC_CPU] - r->v[SUM_PROC_MAIN_CPU]);
+    sum_stat_add(&run->desc[SUM_DESC_THREADS],
+                 r->v[SUM_PROC_THREADS] - r->v[SUM_PROC_MAIN_THREADS]);
     if (run->tl)
         sum_tl_proc_row(run->tl, r);
     add_interval(run, SUM_KIND_PROC, &run->proc_prev_t, r->t, NULL);

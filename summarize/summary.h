@@ -20,6 +20,7 @@
 #include "system.h"
 #include "timeline.h"
 
+enum { SUM_DESC_RSS, SUM_DESC_CPU, SUM_DESC_THREADS, SUM_DESC_COUNT };
 #define SUM_MAX_PHASES 4096   /* phases beyond this are counted, not summarized */
 #define SUM_PHASE_QUANT_MAX 256 /* phases beyond this get mean/min/max but no percentiles */
 #define SUM_MAX_ERRORS 32     /* error-like events listed (all are counted) */
@@ -223,6 +224,9 @@ struct sum_run {
 
     /* CPU and container */
     struct sum_stat cpu[SUM_CPU_COUNT];
+    /* the tracked process's descendants, per proc_metrics.csv row: tree minus main process
+     * (gpu_tracker's "descendants"; the tree is its "combined", main_* its "main") */
+    struct sum_stat desc[SUM_DESC_COUNT];
     struct sum_stat cpu_busy; /* usr + sys per cadence row: the machine's busy share */
     double cg_limit_cores, cg_mem_max_mib;
     /* disks, network, free space, the container's memory peak (system.h); sys_prev_t: the

@@ -115,6 +115,10 @@ enum hw_proc_col {
     HW_PROC_COL_MAIN_THREADS,
     HW_PROC_COL_USR_CPU, /* the tree's CPU split into user and system time */
     HW_PROC_COL_SYS_CPU,
+    /* the tree's resident pages mapped by one process only / by more (smaps_rollup's
+     * Private_* and Shared_*, gpu_tracker's private and shared RSS), read with PSS */
+    HW_PROC_COL_PRIVATE,
+    HW_PROC_COL_SHARED,
     HW_PROC_COL_COUNT
 };
 extern const char *const hw_proc_cols[HW_PROC_COL_COUNT]; /* "procs", ... */

@@ -176,6 +176,8 @@ enum sum_proc_col {
     SUM_PROC_MAIN_THREADS = HW_PROC_COL_MAIN_THREADS,
     SUM_PROC_USR_CPU = HW_PROC_COL_USR_CPU,
     SUM_PROC_SYS_CPU = HW_PROC_COL_SYS_CPU,
+    SUM_PROC_PRIVATE = HW_PROC_COL_PRIVATE,
+    SUM_PROC_SHARED = HW_PROC_COL_SHARED,
     SUM_PROC_COUNT = HW_PROC_COL_COUNT
 };
 #define sum_proc_col_names hw_proc_cols /* "procs", "rss_mib", ... */

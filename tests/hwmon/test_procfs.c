@@ -183,12 +183,12 @@ static void test_csv_format(void)
     mon_csv_proc_header(&b, true);
     CU_ASSERT_STRING_EQUAL(b.p, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes,"
                                 "pss_mib,main_rss_mib,main_cpu_pct,main_threads,usr_cpu_pct,"
-                                "sys_cpu_pct,edge\n");
+                                "sys_cpu_pct,private_mib,shared_mib,edge\n");
     hw_buf_reset(&b);
     struct mon_tree_sample ts = {.procs = 3, .threads = 5, .rss_mib = 30, .main_rss_mib = 10,
                                  .main_threads = 2, .main_cpu_pct = 99};
     mon_csv_proc_line(&b, "T", &ts, false, false); /* no CPU baseline yet: CPU cells empty */
-    CU_ASSERT_STRING_EQUAL(b.p, "T,3,5,,30.0,0,0,10.0,,2,,,\n");
+    CU_ASSERT_STRING_EQUAL(b.p, "T,3,5,,30.0,0,0,10.0,,2,,,,,\n");
     hw_buf_free(&b);
 }
 
@@ -210,6 +210,8 @@ static void check_modern_tree(int mode)
     CU_ASSERT_FALSE(s.have_cpu); /* first sample: baseline */
     CU_ASSERT_TRUE(s.have_pss);
     CU_ASSERT_DOUBLE_EQUAL(s.pss_mib, 0.5, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(s.private_mib, 768.0 / 1024, 1e-9); /* Private_Clean + _Dirty */
+    CU_ASSERT_DOUBLE_EQUAL(s.shared_mib, 256.0 / 1024, 1e-9);  /* Shared_Clean + _Dirty */
     CU_ASSERT_DOUBLE_EQUAL(s.main_rss_mib, 2560.0 * 4 / 1024, 1e-9); /* pid 1000 alone */
     CU_ASSERT_EQUAL(s.main_threads, 2);
     CU_ASSERT_EQUAL(t.mode, mode ? mode : 1); /* children files exist: no scan needed */
