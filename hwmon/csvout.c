@@ -121,8 +121,8 @@ void mon_csv_proc_line(struct hw_buf *b, const char *iso, const struct mon_tree_
         [HW_PROC_COL_THREADS] = UINT(s->threads),
         [HW_PROC_COL_CPU] = NUM1(s->have_cpu, s->cpu_pct),
         [HW_PROC_COL_RSS] = NUM1(true, s->rss_mib),
-        [HW_PROC_COL_READ] = UINT(s->read_bytes),
-        [HW_PROC_COL_WRITE] = UINT(s->write_bytes),
+        [HW_PROC_COL_READ] = UINT(s->io[MON_IO_READ_BYTES]),
+        [HW_PROC_COL_WRITE] = UINT(s->io[MON_IO_WRITE_BYTES]),
         [HW_PROC_COL_PSS] = NUM1(s->have_pss, s->pss_mib),
         [HW_PROC_COL_MAIN_RSS] = NUM1(true, s->main_rss_mib),
         [HW_PROC_COL_MAIN_CPU] = NUM1(s->have_cpu, s->main_cpu_pct),
@@ -131,6 +131,11 @@ void mon_csv_proc_line(struct hw_buf *b, const char *iso, const struct mon_tree_
         [HW_PROC_COL_SYS_CPU] = NUM1(s->have_cpu, s->sys_cpu_pct),
         [HW_PROC_COL_PRIVATE] = NUM1(s->have_pss, s->private_mib),
         [HW_PROC_COL_SHARED] = NUM1(s->have_pss, s->shared_mib),
+        [HW_PROC_COL_RCHAR] = UINT(s->io[MON_IO_RCHAR]),
+        [HW_PROC_COL_WCHAR] = UINT(s->io[MON_IO_WCHAR]),
+        [HW_PROC_COL_SYSCR] = UINT(s->io[MON_IO_SYSCR]),
+        [HW_PROC_COL_SYSCW] = UINT(s->io[MON_IO_SYSCW]),
+        [HW_PROC_COL_CANCELLED] = UINT(s->io[MON_IO_CANCELLED]),
     };
     _Static_assert(HW_ARRAY_SIZE(c) == HW_PROC_COL_COUNT, "a cell for every proc_metrics column");
     cells(b, iso, c, HW_PROC_COL_COUNT, HW_PROC_COL_PSS,

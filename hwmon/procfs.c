@@ -190,13 +190,24 @@ static int parse_key_u64(const char *text, const char *key, uint64_t *out)
     return -ENOENT;
 }
 
-int mon_parse_pid_io(const char *text, uint64_t *read_bytes, uint64_t *write_bytes)
+const char *const mon_io_keys[MON_IO_COUNT] = {
+    [MON_IO_RCHAR] = "rchar:",           [MON_IO_WCHAR] = "wchar:",
+    [MON_IO_SYSCR] = "syscr:",           [MON_IO_SYSCW] = "syscw:",
+    [MON_IO_READ_BYTES] = "read_bytes:", [MON_IO_WRITE_BYTES] = "write_bytes:",
+    [MON_IO_CANCELLED] = "cancelled_write_bytes:",
+};
+
+int mon_parse_pid_io(const char *text, uint64_t out[MON_IO_COUNT])
 {
-    uint64_t r, w;
-    if (parse_key_u64(text, "read_bytes:", &r) < 0 || parse_key_u64(text, "write_bytes:", &w) < 0)
+    uint64_t v[MON_IO_COUNT];
+    bool have[MON_IO_COUNT];
+    for (int k = 0; k < MON_IO_COUNT; k++)
+        have[k] = parse_key_u64(text, mon_io_keys[k], &v[k]) == 0;
+    if (!have[MON_IO_READ_BYTES] || !have[MON_IO_WRITE_BYTES])
         return -EINVAL;
-    *read_bytes = r;
-    *write_bytes = w;
+    for (int k = 0; k < MON_IO_COUNT; k++)
+        if (have[k])
+            out[k] = v[k];
     return 0;
 }
 
@@ -834,7 +845,7 @@ static ssize_t read_smaps(struct mon_tree *t, struct mon_proc *p, char *buf, siz
 }
 
 struct tree_sums {
-    uint64_t ticks, uticks, rd, wr, rss_kb, pss_kb, private_kb, shared_kb, threads;
+    uint64_t ticks, uticks, io[MON_IO_COUNT], rss_kb, pss_kb, private_kb, shared_kb, threads;
     unsigned procs;
     bool any_pss;
     bool pss_now; /* read smaps_rollup in this sample */
@@ -853,9 +864,9 @@ static void account(struct mon_tree *t, struct mon_proc *p, const struct mon_pst
     s->procs++;
     char buf[1024];
     if (p->io_fd >= 0 && mon_pread_proc(p->io_fd, buf, sizeof buf) > 0)
-        mon_parse_pid_io(buf, &p->rd, &p->wr); /* on failure the last values stay */
-    s->rd += p->rd;
-    s->wr += p->wr;
+        mon_parse_pid_io(buf, p->io); /* on failure the last values stay */
+    for (int k = 0; k < MON_IO_COUNT; k++)
+        s->io[k] += p->io[k];
     uint64_t kb;
     if (s->pss_now && p->smaps_fd >= 0 && read_smaps(t, p, buf, sizeof buf) > 0 &&
         mon_parse_kb_field(buf, "Pss:", &kb) == 0) {
@@ -986,8 +997,8 @@ static int sample_tree(struct mon_tree *t, double now_s, struct mon_tree_sample 
             continue;
         t->gone_ticks += p->ticks;
         t->gone_uticks += p->uticks;
-        t->gone_rd += p->rd;
-        t->gone_wr += p->wr;
+        for (int k = 0; k < MON_IO_COUNT; k++)
+            t->gone_io[k] += p->io[k];
     }
     size_t w = 0;
     for (size_t i = 0; i < t->n; i++) {
@@ -1010,7 +1021,6 @@ static int sample_tree(struct mon_tree *t, double now_s, struct mon_tree_sample 
         t->pss_next = now_s + cost / t->pss_budget;
     }
     uint64_t ticks = sum.ticks + t->gone_ticks, uticks = sum.uticks + t->gone_uticks;
-    uint64_t rd = sum.rd + t->gone_rd, wr = sum.wr + t->gone_wr;
     if (may_retry && t->have_prev && ticks < t->prev_ticks)
         return 1;
     /* A tracked parent reaping a child between our two reads can make the sum dip for one
@@ -1032,15 +1042,15 @@ static int sample_tree(struct mon_tree *t, double now_s, struct mon_tree_sample 
     t->prev_main_ticks = main_ticks;
     t->prev_t = now_s;
     t->have_prev = true;
-    if (rd > t->max_rd)
-        t->max_rd = rd;
-    if (wr > t->max_wr)
-        t->max_wr = wr;
+    for (int k = 0; k < MON_IO_COUNT; k++) { /* never decreasing, as the dip rule above */
+        uint64_t v = sum.io[k] + t->gone_io[k];
+        if (v > t->max_io[k])
+            t->max_io[k] = v;
+        out->io[k] = t->max_io[k];
+    }
     out->procs = sum.procs;
     out->threads = sum.threads;
     out->rss_mib = (double)sum.rss_kb / 1024.0;
-    out->read_bytes = t->max_rd;
-    out->write_bytes = t->max_wr;
     out->have_pss = sum.any_pss;
     out->pss_mib = (double)sum.pss_kb / 1024.0;
     out->private_mib = (double)sum.private_kb / 1024.0;

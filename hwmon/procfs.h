@@ -73,8 +73,24 @@ struct mon_pstat {
 };
 int mon_parse_pid_stat(const char *text, size_t len, struct mon_pstat *out);
 
-/* read_bytes and write_bytes of /proc/PID/io. Returns 0 or -EINVAL. */
-int mon_parse_pid_io(const char *text, uint64_t *read_bytes, uint64_t *write_bytes);
+/* The keys of /proc/PID/io, cumulative counters of a process: characters read and written
+ * through read(2)/write(2)-like calls (page cache included), those calls, bytes fetched from and
+ * sent to storage, and bytes written then truncated away before they reached it. */
+enum mon_io_key {
+    MON_IO_RCHAR,
+    MON_IO_WCHAR,
+    MON_IO_SYSCR,
+    MON_IO_SYSCW,
+    MON_IO_READ_BYTES,
+    MON_IO_WRITE_BYTES,
+    MON_IO_CANCELLED,
+    MON_IO_COUNT
+};
+extern const char *const mon_io_keys[MON_IO_COUNT]; /* "rchar:", ... as /proc/PID/io says */
+
+/* Every key of /proc/PID/io into out[MON_IO_*]; a key the kernel does not print is left as it
+ * was. Returns 0, or -EINVAL without read_bytes and write_bytes. */
+int mon_parse_pid_io(const char *text, uint64_t out[MON_IO_COUNT]);
 
 /* A signed decimal at p (after blanks, before end), saturated to int64; the pointer after it,
  * or NULL when there is none. The one number parser of hwmon's /proc, cgroup and sysfs text. */
@@ -134,7 +150,7 @@ struct mon_proc {
     int stat_fd, io_fd, smaps_fd;
     int kids_fd;         /* task/PID/children (children mode), or -1 */
     uint64_t ticks;      /* utime+stime+cutime+cstime at the last read */
-    uint64_t rd, wr;     /* its io at the last read */
+    uint64_t io[MON_IO_COUNT]; /* its io at the last read */
     uint32_t gen;        /* last walk that saw it */
     struct mon_pstat st; /* scan mode: this walk's stat */
     uint64_t uticks;     /* utime+cutime at the last read */
@@ -153,8 +169,8 @@ struct mon_tree {
     size_t idx_cap; /* a power of two */
     uint32_t gen;
     /* accumulated from descendants that vanished without a tracked parent to reap them */
-    uint64_t gone_ticks, gone_rd, gone_wr;
-    uint64_t prev_ticks, max_rd, max_wr;
+    uint64_t gone_ticks, gone_io[MON_IO_COUNT];
+    uint64_t prev_ticks, max_io[MON_IO_COUNT];
     double prev_t;
     bool have_prev;
     /* full-scan mode: pids known not to be in the tree, sorted (two arrays swapped per scan) */
@@ -183,7 +199,7 @@ struct mon_tree_sample {
     bool have_cpu;
     double cpu_pct;
     double rss_mib;
-    uint64_t read_bytes, write_bytes;
+    uint64_t io[MON_IO_COUNT]; /* the tree's, since it was tracked (exited processes too) */
     bool have_pss;
     double pss_mib;
     double private_mib, shared_mib; /* smaps_rollup's Private_* and Shared_*, with have_pss */

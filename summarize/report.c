@@ -658,6 +658,18 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     hw_json_num(&w, "procs_max", max_or_nan(&run->proc[SUM_PROC_PROCS]));
     hw_json_num(&w, "read_bytes", max_or_nan(&run->proc[SUM_PROC_READ]));
     hw_json_num(&w, "write_bytes", max_or_nan(&run->proc[SUM_PROC_WRITE]));
+    /* every key of /proc/PID/io over the tree: the total, and per second between samples */
+    hw_json_open(&w, "io", '{');
+    for (int k = 0; k < SUM_PIO_COUNT; k++) {
+        const char *name = sum_proc_col_names[sum_pio_cols[k]];
+        char key[64];
+        hw_json_num(&w, name, max_or_nan(&run->proc[sum_pio_cols[k]]));
+        snprintf(key, sizeof key, "%s_per_s_mean", name);
+        hw_json_num(&w, key, sum_stat_mean(&run->pio_rate[k]));
+        snprintf(key, sizeof key, "%s_per_s_max", name);
+        hw_json_num(&w, key, max_or_nan(&run->pio_rate[k]));
+    }
+    hw_json_close(&w);
     /* the tracked process alone (descendants: the tree's row minus these), and user/system */
     /* gpu_tracker's private and shared RSS, and its "descendants" (the tree without the main
      * process, at each sample) */

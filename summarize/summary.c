@@ -36,10 +36,18 @@ struct sum_run *sum_run_new(void)
         sum_stat_init_mean_max(&run->all[m]);
     sum_stat_init_mean_max(&run->dmon_mem_all);
     sum_together_init(&run->together);
+    for (int k = 0; k < SUM_PIO_COUNT; k++) {
+        sum_stat_init_mean_max(&run->pio_rate[k]);
+        run->pio_prev[k] = NAN;
+    }
+    run->pio_prev_t = NAN;
     return run;
 }
 
 const char *const sum_gpm_keys[HW_GPM_NCOLS] = {HW_GPM_KEYS};
+const int sum_pio_cols[SUM_PIO_COUNT] = {SUM_PROC_RCHAR, SUM_PROC_WCHAR, SUM_PROC_SYSCR,
+                                         SUM_PROC_SYSCW, SUM_PROC_READ, SUM_PROC_WRITE,
+                                         SUM_PROC_CANCELLED};
 
 static void open_free(struct sum_open_phase *o);
 
@@ -116,6 +124,8 @@ void sum_run_free(struct sum_run *run)
         sum_stat_free(&run->proc[c]);
     for (int c = 0; c < SUM_DESC_COUNT; c++)
         sum_stat_free(&run->desc[c]);
+    for (int k = 0; k < SUM_PIO_COUNT; k++)
+        sum_stat_free(&run->pio_rate[k]);
     free(run);
 }
 
@@ -935,6 +945,14 @@ static void on_proc(void *ctx, const struct sum_proc_row *r)
     sum_stat_add(&run->desc[SUM_DESC_CPU], r->v[SUM_PROC_CPU] - r->v[SUM_PROC_MAIN_CPU]);
     sum_stat_add(&run->desc[SUM_DESC_THREADS],
                  r->v[SUM_PROC_THREADS] - r->v[SUM_PROC_MAIN_THREADS]);
+    double dt = r->t - run->pio_prev_t; /* NAN for the first row */
+    for (int k = 0; k < SUM_PIO_COUNT; k++) {
+        double v = r->v[sum_pio_cols[k]];
+        if (dt > 0 && v >= run->pio_prev[k]) /* counters: a reset is not a rate */
+            sum_stat_add_mean_max(&run->pio_rate[k], (v - run->pio_prev[k]) / dt);
+        run->pio_prev[k] = v;
+    }
+    run->pio_prev_t = r->t;
     if (run->tl)
         sum_tl_proc_row(run->tl, r);
     add_interval(run, SUM_KIND_PROC, &run->proc_prev_t, r->t, NULL);

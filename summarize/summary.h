@@ -21,6 +21,9 @@
 #include "timeline.h"
 
 enum { SUM_DESC_RSS, SUM_DESC_CPU, SUM_DESC_THREADS, SUM_DESC_COUNT };
+/* The tree's /proc/PID/io counters (proc_metrics.csv), in that file's order of /proc/PID/io. */
+#define SUM_PIO_COUNT 7
+extern const int sum_pio_cols[SUM_PIO_COUNT]; /* SUM_PROC_RCHAR, ... */
 #define SUM_MAX_PHASES 4096   /* phases beyond this are counted, not summarized */
 #define SUM_PHASE_QUANT_MAX 256 /* phases beyond this get mean/min/max but no percentiles */
 #define SUM_MAX_ERRORS 32     /* error-like events listed (all are counted) */
@@ -227,6 +230,10 @@ struct sum_run {
     /* the tracked process's descendants, per proc_metrics.csv row: tree minus main process
      * (gpu_tracker's "descendants"; the tree is its "combined", main_* its "main") */
     struct sum_stat desc[SUM_DESC_COUNT];
+    /* the same counters per second between consecutive cadence rows (resource-tracker's
+     * per-interval figures), means and maxima */
+    struct sum_stat pio_rate[SUM_PIO_COUNT];
+    double pio_prev[SUM_PIO_COUNT], pio_prev_t;
     struct sum_stat cpu_busy; /* usr + sys per cadence row: the machine's busy share */
     double cg_limit_cores, cg_mem_max_mib;
     /* disks, network, free space, the container's memory peak (system.h); sys_prev_t: the

@@ -119,6 +119,12 @@ enum hw_proc_col {
      * Private_* and Shared_*, gpu_tracker's private and shared RSS), read with PSS */
     HW_PROC_COL_PRIVATE,
     HW_PROC_COL_SHARED,
+    /* the rest of /proc/PID/io, summed over the tree like read_bytes and write_bytes */
+    HW_PROC_COL_RCHAR,
+    HW_PROC_COL_WCHAR,
+    HW_PROC_COL_SYSCR,
+    HW_PROC_COL_SYSCW,
+    HW_PROC_COL_CANCELLED,
     HW_PROC_COL_COUNT
 };
 extern const char *const hw_proc_cols[HW_PROC_COL_COUNT]; /* "procs", ... */

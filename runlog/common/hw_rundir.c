@@ -46,6 +46,9 @@ const char *const hw_proc_cols[HW_PROC_COL_COUNT] = {
     [HW_PROC_COL_MAIN_CPU] = "main_cpu_pct", [HW_PROC_COL_MAIN_THREADS] = "main_threads",
     [HW_PROC_COL_USR_CPU] = "usr_cpu_pct",   [HW_PROC_COL_SYS_CPU] = "sys_cpu_pct",
     [HW_PROC_COL_PRIVATE] = "private_mib", [HW_PROC_COL_SHARED] = "shared_mib",
+    [HW_PROC_COL_RCHAR] = "rchar",           [HW_PROC_COL_WCHAR] = "wchar",
+    [HW_PROC_COL_SYSCR] = "syscr",           [HW_PROC_COL_SYSCW] = "syscw",
+    [HW_PROC_COL_CANCELLED] = "cancelled_write_bytes",
 };
 
 const char *const hw_events[HW_EV_COUNT] = {

@@ -112,14 +112,19 @@ static void test_parse_stat(void)
 
 static void test_parse_misc(void)
 {
-    uint64_t r = 0, w = 0;
-    CU_ASSERT_EQUAL(mon_parse_pid_io("rchar: 5\nwchar: 6\nread_bytes: 4096\nwrite_bytes: 8192\n"
-                                     "cancelled_write_bytes: 0\n",
-                                     &r, &w),
+    uint64_t io[MON_IO_COUNT] = {0};
+    CU_ASSERT_EQUAL(mon_parse_pid_io("rchar: 5\nwchar: 6\nsyscr: 7\nsyscw: 8\nread_bytes: 4096\n"
+                                     "write_bytes: 8192\ncancelled_write_bytes: 9\n",
+                                     io),
                     0);
-    CU_ASSERT_EQUAL(r, 4096);
-    CU_ASSERT_EQUAL(w, 8192);
-    CU_ASSERT_EQUAL(mon_parse_pid_io("rchar: 5\n", &r, &w), -EINVAL);
+    static const uint64_t want[MON_IO_COUNT] = {5, 6, 7, 8, 4096, 8192, 9};
+    for (int k = 0; k < MON_IO_COUNT; k++)
+        CU_ASSERT_EQUAL(io[k], want[k]);
+    /* a key the kernel does not print keeps its value; without read/write_bytes: refused */
+    CU_ASSERT_EQUAL(mon_parse_pid_io("read_bytes: 1\nwrite_bytes: 2\n", io), 0);
+    CU_ASSERT_EQUAL(io[MON_IO_RCHAR], 5);
+    CU_ASSERT_EQUAL(io[MON_IO_READ_BYTES], 1);
+    CU_ASSERT_EQUAL(mon_parse_pid_io("rchar: 5\n", io), -EINVAL);
 }
 
 static void test_csv_format(void)
@@ -183,12 +188,13 @@ static void test_csv_format(void)
     mon_csv_proc_header(&b, true);
     CU_ASSERT_STRING_EQUAL(b.p, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes,"
                                 "pss_mib,main_rss_mib,main_cpu_pct,main_threads,usr_cpu_pct,"
-                                "sys_cpu_pct,private_mib,shared_mib,edge\n");
+                                "sys_cpu_pct,private_mib,shared_mib,rchar,wchar,syscr,syscw,"
+                                "cancelled_write_bytes,edge\n");
     hw_buf_reset(&b);
     struct mon_tree_sample ts = {.procs = 3, .threads = 5, .rss_mib = 30, .main_rss_mib = 10,
                                  .main_threads = 2, .main_cpu_pct = 99};
     mon_csv_proc_line(&b, "T", &ts, false, false); /* no CPU baseline yet: CPU cells empty */
-    CU_ASSERT_STRING_EQUAL(b.p, "T,3,5,,30.0,0,0,10.0,,2,,,,,\n");
+    CU_ASSERT_STRING_EQUAL(b.p, "T,3,5,,30.0,0,0,10.0,,2,,,,,0,0,0,0,0,\n");
     hw_buf_free(&b);
 }
 
@@ -205,8 +211,10 @@ static void check_modern_tree(int mode)
     CU_ASSERT_EQUAL(s.procs, 5);
     CU_ASSERT_EQUAL(s.threads, 9);
     CU_ASSERT_DOUBLE_EQUAL(s.rss_mib, 8704.0 * 4 / 1024, 1e-9);
-    CU_ASSERT_EQUAL(s.read_bytes, 60);
-    CU_ASSERT_EQUAL(s.write_bytes, 120);
+    CU_ASSERT_EQUAL(s.io[MON_IO_READ_BYTES], 60);
+    CU_ASSERT_EQUAL(s.io[MON_IO_WRITE_BYTES], 120);
+    CU_ASSERT_EQUAL(s.io[MON_IO_RCHAR], 5); /* each of the tree's 5 io files says 1 */
+    CU_ASSERT_EQUAL(s.io[MON_IO_SYSCW], 5);
     CU_ASSERT_FALSE(s.have_cpu); /* first sample: baseline */
     CU_ASSERT_TRUE(s.have_pss);
     CU_ASSERT_DOUBLE_EQUAL(s.pss_mib, 0.5, 1e-9);
@@ -265,7 +273,7 @@ static void test_tree_old(void)
     CU_ASSERT_EQUAL(t.mode, 2); /* no task/TID/children: full scan */
     CU_ASSERT_EQUAL(s.procs, 2);
     CU_ASSERT_EQUAL(s.threads, 2);
-    CU_ASSERT_EQUAL(s.read_bytes, 0); /* no io files */
+    CU_ASSERT_EQUAL(s.io[MON_IO_READ_BYTES], 0); /* no io files */
     CU_ASSERT_DOUBLE_EQUAL(s.rss_mib, 150.0 * 4 / 1024, 1e-9);
     mon_tree_close(&t);
     free(root);

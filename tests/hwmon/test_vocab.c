@@ -158,8 +158,12 @@ static void test_csv_columns(void)
                                     .threads = 2,
                                     .cpu_pct = 3.5,
                                     .rss_mib = 4.5,
-                                    .read_bytes = 5,
-                                    .write_bytes = 6,
+                                    .io = {[MON_IO_READ_BYTES] = 5, [MON_IO_WRITE_BYTES] = 6,
+                                           [MON_IO_RCHAR] = 15, [MON_IO_WCHAR] = 16,
+                                           [MON_IO_SYSCR] = 17, [MON_IO_SYSCW] = 18,
+                                           [MON_IO_CANCELLED] = 19},
+                                    .private_mib = 13.5,
+                                    .shared_mib = 14.5,
                                     .pss_mib = 7.5,
                                     .main_rss_mib = 8.5,
                                     .main_cpu_pct = 9.5,
@@ -174,7 +178,10 @@ static void test_csv_columns(void)
             [SUM_PROC_PROCS] = 1,         [SUM_PROC_THREADS] = 2,    [SUM_PROC_CPU] = 3.5,
             [SUM_PROC_RSS] = 4.5,         [SUM_PROC_READ] = 5,       [SUM_PROC_WRITE] = 6,
             [SUM_PROC_PSS] = 7.5,         [SUM_PROC_MAIN_RSS] = 8.5, [SUM_PROC_MAIN_CPU] = 9.5,
-            [SUM_PROC_MAIN_THREADS] = 10, [SUM_PROC_USR_CPU] = 11.5, [SUM_PROC_SYS_CPU] = 12.5};
+            [SUM_PROC_MAIN_THREADS] = 10, [SUM_PROC_USR_CPU] = 11.5, [SUM_PROC_SYS_CPU] = 12.5,
+            [SUM_PROC_PRIVATE] = 13.5,    [SUM_PROC_SHARED] = 14.5,  [SUM_PROC_RCHAR] = 15,
+            [SUM_PROC_WCHAR] = 16,        [SUM_PROC_SYSCR] = 17,     [SUM_PROC_SYSCW] = 18,
+            [SUM_PROC_CANCELLED] = 19};
         for (int k = 0; k < SUM_PROC_COUNT; k++) {
             if (want[k]) {
                 CU_ASSERT_DOUBLE_EQUAL(rows.proc.v[k], want_v[k], 1e-9);
