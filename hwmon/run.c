@@ -40,6 +40,7 @@
 #include "procfs.h"
 #include "jobtree.h"
 #include "launch.h"
+#include "fsspace.h"
 #include "prom.h"
 #include "runlog.h"
 #include "sampler.h"
@@ -88,6 +89,9 @@ struct run {
     bool gpm_ok;
     char *gpm_argv[14];
     const char *ch_file[CH_N];
+    /* the file systems the job can write (fsspace.h), for the start and stop events */
+    struct mon_fs fs[MON_FS_MAX];
+    int nfs;
     /* Prometheus export */
     struct mon_prom prom;
     bool prom_open, prom_warned;
@@ -403,6 +407,12 @@ static void log_start(struct run *r, const char *mode)
     bool have_aff = sched_getaffinity(r->track_pid, sizeof aff, &aff) == 0 ||
                     sched_getaffinity(0, sizeof aff, &aff) == 0;
     /* nvidia-smi prints the host's pids: in another PID namespace they match none of ours */
+    r->nfs = mon_fs_list(cfg->proc_root, r->fs, MON_FS_MAX);
+    char fs_store[2048];
+    struct hw_buf fsj;
+    hw_buf_init(&fsj, fs_store, sizeof fs_store);
+    if (r->nfs > 0)
+        mon_fs_json(r->fs, r->nfs, &fsj);
     int ns = mon_pid_ns_is_init(cfg->proc_root);
     const struct opt_field all[] = {
         {true, RL_STR("tool", "hwmon")},
@@ -436,9 +446,11 @@ static void log_start(struct run *r, const char *mode)
         {r->gsel.asked != NULL, RL_STR("gpus_asked", r->gsel.asked ? r->gsel.asked : "")},
         {r->gpu_ok && r->smi.gpu_sel_json[0], RL_JSON("gpu_indexes", r->smi.gpu_sel_json)},
         {ns >= 0, RL_STR(HW_PIDNS_KEY, ns > 0 ? HW_PIDNS_INIT : HW_PIDNS_OTHER)},
+        {r->nfs > 0 && !fsj.oom, RL_JSON(HW_EV_FILESYSTEMS, r->nfs > 0 ? fsj.p : "")},
     };
     rl_field_t f[HW_ARRAY_SIZE(all)];
     log_event(r, HW_EV_START, f, pick_fields(all, HW_ARRAY_SIZE(all), f));
+    hw_buf_free(&fsj);
 }
 
 /* Attach mode: does the watched process still run? Its pidfd turns readable when it exits
@@ -454,6 +466,18 @@ static bool watched_alive(const struct run *r)
 
 static void log_stop(struct run *r, bool wrap, int exit_status)
 {
+    /* the same file systems' space at the end (one that went away since is left out) */
+    struct mon_fs now[MON_FS_MAX];
+    int nnow = 0;
+    for (int k = 0; k < r->nfs; k++) {
+        now[nnow] = r->fs[k];
+        nnow += mon_fs_space(&now[nnow]) == 0;
+    }
+    char fs_store[2048];
+    struct hw_buf fsj;
+    hw_buf_init(&fsj, fs_store, sizeof fs_store);
+    if (nnow > 0)
+        mon_fs_json(now, nnow, &fsj);
     rl_field_t samples[] = {RL_INT("cpu", (int64_t)atomic_load(&r->sampler.n_cpu)),
                             RL_INT("proc", (int64_t)atomic_load(&r->sampler.n_proc))};
     rl_field_t killed[HW_ARRAY_SIZE(r->killed)];
@@ -482,9 +506,11 @@ static void log_stop(struct run *r, bool wrap, int exit_status)
         {r->n_left > 0 && r->cfg->leave_running, RL_ARR(HW_STOP_LEFT_RUNNING, left, n_left)},
         {r->sampler_err < 0, RL_STR(HW_STOP_SAMPLER_ERROR, strerror(-r->sampler_err))},
         {r->cfg->attach_pid > 0, RL_BOOL(HW_STOP_PROCESS_ALIVE, watched_alive(r))},
+        {nnow > 0 && !fsj.oom, RL_JSON(HW_EV_FILESYSTEMS, nnow > 0 ? fsj.p : "")},
     };
     rl_field_t f[HW_ARRAY_SIZE(all)];
     log_event(r, HW_EV_STOP, f, pick_fields(all, HW_ARRAY_SIZE(all), f));
+    hw_buf_free(&fsj);
 }
 
 /* ---- the main loop ---- */

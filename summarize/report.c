@@ -156,6 +156,26 @@ static void json_machine(struct hw_json *w, const struct sum_run *run)
     hw_json_close(w);
 }
 
+/* The file systems the job could write, at its start and end (hwmon's events). */
+static void json_filesystems(struct hw_json *w, const struct sum_run *run)
+{
+    hw_json_open(w, "filesystems", '[');
+    for (int k = 0; k < run->info.nfs; k++) {
+        const struct sum_fs *fs = &run->info.fs[k];
+        hw_json_open(w, NULL, '{');
+        hw_json_str(w, "mount", fs->mount);
+        hw_json_str(w, "fstype", fs->type);
+        hw_json_num(w, "total_mib", fs->total_mib);
+        hw_json_num(w, "used_start_mib", fs->used_start_mib);
+        hw_json_num(w, "used_end_mib", fs->used_end_mib);
+        hw_json_num(w, "used_change_mib", fs->used_end_mib - fs->used_start_mib);
+        hw_json_num(w, "free_start_mib", fs->free_start_mib);
+        hw_json_num(w, "free_end_mib", fs->free_end_mib);
+        hw_json_close(w);
+    }
+    hw_json_close(w);
+}
+
 /* Every GPU at one instant (together.h). */
 static void json_together(struct hw_json *w, const struct sum_run *run)
 {
@@ -499,6 +519,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
            "distinct values, else within 0.4% relative error (marked percentiles_exact: false)");
 
     json_machine(&w, run);
+    json_filesystems(&w, run);
     json_together(&w, run);
     hw_json_open(&w, "gpus", '[');
     for (int g = 0; g < SUM_MAX_GPUS; g++) {
@@ -1158,6 +1179,20 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
             tnum(out, cores_busy(run, sum_stat_mean(&run->cpu_busy)), " cores, peak ");
             tnum(out, cores_busy(run, max_or_nan(&run->cpu_busy)), " cores)");
         }
+        hw_buf_putc(out, '\n');
+    }
+    for (int k = 0; k < run->info.nfs; k++) {
+        const struct sum_fs *fs = &run->info.fs[k];
+        hw_buf_printf(out, "  %s %s", k ? "          " : "file system",
+                      safe(fs->mount, sb, sizeof sb));
+        hw_buf_printf(out, " (%s): ", safe(fs->type, sb, sizeof sb));
+        tmem(out, fs->total_mib, u);
+        hw_buf_puts(out, ", used ");
+        tmem(out, fs->used_start_mib, u);
+        hw_buf_puts(out, " -> ");
+        tmem(out, fs->used_end_mib, u);
+        hw_buf_puts(out, ", free at the end ");
+        tmem(out, fs->free_end_mib, u);
         hw_buf_putc(out, '\n');
     }
     if (run->cpu[SUM_CPU_MEM_TOTAL].n) {

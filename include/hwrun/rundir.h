@@ -207,6 +207,14 @@ extern const char *const hw_events[HW_EV_COUNT]; /* the nine above */
 #define HW_START_HOST "host"
 #define HW_START_CPUS "cpus" /* the machine's online CPUs */
 #define HW_START_GPUS "gpus" /* the machine's GPUs (nvidia-smi -L): [{index, name, uuid}] */
+/* start and stop events: the file systems the job can write, with their space then:
+ * [{mount, fstype, total_mib, used_mib, free_mib}] */
+#define HW_EV_FILESYSTEMS "filesystems"
+#define HW_FS_MOUNT "mount"
+#define HW_FS_TYPE "fstype"
+#define HW_FS_TOTAL "total_mib"
+#define HW_FS_USED "used_mib"
+#define HW_FS_FREE "free_mib"
 #define HW_START_COMMAND "command"
 #define HW_START_CGROUP "cgroup"
 #define HW_START_MODE "mode" /* "wrap", "attach" or "system" */

@@ -342,6 +342,8 @@ int sum_read_file(enum sum_kind kind, const char *path, const struct sum_read_op
 
 /* ---- what run.jsonl says about the other files (runinfo.c) --------------------------------- */
 
+#define SUM_MAX_FS 32
+
 struct sum_run_info {
     bool have_start;           /* hwmon's start event was seen */
     double t_start;            /* its ts (NAN if none) */
@@ -362,6 +364,12 @@ struct sum_run_info {
     /* the machine, as the start event says: host ("" if none), online CPUs and GPUs (NAN) */
     char host[256];
     double cpus, gpus;
+    /* the file systems the job could write, as the start and stop events say (NAN: not said) */
+    struct sum_fs {
+        char mount[256], type[32];
+        double total_mib, used_start_mib, free_start_mib, used_end_mib, free_end_mib;
+    } fs[SUM_MAX_FS];
+    int nfs;
 };
 
 /* obj.key as a string / an integer (events' data); NULL / false when absent or another type. */

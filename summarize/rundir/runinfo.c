@@ -22,6 +22,43 @@ void sum_run_info_init(struct sum_run_info *info)
 }
 
 
+/* The start (start true) or stop event's file systems into info->fs, matched by mount point. */
+static void take_fs(struct sum_run_info *info, struct json_object *data, bool start)
+{
+    struct json_object *arr;
+    if (!json_object_object_get_ex(data, HW_EV_FILESYSTEMS, &arr) ||
+        !json_object_is_type(arr, json_type_array))
+        return;
+    size_t n = json_object_array_length(arr);
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *o = json_object_array_get_idx(arr, i);
+        const char *mount = sum_json_str(o, HW_FS_MOUNT), *type = sum_json_str(o, HW_FS_TYPE);
+        if (!mount)
+            continue;
+        struct sum_fs *fs = NULL;
+        for (int k = 0; k < info->nfs && !fs; k++)
+            if (!strcmp(info->fs[k].mount, mount))
+                fs = &info->fs[k];
+        if (!fs) {
+            if (info->nfs == SUM_MAX_FS)
+                continue;
+            fs = &info->fs[info->nfs++];
+            snprintf(fs->mount, sizeof fs->mount, "%s", mount);
+            snprintf(fs->type, sizeof fs->type, "%s", type ? type : "");
+            fs->total_mib = fs->used_start_mib = fs->free_start_mib = NAN;
+            fs->used_end_mib = fs->free_end_mib = NAN;
+        }
+        fs->total_mib = sum_json_num(o, HW_FS_TOTAL);
+        if (start) {
+            fs->used_start_mib = sum_json_num(o, HW_FS_USED);
+            fs->free_start_mib = sum_json_num(o, HW_FS_FREE);
+        } else {
+            fs->used_end_mib = sum_json_num(o, HW_FS_USED);
+            fs->free_end_mib = sum_json_num(o, HW_FS_FREE);
+        }
+    }
+}
+
 void sum_run_info_event(struct sum_run_info *info, const struct sum_event *e)
 {
     if (!strcmp(e->name, HW_EV_START)) {
@@ -45,6 +82,8 @@ void sum_run_info_event(struct sum_run_info *info, const struct sum_event *e)
                              json_object_is_type(gpus, json_type_array)
                          ? (double)json_object_array_length(gpus)
                          : NAN;
+        info->nfs = 0; /* a second start event: its run's file systems */
+        take_fs(info, e->data, true);
         double ca = sum_json_num(e->data, HW_CPUS_ALLOWED_KEY);
         if (isfinite(ca) && ca >= 1)
             info->cpus_allowed = ca;
@@ -64,6 +103,7 @@ void sum_run_info_event(struct sum_run_info *info, const struct sum_event *e)
         }
     } else if (!strcmp(e->name, HW_EV_STOP)) {
         info->t_stop = e->t;
+        take_fs(info, e->data, false);
         double d = sum_json_num(e->data, HW_STOP_DURATION);
         if (isfinite(d) && d >= 0)
             info->stop_duration_s = d;

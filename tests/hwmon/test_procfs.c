@@ -16,6 +16,7 @@
 
 #include "csvout.h"
 #include "hwtest.h"
+#include "fsspace.h"
 #include "procfs.h"
 
 static char *td(const char *sub)
@@ -752,6 +753,55 @@ static void test_tree_wide(void)
 }
 
 void add_procfs_suite(void);
+/* /proc/self/mounts lines (escaped blanks in mount points, ro and rw), the data file system
+ * types, and the live list: every entry a read-write directory with blocks, one per device,
+ * the file system of a new directory among them. */
+static void test_filesystems(void)
+{
+    char mnt[256], type[32];
+    bool rw;
+    const char *l1 = "/dev/sdb1 /data/my\\040runs ext4 rw,relatime 0 0\n";
+    CU_ASSERT_EQUAL(mon_parse_mounts_line(l1, strlen(l1), mnt, sizeof mnt, type, sizeof type, &rw),
+                    0);
+    CU_ASSERT_STRING_EQUAL(mnt, "/data/my runs");
+    CU_ASSERT_STRING_EQUAL(type, "ext4");
+    CU_ASSERT_TRUE(rw);
+    const char *l2 = "tmpfs /mnt/ro tmpfs ro,nosuid,size=4k 0 0";
+    CU_ASSERT_EQUAL(mon_parse_mounts_line(l2, strlen(l2), mnt, sizeof mnt, type, sizeof type, &rw),
+                    0);
+    CU_ASSERT_FALSE(rw);
+    const char *l3 = "rwx /x xfs rwx 0 0"; /* "rwx" is not the rw option */
+    CU_ASSERT_EQUAL(mon_parse_mounts_line(l3, strlen(l3), mnt, sizeof mnt, type, sizeof type, &rw),
+                    0);
+    CU_ASSERT_FALSE(rw);
+    CU_ASSERT_EQUAL(mon_parse_mounts_line("a b", 3, mnt, sizeof mnt, type, sizeof type, &rw),
+                    -EINVAL);
+    CU_ASSERT_FALSE(mon_fs_type_stores_data("proc"));
+    CU_ASSERT_FALSE(mon_fs_type_stores_data("cgroup2"));
+    CU_ASSERT_TRUE(mon_fs_type_stores_data("tmpfs"));
+    CU_ASSERT_TRUE(mon_fs_type_stores_data("overlay"));
+    CU_ASSERT_TRUE(mon_fs_type_stores_data("nfs4"));
+
+    struct mon_fs fs[MON_FS_MAX];
+    int n = mon_fs_list("/proc", fs, MON_FS_MAX);
+    CU_ASSERT(n >= 1);
+    char *dir = th_tmpdir("fslist");
+    struct stat st;
+    CU_ASSERT_FATAL(stat(dir, &st) == 0);
+    bool found = false;
+    for (int k = 0; k < n; k++) {
+        CU_ASSERT(fs[k].total_mib > 0 && fs[k].free_mib >= 0 && fs[k].used_mib >= 0);
+        CU_ASSERT(fs[k].used_mib <= fs[k].total_mib);
+        CU_ASSERT(strncmp(fs[k].mount, "/proc/", 6) && strncmp(fs[k].mount, "/sys/", 5));
+        for (int j = 0; j < k; j++)
+            CU_ASSERT(fs[j].dev != fs[k].dev);
+        found |= fs[k].dev == st.st_dev;
+    }
+    CU_ASSERT_TRUE(found); /* where the job writes its temporary files */
+    th_rmtree(dir);
+    free(dir);
+}
+
 void add_procfs_suite(void)
 {
     CU_pSuite s = CU_add_suite("procfs", NULL, NULL);
@@ -759,6 +809,7 @@ void add_procfs_suite(void)
     CU_add_test(s, "parse_meminfo", test_parse_meminfo);
     CU_add_test(s, "parse_stat", test_parse_stat);
     CU_add_test(s, "parse_misc", test_parse_misc);
+    CU_add_test(s, "filesystems", test_filesystems);
     CU_add_test(s, "csv_format", test_csv_format);
     CU_add_test(s, "tree_children", test_tree_children);
     CU_add_test(s, "tree_scan", test_tree_scan);
