@@ -636,7 +636,7 @@ static const struct sweep_col sweep_cols[] = {
     {"Duration", NULL, -1},
     {"GPUs", NULL, -1},
     {"GPU util", "%", -1},
-    {"Peak VRAM", "MiB", SUM_DIM_MEM},
+    {"Peak VRAM", "MiB", SUM_DIM_GPUMEM},
     {"Energy", "Wh", SUM_DIM_ENERGY},
     {"Mean power", "W", -1},
     {"CPU usr", "%", -1},
@@ -720,7 +720,7 @@ void sum_html_sweep_row(FILE *f, const char *dir, const struct sum_run *run, int
         td_na(f);
     td_fig(f, (double)sum_run_gpu_count(run));
     td_fig(f, sum_fig_mean(&run->all[SUM_GM_UTIL]));
-    td_fig_u(f, sum_fig_max(&run->all[SUM_GM_MEM_USED]), SUM_DIM_MEM, u);
+    td_fig_u(f, sum_fig_max(&run->all[SUM_GM_MEM_USED]), SUM_DIM_GPUMEM, u);
     td_fig_u(f, sum_run_energy_wh(run), SUM_DIM_ENERGY, u);
     td_fig(f, sum_fig_mean(&run->all[SUM_GM_POWER]));
     td_fig(f, sum_fig_mean(&run->cpu[SUM_CPU_USR]));

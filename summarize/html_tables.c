@@ -141,12 +141,12 @@ static void run_table(FILE *f, const struct sum_run *run, const struct sum_units
     kv_dim(f, "energy", sum_run_energy_wh(run), SUM_DIM_ENERGY, u,
            "all GPUs, power integrated over time");
     const struct sum_stat *all = run->all;
-    kv_dim(f, "peak VRAM", sum_fig_max(&all[SUM_GM_MEM_USED]), SUM_DIM_MEM, u, NULL);
+    kv_dim(f, "peak VRAM", sum_fig_max(&all[SUM_GM_MEM_USED]), SUM_DIM_GPUMEM, u, NULL);
     struct sum_fwmem_fig fw;
     if (sum_fwmem_figures(run, NULL, &fw)) { /* what the framework itself used, and the room */
-        kv_dim(f, "framework peak", fw.peak_mib, SUM_DIM_MEM, u, run->fw.framework);
-        kv_dim(f, "framework pool", fw.pool_mib, SUM_DIM_MEM, u, "what its allocator held");
-        kv_dim(f, "GPU headroom", fw.headroom_mib, SUM_DIM_MEM, u,
+        kv_dim(f, "framework peak", fw.peak_mib, SUM_DIM_GPUMEM, u, run->fw.framework);
+        kv_dim(f, "framework pool", fw.pool_mib, SUM_DIM_GPUMEM, u, "what its allocator held");
+        kv_dim(f, "GPU headroom", fw.headroom_mib, SUM_DIM_GPUMEM, u,
                "the GPU's memory minus the framework's peak");
     }
     kv_row(f, "GPU util mean", sum_fig_mean(&all[SUM_GM_UTIL]), "%");
@@ -165,7 +165,7 @@ static void run_table(FILE *f, const struct sum_run *run, const struct sum_units
     kv_dim(f, "process RSS growth", sum_fig_growth(rss), SUM_DIM_MEM, u, NULL);
     kv_row(f, "process CPU mean", sum_fig_mean(&run->proc[SUM_PROC_CPU]), "% of a core");
     kv_row(f, "process threads max", sum_fig_max(&run->proc[SUM_PROC_THREADS]), NULL);
-    kv_dim(f, "process GPU memory peak", sum_run_tree_gpu_mem_peak(run, NULL), SUM_DIM_MEM, u,
+    kv_dim(f, "process GPU memory peak", sum_run_tree_gpu_mem_peak(run, NULL), SUM_DIM_GPUMEM, u,
            NULL);
     kv_dim(f, "main process peak RSS", sum_fig_max(&run->proc[SUM_PROC_MAIN_RSS]), SUM_DIM_MEM, u,
            NULL);

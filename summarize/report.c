@@ -775,6 +775,12 @@ static void tmem(struct hw_buf *b, double mib, const struct sum_units *u)
     sum_units_fmt(b, mib, SUM_DIM_MEM, u);
 }
 
+/* GPU memory: --units gpumem, else mem */
+static void tgmem(struct hw_buf *b, double mib, const struct sum_units *u)
+{
+    sum_units_fmt(b, mib, SUM_DIM_GPUMEM, u);
+}
+
 static void twh(struct hw_buf *b, double wh, const struct sum_units *u)
 {
     sum_units_fmt(b, wh, SUM_DIM_ENERGY, u);
@@ -801,7 +807,7 @@ static void event_reason(struct hw_buf *b, const char *data_json)
 
 /* mem: the values are MiB, shown in --units mem (unit is then ignored). */
 static void tstat(struct hw_buf *b, const char *label, const struct sum_stat *s, const char *unit,
-                  const struct sum_units *mem)
+                  const struct sum_units *gpumem)
 {
     if (!s->n)
         return;
@@ -811,8 +817,8 @@ static void tstat(struct hw_buf *b, const char *label, const struct sum_stat *s,
     hw_buf_printf(b, "    %-14s ", label);
     for (int i = 0; i < 5; i++) {
         hw_buf_puts(b, what[i]);
-        if (mem)
-            tmem(b, v[i], mem);
+        if (gpumem) /* only GPU memory is given in units */
+            tgmem(b, v[i], gpumem);
         else
             tnum(b, v[i], unit);
     }
@@ -976,19 +982,19 @@ static void text_fwmem(struct hw_buf *out, const char *indent, const struct sum_
     char sb[64];
     hw_buf_printf(out, "%sframework memory (%s): peak ", indent,
                   safe(p ? p->fw.framework : run->fw.framework, sb, sizeof sb));
-    tmem(out, x.peak_mib, u);
+    tgmem(out, x.peak_mib, u);
     hw_buf_puts(out, " in use");
     if (isfinite(x.pool_mib)) {
         hw_buf_puts(out, ", pool ");
-        tmem(out, x.pool_mib, u);
+        tgmem(out, x.pool_mib, u);
     }
     hw_buf_puts(out, "; nvidia-smi peak VRAM ");
-    tmem(out, x.vram_peak_mib, u);
+    tgmem(out, x.vram_peak_mib, u);
     if (isfinite(x.vram_total_mib)) {
         hw_buf_puts(out, " of ");
-        tmem(out, x.vram_total_mib, u);
+        tgmem(out, x.vram_total_mib, u);
         hw_buf_puts(out, "; headroom ");
-        tmem(out, x.headroom_mib, u);
+        tgmem(out, x.headroom_mib, u);
     }
     hw_buf_putc(out, '\n');
 }
@@ -1046,7 +1052,7 @@ static void text_phase_entry(struct hw_buf *out, const struct sum_run *run,
             hw_buf_puts(out, ", power mean ");
             tnum(out, sum_stat_mean(&p->gpu[g]->m[SUM_GM_POWER]), " W");
             hw_buf_puts(out, ", peak VRAM ");
-            tmem(out, max_or_nan(&p->gpu[g]->m[SUM_GM_MEM_USED]), u);
+            tgmem(out, max_or_nan(&p->gpu[g]->m[SUM_GM_MEM_USED]), u);
             hw_buf_putc(out, '\n');
         }
 }
@@ -1100,7 +1106,7 @@ static void text_phases(struct hw_buf *out, const struct sum_run *run, const str
         }
         if (a->mem_used.n) {
             hw_buf_puts(out, ", peak VRAM ");
-            tmem(out, a->mem_used.max, u);
+            tgmem(out, a->mem_used.max, u);
         }
         text_cpu_tree(out, &a->cpu_usr, &a->proc_rss, &a->proc_cpu, u);
         if (a->overlapping)
@@ -1212,7 +1218,7 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
     hw_buf_puts(out, "  GPU util mean ");
     tnum(out, sum_stat_mean(&run->all[SUM_GM_UTIL]), "%");
     hw_buf_puts(out, ", peak VRAM ");
-    tmem(out, max_or_nan(&run->all[SUM_GM_MEM_USED]), u);
+    tgmem(out, max_or_nan(&run->all[SUM_GM_MEM_USED]), u);
     hw_buf_puts(out, ", power mean ");
     tnum(out, sum_stat_mean(&run->all[SUM_GM_POWER]), " W");
     hw_buf_puts(out, ", CPU usr ");
@@ -1227,9 +1233,9 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
     struct sum_together_figs tg = together(run);
     if (tg.gpus > 1) {
         hw_buf_puts(out, "  all GPUs at once: memory peak ");
-        tmem(out, tg.mem_used_peak_mib, u);
+        tgmem(out, tg.mem_used_peak_mib, u);
         hw_buf_puts(out, " of ");
-        tmem(out, tg.mem_total_mib, u);
+        tgmem(out, tg.mem_total_mib, u);
         hw_buf_puts(out, ", utilization summed peak ");
         tnum(out, tg.util_sum_peak_pct, "%");
         hw_buf_puts(out, " (average over the GPUs: peak ");
@@ -1278,14 +1284,14 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
         const char *why;
         double gm = sum_run_tree_gpu_mem_peak(run, &why);
         hw_buf_puts(out, "  process tree GPU memory peak ");
-        tmem(out, gm, u);
+        tgmem(out, gm, u);
         if (why)
             hw_buf_printf(out, " (unmeasured: %s)", why);
         hw_buf_putc(out, '\n');
         for (size_t i = 0; i < run->npids && i < 8; i++) { /* gpu_procs.csv, every process */
             hw_buf_printf(out, "    GPU process %ld %s: peak ", run->pids[i].pid,
                           safe(run->pids[i].name, sb, sizeof sb));
-            tmem(out, run->pids[i].peak_mib, u);
+            tgmem(out, run->pids[i].peak_mib, u);
             hw_buf_putc(out, '\n');
         }
         if (run->npids > 8)

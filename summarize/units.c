@@ -19,11 +19,14 @@ static const struct unit mem_units[] = {
     {"MB", "mb", 1.048576},
     {"GiB", "gib", 1 / 1024.0},
     {"GB", "gb", 1048576.0 / 1e9},
+    {"TiB", "tib", 1 / 1048576.0},
+    {"TB", "tb", 1048576.0 / 1e12},
 };
 static const struct unit time_units[] = {
     {"s", "sec", 1},
     {"min", "min", 1 / 60.0},
     {"h", "h", 1 / 3600.0},
+    {"d", "d", 1 / 86400.0},
 };
 static const struct unit energy_units[] = {
     {"Wh", "wh", 1},
@@ -39,6 +42,7 @@ static const struct {
     [SUM_DIM_MEM] = {"mem", mem_units, sizeof mem_units / sizeof mem_units[0]},
     [SUM_DIM_TIME] = {"time", time_units, sizeof time_units / sizeof time_units[0]},
     [SUM_DIM_ENERGY] = {"energy", energy_units, sizeof energy_units / sizeof energy_units[0]},
+    [SUM_DIM_GPUMEM] = {"gpumem", mem_units, sizeof mem_units / sizeof mem_units[0]},
 };
 
 void sum_units_init(struct sum_units *u)
@@ -56,14 +60,14 @@ int sum_units_parse(struct sum_units *u, const char *spec, char *err, size_t err
     while (*p) {
         size_t n = strcspn(p, ","), k = strcspn(p, "=");
         if (k >= n) {
-            snprintf(err, errlen, "'%.*s' is not DIM=UNIT (mem, time, energy)", (int)n, p);
+            snprintf(err, errlen, "'%.*s' is not DIM=UNIT (mem, gpumem, time, energy)", (int)n, p);
             return -1;
         }
         int d = 0;
         while (d < SUM_DIM_COUNT && !(strlen(dims[d].key) == k && !strncmp(p, dims[d].key, k)))
             d++;
         if (d == SUM_DIM_COUNT) {
-            snprintf(err, errlen, "unknown dimension '%.*s' (mem, time, energy)", (int)k, p);
+            snprintf(err, errlen, "unknown dimension '%.*s' (mem, gpumem, time, energy)", (int)k, p);
             return -1;
         }
         const char *v = p + k + 1;
@@ -90,8 +94,15 @@ int sum_units_parse(struct sum_units *u, const char *spec, char *err, size_t err
     return 0;
 }
 
+/* GPU memory without a unit of its own takes the memory one. */
+static enum sum_dim dim_of(const struct sum_units *u, enum sum_dim d)
+{
+    return d == SUM_DIM_GPUMEM && u && !u->given[d] ? SUM_DIM_MEM : d;
+}
+
 static const struct unit *unit_of(const struct sum_units *u, enum sum_dim d)
 {
+    d = dim_of(u, d);
     return &dims[d].u[u ? u->unit[d] : 0];
 }
 
@@ -172,18 +183,28 @@ int sum_units_column(const struct sum_units *u, const char *name, char *out, siz
     static const struct {
         const char *suffix;
         enum sum_dim d;
-    } known[] = {{"_mib", SUM_DIM_MEM},
-                 {"_mb", SUM_DIM_MEM},
-                 {"_sec", SUM_DIM_TIME},
-                 {"_wh", SUM_DIM_ENERGY}};
+        bool rate;
+    } known[] = {{"_mib_s", SUM_DIM_MEM, true},
+                 {"_mib", SUM_DIM_MEM, false},
+                 {"_mb", SUM_DIM_MEM, false},
+                 {"_sec", SUM_DIM_TIME, false},
+                 {"_wh", SUM_DIM_ENERGY, false}};
     if (!u)
         return -1;
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
         size_t stem;
-        if (!u->given[known[i].d] || !ends_with(name, known[i].suffix, &stem))
+        if (!ends_with(name, known[i].suffix, &stem))
             continue;
-        snprintf(out, cap, "%.*s_%s", (int)stem, name, sum_units_suffix(u, known[i].d));
-        return (int)known[i].d;
+        enum sum_dim d = known[i].d;
+        if (d == SUM_DIM_MEM && !known[i].rate &&
+            (strstr(name, "vram") || strstr(name, "gpu_mem") || strstr(name, "gpus_mem") ||
+             strstr(name, "framework")))
+            d = SUM_DIM_GPUMEM;
+        if (!u->given[dim_of(u, d)])
+            return -1;
+        snprintf(out, cap, "%.*s_%s%s", (int)stem, name, sum_units_suffix(u, d),
+                 known[i].rate ? "_s" : "");
+        return (int)d;
     }
     return -1;
 }

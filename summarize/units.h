@@ -12,7 +12,8 @@
 
 #include "hwrun/io.h"
 
-enum sum_dim { SUM_DIM_MEM, SUM_DIM_TIME, SUM_DIM_ENERGY, SUM_DIM_COUNT };
+/* GPU memory has a unit of its own (gpu_tracker's gpu_ram_unit), the memory one unless given. */
+enum sum_dim { SUM_DIM_MEM, SUM_DIM_TIME, SUM_DIM_ENERGY, SUM_DIM_GPUMEM, SUM_DIM_COUNT };
 
 struct sum_units {
     int unit[SUM_DIM_COUNT];   /* index into the dimension's unit table */
@@ -21,9 +22,9 @@ struct sum_units {
 
 /* The defaults: MiB, s (text: h/min/s as a person reads them), Wh. */
 void sum_units_init(struct sum_units *u);
-/* Parse "mem=GiB,time=min,energy=kWh" (any subset, any order; unit names are matched without
- * regard to case: B, KiB, KB, MiB, MB, GiB, GB; s, min, h; Wh, kWh, J) into u. Returns 0, or
- * -1 with a reason in err. */
+/* Parse "mem=GiB,gpumem=GB,time=min,energy=kWh" (any subset, any order; unit names are matched
+ * without regard to case: B, KiB, KB, MiB, MB, GiB, GB, TiB, TB for mem and gpumem; s, min, h,
+ * d; Wh, kWh, J) into u. Returns 0, or -1 with a reason in err. */
 int sum_units_parse(struct sum_units *u, const char *spec, char *err, size_t errlen);
 /* A value in the base unit (MiB, s, Wh) in u's unit; NAN stays NAN. u may be NULL (defaults). */
 double sum_units_value(const struct sum_units *u, enum sum_dim d, double base);
@@ -44,9 +45,11 @@ const char *sum_units_fmt_buf(char *buf, size_t cap, double base, enum sum_dim d
                               const struct sum_units *u);
 
 /* A sweep-row column name with its unit for u: a name ending in _mib or _mb (MiB: ours and
- * pytyche's/calibrax's names), _sec or _wh, whose dimension --units named, gets that unit's
- * suffix ("energy_wh" -> "energy_kwh", "peak_rss_mb" -> "peak_rss_gib"). Returns the
- * dimension and writes the new name to out, or returns -1 (no unit change; out untouched). */
+ * pytyche's/calibrax's names; GPU memory when the name says vram, gpu_mem, gpus_mem or
+ * framework), _mib_s (a rate: the unit per second), _sec or _wh, whose dimension --units named,
+ * gets that unit's suffix ("energy_wh" -> "energy_kwh", "peak_rss_mb" -> "peak_rss_gib",
+ * "disk_read_peak_mib_s" -> "disk_read_peak_gib_s"). Returns the dimension and writes the new
+ * name to out, or returns -1 (no unit change; out untouched). */
 int sum_units_column(const struct sum_units *u, const char *name, char *out, size_t cap);
 
 #endif

@@ -365,6 +365,34 @@ static void test_units_parse(void)
     sum_units_init(&u);
     CU_ASSERT_EQUAL(sum_units_parse(&u, "energy=W", err, sizeof err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "Wh, kWh, J")); /* says what would do */
+
+    /* gpu_tracker's units: TB and days, GPU memory apart from RAM, rates in the chosen unit */
+    sum_units_init(&u);
+    CU_ASSERT_EQUAL(sum_units_parse(&u, "mem=TiB,time=d", err, sizeof err), 0);
+    CHECK_NEAR(sum_units_value(&u, SUM_DIM_MEM, 1048576), 1, 1e-12);
+    CHECK_NEAR(sum_units_value(&u, SUM_DIM_TIME, 43200), 0.5, 1e-12);
+    CHECK_NEAR(sum_units_value(&u, SUM_DIM_GPUMEM, 1048576), 1, 1e-12); /* follows mem */
+    char col[64];
+    CU_ASSERT_EQUAL(sum_units_column(&u, "peak_vram_mib", col, sizeof col), SUM_DIM_GPUMEM);
+    CU_ASSERT_STRING_EQUAL(col, "peak_vram_tib");
+    CU_ASSERT_EQUAL(sum_units_column(&u, "disk_read_peak_mib_s", col, sizeof col), SUM_DIM_MEM);
+    CU_ASSERT_STRING_EQUAL(col, "disk_read_peak_tib_s");
+    CU_ASSERT_EQUAL(sum_units_column(&u, "duration_sec", col, sizeof col), SUM_DIM_TIME);
+    CU_ASSERT_STRING_EQUAL(col, "duration_d");
+    sum_units_init(&u);
+    CU_ASSERT_EQUAL(sum_units_parse(&u, "gpumem=GB,mem=TB", err, sizeof err), 0);
+    CHECK_NEAR(sum_units_value(&u, SUM_DIM_GPUMEM, 1), 1048576.0 / 1e9, 1e-15);
+    CHECK_NEAR(sum_units_value(&u, SUM_DIM_MEM, 1), 1048576.0 / 1e12, 1e-18);
+    CU_ASSERT_EQUAL(sum_units_column(&u, "peak_gpu_mem_mb", col, sizeof col), SUM_DIM_GPUMEM);
+    CU_ASSERT_STRING_EQUAL(col, "peak_gpu_mem_gb");
+    CU_ASSERT_EQUAL(sum_units_column(&u, "peak_rss_mb", col, sizeof col), SUM_DIM_MEM);
+    CU_ASSERT_STRING_EQUAL(col, "peak_rss_tb");
+    sum_units_init(&u);
+    CU_ASSERT_EQUAL(sum_units_parse(&u, "gpumem=GiB", err, sizeof err), 0); /* RAM stays MiB */
+    CU_ASSERT_EQUAL(sum_units_column(&u, "peak_rss_mb", col, sizeof col), -1);
+    CU_ASSERT_EQUAL(sum_units_column(&u, "gpus_mem_used_peak_mib", col, sizeof col),
+                    SUM_DIM_GPUMEM);
+    CU_ASSERT_STRING_EQUAL(col, "gpus_mem_used_peak_gib");
 }
 
 static void test_units_format(void)
