@@ -39,6 +39,8 @@ static void usage(void)
            "      --pss              record PSS every sample (reads smaps_rollup: about 30 ms\n"
            "                         for 4 GiB); default: as often as 1%% of a core allows\n"
            "      --no-pss           do not record PSS\n"
+           "      --no-children      measure the command or PID alone, not its descendants\n"
+           "                         (proc_metrics.csv; stopping still covers the whole job)\n"
            "      --gpus LIST        record only these GPUs (indexes or UUIDs, comma-separated,\n"
            "                         or all); default: CUDA_VISIBLE_DEVICES if set, else all\n"
            "      --gpm              record GPM activity (SM, tensor, DRAM) into hw_gpm.csv;\n"
@@ -97,6 +99,7 @@ int main(int argc, char **argv)
         OPT_NO_GPM,
         OPT_GPUS,
         OPT_NO_PSS,
+        OPT_NO_CHILDREN,
         OPT_PROM,
         OPT_PROM_INTERVAL,
         OPT_LEAVE_RUNNING
@@ -111,6 +114,7 @@ int main(int argc, char **argv)
         {"gpu-procs", no_argument, NULL, OPT_GPU_PROCS},
         {"pss", no_argument, NULL, OPT_PSS},
         {"no-pss", no_argument, NULL, OPT_NO_PSS},
+        {"no-children", no_argument, NULL, OPT_NO_CHILDREN},
         {"gpm", no_argument, NULL, OPT_GPM},
         {"no-gpm", no_argument, NULL, OPT_NO_GPM},
         {"gpus", required_argument, NULL, OPT_GPUS},
@@ -162,6 +166,9 @@ int main(int argc, char **argv)
         case OPT_PSS:
             cfg.pss = true;
             cfg.no_pss = false;
+            break;
+        case OPT_NO_CHILDREN:
+            cfg.alone = true;
             break;
         case OPT_NO_PSS:
             cfg.no_pss = true;

@@ -37,6 +37,7 @@ struct mon_config {
     double prom_interval_s;  /* how often it is rewritten (removed at stop) */
     const char *gpus;        /* --gpus LIST or "all"; NULL: CUDA_VISIBLE_DEVICES, else all */
     bool no_pss;             /* --no-pss; default: PSS within MON_PSS_BUDGET (--pss: always) */
+    bool alone;              /* --no-children: the tracked process alone, not its descendants */
 };
 
 /* Run until the command exits (wrap), the process exits (attach), the duration ends or a

@@ -519,6 +519,11 @@ void mon_tree_exclude(struct mon_tree *t, pid_t pid)
     t->exclude = pid;
 }
 
+void mon_tree_alone(struct mon_tree *t)
+{
+    t->alone = true;
+}
+
 void mon_tree_close(struct mon_tree *t)
 {
     for (size_t i = 0; i < t->n; i++)
@@ -604,7 +609,7 @@ struct kids_ctx {
 static void visit_child(struct kids_ctx *k, pid_t child)
 {
     struct mon_tree *t = k->t;
-    if (child == t->exclude)
+    if (child == t->exclude || t->alone)
         return; /* nor its children: they are found through it only */
     struct mon_proc *c = find_proc(t, child);
     if (!c) {
@@ -731,7 +736,7 @@ static void scan_entry(struct mon_tree *t, pid_t pid, void *arg)
         c->err = -ENOMEM;
         return;
     }
-    if (pid == t->exclude || in_sorted(t->out_a, t->n_out, pid)) {
+    if (pid == t->exclude || t->alone || in_sorted(t->out_a, t->n_out, pid)) {
         t->out_b[c->n_new_out++] = pid; /* outside, and so are its children */
         return;
     }
@@ -855,8 +860,9 @@ struct tree_sums {
 static void account(struct mon_tree *t, struct mon_proc *p, const struct mon_pstat *st,
                     struct tree_sums *s)
 {
-    p->ticks = st->utime + st->stime + st->cutime + st->cstime;
-    p->uticks = st->utime + st->cutime;
+    bool reaped = !t->alone; /* the children it waited for are the tree's, unless alone */
+    p->ticks = st->utime + st->stime + (reaped ? st->cutime + st->cstime : 0);
+    p->uticks = st->utime + (reaped ? st->cutime : 0);
     s->ticks += p->ticks;
     s->uticks += p->uticks;
     s->threads += st->threads;

@@ -160,6 +160,7 @@ struct mon_tree {
     int proc_fd; /* the proc root directory */
     pid_t root;
     pid_t exclude; /* a process never in the tree, nor its descendants (hwmon itself); 0 none */
+    bool alone;    /* the root alone: no descendants, its own CPU time only (mon_tree_alone) */
     bool pss;
     int mode; /* 0 unknown, 1 task/TID/children files, 2 full scan */
     struct mon_proc *p;
@@ -225,6 +226,10 @@ int mon_pid_ns_is_init(const char *proc_root);
 /* Never count pid and its descendants in the tree: hwmon itself, when the process it attaches
  * to is its parent (a script that starts its own monitor), with its nvidia-smi children. */
 void mon_tree_exclude(struct mon_tree *t, pid_t pid);
+
+/* Measure the root alone (hwmon --no-children, resource-tracker's children=False): no
+ * descendant joins the tree, and its CPU is its own (not the children it reaped). */
+void mon_tree_alone(struct mon_tree *t);
 
 /* Force the descendant-discovery method (tests): 1 children files, 2 full scan. */
 void mon_tree_set_mode(struct mon_tree *t, int mode);

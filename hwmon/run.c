@@ -436,6 +436,7 @@ static void log_start(struct run *r, const char *mode)
         {r->gpu_ok && r->smi.gpus_json[0], RL_JSON(HW_START_GPUS, r->smi.gpus_json)},
         {r->sys.cg.found, RL_OBJ(HW_START_CGROUP, cg, n_cg)},
         {true, RL_BOOL("pss", !cfg->no_pss)},
+        {r->track_pid, RL_BOOL("descendants", !cfg->alone)},
         {!cfg->no_pss && !cfg->pss, RL_DBL("pss_budget", MON_PSS_BUDGET)},
         {true, RL_BOOL("gpu_procs", cfg->gpu_procs)},
         {true, RL_BOOL("no_gpu", cfg->no_gpu)},
@@ -1047,6 +1048,8 @@ int mon_run(const struct mon_config *cfg)
         r->tree.pss_budget = cfg->pss ? 0 : MON_PSS_BUDGET;
         if (r->tree_open) /* hwmon -p $PPID: the monitor is not the job */
             mon_tree_exclude(&r->tree, getpid());
+        if (r->tree_open && cfg->alone)
+            mon_tree_alone(&r->tree);
         if (cfg->attach_pid)
             r->pidfd = (int)syscall(SYS_pidfd_open, cfg->attach_pid, 0);
     }

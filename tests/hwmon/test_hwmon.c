@@ -465,6 +465,50 @@ static void test_attach_parent(void)
     free(dir);
 }
 
+/* --no-children (resource-tracker's children=False): a shell whose child burns a core is
+ * measured alone: one process, its own few percent of CPU; without it the tree has the child
+ * and its core. */
+static void test_no_children(void)
+{
+    double cpu_max[2] = {0, 0};
+    long procs_max[2] = {0, 0};
+    for (int alone = 0; alone < 2; alone++) {
+        char *dir = th_tmpdir("hwmon-alone");
+        char **argv = alone ? ht_argv_nosmi(dir, "--no-gpu", "--no-children", "-i", "0.2", "--",
+                                            "/bin/sh", "-c",
+                                            "timeout 1.5 sh -c 'while :; do :; done'; true", NULL)
+                            : ht_argv_nosmi(dir, "--no-gpu", "-i", "0.2", "--", "/bin/sh", "-c",
+                                            "timeout 1.5 sh -c 'while :; do :; done'; true", NULL);
+        CU_ASSERT_EQUAL(ht_run(argv, NULL, 30, NULL), 0);
+        char *p = th_fmt("%s/proc_metrics.csv", dir);
+        char *text = th_read_file(p, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+        for (char *line = strchr(text, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+            char *c1 = strchr(line + 1, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+            char *c3 = c2 ? strchr(c2 + 1, ',') : NULL;
+            long n = c1 ? strtol(c1 + 1, NULL, 10) : 0;
+            double cpu = c3 ? strtod(c3 + 1, NULL) : 0;
+            procs_max[alone] = n > procs_max[alone] ? n : procs_max[alone];
+            cpu_max[alone] = cpu > cpu_max[alone] ? cpu : cpu_max[alone];
+        }
+        json_object *start = ht_event(dir, "start", 0);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(start);
+        json_object *d = ht_data(start, "descendants");
+        CU_ASSERT_TRUE(d && json_object_get_boolean(d) == !alone);
+        json_object_put(start);
+        free(text);
+        free(p);
+        free(argv);
+        th_rmtree(dir);
+        free(dir);
+    }
+    fprintf(stderr, "[no_children] tree: %ld procs, cpu max %.1f%%; alone: %ld, %.1f%%\n",
+            procs_max[0], cpu_max[0], procs_max[1], cpu_max[1]);
+    CU_ASSERT(procs_max[0] >= 2 && cpu_max[0] > 50);
+    CU_ASSERT_EQUAL(procs_max[1], 1);
+    CU_ASSERT(cpu_max[1] < 25);
+}
+
 /* Seconds of day of an ISO timestamp "YYYY-MM-DDTHH:MM:SS.mmm+00:00" (runs do not span
  * midnight in practice; a test that does fails loudly). */
 static double iso_secs(const char *s)
@@ -1158,6 +1202,7 @@ void add_hwmon_suites(void)
     CU_add_test(s, "count_1s", test_count_1s);
     CU_add_test(s, "count_partial", test_count_partial);
     CU_add_test(s, "attach_parent", test_attach_parent);
+    CU_add_test(s, "no_children", test_no_children);
 
     s = CU_add_suite("children", NULL, NULL);
     CU_add_test(s, "die_restart", test_die_restart);

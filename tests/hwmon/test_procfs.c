@@ -250,6 +250,16 @@ static void check_modern_tree(int mode)
     CU_ASSERT_EQUAL(mon_tree_sample(&t, 1.0, &s), 0);
     CU_ASSERT_EQUAL(s.procs, 3);
     mon_tree_close(&t);
+    /* --no-children: the root alone, whatever its children files say */
+    CU_ASSERT_EQUAL_FATAL(mon_tree_open(&t, root, 1000, false), 0);
+    if (mode)
+        mon_tree_set_mode(&t, mode);
+    mon_tree_alone(&t);
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 1.0, &s), 0);
+    CU_ASSERT_EQUAL(s.procs, 1);
+    CU_ASSERT_DOUBLE_EQUAL(s.rss_mib, s.main_rss_mib, 1e-9);
+    CU_ASSERT_EQUAL(s.threads, s.main_threads);
+    mon_tree_close(&t);
     CU_ASSERT_EQUAL(mon_tree_open(&t, root, 4242, false), -ESRCH);
     free(root);
 }
