@@ -13,6 +13,7 @@
 #include "hwrun/rundir.h"
 #include "compare.h"
 #include "html.h"
+#include "gputracker.h"
 #include "pytyche.h"
 #include "report.h"
 
@@ -127,6 +128,12 @@ static void run_job(struct sum_jobs *c, struct sum_job *j)
             j->nparams += sum_report_phase_csv(run, &c->units, &j->pnames, &j->pcells);
             break;
         case SUM_FMT_JSONL: sum_report_jsonl_row_u(run, &c->units, &j->out); break;
+        case SUM_FMT_GPU_TRACKER: {
+            struct sum_units gu = c->units;
+            sum_gpu_tracker_units(&gu);
+            sum_report_gpu_tracker(run, &gu, &j->out);
+            break;
+        }
         case SUM_FMT_PYTYCHE:
         case SUM_FMT_PYTYCHE_FIELDS: break;
         }
@@ -235,7 +242,7 @@ int sum_jobs_html(struct sum_jobs *c)
 int sum_jobs_collect(struct sum_jobs *c, struct hw_buf *all)
 {
     /* several JSON summaries make one JSON document: an array (jsonl: one per line) */
-    bool json_array = c->fmt == SUM_FMT_JSON && c->njobs > 1;
+    bool json_array = (c->fmt == SUM_FMT_JSON || c->fmt == SUM_FMT_GPU_TRACKER) && c->njobs > 1;
     /* csv: the parameter and phase.NAME.* columns are the union of the runs' names, in
      * first-seen order */
     const char **pcols = NULL;

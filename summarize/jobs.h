@@ -15,7 +15,7 @@
 #include "units.h"
 
 enum sum_fmt { SUM_FMT_JSON, SUM_FMT_TEXT, SUM_FMT_PYTYCHE, SUM_FMT_PYTYCHE_FIELDS, SUM_FMT_CSV,
-               SUM_FMT_JSONL };
+               SUM_FMT_JSONL, SUM_FMT_GPU_TRACKER };
 
 struct sum_job {
     const char *dir;              /* NULL: files given by options only */

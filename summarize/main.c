@@ -25,7 +25,8 @@ static void usage(FILE *f)
           "                        array of them), text (the default for one DIR on a\n"
           "                        terminal; JSON when piped), pytyche (exactly what\n"
           "                        pytyche's build_resource_summary().to_dict() prints),\n"
-          "                        pytyche-fields (its ten fields unrounded),\n"
+          "                        pytyche-fields (its ten fields unrounded), gpu-tracker\n"
+          "                        (gpu_tracker's to_json(), in --units: default GB, h),\n"
           "                        csv or jsonl (one row per run, for sweep tables)\n"
           "  -o, --output FILE     write the output to FILE instead of standard output\n"
           "  -w, --write           store the JSON summary as DIR/summary.json (atomically);\n"
@@ -164,13 +165,15 @@ int main(int argc, char **argv)
                 c.fmt = SUM_FMT_PYTYCHE;
             else if (!strcmp(optarg, "pytyche-fields"))
                 c.fmt = SUM_FMT_PYTYCHE_FIELDS;
+            else if (!strcmp(optarg, "gpu-tracker"))
+                c.fmt = SUM_FMT_GPU_TRACKER;
             else if (!strcmp(optarg, "csv"))
                 c.fmt = SUM_FMT_CSV;
             else if (!strcmp(optarg, "jsonl"))
                 c.fmt = SUM_FMT_JSONL;
             else
                 hw_usage_error("unknown format '%s' (json, text, pytyche, pytyche-fields, csv, "
-                               "jsonl)",
+                               "jsonl, gpu-tracker)",
                                optarg);
             break;
         case 'o': output = optarg; break;

@@ -153,11 +153,14 @@ class RunSummary:
         return _run_summarize(["-q", "--format", "text", self._doc["dir"]])
 
 
-def summarize(run_dir, cores=None, params=None):
+def summarize(run_dir, cores=None, params=None, fmt="json", units=None):
     """The summary of a run directory (RunSummary), as `summarize -f json DIR` gives it.
     cores: the job's expected cores (--cores); params: the event holding the run's parameters
-    (--params). Raises SummarizeError when nothing in it can be summarized."""
-    args = ["-q", "--format", "json"]
+    (--params); fmt "gpu-tracker" and units ("mem=GB,time=h") for gpu_tracker's layout. Raises
+    SummarizeError when nothing in it can be summarized."""
+    args = ["-q", "--format", fmt]
+    if units:
+        args += ["--units", units]
     if cores is not None:
         args += ["--cores", str(cores)]
     if params is not None:
@@ -203,14 +206,19 @@ class Monitor:
     interval_sec: hwmon's -i; gpus: hwmon's --gpus (indexes or UUIDs; default
     CUDA_VISIBLE_DEVICES, else all); no_gpu: no nvidia-smi; nvidia_smi: its path; args: more
     hwmon options. strict: raise when hwmon cannot start (default: warn and go on unmonitored).
+    children=False: this process alone, not its descendants. pid: another process to watch
+    (default: this one). status: "new", "started", "stopped" (gpu_tracker's states).
     Usable as a context manager: started on entry, stopped on exit.
     """
 
     def __init__(self, output_dir, interval_sec=1.0, gpus=None, no_gpu=False, nvidia_smi=None,
-                 args=(), strict=False):
+                 args=(), strict=False, children=True, pid=None):
         self.output_dir = Path(output_dir)
         self.interval_sec = interval_sec
+        self.pid = os.getpid() if pid is None else int(pid)
         self._opts = []
+        if not children:  # this process alone (resource-tracker's children=False)
+            self._opts.append("--no-children")
         if gpus is not None:
             self._opts += ["--gpus", gpus if isinstance(gpus, str) else ",".join(map(str, gpus))]
         if no_gpu:
@@ -226,6 +234,12 @@ class Monitor:
     def running(self):
         return self._proc is not None and self._proc.poll() is None
 
+    @property
+    def status(self):
+        if self._proc is not None:
+            return "started"
+        return "new" if self.returncode is None else "stopped"
+
     def start(self):
         """Start hwmon and wait until it samples (its start event is in run.jsonl)."""
         if self._proc is not None:
@@ -235,7 +249,7 @@ class Monitor:
             log = self.output_dir / RUNLOG_FILE
             offset = _start_event_offset(log)
             argv = [tool("hwmon"), "-q", "-o", str(self.output_dir), "-i",
-                    repr(float(self.interval_sec)), "-p", str(os.getpid())] + self._opts
+                    repr(float(self.interval_sec)), "-p", str(self.pid)] + self._opts
             # a session of its own: a Ctrl-C at the terminal reaches the script, which decides;
             # hwmon ends with this process anyway (it watches its pid)
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -280,8 +294,18 @@ class Monitor:
         return self.returncode
 
     def summary(self, **kwargs):
-        """summarize(output_dir) (RunSummary), after stop()."""
+        """summarize(output_dir) (RunSummary), after stop(); cores: the expected cores."""
         return summarize(self.output_dir, **kwargs)
+
+    def to_json(self, **kwargs):
+        """The summary as a dict (summarize's JSON document)."""
+        return self.summary(**kwargs).to_dict()
+
+    def __str__(self):
+        try:
+            return self.summary().text()
+        except SummarizeError as e:
+            return "<runlog.Monitor %s: %s>" % (self.output_dir, e)
 
     def __enter__(self):
         return self.start()

@@ -168,6 +168,48 @@ class Calibrax(Base):
         self.assertGreater(s.num_samples, 2)
 
 
+class GpuTracker(Base):
+    def test_documented_usage(self):
+        # gpu_tracker: with Tracker(...) as tracker: ...; print(tracker); tracker.to_json()
+        from runlog.gpu_tracker import Tracker
+        with Tracker(sleep_time=0.1, ram_unit="megabytes", time_unit="seconds",
+                     n_expected_cores=2, resource_usage_file=str(self.dir / "run"),
+                     nvidia_smi=FAKE_SMI) as tracker:
+            self.assertIs(tracker.state, Tracker.State.STARTED)
+            time.sleep(0.3)
+            block = work(0.8, 64)
+        del block
+        self.assertIs(tracker.state, Tracker.State.STOPPED)
+        usage = tracker.to_json()
+        self.assertEqual(list(usage), ["max_ram", "max_gpu_ram", "cpu_utilization",
+                                       "gpu_utilization", "compute_time"])
+        # summarize's numbers, in the units asked for (MB: 1e6 bytes)
+        self.assertEqual(usage, summarize_json("--format", "gpu-tracker", "--units",
+                                               "mem=MB,gpumem=GB,time=s", "--cores", "2",
+                                               self.dir / "run"))
+        ram = usage["max_ram"]
+        self.assertEqual(ram["unit"], "megabytes")
+        self.assertGreaterEqual(ram["combined"]["total_rss"], 64 * MIB / 1e6)
+        self.assertGreater(ram["system_capacity"], ram["system"])
+        self.assertIsNone(ram["main"]["private_rss"])  # not measured: null, never 0
+        self.assertEqual(usage["max_gpu_ram"]["unit"], "gigabytes")
+        self.assertGreater(usage["max_gpu_ram"]["system"], 0)  # the fake's GPUs together
+        cpu = usage["cpu_utilization"]
+        self.assertEqual(cpu["n_expected_cores"], 2)
+        self.assertAlmostEqual(cpu["main"]["max_hardware_percent"],
+                               cpu["main"]["max_sum_percent"] / 2, places=6)
+        self.assertGreater(cpu["combined"]["max_sum_percent"], 50)  # it burned a core
+        self.assertEqual(usage["compute_time"]["unit"], "seconds")
+        self.assertGreater(usage["compute_time"]["time"], 1.0)
+        self.assertEqual(tracker.resource_usage.max_ram.combined.total_rss,
+                         ram["combined"]["total_rss"])
+        self.assertIn("Max ram:", str(tracker))
+        with self.assertRaises(ValueError):
+            Tracker(ram_unit="gibibytes")
+        with self.assertRaises(RuntimeError):
+            tracker.start()  # once
+
+
 class Summaries(Base):
     def test_run_summary(self):
         out = self.dir / "run"
@@ -185,6 +227,20 @@ class Summaries(Base):
         with self.assertRaises(AttributeError):
             s.status = "ok"
         self.assertIn("train", s.text())
+
+    def test_children_and_status(self):
+        # children=False: this process alone (resource-tracker's children=False), not the
+        # shell it starts; the status moves new -> started -> stopped
+        mon = Monitor(self.dir / "run", interval_sec=0.1, no_gpu=True, children=False)
+        self.assertEqual(mon.status, "new")
+        with mon:
+            self.assertEqual(mon.status, "started")
+            subprocess.run(["/bin/sh", "-c", "timeout 0.6 sh -c 'while :; do :; done'; true"])
+        self.assertEqual(mon.status, "stopped")
+        doc = mon.to_json()
+        self.assertEqual(doc["process"]["procs_max"], 1)
+        self.assertLess(doc["process"]["cpu_pct"]["max"], 25)  # the shell's core is not ours
+        self.assertIn("process tree", str(mon))
 
     def test_nothing_to_summarize(self):
         with self.assertRaises(runlog.SummarizeError):

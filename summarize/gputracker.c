@@ -1,0 +1,131 @@
+/* gpu_tracker's resource usage of a run (gputracker.h). */
+#include "gputracker.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "hwrun/jsonw.h"
+#include "report.h"
+
+void sum_gpu_tracker_units(struct sum_units *u)
+{
+    static const struct {
+        enum sum_dim d;
+        const char *spec;
+    } def[] = {{SUM_DIM_MEM, "mem=GB"}, {SUM_DIM_GPUMEM, "gpumem=GB"}, {SUM_DIM_TIME, "time=h"}};
+    for (size_t i = 0; i < sizeof def / sizeof def[0]; i++)
+        if (!u->given[def[i].d]) {
+            char err[64];
+            (void)sum_units_parse(u, def[i].spec, err, sizeof err);
+        }
+}
+
+/* gpu_tracker's names of our units ("gigabytes"); others as we write them. */
+static const char *unit_word(const struct sum_units *u, enum sum_dim d)
+{
+    static const char *const words[][2] = {
+        {"B", "bytes"},   {"KB", "kilobytes"}, {"MB", "megabytes"}, {"GB", "gigabytes"},
+        {"TB", "terabytes"}, {"s", "seconds"}, {"min", "minutes"}, {"h", "hours"}, {"d", "days"},
+    };
+    const char *l = sum_units_label(u, d);
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (!strcmp(l, words[i][0]))
+            return words[i][1];
+    return l;
+}
+
+static void mem(struct hw_json *w, const char *key, double mib, const struct sum_units *u,
+                enum sum_dim d)
+{
+    hw_json_num(w, key, sum_units_value(u, d, mib));
+}
+
+static void rss(struct hw_json *w, const char *key, double total, double priv, double shared,
+                const struct sum_units *u)
+{
+    hw_json_open(w, key, '{');
+    mem(w, "total_rss", total, u, SUM_DIM_MEM);
+    mem(w, "private_rss", priv, u, SUM_DIM_MEM);
+    mem(w, "shared_rss", shared, u, SUM_DIM_MEM);
+    hw_json_close(w);
+}
+
+/* ProcessingUnitPercentages: sums of percents (100 per busy unit) and over `units` units. */
+static void pct(struct hw_json *w, const char *key, double max_sum, double mean_sum, double units)
+{
+    hw_json_open(w, key, '{');
+    hw_json_num(w, "max_sum_percent", max_sum);
+    hw_json_num(w, "max_hardware_percent", max_sum / units);
+    hw_json_num(w, "mean_sum_percent", mean_sum);
+    hw_json_num(w, "mean_hardware_percent", mean_sum / units);
+    hw_json_close(w);
+}
+
+static void count(struct hw_json *w, const char *key, double v)
+{
+    if (isfinite(v) && v >= 0)
+        hw_json_u64(w, key, (uint64_t)v);
+    else
+        hw_json_null(w, key);
+}
+
+void sum_report_gpu_tracker(const struct sum_run *run, const struct sum_units *u,
+                            struct hw_buf *out)
+{
+    struct hw_json w;
+    hw_json_init(&w, out, HW_JSON_PRETTY, HW_NUM_SIG12); /* as summary.json */
+    hw_json_open(&w, NULL, '{');
+
+    const struct sum_stat *proc = run->proc;
+    hw_json_open(&w, "max_ram", '{');
+    hw_json_str(&w, "unit", unit_word(u, SUM_DIM_MEM));
+    mem(&w, "system_capacity", sum_fig_max(&run->cpu[SUM_CPU_MEM_TOTAL]), u, SUM_DIM_MEM);
+    mem(&w, "system", sum_fig_max(&run->cpu[SUM_CPU_MEM_USED]), u, SUM_DIM_MEM);
+    rss(&w, "main", sum_fig_max(&proc[SUM_PROC_MAIN_RSS]), NAN, NAN, u);
+    rss(&w, "descendants", sum_fig_max(&run->desc[SUM_DESC_RSS]), NAN, NAN, u);
+    rss(&w, "combined", sum_fig_max(&proc[SUM_PROC_RSS]), sum_fig_max(&proc[SUM_PROC_PRIVATE]),
+        sum_fig_max(&proc[SUM_PROC_SHARED]), u);
+    hw_json_close(&w);
+
+    struct sum_together_figs tg;
+    sum_together_figs(&run->together, &tg);
+    hw_json_open(&w, "max_gpu_ram", '{');
+    hw_json_str(&w, "unit", unit_word(u, SUM_DIM_GPUMEM));
+    mem(&w, "system_capacity", tg.mem_total_mib, u, SUM_DIM_GPUMEM);
+    mem(&w, "system", tg.mem_used_peak_mib, u, SUM_DIM_GPUMEM);
+    mem(&w, "main", NAN, u, SUM_DIM_GPUMEM);
+    mem(&w, "descendants", NAN, u, SUM_DIM_GPUMEM);
+    mem(&w, "combined", sum_run_tree_gpu_mem_peak(run, NULL), u, SUM_DIM_GPUMEM);
+    hw_json_close(&w);
+
+    double cpus = run->info.cpus, cores = sum_run_expected_cores(run, NULL);
+    hw_json_open(&w, "cpu_utilization", '{');
+    count(&w, "system_core_count", cpus);
+    count(&w, "n_expected_cores", cores);
+    /* the machine: its busy share (usr + sys) of every core, as a sum over the cores */
+    pct(&w, "system", sum_fig_max(&run->cpu_busy) * cpus,
+        sum_fig_mean(&run->cpu_busy) * cpus, cpus);
+    pct(&w, "main", sum_fig_max(&proc[SUM_PROC_MAIN_CPU]), sum_fig_mean(&proc[SUM_PROC_MAIN_CPU]),
+        cores);
+    pct(&w, "descendants", sum_fig_max(&run->desc[SUM_DESC_CPU]),
+        sum_fig_mean(&run->desc[SUM_DESC_CPU]), cores);
+    pct(&w, "combined", sum_fig_max(&proc[SUM_PROC_CPU]), sum_fig_mean(&proc[SUM_PROC_CPU]), cores);
+    count(&w, "main_n_threads", sum_fig_max(&proc[SUM_PROC_MAIN_THREADS]));
+    count(&w, "descendants_n_threads", sum_fig_max(&run->desc[SUM_DESC_THREADS]));
+    count(&w, "combined_n_threads", sum_fig_max(&proc[SUM_PROC_THREADS]));
+    hw_json_close(&w);
+
+    hw_json_open(&w, "gpu_utilization", '{');
+    count(&w, "system_gpu_count", run->info.gpus);
+    count(&w, "n_expected_gpus", tg.gpus ? (double)tg.gpus : NAN);
+    pct(&w, "gpu_percentages", tg.util_sum_peak_pct, tg.util_sum_mean_pct, tg.gpus);
+    hw_json_close(&w);
+
+    hw_json_open(&w, "compute_time", '{');
+    hw_json_str(&w, "unit", unit_word(u, SUM_DIM_TIME));
+    hw_json_num(&w, "time", sum_units_value(u, SUM_DIM_TIME, sum_run_duration(run)));
+    hw_json_close(&w);
+
+    hw_json_close(&w);
+    hw_buf_putc(out, '\n');
+}
