@@ -1,12 +1,15 @@
 /* libFuzzer target: hwmon's parsers of the container and the machine (hwmon/cgroup.h,
  * hwmon/sysio.h) on arbitrary text: /proc/self/cgroup, mountinfo, cpu.max, cfs quota, counter
- * files, and every line as a /proc/diskstats and /proc/net/dev line. No crash, no read past
- * the input, outputs NUL-terminated within their buffers. */
+ * files, /proc/meminfo and /proc/PID/io, and every line as a /proc/diskstats, /proc/net/dev
+ * and /proc/self/mounts line. No crash, no read past the input, outputs NUL-terminated within
+ * their buffers. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cgroup.h"
+#include "fsspace.h"
+#include "procfs.h"
 #include "sysio.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -36,13 +39,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)mon_parse_cg_u64(t, &v);
     const char *nl = strchr(t, '\n');
     (void)mon_parse_cfs_quota(t, nl ? nl + 1 : "", &c);
-    char name[MON_SYSIO_NAME];
+    struct mon_meminfo mi;
+    if (mon_parse_meminfo(t, &mi) == 0 && mi.avail_kb > mi.total_kb && !mi.have_avail)
+        abort(); /* the estimate is capped at the total */
+    uint64_t io[MON_IO_COUNT] = {0};
+    (void)mon_parse_pid_io(t, io);
+    char name[MON_SYSIO_NAME], mnt[64], type[16];
+    bool rw;
     for (const char *line = t; line < t + size;) {
         const char *e = memchr(line, '\n', (size_t)(t + size - line));
         size_t n = e ? (size_t)(e - line) : (size_t)(t + size - line);
         if (mon_parse_diskstats_line(line, n, name, &a, &b) == 0 && strlen(name) >= sizeof name)
             abort();
         if (mon_parse_netdev_line(line, n, name, &a, &b) == 0 && strlen(name) >= sizeof name)
+            abort();
+        if (mon_parse_mounts_line(line, n, mnt, sizeof mnt, type, sizeof type, &rw) == 0 &&
+            (strlen(mnt) >= sizeof mnt || strlen(type) >= sizeof type))
             abort();
         line += n + 1;
     }

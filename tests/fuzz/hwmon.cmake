@@ -1,7 +1,8 @@
 # hwmon's libFuzzer targets (configure with CC=clang -DHWRUN_FUZZ=ON -DHWRUN_ASAN=ON).
 #
 #   fuzz_mon_sys   the container and machine parsers: /proc/self/cgroup, mountinfo, cpu.max,
-#                  cfs quota, counter files, /proc/diskstats and /proc/net/dev lines
+#                  cfs quota, counter files, meminfo, /proc/PID/io, /proc/diskstats,
+#                  /proc/net/dev and /proc/self/mounts lines
 #   fuzz_smi       the parsers of nvidia-smi's answers to hwmon's start questions (smiprobe.h)
 #
 # Seeds: the directories in tests/fuzz/seeds/mon_sys.dirs (testdata/cgroup's fixture trees) and
