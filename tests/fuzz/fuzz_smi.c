@@ -3,6 +3,7 @@
  * the driver version and a rejected field's name lie within the output, and nothing crashes. */
 #include <json-c/json.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
