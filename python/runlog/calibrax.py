@@ -16,12 +16,9 @@ Where it differs from calibrax, on purpose:
 """
 
 import dataclasses
-import shutil
-import tempfile
 import warnings
-import weakref
 
-from .monitor import Monitor, SummarizeError, summarize
+from .monitor import Monitor, SummarizeError, summarize, temporary_run_dir
 
 __all__ = ["ResourceMonitor", "ResourceSummary"]
 
@@ -63,9 +60,7 @@ class ResourceMonitor:
         self.sample_interval_sec = sample_interval_sec
         self.gpu_profiler = gpu_profiler
         if output_dir is None:
-            tmp = tempfile.mkdtemp(prefix="runlog-monitor-")
-            weakref.finalize(self, shutil.rmtree, tmp, True)
-            output_dir = tmp + "/run"
+            output_dir = temporary_run_dir(self, "runlog-monitor-")
         self.output_dir = output_dir
         self._mon = Monitor(output_dir, interval_sec=sample_interval_sec, **options)
         self._summary = None

@@ -18,13 +18,10 @@ Where it differs from gpu_tracker, on purpose:
 """
 
 import enum
-import shutil
-import tempfile
 import types
 import warnings
-import weakref
 
-from .monitor import Monitor, summarize
+from .monitor import Monitor, summarize, temporary_run_dir
 
 __all__ = ["Tracker"]
 
@@ -63,9 +60,7 @@ class Tracker:
         self.n_expected_cores = n_expected_cores
         self.disable_logs = disable_logs
         if resource_usage_file is None:
-            tmp = tempfile.mkdtemp(prefix="runlog-tracker-")
-            weakref.finalize(self, shutil.rmtree, tmp, True)
-            resource_usage_file = tmp + "/run"
+            resource_usage_file = temporary_run_dir(self, "runlog-tracker-")
         self.resource_usage_file = resource_usage_file
         if gpu_brand not in (None, "nvidia"):
             if not disable_logs:

@@ -172,6 +172,17 @@ def summarize(run_dir, cores=None, params=None, fmt="json", units=None):
 # Monitors
 
 
+def temporary_run_dir(owner, prefix):
+    """A new run directory path in a temporary directory that goes when owner is collected
+    (the monitors that keep their samples only as long as their summary is asked for)."""
+    import shutil
+    import tempfile
+    import weakref
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    weakref.finalize(owner, shutil.rmtree, tmp, True)
+    return tmp + "/run"
+
+
 def _start_event_offset(path):
     try:
         return os.path.getsize(path)
@@ -339,10 +350,10 @@ class HWMonitor:
         self._mon = Monitor(self._dir, interval_sec=interval_sec, **self._options).start()
 
     def stop(self):
-        if self._mon is None:
+        mon, self._mon = self._mon, None
+        if mon is None or mon.status == "new":  # never started: nothing of it is recorded
             return None, None, None
-        self._mon.stop()
-        self._mon = None
+        mon.stop()
 
         def made(name):
             p = self._dir / name

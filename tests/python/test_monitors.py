@@ -276,6 +276,10 @@ class Failures(Base):
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
             Monitor(out, interval_sec=0.1, no_gpu=True).start()
+            mon = HWMonitor(no_gpu=True)
+            mon.start(out, interval_sec=0.1)
+            # the files there are the earlier run's, not this monitor's: none is returned
+            self.assertEqual(mon.stop(), (None, None, None))
         self.assertTrue(any("exited with status 125" in str(x.message) for x in w))
         with self.assertRaises(RuntimeError):
             Monitor(out, interval_sec=0.1, no_gpu=True, strict=True).start()
