@@ -294,10 +294,12 @@ bool mon_prom_owner_parse(const char *text, struct mon_prom_owner *o)
 bool mon_prom_is_stale(const struct mon_prom_owner *o, double mtime,
                        const struct mon_prom_owner *me, double now)
 {
-    bool same_boot = o->boot[0] && !strcmp(o->boot, me->boot);
+    /* an owner that could not read its own /proc says start=0 or boot=-: only silence tells */
+    bool known = o->start && o->boot[0] && strcmp(o->boot, "-") && me->boot[0];
+    bool same_boot = known && !strcmp(o->boot, me->boot);
     if (same_boot && o->pidns && o->pidns == me->pidns) /* its pid means something here */
         return start_of(o->pid) != o->start;
-    if (!same_boot && !strcmp(o->host, me->host)) /* this host, booted since */
+    if (known && !same_boot && !strcmp(o->host, me->host)) /* this host, booted since */
         return true;
     /* another PID namespace (a container) or another host: only its silence tells */
     return now - mtime > MON_PROM_STALE_INTERVALS * o->interval_s + MON_PROM_STALE_SLACK_S;

@@ -651,6 +651,9 @@ static void test_owners(void)
     plant(dir, "hwrun_pod_old.prom", &pod_old, 70); /* 70 s > 60 */
     plant(dir, "hwrun_far.prom", &other_host, 20);
     plant(dir, "hwrun_live.prom", &live, 3600);     /* an old mtime, but its owner runs */
+    struct mon_prom_owner blind = me; /* an owner that could not read its /proc: age only */
+    blind.start = 0;
+    plant(dir, "hwrun_blind.prom", &blind, 20);
     plant(dir, "hwrun_legacy.prom", NULL, 3600);
     plant(dir, "other.prom", &dead, 0);             /* not an hwrun export name */
     char *target = th_fmt("%s/hwrun_dead.prom", dir), *link = th_fmt("%s/hwrun_link.prom", dir);
@@ -677,6 +680,7 @@ static void test_owners(void)
     CU_ASSERT_TRUE(exists(dir, "hwrun_pod.prom"));
     CU_ASSERT_TRUE(exists(dir, "hwrun_far.prom"));
     CU_ASSERT_TRUE(exists(dir, "hwrun_live.prom"));
+    CU_ASSERT_TRUE(exists(dir, "hwrun_blind.prom"));
     CU_ASSERT_TRUE(exists(dir, "hwrun_legacy.prom"));
     CU_ASSERT_TRUE(exists(dir, "other.prom"));
     struct stat lst;
