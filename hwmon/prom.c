@@ -447,6 +447,13 @@ int mon_prom_open(struct mon_prom *p, const char *run_dir, const char *gpu_field
                                                         SUM_KIND_PROC, SUM_KIND_RUNLOG};
     if (!p->run[0])
         snprintf(p->run, sizeof p->run, "%s", base_name(run_dir));
+    struct hw_buf lb; /* at most 4 bytes out per byte in: U+FFFD, or \\ */
+    hw_buf_init(&lb, p->run_label, sizeof p->run_label);
+    mon_prom_label_value(&lb, p->run);
+    if (lb.p != p->run_label || lb.oom) { /* cannot be: 255 bytes in, 1020 out at most */
+        hw_buf_free(&lb);
+        return -ENAMETOOLONG;
+    }
     snprintf(p->host, sizeof p->host, "%s", host ? host : "");
     snprintf(p->command, sizeof p->command, "%s", command ? base_name(command) : "");
     snprintf(p->gpu_fields, sizeof p->gpu_fields, "%s", gpu_fields ? gpu_fields : "");
@@ -552,7 +559,7 @@ static void series(struct hw_buf *b, const struct mon_prom *p, const char *name,
 {
     hw_buf_puts(b, name);
     hw_buf_puts(b, "{run=\"");
-    mon_prom_label_value(b, p->run);
+    hw_buf_puts(b, p->run_label);
     va_list ap;
     va_start(ap, name);
     for (const char *key; (key = va_arg(ap, const char *));) {

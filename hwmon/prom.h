@@ -64,6 +64,7 @@ struct mon_prom {
     char path[4096];          /* the .prom file */
     char run[256], host[256], command[256]; /* label values (raw; escaped when written); run
                                              * is on every series: one value per live run */
+    char run_label[1024];     /* run escaped as a label value, once (mon_prom_open) */
     struct mon_prom_owner me; /* this hwmon, as its file's first line says (mon_prom_claim) */
     char owner_line[256];
     bool claimed;
