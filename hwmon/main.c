@@ -11,6 +11,7 @@
 #include "hwrun/msg.h"
 #include "hwrun/parse.h"
 #include "hwrun/rundir.h"
+#include "context.h"
 #include "mon.h"
 
 static void usage(void)
@@ -24,7 +25,9 @@ static void usage(void)
            "                         (neither: the whole system until SIGINT/SIGTERM)\n"
            "  -o, --output DIR       write into DIR, created if missing (not one that\n"
            "                         already holds a run's samples)\n"
-           "                         (default: a new hwmon-<UTC time> directory here)\n"
+           "                         (default: a new hwmon-<UTC time> directory here); DIR\n"
+           "                         may hold {host} {jobid} {nodeid} {rank} {localrank}\n"
+           "                         {time} {pid}, from SLURM's and the launcher's variables\n"
            "  -i, --interval SECONDS sampling interval, 0.05 to 3600 (default 1)\n"
            "  -d, --duration SECONDS stop after this long (system and -p modes)\n"
            "      --leave-running    when COMMAND exits, leave what remains of its process\n"
@@ -138,6 +141,16 @@ int main(int argc, char **argv)
             if (!*optarg)
                 hw_usage_error("empty output directory");
             cfg.out_dir = optarg;
+            { /* a placeholder's spelling is checked now: a typo is a usage error, not a run */
+                struct mon_context none;
+                memset(&none, 0, sizeof none);
+                char tmp[4096], err[512];
+                int unset;
+                if (mon_expand_output(optarg, &none, "T", 1, tmp, sizeof tmp, &unset, err,
+                                      sizeof err) < 0 &&
+                    !strstr(err, "too long"))
+                    hw_usage_error("%s", err);
+            }
             break;
         case 'i':
             cfg.interval_s = parse_seconds("interval", optarg, 0.05, 3600);

@@ -40,6 +40,7 @@
 #include "procfs.h"
 #include "jobtree.h"
 #include "launch.h"
+#include "context.h"
 #include "fsspace.h"
 #include "prom.h"
 #include "runlog.h"
@@ -113,7 +114,8 @@ struct run {
     int sampler_err; /* the sampler thread could not start: no CPU or process samples */
     /* The run directory, opened once: every file of the run is created relative to it. */
     int dirfd;
-    char given[PATH_MAX]; /* -o as given (or the default name) */
+    char given[PATH_MAX]; /* -o as given (or the default name), placeholders expanded */
+    struct mon_context ctx; /* where it runs: the job's scheduler and launcher (context.h) */
     size_t dir_made;      /* hw_mkdir_p: the prefix of given that existed before this start */
     unsigned created;     /* bit i: samples[i] was created by this start */
     bool made_log;        /* run.jsonl was created by this start */
@@ -408,6 +410,10 @@ static void log_start(struct run *r, const char *mode)
                     sched_getaffinity(0, sizeof aff, &aff) == 0;
     /* nvidia-smi prints the host's pids: in another PID namespace they match none of ours */
     r->nfs = mon_fs_list(cfg->proc_root, r->fs, MON_FS_MAX);
+    char ctx_store[1024];
+    struct hw_buf ctxj;
+    hw_buf_init(&ctxj, ctx_store, sizeof ctx_store);
+    mon_context_json(&r->ctx, &ctxj);
     char fs_store[2048];
     struct hw_buf fsj;
     hw_buf_init(&fsj, fs_store, sizeof fs_store);
@@ -448,10 +454,12 @@ static void log_start(struct run *r, const char *mode)
         {r->gpu_ok && r->smi.gpu_sel_json[0], RL_JSON("gpu_indexes", r->smi.gpu_sel_json)},
         {ns >= 0, RL_STR(HW_PIDNS_KEY, ns > 0 ? HW_PIDNS_INIT : HW_PIDNS_OTHER)},
         {r->nfs > 0 && !fsj.oom, RL_JSON(HW_EV_FILESYSTEMS, r->nfs > 0 ? fsj.p : "")},
+        {!ctxj.oom, RL_JSON(HW_START_CONTEXT, ctxj.oom ? "" : ctxj.p)},
     };
     rl_field_t f[HW_ARRAY_SIZE(all)];
     log_event(r, HW_EV_START, f, pick_fields(all, HW_ARRAY_SIZE(all), f));
     hw_buf_free(&fsj);
+    hw_buf_free(&ctxj);
 }
 
 /* Attach mode: does the watched process still run? Its pidfd turns readable when it exits
@@ -752,14 +760,26 @@ static int make_dir(struct run *r)
     const struct mon_config *cfg = r->cfg;
     char *name = r->given;
     int n;
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    struct tm tm;
+    gmtime_r(&t.tv_sec, &tm);
+    char stamp[32];
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
     if (cfg->out_dir) {
-        n = snprintf(name, sizeof r->given, "%s", cfg->out_dir);
+        char err[512];
+        int unset = 0;
+        if (mon_expand_output(cfg->out_dir, &r->ctx, stamp, getpid(), name, sizeof r->given,
+                              &unset, err, sizeof err) < 0) {
+            hw_warn(0, "%s", err);
+            return -1;
+        }
+        if (unset && !cfg->quiet)
+            hw_warn(0, "-o %s: %d placeholder%s not set here, written as \"none\": %s", cfg->out_dir,
+                    unset, unset == 1 ? "" : "s", name);
+        n = (int)strlen(name);
     } else {
-        struct timespec t;
-        clock_gettime(CLOCK_REALTIME, &t);
-        struct tm tm;
-        gmtime_r(&t.tv_sec, &tm);
-        n = (int)strftime(name, sizeof r->given, "hwmon-%Y%m%dT%H%M%SZ", &tm);
+        n = snprintf(name, sizeof r->given, "hwmon-%s", stamp);
     }
     if (n <= 0 || (size_t)n + RUN_FILE_ROOM >= sizeof r->given) {
         hw_warn(ENAMETOOLONG, "-o %s", cfg->out_dir ? cfg->out_dir : "");
@@ -963,6 +983,13 @@ int mon_run(const struct mon_config *cfg)
         goto out;
     }
 
+    /* where it runs: the job's environment (with -p the process's, when hwmon may read it) */
+    struct utsname un;
+    if (uname(&un) < 0)
+        memset(&un, 0, sizeof un);
+    if (!cfg->attach_pid ||
+        mon_context_of_pid(&r->ctx, cfg->proc_root, cfg->attach_pid, un.nodename) < 0)
+        mon_context_self(&r->ctx, un.nodename);
     if (make_dir(r) < 0 || open_runlog(r) < 0)
         goto out;
     int rc;

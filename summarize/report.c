@@ -3,6 +3,7 @@
 
 #include <json-c/json.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +154,20 @@ static void json_machine(struct hw_json *w, const struct sum_run *run)
     json_count(w, "cpus_allowed", run->info.cpus_allowed);
     json_count(w, "gpus", run->info.gpus);
     hw_json_u64(w, "gpus_recorded", sum_run_gpu_count(run));
+    hw_json_close(w);
+}
+
+/* Where the run ran, as the scheduler and launcher said (hw_ctx_defs): every key, null when not
+ * said. */
+static void json_context(struct hw_json *w, const struct sum_run *run)
+{
+    hw_json_open(w, "context", '{');
+    for (int k = 0; k < HW_CTX_COUNT; k++) {
+        if (run->info.ctx[k][0])
+            hw_json_str(w, hw_ctx_defs[k].key, run->info.ctx[k]);
+        else
+            hw_json_null(w, hw_ctx_defs[k].key);
+    }
     hw_json_close(w);
 }
 
@@ -519,6 +534,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
            "distinct values, else within 0.4% relative error (marked percentiles_exact: false)");
 
     json_machine(&w, run);
+    json_context(&w, run);
     json_filesystems(&w, run);
     json_together(&w, run);
     hw_json_open(&w, "gpus", '[');
@@ -1201,6 +1217,16 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
         tmem(out, fs->free_end_mib, u);
         hw_buf_putc(out, '\n');
     }
+    bool any_ctx = false;
+    for (int k = HW_CTX_HOST + 1; k < HW_CTX_COUNT; k++) /* the host is on the machine line */
+        if (run->info.ctx[k][0]) {
+            hw_buf_puts(out, any_ctx ? ", " : "  job: ");
+            hw_buf_printf(out, "%s ", hw_ctx_defs[k].key);
+            hw_buf_printf(out, "%s", safe(run->info.ctx[k], sb, sizeof sb));
+            any_ctx = true;
+        }
+    if (any_ctx)
+        hw_buf_putc(out, '\n');
     if (run->cpu[SUM_CPU_MEM_TOTAL].n) {
         hw_buf_puts(out, "  system memory ");
         tmem(out, max_or_nan(&run->cpu[SUM_CPU_MEM_TOTAL]), u);
@@ -1378,7 +1404,7 @@ struct col {
  * container's memory peak, set by the column before it); PER_IO(...) stands for its columns once
  * per disk/network counter i. CSV, JSONL and --units rows are all expanded from this one list,
  * and the arrays they fill have exactly as many places as it has columns. */
-#define SWEEP_COLUMNS(S, D, U, I, PER_IO)                                                         \
+#define SWEEP_COLUMNS(S, D, U, I, PER_IO, PER_CTX)                                                 \
     S("dir", run->dir)                                                                            \
     S("status", sum_status_names[run->outcome.status])                                            \
     I("exit_status", run->outcome.exit_status >= 0 ? run->outcome.exit_status : NAN)              \
@@ -1453,13 +1479,26 @@ struct col {
     D("gpus_mem_used_peak_mib", together(run).mem_used_peak_mib)                                  \
     D("gpus_mem_total_mib", together(run).mem_total_mib)                                          \
     D("gpus_util_sum_peak_pct", together(run).util_sum_peak_pct)                                  \
-    D("gpus_busy_max", together(run).busy_gpus_max)
+    D("gpus_busy_max", together(run).busy_gpus_max)                                               \
+    PER_CTX(S(ctx_cols[i], run->info.ctx[i][0] ? run->info.ctx[i] : NULL))
 
 #define COL_ONE(nm, v) +1
 #define COL_PER_IO(cols) +SUM_IO_COUNT * (0 cols)
-enum { SWEEP_NCOLS = 0 SWEEP_COLUMNS(COL_ONE, COL_ONE, COL_ONE, COL_ONE, COL_PER_IO) };
+#define COL_PER_CTX(cols) +HW_CTX_COUNT * (0 cols)
+enum { SWEEP_NCOLS = 0 SWEEP_COLUMNS(COL_ONE, COL_ONE, COL_ONE, COL_ONE, COL_PER_IO, COL_PER_CTX) };
 #undef COL_ONE
 #undef COL_PER_IO
+#undef COL_PER_CTX
+
+/* job.KEY: the sweep-row column of each context key (hw_ctx_defs), made once */
+static char ctx_cols[HW_CTX_COUNT][64];
+static pthread_once_t ctx_cols_once = PTHREAD_ONCE_INIT;
+
+static void make_ctx_cols(void)
+{
+    for (int k = 0; k < HW_CTX_COUNT; k++)
+        snprintf(ctx_cols[k], sizeof ctx_cols[k], "job.%s", hw_ctx_defs[k].key);
+}
 
 static size_t flat_cols(const struct sum_run *run, struct col c[SWEEP_NCOLS])
 {
@@ -1475,7 +1514,13 @@ static size_t flat_cols(const struct sum_run *run, struct col c[SWEEP_NCOLS])
     for (int i = 0; i < SUM_IO_COUNT; i++) {                                                      \
         cols                                                                                       \
     }
-    SWEEP_COLUMNS(S, D, U, I, PER_IO)
+    pthread_once(&ctx_cols_once, make_ctx_cols);
+#define PER_CTX(cols)                                                                              \
+    for (int i = 0; i < HW_CTX_COUNT; i++) {                                                      \
+        cols                                                                                       \
+    }
+    SWEEP_COLUMNS(S, D, U, I, PER_IO, PER_CTX)
+#undef PER_CTX
 #undef S
 #undef D
 #undef U

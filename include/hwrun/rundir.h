@@ -217,6 +217,38 @@ extern const char *const hw_events[HW_EV_COUNT]; /* the nine above */
 #define HW_FS_FREE "free_mib"
 #define HW_START_COMMAND "command"
 #define HW_START_CGROUP "cgroup"
+/* Where the run ran, as the scheduler and the launcher say: the start event's "context" object,
+ * each key below with its value as a string (absent when nothing set it), read from the job's
+ * environment (the command's, or with -p the process's when hwmon may read it). summarize
+ * shows it as "context" and as job.KEY sweep-row columns, to join with sacct or launcher logs. */
+#define HW_START_CONTEXT "context"
+enum hw_ctx {
+    HW_CTX_HOST, /* the node name (uname), not the environment */
+    HW_CTX_SLURM_JOB_ID,
+    HW_CTX_SLURM_ARRAY_JOB_ID,
+    HW_CTX_SLURM_ARRAY_TASK_ID,
+    HW_CTX_SLURM_STEP_ID,
+    HW_CTX_SLURM_NODE_ID,
+    HW_CTX_SLURM_PROC_ID,
+    HW_CTX_SLURM_LOCAL_ID,
+    HW_CTX_SLURM_NTASKS,
+    HW_CTX_SLURM_NODELIST,
+    HW_CTX_SLURM_JOB_NAME,
+    HW_CTX_K8S, /* "true" inside a Kubernetes pod (KUBERNETES_SERVICE_HOST is set) */
+    HW_CTX_K8S_POD,
+    HW_CTX_K8S_NAMESPACE,
+    HW_CTX_K8S_NODE,
+    HW_CTX_RANK, /* torchrun, Open MPI, MPICH/PMI, PMIx */
+    HW_CTX_LOCAL_RANK,
+    HW_CTX_WORLD_SIZE,
+    HW_CTX_LOCAL_WORLD_SIZE,
+    HW_CTX_COUNT
+};
+struct hw_ctx_def {
+    const char *key;    /* "slurm_job_id": the context's key; the sweep column is job.KEY */
+    const char *env[4]; /* the variables that say it, the first set one wins */
+};
+extern const struct hw_ctx_def hw_ctx_defs[HW_CTX_COUNT];
 #define HW_START_MODE "mode" /* "wrap", "attach" or "system" */
 #define HW_MODE_ATTACH "attach"
 /* Whether hwmon saw the host's pids ("init"), the ones nvidia-smi prints, or a container's. */

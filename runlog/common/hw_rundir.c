@@ -56,3 +56,28 @@ const char *const hw_events[HW_EV_COUNT] = {
     HW_EV_CHILD_EXIT, HW_EV_CHILD_RESTART, HW_EV_CHILD_HUNG,      HW_EV_GPM_UNAVAILABLE,
     HW_EV_GPU_SELECTION_FALLBACK,
 };
+
+const struct hw_ctx_def hw_ctx_defs[HW_CTX_COUNT] = {
+    [HW_CTX_HOST] = {"host", {NULL}},
+    [HW_CTX_SLURM_JOB_ID] = {"slurm_job_id", {"SLURM_JOB_ID", "SLURM_JOBID"}},
+    [HW_CTX_SLURM_ARRAY_JOB_ID] = {"slurm_array_job_id", {"SLURM_ARRAY_JOB_ID"}},
+    [HW_CTX_SLURM_ARRAY_TASK_ID] = {"slurm_array_task_id", {"SLURM_ARRAY_TASK_ID"}},
+    [HW_CTX_SLURM_STEP_ID] = {"slurm_step_id", {"SLURM_STEP_ID", "SLURM_STEPID"}},
+    [HW_CTX_SLURM_NODE_ID] = {"slurm_node_id", {"SLURM_NODEID"}},
+    [HW_CTX_SLURM_PROC_ID] = {"slurm_proc_id", {"SLURM_PROCID"}},
+    [HW_CTX_SLURM_LOCAL_ID] = {"slurm_local_id", {"SLURM_LOCALID"}},
+    [HW_CTX_SLURM_NTASKS] = {"slurm_ntasks", {"SLURM_NTASKS", "SLURM_NPROCS"}},
+    [HW_CTX_SLURM_NODELIST] = {"slurm_nodelist", {"SLURM_JOB_NODELIST", "SLURM_NODELIST"}},
+    [HW_CTX_SLURM_JOB_NAME] = {"slurm_job_name", {"SLURM_JOB_NAME"}},
+    [HW_CTX_K8S] = {"kubernetes", {"KUBERNETES_SERVICE_HOST"}},
+    [HW_CTX_K8S_POD] = {"k8s_pod", {"POD_NAME", "MY_POD_NAME", "K8S_POD_NAME"}},
+    [HW_CTX_K8S_NAMESPACE] = {"k8s_namespace",
+                              {"POD_NAMESPACE", "MY_POD_NAMESPACE", "K8S_NAMESPACE"}},
+    [HW_CTX_K8S_NODE] = {"k8s_node", {"NODE_NAME", "MY_NODE_NAME", "K8S_NODE_NAME"}},
+    [HW_CTX_RANK] = {"rank", {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}},
+    [HW_CTX_LOCAL_RANK] = {"local_rank",
+                           {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"}},
+    [HW_CTX_WORLD_SIZE] = {"world_size", {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}},
+    [HW_CTX_LOCAL_WORLD_SIZE] = {"local_world_size",
+                                 {"LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE"}},
+};

@@ -370,6 +370,7 @@ struct sum_run_info {
         double total_mib, used_start_mib, free_start_mib, used_end_mib, free_end_mib;
     } fs[SUM_MAX_FS];
     int nfs;
+    char ctx[HW_CTX_COUNT][256]; /* the start event's context (hw_ctx_defs), "" when not said */
 };
 
 /* obj.key as a string / an integer (events' data); NULL / false when absent or another type. */

@@ -84,6 +84,12 @@ void sum_run_info_event(struct sum_run_info *info, const struct sum_event *e)
                          : NAN;
         info->nfs = 0; /* a second start event: its run's file systems */
         take_fs(info, e->data, true);
+        struct json_object *ctx = NULL;
+        json_object_object_get_ex(e->data, HW_START_CONTEXT, &ctx);
+        for (int k = 0; k < HW_CTX_COUNT; k++) {
+            const char *v = ctx ? sum_json_str(ctx, hw_ctx_defs[k].key) : NULL;
+            snprintf(info->ctx[k], sizeof info->ctx[k], "%s", v ? v : "");
+        }
         double ca = sum_json_num(e->data, HW_CPUS_ALLOWED_KEY);
         if (isfinite(ca) && ca >= 1)
             info->cpus_allowed = ca;

@@ -1,5 +1,6 @@
 /* hwmon's test program: the suites of test_procfs.c, test_hwmon.c, test_gpm.c, test_prom.c
- * test_gpus.c, test_jobtree.c, test_children.c and test_smiprobe.c. */
+ * test_gpus.c, test_jobtree.c, test_children.c, test_smiprobe.c, test_edges.c and
+ * test_context.c. */
 #include "testutil.h"
 
 void add_procfs_suite(void);
@@ -13,6 +14,7 @@ void add_sysmon_suite(void);
 void add_children_unit_suite(void);
 void add_smiprobe_suite(void);
 void add_edges_suite(void);
+void add_context_suite(void);
 
 void cu_register_all(void)
 {
@@ -27,4 +29,5 @@ void cu_register_all(void)
     add_children_unit_suite();
     add_smiprobe_suite();
     add_edges_suite();
+    add_context_suite();
 }

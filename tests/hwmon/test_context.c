@@ -1,0 +1,163 @@
+/* Where a run runs (context.c): the scheduler's and launcher's variables in the start event,
+ * summarize's context and job.* columns, and -o's placeholders. */
+#include <CUnit/CUnit.h>
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "context.h"
+#include "hwtest.h"
+
+static const char env_block[] = "PATH=/bin\0SLURM_JOBID=old\0SLURM_JOB_ID=812345\0"
+                                "SLURM_ARRAY_JOB_ID=812340\0SLURM_ARRAY_TASK_ID=5\0"
+                                "SLURM_NODEID=1\0SLURM_PROCID=3\0SLURM_LOCALID=1\0"
+                                "OMPI_COMM_WORLD_RANK=9\0RANK=3\0KUBERNETES_SERVICE_HOST=10.0.0.1\0"
+                                "MY_POD_NAME=trainer-1\0NOT_A_VAR\0SLURM_JOB_NAME=a/b c\0";
+
+/* The first variable of a key's list wins, whatever their order; KUBERNETES_SERVICE_HOST says
+ * "inside a pod"; a name without '=' is ignored. */
+static void test_parse(void)
+{
+    struct mon_context c;
+    mon_context_parse(&c, env_block, sizeof env_block - 1, "node7");
+    CU_ASSERT_STRING_EQUAL(c.v[HW_CTX_HOST], "node7");
+    CU_ASSERT_STRING_EQUAL(c.v[HW_CTX_SLURM_JOB_ID], "812345");
+    CU_ASSERT_STRING_EQUAL(c.v[HW_CTX_SLURM_ARRAY_TASK_ID], "5");
+    CU_ASSERT_STRING_EQUAL(c.v[HW_CTX_SLURM_NODE_ID], "1");
+    CU_ASSERT_STRING_EQUAL(c.v[HW_CTX_RANK], "3"); /* RANK before OMPI_COMM_WORLD_RANK */
+    CU_ASSERT_STRING_EQUAL(c.v[HW_CTX_K8S], "true");
+    CU_ASSERT_STRING_EQUAL(c.v[HW_CTX_K8S_POD], "trainer-1");
+    CU_ASSERT_STRING_EQUAL(c.v[HW_CTX_WORLD_SIZE], "");
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    mon_context_json(&c, &b);
+    json_object *o = json_tokener_parse(b.p);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    json_object *v;
+    CU_ASSERT_TRUE(json_object_object_get_ex(o, "slurm_job_id", &v) &&
+                   !strcmp(json_object_get_string(v), "812345"));
+    CU_ASSERT_FALSE(json_object_object_get_ex(o, "world_size", &v)); /* not set: absent */
+    json_object_put(o);
+    hw_buf_free(&b);
+}
+
+static void test_placeholders(void)
+{
+    struct mon_context c;
+    mon_context_parse(&c, env_block, sizeof env_block - 1, "gpu/node 7");
+    char out[256], err[256];
+    int unset;
+    CU_ASSERT_EQUAL(mon_expand_output("runs/{jobid}/{host}-{rank}.{localrank}-{nodeid}", &c,
+                                      "20261125T180102Z", 42, out, sizeof out, &unset, err,
+                                      sizeof err),
+                    0);
+    /* the array job's ID_TASK, the host's '/' and blank made '_' */
+    CU_ASSERT_STRING_EQUAL(out, "runs/812340_5/gpu_node_7-3.1-1");
+    CU_ASSERT_EQUAL(unset, 0);
+    CU_ASSERT_EQUAL(mon_expand_output("{time}-{pid}", &c, "20261125T180102Z", 42, out,
+                                      sizeof out, &unset, err, sizeof err),
+                    0);
+    CU_ASSERT_STRING_EQUAL(out, "20261125T180102Z-42");
+    struct mon_context none;
+    memset(&none, 0, sizeof none);
+    CU_ASSERT_EQUAL(mon_expand_output("r/{jobid}/{rank}", &none, "T", 1, out, sizeof out, &unset,
+                                      err, sizeof err),
+                    0);
+    CU_ASSERT_STRING_EQUAL(out, "r/none/none");
+    CU_ASSERT_EQUAL(unset, 2);
+    CU_ASSERT_EQUAL(mon_expand_output("r/{jobi}", &c, "T", 1, out, sizeof out, &unset, err,
+                                      sizeof err),
+                    -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "unknown placeholder {jobi}"));
+    CU_ASSERT_EQUAL(mon_expand_output("r/{rank", &c, "T", 1, out, sizeof out, &unset, err,
+                                      sizeof err),
+                    -1);
+    CU_ASSERT_EQUAL(mon_expand_output("{host}{host}", &c, "T", 1, out, 8, &unset, err, sizeof err),
+                    -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "too long"));
+}
+
+/* The real thing: a wrapped command under SLURM's and torchrun's variables gets its directory
+ * from the placeholders; the start event and summarize's JSON, text and rows carry the context;
+ * attached with -p, the context is the watched process's, not hwmon's; a misspelled placeholder
+ * is a usage error (exit 2) and nothing runs. */
+static void test_end_to_end(void)
+{
+    char *base = th_tmpdir("hwmon-ctx");
+    char *pattern = th_fmt("%s/{jobid}/{host}-r{rank}", base);
+    char *env[] = {"SLURM_JOB_ID=900001", "SLURM_NODEID=0", "SLURM_PROCID=2",
+                   "SLURM_NODELIST=gpu-[01-02]", "RANK=2", "WORLD_SIZE=4", "PATH=/usr/bin:/bin",
+                   NULL};
+    char **argv = ht_argv_nosmi(pattern, "--no-gpu", "-i", "0.1", "--", "/bin/sleep", "0.3", NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, env, 30, NULL), 0);
+    char host[256] = "";
+    gethostname(host, sizeof host);
+    for (char *h = host; *h; h++)
+        if (!((*h >= 'a' && *h <= 'z') || (*h >= 'A' && *h <= 'Z') || (*h >= '0' && *h <= '9') ||
+              *h == '.' || *h == '_' || *h == '-'))
+            *h = '_';
+    char *dir = th_fmt("%s/900001/%s-r2", base, host);
+    json_object *start = ht_event(dir, "start", 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(start);
+    json_object *ctx = ht_data(start, HW_START_CONTEXT), *v;
+    CU_ASSERT_TRUE(ctx && json_object_object_get_ex(ctx, "slurm_nodelist", &v) &&
+                   !strcmp(json_object_get_string(v), "gpu-[01-02]"));
+    CU_ASSERT_TRUE(ctx && json_object_object_get_ex(ctx, "world_size", &v) &&
+                   !strcmp(json_object_get_string(v), "4"));
+    json_object_put(start);
+    char *sum[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), "-q", "-f", "csv", dir, NULL};
+    struct th_result r;
+    CU_ASSERT_FATAL(th_run(sum, NULL, NULL, 30, &r) == 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",job.slurm_job_id,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",900001,"));
+    th_result_free(&r);
+    free(dir);
+    free(argv);
+
+    /* -p: the watched process's variables, not hwmon's */
+    char *sl[] = {"/bin/sleep", "30", NULL};
+    char *target_env[] = {"SLURM_JOB_ID=777", "RANK=5", NULL};
+    pid_t target = th_spawn(sl, target_env, NULL, NULL);
+    CU_ASSERT_FATAL(target > 0);
+    char *ps = th_fmt("%d", (int)target);
+    char *adir = th_fmt("%s/attached-{jobid}-{rank}", base);
+    argv = ht_argv_nosmi(adir, "--no-gpu", "-i", "0.1", "-d", "0.3", "-p", ps, NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, env, 30, NULL), 0);
+    char *want = th_fmt("%s/attached-777-5", base);
+    CU_ASSERT_EQUAL(access(want, F_OK), 0);
+    kill(target, SIGKILL);
+    th_wait(target, 5);
+    free(want);
+    free(argv);
+    free(adir);
+    free(ps);
+
+    /* a typo: usage error, nothing made, nothing run */
+    char *typo = th_fmt("%s/{jobidd}", base);
+    char *marker = th_fmt("%s/ran", base);
+    char *touch = th_fmt("touch '%s'", marker);
+    argv = ht_argv_nosmi(typo, "--no-gpu", "--", "/bin/sh", "-c", touch, NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, env, 30, &r), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "unknown placeholder {jobidd}"));
+    th_result_free(&r);
+    CU_ASSERT_NOT_EQUAL(access(marker, F_OK), 0);
+    free(argv);
+    free(touch);
+    free(marker);
+    free(typo);
+    free(pattern);
+    th_rmtree(base);
+    free(base);
+}
+
+void add_context_suite(void);
+void add_context_suite(void)
+{
+    CU_pSuite s = CU_add_suite("context", NULL, NULL);
+    CU_add_test(s, "parse", test_parse);
+    CU_add_test(s, "placeholders", test_placeholders);
+    CU_add_test(s, "end_to_end", test_end_to_end);
+}
