@@ -552,6 +552,14 @@ static double scaled(double v, double scale)
     return scale == MIB ? round(v * scale) : v * scale;
 }
 
+/* ,key="value" inside a series' braces */
+static void label(struct hw_buf *b, const char *key, const char *value)
+{
+    hw_buf_printf(b, ",%s=\"", key);
+    mon_prom_label_value(b, value);
+    hw_buf_putc(b, '"');
+}
+
 /* name{run="RUN"[,key="val"]...}, the labels after the run given as NULL-ended pairs: every
  * series carries the run, so the runs of a node, each in a file of its own in one textfile
  * directory, never collide. */
@@ -560,14 +568,22 @@ static void series(struct hw_buf *b, const struct mon_prom *p, const char *name,
     hw_buf_puts(b, name);
     hw_buf_puts(b, "{run=\"");
     hw_buf_puts(b, p->run_label);
+    hw_buf_putc(b, '"');
     va_list ap;
     va_start(ap, name);
-    for (const char *key; (key = va_arg(ap, const char *));) {
-        hw_buf_printf(b, "\",%s=\"", key);
-        mon_prom_label_value(b, va_arg(ap, const char *));
-    }
+    for (const char *key; (key = va_arg(ap, const char *));)
+        label(b, key, va_arg(ap, const char *));
     va_end(ap);
-    hw_buf_puts(b, "\"}");
+    hw_buf_putc(b, '}');
+}
+
+/* hwrun_run_info's context labels (mon_prom_set_context) */
+static const enum hw_ctx info_ctx[] = {HW_CTX_SLURM_JOB_ID, HW_CTX_SLURM_ARRAY_TASK_ID,
+                                       HW_CTX_K8S_NAMESPACE, HW_CTX_K8S_POD, HW_CTX_RANK};
+
+void mon_prom_set_context(struct mon_prom *p, const struct mon_context *c)
+{
+    p->ctx = *c;
 }
 
 static void gpu_sample(struct hw_buf *b, const struct mon_prom *p, const char *name, int g,
@@ -611,9 +627,18 @@ void mon_prom_format(const struct mon_prom *p, const struct mon_prom_counters *c
 {
     if (p->claimed)
         hw_buf_puts(b, p->owner_line);
-    family(b, "hwrun_run_info", "gauge", "The run hwmon records: its directory name, host, command.");
-    series(b, p, "hwrun_run_info", "host", p->host, "command", p->command, (char *)NULL);
-    hw_buf_puts(b, " 1\n");
+    family(b, "hwrun_run_info", "gauge",
+           "The run hwmon records: its directory name, host, command, and where the scheduler "
+           "runs it.");
+    hw_buf_puts(b, "hwrun_run_info{run=\"");
+    hw_buf_puts(b, p->run_label);
+    hw_buf_putc(b, '"');
+    label(b, "host", p->host);
+    label(b, "command", p->command);
+    for (size_t i = 0; i < NELEM(info_ctx); i++)
+        if (p->ctx.v[info_ctx[i]][0])
+            label(b, hw_ctx_defs[info_ctx[i]].key, p->ctx.v[info_ctx[i]]);
+    hw_buf_puts(b, "} 1\n");
     plain(b, p, "hwrun_export_timestamp_seconds", "gauge",
           "When hwmon wrote this file (Unix time). A file older than 3 export intervals was left "
           "by a hwmon that died.",

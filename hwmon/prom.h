@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "context.h"
 #include "hwrun/rundir.h"
 #include "hwrun/io.h"
 #include "readers.h"
@@ -65,6 +66,8 @@ struct mon_prom {
     char run[256], host[256], command[256]; /* label values (raw; escaped when written); run
                                              * is on every series: one value per live run */
     char run_label[1024];     /* run escaped as a label value, once (mon_prom_open) */
+    /* hwrun_run_info's labels of where the run runs (mon_prom_set_context), "" when not set */
+    struct mon_context ctx;
     struct mon_prom_owner me; /* this hwmon, as its file's first line says (mon_prom_claim) */
     char owner_line[256];
     bool claimed;
@@ -136,6 +139,11 @@ int mon_prom_remove(struct mon_prom *p);
 int mon_prom_open(struct mon_prom *p, const char *run_dir, const char *gpu_fields,
                   double interval_s, const char *host, const char *command);
 /* (mon_prom_resolve, mon_prom_claim, then mon_prom_open: the run label is the claimed one.) */
+
+/* The run's context (context.h): hwrun_run_info gets the SLURM job
+ * and array task, the pod and namespace and the rank as labels, to join a fleet's series with
+ * the scheduler's (one value per run: bounded). */
+void mon_prom_set_context(struct mon_prom *p, const struct mon_context *c);
 
 /* Read what the files gained since the last call and write the exposition file (after the
  * owner line when claimed), with now (wall clock, seconds) as hwrun_export_timestamp_seconds.

@@ -901,6 +901,7 @@ static int prom_start(struct run *r)
         return -1;
     }
     r->prom_open = true;
+    mon_prom_set_context(&r->prom, &r->ctx);
     struct mon_prom_counters c = {0};
     rc = mon_prom_update(&r->prom, &c, hw_real_now());
     if (rc < 0) {

@@ -166,12 +166,17 @@ static void test_exposition(void)
     CU_ASSERT_STRING_EQUAL(p.path, out);
     snprintf(p.run, sizeof p.run, "r\"7"); /* the label of every series */
     CU_ASSERT_EQUAL_FATAL(mon_prom_open(&p, dir, fields, 1.0, "node\"7", "/usr/bin/python3"), 0);
+    struct mon_context ctx;
+    static const char env[] = "SLURM_JOB_ID=812345\0RANK=3\0POD_NAME=trainer-\"0\0";
+    mon_context_parse(&ctx, env, sizeof env - 1, "node\"7");
+    mon_prom_set_context(&p, &ctx);
     struct mon_prom_counters c = {.samples = 3, .skipped_slots = 1, .child_restarts = 2};
     CU_ASSERT_EQUAL_FATAL(mon_prom_update(&p, &c, 1764085545.25), 0);
     char *text = th_read_file(out, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     static const char *const want[] = {
-        "hwrun_run_info{run=\"r\\\"7\",host=\"node\\\"7\",command=\"python3\"} 1\n",
+        "hwrun_run_info{run=\"r\\\"7\",host=\"node\\\"7\",command=\"python3\","
+        "slurm_job_id=\"812345\",k8s_pod=\"trainer-\\\"0\",rank=\"3\"} 1\n",
         "# TYPE hwrun_phase_info gauge\nhwrun_phase_info{run=\"r\\\"7\",phase=\"a\\\"b\\\\c\\nd\"} 1\n",
         "# TYPE hwrun_gpu_power_watts gauge\nhwrun_gpu_power_watts{run=\"r\\\"7\",gpu=\"0\"} 120.0\n"
         "# HELP hwrun_gpu_temperature_celsius",
