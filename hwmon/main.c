@@ -97,6 +97,7 @@ int main(int argc, char **argv)
         OPT_PSS,
         OPT_PROC_ROOT,
         OPT_SYS_ROOT,
+        OPT_LOCK_DIR,
         OPT_GRACE,
         OPT_GPM,
         OPT_NO_GPM,
@@ -131,6 +132,7 @@ int main(int argc, char **argv)
         /* hidden, for tests */
         {"proc-root", required_argument, NULL, OPT_PROC_ROOT},
         {"sys-root", required_argument, NULL, OPT_SYS_ROOT},
+        {"lock-dir", required_argument, NULL, OPT_LOCK_DIR},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -218,6 +220,9 @@ int main(int argc, char **argv)
             break;
         case OPT_PROC_ROOT:
             cfg.proc_root = optarg;
+            break;
+        case OPT_LOCK_DIR:
+            cfg.lock_dir = optarg;
             break;
         case OPT_SYS_ROOT:
             cfg.sys_root = optarg;

@@ -30,6 +30,7 @@ struct mon_config {
     pid_t attach_pid;        /* -p PID, or 0 */
     char **command;          /* -- COMMAND ARG..., or NULL */
     const char *proc_root;   /* /proc (tests: testdata/proc) */
+    const char *lock_dir;    /* where the node's GPU sampler lock is (nodelock.h): /dev/shm */
     const char *sys_root;    /* where mount points and /sys are: "/" (tests: a fixture) */
     double grace_s;          /* SIGTERM to SIGKILL for the children, 5 s */
     enum mon_gpm gpm;        /* GPM metrics (hw_gpm.csv): auto (default), on, off */

@@ -41,6 +41,7 @@
 #include "jobtree.h"
 #include "launch.h"
 #include "context.h"
+#include "nodelock.h"
 #include "fsspace.h"
 #include "prom.h"
 #include "runlog.h"
@@ -116,6 +117,7 @@ struct run {
     int dirfd;
     char given[PATH_MAX]; /* -o as given (or the default name), placeholders expanded */
     struct mon_context ctx; /* where it runs: the job's scheduler and launcher (context.h) */
+    struct mon_nodelock nodelock; /* the node's GPU sampler for this job (nodelock.h) */
     size_t dir_made;      /* hw_mkdir_p: the prefix of given that existed before this start */
     unsigned created;     /* bit i: samples[i] was created by this start */
     bool made_log;        /* run.jsonl was created by this start */
@@ -410,6 +412,12 @@ static void log_start(struct run *r, const char *mode)
                     sched_getaffinity(0, sizeof aff, &aff) == 0;
     /* nvidia-smi prints the host's pids: in another PID namespace they match none of ours */
     r->nfs = mon_fs_list(cfg->proc_root, r->fs, MON_FS_MAX);
+    bool locked = r->nodelock.fd >= 0 || r->nodelock.secondary;
+    rl_field_t sampler[] = {
+        RL_STR(HW_SAMPLER_ROLE, r->nodelock.secondary ? HW_SAMPLER_SECONDARY : HW_SAMPLER_PRIMARY),
+        RL_INT(HW_SAMPLER_PID, r->nodelock.secondary ? r->nodelock.primary_pid : getpid()),
+        RL_STR(HW_SAMPLER_DIR, r->nodelock.secondary ? r->nodelock.primary_dir : r->dir),
+    };
     char ctx_store[1024];
     struct hw_buf ctxj;
     hw_buf_init(&ctxj, ctx_store, sizeof ctx_store);
@@ -455,6 +463,7 @@ static void log_start(struct run *r, const char *mode)
         {ns >= 0, RL_STR(HW_PIDNS_KEY, ns > 0 ? HW_PIDNS_INIT : HW_PIDNS_OTHER)},
         {r->nfs > 0 && !fsj.oom, RL_JSON(HW_EV_FILESYSTEMS, r->nfs > 0 ? fsj.p : "")},
         {!ctxj.oom, RL_JSON(HW_START_CONTEXT, ctxj.oom ? "" : ctxj.p)},
+        {locked, RL_OBJ(HW_START_GPU_SAMPLER, sampler, HW_ARRAY_SIZE(sampler))},
     };
     rl_field_t f[HW_ARRAY_SIZE(all)];
     log_event(r, HW_EV_START, f, pick_fields(all, HW_ARRAY_SIZE(all), f));
@@ -935,6 +944,7 @@ static void cleanup(struct run *r)
     if (r->runlog_rd >= 0)
         close(r->runlog_rd);
     mon_env_free(r->smi_env);
+    mon_nodelock_release(&r->nodelock);
     if (r->prom_open) { /* a finished run is not served as live: its file goes */
         int rc = mon_prom_remove(&r->prom);
         if (rc < 0)
@@ -956,6 +966,7 @@ int mon_run(const struct mon_config *cfg)
     memset(r, 0, sizeof *r);
     r->cfg = cfg;
     r->sfd = r->efd = r->pidfd = r->cpu_fd = r->proc_fd = r->tree_pids_fd = r->dirfd = -1;
+    r->nodelock.fd = -1; /* no lock until the GPUs are chosen */
     r->runlog_rd = -1;
     mon_children_init(&r->children, r->smi.path, NULL, on_child, r);
     r->t0 = hw_mono_now();
@@ -1017,6 +1028,29 @@ int mon_run(const struct mon_config *cfg)
     } /* a job's CUDA_VISIBLE_DEVICES that is not a list: it runs, no GPU is measured */
     if (r->gsel.none)
         gpu_wanted = false; /* the job was given no GPU */
+    if (gpu_wanted) { /* several ranks of one job on this node: one samples the GPUs */
+        char job[2 * MON_CTX_VALUE];
+        const struct mon_context *c = &r->ctx;
+        if (c->v[HW_CTX_SLURM_JOB_ID][0])
+            snprintf(job, sizeof job, "%s%s%s", c->v[HW_CTX_SLURM_JOB_ID],
+                     c->v[HW_CTX_SLURM_ARRAY_TASK_ID][0] ? "_" : "",
+                     c->v[HW_CTX_SLURM_ARRAY_TASK_ID]);
+        else
+            snprintf(job, sizeof job, "%s", c->v[HW_CTX_K8S_POD]);
+        int lrc = mon_nodelock_take(&r->nodelock, cfg->lock_dir ? cfg->lock_dir : "/dev/shm", job,
+                                    r->gsel.ids ? r->gsel.ids : "all", r->dir);
+        if (lrc < 0 && !cfg->quiet)
+            hw_warn(-lrc, "%s: no node GPU sampler lock; this run samples its GPUs",
+                    r->nodelock.path);
+        if (r->nodelock.secondary) {
+            gpu_wanted = false;
+            if (!cfg->quiet)
+                hw_warn(0, "the GPUs of job %s on this node are sampled by hwmon %d (%s): not "
+                           "again here",
+                        job, (int)r->nodelock.primary_pid,
+                        r->nodelock.primary_dir[0] ? r->nodelock.primary_dir : "?");
+        }
+    }
     if (gpu_wanted) {
         r->smi_env = mon_env_with(NULL);
         if (!r->smi_env) {

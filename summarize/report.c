@@ -171,6 +171,24 @@ static void json_context(struct hw_json *w, const struct sum_run *run)
     hw_json_close(w);
 }
 
+/* Which hwmon sampled the node's GPUs for this job (nodelock.h): null without a job lock. */
+static void json_sampler(struct hw_json *w, const struct sum_run *run)
+{
+    const struct sum_run_info *i = &run->info;
+    if (!i->sampler_role[0]) {
+        hw_json_null(w, "gpu_sampler");
+        return;
+    }
+    hw_json_open(w, "gpu_sampler", '{');
+    hw_json_str(w, "role", i->sampler_role);
+    if (i->sampler_pid > 0)
+        hw_json_u64(w, "pid", (uint64_t)i->sampler_pid);
+    else
+        hw_json_null(w, "pid");
+    hw_json_str(w, "dir", i->sampler_dir);
+    hw_json_close(w);
+}
+
 /* The file systems the job could write, at its start and end (hwmon's events). */
 static void json_filesystems(struct hw_json *w, const struct sum_run *run)
 {
@@ -535,6 +553,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
 
     json_machine(&w, run);
     json_context(&w, run);
+    json_sampler(&w, run);
     json_filesystems(&w, run);
     json_together(&w, run);
     hw_json_open(&w, "gpus", '[');
@@ -1227,6 +1246,10 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
         }
     if (any_ctx)
         hw_buf_putc(out, '\n');
+    if (!strcmp(run->info.sampler_role, HW_SAMPLER_SECONDARY)) {
+        hw_buf_printf(out, "  GPUs: sampled for this job and node by hwmon %ld (", run->info.sampler_pid);
+        hw_buf_printf(out, "%s), not in this run\n", safe(run->info.sampler_dir, sb, sizeof sb));
+    }
     if (run->cpu[SUM_CPU_MEM_TOTAL].n) {
         hw_buf_puts(out, "  system memory ");
         tmem(out, max_or_nan(&run->cpu[SUM_CPU_MEM_TOTAL]), u);

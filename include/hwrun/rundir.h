@@ -222,6 +222,15 @@ extern const char *const hw_events[HW_EV_COUNT]; /* the nine above */
  * environment (the command's, or with -p the process's when hwmon may read it). summarize
  * shows it as "context" and as job.KEY sweep-row columns, to join with sacct or launcher logs. */
 #define HW_START_CONTEXT "context"
+/* With a job id in the context: which hwmon samples this node's GPUs for the job and GPU set
+ * (hwmon/nodelock.h): {role: "primary" | "secondary", pid, dir}; a secondary ran no
+ * nvidia-smi. */
+#define HW_START_GPU_SAMPLER "gpu_sampler"
+#define HW_SAMPLER_ROLE "role"
+#define HW_SAMPLER_PRIMARY "primary"
+#define HW_SAMPLER_SECONDARY "secondary"
+#define HW_SAMPLER_PID "pid"
+#define HW_SAMPLER_DIR "dir"
 enum hw_ctx {
     HW_CTX_HOST, /* the node name (uname), not the environment */
     HW_CTX_SLURM_JOB_ID,

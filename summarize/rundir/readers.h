@@ -371,6 +371,10 @@ struct sum_run_info {
     } fs[SUM_MAX_FS];
     int nfs;
     char ctx[HW_CTX_COUNT][256]; /* the start event's context (hw_ctx_defs), "" when not said */
+    /* the start event's gpu_sampler: role "" (none said), "primary" or "secondary", the hwmon
+     * that sampled the node's GPUs (pid 0: not said) and its run directory */
+    char sampler_role[16], sampler_dir[4096];
+    long sampler_pid;
 };
 
 /* obj.key as a string / an integer (events' data); NULL / false when absent or another type. */

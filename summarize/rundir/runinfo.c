@@ -84,6 +84,15 @@ void sum_run_info_event(struct sum_run_info *info, const struct sum_event *e)
                          : NAN;
         info->nfs = 0; /* a second start event: its run's file systems */
         take_fs(info, e->data, true);
+        struct json_object *gs = NULL;
+        json_object_object_get_ex(e->data, HW_START_GPU_SAMPLER, &gs);
+        const char *role = gs ? sum_json_str(gs, HW_SAMPLER_ROLE) : NULL;
+        const char *sdir = gs ? sum_json_str(gs, HW_SAMPLER_DIR) : NULL;
+        snprintf(info->sampler_role, sizeof info->sampler_role, "%s", role ? role : "");
+        snprintf(info->sampler_dir, sizeof info->sampler_dir, "%s", sdir ? sdir : "");
+        info->sampler_pid = 0;
+        if (gs)
+            sum_json_int(gs, HW_SAMPLER_PID, &info->sampler_pid);
         struct json_object *ctx = NULL;
         json_object_object_get_ex(e->data, HW_START_CONTEXT, &ctx);
         for (int k = 0; k < HW_CTX_COUNT; k++) {

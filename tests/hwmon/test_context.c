@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "context.h"
@@ -153,6 +154,103 @@ static void test_end_to_end(void)
     free(base);
 }
 
+/* Four ranks of one job on one node each start hwmon (srun --ntasks-per-node=4 with the
+ * node's GPUs for every task): exactly one samples the GPUs, the others run no nvidia-smi, time
+ * their own tree and say which hwmon sampled them. Ranks given GPUs of their own each sample
+ * theirs; a run without a job takes no lock. */
+static void test_one_sampler(void)
+{
+    char *base = th_tmpdir("hwmon-nodelock");
+    char *lock = th_fmt("%s/lock", base);
+    CU_ASSERT_FATAL(mkdir(lock, 0700) == 0);
+    char *job = th_fmt("SLURM_JOB_ID=%d", (int)getpid());
+    char *env[] = {job, "PATH=/usr/bin:/bin", NULL};
+    pid_t pids[4];
+    char *dirs[4], **argv[4];
+    for (int i = 0; i < 4; i++) {
+        dirs[i] = th_fmt("%s/rank%d", base, i);
+        argv[i] = ht_argv(dirs[i], "--lock-dir", lock, "-i", "0.1", "--", "/bin/sleep", "0.8",
+                          NULL);
+        pids[i] = th_spawn(argv[i], env, NULL, NULL);
+        CU_ASSERT_FATAL(pids[i] > 0);
+    }
+    int primary = -1, secondaries = 0;
+    long primary_pid = 0;
+    for (int i = 0; i < 4; i++) {
+        CU_ASSERT_EQUAL(th_wait(pids[i], 30), 0);
+        json_object *start = ht_event(dirs[i], "start", 0);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(start);
+        json_object *gs = ht_data(start, HW_START_GPU_SAMPLER), *v;
+        CU_ASSERT_PTR_NOT_NULL_FATAL(gs);
+        CU_ASSERT_FATAL(json_object_object_get_ex(gs, HW_SAMPLER_ROLE, &v));
+        bool is_primary = !strcmp(json_object_get_string(v), HW_SAMPLER_PRIMARY);
+        char *gpu = th_fmt("%s/%s", dirs[i], HW_GPU_FILE);
+        CU_ASSERT_EQUAL(access(gpu, F_OK) == 0, is_primary); /* only the sampler's GPU rows */
+        free(gpu);
+        CU_ASSERT(ht_lines(dirs[i], HW_PROC_FILE) >= 4); /* every rank times its own tree */
+        if (is_primary) {
+            primary = i;
+            primary_pid = (long)ht_data_int(start, HW_START_HWMON_PID);
+        } else {
+            secondaries++;
+        }
+        json_object_put(start);
+    }
+    CU_ASSERT_FATAL(primary >= 0);
+    CU_ASSERT_EQUAL(secondaries, 3);
+    for (int i = 0; i < 4; i++) {
+        if (i == primary)
+            continue;
+        json_object *start = ht_event(dirs[i], "start", 0);
+        json_object *gs = ht_data(start, HW_START_GPU_SAMPLER), *v;
+        CU_ASSERT_TRUE(json_object_object_get_ex(gs, HW_SAMPLER_PID, &v) &&
+                       json_object_get_int64(v) == primary_pid);
+        CU_ASSERT_TRUE(json_object_object_get_ex(gs, HW_SAMPLER_DIR, &v) &&
+                       strstr(json_object_get_string(v), "/rank"));
+        json_object_put(start);
+    }
+    for (int i = 0; i < 4; i++) {
+        free(dirs[i]);
+        free(argv[i]);
+    }
+
+    /* a GPU of its own per rank: both sample */
+    char *own[2];
+    for (int i = 0; i < 2; i++) {
+        own[i] = th_fmt("%s/own%d", base, i);
+        char *cvd = th_fmt("CUDA_VISIBLE_DEVICES=%d", i);
+        char *env2[] = {job, cvd, "PATH=/usr/bin:/bin", NULL};
+        char **a = ht_argv(own[i], "--lock-dir", lock, "-i", "0.1", "--", "/bin/sleep", "0.5",
+                           NULL);
+        pids[i] = th_spawn(a, env2, NULL, NULL);
+        free(a);
+        free(cvd);
+    }
+    for (int i = 0; i < 2; i++) {
+        CU_ASSERT_EQUAL(th_wait(pids[i], 30), 0);
+        char *gpu = th_fmt("%s/%s", own[i], HW_GPU_FILE);
+        CU_ASSERT_EQUAL(access(gpu, F_OK), 0);
+        free(gpu);
+        free(own[i]);
+    }
+
+    /* no job: no lock, no gpu_sampler */
+    char *solo = th_fmt("%s/solo", base);
+    char **a = ht_argv(solo, "--lock-dir", lock, "-i", "0.1", "--", "/bin/true", NULL);
+    char *env3[] = {"PATH=/usr/bin:/bin", NULL};
+    CU_ASSERT_EQUAL(ht_run(a, env3, 30, NULL), 0);
+    json_object *start = ht_event(solo, "start", 0);
+    CU_ASSERT_PTR_NOT_NULL(start);
+    CU_ASSERT_PTR_NULL(ht_data(start, HW_START_GPU_SAMPLER));
+    json_object_put(start);
+    free(a);
+    free(solo);
+    free(job);
+    free(lock);
+    th_rmtree(base);
+    free(base);
+}
+
 void add_context_suite(void);
 void add_context_suite(void)
 {
@@ -160,4 +258,5 @@ void add_context_suite(void)
     CU_add_test(s, "parse", test_parse);
     CU_add_test(s, "placeholders", test_placeholders);
     CU_add_test(s, "end_to_end", test_end_to_end);
+    CU_add_test(s, "one_sampler", test_one_sampler);
 }

@@ -1,0 +1,35 @@
+/* One GPU sampler per node, job and GPU set. When several ranks of a job on one node each start
+ * hwmon (srun with --ntasks-per-node=4 and the whole node's GPUs to every task), the first one
+ * samples the GPUs; the others still wrap, time and sample their own process tree and log, run
+ * no nvidia-smi, and record which hwmon samples the GPUs: no GPU is counted twice. Ranks that
+ * were given GPUs of their own (a CUDA_VISIBLE_DEVICES per task) each sample theirs.
+ *
+ * The rule: a lock (a POSIX record lock: the kernel drops it when hwmon ends, however it ends,
+ * and names its holder to the others) on
+ * /dev/shm/hwrun-gpu-<uid>-<key>.lock, key = the job (SLURM job id with its array task, else the
+ * pod) and the GPU selection; without a job id there is no lock (separate runs on one node
+ * sample what they select, as before). /dev/shm is node-local and a pod's own. */
+#ifndef MON_NODELOCK_H
+#define MON_NODELOCK_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct mon_nodelock {
+    int fd;               /* -1: no lock taken (no job id, or /dev/shm unusable) */
+    bool secondary;       /* another hwmon samples these GPUs */
+    pid_t primary_pid;    /* that hwmon, as the kernel names the lock's holder (0: unknown) */
+    char primary_dir[PATH_MAX]; /* its run directory, as it wrote it in the lock file ("") */
+    char path[PATH_MAX];
+};
+
+/* Take the node's GPU sampler lock for job and gpus in lock_dir (normally "/dev/shm"). job ""
+ * or NULL: no lock (l->fd -1, not secondary). As the first, records our pid and run_dir in the
+ * lock file. Returns 0 (l says which role) or -errno when the lock file cannot be used (then
+ * the run samples its GPUs, as without a job). */
+int mon_nodelock_take(struct mon_nodelock *l, const char *lock_dir, const char *job,
+                      const char *gpus, const char *run_dir);
+void mon_nodelock_release(struct mon_nodelock *l);
+
+#endif
