@@ -1,13 +1,14 @@
 /* libFuzzer target: hwmon's parsers of the container and the machine (hwmon/cgroup.h,
  * hwmon/sysio.h) on arbitrary text: /proc/self/cgroup, mountinfo, cpu.max, cfs quota, counter
- * files, /proc/meminfo and /proc/PID/io, and every line as a /proc/diskstats, /proc/net/dev
- * and /proc/self/mounts line. No crash, no read past the input, outputs NUL-terminated within
+ * files, /proc/meminfo and /proc/PID/io, an environment block and an -o pattern (context.h),
+ * and every line as a /proc/diskstats, /proc/net/dev and /proc/self/mounts line. No crash, no read past the input, outputs NUL-terminated within
  * their buffers. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cgroup.h"
+#include "context.h"
 #include "fsspace.h"
 #include "procfs.h"
 #include "sysio.h"
@@ -44,6 +45,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort(); /* the estimate is capped at the total */
     uint64_t io[MON_IO_COUNT] = {0};
     (void)mon_parse_pid_io(t, io);
+    /* the input as an environment block (NUL-separated) and as an -o pattern */
+    struct mon_context ctx;
+    mon_context_parse(&ctx, (const char *)data, size, "host");
+    for (int k = 0; k < HW_CTX_COUNT; k++)
+        if (strlen(ctx.v[k]) >= sizeof ctx.v[k])
+            abort();
+    char out[512], err[256];
+    int unset;
+    if (mon_expand_output(t, &ctx, "T", 1, out, sizeof out, &unset, err, sizeof err) == 0 &&
+        strlen(out) >= sizeof out)
+        abort();
     char name[MON_SYSIO_NAME], mnt[64], type[16];
     bool rw;
     for (const char *line = t; line < t + size;) {
