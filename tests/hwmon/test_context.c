@@ -3,6 +3,7 @@
 #include <CUnit/CUnit.h>
 #include <json-c/json.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,18 @@ static void test_end_to_end(void)
     char *target_env[] = {"SLURM_JOB_ID=777", "RANK=5", NULL};
     pid_t target = th_spawn(sl, target_env, NULL, NULL);
     CU_ASSERT_FATAL(target > 0);
+    /* until it has exec'd, its environment is still ours */
+    char *envp_path = th_fmt("/proc/%d/environ", (int)target);
+    for (int i = 0; i < 400; i++) {
+        size_t len = 0;
+        char *e = th_read_file(envp_path, &len);
+        bool ready = e && len >= 16 && !memcmp(e, "SLURM_JOB_ID=777", 16);
+        free(e);
+        if (ready)
+            break;
+        usleep(5000);
+    }
+    free(envp_path);
     char *ps = th_fmt("%d", (int)target);
     char *adir = th_fmt("%s/attached-{jobid}-{rank}", base);
     argv = ht_argv_nosmi(adir, "--no-gpu", "-i", "0.1", "-d", "0.3", "-p", ps, NULL);
