@@ -103,6 +103,16 @@ void mon_context_json(const struct mon_context *c, struct hw_buf *b)
     hw_json_close(&w);
 }
 
+const char *mon_context_job(const struct mon_context *c, char *buf, size_t cap)
+{
+    if (c->v[HW_CTX_SLURM_ARRAY_JOB_ID][0] && c->v[HW_CTX_SLURM_ARRAY_TASK_ID][0]) {
+        snprintf(buf, cap, "%s_%s", c->v[HW_CTX_SLURM_ARRAY_JOB_ID],
+                 c->v[HW_CTX_SLURM_ARRAY_TASK_ID]);
+        return buf;
+    }
+    return c->v[HW_CTX_SLURM_JOB_ID];
+}
+
 /* A placeholder's value, or NULL when it is not one. */
 static const char *placeholder(const char *name, size_t n, const struct mon_context *c,
                                const char *time_utc, pid_t pid, char *buf, size_t cap)
@@ -110,14 +120,8 @@ static const char *placeholder(const char *name, size_t n, const struct mon_cont
 #define IS(s) (n == sizeof(s) - 1 && !memcmp(name, s, n))
     if (IS("host"))
         return c->v[HW_CTX_HOST];
-    if (IS("jobid")) {
-        if (c->v[HW_CTX_SLURM_ARRAY_JOB_ID][0] && c->v[HW_CTX_SLURM_ARRAY_TASK_ID][0]) {
-            snprintf(buf, cap, "%s_%s", c->v[HW_CTX_SLURM_ARRAY_JOB_ID],
-                     c->v[HW_CTX_SLURM_ARRAY_TASK_ID]);
-            return buf;
-        }
-        return c->v[HW_CTX_SLURM_JOB_ID];
-    }
+    if (IS("jobid"))
+        return mon_context_job(c, buf, cap);
     if (IS("nodeid"))
         return c->v[HW_CTX_SLURM_NODE_ID];
     if (IS("rank"))
@@ -162,12 +166,9 @@ int mon_expand_output(const char *pattern, const struct mon_context *c, const ch
                 ++*unset;
             }
             for (; *v; v++) {
-                char x = *v;
-                bool ok = (x >= 'a' && x <= 'z') || (x >= 'A' && x <= 'Z') ||
-                          (x >= '0' && x <= '9') || x == '.' || x == '_' || x == '-';
                 if (o + 1 >= cap)
                     goto too_long;
-                out[o++] = ok ? x : '_';
+                out[o++] = hw_name_byte(*v) ? *v : '_';
             }
             p = end + 1;
             continue;

@@ -28,6 +28,10 @@ int mon_context_of_pid(struct mon_context *c, const char *proc_root, pid_t pid, 
 /* The start event's "context" object: every key with a value. */
 void mon_context_json(const struct mon_context *c, struct hw_buf *b);
 
+/* The SLURM job as sacct names it: the array job's "ID_TASK", else the job id; "" outside
+ * SLURM. buf (2 * MON_CTX_VALUE) may hold the result. */
+const char *mon_context_job(const struct mon_context *c, char *buf, size_t cap);
+
 /* -o with its placeholders replaced: {host}, {jobid} (SLURM's array job "ID_TASK", else its job
  * id), {nodeid} (SLURM_NODEID), {rank} (the launcher's rank, else SLURM_PROCID), {localrank},
  * {time} (the UTC start, 20261125T180102Z), {pid} (hwmon's). A value's '/' and bytes outside

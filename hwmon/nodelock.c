@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hwrun/io.h"
+
 /* A name part: [A-Za-z0-9._-] kept, anything else '_', long ones cut and tagged with a hash. */
 static void name_part(char *out, size_t cap, const char *s)
 {
@@ -16,11 +18,8 @@ static void name_part(char *out, size_t cap, const char *s)
     size_t o = 0;
     for (const char *p = s; *p; p++) {
         h = (h ^ (unsigned char)*p) * 1099511628211ull;
-        char c = *p;
-        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                  c == '.' || c == '_' || c == '-';
         if (o + 1 < cap && o < 48)
-            out[o++] = ok ? c : '_';
+            out[o++] = hw_name_byte(*p) ? *p : '_';
     }
     out[o] = '\0';
     if (strlen(s) > 48)

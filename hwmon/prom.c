@@ -183,8 +183,7 @@ static void on_phase_begin(void *ctx, const struct sum_phase *ph)
 static void sanitize(char *s)
 {
     for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-              *s == '_' || *s == '.' || *s == '-'))
+        if (!hw_name_byte(*s))
             *s = '_';
 }
 
@@ -216,26 +215,12 @@ int mon_prom_resolve(struct mon_prom *p, const char *target, const char *run_dir
 
 #define OWNER_TAG "# hwrun-owner "
 
-static int read_small(const char *path, char *buf, size_t cap)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-    if (fd < 0)
-        return -errno;
-    ssize_t n = mon_pread_proc(fd, buf, cap);
-    close(fd);
-    return n < 0 ? (int)n : 0;
-}
-
 /* The start time of pid in this PID namespace's /proc; 0 when it is gone. */
 static uint64_t start_of(pid_t pid)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = mon_pread_proc(fd, buf, sizeof buf);
-    close(fd);
+    ssize_t n = hw_read_small(AT_FDCWD, path, buf, sizeof buf);
     struct mon_pstat st;
     if (n <= 0 || mon_parse_pid_stat(buf, (size_t)n, &st) < 0 || st.state == 'Z' ||
         st.state == 'X')
@@ -250,7 +235,7 @@ int mon_prom_owner_self(struct mon_prom_owner *o, double interval_s)
     o->start = start_of(o->pid);
     o->interval_s = interval_s;
     char boot[64];
-    if (read_small("/proc/sys/kernel/random/boot_id", boot, sizeof boot) == 0)
+    if (hw_read_small(AT_FDCWD, "/proc/sys/kernel/random/boot_id", boot, sizeof boot) > 0)
         sscanf(boot, "%39s", o->boot);
     struct stat st;
     if (stat("/proc/self/ns/pid", &st) == 0)
@@ -432,9 +417,9 @@ int mon_prom_remove(struct mon_prom *p)
         return 0;
     p->claimed = false;
     char buf[512];
-    int rc = read_small(p->path, buf, sizeof buf);
+    ssize_t rc = hw_read_small(AT_FDCWD, p->path, buf, sizeof buf);
     if (rc < 0)
-        return rc == -ENOENT ? 0 : rc;
+        return rc == -ENOENT ? 0 : (int)rc;
     if (strncmp(buf, p->owner_line, strlen(p->owner_line)))
         return 0; /* another hwmon's now */
     return unlink(p->path) < 0 ? -errno : 0;

@@ -1029,14 +1029,10 @@ int mon_run(const struct mon_config *cfg)
     if (r->gsel.none)
         gpu_wanted = false; /* the job was given no GPU */
     if (gpu_wanted) { /* several ranks of one job on this node: one samples the GPUs */
-        char job[2 * MON_CTX_VALUE];
-        const struct mon_context *c = &r->ctx;
-        if (c->v[HW_CTX_SLURM_JOB_ID][0])
-            snprintf(job, sizeof job, "%s%s%s", c->v[HW_CTX_SLURM_JOB_ID],
-                     c->v[HW_CTX_SLURM_ARRAY_TASK_ID][0] ? "_" : "",
-                     c->v[HW_CTX_SLURM_ARRAY_TASK_ID]);
-        else
-            snprintf(job, sizeof job, "%s", c->v[HW_CTX_K8S_POD]);
+        char buf[2 * MON_CTX_VALUE];
+        const char *job = mon_context_job(&r->ctx, buf, sizeof buf); /* else the pod */
+        if (!*job)
+            job = r->ctx.v[HW_CTX_K8S_POD];
         int lrc = mon_nodelock_take(&r->nodelock, cfg->lock_dir ? cfg->lock_dir : "/dev/shm", job,
                                     r->gsel.ids ? r->gsel.ids : "all", r->dir);
         if (lrc < 0 && !cfg->quiet)

@@ -61,14 +61,6 @@ static void pct(struct hw_json *w, const char *key, double max_sum, double mean_
     hw_json_close(w);
 }
 
-static void count(struct hw_json *w, const char *key, double v)
-{
-    if (isfinite(v) && v >= 0)
-        hw_json_u64(w, key, (uint64_t)v);
-    else
-        hw_json_null(w, key);
-}
-
 void sum_report_gpu_tracker(const struct sum_run *run, const struct sum_units *u,
                             struct hw_buf *out)
 {
@@ -100,24 +92,24 @@ void sum_report_gpu_tracker(const struct sum_run *run, const struct sum_units *u
 
     double cpus = run->info.cpus, cores = sum_run_expected_cores(run, NULL);
     hw_json_open(&w, "cpu_utilization", '{');
-    count(&w, "system_core_count", cpus);
-    count(&w, "n_expected_cores", cores);
-    /* the machine: its busy share (usr + sys) of every core, as a sum over the cores */
-    pct(&w, "system", sum_fig_max(&run->cpu_busy) * cpus,
-        sum_fig_mean(&run->cpu_busy) * cpus, cpus);
+    sum_fig_json_count(&w, "system_core_count", cpus);
+    sum_fig_json_count(&w, "n_expected_cores", cores);
+    /* the machine: its busy cores as a sum of percents (100 per busy core) */
+    pct(&w, "system", 100 * sum_fig_cores_busy(run, sum_fig_max(&run->cpu_busy)),
+        100 * sum_fig_cores_busy(run, sum_fig_mean(&run->cpu_busy)), cpus);
     pct(&w, "main", sum_fig_max(&proc[SUM_PROC_MAIN_CPU]), sum_fig_mean(&proc[SUM_PROC_MAIN_CPU]),
         cores);
     pct(&w, "descendants", sum_fig_max(&run->desc[SUM_DESC_CPU]),
         sum_fig_mean(&run->desc[SUM_DESC_CPU]), cores);
     pct(&w, "combined", sum_fig_max(&proc[SUM_PROC_CPU]), sum_fig_mean(&proc[SUM_PROC_CPU]), cores);
-    count(&w, "main_n_threads", sum_fig_max(&proc[SUM_PROC_MAIN_THREADS]));
-    count(&w, "descendants_n_threads", sum_fig_max(&run->desc[SUM_DESC_THREADS]));
-    count(&w, "combined_n_threads", sum_fig_max(&proc[SUM_PROC_THREADS]));
+    sum_fig_json_count(&w, "main_n_threads", sum_fig_max(&proc[SUM_PROC_MAIN_THREADS]));
+    sum_fig_json_count(&w, "descendants_n_threads", sum_fig_max(&run->desc[SUM_DESC_THREADS]));
+    sum_fig_json_count(&w, "combined_n_threads", sum_fig_max(&proc[SUM_PROC_THREADS]));
     hw_json_close(&w);
 
     hw_json_open(&w, "gpu_utilization", '{');
-    count(&w, "system_gpu_count", run->info.gpus);
-    count(&w, "n_expected_gpus", tg.gpus ? (double)tg.gpus : NAN);
+    sum_fig_json_count(&w, "system_gpu_count", run->info.gpus);
+    sum_fig_json_count(&w, "n_expected_gpus", tg.gpus ? (double)tg.gpus : NAN);
     pct(&w, "gpu_percentages", tg.util_sum_peak_pct, tg.util_sum_mean_pct, tg.gpus);
     hw_json_close(&w);
 

@@ -126,14 +126,12 @@ static double round_us(double x)
     return isfinite(x) ? round(x * 1e6) / 1e6 : x;
 }
 
-/* A busy share of the machine's CPUs as cores (NAN when its CPUs are not known). */
-static double cores_busy(const struct sum_run *run, double pct)
+double sum_fig_cores_busy(const struct sum_run *run, double pct)
 {
     return pct / 100.0 * run->info.cpus;
 }
 
-/* A count: a JSON integer, null when not known. */
-static void json_count(struct hw_json *w, const char *key, double v)
+void sum_fig_json_count(struct hw_json *w, const char *key, double v)
 {
     if (isfinite(v) && v >= 0)
         hw_json_u64(w, key, (uint64_t)v);
@@ -150,9 +148,9 @@ static void json_machine(struct hw_json *w, const struct sum_run *run)
         hw_json_str(w, "host", run->info.host);
     else
         hw_json_null(w, "host");
-    json_count(w, "cpus", run->info.cpus);
-    json_count(w, "cpus_allowed", run->info.cpus_allowed);
-    json_count(w, "gpus", run->info.gpus);
+    sum_fig_json_count(w, "cpus", run->info.cpus);
+    sum_fig_json_count(w, "cpus_allowed", run->info.cpus_allowed);
+    sum_fig_json_count(w, "gpus", run->info.gpus);
     hw_json_u64(w, "gpus_recorded", sum_run_gpu_count(run));
     hw_json_close(w);
 }
@@ -223,7 +221,7 @@ static void json_together(struct hw_json *w, const struct sum_run *run)
     hw_json_num(w, "util_sum_mean_pct", f.util_sum_mean_pct);
     hw_json_num(w, "util_avg_peak_pct", f.util_avg_peak_pct);
     hw_json_num(w, "util_avg_mean_pct", f.util_avg_mean_pct);
-    json_count(w, "busy_gpus_max", f.busy_gpus_max);
+    sum_fig_json_count(w, "busy_gpus_max", f.busy_gpus_max);
     hw_json_num(w, "busy_gpus_mean", f.busy_gpus_mean);
     hw_json_close(w);
 }
@@ -694,8 +692,8 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         json_stat(&w, sum_cpu_col_names[c], &run->cpu[c]);
     /* the machine busy (user + system), also as cores (resource-tracker's cpu_usage) */
     json_stat(&w, "busy_pct", &run->cpu_busy);
-    hw_json_num(&w, "cores_busy_mean", cores_busy(run, sum_stat_mean(&run->cpu_busy)));
-    hw_json_num(&w, "cores_busy_max", cores_busy(run, max_or_nan(&run->cpu_busy)));
+    hw_json_num(&w, "cores_busy_mean", sum_fig_cores_busy(run, sum_stat_mean(&run->cpu_busy)));
+    hw_json_num(&w, "cores_busy_max", sum_fig_cores_busy(run, max_or_nan(&run->cpu_busy)));
     for (int c = SUM_CPU_MEM_TOTAL; c < SUM_CPU_COUNT; c++) /* /proc/meminfo's parts */
         json_stat(&w, sum_cpu_col_names[c], &run->cpu[c]);
     hw_json_close(&w);
@@ -1217,8 +1215,8 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
             hw_buf_puts(out, "; CPUs busy mean ");
             tnum(out, sum_stat_mean(&run->cpu_busy), "%");
             hw_buf_puts(out, " (");
-            tnum(out, cores_busy(run, sum_stat_mean(&run->cpu_busy)), " cores, peak ");
-            tnum(out, cores_busy(run, max_or_nan(&run->cpu_busy)), " cores)");
+            tnum(out, sum_fig_cores_busy(run, sum_stat_mean(&run->cpu_busy)), " cores, peak ");
+            tnum(out, sum_fig_cores_busy(run, max_or_nan(&run->cpu_busy)), " cores)");
         }
         hw_buf_putc(out, '\n');
     }
@@ -1499,10 +1497,10 @@ struct col {
     /* added later: new columns go at the end, so that column positions stay */                  \
     D("machine_cpus", run->info.cpus)                                                             \
     D("machine_gpus", run->info.gpus)                                                             \
-    D("gpus_mem_used_peak_mib", together(run).mem_used_peak_mib)                                  \
-    D("gpus_mem_total_mib", together(run).mem_total_mib)                                          \
-    D("gpus_util_sum_peak_pct", together(run).util_sum_peak_pct)                                  \
-    D("gpus_busy_max", together(run).busy_gpus_max)                                               \
+    D("gpus_mem_used_peak_mib", tg.mem_used_peak_mib)                                             \
+    D("gpus_mem_total_mib", tg.mem_total_mib)                                                     \
+    D("gpus_util_sum_peak_pct", tg.util_sum_peak_pct)                                             \
+    D("gpus_busy_max", tg.busy_gpus_max)                                                          \
     PER_CTX(S(ctx_cols[i], run->info.ctx[i][0] ? run->info.ctx[i] : NULL))
 
 #define COL_ONE(nm, v) +1
@@ -1538,6 +1536,7 @@ static size_t flat_cols(const struct sum_run *run, struct col c[SWEEP_NCOLS])
         cols                                                                                       \
     }
     pthread_once(&ctx_cols_once, make_ctx_cols);
+    const struct sum_together_figs tg = together(run); /* once for the row's columns */
 #define PER_CTX(cols)                                                                              \
     for (int i = 0; i < HW_CTX_COUNT; i++) {                                                      \
         cols                                                                                       \

@@ -58,5 +58,10 @@ double sum_fig_round_us(double x);                    /* durations, to the micro
 double sum_fig_phase_energy_wh(const struct sum_phase_acc *p);
 uint64_t sum_fig_events_total(const struct sum_run *run);
 const char *sum_fig_tz_source(enum sum_tz_source s); /* time_zone.source */
+/* A busy share (percent of all the machine's CPUs) as cores; NAN when its CPUs are unknown. */
+double sum_fig_cores_busy(const struct sum_run *run, double pct);
+/* A count as a JSON integer, null when not known (NAN or negative). */
+struct hw_json;
+void sum_fig_json_count(struct hw_json *w, const char *key, double v);
 
 #endif

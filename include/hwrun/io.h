@@ -54,6 +54,14 @@ const char *hw_open_reason(int dirfd, const char *name, int err, char *buf, size
  * Returns 0 at the end, -errno of a failed read, -ENOMEM, or feed's first negative return. */
 int hw_read_stream(int fd, int (*feed)(void *ctx, const void *buf, size_t n), void *ctx);
 
+/* Whether a byte stays as it is in a file or label name made from outside text (a host, a run
+ * directory's name, a job id): [A-Za-z0-9._-]; every other byte becomes '_'. */
+static inline bool hw_name_byte(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '.' || c == '_' || c == '-';
+}
+
 /* Read a small file relative to dirfd (AT_FDCWD for plain paths) into buf, NUL-terminated.
  * Returns the length or -errno; -ENOENT/-ESRCH mean a process went away, which is normal. */
 ssize_t hw_read_small(int dirfd, const char *name, char *buf, size_t cap);

@@ -98,8 +98,7 @@ static void test_end_to_end(void)
     char host[256] = "";
     gethostname(host, sizeof host);
     for (char *h = host; *h; h++)
-        if (!((*h >= 'a' && *h <= 'z') || (*h >= 'A' && *h <= 'Z') || (*h >= '0' && *h <= '9') ||
-              *h == '.' || *h == '_' || *h == '-'))
+        if (!hw_name_byte(*h))
             *h = '_';
     char *dir = th_fmt("%s/900001/%s-r2", base, host);
     json_object *start = ht_event(dir, "start", 0);
