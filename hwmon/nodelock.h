@@ -6,8 +6,8 @@
  *
  * The rule: a lock (a POSIX record lock: the kernel drops it when hwmon ends, however it ends,
  * and names its holder to the others) on
- * /dev/shm/hwrun-gpu-<uid>-<key>.lock, key = the job (SLURM job id with its array task, else the
- * pod) and the GPU selection; without a job id there is no lock (separate runs on one node
+ * /dev/shm/hwrun-gpu-<uid>-<key>.lock, key = the job (as sacct names it, mon_context_job, else
+ * the pod) and the GPU selection; without a job id there is no lock (separate runs on one node
  * sample what they select, as before). /dev/shm is node-local and a pod's own. */
 #ifndef MON_NODELOCK_H
 #define MON_NODELOCK_H
