@@ -246,6 +246,35 @@ static void test_one_sampler(void)
         free(own[i]);
     }
 
+    /* a link or a FIFO planted at the lock's name: not followed, not opened blocking; the run
+     * samples its GPUs and says nothing of a sampler */
+    static const char *const planted[] = {"link", "fifo"};
+    for (int i = 0; i < 2; i++) {
+        char *pjob = th_fmt("SLURM_JOB_ID=planted%d%d", (int)getpid(), i);
+        char *lk = th_fmt("%s/hwrun-gpu-%lu-planted%d%d-all.lock", lock, (unsigned long)geteuid(),
+                          (int)getpid(), i);
+        char *target = th_fmt("%s/target", base);
+        CU_ASSERT_FATAL(i == 0 ? symlink(target, lk) == 0 : mkfifo(lk, 0600) == 0);
+        char *pdir = th_fmt("%s/planted-%s", base, planted[i]);
+        char *penv[] = {pjob, "PATH=/usr/bin:/bin", NULL};
+        char **pa = ht_argv(pdir, "--lock-dir", lock, "-i", "0.1", "--", "/bin/sleep", "0.3",
+                            NULL);
+        CU_ASSERT_EQUAL(ht_run(pa, penv, 30, NULL), 0);
+        char *gpu = th_fmt("%s/%s", pdir, HW_GPU_FILE);
+        CU_ASSERT_EQUAL(access(gpu, F_OK), 0);
+        CU_ASSERT_NOT_EQUAL(access(target, F_OK), 0); /* the link's target was not made */
+        json_object *st = ht_event(pdir, "start", 0);
+        CU_ASSERT_PTR_NOT_NULL(st);
+        CU_ASSERT_PTR_NULL(ht_data(st, HW_START_GPU_SAMPLER));
+        json_object_put(st);
+        free(gpu);
+        free(pa);
+        free(pdir);
+        free(target);
+        free(lk);
+        free(pjob);
+    }
+
     /* no job: no lock, no gpu_sampler */
     char *solo = th_fmt("%s/solo", base);
     char **a = ht_argv(solo, "--lock-dir", lock, "-i", "0.1", "--", "/bin/true", NULL);
