@@ -39,6 +39,7 @@
 
 struct sum_run;
 struct sum_units;
+struct sum_jobsum;
 
 #define SUM_HTML_WIDTH_DEFAULT 1000 /* chart width in px, axes included */
 #define SUM_HTML_WIDTH_MIN 320
@@ -109,5 +110,11 @@ char *sum_html_report_link(const char *page_path, const char *dir);
  * (hw_write_atomic). Returns 0 or -errno; err as above (a warning with rc 0 is possible). */
 int sum_html_write_file(const char *path, const struct sum_run *run, const char *const *rows,
                         size_t n, const struct sum_html_opts *opts, char *err, size_t errlen);
+
+/* A job of many nodes (jobsum.h): its figures, a lane per node with its phases on one time axis
+ * (seconds since each node's own start), the straggler outlined, tables of the nodes and the
+ * phases; written to path atomically. Returns 0 or -errno; err as above. */
+int sum_html_write_job_file(const char *path, const struct sum_jobsum *j,
+                            const struct sum_html_opts *opts, char *err, size_t errlen);
 
 #endif

@@ -57,6 +57,13 @@ struct ht_notes {
 };
 
 /* html_page.c: writing and numbers */
+void ht_page_head(FILE *f, const char *title, bool script); /* <!DOCTYPE> to </head> */
+/* The page's last step: rc, or the error of a failed write to out (said in err). */
+int ht_finish(FILE *out, int rc, char *err, size_t errlen);
+/* Draw a page in memory, then write it to path atomically (hw_write_atomic). */
+typedef int ht_draw_fn(FILE *f, const void *ctx, char *err, size_t errlen);
+int ht_write_page_file(const char *path, ht_draw_fn *draw, const void *ctx, char *err,
+                       size_t errlen);
 void ht_esc_n(FILE *f, const char *s, size_t n); /* HTML-escaped, bad UTF-8 as U+FFFD */
 void ht_esc(FILE *f, const char *s);             /* accepts NULL */
 size_t ht_prefix_chars(const char *s, size_t max_chars, size_t *nchars);

@@ -328,7 +328,7 @@ static const char page_css[] =
     ".sweep svg{display:block}\n"
     "a{color:#0969da}\n";
 
-static void page_head(FILE *f, const char *title, bool script)
+void ht_page_head(FILE *f, const char *title, bool script)
 {
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n", f);
     /* Nothing may be fetched: the page is complete in itself. */
@@ -371,7 +371,7 @@ static int check_dir(const char *dir)
     return 0;
 }
 
-static int finish(FILE *out, int rc, char *err, size_t errlen)
+int ht_finish(FILE *out, int rc, char *err, size_t errlen)
 {
     if (rc == 0 && (fflush(out) != 0 || ferror(out))) {
         rc = errno ? -errno : -EIO;
@@ -487,7 +487,7 @@ static void render_run(FILE *f, struct ht_page *P, const char *title)
 {
     const struct sum_run *run = P->run;
     char b1[64], b2[64], b3[64];
-    page_head(f, title, false);
+    ht_page_head(f, title, false);
     fputs("<body>\n<header>\n<h1>", f);
     ht_esc(f, title);
     fputs("</h1>\n", f);
@@ -599,7 +599,7 @@ int sum_html_run(FILE *out, const struct sum_run *run, const struct sum_html_opt
                 run->dir ? run->dir : "run");
     free(P.ph);
     free(P.px);
-    return finish(out, 0, err, errlen);
+    return ht_finish(out, 0, err, errlen);
 }
 
 /* ---- sweep ----------------------------------------------------------------------------------- */
@@ -743,7 +743,7 @@ int sum_html_sweep(FILE *out, const char *const *rows, size_t n, const struct su
     const char *given = opts ? opts->title : NULL;
     char title[64];
     snprintf(title, sizeof title, "Sweep of %zu run%s", n, n == 1 ? "" : "s");
-    page_head(out, given ? given : title, true);
+    ht_page_head(out, given ? given : title, true);
     fputs("<body>\n<header>\n<h1>", out);
     ht_esc(out, given ? given : title);
     fputs("</h1>\n<p class=\"meta\">One row per run; click a column header to sort. Figures from "
@@ -772,7 +772,7 @@ int sum_html_sweep(FILE *out, const char *const *rows, size_t n, const struct su
             "</tbody>\n</table>\n</div>\n<footer>Written by summarize (hwrun " HWRUN_VERSION
             "). Self-contained: no network.</footer>\n<script>\n%s</script>\n</body>\n</html>\n",
             sweep_js);
-    return finish(out, 0, err, errlen);
+    return ht_finish(out, 0, err, errlen);
 }
 
 /* ---- the CLI's entry points ------------------------------------------------------------- */
@@ -824,25 +824,45 @@ char *sum_html_report_link(const char *page_path, const char *dir)
     return have_base && realpath(report, abs) ? relative_path(base, abs) : NULL;
 }
 
-int sum_html_write_file(const char *path, const struct sum_run *run, const char *const *rows,
-                        size_t n, const struct sum_html_opts *opts, char *err, size_t errlen)
+struct page_of {
+    const struct sum_run *run;
+    const char *const *rows;
+    size_t n;
+    const struct sum_html_opts *opts;
+};
+
+static int draw_page(FILE *f, const void *ctx, char *err, size_t errlen)
 {
-    set_err(err, errlen, "%s", "");
-    if (!path || (!run && (!rows || n == 0)))
-        return -EINVAL;
+    const struct page_of *p = ctx;
+    return p->run ? sum_html_run(f, p->run, p->opts, err, errlen)
+                  : sum_html_sweep(f, p->rows, p->n, p->opts, err, errlen);
+}
+
+int ht_write_page_file(const char *path, ht_draw_fn *draw, const void *ctx, char *err,
+                       size_t errlen)
+{
     char *page = NULL;
     size_t page_len = 0;
     FILE *mem = open_memstream(&page, &page_len);
     if (!mem)
         return -ENOMEM;
-    int rc = run ? sum_html_run(mem, run, opts, err, errlen)
-                 : sum_html_sweep(mem, rows, n, opts, err, errlen);
+    int rc = draw(mem, ctx, err, errlen);
     if (fclose(mem) != 0 && rc == 0)
         rc = -ENOMEM;
     if (rc == 0)
         rc = hw_write_atomic(path, page, page_len);
     free(page);
     return rc;
+}
+
+int sum_html_write_file(const char *path, const struct sum_run *run, const char *const *rows,
+                        size_t n, const struct sum_html_opts *opts, char *err, size_t errlen)
+{
+    set_err(err, errlen, "%s", "");
+    if (!path || (!run && (!rows || n == 0)))
+        return -EINVAL;
+    struct page_of p = {run, rows, n, opts};
+    return ht_write_page_file(path, draw_page, &p, err, errlen);
 }
 
 int sum_html_summarize(const char *dir, const struct sum_html_opts *opts, bool sweep,

@@ -14,6 +14,8 @@
 #include "compare.h"
 #include "html.h"
 #include "gputracker.h"
+#include "jobreport.h"
+#include "jobsum.h"
 #include "pytyche.h"
 #include "report.h"
 
@@ -107,6 +109,13 @@ static void run_job(struct sum_jobs *c, struct sum_job *j)
     }
     int rc = 0;
     struct sum_run *run = sum_jobs_summarize(c, j->dir, &rc, &j->status, &j->usable);
+    if (c->nodes) { /* a node of a job: its record, the run goes */
+        j->node = calloc(1, sizeof *j->node);
+        if (!j->node || sum_jnode_take(j->node, j->dir, j->usable ? run : NULL) < 0)
+            hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+        sum_run_free(run);
+        return;
+    }
     if (!run) {
         if (c->html && c->njobs > 1)
             html_row(c, j, NULL, rc);
@@ -182,7 +191,7 @@ static void *worker(void *arg)
 
 void sum_jobs_run(struct sum_jobs *c, size_t nthreads)
 {
-    if (c->html) { /* the page's timeline, built in the summary's one pass */
+    if (c->html && !c->nodes) { /* the page's timeline, built in the summary's one pass */
         struct sum_html_opts ho;
         sum_html_opts_init(&ho);
         c->cfg.timeline_cols = c->njobs > 1 ? SUM_HTML_SPARK_COLS : sum_html_cols(&ho);
@@ -314,6 +323,129 @@ int sum_jobs_collect(struct sum_jobs *c, struct hw_buf *all)
     }
     free(pcols);
     if (!any_usable)
+        status = HW_EXIT_FAIL;
+    return status;
+}
+
+/* ---- jobs of many nodes ------------------------------------------------------------------- */
+
+static void job_output(const struct sum_jobs *c, const struct sum_jobsum *j, size_t k, size_t njob,
+                       struct hw_buf *all)
+{
+    switch (c->fmt) {
+    case SUM_FMT_TEXT:
+        if (k)
+            hw_buf_putc(all, '\n');
+        sum_job_text(j, &c->units, all);
+        break;
+    case SUM_FMT_CSV:
+        if (!k)
+            sum_job_csv_header(&c->units, all);
+        sum_job_csv_row(j, &c->units, all);
+        break;
+    case SUM_FMT_JSONL: sum_job_jsonl_row(j, &c->units, all); break;
+    default: { /* json: one document, an array of them for several jobs */
+        struct hw_buf one;
+        hw_buf_init(&one, NULL, 0);
+        sum_job_json(j, &one);
+        if (njob > 1)
+            hw_buf_puts(all, k ? ",\n" : "[\n");
+        hw_buf_put(all, one.p, one.len - (njob > 1));
+        if (njob > 1 && k + 1 == njob)
+            hw_buf_puts(all, "\n]\n");
+        hw_buf_free(&one);
+    }
+    }
+}
+
+int sum_jobs_multi(struct sum_jobs *c, char **dirs, size_t ndirs, bool one_job, size_t nthreads,
+                   struct hw_buf *all)
+{
+    size_t njob = one_job ? 1 : ndirs;
+    char ***paths = calloc(njob, sizeof *paths);
+    size_t *npath = calloc(njob, sizeof *npath);
+    struct sum_job_set { size_t first, n; } *set = calloc(njob, sizeof *set);
+    if (!paths || !npath || !set)
+        hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+    int status = HW_EXIT_OK;
+    size_t total = 0;
+    for (size_t k = 0; k < njob; k++) {
+        if (one_job) {
+            paths[k] = dirs;
+            npath[k] = ndirs;
+        } else {
+            int rc = sum_job_list(dirs[k], &paths[k], &npath[k]);
+            if (rc < 0) {
+                hw_warn(-rc, "%s", dirs[k]);
+                status = HW_EXIT_FAIL;
+            }
+        }
+        set[k] = (struct sum_job_set){total, npath[k]};
+        total += npath[k];
+    }
+    c->nodes = true;
+    c->cfg.job_series = true;
+    c->njobs = total;
+    c->jobs = calloc(total ? total : 1, sizeof *c->jobs);
+    if (!c->jobs)
+        hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+    for (size_t k = 0; k < njob; k++)
+        for (size_t i = 0; i < npath[k]; i++)
+            c->jobs[set[k].first + i].dir = paths[k][i];
+    if (total)
+        sum_jobs_run(c, nthreads < total ? nthreads : total);
+
+    bool any = false;
+    for (size_t k = 0; k < njob; k++) {
+        struct sum_jobsum j = {0};
+        j.dir = one_job ? NULL : strdup(dirs[k]);
+        j.nnode = set[k].n;
+        j.node = calloc(j.nnode ? j.nnode : 1, sizeof *j.node);
+        if (!j.node || (!one_job && !j.dir))
+            hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+        bool usable = false;
+        for (size_t i = 0; i < j.nnode; i++) {
+            struct sum_job *nj = &c->jobs[set[k].first + i];
+            j.node[i] = *nj->node; /* moved */
+            free(nj->node);
+            nj->node = NULL;
+            usable |= j.node[i].summarized;
+            if (nj->status != HW_EXIT_OK)
+                status = HW_EXIT_FAIL;
+        }
+        if (!j.nnode)
+            hw_warn(0, "%s: no node run directories", j.dir ? j.dir : "--job");
+        if (sum_job_build(&j) < 0)
+            hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+        any |= usable;
+        if (c->print)
+            job_output(c, &j, k, njob, all);
+        if (c->html) {
+            struct sum_html_opts ho;
+            sum_html_opts_init(&ho);
+            ho.units = &c->units;
+            char err[512] = "";
+            int rc = sum_html_write_job_file(c->html, &j, &ho, err, sizeof err);
+            if (err[0])
+                hw_warn(0, "%s", err);
+            if (rc < 0) {
+                hw_warn(-rc, "write %s", c->html);
+                status = HW_EXIT_FAIL;
+            }
+        }
+        sum_job_free(&j);
+        if (!one_job) {
+            for (size_t i = 0; i < npath[k]; i++)
+                free(paths[k][i]);
+            free(paths[k]);
+        }
+    }
+    free(c->jobs);
+    c->jobs = NULL;
+    free(paths);
+    free(npath);
+    free(set);
+    if (!any)
         status = HW_EXIT_FAIL;
     return status;
 }

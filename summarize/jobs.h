@@ -17,8 +17,11 @@
 enum sum_fmt { SUM_FMT_JSON, SUM_FMT_TEXT, SUM_FMT_PYTYCHE, SUM_FMT_PYTYCHE_FIELDS, SUM_FMT_CSV,
                SUM_FMT_JSONL, SUM_FMT_GPU_TRACKER };
 
+struct sum_jnode;
+
 struct sum_job {
     const char *dir;              /* NULL: files given by options only */
+    struct sum_jnode *node;       /* a multi-node job's node: its record (jobsum.h), kept */
     struct hw_buf out;
     struct sum_run *run;          /* --html of one run: its summary and timeline, kept */
     char *row;                    /* --html of several: the run's row of the sweep page */
@@ -40,6 +43,7 @@ struct sum_jobs {
     struct sum_job *jobs;         /* zeroed, dir set */
     size_t njobs;
     atomic_size_t next;           /* the next job a thread takes */
+    bool nodes;                   /* the DIRs are nodes of multi-node jobs: keep node records */
 };
 
 /* Summarize dir (NULL: the file options alone) into a new run; NULL when dir is not a
@@ -62,5 +66,12 @@ int sum_jobs_html(struct sum_jobs *c);
  * runs' param.KEY columns, several JSON summaries as one array. Frees the jobs' buffers (not
  * c->jobs). Returns HW_EXIT_FAIL if a job failed or none was usable, else HW_EXIT_OK. */
 int sum_jobs_collect(struct sum_jobs *c, struct hw_buf *all);
+
+/* Multi-node jobs (jobsum.h): each of dirs a job directory (one job each), or with one_job
+ * the nodes of one job. Their nodes are summarized on nthreads threads, each job joined and
+ * printed into all in c->fmt (json, text, csv, jsonl), and with c->html its page (one job).
+ * Returns the exit status. */
+int sum_jobs_multi(struct sum_jobs *c, char **dirs, size_t ndirs, bool one_job, size_t nthreads,
+                   struct hw_buf *all);
 
 #endif

@@ -12,14 +12,20 @@
 #include "hwrun/msg.h"
 #include "hwrun/parse.h"
 #include "jobs.h"
+#include "jobsum.h"
 
 static void usage(FILE *f)
 {
     fputs("Usage: summarize [OPTION]... DIR...\n"
+          "       summarize [OPTION]... JOBDIR...\n"
+          "       summarize [OPTION]... --job NODEDIR...\n"
           "       summarize [OPTION]... [--gpu-csv F] [--dmon-csv F] [--cpu-csv F] [--proc-csv F]\n"
           "                 [--runlog F] [--gpu-procs-csv F]\n"
           "Summarize run directories written by hwmon/runlog (or pytyche's HWMonitor):\n"
           "per run, per GPU and per phase, with energy, percentiles and data quality.\n"
+          "A JOBDIR (no run files of its own, a run directory per node inside) or the\n"
+          "NODEDIRs given with --job are one job on many nodes: energy summed, peaks of\n"
+          "the nodes' summed series, per node, and per phase the spread across nodes.\n"
           "\n"
           "  -f, --format FMT      json (the summary.json document; with several DIRs a JSON\n"
           "                        array of them), text (the default for one DIR on a\n"
@@ -49,6 +55,8 @@ static void usage(FILE *f)
           "                        (default: the cgroup's CPU quota, else the affinity mask)\n"
           "      --compare A B     compare two runs per metric and per phase name: A, B,\n"
           "                        change and change in % (--format text or json)\n"
+          "      --job             the DIRs are the nodes of one job (as a JOBDIR's are);\n"
+          "                        formats json, text, csv, jsonl; --html draws the job\n"
           "  -j, --jobs N          summarize N directories in parallel (default 1)\n"
           "  -q, --quiet           do not report skipped lines on standard error\n"
           "      --gpu-csv F       hw_metrics.csv (nvidia-smi --query-gpu output)\n"
@@ -114,12 +122,38 @@ static int run_compare(struct sum_jobs *c, char **dirs, size_t ndirs, bool any_f
     return hw_close_stdout(status);
 }
 
+/* Multi-node jobs: every DIR a JOBDIR, or with --job the nodes of one job. */
+static int run_jobs(struct sum_jobs *c, char **dirs, size_t ndirs, bool one_job,
+                    bool any_file_opt, bool fmt_given, const char *output, uint64_t nthreads)
+{
+    if (any_file_opt)
+        hw_usage_error("file options (--gpu-csv ...) go with one run directory, not a job");
+    if (c->write)
+        hw_usage_error("--write goes with run directories, not a job");
+    if (fmt_given && c->fmt != SUM_FMT_TEXT && c->fmt != SUM_FMT_JSON && c->fmt != SUM_FMT_CSV &&
+        c->fmt != SUM_FMT_JSONL)
+        hw_usage_error("a job prints json, text, csv or jsonl");
+    if (c->html && !one_job && ndirs > 1)
+        hw_usage_error("--html draws one job");
+    size_t njob = one_job ? 1 : ndirs;
+    c->print = !c->html || fmt_given || output;
+    if (!fmt_given)
+        c->fmt = njob == 1 && isatty(STDOUT_FILENO) ? SUM_FMT_TEXT : SUM_FMT_JSON;
+    struct hw_buf all;
+    hw_buf_init(&all, NULL, 0);
+    int status = sum_jobs_multi(c, dirs, ndirs, one_job, (size_t)nthreads, &all);
+    if (c->print)
+        status = put_output(&all, output, status);
+    hw_buf_free(&all);
+    return hw_close_stdout(status);
+}
+
 int main(int argc, char **argv)
 {
     hw_set_progname("summarize");
     enum {
         OPT_SMI_TZ = 256, OPT_GPU, OPT_DMON, OPT_CPU, OPT_PROC, OPT_RUNLOG, OPT_GPU_PROCS,
-        OPT_HTML, OPT_PARAMS, OPT_UNITS, OPT_CORES, OPT_COMPARE,
+        OPT_HTML, OPT_PARAMS, OPT_UNITS, OPT_CORES, OPT_COMPARE, OPT_JOB,
     };
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'},
@@ -139,13 +173,14 @@ int main(int argc, char **argv)
         {"units", required_argument, NULL, OPT_UNITS},
         {"cores", required_argument, NULL, OPT_CORES},
         {"compare", no_argument, NULL, OPT_COMPARE},
+        {"job", no_argument, NULL, OPT_JOB},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
     static struct sum_jobs c;
     sum_units_init(&c.units);
-    bool compare = false;
+    bool compare = false, one_job = false;
     c.cfg.message = on_message;
     c.cfg.message_ctx = &c;
     const char *output = NULL;
@@ -205,6 +240,7 @@ int main(int argc, char **argv)
             break;
         }
         case OPT_COMPARE: compare = true; break;
+        case OPT_JOB: one_job = true; break;
         case OPT_SMI_TZ:
             if (sum_tz_parse(optarg, true, &c.cfg.tz) != 0)
                 hw_usage_error("invalid time zone '%s' (UTC, +05:30, -0800 or a zone name)",
@@ -236,6 +272,12 @@ int main(int argc, char **argv)
         return run_compare(&c, argv + optind, ndirs, any_file_opt, fmt_given, output);
     if (!ndirs && !any_file_opt)
         hw_usage_error("no run directory given");
+    size_t njobdirs = 0;
+    for (size_t i = 0; !one_job && i < ndirs; i++)
+        njobdirs += sum_job_is_dir(argv[optind + (int)i]);
+    if (njobdirs && njobdirs < ndirs)
+        hw_usage_error("some DIRs are job directories (no run files, a node's run directory "
+                       "inside), some are runs: summarize them apart, or give nodes with --job");
     if (ndirs > 1 && any_file_opt)
         hw_usage_error("file options (--gpu-csv ...) go with at most one DIR");
     if (c.write && !ndirs)
@@ -255,6 +297,8 @@ int main(int argc, char **argv)
         setenv("TZ", c.cfg.tz.name, 1);
         tzset();
     }
+    if (one_job || njobdirs)
+        return run_jobs(&c, argv + optind, ndirs, one_job, any_file_opt, fmt_given, output, jobs);
 
     c.njobs = ndirs ? ndirs : 1;
     c.jobs = calloc(c.njobs, sizeof *c.jobs);

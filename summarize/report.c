@@ -1,5 +1,6 @@
 /* Output formats of a summary: see report.h; the JSON schema is documented in summarize.1. */
 #include "report.h"
+#include "row.h"
 
 #include <json-c/json.h>
 #include <math.h>
@@ -23,7 +24,7 @@ double sum_fig_num(double v)
     return hw_num_sig12(v);
 }
 
-static void json_time(struct hw_json *w, const char *key, double t)
+void sum_fig_json_time(struct hw_json *w, const char *key, double t)
 {
     if (!isfinite(t)) {
         hw_json_null(w, key);
@@ -417,7 +418,7 @@ static void json_outcome(struct hw_json *w, const struct sum_outcome *o)
     else
         hw_json_null(w, "signal");
     hw_json_str(w, "stop_reason", o->have_stop ? o->stop_reason : NULL);
-    json_time(w, "last_sample", o->last_t);
+    sum_fig_json_time(w, "last_sample", o->last_t);
     hw_json_u64(w, "phases_failed", o->phases_failed);
     hw_json_str(w, "failed_phase", o->phases_failed ? o->failed_phase : NULL);
     hw_json_str(w, "failed_phase_reason", o->phases_failed ? o->failed_why : NULL);
@@ -537,8 +538,8 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     json_fwmem(&w, run, NULL);
     hw_json_num(&w, "energy_wh", sum_run_energy_wh(run));
     hw_json_str(&w, "mem_util_source", mu_src);
-    json_time(&w, "start", run->t_max >= run->t_min ? run->t_min : NAN);
-    json_time(&w, "end", run->t_max >= run->t_min ? run->t_max : NAN);
+    sum_fig_json_time(&w, "start", run->t_max >= run->t_min ? run->t_min : NAN);
+    sum_fig_json_time(&w, "end", run->t_max >= run->t_min ? run->t_max : NAN);
     hw_json_open(&w, "time_zone", '{');
     hw_json_str(&w, "zone", run->tz.name);
     hw_json_str(&w, "source", tz_source_name(run->tz_source));
@@ -599,8 +600,8 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         const struct sum_phase_acc *p = &run->phase[i];
         hw_json_open(&w, NULL, '{');
         hw_json_str(&w, "name", p->name);
-        json_time(&w, "start", p->t0);
-        json_time(&w, "end", p->t1);
+        sum_fig_json_time(&w, "start", p->t0);
+        sum_fig_json_time(&w, "end", p->t1);
         hw_json_num(&w, "seconds", round_us(p->t1 - p->t0));
         hw_json_u64(&w, "line", p->line);
         hw_json_num(&w, "energy_wh", phase_energy_wh(p));
@@ -677,7 +678,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     hw_json_open(&w, "errors", '[');
     for (size_t i = 0; i < run->nerr; i++) {
         hw_json_open(&w, NULL, '{');
-        json_time(&w, "ts", run->err[i].t);
+        sum_fig_json_time(&w, "ts", run->err[i].t);
         hw_json_str(&w, "event", run->err[i].name);
         hw_json_u64(&w, "line", run->err[i].line);
         hw_json_raw(&w, "data", run->err[i].data);
@@ -860,7 +861,7 @@ static void tstat(struct hw_buf *b, const char *label, const struct sum_stat *s,
 
 /* Text from the data (phase and event names, uuids) without control characters, so a hostile
  * run.jsonl cannot move the terminal's cursor. */
-static const char *safe(const char *s, char *buf, size_t cap)
+const char *sum_fig_printable(const char *s, char *buf, size_t cap)
 {
     size_t i = 0;
     for (; s && s[i] && i + 1 < cap; i++)
@@ -927,7 +928,7 @@ static void text_outcome(struct hw_buf *out, const struct sum_outcome *o)
     char failed[512];
     if (*sum_outcome_failed_note(o, failed, sizeof failed)) {
         char sb[512];
-        hw_buf_printf(out, "; %s", safe(failed, sb, sizeof sb));
+        hw_buf_printf(out, "; %s", sum_fig_printable(failed, sb, sizeof sb));
     }
     char note[200];
     if (*sum_outcome_note(o, note, sizeof note))
@@ -1014,7 +1015,7 @@ static void text_fwmem(struct hw_buf *out, const char *indent, const struct sum_
         return;
     char sb[64];
     hw_buf_printf(out, "%sframework memory (%s): peak ", indent,
-                  safe(p ? p->fw.framework : run->fw.framework, sb, sizeof sb));
+                  sum_fig_printable(p ? p->fw.framework : run->fw.framework, sb, sizeof sb));
     tgmem(out, x.peak_mib, u);
     hw_buf_puts(out, " in use");
     if (isfinite(x.pool_mib)) {
@@ -1036,7 +1037,7 @@ static void text_phase_entry(struct hw_buf *out, const struct sum_run *run,
                              const struct sum_phase_acc *p, const struct sum_units *u)
 {
     char sb[256];
-    hw_buf_printf(out, "  phase %s: ", safe(p->name, sb, sizeof sb));
+    hw_buf_printf(out, "  phase %s: ", sum_fig_printable(p->name, sb, sizeof sb));
     tdur(out, p->t1 - p->t0, u);
     if (isfinite(run->info.t_start) && p->t0 < run->info.t_start - 0.001)
         hw_buf_puts(out, " (began before hwmon started: partly unmeasured)");
@@ -1120,7 +1121,7 @@ static void text_phases(struct hw_buf *out, const struct sum_run *run, const str
         const struct sum_name_acc *a = &s->v[i];
         if (a->count < 2 && a->kept == a->count)
             continue; /* its entry's line says it all */
-        hw_buf_printf(out, "  phase %s x%llu: total ", safe(a->name, sb, sizeof sb),
+        hw_buf_printf(out, "  phase %s x%llu: total ", sum_fig_printable(a->name, sb, sizeof sb),
                       (unsigned long long)a->count);
         tdur(out, a->timed ? a->d_sum : NAN, u);
         hw_buf_puts(out, ", mean ");
@@ -1190,7 +1191,7 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
     static const char *const labels[SUM_GM_COUNT] = {"util", "mem util", "mem used",
                                                      "mem total", "power", "temperature",
                                                      "SM clock", "mem clock", "gr clock"};
-    hw_buf_printf(out, "run %s\n", run->dir ? safe(run->dir, sb, sizeof sb) : "(files)");
+    hw_buf_printf(out, "run %s\n", run->dir ? sum_fig_printable(run->dir, sb, sizeof sb) : "(files)");
     hw_buf_puts(out, "  duration ");
     tdur(out, sum_run_duration(run), u);
     hw_buf_printf(out, ", %llu samples, %zu GPUs, energy ",
@@ -1202,7 +1203,7 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
     hw_buf_printf(out, "  nvidia-smi times: %s (%s)\n", run->tz.name,
                   tz_source_name(run->tz_source));
     if (run->info.have_start) {
-        hw_buf_printf(out, "  machine %s: ", run->info.host[0] ? safe(run->info.host, sb, sizeof sb)
+        hw_buf_printf(out, "  machine %s: ", run->info.host[0] ? sum_fig_printable(run->info.host, sb, sizeof sb)
                                                                 : "(unnamed)");
         tcount(out, run->info.cpus, " CPUs");
         if (isfinite(run->info.cpus_allowed) && run->info.cpus_allowed != run->info.cpus) {
@@ -1223,8 +1224,8 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
     for (int k = 0; k < run->info.nfs; k++) {
         const struct sum_fs *fs = &run->info.fs[k];
         hw_buf_printf(out, "  %s %s", k ? "          " : "file system",
-                      safe(fs->mount, sb, sizeof sb));
-        hw_buf_printf(out, " (%s): ", safe(fs->type, sb, sizeof sb));
+                      sum_fig_printable(fs->mount, sb, sizeof sb));
+        hw_buf_printf(out, " (%s): ", sum_fig_printable(fs->type, sb, sizeof sb));
         tmem(out, fs->total_mib, u);
         hw_buf_puts(out, ", used ");
         tmem(out, fs->used_start_mib, u);
@@ -1239,14 +1240,14 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
         if (run->info.ctx[k][0]) {
             hw_buf_puts(out, any_ctx ? ", " : "  job: ");
             hw_buf_printf(out, "%s ", hw_ctx_defs[k].key);
-            hw_buf_printf(out, "%s", safe(run->info.ctx[k], sb, sizeof sb));
+            hw_buf_printf(out, "%s", sum_fig_printable(run->info.ctx[k], sb, sizeof sb));
             any_ctx = true;
         }
     if (any_ctx)
         hw_buf_putc(out, '\n');
     if (!strcmp(run->info.sampler_role, HW_SAMPLER_SECONDARY)) {
         hw_buf_printf(out, "  GPUs: sampled for this job and node by hwmon %ld (", run->info.sampler_pid);
-        hw_buf_printf(out, "%s), not in this run\n", safe(run->info.sampler_dir, sb, sizeof sb));
+        hw_buf_printf(out, "%s), not in this run\n", sum_fig_printable(run->info.sampler_dir, sb, sizeof sb));
     }
     if (run->cpu[SUM_CPU_MEM_TOTAL].n) {
         hw_buf_puts(out, "  system memory ");
@@ -1337,7 +1338,7 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
         hw_buf_putc(out, '\n');
         for (size_t i = 0; i < run->npids && i < 8; i++) { /* gpu_procs.csv, every process */
             hw_buf_printf(out, "    GPU process %ld %s: peak ", run->pids[i].pid,
-                          safe(run->pids[i].name, sb, sizeof sb));
+                          sum_fig_printable(run->pids[i].name, sb, sizeof sb));
             tgmem(out, run->pids[i].peak_mib, u);
             hw_buf_putc(out, '\n');
         }
@@ -1350,7 +1351,7 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
         if (!gp)
             continue;
         hw_buf_printf(out, "  GPU %d%s%s: %llu samples, energy ", gp->index,
-                      gp->uuid[0] ? " " : "", safe(gp->uuid, sb, sizeof sb),
+                      gp->uuid[0] ? " " : "", sum_fig_printable(gp->uuid, sb, sizeof sb),
                       (unsigned long long)gp->samples);
         twh(out, gp->m[SUM_GM_POWER].n ? gp->energy.joules / 3600 : NAN, u);
         if (gp->energy.gaps)
@@ -1366,7 +1367,7 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
     text_phases(out, run, u);
     if (run->err_total) {
         hw_buf_printf(out, "  %llu error-like event%s (first: %s", (unsigned long long)run->err_total,
-                      run->err_total == 1 ? "" : "s", safe(run->err[0].name, sb, sizeof sb));
+                      run->err_total == 1 ? "" : "s", sum_fig_printable(run->err[0].name, sb, sizeof sb));
         event_reason(out, run->err[0].data);
         hw_buf_puts(out, ")\n");
     }
@@ -1408,16 +1409,6 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
         x = (struct sum_fwmem_fig){NAN, NAN, NAN, NAN, NAN, NAN};
     return x;
 }
-
-enum col_type { C_STR, C_NUM, C_U64, C_INT /* an integer in d, NAN when not known */ };
-
-struct col {
-    const char *name;
-    enum col_type type;
-    const char *s;
-    double d;
-    uint64_t u;
-};
 
 /* The sweep row's columns, in order. Each is S (a string), D (a computed number: 12 digits),
  * U (a count) or I (an integer, NAN when not known), with its name and its value (an expression
@@ -1521,16 +1512,16 @@ static void make_ctx_cols(void)
         snprintf(ctx_cols[k], sizeof ctx_cols[k], "job.%s", hw_ctx_defs[k].key);
 }
 
-static size_t flat_cols(const struct sum_run *run, struct col c[SWEEP_NCOLS])
+static size_t flat_cols(const struct sum_run *run, struct sum_col c[SWEEP_NCOLS])
 {
     const char *mu_src, *cores_src, *mem_src = NULL;
     const struct sum_stat *mu = mem_util_stat(run, &mu_src);
     sum_run_expected_cores(run, &cores_src);
     size_t n = 0;
-#define S(nm, v) c[n++] = (struct col){nm, C_STR, v, 0, 0};
-#define D(nm, v) c[n++] = (struct col){nm, C_NUM, NULL, v, 0};
-#define U(nm, v) c[n++] = (struct col){nm, C_U64, NULL, 0, v};
-#define I(nm, v) c[n++] = (struct col){nm, C_INT, NULL, v, 0};
+#define S(nm, v) c[n++] = (struct sum_col){nm, SUM_COL_STR, v, 0, 0};
+#define D(nm, v) c[n++] = (struct sum_col){nm, SUM_COL_NUM, NULL, v, 0};
+#define U(nm, v) c[n++] = (struct sum_col){nm, SUM_COL_U64, NULL, 0, v};
+#define I(nm, v) c[n++] = (struct sum_col){nm, SUM_COL_INT, NULL, v, 0};
 #define PER_IO(cols)                                                                               \
     for (int i = 0; i < SUM_IO_COUNT; i++) {                                                      \
         cols                                                                                       \
@@ -1551,38 +1542,6 @@ static size_t flat_cols(const struct sum_run *run, struct col c[SWEEP_NCOLS])
     return n;
 }
 
-/* A number column's value, the same in CSV and JSONL rows; false (nothing written) when it
- * was not measured. */
-static bool num_cell(struct hw_buf *b, const struct col *c)
-{
-    if (c->type == C_U64)
-        hw_buf_u64(b, c->u);
-    else if (!isfinite(c->d))
-        return false;
-    else if (c->type == C_INT)
-        hw_buf_printf(b, "%.0f", c->d);
-    else
-        hw_buf_json_num(b, c->d, HW_NUM_SIG12);
-    return true;
-}
-
-static void csv_cell(struct hw_buf *b, const char *s)
-{
-    if (!s)
-        return;
-    if (!strpbrk(s, ",\"\r\n")) {
-        hw_buf_puts(b, s);
-        return;
-    }
-    hw_buf_putc(b, '"');
-    for (; *s; s++) {
-        if (*s == '"')
-            hw_buf_putc(b, '"');
-        hw_buf_putc(b, *s);
-    }
-    hw_buf_putc(b, '"');
-}
-
 void sum_report_param_name(const struct sum_param *p, struct hw_buf *out)
 {
     hw_buf_puts(out, "param.");
@@ -1591,37 +1550,13 @@ void sum_report_param_name(const struct sum_param *p, struct hw_buf *out)
 
 void sum_report_param_csv_cell(const struct sum_param *p, struct hw_buf *out)
 {
-    csv_cell(out, param_text(p, false));
+    sum_csv_cell(out, param_text(p, false));
 }
 
-/* --units on a row's columns: names carry the unit (sum_units_column), values are converted;
- * a column whose new name an earlier one has (peak_vram_mb and peak_vram_mib both become
- * peak_vram_gib) is left out. */
-static size_t units_cols(struct col *c, size_t n, const struct sum_units *u, char (*names)[48])
+static size_t row_cols(const struct sum_run *run, const struct sum_units *u, struct sum_col *c,
+                       char (*names)[SUM_COL_NAME])
 {
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        struct col x = c[i];
-        int d = sum_units_column(u, x.name, names[m], sizeof names[m]);
-        if (d >= 0) {
-            bool dup = false;
-            for (size_t k = 0; k < m && !dup; k++)
-                dup = !strcmp(c[k].name, names[m]);
-            if (dup)
-                continue;
-            x.name = names[m];
-            if (x.type == C_NUM)
-                x.d = sum_units_value(u, (enum sum_dim)d, x.d);
-        }
-        c[m++] = x;
-    }
-    return m;
-}
-
-static size_t row_cols(const struct sum_run *run, const struct sum_units *u, struct col *c,
-                       char (*names)[48])
-{
-    return units_cols(c, flat_cols(run, c), u, names);
+    return sum_cols_units(c, flat_cols(run, c), u, names);
 }
 
 /* The per-phase-name columns: phase.NAME.count, .total_sec, .mean_sec, .energy_wh,
@@ -1658,13 +1593,13 @@ void sum_report_figures(const struct sum_run *run, const struct sum_units *u, bo
                         bool phases, sum_figure_fn *fn, void *ctx)
 {
     if (row) {
-        struct col c[SWEEP_NCOLS];
-        char names[SWEEP_NCOLS][48];
+        struct sum_col c[SWEEP_NCOLS];
+        char names[SWEEP_NCOLS][SUM_COL_NAME];
         size_t n = row_cols(run, u, c, names);
         for (size_t i = 0; i < n; i++)
-            if (c[i].type != C_STR)
-                fn(ctx, c[i].name, c[i].type == C_U64 ? (double)c[i].u : c[i].d,
-                   c[i].type != C_NUM);
+            if (c[i].type != SUM_COL_STR)
+                fn(ctx, c[i].name, c[i].type == SUM_COL_U64 ? (double)c[i].u : c[i].d,
+                   c[i].type != SUM_COL_NUM);
     }
     if (phases)
         phase_figures(run, u, fn, ctx);
@@ -1690,15 +1625,9 @@ void sum_report_csv_header_u(const struct sum_units *u, struct hw_buf *out)
     struct sum_run *empty = sum_run_new();
     if (!empty)
         return;
-    struct col c[SWEEP_NCOLS];
-    char names[SWEEP_NCOLS][48];
-    size_t n = row_cols(empty, u, c, names);
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            hw_buf_putc(out, ',');
-        hw_buf_puts(out, c[i].name);
-    }
-    hw_buf_putc(out, '\n');
+    struct sum_col c[SWEEP_NCOLS];
+    char names[SWEEP_NCOLS][SUM_COL_NAME];
+    sum_cols_csv_header(c, row_cols(empty, u, c, names), out);
     sum_run_free(empty);
 }
 
@@ -1710,18 +1639,9 @@ void sum_report_csv_row(const struct sum_run *run, struct hw_buf *out)
 void sum_report_csv_row_u(const struct sum_run *run, const struct sum_units *u,
                           struct hw_buf *out)
 {
-    struct col c[SWEEP_NCOLS];
-    char names[SWEEP_NCOLS][48];
-    size_t n = row_cols(run, u, c, names);
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            hw_buf_putc(out, ',');
-        if (c[i].type == C_STR)
-            csv_cell(out, c[i].s);
-        else
-            num_cell(out, &c[i]); /* an empty cell when not known */
-    }
-    hw_buf_putc(out, '\n');
+    struct sum_col c[SWEEP_NCOLS];
+    char names[SWEEP_NCOLS][SUM_COL_NAME];
+    sum_cols_csv(c, row_cols(run, u, c, names), out);
 }
 
 struct cols_out {
@@ -1732,7 +1652,7 @@ struct cols_out {
 static void csv_extra(void *ctx, const char *name, double v, bool integer)
 {
     struct cols_out *o = ctx;
-    csv_cell(o->names, name);
+    sum_csv_cell(o->names, name);
     hw_buf_putc(o->names, '\0');
     sum_report_cell(o->cells, v, integer);
     hw_buf_putc(o->cells, '\0');
@@ -1765,21 +1685,13 @@ void sum_report_jsonl_row(const struct sum_run *run, struct hw_buf *out)
 void sum_report_jsonl_row_u(const struct sum_run *run, const struct sum_units *u,
                             struct hw_buf *out)
 {
-    struct col c[SWEEP_NCOLS];
-    char names[SWEEP_NCOLS][48];
+    struct sum_col c[SWEEP_NCOLS];
+    char names[SWEEP_NCOLS][SUM_COL_NAME];
     size_t n = row_cols(run, u, c, names);
     struct hw_json w;
     hw_json_init(&w, out, HW_JSON_LINE, HW_NUM_SIG12);
     hw_json_open(&w, NULL, '{');
-    for (size_t i = 0; i < n; i++) {
-        if (c[i].type == C_STR) {
-            hw_json_str(&w, c[i].name, c[i].s);
-            continue;
-        }
-        hw_json_key(&w, c[i].name);
-        if (!num_cell(out, &c[i]))
-            hw_buf_puts(out, "null");
-    }
+    sum_cols_json(c, n, &w);
     for (size_t i = 0; i < run->nparams; i++) {
         struct hw_buf k;
         hw_buf_init(&k, NULL, 0);

@@ -63,5 +63,9 @@ double sum_fig_cores_busy(const struct sum_run *run, double pct);
 /* A count as a JSON integer, null when not known (NAN or negative). */
 struct hw_json;
 void sum_fig_json_count(struct hw_json *w, const char *key, double v);
+/* s for a terminal: control characters as '?', cut to fit cap. Returns buf. */
+const char *sum_fig_printable(const char *s, char *buf, size_t cap);
+/* An epoch time as an ISO 8601 UTC string to the millisecond, null when not known. */
+void sum_fig_json_time(struct hw_json *w, const char *key, double t);
 
 #endif

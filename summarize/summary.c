@@ -86,6 +86,7 @@ void sum_run_free(struct sum_run *run)
     free(run->dir);
     free(run->tspan);
     sum_tl_free(run->tl);
+    free(run->jser);
     for (int k = 0; k < SUM_KIND_COUNT; k++) {
         free(run->path[k]);
         sum_stat_free(&run->q_interval[k]);
@@ -656,7 +657,7 @@ static void on_gpu(void *ctx, const struct sum_gpu_row *r)
         sum_stat_add(&gp->m[m], r->v[m]);
         sum_stat_add_mean_max(&run->all[m], r->v[m]);
     }
-    sum_together_row(&run->together, r->gpu, r->v);
+    sum_together_row(&run->together, r->gpu, r->t, r->v);
     see_time(run, r->t);
     if (run->tl)
         sum_tl_gpu_row(run->tl, r);
@@ -1253,6 +1254,14 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
         first_err = rc;
     close_open(run, INFINITY); /* begun, and no end nor stop: open until the last sample */
     index_phases(run);
+    if (cfg->job_series && !run->jser) { /* anchored at the start event, read by now */
+        run->jser = malloc(sizeof *run->jser);
+        if (!run->jser)
+            return -ENOMEM;
+        sum_jser_init(run->jser);
+        sum_jser_anchor(run->jser, run->info.t_start);
+        run->together.series = run->jser;
+    }
 
     /* time zone of nvidia-smi's timestamps */
     if (run->info.have_tz) {

@@ -160,6 +160,8 @@ struct sum_config {
      * columns (0: none, no cost); timeline_spark: only the sweep's utilization sparkline. */
     int timeline_cols;
     bool timeline_spark;
+    /* A node of a job (jobsum.h): keep its GPUs together over time (jobseries.h). */
+    bool job_series;
 };
 
 /* One of the run's parameters: a scalar of the data of its params events (--params, default
@@ -267,6 +269,7 @@ struct sum_run {
     uint64_t params_dropped;
     struct sum_timeline *tl; /* NULL unless cfg->timeline_cols */
     uint8_t gpu_seen[SUM_MAX_GPUS]; /* the GPUs' numbers, ascending (the timeline's energy) */
+    struct sum_jseries *jser; /* NULL unless cfg->job_series */
     int ngpu_seen;
 };
 

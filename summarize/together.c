@@ -7,13 +7,16 @@
 void sum_together_init(struct sum_together *t)
 {
     memset(t, 0, sizeof *t);
-    t->mem_ok = t->total_ok = t->util_ok = true;
+    t->mem_ok = t->total_ok = t->util_ok = t->power_ok = true;
 }
 
 static void close_instant(struct sum_together *t)
 {
     if (!t->k)
         return;
+    if (t->series)
+        sum_jser_add(t->series, t->t0, t->k, t->mem_ok ? t->mem : NAN,
+                     t->power_ok ? t->power : NAN, t->util_ok ? t->util : NAN);
     struct sum_together_k *b = &t->by[t->k];
     b->n++;
     if (t->mem_ok) {
@@ -36,12 +39,12 @@ static void close_instant(struct sum_together *t)
     }
     memset(t->seen, 0, sizeof t->seen);
     t->k = 0;
-    t->mem = t->total = t->util = 0;
-    t->mem_ok = t->total_ok = t->util_ok = true;
+    t->mem = t->total = t->util = t->power = 0;
+    t->mem_ok = t->total_ok = t->util_ok = t->power_ok = true;
     t->busy = 0;
 }
 
-void sum_together_row(struct sum_together *t, int gpu, const double *v)
+void sum_together_row(struct sum_together *t, int gpu, double tm, const double *v)
 {
     if (gpu < 0 || gpu >= SUM_MAX_GPUS)
         return;
@@ -49,8 +52,13 @@ void sum_together_row(struct sum_together *t, int gpu, const double *v)
     if (t->seen[gpu / 64] & bit) /* this GPU again: the loop's next instant */
         close_instant(t);
     t->seen[gpu / 64] |= bit;
-    t->k++;
+    if (!t->k++)
+        t->t0 = tm;
     double mem = v[SUM_GM_MEM_USED], total = v[SUM_GM_MEM_TOTAL], util = v[SUM_GM_UTIL];
+    double power = v[SUM_GM_POWER];
+    t->power_ok &= isfinite(power);
+    if (t->power_ok)
+        t->power += power;
     t->mem_ok &= isfinite(mem);
     t->total_ok &= isfinite(total);
     t->util_ok &= isfinite(util);

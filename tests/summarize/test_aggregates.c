@@ -714,7 +714,7 @@ static void test_together(void)
             v[SUM_GM_UTIL] = util[i][g];
             v[SUM_GM_MEM_USED] = 100.0 * (g + 1) + (i == 1 ? 1000 : 0);
             v[SUM_GM_MEM_TOTAL] = 4000;
-            sum_together_row(&t, g, v);
+            sum_together_row(&t, g, i, v);
         }
     sum_together_finish(&t);
     struct sum_together_figs f;

@@ -1,0 +1,356 @@
+/* Printing a job of many nodes (jobreport.h). */
+#include "jobreport.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hwrun/jsonw.h"
+#include "report.h"
+#include "row.h"
+
+static const struct sum_jphase *straggler(const struct sum_jobsum *j)
+{
+    return j->straggler >= 0 ? &j->ph[j->straggler] : NULL;
+}
+
+static const char *node_label(const struct sum_jobsum *j, size_t i)
+{
+    return j->node[i].label;
+}
+
+void sum_job_incomplete_list(const struct sum_jobsum *j, struct hw_buf *out)
+{
+    bool any = false;
+    for (size_t i = 0; i < j->nnode; i++)
+        if (!j->node[i].summarized || !j->node[i].complete) {
+            hw_buf_puts(out, any ? ", " : "");
+            hw_buf_puts(out, node_label(j, i));
+            any = true;
+        }
+}
+
+/* ---- the row ------------------------------------------------------------------------------- */
+
+/* The job's sweep row, in order: S (a string), D (a number), U (a count), PER_CTX (a job.KEY
+ * column per context key every node says alike). CSV and JSON Lines are expanded from this one
+ * list; the JSON document prints the same values under the keys noted in summarize.1. */
+#define JOB_COLUMNS(S, D, U, PER_CTX)                                                              \
+    S("job_dir", j->dir)                                                                           \
+    S("status", sum_status_names[j->status])                                                       \
+    U("nodes", j->nnode)                                                                           \
+    U("hosts", j->hosts)                                                                           \
+    U("incomplete_nodes", j->incomplete + j->unreadable)                                           \
+    S("incomplete_node_list", incomplete->len ? incomplete->p : NULL)                                \
+    U("gpus", j->gpus)                                                                             \
+    U("gpus_counted_twice", j->gpus_twice)                                                         \
+    D("duration_sec", sum_fig_round_us(j->duration_s))                                             \
+    D("start_spread_sec", sum_fig_round_us(j->start_spread_s))                                     \
+    D("stop_spread_sec", sum_fig_round_us(j->stop_spread_s))                                       \
+    D("energy_wh", j->energy_wh)                                                                   \
+    D("gpus_mem_used_peak_mib", j->mem_peak_mib)                                                   \
+    D("gpus_mem_used_peak_at_sec", j->mem_peak_at_s)                                               \
+    D("gpus_mem_used_node_peaks_sum_mib", j->mem_sum_of_peaks_mib)                                 \
+    D("gpus_power_peak_w", j->power_peak_w)                                                        \
+    D("gpus_power_peak_at_sec", j->power_peak_at_s)                                                \
+    D("gpu_util_mean_pct", j->util_mean_pct)                                                       \
+    D("align_sec", j->align_s)                                                                     \
+    S("straggler_phase", sp ? sp->name : NULL)                                                     \
+    S("straggler_node", sp ? node_label(j, sp->slowest) : NULL)                                    \
+    D("straggler_sec", sp ? sum_fig_round_us(sp->max_s) : NAN)                                     \
+    D("straggler_median_sec", sp ? sum_fig_round_us(sp->median_s) : NAN)                           \
+    D("straggler_over_median_sec", sp ? sum_fig_round_us(sp->over_median_s) : NAN)                 \
+    D("straggler_over_median_pct", sp ? sp->over_median_pct : NAN)                                 \
+    PER_CTX(S(ctx_cols[i], j->ctx[i][0] ? j->ctx[i] : NULL))
+
+#define ONE(nm, v) +1
+#define ONE_PER_CTX(cols) +HW_CTX_COUNT * (0 cols)
+enum { JOB_NCOLS = 0 JOB_COLUMNS(ONE, ONE, ONE, ONE_PER_CTX) };
+#undef ONE
+#undef ONE_PER_CTX
+
+static char ctx_cols[HW_CTX_COUNT][64];
+static pthread_once_t ctx_once = PTHREAD_ONCE_INIT;
+
+static void make_ctx_cols(void)
+{
+    for (int k = 0; k < HW_CTX_COUNT; k++)
+        snprintf(ctx_cols[k], sizeof ctx_cols[k], "job.%s", hw_ctx_defs[k].key);
+}
+
+/* The row's columns in u (incomplete holds the list the row points into). */
+static size_t job_cols(const struct sum_jobsum *j, const struct sum_units *u, struct hw_buf *incomplete,
+                       struct sum_col c[JOB_NCOLS], char (*names)[SUM_COL_NAME])
+{
+    pthread_once(&ctx_once, make_ctx_cols);
+    sum_job_incomplete_list(j, incomplete);
+    hw_buf_putc(incomplete, '\0');
+    incomplete->len--;
+    const struct sum_jphase *sp = straggler(j);
+    size_t n = 0;
+#define S(nm, v) c[n++] = (struct sum_col){nm, SUM_COL_STR, v, 0, 0};
+#define D(nm, v) c[n++] = (struct sum_col){nm, SUM_COL_NUM, NULL, v, 0};
+#define U(nm, v) c[n++] = (struct sum_col){nm, SUM_COL_U64, NULL, 0, v};
+#define PER_CTX(cols)                                                                              \
+    for (int i = 0; i < HW_CTX_COUNT; i++) {                                                      \
+        cols                                                                                       \
+    }
+    JOB_COLUMNS(S, D, U, PER_CTX)
+#undef S
+#undef D
+#undef U
+#undef PER_CTX
+    return sum_cols_units(c, n, u, names);
+}
+
+void sum_job_csv_header(const struct sum_units *u, struct hw_buf *out)
+{
+    struct sum_jobsum empty = {0};
+    empty.straggler = -1;
+    struct hw_buf inc;
+    hw_buf_init(&inc, NULL, 0);
+    struct sum_col c[JOB_NCOLS];
+    char names[JOB_NCOLS][SUM_COL_NAME];
+    sum_cols_csv_header(c, job_cols(&empty, u, &inc, c, names), out);
+    hw_buf_free(&inc);
+}
+
+void sum_job_csv_row(const struct sum_jobsum *j, const struct sum_units *u, struct hw_buf *out)
+{
+    struct hw_buf inc;
+    hw_buf_init(&inc, NULL, 0);
+    struct sum_col c[JOB_NCOLS];
+    char names[JOB_NCOLS][SUM_COL_NAME];
+    sum_cols_csv(c, job_cols(j, u, &inc, c, names), out);
+    hw_buf_free(&inc);
+}
+
+void sum_job_jsonl_row(const struct sum_jobsum *j, const struct sum_units *u, struct hw_buf *out)
+{
+    struct hw_buf inc;
+    hw_buf_init(&inc, NULL, 0);
+    struct sum_col c[JOB_NCOLS];
+    char names[JOB_NCOLS][SUM_COL_NAME];
+    size_t n = job_cols(j, u, &inc, c, names);
+    struct hw_json w;
+    hw_json_init(&w, out, HW_JSON_LINE, HW_NUM_SIG12);
+    hw_json_open(&w, NULL, '{');
+    sum_cols_json(c, n, &w);
+    hw_json_close(&w);
+    hw_buf_putc(out, '\n');
+    hw_buf_free(&inc);
+}
+
+/* ---- JSON ---------------------------------------------------------------------------------- */
+
+static void json_ctx(struct hw_json *w, const char *key, const char (*ctx)[128])
+{
+    hw_json_open(w, key, '{');
+    for (int k = 0; k < HW_CTX_COUNT; k++)
+        hw_json_str(w, hw_ctx_defs[k].key, ctx[k][0] ? ctx[k] : NULL);
+    hw_json_close(w);
+}
+
+static void json_node(struct hw_json *w, const struct sum_jobsum *j, size_t i)
+{
+    const struct sum_jnode *n = &j->node[i];
+    hw_json_open(w, NULL, '{');
+    hw_json_str(w, "node", n->label);
+    hw_json_str(w, "dir", n->dir);
+    hw_json_str(w, "host", n->host[0] ? n->host : NULL);
+    hw_json_bool(w, "summarized", n->summarized);
+    hw_json_str(w, "status", n->summarized ? sum_status_names[n->status] : NULL);
+    hw_json_bool(w, "complete", n->summarized && n->complete);
+    hw_json_str(w, "gpu_sampler_role", n->sampler_role[0] ? n->sampler_role : NULL);
+    sum_fig_json_time(w, "start", n->t_start);
+    hw_json_num(w, "start_offset_s", sum_fig_round_us(n->t_start - j->t_start));
+    hw_json_num(w, "duration_s", sum_fig_round_us(n->duration_s));
+    hw_json_num(w, "interval_s", n->interval_s);
+    hw_json_u64(w, "gpus", (uint64_t)n->ngpu);
+    hw_json_num(w, "energy_wh", n->energy_wh);
+    hw_json_num(w, "gpus_mem_used_peak_mib", n->mem_peak_mib);
+    hw_json_num(w, "gpus_power_peak_w", n->power_peak_w);
+    hw_json_u64(w, "lines_skipped", n->lines_skipped);
+    hw_json_open(w, "gpu_list", '[');
+    for (int g = 0; g < n->ngpu; g++) {
+        const struct sum_jgpu *a = &n->gpu[g];
+        hw_json_open(w, NULL, '{');
+        hw_json_u64(w, "index", (uint64_t)a->index);
+        hw_json_str(w, "uuid", a->uuid[0] ? a->uuid : NULL);
+        hw_json_bool(w, "counted", !a->twice);
+        hw_json_u64(w, "samples", a->samples);
+        hw_json_num(w, "energy_wh", a->energy_wh);
+        hw_json_num(w, "mem_used_peak_mib", a->mem_peak_mib);
+        hw_json_num(w, "util_mean_pct", a->util_mean_pct);
+        hw_json_close(w);
+    }
+    hw_json_close(w);
+    json_ctx(w, "context", (const char (*)[128])n->ctx);
+    hw_json_close(w);
+}
+
+static void json_phase(struct hw_json *w, const struct sum_jobsum *j, const struct sum_jphase *p)
+{
+    hw_json_open(w, NULL, '{');
+    hw_json_str(w, "name", p->name);
+    hw_json_u64(w, "nodes", p->nodes);
+    hw_json_u64(w, "count", p->count);
+    hw_json_num(w, "min_s", sum_fig_round_us(p->min_s));
+    hw_json_num(w, "median_s", sum_fig_round_us(p->median_s));
+    hw_json_num(w, "max_s", sum_fig_round_us(p->max_s));
+    hw_json_str(w, "slowest_node", isfinite(p->max_s) ? node_label(j, p->slowest) : NULL);
+    hw_json_num(w, "over_median_s", sum_fig_round_us(p->over_median_s));
+    hw_json_num(w, "over_median_pct", p->over_median_pct);
+    hw_json_num(w, "energy_wh", p->energy_wh);
+    hw_json_close(w);
+}
+
+void sum_job_json(const struct sum_jobsum *j, struct hw_buf *out)
+{
+    struct hw_json w;
+    hw_json_init(&w, out, HW_JSON_PRETTY, HW_NUM_SIG12);
+    hw_json_open(&w, NULL, '{');
+    hw_json_str(&w, "schema", "hwrun.job_summary/1");
+    hw_json_str(&w, "tool", "summarize (hwrun) " HWRUN_VERSION);
+    /* the row's figures first, under the row's names */
+    struct hw_buf inc;
+    hw_buf_init(&inc, NULL, 0);
+    struct sum_col c[JOB_NCOLS];
+    char names[JOB_NCOLS][SUM_COL_NAME];
+    size_t n = job_cols(j, NULL, &inc, c, names);
+    size_t ctx0 = n - HW_CTX_COUNT; /* the job.KEY columns: an object of their own below */
+    sum_cols_json(c, ctx0, &w);
+    hw_buf_free(&inc);
+    sum_fig_json_time(&w, "start", j->t_start);
+    hw_json_u64(&w, "aligned_bins", j->bins);
+    hw_json_u64(&w, "aligned_bins_unmeasured", j->bins_unmeasured);
+    json_ctx(&w, "context", (const char (*)[128])j->ctx);
+    hw_json_open(&w, "per_node", '[');
+    for (size_t i = 0; i < j->nnode; i++)
+        json_node(&w, j, i);
+    hw_json_close(&w);
+    hw_json_open(&w, "per_phase", '[');
+    for (size_t p = 0; p < j->nph; p++)
+        json_phase(&w, j, &j->ph[p]);
+    hw_json_close(&w);
+    hw_json_close(&w);
+    hw_buf_putc(out, '\n');
+}
+
+/* ---- text ---------------------------------------------------------------------------------- */
+
+static void put_pad(struct hw_buf *b, const char *s, int width)
+{
+    char buf[128];
+    hw_buf_printf(b, "%-*s", width, sum_fig_printable(s, buf, sizeof buf));
+}
+
+static void put_cell(struct hw_buf *b, struct hw_buf *tmp, int width)
+{
+    hw_buf_putc(tmp, '\0');
+    hw_buf_printf(b, "%*s", width, tmp->p);
+    tmp->len = 0;
+}
+
+void sum_job_text(const struct sum_jobsum *j, const struct sum_units *u, struct hw_buf *out)
+{
+    char sb[512];
+    hw_buf_printf(out, "job %s: %zu node%s", j->dir ? sum_fig_printable(j->dir, sb, sizeof sb)
+                                                    : "(nodes given)",
+                  j->nnode, j->nnode == 1 ? "" : "s");
+    if (j->hosts != j->nnode)
+        hw_buf_printf(out, " on %zu host%s", j->hosts, j->hosts == 1 ? "" : "s");
+    hw_buf_printf(out, ", %zu GPU%s, status %s\n", j->gpus, j->gpus == 1 ? "" : "s",
+                  sum_status_names[j->status]);
+    struct hw_buf t;
+    hw_buf_init(&t, NULL, 0);
+    if (j->incomplete + j->unreadable) {
+        sum_job_incomplete_list(j, &t);
+        hw_buf_putc(&t, '\0');
+        hw_buf_printf(out, "  incomplete: %s (no stop event, or not readable); what was measured "
+                           "is summed\n",
+                      sum_fig_printable(t.p, sb, sizeof sb));
+        t.len = 0;
+    }
+    hw_buf_puts(out, "  duration ");
+    sum_units_fmt(out, j->duration_s, SUM_DIM_TIME, u);
+    hw_buf_puts(out, " (the longest node); nodes' starts ");
+    sum_units_fmt(out, j->start_spread_s, SUM_DIM_TIME, u);
+    hw_buf_puts(out, " apart by their own clocks, stops ");
+    sum_units_fmt(out, j->stop_spread_s, SUM_DIM_TIME, u);
+    hw_buf_puts(out, "\n  energy ");
+    sum_units_fmt(out, j->energy_wh, SUM_DIM_ENERGY, u);
+    hw_buf_puts(out, " (every GPU once), GPU util mean ");
+    sum_fmt_num(out, j->util_mean_pct, "%");
+    hw_buf_puts(out, "\n  GPUs together: peak VRAM ");
+    sum_units_fmt(out, j->mem_peak_mib, SUM_DIM_GPUMEM, u);
+    hw_buf_puts(out, " at ");
+    sum_units_fmt(out, j->mem_peak_at_s, SUM_DIM_TIME, u);
+    hw_buf_puts(out, " (the nodes' own peaks add up to ");
+    sum_units_fmt(out, j->mem_sum_of_peaks_mib, SUM_DIM_GPUMEM, u);
+    hw_buf_puts(out, "), peak power ");
+    sum_fmt_num(out, j->power_peak_w, " W");
+    hw_buf_puts(out, "; in ");
+    sum_units_fmt(out, j->align_s, SUM_DIM_TIME, u);
+    hw_buf_puts(out, " steps from each node's start\n");
+    if (j->gpus_twice)
+        hw_buf_printf(out, "  note: %llu GPU%s recorded by two directories of one host, counted "
+                           "once\n",
+                      (unsigned long long)j->gpus_twice, j->gpus_twice == 1 ? "" : "s");
+    const struct sum_jphase *sp = straggler(j);
+    if (sp) {
+        char nb[128];
+        hw_buf_printf(out, "  straggler: %s in `%s`: ",
+                      sum_fig_printable(node_label(j, sp->slowest), nb, sizeof nb),
+                      sum_fig_printable(sp->name, sb, sizeof sb));
+        sum_units_fmt(out, sp->max_s, SUM_DIM_TIME, u);
+        hw_buf_puts(out, ", ");
+        sum_units_fmt(out, sp->over_median_s, SUM_DIM_TIME, u);
+        hw_buf_puts(out, " (");
+        sum_fmt_num(out, sp->over_median_pct, "%");
+        hw_buf_printf(out, ") over the median of %zu nodes\n", sp->nodes);
+    }
+
+    hw_buf_puts(out, "\n  node                 status      GPUs    start +    duration      energy"
+                     "   peak VRAM\n");
+    for (size_t i = 0; i < j->nnode; i++) {
+        const struct sum_jnode *n = &j->node[i];
+        hw_buf_puts(out, "  ");
+        put_pad(out, n->label, 20);
+        hw_buf_printf(out, " %-10s %5d ",
+                      n->summarized ? sum_status_names[n->status] : "unreadable", n->ngpu);
+        sum_units_fmt(&t, n->t_start - j->t_start, SUM_DIM_TIME, u);
+        put_cell(out, &t, 11);
+        sum_units_fmt(&t, n->duration_s, SUM_DIM_TIME, u);
+        put_cell(out, &t, 12);
+        sum_units_fmt(&t, n->energy_wh, SUM_DIM_ENERGY, u);
+        put_cell(out, &t, 12);
+        sum_units_fmt(&t, n->mem_peak_mib, SUM_DIM_GPUMEM, u);
+        put_cell(out, &t, 12);
+        hw_buf_putc(out, '\n');
+    }
+    if (j->nph) {
+        hw_buf_puts(out, "\n  phase                nodes         min      median         max"
+                         "  slowest (over the median)\n");
+        for (size_t p = 0; p < j->nph; p++) {
+            const struct sum_jphase *ph = &j->ph[p];
+            hw_buf_puts(out, "  ");
+            put_pad(out, ph->name, 20);
+            hw_buf_printf(out, " %5zu ", ph->nodes);
+            sum_units_fmt(&t, ph->min_s, SUM_DIM_TIME, u);
+            put_cell(out, &t, 11);
+            sum_units_fmt(&t, ph->median_s, SUM_DIM_TIME, u);
+            put_cell(out, &t, 12);
+            sum_units_fmt(&t, ph->max_s, SUM_DIM_TIME, u);
+            put_cell(out, &t, 12);
+            if (isfinite(ph->max_s) && ph->nodes > 1) {
+                hw_buf_printf(out, "  %s (+", sum_fig_printable(node_label(j, ph->slowest), sb, 64));
+                sum_units_fmt(out, ph->over_median_s, SUM_DIM_TIME, u);
+                hw_buf_putc(out, ')');
+            }
+            hw_buf_putc(out, '\n');
+        }
+    }
+    hw_buf_free(&t);
+}

@@ -1,0 +1,21 @@
+/* Printing a job of many nodes (jobsum.h): its JSON document, a text report, and one sweep row
+ * per job (CSV or JSON Lines). Every figure is the one sum_job_build computed. */
+#ifndef SUM_JOBREPORT_H
+#define SUM_JOBREPORT_H
+
+#include "hwrun/io.h"
+#include "jobsum.h"
+#include "units.h"
+
+/* The job summary (schema hwrun.job_summary/1, summarize.1), pretty-printed, ending in '\n'. */
+void sum_job_json(const struct sum_jobsum *j, struct hw_buf *out);
+/* For a terminal, in --units u (NULL: the defaults). */
+void sum_job_text(const struct sum_jobsum *j, const struct sum_units *u, struct hw_buf *out);
+/* One row per job: the header, a CSV line, a JSON Lines object (same columns). */
+void sum_job_csv_header(const struct sum_units *u, struct hw_buf *out);
+void sum_job_csv_row(const struct sum_jobsum *j, const struct sum_units *u, struct hw_buf *out);
+void sum_job_jsonl_row(const struct sum_jobsum *j, const struct sum_units *u, struct hw_buf *out);
+/* The nodes whose run has no stop event, by label, joined with ", " ("" when none). */
+void sum_job_incomplete_list(const struct sum_jobsum *j, struct hw_buf *out);
+
+#endif

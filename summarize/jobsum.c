@@ -1,0 +1,569 @@
+/* One job on many nodes (jobsum.h): node records and the job's figures. */
+#include "jobsum.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hwrun/io.h"
+#include "report.h"
+
+/* src cut to fit, at a character: the context's values are short, labels are for people */
+static void copy(char *dst, size_t cap, const char *src)
+{
+    size_t n = src ? strnlen(src, cap - 1) : 0;
+    if (src && src[n])
+        while (n && ((unsigned char)src[n] & 0xC0) == 0x80)
+            n--;
+    memcpy(dst, src ? src : "", n);
+    dst[n] = '\0';
+}
+
+/* The name's index in the node's names (the lanes are drawn by name); -1 when not there. */
+static long name_index(const struct sum_jnode *n, const char *name)
+{
+    for (size_t i = 0; i < n->nnames; i++)
+        if (!strcmp(n->names[i].name, name))
+            return (long)i;
+    return -1;
+}
+
+int sum_jnode_take(struct sum_jnode *n, const char *dir, struct sum_run *run)
+{
+    memset(n, 0, sizeof *n);
+    n->dir = strdup(dir ? dir : "");
+    n->t_start = n->t_stop = n->duration_s = n->interval_s = NAN;
+    n->energy_wh = n->mem_peak_mib = n->power_peak_w = NAN;
+    n->status = SUM_STATUS_UNKNOWN;
+    if (!n->dir)
+        return -ENOMEM;
+    if (!run)
+        return 0;
+    n->summarized = true;
+    const struct sum_run_info *in = &run->info;
+    for (int k = 0; k < HW_CTX_COUNT; k++)
+        copy(n->ctx[k], sizeof n->ctx[k], in->ctx[k]);
+    copy(n->host, sizeof n->host, in->ctx[HW_CTX_HOST][0] ? in->ctx[HW_CTX_HOST] : in->host);
+    copy(n->sampler_role, sizeof n->sampler_role, in->sampler_role);
+    n->status = run->outcome.status;
+    n->complete = run->outcome.have_stop;
+    double t0, t1;
+    if (sum_run_span(run, &t0, &t1))
+        n->t_start = t0;
+    n->t_stop = in->t_stop;
+    n->duration_s = sum_run_duration(run);
+    for (int k = 0; k < SUM_KIND_COUNT; k++)
+        n->lines_skipped += sum_quality_skipped_total(&run->q[k]);
+
+    for (int g = 0; g < SUM_MAX_GPUS; g++)
+        n->ngpu += run->gpu[g] && run->gpu[g]->in_query;
+    if (n->ngpu && !(n->gpu = calloc((size_t)n->ngpu, sizeof *n->gpu)))
+        return -ENOMEM;
+    int i = 0;
+    for (int g = 0; g < SUM_MAX_GPUS; g++) {
+        const struct sum_gpu *gp = run->gpu[g];
+        if (!gp || !gp->in_query)
+            continue;
+        struct sum_jgpu *o = &n->gpu[i++];
+        o->index = gp->index;
+        copy(o->uuid, sizeof o->uuid, gp->uuid);
+        o->samples = gp->samples;
+        o->energy_wh = gp->m[SUM_GM_POWER].n ? gp->energy.joules / 3600.0 : NAN;
+        o->mem_peak_mib = sum_fig_max(&gp->m[SUM_GM_MEM_USED]);
+        o->util_mean_pct = sum_stat_mean(&gp->m[SUM_GM_UTIL]);
+        o->util_n = gp->m[SUM_GM_UTIL].n;
+        if (isnan(n->interval_s))
+            n->interval_s = sum_run_gap_interval(run, SUM_KIND_GPU, gp->index);
+    }
+    struct sum_together_figs tg;
+    sum_together_figs(&run->together, &tg);
+    n->mem_peak_mib = tg.mem_used_peak_mib;
+    if (run->jser && run->jser->hi >= 0) { /* the series moves to the node */
+        n->ser = run->jser;
+        run->jser = NULL;
+        run->together.series = NULL;
+    }
+
+    const struct sum_names *s = &run->names;
+    if (s->n && !(n->names = calloc(s->n, sizeof *n->names)))
+        return -ENOMEM;
+    for (size_t k = 0; k < s->n; k++) {
+        const struct sum_name_acc *a = &s->v[k];
+        struct sum_jname *o = &n->names[n->nnames];
+        if (!(o->name = strdup(a->name)))
+            return -ENOMEM;
+        n->nnames++;
+        o->count = a->count;
+        o->total_s = a->timed ? a->d_sum : NAN;
+        o->energy_wh = sum_name_energy_wh(a);
+    }
+    size_t nl = run->nphase < SUM_JOB_LANES ? run->nphase : SUM_JOB_LANES;
+    n->lane_dropped = run->nphase - nl + run->phases_dropped;
+    if (nl && !(n->lane = calloc(nl, sizeof *n->lane)))
+        return -ENOMEM;
+    for (size_t k = 0; k < nl; k++) {
+        const struct sum_phase_acc *p = &run->phase[k];
+        long ni = name_index(n, p->name);
+        if (ni < 0 || !isfinite(p->t0) || !isfinite(p->t1) || !isfinite(n->t_start)) {
+            n->lane_dropped++;
+            continue;
+        }
+        n->lane[n->nlane++] = (struct sum_jlane){p->t0 - n->t_start, p->t1 - n->t_start,
+                                                 (uint32_t)ni, p->failed};
+    }
+    return 0;
+}
+
+void sum_jnode_free(struct sum_jnode *n)
+{
+    free(n->dir);
+    free(n->gpu);
+    free(n->ser);
+    for (size_t k = 0; k < n->nnames; k++)
+        free(n->names[k].name);
+    free(n->names);
+    free(n->lane);
+    memset(n, 0, sizeof *n);
+}
+
+void sum_job_free(struct sum_jobsum *j)
+{
+    for (size_t i = 0; i < j->nnode; i++)
+        sum_jnode_free(&j->node[i]);
+    free(j->node);
+    free(j->ph);
+    free(j->dir);
+    memset(j, 0, sizeof *j);
+}
+
+int sum_job_status_rank(enum sum_status s)
+{
+    switch (s) {
+    case SUM_STATUS_RUNNING: return 0;
+    case SUM_STATUS_INCOMPLETE: return 1;
+    case SUM_STATUS_KILLED: return 2;
+    case SUM_STATUS_FAILED: return 3;
+    case SUM_STATUS_DETACHED: return 4;
+    case SUM_STATUS_EXITED: return 5;
+    case SUM_STATUS_UNKNOWN: return 6;
+    case SUM_STATUS_OK: return 7;
+    case SUM_STATUS_COUNT: break;
+    }
+    return 6;
+}
+
+static const char *base_name(const char *path)
+{
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    const char *s = path + n;
+    while (s > path && s[-1] != '/')
+        s--;
+    return s;
+}
+
+/* Labels: the host when no other node has it, else the directory's own name. */
+static void label_nodes(struct sum_jobsum *j)
+{
+    for (size_t i = 0; i < j->nnode; i++) {
+        struct sum_jnode *n = &j->node[i];
+        bool unique = n->host[0] != '\0';
+        for (size_t k = 0; k < j->nnode && unique; k++)
+            unique = k == i || strcmp(j->node[k].host, n->host) != 0;
+        if (unique) {
+            copy(n->label, sizeof n->label, n->host);
+        } else {
+            const char *b = base_name(n->dir);
+            size_t len = strlen(b);
+            while (len > 1 && b[len - 1] == '/')
+                len--;
+            snprintf(n->label, sizeof n->label, "%.*s", (int)len, b);
+        }
+    }
+}
+
+/* A GPU recorded by an earlier directory of the same host is not counted again. */
+static void mark_twice(struct sum_jobsum *j)
+{
+    for (size_t i = 0; i < j->nnode; i++) {
+        struct sum_jnode *n = &j->node[i];
+        for (int g = 0; g < n->ngpu; g++) {
+            struct sum_jgpu *a = &n->gpu[g];
+            for (size_t k = 0; k < i && !a->twice && n->host[0]; k++) {
+                const struct sum_jnode *m = &j->node[k];
+                if (strcmp(m->host, n->host) != 0)
+                    continue;
+                for (int h = 0; h < m->ngpu && !a->twice; h++) {
+                    const struct sum_jgpu *b = &m->gpu[h];
+                    a->twice = (a->uuid[0] || b->uuid[0]) ? !strcmp(a->uuid, b->uuid)
+                                                          : a->index == b->index;
+                }
+            }
+            j->gpus_twice += a->twice;
+        }
+    }
+}
+
+/* A node's series counts in the job's sums when one of its GPUs is counted. */
+static bool series_counts(const struct sum_jnode *n)
+{
+    if (!n->ser)
+        return false;
+    for (int g = 0; g < n->ngpu; g++)
+        if (!n->gpu[g].twice)
+            return true;
+    return false;
+}
+
+/* Where a node's series holds a value for metric m (0 memory, 1 power) at bin b. */
+struct hold {
+    int k;             /* the most GPUs of its instants */
+    int first, last;   /* its first and last bins with every GPU */
+    int hold;          /* bins a value holds across a missing one */
+    int at[2];         /* the latest bin <= b with the metric */
+};
+
+static bool bin_has(const struct sum_jser_bin *x, int k, int m)
+{
+    return x->k == k && (m == 0 ? x->n_mem > 0 : x->n_power > 0);
+}
+
+static void aligned_sums(struct sum_jobsum *j)
+{
+    j->align_s = NAN;
+    j->mem_peak_mib = j->mem_peak_at_s = j->power_peak_w = j->power_peak_at_s = NAN;
+    int nb = 0;
+    for (size_t i = 0; i < j->nnode; i++)
+        if (series_counts(&j->node[i]) && !(j->node[i].ser->width <= j->align_s))
+            j->align_s = j->node[i].ser->width;
+    if (isnan(j->align_s))
+        return;
+    struct hold *h = calloc(j->nnode, sizeof *h);
+    if (!h)
+        return; /* unmeasured: NAN */
+    for (size_t i = 0; i < j->nnode; i++) {
+        struct sum_jnode *n = &j->node[i];
+        if (!series_counts(n))
+            continue;
+        sum_jser_widen(n->ser, j->align_s);
+        struct hold *x = &h[i];
+        x->first = -1;
+        x->last = -1;
+        for (int b = 0; b <= n->ser->hi; b++)
+            if (n->ser->bin[b].k > x->k)
+                x->k = n->ser->bin[b].k;
+        for (int b = 0; b <= n->ser->hi; b++)
+            if (n->ser->bin[b].k == x->k) {
+                if (x->first < 0)
+                    x->first = b;
+                x->last = b;
+            }
+        double iv = isfinite(n->interval_s) ? n->interval_s : 0;
+        x->hold = (int)ceil(SUM_GAP_FACTOR * iv / j->align_s);
+        if (x->hold < 1)
+            x->hold = 1;
+        x->at[0] = x->at[1] = -1;
+        if (x->last + 1 > nb)
+            nb = x->last + 1;
+        /* the node's own peak power on the same bins as the job's */
+        for (int b = 0; b <= n->ser->hi; b++)
+            if (bin_has(&n->ser->bin[b], x->k, 1) &&
+                !(sum_jser_power(&n->ser->bin[b]) <= n->power_peak_w))
+                n->power_peak_w = sum_jser_power(&n->ser->bin[b]);
+    }
+    for (int b = 0; b < nb; b++) {
+        double sum[2] = {0, 0};
+        bool ok[2] = {true, true};
+        for (size_t i = 0; i < j->nnode; i++) {
+            struct sum_jnode *n = &j->node[i];
+            struct hold *x = &h[i];
+            if (!series_counts(n) || b < x->first || b > x->last)
+                continue; /* not running yet, or any more: its GPUs add nothing */
+            const struct sum_jser_bin *y = &n->ser->bin[b];
+            for (int m = 0; m < 2; m++) {
+                if (bin_has(y, x->k, m))
+                    x->at[m] = b;
+                if (x->at[m] < 0 || b - x->at[m] > x->hold) {
+                    ok[m] = false;
+                    continue;
+                }
+                const struct sum_jser_bin *v = &n->ser->bin[x->at[m]];
+                sum[m] += m == 0 ? v->mem_max : sum_jser_power(v);
+            }
+        }
+        j->bins++;
+        if (!ok[0] || !ok[1])
+            j->bins_unmeasured++;
+        if (ok[0] && !(sum[0] <= j->mem_peak_mib)) {
+            j->mem_peak_mib = sum[0];
+            j->mem_peak_at_s = b * j->align_s;
+        }
+        if (ok[1] && !(sum[1] <= j->power_peak_w)) {
+            j->power_peak_w = sum[1];
+            j->power_peak_at_s = b * j->align_s;
+        }
+    }
+    free(h);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Per phase name across the nodes: the union of the names, in first-seen order. */
+static int phase_spread(struct sum_jobsum *j)
+{
+    size_t cap = 0;
+    for (size_t i = 0; i < j->nnode; i++)
+        cap += j->node[i].nnames;
+    j->straggler = -1;
+    if (!cap)
+        return 0;
+    j->ph = calloc(cap, sizeof *j->ph);
+    double *v = calloc(j->nnode, sizeof *v);
+    if (!j->ph || !v) {
+        free(v);
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < j->nnode; i++)
+        for (size_t k = 0; k < j->node[i].nnames; k++) {
+            const char *name = j->node[i].names[k].name;
+            size_t p = 0;
+            while (p < j->nph && strcmp(j->ph[p].name, name) != 0)
+                p++;
+            if (p == j->nph)
+                j->ph[j->nph++].name = name;
+        }
+    for (size_t p = 0; p < j->nph; p++) {
+        struct sum_jphase *ph = &j->ph[p];
+        ph->energy_wh = ph->min_s = ph->median_s = ph->max_s = NAN;
+        ph->over_median_s = ph->over_median_pct = NAN;
+        size_t nv = 0;
+        for (size_t i = 0; i < j->nnode; i++) {
+            const struct sum_jnode *n = &j->node[i];
+            long k = name_index(n, ph->name);
+            if (k < 0)
+                continue;
+            const struct sum_jname *a = &n->names[k];
+            ph->nodes++;
+            ph->count += a->count;
+            if (isfinite(a->energy_wh))
+                ph->energy_wh = (isnan(ph->energy_wh) ? 0 : ph->energy_wh) + a->energy_wh;
+            if (!isfinite(a->total_s))
+                continue;
+            v[nv++] = a->total_s;
+            if (!(a->total_s <= ph->max_s)) {
+                ph->max_s = a->total_s;
+                ph->slowest = i;
+            }
+        }
+        if (!nv)
+            continue;
+        qsort(v, nv, sizeof *v, cmp_double);
+        ph->min_s = v[0];
+        ph->median_s = nv % 2 ? v[nv / 2] : (v[nv / 2 - 1] + v[nv / 2]) / 2;
+        ph->over_median_s = ph->max_s - ph->median_s;
+        ph->over_median_pct = ph->median_s > 0 ? 100 * ph->over_median_s / ph->median_s : NAN;
+        if (nv > 1 && ph->over_median_s > 0 &&
+            (j->straggler < 0 || ph->over_median_s > j->ph[j->straggler].over_median_s))
+            j->straggler = (long)p;
+    }
+    free(v);
+    return 0;
+}
+
+int sum_job_build(struct sum_jobsum *j)
+{
+    j->status = SUM_STATUS_OK;
+    j->t_start = j->duration_s = j->start_spread_s = j->stop_spread_s = NAN;
+    j->energy_wh = j->util_mean_pct = j->mem_sum_of_peaks_mib = NAN;
+    label_nodes(j);
+    mark_twice(j);
+    double smin = NAN, smax = NAN, emin = NAN, emax = NAN, util_sum = 0;
+    uint64_t util_n = 0;
+    for (size_t i = 0; i < j->nnode; i++) {
+        struct sum_jnode *n = &j->node[i];
+        if (!n->summarized) {
+            j->unreadable++;
+            j->status = SUM_STATUS_INCOMPLETE; /* a node we cannot read: not the whole job */
+            continue;
+        }
+        if (sum_job_status_rank(n->status) < sum_job_status_rank(j->status))
+            j->status = n->status;
+        j->incomplete += !n->complete;
+        bool host_seen = false;
+        for (size_t k = 0; k < i && !host_seen; k++)
+            host_seen = !strcmp(j->node[k].host, n->host);
+        j->hosts += !host_seen || !n->host[0];
+        if (isfinite(n->t_start)) {
+            smin = isnan(smin) || n->t_start < smin ? n->t_start : smin;
+            smax = isnan(smax) || n->t_start > smax ? n->t_start : smax;
+        }
+        if (isfinite(n->t_stop)) {
+            emin = isnan(emin) || n->t_stop < emin ? n->t_stop : emin;
+            emax = isnan(emax) || n->t_stop > emax ? n->t_stop : emax;
+        }
+        if (!(n->duration_s <= j->duration_s))
+            j->duration_s = n->duration_s;
+        double e = NAN;
+        for (int g = 0; g < n->ngpu; g++) {
+            const struct sum_jgpu *a = &n->gpu[g];
+            if (a->twice)
+                continue;
+            j->gpus++;
+            if (isfinite(a->energy_wh))
+                e = (isnan(e) ? 0 : e) + a->energy_wh;
+            if (a->util_n) {
+                util_sum += a->util_mean_pct * (double)a->util_n;
+                util_n += a->util_n;
+            }
+        }
+        n->energy_wh = e;
+        if (isfinite(e))
+            j->energy_wh = (isnan(j->energy_wh) ? 0 : j->energy_wh) + e;
+        if (series_counts(n) && isfinite(n->mem_peak_mib))
+            j->mem_sum_of_peaks_mib =
+                (isnan(j->mem_sum_of_peaks_mib) ? 0 : j->mem_sum_of_peaks_mib) + n->mem_peak_mib;
+    }
+    for (int k = 0; k < HW_CTX_COUNT; k++) { /* what every node says alike */
+        const char *v = NULL;
+        bool same = true;
+        for (size_t i = 0; i < j->nnode && same; i++) {
+            if (!j->node[i].summarized)
+                continue;
+            if (!v)
+                v = j->node[i].ctx[k];
+            same = !strcmp(v, j->node[i].ctx[k]);
+        }
+        copy(j->ctx[k], sizeof j->ctx[k], same ? v : NULL);
+    }
+    if (j->status == SUM_STATUS_OK && j->incomplete)
+        j->status = SUM_STATUS_INCOMPLETE;
+    j->t_start = smin;
+    j->start_spread_s = smax - smin;
+    j->stop_spread_s = emax - emin;
+    j->util_mean_pct = util_n ? util_sum / (double)util_n : NAN;
+    aligned_sums(j);
+    return phase_spread(j);
+}
+
+/* ---- the directories ----------------------------------------------------------------------- */
+
+/* Does dir (an open directory) hold a run's files? */
+static bool has_run_files(int dfd)
+{
+    for (int k = 0; k < HW_FILE_COUNT; k++)
+        if (faccessat(dfd, hw_file_names[k], F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+            return true;
+    return false;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The subdirectories of dir with run files (names only, sorted); 0 or -errno. */
+static int node_names(const char *dir, char ***names, size_t *n)
+{
+    *names = NULL;
+    *n = 0;
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return -errno;
+    DIR *d = fdopendir(dfd);
+    if (!d) {
+        int e = errno;
+        close(dfd);
+        return -e;
+    }
+    size_t cap = 0;
+    int rc = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.')
+            continue;
+        int sub = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sub < 0)
+            continue; /* not a directory (or a link to one): not a node */
+        bool run = has_run_files(sub);
+        close(sub);
+        if (!run)
+            continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            char **p = cap <= SUM_JOB_MAX_NODES ? realloc(*names, cap * sizeof *p) : NULL;
+            if (!p) {
+                rc = cap > SUM_JOB_MAX_NODES ? -E2BIG : -ENOMEM;
+                break;
+            }
+            *names = p;
+        }
+        if (!((*names)[*n] = strdup(de->d_name))) {
+            rc = -ENOMEM;
+            break;
+        }
+        (*n)++;
+    }
+    closedir(d);
+    if (*n > 1)
+        qsort(*names, *n, sizeof **names, cmp_str);
+    return rc;
+}
+
+static void free_names(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+bool sum_job_is_dir(const char *dir)
+{
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return false;
+    bool own = has_run_files(dfd);
+    close(dfd);
+    if (own)
+        return false;
+    char **names;
+    size_t n;
+    int rc = node_names(dir, &names, &n);
+    free_names(names, n);
+    return rc == 0 && n > 0;
+}
+
+int sum_job_list(const char *dir, char ***paths, size_t *n)
+{
+    int rc = node_names(dir, paths, n);
+    if (rc < 0) {
+        free_names(*paths, *n);
+        *paths = NULL;
+        *n = 0;
+        return rc;
+    }
+    size_t dl = strlen(dir);
+    bool slash = dl && dir[dl - 1] == '/';
+    for (size_t i = 0; i < *n; i++) {
+        char *p;
+        if (asprintf(&p, "%s%s%s", dir, slash ? "" : "/", (*paths)[i]) < 0) {
+            free_names(*paths, *n);
+            *paths = NULL;
+            *n = 0;
+            return -ENOMEM;
+        }
+        free((*paths)[i]);
+        (*paths)[i] = p;
+    }
+    return 0;
+}

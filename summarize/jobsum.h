@@ -1,0 +1,141 @@
+/* One job on many nodes: the run directories of its nodes (one hwmon per node, or one per rank
+ * of which one sampled the node's GPUs: nodelock.h), summarized each on its own (summary.h, in
+ * the -j pool), kept as a small node record, then joined into the job's figures here. Every
+ * output of a job (jobreport.c: JSON, text, sweep row, HTML) prints these figures.
+ *
+ * The rules:
+ * - Time: each node is placed by its own clock relative to its own start event (its first
+ *   sample without one); no node's sample is ever put into another node's interval. The nodes'
+ *   start events lie start_spread_s apart by their clocks (launch delay plus clock offset, which
+ *   the data cannot tell apart); the figure bounds both.
+ * - Energy: the sum of every GPU's energy (the energy rule of each node, energy.h), each GPU
+ *   once: a GPU of a host that an earlier directory of that host already recorded (same UUID,
+ *   else same index) is not counted again.
+ * - Peaks of the job (GPU memory, power): on the sum of the nodes' series at the same time since
+ *   their starts (jobseries.h), in bins align_s wide. A node's bin without a sample holds its
+ *   last value for up to SUM_GAP_FACTOR intervals; beyond, the job's bin is not measured and left
+ *   out. Before its first and after its last sample a node adds nothing.
+ * - Phases by name: each node's total time in the name; across the nodes their minimum, median
+ *   and maximum, the slowest node and how far beyond the median it was. The straggler is the
+ *   slowest node of the name with the most time beyond its median.
+ * - Outcome: the job is complete when every node's run has its stop event; its status is the
+ *   worst node's (sum_job_status_rank). What the incomplete nodes measured is still summed. */
+#ifndef SUM_JOBSUM_H
+#define SUM_JOBSUM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hwrun/rundir.h"
+#include "jobseries.h"
+#include "outcome.h"
+#include "summary.h"
+
+#define SUM_JOB_MAX_NODES 65536
+#define SUM_JOB_LANES 512 /* phases kept per node for the HTML's aligned lanes */
+
+struct sum_jgpu {
+    int index;
+    char uuid[64];
+    uint64_t samples;
+    double energy_wh;     /* NAN: no power */
+    double mem_peak_mib;  /* memory.used */
+    double util_mean_pct; /* utilization.gpu */
+    uint64_t util_n;
+    bool twice;           /* another directory of its host recorded it first: not counted */
+};
+
+struct sum_jname {
+    char *name;
+    uint64_t count;
+    double total_s;   /* NAN: no entry had a duration */
+    double energy_wh; /* NAN: not measured */
+};
+
+/* A phase of a node on the job's time axis: seconds since the node's start. */
+struct sum_jlane {
+    double t0, t1;
+    uint32_t name; /* index into the node's names */
+    bool failed;
+};
+
+struct sum_jnode {
+    char *dir;
+    char label[96];  /* the host, or the directory's name when hosts repeat or are unknown */
+    char host[128];
+    char ctx[HW_CTX_COUNT][128];
+    bool summarized;  /* false: the directory could not be read (said already) */
+    enum sum_status status;
+    bool complete;    /* its stop event was written */
+    char sampler_role[16]; /* "" (no node lock), "primary", "secondary" */
+    double t_start;   /* its start by its own clock: the start event, else the first time */
+    double t_stop;    /* the stop event's time (NAN: none) */
+    double duration_s;
+    double interval_s; /* its GPU sampling interval (NAN: no GPU) */
+    struct sum_jgpu *gpu;
+    int ngpu;
+    double energy_wh;    /* of its GPUs counted (NAN: none measured power) */
+    double mem_peak_mib; /* its GPUs together at one instant (together.h) */
+    double power_peak_w; /* its GPUs' power summed, the most of one bin of the series */
+    struct sum_jseries *ser; /* NULL: no GPU instant */
+    struct sum_jname *names;
+    size_t nnames;
+    struct sum_jlane *lane;
+    size_t nlane;
+    uint64_t lane_dropped;
+    uint64_t lines_skipped;
+};
+
+struct sum_jphase {
+    const char *name;  /* a node's name string */
+    size_t nodes;      /* nodes that logged it */
+    uint64_t count;    /* entries over all nodes */
+    double min_s, median_s, max_s;
+    size_t slowest;    /* node index */
+    double over_median_s, over_median_pct; /* NAN pct when the median is 0 */
+    double energy_wh;  /* NAN: no node measured it */
+};
+
+struct sum_jobsum {
+    char *dir; /* the job directory (NULL: nodes given with --job) */
+    struct sum_jnode *node;
+    size_t nnode;
+    /* figures (sum_job_build) */
+    enum sum_status status;
+    size_t hosts, gpus, incomplete, unreadable;
+    uint64_t gpus_twice;
+    double t_start;         /* the earliest node start */
+    double duration_s;      /* the longest node duration on the aligned axis */
+    double start_spread_s, stop_spread_s;
+    double energy_wh;
+    double align_s;         /* the aligned bins' width (NAN: no GPU series) */
+    uint64_t bins, bins_unmeasured;
+    double mem_peak_mib, mem_peak_at_s, mem_sum_of_peaks_mib;
+    double power_peak_w, power_peak_at_s;
+    double util_mean_pct;
+    struct sum_jphase *ph;
+    size_t nph;
+    long straggler; /* index into ph, -1: none */
+    char ctx[HW_CTX_COUNT][128]; /* a key every node says alike; "" when not */
+};
+
+/* A node record of a summarized run (dir its directory; run NULL when it could not be read):
+ * takes what the job needs, so the run can be freed. 0, or -ENOMEM. */
+int sum_jnode_take(struct sum_jnode *n, const char *dir, struct sum_run *run);
+void sum_jnode_free(struct sum_jnode *n);
+
+/* The job's figures from its nodes (node, nnode set). 0, or -ENOMEM. */
+int sum_job_build(struct sum_jobsum *j);
+void sum_job_free(struct sum_jobsum *j); /* the nodes too */
+
+/* Is dir a job directory: no run files of its own, and a subdirectory that has them? */
+bool sum_job_is_dir(const char *dir);
+/* The node directories of job directory dir, in name order (malloc'd paths, *n of them). 0, or
+ * -errno. */
+int sum_job_list(const char *dir, char ***paths, size_t *n);
+
+/* Worst first: the job's status is its worst node's. */
+int sum_job_status_rank(enum sum_status s);
+
+#endif

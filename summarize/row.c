@@ -1,0 +1,93 @@
+/* A sweep row's cells (row.h). */
+#include "row.h"
+
+#include <math.h>
+#include <string.h>
+
+size_t sum_cols_units(struct sum_col *c, size_t n, const struct sum_units *u,
+                      char (*names)[SUM_COL_NAME])
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct sum_col x = c[i];
+        int d = sum_units_column(u, x.name, names[m], sizeof names[m]);
+        if (d >= 0) {
+            bool dup = false;
+            for (size_t k = 0; k < m && !dup; k++)
+                dup = !strcmp(c[k].name, names[m]);
+            if (dup)
+                continue;
+            x.name = names[m];
+            if (x.type == SUM_COL_NUM)
+                x.d = sum_units_value(u, (enum sum_dim)d, x.d);
+        }
+        c[m++] = x;
+    }
+    return m;
+}
+
+bool sum_col_num(struct hw_buf *b, const struct sum_col *c)
+{
+    if (c->type == SUM_COL_U64)
+        hw_buf_u64(b, c->u);
+    else if (!isfinite(c->d))
+        return false;
+    else if (c->type == SUM_COL_INT)
+        hw_buf_printf(b, "%.0f", c->d);
+    else
+        hw_buf_json_num(b, c->d, HW_NUM_SIG12);
+    return true;
+}
+
+void sum_csv_cell(struct hw_buf *b, const char *s)
+{
+    if (!s)
+        return;
+    if (!strpbrk(s, ",\"\r\n")) {
+        hw_buf_puts(b, s);
+        return;
+    }
+    hw_buf_putc(b, '"');
+    for (; *s; s++) {
+        if (*s == '"')
+            hw_buf_putc(b, '"');
+        hw_buf_putc(b, *s);
+    }
+    hw_buf_putc(b, '"');
+}
+
+void sum_cols_csv_header(const struct sum_col *c, size_t n, struct hw_buf *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            hw_buf_putc(out, ',');
+        hw_buf_puts(out, c[i].name);
+    }
+    hw_buf_putc(out, '\n');
+}
+
+void sum_cols_csv(const struct sum_col *c, size_t n, struct hw_buf *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            hw_buf_putc(out, ',');
+        if (c[i].type == SUM_COL_STR)
+            sum_csv_cell(out, c[i].s);
+        else
+            sum_col_num(out, &c[i]); /* an empty cell when not known */
+    }
+    hw_buf_putc(out, '\n');
+}
+
+void sum_cols_json(const struct sum_col *c, size_t n, struct hw_json *w)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (c[i].type == SUM_COL_STR) {
+            hw_json_str(w, c[i].name, c[i].s);
+            continue;
+        }
+        hw_json_key(w, c[i].name);
+        if (!sum_col_num(w->b, &c[i]))
+            hw_buf_puts(w->b, "null");
+    }
+}

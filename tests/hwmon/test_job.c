@@ -1,0 +1,311 @@
+/* A job on two nodes, simulated on this machine: each "node" is hwmon in a UTS namespace of its
+ * own (its own host name) with its own node-lock directory (its own /dev/shm) and two fake GPUs;
+ * node gpu-b is slower in `train`; a second rank on gpu-a finds gpu-a's sampler and records no
+ * GPU. summarize's job summary (JSON, text, CSV, HTML; JOBDIR and --job) is checked against the
+ * nodes' own summaries. A second job has a node SIGKILLed mid-phase: incomplete, named, summed. */
+#include <CUnit/CUnit.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hwrun/rundir.h"
+#include "hwtest.h"
+
+/* How this machine gives a process a host name of its own: "unshare -u" as root, else in a user
+ * namespace ("unshare -r -u"); NULL when neither works (the test skips). */
+static const char *uts_flag(void)
+{
+    static const char *const ways[] = {"-u", "-ru"};
+    for (size_t i = 0; i < 2; i++) {
+        char *argv[] = {"/usr/bin/unshare", (char *)ways[i], "--", "/bin/sh", "-c",
+                        "hostname hwrun-probe", NULL};
+        struct th_result r;
+        if (th_run(argv, NULL, NULL, 10, &r) == 0 && r.status == 0) {
+            th_result_free(&r);
+            return ways[i];
+        }
+        th_result_free(&r);
+    }
+    return NULL;
+}
+
+/* hwmon as host `host`, rank `rank` of job `job`, with the node's lock directory, running sh -c
+ * script (RUNLOG_FILE is the run's log). */
+static pid_t start_node(const char *flag, const char *host, const char *job, int node, int rank,
+                        const char *lockdir, const char *dir, const char *script)
+{
+    char *jobv = th_fmt("SLURM_JOB_ID=%s", job), *nodev = th_fmt("SLURM_NODEID=%d", node);
+    char *rankv = th_fmt("SLURM_PROCID=%d", rank), *path = th_fmt("PATH=%s", getenv("PATH"));
+    char *env[] = {jobv, nodev, rankv, "SLURM_NODELIST=gpu-[a-b]", path, NULL};
+    char *argv[] = {"/usr/bin/unshare", (char *)flag, "--", "/bin/sh", "-c",
+                    "hostname \"$0\" && exec \"$@\"", (char *)host,
+                    (char *)th_env("HWRUN_HWMON_BIN"), "-q", "--nvidia-smi",
+                    (char *)th_env("HWRUN_FAKE_SMI"), "--lock-dir", (char *)lockdir, "-i", "0.1",
+                    "-o", (char *)dir, "--", "/bin/sh", "-c", (char *)script, NULL};
+    pid_t pid = th_spawn(argv, env, NULL, NULL);
+    free(jobv);
+    free(nodev);
+    free(rankv);
+    free(path);
+    return pid;
+}
+
+static json_object *summarize_json(char **args)
+{
+    char *argv[16] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), "-q", "-f", "json"};
+    int n = 4;
+    for (; args[n - 4] && n < 15; n++)
+        argv[n] = args[n - 4];
+    argv[n] = NULL;
+    struct th_result r;
+    if (th_run(argv, NULL, NULL, 60, &r) != 0)
+        return NULL;
+    json_object *o = r.status == 0 ? json_tokener_parse(r.out) : NULL;
+    if (!o)
+        fprintf(stderr, "summarize exit %d: %s\n", r.status, r.err);
+    th_result_free(&r);
+    return o;
+}
+
+static json_object *get(json_object *o, const char *key)
+{
+    json_object *v = NULL;
+    json_object_object_get_ex(o, key, &v);
+    return v;
+}
+
+static double num(json_object *o, const char *key)
+{
+    json_object *v = get(o, key);
+    return v && !json_object_is_type(v, json_type_null) ? json_object_get_double(v) : NAN;
+}
+
+static const char *str(json_object *o, const char *key)
+{
+    json_object *v = get(o, key);
+    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+}
+
+static bool has_start(void *dir)
+{
+    json_object *e = ht_event(dir, "start", 0);
+    json_object_put(e);
+    return e != NULL;
+}
+
+/* The nodes' own summaries: their energies summed, their peaks. */
+static double node_energy_sum(char *const *dirs, int n, double *peak_max, double *peak_sum)
+{
+    double e = 0;
+    *peak_max = *peak_sum = 0;
+    for (int i = 0; i < n; i++) {
+        char *a[] = {dirs[i], NULL};
+        json_object *s = summarize_json(a);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        if (isfinite(num(s, "energy_wh")))
+            e += num(s, "energy_wh");
+        json_object *tg = get(s, "gpus_together");
+        double p = tg ? num(tg, "mem_used_peak_mib") : NAN;
+        if (isfinite(p)) {
+            *peak_sum += p;
+            *peak_max = fmax(*peak_max, p);
+        }
+        json_object_put(s);
+    }
+    return e;
+}
+
+static void test_two_nodes(void)
+{
+    const char *flag = uts_flag();
+    if (!flag) {
+        th_skip("no UTS namespace here (unshare -u, unshare -ru): one host name for all");
+        return;
+    }
+    char *base = th_tmpdir("hwmon-job");
+    char *job = th_fmt("%s/job", base), *lock_a = th_fmt("%s/lock-a", base);
+    char *lock_b = th_fmt("%s/lock-b", base);
+    CU_ASSERT_FATAL(mkdir(job, 0700) == 0 && mkdir(lock_a, 0700) == 0 && mkdir(lock_b, 0700) == 0);
+    char *jobid = th_fmt("job%d", (int)getpid());
+    char *dirs[3] = {th_fmt("%s/gpu-a-r0", job), th_fmt("%s/gpu-b-r1", job),
+                     th_fmt("%s/gpu-a-r2", job)};
+    char *rl = th_fmt("%s -f \"$RUNLOG_FILE\" time", th_env("HWRUN_RUNLOG_BIN"));
+    char *fast = th_fmt("%s train -- sleep 0.6 && %s eval -- sleep 0.2", rl, rl);
+    char *slow = th_fmt("%s train -- sleep 1.4 && %s eval -- sleep 0.2", rl, rl);
+    char *third = th_fmt("%s train -- sleep 0.6", rl);
+    pid_t pa = start_node(flag, "gpu-a", jobid, 0, 0, lock_a, dirs[0], fast);
+    CU_ASSERT_FATAL(pa > 0);
+    CU_ASSERT_FATAL(ht_wait_until(has_start, dirs[0], 30)); /* gpu-a's sampler holds its lock */
+    pid_t pb = start_node(flag, "gpu-b", jobid, 1, 1, lock_b, dirs[1], slow);
+    pid_t pc = start_node(flag, "gpu-a", jobid, 0, 2, lock_a, dirs[2], third);
+    CU_ASSERT_FATAL(pb > 0 && pc > 0);
+    CU_ASSERT_EQUAL(th_wait(pa, 60), 0);
+    CU_ASSERT_EQUAL(th_wait(pb, 60), 0);
+    CU_ASSERT_EQUAL(th_wait(pc, 60), 0);
+
+    double peak_max, peak_sum;
+    double e_nodes = node_energy_sum(dirs, 3, &peak_max, &peak_sum);
+    char *a1[] = {job, NULL};
+    json_object *s = summarize_json(a1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_STRING_EQUAL(str(s, "status"), "ok");
+    CU_ASSERT_EQUAL(num(s, "nodes"), 3);
+    CU_ASSERT_EQUAL(num(s, "hosts"), 2);
+    CU_ASSERT_EQUAL(num(s, "gpus"), 4); /* the third rank's node is gpu-a: its GPUs once */
+    CU_ASSERT_EQUAL(num(s, "gpus_counted_twice"), 0);
+    CU_ASSERT_EQUAL(num(s, "incomplete_nodes"), 0);
+    /* energy: the sum of the nodes' own summaries */
+    CU_ASSERT(e_nodes > 0);
+    CU_ASSERT(fabs(num(s, "energy_wh") - e_nodes) <= 1e-9 * e_nodes);
+    /* the peak of the summed series: gpu-a's memory was gone when gpu-b's peaked */
+    double pk = num(s, "gpus_mem_used_peak_mib");
+    CU_ASSERT(pk >= peak_max);
+    CU_ASSERT(pk < peak_sum);
+    CU_ASSERT_EQUAL(num(s, "gpus_mem_used_node_peaks_sum_mib"), peak_sum);
+    /* the slow node and phase */
+    CU_ASSERT_STRING_EQUAL(str(s, "straggler_phase"), "train");
+    CU_ASSERT_STRING_EQUAL(str(s, "straggler_node"), "gpu-b");
+    CU_ASSERT(num(s, "straggler_over_median_sec") > 0.5);
+    json_object *ctx = get(s, "context");
+    CU_ASSERT_STRING_EQUAL(str(ctx, "slurm_job_id"), jobid);
+    CU_ASSERT_STRING_EQUAL(str(ctx, "slurm_nodelist"), "gpu-[a-b]");
+    CU_ASSERT_PTR_NULL(get(ctx, "host") ? json_object_get_string(get(ctx, "host")) : NULL);
+    json_object *nodes = get(s, "per_node");
+    CU_ASSERT_FATAL(nodes && json_object_array_length(nodes) == 3);
+    const char *want_label[3] = {"gpu-a-r0", "gpu-a-r2", "gpu-b"}; /* sorted by directory */
+    const char *want_role[3] = {HW_SAMPLER_PRIMARY, HW_SAMPLER_SECONDARY, HW_SAMPLER_PRIMARY};
+    int want_gpus[3] = {2, 0, 2};
+    for (int i = 0; i < 3; i++) {
+        json_object *n = json_object_array_get_idx(nodes, (size_t)i);
+        CU_ASSERT_STRING_EQUAL(str(n, "node"), want_label[i]);
+        CU_ASSERT_STRING_EQUAL(str(n, "gpu_sampler_role"), want_role[i]);
+        CU_ASSERT_EQUAL(num(n, "gpus"), want_gpus[i]);
+    }
+
+    /* --job over the node directories: the same job */
+    char *a2[] = {"--job", dirs[0], dirs[1], dirs[2], NULL};
+    json_object *s2 = summarize_json(a2);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s2);
+    CU_ASSERT_EQUAL(num(s2, "energy_wh"), num(s, "energy_wh"));
+    CU_ASSERT_EQUAL(num(s2, "gpus_mem_used_peak_mib"), pk);
+    json_object_put(s2);
+
+    /* text, one CSV row, the HTML page: the same figures */
+    char *html = th_fmt("%s/job.html", base);
+    char *tx[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), "-q", "-f", "text", "--html", html, job,
+                  NULL};
+    struct th_result r;
+    CU_ASSERT_FATAL(th_run(tx, NULL, NULL, 60, &r) == 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "straggler: gpu-b in `train`"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "3 nodes on 2 hosts, 4 GPUs, status ok"));
+    th_result_free(&r);
+    char *page = th_read_file(html, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(page);
+    CU_ASSERT_PTR_NOT_NULL(strstr(page, "Straggler: <b>gpu-b</b> in <b>train</b>"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(page, "<th>gpu-a-r2</th>"));
+    free(page);
+    char *cv[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), "-q", "-f", "csv", job, NULL};
+    CU_ASSERT_FATAL(th_run(cv, NULL, NULL, 60, &r) == 0);
+    CU_ASSERT_EQUAL(th_count_lines(r.out), 2); /* header, one row per job */
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",straggler_node,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",job.slurm_job_id,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",gpu-b,"));
+    th_result_free(&r);
+    json_object_put(s);
+
+    free(html);
+    for (int i = 0; i < 3; i++)
+        free(dirs[i]);
+    free(rl);
+    free(fast);
+    free(slow);
+    free(third);
+    free(jobid);
+    free(job);
+    free(lock_a);
+    free(lock_b);
+    th_rmtree(base);
+    free(base);
+}
+
+static bool has_train_begin(void *dir)
+{
+    char *p = th_fmt("%s/%s", (char *)dir, HW_RUNLOG_FILE);
+    char *s = th_read_file(p, NULL);
+    bool ok = s && strstr(s, "phase_begin") && ht_lines(dir, HW_GPU_FILE) >= 8;
+    free(s);
+    free(p);
+    return ok;
+}
+
+/* A node dies (SIGKILL to its hwmon and job) in the middle of `train`: the job is incomplete,
+ * names it, and still sums what it measured. */
+static void test_node_died(void)
+{
+    const char *flag = uts_flag();
+    if (!flag) {
+        th_skip("no UTS namespace here (unshare -u, unshare -ru): one host name for all");
+        return;
+    }
+    char *base = th_tmpdir("hwmon-jobdied");
+    char *job = th_fmt("%s/job", base), *lock_a = th_fmt("%s/lock-a", base);
+    char *lock_b = th_fmt("%s/lock-b", base);
+    CU_ASSERT_FATAL(mkdir(job, 0700) == 0 && mkdir(lock_a, 0700) == 0 && mkdir(lock_b, 0700) == 0);
+    char *jobid = th_fmt("died%d", (int)getpid());
+    char *dirs[2] = {th_fmt("%s/a", job), th_fmt("%s/b", job)};
+    char *rl = th_fmt("%s -f \"$RUNLOG_FILE\" time", th_env("HWRUN_RUNLOG_BIN"));
+    char *ok = th_fmt("%s train -- sleep 0.5", rl);
+    char *sleeper = th_fmt("sleep 30.%d", (int)getpid()); /* a name to find it by */
+    char *dies = th_fmt("%s train -- %s", rl, sleeper);
+    pid_t pa = start_node(flag, "node-a", jobid, 0, 0, lock_a, dirs[0], ok);
+    pid_t pb = start_node(flag, "node-b", jobid, 1, 1, lock_b, dirs[1], dies);
+    CU_ASSERT_FATAL(pa > 0 && pb > 0);
+    CU_ASSERT_EQUAL(th_wait(pa, 60), 0);
+    CU_ASSERT_FATAL(ht_wait_until(has_train_begin, dirs[1], 30));
+    kill(pb, SIGKILL); /* unshare exec'd sh which exec'd hwmon: pb is hwmon */
+    th_wait(pb, 30);
+    /* its children die with it (PR_SET_PDEATHSIG); the job's grandchild is stopped here */
+    char *pk[] = {"/usr/bin/pkill", "-KILL", "-f", sleeper, NULL};
+    struct th_result r;
+    th_run(pk, NULL, NULL, 10, &r);
+    th_result_free(&r);
+
+    double peak_max, peak_sum;
+    double e_nodes = node_energy_sum(dirs, 2, &peak_max, &peak_sum);
+    char *a1[] = {job, NULL};
+    json_object *s = summarize_json(a1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_STRING_EQUAL(str(s, "status"), "incomplete");
+    CU_ASSERT_EQUAL(num(s, "incomplete_nodes"), 1);
+    CU_ASSERT_STRING_EQUAL(str(s, "incomplete_node_list"), "node-b");
+    CU_ASSERT(e_nodes > 0);
+    CU_ASSERT(fabs(num(s, "energy_wh") - e_nodes) <= 1e-9 * e_nodes);
+    CU_ASSERT_EQUAL(num(s, "gpus"), 4);
+    json_object_put(s);
+    for (int i = 0; i < 2; i++)
+        free(dirs[i]);
+    free(rl);
+    free(ok);
+    free(dies);
+    free(sleeper);
+    free(jobid);
+    free(job);
+    free(lock_a);
+    free(lock_b);
+    th_rmtree(base);
+    free(base);
+}
+
+void add_job_suite(void);
+void add_job_suite(void)
+{
+    CU_pSuite s = CU_add_suite("job", NULL, NULL);
+    CU_add_test(s, "two_nodes", test_two_nodes);
+    CU_add_test(s, "node_died", test_node_died);
+}
