@@ -56,6 +56,7 @@ void add_gpm_suite(void);
 void add_outcome_suite(void);
 void add_outputs_suite(void);
 void add_system_suite(void);
+void add_jobsum_suite(void);
 void add_aggregates_suites(void);
 
 #endif

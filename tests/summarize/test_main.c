@@ -174,4 +174,5 @@ void cu_register_all(void)
     add_outputs_suite();
     add_system_suite();
     add_aggregates_suites();
+    add_jobsum_suite();
 }

@@ -1,0 +1,203 @@
+/* The job of many nodes (jobsum.h, jobseries.h) on nodes made by hand: the series' bins and
+ * their doubling, the peak of the summed series against the sum of the nodes' peaks, nodes whose
+ * clocks differ, a node's missing sample held and a long gap left unmeasured, GPUs recorded twice
+ * on one host, the phases' spread and the straggler, the outcome of a job with a dead node. */
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobreport.h"
+#include "jobsum.h"
+#include "sumtest.h"
+
+
+
+static void test_series_bins(void)
+{
+    struct sum_jseries *s = malloc(sizeof *s);
+    CU_ASSERT_FATAL(s != NULL);
+    sum_jser_init(s);
+    sum_jser_anchor(s, 1000);
+    sum_jser_add(s, 999.99, 2, 10, 100, 50); /* before the start: bin 0 */
+    sum_jser_add(s, 1000.03, 2, 30, 300, 70);
+    sum_jser_add(s, 1000.04, 1, 99, 999, 99); /* one GPU only: the bin keeps the whole instants */
+    CU_ASSERT_EQUAL(s->hi, 0);
+    CU_ASSERT_EQUAL(s->bin[0].k, 2);
+    CHECK_NEAR(s->bin[0].mem_max, 30, 0);
+    CHECK_NEAR(sum_jser_power(&s->bin[0]), 200, 1e-12);
+    CHECK_NEAR(sum_jser_util(&s->bin[0]), 60, 1e-12);
+    /* beyond the last bin: the width doubles until it fits, neighbours merge */
+    double far = 1000 + SUM_JSER_BASE_S * SUM_JSER_BINS * 3.5;
+    sum_jser_add(s, far, 2, 5, 50, 10);
+    CHECK_NEAR(s->width, SUM_JSER_BASE_S * 4, 1e-12);
+    CU_ASSERT_EQUAL(s->hi, (int)((far - 1000) / s->width));
+    CHECK_NEAR(s->bin[0].mem_max, 30, 0);
+    CU_ASSERT_EQUAL(s->bin[0].n_power, 2);
+    CU_ASSERT_EQUAL(s->bin[s->hi].k, 2);
+    for (int b = 1; b < s->hi; b++)
+        CU_ASSERT_EQUAL(s->bin[b].k, 0);
+    sum_jser_add(s, 1000 + 2 * SUM_JSER_MAX_S, 2, 1, 1, 1); /* a bad clock: not placed */
+    CU_ASSERT_EQUAL(s->dropped, 1);
+    free(s);
+}
+
+/* A node of host host with ngpu GPUs, started at t0 by its clock, whose GPUs together hold
+ * mem(i) MiB and draw 100 W each at instant i (every interval seconds, n instants). */
+static void make_node(struct sum_jnode *n, const char *host, const char *dir, double t0,
+                      double interval, int n_inst, int ngpu, double (*mem)(int), bool complete)
+{
+    CU_ASSERT_FATAL(sum_jnode_take(n, dir, NULL) == 0);
+    n->summarized = true;
+    n->status = complete ? SUM_STATUS_OK : SUM_STATUS_INCOMPLETE;
+    n->complete = complete;
+    snprintf(n->host, sizeof n->host, "%s", host);
+    snprintf(n->ctx[HW_CTX_HOST], sizeof n->ctx[0], "%s", host);
+    snprintf(n->ctx[HW_CTX_SLURM_JOB_ID], sizeof n->ctx[0], "4242");
+    n->t_start = t0;
+    n->t_stop = complete ? t0 + interval * n_inst : NAN;
+    n->duration_s = interval * n_inst;
+    n->interval_s = interval;
+    n->ngpu = ngpu;
+    n->gpu = calloc((size_t)ngpu, sizeof *n->gpu);
+    CU_ASSERT_FATAL(n->gpu != NULL);
+    for (int g = 0; g < ngpu; g++) {
+        n->gpu[g].index = g;
+        snprintf(n->gpu[g].uuid, sizeof n->gpu[g].uuid, "GPU-%s-%d", host, g);
+        n->gpu[g].energy_wh = 100.0 * interval * (n_inst - 1) / 3600;
+        n->gpu[g].util_mean_pct = 50;
+        n->gpu[g].util_n = (uint64_t)n_inst;
+        n->gpu[g].samples = (uint64_t)n_inst;
+    }
+    n->ser = malloc(sizeof *n->ser);
+    CU_ASSERT_FATAL(n->ser != NULL);
+    sum_jser_init(n->ser);
+    sum_jser_anchor(n->ser, t0);
+    n->mem_peak_mib = 0;
+    for (int i = 0; i < n_inst; i++) {
+        double m = mem(i);
+        if (isnan(m))
+            continue; /* a lost sample */
+        sum_jser_add(n->ser, t0 + i * interval, ngpu, m, 100.0 * ngpu, 50);
+        n->mem_peak_mib = fmax(n->mem_peak_mib, m);
+    }
+}
+
+/* Node A: low then high; node B: high then low. Alone each peaks at 1000; together never. */
+static double mem_a(int i) { return i < 40 ? 200 : 1000; }
+static double mem_b(int i) { return i < 40 ? 1000 : 300; }
+static double mem_gap(int i) { return i >= 20 && i < 30 ? NAN : i == 35 ? NAN : 400; }
+
+static void add_names(struct sum_jnode *n, const char *name, double total_s)
+{
+    size_t k = n->nnames++;
+    n->names = realloc(n->names, n->nnames * sizeof *n->names);
+    CU_ASSERT_FATAL(n->names != NULL);
+    n->names[k] = (struct sum_jname){strdup(name), 1, total_s, NAN};
+}
+
+static void test_aligned_peaks(void)
+{
+    struct sum_jobsum j = {0};
+    j.nnode = 2;
+    j.node = calloc(2, sizeof *j.node);
+    /* B's clock is 5000 s ahead: aligned at each node's own start */
+    make_node(&j.node[0], "a", "job/a", 1000, 0.25, 80, 2, mem_a, true);
+    make_node(&j.node[1], "b", "job/b", 6000.1, 0.25, 80, 2, mem_b, true);
+    add_names(&j.node[0], "train", 10);
+    add_names(&j.node[1], "train", 14);
+    add_names(&j.node[0], "eval", 3);
+    add_names(&j.node[1], "eval", 3);
+    CU_ASSERT_EQUAL(sum_job_build(&j), 0);
+    CU_ASSERT_EQUAL(j.status, SUM_STATUS_OK);
+    CU_ASSERT_EQUAL(j.gpus, 4);
+    CU_ASSERT_EQUAL(j.hosts, 2);
+    CHECK_NEAR(j.mem_sum_of_peaks_mib, 2000, 0);
+    CHECK_NEAR(j.mem_peak_mib, 1300, 0); /* 1000 + 300 or 200 + 1000: never 2000 */
+    CHECK_NEAR(j.mem_peak_at_s, 10, 0.25 + 1e-9); /* where A rises and B falls */
+    CHECK_NEAR(j.power_peak_w, 400, 1e-9);
+    CHECK_NEAR(j.start_spread_s, 5000.1, 1e-6);
+    CHECK_NEAR(j.energy_wh, 4 * 100.0 * 0.25 * 79 / 3600, 1e-12);
+    CU_ASSERT_EQUAL(j.bins_unmeasured, 0);
+    CU_ASSERT_STRING_EQUAL(j.ctx[HW_CTX_SLURM_JOB_ID], "4242");
+    CU_ASSERT_STRING_EQUAL(j.ctx[HW_CTX_HOST], ""); /* differs: not the job's */
+    CU_ASSERT_FATAL(j.nph == 2 && j.straggler == 0);
+    CU_ASSERT_STRING_EQUAL(j.ph[0].name, "train");
+    CHECK_NEAR(j.ph[0].median_s, 12, 1e-12);
+    CHECK_NEAR(j.ph[0].over_median_s, 2, 1e-12);
+    CU_ASSERT_EQUAL(j.ph[0].slowest, 1);
+    CHECK_NEAR(j.ph[1].over_median_s, 0, 0);
+
+    /* the text and the row say the same figures */
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    sum_job_text(&j, NULL, &b);
+    hw_buf_putc(&b, '\0');
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "straggler: b in `train`: 14.000 s, 2.000 s (16.7%)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "peak VRAM 1300.0 MiB"));
+    b.len = 0;
+    sum_job_jsonl_row(&j, NULL, &b);
+    hw_buf_putc(&b, '\0');
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\"gpus_mem_used_peak_mib\": 1300.0"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\"straggler_node\": \"b\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\"job.slurm_job_id\": \"4242\""));
+    hw_buf_free(&b);
+    sum_job_free(&j);
+}
+
+/* A node that lost one sample holds its value; one silent for 10 intervals leaves those bins
+ * unmeasured (no guess); a node that died is named and its energy still counts. */
+static void test_holes_and_death(void)
+{
+    struct sum_jobsum j = {0};
+    j.nnode = 3;
+    j.node = calloc(3, sizeof *j.node);
+    make_node(&j.node[0], "a", "job/a", 0.0, 0.25, 80, 1, mem_a, true);
+    make_node(&j.node[1], "b", "job/b", 0.0, 0.25, 80, 1, mem_gap, false);
+    CU_ASSERT_EQUAL(sum_jnode_take(&j.node[2], "job/c", NULL), 0); /* unreadable */
+    double e_b = j.node[1].gpu[0].energy_wh;
+    CU_ASSERT_EQUAL(sum_job_build(&j), 0);
+    CU_ASSERT_EQUAL(j.status, SUM_STATUS_INCOMPLETE);
+    CU_ASSERT_EQUAL(j.incomplete, 1);
+    CU_ASSERT_EQUAL(j.unreadable, 1);
+    CHECK_NEAR(j.energy_wh, j.node[0].energy_wh + e_b, 1e-15);
+    /* 10 lost samples of 0.25 s: beyond 3 intervals the bins are not measured */
+    CU_ASSERT(j.bins_unmeasured > 0 && j.bins_unmeasured < 40);
+    CHECK_NEAR(j.mem_peak_mib, 1400, 0);
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    sum_job_incomplete_list(&j, &b);
+    hw_buf_putc(&b, '\0');
+    CU_ASSERT_STRING_EQUAL(b.p, "b, c");
+    hw_buf_free(&b);
+    sum_job_free(&j);
+}
+
+/* Two directories of one host that recorded the same GPUs (two hwmon without a job lock): the
+ * GPUs, their energy and their series count once. */
+static void test_gpus_twice(void)
+{
+    struct sum_jobsum j = {0};
+    j.nnode = 2;
+    j.node = calloc(2, sizeof *j.node);
+    make_node(&j.node[0], "a", "job/r0", 0.0, 0.25, 80, 2, mem_a, true);
+    make_node(&j.node[1], "a", "job/r1", 0.0, 0.25, 80, 2, mem_a, true);
+    CU_ASSERT_EQUAL(sum_job_build(&j), 0);
+    CU_ASSERT_EQUAL(j.gpus, 2);
+    CU_ASSERT_EQUAL(j.gpus_twice, 2);
+    CU_ASSERT_EQUAL(j.hosts, 1);
+    CHECK_NEAR(j.energy_wh, j.node[0].energy_wh, 0);
+    CU_ASSERT(isnan(j.node[1].energy_wh));
+    CHECK_NEAR(j.mem_peak_mib, 1000, 0);
+    CU_ASSERT_STRING_EQUAL(j.node[0].label, "r0"); /* one host: the directories' names */
+    sum_job_free(&j);
+}
+
+void add_jobsum_suite(void)
+{
+    CU_pSuite s = CU_add_suite("jobsum", NULL, NULL);
+    CU_add_test(s, "series_bins", test_series_bins);
+    CU_add_test(s, "aligned_peaks", test_aligned_peaks);
+    CU_add_test(s, "holes_and_death", test_holes_and_death);
+    CU_add_test(s, "gpus_twice", test_gpus_twice);
+}
