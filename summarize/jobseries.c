@@ -2,14 +2,31 @@
 #include "jobseries.h"
 
 #include <math.h>
-#include <string.h>
+#include <stdlib.h>
 
-void sum_jser_init(struct sum_jseries *s)
+struct sum_jseries *sum_jser_new(void)
 {
-    memset(s, 0, sizeof *s);
+    struct sum_jseries *s = calloc(1, sizeof *s);
+    /* calloc: the kernel's zero pages, touched only as the run goes on */
+    struct sum_jser_bin *b = calloc(SUM_JSER_BINS, sizeof *b);
+    if (!s || !b) {
+        free(s);
+        free(b);
+        return NULL;
+    }
     s->anchor = NAN;
     s->width = SUM_JSER_BASE_S;
     s->hi = -1;
+    s->cap = SUM_JSER_BINS;
+    s->bin = b;
+    return s;
+}
+
+void sum_jser_free(struct sum_jseries *s)
+{
+    if (s)
+        free(s->bin);
+    free(s);
 }
 
 void sum_jser_anchor(struct sum_jseries *s, double t)
@@ -32,8 +49,6 @@ static void merge(struct sum_jser_bin *b, const struct sum_jser_bin *a)
     b->n_mem += a->n_mem;
     b->power_sum += a->power_sum;
     b->n_power += a->n_power;
-    b->util_sum += a->util_sum;
-    b->n_util += a->n_util;
 }
 
 /* Double the width: bins 2i and 2i+1 become bin i (each is read before it is written). */
@@ -41,34 +56,35 @@ static void coarsen(struct sum_jseries *s)
 {
     for (int i = 0; i <= s->hi; i += 2) {
         struct sum_jser_bin m = s->bin[i];
-        merge(&m, &s->bin[i + 1]);
+        if (i + 1 < s->cap)
+            merge(&m, &s->bin[i + 1]);
         s->bin[i / 2] = m;
     }
-    for (int i = s->hi / 2 + 1; i <= s->hi + 1 && i < SUM_JSER_BINS; i++)
+    for (int i = s->hi / 2 + 1; i <= s->hi; i++)
         s->bin[i] = (struct sum_jser_bin){0};
     s->hi = s->hi < 0 ? -1 : s->hi / 2;
     s->width *= 2;
 }
 
-void sum_jser_add(struct sum_jseries *s, double t, int k, double mem, double power, double util)
+void sum_jser_add(struct sum_jseries *s, double t, int k, double mem, double power)
 {
     if (!isfinite(t) || k <= 0)
         return;
     sum_jser_anchor(s, t);
-    double x = (t - s->anchor) / s->width;
     if (!(t - s->anchor <= SUM_JSER_MAX_S)) {
         s->dropped++;
         return;
     }
+    double x = (t - s->anchor) / s->width;
     if (x < 0) /* nvidia-smi's first loop a moment before the start event */
         x = 0;
-    while (x >= SUM_JSER_BINS) {
+    while (x >= s->cap) {
         coarsen(s);
         x = (t - s->anchor) / s->width;
     }
     int i = (int)x;
     struct sum_jser_bin a = {0};
-    a.k = (uint16_t)(k > UINT16_MAX ? UINT16_MAX : k);
+    a.k = (uint32_t)k;
     if (isfinite(mem)) {
         a.mem_max = mem;
         a.n_mem = 1;
@@ -77,13 +93,19 @@ void sum_jser_add(struct sum_jseries *s, double t, int k, double mem, double pow
         a.power_sum = power;
         a.n_power = 1;
     }
-    if (isfinite(util)) {
-        a.util_sum = util;
-        a.n_util = 1;
-    }
     merge(&s->bin[i], &a);
     if (i > s->hi)
         s->hi = i;
+}
+
+void sum_jser_compact(struct sum_jseries *s)
+{
+    int n = s->hi + 1 > 1 ? s->hi + 1 : 1;
+    struct sum_jser_bin *b = realloc(s->bin, (size_t)n * sizeof *b);
+    if (b) { /* else the larger array stays: still correct */
+        s->bin = b;
+        s->cap = n;
+    }
 }
 
 void sum_jser_widen(struct sum_jseries *s, double width)
@@ -95,9 +117,4 @@ void sum_jser_widen(struct sum_jseries *s, double width)
 double sum_jser_power(const struct sum_jser_bin *b)
 {
     return b->n_power ? b->power_sum / b->n_power : NAN;
-}
-
-double sum_jser_util(const struct sum_jser_bin *b)
-{
-    return b->n_util ? b->util_sum / b->n_util : NAN;
 }

@@ -87,6 +87,7 @@ int sum_jnode_take(struct sum_jnode *n, const char *dir, struct sum_run *run)
     if (run->jser && run->jser->hi >= 0) { /* the series moves to the node */
         n->ser = run->jser;
         run->jser = NULL;
+        sum_jser_compact(n->ser);
         run->together.series = NULL;
     }
 
@@ -124,7 +125,7 @@ void sum_jnode_free(struct sum_jnode *n)
 {
     free(n->dir);
     free(n->gpu);
-    free(n->ser);
+    sum_jser_free(n->ser);
     for (size_t k = 0; k < n->nnames; k++)
         free(n->names[k].name);
     free(n->names);
@@ -224,13 +225,13 @@ static bool series_counts(const struct sum_jnode *n)
 
 /* Where a node's series holds a value for metric m (0 memory, 1 power) at bin b. */
 struct hold {
-    int k;             /* the most GPUs of its instants */
+    uint32_t k;        /* the most GPUs of its instants */
     int first, last;   /* its first and last bins with every GPU */
     int hold;          /* bins a value holds across a missing one */
     int at[2];         /* the latest bin <= b with the metric */
 };
 
-static bool bin_has(const struct sum_jser_bin *x, int k, int m)
+static bool bin_has(const struct sum_jser_bin *x, uint32_t k, int m)
 {
     return x->k == k && (m == 0 ? x->n_mem > 0 : x->n_power > 0);
 }

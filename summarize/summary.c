@@ -86,7 +86,7 @@ void sum_run_free(struct sum_run *run)
     free(run->dir);
     free(run->tspan);
     sum_tl_free(run->tl);
-    free(run->jser);
+    sum_jser_free(run->jser);
     for (int k = 0; k < SUM_KIND_COUNT; k++) {
         free(run->path[k]);
         sum_stat_free(&run->q_interval[k]);
@@ -1255,10 +1255,9 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
     close_open(run, INFINITY); /* begun, and no end nor stop: open until the last sample */
     index_phases(run);
     if (cfg->job_series && !run->jser) { /* anchored at the start event, read by now */
-        run->jser = malloc(sizeof *run->jser);
+        run->jser = sum_jser_new();
         if (!run->jser)
             return -ENOMEM;
-        sum_jser_init(run->jser);
         sum_jser_anchor(run->jser, run->info.t_start);
         run->together.series = run->jser;
     }

@@ -16,7 +16,7 @@ static void close_instant(struct sum_together *t)
         return;
     if (t->series)
         sum_jser_add(t->series, t->t0, t->k, t->mem_ok ? t->mem : NAN,
-                     t->power_ok ? t->power : NAN, t->util_ok ? t->util : NAN);
+                     t->power_ok ? t->power : NAN);
     struct sum_together_k *b = &t->by[t->k];
     b->n++;
     if (t->mem_ok) {

@@ -25,3 +25,12 @@ if(TARGET summarize_core)
   target_link_libraries(bench_html PRIVATE html_gen)
   target_compile_definitions(bench_html PRIVATE SUMMARIZE_BIN="$<TARGET_FILE:summarize>")
 endif()
+
+# bench_job: `summarize JOBDIR` on a generated job of many nodes (default 64 x 8 GPUs x 2 h at
+# 1 s, 3.7 million GPU rows) against the sum of single-node summaries and a sweep of the nodes,
+# time and peak RSS:
+#   cmake --build build --target bench_job summarize
+#   build/tests/bench/bench_job --nodes 64 --gpus 8 --hours 2 -j 2
+add_executable(bench_job ${CMAKE_CURRENT_SOURCE_DIR}/bench_job.c)
+target_link_libraries(bench_job PRIVATE hwrun_flags m)
+target_compile_definitions(bench_job PRIVATE SUMMARIZE_BIN="$<TARGET_FILE:summarize>")

@@ -15,21 +15,19 @@
 
 static void test_series_bins(void)
 {
-    struct sum_jseries *s = malloc(sizeof *s);
+    struct sum_jseries *s = sum_jser_new();
     CU_ASSERT_FATAL(s != NULL);
-    sum_jser_init(s);
     sum_jser_anchor(s, 1000);
-    sum_jser_add(s, 999.99, 2, 10, 100, 50); /* before the start: bin 0 */
-    sum_jser_add(s, 1000.03, 2, 30, 300, 70);
-    sum_jser_add(s, 1000.04, 1, 99, 999, 99); /* one GPU only: the bin keeps the whole instants */
+    sum_jser_add(s, 999.99, 2, 10, 100); /* before the start: bin 0 */
+    sum_jser_add(s, 1000.03, 2, 30, 300);
+    sum_jser_add(s, 1000.04, 1, 99, 999); /* one GPU only: the bin keeps the whole instants */
     CU_ASSERT_EQUAL(s->hi, 0);
     CU_ASSERT_EQUAL(s->bin[0].k, 2);
     CHECK_NEAR(s->bin[0].mem_max, 30, 0);
     CHECK_NEAR(sum_jser_power(&s->bin[0]), 200, 1e-12);
-    CHECK_NEAR(sum_jser_util(&s->bin[0]), 60, 1e-12);
     /* beyond the last bin: the width doubles until it fits, neighbours merge */
     double far = 1000 + SUM_JSER_BASE_S * SUM_JSER_BINS * 3.5;
-    sum_jser_add(s, far, 2, 5, 50, 10);
+    sum_jser_add(s, far, 2, 5, 50);
     CHECK_NEAR(s->width, SUM_JSER_BASE_S * 4, 1e-12);
     CU_ASSERT_EQUAL(s->hi, (int)((far - 1000) / s->width));
     CHECK_NEAR(s->bin[0].mem_max, 30, 0);
@@ -37,9 +35,17 @@ static void test_series_bins(void)
     CU_ASSERT_EQUAL(s->bin[s->hi].k, 2);
     for (int b = 1; b < s->hi; b++)
         CU_ASSERT_EQUAL(s->bin[b].k, 0);
-    sum_jser_add(s, 1000 + 2 * SUM_JSER_MAX_S, 2, 1, 1, 1); /* a bad clock: not placed */
+    sum_jser_add(s, 1000 + 2 * SUM_JSER_MAX_S, 2, 1, 1); /* a bad clock: not placed */
     CU_ASSERT_EQUAL(s->dropped, 1);
-    free(s);
+    int hi = s->hi;
+    sum_jser_compact(s);
+    CU_ASSERT_EQUAL(s->cap, hi + 1);
+    CU_ASSERT_EQUAL(s->bin[hi].k, 2);
+    sum_jser_widen(s, s->width * 8); /* the job's width: fewer bins, the same values */
+    CU_ASSERT_EQUAL(s->hi, hi / 8);
+    CHECK_NEAR(s->bin[0].mem_max, 30, 0);
+    CU_ASSERT_EQUAL(s->bin[s->hi].n_mem, 1);
+    sum_jser_free(s);
 }
 
 /* A node of host host with ngpu GPUs, started at t0 by its clock, whose GPUs together hold
@@ -69,18 +75,18 @@ static void make_node(struct sum_jnode *n, const char *host, const char *dir, do
         n->gpu[g].util_n = (uint64_t)n_inst;
         n->gpu[g].samples = (uint64_t)n_inst;
     }
-    n->ser = malloc(sizeof *n->ser);
+    n->ser = sum_jser_new();
     CU_ASSERT_FATAL(n->ser != NULL);
-    sum_jser_init(n->ser);
     sum_jser_anchor(n->ser, t0);
     n->mem_peak_mib = 0;
     for (int i = 0; i < n_inst; i++) {
         double m = mem(i);
         if (isnan(m))
             continue; /* a lost sample */
-        sum_jser_add(n->ser, t0 + i * interval, ngpu, m, 100.0 * ngpu, 50);
+        sum_jser_add(n->ser, t0 + i * interval, ngpu, m, 100.0 * ngpu);
         n->mem_peak_mib = fmax(n->mem_peak_mib, m);
     }
+    sum_jser_compact(n->ser);
 }
 
 /* Node A: low then high; node B: high then low. Alone each peaks at 1000; together never. */
