@@ -84,6 +84,13 @@ static void lanes(FILE *f, const struct sum_jobsum *j)
         fputc('\n', f);
     }
     fputs("</svg>\n", f);
+    unsigned long long dropped = 0;
+    for (size_t i = 0; i < j->nnode; i++)
+        dropped += j->node[i].lane_dropped;
+    if (dropped)
+        fprintf(f, "<p class=\"foot\">%llu phase%s not drawn (a node's first %d are); every "
+                   "phase counts in the tables.</p>\n",
+                dropped, dropped == 1 ? "" : "s", SUM_JOB_LANES);
 }
 
 static int draw_job(FILE *f, const void *ctx, char *err, size_t errlen)

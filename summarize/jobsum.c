@@ -473,11 +473,31 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The subdirectories of dir with run files (names only, sorted); 0 or -errno. */
-static int node_names(const char *dir, char ***names, size_t *n)
+/* Is the open directory empty (a node's hwmon that died before writing anything)? */
+static bool is_empty(int dfd)
+{
+    int fd = dup(dfd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return false;
+    }
+    bool empty = true;
+    struct dirent *de;
+    while (empty && (de = readdir(d)))
+        empty = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
+    closedir(d);
+    return empty;
+}
+
+/* The subdirectories of dir that are nodes: with run files, or empty (its hwmon died before it
+ * wrote any); names only, sorted. 0 or -errno. */
+static int node_names(const char *dir, char ***names, size_t *n, bool *any_run)
 {
     *names = NULL;
     *n = 0;
+    *any_run = false;
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
         return -errno;
@@ -496,8 +516,9 @@ static int node_names(const char *dir, char ***names, size_t *n)
         int sub = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (sub < 0)
             continue; /* not a directory (or a link to one): not a node */
-        bool run = has_run_files(sub);
+        bool files = has_run_files(sub), run = files || is_empty(sub);
         close(sub);
+        *any_run |= files;
         if (!run)
             continue;
         if (*n == cap) {
@@ -539,14 +560,16 @@ bool sum_job_is_dir(const char *dir)
         return false;
     char **names;
     size_t n;
-    int rc = node_names(dir, &names, &n);
+    bool any_run; /* not only empty directories */
+    int rc = node_names(dir, &names, &n, &any_run);
     free_names(names, n);
-    return rc == 0 && n > 0;
+    return rc == 0 && any_run;
 }
 
 int sum_job_list(const char *dir, char ***paths, size_t *n)
 {
-    int rc = node_names(dir, paths, n);
+    bool any_run;
+    int rc = node_names(dir, paths, n, &any_run);
     if (rc < 0) {
         free_names(*paths, *n);
         *paths = NULL;

@@ -55,7 +55,8 @@ static pid_t start_node(const char *flag, const char *host, const char *job, int
     return pid;
 }
 
-static json_object *summarize_json(char **args)
+/* summarize -f json ARGS (exit status want); its document, or NULL. */
+static json_object *summarize_json_st(char **args, int want)
 {
     char *argv[16] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), "-q", "-f", "json"};
     int n = 4;
@@ -65,11 +66,16 @@ static json_object *summarize_json(char **args)
     struct th_result r;
     if (th_run(argv, NULL, NULL, 60, &r) != 0)
         return NULL;
-    json_object *o = r.status == 0 ? json_tokener_parse(r.out) : NULL;
+    json_object *o = r.status == want ? json_tokener_parse(r.out) : NULL;
     if (!o)
         fprintf(stderr, "summarize exit %d: %s\n", r.status, r.err);
     th_result_free(&r);
     return o;
+}
+
+static json_object *summarize_json(char **args)
+{
+    return summarize_json_st(args, 0);
 }
 
 static json_object *get(json_object *o, const char *key)
@@ -284,6 +290,18 @@ static void test_node_died(void)
     CU_ASSERT_STRING_EQUAL(str(s, "status"), "incomplete");
     CU_ASSERT_EQUAL(num(s, "incomplete_nodes"), 1);
     CU_ASSERT_STRING_EQUAL(str(s, "incomplete_node_list"), "node-b");
+    json_object_put(s);
+    /* a third node whose hwmon died before it wrote anything: named too, and exit status 1
+     * (nothing could be read there); a directory of something else is not a node */
+    char *empty = th_fmt("%s/c", job), *other = th_fmt("%s/notes", job);
+    char *note = th_fmt("%s/readme.txt", other);
+    CU_ASSERT_FATAL(mkdir(empty, 0700) == 0 && mkdir(other, 0700) == 0);
+    CU_ASSERT_FATAL(th_write_file(note, "x\n", 2) == 0);
+    s = summarize_json_st(a1, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_EQUAL(num(s, "nodes"), 3);
+    CU_ASSERT_EQUAL(num(s, "incomplete_nodes"), 2);
+    CU_ASSERT_STRING_EQUAL(str(s, "incomplete_node_list"), "node-b, c");
     CU_ASSERT(e_nodes > 0);
     CU_ASSERT(fabs(num(s, "energy_wh") - e_nodes) <= 1e-9 * e_nodes);
     CU_ASSERT_EQUAL(num(s, "gpus"), 4);
@@ -294,6 +312,9 @@ static void test_node_died(void)
     free(ok);
     free(dies);
     free(sleeper);
+    free(empty);
+    free(other);
+    free(note);
     free(jobid);
     free(job);
     free(lock_a);
