@@ -126,17 +126,46 @@ static double node_energy_sum(char *const *dirs, int n, double *peak_max, double
     return e;
 }
 
+/* A job's directories: base/job (the node directories go there) and a lock directory per
+ * node (each node's own /dev/shm). */
+struct jobdirs {
+    const char *flag; /* unshare's, uts_flag() */
+    char *base, *job, *lock_a, *lock_b;
+};
+
+/* false (the test skipped) when this machine cannot give hwmon a host name of its own */
+static bool jobdirs_make(struct jobdirs *d, const char *tag)
+{
+    d->flag = uts_flag();
+    if (!d->flag) {
+        th_skip("no UTS namespace here (unshare -u, unshare -ru): one host name for all");
+        return false;
+    }
+    d->base = th_tmpdir(tag);
+    d->job = th_fmt("%s/job", d->base);
+    d->lock_a = th_fmt("%s/lock-a", d->base);
+    d->lock_b = th_fmt("%s/lock-b", d->base);
+    CU_ASSERT_FATAL(mkdir(d->job, 0700) == 0 && mkdir(d->lock_a, 0700) == 0 &&
+                    mkdir(d->lock_b, 0700) == 0);
+    return true;
+}
+
+static void jobdirs_free(struct jobdirs *d)
+{
+    th_rmtree(d->base);
+    free(d->base);
+    free(d->job);
+    free(d->lock_a);
+    free(d->lock_b);
+}
+
 static void test_two_nodes(void)
 {
-    const char *flag = uts_flag();
-    if (!flag) {
-        th_skip("no UTS namespace here (unshare -u, unshare -ru): one host name for all");
+    struct jobdirs d;
+    if (!jobdirs_make(&d, "hwmon-job"))
         return;
-    }
-    char *base = th_tmpdir("hwmon-job");
-    char *job = th_fmt("%s/job", base), *lock_a = th_fmt("%s/lock-a", base);
-    char *lock_b = th_fmt("%s/lock-b", base);
-    CU_ASSERT_FATAL(mkdir(job, 0700) == 0 && mkdir(lock_a, 0700) == 0 && mkdir(lock_b, 0700) == 0);
+    const char *flag = d.flag;
+    char *base = d.base, *job = d.job, *lock_a = d.lock_a, *lock_b = d.lock_b;
     char *jobid = th_fmt("job%d", (int)getpid());
     char *dirs[3] = {th_fmt("%s/gpu-a-r0", job), th_fmt("%s/gpu-b-r1", job),
                      th_fmt("%s/gpu-a-r2", job)};
@@ -233,11 +262,7 @@ static void test_two_nodes(void)
     free(slow);
     free(third);
     free(jobid);
-    free(job);
-    free(lock_a);
-    free(lock_b);
-    th_rmtree(base);
-    free(base);
+    jobdirs_free(&d);
 }
 
 static bool has_train_begin(void *dir)
@@ -254,15 +279,11 @@ static bool has_train_begin(void *dir)
  * names it, and still sums what it measured. */
 static void test_node_died(void)
 {
-    const char *flag = uts_flag();
-    if (!flag) {
-        th_skip("no UTS namespace here (unshare -u, unshare -ru): one host name for all");
+    struct jobdirs d;
+    if (!jobdirs_make(&d, "hwmon-jobdied"))
         return;
-    }
-    char *base = th_tmpdir("hwmon-jobdied");
-    char *job = th_fmt("%s/job", base), *lock_a = th_fmt("%s/lock-a", base);
-    char *lock_b = th_fmt("%s/lock-b", base);
-    CU_ASSERT_FATAL(mkdir(job, 0700) == 0 && mkdir(lock_a, 0700) == 0 && mkdir(lock_b, 0700) == 0);
+    const char *flag = d.flag;
+    char *job = d.job, *lock_a = d.lock_a, *lock_b = d.lock_b;
     char *jobid = th_fmt("died%d", (int)getpid());
     char *dirs[2] = {th_fmt("%s/a", job), th_fmt("%s/b", job)};
     char *rl = th_fmt("%s -f \"$RUNLOG_FILE\" time", th_env("HWRUN_RUNLOG_BIN"));
@@ -316,11 +337,7 @@ static void test_node_died(void)
     free(other);
     free(note);
     free(jobid);
-    free(job);
-    free(lock_a);
-    free(lock_b);
-    th_rmtree(base);
-    free(base);
+    jobdirs_free(&d);
 }
 
 void add_job_suite(void);
