@@ -91,8 +91,9 @@ static void test_end_to_end(void)
     char *base = th_tmpdir("hwmon-ctx");
     char *pattern = th_fmt("%s/{jobid}/{host}-r{rank}", base);
     char *env[] = {"SLURM_JOB_ID=900001", "SLURM_NODEID=0", "SLURM_PROCID=2",
-                   "SLURM_NODELIST=gpu-[01-02]", "RANK=2", "WORLD_SIZE=4", "PATH=/usr/bin:/bin",
-                   NULL};
+                   "SLURM_NODELIST=gpu-[01-02]", "RANK=2", "WORLD_SIZE=4",
+                   "KUBERNETES_SERVICE_HOST=10.0.0.1", "POD_NAME=trainer-2",
+                   "POD_NAMESPACE=ml-team", "PATH=/usr/bin:/bin", NULL};
     char **argv = ht_argv_nosmi(pattern, "--no-gpu", "-i", "0.1", "--", "/bin/sleep", "0.3", NULL);
     CU_ASSERT_EQUAL(ht_run(argv, env, 30, NULL), 0);
     char host[256] = "";
@@ -114,6 +115,24 @@ static void test_end_to_end(void)
     CU_ASSERT_FATAL(th_run(sum, NULL, NULL, 30, &r) == 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",job.slurm_job_id,"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",900001,"));
+    th_result_free(&r);
+    /* the JSON Lines row: each context key under its job.* name */
+    sum[3] = "jsonl";
+    CU_ASSERT_FATAL(th_run(sum, NULL, NULL, 30, &r) == 0);
+    json_object *row = json_tokener_parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+    static const char *const kv[][2] = {
+        {"job.slurm_job_id", "900001"}, {"job.slurm_node_id", "0"}, {"job.slurm_proc_id", "2"},
+        {"job.rank", "2"},              {"job.world_size", "4"},   {"job.kubernetes", "true"},
+        {"job.k8s_pod", "trainer-2"},   {"job.k8s_namespace", "ml-team"},
+    };
+    for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) {
+        CU_ASSERT_TRUE(json_object_object_get_ex(row, kv[i][0], &v) &&
+                       json_object_is_type(v, json_type_string) &&
+                       !strcmp(json_object_get_string(v), kv[i][1]));
+    }
+    CU_ASSERT_TRUE(json_object_object_get_ex(row, "job.k8s_node", &v) && v == NULL);
+    json_object_put(row);
     th_result_free(&r);
     free(dir);
     free(argv);
