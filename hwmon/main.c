@@ -49,6 +49,8 @@ static void usage(void)
            "      --gpm              record GPM activity (SM, tensor, DRAM) into hw_gpm.csv;\n"
            "                         on by default when the GPUs support it\n"
            "      --no-gpm           do not record GPM activity\n"
+           "      --no-health        do not record clocks, throttling, power limits, ECC\n"
+           "                         errors and the PCIe link (hw_health.csv)\n"
            "      --prom-textfile PATH  keep the latest values in Prometheus' text format in\n"
            "                         PATH (a file, or a directory: PATH/hwrun_<run>.prom)\n"
            "                         for node_exporter's textfile collector\n"
@@ -58,7 +60,7 @@ static void usage(void)
            "  -V, --version          show the version and exit\n"
            "\n"
            "Files: " HW_RUNLOG_FILE ", " HW_CPU_FILE ", " HW_PROC_FILE ", " HW_GPU_FILE ", "
-           HW_DMON_FILE ",\n" HW_GPU_PROCS_FILE ", " HW_GPM_FILE ", " HW_TREE_PIDS_FILE
+           HW_DMON_FILE ",\n" HW_GPU_PROCS_FILE ", " HW_GPM_FILE ", " HW_TREE_PIDS_FILE ",\n" HW_HEALTH_FILE
            " (see hwmon(1)).\n"
            "The command gets RUNLOG_FILE and HWMON_DIR.\n"
            "SIGINT, SIGTERM and SIGHUP sent to hwmon are forwarded to the command.\n"
@@ -101,6 +103,7 @@ int main(int argc, char **argv)
         OPT_GRACE,
         OPT_GPM,
         OPT_NO_GPM,
+        OPT_NO_HEALTH,
         OPT_GPUS,
         OPT_NO_PSS,
         OPT_NO_CHILDREN,
@@ -121,6 +124,7 @@ int main(int argc, char **argv)
         {"no-children", no_argument, NULL, OPT_NO_CHILDREN},
         {"gpm", no_argument, NULL, OPT_GPM},
         {"no-gpm", no_argument, NULL, OPT_NO_GPM},
+        {"no-health", no_argument, NULL, OPT_NO_HEALTH},
         {"gpus", required_argument, NULL, OPT_GPUS},
         {"prom-textfile", required_argument, NULL, OPT_PROM},
         {"prom-interval", required_argument, NULL, OPT_PROM_INTERVAL},
@@ -191,6 +195,9 @@ int main(int argc, char **argv)
             break;
         case OPT_GPM:
             cfg.gpm = MON_GPM_ON;
+            break;
+        case OPT_NO_HEALTH:
+            cfg.no_health = true;
             break;
         case OPT_NO_GPM:
             cfg.gpm = MON_GPM_OFF;

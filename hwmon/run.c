@@ -50,7 +50,7 @@
 
 extern char **environ;
 
-enum { CH_QUERY, CH_DMON, CH_APPS, CH_GPM, CH_N };
+enum { CH_QUERY, CH_DMON, CH_APPS, CH_GPM, CH_HEALTH, CH_N };
 _Static_assert(CH_N <= MON_CHILDREN_MAX, "children.h holds too few children");
 
 struct run {
@@ -67,6 +67,8 @@ struct run {
     struct mon_smi smi; /* what the start questions found (smiprobe.h) */
     char *argv_store[CH_N][10];
     char query_arg[640];
+    bool health_ok;          /* the health child runs (hw_health.csv) */
+    char health_arg[1100];
     char loop_flag[8], loop_val[24], dmon_val[24];
     char out_paths[CH_N][PATH_MAX + 32];
     struct mon_children children; /* their lifecycle (children.h) */
@@ -309,6 +311,21 @@ static void setup_children(struct run *r)
         mon_children_add(&r->children, "apps", a, 0);
         r->ch_file[CH_APPS] = HW_GPU_PROCS_FILE;
     }
+    if (r->health_ok) { /* a child of its own: a field it fails on never stops the query's */
+        snprintf(r->health_arg, sizeof r->health_arg, "--query-gpu=" HW_COL_TIMESTAMP ",index,%s",
+                 r->smi.health);
+        a = r->argv_store[CH_HEALTH];
+        a[0] = r->smi.path;
+        a[1] = r->health_arg;
+        a[2] = "--format=csv,nounits";
+        a[3] = lflag;
+        a[4] = lval;
+        na = 5;
+        mon_gpusel_args(&r->gsel, a, &na);
+        a[na] = NULL;
+        r->ch_file[r->children.n] = HW_HEALTH_FILE;
+        mon_children_add(&r->children, "health", a, iv);
+    }
     if (r->gpm_ok) {
         char *gpm[] = {r->smi.path,       "dmon", "-s", HW_GPM_SELECT, "--gpm-metrics",
                        HW_GPM_METRIC_IDS, "-o",   "DT", "-d",          dval,
@@ -455,6 +472,7 @@ static void log_start(struct run *r, const char *mode)
         {true, RL_BOOL("gpu_procs", cfg->gpu_procs)},
         {true, RL_BOOL("no_gpu", cfg->no_gpu)},
         {true, RL_BOOL("gpm", r->gpm_ok)},
+        {r->health_ok, RL_STR(HW_START_HEALTH_FIELDS, r->smi.health)},
         /* which GPUs and why: --gpus, the job's CUDA_VISIBLE_DEVICES, or every GPU */
         {true, RL_STR("gpus_selected", r->gsel.none ? "" : r->gsel.ids ? r->gsel.ids : "all")},
         {true, RL_STR("gpus_source", r->gsel.source)},
@@ -683,7 +701,7 @@ static int loop_timeout_ms(const struct run *r, double end_at)
 /* The files of a run's samples (run.jsonl aside): one run per directory. */
 static const char *const samples[] = {HW_CPU_FILE,  HW_PROC_FILE,      HW_GPU_FILE,
                                       HW_DMON_FILE, HW_GPU_PROCS_FILE, HW_GPM_FILE,
-                                      HW_TREE_PIDS_FILE};
+                                      HW_TREE_PIDS_FILE, HW_HEALTH_FILE};
 _Static_assert(sizeof samples / sizeof samples[0] <= sizeof(unsigned) * 8, "created's bits");
 
 static int sample_index(const char *name)
@@ -1064,6 +1082,8 @@ int mon_run(const struct mon_config *cfg)
         r->gpu_ok = prc == 0;
         if (r->gpu_ok && cfg->gpm != MON_GPM_OFF)
             r->gpm_ok = mon_smi_probe_gpm(&r->smi, probe_out, sizeof probe_out) == 0;
+        if (r->gpu_ok && !cfg->no_health)
+            r->health_ok = mon_smi_probe_health(&r->smi) == 0;
         if (r->gpu_ok)
             setup_children(r);
     }

@@ -495,3 +495,67 @@ int mon_smi_probe_gpm(struct mon_smi *p, char *out, size_t cap)
     }
     return 0;
 }
+
+/* Does the help text list field: `"field"` at the start of a line, or after `" or `. */
+static bool help_lists(const char *help, const char *field)
+{
+    size_t n = strlen(field);
+    for (const char *q = help; (q = strchr(q, '"')); q++) {
+        if (strncmp(q + 1, field, n) != 0 || q[n + 1] != '"')
+            continue;
+        bool line_start = q == help || q[-1] == '\n';
+        bool alias = q - help >= 4 && !strncmp(q - 4, "\" or ", 4);
+        if (line_start || alias)
+            return true;
+    }
+    return false;
+}
+
+int mon_smi_health_fields(const char *help, char *list, size_t cap)
+{
+    struct hw_buf b;
+    hw_buf_init(&b, list, cap);
+    int n = 0;
+    for (int k = 0; k < HW_HEALTH_COUNT; k++) {
+        const char *f = hw_health_fields[k];
+        if (!help_lists(help, f)) {
+            if (k != HW_HEALTH_REASONS || !help_lists(help, HW_HEALTH_REASONS_OLD))
+                continue;
+            f = HW_HEALTH_REASONS_OLD;
+        }
+        hw_buf_printf(&b, "%s%s", n++ ? "," : "", f);
+    }
+    if (b.oom) { /* cannot happen with the list's size: say nothing rather than half */
+        list[0] = '\0';
+        return 0;
+    }
+    return n;
+}
+
+int mon_smi_probe_health(struct mon_smi *p)
+{
+    p->health[0] = '\0';
+    size_t cap = 256 * 1024; /* 35 KB on driver 610, and growing */
+    char *out = malloc(cap);
+    if (!out) {
+        snprintf(p->health_why, sizeof p->health_why, "out of memory");
+        return -1;
+    }
+    char *av[] = {p->path, "--help-query-gpu", NULL};
+    int st;
+    int rc = mon_probe(p->path, av, p->envp, MON_PROBE_TIMEOUT_S, out, cap, &st);
+    if (rc < 0 || st != 0) {
+        snprintf(p->health_why, sizeof p->health_why, "nvidia-smi --help-query-gpu failed (%s %d)",
+                 rc < 0 ? "error" : "status", rc < 0 ? -rc : st);
+        free(out);
+        return -1;
+    }
+    int n = mon_smi_health_fields(out, p->health, sizeof p->health);
+    free(out);
+    if (n <= 0) {
+        snprintf(p->health_why, sizeof p->health_why,
+                 "--help-query-gpu lists none of its fields");
+        return -1;
+    }
+    return 0;
+}

@@ -37,6 +37,8 @@ struct mon_smi {
     int n_fb;
     char gpm_why[PATH_MAX + 64]; /* why GPM is off */
     char gpm_missing[512];       /* JSON array of the GPUs without GPM (or their count), or "" */
+    char health[1024];           /* the hw_health.csv fields the driver lists, or "" */
+    char health_why[128];        /* why there are none */
 };
 
 /* Find nvidia-smi (smi: a name or a path) and ask it the start questions. Returns 0 (GPU
@@ -51,7 +53,17 @@ int mon_smi_probe(struct mon_smi *p, const char *smi, char *why, size_t why_cap,
  * (gpm_missing lists the others), else -1 with gpm_why set; out keeps dmon's output. */
 int mon_smi_probe_gpm(struct mon_smi *p, char *out, size_t cap);
 
+/* Which of hw_health_fields (hwrun/rundir.h) this driver lists in --help-query-gpu (after
+ * mon_smi_probe succeeded): their names, as asked for, into p->health, comma-separated. Returns
+ * 0 when there is at least one, else -1 with health_why set. */
+int mon_smi_probe_health(struct mon_smi *p);
+
 /* ---- the parsers, on output already read (tests feed them captures) ---- */
+
+/* The fields of hw_health.csv that a --help-query-gpu text lists (each "name" quoted on a
+ * line of its own, or as `"name" or "alias"`), comma-separated into list; the reasons field
+ * under its old name when only that is there. Returns how many. */
+int mon_smi_health_fields(const char *help, char *list, size_t cap);
 
 /* The driver version of `nvidia-smi --version` output ("DRIVER version", else "KMD version").
  * false when neither is there. */

@@ -439,7 +439,7 @@ void ht_quality_notes(const struct sum_run *run, struct ht_notes *N)
             ht_note(N, false, "%s: %llu cell%s with junk instead of a number", name,
                     (unsigned long long)q->bad_cells, q->bad_cells == 1 ? "" : "s");
         uint64_t ph = sum_quality_placeholders_total(q);
-        if (ph) {
+        if (ph && k != SUM_KIND_HEALTH) { /* there, what a GPU lacks: not news */
             char what[160] = "";
             size_t len = 0;
             for (size_t i = 0; i < q->n_tokens; i++) {
@@ -477,6 +477,19 @@ void ht_quality_notes(const struct sum_run *run, struct ht_notes *N)
                 (unsigned long long)gp->energy.gaps, gp->energy.gaps == 1 ? "" : "s",
                 ht_fmt_dur(a, sizeof a, gp->energy.gap_s),
                 ht_fmt_num(b, sizeof b, sum_fig_num(gp->energy.interval_s)));
+    }
+    for (int i = 0; i < run->nhealth_warn; i++) /* the GPUs' health (clocks.h) */
+        ht_note(N, false, "%s", run->health_warn[i]);
+    for (int g = 0; g < SUM_MAX_GPUS; g++) { /* why they were slow: the same words as the text */
+        if (!run->clk[g])
+            continue;
+        struct sum_clk_figs f;
+        sum_clk_figs(&run->clk[g]->acc, &f);
+        char a[32], b[32];
+        if (f.power_pct > 0 || f.thermal_pct > 0)
+            ht_note(N, true, "GPU %d: power-capped %s%%, thermally slowed %s%% of the time (%s)",
+                    g, ht_fmt_num(a, sizeof a, sum_fig_num(f.power_pct)),
+                    ht_fmt_num(b, sizeof b, sum_fig_num(f.thermal_pct)), f.source);
     }
     if (run->info.child_restarts)
         ht_note(N, false, "nvidia-smi children restarted %llu time%s",

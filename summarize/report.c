@@ -312,6 +312,75 @@ static void json_gpu_metrics(struct hw_json *w, const struct sum_stat *m)
             json_stat(w, sum_gpu_metric_names[k], &m[k]);
 }
 
+/* "health_warnings": what every output warns of (sum_run_health_warnings); null without
+ * hw_health.csv. */
+static void json_health_warnings(struct hw_json *w, const struct sum_run *run)
+{
+    if (!run->q[SUM_KIND_HEALTH].present) {
+        hw_json_null(w, "health_warnings");
+        return;
+    }
+    hw_json_open(w, "health_warnings", '[');
+    for (int i = 0; i < run->nhealth_warn; i++)
+        hw_json_str(w, NULL, run->health_warn[i]);
+    hw_json_close(w);
+}
+
+/* "clocks": why the GPU ran slow in a window (clocks.h), only where hw_health.csv had rows. */
+static void json_clocks(struct hw_json *w, const struct sum_clk_acc *a)
+{
+    if (!a)
+        return;
+    struct sum_clk_figs f;
+    sum_clk_figs(a, &f);
+    hw_json_open(w, "clocks", '{');
+    hw_json_str(w, "source", f.source);
+    hw_json_num(w, "covered_sec", round_us(f.covered_s));
+    for (int k = 0; k < SUM_CLK_COUNT; k++)
+        hw_json_num(w, sum_clk_keys[k], round_us(f.s[k]));
+    hw_json_num(w, "power_capped_pct", f.power_pct);
+    hw_json_num(w, "thermal_pct", f.thermal_pct);
+    hw_json_num(w, "sm_clock_mean_mhz", f.sm_mean_mhz);
+    hw_json_num(w, "sm_clock_max_mhz", f.sm_max_mhz);
+    hw_json_num(w, "sm_clock_pct_of_max", f.sm_pct_of_max);
+    hw_json_close(w);
+}
+
+/* "health": the GPU's limits, errors and link over the run (hw_health.csv). */
+static void json_health(struct hw_json *w, const struct sum_clk_gpu *g)
+{
+    if (!g)
+        return;
+    hw_json_open(w, "health", '{');
+    hw_json_num(w, "power_limit_w", g->last[HW_HEALTH_POWER_LIMIT]);
+    hw_json_num(w, "enforced_power_limit_min_w", g->min[HW_HEALTH_POWER_ENFORCED]);
+    hw_json_num(w, "tlimit_headroom_min_c", g->min[HW_HEALTH_TLIMIT]);
+    hw_json_num(w, "pstate_max", g->max[HW_HEALTH_PSTATE]);
+    hw_json_num(w, "ecc_corrected_new",
+                g->last[HW_HEALTH_ECC_CORRECTED] - g->first[HW_HEALTH_ECC_CORRECTED]);
+    hw_json_num(w, "ecc_uncorrected_new",
+                g->last[HW_HEALTH_ECC_UNCORRECTED] - g->first[HW_HEALTH_ECC_UNCORRECTED]);
+    static const struct {
+        const char *key;
+        int col;
+    } flags[] = {{"retired_pages_pending", HW_HEALTH_RETIRED_PENDING},
+                 {"remapped_rows_pending", HW_HEALTH_REMAP_PENDING},
+                 {"remapped_rows_failure", HW_HEALTH_REMAP_FAILURE}};
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        double m = g->max[flags[i].col];
+        if (isnan(m))
+            hw_json_null(w, flags[i].key);
+        else
+            hw_json_bool(w, flags[i].key, m > 0);
+    }
+    hw_json_num(w, "pcie_gen_min", g->min[HW_HEALTH_PCIE_GEN]);
+    hw_json_num(w, "pcie_gen_max", g->max[HW_HEALTH_PCIE_GEN_MAX]);
+    hw_json_num(w, "pcie_width_min", g->min[HW_HEALTH_PCIE_WIDTH]);
+    hw_json_num(w, "pcie_width_max", g->max[HW_HEALTH_PCIE_WIDTH_MAX]);
+    hw_json_u64(w, "pcie_below_max_under_load_samples", g->link_below_loaded);
+    hw_json_close(w);
+}
+
 /* "gpm": {"sm_active_pct": {...}, ...}: only for a GPU that hw_gpm.csv had rows for (a run
  * without GPM has no key); a column that stayed `-` is null. */
 static void json_gpm(struct hw_json *w, const struct sum_gpu *gp, const struct sum_stat *s)
@@ -589,9 +658,12 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
             hw_json_close(&w);
         }
         json_gpm(&w, gp, gp->gpm);
+        json_clocks(&w, run->clk[g] ? &run->clk[g]->acc : NULL);
+        json_health(&w, run->clk[g]);
         hw_json_close(&w);
     }
     hw_json_close(&w);
+    json_health_warnings(&w, run);
     if (run->gpu_rows_dropped)
         hw_json_u64(&w, "gpu_rows_beyond_64_gpus", run->gpu_rows_dropped);
 
@@ -617,6 +689,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
             hw_json_num(&w, "energy_wh",
                    run->gpu[g] && run->gpu[g]->m[SUM_GM_POWER].n ? pg->energy_j / 3600.0 : NAN);
             json_gpm(&w, run->gpu[g], pg->gpm);
+            json_clocks(&w, pg->clk);
             hw_json_close(&w);
         }
         hw_json_close(&w);
@@ -768,7 +841,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     hw_json_open(&w, "quality", '{');
     hw_json_open(&w, "files", '{');
     for (int k = 0; k < SUM_KIND_COUNT; k++)
-        if ((k != SUM_KIND_GPM && k != SUM_KIND_TREE_PIDS) ||
+        if ((k != SUM_KIND_GPM && k != SUM_KIND_TREE_PIDS && k != SUM_KIND_HEALTH) ||
             run->q[k].present) /* optional, newer than the rest */
             json_quality(&w, run, k);
     hw_json_close(&w);
@@ -1033,6 +1106,50 @@ static void text_fwmem(struct hw_buf *out, const char *indent, const struct sum_
     hw_buf_putc(out, '\n');
 }
 
+/* "GPU 1 was power-capped for 38.0% of `train` (counters)": a phase's capped GPUs in words. */
+static void text_phase_capped(struct hw_buf *out, const struct sum_phase_acc *p, int g)
+{
+    if (!p->gpu[g] || !p->gpu[g]->clk)
+        return;
+    struct sum_clk_figs f;
+    sum_clk_figs(p->gpu[g]->clk, &f);
+    char sb[256];
+    static const struct {
+        const char *words;
+        int k;
+    } cap[] = {{"power-capped", SUM_CLK_POWER}, {"thermally slowed", SUM_CLK_THERMAL}};
+    for (size_t i = 0; i < 2; i++) {
+        double pct = i == 0 ? f.power_pct : f.thermal_pct;
+        if (!(pct > 0))
+            continue;
+        hw_buf_printf(out, "    GPU %d was %s for ", g, cap[i].words);
+        tnum(out, pct, "%");
+        hw_buf_printf(out, " of `%s` (", sum_fig_printable(p->name, sb, sizeof sb));
+        tnum(out, f.s[cap[i].k], " s");
+        hw_buf_printf(out, ", %s)\n", f.source);
+    }
+}
+
+/* A GPU's clocks over the run in one line (clocks.h), when hw_health.csv had its rows. */
+static void text_clocks(struct hw_buf *out, const struct sum_clk_gpu *g)
+{
+    if (!g)
+        return;
+    struct sum_clk_figs f;
+    sum_clk_figs(&g->acc, &f);
+    hw_buf_puts(out, "    clocks: power-capped ");
+    tnum(out, f.power_pct, "%");
+    hw_buf_puts(out, ", thermally slowed ");
+    tnum(out, f.thermal_pct, "%");
+    hw_buf_printf(out, " of the time (%s), SM clock mean ", f.source ? f.source : "not measured");
+    tnum(out, f.sm_pct_of_max, "%");
+    hw_buf_puts(out, " of its max ");
+    tnum(out, f.sm_max_mhz, " MHz");
+    hw_buf_puts(out, ", power limit ");
+    tnum(out, g->last[HW_HEALTH_POWER_LIMIT], " W");
+    hw_buf_putc(out, '\n');
+}
+
 static void text_phase_entry(struct hw_buf *out, const struct sum_run *run,
                              const struct sum_phase_acc *p, const struct sum_units *u)
 {
@@ -1088,6 +1205,7 @@ static void text_phase_entry(struct hw_buf *out, const struct sum_run *run,
             hw_buf_puts(out, ", peak VRAM ");
             tgmem(out, max_or_nan(&p->gpu[g]->m[SUM_GM_MEM_USED]), u);
             hw_buf_putc(out, '\n');
+            text_phase_capped(out, p, g);
         }
 }
 
@@ -1363,8 +1481,11 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
                   m == SUM_GM_MEM_USED || m == SUM_GM_MEM_TOTAL ? u : NULL);
         for (int m = 0; gp->in_gpm && m < (int)(sizeof gpm_text / sizeof gpm_text[0]); m++)
             tstat(out, gpm_text[m].label, &gp->gpm[gpm_text[m].col], "%", NULL);
+        text_clocks(out, run->clk[g]);
     }
     text_phases(out, run, u);
+    for (int i = 0; i < run->nhealth_warn; i++)
+        hw_buf_printf(out, "  warning: %s\n", run->health_warn[i]);
     if (run->err_total) {
         hw_buf_printf(out, "  %llu error-like event%s (first: %s", (unsigned long long)run->err_total,
                       run->err_total == 1 ? "" : "s", sum_fig_printable(run->err[0].name, sb, sizeof sb));
@@ -1382,7 +1503,7 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
                           sum_kind_files[k], (unsigned long long)sk,
                           (unsigned long long)q->lines, (unsigned long long)q->bad_cells,
                           q->partial_last ? ", partial last line ignored" : "");
-        if (ph)
+        if (ph && k != SUM_KIND_HEALTH) /* there, what a GPU lacks: not news */
             hw_buf_printf(out, "  note: %s: %llu placeholder cells (not measured)\n",
                           sum_kind_files[k], (unsigned long long)ph);
         if (q->torn)
@@ -1492,7 +1613,14 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
     D("gpus_mem_total_mib", tg.mem_total_mib)                                                     \
     D("gpus_util_sum_peak_pct", tg.util_sum_peak_pct)                                             \
     D("gpus_busy_max", tg.busy_gpus_max)                                                          \
-    PER_CTX(S(ctx_cols[i], run->info.ctx[i][0] ? run->info.ctx[i] : NULL))
+    PER_CTX(S(ctx_cols[i], run->info.ctx[i][0] ? run->info.ctx[i] : NULL))                     \
+    /* why the GPUs were slow, whether they were healthy (hw_health.csv, clocks.h) */            \
+    D("gpu_power_capped_pct", clk.power_pct)                                                      \
+    D("gpu_thermal_pct", clk.thermal_pct)                                                         \
+    D("gpu_sm_clock_pct_of_max", clk.sm_pct_of_max)                                               \
+    S("gpu_clock_source", clk.source)                                                             \
+    I("health_warnings", have_clk ? run->nhealth_warn : NAN)                                      \
+    S("health_warning", run->nhealth_warn ? run->health_warn[0] : NULL)
 
 #define COL_ONE(nm, v) +1
 #define COL_PER_IO(cols) +SUM_IO_COUNT * (0 cols)
@@ -1528,6 +1656,8 @@ static size_t flat_cols(const struct sum_run *run, struct sum_col c[SWEEP_NCOLS]
     }
     pthread_once(&ctx_cols_once, make_ctx_cols);
     const struct sum_together_figs tg = together(run); /* once for the row's columns */
+    struct sum_clk_figs clk;
+    bool have_clk = sum_run_clocks(run, &clk);
 #define PER_CTX(cols)                                                                              \
     for (int i = 0; i < HW_CTX_COUNT; i++) {                                                      \
         cols                                                                                       \

@@ -62,6 +62,9 @@ static void phase_free(struct sum_phase_acc *p)
             sum_stat_free(&p->gpu[g]->m[m]);
         for (int m = 0; m < HW_GPM_NCOLS; m++)
             sum_stat_free(&p->gpu[g]->gpm[m]);
+        if (p->gpu[g]->clk)
+            sum_clk_acc_free(p->gpu[g]->clk);
+        free(p->gpu[g]->clk);
         free(p->gpu[g]);
     }
     sum_stat_free(&p->cpu_usr);
@@ -87,6 +90,11 @@ void sum_run_free(struct sum_run *run)
     free(run->tspan);
     sum_tl_free(run->tl);
     sum_jser_free(run->jser);
+    for (int g = 0; g < SUM_MAX_GPUS; g++) {
+        if (run->clk[g])
+            sum_clk_acc_free(&run->clk[g]->acc);
+        free(run->clk[g]);
+    }
     for (int k = 0; k < SUM_KIND_COUNT; k++) {
         free(run->path[k]);
         sum_stat_free(&run->q_interval[k]);
@@ -232,6 +240,21 @@ bool sum_run_span(const struct sum_run *run, double *t0, double *t1)
     *t0 = isfinite(run->info.t_start) ? run->info.t_start : run->t_min;
     *t1 = *t0 + d;
     return isfinite(*t0) && isfinite(*t1);
+}
+
+bool sum_run_clocks(const struct sum_run *run, struct sum_clk_figs *out)
+{
+    struct sum_clk_acc all;
+    sum_clk_acc_init(&all);
+    bool any = false;
+    for (int g = 0; g < SUM_MAX_GPUS; g++)
+        if (run->clk[g]) {
+            sum_clk_acc_merge(&all, &run->clk[g]->acc);
+            any = true;
+        }
+    sum_clk_figs(&all, out);
+    sum_clk_acc_free(&all);
+    return any;
 }
 
 double sum_run_energy_wh(const struct sum_run *run)
@@ -638,6 +661,66 @@ static void add_interval(struct sum_run *run, int kind, double *prev, double t,
     }
     if (isnan(*prev) || t > *prev)
         *prev = t;
+}
+
+/* ---- clocks and health (hw_health.csv, clocks.h) ----------------------------------------- */
+
+struct clk_of {
+    int g;
+    const struct sum_clk_step *step;
+    const double *v; /* a row's values (points) */
+};
+
+static struct sum_clk_acc *phase_clk(struct sum_phase_acc *p, int g)
+{
+    struct sum_phase_gpu *pg = phase_gpu(p, g);
+    if (pg && !pg->clk && (pg->clk = malloc(sizeof *pg->clk)))
+        sum_clk_acc_init(pg->clk);
+    return pg ? pg->clk : NULL;
+}
+
+static void phase_clk_step(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
+                           const void *arg)
+{
+    (void)run, (void)a, (void)b;
+    const struct clk_of *c = arg;
+    struct sum_clk_acc *acc = phase_clk(p, c->g);
+    if (acc)
+        sum_clk_step_part(acc, c->step, p->t0, p->t1);
+}
+
+static void phase_clk_point(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
+                            const void *arg)
+{
+    (void)run, (void)a, (void)b;
+    const struct clk_of *c = arg;
+    struct sum_clk_acc *acc = phase_clk(p, c->g);
+    if (acc)
+        sum_clk_sample(acc, c->v);
+}
+
+static void on_health(void *ctx, const struct sum_health_row *r)
+{
+    struct sum_run *run = ctx;
+    if (r->gpu < 0 || r->gpu >= SUM_MAX_GPUS)
+        return;
+    struct sum_clk_gpu *g = run->clk[r->gpu];
+    if (!g) {
+        if (!(g = run->clk[r->gpu] = malloc(sizeof *g)))
+            return;
+        sum_clk_gpu_init(g);
+    }
+    see_time(run, r->t);
+    add_interval(run, SUM_KIND_HEALTH, &g->prev_t_file, r->t, NULL);
+    struct sum_clk_step step;
+    bool bridged = sum_clk_row(g, r, run->info.interval_s, &step);
+    if (any_phases(run)) {
+        struct clk_of c = {r->gpu, &step, r->v};
+        for_phases(run, r->t, r->t, phase_clk_point, &c);
+        if (bridged)
+            for_phases(run, step.t1, step.t2, phase_clk_step, &c);
+    }
+    sum_clk_row_done(g, r);
 }
 
 static void on_gpu(void *ctx, const struct sum_gpu_row *r)
@@ -1246,6 +1329,7 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
         .event = on_event,
         .diag = on_diag,
         .tree_pid = on_tree_pid,
+        .health = on_health,
     };
     struct sum_read_opts opts = {.max_line = cfg->max_line, .libcsv_only = cfg->libcsv_only};
     int first_err = 0;
@@ -1283,7 +1367,7 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
     static const enum sum_kind order[] = {SUM_KIND_GPU,       SUM_KIND_DMON,
                                           SUM_KIND_CPU,       SUM_KIND_PROC,
                                           SUM_KIND_TREE_PIDS, SUM_KIND_GPU_PROCS,
-                                          SUM_KIND_GPM};
+                                          SUM_KIND_GPM,       SUM_KIND_HEALTH};
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
         if (order[i] == SUM_KIND_GPU_PROCS && run->ntspan > 1) /* spans looked up by pid */
             qsort(run->tspan, run->ntspan, sizeof *run->tspan, cmp_span);
@@ -1293,6 +1377,10 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
     }
     gp_close_block(run);
     sum_together_finish(&run->together);
+    for (int g = 0; g < SUM_MAX_GPUS && run->nhealth_warn < SUM_MAX_HEALTH_WARNINGS; g++)
+        if (run->clk[g])
+            run->nhealth_warn += sum_clk_warnings(run->clk[g], g, run->health_warn + run->nhealth_warn,
+                                                  SUM_MAX_HEALTH_WARNINGS - run->nhealth_warn);
     for (int g = 0; g < SUM_MAX_GPUS; g++) /* a GPU with fewer rows than its interval waits for */
         if (run->gpu[g]) {
             struct curve_of curve = {run, g};

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clocks.h"
 #include "energy.h"
 #include "hwrun/rundir.h"
 #include "ivindex.h"
@@ -30,6 +31,7 @@ extern const int sum_pio_cols[SUM_PIO_COUNT]; /* SUM_PROC_RCHAR, ... */
 #define SUM_MAX_EVENT_TYPES 64
 #define SUM_MAX_PIDS 256
 #define SUM_DIAG_PER_FILE 5   /* messages shown per file, then a count */
+#define SUM_MAX_HEALTH_WARNINGS 64 /* health warnings kept (clocks.h) */
 
 struct sum_gpu {
     int index;
@@ -52,6 +54,7 @@ struct sum_phase_gpu {
     struct sum_stat m[SUM_GM_COUNT];
     double energy_j;
     struct sum_stat gpm[HW_GPM_NCOLS];
+    struct sum_clk_acc *clk; /* its clocks (hw_health.csv, clocks.h); NULL: no row */
 };
 
 /* The framework's own memory (HW_FWMEM): its peak in use and its pool, MiB; NAN not said. */
@@ -270,6 +273,12 @@ struct sum_run {
     struct sum_timeline *tl; /* NULL unless cfg->timeline_cols */
     uint8_t gpu_seen[SUM_MAX_GPUS]; /* the GPUs' numbers, ascending (the timeline's energy) */
     struct sum_jseries *jser; /* NULL unless cfg->job_series */
+    /* why the GPUs were slow, whether they were healthy (hw_health.csv, clocks.h), by number */
+    struct sum_clk_gpu *clk[SUM_MAX_GPUS];
+    /* their health warnings (clocks.h's sum_clk_warnings, GPUs in order), made once when the
+     * files are read: the words every output shows */
+    char health_warn[SUM_MAX_HEALTH_WARNINGS][160];
+    int nhealth_warn;
     int ngpu_seen;
 };
 
@@ -306,6 +315,9 @@ uint64_t sum_run_num_samples(const struct sum_run *run);
  * prints the host's pids), "no_tree_pids" (no tree_pids.csv: an older hwmon, or system mode),
  * "no_pid_match" (no row matched the tree, and the namespace was not recorded). */
 double sum_run_tree_gpu_mem_peak(const struct sum_run *run, const char **why);
+/* Every GPU's clocks together (GPU-time shares: a GPU capped half the run of two is 25%);
+ * false without hw_health.csv rows. */
+bool sum_run_clocks(const struct sum_run *run, struct sum_clk_figs *out);
 /* Energy of every GPU together in Wh; NAN when no power was ever measured. */
 double sum_run_energy_wh(const struct sum_run *run);
 /* The cores the job was meant to use, to state its CPU as a share of them (gpu_tracker's

@@ -18,6 +18,7 @@
 #define HW_GPU_PROCS_FILE "gpu_procs.csv"
 #define HW_GPM_FILE "hw_gpm.csv"
 #define HW_TREE_PIDS_FILE "tree_pids.csv"
+#define HW_HEALTH_FILE "hw_health.csv"
 #define HW_SUMMARY_FILE "summary.json"
 
 /* The files of a run, in summarize's order (enum sum_kind is this enum). */
@@ -30,6 +31,7 @@ enum hw_file {
     HW_FILE_RUNLOG,
     HW_FILE_GPM,
     HW_FILE_TREE_PIDS,
+    HW_FILE_HEALTH,
     HW_FILE_COUNT
 };
 extern const char *const hw_file_names[HW_FILE_COUNT]; /* HW_GPU_FILE, ... */
@@ -135,6 +137,53 @@ extern const char *const hw_proc_cols[HW_PROC_COL_COUNT]; /* "procs", ... */
 #define HW_TREE_PIDS_COL_IN "in_tree"
 #define HW_TREE_PIDS_HEADER HW_COL_TIMESTAMP "," HW_TREE_PIDS_COL_PID "," HW_TREE_PIDS_COL_IN
 
+/* hw_health.csv: why a GPU was slow and whether it was healthy, from a --query-gpu child of its
+ * own (a field a driver rejects never stops hw_metrics.csv, which pytyche reads as it is):
+ * `--query-gpu=timestamp,index,<fields> --format=csv,nounits -lms N`, with nvidia-smi's header
+ * (canonical names, units kept under nounits). The fields are these, in this order, those the
+ * driver lists in --help-query-gpu (the start event's health_fields says which); a field a GPU
+ * lacks prints a placeholder. HW_HEALTH_REASONS' old name (drivers before the rename) is
+ * HW_HEALTH_REASONS_OLD. summarize's enum sum_hm is this enum. */
+enum hw_health_col {
+    HW_HEALTH_UTIL,          /* utilization.gpu: "under load" for the PCIe link */
+    HW_HEALTH_PSTATE,        /* P0..P12 */
+    HW_HEALTH_SM_CLOCK,      /* clocks.current.sm [MHz] */
+    HW_HEALTH_SM_CLOCK_MAX,  /* clocks.max.sm [MHz] */
+    HW_HEALTH_TLIMIT,        /* temperature.gpu.tlimit: degrees C below the GPU's T.Limit */
+    HW_HEALTH_POWER_INSTANT, /* power.draw.instant [W] */
+    HW_HEALTH_POWER_AVERAGE, /* power.draw.average [W] (1 s average, Ampere and newer) */
+    HW_HEALTH_POWER_LIMIT,   /* power.limit [W] */
+    HW_HEALTH_POWER_ENFORCED, /* enforced.power.limit [W] */
+    HW_HEALTH_REASONS,       /* clocks_event_reasons.active: NVML's bitmask, 0x + 16 hex */
+    HW_HEALTH_CNT_SW_POWER,  /* clocks_event_reasons_counters.* [us], cumulative */
+    HW_HEALTH_CNT_HW_POWER_BRAKE,
+    HW_HEALTH_CNT_SW_THERMAL,
+    HW_HEALTH_CNT_HW_THERMAL,
+    HW_HEALTH_CNT_SYNC_BOOST,
+    HW_HEALTH_ECC_CORRECTED,   /* ecc.errors.*.volatile.total: since the driver loaded */
+    HW_HEALTH_ECC_UNCORRECTED,
+    HW_HEALTH_RETIRED_PENDING, /* retired_pages.pending: Yes/No */
+    HW_HEALTH_REMAP_PENDING,   /* remapped_rows.pending: Yes/No */
+    HW_HEALTH_REMAP_FAILURE,   /* remapped_rows.failure: Yes/No */
+    HW_HEALTH_PCIE_GEN,        /* pcie.link.gen.current */
+    HW_HEALTH_PCIE_GEN_MAX,
+    HW_HEALTH_PCIE_WIDTH,      /* pcie.link.width.current */
+    HW_HEALTH_PCIE_WIDTH_MAX,
+    HW_HEALTH_COUNT
+};
+extern const char *const hw_health_fields[HW_HEALTH_COUNT]; /* "utilization.gpu", ... */
+#define HW_HEALTH_REASONS_OLD "clocks_throttle_reasons.active"
+/* NVML's clock event reason bits (nvmlClocksEventReason*), as clocks_event_reasons.active
+ * prints them. */
+#define HW_REASON_GPU_IDLE 0x1ull
+#define HW_REASON_APP_CLOCKS 0x2ull
+#define HW_REASON_SW_POWER_CAP 0x4ull
+#define HW_REASON_HW_SLOWDOWN 0x8ull
+#define HW_REASON_SYNC_BOOST 0x10ull
+#define HW_REASON_SW_THERMAL 0x20ull
+#define HW_REASON_HW_THERMAL 0x40ull
+#define HW_REASON_HW_POWER_BRAKE 0x80ull
+
 /* hw_gpm.csv: `nvidia-smi dmon -s u --gpm-metrics <ids> -o DT -d N` (GPM: Hopper and newer),
  * utilization next to GPM activity, with a date and time per row so that summarize can place
  * the rows in phases. */
@@ -203,6 +252,7 @@ extern const char *const hw_events[HW_EV_COUNT]; /* the nine above */
 #define HW_START_INTERVAL "interval_s"
 #define HW_START_SMI_TZ "smi_tz"
 #define HW_START_GPU_FIELDS "gpu_query_fields"
+#define HW_START_HEALTH_FIELDS "health_fields" /* hw_health.csv's fields after index */
 #define HW_START_HWMON_PID "hwmon_pid"
 #define HW_START_HOST "host"
 #define HW_START_CPUS "cpus" /* the machine's online CPUs */

@@ -1,6 +1,33 @@
 /* The run directory's tables: see include/hwrun/rundir.h. */
 #include "hwrun/rundir.h"
 
+const char *const hw_health_fields[HW_HEALTH_COUNT] = {
+    [HW_HEALTH_UTIL] = "utilization.gpu",
+    [HW_HEALTH_PSTATE] = "pstate",
+    [HW_HEALTH_SM_CLOCK] = "clocks.current.sm",
+    [HW_HEALTH_SM_CLOCK_MAX] = "clocks.max.sm",
+    [HW_HEALTH_TLIMIT] = "temperature.gpu.tlimit",
+    [HW_HEALTH_POWER_INSTANT] = "power.draw.instant",
+    [HW_HEALTH_POWER_AVERAGE] = "power.draw.average",
+    [HW_HEALTH_POWER_LIMIT] = "power.limit",
+    [HW_HEALTH_POWER_ENFORCED] = "enforced.power.limit",
+    [HW_HEALTH_REASONS] = "clocks_event_reasons.active",
+    [HW_HEALTH_CNT_SW_POWER] = "clocks_event_reasons_counters.sw_power_cap",
+    [HW_HEALTH_CNT_HW_POWER_BRAKE] = "clocks_event_reasons_counters.hw_power_brake_slowdown",
+    [HW_HEALTH_CNT_SW_THERMAL] = "clocks_event_reasons_counters.sw_thermal_slowdown",
+    [HW_HEALTH_CNT_HW_THERMAL] = "clocks_event_reasons_counters.hw_thermal_slowdown",
+    [HW_HEALTH_CNT_SYNC_BOOST] = "clocks_event_reasons_counters.sync_boost",
+    [HW_HEALTH_ECC_CORRECTED] = "ecc.errors.corrected.volatile.total",
+    [HW_HEALTH_ECC_UNCORRECTED] = "ecc.errors.uncorrected.volatile.total",
+    [HW_HEALTH_RETIRED_PENDING] = "retired_pages.pending",
+    [HW_HEALTH_REMAP_PENDING] = "remapped_rows.pending",
+    [HW_HEALTH_REMAP_FAILURE] = "remapped_rows.failure",
+    [HW_HEALTH_PCIE_GEN] = "pcie.link.gen.current",
+    [HW_HEALTH_PCIE_GEN_MAX] = "pcie.link.gen.max",
+    [HW_HEALTH_PCIE_WIDTH] = "pcie.link.width.current",
+    [HW_HEALTH_PCIE_WIDTH_MAX] = "pcie.link.width.max",
+};
+
 const char *const hw_file_names[HW_FILE_COUNT] = {
     [HW_FILE_GPU] = HW_GPU_FILE,
     [HW_FILE_DMON] = HW_DMON_FILE,
@@ -10,6 +37,7 @@ const char *const hw_file_names[HW_FILE_COUNT] = {
     [HW_FILE_RUNLOG] = HW_RUNLOG_FILE,
     [HW_FILE_GPM] = HW_GPM_FILE,
     [HW_FILE_TREE_PIDS] = HW_TREE_PIDS_FILE,
+    [HW_FILE_HEALTH] = HW_HEALTH_FILE,
 };
 
 const char *const hw_cpu_cols[HW_CPU_COL_COUNT] = {

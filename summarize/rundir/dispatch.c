@@ -21,6 +21,7 @@ static void (*const kind_init[SUM_KIND_COUNT])(struct sum_reader *r) = {
     [SUM_KIND_RUNLOG] = sum_runlog_init,
     [SUM_KIND_GPM] = sum_dmon_init, /* dmon's text, other columns */
     [SUM_KIND_TREE_PIDS] = sum_tree_pids_init,
+    [SUM_KIND_HEALTH] = sum_health_init,
 };
 
 struct sum_reader *sum_reader_new(enum sum_kind kind, const char *name,

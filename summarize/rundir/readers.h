@@ -205,6 +205,16 @@ struct sum_gpu_proc_row {
 };
 
 /* tree_pids.csv (hwrun/rundir.h): pid joined (in_tree 1) or left (0) the process tree. */
+/* A hw_health.csv row (hwrun/rundir.h's enum hw_health_col): numbers as read, pstate "P2" as
+ * 2, the reasons bitmask as its value, Yes/No as 1/0; NAN where the column is absent or its
+ * cell a placeholder. */
+struct sum_health_row {
+    double t;
+    int gpu;
+    double v[HW_HEALTH_COUNT];
+    uint64_t line;
+};
+
 struct sum_tree_pid_row {
     double t;
     long pid;    /* -1 if unreadable */
@@ -247,6 +257,7 @@ struct sum_sink {
     /* A line was skipped (or, line 0, a note about the file). name is the reader's file name. */
     void (*diag)(void *ctx, const char *name, uint64_t line, const char *reason);
     void (*tree_pid)(void *ctx, const struct sum_tree_pid_row *r);
+    void (*health)(void *ctx, const struct sum_health_row *r);
 };
 
 /* Why a line was skipped. */
@@ -302,6 +313,7 @@ enum sum_kind {
     SUM_KIND_RUNLOG = HW_FILE_RUNLOG,       /* run.jsonl */
     SUM_KIND_GPM = HW_FILE_GPM,             /* hw_gpm.csv (dmon's format, GPM columns) */
     SUM_KIND_TREE_PIDS = HW_FILE_TREE_PIDS, /* tree_pids.csv */
+    SUM_KIND_HEALTH = HW_FILE_HEALTH,       /* hw_health.csv */
     SUM_KIND_COUNT = HW_FILE_COUNT
 };
 #define sum_kind_files hw_file_names /* "hw_metrics.csv", ... */

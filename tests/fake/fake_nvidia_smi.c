@@ -28,7 +28,12 @@
  *         power.default_limit (gpu.power.default_limit) [W], clocks.current.graphics
  *         (clocks.gr), clocks.current.sm (clocks.sm), clocks.current.memory (clocks.mem),
  *         clocks.current.video (clocks.video), clocks.max.graphics (clocks.max.gr),
- *         clocks.max.sm, clocks.max.memory (clocks.max.mem) [MHz].
+ *         clocks.max.sm, clocks.max.memory (clocks.max.mem) [MHz],
+ *         clocks_event_reasons_counters.{sw_power_cap,sync_boost,sw_thermal_slowdown,
+ *         hw_thermal_slowdown,hw_power_brake_slowdown} [us], ecc.errors.{corrected,uncorrected}
+ *         .volatile.total, retired_pages.pending ([N/A], as on the H100), remapped_rows.pending
+ *         and .failure (No), pcie.link.gen.current/.max (5), pcie.link.width.current/.max (16),
+ *         temperature.gpu.tlimit (26).
  *       Any other name: stdout gets `Field "<name>" is not a valid field to query.` and an empty
  *       line, nothing else, exit 2 (as error_invalid-field_device_minor_stdout_exit2.txt).
  *   --query-compute-apps=F,... --format=... [-l N | -lms N] [-i IDS]
@@ -62,6 +67,8 @@
  *       3 smocc, 4 intutil, 5 mmaact, 10 dram, 11 fp64, 12 fp32, 13 fp16 (GPM:%), 20 pcitx,
  *       21 pcirx, 60 nvlrx, 61 nvltx (GPM:MiB/s). Any other id: an invalid-value error.
  *   --version   the six lines of version_drv610.57.04.txt.
+ *   --help-query-gpu  the fields below as the 590 driver's help lists them (FAKE_SMI_REJECT's
+ *               left out).
  *   -L, --list-gpus   "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-...)" per selected GPU, and
  *       under a GPU in MIG mode (FAKE_SMI_MIG) its MIG devices as list-gpus_h200-mig_drv590.txt
  *       shows them: "  MIG 1g.10gb     Device  K: (UUID: MIG-...)". -i does not take a MIG
@@ -96,6 +103,12 @@
  *     clocks.current.memory = clocks.max.memory = 2619, clocks.current.video = 1545
  *     utilization.encoder/.decoder/.jpeg/.ofa = 0, pstate P0,
  *     clocks_event_reasons.active 0x0000000000000000, fan.speed [N/A] (datacenter board).
+ *   FAKE_SMI_HEALTH_FILE=PATH, FAKE_SMI_HEALTH_GPU=g, FAKE_SMI_HEALTH_MASK=0x4 (NVML's reason
+ *     bits), FAKE_SMI_HEALTH_ECC=n, FAKE_SMI_HEALTH_PCIE=gen:width: at each interval that finds
+ *     PATH, GPU g has those reasons active (clocks_event_reasons.active), their counters grow by
+ *     the time since the previous interval (if it found PATH too), its SM clock is 1410 MHz when a
+ *     power or thermal bit is set, its link runs at gen x width; from the first such interval
+ *     on, ecc.errors.uncorrected.volatile.total is n. Each nvidia-smi process looks by itself.
  *   All rows of one interval share one timestamp "YYYY/MM/DD HH:MM:SS.mmm" in local time
  *   (localtime_r: TZ is honoured).
  *   dmon, same k and g: sm = utilization.gpu, mem = utilization.memory, fb = memory.used,
@@ -295,6 +308,13 @@ static struct {
     const char *die_once;
     const char *reject, *na, *na_token, *na_dmon; /* comma-separated lists, or NULL */
     const char *gpm; /* FAKE_SMI_GPM: NULL/"all", "none", or GPU indexes */
+    /* FAKE_SMI_HEALTH_*: while the file exists, GPU health_gpu has these clock event reasons
+     * (and their counters run), its PCIe link at health_gen x health_width (0: unchanged); from
+     * the first sample that sees it, health_ecc more uncorrected ECC errors */
+    const char *health_file;
+    int health_gpu;
+    unsigned long long health_mask;
+    long long health_ecc, health_gen, health_width;
     struct app apps[MAX_APPS];
     int napps;
 } cfg;
@@ -392,6 +412,20 @@ static void load_config(void)
         cfg.na_token = "[N/A]";
     cfg.na_dmon = getenv("FAKE_SMI_NA_DMON");
     cfg.gpm = getenv("FAKE_SMI_GPM");
+    cfg.health_file = getenv("FAKE_SMI_HEALTH_FILE");
+    cfg.health_gpu = (int)env_count("FAKE_SMI_HEALTH_GPU");
+    const char *hm = getenv("FAKE_SMI_HEALTH_MASK");
+    if (hm && *hm) {
+        char *end;
+        errno = 0;
+        cfg.health_mask = strtoull(hm, &end, 0);
+        if (errno || *end)
+            die_env("FAKE_SMI_HEALTH_MASK", hm);
+    }
+    cfg.health_ecc = env_count("FAKE_SMI_HEALTH_ECC");
+    const char *hp = getenv("FAKE_SMI_HEALTH_PCIE");
+    if (hp && *hp && sscanf(hp, "%lld:%lld", &cfg.health_gen, &cfg.health_width) != 2)
+        die_env("FAKE_SMI_HEALTH_PCIE", hp);
     s = getenv("FAKE_SMI_APPS");
     if (s)
         parse_apps(s);
@@ -593,6 +627,82 @@ static long long clock_mem(const struct sample *s)
     return 2619;
 }
 
+/* The health trigger, looked at once per interval of this process (k) and per GPU: is the GPU
+ * in its event now, has it been, and the counters (us) of the reasons it has had. */
+static struct {
+    long long k;
+    bool now[16], seen[16];
+    long long counter_us[16][8]; /* per reason bit 0..7 */
+    double last_t[16];
+} hstate = {.k = -1};
+
+static void health_at(const struct sample *s)
+{
+    if (hstate.k == s->k || s->g >= 16)
+        return;
+    if (s->g == 0 || hstate.k != s->k) { /* a new interval: every GPU anew */
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        double now = (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+        for (int g = 0; g < 16; g++) {
+            bool on = cfg.health_file && g == cfg.health_gpu && access(cfg.health_file, F_OK) == 0;
+            if (on && hstate.now[g] && hstate.last_t[g] > 0) /* counted as the hardware does */
+                for (int b = 0; b < 8; b++)
+                    if (cfg.health_mask & (1ull << b))
+                        hstate.counter_us[g][b] += (long long)((now - hstate.last_t[g]) * 1e6);
+            hstate.now[g] = on;
+            hstate.seen[g] |= on;
+            hstate.last_t[g] = now;
+        }
+        hstate.k = s->k;
+    }
+}
+
+static bool v_reasons(struct line *o, const struct sample *s)
+{
+    health_at(s);
+    unsigned long long m = s->g < 16 && hstate.now[s->g] ? cfg.health_mask : 0;
+    line_addf(o, "0x%016llX", m);
+    return true;
+}
+
+static bool counter(struct line *o, const struct sample *s, int bit)
+{
+    health_at(s);
+    line_addf(o, "%lld", s->g < 16 ? hstate.counter_us[s->g][bit] : 0);
+    return true;
+}
+static bool v_cnt_power(struct line *o, const struct sample *s) { return counter(o, s, 2); }
+static bool v_cnt_sync(struct line *o, const struct sample *s) { return counter(o, s, 4); }
+static bool v_cnt_sw_thermal(struct line *o, const struct sample *s) { return counter(o, s, 5); }
+static bool v_cnt_hw_thermal(struct line *o, const struct sample *s) { return counter(o, s, 6); }
+static bool v_cnt_brake(struct line *o, const struct sample *s) { return counter(o, s, 7); }
+
+static bool v_ecc_uncorrected(struct line *o, const struct sample *s)
+{
+    health_at(s);
+    bool add = s->g < 16 && hstate.seen[s->g] && cfg.health_ecc > 0;
+    line_addf(o, "%lld", add ? cfg.health_ecc : 0);
+    return true;
+}
+
+static bool v_pcie(struct line *o, const struct sample *s, long long normal, long long down)
+{
+    health_at(s);
+    line_addf(o, "%lld", s->g < 16 && hstate.now[s->g] && down > 0 ? down : normal);
+    return true;
+}
+static bool v_pcie_gen(struct line *o, const struct sample *s) { return v_pcie(o, s, 5, cfg.health_gen); }
+static bool v_pcie_width(struct line *o, const struct sample *s) { return v_pcie(o, s, 16, cfg.health_width); }
+
+/* The SM clock drops while its clocks are capped (power or thermal bits). */
+static long long clock_sm_now(const struct sample *s)
+{
+    health_at(s);
+    bool capped = s->g < 16 && hstate.now[s->g] && (cfg.health_mask & 0xECull);
+    return capped ? 1410 : clock_sm(s);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* --query-gpu and --query-compute-apps                                                         */
 
@@ -632,7 +742,9 @@ NUMBER_FN(v_mem_used, mem_used(s))
 NUMBER_FN(v_mem_free, MEM_TOTAL_MIB - mem_used(s))
 NUMBER_FN(v_temp_gpu, temp_gpu(s))
 NUMBER_FN(v_temp_mem, 50)
-NUMBER_FN(v_clock_sm, clock_sm(s))
+NUMBER_FN(v_clock_sm, clock_sm_now(s))
+NUMBER_FN(v_clock_sm_max, clock_sm(s))
+NUMBER_FN(v_tlimit, 26) /* the H100 capture's "GPU T.Limit Temp: 26 C" */
 NUMBER_FN(v_clock_mem, clock_mem(s))
 NUMBER_FN(v_clock_video, 1545)
 NUMBER_FN(v_pid, s->app->pid)
@@ -641,8 +753,11 @@ TEXT_FN(v_driver, DRIVER_VERSION)
 TEXT_FN(v_name, GPU_NAME)
 TEXT_FN(v_vbios, "96.00.A5.00.01")
 TEXT_FN(v_pstate, "P0")
-TEXT_FN(v_event_reasons, "0x0000000000000000")
+TEXT_FN(v_no, "No")
 TEXT_FN(v_compute_cap, "9.0")
+TEXT_FN(v_zero_text, "0")
+TEXT_FN(v_five, "5")
+TEXT_FN(v_sixteen, "16")
 
 static bool v_timestamp(struct line *o, const struct sample *s)
 {
@@ -712,7 +827,22 @@ static const struct field gpu_fields[] = {
     {"vbios_version", NULL, NULL, v_vbios},
     {"fan.speed", NULL, "%", v_not_available},
     {"pstate", NULL, NULL, v_pstate},
-    {"clocks_event_reasons.active", "clocks_throttle_reasons.active", NULL, v_event_reasons},
+    {"clocks_event_reasons.active", "clocks_throttle_reasons.active", NULL, v_reasons},
+    {"clocks_event_reasons_counters.sw_power_cap", NULL, "us", v_cnt_power},
+    {"clocks_event_reasons_counters.sync_boost", NULL, "us", v_cnt_sync},
+    {"clocks_event_reasons_counters.sw_thermal_slowdown", NULL, "us", v_cnt_sw_thermal},
+    {"clocks_event_reasons_counters.hw_thermal_slowdown", NULL, "us", v_cnt_hw_thermal},
+    {"clocks_event_reasons_counters.hw_power_brake_slowdown", NULL, "us", v_cnt_brake},
+    {"ecc.errors.corrected.volatile.total", NULL, NULL, v_zero_text},
+    {"ecc.errors.uncorrected.volatile.total", NULL, NULL, v_ecc_uncorrected},
+    {"retired_pages.pending", NULL, NULL, v_not_available},
+    {"remapped_rows.pending", NULL, NULL, v_no},
+    {"remapped_rows.failure", NULL, NULL, v_no},
+    {"pcie.link.gen.current", NULL, NULL, v_pcie_gen},
+    {"pcie.link.gen.max", NULL, NULL, v_five},
+    {"pcie.link.width.current", NULL, NULL, v_pcie_width},
+    {"pcie.link.width.max", NULL, NULL, v_sixteen},
+    {"temperature.gpu.tlimit", NULL, NULL, v_tlimit},
     {"memory.total", NULL, "MiB", v_mem_total},
     {"memory.reserved", NULL, "MiB", v_mem_reserved},
     {"memory.used", NULL, "MiB", v_mem_used},
@@ -736,8 +866,8 @@ static const struct field gpu_fields[] = {
     {"clocks.current.sm", "clocks.sm", "MHz", v_clock_sm},
     {"clocks.current.memory", "clocks.mem", "MHz", v_clock_mem},
     {"clocks.current.video", "clocks.video", "MHz", v_clock_video},
-    {"clocks.max.graphics", "clocks.max.gr", "MHz", v_clock_sm},
-    {"clocks.max.sm", NULL, "MHz", v_clock_sm},
+    {"clocks.max.graphics", "clocks.max.gr", "MHz", v_clock_sm_max},
+    {"clocks.max.sm", NULL, "MHz", v_clock_sm_max},
     {"clocks.max.memory", "clocks.max.mem", "MHz", v_clock_mem},
     {NULL, NULL, NULL, NULL},
 };
@@ -1157,6 +1287,23 @@ static int cmd_dmon(int argc, char **argv)
     return 0;
 }
 
+/* --help-query-gpu as help-query-gpu_drv590.48.01_linux.txt lays it out: each field quoted on a
+ * line of its own (`"name" or "alias"`), a line about it, a blank line; without the fields
+ * FAKE_SMI_REJECT names (a driver that does not have them). */
+static void help_query_gpu(void)
+{
+    printf("List of valid properties to query for the switch \"--query-gpu\":\n\n");
+    for (const struct field *f = gpu_fields; f->name; f++) {
+        if (list_has(cfg.reject, f->name))
+            continue;
+        if (f->alias)
+            printf("\"%s\" or \"%s\"\n", f->name, f->alias);
+        else
+            printf("\"%s\"\n", f->name);
+        printf("The fake's %s.\n\n", f->name);
+    }
+}
+
 static void print_version(void)
 {
     static const char text[] =
@@ -1236,6 +1383,9 @@ static int cmd_main(int argc, char **argv)
             list = true;
         } else if (strcmp(a, "--version") == 0) {
             version = true;
+        } else if (strcmp(a, "--help-query-gpu") == 0) {
+            help_query_gpu();
+            return 0;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             return usage();
         } else {

@@ -638,7 +638,8 @@ static void test_die_restart(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
     CU_ASSERT_EQUAL(ht_data_int(ex, "status"), 1);
     const char *who = ht_data_str(ex, "child");
-    CU_ASSERT_TRUE(who && (strcmp(who, "query") == 0 || strcmp(who, "dmon") == 0));
+    CU_ASSERT_TRUE_FATAL(who && (strcmp(who, "query") == 0 || strcmp(who, "dmon") == 0 ||
+                                 strcmp(who, "health") == 0));
     json_object *rs = ht_event(f.dir, "child_restart", 0);
     CU_ASSERT_PTR_NOT_NULL(rs);
     CU_ASSERT_EQUAL(ht_data_int(rs, "attempt"), 1);
@@ -646,7 +647,10 @@ static void test_die_restart(void)
     CU_ASSERT_EQUAL(ht_count_events(f.dir, "child_exit"), 1);
     /* the query child (the one that died: dmon prints 2 rows/s, fewer than 6 in 3 s... or not)
      * was started twice */
-    CU_ASSERT_EQUAL(ht_smi_starts(f.log, strcmp(who, "query") == 0 ? " -lms" : " dmon"), 2);
+    const char *started = !strcmp(who, "query")  ? "csv,noheader,nounits -lms" /* not the probe */
+                          : !strcmp(who, "health") ? "csv,nounits -lms"
+                                                   : " dmon -s um";
+    CU_ASSERT_EQUAL(ht_smi_starts(f.log, started), 2);
     /* the torn row became its own line; the rows after it are whole */
     char *p = th_fmt("%s/hw_metrics.csv", f.dir);
     char *text = th_read_file(p, NULL);
@@ -1065,7 +1069,7 @@ static void test_oracle(void)
             json_object_object_get_ex(g1, "uuid", &v) &&
             strcmp(json_object_get_string(v), "GPU-5e7c1d01-3a9b-4f2e-8d61-0c4b2a9f7001") == 0);
     }
-    CU_ASSERT_TRUE(ch && json_object_array_length(ch) == 3); /* query, dmon, gpm */
+    CU_ASSERT_TRUE(ch && json_object_array_length(ch) == 4); /* query, dmon, health, gpm */
     /* nvidia-smi's local-time stamps are UTC: they match our own within a couple of seconds */
     char *hp = th_fmt("%s/hw_metrics.csv", dir), *cpath = th_fmt("%s/cpu_metrics.csv", dir);
     char *ht = th_read_file(hp, NULL), *c0 = th_read_file(cpath, NULL);

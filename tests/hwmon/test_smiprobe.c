@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hwrun/rundir.h"
 #include "launch.h"
 #include "smiprobe.h"
 #include "testutil.h"
@@ -32,6 +33,47 @@ static void test_drop_field(void)
                         cases[i].found);
         CU_ASSERT_STRING_EQUAL(l, cases[i].want);
     }
+}
+
+/* The hw_health.csv fields each driver's --help-query-gpu lists (the real captures): all of
+ * them on 590, 595 and 610; before the rename (the netdata fixture, pre-530) the reasons under
+ * their old name, and none of the counters, T.Limit, instant/average power or remapped rows. */
+static void test_health_fields(void)
+{
+    static const struct {
+        const char *file;
+        int n;
+        const char *has, *lacks;
+    } cases[] = {
+        {"help-query-gpu_drv590.48.01_linux.txt", HW_HEALTH_COUNT,
+         ",clocks_event_reasons.active,", "clocks_throttle"},
+        {"help-query-gpu_drv595.71.05_linux.txt", HW_HEALTH_COUNT, ",remapped_rows.failure,", NULL},
+        {"help-query-gpu_drv610.57.04_linux.txt", HW_HEALTH_COUNT,
+         ",clocks_event_reasons_counters.sw_power_cap,", NULL},
+        {"help-query-gpu_drv-pre530_netdata-fixture.txt", HW_HEALTH_COUNT - 10,
+         ",clocks_throttle_reasons.active,", "counters"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *path = th_fmt("%s/nvsmi-real/%s", th_env("HWRUN_TESTDATA"), cases[i].file);
+        char *help = th_read_file(path, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(help);
+        char list[1024], framed[1030];
+        int n = mon_smi_health_fields(help, list, sizeof list);
+        snprintf(framed, sizeof framed, ",%s,", list);
+        if (n != cases[i].n)
+            fprintf(stderr, "%s: %d fields: %s\n", cases[i].file, n, list);
+        CU_ASSERT_EQUAL(n, cases[i].n);
+        CU_ASSERT_PTR_NOT_NULL(strstr(framed, cases[i].has));
+        if (cases[i].lacks)
+            CU_ASSERT_PTR_NULL(strstr(framed, cases[i].lacks));
+        CU_ASSERT_TRUE(strncmp(list, "utilization.gpu,pstate,", 23) == 0); /* the table's order */
+        free(help);
+        free(path);
+    }
+    /* a name inside another's description is not a listing */
+    char list[256];
+    CU_ASSERT_EQUAL(mon_smi_health_fields("\"name\"\nSee \"pstate\" for more.\n", list, sizeof list),
+                    0);
 }
 
 static void test_parsers(void)
@@ -194,6 +236,7 @@ void add_smiprobe_suite(void)
     CU_pSuite s = CU_add_suite("smiprobe", NULL, NULL);
     CU_add_test(s, "drop_field", test_drop_field);
     CU_add_test(s, "parsers", test_parsers);
+    CU_add_test(s, "health_fields", test_health_fields);
     CU_add_test(s, "parse_gpm", test_parse_gpm);
     CU_add_test(s, "probe_fallback", test_probe_fallback);
     CU_add_test(s, "probe_failures", test_probe_failures);

@@ -57,6 +57,7 @@ void add_outcome_suite(void);
 void add_outputs_suite(void);
 void add_system_suite(void);
 void add_jobsum_suite(void);
+void add_health_suite(void);
 void add_aggregates_suites(void);
 
 #endif

@@ -175,4 +175,5 @@ void cu_register_all(void)
     add_system_suite();
     add_aggregates_suites();
     add_jobsum_suite();
+    add_health_suite();
 }

@@ -1,0 +1,212 @@
+/* hw_health.csv end to end, with the fake nvidia-smi: GPU 1 is power-capped for about 1 s in
+ * the middle of a 2 s phase `train` (FAKE_SMI_HEALTH_*), gains 2 uncorrected ECC errors and its
+ * link drops to gen 3 x8 meanwhile. summarize names the seconds per phase from the counters, and
+ * from the bitmask alone on a driver without counters; the warnings reach JSON, text, the sweep
+ * row and the HTML page; --no-health records nothing of it and the GPU samples are the same. */
+#include <CUnit/CUnit.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hwrun/rundir.h"
+#include "hwtest.h"
+
+struct hrun {
+    char *base, *dir, *trig;
+    json_object *sum; /* summarize's JSON */
+};
+
+/* hwmon around: warm 0.5 s, then train: 0.5 s, the trigger on for 1 s, 0.5 s. */
+static bool health_run(struct hrun *h, const char *tag, const char *reject, const char *extra_opt)
+{
+    h->base = th_tmpdir(tag);
+    h->dir = th_fmt("%s/run", h->base);
+    h->trig = th_fmt("%s/capped", h->base);
+    char *script = th_fmt("R=\"%s -f $RUNLOG_FILE time\"; $R warm -- sleep 0.5 && $R train -- sh -c "
+                          "'sleep 0.5; touch %s; sleep 1; rm %s; sleep 0.5'",
+                          th_env("HWRUN_RUNLOG_BIN"), h->trig, h->trig);
+    char *ef = th_fmt("FAKE_SMI_HEALTH_FILE=%s", h->trig);
+    char *rj = th_fmt("FAKE_SMI_REJECT=%s", reject ? reject : "");
+    char *env[] = {ef, "FAKE_SMI_HEALTH_GPU=1", "FAKE_SMI_HEALTH_MASK=0x4",
+                   "FAKE_SMI_HEALTH_ECC=2", "FAKE_SMI_HEALTH_PCIE=3:8", rj, NULL};
+    char **argv = extra_opt ? ht_argv(h->dir, "-i", "0.1", extra_opt, "--", "/bin/sh", "-c", script,
+                                      NULL)
+                            : ht_argv(h->dir, "-i", "0.1", "--", "/bin/sh", "-c", script, NULL);
+    int st = ht_run(argv, env, 60, NULL);
+    free(argv);
+    free(script);
+    free(ef);
+    free(rj);
+    CU_ASSERT_EQUAL(st, 0);
+    char *sum[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), "-q", "-f", "json", h->dir, NULL};
+    struct th_result r;
+    h->sum = NULL;
+    if (th_run(sum, NULL, NULL, 60, &r) == 0 && r.status == 0)
+        h->sum = json_tokener_parse(r.out);
+    th_result_free(&r);
+    return st == 0 && h->sum;
+}
+
+static void hrun_free(struct hrun *h)
+{
+    json_object_put(h->sum);
+    th_rmtree(h->base);
+    free(h->base);
+    free(h->dir);
+    free(h->trig);
+}
+
+static json_object *path(json_object *o, const char *const *keys)
+{
+    for (; o && *keys; keys++) {
+        json_object *v = NULL;
+        if (json_object_is_type(o, json_type_array))
+            v = json_object_array_get_idx(o, (size_t)atoi(*keys));
+        else
+            json_object_object_get_ex(o, *keys, &v);
+        o = v;
+    }
+    return o;
+}
+
+static double num(json_object *o)
+{
+    return o && !json_object_is_type(o, json_type_null) ? json_object_get_double(o) : NAN;
+}
+
+/* phases[i].gpus[g].clocks of the phase named name */
+static json_object *phase_clocks(json_object *sum, const char *name, int g)
+{
+    json_object *ph = path(sum, (const char *[]){"phases", NULL});
+    for (size_t i = 0; ph && i < json_object_array_length(ph); i++) {
+        json_object *p = json_object_array_get_idx(ph, i), *n;
+        if (!json_object_object_get_ex(p, "name", &n) || strcmp(json_object_get_string(n), name))
+            continue;
+        json_object *gs = path(p, (const char *[]){"gpus", NULL});
+        for (size_t k = 0; gs && k < json_object_array_length(gs); k++) {
+            json_object *gg = json_object_array_get_idx(gs, k);
+            if (num(path(gg, (const char *[]){"index", NULL})) == g)
+                return path(gg, (const char *[]){"clocks", NULL});
+        }
+    }
+    return NULL;
+}
+
+static void check_capped(json_object *sum, const char *source)
+{
+    json_object *c1 = phase_clocks(sum, "train", 1), *c0 = phase_clocks(sum, "train", 0);
+    json_object *w1 = phase_clocks(sum, "warm", 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w1);
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(path(c1, (const char *[]){"source", NULL})),
+                           source);
+    /* 1 s of the trigger, seen by samples every 0.1 s: within 3 samples */
+    double s = num(path(c1, (const char *[]){"power_capped_s", NULL}));
+    double pct = num(path(c1, (const char *[]){"power_capped_pct", NULL}));
+    if (!(fabs(s - 1.0) <= 0.3))
+        fprintf(stderr, "train GPU 1 power_capped_s %g (%s)\n", s, source);
+    CU_ASSERT(fabs(s - 1.0) <= 0.3);
+    CU_ASSERT(pct >= 35 && pct <= 65);
+    CU_ASSERT_EQUAL(num(path(c1, (const char *[]){"sw_power_cap_s", NULL})), s);
+    CU_ASSERT_EQUAL(num(path(c1, (const char *[]){"thermal_s", NULL})), 0);
+    CU_ASSERT(num(path(c1, (const char *[]){"sm_clock_pct_of_max", NULL})) < 95);
+    CU_ASSERT_EQUAL(num(path(c0, (const char *[]){"power_capped_s", NULL})), 0);
+    CU_ASSERT_EQUAL(num(path(w1, (const char *[]){"power_capped_s", NULL})), 0);
+}
+
+static void test_capped_phase(void)
+{
+    struct hrun h;
+    if (!health_run(&h, "hwmon-health", NULL, NULL)) {
+        hrun_free(&h);
+        CU_FAIL("run");
+        return;
+    }
+    check_capped(h.sum, "counters");
+    json_object *w = path(h.sum, (const char *[]){"health_warnings", NULL});
+    CU_ASSERT_FATAL(w && json_object_array_length(w) == 3);
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(json_object_array_get_idx(w, 0)),
+                           "GPU 1: 2 new uncorrected ECC errors during the run");
+    CU_ASSERT_PTR_NOT_NULL(strstr(json_object_get_string(json_object_array_get_idx(w, 1)),
+                                  "GPU 1: the PCIe link changed during the run (gen 3 to 5, x8 "
+                                  "to x16)"));
+    /* text, row and page say the same */
+    char *html = th_fmt("%s/report.html", h.base);
+    char *tx[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), "-q", "-f", "text", "--html", html, h.dir,
+                  NULL};
+    struct th_result r;
+    CU_ASSERT_FATAL(th_run(tx, NULL, NULL, 60, &r) == 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "GPU 1 was power-capped for "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, " of `train` ("));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "warning: GPU 1: 2 new uncorrected ECC errors"));
+    CU_ASSERT_PTR_NULL(strstr(r.out, "GPU 0 was power-capped"));
+    th_result_free(&r);
+    char *page = th_read_file(html, NULL);
+    CU_ASSERT_PTR_NOT_NULL(page && strstr(page, "GPU 1: 2 new uncorrected ECC errors"));
+    free(page);
+    free(html);
+    char *row[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), "-q", "-f", "jsonl", h.dir, NULL};
+    CU_ASSERT_FATAL(th_run(row, NULL, NULL, 60, &r) == 0);
+    json_object *o = json_tokener_parse(r.out);
+    CU_ASSERT_EQUAL(num(path(o, (const char *[]){"health_warnings", NULL})), 3);
+    double capped = num(path(o, (const char *[]){"gpu_power_capped_pct", NULL}));
+    CU_ASSERT(capped > 5 && capped < 40); /* GPU 1's second of both GPUs' 3 s */
+    json_object_put(o);
+    th_result_free(&r);
+    hrun_free(&h);
+}
+
+/* A driver without the counters: the same second, from the bitmask. */
+static void test_bitmask_only(void)
+{
+    struct hrun h;
+    if (!health_run(&h, "hwmon-health-bits",
+                    "clocks_event_reasons_counters.sw_power_cap,"
+                    "clocks_event_reasons_counters.sync_boost,"
+                    "clocks_event_reasons_counters.sw_thermal_slowdown,"
+                    "clocks_event_reasons_counters.hw_thermal_slowdown,"
+                    "clocks_event_reasons_counters.hw_power_brake_slowdown",
+                    NULL)) {
+        hrun_free(&h);
+        CU_FAIL("run");
+        return;
+    }
+    check_capped(h.sum, "bitmask");
+    json_object *start = ht_event(h.dir, "start", 0);
+    const char *fields = ht_data_str(start, HW_START_HEALTH_FIELDS);
+    CU_ASSERT_TRUE(fields && !strstr(fields, "counters"));
+    json_object_put(start);
+    hrun_free(&h);
+}
+
+/* --no-health: no file, no child, nothing said; the GPU samples as ever. */
+static void test_no_health(void)
+{
+    struct hrun h;
+    if (!health_run(&h, "hwmon-nohealth", NULL, "--no-health")) {
+        hrun_free(&h);
+        CU_FAIL("run");
+        return;
+    }
+    char *p = th_fmt("%s/%s", h.dir, HW_HEALTH_FILE);
+    CU_ASSERT_NOT_EQUAL(access(p, F_OK), 0);
+    free(p);
+    json_object *w = path(h.sum, (const char *[]){"health_warnings", NULL});
+    CU_ASSERT_PTR_NULL(w); /* null: not measured */
+    CU_ASSERT_PTR_NULL(phase_clocks(h.sum, "train", 1));
+    CU_ASSERT(ht_lines(h.dir, HW_GPU_FILE) >= 40);
+    hrun_free(&h);
+}
+
+void add_health_suite(void);
+void add_health_suite(void)
+{
+    CU_pSuite s = CU_add_suite("health", NULL, NULL);
+    CU_add_test(s, "capped_phase", test_capped_phase);
+    CU_add_test(s, "bitmask_only", test_bitmask_only);
+    CU_add_test(s, "no_health", test_no_health);
+}

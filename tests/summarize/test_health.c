@@ -1,0 +1,255 @@
+/* hw_health.csv (clocks.h): the reader on real all-fields captures (an H100 under load, an RTX
+ * 2080 SUPER whose SW power cap counter ran for 4.4 h, MIG), and the time under each reason
+ * worked out by hand on made rows: counters, the bitmask alone, a phase's share of a step, a
+ * counter reset, a gap, and the health warnings. */
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "sumtest.h"
+
+struct hrec {
+    size_t rows;
+    struct sum_health_row last[4];
+};
+
+static void on_row(void *ctx, const struct sum_health_row *r)
+{
+    struct hrec *h = ctx;
+    h->rows++;
+    if (r->gpu >= 0 && r->gpu < 4)
+        h->last[r->gpu] = *r;
+}
+
+static void read_health(const char *data, size_t len, struct hrec *h, struct sum_quality *q)
+{
+    memset(h, 0, sizeof *h);
+    struct sum_sink sink = {.ctx = h, .health = on_row};
+    struct sum_read_opts o = {0};
+    struct sum_reader *rd = sum_reader_new(SUM_KIND_HEALTH, "test", &o, &sink, q);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rd);
+    CU_ASSERT_EQUAL(sum_reader_feed(rd, data, len), 0);
+    sum_reader_finish(rd);
+    sum_reader_free(rd);
+}
+
+static char *capture(const char *file, size_t *len)
+{
+    char *path = th_fmt("%s/nvsmi-real/%s", th_env("HWRUN_TESTDATA"), file);
+    char *s = th_read_file(path, len);
+    free(path);
+    return s;
+}
+
+/* nvidia-smi's all-fields captures hold every column of hw_health.csv, by name, among 200
+ * others: the reader takes its own and leaves the rest. */
+static void test_captures(void)
+{
+    size_t len;
+    struct hrec h;
+    struct sum_quality q;
+    char *s = capture("query-gpu_h100-80gb_drv590_all-fields_load.csv", &len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    read_health(s, len, &h, &q);
+    free(s);
+    CU_ASSERT_EQUAL(h.rows, 1);
+    CU_ASSERT_EQUAL(sum_quality_skipped_total(&q), 0);
+    CU_ASSERT_EQUAL(q.bad_cells, 0);
+    const double *v = h.last[0].v;
+    CU_ASSERT_EQUAL(v[HW_HEALTH_UTIL], 100);
+    CU_ASSERT_EQUAL(v[HW_HEALTH_PSTATE], 0);
+    CU_ASSERT_EQUAL(v[HW_HEALTH_SM_CLOCK], 1980);
+    CU_ASSERT_EQUAL(v[HW_HEALTH_SM_CLOCK_MAX], 1980);
+    CU_ASSERT_EQUAL(v[HW_HEALTH_TLIMIT], 26);
+    CU_ASSERT_EQUAL(v[HW_HEALTH_POWER_INSTANT], 625.68);
+    CU_ASSERT_EQUAL(v[HW_HEALTH_POWER_AVERAGE], 631.95);
+    CU_ASSERT_EQUAL(v[HW_HEALTH_POWER_LIMIT], 700);
+    CU_ASSERT_EQUAL(v[HW_HEALTH_POWER_ENFORCED], 700);
+    CU_ASSERT_EQUAL(v[HW_HEALTH_REASONS], 0);
+    CU_ASSERT_EQUAL(v[HW_HEALTH_CNT_SW_POWER], 0);
+    CU_ASSERT_EQUAL(v[HW_HEALTH_ECC_UNCORRECTED], 0);
+    CU_ASSERT(isnan(v[HW_HEALTH_RETIRED_PENDING])); /* [N/A] on the H100 */
+    CU_ASSERT_EQUAL(v[HW_HEALTH_REMAP_PENDING], 0); /* "No" */
+    CU_ASSERT_EQUAL(v[HW_HEALTH_REMAP_FAILURE], 0);
+    CU_ASSERT_EQUAL(v[HW_HEALTH_PCIE_GEN], 5);
+    CU_ASSERT_EQUAL(v[HW_HEALTH_PCIE_WIDTH_MAX], 16);
+
+    s = capture("query-gpu_rtx2080super_drv610_all-fields_load.csv", &len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    read_health(s, len, &h, &q);
+    free(s);
+    CU_ASSERT_EQUAL(h.rows, 1);
+    CU_ASSERT_EQUAL(q.bad_cells, 0);
+    v = h.last[0].v;
+    CU_ASSERT_EQUAL(v[HW_HEALTH_PSTATE], 2);
+    CU_ASSERT_EQUAL(v[HW_HEALTH_SM_CLOCK], 2070);
+    CU_ASSERT_EQUAL(v[HW_HEALTH_SM_CLOCK_MAX], 2145);
+    CU_ASSERT_EQUAL(v[HW_HEALTH_CNT_SW_POWER], 15820333506.0); /* us: 4.4 h capped */
+    CU_ASSERT(isnan(v[HW_HEALTH_POWER_AVERAGE]));             /* Turing: no 1 s average */
+    CU_ASSERT_EQUAL(v[HW_HEALTH_POWER_INSTANT], 98.14);
+    CU_ASSERT(isnan(v[HW_HEALTH_TLIMIT]));
+    CU_ASSERT(isnan(v[HW_HEALTH_ECC_UNCORRECTED])); /* a GeForce: no ECC */
+    CU_ASSERT_EQUAL(v[HW_HEALTH_PCIE_GEN], 3);
+
+    s = capture("query-gpu_h100-mig_drv590_all-fields_load.csv", &len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    read_health(s, len, &h, &q);
+    free(s);
+    CU_ASSERT(h.rows >= 1);
+    CU_ASSERT_EQUAL(sum_quality_skipped_total(&q), 0);
+    CU_ASSERT_EQUAL(q.bad_cells, 0);
+}
+
+/* The old name of the reasons column (drivers before the rename), an odd pstate and a
+ * malformed mask: read, or counted as bad cells, never guessed. */
+static void test_cells(void)
+{
+    const char *csv = "timestamp, index, pstate, clocks_throttle_reasons.active\n"
+                      "2026/11/25 10:00:00.000, 0, P12, 0x0000000000000044\n"
+                      "2026/11/25 10:00:01.000, 0, P, 0xZZ\n"
+                      "2026/11/25 10:00:02.000, 1, [N/A], N/A\n";
+    struct hrec h;
+    struct sum_quality q;
+    read_health(csv, strlen(csv), &h, &q);
+    CU_ASSERT_EQUAL(h.rows, 3);
+    CU_ASSERT_EQUAL(q.bad_cells, 2);
+    CU_ASSERT(isnan(h.last[0].v[HW_HEALTH_PSTATE]));
+    CU_ASSERT(isnan(h.last[1].v[HW_HEALTH_REASONS]));
+    const char *first = "timestamp, index, pstate, clocks_throttle_reasons.active\n"
+                        "2026/11/25 10:00:00.000, 0, P12, 0x0000000000000044\n";
+    read_health(first, strlen(first), &h, &q);
+    CU_ASSERT_EQUAL(h.rows, 1);
+    CU_ASSERT_EQUAL(h.last[0].v[HW_HEALTH_PSTATE], 12);
+    CU_ASSERT_EQUAL(h.last[0].v[HW_HEALTH_REASONS], 0x44);
+    const char *noheader = "2026/11/25 10:00:00.000, 0, P0\n";
+    read_health(noheader, strlen(noheader), &h, &q);
+    CU_ASSERT_EQUAL(h.rows, 0);
+    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_LAYOUT], 1);
+}
+
+/* A run directory with hw_health.csv rows every second: GPU 0 SW power capped (bit 0x4 and its
+ * counter) at rows 3, 4 and 5, GPU 1 thermally slowed (0x20) by the bitmask alone; a phase from
+ * 3.5 s to 5.5 s. */
+static void test_accounting(void)
+{
+    char *dir = th_tmpdir("sum-health");
+    put_file(dir, "run.jsonl",
+             "{\"ts\": \"2026-11-25T10:00:00.000+00:00\", \"type\": \"event\", \"event\": \"start\", "
+             "\"data\": {\"interval_s\": 1.0, \"smi_tz\": \"UTC\"}}\n"
+             "{\"ts\": \"2026-11-25T10:00:05.500+00:00\", \"type\": \"phase\", \"name\": \"train\", "
+             "\"seconds\": 2.0}\n");
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    hw_buf_puts(&b, "timestamp, index, utilization.gpu [%], clocks.current.sm [MHz], clocks.max.sm "
+                    "[MHz], clocks_event_reasons.active, clocks_event_reasons_counters.sw_power_cap "
+                    "[us], ecc.errors.uncorrected.volatile.total, pcie.link.gen.current, "
+                    "pcie.link.gen.max, pcie.link.width.current, pcie.link.width.max\n");
+    long long cnt = 5000000; /* the counter's value at the start: time capped before the run */
+    for (int i = 0; i <= 8; i++) {
+        bool on = i >= 3 && i <= 5;
+        if (i >= 4 && i <= 5)
+            cnt += 1000000; /* the hardware counts the second before each capped row */
+        hw_buf_printf(&b, "2026/11/25 10:00:%02d.000, 0, 90, %d, 2000, 0x%016X, %lld, %d, 5, 5, "
+                          "16, 16\n",
+                      i, on ? 1000 : 2000, on ? 0x4 : 0, cnt, i >= 6 ? 1 : 0);
+        hw_buf_printf(&b, "2026/11/25 10:00:%02d.000, 1, 90, 2000, 2000, 0x%016X, [N/A], 0, %d, "
+                          "5, %d, 16\n",
+                      i, i == 7 ? 0x20 : 0, i == 8 ? 3 : 5, i == 8 ? 8 : 16);
+    }
+    hw_buf_putc(&b, '\0');
+    put_file(dir, HW_HEALTH_FILE, b.p);
+    hw_buf_free(&b);
+    struct sum_run *run = summarize_dir(dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run->clk[0]);
+    struct sum_clk_figs f;
+    /* GPU 0, the run: 2 s by the counter (it grew 2e6 us), over 8 s covered */
+    sum_clk_figs(&run->clk[0]->acc, &f);
+    CU_ASSERT_STRING_EQUAL(f.source, "counters");
+    CHECK_NEAR(f.s[SUM_CLK_SW_POWER], 2.0, 1e-9);
+    CHECK_NEAR(f.s[SUM_CLK_POWER], 2.0, 1e-9);
+    CHECK_NEAR(f.covered_s, 8.0, 1e-9);
+    CHECK_NEAR(f.power_pct, 25.0, 1e-9);
+    /* the bitmask alone would say 3 s (rows 3..5, half a step on each side) */
+    CHECK_NEAR(run->clk[0]->acc.bit[SUM_CLK_SW_POWER], 3.0, 1e-9);
+    CHECK_NEAR(f.sm_pct_of_max, 100.0 * (6 * 2000 + 3 * 1000) / 9 / 2000, 1e-9);
+    /* GPU 1: no counter: the bitmask, half a step each side of row 7 */
+    sum_clk_figs(&run->clk[1]->acc, &f);
+    CU_ASSERT_STRING_EQUAL(f.source, "bitmask");
+    CHECK_NEAR(f.s[SUM_CLK_SW_THERMAL], 1.0, 1e-9);
+    CHECK_NEAR(f.s[SUM_CLK_THERMAL], 1.0, 1e-9);
+    CHECK_NEAR(f.s[SUM_CLK_POWER], 0.0, 0);
+    /* the phase [3.5, 5.5]: GPU 0's counter steps (3,4] and (4,5] fully... (3.5..4: half of
+     * the first step's second), (4,5]: 1 s, (5,6] grew nothing: 1.5 s of 2 s */
+    CU_ASSERT_FATAL(run->nphase == 1);
+    struct sum_phase_gpu *pg = run->phase[0].gpu[0];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pg->clk);
+    sum_clk_figs(pg->clk, &f);
+    CHECK_NEAR(f.s[SUM_CLK_POWER], 1.5, 1e-9);
+    CHECK_NEAR(f.covered_s, 2.0, 1e-9);
+    CHECK_NEAR(f.power_pct, 75.0, 1e-9);
+    /* health: GPU 0 gained an uncorrected ECC error, GPU 1's link dropped to gen 3 x8 */
+    CU_ASSERT_EQUAL(run->nhealth_warn, 3);
+    CU_ASSERT_STRING_EQUAL(run->health_warn[0], "GPU 0: 1 new uncorrected ECC error during the run");
+    CU_ASSERT_PTR_NOT_NULL(strstr(run->health_warn[1], "GPU 1: the PCIe link changed"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(run->health_warn[2], "below its maximum under load (gen 3 x8 of "
+                                                       "gen 5 x16) in 1 sample"));
+    /* every output says the same */
+    struct hw_buf o;
+    hw_buf_init(&o, NULL, 0);
+    sum_report_text(run, &o);
+    hw_buf_putc(&o, '\0');
+    CU_ASSERT_PTR_NOT_NULL(strstr(o.p, "GPU 0 was power-capped for 75.0% of `train` (1.5 s, "
+                                       "counters)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(o.p, "warning: GPU 0: 1 new uncorrected ECC error"));
+    o.len = 0;
+    sum_report_jsonl_row(run, &o);
+    hw_buf_putc(&o, '\0');
+    CU_ASSERT_PTR_NOT_NULL(strstr(o.p, "\"health_warnings\": 3"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(o.p, "\"gpu_clock_source\": \"counters\""));
+    /* two GPUs, 8 s each: GPU 0's 2 s capped is 12.5% of the GPU time */
+    CU_ASSERT_PTR_NOT_NULL(strstr(o.p, "\"gpu_power_capped_pct\": 12.5"));
+    hw_buf_free(&o);
+    sum_run_free(run);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A counter that went back (the driver reloaded) and a gap longer than 3 intervals: neither
+ * step counts, and the time they span is not covered. */
+static void test_reset_and_gap(void)
+{
+    char *dir = th_tmpdir("sum-health-gap");
+    put_file(dir, "run.jsonl",
+             "{\"ts\": \"2026-11-25T10:00:00.000+00:00\", \"type\": \"event\", \"event\": \"start\", "
+             "\"data\": {\"interval_s\": 1.0, \"smi_tz\": \"UTC\"}}\n");
+    put_file(dir, HW_HEALTH_FILE,
+             "timestamp, index, clocks_event_reasons.active, "
+             "clocks_event_reasons_counters.sw_power_cap [us]\n"
+             "2026/11/25 10:00:00.000, 0, 0x0000000000000004, 9000000\n"
+             "2026/11/25 10:00:01.000, 0, 0x0000000000000004, 500000\n"
+             "2026/11/25 10:00:02.000, 0, 0x0000000000000004, 1500000\n"
+             "2026/11/25 10:00:12.000, 0, 0x0000000000000004, 11500000\n");
+    struct sum_run *run = summarize_dir(dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    struct sum_clk_figs f;
+    sum_clk_figs(&run->clk[0]->acc, &f);
+    CHECK_NEAR(f.s[SUM_CLK_SW_POWER], 1.0, 1e-9); /* only (1, 2] */
+    CHECK_NEAR(f.covered_s, 2.0, 1e-9);           /* (0, 1] and (1, 2]; not the 10 s gap */
+    CHECK_NEAR(f.power_pct, 50.0, 1e-9);
+    sum_run_free(run);
+    th_rmtree(dir);
+    free(dir);
+}
+
+void add_health_suite(void)
+{
+    CU_pSuite s = CU_add_suite("health", NULL, NULL);
+    CU_add_test(s, "captures", test_captures);
+    CU_add_test(s, "cells", test_cells);
+    CU_add_test(s, "accounting", test_accounting);
+    CU_add_test(s, "reset_and_gap", test_reset_and_gap);
+}
