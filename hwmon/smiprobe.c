@@ -513,9 +513,10 @@ static bool help_lists(const char *help, const char *field)
 
 int mon_smi_health_fields(const char *help, char *list, size_t cap)
 {
-    struct hw_buf b;
-    hw_buf_init(&b, list, cap);
+    size_t len = 0;
     int n = 0;
+    if (cap)
+        list[0] = '\0';
     for (int k = 0; k < HW_HEALTH_COUNT; k++) {
         const char *f = hw_health_fields[k];
         if (!help_lists(help, f)) {
@@ -523,11 +524,13 @@ int mon_smi_health_fields(const char *help, char *list, size_t cap)
                 continue;
             f = HW_HEALTH_REASONS_OLD;
         }
-        hw_buf_printf(&b, "%s%s", n++ ? "," : "", f);
-    }
-    if (b.oom) { /* cannot happen with the list's size: say nothing rather than half */
-        list[0] = '\0';
-        return 0;
+        size_t fl = strlen(f);
+        if (len + (n > 0) + fl + 1 > cap) /* the list's room is the caller's: stop, whole */
+            break;
+        if (n++)
+            list[len++] = ',';
+        memcpy(list + len, f, fl + 1);
+        len += fl;
     }
     return n;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hwrun/rundir.h"
 #include "smiprobe.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -44,6 +45,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t len;
     if (mon_smi_rejected_field(s, &name, &len) && (name < s || name + len > s + size))
         abort();
+    char health[1024];
+    int nh = mon_smi_health_fields(s, health, sizeof health);
+    if (nh < 0 || nh > HW_HEALTH_COUNT || (nh == 0) != (health[0] == '\0'))
+        abort();
+    for (const char *f = health; *f;) { /* only the table's names, each once */
+        size_t fl = strcspn(f, ",");
+        bool known = fl == strlen(HW_HEALTH_REASONS_OLD) && !memcmp(f, HW_HEALTH_REASONS_OLD, fl);
+        for (int k = 0; k < HW_HEALTH_COUNT && !known; k++)
+            known = fl == strlen(hw_health_fields[k]) && !memcmp(f, hw_health_fields[k], fl);
+        if (!known)
+            abort();
+        f += fl + (f[fl] == ',');
+    }
     char list[600];
     snprintf(list, sizeof list, "%s", s);
     size_t before = strlen(list);

@@ -50,6 +50,16 @@ static void check_event(void *ctx, const struct sum_event *e)
     sum_run_info_event(info, e);
 }
 
+static void check_health(void *ctx, const struct sum_health_row *r)
+{
+    (void)ctx;
+    if (r->gpu < 0 || isnan(r->t))
+        abort();
+    for (int k = 0; k < HW_HEALTH_COUNT; k++)
+        if (isinf(r->v[k]))
+            abort(); /* finite or NAN only */
+}
+
 static void diag(void *ctx, const char *name, uint64_t line, const char *reason)
 {
     (void)ctx, (void)name, (void)line;
@@ -63,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sum_run_info_init(&info);
     struct sum_sink sink = {.ctx = &info, .gpu = check_gpu, .dmon = check_dmon,
                             .gpu_proc = check_gp, .phase = check_phase, .event = check_event,
-                            .diag = diag};
+                            .health = check_health, .diag = diag};
     struct sum_read_opts opts = {.max_line = 4096};
     if (size && data[0] & 0x80)
         opts.gpu_fields = "timestamp,index,utilization.gpu,power.draw,uuid";
