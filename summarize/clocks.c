@@ -206,6 +206,23 @@ void sum_clk_figs(const struct sum_clk_acc *a, struct sum_clk_figs *o)
     o->sm_pct_of_max = a->sm_max_mhz > 0 ? 100 * o->sm_mean_mhz / a->sm_max_mhz : NAN;
 }
 
+const char *sum_clk_power_reading(const struct sum_clk_gpu *g, const char *field)
+{
+    if (!field)
+        return NULL;
+    if (!strcmp(field, "power.draw.instant"))
+        return "instantaneous";
+    if (!strcmp(field, "power.draw.average"))
+        return "average_1s";
+    if (!g)
+        return NULL;
+    if (isfinite(g->max[HW_HEALTH_POWER_AVERAGE]))
+        return "average_1s";
+    if (isfinite(g->max[HW_HEALTH_POWER_INSTANT]))
+        return "instantaneous";
+    return NULL;
+}
+
 int sum_clk_warnings(const struct sum_clk_gpu *g, int index, char (*buf)[160], int cap)
 {
     int n = 0;

@@ -99,6 +99,13 @@ void sum_clk_step_part(struct sum_clk_acc *a, const struct sum_clk_step *s, doub
 /* A sample of the SM clock and its maximum at a row inside the window. */
 void sum_clk_sample(struct sum_clk_acc *a, const double *v);
 
+/* Which reading a GPU's power field is: "average_1s" or "instantaneous"; NULL when nothing
+ * says. power.draw is the 1 s average on GPUs that also report power.draw.average (Ampere and
+ * newer but GA100: the H100 capture's power.draw equals its average, not its instant reading;
+ * the Turing one's equals its instant reading and has no average), else instantaneous. g may
+ * be NULL (no hw_health.csv). */
+const char *sum_clk_power_reading(const struct sum_clk_gpu *g, const char *power_field);
+
 /* The GPU's health warnings in the words every output uses, one per line into buf (with its
  * GPU's index); returns how many. */
 int sum_clk_warnings(const struct sum_clk_gpu *g, int index, char (*buf)[160], int cap);

@@ -645,6 +645,11 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         hw_json_u64(&w, "gaps", gp->energy.gaps);
         hw_json_num(&w, "gap_sec", gp->energy.gap_s);
         hw_json_u64(&w, "unmeasured_steps", gp->energy.unmeasured);
+        if (run->clk[g]) { /* which reading was integrated (clocks.h), where health says */
+            const char *pf = sum_gpu_power_field(run->info.have_fields ? run->info.gpu_fields : NULL);
+            hw_json_str(&w, "power_field", pf);
+            hw_json_str(&w, "power_reading", sum_clk_power_reading(run->clk[g], pf));
+        }
         hw_json_close(&w);
         hw_json_open(&w, "interval_sec", '{');
         hw_json_num(&w, "median", sum_stat_quantile(&gp->interval, 0.5));
@@ -1475,6 +1480,13 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
         if (gp->energy.gaps)
             hw_buf_printf(out, " (%llu gaps, %.1f s not bridged)",
                           (unsigned long long)gp->energy.gaps, gp->energy.gap_s);
+        if (run->clk[g]) {
+            const char *pf = sum_gpu_power_field(run->info.have_fields ? run->info.gpu_fields : NULL);
+            const char *rd = sum_clk_power_reading(run->clk[g], pf);
+            if (pf && rd)
+                hw_buf_printf(out, " from %s (%s)", pf,
+                              !strcmp(rd, "average_1s") ? "a 1 s average" : "instantaneous");
+        }
         hw_buf_putc(out, '\n');
         for (int m = 0; m < SUM_GM_COUNT; m++)
             tstat(out, labels[m], &gp->m[m], units[m],

@@ -85,6 +85,29 @@ static int gpu_role(const char *name, int *prio)
     return ROLE_IGNORE;
 }
 
+const char *sum_gpu_power_field(const char *fields)
+{
+    char(*names)[64] = malloc(sizeof(char[SUM_MAX_COLS][64]));
+    if (!names)
+        return NULL;
+    size_t n = sum_split_fields(fields && *fields ? fields : HW_GPU_FIELDS_DEFAULT, names,
+                                SUM_MAX_COLS);
+    static const char *const power[] = {"power.draw", "power.draw.instant", "power.draw.average"};
+    const char *best = NULL;
+    int best_prio = -1;
+    for (size_t i = 0; i < n; i++) {
+        int prio;
+        if (gpu_role(names[i], &prio) != SUM_GM_POWER || prio <= best_prio)
+            continue;
+        for (size_t k = 0; k < sizeof power / sizeof power[0]; k++)
+            if (!strcmp(names[i], power[k]))
+                best = power[k];
+        best_prio = prio;
+    }
+    free(names);
+    return best;
+}
+
 static bool gpu_known_name(const char *name)
 {
     int prio;

@@ -82,6 +82,10 @@ enum sum_gpu_metric {
 #define SUM_MAX_GPUS 64 /* GPU numbers 0 to 63 are summarized; rows of others are counted */
 
 extern const char *const sum_gpu_metric_names[SUM_GM_COUNT]; /* "util_pct", "power_w", ... */
+/* The field hw_metrics.csv's power comes from, for a --query-gpu field list (NULL: hwmon's
+ * default list): "power.draw", else "power.draw.instant", else "power.draw.average" (the
+ * reader's preference); NULL when the list has none. */
+const char *sum_gpu_power_field(const char *fields);
 
 /* How a row's GPU number was found. */
 enum sum_gpu_id {

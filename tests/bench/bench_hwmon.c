@@ -13,6 +13,8 @@
  *    --prom-textfile (rewritten every second, 10 times the default rate), same duration:
  *    steady-state CPU per sample of each and their ratio. With -s FAKE_SMI both runs also have
  *    the fake nvidia-smi's GPU files to follow (hwmon's own CPU only: children not counted).
+ * 4. with -s FAKE_SMI, the health child's cost (issue 21): run 1 with --no-health and without,
+ *    hwmon's steady-state CPU per sample of each and their ratio.
  * Goals (issue 3): <= 40 us CPU per sample, peak RSS <= 4 MB, samples = expected +- 1.
  * HWMON defaults to $HWRUN_HWMON_BIN, then ./hwmon/hwmon. Exit 0 when all goals are met. */
 #include <dirent.h>
@@ -142,7 +144,8 @@ static pid_t start_hwmon(const char *bin, char *const argv[]);
 
 /* Steady-state CPU per sample (us, schedstat) of hwmon -p <busy> with extra options. */
 static double export_cost(const char *bin, const char *dir, const char *is, const char *ds,
-                          double iv, double dur, const char *smi, const char *prom_dir)
+                          double iv, double dur, const char *smi, const char *prom_dir,
+                          const char *extra)
 {
     pid_t work = busy();
     char ps[32];
@@ -165,6 +168,8 @@ static double export_cost(const char *bin, const char *dir, const char *is, cons
     a[n++] = (char *)dir;
     a[n++] = "-p";
     a[n++] = ps;
+    if (extra)
+        a[n++] = (char *)extra;
     if (prom_dir) {
         a[n++] = "--prom-textfile";
         a[n++] = (char *)prom_dir;
@@ -323,12 +328,26 @@ int main(int argc, char **argv)
     snprintf(d4, sizeof d4, "%s/export", base);
     snprintf(pd, sizeof pd, "%s/textfile", base);
     mkdir(pd, 0755);
-    double without = export_cost(bin, d3, is, ds, iv, dur, smi, NULL);
-    double with = export_cost(bin, d4, is, ds, iv, dur, smi, pd);
+    double without = export_cost(bin, d3, is, ds, iv, dur, smi, NULL, NULL);
+    double with = export_cost(bin, d4, is, ds, iv, dur, smi, pd, NULL);
     printf("Prometheus export, -p one busy process, %s, -i %g, %g s, rewritten every 1 s:\n",
            smi ? "fake nvidia-smi (2 GPUs)" : "--no-gpu", iv, dur);
     printf("  CPU per sample     %.1f us without, %.1f us with --prom-textfile (ratio %.2f)\n",
            without, with, without > 0 ? with / without : -1);
+    /* 4. the health child (hw_health.csv, issue 21): the same run with --no-health and without;
+     * hwmon's own CPU (the child is nvidia-smi's, one process for the run, not per sample) */
+    if (smi) {
+        char d5[4200], d6[4200];
+        snprintf(d5, sizeof d5, "%s/nohealth", base);
+        snprintf(d6, sizeof d6, "%s/health", base);
+        double off = export_cost(bin, d5, is, ds, iv, dur, smi, NULL, "--no-health");
+        double on = export_cost(bin, d6, is, ds, iv, dur, smi, NULL, NULL);
+        printf("health child, -p one busy process, fake nvidia-smi (2 GPUs), -i %g, %g s:\n", iv,
+               dur);
+        printf("  CPU per sample     %.1f us with --no-health, %.1f us with hw_health.csv "
+               "(ratio %.2f)\n",
+               off, on, off > 0 ? on / off : -1);
+    }
     printf("goals (<= 40 us/sample, <= 4096 KiB, expected +-1): %s\n", ok ? "met" : "NOT met");
     char cmd[4300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
