@@ -51,6 +51,8 @@ static void usage(void)
            "      --no-gpm           do not record GPM activity\n"
            "      --no-health        do not record clocks, throttling, power limits, ECC\n"
            "                         errors and the PCIe link (hw_health.csv)\n"
+           "      --no-nvml          do not read the GPUs' energy counters through NVML\n"
+           "                         (hw_energy.csv; $HWMON_NVML_LIBRARY names the library)\n"
            "      --prom-textfile PATH  keep the latest values in Prometheus' text format in\n"
            "                         PATH (a file, or a directory: PATH/hwrun_<run>.prom)\n"
            "                         for node_exporter's textfile collector\n"
@@ -60,7 +62,7 @@ static void usage(void)
            "  -V, --version          show the version and exit\n"
            "\n"
            "Files: " HW_RUNLOG_FILE ", " HW_CPU_FILE ", " HW_PROC_FILE ", " HW_GPU_FILE ", "
-           HW_DMON_FILE ",\n" HW_GPU_PROCS_FILE ", " HW_GPM_FILE ", " HW_TREE_PIDS_FILE ",\n" HW_HEALTH_FILE
+           HW_DMON_FILE ",\n" HW_GPU_PROCS_FILE ", " HW_GPM_FILE ", " HW_TREE_PIDS_FILE ",\n" HW_HEALTH_FILE ", " HW_ENERGY_FILE
            " (see hwmon(1)).\n"
            "The command gets RUNLOG_FILE and HWMON_DIR.\n"
            "SIGINT, SIGTERM and SIGHUP sent to hwmon are forwarded to the command.\n"
@@ -104,6 +106,7 @@ int main(int argc, char **argv)
         OPT_GPM,
         OPT_NO_GPM,
         OPT_NO_HEALTH,
+        OPT_NO_NVML,
         OPT_GPUS,
         OPT_NO_PSS,
         OPT_NO_CHILDREN,
@@ -125,6 +128,7 @@ int main(int argc, char **argv)
         {"gpm", no_argument, NULL, OPT_GPM},
         {"no-gpm", no_argument, NULL, OPT_NO_GPM},
         {"no-health", no_argument, NULL, OPT_NO_HEALTH},
+        {"no-nvml", no_argument, NULL, OPT_NO_NVML},
         {"gpus", required_argument, NULL, OPT_GPUS},
         {"prom-textfile", required_argument, NULL, OPT_PROM},
         {"prom-interval", required_argument, NULL, OPT_PROM_INTERVAL},
@@ -198,6 +202,9 @@ int main(int argc, char **argv)
             break;
         case OPT_NO_HEALTH:
             cfg.no_health = true;
+            break;
+        case OPT_NO_NVML:
+            cfg.no_nvml = true;
             break;
         case OPT_NO_GPM:
             cfg.gpm = MON_GPM_OFF;

@@ -45,6 +45,7 @@
 #include "fsspace.h"
 #include "prom.h"
 #include "runlog.h"
+#include "nvml.h"
 #include "sampler.h"
 #include "smiprobe.h"
 
@@ -101,6 +102,8 @@ struct run {
     bool prom_open, prom_warned;
     double prom_next;
     int tree_pids_fd; /* tree_pids.csv, beside proc_metrics.csv */
+    struct mon_nvml nvml; /* the GPUs' energy counters (nvml.h); nvml.n 0: none */
+    int energy_fd;        /* hw_energy.csv, when nvml.n */
     struct mon_gpusel gsel;
     /* a stop signal forwarded to the job's whole tree (jobtree.h) */
     bool fwd;
@@ -439,6 +442,24 @@ static void log_start(struct run *r, const char *mode)
     struct hw_buf ctxj;
     hw_buf_init(&ctxj, ctx_store, sizeof ctx_store);
     mon_context_json(&r->ctx, &ctxj);
+    /* the energy counters: which GPUs have one, or why none does (nvml.h) */
+    char en_store[512];
+    struct hw_buf enj;
+    hw_buf_init(&enj, en_store, sizeof en_store);
+    if (r->gpu_ok && !cfg->no_nvml) {
+        struct hw_json w;
+        hw_json_init(&w, &enj, HW_JSON_LINE, HW_NUM_REPR);
+        hw_json_open(&w, NULL, '{');
+        if (r->nvml.n) {
+            hw_json_str(&w, "source", "nvml");
+            hw_json_open(&w, "gpus", '[');
+            for (int i = 0; i < r->nvml.n; i++)
+                hw_json_u64(&w, NULL, (uint64_t)r->nvml.index[i]);
+            hw_json_close(&w);
+        }
+        hw_json_str(&w, r->nvml.n ? "note" : "error", r->nvml.why[0] ? r->nvml.why : NULL);
+        hw_json_close(&w);
+    }
     char fs_store[2048];
     struct hw_buf fsj;
     hw_buf_init(&fsj, fs_store, sizeof fs_store);
@@ -481,12 +502,14 @@ static void log_start(struct run *r, const char *mode)
         {ns >= 0, RL_STR(HW_PIDNS_KEY, ns > 0 ? HW_PIDNS_INIT : HW_PIDNS_OTHER)},
         {r->nfs > 0 && !fsj.oom, RL_JSON(HW_EV_FILESYSTEMS, r->nfs > 0 ? fsj.p : "")},
         {!ctxj.oom, RL_JSON(HW_START_CONTEXT, ctxj.oom ? "" : ctxj.p)},
+        {enj.len && !enj.oom, RL_JSON(HW_START_ENERGY_COUNTER, enj.len && !enj.oom ? enj.p : "")},
         {locked, RL_OBJ(HW_START_GPU_SAMPLER, sampler, HW_ARRAY_SIZE(sampler))},
     };
     rl_field_t f[HW_ARRAY_SIZE(all)];
     log_event(r, HW_EV_START, f, pick_fields(all, HW_ARRAY_SIZE(all), f));
     hw_buf_free(&fsj);
     hw_buf_free(&ctxj);
+    hw_buf_free(&enj);
 }
 
 /* Attach mode: does the watched process still run? Its pidfd turns readable when it exits
@@ -701,7 +724,7 @@ static int loop_timeout_ms(const struct run *r, double end_at)
 /* The files of a run's samples (run.jsonl aside): one run per directory. */
 static const char *const samples[] = {HW_CPU_FILE,  HW_PROC_FILE,      HW_GPU_FILE,
                                       HW_DMON_FILE, HW_GPU_PROCS_FILE, HW_GPM_FILE,
-                                      HW_TREE_PIDS_FILE, HW_HEALTH_FILE};
+                                      HW_TREE_PIDS_FILE, HW_HEALTH_FILE, HW_ENERGY_FILE};
 _Static_assert(sizeof samples / sizeof samples[0] <= sizeof(unsigned) * 8, "created's bits");
 
 static int sample_index(const char *name)
@@ -742,6 +765,8 @@ static int open_outputs(struct run *r)
             (r->tree_pids_fd = create_sample(r, HW_TREE_PIDS_FILE, 0)) < 0)
             return -1;
     }
+    if (r->nvml.n && (r->energy_fd = create_sample(r, HW_ENERGY_FILE, 0)) < 0)
+        return -1;
     return 0;
 }
 
@@ -953,6 +978,9 @@ static void cleanup(struct run *r)
         close(r->proc_fd);
     if (r->tree_pids_fd >= 0)
         close(r->tree_pids_fd);
+    if (r->energy_fd >= 0)
+        close(r->energy_fd);
+    mon_nvml_close(&r->nvml);
     if (r->sfd >= 0)
         close(r->sfd);
     if (r->efd >= 0)
@@ -984,6 +1012,7 @@ int mon_run(const struct mon_config *cfg)
     memset(r, 0, sizeof *r);
     r->cfg = cfg;
     r->sfd = r->efd = r->pidfd = r->cpu_fd = r->proc_fd = r->tree_pids_fd = r->dirfd = -1;
+    r->energy_fd = -1;
     r->nodelock.fd = -1; /* no lock until the GPUs are chosen */
     r->runlog_rd = -1;
     mon_children_init(&r->children, r->smi.path, NULL, on_child, r);
@@ -1084,6 +1113,8 @@ int mon_run(const struct mon_config *cfg)
             r->gpm_ok = mon_smi_probe_gpm(&r->smi, probe_out, sizeof probe_out) == 0;
         if (r->gpu_ok && !cfg->no_health)
             r->health_ok = mon_smi_probe_health(&r->smi) == 0;
+        if (r->gpu_ok && !cfg->no_nvml) /* the GPUs nvidia-smi samples: their counters */
+            mon_nvml_open(&r->nvml, &r->gsel);
         if (r->gpu_ok)
             setup_children(r);
     }
@@ -1166,6 +1197,8 @@ int mon_run(const struct mon_config *cfg)
         .sys_baseline = sys_baseline,
         /* the very file of the log (not a name that could be swapped meanwhile) */
         .runlog_fd = r->log ? (r->runlog_rd = hw_reopen_read(rl_fileno(r->log))) : -1,
+        .nvml = r->nvml.n ? &r->nvml : NULL,
+        .energy_fd = r->energy_fd,
     };
     /* a --duration timer counts from the sampler's start, as its slots do */
     double end_at = cfg->duration_s > 0 && !wrap && max_slots == 0 ? hw_mono_now() + cfg->duration_s

@@ -126,6 +126,26 @@ static void merge_tree(struct mon_tree_sample *acc, double *acc_s, struct mon_tr
     x->main_cpu_pct = wmean(acc->main_cpu_pct, *acc_s, x->main_cpu_pct, dt);
 }
 
+/* The energy counters now, one row per GPU, in one write (hw_energy.csv). */
+static void energy_rows(struct mon_sampler *s, const char *iso, bool edge)
+{
+    const struct mon_nvml *m = s->cfg.nvml;
+    if (!m)
+        return;
+    char store[2048];
+    struct hw_buf b;
+    hw_buf_init(&b, store, sizeof store);
+    for (int i = 0; i < m->n; i++) {
+        unsigned long long mj;
+        if (mon_nvml_read(m, i, &mj))
+            hw_buf_printf(&b, "%s,%d,%llu,%s\n", iso, m->index[i], mj, edge ? "1" : "");
+        else /* not read this time: said, not skipped */
+            hw_buf_printf(&b, "%s,%d,,%s\n", iso, m->index[i], edge ? "1" : "");
+    }
+    write_line(s, s->cfg.energy_fd, &b);
+    hw_buf_free(&b);
+}
+
 /* One sample: a cadence slot's (its rows cover the whole interval since the previous cadence
  * row, edge parts merged in), or an edge sample (edge: its rows cover the time since the
  * previous sample of any kind, and say edge=1). */
@@ -165,6 +185,7 @@ static void sample_once(struct mon_sampler *s, bool edge, bool *root_gone)
             }
         }
     }
+    energy_rows(s, iso, edge);
     if (edge)
         atomic_fetch_add(&s->n_edge, 1);
     hw_buf_free(&b);
@@ -324,6 +345,11 @@ int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg)
         if (rc == 0 && cfg->tree_pids_fd >= 0)
             rc = write_header(cfg->tree_pids_fd, &b);
     }
+    if (rc == 0 && cfg->nvml) {
+        hw_buf_reset(&b);
+        hw_buf_puts(&b, HW_ENERGY_HEADER "\n");
+        rc = write_header(cfg->energy_fd, &b);
+    }
     hw_buf_free(&b);
     if (rc < 0)
         return rc;
@@ -353,6 +379,11 @@ int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg)
             hw_iso_utc_now(iso);
             write_tree_changes(s, iso);
         }
+    }
+    if (cfg->nvml) { /* the counters at the start: the run's energy from its first moment */
+        char iso[HW_ISO_LEN];
+        hw_iso_utc_now(iso);
+        energy_rows(s, iso, false);
     }
 
     pthread_mutex_init(&s->mu, NULL);

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "follow.h"
+#include "nvml.h"
 #include "procfs.h"
 
 /* The sampler thread's nice value when the system allows it (see sampler.c). */
@@ -49,6 +50,10 @@ struct mon_sampler_cfg {
     bool sys_baseline; /* the caller took the system baseline already (before the job began) */
     int runlog_fd;     /* run.jsonl read-only, to follow for edge samples; -1: none */
     double edge_min_s; /* see above (0: interval_s * MON_EDGE_MIN_FRAC) */
+    /* the GPUs' energy counters (nvml.h), read at the start and at every sample into
+     * hw_energy.csv; NULL: none */
+    const struct mon_nvml *nvml;
+    int energy_fd; /* borrowed O_APPEND descriptor of hw_energy.csv (with nvml) */
 };
 
 enum { MON_SAMPLER_RUNNING, MON_SAMPLER_DONE_SLOTS, MON_SAMPLER_DONE_ROOT_GONE };

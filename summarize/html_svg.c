@@ -633,7 +633,7 @@ void ht_draw_charts(FILE *f, struct ht_page *P)
             if (m0 == SUM_TL_POWER && g < SUM_MAX_GPUS && run->gpu[g] &&
                 run->gpu[g]->m[SUM_GM_POWER].n) /* the JSON's gpus[].energy_wh */
                 snprintf(l->label, sizeof l->label, "GPU %d \xC2\xB7 %s", g,
-                         ht_fmt_dim(b1, sizeof b1, sum_fig_num(run->gpu[g]->energy.joules / 3600.0),
+                         ht_fmt_dim(b1, sizeof b1, sum_fig_num(sum_gpu_energy_wh(run, g, NULL)),
                                     SUM_DIM_ENERGY, P->u));
             else
                 snprintf(l->label, sizeof l->label, "GPU %d", g);

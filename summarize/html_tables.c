@@ -225,7 +225,7 @@ static void gpu_table(FILE *f, const struct sum_run *run, const struct sum_units
         else
             td_num(f, peak / msc, NULL);
         td_num(f, sum_fig_mean(&gp->m[SUM_GM_POWER]), NULL);
-        td_dim(f, gp->m[SUM_GM_POWER].n ? gp->energy.joules / 3600.0 : NAN, SUM_DIM_ENERGY, u,
+        td_dim(f, sum_gpu_energy_wh(run, g, NULL), SUM_DIM_ENERGY, u,
                false);
         td_num(f, sum_fig_mean(&gp->m[SUM_GM_SM_CLOCK]), NULL);
         fputs("</tr>\n", f);
@@ -333,7 +333,7 @@ static void phase_table(FILE *f, const struct ht_page *P)
         fprintf(f, "<td class=\"n\" data-v=\"%.17g\">%s</td>", isfinite(secs) ? secs : 0,
                 u && u->given[SUM_DIM_TIME] ? ht_fmt_dim(b, sizeof b, secs, SUM_DIM_TIME, u)
                                             : ht_fmt_dur(b, sizeof b, secs));
-        td_dim(f, sum_fig_phase_energy_wh(p), SUM_DIM_ENERGY, u, false);
+        td_dim(f, sum_phase_energy_wh(P->run, p), SUM_DIM_ENERGY, u, false);
         /* over the phase's GPUs: the largest of their peaks, the mean of all their samples */
         double peak = NAN, usum = 0, un = 0;
         for (int g = 0; g < SUM_MAX_GPUS; g++) {

@@ -74,7 +74,7 @@ int sum_jnode_take(struct sum_jnode *n, const char *dir, struct sum_run *run)
         o->index = gp->index;
         copy(o->uuid, sizeof o->uuid, gp->uuid);
         o->samples = gp->samples;
-        o->energy_wh = gp->m[SUM_GM_POWER].n ? gp->energy.joules / 3600.0 : NAN;
+        o->energy_wh = sum_gpu_energy_wh(run, g, NULL);
         o->mem_peak_mib = sum_fig_max(&gp->m[SUM_GM_MEM_USED]);
         o->util_mean_pct = sum_stat_mean(&gp->m[SUM_GM_UTIL]);
         o->util_n = gp->m[SUM_GM_UTIL].n;

@@ -239,17 +239,6 @@ static double growth(const struct sum_stat *s)
     return s->n ? s->last - s->first : NAN;
 }
 
-static double phase_energy_wh(const struct sum_phase_acc *p)
-{
-    double j = 0;
-    bool any = false;
-    for (int g = 0; g < SUM_MAX_GPUS; g++)
-        if (p->gpu[g] && p->gpu[g]->m[SUM_GM_POWER].n + (p->gpu[g]->energy_j != 0)) {
-            j += p->gpu[g]->energy_j;
-            any = true;
-        }
-    return any ? j / 3600.0 : NAN;
-}
 
 static uint64_t total_skipped(const struct sum_run *run)
 {
@@ -299,7 +288,6 @@ const struct sum_stat *sum_fig_mem_util(const struct sum_run *run, const char **
 }
 double sum_fig_clock_mean(const struct sum_run *run) { return clock_mean(run); }
 double sum_fig_round_us(double x) { return round_us(x); }
-double sum_fig_phase_energy_wh(const struct sum_phase_acc *p) { return phase_energy_wh(p); }
 uint64_t sum_fig_events_total(const struct sum_run *run) { return events_total(run); }
 const char *sum_fig_tz_source(enum sum_tz_source s) { return tz_source_name(s); }
 
@@ -634,7 +622,18 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         hw_json_str(&w, "uuid", gp->uuid[0] ? gp->uuid : NULL);
         hw_json_u64(&w, "samples", gp->samples);
         json_gpu_metrics(&w, gp->m);
-        hw_json_num(&w, "energy_wh", gp->m[SUM_GM_POWER].n ? gp->energy.joules / 3600.0 : NAN);
+        const char *esrc;
+        hw_json_num(&w, "energy_wh", sum_gpu_energy_wh(run, g, &esrc));
+        if (run->ecnt[g]) { /* both readings, labelled, where the counter was read (ecount.h) */
+            hw_json_str(&w, "energy_source", esrc);
+            hw_json_num(&w, "energy_counter_wh", sum_gpu_energy_counter_wh(run, g));
+            hw_json_num(&w, "energy_integrated_wh", sum_gpu_energy_integrated_wh(run, g));
+            hw_json_open(&w, "energy_counter", '{');
+            hw_json_u64(&w, "reads", run->ecnt[g]->rows);
+            hw_json_u64(&w, "resets", run->ecnt[g]->resets);
+            hw_json_num(&w, "update_period_sec", sum_ecount_period(run->ecnt[g]));
+            hw_json_close(&w);
+        }
         hw_json_open(&w, "energy", '{');
         hw_json_num(&w, "covered_sec", gp->energy.covered_s);
         hw_json_num(&w, "interval_sec", gp->energy.interval_s);
@@ -681,7 +680,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         sum_fig_json_time(&w, "end", p->t1);
         hw_json_num(&w, "seconds", round_us(p->t1 - p->t0));
         hw_json_u64(&w, "line", p->line);
-        hw_json_num(&w, "energy_wh", phase_energy_wh(p));
+        hw_json_num(&w, "energy_wh", sum_phase_energy_wh(run, p));
         hw_json_open(&w, "gpus", '[');
         for (int g = 0; g < SUM_MAX_GPUS; g++) {
             const struct sum_phase_gpu *pg = p->gpu[g];
@@ -691,8 +690,15 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
             hw_json_u64(&w, "index", (uint64_t)g);
             hw_json_u64(&w, "samples", sum_phase_gpu_rows(pg));
             json_gpu_metrics(&w, pg->m);
-            hw_json_num(&w, "energy_wh",
-                   run->gpu[g] && run->gpu[g]->m[SUM_GM_POWER].n ? pg->energy_j / 3600.0 : NAN);
+            const char *psrc;
+            hw_json_num(&w, "energy_wh", sum_phase_gpu_energy_wh(run, p, g, &psrc));
+            if (run->ecnt[g]) {
+                hw_json_str(&w, "energy_source", psrc);
+                hw_json_num(&w, "energy_counter_wh",
+                            pg->counter_seen ? pg->counter_mj / 3.6e6 : NAN);
+                hw_json_num(&w, "energy_integrated_wh",
+                            sum_phase_gpu_energy_integrated_wh(run, p, g));
+            }
             json_gpm(&w, run->gpu[g], pg->gpm);
             json_clocks(&w, pg->clk);
             hw_json_close(&w);
@@ -846,7 +852,8 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     hw_json_open(&w, "quality", '{');
     hw_json_open(&w, "files", '{');
     for (int k = 0; k < SUM_KIND_COUNT; k++)
-        if ((k != SUM_KIND_GPM && k != SUM_KIND_TREE_PIDS && k != SUM_KIND_HEALTH) ||
+        if ((k != SUM_KIND_GPM && k != SUM_KIND_TREE_PIDS && k != SUM_KIND_HEALTH &&
+             k != SUM_KIND_ENERGY) ||
             run->q[k].present) /* optional, newer than the rest */
             json_quality(&w, run, k);
     hw_json_close(&w);
@@ -1164,7 +1171,7 @@ static void text_phase_entry(struct hw_buf *out, const struct sum_run *run,
     if (isfinite(run->info.t_start) && p->t0 < run->info.t_start - 0.001)
         hw_buf_puts(out, " (began before hwmon started: partly unmeasured)");
     hw_buf_puts(out, ", energy ");
-    twh(out, phase_energy_wh(p), u);
+    twh(out, sum_phase_energy_wh(run, p), u);
     text_cpu_tree(out, &p->cpu_usr, &p->proc_rss, &p->proc_cpu, u);
     long gs = sum_phase_gpu_samples(run, p);
     if (gs >= 0 && gs < SUM_PHASE_GPU_RESOLVED)
@@ -1476,7 +1483,13 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
         hw_buf_printf(out, "  GPU %d%s%s: %llu samples, energy ", gp->index,
                       gp->uuid[0] ? " " : "", sum_fig_printable(gp->uuid, sb, sizeof sb),
                       (unsigned long long)gp->samples);
-        twh(out, gp->m[SUM_GM_POWER].n ? gp->energy.joules / 3600 : NAN, u);
+        const char *esrc;
+        twh(out, sum_gpu_energy_wh(run, g, &esrc), u);
+        if (esrc && !strcmp(esrc, "counter")) {
+            hw_buf_puts(out, " (energy counter; integrated power ");
+            twh(out, sum_gpu_energy_integrated_wh(run, g), u);
+            hw_buf_putc(out, ')');
+        }
         if (gp->energy.gaps)
             hw_buf_printf(out, " (%llu gaps, %.1f s not bridged)",
                           (unsigned long long)gp->energy.gaps, gp->energy.gap_s);

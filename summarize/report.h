@@ -55,7 +55,6 @@ double sum_fig_growth(const struct sum_stat *s); /* last - first */
 const struct sum_stat *sum_fig_mem_util(const struct sum_run *run, const char **source);
 double sum_fig_clock_mean(const struct sum_run *run); /* mean_gpu_clock_mhz */
 double sum_fig_round_us(double x);                    /* durations, to the microsecond */
-double sum_fig_phase_energy_wh(const struct sum_phase_acc *p);
 uint64_t sum_fig_events_total(const struct sum_run *run);
 const char *sum_fig_tz_source(enum sum_tz_source s); /* time_zone.source */
 /* A busy share (percent of all the machine's CPUs) as cores; NAN when its CPUs are unknown. */

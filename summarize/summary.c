@@ -94,6 +94,9 @@ void sum_run_free(struct sum_run *run)
         if (run->clk[g])
             sum_clk_acc_free(&run->clk[g]->acc);
         free(run->clk[g]);
+        if (run->ecnt[g])
+            sum_ecount_free(run->ecnt[g]);
+        free(run->ecnt[g]);
     }
     for (int k = 0; k < SUM_KIND_COUNT; k++) {
         free(run->path[k]);
@@ -257,16 +260,78 @@ bool sum_run_clocks(const struct sum_run *run, struct sum_clk_figs *out)
     return any;
 }
 
-double sum_run_energy_wh(const struct sum_run *run)
+double sum_gpu_energy_integrated_wh(const struct sum_run *run, int g)
 {
-    double j = 0;
+    const struct sum_gpu *gp = g >= 0 && g < SUM_MAX_GPUS ? run->gpu[g] : NULL;
+    return gp && gp->m[SUM_GM_POWER].n ? gp->energy.joules / 3600.0 : NAN;
+}
+
+double sum_gpu_energy_counter_wh(const struct sum_run *run, int g)
+{
+    const struct sum_ecount *e = g >= 0 && g < SUM_MAX_GPUS ? run->ecnt[g] : NULL;
+    return e ? sum_ecount_wh(e) : NAN;
+}
+
+double sum_gpu_energy_wh(const struct sum_run *run, int g, const char **source)
+{
+    double c = sum_gpu_energy_counter_wh(run, g), i = sum_gpu_energy_integrated_wh(run, g);
+    if (source)
+        *source = isfinite(c) ? "counter" : isfinite(i) ? "integrated" : NULL;
+    return isfinite(c) ? c : i;
+}
+
+double sum_phase_gpu_energy_integrated_wh(const struct sum_run *run,
+                                          const struct sum_phase_acc *p, int g)
+{
+    const struct sum_phase_gpu *pg = p->gpu[g];
+    /* a phase between two of the GPU's rows still got the bridged step's share */
+    bool measured = run->gpu[g] && run->gpu[g]->m[SUM_GM_POWER].n && pg &&
+                    (pg->m[SUM_GM_POWER].n || pg->energy_j != 0);
+    return measured ? pg->energy_j / 3600.0 : NAN;
+}
+
+double sum_phase_gpu_energy_wh(const struct sum_run *run, const struct sum_phase_acc *p, int g,
+                               const char **source)
+{
+    const struct sum_phase_gpu *pg = p->gpu[g];
+    const struct sum_ecount *e = run->ecnt[g];
+    if (pg && e && pg->counter_seen && sum_ecount_phase_ok(e, p->t1 - p->t0)) {
+        if (source)
+            *source = "counter";
+        return pg->counter_mj / 3.6e6;
+    }
+    double i = sum_phase_gpu_energy_integrated_wh(run, p, g);
+    if (source)
+        *source = isfinite(i) ? "integrated" : NULL;
+    return i;
+}
+
+double sum_phase_energy_wh(const struct sum_run *run, const struct sum_phase_acc *p)
+{
+    double wh = 0;
     bool any = false;
-    for (int g = 0; g < SUM_MAX_GPUS; g++)
-        if (run->gpu[g] && run->gpu[g]->m[SUM_GM_POWER].n) {
-            j += run->gpu[g]->energy.joules;
+    for (int g = 0; g < SUM_MAX_GPUS; g++) {
+        double x = p->gpu[g] ? sum_phase_gpu_energy_wh(run, p, g, NULL) : NAN;
+        if (isfinite(x)) {
+            wh += x;
             any = true;
         }
-    return any ? j / 3600.0 : NAN;
+    }
+    return any ? wh : NAN;
+}
+
+double sum_run_energy_wh(const struct sum_run *run)
+{
+    double wh = 0;
+    bool any = false;
+    for (int g = 0; g < SUM_MAX_GPUS; g++) {
+        double x = sum_gpu_energy_wh(run, g, NULL);
+        if (isfinite(x)) {
+            wh += x;
+            any = true;
+        }
+    }
+    return any ? wh : NAN;
 }
 
 static void see_time(struct sum_run *run, double t)
@@ -697,6 +762,42 @@ static void phase_clk_point(struct sum_run *run, struct sum_phase_acc *p, double
     struct sum_clk_acc *acc = phase_clk(p, c->g);
     if (acc)
         sum_clk_sample(acc, c->v);
+}
+
+struct ecnt_of {
+    int g;
+    const struct sum_ecount_step *step;
+};
+
+static void phase_counter(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
+                          const void *arg)
+{
+    (void)run, (void)a, (void)b;
+    const struct ecnt_of *c = arg;
+    struct sum_phase_gpu *pg = phase_gpu(p, c->g);
+    if (!pg)
+        return;
+    pg->counter_mj += sum_ecount_part(c->step, p->t0, p->t1);
+    pg->counter_seen = true;
+}
+
+static void on_energy_row(void *ctx, const struct sum_energy_row *r)
+{
+    struct sum_run *run = ctx;
+    if (r->gpu < 0 || r->gpu >= SUM_MAX_GPUS)
+        return;
+    struct sum_ecount *e = run->ecnt[r->gpu];
+    if (!e) {
+        if (!(e = run->ecnt[r->gpu] = malloc(sizeof *e)))
+            return;
+        sum_ecount_init(e);
+    }
+    see_time(run, r->t);
+    struct sum_ecount_step step;
+    if (sum_ecount_add(e, r->t, r->mj, &step) && any_phases(run)) {
+        struct ecnt_of c = {r->gpu, &step};
+        for_phases(run, step.t1, step.t2, phase_counter, &c);
+    }
 }
 
 static void on_health(void *ctx, const struct sum_health_row *r)
@@ -1330,6 +1431,7 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
         .diag = on_diag,
         .tree_pid = on_tree_pid,
         .health = on_health,
+        .energy = on_energy_row,
     };
     struct sum_read_opts opts = {.max_line = cfg->max_line, .libcsv_only = cfg->libcsv_only};
     int first_err = 0;
@@ -1367,7 +1469,8 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
     static const enum sum_kind order[] = {SUM_KIND_GPU,       SUM_KIND_DMON,
                                           SUM_KIND_CPU,       SUM_KIND_PROC,
                                           SUM_KIND_TREE_PIDS, SUM_KIND_GPU_PROCS,
-                                          SUM_KIND_GPM,       SUM_KIND_HEALTH};
+                                          SUM_KIND_GPM,       SUM_KIND_HEALTH,
+                                          SUM_KIND_ENERGY};
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
         if (order[i] == SUM_KIND_GPU_PROCS && run->ntspan > 1) /* spans looked up by pid */
             qsort(run->tspan, run->ntspan, sizeof *run->tspan, cmp_span);

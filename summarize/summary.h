@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "clocks.h"
+#include "ecount.h"
 #include "energy.h"
 #include "hwrun/rundir.h"
 #include "ivindex.h"
@@ -55,6 +56,8 @@ struct sum_phase_gpu {
     double energy_j;
     struct sum_stat gpm[HW_GPM_NCOLS];
     struct sum_clk_acc *clk; /* its clocks (hw_health.csv, clocks.h); NULL: no row */
+    double counter_mj;       /* the energy counter's growth inside the phase (ecount.h) */
+    bool counter_seen;       /* a counter step met the phase */
 };
 
 /* The framework's own memory (HW_FWMEM): its peak in use and its pool, MiB; NAN not said. */
@@ -275,6 +278,8 @@ struct sum_run {
     struct sum_jseries *jser; /* NULL unless cfg->job_series */
     /* why the GPUs were slow, whether they were healthy (hw_health.csv, clocks.h), by number */
     struct sum_clk_gpu *clk[SUM_MAX_GPUS];
+    /* the GPUs' energy counters (hw_energy.csv, ecount.h), by number; NULL: no read */
+    struct sum_ecount *ecnt[SUM_MAX_GPUS];
     /* their health warnings (clocks.h's sum_clk_warnings, GPUs in order), made once when the
      * files are read: the words every output shows */
     char health_warn[SUM_MAX_HEALTH_WARNINGS][160];
@@ -318,7 +323,21 @@ double sum_run_tree_gpu_mem_peak(const struct sum_run *run, const char **why);
 /* Every GPU's clocks together (GPU-time shares: a GPU capped half the run of two is 25%);
  * false without hw_health.csv rows. */
 bool sum_run_clocks(const struct sum_run *run, struct sum_clk_figs *out);
-/* Energy of every GPU together in Wh; NAN when no power was ever measured. */
+/* GPU g's energy in Wh, and where it comes from (*source, if source: "counter" when the GPU's
+ * energy counter was read at least twice, else "integrated" from its power readings; NULL with
+ * NAN when neither measured it). The other two: each reading alone (NAN: not measured). */
+double sum_gpu_energy_wh(const struct sum_run *run, int g, const char **source);
+double sum_gpu_energy_integrated_wh(const struct sum_run *run, int g);
+double sum_gpu_energy_counter_wh(const struct sum_run *run, int g);
+/* The same for GPU g inside phase p: the counter when the phase lasted at least twice the
+ * counter's update period (sum_ecount_phase_ok), else its integrated power. */
+double sum_phase_gpu_energy_wh(const struct sum_run *run, const struct sum_phase_acc *p, int g,
+                               const char **source);
+double sum_phase_gpu_energy_integrated_wh(const struct sum_run *run,
+                                          const struct sum_phase_acc *p, int g);
+/* A phase's energy over its GPUs (each GPU's sum_phase_gpu_energy_wh); NAN: none measured. */
+double sum_phase_energy_wh(const struct sum_run *run, const struct sum_phase_acc *p);
+/* Energy of every GPU together in Wh (each GPU's sum_gpu_energy_wh); NAN when none measured. */
 double sum_run_energy_wh(const struct sum_run *run);
 /* The cores the job was meant to use, to state its CPU as a share of them (gpu_tracker's
  * n_expected_cores): --cores (cfg->cores), else the cgroup's CPU quota (cpu_metrics.csv's

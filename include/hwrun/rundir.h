@@ -19,6 +19,7 @@
 #define HW_GPM_FILE "hw_gpm.csv"
 #define HW_TREE_PIDS_FILE "tree_pids.csv"
 #define HW_HEALTH_FILE "hw_health.csv"
+#define HW_ENERGY_FILE "hw_energy.csv"
 #define HW_SUMMARY_FILE "summary.json"
 
 /* The files of a run, in summarize's order (enum sum_kind is this enum). */
@@ -32,6 +33,7 @@ enum hw_file {
     HW_FILE_GPM,
     HW_FILE_TREE_PIDS,
     HW_FILE_HEALTH,
+    HW_FILE_ENERGY,
     HW_FILE_COUNT
 };
 extern const char *const hw_file_names[HW_FILE_COUNT]; /* HW_GPU_FILE, ... */
@@ -183,6 +185,17 @@ extern const char *const hw_health_fields[HW_HEALTH_COUNT]; /* "utilization.gpu"
 #define HW_REASON_SW_THERMAL 0x20ull
 #define HW_REASON_HW_THERMAL 0x40ull
 #define HW_REASON_HW_POWER_BRAKE 0x80ull
+
+/* hw_energy.csv: the GPUs' energy counters (NVML's nvmlDeviceGetTotalEnergyConsumption,
+ * millijoules since the driver loaded, Volta and newer), read by the sampler thread at the start,
+ * at every sample and at every edge sample (the last column, as in cpu_metrics.csv): HW_COL_TIMESTAMP
+ * (ours, ISO 8601 UTC), the GPU's index, the counter, edge. */
+#define HW_ENERGY_COL_INDEX "index"
+#define HW_ENERGY_COL_MJ "energy_mj"
+#define HW_ENERGY_HEADER                                                                           \
+    HW_COL_TIMESTAMP "," HW_ENERGY_COL_INDEX "," HW_ENERGY_COL_MJ "," HW_COL_EDGE
+/* The start event's energy_counter: {"source": "nvml", "gpus": [indexes]} or {"error": why}. */
+#define HW_START_ENERGY_COUNTER "energy_counter"
 
 /* hw_gpm.csv: `nvidia-smi dmon -s u --gpm-metrics <ids> -o DT -d N` (GPM: Hopper and newer),
  * utilization next to GPM activity, with a date and time per row so that summarize can place

@@ -22,6 +22,7 @@ static void (*const kind_init[SUM_KIND_COUNT])(struct sum_reader *r) = {
     [SUM_KIND_GPM] = sum_dmon_init, /* dmon's text, other columns */
     [SUM_KIND_TREE_PIDS] = sum_tree_pids_init,
     [SUM_KIND_HEALTH] = sum_health_init,
+    [SUM_KIND_ENERGY] = sum_energy_csv_init,
 };
 
 struct sum_reader *sum_reader_new(enum sum_kind kind, const char *name,

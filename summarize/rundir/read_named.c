@@ -119,6 +119,17 @@ static void named_line(struct sum_reader *r, const char *s, size_t n)
         };
         if (r->sink->tree_pid)
             r->sink->tree_pid(r->sink->ctx, &row);
+    } else if (r->kind == SUM_KIND_ENERGY) {
+        double g = vals[0];
+        struct sum_energy_row row = {
+            .t = t,
+            .gpu = g >= 0 && g < 4096 && g == floor(g) ? (int)g : -1,
+            .mj = vals[1],
+            .edge = edge,
+            .line = r->lineno,
+        };
+        if (r->sink->energy)
+            r->sink->energy(r->sink->ctx, &row);
     } else if (r->kind == SUM_KIND_CPU) {
         struct sum_cpu_row row = {.t = t, .line = r->lineno, .edge = edge};
         memcpy(row.v, vals, sizeof row.v);
@@ -160,6 +171,13 @@ void sum_proc_init(struct sum_reader *r)
     /* the first layout, without and with pss_mib */
     static const size_t widths[] = {1 + HW_PROC_COL_PSS, 2 + HW_PROC_COL_PSS, 0};
     named_init(r, hw_proc_cols, HW_PROC_COL_COUNT, widths);
+}
+
+void sum_energy_csv_init(struct sum_reader *r)
+{
+    static const char *const names[] = {HW_ENERGY_COL_INDEX, HW_ENERGY_COL_MJ};
+    static const size_t widths[] = {0}; /* always with its header */
+    named_init(r, names, HW_ARRAY_SIZE(names), widths);
 }
 
 void sum_tree_pids_init(struct sum_reader *r)

@@ -219,6 +219,15 @@ struct sum_health_row {
     uint64_t line;
 };
 
+/* A hw_energy.csv row: GPU gpu's energy counter at t (NAN: not read), edge as in cpu rows. */
+struct sum_energy_row {
+    double t;
+    int gpu; /* -1 if unreadable */
+    double mj;
+    bool edge;
+    uint64_t line;
+};
+
 struct sum_tree_pid_row {
     double t;
     long pid;    /* -1 if unreadable */
@@ -262,6 +271,7 @@ struct sum_sink {
     void (*diag)(void *ctx, const char *name, uint64_t line, const char *reason);
     void (*tree_pid)(void *ctx, const struct sum_tree_pid_row *r);
     void (*health)(void *ctx, const struct sum_health_row *r);
+    void (*energy)(void *ctx, const struct sum_energy_row *r);
 };
 
 /* Why a line was skipped. */
@@ -318,6 +328,7 @@ enum sum_kind {
     SUM_KIND_GPM = HW_FILE_GPM,             /* hw_gpm.csv (dmon's format, GPM columns) */
     SUM_KIND_TREE_PIDS = HW_FILE_TREE_PIDS, /* tree_pids.csv */
     SUM_KIND_HEALTH = HW_FILE_HEALTH,       /* hw_health.csv */
+    SUM_KIND_ENERGY = HW_FILE_ENERGY,       /* hw_energy.csv */
     SUM_KIND_COUNT = HW_FILE_COUNT
 };
 #define sum_kind_files hw_file_names /* "hw_metrics.csv", ... */

@@ -1,6 +1,6 @@
 /* hwmon's test program: the suites of test_procfs.c, test_hwmon.c, test_gpm.c, test_prom.c
  * test_gpus.c, test_jobtree.c, test_children.c, test_smiprobe.c, test_edges.c and
- * test_context.c, test_job.c, test_health.c. */
+ * test_context.c, test_job.c, test_health.c, test_nvml.c. */
 #include "testutil.h"
 
 void add_procfs_suite(void);
@@ -17,6 +17,7 @@ void add_edges_suite(void);
 void add_context_suite(void);
 void add_job_suite(void);
 void add_health_suite(void);
+void add_nvml_suite(void);
 
 void cu_register_all(void)
 {
@@ -34,4 +35,5 @@ void cu_register_all(void)
     add_context_suite();
     add_job_suite();
     add_health_suite();
+    add_nvml_suite();
 }

@@ -245,6 +245,67 @@ static void test_reset_and_gap(void)
     free(dir);
 }
 
+/* hw_energy.csv by hand: the counter read every second with an edge read at 3.5 s; it goes back
+ * once (the driver reloaded). The run's counter energy leaves the reset's step out; the phase
+ * [3.5, 5.5] gets its steps' parts exactly; a phase shorter than twice the counter's period
+ * takes the integrated figure. */
+static void test_counter(void)
+{
+    char *dir = th_tmpdir("sum-ecount");
+    put_file(dir, "run.jsonl",
+             "{\"ts\": \"2026-11-25T10:00:00.000+00:00\", \"type\": \"event\", \"event\": \"start\", "
+             "\"data\": {\"interval_s\": 1.0, \"smi_tz\": \"UTC\"}}\n"
+             "{\"ts\": \"2026-11-25T10:00:05.500+00:00\", \"type\": \"phase\", \"name\": \"train\", "
+             "\"seconds\": 2.0}\n"
+             "{\"ts\": \"2026-11-25T10:00:07.200+00:00\", \"type\": \"phase\", \"name\": \"blip\", "
+             "\"seconds\": 0.5}\n");
+    put_file(dir, "hw_metrics.csv", /* 100 W, integrated: 100 J/s */
+             "2026/11/25 10:00:00.000, 50, 10, 1000, 81559, 100.00, 40, 1980, 2619, 0, GPU-a\n"
+             "2026/11/25 10:00:04.000, 50, 10, 1000, 81559, 100.00, 40, 1980, 2619, 0, GPU-a\n"
+             "2026/11/25 10:00:08.000, 50, 10, 1000, 81559, 100.00, 40, 1980, 2619, 0, GPU-a\n");
+    put_file(dir, HW_ENERGY_FILE,
+             HW_ENERGY_HEADER "\n"
+             "2026-11-25T10:00:00.000+00:00,0,1000000,\n"
+             "2026-11-25T10:00:01.000+00:00,0,1300000,\n"
+             "2026-11-25T10:00:02.000+00:00,0,1600000,\n"
+             "2026-11-25T10:00:03.000+00:00,0,1900000,\n"
+             "2026-11-25T10:00:03.500+00:00,0,2100000,1\n"
+             "2026-11-25T10:00:04.000+00:00,0,2300000,\n"
+             "2026-11-25T10:00:05.000+00:00,0,2600000,\n"
+             "2026-11-25T10:00:06.000+00:00,0,500,\n"
+             "2026-11-25T10:00:07.000+00:00,0,300500,\n"
+             "2026-11-25T10:00:08.000+00:00,0,600500,\n");
+    struct sum_run *run = summarize_dir(dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run->ecnt[0]);
+    CU_ASSERT_EQUAL(run->ecnt[0]->resets, 1);
+    /* 1.6e6 mJ before the reset, 0.6e6 after: 2200 J */
+    const char *src;
+    CHECK_NEAR(sum_gpu_energy_wh(run, 0, &src), 2200.0 / 3600, 1e-12);
+    CU_ASSERT_STRING_EQUAL(src, "counter");
+    CHECK_NEAR(sum_gpu_energy_integrated_wh(run, 0), 800.0 / 3600, 1e-9);
+    CHECK_NEAR(sum_run_energy_wh(run), 2200.0 / 3600, 1e-12);
+    CHECK_NEAR(sum_ecount_period(run->ecnt[0]), 1.0, 1e-9);
+    CU_ASSERT_FATAL(run->nphase == 2);
+    /* train [3.5, 5.5]: (3.5, 4] 200 J, (4, 5] 300 J, (5, 6] is the reset: nothing */
+    CHECK_NEAR(sum_phase_gpu_energy_wh(run, &run->phase[0], 0, &src), 500.0 / 3600, 1e-12);
+    CU_ASSERT_STRING_EQUAL(src, "counter");
+    /* blip [6.7, 7.2]: shorter than two periods: the integrated power, 50 J */
+    CHECK_NEAR(sum_phase_gpu_energy_wh(run, &run->phase[1], 0, &src), 50.0 / 3600, 1e-9);
+    CU_ASSERT_STRING_EQUAL(src, "integrated");
+    struct hw_buf o;
+    hw_buf_init(&o, NULL, 0);
+    sum_report_json(run, &o);
+    hw_buf_putc(&o, '\0');
+    CU_ASSERT_PTR_NOT_NULL(strstr(o.p, "\"energy_source\": \"counter\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(o.p, "\"energy_source\": \"integrated\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(o.p, "\"resets\": 1"));
+    hw_buf_free(&o);
+    sum_run_free(run);
+    th_rmtree(dir);
+    free(dir);
+}
+
 void add_health_suite(void)
 {
     CU_pSuite s = CU_add_suite("health", NULL, NULL);
@@ -252,4 +313,5 @@ void add_health_suite(void)
     CU_add_test(s, "cells", test_cells);
     CU_add_test(s, "accounting", test_accounting);
     CU_add_test(s, "reset_and_gap", test_reset_and_gap);
+    CU_add_test(s, "energy_counter", test_counter);
 }

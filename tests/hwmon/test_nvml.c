@@ -1,0 +1,211 @@
+/* The GPUs' energy counters through NVML (hwmon/nvml.h), with the tests' fake libnvidia-ml.so
+ * (HWRUN_FAKE_NVML): its counter grows at exactly 300 W on GPU 0 and 310 W on GPU 1, in 100 ms
+ * steps, so a phase's energy is known. Per phase, summarize's counter energy is the watts times
+ * the phase's seconds within the counter's resolution, and the integrated figure is beside it;
+ * a GPU without the counter, NVML missing, an init that fails, a driver/library mismatch and
+ * --no-nvml change nothing else. */
+#include <CUnit/CUnit.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hwrun/rundir.h"
+#include "hwtest.h"
+
+struct nrun {
+    char *base, *dir;
+    json_object *sum, *start;
+};
+
+/* hwmon with the fake NVML (lib NULL: the suite's default, a path that does not exist) and the
+ * fake's settings extra, around warm 0.5 s and train 1 s. */
+static bool nvml_run(struct nrun *n, const char *tag, const char *lib, char *const *extra,
+                     const char *opt)
+{
+    n->base = th_tmpdir(tag);
+    n->dir = th_fmt("%s/run", n->base);
+    char *script = th_fmt("R=\"%s -f $RUNLOG_FILE time\"; $R warm -- sleep 0.5 && $R train -- "
+                          "sleep 1",
+                          th_env("HWRUN_RUNLOG_BIN"));
+    char *libv = th_fmt("HWMON_NVML_LIBRARY=%s", lib ? lib : "/nonexistent/libnvidia-ml.so.1");
+    char *env[8] = {libv};
+    int k = 1;
+    for (int i = 0; extra && extra[i] && k < 7; i++)
+        env[k++] = extra[i];
+    env[k] = NULL;
+    char **argv = opt ? ht_argv(n->dir, "-i", "0.1", opt, "--", "/bin/sh", "-c", script, NULL)
+                      : ht_argv(n->dir, "-i", "0.1", "--", "/bin/sh", "-c", script, NULL);
+    int st = ht_run(argv, env, 60, NULL);
+    free(argv);
+    free(script);
+    free(libv);
+    CU_ASSERT_EQUAL(st, 0);
+    n->start = ht_event(n->dir, "start", 0);
+    char *sum[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), "-q", "-f", "json", n->dir, NULL};
+    struct th_result r;
+    n->sum = NULL;
+    if (th_run(sum, NULL, NULL, 60, &r) == 0 && r.status == 0)
+        n->sum = json_tokener_parse(r.out);
+    th_result_free(&r);
+    return st == 0 && n->sum && n->start;
+}
+
+static void nrun_free(struct nrun *n)
+{
+    json_object_put(n->sum);
+    json_object_put(n->start);
+    th_rmtree(n->base);
+    free(n->base);
+    free(n->dir);
+}
+
+static json_object *get(json_object *o, const char *key)
+{
+    json_object *v = NULL;
+    if (o)
+        json_object_object_get_ex(o, key, &v);
+    return v;
+}
+
+static double num(json_object *o, const char *key)
+{
+    json_object *v = get(o, key);
+    return v && !json_object_is_type(v, json_type_null) ? json_object_get_double(v) : NAN;
+}
+
+static const char *str(json_object *o, const char *key)
+{
+    json_object *v = get(o, key);
+    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+}
+
+/* element i of array key */
+static json_object *at(json_object *o, const char *key, size_t i)
+{
+    json_object *a = get(o, key);
+    return a && json_object_is_type(a, json_type_array) && i < json_object_array_length(a)
+               ? json_object_array_get_idx(a, i)
+               : NULL;
+}
+
+static bool file_there(const struct nrun *n, const char *name)
+{
+    char *p = th_fmt("%s/%s", n->dir, name);
+    bool ok = access(p, F_OK) == 0;
+    free(p);
+    return ok;
+}
+
+static void test_counter(void)
+{
+    struct nrun n;
+    if (!nvml_run(&n, "hwmon-nvml", th_env("HWRUN_FAKE_NVML"), NULL, NULL)) {
+        CU_FAIL("run");
+        nrun_free(&n);
+        return;
+    }
+    json_object *ec = get(get(n.start, "data"), HW_START_ENERGY_COUNTER);
+    CU_ASSERT_STRING_EQUAL(str(ec, "source"), "nvml");
+    CU_ASSERT_TRUE(get(ec, "gpus") && json_object_array_length(get(ec, "gpus")) == 2);
+    CU_ASSERT(ht_lines(n.dir, HW_ENERGY_FILE) >= 30);
+    for (size_t p = 0; p < 2; p++) {
+        json_object *ph = at(n.sum, "phases", p);
+        double secs = num(ph, "seconds");
+        for (size_t g = 0; g < 2; g++) {
+            json_object *pg = at(ph, "gpus", g);
+            double watts = 300 + 10 * (double)g, truth = watts * secs / 3600;
+            double e = num(pg, "energy_wh"), tol = watts * 0.1 * 2 / 3600; /* a period each end */
+            CU_ASSERT_STRING_EQUAL(str(pg, "energy_source"), "counter");
+            if (!(fabs(e - truth) <= tol))
+                fprintf(stderr, "phase %zu GPU %zu: %g Wh, truth %g Wh\n", p, g, e, truth);
+            CU_ASSERT(fabs(e - truth) <= tol);
+            CU_ASSERT_EQUAL(num(pg, "energy_counter_wh"), e);
+            CU_ASSERT(num(pg, "energy_integrated_wh") > 0); /* the fake nvidia-smi's ~100 W */
+        }
+    }
+    json_object *g0 = at(n.sum, "gpus", 0);
+    CU_ASSERT_STRING_EQUAL(str(g0, "energy_source"), "counter");
+    double period = num(get(g0, "energy_counter"), "update_period_sec");
+    CU_ASSERT(period >= 0.09 && period <= 0.25); /* 100 ms steps read every 100 ms */
+    /* the run's energy is the GPUs' counters */
+    double sum = num(g0, "energy_wh") + num(at(n.sum, "gpus", 1), "energy_wh");
+    CU_ASSERT(fabs(num(n.sum, "energy_wh") - sum) <= 1e-9 * sum);
+    nrun_free(&n);
+}
+
+/* GPU 1 without the counter: GPU 0's rows only, and GPU 1 keeps its integrated energy. */
+static void test_unsupported_gpu(void)
+{
+    struct nrun n;
+    char *extra[] = {"FAKE_NVML_NO_COUNTER=1", NULL};
+    if (!nvml_run(&n, "hwmon-nvml-one", th_env("HWRUN_FAKE_NVML"), extra, NULL)) {
+        CU_FAIL("run");
+        nrun_free(&n);
+        return;
+    }
+    json_object *ec = get(get(n.start, "data"), HW_START_ENERGY_COUNTER);
+    CU_ASSERT_TRUE(get(ec, "gpus") && json_object_array_length(get(ec, "gpus")) == 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(str(ec, "note"), "1 GPU without an energy counter"));
+    char *p = th_fmt("%s/%s", n.dir, HW_ENERGY_FILE);
+    char *text = th_read_file(p, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_PTR_NULL(strstr(text, ",1,")); /* no row of GPU 1 */
+    free(text);
+    free(p);
+    CU_ASSERT_STRING_EQUAL(str(at(n.sum, "gpus", 0), "energy_source"), "counter");
+    json_object *g1 = at(n.sum, "gpus", 1);
+    CU_ASSERT_PTR_NULL(get(g1, "energy_source"));
+    CU_ASSERT(num(g1, "energy_wh") > 0);
+    nrun_free(&n);
+}
+
+/* NVML missing, an init that fails, a mismatch: no counter, the reason in the start event, the
+ * GPUs sampled as ever. --no-nvml: not even a reason. */
+static void test_no_counter(void)
+{
+    static const struct {
+        const char *mode; /* NULL: the library is missing */
+        const char *why;
+    } cases[] = {
+        {NULL, "no NVML"},
+        {"FAKE_NVML_MODE=init_fail", "NVML init failed: Driver Not Loaded (9)"},
+        {"FAKE_NVML_MODE=mismatch", "NVML init failed: Driver/library version mismatch (18)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct nrun n;
+        char *extra[] = {(char *)cases[i].mode, NULL};
+        if (!nvml_run(&n, "hwmon-nvml-none", cases[i].mode ? th_env("HWRUN_FAKE_NVML") : NULL,
+                      extra, NULL)) {
+            CU_FAIL("run");
+            nrun_free(&n);
+            continue;
+        }
+        CU_ASSERT_FALSE(file_there(&n, HW_ENERGY_FILE));
+        json_object *ec = get(get(n.start, "data"), HW_START_ENERGY_COUNTER);
+        CU_ASSERT_PTR_NOT_NULL(strstr(str(ec, "error"), cases[i].why));
+        CU_ASSERT(ht_lines(n.dir, HW_GPU_FILE) >= 20);
+        CU_ASSERT_PTR_NULL(get(at(n.sum, "gpus", 0), "energy_source"));
+        CU_ASSERT(num(n.sum, "energy_wh") > 0);
+        nrun_free(&n);
+    }
+    struct nrun n;
+    if (nvml_run(&n, "hwmon-nvml-off", th_env("HWRUN_FAKE_NVML"), NULL, "--no-nvml")) {
+        CU_ASSERT_FALSE(file_there(&n, HW_ENERGY_FILE));
+        CU_ASSERT_PTR_NULL(get(get(n.start, "data"), HW_START_ENERGY_COUNTER));
+    } else {
+        CU_FAIL("run");
+    }
+    nrun_free(&n);
+}
+
+void add_nvml_suite(void);
+void add_nvml_suite(void)
+{
+    CU_pSuite s = CU_add_suite("nvml", NULL, NULL);
+    CU_add_test(s, "counter", test_counter);
+    CU_add_test(s, "unsupported_gpu", test_unsupported_gpu);
+    CU_add_test(s, "no_counter", test_no_counter);
+}
