@@ -1,6 +1,6 @@
 /* bench_hwmon: what hwmon costs and how well it keeps time (a program, not a test).
  *
- *   bench_hwmon [-b HWMON] [-d SECONDS] [-i SECONDS] [-s FAKE_SMI]
+ *   bench_hwmon [-b HWMON] [-d SECONDS] [-i SECONDS] [-s FAKE_SMI] [-n FAKE_NVML]
  *
  * 1. hwmon -p <one busy process> --no-gpu at -i (default 0.1 s = 10 Hz) for -d seconds (default
  *    60): hwmon's own CPU time per sample (utime+stime from wait4(), which with --no-gpu has no
@@ -13,8 +13,9 @@
  *    --prom-textfile (rewritten every second, 10 times the default rate), same duration:
  *    steady-state CPU per sample of each and their ratio. With -s FAKE_SMI both runs also have
  *    the fake nvidia-smi's GPU files to follow (hwmon's own CPU only: children not counted).
- * 4. with -s FAKE_SMI, the health child's cost (issue 21): run 1 with --no-health and without,
- *    hwmon's steady-state CPU per sample of each and their ratio.
+ * 4. with -s FAKE_SMI, issue 21's recording: run 1 with --no-health --no-nvml and with both
+ *    (the fake libnvidia-ml.so of -n for the counters), twice each, interleaved: hwmon's
+ *    steady-state CPU per sample and the ratio.
  * Goals (issue 3): <= 40 us CPU per sample, peak RSS <= 4 MB, samples = expected +- 1.
  * HWMON defaults to $HWRUN_HWMON_BIN, then ./hwmon/hwmon. Exit 0 when all goals are met. */
 #include <dirent.h>
@@ -168,8 +169,14 @@ static double export_cost(const char *bin, const char *dir, const char *is, cons
     a[n++] = (char *)dir;
     a[n++] = "-p";
     a[n++] = ps;
-    if (extra)
-        a[n++] = (char *)extra;
+    for (const char *e = extra; e && *e;) { /* space-separated options */
+        static char words[4][32];
+        static int nw;
+        size_t l = strcspn(e, " ");
+        snprintf(words[nw % 4], sizeof words[0], "%.*s", (int)l, e);
+        a[n++] = words[nw++ % 4];
+        e += l + (e[l] == ' ');
+    }
     if (prom_dir) {
         a[n++] = "--prom-textfile";
         a[n++] = (char *)prom_dir;
@@ -212,9 +219,9 @@ int main(int argc, char **argv)
     if (!bin)
         bin = "./hwmon/hwmon";
     double dur = 60, iv = 0.1;
-    const char *smi = NULL;
+    const char *smi = NULL, *nvml = NULL;
     int c;
-    while ((c = getopt(argc, argv, "b:d:i:s:h")) != -1) {
+    while ((c = getopt(argc, argv, "b:d:i:s:n:h")) != -1) {
         switch (c) {
         case 'b':
             bin = optarg;
@@ -227,6 +234,9 @@ int main(int argc, char **argv)
             break;
         case 's':
             smi = optarg;
+            break;
+        case 'n':
+            nvml = optarg;
             break;
         default:
             fprintf(stderr, "usage: %s [-b HWMON] [-d SECONDS] [-i SECONDS] [-s FAKE_SMI]\n",
@@ -334,19 +344,29 @@ int main(int argc, char **argv)
            smi ? "fake nvidia-smi (2 GPUs)" : "--no-gpu", iv, dur);
     printf("  CPU per sample     %.1f us without, %.1f us with --prom-textfile (ratio %.2f)\n",
            without, with, without > 0 ? with / without : -1);
-    /* 4. the health child (hw_health.csv, issue 21): the same run with --no-health and without;
-     * hwmon's own CPU (the child is nvidia-smi's, one process for the run, not per sample) */
+    /* 4. issue 21's recording (hw_health.csv's child, NVML's counters read by the sampler):
+     * the same run with --no-health --no-nvml and with both (the fake NVML of -n); hwmon's own
+     * CPU (the health child is nvidia-smi's, one process for the run, not per sample) */
     if (smi) {
         char d5[4200], d6[4200];
-        snprintf(d5, sizeof d5, "%s/nohealth", base);
-        snprintf(d6, sizeof d6, "%s/health", base);
-        double off = export_cost(bin, d5, is, ds, iv, dur, smi, NULL, "--no-health");
-        double on = export_cost(bin, d6, is, ds, iv, dur, smi, NULL, NULL);
-        printf("health child, -p one busy process, fake nvidia-smi (2 GPUs), -i %g, %g s:\n", iv,
-               dur);
-        printf("  CPU per sample     %.1f us with --no-health, %.1f us with hw_health.csv "
-               "(ratio %.2f)\n",
-               off, on, off > 0 ? on / off : -1);
+        snprintf(d5, sizeof d5, "%s/off", base);
+        snprintf(d6, sizeof d6, "%s/on", base);
+        if (nvml)
+            setenv("HWMON_NVML_LIBRARY", nvml, 1);
+        double off = 0, on = 0;
+        for (int rep = 0; rep < 2; rep++) { /* interleaved: the machine's load drifts */
+            off += export_cost(bin, d5, is, ds, iv, dur, smi, NULL, "--no-health --no-nvml");
+            on += export_cost(bin, d6, is, ds, iv, dur, smi, NULL, NULL);
+            char cmd[9000];
+            snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", d5, d6);
+            if (system(cmd) != 0)
+                break;
+        }
+        printf("health child and NVML counters (%s), -p one busy process, fake nvidia-smi "
+               "(2 GPUs), -i %g, %g s x 2:\n",
+               nvml ? "fake NVML" : "no NVML", iv, dur);
+        printf("  CPU per sample     %.1f us off, %.1f us on (ratio %.2f)\n", off / 2, on / 2,
+               off > 0 ? on / off : -1);
     }
     printf("goals (<= 40 us/sample, <= 4096 KiB, expected +-1): %s\n", ok ? "met" : "NOT met");
     char cmd[4300];

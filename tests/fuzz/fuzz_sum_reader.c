@@ -60,6 +60,13 @@ static void check_health(void *ctx, const struct sum_health_row *r)
             abort(); /* finite or NAN only */
 }
 
+static void check_energy(void *ctx, const struct sum_energy_row *r)
+{
+    (void)ctx;
+    if (isinf(r->mj) || r->gpu < -1)
+        abort();
+}
+
 static void diag(void *ctx, const char *name, uint64_t line, const char *reason)
 {
     (void)ctx, (void)name, (void)line;
@@ -73,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sum_run_info_init(&info);
     struct sum_sink sink = {.ctx = &info, .gpu = check_gpu, .dmon = check_dmon,
                             .gpu_proc = check_gp, .phase = check_phase, .event = check_event,
-                            .health = check_health, .diag = diag};
+                            .health = check_health, .energy = check_energy, .diag = diag};
     struct sum_read_opts opts = {.max_line = 4096};
     if (size && data[0] & 0x80)
         opts.gpu_fields = "timestamp,index,utilization.gpu,power.draw,uuid";
