@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define MON_CHILDREN_MAX 5
+#define MON_CHILDREN_MAX 6
 #define MON_CHILD_BACKOFF_MAX_S 30.0
 #define MON_CHILD_HEALTHY_S 60.0   /* a child that ran this long starts its backoff afresh */
 #define MON_CHILD_HANG_GRACE_S 2.0 /* a hung child: SIGTERM, then SIGKILL this much later */

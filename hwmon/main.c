@@ -51,6 +51,9 @@ static void usage(void)
            "      --no-gpm           do not record GPM activity\n"
            "      --no-health        do not record clocks, throttling, power limits, ECC\n"
            "                         errors and the PCIe link (hw_health.csv)\n"
+           "      --pmon             also record each process's SM and memory share of the\n"
+           "                         GPUs (nvidia-smi pmon: hw_pmon.csv), to tell the job's\n"
+           "                         own use of a shared GPU from the others'\n"
            "      --no-nvml          do not read the GPUs' energy counters through NVML\n"
            "                         (hw_energy.csv; $HWMON_NVML_LIBRARY names the library)\n"
            "      --prom-textfile PATH  keep the latest values in Prometheus' text format in\n"
@@ -62,7 +65,7 @@ static void usage(void)
            "  -V, --version          show the version and exit\n"
            "\n"
            "Files: " HW_RUNLOG_FILE ", " HW_CPU_FILE ", " HW_PROC_FILE ", " HW_GPU_FILE ", "
-           HW_DMON_FILE ",\n" HW_GPU_PROCS_FILE ", " HW_GPM_FILE ", " HW_TREE_PIDS_FILE ",\n" HW_HEALTH_FILE ", " HW_ENERGY_FILE
+           HW_DMON_FILE ",\n" HW_GPU_PROCS_FILE ", " HW_GPM_FILE ", " HW_TREE_PIDS_FILE ",\n" HW_HEALTH_FILE ", " HW_ENERGY_FILE ", " HW_PMON_FILE
            " (see hwmon(1)).\n"
            "The command gets RUNLOG_FILE and HWMON_DIR.\n"
            "SIGINT, SIGTERM and SIGHUP sent to hwmon are forwarded to the command.\n"
@@ -107,6 +110,7 @@ int main(int argc, char **argv)
         OPT_NO_GPM,
         OPT_NO_HEALTH,
         OPT_NO_NVML,
+        OPT_PMON,
         OPT_GPUS,
         OPT_NO_PSS,
         OPT_NO_CHILDREN,
@@ -129,6 +133,7 @@ int main(int argc, char **argv)
         {"no-gpm", no_argument, NULL, OPT_NO_GPM},
         {"no-health", no_argument, NULL, OPT_NO_HEALTH},
         {"no-nvml", no_argument, NULL, OPT_NO_NVML},
+        {"pmon", no_argument, NULL, OPT_PMON},
         {"gpus", required_argument, NULL, OPT_GPUS},
         {"prom-textfile", required_argument, NULL, OPT_PROM},
         {"prom-interval", required_argument, NULL, OPT_PROM_INTERVAL},
@@ -205,6 +210,9 @@ int main(int argc, char **argv)
             break;
         case OPT_NO_NVML:
             cfg.no_nvml = true;
+            break;
+        case OPT_PMON:
+            cfg.pmon = true;
             break;
         case OPT_NO_GPM:
             cfg.gpm = MON_GPM_OFF;

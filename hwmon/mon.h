@@ -36,6 +36,7 @@ struct mon_config {
     enum mon_gpm gpm;        /* GPM metrics (hw_gpm.csv): auto (default), on, off */
     bool no_health;          /* --no-health: no hw_health.csv child */
     bool no_nvml;            /* --no-nvml: no energy counters (hw_energy.csv) */
+    bool pmon;               /* --pmon: per-process GPU use (hw_pmon.csv) */
     const char *prom_path;   /* --prom-textfile FILE or DIR, or NULL */
     double prom_interval_s;  /* how often it is rewritten (removed at stop) */
     const char *gpus;        /* --gpus LIST or "all"; NULL: CUDA_VISIBLE_DEVICES, else all */

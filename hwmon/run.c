@@ -51,7 +51,7 @@
 
 extern char **environ;
 
-enum { CH_QUERY, CH_DMON, CH_APPS, CH_GPM, CH_HEALTH, CH_N };
+enum { CH_QUERY, CH_DMON, CH_APPS, CH_GPM, CH_HEALTH, CH_PMON, CH_N };
 _Static_assert(CH_N <= MON_CHILDREN_MAX, "children.h holds too few children");
 
 struct run {
@@ -66,11 +66,11 @@ struct run {
     bool gpu_ok;
     char **smi_env;
     struct mon_smi smi; /* what the start questions found (smiprobe.h) */
-    char *argv_store[CH_N][10];
+    char *argv_store[CH_N][12];
     char query_arg[640];
     bool health_ok;          /* the health child runs (hw_health.csv) */
     char health_arg[1100];
-    char loop_flag[8], loop_val[24], dmon_val[24];
+    char loop_flag[8], loop_val[24], dmon_val[24], pmon_val[24];
     char out_paths[CH_N][PATH_MAX + 32];
     struct mon_children children; /* their lifecycle (children.h) */
     /* tracked process */
@@ -329,6 +329,26 @@ static void setup_children(struct run *r)
         r->ch_file[r->children.n] = HW_HEALTH_FILE;
         mon_children_add(&r->children, "health", a, iv);
     }
+    if (r->cfg->pmon) { /* per-process SM and memory shares: pmon's -d is 1 to 10 s */
+        snprintf(r->pmon_val, sizeof r->pmon_val, "%ld",
+                 d < 1 ? 1L : d > HW_PMON_MAX_D ? (long)HW_PMON_MAX_D : d);
+        a = r->argv_store[CH_PMON];
+        a[0] = r->smi.path;
+        a[1] = "pmon";
+        a[2] = "-s";
+        a[3] = HW_PMON_SELECT;
+        a[4] = "-o";
+        a[5] = "DT";
+        a[6] = "-d";
+        a[7] = r->pmon_val;
+        na = 8;
+        mon_gpusel_args(&r->gsel, a, &na);
+        a[na] = NULL;
+        r->ch_file[r->children.n] = HW_PMON_FILE;
+        /* interval 0: a GPU without processes still prints its "-" line, but the lines of one
+         * interval come together: the hang rule of a loop does not fit it */
+        mon_children_add(&r->children, "pmon", a, 0);
+    }
     if (r->gpm_ok) {
         char *gpm[] = {r->smi.path,       "dmon", "-s", HW_GPM_SELECT, "--gpm-metrics",
                        HW_GPM_METRIC_IDS, "-o",   "DT", "-d",          dval,
@@ -493,6 +513,7 @@ static void log_start(struct run *r, const char *mode)
         {true, RL_BOOL("gpu_procs", cfg->gpu_procs)},
         {true, RL_BOOL("no_gpu", cfg->no_gpu)},
         {true, RL_BOOL("gpm", r->gpm_ok)},
+        {true, RL_BOOL("pmon", r->gpu_ok && cfg->pmon)},
         {r->health_ok, RL_STR(HW_START_HEALTH_FIELDS, r->smi.health)},
         /* which GPUs and why: --gpus, the job's CUDA_VISIBLE_DEVICES, or every GPU */
         {true, RL_STR("gpus_selected", r->gsel.none ? "" : r->gsel.ids ? r->gsel.ids : "all")},
@@ -724,7 +745,8 @@ static int loop_timeout_ms(const struct run *r, double end_at)
 /* The files of a run's samples (run.jsonl aside): one run per directory. */
 static const char *const samples[] = {HW_CPU_FILE,  HW_PROC_FILE,      HW_GPU_FILE,
                                       HW_DMON_FILE, HW_GPU_PROCS_FILE, HW_GPM_FILE,
-                                      HW_TREE_PIDS_FILE, HW_HEALTH_FILE, HW_ENERGY_FILE};
+                                      HW_TREE_PIDS_FILE, HW_HEALTH_FILE, HW_ENERGY_FILE,
+                                      HW_PMON_FILE};
 _Static_assert(sizeof samples / sizeof samples[0] <= sizeof(unsigned) * 8, "created's bits");
 
 static int sample_index(const char *name)

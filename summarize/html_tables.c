@@ -439,7 +439,7 @@ void ht_quality_notes(const struct sum_run *run, struct ht_notes *N)
             ht_note(N, false, "%s: %llu cell%s with junk instead of a number", name,
                     (unsigned long long)q->bad_cells, q->bad_cells == 1 ? "" : "s");
         uint64_t ph = sum_quality_placeholders_total(q);
-        if (ph && k != SUM_KIND_HEALTH) { /* there, what a GPU lacks: not news */
+        if (ph && !sum_kind_placeholders_normal((enum sum_kind)k)) {
             char what[160] = "";
             size_t len = 0;
             for (size_t i = 0; i < q->n_tokens; i++) {

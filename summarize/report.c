@@ -314,6 +314,28 @@ static void json_health_warnings(struct hw_json *w, const struct sum_run *run)
     hw_json_close(w);
 }
 
+/* "processes": the job's own processes' share of the GPU and the others' (hw_pmon.csv): means
+ * and maxima over pmon's intervals; m (the run's GPU, or NULL for a phase) adds its counts. */
+static void json_processes(struct hw_json *w, const struct sum_run *run,
+                           const struct sum_pmon_acc *a, const struct sum_pmon_gpu *m)
+{
+    hw_json_open(w, "processes", '{');
+    hw_json_str(w, "unattributed", sum_run_pmon_unattributed(run));
+    hw_json_u64(w, "intervals", a->all_sm.n);
+    hw_json_num(w, "own_sm_mean_pct", sum_fig_mean(&a->own_sm));
+    hw_json_num(w, "own_sm_max_pct", sum_fig_max(&a->own_sm));
+    hw_json_num(w, "others_sm_mean_pct", sum_fig_mean(&a->others_sm));
+    hw_json_num(w, "others_sm_max_pct", sum_fig_max(&a->others_sm));
+    hw_json_num(w, "own_mem_mean_pct", sum_fig_mean(&a->own_mem));
+    hw_json_num(w, "others_mem_mean_pct", sum_fig_mean(&a->others_mem));
+    hw_json_num(w, "all_sm_mean_pct", sum_fig_mean(&a->all_sm));
+    if (m) {
+        hw_json_u64(w, "own_lines", m->own_lines);
+        hw_json_u64(w, "other_lines", m->other_lines);
+    }
+    hw_json_close(w);
+}
+
 /* "clocks": why the GPU ran slow in a window (clocks.h), only where hw_health.csv had rows. */
 static void json_clocks(struct hw_json *w, const struct sum_clk_acc *a)
 {
@@ -664,6 +686,8 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         json_gpm(&w, gp, gp->gpm);
         json_clocks(&w, run->clk[g] ? &run->clk[g]->acc : NULL);
         json_health(&w, run->clk[g]);
+        if (run->pm[g])
+            json_processes(&w, run, &run->pm[g]->acc, run->pm[g]);
         hw_json_close(&w);
     }
     hw_json_close(&w);
@@ -701,6 +725,8 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
             }
             json_gpm(&w, run->gpu[g], pg->gpm);
             json_clocks(&w, pg->clk);
+            if (pg->pm)
+                json_processes(&w, run, pg->pm, NULL);
             hw_json_close(&w);
         }
         hw_json_close(&w);
@@ -852,9 +878,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     hw_json_open(&w, "quality", '{');
     hw_json_open(&w, "files", '{');
     for (int k = 0; k < SUM_KIND_COUNT; k++)
-        if ((k != SUM_KIND_GPM && k != SUM_KIND_TREE_PIDS && k != SUM_KIND_HEALTH &&
-             k != SUM_KIND_ENERGY) ||
-            run->q[k].present) /* optional, newer than the rest */
+        if (!sum_kind_optional((enum sum_kind)k) || run->q[k].present)
             json_quality(&w, run, k);
     hw_json_close(&w);
     hw_json_u64(&w, "lines_skipped", total_skipped(run));
@@ -1216,6 +1240,12 @@ static void text_phase_entry(struct hw_buf *out, const struct sum_run *run,
             tnum(out, sum_stat_mean(&p->gpu[g]->m[SUM_GM_POWER]), " W");
             hw_buf_puts(out, ", peak VRAM ");
             tgmem(out, max_or_nan(&p->gpu[g]->m[SUM_GM_MEM_USED]), u);
+            if (p->gpu[g]->pm && !sum_run_pmon_unattributed(run)) {
+                hw_buf_puts(out, ", SMs by this job ");
+                tnum(out, sum_fig_mean(&p->gpu[g]->pm->own_sm), "%");
+                hw_buf_puts(out, ", by others ");
+                tnum(out, sum_fig_mean(&p->gpu[g]->pm->others_sm), "%");
+            }
             hw_buf_putc(out, '\n');
             text_phase_capped(out, p, g);
         }
@@ -1507,6 +1537,19 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
         for (int m = 0; gp->in_gpm && m < (int)(sizeof gpm_text / sizeof gpm_text[0]); m++)
             tstat(out, gpm_text[m].label, &gp->gpm[gpm_text[m].col], "%", NULL);
         text_clocks(out, run->clk[g]);
+        if (run->pm[g]) {
+            const struct sum_pmon_acc *a = &run->pm[g]->acc;
+            hw_buf_puts(out, "    processes (pmon): SMs used by this job ");
+            tnum(out, sum_fig_mean(&a->own_sm), "%");
+            hw_buf_puts(out, ", by others ");
+            tnum(out, sum_fig_mean(&a->others_sm), "%");
+            hw_buf_puts(out, ", by all ");
+            tnum(out, sum_fig_mean(&a->all_sm), "%");
+            const char *why = sum_run_pmon_unattributed(run);
+            if (why)
+                hw_buf_printf(out, " (whose: unknown, %s)", why);
+            hw_buf_putc(out, '\n');
+        }
     }
     text_phases(out, run, u);
     for (int i = 0; i < run->nhealth_warn; i++)
@@ -1528,7 +1571,7 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
                           sum_kind_files[k], (unsigned long long)sk,
                           (unsigned long long)q->lines, (unsigned long long)q->bad_cells,
                           q->partial_last ? ", partial last line ignored" : "");
-        if (ph && k != SUM_KIND_HEALTH) /* there, what a GPU lacks: not news */
+        if (ph && !sum_kind_placeholders_normal((enum sum_kind)k))
             hw_buf_printf(out, "  note: %s: %llu placeholder cells (not measured)\n",
                           sum_kind_files[k], (unsigned long long)ph);
         if (q->torn)
@@ -1645,7 +1688,10 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
     D("gpu_sm_clock_pct_of_max", clk.sm_pct_of_max)                                               \
     S("gpu_clock_source", clk.source)                                                             \
     I("health_warnings", have_clk ? run->nhealth_warn : NAN)                                      \
-    S("health_warning", run->nhealth_warn ? run->health_warn[0] : NULL)
+    S("health_warning", run->nhealth_warn ? run->health_warn[0] : NULL)                           \
+    /* the job's processes' share of the GPUs and the others' (hw_pmon.csv) */                  \
+    D("gpu_own_sm_mean_pct", have_pm ? sum_fig_mean(&pm.own_sm) : NAN)                            \
+    D("gpu_others_sm_mean_pct", have_pm ? sum_fig_mean(&pm.others_sm) : NAN)
 
 #define COL_ONE(nm, v) +1
 #define COL_PER_IO(cols) +SUM_IO_COUNT * (0 cols)
@@ -1683,6 +1729,8 @@ static size_t flat_cols(const struct sum_run *run, struct sum_col c[SWEEP_NCOLS]
     const struct sum_together_figs tg = together(run); /* once for the row's columns */
     struct sum_clk_figs clk;
     bool have_clk = sum_run_clocks(run, &clk);
+    struct sum_pmon_acc pm;
+    bool have_pm = sum_run_pmon(run, &pm);
 #define PER_CTX(cols)                                                                              \
     for (int i = 0; i < HW_CTX_COUNT; i++) {                                                      \
         cols                                                                                       \

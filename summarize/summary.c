@@ -65,6 +65,7 @@ static void phase_free(struct sum_phase_acc *p)
         if (p->gpu[g]->clk)
             sum_clk_acc_free(p->gpu[g]->clk);
         free(p->gpu[g]->clk);
+        free(p->gpu[g]->pm);
         free(p->gpu[g]);
     }
     sum_stat_free(&p->cpu_usr);
@@ -97,6 +98,7 @@ void sum_run_free(struct sum_run *run)
         if (run->ecnt[g])
             sum_ecount_free(run->ecnt[g]);
         free(run->ecnt[g]);
+        free(run->pm[g]); /* mean/max stats: nothing of their own */
     }
     for (int k = 0; k < SUM_KIND_COUNT; k++) {
         free(run->path[k]);
@@ -243,6 +245,40 @@ bool sum_run_span(const struct sum_run *run, double *t0, double *t1)
     *t0 = isfinite(run->info.t_start) ? run->info.t_start : run->t_min;
     *t1 = *t0 + d;
     return isfinite(*t0) && isfinite(*t1);
+}
+
+static void pmon_acc_init(struct sum_pmon_acc *a);
+
+const char *sum_run_pmon_unattributed(const struct sum_run *run)
+{
+    if (run->info.pid_ns == 2)
+        return "pid_namespace";
+    if (!run->ntspan)
+        return "no_tree_pids";
+    return NULL;
+}
+
+bool sum_run_pmon(const struct sum_run *run, struct sum_pmon_acc *out)
+{
+    pmon_acc_init(out);
+    bool any = false;
+    for (int g = 0; g < SUM_MAX_GPUS; g++) {
+        const struct sum_pmon_gpu *m = run->pm[g];
+        if (!m)
+            continue;
+        any = true;
+        const struct sum_stat *src[5] = {&m->acc.own_sm, &m->acc.others_sm, &m->acc.own_mem,
+                                         &m->acc.others_mem, &m->acc.all_sm};
+        struct sum_stat *dst[5] = {&out->own_sm, &out->others_sm, &out->own_mem,
+                                   &out->others_mem, &out->all_sm};
+        for (int k = 0; k < 5; k++) {
+            dst[k]->sum += src[k]->sum;
+            dst[k]->n += src[k]->n;
+            if (src[k]->n && src[k]->max > dst[k]->max)
+                dst[k]->max = src[k]->max;
+        }
+    }
+    return any;
 }
 
 bool sum_run_clocks(const struct sum_run *run, struct sum_clk_figs *out)
@@ -798,6 +834,99 @@ static void on_energy_row(void *ctx, const struct sum_energy_row *r)
         struct ecnt_of c = {r->gpu, &step};
         for_phases(run, step.t1, step.t2, phase_counter, &c);
     }
+}
+
+/* ---- processes on the GPUs (hw_pmon.csv) ----------------------------------------------- */
+
+static bool in_tree(const struct sum_run *run, long pid, double t);
+
+static void pmon_acc_init(struct sum_pmon_acc *a)
+{
+    sum_stat_init_mean_max(&a->own_sm);
+    sum_stat_init_mean_max(&a->others_sm);
+    sum_stat_init_mean_max(&a->own_mem);
+    sum_stat_init_mean_max(&a->others_mem);
+    sum_stat_init_mean_max(&a->all_sm);
+}
+
+/* An interval's sums into a (NAN where no process had a value). */
+static void pmon_acc_add(struct sum_pmon_acc *a, const double *v)
+{
+    sum_stat_add_mean_max(&a->own_sm, v[0]);
+    sum_stat_add_mean_max(&a->others_sm, v[1]);
+    sum_stat_add_mean_max(&a->own_mem, v[2]);
+    sum_stat_add_mean_max(&a->others_mem, v[3]);
+    sum_stat_add_mean_max(&a->all_sm, v[4]);
+}
+
+struct pm_of {
+    int g;
+    const double *v;
+};
+
+static void phase_pmon(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
+                       const void *arg)
+{
+    (void)run, (void)a, (void)b;
+    const struct pm_of *c = arg;
+    struct sum_phase_gpu *pg = phase_gpu(p, c->g);
+    if (pg && !pg->pm && (pg->pm = malloc(sizeof *pg->pm)))
+        pmon_acc_init(pg->pm);
+    if (pg && pg->pm)
+        pmon_acc_add(pg->pm, c->v);
+}
+
+/* GPU g's interval is complete: its sums count for the run and the phases it falls in. */
+static void pmon_close(struct sum_run *run, int g)
+{
+    struct sum_pmon_gpu *m = run->pm[g];
+    if (isnan(m->t))
+        return;
+    double v[5];
+    bool attributed = !sum_run_pmon_unattributed(run);
+    for (int k = 0; k < 5; k++)
+        v[k] = m->any[k] && (attributed || k == 4) ? m->sum[k] : NAN;
+    pmon_acc_add(&m->acc, v);
+    if (any_phases(run)) {
+        struct pm_of c = {g, v};
+        for_phases(run, m->t, m->t, phase_pmon, &c);
+    }
+    memset(m->sum, 0, sizeof m->sum);
+    memset(m->any, 0, sizeof m->any);
+    m->t = NAN;
+}
+
+static void on_pmon(void *ctx, const struct sum_pmon_row *r)
+{
+    struct sum_run *run = ctx;
+    if (r->gpu < 0 || r->gpu >= SUM_MAX_GPUS || isnan(r->t))
+        return;
+    struct sum_pmon_gpu *m = run->pm[r->gpu];
+    if (!m) {
+        if (!(m = run->pm[r->gpu] = calloc(1, sizeof *m)))
+            return;
+        pmon_acc_init(&m->acc);
+        m->t = NAN;
+    }
+    see_time(run, r->t);
+    if (!(r->t == m->t))
+        pmon_close(run, r->gpu); /* a new interval of this GPU */
+    m->t = r->t;
+    m->lines++;
+    if (r->pid < 0) { /* the GPU's line of no process: nothing used it, a measured 0 */
+        for (int k = 0; k < 5; k++)
+            m->any[k] = true;
+        return;
+    }
+    bool own = run->ntspan && in_tree(run, r->pid, r->t);
+    own ? m->own_lines++ : m->other_lines++;
+    const double x[5] = {own ? r->sm : NAN, own ? NAN : r->sm, own ? r->mem : NAN,
+                         own ? NAN : r->mem, r->sm};
+    for (int k = 0; k < 5; k++)
+        if (!isnan(x[k])) {
+            m->sum[k] += x[k];
+            m->any[k] = true;
+        }
 }
 
 static void on_health(void *ctx, const struct sum_health_row *r)
@@ -1432,6 +1561,7 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
         .tree_pid = on_tree_pid,
         .health = on_health,
         .energy = on_energy_row,
+        .pmon = on_pmon,
     };
     struct sum_read_opts opts = {.max_line = cfg->max_line, .libcsv_only = cfg->libcsv_only};
     int first_err = 0;
@@ -1470,7 +1600,7 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
                                           SUM_KIND_CPU,       SUM_KIND_PROC,
                                           SUM_KIND_TREE_PIDS, SUM_KIND_GPU_PROCS,
                                           SUM_KIND_GPM,       SUM_KIND_HEALTH,
-                                          SUM_KIND_ENERGY};
+                                          SUM_KIND_ENERGY,    SUM_KIND_PMON};
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
         if (order[i] == SUM_KIND_GPU_PROCS && run->ntspan > 1) /* spans looked up by pid */
             qsort(run->tspan, run->ntspan, sizeof *run->tspan, cmp_span);
@@ -1479,6 +1609,9 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
             first_err = rc;
     }
     gp_close_block(run);
+    for (int g = 0; g < SUM_MAX_GPUS; g++)
+        if (run->pm[g])
+            pmon_close(run, g);
     sum_together_finish(&run->together);
     for (int g = 0; g < SUM_MAX_GPUS && run->nhealth_warn < SUM_MAX_HEALTH_WARNINGS; g++)
         if (run->clk[g])

@@ -51,6 +51,13 @@ struct sum_gpu {
     double gpm_prev_t;
 };
 
+/* A GPU's SM and memory-controller shares of the job's own processes and of the others
+ * (hw_pmon.csv): per pmon interval, the sum over the processes that had a value ("-" is not
+ * measured, not 0), then means and maxima over those intervals (mean/max stats). */
+struct sum_pmon_acc {
+    struct sum_stat own_sm, others_sm, own_mem, others_mem, all_sm;
+};
+
 struct sum_phase_gpu {
     struct sum_stat m[SUM_GM_COUNT];
     double energy_j;
@@ -58,6 +65,7 @@ struct sum_phase_gpu {
     struct sum_clk_acc *clk; /* its clocks (hw_health.csv, clocks.h); NULL: no row */
     double counter_mj;       /* the energy counter's growth inside the phase (ecount.h) */
     bool counter_seen;       /* a counter step met the phase */
+    struct sum_pmon_acc *pm; /* its processes' shares (hw_pmon.csv); NULL: no instant */
 };
 
 /* The framework's own memory (HW_FWMEM): its peak in use and its pool, MiB; NAN not said. */
@@ -280,6 +288,14 @@ struct sum_run {
     struct sum_clk_gpu *clk[SUM_MAX_GPUS];
     /* the GPUs' energy counters (hw_energy.csv, ecount.h), by number; NULL: no read */
     struct sum_ecount *ecnt[SUM_MAX_GPUS];
+    /* per-process GPU use (hw_pmon.csv), by number; NULL: no line */
+    struct sum_pmon_gpu {
+        struct sum_pmon_acc acc;
+        double t;          /* the interval being summed (NAN: none) */
+        double sum[5];     /* own sm, others sm, own mem, others mem, all sm */
+        bool any[5];
+        uint64_t lines, own_lines, other_lines;
+    } *pm[SUM_MAX_GPUS];
     /* their health warnings (clocks.h's sum_clk_warnings, GPUs in order), made once when the
      * files are read: the words every output shows */
     char health_warn[SUM_MAX_HEALTH_WARNINGS][160];
@@ -337,6 +353,12 @@ double sum_phase_gpu_energy_integrated_wh(const struct sum_run *run,
                                           const struct sum_phase_acc *p, int g);
 /* A phase's energy over its GPUs (each GPU's sum_phase_gpu_energy_wh); NAN: none measured. */
 double sum_phase_energy_wh(const struct sum_run *run, const struct sum_phase_acc *p);
+/* Whose processes hw_pmon.csv's pids can be told apart for: NULL when they can, else why not
+ * ("pid_namespace": hwmon ran in a container, pmon prints the host's pids; "no_tree_pids": no
+ * tree_pids.csv, an older hwmon or system mode); then only every process together is known. */
+const char *sum_run_pmon_unattributed(const struct sum_run *run);
+/* Every GPU's pmon figures together (GPU-time means), false without hw_pmon.csv lines. */
+bool sum_run_pmon(const struct sum_run *run, struct sum_pmon_acc *out);
 /* Energy of every GPU together in Wh (each GPU's sum_gpu_energy_wh); NAN when none measured. */
 double sum_run_energy_wh(const struct sum_run *run);
 /* The cores the job was meant to use, to state its CPU as a share of them (gpu_tracker's

@@ -20,6 +20,7 @@
 #define HW_TREE_PIDS_FILE "tree_pids.csv"
 #define HW_HEALTH_FILE "hw_health.csv"
 #define HW_ENERGY_FILE "hw_energy.csv"
+#define HW_PMON_FILE "hw_pmon.csv"
 #define HW_SUMMARY_FILE "summary.json"
 
 /* The files of a run, in summarize's order (enum sum_kind is this enum). */
@@ -34,6 +35,7 @@ enum hw_file {
     HW_FILE_TREE_PIDS,
     HW_FILE_HEALTH,
     HW_FILE_ENERGY,
+    HW_FILE_PMON,
     HW_FILE_COUNT
 };
 extern const char *const hw_file_names[HW_FILE_COUNT]; /* HW_GPU_FILE, ... */
@@ -196,6 +198,13 @@ extern const char *const hw_health_fields[HW_HEALTH_COUNT]; /* "utilization.gpu"
     HW_COL_TIMESTAMP "," HW_ENERGY_COL_INDEX "," HW_ENERGY_COL_MJ "," HW_COL_EDGE
 /* The start event's energy_counter: {"source": "nvml", "gpus": [indexes]} or {"error": why}. */
 #define HW_START_ENERGY_COUNTER "energy_counter"
+
+/* hw_pmon.csv (--pmon): `nvidia-smi pmon -s um -o DT -d N`: per GPU and interval, a line per
+ * process on it (pid, type, fb, ccpm, sm, mem, ..., command) or one line of "-" for none;
+ * whitespace columns named by the "#Date Time gpu pid ..." header, the command's name last
+ * (it may hold spaces). N is the interval in whole seconds, 1 to 10 (pmon's range). */
+#define HW_PMON_SELECT "um"
+#define HW_PMON_MAX_D 10
 
 /* hw_gpm.csv: `nvidia-smi dmon -s u --gpm-metrics <ids> -o DT -d N` (GPM: Hopper and newer),
  * utilization next to GPM activity, with a date and time per row so that summarize can place

@@ -39,6 +39,7 @@ const char *const hw_file_names[HW_FILE_COUNT] = {
     [HW_FILE_TREE_PIDS] = HW_TREE_PIDS_FILE,
     [HW_FILE_HEALTH] = HW_HEALTH_FILE,
     [HW_FILE_ENERGY] = HW_ENERGY_FILE,
+    [HW_FILE_PMON] = HW_PMON_FILE,
 };
 
 const char *const hw_cpu_cols[HW_CPU_COL_COUNT] = {

@@ -23,6 +23,7 @@ static void (*const kind_init[SUM_KIND_COUNT])(struct sum_reader *r) = {
     [SUM_KIND_TREE_PIDS] = sum_tree_pids_init,
     [SUM_KIND_HEALTH] = sum_health_init,
     [SUM_KIND_ENERGY] = sum_energy_csv_init,
+    [SUM_KIND_PMON] = sum_pmon_init,
 };
 
 struct sum_reader *sum_reader_new(enum sum_kind kind, const char *name,

@@ -77,6 +77,31 @@ static void dmon_header(struct sum_reader *r, struct dmon_st *st)
     }
 }
 
+/* -o DT: "YYYYMMDD" "HH:MM:SS" becomes nvidia-smi's usual "YYYY/MM/DD HH:MM:SS", read by the
+ * one zone-aware, cached parser of its times; false (the line skipped) when it is not that. */
+static bool dt_time(struct sum_reader *r, const struct dmon_st *st, double *t)
+{
+    const struct sum_cells *c = &r->cells;
+    const char *ds = c->s[st->date_col], *ts = c->s[st->time_col];
+    char buf[19];
+    if (c->len[st->date_col] != 8 || c->len[st->time_col] != 8) {
+        sum_skip(r, SUM_SKIP_TIMESTAMP, NULL);
+        return false;
+    }
+    memcpy(buf, ds, 4);
+    buf[4] = '/';
+    memcpy(buf + 5, ds + 4, 2);
+    buf[7] = '/';
+    memcpy(buf + 8, ds + 6, 2);
+    buf[10] = ' ';
+    memcpy(buf + 11, ts, 8);
+    if (!sum_parse_smi_ts(&r->clock, &r->opts->tz, buf, sizeof buf, t)) {
+        sum_skip(r, SUM_SKIP_TIMESTAMP, NULL);
+        return false;
+    }
+    return true;
+}
+
 static void dmon_line(struct sum_reader *r, const char *s, size_t n)
 {
     struct dmon_st *st = r->st;
@@ -114,27 +139,8 @@ static void dmon_line(struct sum_reader *r, const char *s, size_t n)
         if ((int)i == st->gpu_col && v >= 0 && v < 1e6 && v == floor(v))
             row.gpu = (int)v;
     }
-    if (st->date_col >= 0 && st->time_col >= 0) {
-        /* -o DT: "YYYYMMDD" "HH:MM:SS" becomes nvidia-smi's usual "YYYY/MM/DD HH:MM:SS", read by
-         * the one zone-aware, cached parser of its times */
-        const char *ds = c->s[st->date_col], *ts = c->s[st->time_col];
-        char buf[19];
-        if (c->len[st->date_col] != 8 || c->len[st->time_col] != 8) {
-            sum_skip(r, SUM_SKIP_TIMESTAMP, NULL);
-            return;
-        }
-        memcpy(buf, ds, 4);
-        buf[4] = '/';
-        memcpy(buf + 5, ds + 4, 2);
-        buf[7] = '/';
-        memcpy(buf + 8, ds + 6, 2);
-        buf[10] = ' ';
-        memcpy(buf + 11, ts, 8);
-        if (!sum_parse_smi_ts(&r->clock, &r->opts->tz, buf, sizeof buf, &row.t)) {
-            sum_skip(r, SUM_SKIP_TIMESTAMP, NULL);
-            return;
-        }
-    }
+    if (st->date_col >= 0 && st->time_col >= 0 && !dt_time(r, st, &row.t))
+        return;
     row.ncols = c->n;
     row.names = st->names;
     row.vals = st->vals;
@@ -152,4 +158,68 @@ void sum_dmon_init(struct sum_reader *r)
     r->st = st;
     r->line_fn = dmon_line;
     r->free_fn = sum_st_free;
+}
+
+/* ---- hw_pmon.csv ------------------------------------------------------------------------ */
+
+/* The column of name in the header (-1: none). */
+static int col_of(const struct dmon_st *st, const char *name)
+{
+    for (size_t i = 0; i < st->ncols; i++)
+        if (!strcmp(st->names[i], name))
+            return (int)i;
+    return -1;
+}
+
+static void pmon_line(struct sum_reader *r, const char *s, size_t n)
+{
+    struct dmon_st *st = r->st;
+    sum_split_ws(r, s, n);
+    struct sum_cells *c = &r->cells;
+    if (c->overflow) {
+        sum_skip(r, SUM_SKIP_CELLS, "too many columns");
+        return;
+    }
+    if (c->n && c->s[0][0] == '#') {
+        dmon_header(r, st);
+        return;
+    }
+    int cmd = col_of(st, "command");
+    if (!st->ncols || cmd != (int)st->ncols - 1) {
+        sum_skip(r, SUM_SKIP_LAYOUT, "no '# gpu pid ... command' header before it");
+        return;
+    }
+    /* the command's name may hold spaces: every token from its column on */
+    if (c->n < st->ncols) {
+        char d[96];
+        snprintf(d, sizeof d, "%zu columns, expected at least %zu", c->n, st->ncols);
+        sum_skip(r, SUM_SKIP_CELLS, d);
+        return;
+    }
+    struct sum_pmon_row row = {.t = NAN, .gpu = -1, .pid = -1, .line = r->lineno};
+    if (st->date_col >= 0 && st->time_col >= 0 && !dt_time(r, st, &row.t))
+        return;
+    int gc = col_of(st, "gpu"), pc = col_of(st, "pid");
+    int sm = col_of(st, "sm"), mem = col_of(st, "mem"), fb = col_of(st, "fb");
+    double g = gc >= 0 ? sum_num_cell(r->q, c->s[gc], c->len[gc], false) : NAN;
+    double pid = pc >= 0 ? sum_num_cell(r->q, c->s[pc], c->len[pc], false) : NAN;
+    if (!(g >= 0 && g < 1e6 && g == floor(g))) {
+        sum_skip(r, SUM_SKIP_CELLS, "no GPU index");
+        return;
+    }
+    row.gpu = (int)g;
+    row.pid = pid >= 1 && pid < 1e10 && pid == floor(pid) ? (long)pid : -1;
+    row.sm = sm >= 0 ? sum_num_cell(r->q, c->s[sm], c->len[sm], false) : NAN;
+    row.mem = mem >= 0 ? sum_num_cell(r->q, c->s[mem], c->len[mem], false) : NAN;
+    row.fb = fb >= 0 ? sum_num_cell(r->q, c->s[fb], c->len[fb], false) : NAN;
+    r->q->parsed++;
+    if (r->sink->pmon)
+        r->sink->pmon(r->sink->ctx, &row);
+}
+
+void sum_pmon_init(struct sum_reader *r)
+{
+    sum_dmon_init(r);
+    if (r->st)
+        r->line_fn = pmon_line;
 }

@@ -168,5 +168,6 @@ void sum_gpu_procs_init(struct sum_reader *r);  /* read_gpu_procs.c */
 void sum_runlog_init(struct sum_reader *r);     /* read_runlog.c */
 void sum_health_init(struct sum_reader *r);     /* read_health.c */
 void sum_energy_csv_init(struct sum_reader *r); /* read_named.c */
+void sum_pmon_init(struct sum_reader *r);       /* read_dmon.c (hw_pmon.csv) */
 
 #endif

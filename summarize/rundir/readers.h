@@ -228,6 +228,16 @@ struct sum_energy_row {
     uint64_t line;
 };
 
+/* A hw_pmon.csv line: a process on GPU gpu at t (pid -1: the GPU's line of no process); its
+ * SM and memory-controller shares in % and its framebuffer MiB, NAN where pmon printed "-". */
+struct sum_pmon_row {
+    double t;
+    int gpu;
+    long pid;
+    double sm, mem, fb;
+    uint64_t line;
+};
+
 struct sum_tree_pid_row {
     double t;
     long pid;    /* -1 if unreadable */
@@ -272,6 +282,7 @@ struct sum_sink {
     void (*tree_pid)(void *ctx, const struct sum_tree_pid_row *r);
     void (*health)(void *ctx, const struct sum_health_row *r);
     void (*energy)(void *ctx, const struct sum_energy_row *r);
+    void (*pmon)(void *ctx, const struct sum_pmon_row *r);
 };
 
 /* Why a line was skipped. */
@@ -329,9 +340,23 @@ enum sum_kind {
     SUM_KIND_TREE_PIDS = HW_FILE_TREE_PIDS, /* tree_pids.csv */
     SUM_KIND_HEALTH = HW_FILE_HEALTH,       /* hw_health.csv */
     SUM_KIND_ENERGY = HW_FILE_ENERGY,       /* hw_energy.csv */
+    SUM_KIND_PMON = HW_FILE_PMON,           /* hw_pmon.csv (nvidia-smi pmon's text) */
     SUM_KIND_COUNT = HW_FILE_COUNT
 };
 #define sum_kind_files hw_file_names /* "hw_metrics.csv", ... */
+/* Files where a placeholder is what a GPU lacks or a process had no sample of (hw_health.csv's
+ * [N/A], pmon's "-"): not news for the text report and the page. */
+static inline bool sum_kind_placeholders_normal(enum sum_kind k)
+{
+    return k == SUM_KIND_HEALTH || k == SUM_KIND_PMON;
+}
+/* Files newer than the first ones, or written only with an option: summary.json's quality
+ * lists them only when present. */
+static inline bool sum_kind_optional(enum sum_kind k)
+{
+    return k == SUM_KIND_GPM || k == SUM_KIND_TREE_PIDS || k == SUM_KIND_HEALTH ||
+           k == SUM_KIND_ENERGY || k == SUM_KIND_PMON;
+}
 
 struct sum_read_opts {
     /* hw_metrics.csv without a header: its fields, comma-separated, as the start event's

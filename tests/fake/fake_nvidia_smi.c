@@ -1240,6 +1240,164 @@ static void dmon_gpm(struct dmon *d, const char *ids)
     }
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* pmon                                                                                         */
+
+/* pmon -s um [-o DT]: the modern layout of pmon_s-um_rtx3090 and pmon_default_h200 (6-wide
+ * right-aligned columns, the name left-justified in 15, "-" lines for a GPU with no process).
+ * The processes are FAKE_SMI_APPS's, and FAKE_SMI_APPS_FILE's (pid:gpu:mib[:name] lines, read
+ * again at every interval: a test's job adds its own pid); the i-th process on a GPU has sm
+ * 20 + 10 i % and mem 5 + i %; FAKE_SMI_PMON_DASH=pid prints "-" for that process's sm and mem. */
+struct pmon {
+    bool date, time, fbcols;
+    struct line buf;
+};
+
+static void pmon_header(struct pmon *p)
+{
+    for (int units = 0; units < 2; units++) {
+        if (p->date || p->time) {
+            line_adds(&p->buf, "#");
+            if (p->date)
+                line_addf(&p->buf, "%-11s", units ? "YYYYMMDD" : "Date");
+            if (p->time)
+                line_addf(&p->buf, "%-10s", units ? "HH:MM:SS" : "Time");
+            line_addf(&p->buf, "%5s ", units ? "Idx" : "gpu");
+        } else {
+            line_addf(&p->buf, "#%4s ", units ? "Idx" : "gpu");
+        }
+        line_addf(&p->buf, "%10s %6s ", units ? "#" : "pid", units ? "C/G" : "type");
+        if (p->fbcols)
+            line_addf(&p->buf, "%6s %6s ", units ? "MB" : "fb", units ? "MB" : "ccpm");
+        static const char *const cols[] = {"sm", "mem", "enc", "dec", "jpg", "ofa"};
+        for (size_t i = 0; i < 6; i++)
+            line_addf(&p->buf, "%6s ", units ? "%" : cols[i]);
+        line_addf(&p->buf, "   %s", units ? "name" : "command");
+        out_line(&p->buf);
+    }
+}
+
+/* FAKE_SMI_APPS_FILE's processes (up to MAX_APPS), names copied into store. */
+static int file_apps(struct app *apps, char (*store)[64])
+{
+    const char *path = getenv("FAKE_SMI_APPS_FILE");
+    FILE *f = path ? fopen(path, "r") : NULL;
+    int n = 0;
+    char line[256];
+    while (f && n < MAX_APPS && fgets(line, sizeof line, f)) {
+        long long pid, gpu, mib;
+        char name[64] = "python3";
+        if (sscanf(line, "%lld:%lld:%lld:%63[^\n]", &pid, &gpu, &mib, name) < 3)
+            continue;
+        snprintf(store[n], sizeof store[n], "%s", name);
+        apps[n] = (struct app){pid, (int)gpu, mib, store[n]};
+        n++;
+    }
+    if (f)
+        fclose(f);
+    return n;
+}
+
+static void pmon_interval(long long k, void *arg)
+{
+    struct pmon *p = arg;
+    (void)k;
+    char ts[64], date[16], hms[16];
+    struct tm tm;
+    now_local(ts, sizeof ts, &tm);
+    strftime(date, sizeof date, "%Y%m%d", &tm);
+    strftime(hms, sizeof hms, "%H:%M:%S", &tm);
+    static struct app more[MAX_APPS];
+    static char names[MAX_APPS][64];
+    int nmore = file_apps(more, names);
+    const char *dash = getenv("FAKE_SMI_PMON_DASH");
+    for (int g = 0; g < cfg.ngpus; g++) {
+        if (!selected[g])
+            continue;
+        /* this GPU's processes, ascending pid (as pmon lists them) */
+        const struct app *on[2 * MAX_APPS];
+        int n = 0;
+        for (int a = 0; a < cfg.napps; a++)
+            if (cfg.apps[a].gpu == g)
+                on[n++] = &cfg.apps[a];
+        for (int a = 0; a < nmore; a++)
+            if (more[a].gpu == g)
+                on[n++] = &more[a];
+        for (int i = 1; i < n; i++)
+            for (int j = i; j > 0 && on[j - 1]->pid > on[j]->pid; j--) {
+                const struct app *t = on[j];
+                on[j] = on[j - 1];
+                on[j - 1] = t;
+            }
+        for (int i = 0; i < (n ? n : 1); i++) {
+            if (p->date || p->time) {
+                line_adds(&p->buf, " ");
+                if (p->date)
+                    line_addf(&p->buf, "%-11s", date);
+                if (p->time)
+                    line_addf(&p->buf, "%-10s", hms);
+            }
+            line_addf(&p->buf, "%5d ", g);
+            if (!n) { /* no process: a line of "-" */
+                line_addf(&p->buf, "%10s %6s ", "-", "-");
+                for (int c = 0; c < (p->fbcols ? 8 : 6); c++)
+                    line_addf(&p->buf, "%6s ", "-");
+                line_addf(&p->buf, "   %-15s", "-");
+                out_line(&p->buf);
+                break;
+            }
+            const struct app *a = on[i];
+            char pid[24];
+            snprintf(pid, sizeof pid, "%lld", a->pid);
+            bool no_value = dash && !strcmp(dash, pid);
+            line_addf(&p->buf, "%10lld %6s ", a->pid, "C");
+            if (p->fbcols)
+                line_addf(&p->buf, "%6lld %6d ", a->mib, 0);
+            if (no_value)
+                line_addf(&p->buf, "%6s %6s ", "-", "-");
+            else
+                line_addf(&p->buf, "%6d %6d ", 20 + 10 * i, 5 + i);
+            line_addf(&p->buf, "%6s %6s %6s %6s ", "-", "-", "-", "-");
+            line_addf(&p->buf, "   %-15.15s", a->name);
+            out_line(&p->buf);
+        }
+    }
+}
+
+static int cmd_pmon(int argc, char **argv)
+{
+    static struct pmon p;
+    const char *ids = NULL, *select = "u";
+    long long delay = 1, count = -1;
+    for (int i = 2; i < argc; i++) {
+        const char *v;
+        if ((v = opt_value(argc, argv, &i, "-d", "--delay")))
+            delay = opt_number("-d", v, 1, 10); /* pmon's maximum */
+        else if ((v = opt_value(argc, argv, &i, "-c", "--count")))
+            count = opt_number("-c", v, 1, 1000000000000LL);
+        else if ((v = opt_value(argc, argv, &i, "-i", "--id")))
+            ids = v;
+        else if ((v = opt_value(argc, argv, &i, "-s", "--select")))
+            select = v;
+        else if ((v = opt_value(argc, argv, &i, "-o", "--options"))) {
+            for (const char *q = v; *q; q++) {
+                if (*q == 'D')
+                    p.date = true;
+                else if (*q == 'T')
+                    p.time = true;
+                else
+                    die_invalid_value("-o", v);
+            }
+        } else
+            die_unrecognized(argv[i]);
+    }
+    p.fbcols = strchr(select, 'm') != NULL;
+    select_gpus(ids);
+    pmon_header(&p);
+    run_intervals(delay * 1000, count, pmon_interval, &p);
+    return 0;
+}
+
 static int cmd_dmon(int argc, char **argv)
 {
     static struct dmon d;
@@ -1424,5 +1582,7 @@ int main(int argc, char **argv)
     tzset();
     if (argc > 1 && strcmp(argv[1], "dmon") == 0)
         return cmd_dmon(argc, argv);
+    if (argc > 1 && strcmp(argv[1], "pmon") == 0)
+        return cmd_pmon(argc, argv);
     return cmd_main(argc, argv);
 }

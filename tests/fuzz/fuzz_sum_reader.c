@@ -67,6 +67,13 @@ static void check_energy(void *ctx, const struct sum_energy_row *r)
         abort();
 }
 
+static void check_pmon(void *ctx, const struct sum_pmon_row *r)
+{
+    (void)ctx;
+    if (r->gpu < 0 || isinf(r->sm) || isinf(r->mem) || isinf(r->fb) || r->pid < -1)
+        abort();
+}
+
 static void diag(void *ctx, const char *name, uint64_t line, const char *reason)
 {
     (void)ctx, (void)name, (void)line;
@@ -80,7 +87,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sum_run_info_init(&info);
     struct sum_sink sink = {.ctx = &info, .gpu = check_gpu, .dmon = check_dmon,
                             .gpu_proc = check_gp, .phase = check_phase, .event = check_event,
-                            .health = check_health, .energy = check_energy, .diag = diag};
+                            .health = check_health, .energy = check_energy,
+                            .pmon = check_pmon, .diag = diag};
     struct sum_read_opts opts = {.max_line = 4096};
     if (size && data[0] & 0x80)
         opts.gpu_fields = "timestamp,index,utilization.gpu,power.draw,uuid";

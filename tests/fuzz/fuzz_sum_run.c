@@ -1,6 +1,6 @@
 /* libFuzzer target for a whole run: the input is cut at "\n@@\n" into run.jsonl,
  * hw_metrics.csv, hw_dmon.csv, cpu_metrics.csv, proc_metrics.csv, gpu_procs.csv, hw_gpm.csv,
- * tree_pids.csv, hw_health.csv and hw_energy.csv,
+ * tree_pids.csv, hw_health.csv, hw_energy.csv and hw_pmon.csv,
  * written to a private temporary directory, summarized (with the HTML report's timeline) and
  * printed in every format (also in --units and as --compare of the run with itself), the HTML
  * page included. */
@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const enum sum_kind order[] = {SUM_KIND_RUNLOG, SUM_KIND_GPU,  SUM_KIND_DMON,
                                           SUM_KIND_CPU,    SUM_KIND_PROC, SUM_KIND_GPU_PROCS,
                                           SUM_KIND_GPM,    SUM_KIND_TREE_PIDS, SUM_KIND_HEALTH,
-                                          SUM_KIND_ENERGY};
+                                          SUM_KIND_ENERGY, SUM_KIND_PMON};
     const uint8_t *p = data, *end = data + size;
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
         const uint8_t *cut = p;

@@ -1,7 +1,7 @@
 # summarize's libFuzzer targets (configure with CC=clang -DHWRUN_FUZZ=ON -DHWRUN_ASAN=ON).
 #
 #   fuzz_sum_gpu, fuzz_sum_dmon, fuzz_sum_cpu, fuzz_sum_proc, fuzz_sum_gpu_procs,
-#   fuzz_sum_runlog, fuzz_sum_health, fuzz_sum_energy   one reader each (fuzz_sum_reader.c, the kind set at compile time)
+#   fuzz_sum_runlog, fuzz_sum_health, fuzz_sum_energy, fuzz_sum_pmon   one reader each (fuzz_sum_reader.c, the kind set at compile time)
 #   fuzz_sum_pytyche  --format pytyche's reader, float() emulation and printer
 #   fuzz_sum_split    differential: the fast CSV splitter against libcsv
 #   fuzz_sum_run      a whole run directory: every reader, the summary and every output format
@@ -23,7 +23,7 @@ function(_sum_fuzzer name source lib)
 endfunction()
 
 # the readers alone are the rundir library; the rest needs summarize_core
-foreach(kind GPU DMON CPU PROC GPU_PROCS RUNLOG HEALTH ENERGY)
+foreach(kind GPU DMON CPU PROC GPU_PROCS RUNLOG HEALTH ENERGY PMON)
   string(TOLOWER ${kind} _k)
   _sum_fuzzer(fuzz_sum_${_k} fuzz_sum_reader.c rundir)
   target_compile_definitions(fuzz_sum_${_k} PRIVATE SUM_FUZZ_KIND=SUM_KIND_${kind})

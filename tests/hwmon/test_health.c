@@ -202,6 +202,49 @@ static void test_no_health(void)
     hrun_free(&h);
 }
 
+/* A GPU shared with a stranger (pid 1 on GPU 0, FAKE_SMI_APPS_FILE): the job adds its own pid
+ * to the fake's processes; --pmon records both, and summarize tells the job's SM share (the
+ * fake's second process on the GPU: 30%) from the stranger's (20%). */
+static void test_pmon_shared(void)
+{
+    char *base = th_tmpdir("hwmon-pmon");
+    char *dir = th_fmt("%s/run", base), *apps = th_fmt("%s/apps", base);
+    CU_ASSERT_FATAL(th_write_file(apps, "1:0:800:stranger\n", 17) == 0);
+    char *script = th_fmt("echo \"$$:0:500:python\" >> %s; %s -f \"$RUNLOG_FILE\" time train -- "
+                          "sleep 3.5",
+                          apps, th_env("HWRUN_RUNLOG_BIN"));
+    char *ev = th_fmt("FAKE_SMI_APPS_FILE=%s", apps);
+    char *env[] = {ev, NULL};
+    char **argv = ht_argv(dir, "-i", "1", "--pmon", "--", "/bin/sh", "-c", script, NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, env, 60, NULL), 0);
+    CU_ASSERT(ht_lines(dir, HW_PMON_FILE) >= 2 + 3 * 2);
+    char *sum[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), "-q", "-f", "json", dir, NULL};
+    struct th_result r;
+    CU_ASSERT_FATAL(th_run(sum, NULL, NULL, 60, &r) == 0 && r.status == 0);
+    json_object *o = json_tokener_parse(r.out);
+    th_result_free(&r);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    json_object *p0 = path(o, (const char *[]){"gpus", "0", "processes", NULL});
+    json_object *p1 = path(o, (const char *[]){"gpus", "1", "processes", NULL});
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p0);
+    CU_ASSERT_PTR_NULL(path(p0, (const char *[]){"unattributed", NULL}));
+    CU_ASSERT_EQUAL(num(path(p0, (const char *[]){"own_sm_max_pct", NULL})), 30);
+    CU_ASSERT_EQUAL(num(path(p0, (const char *[]){"others_sm_max_pct", NULL})), 20);
+    CU_ASSERT(num(path(p0, (const char *[]){"own_lines", NULL})) >= 2);
+    CU_ASSERT_EQUAL(num(path(p1, (const char *[]){"all_sm_mean_pct", NULL})), 0); /* nothing */
+    /* the phase says the same */
+    json_object *ph = path(o, (const char *[]){"phases", "0", "gpus", "0", "processes", NULL});
+    CU_ASSERT_EQUAL(num(path(ph, (const char *[]){"own_sm_max_pct", NULL})), 30);
+    json_object_put(o);
+    free(argv);
+    free(script);
+    free(ev);
+    free(apps);
+    free(dir);
+    th_rmtree(base);
+    free(base);
+}
+
 void add_health_suite(void);
 void add_health_suite(void)
 {
@@ -209,4 +252,5 @@ void add_health_suite(void)
     CU_add_test(s, "capped_phase", test_capped_phase);
     CU_add_test(s, "bitmask_only", test_bitmask_only);
     CU_add_test(s, "no_health", test_no_health);
+    CU_add_test(s, "pmon_shared", test_pmon_shared);
 }

@@ -306,6 +306,146 @@ static void test_counter(void)
     free(dir);
 }
 
+/* hw_pmon.csv by hand, with tree_pids.csv: pid 500 is the job's from 1 s on, pid 900 a
+ * stranger's. GPU 0's intervals: both with values, then the job's "-" (no sample: the interval's
+ * own share is not measured), then nothing on the GPU (a measured 0). */
+static void test_pmon(void)
+{
+    char *dir = th_tmpdir("sum-pmon");
+    put_file(dir, "run.jsonl",
+             "{\"ts\": \"2026-11-25T10:00:00.000+00:00\", \"type\": \"event\", \"event\": \"start\", "
+             "\"data\": {\"interval_s\": 1.0, \"smi_tz\": \"UTC\", \"pid_namespace\": \"init\"}}\n");
+    put_file(dir, HW_TREE_PIDS_FILE, HW_TREE_PIDS_HEADER "\n"
+                                     "2026-11-25T10:00:01.000+00:00,500,1\n");
+    const char *pmon =
+        "#Date       Time        gpu        pid   type     fb   ccpm     sm    mem    enc    dec    "
+        "jpg    ofa    command\n"
+        "#YYYYMMDD   HH:MM:SS    Idx          #    C/G     MB     MB      %      %      %      %      "
+        "%      %    name\n"
+        " 20261125   10:00:02      0        500      C   1000      0     60     10      -      -      "
+        "-      -    python train.py\n"
+        " 20261125   10:00:02      0        900      C    200      0     30      4      -      -      "
+        "-      -    stranger\n"
+        " 20261125   10:00:03      0        500      C   1000      0      -      -      -      -      "
+        "-      -    python train.py\n"
+        " 20261125   10:00:03      0        900      C    200      0     20      2      -      -      "
+        "-      -    stranger\n"
+        " 20261125   10:00:04      0          -      -      -      -      -      -      -      -      "
+        "-      -    -\n";
+    put_file(dir, HW_PMON_FILE, pmon);
+    struct sum_run *run = summarize_dir(dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run->pm[0]);
+    CU_ASSERT_EQUAL(run->q[SUM_KIND_PMON].parsed, 5);
+    CU_ASSERT_EQUAL(sum_quality_skipped_total(&run->q[SUM_KIND_PMON]), 0);
+    CU_ASSERT_PTR_NULL(sum_run_pmon_unattributed(run));
+    const struct sum_pmon_acc *a = &run->pm[0]->acc;
+    CU_ASSERT_EQUAL(a->all_sm.n, 3);
+    CU_ASSERT_EQUAL(a->own_sm.n, 2); /* 10:00:03 has no value of the job's */
+    CHECK_NEAR(sum_stat_mean(&a->own_sm), 30.0, 1e-12);    /* 60 and 0 */
+    CHECK_NEAR(sum_stat_mean(&a->others_sm), 50.0 / 3, 1e-12); /* 30, 20, 0 */
+    CHECK_NEAR(sum_stat_mean(&a->all_sm), 110.0 / 3, 1e-12);   /* 90, 20, 0 */
+    CU_ASSERT_EQUAL(run->pm[0]->own_lines, 2);
+    CU_ASSERT_EQUAL(run->pm[0]->other_lines, 2);
+    struct hw_buf o;
+    hw_buf_init(&o, NULL, 0);
+    sum_report_jsonl_row(run, &o);
+    hw_buf_putc(&o, '\0');
+    CU_ASSERT_PTR_NOT_NULL(strstr(o.p, "\"gpu_own_sm_mean_pct\": 30.0"));
+    hw_buf_free(&o);
+    sum_run_free(run);
+
+    /* hwmon in a container: pmon's pids are the host's, not the tree's: only the total */
+    put_file(dir, "run.jsonl",
+             "{\"ts\": \"2026-11-25T10:00:00.000+00:00\", \"type\": \"event\", \"event\": \"start\", "
+             "\"data\": {\"interval_s\": 1.0, \"smi_tz\": \"UTC\", \"pid_namespace\": \"other\"}}\n");
+    run = summarize_dir(dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    CU_ASSERT_STRING_EQUAL(sum_run_pmon_unattributed(run), "pid_namespace");
+    CU_ASSERT_EQUAL(run->pm[0]->acc.own_sm.n, 0);
+    CU_ASSERT_EQUAL(run->pm[0]->acc.all_sm.n, 3);
+    sum_run_free(run);
+    th_rmtree(dir);
+    free(dir);
+}
+
+struct prec {
+    size_t lines, procs, nameless;
+    double sm_max;
+    long pid_of_max;
+};
+
+static void on_pmon_line(void *ctx, const struct sum_pmon_row *r)
+{
+    struct prec *p = ctx;
+    p->lines++;
+    if (r->pid < 0) {
+        p->nameless++;
+        return;
+    }
+    p->procs++;
+    if (!(r->sm <= p->sm_max)) {
+        p->sm_max = r->sm;
+        p->pid_of_max = r->pid;
+    }
+}
+
+/* pmon's real outputs, every layout: current and old columns, -s um, names with spaces, C+G,
+ * GPUs with no process, an unterminated last line; every line read, none skipped. */
+static void test_pmon_captures(void)
+{
+    static const struct {
+        const char *file;
+        size_t procs, nameless;
+        double sm_max;
+        long pid;
+    } cases[] = {
+        {"pmon_default_h200_drv590_load.txt", 0, 0, 99, 10309},
+        {"pmon_default_h100_drv590_idle_no-procs.txt", 0, 0, NAN, -1},
+        {"pmon_h200_4gpus-selected_no-procs_trailing-ws-stripped.txt", 0, 4, NAN, -1},
+        {"pmon_default_rtx2080super-windows_drv591_load.txt", 0, 0, NAN, -1},
+        {"pmon_default_rtx4080super_drv595_load_CplusG.txt", 0, 0, NAN, -1},
+        {"pmon_default_tesla-k40m-x2_microway_old-layout.txt", 0, 0, 64, 14945},
+        {"pmon_s-um_rtx3090_fixture_trailing-ws-stripped_no-final-newline.txt", 0, 0, NAN, -1},
+        {"pmon_i-0_c-1_quadro-p5000_old-layout_author-stripped-indent.txt", 0, 0, 5, 30891},
+        {"pmon_default_l40s_drv595.80_load.txt", 0, 0, NAN, -1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t len;
+        char *s = capture(cases[i].file, &len);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        struct prec p = {0, 0, 0, NAN, -1};
+        struct sum_sink sink = {.ctx = &p, .pmon = on_pmon_line};
+        struct sum_read_opts o = {0};
+        struct sum_quality q;
+        struct sum_reader *rd = sum_reader_new(SUM_KIND_PMON, "test", &o, &sink, &q);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rd);
+        CU_ASSERT_EQUAL(sum_reader_feed(rd, s, len), 0);
+        sum_reader_finish(rd);
+        sum_reader_free(rd);
+        size_t data = 0; /* the lines that are not headers, by hand */
+        for (char *l = s; l && *l;) {
+            char *nl = strchr(l, '\n');
+            if (*l != '#' && (nl ? nl - l : (long)strlen(l)) > 0)
+                data++;
+            l = nl ? nl + 1 : NULL;
+        }
+        bool last_open = len && s[len - 1] != '\n';
+        free(s);
+        if (p.lines + last_open != data || sum_quality_skipped_total(&q))
+            fprintf(stderr, "%s: %zu lines, %zu data, skipped %llu\n", cases[i].file, p.lines, data,
+                    (unsigned long long)sum_quality_skipped_total(&q));
+        CU_ASSERT_EQUAL(p.lines + last_open, data);
+        CU_ASSERT_EQUAL(sum_quality_skipped_total(&q), 0);
+        if (cases[i].nameless)
+            CU_ASSERT_EQUAL(p.nameless, cases[i].nameless);
+        if (!isnan(cases[i].sm_max)) {
+            CU_ASSERT_EQUAL(p.sm_max, cases[i].sm_max);
+            CU_ASSERT_EQUAL(p.pid_of_max, cases[i].pid);
+        }
+    }
+}
+
 void add_health_suite(void)
 {
     CU_pSuite s = CU_add_suite("health", NULL, NULL);
@@ -314,4 +454,6 @@ void add_health_suite(void)
     CU_add_test(s, "accounting", test_accounting);
     CU_add_test(s, "reset_and_gap", test_reset_and_gap);
     CU_add_test(s, "energy_counter", test_counter);
+    CU_add_test(s, "pmon", test_pmon);
+    CU_add_test(s, "pmon_captures", test_pmon_captures);
 }
