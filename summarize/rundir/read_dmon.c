@@ -102,19 +102,29 @@ static bool dt_time(struct sum_reader *r, const struct dmon_st *st, double *t)
     return true;
 }
 
-static void dmon_line(struct sum_reader *r, const char *s, size_t n)
+/* Split a line of dmon's or pmon's text; a header line is taken (dmon_header). true for a data
+ * line to read from r->cells. */
+static bool ws_data_line(struct sum_reader *r, struct dmon_st *st, const char *s, size_t n)
 {
-    struct dmon_st *st = r->st;
     sum_split_ws(r, s, n);
     struct sum_cells *c = &r->cells;
     if (c->overflow) {
         sum_skip(r, SUM_SKIP_CELLS, "too many columns");
-        return;
+        return false;
     }
     if (c->n && c->s[0][0] == '#') {
         dmon_header(r, st);
-        return;
+        return false;
     }
+    return true;
+}
+
+static void dmon_line(struct sum_reader *r, const char *s, size_t n)
+{
+    struct dmon_st *st = r->st;
+    if (!ws_data_line(r, st, s, n))
+        return;
+    struct sum_cells *c = &r->cells;
     if (!st->ncols) {
         sum_skip(r, SUM_SKIP_LAYOUT, "no '# gpu ...' header before it");
         return;
@@ -174,16 +184,9 @@ static int col_of(const struct dmon_st *st, const char *name)
 static void pmon_line(struct sum_reader *r, const char *s, size_t n)
 {
     struct dmon_st *st = r->st;
-    sum_split_ws(r, s, n);
+    if (!ws_data_line(r, st, s, n))
+        return;
     struct sum_cells *c = &r->cells;
-    if (c->overflow) {
-        sum_skip(r, SUM_SKIP_CELLS, "too many columns");
-        return;
-    }
-    if (c->n && c->s[0][0] == '#') {
-        dmon_header(r, st);
-        return;
-    }
     int cmd = col_of(st, "command");
     if (!st->ncols || cmd != (int)st->ncols - 1) {
         sum_skip(r, SUM_SKIP_LAYOUT, "no '# gpu pid ... command' header before it");

@@ -1,6 +1,8 @@
 /* Helpers for hwmon's tests (see hwtest.h). */
 #include "hwtest.h"
 
+#include <math.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -198,3 +200,23 @@ bool ht_wait_until(bool (*fn)(void *), void *arg, double timeout_s)
     return fn(arg);
 }
 
+
+json_object *ht_get(json_object *o, const char *key)
+{
+    json_object *v = NULL;
+    if (o)
+        json_object_object_get_ex(o, key, &v);
+    return v;
+}
+
+double ht_num(json_object *o, const char *key)
+{
+    json_object *v = ht_get(o, key);
+    return v && !json_object_is_type(v, json_type_null) ? json_object_get_double(v) : NAN;
+}
+
+const char *ht_str(json_object *o, const char *key)
+{
+    json_object *v = ht_get(o, key);
+    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+}

@@ -28,6 +28,12 @@ long long ht_data_int(json_object *ev, const char *key);
 const char *ht_data_str(json_object *ev, const char *key);
 json_object *ht_data(json_object *ev, const char *key);
 
+/* A summary's members: o.key (NULL if absent or o NULL), as a number (NAN: absent or null),
+ * as a string ("" if absent or not a string). */
+json_object *ht_get(json_object *o, const char *key);
+double ht_num(json_object *o, const char *key);
+const char *ht_str(json_object *o, const char *key);
+
 /* Lines in dir/file (0 if missing). */
 size_t ht_lines(const char *dir, const char *file);
 

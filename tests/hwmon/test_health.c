@@ -146,7 +146,7 @@ static void test_capped_phase(void)
     CU_ASSERT_PTR_NULL(strstr(r.out, "GPU 0 was power-capped"));
     th_result_free(&r);
     char *page = th_read_file(html, NULL);
-    CU_ASSERT_PTR_NOT_NULL(page && strstr(page, "GPU 1: 2 new uncorrected ECC errors"));
+    CU_ASSERT_TRUE(page && strstr(page, "GPU 1: 2 new uncorrected ECC errors"));
     free(page);
     free(html);
     char *row[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), "-q", "-f", "jsonl", h.dir, NULL};

@@ -78,24 +78,8 @@ static json_object *summarize_json(char **args)
     return summarize_json_st(args, 0);
 }
 
-static json_object *get(json_object *o, const char *key)
-{
-    json_object *v = NULL;
-    json_object_object_get_ex(o, key, &v);
-    return v;
-}
 
-static double num(json_object *o, const char *key)
-{
-    json_object *v = get(o, key);
-    return v && !json_object_is_type(v, json_type_null) ? json_object_get_double(v) : NAN;
-}
 
-static const char *str(json_object *o, const char *key)
-{
-    json_object *v = get(o, key);
-    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
-}
 
 static bool has_start(void *dir)
 {
@@ -113,10 +97,10 @@ static double node_energy_sum(char *const *dirs, int n, double *peak_max, double
         char *a[] = {dirs[i], NULL};
         json_object *s = summarize_json(a);
         CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-        if (isfinite(num(s, "energy_wh")))
-            e += num(s, "energy_wh");
-        json_object *tg = get(s, "gpus_together");
-        double p = tg ? num(tg, "mem_used_peak_mib") : NAN;
+        if (isfinite(ht_num(s, "energy_wh")))
+            e += ht_num(s, "energy_wh");
+        json_object *tg = ht_get(s, "gpus_together");
+        double p = tg ? ht_num(tg, "mem_used_peak_mib") : NAN;
         if (isfinite(p)) {
             *peak_sum += p;
             *peak_max = fmax(*peak_max, p);
@@ -188,46 +172,46 @@ static void test_two_nodes(void)
     char *a1[] = {job, NULL};
     json_object *s = summarize_json(a1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    CU_ASSERT_STRING_EQUAL(str(s, "status"), "ok");
-    CU_ASSERT_EQUAL(num(s, "nodes"), 3);
-    CU_ASSERT_EQUAL(num(s, "hosts"), 2);
-    CU_ASSERT_EQUAL(num(s, "gpus"), 4); /* the third rank's node is gpu-a: its GPUs once */
-    CU_ASSERT_EQUAL(num(s, "gpus_counted_twice"), 0);
-    CU_ASSERT_EQUAL(num(s, "incomplete_nodes"), 0);
+    CU_ASSERT_STRING_EQUAL(ht_str(s, "status"), "ok");
+    CU_ASSERT_EQUAL(ht_num(s, "nodes"), 3);
+    CU_ASSERT_EQUAL(ht_num(s, "hosts"), 2);
+    CU_ASSERT_EQUAL(ht_num(s, "gpus"), 4); /* the third rank's node is gpu-a: its GPUs once */
+    CU_ASSERT_EQUAL(ht_num(s, "gpus_counted_twice"), 0);
+    CU_ASSERT_EQUAL(ht_num(s, "incomplete_nodes"), 0);
     /* energy: the sum of the nodes' own summaries */
     CU_ASSERT(e_nodes > 0);
-    CU_ASSERT(fabs(num(s, "energy_wh") - e_nodes) <= 1e-9 * e_nodes);
+    CU_ASSERT(fabs(ht_num(s, "energy_wh") - e_nodes) <= 1e-9 * e_nodes);
     /* the peak of the summed series: gpu-a's memory was gone when gpu-b's peaked */
-    double pk = num(s, "gpus_mem_used_peak_mib");
+    double pk = ht_num(s, "gpus_mem_used_peak_mib");
     CU_ASSERT(pk >= peak_max);
     CU_ASSERT(pk < peak_sum);
-    CU_ASSERT_EQUAL(num(s, "gpus_mem_used_node_peaks_sum_mib"), peak_sum);
+    CU_ASSERT_EQUAL(ht_num(s, "gpus_mem_used_node_peaks_sum_mib"), peak_sum);
     /* the slow node and phase */
-    CU_ASSERT_STRING_EQUAL(str(s, "straggler_phase"), "train");
-    CU_ASSERT_STRING_EQUAL(str(s, "straggler_node"), "gpu-b");
-    CU_ASSERT(num(s, "straggler_over_median_sec") > 0.5);
-    json_object *ctx = get(s, "context");
-    CU_ASSERT_STRING_EQUAL(str(ctx, "slurm_job_id"), jobid);
-    CU_ASSERT_STRING_EQUAL(str(ctx, "slurm_nodelist"), "gpu-[a-b]");
-    CU_ASSERT_PTR_NULL(get(ctx, "host") ? json_object_get_string(get(ctx, "host")) : NULL);
-    json_object *nodes = get(s, "per_node");
+    CU_ASSERT_STRING_EQUAL(ht_str(s, "straggler_phase"), "train");
+    CU_ASSERT_STRING_EQUAL(ht_str(s, "straggler_node"), "gpu-b");
+    CU_ASSERT(ht_num(s, "straggler_over_median_sec") > 0.5);
+    json_object *ctx = ht_get(s, "context");
+    CU_ASSERT_STRING_EQUAL(ht_str(ctx, "slurm_job_id"), jobid);
+    CU_ASSERT_STRING_EQUAL(ht_str(ctx, "slurm_nodelist"), "gpu-[a-b]");
+    CU_ASSERT_PTR_NULL(ht_get(ctx, "host") ? json_object_get_string(ht_get(ctx, "host")) : NULL);
+    json_object *nodes = ht_get(s, "per_node");
     CU_ASSERT_FATAL(nodes && json_object_array_length(nodes) == 3);
     const char *want_label[3] = {"gpu-a-r0", "gpu-a-r2", "gpu-b"}; /* sorted by directory */
     const char *want_role[3] = {HW_SAMPLER_PRIMARY, HW_SAMPLER_SECONDARY, HW_SAMPLER_PRIMARY};
     int want_gpus[3] = {2, 0, 2};
     for (int i = 0; i < 3; i++) {
         json_object *n = json_object_array_get_idx(nodes, (size_t)i);
-        CU_ASSERT_STRING_EQUAL(str(n, "node"), want_label[i]);
-        CU_ASSERT_STRING_EQUAL(str(n, "gpu_sampler_role"), want_role[i]);
-        CU_ASSERT_EQUAL(num(n, "gpus"), want_gpus[i]);
+        CU_ASSERT_STRING_EQUAL(ht_str(n, "node"), want_label[i]);
+        CU_ASSERT_STRING_EQUAL(ht_str(n, "gpu_sampler_role"), want_role[i]);
+        CU_ASSERT_EQUAL(ht_num(n, "gpus"), want_gpus[i]);
     }
 
     /* --job over the node directories: the same job */
     char *a2[] = {"--job", dirs[0], dirs[1], dirs[2], NULL};
     json_object *s2 = summarize_json(a2);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s2);
-    CU_ASSERT_EQUAL(num(s2, "energy_wh"), num(s, "energy_wh"));
-    CU_ASSERT_EQUAL(num(s2, "gpus_mem_used_peak_mib"), pk);
+    CU_ASSERT_EQUAL(ht_num(s2, "energy_wh"), ht_num(s, "energy_wh"));
+    CU_ASSERT_EQUAL(ht_num(s2, "gpus_mem_used_peak_mib"), pk);
     json_object_put(s2);
 
     /* text, one CSV row, the HTML page: the same figures */
@@ -308,9 +292,9 @@ static void test_node_died(void)
     char *a1[] = {job, NULL};
     json_object *s = summarize_json(a1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    CU_ASSERT_STRING_EQUAL(str(s, "status"), "incomplete");
-    CU_ASSERT_EQUAL(num(s, "incomplete_nodes"), 1);
-    CU_ASSERT_STRING_EQUAL(str(s, "incomplete_node_list"), "node-b");
+    CU_ASSERT_STRING_EQUAL(ht_str(s, "status"), "incomplete");
+    CU_ASSERT_EQUAL(ht_num(s, "incomplete_nodes"), 1);
+    CU_ASSERT_STRING_EQUAL(ht_str(s, "incomplete_node_list"), "node-b");
     json_object_put(s);
     /* a third node whose hwmon died before it wrote anything: named too, and exit status 1
      * (nothing could be read there); a directory of something else is not a node */
@@ -320,12 +304,12 @@ static void test_node_died(void)
     CU_ASSERT_FATAL(th_write_file(note, "x\n", 2) == 0);
     s = summarize_json_st(a1, 1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    CU_ASSERT_EQUAL(num(s, "nodes"), 3);
-    CU_ASSERT_EQUAL(num(s, "incomplete_nodes"), 2);
-    CU_ASSERT_STRING_EQUAL(str(s, "incomplete_node_list"), "node-b, c");
+    CU_ASSERT_EQUAL(ht_num(s, "nodes"), 3);
+    CU_ASSERT_EQUAL(ht_num(s, "incomplete_nodes"), 2);
+    CU_ASSERT_STRING_EQUAL(ht_str(s, "incomplete_node_list"), "node-b, c");
     CU_ASSERT(e_nodes > 0);
-    CU_ASSERT(fabs(num(s, "energy_wh") - e_nodes) <= 1e-9 * e_nodes);
-    CU_ASSERT_EQUAL(num(s, "gpus"), 4);
+    CU_ASSERT(fabs(ht_num(s, "energy_wh") - e_nodes) <= 1e-9 * e_nodes);
+    CU_ASSERT_EQUAL(ht_num(s, "gpus"), 4);
     json_object_put(s);
     for (int i = 0; i < 2; i++)
         free(dirs[i]);

@@ -62,30 +62,13 @@ static void nrun_free(struct nrun *n)
     free(n->dir);
 }
 
-static json_object *get(json_object *o, const char *key)
-{
-    json_object *v = NULL;
-    if (o)
-        json_object_object_get_ex(o, key, &v);
-    return v;
-}
 
-static double num(json_object *o, const char *key)
-{
-    json_object *v = get(o, key);
-    return v && !json_object_is_type(v, json_type_null) ? json_object_get_double(v) : NAN;
-}
 
-static const char *str(json_object *o, const char *key)
-{
-    json_object *v = get(o, key);
-    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
-}
 
 /* element i of array key */
 static json_object *at(json_object *o, const char *key, size_t i)
 {
-    json_object *a = get(o, key);
+    json_object *a = ht_get(o, key);
     return a && json_object_is_type(a, json_type_array) && i < json_object_array_length(a)
                ? json_object_array_get_idx(a, i)
                : NULL;
@@ -107,32 +90,32 @@ static void test_counter(void)
         nrun_free(&n);
         return;
     }
-    json_object *ec = get(get(n.start, "data"), HW_START_ENERGY_COUNTER);
-    CU_ASSERT_STRING_EQUAL(str(ec, "source"), "nvml");
-    CU_ASSERT_TRUE(get(ec, "gpus") && json_object_array_length(get(ec, "gpus")) == 2);
+    json_object *ec = ht_get(ht_get(n.start, "data"), HW_START_ENERGY_COUNTER);
+    CU_ASSERT_STRING_EQUAL(ht_str(ec, "source"), "nvml");
+    CU_ASSERT_TRUE(ht_get(ec, "gpus") && json_object_array_length(ht_get(ec, "gpus")) == 2);
     CU_ASSERT(ht_lines(n.dir, HW_ENERGY_FILE) >= 30);
     for (size_t p = 0; p < 2; p++) {
         json_object *ph = at(n.sum, "phases", p);
-        double secs = num(ph, "seconds");
+        double secs = ht_num(ph, "seconds");
         for (size_t g = 0; g < 2; g++) {
             json_object *pg = at(ph, "gpus", g);
             double watts = 300 + 10 * (double)g, truth = watts * secs / 3600;
-            double e = num(pg, "energy_wh"), tol = watts * 0.1 * 2 / 3600; /* a period each end */
-            CU_ASSERT_STRING_EQUAL(str(pg, "energy_source"), "counter");
+            double e = ht_num(pg, "energy_wh"), tol = watts * 0.1 * 2 / 3600; /* a period each end */
+            CU_ASSERT_STRING_EQUAL(ht_str(pg, "energy_source"), "counter");
             if (!(fabs(e - truth) <= tol))
                 fprintf(stderr, "phase %zu GPU %zu: %g Wh, truth %g Wh\n", p, g, e, truth);
             CU_ASSERT(fabs(e - truth) <= tol);
-            CU_ASSERT_EQUAL(num(pg, "energy_counter_wh"), e);
-            CU_ASSERT(num(pg, "energy_integrated_wh") > 0); /* the fake nvidia-smi's ~100 W */
+            CU_ASSERT_EQUAL(ht_num(pg, "energy_counter_wh"), e);
+            CU_ASSERT(ht_num(pg, "energy_integrated_wh") > 0); /* the fake nvidia-smi's ~100 W */
         }
     }
     json_object *g0 = at(n.sum, "gpus", 0);
-    CU_ASSERT_STRING_EQUAL(str(g0, "energy_source"), "counter");
-    double period = num(get(g0, "energy_counter"), "update_period_sec");
+    CU_ASSERT_STRING_EQUAL(ht_str(g0, "energy_source"), "counter");
+    double period = ht_num(ht_get(g0, "energy_counter"), "update_period_sec");
     CU_ASSERT(period >= 0.09 && period <= 0.25); /* 100 ms steps read every 100 ms */
     /* the run's energy is the GPUs' counters */
-    double sum = num(g0, "energy_wh") + num(at(n.sum, "gpus", 1), "energy_wh");
-    CU_ASSERT(fabs(num(n.sum, "energy_wh") - sum) <= 1e-9 * sum);
+    double sum = ht_num(g0, "energy_wh") + ht_num(at(n.sum, "gpus", 1), "energy_wh");
+    CU_ASSERT(fabs(ht_num(n.sum, "energy_wh") - sum) <= 1e-9 * sum);
     nrun_free(&n);
 }
 
@@ -146,19 +129,19 @@ static void test_unsupported_gpu(void)
         nrun_free(&n);
         return;
     }
-    json_object *ec = get(get(n.start, "data"), HW_START_ENERGY_COUNTER);
-    CU_ASSERT_TRUE(get(ec, "gpus") && json_object_array_length(get(ec, "gpus")) == 1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(str(ec, "note"), "1 GPU without an energy counter"));
+    json_object *ec = ht_get(ht_get(n.start, "data"), HW_START_ENERGY_COUNTER);
+    CU_ASSERT_TRUE(ht_get(ec, "gpus") && json_object_array_length(ht_get(ec, "gpus")) == 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(ht_str(ec, "note"), "1 GPU without an energy counter"));
     char *p = th_fmt("%s/%s", n.dir, HW_ENERGY_FILE);
     char *text = th_read_file(p, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     CU_ASSERT_PTR_NULL(strstr(text, ",1,")); /* no row of GPU 1 */
     free(text);
     free(p);
-    CU_ASSERT_STRING_EQUAL(str(at(n.sum, "gpus", 0), "energy_source"), "counter");
+    CU_ASSERT_STRING_EQUAL(ht_str(at(n.sum, "gpus", 0), "energy_source"), "counter");
     json_object *g1 = at(n.sum, "gpus", 1);
-    CU_ASSERT_PTR_NULL(get(g1, "energy_source"));
-    CU_ASSERT(num(g1, "energy_wh") > 0);
+    CU_ASSERT_PTR_NULL(ht_get(g1, "energy_source"));
+    CU_ASSERT(ht_num(g1, "energy_wh") > 0);
     nrun_free(&n);
 }
 
@@ -184,17 +167,17 @@ static void test_no_counter(void)
             continue;
         }
         CU_ASSERT_FALSE(file_there(&n, HW_ENERGY_FILE));
-        json_object *ec = get(get(n.start, "data"), HW_START_ENERGY_COUNTER);
-        CU_ASSERT_PTR_NOT_NULL(strstr(str(ec, "error"), cases[i].why));
+        json_object *ec = ht_get(ht_get(n.start, "data"), HW_START_ENERGY_COUNTER);
+        CU_ASSERT_PTR_NOT_NULL(strstr(ht_str(ec, "error"), cases[i].why));
         CU_ASSERT(ht_lines(n.dir, HW_GPU_FILE) >= 20);
-        CU_ASSERT_PTR_NULL(get(at(n.sum, "gpus", 0), "energy_source"));
-        CU_ASSERT(num(n.sum, "energy_wh") > 0);
+        CU_ASSERT_PTR_NULL(ht_get(at(n.sum, "gpus", 0), "energy_source"));
+        CU_ASSERT(ht_num(n.sum, "energy_wh") > 0);
         nrun_free(&n);
     }
     struct nrun n;
     if (nvml_run(&n, "hwmon-nvml-off", th_env("HWRUN_FAKE_NVML"), NULL, "--no-nvml")) {
         CU_ASSERT_FALSE(file_there(&n, HW_ENERGY_FILE));
-        CU_ASSERT_PTR_NULL(get(get(n.start, "data"), HW_START_ENERGY_COUNTER));
+        CU_ASSERT_PTR_NULL(ht_get(ht_get(n.start, "data"), HW_START_ENERGY_COUNTER));
     } else {
         CU_FAIL("run");
     }

@@ -247,7 +247,8 @@ static void check_files(const char *dir, int *n_files)
     closedir(d);
 }
 
-/* hwmon with every optional file (--gpu-procs, GPM on some GPUs), a driver that rejects a
+/* hwmon with every optional file (--gpu-procs, --pmon, GPM on some GPUs, the fake NVML's
+ * energy counters, the health child), a driver that rejects a
  * field and a child that dies once (child_exit, child_restart): then summarize's readers take
  * every file whole with their default layouts. */
 static void test_hwmon_writes_what_summarize_reads(void)
@@ -260,8 +261,9 @@ static void test_hwmon_writes_what_summarize_reads(void)
                    th_fmt("FAKE_SMI_APPS=%ld:0:512:python3", (long)getpid()),
                    "FAKE_SMI_DIE_AFTER=2",
                    th_fmt("FAKE_SMI_DIE_ONCE=%s/die", dir),
+                   th_fmt("HWMON_NVML_LIBRARY=%s", th_env("HWRUN_FAKE_NVML")),
                    NULL};
-    char **argv = ht_argv(out, "-i", "0.2", "--gpu-procs", "--", "sleep", "2.4", NULL);
+    char **argv = ht_argv(out, "-i", "0.2", "--gpu-procs", "--pmon", "--", "sleep", "2.4", NULL);
     struct th_result res;
     CU_ASSERT_EQUAL(ht_run(argv, env, 60, &res), 0);
     th_result_free(&res);
@@ -343,6 +345,7 @@ static void test_hwmon_writes_what_summarize_reads(void)
     free(env[0]);
     free(env[3]);
     free(env[5]);
+    free(env[6]);
     free(argv);
     free(out);
     th_rmtree(dir);
