@@ -483,8 +483,9 @@ static double open_phase_sec(const struct sum_outcome *o)
 }
 
 /* How the run ended (outcome.h): "status" first, where a reader of a sweep looks. */
-static void json_outcome(struct hw_json *w, const struct sum_outcome *o)
+static void json_outcome(struct hw_json *w, const struct sum_run *run)
 {
+    const struct sum_outcome *o = &run->outcome;
     hw_json_str(w, "status", sum_status_names[o->status]);
     hw_json_open(w, "outcome", '{');
     hw_json_str(w, "status", sum_status_names[o->status]);
@@ -513,6 +514,11 @@ static void json_outcome(struct hw_json *w, const struct sum_outcome *o)
     hw_json_u64(w, "phases_open", o->phases_open);
     hw_json_str(w, "open_phase", o->open_phase[0] ? o->open_phase : NULL);
     hw_json_num(w, "open_phase_sec", open_phase_sec(o));
+    /* the GPUs' health (hw_health.csv): how many warnings, null when not recorded */
+    if (run->q[SUM_KIND_HEALTH].present)
+        hw_json_u64(w, "health_warnings", (uint64_t)run->nhealth_warn);
+    else
+        hw_json_null(w, "health_warnings");
     hw_json_close(w);
 }
 
@@ -580,7 +586,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     hw_json_str(&w, "schema", "hwrun.summary/1");
     hw_json_str(&w, "tool", "summarize (hwrun) " HWRUN_VERSION);
     hw_json_str(&w, "dir", run->dir);
-    json_outcome(&w, &run->outcome);
+    json_outcome(&w, run);
     hw_json_open(&w, "params", '{'); /* the data of the params events (--params, default config) */
     for (size_t i = 0; i < run->nparams; i++)
         hw_json_raw(&w, run->params[i].key, param_text(&run->params[i], true));
@@ -990,8 +996,9 @@ static const struct {
 };
 
 /* The run's outcome in one line; anything but ok in capitals, where the eye falls. */
-static void text_outcome(struct hw_buf *out, const struct sum_outcome *o)
+static void text_outcome(struct hw_buf *out, const struct sum_run *run)
 {
+    const struct sum_outcome *o = &run->outcome;
     char iso[HW_ISO_LEN] = "-";
     if (isfinite(o->last_t)) {
         struct timespec ts = {(time_t)floor(o->last_t),
@@ -1042,6 +1049,9 @@ static void text_outcome(struct hw_buf *out, const struct sum_outcome *o)
     char note[200];
     if (*sum_outcome_note(o, note, sizeof note))
         hw_buf_printf(out, "; %s", note);
+    if (run->nhealth_warn) /* said one by one below, with the other warnings */
+        hw_buf_printf(out, "; %d GPU health warning%s", run->nhealth_warn,
+                      run->nhealth_warn == 1 ? "" : "s");
     hw_buf_putc(out, '\n');
 }
 
@@ -1359,7 +1369,7 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
     double e = sum_run_energy_wh(run);
     twh(out, e, u);
     hw_buf_putc(out, '\n');
-    text_outcome(out, &run->outcome);
+    text_outcome(out, run);
     hw_buf_printf(out, "  nvidia-smi times: %s (%s)\n", run->tz.name,
                   tz_source_name(run->tz_source));
     if (run->info.have_start) {
