@@ -274,6 +274,7 @@ static const char page_css[] =
     ".base{stroke:#d0d7de}\n"
     ".ph text{font-size:11px;fill:#24292f;pointer-events:none}\n"
     ".band{opacity:.28}\n"
+    ".capped{fill:#cf222e;opacity:.16}\n"
     /* phase colours: pale bands, the same hue stronger in the strip */
     ".p0{fill:#9ecae1;--pc:#9ecae1}.p1{fill:#fdd0a2;--pc:#fdd0a2}"
     ".p2{fill:#c7e9c0;--pc:#c7e9c0}.p3{fill:#dadaeb;--pc:#dadaeb}"

@@ -320,7 +320,39 @@ struct chart {
     size_t n;
     const char *note;  /* a short remark under the title, may be NULL */
     const char *attrs; /* more attributes of the figure (data-*), may be NULL */
+    bool capped;       /* shade the time a GPU's clocks were power- or thermally capped */
 };
+
+/* The pixel columns where a GPU's clocks were capped (SUM_TL_CAPPED), as shaded rects with a
+ * title, neighbours merged; returns whether there was any. */
+static bool draw_capped(FILE *f, struct ht_page *P)
+{
+    const struct sum_timeline *tl = P->tl;
+    bool any = false;
+    for (int g = 0; g < SUM_TL_MAX_GPUS; g++) {
+        const struct sum_tl_gpu *gs = tl->gpu[g];
+        if (!gs || !gs->s[SUM_TL_CAPPED].any || !(gs->s[SUM_TL_CAPPED].vmax > 0))
+            continue;
+        to_px(tl, &gs->s[SUM_TL_CAPPED], P->ncols, P->t0, P->per_col, P->px);
+        int start = -1;
+        bool held = false; /* a column without a sample keeps the state of the one before */
+        for (int c = 0; c <= P->ncols; c++) {
+            if (c < P->ncols && P->px[c].n)
+                held = P->px[c].max > 0;
+            bool on = c < P->ncols && held;
+            if (on && start < 0)
+                start = c;
+            if (!on && start >= 0) {
+                fprintf(f, "<rect class=\"capped\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\">"
+                           "<title>GPU %d power- or thermally capped</title></rect>",
+                        ML + start, MT, c - start, PLOT_H, g);
+                start = -1;
+                any = true;
+            }
+        }
+    }
+    return any;
+}
 
 static void draw_time_ticks(FILE *f, const struct ht_page *P, const struct taxis *ta)
 {
@@ -442,6 +474,8 @@ static void draw_chart(FILE *f, struct ht_page *P, const struct chart *c, const 
         }
         fputs("</g>\n", f);
     }
+    if (c->capped)
+        draw_capped(f, P);
     draw_time_ticks(f, P, ta);
     draw_y_axis(f, P, &a, false, c->unit);
     if (c->unit2)
@@ -671,6 +705,10 @@ void ht_draw_charts(FILE *f, struct ht_page *P)
                           .n = n};
         if (sm_lines) /* "util 98%, SM active 31%" at a glance */
             c.title = "GPU utilization (dashed: SM activity, GPM)";
+        c.capped = m0 == SUM_TL_POWER || m0 == SUM_TL_CLOCK;
+        for (int g = 0; c.capped && !c.note && g < SUM_TL_MAX_GPUS; g++)
+            if (tl->gpu[g] && tl->gpu[g]->s[SUM_TL_CAPPED].vmax > 0)
+                c.note = "shaded: clocks power- or thermally capped";
         if (m0 == SUM_TL_MEMUSED)
             c.unit = ht_mem_axis(P->u, vmax, &c.scale);
         double wh = sum_fig_num(sum_run_energy_wh(run)); /* the JSON's energy_wh */

@@ -944,6 +944,13 @@ static void on_health(void *ctx, const struct sum_health_row *r)
     add_interval(run, SUM_KIND_HEALTH, &g->prev_t_file, r->t, NULL);
     struct sum_clk_step step;
     bool bridged = sum_clk_row(g, r, run->info.interval_s, &step);
+    if (run->tl) { /* the page shades the time a power or thermal reason held the clocks */
+        double m = r->v[HW_HEALTH_REASONS];
+        unsigned long long capping = HW_REASON_SW_POWER_CAP | HW_REASON_HW_POWER_BRAKE |
+                                     HW_REASON_SW_THERMAL | HW_REASON_HW_THERMAL;
+        sum_tl_health_row(run->tl, r->gpu, r->t,
+                          isnan(m) ? NAN : ((unsigned long long)m & capping) ? 1.0 : 0.0);
+    }
     if (any_phases(run)) {
         struct clk_of c = {r->gpu, &step, r->v};
         for_phases(run, r->t, r->t, phase_clk_point, &c);

@@ -233,10 +233,12 @@ static const int from_query[SUM_TL_GCOUNT] = {SUM_GM_UTIL,
                                               SUM_GM_POWER,
                                               SUM_GM_SM_CLOCK,
                                               -1,
+                                              -1,
                                               -1};
 static const int from_dmon[SUM_TL_GCOUNT] = {SUM_DM_SM,  SUM_DM_MEM,  SUM_DM_FB, -1,
-                                             SUM_DM_PWR, SUM_DM_PCLK, -1,        -1};
-static const int from_gpm[SUM_TL_GCOUNT] = {-1, -1, -1, -1, -1, -1, SUM_DM_SMUTIL, SUM_DM_MMAACT};
+                                             SUM_DM_PWR, SUM_DM_PCLK, -1,        -1, -1};
+static const int from_gpm[SUM_TL_GCOUNT] = {-1, -1, -1, -1, -1, -1, SUM_DM_SMUTIL, SUM_DM_MMAACT,
+                                            -1};
 
 static void gpu_values(struct sum_timeline *tl, enum sum_kind kind, int gpu, double t,
                        const double *v, const int *map)
@@ -278,6 +280,21 @@ void sum_tl_dmon_row(struct sum_timeline *tl, enum sum_kind kind, const struct s
     if (kind == SUM_KIND_GPM && tl->spark_only)
         return;
     gpu_values(tl, kind, r->gpu, r->t, r->v, kind == SUM_KIND_GPM ? from_gpm : from_dmon);
+}
+
+void sum_tl_health_row(struct sum_timeline *tl, int gpu, double t, double capped)
+{
+    if (tl->spark_only)
+        return;
+    struct sum_tl_gpu *g = tl_gpu(tl, gpu);
+    if (!g || !isfinite(t))
+        return;
+    double step = step_from(&g->last_t[SUM_KIND_HEALTH], t);
+    int b = place(tl, t);
+    if (b < 0)
+        return;
+    g->from[SUM_TL_CAPPED] = SUM_KIND_HEALTH;
+    add(tl, &g->s[SUM_TL_CAPPED], b, capped, step);
 }
 
 struct host_col {

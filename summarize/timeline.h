@@ -35,6 +35,7 @@ enum sum_tl_gser {
     SUM_TL_CLOCK,
     SUM_TL_SMACT,  /* GPM (hw_gpm.csv) */
     SUM_TL_TENSOR, /* GPM */
+    SUM_TL_CAPPED, /* 1 while a power or thermal reason held the clocks (hw_health.csv), else 0 */
     SUM_TL_GCOUNT
 };
 
@@ -118,6 +119,9 @@ void sum_tl_gpu_row(struct sum_timeline *tl, const struct sum_gpu_row *r);
  * hw_gpm.csv (SUM_KIND_GPM: SM and tensor activity). */
 void sum_tl_dmon_row(struct sum_timeline *tl, enum sum_kind kind, const struct sum_dmon_row *r);
 void sum_tl_cpu_row(struct sum_timeline *tl, const struct sum_cpu_row *r);
+/* A hw_health.csv row of GPU gpu at t: capped 1 (a power or thermal reason was active), 0, or
+ * NAN (not measured); the HTML shades the capped time. */
+void sum_tl_health_row(struct sum_timeline *tl, int gpu, double t, double capped);
 void sum_tl_proc_row(struct sum_timeline *tl, const struct sum_proc_row *r);
 /* A cpu_metrics.csv row's disk and network bytes (SUM_IO_*, NAN unmeasured) over the dt seconds
  * before it, as the summary counts them (system.h): drawn as rates. */

@@ -147,6 +147,9 @@ static void test_capped_phase(void)
     th_result_free(&r);
     char *page = th_read_file(html, NULL);
     CU_ASSERT_TRUE(page && strstr(page, "GPU 1: 2 new uncorrected ECC errors"));
+    /* the capped time is shaded on the power and clock charts, GPU 1's only */
+    CU_ASSERT_TRUE(page && strstr(page, "<title>GPU 1 power- or thermally capped</title>"));
+    CU_ASSERT_TRUE(page && !strstr(page, "<title>GPU 0 power- or thermally capped</title>"));
     free(page);
     free(html);
     char *row[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), "-q", "-f", "jsonl", h.dir, NULL};

@@ -504,9 +504,11 @@ static void test_no_children(void)
     }
     fprintf(stderr, "[no_children] tree: %ld procs, cpu max %.1f%%; alone: %ld, %.1f%%\n",
             procs_max[0], cpu_max[0], procs_max[1], cpu_max[1]);
-    CU_ASSERT(procs_max[0] >= 2 && cpu_max[0] > 50);
+    /* the spinning child gets what the machine's load leaves it (under CI on 2 busy cores, less
+     * than half a core at times): the tree counts some of it, alone counts none of it */
+    CU_ASSERT(procs_max[0] >= 2 && cpu_max[0] > 15);
     CU_ASSERT_EQUAL(procs_max[1], 1);
-    CU_ASSERT(cpu_max[1] < 25);
+    CU_ASSERT(cpu_max[1] < 10 && cpu_max[1] < cpu_max[0] / 2);
 }
 
 /* Seconds of day of an ISO timestamp "YYYY-MM-DDTHH:MM:SS.mmm+00:00" (runs do not span
