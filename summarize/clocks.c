@@ -55,6 +55,7 @@ void sum_clk_gpu_init(struct sum_clk_gpu *g)
         g->first[k] = g->last[k] = g->min[k] = g->max[k] = NAN;
     g->link_below_gen = g->link_below_width = NAN;
     g->prev_t_file = NAN;
+    sum_energy_init(&g->inst);
 }
 
 void sum_clk_sample(struct sum_clk_acc *a, const double *v)

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "energy.h"
 #include "hwrun/rundir.h"
 #include "readers.h"
 #include "stats.h"
@@ -60,6 +61,9 @@ struct sum_clk_gpu {
     double first[HW_HEALTH_COUNT], last[HW_HEALTH_COUNT]; /* first and last measured values */
     double min[HW_HEALTH_COUNT], max[HW_HEALTH_COUNT];
     uint64_t link_below_loaded; /* rows under load with the link below its maximum */
+    /* power.draw.instant integrated under the energy rule (energy.h): the instantaneous reading,
+     * which a 1 s average (power.draw on Ampere and newer) lags behind */
+    struct sum_energy inst;
     double link_below_gen, link_below_width; /* the lowest link seen so (NAN: none) */
 };
 

@@ -652,10 +652,13 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         json_gpu_metrics(&w, gp->m);
         const char *esrc;
         hw_json_num(&w, "energy_wh", sum_gpu_energy_wh(run, g, &esrc));
-        if (run->ecnt[g]) { /* both readings, labelled, where the counter was read (ecount.h) */
+        if (run->ecnt[g] || run->clk[g]) { /* every reading, labelled, where there are more */
             hw_json_str(&w, "energy_source", esrc);
             hw_json_num(&w, "energy_counter_wh", sum_gpu_energy_counter_wh(run, g));
+            hw_json_num(&w, "energy_instant_wh", sum_gpu_energy_instant_wh(run, g));
             hw_json_num(&w, "energy_integrated_wh", sum_gpu_energy_integrated_wh(run, g));
+        }
+        if (run->ecnt[g]) {
             hw_json_open(&w, "energy_counter", '{');
             hw_json_u64(&w, "reads", run->ecnt[g]->rows);
             hw_json_u64(&w, "resets", run->ecnt[g]->resets);
@@ -722,10 +725,11 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
             json_gpu_metrics(&w, pg->m);
             const char *psrc;
             hw_json_num(&w, "energy_wh", sum_phase_gpu_energy_wh(run, p, g, &psrc));
-            if (run->ecnt[g]) {
+            if (run->ecnt[g] || run->clk[g]) {
                 hw_json_str(&w, "energy_source", psrc);
                 hw_json_num(&w, "energy_counter_wh",
                             pg->counter_seen ? pg->counter_mj / 3.6e6 : NAN);
+                hw_json_num(&w, "energy_instant_wh", pg->inst_seen ? pg->inst_j / 3600.0 : NAN);
                 hw_json_num(&w, "energy_integrated_wh",
                             sum_phase_gpu_energy_integrated_wh(run, p, g));
             }
@@ -1525,21 +1529,25 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
                       (unsigned long long)gp->samples);
         const char *esrc;
         twh(out, sum_gpu_energy_wh(run, g, &esrc), u);
-        if (esrc && !strcmp(esrc, "counter")) {
-            hw_buf_puts(out, " (energy counter; integrated power ");
+        /* which reading the energy is, and the power field's integral beside it */
+        const char *pf = sum_gpu_power_field(run->info.have_fields ? run->info.gpu_fields : NULL);
+        const char *rd = sum_clk_power_reading(run->clk[g], pf);
+        char pfw[96] = "power";
+        if (pf)
+            snprintf(pfw, sizeof pfw, "%s%s", pf,
+                     !rd ? "" : !strcmp(rd, "average_1s") ? ", a 1 s average" : ", instantaneous");
+        if (esrc && strcmp(esrc, "integrated") != 0) {
+            hw_buf_printf(out, " from %s (%s integrated: ",
+                          !strcmp(esrc, "counter") ? "the energy counter" : "power.draw.instant",
+                          pfw);
             twh(out, sum_gpu_energy_integrated_wh(run, g), u);
             hw_buf_putc(out, ')');
+        } else if (esrc && run->clk[g] && pf) {
+            hw_buf_printf(out, " from %s", pfw);
         }
         if (gp->energy.gaps)
             hw_buf_printf(out, " (%llu gaps, %.1f s not bridged)",
                           (unsigned long long)gp->energy.gaps, gp->energy.gap_s);
-        if (run->clk[g]) {
-            const char *pf = sum_gpu_power_field(run->info.have_fields ? run->info.gpu_fields : NULL);
-            const char *rd = sum_clk_power_reading(run->clk[g], pf);
-            if (pf && rd)
-                hw_buf_printf(out, " from %s (%s)", pf,
-                              !strcmp(rd, "average_1s") ? "a 1 s average" : "instantaneous");
-        }
         hw_buf_putc(out, '\n');
         for (int m = 0; m < SUM_GM_COUNT; m++)
             tstat(out, labels[m], &gp->m[m], units[m],

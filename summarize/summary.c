@@ -308,12 +308,20 @@ double sum_gpu_energy_counter_wh(const struct sum_run *run, int g)
     return e ? sum_ecount_wh(e) : NAN;
 }
 
+double sum_gpu_energy_instant_wh(const struct sum_run *run, int g)
+{
+    const struct sum_clk_gpu *k = g >= 0 && g < SUM_MAX_GPUS ? run->clk[g] : NULL;
+    return k && k->inst.covered_s > 0 ? k->inst.joules / 3600.0 : NAN;
+}
+
 double sum_gpu_energy_wh(const struct sum_run *run, int g, const char **source)
 {
-    double c = sum_gpu_energy_counter_wh(run, g), i = sum_gpu_energy_integrated_wh(run, g);
+    double c = sum_gpu_energy_counter_wh(run, g), n = sum_gpu_energy_instant_wh(run, g);
+    double i = sum_gpu_energy_integrated_wh(run, g);
     if (source)
-        *source = isfinite(c) ? "counter" : isfinite(i) ? "integrated" : NULL;
-    return isfinite(c) ? c : i;
+        *source = isfinite(c) ? "counter" : isfinite(n) ? "instant" : isfinite(i) ? "integrated"
+                                                                                   : NULL;
+    return isfinite(c) ? c : isfinite(n) ? n : i;
 }
 
 double sum_phase_gpu_energy_integrated_wh(const struct sum_run *run,
@@ -335,6 +343,11 @@ double sum_phase_gpu_energy_wh(const struct sum_run *run, const struct sum_phase
         if (source)
             *source = "counter";
         return pg->counter_mj / 3.6e6;
+    }
+    if (pg && pg->inst_seen) {
+        if (source)
+            *source = "instant";
+        return pg->inst_j / 3600.0;
     }
     double i = sum_phase_gpu_energy_integrated_wh(run, p, g);
     if (source)
@@ -929,6 +942,33 @@ static void on_pmon(void *ctx, const struct sum_pmon_row *r)
         }
 }
 
+static void phase_energy_inst(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
+                              const void *arg)
+{
+    (void)run, (void)a, (void)b;
+    const struct seg *s = arg;
+    double x = fmax(s->t1, p->t0), y = fmin(s->t2, p->t1);
+    if (y <= x)
+        return;
+    double slope = (s->p2 - s->p1) / (s->t2 - s->t1);
+    double px = s->p1 + slope * (x - s->t1), py = s->p1 + slope * (y - s->t1);
+    struct sum_phase_gpu *pg = phase_gpu(p, s->g);
+    if (pg) {
+        pg->inst_j += (px + py) / 2.0 * (y - x);
+        pg->inst_seen = true;
+    }
+}
+
+/* Each step of a GPU's instant power curve (hw_health.csv): the phases' share. */
+static void inst_stepped(void *ctx, double t0, double p0, double t1, double p1, bool bridged)
+{
+    const struct curve_of *c = ctx;
+    if (bridged && any_phases(c->run)) {
+        struct seg s = {c->gpu, t0, p0, t1, p1};
+        for_phases(c->run, t0, t1, phase_energy_inst, &s);
+    }
+}
+
 static void on_health(void *ctx, const struct sum_health_row *r)
 {
     struct sum_run *run = ctx;
@@ -942,6 +982,9 @@ static void on_health(void *ctx, const struct sum_health_row *r)
     }
     see_time(run, r->t);
     add_interval(run, SUM_KIND_HEALTH, &g->prev_t_file, r->t, NULL);
+    struct curve_of curve = {run, r->gpu};
+    sum_energy_add(&g->inst, r->t, r->v[HW_HEALTH_POWER_INSTANT], run->info.interval_s,
+                   inst_stepped, &curve);
     struct sum_clk_step step;
     bool bridged = sum_clk_row(g, r, run->info.interval_s, &step);
     if (run->tl) { /* the page shades the time a power or thermal reason held the clocks */
@@ -1624,11 +1667,13 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
         if (run->clk[g])
             run->nhealth_warn += sum_clk_warnings(run->clk[g], g, run->health_warn + run->nhealth_warn,
                                                   SUM_MAX_HEALTH_WARNINGS - run->nhealth_warn);
-    for (int g = 0; g < SUM_MAX_GPUS; g++) /* a GPU with fewer rows than its interval waits for */
-        if (run->gpu[g]) {
-            struct curve_of curve = {run, g};
+    for (int g = 0; g < SUM_MAX_GPUS; g++) { /* a GPU with fewer rows than its interval waits */
+        struct curve_of curve = {run, g};
+        if (run->gpu[g])
             sum_energy_finish(&run->gpu[g]->energy, run->info.interval_s, energy_stepped, &curve);
-        }
+        if (run->clk[g])
+            sum_energy_finish(&run->clk[g]->inst, run->info.interval_s, inst_stepped, &curve);
+    }
     if (run->tl)
         sum_tl_finish(run->tl);
 

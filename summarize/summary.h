@@ -63,6 +63,8 @@ struct sum_phase_gpu {
     double energy_j;
     struct sum_stat gpm[HW_GPM_NCOLS];
     struct sum_clk_acc *clk; /* its clocks (hw_health.csv, clocks.h); NULL: no row */
+    double inst_j;           /* power.draw.instant integrated inside the phase (hw_health.csv) */
+    bool inst_seen;          /* a bridged step of it met the phase */
     double counter_mj;       /* the energy counter's growth inside the phase (ecount.h) */
     bool counter_seen;       /* a counter step met the phase */
     struct sum_pmon_acc *pm; /* its processes' shares (hw_pmon.csv); NULL: no instant */
@@ -339,14 +341,17 @@ double sum_run_tree_gpu_mem_peak(const struct sum_run *run, const char **why);
 /* Every GPU's clocks together (GPU-time shares: a GPU capped half the run of two is 25%);
  * false without hw_health.csv rows. */
 bool sum_run_clocks(const struct sum_run *run, struct sum_clk_figs *out);
-/* GPU g's energy in Wh, and where it comes from (*source, if source: "counter" when the GPU's
- * energy counter was read at least twice, else "integrated" from its power readings; NULL with
- * NAN when neither measured it). The other two: each reading alone (NAN: not measured). */
+/* GPU g's energy in Wh, and where it comes from (*source, if source): "counter" when the GPU's
+ * energy counter was read at least twice (hw_energy.csv), else "instant" when hw_health.csv's
+ * power.draw.instant was integrated (a bridged step at least), else "integrated" from
+ * hw_metrics.csv's power field; NULL with NAN when none measured it. The others: each reading
+ * alone (NAN: not measured). */
 double sum_gpu_energy_wh(const struct sum_run *run, int g, const char **source);
 double sum_gpu_energy_integrated_wh(const struct sum_run *run, int g);
+double sum_gpu_energy_instant_wh(const struct sum_run *run, int g);
 double sum_gpu_energy_counter_wh(const struct sum_run *run, int g);
 /* The same for GPU g inside phase p: the counter when the phase lasted at least twice the
- * counter's update period (sum_ecount_phase_ok), else its integrated power. */
+ * counter's update period (sum_ecount_phase_ok), else the instant power, else the power field. */
 double sum_phase_gpu_energy_wh(const struct sum_run *run, const struct sum_phase_acc *p, int g,
                                const char **source);
 double sum_phase_gpu_energy_integrated_wh(const struct sum_run *run,

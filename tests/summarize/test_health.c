@@ -446,6 +446,56 @@ static void test_pmon_captures(void)
     }
 }
 
+/* The power readings: hw_metrics.csv's power.draw says 100 W (a 1 s average: the GPU also
+ * reports power.draw.average), hw_health.csv's power.draw.instant 200 W. The energy prefers the
+ * instantaneous reading, labelled, the power field's integral beside it. */
+static void test_instant_power(void)
+{
+    char *dir = th_tmpdir("sum-instant");
+    put_file(dir, "run.jsonl",
+             "{\"ts\": \"2026-11-25T10:00:00.000+00:00\", \"type\": \"event\", \"event\": \"start\", "
+             "\"data\": {\"interval_s\": 1.0, \"smi_tz\": \"UTC\"}}\n"
+             "{\"ts\": \"2026-11-25T10:00:05.500+00:00\", \"type\": \"phase\", \"name\": \"train\", "
+             "\"seconds\": 2.0}\n");
+    struct hw_buf g, h;
+    hw_buf_init(&g, NULL, 0);
+    hw_buf_init(&h, NULL, 0);
+    hw_buf_puts(&h, "timestamp, index, power.draw.instant [W], power.draw.average [W]\n");
+    for (int i = 0; i <= 8; i++) {
+        hw_buf_printf(&g, "2026/11/25 10:00:%02d.000, 50, 10, 1000, 81559, 100.00, 40, 1980, 2619, "
+                          "0, GPU-a\n",
+                      i);
+        hw_buf_printf(&h, "2026/11/25 10:00:%02d.000, 0, 200.00, 100.00\n", i);
+    }
+    hw_buf_putc(&g, '\0');
+    hw_buf_putc(&h, '\0');
+    put_file(dir, "hw_metrics.csv", g.p);
+    put_file(dir, HW_HEALTH_FILE, h.p);
+    hw_buf_free(&g);
+    hw_buf_free(&h);
+    struct sum_run *run = summarize_dir(dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    const char *src;
+    CHECK_NEAR(sum_gpu_energy_wh(run, 0, &src), 1600.0 / 3600, 1e-12);
+    CU_ASSERT_STRING_EQUAL(src, "instant");
+    CHECK_NEAR(sum_gpu_energy_integrated_wh(run, 0), 800.0 / 3600, 1e-12);
+    CU_ASSERT_STRING_EQUAL(sum_clk_power_reading(run->clk[0], "power.draw"), "average_1s");
+    CU_ASSERT_FATAL(run->nphase == 1);
+    CHECK_NEAR(sum_phase_gpu_energy_wh(run, &run->phase[0], 0, &src), 400.0 / 3600, 1e-12);
+    CU_ASSERT_STRING_EQUAL(src, "instant");
+    CHECK_NEAR(sum_run_energy_wh(run), 1600.0 / 3600, 1e-12);
+    struct hw_buf o;
+    hw_buf_init(&o, NULL, 0);
+    sum_report_text(run, &o);
+    hw_buf_putc(&o, '\0');
+    CU_ASSERT_PTR_NOT_NULL(strstr(o.p, "from power.draw.instant (power.draw, a 1 s average "
+                                       "integrated: 0.222 Wh)"));
+    hw_buf_free(&o);
+    sum_run_free(run);
+    th_rmtree(dir);
+    free(dir);
+}
+
 void add_health_suite(void)
 {
     CU_pSuite s = CU_add_suite("health", NULL, NULL);
@@ -455,5 +505,6 @@ void add_health_suite(void)
     CU_add_test(s, "reset_and_gap", test_reset_and_gap);
     CU_add_test(s, "energy_counter", test_counter);
     CU_add_test(s, "pmon", test_pmon);
+    CU_add_test(s, "instant_power", test_instant_power);
     CU_add_test(s, "pmon_captures", test_pmon_captures);
 }
