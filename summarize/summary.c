@@ -906,7 +906,26 @@ static void pmon_close(struct sum_run *run, int g)
     }
     memset(m->sum, 0, sizeof m->sum);
     memset(m->any, 0, sizeof m->any);
+    m->nseen = 0;
+    m->seen_none = false;
     m->t = NAN;
+}
+
+/* Has GPU m's interval had this pid (-1: its line of no process) already? Then a line is the
+ * next interval's, though pmon gave it the same second. */
+static bool pmon_seen(struct sum_pmon_gpu *m, long pid)
+{
+    if (pid < 0) {
+        bool again = m->seen_none;
+        m->seen_none = true;
+        return again;
+    }
+    for (int i = 0; i < m->nseen; i++)
+        if (m->seen[i] == pid)
+            return true;
+    if (m->nseen < (int)(sizeof m->seen / sizeof m->seen[0]))
+        m->seen[m->nseen++] = pid;
+    return false;
 }
 
 static void on_pmon(void *ctx, const struct sum_pmon_row *r)
@@ -922,8 +941,10 @@ static void on_pmon(void *ctx, const struct sum_pmon_row *r)
         m->t = NAN;
     }
     see_time(run, r->t);
-    if (!(r->t == m->t))
+    if (!(r->t == m->t) || pmon_seen(m, r->pid)) {
         pmon_close(run, r->gpu); /* a new interval of this GPU */
+        pmon_seen(m, r->pid);
+    }
     m->t = r->t;
     m->lines++;
     if (r->pid < 0) { /* the GPU's line of no process: nothing used it, a measured 0 */

@@ -296,6 +296,11 @@ struct sum_run {
         double t;          /* the interval being summed (NAN: none) */
         double sum[5];     /* own sm, others sm, own mem, others mem, all sm */
         bool any[5];
+        /* the interval's pids so far (a pid again, or the GPU's "-" line again, at the same
+         * second is the next interval: pmon's time has whole seconds, a late pmon repeats one) */
+        long seen[32];
+        int nseen;
+        bool seen_none;
         uint64_t lines, own_lines, other_lines;
     } *pm[SUM_MAX_GPUS];
     /* their health warnings (clocks.h's sum_clk_warnings, GPUs in order), made once when the

@@ -331,27 +331,37 @@ static void test_pmon(void)
         " 20261125   10:00:03      0        900      C    200      0     20      2      -      -      "
         "-      -    stranger\n"
         " 20261125   10:00:04      0          -      -      -      -      -      -      -      -      "
-        "-      -    -\n";
+        "-      -    -\n"
+        /* a late pmon: two intervals stamped with one second */
+        " 20261125   10:00:05      0        500      C   1000      0     10      1      -      -      "
+        "-      -    python train.py\n"
+        " 20261125   10:00:05      0        900      C    200      0     10      1      -      -      "
+        "-      -    stranger\n"
+        " 20261125   10:00:05      0        500      C   1000      0     10      1      -      -      "
+        "-      -    python train.py\n"
+        " 20261125   10:00:05      0        900      C    200      0     10      1      -      -      "
+        "-      -    stranger\n";
     put_file(dir, HW_PMON_FILE, pmon);
     struct sum_run *run = summarize_dir(dir);
     CU_ASSERT_PTR_NOT_NULL_FATAL(run);
     CU_ASSERT_PTR_NOT_NULL_FATAL(run->pm[0]);
-    CU_ASSERT_EQUAL(run->q[SUM_KIND_PMON].parsed, 5);
+    CU_ASSERT_EQUAL(run->q[SUM_KIND_PMON].parsed, 9);
     CU_ASSERT_EQUAL(sum_quality_skipped_total(&run->q[SUM_KIND_PMON]), 0);
     CU_ASSERT_PTR_NULL(sum_run_pmon_unattributed(run));
     const struct sum_pmon_acc *a = &run->pm[0]->acc;
-    CU_ASSERT_EQUAL(a->all_sm.n, 3);
-    CU_ASSERT_EQUAL(a->own_sm.n, 2); /* 10:00:03 has no value of the job's */
-    CHECK_NEAR(sum_stat_mean(&a->own_sm), 30.0, 1e-12);    /* 60 and 0 */
-    CHECK_NEAR(sum_stat_mean(&a->others_sm), 50.0 / 3, 1e-12); /* 30, 20, 0 */
-    CHECK_NEAR(sum_stat_mean(&a->all_sm), 110.0 / 3, 1e-12);   /* 90, 20, 0 */
-    CU_ASSERT_EQUAL(run->pm[0]->own_lines, 2);
-    CU_ASSERT_EQUAL(run->pm[0]->other_lines, 2);
+    CU_ASSERT_EQUAL(a->all_sm.n, 5);
+    CU_ASSERT_EQUAL(a->own_sm.n, 4); /* 10:00:03 has no value of the job's */
+    CHECK_NEAR(sum_stat_mean(&a->own_sm), 20.0, 1e-12);   /* 60, 0, 10, 10: never 20 at once */
+    CHECK_NEAR(a->own_sm.max, 60.0, 0);
+    CHECK_NEAR(sum_stat_mean(&a->others_sm), 14.0, 1e-12); /* 30, 20, 0, 10, 10 */
+    CHECK_NEAR(sum_stat_mean(&a->all_sm), 30.0, 1e-12);    /* 90, 20, 0, 20, 20 */
+    CU_ASSERT_EQUAL(run->pm[0]->own_lines, 4);
+    CU_ASSERT_EQUAL(run->pm[0]->other_lines, 4);
     struct hw_buf o;
     hw_buf_init(&o, NULL, 0);
     sum_report_jsonl_row(run, &o);
     hw_buf_putc(&o, '\0');
-    CU_ASSERT_PTR_NOT_NULL(strstr(o.p, "\"gpu_own_sm_mean_pct\": 30.0"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(o.p, "\"gpu_own_sm_mean_pct\": 20.0"));
     hw_buf_free(&o);
     sum_run_free(run);
 
@@ -363,7 +373,7 @@ static void test_pmon(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(run);
     CU_ASSERT_STRING_EQUAL(sum_run_pmon_unattributed(run), "pid_namespace");
     CU_ASSERT_EQUAL(run->pm[0]->acc.own_sm.n, 0);
-    CU_ASSERT_EQUAL(run->pm[0]->acc.all_sm.n, 3);
+    CU_ASSERT_EQUAL(run->pm[0]->acc.all_sm.n, 5);
     sum_run_free(run);
     th_rmtree(dir);
     free(dir);
