@@ -1489,7 +1489,9 @@ static void on_event(void *ctx, const struct sum_event *e)
         sum_tl_event(run->tl, e);
     if (!strcmp(e->name, HW_FWMEM)) /* logged on demand (log_framework_memory) */
         sum_fwmem_take(&run->fw, e->data);
-    if (!strcmp(e->name, HW_EV_START)) /* a phase left open by an earlier run in this log */
+    /* a phase left open by an earlier run in this log; not at the first start: the command
+     * hwmon has just started may log its first begin a moment before hwmon logs its start */
+    if (!strcmp(e->name, HW_EV_START) && run->info.starts > 1)
         close_open(run, e->t);
     sum_outcome_event(&run->outcome, e);
     if (!strcmp(e->name, HW_EV_STOP)) /* hwmon stops after the job: what is open was cut */

@@ -193,6 +193,18 @@ static void test_open_phases(void)
     CU_ASSERT_EQUAL(run->outcome.phases_open, 1);
     sum_run_free(run);
 
+    /* The command hwmon started logs its begin a moment before hwmon logs its start event: the
+     * phase is this run's, one phase, ended by its end (it was cut at the start before). */
+    run = run_of("{\"ts\": \"2026-11-21T09:59:59.999+00:00\", \"type\": \"phase_begin\", "
+                 "\"name\": \"train\", \"phase_id\": \"10.1\"}\n" START("")
+                     END("3.000", "train", "3.001", "10.1") STOP(", \"exit_status\": 0"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    CU_ASSERT_EQUAL(run->outcome.phases_open, 0);
+    CU_ASSERT_EQUAL_FATAL(run->nphase, 1);
+    CU_ASSERT_FALSE(run->phase[0].open);
+    CHECK_NEAR(run->phase[0].t1 - run->phase[0].t0, 3.001, 1e-6);
+    sum_run_free(run);
+
     /* Every phase ended: nothing open; no phase at all: no time outside phases (null). */
     run = run_of(START("") BEGIN("1.000", "a", "9.1") END("2.000", "a", "1.0", "9.1")
                      STOP(", \"exit_status\": 0"));
