@@ -84,9 +84,9 @@ void sum_clk_figs(const struct sum_clk_acc *a, struct sum_clk_figs *out);
 /* Add src's time and samples to dst (every GPU of a run together: its GPU-time shares). */
 void sum_clk_acc_merge(struct sum_clk_acc *dst, const struct sum_clk_acc *src);
 
-/* The step from the GPU's previous row to row r (g's previous row, then r becomes it), and
- * window(ctx, a, b, fraction-callback) for each phase the step's time [a, b] overlaps: the
- * summary hands each phase's accumulator the part of the step inside it (sum_clk_step_part). */
+/* A step of a GPU's rows: from its previous row (t1, v1) to the current one (t2, v2). The
+ * summary adds the whole step to the GPU's accumulator (sum_clk_row) and each phase's part of it
+ * to that phase's (sum_clk_step_part). */
 struct sum_clk_step {
     double t1, t2;
     const double *v1, *v2;
