@@ -41,7 +41,8 @@ struct gpu_layout {
 #define MAX_UUIDS 64
 
 struct gpu_st {
-    struct gpu_layout header, opts, def11, def9;
+    /* hwmon's default list and pytyche's: a headerless file of their width is read as them */
+    struct gpu_layout header, opts, def_hwmon, def_pytyche;
     bool have_header, have_opts;
     char last_ts[40];
     size_t last_ts_len;
@@ -176,10 +177,10 @@ static void gpu_line(struct sum_reader *r, const char *s, size_t n)
         l = &st->header;
     else if (st->have_opts)
         l = &st->opts;
-    else if (c->n == 11)
-        l = &st->def11;
-    else if (c->n == 9)
-        l = &st->def9;
+    else if (c->n == st->def_hwmon.n)
+        l = &st->def_hwmon;
+    else if (c->n == st->def_pytyche.n)
+        l = &st->def_pytyche;
     else {
         char d[64];
         snprintf(d, sizeof d, "%zu cells and no header or field list", c->n);
@@ -278,8 +279,8 @@ void sum_gpu_init(struct sum_reader *r)
     r->st = st;
     for (int m = 0; m < SUM_GM_COUNT; m++)
         st->unmeasured[m] = NAN;
-    gpu_layout_from_list(&st->def11, HW_GPU_FIELDS_DEFAULT);
-    gpu_layout_from_list(&st->def9, HW_GPU_FIELDS_PYTYCHE);
+    gpu_layout_from_list(&st->def_hwmon, HW_GPU_FIELDS_DEFAULT);
+    gpu_layout_from_list(&st->def_pytyche, HW_GPU_FIELDS_PYTYCHE);
     if (r->opts && r->opts->gpu_fields && *r->opts->gpu_fields) {
         gpu_layout_from_list(&st->opts, r->opts->gpu_fields);
         st->have_opts = st->opts.n > 0;

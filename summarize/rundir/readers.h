@@ -361,7 +361,7 @@ static inline bool sum_kind_optional(enum sum_kind k)
 struct sum_read_opts {
     /* hw_metrics.csv without a header: its fields, comma-separated, as the start event's
      * gpu_query_fields (or the last gpu_fields_fallback's fields). NULL: a header line if the
-     * file has one, else FORMAT.md's rule (11 cells: hwmon's default list, 9: pytyche's). */
+     * file has one, else a row as wide as hwmon's default list or pytyche's is read as it. */
     const char *gpu_fields;
     /* gpu_procs.csv without a header: its fields; NULL: hwmon's
      * timestamp,gpu_uuid,pid,used_gpu_memory,process_name. */
