@@ -673,19 +673,27 @@ struct seg {
     double t1, p1, t2, p2;
 };
 
+/* The joules of a power step inside phase p (power interpolated linearly); 0 outside it. */
+static double seg_joules_in(const struct seg *s, const struct sum_phase_acc *p)
+{
+    double x = fmax(s->t1, p->t0), y = fmin(s->t2, p->t1);
+    if (y <= x)
+        return 0;
+    double slope = (s->p2 - s->p1) / (s->t2 - s->t1);
+    double px = s->p1 + slope * (x - s->t1), py = s->p1 + slope * (y - s->t1);
+    return (px + py) / 2.0 * (y - x);
+}
+
 static void phase_energy(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
                          const void *arg)
 {
     (void)run, (void)a, (void)b;
     const struct seg *s = arg;
-    double x = fmax(s->t1, p->t0), y = fmin(s->t2, p->t1);
-    if (y <= x)
+    if (!(fmin(s->t2, p->t1) > fmax(s->t1, p->t0)))
         return;
-    double slope = (s->p2 - s->p1) / (s->t2 - s->t1);
-    double px = s->p1 + slope * (x - s->t1), py = s->p1 + slope * (y - s->t1);
     struct sum_phase_gpu *pg = phase_gpu(p, s->g);
     if (pg)
-        pg->energy_j += (px + py) / 2.0 * (y - x);
+        pg->energy_j += seg_joules_in(s, p);
 }
 
 /* ---- GPUs ------------------------------------------------------------------------------- */
@@ -968,14 +976,11 @@ static void phase_energy_inst(struct sum_run *run, struct sum_phase_acc *p, doub
 {
     (void)run, (void)a, (void)b;
     const struct seg *s = arg;
-    double x = fmax(s->t1, p->t0), y = fmin(s->t2, p->t1);
-    if (y <= x)
+    if (!(fmin(s->t2, p->t1) > fmax(s->t1, p->t0)))
         return;
-    double slope = (s->p2 - s->p1) / (s->t2 - s->t1);
-    double px = s->p1 + slope * (x - s->t1), py = s->p1 + slope * (y - s->t1);
     struct sum_phase_gpu *pg = phase_gpu(p, s->g);
     if (pg) {
-        pg->inst_j += (px + py) / 2.0 * (y - x);
+        pg->inst_j += seg_joules_in(s, p);
         pg->inst_seen = true;
     }
 }
