@@ -15,7 +15,7 @@
 
 #include "hwrun/io.h"
 #include "hwrun/jsonw.h"
-#include "procfs.h"
+#include "procread.h"
 
 /* ---- parsers ---- */
 
@@ -149,7 +149,7 @@ int mon_find_cgroup_dir(const char *mountinfo, const char *controller, const cha
 
 static const char *parse_int(const char *p, int64_t *out)
 {
-    return mon_parse_i64(p, p + strlen(p), out);
+    return hw_scan_i64(p, p + strlen(p), out, NULL);
 }
 
 static bool only_space(const char *p)

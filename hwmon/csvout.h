@@ -7,7 +7,8 @@
 #include <stdint.h>
 
 #include "hwrun/io.h"
-#include "procfs.h"
+#include "machine.h"
+#include "proctree.h"
 
 void mon_csv_cpu_header(struct hw_buf *b, bool cgroup);
 void mon_csv_proc_header(struct hw_buf *b, bool pss);

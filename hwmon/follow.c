@@ -7,14 +7,14 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
-static void on_begin(void *ctx, const struct sum_phase *p)
+static void on_begin(void *ctx, const struct rd_phase *p)
 {
     (void)p;
     struct mon_follow *f = ctx;
     f->news.begins++;
 }
 
-static void on_end(void *ctx, const struct sum_phase *p)
+static void on_end(void *ctx, const struct rd_phase *p)
 {
     struct mon_follow *f = ctx;
     f->news.ends++;
@@ -41,8 +41,8 @@ int mon_follow_open(struct mon_follow *f, int fd)
         return -e;
     }
     f->opts.max_line = 65536; /* a phase line longer than that is not one of ours to time */
-    f->sink = (struct sum_sink){.ctx = f, .phase = on_end, .phase_begin = on_begin};
-    f->r = sum_reader_new(SUM_KIND_RUNLOG, "run.jsonl", &f->opts, &f->sink, &f->q);
+    f->sink = (struct rd_sink){.ctx = f, .phase = on_end, .phase_begin = on_begin};
+    f->r = rd_reader_new(HW_FILE_RUNLOG, "run.jsonl", &f->opts, &f->sink, &f->q);
     if (!f->r) {
         close(ifd);
         return -ENOMEM;
@@ -56,7 +56,7 @@ void mon_follow_close(struct mon_follow *f)
     if (f->ifd >= 0)
         close(f->ifd);
     f->ifd = -1;
-    sum_reader_free(f->r);
+    rd_reader_free(f->r);
     f->r = NULL;
 }
 
@@ -73,7 +73,7 @@ void mon_follow_read(struct mon_follow *f, struct mon_follow_news *news)
                 continue;
             if (n <= 0)
                 break;
-            sum_reader_feed(f->r, f->chunk, (size_t)n);
+            rd_reader_feed(f->r, f->chunk, (size_t)n);
         }
     }
     *news = f->news;

@@ -19,10 +19,10 @@ struct mon_follow_news {
 struct mon_follow {
     int fd;  /* run.jsonl, read-only (borrowed) */
     int ifd; /* inotify, non-blocking; -1 when not following */
-    struct sum_reader *r;
-    struct sum_sink sink;
-    struct sum_read_opts opts;
-    struct sum_quality q;
+    struct rd_reader *r;
+    struct rd_sink sink;
+    struct rd_read_opts opts;
+    struct rd_quality q;
     struct mon_follow_news news; /* filled by the reader's callbacks */
     char chunk[16384];
 };

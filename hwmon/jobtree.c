@@ -1,7 +1,6 @@
 /* The wrapped job's whole process tree: see jobtree.h. */
 #include "jobtree.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -12,6 +11,7 @@
 #include <sys/prctl.h>
 
 #include "hwrun/io.h"
+#include "procread.h"
 
 int mon_job_subreaper(void)
 {
@@ -25,17 +25,15 @@ struct ent {
 /* pid's parent, process group and state from proc_root/pid/stat; false when it is gone. */
 static bool read_stat(int dfd, const char *name, struct ent *e, char *state)
 {
-    char path[64], buf[512];
+    char path[64], buf[1024];
     snprintf(path, sizeof path, "%s/stat", name);
-    if (hw_read_small(dfd, path, buf, sizeof buf) <= 0)
+    ssize_t n = hw_read_small(dfd, path, buf, sizeof buf);
+    struct mon_pstat st;
+    if (n <= 0 || mon_parse_pid_stat(buf, (size_t)n, &st) < 0)
         return false;
-    /* "pid (comm) S ppid pgrp ...": comm may hold spaces and parentheses, so from the last ')' */
-    char *p = strrchr(buf, ')');
-    long ppid, pgid;
-    if (!p || sscanf(p + 1, " %c %ld %ld", state, &ppid, &pgid) != 3)
-        return false;
-    e->ppid = (pid_t)ppid;
-    e->pgid = (pid_t)pgid;
+    e->ppid = st.ppid;
+    e->pgid = st.pgrp;
+    *state = st.state;
     return true;
 }
 
@@ -53,11 +51,9 @@ long mon_job_scan(const char *proc_root, pid_t self, const pid_t *skip_pgids, si
     }
     struct dirent *de;
     while ((de = readdir(d))) {
-        if (!isdigit((unsigned char)de->d_name[0]))
-            continue;
-        struct ent e = {.pid = (pid_t)strtol(de->d_name, NULL, 10)};
+        struct ent e;
         char state;
-        if (!read_stat(dirfd(d), de->d_name, &e, &state) || state == 'Z' || state == 'X')
+        if (!mon_parse_pid_name(de->d_name, &e.pid) || !read_stat(dirfd(d), de->d_name, &e, &state) || state == 'Z' || state == 'X')
             continue;
         if (n == alloc) {
             struct ent *na = realloc(all, 2 * alloc * sizeof *na);

@@ -14,6 +14,15 @@
 #include "context.h"
 #include "mon.h"
 
+/* hwmon's exit statuses: the one table, printed by --help and listed in hwmon(1). */
+static const struct hw_exit_doc exit_codes[] = {
+    {HW_EXIT_OK, "monitoring ended normally (system and -p modes)"},
+    {MON_EXIT_SELF, "hwmon itself failed (see hwmon(1))"},
+    {HW_EXIT_USAGE, "usage error"},
+    {HW_EXIT_PASSED, "with a COMMAND: its exit status (126 cannot execute, 127 not found,\n"
+                     "128+N killed by signal N)"},
+};
+
 static void usage(void)
 {
     printf("Usage: hwmon [OPTION]... [-p PID | -- COMMAND [ARG]...]\n"
@@ -69,13 +78,8 @@ static void usage(void)
            " (see hwmon(1)).\n"
            "The command gets RUNLOG_FILE and HWMON_DIR.\n"
            "SIGINT, SIGTERM and SIGHUP sent to hwmon are forwarded to the command.\n"
-           "\n"
-           "Exit status:\n"
-           "  0    monitoring ended normally (system and -p modes)\n"
-           "  125  hwmon itself failed (see hwmon(1))\n"
-           "  2    usage error\n"
-           "  N    with a COMMAND: its exit status (126 cannot execute, 127 not found,\n"
-           "       128+N killed by signal N)\n");
+           "\n");
+    hw_print_exit_codes(stdout, exit_codes, sizeof exit_codes / sizeof exit_codes[0]);
 }
 
 static double parse_seconds(const char *opt, const char *s, double min, double max)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "hwrun/io.h"
+#include "hwrun/parse.h"
 
 /* A name part: [A-Za-z0-9._-] kept, anything else '_', long ones cut and tagged with a hash. */
 static void name_part(char *out, size_t cap, const char *s)
@@ -73,11 +74,12 @@ int mon_nodelock_take(struct mon_nodelock *l, const char *lock_dir, const char *
         ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
         if (n > 0) {
             buf[n] = '\0';
-            int pid = 0, at = 0;
+            int64_t pid = 0;
             char *nl = strchr(buf, '\n');
-            if (nl && sscanf(buf, "%d %n", &pid, &at) == 1 && pid == l->primary_pid) {
+            const char *at = nl ? hw_scan_i64(buf, nl, &pid, NULL) : NULL;
+            if (at && at < nl && *at == ' ' && pid == l->primary_pid) {
                 *nl = '\0';
-                snprintf(l->primary_dir, sizeof l->primary_dir, "%s", buf + at);
+                snprintf(l->primary_dir, sizeof l->primary_dir, "%s", at + 1);
                 break;
             }
         }

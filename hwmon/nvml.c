@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hwrun/parse.h"
+
 /* From NVML's public API (nvml.h of the driver's SDK): return codes used here, and the
  * signatures of the entry points. nvmlDevice_t is an opaque pointer. */
 enum {
@@ -91,9 +93,9 @@ int mon_nvml_open(struct mon_nvml *m, const struct mon_gpusel *sel)
             snprintf(id, sizeof id, "%.*s", (int)(len < sizeof id ? len : sizeof id - 1), p);
             void *dev = NULL;
             unsigned int idx = 0;
-            char *end;
-            unsigned long v = strtoul(id, &end, 10);
-            bool numeric = *id >= '0' && *id <= '9' && !*end;
+            uint64_t v = 0;
+            const char *id_end = id + strlen(id);
+            bool numeric = hw_scan_u64(id, id_end, &v, NULL) == id_end && v <= UINT32_MAX;
             int hr = numeric ? by_index((unsigned int)v, &dev) : by_uuid(id, &dev);
             if (hr == NVML_SUCCESS && dev_index(dev, &idx) == NVML_SUCCESS)
                 add_gpu(m, dev, idx, &unsupported);

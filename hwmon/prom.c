@@ -18,10 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "energy.h" /* sum_energy_step: the same energy rule as summarize */
+#include "energy.h" /* rd_energy_step: the same energy rule as summarize */
+#include "hwrun/parse.h" /* hw_scan_u64, hw_parse_decimal */
 #include "hwrun/jsonw.h" /* hw_buf_py_double: the numbers as summarize prints them */
 #include "hwrun/timeutil.h"
-#include "procfs.h"       /* mon_parse_pid_stat, mon_pread_proc */
+#include "procread.h"     /* mon_parse_pid_stat, mon_pread_proc */
 
 #define MIB 1048576.0
 
@@ -31,16 +32,16 @@ static const struct {
     const char *name, *help;
     double scale;
 } gpu_metrics[] = {
-    {SUM_GM_UTIL, "hwrun_gpu_utilization_ratio",
+    {RD_GM_UTIL, "hwrun_gpu_utilization_ratio",
      "Share of the interval in which a kernel ran (nvidia-smi utilization.gpu).", 0.01},
-    {SUM_GM_MEM_UTIL, "hwrun_gpu_memory_utilization_ratio",
+    {RD_GM_MEM_UTIL, "hwrun_gpu_memory_utilization_ratio",
      "Share of the interval in which device memory was read or written.", 0.01},
-    {SUM_GM_MEM_USED, "hwrun_gpu_memory_used_bytes", "Device memory in use.", MIB},
-    {SUM_GM_MEM_TOTAL, "hwrun_gpu_memory_total_bytes", "Device memory in all.", MIB},
-    {SUM_GM_POWER, "hwrun_gpu_power_watts", "Power draw.", 1},
-    {SUM_GM_TEMP, "hwrun_gpu_temperature_celsius", "GPU core temperature.", 1},
-    {SUM_GM_SM_CLOCK, "hwrun_gpu_sm_clock_hertz", "Current SM clock.", 1e6},
-    {SUM_GM_MEM_CLOCK, "hwrun_gpu_memory_clock_hertz", "Current memory clock.", 1e6},
+    {RD_GM_MEM_USED, "hwrun_gpu_memory_used_bytes", "Device memory in use.", MIB},
+    {RD_GM_MEM_TOTAL, "hwrun_gpu_memory_total_bytes", "Device memory in all.", MIB},
+    {RD_GM_POWER, "hwrun_gpu_power_watts", "Power draw.", 1},
+    {RD_GM_TEMP, "hwrun_gpu_temperature_celsius", "GPU core temperature.", 1},
+    {RD_GM_SM_CLOCK, "hwrun_gpu_sm_clock_hertz", "Current SM clock.", 1e6},
+    {RD_GM_MEM_CLOCK, "hwrun_gpu_memory_clock_hertz", "Current memory clock.", 1e6},
 };
 
 static const char *const gpm_keys[HW_GPM_NCOLS] = {HW_GPM_KEYS};
@@ -50,8 +51,8 @@ static const struct {
     int c;
     const char *mode;
 } cpu_modes[] = {
-    {SUM_CPU_USR, "user"}, {SUM_CPU_SYS, "system"}, {SUM_CPU_IOWAIT, "iowait"},
-    {SUM_CPU_STEAL, "steal"}, {SUM_CPU_IDLE, "idle"},
+    {HW_CPU_COL_USR, "user"}, {HW_CPU_COL_SYS, "system"}, {HW_CPU_COL_IOWAIT, "iowait"},
+    {HW_CPU_COL_STEAL, "steal"}, {HW_CPU_COL_IDLE, "idle"},
 };
 
 static const struct {
@@ -59,20 +60,20 @@ static const struct {
     const char *name, *help, *type;
     double scale;
 } cpu_metrics[] = {
-    {SUM_CPU_MEM_USED, "hwrun_memory_used_bytes", "System memory in use (MemTotal - MemAvailable).",
+    {HW_CPU_COL_MEM_USED, "hwrun_memory_used_bytes", "System memory in use (MemTotal - MemAvailable).",
      "gauge", MIB},
-    {SUM_CPU_MEM_AVAIL, "hwrun_memory_available_bytes", "System MemAvailable.", "gauge", MIB},
-    {SUM_CPU_CG_LIMIT, "hwrun_cgroup_cpu_limit_cores", "The cgroup's cpu.max quota in cores.",
+    {HW_CPU_COL_MEM_AVAIL, "hwrun_memory_available_bytes", "System MemAvailable.", "gauge", MIB},
+    {HW_CPU_COL_CG_LIMIT, "hwrun_cgroup_cpu_limit_cores", "The cgroup's cpu.max quota in cores.",
      "gauge", 1},
-    {SUM_CPU_CG_PCT, "hwrun_cgroup_cpu_usage_cores", "The cgroup's CPU use in cores.", "gauge",
+    {HW_CPU_COL_CG_PCT, "hwrun_cgroup_cpu_usage_cores", "The cgroup's CPU use in cores.", "gauge",
      0.01},
-    {SUM_CPU_CG_MEM, "hwrun_cgroup_memory_used_bytes", "The cgroup's memory.current.", "gauge",
+    {HW_CPU_COL_CG_MEM, "hwrun_cgroup_memory_used_bytes", "The cgroup's memory.current.", "gauge",
      MIB},
-    {SUM_CPU_CG_MEM_MAX, "hwrun_cgroup_memory_limit_bytes", "The cgroup's memory.max.", "gauge",
+    {HW_CPU_COL_CG_MEM_MAX, "hwrun_cgroup_memory_limit_bytes", "The cgroup's memory.max.", "gauge",
      MIB},
-    {SUM_CPU_CG_MEM_PEAK, "hwrun_cgroup_memory_peak_bytes",
+    {HW_CPU_COL_CG_MEM_PEAK, "hwrun_cgroup_memory_peak_bytes",
      "The kernel's high-water mark of the cgroup's memory (memory.peak).", "gauge", MIB},
-    {SUM_CPU_FS_FREE, "hwrun_output_fs_free_bytes",
+    {HW_CPU_COL_FS_FREE, "hwrun_output_fs_free_bytes",
      "Space left on the file system of the run directory.", "gauge", MIB},
 };
 
@@ -81,10 +82,10 @@ static const struct {
     int c;
     const char *name, *help;
 } io_counters[4] = {
-    {SUM_CPU_DISK_READ, "hwrun_disk_read_bytes_total", "Bytes read from the machine's disks."},
-    {SUM_CPU_DISK_WRITE, "hwrun_disk_written_bytes_total", "Bytes written to the machine's disks."},
-    {SUM_CPU_NET_RX, "hwrun_network_receive_bytes_total", "Bytes received (every interface but lo)."},
-    {SUM_CPU_NET_TX, "hwrun_network_transmit_bytes_total", "Bytes sent (every interface but lo)."},
+    {HW_CPU_COL_DISK_READ, "hwrun_disk_read_bytes_total", "Bytes read from the machine's disks."},
+    {HW_CPU_COL_DISK_WRITE, "hwrun_disk_written_bytes_total", "Bytes written to the machine's disks."},
+    {HW_CPU_COL_NET_RX, "hwrun_network_receive_bytes_total", "Bytes received (every interface but lo)."},
+    {HW_CPU_COL_NET_TX, "hwrun_network_transmit_bytes_total", "Bytes sent (every interface but lo)."},
 };
 
 /* proc_metrics.csv: the tracked process tree. */
@@ -93,16 +94,16 @@ static const struct {
     const char *name, *help, *type;
     double scale;
 } proc_metrics[] = {
-    {SUM_PROC_PROCS, "hwrun_tree_processes", "Processes in the tracked tree.", "gauge", 1},
-    {SUM_PROC_THREADS, "hwrun_tree_threads", "Threads in the tracked tree.", "gauge", 1},
-    {SUM_PROC_CPU, "hwrun_tree_cpu_usage_cores", "CPU used by the tree, in cores.", "gauge", 0.01},
-    {SUM_PROC_RSS, "hwrun_tree_resident_memory_bytes", "Sum of VmRSS over the tree.", "gauge",
+    {HW_PROC_COL_PROCS, "hwrun_tree_processes", "Processes in the tracked tree.", "gauge", 1},
+    {HW_PROC_COL_THREADS, "hwrun_tree_threads", "Threads in the tracked tree.", "gauge", 1},
+    {HW_PROC_COL_CPU, "hwrun_tree_cpu_usage_cores", "CPU used by the tree, in cores.", "gauge", 0.01},
+    {HW_PROC_COL_RSS, "hwrun_tree_resident_memory_bytes", "Sum of VmRSS over the tree.", "gauge",
      MIB},
-    {SUM_PROC_PSS, "hwrun_tree_proportional_memory_bytes", "Sum of PSS over the tree.", "gauge",
+    {HW_PROC_COL_PSS, "hwrun_tree_proportional_memory_bytes", "Sum of PSS over the tree.", "gauge",
      MIB},
-    {SUM_PROC_READ, "hwrun_tree_read_bytes_total", "Storage bytes read by the tree.", "counter",
+    {HW_PROC_COL_READ, "hwrun_tree_read_bytes_total", "Storage bytes read by the tree.", "counter",
      1},
-    {SUM_PROC_WRITE, "hwrun_tree_written_bytes_total", "Storage bytes written by the tree.",
+    {HW_PROC_COL_WRITE, "hwrun_tree_written_bytes_total", "Storage bytes written by the tree.",
      "counter", 1},
 };
 
@@ -110,7 +111,7 @@ static const struct {
 
 /* ---- following the files ---------------------------------------------------------------- */
 
-static void on_gpu(void *ctx, const struct sum_gpu_row *r)
+static void on_gpu(void *ctx, const struct rd_gpu_row *r)
 {
     struct mon_prom *p = ctx;
     if (r->gpu < 0 || r->gpu >= MON_PROM_MAX_GPUS)
@@ -118,16 +119,16 @@ static void on_gpu(void *ctx, const struct sum_gpu_row *r)
     struct mon_prom_gpu *g = &p->gpu[r->gpu];
     if (!g->seen) {
         g->seen = true;
-        sum_energy_init(&g->energy);
+        rd_energy_init(&g->energy);
     }
     memcpy(g->v, r->v, sizeof g->v);
-    g->power_seen |= isfinite(r->v[SUM_GM_POWER]);
+    g->power_seen |= isfinite(r->v[RD_GM_POWER]);
     /* summarize's curve: the gap rule's interval from the GPU's first rows, hwmon's -i only
      * when there is a single row */
-    sum_energy_add(&g->energy, r->t, r->v[SUM_GM_POWER], p->interval_s, NULL, NULL);
+    rd_energy_add(&g->energy, r->t, r->v[RD_GM_POWER], p->interval_s, NULL, NULL);
 }
 
-static void on_gpm(void *ctx, const struct sum_dmon_row *r)
+static void on_gpm(void *ctx, const struct rd_dmon_row *r)
 {
     struct mon_prom *p = ctx;
     if (r->gpu < 0 || r->gpu >= MON_PROM_MAX_GPUS)
@@ -135,10 +136,10 @@ static void on_gpm(void *ctx, const struct sum_dmon_row *r)
     struct mon_prom_gpu *g = &p->gpu[r->gpu];
     g->gpm_seen = true;
     for (int k = 0; k < HW_GPM_NCOLS; k++)
-        g->gpm[k] = r->v[SUM_DM_GPM_FIRST + k];
+        g->gpm[k] = r->v[RD_DM_GPM_FIRST + k];
 }
 
-static void on_cpu(void *ctx, const struct sum_cpu_row *r)
+static void on_cpu(void *ctx, const struct rd_cpu_row *r)
 {
     struct mon_prom *p = ctx;
     memcpy(p->cpu, r->v, sizeof p->cpu);
@@ -148,14 +149,14 @@ static void on_cpu(void *ctx, const struct sum_cpu_row *r)
             p->io_total[i] = (isnan(p->io_total[i]) ? 0 : p->io_total[i]) + r->v[io_counters[i].c];
 }
 
-static void on_proc(void *ctx, const struct sum_proc_row *r)
+static void on_proc(void *ctx, const struct rd_proc_row *r)
 {
     struct mon_prom *p = ctx;
     memcpy(p->proc, r->v, sizeof p->proc);
     p->proc_seen = true;
 }
 
-static void on_phase(void *ctx, const struct sum_phase *ph)
+static void on_phase(void *ctx, const struct rd_phase *ph)
 {
     struct mon_prom *p = ctx;
     snprintf(p->phase, sizeof p->phase, "%s", ph->name);
@@ -168,7 +169,7 @@ static void on_phase(void *ctx, const struct sum_phase *ph)
         }
 }
 
-static void on_phase_begin(void *ctx, const struct sum_phase *ph)
+static void on_phase_begin(void *ctx, const struct rd_phase *ph)
 {
     struct mon_prom *p = ctx;
     if (p->nopen == MON_PROM_MAX_OPEN) { /* the outermost goes: the current one is the inner */
@@ -235,8 +236,13 @@ int mon_prom_owner_self(struct mon_prom_owner *o, double interval_s)
     o->start = start_of(o->pid);
     o->interval_s = interval_s;
     char boot[64];
-    if (hw_read_small(AT_FDCWD, "/proc/sys/kernel/random/boot_id", boot, sizeof boot) > 0)
-        sscanf(boot, "%39s", o->boot);
+    if (hw_read_small(AT_FDCWD, "/proc/sys/kernel/random/boot_id", boot, sizeof boot) > 0) {
+        size_t n = strcspn(boot, " \t\r\n"); /* one word, as the owner line holds it */
+        if (n < sizeof o->boot) {
+            memcpy(o->boot, boot, n);
+            o->boot[n] = '\0';
+        }
+    }
     struct stat st;
     if (stat("/proc/self/ns/pid", &st) == 0)
         o->pidns = (uint64_t)st.st_ino;
@@ -257,19 +263,57 @@ static void owner_format(const struct mon_prom_owner *o, char *line, size_t cap)
              o->host[0] ? o->host : "-");
 }
 
+/* "KEY=value" at *p: the value's span up to the next blank, and *p past it and its blank. */
+static bool owner_field(const char **p, const char *key, const char **v, size_t *n)
+{
+    size_t kl = strlen(key);
+    if (strncmp(*p, key, kl))
+        return false;
+    *v = *p + kl;
+    *n = strcspn(*v, " \t\r\n");
+    *p = *v + *n;
+    if (**p == ' ')
+        (*p)++;
+    return *n > 0;
+}
+
+/* A field's whole value as a number (the one integer parser, the one decimal parser). */
+static bool owner_u64(const char **p, const char *key, uint64_t *out)
+{
+    const char *v;
+    size_t n;
+    return owner_field(p, key, &v, &n) && hw_scan_u64(v, v + n, out, NULL) == v + n;
+}
+
+static bool owner_word(const char **p, const char *key, char *out, size_t cap)
+{
+    const char *v;
+    size_t n;
+    if (!owner_field(p, key, &v, &n) || n >= cap)
+        return false;
+    memcpy(out, v, n);
+    out[n] = '\0';
+    return true;
+}
+
 bool mon_prom_owner_parse(const char *text, struct mon_prom_owner *o)
 {
     memset(o, 0, sizeof *o);
     if (strncmp(text, OWNER_TAG, sizeof OWNER_TAG - 1))
         return false;
-    int pid;
-    unsigned long long start, ns;
+    const char *p = text + sizeof OWNER_TAG - 1, *v;
+    size_t n;
+    uint64_t pid, start, ns;
     double iv;
-    if (sscanf(text + sizeof OWNER_TAG - 1,
-               "pid=%d start=%llu boot=%39s pidns=%llu interval=%lf host=%64s", &pid, &start,
-               o->boot, &ns, &iv, o->host) != 6 || pid <= 0 || !(iv > 0))
+    if (!owner_u64(&p, "pid=", &pid) || !owner_u64(&p, "start=", &start) ||
+        !owner_word(&p, "boot=", o->boot, sizeof o->boot) || !owner_u64(&p, "pidns=", &ns) ||
+        !owner_field(&p, "interval=", &v, &n) || !hw_parse_decimal(v, n, &iv) ||
+        !owner_word(&p, "host=", o->host, sizeof o->host) || pid == 0 || pid > INT32_MAX ||
+        !(iv > 0)) {
+        memset(o, 0, sizeof *o);
         return false;
-    o->pid = pid;
+    }
+    o->pid = (pid_t)pid;
     o->start = start;
     o->pidns = ns;
     o->interval_s = iv;
@@ -428,8 +472,8 @@ int mon_prom_remove(struct mon_prom *p)
 int mon_prom_open(struct mon_prom *p, const char *run_dir, const char *gpu_fields,
                   double interval_s, const char *host, const char *command)
 {
-    static const enum sum_kind kinds[PROM_SRC_COUNT] = {SUM_KIND_GPU, SUM_KIND_GPM, SUM_KIND_CPU,
-                                                        SUM_KIND_PROC, SUM_KIND_RUNLOG};
+    static const enum hw_file kinds[PROM_SRC_COUNT] = {HW_FILE_GPU, HW_FILE_GPM, HW_FILE_CPU,
+                                                        HW_FILE_PROC, HW_FILE_RUNLOG};
     if (!p->run[0])
         snprintf(p->run, sizeof p->run, "%s", base_name(run_dir));
     struct hw_buf lb; /* at most 4 bytes out per byte in: U+FFFD, or \\ */
@@ -444,24 +488,24 @@ int mon_prom_open(struct mon_prom *p, const char *run_dir, const char *gpu_field
     snprintf(p->gpu_fields, sizeof p->gpu_fields, "%s", gpu_fields ? gpu_fields : "");
     p->interval_s = interval_s;
     /* hwmon's own lines are short: 64 KiB bounds the readers' buffers (the default is 1 MiB) */
-    p->opts = (struct sum_read_opts){.gpu_fields = p->gpu_fields[0] ? p->gpu_fields : NULL,
+    p->opts = (struct rd_read_opts){.gpu_fields = p->gpu_fields[0] ? p->gpu_fields : NULL,
                                      .max_line = 65536};
-    sum_tz_parse("UTC", false, &p->opts.tz); /* hwmon runs nvidia-smi with TZ=UTC */
-    p->sink = (struct sum_sink){.ctx = p, .gpu = on_gpu, .dmon = on_gpm, .cpu = on_cpu,
+    rd_tz_parse("UTC", false, &p->opts.tz); /* hwmon runs nvidia-smi with TZ=UTC */
+    p->sink = (struct rd_sink){.ctx = p, .gpu = on_gpu, .dmon = on_gpm, .cpu = on_cpu,
                                 .proc = on_proc, .phase = on_phase,
                                 .phase_begin = on_phase_begin};
-    for (int i = 0; i < SUM_CPU_COUNT; i++)
+    for (int i = 0; i < HW_CPU_COL_COUNT; i++)
         p->cpu[i] = NAN;
     for (int i = 0; i < 4; i++)
         p->io_total[i] = NAN;
-    for (int i = 0; i < SUM_PROC_COUNT; i++)
+    for (int i = 0; i < HW_PROC_COL_COUNT; i++)
         p->proc[i] = NAN;
     hw_buf_init(&p->out, NULL, 0);
     for (int i = 0; i < PROM_SRC_COUNT; i++) {
         p->src[i].fd = -1;
         snprintf(p->src[i].path, sizeof p->src[i].path, "%s/%s", run_dir,
-                 sum_kind_files[kinds[i]]);
-        p->src[i].r = sum_reader_new(kinds[i], sum_kind_files[kinds[i]], &p->opts, &p->sink,
+                 hw_file_names[kinds[i]]);
+        p->src[i].r = rd_reader_new(kinds[i], hw_file_names[kinds[i]], &p->opts, &p->sink,
                                      &p->src[i].q);
         if (!p->src[i].r) {
             mon_prom_close(p);
@@ -485,7 +529,7 @@ static void follow(struct mon_prom *p, int i)
             continue;
         if (n <= 0)
             return;
-        sum_reader_feed(p->src[i].r, p->chunk, (size_t)n);
+        rd_reader_feed(p->src[i].r, p->chunk, (size_t)n);
     }
 }
 
@@ -655,7 +699,7 @@ void mon_prom_format(const struct mon_prom *p, const struct mon_prom_counters *c
                    false, gpu_metrics[i].scale);
     bool any = false;
     for (int g = 0; g < MON_PROM_MAX_GPUS; g++) {
-        const struct sum_energy *e = &p->gpu[g].energy;
+        const struct rd_energy *e = &p->gpu[g].energy;
         /* from the GPU's first row with power (0 while its first steps wait for the gap rule's
          * interval); absent, never 0, while power is not measured */
         if (!p->gpu[g].seen || !(e->joules > 0 || p->gpu[g].power_seen))
@@ -726,7 +770,7 @@ void mon_prom_close(struct mon_prom *p)
         if (p->src[i].fd > 0)
             close(p->src[i].fd);
         p->src[i].fd = -1;
-        sum_reader_free(p->src[i].r);
+        rd_reader_free(p->src[i].r);
         p->src[i].r = NULL;
     }
     hw_buf_free(&p->out);

@@ -2,7 +2,7 @@
  * run in the text exposition format into a file of its own that node_exporter's textfile
  * collector serves, and removes it at stop; files of killed hwmons are swept. The values come from the files hwmon already writes: each export
  * reads only what was appended since the last one, through the run directory's streaming readers
- * (summarize/rundir/, the one parser of those files), so the sampler and the children pay
+ * (runlog/rundir/, the one parser of those files), so the sampler and the children pay
  * nothing, and memory stays constant. The file is replaced atomically (temp file + rename),
  * never seen half written.
  *
@@ -19,9 +19,9 @@
 #include "hwrun/rundir.h"
 #include "hwrun/io.h"
 #include "readers.h"
-#include "energy.h" /* struct sum_energy */
+#include "energy.h" /* struct rd_energy */
 
-#define MON_PROM_MAX_GPUS SUM_MAX_GPUS
+#define MON_PROM_MAX_GPUS RD_MAX_GPUS
 #define MON_PROM_DEFAULT_INTERVAL_S 10.0
 
 /* The run's files the export follows. */
@@ -30,11 +30,11 @@ enum mon_prom_src { PROM_SRC_GPU, PROM_SRC_GPM, PROM_SRC_CPU, PROM_SRC_PROC, PRO
 
 struct mon_prom_gpu {
     bool seen;
-    double v[SUM_GM_COUNT];  /* latest row; NAN = not measured */
+    double v[RD_GM_COUNT];  /* latest row; NAN = not measured */
     double gpm[HW_GPM_NCOLS]; /* latest GPM row, percent */
     bool gpm_seen;
     bool power_seen;          /* a row had power: the energy counter is exported */
-    struct sum_energy energy; /* summarize's curve and rule (sum_energy_add) */
+    struct rd_energy energy; /* summarize's curve and rule (rd_energy_add) */
 };
 
 /* Counters hwmon itself keeps (sampler and children). */
@@ -72,20 +72,20 @@ struct mon_prom {
     char owner_line[256];
     bool claimed;
     double interval_s;        /* hwmon's -i: the gap rule's interval for a GPU of one row */
-    struct sum_read_opts opts;
+    struct rd_read_opts opts;
     char gpu_fields[1024];
     struct {
         char path[4096];
         int fd;               /* -1 until the file exists */
-        struct sum_reader *r;
-        struct sum_quality q;
+        struct rd_reader *r;
+        struct rd_quality q;
     } src[PROM_SRC_COUNT];
-    struct sum_sink sink;
+    struct rd_sink sink;
     int cur;                  /* the source being fed */
     struct mon_prom_gpu gpu[MON_PROM_MAX_GPUS];
-    double cpu[SUM_CPU_COUNT];
+    double cpu[HW_CPU_COL_COUNT];
     double io_total[4]; /* disk read/written, network received/sent bytes so far; NAN never */
-    double proc[SUM_PROC_COUNT];
+    double proc[HW_PROC_COL_COUNT];
     bool cpu_seen, proc_seen;
     char phase[256];          /* last completed phase, "" before the first */
     uint64_t phases;

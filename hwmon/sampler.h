@@ -25,7 +25,8 @@
 
 #include "follow.h"
 #include "nvml.h"
-#include "procfs.h"
+#include "machine.h"
+#include "proctree.h"
 
 /* The sampler thread's nice value when the system allows it (see sampler.c). */
 #define MON_SAMPLER_NICE (-10)

@@ -1,6 +1,8 @@
 /* The start questions to nvidia-smi (see smiprobe.h). */
 #include "smiprobe.h"
 
+#include <inttypes.h>
+#include <stdint.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 #include "hwrun/jsonw.h"
 #include "hwrun/rundir.h"
 #include "hwrun/io.h"
+#include "hwrun/parse.h"
 #include "launch.h"
 
 static bool says_no_driver(const char *out)
@@ -72,7 +75,10 @@ static bool list_line(const char *line, size_t len, struct list_line *l)
         l->uuid_len = (size_t)((ue ? ue : end) - l->uuid);
     }
     if (l->gpu) {
-        l->index = strtol(line + 4, NULL, 10);
+        int64_t ix;
+        if (hw_scan_i64(line + 4, colon, &ix, NULL) != colon || ix < 0 || ix > INT32_MAX)
+            return false; /* "GPU N:" or it is no GPU line */
+        l->index = (long)ix;
         l->name = colon + 2 <= end ? colon + 2 : colon + 1;
         const char *name_end = uu ? uu : end;
         l->name_len = name_end > l->name ? (size_t)(name_end - l->name) : 0;
@@ -267,12 +273,14 @@ static int probe_selection(struct mon_smi *p, char *why, size_t why_cap, char *o
     hw_buf_putc(&b, '[');
     int n = 0;
     for (const char *q = out; *q;) {
-        char *end;
-        long v = strtol(q, &end, 10);
-        if (end > q && v >= 0)
-            hw_buf_printf(&b, "%s%ld", n++ ? ", " : "", v);
-        const char *nl = strchr(q, '\n');
-        q = nl ? nl + 1 : q + strlen(q);
+        const char *nl = strchr(q, '\n'), *le = nl ? nl : q + strlen(q);
+        int64_t v;
+        const char *e = hw_scan_i64(q, le, &v, NULL);
+        while (e && e < le && (*e == ' ' || *e == '\r'))
+            e++;
+        if (e == le && v >= 0) /* a line that is one index */
+            hw_buf_printf(&b, "%s%" PRId64, n++ ? ", " : "", v);
+        q = nl ? nl + 1 : le;
     }
     hw_buf_putc(&b, ']');
     hw_buf_putc(&b, '\0');

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "hwrun/io.h"
-#include "procfs.h"
+#include "procread.h"
 
 /* ---- parsers ---- */
 
@@ -29,7 +29,7 @@ static const char *skip_ws(const char *p, const char *end)
 static const char *parse_u64(const char *p, const char *end, uint64_t *out)
 {
     int64_t v;
-    const char *q = mon_parse_i64(p, end, &v);
+    const char *q = hw_scan_i64(p, end, &v, NULL);
     if (!q || v < 0 || (q < end && *q != ' ' && *q != '\t' && *q != '\n'))
         return NULL;
     *out = (uint64_t)v;

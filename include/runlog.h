@@ -38,6 +38,8 @@ extern "C" {
 #define RL_API
 #endif
 
+/* The release: the one place it is defined (CMake, the programs' --version and the Python
+ * package read it from here). */
 #define RL_VERSION_MAJOR 0
 #define RL_VERSION_MINOR 1
 #define RL_VERSION_PATCH 0

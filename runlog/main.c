@@ -14,6 +14,15 @@
 #include "hwrun/rundir.h"
 #include "runlog.h"
 
+/* runlog's exit statuses: the one table, printed by --help and listed in runlog(1). */
+static const struct hw_exit_doc exit_codes[] = {
+    {HW_EXIT_OK, "the line was written"},
+    {HW_EXIT_FAIL, "the line could not be written"},
+    {HW_EXIT_USAGE, "usage error"},
+    {HW_EXIT_PASSED, "with `time`: COMMAND's status (126 cannot run, 127 not found,\n"
+                     "128+N killed by signal N; also when the line could not be written)"},
+};
+
 static void usage(void)
 {
     printf("Usage: runlog [-f FILE] [--fsync] phase NAME SECONDS [KEY=VALUE ...]\n"
@@ -41,10 +50,8 @@ static void usage(void)
            "      --fsync       fdatasync after the line is written\n"
            "  -h, --help        show this help and exit\n"
            "  -V, --version     show the version and exit\n"
-           "\n"
-           "Exit status: 0 ok; 1 the line could not be written; 2 usage error.\n"
-           "For `time`: COMMAND's status, 126 if it could not be run, 127 if not found,\n"
-           "128+N if killed by signal N.\n");
+           "\n");
+    hw_print_exit_codes(stdout, exit_codes, sizeof exit_codes / sizeof exit_codes[0]);
 }
 
 /* Collect KEY=VALUE arguments (and --data JSON for events) into fields. */

@@ -55,7 +55,7 @@ void sum_clk_gpu_init(struct sum_clk_gpu *g)
         g->first[k] = g->last[k] = g->min[k] = g->max[k] = NAN;
     g->link_below_gen = g->link_below_width = NAN;
     g->prev_t_file = NAN;
-    sum_energy_init(&g->inst);
+    rd_energy_init(&g->inst);
 }
 
 void sum_clk_sample(struct sum_clk_acc *a, const double *v)
@@ -66,7 +66,7 @@ void sum_clk_sample(struct sum_clk_acc *a, const double *v)
                                                             : a->sm_max_mhz;
 }
 
-bool sum_clk_row(struct sum_clk_gpu *g, const struct sum_health_row *r, double interval_s,
+bool sum_clk_row(struct sum_clk_gpu *g, const struct rd_health_row *r, double interval_s,
                  struct sum_clk_step *step)
 {
     const double *v = r->v;
@@ -94,7 +94,7 @@ bool sum_clk_row(struct sum_clk_gpu *g, const struct sum_health_row *r, double i
     bool bridged = false;
     if (g->have_prev && r->t > g->prev_t) {
         double dt = r->t - g->prev_t;
-        bridged = isnan(interval_s) || !sum_is_gap(dt, interval_s);
+        bridged = isnan(interval_s) || !rd_is_gap(dt, interval_s);
         if (bridged) {
             *step = (struct sum_clk_step){g->prev_t, r->t, g->prev_v, v};
             sum_clk_step_part(&g->acc, step, g->prev_t, r->t);
@@ -103,7 +103,7 @@ bool sum_clk_row(struct sum_clk_gpu *g, const struct sum_health_row *r, double i
     return bridged;
 }
 
-void sum_clk_row_done(struct sum_clk_gpu *g, const struct sum_health_row *r)
+void sum_clk_row_done(struct sum_clk_gpu *g, const struct rd_health_row *r)
 {
     g->prev_t = r->t;
     memcpy(g->prev_v, r->v, sizeof g->prev_v);

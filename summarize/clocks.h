@@ -13,7 +13,7 @@
  * (HW slowdown has no counter). "Power-capped" is the SW power cap or the HW power brake,
  * "thermal" the SW or HW thermal slowdown; from the bitmask each is the time either bit was
  * set, from the counters the sum of the two (at most the step). Steps longer than
- * SUM_GAP_FACTOR sampling intervals (energy.h's gap rule) are not bridged: their time counts
+ * RD_GAP_FACTOR sampling intervals (energy.h's gap rule) are not bridged: their time counts
  * nowhere, and shares are of the time the steps covered. */
 #ifndef SUM_CLOCKS_H
 #define SUM_CLOCKS_H
@@ -63,7 +63,7 @@ struct sum_clk_gpu {
     uint64_t link_below_loaded; /* rows under load with the link below its maximum */
     /* power.draw.instant integrated under the energy rule (energy.h): the instantaneous reading,
      * which a 1 s average (power.draw on Ampere and newer) lags behind */
-    struct sum_energy inst;
+    struct rd_energy inst;
     double link_below_gen, link_below_width; /* the lowest link seen so (NAN: none) */
 };
 
@@ -93,11 +93,11 @@ struct sum_clk_step {
 };
 /* A row of GPU g; interval_s: the gap rule's interval (NAN: every step bridged). Returns true
  * with *step set when a bridged step ended at this row. */
-bool sum_clk_row(struct sum_clk_gpu *g, const struct sum_health_row *r, double interval_s,
+bool sum_clk_row(struct sum_clk_gpu *g, const struct rd_health_row *r, double interval_s,
                  struct sum_clk_step *step);
 /* After the caller has used the step: r becomes g's previous row (kept apart so that the
  * step's v1 stays valid while the phases take their parts). */
-void sum_clk_row_done(struct sum_clk_gpu *g, const struct sum_health_row *r);
+void sum_clk_row_done(struct sum_clk_gpu *g, const struct rd_health_row *r);
 /* Add the part [a, b] of step s to a (the whole step: a = s->t1, b = s->t2). */
 void sum_clk_step_part(struct sum_clk_acc *a, const struct sum_clk_step *s, double a0, double b0);
 /* A sample of the SM clock and its maximum at a row inside the window. */

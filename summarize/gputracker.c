@@ -71,12 +71,12 @@ void sum_report_gpu_tracker(const struct sum_run *run, const struct sum_units *u
     const struct sum_stat *proc = run->proc;
     hw_json_open(&w, "max_ram", '{');
     hw_json_str(&w, "unit", unit_word(u, SUM_DIM_MEM));
-    mem(&w, "system_capacity", sum_fig_max(&run->cpu[SUM_CPU_MEM_TOTAL]), u, SUM_DIM_MEM);
-    mem(&w, "system", sum_fig_max(&run->cpu[SUM_CPU_MEM_USED]), u, SUM_DIM_MEM);
-    rss(&w, "main", sum_fig_max(&proc[SUM_PROC_MAIN_RSS]), NAN, NAN, u);
+    mem(&w, "system_capacity", sum_fig_max(&run->cpu[HW_CPU_COL_MEM_TOTAL]), u, SUM_DIM_MEM);
+    mem(&w, "system", sum_fig_max(&run->cpu[HW_CPU_COL_MEM_USED]), u, SUM_DIM_MEM);
+    rss(&w, "main", sum_fig_max(&proc[HW_PROC_COL_MAIN_RSS]), NAN, NAN, u);
     rss(&w, "descendants", sum_fig_max(&run->desc[SUM_DESC_RSS]), NAN, NAN, u);
-    rss(&w, "combined", sum_fig_max(&proc[SUM_PROC_RSS]), sum_fig_max(&proc[SUM_PROC_PRIVATE]),
-        sum_fig_max(&proc[SUM_PROC_SHARED]), u);
+    rss(&w, "combined", sum_fig_max(&proc[HW_PROC_COL_RSS]), sum_fig_max(&proc[HW_PROC_COL_PRIVATE]),
+        sum_fig_max(&proc[HW_PROC_COL_SHARED]), u);
     hw_json_close(&w);
 
     struct sum_together_figs tg;
@@ -97,14 +97,14 @@ void sum_report_gpu_tracker(const struct sum_run *run, const struct sum_units *u
     /* the machine: its busy cores as a sum of percents (100 per busy core) */
     pct(&w, "system", 100 * sum_fig_cores_busy(run, sum_fig_max(&run->cpu_busy)),
         100 * sum_fig_cores_busy(run, sum_fig_mean(&run->cpu_busy)), cpus);
-    pct(&w, "main", sum_fig_max(&proc[SUM_PROC_MAIN_CPU]), sum_fig_mean(&proc[SUM_PROC_MAIN_CPU]),
+    pct(&w, "main", sum_fig_max(&proc[HW_PROC_COL_MAIN_CPU]), sum_fig_mean(&proc[HW_PROC_COL_MAIN_CPU]),
         cores);
     pct(&w, "descendants", sum_fig_max(&run->desc[SUM_DESC_CPU]),
         sum_fig_mean(&run->desc[SUM_DESC_CPU]), cores);
-    pct(&w, "combined", sum_fig_max(&proc[SUM_PROC_CPU]), sum_fig_mean(&proc[SUM_PROC_CPU]), cores);
-    sum_fig_json_count(&w, "main_n_threads", sum_fig_max(&proc[SUM_PROC_MAIN_THREADS]));
+    pct(&w, "combined", sum_fig_max(&proc[HW_PROC_COL_CPU]), sum_fig_mean(&proc[HW_PROC_COL_CPU]), cores);
+    sum_fig_json_count(&w, "main_n_threads", sum_fig_max(&proc[HW_PROC_COL_MAIN_THREADS]));
     sum_fig_json_count(&w, "descendants_n_threads", sum_fig_max(&run->desc[SUM_DESC_THREADS]));
-    sum_fig_json_count(&w, "combined_n_threads", sum_fig_max(&proc[SUM_PROC_THREADS]));
+    sum_fig_json_count(&w, "combined_n_threads", sum_fig_max(&proc[HW_PROC_COL_THREADS]));
     hw_json_close(&w);
 
     hw_json_open(&w, "gpu_utilization", '{');

@@ -1,6 +1,8 @@
-/* Inside the HTML report (html.h): what its three parts share. html_page.c writes the page
- * (head, CSS, header, layout, sweep page, the atomic write), html_svg.c the SVG charts from the
- * run's timeline, html_tables.c the tables and data-quality notes from struct sum_run. */
+/* Inside the HTML report (html.h): what its parts share, in layers, none calling up:
+ * html_fmt.c (writing, escaping, numbers, the page's head and CSS, the atomic write, run facts),
+ * html_phases.c (phases sorted, their lanes and colours), then html_svg.c (the SVG charts from
+ * the run's timeline) and html_tables.c (the tables and data-quality notes from struct sum_run),
+ * then html_page.c (a run's page, the sweep page) and html_job.c (a job's page). */
 #ifndef SUM_HTML_INT_H
 #define SUM_HTML_INT_H
 
@@ -26,6 +28,7 @@
 #define NAME_MAX_BYTES 200 /* phase names are cut (at a character) beyond this when drawn */
 #define NPHASE_COLORS 8
 #define NGPU_COLORS 10
+#define HT_MAX_LANES 3 /* rows of overlapping phases in the phase strip */
 
 /* A phase as drawn: the summary's phase (index into run->phase), its lane and colour. */
 struct ht_phase {
@@ -49,6 +52,12 @@ struct ht_page {
     bool oom;
 };
 
+/* The summary's k-th phase as drawn. */
+static inline const struct sum_phase_acc *ht_phase_of(const struct ht_page *P, size_t k)
+{
+    return &P->run->phase[P->ph[k].i];
+}
+
 /* Notes about reading the run (files unreadable, lines skipped, gaps), for the page. */
 struct ht_notes {
     char text[40][200];
@@ -56,7 +65,8 @@ struct ht_notes {
     size_t n;
 };
 
-/* html_page.c: writing and numbers */
+/* html_fmt.c: writing and numbers; every other part stands on it */
+void ht_set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void ht_page_head(FILE *f, const char *title, bool script); /* <!DOCTYPE> to </head> */
 /* The page's last step: rc, or the error of a failed write to out (said in err). */
 int ht_finish(FILE *out, int rc, char *err, size_t errlen);
@@ -86,20 +96,24 @@ int ht_step_decimals(double step);
 void ht_note(struct ht_notes *N, bool minor, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* html_svg.c */
+/* html_phases.c */
 int ht_prepare_phases(struct ht_page *P); /* sorts, colours; returns the strip's lanes */
 int ht_phase_color(const struct ht_page *P, const char *name);
+
+/* html_svg.c */
 void ht_draw_strip(FILE *f, const struct ht_page *P, int lanes);
 void ht_draw_charts(FILE *f, struct ht_page *P);
 void ht_sparkline(FILE *f, const struct sum_run *run);
+
+/* html_fmt.c: run facts every part shows alike */
+/* The interval the gap rule used for GPU g's rows (its energy interval), else for cpu rows. */
+double ht_interval(const struct sum_run *run);
+/* Gaps the summary counted: every GPU's energy gaps. */
+unsigned long long ht_gpu_gaps(const struct sum_run *run);
 
 /* html_tables.c */
 void ht_tables(FILE *f, const struct ht_page *P);
 void ht_quality_notes(const struct sum_run *run, struct ht_notes *N);
 size_t ht_count_warnings(const struct sum_run *run);
-/* The interval the gap rule used for GPU g's rows (its energy interval), else for cpu rows. */
-double ht_interval(const struct sum_run *run);
-/* Gaps the summary counted: every GPU's energy gaps. */
-unsigned long long ht_gpu_gaps(const struct sum_run *run);
 
 #endif

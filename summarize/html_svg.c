@@ -1,7 +1,7 @@
 /* The HTML report's SVG (html_int.h): the phase strip, the charts on the shared time axis and
  * the sweep's sparkline, drawn from the run's timeline (timeline.h) and its phases. A series is
  * the timeline's buckets merged into pixel columns; a line breaks where the summary's gap rule
- * (sum_is_gap, with the interval the summary decided) says sampling paused, or where a value was
+ * (rd_is_gap, with the interval the summary decided) says sampling paused, or where a value was
  * not measured. */
 #include <math.h>
 #include <stdbool.h>
@@ -12,7 +12,6 @@
 #include "html_int.h"
 #include "report.h"
 
-#define MAX_LANES 3         /* rows of overlapping phases in the phase strip */
 #define MAX_EVENT_LINES 512 /* events also drawn as lines across the charts, up to this many */
 
 static int plot_w(const struct ht_page *P)
@@ -195,7 +194,7 @@ static void draw_px(FILE *f, const struct sum_tl_col *px, int ncols, const struc
         if (!k->n)
             continue;
         double x = ML + c + 0.5;
-        bool gap = (k->flags & SUM_TL_BRK) || sum_is_gap(k->step, iv);
+        bool gap = (k->flags & SUM_TL_BRK) || rd_is_gap(k->step, iv);
         if (mean) {
             pen_point(&p, x, y_of(a, k->sum / k->n / scale), gap);
             continue;
@@ -223,82 +222,6 @@ static void draw_px(FILE *f, const struct sum_tl_col *px, int ncols, const struc
         fputs("</title>", f);
     }
     fputs("</path>\n", f);
-}
-
-static unsigned name_hash(const char *s)
-{
-    unsigned h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
-/* A phase name's colour: the first NPHASE_COLORS distinct names (by start) get one each, in
- * order, so neighbours differ; later names share by hash. */
-int ht_phase_color(const struct ht_page *P, const char *name)
-{
-    for (size_t i = 0; i < P->ncolors; i++)
-        if (!strcmp(P->color_name[i], name))
-            return (int)i;
-    return (int)(name_hash(name) % NPHASE_COLORS);
-}
-
-static const struct sum_phase_acc *phase_of(const struct ht_page *P, size_t k)
-{
-    return &P->run->phase[P->ph[k].i];
-}
-
-static int cmp_phase(const void *a, const void *b, void *ctx)
-{
-    const struct sum_run *run = ctx;
-    const struct sum_phase_acc *x = &run->phase[((const struct ht_phase *)a)->i];
-    const struct sum_phase_acc *y = &run->phase[((const struct ht_phase *)b)->i];
-    return x->t0 < y->t0 ? -1 : x->t0 > y->t0 ? 1 : (x->t1 > y->t1) - (x->t1 < y->t1);
-}
-
-/* The summary's phases with a time, sorted by start, with colours and lanes of the phase strip
- * (greedy: the first lane free at its start). Returns the number of lanes. */
-int ht_prepare_phases(struct ht_page *P)
-{
-    const struct sum_run *run = P->run;
-
-    P->nph = 0;
-    for (size_t i = 0; P->ph && i < run->nphase; i++)
-        if (isfinite(run->phase[i].t0) && isfinite(run->phase[i].t1))
-            P->ph[P->nph++] = (struct ht_phase){.i = i};
-    if (P->nph > 1)
-        qsort_r(P->ph, P->nph, sizeof *P->ph, cmp_phase, (void *)run);
-    for (size_t k = 0; k < P->nph; k++) {
-        const char *name = phase_of(P, k)->name;
-        size_t c = 0;
-        while (c < P->ncolors && strcmp(P->color_name[c], name))
-            c++;
-        if (c == P->ncolors && P->ncolors < NPHASE_COLORS)
-            P->color_name[P->ncolors++] = name;
-        P->ph[k].color = ht_phase_color(P, name);
-    }
-    int lanes = 0;
-    double lane_end[MAX_LANES];
-    for (size_t k = 0; k < P->nph; k++) {
-        const struct sum_phase_acc *p = phase_of(P, k);
-        int best = -1;
-        for (int l = 0; l < lanes; l++)
-            if (lane_end[l] <= p->t0 + 1e-9) {
-                best = l;
-                break;
-            }
-        if (best < 0 && lanes < MAX_LANES)
-            best = lanes++;
-        if (best < 0) { /* all lanes busy: the one that frees first */
-            best = 0;
-            for (int l = 1; l < lanes; l++)
-                if (lane_end[l] < lane_end[best])
-                    best = l;
-        }
-        P->ph[k].lane = best;
-        lane_end[best] = p->t1;
-    }
-    return lanes;
 }
 
 struct line {
@@ -448,7 +371,7 @@ static void draw_chart(FILE *f, struct ht_page *P, const struct chart *c, const 
         const char *bname = NULL;
         double bx0 = 0, bx1 = 0;
         for (size_t i = 0; i <= P->nph; i++) {
-            const struct sum_phase_acc *p = i < P->nph ? phase_of(P, i) : NULL;
+            const struct sum_phase_acc *p = i < P->nph ? ht_phase_of(P, i) : NULL;
             double x0 = 0, x1 = 0;
             if (p) {
                 x0 = fmax(x_of(P, p->t0), ML);
@@ -515,17 +438,17 @@ struct strip_box {
  * boxes, not 100 000 rects); wider phases keep a box each. Returns the number of boxes. */
 static size_t strip_boxes(const struct ht_page *P, struct strip_box *box)
 {
-    size_t nbox = 0, open[MAX_LANES];
-    bool has[MAX_LANES] = {false};
+    size_t nbox = 0, open[HT_MAX_LANES];
+    bool has[HT_MAX_LANES] = {false};
     for (size_t i = 0; i < P->nph; i++) {
-        const struct sum_phase_acc *p = phase_of(P, i);
+        const struct sum_phase_acc *p = ht_phase_of(P, i);
         double x0 = fmax(x_of(P, p->t0), ML), x1 = fmin(x_of(P, p->t1), ML + plot_w(P));
         if (x1 < ML || x0 > ML + plot_w(P))
             continue;
         int l = P->ph[i].lane;
         struct strip_box *b = has[l] ? &box[open[l]] : NULL;
         if (b && x0 <= b->x1 + 0.5 && x1 - x0 < 1 && (b->n > 1 || b->x1 - b->x0 < 1) &&
-            !strcmp(phase_of(P, b->first)->name, p->name)) {
+            !strcmp(ht_phase_of(P, b->first)->name, p->name)) {
             b->last = i;
             b->n++;
             b->x1 = fmax(b->x1, x1);
@@ -573,8 +496,8 @@ void ht_draw_strip(FILE *f, const struct ht_page *P, int lanes)
         fprintf(f, "<text class=\"ty\" x=\"%d\" y=\"%d\">phases</text>", ML - 5, MT + 12);
     fprintf(f, "<text class=\"ty\" x=\"%d\" y=\"%d\">events</text>\n", ML - 5, ev_y + 4);
     for (size_t k = 0; k < nbox; k++) {
-        const struct sum_phase_acc *p = phase_of(P, box[k].first);
-        const struct sum_phase_acc *q = phase_of(P, box[k].last);
+        const struct sum_phase_acc *p = ht_phase_of(P, box[k].first);
+        const struct sum_phase_acc *q = ht_phase_of(P, box[k].last);
         double x0 = box[k].x0, wd = fmax(box[k].x1 - x0, 1);
         int y = MT + P->ph[box[k].first].lane * (lane_h + 2);
         char a[32], b[32], d[32];
@@ -660,12 +583,12 @@ void ht_draw_charts(FILE *f, struct ht_page *P)
             const struct sum_tl_gpu *gs = tl->gpu[g];
             if (!gs || !gs->s[m0].any)
                 continue;
-            from_dmon |= gs->from[m0] == SUM_KIND_DMON;
+            from_dmon |= gs->from[m0] == HW_FILE_DMON;
             struct line *l = &lines[n++];
             *l = (struct line){.s = &gs->s[m0], .iv = gpu_iv(run, gs, m0, g)};
             snprintf(l->cls, sizeof l->cls, "g%d", g % NGPU_COLORS);
-            if (m0 == SUM_TL_POWER && g < SUM_MAX_GPUS && run->gpu[g] &&
-                run->gpu[g]->m[SUM_GM_POWER].n) /* the JSON's gpus[].energy_wh */
+            if (m0 == SUM_TL_POWER && g < RD_MAX_GPUS && run->gpu[g] &&
+                run->gpu[g]->m[RD_GM_POWER].n) /* the JSON's gpus[].energy_wh */
                 snprintf(l->label, sizeof l->label, "GPU %d \xC2\xB7 %s", g,
                          ht_fmt_dim(b1, sizeof b1, sum_fig_num(sum_gpu_energy_wh(run, g, NULL)),
                                     SUM_DIM_ENERGY, P->u));
@@ -736,8 +659,8 @@ void ht_draw_charts(FILE *f, struct ht_page *P)
         draw_chart(f, P, &c, &ta);
     }
 
-    double cpu_iv = sum_run_gap_interval(run, SUM_KIND_CPU, -1);
-    double proc_iv = sum_run_gap_interval(run, SUM_KIND_PROC, -1);
+    double cpu_iv = sum_run_gap_interval(run, HW_FILE_CPU, -1);
+    double proc_iv = sum_run_gap_interval(run, HW_FILE_PROC, -1);
     struct line cpu[3] = {
         {.s = &tl->os[SUM_TL_USR], .iv = cpu_iv, .cls = "usr", .label = "usr"},
         {.s = &tl->os[SUM_TL_SYS], .iv = cpu_iv, .cls = "sys", .label = "sys"},
@@ -830,7 +753,7 @@ void ht_sparkline(FILE *f, const struct sum_run *run)
             "height=\"%d\" preserveAspectRatio=\"none\" role=\"img\" "
             "aria-label=\"GPU utilization\"><rect x=\"%d\" y=\"%d\" width=\"%d\" "
             "height=\"%d\" fill=\"#f6f8fa\"/>",
-            sum_fig_num(sum_fig_mean(&run->all[SUM_GM_UTIL])), ML, MT - 2, SPARK_COLS, PLOT_H + 4,
+            sum_fig_num(sum_fig_mean(&run->all[RD_GM_UTIL])), ML, MT - 2, SPARK_COLS, PLOT_H + 4,
             SPARK_COLS, SPARK_H, ML, MT - 2, SPARK_COLS, PLOT_H + 4);
     draw_px(f, px, SPARK_COLS, &a, 1, ht_interval(run), "ln spk",
             "GPU utilization, mean of the GPUs per column [%]", true);

@@ -106,23 +106,6 @@ static void th_unit(FILE *f, const char *head, const char *unit)
     fputs("</th>", f);
 }
 
-double ht_interval(const struct sum_run *run)
-{
-    for (int g = 0; g < SUM_MAX_GPUS; g++)
-        if (run->gpu[g] && run->gpu[g]->in_query)
-            return sum_run_gap_interval(run, SUM_KIND_GPU, g);
-    return sum_run_gap_interval(run, SUM_KIND_CPU, -1);
-}
-
-unsigned long long ht_gpu_gaps(const struct sum_run *run)
-{
-    unsigned long long n = 0;
-    for (int g = 0; g < SUM_MAX_GPUS; g++)
-        if (run->gpu[g])
-            n += run->gpu[g]->energy.gaps;
-    return n;
-}
-
 static void run_table(FILE *f, const struct sum_run *run, const struct sum_units *u)
 {
     char b[64];
@@ -141,7 +124,7 @@ static void run_table(FILE *f, const struct sum_run *run, const struct sum_units
     kv_dim(f, "energy", sum_run_energy_wh(run), SUM_DIM_ENERGY, u,
            "all GPUs, power integrated over time");
     const struct sum_stat *all = run->all;
-    kv_dim(f, "peak VRAM", sum_fig_max(&all[SUM_GM_MEM_USED]), SUM_DIM_GPUMEM, u, NULL);
+    kv_dim(f, "peak VRAM", sum_fig_max(&all[RD_GM_MEM_USED]), SUM_DIM_GPUMEM, u, NULL);
     struct sum_fwmem_fig fw;
     if (sum_fwmem_figures(run, NULL, &fw)) { /* what the framework itself used, and the room */
         kv_dim(f, "framework peak", fw.peak_mib, SUM_DIM_GPUMEM, u, run->fw.framework);
@@ -149,27 +132,27 @@ static void run_table(FILE *f, const struct sum_run *run, const struct sum_units
         kv_dim(f, "GPU headroom", fw.headroom_mib, SUM_DIM_GPUMEM, u,
                "the GPU's memory minus the framework's peak");
     }
-    kv_row(f, "GPU util mean", sum_fig_mean(&all[SUM_GM_UTIL]), "%");
-    kv_row(f, "GPU util max", sum_fig_max(&all[SUM_GM_UTIL]), "%");
+    kv_row(f, "GPU util mean", sum_fig_mean(&all[RD_GM_UTIL]), "%");
+    kv_row(f, "GPU util max", sum_fig_max(&all[RD_GM_UTIL]), "%");
     const char *mus;
     const struct sum_stat *mu = sum_fig_mem_util(run, &mus);
     kv_row_t(f, "mem-ctrl util mean", sum_fig_mean(mu), "%", mus);
-    kv_row(f, "power mean", sum_fig_mean(&all[SUM_GM_POWER]), "W");
-    kv_row(f, "power max", sum_fig_max(&all[SUM_GM_POWER]), "W");
+    kv_row(f, "power mean", sum_fig_mean(&all[RD_GM_POWER]), "W");
+    kv_row(f, "power max", sum_fig_max(&all[RD_GM_POWER]), "W");
     kv_row(f, "SM clock mean", sum_fig_clock_mean(run), "MHz");
-    kv_row(f, "CPU usr mean", sum_fig_mean(&run->cpu[SUM_CPU_USR]), "%");
-    kv_row(f, "CPU idle mean", sum_fig_mean(&run->cpu[SUM_CPU_IDLE]), "%");
-    const struct sum_stat *rss = &run->proc[SUM_PROC_RSS];
+    kv_row(f, "CPU usr mean", sum_fig_mean(&run->cpu[HW_CPU_COL_USR]), "%");
+    kv_row(f, "CPU idle mean", sum_fig_mean(&run->cpu[HW_CPU_COL_IDLE]), "%");
+    const struct sum_stat *rss = &run->proc[HW_PROC_COL_RSS];
     kv_dim(f, "process peak RSS", sum_fig_max(rss), SUM_DIM_MEM, u, NULL);
     kv_dim(f, "process mean RSS", sum_fig_mean(rss), SUM_DIM_MEM, u, NULL);
     kv_dim(f, "process RSS growth", sum_fig_growth(rss), SUM_DIM_MEM, u, NULL);
-    kv_row(f, "process CPU mean", sum_fig_mean(&run->proc[SUM_PROC_CPU]), "% of a core");
-    kv_row(f, "process threads max", sum_fig_max(&run->proc[SUM_PROC_THREADS]), NULL);
+    kv_row(f, "process CPU mean", sum_fig_mean(&run->proc[HW_PROC_COL_CPU]), "% of a core");
+    kv_row(f, "process threads max", sum_fig_max(&run->proc[HW_PROC_COL_THREADS]), NULL);
     kv_dim(f, "process GPU memory peak", sum_run_tree_gpu_mem_peak(run, NULL), SUM_DIM_GPUMEM, u,
            NULL);
-    kv_dim(f, "main process peak RSS", sum_fig_max(&run->proc[SUM_PROC_MAIN_RSS]), SUM_DIM_MEM, u,
+    kv_dim(f, "main process peak RSS", sum_fig_max(&run->proc[HW_PROC_COL_MAIN_RSS]), SUM_DIM_MEM, u,
            NULL);
-    kv_row(f, "main process CPU mean", sum_fig_mean(&run->proc[SUM_PROC_MAIN_CPU]), "% of a core");
+    kv_row(f, "main process CPU mean", sum_fig_mean(&run->proc[HW_PROC_COL_MAIN_CPU]), "% of a core");
     static const char *const io_label[SUM_IO_COUNT][2] = {
         {"disk read", "disk read peak"},
         {"disk written", "disk write peak"},
@@ -204,7 +187,7 @@ static void gpu_table(FILE *f, const struct sum_run *run, const struct sum_units
     th_unit(f, "energy", sum_units_label(u, SUM_DIM_ENERGY));
     th_unit(f, "SM", "MHz");
     fputs("</tr></thead>\n<tbody>\n", f);
-    for (int g = 0; g < SUM_MAX_GPUS; g++) {
+    for (int g = 0; g < RD_MAX_GPUS; g++) {
         const struct sum_gpu *gp = run->gpu[g];
         if (!gp)
             continue;
@@ -215,19 +198,19 @@ static void gpu_table(FILE *f, const struct sum_run *run, const struct sum_units
             fputs("\"", f);
         }
         fprintf(f, "><span class=\"key g%d\"><i></i>%d</span></th>", g % NGPU_COLORS, g);
-        td_num(f, sum_fig_mean(&gp->m[SUM_GM_UTIL]), NULL);
-        double peak = sum_fig_num(sum_fig_max(&gp->m[SUM_GM_MEM_USED]));
-        double total = sum_fig_num(sum_fig_max(&gp->m[SUM_GM_MEM_TOTAL]));
+        td_num(f, sum_fig_mean(&gp->m[RD_GM_UTIL]), NULL);
+        double peak = sum_fig_num(sum_fig_max(&gp->m[RD_GM_MEM_USED]));
+        double total = sum_fig_num(sum_fig_max(&gp->m[RD_GM_MEM_TOTAL]));
         char b1[32], b2[32];
         if (isfinite(peak) && isfinite(total))
             fprintf(f, "<td class=\"n\" data-v=\"%.17g\">%s<small> / %s</small></td>", peak / 1024,
                     ht_fmt_num(b1, sizeof b1, peak / msc), ht_fmt_num(b2, sizeof b2, total / msc));
         else
             td_num(f, peak / msc, NULL);
-        td_num(f, sum_fig_mean(&gp->m[SUM_GM_POWER]), NULL);
+        td_num(f, sum_fig_mean(&gp->m[RD_GM_POWER]), NULL);
         td_dim(f, sum_gpu_energy_wh(run, g, NULL), SUM_DIM_ENERGY, u,
                false);
-        td_num(f, sum_fig_mean(&gp->m[SUM_GM_SM_CLOCK]), NULL);
+        td_num(f, sum_fig_mean(&gp->m[RD_GM_SM_CLOCK]), NULL);
         fputs("</tr>\n", f);
     }
     fputs("</tbody>\n</table>\n<p class=\"foot\">Means over the run; peak VRAM of total.</p>\n", f);
@@ -336,15 +319,15 @@ static void phase_table(FILE *f, const struct ht_page *P)
         td_dim(f, sum_phase_energy_wh(P->run, p), SUM_DIM_ENERGY, u, false);
         /* over the phase's GPUs: the largest of their peaks, the mean of all their samples */
         double peak = NAN, usum = 0, un = 0;
-        for (int g = 0; g < SUM_MAX_GPUS; g++) {
+        for (int g = 0; g < RD_MAX_GPUS; g++) {
             const struct sum_phase_gpu *pg = p->gpu[g];
             if (!pg)
                 continue;
-            double m = sum_fig_max(&pg->m[SUM_GM_MEM_USED]);
+            double m = sum_fig_max(&pg->m[RD_GM_MEM_USED]);
             if (isfinite(m) && !(peak >= m))
                 peak = m;
-            usum += pg->m[SUM_GM_UTIL].sum;
-            un += (double)pg->m[SUM_GM_UTIL].n;
+            usum += pg->m[RD_GM_UTIL].sum;
+            un += (double)pg->m[RD_GM_UTIL].n;
         }
         char pb[48]; /* data-v in GiB as always, the text in --units */
         peak = sum_fig_num(peak);
@@ -410,24 +393,24 @@ static void event_table(FILE *f, const struct ht_page *P)
 
 void ht_quality_notes(const struct sum_run *run, struct ht_notes *N)
 {
-    for (int k = 0; k < SUM_KIND_COUNT; k++) {
-        const struct sum_quality *q = &run->q[k];
-        const char *name = sum_kind_files[k];
+    for (int k = 0; k < HW_FILE_COUNT; k++) {
+        const struct rd_quality *q = &run->q[k];
+        const char *name = hw_file_names[k];
         if (run->read_error[k][0]) {
             ht_note(N, false, "%s could not be read: %s", name, run->read_error[k]);
             continue;
         }
         if (!q->present)
             continue;
-        uint64_t sk = sum_quality_skipped_total(q);
+        uint64_t sk = rd_quality_skipped_total(q);
         if (sk) {
             char why[120] = "";
             size_t len = 0;
-            for (int s = 0; s < SUM_SKIP_COUNT; s++) {
+            for (int s = 0; s < RD_SKIP_COUNT; s++) {
                 if (!q->skipped[s])
                     continue;
                 int w = snprintf(why + len, sizeof why - len, "%s%s %llu", len ? ", " : "",
-                                 sum_skip_names[s], (unsigned long long)q->skipped[s]);
+                                 rd_skip_names[s], (unsigned long long)q->skipped[s]);
                 if (w < 0 || (size_t)w >= sizeof why - len)
                     break;
                 len += (size_t)w;
@@ -438,8 +421,8 @@ void ht_quality_notes(const struct sum_run *run, struct ht_notes *N)
         if (q->bad_cells)
             ht_note(N, false, "%s: %llu cell%s with junk instead of a number", name,
                     (unsigned long long)q->bad_cells, q->bad_cells == 1 ? "" : "s");
-        uint64_t ph = sum_quality_placeholders_total(q);
-        if (ph && !sum_kind_placeholders_normal((enum sum_kind)k)) {
+        uint64_t ph = rd_quality_placeholders_total(q);
+        if (ph && !rd_kind_placeholders_normal((enum hw_file)k)) {
             char what[160] = "";
             size_t len = 0;
             for (size_t i = 0; i < q->n_tokens; i++) {
@@ -459,7 +442,7 @@ void ht_quality_notes(const struct sum_run *run, struct ht_notes *N)
             ht_note(N, false, "%s: %llu line%s cut short by a failed write (a full disk?), the "
                               "whole record after each read", name, (unsigned long long)q->torn,
                     q->torn == 1 ? "" : "s");
-        uint64_t gaps = sum_run_file_gaps(run, (enum sum_kind)k);
+        uint64_t gaps = sum_run_file_gaps(run, (enum hw_file)k);
         if (gaps) {
             char b[32];
             ht_note(
@@ -468,7 +451,7 @@ void ht_quality_notes(const struct sum_run *run, struct ht_notes *N)
                 ht_fmt_num(b, sizeof b, sum_fig_num(sum_stat_quantile(&run->q_interval[k], 0.5))));
         }
     }
-    for (int g = 0; g < SUM_MAX_GPUS; g++) {
+    for (int g = 0; g < RD_MAX_GPUS; g++) {
         const struct sum_gpu *gp = run->gpu[g];
         if (!gp || !gp->energy.gaps)
             continue;
@@ -480,7 +463,7 @@ void ht_quality_notes(const struct sum_run *run, struct ht_notes *N)
     }
     for (int i = 0; i < run->nhealth_warn; i++) /* the GPUs' health (clocks.h) */
         ht_note(N, false, "%s", run->health_warn[i]);
-    for (int g = 0; g < SUM_MAX_GPUS; g++) { /* why they were slow: the same words as the text */
+    for (int g = 0; g < RD_MAX_GPUS; g++) { /* why they were slow: the same words as the text */
         if (!run->clk[g])
             continue;
         struct sum_clk_figs f;
@@ -497,7 +480,7 @@ void ht_quality_notes(const struct sum_run *run, struct ht_notes *N)
                 run->info.child_restarts == 1 ? "" : "s");
     if (run->gpu_rows_dropped)
         ht_note(N, false, "%llu rows of GPUs beyond the first %d not summarized",
-                (unsigned long long)run->gpu_rows_dropped, SUM_MAX_GPUS);
+                (unsigned long long)run->gpu_rows_dropped, RD_MAX_GPUS);
     if (run->phases_dropped)
         ht_note(N, false, "%llu phases not summarized", (unsigned long long)run->phases_dropped);
     if (run->tz_start_unrecognized)

@@ -23,7 +23,7 @@ struct sum_run *sum_jobs_summarize(const struct sum_jobs *c, const char *dir, in
                                    int *status, bool *usable)
 {
     struct sum_inputs in = {0};
-    char *storage[SUM_KIND_COUNT] = {0};
+    char *storage[HW_FILE_COUNT] = {0};
     if (dir) {
         struct stat st;
         int err = stat(dir, &st) != 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
@@ -35,7 +35,7 @@ struct sum_run *sum_jobs_summarize(const struct sum_jobs *c, const char *dir, in
         }
         sum_inputs_from_dir(&in, dir, storage);
     }
-    for (int k = 0; k < SUM_KIND_COUNT; k++)
+    for (int k = 0; k < HW_FILE_COUNT; k++)
         if (c->file_opt[k])
             in.path[k] = c->file_opt[k];
     struct sum_run *run = sum_run_new();
@@ -51,7 +51,7 @@ struct sum_run *sum_jobs_summarize(const struct sum_jobs *c, const char *dir, in
     } else {
         *usable = true;
     }
-    for (int k = 0; k < SUM_KIND_COUNT; k++)
+    for (int k = 0; k < HW_FILE_COUNT; k++)
         free(storage[k]);
     return run;
 }

@@ -39,7 +39,7 @@ struct sum_jobs {
     const char *html;             /* --html FILE */
     struct sum_units units;       /* --units: text and rows */
     struct sum_config cfg;
-    const char *file_opt[SUM_KIND_COUNT];
+    const char *file_opt[HW_FILE_COUNT];
     struct sum_job *jobs;         /* zeroed, dir set */
     size_t njobs;
     atomic_size_t next;           /* the next job a thread takes */

@@ -46,7 +46,7 @@ int sum_jnode_take(struct sum_jnode *n, const char *dir, struct sum_run *run)
     if (!run)
         return 0;
     n->summarized = true;
-    const struct sum_run_info *in = &run->info;
+    const struct rd_run_info *in = &run->info;
     for (int k = 0; k < HW_CTX_COUNT; k++)
         copy(n->ctx[k], sizeof n->ctx[k], in->ctx[k]);
     copy(n->host, sizeof n->host, in->ctx[HW_CTX_HOST][0] ? in->ctx[HW_CTX_HOST] : in->host);
@@ -58,15 +58,15 @@ int sum_jnode_take(struct sum_jnode *n, const char *dir, struct sum_run *run)
         n->t_start = t0;
     n->t_stop = in->t_stop;
     n->duration_s = sum_run_duration(run);
-    for (int k = 0; k < SUM_KIND_COUNT; k++)
-        n->lines_skipped += sum_quality_skipped_total(&run->q[k]);
+    for (int k = 0; k < HW_FILE_COUNT; k++)
+        n->lines_skipped += rd_quality_skipped_total(&run->q[k]);
 
-    for (int g = 0; g < SUM_MAX_GPUS; g++)
+    for (int g = 0; g < RD_MAX_GPUS; g++)
         n->ngpu += run->gpu[g] && run->gpu[g]->in_query;
     if (n->ngpu && !(n->gpu = calloc((size_t)n->ngpu, sizeof *n->gpu)))
         return -ENOMEM;
     int i = 0;
-    for (int g = 0; g < SUM_MAX_GPUS; g++) {
+    for (int g = 0; g < RD_MAX_GPUS; g++) {
         const struct sum_gpu *gp = run->gpu[g];
         if (!gp || !gp->in_query)
             continue;
@@ -75,11 +75,11 @@ int sum_jnode_take(struct sum_jnode *n, const char *dir, struct sum_run *run)
         copy(o->uuid, sizeof o->uuid, gp->uuid);
         o->samples = gp->samples;
         o->energy_wh = sum_gpu_energy_wh(run, g, NULL);
-        o->mem_peak_mib = sum_fig_max(&gp->m[SUM_GM_MEM_USED]);
-        o->util_mean_pct = sum_stat_mean(&gp->m[SUM_GM_UTIL]);
-        o->util_n = gp->m[SUM_GM_UTIL].n;
+        o->mem_peak_mib = sum_fig_max(&gp->m[RD_GM_MEM_USED]);
+        o->util_mean_pct = sum_stat_mean(&gp->m[RD_GM_UTIL]);
+        o->util_n = gp->m[RD_GM_UTIL].n;
         if (isnan(n->interval_s))
-            n->interval_s = sum_run_gap_interval(run, SUM_KIND_GPU, gp->index);
+            n->interval_s = sum_run_gap_interval(run, HW_FILE_GPU, gp->index);
     }
     struct sum_together_figs tg;
     sum_together_figs(&run->together, &tg);
@@ -267,7 +267,7 @@ static void aligned_sums(struct sum_jobsum *j)
                 x->last = b;
             }
         double iv = isfinite(n->interval_s) ? n->interval_s : 0;
-        x->hold = (int)ceil(SUM_GAP_FACTOR * iv / j->align_s);
+        x->hold = (int)ceil(RD_GAP_FACTOR * iv / j->align_s);
         if (x->hold < 1)
             x->hold = 1;
         x->at[0] = x->at[1] = -1;

@@ -13,7 +13,7 @@
  *   else same index) is not counted again.
  * - Peaks of the job (GPU memory, power): on the sum of the nodes' series at the same time since
  *   their starts (jobseries.h), in bins align_s wide. A node's bin without a sample holds its
- *   last value for up to SUM_GAP_FACTOR intervals; beyond, the job's bin is not measured and left
+ *   last value for up to RD_GAP_FACTOR intervals; beyond, the job's bin is not measured and left
  *   out. Before its first and after its last sample a node adds nothing.
  * - Phases by name: each node's total time in the name; across the nodes their minimum, median
  *   and maximum, the slowest node and how far beyond the median it was. The straggler is the

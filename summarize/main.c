@@ -14,6 +14,13 @@
 #include "jobs.h"
 #include "jobsum.h"
 
+/* summarize's exit statuses: the one table, printed by --help and listed in summarize(1). */
+static const struct hw_exit_doc exit_codes[] = {
+    {HW_EXIT_OK, "something was summarized"},
+    {HW_EXIT_FAIL, "nothing usable was found, or a file could not be read or written"},
+    {HW_EXIT_USAGE, "usage error"},
+};
+
 static void usage(FILE *f)
 {
     fputs("Usage: summarize [OPTION]... DIR...\n"
@@ -69,12 +76,9 @@ static void usage(FILE *f)
           "  -V, --version         show the version and exit\n"
           "\n"
           "With one DIR, file options replace that directory's files.\n"
-          "\n"
-          "Exit status:\n"
-          "  0  something was summarized\n"
-          "  1  nothing usable was found, or a file could not be read or written\n"
-          "  2  usage error\n",
+          "\n",
           f);
+    hw_print_exit_codes(f, exit_codes, sizeof exit_codes / sizeof exit_codes[0]);
 }
 
 static void on_message(void *ctx, const char *text)
@@ -242,17 +246,17 @@ int main(int argc, char **argv)
         case OPT_COMPARE: compare = true; break;
         case OPT_JOB: one_job = true; break;
         case OPT_SMI_TZ:
-            if (sum_tz_parse(optarg, true, &c.cfg.tz) != 0)
+            if (rd_tz_parse(optarg, true, &c.cfg.tz) != 0)
                 hw_usage_error("invalid time zone '%s' (UTC, +05:30, -0800 or a zone name)",
                                optarg);
             c.cfg.have_tz = true;
             break;
-        case OPT_GPU: c.file_opt[SUM_KIND_GPU] = optarg; break;
-        case OPT_DMON: c.file_opt[SUM_KIND_DMON] = optarg; break;
-        case OPT_CPU: c.file_opt[SUM_KIND_CPU] = optarg; break;
-        case OPT_PROC: c.file_opt[SUM_KIND_PROC] = optarg; break;
-        case OPT_RUNLOG: c.file_opt[SUM_KIND_RUNLOG] = optarg; break;
-        case OPT_GPU_PROCS: c.file_opt[SUM_KIND_GPU_PROCS] = optarg; break;
+        case OPT_GPU: c.file_opt[HW_FILE_GPU] = optarg; break;
+        case OPT_DMON: c.file_opt[HW_FILE_DMON] = optarg; break;
+        case OPT_CPU: c.file_opt[HW_FILE_CPU] = optarg; break;
+        case OPT_PROC: c.file_opt[HW_FILE_PROC] = optarg; break;
+        case OPT_RUNLOG: c.file_opt[HW_FILE_RUNLOG] = optarg; break;
+        case OPT_GPU_PROCS: c.file_opt[HW_FILE_GPU_PROCS] = optarg; break;
         case OPT_HTML: c.html = optarg; break;
         case 'h':
             usage(stdout);
@@ -265,7 +269,7 @@ int main(int argc, char **argv)
         }
     }
     bool any_file_opt = false;
-    for (int k = 0; k < SUM_KIND_COUNT; k++)
+    for (int k = 0; k < HW_FILE_COUNT; k++)
         any_file_opt |= c.file_opt[k] != NULL;
     size_t ndirs = (size_t)(argc - optind);
     if (compare)
@@ -292,7 +296,7 @@ int main(int argc, char **argv)
         c.print = false; /* -w alone: the summary.json files are the output */
     if (!fmt_given && ndirs <= 1 && isatty(STDOUT_FILENO))
         c.fmt = SUM_FMT_TEXT; /* a person at a terminal; JSON when piped */
-    if (c.cfg.have_tz && c.cfg.tz.kind == SUM_TZ_NAMED) {
+    if (c.cfg.have_tz && c.cfg.tz.kind == RD_TZ_NAMED) {
         /* named zones are resolved by mktime(3): set TZ once, before any thread starts */
         setenv("TZ", c.cfg.tz.name, 1);
         tzset();

@@ -54,7 +54,7 @@ const char *sum_outcome_where(const struct sum_outcome *o, char *buf, size_t cap
     return buf;
 }
 
-void sum_outcome_event(struct sum_outcome *o, const struct sum_event *e)
+void sum_outcome_event(struct sum_outcome *o, const struct rd_event *e)
 {
     long v;
     if (!strcmp(e->name, HW_EV_START)) {
@@ -66,21 +66,21 @@ void sum_outcome_event(struct sum_outcome *o, const struct sum_event *e)
         memcpy(o->failed_phase, keep.failed_phase, sizeof o->failed_phase);
         memcpy(o->failed_why, keep.failed_why, sizeof o->failed_why);
         o->have_start = true;
-        if (sum_json_int(e->data, HW_START_HWMON_PID, &v) && v > 0)
+        if (rd_json_int(e->data, HW_START_HWMON_PID, &v) && v > 0)
             o->hwmon_pid = v;
-        const char *h = sum_json_str(e->data, HW_START_HOST);
+        const char *h = rd_json_str(e->data, HW_START_HOST);
         snprintf(o->host, sizeof o->host, "%s", h ? h : "");
-        const char *m = sum_json_str(e->data, HW_START_MODE);
+        const char *m = rd_json_str(e->data, HW_START_MODE);
         o->attach = m && !strcmp(m, HW_MODE_ATTACH);
     } else if (!strcmp(e->name, HW_EV_STOP)) {
         o->have_stop = true;
-        if (sum_json_int(e->data, HW_STOP_EXIT_STATUS, &v) && v >= 0 && v <= 255) {
+        if (rd_json_int(e->data, HW_STOP_EXIT_STATUS, &v) && v >= 0 && v <= 255) {
             o->exit_status = (int)v;
             o->signal = v > 128 ? (int)v - 128 : 0;
         }
-        const char *r = sum_json_str(e->data, HW_STOP_REASON);
+        const char *r = rd_json_str(e->data, HW_STOP_REASON);
         snprintf(o->stop_reason, sizeof o->stop_reason, "%s", r ? r : "");
-        if (sum_json_int(e->data, HW_STOP_PROCESSES_LEFT, &v) && v >= 0)
+        if (rd_json_int(e->data, HW_STOP_PROCESSES_LEFT, &v) && v >= 0)
             o->processes_left = v;
         struct json_object *x;
         o->left_running = e->data && json_object_object_get_ex(e->data, HW_STOP_LEFT_RUNNING, &x);
@@ -88,7 +88,7 @@ void sum_outcome_event(struct sum_outcome *o, const struct sum_event *e)
         if (e->data && json_object_object_get_ex(e->data, HW_STOP_PROCESS_ALIVE, &al) &&
             json_object_is_type(al, json_type_boolean))
             o->process_alive = json_object_get_boolean(al);
-        const char *se = sum_json_str(e->data, HW_STOP_SAMPLER_ERROR);
+        const char *se = rd_json_str(e->data, HW_STOP_SAMPLER_ERROR);
         snprintf(o->sampler_error, sizeof o->sampler_error, "%s", se ? se : "");
     }
 }
@@ -107,12 +107,12 @@ const char *sum_outcome_note(const struct sum_outcome *o, char *buf, size_t cap)
     return buf;
 }
 
-bool sum_outcome_phase_failed(struct sum_outcome *o, const struct sum_phase *p, int *exit_status,
+bool sum_outcome_phase_failed(struct sum_outcome *o, const struct rd_phase *p, int *exit_status,
                               int *signal)
 {
     long v;
-    *exit_status = sum_json_int(p->obj, HW_PHASE_EXIT_STATUS, &v) && v >= 0 && v <= 255 ? (int)v : -1;
-    *signal = sum_json_int(p->obj, HW_PHASE_SIGNAL, &v) && v > 0 && v < 128 ? (int)v : 0;
+    *exit_status = rd_json_int(p->obj, HW_PHASE_EXIT_STATUS, &v) && v >= 0 && v <= 255 ? (int)v : -1;
+    *signal = rd_json_int(p->obj, HW_PHASE_SIGNAL, &v) && v > 0 && v < 128 ? (int)v : 0;
     struct json_object *x;
     bool exception = p->obj && json_object_object_get_ex(p->obj, HW_PHASE_EXCEPTION, &x) && x &&
                      !json_object_is_type(x, json_type_null);
@@ -121,8 +121,8 @@ bool sum_outcome_phase_failed(struct sum_outcome *o, const struct sum_phase *p, 
         return failed;
     snprintf(o->failed_phase, sizeof o->failed_phase, "%s", p->name ? p->name : "");
     if (exception) {
-        const char *type = sum_json_str(p->obj, HW_PHASE_EXCEPTION);
-        const char *msg = sum_json_str(p->obj, HW_PHASE_EXCEPTION_MESSAGE);
+        const char *type = rd_json_str(p->obj, HW_PHASE_EXCEPTION);
+        const char *msg = rd_json_str(p->obj, HW_PHASE_EXCEPTION_MESSAGE);
         snprintf(o->failed_why, sizeof o->failed_why, "%s%s%.*s", type ? type : "an exception",
                  msg && *msg ? ": " : "", HW_PHASE_EXCEPTION_MESSAGE_MAX, msg ? msg : "");
     } else if (*signal > 0) {

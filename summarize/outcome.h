@@ -48,11 +48,11 @@ struct sum_outcome {
 void sum_outcome_init(struct sum_outcome *o);
 /* Take what an event says (start, stop); other events are ignored. A start after a stop begins
  * a new run in the same log: the outcome is the last run's. */
-void sum_outcome_event(struct sum_outcome *o, const struct sum_event *e);
+void sum_outcome_event(struct sum_outcome *o, const struct rd_event *e);
 /* Is this phase entry a failure? (runlog time's exit_status != 0, or the Python package's
  * "exception" key.) Also sets the entry's exit_status and signal (-1/0 when absent), and, when
  * it failed, o's failed phase and how (o may be NULL). */
-bool sum_outcome_phase_failed(struct sum_outcome *o, const struct sum_phase *p, int *exit_status,
+bool sum_outcome_phase_failed(struct sum_outcome *o, const struct rd_phase *p, int *exit_status,
                               int *signal);
 /* The words every output uses for what outlived the command and for a sampler that did not
  * start ("2 processes outlived the command and were stopped"); "" when there is nothing to say.

@@ -554,14 +554,14 @@ void sum_py_format(const struct sum_py_acc *a, bool fields, struct hw_buf *out)
 
 /* pytyche's caller stores probe_jax_peak_memory_mb() in the summary; our Python package logs
  * it in run.jsonl (HW_FWMEM): its largest JAX peak, read with the run log's own reader. */
-static void jp_entry(void *ctx, const struct sum_phase *p)
+static void jp_entry(void *ctx, const struct rd_phase *p)
 {
     struct json_object *o;
     if (p->obj && json_object_object_get_ex(p->obj, HW_FWMEM, &o))
         sum_fwmem_take(ctx, o);
 }
 
-static void jp_event(void *ctx, const struct sum_event *e)
+static void jp_event(void *ctx, const struct rd_event *e)
 {
     if (!strcmp(e->name, HW_FWMEM))
         sum_fwmem_take(ctx, e->data);
@@ -570,28 +570,28 @@ static void jp_event(void *ctx, const struct sum_event *e)
 static double jax_peak(const char *dir, const char *path)
 {
     char *p = NULL;
-    if (!path && dir && asprintf(&p, "%s/%s", dir, sum_kind_files[SUM_KIND_RUNLOG]) >= 0)
+    if (!path && dir && asprintf(&p, "%s/%s", dir, hw_file_names[HW_FILE_RUNLOG]) >= 0)
         path = p;
     struct sum_fwmem fw;
     sum_fwmem_init(&fw);
-    struct sum_sink sink = {.ctx = &fw, .phase = jp_entry, .phase_begin = jp_entry,
+    struct rd_sink sink = {.ctx = &fw, .phase = jp_entry, .phase_begin = jp_entry,
                             .event = jp_event};
-    struct sum_quality q;
+    struct rd_quality q;
     struct stat st;
     if (path && stat(path, &st) == 0)
-        (void)sum_read_file(SUM_KIND_RUNLOG, path, NULL, &sink, &q); /* pytyche: no log, no value */
+        (void)rd_read_file(HW_FILE_RUNLOG, path, NULL, &sink, &q); /* pytyche: no log, no value */
     free(p);
     return fw.jax_peak_mib;
 }
 
-int sum_py_run(const char *dir, const char *const file_opt[SUM_KIND_COUNT], bool fields,
+int sum_py_run(const char *dir, const char *const file_opt[HW_FILE_COUNT], bool fields,
                struct hw_buf *out, bool *usable)
 {
     static const struct {
-        enum sum_kind kind;
+        enum hw_file kind;
         enum sum_py_kind py;
-    } files[] = {{SUM_KIND_GPU, SUM_PY_GPU}, {SUM_KIND_CPU, SUM_PY_CPU},
-                 {SUM_KIND_DMON, SUM_PY_DMON}};
+    } files[] = {{HW_FILE_GPU, SUM_PY_GPU}, {HW_FILE_CPU, SUM_PY_CPU},
+                 {HW_FILE_DMON, SUM_PY_DMON}};
     *usable = false;
     struct sum_py_acc acc;
     memset(&acc, 0, sizeof acc);
@@ -600,7 +600,7 @@ int sum_py_run(const char *dir, const char *const file_opt[SUM_KIND_COUNT], bool
         char *p = NULL;
         const char *path = file_opt[files[i].kind];
         if (!path && dir) {
-            if (asprintf(&p, "%s/%s", dir, sum_kind_files[files[i].kind]) < 0)
+            if (asprintf(&p, "%s/%s", dir, hw_file_names[files[i].kind]) < 0)
                 p = NULL;
             path = p;
         }
@@ -624,7 +624,7 @@ int sum_py_run(const char *dir, const char *const file_opt[SUM_KIND_COUNT], bool
         }
         free(p);
     }
-    acc.jax_peak_mb = jax_peak(dir, file_opt[SUM_KIND_RUNLOG]);
+    acc.jax_peak_mb = jax_peak(dir, file_opt[HW_FILE_RUNLOG]);
     sum_py_format(&acc, fields, out);
     *usable = any;
     if (!any) {

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "hwrun/io.h"
-#include "readers.h" /* enum sum_kind, sum_kind_files */
+#include "readers.h" /* enum hw_file, hw_file_names */
 
 enum sum_py_kind { SUM_PY_GPU, SUM_PY_CPU, SUM_PY_DMON };
 
@@ -62,7 +62,7 @@ double sum_py_round1(double x);
  * (file_opt[kind] when given, else DIR/name; dir may be NULL) read as pytyche does, the summary
  * appended to out. Problems go to standard error (every one is fatal, as in Python). *usable:
  * one of the files exists. Returns HW_EXIT_OK or HW_EXIT_FAIL. */
-int sum_py_run(const char *dir, const char *const file_opt[SUM_KIND_COUNT], bool fields,
+int sum_py_run(const char *dir, const char *const file_opt[HW_FILE_COUNT], bool fields,
                struct hw_buf *out, bool *usable);
 
 #endif

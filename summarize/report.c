@@ -96,19 +96,19 @@ static const struct sum_stat *mem_util_stat(const struct sum_run *run, const cha
         *source = "hw_dmon.csv mem";
         return &run->dmon_mem_all;
     }
-    if (run->all[SUM_GM_MEM_UTIL].n) {
+    if (run->all[RD_GM_MEM_UTIL].n) {
         *source = "hw_metrics.csv utilization.memory";
-        return &run->all[SUM_GM_MEM_UTIL];
+        return &run->all[RD_GM_MEM_UTIL];
     }
     *source = NULL;
-    return &run->all[SUM_GM_MEM_UTIL];
+    return &run->all[RD_GM_MEM_UTIL];
 }
 
 static double clock_mean(const struct sum_run *run)
 {
-    if (run->all[SUM_GM_SM_CLOCK].n)
-        return sum_stat_mean(&run->all[SUM_GM_SM_CLOCK]);
-    return sum_stat_mean(&run->all[SUM_GM_GR_CLOCK]);
+    if (run->all[RD_GM_SM_CLOCK].n)
+        return sum_stat_mean(&run->all[RD_GM_SM_CLOCK]);
+    return sum_stat_mean(&run->all[RD_GM_GR_CLOCK]);
 }
 
 static const char *tz_source_name(enum sum_tz_source s)
@@ -173,7 +173,7 @@ static void json_context(struct hw_json *w, const struct sum_run *run)
 /* Which hwmon sampled the node's GPUs for this job (nodelock.h): null without a job lock. */
 static void json_sampler(struct hw_json *w, const struct sum_run *run)
 {
-    const struct sum_run_info *i = &run->info;
+    const struct rd_run_info *i = &run->info;
     if (!i->sampler_role[0]) {
         hw_json_null(w, "gpu_sampler");
         return;
@@ -193,7 +193,7 @@ static void json_filesystems(struct hw_json *w, const struct sum_run *run)
 {
     hw_json_open(w, "filesystems", '[');
     for (int k = 0; k < run->info.nfs; k++) {
-        const struct sum_fs *fs = &run->info.fs[k];
+        const struct rd_fs *fs = &run->info.fs[k];
         hw_json_open(w, NULL, '{');
         hw_json_str(w, "mount", fs->mount);
         hw_json_str(w, "fstype", fs->type);
@@ -243,15 +243,15 @@ static double growth(const struct sum_stat *s)
 static uint64_t total_skipped(const struct sum_run *run)
 {
     uint64_t n = 0;
-    for (int k = 0; k < SUM_KIND_COUNT; k++)
-        n += sum_quality_skipped_total(&run->q[k]);
+    for (int k = 0; k < HW_FILE_COUNT; k++)
+        n += rd_quality_skipped_total(&run->q[k]);
     return n;
 }
 
 static uint64_t total_partial(const struct sum_run *run)
 {
     uint64_t n = 0;
-    for (int k = 0; k < SUM_KIND_COUNT; k++)
+    for (int k = 0; k < HW_FILE_COUNT; k++)
         n += run->q[k].partial_last;
     return n;
 }
@@ -259,8 +259,8 @@ static uint64_t total_partial(const struct sum_run *run)
 static uint64_t total_placeholders(const struct sum_run *run)
 {
     uint64_t n = 0;
-    for (int k = 0; k < SUM_KIND_COUNT; k++)
-        n += sum_quality_placeholders_total(&run->q[k]);
+    for (int k = 0; k < HW_FILE_COUNT; k++)
+        n += rd_quality_placeholders_total(&run->q[k]);
     return n;
 }
 
@@ -295,16 +295,16 @@ const char *sum_fig_tz_source(enum sum_tz_source s) { return tz_source_name(s); 
 
 static void json_gpu_metrics(struct hw_json *w, const struct sum_stat *m)
 {
-    for (int k = 0; k < SUM_GM_COUNT; k++)
-        if (k != SUM_GM_GR_CLOCK || m[k].n)
-            json_stat(w, sum_gpu_metric_names[k], &m[k]);
+    for (int k = 0; k < RD_GM_COUNT; k++)
+        if (k != RD_GM_GR_CLOCK || m[k].n)
+            json_stat(w, rd_gpu_metric_names[k], &m[k]);
 }
 
 /* "health_warnings": what every output warns of (sum_run_health_warnings); null without
  * hw_health.csv. */
 static void json_health_warnings(struct hw_json *w, const struct sum_run *run)
 {
-    if (!run->q[SUM_KIND_HEALTH].present) {
+    if (!run->q[HW_FILE_HEALTH].present) {
         hw_json_null(w, "health_warnings");
         return;
     }
@@ -405,8 +405,8 @@ static void json_gpm(struct hw_json *w, const struct sum_gpu *gp, const struct s
 
 static void json_quality(struct hw_json *w, const struct sum_run *run, int k)
 {
-    const struct sum_quality *q = &run->q[k];
-    hw_json_open(w, sum_kind_files[k], '{');
+    const struct rd_quality *q = &run->q[k];
+    hw_json_open(w, hw_file_names[k], '{');
     hw_json_bool(w, "present", q->present);
     hw_json_str(w, "path", run->path[k]);
     if (run->read_error[k][0])
@@ -417,11 +417,11 @@ static void json_quality(struct hw_json *w, const struct sum_run *run, int k)
     hw_json_u64(w, "header_lines", q->headers);
     hw_json_u64(w, "blank_lines", q->blank);
     hw_json_open(w, "skipped", '{');
-    for (int s = 0; s < SUM_SKIP_COUNT; s++)
+    for (int s = 0; s < RD_SKIP_COUNT; s++)
         if (q->skipped[s])
-            hw_json_u64(w, sum_skip_names[s], q->skipped[s]);
+            hw_json_u64(w, rd_skip_names[s], q->skipped[s]);
     hw_json_close(w);
-    hw_json_u64(w, "skipped_total", sum_quality_skipped_total(q));
+    hw_json_u64(w, "skipped_total", rd_quality_skipped_total(q));
     hw_json_open(w, "placeholders", '{');
     for (size_t i = 0; i < q->n_tokens; i++)
         hw_json_u64(w, q->placeholders[i].token[0] ? q->placeholders[i].token : "(empty)",
@@ -434,13 +434,13 @@ static void json_quality(struct hw_json *w, const struct sum_run *run, int k)
     hw_json_bool(w, "partial_last_line", q->partial_last);
     hw_json_u64(w, "partial_bytes", q->partial_bytes);
     const struct sum_stat *iv = &run->q_interval[k];
-    if (k != SUM_KIND_RUNLOG && k != SUM_KIND_GPU_PROCS) {
+    if (k != HW_FILE_RUNLOG && k != HW_FILE_GPU_PROCS) {
         hw_json_open(w, "interval_sec", '{');
         hw_json_num(w, "median", sum_stat_quantile(iv, 0.5));
         hw_json_num(w, "p99", sum_stat_quantile(iv, 0.99));
         hw_json_num(w, "max", max_or_nan(iv));
         hw_json_close(w);
-        hw_json_u64(w, "gaps", sum_run_file_gaps(run, (enum sum_kind)k));
+        hw_json_u64(w, "gaps", sum_run_file_gaps(run, (enum hw_file)k));
     }
     hw_json_close(w);
 }
@@ -515,7 +515,7 @@ static void json_outcome(struct hw_json *w, const struct sum_run *run)
     hw_json_str(w, "open_phase", o->open_phase[0] ? o->open_phase : NULL);
     hw_json_num(w, "open_phase_sec", open_phase_sec(o));
     /* the GPUs' health (hw_health.csv): how many warnings, null when not recorded */
-    if (run->q[SUM_KIND_HEALTH].present)
+    if (run->q[HW_FILE_HEALTH].present)
         hw_json_u64(w, "health_warnings", (uint64_t)run->nhealth_warn);
     else
         hw_json_null(w, "health_warnings");
@@ -571,11 +571,11 @@ static double cpu_of_cores(const struct sum_run *run, double pct_one_core)
 static void json_cores(struct hw_json *w, const struct sum_run *run)
 {
     const char *src;
-    hw_json_num(w, "cpu_mean_pct", sum_stat_mean(&run->proc[SUM_PROC_CPU])); /* of one core */
+    hw_json_num(w, "cpu_mean_pct", sum_stat_mean(&run->proc[HW_PROC_COL_CPU])); /* of one core */
     hw_json_num(w, "expected_cores", sum_run_expected_cores(run, &src));
     hw_json_str(w, "expected_cores_source", src);
-    hw_json_num(w, "cpu_mean_pct_of_cores", cpu_of_cores(run, sum_stat_mean(&run->proc[SUM_PROC_CPU])));
-    hw_json_num(w, "cpu_max_pct_of_cores", cpu_of_cores(run, max_or_nan(&run->proc[SUM_PROC_CPU])));
+    hw_json_num(w, "cpu_mean_pct_of_cores", cpu_of_cores(run, sum_stat_mean(&run->proc[HW_PROC_COL_CPU])));
+    hw_json_num(w, "cpu_max_pct_of_cores", cpu_of_cores(run, max_or_nan(&run->proc[HW_PROC_COL_CPU])));
 }
 
 void sum_report_json(const struct sum_run *run, struct hw_buf *out)
@@ -594,19 +594,19 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     /* pytyche's keys (same names and meaning), null when never measured */
     const char *mu_src;
     const struct sum_stat *mu = mem_util_stat(run, &mu_src);
-    hw_json_num(&w, "peak_vram_mb", max_or_nan(&run->all[SUM_GM_MEM_USED])); /* MiB, as pytyche */
-    hw_json_num(&w, "gpu_util_mean_pct", sum_stat_mean(&run->all[SUM_GM_UTIL]));
-    hw_json_num(&w, "gpu_util_max_pct", max_or_nan(&run->all[SUM_GM_UTIL]));
+    hw_json_num(&w, "peak_vram_mb", max_or_nan(&run->all[RD_GM_MEM_USED])); /* MiB, as pytyche */
+    hw_json_num(&w, "gpu_util_mean_pct", sum_stat_mean(&run->all[RD_GM_UTIL]));
+    hw_json_num(&w, "gpu_util_max_pct", max_or_nan(&run->all[RD_GM_UTIL]));
     hw_json_num(&w, "mem_util_mean_pct", sum_stat_mean(mu));
     hw_json_num(&w, "mem_util_max_pct", max_or_nan(mu));
-    hw_json_num(&w, "power_watts_mean", sum_stat_mean(&run->all[SUM_GM_POWER]));
-    hw_json_num(&w, "power_watts_max", max_or_nan(&run->all[SUM_GM_POWER]));
-    hw_json_num(&w, "cpu_usr_mean_pct", sum_stat_mean(&run->cpu[SUM_CPU_USR]));
-    hw_json_num(&w, "cpu_idle_mean_pct", sum_stat_mean(&run->cpu[SUM_CPU_IDLE]));
+    hw_json_num(&w, "power_watts_mean", sum_stat_mean(&run->all[RD_GM_POWER]));
+    hw_json_num(&w, "power_watts_max", max_or_nan(&run->all[RD_GM_POWER]));
+    hw_json_num(&w, "cpu_usr_mean_pct", sum_stat_mean(&run->cpu[HW_CPU_COL_USR]));
+    hw_json_num(&w, "cpu_idle_mean_pct", sum_stat_mean(&run->cpu[HW_CPU_COL_IDLE]));
     /* calibrax's keys */
-    hw_json_num(&w, "peak_rss_mb", max_or_nan(&run->proc[SUM_PROC_RSS]));
-    hw_json_num(&w, "mean_rss_mb", sum_stat_mean(&run->proc[SUM_PROC_RSS]));
-    hw_json_num(&w, "memory_growth_mb", growth(&run->proc[SUM_PROC_RSS]));
+    hw_json_num(&w, "peak_rss_mb", max_or_nan(&run->proc[HW_PROC_COL_RSS]));
+    hw_json_num(&w, "mean_rss_mb", sum_stat_mean(&run->proc[HW_PROC_COL_RSS]));
+    hw_json_num(&w, "memory_growth_mb", growth(&run->proc[HW_PROC_COL_RSS]));
     hw_json_u64(&w, "num_samples", sum_run_num_samples(run));
     hw_json_u64(&w, "edge_samples", run->edge_rows);
     hw_json_num(&w, "duration_sec", round_us(sum_run_duration(run)));
@@ -615,11 +615,11 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     hw_json_num(&w, "sec_per_step", sum_run_sec_per_step(run));
     hw_json_num(&w, "energy_wh_per_step", sum_run_energy_wh_per_step(run));
     hw_json_num(&w, "mean_gpu_clock_mhz", clock_mean(run));
-    hw_json_num(&w, "mean_gpu_power_w", sum_stat_mean(&run->all[SUM_GM_POWER]));
-    hw_json_num(&w, "peak_gpu_mem_mb", max_or_nan(&run->all[SUM_GM_MEM_USED])); /* MiB, as calibrax */
-    hw_json_num(&w, "mean_gpu_util", sum_stat_mean(&run->all[SUM_GM_UTIL]));
+    hw_json_num(&w, "mean_gpu_power_w", sum_stat_mean(&run->all[RD_GM_POWER]));
+    hw_json_num(&w, "peak_gpu_mem_mb", max_or_nan(&run->all[RD_GM_MEM_USED])); /* MiB, as calibrax */
+    hw_json_num(&w, "mean_gpu_util", sum_stat_mean(&run->all[RD_GM_UTIL]));
     /* ours: units in the names (the _mb keys above are those tools' names for MiB values) */
-    hw_json_num(&w, "peak_vram_mib", max_or_nan(&run->all[SUM_GM_MEM_USED]));
+    hw_json_num(&w, "peak_vram_mib", max_or_nan(&run->all[RD_GM_MEM_USED]));
     json_fwmem(&w, run, NULL);
     hw_json_num(&w, "energy_wh", sum_run_energy_wh(run));
     hw_json_str(&w, "mem_util_source", mu_src);
@@ -641,7 +641,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     json_filesystems(&w, run);
     json_together(&w, run);
     hw_json_open(&w, "gpus", '[');
-    for (int g = 0; g < SUM_MAX_GPUS; g++) {
+    for (int g = 0; g < RD_MAX_GPUS; g++) {
         const struct sum_gpu *gp = run->gpu[g];
         if (!gp)
             continue;
@@ -676,7 +676,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         hw_json_num(&w, "gap_sec", gp->energy.gap_s);
         hw_json_u64(&w, "unmeasured_steps", gp->energy.unmeasured);
         if (run->clk[g]) { /* which reading was integrated (clocks.h), where health says */
-            const char *pf = sum_gpu_power_field(run->info.have_fields ? run->info.gpu_fields : NULL);
+            const char *pf = rd_gpu_power_field(run->info.have_fields ? run->info.gpu_fields : NULL);
             hw_json_str(&w, "power_field", pf);
             hw_json_str(&w, "power_reading", sum_clk_power_reading(run->clk[g], pf));
         }
@@ -687,9 +687,9 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         hw_json_close(&w);
         if (gp->in_dmon) {
             hw_json_open(&w, "dmon", '{');
-            for (int k = 0; k < SUM_DM_COUNT; k++)
+            for (int k = 0; k < RD_DM_COUNT; k++)
                 if (gp->dm[k].n)
-                    json_stat(&w, sum_dmon_col_names[k], &gp->dm[k]);
+                    json_stat(&w, rd_dmon_col_names[k], &gp->dm[k]);
             hw_json_close(&w);
         }
         json_gpm(&w, gp, gp->gpm);
@@ -715,7 +715,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         hw_json_u64(&w, "line", p->line);
         hw_json_num(&w, "energy_wh", sum_phase_energy_wh(run, p));
         hw_json_open(&w, "gpus", '[');
-        for (int g = 0; g < SUM_MAX_GPUS; g++) {
+        for (int g = 0; g < RD_MAX_GPUS; g++) {
             const struct sum_phase_gpu *pg = p->gpu[g];
             if (!pg)
                 continue;
@@ -809,34 +809,34 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     hw_json_close(&w);
 
     hw_json_open(&w, "cpu", '{');
-    for (int c = 0; c < SUM_CPU_CG_LIMIT; c++)
-        json_stat(&w, sum_cpu_col_names[c], &run->cpu[c]);
+    for (int c = 0; c < HW_CPU_COL_CG_LIMIT; c++)
+        json_stat(&w, hw_cpu_cols[c], &run->cpu[c]);
     /* the machine busy (user + system), also as cores (resource-tracker's cpu_usage) */
     json_stat(&w, "busy_pct", &run->cpu_busy);
     hw_json_num(&w, "cores_busy_mean", sum_fig_cores_busy(run, sum_stat_mean(&run->cpu_busy)));
     hw_json_num(&w, "cores_busy_max", sum_fig_cores_busy(run, max_or_nan(&run->cpu_busy)));
-    for (int c = SUM_CPU_MEM_TOTAL; c < SUM_CPU_COUNT; c++) /* /proc/meminfo's parts */
-        json_stat(&w, sum_cpu_col_names[c], &run->cpu[c]);
+    for (int c = HW_CPU_COL_MEM_TOTAL; c < HW_CPU_COL_COUNT; c++) /* /proc/meminfo's parts */
+        json_stat(&w, hw_cpu_cols[c], &run->cpu[c]);
     hw_json_close(&w);
 
     json_system(&w, &run->sys);
 
     hw_json_open(&w, "process", '{');
-    hw_json_num(&w, "peak_rss_mib", max_or_nan(&run->proc[SUM_PROC_RSS]));
-    hw_json_num(&w, "mean_rss_mib", sum_stat_mean(&run->proc[SUM_PROC_RSS]));
-    hw_json_num(&w, "memory_growth_mib", growth(&run->proc[SUM_PROC_RSS]));
-    json_stat(&w, "rss_mib", &run->proc[SUM_PROC_RSS]);
-    json_stat(&w, "pss_mib", &run->proc[SUM_PROC_PSS]);
-    json_stat(&w, "cpu_pct", &run->proc[SUM_PROC_CPU]);
-    hw_json_num(&w, "threads_max", max_or_nan(&run->proc[SUM_PROC_THREADS]));
-    hw_json_num(&w, "threads_mean", sum_stat_mean(&run->proc[SUM_PROC_THREADS]));
-    hw_json_num(&w, "procs_max", max_or_nan(&run->proc[SUM_PROC_PROCS]));
-    hw_json_num(&w, "read_bytes", max_or_nan(&run->proc[SUM_PROC_READ]));
-    hw_json_num(&w, "write_bytes", max_or_nan(&run->proc[SUM_PROC_WRITE]));
+    hw_json_num(&w, "peak_rss_mib", max_or_nan(&run->proc[HW_PROC_COL_RSS]));
+    hw_json_num(&w, "mean_rss_mib", sum_stat_mean(&run->proc[HW_PROC_COL_RSS]));
+    hw_json_num(&w, "memory_growth_mib", growth(&run->proc[HW_PROC_COL_RSS]));
+    json_stat(&w, "rss_mib", &run->proc[HW_PROC_COL_RSS]);
+    json_stat(&w, "pss_mib", &run->proc[HW_PROC_COL_PSS]);
+    json_stat(&w, "cpu_pct", &run->proc[HW_PROC_COL_CPU]);
+    hw_json_num(&w, "threads_max", max_or_nan(&run->proc[HW_PROC_COL_THREADS]));
+    hw_json_num(&w, "threads_mean", sum_stat_mean(&run->proc[HW_PROC_COL_THREADS]));
+    hw_json_num(&w, "procs_max", max_or_nan(&run->proc[HW_PROC_COL_PROCS]));
+    hw_json_num(&w, "read_bytes", max_or_nan(&run->proc[HW_PROC_COL_READ]));
+    hw_json_num(&w, "write_bytes", max_or_nan(&run->proc[HW_PROC_COL_WRITE]));
     /* every key of /proc/PID/io over the tree: the total, and per second between samples */
     hw_json_open(&w, "io", '{');
     for (int k = 0; k < SUM_PIO_COUNT; k++) {
-        const char *name = sum_proc_col_names[sum_pio_cols[k]];
+        const char *name = hw_proc_cols[sum_pio_cols[k]];
         char key[64];
         hw_json_num(&w, name, max_or_nan(&run->proc[sum_pio_cols[k]]));
         snprintf(key, sizeof key, "%s_per_s_mean", name);
@@ -848,20 +848,20 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     /* the tracked process alone (descendants: the tree's row minus these), and user/system */
     /* gpu_tracker's private and shared RSS, and its "descendants" (the tree without the main
      * process, at each sample) */
-    hw_json_num(&w, "private_peak_mib", max_or_nan(&run->proc[SUM_PROC_PRIVATE]));
-    hw_json_num(&w, "shared_peak_mib", max_or_nan(&run->proc[SUM_PROC_SHARED]));
+    hw_json_num(&w, "private_peak_mib", max_or_nan(&run->proc[HW_PROC_COL_PRIVATE]));
+    hw_json_num(&w, "shared_peak_mib", max_or_nan(&run->proc[HW_PROC_COL_SHARED]));
     hw_json_num(&w, "descendants_peak_rss_mib", max_or_nan(&run->desc[SUM_DESC_RSS]));
     hw_json_num(&w, "descendants_cpu_mean_pct", sum_stat_mean(&run->desc[SUM_DESC_CPU]));
     hw_json_num(&w, "descendants_cpu_max_pct", max_or_nan(&run->desc[SUM_DESC_CPU]));
     hw_json_num(&w, "descendants_threads_max", max_or_nan(&run->desc[SUM_DESC_THREADS]));
-    hw_json_num(&w, "main_peak_rss_mib", max_or_nan(&run->proc[SUM_PROC_MAIN_RSS]));
+    hw_json_num(&w, "main_peak_rss_mib", max_or_nan(&run->proc[HW_PROC_COL_MAIN_RSS]));
     /* the kernel's high-water mark of the command (wrap mode): no sampling can miss it */
     hw_json_num(&w, "main_peak_rss_kernel_mib", run->info.main_peak_kernel_mib);
-    json_stat(&w, "main_rss_mib", &run->proc[SUM_PROC_MAIN_RSS]);
-    json_stat(&w, "main_cpu_pct", &run->proc[SUM_PROC_MAIN_CPU]);
-    hw_json_num(&w, "main_threads_max", max_or_nan(&run->proc[SUM_PROC_MAIN_THREADS]));
-    json_stat(&w, "usr_cpu_pct", &run->proc[SUM_PROC_USR_CPU]);
-    json_stat(&w, "sys_cpu_pct", &run->proc[SUM_PROC_SYS_CPU]);
+    json_stat(&w, "main_rss_mib", &run->proc[HW_PROC_COL_MAIN_RSS]);
+    json_stat(&w, "main_cpu_pct", &run->proc[HW_PROC_COL_MAIN_CPU]);
+    hw_json_num(&w, "main_threads_max", max_or_nan(&run->proc[HW_PROC_COL_MAIN_THREADS]));
+    json_stat(&w, "usr_cpu_pct", &run->proc[HW_PROC_COL_USR_CPU]);
+    json_stat(&w, "sys_cpu_pct", &run->proc[HW_PROC_COL_SYS_CPU]);
     const char *gm_why;
     hw_json_num(&w, "gpu_mem_peak_mib", sum_run_tree_gpu_mem_peak(run, &gm_why));
     hw_json_open(&w, "gpu_mem_peak_by_pid", '[');
@@ -882,13 +882,13 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     hw_json_num(&w, "cpu_limit_cores", run->cg_limit_cores);
     hw_json_num(&w, "mem_max_mib", run->cg_mem_max_mib);
     json_container_mem(&w, &run->sys);
-    json_stat(&w, "cpu_pct", &run->cpu[SUM_CPU_CG_PCT]);
+    json_stat(&w, "cpu_pct", &run->cpu[HW_CPU_COL_CG_PCT]);
     hw_json_close(&w);
 
     hw_json_open(&w, "quality", '{');
     hw_json_open(&w, "files", '{');
-    for (int k = 0; k < SUM_KIND_COUNT; k++)
-        if (!sum_kind_optional((enum sum_kind)k) || run->q[k].present)
+    for (int k = 0; k < HW_FILE_COUNT; k++)
+        if (!rd_kind_optional((enum hw_file)k) || run->q[k].present)
             json_quality(&w, run, k);
     hw_json_close(&w);
     hw_json_u64(&w, "lines_skipped", total_skipped(run));
@@ -994,9 +994,9 @@ static const struct {
     const char *label;
     int col; /* index into sum_gpu.gpm */
 } gpm_text[] = {
-    {"SM active", SUM_DM_SMUTIL - SUM_DM_GPM_FIRST},
-    {"tensor active", SUM_DM_MMAACT - SUM_DM_GPM_FIRST},
-    {"DRAM active", SUM_DM_DRAM - SUM_DM_GPM_FIRST},
+    {"SM active", RD_DM_SMUTIL - RD_DM_GPM_FIRST},
+    {"tensor active", RD_DM_MMAACT - RD_DM_GPM_FIRST},
+    {"DRAM active", RD_DM_DRAM - RD_DM_GPM_FIRST},
 };
 
 /* The run's outcome in one line; anything but ok in capitals, where the eye falls. */
@@ -1240,10 +1240,10 @@ static void text_phase_entry(struct hw_buf *out, const struct sum_run *run,
     }
     text_system(out, "    ", &p->sys, p->sys.mem_limit_mib, NAN, u);
     text_fwmem(out, "    ", run, p, u);
-    for (int g = 0; g < SUM_MAX_GPUS; g++)
+    for (int g = 0; g < RD_MAX_GPUS; g++)
         if (p->gpu[g]) {
             hw_buf_printf(out, "    GPU %d util mean ", g);
-            tnum(out, sum_stat_mean(&p->gpu[g]->m[SUM_GM_UTIL]), "%");
+            tnum(out, sum_stat_mean(&p->gpu[g]->m[RD_GM_UTIL]), "%");
             for (int m = 0; run->gpu[g] && run->gpu[g]->in_gpm &&
                             m < (int)(sizeof gpm_text / sizeof gpm_text[0]);
                  m++) {
@@ -1251,9 +1251,9 @@ static void text_phase_entry(struct hw_buf *out, const struct sum_run *run,
                 tnum(out, sum_stat_mean(&p->gpu[g]->gpm[gpm_text[m].col]), "%");
             }
             hw_buf_puts(out, ", power mean ");
-            tnum(out, sum_stat_mean(&p->gpu[g]->m[SUM_GM_POWER]), " W");
+            tnum(out, sum_stat_mean(&p->gpu[g]->m[RD_GM_POWER]), " W");
             hw_buf_puts(out, ", peak VRAM ");
-            tgmem(out, max_or_nan(&p->gpu[g]->m[SUM_GM_MEM_USED]), u);
+            tgmem(out, max_or_nan(&p->gpu[g]->m[RD_GM_MEM_USED]), u);
             if (p->gpu[g]->pm && !sum_run_pmon_unattributed(run)) {
                 hw_buf_puts(out, ", SMs by this job ");
                 tnum(out, sum_fig_mean(&p->gpu[g]->pm->own_sm), "%");
@@ -1280,7 +1280,7 @@ static void text_cores(struct hw_buf *out, const struct sum_run *run)
         if (!strcmp(says[i].key, src))
             why = says[i].text;
     hw_buf_puts(out, " (");
-    tnum(out, cpu_of_cores(run, sum_stat_mean(&run->proc[SUM_PROC_CPU])), "%");
+    tnum(out, cpu_of_cores(run, sum_stat_mean(&run->proc[HW_PROC_COL_CPU])), "%");
     hw_buf_printf(out, " of %g cores: %s)", n, why);
 }
 
@@ -1360,9 +1360,9 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
 void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, struct hw_buf *out)
 {
     char sb[256];
-    static const char *const units[SUM_GM_COUNT] = {"%", "%", " MiB", " MiB", " W",
+    static const char *const units[RD_GM_COUNT] = {"%", "%", " MiB", " MiB", " W",
                                                     " C", " MHz", " MHz", " MHz"};
-    static const char *const labels[SUM_GM_COUNT] = {"util", "mem util", "mem used",
+    static const char *const labels[RD_GM_COUNT] = {"util", "mem util", "mem used",
                                                      "mem total", "power", "temperature",
                                                      "SM clock", "mem clock", "gr clock"};
     hw_buf_printf(out, "run %s\n", run->dir ? sum_fig_printable(run->dir, sb, sizeof sb) : "(files)");
@@ -1396,7 +1396,7 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
         hw_buf_putc(out, '\n');
     }
     for (int k = 0; k < run->info.nfs; k++) {
-        const struct sum_fs *fs = &run->info.fs[k];
+        const struct rd_fs *fs = &run->info.fs[k];
         hw_buf_printf(out, "  %s %s", k ? "          " : "file system",
                       sum_fig_printable(fs->mount, sb, sizeof sb));
         hw_buf_printf(out, " (%s): ", sum_fig_printable(fs->type, sb, sizeof sb));
@@ -1423,34 +1423,34 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
         hw_buf_printf(out, "  GPUs: sampled for this job and node by hwmon %ld (", run->info.sampler_pid);
         hw_buf_printf(out, "%s), not in this run\n", sum_fig_printable(run->info.sampler_dir, sb, sizeof sb));
     }
-    if (run->cpu[SUM_CPU_MEM_TOTAL].n) {
+    if (run->cpu[HW_CPU_COL_MEM_TOTAL].n) {
         hw_buf_puts(out, "  system memory ");
-        tmem(out, max_or_nan(&run->cpu[SUM_CPU_MEM_TOTAL]), u);
+        tmem(out, max_or_nan(&run->cpu[HW_CPU_COL_MEM_TOTAL]), u);
         hw_buf_puts(out, ": used peak ");
-        tmem(out, max_or_nan(&run->cpu[SUM_CPU_MEM_USED]), u);
+        tmem(out, max_or_nan(&run->cpu[HW_CPU_COL_MEM_USED]), u);
         hw_buf_puts(out, ", free min ");
-        tmem(out, run->cpu[SUM_CPU_MEM_FREE].min, u);
+        tmem(out, run->cpu[HW_CPU_COL_MEM_FREE].min, u);
         hw_buf_puts(out, ", cached mean ");
-        tmem(out, sum_stat_mean(&run->cpu[SUM_CPU_MEM_CACHED]), u);
+        tmem(out, sum_stat_mean(&run->cpu[HW_CPU_COL_MEM_CACHED]), u);
         hw_buf_puts(out, ", anonymous (active + inactive) peak ");
-        tmem(out, max_or_nan(&run->cpu[SUM_CPU_MEM_ACTIVE_ANON]) +
-                      max_or_nan(&run->cpu[SUM_CPU_MEM_INACTIVE_ANON]), u);
+        tmem(out, max_or_nan(&run->cpu[HW_CPU_COL_MEM_ACTIVE_ANON]) +
+                      max_or_nan(&run->cpu[HW_CPU_COL_MEM_INACTIVE_ANON]), u);
         hw_buf_putc(out, '\n');
     }
     hw_buf_puts(out, "  GPU util mean ");
-    tnum(out, sum_stat_mean(&run->all[SUM_GM_UTIL]), "%");
+    tnum(out, sum_stat_mean(&run->all[RD_GM_UTIL]), "%");
     hw_buf_puts(out, ", peak VRAM ");
-    tgmem(out, max_or_nan(&run->all[SUM_GM_MEM_USED]), u);
+    tgmem(out, max_or_nan(&run->all[RD_GM_MEM_USED]), u);
     hw_buf_puts(out, ", power mean ");
-    tnum(out, sum_stat_mean(&run->all[SUM_GM_POWER]), " W");
+    tnum(out, sum_stat_mean(&run->all[RD_GM_POWER]), " W");
     hw_buf_puts(out, ", CPU usr ");
-    tnum(out, sum_stat_mean(&run->cpu[SUM_CPU_USR]), "%");
-    if (run->cpu[SUM_CPU_SYS].n) {
+    tnum(out, sum_stat_mean(&run->cpu[HW_CPU_COL_USR]), "%");
+    if (run->cpu[HW_CPU_COL_SYS].n) {
         hw_buf_puts(out, " sys ");
-        tnum(out, sum_stat_mean(&run->cpu[SUM_CPU_SYS]), "%");
+        tnum(out, sum_stat_mean(&run->cpu[HW_CPU_COL_SYS]), "%");
     }
     hw_buf_puts(out, " idle ");
-    tnum(out, sum_stat_mean(&run->cpu[SUM_CPU_IDLE]), "%");
+    tnum(out, sum_stat_mean(&run->cpu[HW_CPU_COL_IDLE]), "%");
     hw_buf_putc(out, '\n');
     struct sum_together_figs tg = together(run);
     if (tg.gpus > 1) {
@@ -1469,27 +1469,27 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
         hw_buf_printf(out, " of %d\n", tg.gpus);
     }
     text_fwmem(out, "  ", run, NULL, u);
-    if (run->proc[SUM_PROC_RSS].n) {
+    if (run->proc[HW_PROC_COL_RSS].n) {
         hw_buf_puts(out, "  process tree: peak RSS ");
-        tmem(out, run->proc[SUM_PROC_RSS].max, u);
-        if (run->proc[SUM_PROC_PSS].n) { /* RSS counts fork-shared pages once per process */
+        tmem(out, run->proc[HW_PROC_COL_RSS].max, u);
+        if (run->proc[HW_PROC_COL_PSS].n) { /* RSS counts fork-shared pages once per process */
             hw_buf_puts(out, ", peak PSS ");
-            tmem(out, run->proc[SUM_PROC_PSS].max, u);
+            tmem(out, run->proc[HW_PROC_COL_PSS].max, u);
         }
         hw_buf_puts(out, ", CPU mean ");
-        tnum(out, sum_stat_mean(&run->proc[SUM_PROC_CPU]), "% of one core");
+        tnum(out, sum_stat_mean(&run->proc[HW_PROC_COL_CPU]), "% of one core");
         text_cores(out, run);
-        if (run->proc[SUM_PROC_USR_CPU].n) {
+        if (run->proc[HW_PROC_COL_USR_CPU].n) {
             hw_buf_puts(out, " (user ");
-            tnum(out, sum_stat_mean(&run->proc[SUM_PROC_USR_CPU]), "%");
+            tnum(out, sum_stat_mean(&run->proc[HW_PROC_COL_USR_CPU]), "%");
             hw_buf_puts(out, ", system ");
-            tnum(out, sum_stat_mean(&run->proc[SUM_PROC_SYS_CPU]), "%)");
+            tnum(out, sum_stat_mean(&run->proc[HW_PROC_COL_SYS_CPU]), "%)");
         }
         hw_buf_putc(out, '\n');
     }
-    if (run->proc[SUM_PROC_MAIN_RSS].n) {
+    if (run->proc[HW_PROC_COL_MAIN_RSS].n) {
         hw_buf_puts(out, "  main process: peak RSS ");
-        tmem(out, run->proc[SUM_PROC_MAIN_RSS].max, u);
+        tmem(out, run->proc[HW_PROC_COL_MAIN_RSS].max, u);
         if (isfinite(run->info.main_peak_kernel_mib)) {
             /* wait4's ru_maxrss: the command or a child it waited for, whichever was largest */
             hw_buf_puts(out, " (the kernel's high-water mark of it or a child it waited for: ");
@@ -1497,8 +1497,8 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
             hw_buf_putc(out, ')');
         }
         hw_buf_puts(out, ", CPU mean ");
-        tnum(out, sum_stat_mean(&run->proc[SUM_PROC_MAIN_CPU]), "%");
-        hw_buf_printf(out, ", threads max %.0f", run->proc[SUM_PROC_MAIN_THREADS].max);
+        tnum(out, sum_stat_mean(&run->proc[HW_PROC_COL_MAIN_CPU]), "%");
+        hw_buf_printf(out, ", threads max %.0f", run->proc[HW_PROC_COL_MAIN_THREADS].max);
         hw_buf_putc(out, '\n');
     }
     text_system(out, "  ", &run->sys, run->cg_mem_max_mib, run->cg_limit_cores, u);
@@ -1520,7 +1520,7 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
             hw_buf_printf(out, "    ... %zu more GPU processes (JSON: process.gpu_mem_peak_by_pid)\n",
                           run->npids - 8);
     }
-    for (int g = 0; g < SUM_MAX_GPUS; g++) {
+    for (int g = 0; g < RD_MAX_GPUS; g++) {
         const struct sum_gpu *gp = run->gpu[g];
         if (!gp)
             continue;
@@ -1530,7 +1530,7 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
         const char *esrc;
         twh(out, sum_gpu_energy_wh(run, g, &esrc), u);
         /* which reading the energy is, and the power field's integral beside it */
-        const char *pf = sum_gpu_power_field(run->info.have_fields ? run->info.gpu_fields : NULL);
+        const char *pf = rd_gpu_power_field(run->info.have_fields ? run->info.gpu_fields : NULL);
         const char *rd = sum_clk_power_reading(run->clk[g], pf);
         char pfw[96] = "power";
         if (pf)
@@ -1549,9 +1549,9 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
             hw_buf_printf(out, " (%llu gaps, %.1f s not bridged)",
                           (unsigned long long)gp->energy.gaps, gp->energy.gap_s);
         hw_buf_putc(out, '\n');
-        for (int m = 0; m < SUM_GM_COUNT; m++)
+        for (int m = 0; m < RD_GM_COUNT; m++)
             tstat(out, labels[m], &gp->m[m], units[m],
-                  m == SUM_GM_MEM_USED || m == SUM_GM_MEM_TOTAL ? u : NULL);
+                  m == RD_GM_MEM_USED || m == RD_GM_MEM_TOTAL ? u : NULL);
         for (int m = 0; gp->in_gpm && m < (int)(sizeof gpm_text / sizeof gpm_text[0]); m++)
             tstat(out, gpm_text[m].label, &gp->gpm[gpm_text[m].col], "%", NULL);
         text_clocks(out, run->clk[g]);
@@ -1578,24 +1578,24 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
         event_reason(out, run->err[0].data);
         hw_buf_puts(out, ")\n");
     }
-    for (int k = 0; k < SUM_KIND_COUNT; k++) {
-        const struct sum_quality *q = &run->q[k];
-        uint64_t sk = sum_quality_skipped_total(q), ph = sum_quality_placeholders_total(q);
+    for (int k = 0; k < HW_FILE_COUNT; k++) {
+        const struct rd_quality *q = &run->q[k];
+        uint64_t sk = rd_quality_skipped_total(q), ph = rd_quality_placeholders_total(q);
         if (run->read_error[k][0])
-            hw_buf_printf(out, "  warning: %s: %s\n", sum_kind_files[k], run->read_error[k]);
+            hw_buf_printf(out, "  warning: %s: %s\n", hw_file_names[k], run->read_error[k]);
         if (sk || q->partial_last || q->bad_cells)
             hw_buf_printf(out,
                           "  warning: %s: %llu of %llu lines skipped, %llu bad cells%s\n",
-                          sum_kind_files[k], (unsigned long long)sk,
+                          hw_file_names[k], (unsigned long long)sk,
                           (unsigned long long)q->lines, (unsigned long long)q->bad_cells,
                           q->partial_last ? ", partial last line ignored" : "");
-        if (ph && !sum_kind_placeholders_normal((enum sum_kind)k))
+        if (ph && !rd_kind_placeholders_normal((enum hw_file)k))
             hw_buf_printf(out, "  note: %s: %llu placeholder cells (not measured)\n",
-                          sum_kind_files[k], (unsigned long long)ph);
+                          hw_file_names[k], (unsigned long long)ph);
         if (q->torn)
             hw_buf_printf(out, "  warning: %s: %llu line%s cut short by a failed write (a full "
                                "disk?), the whole record after each read\n",
-                          sum_kind_files[k], (unsigned long long)q->torn, q->torn == 1 ? "" : "s");
+                          hw_file_names[k], (unsigned long long)q->torn, q->torn == 1 ? "" : "s");
     }
     if (run->info.child_restarts)
         hw_buf_printf(out, "  warning: %llu nvidia-smi child restart%s\n",
@@ -1641,40 +1641,40 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
     U("gpus", sum_run_gpu_count(run))                                                             \
     U("num_samples", sum_run_num_samples(run))                                                    \
     D("duration_sec", round_us(sum_run_duration(run)))                                            \
-    D("peak_vram_mb", max_or_nan(&run->all[SUM_GM_MEM_USED]))                                     \
-    D("peak_vram_mib", max_or_nan(&run->all[SUM_GM_MEM_USED]))                                    \
+    D("peak_vram_mb", max_or_nan(&run->all[RD_GM_MEM_USED]))                                     \
+    D("peak_vram_mib", max_or_nan(&run->all[RD_GM_MEM_USED]))                                    \
     S("framework", run->fw.framework[0] ? run->fw.framework : NULL)                                \
     D("framework_peak_mib", fw_fig(run).peak_mib)                                                  \
     D("framework_headroom_mib", fw_fig(run).headroom_mib)                                          \
-    D("gpu_util_mean_pct", sum_stat_mean(&run->all[SUM_GM_UTIL]))                                   \
-    D("gpu_util_max_pct", max_or_nan(&run->all[SUM_GM_UTIL]))                                     \
+    D("gpu_util_mean_pct", sum_stat_mean(&run->all[RD_GM_UTIL]))                                   \
+    D("gpu_util_max_pct", max_or_nan(&run->all[RD_GM_UTIL]))                                     \
     D("mem_util_mean_pct", sum_stat_mean(mu))                                                       \
     D("mem_util_max_pct", max_or_nan(mu))                                                         \
-    D("power_watts_mean", sum_stat_mean(&run->all[SUM_GM_POWER]))                                   \
-    D("power_watts_max", max_or_nan(&run->all[SUM_GM_POWER]))                                     \
+    D("power_watts_mean", sum_stat_mean(&run->all[RD_GM_POWER]))                                   \
+    D("power_watts_max", max_or_nan(&run->all[RD_GM_POWER]))                                     \
     D("energy_wh", sum_run_energy_wh(run))                                                        \
     D("mean_gpu_clock_mhz", clock_mean(run))                                                      \
-    D("mean_gpu_power_w", sum_stat_mean(&run->all[SUM_GM_POWER]))                                   \
-    D("peak_gpu_mem_mb", max_or_nan(&run->all[SUM_GM_MEM_USED])) /* calibrax's, as in JSON */      \
-    D("mean_gpu_util", sum_stat_mean(&run->all[SUM_GM_UTIL]))                                       \
-    D("cpu_usr_mean_pct", sum_stat_mean(&run->cpu[SUM_CPU_USR]))                                    \
-    D("cpu_idle_mean_pct", sum_stat_mean(&run->cpu[SUM_CPU_IDLE]))                                  \
-    D("peak_rss_mb", max_or_nan(&run->proc[SUM_PROC_RSS]))                                        \
-    D("mean_rss_mb", sum_stat_mean(&run->proc[SUM_PROC_RSS]))                                       \
-    D("memory_growth_mb", growth(&run->proc[SUM_PROC_RSS]))                                       \
+    D("mean_gpu_power_w", sum_stat_mean(&run->all[RD_GM_POWER]))                                   \
+    D("peak_gpu_mem_mb", max_or_nan(&run->all[RD_GM_MEM_USED])) /* calibrax's, as in JSON */      \
+    D("mean_gpu_util", sum_stat_mean(&run->all[RD_GM_UTIL]))                                       \
+    D("cpu_usr_mean_pct", sum_stat_mean(&run->cpu[HW_CPU_COL_USR]))                                    \
+    D("cpu_idle_mean_pct", sum_stat_mean(&run->cpu[HW_CPU_COL_IDLE]))                                  \
+    D("peak_rss_mb", max_or_nan(&run->proc[HW_PROC_COL_RSS]))                                        \
+    D("mean_rss_mb", sum_stat_mean(&run->proc[HW_PROC_COL_RSS]))                                       \
+    D("memory_growth_mb", growth(&run->proc[HW_PROC_COL_RSS]))                                       \
     D("gpu_mem_peak_mib", sum_run_tree_gpu_mem_peak(run, NULL))                                   \
-    D("proc_cpu_mean_pct", sum_stat_mean(&run->proc[SUM_PROC_CPU])) /* of one core */                \
+    D("proc_cpu_mean_pct", sum_stat_mean(&run->proc[HW_PROC_COL_CPU])) /* of one core */                \
     D("expected_cores", sum_run_expected_cores(run, NULL))                                        \
     S("expected_cores_source", cores_src)                                                         \
-    D("proc_cpu_mean_pct_of_cores", cpu_of_cores(run, sum_stat_mean(&run->proc[SUM_PROC_CPU])))     \
+    D("proc_cpu_mean_pct_of_cores", cpu_of_cores(run, sum_stat_mean(&run->proc[HW_PROC_COL_CPU])))     \
     /* the tracked process alone and the tree's user/system split (proc_metrics.csv) */           \
-    D("main_peak_rss_mib", max_or_nan(&run->proc[SUM_PROC_MAIN_RSS]))                             \
+    D("main_peak_rss_mib", max_or_nan(&run->proc[HW_PROC_COL_MAIN_RSS]))                             \
     D("main_peak_rss_kernel_mib", run->info.main_peak_kernel_mib)                                 \
-    D("peak_pss_mib", max_or_nan(&run->proc[SUM_PROC_PSS])) /* shared pages once, workers too */ \
-    D("main_cpu_mean_pct", sum_stat_mean(&run->proc[SUM_PROC_MAIN_CPU]))                            \
-    D("main_threads_max", max_or_nan(&run->proc[SUM_PROC_MAIN_THREADS]))                          \
-    D("usr_cpu_mean_pct", sum_stat_mean(&run->proc[SUM_PROC_USR_CPU]))                              \
-    D("sys_cpu_mean_pct", sum_stat_mean(&run->proc[SUM_PROC_SYS_CPU]))                              \
+    D("peak_pss_mib", max_or_nan(&run->proc[HW_PROC_COL_PSS])) /* shared pages once, workers too */ \
+    D("main_cpu_mean_pct", sum_stat_mean(&run->proc[HW_PROC_COL_MAIN_CPU]))                            \
+    D("main_threads_max", max_or_nan(&run->proc[HW_PROC_COL_MAIN_THREADS]))                          \
+    D("usr_cpu_mean_pct", sum_stat_mean(&run->proc[HW_PROC_COL_USR_CPU]))                              \
+    D("sys_cpu_mean_pct", sum_stat_mean(&run->proc[HW_PROC_COL_SYS_CPU]))                              \
     /* disks, network, free space, the container (system.h) */                                    \
     PER_IO(D(sum_io_mib_keys[i], sum_system_mib(&run->sys, i))                                     \
                D(sum_io_peak_keys[i], sum_system_peak_mib_s(&run->sys, i)))                        \

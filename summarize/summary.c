@@ -18,7 +18,7 @@ struct sum_run *sum_run_new(void)
     struct sum_run *run = calloc(1, sizeof *run);
     if (!run)
         return NULL;
-    sum_run_info_init(&run->info);
+    rd_run_info_init(&run->info);
     sum_outcome_init(&run->outcome);
     sum_fwmem_init(&run->fw);
     run->t_min = INFINITY;
@@ -32,7 +32,7 @@ struct sum_run *sum_run_new(void)
     sum_system_init(&run->sys);
     run->sys_prev_t = run->kpeak_prev = NAN;
     /* the whole-run figures over every GPU are means and maxima only */
-    for (int m = 0; m < SUM_GM_COUNT; m++)
+    for (int m = 0; m < RD_GM_COUNT; m++)
         sum_stat_init_mean_max(&run->all[m]);
     sum_stat_init_mean_max(&run->dmon_mem_all);
     sum_together_init(&run->together);
@@ -45,9 +45,9 @@ struct sum_run *sum_run_new(void)
 }
 
 const char *const sum_gpm_keys[HW_GPM_NCOLS] = {HW_GPM_KEYS};
-const int sum_pio_cols[SUM_PIO_COUNT] = {SUM_PROC_RCHAR, SUM_PROC_WCHAR, SUM_PROC_SYSCR,
-                                         SUM_PROC_SYSCW, SUM_PROC_READ, SUM_PROC_WRITE,
-                                         SUM_PROC_CANCELLED};
+const int sum_pio_cols[SUM_PIO_COUNT] = {HW_PROC_COL_RCHAR, HW_PROC_COL_WCHAR, HW_PROC_COL_SYSCR,
+                                         HW_PROC_COL_SYSCW, HW_PROC_COL_READ, HW_PROC_COL_WRITE,
+                                         HW_PROC_COL_CANCELLED};
 
 static void open_free(struct sum_open_phase *o);
 
@@ -55,10 +55,10 @@ static void phase_free(struct sum_phase_acc *p)
 {
     free(p->name);
     free(p->extra);
-    for (int g = 0; g < SUM_MAX_GPUS; g++) {
+    for (int g = 0; g < RD_MAX_GPUS; g++) {
         if (!p->gpu[g])
             continue;
-        for (int m = 0; m < SUM_GM_COUNT; m++)
+        for (int m = 0; m < RD_GM_COUNT; m++)
             sum_stat_free(&p->gpu[g]->m[m]);
         for (int m = 0; m < HW_GPM_NCOLS; m++)
             sum_stat_free(&p->gpu[g]->gpm[m]);
@@ -91,7 +91,7 @@ void sum_run_free(struct sum_run *run)
     free(run->tspan);
     sum_tl_free(run->tl);
     sum_jser_free(run->jser);
-    for (int g = 0; g < SUM_MAX_GPUS; g++) {
+    for (int g = 0; g < RD_MAX_GPUS; g++) {
         if (run->clk[g])
             sum_clk_acc_free(&run->clk[g]->acc);
         free(run->clk[g]);
@@ -100,24 +100,24 @@ void sum_run_free(struct sum_run *run)
         free(run->ecnt[g]);
         free(run->pm[g]); /* mean/max stats: nothing of their own */
     }
-    for (int k = 0; k < SUM_KIND_COUNT; k++) {
+    for (int k = 0; k < HW_FILE_COUNT; k++) {
         free(run->path[k]);
         sum_stat_free(&run->q_interval[k]);
     }
-    for (int g = 0; g < SUM_MAX_GPUS; g++) {
+    for (int g = 0; g < RD_MAX_GPUS; g++) {
         struct sum_gpu *gp = run->gpu[g];
         if (!gp)
             continue;
-        for (int m = 0; m < SUM_GM_COUNT; m++)
+        for (int m = 0; m < RD_GM_COUNT; m++)
             sum_stat_free(&gp->m[m]);
-        for (int m = 0; m < SUM_DM_COUNT; m++)
+        for (int m = 0; m < RD_DM_COUNT; m++)
             sum_stat_free(&gp->dm[m]);
         for (int m = 0; m < HW_GPM_NCOLS; m++)
             sum_stat_free(&gp->gpm[m]);
         sum_stat_free(&gp->interval);
         free(gp);
     }
-    for (int m = 0; m < SUM_GM_COUNT; m++)
+    for (int m = 0; m < RD_GM_COUNT; m++)
         sum_stat_free(&run->all[m]);
     sum_stat_free(&run->dmon_mem_all);
     for (size_t i = 0; i < run->nphase; i++)
@@ -131,10 +131,10 @@ void sum_run_free(struct sum_run *run)
     for (size_t i = 0; i < run->nerr; i++)
         free(run->err[i].data);
     free(run->cgroup_json);
-    for (int c = 0; c < SUM_CPU_COUNT; c++)
+    for (int c = 0; c < HW_CPU_COL_COUNT; c++)
         sum_stat_free(&run->cpu[c]);
     sum_stat_free(&run->cpu_busy);
-    for (int c = 0; c < SUM_PROC_COUNT; c++)
+    for (int c = 0; c < HW_PROC_COL_COUNT; c++)
         sum_stat_free(&run->proc[c]);
     for (int c = 0; c < SUM_DESC_COUNT; c++)
         sum_stat_free(&run->desc[c]);
@@ -143,14 +143,14 @@ void sum_run_free(struct sum_run *run)
     free(run);
 }
 
-void sum_inputs_from_dir(struct sum_inputs *in, const char *dir, char *storage[SUM_KIND_COUNT])
+void sum_inputs_from_dir(struct sum_inputs *in, const char *dir, char *storage[HW_FILE_COUNT])
 {
     in->dir = dir;
-    for (int k = 0; k < SUM_KIND_COUNT; k++) {
+    for (int k = 0; k < HW_FILE_COUNT; k++) {
         storage[k] = NULL;
         in->path[k] = NULL;
         char *p;
-        if (asprintf(&p, "%s/%s", dir, sum_kind_files[k]) < 0)
+        if (asprintf(&p, "%s/%s", dir, hw_file_names[k]) < 0)
             continue;
         struct stat st;
         if (stat(p, &st) == 0) {
@@ -165,7 +165,7 @@ void sum_inputs_from_dir(struct sum_inputs *in, const char *dir, char *storage[S
 size_t sum_run_gpu_count(const struct sum_run *run)
 {
     size_t n = 0;
-    for (int g = 0; g < SUM_MAX_GPUS; g++)
+    for (int g = 0; g < RD_MAX_GPUS; g++)
         n += run->gpu[g] != NULL;
     return n;
 }
@@ -189,16 +189,16 @@ bool sum_fwmem_figures(const struct sum_run *run, const struct sum_phase_acc *p,
     if (!fw->framework[0])
         return false;
     double used = NAN, total = NAN;
-    for (int g = 0; g < SUM_MAX_GPUS; g++) {
+    for (int g = 0; g < RD_MAX_GPUS; g++) {
         const struct sum_gpu *gp = run->gpu[g];
         if (!gp)
             continue;
-        const struct sum_stat *u = p ? (p->gpu[g] ? &p->gpu[g]->m[SUM_GM_MEM_USED] : NULL)
-                                     : &gp->m[SUM_GM_MEM_USED];
+        const struct sum_stat *u = p ? (p->gpu[g] ? &p->gpu[g]->m[RD_GM_MEM_USED] : NULL)
+                                     : &gp->m[RD_GM_MEM_USED];
         if (u && u->n)
             used = fmax(used, u->max);
-        if (gp->m[SUM_GM_MEM_TOTAL].n)
-            total = fmax(total, gp->m[SUM_GM_MEM_TOTAL].max);
+        if (gp->m[RD_GM_MEM_TOTAL].n)
+            total = fmax(total, gp->m[RD_GM_MEM_TOTAL].max);
     }
     *out = (struct sum_fwmem_fig){
         .peak_mib = fw->peak_mib,
@@ -214,7 +214,7 @@ bool sum_fwmem_figures(const struct sum_run *run, const struct sum_phase_acc *p,
 long sum_phase_gpu_samples(const struct sum_run *run, const struct sum_phase_acc *p)
 {
     long fewest = -1;
-    for (int g = 0; g < SUM_MAX_GPUS; g++) {
+    for (int g = 0; g < RD_MAX_GPUS; g++) {
         if (!run->gpu[g] || !run->gpu[g]->in_query)
             continue;
         uint64_t n = sum_phase_gpu_rows(p->gpu[g]);
@@ -262,7 +262,7 @@ bool sum_run_pmon(const struct sum_run *run, struct sum_pmon_acc *out)
 {
     pmon_acc_init(out);
     bool any = false;
-    for (int g = 0; g < SUM_MAX_GPUS; g++) {
+    for (int g = 0; g < RD_MAX_GPUS; g++) {
         const struct sum_pmon_gpu *m = run->pm[g];
         if (!m)
             continue;
@@ -286,7 +286,7 @@ bool sum_run_clocks(const struct sum_run *run, struct sum_clk_figs *out)
     struct sum_clk_acc all;
     sum_clk_acc_init(&all);
     bool any = false;
-    for (int g = 0; g < SUM_MAX_GPUS; g++)
+    for (int g = 0; g < RD_MAX_GPUS; g++)
         if (run->clk[g]) {
             sum_clk_acc_merge(&all, &run->clk[g]->acc);
             any = true;
@@ -298,19 +298,19 @@ bool sum_run_clocks(const struct sum_run *run, struct sum_clk_figs *out)
 
 double sum_gpu_energy_integrated_wh(const struct sum_run *run, int g)
 {
-    const struct sum_gpu *gp = g >= 0 && g < SUM_MAX_GPUS ? run->gpu[g] : NULL;
-    return gp && gp->m[SUM_GM_POWER].n ? gp->energy.joules / 3600.0 : NAN;
+    const struct sum_gpu *gp = g >= 0 && g < RD_MAX_GPUS ? run->gpu[g] : NULL;
+    return gp && gp->m[RD_GM_POWER].n ? gp->energy.joules / 3600.0 : NAN;
 }
 
 double sum_gpu_energy_counter_wh(const struct sum_run *run, int g)
 {
-    const struct sum_ecount *e = g >= 0 && g < SUM_MAX_GPUS ? run->ecnt[g] : NULL;
+    const struct sum_ecount *e = g >= 0 && g < RD_MAX_GPUS ? run->ecnt[g] : NULL;
     return e ? sum_ecount_wh(e) : NAN;
 }
 
 double sum_gpu_energy_instant_wh(const struct sum_run *run, int g)
 {
-    const struct sum_clk_gpu *k = g >= 0 && g < SUM_MAX_GPUS ? run->clk[g] : NULL;
+    const struct sum_clk_gpu *k = g >= 0 && g < RD_MAX_GPUS ? run->clk[g] : NULL;
     return k && k->inst.covered_s > 0 ? k->inst.joules / 3600.0 : NAN;
 }
 
@@ -329,8 +329,8 @@ double sum_phase_gpu_energy_integrated_wh(const struct sum_run *run,
 {
     const struct sum_phase_gpu *pg = p->gpu[g];
     /* a phase between two of the GPU's rows still got the bridged step's share */
-    bool measured = run->gpu[g] && run->gpu[g]->m[SUM_GM_POWER].n && pg &&
-                    (pg->m[SUM_GM_POWER].n || pg->energy_j != 0);
+    bool measured = run->gpu[g] && run->gpu[g]->m[RD_GM_POWER].n && pg &&
+                    (pg->m[RD_GM_POWER].n || pg->energy_j != 0);
     return measured ? pg->energy_j / 3600.0 : NAN;
 }
 
@@ -359,7 +359,7 @@ double sum_phase_energy_wh(const struct sum_run *run, const struct sum_phase_acc
 {
     double wh = 0;
     bool any = false;
-    for (int g = 0; g < SUM_MAX_GPUS; g++) {
+    for (int g = 0; g < RD_MAX_GPUS; g++) {
         double x = p->gpu[g] ? sum_phase_gpu_energy_wh(run, p, g, NULL) : NAN;
         if (isfinite(x)) {
             wh += x;
@@ -373,7 +373,7 @@ double sum_run_energy_wh(const struct sum_run *run)
 {
     double wh = 0;
     bool any = false;
-    for (int g = 0; g < SUM_MAX_GPUS; g++) {
+    for (int g = 0; g < RD_MAX_GPUS; g++) {
         double x = sum_gpu_energy_wh(run, g, NULL);
         if (isfinite(x)) {
             wh += x;
@@ -449,10 +449,10 @@ void sum_fwmem_init(struct sum_fwmem *f)
 
 void sum_fwmem_take(struct sum_fwmem *f, struct json_object *o)
 {
-    const char *fw = sum_json_str(o, HW_FWMEM_FRAMEWORK);
+    const char *fw = rd_json_str(o, HW_FWMEM_FRAMEWORK);
     if (!fw)
         return;
-    double peak = sum_json_num(o, HW_FWMEM_PEAK), pool = sum_json_num(o, HW_FWMEM_POOL);
+    double peak = rd_json_num(o, HW_FWMEM_PEAK), pool = rd_json_num(o, HW_FWMEM_POOL);
     if (!(peak >= 0 && peak < 1e15)) /* a number of MiB, or nothing said */
         return;
     snprintf(f->framework, sizeof f->framework, "%s", fw);
@@ -527,7 +527,7 @@ static void open_free(struct sum_open_phase *o)
     free(o->extra);
 }
 
-static void on_phase_begin(void *ctx, const struct sum_phase *p)
+static void on_phase_begin(void *ctx, const struct rd_phase *p)
 {
     struct sum_run *run = ctx;
     see_time(run, p->t_start);
@@ -566,7 +566,7 @@ static void close_open(struct sum_run *run, double t1)
     run->nopen = 0;
 }
 
-static void on_phase(void *ctx, const struct sum_phase *p)
+static void on_phase(void *ctx, const struct rd_phase *p)
 {
     struct sum_run *run = ctx;
     if (p->id) /* the end of a begun phase: no longer open (the latest begun, mostly) */
@@ -584,7 +584,7 @@ static void on_phase(void *ctx, const struct sum_phase *p)
     sum_fwmem_init(&fw);
     fwmem_entry(run, &fw, p->obj);
     long steps;
-    if (sum_json_int(p->obj, HW_PHASE_STEPS, &steps) && steps > 0)
+    if (rd_json_int(p->obj, HW_PHASE_STEPS, &steps) && steps > 0)
         run->steps_logged += (double)steps;
     add_phase(run, p->name, p->t_start, p->t_end, p->seconds, p->line, phase_extra(p->obj),
               exit_status, sig, failed, false, &fw);
@@ -642,7 +642,7 @@ static struct sum_phase_gpu *phase_gpu(struct sum_phase_acc *p, int g)
     if (!p->gpu[g]) {
         p->gpu[g] = calloc(1, sizeof *p->gpu[g]);
         if (p->gpu[g] && p->no_quant) {
-            for (int m = 0; m < SUM_GM_COUNT; m++)
+            for (int m = 0; m < RD_GM_COUNT; m++)
                 p->gpu[g]->m[m].no_quant = true;
             for (int m = 0; m < HW_GPM_NCOLS; m++)
                 p->gpu[g]->gpm[m].no_quant = true;
@@ -664,7 +664,7 @@ static void phase_gpu_point(struct sum_run *run, struct sum_phase_acc *p, double
     struct sum_phase_gpu *pg = phase_gpu(p, pt->g);
     if (!pg)
         return;
-    for (int m = 0; m < SUM_GM_COUNT; m++)
+    for (int m = 0; m < RD_GM_COUNT; m++)
         sum_stat_add(&pg->m[m], pt->v[m]);
 }
 
@@ -701,7 +701,7 @@ static void phase_energy(struct sum_run *run, struct sum_phase_acc *p, double a,
 /* GPU g's figures, made at its first row; NULL when g is out of range or without memory. */
 static struct sum_gpu *new_gpu(struct sum_run *run, int g)
 {
-    if (g < 0 || g >= SUM_MAX_GPUS)
+    if (g < 0 || g >= RD_MAX_GPUS)
         return NULL;
     if (!run->gpu[g]) {
         run->gpu[g] = calloc(1, sizeof *run->gpu[g]);
@@ -711,7 +711,7 @@ static struct sum_gpu *new_gpu(struct sum_run *run, int g)
         run->gpu[g]->prev_t = NAN;
         run->gpu[g]->dmon_prev_t = NAN;
         run->gpu[g]->gpm_prev_t = NAN;
-        sum_energy_init(&run->gpu[g]->energy); /* its interval: from its first rows */
+        rd_energy_init(&run->gpu[g]->energy); /* its interval: from its first rows */
         int i = run->ngpu_seen++;
         for (; i > 0 && run->gpu_seen[i - 1] > g; i--)
             run->gpu_seen[i] = run->gpu_seen[i - 1];
@@ -722,31 +722,31 @@ static struct sum_gpu *new_gpu(struct sum_run *run, int g)
 
 static inline struct sum_gpu *get_gpu(struct sum_run *run, int g)
 {
-    if (g >= 0 && g < SUM_MAX_GPUS && run->gpu[g])
+    if (g >= 0 && g < RD_MAX_GPUS && run->gpu[g])
         return run->gpu[g];
     return new_gpu(run, g);
 }
 
-double sum_run_gap_interval(const struct sum_run *run, enum sum_kind kind, int gpu)
+double sum_run_gap_interval(const struct sum_run *run, enum hw_file kind, int gpu)
 {
-    if (kind == SUM_KIND_GPU && gpu >= 0 && gpu < SUM_MAX_GPUS && run->gpu[gpu])
+    if (kind == HW_FILE_GPU && gpu >= 0 && gpu < RD_MAX_GPUS && run->gpu[gpu])
         return run->gpu[gpu]->energy.interval_s;
     return sum_stat_quantile(&run->q_interval[kind], 0.5);
 }
 
-uint64_t sum_run_file_gaps(const struct sum_run *run, enum sum_kind kind)
+uint64_t sum_run_file_gaps(const struct sum_run *run, enum hw_file kind)
 {
-    if (kind == SUM_KIND_GPU) { /* the energy rule's gaps: one count for both sections */
+    if (kind == HW_FILE_GPU) { /* the energy rule's gaps: one count for both sections */
         uint64_t n = 0;
         for (int i = 0; i < run->ngpu_seen; i++)
             n += run->gpu[run->gpu_seen[i]]->energy.gaps;
         return n;
     }
     double med = sum_stat_quantile(&run->q_interval[kind], 0.5);
-    return isfinite(med) ? sum_stat_count_above(&run->q_interval[kind], SUM_GAP_FACTOR * med) : 0;
+    return isfinite(med) ? sum_stat_count_above(&run->q_interval[kind], RD_GAP_FACTOR * med) : 0;
 }
 
-/* Whose power curve a step is of (sum_energy_add's context). */
+/* Whose power curve a step is of (rd_energy_add's context). */
 struct curve_of {
     struct sum_run *run;
     int gpu;
@@ -754,14 +754,14 @@ struct curve_of {
 
 /* What the summary does with each step of a GPU's power curve (energy.h keeps the rule and the
  * curve): the chart's energy line, and the energy of the phases and phase names it crosses.
- * Inline into the GPU row, where sum_energy_add calls it for every row. */
+ * Inline into the GPU row, where rd_energy_add calls it for every row. */
 static inline __attribute__((always_inline)) void energy_stepped(void *ctx, double t0, double p0,
                                                                  double t1, double p1, bool bridged)
 {
     const struct curve_of *c = ctx;
     struct sum_run *run = c->run;
     if (run->tl) /* the chart's energy: the joules of the steps, as energy_wh adds them */
-        sum_tl_energy(run->tl, t1, bridged ? sum_energy_trapezoid(t0, p0, t1, p1) : 0);
+        sum_tl_energy(run->tl, t1, bridged ? rd_energy_trapezoid(t0, p0, t1, p1) : 0);
     if (bridged) {
         if (any_phases(run)) {
             struct seg s = {c->gpu, t0, p0, t1, p1};
@@ -838,10 +838,10 @@ static void phase_counter(struct sum_run *run, struct sum_phase_acc *p, double a
     pg->counter_seen = true;
 }
 
-static void on_energy_row(void *ctx, const struct sum_energy_row *r)
+static void on_energy_row(void *ctx, const struct rd_energy_row *r)
 {
     struct sum_run *run = ctx;
-    if (r->gpu < 0 || r->gpu >= SUM_MAX_GPUS)
+    if (r->gpu < 0 || r->gpu >= RD_MAX_GPUS)
         return;
     struct sum_ecount *e = run->ecnt[r->gpu];
     if (!e) {
@@ -936,10 +936,10 @@ static bool pmon_seen(struct sum_pmon_gpu *m, long pid)
     return false;
 }
 
-static void on_pmon(void *ctx, const struct sum_pmon_row *r)
+static void on_pmon(void *ctx, const struct rd_pmon_row *r)
 {
     struct sum_run *run = ctx;
-    if (r->gpu < 0 || r->gpu >= SUM_MAX_GPUS || isnan(r->t))
+    if (r->gpu < 0 || r->gpu >= RD_MAX_GPUS || isnan(r->t))
         return;
     struct sum_pmon_gpu *m = run->pm[r->gpu];
     if (!m) {
@@ -995,10 +995,10 @@ static void inst_stepped(void *ctx, double t0, double p0, double t1, double p1, 
     }
 }
 
-static void on_health(void *ctx, const struct sum_health_row *r)
+static void on_health(void *ctx, const struct rd_health_row *r)
 {
     struct sum_run *run = ctx;
-    if (r->gpu < 0 || r->gpu >= SUM_MAX_GPUS)
+    if (r->gpu < 0 || r->gpu >= RD_MAX_GPUS)
         return;
     struct sum_clk_gpu *g = run->clk[r->gpu];
     if (!g) {
@@ -1007,9 +1007,9 @@ static void on_health(void *ctx, const struct sum_health_row *r)
         sum_clk_gpu_init(g);
     }
     see_time(run, r->t);
-    add_interval(run, SUM_KIND_HEALTH, &g->prev_t_file, r->t, NULL);
+    add_interval(run, HW_FILE_HEALTH, &g->prev_t_file, r->t, NULL);
     struct curve_of curve = {run, r->gpu};
-    sum_energy_add(&g->inst, r->t, r->v[HW_HEALTH_POWER_INSTANT], run->info.interval_s,
+    rd_energy_add(&g->inst, r->t, r->v[HW_HEALTH_POWER_INSTANT], run->info.interval_s,
                    inst_stepped, &curve);
     struct sum_clk_step step;
     bool bridged = sum_clk_row(g, r, run->info.interval_s, &step);
@@ -1029,7 +1029,7 @@ static void on_health(void *ctx, const struct sum_health_row *r)
     sum_clk_row_done(g, r);
 }
 
-static void on_gpu(void *ctx, const struct sum_gpu_row *r)
+static void on_gpu(void *ctx, const struct rd_gpu_row *r)
 {
     struct sum_run *run = ctx;
     struct sum_gpu *gp = get_gpu(run, r->gpu);
@@ -1042,7 +1042,7 @@ static void on_gpu(void *ctx, const struct sum_gpu_row *r)
     if (r->uuid && !gp->uuid[0])
         snprintf(gp->uuid, sizeof gp->uuid, "%s", r->uuid);
 #pragma GCC unroll 16
-    for (int m = 0; m < SUM_GM_COUNT; m++) {
+    for (int m = 0; m < RD_GM_COUNT; m++) {
         sum_stat_add(&gp->m[m], r->v[m]);
         sum_stat_add_mean_max(&run->all[m], r->v[m]);
     }
@@ -1050,17 +1050,17 @@ static void on_gpu(void *ctx, const struct sum_gpu_row *r)
     see_time(run, r->t);
     if (run->tl)
         sum_tl_gpu_row(run->tl, r);
-    add_interval(run, SUM_KIND_GPU, &gp->prev_t, r->t, &gp->interval);
+    add_interval(run, HW_FILE_GPU, &gp->prev_t, r->t, &gp->interval);
     struct curve_of curve = {run, gp->index};
-    sum_energy_add(&gp->energy, r->t, r->v[SUM_GM_POWER], run->info.interval_s, energy_stepped,
+    rd_energy_add(&gp->energy, r->t, r->v[RD_GM_POWER], run->info.interval_s, energy_stepped,
                    &curve);
     if (!isnan(r->t)) {
         if (any_phases(run)) {
             struct gpu_pt pt = {r->gpu, r->v};
             for_phases(run, r->t, r->t, phase_gpu_point, &pt);
         }
-        sum_names_gpu(&run->names, r->t, r->v[SUM_GM_UTIL], r->v[SUM_GM_MEM_USED],
-                      r->v[SUM_GM_POWER]);
+        sum_names_gpu(&run->names, r->t, r->v[RD_GM_UTIL], r->v[RD_GM_MEM_USED],
+                      r->v[RD_GM_POWER]);
     }
 }
 
@@ -1068,27 +1068,27 @@ static void phase_gpm_point(struct sum_run *run, struct sum_phase_acc *p, double
                             const void *arg)
 {
     (void)run, (void)a, (void)b;
-    const struct sum_dmon_row *r = arg;
+    const struct rd_dmon_row *r = arg;
     struct sum_phase_gpu *pg = phase_gpu(p, r->gpu);
     if (!pg)
         return;
     for (int m = 0; m < HW_GPM_NCOLS; m++)
-        sum_stat_add(&pg->gpm[m], r->v[SUM_DM_GPM_FIRST + m]);
+        sum_stat_add(&pg->gpm[m], r->v[RD_DM_GPM_FIRST + m]);
 }
 
 /* A row of hw_gpm.csv: only its GPM columns count (its utilization is hw_metrics.csv's). */
-static void on_gpm(struct sum_run *run, struct sum_gpu *gp, const struct sum_dmon_row *r)
+static void on_gpm(struct sum_run *run, struct sum_gpu *gp, const struct rd_dmon_row *r)
 {
     gp->in_gpm = true;
     for (int m = 0; m < HW_GPM_NCOLS; m++)
-        sum_stat_add(&gp->gpm[m], r->v[SUM_DM_GPM_FIRST + m]);
+        sum_stat_add(&gp->gpm[m], r->v[RD_DM_GPM_FIRST + m]);
     see_time(run, r->t);
-    add_interval(run, SUM_KIND_GPM, &gp->gpm_prev_t, r->t, NULL);
+    add_interval(run, HW_FILE_GPM, &gp->gpm_prev_t, r->t, NULL);
     if (!isnan(r->t) && r->gpu >= 0)
         for_phases(run, r->t, r->t, phase_gpm_point, r);
 }
 
-static void on_dmon(void *ctx, const struct sum_dmon_row *r)
+static void on_dmon(void *ctx, const struct rd_dmon_row *r)
 {
     struct sum_run *run = ctx;
     struct sum_gpu *gp = get_gpu(run, r->gpu < 0 ? 0 : r->gpu);
@@ -1098,16 +1098,16 @@ static void on_dmon(void *ctx, const struct sum_dmon_row *r)
     }
     if (run->tl)
         sum_tl_dmon_row(run->tl, run->cur_kind, r);
-    if (run->cur_kind == SUM_KIND_GPM) {
+    if (run->cur_kind == HW_FILE_GPM) {
         on_gpm(run, gp, r);
         return;
     }
     gp->in_dmon = true;
-    for (int k = 0; k < SUM_DM_COUNT; k++)
+    for (int k = 0; k < RD_DM_COUNT; k++)
         sum_stat_add(&gp->dm[k], r->v[k]);
-    sum_stat_add_mean_max(&run->dmon_mem_all, r->v[SUM_DM_MEM]);
+    sum_stat_add_mean_max(&run->dmon_mem_all, r->v[RD_DM_MEM]);
     see_time(run, r->t);
-    add_interval(run, SUM_KIND_DMON, &gp->dmon_prev_t, r->t, NULL);
+    add_interval(run, HW_FILE_DMON, &gp->dmon_prev_t, r->t, NULL);
 }
 
 /* ---- CPU, process tree, GPU processes ---------------------------------------------------- */
@@ -1124,18 +1124,18 @@ static void on_dmon(void *ctx, const struct sum_dmon_row *r)
 
 static bool cpu_col_bytes(int c)
 {
-    return c >= SUM_CPU_DISK_READ && c <= SUM_CPU_NET_TX;
+    return c >= HW_CPU_COL_DISK_READ && c <= HW_CPU_COL_NET_TX;
 }
 
 static bool cpu_col_interval(int c)
 {
-    return c <= SUM_CPU_STEAL || c == SUM_CPU_CG_PCT || cpu_col_bytes(c);
+    return c <= HW_CPU_COL_STEAL || c == HW_CPU_COL_CG_PCT || cpu_col_bytes(c);
 }
 
 static bool proc_col_interval(int c)
 {
-    return c == SUM_PROC_CPU || c == SUM_PROC_MAIN_CPU || c == SUM_PROC_USR_CPU ||
-           c == SUM_PROC_SYS_CPU;
+    return c == HW_PROC_COL_CPU || c == HW_PROC_COL_MAIN_CPU || c == HW_PROC_COL_USR_CPU ||
+           c == HW_PROC_COL_SYS_CPU;
 }
 
 static bool no_bytes(int c)
@@ -1207,10 +1207,10 @@ static void phase_cpu_part(struct sum_run *run, struct sum_phase_acc *p, double 
     const double *v = x->v;
     if (len > 0 && !(w > 0))
         return;
-    sum_stat_add_w(&p->cpu_usr, v[SUM_CPU_USR], w);
-    sum_stat_add_w(&p->cpu_idle, v[SUM_CPU_IDLE], w);
-    double bytes[SUM_IO_COUNT] = {v[SUM_CPU_DISK_READ], v[SUM_CPU_DISK_WRITE], v[SUM_CPU_NET_RX],
-                                  v[SUM_CPU_NET_TX]};
+    sum_stat_add_w(&p->cpu_usr, v[HW_CPU_COL_USR], w);
+    sum_stat_add_w(&p->cpu_idle, v[HW_CPU_COL_IDLE], w);
+    double bytes[SUM_IO_COUNT] = {v[HW_CPU_COL_DISK_READ], v[HW_CPU_COL_DISK_WRITE], v[HW_CPU_COL_NET_RX],
+                                  v[HW_CPU_COL_NET_TX]};
     sum_system_traffic(&p->sys, bytes, len, len > 0 ? w / len : 1);
 }
 
@@ -1222,14 +1222,14 @@ static void phase_proc_part(struct sum_run *run, struct sum_phase_acc *p, double
     double w = overlap(p, x);
     const double *v = x->v;
     if (x->b >= p->t0 && x->b <= p->t1) { /* readings at the row's time */
-        sum_stat_add(&p->proc_rss, v[SUM_PROC_RSS]);
-        sum_stat_add(&p->main_rss, v[SUM_PROC_MAIN_RSS]);
-        sum_stat_add(&p->main_threads, v[SUM_PROC_MAIN_THREADS]);
+        sum_stat_add(&p->proc_rss, v[HW_PROC_COL_RSS]);
+        sum_stat_add(&p->main_rss, v[HW_PROC_COL_MAIN_RSS]);
+        sum_stat_add(&p->main_threads, v[HW_PROC_COL_MAIN_THREADS]);
     }
-    sum_stat_add_w(&p->proc_cpu, v[SUM_PROC_CPU], w);
-    sum_stat_add_w(&p->main_cpu, v[SUM_PROC_MAIN_CPU], w);
-    sum_stat_add_w(&p->usr_cpu, v[SUM_PROC_USR_CPU], w);
-    sum_stat_add_w(&p->sys_cpu, v[SUM_PROC_SYS_CPU], w);
+    sum_stat_add_w(&p->proc_cpu, v[HW_PROC_COL_CPU], w);
+    sum_stat_add_w(&p->main_cpu, v[HW_PROC_COL_MAIN_CPU], w);
+    sum_stat_add_w(&p->usr_cpu, v[HW_PROC_COL_USR_CPU], w);
+    sum_stat_add_w(&p->sys_cpu, v[HW_PROC_COL_SYS_CPU], w);
 }
 
 /* A sample within this of a phase's begin or end read its counters there. */
@@ -1259,10 +1259,10 @@ static void phase_sys_point(struct sum_run *run, struct sum_phase_acc *p, double
 }
 
 /* The run-wide disk, network, free-space and container figures of a cadence row. */
-static void on_cpu_system(struct sum_run *run, const struct sum_cpu_row *r)
+static void on_cpu_system(struct sum_run *run, const struct rd_cpu_row *r)
 {
-    double bytes[SUM_IO_COUNT] = {r->v[SUM_CPU_DISK_READ], r->v[SUM_CPU_DISK_WRITE],
-                                  r->v[SUM_CPU_NET_RX], r->v[SUM_CPU_NET_TX]};
+    double bytes[SUM_IO_COUNT] = {r->v[HW_CPU_COL_DISK_READ], r->v[HW_CPU_COL_DISK_WRITE],
+                                  r->v[HW_CPU_COL_NET_RX], r->v[HW_CPU_COL_NET_TX]};
     /* the first row's bytes are since hwmon's baseline, one interval before it */
     double dt = !isnan(r->t) && !isnan(run->sys_prev_t) ? r->t - run->sys_prev_t
                                                         : run->info.interval_s;
@@ -1273,68 +1273,68 @@ static void on_cpu_system(struct sum_run *run, const struct sum_cpu_row *r)
         sum_tl_io(run->tl, r->t, bytes, dt);
 }
 
-static void on_cpu(void *ctx, const struct sum_cpu_row *r)
+static void on_cpu(void *ctx, const struct rd_cpu_row *r)
 {
     struct sum_run *run = ctx;
     see_time(run, r->t);
     /* the kernel's peak counts where it rose: a peak from before the run is not the run's */
-    double k = r->v[SUM_CPU_CG_MEM_PEAK], rose = NAN;
+    double k = r->v[HW_CPU_COL_CG_MEM_PEAK], rose = NAN;
     if (!isnan(k)) {
         if (!isnan(run->kpeak_prev) && k > run->kpeak_prev)
             rose = k;
         run->kpeak_prev = k;
     }
-    double pt[4] = {r->v[SUM_CPU_FS_FREE], r->v[SUM_CPU_CG_MEM], rose, r->v[SUM_CPU_CG_MEM_MAX]};
+    double pt[4] = {r->v[HW_CPU_COL_FS_FREE], r->v[HW_CPU_COL_CG_MEM], rose, r->v[HW_CPU_COL_CG_MEM_MAX]};
     sum_system_point(&run->sys, pt[0], pt[1], pt[2], pt[3]);
     if (!isnan(r->t)) {
-        double own[SUM_CPU_COUNT];
-        double a = own_part(run, &run->cpu_pend, r->t, r->v, SUM_CPU_COUNT, r->edge,
+        double own[HW_CPU_COL_COUNT];
+        double a = own_part(run, &run->cpu_pend, r->t, r->v, HW_CPU_COL_COUNT, r->edge,
                             cpu_col_interval, cpu_col_bytes, own);
         struct part x = {a, r->t, own};
         for_phases(run, a, r->t, phase_cpu_part, &x);
         for_phases(run, r->t, r->t, phase_sys_point, pt);
         double tol = edge_tol(run);
         for_phases(run, r->t - tol, r->t + tol, phase_mark_edge, &r->t);
-        sum_names_cpu(&run->names, a, r->t, own[SUM_CPU_USR]);
+        sum_names_cpu(&run->names, a, r->t, own[HW_CPU_COL_USR]);
     }
     if (r->edge) { /* not one of the cadence's samples: its parts are in the next row */
         run->edge_rows++;
         return;
     }
-    for (int c = 0; c < SUM_CPU_COUNT; c++)
+    for (int c = 0; c < HW_CPU_COL_COUNT; c++)
         sum_stat_add(&run->cpu[c], r->v[c]);
-    sum_stat_add(&run->cpu_busy, r->v[SUM_CPU_USR] + r->v[SUM_CPU_SYS]); /* NAN: unmeasured */
-    if (!isnan(r->v[SUM_CPU_CG_LIMIT]))
-        run->cg_limit_cores = r->v[SUM_CPU_CG_LIMIT];
-    if (!isnan(r->v[SUM_CPU_CG_MEM_MAX]))
-        run->cg_mem_max_mib = r->v[SUM_CPU_CG_MEM_MAX];
+    sum_stat_add(&run->cpu_busy, r->v[HW_CPU_COL_USR] + r->v[HW_CPU_COL_SYS]); /* NAN: unmeasured */
+    if (!isnan(r->v[HW_CPU_COL_CG_LIMIT]))
+        run->cg_limit_cores = r->v[HW_CPU_COL_CG_LIMIT];
+    if (!isnan(r->v[HW_CPU_COL_CG_MEM_MAX]))
+        run->cg_mem_max_mib = r->v[HW_CPU_COL_CG_MEM_MAX];
     on_cpu_system(run, r);
     if (run->tl)
         sum_tl_cpu_row(run->tl, r);
-    add_interval(run, SUM_KIND_CPU, &run->cpu_prev_t, r->t, NULL);
+    add_interval(run, HW_FILE_CPU, &run->cpu_prev_t, r->t, NULL);
 }
 
-static void on_proc(void *ctx, const struct sum_proc_row *r)
+static void on_proc(void *ctx, const struct rd_proc_row *r)
 {
     struct sum_run *run = ctx;
     see_time(run, r->t);
     if (!isnan(r->t)) {
-        double own[SUM_PROC_COUNT];
-        double a = own_part(run, &run->proc_pend, r->t, r->v, SUM_PROC_COUNT, r->edge,
+        double own[HW_PROC_COL_COUNT];
+        double a = own_part(run, &run->proc_pend, r->t, r->v, HW_PROC_COL_COUNT, r->edge,
                             proc_col_interval, no_bytes, own);
         struct part x = {a, r->t, own};
         for_phases(run, a, r->t, phase_proc_part, &x);
-        sum_names_proc(&run->names, r->t, own[SUM_PROC_RSS], a, r->t, own[SUM_PROC_CPU]);
+        sum_names_proc(&run->names, r->t, own[HW_PROC_COL_RSS], a, r->t, own[HW_PROC_COL_CPU]);
     }
     if (r->edge)
         return;
-    for (int c = 0; c < SUM_PROC_COUNT; c++)
+    for (int c = 0; c < HW_PROC_COL_COUNT; c++)
         sum_stat_add(&run->proc[c], r->v[c]);
     /* the descendants at this instant: the tree without the main process (NAN: unmeasured) */
-    sum_stat_add(&run->desc[SUM_DESC_RSS], r->v[SUM_PROC_RSS] - r->v[SUM_PROC_MAIN_RSS]);
-    sum_stat_add(&run->desc[SUM_DESC_CPU], r->v[SUM_PROC_CPU] - r->v[SUM_PROC_MAIN_CPU]);
+    sum_stat_add(&run->desc[SUM_DESC_RSS], r->v[HW_PROC_COL_RSS] - r->v[HW_PROC_COL_MAIN_RSS]);
+    sum_stat_add(&run->desc[SUM_DESC_CPU], r->v[HW_PROC_COL_CPU] - r->v[HW_PROC_COL_MAIN_CPU]);
     sum_stat_add(&run->desc[SUM_DESC_THREADS],
-                 r->v[SUM_PROC_THREADS] - r->v[SUM_PROC_MAIN_THREADS]);
+                 r->v[HW_PROC_COL_THREADS] - r->v[HW_PROC_COL_MAIN_THREADS]);
     double dt = r->t - run->pio_prev_t; /* NAN for the first row */
     for (int k = 0; k < SUM_PIO_COUNT; k++) {
         double v = r->v[sum_pio_cols[k]];
@@ -1345,7 +1345,7 @@ static void on_proc(void *ctx, const struct sum_proc_row *r)
     run->pio_prev_t = r->t;
     if (run->tl)
         sum_tl_proc_row(run->tl, r);
-    add_interval(run, SUM_KIND_PROC, &run->proc_prev_t, r->t, NULL);
+    add_interval(run, HW_FILE_PROC, &run->proc_prev_t, r->t, NULL);
 }
 
 static void gp_close_block(struct sum_run *run)
@@ -1357,7 +1357,7 @@ static void gp_close_block(struct sum_run *run)
 }
 
 /* tree_pids.csv: a join opens a span, a leave closes the pid's last open one. */
-static void on_tree_pid(void *ctx, const struct sum_tree_pid_row *r)
+static void on_tree_pid(void *ctx, const struct rd_tree_pid_row *r)
 {
     struct sum_run *run = ctx;
     if (r->pid < 0 || r->in_tree < 0 || isnan(r->t))
@@ -1405,7 +1405,7 @@ static bool in_tree(const struct sum_run *run, long pid, double t)
     return false;
 }
 
-static void on_gpu_proc(void *ctx, const struct sum_gpu_proc_row *r)
+static void on_gpu_proc(void *ctx, const struct rd_gpu_proc_row *r)
 {
     struct sum_run *run = ctx;
     run->gp_rows++;
@@ -1485,11 +1485,11 @@ static void params_from(struct sum_run *run, const char *prefix, struct json_obj
     }
 }
 
-static void on_event(void *ctx, const struct sum_event *e)
+static void on_event(void *ctx, const struct rd_event *e)
 {
     struct sum_run *run = ctx;
     see_time(run, e->t);
-    sum_run_info_event(&run->info, e);
+    rd_run_info_event(&run->info, e);
     if (run->tl)
         sum_tl_event(run->tl, e);
     if (!strcmp(e->name, HW_FWMEM)) /* logged on demand (log_framework_memory) */
@@ -1557,14 +1557,14 @@ static void on_event(void *ctx, const struct sum_event *e)
 
 /* ---- the whole run ---------------------------------------------------------------------- */
 
-static int read_kind(struct sum_run *run, enum sum_kind kind, const char *path,
-                     const struct sum_read_opts *opts, const struct sum_sink *sink)
+static int read_kind(struct sum_run *run, enum hw_file kind, const char *path,
+                     const struct rd_read_opts *opts, const struct rd_sink *sink)
 {
     if (!path)
         return 0;
     run->cur_kind = kind;
     run->path[kind] = strdup(path);
-    int rc = sum_read_file(kind, path, opts, sink, &run->q[kind]);
+    int rc = rd_read_file(kind, path, opts, sink, &run->q[kind]);
     if (rc < 0) {
         char why[sizeof run->read_error[kind]];
         snprintf(run->read_error[kind], sizeof run->read_error[kind], "%s",
@@ -1625,7 +1625,7 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
         if (!run->tl)
             return -ENOMEM;
     }
-    struct sum_sink sink = {
+    struct rd_sink sink = {
         .ctx = run,
         .gpu = on_gpu,
         .dmon = on_dmon,
@@ -1641,9 +1641,9 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
         .energy = on_energy_row,
         .pmon = on_pmon,
     };
-    struct sum_read_opts opts = {.max_line = cfg->max_line, .libcsv_only = cfg->libcsv_only};
+    struct rd_read_opts opts = {.max_line = cfg->max_line, .libcsv_only = cfg->libcsv_only};
     int first_err = 0;
-    int rc = read_kind(run, SUM_KIND_RUNLOG, in->path[SUM_KIND_RUNLOG], &opts, &sink);
+    int rc = read_kind(run, HW_FILE_RUNLOG, in->path[HW_FILE_RUNLOG], &opts, &sink);
     if (rc < 0 && !first_err)
         first_err = rc;
     close_open(run, INFINITY); /* begun, and no end nor stop: open until the last sample */
@@ -1666,7 +1666,7 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
             run->tz = cfg->tz;
             run->tz_source = SUM_TZ_FROM_OPTION;
         } else {
-            sum_tz_parse("UTC", false, &run->tz);
+            rd_tz_parse("UTC", false, &run->tz);
             run->tz_source = SUM_TZ_DEFAULT;
         }
     }
@@ -1674,33 +1674,33 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
     if (run->info.have_fields)
         opts.gpu_fields = run->info.gpu_fields;
 
-    static const enum sum_kind order[] = {SUM_KIND_GPU,       SUM_KIND_DMON,
-                                          SUM_KIND_CPU,       SUM_KIND_PROC,
-                                          SUM_KIND_TREE_PIDS, SUM_KIND_GPU_PROCS,
-                                          SUM_KIND_GPM,       SUM_KIND_HEALTH,
-                                          SUM_KIND_ENERGY,    SUM_KIND_PMON};
+    static const enum hw_file order[] = {HW_FILE_GPU,       HW_FILE_DMON,
+                                          HW_FILE_CPU,       HW_FILE_PROC,
+                                          HW_FILE_TREE_PIDS, HW_FILE_GPU_PROCS,
+                                          HW_FILE_GPM,       HW_FILE_HEALTH,
+                                          HW_FILE_ENERGY,    HW_FILE_PMON};
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
-        if (order[i] == SUM_KIND_GPU_PROCS && run->ntspan > 1) /* spans looked up by pid */
+        if (order[i] == HW_FILE_GPU_PROCS && run->ntspan > 1) /* spans looked up by pid */
             qsort(run->tspan, run->ntspan, sizeof *run->tspan, cmp_span);
         rc = read_kind(run, order[i], in->path[order[i]], &opts, &sink);
         if (rc < 0 && !first_err)
             first_err = rc;
     }
     gp_close_block(run);
-    for (int g = 0; g < SUM_MAX_GPUS; g++)
+    for (int g = 0; g < RD_MAX_GPUS; g++)
         if (run->pm[g])
             pmon_close(run, g);
     sum_together_finish(&run->together);
-    for (int g = 0; g < SUM_MAX_GPUS && run->nhealth_warn < SUM_MAX_HEALTH_WARNINGS; g++)
+    for (int g = 0; g < RD_MAX_GPUS && run->nhealth_warn < SUM_MAX_HEALTH_WARNINGS; g++)
         if (run->clk[g])
             run->nhealth_warn += sum_clk_warnings(run->clk[g], g, run->health_warn + run->nhealth_warn,
                                                   SUM_MAX_HEALTH_WARNINGS - run->nhealth_warn);
-    for (int g = 0; g < SUM_MAX_GPUS; g++) { /* a GPU with fewer rows than its interval waits */
+    for (int g = 0; g < RD_MAX_GPUS; g++) { /* a GPU with fewer rows than its interval waits */
         struct curve_of curve = {run, g};
         if (run->gpu[g])
-            sum_energy_finish(&run->gpu[g]->energy, run->info.interval_s, energy_stepped, &curve);
+            rd_energy_finish(&run->gpu[g]->energy, run->info.interval_s, energy_stepped, &curve);
         if (run->clk[g])
-            sum_energy_finish(&run->clk[g]->inst, run->info.interval_s, inst_stepped, &curve);
+            rd_energy_finish(&run->clk[g]->inst, run->info.interval_s, inst_stepped, &curve);
     }
     if (run->tl)
         sum_tl_finish(run->tl);
@@ -1712,7 +1712,7 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
     if (first_err)
         return first_err;
     uint64_t parsed = 0;
-    for (int k = 0; k < SUM_KIND_COUNT; k++)
+    for (int k = 0; k < HW_FILE_COUNT; k++)
         parsed += run->q[k].parsed;
     return parsed ? 0 : -ENODATA;
 }
@@ -1720,10 +1720,10 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
 uint64_t sum_run_num_samples(const struct sum_run *run)
 {
     uint64_t n = 0;
-    for (int g = 0; g < SUM_MAX_GPUS; g++)
+    for (int g = 0; g < RD_MAX_GPUS; g++)
         if (run->gpu[g] && run->gpu[g]->samples > n)
             n = run->gpu[g]->samples;
-    return n ? n : run->q[SUM_KIND_CPU].parsed - run->edge_rows;
+    return n ? n : run->q[HW_FILE_CPU].parsed - run->edge_rows;
 }
 
 double sum_run_tree_gpu_mem_peak(const struct sum_run *run, const char **why)

@@ -25,7 +25,7 @@
 enum { SUM_DESC_RSS, SUM_DESC_CPU, SUM_DESC_THREADS, SUM_DESC_COUNT };
 /* The tree's /proc/PID/io counters (proc_metrics.csv), in that file's order of /proc/PID/io. */
 #define SUM_PIO_COUNT 7
-extern const int sum_pio_cols[SUM_PIO_COUNT]; /* SUM_PROC_RCHAR, ... */
+extern const int sum_pio_cols[SUM_PIO_COUNT]; /* HW_PROC_COL_RCHAR, ... */
 #define SUM_MAX_PHASES 4096   /* phases beyond this are counted, not summarized */
 #define SUM_PHASE_QUANT_MAX 256 /* phases beyond this get mean/min/max but no percentiles */
 #define SUM_MAX_ERRORS 32     /* error-like events listed (all are counted) */
@@ -39,13 +39,13 @@ struct sum_gpu {
     bool in_query, in_dmon;
     char uuid[64];
     uint64_t samples;
-    struct sum_stat m[SUM_GM_COUNT];
-    struct sum_stat dm[SUM_DM_COUNT];
+    struct sum_stat m[RD_GM_COUNT];
+    struct sum_stat dm[RD_DM_COUNT];
     struct sum_stat interval;
-    struct sum_energy energy;
+    struct rd_energy energy;
     /* streaming state */
     double prev_t, dmon_prev_t;
-    /* GPM activity (hw_gpm.csv), SUM_DM_GPM_FIRST + i */
+    /* GPM activity (hw_gpm.csv), RD_DM_GPM_FIRST + i */
     bool in_gpm;
     struct sum_stat gpm[HW_GPM_NCOLS];
     double gpm_prev_t;
@@ -59,7 +59,7 @@ struct sum_pmon_acc {
 };
 
 struct sum_phase_gpu {
-    struct sum_stat m[SUM_GM_COUNT];
+    struct sum_stat m[RD_GM_COUNT];
     double energy_j;
     struct sum_stat gpm[HW_GPM_NCOLS];
     struct sum_clk_acc *clk; /* its clocks (hw_health.csv, clocks.h); NULL: no row */
@@ -95,7 +95,7 @@ struct sum_phase_acc {
     double t0, t1;
     uint64_t line;
     bool no_quant; /* beyond SUM_PHASE_QUANT_MAX: no percentiles */
-    struct sum_phase_gpu *gpu[SUM_MAX_GPUS];
+    struct sum_phase_gpu *gpu[RD_MAX_GPUS];
     struct sum_stat cpu_usr, cpu_idle, proc_rss, proc_cpu;
     /* how it ended (runlog time / the Python package), see outcome.h */
     int exit_status; /* -1: not said */
@@ -125,7 +125,7 @@ struct sum_open_phase {
  * figures (percentages times seconds; bytes), to take out of the cadence row that covers them. */
 struct sum_row_pend {
     double t_row, t_cad; /* the previous row's time, and the previous cadence row's */
-    double acc[(int)SUM_CPU_COUNT > (int)SUM_PROC_COUNT ? (int)SUM_CPU_COUNT : (int)SUM_PROC_COUNT];
+    double acc[(int)HW_CPU_COL_COUNT > (int)HW_PROC_COL_COUNT ? (int)HW_CPU_COL_COUNT : (int)HW_PROC_COL_COUNT];
     bool any;
 };
 #define SUM_EDGE_TOL_S 0.1 /* (at most a quarter of the interval) */
@@ -159,12 +159,12 @@ enum sum_tz_source { SUM_TZ_FROM_START_EVENT, SUM_TZ_FROM_OPTION, SUM_TZ_DEFAULT
 /* Where a run's files are: dir (may be NULL) and one path per kind (NULL: not given). */
 struct sum_inputs {
     const char *dir;
-    const char *path[SUM_KIND_COUNT];
+    const char *path[HW_FILE_COUNT];
 };
 
 struct sum_config {
     bool have_tz;              /* --smi-tz given */
-    struct sum_tz tz;
+    struct rd_tz tz;
     size_t max_line;           /* 0: the readers' default */
     bool libcsv_only;          /* the readers' opts.libcsv_only (the benchmark's baseline) */
     /* Where problems go ("FILE:LINE: reason" already formatted); NULL: dropped. */
@@ -190,19 +190,19 @@ struct sum_param {
 
 struct sum_run {
     char *dir;
-    struct sum_run_info info;
+    struct rd_run_info info;
     enum sum_tz_source tz_source;
-    struct sum_tz tz;
+    struct rd_tz tz;
     bool tz_start_unrecognized;
 
     /* files */
-    struct sum_quality q[SUM_KIND_COUNT];
+    struct rd_quality q[HW_FILE_COUNT];
     /* why a present file could not be read, in words ("is a FIFO"), once for every output;
      * "" when it was read */
-    char read_error[SUM_KIND_COUNT][96];
-    char *path[SUM_KIND_COUNT];
-    struct sum_stat q_interval[SUM_KIND_COUNT];
-    uint64_t diag_count[SUM_KIND_COUNT];
+    char read_error[HW_FILE_COUNT][96];
+    char *path[HW_FILE_COUNT];
+    struct sum_stat q_interval[HW_FILE_COUNT];
+    uint64_t diag_count[HW_FILE_COUNT];
     int cur_kind;
 
     double t_min, t_max; /* over every sample and entry */
@@ -211,11 +211,11 @@ struct sum_run {
     uint64_t edge_rows; /* cpu_metrics.csv rows of edge samples (not the cadence's) */
 
     /* GPUs */
-    struct sum_gpu *gpu[SUM_MAX_GPUS];
-    uint64_t gpu_rows_dropped; /* GPU numbers >= SUM_MAX_GPUS */
+    struct sum_gpu *gpu[RD_MAX_GPUS];
+    uint64_t gpu_rows_dropped; /* GPU numbers >= RD_MAX_GPUS */
     /* every GPU together (pytyche's keys) and dmon's "mem" column over every GPU: n, sum and
      * max only (sum_stat_init_mean_max) */
-    struct sum_stat all[SUM_GM_COUNT];
+    struct sum_stat all[RD_GM_COUNT];
     struct sum_stat dmon_mem_all;
     struct sum_together together; /* every GPU at one instant (together.h) */
 
@@ -244,7 +244,7 @@ struct sum_run {
     char *cgroup_json; /* the start event's data.cgroup */
 
     /* CPU and container */
-    struct sum_stat cpu[SUM_CPU_COUNT];
+    struct sum_stat cpu[HW_CPU_COL_COUNT];
     /* the tracked process's descendants, per proc_metrics.csv row: tree minus main process
      * (gpu_tracker's "descendants"; the tree is its "combined", main_* its "main") */
     struct sum_stat desc[SUM_DESC_COUNT];
@@ -261,7 +261,7 @@ struct sum_run {
     double sys_prev_t, kpeak_prev;
 
     /* process tree */
-    struct sum_stat proc[SUM_PROC_COUNT];
+    struct sum_stat proc[HW_PROC_COL_COUNT];
 
     /* GPU memory of processes (gpu_procs.csv) */
     uint64_t gp_rows;
@@ -284,12 +284,12 @@ struct sum_run {
     size_t nparams;
     uint64_t params_dropped;
     struct sum_timeline *tl; /* NULL unless cfg->timeline_cols */
-    uint8_t gpu_seen[SUM_MAX_GPUS]; /* the GPUs' numbers, ascending (the timeline's energy) */
+    uint8_t gpu_seen[RD_MAX_GPUS]; /* the GPUs' numbers, ascending (the timeline's energy) */
     struct sum_jseries *jser; /* NULL unless cfg->job_series */
     /* why the GPUs were slow, whether they were healthy (hw_health.csv, clocks.h), by number */
-    struct sum_clk_gpu *clk[SUM_MAX_GPUS];
+    struct sum_clk_gpu *clk[RD_MAX_GPUS];
     /* the GPUs' energy counters (hw_energy.csv, ecount.h), by number; NULL: no read */
-    struct sum_ecount *ecnt[SUM_MAX_GPUS];
+    struct sum_ecount *ecnt[RD_MAX_GPUS];
     /* per-process GPU use (hw_pmon.csv), by number; NULL: no line */
     struct sum_pmon_gpu {
         struct sum_pmon_acc acc;
@@ -302,7 +302,7 @@ struct sum_run {
         int nseen;
         bool seen_none;
         uint64_t lines, own_lines, other_lines;
-    } *pm[SUM_MAX_GPUS];
+    } *pm[RD_MAX_GPUS];
     /* their health warnings (clocks.h's sum_clk_warnings, GPUs in order), made once when the
      * files are read: the words every output shows */
     char health_warn[SUM_MAX_HEALTH_WARNINGS][160];
@@ -316,7 +316,7 @@ void sum_run_free(struct sum_run *run); /* accepts NULL */
 
 /* Fill in the file paths of a run directory (those that exist) into in; paths are malloc'd into
  * storage[] (caller frees each). */
-void sum_inputs_from_dir(struct sum_inputs *in, const char *dir, char *storage[SUM_KIND_COUNT]);
+void sum_inputs_from_dir(struct sum_inputs *in, const char *dir, char *storage[HW_FILE_COUNT]);
 
 /* Read the inputs and compute the summary into run. Returns 0 when something usable was found,
  * -ENODATA when nothing was, or -errno of the first file that exists but could not be read
@@ -379,10 +379,10 @@ double sum_run_expected_cores(const struct sum_run *run, const char **source);
 /* The interval the gap rule uses for a file's rows: a GPU's energy interval (interval_sec of
  * gpus[].energy) for hw_metrics.csv (gpu >= 0), else the median step of the file (quality's
  * interval_sec.median). NAN when unknown. */
-double sum_run_gap_interval(const struct sum_run *run, enum sum_kind kind, int gpu);
-/* Gaps in a file's sampling (quality.files[].gaps): steps longer than SUM_GAP_FACTOR times its
+double sum_run_gap_interval(const struct sum_run *run, enum hw_file kind, int gpu);
+/* Gaps in a file's sampling (quality.files[].gaps): steps longer than RD_GAP_FACTOR times its
  * median step. */
-uint64_t sum_run_file_gaps(const struct sum_run *run, enum sum_kind kind);
+uint64_t sum_run_file_gaps(const struct sum_run *run, enum hw_file kind);
 /* The run's start and end in epoch seconds (the start event, else the first time seen; the
  * start plus sum_run_duration()); false when the run has no time at all. */
 bool sum_run_span(const struct sum_run *run, double *t0, double *t1);
@@ -402,8 +402,8 @@ static inline uint64_t sum_phase_gpu_rows(const struct sum_phase_gpu *pg)
 {
     if (!pg)
         return 0;
-    return pg->m[SUM_GM_UTIL].n > pg->m[SUM_GM_POWER].n ? pg->m[SUM_GM_UTIL].n
-                                                        : pg->m[SUM_GM_POWER].n;
+    return pg->m[RD_GM_UTIL].n > pg->m[RD_GM_POWER].n ? pg->m[RD_GM_UTIL].n
+                                                        : pg->m[RD_GM_POWER].n;
 }
 long sum_phase_gpu_samples(const struct sum_run *run, const struct sum_phase_acc *p);
 /* Where hwmon read a phase's counters: "measured" (at its begin and its end), "begin", "end",

@@ -26,7 +26,7 @@ struct sum_timeline *sum_tl_new(int cols, bool spark_only)
     tl->width = FIRST_WIDTH;
     tl->hi = -1;
     tl->t_lo = tl->t_hi = NAN;
-    for (int k = 0; k < SUM_KIND_COUNT; k++)
+    for (int k = 0; k < HW_FILE_COUNT; k++)
         tl->host_last_t[k] = NAN;
     tl->energy_last_t = NAN;
     tl->io_last_t = NAN;
@@ -219,28 +219,28 @@ static struct sum_tl_gpu *tl_gpu(struct sum_timeline *tl, int g)
             tl->oom = true;
             return NULL;
         }
-        for (int k = 0; k < SUM_KIND_COUNT; k++)
+        for (int k = 0; k < HW_FILE_COUNT; k++)
             tl->gpu[g]->last_t[k] = NAN;
     }
     return tl->gpu[g];
 }
 
 /* Where each per-GPU series comes from in hw_metrics.csv, hw_dmon.csv and hw_gpm.csv (-1: no). */
-static const int from_query[SUM_TL_GCOUNT] = {SUM_GM_UTIL,
-                                              SUM_GM_MEM_UTIL,
-                                              SUM_GM_MEM_USED,
-                                              SUM_GM_MEM_TOTAL,
-                                              SUM_GM_POWER,
-                                              SUM_GM_SM_CLOCK,
+static const int from_query[SUM_TL_GCOUNT] = {RD_GM_UTIL,
+                                              RD_GM_MEM_UTIL,
+                                              RD_GM_MEM_USED,
+                                              RD_GM_MEM_TOTAL,
+                                              RD_GM_POWER,
+                                              RD_GM_SM_CLOCK,
                                               -1,
                                               -1,
                                               -1};
-static const int from_dmon[SUM_TL_GCOUNT] = {SUM_DM_SM,  SUM_DM_MEM,  SUM_DM_FB, -1,
-                                             SUM_DM_PWR, SUM_DM_PCLK, -1,        -1, -1};
-static const int from_gpm[SUM_TL_GCOUNT] = {-1, -1, -1, -1, -1, -1, SUM_DM_SMUTIL, SUM_DM_MMAACT,
+static const int from_dmon[SUM_TL_GCOUNT] = {RD_DM_SM,  RD_DM_MEM,  RD_DM_FB, -1,
+                                             RD_DM_PWR, RD_DM_PCLK, -1,        -1, -1};
+static const int from_gpm[SUM_TL_GCOUNT] = {-1, -1, -1, -1, -1, -1, RD_DM_SMUTIL, RD_DM_MMAACT,
                                             -1};
 
-static void gpu_values(struct sum_timeline *tl, enum sum_kind kind, int gpu, double t,
+static void gpu_values(struct sum_timeline *tl, enum hw_file kind, int gpu, double t,
                        const double *v, const int *map)
 {
     struct sum_tl_gpu *g = tl_gpu(tl, gpu);
@@ -253,10 +253,10 @@ static void gpu_values(struct sum_timeline *tl, enum sum_kind kind, int gpu, dou
     for (int m = 0; m < SUM_TL_GCOUNT; m++) {
         if (map[m] < 0)
             continue;
-        if (kind == SUM_KIND_DMON && (tl->have_query & (1u << m)))
+        if (kind == HW_FILE_DMON && (tl->have_query & (1u << m)))
             continue; /* hw_metrics.csv measured it */
         double x = v[map[m]];
-        if (kind == SUM_KIND_GPU && isfinite(x))
+        if (kind == HW_FILE_GPU && isfinite(x))
             tl->have_query |= 1u << m;
         if (tl->spark_only) {
             if (m == SUM_TL_UTIL)
@@ -268,18 +268,18 @@ static void gpu_values(struct sum_timeline *tl, enum sum_kind kind, int gpu, dou
     }
 }
 
-void sum_tl_gpu_row(struct sum_timeline *tl, const struct sum_gpu_row *r)
+void sum_tl_gpu_row(struct sum_timeline *tl, const struct rd_gpu_row *r)
 {
-    gpu_values(tl, SUM_KIND_GPU, r->gpu, r->t, r->v, from_query);
+    gpu_values(tl, HW_FILE_GPU, r->gpu, r->t, r->v, from_query);
 }
 
-void sum_tl_dmon_row(struct sum_timeline *tl, enum sum_kind kind, const struct sum_dmon_row *r)
+void sum_tl_dmon_row(struct sum_timeline *tl, enum hw_file kind, const struct rd_dmon_row *r)
 {
     if (r->gpu < 0) /* dmon without -o DT has no time: nothing to place */
         return;
-    if (kind == SUM_KIND_GPM && tl->spark_only)
+    if (kind == HW_FILE_GPM && tl->spark_only)
         return;
-    gpu_values(tl, kind, r->gpu, r->t, r->v, kind == SUM_KIND_GPM ? from_gpm : from_dmon);
+    gpu_values(tl, kind, r->gpu, r->t, r->v, kind == HW_FILE_GPM ? from_gpm : from_dmon);
 }
 
 void sum_tl_health_row(struct sum_timeline *tl, int gpu, double t, double capped)
@@ -289,11 +289,11 @@ void sum_tl_health_row(struct sum_timeline *tl, int gpu, double t, double capped
     struct sum_tl_gpu *g = tl_gpu(tl, gpu);
     if (!g || !isfinite(t))
         return;
-    double step = step_from(&g->last_t[SUM_KIND_HEALTH], t);
+    double step = step_from(&g->last_t[HW_FILE_HEALTH], t);
     int b = place(tl, t);
     if (b < 0)
         return;
-    g->from[SUM_TL_CAPPED] = SUM_KIND_HEALTH;
+    g->from[SUM_TL_CAPPED] = HW_FILE_HEALTH;
     add(tl, &g->s[SUM_TL_CAPPED], b, capped, step);
 }
 
@@ -301,7 +301,7 @@ struct host_col {
     int os, col;
 };
 
-static void host_row(struct sum_timeline *tl, enum sum_kind kind, double t, const double *v,
+static void host_row(struct sum_timeline *tl, enum hw_file kind, double t, const double *v,
                      const struct host_col *map, size_t n)
 {
     if (tl->spark_only || !isfinite(t))
@@ -312,20 +312,20 @@ static void host_row(struct sum_timeline *tl, enum sum_kind kind, double t, cons
         add(tl, &tl->os[map[i].os], b, v[map[i].col], step);
 }
 
-void sum_tl_cpu_row(struct sum_timeline *tl, const struct sum_cpu_row *r)
+void sum_tl_cpu_row(struct sum_timeline *tl, const struct rd_cpu_row *r)
 {
     static const struct host_col map[] = {
-        {SUM_TL_USR, SUM_CPU_USR},          {SUM_TL_SYS, SUM_CPU_SYS},
-        {SUM_TL_IOWAIT, SUM_CPU_IOWAIT},    {SUM_TL_CGMEM, SUM_CPU_CG_MEM},
-        {SUM_TL_CGMAX, SUM_CPU_CG_MEM_MAX},
+        {SUM_TL_USR, HW_CPU_COL_USR},          {SUM_TL_SYS, HW_CPU_COL_SYS},
+        {SUM_TL_IOWAIT, HW_CPU_COL_IOWAIT},    {SUM_TL_CGMEM, HW_CPU_COL_CG_MEM},
+        {SUM_TL_CGMAX, HW_CPU_COL_CG_MEM_MAX},
     };
-    host_row(tl, SUM_KIND_CPU, r->t, r->v, map, sizeof map / sizeof map[0]);
+    host_row(tl, HW_FILE_CPU, r->t, r->v, map, sizeof map / sizeof map[0]);
 }
 
-void sum_tl_proc_row(struct sum_timeline *tl, const struct sum_proc_row *r)
+void sum_tl_proc_row(struct sum_timeline *tl, const struct rd_proc_row *r)
 {
-    static const struct host_col map[] = {{SUM_TL_RSS, SUM_PROC_RSS}, {SUM_TL_PCPU, SUM_PROC_CPU}};
-    host_row(tl, SUM_KIND_PROC, r->t, r->v, map, sizeof map / sizeof map[0]);
+    static const struct host_col map[] = {{SUM_TL_RSS, HW_PROC_COL_RSS}, {SUM_TL_PCPU, HW_PROC_COL_CPU}};
+    host_row(tl, HW_FILE_PROC, r->t, r->v, map, sizeof map / sizeof map[0]);
 }
 
 void sum_tl_io(struct sum_timeline *tl, double t, const double bytes[4], double dt)
@@ -402,7 +402,7 @@ static void join_command(struct sum_timeline *tl, struct json_object *cmd)
     out[len] = '\0';
 }
 
-void sum_tl_event(struct sum_timeline *tl, const struct sum_event *e)
+void sum_tl_event(struct sum_timeline *tl, const struct rd_event *e)
 {
     if (!strcmp(e->name, "start")) {
         struct json_object *cmd;

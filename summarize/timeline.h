@@ -77,8 +77,8 @@ struct sum_tl_series {
 
 struct sum_tl_gpu {
     struct sum_tl_series s[SUM_TL_GCOUNT];
-    enum sum_kind from[SUM_TL_GCOUNT]; /* the file each series came from */
-    double last_t[SUM_KIND_COUNT];     /* this GPU's previous row in each file (NAN: none) */
+    enum hw_file from[SUM_TL_GCOUNT]; /* the file each series came from */
+    double last_t[HW_FILE_COUNT];     /* this GPU's previous row in each file (NAN: none) */
 };
 
 struct sum_tl_event {
@@ -97,7 +97,7 @@ struct sum_timeline {
     unsigned have_query; /* SUM_TL_* bits hw_metrics.csv measured (dmon stands in for others) */
     struct sum_tl_gpu *gpu[SUM_TL_MAX_GPUS];
     struct sum_tl_series os[SUM_TL_OCOUNT];
-    double host_last_t[SUM_KIND_COUNT];
+    double host_last_t[HW_FILE_COUNT];
     double energy_last_t; /* the energy series' previous step */
     double io_last_t;     /* the disk and network series' previous row */
     struct sum_tl_event *ev;
@@ -113,16 +113,16 @@ struct sum_timeline *sum_tl_new(int cols, bool spark_only);
 void sum_tl_free(struct sum_timeline *tl); /* accepts NULL */
 
 /* The hooks summary.c calls while it accounts the rows, in file order. */
-void sum_tl_event(struct sum_timeline *tl, const struct sum_event *e);
-void sum_tl_gpu_row(struct sum_timeline *tl, const struct sum_gpu_row *r);
-/* hw_dmon.csv (kind SUM_KIND_DMON: stands in for what hw_metrics.csv never measured) or
- * hw_gpm.csv (SUM_KIND_GPM: SM and tensor activity). */
-void sum_tl_dmon_row(struct sum_timeline *tl, enum sum_kind kind, const struct sum_dmon_row *r);
-void sum_tl_cpu_row(struct sum_timeline *tl, const struct sum_cpu_row *r);
+void sum_tl_event(struct sum_timeline *tl, const struct rd_event *e);
+void sum_tl_gpu_row(struct sum_timeline *tl, const struct rd_gpu_row *r);
+/* hw_dmon.csv (kind HW_FILE_DMON: stands in for what hw_metrics.csv never measured) or
+ * hw_gpm.csv (HW_FILE_GPM: SM and tensor activity). */
+void sum_tl_dmon_row(struct sum_timeline *tl, enum hw_file kind, const struct rd_dmon_row *r);
+void sum_tl_cpu_row(struct sum_timeline *tl, const struct rd_cpu_row *r);
 /* A hw_health.csv row of GPU gpu at t: capped 1 (a power or thermal reason was active), 0, or
  * NAN (not measured); the HTML shades the capped time. */
 void sum_tl_health_row(struct sum_timeline *tl, int gpu, double t, double capped);
-void sum_tl_proc_row(struct sum_timeline *tl, const struct sum_proc_row *r);
+void sum_tl_proc_row(struct sum_timeline *tl, const struct rd_proc_row *r);
 /* A cpu_metrics.csv row's disk and network bytes (SUM_IO_*, NAN unmeasured) over the dt seconds
  * before it, as the summary counts them (system.h): drawn as rates. */
 void sum_tl_io(struct sum_timeline *tl, double t, const double bytes[4], double dt);

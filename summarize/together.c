@@ -46,7 +46,7 @@ static void close_instant(struct sum_together *t)
 
 void sum_together_row(struct sum_together *t, int gpu, double tm, const double *v)
 {
-    if (gpu < 0 || gpu >= SUM_MAX_GPUS)
+    if (gpu < 0 || gpu >= RD_MAX_GPUS)
         return;
     uint64_t bit = 1ull << (gpu % 64);
     if (t->seen[gpu / 64] & bit) /* this GPU again: the loop's next instant */
@@ -54,8 +54,8 @@ void sum_together_row(struct sum_together *t, int gpu, double tm, const double *
     t->seen[gpu / 64] |= bit;
     if (!t->k++)
         t->t0 = tm;
-    double mem = v[SUM_GM_MEM_USED], total = v[SUM_GM_MEM_TOTAL], util = v[SUM_GM_UTIL];
-    double power = v[SUM_GM_POWER];
+    double mem = v[RD_GM_MEM_USED], total = v[RD_GM_MEM_TOTAL], util = v[RD_GM_UTIL];
+    double power = v[RD_GM_POWER];
     t->power_ok &= isfinite(power);
     if (t->power_ok)
         t->power += power;
@@ -80,7 +80,7 @@ void sum_together_finish(struct sum_together *t)
 void sum_together_figs(const struct sum_together *t, struct sum_together_figs *o)
 {
     *o = (struct sum_together_figs){0, 0, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
-    int k = SUM_MAX_GPUS;
+    int k = RD_MAX_GPUS;
     while (k > 0 && !t->by[k].n)
         k--;
     if (!k)

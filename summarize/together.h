@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "jobseries.h"
-#include "readers.h" /* SUM_GM_COUNT, SUM_MAX_GPUS */
+#include "readers.h" /* RD_GM_COUNT, RD_MAX_GPUS */
 
 /* The instants with k GPUs: n, and per metric how many had it and its max and sum. */
 struct sum_together_k {
@@ -24,12 +24,12 @@ struct sum_together_k {
 struct sum_together {
     /* the instant being filled */
     int k;
-    uint64_t seen[SUM_MAX_GPUS / 64];
+    uint64_t seen[RD_MAX_GPUS / 64];
     double t0; /* its first row's time */
     double mem, total, util, power;
     bool mem_ok, total_ok, util_ok, power_ok;
     int busy;
-    struct sum_together_k by[SUM_MAX_GPUS + 1];
+    struct sum_together_k by[RD_MAX_GPUS + 1];
     struct sum_jseries *series; /* NULL, or every instant goes there too (a job's node) */
 };
 
@@ -48,7 +48,7 @@ struct sum_together_figs {
 };
 
 void sum_together_init(struct sum_together *t);
-/* One row of GPU gpu (0 to SUM_MAX_GPUS - 1) at time tm with hw_metrics.csv's values v. */
+/* One row of GPU gpu (0 to RD_MAX_GPUS - 1) at time tm with hw_metrics.csv's values v. */
 void sum_together_row(struct sum_together *t, int gpu, double tm, const double *v);
 /* The rows are over: the last instant counts. */
 void sum_together_finish(struct sum_together *t);

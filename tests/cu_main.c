@@ -1,4 +1,5 @@
-/* The CUnit runner every test program shares: `prog [-s SUITE [-t TEST]] [-l]`.
+/* The CUnit runner every test program shares: `prog [-s SUITE [-t TEST]] [-l]`; -l lists
+ * "SUITE TIMEOUT" lines, which CTest's test list is made of (tests/discover.cmake).
  * Each test program defines cu_register_all() to add its suites. Exit status: 0 all passed,
  * 1 a test failed, 64 bad usage, 70 CUnit itself failed (Cyclone DDS's runner), TH_SKIP_STATUS (77)
  * when nothing failed but a test could not run here (th_skip). */
@@ -8,6 +9,30 @@
 #include <string.h>
 
 #include "testutil.h"
+
+/* The suites' time limits, by registration order (a test program has a few dozen at most). */
+struct suite_timeout {
+    const char *name;
+    int timeout_s;
+};
+static struct suite_timeout timeouts[128];
+static size_t ntimeouts;
+
+struct CU_Suite *th_add_suite(const char *name, int (*init)(void), int (*clean)(void),
+                              int timeout_s)
+{
+    if (ntimeouts < sizeof timeouts / sizeof timeouts[0])
+        timeouts[ntimeouts++] = (struct suite_timeout){name, timeout_s};
+    return CU_add_suite(name, init, clean);
+}
+
+static int timeout_of(const char *name)
+{
+    for (size_t i = 0; i < ntimeouts; i++)
+        if (!strcmp(timeouts[i].name, name))
+            return timeouts[i].timeout_s;
+    return 60;
+}
 
 int main(int argc, char **argv)
 {
@@ -34,7 +59,7 @@ int main(int argc, char **argv)
     }
     if (list) {
         for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext)
-            printf("%s\n", s->pName);
+            printf("%s %d\n", s->pName, timeout_of(s->pName));
         CU_cleanup_registry();
         return 0;
     }

@@ -7,8 +7,15 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Defined by each test program: adds its suites to the CUnit registry. */
+/* Defined by each test program: adds its suites to the CUnit registry (th_add_suite). */
 void cu_register_all(void);
+
+/* CU_add_suite, with the suite's time limit in seconds: `prog -l` lists "name timeout" per
+ * suite, which is how CTest finds the suites (tests/CMakeLists.txt, hwrun_add_cunit): a suite
+ * added here is a CTest test without a word in CMake. */
+struct CU_Suite;
+struct CU_Suite *th_add_suite(const char *name, int (*init)(void), int (*clean)(void),
+                              int timeout_s);
 
 /* Path of a built program or data dir, from the environment CTest sets (HWRUN_RUNLOG_BIN,
  * HWRUN_HWMON_BIN, HWRUN_SUMMARIZE_BIN, HWRUN_FAKE_SMI, HWRUN_TESTDATA, HWRUN_SHARED_DIR,

@@ -30,4 +30,16 @@ _Noreturn void hw_usage_error(const char *fmt, ...) HW_PRINTF(1, 2);
  * (jq, coreutils). Call once from main before returning. Returns the status to exit with. */
 int hw_close_stdout(int status);
 
+/* A tool's exit statuses, its one table: --help prints it (hw_print_exit_codes) and the man
+ * page's EXIT STATUS lists the same codes (tests/docs/options_documented.sh checks). code < 0
+ * is "N", a status passed through from the command. meaning may hold '\n' (continued lines). */
+struct hw_exit_doc {
+    int code;
+    const char *meaning;
+};
+#define HW_EXIT_PASSED (-1)
+
+/* "Exit status:" and one "  CODE  meaning" line per entry, to f (a FILE *). */
+void hw_print_exit_codes(void *f, const struct hw_exit_doc *t, unsigned n);
+
 #endif

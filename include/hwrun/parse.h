@@ -12,6 +12,14 @@
  * *out is untouched on failure. */
 int hw_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int hw_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
+
+/* ---- the one integer parser ----------------------------------------------------------------
+ * Decimal digits at p, before end, in the "C" locale: the pointer after them, or NULL when
+ * there are none. The value saturates (at UINT64_MAX, or +-INT64_MAX) and *over (may be NULL)
+ * says so. hw_scan_i64 first skips blanks and takes a sign. The parsers above, and every integer
+ * of /proc, cgroup, sysfs and nvidia-smi text, go through these. */
+const char *hw_scan_u64(const char *p, const char *end, uint64_t *out, bool *over);
+const char *hw_scan_i64(const char *p, const char *end, int64_t *out, bool *over);
 /* Finite decimal or exponent notation only (no inf/nan/hex). */
 int hw_parse_double(const char *s, double min, double max, double *out);
 

@@ -23,7 +23,7 @@
 #define HW_PMON_FILE "hw_pmon.csv"
 #define HW_SUMMARY_FILE "summary.json"
 
-/* The files of a run, in summarize's order (enum sum_kind is this enum). */
+/* The files of a run, in summarize's order (enum hw_file is this enum). */
 enum hw_file {
     HW_FILE_GPU,
     HW_FILE_DMON,
@@ -63,7 +63,7 @@ extern const char *const hw_file_names[HW_FILE_COUNT]; /* HW_GPU_FILE, ... */
  * is written only inside a cgroup whose files hwmon can read; the disk, network and free-space
  * group always (cells empty when unmeasured; disk_* and net_* are bytes since the previous row).
  * An empty cgroup_cpu_limit_cores or cgroup_mem_max_mib means no limit: not a placeholder.
- * summarize's enum sum_cpu_col is this enum. */
+ * summarize's enum hw_cpu_col is this enum. */
 #define HW_CPU_CG_LIMIT "cgroup_cpu_limit_cores"
 #define HW_CPU_CG_PCT "cgroup_cpu_pct"
 #define HW_CPU_CG_MEM "cgroup_mem_current_mib"
@@ -107,7 +107,7 @@ enum hw_cpu_col {
 extern const char *const hw_cpu_cols[HW_CPU_COL_COUNT]; /* "usr_pct", ... */
 
 /* proc_metrics.csv: HW_COL_TIMESTAMP, then these in this order; pss_mib only with PSS on
- * (--no-pss leaves the column out). summarize's enum sum_proc_col is this enum. */
+ * (--no-pss leaves the column out). summarize's enum hw_proc_col is this enum. */
 enum hw_proc_col {
     HW_PROC_COL_PROCS,
     HW_PROC_COL_THREADS,

@@ -38,7 +38,6 @@ __all__ = ["RunLog", "library_path", "library_version", "FSYNC_LINE", "FSYNC_CLO
            # monitors and summaries (monitor.py): hwmon and summarize, run from Python
            "HWMonitor", "Monitor", "ResourceSummary", "build_resource_summary", "RunSummary",
            "summarize", "SummarizeError"]
-__version__ = "0.1.0"
 
 # rl_open() flags and rl_type values: include/runlog.h.
 FSYNC_LINE = 1 << 0
@@ -134,6 +133,11 @@ _lib.rl_phase_end.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Span), ctypes.POI
 _lib.rl_phase_end.restype = ctypes.c_int
 _lib.rl_version.argtypes = []
 _lib.rl_version.restype = ctypes.c_char_p
+
+
+# The release this package belongs to: librunlog's, which takes it from include/runlog.h, the
+# one place it is defined.
+__version__ = _lib.rl_version().decode()
 
 
 def library_path():

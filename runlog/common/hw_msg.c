@@ -87,3 +87,23 @@ int hw_close_stdout(int status)
     }
     return status;
 }
+
+void hw_print_exit_codes(void *fp, const struct hw_exit_doc *t, unsigned n)
+{
+    FILE *f = fp;
+    fputs("Exit status:\n", f);
+    for (unsigned i = 0; i < n; i++) {
+        char code[16];
+        if (t[i].code >= 0)
+            snprintf(code, sizeof code, "%d", t[i].code);
+        else
+            snprintf(code, sizeof code, "N");
+        fprintf(f, "  %-4s ", code);
+        for (const char *m = t[i].meaning; *m; m++) {
+            fputc(*m, f);
+            if (*m == '\n' && m[1])
+                fputs("       ", f);
+        }
+        fputc('\n', f);
+    }
+}

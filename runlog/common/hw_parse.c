@@ -13,16 +13,62 @@ static bool is_blank(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
+const char *hw_scan_u64(const char *p, const char *end, uint64_t *out, bool *over)
+{
+    if (p >= end || *p < '0' || *p > '9')
+        return NULL;
+    uint64_t v = 0;
+    bool sat = false;
+    while (p < end && *p >= '0' && *p <= '9') {
+        unsigned d = (unsigned)(*p - '0');
+        if (v > (UINT64_MAX - d) / 10) {
+            v = UINT64_MAX;
+            sat = true;
+        } else {
+            v = v * 10 + d;
+        }
+        p++;
+    }
+    *out = v;
+    if (over)
+        *over = sat;
+    return p;
+}
+
+const char *hw_scan_i64(const char *p, const char *end, int64_t *out, bool *over)
+{
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    bool neg = false;
+    if (p < end && (*p == '-' || *p == '+')) {
+        neg = *p == '-';
+        p++;
+    }
+    uint64_t v;
+    bool sat;
+    p = hw_scan_u64(p, end, &v, &sat);
+    if (!p)
+        return NULL;
+    if (v > INT64_MAX) {
+        v = INT64_MAX;
+        sat = true;
+    }
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    if (over)
+        *over = sat;
+    return p;
+}
+
 int hw_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
     if (!s || !*s || *s == '-' || *s == '+' || is_blank(*s))
         return -EINVAL;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end != '\0')
+    const char *end = s + strlen(s);
+    uint64_t v;
+    bool over;
+    if (hw_scan_u64(s, end, &v, &over) != end)
         return -EINVAL;
-    if (errno == ERANGE || v < min || v > max)
+    if (over || v < min || v > max)
         return -ERANGE;
     *out = v;
     return 0;
@@ -32,12 +78,12 @@ int hw_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
 {
     if (!s || !*s || is_blank(*s))
         return -EINVAL;
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (*end != '\0')
+    const char *end = s + strlen(s);
+    int64_t v;
+    bool over;
+    if (hw_scan_i64(s, end, &v, &over) != end)
         return -EINVAL;
-    if (errno == ERANGE || v < min || v > max)
+    if (over || v < min || v > max)
         return -ERANGE;
     *out = v;
     return 0;

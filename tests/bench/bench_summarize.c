@@ -209,7 +209,7 @@ static struct took library(const char *path, bool libcsv_only)
 {
     double t0 = now(), c0 = cpu_now();
     struct sum_inputs in = {0};
-    in.path[SUM_KIND_GPU] = path;
+    in.path[HW_FILE_GPU] = path;
     struct sum_run *run = sum_run_new();
     struct sum_config cfg = {.libcsv_only = libcsv_only};
     sum_run_summarize(run, &in, &cfg);

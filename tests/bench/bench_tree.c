@@ -29,7 +29,8 @@
 #include <unistd.h>
 
 #include "csvout.h"
-#include "procfs.h"
+#include "machine.h"
+#include "proctree.h"
 
 static double cpu_now(void)
 {

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Every long option a tool accepts (its getopt_long table in main.c) is shown by its --help and
-# described in its man page, and neither names one the tool does not accept.
+# described in its man page, and neither names one the tool does not accept; and the exit
+# statuses --help lists (the tool's one table, hw_print_exit_codes) are the man page's.
 # Usage: options_documented.sh BINARY MAIN_C MAN_PAGE
 set -u
 bin=$1 src=$2 man=$3
@@ -24,5 +25,13 @@ for opt in $helped; do
     grep -qx -- "$opt" <<<"$accepted" || { echo "$name: --help names --$opt, which is not accepted"; fail=1; }
 done
 [ -n "$accepted" ] || { echo "$name: no getopt_long table found in $src"; fail=1; }
+# exit statuses: "  CODE  meaning" lines after "Exit status:" in --help; in the man page the
+# .B/.I lines right after .TP in the EXIT STATUS section
+help_codes=$("$bin" --help | awk '/^Exit status:/ { on = 1; next } on && /^  [0-9N]/ { print $1 }' | sort)
+man_codes=$(awk '/^\.SH/ { on = ($0 ~ /EXIT STATUS/) } on && prev == ".TP" && /^\.[BI] / { print $2 }
+                { prev = $0 }' "$man" | sort)
+[ -n "$help_codes" ] || { echo "$name: --help lists no exit status"; fail=1; }
+[ "$help_codes" = "$man_codes" ] ||
+    { echo "$name: exit statuses: --help says" $help_codes "but $(basename "$man") says" $man_codes; fail=1; }
 [ "$fail" = 0 ] && echo "$name: $(wc -w <<<"$accepted") long options, all in --help and the man page"
 exit $fail

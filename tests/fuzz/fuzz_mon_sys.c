@@ -10,7 +10,7 @@
 #include "cgroup.h"
 #include "context.h"
 #include "fsspace.h"
-#include "procfs.h"
+#include "machine.h"
 #include "sysio.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

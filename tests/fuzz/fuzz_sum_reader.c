@@ -10,17 +10,17 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check_gpu(void *ctx, const struct sum_gpu_row *r)
+static void check_gpu(void *ctx, const struct rd_gpu_row *r)
 {
     (void)ctx;
     if (r->gpu < 0 || (r->uuid && strlen(r->uuid) > (1u << 20)))
         abort();
-    for (int m = 0; m < SUM_GM_COUNT; m++)
+    for (int m = 0; m < RD_GM_COUNT; m++)
         if (isinf(r->v[m]))
             abort(); /* finite or NAN only */
 }
 
-static void check_dmon(void *ctx, const struct sum_dmon_row *r)
+static void check_dmon(void *ctx, const struct rd_dmon_row *r)
 {
     (void)ctx;
     for (size_t i = 0; i < r->ncols; i++)
@@ -28,29 +28,29 @@ static void check_dmon(void *ctx, const struct sum_dmon_row *r)
             abort();
 }
 
-static void check_gp(void *ctx, const struct sum_gpu_proc_row *r)
+static void check_gp(void *ctx, const struct rd_gpu_proc_row *r)
 {
     (void)ctx;
     if (r->name && strlen(r->name) >= 4096)
         abort();
 }
 
-static void check_phase(void *ctx, const struct sum_phase *p)
+static void check_phase(void *ctx, const struct rd_phase *p)
 {
     (void)ctx;
     if (!p->name || !(p->seconds >= 0) || !p->obj)
         abort();
 }
 
-static void check_event(void *ctx, const struct sum_event *e)
+static void check_event(void *ctx, const struct rd_event *e)
 {
-    struct sum_run_info *info = ctx;
+    struct rd_run_info *info = ctx;
     if (!e->name || !e->obj)
         abort();
-    sum_run_info_event(info, e);
+    rd_run_info_event(info, e);
 }
 
-static void check_health(void *ctx, const struct sum_health_row *r)
+static void check_health(void *ctx, const struct rd_health_row *r)
 {
     (void)ctx;
     if (r->gpu < 0 || isnan(r->t))
@@ -60,14 +60,14 @@ static void check_health(void *ctx, const struct sum_health_row *r)
             abort(); /* finite or NAN only */
 }
 
-static void check_energy(void *ctx, const struct sum_energy_row *r)
+static void check_energy(void *ctx, const struct rd_energy_row *r)
 {
     (void)ctx;
     if (isinf(r->mj) || r->gpu < -1)
         abort();
 }
 
-static void check_pmon(void *ctx, const struct sum_pmon_row *r)
+static void check_pmon(void *ctx, const struct rd_pmon_row *r)
 {
     (void)ctx;
     if (r->gpu < 0 || isinf(r->sm) || isinf(r->mem) || isinf(r->fb) || r->pid < -1)
@@ -83,27 +83,27 @@ static void diag(void *ctx, const char *name, uint64_t line, const char *reason)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct sum_run_info info;
-    sum_run_info_init(&info);
-    struct sum_sink sink = {.ctx = &info, .gpu = check_gpu, .dmon = check_dmon,
+    struct rd_run_info info;
+    rd_run_info_init(&info);
+    struct rd_sink sink = {.ctx = &info, .gpu = check_gpu, .dmon = check_dmon,
                             .gpu_proc = check_gp, .phase = check_phase, .event = check_event,
                             .health = check_health, .energy = check_energy,
                             .pmon = check_pmon, .diag = diag};
-    struct sum_read_opts opts = {.max_line = 4096};
+    struct rd_read_opts opts = {.max_line = 4096};
     if (size && data[0] & 0x80)
         opts.gpu_fields = "timestamp,index,utilization.gpu,power.draw,uuid";
     if (size && data[0] & 0x40)
-        sum_tz_parse("-08:00", false, &opts.tz);
+        rd_tz_parse("-08:00", false, &opts.tz);
     size_t step = size ? 1 + (data[0] & 0x3f) * 7 : 1;
-    struct sum_quality q;
-    struct sum_reader *r = sum_reader_new(SUM_FUZZ_KIND, "fuzz", &opts, &sink, &q);
+    struct rd_quality q;
+    struct rd_reader *r = rd_reader_new(SUM_FUZZ_KIND, "fuzz", &opts, &sink, &q);
     if (!r)
         return 0;
     for (size_t i = 1; i < size; i += step)
-        sum_reader_feed(r, data + i, size - i < step ? size - i : step);
-    sum_reader_finish(r);
-    sum_reader_free(r);
-    if (q.parsed + sum_quality_skipped_total(&q) + q.headers + q.blank != q.lines)
+        rd_reader_feed(r, data + i, size - i < step ? size - i : step);
+    rd_reader_finish(r);
+    rd_reader_free(r);
+    if (q.parsed + rd_quality_skipped_total(&q) + q.headers + q.blank != q.lines)
         abort(); /* every complete line is accounted for exactly once */
     return 0;
 }

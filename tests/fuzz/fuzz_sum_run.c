@@ -21,9 +21,9 @@ static char dir[64];
 
 static void cleanup(void)
 {
-    for (int k = 0; k < SUM_KIND_COUNT; k++) {
+    for (int k = 0; k < HW_FILE_COUNT; k++) {
         char path[128];
-        snprintf(path, sizeof path, "%s/%s", dir, sum_kind_files[k]);
+        snprintf(path, sizeof path, "%s/%s", dir, hw_file_names[k]);
         unlink(path);
     }
     rmdir(dir);
@@ -49,10 +49,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         atexit(cleanup);
     }
-    static const enum sum_kind order[] = {SUM_KIND_RUNLOG, SUM_KIND_GPU,  SUM_KIND_DMON,
-                                          SUM_KIND_CPU,    SUM_KIND_PROC, SUM_KIND_GPU_PROCS,
-                                          SUM_KIND_GPM,    SUM_KIND_TREE_PIDS, SUM_KIND_HEALTH,
-                                          SUM_KIND_ENERGY, SUM_KIND_PMON};
+    static const enum hw_file order[] = {HW_FILE_RUNLOG, HW_FILE_GPU,  HW_FILE_DMON,
+                                          HW_FILE_CPU,    HW_FILE_PROC, HW_FILE_GPU_PROCS,
+                                          HW_FILE_GPM,    HW_FILE_TREE_PIDS, HW_FILE_HEALTH,
+                                          HW_FILE_ENERGY, HW_FILE_PMON};
     const uint8_t *p = data, *end = data + size;
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
         const uint8_t *cut = p;
@@ -60,11 +60,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             cut++;
         if (cut + 4 > end)
             cut = end;
-        put(sum_kind_files[order[k]], p, (size_t)(cut - p));
+        put(hw_file_names[order[k]], p, (size_t)(cut - p));
         p = cut + 4 <= end ? cut + 4 : end;
     }
     struct sum_inputs in;
-    char *storage[SUM_KIND_COUNT];
+    char *storage[HW_FILE_COUNT];
     sum_inputs_from_dir(&in, dir, storage);
     struct sum_run *run = sum_run_new();
     if (!run)
@@ -100,7 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     free(page);
     sum_run_free(run);
-    for (int k = 0; k < SUM_KIND_COUNT; k++)
+    for (int k = 0; k < HW_FILE_COUNT; k++)
         free(storage[k]);
     return 0;
 }

@@ -11,15 +11,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static struct sum_reader *r;
-    static struct sum_quality q;
-    static char cells[SUM_MAX_COLS][128];
-    static size_t lens[SUM_MAX_COLS];
+    static struct rd_reader *r;
+    static struct rd_quality q;
+    static char cells[RD_MAX_COLS][128];
+    static size_t lens[RD_MAX_COLS];
     if (!r) {
-        struct sum_read_opts opts = {.max_line = 1 << 16};
-        static struct sum_read_opts keep;
+        struct rd_read_opts opts = {.max_line = 1 << 16};
+        static struct rd_read_opts keep;
         keep = opts;
-        r = sum_reader_new(SUM_KIND_GPU, "fuzz", &keep, NULL, &q);
+        r = rd_reader_new(HW_FILE_GPU, "fuzz", &keep, NULL, &q);
         if (!r)
             abort();
     }
@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (blank == size)
         return 0; /* blank lines never reach a splitter */
     bool fast = !memchr(s, '"', size) && !memchr(s, '\r', size);
-    if (!fast || !sum_split_csv(r, s, size))
+    if (!fast || !rd_split_csv(r, s, size))
         return 0;
     size_t n = r->cells.n;
     bool overflow = r->cells.overflow;
@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         lens[i] = r->cells.len[i];
         snprintf(cells[i], sizeof cells[i], "%s", r->cells.s[i]);
     }
-    if (!sum_split_libcsv(r, s, size))
+    if (!rd_split_libcsv(r, s, size))
         return 0;
     if (r->cells.n != n || r->cells.overflow != overflow)
         abort();

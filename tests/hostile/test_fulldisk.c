@@ -84,7 +84,7 @@ struct got {
     uint64_t n;
 };
 
-static void on_event(void *ctx, const struct sum_event *e)
+static void on_event(void *ctx, const struct rd_event *e)
 {
     struct got *g = ctx;
     struct json_object *v;
@@ -138,9 +138,9 @@ static void test_runlog(void)
     CU_ASSERT(failed >= EPISODES); /* the episodes happened */
 
     struct got g = {0};
-    struct sum_sink sink = {.ctx = &g, .event = on_event};
-    struct sum_quality q;
-    CU_ASSERT_FATAL(sum_read_file(SUM_KIND_RUNLOG, path, NULL, &sink, &q) == 0);
+    struct rd_sink sink = {.ctx = &g, .event = on_event};
+    struct rd_quality q;
+    CU_ASSERT_FATAL(rd_read_file(HW_FILE_RUNLOG, path, NULL, &sink, &q) == 0);
     int lost = 0, written = 0;
     for (int i = 0; i < next; i++) {
         written += ok[i];
@@ -151,9 +151,9 @@ static void test_runlog(void)
     }
     CU_ASSERT_EQUAL(lost, 0);
     CU_ASSERT_EQUAL(g.n, (uint64_t)written); /* and nothing else was read as an entry */
-    CU_ASSERT(q.torn + q.skipped[SUM_SKIP_JSON] >= 1); /* torn ones counted */
+    CU_ASSERT(q.torn + q.skipped[RD_SKIP_JSON] >= 1); /* torn ones counted */
     /* every line once: a torn line with a whole entry glued on counts as that entry */
-    CU_ASSERT_EQUAL(q.parsed + sum_quality_skipped_total(&q) + q.headers + q.blank, q.lines);
+    CU_ASSERT_EQUAL(q.parsed + rd_quality_skipped_total(&q) + q.headers + q.blank, q.lines);
     free(path);
 }
 
@@ -189,11 +189,11 @@ static void test_csv(void)
         char *text = th_read_file(p, &n);
         CU_ASSERT_FATAL(text && n > 0);
         CU_ASSERT_EQUAL(text[n - 1], '\n'); /* ends on a whole row */
-        struct sum_quality q;
-        struct sum_sink sink = {0};
-        CU_ASSERT(sum_read_file(strcmp(name, HW_CPU_FILE) ? SUM_KIND_PROC : SUM_KIND_CPU, p, NULL,
+        struct rd_quality q;
+        struct rd_sink sink = {0};
+        CU_ASSERT(rd_read_file(strcmp(name, HW_CPU_FILE) ? HW_FILE_PROC : HW_FILE_CPU, p, NULL,
                                 &sink, &q) == 0);
-        uint64_t skipped = sum_quality_skipped_total(&q);
+        uint64_t skipped = rd_quality_skipped_total(&q);
         if (skipped)
             fprintf(stderr, "%s: %llu rows skipped after full-disk episodes\n", name,
                     (unsigned long long)skipped);
@@ -212,13 +212,13 @@ static void test_csv(void)
     free(run);
 }
 
-static void count_gpu(void *ctx, const struct sum_gpu_row *r)
+static void count_gpu(void *ctx, const struct rd_gpu_row *r)
 {
     (void)r;
     ++*(int *)ctx;
 }
 
-static void count_cpu(void *ctx, const struct sum_cpu_row *r)
+static void count_cpu(void *ctx, const struct rd_cpu_row *r)
 {
     (void)r;
     ++*(int *)ctx;
@@ -237,12 +237,12 @@ static void test_glued(void)
         "41, 345, 2619, 0, GPU-0\n";
     CU_ASSERT_FATAL(th_write_file(gpu, rows, sizeof rows - 1) == 0);
     int n = 0;
-    struct sum_sink sink = {.ctx = &n, .gpu = count_gpu};
-    struct sum_quality q;
-    CU_ASSERT_FATAL(sum_read_file(SUM_KIND_GPU, gpu, NULL, &sink, &q) == 0);
+    struct rd_sink sink = {.ctx = &n, .gpu = count_gpu};
+    struct rd_quality q;
+    CU_ASSERT_FATAL(rd_read_file(HW_FILE_GPU, gpu, NULL, &sink, &q) == 0);
     CU_ASSERT_EQUAL(n, 3); /* 40.5, 42.5, 44.5 */
     CU_ASSERT_EQUAL(q.torn, 2);
-    CU_ASSERT_EQUAL(sum_quality_skipped_total(&q), 0);
+    CU_ASSERT_EQUAL(rd_quality_skipped_total(&q), 0);
     CU_ASSERT_EQUAL(q.parsed, q.lines);
     static const char cpu_rows[] = "timestamp,usr_pct,idle_pct\n"
                                    "2026-11-21T15:27:50.000+00:00,1,2\n"
@@ -250,8 +250,8 @@ static void test_glued(void)
                                    "2026-11-21T15:27:52.000+00:00,3,4\n";
     CU_ASSERT_FATAL(th_write_file(cpu, cpu_rows, sizeof cpu_rows - 1) == 0);
     n = 0;
-    sink = (struct sum_sink){.ctx = &n, .cpu = count_cpu};
-    CU_ASSERT_FATAL(sum_read_file(SUM_KIND_CPU, cpu, NULL, &sink, &q) == 0);
+    sink = (struct rd_sink){.ctx = &n, .cpu = count_cpu};
+    CU_ASSERT_FATAL(rd_read_file(HW_FILE_CPU, cpu, NULL, &sink, &q) == 0);
     CU_ASSERT_EQUAL(n, 2);
     CU_ASSERT_EQUAL(q.torn, 1);
     th_rmtree(dir);
@@ -281,7 +281,7 @@ static int suite_clean(void)
 
 void hostile_register_fulldisk(void)
 {
-    CU_pSuite s = CU_add_suite("fulldisk", suite_init, suite_clean);
+    CU_pSuite s = th_add_suite("fulldisk", suite_init, suite_clean, 300);
     CU_add_test(s, "runlog", test_runlog);
     CU_add_test(s, "csv", test_csv);
     CU_add_test(s, "glued", test_glued);

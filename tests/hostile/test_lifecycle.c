@@ -211,7 +211,7 @@ static void test_sampler_failed(void)
 
 void hostile_register_lifecycle(void)
 {
-    CU_pSuite s = CU_add_suite("lifecycle", NULL, NULL);
+    CU_pSuite s = th_add_suite("lifecycle", NULL, NULL, 300);
     CU_add_test(s, "daemon_stopped", test_daemon_stopped);
     CU_add_test(s, "daemon_left", test_daemon_left);
     CU_add_test(s, "sampler_failed", test_sampler_failed);

@@ -178,7 +178,7 @@ static void test_absurd_values(void)
 
 void hostile_register_output(void)
 {
-    CU_pSuite s = CU_add_suite("output", NULL, NULL);
+    CU_pSuite s = th_add_suite("output", NULL, NULL, 300);
     CU_add_test(s, "umask", test_umask_private);
     CU_add_test(s, "absurd", test_absurd_values);
 }

@@ -423,12 +423,12 @@ static void test_other_users(void)
 
 void cu_register_all(void)
 {
-    CU_pSuite s = CU_add_suite("planted", NULL, NULL);
+    CU_pSuite s = th_add_suite("planted", NULL, NULL, 600);
     CU_add_test(s, "hwmon", test_hwmon);
     CU_add_test(s, "summarize_reads", test_summarize_reads);
     CU_add_test(s, "summarize_writes", test_summarize_writes);
     CU_add_test(s, "runlog", test_runlog);
-    s = CU_add_suite("claim", NULL, NULL);
+    s = th_add_suite("claim", NULL, NULL, 300);
     CU_add_test(s, "race", test_race);
     CU_add_test(s, "long_path", test_long_path);
     CU_add_test(s, "other_users", test_other_users);

@@ -757,12 +757,12 @@ static void test_downsample_width(void)
 
 /* ---- suite: timeline (timeline.c's buckets) ------------------------------------------------- */
 
-static struct sum_gpu_row tl_row(double t, double util)
+static struct rd_gpu_row tl_row(double t, double util)
 {
-    struct sum_gpu_row r = {.t = t, .gpu = 0};
-    for (int m = 0; m < SUM_GM_COUNT; m++)
+    struct rd_gpu_row r = {.t = t, .gpu = 0};
+    for (int m = 0; m < RD_GM_COUNT; m++)
         r.v[m] = NAN;
-    r.v[SUM_GM_UTIL] = util;
+    r.v[RD_GM_UTIL] = util;
     return r;
 }
 
@@ -783,14 +783,14 @@ static void test_timeline_buckets(void)
     struct sum_timeline *tl = sum_tl_new(100, false);
     CU_ASSERT_FATAL(tl != NULL);
     CU_ASSERT_EQUAL(tl->nb, 200);
-    struct sum_event start = {.t = T0, .name = "start"};
+    struct rd_event start = {.t = T0, .name = "start"};
     sum_tl_event(tl, &start);
     CHECK_NEAR(tl->anchor, T0, 0);
     /* a day at 1 Hz with one spike and one 100 s hole */
     for (long i = 0; i < 86400; i++) {
         if (i >= 50000 && i < 50100)
             continue;
-        struct sum_gpu_row r = tl_row(T0 + (double)i, i == 43210 ? 99 : 10);
+        struct rd_gpu_row r = tl_row(T0 + (double)i, i == 43210 ? 99 : 10);
         sum_tl_gpu_row(tl, &r);
     }
     /* the width is a power of two times the first, and the day fits in the buckets */
@@ -814,7 +814,7 @@ static void test_timeline_buckets(void)
         CHECK_NEAR(s->cols[b].step, 101, 1e-3);
     /* a sample before the anchor: the buckets shift (or widen), nothing is lost */
     double w = tl->width;
-    struct sum_gpu_row early = tl_row(T0 - 1000, 55);
+    struct rd_gpu_row early = tl_row(T0 - 1000, 55);
     sum_tl_gpu_row(tl, &early);
     CU_ASSERT(tl->anchor <= T0 - 1000);
     CU_ASSERT(tl->width >= w);
@@ -829,7 +829,7 @@ static void test_timeline_buckets(void)
     CU_ASSERT_FATAL(b >= 0);
     CU_ASSERT_EQUAL(s->cols[b].first, 55);
     /* a clock at 1970 is counted, not placed */
-    struct sum_gpu_row bad = tl_row(1.0, 5);
+    struct rd_gpu_row bad = tl_row(1.0, 5);
     sum_tl_gpu_row(tl, &bad);
     CU_ASSERT_EQUAL(tl->out_of_range, 1);
     CU_ASSERT(tl->anchor > T0 - 2000);
@@ -839,7 +839,7 @@ static void test_timeline_buckets(void)
     tl = sum_tl_new(10, false);
     CU_ASSERT_FATAL(tl != NULL);
     for (int i = 0; i < 100; i++) {
-        struct sum_gpu_row r = tl_row(T0 - i * 10.0, (double)i);
+        struct rd_gpu_row r = tl_row(T0 - i * 10.0, (double)i);
         sum_tl_gpu_row(tl, &r);
     }
     s = &tl->gpu[0]->s[SUM_TL_UTIL];
@@ -1761,7 +1761,7 @@ static void test_agree_truncated(void) { check_case(4); }
 
 void cu_register_all(void)
 {
-    CU_pSuite s = CU_add_suite("structure", NULL, NULL);
+    CU_pSuite s = th_add_suite("structure", NULL, NULL, 60);
     CU_add_test(s, "counts", test_structure_counts);
     CU_add_test(s, "axes", test_structure_axes);
     CU_add_test(s, "gap", test_structure_gap);
@@ -1769,34 +1769,34 @@ void cu_register_all(void)
     CU_add_test(s, "dmon", test_structure_dmon);
     CU_add_test(s, "gpm", test_structure_gpm);
     CU_add_test(s, "many_phases", test_structure_many_phases);
-    s = CU_add_suite("escape", NULL, NULL);
+    s = th_add_suite("escape", NULL, NULL, 60);
     CU_add_test(s, "names", test_escape_names);
-    s = CU_add_suite("downsample", NULL, NULL);
+    s = th_add_suite("downsample", NULL, NULL, 60);
     CU_add_test(s, "spike", test_downsample_spike);
     CU_add_test(s, "width", test_downsample_width);
-    s = CU_add_suite("timeline", NULL, NULL);
+    s = th_add_suite("timeline", NULL, NULL, 60);
     CU_add_test(s, "buckets", test_timeline_buckets);
-    s = CU_add_suite("longrun", NULL, NULL);
+    s = th_add_suite("longrun", NULL, NULL, 600);
     CU_add_test(s, "size", test_longrun_size);
     CU_add_test(s, "steps", test_steps_size);
-    s = CU_add_suite("sweep", NULL, NULL);
+    s = th_add_suite("sweep", NULL, NULL, 60);
     CU_add_test(s, "page", test_sweep_page);
-    s = CU_add_suite("errors", NULL, NULL);
+    s = th_add_suite("errors", NULL, NULL, 60);
     CU_add_test(s, "api", test_errors);
     CU_add_test(s, "bad_input", test_errors_bad_input);
-    s = CU_add_suite("summary", NULL, NULL);
+    s = th_add_suite("summary", NULL, NULL, 60);
     CU_add_test(s, "tables", test_summary_tables);
     CU_add_test(s, "phase_names", test_phase_names_table);
     CU_add_test(s, "phase_names_single", test_phase_names_single);
-    s = CU_add_suite("cli", NULL, NULL);
+    s = th_add_suite("cli", NULL, NULL, 60);
     CU_add_test(s, "run_and_sweep", test_cli_run_and_sweep);
     CU_add_test(s, "units", test_cli_units);
-    s = CU_add_suite("agree", NULL, NULL);
+    s = th_add_suite("agree", NULL, NULL, 60);
     CU_add_test(s, "wrong_hint", test_agree_wrong_hint);
     CU_add_test(s, "no_hint", test_agree_no_hint);
     CU_add_test(s, "holes", test_agree_holes);
     CU_add_test(s, "restart", test_agree_restart);
     CU_add_test(s, "truncated", test_agree_truncated);
-    s = CU_add_suite("browser", NULL, NULL);
+    s = th_add_suite("browser", NULL, NULL, 120);
     CU_add_test(s, "chromium", test_browser);
 }

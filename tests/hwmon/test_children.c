@@ -404,7 +404,7 @@ static void test_no_orphans(void)
 void add_children_unit_suite(void);
 void add_children_unit_suite(void)
 {
-    CU_pSuite s = CU_add_suite("child_unit", NULL, NULL);
+    CU_pSuite s = th_add_suite("child_unit", NULL, NULL, 60);
     CU_add_test(s, "backoff", test_backoff);
     CU_add_test(s, "hang", test_hang);
     CU_add_test(s, "hang_kill", test_hang_kill);

@@ -314,7 +314,7 @@ static void test_one_sampler(void)
 void add_context_suite(void);
 void add_context_suite(void)
 {
-    CU_pSuite s = CU_add_suite("context", NULL, NULL);
+    CU_pSuite s = th_add_suite("context", NULL, NULL, 60);
     CU_add_test(s, "parse", test_parse);
     CU_add_test(s, "placeholders", test_placeholders);
     CU_add_test(s, "end_to_end", test_end_to_end);

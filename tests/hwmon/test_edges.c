@@ -14,12 +14,12 @@
 static struct sum_run *summarize(const char *dir)
 {
     struct sum_run *run = sum_run_new();
-    char *storage[SUM_KIND_COUNT] = {0};
+    char *storage[HW_FILE_COUNT] = {0};
     struct sum_inputs in;
     sum_inputs_from_dir(&in, dir, storage);
     struct sum_config cfg = {0};
     CU_ASSERT_EQUAL(sum_run_summarize(run, &in, &cfg), 0);
-    for (int k = 0; k < SUM_KIND_COUNT; k++)
+    for (int k = 0; k < HW_FILE_COUNT; k++)
         free(storage[k]);
     return run;
 }
@@ -124,7 +124,7 @@ static void test_main_peak_from_kernel(void)
         double k = run->info.main_peak_kernel_mib;
         if (!(k >= 256))
             fprintf(stderr, "kernel's peak %.1f MiB, sampled %.1f MiB\n", k,
-                    run->proc[SUM_PROC_MAIN_RSS].max);
+                    run->proc[HW_PROC_COL_MAIN_RSS].max);
         CU_ASSERT(k >= 256);
         sum_run_free(run);
     }
@@ -136,7 +136,7 @@ static void test_main_peak_from_kernel(void)
 void add_edges_suite(void);
 void add_edges_suite(void)
 {
-    CU_pSuite s = CU_add_suite("edges", NULL, NULL);
+    CU_pSuite s = th_add_suite("edges", NULL, NULL, 240);
     CU_add_test(s, "last_interval_counted", test_last_interval_counted);
     CU_add_test(s, "phase_cpu_at_edges", test_phase_cpu_at_edges);
     CU_add_test(s, "main_peak_from_kernel", test_main_peak_from_kernel);

@@ -202,7 +202,7 @@ static void test_no_gpm(void)
 void add_gpm_suite(void);
 void add_gpm_suite(void)
 {
-    CU_pSuite s = CU_add_suite("gpm", NULL, NULL);
+    CU_pSuite s = th_add_suite("gpm", NULL, NULL, 120);
     CU_add_test(s, "auto", test_gpm_auto);
     CU_add_test(s, "partial", test_gpm_partial);
     CU_add_test(s, "old_driver", test_gpm_old_driver);

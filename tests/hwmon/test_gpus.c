@@ -233,7 +233,7 @@ static void test_mig_uuid(void)
 void add_gpus_suite(void);
 void add_gpus_suite(void)
 {
-    CU_pSuite s = CU_add_suite("gpus", NULL, NULL);
+    CU_pSuite s = th_add_suite("gpus", NULL, NULL, 120);
     CU_add_test(s, "resolve", test_resolve);
     CU_add_test(s, "option_and_env", test_option_and_env);
     CU_add_test(s, "unknown_id", test_unknown_id);

@@ -251,7 +251,7 @@ static void test_pmon_shared(void)
 void add_health_suite(void);
 void add_health_suite(void)
 {
-    CU_pSuite s = CU_add_suite("health", NULL, NULL);
+    CU_pSuite s = th_add_suite("health", NULL, NULL, 120);
     CU_add_test(s, "capped_phase", test_capped_phase);
     CU_add_test(s, "bitmask_only", test_bitmask_only);
     CU_add_test(s, "no_health", test_no_health);

@@ -33,7 +33,7 @@ static void test_help_version(void)
     char *a2[] = {(char *)th_env("HWRUN_HWMON_BIN"), "--version", NULL};
     CU_ASSERT_EQUAL_FATAL(th_run(a2, NULL, NULL, 10, &r), 0);
     CU_ASSERT_EQUAL(r.status, 0);
-    CU_ASSERT_STRING_EQUAL(r.out, "hwmon (hwrun) 0.1.0\n");
+    CU_ASSERT_STRING_EQUAL(r.out, "hwmon (hwrun) " HWRUN_VERSION "\n");
     th_result_free(&r);
 }
 
@@ -1187,7 +1187,7 @@ static void test_oracle(void)
 void add_hwmon_suites(void);
 void add_hwmon_suites(void)
 {
-    CU_pSuite s = CU_add_suite("cli", NULL, NULL);
+    CU_pSuite s = th_add_suite("cli", NULL, NULL, 120);
     CU_add_test(s, "help_version", test_help_version);
     CU_add_test(s, "usage_errors", test_usage_errors);
     CU_add_test(s, "wrap_status", test_wrap_status);
@@ -1195,13 +1195,13 @@ void add_hwmon_suites(void)
     CU_add_test(s, "wrap_env", test_wrap_env);
     CU_add_test(s, "refuses_used_dir", test_refuses_used_dir);
 
-    s = CU_add_suite("signals", NULL, NULL);
+    s = th_add_suite("signals", NULL, NULL, 180);
     CU_add_test(s, "forward_signals", test_forward_signals);
     CU_add_test(s, "system_sigterm", test_system_sigterm);
     CU_add_test(s, "no_orphans", test_no_orphans);
     CU_add_test(s, "kill9", test_kill9);
 
-    s = CU_add_suite("modes", NULL, NULL);
+    s = th_add_suite("modes", NULL, NULL, 180);
     CU_add_test(s, "attach", test_attach);
     CU_add_test(s, "attach_duration", test_attach_duration);
     CU_add_test(s, "count_100ms", test_count_100ms);
@@ -1210,7 +1210,7 @@ void add_hwmon_suites(void)
     CU_add_test(s, "attach_parent", test_attach_parent);
     CU_add_test(s, "no_children", test_no_children);
 
-    s = CU_add_suite("children", NULL, NULL);
+    s = th_add_suite("children", NULL, NULL, 240);
     CU_add_test(s, "die_restart", test_die_restart);
     CU_add_test(s, "hang_restart", test_hang_restart);
     CU_add_test(s, "ignore_term", test_ignore_term);
@@ -1218,9 +1218,9 @@ void add_hwmon_suites(void)
     CU_add_test(s, "nodriver", test_nodriver);
     CU_add_test(s, "missing_smi", test_missing_smi);
 
-    s = CU_add_suite("live", NULL, NULL);
+    s = th_add_suite("live", NULL, NULL, 120);
     CU_add_test(s, "files_while_written", test_files_while_written);
 
-    s = CU_add_suite("oracle", NULL, NULL);
+    s = th_add_suite("oracle", NULL, NULL, 120);
     CU_add_test(s, "pytyche_reads_hwmon", test_oracle);
 }

@@ -327,7 +327,7 @@ static void test_node_died(void)
 void add_job_suite(void);
 void add_job_suite(void)
 {
-    CU_pSuite s = CU_add_suite("job", NULL, NULL);
+    CU_pSuite s = th_add_suite("job", NULL, NULL, 180);
     CU_add_test(s, "two_nodes", test_two_nodes);
     CU_add_test(s, "node_died", test_node_died);
 }

@@ -181,9 +181,9 @@ static void test_failed_start_leaves_nothing(void)
 
 void add_jobtree_suite(void)
 {
-    CU_add_test(CU_add_suite("own_failures", NULL, NULL), "failed_start_leaves_nothing",
+    CU_add_test(th_add_suite("own_failures", NULL, NULL, 60), "failed_start_leaves_nothing",
                 test_failed_start_leaves_nothing);
-    CU_pSuite s = CU_add_suite("jobtree", NULL, NULL);
+    CU_pSuite s = th_add_suite("jobtree", NULL, NULL, 120);
     CU_add_test(s, "workers_orphans_and_stubborn", test_workers_orphans_and_stubborn);
     CU_add_test(s, "python_multiprocessing", test_python_multiprocessing);
     CU_add_test(s, "plain_exit_untouched", test_plain_exit_untouched);

@@ -187,7 +187,7 @@ static void test_no_counter(void)
 void add_nvml_suite(void);
 void add_nvml_suite(void)
 {
-    CU_pSuite s = CU_add_suite("nvml", NULL, NULL);
+    CU_pSuite s = th_add_suite("nvml", NULL, NULL, 120);
     CU_add_test(s, "counter", test_counter);
     CU_add_test(s, "unsupported_gpu", test_unsupported_gpu);
     CU_add_test(s, "no_counter", test_no_counter);

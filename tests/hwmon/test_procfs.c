@@ -17,7 +17,8 @@
 #include "csvout.h"
 #include "hwtest.h"
 #include "fsspace.h"
-#include "procfs.h"
+#include "machine.h"
+#include "proctree.h"
 
 static char *td(const char *sub)
 {
@@ -814,7 +815,7 @@ static void test_filesystems(void)
 
 void add_procfs_suite(void)
 {
-    CU_pSuite s = CU_add_suite("procfs", NULL, NULL);
+    CU_pSuite s = th_add_suite("procfs", NULL, NULL, 60);
     CU_add_test(s, "parse_cpu", test_parse_cpu);
     CU_add_test(s, "parse_meminfo", test_parse_meminfo);
     CU_add_test(s, "parse_stat", test_parse_stat);

@@ -113,15 +113,15 @@ static void test_energy_agrees(void)
     mon_prom_close(&p);
 
     struct sum_inputs in;
-    char *paths[SUM_KIND_COUNT];
+    char *paths[HW_FILE_COUNT];
     sum_inputs_from_dir(&in, dir, paths);
     struct sum_run *run = sum_run_new();
     struct sum_config cfg = {0};
     CU_ASSERT_EQUAL_FATAL(sum_run_summarize(run, &in, &cfg), 0);
-    for (int k = 0; k < SUM_KIND_COUNT; k++)
+    for (int k = 0; k < HW_FILE_COUNT; k++)
         free(paths[k]);
     for (int g = 0; g < 2; g++) {
-        const struct sum_energy *e = &run->gpu[g]->energy;
+        const struct rd_energy *e = &run->gpu[g]->energy;
         CU_ASSERT_EQUAL(e->gaps, 1);
         CU_ASSERT(e->joules > 1000); /* 36 bridged steps of about 0.2 s at 200 W and more */
         double j = sample_value(live, "hwrun_gpu_energy_joules_total", p.run, g);
@@ -762,7 +762,7 @@ static void test_file_goes(void)
 void add_prom_suite(void);
 void add_prom_suite(void)
 {
-    CU_pSuite s = CU_add_suite("prom", NULL, NULL);
+    CU_pSuite s = th_add_suite("prom", NULL, NULL, 120);
     CU_add_test(s, "exposition", test_exposition);
     CU_add_test(s, "label_utf8", test_label_utf8);
     CU_add_test(s, "energy_agrees", test_energy_agrees);

@@ -233,7 +233,7 @@ static void test_probe_gpm(void)
 void add_smiprobe_suite(void);
 void add_smiprobe_suite(void)
 {
-    CU_pSuite s = CU_add_suite("smiprobe", NULL, NULL);
+    CU_pSuite s = th_add_suite("smiprobe", NULL, NULL, 60);
     CU_add_test(s, "drop_field", test_drop_field);
     CU_add_test(s, "parsers", test_parsers);
     CU_add_test(s, "health_fields", test_health_fields);

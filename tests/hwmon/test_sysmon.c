@@ -15,7 +15,8 @@
 #include "csvout.h"
 #include "hwrun/rundir.h"
 #include "hwtest.h"
-#include "procfs.h"
+#include "machine.h"
+#include "proctree.h"
 
 static char *fx(const char *name, const char *sub)
 {
@@ -517,7 +518,7 @@ static void test_run_live(void)
 void add_sysmon_suite(void);
 void add_sysmon_suite(void)
 {
-    CU_pSuite s = CU_add_suite("sysmon", NULL, NULL);
+    CU_pSuite s = th_add_suite("sysmon", NULL, NULL, 120);
     CU_add_test(s, "parse_proc_cgroup", test_parse_proc_cgroup);
     CU_add_test(s, "find_cgroup_dir", test_find_cgroup_dir);
     CU_add_test(s, "parse_limits", test_parse_limits);

@@ -50,19 +50,19 @@ static void check_header(const char *header, const char *const *names, size_t n,
 }
 
 struct rows {
-    struct sum_cpu_row cpu;
-    struct sum_proc_row proc;
+    struct rd_cpu_row cpu;
+    struct rd_proc_row proc;
     int n_cpu, n_proc;
 };
 
-static void on_cpu(void *ctx, const struct sum_cpu_row *r)
+static void on_cpu(void *ctx, const struct rd_cpu_row *r)
 {
     struct rows *x = ctx;
     x->cpu = *r;
     x->n_cpu++;
 }
 
-static void on_proc(void *ctx, const struct sum_proc_row *r)
+static void on_proc(void *ctx, const struct rd_proc_row *r)
 {
     struct rows *x = ctx;
     x->proc = *r;
@@ -70,16 +70,16 @@ static void on_proc(void *ctx, const struct sum_proc_row *r)
 }
 
 /* Feed text to a summarize reader of kind; the last row lands in rows. */
-static void read_back(enum sum_kind kind, const char *text, struct rows *rows)
+static void read_back(enum hw_file kind, const char *text, struct rows *rows)
 {
-    struct sum_sink sink = {.ctx = rows, .cpu = on_cpu, .proc = on_proc};
-    struct sum_quality q;
-    struct sum_reader *r = sum_reader_new(kind, NULL, NULL, &sink, &q);
+    struct rd_sink sink = {.ctx = rows, .cpu = on_cpu, .proc = on_proc};
+    struct rd_quality q;
+    struct rd_reader *r = rd_reader_new(kind, NULL, NULL, &sink, &q);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-    sum_reader_feed(r, text, strlen(text));
-    sum_reader_finish(r);
-    sum_reader_free(r);
-    CU_ASSERT_EQUAL(sum_quality_skipped_total(&q), 0);
+    rd_reader_feed(r, text, strlen(text));
+    rd_reader_finish(r);
+    rd_reader_free(r);
+    CU_ASSERT_EQUAL(rd_quality_skipped_total(&q), 0);
     CU_ASSERT_EQUAL(q.bad_cells, 0);
 }
 
@@ -88,16 +88,16 @@ static void read_back(enum sum_kind kind, const char *text, struct rows *rows)
  * under another's name would be read back wrong. */
 static void test_csv_columns(void)
 {
-    CU_ASSERT_EQUAL(SUM_CPU_COUNT, HW_CPU_COL_COUNT);
-    CU_ASSERT_EQUAL(SUM_PROC_COUNT, HW_PROC_COL_COUNT);
+    CU_ASSERT_EQUAL(HW_CPU_COL_COUNT, HW_CPU_COL_COUNT);
+    CU_ASSERT_EQUAL(HW_PROC_COL_COUNT, HW_PROC_COL_COUNT);
     for (int cg = 0; cg <= 1; cg++) {
         struct hw_buf b;
         hw_buf_init(&b, NULL, 0);
         mon_csv_cpu_header(&b, cg);
-        bool want[SUM_CPU_COUNT];
-        for (int k = 0; k < SUM_CPU_COUNT; k++) /* the cgroup group only inside one */
+        bool want[HW_CPU_COL_COUNT];
+        for (int k = 0; k < HW_CPU_COL_COUNT; k++) /* the cgroup group only inside one */
             want[k] = cg || k < HW_CPU_COL_FIRST_CGROUP || k >= HW_CPU_COL_FIRST_IO;
-        check_header(b.p, sum_cpu_col_names, SUM_CPU_COUNT, want);
+        check_header(b.p, hw_cpu_cols, HW_CPU_COL_COUNT, want);
         struct mon_sys_sample s = {
             .have_cpu = true,
             .have_mem = true,
@@ -123,19 +123,19 @@ static void test_csv_columns(void)
             .mem_inactive_anon_mib = 23.5};
         mon_csv_cpu_line(&b, "2026-11-21T15:27:49.697+00:00", &s, cg, false);
         struct rows rows = {0};
-        read_back(SUM_KIND_CPU, b.p, &rows);
+        read_back(HW_FILE_CPU, b.p, &rows);
         CU_ASSERT_EQUAL_FATAL(rows.n_cpu, 1);
-        const double want_v[SUM_CPU_COUNT] = {
-            [SUM_CPU_USR] = 1.5,       [SUM_CPU_IDLE] = 2.5,       [SUM_CPU_SYS] = 3.5,
-            [SUM_CPU_IOWAIT] = 4.5,    [SUM_CPU_STEAL] = 5.5,      [SUM_CPU_MEM_USED] = 6.5,
-            [SUM_CPU_MEM_AVAIL] = 7.5, [SUM_CPU_CG_LIMIT] = 0.25,  [SUM_CPU_CG_PCT] = 9.5,
-            [SUM_CPU_CG_MEM] = 10.5,   [SUM_CPU_CG_MEM_MAX] = 11.5, [SUM_CPU_CG_MEM_PEAK] = 12.5,
-            [SUM_CPU_DISK_READ] = 13,  [SUM_CPU_DISK_WRITE] = 14,   [SUM_CPU_NET_RX] = 15,
-            [SUM_CPU_NET_TX] = 16,     [SUM_CPU_FS_FREE] = 17.5,    [SUM_CPU_MEM_TOTAL] = 18.5,
-            [SUM_CPU_MEM_FREE] = 19.5, [SUM_CPU_MEM_BUFFERS] = 20.5,
-            [SUM_CPU_MEM_CACHED] = 21.5, [SUM_CPU_MEM_ACTIVE_ANON] = 22.5,
-            [SUM_CPU_MEM_INACTIVE_ANON] = 23.5};
-        for (int k = 0; k < SUM_CPU_COUNT; k++) {
+        const double want_v[HW_CPU_COL_COUNT] = {
+            [HW_CPU_COL_USR] = 1.5,       [HW_CPU_COL_IDLE] = 2.5,       [HW_CPU_COL_SYS] = 3.5,
+            [HW_CPU_COL_IOWAIT] = 4.5,    [HW_CPU_COL_STEAL] = 5.5,      [HW_CPU_COL_MEM_USED] = 6.5,
+            [HW_CPU_COL_MEM_AVAIL] = 7.5, [HW_CPU_COL_CG_LIMIT] = 0.25,  [HW_CPU_COL_CG_PCT] = 9.5,
+            [HW_CPU_COL_CG_MEM] = 10.5,   [HW_CPU_COL_CG_MEM_MAX] = 11.5, [HW_CPU_COL_CG_MEM_PEAK] = 12.5,
+            [HW_CPU_COL_DISK_READ] = 13,  [HW_CPU_COL_DISK_WRITE] = 14,   [HW_CPU_COL_NET_RX] = 15,
+            [HW_CPU_COL_NET_TX] = 16,     [HW_CPU_COL_FS_FREE] = 17.5,    [HW_CPU_COL_MEM_TOTAL] = 18.5,
+            [HW_CPU_COL_MEM_FREE] = 19.5, [HW_CPU_COL_MEM_BUFFERS] = 20.5,
+            [HW_CPU_COL_MEM_CACHED] = 21.5, [HW_CPU_COL_MEM_ACTIVE_ANON] = 22.5,
+            [HW_CPU_COL_MEM_INACTIVE_ANON] = 23.5};
+        for (int k = 0; k < HW_CPU_COL_COUNT; k++) {
             if (want[k]) {
                 CU_ASSERT_DOUBLE_EQUAL(rows.cpu.v[k], want_v[k], 1e-9);
             } else {
@@ -148,10 +148,10 @@ static void test_csv_columns(void)
         struct hw_buf b;
         hw_buf_init(&b, NULL, 0);
         mon_csv_proc_header(&b, pss);
-        bool want[SUM_PROC_COUNT];
-        for (int k = 0; k < SUM_PROC_COUNT; k++)
-            want[k] = pss || k != SUM_PROC_PSS;
-        check_header(b.p, sum_proc_col_names, SUM_PROC_COUNT, want);
+        bool want[HW_PROC_COL_COUNT];
+        for (int k = 0; k < HW_PROC_COL_COUNT; k++)
+            want[k] = pss || k != HW_PROC_COL_PSS;
+        check_header(b.p, hw_proc_cols, HW_PROC_COL_COUNT, want);
         struct mon_tree_sample s = {.have_cpu = true,
                                     .have_pss = true,
                                     .procs = 1,
@@ -172,17 +172,17 @@ static void test_csv_columns(void)
                                     .sys_cpu_pct = 12.5};
         mon_csv_proc_line(&b, "2026-11-21T15:27:49.697+00:00", &s, pss, false);
         struct rows rows = {0};
-        read_back(SUM_KIND_PROC, b.p, &rows);
+        read_back(HW_FILE_PROC, b.p, &rows);
         CU_ASSERT_EQUAL_FATAL(rows.n_proc, 1);
-        const double want_v[SUM_PROC_COUNT] = {
-            [SUM_PROC_PROCS] = 1,         [SUM_PROC_THREADS] = 2,    [SUM_PROC_CPU] = 3.5,
-            [SUM_PROC_RSS] = 4.5,         [SUM_PROC_READ] = 5,       [SUM_PROC_WRITE] = 6,
-            [SUM_PROC_PSS] = 7.5,         [SUM_PROC_MAIN_RSS] = 8.5, [SUM_PROC_MAIN_CPU] = 9.5,
-            [SUM_PROC_MAIN_THREADS] = 10, [SUM_PROC_USR_CPU] = 11.5, [SUM_PROC_SYS_CPU] = 12.5,
-            [SUM_PROC_PRIVATE] = 13.5,    [SUM_PROC_SHARED] = 14.5,  [SUM_PROC_RCHAR] = 15,
-            [SUM_PROC_WCHAR] = 16,        [SUM_PROC_SYSCR] = 17,     [SUM_PROC_SYSCW] = 18,
-            [SUM_PROC_CANCELLED] = 19};
-        for (int k = 0; k < SUM_PROC_COUNT; k++) {
+        const double want_v[HW_PROC_COL_COUNT] = {
+            [HW_PROC_COL_PROCS] = 1,         [HW_PROC_COL_THREADS] = 2,    [HW_PROC_COL_CPU] = 3.5,
+            [HW_PROC_COL_RSS] = 4.5,         [HW_PROC_COL_READ] = 5,       [HW_PROC_COL_WRITE] = 6,
+            [HW_PROC_COL_PSS] = 7.5,         [HW_PROC_COL_MAIN_RSS] = 8.5, [HW_PROC_COL_MAIN_CPU] = 9.5,
+            [HW_PROC_COL_MAIN_THREADS] = 10, [HW_PROC_COL_USR_CPU] = 11.5, [HW_PROC_COL_SYS_CPU] = 12.5,
+            [HW_PROC_COL_PRIVATE] = 13.5,    [HW_PROC_COL_SHARED] = 14.5,  [HW_PROC_COL_RCHAR] = 15,
+            [HW_PROC_COL_WCHAR] = 16,        [HW_PROC_COL_SYSCR] = 17,     [HW_PROC_COL_SYSCW] = 18,
+            [HW_PROC_COL_CANCELLED] = 19};
+        for (int k = 0; k < HW_PROC_COL_COUNT; k++) {
             if (want[k]) {
                 CU_ASSERT_DOUBLE_EQUAL(rows.proc.v[k], want_v[k], 1e-9);
             } else {
@@ -240,7 +240,7 @@ static void check_files(const char *dir, int *n_files)
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.' || !strcmp(e->d_name, "smi.log") || !strcmp(e->d_name, "die"))
             continue; /* the test's own */
-        CU_ASSERT_TRUE(in_table(sum_kind_files, SUM_KIND_COUNT, e->d_name));
+        CU_ASSERT_TRUE(in_table(hw_file_names, HW_FILE_COUNT, e->d_name));
         CU_ASSERT_TRUE(in_table(hw_file_names, HW_FILE_COUNT, e->d_name));
         (*n_files)++;
     }
@@ -288,11 +288,11 @@ static void test_hwmon_writes_what_summarize_reads(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     *strchr(text, '\n') = '\0';
     strcat(text, "\n");
-    bool want_cpu[SUM_CPU_COUNT];
+    bool want_cpu[HW_CPU_COL_COUNT];
     bool cg = strstr(text, hw_cpu_cols[HW_CPU_COL_FIRST_CGROUP]) != NULL;
-    for (int k = 0; k < SUM_CPU_COUNT; k++)
+    for (int k = 0; k < HW_CPU_COL_COUNT; k++)
         want_cpu[k] = cg || k < HW_CPU_COL_FIRST_CGROUP || k >= HW_CPU_COL_FIRST_IO;
-    check_header(text, sum_cpu_col_names, SUM_CPU_COUNT, want_cpu);
+    check_header(text, hw_cpu_cols, HW_CPU_COL_COUNT, want_cpu);
     free(text);
     free(p);
     p = th_fmt("%s/" HW_PROC_FILE, out);
@@ -300,32 +300,32 @@ static void test_hwmon_writes_what_summarize_reads(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     *strchr(text, '\n') = '\0';
     strcat(text, "\n");
-    bool want_proc[SUM_PROC_COUNT];
-    for (int k = 0; k < SUM_PROC_COUNT; k++)
+    bool want_proc[HW_PROC_COL_COUNT];
+    for (int k = 0; k < HW_PROC_COL_COUNT; k++)
         want_proc[k] = true;
-    check_header(text, sum_proc_col_names, SUM_PROC_COUNT, want_proc);
+    check_header(text, hw_proc_cols, HW_PROC_COL_COUNT, want_proc);
     free(text);
     free(p);
 
     /* summarize reads it all: nothing skipped but the row the dying child tore */
     struct sum_run *run = sum_run_new();
-    char *storage[SUM_KIND_COUNT] = {0};
+    char *storage[HW_FILE_COUNT] = {0};
     struct sum_inputs in;
     sum_inputs_from_dir(&in, out, storage);
     struct sum_config cfg = {0};
     CU_ASSERT_EQUAL(sum_run_summarize(run, &in, &cfg), 0);
     uint64_t skipped = 0;
-    for (int k = 0; k < SUM_KIND_COUNT; k++) {
-        const struct sum_quality *q = &run->q[k];
+    for (int k = 0; k < HW_FILE_COUNT; k++) {
+        const struct rd_quality *q = &run->q[k];
         CU_ASSERT_TRUE(q->present);
         CU_ASSERT(q->parsed > 0);
         CU_ASSERT_EQUAL(q->bad_cells, 0);
-        CU_ASSERT_EQUAL(q->skipped[SUM_SKIP_LAYOUT], 0);
-        CU_ASSERT_EQUAL(q->skipped[SUM_SKIP_TIMESTAMP], 0);
-        skipped += sum_quality_skipped_total(q);
-        if (sum_quality_skipped_total(q))
-            fprintf(stderr, "%s: %llu lines skipped\n", sum_kind_files[k],
-                    (unsigned long long)sum_quality_skipped_total(q));
+        CU_ASSERT_EQUAL(q->skipped[RD_SKIP_LAYOUT], 0);
+        CU_ASSERT_EQUAL(q->skipped[RD_SKIP_TIMESTAMP], 0);
+        skipped += rd_quality_skipped_total(q);
+        if (rd_quality_skipped_total(q))
+            fprintf(stderr, "%s: %llu lines skipped\n", hw_file_names[k],
+                    (unsigned long long)rd_quality_skipped_total(q));
     }
     CU_ASSERT(skipped <= 1);
     CU_ASSERT_TRUE(run->info.have_fields); /* the fallback's field list was found */
@@ -338,7 +338,7 @@ static void test_hwmon_writes_what_summarize_reads(void)
     CU_ASSERT_STRING_EQUAL(run->outcome.stop_reason, "command_exit");
     CU_ASSERT(run->outcome.hwmon_pid > 0);
     CU_ASSERT(run->cgroup_json == NULL || strstr(run->cgroup_json, "\"path\"") != NULL);
-    for (int k = 0; k < SUM_KIND_COUNT; k++)
+    for (int k = 0; k < HW_FILE_COUNT; k++)
         free(storage[k]);
     sum_run_free(run);
 
@@ -375,7 +375,7 @@ static void test_gpu_unavailable_named(void)
 void add_vocab_suite(void);
 void add_vocab_suite(void)
 {
-    CU_pSuite s = CU_add_suite("vocabulary", NULL, NULL);
+    CU_pSuite s = th_add_suite("vocabulary", NULL, NULL, 120);
     CU_add_test(s, "csv_columns", test_csv_columns);
     CU_add_test(s, "hwmon_writes_what_summarize_reads", test_hwmon_writes_what_summarize_reads);
     CU_add_test(s, "gpu_unavailable_named", test_gpu_unavailable_named);

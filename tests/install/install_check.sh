@@ -20,6 +20,15 @@ pc=$(find "$prefix" -name runlog.pc | head -1)
 libdir=$(dirname "$(dirname "$pc")")
 ls "$libdir"/librunlog.so.1 "$libdir"/librunlog.a >/dev/null || fail "missing librunlog.so.1 or .a"
 "$prefix/bin/runlog" --version | grep -q "^runlog (hwrun) " || fail "installed runlog --version"
+# librunlog exports its API and nothing else: every global symbol it defines is rl_*, in the
+# shared library and in the static one (whose helpers a program's own names must not meet)
+for lib in "$libdir/librunlog.so.1" "$libdir/librunlog.a"; do
+  case $lib in *.so*) syms=$(nm -D --defined-only "$lib") ;; *) syms=$(nm -g --defined-only "$lib") ;; esac
+  api=$(awk 'NF == 3 && $3 ~ /^rl_/' <<<"$syms" | wc -l)
+  other=$(awk 'NF == 3 && $3 !~ /^rl_/ { print $3 }' <<<"$syms")
+  [ "$api" -ge 10 ] || fail "$lib: only $api rl_* symbols"
+  [ -z "$other" ] || fail "$lib exports symbols that are not rl_*: $(echo $other | head -c 300)"
+done
 
 cat > "$prefix/use.c" <<'C'
 #include <runlog.h>

@@ -14,11 +14,14 @@ if ! "$py" -m pip --version >/dev/null 2>&1 || ! "$py" -c 'import setuptools, wh
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/runlog-pip-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-cp -r "$src" "$tmp/src"                   # pip writes build/ and *.egg-info next to the sources
-rm -f "$tmp/src/CMakeLists.txt"
+# pip writes build/ and *.egg-info next to the sources; setup.py reads ../include/runlog.h
+mkdir "$tmp/src"
+cp -r "$src" "$tmp/src/python"
+cp -r "$src/../include" "$tmp/src/include"
+rm -f "$tmp/src/python/CMakeLists.txt"
 # No index: nothing may come from the network.
 PIP_NO_INDEX=1 "$py" -m pip install --quiet --no-build-isolation --no-deps --target "$tmp/site" \
-  "$tmp/src" >"$tmp/pip.log" 2>&1 || { cat "$tmp/pip.log" >&2; exit 1; }
+  "$tmp/src/python" >"$tmp/pip.log" 2>&1 || { cat "$tmp/pip.log" >&2; exit 1; }
 [ -f "$tmp/site/runlog/__init__.py" ] || { echo "pip_install_check: no runlog package" >&2; exit 1; }
 PYTHONPATH="$tmp/site" RUNLOG_LIBRARY="$lib" "$py" -c '
 import json, sys, runlog
@@ -28,4 +31,8 @@ log.close()
 e = json.loads(open(sys.argv[1]).read())
 assert (e["name"], e["seconds"], e["via"]) == ("pip", 1.5, "pip"), e
 ' "$tmp/log.jsonl"
+# the installed metadata carries the version of include/runlog.h
+want=$(sed -n "s/^#define RL_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p" "$src/../include/runlog.h" | paste -sd.)
+got=$(ls "$tmp/site" | sed -n "s/^runlog-\(.*\)\.dist-info$/\1/p")
+[ "$got" = "$want" ] || { echo "pip_install_check: version '$got', runlog.h says '$want'" >&2; exit 1; }
 echo "pip_install_check: ok"

@@ -681,7 +681,14 @@ class FrameworkMemory(Base):
 
 class Package(unittest.TestCase):
     def test_versions(self):
-        self.assertEqual(runlog.library_version(), runlog.__version__)
+        # defined once, in include/runlog.h; the library and the package say it alike
+        here = os.path.dirname(os.path.abspath(__file__))
+        with open(os.path.join(here, "..", "..", "include", "runlog.h")) as f:
+            text = f.read()
+        want = ".".join(re.search(r"^#define RL_VERSION_%s (\d+)$" % k, text, re.M).group(1)
+                        for k in ("MAJOR", "MINOR", "PATCH"))
+        self.assertEqual(runlog.library_version(), want)
+        self.assertEqual(runlog.__version__, want)
         self.assertTrue(os.path.exists(runlog.library_path()))
 
 

@@ -293,12 +293,12 @@ static void test_writer_bounds(void)
 void add_jsonw_suites(void);
 void add_jsonw_suites(void)
 {
-    CU_pSuite s = CU_add_suite("structured", NULL, NULL);
+    CU_pSuite s = th_add_suite("structured", NULL, NULL, 60);
     CU_add_test(s, "shape", test_structured_shape);
     CU_add_test(s, "escaping", test_structured_escaping);
     CU_add_test(s, "rejects", test_structured_rejects);
     CU_add_test(s, "depth", test_structured_depth);
-    s = CU_add_suite("jsonw", NULL, NULL);
+    s = th_add_suite("jsonw", NULL, NULL, 60);
     CU_add_test(s, "modes", test_writer_modes);
     CU_add_test(s, "numbers", test_writer_numbers);
     CU_add_test(s, "bounds", test_writer_bounds);

@@ -431,7 +431,7 @@ static void test_modes(void)
 void add_parse_suite(void);
 void add_parse_suite(void)
 {
-    CU_pSuite s = CU_add_suite("parse", NULL, NULL);
+    CU_pSuite s = th_add_suite("parse", NULL, NULL, 300);
     CU_add_test(s, "fast_path_exhaustive", test_fast_path_exhaustive);
     CU_add_test(s, "differential", test_differential);
     CU_add_test(s, "long_digits", test_long_digits);

@@ -726,7 +726,7 @@ static void test_concurrent_appenders(void)
 void add_runlog_suites(void);
 void add_runlog_suites(void)
 {
-    CU_pSuite s = CU_add_suite("format", NULL, NULL);
+    CU_pSuite s = th_add_suite("format", NULL, NULL, 60);
     CU_add_test(s, "phase_shape", test_phase_shape);
     CU_add_test(s, "seconds_rounding", test_seconds_rounding);
     CU_add_test(s, "seconds_refused", test_seconds_refused);
@@ -737,7 +737,7 @@ void add_runlog_suites(void)
     CU_add_test(s, "rejects", test_rejects);
     CU_add_test(s, "long_line", test_long_line);
     CU_add_test(s, "kv_typing", test_kv_typing);
-    s = CU_add_suite("files", io_init, io_clean);
+    s = th_add_suite("files", io_init, io_clean, 120);
     CU_add_test(s, "append_and_env", test_append_and_env);
     CU_add_test(s, "phase_spans", test_phase_spans);
     CU_add_test(s, "open_errors", test_open_errors);
@@ -746,6 +746,6 @@ void add_runlog_suites(void)
     CU_add_test(s, "mkdir_made", test_mkdir_made);
     CU_add_test(s, "disk_full", test_disk_full);
     CU_add_test(s, "file_size_limit", test_file_size_limit);
-    s = CU_add_suite("concurrency", io_init, io_clean);
+    s = th_add_suite("concurrency", io_init, io_clean, 300);
     CU_add_test(s, "concurrent_appenders", test_concurrent_appenders);
 }

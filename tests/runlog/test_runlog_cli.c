@@ -166,7 +166,7 @@ static void test_help_version(void)
     th_result_free(&r);
     RUN(&r, NULL, "--version");
     CU_ASSERT_EQUAL(r.status, 0);
-    CU_ASSERT_STRING_EQUAL(r.out, "runlog (hwrun) 0.1.0\n");
+    CU_ASSERT_STRING_EQUAL(r.out, "runlog (hwrun) " HWRUN_VERSION "\n");
     th_result_free(&r);
     /* A full stdout is a failure, not silence. */
     char *argv[] = {(char *)"/bin/sh", (char *)"-c", NULL, NULL};
@@ -401,7 +401,7 @@ static void test_external_readers(void)
 void add_runlog_cli_suites(void);
 void add_runlog_cli_suites(void)
 {
-    CU_pSuite s = CU_add_suite("cli", cli_init, cli_clean);
+    CU_pSuite s = th_add_suite("cli", cli_init, cli_clean, 120);
     CU_add_test(s, "phase_and_event", test_phase_and_event);
     CU_add_test(s, "usage_errors", test_usage_errors);
     CU_add_test(s, "help_version", test_help_version);

@@ -15,13 +15,13 @@
 /* Sums and counts of everything a reader produced. */
 struct rec {
     size_t gpu_rows, dmon_rows, cpu_rows, proc_rows, gp_rows, phases, events, diags;
-    double gsum[SUM_GM_COUNT];
-    size_t gn[SUM_GM_COUNT];
-    double dsum[SUM_DM_COUNT];
-    size_t dn[SUM_DM_COUNT];
-    double csum[SUM_CPU_COUNT];
-    size_t cn[SUM_CPU_COUNT];
-    double psum[SUM_PROC_COUNT];
+    double gsum[RD_GM_COUNT];
+    size_t gn[RD_GM_COUNT];
+    double dsum[RD_DM_COUNT];
+    size_t dn[RD_DM_COUNT];
+    double csum[HW_CPU_COL_COUNT];
+    size_t cn[HW_CPU_COL_COUNT];
+    double psum[HW_PROC_COL_COUNT];
     double gp_mem_sum;
     size_t gp_mem_n;
     int max_gpu;
@@ -32,11 +32,11 @@ struct rec {
     long last_pid;
 };
 
-void rec_sink(struct sum_sink *sink, struct rec *r);
+void rec_sink(struct rd_sink *sink, struct rec *r);
 /* Feed data to a new reader in pieces of `step` bytes (0: all at once). */
-void feed_all(enum sum_kind kind, const char *data, size_t len, size_t step,
-              const struct sum_read_opts *opts, struct rec *r, struct sum_quality *q);
-uint64_t token_count(const struct sum_quality *q, const char *token);
+void feed_all(enum hw_file kind, const char *data, size_t len, size_t step,
+              const struct rd_read_opts *opts, struct rec *r, struct rd_quality *q);
+uint64_t token_count(const struct rd_quality *q, const char *token);
 /* Write name in dir with content. */
 void put_file(const char *dir, const char *name, const char *content);
 /* Run the built summarize with -q and args (NULL-terminated); its status and output. */

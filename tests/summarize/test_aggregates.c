@@ -702,8 +702,8 @@ static void test_together(void)
 {
     struct sum_together t;
     sum_together_init(&t);
-    double v[SUM_GM_COUNT];
-    for (int m = 0; m < SUM_GM_COUNT; m++)
+    double v[RD_GM_COUNT];
+    for (int m = 0; m < RD_GM_COUNT; m++)
         v[m] = NAN;
     /* instant 1: GPUs 0, 1, 2 at 10/20/0 % util, 100/200/300 MiB of 1000 each */
     static const double util[][3] = {{10, 20, 0}, {90, 80, 70}, {50, NAN, 50}, {100, 100, 0}};
@@ -711,9 +711,9 @@ static void test_together(void)
         for (int g = 0; g < 3; g++) {
             if (i == 3 && g == 1)
                 continue; /* a dropped row: instant 4 has two GPUs, not counted */
-            v[SUM_GM_UTIL] = util[i][g];
-            v[SUM_GM_MEM_USED] = 100.0 * (g + 1) + (i == 1 ? 1000 : 0);
-            v[SUM_GM_MEM_TOTAL] = 4000;
+            v[RD_GM_UTIL] = util[i][g];
+            v[RD_GM_MEM_USED] = 100.0 * (g + 1) + (i == 1 ? 1000 : 0);
+            v[RD_GM_MEM_TOTAL] = 4000;
             sum_together_row(&t, g, i, v);
         }
     sum_together_finish(&t);
@@ -739,20 +739,20 @@ static void test_together(void)
 
 void add_aggregates_suites(void)
 {
-    CU_add_test(CU_add_suite("ivindex", NULL, NULL), "brute_force", test_ivx_brute_force);
-    CU_pSuite s = CU_add_suite("phase_names", NULL, NULL);
+    CU_add_test(th_add_suite("ivindex", NULL, NULL, 60), "brute_force", test_ivx_brute_force);
+    CU_pSuite s = th_add_suite("phase_names", NULL, NULL, 60);
     CU_add_test(s, "figures", test_names_figures);
     CU_add_test(s, "overlapping", test_names_overlapping);
     CU_add_test(s, "beyond_max_phases", test_names_beyond_max_phases);
     CU_add_test(s, "json_and_text", test_names_json_and_text);
-    s = CU_add_suite("units", NULL, NULL);
+    s = th_add_suite("units", NULL, NULL, 60);
     CU_add_test(s, "parse", test_units_parse);
     CU_add_test(s, "format", test_units_format);
     CU_add_test(s, "cli", test_units_cli);
-    CU_add_test(CU_add_suite("cores", NULL, NULL), "sources", test_cores);
-    s = CU_add_suite("compare", NULL, NULL);
+    CU_add_test(th_add_suite("cores", NULL, NULL, 60), "sources", test_cores);
+    s = th_add_suite("compare", NULL, NULL, 60);
     CU_add_test(s, "phase_columns_lined_up", test_phase_columns_lined_up);
     CU_add_test(s, "runs", test_compare);
     CU_add_test(s, "calibrax_keys", test_calibrax_keys);
-    CU_add_test(CU_add_suite("together", NULL, NULL), "instants", test_together);
+    CU_add_test(th_add_suite("together", NULL, NULL, 60), "instants", test_together);
 }

@@ -12,7 +12,7 @@
 
 struct capture {
     const char *file;
-    enum sum_kind kind;
+    enum hw_file kind;
     const char *fields;  /* noheader: the --query-* field list */
     size_t rows;         /* rows expected (hand-counted) */
     size_t placeholders; /* placeholder cells expected (hand-counted) */
@@ -23,69 +23,69 @@ static const char zabbix[] =
     "utilization.gpu,temperature.gpu,f15,f16,f17,f18,f19,f20,pstate,f22,f23,f24,f25,f26,f27";
 
 static const struct capture caps[] = {
-    {"query-gpu_a10_loop-lms_header-units.csv", SUM_KIND_GPU, NULL, 5, 0},
-    {"query-gpu_geforce-2GB_noheader-nounits_fan-NA_newer-driver.csv", SUM_KIND_GPU,
+    {"query-gpu_a10_loop-lms_header-units.csv", HW_FILE_GPU, NULL, 5, 0},
+    {"query-gpu_geforce-2GB_noheader-nounits_fan-NA_newer-driver.csv", HW_FILE_GPU,
      "memory.total,memory.free,memory.used,temperature.gpu,fan.speed,utilization.gpu,"
      "utilization.memory", 1, 1},
-    {"query-gpu_geforce-2GB_noheader-nounits_fan-Not-Supported_older-driver.csv", SUM_KIND_GPU,
+    {"query-gpu_geforce-2GB_noheader-nounits_fan-Not-Supported_older-driver.csv", HW_FILE_GPU,
      "memory.total,memory.free,memory.used,temperature.gpu,fan.speed,utilization.gpu,"
      "utilization.memory", 1, 1},
-    {"query-gpu_gtx-titan-x-x8_noheader-nounits_index-uuid-name-temp-util-mem.csv", SUM_KIND_GPU,
+    {"query-gpu_gtx-titan-x-x8_noheader-nounits_index-uuid-name-temp-util-mem.csv", HW_FILE_GPU,
      "index,uuid,name,temperature.gpu,utilization.gpu,memory.used,memory.total", 8, 0},
-    {"query-gpu_gtx1080ti-gtx1060_2gpus_header-units_alias-clocks-gr-mem.csv", SUM_KIND_GPU, NULL,
+    {"query-gpu_gtx1080ti-gtx1060_2gpus_header-units_alias-clocks-gr-mem.csv", HW_FILE_GPU, NULL,
      2, 0},
-    {"query-gpu_gtx650_utilization-gpu_Not-Supported_header.csv", SUM_KIND_GPU, NULL, 1, 1},
-    {"query-gpu_gtx770_noheader_many-Not-Supported_windows.csv", SUM_KIND_GPU,
+    {"query-gpu_gtx650_utilization-gpu_Not-Supported_header.csv", HW_FILE_GPU, NULL, 1, 1},
+    {"query-gpu_gtx770_noheader_many-Not-Supported_windows.csv", HW_FILE_GPU,
      "gpu_name,utilization.gpu,utilization.memory,temperature.gpu,power.draw,power.limit,"
      "fan.speed,pstate,clocks.current.graphics,clocks.current.memory,power.max_limit,"
      "power.default_limit", 1, 8},
-    {"query-gpu_h100-80gb_drv590_all-fields_idle.csv", SUM_KIND_GPU, NULL, 1, (size_t)-1},
-    {"query-gpu_h100-80gb_drv590_all-fields_load.csv", SUM_KIND_GPU, NULL, 1, (size_t)-1},
-    {"query-gpu_h100-mig_drv590_all-fields_load.csv", SUM_KIND_GPU, NULL, 1, (size_t)-1},
-    {"query-gpu_h100_GPU-requires-reset.csv", SUM_KIND_GPU, NULL, 1, 2},
-    {"query-gpu_h200-x8_index-uuid-memused-memtotal-util.csv", SUM_KIND_GPU, NULL, 8, 0},
-    {"query-gpu_quadro-p5000-p2000_noheader_pci-bus-temp.csv", SUM_KIND_GPU,
+    {"query-gpu_h100-80gb_drv590_all-fields_idle.csv", HW_FILE_GPU, NULL, 1, (size_t)-1},
+    {"query-gpu_h100-80gb_drv590_all-fields_load.csv", HW_FILE_GPU, NULL, 1, (size_t)-1},
+    {"query-gpu_h100-mig_drv590_all-fields_load.csv", HW_FILE_GPU, NULL, 1, (size_t)-1},
+    {"query-gpu_h100_GPU-requires-reset.csv", HW_FILE_GPU, NULL, 1, 2},
+    {"query-gpu_h200-x8_index-uuid-memused-memtotal-util.csv", HW_FILE_GPU, NULL, 8, 0},
+    {"query-gpu_quadro-p5000-p2000_noheader_pci-bus-temp.csv", HW_FILE_GPU,
      "pci.bus,temperature.gpu", 2, 0},
-    {"query-gpu_rtx2080super-windows_drv610.62_all-fields_load.csv", SUM_KIND_GPU, NULL, 1,
+    {"query-gpu_rtx2080super-windows_drv610.62_all-fields_load.csv", HW_FILE_GPU, NULL, 1,
      (size_t)-1},
-    {"query-gpu_rtx2080super_drv610_all-fields_load.csv", SUM_KIND_GPU, NULL, 1, (size_t)-1},
-    {"query-gpu_rtx2080ti_nounits_Unknown-Error_windows-drv442.19.csv", SUM_KIND_GPU, NULL, 1,
+    {"query-gpu_rtx2080super_drv610_all-fields_load.csv", HW_FILE_GPU, NULL, 1, (size_t)-1},
+    {"query-gpu_rtx2080ti_nounits_Unknown-Error_windows-drv442.19.csv", HW_FILE_GPU, NULL, 1,
      1},
-    {"query-gpu_rtx3080_noheader_many-NA_zabbix-fields.csv", SUM_KIND_GPU, zabbix, 1, 16},
-    {"query-gpu_rtx3090_header-line-only_data-omitted-by-author.csv", SUM_KIND_GPU, NULL, 0, 0},
-    {"query-gpu_rtx3090_noheader-nounits_pstate-clocks_event_reasons.csv", SUM_KIND_GPU,
+    {"query-gpu_rtx3080_noheader_many-NA_zabbix-fields.csv", HW_FILE_GPU, zabbix, 1, 16},
+    {"query-gpu_rtx3090_header-line-only_data-omitted-by-author.csv", HW_FILE_GPU, NULL, 0, 0},
+    {"query-gpu_rtx3090_noheader-nounits_pstate-clocks_event_reasons.csv", HW_FILE_GPU,
      "index,name,utilization.gpu,utilization.memory,memory.total,memory.free,memory.used,"
      "temperature.gpu,clocks.gr,power.draw,power.limit,pstate,clocks_event_reasons.active",
      1, 0},
     {"query-gpu_tesla-k40m-x2_index-name-uuid-serial_masked_header-omitted-by-author.csv",
-     SUM_KIND_GPU, "index,name,uuid,serial", 2, 0},
+     HW_FILE_GPU, "index,name,uuid,serial", 2, 0},
     {"query-gpu_tesla-p100_drv510_nounits_header-keeps-units_no-trailing-newline.csv",
-     SUM_KIND_GPU, NULL, 1, 1},
-    {"query-gpu_tesla-p40_alias-fields-gpu_name-gpu_bus_id.csv", SUM_KIND_GPU, NULL, 1, 0},
-    {"query-gpu_v100-32gb_loop-l5_index-timestamp-util-mem.csv", SUM_KIND_GPU, NULL, 17, 0},
-    {"query-compute-apps_h100_drv590_idle-empty.csv", SUM_KIND_GPU_PROCS, NULL, 0, 0},
-    {"query-compute-apps_h100_drv590_load.csv", SUM_KIND_GPU_PROCS, NULL, 3, 0},
-    {"query-compute-apps_h200-x8_gpu_uuid-pid-name-mem_Not-Found.csv", SUM_KIND_GPU_PROCS, NULL,
+     HW_FILE_GPU, NULL, 1, 1},
+    {"query-gpu_tesla-p40_alias-fields-gpu_name-gpu_bus_id.csv", HW_FILE_GPU, NULL, 1, 0},
+    {"query-gpu_v100-32gb_loop-l5_index-timestamp-util-mem.csv", HW_FILE_GPU, NULL, 17, 0},
+    {"query-compute-apps_h100_drv590_idle-empty.csv", HW_FILE_GPU_PROCS, NULL, 0, 0},
+    {"query-compute-apps_h100_drv590_load.csv", HW_FILE_GPU_PROCS, NULL, 3, 0},
+    {"query-compute-apps_h200-x8_gpu_uuid-pid-name-mem_Not-Found.csv", HW_FILE_GPU_PROCS, NULL,
      8, 1},
-    {"query-compute-apps_pid-name-used_memory_vllm.csv", SUM_KIND_GPU_PROCS, NULL, 2, 0},
-    {"query-compute-apps_rtx2080super-windows_drv591_load_mem-NA.csv", SUM_KIND_GPU_PROCS, NULL,
+    {"query-compute-apps_pid-name-used_memory_vllm.csv", HW_FILE_GPU_PROCS, NULL, 2, 0},
+    {"query-compute-apps_rtx2080super-windows_drv591_load_mem-NA.csv", HW_FILE_GPU_PROCS, NULL,
      (size_t)-1, (size_t)-1},
-    {"query-compute-apps_rtx3090_noheader-nounits.csv", SUM_KIND_GPU_PROCS,
+    {"query-compute-apps_rtx3090_noheader-nounits.csv", HW_FILE_GPU_PROCS,
      "timestamp,gpu_name,pid,process_name,used_gpu_memory", 1, 0},
-    {"query-compute-apps_rtx3090_timestamp-name-pid-proc-mem_header.csv", SUM_KIND_GPU_PROCS,
+    {"query-compute-apps_rtx3090_timestamp-name-pid-proc-mem_header.csv", HW_FILE_GPU_PROCS,
      NULL, 1, 0},
-    {"query-compute-apps_rtx4080super_drv595_load.csv", SUM_KIND_GPU_PROCS, NULL, (size_t)-1,
+    {"query-compute-apps_rtx4080super_drv595_load.csv", HW_FILE_GPU_PROCS, NULL, (size_t)-1,
      (size_t)-1},
     {"query-compute-apps_windows_pid-name_Insufficient-Permissions_CRLF.csv",
-     SUM_KIND_GPU_PROCS, "pid,process_name", 3, 1},
+     HW_FILE_GPU_PROCS, "pid,process_name", 3, 1},
 };
 
 /* ---- the naive reference reading ------------------------------------------------------- */
 
 struct ref {
     size_t rows, placeholders;
-    double sum[SUM_GM_COUNT];
-    size_t n[SUM_GM_COUNT];
+    double sum[RD_GM_COUNT];
+    size_t n[RD_GM_COUNT];
     double mem_sum;
     size_t mem_n;
 };
@@ -95,12 +95,12 @@ static int ref_metric(const char *name)
     static const struct {
         const char *n;
         int m;
-    } map[] = {{"utilization.gpu", SUM_GM_UTIL},     {"utilization.memory", SUM_GM_MEM_UTIL},
-               {"memory.used", SUM_GM_MEM_USED},     {"memory.total", SUM_GM_MEM_TOTAL},
-               {"power.draw", SUM_GM_POWER},         {"temperature.gpu", SUM_GM_TEMP},
-               {"clocks.current.sm", SUM_GM_SM_CLOCK}, {"clocks.sm", SUM_GM_SM_CLOCK},
-               {"clocks.current.memory", SUM_GM_MEM_CLOCK}, {"clocks.mem", SUM_GM_MEM_CLOCK},
-               {"clocks.current.graphics", SUM_GM_GR_CLOCK}, {"clocks.gr", SUM_GM_GR_CLOCK}};
+    } map[] = {{"utilization.gpu", RD_GM_UTIL},     {"utilization.memory", RD_GM_MEM_UTIL},
+               {"memory.used", RD_GM_MEM_USED},     {"memory.total", RD_GM_MEM_TOTAL},
+               {"power.draw", RD_GM_POWER},         {"temperature.gpu", RD_GM_TEMP},
+               {"clocks.current.sm", RD_GM_SM_CLOCK}, {"clocks.sm", RD_GM_SM_CLOCK},
+               {"clocks.current.memory", RD_GM_MEM_CLOCK}, {"clocks.mem", RD_GM_MEM_CLOCK},
+               {"clocks.current.graphics", RD_GM_GR_CLOCK}, {"clocks.gr", RD_GM_GR_CLOCK}};
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (!strcmp(name, map[i].n))
             return map[i].m;
@@ -168,14 +168,14 @@ static void ref_csv(const struct capture *cap, char *data, struct ref *ref)
             header_next = false;
             continue;
         }
-        if (n < ncols || (n > ncols && cap->kind == SUM_KIND_GPU))
+        if (n < ncols || (n > ncols && cap->kind == HW_FILE_GPU))
             continue;
         ref->rows++;
         for (size_t i = 0; i < n; i++) {
             if (is_ph(cells[i]))
                 ref->placeholders++;
             const char *nm = i < ncols ? names[i] : "";
-            if (cap->kind == SUM_KIND_GPU) {
+            if (cap->kind == HW_FILE_GPU) {
                 int m = ref_metric(nm);
                 char *end;
                 double v = strtod(cells[i], &end);
@@ -212,13 +212,13 @@ static void check_csv_capture(const struct capture *cap)
     CU_ASSERT_PTR_NOT_NULL_FATAL(data);
     bool unterminated = len && data[len - 1] != '\n';
     /* as found: an unterminated last line is "not yet written" */
-    struct sum_read_opts o = {0};
-    if (cap->kind == SUM_KIND_GPU)
+    struct rd_read_opts o = {0};
+    if (cap->kind == HW_FILE_GPU)
         o.gpu_fields = cap->fields;
     else
         o.gpu_procs_fields = cap->fields;
     struct rec r;
-    struct sum_quality q;
+    struct rd_quality q;
     feed_all(cap->kind, data, len, 0, &o, &r, &q);
     CU_ASSERT_EQUAL(q.partial_last, unterminated);
     /* complete: every row is read */
@@ -233,28 +233,28 @@ static void check_csv_capture(const struct capture *cap)
         char *copy = strdup(full);
         ref_csv(cap, copy, &ref);
         free(copy);
-        size_t rows = cap->kind == SUM_KIND_GPU ? r.gpu_rows : r.gp_rows;
-        if (rows != ref.rows || sum_quality_skipped_total(&q) != 0)
+        size_t rows = cap->kind == HW_FILE_GPU ? r.gpu_rows : r.gp_rows;
+        if (rows != ref.rows || rd_quality_skipped_total(&q) != 0)
             fprintf(stderr, "%s: rows %zu, reference %zu, skipped %llu\n", cap->file, rows,
-                    ref.rows, (unsigned long long)sum_quality_skipped_total(&q));
+                    ref.rows, (unsigned long long)rd_quality_skipped_total(&q));
         CU_ASSERT_EQUAL(rows, ref.rows);
         CU_ASSERT_EQUAL(q.parsed, ref.rows);
-        CU_ASSERT_EQUAL(sum_quality_skipped_total(&q), 0);
+        CU_ASSERT_EQUAL(rd_quality_skipped_total(&q), 0);
         CU_ASSERT_EQUAL(q.bad_cells, 0);
         if (cap->rows != (size_t)-1)
             CU_ASSERT_EQUAL(rows, cap->rows);
-        uint64_t ph = sum_quality_placeholders_total(&q);
+        uint64_t ph = rd_quality_placeholders_total(&q);
         if (ph != ref.placeholders)
             fprintf(stderr, "%s: placeholders %llu, reference %zu\n", cap->file,
                     (unsigned long long)ph, ref.placeholders);
         CU_ASSERT_EQUAL(ph, ref.placeholders);
         if (cap->placeholders != (size_t)-1)
             CU_ASSERT_EQUAL(ph, cap->placeholders);
-        if (cap->kind == SUM_KIND_GPU) {
-            for (int m = 0; m < SUM_GM_COUNT; m++) {
+        if (cap->kind == HW_FILE_GPU) {
+            for (int m = 0; m < RD_GM_COUNT; m++) {
                 if (r.gn[m] != ref.n[m] || fabs(r.gsum[m] - ref.sum[m]) > 1e-6)
                     fprintf(stderr, "%s: %s n %zu sum %g, reference n %zu sum %g\n", cap->file,
-                            sum_gpu_metric_names[m], r.gn[m], r.gsum[m], ref.n[m], ref.sum[m]);
+                            rd_gpu_metric_names[m], r.gn[m], r.gsum[m], ref.n[m], ref.sum[m]);
                 CU_ASSERT_EQUAL(r.gn[m], ref.n[m]);
                 CHECK_NEAR(r.gsum[m], ref.sum[m], 1e-6);
             }
@@ -280,32 +280,32 @@ static void test_query_specifics(void)
     char *d = load("query-gpu_h200-x8_index-uuid-memused-memtotal-util.csv", &len);
     CU_ASSERT_PTR_NOT_NULL_FATAL(d);
     struct rec r;
-    struct sum_quality q;
-    feed_all(SUM_KIND_GPU, d, len, 0, NULL, &r, &q);
-    CHECK_NEAR(r.gsum[SUM_GM_MEM_USED],
+    struct rd_quality q;
+    feed_all(HW_FILE_GPU, d, len, 0, NULL, &r, &q);
+    CHECK_NEAR(r.gsum[RD_GM_MEM_USED],
                130013 + 130053 + 105851 + 129993 + 106091 + 105851 + 106139 + 58071, 0);
-    CHECK_NEAR(r.gsum[SUM_GM_UTIL], 700, 0);
+    CHECK_NEAR(r.gsum[RD_GM_UTIL], 700, 0);
     CU_ASSERT_EQUAL(r.max_gpu, 7);
     free(d);
     d = load("query-gpu_v100-32gb_loop-l5_index-timestamp-util-mem.csv", &len);
-    feed_all(SUM_KIND_GPU, d, len, 0, NULL, &r, &q);
+    feed_all(HW_FILE_GPU, d, len, 0, NULL, &r, &q);
     /* 2020/11/12 13:48:11.412 .. 13:49:31.451, UTC by default */
     CHECK_NEAR(r.first_t, 1605188891.412, 1e-6);
     CHECK_NEAR(r.last_t - r.first_t, 80.039, 1e-6);
     free(d);
     d = load("query-gpu_h100_GPU-requires-reset.csv", &len);
-    feed_all(SUM_KIND_GPU, d, len, 0, NULL, &r, &q);
+    feed_all(HW_FILE_GPU, d, len, 0, NULL, &r, &q);
     CU_ASSERT_EQUAL(token_count(&q, "[GPU requires reset]"), 2);
-    CU_ASSERT_EQUAL(r.gn[SUM_GM_MEM_USED], 1);
-    CU_ASSERT_EQUAL(r.gn[SUM_GM_UTIL], 0);
+    CU_ASSERT_EQUAL(r.gn[RD_GM_MEM_USED], 1);
+    CU_ASSERT_EQUAL(r.gn[RD_GM_UTIL], 0);
     free(d);
     d = load("query-gpu_h100-mig_drv590_all-fields_load.csv", &len);
-    feed_all(SUM_KIND_GPU, d, len, 0, NULL, &r, &q);
-    CU_ASSERT_EQUAL(r.gn[SUM_GM_UTIL], 0); /* [N/A] under MIG */
-    CU_ASSERT_EQUAL(r.gn[SUM_GM_POWER], 1);
+    feed_all(HW_FILE_GPU, d, len, 0, NULL, &r, &q);
+    CU_ASSERT_EQUAL(r.gn[RD_GM_UTIL], 0); /* [N/A] under MIG */
+    CU_ASSERT_EQUAL(r.gn[RD_GM_POWER], 1);
     free(d);
     d = load("query-compute-apps_h100_drv590_load.csv", &len);
-    feed_all(SUM_KIND_GPU_PROCS, d, len, 0, NULL, &r, &q);
+    feed_all(HW_FILE_GPU_PROCS, d, len, 0, NULL, &r, &q);
     CHECK_NEAR(r.gp_mem_sum, 2566 + 1542 + 15690, 0);
     CU_ASSERT_STRING_EQUAL(r.last_name, "./gpu_burn");
     CU_ASSERT_EQUAL(r.last_pid, 11345);
@@ -336,14 +336,14 @@ static const char *const dmon_files[] = {
 static void test_dmon_captures(void)
 {
     static const char *const cols[] = {"pwr", "sm", "mem", "fb", "mclk"};
-    static const int idx[] = {SUM_DM_PWR, SUM_DM_SM, SUM_DM_MEM, SUM_DM_FB, SUM_DM_MCLK};
+    static const int idx[] = {RD_DM_PWR, RD_DM_SM, RD_DM_MEM, RD_DM_FB, RD_DM_MCLK};
     for (size_t f = 0; f < sizeof dmon_files / sizeof dmon_files[0]; f++) {
         size_t len;
         char *data = load(dmon_files[f], &len);
         CU_ASSERT_PTR_NOT_NULL_FATAL(data);
         struct rec r;
-        struct sum_quality q;
-        feed_all(SUM_KIND_DMON, data, len, 5, NULL, &r, &q);
+        struct rd_quality q;
+        feed_all(HW_FILE_DMON, data, len, 5, NULL, &r, &q);
         /* reference: whitespace split; names from the '#' line holding "gpu" */
         size_t rows = 0, dashes = 0, ncols = 0;
         int colpos[5] = {-1, -1, -1, -1, -1};
@@ -393,7 +393,7 @@ static void test_dmon_captures(void)
                     rows, (unsigned long long)token_count(&q, "-"), dashes);
         CU_ASSERT(rows > 0);
         CU_ASSERT_EQUAL(r.dmon_rows, rows);
-        CU_ASSERT_EQUAL(sum_quality_skipped_total(&q), 0);
+        CU_ASSERT_EQUAL(rd_quality_skipped_total(&q), 0);
         CU_ASSERT_EQUAL(q.bad_cells, 0);
         CU_ASSERT_EQUAL(token_count(&q, "-"), dashes);
         for (int c = 0; c < 5; c++) {
@@ -412,19 +412,19 @@ static void test_dmon_specifics(void)
         &len);
     CU_ASSERT_PTR_NOT_NULL_FATAL(d);
     struct rec r;
-    struct sum_quality q;
-    feed_all(SUM_KIND_DMON, d, len, 0, NULL, &r, &q);
+    struct rd_quality q;
+    feed_all(HW_FILE_DMON, d, len, 0, NULL, &r, &q);
     CU_ASSERT_EQUAL(r.dmon_rows + q.headers, q.lines - q.blank);
     CU_ASSERT(q.headers >= 6); /* the header pair repeats */
-    CU_ASSERT(r.dn[SUM_DM_GTEMP] == r.dmon_rows); /* "temp" in old layouts */
+    CU_ASSERT(r.dn[RD_DM_GTEMP] == r.dmon_rows); /* "temp" in old layouts */
     free(d);
     d = load("dmon_s-pucet_i-0_o-DT_d-2_2021.txt", &len);
-    feed_all(SUM_KIND_DMON, d, len, 0, NULL, &r, &q);
+    feed_all(HW_FILE_DMON, d, len, 0, NULL, &r, &q);
     CHECK_NEAR(r.last_t - r.first_t, 4, 0); /* -d 2, three rows */
     CHECK_NEAR(r.first_t, 1609614751.0, 0); /* 2021-01-02T19:12:31Z */
     free(d);
     d = load("dmon_gpm-metrics_h800-x8_drv570_trailing-ws-stripped.txt", &len);
-    feed_all(SUM_KIND_DMON, d, len, 0, NULL, &r, &q);
+    feed_all(HW_FILE_DMON, d, len, 0, NULL, &r, &q);
     CU_ASSERT_EQUAL(r.max_gpu, 7);
     CU_ASSERT_EQUAL(token_count(&q, "-"), 13); /* GPM columns of GPU 0 */
     free(d);
@@ -432,7 +432,7 @@ static void test_dmon_specifics(void)
 
 void add_captures_suite(void)
 {
-    CU_pSuite s = CU_add_suite("captures", NULL, NULL);
+    CU_pSuite s = th_add_suite("captures", NULL, NULL, 60);
     CU_add_test(s, "query_captures", test_query_captures);
     CU_add_test(s, "query_specifics", test_query_specifics);
     CU_add_test(s, "dmon_captures", test_dmon_captures);

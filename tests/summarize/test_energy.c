@@ -109,7 +109,7 @@ static void test_constant(void)
         CHECK_NEAR(run->gpu[0]->energy.interval_s, 1, 1e-9);
         /* 10 sampling instants of 2 GPUs: 20 rows, 10 samples */
         CU_ASSERT_EQUAL(sum_run_num_samples(run), 10);
-        CU_ASSERT_EQUAL(run->q[SUM_KIND_GPU].parsed, 20);
+        CU_ASSERT_EQUAL(run->q[HW_FILE_GPU].parsed, 20);
         sum_run_free(run);
     }
 }
@@ -132,7 +132,7 @@ static void test_gap(void)
         t[i] = i < 5 ? i : 15 + i, p[i] = 100;
     for (int iv = 0; iv <= 1; iv++) {
         struct sum_run *run = trace(t, p, 10, iv ? 1.0 : 0, 1, NULL);
-        const struct sum_energy *e = &run->gpu[0]->energy;
+        const struct rd_energy *e = &run->gpu[0]->energy;
         CHECK_NEAR(e->joules, 800, 1e-9);
         CU_ASSERT_EQUAL(e->gaps, 1);
         CHECK_NEAR(e->gap_s, 16, 1e-9);
@@ -158,15 +158,15 @@ static void test_wrong_hint(void)
     for (int hint = 0; hint <= 2; hint++) { /* none, 1.0 (wrong), 0.5 (right) */
         struct sum_run *run = trace(t, p, 30, hint == 1 ? 1.0 : hint == 2 ? 0.5 : 0, 2, NULL);
         for (int g = 0; g < 2; g++) {
-            const struct sum_energy *e = &run->gpu[g]->energy;
+            const struct rd_energy *e = &run->gpu[g]->energy;
             CHECK_NEAR(e->interval_s, 0.5, 1e-9);
             CU_ASSERT(e->interval_from_rows);
             CU_ASSERT_EQUAL(e->gaps, 1);
             CHECK_NEAR(e->gap_s, 2, 1e-9);
             CHECK_NEAR(e->covered_s, 16.0 - 2, 1e-9); /* 0 .. 16 s less the hole */
         }
-        CU_ASSERT_EQUAL(sum_run_file_gaps(run, SUM_KIND_GPU), 2); /* the two GPUs' gaps */
-        CHECK_NEAR(sum_run_gap_interval(run, SUM_KIND_GPU, 0), 0.5, 1e-9);
+        CU_ASSERT_EQUAL(sum_run_file_gaps(run, HW_FILE_GPU), 2); /* the two GPUs' gaps */
+        CHECK_NEAR(sum_run_gap_interval(run, HW_FILE_GPU, 0), 0.5, 1e-9);
         CHECK_NEAR(sum_run_energy_wh(run), (100 + 200) * 14.0 / 3600.0, 1e-12);
         sum_run_free(run);
     }
@@ -183,11 +183,11 @@ static void test_gap_unmeasured(void)
 {
     double t[] = {0, 1, 2, 3, 10, 11, 12}, p[] = {100, 100, 100, NAN, 100, 100, 100};
     struct sum_run *run = trace(t, p, 7, 1.0, 1, NULL);
-    const struct sum_energy *e = &run->gpu[0]->energy;
+    const struct rd_energy *e = &run->gpu[0]->energy;
     CU_ASSERT_EQUAL(e->gaps, 1);
     CU_ASSERT_EQUAL(e->unmeasured, 1); /* 2 -> 3 */
     CHECK_NEAR(e->joules, 400, 1e-9);
-    CU_ASSERT_EQUAL(sum_run_file_gaps(run, SUM_KIND_GPU), 1);
+    CU_ASSERT_EQUAL(sum_run_file_gaps(run, HW_FILE_GPU), 1);
     sum_run_free(run);
 }
 
@@ -195,11 +195,11 @@ static void test_unmeasured(void)
 {
     double t[] = {0, 1, 2, 3, 4}, p[] = {100, 100, NAN, 100, 100};
     struct sum_run *run = trace(t, p, 5, 1.0, 1, NULL);
-    const struct sum_energy *e = &run->gpu[0]->energy;
+    const struct rd_energy *e = &run->gpu[0]->energy;
     CHECK_NEAR(e->joules, 200, 1e-9);
     CU_ASSERT_EQUAL(e->unmeasured, 2);
-    CU_ASSERT_EQUAL(run->gpu[0]->m[SUM_GM_POWER].n, 4);
-    CU_ASSERT_EQUAL(run->gpu[0]->m[SUM_GM_UTIL].n, 5); /* the rest of the row counts */
+    CU_ASSERT_EQUAL(run->gpu[0]->m[RD_GM_POWER].n, 4);
+    CU_ASSERT_EQUAL(run->gpu[0]->m[RD_GM_UTIL].n, 5); /* the rest of the row counts */
     sum_run_free(run);
 }
 
@@ -221,16 +221,16 @@ static void test_phase_edges(void)
     const struct sum_phase_acc *ph = run->phase;
     CU_ASSERT_STRING_EQUAL(ph[0].name, "load");
     CU_ASSERT_PTR_NOT_NULL_FATAL(ph[0].gpu[0]);
-    CU_ASSERT_EQUAL(ph[0].gpu[0]->m[SUM_GM_UTIL].n, 4);
-    CHECK_NEAR(ph[0].gpu[0]->m[SUM_GM_UTIL].min, 52, 0);
-    CHECK_NEAR(ph[0].gpu[0]->m[SUM_GM_UTIL].max, 55, 0);
+    CU_ASSERT_EQUAL(ph[0].gpu[0]->m[RD_GM_UTIL].n, 4);
+    CHECK_NEAR(ph[0].gpu[0]->m[RD_GM_UTIL].min, 52, 0);
+    CHECK_NEAR(ph[0].gpu[0]->m[RD_GM_UTIL].max, 55, 0);
     CHECK_NEAR(ph[0].gpu[0]->energy_j, 300, 1e-6);
-    CU_ASSERT_EQUAL(ph[1].gpu[0]->m[SUM_GM_UTIL].n, 1);
+    CU_ASSERT_EQUAL(ph[1].gpu[0]->m[RD_GM_UTIL].n, 1);
     CHECK_NEAR(ph[1].gpu[0]->energy_j, 100, 1e-3);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ph[2].gpu[0]);
-    CU_ASSERT_EQUAL(ph[2].gpu[0]->m[SUM_GM_UTIL].n, 0);
+    CU_ASSERT_EQUAL(ph[2].gpu[0]->m[RD_GM_UTIL].n, 0);
     CHECK_NEAR(ph[2].gpu[0]->energy_j, 99.8, 1e-3); /* edges at ms, epoch ulp 2e-7 s */
-    CU_ASSERT_EQUAL(ph[3].gpu[0]->m[SUM_GM_UTIL].n, 10);
+    CU_ASSERT_EQUAL(ph[3].gpu[0]->m[RD_GM_UTIL].n, 10);
     CHECK_NEAR(ph[3].gpu[0]->energy_j, 900, 1e-6);
     sum_run_free(run);
 }
@@ -286,8 +286,8 @@ static void test_phase_cpu_proc(void)
     CU_ASSERT_EQUAL(run->phase[0].cpu_usr.n, 2);
     CHECK_NEAR(sum_stat_mean(&run->phase[0].cpu_usr), (20 + 30) / 2.0, 1e-9);
     CHECK_NEAR(run->phase[0].proc_rss.max, 4000, 0); /* the 9000 peak is at t=4 */
-    CHECK_NEAR(run->proc[SUM_PROC_RSS].max, 9000, 0);
-    CHECK_NEAR(run->proc[SUM_PROC_RSS].last - run->proc[SUM_PROC_RSS].first, 5000, 0);
+    CHECK_NEAR(run->proc[HW_PROC_COL_RSS].max, 9000, 0);
+    CHECK_NEAR(run->proc[HW_PROC_COL_RSS].last - run->proc[HW_PROC_COL_RSS].first, 5000, 0);
     CU_ASSERT_EQUAL(sum_run_num_samples(run), 6); /* no GPU: one sample per sampler tick */
     sum_run_free(run);
     th_rmtree(dir);
@@ -373,13 +373,13 @@ static void test_main_usr_sys(void)
              "2026-01-01T00:00:00.000+00:00,3,9,,300.0,0,0,250.0,100.0,,4,,\n"
              "2026-01-01T00:00:01.000+00:00,3,9,150.0,320.0,0,0,260.0,120.0,90.0,5,120.0,30.0\n");
     struct sum_run *run = summarize_dir(dir);
-    CHECK_NEAR(run->proc[SUM_PROC_MAIN_RSS].max, 120, 0);
-    CU_ASSERT_EQUAL(run->proc[SUM_PROC_MAIN_CPU].n, 1); /* the empty cell is unmeasured */
-    CHECK_NEAR(run->proc[SUM_PROC_MAIN_CPU].max, 90, 0);
-    CHECK_NEAR(run->proc[SUM_PROC_MAIN_THREADS].max, 5, 0);
-    CHECK_NEAR(run->proc[SUM_PROC_USR_CPU].max, 120, 0);
-    CHECK_NEAR(run->proc[SUM_PROC_SYS_CPU].max, 30, 0);
-    CHECK_NEAR(run->proc[SUM_PROC_PSS].max, 260, 0);
+    CHECK_NEAR(run->proc[HW_PROC_COL_MAIN_RSS].max, 120, 0);
+    CU_ASSERT_EQUAL(run->proc[HW_PROC_COL_MAIN_CPU].n, 1); /* the empty cell is unmeasured */
+    CHECK_NEAR(run->proc[HW_PROC_COL_MAIN_CPU].max, 90, 0);
+    CHECK_NEAR(run->proc[HW_PROC_COL_MAIN_THREADS].max, 5, 0);
+    CHECK_NEAR(run->proc[HW_PROC_COL_USR_CPU].max, 120, 0);
+    CHECK_NEAR(run->proc[HW_PROC_COL_SYS_CPU].max, 30, 0);
+    CHECK_NEAR(run->proc[HW_PROC_COL_PSS].max, 260, 0);
     sum_run_free(run);
     th_rmtree(dir);
     free(dir);
@@ -391,22 +391,22 @@ static void test_main_usr_sys(void)
  * counted (a counter never goes back). */
 static void test_as_rows_come(void)
 {
-    struct sum_energy e;
-    sum_energy_init(&e);
+    struct rd_energy e;
+    rd_energy_init(&e);
     /* 1 s steps at 100 W, but step 2 is 2.5 s (bridged: < 3 x the median 1 s) */
     double t = 0, prev_j = 0;
     static const double steps[] = {1, 2.5, 1};
-    sum_energy_add(&e, t, 100, 1.0, NULL, NULL);
+    rd_energy_add(&e, t, 100, 1.0, NULL, NULL);
     for (int i = 0; i < 3; i++) {
         t += steps[i];
-        sum_energy_add(&e, t, 100, 1.0, NULL, NULL);
+        rd_energy_add(&e, t, 100, 1.0, NULL, NULL);
         CHECK_NEAR(e.joules, i < 2 ? 0 : 450, 1e-9); /* nothing until the third step */
     }
-    CU_ASSERT_TRUE(sum_energy_decided(&e));
+    CU_ASSERT_TRUE(rd_energy_decided(&e));
     CHECK_NEAR(e.interval_s, 1, 1e-12);
     /* step 4: 3.5 s > 3 x median(1, 2.5, 1) = 3: a gap at once */
     t += 3.5;
-    sum_energy_add(&e, t, 100, 1.0, NULL, NULL);
+    rd_energy_add(&e, t, 100, 1.0, NULL, NULL);
     CU_ASSERT_EQUAL(e.gaps, 1);
     CHECK_NEAR(e.joules, 450, 1e-9);
     /* the reference learns the slower cadence: twelve 2 s steps make the median 2 s, and a
@@ -414,44 +414,44 @@ static void test_as_rows_come(void)
     prev_j = e.joules;
     for (int i = 0; i < 12; i++) {
         t += 2;
-        sum_energy_add(&e, t, 100, 1.0, NULL, NULL);
+        rd_energy_add(&e, t, 100, 1.0, NULL, NULL);
         CU_ASSERT(e.joules >= prev_j);
         prev_j = e.joules;
     }
     CU_ASSERT_EQUAL(e.nref, 16);
     CHECK_NEAR(e.interval_s, 2, 1e-12); /* sorted: 1 1 2.5 3.5 and twelve 2s */
     t += 5;
-    sum_energy_add(&e, t, 100, 1.0, NULL, NULL);
+    rd_energy_add(&e, t, 100, 1.0, NULL, NULL);
     CU_ASSERT_EQUAL(e.gaps, 1);
     CHECK_NEAR(e.joules, 450 + 12 * 200 + 500, 1e-9);
     /* fixed after 16 steps: a hundred 10 s steps are all gaps, the interval stays 2 s */
     for (int i = 0; i < 100; i++) {
         t += 10;
-        sum_energy_add(&e, t, 100, 1.0, NULL, NULL);
+        rd_energy_add(&e, t, 100, 1.0, NULL, NULL);
     }
     CU_ASSERT_EQUAL(e.gaps, 101);
     CHECK_NEAR(e.interval_s, 2, 1e-12);
 
     /* fewer than 4 rows: the rows there are decide at the end (two steps, median 1.5 s) */
-    sum_energy_init(&e);
-    sum_energy_add(&e, 0, 10, 1.0, NULL, NULL);
-    sum_energy_add(&e, 1, 10, 1.0, NULL, NULL);
-    sum_energy_add(&e, 3, 10, 1.0, NULL, NULL);
-    CU_ASSERT_FALSE(sum_energy_decided(&e));
-    sum_energy_finish(&e, 1.0, NULL, NULL);
+    rd_energy_init(&e);
+    rd_energy_add(&e, 0, 10, 1.0, NULL, NULL);
+    rd_energy_add(&e, 1, 10, 1.0, NULL, NULL);
+    rd_energy_add(&e, 3, 10, 1.0, NULL, NULL);
+    CU_ASSERT_FALSE(rd_energy_decided(&e));
+    rd_energy_finish(&e, 1.0, NULL, NULL);
     CHECK_NEAR(e.interval_s, 1.5, 1e-12);
     CHECK_NEAR(e.joules, 30, 1e-9);
     /* one row: the hint is the interval */
-    sum_energy_init(&e);
-    sum_energy_add(&e, 0, 10, 0.25, NULL, NULL);
-    sum_energy_finish(&e, 0.25, NULL, NULL);
+    rd_energy_init(&e);
+    rd_energy_add(&e, 0, 10, 0.25, NULL, NULL);
+    rd_energy_finish(&e, 0.25, NULL, NULL);
     CHECK_NEAR(e.interval_s, 0.25, 1e-12);
     CU_ASSERT_FALSE(e.interval_from_rows);
 }
 
 void add_energy_suites(void)
 {
-    CU_pSuite s = CU_add_suite("energy", NULL, NULL);
+    CU_pSuite s = th_add_suite("energy", NULL, NULL, 60);
     CU_add_test(s, "constant", test_constant);
     CU_add_test(s, "ramp", test_ramp);
     CU_add_test(s, "gap", test_gap);
@@ -459,7 +459,7 @@ void add_energy_suites(void)
     CU_add_test(s, "wrong_hint", test_wrong_hint);
     CU_add_test(s, "gap_unmeasured", test_gap_unmeasured);
     CU_add_test(s, "as_rows_come", test_as_rows_come);
-    s = CU_add_suite("phases", NULL, NULL);
+    s = th_add_suite("phases", NULL, NULL, 60);
     CU_add_test(s, "edges", test_phase_edges);
     CU_add_test(s, "ramp", test_phase_ramp);
     CU_add_test(s, "cpu_proc", test_phase_cpu_proc);

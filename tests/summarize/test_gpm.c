@@ -167,8 +167,8 @@ static void test_gpm_capture(void)
     char *dir = th_tmpdir("sum-gpm-cap");
     put_file(dir, HW_GPM_FILE, text);
     struct sum_run *run = summarize_dir(dir);
-    CU_ASSERT_EQUAL(run->q[SUM_KIND_GPM].parsed, 8);
-    CU_ASSERT_EQUAL(sum_quality_skipped_total(&run->q[SUM_KIND_GPM]), 0);
+    CU_ASSERT_EQUAL(run->q[HW_FILE_GPM].parsed, 8);
+    CU_ASSERT_EQUAL(rd_quality_skipped_total(&run->q[HW_FILE_GPM]), 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(run->gpu[0]);
     CU_ASSERT_TRUE(run->gpu[0]->in_gpm);
     for (int k = 0; k < HW_GPM_NCOLS; k++)
@@ -189,7 +189,7 @@ static void test_gpm_capture(void)
 
 void add_gpm_suite(void)
 {
-    CU_pSuite s = CU_add_suite("gpm", NULL, NULL);
+    CU_pSuite s = th_add_suite("gpm", NULL, NULL, 60);
     CU_add_test(s, "per_gpu_and_phase", test_gpm_per_gpu_and_phase);
     CU_add_test(s, "absent", test_gpm_absent);
     CU_add_test(s, "capture", test_gpm_capture);

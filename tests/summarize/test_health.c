@@ -12,10 +12,10 @@
 
 struct hrec {
     size_t rows;
-    struct sum_health_row last[4];
+    struct rd_health_row last[4];
 };
 
-static void on_row(void *ctx, const struct sum_health_row *r)
+static void on_row(void *ctx, const struct rd_health_row *r)
 {
     struct hrec *h = ctx;
     h->rows++;
@@ -23,16 +23,16 @@ static void on_row(void *ctx, const struct sum_health_row *r)
         h->last[r->gpu] = *r;
 }
 
-static void read_health(const char *data, size_t len, struct hrec *h, struct sum_quality *q)
+static void read_health(const char *data, size_t len, struct hrec *h, struct rd_quality *q)
 {
     memset(h, 0, sizeof *h);
-    struct sum_sink sink = {.ctx = h, .health = on_row};
-    struct sum_read_opts o = {0};
-    struct sum_reader *rd = sum_reader_new(SUM_KIND_HEALTH, "test", &o, &sink, q);
+    struct rd_sink sink = {.ctx = h, .health = on_row};
+    struct rd_read_opts o = {0};
+    struct rd_reader *rd = rd_reader_new(HW_FILE_HEALTH, "test", &o, &sink, q);
     CU_ASSERT_PTR_NOT_NULL_FATAL(rd);
-    CU_ASSERT_EQUAL(sum_reader_feed(rd, data, len), 0);
-    sum_reader_finish(rd);
-    sum_reader_free(rd);
+    CU_ASSERT_EQUAL(rd_reader_feed(rd, data, len), 0);
+    rd_reader_finish(rd);
+    rd_reader_free(rd);
 }
 
 static char *capture(const char *file, size_t *len)
@@ -49,13 +49,13 @@ static void test_captures(void)
 {
     size_t len;
     struct hrec h;
-    struct sum_quality q;
+    struct rd_quality q;
     char *s = capture("query-gpu_h100-80gb_drv590_all-fields_load.csv", &len);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     read_health(s, len, &h, &q);
     free(s);
     CU_ASSERT_EQUAL(h.rows, 1);
-    CU_ASSERT_EQUAL(sum_quality_skipped_total(&q), 0);
+    CU_ASSERT_EQUAL(rd_quality_skipped_total(&q), 0);
     CU_ASSERT_EQUAL(q.bad_cells, 0);
     const double *v = h.last[0].v;
     CU_ASSERT_EQUAL(v[HW_HEALTH_UTIL], 100);
@@ -98,7 +98,7 @@ static void test_captures(void)
     read_health(s, len, &h, &q);
     free(s);
     CU_ASSERT(h.rows >= 1);
-    CU_ASSERT_EQUAL(sum_quality_skipped_total(&q), 0);
+    CU_ASSERT_EQUAL(rd_quality_skipped_total(&q), 0);
     CU_ASSERT_EQUAL(q.bad_cells, 0);
 }
 
@@ -111,7 +111,7 @@ static void test_cells(void)
                       "2026/11/25 10:00:01.000, 0, P, 0xZZ\n"
                       "2026/11/25 10:00:02.000, 1, [N/A], N/A\n";
     struct hrec h;
-    struct sum_quality q;
+    struct rd_quality q;
     read_health(csv, strlen(csv), &h, &q);
     CU_ASSERT_EQUAL(h.rows, 3);
     CU_ASSERT_EQUAL(q.bad_cells, 2);
@@ -126,7 +126,7 @@ static void test_cells(void)
     const char *noheader = "2026/11/25 10:00:00.000, 0, P0\n";
     read_health(noheader, strlen(noheader), &h, &q);
     CU_ASSERT_EQUAL(h.rows, 0);
-    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_LAYOUT], 1);
+    CU_ASSERT_EQUAL(q.skipped[RD_SKIP_LAYOUT], 1);
 }
 
 /* A run directory with hw_health.csv rows every second: GPU 0 SW power capped (bit 0x4 and its
@@ -345,8 +345,8 @@ static void test_pmon(void)
     struct sum_run *run = summarize_dir(dir);
     CU_ASSERT_PTR_NOT_NULL_FATAL(run);
     CU_ASSERT_PTR_NOT_NULL_FATAL(run->pm[0]);
-    CU_ASSERT_EQUAL(run->q[SUM_KIND_PMON].parsed, 9);
-    CU_ASSERT_EQUAL(sum_quality_skipped_total(&run->q[SUM_KIND_PMON]), 0);
+    CU_ASSERT_EQUAL(run->q[HW_FILE_PMON].parsed, 9);
+    CU_ASSERT_EQUAL(rd_quality_skipped_total(&run->q[HW_FILE_PMON]), 0);
     CU_ASSERT_PTR_NULL(sum_run_pmon_unattributed(run));
     const struct sum_pmon_acc *a = &run->pm[0]->acc;
     CU_ASSERT_EQUAL(a->all_sm.n, 5);
@@ -385,7 +385,7 @@ struct prec {
     long pid_of_max;
 };
 
-static void on_pmon_line(void *ctx, const struct sum_pmon_row *r)
+static void on_pmon_line(void *ctx, const struct rd_pmon_row *r)
 {
     struct prec *p = ctx;
     p->lines++;
@@ -425,14 +425,14 @@ static void test_pmon_captures(void)
         char *s = capture(cases[i].file, &len);
         CU_ASSERT_PTR_NOT_NULL_FATAL(s);
         struct prec p = {0, 0, 0, NAN, -1};
-        struct sum_sink sink = {.ctx = &p, .pmon = on_pmon_line};
-        struct sum_read_opts o = {0};
-        struct sum_quality q;
-        struct sum_reader *rd = sum_reader_new(SUM_KIND_PMON, "test", &o, &sink, &q);
+        struct rd_sink sink = {.ctx = &p, .pmon = on_pmon_line};
+        struct rd_read_opts o = {0};
+        struct rd_quality q;
+        struct rd_reader *rd = rd_reader_new(HW_FILE_PMON, "test", &o, &sink, &q);
         CU_ASSERT_PTR_NOT_NULL_FATAL(rd);
-        CU_ASSERT_EQUAL(sum_reader_feed(rd, s, len), 0);
-        sum_reader_finish(rd);
-        sum_reader_free(rd);
+        CU_ASSERT_EQUAL(rd_reader_feed(rd, s, len), 0);
+        rd_reader_finish(rd);
+        rd_reader_free(rd);
         size_t data = 0; /* the lines that are not headers, by hand */
         for (char *l = s; l && *l;) {
             char *nl = strchr(l, '\n');
@@ -442,11 +442,11 @@ static void test_pmon_captures(void)
         }
         bool last_open = len && s[len - 1] != '\n';
         free(s);
-        if (p.lines + last_open != data || sum_quality_skipped_total(&q))
+        if (p.lines + last_open != data || rd_quality_skipped_total(&q))
             fprintf(stderr, "%s: %zu lines, %zu data, skipped %llu\n", cases[i].file, p.lines, data,
-                    (unsigned long long)sum_quality_skipped_total(&q));
+                    (unsigned long long)rd_quality_skipped_total(&q));
         CU_ASSERT_EQUAL(p.lines + last_open, data);
-        CU_ASSERT_EQUAL(sum_quality_skipped_total(&q), 0);
+        CU_ASSERT_EQUAL(rd_quality_skipped_total(&q), 0);
         if (cases[i].nameless)
             CU_ASSERT_EQUAL(p.nameless, cases[i].nameless);
         if (!isnan(cases[i].sm_max)) {
@@ -508,7 +508,7 @@ static void test_instant_power(void)
 
 void add_health_suite(void)
 {
-    CU_pSuite s = CU_add_suite("health", NULL, NULL);
+    CU_pSuite s = th_add_suite("health", NULL, NULL, 60);
     CU_add_test(s, "captures", test_captures);
     CU_add_test(s, "cells", test_cells);
     CU_add_test(s, "accounting", test_accounting);

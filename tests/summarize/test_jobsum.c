@@ -201,7 +201,7 @@ static void test_gpus_twice(void)
 
 void add_jobsum_suite(void)
 {
-    CU_pSuite s = CU_add_suite("jobsum", NULL, NULL);
+    CU_pSuite s = th_add_suite("jobsum", NULL, NULL, 60);
     CU_add_test(s, "series_bins", test_series_bins);
     CU_add_test(s, "aligned_peaks", test_aligned_peaks);
     CU_add_test(s, "holes_and_death", test_holes_and_death);

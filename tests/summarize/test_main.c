@@ -5,11 +5,11 @@
 
 #include "sumtest.h"
 
-static void on_gpu(void *ctx, const struct sum_gpu_row *row)
+static void on_gpu(void *ctx, const struct rd_gpu_row *row)
 {
     struct rec *r = ctx;
     r->gpu_rows++;
-    for (int m = 0; m < SUM_GM_COUNT; m++)
+    for (int m = 0; m < RD_GM_COUNT; m++)
         if (!isnan(row->v[m])) {
             r->gsum[m] += row->v[m];
             r->gn[m]++;
@@ -24,11 +24,11 @@ static void on_gpu(void *ctx, const struct sum_gpu_row *row)
     snprintf(r->last_uuid, sizeof r->last_uuid, "%s", row->uuid ? row->uuid : "");
 }
 
-static void on_dmon(void *ctx, const struct sum_dmon_row *row)
+static void on_dmon(void *ctx, const struct rd_dmon_row *row)
 {
     struct rec *r = ctx;
     r->dmon_rows++;
-    for (int k = 0; k < SUM_DM_COUNT; k++)
+    for (int k = 0; k < RD_DM_COUNT; k++)
         if (!isnan(row->v[k])) {
             r->dsum[k] += row->v[k];
             r->dn[k]++;
@@ -40,11 +40,11 @@ static void on_dmon(void *ctx, const struct sum_dmon_row *row)
     r->last_t = row->t;
 }
 
-static void on_cpu(void *ctx, const struct sum_cpu_row *row)
+static void on_cpu(void *ctx, const struct rd_cpu_row *row)
 {
     struct rec *r = ctx;
     r->cpu_rows++;
-    for (int k = 0; k < SUM_CPU_COUNT; k++)
+    for (int k = 0; k < HW_CPU_COL_COUNT; k++)
         if (!isnan(row->v[k])) {
             r->csum[k] += row->v[k];
             r->cn[k]++;
@@ -52,17 +52,17 @@ static void on_cpu(void *ctx, const struct sum_cpu_row *row)
     r->last_t = row->t;
 }
 
-static void on_proc(void *ctx, const struct sum_proc_row *row)
+static void on_proc(void *ctx, const struct rd_proc_row *row)
 {
     struct rec *r = ctx;
     r->proc_rows++;
-    for (int k = 0; k < SUM_PROC_COUNT; k++)
+    for (int k = 0; k < HW_PROC_COL_COUNT; k++)
         if (!isnan(row->v[k]))
             r->psum[k] += row->v[k];
     r->last_t = row->t;
 }
 
-static void on_gp(void *ctx, const struct sum_gpu_proc_row *row)
+static void on_gp(void *ctx, const struct rd_gpu_proc_row *row)
 {
     struct rec *r = ctx;
     r->gp_rows++;
@@ -76,14 +76,14 @@ static void on_gp(void *ctx, const struct sum_gpu_proc_row *row)
     r->last_t = row->t;
 }
 
-static void on_phase(void *ctx, const struct sum_phase *p)
+static void on_phase(void *ctx, const struct rd_phase *p)
 {
     struct rec *r = ctx;
     r->phases++;
     snprintf(r->last_name, sizeof r->last_name, "%s", p->name);
 }
 
-static void on_event(void *ctx, const struct sum_event *e)
+static void on_event(void *ctx, const struct rd_event *e)
 {
     struct rec *r = ctx;
     r->events++;
@@ -97,31 +97,31 @@ static void on_diag(void *ctx, const char *name, uint64_t line, const char *reas
     r->diags++;
 }
 
-void rec_sink(struct sum_sink *sink, struct rec *r)
+void rec_sink(struct rd_sink *sink, struct rec *r)
 {
     memset(r, 0, sizeof *r);
     r->max_gpu = -1;
-    *sink = (struct sum_sink){.ctx = r, .gpu = on_gpu, .dmon = on_dmon, .cpu = on_cpu,
+    *sink = (struct rd_sink){.ctx = r, .gpu = on_gpu, .dmon = on_dmon, .cpu = on_cpu,
                               .proc = on_proc, .gpu_proc = on_gp, .phase = on_phase,
                               .event = on_event, .diag = on_diag};
 }
 
-void feed_all(enum sum_kind kind, const char *data, size_t len, size_t step,
-              const struct sum_read_opts *opts, struct rec *r, struct sum_quality *q)
+void feed_all(enum hw_file kind, const char *data, size_t len, size_t step,
+              const struct rd_read_opts *opts, struct rec *r, struct rd_quality *q)
 {
-    struct sum_sink sink;
+    struct rd_sink sink;
     rec_sink(&sink, r);
-    struct sum_reader *rd = sum_reader_new(kind, "test", opts, &sink, q);
+    struct rd_reader *rd = rd_reader_new(kind, "test", opts, &sink, q);
     CU_ASSERT_PTR_NOT_NULL_FATAL(rd);
     if (!step)
         step = len ? len : 1;
     for (size_t i = 0; i < len; i += step)
-        CU_ASSERT_EQUAL(sum_reader_feed(rd, data + i, len - i < step ? len - i : step), 0);
-    sum_reader_finish(rd);
-    sum_reader_free(rd);
+        CU_ASSERT_EQUAL(rd_reader_feed(rd, data + i, len - i < step ? len - i : step), 0);
+    rd_reader_finish(rd);
+    rd_reader_free(rd);
 }
 
-uint64_t token_count(const struct sum_quality *q, const char *token)
+uint64_t token_count(const struct rd_quality *q, const char *token)
 {
     for (size_t i = 0; i < q->n_tokens; i++)
         if (!strcmp(q->placeholders[i].token, token))
@@ -139,12 +139,12 @@ void put_file(const char *dir, const char *name, const char *content)
 struct sum_run *summarize_dir(const char *dir)
 {
     struct sum_inputs in;
-    char *storage[SUM_KIND_COUNT];
+    char *storage[HW_FILE_COUNT];
     sum_inputs_from_dir(&in, dir, storage);
     struct sum_run *run = sum_run_new();
     static const struct sum_config cfg;
     sum_run_summarize(run, &in, &cfg);
-    for (int k = 0; k < SUM_KIND_COUNT; k++)
+    for (int k = 0; k < HW_FILE_COUNT; k++)
         free(storage[k]);
     return run;
 }

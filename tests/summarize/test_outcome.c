@@ -322,7 +322,7 @@ static void test_hwmon_running_then_killed(void)
 void add_outcome_suite(void);
 void add_outcome_suite(void)
 {
-    CU_pSuite s = CU_add_suite("outcome", NULL, NULL);
+    CU_pSuite s = th_add_suite("outcome", NULL, NULL, 120);
     CU_add_test(s, "status_from_events", test_status_from_events);
     CU_add_test(s, "failed_phases_and_extras", test_failed_phases_and_extras);
     CU_add_test(s, "open_phases", test_open_phases);

@@ -194,10 +194,10 @@ static void test_rounding_and_units(void)
 
 void add_outputs_suite(void)
 {
-    CU_add_test(CU_add_suite("rounding", NULL, NULL), "and_units", test_rounding_and_units);
-    CU_add_test(CU_add_suite("text", NULL, NULL), "for_people", test_text_for_people);
-    CU_add_test(CU_add_suite("params", NULL, NULL), "columns", test_params_columns);
-    CU_pSuite s = CU_add_suite("outputs", NULL, NULL);
+    CU_add_test(th_add_suite("rounding", NULL, NULL, 60), "and_units", test_rounding_and_units);
+    CU_add_test(th_add_suite("text", NULL, NULL, 60), "for_people", test_text_for_people);
+    CU_add_test(th_add_suite("params", NULL, NULL, 60), "columns", test_params_columns);
+    CU_pSuite s = th_add_suite("outputs", NULL, NULL, 60);
     CU_add_test(s, "several_dirs_one_document", test_several_dirs_one_document);
     CU_add_test(s, "write_alone_prints_nothing", test_write_alone_prints_nothing);
     CU_add_test(s, "terminal_default_text", test_terminal_default_text);

@@ -741,7 +741,7 @@ static void test_float_emulation(void)
 
 void add_pytyche_suite(void)
 {
-    CU_pSuite s = CU_add_suite("pytyche", NULL, NULL);
+    CU_pSuite s = th_add_suite("pytyche", NULL, NULL, 300);
     CU_add_test(s, "float_emulation", test_float_emulation);
     CU_add_test(s, "oracle_golden", test_oracle_golden);
     CU_add_test(s, "chunking", test_chunking);

@@ -17,17 +17,17 @@ static const char gpu11[] =
 static void test_gpu_default_layout(void)
 {
     struct rec r;
-    struct sum_quality q;
-    feed_all(SUM_KIND_GPU, gpu11, strlen(gpu11), 0, NULL, &r, &q);
+    struct rd_quality q;
+    feed_all(HW_FILE_GPU, gpu11, strlen(gpu11), 0, NULL, &r, &q);
     CU_ASSERT_EQUAL(r.gpu_rows, 4);
     CU_ASSERT_EQUAL(q.parsed, 4);
     CU_ASSERT_EQUAL(q.lines, 4);
     CU_ASSERT_EQUAL(r.max_gpu, 1);
-    CU_ASSERT_EQUAL(r.gn[SUM_GM_POWER], 3); /* [N/A] drops only that cell */
-    CHECK_NEAR(r.gsum[SUM_GM_POWER], 1500.75, 1e-9);
-    CU_ASSERT_EQUAL(r.gn[SUM_GM_SM_CLOCK], 3);
-    CU_ASSERT_EQUAL(r.gn[SUM_GM_UTIL], 4);
-    CHECK_NEAR(r.gsum[SUM_GM_UTIL], 290, 0);
+    CU_ASSERT_EQUAL(r.gn[RD_GM_POWER], 3); /* [N/A] drops only that cell */
+    CHECK_NEAR(r.gsum[RD_GM_POWER], 1500.75, 1e-9);
+    CU_ASSERT_EQUAL(r.gn[RD_GM_SM_CLOCK], 3);
+    CU_ASSERT_EQUAL(r.gn[RD_GM_UTIL], 4);
+    CHECK_NEAR(r.gsum[RD_GM_UTIL], 290, 0);
     CU_ASSERT_EQUAL(token_count(&q, "[N/A]"), 2);
     /* 2026-11-21T15:27:49.697Z */
     CHECK_NEAR(r.first_t, 1795274869.697, 1e-6);
@@ -47,12 +47,12 @@ static void test_gpu_chunking(void)
     }
     for (size_t step = 1; step < 40; step += 3) {
         struct rec r;
-        struct sum_quality q;
-        feed_all(SUM_KIND_GPU, crlf, o, step, NULL, &r, &q);
+        struct rd_quality q;
+        feed_all(HW_FILE_GPU, crlf, o, step, NULL, &r, &q);
         CU_ASSERT_EQUAL(r.gpu_rows, 4);
-        CHECK_NEAR(r.gsum[SUM_GM_POWER], 1500.75, 1e-9);
+        CHECK_NEAR(r.gsum[RD_GM_POWER], 1500.75, 1e-9);
         CU_ASSERT_EQUAL(q.lines, 4);
-        CU_ASSERT_EQUAL(sum_quality_skipped_total(&q), 0);
+        CU_ASSERT_EQUAL(rd_quality_skipped_total(&q), 0);
     }
     free(crlf);
 }
@@ -63,13 +63,13 @@ static void test_gpu_header_units(void)
                     "2024/01/16 14:44:16.977, 0, 100.50 W, 7 %, 21 MiB\n"
                     "2024/01/16 14:44:16.977, 1, [N/A], 9 %, 23 MiB\n";
     struct rec r;
-    struct sum_quality q;
-    feed_all(SUM_KIND_GPU, s, strlen(s), 0, NULL, &r, &q);
+    struct rd_quality q;
+    feed_all(HW_FILE_GPU, s, strlen(s), 0, NULL, &r, &q);
     CU_ASSERT_EQUAL(q.headers, 1);
     CU_ASSERT_EQUAL(r.gpu_rows, 2);
-    CHECK_NEAR(r.gsum[SUM_GM_POWER], 100.5, 0);
-    CHECK_NEAR(r.gsum[SUM_GM_UTIL], 16, 0);
-    CHECK_NEAR(r.gsum[SUM_GM_MEM_USED], 44, 0);
+    CHECK_NEAR(r.gsum[RD_GM_POWER], 100.5, 0);
+    CHECK_NEAR(r.gsum[RD_GM_UTIL], 16, 0);
+    CHECK_NEAR(r.gsum[RD_GM_MEM_USED], 44, 0);
     CU_ASSERT_EQUAL(r.max_gpu, 1);
 }
 
@@ -80,18 +80,18 @@ static void test_gpu_fields_and_position(void)
                     "2026/01/01 00:00:00.000, 20, 200\n"
                     "2026/01/01 00:00:01.000, 30, 300\n"
                     "2026/01/01 00:00:01.000, 40, 400\n";
-    struct sum_read_opts o = {.gpu_fields = "timestamp,utilization.gpu,power.draw"};
+    struct rd_read_opts o = {.gpu_fields = "timestamp,utilization.gpu,power.draw"};
     struct rec r;
-    struct sum_quality q;
-    feed_all(SUM_KIND_GPU, s, strlen(s), 7, &o, &r, &q);
+    struct rd_quality q;
+    feed_all(HW_FILE_GPU, s, strlen(s), 7, &o, &r, &q);
     CU_ASSERT_EQUAL(r.gpu_rows, 4);
     CU_ASSERT_EQUAL(r.gpus_seen[0], 2);
     CU_ASSERT_EQUAL(r.gpus_seen[1], 2);
-    CHECK_NEAR(r.gsum[SUM_GM_POWER], 1000, 0);
+    CHECK_NEAR(r.gsum[RD_GM_POWER], 1000, 0);
     /* without the field list 3 cells say nothing: skipped as layout */
-    feed_all(SUM_KIND_GPU, s, strlen(s), 0, NULL, &r, &q);
+    feed_all(HW_FILE_GPU, s, strlen(s), 0, NULL, &r, &q);
     CU_ASSERT_EQUAL(r.gpu_rows, 0);
-    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_LAYOUT], 4);
+    CU_ASSERT_EQUAL(q.skipped[RD_SKIP_LAYOUT], 4);
     CU_ASSERT_EQUAL(r.diags, 4);
 }
 
@@ -105,12 +105,12 @@ static void test_gpu_bad_lines(void)
         "2026/11/21 15:27:50.697, 45, x, 30000, 81559, 250.50, 55, 1980, 2619\n"  /* bad cell */
         "2026/11/21 15:27:51.697, 45, 12, 30000, 81559, 2";                        /* partial */
     struct rec r;
-    struct sum_quality q;
-    feed_all(SUM_KIND_GPU, s, strlen(s), 5, NULL, &r, &q);
+    struct rd_quality q;
+    feed_all(HW_FILE_GPU, s, strlen(s), 5, NULL, &r, &q);
     CU_ASSERT_EQUAL(r.gpu_rows, 2);
     CU_ASSERT_EQUAL(q.blank, 1);
-    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_LAYOUT], 1);
-    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_TIMESTAMP], 1);
+    CU_ASSERT_EQUAL(q.skipped[RD_SKIP_LAYOUT], 1);
+    CU_ASSERT_EQUAL(q.skipped[RD_SKIP_TIMESTAMP], 1);
     CU_ASSERT_EQUAL(q.bad_cells, 1);
     CU_ASSERT_TRUE(q.partial_last);
     CU_ASSERT_EQUAL(q.partial_bytes, 48);
@@ -126,21 +126,21 @@ static void test_too_long_and_binary(void)
     const char *tail = "2026/11/21 15:27:49.697, 45, 12, 30000, 81559, 250.50, 55, 1980, 2619\n";
     memcpy(s + n + 1, tail, strlen(tail));
     size_t len = n + 1 + strlen(tail);
-    struct sum_read_opts o = {.max_line = 1000};
+    struct rd_read_opts o = {.max_line = 1000};
     struct rec r;
-    struct sum_quality q;
-    feed_all(SUM_KIND_GPU, s, len, 333, &o, &r, &q);
-    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_TOO_LONG], 1);
+    struct rd_quality q;
+    feed_all(HW_FILE_GPU, s, len, 333, &o, &r, &q);
+    CU_ASSERT_EQUAL(q.skipped[RD_SKIP_TOO_LONG], 1);
     CU_ASSERT_EQUAL(r.gpu_rows, 1);
     CU_ASSERT_EQUAL(q.lines, 2);
     /* an over-long unterminated tail is a partial line */
-    feed_all(SUM_KIND_GPU, s, n, 100, &o, &r, &q);
+    feed_all(HW_FILE_GPU, s, n, 100, &o, &r, &q);
     CU_ASSERT_TRUE(q.partial_last);
     CU_ASSERT_EQUAL(q.lines, 0);
     free(s);
     const char nul[] = "2026/11/21 15:27:49.697, 4\0005, 12\n";
-    feed_all(SUM_KIND_GPU, nul, sizeof nul - 1, 0, NULL, &r, &q);
-    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_BINARY], 1);
+    feed_all(HW_FILE_GPU, nul, sizeof nul - 1, 0, NULL, &r, &q);
+    CU_ASSERT_EQUAL(q.skipped[RD_SKIP_BINARY], 1);
 }
 
 static void test_dmon(void)
@@ -155,21 +155,21 @@ static void test_dmon(void)
                     "    0     71     42      -     30      7\n"
                     "    0     71     42\n";
     struct rec r;
-    struct sum_quality q;
-    feed_all(SUM_KIND_DMON, s, strlen(s), 11, NULL, &r, &q);
+    struct rd_quality q;
+    feed_all(HW_FILE_DMON, s, strlen(s), 11, NULL, &r, &q);
     CU_ASSERT_EQUAL(r.dmon_rows, 3);
     CU_ASSERT_EQUAL(q.headers, 4);
     CU_ASSERT_EQUAL(q.blank, 1);
-    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_CELLS], 1);
+    CU_ASSERT_EQUAL(q.skipped[RD_SKIP_CELLS], 1);
     CU_ASSERT_EQUAL(token_count(&q, "-"), 4);
-    CHECK_NEAR(r.dsum[SUM_DM_SM], 60, 0);
-    CU_ASSERT_EQUAL(r.dn[SUM_DM_MEM], 2);
-    CHECK_NEAR(r.dsum[SUM_DM_MEM], 12, 0);
-    CU_ASSERT_EQUAL(r.dn[SUM_DM_MTEMP], 0);
+    CHECK_NEAR(r.dsum[RD_DM_SM], 60, 0);
+    CU_ASSERT_EQUAL(r.dn[RD_DM_MEM], 2);
+    CHECK_NEAR(r.dsum[RD_DM_MEM], 12, 0);
+    CU_ASSERT_EQUAL(r.dn[RD_DM_MTEMP], 0);
     CU_ASSERT_EQUAL(r.max_gpu, 1);
     /* no header before data */
-    feed_all(SUM_KIND_DMON, "    0 1 2\n", 10, 0, NULL, &r, &q);
-    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_LAYOUT], 1);
+    feed_all(HW_FILE_DMON, "    0 1 2\n", 10, 0, NULL, &r, &q);
+    CU_ASSERT_EQUAL(q.skipped[RD_SKIP_LAYOUT], 1);
 }
 
 static void test_dmon_date_time(void)
@@ -178,12 +178,12 @@ static void test_dmon_date_time(void)
                     "#YYYYMMDD   HH:MM:SS    Idx      %      %\n"
                     " 20240104   13:54:35      0      6      1\n"
                     " 20240104   13:54:36      0      0      0\n";
-    struct sum_read_opts o;
+    struct rd_read_opts o;
     memset(&o, 0, sizeof o);
-    CU_ASSERT_EQUAL(sum_tz_parse("+01:00", false, &o.tz), 0);
+    CU_ASSERT_EQUAL(rd_tz_parse("+01:00", false, &o.tz), 0);
     struct rec r;
-    struct sum_quality q;
-    feed_all(SUM_KIND_DMON, s, strlen(s), 0, &o, &r, &q);
+    struct rd_quality q;
+    feed_all(HW_FILE_DMON, s, strlen(s), 0, &o, &r, &q);
     CU_ASSERT_EQUAL(r.dmon_rows, 2);
     /* 2024-01-04T12:54:35Z */
     CHECK_NEAR(r.first_t, 1704372875.0, 0);
@@ -199,20 +199,20 @@ static void test_smi_tz_every_path(void)
                       "2026/11/21 15:27:50.1234567890, 45, 12, 3000, 81559, 250.5, 60, 1980, 2619\n"
                       "2026/11/21 15:27:51.500000000000, 45, 12, 3000, 81559, 250.5, 60, 1980, 2619\n"
                       "2026/11/21 15:27:52.12x, 45, 12, 3000, 81559, 250.5, 60, 1980, 2619\n";
-    struct sum_read_opts o;
+    struct rd_read_opts o;
     memset(&o, 0, sizeof o);
-    CU_ASSERT_EQUAL(sum_tz_parse("+05:00", false, &o.tz), 0);
+    CU_ASSERT_EQUAL(rd_tz_parse("+05:00", false, &o.tz), 0);
     struct rec r;
-    struct sum_quality q;
-    feed_all(SUM_KIND_GPU, gpu, strlen(gpu), 0, &o, &r, &q);
+    struct rd_quality q;
+    feed_all(HW_FILE_GPU, gpu, strlen(gpu), 0, &o, &r, &q);
     CU_ASSERT_EQUAL(r.gpu_rows, 3);
-    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_TIMESTAMP], 1);
+    CU_ASSERT_EQUAL(q.skipped[RD_SKIP_TIMESTAMP], 1);
     /* 2026-11-21T10:27:49.697Z, then 10:27:51.5Z */
     CHECK_NEAR(r.first_t, 1795256869.697, 1e-6);
     CHECK_NEAR(r.last_t, 1795256871.5, 1e-6);
     /* the 10-digit row sits between them, not 5 h later */
     for (size_t step = 1; step < 30; step += 7) {
-        feed_all(SUM_KIND_GPU, gpu, strlen(gpu), step, &o, &r, &q);
+        feed_all(HW_FILE_GPU, gpu, strlen(gpu), step, &o, &r, &q);
         CHECK_NEAR(r.last_t - r.first_t, 1.803, 1e-6);
     }
     const char *dt = "#Date       Time        gpu     sm    mem\n"
@@ -221,9 +221,9 @@ static void test_smi_tz_every_path(void)
                      " 2026112x   16:00:00      0      6      1\n"
                      " 20261121   16:0:00x      0      6      1\n"
                      " 20261121   16:00:01      0      0      0\n";
-    feed_all(SUM_KIND_DMON, dt, strlen(dt), 0, &o, &r, &q);
+    feed_all(HW_FILE_DMON, dt, strlen(dt), 0, &o, &r, &q);
     CU_ASSERT_EQUAL(r.dmon_rows, 2);
-    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_TIMESTAMP], 2);
+    CU_ASSERT_EQUAL(q.skipped[RD_SKIP_TIMESTAMP], 2);
     CHECK_NEAR(r.first_t, 1795258799.0, 0); /* 2026-11-21T10:59:59Z */
     CHECK_NEAR(r.last_t - r.first_t, 2.0, 0);  /* across the cached hour */
 }
@@ -238,27 +238,27 @@ static void test_cpu_proc(void)
                       "1024\n"
                       "2026-11-21T15:27:53.697+00:00,1,2\n";
     struct rec r;
-    struct sum_quality q;
-    feed_all(SUM_KIND_CPU, cpu, strlen(cpu), 13, NULL, &r, &q);
+    struct rd_quality q;
+    feed_all(HW_FILE_CPU, cpu, strlen(cpu), 13, NULL, &r, &q);
     CU_ASSERT_EQUAL(r.cpu_rows, 2);
     CU_ASSERT_EQUAL(q.headers, 1);
-    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_CELLS], 1);
-    CHECK_NEAR(r.csum[SUM_CPU_USR], 30, 0);
-    CU_ASSERT_EQUAL(r.cn[SUM_CPU_CG_LIMIT], 1);
+    CU_ASSERT_EQUAL(q.skipped[RD_SKIP_CELLS], 1);
+    CHECK_NEAR(r.csum[HW_CPU_COL_USR], 30, 0);
+    CU_ASSERT_EQUAL(r.cn[HW_CPU_COL_CG_LIMIT], 1);
     /* an empty cgroup_cpu_pct is not measured; empty limits are no limit, not placeholders */
     CU_ASSERT_EQUAL(token_count(&q, ""), 1);
     /* pytyche's 3-column file */
     const char *py = "timestamp,usr_pct,idle_pct\n2026-11-21T15:27:49.697+00:00,1.5,98.5\n";
-    feed_all(SUM_KIND_CPU, py, strlen(py), 0, NULL, &r, &q);
+    feed_all(HW_FILE_CPU, py, strlen(py), 0, NULL, &r, &q);
     CU_ASSERT_EQUAL(r.cpu_rows, 1);
-    CHECK_NEAR(r.csum[SUM_CPU_IDLE], 98.5, 0);
+    CHECK_NEAR(r.csum[HW_CPU_COL_IDLE], 98.5, 0);
     const char *proc = "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes\n"
                        "2026-11-21T15:27:49.697+00:00,3,40,150.5,2048,100,200\n"
                        "2026-11-21T15:27:51.697+00:00,4,44,180.5,4096,300,400\n";
-    feed_all(SUM_KIND_PROC, proc, strlen(proc), 0, NULL, &r, &q);
+    feed_all(HW_FILE_PROC, proc, strlen(proc), 0, NULL, &r, &q);
     CU_ASSERT_EQUAL(r.proc_rows, 2);
-    CHECK_NEAR(r.psum[SUM_PROC_RSS], 6144, 0);
-    CHECK_NEAR(r.psum[SUM_PROC_THREADS], 84, 0);
+    CHECK_NEAR(r.psum[HW_PROC_COL_RSS], 6144, 0);
+    CHECK_NEAR(r.psum[HW_PROC_COL_THREADS], 84, 0);
 }
 
 static void test_gpu_procs(void)
@@ -266,8 +266,8 @@ static void test_gpu_procs(void)
     const char *s = "2026/07/14 08:12:53.500, GPU-1, 11327, 2566, /usr/bin/python3\n"
                     "2026/07/14 08:12:53.500, GPU-1, 11328, [N/A], C:\\Program Files\\a, b.exe\n";
     struct rec r;
-    struct sum_quality q;
-    feed_all(SUM_KIND_GPU_PROCS, s, strlen(s), 0, NULL, &r, &q);
+    struct rd_quality q;
+    feed_all(HW_FILE_GPU_PROCS, s, strlen(s), 0, NULL, &r, &q);
     CU_ASSERT_EQUAL(r.gp_rows, 2);
     CU_ASSERT_EQUAL(r.gp_mem_n, 1);
     CHECK_NEAR(r.gp_mem_sum, 2566, 0);
@@ -293,22 +293,22 @@ static void test_runlog(void)
         "{\"ts\": \"2026-11-21T15:28:00.000+00:00\", \"type\": \"other\"}\n"
         "{\"ts\": \"2026-11-21T15:28:01";
     struct rec r;
-    struct sum_quality q;
-    feed_all(SUM_KIND_RUNLOG, s, strlen(s), 17, NULL, &r, &q);
+    struct rd_quality q;
+    feed_all(HW_FILE_RUNLOG, s, strlen(s), 17, NULL, &r, &q);
     CU_ASSERT_EQUAL(r.phases, 1);
     CU_ASSERT_EQUAL(r.events, 2);
     CU_ASSERT_EQUAL(q.parsed, 4);
-    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_SHAPE], 2);
-    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_JSON], 1);
-    CU_ASSERT_EQUAL(q.skipped[SUM_SKIP_TIMESTAMP], 1);
+    CU_ASSERT_EQUAL(q.skipped[RD_SKIP_SHAPE], 2);
+    CU_ASSERT_EQUAL(q.skipped[RD_SKIP_JSON], 1);
+    CU_ASSERT_EQUAL(q.skipped[RD_SKIP_TIMESTAMP], 1);
     CU_ASSERT_TRUE(q.partial_last);
 }
 
-static struct sum_run_info *g_info;
-static void info_event(void *ctx, const struct sum_event *e)
+static struct rd_run_info *g_info;
+static void info_event(void *ctx, const struct rd_event *e)
 {
     (void)ctx;
-    sum_run_info_event(g_info, e);
+    rd_run_info_event(g_info, e);
 }
 
 static void test_run_info(void)
@@ -323,18 +323,18 @@ static void test_run_info(void)
         "\"child_restart\"}\n"
         "{\"ts\": \"2026-11-21T15:28:09.697+00:00\", \"type\": \"event\", \"event\": \"stop\", "
         "\"data\": {\"duration_s\": 20.0}}\n";
-    struct sum_run_info info;
-    sum_run_info_init(&info);
+    struct rd_run_info info;
+    rd_run_info_init(&info);
     g_info = &info;
-    struct sum_sink sink = {.event = info_event};
-    struct sum_quality q;
-    struct sum_reader *rd = sum_reader_new(SUM_KIND_RUNLOG, "run.jsonl", NULL, &sink, &q);
-    sum_reader_feed(rd, s, strlen(s));
-    sum_reader_finish(rd);
-    sum_reader_free(rd);
+    struct rd_sink sink = {.event = info_event};
+    struct rd_quality q;
+    struct rd_reader *rd = rd_reader_new(HW_FILE_RUNLOG, "run.jsonl", NULL, &sink, &q);
+    rd_reader_feed(rd, s, strlen(s));
+    rd_reader_finish(rd);
+    rd_reader_free(rd);
     CU_ASSERT_TRUE(info.have_start);
     CU_ASSERT_TRUE(info.have_tz);
-    CU_ASSERT_EQUAL(info.tz.kind, SUM_TZ_FIXED);
+    CU_ASSERT_EQUAL(info.tz.kind, RD_TZ_FIXED);
     CU_ASSERT_EQUAL(info.tz.offset_s, 19800);
     CU_ASSERT_STRING_EQUAL(info.gpu_fields, "timestamp,utilization.gpu");
     CHECK_NEAR(info.interval_s, 0.5, 0);
@@ -344,25 +344,25 @@ static void test_run_info(void)
 
 static void test_tz(void)
 {
-    struct sum_tz tz;
-    CU_ASSERT_EQUAL(sum_tz_parse("UTC", false, &tz), 0);
-    CU_ASSERT_EQUAL(tz.kind, SUM_TZ_UTC);
-    CU_ASSERT_EQUAL(sum_tz_parse("-0800", false, &tz), 0);
+    struct rd_tz tz;
+    CU_ASSERT_EQUAL(rd_tz_parse("UTC", false, &tz), 0);
+    CU_ASSERT_EQUAL(tz.kind, RD_TZ_UTC);
+    CU_ASSERT_EQUAL(rd_tz_parse("-0800", false, &tz), 0);
     CU_ASSERT_EQUAL(tz.offset_s, -28800);
-    CU_ASSERT_EQUAL(sum_tz_parse("+05:30", false, &tz), 0);
+    CU_ASSERT_EQUAL(rd_tz_parse("+05:30", false, &tz), 0);
     CU_ASSERT_EQUAL(tz.offset_s, 19800);
-    CU_ASSERT_EQUAL(sum_tz_parse("UTC+01:00", false, &tz), 0);
+    CU_ASSERT_EQUAL(rd_tz_parse("UTC+01:00", false, &tz), 0);
     CU_ASSERT_EQUAL(tz.offset_s, 3600);
-    CU_ASSERT_NOT_EQUAL(sum_tz_parse("Europe/Paris", false, &tz), 0);
-    CU_ASSERT_NOT_EQUAL(sum_tz_parse("+5", false, &tz), 0);
-    CU_ASSERT_NOT_EQUAL(sum_tz_parse("Not/AZone", true, &tz), 0);
-    CU_ASSERT_NOT_EQUAL(sum_tz_parse("../etc/passwd", true, &tz), 0);
+    CU_ASSERT_NOT_EQUAL(rd_tz_parse("Europe/Paris", false, &tz), 0);
+    CU_ASSERT_NOT_EQUAL(rd_tz_parse("+5", false, &tz), 0);
+    CU_ASSERT_NOT_EQUAL(rd_tz_parse("Not/AZone", true, &tz), 0);
+    CU_ASSERT_NOT_EQUAL(rd_tz_parse("../etc/passwd", true, &tz), 0);
     /* 2026/07/14 08:12:53 at -08:00 is 16:12:53Z */
-    CU_ASSERT_EQUAL(sum_tz_parse("-08:00", false, &tz), 0);
-    CHECK_NEAR(sum_tz_to_utc(&tz, 2026, 7, 14, 8, 12, 53), 1784045573.0, 0);
+    CU_ASSERT_EQUAL(rd_tz_parse("-08:00", false, &tz), 0);
+    CHECK_NEAR(rd_tz_to_utc(&tz, 2026, 7, 14, 8, 12, 53), 1784045573.0, 0);
 }
 
-/* sum_parse_smi_ts remembers the last text it parsed (the GPUs of a sample share it): a clock
+/* rd_parse_smi_ts remembers the last text it parsed (the GPUs of a sample share it): a clock
  * used for a whole sequence must answer every text as a fresh clock does, whichever byte the
  * next text differs in (first or last 16 bytes, the middle, the length). */
 static void test_smi_ts_repeat(void)
@@ -375,9 +375,9 @@ static void test_smi_ts_repeat(void)
         "2026/11/21 15:27:49.12345678901234", "2026/11/21 15:27:49,123",
     };
     const size_t np = sizeof pool / sizeof pool[0];
-    struct sum_tz tz;
-    CU_ASSERT_EQUAL_FATAL(sum_tz_parse("+05:30", false, &tz), 0);
-    struct sum_smi_clock c = {0};
+    struct rd_tz tz;
+    CU_ASSERT_EQUAL_FATAL(rd_tz_parse("+05:30", false, &tz), 0);
+    struct rd_smi_clock c = {0};
     srand(11);
     unsigned long bad = 0;
     for (int i = 0; i < 20000; i++) {
@@ -385,10 +385,10 @@ static void test_smi_ts_repeat(void)
         char buf[64] = {0}; /* the parser may read 16 bytes from the start */
         size_t n = strlen(t);
         memcpy(buf, t, n);
-        struct sum_smi_clock fresh = {0};
+        struct rd_smi_clock fresh = {0};
         double a = -1, b = -1;
-        bool oka = sum_parse_smi_ts(&c, &tz, buf, n, &a);
-        bool okb = sum_parse_smi_ts(&fresh, &tz, buf, n, &b);
+        bool oka = rd_parse_smi_ts(&c, &tz, buf, n, &a);
+        bool okb = rd_parse_smi_ts(&fresh, &tz, buf, n, &b);
         if (oka != okb || (oka && a != b)) {
             if (bad++ < 3)
                 fprintf(stderr, "%s: reused clock %d %.17g, fresh %d %.17g\n", t, oka, a, okb, b);
@@ -401,12 +401,12 @@ static void test_smi_ts_repeat(void)
 static void test_split_equivalence(void)
 {
     static const char alphabet[] = "a1 ,\t.[]-x,, ";
-    struct sum_quality q;
-    struct sum_reader *r = sum_reader_new(SUM_KIND_GPU, "t", NULL, NULL, &q);
+    struct rd_quality q;
+    struct rd_reader *r = rd_reader_new(HW_FILE_GPU, "t", NULL, NULL, &q);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r);
     srand(3);
     char line[64];
-    char cells[SUM_MAX_COLS][64];
+    char cells[RD_MAX_COLS][64];
     for (int round = 0; round < 20000; round++) {
         size_t n = (size_t)(rand() % 40);
         for (size_t i = 0; i < n; i++)
@@ -414,13 +414,13 @@ static void test_split_equivalence(void)
         line[n] = '\0';
         if (strspn(line, " \t") >= n)
             continue; /* blank lines never reach a splitter */
-        CU_ASSERT_TRUE(sum_split_csv(r, line, n));
+        CU_ASSERT_TRUE(rd_split_csv(r, line, n));
         size_t nc = r->cells.n;
         for (size_t i = 0; i < nc; i++) {
             CU_ASSERT_EQUAL(strlen(r->cells.s[i]), r->cells.len[i]);
             snprintf(cells[i], 64, "%s", r->cells.s[i]);
         }
-        CU_ASSERT_TRUE(sum_split_libcsv(r, line, n));
+        CU_ASSERT_TRUE(rd_split_libcsv(r, line, n));
         bool same = r->cells.n == nc;
         for (size_t i = 0; same && i < nc; i++)
             same = !strcmp(cells[i], r->cells.s[i]);
@@ -430,12 +430,12 @@ static void test_split_equivalence(void)
             break;
         }
     }
-    sum_reader_free(r);
+    rd_reader_free(r);
 }
 
 void add_readers_suite(void)
 {
-    CU_pSuite s = CU_add_suite("readers", NULL, NULL);
+    CU_pSuite s = th_add_suite("readers", NULL, NULL, 60);
     CU_add_test(s, "gpu_default_layout", test_gpu_default_layout);
     CU_add_test(s, "gpu_chunking", test_gpu_chunking);
     CU_add_test(s, "gpu_header_units", test_gpu_header_units);

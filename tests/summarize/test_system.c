@@ -230,7 +230,7 @@ static void test_mem_peak_source(void)
         CU_ASSERT_TRUE(is_null(o, "container.mem_max_mib")); /* no limit */
         /* empty limits mean no limit, not unmeasured: 6 placeholders a row (cgroup_cpu_pct,
          * disk, network, free space), not 8 */
-        CU_ASSERT_EQUAL(sum_quality_placeholders_total(&run->q[SUM_KIND_CPU]), 12);
+        CU_ASSERT_EQUAL(rd_quality_placeholders_total(&run->q[HW_FILE_CPU]), 12);
         json_object_put(o);
         sum_run_free(run);
         th_rmtree(dir);
@@ -347,9 +347,9 @@ static void test_edge_rows(void)
     /* the run: three cadence rows, their values as written */
     CU_ASSERT_EQUAL(sum_run_num_samples(run), 3);
     CU_ASSERT_EQUAL(run->edge_rows, 2);
-    CHECK_NEAR(sum_stat_mean(&run->cpu[SUM_CPU_USR]), 50.0 / 3, 1e-9);
+    CHECK_NEAR(sum_stat_mean(&run->cpu[HW_CPU_COL_USR]), 50.0 / 3, 1e-9);
     CHECK_NEAR(sum_system_mib(&run->sys, SUM_IO_DISK_READ), 4.0, 1e-9);
-    CU_ASSERT_EQUAL(run->proc[SUM_PROC_CPU].n, 3);
+    CU_ASSERT_EQUAL(run->proc[HW_PROC_COL_CPU].n, 3);
     sum_run_free(run);
     th_rmtree(dir);
     free(dir);
@@ -389,7 +389,7 @@ static void test_html(void)
 
 void add_system_suite(void)
 {
-    CU_pSuite s = CU_add_suite("system", NULL, NULL);
+    CU_pSuite s = th_add_suite("system", NULL, NULL, 60);
     CU_add_test(s, "traffic", test_traffic);
     CU_add_test(s, "mem_peak_source", test_mem_peak_source);
     CU_add_test(s, "main_split", test_main_split);

@@ -57,14 +57,14 @@ static void gp_layout(size_t *ncols, int *col, char (*names)[64], size_t n)
     }
 }
 
-static void gp_line(struct sum_reader *r, const char *s, size_t n)
+static void gp_line(struct rd_reader *r, const char *s, size_t n)
 {
     struct gp_st *st = r->st;
-    if (!sum_split_cells(r, s, n))
+    if (!rd_split_cells(r, s, n))
         return;
-    struct sum_cells *c = &r->cells;
-    if (sum_cells_are_header(r, gp_known)) {
-        char(*names)[64] = sum_header_names(r);
+    struct rd_cells *c = &r->cells;
+    if (rd_cells_are_header(r, gp_known)) {
+        char(*names)[64] = rd_header_names(r);
         if (names) {
             gp_layout(&st->hdr_ncols, st->hdr_col, names, c->n);
             st->have_header = true;
@@ -81,10 +81,10 @@ static void gp_line(struct sum_reader *r, const char *s, size_t n)
     else if (c->n != ncols) {
         char d[64];
         snprintf(d, sizeof d, "%zu, expected %zu", c->n, ncols);
-        sum_skip(r, SUM_SKIP_CELLS, d);
+        rd_skip(r, RD_SKIP_CELLS, d);
         return;
     }
-    struct sum_gpu_proc_row row = {.t = NAN, .pid = -1, .used_mib = NAN, .line = r->lineno};
+    struct rd_gpu_proc_row row = {.t = NAN, .pid = -1, .used_mib = NAN, .line = r->lineno};
     for (size_t i = 0, logical = 0; i < c->n; i++, logical++) {
         const char *cs = c->s[i];
         size_t cl = c->len[i];
@@ -103,33 +103,33 @@ static void gp_line(struct sum_reader *r, const char *s, size_t n)
                 o += pl;
             }
             st->name[o] = '\0';
-            if (sum_is_placeholder(st->name, o))
-                sum_count_token(r->q, st->name, o);
+            if (rd_is_placeholder(st->name, o))
+                rd_count_token(r->q, st->name, o);
             row.name = st->name;
             i += extra;
         } else if ((int)logical == col[GP_TS]) {
-            if (!sum_parse_smi_ts(&r->clock, &r->opts->tz, cs, cl, &row.t) &&
+            if (!rd_parse_smi_ts(&r->clock, &r->opts->tz, cs, cl, &row.t) &&
                 !hw_parse_iso(cs, cl, &row.t)) {
-                sum_skip(r, SUM_SKIP_TIMESTAMP, NULL);
+                rd_skip(r, RD_SKIP_TIMESTAMP, NULL);
                 return;
             }
         } else if ((int)logical == col[GP_UUID]) {
-            if (sum_is_placeholder(cs, cl))
-                sum_count_token(r->q, cs, cl);
+            if (rd_is_placeholder(cs, cl))
+                rd_count_token(r->q, cs, cl);
             else
                 row.gpu_uuid = cs;
         } else if ((int)logical == col[GP_PID]) {
             double v;
             if (hw_parse_num_cell(cs, cl, &v) && v >= 0 && v < 1e12 && v == floor(v))
                 row.pid = (long)v;
-            else if (sum_is_placeholder(cs, cl))
-                sum_count_token(r->q, cs, cl);
+            else if (rd_is_placeholder(cs, cl))
+                rd_count_token(r->q, cs, cl);
             else
                 r->q->bad_cells++;
         } else if ((int)logical == col[GP_MEM]) {
-            row.used_mib = sum_num_cell(r->q, cs, cl, false);
-        } else if (sum_is_placeholder(cs, cl)) {
-            sum_count_token(r->q, cs, cl);
+            row.used_mib = rd_num_cell(r->q, cs, cl, false);
+        } else if (rd_is_placeholder(cs, cl)) {
+            rd_count_token(r->q, cs, cl);
         }
     }
     r->q->parsed++;
@@ -137,12 +137,12 @@ static void gp_line(struct sum_reader *r, const char *s, size_t n)
         r->sink->gpu_proc(r->sink->ctx, &row);
 }
 
-void sum_gpu_procs_init(struct sum_reader *r)
+void rd_gpu_procs_init(struct rd_reader *r)
 {
     struct gp_st *st = calloc(1, sizeof *st);
     if (!st)
         return;
-    char(*names)[64] = malloc(sizeof(char[SUM_MAX_COLS][64]));
+    char(*names)[64] = malloc(sizeof(char[RD_MAX_COLS][64]));
     if (!names) {
         free(st);
         return;
@@ -150,10 +150,10 @@ void sum_gpu_procs_init(struct sum_reader *r)
     const char *f = r->opts && r->opts->gpu_procs_fields && *r->opts->gpu_procs_fields
                         ? r->opts->gpu_procs_fields
                         : HW_GPU_PROCS_FIELDS;
-    size_t n = sum_split_fields(f, names, SUM_MAX_COLS);
+    size_t n = rd_split_fields(f, names, RD_MAX_COLS);
     gp_layout(&st->ncols, st->col, names, n);
     free(names);
     r->st = st;
     r->line_fn = gp_line;
-    r->free_fn = sum_st_free;
+    r->free_fn = rd_st_free;
 }

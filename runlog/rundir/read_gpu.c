@@ -11,7 +11,7 @@
 
 #include "hwrun/timeutil.h"
 
-const char *const sum_gpu_metric_names[SUM_GM_COUNT] = {
+const char *const rd_gpu_metric_names[RD_GM_COUNT] = {
     "util_pct",  "mem_util_pct", "mem_used_mib",  "mem_total_mib", "power_w",
     "temp_c",    "sm_clock_mhz", "mem_clock_mhz", "gr_clock_mhz",
 };
@@ -35,7 +35,7 @@ enum { ROLE_IGNORE = -1, ROLE_TS = 100, ROLE_INDEX, ROLE_UUID };
 
 struct gpu_layout {
     size_t n;
-    int role[SUM_MAX_COLS];
+    int role[RD_MAX_COLS];
 };
 
 #define MAX_UUIDS 64
@@ -49,7 +49,7 @@ struct gpu_st {
     int pos;
     char uuids[MAX_UUIDS][48];
     int nuuids;
-    double unmeasured[SUM_GM_COUNT]; /* all NAN: a row's metrics before its cells are read */
+    double unmeasured[RD_GM_COUNT]; /* all NAN: a row's metrics before its cells are read */
 };
 
 static int gpu_role(const char *name, int *prio)
@@ -62,20 +62,20 @@ static int gpu_role(const char *name, int *prio)
         {"index", ROLE_INDEX, 0},
         {"uuid", ROLE_UUID, 0},
         {"gpu_uuid", ROLE_UUID, 0},
-        {"utilization.gpu", SUM_GM_UTIL, 0},
-        {"utilization.memory", SUM_GM_MEM_UTIL, 0},
-        {"memory.used", SUM_GM_MEM_USED, 0},
-        {"memory.total", SUM_GM_MEM_TOTAL, 0},
-        {"power.draw", SUM_GM_POWER, 3},
-        {"power.draw.instant", SUM_GM_POWER, 2},
-        {"power.draw.average", SUM_GM_POWER, 1},
-        {"temperature.gpu", SUM_GM_TEMP, 0},
-        {"clocks.current.sm", SUM_GM_SM_CLOCK, 0},
-        {"clocks.sm", SUM_GM_SM_CLOCK, 0},
-        {"clocks.current.memory", SUM_GM_MEM_CLOCK, 0},
-        {"clocks.mem", SUM_GM_MEM_CLOCK, 0},
-        {"clocks.current.graphics", SUM_GM_GR_CLOCK, 0},
-        {"clocks.gr", SUM_GM_GR_CLOCK, 0},
+        {"utilization.gpu", RD_GM_UTIL, 0},
+        {"utilization.memory", RD_GM_MEM_UTIL, 0},
+        {"memory.used", RD_GM_MEM_USED, 0},
+        {"memory.total", RD_GM_MEM_TOTAL, 0},
+        {"power.draw", RD_GM_POWER, 3},
+        {"power.draw.instant", RD_GM_POWER, 2},
+        {"power.draw.average", RD_GM_POWER, 1},
+        {"temperature.gpu", RD_GM_TEMP, 0},
+        {"clocks.current.sm", RD_GM_SM_CLOCK, 0},
+        {"clocks.sm", RD_GM_SM_CLOCK, 0},
+        {"clocks.current.memory", RD_GM_MEM_CLOCK, 0},
+        {"clocks.mem", RD_GM_MEM_CLOCK, 0},
+        {"clocks.current.graphics", RD_GM_GR_CLOCK, 0},
+        {"clocks.gr", RD_GM_GR_CLOCK, 0},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (!strcmp(name, map[i].name)) {
@@ -86,19 +86,19 @@ static int gpu_role(const char *name, int *prio)
     return ROLE_IGNORE;
 }
 
-const char *sum_gpu_power_field(const char *fields)
+const char *rd_gpu_power_field(const char *fields)
 {
-    char(*names)[64] = malloc(sizeof(char[SUM_MAX_COLS][64]));
+    char(*names)[64] = malloc(sizeof(char[RD_MAX_COLS][64]));
     if (!names)
         return NULL;
-    size_t n = sum_split_fields(fields && *fields ? fields : HW_GPU_FIELDS_DEFAULT, names,
-                                SUM_MAX_COLS);
+    size_t n = rd_split_fields(fields && *fields ? fields : HW_GPU_FIELDS_DEFAULT, names,
+                                RD_MAX_COLS);
     static const char *const power[] = {"power.draw", "power.draw.instant", "power.draw.average"};
     const char *best = NULL;
     int best_prio = -1;
     for (size_t i = 0; i < n; i++) {
         int prio;
-        if (gpu_role(names[i], &prio) != SUM_GM_POWER || prio <= best_prio)
+        if (gpu_role(names[i], &prio) != RD_GM_POWER || prio <= best_prio)
             continue;
         for (size_t k = 0; k < sizeof power / sizeof power[0]; k++)
             if (!strcmp(names[i], power[k]))
@@ -121,16 +121,16 @@ static bool gpu_known_name(const char *name)
 
 static void gpu_layout_from_names(struct gpu_layout *l, char (*names)[64], size_t n)
 {
-    int best_prio[SUM_GM_COUNT];
-    int best_col[SUM_GM_COUNT];
-    for (int m = 0; m < SUM_GM_COUNT; m++)
+    int best_prio[RD_GM_COUNT];
+    int best_col[RD_GM_COUNT];
+    for (int m = 0; m < RD_GM_COUNT; m++)
         best_prio[m] = -1, best_col[m] = -1;
     l->n = n;
     for (size_t i = 0; i < n; i++) {
         int prio;
         int role = gpu_role(names[i], &prio);
         l->role[i] = role;
-        if (role >= 0 && role < SUM_GM_COUNT) {
+        if (role >= 0 && role < RD_GM_COUNT) {
             /* Several columns for one metric (power.draw and power.draw.instant): keep the
              * preferred one, the first of equals. */
             if (prio > best_prio[role]) {
@@ -147,24 +147,24 @@ static void gpu_layout_from_names(struct gpu_layout *l, char (*names)[64], size_
 
 static void gpu_layout_from_list(struct gpu_layout *l, const char *list)
 {
-    char(*buf)[64] = malloc(sizeof(char[SUM_MAX_COLS][64]));
+    char(*buf)[64] = malloc(sizeof(char[RD_MAX_COLS][64]));
     if (!buf) {
         l->n = 0;
         return;
     }
-    size_t n = sum_split_fields(list, buf, SUM_MAX_COLS);
+    size_t n = rd_split_fields(list, buf, RD_MAX_COLS);
     gpu_layout_from_names(l, buf, n);
     free(buf);
 }
 
-static void gpu_line(struct sum_reader *r, const char *s, size_t n)
+static void gpu_line(struct rd_reader *r, const char *s, size_t n)
 {
     struct gpu_st *st = r->st;
-    if (!sum_split_cells(r, s, n))
+    if (!rd_split_cells(r, s, n))
         return;
-    struct sum_cells *c = &r->cells;
-    if (sum_cells_are_header(r, gpu_known_name)) {
-        char(*names)[64] = sum_header_names(r);
+    struct rd_cells *c = &r->cells;
+    if (rd_cells_are_header(r, gpu_known_name)) {
+        char(*names)[64] = rd_header_names(r);
         if (names) {
             gpu_layout_from_names(&st->header, names, c->n);
             st->have_header = true;
@@ -184,19 +184,19 @@ static void gpu_line(struct sum_reader *r, const char *s, size_t n)
     else {
         char d[64];
         snprintf(d, sizeof d, "%zu cells and no header or field list", c->n);
-        sum_skip(r, SUM_SKIP_LAYOUT, d);
+        rd_skip(r, RD_SKIP_LAYOUT, d);
         return;
     }
     if (c->n != l->n) {
         char d[64];
         snprintf(d, sizeof d, "%zu, expected %zu", c->n, l->n);
-        sum_skip(r, SUM_SKIP_CELLS, d);
+        rd_skip(r, RD_SKIP_CELLS, d);
         return;
     }
-    struct sum_gpu_row row;
+    struct rd_gpu_row row;
     row.t = NAN;
     row.gpu = 0;
-    row.id_from = SUM_GPU_ID_NONE;
+    row.id_from = RD_GPU_ID_NONE;
     row.uuid = NULL;
     row.line = r->lineno;
     memcpy(row.v, st->unmeasured, sizeof row.v);
@@ -207,32 +207,32 @@ static void gpu_line(struct sum_reader *r, const char *s, size_t n)
         int role = l->role[i];
         const char *cs = c->s[i];
         size_t cl = c->len[i];
-        if (role >= 0 && role < SUM_GM_COUNT) {
-            row.v[role] = sum_num_cell(r->q, cs, cl, false);
+        if (role >= 0 && role < RD_GM_COUNT) {
+            row.v[role] = rd_num_cell(r->q, cs, cl, false);
         } else if (role == ROLE_TS) {
-            if (!sum_parse_smi_ts(&r->clock, &r->opts->tz, cs, cl, &row.t) &&
+            if (!rd_parse_smi_ts(&r->clock, &r->opts->tz, cs, cl, &row.t) &&
                 !hw_parse_iso(cs, cl, &row.t)) {
-                sum_skip(r, SUM_SKIP_TIMESTAMP, NULL);
+                rd_skip(r, RD_SKIP_TIMESTAMP, NULL);
                 return;
             }
             ts = cs;
             ts_len = cl;
         } else if (role == ROLE_INDEX) {
             index = parse_index(cs, cl);
-            if (index < 0 && sum_is_placeholder(cs, cl))
-                sum_count_token(r->q, cs, cl);
+            if (index < 0 && rd_is_placeholder(cs, cl))
+                rd_count_token(r->q, cs, cl);
         } else if (role == ROLE_UUID) {
-            if (sum_is_placeholder(cs, cl))
-                sum_count_token(r->q, cs, cl);
+            if (rd_is_placeholder(cs, cl))
+                rd_count_token(r->q, cs, cl);
             else if (cl)
                 row.uuid = cs;
-        } else if (sum_is_placeholder(cs, cl)) {
-            sum_count_token(r->q, cs, cl);
+        } else if (rd_is_placeholder(cs, cl)) {
+            rd_count_token(r->q, cs, cl);
         }
     }
     if (index >= 0) {
         row.gpu = index;
-        row.id_from = SUM_GPU_ID_INDEX;
+        row.id_from = RD_GPU_ID_INDEX;
     } else if (row.uuid) {
         int k;
         for (k = 0; k < st->nuuids; k++)
@@ -243,7 +243,7 @@ static void gpu_line(struct sum_reader *r, const char *s, size_t n)
             st->nuuids++;
         }
         row.gpu = k;
-        row.id_from = SUM_GPU_ID_UUID;
+        row.id_from = RD_GPU_ID_UUID;
     } else if (ts) {
         if (ts_len == st->last_ts_len && !memcmp(ts, st->last_ts, ts_len)) {
             st->pos++;
@@ -253,7 +253,7 @@ static void gpu_line(struct sum_reader *r, const char *s, size_t n)
             memcpy(st->last_ts, ts, st->last_ts_len);
         }
         row.gpu = st->pos;
-        row.id_from = SUM_GPU_ID_POSITION;
+        row.id_from = RD_GPU_ID_POSITION;
     }
     r->q->parsed++;
     if (r->sink->gpu)
@@ -262,22 +262,22 @@ static void gpu_line(struct sum_reader *r, const char *s, size_t n)
 
 /* nvidia-smi's rows start with their timestamp, unless the header or the field list says
  * otherwise: only then can a torn row be told from the whole one glued to it. */
-static size_t gpu_row_start(struct sum_reader *r, const char *s, size_t n)
+static size_t gpu_row_start(struct rd_reader *r, const char *s, size_t n)
 {
     const struct gpu_st *st = r->st;
     const struct gpu_layout *l = st->have_header ? &st->header : st->have_opts ? &st->opts : NULL;
     if (l && (l->n == 0 || l->role[0] != ROLE_TS))
         return 0;
-    return sum_row_start_ts(r, s, n);
+    return rd_row_start_ts(r, s, n);
 }
 
-void sum_gpu_init(struct sum_reader *r)
+void rd_gpu_init(struct rd_reader *r)
 {
     struct gpu_st *st = calloc(1, sizeof *st);
     if (!st)
         return;
     r->st = st;
-    for (int m = 0; m < SUM_GM_COUNT; m++)
+    for (int m = 0; m < RD_GM_COUNT; m++)
         st->unmeasured[m] = NAN;
     gpu_layout_from_list(&st->def_hwmon, HW_GPU_FIELDS_DEFAULT);
     gpu_layout_from_list(&st->def_pytyche, HW_GPU_FIELDS_PYTYCHE);
@@ -287,5 +287,5 @@ void sum_gpu_init(struct sum_reader *r)
     }
     r->line_fn = gpu_line;
     r->row_start_fn = gpu_row_start;
-    r->free_fn = sum_st_free;
+    r->free_fn = rd_st_free;
 }

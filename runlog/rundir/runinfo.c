@@ -1,4 +1,4 @@
-/* What run.jsonl says about the other files (struct sum_run_info: the start event's zone, GPU
+/* What run.jsonl says about the other files (struct rd_run_info: the start event's zone, GPU
  * query fields, interval and PID namespace; the stop event; child restarts), and the getters of
  * events' data. */
 #include "readers.h"
@@ -9,7 +9,7 @@
 #include <string.h>
 
 
-void sum_run_info_init(struct sum_run_info *info)
+void rd_run_info_init(struct rd_run_info *info)
 {
     memset(info, 0, sizeof *info);
     info->t_start = NAN;
@@ -23,7 +23,7 @@ void sum_run_info_init(struct sum_run_info *info)
 
 
 /* The start (start true) or stop event's file systems into info->fs, matched by mount point. */
-static void take_fs(struct sum_run_info *info, struct json_object *data, bool start)
+static void take_fs(struct rd_run_info *info, struct json_object *data, bool start)
 {
     struct json_object *arr;
     if (!json_object_object_get_ex(data, HW_EV_FILESYSTEMS, &arr) ||
@@ -32,15 +32,15 @@ static void take_fs(struct sum_run_info *info, struct json_object *data, bool st
     size_t n = json_object_array_length(arr);
     for (size_t i = 0; i < n; i++) {
         struct json_object *o = json_object_array_get_idx(arr, i);
-        const char *mount = sum_json_str(o, HW_FS_MOUNT), *type = sum_json_str(o, HW_FS_TYPE);
+        const char *mount = rd_json_str(o, HW_FS_MOUNT), *type = rd_json_str(o, HW_FS_TYPE);
         if (!mount)
             continue;
-        struct sum_fs *fs = NULL;
+        struct rd_fs *fs = NULL;
         for (int k = 0; k < info->nfs && !fs; k++)
             if (!strcmp(info->fs[k].mount, mount))
                 fs = &info->fs[k];
         if (!fs) {
-            if (info->nfs == SUM_MAX_FS)
+            if (info->nfs == RD_MAX_FS)
                 continue;
             fs = &info->fs[info->nfs++];
             snprintf(fs->mount, sizeof fs->mount, "%s", mount);
@@ -48,34 +48,34 @@ static void take_fs(struct sum_run_info *info, struct json_object *data, bool st
             fs->total_mib = fs->used_start_mib = fs->free_start_mib = NAN;
             fs->used_end_mib = fs->free_end_mib = NAN;
         }
-        fs->total_mib = sum_json_num(o, HW_FS_TOTAL);
+        fs->total_mib = rd_json_num(o, HW_FS_TOTAL);
         if (start) {
-            fs->used_start_mib = sum_json_num(o, HW_FS_USED);
-            fs->free_start_mib = sum_json_num(o, HW_FS_FREE);
+            fs->used_start_mib = rd_json_num(o, HW_FS_USED);
+            fs->free_start_mib = rd_json_num(o, HW_FS_FREE);
         } else {
-            fs->used_end_mib = sum_json_num(o, HW_FS_USED);
-            fs->free_end_mib = sum_json_num(o, HW_FS_FREE);
+            fs->used_end_mib = rd_json_num(o, HW_FS_USED);
+            fs->free_end_mib = rd_json_num(o, HW_FS_FREE);
         }
     }
 }
 
-void sum_run_info_event(struct sum_run_info *info, const struct sum_event *e)
+void rd_run_info_event(struct rd_run_info *info, const struct rd_event *e)
 {
     if (!strcmp(e->name, HW_EV_START)) {
         info->have_start = true;
         info->starts++;
         info->t_start = e->t;
-        double iv = sum_json_num(e->data, HW_START_INTERVAL);
+        double iv = rd_json_num(e->data, HW_START_INTERVAL);
         if (isfinite(iv) && iv > 0)
             info->interval_s = iv;
-        const char *tz = sum_json_str(e->data, HW_START_SMI_TZ);
+        const char *tz = rd_json_str(e->data, HW_START_SMI_TZ);
         if (tz) {
             snprintf(info->smi_tz_raw, sizeof info->smi_tz_raw, "%s", tz);
-            info->have_tz = sum_tz_parse(tz, false, &info->tz) == 0;
+            info->have_tz = rd_tz_parse(tz, false, &info->tz) == 0;
         }
-        const char *host = sum_json_str(e->data, HW_START_HOST);
+        const char *host = rd_json_str(e->data, HW_START_HOST);
         snprintf(info->host, sizeof info->host, "%s", host ? host : "");
-        double cpus = sum_json_num(e->data, HW_START_CPUS);
+        double cpus = rd_json_num(e->data, HW_START_CPUS);
         info->cpus = cpus >= 1 ? cpus : NAN;
         struct json_object *gpus;
         info->gpus = json_object_object_get_ex(e->data, HW_START_GPUS, &gpus) &&
@@ -86,32 +86,32 @@ void sum_run_info_event(struct sum_run_info *info, const struct sum_event *e)
         take_fs(info, e->data, true);
         struct json_object *gs = NULL;
         json_object_object_get_ex(e->data, HW_START_GPU_SAMPLER, &gs);
-        const char *role = gs ? sum_json_str(gs, HW_SAMPLER_ROLE) : NULL;
-        const char *sdir = gs ? sum_json_str(gs, HW_SAMPLER_DIR) : NULL;
+        const char *role = gs ? rd_json_str(gs, HW_SAMPLER_ROLE) : NULL;
+        const char *sdir = gs ? rd_json_str(gs, HW_SAMPLER_DIR) : NULL;
         snprintf(info->sampler_role, sizeof info->sampler_role, "%s", role ? role : "");
         snprintf(info->sampler_dir, sizeof info->sampler_dir, "%s", sdir ? sdir : "");
         info->sampler_pid = 0;
         if (gs)
-            sum_json_int(gs, HW_SAMPLER_PID, &info->sampler_pid);
+            rd_json_int(gs, HW_SAMPLER_PID, &info->sampler_pid);
         struct json_object *ctx = NULL;
         json_object_object_get_ex(e->data, HW_START_CONTEXT, &ctx);
         for (int k = 0; k < HW_CTX_COUNT; k++) {
-            const char *v = ctx ? sum_json_str(ctx, hw_ctx_defs[k].key) : NULL;
+            const char *v = ctx ? rd_json_str(ctx, hw_ctx_defs[k].key) : NULL;
             snprintf(info->ctx[k], sizeof info->ctx[k], "%s", v ? v : "");
         }
-        double ca = sum_json_num(e->data, HW_CPUS_ALLOWED_KEY);
+        double ca = rd_json_num(e->data, HW_CPUS_ALLOWED_KEY);
         if (isfinite(ca) && ca >= 1)
             info->cpus_allowed = ca;
-        const char *ns = sum_json_str(e->data, HW_PIDNS_KEY);
+        const char *ns = rd_json_str(e->data, HW_PIDNS_KEY);
         if (ns)
             info->pid_ns = !strcmp(ns, HW_PIDNS_INIT) ? 1 : 2;
-        const char *f = sum_json_str(e->data, HW_START_GPU_FIELDS);
+        const char *f = rd_json_str(e->data, HW_START_GPU_FIELDS);
         if (f && strlen(f) < sizeof info->gpu_fields) {
             snprintf(info->gpu_fields, sizeof info->gpu_fields, "%s", f);
             info->have_fields = true;
         }
     } else if (!strcmp(e->name, HW_EV_GPU_FIELDS_FALLBACK)) {
-        const char *f = sum_json_str(e->data, HW_FALLBACK_FIELDS);
+        const char *f = rd_json_str(e->data, HW_FALLBACK_FIELDS);
         if (f && strlen(f) < sizeof info->gpu_fields) {
             snprintf(info->gpu_fields, sizeof info->gpu_fields, "%s", f);
             info->have_fields = true;
@@ -119,10 +119,10 @@ void sum_run_info_event(struct sum_run_info *info, const struct sum_event *e)
     } else if (!strcmp(e->name, HW_EV_STOP)) {
         info->t_stop = e->t;
         take_fs(info, e->data, false);
-        double d = sum_json_num(e->data, HW_STOP_DURATION);
+        double d = rd_json_num(e->data, HW_STOP_DURATION);
         if (isfinite(d) && d >= 0)
             info->stop_duration_s = d;
-        double k = sum_json_num(e->data, HW_STOP_MAIN_PEAK_RSS_KIB);
+        double k = rd_json_num(e->data, HW_STOP_MAIN_PEAK_RSS_KIB);
         if (k > 0 && k < 1e15)
             info->main_peak_kernel_mib = k / 1024.0;
     } else if (!strcmp(e->name, HW_EV_CHILD_RESTART)) {

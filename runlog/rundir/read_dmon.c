@@ -8,7 +8,7 @@
 #include <string.h>
 
 
-const char *const sum_dmon_col_names[SUM_DM_COUNT] = {
+const char *const rd_dmon_col_names[RD_DM_COUNT] = {
     "pwr", "gtemp", "mtemp", "sm", "mem", "enc", "dec", "jpg", "ofa", "mclk", "pclk", "fb",
     "bar1", "ccpm", "rxpci", "txpci", HW_GPM_COLUMNS,
 };
@@ -18,19 +18,19 @@ const char *const sum_dmon_col_names[SUM_DM_COUNT] = {
 struct dmon_st {
     size_t ncols;
     char namebuf[8192];
-    const char *names[SUM_MAX_COLS];
-    int map[SUM_MAX_COLS]; /* -> enum sum_dmon_col, or -1 */
+    const char *names[RD_MAX_COLS];
+    int map[RD_MAX_COLS]; /* -> enum rd_dmon_col, or -1 */
     int gpu_col, date_col, time_col;
-    double vals[SUM_MAX_COLS];
+    double vals[RD_MAX_COLS];
 };
 
-static void dmon_header(struct sum_reader *r, struct dmon_st *st)
+static void dmon_header(struct rd_reader *r, struct dmon_st *st)
 {
-    struct sum_cells *c = &r->cells;
+    struct rd_cells *c = &r->cells;
     /* "# gpu pwr ..." (first token "#") or "#Date Time gpu ..." (label glued to '#'). */
     size_t first = 0, n = 0, o = 0;
-    const char *tok[SUM_MAX_COLS];
-    size_t len[SUM_MAX_COLS];
+    const char *tok[RD_MAX_COLS];
+    size_t len[RD_MAX_COLS];
     for (size_t i = 0; i < c->n; i++) {
         const char *s = c->s[i];
         size_t l = c->len[i];
@@ -62,11 +62,11 @@ static void dmon_header(struct sum_reader *r, struct dmon_st *st)
         o += len[i] + 1;
         st->names[i] = nm;
         st->map[i] = -1;
-        for (int k = 0; k < SUM_DM_COUNT; k++)
-            if (!strcmp(nm, sum_dmon_col_names[k]))
+        for (int k = 0; k < RD_DM_COUNT; k++)
+            if (!strcmp(nm, rd_dmon_col_names[k]))
                 st->map[i] = k;
         if (!strcmp(nm, "temp"))
-            st->map[i] = SUM_DM_GTEMP; /* drivers <= 2018 */
+            st->map[i] = RD_DM_GTEMP; /* drivers <= 2018 */
         if (!strcmp(nm, "gpu") && st->gpu_col < 0)
             st->gpu_col = (int)i;
         if (!strcmp(nm, "Date"))
@@ -79,13 +79,13 @@ static void dmon_header(struct sum_reader *r, struct dmon_st *st)
 
 /* -o DT: "YYYYMMDD" "HH:MM:SS" becomes nvidia-smi's usual "YYYY/MM/DD HH:MM:SS", read by the
  * one zone-aware, cached parser of its times; false (the line skipped) when it is not that. */
-static bool dt_time(struct sum_reader *r, const struct dmon_st *st, double *t)
+static bool dt_time(struct rd_reader *r, const struct dmon_st *st, double *t)
 {
-    const struct sum_cells *c = &r->cells;
+    const struct rd_cells *c = &r->cells;
     const char *ds = c->s[st->date_col], *ts = c->s[st->time_col];
     char buf[19];
     if (c->len[st->date_col] != 8 || c->len[st->time_col] != 8) {
-        sum_skip(r, SUM_SKIP_TIMESTAMP, NULL);
+        rd_skip(r, RD_SKIP_TIMESTAMP, NULL);
         return false;
     }
     memcpy(buf, ds, 4);
@@ -95,8 +95,8 @@ static bool dt_time(struct sum_reader *r, const struct dmon_st *st, double *t)
     memcpy(buf + 8, ds + 6, 2);
     buf[10] = ' ';
     memcpy(buf + 11, ts, 8);
-    if (!sum_parse_smi_ts(&r->clock, &r->opts->tz, buf, sizeof buf, t)) {
-        sum_skip(r, SUM_SKIP_TIMESTAMP, NULL);
+    if (!rd_parse_smi_ts(&r->clock, &r->opts->tz, buf, sizeof buf, t)) {
+        rd_skip(r, RD_SKIP_TIMESTAMP, NULL);
         return false;
     }
     return true;
@@ -104,12 +104,12 @@ static bool dt_time(struct sum_reader *r, const struct dmon_st *st, double *t)
 
 /* Split a line of dmon's or pmon's text; a header line is taken (dmon_header). true for a data
  * line to read from r->cells. */
-static bool ws_data_line(struct sum_reader *r, struct dmon_st *st, const char *s, size_t n)
+static bool ws_data_line(struct rd_reader *r, struct dmon_st *st, const char *s, size_t n)
 {
-    sum_split_ws(r, s, n);
-    struct sum_cells *c = &r->cells;
+    rd_split_ws(r, s, n);
+    struct rd_cells *c = &r->cells;
     if (c->overflow) {
-        sum_skip(r, SUM_SKIP_CELLS, "too many columns");
+        rd_skip(r, RD_SKIP_CELLS, "too many columns");
         return false;
     }
     if (c->n && c->s[0][0] == '#') {
@@ -119,30 +119,30 @@ static bool ws_data_line(struct sum_reader *r, struct dmon_st *st, const char *s
     return true;
 }
 
-static void dmon_line(struct sum_reader *r, const char *s, size_t n)
+static void dmon_line(struct rd_reader *r, const char *s, size_t n)
 {
     struct dmon_st *st = r->st;
     if (!ws_data_line(r, st, s, n))
         return;
-    struct sum_cells *c = &r->cells;
+    struct rd_cells *c = &r->cells;
     if (!st->ncols) {
-        sum_skip(r, SUM_SKIP_LAYOUT, "no '# gpu ...' header before it");
+        rd_skip(r, RD_SKIP_LAYOUT, "no '# gpu ...' header before it");
         return;
     }
     if (c->n != st->ncols) {
         char d[64];
         snprintf(d, sizeof d, "%zu columns, expected %zu", c->n, st->ncols);
-        sum_skip(r, SUM_SKIP_CELLS, d);
+        rd_skip(r, RD_SKIP_CELLS, d);
         return;
     }
-    struct sum_dmon_row row = {.t = NAN, .gpu = -1, .line = r->lineno};
-    for (int k = 0; k < SUM_DM_COUNT; k++)
+    struct rd_dmon_row row = {.t = NAN, .gpu = -1, .line = r->lineno};
+    for (int k = 0; k < RD_DM_COUNT; k++)
         row.v[k] = NAN;
     for (size_t i = 0; i < c->n; i++) {
         st->vals[i] = NAN;
         if ((int)i == st->date_col || (int)i == st->time_col)
             continue;
-        double v = sum_num_cell(r->q, c->s[i], c->len[i], false);
+        double v = rd_num_cell(r->q, c->s[i], c->len[i], false);
         st->vals[i] = v;
         if (st->map[i] >= 0)
             row.v[st->map[i]] = v;
@@ -159,7 +159,7 @@ static void dmon_line(struct sum_reader *r, const char *s, size_t n)
         r->sink->dmon(r->sink->ctx, &row);
 }
 
-void sum_dmon_init(struct sum_reader *r)
+void rd_dmon_init(struct rd_reader *r)
 {
     struct dmon_st *st = calloc(1, sizeof *st);
     if (!st)
@@ -167,7 +167,7 @@ void sum_dmon_init(struct sum_reader *r)
     st->gpu_col = st->date_col = st->time_col = -1;
     r->st = st;
     r->line_fn = dmon_line;
-    r->free_fn = sum_st_free;
+    r->free_fn = rd_st_free;
 }
 
 /* ---- hw_pmon.csv ------------------------------------------------------------------------ */
@@ -181,48 +181,48 @@ static int col_of(const struct dmon_st *st, const char *name)
     return -1;
 }
 
-static void pmon_line(struct sum_reader *r, const char *s, size_t n)
+static void pmon_line(struct rd_reader *r, const char *s, size_t n)
 {
     struct dmon_st *st = r->st;
     if (!ws_data_line(r, st, s, n))
         return;
-    struct sum_cells *c = &r->cells;
+    struct rd_cells *c = &r->cells;
     int cmd = col_of(st, "command");
     if (!st->ncols || cmd != (int)st->ncols - 1) {
-        sum_skip(r, SUM_SKIP_LAYOUT, "no '# gpu pid ... command' header before it");
+        rd_skip(r, RD_SKIP_LAYOUT, "no '# gpu pid ... command' header before it");
         return;
     }
     /* the command's name may hold spaces: every token from its column on */
     if (c->n < st->ncols) {
         char d[96];
         snprintf(d, sizeof d, "%zu columns, expected at least %zu", c->n, st->ncols);
-        sum_skip(r, SUM_SKIP_CELLS, d);
+        rd_skip(r, RD_SKIP_CELLS, d);
         return;
     }
-    struct sum_pmon_row row = {.t = NAN, .gpu = -1, .pid = -1, .line = r->lineno};
+    struct rd_pmon_row row = {.t = NAN, .gpu = -1, .pid = -1, .line = r->lineno};
     if (st->date_col >= 0 && st->time_col >= 0 && !dt_time(r, st, &row.t))
         return;
     int gc = col_of(st, "gpu"), pc = col_of(st, "pid");
     int sm = col_of(st, "sm"), mem = col_of(st, "mem"), fb = col_of(st, "fb");
-    double g = gc >= 0 ? sum_num_cell(r->q, c->s[gc], c->len[gc], false) : NAN;
-    double pid = pc >= 0 ? sum_num_cell(r->q, c->s[pc], c->len[pc], false) : NAN;
+    double g = gc >= 0 ? rd_num_cell(r->q, c->s[gc], c->len[gc], false) : NAN;
+    double pid = pc >= 0 ? rd_num_cell(r->q, c->s[pc], c->len[pc], false) : NAN;
     if (!(g >= 0 && g < 1e6 && g == floor(g))) {
-        sum_skip(r, SUM_SKIP_CELLS, "no GPU index");
+        rd_skip(r, RD_SKIP_CELLS, "no GPU index");
         return;
     }
     row.gpu = (int)g;
     row.pid = pid >= 1 && pid < 1e10 && pid == floor(pid) ? (long)pid : -1;
-    row.sm = sm >= 0 ? sum_num_cell(r->q, c->s[sm], c->len[sm], false) : NAN;
-    row.mem = mem >= 0 ? sum_num_cell(r->q, c->s[mem], c->len[mem], false) : NAN;
-    row.fb = fb >= 0 ? sum_num_cell(r->q, c->s[fb], c->len[fb], false) : NAN;
+    row.sm = sm >= 0 ? rd_num_cell(r->q, c->s[sm], c->len[sm], false) : NAN;
+    row.mem = mem >= 0 ? rd_num_cell(r->q, c->s[mem], c->len[mem], false) : NAN;
+    row.fb = fb >= 0 ? rd_num_cell(r->q, c->s[fb], c->len[fb], false) : NAN;
     r->q->parsed++;
     if (r->sink->pmon)
         r->sink->pmon(r->sink->ctx, &row);
 }
 
-void sum_pmon_init(struct sum_reader *r)
+void rd_pmon_init(struct rd_reader *r)
 {
-    sum_dmon_init(r);
+    rd_dmon_init(r);
     if (r->st)
         r->line_fn = pmon_line;
 }

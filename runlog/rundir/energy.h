@@ -1,71 +1,71 @@
 /* The energy rule: a GPU's power samples integrated over time. The one place energy is
  * integrated, and the one place a GPU's sample interval (which the gap rule needs) is decided:
  * summarize's summary (summarize/summary.c) and hwmon's Prometheus export (hwmon/prom.c) both
- * feed their rows through sum_energy_add, so their energy and gaps agree. */
-#ifndef SUM_ENERGY_H
-#define SUM_ENERGY_H
+ * feed their rows through rd_energy_add, so their energy and gaps agree. */
+#ifndef RD_ENERGY_H
+#define RD_ENERGY_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#define SUM_GAP_FACTOR 3.0 /* a step longer than 3 sample intervals is a gap */
+#define RD_GAP_FACTOR 3.0 /* a step longer than 3 sample intervals is a gap */
 /* The gap rule's interval, decided as the rows come (a live export and summarize judge every
  * step alike, and the export has a counter from a GPU's first row): a GPU's first
- * SUM_ENERGY_WARM steps wait and are judged together by their median; each later step by the
- * median of the steps before it, until SUM_ENERGY_REF steps are in: their median is the GPU's
+ * RD_ENERGY_WARM steps wait and are judged together by their median; each later step by the
+ * median of the steps before it, until RD_ENERGY_REF steps are in: their median is the GPU's
  * interval from then on. */
-#define SUM_ENERGY_WARM 3
-#define SUM_ENERGY_REF 16
+#define RD_ENERGY_WARM 3
+#define RD_ENERGY_REF 16
 
 /* Power integrated over time: trapezoids between consecutive samples of one GPU. */
-struct sum_energy {
+struct rd_energy {
     double joules;
     double covered_s;        /* time covered by bridged steps */
-    uint64_t gaps;           /* steps longer than SUM_GAP_FACTOR intervals: not bridged (the
+    uint64_t gaps;           /* steps longer than RD_GAP_FACTOR intervals: not bridged (the
                               * file's gap count too: counted whether power was measured or not) */
     double gap_s;
     uint64_t unmeasured;     /* steps (not gaps) with power not measured at one end */
     double interval_s;       /* the sample interval of the gap rule; NAN until decided */
     bool interval_from_rows; /* interval_s is the rows' median step (else the start event's) */
-    /* the curve so far (sum_energy_add): the last sample, and the first rows while they wait
+    /* the curve so far (rd_energy_add): the last sample, and the first rows while they wait
      * for the interval */
     bool have_last;
     double last_t, last_p;
     int nwarm; /* rows waiting; -1 once the interval is decided */
-    double warm_t[SUM_ENERGY_WARM + 1], warm_p[SUM_ENERGY_WARM + 1];
-    int nref;                    /* steps in ref, sorted: the first SUM_ENERGY_REF */
-    double ref[SUM_ENERGY_REF];
+    double warm_t[RD_ENERGY_WARM + 1], warm_p[RD_ENERGY_WARM + 1];
+    int nref;                    /* steps in ref, sorted: the first RD_ENERGY_REF */
+    double ref[RD_ENERGY_REF];
 };
 
-/* A curve with no rows yet, as sum_energy_add needs it. */
-void sum_energy_init(struct sum_energy *e);
+/* A curve with no rows yet, as rd_energy_add needs it. */
+void rd_energy_init(struct rd_energy *e);
 
-/* The gap rule: a step of dt seconds is a gap when longer than SUM_GAP_FACTOR sample intervals
+/* The gap rule: a step of dt seconds is a gap when longer than RD_GAP_FACTOR sample intervals
  * (false when the interval is unknown). The energy rule and every output (the HTML report's
  * line breaks) use it. */
-static inline bool sum_is_gap(double dt, double interval_s)
+static inline bool rd_is_gap(double dt, double interval_s)
 {
-    return dt > SUM_GAP_FACTOR * interval_s;
+    return dt > RD_GAP_FACTOR * interval_s;
 }
 
 /* The joules of a bridged step: power interpolated linearly from (t0, p0) to (t1, p1). */
-static inline double sum_energy_trapezoid(double t0, double p0, double t1, double p1)
+static inline double rd_energy_trapezoid(double t0, double p0, double t1, double p1)
 {
     return (p0 + p1) / 2.0 * (t1 - t0);
 }
 
 /* One step of a GPU's power curve, from (t0, p0) to (t1, p1) seconds/watts, under the energy
- * rule: a trapezoid, except across a gap longer than SUM_GAP_FACTOR * e->interval_s or where
+ * rule: a trapezoid, except across a gap longer than RD_GAP_FACTOR * e->interval_s or where
  * power was not measured at one end. Adds the joules and the counters to e; returns whether the
  * step was bridged. A step that does not go forward in time is ignored (false). Inline: it
  * runs for every GPU row. */
-static inline bool sum_energy_step(struct sum_energy *e, double t0, double p0, double t1,
+static inline bool rd_energy_step(struct rd_energy *e, double t0, double p0, double t1,
                                    double p1)
 {
     double dt = t1 - t0;
     if (!(dt > 0))
         return false;
-    if (sum_is_gap(dt, e->interval_s)) { /* a hole in the rows, power measured or not */
+    if (rd_is_gap(dt, e->interval_s)) { /* a hole in the rows, power measured or not */
         e->gaps++;
         e->gap_s += dt;
         return false;
@@ -74,76 +74,76 @@ static inline bool sum_energy_step(struct sum_energy *e, double t0, double p0, d
         e->unmeasured++;
         return false;
     }
-    e->joules += sum_energy_trapezoid(t0, p0, t1, p1);
+    e->joules += rd_energy_trapezoid(t0, p0, t1, p1);
     e->covered_s += dt;
     return true;
 }
 
 /* What sees each step of a curve, as the rule took it (bridged: its energy was counted). */
-typedef void sum_energy_step_fn(void *ctx, double t0, double p0, double t1, double p1,
+typedef void rd_energy_step_fn(void *ctx, double t0, double p0, double t1, double p1,
                                 bool bridged);
 
 /* Decide the interval from the rows waiting, judge their steps by it and take them
- * (sum_energy_add's slow part). The interval is the median of their steps: what nvidia-smi
+ * (rd_energy_add's slow part). The interval is the median of their steps: what nvidia-smi
  * really did (a user's -l, a loaded machine or many GPUs make it differ from what hwmon asked);
  * with fewer than two rows, hint (the start event's interval_s), else INFINITY (nothing is a
  * gap). */
-void sum_energy_decide(struct sum_energy *e, double hint, sum_energy_step_fn *fn, void *ctx);
+void rd_energy_decide(struct rd_energy *e, double hint, rd_energy_step_fn *fn, void *ctx);
 
-/* A step of dt seconds joins the reference steps (while fewer than SUM_ENERGY_REF) and the
- * interval becomes their median (sum_energy_take's slow part). */
-void sum_energy_learn(struct sum_energy *e, double dt);
+/* A step of dt seconds joins the reference steps (while fewer than RD_ENERGY_REF) and the
+ * interval becomes their median (rd_energy_take's slow part). */
+void rd_energy_learn(struct rd_energy *e, double dt);
 
 /* A row taken after the interval is decided: a step from the last one, when it goes forward in
  * time, judged by the interval so far. */
-static inline void sum_energy_take(struct sum_energy *e, double t, double p,
-                                   sum_energy_step_fn *fn, void *ctx)
+static inline void rd_energy_take(struct rd_energy *e, double t, double p,
+                                   rd_energy_step_fn *fn, void *ctx)
 {
     if (!e->have_last) {
         e->have_last = true;
     } else {
         if (!(t > e->last_t))
             return; /* same or earlier time: not a step */
-        bool bridged = sum_energy_step(e, e->last_t, e->last_p, t, p);
+        bool bridged = rd_energy_step(e, e->last_t, e->last_p, t, p);
         if (fn)
             fn(ctx, e->last_t, e->last_p, t, p, bridged);
-        if (e->nref < SUM_ENERGY_REF)
-            sum_energy_learn(e, t - e->last_t);
+        if (e->nref < RD_ENERGY_REF)
+            rd_energy_learn(e, t - e->last_t);
     }
     e->last_t = t;
     e->last_p = p;
 }
 
 /* One row of the GPU: time t (NAN: not a row of the curve), power p (NAN: not measured). The
- * first SUM_ENERGY_WARM + 1 rows wait for the interval (hint: see sum_energy_decide); after
+ * first RD_ENERGY_WARM + 1 rows wait for the interval (hint: see rd_energy_decide); after
  * that each step goes through the rule in time order and fn (may be NULL) sees it. Inline: it
  * runs for every GPU row. */
-static inline void sum_energy_add(struct sum_energy *e, double t, double p, double hint,
-                                  sum_energy_step_fn *fn, void *ctx)
+static inline void rd_energy_add(struct rd_energy *e, double t, double p, double hint,
+                                  rd_energy_step_fn *fn, void *ctx)
 {
     if (t != t)
         return;
     if (e->nwarm >= 0) {
         e->warm_t[e->nwarm] = t;
         e->warm_p[e->nwarm] = p;
-        if (++e->nwarm == SUM_ENERGY_WARM + 1)
-            sum_energy_decide(e, hint, fn, ctx);
+        if (++e->nwarm == RD_ENERGY_WARM + 1)
+            rd_energy_decide(e, hint, fn, ctx);
         return;
     }
-    sum_energy_take(e, t, p, fn, ctx);
+    rd_energy_take(e, t, p, fn, ctx);
 }
 
 /* The rows are over (or, for a live export, will not come): decide the interval from the rows
  * there are, if they still wait. */
-static inline void sum_energy_finish(struct sum_energy *e, double hint, sum_energy_step_fn *fn,
+static inline void rd_energy_finish(struct rd_energy *e, double hint, rd_energy_step_fn *fn,
                                      void *ctx)
 {
     if (e->nwarm > 0)
-        sum_energy_decide(e, hint, fn, ctx);
+        rd_energy_decide(e, hint, fn, ctx);
 }
 
 /* Whether the interval is decided (the energy so far is then final up to the last row). */
-static inline bool sum_energy_decided(const struct sum_energy *e)
+static inline bool rd_energy_decided(const struct rd_energy *e)
 {
     return e->nwarm < 0;
 }

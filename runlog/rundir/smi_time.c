@@ -42,15 +42,15 @@ static bool parse_offset(const char *s, long *out)
     return true;
 }
 
-int sum_tz_parse(const char *s, bool allow_named, struct sum_tz *out)
+int rd_tz_parse(const char *s, bool allow_named, struct rd_tz *out)
 {
     if (!s || !*s || strlen(s) >= sizeof out->name)
         return -EINVAL;
-    struct sum_tz tz = {0};
+    struct rd_tz tz = {0};
     snprintf(tz.name, sizeof tz.name, "%s", s);
     if (!strcasecmp(s, "UTC") || !strcasecmp(s, "Z") || !strcasecmp(s, "GMT") ||
         !strcmp(s, "Etc/UTC") || !strcmp(s, "UTC0")) {
-        tz.kind = SUM_TZ_UTC;
+        tz.kind = RD_TZ_UTC;
         *out = tz;
         return 0;
     }
@@ -59,7 +59,7 @@ int sum_tz_parse(const char *s, bool allow_named, struct sum_tz *out)
         o += 3;
     long off;
     if (parse_offset(o, &off)) {
-        tz.kind = off ? SUM_TZ_FIXED : SUM_TZ_UTC;
+        tz.kind = off ? RD_TZ_FIXED : RD_TZ_UTC;
         tz.offset_s = off;
         *out = tz;
         return 0;
@@ -79,23 +79,23 @@ int sum_tz_parse(const char *s, bool allow_named, struct sum_tz *out)
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return -EINVAL;
-    tz.kind = SUM_TZ_NAMED;
+    tz.kind = RD_TZ_NAMED;
     *out = tz;
     return 0;
 }
 
-double sum_tz_to_utc(const struct sum_tz *tz, int year, int mon, int day, int hour, int min,
+double rd_tz_to_utc(const struct rd_tz *tz, int year, int mon, int day, int hour, int min,
                      double sec)
 {
     double utc = (double)(hw_days_from_civil(year, (unsigned)mon, (unsigned)day) * 86400L +
                           hour * 3600L + min * 60L) +
                  sec;
     switch (tz->kind) {
-    case SUM_TZ_UTC:
+    case RD_TZ_UTC:
         return utc;
-    case SUM_TZ_FIXED:
+    case RD_TZ_FIXED:
         return utc - (double)tz->offset_s;
-    case SUM_TZ_NAMED: {
+    case RD_TZ_NAMED: {
         struct tm tm = {0};
         tm.tm_year = year - 1900;
         tm.tm_mon = mon - 1;
@@ -114,7 +114,7 @@ double sum_tz_to_utc(const struct sum_tz *tz, int year, int mon, int day, int ho
 
 /* ---- timestamps ------------------------------------------------------------------------- */
 
-bool sum_parse_smi_ts(struct sum_smi_clock *c, const struct sum_tz *tz, const char *s, size_t n,
+bool rd_parse_smi_ts(struct rd_smi_clock *c, const struct rd_tz *tz, const char *s, size_t n,
                       double *out)
 {
     /* "YYYY/MM/DD HH:MM:SS[.fff]": the hour's UTC base is cached, rows come seconds apart. */
@@ -159,7 +159,7 @@ bool sum_parse_smi_ts(struct sum_smi_clock *c, const struct sum_tz *tz, const ch
         int h = (s[11] - '0') * 10 + (s[12] - '0');
         if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23)
             return false;
-        c->hour_base = sum_tz_to_utc(tz, y, mo, d, h, 0, 0);
+        c->hour_base = rd_tz_to_utc(tz, y, mo, d, h, 0, 0);
         memcpy(c->key, s, 13);
         c->valid = true;
     }
@@ -172,7 +172,7 @@ bool sum_parse_smi_ts(struct sum_smi_clock *c, const struct sum_tz *tz, const ch
     return true;
 }
 
-bool sum_parse_any_ts(const char *s, size_t n, double *out)
+bool rd_parse_any_ts(const char *s, size_t n, double *out)
 {
     if (hw_parse_iso(s, n, out))
         return true;

@@ -12,7 +12,7 @@
 enum { HROLE_IGNORE = -1, HROLE_TS = 100, HROLE_INDEX };
 
 struct health_st {
-    int role[SUM_MAX_COLS];
+    int role[RD_MAX_COLS];
     size_t n;
     bool have_header;
     double unmeasured[HW_HEALTH_COUNT];
@@ -38,10 +38,10 @@ static bool health_known(const char *name)
 }
 
 /* A cell of column k: what the reader hands on (NAN: not measured, or not understood). */
-static double health_cell(struct sum_reader *r, int k, const char *s, size_t n)
+static double health_cell(struct rd_reader *r, int k, const char *s, size_t n)
 {
-    if (sum_is_placeholder(s, n)) {
-        sum_count_token(r->q, s, n);
+    if (rd_is_placeholder(s, n)) {
+        rd_count_token(r->q, s, n);
         return NAN;
     }
     switch (k) {
@@ -76,20 +76,20 @@ static double health_cell(struct sum_reader *r, int k, const char *s, size_t n)
         if (n == 2 && !memcmp(s, "No", 2))
             return 0;
         break;
-    default: return sum_num_cell(r->q, s, n, false);
+    default: return rd_num_cell(r->q, s, n, false);
     }
     r->q->bad_cells++;
     return NAN;
 }
 
-static void health_line(struct sum_reader *r, const char *s, size_t n)
+static void health_line(struct rd_reader *r, const char *s, size_t n)
 {
     struct health_st *st = r->st;
-    if (!sum_split_cells(r, s, n))
+    if (!rd_split_cells(r, s, n))
         return;
-    struct sum_cells *c = &r->cells;
-    if (sum_cells_are_header(r, health_known)) {
-        char(*names)[64] = sum_header_names(r);
+    struct rd_cells *c = &r->cells;
+    if (rd_cells_are_header(r, health_known)) {
+        char(*names)[64] = rd_header_names(r);
         if (names) {
             st->n = c->n;
             for (size_t i = 0; i < c->n; i++)
@@ -100,16 +100,16 @@ static void health_line(struct sum_reader *r, const char *s, size_t n)
         return;
     }
     if (!st->have_header) {
-        sum_skip(r, SUM_SKIP_LAYOUT, "no header line before it");
+        rd_skip(r, RD_SKIP_LAYOUT, "no header line before it");
         return;
     }
     if (c->n != st->n) {
         char d[64];
         snprintf(d, sizeof d, "%zu, expected %zu", c->n, st->n);
-        sum_skip(r, SUM_SKIP_CELLS, d);
+        rd_skip(r, RD_SKIP_CELLS, d);
         return;
     }
-    struct sum_health_row row;
+    struct rd_health_row row;
     row.t = NAN;
     row.gpu = -1;
     row.line = r->lineno;
@@ -121,9 +121,9 @@ static void health_line(struct sum_reader *r, const char *s, size_t n)
         if (role >= 0 && role < HW_HEALTH_COUNT) {
             row.v[role] = health_cell(r, role, cs, cl);
         } else if (role == HROLE_TS) {
-            if (!sum_parse_smi_ts(&r->clock, &r->opts->tz, cs, cl, &row.t) &&
+            if (!rd_parse_smi_ts(&r->clock, &r->opts->tz, cs, cl, &row.t) &&
                 !hw_parse_iso(cs, cl, &row.t)) {
-                sum_skip(r, SUM_SKIP_TIMESTAMP, NULL);
+                rd_skip(r, RD_SKIP_TIMESTAMP, NULL);
                 return;
             }
         } else if (role == HROLE_INDEX) {
@@ -134,7 +134,7 @@ static void health_line(struct sum_reader *r, const char *s, size_t n)
         }
     }
     if (row.gpu < 0 || isnan(row.t)) {
-        sum_skip(r, SUM_SKIP_CELLS, "no GPU index or no timestamp");
+        rd_skip(r, RD_SKIP_CELLS, "no GPU index or no timestamp");
         return;
     }
     r->q->parsed++;
@@ -142,7 +142,7 @@ static void health_line(struct sum_reader *r, const char *s, size_t n)
         r->sink->health(r->sink->ctx, &row);
 }
 
-void sum_health_init(struct sum_reader *r)
+void rd_health_init(struct rd_reader *r)
 {
     struct health_st *st = calloc(1, sizeof *st);
     if (!st)
@@ -151,6 +151,6 @@ void sum_health_init(struct sum_reader *r)
     for (int k = 0; k < HW_HEALTH_COUNT; k++)
         st->unmeasured[k] = NAN;
     r->line_fn = health_line;
-    r->row_start_fn = sum_row_start_ts;
-    r->free_fn = sum_st_free;
+    r->row_start_fn = rd_row_start_ts;
+    r->free_fn = rd_st_free;
 }

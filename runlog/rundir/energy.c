@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sum_energy_init(struct sum_energy *e)
+void rd_energy_init(struct rd_energy *e)
 {
     memset(e, 0, sizeof *e);
     e->interval_s = NAN;
@@ -25,9 +25,9 @@ static double median(const double *sorted, int n)
     return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 }
 
-void sum_energy_learn(struct sum_energy *e, double dt)
+void rd_energy_learn(struct rd_energy *e, double dt)
 {
-    if (!(dt > 0) || e->nref >= SUM_ENERGY_REF)
+    if (!(dt > 0) || e->nref >= RD_ENERGY_REF)
         return;
     int i = e->nref++;
     for (; i > 0 && e->ref[i - 1] > dt; i--) /* insertion: ref stays sorted */
@@ -37,11 +37,11 @@ void sum_energy_learn(struct sum_energy *e, double dt)
     e->interval_from_rows = true;
 }
 
-void sum_energy_decide(struct sum_energy *e, double hint, sum_energy_step_fn *fn, void *ctx)
+void rd_energy_decide(struct rd_energy *e, double hint, rd_energy_step_fn *fn, void *ctx)
 {
     if (e->nwarm < 0)
         return;
-    double d[SUM_ENERGY_WARM + 1];
+    double d[RD_ENERGY_WARM + 1];
     int nd = 0;
     for (int i = 1; i < e->nwarm; i++) {
         double dt = e->warm_t[i] - e->warm_t[i - 1];
@@ -67,10 +67,10 @@ void sum_energy_decide(struct sum_energy *e, double hint, sum_energy_step_fn *fn
             if (!(t > e->last_t))
                 continue;
             e->interval_s = judged_by;
-            bool bridged = sum_energy_step(e, e->last_t, e->last_p, t, p);
+            bool bridged = rd_energy_step(e, e->last_t, e->last_p, t, p);
             if (fn)
                 fn(ctx, e->last_t, e->last_p, t, p, bridged);
-            sum_energy_learn(e, t - e->last_t);
+            rd_energy_learn(e, t - e->last_t);
         }
         e->last_t = t;
         e->last_p = p;

@@ -21,7 +21,7 @@ struct named_st {
     const size_t *widths; /* 0-terminated */
     bool have_layout;
     size_t ncols;
-    int map[SUM_MAX_COLS]; /* column -> known index, -2 timestamp, -3 edge, -1 ignored */
+    int map[RD_MAX_COLS]; /* column -> known index, -2 timestamp, -3 edge, -1 ignored */
 };
 
 static void named_layout(struct named_st *st, char (*names)[64], size_t n)
@@ -46,18 +46,18 @@ static void named_layout(struct named_st *st, char (*names)[64], size_t n)
     st->have_layout = true;
 }
 
-static void named_line(struct sum_reader *r, const char *s, size_t n)
+static void named_line(struct rd_reader *r, const char *s, size_t n)
 {
     struct named_st *st = r->st;
-    if (!sum_split_cells(r, s, n))
+    if (!rd_split_cells(r, s, n))
         return;
-    struct sum_cells *c = &r->cells;
+    struct rd_cells *c = &r->cells;
     bool header = false;
     for (size_t i = 0; i < c->n; i++)
         if (!strcmp(c->s[i], HW_COL_TIMESTAMP))
             header = true;
     if (header) {
-        char(*names)[64] = sum_header_names(r);
+        char(*names)[64] = rd_header_names(r);
         if (names)
             named_layout(st, names, c->n);
         r->q->headers++;
@@ -79,15 +79,15 @@ static void named_line(struct sum_reader *r, const char *s, size_t n)
             char d[64];
             if (st->have_layout) {
                 snprintf(d, sizeof d, "%zu, expected %zu", c->n, st->ncols);
-                sum_skip(r, SUM_SKIP_CELLS, d);
+                rd_skip(r, RD_SKIP_CELLS, d);
             } else {
                 snprintf(d, sizeof d, "%zu cells and no header", c->n);
-                sum_skip(r, SUM_SKIP_LAYOUT, d);
+                rd_skip(r, RD_SKIP_LAYOUT, d);
             }
             return;
         }
     }
-    double vals[(int)SUM_CPU_COUNT + (int)SUM_PROC_COUNT];
+    double vals[(int)HW_CPU_COL_COUNT + (int)HW_PROC_COL_COUNT];
     for (int k = 0; k < st->nknown; k++)
         vals[k] = NAN;
     double t = NAN;
@@ -97,21 +97,21 @@ static void named_line(struct sum_reader *r, const char *s, size_t n)
         if (k == -3) {
             edge = c->len[i] == 1 && c->s[i][0] == '1';
         } else if (k == -2) {
-            if (!sum_parse_any_ts(c->s[i], c->len[i], &t)) {
-                sum_skip(r, SUM_SKIP_TIMESTAMP, NULL);
+            if (!rd_parse_any_ts(c->s[i], c->len[i], &t)) {
+                rd_skip(r, RD_SKIP_TIMESTAMP, NULL);
                 return;
             }
         } else if (k >= 0) {
             /* an empty limit is no limit (rundir.h), not an unmeasured cell */
-            bool none_ok = r->kind == SUM_KIND_CPU &&
+            bool none_ok = r->kind == HW_FILE_CPU &&
                            (k == HW_CPU_COL_CG_LIMIT || k == HW_CPU_COL_CG_MEM_MAX);
-            vals[k] = sum_num_cell(r->q, c->s[i], c->len[i], !none_ok);
+            vals[k] = rd_num_cell(r->q, c->s[i], c->len[i], !none_ok);
         }
     }
     r->q->parsed++;
-    if (r->kind == SUM_KIND_TREE_PIDS) {
+    if (r->kind == HW_FILE_TREE_PIDS) {
         double pid = vals[0], in = vals[1];
-        struct sum_tree_pid_row row = {
+        struct rd_tree_pid_row row = {
             .t = t,
             .pid = pid >= 1 && pid <= INT_MAX && pid == floor(pid) ? (long)pid : -1,
             .in_tree = in == 0 || in == 1 ? (int)in : -1,
@@ -119,9 +119,9 @@ static void named_line(struct sum_reader *r, const char *s, size_t n)
         };
         if (r->sink->tree_pid)
             r->sink->tree_pid(r->sink->ctx, &row);
-    } else if (r->kind == SUM_KIND_ENERGY) {
+    } else if (r->kind == HW_FILE_ENERGY) {
         double g = vals[0];
-        struct sum_energy_row row = {
+        struct rd_energy_row row = {
             .t = t,
             .gpu = g >= 0 && g < 4096 && g == floor(g) ? (int)g : -1,
             .mj = vals[1],
@@ -130,20 +130,20 @@ static void named_line(struct sum_reader *r, const char *s, size_t n)
         };
         if (r->sink->energy)
             r->sink->energy(r->sink->ctx, &row);
-    } else if (r->kind == SUM_KIND_CPU) {
-        struct sum_cpu_row row = {.t = t, .line = r->lineno, .edge = edge};
+    } else if (r->kind == HW_FILE_CPU) {
+        struct rd_cpu_row row = {.t = t, .line = r->lineno, .edge = edge};
         memcpy(row.v, vals, sizeof row.v);
         if (r->sink->cpu)
             r->sink->cpu(r->sink->ctx, &row);
     } else {
-        struct sum_proc_row row = {.t = t, .line = r->lineno, .edge = edge};
+        struct rd_proc_row row = {.t = t, .line = r->lineno, .edge = edge};
         memcpy(row.v, vals, sizeof row.v);
         if (r->sink->proc)
             r->sink->proc(r->sink->ctx, &row);
     }
 }
 
-static void named_init(struct sum_reader *r, const char *const *names, int n,
+static void named_init(struct rd_reader *r, const char *const *names, int n,
                        const size_t *widths)
 {
     struct named_st *st = calloc(1, sizeof *st);
@@ -154,11 +154,11 @@ static void named_init(struct sum_reader *r, const char *const *names, int n,
     st->widths = widths;
     r->st = st;
     r->line_fn = named_line;
-    r->row_start_fn = sum_row_start_ts; /* every row starts with its timestamp */
-    r->free_fn = sum_st_free;
+    r->row_start_fn = rd_row_start_ts; /* every row starts with its timestamp */
+    r->free_fn = rd_st_free;
 }
 
-void sum_cpu_init(struct sum_reader *r)
+void rd_cpu_init(struct rd_reader *r)
 {
     /* pytyche's timestamp,usr_pct,idle_pct; hwmon's first layouts, outside and inside a cgroup
      * (up to cgroup_mem_max_mib). Later layouts always have their header. */
@@ -166,21 +166,21 @@ void sum_cpu_init(struct sum_reader *r)
     named_init(r, hw_cpu_cols, HW_CPU_COL_COUNT, widths);
 }
 
-void sum_proc_init(struct sum_reader *r)
+void rd_proc_init(struct rd_reader *r)
 {
     /* the first layout, without and with pss_mib */
     static const size_t widths[] = {1 + HW_PROC_COL_PSS, 2 + HW_PROC_COL_PSS, 0};
     named_init(r, hw_proc_cols, HW_PROC_COL_COUNT, widths);
 }
 
-void sum_energy_csv_init(struct sum_reader *r)
+void rd_energy_csv_init(struct rd_reader *r)
 {
     static const char *const names[] = {HW_ENERGY_COL_INDEX, HW_ENERGY_COL_MJ};
     static const size_t widths[] = {0}; /* always with its header */
     named_init(r, names, HW_ARRAY_SIZE(names), widths);
 }
 
-void sum_tree_pids_init(struct sum_reader *r)
+void rd_tree_pids_init(struct rd_reader *r)
 {
     static const char *const names[] = {HW_TREE_PIDS_COL_PID, HW_TREE_PIDS_COL_IN};
     static const size_t widths[] = {1 + HW_ARRAY_SIZE(names), 0};

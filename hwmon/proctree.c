@@ -1,7 +1,6 @@
-/* /proc and cgroup v2 reading for hwmon: parsers, the system sampler and the process-tree
- * sampler. See procfs.h. After htop's LinuxProcessTable.c: files read whole, comm skipped at
- * the last ')', fields counted, a vanished pid dropped quietly. */
-#include "procfs.h"
+/* A process and its descendants, for hwmon (proctree.h). After htop's LinuxProcessTable.c: a
+ * vanished pid dropped quietly, children found through task/TID/children or a full scan. */
+#include "proctree.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,353 +15,7 @@
 #include <unistd.h>
 
 #include "hwrun/io.h"
-
-/* ---- small parsing helpers (no locale, no allocation) ---- */
-
-static const char *skip_blanks(const char *p, const char *end)
-{
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
-    return p;
-}
-
-/* Parse a signed decimal at p (after blanks). Returns the pointer after it, or NULL. */
-static const char *parse_i64(const char *p, const char *end, int64_t *out)
-{
-    p = skip_blanks(p, end);
-    bool neg = false;
-    if (p < end && (*p == '-' || *p == '+')) {
-        neg = *p == '-';
-        p++;
-    }
-    if (p >= end || *p < '0' || *p > '9')
-        return NULL;
-    uint64_t v = 0;
-    while (p < end && *p >= '0' && *p <= '9') {
-        unsigned d = (unsigned)(*p - '0');
-        v = v > (UINT64_MAX - d) / 10 ? UINT64_MAX : v * 10 + d; /* saturate */
-        p++;
-    }
-    if (v > INT64_MAX)
-        v = INT64_MAX;
-    *out = neg ? -(int64_t)v : (int64_t)v;
-    return p;
-}
-
-const char *mon_parse_i64(const char *p, const char *end, int64_t *out)
-{
-    return parse_i64(p, end, out);
-}
-
-static uint64_t clamp_u(int64_t v)
-{
-    return v < 0 ? 0 : (uint64_t)v;
-}
-
-int mon_parse_cpu_line(const char *text, struct mon_cpu_times *out)
-{
-    if (strncmp(text, "cpu ", 4) != 0)
-        return -EINVAL;
-    const char *end = strchr(text, '\n');
-    if (!end)
-        end = text + strlen(text);
-    struct mon_cpu_times t;
-    memset(&t, 0, sizeof t);
-    const char *p = text + 4;
-    while (t.n < 10) {
-        int64_t v;
-        const char *q = parse_i64(p, end, &v);
-        if (!q)
-            break;
-        t.v[t.n++] = clamp_u(v);
-        p = q;
-    }
-    if (t.n < 4)
-        return -EINVAL;
-    *out = t;
-    return 0;
-}
-
-int mon_parse_kb_field(const char *text, const char *key, uint64_t *out_kb)
-{
-    size_t kl = strlen(key);
-    for (const char *line = text; line && *line;) {
-        const char *nl = strchr(line, '\n');
-        const char *end = nl ? nl : line + strlen(line);
-        if ((size_t)(end - line) > kl && memcmp(line, key, kl) == 0) {
-            int64_t v;
-            if (parse_i64(line + kl, end, &v)) {
-                *out_kb = clamp_u(v);
-                return 0;
-            }
-        }
-        line = nl ? nl + 1 : NULL;
-    }
-    return -ENOENT;
-}
-
-int mon_parse_meminfo(const char *text, struct mon_meminfo *out)
-{
-    struct mon_meminfo m = {0};
-    if (mon_parse_kb_field(text, "MemTotal:", &m.total_kb) < 0)
-        return -EINVAL;
-    int missing = (mon_parse_kb_field(text, "MemFree:", &m.free_kb) < 0) +
-                  (mon_parse_kb_field(text, "Buffers:", &m.buffers_kb) < 0) +
-                  (mon_parse_kb_field(text, "Cached:", &m.cached_kb) < 0);
-    int anon = (mon_parse_kb_field(text, "Active(anon):", &m.active_anon_kb) < 0) +
-               (mon_parse_kb_field(text, "Inactive(anon):", &m.inactive_anon_kb) < 0);
-    m.have_parts = !missing && !anon;
-    if (mon_parse_kb_field(text, "MemAvailable:", &m.avail_kb) == 0) {
-        m.have_avail = true;
-    } else { /* before Linux 3.14: the classic estimate */
-        m.avail_kb = m.free_kb + m.buffers_kb + m.cached_kb;
-        if (m.avail_kb > m.total_kb)
-            m.avail_kb = m.total_kb;
-    }
-    *out = m;
-    return 0;
-}
-
-int mon_parse_pid_stat(const char *text, size_t len, struct mon_pstat *out)
-{
-    const char *end = text + len;
-    const char *open = memchr(text, '(', len);
-    const char *close = NULL;
-    for (const char *q = end; q > text; q--) /* the LAST ')': comm may hold ") (" */
-        if (q[-1] == ')') {
-            close = q - 1;
-            break;
-        }
-    if (!open || !close || close < open)
-        return -EINVAL;
-    struct mon_pstat s;
-    memset(&s, 0, sizeof s);
-    size_t cl = (size_t)(close - open - 1);
-    if (cl >= sizeof s.comm)
-        cl = sizeof s.comm - 1;
-    memcpy(s.comm, open + 1, cl);
-    const char *p = skip_blanks(close + 1, end);
-    if (p >= end)
-        return -EINVAL;
-    s.state = *p++;
-    s.nfields = 1;
-    /* fields 4.. : index k holds field k+4 */
-    int64_t f[21];
-    int nf = 0;
-    while (nf < 21) {
-        const char *q = parse_i64(p, end, &f[nf]);
-        if (!q)
-            break;
-        nf++;
-        p = q;
-    }
-    if (nf < 21) /* up to and including rss (field 24) */
-        return -EINVAL;
-    s.nfields += nf;
-    s.ppid = (pid_t)f[0];
-    s.utime = clamp_u(f[10]);
-    s.stime = clamp_u(f[11]);
-    s.cutime = clamp_u(f[12]);
-    s.cstime = clamp_u(f[13]);
-    s.threads = clamp_u(f[16]);
-    s.starttime = clamp_u(f[18]);
-    s.rss_pages = clamp_u(f[20]);
-    *out = s;
-    return 0;
-}
-
-static int parse_key_u64(const char *text, const char *key, uint64_t *out)
-{
-    size_t kl = strlen(key);
-    for (const char *line = text; line && *line;) {
-        const char *nl = strchr(line, '\n');
-        const char *end = nl ? nl : line + strlen(line);
-        if ((size_t)(end - line) > kl && memcmp(line, key, kl) == 0) {
-            int64_t v;
-            if (parse_i64(line + kl, end, &v)) {
-                *out = clamp_u(v);
-                return 0;
-            }
-            return -EINVAL;
-        }
-        line = nl ? nl + 1 : NULL;
-    }
-    return -ENOENT;
-}
-
-const char *const mon_io_keys[MON_IO_COUNT] = {
-    [MON_IO_RCHAR] = "rchar:",           [MON_IO_WCHAR] = "wchar:",
-    [MON_IO_SYSCR] = "syscr:",           [MON_IO_SYSCW] = "syscw:",
-    [MON_IO_READ_BYTES] = "read_bytes:", [MON_IO_WRITE_BYTES] = "write_bytes:",
-    [MON_IO_CANCELLED] = "cancelled_write_bytes:",
-};
-
-int mon_parse_pid_io(const char *text, uint64_t out[MON_IO_COUNT])
-{
-    uint64_t v[MON_IO_COUNT];
-    bool have[MON_IO_COUNT];
-    for (int k = 0; k < MON_IO_COUNT; k++)
-        have[k] = parse_key_u64(text, mon_io_keys[k], &v[k]) == 0;
-    if (!have[MON_IO_READ_BYTES] || !have[MON_IO_WRITE_BYTES])
-        return -EINVAL;
-    for (int k = 0; k < MON_IO_COUNT; k++)
-        if (have[k])
-            out[k] = v[k];
-    return 0;
-}
-
-/* pread a procfs file from offset 0 into buf (NUL-terminated). A procfs file shorter than a
- * page comes whole in one read (seq_file fills its page-sized buffer before returning), so a
- * short first read is the whole file and the EOF read is saved: this runs several times per
- * sample. Returns the length or -errno. */
-ssize_t mon_pread_proc(int fd, char *buf, size_t cap)
-{
-    ssize_t n;
-    do
-        n = pread(fd, buf, cap - 1, 0);
-    while (n < 0 && errno == EINTR);
-    if (n < 0)
-        return -errno;
-    if ((size_t)n < 2048 || (size_t)n == cap - 1) {
-        buf[n] = '\0';
-        return n;
-    }
-    return hw_pread_all(fd, buf, cap);
-}
-
-/* ---- system sampler ---- */
-
-static int open_rel(int dirfd, const char *path)
-{
-    int fd;
-    do
-        fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
-    while (fd < 0 && errno == EINTR);
-    return fd < 0 ? -errno : fd;
-}
-
-static void close_fd(int *fd)
-{
-    if (*fd >= 0)
-        close(*fd);
-    *fd = -1;
-}
-
-void mon_close_fd(int *fd)
-{
-    close_fd(fd);
-}
-
-int mon_sys_open(struct mon_sys *s, const char *proc_root, const char *sys_root,
-                 const char *fs_dir)
-{
-    memset(s, 0, sizeof *s);
-    s->stat_fd = s->meminfo_fd = -1;
-    mon_cgroup_open(&s->cg, proc_root, sys_root, 0); /* no cgroup is a normal answer */
-    int rc = mon_sysio_open(&s->io, proc_root, sys_root, fs_dir);
-    if (rc < 0) {
-        mon_cgroup_close(&s->cg);
-        return rc;
-    }
-    int dfd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    s->stat_fd = dfd >= 0 ? open_rel(dfd, "stat") : -errno;
-    if (s->stat_fd < 0) {
-        rc = s->stat_fd;
-        if (dfd >= 0)
-            close(dfd);
-        mon_sys_close(s);
-        return rc;
-    }
-    s->meminfo_fd = open_rel(dfd, "meminfo");
-    if (s->meminfo_fd < 0)
-        s->meminfo_fd = -1;
-    close(dfd);
-    return 0;
-}
-
-void mon_sys_close(struct mon_sys *s)
-{
-    close_fd(&s->stat_fd);
-    close_fd(&s->meminfo_fd);
-    mon_cgroup_close(&s->cg);
-    mon_sysio_close(&s->io);
-}
-
-size_t mon_sys_fds(const struct mon_sys *s, int *fds, size_t cap)
-{
-    const int cg[] = {s->stat_fd,        s->meminfo_fd,       s->cg.mem_cur_fd,
-                      s->cg.mem_max_fd,  s->cg.mem_peak_fd,   s->cg.cpu_max_fd,
-                      s->cg.cpu_period_fd, s->cg.usage_fd};
-    size_t n = 0;
-    for (size_t i = 0; i < sizeof cg / sizeof cg[0]; i++)
-        if (cg[i] >= 0 && n < cap)
-            fds[n++] = cg[i];
-    return n + mon_sysio_fds(&s->io, fds + n, cap - n);
-}
-
-static double pct(uint64_t part, uint64_t total)
-{
-    return total ? 100.0 * (double)part / (double)total : 0.0;
-}
-
-static uint64_t dsub(uint64_t a, uint64_t b)
-{
-    return a >= b ? a - b : 0;
-}
-
-int mon_sys_sample(struct mon_sys *s, double now_s, struct mon_sys_sample *out)
-{
-    memset(out, 0, sizeof *out);
-    /* /proc/stat: only the first line matters, but the kernel builds it whole; 4 KiB holds the
-     * cpu line and we ignore the rest (a short read of a seq_file is fine). */
-    char buf[4096];
-    ssize_t n = pread(s->stat_fd, buf, sizeof buf - 1, 0); /* the cpu line is first */
-    if (n < 0)
-        return -errno;
-    buf[n] = '\0';
-    struct mon_cpu_times cur;
-    if (mon_parse_cpu_line(buf, &cur) == 0) {
-        if (s->have_prev) {
-            /* pytyche: usr = user+nice, idle = idle, both over the sum of all fields. */
-            uint64_t d[10], total = 0;
-            for (int i = 0; i < 10; i++) {
-                d[i] = dsub(cur.v[i], s->prev.v[i]);
-                total += d[i];
-            }
-            if (total > 0) {
-                out->have_cpu = true;
-                out->cpu_ticks = total;
-                out->usr_pct = pct(d[MON_CPU_USER] + d[MON_CPU_NICE], total);
-                out->idle_pct = pct(d[MON_CPU_IDLE], total);
-                out->sys_pct = pct(d[MON_CPU_SYSTEM] + d[MON_CPU_IRQ] + d[MON_CPU_SOFTIRQ], total);
-                out->iowait_pct = pct(d[MON_CPU_IOWAIT], total);
-                out->steal_pct = pct(d[MON_CPU_STEAL], total);
-            }
-        }
-        s->prev = cur;
-        s->have_prev = true;
-    }
-    if (s->meminfo_fd >= 0 && mon_pread_proc(s->meminfo_fd, buf, sizeof buf) > 0) {
-        struct mon_meminfo m;
-        if (mon_parse_meminfo(buf, &m) == 0) {
-            out->have_mem = true;
-            out->mem_used_mib = (double)(m.total_kb - m.avail_kb) / 1024.0;
-            out->mem_avail_mib = (double)m.avail_kb / 1024.0;
-            out->have_mem_parts = m.have_parts;
-            out->mem_total_mib = (double)m.total_kb / 1024.0;
-            out->mem_free_mib = (double)m.free_kb / 1024.0;
-            out->mem_buffers_mib = (double)m.buffers_kb / 1024.0;
-            out->mem_cached_mib = (double)m.cached_kb / 1024.0;
-            out->mem_active_anon_mib = (double)m.active_anon_kb / 1024.0;
-            out->mem_inactive_anon_mib = (double)m.inactive_anon_kb / 1024.0;
-        }
-    }
-    mon_cgroup_sample(&s->cg, now_s, &out->cg);
-    mon_sysio_sample(&s->io, &out->io);
-    return 0;
-}
-
-/* ---- the process tree ---- */
+#include "procread.h"
 
 enum { MODE_UNKNOWN, MODE_CHILDREN, MODE_SCAN };
 
@@ -455,17 +108,17 @@ static struct mon_proc *add_proc(struct mon_tree *t, pid_t pid, pid_t ppid)
     memset(p, 0, sizeof *p);
     p->pid = pid;
     p->ppid = ppid;
-    p->stat_fd = open_rel(dfd, "stat");
-    p->io_fd = open_rel(dfd, "io"); /* EACCES for another user's process: no I/O numbers */
-    p->smaps_fd = t->pss ? open_rel(dfd, "smaps_rollup") : -1;
+    p->stat_fd = mon_open_rel(dfd, "stat");
+    p->io_fd = mon_open_rel(dfd, "io"); /* EACCES for another user's process: no I/O numbers */
+    p->smaps_fd = t->pss ? mon_open_rel(dfd, "smaps_rollup") : -1;
     char kids[64];
     snprintf(kids, sizeof kids, "task/%d/children", (int)pid);
-    p->kids_fd = t->mode != MODE_SCAN ? open_rel(dfd, kids) : -1;
+    p->kids_fd = t->mode != MODE_SCAN ? mon_open_rel(dfd, kids) : -1;
     if (p->kids_fd < 0)
         p->kids_fd = -1;
     close(dfd);
     if (p->stat_fd < 0) {
-        close_fd(&p->io_fd);
+        mon_close_fd(&p->io_fd);
         if (p->smaps_fd >= 0)
             close(p->smaps_fd);
         return NULL;
@@ -481,10 +134,10 @@ static struct mon_proc *add_proc(struct mon_tree *t, pid_t pid, pid_t ppid)
 
 static void drop_proc_fds(struct mon_proc *p)
 {
-    close_fd(&p->kids_fd);
-    close_fd(&p->stat_fd);
-    close_fd(&p->io_fd);
-    close_fd(&p->smaps_fd);
+    mon_close_fd(&p->kids_fd);
+    mon_close_fd(&p->stat_fd);
+    mon_close_fd(&p->io_fd);
+    mon_close_fd(&p->smaps_fd);
 }
 
 int mon_tree_open(struct mon_tree *t, const char *proc_root, pid_t root, bool pss)
@@ -559,20 +212,6 @@ void mon_tree_set_mode(struct mon_tree *t, int mode)
     t->mode = mode;
 }
 
-static bool parse_pid_name(const char *s, pid_t *out)
-{
-    if (*s < '1' || *s > '9')
-        return false;
-    long v = 0;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9' || v > INT_MAX / 10)
-            return false;
-        v = v * 10 + (*s - '0');
-    }
-    *out = (pid_t)v;
-    return true;
-}
-
 /* Calls fn(t, pid, arg) for each numeric entry of directory fd (read from the start). */
 static int for_each_pid_entry(struct mon_tree *t, int fd,
                               void (*fn)(struct mon_tree *, pid_t, void *), void *arg)
@@ -591,7 +230,7 @@ static int for_each_pid_entry(struct mon_tree *t, int fd,
         for (ssize_t off = 0; off < n;) {
             struct dirent64 *d = (struct dirent64 *)(void *)(t->dents + off);
             pid_t pid;
-            if (parse_pid_name(d->d_name, &pid))
+            if (mon_parse_pid_name(d->d_name, &pid))
                 fn(t, pid, arg);
             off += d->d_reclen;
         }
@@ -634,7 +273,7 @@ static void add_kids(struct kids_ctx *k, const char *buf, size_t n)
     const char *p = buf, *end = buf + n;
     for (;;) {
         int64_t v;
-        const char *q = parse_i64(p, end, &v);
+        const char *q = hw_scan_i64(p, end, &v, NULL);
         if (!q)
             break;
         p = q;
@@ -841,7 +480,7 @@ static ssize_t read_smaps(struct mon_tree *t, struct mon_proc *p, char *buf, siz
         return n;
     char path[64];
     snprintf(path, sizeof path, "%d/smaps_rollup", (int)p->pid);
-    int fd = open_rel(t->proc_fd, path);
+    int fd = mon_open_rel(t->proc_fd, path);
     if (fd < 0)
         return 0;
     close(p->smaps_fd);
@@ -1034,12 +673,12 @@ static int sample_tree(struct mon_tree *t, double now_s, struct mon_tree_sample 
     if (t->have_prev && now_s > t->prev_t) {
         out->have_cpu = true;
         double per_tick = 100.0 / (double)t->clk_tck / (now_s - t->prev_t);
-        out->cpu_pct = (double)dsub(ticks, t->prev_ticks) * per_tick;
+        out->cpu_pct = (double)mon_ticks_delta(ticks, t->prev_ticks) * per_tick;
         /* user + system = the total, whatever the dip rule below kept */
-        double usr = (double)dsub(uticks, t->prev_uticks) * per_tick;
+        double usr = (double)mon_ticks_delta(uticks, t->prev_uticks) * per_tick;
         out->usr_cpu_pct = usr < out->cpu_pct ? usr : out->cpu_pct;
         out->sys_cpu_pct = out->cpu_pct - out->usr_cpu_pct;
-        out->main_cpu_pct = (double)dsub(main_ticks, t->prev_main_ticks) * per_tick;
+        out->main_cpu_pct = (double)mon_ticks_delta(main_ticks, t->prev_main_ticks) * per_tick;
     }
     if (!t->have_prev || ticks >= t->prev_ticks) {
         t->prev_ticks = ticks;

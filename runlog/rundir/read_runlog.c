@@ -21,7 +21,7 @@ static bool get_ts(struct json_object *o, double *t)
         return false;
     if (json_object_is_type(v, json_type_string)) {
         const char *s = json_object_get_string(v);
-        return sum_parse_any_ts(s, (size_t)json_object_get_string_len(v), t);
+        return rd_parse_any_ts(s, (size_t)json_object_get_string_len(v), t);
     }
     if (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) {
         *t = json_object_get_double(v); /* epoch seconds, leniently */
@@ -57,7 +57,7 @@ static struct json_object *parse_whole(struct jl_st *st, const char *s, size_t n
  * look the same), and only the torn part is lost. */
 #define RESYNC_TRIES 4
 
-static void jl_line(struct sum_reader *r, const char *s, size_t n)
+static void jl_line(struct rd_reader *r, const char *s, size_t n)
 {
     struct jl_st *st = r->st;
     const char *why = NULL;
@@ -71,69 +71,69 @@ static void jl_line(struct sum_reader *r, const char *s, size_t n)
                 break;
             const char *ignored;
             if ((o = parse_whole(st, p, (size_t)(end - p), &ignored)))
-                sum_torn(r);
+                rd_torn(r);
             p++;
         }
         if (!o) {
-            sum_skip(r, SUM_SKIP_JSON, why);
+            rd_skip(r, RD_SKIP_JSON, why);
             return;
         }
     }
     double t;
     const char *type;
-    if (!json_object_is_type(o, json_type_object) || !(type = sum_json_str(o, HW_RL_TYPE))) {
+    if (!json_object_is_type(o, json_type_object) || !(type = rd_json_str(o, HW_RL_TYPE))) {
         json_object_put(o);
-        sum_skip(r, SUM_SKIP_SHAPE, "no \"type\"");
+        rd_skip(r, RD_SKIP_SHAPE, "no \"type\"");
         return;
     }
     if (!get_ts(o, &t)) {
         json_object_put(o);
-        sum_skip(r, SUM_SKIP_TIMESTAMP, "\"ts\"");
+        rd_skip(r, RD_SKIP_TIMESTAMP, "\"ts\"");
         return;
     }
     if (!strcmp(type, HW_RL_PHASE)) {
-        const char *name = sum_json_str(o, HW_RL_NAME);
-        double sec = sum_json_num(o, HW_RL_SECONDS);
+        const char *name = rd_json_str(o, HW_RL_NAME);
+        double sec = rd_json_num(o, HW_RL_SECONDS);
         if (!name || !isfinite(sec) || sec < 0) {
             json_object_put(o);
-            sum_skip(r, SUM_SKIP_SHAPE, "phase without name or seconds");
+            rd_skip(r, RD_SKIP_SHAPE, "phase without name or seconds");
             return;
         }
         if (sec > RL_MAX_SECONDS) { /* librunlog refuses to write it: not a duration */
             json_object_put(o);
-            sum_skip(r, SUM_SKIP_SHAPE, "phase of more than 1e12 seconds");
+            rd_skip(r, RD_SKIP_SHAPE, "phase of more than 1e12 seconds");
             return;
         }
-        struct sum_phase p = {.t_end = t, .seconds = sec, .t_start = t - sec, .name = name,
-                              .id = sum_json_str(o, HW_RL_PHASE_ID), .obj = o,
+        struct rd_phase p = {.t_end = t, .seconds = sec, .t_start = t - sec, .name = name,
+                              .id = rd_json_str(o, HW_RL_PHASE_ID), .obj = o,
                               .line = r->lineno};
         r->q->parsed++;
         if (r->sink->phase)
             r->sink->phase(r->sink->ctx, &p);
     } else if (!strcmp(type, HW_RL_PHASE_BEGIN)) {
-        const char *name = sum_json_str(o, HW_RL_NAME), *id = sum_json_str(o, HW_RL_PHASE_ID);
+        const char *name = rd_json_str(o, HW_RL_NAME), *id = rd_json_str(o, HW_RL_PHASE_ID);
         if (!name || !id) {
             json_object_put(o);
-            sum_skip(r, SUM_SKIP_SHAPE, "phase_begin without name or phase_id");
+            rd_skip(r, RD_SKIP_SHAPE, "phase_begin without name or phase_id");
             return;
         }
-        struct sum_phase p = {.t_end = NAN, .seconds = NAN, .t_start = t, .name = name, .id = id,
+        struct rd_phase p = {.t_end = NAN, .seconds = NAN, .t_start = t, .name = name, .id = id,
                               .obj = o, .line = r->lineno};
         r->q->parsed++;
         if (r->sink->phase_begin)
             r->sink->phase_begin(r->sink->ctx, &p);
     } else if (!strcmp(type, HW_RL_EVENT)) {
-        const char *name = sum_json_str(o, HW_RL_EVENT);
+        const char *name = rd_json_str(o, HW_RL_EVENT);
         if (!name) {
             json_object_put(o);
-            sum_skip(r, SUM_SKIP_SHAPE, "event without \"event\"");
+            rd_skip(r, RD_SKIP_SHAPE, "event without \"event\"");
             return;
         }
         struct json_object *data = NULL;
         if (!json_object_object_get_ex(o, HW_RL_DATA, &data) ||
             !json_object_is_type(data, json_type_object))
             data = NULL;
-        struct sum_event e = {.t = t, .name = name, .data = data, .obj = o, .line = r->lineno};
+        struct rd_event e = {.t = t, .name = name, .data = data, .obj = o, .line = r->lineno};
         r->q->parsed++;
         if (r->sink->event)
             r->sink->event(r->sink->ctx, &e);
@@ -143,7 +143,7 @@ static void jl_line(struct sum_reader *r, const char *s, size_t n)
     json_object_put(o);
 }
 
-static void jl_free(struct sum_reader *r)
+static void jl_free(struct rd_reader *r)
 {
     struct jl_st *st = r->st;
     if (st && st->tok)
@@ -152,7 +152,7 @@ static void jl_free(struct sum_reader *r)
     r->st = NULL;
 }
 
-void sum_runlog_init(struct sum_reader *r)
+void rd_runlog_init(struct rd_reader *r)
 {
     struct jl_st *st = calloc(1, sizeof *st);
     if (!st)

@@ -9,13 +9,13 @@
  * which follows the files as they grow. The sources, one per layer, are listed in reader_int.h.
  *
  * Usage:
- *     struct sum_sink sink = { .ctx = me, .gpu = on_gpu, .diag = on_bad_line };
- *     struct sum_quality q;
- *     int rc = sum_read_file(SUM_KIND_GPU, "run/hw_metrics.csv", &opts, &sink, &q);
+ *     struct rd_sink sink = { .ctx = me, .gpu = on_gpu, .diag = on_bad_line };
+ *     struct rd_quality q;
+ *     int rc = rd_read_file(HW_FILE_GPU, "run/hw_metrics.csv", &opts, &sink, &q);
  *
  * or push bytes yourself (tests, fuzzers):
- *     struct sum_reader *r = sum_reader_new(SUM_KIND_DMON, "hw_dmon.csv", &opts, &sink, &q);
- *     sum_reader_feed(r, buf, n); ... sum_reader_finish(r); sum_reader_free(r);
+ *     struct rd_reader *r = rd_reader_new(HW_FILE_DMON, "hw_dmon.csv", &opts, &sink, &q);
+ *     rd_reader_feed(r, buf, n); ... rd_reader_finish(r); rd_reader_free(r);
  *
  * Conventions for every row type:
  * - times are seconds since the epoch, UTC (nvidia-smi's local times are converted with
@@ -24,12 +24,12 @@
  *   one placeholder never drops the rest of its row;
  * - strings in rows are borrowed: valid only during the callback, not NUL-terminated unless said;
  * - `line` is the 1-based line number in the file.
- * Lines that cannot be used are skipped, counted in struct sum_quality by reason and reported
+ * Lines that cannot be used are skipped, counted in struct rd_quality by reason and reported
  * through sink->diag; nothing is fatal except failing to open or read the file. A last line
  * without '\n' is "not yet written": it is not parsed and is counted apart (quality.partial_*).
  */
-#ifndef SUM_READERS_H
-#define SUM_READERS_H
+#ifndef RD_READERS_H
+#define RD_READERS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -41,15 +41,15 @@ struct json_object;
 
 /* ---- time zone of nvidia-smi timestamps (smi_time.c) ------------------------------------ */
 
-enum sum_tz_kind {
-    SUM_TZ_UTC,
-    SUM_TZ_FIXED, /* a fixed offset east of UTC */
-    SUM_TZ_NAMED, /* a zone name, resolved with the process's TZ (set by the CLI, see below) */
+enum rd_tz_kind {
+    RD_TZ_UTC,
+    RD_TZ_FIXED, /* a fixed offset east of UTC */
+    RD_TZ_NAMED, /* a zone name, resolved with the process's TZ (set by the CLI, see below) */
 };
 
-struct sum_tz {
-    enum sum_tz_kind kind;
-    long offset_s;  /* SUM_TZ_FIXED: seconds east of UTC */
+struct rd_tz {
+    enum rd_tz_kind kind;
+    long offset_s;  /* RD_TZ_FIXED: seconds east of UTC */
     char name[64];  /* as given: "UTC", "+05:30", "Europe/Paris" */
 };
 
@@ -58,148 +58,95 @@ struct sum_tz {
  * resolved through mktime(3), so the caller must setenv("TZ", name) and tzset() before reading
  * (the CLI does that once, before starting threads). Returns 0 or -EINVAL; *out untouched on
  * failure. */
-int sum_tz_parse(const char *s, bool allow_named, struct sum_tz *out);
+int rd_tz_parse(const char *s, bool allow_named, struct rd_tz *out);
 
 /* Convert a local civil time in tz to seconds since the epoch (UTC). */
-double sum_tz_to_utc(const struct sum_tz *tz, int year, int mon, int day, int hour, int min,
+double rd_tz_to_utc(const struct rd_tz *tz, int year, int mon, int day, int hour, int min,
                      double sec);
 
 /* ---- what the readers produce ------------------------------------------------------------- */
 
 /* Metrics of a --query-gpu row (hw_metrics.csv), by meaning. */
-enum sum_gpu_metric {
-    SUM_GM_UTIL,      /* utilization.gpu [%] */
-    SUM_GM_MEM_UTIL,  /* utilization.memory [%] (memory controller busy) */
-    SUM_GM_MEM_USED,  /* memory.used [MiB] */
-    SUM_GM_MEM_TOTAL, /* memory.total [MiB] */
-    SUM_GM_POWER,     /* power.draw [W] (else power.draw.instant / power.draw.average) */
-    SUM_GM_TEMP,      /* temperature.gpu [C] */
-    SUM_GM_SM_CLOCK,  /* clocks.current.sm [MHz] (alias clocks.sm) */
-    SUM_GM_MEM_CLOCK, /* clocks.current.memory [MHz] (alias clocks.mem) */
-    SUM_GM_GR_CLOCK,  /* clocks.current.graphics [MHz] (alias clocks.gr) */
-    SUM_GM_COUNT
+enum rd_gpu_metric {
+    RD_GM_UTIL,      /* utilization.gpu [%] */
+    RD_GM_MEM_UTIL,  /* utilization.memory [%] (memory controller busy) */
+    RD_GM_MEM_USED,  /* memory.used [MiB] */
+    RD_GM_MEM_TOTAL, /* memory.total [MiB] */
+    RD_GM_POWER,     /* power.draw [W] (else power.draw.instant / power.draw.average) */
+    RD_GM_TEMP,      /* temperature.gpu [C] */
+    RD_GM_SM_CLOCK,  /* clocks.current.sm [MHz] (alias clocks.sm) */
+    RD_GM_MEM_CLOCK, /* clocks.current.memory [MHz] (alias clocks.mem) */
+    RD_GM_GR_CLOCK,  /* clocks.current.graphics [MHz] (alias clocks.gr) */
+    RD_GM_COUNT
 };
-#define SUM_MAX_GPUS 64 /* GPU numbers 0 to 63 are summarized; rows of others are counted */
+#define RD_MAX_GPUS 64 /* GPU numbers 0 to 63 are summarized; rows of others are counted */
 
-extern const char *const sum_gpu_metric_names[SUM_GM_COUNT]; /* "util_pct", "power_w", ... */
+extern const char *const rd_gpu_metric_names[RD_GM_COUNT]; /* "util_pct", "power_w", ... */
 /* The field hw_metrics.csv's power comes from, for a --query-gpu field list (NULL: hwmon's
  * default list): "power.draw", else "power.draw.instant", else "power.draw.average" (the
  * reader's preference); NULL when the list has none. */
-const char *sum_gpu_power_field(const char *fields);
+const char *rd_gpu_power_field(const char *fields);
 
 /* How a row's GPU number was found. */
-enum sum_gpu_id {
-    SUM_GPU_ID_INDEX,    /* from the index column */
-    SUM_GPU_ID_UUID,     /* order of first appearance of its uuid */
-    SUM_GPU_ID_POSITION, /* position within the block of rows sharing one timestamp */
-    SUM_GPU_ID_NONE,     /* nothing to tell GPUs apart: always 0 */
+enum rd_gpu_id {
+    RD_GPU_ID_INDEX,    /* from the index column */
+    RD_GPU_ID_UUID,     /* order of first appearance of its uuid */
+    RD_GPU_ID_POSITION, /* position within the block of rows sharing one timestamp */
+    RD_GPU_ID_NONE,     /* nothing to tell GPUs apart: always 0 */
 };
 
-struct sum_gpu_row {
+struct rd_gpu_row {
     double t;                  /* NAN without a timestamp column */
     int gpu;                   /* GPU number, >= 0 (see id_from) */
-    enum sum_gpu_id id_from;
+    enum rd_gpu_id id_from;
     const char *uuid;          /* NUL-terminated, NULL without a uuid column or value */
-    double v[SUM_GM_COUNT];    /* NAN = not measured */
+    double v[RD_GM_COUNT];    /* NAN = not measured */
     uint64_t line;
 };
 
 /* Columns of `nvidia-smi dmon` that have a meaning for us; others are still in names/vals. */
-enum sum_dmon_col {
-    SUM_DM_PWR, SUM_DM_GTEMP, SUM_DM_MTEMP, SUM_DM_SM, SUM_DM_MEM, SUM_DM_ENC, SUM_DM_DEC,
-    SUM_DM_JPG, SUM_DM_OFA, SUM_DM_MCLK, SUM_DM_PCLK, SUM_DM_FB, SUM_DM_BAR1, SUM_DM_CCPM,
-    SUM_DM_RXPCI, SUM_DM_TXPCI,
+enum rd_dmon_col {
+    RD_DM_PWR, RD_DM_GTEMP, RD_DM_MTEMP, RD_DM_SM, RD_DM_MEM, RD_DM_ENC, RD_DM_DEC,
+    RD_DM_JPG, RD_DM_OFA, RD_DM_MCLK, RD_DM_PCLK, RD_DM_FB, RD_DM_BAR1, RD_DM_CCPM,
+    RD_DM_RXPCI, RD_DM_TXPCI,
     /* GPM activity (hw_gpm.csv; hwrun/rundir.h), in HW_GPM_COLUMNS order */
-    SUM_DM_GRACT, SUM_DM_SMUTIL, SUM_DM_SMOCC, SUM_DM_MMAACT, SUM_DM_DRAM, SUM_DM_FP64,
-    SUM_DM_FP32, SUM_DM_FP16,
-    SUM_DM_COUNT
+    RD_DM_GRACT, RD_DM_SMUTIL, RD_DM_SMOCC, RD_DM_MMAACT, RD_DM_DRAM, RD_DM_FP64,
+    RD_DM_FP32, RD_DM_FP16,
+    RD_DM_COUNT
 };
-#define SUM_DM_GPM_FIRST SUM_DM_GRACT
-extern const char *const sum_dmon_col_names[SUM_DM_COUNT]; /* dmon's labels: "pwr", "sm", ... */
+#define RD_DM_GPM_FIRST RD_DM_GRACT
+extern const char *const rd_dmon_col_names[RD_DM_COUNT]; /* dmon's labels: "pwr", "sm", ... */
 
-struct sum_dmon_row {
+struct rd_dmon_row {
     double t;                /* from -o D/T columns (Date+Time; Time alone has no date: NAN) */
     int gpu;                 /* the gpu/Idx column; -1 if absent */
-    double v[SUM_DM_COUNT];  /* NAN = absent column or `-` */
+    double v[RD_DM_COUNT];  /* NAN = absent column or `-` */
     size_t ncols;            /* every column of the current header, in order: */
     const char *const *names;/*   its label ("gpu", "pwr", "gract", ...) */
     const double *vals;      /*   its value, NAN for `-` or non-numeric */
     uint64_t line;
 };
 
-/* cpu_metrics.csv (FORMAT.md), columns by header name: the table hwmon writes the header from
- * (hwrun/rundir.h). */
-enum sum_cpu_col {
-    SUM_CPU_USR = HW_CPU_COL_USR,
-    SUM_CPU_IDLE = HW_CPU_COL_IDLE,
-    SUM_CPU_SYS = HW_CPU_COL_SYS,
-    SUM_CPU_IOWAIT = HW_CPU_COL_IOWAIT,
-    SUM_CPU_STEAL = HW_CPU_COL_STEAL,
-    SUM_CPU_MEM_USED = HW_CPU_COL_MEM_USED,
-    SUM_CPU_MEM_AVAIL = HW_CPU_COL_MEM_AVAIL,
-    SUM_CPU_CG_LIMIT = HW_CPU_COL_CG_LIMIT,
-    SUM_CPU_CG_PCT = HW_CPU_COL_CG_PCT,
-    SUM_CPU_CG_MEM = HW_CPU_COL_CG_MEM,
-    SUM_CPU_CG_MEM_MAX = HW_CPU_COL_CG_MEM_MAX,
-    /* the kernel's memory peak; disk and network bytes since the previous row, free space */
-    SUM_CPU_CG_MEM_PEAK = HW_CPU_COL_CG_MEM_PEAK,
-    SUM_CPU_DISK_READ = HW_CPU_COL_DISK_READ,
-    SUM_CPU_DISK_WRITE = HW_CPU_COL_DISK_WRITE,
-    SUM_CPU_NET_RX = HW_CPU_COL_NET_RX,
-    SUM_CPU_NET_TX = HW_CPU_COL_NET_TX,
-    SUM_CPU_FS_FREE = HW_CPU_COL_FS_FREE,
-    SUM_CPU_MEM_TOTAL = HW_CPU_COL_MEM_TOTAL,
-    SUM_CPU_MEM_FREE = HW_CPU_COL_MEM_FREE,
-    SUM_CPU_MEM_BUFFERS = HW_CPU_COL_MEM_BUFFERS,
-    SUM_CPU_MEM_CACHED = HW_CPU_COL_MEM_CACHED,
-    SUM_CPU_MEM_ACTIVE_ANON = HW_CPU_COL_MEM_ACTIVE_ANON,
-    SUM_CPU_MEM_INACTIVE_ANON = HW_CPU_COL_MEM_INACTIVE_ANON,
-    SUM_CPU_COUNT = HW_CPU_COL_COUNT
-};
-#define sum_cpu_col_names hw_cpu_cols /* header names: "usr_pct", ... */
-
-struct sum_cpu_row {
+/* cpu_metrics.csv (FORMAT.md), columns by header name: v[] is indexed by enum hw_cpu_col, the
+ * table hwmon writes the header from (hwrun/rundir.h's hw_cpu_cols[]). */
+struct rd_cpu_row {
     double t;
-    double v[SUM_CPU_COUNT];
+    double v[HW_CPU_COL_COUNT];
     uint64_t line;
     bool edge; /* an edge sample's row (HW_COL_EDGE): not one of the cadence's */
 };
 
-/* proc_metrics.csv (FORMAT.md), columns by header name: hwrun/rundir.h's table. */
-enum sum_proc_col {
-    SUM_PROC_PROCS = HW_PROC_COL_PROCS,
-    SUM_PROC_THREADS = HW_PROC_COL_THREADS,
-    SUM_PROC_CPU = HW_PROC_COL_CPU,
-    SUM_PROC_RSS = HW_PROC_COL_RSS,
-    SUM_PROC_READ = HW_PROC_COL_READ,
-    SUM_PROC_WRITE = HW_PROC_COL_WRITE,
-    SUM_PROC_PSS = HW_PROC_COL_PSS,
-    /* the main process alone, and the tree's CPU split */
-    SUM_PROC_MAIN_RSS = HW_PROC_COL_MAIN_RSS,
-    SUM_PROC_MAIN_CPU = HW_PROC_COL_MAIN_CPU,
-    SUM_PROC_MAIN_THREADS = HW_PROC_COL_MAIN_THREADS,
-    SUM_PROC_USR_CPU = HW_PROC_COL_USR_CPU,
-    SUM_PROC_SYS_CPU = HW_PROC_COL_SYS_CPU,
-    SUM_PROC_PRIVATE = HW_PROC_COL_PRIVATE,
-    SUM_PROC_SHARED = HW_PROC_COL_SHARED,
-    SUM_PROC_RCHAR = HW_PROC_COL_RCHAR,
-    SUM_PROC_WCHAR = HW_PROC_COL_WCHAR,
-    SUM_PROC_SYSCR = HW_PROC_COL_SYSCR,
-    SUM_PROC_SYSCW = HW_PROC_COL_SYSCW,
-    SUM_PROC_CANCELLED = HW_PROC_COL_CANCELLED,
-    SUM_PROC_COUNT = HW_PROC_COL_COUNT
-};
-#define sum_proc_col_names hw_proc_cols /* "procs", "rss_mib", ... */
-
-struct sum_proc_row {
+/* proc_metrics.csv (FORMAT.md), columns by header name: v[] is indexed by enum hw_proc_col
+ * (hwrun/rundir.h's hw_proc_cols[]). */
+struct rd_proc_row {
     double t;
-    double v[SUM_PROC_COUNT];
+    double v[HW_PROC_COL_COUNT];
     uint64_t line;
-    bool edge; /* as sum_cpu_row's */
+    bool edge; /* as rd_cpu_row's */
 };
 
 /* gpu_procs.csv: --query-compute-apps rows. */
-struct sum_gpu_proc_row {
+struct rd_gpu_proc_row {
     double t;              /* NAN without a timestamp column */
     const char *gpu_uuid;  /* NUL-terminated or NULL */
     long pid;              /* -1 if absent or unreadable */
@@ -212,7 +159,7 @@ struct sum_gpu_proc_row {
 /* A hw_health.csv row (hwrun/rundir.h's enum hw_health_col): numbers as read, pstate "P2" as
  * 2, the reasons bitmask as its value, Yes/No as 1/0; NAN where the column is absent or its
  * cell a placeholder. */
-struct sum_health_row {
+struct rd_health_row {
     double t;
     int gpu;
     double v[HW_HEALTH_COUNT];
@@ -220,7 +167,7 @@ struct sum_health_row {
 };
 
 /* A hw_energy.csv row: GPU gpu's energy counter at t (NAN: not read), edge as in cpu rows. */
-struct sum_energy_row {
+struct rd_energy_row {
     double t;
     int gpu; /* -1 if unreadable */
     double mj;
@@ -230,7 +177,7 @@ struct sum_energy_row {
 
 /* A hw_pmon.csv line: a process on GPU gpu at t (pid -1: the GPU's line of no process); its
  * SM and memory-controller shares in % and its framebuffer MiB, NAN where pmon printed "-". */
-struct sum_pmon_row {
+struct rd_pmon_row {
     double t;
     int gpu;
     long pid;
@@ -238,7 +185,7 @@ struct sum_pmon_row {
     uint64_t line;
 };
 
-struct sum_tree_pid_row {
+struct rd_tree_pid_row {
     double t;
     long pid;    /* -1 if unreadable */
     int in_tree; /* 1, 0, or -1 if unreadable */
@@ -246,7 +193,7 @@ struct sum_tree_pid_row {
 };
 
 /* run.jsonl: a completed phase, covering [t_start, t_end]. */
-struct sum_phase {
+struct rd_phase {
     double t_end;                /* its "ts" (a begin entry: NAN) */
     double seconds;              /* its "seconds" (>= 0; a begin entry: NAN) */
     double t_start;              /* t_end - seconds (a begin entry: its "ts") */
@@ -257,7 +204,7 @@ struct sum_phase {
 };
 
 /* run.jsonl: a point-in-time event. */
-struct sum_event {
+struct rd_event {
     double t;
     const char *name;            /* its "event", NUL-terminated */
     struct json_object *data;    /* its "data" or NULL (borrowed) */
@@ -266,50 +213,50 @@ struct sum_event {
 };
 
 /* Callbacks; any may be NULL. Called in file order. */
-struct sum_sink {
+struct rd_sink {
     void *ctx;
-    void (*gpu)(void *ctx, const struct sum_gpu_row *r);
-    void (*dmon)(void *ctx, const struct sum_dmon_row *r);
-    void (*cpu)(void *ctx, const struct sum_cpu_row *r);
-    void (*proc)(void *ctx, const struct sum_proc_row *r);
-    void (*gpu_proc)(void *ctx, const struct sum_gpu_proc_row *r);
-    void (*phase)(void *ctx, const struct sum_phase *p);
+    void (*gpu)(void *ctx, const struct rd_gpu_row *r);
+    void (*dmon)(void *ctx, const struct rd_dmon_row *r);
+    void (*cpu)(void *ctx, const struct rd_cpu_row *r);
+    void (*proc)(void *ctx, const struct rd_proc_row *r);
+    void (*gpu_proc)(void *ctx, const struct rd_gpu_proc_row *r);
+    void (*phase)(void *ctx, const struct rd_phase *p);
     /* A phase's begin entry (runlog.h rl_phase_begin); its end is a phase with the same id. */
-    void (*phase_begin)(void *ctx, const struct sum_phase *p);
-    void (*event)(void *ctx, const struct sum_event *e);
+    void (*phase_begin)(void *ctx, const struct rd_phase *p);
+    void (*event)(void *ctx, const struct rd_event *e);
     /* A line was skipped (or, line 0, a note about the file). name is the reader's file name. */
     void (*diag)(void *ctx, const char *name, uint64_t line, const char *reason);
-    void (*tree_pid)(void *ctx, const struct sum_tree_pid_row *r);
-    void (*health)(void *ctx, const struct sum_health_row *r);
-    void (*energy)(void *ctx, const struct sum_energy_row *r);
-    void (*pmon)(void *ctx, const struct sum_pmon_row *r);
+    void (*tree_pid)(void *ctx, const struct rd_tree_pid_row *r);
+    void (*health)(void *ctx, const struct rd_health_row *r);
+    void (*energy)(void *ctx, const struct rd_energy_row *r);
+    void (*pmon)(void *ctx, const struct rd_pmon_row *r);
 };
 
 /* Why a line was skipped. */
-enum sum_skip {
-    SUM_SKIP_TOO_LONG,   /* longer than opts.max_line */
-    SUM_SKIP_CSV,        /* libcsv could not split it */
-    SUM_SKIP_CELLS,      /* cell count does not match the columns */
-    SUM_SKIP_LAYOUT,     /* no header, no field list, and a cell count that says nothing */
-    SUM_SKIP_TIMESTAMP,  /* its timestamp cell is not a timestamp */
-    SUM_SKIP_JSON,       /* not valid JSON */
-    SUM_SKIP_SHAPE,      /* valid JSON but not an entry (object with ts and type) */
-    SUM_SKIP_BINARY,     /* contains NUL bytes */
-    SUM_SKIP_COUNT
+enum rd_skip {
+    RD_SKIP_TOO_LONG,   /* longer than opts.max_line */
+    RD_SKIP_CSV,        /* libcsv could not split it */
+    RD_SKIP_CELLS,      /* cell count does not match the columns */
+    RD_SKIP_LAYOUT,     /* no header, no field list, and a cell count that says nothing */
+    RD_SKIP_TIMESTAMP,  /* its timestamp cell is not a timestamp */
+    RD_SKIP_JSON,       /* not valid JSON */
+    RD_SKIP_SHAPE,      /* valid JSON but not an entry (object with ts and type) */
+    RD_SKIP_BINARY,     /* contains NUL bytes */
+    RD_SKIP_COUNT
 };
-extern const char *const sum_skip_names[SUM_SKIP_COUNT]; /* "too_long", "csv", ... */
+extern const char *const rd_skip_names[RD_SKIP_COUNT]; /* "too_long", "csv", ... */
 
-#define SUM_MAX_TOKENS 12
+#define RD_MAX_TOKENS 12
 
 /* What a reader saw in its file. Nothing is dropped without being counted here. */
-struct sum_quality {
-    bool present;               /* the file was read (set by sum_read_file) */
+struct rd_quality {
+    bool present;               /* the file was read (set by rd_read_file) */
     uint64_t bytes;             /* bytes fed */
     uint64_t lines;             /* complete lines ('\n'-terminated; "\r\n" is one end) */
     uint64_t parsed;            /* lines that became a row/entry */
     uint64_t headers;           /* header and comment lines */
     uint64_t blank;             /* empty lines */
-    uint64_t skipped[SUM_SKIP_COUNT];
+    uint64_t skipped[RD_SKIP_COUNT];
     uint64_t torn;              /* lines that began with a record a failed write cut short (a
                                  * full disk), with a whole one glued after it: the torn part is
                                  * lost, the whole record is read (and counted above as the line) */
@@ -317,48 +264,34 @@ struct sum_quality {
     struct {
         char token[32];         /* "[N/A]", "N/A", "-", "[Not Supported]", "" (empty cell) */
         uint64_t n;
-    } placeholders[SUM_MAX_TOKENS];
+    } placeholders[RD_MAX_TOKENS];
     size_t n_tokens;
-    uint64_t placeholders_other; /* tokens beyond SUM_MAX_TOKENS distinct ones */
+    uint64_t placeholders_other; /* tokens beyond RD_MAX_TOKENS distinct ones */
     bool partial_last;           /* the file ends inside a line ("not yet written") */
     uint64_t partial_bytes;
 };
-uint64_t sum_quality_skipped_total(const struct sum_quality *q);
-uint64_t sum_quality_placeholders_total(const struct sum_quality *q);
+uint64_t rd_quality_skipped_total(const struct rd_quality *q);
+uint64_t rd_quality_placeholders_total(const struct rd_quality *q);
 
 /* ---- reading (dispatch.c; feeding: reader_core.c) ----------------------------------------- */
 
-/* The files of a run directory, as hwrun/rundir.h lists them. */
-enum sum_kind {
-    SUM_KIND_GPU = HW_FILE_GPU,             /* hw_metrics.csv */
-    SUM_KIND_DMON = HW_FILE_DMON,           /* hw_dmon.csv */
-    SUM_KIND_CPU = HW_FILE_CPU,             /* cpu_metrics.csv */
-    SUM_KIND_PROC = HW_FILE_PROC,           /* proc_metrics.csv */
-    SUM_KIND_GPU_PROCS = HW_FILE_GPU_PROCS, /* gpu_procs.csv */
-    SUM_KIND_RUNLOG = HW_FILE_RUNLOG,       /* run.jsonl */
-    SUM_KIND_GPM = HW_FILE_GPM,             /* hw_gpm.csv (dmon's format, GPM columns) */
-    SUM_KIND_TREE_PIDS = HW_FILE_TREE_PIDS, /* tree_pids.csv */
-    SUM_KIND_HEALTH = HW_FILE_HEALTH,       /* hw_health.csv */
-    SUM_KIND_ENERGY = HW_FILE_ENERGY,       /* hw_energy.csv */
-    SUM_KIND_PMON = HW_FILE_PMON,           /* hw_pmon.csv (nvidia-smi pmon's text) */
-    SUM_KIND_COUNT = HW_FILE_COUNT
-};
-#define sum_kind_files hw_file_names /* "hw_metrics.csv", ... */
+/* A reader reads one kind of file: enum hw_file, named in hwrun/rundir.h's hw_file_names[]. */
+
 /* Files where a placeholder is what a GPU lacks or a process had no sample of (hw_health.csv's
  * [N/A], pmon's "-"): not news for the text report and the page. */
-static inline bool sum_kind_placeholders_normal(enum sum_kind k)
+static inline bool rd_kind_placeholders_normal(enum hw_file k)
 {
-    return k == SUM_KIND_HEALTH || k == SUM_KIND_PMON;
+    return k == HW_FILE_HEALTH || k == HW_FILE_PMON;
 }
 /* Files newer than the first ones, or written only with an option: summary.json's quality
  * lists them only when present. */
-static inline bool sum_kind_optional(enum sum_kind k)
+static inline bool rd_kind_optional(enum hw_file k)
 {
-    return k == SUM_KIND_GPM || k == SUM_KIND_TREE_PIDS || k == SUM_KIND_HEALTH ||
-           k == SUM_KIND_ENERGY || k == SUM_KIND_PMON;
+    return k == HW_FILE_GPM || k == HW_FILE_TREE_PIDS || k == HW_FILE_HEALTH ||
+           k == HW_FILE_ENERGY || k == HW_FILE_PMON;
 }
 
-struct sum_read_opts {
+struct rd_read_opts {
     /* hw_metrics.csv without a header: its fields, comma-separated, as the start event's
      * gpu_query_fields (or the last gpu_fields_fallback's fields). NULL: a header line if the
      * file has one, else a row as wide as hwmon's default list or pytyche's is read as it. */
@@ -366,37 +299,37 @@ struct sum_read_opts {
     /* gpu_procs.csv without a header: its fields; NULL: hwmon's
      * timestamp,gpu_uuid,pid,used_gpu_memory,process_name. */
     const char *gpu_procs_fields;
-    struct sum_tz tz;  /* zone of nvidia-smi timestamps (zero-initialized: UTC) */
+    struct rd_tz tz;  /* zone of nvidia-smi timestamps (zero-initialized: UTC) */
     size_t max_line;   /* longest line accepted; 0: 1 MiB */
     bool libcsv_only;  /* split every CSV line with libcsv, no fast path (the benchmark's
                         * baseline; the cells are the same) */
 };
 
-struct sum_reader;
+struct rd_reader;
 
 /* A push reader for one file of the given kind. name is used in diagnostics (copied). opts and
  * sink may be NULL (defaults: UTC, 1 MiB lines; no callbacks); opts, sink and q must outlive the
  * reader; q is zeroed here. Returns NULL on ENOMEM. */
-struct sum_reader *sum_reader_new(enum sum_kind kind, const char *name,
-                                  const struct sum_read_opts *opts, const struct sum_sink *sink,
-                                  struct sum_quality *q);
+struct rd_reader *rd_reader_new(enum hw_file kind, const char *name,
+                                  const struct rd_read_opts *opts, const struct rd_sink *sink,
+                                  struct rd_quality *q);
 /* Feed the next n bytes. Returns 0 or -ENOMEM. */
-int sum_reader_feed(struct sum_reader *r, const void *buf, size_t n);
+int rd_reader_feed(struct rd_reader *r, const void *buf, size_t n);
 /* End of input: counts a partial last line (not parsed). Returns 0. */
-int sum_reader_finish(struct sum_reader *r);
-void sum_reader_free(struct sum_reader *r); /* accepts NULL */
+int rd_reader_finish(struct rd_reader *r);
+void rd_reader_free(struct rd_reader *r); /* accepts NULL */
 
 /* Open path and feed it whole, in chunks. Returns 0, or -errno when it cannot be opened or read
  * (-ENOENT: absent, which callers usually treat as "no such data"). q->present is set when the
  * file was opened. */
-int sum_read_file(enum sum_kind kind, const char *path, const struct sum_read_opts *opts,
-                  const struct sum_sink *sink, struct sum_quality *q);
+int rd_read_file(enum hw_file kind, const char *path, const struct rd_read_opts *opts,
+                  const struct rd_sink *sink, struct rd_quality *q);
 
 /* ---- what run.jsonl says about the other files (runinfo.c) --------------------------------- */
 
-#define SUM_MAX_FS 32
+#define RD_MAX_FS 32
 
-struct sum_run_info {
+struct rd_run_info {
     bool have_start;           /* hwmon's start event was seen */
     double t_start;            /* its ts (NAN if none) */
     double t_stop;             /* stop event's ts (NAN if none) */
@@ -404,7 +337,7 @@ struct sum_run_info {
     double main_peak_kernel_mib; /* stop event's main_peak_rss_kib in MiB (NAN if none) */
     double interval_s;         /* start event's data.interval_s (NAN if none) */
     bool have_tz;              /* data.smi_tz was present and understood */
-    struct sum_tz tz;
+    struct rd_tz tz;
     char smi_tz_raw[64];       /* data.smi_tz as given (even when not understood) */
     bool have_fields;
     char gpu_fields[1024];     /* gpu_query_fields, or the last gpu_fields_fallback's fields */
@@ -417,10 +350,10 @@ struct sum_run_info {
     char host[256];
     double cpus, gpus;
     /* the file systems the job could write, as the start and stop events say (NAN: not said) */
-    struct sum_fs {
+    struct rd_fs {
         char mount[256], type[32];
         double total_mib, used_start_mib, free_start_mib, used_end_mib, free_end_mib;
-    } fs[SUM_MAX_FS];
+    } fs[RD_MAX_FS];
     int nfs;
     char ctx[HW_CTX_COUNT][256]; /* the start event's context (hw_ctx_defs), "" when not said */
     /* the start event's gpu_sampler: role "" (none said), "primary" or "secondary", the hwmon
@@ -430,15 +363,15 @@ struct sum_run_info {
 };
 
 /* obj.key as a string / an integer (events' data); NULL / false when absent or another type. */
-const char *sum_json_str(struct json_object *obj, const char *key);
-bool sum_json_int(struct json_object *obj, const char *key, long *out);
+const char *rd_json_str(struct json_object *obj, const char *key);
+bool rd_json_int(struct json_object *obj, const char *key, long *out);
 /* obj's key as a number (a JSON integer or real); NAN when absent or not a number. */
-double sum_json_num(struct json_object *obj, const char *key);
+double rd_json_num(struct json_object *obj, const char *key);
 
 /* Initialize info (everything "not seen"). */
-void sum_run_info_init(struct sum_run_info *info);
+void rd_run_info_init(struct rd_run_info *info);
 /* Update info from one event (start, stop, gpu_fields_fallback, child_restart). Use it from an
  * event callback over run.jsonl, then pass info->gpu_fields and info->tz to the CSV readers. */
-void sum_run_info_event(struct sum_run_info *info, const struct sum_event *e);
+void rd_run_info_event(struct rd_run_info *info, const struct rd_event *e);
 
 #endif

@@ -16,19 +16,19 @@
 
 #include "hwrun/parse.h"
 
-const char *const sum_skip_names[SUM_SKIP_COUNT] = {
+const char *const rd_skip_names[RD_SKIP_COUNT] = {
     "too_long", "csv", "cells", "layout", "timestamp", "json", "shape", "binary",
 };
 
-uint64_t sum_quality_skipped_total(const struct sum_quality *q)
+uint64_t rd_quality_skipped_total(const struct rd_quality *q)
 {
     uint64_t t = 0;
-    for (int i = 0; i < SUM_SKIP_COUNT; i++)
+    for (int i = 0; i < RD_SKIP_COUNT; i++)
         t += q->skipped[i];
     return t;
 }
 
-uint64_t sum_quality_placeholders_total(const struct sum_quality *q)
+uint64_t rd_quality_placeholders_total(const struct rd_quality *q)
 {
     uint64_t t = q->placeholders_other;
     for (size_t i = 0; i < q->n_tokens; i++)
@@ -38,7 +38,7 @@ uint64_t sum_quality_placeholders_total(const struct sum_quality *q)
 
 /* ---- cells ------------------------------------------------------------------------------ */
 
-void sum_count_token(struct sum_quality *q, const char *s, size_t n)
+void rd_count_token(struct rd_quality *q, const char *s, size_t n)
 {
     if (n >= sizeof q->placeholders[0].token)
         n = sizeof q->placeholders[0].token - 1;
@@ -47,7 +47,7 @@ void sum_count_token(struct sum_quality *q, const char *s, size_t n)
             q->placeholders[i].n++;
             return;
         }
-    if (q->n_tokens < SUM_MAX_TOKENS) {
+    if (q->n_tokens < RD_MAX_TOKENS) {
         memcpy(q->placeholders[q->n_tokens].token, s, n);
         q->placeholders[q->n_tokens].token[n] = '\0';
         q->placeholders[q->n_tokens].n = 1;
@@ -57,25 +57,25 @@ void sum_count_token(struct sum_quality *q, const char *s, size_t n)
     }
 }
 
-double sum_num_cell_slow(struct sum_quality *q, const char *s, size_t n, bool count_empty)
+double rd_num_cell_slow(struct rd_quality *q, const char *s, size_t n, bool count_empty)
 {
     double v;
     if (n == 0) {
         if (count_empty)
-            sum_count_token(q, "", 0);
+            rd_count_token(q, "", 0);
         return NAN;
     }
     if (hw_parse_num_cell(s, n, &v))
         return v;
     if (s[0] == '[' || (n == 3 && !memcmp(s, "N/A", 3)) || (n == 1 && s[0] == '-')) {
-        sum_count_token(q, s, n);
+        rd_count_token(q, s, n);
         return NAN;
     }
     q->bad_cells++;
     return NAN;
 }
 
-void sum_header_name(const char *s, size_t n, char *out, size_t cap)
+void rd_header_name(const char *s, size_t n, char *out, size_t cap)
 {
     while (n && (*s == ' ' || *s == '\t'))
         s++, n--;
@@ -108,14 +108,14 @@ static bool header_cell(const char *s, size_t n)
 }
 
 /* Split a comma-separated field list ("timestamp, index,uuid") into names. Returns the count. */
-size_t sum_split_fields(const char *list, char (*out)[64], size_t max)
+size_t rd_split_fields(const char *list, char (*out)[64], size_t max)
 {
     size_t n = 0;
     const char *p = list;
     while (*p && n < max) {
         const char *c = strchr(p, ',');
         size_t len = c ? (size_t)(c - p) : strlen(p);
-        sum_header_name(p, len, out[n], 64);
+        rd_header_name(p, len, out[n], 64);
         n++;
         if (!c)
             break;
@@ -124,15 +124,15 @@ size_t sum_split_fields(const char *list, char (*out)[64], size_t max)
     return n;
 }
 
-bool sum_cells_are_header_names(struct sum_reader *r, bool (*known)(const char *))
+bool rd_cells_are_header_names(struct rd_reader *r, bool (*known)(const char *))
 {
-    struct sum_cells *c = &r->cells;
+    struct rd_cells *c = &r->cells;
     bool any = false;
     for (size_t i = 0; i < c->n; i++) {
         if (!header_cell(c->s[i], c->len[i]))
             return false;
         char name[64];
-        sum_header_name(c->s[i], c->len[i], name, sizeof name);
+        rd_header_name(c->s[i], c->len[i], name, sizeof name);
         if (known(name))
             any = true;
     }
@@ -141,33 +141,33 @@ bool sum_cells_are_header_names(struct sum_reader *r, bool (*known)(const char *
 
 /* Room for a line's column names, kept by the reader from the first use on, so that rows never
  * allocate. NULL if memory ran out. */
-char (*sum_names_storage(struct sum_reader *r))[64]
+char (*rd_names_storage(struct rd_reader *r))[64]
 {
     if (!r->names)
-        r->names = malloc(sizeof(char[SUM_MAX_COLS][64]));
+        r->names = malloc(sizeof(char[RD_MAX_COLS][64]));
     return r->names;
 }
 
-/* The cells of a header line as column names (units stripped), in sum_names_storage(). NULL if
+/* The cells of a header line as column names (units stripped), in rd_names_storage(). NULL if
  * memory ran out: the header is then counted but not used. */
-char (*sum_header_names(struct sum_reader *r))[64]
+char (*rd_header_names(struct rd_reader *r))[64]
 {
-    if (!sum_names_storage(r))
+    if (!rd_names_storage(r))
         return NULL;
     for (size_t i = 0; i < r->cells.n; i++)
-        sum_header_name(r->cells.s[i], r->cells.len[i], r->names[i], 64);
+        rd_header_name(r->cells.s[i], r->cells.len[i], r->names[i], 64);
     return r->names;
 }
 
 /* Split a CSV line into r->cells; false, with the line counted as skipped, if it cannot be. */
-bool sum_split_cells(struct sum_reader *r, const char *s, size_t n)
+bool rd_split_cells(struct rd_reader *r, const char *s, size_t n)
 {
-    if (!sum_split_csv(r, s, n)) {
-        sum_skip(r, SUM_SKIP_CSV, NULL);
+    if (!rd_split_csv(r, s, n)) {
+        rd_skip(r, RD_SKIP_CSV, NULL);
         return false;
     }
     if (r->cells.overflow) {
-        sum_skip(r, SUM_SKIP_CELLS, "too many cells");
+        rd_skip(r, RD_SKIP_CELLS, "too many cells");
         return false;
     }
     return true;
@@ -175,14 +175,14 @@ bool sum_split_cells(struct sum_reader *r, const char *s, size_t n)
 
 /* ---- splitting -------------------------------------------------------------------------- */
 
-static void add_cell(struct sum_reader *r, const char *s, size_t n)
+static void add_cell(struct rd_reader *r, const char *s, size_t n)
 {
     while (n && (*s == ' ' || *s == '\t'))
         s++, n--;
     while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
         n--;
-    struct sum_cells *c = &r->cells;
-    if (c->n >= SUM_MAX_COLS) {
+    struct rd_cells *c = &r->cells;
+    if (c->n >= RD_MAX_COLS) {
         c->overflow = true;
         return;
     }
@@ -212,7 +212,7 @@ static void csv_cb_row(int c, void *ctx)
 
 /* libcsv grows its field buffer with realloc; refuse beyond the line limit so a hostile file
  * cannot make it allocate more than that. */
-static const size_t csv_limit = SUM_DEFAULT_MAX_LINE * 2 + 4096;
+static const size_t csv_limit = RD_DEFAULT_MAX_LINE * 2 + 4096;
 static void *csv_bounded_realloc(void *p, size_t n)
 {
     if (n > csv_limit)
@@ -222,7 +222,7 @@ static void *csv_bounded_realloc(void *p, size_t n)
 
 /* One cell d[b..e) of a plain line (d[e] is the ',' after it, or NUL), blanks trimmed and
  * NUL-terminated in place as cell k. */
-static inline void plain_cell(struct sum_cells *c, size_t k, char *d, size_t b, size_t e)
+static inline void plain_cell(struct rd_cells *c, size_t k, char *d, size_t b, size_t e)
 {
     /* nvidia-smi writes ", " and no blank before a comma: one byte tells each end, and the
      * loops only run for other shapes (bytes above ' ' are neither blank nor the end) */
@@ -244,12 +244,12 @@ static inline void plain_cell(struct sum_cells *c, size_t k, char *d, size_t b, 
  * cost; anything else goes through libcsv. One pass: 16 bytes at a time are compared with ',',
  * '"' and '\r' at once (SSE2, in every x86-64), instead of a memchr per cell and per special
  * character; the last 16 bytes of the line are loaded again rather than copied to a buffer. */
-static bool split_plain(struct sum_reader *r, const char *s, size_t n)
+static bool split_plain(struct rd_reader *r, const char *s, size_t n)
 {
     if (n + 16 > r->cellbuf_cap)
         return false;
     char *d = r->cellbuf;
-    struct sum_cells *c = &r->cells;
+    struct rd_cells *c = &r->cells;
     size_t start = 0, k = 0;
     d[n] = '\0';
 #if defined(__SSE2__)
@@ -283,13 +283,13 @@ static bool split_plain(struct sum_reader *r, const char *s, size_t n)
         if ((unsigned)_mm_movemask_epi8(special) & valid)
             return false;
         unsigned commas = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, vc)) & valid;
-        for (; commas && k < SUM_MAX_COLS; commas &= commas - 1) {
+        for (; commas && k < RD_MAX_COLS; commas &= commas - 1) {
             size_t pos = base + (size_t)__builtin_ctz(commas);
             plain_cell(c, k++, d, start, pos);
             start = pos + 1;
         }
-        if (commas) /* a cell more than SUM_MAX_COLS; the rest is still looked at for quotes */
-            k = SUM_MAX_COLS + 1;
+        if (commas) /* a cell more than RD_MAX_COLS; the rest is still looked at for quotes */
+            k = RD_MAX_COLS + 1;
     }
 #else
     memcpy(d, s, n); /* cells are cut (NUL-terminated) in the copy */
@@ -297,24 +297,24 @@ static bool split_plain(struct sum_reader *r, const char *s, size_t n)
         char ch = s[i];
         if (ch == '"' || ch == '\r')
             return false;
-        if (ch == ',' && k <= SUM_MAX_COLS) {
-            if (k < SUM_MAX_COLS)
+        if (ch == ',' && k <= RD_MAX_COLS) {
+            if (k < RD_MAX_COLS)
                 plain_cell(c, k, d, start, i);
             k++;
             start = i + 1;
         }
     }
 #endif
-    if (k < SUM_MAX_COLS)
+    if (k < RD_MAX_COLS)
         plain_cell(c, k++, d, start, n);
     else
         c->overflow = true;
-    c->n = k > SUM_MAX_COLS ? SUM_MAX_COLS : k;
+    c->n = k > RD_MAX_COLS ? RD_MAX_COLS : k;
     r->cellbuf_len = n + 1;
     return true;
 }
 
-bool sum_split_csv(struct sum_reader *r, const char *s, size_t n)
+bool rd_split_csv(struct rd_reader *r, const char *s, size_t n)
 {
     r->cells.n = 0;
     r->cells.overflow = false;
@@ -322,10 +322,10 @@ bool sum_split_csv(struct sum_reader *r, const char *s, size_t n)
     r->cell_oom = false;
     if (!r->opts->libcsv_only && split_plain(r, s, n))
         return true;
-    return sum_split_libcsv(r, s, n);
+    return rd_split_libcsv(r, s, n);
 }
 
-bool sum_split_libcsv(struct sum_reader *r, const char *s, size_t n)
+bool rd_split_libcsv(struct rd_reader *r, const char *s, size_t n)
 {
     r->cells.n = 0;
     r->cells.overflow = false;
@@ -342,7 +342,7 @@ bool sum_split_libcsv(struct sum_reader *r, const char *s, size_t n)
     return !r->cell_oom;
 }
 
-void sum_split_ws(struct sum_reader *r, const char *s, size_t n)
+void rd_split_ws(struct rd_reader *r, const char *s, size_t n)
 {
     r->cells.n = 0;
     r->cells.overflow = false;
@@ -363,13 +363,13 @@ void sum_split_ws(struct sum_reader *r, const char *s, size_t n)
     }
 }
 
-void sum_skip(struct sum_reader *r, enum sum_skip why, const char *detail)
+void rd_skip(struct rd_reader *r, enum rd_skip why, const char *detail)
 {
     /* A torn row with a whole one glued on has too many cells or a timestamp cell that is not
      * one: only then is the line searched for a second row (handle_line reads it), so whole
      * rows pay nothing for the search. */
     if (r->line_s && r->row_start_fn &&
-        (why == SUM_SKIP_CELLS || why == SUM_SKIP_TIMESTAMP || why == SUM_SKIP_LAYOUT)) {
+        (why == RD_SKIP_CELLS || why == RD_SKIP_TIMESTAMP || why == RD_SKIP_LAYOUT)) {
         size_t at = r->row_start_fn(r, r->line_s, r->line_n);
         if (at > 0) {
             r->resync_at = at;
@@ -379,7 +379,7 @@ void sum_skip(struct sum_reader *r, enum sum_skip why, const char *detail)
     r->q->skipped[why]++;
     if (r->sink->diag) {
         char msg[200];
-        static const char *const what[SUM_SKIP_COUNT] = {
+        static const char *const what[RD_SKIP_COUNT] = {
             "line too long",       "not CSV",        "wrong number of cells",
             "unknown columns",     "bad timestamp",  "not JSON",
             "not a run log entry", "binary data (NUL bytes)",
@@ -392,7 +392,7 @@ void sum_skip(struct sum_reader *r, enum sum_skip why, const char *detail)
     }
 }
 
-void sum_torn(struct sum_reader *r)
+void rd_torn(struct rd_reader *r)
 {
     r->q->torn++;
     if (r->sink->diag)
@@ -404,14 +404,14 @@ void sum_torn(struct sum_reader *r)
 /* ---- line assembly ---------------------------------------------------------------------- */
 
 /* may_nul: the line may hold a NUL byte (false when its whole chunk was seen to have none) */
-static void handle_line(struct sum_reader *r, const char *s, size_t n, bool may_nul)
+static void handle_line(struct rd_reader *r, const char *s, size_t n, bool may_nul)
 {
     r->lineno++;
     r->q->lines++;
     if (n && s[n - 1] == '\r')
         n--;
     if (may_nul && memchr(s, '\0', n)) {
-        sum_skip(r, SUM_SKIP_BINARY, NULL);
+        rd_skip(r, RD_SKIP_BINARY, NULL);
         return;
     }
     size_t k = 0;
@@ -428,7 +428,7 @@ static void handle_line(struct sum_reader *r, const char *s, size_t n, bool may_
     r->line_s = NULL;
     size_t at = r->resync_at;
     if (at > 0) { /* a torn row with a whole one glued on: the torn part is lost, not both */
-        sum_torn(r);
+        rd_torn(r);
         r->line_fn(r, s + at, n - at);
     }
 }
@@ -443,7 +443,7 @@ static bool ts_at(const unsigned char *p, char sep)
            isdigit(p[8]) && isdigit(p[9]);
 }
 
-size_t sum_row_start_ts(struct sum_reader *r, const char *s, size_t n)
+size_t rd_row_start_ts(struct rd_reader *r, const char *s, size_t n)
 {
     (void)r;
     if (n < 20)
@@ -463,15 +463,15 @@ size_t sum_row_start_ts(struct sum_reader *r, const char *s, size_t n)
     return found;
 }
 
-struct sum_reader *sum_reader_alloc(enum sum_kind kind, const char *name,
-                                    const struct sum_read_opts *opts,
-                                    const struct sum_sink *sink, struct sum_quality *q)
+struct rd_reader *rd_reader_alloc(enum hw_file kind, const char *name,
+                                    const struct rd_read_opts *opts,
+                                    const struct rd_sink *sink, struct rd_quality *q)
 {
-    struct sum_reader *r = calloc(1, sizeof *r);
+    struct rd_reader *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
-    static const struct sum_read_opts zero_opts;
-    static const struct sum_sink zero_sink;
+    static const struct rd_read_opts zero_opts;
+    static const struct rd_sink zero_sink;
     if (!opts)
         opts = &zero_opts;
     if (!sink)
@@ -482,8 +482,8 @@ struct sum_reader *sum_reader_alloc(enum sum_kind kind, const char *name,
     r->opts = opts;
     r->sink = sink;
     r->q = q;
-    r->max_line = opts->max_line ? opts->max_line : SUM_DEFAULT_MAX_LINE;
-    r->cellbuf_cap = r->max_line + SUM_MAX_COLS + 16;
+    r->max_line = opts->max_line ? opts->max_line : RD_DEFAULT_MAX_LINE;
+    r->cellbuf_cap = r->max_line + RD_MAX_COLS + 16;
     r->cellbuf = malloc(r->cellbuf_cap);
     if (!r->cellbuf) {
         free(r);
@@ -496,7 +496,7 @@ struct sum_reader *sum_reader_alloc(enum sum_kind kind, const char *name,
     return r;
 }
 
-void sum_reader_free(struct sum_reader *r)
+void rd_reader_free(struct rd_reader *r)
 {
     if (!r)
         return;
@@ -510,13 +510,13 @@ void sum_reader_free(struct sum_reader *r)
     free(r);
 }
 
-void sum_st_free(struct sum_reader *r)
+void rd_st_free(struct rd_reader *r)
 {
     free(r->st);
     r->st = NULL;
 }
 
-static int carry_append(struct sum_reader *r, const char *s, size_t n)
+static int carry_append(struct rd_reader *r, const char *s, size_t n)
 {
     if (r->discarding)
         return 0;
@@ -542,7 +542,7 @@ static int carry_append(struct sum_reader *r, const char *s, size_t n)
     return 0;
 }
 
-int sum_reader_feed(struct sum_reader *r, const void *buf, size_t n)
+int rd_reader_feed(struct rd_reader *r, const void *buf, size_t n)
 {
     const char *p = buf, *end = p + n;
     r->q->bytes += n;
@@ -557,7 +557,7 @@ int sum_reader_feed(struct sum_reader *r, const void *buf, size_t n)
             r->discarding = false;
             r->lineno++;
             r->q->lines++;
-            sum_skip(r, SUM_SKIP_TOO_LONG, NULL);
+            rd_skip(r, RD_SKIP_TOO_LONG, NULL);
         } else if (r->carry_len) {
             int rc = carry_append(r, p, len);
             if (rc < 0)
@@ -566,7 +566,7 @@ int sum_reader_feed(struct sum_reader *r, const void *buf, size_t n)
                 r->discarding = false;
                 r->lineno++;
                 r->q->lines++;
-                sum_skip(r, SUM_SKIP_TOO_LONG, NULL);
+                rd_skip(r, RD_SKIP_TOO_LONG, NULL);
             } else {
                 handle_line(r, r->carry, r->carry_len, true);
             }
@@ -574,7 +574,7 @@ int sum_reader_feed(struct sum_reader *r, const void *buf, size_t n)
         } else if (len > r->max_line) {
             r->lineno++;
             r->q->lines++;
-            sum_skip(r, SUM_SKIP_TOO_LONG, NULL);
+            rd_skip(r, RD_SKIP_TOO_LONG, NULL);
         } else {
             handle_line(r, p, len, nul);
         }
@@ -583,7 +583,7 @@ int sum_reader_feed(struct sum_reader *r, const void *buf, size_t n)
     return 0;
 }
 
-int sum_reader_finish(struct sum_reader *r)
+int rd_reader_finish(struct rd_reader *r)
 {
     if (r->carry_len || r->discarding) {
         r->q->partial_last = true;
@@ -599,7 +599,7 @@ int sum_reader_finish(struct sum_reader *r)
 
 /* ---- JSON getters: run.jsonl's reader and the run info (runinfo.c) both read events ---- */
 
-const char *sum_json_str(struct json_object *obj, const char *key)
+const char *rd_json_str(struct json_object *obj, const char *key)
 {
     struct json_object *v;
     if (obj && json_object_object_get_ex(obj, key, &v) && json_object_is_type(v, json_type_string))
@@ -607,7 +607,7 @@ const char *sum_json_str(struct json_object *obj, const char *key)
     return NULL;
 }
 
-double sum_json_num(struct json_object *obj, const char *key)
+double rd_json_num(struct json_object *obj, const char *key)
 {
     struct json_object *v;
     if (obj && json_object_object_get_ex(obj, key, &v) &&
@@ -616,7 +616,7 @@ double sum_json_num(struct json_object *obj, const char *key)
     return NAN;
 }
 
-bool sum_json_int(struct json_object *obj, const char *key, long *out)
+bool rd_json_int(struct json_object *obj, const char *key, long *out)
 {
     struct json_object *v;
     if (!obj || !json_object_object_get_ex(obj, key, &v) || !json_object_is_type(v, json_type_int))

@@ -1,0 +1,105 @@
+/* A process and its descendants for hwmon: who is in the tree, and its CPU, memory and I/O per
+ * sample. A process that vanishes mid-read is normal and never an error; nothing allocates per
+ * sample (arrays grow when the tree does), prints or exits. */
+#ifndef HWMON_PROCTREE_H
+#define HWMON_PROCTREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "procread.h"
+
+/* ---- a process and its descendants ---- */
+
+struct mon_proc {
+    pid_t pid, ppid;
+    int stat_fd, io_fd, smaps_fd;
+    int kids_fd;         /* task/PID/children (children mode), or -1 */
+    uint64_t ticks;      /* utime+stime+cutime+cstime at the last read */
+    uint64_t io[MON_IO_COUNT]; /* its io at the last read */
+    uint32_t gen;        /* last walk that saw it */
+    struct mon_pstat st; /* scan mode: this walk's stat */
+    uint64_t uticks;     /* utime+cutime at the last read */
+};
+
+struct mon_tree {
+    int proc_fd; /* the proc root directory */
+    pid_t root;
+    pid_t exclude; /* a process never in the tree, nor its descendants (hwmon itself); 0 none */
+    bool alone;    /* the root alone: no descendants, its own CPU time only (mon_tree_alone) */
+    bool pss;
+    int mode; /* 0 unknown, 1 task/TID/children files, 2 full scan */
+    struct mon_proc *p;
+    size_t n, cap;
+    /* pid -> index into p + 1 (0: empty): open addressing, at most half full, grown with p */
+    uint32_t *idx;
+    size_t idx_cap; /* a power of two */
+    uint32_t gen;
+    /* accumulated from descendants that vanished without a tracked parent to reap them */
+    uint64_t gone_ticks, gone_io[MON_IO_COUNT];
+    uint64_t prev_ticks, max_io[MON_IO_COUNT];
+    double prev_t;
+    bool have_prev;
+    /* full-scan mode: pids known not to be in the tree, sorted (two arrays swapped per scan) */
+    pid_t *out_a, *out_b;
+    size_t n_out, cap_a, cap_b;
+    size_t *queue; /* children mode: breadth-first queue of indices into p */
+    size_t queue_cap;
+    char *dents; /* getdents64 buffer */
+    size_t dents_cap;
+    long clk_tck, page_kb;
+    /* membership changes since the caller last emptied it (nchg = 0): pid joined, -pid left */
+    pid_t *chg;
+    size_t nchg, chg_cap;
+    /* user-time share of the above, and the main process's own utime+stime */
+    uint64_t gone_uticks, prev_uticks, prev_main_ticks;
+    /* PSS on a CPU budget: smaps_rollup walks every page table (about 30 ms for a 4 GiB
+     * process), so with pss_budget > 0 the next PSS read waits until its last cost is at most
+     * that fraction of the time since; 0 reads it every sample (--pss). */
+    double pss_budget, pss_next;
+};
+
+struct mon_tree_sample {
+    bool root_alive;
+    unsigned procs;
+    uint64_t threads;
+    bool have_cpu;
+    double cpu_pct;
+    double rss_mib;
+    uint64_t io[MON_IO_COUNT]; /* the tree's, since it was tracked (exited processes too) */
+    bool have_pss;
+    double pss_mib;
+    double private_mib, shared_mib; /* smaps_rollup's Private_* and Shared_*, with have_pss */
+    /* the tracked process alone (descendants = the tree's figure minus these) */
+    double main_rss_mib, main_cpu_pct; /* main_cpu_pct valid when have_cpu */
+    uint64_t main_threads;
+    double usr_cpu_pct, sys_cpu_pct; /* the tree's cpu_pct split; valid when have_cpu */
+};
+
+/* Track root and its descendants under proc_root. With pss, read smaps_rollup too (costly).
+ * Returns 0, -ESRCH (no such process), -ENOMEM or -errno. On failure the tree needs no close. */
+int mon_tree_open(struct mon_tree *t, const char *proc_root, pid_t root, bool pss);
+void mon_tree_close(struct mon_tree *t);
+
+/* Walk the tree and sum it up at monotonic time now_s. The first call sets the CPU baseline
+ * (have_cpu false). Returns 0 (also when the root has gone: root_alive false) or -ENOMEM. */
+int mon_tree_sample(struct mon_tree *t, double now_s, struct mon_tree_sample *out);
+
+/* Whether <proc_root>/self/ns/pid is the initial PID namespace (whose pids nvidia-smi prints):
+ * 1 yes, 0 no (a container), -errno when it cannot be told. */
+int mon_pid_ns_is_init(const char *proc_root);
+
+/* Never count pid and its descendants in the tree: hwmon itself, when the process it attaches
+ * to is its parent (a script that starts its own monitor), with its nvidia-smi children. */
+void mon_tree_exclude(struct mon_tree *t, pid_t pid);
+
+/* Measure the root alone (hwmon --no-children, resource-tracker's children=False): no
+ * descendant joins the tree, and its CPU is its own (not the children it reaped). */
+void mon_tree_alone(struct mon_tree *t);
+
+/* Force the descendant-discovery method (tests): 1 children files, 2 full scan. */
+void mon_tree_set_mode(struct mon_tree *t, int mode);
+
+#endif

@@ -1,0 +1,74 @@
+/* The top of the readers: a file kind picks its line parser from one table, over the reader
+ * core (reader_core.c); rd_read_file feeds a whole file in chunks. */
+#include "reader_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hwrun/io.h"
+
+/* Each kind's line parser (read_*.c). */
+static void (*const kind_init[HW_FILE_COUNT])(struct rd_reader *r) = {
+    [HW_FILE_GPU] = rd_gpu_init,
+    [HW_FILE_DMON] = rd_dmon_init,
+    [HW_FILE_CPU] = rd_cpu_init,
+    [HW_FILE_PROC] = rd_proc_init,
+    [HW_FILE_GPU_PROCS] = rd_gpu_procs_init,
+    [HW_FILE_RUNLOG] = rd_runlog_init,
+    [HW_FILE_GPM] = rd_dmon_init, /* dmon's text, other columns */
+    [HW_FILE_TREE_PIDS] = rd_tree_pids_init,
+    [HW_FILE_HEALTH] = rd_health_init,
+    [HW_FILE_ENERGY] = rd_energy_csv_init,
+    [HW_FILE_PMON] = rd_pmon_init,
+};
+
+struct rd_reader *rd_reader_new(enum hw_file kind, const char *name,
+                                  const struct rd_read_opts *opts, const struct rd_sink *sink,
+                                  struct rd_quality *q)
+{
+    if ((unsigned)kind >= HW_FILE_COUNT) {
+        memset(q, 0, sizeof *q);
+        return NULL;
+    }
+    struct rd_reader *r =
+        rd_reader_alloc(kind, name ? name : hw_file_names[kind], opts, sink, q);
+    if (!r)
+        return NULL;
+    kind_init[kind](r);
+    if (!r->line_fn) {
+        rd_reader_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+static int feed_reader(void *r, const void *buf, size_t n)
+{
+    return rd_reader_feed(r, buf, n);
+}
+int rd_read_file(enum hw_file kind, const char *path, const struct rd_read_opts *opts,
+                  const struct rd_sink *sink, struct rd_quality *q)
+{
+    memset(q, 0, sizeof *q);
+    /* Only a regular file: a FIFO would never end (or block in open), /dev/zero never ends. */
+    int fd = hw_open_file(AT_FDCWD, path, HW_OPEN_READ | HW_OPEN_FOLLOW);
+    if (fd < 0)
+        return fd;
+    struct rd_reader *r = rd_reader_new(kind, path, opts, sink, q);
+    if (!r) {
+        close(fd);
+        return -ENOMEM;
+    }
+    q->present = true;
+    posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    int rc = hw_read_stream(fd, feed_reader, r);
+    if (rc == 0)
+        rd_reader_finish(r);
+    rd_reader_free(r);
+    close(fd);
+    return rc;
+}
