@@ -140,32 +140,21 @@ int rl_cli_token_parse(const char *tok, rl_span_t *span, char *name, size_t cap)
     return 0;
 }
 
-static volatile sig_atomic_t child_pid;
-
-static void forward_signal(int sig)
-{
-    int saved = errno;
-    if (child_pid > 0)
-        kill((pid_t)child_pid, sig);
-    errno = saved;
-}
-
 int rl_cli_run_command(char *const argv[], struct rl_cli_run *r)
 {
     memset(r, 0, sizeof *r);
-    struct sigaction fwd = {.sa_handler = forward_signal, .sa_flags = SA_RESTART};
-    sigemptyset(&fwd.sa_mask);
+    /* tini's loop: SIGTERM and SIGHUP stay blocked and are taken with sigtimedwait, then sent
+     * on to the command; SIGCHLD (blocked, so kept pending) ends the wait when it exits. No
+     * handler runs, so no signal is lost between spawning and waiting, whatever runs us. */
     struct sigaction ign = {.sa_handler = SIG_IGN};
     sigemptyset(&ign.sa_mask);
-    struct sigaction old_term, old_hup, old_int, old_quit;
-    /* Block the forwarded signals until child_pid is set, so none is lost in between. */
+    struct sigaction old_int, old_quit;
     sigset_t block, oldmask;
     sigemptyset(&block);
     sigaddset(&block, SIGTERM);
     sigaddset(&block, SIGHUP);
+    sigaddset(&block, SIGCHLD);
     sigprocmask(SIG_BLOCK, &block, &oldmask);
-    sigaction(SIGTERM, &fwd, &old_term);
-    sigaction(SIGHUP, &fwd, &old_hup);
     sigaction(SIGINT, &ign, &old_int);
     sigaction(SIGQUIT, &ign, &old_quit);
 
@@ -192,13 +181,20 @@ int rl_cli_run_command(char *const argv[], struct rl_cli_run *r)
         r->spawn_err = rc;
         r->status = rc == ENOENT ? 127 : 126; /* as sh(1) reports them */
     } else {
-        child_pid = pid;
-        sigprocmask(SIG_SETMASK, &oldmask, NULL);
         int st;
         pid_t w;
-        do
-            w = waitpid(pid, &st, 0);
-        while (w < 0 && errno == EINTR);
+        for (;;) {
+            do
+                w = waitpid(pid, &st, WNOHANG);
+            while (w < 0 && errno == EINTR);
+            if (w != 0)
+                break;
+            /* a second at most: a SIGCHLD taken by someone else costs a second, never a hang */
+            struct timespec tick = {1, 0};
+            int sig = sigtimedwait(&block, NULL, &tick);
+            if (sig == SIGTERM || sig == SIGHUP)
+                kill(pid, sig);
+        }
         if (w < 0) {
             ret = -errno;
         } else if (WIFEXITED(st)) {
@@ -209,10 +205,11 @@ int rl_cli_run_command(char *const argv[], struct rl_cli_run *r)
         }
     }
     r->seconds = hw_mono_now() - t0;
-    child_pid = 0;
+    /* a signal that came after the command ended has no one to go to: taken, not delivered */
+    struct timespec now = {0, 0};
+    while (sigtimedwait(&block, NULL, &now) > 0)
+        ;
     sigprocmask(SIG_SETMASK, &oldmask, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    sigaction(SIGHUP, &old_hup, NULL);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
     return ret;

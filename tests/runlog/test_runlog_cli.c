@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -332,13 +333,19 @@ static void test_begin_end(void)
 
 static void test_time_forwards_sigterm(void)
 {
-    char *out = th_fmt("%s/fwd.out", dir);
+    char *out = th_fmt("%s/fwd.out", dir), *ready = th_fmt("%s/fwd.ready", dir);
+    /* the command says when its trap is set: a slow start (a loaded machine, a sanitizer) must
+     * not let the signal arrive before it */
+    char *script = th_fmt("trap 'kill $!; echo got-term; exit 42' TERM; : > '%s'; "
+                          "sleep 30 & wait", ready);
     char *argv[] = {(char *)bin, (char *)"-f", logpath, (char *)"time", (char *)"fwd",
-                    (char *)"--", (char *)"/bin/sh", (char *)"-c",
-                    (char *)"trap 'kill $!; echo got-term; exit 42' TERM; sleep 30 & wait", NULL};
+                    (char *)"--", (char *)"/bin/sh", (char *)"-c", script, NULL};
     pid_t pid = th_spawn(argv, NULL, out, NULL);
     CU_ASSERT_FATAL(pid > 0);
-    th_sleep(0.5);
+    struct stat rs;
+    for (int i = 0; i < 3000 && stat(ready, &rs) != 0; i++)
+        th_sleep(0.01);
+    CU_ASSERT_FATAL(stat(ready, &rs) == 0);
     kill(pid, SIGTERM);
     int st = th_wait(pid, 10);
     CU_ASSERT_EQUAL(st, 42);
@@ -349,6 +356,8 @@ static void test_time_forwards_sigterm(void)
     CU_ASSERT_STRING_EQUAL(json_object_get_string(get(o, "name")), "fwd");
     CU_ASSERT_EQUAL(json_object_get_int(get(o, "exit_status")), 42);
     json_object_put(o);
+    free(script);
+    free(ready);
     free(out);
 }
 
