@@ -22,9 +22,8 @@ size_t hw_iso_utc_now(char *buf);
  * instead of T, any number of fraction digits) into seconds since the epoch. false if malformed. */
 bool hw_parse_iso(const char *s, size_t n, double *out);
 
-/* Parse nvidia-smi's "YYYY/MM/DD HH:MM:SS[.mmm]" as local time at utc_offset_s seconds east of
- * UTC. false if malformed. */
-bool hw_parse_smi_time(const char *s, size_t n, long utc_offset_s, double *out);
+/* (nvidia-smi's "YYYY/MM/DD HH:MM:SS[.mmm]" is parsed in one place: the run directory library's
+ * rd_parse_smi_ts, runlog/rundir/smi_time.c.) */
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil); m 1-12. */
 long hw_days_from_civil(long y, unsigned m, unsigned d);

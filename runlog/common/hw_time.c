@@ -162,13 +162,3 @@ bool hw_parse_iso(const char *s, size_t n, double *out)
     *out = t;
     return true;
 }
-
-bool hw_parse_smi_time(const char *s, size_t n, long utc_offset_s, double *out)
-{
-    size_t i = 0;
-    double t;
-    if (!parse_date_time(s, n, &i, '/', false, &t) || i != n)
-        return false;
-    *out = t - (double)utc_offset_s;
-    return true;
-}

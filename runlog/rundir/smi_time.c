@@ -176,6 +176,9 @@ bool rd_parse_any_ts(const char *s, size_t n, double *out)
 {
     if (hw_parse_iso(s, n, out))
         return true;
-    return hw_parse_smi_time(s, n, 0, out);
+    /* nvidia-smi's form, as UTC: the one smi time parser, without its cache */
+    static const struct rd_tz utc = {.kind = RD_TZ_UTC};
+    struct rd_smi_clock clock = {.valid = false};
+    return rd_parse_smi_ts(&clock, &utc, s, n, out);
 }
 
