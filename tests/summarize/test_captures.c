@@ -4,6 +4,7 @@
  * (split on ", " or on blanks, as FORMATS.md describes): rows, the sum and count of every
  * metric, and the placeholder cells. Noheader captures get their field list from SOURCES.md,
  * as hwmon's start event would give it. */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,10 +268,69 @@ static void check_csv_capture(const struct capture *cap)
     free(data);
 }
 
+/* The captures in testdata/nvsmi-real whose names start with prefix, sorted: a capture dropped
+ * there is read by the suite without a C edit. Returns how many; free with free_names. */
+static size_t capture_names(const char *prefix, char ***out)
+{
+    char *dir = th_fmt("%s/nvsmi-real", th_env("HWRUN_TESTDATA"));
+    struct dirent **ents;
+    int n = scandir(dir, &ents, NULL, alphasort);
+    free(dir);
+    CU_ASSERT_FATAL(n > 0);
+    char **names = calloc((size_t)n, sizeof *names);
+    size_t k = 0;
+    for (int i = 0; i < n; i++) {
+        if (!strncmp(ents[i]->d_name, prefix, strlen(prefix)))
+            names[k++] = strdup(ents[i]->d_name);
+        free(ents[i]);
+    }
+    free(ents);
+    *out = names;
+    return k;
+}
+
+static void free_names(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+/* Every query capture: its hand counts and field list from caps[] when it is there; one with a
+ * header needs nothing else (the naive reading is its reference); one without needs its field
+ * list in caps[], which the data cannot tell. */
 static void test_query_captures(void)
 {
-    for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
-        check_csv_capture(&caps[i]);
+    static const struct {
+        const char *prefix;
+        enum hw_file kind;
+    } kinds[] = {{"query-gpu_", HW_FILE_GPU}, {"query-compute-apps_", HW_FILE_GPU_PROCS}};
+    size_t seen = 0, total = 0;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        char **names;
+        size_t n = capture_names(kinds[k].prefix, &names);
+        total += n;
+        for (size_t i = 0; i < n; i++) {
+            struct capture cap = {names[i], kinds[k].kind, NULL, (size_t)-1, (size_t)-1};
+            bool listed = false;
+            for (size_t c = 0; c < sizeof caps / sizeof caps[0] && !listed; c++)
+                if (!strcmp(caps[c].file, names[i])) {
+                    cap = caps[c];
+                    listed = true;
+                    seen++;
+                }
+            if (!listed && strstr(names[i], "noheader")) {
+                fprintf(stderr, "%s: a capture without a header needs its fields in caps[]\n",
+                        names[i]);
+                CU_FAIL("a noheader capture without its field list");
+                continue;
+            }
+            check_csv_capture(&cap);
+        }
+        free_names(names, n);
+    }
+    CU_ASSERT(total >= 30);
+    CU_ASSERT_EQUAL(seen, sizeof caps / sizeof caps[0]); /* no entry names a missing file */
 }
 
 static void test_query_specifics(void)
@@ -314,30 +374,14 @@ static void test_query_specifics(void)
 
 /* ---- dmon ------------------------------------------------------------------------------- */
 
-static const char *const dmon_files[] = {
-    "dmon_default_c-3_tesla-p40.txt",
-    "dmon_default_h100-mig_drv590_idle_dashes.txt",
-    "dmon_default_h100_drv590_idle.txt",
-    "dmon_default_h200_drv590_load.txt",
-    "dmon_default_k520_drv352.99_old-layout.txt",
-    "dmon_default_l40s_drv595.80_idle.txt",
-    "dmon_default_rtx2080super_drv610_load.txt",
-    "dmon_default_rtx4080super_drv595_load.txt",
-    "dmon_default_tesla-k40m-x2_microway.txt",
-    "dmon_default_v100-sxm2-16gb_old-layout_header-repeats-every-46-lines_first-140-lines.txt",
-    "dmon_gpm-metrics_h800-x8_drv570_trailing-ws-stripped.txt",
-    "dmon_s-m_a100-sxm4-40gb-x8_drv535.txt",
-    "dmon_s-mutc_o-TD_a10_ccpm-jpg-ofa.txt",
-    "dmon_s-pucet_i-0_o-DT_d-2_2021.txt",
-    "dmon_s-pucvmet_d-1_4gpus_2016_old-layout.txt",
-    "dmon_s-pucvmet_i-1_c-1_quadro-p2000_old-layout.txt",
-};
-
 static void test_dmon_captures(void)
 {
     static const char *const cols[] = {"pwr", "sm", "mem", "fb", "mclk"};
     static const int idx[] = {RD_DM_PWR, RD_DM_SM, RD_DM_MEM, RD_DM_FB, RD_DM_MCLK};
-    for (size_t f = 0; f < sizeof dmon_files / sizeof dmon_files[0]; f++) {
+    char **dmon_files;
+    size_t ndmon = capture_names("dmon_", &dmon_files);
+    CU_ASSERT(ndmon >= 16);
+    for (size_t f = 0; f < ndmon; f++) {
         size_t len;
         char *data = load(dmon_files[f], &len);
         CU_ASSERT_PTR_NOT_NULL_FATAL(data);
@@ -402,6 +446,7 @@ static void test_dmon_captures(void)
         }
         free(data);
     }
+    free_names(dmon_files, ndmon);
 }
 
 static void test_dmon_specifics(void)
