@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "hwrun/jsonw.h"
+#include "hwrun/buf.h"
 
 extern char **environ;
 

@@ -9,6 +9,7 @@
 
 #include "hwrun/io.h"
 #include "hwrun/rundir.h"
+#include "hwrun/buf.h"
 
 #define MON_CTX_VALUE 256
 

@@ -7,6 +7,7 @@
 
 #include "hwrun/array.h"
 #include "hwrun/rundir.h"
+#include "hwrun/buf.h"
 
 void mon_buf_fixed1(struct hw_buf *b, double x)
 {

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "hwrun/io.h"
+#include "hwrun/buf.h"
 #include "machine.h"
 #include "proctree.h"
 

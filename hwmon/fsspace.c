@@ -12,6 +12,7 @@
 
 #include "hwrun/jsonw.h"
 #include "hwrun/rundir.h"
+#include "hwrun/buf.h"
 
 /* The next blank-separated field of line[*i..len) into out (octal escapes undone). */
 static bool field(const char *line, size_t len, size_t *i, char *out, size_t cap)

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "hwrun/io.h"
+#include "hwrun/buf.h"
 
 #define MON_FS_MAX 32
 

@@ -22,6 +22,8 @@
 #include "hwrun/parse.h" /* hw_scan_u64, hw_parse_decimal */
 #include "hwrun/jsonw.h" /* hw_buf_py_double: the numbers as summarize prints them */
 #include "hwrun/timeutil.h"
+#include "hwrun/buf.h"
+#include "hwrun/utf8.h"
 #include "procread.h"     /* mon_parse_pid_stat, mon_pread_proc */
 
 #define MIB 1048576.0

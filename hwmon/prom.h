@@ -18,6 +18,7 @@
 #include "context.h"
 #include "hwrun/rundir.h"
 #include "hwrun/io.h"
+#include "hwrun/buf.h"
 #include "readers.h"
 #include "energy.h" /* struct rd_energy */
 

@@ -37,6 +37,7 @@
 #include "hwrun/msg.h"
 #include "hwrun/rundir.h"
 #include "hwrun/timeutil.h"
+#include "hwrun/buf.h"
 #include "machine.h"
 #include "proctree.h"
 #include "jobtree.h"

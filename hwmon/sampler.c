@@ -17,6 +17,7 @@
 #include "hwrun/io.h"
 #include "hwrun/timeutil.h"
 #include "hwrun/rundir.h"
+#include "hwrun/buf.h"
 
 static void write_line(struct mon_sampler *s, int fd, struct hw_buf *b)
 {

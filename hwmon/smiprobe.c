@@ -12,6 +12,7 @@
 #include "hwrun/rundir.h"
 #include "hwrun/io.h"
 #include "hwrun/parse.h"
+#include "hwrun/buf.h"
 #include "launch.h"
 
 static bool says_no_driver(const char *out)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "hwrun/io.h"
+#include "hwrun/buf.h"
 #include "procread.h"
 
 /* ---- parsers ---- */

@@ -22,6 +22,7 @@
 #include "hwrun/jsonw.h"
 #include "hwrun/rundir.h"
 #include "hwrun/timeutil.h"
+#include "hwrun/buf.h"
 
 struct rl_log {
     int fd;

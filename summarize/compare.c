@@ -7,6 +7,7 @@
 
 #include "hwrun/io.h"
 #include "hwrun/jsonw.h"
+#include "hwrun/buf.h"
 #include "report.h"
 
 struct fig {

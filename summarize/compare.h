@@ -6,6 +6,7 @@
 #define SUM_COMPARE_H
 
 #include "hwrun/io.h"
+#include "hwrun/buf.h"
 #include "summary.h"
 #include "units.h"
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hwrun/jsonw.h"
+#include "hwrun/buf.h"
 #include "report.h"
 
 void sum_gpu_tracker_units(struct sum_units *u)

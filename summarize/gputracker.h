@@ -9,6 +9,7 @@
 #define SUM_GPUTRACKER_H
 
 #include "hwrun/io.h"
+#include "hwrun/buf.h"
 #include "summary.h"
 #include "units.h"
 

@@ -12,6 +12,8 @@
 
 #include "html_int.h"
 #include "hwrun/io.h"
+#include "hwrun/buf.h"
+#include "hwrun/utf8.h"
 
 /* ---- writing and escaping -------------------------------------------------------------------- */
 

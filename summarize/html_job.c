@@ -9,6 +9,7 @@
 #include "html_int.h"
 #include "jobreport.h"
 #include "jobsum.h"
+#include "hwrun/buf.h"
 
 #define LABEL_W 170 /* the node names left of the lanes */
 #define LANE_H 20

@@ -9,6 +9,7 @@
 
 #include "html_int.h"
 #include "report.h"
+#include "hwrun/buf.h"
 
 #define MAX_TABLE_ROWS 200 /* phases listed in the phase table; the rest are counted */
 #define MAX_JSON_DUMP (256 * 1024)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hwrun/jsonw.h"
+#include "hwrun/buf.h"
 #include "report.h"
 #include "row.h"
 

@@ -4,6 +4,7 @@
 #define SUM_JOBREPORT_H
 
 #include "hwrun/io.h"
+#include "hwrun/buf.h"
 #include "jobsum.h"
 #include "units.h"
 

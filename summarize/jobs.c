@@ -11,6 +11,7 @@
 
 #include "hwrun/msg.h"
 #include "hwrun/rundir.h"
+#include "hwrun/buf.h"
 #include "compare.h"
 #include "html.h"
 #include "gputracker.h"

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "hwrun/io.h"
+#include "hwrun/buf.h"
 #include "readers.h"
 #include "summary.h"
 #include "units.h"

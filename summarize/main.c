@@ -11,6 +11,7 @@
 #include "hwrun/io.h"
 #include "hwrun/msg.h"
 #include "hwrun/parse.h"
+#include "hwrun/buf.h"
 #include "jobs.h"
 #include "jobsum.h"
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hwrun/io.h"
+#include "hwrun/buf.h"
 
 struct sum_win {
     double t0, t1;

@@ -23,6 +23,8 @@
 #include "hwrun/io.h"
 #include "hwrun/jsonw.h"
 #include "hwrun/msg.h"
+#include "hwrun/buf.h"
+#include "hwrun/utf8.h"
 
 /* One pass over the bytes, one code point at a time, with no line buffer: a line's state is a
  * handful of counters and one float() machine for the cell being read, so lines of any length

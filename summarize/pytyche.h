@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "hwrun/io.h"
+#include "hwrun/buf.h"
 #include "readers.h" /* enum hw_file, hw_file_names */
 
 enum sum_py_kind { SUM_PY_GPU, SUM_PY_CPU, SUM_PY_DMON };

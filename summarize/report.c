@@ -13,6 +13,7 @@
 #include "hwrun/array.h"
 #include "hwrun/jsonw.h"
 #include "hwrun/timeutil.h"
+#include "hwrun/buf.h"
 #include "units.h"
 
 /* ---- summary.json: values in the one JSON writer (hwrun/jsonw.h) --------------------- */

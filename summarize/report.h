@@ -4,6 +4,7 @@
 #define SUM_REPORT_H
 
 #include "hwrun/io.h"
+#include "hwrun/buf.h"
 #include "summary.h"
 #include "units.h"
 

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <string.h>
+#include "hwrun/buf.h"
 
 size_t sum_cols_units(struct sum_col *c, size_t n, const struct sum_units *u,
                       char (*names)[SUM_COL_NAME])

@@ -10,6 +10,7 @@
 
 #include "hwrun/io.h"
 #include "hwrun/jsonw.h"
+#include "hwrun/buf.h"
 #include "units.h"
 
 enum sum_col_type { SUM_COL_STR, SUM_COL_NUM, SUM_COL_U64,

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "hwrun/io.h"
+#include "hwrun/buf.h"
 
 struct sum_run *sum_run_new(void)
 {

@@ -2,6 +2,7 @@
 #include "timeline.h"
 
 #include "hwrun/io.h"
+#include "hwrun/buf.h"
 #include "system.h"
 
 #include <float.h>

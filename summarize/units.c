@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include "hwrun/buf.h"
 
 struct unit {
     const char *label, *suffix;

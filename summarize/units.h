@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "hwrun/io.h"
+#include "hwrun/buf.h"
 
 /* GPU memory has a unit of its own (gpu_tracker's gpu_ram_unit), the memory one unless given. */
 enum sum_dim { SUM_DIM_MEM, SUM_DIM_TIME, SUM_DIM_ENERGY, SUM_DIM_GPUMEM, SUM_DIM_COUNT };

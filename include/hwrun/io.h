@@ -1,4 +1,6 @@
-/* Small EINTR-safe I/O helpers and a growable line buffer.
+/* Files: EINTR-safe writes and reads, opening a run's files as what they must be (relative to
+ * a directory, no link followed), atomic replacement, directories made and removed. The line
+ * buffer is buf.h's, the UTF-8 decoder utf8.h's.
  *
  * Every writer in hwrun builds one whole line and hands it to hw_write_all(), so a line is one
  * write(2) on an O_APPEND descriptor: readers and tail -f never see half of it. */
@@ -85,40 +87,5 @@ int hw_write_replace(const char *path, const char *data, size_t len, bool durabl
 int hw_mkdir_p(const char *path, size_t *made);
 /* Remove the directories hw_mkdir_p(path, &made) made, deepest first, as far as they are empty. */
 void hw_rmdir_made(const char *path, size_t made);
-
-/* A byte buffer that starts in caller storage (usually the stack) and moves to the heap only
- * when a line outgrows it: no allocation on the common path. */
-struct hw_buf {
-    char *p;
-    size_t len, cap;
-    bool heap; /* p is malloc'd and owned by the buffer */
-    bool oom;  /* an append failed for lack of memory; the content is truncated */
-};
-
-/* Start with storage[cap] (may be NULL/0: first append allocates). */
-void hw_buf_init(struct hw_buf *b, char *storage, size_t cap);
-/* Free heap storage, if any. The buffer may be reused after hw_buf_init. */
-void hw_buf_free(struct hw_buf *b);
-void hw_buf_reset(struct hw_buf *b);
-/* Make room for n more bytes; false (and b->oom) when memory ran out. */
-bool hw_buf_reserve(struct hw_buf *b, size_t n);
-
-/* The one growing array: make room for element n of *arr (capacity *cap elements of elem
- * bytes), doubling from first. Returns false on ENOMEM (or overflow), leaving *arr and *cap as
- * they were. arr is the address of the array pointer (void * so any element type fits). */
-bool hw_grow(void *arr, size_t *cap, size_t n, size_t elem, size_t first);
-void hw_buf_put(struct hw_buf *b, const void *s, size_t n);
-void hw_buf_puts(struct hw_buf *b, const char *s);
-void hw_buf_putc(struct hw_buf *b, char c);
-void hw_buf_printf(struct hw_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The one UTF-8 decoder: the sequence at s[0..n), its length (1..4) and code point *cp; 0 when
- * the bytes are not UTF-8 (RFC 3629, as Python's strict codec: no overlong forms, surrogates or
- * code points past U+10FFFF); HW_UTF8_SHORT when s ends inside a sequence valid so far. */
-#define HW_UTF8_SHORT ((size_t)-1)
-size_t hw_utf8_decode(const void *s, size_t n, uint32_t *cp);
-
-/* Append a decimal integer (the one integer formatter: CSV cells, JSON, Prometheus). */
-void hw_buf_i64(struct hw_buf *b, int64_t v);
-void hw_buf_u64(struct hw_buf *b, uint64_t v);
 
 #endif

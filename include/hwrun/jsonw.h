@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "hwrun/io.h"
+#include "hwrun/buf.h"
 
 /* How a double prints. Every mode prints integers-valued doubles with ".0" (12.0), as Python. */
 enum hw_json_num {

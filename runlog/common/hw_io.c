@@ -1,5 +1,7 @@
 /* EINTR-safe I/O and the line buffer every writer builds its lines in. */
 #include "hwrun/io.h"
+#include "hwrun/buf.h"
+#include "hwrun/utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,8 @@
 /* The JSON writer every tool prints JSON with, and the one escaper and number formatter under
  * it: see include/hwrun/jsonw.h. */
 #include "hwrun/jsonw.h"
+#include "hwrun/buf.h"
+#include "hwrun/utf8.h"
 
 #include <float.h>
 #include <math.h>

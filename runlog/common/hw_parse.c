@@ -2,6 +2,8 @@
  * locale from "C", so '.' is always the decimal point. */
 #include "hwrun/parse.h"
 
+#include "hwrun/decimal8.h" /* its table is defined here */
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -259,7 +261,7 @@ bool hw_dec_end(struct hw_dec *d, double *out)
 const double hw_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                              1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-/* hw_parse_decimal8's constants (parse.h) */
+/* hw_parse_decimal8's constants (decimal8.h) */
 #define DEC8_ROW(e) {e(0), e(1), e(2), e(3), e(4), e(5), e(6), e(7)}
 /* k = 7: 1, which ((x & byte[7]) ^ bad) cannot be (its low 7 bytes are 0) */
 #define DEC8_DOT(k) ((k) < 7 ? (uint64_t)('.' ^ '0' ^ 0x80) << 8 * (k) : 1)

@@ -13,7 +13,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "hwrun/parse.h"
+#include "hwrun/decimal8.h"
 #include "readers.h"
 
 #define RD_MAX_COLS 512     /* columns/cells per line we keep apart; more: the line is skipped */

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "hwrun/parse.h"
+#include "hwrun/decimal8.h"
 
 static uint64_t rs = 0x9e3779b97f4a7c15ULL;
 static unsigned rnd(unsigned n)

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "prom.h"
+#include "hwrun/buf.h"
 
 static double cpu_now(void)
 {

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "hwrun/io.h"
+#include "hwrun/buf.h"
 #include "report.h"
 #include "summary.h"
 

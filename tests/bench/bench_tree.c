@@ -31,6 +31,7 @@
 #include "csvout.h"
 #include "machine.h"
 #include "proctree.h"
+#include "hwrun/buf.h"
 
 static double cpu_now(void)
 {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hwrun/parse.h"
+#include "hwrun/decimal8.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pytyche.h"
+#include "hwrun/buf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -14,6 +14,7 @@
 #include "html.h"
 #include "report.h"
 #include "summary.h"
+#include "hwrun/buf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,6 +12,7 @@
 
 #include "context.h"
 #include "hwtest.h"
+#include "hwrun/buf.h"
 
 static const char env_block[] = "PATH=/bin\0SLURM_JOBID=old\0SLURM_JOB_ID=812345\0"
                                 "SLURM_ARRAY_JOB_ID=812340\0SLURM_ARRAY_TASK_ID=5\0"

@@ -19,6 +19,7 @@
 #include "fsspace.h"
 #include "machine.h"
 #include "proctree.h"
+#include "hwrun/buf.h"
 
 static char *td(const char *sub)
 {

@@ -24,6 +24,8 @@
 #include "prom.h"
 #include "summary.h"
 #include "hwrun/timeutil.h"
+#include "hwrun/buf.h"
+#include "hwrun/utf8.h"
 
 static bool have_program(const char *name)
 {

@@ -14,6 +14,7 @@
 
 #include "csvout.h"
 #include "hwrun/rundir.h"
+#include "hwrun/buf.h"
 #include "hwtest.h"
 #include "machine.h"
 #include "proctree.h"

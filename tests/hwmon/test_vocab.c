@@ -12,6 +12,7 @@
 
 #include "csvout.h"
 #include "hwrun/rundir.h"
+#include "hwrun/buf.h"
 #include "hwtest.h"
 #include "readers.h"
 #include "summary.h"

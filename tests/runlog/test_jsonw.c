@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hwrun/jsonw.h"
+#include "hwrun/buf.h"
 #include "runlog.h"
 #include "testutil.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hwrun/parse.h"
+#include "hwrun/decimal8.h"
 #include <CUnit/CUnit.h>
 
 #include "testutil.h"

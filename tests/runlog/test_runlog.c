@@ -20,6 +20,7 @@
 #include "hwrun/io.h"
 #include "hwrun/jsonw.h"
 #include "hwrun/timeutil.h"
+#include "hwrun/buf.h"
 #include "runlog.h"
 #include "testutil.h"
 

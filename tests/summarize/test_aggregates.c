@@ -13,6 +13,7 @@
 #include "sumtest.h"
 #include "together.h"
 #include "units.h"
+#include "hwrun/buf.h"
 
 void add_aggregates_suites(void);
 

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "hwrun/io.h"
+#include "hwrun/buf.h"
 #include "energy.h"
 #include "sumtest.h"
 

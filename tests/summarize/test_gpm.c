@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hwrun/io.h"
+#include "hwrun/buf.h"
 #include "report.h"
 #include "sumtest.h"
 

@@ -9,6 +9,7 @@
 
 #include "report.h"
 #include "sumtest.h"
+#include "hwrun/buf.h"
 
 struct hrec {
     size_t rows;

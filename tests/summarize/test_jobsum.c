@@ -10,6 +10,7 @@
 #include "jobreport.h"
 #include "jobsum.h"
 #include "sumtest.h"
+#include "hwrun/buf.h"
 
 
 

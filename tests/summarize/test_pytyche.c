@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "hwrun/io.h"
+#include "hwrun/buf.h"
 #include "pytyche.h"
 #include "sumtest.h"
 

@@ -7,6 +7,7 @@
 
 #include "hwrun/io.h"
 #include "hwrun/parse.h"
+#include "hwrun/buf.h"
 #include "reader_int.h"
 #include "stats.h"
 #include "sumtest.h"

@@ -11,6 +11,7 @@
 
 #include "report.h"
 #include "sumtest.h"
+#include "hwrun/buf.h"
 
 #define MIB 1048576.0
 

@@ -1,0 +1,39 @@
+/* Growing memory: the byte buffer every line is built in (CSV rows, JSON, the Prometheus
+ * file), its integer formatter, and the one growing array. Implemented in hw_io.c. */
+#ifndef HWRUN_BUF_H
+#define HWRUN_BUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A byte buffer that starts in caller storage (usually the stack) and moves to the heap only
+ * when a line outgrows it: no allocation on the common path. */
+struct hw_buf {
+    char *p;
+    size_t len, cap;
+    bool heap; /* p is malloc'd and owned by the buffer */
+    bool oom;  /* an append failed for lack of memory; the content is truncated */
+};
+
+/* Start with storage[cap] (may be NULL/0: first append allocates). */
+void hw_buf_init(struct hw_buf *b, char *storage, size_t cap);
+/* Free heap storage, if any. The buffer may be reused after hw_buf_init. */
+void hw_buf_free(struct hw_buf *b);
+void hw_buf_reset(struct hw_buf *b);
+/* Make room for n more bytes; false (and b->oom) when memory ran out. */
+bool hw_buf_reserve(struct hw_buf *b, size_t n);
+
+/* The one growing array: make room for element n of *arr (capacity *cap elements of elem
+ * bytes), doubling from first. Returns false on ENOMEM (or overflow), leaving *arr and *cap as
+ * they were. arr is the address of the array pointer (void * so any element type fits). */
+bool hw_grow(void *arr, size_t *cap, size_t n, size_t elem, size_t first);
+void hw_buf_put(struct hw_buf *b, const void *s, size_t n);
+void hw_buf_puts(struct hw_buf *b, const char *s);
+void hw_buf_putc(struct hw_buf *b, char c);
+void hw_buf_printf(struct hw_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append a decimal integer (the one integer formatter: CSV cells, JSON, Prometheus). */
+void hw_buf_i64(struct hw_buf *b, int64_t v);
+void hw_buf_u64(struct hw_buf *b, uint64_t v);
+
+#endif
