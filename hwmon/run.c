@@ -49,12 +49,11 @@
 #include "runlog.h"
 #include "nvml.h"
 #include "sampler.h"
-#include "smiprobe.h"
+#include "gpusrc.h"
 
 extern char **environ;
 
-enum { CH_QUERY, CH_DMON, CH_APPS, CH_GPM, CH_HEALTH, CH_PMON, CH_N };
-_Static_assert(CH_N <= MON_CHILDREN_MAX, "children.h holds too few children");
+_Static_assert(MON_GPU_CHILDREN_MAX <= MON_CHILDREN_MAX, "children.h holds too few children");
 
 struct run {
     const struct mon_config *cfg;
@@ -67,13 +66,9 @@ struct run {
     /* GPU */
     bool gpu_ok;
     char **smi_env;
-    struct mon_smi smi; /* what the start questions found (smiprobe.h) */
-    char *argv_store[CH_N][12];
-    char query_arg[640];
-    bool health_ok;          /* the health child runs (hw_health.csv) */
-    char health_arg[1100];
-    char loop_flag[8], loop_val[24], dmon_val[24], pmon_val[24];
-    char out_paths[CH_N][PATH_MAX + 32];
+    struct mon_gpu_source *gsrc; /* the GPU source (gpusrc.h): nvidia-smi */
+    struct mon_gpu_facts gf;     /* what it found */
+    char out_paths[MON_GPU_CHILDREN_MAX][PATH_MAX + 32];
     struct mon_children children; /* their lifecycle (children.h) */
     /* tracked process */
     pid_t cmd_pid;
@@ -92,10 +87,7 @@ struct run {
     const char *stop_reason;
     bool stopping, signals_seen;
     double stop_deadline;
-    /* GPM: probed once; its child takes the next free slot of children.ch[] */
-    bool gpm_ok;
-    char *gpm_argv[14];
-    const char *ch_file[CH_N];
+    const char *ch_file[MON_GPU_CHILDREN_MAX]; /* the run file of children.ch[i] */
     /* the file systems the job can write (fsspace.h), for the start and stop events */
     struct mon_fs fs[MON_FS_MAX];
     int nfs;
@@ -199,13 +191,13 @@ static void gpu_selection_fallback(struct run *r)
  * hw_gpm.csv stay `-`). */
 static void gpm_unavailable(struct run *r, const char *output)
 {
-    if (!r->gpm_ok && r->cfg->gpm == MON_GPM_ON)
-        hw_warn(0, "--gpm: %s; not recording GPM metrics", r->smi.gpm_why);
+    if (!r->gf.gpm && r->cfg->gpm == MON_GPM_ON)
+        hw_warn(0, "--gpm: %s; not recording GPM metrics", r->gf.gpm_why);
     const struct opt_field all[] = {
-        {!r->gpm_ok, RL_STR("reason", r->smi.gpm_why)},
-        {!r->gpm_ok, RL_STR("output", output)},
-        {r->gpm_ok, RL_STR("reason", "some GPUs report no GPM metrics")},
-        {r->gpm_ok, RL_JSON("gpus", r->smi.gpm_missing)},
+        {!r->gf.gpm, RL_STR("reason", r->gf.gpm_why)},
+        {!r->gf.gpm, RL_STR("output", output)},
+        {r->gf.gpm, RL_STR("reason", "some GPUs report no GPM metrics")},
+        {r->gf.gpm, RL_JSON("gpus", r->gf.gpm_missing)},
     };
     rl_field_t f[HW_ARRAY_SIZE(all)];
     log_event(r, HW_EV_GPM_UNAVAILABLE, f, pick_fields(all, HW_ARRAY_SIZE(all), f));
@@ -254,116 +246,6 @@ static void on_child(void *arg, const struct mon_child_event *ev)
     }
 }
 
-/* ---- the children's command lines ---- */
-
-static void loop_args(double iv, char *flag, size_t fcap, char *val, size_t vcap)
-{
-    if (iv >= 1 && fabs(iv - round(iv)) < 1e-9) {
-        snprintf(flag, fcap, "-l");
-        snprintf(val, vcap, "%ld", (long)round(iv));
-    } else {
-        snprintf(flag, fcap, "-lms");
-        long ms = lround(iv * 1000);
-        snprintf(val, vcap, "%ld", ms < 1 ? 1L : ms);
-    }
-}
-
-static void setup_children(struct run *r)
-{
-    double iv = r->cfg->interval_s;
-    char *lflag = r->loop_flag, *lval = r->loop_val, *dval = r->dmon_val;
-    loop_args(iv, r->loop_flag, sizeof r->loop_flag, r->loop_val, sizeof r->loop_val);
-    long d = lround(iv);
-    snprintf(r->dmon_val, sizeof r->dmon_val, "%ld", d < 1 ? 1L : d);
-
-    snprintf(r->query_arg, sizeof r->query_arg, "--query-gpu=%s", r->smi.fields);
-    char **a = r->argv_store[CH_QUERY];
-    a[0] = r->smi.path;
-    a[1] = r->query_arg;
-    a[2] = "--format=csv,noheader,nounits";
-    a[3] = lflag;
-    a[4] = lval;
-    int na = 5;
-    mon_gpusel_args(&r->gsel, a, &na);
-    a[na] = NULL;
-    mon_children_add(&r->children, "query", a, iv);
-    r->ch_file[CH_QUERY] = HW_GPU_FILE;
-
-    a = r->argv_store[CH_DMON];
-    a[0] = r->smi.path;
-    a[1] = "dmon";
-    a[2] = "-s";
-    a[3] = "um";
-    a[4] = "-d";
-    a[5] = dval;
-    na = 6;
-    mon_gpusel_args(&r->gsel, a, &na);
-    a[na] = NULL;
-    mon_children_add(&r->children, "dmon", a, (double)(d < 1 ? 1 : d));
-    r->ch_file[CH_DMON] = HW_DMON_FILE;
-
-    if (r->cfg->gpu_procs) {
-        a = r->argv_store[CH_APPS];
-        a[0] = r->smi.path;
-        a[1] = "--query-compute-apps=" HW_GPU_PROCS_FIELDS;
-        a[2] = "--format=csv,noheader,nounits";
-        a[3] = lflag;
-        a[4] = lval;
-        na = 5;
-        mon_gpusel_args(&r->gsel, a, &na);
-        a[na] = NULL;
-        /* interval 0: no GPU processes, no lines, silence is normal */
-        mon_children_add(&r->children, "apps", a, 0);
-        r->ch_file[CH_APPS] = HW_GPU_PROCS_FILE;
-    }
-    if (r->health_ok) { /* a child of its own: a field it fails on never stops the query's */
-        snprintf(r->health_arg, sizeof r->health_arg, "--query-gpu=" HW_COL_TIMESTAMP ",index,%s",
-                 r->smi.health);
-        a = r->argv_store[CH_HEALTH];
-        a[0] = r->smi.path;
-        a[1] = r->health_arg;
-        a[2] = "--format=csv,nounits";
-        a[3] = lflag;
-        a[4] = lval;
-        na = 5;
-        mon_gpusel_args(&r->gsel, a, &na);
-        a[na] = NULL;
-        r->ch_file[r->children.n] = HW_HEALTH_FILE;
-        mon_children_add(&r->children, "health", a, iv);
-    }
-    if (r->cfg->pmon) { /* per-process SM and memory shares: pmon's -d is 1 to 10 s */
-        snprintf(r->pmon_val, sizeof r->pmon_val, "%ld",
-                 d < 1 ? 1L : d > HW_PMON_MAX_D ? (long)HW_PMON_MAX_D : d);
-        a = r->argv_store[CH_PMON];
-        a[0] = r->smi.path;
-        a[1] = "pmon";
-        a[2] = "-s";
-        a[3] = HW_PMON_SELECT;
-        a[4] = "-o";
-        a[5] = "DT";
-        a[6] = "-d";
-        a[7] = r->pmon_val;
-        na = 8;
-        mon_gpusel_args(&r->gsel, a, &na);
-        a[na] = NULL;
-        r->ch_file[r->children.n] = HW_PMON_FILE;
-        /* interval 0: a GPU without processes still prints its "-" line, but the lines of one
-         * interval come together: the hang rule of a loop does not fit it */
-        mon_children_add(&r->children, "pmon", a, 0);
-    }
-    if (r->gpm_ok) {
-        char *gpm[] = {r->smi.path,       "dmon", "-s", HW_GPM_SELECT, "--gpm-metrics",
-                       HW_GPM_METRIC_IDS, "-o",   "DT", "-d",          dval,
-                       NULL};
-        _Static_assert(sizeof gpm <= sizeof r->gpm_argv, "gpm_argv too small");
-        memcpy(r->gpm_argv, gpm, sizeof gpm);
-        na = 10;
-        mon_gpusel_args(&r->gsel, r->gpm_argv, &na);
-        r->gpm_argv[na] = NULL;
-        r->ch_file[r->children.n] = HW_GPM_FILE;
-        mon_children_add(&r->children, "gpm", r->gpm_argv, (double)(d < 1 ? 1 : d));
-    }
-}
 
 /* ---- the wrapped command ---- */
 
@@ -430,7 +312,7 @@ static void log_start(struct run *r, const char *mode)
         memset(&u, 0, sizeof u);
     const struct mon_config *cfg = r->cfg;
     /* children: [{"name", "argv", "file"}, ...] */
-    rl_field_t ch_members[CH_N][3], ch[CH_N];
+    rl_field_t ch_members[MON_GPU_CHILDREN_MAX][3], ch[MON_GPU_CHILDREN_MAX];
     int n_ch = r->gpu_ok ? r->children.n : 0;
     for (int i = 0; i < n_ch; i++) {
         const struct mon_child *c = &r->children.ch[i];
@@ -504,24 +386,24 @@ static void log_start(struct run *r, const char *mode)
         {true, RL_INT(HW_START_CPUS, sysconf(_SC_NPROCESSORS_ONLN))},
         {have_aff, RL_INT(HW_CPUS_ALLOWED_KEY, have_aff ? CPU_COUNT(&aff) : 0)},
         {true, RL_STR(HW_START_SMI_TZ, "UTC")},
-        {true, RL_STR(HW_START_GPU_FIELDS, r->smi.fields)},
+        {true, RL_STR(HW_START_GPU_FIELDS, r->gf.fields)},
         {true, RL_ARR("children", ch, (size_t)n_ch)},
-        {r->gpu_ok && r->smi.driver_version[0], RL_STR("driver_version", r->smi.driver_version)},
-        {r->gpu_ok && r->smi.gpus_json[0], RL_JSON(HW_START_GPUS, r->smi.gpus_json)},
+        {r->gpu_ok && r->gf.driver_version[0], RL_STR("driver_version", r->gf.driver_version)},
+        {r->gpu_ok && r->gf.gpus_json[0], RL_JSON(HW_START_GPUS, r->gf.gpus_json)},
         {r->sys.cg.found, RL_OBJ(HW_START_CGROUP, cg, n_cg)},
         {true, RL_BOOL("pss", !cfg->no_pss)},
         {r->track_pid, RL_BOOL("descendants", !cfg->alone)},
         {!cfg->no_pss && !cfg->pss, RL_DBL("pss_budget", MON_PSS_BUDGET)},
         {true, RL_BOOL("gpu_procs", cfg->gpu_procs)},
         {true, RL_BOOL("no_gpu", cfg->no_gpu)},
-        {true, RL_BOOL("gpm", r->gpm_ok)},
+        {true, RL_BOOL("gpm", r->gf.gpm)},
         {true, RL_BOOL("pmon", r->gpu_ok && cfg->pmon)},
-        {r->health_ok, RL_STR(HW_START_HEALTH_FIELDS, r->smi.health)},
+        {r->gf.health, RL_STR(HW_START_HEALTH_FIELDS, r->gf.health_fields)},
         /* which GPUs and why: --gpus, the job's CUDA_VISIBLE_DEVICES, or every GPU */
         {true, RL_STR("gpus_selected", r->gsel.none ? "" : r->gsel.ids ? r->gsel.ids : "all")},
         {true, RL_STR("gpus_source", r->gsel.source)},
         {r->gsel.asked != NULL, RL_STR("gpus_asked", r->gsel.asked ? r->gsel.asked : "")},
-        {r->gpu_ok && r->smi.gpu_sel_json[0], RL_JSON("gpu_indexes", r->smi.gpu_sel_json)},
+        {r->gpu_ok && r->gf.gpu_sel_json[0], RL_JSON("gpu_indexes", r->gf.gpu_sel_json)},
         {ns >= 0, RL_STR(HW_PIDNS_KEY, ns > 0 ? HW_PIDNS_INIT : HW_PIDNS_OTHER)},
         {r->nfs > 0 && !fsj.oom, RL_JSON(HW_EV_FILESYSTEMS, r->nfs > 0 ? fsj.p : "")},
         {!ctxj.oom, RL_JSON(HW_START_CONTEXT, ctxj.oom ? "" : ctxj.p)},
@@ -969,7 +851,7 @@ static int prom_start(struct run *r)
     struct utsname u;
     if (uname(&u) < 0)
         memset(&u, 0, sizeof u);
-    rc = mon_prom_open(&r->prom, r->dir, r->smi.fields, cfg->interval_s, u.nodename,
+    rc = mon_prom_open(&r->prom, r->dir, r->gf.fields, cfg->interval_s, u.nodename,
                        cfg->command ? cfg->command[0] : NULL);
     if (rc < 0) {
         hw_warn(-rc, "--prom-textfile");
@@ -1014,6 +896,8 @@ static void cleanup(struct run *r)
     if (r->runlog_rd >= 0)
         close(r->runlog_rd);
     mon_env_free(r->smi_env);
+    if (r->gsrc)
+        r->gsrc->free(r->gsrc);
     mon_nodelock_release(&r->nodelock);
     if (r->prom_open) { /* a finished run is not served as live: its file goes */
         int rc = mon_prom_remove(&r->prom);
@@ -1039,7 +923,7 @@ int mon_run(const struct mon_config *cfg)
     r->energy_fd = -1;
     r->nodelock.fd = -1; /* no lock until the GPUs are chosen */
     r->runlog_rd = -1;
-    mon_children_init(&r->children, r->smi.path, NULL, on_child, r);
+    mon_children_init(&r->children, NULL, NULL, on_child, r); /* the tool: after the probe */
     r->t0 = hw_mono_now();
     bool wrap = cfg->command != NULL;
     const char *mode = wrap ? "wrap" : cfg->attach_pid ? "attach" : "system";
@@ -1088,7 +972,12 @@ int mon_run(const struct mon_config *cfg)
     }
 
     /* GPU: ask once, before sampling, with a timeout. */
-    snprintf(r->smi.fields, sizeof r->smi.fields, "%s", HW_GPU_FIELDS_DEFAULT);
+    r->gsrc = mon_gpu_source_nvsmi();
+    if (!r->gsrc) {
+        hw_warn(ENOMEM, "GPU source");
+        goto out;
+    }
+    r->gsrc->facts(r->gsrc, &r->gf);
     char why[PATH_MAX + 64] = "";
     static char probe_out[16384];
     bool gpu_wanted = !cfg->no_gpu;
@@ -1124,23 +1013,35 @@ int mon_run(const struct mon_config *cfg)
             hw_warn(ENOMEM, "environment");
             goto out;
         }
-        r->smi.envp = r->smi_env;
-        r->smi.gsel = &r->gsel;
-        r->children.envp = r->smi_env;
-        int prc = mon_smi_probe(&r->smi, cfg->smi, why, sizeof why, probe_out, sizeof probe_out);
+        const struct mon_gpu_want want = {
+            .tool = cfg->smi,
+            .interval_s = cfg->interval_s,
+            .gpm = cfg->gpm != MON_GPM_OFF,
+            .health = !cfg->no_health,
+            .pmon = cfg->pmon,
+            .gpu_procs = cfg->gpu_procs,
+            .envp = r->smi_env,
+            .gsel = &r->gsel,
+        };
+        int prc = r->gsrc->probe(r->gsrc, &want, why, sizeof why, probe_out, sizeof probe_out);
+        r->gsrc->facts(r->gsrc, &r->gf);
         if (prc == -2) {
             hw_warn(0, "%s", why);
             goto out;
         }
         r->gpu_ok = prc == 0;
-        if (r->gpu_ok && cfg->gpm != MON_GPM_OFF)
-            r->gpm_ok = mon_smi_probe_gpm(&r->smi, probe_out, sizeof probe_out) == 0;
-        if (r->gpu_ok && !cfg->no_health)
-            r->health_ok = mon_smi_probe_health(&r->smi) == 0;
-        if (r->gpu_ok && !cfg->no_nvml) /* the GPUs nvidia-smi samples: their counters */
+        if (r->gpu_ok && !cfg->no_nvml) /* the GPUs the source samples: their counters */
             mon_nvml_open(&r->nvml, &r->gsel);
-        if (r->gpu_ok)
-            setup_children(r);
+        if (r->gpu_ok) {
+            struct mon_gpu_child ch[MON_GPU_CHILDREN_MAX];
+            int nch = r->gsrc->children(r->gsrc, &want, ch, MON_GPU_CHILDREN_MAX);
+            r->children.path = r->gf.tool_path;
+            r->children.envp = r->smi_env;
+            for (int i = 0; i < nch; i++) {
+                r->ch_file[r->children.n] = ch[i].file;
+                mon_children_add(&r->children, ch[i].name, ch[i].argv, ch[i].line_interval_s);
+            }
+        }
     }
 
     /* Every output file opens before the command starts: a run that cannot be recorded
@@ -1191,12 +1092,12 @@ int mon_run(const struct mon_config *cfg)
         gpu_selection_fallback(r);
     if (gpu_wanted && !r->gpu_ok)
         gpu_unavailable(r, why, probe_out);
-    for (int i = 0; i < r->smi.n_fb; i++) {
-        const struct mon_smi_fallback *fb = &r->smi.fb[i];
+    for (int i = 0; i < r->gf.n_fallbacks; i++) {
+        const struct mon_gpu_fallback *fb = &r->gf.fallbacks[i];
         rl_field_t f[] = {RL_STR("dropped", fb->dropped), RL_STR(HW_FALLBACK_FIELDS, fb->fields)};
         log_event(r, HW_EV_GPU_FIELDS_FALLBACK, f, HW_ARRAY_SIZE(f));
     }
-    if (r->gpu_ok && cfg->gpm != MON_GPM_OFF && (!r->gpm_ok || r->smi.gpm_missing[0]))
+    if (r->gpu_ok && cfg->gpm != MON_GPM_OFF && (!r->gf.gpm || r->gf.gpm_missing[0]))
         gpm_unavailable(r, probe_out);
 
     /* --duration of whole intervals: the sampler stops after its last slot; any other (1.7 s

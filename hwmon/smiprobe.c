@@ -392,7 +392,7 @@ int mon_smi_probe(struct mon_smi *p, const char *smi, char *why, size_t why_cap,
         if (!mon_smi_drop_field(p->fields, name, nl))
             break;
         if (p->n_fb < MON_SMI_MAX_FALLBACKS) {
-            struct mon_smi_fallback *x = &p->fb[p->n_fb++];
+            struct mon_gpu_fallback *x = &p->fb[p->n_fb++];
             snprintf(x->dropped, sizeof x->dropped, "%.*s", (int)nl, name);
             snprintf(x->fields, sizeof x->fields, "%s", p->fields);
         }

@@ -11,17 +11,13 @@
 #include <stddef.h>
 
 #include "gpusel.h"
+#include "gpusrc.h"
 
 /* The questions delay the start (the command starts after them), so a wedged driver gets
  * little time: one timeout and GPU monitoring is off. */
 #define MON_PROBE_TIMEOUT_S 5.0
 #define MON_SMI_MAX_FALLBACKS 16
 
-/* A field the driver rejected, and the list asked for next (a gpu_fields_fallback event). */
-struct mon_smi_fallback {
-    char dropped[64];
-    char fields[512];
-};
 
 struct mon_smi {
     /* in */
@@ -33,7 +29,7 @@ struct mon_smi {
     char driver_version[128]; /* "" when --version did not say */
     char gpus_json[4096];     /* -L as [{"index", "name", "uuid"}, ...] */
     char gpu_sel_json[512];   /* the selected GPUs' indexes as -i resolved them, or "" */
-    struct mon_smi_fallback fb[MON_SMI_MAX_FALLBACKS];
+    struct mon_gpu_fallback fb[MON_SMI_MAX_FALLBACKS]; /* fields the driver rejected */
     int n_fb;
     char gpm_why[PATH_MAX + 64]; /* why GPM is off */
     char gpm_missing[512];       /* JSON array of the GPUs without GPM (or their count), or "" */
