@@ -296,26 +296,40 @@ static const char sweep_js[] =
     "t.setAttribute('data-sortable','ready');\n"
     "})();\n";
 
+/* The sweep table's columns, headers and cells alike: the run's name, its sparkline, start and
+ * duration, then figures of the run's sweep row by key (report.c computes them once for every
+ * output; a key's unit comes from its name, units.h sum_column_dim, else from unit here), then
+ * the count of warnings. A figure column is one line here. */
 struct sweep_col {
-    const char *head, *unit;
-    int dim; /* -1, or the enum sum_dim of unit (--units) */
+    const char *head;
+    const char *key;  /* a number of the sweep row, or NULL: a column drawn here */
+    const char *unit; /* for a key without a dimension ("%", "W") */
 };
 
 static const struct sweep_col sweep_cols[] = {
-    {"Run", NULL, -1},
-    {"GPU utilization", NULL, -1},
-    {"Start (UTC)", NULL, -1},
-    {"Duration", NULL, -1},
-    {"GPUs", NULL, -1},
-    {"GPU util", "%", -1},
-    {"Peak VRAM", "MiB", SUM_DIM_GPUMEM},
-    {"Energy", "Wh", SUM_DIM_ENERGY},
-    {"Mean power", "W", -1},
-    {"CPU usr", "%", -1},
-    {"Peak RSS", "MiB", SUM_DIM_MEM},
-    {"Warnings", NULL, -1},
+    {"Run", NULL, NULL},
+    {"GPU utilization", NULL, NULL},
+    {"Start (UTC)", NULL, NULL},
+    {"Duration", NULL, NULL},
+    {"GPUs", "gpus", NULL},
+    {"GPU util", "gpu_util_mean_pct", "%"},
+    {"Peak VRAM", "peak_vram_mib", NULL},
+    {"Energy", "energy_wh", NULL},
+    {"Mean power", "power_watts_mean", "W"},
+    {"CPU usr", "cpu_usr_mean_pct", "%"},
+    {"Peak RSS", "peak_rss_mb", NULL},
+    {"Warnings", NULL, NULL},
 };
 #define NSWEEP_COLS (sizeof sweep_cols / sizeof sweep_cols[0])
+#define FIRST_FIG 4 /* sweep_cols[FIRST_FIG..NSWEEP_COLS-2] are row figures */
+#define NFIGS (NSWEEP_COLS - 1 - FIRST_FIG)
+
+static int col_dim(const struct sweep_col *c)
+{
+    size_t stem;
+    bool rate;
+    return c->key ? sum_column_dim(c->key, &stem, &rate) : -1;
+}
 
 static void td_na(FILE *f)
 {
@@ -390,13 +404,17 @@ void sum_html_sweep_row(FILE *f, const char *dir, const struct sum_run *run, int
                                             : ht_fmt_dur(b, sizeof b, dur));
     else
         td_na(f);
-    td_fig(f, (double)sum_run_gpu_count(run));
-    td_fig(f, sum_fig_mean(&run->all[RD_GM_UTIL]));
-    td_fig_u(f, sum_fig_max(&run->all[RD_GM_MEM_USED]), SUM_DIM_GPUMEM, u);
-    td_fig_u(f, sum_run_energy_wh(run), SUM_DIM_ENERGY, u);
-    td_fig(f, sum_fig_mean(&run->all[RD_GM_POWER]));
-    td_fig(f, sum_fig_mean(&run->cpu[HW_CPU_COL_USR]));
-    td_fig_u(f, sum_fig_max(&run->proc[HW_PROC_COL_RSS]), SUM_DIM_MEM, u);
+    const char *keys[NFIGS];
+    double v[NFIGS];
+    for (size_t i = 0; i < NFIGS; i++)
+        keys[i] = sweep_cols[FIRST_FIG + i].key;
+    if (sum_report_row_figures(run, keys, NFIGS, v) < 0) /* a key the row does not have */
+        for (size_t i = 0; i < NFIGS; i++)
+            v[i] = NAN;
+    for (size_t i = 0; i < NFIGS; i++) {
+        int d = col_dim(&sweep_cols[FIRST_FIG + i]);
+        td_fig_u(f, v[i], d, d >= 0 ? u : NULL);
+    }
     td_fig(f, (double)ht_count_warnings(run));
     fputs("</tr>\n", f);
 }
@@ -428,11 +446,11 @@ int sum_html_sweep(FILE *out, const char *const *rows, size_t n, const struct su
         fputs(i >= 3 ? "<th class=\"sort n\" scope=\"col\">" : "<th class=\"sort\" scope=\"col\">",
               out);
         ht_esc(out, sweep_cols[i].head);
-        if (sweep_cols[i].unit) {
+        int d = col_dim(&sweep_cols[i]);
+        if (d >= 0 || sweep_cols[i].unit) {
             const struct sum_units *u = opts ? opts->units : NULL;
             fputs(" <small>[", out);
-            ht_esc(out, sweep_cols[i].dim >= 0 ? sum_units_label(u, (enum sum_dim)sweep_cols[i].dim)
-                                               : sweep_cols[i].unit);
+            ht_esc(out, d >= 0 ? sum_units_label(u, (enum sum_dim)d) : sweep_cols[i].unit);
             fputs("]</small>", out);
         }
         fputs("</th>", out);

@@ -3,6 +3,7 @@
 #include "row.h"
 
 #include <json-c/json.h>
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -1762,6 +1763,22 @@ static size_t flat_cols(const struct sum_run *run, struct sum_col c[SWEEP_NCOLS]
 #undef I
 #undef PER_IO
     return n;
+}
+
+int sum_report_row_figures(const struct sum_run *run, const char *const *keys, size_t n,
+                           double *out)
+{
+    struct sum_col c[SWEEP_NCOLS];
+    size_t nc = flat_cols(run, c);
+    for (size_t k = 0; k < n; k++) {
+        size_t i = 0;
+        while (i < nc && strcmp(c[i].name, keys[k]))
+            i++;
+        if (i == nc || c[i].type == SUM_COL_STR)
+            return -ENOENT; /* not a number of the row */
+        out[k] = c[i].type == SUM_COL_U64 ? (double)c[i].u : c[i].d;
+    }
+    return 0;
 }
 
 void sum_report_param_name(const struct sum_param *p, struct hw_buf *out)

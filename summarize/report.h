@@ -33,6 +33,11 @@ void sum_report_jsonl_row_u(const struct sum_run *run, const struct sum_units *u
  * names and cells; returns how many. */
 size_t sum_report_phase_csv(const struct sum_run *run, const struct sum_units *u,
                             struct hw_buf *names, struct hw_buf *cells);
+/* The numbers of a run's sweep row named by keys[0..n) (their base units: the name says which,
+ * units.h sum_column_dim), into out; NAN unmeasured. -ENOENT when a key is not a number of the
+ * row. The HTML sweep table's figures are these. */
+int sum_report_row_figures(const struct sum_run *run, const char *const *keys, size_t n,
+                           double *out);
 /* Every number of a run's sweep row (row) and of its phase.NAME.* columns (phases), in order,
  * as fn(ctx, column name, value, integer); NAN when unmeasured. The figures --compare lines up. */
 typedef void sum_figure_fn(void *ctx, const char *name, double v, bool integer);

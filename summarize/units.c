@@ -179,7 +179,7 @@ static bool ends_with(const char *s, const char *suf, size_t *stem)
     return true;
 }
 
-int sum_units_column(const struct sum_units *u, const char *name, char *out, size_t cap)
+int sum_column_dim(const char *name, size_t *stem, bool *rate)
 {
     static const struct {
         const char *suffix;
@@ -190,22 +190,28 @@ int sum_units_column(const struct sum_units *u, const char *name, char *out, siz
                  {"_mb", SUM_DIM_MEM, false},
                  {"_sec", SUM_DIM_TIME, false},
                  {"_wh", SUM_DIM_ENERGY, false}};
-    if (!u)
-        return -1;
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
-        size_t stem;
-        if (!ends_with(name, known[i].suffix, &stem))
+        if (!ends_with(name, known[i].suffix, stem))
             continue;
         enum sum_dim d = known[i].d;
         if (d == SUM_DIM_MEM && !known[i].rate &&
             (strstr(name, "vram") || strstr(name, "gpu_mem") || strstr(name, "gpus_mem") ||
              strstr(name, "framework")))
             d = SUM_DIM_GPUMEM;
-        if (!u->given[dim_of(u, d)])
-            return -1;
-        snprintf(out, cap, "%.*s_%s%s", (int)stem, name, sum_units_suffix(u, d),
-                 known[i].rate ? "_s" : "");
+        *rate = known[i].rate;
         return (int)d;
     }
     return -1;
+}
+
+int sum_units_column(const struct sum_units *u, const char *name, char *out, size_t cap)
+{
+    size_t stem;
+    bool rate;
+    int d = sum_column_dim(name, &stem, &rate);
+    if (!u || d < 0 || !u->given[dim_of(u, (enum sum_dim)d)])
+        return -1;
+    snprintf(out, cap, "%.*s_%s%s", (int)stem, name, sum_units_suffix(u, (enum sum_dim)d),
+             rate ? "_s" : "");
+    return d;
 }

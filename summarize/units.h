@@ -52,5 +52,9 @@ const char *sum_units_fmt_buf(char *buf, size_t cap, double base, enum sum_dim d
  * "disk_read_peak_mib_s" -> "disk_read_peak_gib_s"). Returns the dimension and writes the new
  * name to out, or returns -1 (no unit change; out untouched). */
 int sum_units_column(const struct sum_units *u, const char *name, char *out, size_t cap);
+/* A figure's dimension, from its name's suffix (_mib, _mb, _mib_s, _sec, _wh; VRAM and GPU
+ * memory are SUM_DIM_GPUMEM): the one place a column's unit is known. -1 for none; *stem is
+ * the name's length without the suffix, *rate true for a per-second figure. */
+int sum_column_dim(const char *name, size_t *stem, bool *rate);
 
 #endif
