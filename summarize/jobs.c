@@ -3,6 +3,7 @@
 #include "jobs.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,8 +105,12 @@ static void run_job(struct sum_jobs *c, struct sum_job *j)
     hw_buf_init(&j->out, NULL, 0);
     j->status = HW_EXIT_OK;
     if (c->fmt == SUM_FMT_PYTYCHE || c->fmt == SUM_FMT_PYTYCHE_FIELDS) {
-        j->status = sum_py_run(j->dir, c->file_opt, c->fmt == SUM_FMT_PYTYCHE_FIELDS, &j->out,
-                               &j->usable);
+        char why[PATH_MAX + 256];
+        if (sum_py_run(j->dir, c->file_opt, c->fmt == SUM_FMT_PYTYCHE_FIELDS, &j->out,
+                       &j->usable, why, sizeof why) < 0) {
+            hw_warn(0, "%s", why);
+            j->status = HW_EXIT_FAIL;
+        }
         return;
     }
     int rc = 0;

@@ -587,7 +587,7 @@ static double jax_peak(const char *dir, const char *path)
 }
 
 int sum_py_run(const char *dir, const char *const file_opt[HW_FILE_COUNT], bool fields,
-               struct hw_buf *out, bool *usable)
+               struct hw_buf *out, bool *usable, char *why, size_t why_cap)
 {
     static const struct {
         enum hw_file kind;
@@ -612,17 +612,19 @@ int sum_py_run(const char *dir, const char *const file_opt[HW_FILE_COUNT], bool 
         uint64_t bad = 0;
         int rc = sum_py_read_file(files[i].py, path, &acc, &bad);
         if (rc == -EILSEQ) {
-            hw_warn(0, "%s: invalid UTF-8 at byte %llu: pytyche's reader fails on this file "
-                       "(UnicodeDecodeError), so there is no pytyche summary",
-                    path, (unsigned long long)bad);
+            snprintf(why, why_cap,
+                     "%s: invalid UTF-8 at byte %llu: pytyche's reader fails on this file "
+                     "(UnicodeDecodeError), so there is no pytyche summary",
+                     path, (unsigned long long)bad);
             free(p);
-            return HW_EXIT_FAIL;
+            return rc;
         }
         if (rc < 0) {
-            char why[128];
-            hw_warn(0, "%s: %s", path, hw_open_reason(AT_FDCWD, path, -rc, why, sizeof why));
+            char reason[128];
+            snprintf(why, why_cap, "%s: %s", path,
+                     hw_open_reason(AT_FDCWD, path, -rc, reason, sizeof reason));
             free(p);
-            return HW_EXIT_FAIL;
+            return rc;
         }
         free(p);
     }
@@ -630,9 +632,9 @@ int sum_py_run(const char *dir, const char *const file_opt[HW_FILE_COUNT], bool 
     sum_py_format(&acc, fields, out);
     *usable = any;
     if (!any) {
-        hw_warn(0, "%s: no hw_metrics.csv, cpu_metrics.csv or hw_dmon.csv",
-                dir ? dir : "(no files)");
-        return HW_EXIT_FAIL;
+        snprintf(why, why_cap, "%s: no hw_metrics.csv, cpu_metrics.csv or hw_dmon.csv",
+                 dir ? dir : "(no files)");
+        return -ENOENT;
     }
-    return HW_EXIT_OK;
+    return 0;
 }

@@ -61,9 +61,10 @@ double sum_py_round1(double x);
 
 /* `summarize --format pytyche` for one run: hw_metrics.csv, cpu_metrics.csv and hw_dmon.csv
  * (file_opt[kind] when given, else DIR/name; dir may be NULL) read as pytyche does, the summary
- * appended to out. Problems go to standard error (every one is fatal, as in Python). *usable:
- * one of the files exists. Returns HW_EXIT_OK or HW_EXIT_FAIL. */
+ * appended to out. *usable: one of the files exists. Returns 0, or a negative errno with the
+ * problem in why ("FILE: reason"; every one is fatal, as in Python): -EILSEQ invalid UTF-8,
+ * -ENOENT none of the files, else the file's open or read error. */
 int sum_py_run(const char *dir, const char *const file_opt[HW_FILE_COUNT], bool fields,
-               struct hw_buf *out, bool *usable);
+               struct hw_buf *out, bool *usable, char *why, size_t why_cap);
 
 #endif

@@ -421,9 +421,16 @@ static void test_attach_parent(void)
 {
     char *dir = th_tmpdir("hwmon-attpar");
     char *run = th_fmt("%s/run", dir);
+    /* stopped once it has written what is checked below (not after a fixed time: a loaded
+     * machine or a sanitizer slows its start), or after 20 s */
     char *script = th_fmt("'%s' -q --nvidia-smi '%s' -o '%s' -i 0.1 -p $$ & hw=$!; "
-                          "sleep 1.5; kill -TERM $hw; wait $hw",
-                          th_env("HWRUN_HWMON_BIN"), th_env("HWRUN_FAKE_SMI"), run);
+                          /* builtins, no subshell: no process but sleep joins the tree */
+                          "lines() { c=0; if [ -f \"$1\" ]; then while read -r l; do "
+                          "c=$((c+1)); done < \"$1\"; fi; }; "
+                          "n=0; while [ $n -lt 200 ]; do lines '%s/proc_metrics.csv'; p=$c; "
+                          "lines '%s/hw_metrics.csv'; [ $p -ge 10 ] && [ $c -ge 6 ] && break; "
+                          "sleep 0.1; n=$((n+1)); done; kill -TERM $hw; wait $hw",
+                          th_env("HWRUN_HWMON_BIN"), th_env("HWRUN_FAKE_SMI"), run, run, run);
     char *argv[] = {"/bin/sh", "-c", script, NULL};
     struct th_result r;
     CU_ASSERT_FATAL(th_run(argv, NULL, NULL, 30, &r) == 0);
