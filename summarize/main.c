@@ -13,6 +13,7 @@
 #include "hwrun/parse.h"
 #include "hwrun/buf.h"
 #include "jobs.h"
+#include "report.h"
 #include "jobsum.h"
 
 /* summarize's exit statuses: the one table, printed by --help and listed in summarize(1). */
@@ -65,6 +66,8 @@ static void usage(FILE *f)
           "                        change and change in % (--format text or json)\n"
           "      --job             the DIRs are the nodes of one job (as a JOBDIR's are);\n"
           "                        formats json, text, csv, jsonl; --html draws the job\n"
+          "      --columns         list the columns of csv and jsonl rows (tab-separated:\n"
+          "                        column, type, unit, description; in --units) and exit\n"
           "  -j, --jobs N          summarize N directories in parallel (default 1)\n"
           "  -q, --quiet           do not report skipped lines on standard error\n"
           "      --gpu-csv F       hw_metrics.csv (nvidia-smi --query-gpu output)\n"
@@ -158,7 +161,7 @@ int main(int argc, char **argv)
     hw_set_progname("summarize");
     enum {
         OPT_SMI_TZ = 256, OPT_GPU, OPT_DMON, OPT_CPU, OPT_PROC, OPT_RUNLOG, OPT_GPU_PROCS,
-        OPT_HTML, OPT_PARAMS, OPT_UNITS, OPT_CORES, OPT_COMPARE, OPT_JOB,
+        OPT_HTML, OPT_PARAMS, OPT_UNITS, OPT_CORES, OPT_COMPARE, OPT_JOB, OPT_COLUMNS,
     };
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'},
@@ -179,13 +182,14 @@ int main(int argc, char **argv)
         {"cores", required_argument, NULL, OPT_CORES},
         {"compare", no_argument, NULL, OPT_COMPARE},
         {"job", no_argument, NULL, OPT_JOB},
+        {"columns", no_argument, NULL, OPT_COLUMNS},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
     static struct sum_jobs c;
     sum_units_init(&c.units);
-    bool compare = false, one_job = false;
+    bool compare = false, one_job = false, columns = false;
     c.cfg.message = on_message;
     c.cfg.message_ctx = &c;
     const char *output = NULL;
@@ -246,6 +250,7 @@ int main(int argc, char **argv)
         }
         case OPT_COMPARE: compare = true; break;
         case OPT_JOB: one_job = true; break;
+        case OPT_COLUMNS: columns = true; break;
         case OPT_SMI_TZ:
             if (rd_tz_parse(optarg, true, &c.cfg.tz) != 0)
                 hw_usage_error("invalid time zone '%s' (UTC, +05:30, -0800 or a zone name)",
@@ -273,6 +278,16 @@ int main(int argc, char **argv)
     for (int k = 0; k < HW_FILE_COUNT; k++)
         any_file_opt |= c.file_opt[k] != NULL;
     size_t ndirs = (size_t)(argc - optind);
+    if (columns) { /* what each column of a sweep row means */
+        if (ndirs || any_file_opt || compare)
+            hw_usage_error("--columns takes no DIR");
+        struct hw_buf out;
+        hw_buf_init(&out, NULL, 0);
+        sum_report_columns(&c.units, &out);
+        int status = out.oom ? HW_EXIT_FAIL : put_output(&out, output, HW_EXIT_OK);
+        hw_buf_free(&out);
+        return hw_close_stdout(status);
+    }
     if (compare)
         return run_compare(&c, argv + optind, ndirs, any_file_opt, fmt_given, output);
     if (!ndirs && !any_file_opt)

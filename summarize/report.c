@@ -1626,94 +1626,176 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
  * per disk/network counter i. CSV, JSONL and --units rows are all expanded from this one list,
  * and the arrays they fill have exactly as many places as it has columns. */
 #define SWEEP_COLUMNS(S, D, U, I, PER_IO, PER_CTX)                                                 \
-    S("dir", run->dir)                                                                            \
-    S("status", sum_status_names[run->outcome.status])                                            \
-    I("exit_status", run->outcome.exit_status >= 0 ? run->outcome.exit_status : NAN)              \
-    I("signal", run->outcome.signal ? run->outcome.signal : NAN)                                  \
-    U("phases_failed", run->outcome.phases_failed)                                                \
-    S("failed_phase", run->outcome.phases_failed ? run->outcome.failed_phase : NULL)              \
-    S("failed_phase_reason", run->outcome.phases_failed ? run->outcome.failed_why : NULL)         \
-    U("errors", sum_outcome_errors(&run->outcome, run->err_total))                                \
-    S("open_phase", run->outcome.open_phase[0] ? run->outcome.open_phase : NULL)                  \
-    D("open_phase_sec", open_phase_sec(&run->outcome))                                            \
-    D("outside_phases_sec", round_us(run->outside_phases_s))                                      \
-    D("steps", run->steps > 0 ? run->steps : NAN)                                                 \
-    D("sec_per_step", sum_run_sec_per_step(run))                                                  \
-    D("energy_wh_per_step", sum_run_energy_wh_per_step(run))                                      \
-    U("gpus", sum_run_gpu_count(run))                                                             \
-    U("num_samples", sum_run_num_samples(run))                                                    \
-    D("duration_sec", round_us(sum_run_duration(run)))                                            \
-    D("peak_vram_mb", max_or_nan(&run->all[RD_GM_MEM_USED]))                                     \
-    D("peak_vram_mib", max_or_nan(&run->all[RD_GM_MEM_USED]))                                    \
-    S("framework", run->fw.framework[0] ? run->fw.framework : NULL)                                \
-    D("framework_peak_mib", fw_fig(run).peak_mib)                                                  \
-    D("framework_headroom_mib", fw_fig(run).headroom_mib)                                          \
-    D("gpu_util_mean_pct", sum_stat_mean(&run->all[RD_GM_UTIL]))                                   \
-    D("gpu_util_max_pct", max_or_nan(&run->all[RD_GM_UTIL]))                                     \
-    D("mem_util_mean_pct", sum_stat_mean(mu))                                                       \
-    D("mem_util_max_pct", max_or_nan(mu))                                                         \
-    D("power_watts_mean", sum_stat_mean(&run->all[RD_GM_POWER]))                                   \
-    D("power_watts_max", max_or_nan(&run->all[RD_GM_POWER]))                                     \
-    D("energy_wh", sum_run_energy_wh(run))                                                        \
-    D("mean_gpu_clock_mhz", clock_mean(run))                                                      \
-    D("mean_gpu_power_w", sum_stat_mean(&run->all[RD_GM_POWER]))                                   \
-    D("peak_gpu_mem_mb", max_or_nan(&run->all[RD_GM_MEM_USED])) /* calibrax's, as in JSON */      \
-    D("mean_gpu_util", sum_stat_mean(&run->all[RD_GM_UTIL]))                                       \
-    D("cpu_usr_mean_pct", sum_stat_mean(&run->cpu[HW_CPU_COL_USR]))                                    \
-    D("cpu_idle_mean_pct", sum_stat_mean(&run->cpu[HW_CPU_COL_IDLE]))                                  \
-    D("peak_rss_mb", max_or_nan(&run->proc[HW_PROC_COL_RSS]))                                        \
-    D("mean_rss_mb", sum_stat_mean(&run->proc[HW_PROC_COL_RSS]))                                       \
-    D("memory_growth_mb", growth(&run->proc[HW_PROC_COL_RSS]))                                       \
-    D("gpu_mem_peak_mib", sum_run_tree_gpu_mem_peak(run, NULL))                                   \
-    D("proc_cpu_mean_pct", sum_stat_mean(&run->proc[HW_PROC_COL_CPU])) /* of one core */                \
-    D("expected_cores", sum_run_expected_cores(run, NULL))                                        \
-    S("expected_cores_source", cores_src)                                                         \
-    D("proc_cpu_mean_pct_of_cores", cpu_of_cores(run, sum_stat_mean(&run->proc[HW_PROC_COL_CPU])))     \
+    S("dir", "the run directory, as given",                                                        \
+      run->dir)                                                                                    \
+    S("status", "how the run ended (outcome.c): ok, failed, killed, ...",                          \
+      sum_status_names[run->outcome.status])                                                       \
+    I("exit_status", "the wrapped command's exit status",                                          \
+      run->outcome.exit_status >= 0 ? run->outcome.exit_status : NAN)                              \
+    I("signal", "the signal that killed the wrapped command",                                      \
+      run->outcome.signal ? run->outcome.signal : NAN)                                             \
+    U("phases_failed", "phases logged with a failure",                                             \
+      run->outcome.phases_failed)                                                                  \
+    S("failed_phase", "the first failed phase's name",                                             \
+      run->outcome.phases_failed ? run->outcome.failed_phase : NULL)                               \
+    S("failed_phase_reason", "why it failed, as logged",                                           \
+      run->outcome.phases_failed ? run->outcome.failed_why : NULL)                                 \
+    U("errors", "failed phases and error-like events together: one figure to filter a sweep on",   \
+      sum_outcome_errors(&run->outcome, run->err_total))                                           \
+    S("open_phase", "a phase begun and never ended (the run died in it)",                          \
+      run->outcome.open_phase[0] ? run->outcome.open_phase : NULL)                                 \
+    D("open_phase_sec", "how long the open phase had run when the run ended",                      \
+      open_phase_sec(&run->outcome))                                                               \
+    D("outside_phases_sec", "time of the run in no phase",                                         \
+      round_us(run->outside_phases_s))                                                             \
+    D("steps", "training steps, as the run logged them",                                           \
+      run->steps > 0 ? run->steps : NAN)                                                           \
+    D("sec_per_step", "seconds per step",                                                          \
+      sum_run_sec_per_step(run))                                                                   \
+    D("energy_wh_per_step", "GPU energy per step",                                                 \
+      sum_run_energy_wh_per_step(run))                                                             \
+    U("gpus", "GPUs measured",                                                                     \
+      sum_run_gpu_count(run))                                                                      \
+    U("num_samples", "samples of the most sampled GPU (else of the CPU)",                          \
+      sum_run_num_samples(run))                                                                    \
+    D("duration_sec", "the run's length, first to last timestamp",                                 \
+      round_us(sum_run_duration(run)))                                                             \
+    D("peak_vram_mb", "highest memory.used of any GPU (pytyche's name)",                           \
+      max_or_nan(&run->all[RD_GM_MEM_USED]))                                                       \
+    D("peak_vram_mib", "highest memory.used of any GPU",                                           \
+      max_or_nan(&run->all[RD_GM_MEM_USED]))                                                       \
+    S("framework", "the ML framework whose own memory figure the run logged",                      \
+      run->fw.framework[0] ? run->fw.framework : NULL)                                             \
+    D("framework_peak_mib", "the framework's own peak of GPU memory",                              \
+      fw_fig(run).peak_mib)                                                                        \
+    D("framework_headroom_mib", "GPU memory the framework's peak left free",                       \
+      fw_fig(run).headroom_mib)                                                                    \
+    D("gpu_util_mean_pct", "mean utilization.gpu over every GPU sample",                           \
+      sum_stat_mean(&run->all[RD_GM_UTIL]))                                                        \
+    D("gpu_util_max_pct", "highest utilization.gpu",                                               \
+      max_or_nan(&run->all[RD_GM_UTIL]))                                                           \
+    D("mem_util_mean_pct",                                                                         \
+      "mean memory-controller utilization (dmon's mem, else utilization.memory)",                  \
+      sum_stat_mean(mu))                                                                           \
+    D("mem_util_max_pct", "highest memory-controller utilization",                                 \
+      max_or_nan(mu))                                                                              \
+    D("power_watts_mean", "mean power.draw over every GPU sample",                                 \
+      sum_stat_mean(&run->all[RD_GM_POWER]))                                                       \
+    D("power_watts_max", "highest power.draw",                                                     \
+      max_or_nan(&run->all[RD_GM_POWER]))                                                          \
+    D("energy_wh", "GPU energy, every GPU once: NVML's counter, else power integrated over time",  \
+      sum_run_energy_wh(run))                                                                      \
+    D("mean_gpu_clock_mhz", "mean SM clock (calibrax's name)",                                     \
+      clock_mean(run))                                                                             \
+    D("mean_gpu_power_w", "mean power.draw (calibrax's name)",                                     \
+      sum_stat_mean(&run->all[RD_GM_POWER]))                                                       \
+    D("peak_gpu_mem_mb", "highest memory.used (calibrax's name)",                                  \
+      max_or_nan(&run->all[RD_GM_MEM_USED])) /* calibrax's, as in JSON */                          \
+    D("mean_gpu_util", "mean utilization.gpu (calibrax's name)",                                   \
+      sum_stat_mean(&run->all[RD_GM_UTIL]))                                                        \
+    D("cpu_usr_mean_pct", "mean user CPU of the machine (or its cgroup)",                          \
+      sum_stat_mean(&run->cpu[HW_CPU_COL_USR]))                                                    \
+    D("cpu_idle_mean_pct", "mean idle CPU of the machine",                                         \
+      sum_stat_mean(&run->cpu[HW_CPU_COL_IDLE]))                                                   \
+    D("peak_rss_mb", "highest RSS of the job's process tree, each process counted whole",          \
+      max_or_nan(&run->proc[HW_PROC_COL_RSS]))                                                     \
+    D("mean_rss_mb", "mean RSS of the job's process tree",                                         \
+      sum_stat_mean(&run->proc[HW_PROC_COL_RSS]))                                                  \
+    D("memory_growth_mb", "RSS at the end minus at the start",                                     \
+      growth(&run->proc[HW_PROC_COL_RSS]))                                                         \
+    D("gpu_mem_peak_mib", "highest GPU memory of the job's own processes (gpu_procs.csv)",         \
+      sum_run_tree_gpu_mem_peak(run, NULL))                                                        \
+    D("proc_cpu_mean_pct", "mean CPU of the job's process tree, in % of one core",                 \
+      sum_stat_mean(&run->proc[HW_PROC_COL_CPU])) /* of one core */                                \
+    D("expected_cores",                                                                            \
+      "the cores the job was given (--cores, the cgroup's quota, else the affinity)",              \
+      sum_run_expected_cores(run, NULL))                                                           \
+    S("expected_cores_source", "where expected_cores comes from",                                  \
+      cores_src)                                                                                   \
+    D("proc_cpu_mean_pct_of_cores", "the tree's mean CPU in % of expected_cores",                  \
+      cpu_of_cores(run, sum_stat_mean(&run->proc[HW_PROC_COL_CPU])))                               \
     /* the tracked process alone and the tree's user/system split (proc_metrics.csv) */           \
-    D("main_peak_rss_mib", max_or_nan(&run->proc[HW_PROC_COL_MAIN_RSS]))                             \
-    D("main_peak_rss_kernel_mib", run->info.main_peak_kernel_mib)                                 \
-    D("peak_pss_mib", max_or_nan(&run->proc[HW_PROC_COL_PSS])) /* shared pages once, workers too */ \
-    D("main_cpu_mean_pct", sum_stat_mean(&run->proc[HW_PROC_COL_MAIN_CPU]))                            \
-    D("main_threads_max", max_or_nan(&run->proc[HW_PROC_COL_MAIN_THREADS]))                          \
-    D("usr_cpu_mean_pct", sum_stat_mean(&run->proc[HW_PROC_COL_USR_CPU]))                              \
-    D("sys_cpu_mean_pct", sum_stat_mean(&run->proc[HW_PROC_COL_SYS_CPU]))                              \
+    D("main_peak_rss_mib", "highest RSS of the main process alone",                                \
+      max_or_nan(&run->proc[HW_PROC_COL_MAIN_RSS]))                                                \
+    D("main_peak_rss_kernel_mib", "the kernel's peak RSS of the main process (ru_maxrss)",         \
+      run->info.main_peak_kernel_mib)                                                              \
+    D("peak_pss_mib", "highest PSS of the tree: forked workers' shared pages counted once",        \
+      max_or_nan(&run->proc[HW_PROC_COL_PSS])) /* shared pages once, workers too */                \
+    D("main_cpu_mean_pct", "mean CPU of the main process alone, in % of one core",                 \
+      sum_stat_mean(&run->proc[HW_PROC_COL_MAIN_CPU]))                                             \
+    D("main_threads_max", "most threads of the main process",                                      \
+      max_or_nan(&run->proc[HW_PROC_COL_MAIN_THREADS]))                                            \
+    D("usr_cpu_mean_pct", "the tree's mean user CPU, in % of one core",                            \
+      sum_stat_mean(&run->proc[HW_PROC_COL_USR_CPU]))                                              \
+    D("sys_cpu_mean_pct", "the tree's mean system CPU, in % of one core",                          \
+      sum_stat_mean(&run->proc[HW_PROC_COL_SYS_CPU]))                                              \
     /* disks, network, free space, the container (system.h) */                                    \
-    PER_IO(D(sum_io_mib_keys[i], sum_system_mib(&run->sys, i))                                     \
-               D(sum_io_peak_keys[i], sum_system_peak_mib_s(&run->sys, i)))                        \
-    D("fs_free_min_mib", run->sys.fs_free_min_mib)                                                \
-    D("container_mem_peak_mib", sum_system_mem_peak(&run->sys, &mem_src))                         \
-    S("container_mem_peak_source", mem_src)                                                       \
-    D("container_mem_max_mib", run->cg_mem_max_mib)                                               \
-    D("container_cpu_limit_cores", run->cg_limit_cores)                                           \
-    U("phases", phases_total(run))                                                                \
-    U("events", events_total(run))                                                                \
-    U("error_events", run->err_total)                                                             \
-    U("child_restarts", run->info.child_restarts)                                                 \
-    U("lines_skipped", total_skipped(run))                                                        \
-    U("partial_last_lines", total_partial(run))                                                   \
-    U("placeholders", total_placeholders(run))                                                    \
-    S("time_zone", run->tz.name)                                                                  \
-    S("time_zone_source", tz_source_name(run->tz_source))                                         \
+    PER_IO(D(sum_io_mib_keys[i], sum_io_mib_what[i], sum_system_mib(&run->sys, i))                 \
+               D(sum_io_peak_keys[i], sum_io_peak_what[i], sum_system_peak_mib_s(&run->sys, i)))   \
+    D("fs_free_min_mib", "least free space on the run directory's file system",                    \
+      run->sys.fs_free_min_mib)                                                                    \
+    D("container_mem_peak_mib",                                                                    \
+      "the container's memory peak (the kernel's, else the highest sample)",                       \
+      sum_system_mem_peak(&run->sys, &mem_src))                                                    \
+    S("container_mem_peak_source", "where container_mem_peak_mib comes from",                      \
+      mem_src)                                                                                     \
+    D("container_mem_max_mib", "the container's memory limit",                                     \
+      run->cg_mem_max_mib)                                                                         \
+    D("container_cpu_limit_cores", "the container's CPU limit in cores",                           \
+      run->cg_limit_cores)                                                                         \
+    U("phases", "phase entries logged",                                                            \
+      phases_total(run))                                                                           \
+    U("events", "events logged",                                                                   \
+      events_total(run))                                                                           \
+    U("error_events", "error-like events logged",                                                  \
+      run->err_total)                                                                              \
+    U("child_restarts", "restarts of nvidia-smi children",                                         \
+      run->info.child_restarts)                                                                    \
+    U("lines_skipped", "lines that could not be read, every file together",                        \
+      total_skipped(run))                                                                          \
+    U("partial_last_lines", "files that end inside a line (not yet written)",                      \
+      total_partial(run))                                                                          \
+    U("placeholders", "cells nvidia-smi left unmeasured ([N/A], -)",                               \
+      total_placeholders(run))                                                                     \
+    S("time_zone", "the zone of nvidia-smi's timestamps",                                          \
+      run->tz.name)                                                                                \
+    S("time_zone_source", "where time_zone comes from",                                            \
+      tz_source_name(run->tz_source))                                                              \
     /* added later: new columns go at the end, so that column positions stay */                  \
-    D("machine_cpus", run->info.cpus)                                                             \
-    D("machine_gpus", run->info.gpus)                                                             \
-    D("gpus_mem_used_peak_mib", tg.mem_used_peak_mib)                                             \
-    D("gpus_mem_total_mib", tg.mem_total_mib)                                                     \
-    D("gpus_util_sum_peak_pct", tg.util_sum_peak_pct)                                             \
-    D("gpus_busy_max", tg.busy_gpus_max)                                                          \
-    PER_CTX(S(ctx_cols[i], run->info.ctx[i][0] ? run->info.ctx[i] : NULL))                     \
+    D("machine_cpus", "CPUs of the machine",                                                       \
+      run->info.cpus)                                                                              \
+    D("machine_gpus", "GPUs of the machine",                                                       \
+      run->info.gpus)                                                                              \
+    D("gpus_mem_used_peak_mib", "highest memory.used of every GPU together at one instant",        \
+      tg.mem_used_peak_mib)                                                                        \
+    D("gpus_mem_total_mib", "memory of every GPU together",                                        \
+      tg.mem_total_mib)                                                                            \
+    D("gpus_util_sum_peak_pct", "highest sum of every GPU's utilization at one instant",           \
+      tg.util_sum_peak_pct)                                                                        \
+    D("gpus_busy_max", "most GPUs busy at one instant",                                            \
+      tg.busy_gpus_max)                                                                            \
+    PER_CTX(S(ctx_cols[i], "where the run ran, as its scheduler or launcher says (context)",      \
+              run->info.ctx[i][0] ? run->info.ctx[i] : NULL))                                      \
     /* why the GPUs were slow, whether they were healthy (hw_health.csv, clocks.h) */            \
-    D("gpu_power_capped_pct", clk.power_pct)                                                      \
-    D("gpu_thermal_pct", clk.thermal_pct)                                                         \
-    D("gpu_sm_clock_pct_of_max", clk.sm_pct_of_max)                                               \
-    S("gpu_clock_source", clk.source)                                                             \
-    I("health_warnings", have_clk ? run->nhealth_warn : NAN)                                      \
-    S("health_warning", run->nhealth_warn ? run->health_warn[0] : NULL)                           \
+    D("gpu_power_capped_pct", "share of the GPUs' covered time under a power cap (hw_health.csv)", \
+      clk.power_pct)                                                                               \
+    D("gpu_thermal_pct", "share of the GPUs' covered time slowed for heat",                        \
+      clk.thermal_pct)                                                                             \
+    D("gpu_sm_clock_pct_of_max", "mean SM clock in % of its maximum",                              \
+      clk.sm_pct_of_max)                                                                           \
+    S("gpu_clock_source", "whether the throttle seconds come from counters or the bitmask",        \
+      clk.source)                                                                                  \
+    I("health_warnings", "health warnings (ECC errors, pending retirements, a degraded link)",     \
+      have_clk ? run->nhealth_warn : NAN)                                                          \
+    S("health_warning", "the first health warning",                                                \
+      run->nhealth_warn ? run->health_warn[0] : NULL)                                              \
     /* the job's processes' share of the GPUs and the others' (hw_pmon.csv) */                  \
-    D("gpu_own_sm_mean_pct", have_pm ? sum_fig_mean(&pm.own_sm) : NAN)                            \
-    D("gpu_others_sm_mean_pct", have_pm ? sum_fig_mean(&pm.others_sm) : NAN)
+    D("gpu_own_sm_mean_pct", "the job's own processes' mean SM share of the GPUs (hw_pmon.csv)",   \
+      have_pm ? sum_fig_mean(&pm.own_sm) : NAN)                                                    \
+    D("gpu_others_sm_mean_pct", "other processes' mean SM share of the same GPUs",                 \
+      have_pm ? sum_fig_mean(&pm.others_sm) : NAN)
 
-#define COL_ONE(nm, v) +1
+#define COL_ONE(nm, what, v) +1
 #define COL_PER_IO(cols) +SUM_IO_COUNT * (0 cols)
 #define COL_PER_CTX(cols) +HW_CTX_COUNT * (0 cols)
 enum { SWEEP_NCOLS = 0 SWEEP_COLUMNS(COL_ONE, COL_ONE, COL_ONE, COL_ONE, COL_PER_IO, COL_PER_CTX) };
@@ -1737,10 +1819,10 @@ static size_t flat_cols(const struct sum_run *run, struct sum_col c[SWEEP_NCOLS]
     const struct sum_stat *mu = mem_util_stat(run, &mu_src);
     sum_run_expected_cores(run, &cores_src);
     size_t n = 0;
-#define S(nm, v) c[n++] = (struct sum_col){nm, SUM_COL_STR, v, 0, 0};
-#define D(nm, v) c[n++] = (struct sum_col){nm, SUM_COL_NUM, NULL, v, 0};
-#define U(nm, v) c[n++] = (struct sum_col){nm, SUM_COL_U64, NULL, 0, v};
-#define I(nm, v) c[n++] = (struct sum_col){nm, SUM_COL_INT, NULL, v, 0};
+#define S(nm, what, v) c[n++] = (struct sum_col){nm, SUM_COL_STR, v, 0, 0};
+#define D(nm, what, v) c[n++] = (struct sum_col){nm, SUM_COL_NUM, NULL, v, 0};
+#define U(nm, what, v) c[n++] = (struct sum_col){nm, SUM_COL_U64, NULL, 0, v};
+#define I(nm, what, v) c[n++] = (struct sum_col){nm, SUM_COL_INT, NULL, v, 0};
 #define PER_IO(cols)                                                                               \
     for (int i = 0; i < SUM_IO_COUNT; i++) {                                                      \
         cols                                                                                       \
@@ -1763,6 +1845,51 @@ static size_t flat_cols(const struct sum_run *run, struct sum_col c[SWEEP_NCOLS]
 #undef I
 #undef PER_IO
     return n;
+}
+
+void sum_report_columns(const struct sum_units *u, struct hw_buf *out)
+{
+    pthread_once(&ctx_cols_once, make_ctx_cols);
+    hw_buf_puts(out, "column\ttype\tunit\tdescription\n");
+    char renamed[SWEEP_NCOLS][SUM_COL_NAME], unit[32];
+    const char *shown[SWEEP_NCOLS];
+    size_t n = 0;
+    /* a name --units gives twice (peak_vram_mb, peak_vram_mib) is the row's once, as there */
+#define ROW(nm, type, what)                                                                        \
+    do {                                                                                           \
+        const char *name = nm;                                                                     \
+        bool dup = false;                                                                          \
+        if (sum_units_column(u, name, renamed[n], sizeof renamed[n]) >= 0) {                       \
+            for (size_t k = 0; k < n && !dup; k++)                                                 \
+                dup = !strcmp(shown[k], renamed[n]);                                               \
+            name = renamed[n];                                                                     \
+        }                                                                                          \
+        if (!dup) {                                                                                \
+            hw_buf_printf(out, "%s\t%s\t%s\t%s\n", name, type,                                     \
+                          sum_column_unit(u, nm, unit, sizeof unit), what);                        \
+            shown[n++] = name;                                                                     \
+        }                                                                                          \
+    } while (0);
+#define S(nm, what, v) ROW(nm, "text", what)
+#define D(nm, what, v) ROW(nm, "number", what)
+#define U(nm, what, v) ROW(nm, "integer", what)
+#define I(nm, what, v) ROW(nm, "integer", what)
+#define PER_IO(cols)                                                                               \
+    for (int i = 0; i < SUM_IO_COUNT; i++) {                                                      \
+        cols                                                                                       \
+    }
+#define PER_CTX(cols)                                                                              \
+    for (int i = 0; i < HW_CTX_COUNT; i++) {                                                      \
+        cols                                                                                       \
+    }
+    SWEEP_COLUMNS(S, D, U, I, PER_IO, PER_CTX)
+#undef PER_CTX
+#undef PER_IO
+#undef S
+#undef D
+#undef U
+#undef I
+#undef ROW
 }
 
 int sum_report_row_figures(const struct sum_run *run, const char *const *keys, size_t n,

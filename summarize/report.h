@@ -33,6 +33,9 @@ void sum_report_jsonl_row_u(const struct sum_run *run, const struct sum_units *u
  * names and cells; returns how many. */
 size_t sum_report_phase_csv(const struct sum_run *run, const struct sum_units *u,
                             struct hw_buf *names, struct hw_buf *cells);
+/* The sweep row's columns, as the table that computes them says them: a TSV document, one line
+ * per column (column, type, unit, description), names and units in u (`summarize --columns`). */
+void sum_report_columns(const struct sum_units *u, struct hw_buf *out);
 /* The numbers of a run's sweep row named by keys[0..n) (their base units: the name says which,
  * units.h sum_column_dim), into out; NAN unmeasured. -ENOENT when a key is not a number of the
  * row. The HTML sweep table's figures are these. */

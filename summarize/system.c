@@ -6,6 +6,12 @@
 
 const char *const sum_io_mib_keys[SUM_IO_COUNT] = {"disk_read_mib", "disk_write_mib", "net_rx_mib",
                                                    "net_tx_mib"};
+const char *const sum_io_mib_what[SUM_IO_COUNT] = {
+    "read from the disks", "written to the disks", "received on the network",
+    "sent on the network"};
+const char *const sum_io_peak_what[SUM_IO_COUNT] = {
+    "highest disk read rate of one interval", "highest disk write rate of one interval",
+    "highest receive rate of one interval", "highest send rate of one interval"};
 const char *const sum_io_peak_keys[SUM_IO_COUNT] = {"disk_read_peak_mib_s", "disk_write_peak_mib_s",
                                                     "net_rx_peak_mib_s", "net_tx_peak_mib_s"};
 

@@ -12,6 +12,7 @@ enum { SUM_IO_DISK_READ, SUM_IO_DISK_WRITE, SUM_IO_NET_RX, SUM_IO_NET_TX, SUM_IO
 /* summary.json's and the sweep rows' names: "disk_read_mib", ... and "disk_read_peak_mib_s" */
 extern const char *const sum_io_mib_keys[SUM_IO_COUNT];
 extern const char *const sum_io_peak_keys[SUM_IO_COUNT];
+extern const char *const sum_io_mib_what[SUM_IO_COUNT], *const sum_io_peak_what[SUM_IO_COUNT];
 
 struct sum_system {
     double bytes[SUM_IO_COUNT];      /* total; NAN until a row measured it */

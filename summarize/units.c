@@ -215,3 +215,23 @@ int sum_units_column(const struct sum_units *u, const char *name, char *out, siz
              rate ? "_s" : "");
     return d;
 }
+
+const char *sum_column_unit(const struct sum_units *u, const char *name, char *buf, size_t cap)
+{
+    size_t stem;
+    bool rate;
+    int d = sum_column_dim(name, &stem, &rate);
+    if (d >= 0) {
+        snprintf(buf, cap, "%s%s", sum_units_label(u, (enum sum_dim)d), rate ? "/s" : "");
+        return buf;
+    }
+    static const struct {
+        const char *suffix, *unit;
+    } other[] = {{"_pct", "%"},          {"_mhz", "MHz"},        {"_watts_mean", "W"},
+                 {"_watts_max", "W"},    {"_power_w", "W"},      {"_cores", "cores"},
+                 {"sec_per_step", "s"},  {"_wh_per_step", "Wh"}};
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
+        if (ends_with(name, other[i].suffix, &stem))
+            return other[i].unit;
+    return "";
+}

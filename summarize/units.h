@@ -56,5 +56,8 @@ int sum_units_column(const struct sum_units *u, const char *name, char *out, siz
  * memory are SUM_DIM_GPUMEM): the one place a column's unit is known. -1 for none; *stem is
  * the name's length without the suffix, *rate true for a per-second figure. */
 int sum_column_dim(const char *name, size_t *stem, bool *rate);
+/* A column's unit for people, from its name: its dimension's unit in u (NULL: the defaults;
+ * "MiB/s" for a rate; written to buf), else what the suffix says (_pct %, _mhz MHz, ...), else "". */
+const char *sum_column_unit(const struct sum_units *u, const char *name, char *buf, size_t cap);
 
 #endif

@@ -367,6 +367,64 @@ static void test_golden(void)
     free(runs_dir);
 }
 
+/* --columns: the table the rows come from, in the rows' order, with and without --units; every
+ * column has a type and a description; no DIR with it. */
+static void test_columns(void)
+{
+    const char *td = th_env("HWRUN_TESTDATA");
+    char *dir = th_fmt("%s/runs/basic", td);
+    for (int units = 0; units < 2; units++) {
+        const char *uo = units ? "--units" : "-q", *uv = units ? "mem=GiB,energy=kWh" : "-q";
+        struct th_result cols = run((const char *[]){"--columns", uo, uv, NULL});
+        CU_ASSERT_EQUAL_FATAL(cols.status, 0);
+        struct th_result row = run((const char *[]){"-q", "-f", "csv", uo, uv, dir, NULL});
+        CU_ASSERT_EQUAL_FATAL(row.status, 0);
+        /* the csv header's names, up to the param. and phase. columns */
+        char *hdr = strndup(row.out, strcspn(row.out, "\n"));
+        char *line = strchr(cols.out, '\n');
+        CU_ASSERT_FATAL(line != NULL);
+        static const char head[] = "column\ttype\tunit\tdescription\n";
+        CU_ASSERT(!strncmp(cols.out, head, sizeof head - 1));
+        size_t n = 0;
+        char *save = NULL;
+        for (char *name = strtok_r(hdr, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+            if (!strncmp(name, "phase.", 6) || !strncmp(name, "param.", 6))
+                break;
+            line++;
+            size_t len = strcspn(line, "\t");
+            if (len != strlen(name) || strncmp(line, name, len))
+                fprintf(stderr, "--columns line %zu is not the row's %s\n", n + 1, name);
+            CU_ASSERT_EQUAL(len, strlen(name));
+            CU_ASSERT(!strncmp(line, name, len));
+            char *end = strchr(line, '\n');
+            CU_ASSERT_FATAL(end != NULL);
+            int tabs = 0;
+            for (char *p = line; p < end; p++)
+                tabs += *p == '\t';
+            CU_ASSERT_EQUAL(tabs, 3);
+            CU_ASSERT(end[-1] != '\t'); /* a description */
+            line = end;
+            n++;
+        }
+        CU_ASSERT(n > 90);
+        CU_ASSERT_EQUAL(line[1], '\0'); /* nothing beyond the row's columns */
+        if (units) {
+            CU_ASSERT_PTR_NOT_NULL(strstr(cols.out, "\nenergy_kwh\tnumber\tkWh\t"));
+            CU_ASSERT_PTR_NOT_NULL(strstr(cols.out, "\npeak_rss_gib\tnumber\tGiB\t"));
+        } else {
+            CU_ASSERT_PTR_NOT_NULL(strstr(cols.out, "\nenergy_wh\tnumber\tWh\t"));
+            CU_ASSERT_PTR_NOT_NULL(strstr(cols.out, "\ngpu_util_mean_pct\tnumber\t%\t"));
+        }
+        free(hdr);
+        th_result_free(&cols);
+        th_result_free(&row);
+    }
+    struct th_result bad = run((const char *[]){"--columns", dir, NULL});
+    CU_ASSERT_EQUAL(bad.status, 2);
+    th_result_free(&bad);
+    free(dir);
+}
+
 /* Two hwmon runs in one run.jsonl (written into one directory by hand, or by an hwmon from
  * before it refused used directories) are reported, not silently summarized as one run. */
 static void test_two_runs_in_one_log(void)
@@ -412,4 +470,5 @@ void add_cli_suite(void)
     CU_add_test(s, "file_options_and_tz", test_file_options_and_tz);
     CU_add_test(s, "pytyche_cli", test_pytyche_cli);
     CU_add_test(s, "golden", test_golden);
+    CU_add_test(s, "columns", test_columns);
 }
