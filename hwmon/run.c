@@ -123,7 +123,17 @@ struct run {
     bool started;         /* the start event was logged */
     int runlog_rd;        /* run.jsonl read-only: the sampler follows it (edge samples) */
     long cmd_maxrss_kib;  /* the command's ru_maxrss when it was reaped (0: not known) */
+    bool wrap;            /* a command is run (not -p, not the system alone) */
+    bool gpu_wanted;      /* GPUs are to be sampled here (not --no-gpu, not a secondary) */
+    char why[PATH_MAX + 64];  /* why the GPU source cannot sample */
+    char probe_out[16384];    /* what the tool answered then */
+    double end_at;            /* a --duration timer's deadline, or 0 */
 };
+
+static const char *run_mode(const struct run *r)
+{
+    return r->wrap ? "wrap" : r->cfg->attach_pid ? "attach" : "system";
+}
 
 static void log_event(struct run *r, const char *type, const rl_field_t *f, size_t n)
 {
@@ -913,10 +923,10 @@ static void cleanup(struct run *r)
     pthread_sigmask(SIG_SETMASK, &r->oldmask, NULL);
 }
 
-int mon_run(const struct mon_config *cfg)
+/* ---- the run, step by step (tini's main loop: each step one function, the loop last) ---- */
+
+static void run_init(struct run *r, const struct mon_config *cfg)
 {
-    static struct run run; /* big (paths, buffers): keep it off the stack */
-    struct run *r = &run;
     memset(r, 0, sizeof *r);
     r->cfg = cfg;
     r->sfd = r->efd = r->pidfd = r->cpu_fd = r->proc_fd = r->tree_pids_fd = r->dirfd = -1;
@@ -925,12 +935,13 @@ int mon_run(const struct mon_config *cfg)
     r->runlog_rd = -1;
     mon_children_init(&r->children, NULL, NULL, on_child, r); /* the tool: after the probe */
     r->t0 = hw_mono_now();
-    bool wrap = cfg->command != NULL;
-    const char *mode = wrap ? "wrap" : cfg->attach_pid ? "attach" : "system";
-    int status = MON_EXIT_SELF;
+    r->wrap = cfg->command != NULL;
+}
 
-    /* Signals: blocked before any thread or child exists, so the sampler inherits the mask and
-     * they all arrive on the signalfd. An ignored SIGHUP (nohup) stays ignored. */
+/* Signals: blocked before any thread or child exists, so the sampler inherits the mask and
+ * they all arrive on the signalfd. An ignored SIGHUP (nohup) stays ignored. */
+static int setup_signals(struct run *r)
+{
     struct sigaction sa;
     sigaction(SIGPIPE, NULL, &sa);
     r->pipe_was_ignored = sa.sa_handler == SIG_IGN;
@@ -947,10 +958,16 @@ int mon_run(const struct mon_config *cfg)
     r->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (r->sfd < 0 || r->efd < 0) {
         hw_warn(errno, "signalfd/eventfd");
-        goto out;
+        return -1;
     }
+    return 0;
+}
 
-    /* where it runs: the job's environment (with -p the process's, when hwmon may read it) */
+/* Where it runs (the job's environment; with -p the process's, when hwmon may read it), the
+ * run directory and its log, and the system's counters. */
+static int open_run(struct run *r)
+{
+    const struct mon_config *cfg = r->cfg;
     struct utsname un;
     if (uname(&un) < 0)
         memset(&un, 0, sizeof un);
@@ -958,125 +975,142 @@ int mon_run(const struct mon_config *cfg)
         mon_context_of_pid(&r->ctx, cfg->proc_root, cfg->attach_pid, un.nodename) < 0)
         mon_context_self(&r->ctx, un.nodename);
     if (make_dir(r) < 0 || open_runlog(r) < 0)
-        goto out;
-    int rc;
-    rc = mon_sys_open(&r->sys, cfg->proc_root, cfg->sys_root, r->dir);
+        return -1;
+    int rc = mon_sys_open(&r->sys, cfg->proc_root, cfg->sys_root, r->dir);
     if (rc < 0) {
         hw_warn(-rc, "open %s/stat", cfg->proc_root);
-        goto out;
+        return -1;
     }
     r->sys_open = true;
     if (cfg->attach_pid) { /* -p: the container is the tracked process's cgroup, not ours */
         mon_cgroup_close(&r->sys.cg);
         mon_cgroup_open(&r->sys.cg, cfg->proc_root, cfg->sys_root, cfg->attach_pid);
     }
+    return 0;
+}
 
-    /* GPU: ask once, before sampling, with a timeout. */
-    r->gsrc = mon_gpu_source_nvsmi();
-    if (!r->gsrc) {
-        hw_warn(ENOMEM, "GPU source");
-        goto out;
-    }
-    r->gsrc->facts(r->gsrc, &r->gf);
-    char why[PATH_MAX + 64] = "";
-    static char probe_out[16384];
-    bool gpu_wanted = !cfg->no_gpu;
+/* Which GPUs, and whether this hwmon samples them: several ranks of one job on this node
+ * share one GPU sampler (nodelock.h). */
+static int choose_gpus(struct run *r)
+{
+    const struct mon_config *cfg = r->cfg;
+    r->gpu_wanted = !cfg->no_gpu;
     const char *cuda = getenv("CUDA_VISIBLE_DEVICES");
     if (mon_gpusel_resolve(cfg->gpus, cuda, &r->gsel) < 0 && !mon_gpusel_from_env(&r->gsel)) {
         hw_warn(0, "--gpus \"%s\" is not a list of GPU ids", cfg->gpus);
-        goto out;
+        return -1;
     } /* a job's CUDA_VISIBLE_DEVICES that is not a list: it runs, no GPU is measured */
     if (r->gsel.none)
-        gpu_wanted = false; /* the job was given no GPU */
-    if (gpu_wanted) { /* several ranks of one job on this node: one samples the GPUs */
-        char buf[2 * MON_CTX_VALUE];
-        const char *job = mon_context_job(&r->ctx, buf, sizeof buf); /* else the pod */
-        if (!*job)
-            job = r->ctx.v[HW_CTX_K8S_POD];
-        int lrc = mon_nodelock_take(&r->nodelock, cfg->lock_dir ? cfg->lock_dir : "/dev/shm", job,
-                                    r->gsel.ids ? r->gsel.ids : "all", r->dir);
-        if (lrc < 0 && !cfg->quiet)
-            hw_warn(-lrc, "%s: no node GPU sampler lock; this run samples its GPUs",
-                    r->nodelock.path);
-        if (r->nodelock.secondary) {
-            gpu_wanted = false;
-            if (!cfg->quiet)
-                hw_warn(0, "the GPUs of job %s on this node are sampled by hwmon %d (%s): not "
-                           "again here",
-                        job, (int)r->nodelock.primary_pid,
-                        r->nodelock.primary_dir[0] ? r->nodelock.primary_dir : "?");
-        }
+        r->gpu_wanted = false; /* the job was given no GPU */
+    if (!r->gpu_wanted)
+        return 0;
+    char buf[2 * MON_CTX_VALUE];
+    const char *job = mon_context_job(&r->ctx, buf, sizeof buf); /* else the pod */
+    if (!*job)
+        job = r->ctx.v[HW_CTX_K8S_POD];
+    int lrc = mon_nodelock_take(&r->nodelock, cfg->lock_dir ? cfg->lock_dir : "/dev/shm", job,
+                                r->gsel.ids ? r->gsel.ids : "all", r->dir);
+    if (lrc < 0 && !cfg->quiet)
+        hw_warn(-lrc, "%s: no node GPU sampler lock; this run samples its GPUs", r->nodelock.path);
+    if (r->nodelock.secondary) {
+        r->gpu_wanted = false;
+        if (!cfg->quiet)
+            hw_warn(0, "the GPUs of job %s on this node are sampled by hwmon %d (%s): not "
+                       "again here",
+                    job, (int)r->nodelock.primary_pid,
+                    r->nodelock.primary_dir[0] ? r->nodelock.primary_dir : "?");
     }
-    if (gpu_wanted) {
-        r->smi_env = mon_env_with(NULL);
-        if (!r->smi_env) {
-            hw_warn(ENOMEM, "environment");
-            goto out;
-        }
-        const struct mon_gpu_want want = {
-            .tool = cfg->smi,
-            .interval_s = cfg->interval_s,
-            .gpm = cfg->gpm != MON_GPM_OFF,
-            .health = !cfg->no_health,
-            .pmon = cfg->pmon,
-            .gpu_procs = cfg->gpu_procs,
-            .envp = r->smi_env,
-            .gsel = &r->gsel,
-        };
-        int prc = r->gsrc->probe(r->gsrc, &want, why, sizeof why, probe_out, sizeof probe_out);
-        r->gsrc->facts(r->gsrc, &r->gf);
-        if (prc == -2) {
-            hw_warn(0, "%s", why);
-            goto out;
-        }
-        r->gpu_ok = prc == 0;
-        if (r->gpu_ok && !cfg->no_nvml) /* the GPUs the source samples: their counters */
-            mon_nvml_open(&r->nvml, &r->gsel);
-        if (r->gpu_ok) {
-            struct mon_gpu_child ch[MON_GPU_CHILDREN_MAX];
-            int nch = r->gsrc->children(r->gsrc, &want, ch, MON_GPU_CHILDREN_MAX);
-            r->children.path = r->gf.tool_path;
-            r->children.envp = r->smi_env;
-            for (int i = 0; i < nch; i++) {
-                r->ch_file[r->children.n] = ch[i].file;
-                mon_children_add(&r->children, ch[i].name, ch[i].argv, ch[i].line_interval_s);
-            }
-        }
-    }
+    return 0;
+}
 
-    /* Every output file opens before the command starts: a run that cannot be recorded
-     * fails before the user's job is launched, not after. */
-    r->track_pid = cfg->attach_pid;
+/* Ask the GPU source once, before sampling, with timeouts; its children join the set. */
+static int probe_gpus(struct run *r)
+{
+    const struct mon_config *cfg = r->cfg;
+    r->gsrc = mon_gpu_source_nvsmi();
+    if (!r->gsrc) {
+        hw_warn(ENOMEM, "GPU source");
+        return -1;
+    }
+    r->gsrc->facts(r->gsrc, &r->gf);
+    if (!r->gpu_wanted)
+        return 0;
+    r->smi_env = mon_env_with(NULL);
+    if (!r->smi_env) {
+        hw_warn(ENOMEM, "environment");
+        return -1;
+    }
+    const struct mon_gpu_want want = {
+        .tool = cfg->smi,
+        .interval_s = cfg->interval_s,
+        .gpm = cfg->gpm != MON_GPM_OFF,
+        .health = !cfg->no_health,
+        .pmon = cfg->pmon,
+        .gpu_procs = cfg->gpu_procs,
+        .envp = r->smi_env,
+        .gsel = &r->gsel,
+    };
+    int prc = r->gsrc->probe(r->gsrc, &want, r->why, sizeof r->why, r->probe_out,
+                             sizeof r->probe_out);
+    r->gsrc->facts(r->gsrc, &r->gf);
+    if (prc == -2) {
+        hw_warn(0, "%s", r->why);
+        return -1;
+    }
+    r->gpu_ok = prc == 0;
+    if (r->gpu_ok && !cfg->no_nvml) /* the GPUs the source samples: their counters */
+        mon_nvml_open(&r->nvml, &r->gsel);
+    if (r->gpu_ok) {
+        struct mon_gpu_child ch[MON_GPU_CHILDREN_MAX];
+        int nch = r->gsrc->children(r->gsrc, &want, ch, MON_GPU_CHILDREN_MAX);
+        r->children.path = r->gf.tool_path;
+        r->children.envp = r->smi_env;
+        for (int i = 0; i < nch; i++) {
+            r->ch_file[r->children.n] = ch[i].file;
+            mon_children_add(&r->children, ch[i].name, ch[i].argv, ch[i].line_interval_s);
+        }
+    }
+    return 0;
+}
+
+/* Every output file opens before the command starts: a run that cannot be recorded fails
+ * before the user's job is launched, not after. */
+static int open_all_outputs(struct run *r)
+{
+    r->track_pid = r->cfg->attach_pid;
     if (open_outputs(r) < 0 || (r->gpu_ok && open_child_outputs(r) < 0))
-        goto out;
-    if (cfg->prom_path && prom_start(r) < 0)
-        goto out;
+        return -1;
+    if (r->cfg->prom_path && prom_start(r) < 0)
+        return -1;
+    return 0;
+}
 
-    /* The system counters' baseline before the job begins: its first moments are the first
-     * interval's (the sampler starts after the start event, once the tree is known). */
-    struct mon_sys_sample base;
-    bool sys_baseline = mon_sys_sample(&r->sys, hw_mono_now(), &base) == 0;
-    /* What to track. */
-    if (wrap) {
+/* What to track: the command started (wrap mode) or the process attached to, and its tree.
+ * A command that cannot run ends the run here: *status is its 126 or 127. */
+static int start_tracking(struct run *r, int *status)
+{
+    const struct mon_config *cfg = r->cfg;
+    int rc;
+    if (r->wrap) {
         /* The job's orphaned workers stay ours to stop (jobtree.h); without it (old kernels)
          * only the main process and its live descendants can be reached. */
         (void)mon_job_subreaper();
         rc = spawn_command(r);
         if (rc < 0) {
             hw_warn(-rc, "cannot run '%s'", cfg->command[0]);
-            status = rc == -ENOENT ? 127 : 126;
-            log_start(r, mode);
+            *status = rc == -ENOENT ? 127 : 126;
+            log_start(r, run_mode(r));
             r->stop_reason = "command_exit";
-            log_stop(r, true, status);
-            goto out;
+            log_stop(r, true, *status);
+            return -1;
         }
         r->track_pid = r->cmd_pid;
     }
     if (r->track_pid) {
         rc = mon_tree_open(&r->tree, cfg->proc_root, r->track_pid, !cfg->no_pss);
-        if (rc < 0 && !wrap) {
+        if (rc < 0 && !r->wrap) {
             hw_warn(0, "no process %d to attach to", (int)r->track_pid);
-            goto out;
+            return -1;
         }
         r->tree_open = rc == 0;
         r->tree.pss_budget = cfg->pss ? 0 : MON_PSS_BUDGET;
@@ -1087,23 +1121,34 @@ int mon_run(const struct mon_config *cfg)
         if (cfg->attach_pid)
             r->pidfd = (int)syscall(SYS_pidfd_open, cfg->attach_pid, 0);
     }
-    log_start(r, mode);
+    return 0;
+}
+
+/* The start event, then what the GPU source could not do. */
+static void log_start_events(struct run *r)
+{
+    log_start(r, run_mode(r));
     if (r->gsel.unmapped[0])
         gpu_selection_fallback(r);
-    if (gpu_wanted && !r->gpu_ok)
-        gpu_unavailable(r, why, probe_out);
+    if (r->gpu_wanted && !r->gpu_ok)
+        gpu_unavailable(r, r->why, r->probe_out);
     for (int i = 0; i < r->gf.n_fallbacks; i++) {
         const struct mon_gpu_fallback *fb = &r->gf.fallbacks[i];
         rl_field_t f[] = {RL_STR("dropped", fb->dropped), RL_STR(HW_FALLBACK_FIELDS, fb->fields)};
         log_event(r, HW_EV_GPU_FIELDS_FALLBACK, f, HW_ARRAY_SIZE(f));
     }
-    if (r->gpu_ok && cfg->gpm != MON_GPM_OFF && (!r->gf.gpm || r->gf.gpm_missing[0]))
-        gpm_unavailable(r, probe_out);
+    if (r->gpu_ok && r->cfg->gpm != MON_GPM_OFF && (!r->gf.gpm || r->gf.gpm_missing[0]))
+        gpm_unavailable(r, r->probe_out);
+}
 
+/* The sampler thread and the GPU children. */
+static void start_sampling(struct run *r, bool sys_baseline)
+{
+    const struct mon_config *cfg = r->cfg;
     /* --duration of whole intervals: the sampler stops after its last slot; any other (1.7 s
      * at -i 0.5) is a timer, the stop taking the last partial interval's sample */
     uint64_t max_slots = 0;
-    if (cfg->duration_s > 0 && !wrap) {
+    if (cfg->duration_s > 0 && !r->wrap) {
         double k = cfg->duration_s / cfg->interval_s;
         if (k >= 1 && fabs(k - round(k)) <= 1e-9 * k)
             max_slots = (uint64_t)llround(k);
@@ -1126,105 +1171,143 @@ int mon_run(const struct mon_config *cfg)
         .energy_fd = r->energy_fd,
     };
     /* a --duration timer counts from the sampler's start, as its slots do */
-    double end_at = cfg->duration_s > 0 && !wrap && max_slots == 0 ? hw_mono_now() + cfg->duration_s
-                                                                    : 0;
-    rc = mon_sampler_start(&r->sampler, &sc);
+    r->end_at = cfg->duration_s > 0 && !r->wrap && max_slots == 0 ? hw_mono_now() + cfg->duration_s
+                                                                  : 0;
+    int rc = mon_sampler_start(&r->sampler, &sc);
     if (rc < 0) {
         /* (a thread under a small ulimit -v, say) The start event is out: the run must end
          * with a stop event that says why, or a retry into the directory is refused. A running
          * job is not stopped for it: its GPU rows and its own log still record it. */
         r->sampler_err = rc;
         hw_warn(-rc, "start the sampler: no CPU or process samples for this run");
-        if (!wrap)
+        if (!r->wrap)
             begin_stop(r, "sampler_failed");
     }
     if (r->gpu_ok)
         mon_children_start(&r->children, hw_mono_now());
+}
 
-    for (;;) {
-        double now = hw_mono_now();
-        if (!r->stopping) {
-            mon_children_tick(&r->children, now);
-            job_tick(r, now); /* a command that ignores the forwarded signal: SIGKILL in time */
-            if (end_at && now >= end_at)
-                begin_stop(r, "duration");
-            if (r->prom_open && now >= r->prom_next) {
-                prom_write(r);
-                /* absolute deadlines; after a stall, the next one from now */
-                r->prom_next += cfg->prom_interval_s;
-                if (r->prom_next <= now)
-                    r->prom_next = now + cfg->prom_interval_s;
-            }
-        } else {
-            mon_children_tick(&r->children, now);
-            if (!mon_children_running(&r->children) && (!wrap || r->cmd_done) && job_tick(r, now))
-                break;
-            if (now > r->stop_deadline && (!wrap || r->cmd_done)) {
-                hw_warn(0, "a child did not exit after SIGKILL; giving up on it");
-                break;
-            }
+/* Due work at now: children's restarts and hangs, the job's SIGKILL deadline, --duration, the
+ * Prometheus file. false once the run is over (stopping, and everything has ended). */
+static bool tick(struct run *r, double now)
+{
+    const struct mon_config *cfg = r->cfg;
+    mon_children_tick(&r->children, now);
+    if (r->stopping) {
+        if (!mon_children_running(&r->children) && (!r->wrap || r->cmd_done) && job_tick(r, now))
+            return false;
+        if (now > r->stop_deadline && (!r->wrap || r->cmd_done)) {
+            hw_warn(0, "a child did not exit after SIGKILL; giving up on it");
+            return false;
         }
-        struct pollfd pf[3 + MON_CHILDREN_MAX];
-        int np = 0;
-        pf[np++] = (struct pollfd){r->sfd, POLLIN, 0};
-        pf[np++] = (struct pollfd){r->efd, POLLIN, 0};
-        int pid_slot = -1;
-        if (r->pidfd >= 0 && !r->stopping) {
-            pid_slot = np;
-            pf[np++] = (struct pollfd){r->pidfd, POLLIN, 0};
-        }
-        int ch_slot[MON_CHILDREN_MAX];
-        for (int i = 0; i < r->children.n; i++) {
-            ch_slot[i] = -1;
-            if (r->children.ch[i].err_fd >= 0) {
-                ch_slot[i] = np;
-                pf[np++] = (struct pollfd){r->children.ch[i].err_fd, POLLIN, 0};
-            }
-        }
-        double wake = end_at;
-        if (r->prom_open && !r->stopping && (wake == 0 || r->prom_next < wake))
-            wake = r->prom_next;
-        if (r->fwd && !r->fwd_killed && (wake == 0 || r->fwd_deadline < wake))
-            wake = r->fwd_deadline;
-        int n = poll(pf, (nfds_t)np, loop_timeout_ms(r, wake));
-        if (n < 0 && errno != EINTR) {
-            hw_warn(errno, "poll");
-            break;
-        }
-        if (n <= 0)
-            continue;
-        if (pf[0].revents) {
-            struct signalfd_siginfo si;
-            while (read(r->sfd, &si, sizeof si) == (ssize_t)sizeof si)
-                on_signal(r, &si);
-        }
-        if (pf[1].revents) {
-            uint64_t v;
-            (void)!read(r->efd, &v, sizeof v);
-            int fin = atomic_load(&r->sampler.finished);
-            if (fin == MON_SAMPLER_DONE_SLOTS)
-                begin_stop(r, "duration");
-            else if (fin == MON_SAMPLER_DONE_ROOT_GONE && !wrap)
-                begin_stop(r, "process_exit");
-        }
-        if (pid_slot >= 0 && pf[pid_slot].revents)
-            begin_stop(r, "process_exit");
-        for (int i = 0; i < r->children.n; i++)
-            if (ch_slot[i] >= 0 && pf[ch_slot[i]].revents)
-                mon_children_read_err(&r->children.ch[i]);
+        return true;
     }
+    job_tick(r, now); /* a command that ignores the forwarded signal: SIGKILL in time */
+    if (r->end_at && now >= r->end_at)
+        begin_stop(r, "duration");
+    if (r->prom_open && now >= r->prom_next) {
+        prom_write(r);
+        /* absolute deadlines; after a stall, the next one from now */
+        r->prom_next += cfg->prom_interval_s;
+        if (r->prom_next <= now)
+            r->prom_next = now + cfg->prom_interval_s;
+    }
+    return true;
+}
+
+/* One wait on everything that can wake the run (signals, the sampler, the attached pid, the
+ * children's stderr, the next deadline), and what it brought. false on a poll error. */
+static bool wait_and_dispatch(struct run *r)
+{
+    struct pollfd pf[3 + MON_CHILDREN_MAX];
+    int np = 0;
+    pf[np++] = (struct pollfd){r->sfd, POLLIN, 0};
+    pf[np++] = (struct pollfd){r->efd, POLLIN, 0};
+    int pid_slot = -1;
+    if (r->pidfd >= 0 && !r->stopping) {
+        pid_slot = np;
+        pf[np++] = (struct pollfd){r->pidfd, POLLIN, 0};
+    }
+    int ch_slot[MON_CHILDREN_MAX];
+    for (int i = 0; i < r->children.n; i++) {
+        ch_slot[i] = -1;
+        if (r->children.ch[i].err_fd >= 0) {
+            ch_slot[i] = np;
+            pf[np++] = (struct pollfd){r->children.ch[i].err_fd, POLLIN, 0};
+        }
+    }
+    double wake = r->end_at;
+    if (r->prom_open && !r->stopping && (wake == 0 || r->prom_next < wake))
+        wake = r->prom_next;
+    if (r->fwd && !r->fwd_killed && (wake == 0 || r->fwd_deadline < wake))
+        wake = r->fwd_deadline;
+    int n = poll(pf, (nfds_t)np, loop_timeout_ms(r, wake));
+    if (n < 0 && errno != EINTR) {
+        hw_warn(errno, "poll");
+        return false;
+    }
+    if (n <= 0)
+        return true;
+    if (pf[0].revents) {
+        struct signalfd_siginfo si;
+        while (read(r->sfd, &si, sizeof si) == (ssize_t)sizeof si)
+            on_signal(r, &si);
+    }
+    if (pf[1].revents) {
+        uint64_t v;
+        (void)!read(r->efd, &v, sizeof v);
+        int fin = atomic_load(&r->sampler.finished);
+        if (fin == MON_SAMPLER_DONE_SLOTS)
+            begin_stop(r, "duration");
+        else if (fin == MON_SAMPLER_DONE_ROOT_GONE && !r->wrap)
+            begin_stop(r, "process_exit");
+    }
+    if (pid_slot >= 0 && pf[pid_slot].revents)
+        begin_stop(r, "process_exit");
+    for (int i = 0; i < r->children.n; i++)
+        if (ch_slot[i] >= 0 && pf[ch_slot[i]].revents)
+            mon_children_read_err(&r->children.ch[i]);
+    return true;
+}
+
+/* The run's exit status, and the stop event. */
+static int finish(struct run *r)
+{
     /* anything left (a child stuck past SIGKILL): one last non-blocking reap */
     reap(r);
-    status = wrap ? r->cmd_status : HW_EXIT_OK;
+    int status = r->wrap ? r->cmd_status : HW_EXIT_OK;
     int werr = atomic_load(&r->sampler.write_err);
-    if (r->sampler_err < 0 && !wrap)
+    if (r->sampler_err < 0 && !r->wrap)
         status = MON_EXIT_SELF;
     if (werr < 0) {
         hw_warn(-werr, "write to %s", r->dir);
-        if (!wrap)
+        if (!r->wrap)
             status = MON_EXIT_SELF;
     }
-    log_stop(r, wrap, status);
+    log_stop(r, r->wrap, status);
+    return status;
+}
+
+int mon_run(const struct mon_config *cfg)
+{
+    static struct run run; /* big (paths, buffers): keep it off the stack */
+    struct run *r = &run;
+    run_init(r, cfg);
+    int status = MON_EXIT_SELF;
+    if (setup_signals(r) < 0 || open_run(r) < 0 || choose_gpus(r) < 0 || probe_gpus(r) < 0 ||
+        open_all_outputs(r) < 0)
+        goto out;
+    /* The system counters' baseline before the job begins: its first moments are the first
+     * interval's (the sampler starts after the start event, once the tree is known). */
+    struct mon_sys_sample base;
+    bool sys_baseline = mon_sys_sample(&r->sys, hw_mono_now(), &base) == 0;
+    if (start_tracking(r, &status) < 0)
+        goto out;
+    log_start_events(r);
+    start_sampling(r, sys_baseline);
+    while (tick(r, hw_mono_now()) && wait_and_dispatch(r))
+        ;
+    status = finish(r);
 out:
     cleanup(r);
     discard_unstarted(r);
