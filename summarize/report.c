@@ -580,6 +580,8 @@ static void json_cores(struct hw_json *w, const struct sum_run *run)
     hw_json_num(w, "cpu_max_pct_of_cores", cpu_of_cores(run, max_or_nan(&run->proc[HW_PROC_COL_CPU])));
 }
 
+static void json_headline(struct hw_json *w, const struct sum_run *run);
+
 void sum_report_json(const struct sum_run *run, struct hw_buf *out)
 {
     struct hw_json w;
@@ -593,37 +595,10 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     for (size_t i = 0; i < run->nparams; i++)
         hw_json_raw(&w, run->params[i].key, param_text(&run->params[i], true));
     hw_json_close(&w);
-    /* pytyche's keys (same names and meaning), null when never measured */
+    /* the headline figures: the sweep row's (json_headline) */
     const char *mu_src;
-    const struct sum_stat *mu = mem_util_stat(run, &mu_src);
-    hw_json_num(&w, "peak_vram_mb", max_or_nan(&run->all[RD_GM_MEM_USED])); /* MiB, as pytyche */
-    hw_json_num(&w, "gpu_util_mean_pct", sum_stat_mean(&run->all[RD_GM_UTIL]));
-    hw_json_num(&w, "gpu_util_max_pct", max_or_nan(&run->all[RD_GM_UTIL]));
-    hw_json_num(&w, "mem_util_mean_pct", sum_stat_mean(mu));
-    hw_json_num(&w, "mem_util_max_pct", max_or_nan(mu));
-    hw_json_num(&w, "power_watts_mean", sum_stat_mean(&run->all[RD_GM_POWER]));
-    hw_json_num(&w, "power_watts_max", max_or_nan(&run->all[RD_GM_POWER]));
-    hw_json_num(&w, "cpu_usr_mean_pct", sum_stat_mean(&run->cpu[HW_CPU_COL_USR]));
-    hw_json_num(&w, "cpu_idle_mean_pct", sum_stat_mean(&run->cpu[HW_CPU_COL_IDLE]));
-    /* calibrax's keys */
-    hw_json_num(&w, "peak_rss_mb", max_or_nan(&run->proc[HW_PROC_COL_RSS]));
-    hw_json_num(&w, "mean_rss_mb", sum_stat_mean(&run->proc[HW_PROC_COL_RSS]));
-    hw_json_num(&w, "memory_growth_mb", growth(&run->proc[HW_PROC_COL_RSS]));
-    hw_json_u64(&w, "num_samples", sum_run_num_samples(run));
-    hw_json_u64(&w, "edge_samples", run->edge_rows);
-    hw_json_num(&w, "duration_sec", round_us(sum_run_duration(run)));
-    hw_json_num(&w, "outside_phases_sec", round_us(run->outside_phases_s));
-    hw_json_num(&w, "steps", run->steps > 0 ? run->steps : NAN);
-    hw_json_num(&w, "sec_per_step", sum_run_sec_per_step(run));
-    hw_json_num(&w, "energy_wh_per_step", sum_run_energy_wh_per_step(run));
-    hw_json_num(&w, "mean_gpu_clock_mhz", clock_mean(run));
-    hw_json_num(&w, "mean_gpu_power_w", sum_stat_mean(&run->all[RD_GM_POWER]));
-    hw_json_num(&w, "peak_gpu_mem_mb", max_or_nan(&run->all[RD_GM_MEM_USED])); /* MiB, as calibrax */
-    hw_json_num(&w, "mean_gpu_util", sum_stat_mean(&run->all[RD_GM_UTIL]));
-    /* ours: units in the names (the _mb keys above are those tools' names for MiB values) */
-    hw_json_num(&w, "peak_vram_mib", max_or_nan(&run->all[RD_GM_MEM_USED]));
-    json_fwmem(&w, run, NULL);
-    hw_json_num(&w, "energy_wh", sum_run_energy_wh(run));
+    (void)mem_util_stat(run, &mu_src);
+    json_headline(&w, run);
     hw_json_str(&w, "mem_util_source", mu_src);
     sum_fig_json_time(&w, "start", run->t_max >= run->t_min ? run->t_min : NAN);
     sum_fig_json_time(&w, "end", run->t_max >= run->t_min ? run->t_max : NAN);
@@ -1845,6 +1820,46 @@ static size_t flat_cols(const struct sum_run *run, struct sum_col c[SWEEP_NCOLS]
 #undef I
 #undef PER_IO
     return n;
+}
+
+/* summary.json's headline figures are the sweep row's, by key, computed once in its table:
+ * pytyche's keys (same names and meaning), then calibrax's, then ours, in the order those
+ * documents have them; edge_samples and the framework's memory object sit between. */
+static void json_row_keys(struct hw_json *w, const struct sum_col *c, size_t nc,
+                          const char *const *keys, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        size_t i = 0;
+        while (i < nc && strcmp(c[i].name, keys[k]))
+            i++;
+        if (i == nc) /* not a row figure: a mistake of this table, said in the document */
+            hw_json_null(w, keys[k]);
+        else if (c[i].type == SUM_COL_U64)
+            hw_json_u64(w, keys[k], c[i].u);
+        else
+            hw_json_num(w, keys[k], c[i].d);
+    }
+}
+
+static void json_headline(struct hw_json *w, const struct sum_run *run)
+{
+    static const char *const pytyche_calibrax[] = {
+        "peak_vram_mb",     "gpu_util_mean_pct", "gpu_util_max_pct",  "mem_util_mean_pct",
+        "mem_util_max_pct", "power_watts_mean",  "power_watts_max",   "cpu_usr_mean_pct",
+        "cpu_idle_mean_pct", "peak_rss_mb",      "mean_rss_mb",       "memory_growth_mb",
+        "num_samples"};
+    static const char *const steps_and_calibrax[] = {
+        "duration_sec",       "outside_phases_sec", "steps",           "sec_per_step",
+        "energy_wh_per_step", "mean_gpu_clock_mhz", "mean_gpu_power_w", "peak_gpu_mem_mb",
+        "mean_gpu_util",      "peak_vram_mib"};
+    static const char *const energy[] = {"energy_wh"};
+    struct sum_col c[SWEEP_NCOLS];
+    size_t nc = flat_cols(run, c);
+    json_row_keys(w, c, nc, pytyche_calibrax, HW_ARRAY_SIZE(pytyche_calibrax));
+    hw_json_u64(w, "edge_samples", run->edge_rows);
+    json_row_keys(w, c, nc, steps_and_calibrax, HW_ARRAY_SIZE(steps_and_calibrax));
+    json_fwmem(w, run, NULL);
+    json_row_keys(w, c, nc, energy, HW_ARRAY_SIZE(energy));
 }
 
 void sum_report_columns(const struct sum_units *u, struct hw_buf *out)
