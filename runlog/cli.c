@@ -205,9 +205,14 @@ int rl_cli_run_command(char *const argv[], struct rl_cli_run *r)
         }
     }
     r->seconds = hw_mono_now() - t0;
-    /* a signal that came after the command ended has no one to go to: taken, not delivered */
+    /* a signal that came after the command ended has no one to go to: taken, not delivered
+     * (but one our caller itself blocks stays pending for it) */
+    sigset_t drain = block;
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sigismember(&oldmask, sig) == 1)
+            sigdelset(&drain, sig);
     struct timespec now = {0, 0};
-    while (sigtimedwait(&block, NULL, &now) > 0)
+    while (sigtimedwait(&drain, NULL, &now) > 0)
         ;
     sigprocmask(SIG_SETMASK, &oldmask, NULL);
     sigaction(SIGINT, &old_int, NULL);

@@ -18,6 +18,7 @@ void add_context_suite(void);
 void add_job_suite(void);
 void add_health_suite(void);
 void add_nvml_suite(void);
+void add_gpusrc_suite(void);
 
 void cu_register_all(void)
 {
@@ -36,4 +37,5 @@ void cu_register_all(void)
     add_job_suite();
     add_health_suite();
     add_nvml_suite();
+    add_gpusrc_suite();
 }
