@@ -1,15 +1,17 @@
 /* The wrapped job's whole process tree: see jobtree.h. */
 #include "jobtree.h"
 
-#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
+#include "hwrun/buf.h"
 #include "hwrun/io.h"
 #include "procread.h"
 
@@ -22,49 +24,47 @@ struct ent {
     pid_t pid, ppid, pgid;
 };
 
-/* pid's parent, process group and state from proc_root/pid/stat; false when it is gone. */
-static bool read_stat(int dfd, const char *name, struct ent *e, char *state)
+/* The live processes under proc_root, as /proc's walk (mon_each_pid) finds them. */
+struct scan {
+    int dfd;
+    struct ent *all;
+    size_t n, alloc;
+    bool oom;
+};
+
+/* pid's parent, process group and state from its stat; a zombie or a pid gone is left out. */
+static void scan_one(void *arg, pid_t pid)
 {
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "%s/stat", name);
-    ssize_t n = hw_read_small(dfd, path, buf, sizeof buf);
+    struct scan *sc = arg;
+    char path[32], buf[1024];
+    snprintf(path, sizeof path, "%d/stat", (int)pid);
+    ssize_t n = hw_read_small(sc->dfd, path, buf, sizeof buf);
     struct mon_pstat st;
-    if (n <= 0 || mon_parse_pid_stat(buf, (size_t)n, &st) < 0)
-        return false;
-    e->ppid = st.ppid;
-    e->pgid = st.pgrp;
-    *state = st.state;
-    return true;
+    if (sc->oom || n <= 0 || mon_parse_pid_stat(buf, (size_t)n, &st) < 0 || st.state == 'Z' ||
+        st.state == 'X')
+        return;
+    if (!hw_grow(&sc->all, &sc->alloc, sc->n, sizeof *sc->all, 256)) {
+        sc->oom = true; /* what was found is still signalled */
+        return;
+    }
+    sc->all[sc->n++] = (struct ent){pid, st.ppid, st.pgrp};
 }
 
 long mon_job_scan(const char *proc_root, pid_t self, const pid_t *skip_pgids, size_t n_skip,
                   pid_t *out, size_t cap)
 {
-    DIR *d = opendir(proc_root);
-    if (!d)
+    struct scan sc = {.dfd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+    if (sc.dfd < 0)
         return -errno;
-    size_t n = 0, alloc = 256;
-    struct ent *all = malloc(alloc * sizeof *all);
-    if (!all) {
-        closedir(d);
-        return -ENOMEM;
+    char dents[32768];
+    int rc = mon_each_pid(sc.dfd, dents, sizeof dents, scan_one, &sc);
+    close(sc.dfd);
+    if (rc < 0 && !sc.n) {
+        free(sc.all);
+        return rc;
     }
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        struct ent e;
-        char state;
-        if (!mon_parse_pid_name(de->d_name, &e.pid) || !read_stat(dirfd(d), de->d_name, &e, &state) || state == 'Z' || state == 'X')
-            continue;
-        if (n == alloc) {
-            struct ent *na = realloc(all, 2 * alloc * sizeof *na);
-            if (!na)
-                break;
-            all = na;
-            alloc *= 2;
-        }
-        all[n++] = e;
-    }
-    closedir(d);
+    struct ent *all = sc.all;
+    size_t n = sc.n;
     /* Breadth first from self: a process list is short (hundreds), so rescanning is cheap. */
     long found = 0;
     pid_t *front = malloc((n + 1) * sizeof *front);

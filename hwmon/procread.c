@@ -217,6 +217,29 @@ bool mon_parse_pid_name(const char *s, pid_t *out)
     return true;
 }
 
+int mon_each_pid(int fd, char *buf, size_t cap, void (*fn)(void *arg, pid_t pid), void *arg)
+{
+    if (lseek(fd, 0, SEEK_SET) < 0)
+        return -errno;
+    for (;;) {
+        ssize_t n = getdents64(fd, buf, cap);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        if (n == 0)
+            return 0;
+        for (ssize_t off = 0; off < n;) {
+            struct dirent64 *d = (struct dirent64 *)(void *)(buf + off);
+            pid_t pid;
+            if (mon_parse_pid_name(d->d_name, &pid))
+                fn(arg, pid);
+            off += d->d_reclen;
+        }
+    }
+}
+
 /* ---- descriptors ---- */
 
 int mon_open_rel(int dirfd, const char *path)

@@ -72,6 +72,11 @@ int mon_parse_pid_stat(const char *text, size_t len, struct mon_pstat *out);
 /* A /proc entry's name as a pid: digits only, no leading 0, within int. */
 bool mon_parse_pid_name(const char *s, pid_t *out);
 
+/* Calls fn(arg, pid) for each pid-named entry of directory fd (/proc, or a process's task/),
+ * read from its start with getdents64 into buf[cap]: the one walk of /proc, no allocation.
+ * Returns 0 or -errno. */
+int mon_each_pid(int fd, char *buf, size_t cap, void (*fn)(void *arg, pid_t pid), void *arg);
+
 /* The keys of /proc/PID/io, cumulative counters of a process: characters read and written
  * through read(2)/write(2)-like calls (page cache included), those calls, bytes fetched from and
  * sent to storage, and bytes written then truncated away before they reached it. */

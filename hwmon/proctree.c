@@ -213,28 +213,23 @@ void mon_tree_set_mode(struct mon_tree *t, int mode)
 }
 
 /* Calls fn(t, pid, arg) for each numeric entry of directory fd (read from the start). */
+struct each {
+    struct mon_tree *t;
+    void (*fn)(struct mon_tree *, pid_t, void *);
+    void *arg;
+};
+
+static void each_one(void *p, pid_t pid)
+{
+    struct each *e = p;
+    e->fn(e->t, pid, e->arg);
+}
+
 static int for_each_pid_entry(struct mon_tree *t, int fd,
                               void (*fn)(struct mon_tree *, pid_t, void *), void *arg)
 {
-    if (lseek(fd, 0, SEEK_SET) < 0)
-        return -errno;
-    for (;;) {
-        ssize_t n = getdents64(fd, t->dents, t->dents_cap);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        if (n == 0)
-            return 0;
-        for (ssize_t off = 0; off < n;) {
-            struct dirent64 *d = (struct dirent64 *)(void *)(t->dents + off);
-            pid_t pid;
-            if (mon_parse_pid_name(d->d_name, &pid))
-                fn(t, pid, arg);
-            off += d->d_reclen;
-        }
-    }
+    struct each e = {t, fn, arg};
+    return mon_each_pid(fd, t->dents, t->dents_cap, each_one, &e);
 }
 
 /* children mode: read task/TID/children for every thread of p and add/mark the children. */
