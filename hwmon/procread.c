@@ -144,25 +144,6 @@ int mon_parse_pid_stat(const char *text, size_t len, struct mon_pstat *out)
     return 0;
 }
 
-static int parse_key_u64(const char *text, const char *key, uint64_t *out)
-{
-    size_t kl = strlen(key);
-    for (const char *line = text; line && *line;) {
-        const char *nl = strchr(line, '\n');
-        const char *end = nl ? nl : line + strlen(line);
-        if ((size_t)(end - line) > kl && memcmp(line, key, kl) == 0) {
-            int64_t v;
-            if (hw_scan_i64(line + kl, end, &v, NULL)) {
-                *out = clamp_u(v);
-                return 0;
-            }
-            return -EINVAL;
-        }
-        line = nl ? nl + 1 : NULL;
-    }
-    return -ENOENT;
-}
-
 const char *const mon_io_keys[MON_IO_COUNT] = {
     [MON_IO_RCHAR] = "rchar:",           [MON_IO_WCHAR] = "wchar:",
     [MON_IO_SYSCR] = "syscr:",           [MON_IO_SYSCW] = "syscw:",
@@ -175,7 +156,7 @@ int mon_parse_pid_io(const char *text, uint64_t out[MON_IO_COUNT])
     uint64_t v[MON_IO_COUNT];
     bool have[MON_IO_COUNT];
     for (int k = 0; k < MON_IO_COUNT; k++)
-        have[k] = parse_key_u64(text, mon_io_keys[k], &v[k]) == 0;
+        have[k] = mon_parse_kb_field(text, mon_io_keys[k], &v[k]) == 0; /* "rchar: 123" */
     if (!have[MON_IO_READ_BYTES] || !have[MON_IO_WRITE_BYTES])
         return -EINVAL;
     for (int k = 0; k < MON_IO_COUNT; k++)

@@ -50,8 +50,8 @@ struct mon_meminfo {
 };
 int mon_parse_meminfo(const char *text, struct mon_meminfo *out);
 
-/* The value in kB of a "Key:   123 kB" line (status, smaps_rollup, meminfo). key includes the
- * colon. Returns 0 or -ENOENT. */
+/* The number of a "Key:   123 kB" line (status, smaps_rollup, meminfo: kB) or a "key: 123"
+ * line (/proc/PID/io). key includes the colon. Returns 0 or -ENOENT. */
 int mon_parse_kb_field(const char *text, const char *key, uint64_t *out_kb);
 
 /* /proc/PID/stat. comm may contain anything, including ") (" and newlines: it runs from the
