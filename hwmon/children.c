@@ -142,6 +142,13 @@ static void end_torn_line(struct mon_child *c)
         (void)hw_write_all(c->out_fd, "\n", 1, NULL);
 }
 
+/* An exit a stop signal explains: nvidia-smi ends with status 0 or dies of the signal. */
+static bool quiet_status(int status)
+{
+    return status == 0 || status == 128 + SIGTERM || status == 128 + SIGINT ||
+           status == 128 + SIGHUP;
+}
+
 static void strip_trailing_space(char *s, size_t *len)
 {
     size_t n = *len;
@@ -165,7 +172,8 @@ bool mon_children_exited(struct mon_children *s, pid_t pid, int status, double n
         c->err_fd = -1;
     }
     c->pid = 0;
-    if (c->stopping) {
+    bool quiet = !c->term_sent && quiet_status(status);
+    if (c->stopping || (s->held && quiet)) {
         c->state = MON_CHILD_IDLE;
         report(s, &(struct mon_child_event){
                       .what = MON_CHILD_STOPPED, .child = c, .pid = pid, .status = status});
@@ -174,8 +182,18 @@ bool mon_children_exited(struct mon_children *s, pid_t pid, int status, double n
     /* a child that ran a good while before failing starts its backoff afresh */
     if (now - c->started > MON_CHILD_HEALTHY_S)
         c->quick_fails = 0;
-    schedule_restart(c, now);
     strip_trailing_space(c->err_tail, &c->err_len);
+    if (s->held) { /* a failure all the same, but the run is ending: no restart */
+        c->state = MON_CHILD_IDLE;
+    } else {
+        schedule_restart(c, now);
+        if (quiet) { /* said when its restart is due, unless a stop explains it first */
+            c->quiet_exit = true;
+            c->exit_pid = pid;
+            c->exit_status = status;
+            return true;
+        }
+    }
     report(s, &(struct mon_child_event){.what = MON_CHILD_EXITED,
                                         .child = c,
                                         .pid = pid,
@@ -185,9 +203,23 @@ bool mon_children_exited(struct mon_children *s, pid_t pid, int status, double n
     return true;
 }
 
+/* A quiet exit waiting to be said: as the failure it was (its restart is due), or as a stop. */
+static void say_quiet_exit(const struct mon_children *s, struct mon_child *c, bool stopped)
+{
+    if (!c->quiet_exit)
+        return;
+    c->quiet_exit = false;
+    report(s, &(struct mon_child_event){.what = stopped ? MON_CHILD_STOPPED : MON_CHILD_EXITED,
+                                        .child = c,
+                                        .pid = c->exit_pid,
+                                        .status = c->exit_status,
+                                        .stderr_tail = c->err_tail});
+}
+
 static void child_tick(struct mon_children *s, struct mon_child *c, double now)
 {
-    if (c->state == MON_CHILD_WAIT_RESTART && !s->stopping && now >= c->restart_at) {
+    if (c->state == MON_CHILD_WAIT_RESTART && !s->stopping && !s->held && now >= c->restart_at) {
+        say_quiet_exit(s, c, false);
         c->attempts++;
         report(s, &(struct mon_child_event){.what = MON_CHILD_RESTARTING,
                                             .child = c,
@@ -235,8 +267,27 @@ void mon_children_tick(struct mon_children *s, double now)
         child_tick(s, &s->ch[i], now);
 }
 
+/* Children waiting for a restart get none: a quiet exit is said as a stop. */
+static void cancel_restarts(struct mon_children *s)
+{
+    for (int i = 0; i < s->n; i++) {
+        struct mon_child *c = &s->ch[i];
+        if (c->state == MON_CHILD_WAIT_RESTART) {
+            say_quiet_exit(s, c, true);
+            c->state = MON_CHILD_IDLE;
+        }
+    }
+}
+
+void mon_children_hold(struct mon_children *s)
+{
+    s->held = true;
+    cancel_restarts(s);
+}
+
 void mon_children_stop(struct mon_children *s, double grace_s, double now)
 {
+    cancel_restarts(s);
     s->stopping = true;
     for (int i = 0; i < s->n; i++) {
         struct mon_child *c = &s->ch[i];

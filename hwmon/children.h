@@ -5,6 +5,12 @@
  * file that should grow stops growing, the child is declared hung, sent SIGTERM, SIGKILL after
  * MON_CHILD_HANG_GRACE_S, and restarted. On stop: SIGTERM, the grace period, SIGKILL.
  *
+ * A scheduler that stops a job signals every process of it, nvidia-smi included, a moment
+ * before or after hwmon hears of it. So a quiet exit nobody here asked for (status 0, or killed by
+ * SIGTERM, SIGINT or SIGHUP) is reported only when its restart is due: if the run is held or
+ * stopped first (mon_children_hold, mon_children_stop), it is reported as STOPPED, not as a
+ * failure, and no child is restarted once the run is held.
+ *
  * No clock is read here: every call takes the monotonic time `now`, so tests drive every
  * decision with a fake clock. Nothing is printed or logged either: what happens is reported to
  * the set's callback, which run.c turns into run.jsonl events. Reaping stays with the caller
@@ -43,6 +49,9 @@ struct mon_child {
     unsigned attempts;    /* restarts so far */
     unsigned quick_fails; /* consecutive exits soon after start: drives the backoff */
     bool term_sent, hung, stopping;
+    bool quiet_exit;      /* WAIT_RESTART after a quiet exit not yet reported (exit_*) */
+    pid_t exit_pid;
+    int exit_status;
 };
 
 enum mon_child_what {
@@ -52,7 +61,8 @@ enum mon_child_what {
     MON_CHILD_RESTARTING,   /* attempt, delay_s: it starts again now */
     MON_CHILD_HUNG,         /* pid, silent_s: SIGTERM sent */
     MON_CHILD_KILLED,       /* pid: SIGKILL sent, SIGTERM's grace being over */
-    MON_CHILD_STOPPED,      /* pid, status: exited after mon_children_stop() */
+    MON_CHILD_STOPPED,      /* pid, status: exited after mon_children_stop(), or quietly once
+                               the run was held or stopped (see above) */
 };
 
 struct mon_child_event {
@@ -78,6 +88,7 @@ struct mon_children {
     struct mon_child ch[MON_CHILDREN_MAX];
     int n;
     bool stopping;
+    bool held; /* a stop was requested: no more restarts (mon_children_hold) */
 };
 
 void mon_children_init(struct mon_children *s, const char *path, char *const envp[],
@@ -96,6 +107,10 @@ void mon_children_read_err(struct mon_child *c);
 /* SIGTERM every running child, SIGKILL on the tick after now + grace_s; no more restarts. A
  * hung child keeps an earlier SIGKILL deadline. */
 void mon_children_stop(struct mon_children *s, double grace_s, double now);
+/* A stop of the run was requested (the job is being stopped): children keep sampling, but
+ * none is restarted any more; an exit that a stop signal explains (a quiet one, see above) is
+ * reported as STOPPED. */
+void mon_children_hold(struct mon_children *s);
 /* SIGKILL every running child now (a second stop request). */
 void mon_children_kill(struct mon_children *s);
 bool mon_children_running(const struct mon_children *s);

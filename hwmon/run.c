@@ -50,6 +50,7 @@
 #include "nvml.h"
 #include "sampler.h"
 #include "gpusrc.h"
+#include "stopsig.h"
 
 extern char **environ;
 
@@ -99,10 +100,14 @@ struct run {
     struct mon_nvml nvml; /* the GPUs' energy counters (nvml.h); nvml.n 0: none */
     int energy_fd;        /* hw_energy.csv, when nvml.n */
     struct mon_gpusel gsel;
+    /* the first stop signal that reached hwmon while the job ran, and who sent it (stopsig.h) */
+    bool stop_req_seen;
+    struct mon_stop_req stop_req;
     /* a stop signal forwarded to the job's whole tree (jobtree.h) */
     bool fwd;
     int fwd_sig;
-    double fwd_deadline;   /* then SIGKILL whatever of the job is left */
+    double fwd_deadline;   /* then SIGKILL whatever of the job is left (INFINITY: never, the
+                              one who asked for the stop does it) */
     long fwd_n;            /* processes the signal reached */
     bool fwd_killed;       /* the SIGKILL round was made */
     pid_t killed[64];      /* what it killed (the first 64) */
@@ -502,7 +507,7 @@ static void begin_stop(struct run *r, const char *reason)
     r->stop_deadline = now + r->cfg->grace_s + 3;
 }
 
-static void job_forward(struct run *r, int sig);
+static void job_forward(struct run *r, int sig, bool escalate);
 
 /* The command has exited. What remains of its tree (a daemon it double-forked with setsid,
  * workers it did not wait for) is hwmon's to stop, as on a stop signal (forward SIGTERM, grace,
@@ -522,8 +527,10 @@ static void stop_leftovers(struct run *r)
                        "(--leave-running)", n, n == 1 ? "" : "es");
         return;
     }
-    if (!r->fwd) /* after a stop signal they have had theirs */
-        job_forward(r, SIGTERM);
+    /* after a stop signal they have had theirs; after the scheduler's too, and the scheduler
+     * ends what is left (job_tick) */
+    if (!r->fwd && !(r->stop_req_seen && mon_stop_job_has_it(&r->stop_req)))
+        job_forward(r, SIGTERM, true);
 }
 
 static void reap(struct run *r)
@@ -557,9 +564,10 @@ static void reap(struct run *r)
     }
 }
 
-/* A stop signal sent to hwmon (kill, timeout, SLURM, Kubernetes) goes to every process of the
- * job, the workers too; what is left after the grace period gets SIGKILL (job_tick). */
-static void job_forward(struct run *r, int sig)
+/* A stop signal sent to hwmon alone (kill, timeout, a container runtime) goes to every process
+ * of the job, the workers too; with escalate, what is left after the grace period gets SIGKILL
+ * (job_tick). */
+static void job_forward(struct run *r, int sig, bool escalate)
 {
     pid_t pg[MON_CHILDREN_MAX];
     size_t npg = mon_children_groups(&r->children, pg, MON_CHILDREN_MAX);
@@ -569,8 +577,10 @@ static void job_forward(struct run *r, int sig)
     if (!r->fwd) {
         r->fwd = true;
         r->fwd_sig = sig;
-        r->fwd_deadline = hw_mono_now() + r->cfg->grace_s;
+        r->fwd_deadline = INFINITY;
     }
+    if (escalate && isinf(r->fwd_deadline))
+        r->fwd_deadline = hw_mono_now() + r->cfg->grace_s;
     r->fwd_n = n > r->fwd_n ? n : r->fwd_n;
 }
 
@@ -591,7 +601,43 @@ static bool job_tick(struct run *r, double now)
             hw_warn(0, "%ld process%s of the job did not stop within %.3g s of signal %d: killed",
                     n, n == 1 ? "" : "es", r->cfg->grace_s, r->fwd_sig);
     }
+    /* a stop hwmon does not escalate: once the command is done, what is left is the business of
+     * the one who asked (the runtime kills it after its own grace), not a reason to wait */
+    if (isinf(r->fwd_deadline) && r->cmd_done)
+        return true;
     return mon_job_scan(r->cfg->proc_root, getpid(), pg, npg, left, 1) <= 0;
+}
+
+/* A stop signal while the job runs: said in a stop_request event, passed on unless the job has
+ * it already (stopsig.h), and no nvidia-smi child is restarted from now on: the scheduler's
+ * signal reaches them too, and their exits are not failures. */
+static void stop_requested(struct run *r, const struct signalfd_siginfo *si)
+{
+    struct mon_stop_req q;
+    mon_stop_classify(&q, r->cfg->proc_root, (int)si->ssi_signo, si->ssi_code, si->ssi_pid,
+                      getpid());
+    if (!r->stop_req_seen) {
+        r->stop_req_seen = true;
+        r->stop_req = q;
+    }
+    mon_children_hold(&r->children);
+    bool fwd = !mon_stop_job_has_it(&q);
+    bool esc = mon_stop_hwmon_escalates(&q);
+    if (fwd)
+        job_forward(r, q.sig, esc);
+    const char *abbrev = sigabbrev_np(q.sig);
+    const struct opt_field all[] = {
+        {true, RL_INT(HW_STOPREQ_SIGNAL, q.sig)},
+        {abbrev != NULL, RL_STR(HW_STOPREQ_SIGNAL_NAME, abbrev ? abbrev : "")},
+        {true, RL_STR(HW_STOPREQ_FROM, mon_stop_from_names[q.from])},
+        {q.sender_pid > 0, RL_INT(HW_STOPREQ_SENDER_PID, q.sender_pid)},
+        {q.sender[0] != '\0', RL_STR(HW_STOPREQ_SENDER, q.sender)},
+        {true, RL_BOOL(HW_STOPREQ_FORWARDED, fwd)},
+        {fwd, RL_INT("processes_signalled", r->fwd_n)},
+        {esc, RL_DBL(HW_STOPREQ_KILL_AFTER, r->cfg->grace_s)},
+    };
+    rl_field_t f[HW_ARRAY_SIZE(all)];
+    log_event(r, HW_EV_STOP_REQUEST, f, pick_fields(all, HW_ARRAY_SIZE(all), f));
 }
 
 static void on_signal(struct run *r, const struct signalfd_siginfo *si)
@@ -602,10 +648,7 @@ static void on_signal(struct run *r, const struct signalfd_siginfo *si)
         return;
     }
     if (r->cmd_pid && !r->cmd_done) {
-        /* The terminal (SI_KERNEL) already sent it to the whole foreground group, the command
-         * included; only a signal sent to hwmon alone (kill) is passed on. */
-        if (si->ssi_code != SI_KERNEL)
-            job_forward(r, sig);
+        stop_requested(r, si);
         return;
     }
     if (r->stopping && r->signals_seen) {

@@ -75,18 +75,11 @@ static void outcome_banner(FILE *f, const struct sum_run *run)
     fputs("\">Run <b>", f);
     ht_esc(f, status);
     fputs("</b>", f);
-    if (o->signal)
-        fprintf(f, ": the command was killed by signal %d", o->signal);
-    else if (o->exit_status > 0)
-        fprintf(f, ": the command exited with status %d", o->exit_status);
-    else if (o->status == SUM_STATUS_INCOMPLETE)
-        fputs(": no stop event (hwmon was killed or the machine stopped)", f);
-    else if (o->status == SUM_STATUS_RUNNING)
-        fputs(": hwmon is still writing this directory", f);
-    else if (o->status == SUM_STATUS_EXITED)
-        fputs(": the watched process exited; its exit status is unknown (not hwmon's child)", f);
-    else if (o->status == SUM_STATUS_DETACHED)
-        fputs(": hwmon stopped watching while the process ran on", f);
+    char why[600];
+    if (*sum_outcome_reason(o, why, sizeof why)) {
+        fputs(": ", f);
+        ht_esc(f, why);
+    }
     char where[200];
     if (*sum_outcome_where(o, where, sizeof where)) {
         fputs(" <span id=\"open-phase\">", f);

@@ -3,6 +3,8 @@
 
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <signal.h>
+#include <time.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,6 +33,8 @@ void sum_outcome_init(struct sum_outcome *o)
     o->processes_left = -1;
     o->process_alive = -1;
     o->open_phase_t0 = o->open_phase_t1 = NAN;
+    o->owner_status = SUM_STATUS_COUNT;
+    o->newest_write = o->interval_s = NAN;
 }
 
 void sum_outcome_open_phase(struct sum_outcome *o, const char *name, double t0, double t1)
@@ -60,6 +64,7 @@ void sum_outcome_event(struct sum_outcome *o, const struct rd_event *e)
     if (!strcmp(e->name, HW_EV_START)) {
         struct sum_outcome keep = *o; /* counted over the whole log, as the phases are */
         sum_outcome_init(o);
+        o->newest_write = keep.newest_write;
         o->phases_failed = keep.phases_failed;
         o->phases_open = keep.phases_open;
         o->last_t = keep.last_t;
@@ -90,6 +95,26 @@ void sum_outcome_event(struct sum_outcome *o, const struct rd_event *e)
             o->process_alive = json_object_get_boolean(al);
         const char *se = rd_json_str(e->data, HW_STOP_SAMPLER_ERROR);
         snprintf(o->sampler_error, sizeof o->sampler_error, "%s", se ? se : "");
+    } else if (!strcmp(e->name, HW_EV_STOP_REQUEST) && !o->stop_signal && !o->have_stop) {
+        if (!rd_json_int(e->data, HW_STOPREQ_SIGNAL, &v) || v <= 0 || v >= 128)
+            return;
+        o->stop_signal = (int)v;
+        const char *from = rd_json_str(e->data, HW_STOPREQ_FROM);
+        const char *sender = rd_json_str(e->data, HW_STOPREQ_SENDER);
+        snprintf(o->stop_from, sizeof o->stop_from, "%s", from ? from : "");
+        snprintf(o->stop_sender, sizeof o->stop_sender, "%s", sender ? sender : "");
+        o->stop_sender_pid = rd_json_int(e->data, HW_STOPREQ_SENDER_PID, &v) && v > 0 ? v : 0;
+    } else if (!strcmp(e->name, HW_EV_MONITOR_END) && !o->have_stop) {
+        const char *st = rd_json_str(e->data, HW_MONEND_STATUS);
+        if (!st)
+            return;
+        o->owner_status = !strcmp(st, "ok") ? SUM_STATUS_OK : SUM_STATUS_FAILED;
+        const char *type = rd_json_str(e->data, HW_MONEND_EXCEPTION);
+        const char *msg = rd_json_str(e->data, HW_MONEND_MESSAGE);
+        if (o->owner_status == SUM_STATUS_FAILED)
+            snprintf(o->owner_why, sizeof o->owner_why, "%s%s%.*s",
+                     type ? type : "the block failed", msg && *msg ? ": " : "",
+                     HW_PHASE_EXCEPTION_MESSAGE_MAX, msg ? msg : "");
     }
 }
 
@@ -148,9 +173,7 @@ const char *sum_outcome_failed_note(const struct sum_outcome *o, char *buf, size
  * from another node, or a pid reused by another program, does not look alive. */
 static bool hwmon_alive(const struct sum_outcome *o)
 {
-    char host[256] = "";
-    if (o->hwmon_pid <= 0 || !o->host[0] || gethostname(host, sizeof host - 1) < 0 ||
-        strcmp(host, o->host) != 0)
+    if (o->hwmon_pid <= 0 || o->other_host)
         return false;
     char path[64], comm[32];
     snprintf(path, sizeof path, "/proc/%ld/comm", o->hwmon_pid);
@@ -158,15 +181,40 @@ static bool hwmon_alive(const struct sum_outcome *o)
     return ok && strncmp(comm, "hwmon", 5) == 0;
 }
 
+/* Seconds since the run's files were last written, from this host's clock (NAN: unknown). */
+static double write_age(const struct sum_outcome *o)
+{
+    struct timespec now;
+    if (!isfinite(o->newest_write) || clock_gettime(CLOCK_REALTIME, &now) < 0)
+        return NAN;
+    return (double)now.tv_sec + now.tv_nsec / 1e9 - o->newest_write;
+}
+
+static bool still_written(const struct sum_outcome *o)
+{
+    double age = write_age(o);
+    double within = isfinite(o->interval_s) ? SUM_ALIVE_WRITES * o->interval_s : 0;
+    return isfinite(age) && age <= fmax(within, SUM_ALIVE_MIN_S);
+}
+
 void sum_outcome_finish(struct sum_outcome *o, double last_t)
 {
     o->last_t = last_t;
     if (o->open_phase[0] && isinf(o->open_phase_t1)) /* it ran to the run's last sample */
         o->open_phase_t1 = last_t;
+    char host[256] = "";
+    o->other_host = o->host[0] && gethostname(host, sizeof host - 1) == 0 &&
+                    strcmp(host, o->host) != 0;
     if (!o->have_start && !o->have_stop)
         o->status = SUM_STATUS_UNKNOWN;
+    else if (!o->have_stop && o->other_host) /* its pid is not ours to see: what it writes */
+        o->status = still_written(o) ? SUM_STATUS_RUNNING : SUM_STATUS_UNKNOWN;
     else if (!o->have_stop)
         o->status = hwmon_alive(o) ? SUM_STATUS_RUNNING : SUM_STATUS_INCOMPLETE;
+    else if (o->attach && o->owner_status != SUM_STATUS_COUNT) /* as its owner said */
+        o->status = o->owner_status;
+    else if (o->stop_signal && o->exit_status >= 0) /* stopped from outside, however it ended */
+        o->status = SUM_STATUS_KILLED;
     else if (o->attach && o->exit_status < 0) /* not hwmon's child: no status to know */
         o->status = o->process_alive == 1 || (o->process_alive < 0 &&
                                               strcmp(o->stop_reason, "process_exit") != 0)
@@ -178,4 +226,103 @@ void sum_outcome_finish(struct sum_outcome *o, double last_t)
         o->status = SUM_STATUS_FAILED;
     else
         o->status = SUM_STATUS_OK;
+}
+
+/* "the scheduler (slurmstepd, pid 812)", "process kill (pid 77)", "the terminal" */
+static void sender_words(const struct sum_outcome *o, char *buf, size_t cap)
+{
+    char who[96] = "";
+    if (o->stop_sender[0] && o->stop_sender_pid > 0)
+        snprintf(who, sizeof who, "%s, pid %ld", o->stop_sender, o->stop_sender_pid);
+    else if (o->stop_sender[0])
+        snprintf(who, sizeof who, "%s", o->stop_sender);
+    else if (o->stop_sender_pid > 0)
+        snprintf(who, sizeof who, "pid %ld", o->stop_sender_pid);
+    if (!strcmp(o->stop_from, "scheduler"))
+        snprintf(buf, cap, "the scheduler%s%s%s", who[0] ? " (" : "", who, who[0] ? ")" : "");
+    else if (!strcmp(o->stop_from, "container"))
+        snprintf(buf, cap, "the container runtime");
+    else if (!strcmp(o->stop_from, "terminal"))
+        snprintf(buf, cap, "the terminal");
+    else if (o->stop_sender[0])
+        snprintf(buf, cap, "process %s", who);
+    else if (who[0])
+        snprintf(buf, cap, "process %s", who);
+    else
+        snprintf(buf, cap, "another process");
+}
+
+static const char *sig_abbrev(int sig)
+{
+    const char *a = sig > 0 ? sigabbrev_np(sig) : NULL;
+    return a ? a : "?";
+}
+
+const char *sum_outcome_reason(const struct sum_outcome *o, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    char from[160] = "", after[224] = "";
+    if (o->stop_signal) {
+        sender_words(o, from, sizeof from);
+        snprintf(after, sizeof after, "signal %d (%s) from %s", o->stop_signal,
+                 sig_abbrev(o->stop_signal), from);
+    }
+    double age = write_age(o);
+    switch (o->status) {
+    case SUM_STATUS_OK:
+        if (o->attach && o->owner_status == SUM_STATUS_OK)
+            snprintf(buf, cap, "the monitored block ended normally");
+        else if (o->exit_status >= 0)
+            snprintf(buf, cap, "the command exited 0");
+        break;
+    case SUM_STATUS_FAILED:
+        if (o->attach && o->owner_status == SUM_STATUS_FAILED)
+            snprintf(buf, cap, "the monitored block raised %s", o->owner_why);
+        else
+            snprintf(buf, cap, "the command exited with status %d", o->exit_status);
+        break;
+    case SUM_STATUS_KILLED:
+        if (o->stop_signal && o->signal == o->stop_signal)
+            snprintf(buf, cap, "the command was killed by %s", after);
+        else if (o->stop_signal && o->signal)
+            snprintf(buf, cap, "the command was killed by signal %d (%s) after %s", o->signal,
+                     sig_abbrev(o->signal), after);
+        else if (o->stop_signal)
+            snprintf(buf, cap, "the command exited with status %d after %s", o->exit_status,
+                     after);
+        else
+            snprintf(buf, cap, "the command was killed by signal %d (%s)", o->signal,
+                     sig_abbrev(o->signal));
+        break;
+    case SUM_STATUS_INCOMPLETE:
+        snprintf(buf, cap, "no stop event (hwmon was killed or the machine stopped)");
+        break;
+    case SUM_STATUS_RUNNING:
+        if (o->other_host)
+            snprintf(buf, cap, "hwmon runs on %s, not here: its files were written %.0f s ago",
+                     o->host, age);
+        else
+            snprintf(buf, cap, "hwmon (pid %ld) is still writing", o->hwmon_pid);
+        break;
+    case SUM_STATUS_EXITED:
+        snprintf(buf, cap, "the watched process exited (hwmon -p is not its parent: its exit "
+                           "status is unknown)");
+        break;
+    case SUM_STATUS_DETACHED:
+        snprintf(buf, cap, "hwmon stopped watching (%s) while the process ran on",
+                 o->stop_reason[0] ? o->stop_reason : "stopped");
+        break;
+    default:
+        if (o->have_start && o->other_host && isfinite(age))
+            snprintf(buf, cap, "no stop event; hwmon ran on %s, not here, and its files were last "
+                               "written %.0f s ago: whether it still runs cannot be checked from "
+                               "this host", o->host, age);
+        else if (o->have_start && o->other_host)
+            snprintf(buf, cap, "no stop event; hwmon ran on %s, not here: whether it still runs "
+                               "cannot be checked from this host", o->host);
+        else
+            snprintf(buf, cap, "no hwmon start event");
+        break;
+    }
+    return buf;
 }

@@ -43,6 +43,20 @@ struct sum_outcome {
     char failed_why[256];   /* how: "exit status 2", "RuntimeError: loss is NaN" */
     char open_phase[128];   /* the innermost of them in the last run ("" when none) */
     double open_phase_t0, open_phase_t1; /* its begin, and its run's end */
+    /* the first stop signal that reached hwmon while the job ran (its stop_request event) */
+    int stop_signal;        /* 0: none */
+    char stop_from[16];     /* "scheduler", "container", "terminal", "process" */
+    char stop_sender[32];   /* the sender's command name ("" when not known) */
+    long stop_sender_pid;   /* 0 when not known */
+    /* how the owner of an attached monitor (the Python Monitor) said its block ended: its
+     * monitor_end event; SUM_STATUS_COUNT when it said nothing */
+    enum sum_status owner_status;
+    char owner_why[256];    /* "ValueError: boom" */
+    /* Whether the run is alive, where hwmon's pid cannot be checked (another host): the newest
+     * modification time of its files (real time, NAN when unknown), set before finishing. */
+    double newest_write;
+    double interval_s;      /* hwmon's interval (NAN when unknown) */
+    bool other_host;        /* set by finishing: hwmon ran on another host than this one */
 };
 
 void sum_outcome_init(struct sum_outcome *o);
@@ -74,7 +88,16 @@ static inline uint64_t sum_outcome_errors(const struct sum_outcome *o, uint64_t 
 }
 /* Decide the status once the whole log and every file were read; last_t is the run's last
  * sample or entry. A run without a stop event is "running" when the start event's hwmon_pid is
- * a live hwmon on this host, else "incomplete". */
+ * a live hwmon on this host, else "incomplete". From another host hwmon's pid cannot be seen: the
+ * run is "running" while its files are still being written (newest_write within
+ * SUM_ALIVE_WRITES intervals, at least SUM_ALIVE_MIN_S, of now), else "unknown", never a
+ * confident "incomplete". */
+#define SUM_ALIVE_WRITES 5
+#define SUM_ALIVE_MIN_S 30.0
 void sum_outcome_finish(struct sum_outcome *o, double last_t);
+/* Why the run has its status, in words every output prints after the status ("the command was
+ * killed by signal 15 (TERM) from the scheduler (slurmstepd, pid 812)"); "" when there is
+ * nothing to add. Returns buf. */
+const char *sum_outcome_reason(const struct sum_outcome *o, char *buf, size_t cap);
 
 #endif

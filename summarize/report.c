@@ -499,7 +499,19 @@ static void json_outcome(struct hw_json *w, const struct sum_run *run)
         hw_json_u64(w, "signal", (uint64_t)o->signal);
     else
         hw_json_null(w, "signal");
+    char why[600];
+    hw_json_str(w, "reason", sum_outcome_reason(o, why, sizeof why)[0] ? why : NULL);
     hw_json_str(w, "stop_reason", o->have_stop ? o->stop_reason : NULL);
+    /* the first stop signal hwmon got while the job ran, and who sent it */
+    if (o->stop_signal) {
+        hw_json_u64(w, "stop_signal", (uint64_t)o->stop_signal);
+        hw_json_str(w, "stop_signal_from", o->stop_from[0] ? o->stop_from : NULL);
+        hw_json_str(w, "stop_signal_sender", o->stop_sender[0] ? o->stop_sender : NULL);
+    } else {
+        hw_json_null(w, "stop_signal");
+        hw_json_null(w, "stop_signal_from");
+        hw_json_null(w, "stop_signal_sender");
+    }
     sum_fig_json_time(w, "last_sample", o->last_t);
     hw_json_u64(w, "phases_failed", o->phases_failed);
     hw_json_str(w, "failed_phase", o->phases_failed ? o->failed_phase : NULL);
@@ -986,38 +998,23 @@ static void text_outcome(struct hw_buf *out, const struct sum_run *run)
                               (long)((o->last_t - floor(o->last_t)) * 1e9)};
         hw_iso_utc(iso, &ts);
     }
-    switch (o->status) {
-    case SUM_STATUS_OK:
+    char why[600];
+    sum_outcome_reason(o, why, sizeof why);
+    if (o->status == SUM_STATUS_OK) {
         hw_buf_puts(out, "  status ok");
-        if (o->exit_status >= 0)
-            hw_buf_printf(out, " (the command exited 0)");
-        break;
-    case SUM_STATUS_FAILED:
-        hw_buf_printf(out, "  status FAILED: the command exited with status %d", o->exit_status);
-        break;
-    case SUM_STATUS_KILLED:
-        hw_buf_printf(out, "  status KILLED: the command was killed by signal %d (%s)", o->signal,
-                      sigabbrev_np(o->signal) ? sigabbrev_np(o->signal) : "?");
-        break;
-    case SUM_STATUS_INCOMPLETE:
-        hw_buf_printf(out, "  status INCOMPLETE: no stop event (hwmon was killed or the machine "
-                           "stopped); last sample %s", iso);
-        break;
-    case SUM_STATUS_RUNNING:
-        hw_buf_printf(out, "  status RUNNING: hwmon (pid %ld) is still writing; last sample %s",
-                      o->hwmon_pid, iso);
-        break;
-    case SUM_STATUS_EXITED:
-        hw_buf_puts(out, "  status EXITED: the watched process exited (hwmon -p is not its parent: "
-                         "its exit status is unknown)");
-        break;
-    case SUM_STATUS_DETACHED:
-        hw_buf_printf(out, "  status DETACHED: hwmon stopped watching (%s) while the process ran "
-                           "on", o->stop_reason[0] ? o->stop_reason : "stopped");
-        break;
-    default:
-        hw_buf_puts(out, "  status unknown: no hwmon start event");
-        break;
+        if (why[0])
+            hw_buf_printf(out, " (%s)", why);
+    } else {
+        char up[16];
+        const char *name = sum_status_names[o->status];
+        size_t i = 0;
+        for (; name[i] && i + 1 < sizeof up; i++)
+            up[i] = (char)(name[i] - ('a' <= name[i] && name[i] <= 'z' ? 'a' - 'A' : 0));
+        up[i] = '\0';
+        hw_buf_printf(out, "  status %s: %s", o->status == SUM_STATUS_UNKNOWN && !o->have_start
+                                                   ? "unknown" : up, why);
+        if (o->status == SUM_STATUS_INCOMPLETE || o->status == SUM_STATUS_RUNNING)
+            hw_buf_printf(out, "; last sample %s", iso);
     }
     char where[200];
     if (*sum_outcome_where(o, where, sizeof where))

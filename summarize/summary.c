@@ -1708,6 +1708,11 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
 
     double last_t = run->t_max >= run->t_min ? run->t_max : NAN;
     end_open_phases(run, last_t);
+    for (int k = 0; k < HW_FILE_COUNT; k++) /* whether it is still written, seen from here */
+        if (run->q[k].present && isfinite(run->q[k].mtime) &&
+            !(run->q[k].mtime <= run->outcome.newest_write))
+            run->outcome.newest_write = run->q[k].mtime;
+    run->outcome.interval_s = run->info.interval_s;
     sum_outcome_finish(&run->outcome, last_t);
 
     if (first_err)

@@ -264,11 +264,29 @@ extern const char *const hw_health_fields[HW_HEALTH_COUNT]; /* "utilization.gpu"
 #define HW_EV_GPM_UNAVAILABLE "gpm_unavailable"
 /* the job's CUDA_VISIBLE_DEVICES names GPUs not here: data {source, asked, selected, unmapped} */
 #define HW_EV_GPU_SELECTION_FALLBACK "gpu_selection_fallback"
-#define HW_EV_COUNT 9
-extern const char *const hw_events[HW_EV_COUNT]; /* the nine above */
+/* a stop signal reached hwmon while the job ran (hwmon/stopsig.h): data {signal, signal_name,
+ * from: "process" | "terminal" | "scheduler" | "container", sender_pid, sender, forwarded,
+ * kill_after_s: hwmon's own SIGKILL of what is left (absent: the sender's business)} */
+#define HW_EV_STOP_REQUEST "stop_request"
+#define HW_STOPREQ_SIGNAL "signal"
+#define HW_STOPREQ_SIGNAL_NAME "signal_name"
+#define HW_STOPREQ_FROM "from"
+#define HW_STOPREQ_SENDER_PID "sender_pid"
+#define HW_STOPREQ_SENDER "sender"
+#define HW_STOPREQ_FORWARDED "forwarded"
+#define HW_STOPREQ_KILL_AFTER "kill_after_s"
+#define HW_EV_COUNT 10
+extern const char *const hw_events[HW_EV_COUNT]; /* the ten above */
 
 /* The event whose data summarize reads as the run's parameters by default (--params). */
 #define HW_EV_CONFIG "config"
+/* The event the owner of an attached hwmon (a script that started `hwmon -p` on itself: the
+ * Python Monitor) logs when the block it watched ended, before it stops hwmon: the run ended as
+ * its owner wanted, "ok", or "failed" with the exception. data {status, exception, message} */
+#define HW_EV_MONITOR_END "monitor_end"
+#define HW_MONEND_STATUS "status"
+#define HW_MONEND_EXCEPTION "exception"
+#define HW_MONEND_MESSAGE "message"
 
 /* Data keys that summarize reads (hwmon writes more: FORMAT.md). */
 #define HW_START_INTERVAL "interval_s"

@@ -84,7 +84,7 @@ const char *const hw_proc_cols[HW_PROC_COL_COUNT] = {
 const char *const hw_events[HW_EV_COUNT] = {
     HW_EV_START,      HW_EV_STOP,          HW_EV_GPU_UNAVAILABLE, HW_EV_GPU_FIELDS_FALLBACK,
     HW_EV_CHILD_EXIT, HW_EV_CHILD_RESTART, HW_EV_CHILD_HUNG,      HW_EV_GPM_UNAVAILABLE,
-    HW_EV_GPU_SELECTION_FALLBACK,
+    HW_EV_GPU_SELECTION_FALLBACK, HW_EV_STOP_REQUEST,
 };
 
 const struct hw_ctx_def hw_ctx_defs[HW_CTX_COUNT] = {

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -64,6 +65,8 @@ int rd_read_file(enum hw_file kind, const char *path, const struct rd_read_opts 
         return -ENOMEM;
     }
     q->present = true;
+    struct stat st;
+    q->mtime = fstat(fd, &st) == 0 ? (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9 : NAN;
     posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
     int rc = hw_read_stream(fd, feed_reader, r);
     if (rc == 0)

@@ -269,6 +269,7 @@ struct rd_quality {
     uint64_t placeholders_other; /* tokens beyond RD_MAX_TOKENS distinct ones */
     bool partial_last;           /* the file ends inside a line ("not yet written") */
     uint64_t partial_bytes;
+    double mtime;                /* when it was last written (real time), set by rd_read_file */
 };
 uint64_t rd_quality_skipped_total(const struct rd_quality *q);
 uint64_t rd_quality_placeholders_total(const struct rd_quality *q);

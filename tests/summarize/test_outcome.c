@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "outcome.h"
@@ -13,7 +16,7 @@
 
 #define START(extra) \
     "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", \"event\": \"start\", " \
-    "\"data\": {\"tool\": \"hwmon\", \"hwmon_pid\": 1, \"host\": \"a-host-that-is-not-this-one\"" extra "}}\n"
+    "\"data\": {\"tool\": \"hwmon\", \"hwmon_pid\": 1, \"host\": \"@HOST@\"" extra "}}\n"
 #define STOP(exit_part) \
     "{\"ts\": \"2026-11-21T10:00:09.000+00:00\", \"type\": \"event\", \"event\": \"stop\", " \
     "\"data\": {\"duration_s\": 9.0" exit_part ", \"reason\": \"command_exit\"}}\n"
@@ -21,17 +24,44 @@
     "{\"ts\": \"2026-11-21T10:00:05.000+00:00\", \"type\": \"phase\", \"name\": \"" name "\", " \
     "\"seconds\": 2.0" extra "}\n"
 
-static struct sum_run *run_of(const char *log)
+/* log with its @HOST@ as host (this host, unless another is named), and age_s: how long ago
+ * the run's files were last written */
+static struct sum_run *run_aged(const char *log, const char *host, double age_s)
 {
+    char here[256] = "";
+    gethostname(here, sizeof here - 1);
+    char *text = strdup(log);
+    for (char *at; (at = strstr(text, "@HOST@"));) {
+        char *t = th_fmt("%.*s%s%s", (int)(at - text), text, host ? host : here, at + 6);
+        free(text);
+        text = t;
+    }
     char *dir = th_tmpdir("outcome");
-    put_file(dir, "run.jsonl", log);
+    put_file(dir, "run.jsonl", text);
+    free(text);
     put_file(dir, "cpu_metrics.csv", "timestamp,usr_pct,idle_pct\n"
                                      "2026-11-21T10:00:01.000+00:00,10,90\n"
                                      "2026-11-21T10:00:02.000+00:00,10,90\n");
+    if (age_s > 0) {
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        struct timespec ts[2] = {{now.tv_sec - (time_t)age_s, 0}, {now.tv_sec - (time_t)age_s, 0}};
+        const char *names[] = {"run.jsonl", "cpu_metrics.csv"};
+        for (int i = 0; i < 2; i++) {
+            char *p = th_fmt("%s/%s", dir, names[i]);
+            CU_ASSERT_EQUAL(utimensat(AT_FDCWD, p, ts, 0), 0);
+            free(p);
+        }
+    }
     struct sum_run *run = summarize_dir(dir);
     th_rmtree(dir);
     free(dir);
     return run;
+}
+
+static struct sum_run *run_of(const char *log)
+{
+    return run_aged(log, NULL, 0);
 }
 
 static void test_status_from_events(void)
@@ -319,6 +349,101 @@ static void test_hwmon_running_then_killed(void)
     free(dir);
 }
 
+#define STOPREQ(data) \
+    "{\"ts\": \"2026-11-21T10:00:04.000+00:00\", \"type\": \"event\", \"event\": \"stop_request\", " \
+    "\"data\": {" data "}}\n"
+#define MONEND(data) \
+    "{\"ts\": \"2026-11-21T10:00:08.000+00:00\", \"type\": \"event\", \"event\": \"monitor_end\", " \
+    "\"data\": {" data "}}\n"
+#define ATTACH_STOP \
+    "{\"ts\": \"2026-11-21T10:00:09.000+00:00\", \"type\": \"event\", \"event\": \"stop\", " \
+    "\"data\": {\"reason\": \"signal\", \"process_alive\": true}}\n"
+
+/* Who stopped the job, and how the owner of a monitor said its block ended: the status and the
+ * words every output prints after it (sum_outcome_reason). */
+static void test_stopped_from_outside(void)
+{
+    static const struct {
+        const char *log;
+        enum sum_status status;
+        const char *reason;
+    } cases[] = {
+        /* SLURM's scancel: the job's own SIGTERM handler ran and it exited 0: still not "ok" */
+        {START("") STOPREQ("\"signal\": 15, \"from\": \"scheduler\", \"sender_pid\": 812, "
+                           "\"sender\": \"slurmstepd\", \"forwarded\": false")
+             STOP(", \"exit_status\": 0"),
+         SUM_STATUS_KILLED, "the command exited with status 0 after signal 15 (TERM) from the "
+                            "scheduler (slurmstepd, pid 812)"},
+        {START("") STOPREQ("\"signal\": 15, \"from\": \"scheduler\", \"sender\": \"slurmstepd\"")
+             STOP(", \"exit_status\": 143"),
+         SUM_STATUS_KILLED, "the command was killed by signal 15 (TERM) from the scheduler "
+                            "(slurmstepd)"},
+        /* kill hwmon, then hwmon's own SIGKILL after the grace */
+        {START("") STOPREQ("\"signal\": 15, \"from\": \"process\", \"sender_pid\": 77, "
+                           "\"sender\": \"bash\", \"kill_after_s\": 5")
+             STOP(", \"exit_status\": 137"),
+         SUM_STATUS_KILLED, "the command was killed by signal 9 (KILL) after signal 15 (TERM) "
+                            "from process bash, pid 77"},
+        {START("") STOPREQ("\"signal\": 2, \"from\": \"terminal\"") STOP(", \"exit_status\": 130"),
+         SUM_STATUS_KILLED, "the command was killed by signal 2 (INT) from the terminal"},
+        {START("") STOPREQ("\"signal\": 15, \"from\": \"container\"") STOP(", \"exit_status\": 1"),
+         SUM_STATUS_KILLED, "the command exited with status 1 after signal 15 (TERM) from the "
+                            "container runtime"},
+        /* a nonsense signal says nothing */
+        {START("") STOPREQ("\"signal\": 0, \"from\": \"process\"") STOP(", \"exit_status\": 0"),
+         SUM_STATUS_OK, "the command exited 0"},
+        /* the Python Monitor: its owner says how the block ended */
+        {START(", \"mode\": \"attach\"") MONEND("\"status\": \"ok\"") ATTACH_STOP, SUM_STATUS_OK,
+         "the monitored block ended normally"},
+        {START(", \"mode\": \"attach\"")
+             MONEND("\"status\": \"failed\", \"exception\": \"ValueError\", \"message\": \"boom\"")
+                 ATTACH_STOP,
+         SUM_STATUS_FAILED, "the monitored block raised ValueError: boom"},
+        {START(", \"mode\": \"attach\"") ATTACH_STOP, SUM_STATUS_DETACHED,
+         "hwmon stopped watching (signal) while the process ran on"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct sum_run *run = run_of(cases[i].log);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+        char why[600];
+        sum_outcome_reason(&run->outcome, why, sizeof why);
+        if (run->outcome.status != cases[i].status || strcmp(why, cases[i].reason))
+            fprintf(stderr, "case %zu: status %s: %s\n", i, sum_status_names[run->outcome.status],
+                    why);
+        CU_ASSERT_EQUAL(run->outcome.status, cases[i].status);
+        CU_ASSERT_STRING_EQUAL(why, cases[i].reason);
+        sum_run_free(run);
+    }
+}
+
+/* A run without a stop event, summarized on another host (a login node over a shared file
+ * system): hwmon's pid cannot be checked from here. Running while its files are written, else
+ * unknown, never a confident "incomplete". */
+static void test_other_host(void)
+{
+    const char *log = START("") BEGIN("0.500", "train", "7.1");
+    struct sum_run *run = run_aged(log, "gpu-node-17", 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    CU_ASSERT_EQUAL(run->outcome.status, SUM_STATUS_RUNNING);
+    char why[600];
+    CU_ASSERT_PTR_NOT_NULL(strstr(sum_outcome_reason(&run->outcome, why, sizeof why),
+                                  "hwmon runs on gpu-node-17, not here: its files were written"));
+    sum_run_free(run);
+    /* quiet for longer than the rule allows (SUM_ALIVE_MIN_S, at least): unknown */
+    run = run_aged(log, "gpu-node-17", 3 * SUM_ALIVE_MIN_S);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    CU_ASSERT_EQUAL(run->outcome.status, SUM_STATUS_UNKNOWN);
+    CU_ASSERT_PTR_NOT_NULL(strstr(sum_outcome_reason(&run->outcome, why, sizeof why),
+                                  "cannot be checked from this host"));
+    CU_ASSERT_STRING_EQUAL(run->outcome.open_phase, "train"); /* where it was, all the same */
+    sum_run_free(run);
+    /* on its own host, with no hwmon at that pid: incomplete, whatever the files' age */
+    run = run_aged(log, NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    CU_ASSERT_EQUAL(run->outcome.status, SUM_STATUS_INCOMPLETE);
+    sum_run_free(run);
+}
+
 void add_outcome_suite(void);
 void add_outcome_suite(void)
 {
@@ -326,6 +451,8 @@ void add_outcome_suite(void)
     CU_add_test(s, "status_from_events", test_status_from_events);
     CU_add_test(s, "failed_phases_and_extras", test_failed_phases_and_extras);
     CU_add_test(s, "open_phases", test_open_phases);
+    CU_add_test(s, "stopped_from_outside", test_stopped_from_outside);
+    CU_add_test(s, "other_host", test_other_host);
     CU_add_test(s, "per_step", test_per_step);
     CU_add_test(s, "hwmon_failed_command", test_hwmon_failed_command);
     CU_add_test(s, "hwmon_running_then_killed", test_hwmon_running_then_killed);

@@ -1,0 +1,55 @@
+/* Who asked the job to stop, and so what hwmon must add to it. A stop signal (SIGTERM, SIGINT,
+ * SIGHUP) that reaches hwmon while the job runs may already have reached the whole job:
+ *   - from the kernel (SI_KERNEL): a terminal's Ctrl-C went to the foreground process group;
+ *   - from slurmstepd: SLURM signals every process of the step (scancel, a time limit, a
+ *     preemption), then SIGKILLs what is left after its KillWait (30 s by default).
+ * Forwarding it again would run the job's handler twice, and killing the job after hwmon's own
+ * --kill-grace would cut the grace its scheduler gives it. Otherwise the signal reached hwmon
+ * alone:
+ *   - from outside hwmon's PID namespace while hwmon is its PID 1 (a container runtime: a pod's
+ *     SIGTERM, `docker stop`): the runtime signalled PID 1 only, and SIGKILLs every process
+ *     itself after its grace period (terminationGracePeriodSeconds): forwarded, never escalated;
+ *   - from any other process (kill, timeout, a launcher): forwarded to the whole job, and what is
+ *     left after --kill-grace gets SIGKILL. */
+#ifndef MON_STOPSIG_H
+#define MON_STOPSIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum mon_stop_from {
+    MON_STOP_PROCESS,   /* a process of this PID namespace sent it to hwmon */
+    MON_STOP_TERMINAL,  /* the kernel: the terminal's whole foreground group has it */
+    MON_STOP_SCHEDULER, /* slurmstepd: every process of the step has it */
+    MON_STOP_CONTAINER, /* the container runtime, to hwmon as PID 1 only */
+    MON_STOP_FROM_COUNT
+};
+extern const char *const mon_stop_from_names[MON_STOP_FROM_COUNT]; /* the events' words */
+
+struct mon_stop_req {
+    enum mon_stop_from from;
+    int sig;
+    pid_t sender_pid;  /* 0: not known (the kernel, another PID namespace) */
+    char sender[32];   /* its command name (/proc/PID/comm), "" when not known */
+};
+
+/* Classify a stop signal from its siginfo (si_code, si_pid) as it reached process self_pid,
+ * reading the sender's name from proc_root. */
+void mon_stop_classify(struct mon_stop_req *q, const char *proc_root, int sig, int32_t code,
+                       uint32_t sender, pid_t self_pid);
+
+/* Whether the job already received it (then hwmon does not send it again). */
+static inline bool mon_stop_job_has_it(const struct mon_stop_req *q)
+{
+    return q->from == MON_STOP_TERMINAL || q->from == MON_STOP_SCHEDULER;
+}
+
+/* Whether hwmon itself SIGKILLs what is left of the job after --kill-grace (else the one who
+ * asked for the stop does, after the grace it gives). */
+static inline bool mon_stop_hwmon_escalates(const struct mon_stop_req *q)
+{
+    return q->from == MON_STOP_PROCESS;
+}
+
+#endif
