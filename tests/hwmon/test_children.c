@@ -331,6 +331,43 @@ static void test_exit_report(void)
     fx_done(&f);
 }
 
+/* A scheduler's stop signal reaches nvidia-smi a moment before hwmon hears of it: a quiet exit
+ * (status 0, or killed by SIGTERM) nobody here asked for is said only when its restart is due,
+ * as the failure it was; if the run is held first, as a stop, and nothing is restarted. A loud
+ * failure once held is still a failure, but not restarted. */
+static void test_quiet_exit_and_hold(void)
+{
+    struct fixture f;
+    fx_init(&f, "/bin/sh");
+    struct mon_child *q = fx_add(&f, "query", "exec sleep 30", 1.0);
+    struct mon_child *h = fx_add(&f, "health", "exit 0", 1.0);
+    mon_children_start(&f.s, T0);
+    /* h exited 0 on its own, no stop followed: said at its restart, which happens */
+    CU_ASSERT_EQUAL(fx_reap(&f, h->pid, T0 + 0.2), 0);
+    CU_ASSERT_EQUAL(count(&f.rec, 0, MON_CHILD_EXITED), 0);
+    CU_ASSERT_EQUAL(h->state, MON_CHILD_WAIT_RESTART);
+    mon_children_tick(&f.s, T0 + 1.2);
+    CU_ASSERT_EQUAL(count(&f.rec, 0, MON_CHILD_EXITED), 1);
+    CU_ASSERT_EQUAL(count(&f.rec, 0, MON_CHILD_RESTARTING), 1);
+    /* the scheduler's signal: the restarted h ends before hwmon's own signal arrives */
+    int from = f.rec.n;
+    CU_ASSERT_EQUAL(fx_reap(&f, h->pid, T0 + 2.0), 0);
+    CU_ASSERT_EQUAL(count(&f.rec, from, MON_CHILD_EXITED), 0);
+    mon_children_hold(&f.s); /* hwmon's own arrives */
+    CU_ASSERT_EQUAL(count(&f.rec, from, MON_CHILD_STOPPED), 1);
+    CU_ASSERT_EQUAL(h->state, MON_CHILD_IDLE);
+    /* q dies of SIGTERM after: a stop too */
+    kill(q->pid, SIGTERM);
+    CU_ASSERT_EQUAL(fx_reap(&f, q->pid, T0 + 2.1), 128 + SIGTERM);
+    CU_ASSERT_EQUAL(count(&f.rec, from, MON_CHILD_STOPPED), 2);
+    CU_ASSERT_EQUAL(count(&f.rec, from, MON_CHILD_EXITED), 0);
+    mon_children_tick(&f.s, T0 + 100); /* nothing restarts, ever */
+    CU_ASSERT_EQUAL(count(&f.rec, from, MON_CHILD_RESTARTING), 0);
+    CU_ASSERT_FALSE(mon_children_running(&f.s));
+    CU_ASSERT(mon_children_wait(&f.s, T0 + 100) < 0); /* nothing to wake up for */
+    fx_done(&f);
+}
+
 /* nvidia-smi cannot be started: reported with status 127 and the errno, retried with backoff. */
 static void test_start_failed(void)
 {
@@ -410,6 +447,7 @@ void add_children_unit_suite(void)
     CU_add_test(s, "hang_kill", test_hang_kill);
     CU_add_test(s, "stop_grace", test_stop_grace);
     CU_add_test(s, "exit_report", test_exit_report);
+    CU_add_test(s, "quiet_exit_and_hold", test_quiet_exit_and_hold);
     CU_add_test(s, "start_failed", test_start_failed);
     CU_add_test(s, "no_orphans", test_no_orphans);
 }

@@ -240,6 +240,144 @@ static void test_forward_signals(void)
     }
 }
 
+/* Once the job's SIGTERM handler has begun: the checkpoint it writes for `ckpt_s` seconds. */
+struct stop_case {
+    struct bg b;
+    char *log;
+    pid_t job;
+};
+
+static bool job_ready(void *arg)
+{
+    struct stop_case *c = arg;
+    char *p = th_fmt("%s/job.pid", c->b.dir);
+    char *t = th_read_file(p, NULL);
+    free(p);
+    c->job = t ? (pid_t)atoi(t) : 0;
+    free(t);
+    pid_t smi[8];
+    return c->job > 0 && ht_lines(c->b.dir, "cpu_metrics.csv") >= 2 &&
+           ht_smi_loop_pids(c->log, smi, 8) >= 3;
+}
+
+/* Start hwmon (--kill-grace 0.5 s) on a job whose SIGTERM handler counts its runs and takes
+ * ckpt_s seconds to write its checkpoint, then exits 0. */
+static bool stop_case_start(struct stop_case *c, const char *ckpt_s)
+{
+    memset(c, 0, sizeof *c);
+    c->b.dir = th_tmpdir("hwmon-stopreq");
+    c->log = th_fmt("%s/smi.log", c->b.dir); /* the fake nvidia-smi's: its children's pids */
+    char *e1 = th_fmt("FAKE_SMI_LOG=%s", c->log);
+    char *env[] = {e1, NULL};
+    char *script = th_fmt("trap 'echo run >> \"$HWMON_DIR/handled\"; sleep %s; "
+                          "echo ok > \"$HWMON_DIR/ckpt\"; exit 0' TERM; "
+                          "echo $$ > \"$HWMON_DIR/job.pid\"; while :; do sleep 0.05; done", ckpt_s);
+    char **argv = ht_argv(c->b.dir, "-i", "0.1", "--kill-grace", "0.5", "--", "/bin/sh", "-c",
+                          script, NULL);
+    c->b.pid = th_spawn(argv, env, NULL, NULL);
+    free(argv);
+    free(script);
+    free(e1);
+    return c->b.pid > 0 && ht_wait_until(job_ready, c, 20);
+}
+
+static void stop_case_free(struct stop_case *c)
+{
+    if (c->b.pid > 0 && th_pid_alive(c->b.pid))
+        kill(c->b.pid, SIGKILL), th_wait(c->b.pid, 5);
+    th_rmtree(c->b.dir);
+    free(c->b.dir);
+    free(c->log);
+}
+
+static int lines_of(const char *dir, const char *name)
+{
+    return (int)ht_lines(dir, name);
+}
+
+/* SLURM's scancel, as slurmstepd does it: SIGTERM to every process of the step (hwmon, the
+ * job, hwmon's nvidia-smi children), from a process named slurmstepd, then SIGKILL only after
+ * KillWait. hwmon must not send the job a second SIGTERM nor kill it after its own --kill-grace:
+ * the handler runs once and its 2 s checkpoint completes; nvidia-smi's exits are no errors and
+ * nothing is restarted; the summary says who stopped the run. */
+static void test_scheduler_stop(void)
+{
+    struct stop_case c;
+    CU_ASSERT_FATAL(stop_case_start(&c, "2"));
+    pid_t smi[8];
+    size_t nsmi = ht_smi_loop_pids(c.log, smi, 8);
+    char *pids = th_fmt("%d %d", (int)c.b.pid, (int)c.job);
+    for (size_t i = 0; i < nsmi; i++) {
+        char *t = th_fmt("%s %d", pids, (int)smi[i]);
+        free(pids);
+        pids = t;
+    }
+    /* a shell whose name (comm) is slurmstepd: the kernel names a process by what it ran */
+    char *stepd = th_fmt("%s/slurmstepd", c.b.dir);
+    CU_ASSERT_FATAL(symlink("/bin/sh", stepd) == 0);
+    char *cmd = th_fmt("kill -TERM %s", pids);
+    char *sargv[] = {stepd, (char *)"-c", cmd, NULL};
+    struct th_result r;
+    CU_ASSERT_EQUAL(th_run(sargv, NULL, NULL, 10, &r), 0);
+    th_result_free(&r);
+    CU_ASSERT_EQUAL(th_wait(c.b.pid, 30), 0); /* the job's status: its handler exited 0 */
+    c.b.pid = 0;
+    CU_ASSERT_EQUAL(lines_of(c.b.dir, "handled"), 1);
+    CU_ASSERT_EQUAL(lines_of(c.b.dir, "ckpt"), 1);
+    json_object *ev = ht_event(c.b.dir, "stop_request", 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+    CU_ASSERT_STRING_EQUAL(ht_data_str(ev, "from"), "scheduler");
+    CU_ASSERT_STRING_EQUAL(ht_data_str(ev, "sender"), "slurmstepd");
+    CU_ASSERT_EQUAL(ht_data_int(ev, "signal"), SIGTERM);
+    CU_ASSERT_FALSE(json_object_get_boolean(ht_data(ev, "forwarded")));
+    CU_ASSERT_PTR_NULL(ht_data(ev, "kill_after_s")); /* the scheduler's KillWait, not ours */
+    json_object_put(ev);
+    CU_ASSERT_EQUAL(ht_count_events(c.b.dir, "child_exit"), 0);
+    CU_ASSERT_EQUAL(ht_count_events(c.b.dir, "child_restart"), 0);
+    json_object *stop = ht_event(c.b.dir, "stop", 0);
+    CU_ASSERT_PTR_NULL(ht_data(stop, "killed_after_grace"));
+    json_object_put(stop);
+    char *sum[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), (char *)"-q", (char *)"-f",
+                   (char *)"json", c.b.dir, NULL};
+    CU_ASSERT_EQUAL(th_run(sum, NULL, NULL, 60, &r), 0);
+    json_object *s = json_tokener_parse(r.out);
+    th_result_free(&r);
+    CU_ASSERT_STRING_EQUAL(ht_str(s, "status"), "killed");
+    json_object *o = ht_get(s, "outcome");
+    CU_ASSERT_EQUAL(ht_num(ht_get(s, "events"), "errors_total"), 0); /* the row's errors: 0 */
+    CU_ASSERT_EQUAL(ht_num(o, "phases_failed"), 0);
+    CU_ASSERT_STRING_EQUAL(ht_str(o, "stop_signal_from"), "scheduler");
+    CU_ASSERT_PTR_NOT_NULL(strstr(ht_str(o, "reason"), "the command exited with status 0 after "
+                                                       "signal 15 (TERM) from the scheduler "
+                                                       "(slurmstepd, pid "));
+    json_object_put(s);
+    free(cmd);
+    free(stepd);
+    free(pids);
+    stop_case_free(&c);
+}
+
+/* The same SIGTERM from a plain process (kill, timeout) reached hwmon alone: it is forwarded
+ * once to the job, and a job still running after --kill-grace is killed, as documented. */
+static void test_process_stop(void)
+{
+    struct stop_case c;
+    CU_ASSERT_FATAL(stop_case_start(&c, "5"));
+    kill(c.b.pid, SIGTERM);
+    CU_ASSERT_EQUAL(th_wait(c.b.pid, 30), 128 + SIGKILL);
+    c.b.pid = 0;
+    CU_ASSERT_EQUAL(lines_of(c.b.dir, "handled"), 1);
+    CU_ASSERT_EQUAL(lines_of(c.b.dir, "ckpt"), 0);
+    json_object *ev = ht_event(c.b.dir, "stop_request", 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+    CU_ASSERT_STRING_EQUAL(ht_data_str(ev, "from"), "process");
+    CU_ASSERT_TRUE(json_object_get_boolean(ht_data(ev, "forwarded")));
+    CU_ASSERT_EQUAL(ht_data_int(ev, "sender_pid"), getpid());
+    json_object_put(ev);
+    CU_ASSERT_EQUAL(ht_count_events(c.b.dir, "child_exit"), 0);
+    stop_case_free(&c);
+}
+
 static bool loops_started(void *arg)
 {
     pid_t p[8];
@@ -1215,6 +1353,8 @@ void add_hwmon_suites(void)
     CU_add_test(s, "system_sigterm", test_system_sigterm);
     CU_add_test(s, "no_orphans", test_no_orphans);
     CU_add_test(s, "kill9", test_kill9);
+    CU_add_test(s, "scheduler_stop", test_scheduler_stop);
+    CU_add_test(s, "process_stop", test_process_stop);
 
     s = th_add_suite("modes", NULL, NULL, 180);
     CU_add_test(s, "attach", test_attach);
