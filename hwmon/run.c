@@ -119,7 +119,9 @@ struct run {
     int sampler_err; /* the sampler thread could not start: no CPU or process samples */
     /* The run directory, opened once: every file of the run is created relative to it. */
     int dirfd;
-    char given[PATH_MAX]; /* -o as given (or the default name), placeholders expanded */
+    char given[PATH_MAX]; /* -o as given (or the default name), placeholders expanded; then the
+                           * name taken: asked, or asked-2, ... when that holds a run */
+    char asked[PATH_MAX];
     struct mon_context ctx; /* where it runs: the job's scheduler and launcher (context.h) */
     struct mon_nodelock nodelock; /* the node's GPU sampler for this job (nodelock.h) */
     size_t dir_made;      /* hw_mkdir_p: the prefix of given that existed before this start */
@@ -396,6 +398,7 @@ static void log_start(struct run *r, const char *mode)
         {true, RL_INT(HW_START_HWMON_PID, getpid())},
         {cfg->duration_s > 0, RL_DBL("duration_s", cfg->duration_s)},
         {true, RL_STR("output_dir", r->dir)},
+        {strcmp(r->given, r->asked) != 0, RL_STR("dir_asked", r->asked)},
         {true, RL_STR(HW_START_HOST, u.nodename)},
         {true, RL_STR("kernel", u.release)},
         {true, RL_INT(HW_START_CPUS, sysconf(_SC_NPROCESSORS_ONLN))},
@@ -762,6 +765,9 @@ static void discard_unstarted(struct run *r)
 /* The longest name hwmon puts in the run directory, with room for a temporary suffix: a -o path
  * too long for it is refused before anything is made. */
 #define RUN_FILE_ROOM 64
+#define MON_DIR_TRIES 1000 /* DIR-2 ... DIR-1000 */
+
+static int claim_dir(struct run *r, const char *name, char *why, size_t cap);
 
 /* Make and open the run directory, and claim it: the first sample file is created exclusively,
  * so of two hwmon started on the same new directory at once exactly one runs (the other finds
@@ -796,7 +802,43 @@ static int make_dir(struct run *r)
         hw_warn(ENAMETOOLONG, "-o %s", cfg->out_dir ? cfg->out_dir : "");
         return -1;
     }
-    r->dir_made = (size_t)n;
+    /* A directory that holds a run already (an earlier run, a second SLURM step with the same
+     * -o, a file planted in a shared scratch directory) never keeps the job from running: the
+     * next free name, DIR-2, DIR-3, ..., is taken, and said (the start event's dir_asked). */
+    memcpy(r->asked, name, (size_t)n + 1);
+    char first_why[PATH_MAX + 96] = "";
+    for (int k = 1;; k++) {
+        if (k > 1 && (k > MON_DIR_TRIES ||
+                      snprintf(name, sizeof r->given - RUN_FILE_ROOM, "%s-%d", r->asked, k) >=
+                          (int)(sizeof r->given - RUN_FILE_ROOM))) {
+            hw_warn(0, "%s: no free run directory name up to %s-%d", r->asked, r->asked,
+                    MON_DIR_TRIES);
+            return -1;
+        }
+        char why[PATH_MAX + 96];
+        int rc = claim_dir(r, name, why, sizeof why);
+        if (rc == 0)
+            break;
+        if (rc < 0)
+            return -1;
+        if (k == 1)
+            memcpy(first_why, why, sizeof first_why);
+        else if (!cfg->quiet)
+            hw_warn(0, "%s: %s", name, why);
+    }
+    if (strcmp(r->given, r->asked) != 0) /* said even with -q: the run is not where asked */
+        hw_warn(0, "%s: %s: writing to %s instead (it was taken)", r->asked, first_why, r->dir);
+    else if (!cfg->out_dir && !cfg->quiet)
+        hw_warn(0, "writing to %s", r->dir);
+    return 0;
+}
+
+/* Make, open and claim name as the run directory: 0; 1 when it is taken (why says by what: a
+ * run's file, another user's link, a run log not the user's; nothing of it is touched), -1 on an
+ * error that another name would not cure. */
+static int claim_dir(struct run *r, const char *name, char *why, size_t cap)
+{
+    r->dir_made = strlen(name);
     int rc = hw_mkdir_p(name, &r->dir_made);
     if (rc < 0) {
         hw_warn(-rc, "create directory %s", name);
@@ -807,35 +849,57 @@ static int make_dir(struct run *r)
      * scratch directory another user's link would send the run into their chosen place. */
     struct stat st;
     if (lstat(name, &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != geteuid()) {
-        hw_warn(0, "%s: is a symbolic link owned by another user (uid %lu): refusing it as -o",
-                name, (unsigned long)st.st_uid);
-        return -1;
+        snprintf(why, cap, "is a symbolic link owned by another user (uid %lu)",
+                 (unsigned long)st.st_uid);
+        return 1;
     }
+    int fd;
     do
-        r->dirfd = open(name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    while (r->dirfd < 0 && errno == EINTR);
-    if (r->dirfd < 0) {
+        fd = open(name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
         hw_warn(errno, "open directory %s", name);
         hw_rmdir_made(name, r->dir_made);
         return -1;
     }
+    /* Appending a second run's samples to a first run's files would make one summary of two
+     * runs. A run.jsonl alone is fine: the user may have logged a config event before, but it
+     * must be a regular file of the user's with one link. Anything at a sample's name counts,
+     * a dangling link included. */
+    for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
+        if (fstatat(fd, samples[i], &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT) {
+            snprintf(why, cap, "already holds a run (%s)", samples[i]);
+            close(fd);
+            return 1;
+        }
+    }
+    if (fstatat(fd, HW_RUNLOG_FILE, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_nlink != 1)) {
+        char w[96];
+        snprintf(why, cap, "%s: %s", HW_RUNLOG_FILE,
+                 hw_open_reason(fd, HW_RUNLOG_FILE, EPERM, w, sizeof w));
+        close(fd);
+        return 1;
+    }
+    r->dirfd = fd;
     if (!realpath(name, r->dir)) {
         hw_warn(errno, "resolve %s", name);
         return -1;
     }
-    /* Appending a second run's samples to a first run's files would make one summary of two
-     * runs. A run.jsonl alone is fine: the user may have logged a config event before. Anything
-     * at a sample's name counts, a dangling link included. */
-    for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
-        if (fstatat(r->dirfd, samples[i], &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT) {
-            hw_warn(0, "%s already holds a run (%s): choose another -o DIR", r->dir, samples[i]);
-            return -1;
-        }
+    /* the claim: of two hwmon on one new directory, one creates this file, the other moves on */
+    int cfd = hw_open_file(r->dirfd, HW_CPU_FILE, HW_OPEN_EXCL);
+    if (cfd == -EEXIST) {
+        snprintf(why, cap, "already holds a run (%s)", HW_CPU_FILE);
+        close(r->dirfd);
+        r->dirfd = -1;
+        return 1;
     }
-    if ((r->cpu_fd = create_sample(r, HW_CPU_FILE, 0)) < 0)
+    if (cfd < 0) {
+        refuse(r, HW_CPU_FILE, cfd);
         return -1;
-    if (!cfg->out_dir && !cfg->quiet)
-        hw_warn(0, "writing to %s", r->dir);
+    }
+    r->cpu_fd = cfd;
+    r->created |= 1u << sample_index(HW_CPU_FILE);
     return 0;
 }
 

@@ -70,13 +70,14 @@ class ResourceMonitor:
         self._mon.start()
         return self
 
-    def __exit__(self, *exc):
-        self._mon.stop()
+    def __exit__(self, exc_type, exc, tb):
+        self._mon.stop(exc)  # the run's status: ok, or failed with the block's exception
+        self.output_dir = self._mon.output_dir  # where hwmon wrote (output_dir-2 if taken)
         return False
 
     def run_summary(self):
         """The whole summary of the run directory (runlog.RunSummary)."""
-        return summarize(self.output_dir)
+        return summarize(self._mon.output_dir)
 
     @property
     def summary(self):

@@ -40,6 +40,11 @@ GPU_FILE, CPU_FILE, DMON_FILE, RUNLOG_FILE = ("hw_metrics.csv", "cpu_metrics.csv
                                               "run.jsonl")
 _READY_TIMEOUT_S = 60.0   # hwmon probes nvidia-smi before it starts: seconds on a real node
 _STOP_TIMEOUT_S = 60.0    # its own stop: children's grace (5 s) and the last rows
+MIN_INTERVAL_S = 0.05     # hwmon's fastest sampling (hwmon -i); a faster request is clamped
+_DIR_TRIES = 1000         # hwmon takes DIR-2 ... DIR-1000 when DIR holds a run (hwmon(1))
+# The event the owner of a monitor logs as its block ends: include/hwrun/rundir.h
+# HW_EV_MONITOR_END. summarize reads the run's status from it ("ok", or "failed" and why).
+MONITOR_END = "monitor_end"
 
 
 class SummarizeError(RuntimeError):
@@ -190,6 +195,20 @@ def _start_event_offset(path):
         return 0
 
 
+def _started_in(base, offset, pid):
+    """The run directory where hwmon `pid` logged its start event: base, or the free name it
+    took because base held a run (base-2, base-3, ...); None while it has not started."""
+    if _started(base / RUNLOG_FILE, offset, pid):
+        return base
+    for k in range(2, _DIR_TRIES + 1):
+        d = base.with_name("%s-%d" % (base.name, k))
+        if not d.is_dir():
+            return None
+        if _started(d / RUNLOG_FILE, 0, pid):
+            return d
+    return None
+
+
 def _started(path, offset, pid):
     """Whether hwmon `pid` has logged its start event in path after offset."""
     try:
@@ -214,19 +233,34 @@ def _started(path, offset, pid):
 class Monitor:
     """hwmon attached to this process, writing the run directory output_dir.
 
-    interval_sec: hwmon's -i; gpus: hwmon's --gpus (indexes or UUIDs; default
+    interval_sec: hwmon's -i (at least MIN_INTERVAL_S: a faster one is clamped, with a warning);
+    gpus: hwmon's --gpus (indexes or UUIDs; default
     CUDA_VISIBLE_DEVICES, else all); no_gpu: no nvidia-smi; nvidia_smi: its path; args: more
     hwmon options. strict: raise when hwmon cannot start (default: warn and go on unmonitored).
     children=False: this process alone, not its descendants. pid: another process to watch
     (default: this one). status: "new", "started", "stopped" (gpu_tracker's states).
     Usable as a context manager: started on entry, stopped on exit.
+
+    While a monitor of this process runs, RUNLOG_FILE and HWMON_DIR name its run (as `hwmon --
+    cmd` sets them for a command), so RunLog() and the runlog CLI in child processes log into it;
+    they are restored at stop(). When output_dir holds a run already, hwmon writes to the next
+    free name (output_dir-2, ...): output_dir is then that directory. At stop() the owner says how
+    the block ended (a monitor_end event: "ok", or "failed" with the exception the context manager
+    saw), which is the run's status; a monitor of another process (pid) ends "detached".
     """
 
     def __init__(self, output_dir, interval_sec=1.0, gpus=None, no_gpu=False, nvidia_smi=None,
                  args=(), strict=False, children=True, pid=None):
         self.output_dir = Path(output_dir)
+        if interval_sec < MIN_INTERVAL_S:
+            warnings.warn("runlog: hwmon samples at most every %g s: interval_sec %g is sampled "
+                          "at %g s" % (MIN_INTERVAL_S, interval_sec, MIN_INTERVAL_S),
+                          RuntimeWarning, stacklevel=2)
+            interval_sec = MIN_INTERVAL_S
         self.interval_sec = interval_sec
         self.pid = os.getpid() if pid is None else int(pid)
+        self._owner = self.pid == os.getpid()  # this process watches itself: its block's outcome
+        self._saved_env = None
         self._opts = []
         if not children:  # this process alone (resource-tracker's children=False)
             self._opts.append("--no-children")
@@ -268,7 +302,10 @@ class Monitor:
         except (OSError, ValueError) as e:
             return self._failed(e)
         deadline = time.monotonic() + _READY_TIMEOUT_S
-        while not _started(log, offset, proc.pid):
+        while True:
+            found = _started_in(self.output_dir, offset, proc.pid)
+            if found is not None:
+                break
             if proc.poll() is not None:
                 return self._failed(RuntimeError(
                     "runlog: hwmon exited with status %d before it started sampling %s (its "
@@ -279,7 +316,12 @@ class Monitor:
                 return self._failed(RuntimeError("runlog: hwmon did not start within %g s"
                                                  % _READY_TIMEOUT_S))
             time.sleep(0.01)
+        self.output_dir = found
         self._proc = proc
+        if self._owner:  # RunLog() and child processes log into this run until stop()
+            self._saved_env = {k: os.environ.get(k) for k in ("RUNLOG_FILE", "HWMON_DIR")}
+            os.environ["RUNLOG_FILE"] = str(found.resolve() / RUNLOG_FILE)
+            os.environ["HWMON_DIR"] = str(found.resolve())
         return self
 
     def _failed(self, err):
@@ -288,12 +330,17 @@ class Monitor:
         warnings.warn("%s; the job goes on unmonitored" % err, RuntimeWarning, stacklevel=3)
         return self
 
-    def stop(self):
+    def stop(self, exc=None):
         """Stop hwmon (SIGTERM: it takes a last sample, stops its children and logs its stop
-        event) and wait for it. Returns its exit status (None when it never started)."""
+        event) and wait for it. Returns its exit status (None when it never started). A monitor
+        of this process first logs how its block ended: "ok", or "failed" with exc (the
+        exception that ended it, which the context manager passes)."""
         proc, self._proc = self._proc, None
         if proc is None:
             return self.returncode
+        self._restore_env()
+        if self._owner and proc.poll() is None:
+            self._log_end(exc)
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
         try:
@@ -303,6 +350,25 @@ class Monitor:
             proc.wait()
         self.returncode = proc.returncode
         return self.returncode
+
+    def _restore_env(self):
+        saved, self._saved_env = self._saved_env, None
+        for k, v in (saved or {}).items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+    def _log_end(self, exc):
+        from . import RunLog  # the package's RunLog: librunlog's lines
+        data = {"status": "ok"} if exc is None else {
+            "status": "failed", "exception": type(exc).__name__, "message": str(exc)[:500]}
+        try:
+            with RunLog(self.output_dir / RUNLOG_FILE) as log:
+                log.log_event(MONITOR_END, data)
+        except OSError as e:  # the run's status is then hwmon's own ("detached"); say why
+            warnings.warn("runlog: could not log how the monitored block ended: %s" % e,
+                          RuntimeWarning, stacklevel=3)
 
     def summary(self, **kwargs):
         """summarize(output_dir) (RunSummary), after stop(); cores: the expected cores."""
@@ -321,8 +387,8 @@ class Monitor:
     def __enter__(self):
         return self.start()
 
-    def __exit__(self, *exc):
-        self.stop()
+    def __exit__(self, exc_type, exc, tb):
+        self.stop(exc)
         return False
 
     def __del__(self):
@@ -347,6 +413,8 @@ class HWMonitor:
         if self._mon is not None and self._mon.running:
             raise RuntimeError("runlog: this HWMonitor is already started")
         self._dir = Path(output_dir)
+        self._interval = interval_sec
+        self._t0 = time.monotonic()
         self._mon = Monitor(self._dir, interval_sec=interval_sec, **self._options).start()
 
     def stop(self):
@@ -355,7 +423,13 @@ class HWMonitor:
             return None, None, None
         mon.stop()
 
+        d = mon.output_dir  # the directory hwmon took (self._dir, unless that held a run)
+
         def made(name):
-            p = self._dir / name
+            p = d / name
             return p if p.is_file() and p.stat().st_size > 0 else None
-        return made(GPU_FILE), made(CPU_FILE), made(DMON_FILE)
+        # pytyche's CPU thread samples once an interval has passed: stopped before that, it
+        # has no sample and returns None (hwmon's last partial interval is in the file all
+        # the same, for summarize)
+        cpu = made(CPU_FILE) if time.monotonic() - self._t0 >= self._interval else None
+        return made(GPU_FILE), cpu, made(DMON_FILE)

@@ -121,9 +121,9 @@ static void test_wrap_cannot_run(void)
     free(dir);
 }
 
-/* A directory that already holds a run's samples is refused before anything runs, and the
- * first run's files are left as they were; a run.jsonl alone (events logged before hwmon
- * started) is kept and appended to. */
+/* A directory that already holds a run's samples never keeps the job from running: the run goes
+ * to DIR-2 (said on stderr and in the start event), the first run's files are left as they were;
+ * a run.jsonl alone (events logged before hwmon started) is kept and appended to. */
 static void test_refuses_used_dir(void)
 {
     char *dir = th_tmpdir("hwmon-used");
@@ -137,13 +137,20 @@ static void test_refuses_used_dir(void)
     char *touch = th_fmt("touch %s", marker);
     argv = ht_argv(dir, "--no-gpu", "--", "sh", "-c", touch, NULL);
     struct th_result r;
-    CU_ASSERT_EQUAL(ht_run(argv, NULL, 30, &r), 125);
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "already holds a run"));
+    CU_ASSERT_EQUAL(ht_run(argv, NULL, 30, &r), 0);
+    char *second = th_fmt("%s-2", dir);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "it was taken"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, second));
     th_result_free(&r);
     free(argv);
     free(th_read_file(cpu, &after));
     CU_ASSERT(before > 0 && after == before);
-    CU_ASSERT_EQUAL(access(marker, F_OK), -1); /* the command never ran */
+    CU_ASSERT_EQUAL(access(marker, F_OK), 0); /* the command ran */
+    json_object *st = ht_event(second, "start", 0);
+    CU_ASSERT_STRING_EQUAL(ht_data_str(st, "dir_asked"), dir);
+    json_object_put(st);
+    th_rmtree(second);
+    free(second);
 
     char *pre = th_fmt("%s/pre", dir);
     mkdir(pre, 0755);

@@ -126,7 +126,9 @@ class Pytyche(Base):
         s = runlog.summarize(out)
         self.assertEqual(s.process["procs_max"], 1)
         self.assertGreaterEqual(s.peak_rss_mb, 64)
-        self.assertEqual(s.outcome["status"], "detached")  # it stopped watching a live process
+        # its owner stopped it: the run ended as the script wanted
+        self.assertEqual(s.outcome["status"], "ok")
+        self.assertEqual(s.outcome["reason"], "the monitored block ended normally")
         # RunLog.write(path): every entry, to any path
         log.write(out / "fit.jsonl")
         with open(out / "fit.jsonl") as f:
@@ -230,6 +232,69 @@ class GpuTracker(Base):
             tracker.start()  # once
 
 
+class Owners(Base):
+    """A monitor of this process: its block's outcome is the run's status, and RunLog() inside
+    it logs into the run (issue 33)."""
+
+    def test_ok_and_runlog_inside(self):
+        saved = {k: os.environ.get(k) for k in ("RUNLOG_FILE", "HWMON_DIR")}
+        with Monitor(self.dir / "run", interval_sec=0.1, no_gpu=True) as mon:
+            self.assertEqual(os.environ["HWMON_DIR"], str((self.dir / "run").resolve()))
+            log = RunLog()  # no path: the monitor's run
+            with log.phase("train", steps=5):
+                work(0.3, 1)
+            log.close()
+            # a child process's runlog CLI lands there too
+            subprocess.run([os.environ["RUNLOG_CLI"], "event", "from_child"], check=True)
+        self.assertEqual({k: os.environ.get(k) for k in saved}, saved)  # restored
+        s = mon.summary()
+        self.assertEqual(s.outcome["status"], "ok")
+        self.assertEqual([p["name"] for p in s.phases], ["train"])
+        self.assertEqual(s["steps"], 5)
+        self.assertEqual(s.events["counts"].get("from_child"), 1)
+        self.assertIsNone(RunLog().path)  # outside the block: in memory again, as pytyche's
+
+    def test_block_raises(self):
+        with self.assertRaises(ValueError):
+            with Monitor(self.dir / "run", interval_sec=0.1, no_gpu=True) as mon:
+                raise ValueError("loss is NaN")
+        s = mon.summary()
+        self.assertEqual(s.outcome["status"], "failed")
+        self.assertEqual(s.outcome["reason"], "the monitored block raised ValueError: loss is NaN")
+        row = subprocess.run([SUMMARIZE, "-q", "-f", "csv", str(mon.output_dir)], check=True,
+                             capture_output=True, text=True).stdout.splitlines()
+        self.assertEqual(dict(zip(row[0].split(","), row[1].split(",")))["status"], "failed")
+
+    def test_other_process_detached(self):
+        # watching a process it does not own, stopped while it runs on: detached, as hwmon -p
+        child = subprocess.Popen(["sleep", "30"])
+        try:
+            with Monitor(self.dir / "run", interval_sec=0.1, no_gpu=True, pid=child.pid) as mon:
+                self.assertNotIn("HWMON_DIR", os.environ)  # not this process's run
+                time.sleep(0.3)
+        finally:
+            child.kill()
+            child.wait()
+        self.assertEqual(mon.summary().outcome["status"], "detached")
+
+    def test_stop_at_once(self):
+        # pytyche: stop() right after start(): no CPU sample yet, so no CPU file (None)
+        mon = HWMonitor(no_gpu=True)
+        mon.start(self.dir / "run", interval_sec=5)
+        self.assertEqual(mon.stop(), (None, None, None))
+
+    def test_calibrax_fastest(self):
+        # calibrax's sample_interval_sec=0.01: faster than hwmon samples; clamped, said, and
+        # the block is monitored all the same
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            with ResourceMonitor(sample_interval_sec=0.01, no_gpu=True) as m:
+                wait_sampled(m.output_dir, rows=4)
+                work(0.3, 1)
+        self.assertTrue(any("at most every 0.05 s" in str(x.message) for x in w))
+        self.assertGreaterEqual(m.summary.num_samples, 4)
+
+
 class Summaries(Base):
     def test_run_summary(self):
         out = self.dir / "run"
@@ -288,21 +353,23 @@ class Failures(Base):
             else:
                 os.environ["RUNLOG_HWMON"] = env
 
-    def test_hwmon_refuses(self):
-        # a directory that holds a run's samples is refused by hwmon (exit 125): said, not hung
+    def test_taken_dir(self):
+        # a directory that holds a run's samples: hwmon takes the next free name and says so;
+        # the monitor follows it there, and the first run is left as it was
         out = self.dir / "run"
         with Monitor(out, interval_sec=0.1, no_gpu=True):
             work(0.2, 1)
-        with warnings.catch_warnings(record=True) as w:
-            warnings.simplefilter("always")
-            Monitor(out, interval_sec=0.1, no_gpu=True).start()
-            mon = HWMonitor(no_gpu=True)
-            mon.start(out, interval_sec=0.1)
-            # the files there are the earlier run's, not this monitor's: none is returned
-            self.assertEqual(mon.stop(), (None, None, None))
-        self.assertTrue(any("exited with status 125" in str(x.message) for x in w))
-        with self.assertRaises(RuntimeError):
-            Monitor(out, interval_sec=0.1, no_gpu=True, strict=True).start()
+        before = (out / "cpu_metrics.csv").read_bytes()
+        mon = HWMonitor(no_gpu=True)
+        mon.start(out, interval_sec=0.1)
+        wait_sampled(self.dir / "run-2")
+        gpu, cpu, dmon = mon.stop()
+        self.assertEqual(cpu, self.dir / "run-2" / "cpu_metrics.csv")
+        self.assertEqual((out / "cpu_metrics.csv").read_bytes(), before)
+        with Monitor(out, interval_sec=0.1, no_gpu=True) as m:
+            pass
+        self.assertEqual(m.output_dir, self.dir / "run-3")
+        self.assertEqual(m.summary().outcome["status"], "ok")
 
     def test_job_killed(self):
         # the job dies by SIGKILL while monitored: hwmon sees its process go, ends the run with
