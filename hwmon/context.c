@@ -125,6 +125,10 @@ static const char *placeholder(const char *name, size_t n, const struct mon_cont
         return mon_context_job(c, buf, cap);
     if (IS("nodeid"))
         return c->v[HW_CTX_SLURM_NODE_ID];
+    if (IS("node")) /* SLURM's node name, else the host's */
+        return c->v[HW_CTX_SLURM_NODE_NAME][0] ? c->v[HW_CTX_SLURM_NODE_NAME] : c->v[HW_CTX_HOST];
+    if (IS("stepid"))
+        return c->v[HW_CTX_SLURM_STEP_ID];
     if (IS("rank"))
         return c->v[HW_CTX_RANK][0] ? c->v[HW_CTX_RANK] : c->v[HW_CTX_SLURM_PROC_ID];
     if (IS("localrank"))
@@ -157,8 +161,8 @@ int mon_expand_output(const char *pattern, const struct mon_context *c, const ch
                                         sizeof buf);
             if (!v) {
                 snprintf(err, errlen,
-                         "unknown placeholder {%.*s} in -o (host, jobid, nodeid, rank, "
-                         "localrank, time, pid)",
+                         "unknown placeholder {%.*s} in -o (host, node, jobid, stepid, "
+                         "nodeid, rank, localrank, time, pid)",
                          (int)(end - p - 1), p + 1);
                 return -1;
             }
@@ -166,10 +170,13 @@ int mon_expand_output(const char *pattern, const struct mon_context *c, const ch
                 v = "none";
                 ++*unset;
             }
+            /* "." or "..": a path step, not a name; written '_' so the run stays where the
+             * pattern puts it */
+            bool dots = v[strspn(v, ".")] == '\0';
             for (; *v; v++) {
                 if (o + 1 >= cap)
                     goto too_long;
-                out[o++] = hw_name_byte(*v) ? *v : '_';
+                out[o++] = hw_name_byte(*v) && !dots ? *v : '_';
             }
             p = end + 1;
             continue;

@@ -328,6 +328,8 @@ enum hw_ctx {
     HW_CTX_SLURM_ARRAY_TASK_ID,
     HW_CTX_SLURM_STEP_ID,
     HW_CTX_SLURM_NODE_ID,
+    HW_CTX_SLURM_NODE_NAME, /* SLURM's name of the node (SLURMD_NODENAME), which may differ from
+                             * the host name */
     HW_CTX_SLURM_PROC_ID,
     HW_CTX_SLURM_LOCAL_ID,
     HW_CTX_SLURM_NTASKS,

@@ -94,6 +94,7 @@ const struct hw_ctx_def hw_ctx_defs[HW_CTX_COUNT] = {
     [HW_CTX_SLURM_ARRAY_TASK_ID] = {"slurm_array_task_id", {"SLURM_ARRAY_TASK_ID"}},
     [HW_CTX_SLURM_STEP_ID] = {"slurm_step_id", {"SLURM_STEP_ID", "SLURM_STEPID"}},
     [HW_CTX_SLURM_NODE_ID] = {"slurm_node_id", {"SLURM_NODEID"}},
+    [HW_CTX_SLURM_NODE_NAME] = {"slurm_node_name", {"SLURMD_NODENAME"}},
     [HW_CTX_SLURM_PROC_ID] = {"slurm_proc_id", {"SLURM_PROCID"}},
     [HW_CTX_SLURM_LOCAL_ID] = {"slurm_local_id", {"SLURM_LOCALID"}},
     [HW_CTX_SLURM_NTASKS] = {"slurm_ntasks", {"SLURM_NTASKS", "SLURM_NPROCS"}},

@@ -81,6 +81,27 @@ static void test_placeholders(void)
     CU_ASSERT_EQUAL(mon_expand_output("{host}{host}", &c, "T", 1, out, 8, &unset, err, sizeof err),
                     -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "too long"));
+    /* SLURM's step and node name; without SLURMD_NODENAME, {node} is the host */
+    struct mon_context sl;
+    static const char step_env[] = "SLURM_STEP_ID=2\0SLURMD_NODENAME=gpu-a17\0";
+    mon_context_parse(&sl, step_env, sizeof step_env - 1, "a17.cluster");
+    CU_ASSERT_EQUAL(mon_expand_output("r/{stepid}/{node}-{host}", &sl, "T", 1, out, sizeof out,
+                                      &unset, err, sizeof err),
+                    0);
+    CU_ASSERT_STRING_EQUAL(out, "r/2/gpu-a17-a17.cluster");
+    CU_ASSERT_STRING_EQUAL(sl.v[HW_CTX_SLURM_NODE_NAME], "gpu-a17");
+    CU_ASSERT_EQUAL(mon_expand_output("{node}", &c, "T", 1, out, sizeof out, &unset, err,
+                                      sizeof err),
+                    0);
+    CU_ASSERT_STRING_EQUAL(out, "gpu_node_7");
+    /* a variable holding "." or "..": never a path step out of the pattern's directory */
+    static const char dots_env[] = "RANK=..\0LOCAL_RANK=.\0SLURM_STEP_ID=..x\0";
+    struct mon_context dc;
+    mon_context_parse(&dc, dots_env, sizeof dots_env - 1, "h");
+    CU_ASSERT_EQUAL(mon_expand_output("runs/{rank}/{localrank}/{stepid}", &dc, "T", 1, out,
+                                      sizeof out, &unset, err, sizeof err),
+                    0);
+    CU_ASSERT_STRING_EQUAL(out, "runs/__/_/..x");
 }
 
 /* The real thing: a wrapped command under SLURM's and torchrun's variables gets its directory
