@@ -1,6 +1,7 @@
 /* One GPU sampler per node, job and GPU set (nodelock.h). */
 #include "nodelock.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -27,6 +28,62 @@ static void name_part(char *out, size_t cap, const char *s)
         snprintf(out + o, cap - o, "-%016llx", (unsigned long long)h);
 }
 
+/* Open name in lock_dir as a lock file of ours: created 0600, never through a link, a regular
+ * file of this user (else -EPERM), without blocking on a FIFO. */
+static int open_lock(const char *path)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+        close(fd);
+        return -EPERM;
+    }
+    return fd;
+}
+
+/* Whether fd is still the file at path: a holder that left unlinked it (mon_nodelock_release),
+ * so a lock won on the old file guards nothing. */
+static bool still_there(int fd, const char *path)
+{
+    struct stat a, b;
+    return fstat(fd, &a) == 0 && lstat(path, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
+/* The lock files of this user that no hwmon holds (one SIGKILLed could not remove its own):
+ * removed while locked, so that nobody is left holding a file that is gone. */
+static void sweep_stale(const char *lock_dir, const char *mine)
+{
+    DIR *d = opendir(lock_dir);
+    if (!d)
+        return;
+    char prefix[64];
+    int pn = snprintf(prefix, sizeof prefix, "hwrun-gpu-%lu-", (unsigned long)geteuid());
+    struct dirent *e;
+    for (int seen = 0; (e = readdir(d)) && seen < 4096; seen++) {
+        size_t n = strlen(e->d_name);
+        if (strncmp(e->d_name, prefix, (size_t)pn) != 0 || n < 5 ||
+            strcmp(e->d_name + n - 5, ".lock") != 0)
+            continue;
+        char path[PATH_MAX];
+        if (snprintf(path, sizeof path, "%s/%s", lock_dir, e->d_name) >= (int)sizeof path ||
+            !strcmp(path, mine))
+            continue;
+        int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0)
+            continue;
+        struct stat st;
+        struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+            fcntl(fd, F_SETLK, &fl) == 0 && still_there(fd, path))
+            unlink(path);
+        close(fd);
+    }
+    closedir(d);
+}
+
 int mon_nodelock_take(struct mon_nodelock *l, const char *lock_dir, const char *job,
                       const char *gpus, const char *run_dir)
 {
@@ -39,25 +96,29 @@ int mon_nodelock_take(struct mon_nodelock *l, const char *lock_dir, const char *
     name_part(g, sizeof g, gpus && *gpus ? gpus : "all");
     snprintf(l->path, sizeof l->path, "%s/hwrun-gpu-%lu-%s-%s.lock", lock_dir,
              (unsigned long)geteuid(), j, g);
-    /* the user's own file, never through a link; others' users cannot share it (0600) */
-    int fd = open(l->path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
-    if (fd < 0)
-        return -errno;
-    struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+    sweep_stale(lock_dir, l->path);
+    /* the user's own file, never through a link; others' users cannot share it (0600). A
+     * POSIX record lock: the kernel names its holder (F_GETLK), which a secondary records even
+     * before the holder has written its line, and drops it when the holder ends. A lock won on
+     * a file its last holder removed meanwhile is tried again on the new one. */
+    int fd = -1;
+    struct flock fl;
+    for (int tries = 0;; tries++) {
+        fd = open_lock(l->path);
+        if (fd < 0)
+            return fd;
+        fl = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+        if (fcntl(fd, F_SETLK, &fl) != 0)
+            break;
+        if (still_there(fd, l->path) || tries >= 8) { /* the first: we sample the GPUs */
+            char line[PATH_MAX + 32];
+            int n = snprintf(line, sizeof line, "%d %s\n", (int)getpid(), run_dir);
+            if (ftruncate(fd, 0) == 0 && n > 0)
+                (void)!pwrite(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1, 0);
+            l->fd = fd;
+            return 0;
+        }
         close(fd);
-        return -EPERM;
-    }
-    /* a POSIX record lock: the kernel names its holder (F_GETLK), which a secondary records
-     * even before the holder has written its line, and drops it when the holder ends */
-    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
-    if (fcntl(fd, F_SETLK, &fl) == 0) { /* the first: we sample the GPUs */
-        char line[PATH_MAX + 32];
-        int n = snprintf(line, sizeof line, "%d %s\n", (int)getpid(), run_dir);
-        if (ftruncate(fd, 0) == 0 && n > 0)
-            (void)!pwrite(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1, 0);
-        l->fd = fd;
-        return 0;
     }
     if (errno != EACCES && errno != EAGAIN) {
         int e = errno;
@@ -92,7 +153,11 @@ int mon_nodelock_take(struct mon_nodelock *l, const char *lock_dir, const char *
 void mon_nodelock_release(struct mon_nodelock *l)
 {
     if (l->fd >= 0) {
-        close(l->fd); /* the lock goes with it; the file stays for the job's next hwmon */
+        /* removed while still locked: nothing of the job is left in /dev/shm; an hwmon that
+         * opened it meanwhile finds it gone once it wins the lock, and takes a new one */
+        if (still_there(l->fd, l->path))
+            unlink(l->path);
+        close(l->fd);
         l->fd = -1;
     }
 }

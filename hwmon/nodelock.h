@@ -8,7 +8,9 @@
  * and names its holder to the others) on
  * /dev/shm/hwrun-gpu-<uid>-<key>.lock, key = the job (as sacct names it, mon_context_job, else
  * the pod) and the GPU selection; without a job id there is no lock (separate runs on one node
- * sample what they select, as before). /dev/shm is node-local and a pod's own. */
+ * sample what they select, as before). /dev/shm is node-local and a pod's own. The holder
+ * removes the file when it leaves (the next hwmon of the job makes a new one), and a take
+ * sweeps the user's lock files that nobody holds (an hwmon killed with SIGKILL leaves its own). */
 #ifndef MON_NODELOCK_H
 #define MON_NODELOCK_H
 

@@ -1,6 +1,7 @@
 /* Where a run runs (context.c): the scheduler's and launcher's variables in the start event,
  * summarize's context and job.* columns, and -o's placeholders. */
 #include <CUnit/CUnit.h>
+#include <dirent.h>
 #include <json-c/json.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -315,6 +316,34 @@ static void test_one_sampler(void)
         free(lk);
         free(pjob);
     }
+
+    /* no lock file of a finished job is left behind, and one an hwmon killed with SIGKILL left
+     * (a regular file nobody holds) is swept by the next take; the planted link and FIFO are
+     * not lock files of ours and stay */
+    char *stale = th_fmt("%s/hwrun-gpu-%lu-stale%d-all.lock", lock, (unsigned long)geteuid(),
+                         (int)getpid());
+    CU_ASSERT_FATAL(th_write_file(stale, "1 /gone\n", 8) == 0);
+    char *sweeper = th_fmt("%s/sweeper", base);
+    char **sw = ht_argv(sweeper, "--lock-dir", lock, "-i", "0.1", "--", "/bin/true", NULL);
+    CU_ASSERT_EQUAL(ht_run(sw, env, 30, NULL), 0);
+    CU_ASSERT_NOT_EQUAL(access(stale, F_OK), 0);
+    DIR *ld = opendir(lock);
+    CU_ASSERT_FATAL(ld != NULL);
+    int regular = 0;
+    for (struct dirent *e; (e = readdir(ld));) {
+        struct stat lst;
+        char *p = th_fmt("%s/%s", lock, e->d_name);
+        if (lstat(p, &lst) == 0 && S_ISREG(lst.st_mode)) {
+            fprintf(stderr, "left in the lock directory: %s\n", e->d_name);
+            regular++;
+        }
+        free(p);
+    }
+    closedir(ld);
+    CU_ASSERT_EQUAL(regular, 0);
+    free(sw);
+    free(sweeper);
+    free(stale);
 
     /* no job: no lock, no gpu_sampler */
     char *solo = th_fmt("%s/solo", base);
