@@ -321,6 +321,22 @@ static size_t argv_len(char *const *v)
     return n;
 }
 
+/* A command that starts the job's ranks under another process (srun's slurmstepd, mpirun's
+ * daemons, possibly on other nodes): hwmon sees the launcher, not the ranks. NULL when not. */
+static const char *remote_launcher(const struct run *r)
+{
+    static const char *const names[] = {"srun", "mpirun", "mpiexec", "mpiexec.hydra", "prterun",
+                                        "aprun", "jsrun", "flux"};
+    if (!r->wrap || !r->cfg->command || !r->cfg->command[0])
+        return NULL;
+    const char *slash = strrchr(r->cfg->command[0], '/');
+    const char *base = slash ? slash + 1 : r->cfg->command[0];
+    for (size_t i = 0; i < HW_ARRAY_SIZE(names); i++)
+        if (!strcmp(base, names[i]))
+            return names[i];
+    return NULL;
+}
+
 static void log_start(struct run *r, const char *mode)
 {
     r->started = true;
@@ -399,6 +415,7 @@ static void log_start(struct run *r, const char *mode)
         {cfg->duration_s > 0, RL_DBL("duration_s", cfg->duration_s)},
         {true, RL_STR("output_dir", r->dir)},
         {strcmp(r->given, r->asked) != 0, RL_STR("dir_asked", r->asked)},
+        {remote_launcher(r) != NULL, RL_STR(HW_START_LAUNCHER, remote_launcher(r) ? remote_launcher(r) : "")},
         {true, RL_STR(HW_START_HOST, u.nodename)},
         {true, RL_STR("kernel", u.release)},
         {true, RL_INT(HW_START_CPUS, sysconf(_SC_NPROCESSORS_ONLN))},
@@ -1234,6 +1251,12 @@ static int start_tracking(struct run *r, int *status)
 /* The start event, then what the GPU source could not do. */
 static void log_start_events(struct run *r)
 {
+    const char *l = remote_launcher(r);
+    if (l && !r->cfg->quiet)
+        hw_warn(0, "%s starts the job's ranks under its own daemons (possibly on other nodes): "
+                   "this run records %s itself and the ranks' logs, not the ranks' processes; "
+                   "run hwmon inside the launcher instead: %s ... hwmon -o DIR -- COMMAND",
+                l, l, l);
     log_start(r, run_mode(r));
     if (r->gsel.unmapped[0])
         gpu_selection_fallback(r);

@@ -91,7 +91,7 @@ static void outcome_banner(FILE *f, const struct sum_run *run)
         fputs(" \xC2\xB7 ", f);
         ht_esc(f, failed);
     }
-    char note[200];
+    char note[512];
     if (*sum_outcome_note(o, note, sizeof note)) {
         fputs(" \xC2\xB7 ", f);
         ht_esc(f, note);

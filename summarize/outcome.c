@@ -77,6 +77,8 @@ void sum_outcome_event(struct sum_outcome *o, const struct rd_event *e)
         snprintf(o->host, sizeof o->host, "%s", h ? h : "");
         const char *m = rd_json_str(e->data, HW_START_MODE);
         o->attach = m && !strcmp(m, HW_MODE_ATTACH);
+        const char *l = rd_json_str(e->data, HW_START_LAUNCHER);
+        snprintf(o->launcher, sizeof o->launcher, "%s", l ? l : "");
     } else if (!strcmp(e->name, HW_EV_STOP)) {
         o->have_stop = true;
         if (rd_json_int(e->data, HW_STOP_EXIT_STATUS, &v) && v >= 0 && v <= 255) {
@@ -127,8 +129,12 @@ const char *sum_outcome_note(const struct sum_outcome *o, char *buf, size_t cap)
                      o->processes_left == 1 ? "" : "es",
                      o->left_running ? "were left running" : "were stopped");
     if (o->sampler_error[0] && n >= 0 && (size_t)n < cap)
-        snprintf(buf + n, cap - (size_t)n, "%sno CPU or process samples: the sampler did not "
-                                           "start (%s)", n ? "; " : "", o->sampler_error);
+        n += snprintf(buf + n, cap - (size_t)n, "%sno CPU or process samples: the sampler did "
+                                                "not start (%s)", n ? "; " : "", o->sampler_error);
+    if (o->launcher[0] && n >= 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, "%sthe command %s ran the job's ranks under its own "
+                                           "daemons: the process tree is %s's alone",
+                 n ? "; " : "", o->launcher, o->launcher);
     return buf;
 }
 

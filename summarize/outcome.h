@@ -57,6 +57,7 @@ struct sum_outcome {
     double newest_write;
     double interval_s;      /* hwmon's interval (NAN when unknown) */
     bool other_host;        /* set by finishing: hwmon ran on another host than this one */
+    char launcher[16];      /* the command launched its ranks elsewhere: "srun" ("": no) */
 };
 
 void sum_outcome_init(struct sum_outcome *o);

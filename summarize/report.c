@@ -524,6 +524,7 @@ static void json_outcome(struct hw_json *w, const struct sum_run *run)
         hw_json_null(w, "left_running");
     }
     hw_json_str(w, "sampler_error", o->sampler_error[0] ? o->sampler_error : NULL);
+    hw_json_str(w, "launcher", o->launcher[0] ? o->launcher : NULL); /* ranks run elsewhere */
     /* where it was when it ended: the innermost phase begun and never ended */
     hw_json_u64(w, "phases_open", o->phases_open);
     hw_json_str(w, "open_phase", o->open_phase[0] ? o->open_phase : NULL);
@@ -1024,7 +1025,7 @@ static void text_outcome(struct hw_buf *out, const struct sum_run *run)
         char sb[512];
         hw_buf_printf(out, "; %s", sum_fig_printable(failed, sb, sizeof sb));
     }
-    char note[200];
+    char note[512];
     if (*sum_outcome_note(o, note, sizeof note))
         hw_buf_printf(out, "; %s", note);
     if (run->nhealth_warn) /* said one by one below, with the other warnings */

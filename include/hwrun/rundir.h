@@ -306,6 +306,9 @@ extern const char *const hw_events[HW_EV_COUNT]; /* the ten above */
 #define HW_FS_USED "used_mib"
 #define HW_FS_FREE "free_mib"
 #define HW_START_COMMAND "command"
+/* The command is a launcher whose ranks run under other processes (srun, mpirun, ...): "srun".
+ * The process tree is then the launcher's alone (hwmon(1), LAUNCHERS). */
+#define HW_START_LAUNCHER "launcher"
 #define HW_START_CGROUP "cgroup"
 /* Where the run ran, as the scheduler and the launcher say: the start event's "context" object,
  * each key below with its value as a string (absent when nothing set it), read from the job's

@@ -172,6 +172,33 @@ static void test_refuses_used_dir(void)
     free(dir);
 }
 
+/* `hwmon -- srun ...`: the ranks run under slurmstepd, not under hwmon; said on stderr, in the
+ * start event and by summarize, which form to use instead. */
+static void test_remote_launcher(void)
+{
+    char *dir = th_tmpdir("hwmon-launcher");
+    char *bin = th_fmt("%s/bin", dir), *srun = th_fmt("%s/bin/srun", dir);
+    CU_ASSERT_FATAL(mkdir(bin, 0755) == 0);
+    CU_ASSERT_FATAL(th_write_file(srun, "#!/bin/sh\nexec \"$@\"\n", 20) == 0);
+    CU_ASSERT_FATAL(chmod(srun, 0755) == 0);
+    char *run = th_fmt("%s/run", dir);
+    char **argv = ht_argv(run, "--no-gpu", "-i", "0.1", "--", srun, "true", NULL);
+    argv[1] = "--no-gpu"; /* in place of -q: the warning is what is tested */
+    struct th_result r;
+    CU_ASSERT_EQUAL(ht_run(argv, NULL, 30, &r), 0);
+    CU_ASSERT_PTR_NOT_NULL(r.err && strstr(r.err, "run hwmon inside the launcher"));
+    th_result_free(&r);
+    json_object *st = ht_event(run, "start", 0);
+    CU_ASSERT_STRING_EQUAL(ht_data_str(st, HW_START_LAUNCHER), "srun");
+    json_object_put(st);
+    free(argv);
+    free(run);
+    free(srun);
+    free(bin);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* The command finds RUNLOG_FILE and HWMON_DIR, and its own runlog lines land in run.jsonl. */
 static void test_wrap_env(void)
 {
@@ -1354,6 +1381,7 @@ void add_hwmon_suites(void)
     CU_add_test(s, "wrap_cannot_run", test_wrap_cannot_run);
     CU_add_test(s, "wrap_env", test_wrap_env);
     CU_add_test(s, "refuses_used_dir", test_refuses_used_dir);
+    CU_add_test(s, "remote_launcher", test_remote_launcher);
 
     s = th_add_suite("signals", NULL, NULL, 180);
     CU_add_test(s, "forward_signals", test_forward_signals);
