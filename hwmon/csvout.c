@@ -137,6 +137,8 @@ void mon_csv_proc_line(struct hw_buf *b, const char *iso, const struct mon_tree_
         [HW_PROC_COL_SYSCR] = UINT(s->io[MON_IO_SYSCR]),
         [HW_PROC_COL_SYSCW] = UINT(s->io[MON_IO_SYSCW]),
         [HW_PROC_COL_CANCELLED] = UINT(s->io[MON_IO_CANCELLED]),
+        [HW_PROC_COL_MAIN_PRIVATE] = NUM1(s->have_main_pss, s->main_private_mib),
+        [HW_PROC_COL_MAIN_SHARED] = NUM1(s->have_main_pss, s->main_shared_mib),
     };
     _Static_assert(HW_ARRAY_SIZE(c) == HW_PROC_COL_COUNT, "a cell for every proc_metrics column");
     cells(b, iso, c, HW_PROC_COL_COUNT, HW_PROC_COL_PSS,

@@ -488,6 +488,8 @@ struct tree_sums {
     unsigned procs;
     bool any_pss;
     bool pss_now; /* read smaps_rollup in this sample */
+    bool main_pss; /* the root's own smaps_rollup was read: main_* hold its figures */
+    uint64_t main_private_kb, main_shared_kb;
 };
 
 /* Add one live process of the tree (its stat already read) to the sums. */
@@ -514,11 +516,19 @@ static void account(struct mon_tree *t, struct mon_proc *p, const struct mon_pst
         s->any_pss = true;
         static const char *const priv[] = {"Private_Clean:", "Private_Dirty:"};
         static const char *const shared[] = {"Shared_Clean:", "Shared_Dirty:"};
+        uint64_t pk = 0, sk = 0;
         for (int i = 0; i < 2; i++) {
             if (mon_parse_kb_field(buf, priv[i], &kb) == 0)
-                s->private_kb += kb;
+                pk += kb;
             if (mon_parse_kb_field(buf, shared[i], &kb) == 0)
-                s->shared_kb += kb;
+                sk += kb;
+        }
+        s->private_kb += pk;
+        s->shared_kb += sk;
+        if (p->pid == t->root) { /* the main process alone, too */
+            s->main_pss = true;
+            s->main_private_kb = pk;
+            s->main_shared_kb = sk;
         }
     }
 }
@@ -695,6 +705,9 @@ static int sample_tree(struct mon_tree *t, double now_s, struct mon_tree_sample 
     out->pss_mib = (double)sum.pss_kb / 1024.0;
     out->private_mib = (double)sum.private_kb / 1024.0;
     out->shared_mib = (double)sum.shared_kb / 1024.0;
+    out->have_main_pss = sum.main_pss;
+    out->main_private_mib = (double)sum.main_private_kb / 1024.0;
+    out->main_shared_mib = (double)sum.main_shared_kb / 1024.0;
     return 0;
 }
 

@@ -75,6 +75,9 @@ struct mon_tree_sample {
     /* the tracked process alone (descendants = the tree's figure minus these) */
     double main_rss_mib, main_cpu_pct; /* main_cpu_pct valid when have_cpu */
     uint64_t main_threads;
+    /* the main process's own Private_* and Shared_* (smaps_rollup), when its own was read */
+    bool have_main_pss;
+    double main_private_mib, main_shared_mib;
     double usr_cpu_pct, sys_cpu_pct; /* the tree's cpu_pct split; valid when have_cpu */
 };
 

@@ -131,6 +131,11 @@ enum hw_proc_col {
     HW_PROC_COL_SYSCR,
     HW_PROC_COL_SYSCW,
     HW_PROC_COL_CANCELLED,
+    /* the tracked process's own private and shared resident memory (HW_PROC_COL_PRIVATE and
+     * HW_PROC_COL_SHARED of the main process alone: the descendants' are the tree's minus
+     * these), read with PSS; added later, so after the others */
+    HW_PROC_COL_MAIN_PRIVATE,
+    HW_PROC_COL_MAIN_SHARED,
     HW_PROC_COL_COUNT
 };
 extern const char *const hw_proc_cols[HW_PROC_COL_COUNT]; /* "procs", ... */
@@ -354,6 +359,11 @@ struct hw_ctx_def {
 };
 extern const struct hw_ctx_def hw_ctx_defs[HW_CTX_COUNT];
 #define HW_START_MODE "mode" /* "wrap", "attach" or "system" */
+/* The tracked process (the main process of the tree; absent in system mode), and whether its
+ * descendants were tracked with it (false under --no-children: the descendants' figures are
+ * then unmeasured, not 0). */
+#define HW_START_PID "pid"
+#define HW_START_DESCENDANTS "descendants"
 #define HW_MODE_ATTACH "attach"
 /* Whether hwmon saw the host's pids ("init"), the ones nvidia-smi prints, or a container's. */
 #define HW_PIDNS_KEY "pid_namespace"

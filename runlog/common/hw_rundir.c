@@ -79,6 +79,7 @@ const char *const hw_proc_cols[HW_PROC_COL_COUNT] = {
     [HW_PROC_COL_RCHAR] = "rchar",           [HW_PROC_COL_WCHAR] = "wchar",
     [HW_PROC_COL_SYSCR] = "syscr",           [HW_PROC_COL_SYSCW] = "syscw",
     [HW_PROC_COL_CANCELLED] = "cancelled_write_bytes",
+    [HW_PROC_COL_MAIN_PRIVATE] = "main_private_mib", [HW_PROC_COL_MAIN_SHARED] = "main_shared_mib",
 };
 
 const char *const hw_events[HW_EV_COUNT] = {

@@ -192,12 +192,12 @@ static void test_csv_format(void)
     CU_ASSERT_STRING_EQUAL(b.p, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes,"
                                 "pss_mib,main_rss_mib,main_cpu_pct,main_threads,usr_cpu_pct,"
                                 "sys_cpu_pct,private_mib,shared_mib,rchar,wchar,syscr,syscw,"
-                                "cancelled_write_bytes,edge\n");
+                                "cancelled_write_bytes,main_private_mib,main_shared_mib,edge\n");
     hw_buf_reset(&b);
     struct mon_tree_sample ts = {.procs = 3, .threads = 5, .rss_mib = 30, .main_rss_mib = 10,
                                  .main_threads = 2, .main_cpu_pct = 99};
     mon_csv_proc_line(&b, "T", &ts, false, false); /* no CPU baseline yet: CPU cells empty */
-    CU_ASSERT_STRING_EQUAL(b.p, "T,3,5,,30.0,0,0,10.0,,2,,,,,0,0,0,0,0,\n");
+    CU_ASSERT_STRING_EQUAL(b.p, "T,3,5,,30.0,0,0,10.0,,2,,,,,0,0,0,0,0,,,\n");
     hw_buf_free(&b);
 }
 
@@ -220,9 +220,13 @@ static void check_modern_tree(int mode)
     CU_ASSERT_EQUAL(s.io[MON_IO_SYSCW], 5);
     CU_ASSERT_FALSE(s.have_cpu); /* first sample: baseline */
     CU_ASSERT_TRUE(s.have_pss);
-    CU_ASSERT_DOUBLE_EQUAL(s.pss_mib, 0.5, 1e-9);
-    CU_ASSERT_DOUBLE_EQUAL(s.private_mib, 768.0 / 1024, 1e-9); /* Private_Clean + _Dirty */
-    CU_ASSERT_DOUBLE_EQUAL(s.shared_mib, 256.0 / 1024, 1e-9);  /* Shared_Clean + _Dirty */
+    /* smaps_rollup of 1000 (the main process) and of its child 1002 */
+    CU_ASSERT_DOUBLE_EQUAL(s.pss_mib, (512.0 + 160) / 1024, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(s.private_mib, (768.0 + 128) / 1024, 1e-9); /* Private_Clean + _Dirty */
+    CU_ASSERT_DOUBLE_EQUAL(s.shared_mib, (256.0 + 64) / 1024, 1e-9);   /* Shared_Clean + _Dirty */
+    CU_ASSERT_TRUE(s.have_main_pss); /* and the main process alone */
+    CU_ASSERT_DOUBLE_EQUAL(s.main_private_mib, 768.0 / 1024, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(s.main_shared_mib, 256.0 / 1024, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(s.main_rss_mib, 2560.0 * 4 / 1024, 1e-9); /* pid 1000 alone */
     CU_ASSERT_EQUAL(s.main_threads, 2);
     CU_ASSERT_EQUAL(t.mode, mode ? mode : 1); /* children files exist: no scan needed */
@@ -239,10 +243,11 @@ static void check_modern_tree(int mode)
     CU_ASSERT_TRUE(s.have_pss);
     CU_ASSERT_EQUAL(mon_tree_sample(&t, 4.0, &s), 0);
     CU_ASSERT_FALSE(s.have_pss); /* not read: unmeasured, not 0 */
+    CU_ASSERT_FALSE(s.have_main_pss);
     CU_ASSERT_TRUE(s.root_alive && s.rss_mib > 0);
     CU_ASSERT_EQUAL(mon_tree_sample(&t, 1e9, &s), 0);
     CU_ASSERT_TRUE(s.have_pss);
-    CU_ASSERT_DOUBLE_EQUAL(s.pss_mib, 0.5, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(s.pss_mib, (512.0 + 160) / 1024, 1e-9);
     mon_tree_close(&t);
     /* hwmon as 1001 (a child of the process it watches): it and its child 1004 are not the job */
     CU_ASSERT_EQUAL_FATAL(mon_tree_open(&t, root, 1000, false), 0);
