@@ -74,8 +74,10 @@ void sum_report_gpu_tracker(const struct sum_run *run, const struct sum_units *u
     hw_json_str(&w, "unit", unit_word(u, SUM_DIM_MEM));
     mem(&w, "system_capacity", sum_fig_max(&run->cpu[HW_CPU_COL_MEM_TOTAL]), u, SUM_DIM_MEM);
     mem(&w, "system", sum_fig_max(&run->cpu[HW_CPU_COL_MEM_USED]), u, SUM_DIM_MEM);
-    rss(&w, "main", sum_fig_max(&proc[HW_PROC_COL_MAIN_RSS]), NAN, NAN, u);
-    rss(&w, "descendants", sum_fig_max(&run->desc[SUM_DESC_RSS]), NAN, NAN, u);
+    rss(&w, "main", sum_fig_max(&proc[HW_PROC_COL_MAIN_RSS]),
+        sum_fig_max(&proc[HW_PROC_COL_MAIN_PRIVATE]), sum_fig_max(&proc[HW_PROC_COL_MAIN_SHARED]), u);
+    rss(&w, "descendants", sum_fig_max(&run->desc[SUM_DESC_RSS]),
+        sum_fig_max(&run->desc[SUM_DESC_PRIVATE]), sum_fig_max(&run->desc[SUM_DESC_SHARED]), u);
     rss(&w, "combined", sum_fig_max(&proc[HW_PROC_COL_RSS]), sum_fig_max(&proc[HW_PROC_COL_PRIVATE]),
         sum_fig_max(&proc[HW_PROC_COL_SHARED]), u);
     hw_json_close(&w);
@@ -86,9 +88,10 @@ void sum_report_gpu_tracker(const struct sum_run *run, const struct sum_units *u
     hw_json_str(&w, "unit", unit_word(u, SUM_DIM_GPUMEM));
     mem(&w, "system_capacity", tg.mem_total_mib, u, SUM_DIM_GPUMEM);
     mem(&w, "system", tg.mem_used_peak_mib, u, SUM_DIM_GPUMEM);
-    mem(&w, "main", NAN, u, SUM_DIM_GPUMEM);
-    mem(&w, "descendants", NAN, u, SUM_DIM_GPUMEM);
-    mem(&w, "combined", sum_run_tree_gpu_mem_peak(run, NULL), u, SUM_DIM_GPUMEM);
+    /* the peaks over time of each sum at one sample (as gpu_tracker computes them) */
+    mem(&w, "main", sum_run_gpu_mem_peak(run, SUM_GPMEM_MAIN, NULL), u, SUM_DIM_GPUMEM);
+    mem(&w, "descendants", sum_run_gpu_mem_peak(run, SUM_GPMEM_DESC, NULL), u, SUM_DIM_GPUMEM);
+    mem(&w, "combined", sum_run_gpu_mem_peak(run, SUM_GPMEM_TREE, NULL), u, SUM_DIM_GPUMEM);
     hw_json_close(&w);
 
     double cpus = run->info.cpus, cores = sum_run_expected_cores(run, NULL);
@@ -108,10 +111,14 @@ void sum_report_gpu_tracker(const struct sum_run *run, const struct sum_units *u
     sum_fig_json_count(&w, "combined_n_threads", sum_fig_max(&proc[HW_PROC_COL_THREADS]));
     hw_json_close(&w);
 
+    /* the tracked GPUs (--tracked-gpus, gpu_tracker's gpu_uuids; default every GPU); the
+     * system's GPU memory above is every GPU's whatever they are */
+    struct sum_together_figs tt;
+    sum_run_tracked_gpus(run, &tt);
     hw_json_open(&w, "gpu_utilization", '{');
     sum_fig_json_count(&w, "system_gpu_count", run->info.gpus);
-    sum_fig_json_count(&w, "n_expected_gpus", tg.gpus ? (double)tg.gpus : NAN);
-    pct(&w, "gpu_percentages", tg.util_sum_peak_pct, tg.util_sum_mean_pct, tg.gpus);
+    sum_fig_json_count(&w, "n_expected_gpus", tt.gpus ? (double)tt.gpus : NAN);
+    pct(&w, "gpu_percentages", tt.util_sum_peak_pct, tt.util_sum_mean_pct, tt.gpus);
     hw_json_close(&w);
 
     hw_json_open(&w, "compute_time", '{');

@@ -62,6 +62,9 @@ static void usage(FILE *f)
           "                        MiB, seconds and Wh\n"
           "      --cores N         the job's expected cores, for CPU as a share of them\n"
           "                        (default: the cgroup's CPU quota, else the affinity mask)\n"
+          "      --tracked-gpus LIST  --format gpu-tracker: the GPUs (indexes or UUIDs) whose\n"
+          "                        utilization is the job's (gpu_tracker's gpu_uuids); the\n"
+          "                        system's figures stay every GPU's (default: every GPU)\n"
           "      --compare A B     compare two runs per metric and per phase name: A, B,\n"
           "                        change and change in % (--format text or json)\n"
           "      --job             the DIRs are the nodes of one job (as a JOBDIR's are);\n"
@@ -162,6 +165,7 @@ int main(int argc, char **argv)
     enum {
         OPT_SMI_TZ = 256, OPT_GPU, OPT_DMON, OPT_CPU, OPT_PROC, OPT_RUNLOG, OPT_GPU_PROCS,
         OPT_HTML, OPT_PARAMS, OPT_UNITS, OPT_CORES, OPT_COMPARE, OPT_JOB, OPT_COLUMNS,
+        OPT_TRACKED_GPUS,
     };
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'},
@@ -180,6 +184,7 @@ int main(int argc, char **argv)
         {"params", required_argument, NULL, OPT_PARAMS},
         {"units", required_argument, NULL, OPT_UNITS},
         {"cores", required_argument, NULL, OPT_CORES},
+        {"tracked-gpus", required_argument, NULL, OPT_TRACKED_GPUS},
         {"compare", no_argument, NULL, OPT_COMPARE},
         {"job", no_argument, NULL, OPT_JOB},
         {"columns", no_argument, NULL, OPT_COLUMNS},
@@ -248,6 +253,18 @@ int main(int argc, char **argv)
             c.cfg.cores = n;
             break;
         }
+        case OPT_TRACKED_GPUS: {
+            /* indexes or UUIDs, comma-separated, none empty */
+            bool ok = *optarg && optarg[strlen(optarg) - 1] != ',';
+            for (const char *p = optarg; ok && *p; p++)
+                ok = (p[0] != ',' || (p != optarg && p[1] != ',')) && (unsigned char)*p > ' ';
+            if (!ok)
+                hw_usage_error("invalid --tracked-gpus '%s' (GPU indexes or UUIDs separated by "
+                               "commas, e.g. 0,2 or GPU-5e7c...)",
+                               optarg);
+            c.cfg.tracked_gpus = optarg;
+            break;
+        }
         case OPT_COMPARE: compare = true; break;
         case OPT_JOB: one_job = true; break;
         case OPT_COLUMNS: columns = true; break;
@@ -306,6 +323,8 @@ int main(int argc, char **argv)
         hw_usage_error("--html goes with the default summary, not --format pytyche");
     if (c.html && !ndirs && !any_file_opt)
         hw_usage_error("--html needs a DIR");
+    if (c.cfg.tracked_gpus && c.fmt != SUM_FMT_GPU_TRACKER)
+        hw_usage_error("--tracked-gpus goes with --format gpu-tracker");
     /* --html alone writes just the page; --format or -o ask for the usual output too. */
     c.print = !c.html || fmt_given || output;
     if (c.write && !fmt_given && !output)

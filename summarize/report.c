@@ -844,16 +844,22 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     hw_json_num(&w, "descendants_cpu_mean_pct", sum_stat_mean(&run->desc[SUM_DESC_CPU]));
     hw_json_num(&w, "descendants_cpu_max_pct", max_or_nan(&run->desc[SUM_DESC_CPU]));
     hw_json_num(&w, "descendants_threads_max", max_or_nan(&run->desc[SUM_DESC_THREADS]));
+    hw_json_num(&w, "descendants_private_peak_mib", max_or_nan(&run->desc[SUM_DESC_PRIVATE]));
+    hw_json_num(&w, "descendants_shared_peak_mib", max_or_nan(&run->desc[SUM_DESC_SHARED]));
     hw_json_num(&w, "main_peak_rss_mib", max_or_nan(&run->proc[HW_PROC_COL_MAIN_RSS]));
     /* the kernel's high-water mark of the command (wrap mode): no sampling can miss it */
     hw_json_num(&w, "main_peak_rss_kernel_mib", run->info.main_peak_kernel_mib);
     json_stat(&w, "main_rss_mib", &run->proc[HW_PROC_COL_MAIN_RSS]);
     json_stat(&w, "main_cpu_pct", &run->proc[HW_PROC_COL_MAIN_CPU]);
     hw_json_num(&w, "main_threads_max", max_or_nan(&run->proc[HW_PROC_COL_MAIN_THREADS]));
+    hw_json_num(&w, "main_private_peak_mib", max_or_nan(&run->proc[HW_PROC_COL_MAIN_PRIVATE]));
+    hw_json_num(&w, "main_shared_peak_mib", max_or_nan(&run->proc[HW_PROC_COL_MAIN_SHARED]));
     json_stat(&w, "usr_cpu_pct", &run->proc[HW_PROC_COL_USR_CPU]);
     json_stat(&w, "sys_cpu_pct", &run->proc[HW_PROC_COL_SYS_CPU]);
     const char *gm_why;
     hw_json_num(&w, "gpu_mem_peak_mib", sum_run_tree_gpu_mem_peak(run, &gm_why));
+    hw_json_num(&w, "main_gpu_mem_peak_mib", sum_run_gpu_mem_peak(run, SUM_GPMEM_MAIN, NULL));
+    hw_json_num(&w, "descendants_gpu_mem_peak_mib", sum_run_gpu_mem_peak(run, SUM_GPMEM_DESC, NULL));
     hw_json_open(&w, "gpu_mem_peak_by_pid", '[');
     for (size_t i = 0; i < run->npids; i++) {
         hw_json_open(&w, NULL, '{');

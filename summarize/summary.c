@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "hwrun/io.h"
@@ -37,6 +38,7 @@ struct sum_run *sum_run_new(void)
         sum_stat_init_mean_max(&run->all[m]);
     sum_stat_init_mean_max(&run->dmon_mem_all);
     sum_together_init(&run->together);
+    sum_together_init(&run->together_tracked);
     for (int k = 0; k < SUM_PIO_COUNT; k++) {
         sum_stat_init_mean_max(&run->pio_rate[k]);
         run->pio_prev[k] = NAN;
@@ -1030,6 +1032,28 @@ static void on_health(void *ctx, const struct rd_health_row *r)
     sum_clk_row_done(g, r);
 }
 
+/* Does the comma-separated list name this row's GPU: its UUID (any case), or its index when
+ * the row has an index column? Decided once per GPU, at its first row. */
+static bool gpu_tracked(struct sum_run *run, const struct rd_gpu_row *r)
+{
+    if (r->gpu < 0 || r->gpu >= RD_MAX_GPUS)
+        return false;
+    uint8_t *d = &run->tracked_gpu[r->gpu];
+    if (!*d) {
+        *d = 2;
+        char index[16];
+        snprintf(index, sizeof index, "%d", r->gpu);
+        for (const char *p = run->cfg->tracked_gpus; *p && *d == 2;) {
+            size_t n = strcspn(p, ",");
+            if ((r->uuid && strlen(r->uuid) == n && !strncasecmp(p, r->uuid, n)) ||
+                (r->id_from == RD_GPU_ID_INDEX && strlen(index) == n && !strncmp(p, index, n)))
+                *d = 1;
+            p += n + (p[n] == ',');
+        }
+    }
+    return *d == 1;
+}
+
 static void on_gpu(void *ctx, const struct rd_gpu_row *r)
 {
     struct sum_run *run = ctx;
@@ -1048,6 +1072,8 @@ static void on_gpu(void *ctx, const struct rd_gpu_row *r)
         sum_stat_add_mean_max(&run->all[m], r->v[m]);
     }
     sum_together_row(&run->together, r->gpu, r->t, r->v);
+    if (run->cfg && run->cfg->tracked_gpus && gpu_tracked(run, r))
+        sum_together_row(&run->together_tracked, r->gpu, r->t, r->v);
     see_time(run, r->t);
     if (run->tl)
         sum_tl_gpu_row(run->tl, r);
@@ -1331,11 +1357,19 @@ static void on_proc(void *ctx, const struct rd_proc_row *r)
         return;
     for (int c = 0; c < HW_PROC_COL_COUNT; c++)
         sum_stat_add(&run->proc[c], r->v[c]);
-    /* the descendants at this instant: the tree without the main process (NAN: unmeasured) */
-    sum_stat_add(&run->desc[SUM_DESC_RSS], r->v[HW_PROC_COL_RSS] - r->v[HW_PROC_COL_MAIN_RSS]);
-    sum_stat_add(&run->desc[SUM_DESC_CPU], r->v[HW_PROC_COL_CPU] - r->v[HW_PROC_COL_MAIN_CPU]);
-    sum_stat_add(&run->desc[SUM_DESC_THREADS],
-                 r->v[HW_PROC_COL_THREADS] - r->v[HW_PROC_COL_MAIN_THREADS]);
+    /* the descendants at this instant: the tree without the main process (NAN: unmeasured;
+     * not tracked at all under hwmon --no-children: unmeasured too, not 0) */
+    if (run->info.descendants != 0) {
+        static const int tree_main[SUM_DESC_COUNT][2] = {
+            [SUM_DESC_RSS] = {HW_PROC_COL_RSS, HW_PROC_COL_MAIN_RSS},
+            [SUM_DESC_CPU] = {HW_PROC_COL_CPU, HW_PROC_COL_MAIN_CPU},
+            [SUM_DESC_THREADS] = {HW_PROC_COL_THREADS, HW_PROC_COL_MAIN_THREADS},
+            [SUM_DESC_PRIVATE] = {HW_PROC_COL_PRIVATE, HW_PROC_COL_MAIN_PRIVATE},
+            [SUM_DESC_SHARED] = {HW_PROC_COL_SHARED, HW_PROC_COL_MAIN_SHARED},
+        };
+        for (int d = 0; d < SUM_DESC_COUNT; d++)
+            sum_stat_add(&run->desc[d], r->v[tree_main[d][0]] - r->v[tree_main[d][1]]);
+    }
     double dt = r->t - run->pio_prev_t; /* NAN for the first row */
     for (int k = 0; k < SUM_PIO_COUNT; k++) {
         double v = r->v[sum_pio_cols[k]];
@@ -1351,10 +1385,12 @@ static void on_proc(void *ctx, const struct rd_proc_row *r)
 
 static void gp_close_block(struct sum_run *run)
 {
-    if (run->gp_block_open && run->gp_block_sum > run->gp_peak_total)
-        run->gp_peak_total = run->gp_block_sum;
+    for (int k = 0; k < SUM_GPMEM_COUNT; k++) {
+        if (run->gp_block_open && run->gp_block_sum[k] > run->gp_peak[k])
+            run->gp_peak[k] = run->gp_block_sum[k];
+        run->gp_block_sum[k] = 0;
+    }
     run->gp_block_open = false;
-    run->gp_block_sum = 0;
 }
 
 /* tree_pids.csv: a join opens a span, a leave closes the pid's last open one. */
@@ -1375,6 +1411,8 @@ static void on_tree_pid(void *ctx, const struct rd_tree_pid_row *r)
         run->tspan_oom = true;
         return;
     }
+    if (!run->ntspan)
+        run->tree_root_pid = r->pid; /* the tracked process at the first sample */
     run->tspan[run->ntspan++] = (struct sum_tree_span){r->pid, r->t, INFINITY};
 }
 
@@ -1420,8 +1458,11 @@ static void on_gpu_proc(void *ctx, const struct rd_gpu_proc_row *r)
         gp_close_block(run);
     run->gp_block_open = true;
     run->gp_block_t = r->t;
-    if (!isnan(r->used_mib))
-        run->gp_block_sum += r->used_mib;
+    if (!isnan(r->used_mib)) {
+        run->gp_block_sum[SUM_GPMEM_TREE] += r->used_mib;
+        run->gp_block_sum[r->pid == sum_run_main_pid(run) ? SUM_GPMEM_MAIN : SUM_GPMEM_DESC] +=
+            r->used_mib;
+    }
     if (r->pid < 0 || isnan(r->used_mib))
         return;
     size_t i;
@@ -1692,6 +1733,7 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
         if (run->pm[g])
             pmon_close(run, g);
     sum_together_finish(&run->together);
+    sum_together_finish(&run->together_tracked);
     for (int g = 0; g < RD_MAX_GPUS && run->nhealth_warn < SUM_MAX_HEALTH_WARNINGS; g++)
         if (run->clk[g])
             run->nhealth_warn += sum_clk_warnings(run->clk[g], g, run->health_warn + run->nhealth_warn,
@@ -1746,7 +1788,30 @@ double sum_run_tree_gpu_mem_peak(const struct sum_run *run, const char **why)
     if (why)
         *why = w;
     /* in the host's namespace, no row of the tree's pids means the tree held no GPU memory */
-    return w ? NAN : run->gp_peak_total;
+    return w ? NAN : run->gp_peak[SUM_GPMEM_TREE];
+}
+
+void sum_run_tracked_gpus(const struct sum_run *run, struct sum_together_figs *out)
+{
+    sum_together_figs(run->cfg && run->cfg->tracked_gpus ? &run->together_tracked
+                                                          : &run->together,
+                      out);
+}
+
+long sum_run_main_pid(const struct sum_run *run)
+{
+    return run->info.pid > 0 ? run->info.pid : run->tree_root_pid;
+}
+
+double sum_run_gpu_mem_peak(const struct sum_run *run, enum sum_gpmem part, const char **why)
+{
+    double tree = sum_run_tree_gpu_mem_peak(run, why);
+    if (isnan(tree) || part == SUM_GPMEM_TREE)
+        return tree;
+    /* which rows are the main process's is known only with its pid */
+    if (!sum_run_main_pid(run) || (part == SUM_GPMEM_DESC && run->info.descendants == 0))
+        return NAN;
+    return run->gp_peak[part];
 }
 
 double sum_run_expected_cores(const struct sum_run *run, const char **source)

@@ -22,7 +22,11 @@
 #include "system.h"
 #include "timeline.h"
 
-enum { SUM_DESC_RSS, SUM_DESC_CPU, SUM_DESC_THREADS, SUM_DESC_COUNT };
+/* The descendants' figures (tree minus main process, per row): RSS, CPU, threads, private and
+ * shared resident memory. */
+enum { SUM_DESC_RSS, SUM_DESC_CPU, SUM_DESC_THREADS, SUM_DESC_PRIVATE, SUM_DESC_SHARED, SUM_DESC_COUNT };
+/* Whose GPU memory (sum_run_gpu_mem_peak): the tree's, the main process's, the descendants'. */
+enum sum_gpmem { SUM_GPMEM_TREE, SUM_GPMEM_MAIN, SUM_GPMEM_DESC, SUM_GPMEM_COUNT };
 /* The tree's /proc/PID/io counters (proc_metrics.csv), in that file's order of /proc/PID/io. */
 #define SUM_PIO_COUNT 7
 extern const int sum_pio_cols[SUM_PIO_COUNT]; /* HW_PROC_COL_RCHAR, ... */
@@ -178,6 +182,10 @@ struct sum_config {
     bool timeline_spark;
     /* A node of a job (jobsum.h): keep its GPUs together over time (jobseries.h). */
     bool job_series;
+    /* --tracked-gpus: the GPUs (indexes or UUIDs, comma-separated) whose utilization is the
+     * job's, beside every GPU together (gpu_tracker's gpu_uuids: its gpu_utilization); NULL:
+     * every GPU recorded. */
+    const char *tracked_gpus;
 };
 
 /* One of the run's parameters: a scalar of the data of its params events (--params, default
@@ -218,6 +226,10 @@ struct sum_run {
     struct sum_stat all[RD_GM_COUNT];
     struct sum_stat dmon_mem_all;
     struct sum_together together; /* every GPU at one instant (together.h) */
+    /* the same over cfg->tracked_gpus only; tracked_gpu[g]: 0 not decided yet, 1 tracked,
+     * 2 not (decided at the GPU's first row) */
+    struct sum_together together_tracked;
+    uint8_t tracked_gpu[RD_MAX_GPUS];
 
     /* phases, in log order; pidx finds those a sample falls in (ivindex.h) */
     struct sum_phase_acc *phase;
@@ -267,7 +279,8 @@ struct sum_run {
     uint64_t gp_rows;
     double gp_block_t;
     bool gp_block_open;
-    double gp_block_sum, gp_peak_total;
+    /* the current sample's sums and the peaks of those sums, by enum sum_gpmem */
+    double gp_block_sum[SUM_GPMEM_COUNT], gp_peak[SUM_GPMEM_COUNT];
     struct sum_pid_mem pids[SUM_MAX_PIDS];
     size_t npids;
     uint64_t pids_dropped;
@@ -278,6 +291,7 @@ struct sum_run {
     struct sum_tree_span *tspan;
     size_t ntspan, tspan_cap;
     bool tspan_oom;
+    long tree_root_pid; /* tree_pids.csv's first pid (the tracked process), 0: none */
     uint64_t gp_tree_rows; /* gpu_procs.csv rows of the tree's pids */
     struct sum_outcome outcome; /* how the run ended (outcome.h) */
     struct sum_param params[SUM_MAX_PARAMS]; /* the run's parameters, in first-seen order */
@@ -327,6 +341,8 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
 /* summary.json's keys for the GPM columns ("sm_active_pct", ...), HW_GPM_KEYS. */
 extern const char *const sum_gpm_keys[HW_GPM_NCOLS];
 
+/* Every tracked GPU together (cfg->tracked_gpus; without it every GPU: run->together). */
+void sum_run_tracked_gpus(const struct sum_run *run, struct sum_together_figs *out);
 /* Number of GPUs seen (in hw_metrics.csv or hw_dmon.csv). */
 size_t sum_run_gpu_count(const struct sum_run *run);
 /* The run's duration in seconds: the stop event's duration_s, else stop - start events, else
@@ -343,6 +359,14 @@ uint64_t sum_run_num_samples(const struct sum_run *run);
  * prints the host's pids), "no_tree_pids" (no tree_pids.csv: an older hwmon, or system mode),
  * "no_pid_match" (no row matched the tree, and the namespace was not recorded). */
 double sum_run_tree_gpu_mem_peak(const struct sum_run *run, const char **why);
+/* The same for the main process alone (SUM_GPMEM_MAIN), its descendants (SUM_GPMEM_DESC) or
+ * the tree (SUM_GPMEM_TREE, as above): the most each held together at one sample (gpu_tracker's
+ * main, descendants and combined). NAN when the tree's is, for both parts when the run does not
+ * say which process is the main one (the start event's pid, else tree_pids.csv's first pid), and
+ * for the descendants when they were not tracked (the start event's descendants: false). */
+double sum_run_gpu_mem_peak(const struct sum_run *run, enum sum_gpmem part, const char **why);
+/* The tracked process's pid (the start event's, else tree_pids.csv's first); 0 when unknown. */
+long sum_run_main_pid(const struct sum_run *run);
 /* Every GPU's clocks together (GPU-time shares: a GPU capped half the run of two is 25%);
  * false without hw_health.csv rows. */
 bool sum_run_clocks(const struct sum_run *run, struct sum_clk_figs *out);

@@ -346,6 +346,8 @@ struct rd_run_info {
     uint64_t starts;           /* hwmon start events: more than one means several runs were
                                 * written into one directory, and their figures are mixed */
     int pid_ns;                /* start event's pid_namespace: 0 not said, 1 init, 2 other */
+    long pid;                  /* start event's pid: the tracked process (0: not said) */
+    int descendants;           /* start event's descendants: -1 not said, 0 not tracked, 1 */
     double cpus_allowed;       /* start event's cpus_allowed (hwrun/rundir.h; NAN if none) */
     /* the machine, as the start event says: host ("" if none), online CPUs and GPUs (NAN) */
     char host[256];

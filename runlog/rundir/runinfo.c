@@ -19,6 +19,7 @@ void rd_run_info_init(struct rd_run_info *info)
     info->interval_s = NAN;
     info->cpus_allowed = NAN;
     info->cpus = info->gpus = NAN;
+    info->descendants = -1;
 }
 
 
@@ -102,6 +103,14 @@ void rd_run_info_event(struct rd_run_info *info, const struct rd_event *e)
         double ca = rd_json_num(e->data, HW_CPUS_ALLOWED_KEY);
         if (isfinite(ca) && ca >= 1)
             info->cpus_allowed = ca;
+        info->pid = 0;
+        if (!rd_json_int(e->data, HW_START_PID, &info->pid) || info->pid < 1)
+            info->pid = 0;
+        struct json_object *desc;
+        info->descendants = json_object_object_get_ex(e->data, HW_START_DESCENDANTS, &desc) &&
+                                    json_object_is_type(desc, json_type_boolean)
+                                ? json_object_get_boolean(desc) != 0
+                                : -1;
         const char *ns = rd_json_str(e->data, HW_PIDNS_KEY);
         if (ns)
             info->pid_ns = !strcmp(ns, HW_PIDNS_INIT) ? 1 : 2;

@@ -59,5 +59,6 @@ void add_system_suite(void);
 void add_jobsum_suite(void);
 void add_health_suite(void);
 void add_aggregates_suites(void);
+void add_gputracker_suite(void);
 
 #endif

@@ -176,4 +176,5 @@ void cu_register_all(void)
     add_aggregates_suites();
     add_jobsum_suite();
     add_health_suite();
+    add_gputracker_suite();
 }
