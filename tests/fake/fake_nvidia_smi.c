@@ -39,8 +39,9 @@
  *   --query-compute-apps=F,... --format=... [-l N | -lms N] [-i IDS]
  *       Fields: timestamp, gpu_name, gpu_bus_id, gpu_serial, gpu_uuid, pid, process_name
  *       (name), used_gpu_memory (used_memory) [MiB]. Per interval one row per FAKE_SMI_APPS entry
- *       on a selected GPU, GPUs in index order, then in FAKE_SMI_APPS order. No apps: the header
- *       alone (nothing with noheader), as in query-compute-apps_h100_drv590_idle-empty.csv.
+ *       on a selected GPU, then per FAKE_SMI_APPS_FILE line (see pmon), GPUs in index order,
+ *       then in FAKE_SMI_APPS and the file's order. No apps: the header alone (nothing with
+ *       noheader), as in query-compute-apps_h100_drv590_idle-empty.csv.
  *   dmon [-s LETTERS] [--gpm-metrics IDS] [-d N] [-c COUNT] [-i IDS] [-o D|T|DT] [-f FILE]
  *       Modern (590+) layout: "# gpu " header line and "# Idx " units line, the gpu column 5
  *       wide and every other column right-aligned 6 wide, each column followed by one space (so
@@ -118,7 +119,9 @@
  *   dram = mem / 2, fp32 = sm / 3, fp16 = sm / 5, every other GPM column 0.
  *   Compute apps: FAKE_SMI_APPS=pid:gpu:mib[:name],... (name defaults to python3 and runs to
  *   the next comma, so it may contain ':' and spaces). used_gpu_memory = mib. Entries whose gpu
- *   is >= N are ignored. At most 64 entries.
+ *   is >= N are ignored. At most 64 entries. FAKE_SMI_APPS_FILE=PATH: more of them, one
+ *   pid:gpu:mib[:name] per line, read again at every interval of --query-compute-apps and pmon
+ *   (a test's job adds its own pids while it runs); at most 64 lines.
  *
  * ENVIRONMENT CONTROLS (all optional)
  *   FAKE_SMI_MODE=ok|nodriver|mismatch  nodriver: the one-line "NVIDIA-SMI has failed because it
@@ -988,12 +991,18 @@ static void now_local(char *buf, size_t n, struct tm *tm)
     snprintf(buf + len, n - len, ".%03ld", ts.tv_nsec / 1000000);
 }
 
+static int file_apps(struct app *apps, char (*store)[64]);
+
 static void query_interval(long long k, void *arg)
 {
     struct query *q = arg;
     char ts[64];
     struct tm tm;
     now_local(ts, sizeof ts, &tm);
+    /* FAKE_SMI_APPS_FILE's processes, read again at every interval (a job adds its own pid) */
+    static struct app more[MAX_APPS];
+    static char names[MAX_APPS][64];
+    int nmore = q->apps ? file_apps(more, names) : 0;
     for (int g = 0; g < cfg.ngpus; g++) {
         if (!selected[g])
             continue;
@@ -1004,6 +1013,9 @@ static void query_interval(long long k, void *arg)
         for (int a = 0; a < cfg.napps; a++)
             if (cfg.apps[a].gpu == g)
                 query_row(q, &(struct sample){.k = k, .g = g, .ts = ts, .app = &cfg.apps[a]});
+        for (int a = 0; a < nmore; a++)
+            if (more[a].gpu == g)
+                query_row(q, &(struct sample){.k = k, .g = g, .ts = ts, .app = &more[a]});
     }
 }
 
