@@ -6,31 +6,170 @@ tracker.to_json()`, its resource usage summarize's (`summarize --format gpu-trac
         train()
     print(tracker)                               # the figures and their units
     usage = tracker.to_json()                    # max_ram, max_gpu_ram, cpu_utilization, ...
+    tracker.resource_usage.max_gpu_ram.main      # the same as gpu_tracker's dataclasses
+
+Every figure of gpu_tracker is there: RAM (total, private and shared RSS) and GPU RAM of the
+main process, its descendants and both, each the peak over time of its sum at one sample; CPU
+and GPU utilization; compute time. hwmon records what they need: the process tree with its
+smaps_rollup (private and shared, the main process's apart), and GPU memory per process
+(hwmon --gpu-procs, which a Tracker always asks for).
 
 Where it differs from gpu_tracker, on purpose:
 - hwmon samples, in a process of its own, attached to the tracked process (gpu_tracker starts a
   Python subprocess); the samples stay in a run directory (resource_usage_file names it) that
   summarize, its HTML report and Prometheus read as any other run.
-- The main process's private and shared RSS, and GPU memory per process (main, descendants)
-  are null: hwmon reads private/shared for the whole tree, and GPU memory per process only with
-  --gpu-procs (then "combined" is the tree's). Null means not measured, never 0.
+- A figure that was not measured is None (null), never 0: GPU memory per process where pids
+  cannot be matched (hwmon in a container's PID namespace), private and shared RSS where PSS
+  was not read, the descendants' figures with children=False (hwmon --no-children).
+- gpu_uuids: hwmon records every GPU of the system (hwmon --gpus all), and summarize gives the
+  utilization of the chosen GPUs alone (--tracked-gpus), while the system's GPU RAM and the
+  processes' GPU RAM stay every GPU's, as gpu_tracker gives them.
 - gpu_brand: NVIDIA only (nvidia-smi); "amd" warns and records no GPU.
 """
 
+import dataclasses
 import enum
-import types
+import typing
 import warnings
 
 from .monitor import Monitor, summarize, temporary_run_dir
 
-__all__ = ["Tracker"]
+__all__ = ["Tracker", "ResourceUsage", "MaxRAM", "RSSValues", "MaxGPURAM",
+           "ProcessingUnitPercentages", "CPUUtilization", "GPUUtilization", "ComputeTime"]
 
 _UNITS = {"bytes": "B", "kilobytes": "KB", "megabytes": "MB", "gigabytes": "GB",
           "terabytes": "TB", "seconds": "s", "minutes": "min", "hours": "h", "days": "d"}
 
+# gpu_tracker's result classes, its field names and defaults; a value summarize did not measure
+# is None.
+_Num = typing.Optional[float]
 
-def _ns(v):
-    return types.SimpleNamespace(**{k: _ns(x) for k, x in v.items()}) if isinstance(v, dict) else v
+
+def _from(cls, data):
+    """cls built from data (a dict of summarize's gpu-tracker JSON): nested dataclasses from
+    nested dicts, keys that are not fields ignored."""
+    kwargs = {}
+    for f in dataclasses.fields(cls):
+        if f.name not in data:
+            continue
+        v = data[f.name]
+        sub = _NESTED.get((cls, f.name))
+        kwargs[f.name] = _from(sub, v) if sub is not None and isinstance(v, dict) else v
+    return cls(**kwargs)
+
+
+class _Result:
+    @classmethod
+    def from_dict(cls, data):
+        """From summarize's gpu-tracker JSON (Tracker.to_json() or its part)."""
+        return _from(cls, data)
+
+    def to_dict(self):
+        """The dict to_json() gives, key for key."""
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass
+class RSSValues(_Result):
+    """Resident set size of a process or processes: total, private (one process's alone) and
+    shared (with at least one other process)."""
+    total_rss: _Num = 0.0
+    private_rss: _Num = 0.0
+    shared_rss: _Num = 0.0
+
+
+@dataclasses.dataclass
+class MaxRAM(_Result):
+    """The most RAM used while tracking: the system's capacity and use, and the RSS of the main
+    process, of its descendants and of both (each the peak of its sum at one sample)."""
+    unit: str
+    system_capacity: _Num
+    system: _Num = 0.0
+    main: RSSValues = dataclasses.field(default_factory=RSSValues)
+    descendants: RSSValues = dataclasses.field(default_factory=RSSValues)
+    combined: RSSValues = dataclasses.field(default_factory=RSSValues)
+
+
+@dataclasses.dataclass
+class MaxGPURAM(_Result):
+    """The most GPU RAM used while tracking: every GPU's capacity and use together, and that of
+    the main process, of its descendants and of both (each the peak of its sum at one sample)."""
+    unit: str
+    system_capacity: _Num
+    system: _Num = 0.0
+    main: _Num = 0.0
+    descendants: _Num = 0.0
+    combined: _Num = 0.0
+
+
+@dataclasses.dataclass
+class ProcessingUnitPercentages(_Result):
+    """Utilization of one or more processing units (CPU cores, GPUs): the sum of their
+    percentages and that over the units (hardware), max and mean over time."""
+    max_sum_percent: _Num = 0.0
+    max_hardware_percent: _Num = 0.0
+    mean_sum_percent: _Num = 0.0
+    mean_hardware_percent: _Num = 0.0
+
+
+@dataclasses.dataclass
+class CPUUtilization(_Result):
+    """CPU use: core counts, the utilization of the system, the main process, its descendants
+    and both, and the most threads of each."""
+    system_core_count: _Num
+    n_expected_cores: _Num
+    system: ProcessingUnitPercentages = dataclasses.field(
+        default_factory=ProcessingUnitPercentages)
+    main: ProcessingUnitPercentages = dataclasses.field(default_factory=ProcessingUnitPercentages)
+    descendants: ProcessingUnitPercentages = dataclasses.field(
+        default_factory=ProcessingUnitPercentages)
+    combined: ProcessingUnitPercentages = dataclasses.field(
+        default_factory=ProcessingUnitPercentages)
+    main_n_threads: _Num = 0
+    descendants_n_threads: _Num = 0
+    combined_n_threads: _Num = 0
+
+
+@dataclasses.dataclass
+class GPUUtilization(_Result):
+    """GPU counts (the system's, the tracked ones) and the tracked GPUs' utilization."""
+    system_gpu_count: _Num
+    n_expected_gpus: _Num
+    gpu_percentages: ProcessingUnitPercentages = dataclasses.field(
+        default_factory=ProcessingUnitPercentages)
+
+
+@dataclasses.dataclass
+class ComputeTime(_Result):
+    """The real time spent tracking."""
+    unit: str
+    time: _Num = 0.0
+
+
+@dataclasses.dataclass
+class ResourceUsage(_Result):
+    """Everything a Tracker measured (Tracker.resource_usage)."""
+    max_ram: MaxRAM
+    max_gpu_ram: MaxGPURAM
+    cpu_utilization: CPUUtilization
+    gpu_utilization: GPUUtilization
+    compute_time: ComputeTime
+
+
+# which fields hold a dataclass of their own
+_NESTED = {
+    (MaxRAM, "main"): RSSValues, (MaxRAM, "descendants"): RSSValues,
+    (MaxRAM, "combined"): RSSValues,
+    (CPUUtilization, "system"): ProcessingUnitPercentages,
+    (CPUUtilization, "main"): ProcessingUnitPercentages,
+    (CPUUtilization, "descendants"): ProcessingUnitPercentages,
+    (CPUUtilization, "combined"): ProcessingUnitPercentages,
+    (GPUUtilization, "gpu_percentages"): ProcessingUnitPercentages,
+    (ResourceUsage, "max_ram"): MaxRAM, (ResourceUsage, "max_gpu_ram"): MaxGPURAM,
+    (ResourceUsage, "cpu_utilization"): CPUUtilization,
+    (ResourceUsage, "gpu_utilization"): GPUUtilization,
+    (ResourceUsage, "compute_time"): ComputeTime,
+}
 
 
 class Tracker:
@@ -68,7 +207,16 @@ class Tracker:
                               RuntimeWarning, stacklevel=2)
             monitor_options["no_gpu"] = True
         if gpu_uuids is not None:
-            monitor_options["gpus"] = ",".join(sorted(gpu_uuids))
+            gpu_uuids = set(gpu_uuids)
+            if not gpu_uuids:
+                raise ValueError("gpu_uuids is not None but the set is empty: give at least one "
+                                 "GPU UUID")
+        self.gpu_uuids = gpu_uuids
+        if not monitor_options.get("no_gpu"):
+            # every GPU (the system's GPU RAM is every GPU's; gpu_uuids chooses the utilization
+            # at summarize time) and GPU memory per process (main, descendants, combined)
+            monitor_options.setdefault("gpus", "all")
+            monitor_options["args"] = list(monitor_options.get("args", ())) + ["--gpu-procs"]
         self._mon = Monitor(resource_usage_file, interval_sec=sleep_time, pid=process_id,
                             **monitor_options)
         self.state = Tracker.State.NEW
@@ -81,20 +229,28 @@ class Tracker:
             if self.disable_logs:
                 warnings.simplefilter("ignore")
             self._mon.start()
+        # gpu_tracker refuses a UUID of no GPU of the system (hwmon's start event lists them)
+        listed = {g.get("uuid") for g in ((self._mon.start_event or {}).get("gpus") or ())}
+        unknown = sorted(self.gpu_uuids - listed) if self.gpu_uuids and listed else []
+        if unknown:
+            self._mon.stop()
+            raise ValueError("GPU UUID %s is not valid. Available UUIDs are: %s"
+                             % (", ".join(unknown), ", ".join(sorted(listed))))
         self.state = Tracker.State.STARTED
 
-    def stop(self):
+    def stop(self, exc=None):
         if self.state is not Tracker.State.STARTED:
             raise RuntimeError("runlog: the Tracker is not started")
-        self._mon.stop()
+        self._mon.stop(exc)  # the run's status: ok, or failed with the block's exception
+        self.resource_usage_file = str(self._mon.output_dir)  # its -2 when the name was taken
         self.state = Tracker.State.STOPPED
 
     def __enter__(self):
         self.start()
         return self
 
-    def __exit__(self, *exc):
-        self.stop()
+    def __exit__(self, exc_type, exc, tb):
+        self.stop(exc)
         return False
 
     def to_json(self):
@@ -102,7 +258,9 @@ class Tracker:
         asked for, as summarize computes them."""
         if self._usage is None or self.state is not Tracker.State.STOPPED:
             usage = summarize(self.resource_usage_file, cores=self.n_expected_cores,
-                              fmt="gpu-tracker", units=self._units).to_dict()
+                              fmt="gpu-tracker", units=self._units,
+                              tracked_gpus=(sorted(self.gpu_uuids) if self.gpu_uuids
+                                            else None)).to_dict()
             if self.state is not Tracker.State.STOPPED:
                 return usage
             self._usage = usage
@@ -110,8 +268,9 @@ class Tracker:
 
     @property
     def resource_usage(self):
-        """to_json() with attribute access (tracker.resource_usage.max_ram.combined.total_rss)."""
-        return _ns(self.to_json())
+        """to_json() as gpu_tracker's dataclasses (ResourceUsage): attribute access,
+        tracker.resource_usage.max_ram.combined.total_rss."""
+        return ResourceUsage.from_dict(self.to_json())
 
     def __str__(self):
         lines = []

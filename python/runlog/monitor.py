@@ -158,14 +158,17 @@ class RunSummary:
         return _run_summarize(["-q", "--format", "text", self._doc["dir"]])
 
 
-def summarize(run_dir, cores=None, params=None, fmt="json", units=None):
+def summarize(run_dir, cores=None, params=None, fmt="json", units=None, tracked_gpus=None):
     """The summary of a run directory (RunSummary), as `summarize -f json DIR` gives it.
     cores: the job's expected cores (--cores); params: the event holding the run's parameters
-    (--params); fmt "gpu-tracker" and units ("mem=GB,time=h") for gpu_tracker's layout. Raises
-    SummarizeError when nothing in it can be summarized."""
+    (--params); fmt "gpu-tracker" and units ("mem=GB,time=h") for gpu_tracker's layout, and
+    tracked_gpus (indexes or UUIDs: --tracked-gpus) for the GPUs whose utilization it gives.
+    Raises SummarizeError when nothing in it can be summarized."""
     args = ["-q", "--format", fmt]
     if units:
         args += ["--units", units]
+    if tracked_gpus is not None:
+        args += ["--tracked-gpus", ",".join(map(str, tracked_gpus))]
     if cores is not None:
         args += ["--cores", str(cores)]
     if params is not None:
@@ -196,27 +199,30 @@ def _start_event_offset(path):
 
 
 def _started_in(base, offset, pid):
-    """The run directory where hwmon `pid` logged its start event: base, or the free name it
-    took because base held a run (base-2, base-3, ...); None while it has not started."""
-    if _started(base / RUNLOG_FILE, offset, pid):
-        return base
+    """(the run directory, its start event's data) where hwmon `pid` logged its start event:
+    base, or the free name it took because base held a run (base-2, base-3, ...); (None, None)
+    while it has not started."""
+    ev = _start_event(base / RUNLOG_FILE, offset, pid)
+    if ev is not None:
+        return base, ev
     for k in range(2, _DIR_TRIES + 1):
         d = base.with_name("%s-%d" % (base.name, k))
         if not d.is_dir():
-            return None
-        if _started(d / RUNLOG_FILE, 0, pid):
-            return d
-    return None
+            break
+        ev = _start_event(d / RUNLOG_FILE, 0, pid)
+        if ev is not None:
+            return d, ev
+    return None, None
 
 
-def _started(path, offset, pid):
-    """Whether hwmon `pid` has logged its start event in path after offset."""
+def _start_event(path, offset, pid):
+    """The data of hwmon `pid`'s start event in path after offset; None while there is none."""
     try:
         with open(path, "rb") as f:
             f.seek(offset)
             data = f.read()
     except OSError:
-        return False
+        return None
     for line in data.splitlines():
         if b'"start"' not in line:
             continue
@@ -226,8 +232,8 @@ def _started(path, offset, pid):
             continue
         if (e.get("type") == "event" and e.get("event") == "start" and
                 (e.get("data") or {}).get("hwmon_pid") == pid):
-            return True
-    return False
+            return e["data"]
+    return None
 
 
 class Monitor:
@@ -274,6 +280,7 @@ class Monitor:
         self.strict = strict
         self._proc = None
         self.returncode = None
+        self.start_event = None  # the data of hwmon's start event, once it started
 
     @property
     def running(self):
@@ -303,7 +310,7 @@ class Monitor:
             return self._failed(e)
         deadline = time.monotonic() + _READY_TIMEOUT_S
         while True:
-            found = _started_in(self.output_dir, offset, proc.pid)
+            found, self.start_event = _started_in(self.output_dir, offset, proc.pid)
             if found is not None:
                 break
             if proc.poll() is not None:

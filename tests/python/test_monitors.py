@@ -212,7 +212,9 @@ class GpuTracker(Base):
         self.assertEqual(ram["unit"], "megabytes")
         self.assertGreaterEqual(ram["combined"]["total_rss"], 64 * MIB / 1e6)
         self.assertGreater(ram["system_capacity"], ram["system"])
-        self.assertIsNone(ram["main"]["private_rss"])  # not measured: null, never 0
+        # the main process's own private and shared RSS are measured now (smaps_rollup)
+        self.assertGreater(ram["main"]["private_rss"], 0)
+        self.assertIsNotNone(ram["main"]["shared_rss"])
         self.assertEqual(usage["max_gpu_ram"]["unit"], "gigabytes")
         self.assertGreater(usage["max_gpu_ram"]["system"], 0)  # the fake's GPUs together
         cpu = usage["cpu_utilization"]
@@ -225,6 +227,24 @@ class GpuTracker(Base):
         self.assertGreater(usage["compute_time"]["time"], 1.0)
         self.assertEqual(tracker.resource_usage.max_ram.combined.total_rss,
                          ram["combined"]["total_rss"])
+        # gpu_tracker's dataclasses, importable, built from the same document
+        from runlog.gpu_tracker import (ResourceUsage, MaxRAM, RSSValues, MaxGPURAM,
+                                        ProcessingUnitPercentages, CPUUtilization,
+                                        GPUUtilization, ComputeTime)
+        ru = tracker.resource_usage
+        self.assertIsInstance(ru, ResourceUsage)
+        for obj, cls in ((ru.max_ram, MaxRAM), (ru.max_ram.main, RSSValues),
+                         (ru.max_gpu_ram, MaxGPURAM), (ru.cpu_utilization, CPUUtilization),
+                         (ru.cpu_utilization.descendants, ProcessingUnitPercentages),
+                         (ru.gpu_utilization, GPUUtilization),
+                         (ru.gpu_utilization.gpu_percentages, ProcessingUnitPercentages),
+                         (ru.compute_time, ComputeTime)):
+            self.assertIsInstance(obj, cls)
+        self.assertEqual(dataclasses.asdict(ru), usage)  # field for field, key order too
+        self.assertEqual(list(dataclasses.asdict(ru)["max_ram"]),
+                         list(usage["max_ram"]))
+        self.assertEqual(ResourceUsage.from_dict(usage), ru)
+        self.assertEqual(ru.to_dict(), usage)
         self.assertIn("Max ram:", str(tracker))
         with self.assertRaises(ValueError):
             Tracker(ram_unit="gibibytes")
@@ -293,6 +313,169 @@ class Owners(Base):
                 work(0.3, 1)
         self.assertTrue(any("at most every 0.05 s" in str(x.message) for x in w))
         self.assertGreaterEqual(m.summary.num_samples, 4)
+
+def read_csv_rows(path):
+    """A CSV of ours with its header, as dicts of floats (None for an empty cell; the
+    timestamp as it is)."""
+    with open(path) as f:
+        names = f.readline().rstrip("\n").split(",")
+        return [{k: v if k == "timestamp" else float(v) if v else None
+                 for k, v in zip(names, line.rstrip("\n").split(","))}
+                for line in f if line.strip()]
+
+
+def fake_gpus():
+    """The fake nvidia-smi's GPUs as it lists them: [(index, uuid, memory.total MiB)]."""
+    out = subprocess.run([FAKE_SMI, "--query-gpu=index,uuid,memory.total",
+                          "--format=csv,noheader,nounits"], check=True, capture_output=True,
+                         text=True).stdout
+    return [(int(i), u.strip(), float(m)) for i, u, m in
+            (line.split(",") for line in out.splitlines() if line.strip())]
+
+
+class GpuTrackerFigures(Base):
+    """Every figure of gpu_tracker's Tracker, with no more arguments than gpu_tracker takes:
+    GPU RAM of the main process, its descendants and both (the fake's compute apps: this
+    process, its child, and a stranger's process that is not the job's), private and shared RSS
+    of each, children=False, gpu_uuids."""
+    # pid: this process ("main"), its child ("child"), pid 1 ("stranger"): GPU and MiB each
+    APPS = {"main": (0, 1500), "child": (1, 700), "stranger": (0, 800)}
+    MB = MIB / 1e6  # MiB in gpu_tracker's megabytes
+
+    def setUp(self):
+        super().setUp()
+        self.child = subprocess.Popen(["sleep", "60"])
+        self.addCleanup(self.child.wait)
+        self.addCleanup(self.child.kill)
+        pids = {"main": os.getpid(), "child": self.child.pid, "stranger": 1}
+        apps = self.dir / "apps"
+        apps.write_text("".join("%d:%d:%d:%s\n" % (pids[k], g, mib, k)
+                                for k, (g, mib) in self.APPS.items()))
+        env = os.environ.get("FAKE_SMI_APPS_FILE")
+        os.environ["FAKE_SMI_APPS_FILE"] = str(apps)
+        self.addCleanup(lambda: os.environ.pop("FAKE_SMI_APPS_FILE") if env is None
+                        else os.environ.__setitem__("FAKE_SMI_APPS_FILE", env))
+
+    def track(self, **kw):
+        from runlog.gpu_tracker import Tracker
+        run = self.dir / "run"
+        with Tracker(sleep_time=0.1, ram_unit="megabytes", gpu_ram_unit="megabytes",
+                     resource_usage_file=str(run), nvidia_smi=FAKE_SMI, **kw) as tracker:
+            wait_sampled(run, rows=4)
+            self.wait_rows(run / "gpu_procs.csv", 2 * len(self.APPS))
+        return tracker, run
+
+    def wait_rows(self, path, n, timeout=30):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            try:
+                with open(path) as f:
+                    if sum(1 for _ in f) >= n:
+                        return
+            except OSError:
+                pass
+            time.sleep(0.02)
+        self.fail("fewer than %d rows in %s" % (n, path))
+
+    def matchable(self, run):
+        """Whether nvidia-smi's pids are this namespace's (else the per-process GPU RAM is
+        unmeasured: None)."""
+        start = [e for e in events(run) if e["event"] == "start"][0]["data"]
+        return start.get("pid_namespace") != "other"
+
+    def test_gpu_ram_and_rss_parts(self):
+        tracker, run = self.track()
+        gpu = tracker.resource_usage.max_gpu_ram
+        mib = {k: mib for k, (_, mib) in self.APPS.items()}
+        if not self.matchable(run):  # a container's PID namespace: unmeasured, never 0
+            self.assertEqual((gpu.main, gpu.descendants, gpu.combined), (None, None, None))
+            mib = None
+        # the fake reports the same figures at every sample: the peaks are them
+        if mib:
+            self.assertAlmostEqual(gpu.main, mib["main"] * self.MB, places=6)
+            self.assertAlmostEqual(gpu.descendants, mib["child"] * self.MB, places=6)
+            self.assertAlmostEqual(gpu.combined, (mib["main"] + mib["child"]) * self.MB,
+                                   places=6)
+        self.assertEqual(gpu.unit, "megabytes")
+        # private and shared RSS: main and descendants measured, descendants = tree - main at
+        # each row of proc_metrics.csv (the child, sleep, has pages of its own)
+        rows = [r for r in read_csv_rows(run / "proc_metrics.csv")  # the cadence's rows
+                if r["private_mib"] is not None and r["main_private_mib"] is not None and
+                r["edge"] != 1]
+        self.assertTrue(rows)
+        ram = tracker.resource_usage.max_ram
+        for part, tree, own in (("private_rss", "private_mib", "main_private_mib"),
+                                ("shared_rss", "shared_mib", "main_shared_mib")):
+            self.assertAlmostEqual(getattr(ram.main, part),
+                                   max(r[own] for r in rows) * self.MB, places=6)
+            self.assertAlmostEqual(getattr(ram.combined, part),
+                                   max(r[tree] for r in rows) * self.MB, places=6)
+            self.assertAlmostEqual(getattr(ram.descendants, part),
+                                   max(r[tree] - r[own] for r in rows) * self.MB, places=6)
+        self.assertGreater(ram.descendants.private_rss, 0)
+        self.assertGreater(ram.main.private_rss, ram.descendants.private_rss)
+        self.assertGreater(ram.descendants.total_rss, 0)
+        self.assertIsNotNone(ram.main.shared_rss)
+
+    def test_children_false(self):
+        # only this process: the descendants were not measured (None), not 0
+        tracker, run = self.track(children=False)
+        ru = tracker.resource_usage
+        self.assertIsNone(ru.max_gpu_ram.descendants)
+        self.assertIsNone(ru.max_ram.descendants.total_rss)
+        self.assertIsNone(ru.max_ram.descendants.private_rss)
+        self.assertIsNone(ru.max_ram.descendants.shared_rss)
+        self.assertIsNone(ru.cpu_utilization.descendants.max_sum_percent)
+        self.assertIsNone(ru.cpu_utilization.descendants_n_threads)
+        if self.matchable(run):  # the child is not the job's: combined is main alone
+            self.assertAlmostEqual(ru.max_gpu_ram.main, self.APPS["main"][1] * self.MB,
+                                   places=6)
+            self.assertAlmostEqual(ru.max_gpu_ram.combined, ru.max_gpu_ram.main, places=6)
+        self.assertIsNotNone(ru.max_ram.main.private_rss)
+        self.assertIsNotNone(ru.cpu_utilization.main_n_threads)
+
+    def test_gpu_uuids(self):
+        # one of the fake's GPUs tracked: its utilization alone, the system's GPU RAM both
+        gpus = fake_gpus()
+        self.assertGreater(len(gpus), 1)
+        index, uuid, _ = gpus[-1]
+        tracker, run = self.track(gpu_uuids={uuid})
+        ru = tracker.resource_usage
+        gu = ru.gpu_utilization
+        self.assertEqual(gu.system_gpu_count, len(gpus))
+        self.assertEqual(gu.n_expected_gpus, 1)
+        # hw_metrics.csv holds every GPU; the figures from its rows (fields: the start event)
+        start = [e for e in events(run) if e["event"] == "start"][0]["data"]
+        fields = start["gpu_query_fields"].split(",")
+        with open(run / "hw_metrics.csv") as f:
+            rows = [dict(zip(fields, (c.strip() for c in line.split(",")))) for line in f]
+        self.assertEqual({r["uuid"] for r in rows}, {u for _, u, _ in gpus})
+        util = [float(r["utilization.gpu"]) for r in rows if r["uuid"] == uuid]
+        self.assertEqual(gu.gpu_percentages.max_sum_percent, max(util))
+        self.assertEqual(gu.gpu_percentages.max_hardware_percent, max(util))
+        by_time = {}
+        for r in rows:
+            by_time.setdefault(r["timestamp"], []).append(float(r["memory.used"]))
+        system = max(sum(m) for m in by_time.values() if len(m) == len(gpus))
+        gr = ru.max_gpu_ram
+        self.assertAlmostEqual(gr.system, system * self.MB, places=6)
+        self.assertAlmostEqual(gr.system_capacity, sum(m for _, _, m in gpus) * self.MB,
+                               places=6)
+        # the processes' GPU RAM is every GPU's, as gpu_tracker gives it
+        if self.matchable(run):
+            self.assertAlmostEqual(gr.descendants, self.APPS["child"][1] * self.MB, places=6)
+            self.assertAlmostEqual(gr.main, self.APPS["main"][1] * self.MB, places=6)
+        # a UUID of no GPU here: gpu_tracker's ValueError, and no hwmon left running
+        from runlog.gpu_tracker import Tracker
+        bad = Tracker(sleep_time=0.1, resource_usage_file=str(self.dir / "bad"),
+                      nvidia_smi=FAKE_SMI, gpu_uuids={"GPU-no-such"})
+        with self.assertRaises(ValueError):
+            bad.start()
+        hw_pid = [e for e in events(self.dir / "bad") if e["event"] == "start"][0]["data"][
+            "hwmon_pid"]
+        self.assertTrue(gone(hw_pid))
+        with self.assertRaises(ValueError):
+            Tracker(gpu_uuids=set())
 
 
 class Summaries(Base):
