@@ -37,7 +37,9 @@ __all__ = ["RunLog", "library_path", "library_version", "FSYNC_LINE", "FSYNC_CLO
            "framework_memory", "probe_jax_peak_memory_mb", "FRAMEWORK_MEMORY",
            # monitors and summaries (monitor.py): hwmon and summarize, run from Python
            "HWMonitor", "Monitor", "ResourceSummary", "build_resource_summary", "RunSummary",
-           "summarize", "SummarizeError"]
+           "summarize", "SummarizeError",
+           # resource-tracker's API (resource_tracker.py): its rows from hwmon's
+           "PidTracker", "SystemTracker", "get_pid_stats"]
 
 # rl_open() flags and rl_type values: include/runlog.h.
 FSYNC_LINE = 1 << 0
@@ -586,3 +588,4 @@ class _Phase:
 
 from .monitor import (HWMonitor, Monitor, ResourceSummary, RunSummary,  # noqa: E402
                       SummarizeError, build_resource_summary, summarize)
+from .resource_tracker import PidTracker, SystemTracker, get_pid_stats  # noqa: E402

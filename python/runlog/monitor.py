@@ -236,6 +236,19 @@ def _start_event(path, offset, pid):
     return None
 
 
+def _exit_with_parent(parent):
+    """A preexec_fn: the child gets SIGTERM when its parent thread dies (PR_SET_PDEATHSIG,
+    kept across exec), and goes at once when the parent died before that was set."""
+    import ctypes
+    prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up before the fork, not after
+
+    def set_in_child():
+        prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
+        if os.getppid() != parent:
+            os._exit(1)
+    return set_in_child
+
+
 class Monitor:
     """hwmon attached to this process, writing the run directory output_dir.
 
@@ -244,7 +257,10 @@ class Monitor:
     CUDA_VISIBLE_DEVICES, else all); no_gpu: no nvidia-smi; nvidia_smi: its path; args: more
     hwmon options. strict: raise when hwmon cannot start (default: warn and go on unmonitored).
     children=False: this process alone, not its descendants. pid: another process to watch
-    (default: this one). status: "new", "started", "stopped" (gpu_tracker's states).
+    (default: this one). system=True: the whole system, no process (hwmon without -p).
+    exit_with_parent=True: hwmon gets SIGTERM when the thread that started it dies, even by
+    SIGKILL (a monitor started in a child process that gets killed: multiprocessing's
+    terminate()). status: "new", "started", "stopped" (gpu_tracker's states).
     Usable as a context manager: started on entry, stopped on exit.
 
     While a monitor of this process runs, RUNLOG_FILE and HWMON_DIR name its run (as `hwmon --
@@ -256,7 +272,8 @@ class Monitor:
     """
 
     def __init__(self, output_dir, interval_sec=1.0, gpus=None, no_gpu=False, nvidia_smi=None,
-                 args=(), strict=False, children=True, pid=None):
+                 args=(), strict=False, children=True, pid=None, system=False,
+                 exit_with_parent=False):
         self.output_dir = Path(output_dir)
         if interval_sec < MIN_INTERVAL_S:
             warnings.warn("runlog: hwmon samples at most every %g s: interval_sec %g is sampled "
@@ -264,7 +281,8 @@ class Monitor:
                           RuntimeWarning, stacklevel=2)
             interval_sec = MIN_INTERVAL_S
         self.interval_sec = interval_sec
-        self.pid = os.getpid() if pid is None else int(pid)
+        self.pid = None if system else os.getpid() if pid is None else int(pid)
+        self.exit_with_parent = exit_with_parent
         self._owner = self.pid == os.getpid()  # this process watches itself: its block's outcome
         self._saved_env = None
         self._opts = []
@@ -301,11 +319,15 @@ class Monitor:
             log = self.output_dir / RUNLOG_FILE
             offset = _start_event_offset(log)
             argv = [tool("hwmon"), "-q", "-o", str(self.output_dir), "-i",
-                    repr(float(self.interval_sec)), "-p", str(self.pid)] + self._opts
+                    repr(float(self.interval_sec))]
+            if self.pid is not None:
+                argv += ["-p", str(self.pid)]
             # a session of its own: a Ctrl-C at the terminal reaches the script, which decides;
             # hwmon ends with this process anyway (it watches its pid)
-            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                    start_new_session=True)
+            proc = subprocess.Popen(argv + self._opts, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.DEVNULL, start_new_session=True,
+                                    preexec_fn=_exit_with_parent(os.getpid())
+                                    if self.exit_with_parent else None)
         except (OSError, ValueError) as e:
             return self._failed(e)
         deadline = time.monotonic() + _READY_TIMEOUT_S
