@@ -25,14 +25,17 @@ Where it differs from resource-tracker (docs/seed-tools.md has the whole list):
 - CPU ticks of PidTracker come from hwmon's per-interval CPU percentages (one decimal) times the
   interval: within a tick of the kernel's. PSS and SystemTracker's memory come from hwmon's MiB
   with one decimal: kB to within 52 kB.
+- PSS costs the kernel a walk of the whole address space (milliseconds per GiB): hwmon reads it
+  as often as 1% of a core allows and pss repeats the latest value in between;
+  pss_every_sample=True reads it at every sample, as resource-tracker does.
 - PidTracker's gpu_vram is the memory of the tree's processes on the GPUs (nvidia-smi
   --query-compute-apps); gpu_usage and gpu_utilized are those GPUs' whole utilization
   (resource-tracker reads each process's SM share with nvidia-smi pmon, at most 4 GPUs).
   Without a GPU (or nvidia-smi) the three are 0, as resource-tracker writes them.
 - A pid that does not exist raises ProcessLookupError (resource-tracker writes nothing and ends).
-- The trackers take three keyword arguments of their own: nvidia_smi (its path), no_gpu, and
-  run_dir (keep hwmon's run directory there, for summarize and the HTML report; default: a
-  temporary one, removed when the tracker stops).
+- The trackers take keyword arguments of their own: nvidia_smi (its path), no_gpu, run_dir
+  (keep hwmon's run directory there, for summarize and the HTML report; default: a temporary
+  one, removed when the tracker stops), and PidTracker's pss_every_sample. stop() stops hwmon.
 """
 
 import contextlib

@@ -208,7 +208,8 @@ class PidTrackerRows(Base):
         job = self.job()
         os.environ["FAKE_SMI_APPS"] = "%d:1:2048,1:0:999" % job.pid
         try:
-            t = PidTracker(pid=job.pid, interval=0.2, autostart=False, nvidia_smi=FAKE_SMI)
+            t = PidTracker(pid=job.pid, interval=0.2, autostart=False, nvidia_smi=FAKE_SMI,
+                           pss_every_sample=True)
             rows = [t.diff_stats() for _ in range(6)]
             system = SystemTracker(interval=0.2, autostart=False, nvidia_smi=FAKE_SMI)
             srows = [system.diff_stats() for _ in range(3)]
@@ -216,6 +217,8 @@ class PidTrackerRows(Base):
             del os.environ["FAKE_SMI_APPS"]
         t.stop()
         system.stop()
+        self.assertTrue(all(r["pss"] for r in rows))  # read every time
+        self.assertGreater(rows[-1]["pss"], 60 * 1024)
         seen = [r for r in rows if r["gpu_vram"]]
         self.assertGreaterEqual(len(seen), 3)  # the apps child may start a row late
         for r in seen:
