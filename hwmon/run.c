@@ -547,8 +547,7 @@ static void stop_leftovers(struct run *r)
                        "(--leave-running)", n, n == 1 ? "" : "es");
         return;
     }
-    /* after a stop signal they have had theirs; after the scheduler's too, and the scheduler
-     * ends what is left (job_tick) */
+    /* after a stop signal they have had theirs (the terminal's too) */
     if (!r->fwd && !(r->stop_req_seen && mon_stop_job_has_it(&r->stop_req)))
         job_forward(r, SIGTERM, true);
 }

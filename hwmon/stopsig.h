@@ -1,14 +1,15 @@
 /* Who asked the job to stop, and so what hwmon must add to it. A stop signal (SIGTERM, SIGINT,
- * SIGHUP) that reaches hwmon while the job runs may already have reached the whole job:
- *   - from the kernel (SI_KERNEL): a terminal's Ctrl-C went to the foreground process group;
- *   - from slurmstepd: SLURM signals every process of the step (scancel, a time limit, a
- *     preemption), then SIGKILLs what is left after its KillWait (30 s by default).
- * Forwarding it again would run the job's handler twice, and killing the job after hwmon's own
- * --kill-grace would cut the grace its scheduler gives it. Otherwise the signal reached hwmon
- * alone:
+ * SIGHUP) that reaches hwmon while the job runs:
+ *   - from the kernel (SI_KERNEL): a terminal's Ctrl-C went to the whole foreground process
+ *     group, the job included: not sent again;
+ *   - from slurmstepd (scancel, a time limit, a preemption): with proctrack/cgroup, SLURM's usual
+ *     plugin, only the step's task (hwmon) gets SIGTERM, the rest SIGKILL after KillWait (30 s by
+ *     default; measured on slurm 22.05, tests/slurm/FINDINGS.md): forwarded to the job's tree, and
+ *     never escalated, so the job's handler has all of SLURM's grace. (With proctrack/linuxproc
+ *     or pgid the job has it already and gets it a second time: not yet told apart.)
  *   - from outside hwmon's PID namespace while hwmon is its PID 1 (a container runtime: a pod's
- *     SIGTERM, `docker stop`): the runtime signalled PID 1 only, and SIGKILLs every process
- *     itself after its grace period (terminationGracePeriodSeconds): forwarded, never escalated;
+ *     SIGTERM, `docker stop`): the runtime signalled PID 1 only, and SIGKILLs every process itself
+ *     after its grace period (terminationGracePeriodSeconds): forwarded, never escalated;
  *   - from any other process (kill, timeout, a launcher): forwarded to the whole job, and what is
  *     left after --kill-grace gets SIGKILL. */
 #ifndef MON_STOPSIG_H
@@ -21,7 +22,7 @@
 enum mon_stop_from {
     MON_STOP_PROCESS,   /* a process of this PID namespace sent it to hwmon */
     MON_STOP_TERMINAL,  /* the kernel: the terminal's whole foreground group has it */
-    MON_STOP_SCHEDULER, /* slurmstepd: every process of the step has it */
+    MON_STOP_SCHEDULER, /* slurmstepd: SLURM's grace follows */
     MON_STOP_CONTAINER, /* the container runtime, to hwmon as PID 1 only */
     MON_STOP_FROM_COUNT
 };
@@ -42,7 +43,7 @@ void mon_stop_classify(struct mon_stop_req *q, const char *proc_root, int sig, i
 /* Whether the job already received it (then hwmon does not send it again). */
 static inline bool mon_stop_job_has_it(const struct mon_stop_req *q)
 {
-    return q->from == MON_STOP_TERMINAL || q->from == MON_STOP_SCHEDULER;
+    return q->from == MON_STOP_TERMINAL;
 }
 
 /* Whether hwmon itself SIGKILLs what is left of the job after --kill-grace (else the one who
