@@ -1,0 +1,257 @@
+"""hwmon on a real NVIDIA GPU: one line per check, then a verdict (see check.sh, which sets
+the bundle's PATH, RUNLOG_LIBRARY and PYTHONPATH, and README.md's "On a real GPU").
+
+Each line is `ok|FAIL|skip  NAME: what was seen`. Exit 0 when nothing failed, 1 otherwise.
+Everything it ran and read stays in the output folder (the first argument), so that a run on a
+lent machine can be brought back and its captures turned into test data.
+"""
+import concurrent.futures
+import datetime
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+OUT = os.path.abspath(sys.argv[1])
+HERE = os.path.dirname(os.path.abspath(__file__))
+RESULTS = []
+# the files a full run writes on a GPU with GPM and NVML; each must parse without a bad cell
+RUN_FILES = ["hw_metrics.csv", "hw_dmon.csv", "hw_gpm.csv", "hw_health.csv", "hw_energy.csv",
+             "hw_pmon.csv", "gpu_procs.csv", "cpu_metrics.csv", "proc_metrics.csv"]
+
+
+def say(state, name, detail):
+    RESULTS.append(state)
+    print("%-4s  %s: %s" % (state, name, detail), flush=True)
+
+
+def check(name, ok, detail):
+    say("ok" if ok else "FAIL", name, detail)
+    return ok
+
+
+def run(argv, timeout=60, **kw):
+    t = time.monotonic()
+    try:
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, **kw)
+        return p.returncode, p.stdout, p.stderr, time.monotonic() - t
+    except subprocess.TimeoutExpired as e:
+        return None, e.stdout or "", "timed out after %g s" % timeout, time.monotonic() - t
+    except OSError as e:
+        return None, "", str(e), time.monotonic() - t
+
+
+def save(name, text):
+    with open(os.path.join(OUT, name), "w") as f:
+        f.write(text)
+
+
+def smi_checks():
+    smi = shutil.which("nvidia-smi")
+    if not check("nvidia-smi", smi is not None, smi or "not on PATH"):
+        return None
+    rc, out, err, dt = run([smi, "--version"])
+    save("smi-version.txt", out + err)
+    driver = re.search(r"DRIVER version\s*:\s*(\S+)", out)
+    check("smi_version", rc == 0 and driver is not None,
+          "driver %s, answered in %.2f s" % (driver.group(1) if driver else "?", dt))
+    rc, out, err, dt = run([smi, "-L"])
+    save("smi-L.txt", out + err)
+    gpus = [l for l in out.splitlines() if l.startswith("GPU ")]
+    check("smi_list", rc == 0 and gpus, "%d GPU(s) in %.2f s: %s" % (len(gpus), dt,
+                                                                   gpus[0] if gpus else err))
+    rc, out, err, _ = run([smi, "-q"])
+    save("smi-q.txt", out + err)
+    return smi
+
+
+def field_checks(smi):
+    """Every --query-gpu field the driver lists, asked alone: which it takes, and the values
+    (kept in query-fields.tsv, the material for a faithful fake)."""
+    rc, helptext, err, _ = run([smi, "--help-query-gpu"])
+    save("help-query-gpu.txt", helptext + err)
+    names = []
+    for line in helptext.splitlines():
+        m = re.match(r'^"([^"]+)"', line)
+        if m and m.group(1) not in names:
+            names.append(m.group(1))
+    if not check("query_fields_listed", rc == 0 and names, "%d fields in --help-query-gpu"
+                 % len(names)):
+        return set()
+
+    def ask(f):
+        return f, run([smi, "--query-gpu=" + f, "--format=csv,noheader,nounits"], timeout=30)
+
+    t = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(ask, names))
+    taken, rejected = set(), []
+    rows = []
+    for f, (rc, out, err, _) in answers:
+        (taken.add(f) if rc == 0 else rejected.append(f))
+        rows.append("%s\t%s\t%s" % (f, rc, (out if rc == 0 else err).strip().replace("\n", " | ")))
+    save("query-fields.tsv", "\n".join(rows) + "\n")
+    check("query_fields", taken, "%d of %d taken alone in %.1f s; rejected: %s"
+          % (len(taken), len(names), time.monotonic() - t, ", ".join(rejected) or "none"))
+    return taken
+
+
+def load_jsonl(path):
+    entries = []
+    with open(path) as f:
+        for line in f:
+            try:
+                entries.append(json.loads(line))
+            except ValueError:
+                entries.append(None)
+    return entries
+
+
+def event(entries, name):
+    return [e for e in entries if e and e.get("type") == "event" and e.get("event") == name]
+
+
+def monitored_run(taken):
+    rundir = os.path.join(OUT, "run")
+    argv = ["hwmon", "-q", "-i", "0.5", "--pmon", "--gpu-procs", "-o", rundir, "--",
+            sys.executable, os.path.join(HERE, "load.py")]
+    launched = time.time()
+    rc, out, err, dt = run(argv, timeout=120)
+    save("hwmon-stderr.txt", err)
+    check("hwmon_run", rc == 0, "exit %s after %.1f s%s" % (rc, dt, ("; " + err.strip()[-300:])
+                                                              if rc != 0 and err else ""))
+    if not os.path.exists(os.path.join(rundir, "run.jsonl")):
+        return None
+    entries = load_jsonl(os.path.join(rundir, "run.jsonl"))
+    check("run_jsonl", None not in entries, "%d whole JSON lines" % len(entries))
+    start = (event(entries, "start") or [{}])[0].get("data", {})
+    work = (event(entries, "workload") or [{}])[0]
+    if work:
+        delay = datetime.datetime.fromisoformat(work["ts"]).timestamp() - launched
+        check("start_delay", delay < 5, "the job's first line %.2f s after hwmon was launched"
+              " (nvidia-smi's probes come first)" % delay)
+    wanted = [f for k in ("gpu_query_fields", "health_fields") for f in
+              (start.get(k) or "").split(",") if f]
+    missing = [f for f in wanted if f not in taken]
+    check("hwmon_fields", wanted and not missing, "%d fields asked for, all taken by the driver"
+          % len(wanted) if not missing else "not taken: " + ", ".join(missing))
+    for name in ("gpu_unavailable", "gpu_fields_fallback", "gpm_unavailable"):
+        got = event(entries, name)
+        check("no_" + name, not got, json.dumps([e.get("data") for e in got])[:300] if got
+              else "none")
+    return rundir, entries, start, work
+
+
+def summary_checks(rundir, entries, start, work):
+    rc, out, err, dt = run(["summarize", "-f", "json", rundir], timeout=120)
+    save("summary.json", out)
+    save("summarize-stderr.txt", err)
+    if not check("summarize", rc == 0, "exit %s in %.2f s" % (rc, dt)):
+        return
+    s = json.loads(out)
+    rc, text, err, _ = run(["summarize", "-f", "text", rundir])
+    save("summary.txt", text + err)
+    check("status", s["status"] == "ok", "%s (%s)" % (s["status"], s["outcome"].get("reason")))
+    check("events", s["events"]["errors_total"] == 0, "%d error-like events: %s" % (
+        s["events"]["errors_total"], json.dumps(s["events"]["errors"])[:300]))
+    files = s["quality"]["files"]
+    for name in RUN_FILES:
+        q = files.get(name) or {}
+        bad = {k: q.get(k) for k in ("bad_cells", "torn_lines", "skipped_total") if q.get(k)}
+        check("file " + name, q.get("present") and q.get("parsed") and not bad,
+              "%s rows, placeholders %s%s" % (q.get("parsed"), json.dumps(q.get("placeholders")),
+                                              ", " + json.dumps(bad) if bad else "")
+              if q.get("present") else "absent")
+    gpus = s.get("gpus") or []
+    if not check("gpus", gpus, "%d GPU(s) summarized" % len(gpus)):
+        return
+    g = gpus[0]
+    c, i = g.get("energy_counter_wh"), g.get("energy_integrated_wh")
+    if c is None or i is None:
+        check("energy_counter", False, "counter %s Wh, integrated %s Wh" % (c, i))
+    else:
+        check("energy_counter", i > 0 and 0.85 < c / i < 1.15,
+              "NVML counter %.4f Wh, power integrated %.4f Wh (ratio %.3f)" % (c, i, c / i))
+    phases = {p["name"]: p for p in s.get("phases") or []}
+    sh = phases.get("short")
+    check("short_phase", sh and abs(sh["seconds"] - 0.5) < 0.2,
+          "the 0.5 s phase: %s s" % (sh and sh["seconds"]))
+    if not work.get("data", {}).get("load"):
+        say("skip", "load_figures", work.get("data", {}).get("why") or "no workload event")
+        return
+
+    def pg(name, key):
+        p = phases.get(name) or {}
+        for x in p.get("gpus") or []:
+            if x.get("index") == g["index"]:
+                v = x.get(key)
+                return v.get("mean") if isinstance(v, dict) else v
+        return None
+    u, p_mm, p_idle = pg("matmul", "util_pct"), pg("matmul", "power_w"), pg("idle", "power_w")
+    check("matmul_util", u is not None and u >= 50, "GPU utilization in matmul: %s %%" % u)
+    check("matmul_power", None not in (p_mm, p_idle) and p_mm > p_idle + 50,
+          "power: idle %s W, matmul %s W" % (p_idle, p_mm))
+    hold = work["data"]["hold_gib"] * 1024
+    peak = s.get("peak_vram_mib")
+    check("peak_vram", peak is not None and peak >= hold, "peak %s MiB, held %d MiB" % (peak, hold))
+    gpm = (g.get("gpm") or {}).get("tensor_active_pct") or {}
+    check("gpm_tensor", (gpm.get("max") or 0) > 10, "tensor-core activity max %s %%"
+          % gpm.get("max"))
+    pid = str(work["data"]["pid"])
+    seen = []
+    for name, col in (("gpu_procs.csv", 2), ("hw_pmon.csv", None)):
+        path = os.path.join(rundir, name)
+        if os.path.exists(path):
+            with open(path, newline="") as f:
+                text = f.read()
+            seen.append("%s: %s" % (name, "yes" if re.search(r"(^|[ ,])%s([ ,]|$)" % pid, text,
+                                                              re.M) else "no"))
+    check("job_on_gpu", seen and all(x.endswith("yes") for x in seen),
+          "the workload's pid %s in %s" % (pid, "; ".join(seen)))
+
+
+def stop_check():
+    """SIGTERM mid-phase: the run says killed, and no nvidia-smi child outlives hwmon."""
+    rundir = os.path.join(OUT, "stopped")
+    p = subprocess.Popen(["hwmon", "-q", "-i", "0.5", "--pmon", "-o", rundir, "--",
+                          sys.executable, os.path.join(HERE, "load.py")],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(8)
+    p.send_signal(signal.SIGTERM)
+    try:
+        _, err = p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        _, err = p.communicate()
+    left = run(["pgrep", "-f", "-a", "nvidia-smi"])[1].strip()
+    check("stop_no_leftovers", not left, "nvidia-smi left: %s" % left if left else
+          "hwmon exited %s; no nvidia-smi left" % p.returncode)
+    rc, out, err2, _ = run(["summarize", "-f", "json", rundir])
+    save("stopped-summary.json", out)
+    s = json.loads(out) if rc == 0 else {}
+    check("stop_status", s.get("status") == "killed", "%s (%s)" % (
+        s.get("status"), (s.get("outcome") or {}).get("reason")))
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    smi = smi_checks()
+    if smi:
+        taken = field_checks(smi)
+        r = monitored_run(taken)
+        if r:
+            summary_checks(*r)
+        stop_check()
+    failed = RESULTS.count("FAIL")
+    print("verdict: %s (%d ok, %d failed, %d skipped); files in %s" % (
+        "PASS" if not failed else "FAIL", RESULTS.count("ok"), failed, RESULTS.count("skip"),
+        OUT))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
