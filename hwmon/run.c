@@ -205,7 +205,8 @@ static void gpu_selection_fallback(struct run *r)
 }
 
 /* Logged once, after start: GPM is off (why), or on but some GPUs lack it (their columns in
- * hw_gpm.csv stay `-`). */
+ * hw_gpm.csv stay `-`). Unless --gpm asked for it, a fact, not an error: most GPUs (before
+ * Hopper, or a Hopper in a VM, as the real-GPU check found) have no GPM. */
 static void gpm_unavailable(struct run *r, const char *output)
 {
     if (!r->gf.gpm && r->cfg->gpm == MON_GPM_ON)
@@ -215,6 +216,7 @@ static void gpm_unavailable(struct run *r, const char *output)
         {!r->gf.gpm, RL_STR("output", output)},
         {r->gf.gpm, RL_STR("reason", "some GPUs report no GPM metrics")},
         {r->gf.gpm, RL_JSON("gpus", r->gf.gpm_missing)},
+        {r->cfg->gpm != MON_GPM_ON, RL_STR(HW_EV_SEVERITY, HW_EV_SEVERITY_INFO)},
     };
     rl_field_t f[HW_ARRAY_SIZE(all)];
     log_event(r, HW_EV_GPM_UNAVAILABLE, f, pick_fields(all, HW_ARRAY_SIZE(all), f));

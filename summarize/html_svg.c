@@ -533,7 +533,7 @@ void ht_draw_strip(FILE *f, const struct ht_page *P, int lanes)
             continue;
         char a[32];
         fprintf(f, "<path class=\"ev%s\" d=\"M%.1f %dl4.5 6l-4.5 6l-4.5-6z\"><title>",
-                sum_event_error_like(e->name) ? " bad" : "", x, ev_y);
+                e->bad ? " bad" : "", x, ev_y);
         ht_esc(f, e->name);
         fprintf(f, " at %s s</title></path>\n", ht_fmt_num(a, sizeof a, e->t - P->t0));
     }

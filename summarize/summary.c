@@ -1485,8 +1485,13 @@ static void on_gpu_proc(void *ctx, const struct rd_gpu_proc_row *r)
 
 /* ---- events ----------------------------------------------------------------------------- */
 
-bool sum_event_error_like(const char *name)
+bool sum_event_error_like(const char *name, struct json_object *data)
 {
+    struct json_object *sev;
+    if (data && json_object_object_get_ex(data, HW_EV_SEVERITY, &sev) &&
+        json_object_is_type(sev, json_type_string) &&
+        !strcmp(json_object_get_string(sev), HW_EV_SEVERITY_INFO))
+        return false;
     static const char *const words[] = {"error", "fail", "exit", "hung", "kill", "unavailable",
                                         "oom", "crash", "abort", "exception", "restart",
                                         "fallback", "timeout", "signal"};
@@ -1578,7 +1583,7 @@ static void on_event(void *ctx, const struct rd_event *e)
                 run->kpeak_prev = round(json_object_get_double(v) * 10) / 10;
         }
     }
-    if (sum_event_error_like(e->name)) {
+    if (sum_event_error_like(e->name, e->data)) {
         run->err_total++;
         if (run->nerr < SUM_MAX_ERRORS) {
             struct sum_error_event *x = &run->err[run->nerr++];

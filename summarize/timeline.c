@@ -3,6 +3,7 @@
 
 #include "hwrun/io.h"
 #include "hwrun/buf.h"
+#include "summary.h"
 #include "system.h"
 
 #include <float.h>
@@ -427,4 +428,5 @@ void sum_tl_event(struct sum_timeline *tl, const struct rd_event *e)
     struct sum_tl_event *x = &tl->ev[tl->nev++];
     x->t = e->t;
     copy_cut(x->name, sizeof x->name, e->name);
+    x->bad = sum_event_error_like(e->name, e->data);
 }

@@ -84,6 +84,7 @@ struct sum_tl_gpu {
 struct sum_tl_event {
     double t;
     char name[SUM_TL_NAME];
+    bool bad; /* error-like (sum_event_error_like) */
 };
 
 struct sum_timeline {

@@ -267,6 +267,10 @@ extern const char *const hw_health_fields[HW_HEALTH_COUNT]; /* "utilization.gpu"
 #define HW_EV_CHILD_RESTART "child_restart"
 #define HW_EV_CHILD_HUNG "child_hung"
 #define HW_EV_GPM_UNAVAILABLE "gpm_unavailable"
+/* Any event's data may say "severity": "info": a fact about the machine, not an error, whatever
+ * its name says (gpm_unavailable when GPM was not asked for: most GPUs have none). */
+#define HW_EV_SEVERITY "severity"
+#define HW_EV_SEVERITY_INFO "info"
 /* the job's CUDA_VISIBLE_DEVICES names GPUs not here: data {source, asked, selected, unmapped} */
 #define HW_EV_GPU_SELECTION_FALLBACK "gpu_selection_fallback"
 /* a stop signal reached hwmon while the job ran (hwmon/stopsig.h): data {signal, signal_name,

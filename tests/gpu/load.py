@@ -16,6 +16,7 @@ MATMUL_S = float(os.environ.get("GPUCHECK_MATMUL_S", "12"))
 import runlog  # noqa: E402  (the check puts the bundle's package first on sys.path)
 
 log = runlog.RunLog()  # $RUNLOG_FILE, set by hwmon
+log.log_event("workload_start", {"pid": os.getpid()})  # before torch's import (seconds)
 why = None
 try:
     import torch

@@ -10,6 +10,7 @@
 
 #include "hwrun/rundir.h"
 #include "hwtest.h"
+#include "summary.h"
 
 struct gpm_run {
     char *dir, *log;
@@ -163,6 +164,12 @@ static void test_gpm_old_driver(void)
         const char *why = ht_data_str(u, "reason"), *out = ht_data_str(u, "output");
         CU_ASSERT_TRUE(why && strstr(why, "failed"));
         CU_ASSERT_TRUE(out && strstr(out, "--gpm-metrics is not recognized"));
+        /* asked for, it is an error; by default, a fact about the GPUs (most have no GPM) */
+        json_object *data = NULL;
+        json_object_object_get_ex(u, "data", &data);
+        CU_ASSERT_EQUAL(sum_event_error_like("gpm_unavailable", data), explicit);
+        const char *sev = ht_data_str(u, HW_EV_SEVERITY);
+        CU_ASSERT_TRUE(explicit ? sev == NULL : sev && !strcmp(sev, HW_EV_SEVERITY_INFO));
         json_object_put(u);
         json_object *st = ht_event(g.dir, "start", 0);
         CU_ASSERT_FALSE(json_object_get_boolean(ht_data(st, "gpm")));
