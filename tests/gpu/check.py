@@ -76,7 +76,7 @@ def field_checks(smi):
     save("help-query-gpu.txt", helptext + err)
     names = []
     for line in helptext.splitlines():
-        m = re.match(r'^"([^"]+)"', line)
+        m = re.match(r'^"([A-Za-z0-9_.]+)"', line)
         if m and m.group(1) not in names:
             names.append(m.group(1))
     if not check("query_fields_listed", rc == 0 and names, "%d fields in --help-query-gpu"
@@ -255,6 +255,20 @@ def stop_check():
         s.get("status"), (s.get("outcome") or {}).get("reason")))
 
 
+def cost_check(seconds=15):
+    """What hwmon and its nvidia-smi children cost on this driver with every default on: CPU
+    time of the whole tree (hwmon reaps its children) over a system-mode run of `seconds`."""
+    import resource
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    rc, _, err, dt = run(["hwmon", "-q", "-d", str(seconds), "-o", os.path.join(OUT, "cost")],
+                         timeout=seconds + 60)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    check("cost", rc == 0 and cpu / dt < 0.05, "hwmon and its nvidia-smi children at 1 s: "
+          "%.1f ms CPU per second (%.2f%% of a core) over %.1f s%s"
+          % (1000 * cpu / dt, 100 * cpu / dt, dt, "" if rc == 0 else "; exit %s %s" % (rc, err)))
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     smi = smi_checks()
@@ -264,6 +278,7 @@ def main():
         if r:
             summary_checks(*r)
         stop_check()
+        cost_check()
     failed = RESULTS.count("FAIL")
     print("verdict: %s (%d ok, %d failed, %d skipped); files in %s" % (
         "PASS" if not failed else "FAIL", RESULTS.count("ok"), failed, RESULTS.count("skip"),
