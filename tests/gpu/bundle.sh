@@ -18,5 +18,6 @@ cp -L "$build/runlog/librunlog.so.1" "$dest/lib/"
 # the package without the build tree's _paths.py: the bundle says where things are by env
 find "$src/python/runlog" -maxdepth 1 -name '*.py' ! -name '_paths.py' -exec cp {} "$dest/python/" \;
 mkdir -p "$dest/python/runlog" && mv "$dest/python/"*.py "$dest/python/runlog/"
-cp "$src/tests/gpu/check.sh" "$src/tests/gpu/check.py" "$src/tests/gpu/load.py" "$dest/"
+cp "$src/tests/gpu/check.sh" "$src/tests/gpu/check.py" "$src/tests/gpu/load.py" \
+   "$src/tests/gpu/child_cost.py" "$dest/"
 echo "$dest: run $dest/check.sh on the GPU machine"
