@@ -19,6 +19,7 @@ import time
 OUT = os.path.abspath(sys.argv[1])
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = []
+SCALE = float(os.environ.get("GPUCHECK_SCALE", "1"))  # load.py's too
 # the files a full run writes on a GPU with GPM and NVML; each must parse without a bad cell
 RUN_FILES = ["hw_metrics.csv", "hw_dmon.csv", "hw_gpm.csv", "hw_health.csv", "hw_energy.csv",
              "hw_pmon.csv", "gpu_procs.csv", "cpu_metrics.csv", "proc_metrics.csv"]
@@ -238,7 +239,7 @@ def stop_check():
     p = subprocess.Popen(["hwmon", "-q", "-i", "0.5", "--pmon", "-o", rundir, "--",
                           sys.executable, os.path.join(HERE, "load.py")],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    time.sleep(8)
+    time.sleep(8 * SCALE)
     p.send_signal(signal.SIGTERM)
     try:
         _, err = p.communicate(timeout=30)
@@ -278,7 +279,7 @@ def main():
         if r:
             summary_checks(*r)
         stop_check()
-        cost_check()
+        cost_check(max(2, round(15 * SCALE)))
     failed = RESULTS.count("FAIL")
     print("verdict: %s (%d ok, %d failed, %d skipped); files in %s" % (
         "PASS" if not failed else "FAIL", RESULTS.count("ok"), failed, RESULTS.count("skip"),

@@ -11,7 +11,9 @@ import sys
 import time
 
 HOLD_GIB = 16
-MATMUL_S = float(os.environ.get("GPUCHECK_MATMUL_S", "12"))
+# GPUCHECK_SCALE < 1 shortens every phase but the 0.5 s one (the test of the check itself)
+SCALE = float(os.environ.get("GPUCHECK_SCALE", "1"))
+IDLE_S, MATMUL_S = 4 * SCALE, 12 * SCALE
 
 import runlog  # noqa: E402  (the check puts the bundle's package first on sys.path)
 
@@ -28,7 +30,7 @@ log.log_event("workload", {"pid": os.getpid(), "load": why is None, "why": why,
                            "hold_gib": HOLD_GIB if why is None else None})
 
 with log.phase("idle"):
-    time.sleep(4)
+    time.sleep(IDLE_S)
 with log.phase("matmul", hold_gib=HOLD_GIB):
     end = time.monotonic() + MATMUL_S
     if why is None:
@@ -47,7 +49,7 @@ with log.phase("matmul", hold_gib=HOLD_GIB):
     else:
         time.sleep(MATMUL_S)
 with log.phase("cool"):
-    time.sleep(4)
+    time.sleep(IDLE_S)
 with log.phase("short"):
     time.sleep(0.5)
 sys.exit(0)
