@@ -422,6 +422,12 @@ void ht_quality_notes(const struct sum_run *run, struct ht_notes *N)
         if (q->bad_cells)
             ht_note(N, false, "%s: %llu cell%s with junk instead of a number", name,
                     (unsigned long long)q->bad_cells, q->bad_cells == 1 ? "" : "s");
+        for (size_t i = 0; i < q->n_ranged; i++)
+            ht_note(N, false, "%s: %s out of range %llu time%s (first %.17g, line %llu): not a "
+                    "reading", name, q->out_of_range[i].column,
+                    (unsigned long long)q->out_of_range[i].n,
+                    q->out_of_range[i].n == 1 ? "" : "s", q->out_of_range[i].value,
+                    (unsigned long long)q->out_of_range[i].line);
         uint64_t ph = rd_quality_placeholders_total(q);
         if (ph && !rd_kind_placeholders_normal((enum hw_file)k)) {
             char what[160] = "";

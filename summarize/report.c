@@ -432,6 +432,16 @@ static void json_quality(struct hw_json *w, const struct sum_run *run, int k)
         hw_json_u64(w, "(other)", q->placeholders_other);
     hw_json_close(w);
     hw_json_u64(w, "bad_cells", q->bad_cells);
+    /* the bad cells that were numbers no reading can be (a driver's 0xFFFFFFFF or -1) */
+    hw_json_open(w, "out_of_range", '{');
+    for (size_t i = 0; i < q->n_ranged; i++) {
+        hw_json_open(w, q->out_of_range[i].column, '{');
+        hw_json_u64(w, "n", q->out_of_range[i].n);
+        hw_json_num(w, "first_value", q->out_of_range[i].value);
+        hw_json_u64(w, "first_line", q->out_of_range[i].line);
+        hw_json_close(w);
+    }
+    hw_json_close(w);
     hw_json_u64(w, "torn_lines", q->torn);
     hw_json_bool(w, "partial_last_line", q->partial_last);
     hw_json_u64(w, "partial_bytes", q->partial_bytes);
@@ -1570,6 +1580,13 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
                           hw_file_names[k], (unsigned long long)sk,
                           (unsigned long long)q->lines, (unsigned long long)q->bad_cells,
                           q->partial_last ? ", partial last line ignored" : "");
+        for (size_t i = 0; i < q->n_ranged; i++)
+            hw_buf_printf(out, "  warning: %s: %s out of range %llu time%s (first %.17g, line %llu),"
+                               " not counted as a reading\n",
+                          hw_file_names[k], q->out_of_range[i].column,
+                          (unsigned long long)q->out_of_range[i].n,
+                          q->out_of_range[i].n == 1 ? "" : "s", q->out_of_range[i].value,
+                          (unsigned long long)q->out_of_range[i].line);
         if (ph && !rd_kind_placeholders_normal((enum hw_file)k))
             hw_buf_printf(out, "  note: %s: %llu placeholder cells (not measured)\n",
                           hw_file_names[k], (unsigned long long)ph);

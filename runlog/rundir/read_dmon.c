@@ -13,6 +13,18 @@ const char *const rd_dmon_col_names[RD_DM_COUNT] = {
     "bar1", "ccpm", "rxpci", "txpci", HW_GPM_COLUMNS,
 };
 
+/* What each column can mean (readers.h); GPM's are percentages. */
+static const struct rd_range dm_range[RD_DM_COUNT] = {
+    [RD_DM_PWR] = RD_RANGE_W,     [RD_DM_GTEMP] = RD_RANGE_C,     [RD_DM_MTEMP] = RD_RANGE_C,
+    [RD_DM_SM] = RD_RANGE_PCT,    [RD_DM_MEM] = RD_RANGE_PCT,     [RD_DM_ENC] = RD_RANGE_PCT,
+    [RD_DM_DEC] = RD_RANGE_PCT,   [RD_DM_JPG] = RD_RANGE_PCT,     [RD_DM_OFA] = RD_RANGE_PCT,
+    [RD_DM_MCLK] = RD_RANGE_MHZ,  [RD_DM_PCLK] = RD_RANGE_MHZ,    [RD_DM_FB] = RD_RANGE_MIB,
+    [RD_DM_BAR1] = RD_RANGE_MIB,  [RD_DM_CCPM] = RD_RANGE_MIB,    [RD_DM_RXPCI] = RD_RANGE_MBPS,
+    [RD_DM_TXPCI] = RD_RANGE_MBPS, [RD_DM_GRACT] = RD_RANGE_PCT,  [RD_DM_SMUTIL] = RD_RANGE_PCT,
+    [RD_DM_SMOCC] = RD_RANGE_PCT, [RD_DM_MMAACT] = RD_RANGE_PCT,  [RD_DM_DRAM] = RD_RANGE_PCT,
+    [RD_DM_FP64] = RD_RANGE_PCT,  [RD_DM_FP32] = RD_RANGE_PCT,    [RD_DM_FP16] = RD_RANGE_PCT,
+};
+
 /* ---- hw_dmon.csv ------------------------------------------------------------------------ */
 
 struct dmon_st {
@@ -143,6 +155,8 @@ static void dmon_line(struct rd_reader *r, const char *s, size_t n)
         if ((int)i == st->date_col || (int)i == st->time_col)
             continue;
         double v = rd_num_cell(r->q, c->s[i], c->len[i], false);
+        if (st->map[i] >= 0)
+            v = rd_in_range(r, rd_dmon_col_names[st->map[i]], v, dm_range[st->map[i]]);
         st->vals[i] = v;
         if (st->map[i] >= 0)
             row.v[st->map[i]] = v;
@@ -212,9 +226,15 @@ static void pmon_line(struct rd_reader *r, const char *s, size_t n)
     }
     row.gpu = (int)g;
     row.pid = pid >= 1 && pid < 1e10 && pid == floor(pid) ? (long)pid : -1;
-    row.sm = sm >= 0 ? rd_num_cell(r->q, c->s[sm], c->len[sm], false) : NAN;
-    row.mem = mem >= 0 ? rd_num_cell(r->q, c->s[mem], c->len[mem], false) : NAN;
-    row.fb = fb >= 0 ? rd_num_cell(r->q, c->s[fb], c->len[fb], false) : NAN;
+    row.sm = sm >= 0 ? rd_in_range(r, "sm", rd_num_cell(r->q, c->s[sm], c->len[sm], false),
+                                   dm_range[RD_DM_SM])
+                     : NAN;
+    row.mem = mem >= 0 ? rd_in_range(r, "mem", rd_num_cell(r->q, c->s[mem], c->len[mem], false),
+                                     dm_range[RD_DM_MEM])
+                       : NAN;
+    row.fb = fb >= 0 ? rd_in_range(r, "fb", rd_num_cell(r->q, c->s[fb], c->len[fb], false),
+                                   dm_range[RD_DM_FB])
+                     : NAN;
     r->q->parsed++;
     if (r->sink->pmon)
         r->sink->pmon(r->sink->ctx, &row);

@@ -16,6 +16,15 @@ const char *const rd_gpu_metric_names[RD_GM_COUNT] = {
     "temp_c",    "sm_clock_mhz", "mem_clock_mhz", "gr_clock_mhz",
 };
 
+/* What each figure can mean (readers.h): outside it, a bad cell. */
+static const struct rd_range gm_range[RD_GM_COUNT] = {
+    [RD_GM_UTIL] = RD_RANGE_PCT,     [RD_GM_MEM_UTIL] = RD_RANGE_PCT,
+    [RD_GM_MEM_USED] = RD_RANGE_MIB, [RD_GM_MEM_TOTAL] = RD_RANGE_MIB,
+    [RD_GM_POWER] = RD_RANGE_W,      [RD_GM_TEMP] = RD_RANGE_C,
+    [RD_GM_SM_CLOCK] = RD_RANGE_MHZ, [RD_GM_MEM_CLOCK] = RD_RANGE_MHZ,
+    [RD_GM_GR_CLOCK] = RD_RANGE_MHZ,
+};
+
 static int parse_index(const char *s, size_t n)
 {
     if (!n || n > 6)
@@ -208,7 +217,8 @@ static void gpu_line(struct rd_reader *r, const char *s, size_t n)
         const char *cs = c->s[i];
         size_t cl = c->len[i];
         if (role >= 0 && role < RD_GM_COUNT) {
-            row.v[role] = rd_num_cell(r->q, cs, cl, false);
+            row.v[role] = rd_in_range(r, rd_gpu_metric_names[role],
+                                      rd_num_cell(r->q, cs, cl, false), gm_range[role]);
         } else if (role == ROLE_TS) {
             if (!rd_parse_smi_ts(&r->clock, &r->opts->tz, cs, cl, &row.t) &&
                 !hw_parse_iso(cs, cl, &row.t)) {

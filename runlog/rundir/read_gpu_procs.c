@@ -127,7 +127,8 @@ static void gp_line(struct rd_reader *r, const char *s, size_t n)
             else
                 r->q->bad_cells++;
         } else if ((int)logical == col[GP_MEM]) {
-            row.used_mib = rd_num_cell(r->q, cs, cl, false);
+            row.used_mib = rd_in_range(r, "used_gpu_memory", rd_num_cell(r->q, cs, cl, false),
+                                       RD_RANGE_MIB);
         } else if (rd_is_placeholder(cs, cl)) {
             rd_count_token(r->q, cs, cl);
         }

@@ -38,6 +38,27 @@ uint64_t rd_quality_placeholders_total(const struct rd_quality *q)
 
 /* ---- cells ------------------------------------------------------------------------------ */
 
+double rd_in_range_slow(struct rd_reader *r, const char *column, double v, struct rd_range rg)
+{
+    (void)rg;
+    struct rd_quality *q = r->q;
+    q->bad_cells++;
+    size_t i = 0;
+    while (i < q->n_ranged && strcmp(q->out_of_range[i].column, column))
+        i++;
+    if (i == q->n_ranged) {
+        if (i == RD_MAX_RANGED)
+            return NAN;
+        snprintf(q->out_of_range[i].column, sizeof q->out_of_range[i].column, "%s", column);
+        q->out_of_range[i].value = v;
+        q->out_of_range[i].line = r->lineno;
+        q->out_of_range[i].n = 0;
+        q->n_ranged++;
+    }
+    q->out_of_range[i].n++;
+    return NAN;
+}
+
 void rd_count_token(struct rd_quality *q, const char *s, size_t n)
 {
     if (n >= sizeof q->placeholders[0].token)

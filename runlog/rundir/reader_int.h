@@ -108,6 +108,16 @@ static inline double rd_num_cell(struct rd_quality *q, const char *s, size_t n, 
         return v;
     return rd_num_cell_slow(q, s, n, count_empty);
 }
+/* v, or NAN when v is a number outside rg (a bad cell of column, named in q->out_of_range). A
+ * zero range ({0, 0}) takes anything. */
+double rd_in_range_slow(struct rd_reader *r, const char *column, double v, struct rd_range rg);
+static inline double rd_in_range(struct rd_reader *r, const char *column, double v,
+                                 struct rd_range rg)
+{
+    return (v >= rg.lo && v <= rg.hi) || isnan(v) || (rg.lo == 0 && rg.hi == 0)
+               ? v
+               : rd_in_range_slow(r, column, v, rg);
+}
 /* "YYYY/MM/DD HH:MM:SS[.fff]" (any number of fraction digits, '.' or ',') in tz: the one
  * parser of nvidia-smi's times, for --query-gpu rows, gpu_procs rows and dmon -o DT. */
 bool rd_parse_smi_ts(struct rd_smi_clock *c, const struct rd_tz *tz, const char *s, size_t n,

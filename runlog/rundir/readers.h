@@ -247,6 +247,20 @@ enum rd_skip {
 extern const char *const rd_skip_names[RD_SKIP_COUNT]; /* "too_long", "csv", ... */
 
 #define RD_MAX_TOKENS 12
+#define RD_MAX_RANGED 8 /* columns named in rd_quality.out_of_range; more are counted only */
+
+/* What a GPU reading can mean. A number outside it is a driver's sentinel (0xFFFFFFFF, -1: the
+ * "4294967295 %" of DCGM issue 199) or a glitch, never a figure: a bad cell. The bounds are what
+ * no GPU reaches (16 TiB, 10 kW, 200 C, 100 GHz), not what a model's datasheet says. */
+struct rd_range {
+    double lo, hi;
+};
+#define RD_RANGE_PCT ((struct rd_range){0, 100})
+#define RD_RANGE_MIB ((struct rd_range){0, 16777216})
+#define RD_RANGE_W ((struct rd_range){0, 10000})
+#define RD_RANGE_C ((struct rd_range){0, 200})
+#define RD_RANGE_MHZ ((struct rd_range){0, 100000})
+#define RD_RANGE_MBPS ((struct rd_range){0, 10000000})
 
 /* What a reader saw in its file. Nothing is dropped without being counted here. */
 struct rd_quality {
@@ -260,7 +274,14 @@ struct rd_quality {
     uint64_t torn;              /* lines that began with a record a failed write cut short (a
                                  * full disk), with a whole one glued after it: the torn part is
                                  * lost, the whole record is read (and counted above as the line) */
-    uint64_t bad_cells;         /* cells that should be numbers but are junk (not placeholders) */
+    uint64_t bad_cells;         /* cells that should be numbers but are junk (not placeholders),
+                                 * or numbers no reading can be (out_of_range) */
+    struct {
+        char column[24];        /* the figure's name ("util_pct", "sm", ...) */
+        double value;           /* the first such number, and its line */
+        uint64_t line, n;
+    } out_of_range[RD_MAX_RANGED];
+    size_t n_ranged;
     struct {
         char token[32];         /* "[N/A]", "N/A", "-", "[Not Supported]", "" (empty cell) */
         uint64_t n;

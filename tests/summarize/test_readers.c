@@ -117,6 +117,55 @@ static void test_gpu_bad_lines(void)
     CU_ASSERT_EQUAL(q.lines, 5);
 }
 
+/* A driver's sentinels (0xFFFFFFFF, -1) and readings no GPU can give are bad cells, named by
+ * figure, never numbers: DCGM issue 199's 4294967295 % utilization, nvidia-smi's -1. */
+static void test_sentinels(void)
+{
+    const char *s =
+        "2026/11/21 15:27:49.697, 45, 12, 30000, 81559, 250.50, 55, 1980, 2619\n"
+        "2026/11/21 15:27:50.697, 4294967295, 12, 30000, 81559, -1, 55, 1980, 2619\n"
+        "2026/11/21 15:27:51.697, 100, 101, 4294967295, 81559, 250.50, 4294967295, 1980, 2619\n"
+        "2026/11/21 15:27:52.697, 0, 0, 0, 81559, 0, 0, 0, 2619\n"; /* 0 is a reading */
+    struct rec r;
+    struct rd_quality q;
+    feed_all(HW_FILE_GPU, s, strlen(s), 0, NULL, &r, &q);
+    CU_ASSERT_EQUAL(r.gpu_rows, 4); /* a row keeps its other cells */
+    CU_ASSERT_EQUAL(q.bad_cells, 5);
+    CU_ASSERT_EQUAL(r.gn[RD_GM_UTIL], 3);
+    CHECK_NEAR(r.gsum[RD_GM_UTIL], 145, 0);
+    CU_ASSERT_EQUAL(r.gn[RD_GM_POWER], 3);
+    CHECK_NEAR(r.gsum[RD_GM_POWER], 501, 0);
+    CU_ASSERT_EQUAL(r.gn[RD_GM_MEM_UTIL], 3); /* 101 % */
+    CU_ASSERT_EQUAL(r.gn[RD_GM_MEM_USED], 3);
+    CU_ASSERT_EQUAL(r.gn[RD_GM_TEMP], 3);
+    static const struct {
+        const char *column;
+        double value;
+        uint64_t line;
+    } want[] = {{"util_pct", 4294967295.0, 2}, {"power_w", -1, 2}, {"mem_util_pct", 101, 3},
+                {"mem_used_mib", 4294967295.0, 3}, {"temp_c", 4294967295.0, 3}};
+    CU_ASSERT_EQUAL_FATAL(q.n_ranged, sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < q.n_ranged; i++) {
+        CU_ASSERT_STRING_EQUAL(q.out_of_range[i].column, want[i].column);
+        CHECK_NEAR(q.out_of_range[i].value, want[i].value, 0);
+        CU_ASSERT_EQUAL(q.out_of_range[i].line, want[i].line);
+        CU_ASSERT_EQUAL(q.out_of_range[i].n, 1);
+    }
+    /* dmon (and GPM's columns, which it reads alike): the same rule by column */
+    const char *d = "# gpu    pwr  gtemp  mtemp     sm    mem\n"
+                    "# Idx      W      C      C      %      %\n"
+                    "    0     70     42      -     10      5\n"
+                    "    0     -1     42      - 4294967295 5\n";
+    feed_all(HW_FILE_DMON, d, strlen(d), 0, NULL, &r, &q);
+    CU_ASSERT_EQUAL(r.dmon_rows, 2);
+    CU_ASSERT_EQUAL(q.bad_cells, 2);
+    CU_ASSERT_EQUAL(r.dn[RD_DM_SM], 1);
+    CU_ASSERT_EQUAL(r.dn[RD_DM_PWR], 1);
+    CU_ASSERT_EQUAL_FATAL(q.n_ranged, 2);
+    CU_ASSERT_STRING_EQUAL(q.out_of_range[0].column, "pwr");
+    CU_ASSERT_STRING_EQUAL(q.out_of_range[1].column, "sm");
+}
+
 static void test_too_long_and_binary(void)
 {
     size_t n = 5000;
@@ -441,6 +490,7 @@ void add_readers_suite(void)
     CU_add_test(s, "gpu_header_units", test_gpu_header_units);
     CU_add_test(s, "gpu_fields_and_position", test_gpu_fields_and_position);
     CU_add_test(s, "gpu_bad_lines", test_gpu_bad_lines);
+    CU_add_test(s, "sentinels", test_sentinels);
     CU_add_test(s, "too_long_and_binary", test_too_long_and_binary);
     CU_add_test(s, "dmon", test_dmon);
     CU_add_test(s, "dmon_date_time", test_dmon_date_time);
