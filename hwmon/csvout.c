@@ -118,16 +118,16 @@ void mon_csv_proc_line(struct hw_buf *b, const char *iso, const struct mon_tree_
                        bool edge)
 {
     const struct cell c[] = {
-        [HW_PROC_COL_PROCS] = UINT(s->procs),
-        [HW_PROC_COL_THREADS] = UINT(s->threads),
+        [HW_PROC_COL_PROCS] = UINT_IF(!s->exited, s->procs),
+        [HW_PROC_COL_THREADS] = UINT_IF(!s->exited, s->threads),
         [HW_PROC_COL_CPU] = NUM1(s->have_cpu, s->cpu_pct),
-        [HW_PROC_COL_RSS] = NUM1(true, s->rss_mib),
+        [HW_PROC_COL_RSS] = NUM1(!s->exited, s->rss_mib),
         [HW_PROC_COL_READ] = UINT(s->io[MON_IO_READ_BYTES]),
         [HW_PROC_COL_WRITE] = UINT(s->io[MON_IO_WRITE_BYTES]),
         [HW_PROC_COL_PSS] = NUM1(s->have_pss, s->pss_mib),
-        [HW_PROC_COL_MAIN_RSS] = NUM1(true, s->main_rss_mib),
+        [HW_PROC_COL_MAIN_RSS] = NUM1(!s->exited, s->main_rss_mib),
         [HW_PROC_COL_MAIN_CPU] = NUM1(s->have_cpu, s->main_cpu_pct),
-        [HW_PROC_COL_MAIN_THREADS] = UINT(s->main_threads),
+        [HW_PROC_COL_MAIN_THREADS] = UINT_IF(!s->exited, s->main_threads),
         [HW_PROC_COL_USR_CPU] = NUM1(s->have_cpu, s->usr_cpu_pct),
         [HW_PROC_COL_SYS_CPU] = NUM1(s->have_cpu, s->sys_cpu_pct),
         [HW_PROC_COL_PRIVATE] = NUM1(s->have_pss, s->private_mib),

@@ -541,11 +541,14 @@ static int sample_tree(struct mon_tree *t, double now_s, struct mon_tree_sample 
     t->gen++;
     struct mon_proc *root = find_proc(t, t->root);
     struct mon_pstat st;
-    if (!root || !read_stat(t, root, &st) || st.state == 'Z') { /* a zombie has exited */
+    if (!root || !read_stat(t, root, &st) || (st.state == 'Z' && t->final_read)) {
         out->root_alive = false;
         return 0;
     }
-    out->root_alive = true;
+    bool exited = st.state == 'Z'; /* mon_tree_sample.exited */
+    t->final_read = exited;
+    out->root_alive = !exited;
+    out->exited = exited;
     /* the main process alone; st is reused for the others below */
     uint64_t main_ticks = st.utime + st.stime;
     out->main_rss_mib = (double)(st.rss_pages * (uint64_t)t->page_kb) / 1024.0;
@@ -558,12 +561,17 @@ static int sample_tree(struct mon_tree *t, double now_s, struct mon_tree_sample 
     }
 
     struct tree_sums sum = {0};
-    sum.pss_now = t->pss && now_s >= t->pss_next;
+    sum.pss_now = t->pss && now_s >= t->pss_next && !exited;
     struct timespec c0;
     if (sum.pss_now && t->pss_budget > 0)
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 
-    if (t->mode == MODE_CHILDREN) {
+    if (exited) {
+        /* its children were reparented when it exited: not its tree any more */
+        root->gen = t->gen;
+        root->ppid = st.ppid;
+        account(t, root, &st, &sum);
+    } else if (t->mode == MODE_CHILDREN) {
         /* breadth-first from the root through task/TID/children; the queue holds indices into
          * t->p, which add_proc() may move */
         if (grow((void **)&t->queue, &t->queue_cap, t->n + 1, sizeof *t->queue) < 0)

@@ -42,6 +42,7 @@ struct mon_tree {
     uint64_t prev_ticks, max_io[MON_IO_COUNT];
     double prev_t;
     bool have_prev;
+    bool final_read; /* the exited root's last totals were read (mon_tree_sample_t.exited) */
     /* full-scan mode: pids known not to be in the tree, sorted (two arrays swapped per scan) */
     pid_t *out_a, *out_b;
     size_t n_out, cap_a, cap_b;
@@ -63,6 +64,11 @@ struct mon_tree {
 
 struct mon_tree_sample {
     bool root_alive;
+    /* the root has exited and is not yet reaped (run.c waits with WNOWAIT first): this once,
+     * its final CPU time and I/O are read, the descendants it reaped included (the kernel adds
+     * them to its totals), so that what the job did in its last moments counts; its memory
+     * and its counts of processes and threads are not (unmeasured) */
+    bool exited;
     unsigned procs;
     uint64_t threads;
     bool have_cpu;

@@ -556,6 +556,13 @@ static void stop_leftovers(struct run *r)
 
 static void reap(struct run *r)
 {
+    siginfo_t si = {0};
+    if (!r->cmd_done && r->cmd_pid > 0 &&
+        waitid(P_PID, r->cmd_pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == r->cmd_pid)
+        /* the command exited and is not reaped yet: its /proc files still hold its final CPU
+         * time and I/O, with those of the descendants it reaped. The sampler's last sample reads
+         * them now; the checkpoint written in the job's last moment counts. */
+        mon_sampler_stop(&r->sampler, true);
     for (;;) {
         int st;
         struct rusage ru;

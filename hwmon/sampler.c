@@ -173,7 +173,7 @@ static void sample_once(struct mon_sampler *s, bool edge, bool *root_gone)
         struct mon_tree_sample ts;
         if (mon_tree_sample(s->cfg.tree, now, &ts) == 0) {
             write_tree_changes(s, iso);
-            if (ts.root_alive) {
+            if (ts.root_alive || ts.exited) {
                 merge_tree(&s->tree_acc, &s->tree_acc_s, &ts, dt, !edge);
                 if (!edge)
                     s->tree_acc_s = 0;
@@ -181,9 +181,9 @@ static void sample_once(struct mon_sampler *s, bool edge, bool *root_gone)
                 mon_csv_proc_line(&b, iso, &ts, s->cfg.pss, edge);
                 write_line(s, s->cfg.proc_fd, &b);
                 atomic_fetch_add(&s->n_proc, 1);
-            } else {
-                *root_gone = true;
             }
+            if (!ts.root_alive)
+                *root_gone = true;
         }
     }
     energy_rows(s, iso, edge);

@@ -385,7 +385,9 @@ void sum_html_sweep_row(FILE *f, const char *dir, const struct sum_run *run, int
     }
     fputs("</td>", f);
     ht_sparkline(f, run);
-    double start = run->t_max >= run->t_min ? run->t_min : NAN; /* the JSON's "start" */
+    double start, end; /* the JSON's "start" */
+    if (!sum_run_span(run, &start, &end))
+        start = NAN;
     if (isfinite(start))
         fprintf(f, "<td data-v=\"%.3f\">%.16s</td>", start, ht_fmt_utc(b, sizeof b, start));
     else

@@ -111,8 +111,9 @@ static void run_table(FILE *f, const struct sum_run *run, const struct sum_units
 {
     char b[64];
     fputs("<h2>Run</h2>\n<table class=\"kv\" id=\"t-run\">\n", f);
-    if (run->t_max >= run->t_min)
-        kv_text(f, "start", ht_fmt_utc(b, sizeof b, run->t_min));
+    double t0, t1;
+    if (sum_run_span(run, &t0, &t1))
+        kv_text(f, "start", ht_fmt_utc(b, sizeof b, t0));
     double dur = sum_fig_round_us(sum_run_duration(run));
     if (isfinite(dur))
         kv_text(f, "duration",

@@ -623,8 +623,11 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     (void)mem_util_stat(run, &mu_src);
     json_headline(&w, run);
     hw_json_str(&w, "mem_util_source", mu_src);
-    sum_fig_json_time(&w, "start", run->t_max >= run->t_min ? run->t_min : NAN);
-    sum_fig_json_time(&w, "end", run->t_max >= run->t_min ? run->t_max : NAN);
+    double t0 = NAN, t1 = NAN;
+    if (!sum_run_span(run, &t0, &t1))
+        t0 = t1 = NAN;
+    sum_fig_json_time(&w, "start", t0);
+    sum_fig_json_time(&w, "end", t1);
     hw_json_open(&w, "time_zone", '{');
     hw_json_str(&w, "zone", run->tz.name);
     hw_json_str(&w, "source", tz_source_name(run->tz_source));

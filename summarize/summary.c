@@ -244,9 +244,16 @@ double sum_run_energy_wh_per_step(const struct sum_run *run)
 
 bool sum_run_span(const struct sum_run *run, double *t0, double *t1)
 {
-    double d = sum_run_duration(run);
-    *t0 = isfinite(run->info.t_start) ? run->info.t_start : run->t_min;
-    *t1 = *t0 + d;
+    const struct rd_run_info *in = &run->info;
+    if (isfinite(in->t_stop) && isfinite(in->stop_duration_s) && in->stop_duration_s >= 0) {
+        /* hwmon's own span: its duration is monotonic, so a wall-clock step mid-run changes
+         * neither; it began before its start event (the probes), at the stop less it */
+        *t1 = in->t_stop;
+        *t0 = in->t_stop - in->stop_duration_s;
+    } else {
+        *t0 = isfinite(in->t_start) ? in->t_start : run->t_max >= run->t_min ? run->t_min : NAN;
+        *t1 = *t0 + sum_run_duration(run);
+    }
     return isfinite(*t0) && isfinite(*t1);
 }
 

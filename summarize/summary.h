@@ -407,8 +407,10 @@ double sum_run_gap_interval(const struct sum_run *run, enum hw_file kind, int gp
 /* Gaps in a file's sampling (quality.files[].gaps): steps longer than RD_GAP_FACTOR times its
  * median step. */
 uint64_t sum_run_file_gaps(const struct sum_run *run, enum hw_file kind);
-/* The run's start and end in epoch seconds (the start event, else the first time seen; the
- * start plus sum_run_duration()); false when the run has no time at all. */
+/* The run's start and end in epoch seconds, end - start = sum_run_duration(): with hwmon's stop
+ * event, its time and that less its (monotonic) duration; else the start event, else the first
+ * time seen, plus the duration. False when the run has no time at all. The JSON's start and
+ * end, the page's and the job's. */
 bool sum_run_span(const struct sum_run *run, double *t0, double *t1);
 /* A run of N training steps: its time and energy per step, so that runs of different lengths
  * compare (NAN when the run logged no steps). */

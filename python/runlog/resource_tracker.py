@@ -715,8 +715,10 @@ class PidTracker:
                     self._pids.add(pid)
                 else:
                     self._pids.discard(pid)
+        # empty in the row read after the job exited: none left, as _gone_stats says
+        procs = _num(last[c["procs"]]) or 1
         return {"timestamp": self._time, "pid": self.pid,
-                "children": int(last[c["procs"]]) - 1 if self.children else None,
+                "children": int(procs) - 1 if self.children else None,
                 "utime": round(self._ticks[0]), "stime": round(self._ticks[1]),
                 "pss": self._pss,
                 "read_bytes": int(last[c["read_bytes"]] or 0),

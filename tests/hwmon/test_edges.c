@@ -103,6 +103,36 @@ static void test_phase_cpu_at_edges(void)
     free(dir);
 }
 
+/* A checkpoint of 5 MiB written and fsync'd by a child of the job in its last moments, the job
+ * exiting at once (-i 1, well inside the first interval): the process tree's bytes come from the
+ * job's final /proc totals, read after it exited and before hwmon reaped it (the child it reaped
+ * is in them), to 2% (before: the last row preceded the write, and the tree said 0). wchar, not
+ * write_bytes, so that the test means the same on tmpfs. */
+static void test_tree_final_io(void)
+{
+    char *dir = th_tmpdir("edges-tree-io");
+    char *script = th_fmt("sleep 0.3; dd if=/dev/zero of=%s/ckpt bs=1M count=5 conv=fsync "
+                          "status=none", dir);
+    char **argv = ht_argv(dir, "--no-gpu", "-i", "1", "--", "/bin/sh", "-c", script, NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, NULL, 60, NULL), 0);
+    struct sum_run *run = summarize(dir);
+    double w = run->proc[HW_PROC_COL_WCHAR].max, want = 5 << 20;
+    if (!(w >= want && w <= want * 1.02))
+        fprintf(stderr, "the tree wrote %.0f bytes, the job %.0f\n", w, want);
+    CU_ASSERT(w >= want && w <= want * 1.02);
+    /* the job ran for less than an interval: its one row is the exited job's, with CPU and
+     * I/O, and memory unmeasured, not 0 (the kernel's peak is in the stop event) */
+    CU_ASSERT_EQUAL(run->proc[HW_PROC_COL_WCHAR].n, 1);
+    CU_ASSERT_EQUAL(run->proc[HW_PROC_COL_RSS].n, 0);
+    CU_ASSERT_EQUAL(run->proc[HW_PROC_COL_PROCS].n, 0);
+    CU_ASSERT(run->info.main_peak_kernel_mib > 0);
+    sum_run_free(run);
+    free(argv);
+    free(script);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* A job whose memory peaks between two samples: the kernel's high-water mark of the command
  * (wait4's ru_maxrss, in the stop event) has it, whatever the sampling saw. */
 static void test_main_peak_from_kernel(void)
@@ -138,6 +168,7 @@ void add_edges_suite(void)
 {
     CU_pSuite s = th_add_suite("edges", NULL, NULL, 240);
     CU_add_test(s, "last_interval_counted", test_last_interval_counted);
+    CU_add_test(s, "tree_final_io", test_tree_final_io);
     CU_add_test(s, "phase_cpu_at_edges", test_phase_cpu_at_edges);
     CU_add_test(s, "main_peak_from_kernel", test_main_peak_from_kernel);
 }

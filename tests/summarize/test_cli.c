@@ -3,11 +3,13 @@
  * the same output as one job, -o, --smi-tz, explicit file options, and the JSON being valid. */
 #include <dirent.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "hwrun/timeutil.h"
 #include "sumtest.h"
 
 static const char gpu_rows[] =
@@ -367,6 +369,45 @@ static void test_golden(void)
     free(runs_dir);
 }
 
+/* Every run's start has milliseconds and end - start is its duration to 1 ms, hwmon's runs
+ * (whose pmon rows are stamped in whole seconds) and pytyche's alike. */
+static void test_span(void)
+{
+    const char *td = th_env("HWRUN_TESTDATA");
+    char *runs_dir = th_fmt("%s/runs", td);
+    struct dirent **ents;
+    int n = scandir(runs_dir, &ents, is_run_dir, alphasort);
+    CU_ASSERT_FATAL(n >= 4);
+    int with_ms = 0;
+    for (int i = 0; i < n; i++) {
+        char *dir = th_fmt("%s/%s", runs_dir, ents[i]->d_name);
+        struct th_result r = run((const char *[]){"-q", dir, NULL});
+        struct json_object *o = json_tokener_parse(r.out), *v;
+        double t[2] = {NAN, NAN}, dur = NAN;
+        for (int k = 0; k < 2 && o; k++)
+            if (json_object_object_get_ex(o, k ? "end" : "start", &v) && v) {
+                const char *ts = json_object_get_string(v);
+                CU_ASSERT_TRUE(strlen(ts) == 29 && ts[19] == '.'); /* ...T15:27:40.000+00:00 */
+                CU_ASSERT_TRUE(hw_parse_iso(ts, strlen(ts), &t[k]));
+            }
+        if (o && json_object_object_get_ex(o, "duration_sec", &v) && v)
+            dur = json_object_get_double(v);
+        if (isfinite(dur)) {
+            if (fabs(t[1] - t[0] - dur) > 0.0015)
+                fprintf(stderr, "%s: end - start %.3f, duration %.3f\n", dir, t[1] - t[0], dur);
+            CU_ASSERT_TRUE(fabs(t[1] - t[0] - dur) <= 0.0015);
+        }
+        with_ms += isfinite(t[0]) && t[0] != floor(t[0]);
+        json_object_put(o);
+        th_result_free(&r);
+        free(dir);
+        free(ents[i]);
+    }
+    CU_ASSERT(with_ms >= 1); /* the real H100 run's start is not on a whole second */
+    free(ents);
+    free(runs_dir);
+}
+
 /* --columns: the table the rows come from, in the rows' order, with and without --units; every
  * column has a type and a description; no DIR with it. */
 static void test_columns(void)
@@ -470,5 +511,6 @@ void add_cli_suite(void)
     CU_add_test(s, "file_options_and_tz", test_file_options_and_tz);
     CU_add_test(s, "pytyche_cli", test_pytyche_cli);
     CU_add_test(s, "golden", test_golden);
+    CU_add_test(s, "span", test_span);
     CU_add_test(s, "columns", test_columns);
 }
