@@ -266,10 +266,10 @@ static uint64_t total_placeholders(const struct sum_run *run)
     return n;
 }
 
-/* every phase entry of the run, also those beyond SUM_MAX_PHASES that were counted only */
+/* every phase entry of the run: in full, in brief, and counted only */
 static uint64_t phases_total(const struct sum_run *run)
 {
-    return run->nphase + run->phases_dropped;
+    return run->nphase + run->nbrief + run->phases_dropped;
 }
 
 static uint64_t events_total(const struct sum_run *run)
@@ -782,9 +782,34 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         }
         json_fwmem(&w, run, p);
         hw_json_raw(&w, "extra", p->extra);
+        hw_json_bool(&w, "brief", false);
+        hw_json_close(&w);
+    }
+    /* beyond SUM_MAX_PHASES: where and how each ran; their names' figures count them */
+    for (size_t i = 0; i < run->nbrief; i++) {
+        const struct sum_phase_brief *p = &run->brief[i];
+        hw_json_open(&w, NULL, '{');
+        hw_json_str(&w, "name", p->name);
+        sum_fig_json_time(&w, "start", p->t0);
+        sum_fig_json_time(&w, "end", p->t1);
+        hw_json_num(&w, "seconds", round_us(p->t1 - p->t0));
+        hw_json_u64(&w, "line", p->line);
+        if (p->exit_status >= 0)
+            hw_json_u64(&w, "exit_status", (uint64_t)p->exit_status);
+        else
+            hw_json_null(&w, "exit_status");
+        if (p->signal)
+            hw_json_u64(&w, "signal", (uint64_t)p->signal);
+        else
+            hw_json_null(&w, "signal");
+        hw_json_bool(&w, "failed", p->failed);
+        hw_json_bool(&w, "open", false);
+        hw_json_bool(&w, "brief", true);
         hw_json_close(&w);
     }
     hw_json_close(&w);
+    if (run->nbrief)
+        hw_json_u64(&w, "phases_in_brief", run->nbrief);
     if (run->phases_dropped)
         hw_json_u64(&w, "phases_not_summarized", run->phases_dropped);
     json_phase_names(&w, run);
@@ -1337,10 +1362,14 @@ static void text_phases(struct hw_buf *out, const struct sum_run *run, const str
         twh(out, sum_run_energy_wh_per_step(run), u);
         hw_buf_puts(out, " per step\n");
     }
+    if (run->nbrief)
+        hw_buf_printf(out, "  note: %llu phases beyond the first %d are in the JSON in brief (times "
+                           "and outcome; their names' figures count them)\n",
+                      (unsigned long long)run->nbrief, SUM_MAX_PHASES);
     if (run->phases_dropped)
-        hw_buf_printf(out, "  note: %llu phases beyond the first %d have no entry of their own "
-                           "(their names' figures count them)\n",
-                      (unsigned long long)run->phases_dropped, SUM_MAX_PHASES);
+        hw_buf_printf(out, "  note: %llu phases have no entry of their own (their names' figures "
+                           "count them)\n",
+                      (unsigned long long)run->phases_dropped);
     if (s->names_dropped)
         hw_buf_printf(out, "  note: %llu phases of names beyond the first %d not summarized by "
                            "name\n", (unsigned long long)s->names_dropped, SUM_MAX_PHASE_NAMES);

@@ -126,6 +126,7 @@ void sum_run_free(struct sum_run *run)
     for (size_t i = 0; i < run->nphase; i++)
         phase_free(&run->phase[i]);
     free(run->phase);
+    free(run->brief);
     for (size_t i = 0; i < run->nopen; i++)
         open_free(&run->open[i]);
     free(run->open);
@@ -495,8 +496,17 @@ static void add_phase(struct sum_run *run, const char *name, double t0, double t
     see_time(run, t1);
     run->outcome.phases_failed += failed; /* every phase, also those not summarized */
     struct sum_name_acc *na = sum_names_add(&run->names, name, t0, t1, seconds, failed);
-    if ((run->nphase >= SUM_MAX_PHASES && !open) ||
-        !hw_grow(&run->phase, &run->phase_cap, run->nphase, sizeof *run->phase, 16)) {
+    if (run->nphase >= SUM_MAX_PHASES && !open) {
+        if (na && run->nbrief < SUM_MAX_PHASE_BRIEFS &&
+            hw_grow(&run->brief, &run->brief_cap, run->nbrief, sizeof *run->brief, 64))
+            run->brief[run->nbrief++] = (struct sum_phase_brief){
+                na->name, t0, t1, line, exit_status, sig, failed};
+        else
+            run->phases_dropped++;
+        free(extra);
+        return;
+    }
+    if (!hw_grow(&run->phase, &run->phase_cap, run->nphase, sizeof *run->phase, 16)) {
         run->phases_dropped++;
         free(extra);
         return;

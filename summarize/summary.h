@@ -30,7 +30,11 @@ enum sum_gpmem { SUM_GPMEM_TREE, SUM_GPMEM_MAIN, SUM_GPMEM_DESC, SUM_GPMEM_COUNT
 /* The tree's /proc/PID/io counters (proc_metrics.csv), in that file's order of /proc/PID/io. */
 #define SUM_PIO_COUNT 7
 extern const int sum_pio_cols[SUM_PIO_COUNT]; /* HW_PROC_COL_RCHAR, ... */
-#define SUM_MAX_PHASES 4096   /* phases beyond this are counted, not summarized */
+/* A phase per training step: the first SUM_MAX_PHASES phases are summarized in full (about 26 KB
+ * each with 8 GPUs, their JSON included), the rest in brief (sum_phase_brief: 48 bytes), so that
+ * memory stays bounded; every phase counts by name (phasenames.h) whatever its tier. */
+#define SUM_MAX_PHASES 512
+#define SUM_MAX_PHASE_BRIEFS (1u << 22) /* 200 MB of briefs; beyond, phases are counted only */
 #define SUM_PHASE_QUANT_MAX 256 /* phases beyond this get mean/min/max but no percentiles */
 #define SUM_MAX_ERRORS 32     /* error-like events listed (all are counted) */
 #define SUM_MAX_EVENT_TYPES 64
@@ -114,6 +118,15 @@ struct sum_phase_acc {
     struct sum_system sys;
     /* the tracked process alone and the tree's user/system split (proc_metrics.csv) */
     struct sum_stat main_rss, main_cpu, main_threads, usr_cpu, sys_cpu;
+};
+
+/* A phase beyond SUM_MAX_PHASES: where and how it ran, no figures of its own. */
+struct sum_phase_brief {
+    const char *name; /* its name's (sum_names owns it) */
+    double t0, t1;
+    uint64_t line;
+    int exit_status, signal; /* as sum_phase_acc's */
+    bool failed;
 };
 
 /* A phase begun (phase_begin entry) whose end has not been read yet. */
@@ -234,7 +247,9 @@ struct sum_run {
     /* phases, in log order; pidx finds those a sample falls in (ivindex.h) */
     struct sum_phase_acc *phase;
     size_t nphase, phase_cap;
-    uint64_t phases_dropped;
+    struct sum_phase_brief *brief; /* those beyond SUM_MAX_PHASES, in log order */
+    size_t nbrief, brief_cap;
+    uint64_t phases_dropped; /* beyond the briefs too (or names beyond SUM_MAX_PHASE_NAMES) */
     struct sum_ivx pidx;
     struct sum_names names; /* every phase by name (phasenames.h) */
     /* phases begun and not ended yet while run.jsonl is read, in begin order */

@@ -10,7 +10,9 @@
  * around all of them, written in log order (each phase when it ends, as runlog does); a
  * hw_metrics.csv row per GPU at --hz, cpu_metrics.csv and proc_metrics.csv at --hz. Each binary
  * runs 3 times (--format json, output discarded); the best wall time and its peak RSS (wait4)
- * are printed, with the ratio to the baseline. The temporary directory is removed at the end. */
+ * are printed, with the ratio to the baseline, the size of the JSON, and the same run's samples
+ * without the phases (what the phases cost: issue 38 asks at most 3x the time). The temporary
+ * directories are removed at the end. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -70,7 +72,7 @@ static void phase(FILE *f, const char *name, double t0, double t1)
             name, t1 - t0);
 }
 
-static void generate(const char *dir, long steps, int gpus, double hz)
+static void generate(const char *dir, long steps, int gpus, double hz, bool phases)
 {
     const double t0 = 1795274869.0, dt = 1.0 / hz;
     char ts[64];
@@ -83,6 +85,10 @@ static void generate(const char *dir, long steps, int gpus, double hz)
             ts, dt);
     double t = t0 + 1, epoch0 = t, eval0 = NAN;
     for (long i = 0; i < steps; i++) {
+        if (!phases) { /* the same times, no entries */
+            t += dt * ((i + 1) % 2500 == 0 ? 21 : 1);
+            continue;
+        }
         phase(r, "step", t, t + dt);
         t += dt;
         if ((i + 1) % 2500 == 0) { /* an eval of 20 intervals */
@@ -95,7 +101,8 @@ static void generate(const char *dir, long steps, int gpus, double hz)
             epoch0 = t;
         }
     }
-    phase(r, "train", t0 + 1, t);
+    if (phases)
+        phase(r, "train", t0 + 1, t);
     double end = t + 1;
     iso(ts, sizeof ts, end);
     fprintf(r,
@@ -128,16 +135,17 @@ static void generate(const char *dir, long steps, int gpus, double hz)
 
 /* Best wall time of 3 runs of bin on dir; *rss_kb its peak RSS, *cpu_s its user+system CPU
  * time (steadier than wall time on a shared machine). */
-static double run_bin(const char *bin, const char *dir, long *rss_kb, double *cpu_s)
+static double run_bin(const char *bin, const char *dir, long *rss_kb, double *cpu_s,
+                      const char *out)
 {
     double best = INFINITY;
     for (int rep = 0; rep < 3; rep++) {
         double t0 = now();
         pid_t pid = fork();
         if (pid == 0) {
-            int fd = open("/dev/null", O_WRONLY);
+            int fd = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
             dup2(fd, 1);
-            dup2(fd, 2);
+            dup2(open("/dev/null", O_WRONLY), 2);
             execl(bin, bin, "-q", "--format", "json", dir, (char *)NULL);
             _exit(127);
         }
@@ -205,16 +213,29 @@ int main(int argc, char **argv)
         return 1;
     }
     double g0 = now();
-    generate(dir, steps, gpus, hz);
+    char dir0[4200], json[4300];
+    snprintf(dir0, sizeof dir0, "%s/no-phases", dir);
+    snprintf(json, sizeof json, "%s/summary.out", dir0);
+    generate(dir, steps, gpus, hz, true);
+    if (mkdir(dir0, 0755) < 0) {
+        perror(dir0);
+        return 1;
+    }
+    generate(dir0, steps, gpus, hz, false);
     printf("run: %ld step phases (+ epoch, eval, train), %d GPUs at %g Hz; generated in %.1f s\n",
            steps, gpus, hz, now() - g0);
-    long rss = 0, brss = 0;
-    double cpu = 0, bcpu = 0;
-    double t = run_bin(bin, dir, &rss, &cpu);
-    printf("summarize %-40s %8.3f s wall %8.3f s CPU  peak RSS %6.1f MiB\n", bin, t, cpu,
-           rss / 1024.0);
+    long rss = 0, brss = 0, rss0 = 0;
+    double cpu = 0, bcpu = 0, cpu0 = 0;
+    double t = run_bin(bin, dir, &rss, &cpu, json);
+    struct stat js;
+    double json_mib = stat(json, &js) == 0 ? (double)js.st_size / 1048576.0 : NAN;
+    printf("summarize %-40s %8.3f s wall %8.3f s CPU  peak RSS %6.1f MiB  JSON %.1f MiB\n", bin,
+           t, cpu, rss / 1024.0, json_mib);
+    double t0 = run_bin(bin, dir0, &rss0, &cpu0, NULL);
+    printf("the same samples without phases      %8.3f s wall %8.3f s CPU  peak RSS %6.1f MiB\n"
+           "phases cost: CPU x%.2f\n", t0, cpu0, rss0 / 1024.0, cpu / cpu0);
     if (base) {
-        double bt = run_bin(base, dir, &brss, &bcpu);
+        double bt = run_bin(base, dir, &brss, &bcpu, NULL);
         printf("baseline  %-40s %8.3f s wall %8.3f s CPU  peak RSS %6.1f MiB\n", base, bt, bcpu,
                brss / 1024.0);
         printf("ratio summarize/baseline: wall %.2f, CPU %.2f, peak RSS %.2f\n", t / bt, cpu / bcpu,

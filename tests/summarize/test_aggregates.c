@@ -240,14 +240,16 @@ static void test_names_overlapping(void)
     free(base);
 }
 
-/* More entries than SUM_MAX_PHASES: every one counts by name, only the first have entries. */
+/* More entries than SUM_MAX_PHASES: every one counts by name, the first are summarized in full,
+ * the rest in brief (in the JSON's phases too, with times and outcome). */
 static void test_names_beyond_max_phases(void)
 {
     char *base = th_tmpdir("agg");
     char *dir = th_fmt("%s/m", base);
     CU_ASSERT_FATAL(mkdir(dir, 0755) == 0);
     write_samples(dir);
-    enum { N = SUM_MAX_PHASES + 904 }; /* 5000 steps of 8 ms from 0.0 to 40.0 s */
+    enum { N = 5000 }; /* 5000 steps of 8 ms from 0.0 to 40.0 s */
+    _Static_assert(N > SUM_MAX_PHASES, "more steps than are summarized in full");
     struct hw_buf r;
     hw_buf_init(&r, NULL, 0);
     for (int i = 0; i < N; i++)
@@ -257,7 +259,10 @@ static void test_names_beyond_max_phases(void)
     hw_buf_free(&r);
     struct sum_run *run = summarize_dir(dir);
     CU_ASSERT_EQUAL(run->nphase, SUM_MAX_PHASES);
-    CU_ASSERT_EQUAL(run->phases_dropped, N + 1 - SUM_MAX_PHASES);
+    CU_ASSERT_EQUAL(run->nbrief, N + 1 - SUM_MAX_PHASES);
+    CU_ASSERT_EQUAL(run->phases_dropped, 0);
+    CU_ASSERT_STRING_EQUAL(run->brief[run->nbrief - 1].name, "train");
+    CHECK_NEAR(run->brief[run->nbrief - 1].t1 - run->brief[run->nbrief - 1].t0, 40, 1e-3);
     const struct sum_name_acc *st = find(run, "step"), *tr = find(run, "train");
     CU_ASSERT_FATAL(st && tr);
     CU_ASSERT_EQUAL(st->count, N);
