@@ -48,6 +48,9 @@ static void usage(void)
            "                         nvidia-smi children on stop, 0 to 600 (default 5)\n"
            "      --no-gpu           do not start nvidia-smi\n"
            "      --nvidia-smi PATH  the nvidia-smi to run (default: nvidia-smi on PATH)\n"
+           "      --gpu-source auto|nvidia|amd  NVIDIA's GPUs through nvidia-smi, or AMD's\n"
+           "                         through the kernel's amdgpu files (/sys/class/drm);\n"
+           "                         auto (default): nvidia-smi when it is there, else AMD\n"
            "      --gpu-procs        also record per-process GPU memory (gpu_procs.csv)\n"
            "      --pss              record PSS every sample (reads smaps_rollup: about 30 ms\n"
            "                         for 4 GiB); default: as often as 1%% of a core allows\n"
@@ -121,7 +124,8 @@ int main(int argc, char **argv)
         OPT_NO_CHILDREN,
         OPT_PROM,
         OPT_PROM_INTERVAL,
-        OPT_LEAVE_RUNNING
+        OPT_LEAVE_RUNNING,
+        OPT_GPU_SOURCE
     };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'},
@@ -140,6 +144,7 @@ int main(int argc, char **argv)
         {"no-nvml", no_argument, NULL, OPT_NO_NVML},
         {"pmon", no_argument, NULL, OPT_PMON},
         {"gpus", required_argument, NULL, OPT_GPUS},
+        {"gpu-source", required_argument, NULL, OPT_GPU_SOURCE},
         {"prom-textfile", required_argument, NULL, OPT_PROM},
         {"prom-interval", required_argument, NULL, OPT_PROM_INTERVAL},
         {"leave-running", no_argument, NULL, OPT_LEAVE_RUNNING},
@@ -221,6 +226,16 @@ int main(int argc, char **argv)
             break;
         case OPT_NO_GPM:
             cfg.gpm = MON_GPM_OFF;
+            break;
+        case OPT_GPU_SOURCE:
+            if (!strcmp(optarg, "auto"))
+                cfg.gpu_source = MON_GSRC_AUTO;
+            else if (!strcmp(optarg, "nvidia"))
+                cfg.gpu_source = MON_GSRC_NVIDIA;
+            else if (!strcmp(optarg, "amd"))
+                cfg.gpu_source = MON_GSRC_AMD;
+            else
+                hw_usage_error("invalid --gpu-source \"%s\": auto, nvidia or amd", optarg);
             break;
         case OPT_GPUS: {
             struct mon_gpusel sel;

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "amdgpu.h"
 #include "children.h"
 #include "gpusel.h"
 #include "hwrun/array.h"
@@ -69,6 +70,11 @@ struct run {
     char **smi_env;
     struct mon_gpu_source *gsrc; /* the GPU source (gpusrc.h): nvidia-smi */
     struct mon_gpu_facts gf;     /* what it found */
+    /* AMD's cards, read by the sampler thread (amdgpu.h) instead of nvidia-smi's children */
+    bool amd_on;
+    struct mon_amd amd;
+    int amd_fd; /* hw_metrics.csv */
+    char amd_gpus[4096], amd_driver[64];
     char out_paths[MON_GPU_CHILDREN_MAX][PATH_MAX + 32];
     struct mon_children children; /* their lifecycle (children.h) */
     /* tracked process */
@@ -424,6 +430,7 @@ static void log_start(struct run *r, const char *mode)
         {have_aff, RL_INT(HW_CPUS_ALLOWED_KEY, have_aff ? CPU_COUNT(&aff) : 0)},
         {true, RL_STR(HW_START_SMI_TZ, "UTC")},
         {true, RL_STR(HW_START_GPU_FIELDS, r->gf.fields)},
+        {r->gpu_ok, RL_STR(HW_START_GPU_SOURCE, r->amd_on ? "amdgpu" : "nvidia-smi")},
         {true, RL_ARR("children", ch, (size_t)n_ch)},
         {r->gpu_ok && r->gf.driver_version[0], RL_STR("driver_version", r->gf.driver_version)},
         {r->gpu_ok && r->gf.gpus_json[0], RL_JSON(HW_START_GPUS, r->gf.gpus_json)},
@@ -754,6 +761,8 @@ static int open_outputs(struct run *r)
     }
     if (r->nvml.n && (r->energy_fd = create_sample(r, HW_ENERGY_FILE, 0)) < 0)
         return -1;
+    if (r->amd_on && (r->amd_fd = create_sample(r, HW_GPU_FILE, 0)) < 0)
+        return -1;
     return 0;
 }
 
@@ -1028,6 +1037,9 @@ static void cleanup(struct run *r)
         close(r->tree_pids_fd);
     if (r->energy_fd >= 0)
         close(r->energy_fd);
+    if (r->amd_fd >= 0)
+        close(r->amd_fd);
+    mon_amd_close(&r->amd);
     mon_nvml_close(&r->nvml);
     if (r->sfd >= 0)
         close(r->sfd);
@@ -1062,7 +1074,7 @@ static void run_init(struct run *r, const struct mon_config *cfg)
     memset(r, 0, sizeof *r);
     r->cfg = cfg;
     r->sfd = r->efd = r->pidfd = r->cpu_fd = r->proc_fd = r->tree_pids_fd = r->dirfd = -1;
-    r->energy_fd = -1;
+    r->energy_fd = r->amd_fd = -1;
     r->nodelock.fd = -1; /* no lock until the GPUs are chosen */
     r->runlog_rd = -1;
     mon_children_init(&r->children, NULL, NULL, on_child, r); /* the tool: after the probe */
@@ -1155,6 +1167,59 @@ static int choose_gpus(struct run *r)
     return 0;
 }
 
+/* Is the tool there: a path that can be run, or a name on PATH? */
+static bool tool_found(const char *tool)
+{
+    if (strchr(tool, '/'))
+        return access(tool, X_OK) == 0;
+    const char *path = getenv("PATH");
+    char p[PATH_MAX];
+    for (const char *s = path && *path ? path : "/usr/bin:/bin"; s;) {
+        const char *e = strchr(s, ':');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        if (n && n < sizeof p - strlen(tool) - 2) {
+            snprintf(p, sizeof p, "%.*s/%s", (int)n, s, tool);
+            if (access(p, X_OK) == 0)
+                return true;
+        }
+        s = e ? e + 1 : NULL;
+    }
+    return false;
+}
+
+/* AMD's cards instead of nvidia-smi (--gpu-source amd, or auto without nvidia-smi): the ones the
+ * job may use (--gpus, else the job's ROCR_, HIP_ or CUDA_VISIBLE_DEVICES, which HIP honours),
+ * read by the sampler thread. Whether any was found. */
+static bool choose_amd(struct run *r)
+{
+    const struct mon_config *cfg = r->cfg;
+    const char *want = cfg->gpus;
+    static const char *const vis[] = {"ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
+                                      "CUDA_VISIBLE_DEVICES"};
+    for (size_t i = 0; !want && i < HW_ARRAY_SIZE(vis); i++)
+        want = getenv(vis[i]);
+    const char *root = getenv(MON_AMD_ROOT_ENV);
+    if (mon_amd_open(&r->amd, root, want) <= 0)
+        return false;
+    struct hw_buf b;
+    hw_buf_init(&b, r->amd_gpus, sizeof r->amd_gpus);
+    mon_amd_gpus_json(&r->amd, &b);
+    if (b.p != r->amd_gpus) { /* more than fits: the list is not said */
+        r->amd_gpus[0] = '\0';
+        hw_buf_free(&b);
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/sys/module/amdgpu/version", root ? root : "");
+    if (hw_read_small(AT_FDCWD, path, r->amd_driver, sizeof r->amd_driver) > 0)
+        r->amd_driver[strcspn(r->amd_driver, "\n")] = '\0';
+    r->gf = (struct mon_gpu_facts){.tool_path = "", .fields = HW_GPU_FIELDS_DEFAULT,
+                                   .driver_version = r->amd_driver, .gpus_json = r->amd_gpus,
+                                   .gpu_sel_json = "", .gpm_why = "", .gpm_missing = "",
+                                   .health_fields = ""};
+    r->amd_on = r->gpu_ok = true;
+    return true;
+}
+
 /* Ask the GPU source once, before sampling, with timeouts; its children join the set. */
 static int probe_gpus(struct run *r)
 {
@@ -1167,6 +1232,17 @@ static int probe_gpus(struct run *r)
     r->gsrc->facts(r->gsrc, &r->gf);
     if (!r->gpu_wanted)
         return 0;
+    if (cfg->gpu_source == MON_GSRC_AMD ||
+        (cfg->gpu_source == MON_GSRC_AUTO && !tool_found(cfg->smi))) {
+        if (choose_amd(r))
+            return 0;
+        if (cfg->gpu_source == MON_GSRC_AMD) {
+            snprintf(r->why, sizeof r->why, "no AMD GPU under %s/sys/class/drm",
+                     getenv(MON_AMD_ROOT_ENV) ? getenv(MON_AMD_ROOT_ENV) : "");
+            r->probe_out[0] = '\0';
+            return 0; /* gpu_ok false: a gpu_unavailable event, the job runs */
+        }
+    }
     r->smi_env = mon_env_with(NULL);
     if (!r->smi_env) {
         hw_warn(ENOMEM, "environment");
@@ -1275,7 +1351,8 @@ static void log_start_events(struct run *r)
         rl_field_t f[] = {RL_STR("dropped", fb->dropped), RL_STR(HW_FALLBACK_FIELDS, fb->fields)};
         log_event(r, HW_EV_GPU_FIELDS_FALLBACK, f, HW_ARRAY_SIZE(f));
     }
-    if (r->gpu_ok && r->cfg->gpm != MON_GPM_OFF && (!r->gf.gpm || r->gf.gpm_missing[0]))
+    if (r->gpu_ok && !r->amd_on && r->cfg->gpm != MON_GPM_OFF &&
+        (!r->gf.gpm || r->gf.gpm_missing[0]))
         gpm_unavailable(r, r->probe_out);
 }
 
@@ -1307,6 +1384,8 @@ static void start_sampling(struct run *r, bool sys_baseline)
         .runlog_fd = r->log ? (r->runlog_rd = hw_reopen_read(rl_fileno(r->log))) : -1,
         .nvml = r->nvml.n ? &r->nvml : NULL,
         .energy_fd = r->energy_fd,
+        .amd = r->amd_on ? &r->amd : NULL,
+        .gpu_fd = r->amd_fd,
     };
     /* a --duration timer counts from the sampler's start, as its slots do */
     r->end_at = cfg->duration_s > 0 && !r->wrap && max_slots == 0 ? hw_mono_now() + cfg->duration_s

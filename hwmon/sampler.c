@@ -187,6 +187,11 @@ static void sample_once(struct mon_sampler *s, bool edge, bool *root_gone)
         }
     }
     energy_rows(s, iso, edge);
+    if (s->cfg.amd && !edge) { /* at the cadence, as nvidia-smi's rows come */
+        hw_buf_reset(&b);
+        mon_amd_rows(s->cfg.amd, iso, &b);
+        write_line(s, s->cfg.gpu_fd, &b);
+    }
     if (edge)
         atomic_fetch_add(&s->n_edge, 1);
     hw_buf_free(&b);

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "amdgpu.h"
 #include "follow.h"
 #include "nvml.h"
 #include "machine.h"
@@ -55,6 +56,10 @@ struct mon_sampler_cfg {
      * hw_energy.csv; NULL: none */
     const struct mon_nvml *nvml;
     int energy_fd; /* borrowed O_APPEND descriptor of hw_energy.csv (with nvml) */
+    /* AMD GPUs read in this thread (amdgpu.h): a hw_metrics.csv row per card on each cadence
+     * sample, into gpu_fd; NULL: none (nvidia-smi's child writes that file) */
+    const struct mon_amd *amd;
+    int gpu_fd;
 };
 
 enum { MON_SAMPLER_RUNNING, MON_SAMPLER_DONE_SLOTS, MON_SAMPLER_DONE_ROOT_GONE };

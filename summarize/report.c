@@ -236,6 +236,12 @@ static struct sum_together_figs together(const struct sum_run *run)
     return f;
 }
 
+/* the start event named this GPU (its model and vendor) */
+static bool gpu_known(const struct sum_run *run, int index)
+{
+    return index >= 0 && index < RD_MAX_GPUS && run->info.gpu_name[index][0];
+}
+
 static double growth(const struct sum_stat *s)
 {
     return s->n ? s->last - s->first : NAN;
@@ -651,6 +657,9 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         hw_json_open(&w, NULL, '{');
         hw_json_u64(&w, "index", (uint64_t)gp->index);
         hw_json_str(&w, "uuid", gp->uuid[0] ? gp->uuid : NULL);
+        hw_json_str(&w, "name", gpu_known(run, gp->index) ? run->info.gpu_name[gp->index] : NULL);
+        hw_json_str(&w, "vendor",
+                    gpu_known(run, gp->index) ? run->info.gpu_vendor[gp->index] : NULL);
         hw_json_u64(&w, "samples", gp->samples);
         json_gpu_metrics(&w, gp->m);
         const char *esrc;
@@ -1547,9 +1556,12 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
         const struct sum_gpu *gp = run->gpu[g];
         if (!gp)
             continue;
-        hw_buf_printf(out, "  GPU %d%s%s: %llu samples, energy ", gp->index,
-                      gp->uuid[0] ? " " : "", sum_fig_printable(gp->uuid, sb, sizeof sb),
-                      (unsigned long long)gp->samples);
+        hw_buf_printf(out, "  GPU %d%s%s", gp->index, gp->uuid[0] ? " " : "",
+                      sum_fig_printable(gp->uuid, sb, sizeof sb));
+        if (gpu_known(run, gp->index))
+            hw_buf_printf(out, " (%s)", sum_fig_printable(run->info.gpu_name[gp->index], sb,
+                                                          sizeof sb));
+        hw_buf_printf(out, ": %llu samples, energy ", (unsigned long long)gp->samples);
         const char *esrc;
         twh(out, sum_gpu_energy_wh(run, g, &esrc), u);
         /* which reading the energy is, and the power field's integral beside it */

@@ -260,6 +260,8 @@ extern const char *const hw_health_fields[HW_HEALTH_COUNT]; /* "utilization.gpu"
 
 /* The events hwmon logs (FORMAT.md "run.jsonl: hwmon's events"). */
 #define HW_EV_START "start"
+/* the start event's GPU source: "nvidia-smi" or "amdgpu" (hwmon/amdgpu.h) */
+#define HW_START_GPU_SOURCE "gpu_source"
 #define HW_EV_STOP "stop"
 #define HW_EV_GPU_UNAVAILABLE "gpu_unavailable"
 #define HW_EV_GPU_FIELDS_FALLBACK "gpu_fields_fallback"

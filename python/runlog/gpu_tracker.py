@@ -24,7 +24,8 @@ Where it differs from gpu_tracker, on purpose:
 - gpu_uuids: hwmon records every GPU of the system (hwmon --gpus all), and summarize gives the
   utilization of the chosen GPUs alone (--tracked-gpus), while the system's GPU RAM and the
   processes' GPU RAM stay every GPU's, as gpu_tracker gives them.
-- gpu_brand: NVIDIA only (nvidia-smi); "amd" warns and records no GPU.
+- gpu_brand: "nvidia" (nvidia-smi) or "amd" (the kernel's amdgpu files, hwmon --gpu-source amd);
+  None: nvidia-smi when it is there, else AMD's cards; another brand warns and records no GPU.
 """
 
 import dataclasses
@@ -201,10 +202,13 @@ class Tracker:
         if resource_usage_file is None:
             resource_usage_file = temporary_run_dir(self, "runlog-tracker-")
         self.resource_usage_file = resource_usage_file
-        if gpu_brand not in (None, "nvidia"):
+        if gpu_brand in ("nvidia", "amd"):
+            monitor_options["args"] = list(monitor_options.get("args", ())) + [
+                "--gpu-source", gpu_brand]
+        elif gpu_brand is not None:
             if not disable_logs:
-                warnings.warn("runlog: gpu_brand %r: only NVIDIA GPUs are recorded" % gpu_brand,
-                              RuntimeWarning, stacklevel=2)
+                warnings.warn("runlog: gpu_brand %r: NVIDIA and AMD GPUs are recorded"
+                              % gpu_brand, RuntimeWarning, stacklevel=2)
             monitor_options["no_gpu"] = True
         if gpu_uuids is not None:
             gpu_uuids = set(gpu_uuids)

@@ -373,6 +373,9 @@ struct rd_run_info {
     /* the machine, as the start event says: host ("" if none), online CPUs and GPUs (NAN) */
     char host[256];
     double cpus, gpus;
+    /* each GPU's model and vendor ("nvidia", "amd") by index, as the start event's gpus say
+     * ("" when not said; an entry without vendor is nvidia-smi's) */
+    char gpu_name[RD_MAX_GPUS][64], gpu_vendor[RD_MAX_GPUS][8];
     /* the file systems the job could write, as the start and stop events say (NAN: not said) */
     struct rd_fs {
         char mount[256], type[32];

@@ -83,6 +83,18 @@ void rd_run_info_event(struct rd_run_info *info, const struct rd_event *e)
                              json_object_is_type(gpus, json_type_array)
                          ? (double)json_object_array_length(gpus)
                          : NAN;
+        memset(info->gpu_name, 0, sizeof info->gpu_name);
+        memset(info->gpu_vendor, 0, sizeof info->gpu_vendor);
+        for (size_t i = 0; isfinite(info->gpus) && i < json_object_array_length(gpus); i++) {
+            struct json_object *g = json_object_array_get_idx(gpus, i);
+            long idx;
+            const char *name = rd_json_str(g, "name"), *vendor = rd_json_str(g, "vendor");
+            if (!rd_json_int(g, "index", &idx) || idx < 0 || idx >= RD_MAX_GPUS || !name)
+                continue;
+            snprintf(info->gpu_name[idx], sizeof info->gpu_name[idx], "%s", name);
+            snprintf(info->gpu_vendor[idx], sizeof info->gpu_vendor[idx], "%s",
+                     vendor ? vendor : "nvidia");
+        }
         info->nfs = 0; /* a second start event: its run's file systems */
         take_fs(info, e->data, true);
         struct json_object *gs = NULL;

@@ -19,6 +19,7 @@ void add_job_suite(void);
 void add_health_suite(void);
 void add_nvml_suite(void);
 void add_gpusrc_suite(void);
+void add_amd_suite(void);
 
 void cu_register_all(void)
 {
@@ -38,4 +39,5 @@ void cu_register_all(void)
     add_health_suite();
     add_nvml_suite();
     add_gpusrc_suite();
+    add_amd_suite();
 }

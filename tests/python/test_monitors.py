@@ -333,6 +333,37 @@ def fake_gpus():
             (line.split(",") for line in out.splitlines() if line.strip())]
 
 
+class GpuBrand(Base):
+    """gpu_tracker's gpu_brand="amd": hwmon reads the kernel's amdgpu files (here a tree standing
+    for /, HWMON_SYSFS_ROOT) and the tracker's GPU figures are the card's."""
+
+    def test_amd(self):
+        from runlog.gpu_tracker import Tracker
+        dev = self.dir / "root/sys/class/drm/card0/device"
+        files = {"vendor": "0x1002", "gpu_busy_percent": "40", "mem_busy_percent": "7",
+                 "mem_info_vram_used": str(3 << 30), "mem_info_vram_total": str(64 << 30),
+                 "product_name": "AMD Radeon PRO W7900", "hwmon/hwmon0/power1_average": "150000000"}
+        for name, text in files.items():
+            (dev / name).parent.mkdir(parents=True, exist_ok=True)
+            (dev / name).write_text(text + "\n")
+        old = os.environ.get("HWMON_SYSFS_ROOT")
+        os.environ["HWMON_SYSFS_ROOT"] = str(self.dir / "root")
+        self.addCleanup(lambda: os.environ.pop("HWMON_SYSFS_ROOT") if old is None
+                        else os.environ.__setitem__("HWMON_SYSFS_ROOT", old))
+        run = self.dir / "run"
+        with Tracker(sleep_time=0.1, gpu_ram_unit="megabytes", resource_usage_file=str(run),
+                     gpu_brand="amd") as tracker:
+            wait_sampled(run, rows=4)
+        with open(run / "run.jsonl") as f:
+            start = json.loads(f.readline())["data"]
+        self.assertEqual(start["gpu_source"], "amdgpu")
+        self.assertEqual(start["gpus"][0]["name"], "AMD Radeon PRO W7900")
+        self.assertEqual(start["gpus"][0]["vendor"], "amd")
+        d = json.loads(tracker.to_json()) if isinstance(tracker.to_json(), str) else tracker.to_json()
+        self.assertAlmostEqual(d["max_gpu_ram"]["system"], 3 * MIB * 1024 / 1e6, places=1)
+        self.assertEqual(d["gpu_utilization"]["gpu_percentages"]["max_hardware_percent"], 40)
+
+
 class GpuTrackerFigures(Base):
     """Every figure of gpu_tracker's Tracker, with no more arguments than gpu_tracker takes:
     GPU RAM of the main process, its descendants and both (the fake's compute apps: this

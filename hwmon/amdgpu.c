@@ -1,0 +1,213 @@
+/* AMD GPUs through the kernel's amdgpu files (amdgpu.h). */
+#include "amdgpu.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hwrun/io.h"
+#include "hwrun/jsonw.h"
+#include "hwrun/rundir.h"
+
+/* Each metric field of HW_GPU_FIELDS_DEFAULT (in its order, after the timestamp) and the file
+ * that holds it, relative to the card's device/ ("H/": its hwmon/hwmonN/), with the factor to
+ * nvidia-smi's unit and the decimals nvidia-smi prints. alt: a file to try when the first is
+ * missing. */
+static const struct amd_field {
+    const char *field, *file, *alt;
+    double scale;
+    int decimals;
+} amd_fields[MON_AMD_NFIELDS] = {
+    {"utilization.gpu", "gpu_busy_percent", NULL, 1, 0},
+    {"utilization.memory", "mem_busy_percent", NULL, 1, 0},
+    {"memory.used", "mem_info_vram_used", NULL, 1.0 / 1048576, 0},
+    {"memory.total", "mem_info_vram_total", NULL, 1.0 / 1048576, 0},
+    {"power.draw", "H/power1_average", "H/power1_input", 1e-6, 2},
+    {"temperature.gpu", "H/temp1_input", NULL, 1e-3, 0},
+    {"clocks.current.sm", "H/freq1_input", NULL, 1e-6, 0},
+    {"clocks.current.memory", "H/freq2_input", NULL, 1e-6, 0},
+};
+
+static int cmp_int(const void *a, const void *b)
+{
+    return *(const int *)a - *(const int *)b;
+}
+
+/* cardN exactly (not card0-DP-1, a connector): N, else -1 */
+static int card_number(const char *name)
+{
+    if (strncmp(name, "card", 4) || !name[4])
+        return -1;
+    int n = 0;
+    for (const char *p = name + 4; *p; p++) {
+        if (*p < '0' || *p > '9' || n > 100000)
+            return -1;
+        n = n * 10 + (*p - '0');
+    }
+    return n;
+}
+
+static void trim(char *s)
+{
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == '\n' || s[n - 1] == ' '))
+        s[--n] = '\0';
+}
+
+/* the card's hwmon directory, relative to its device directory dfd: "hwmon/hwmonN", or "" */
+static void find_hwmon(int dfd, char *out, size_t cap)
+{
+    out[0] = '\0';
+    int hfd = openat(dfd, "hwmon", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = hfd >= 0 ? fdopendir(hfd) : NULL;
+    if (!d) {
+        if (hfd >= 0)
+            close(hfd);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, "hwmon", 5)) {
+            snprintf(out, cap, "hwmon/%.200s", e->d_name);
+            break;
+        }
+    closedir(d);
+}
+
+static int open_field(int dfd, const char *hwmon, const char *file)
+{
+    char path[320];
+    if (!strncmp(file, "H/", 2)) {
+        if (!hwmon[0])
+            return -1;
+        snprintf(path, sizeof path, "%s/%s", hwmon, file + 2);
+    } else {
+        snprintf(path, sizeof path, "%s", file);
+    }
+    return openat(dfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+}
+
+static bool wanted(const char *want, int index)
+{
+    if (!want || !*want || !strcmp(want, "all"))
+        return true;
+    for (const char *p = want; *p;) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end != p && (*end == ',' || !*end) && v == index)
+            return true;
+        p = strchr(p, ',');
+        if (!p)
+            break;
+        p++;
+    }
+    return false;
+}
+
+static void open_card(struct mon_amd_card *c, int dfd, int card)
+{
+    char buf[128], hwmon[256];
+    c->card = card;
+    find_hwmon(dfd, hwmon, sizeof hwmon);
+    for (int k = 0; k < MON_AMD_NFIELDS; k++) {
+        c->fd[k] = open_field(dfd, hwmon, amd_fields[k].file);
+        if (c->fd[k] < 0 && amd_fields[k].alt)
+            c->fd[k] = open_field(dfd, hwmon, amd_fields[k].alt);
+    }
+    if (hw_read_small(dfd, "product_name", buf, sizeof buf) > 0 && (trim(buf), buf[0])) {
+        snprintf(c->name, sizeof c->name, "%s", buf);
+    } else {
+        char id[32] = "";
+        if (hw_read_small(dfd, "device", id, sizeof id) > 0)
+            trim(id);
+        snprintf(c->name, sizeof c->name, "AMD GPU %s", id[0] ? id : "(unknown)");
+    }
+    c->uuid[0] = '\0';
+    if (hw_read_small(dfd, "unique_id", buf, sizeof buf) > 0 && (trim(buf), buf[0]))
+        snprintf(c->uuid, sizeof c->uuid, "AMD-%.58s", buf);
+}
+
+int mon_amd_open(struct mon_amd *a, const char *root, const char *want)
+{
+    memset(a, 0, sizeof *a);
+    char drm[4096];
+    snprintf(drm, sizeof drm, "%s/sys/class/drm", root && *root ? root : "");
+    DIR *d = opendir(drm);
+    if (!d)
+        return 0;
+    int cards[MON_AMD_MAX], nc = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && nc < MON_AMD_MAX) {
+        int n = card_number(e->d_name);
+        if (n >= 0)
+            cards[nc++] = n;
+    }
+    closedir(d);
+    qsort(cards, (size_t)nc, sizeof cards[0], cmp_int);
+    int index = 0;
+    for (int i = 0; i < nc; i++) {
+        char dev[4200], vendor[16] = "";
+        snprintf(dev, sizeof dev, "%s/card%d/device", drm, cards[i]);
+        int dfd = open(dev, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+            continue;
+        if (hw_read_small(dfd, "vendor", vendor, sizeof vendor) > 0 &&
+            !strncmp(vendor, "0x1002", 6)) {
+            if (wanted(want, index))
+                open_card(&a->c[a->n++], dfd, cards[i]);
+            index++;
+        }
+        close(dfd);
+    }
+    return a->n;
+}
+
+void mon_amd_close(struct mon_amd *a)
+{
+    for (int i = 0; i < a->n; i++)
+        for (int k = 0; k < MON_AMD_NFIELDS; k++)
+            if (a->c[i].fd[k] >= 0)
+                close(a->c[i].fd[k]);
+    a->n = 0;
+}
+
+void mon_amd_rows(const struct mon_amd *a, const char *ts, struct hw_buf *b)
+{
+    for (int i = 0; i < a->n; i++) {
+        const struct mon_amd_card *c = &a->c[i];
+        hw_buf_puts(b, ts);
+        for (int k = 0; k < MON_AMD_NFIELDS; k++) {
+            char v[64];
+            char *end;
+            double x = 0;
+            bool ok = c->fd[k] >= 0 && hw_pread_all(c->fd[k], v, sizeof v) > 0 &&
+                      (x = strtod(v, &end), end != v && (*end == '\n' || !*end));
+            if (ok)
+                hw_buf_printf(b, ", %.*f", amd_fields[k].decimals, x * amd_fields[k].scale);
+            else
+                hw_buf_puts(b, ", [N/A]"); /* no such file, or a read that failed: unmeasured */
+        }
+        hw_buf_printf(b, ", %d, %s\n", i, c->uuid[0] ? c->uuid : "[N/A]");
+    }
+}
+
+void mon_amd_gpus_json(const struct mon_amd *a, struct hw_buf *b)
+{
+    struct hw_json w;
+    hw_json_init(&w, b, HW_JSON_LINE, HW_NUM_REPR);
+    hw_json_open(&w, NULL, '[');
+    for (int i = 0; i < a->n; i++) {
+        hw_json_open(&w, NULL, '{');
+        hw_json_u64(&w, "index", (uint64_t)i);
+        hw_json_str(&w, "name", a->c[i].name);
+        hw_json_str(&w, "uuid", a->c[i].uuid[0] ? a->c[i].uuid : NULL);
+        hw_json_str(&w, "vendor", "amd");
+        hw_json_u64(&w, "card", (uint64_t)a->c[i].card);
+        hw_json_close(&w);
+    }
+    hw_json_close(&w);
+}

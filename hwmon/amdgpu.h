@@ -1,0 +1,50 @@
+/* AMD GPUs through the kernel's amdgpu files, no ROCm needed (a pod has /sys, not always ROCm):
+ * a card under /sys/class/drm/cardN/device whose vendor is 0x1002. The sampler thread reads each
+ * card's files (kept open, pread from 0) and writes one hw_metrics.csv row per card in the layout
+ * nvidia-smi's query child writes (HW_GPU_FIELDS_DEFAULT, nvidia-smi's time format in UTC), so
+ * that summarize, the Prometheus export and pytyche read AMD rows as they read NVIDIA's, by
+ * meaning. A file the kernel lacks (older kernels, some boards) is a "[N/A]" cell: unmeasured,
+ * never 0.
+ *
+ * The files (Documentation/gpu/amdgpu/thermal.rst and driver-misc.rst of the kernel):
+ * gpu_busy_percent, mem_busy_percent (%), mem_info_vram_used and _total (bytes), and under
+ * hwmon/hwmonN/: power1_average (µW; power1_input on newer boards that report instant power
+ * only), temp1_input (edge, m°C), freq1_input (sclk, Hz), freq2_input (mclk, Hz). */
+#ifndef HWMON_AMDGPU_H
+#define HWMON_AMDGPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "hwrun/buf.h"
+
+#define MON_AMD_MAX 64
+/* HWMON_SYSFS_ROOT: a directory standing for / when hwmon looks for AMD cards under
+ * /sys/class/drm (a test and replay hook, like --proc-root) */
+#define MON_AMD_ROOT_ENV "HWMON_SYSFS_ROOT"
+#define MON_AMD_NFIELDS 8 /* the metric fields of HW_GPU_FIELDS_DEFAULT */
+
+struct mon_amd_card {
+    int card;            /* N of cardN */
+    char name[96];       /* product_name, else "AMD GPU <device id>" */
+    char uuid[64];       /* "AMD-" unique_id, else "" */
+    int fd[MON_AMD_NFIELDS]; /* -1: the kernel has no such file */
+};
+
+struct mon_amd {
+    int n;
+    struct mon_amd_card c[MON_AMD_MAX];
+};
+
+/* Find the AMD cards under root (NULL or "": "/"), keeping those whose index (0, 1, ... in
+ * card order) is in want (NULL: all). Returns how many (0: none; their files are open). */
+int mon_amd_open(struct mon_amd *a, const char *root, const char *want);
+void mon_amd_close(struct mon_amd *a);
+
+/* One row per card at this time (ts as nvidia-smi prints it, UTC), appended to b. */
+void mon_amd_rows(const struct mon_amd *a, const char *ts, struct hw_buf *b);
+
+/* The cards as the start event's gpus: [{"index", "name", "uuid", "vendor": "amd"}, ...]. */
+void mon_amd_gpus_json(const struct mon_amd *a, struct hw_buf *b);
+
+#endif

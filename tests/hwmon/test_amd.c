@@ -1,0 +1,191 @@
+/* Suite "amd": AMD GPUs through the kernel's amdgpu files (hwmon/amdgpu.h), on a tree standing
+ * for / (HWMON_SYSFS_ROOT) whose values the test changes while hwmon runs, with no nvidia-smi on
+ * PATH. End to end: the built hwmon, then summarize's JSON. */
+#include <CUnit/CUnit.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hwrun/rundir.h"
+#include "hwtest.h"
+
+static void put(const char *dir, const char *name, const char *text)
+{
+    char *p = th_fmt("%s/%s", dir, name);
+    char *slash = strrchr(p, '/');
+    *slash = '\0';
+    char *mk = th_fmt("mkdir -p '%s'", p);
+    CU_ASSERT_FATAL(system(mk) == 0);
+    *slash = '/';
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs(text, f);
+    fclose(f);
+    free(mk);
+    free(p);
+}
+
+/* In place, as the kernel's files change under a reader that keeps them open: same length. */
+static void poke(const char *dir, const char *name, const char *text)
+{
+    char *p = th_fmt("%s/%s", dir, name);
+    int fd = open(p, O_WRONLY);
+    CU_ASSERT_FATAL(fd >= 0);
+    CU_ASSERT(pwrite(fd, text, strlen(text), 0) == (ssize_t)strlen(text));
+    close(fd);
+    free(p);
+}
+
+/* Two AMD cards, an NVIDIA one and a connector under root/sys/class/drm. card0 (an MI300X with
+ * every file) and card1 (an older kernel's: no mem_busy_percent, no product_name, power in
+ * power1_input): busy 20 %, 100 W, 1 GiB used of 192 GiB. */
+static void make_tree(const char *root)
+{
+    static const char *const cards[] = {"card0", "card1"};
+    for (int c = 0; c < 2; c++) {
+        char *d = th_fmt("%s/sys/class/drm/%s/device", root, cards[c]);
+        put(d, "vendor", "0x1002\n");
+        put(d, "device", c ? "0x740f\n" : "0x74a1\n");
+        put(d, "gpu_busy_percent", "20\n");
+        if (c == 0) {
+            put(d, "mem_busy_percent", "5\n");
+            put(d, "product_name", "AMD Instinct MI300X\n");
+            put(d, "unique_id", "1a2b3c4d5e6f7788\n");
+        }
+        put(d, "mem_info_vram_used", "1073741824\n");
+        put(d, "mem_info_vram_total", "206158430208\n");
+        put(d, c ? "hwmon/hwmon5/power1_input" : "hwmon/hwmon4/power1_average", "100000000\n");
+        put(d, c ? "hwmon/hwmon5/temp1_input" : "hwmon/hwmon4/temp1_input", "45000\n");
+        put(d, c ? "hwmon/hwmon5/freq1_input" : "hwmon/hwmon4/freq1_input", "1700000000\n");
+        put(d, c ? "hwmon/hwmon5/freq2_input" : "hwmon/hwmon4/freq2_input", "1300000000\n");
+        free(d);
+    }
+    char *nv = th_fmt("%s/sys/class/drm/card2/device", root);
+    put(nv, "vendor", "0x10de\n");
+    put(nv, "gpu_busy_percent", "99\n");
+    free(nv);
+    char *conn = th_fmt("%s/sys/class/drm/card0-DP-1", root);
+    put(conn, "status", "disconnected\n");
+    free(conn);
+}
+
+static json_object *gpu_of(json_object *s, int index)
+{
+    json_object *gpus = ht_get(s, "gpus");
+    for (size_t i = 0; gpus && i < json_object_array_length(gpus); i++) {
+        json_object *g = json_object_array_get_idx(gpus, i);
+        if (ht_num(g, "index") == index)
+            return g;
+    }
+    return NULL;
+}
+
+/* busy 20 -> 80 % and 100 -> 300 W a second into a 4 s run: both cards summarized, their means
+ * inside those ranges, card0's peak VRAM as written, energy > 0, the vendor and model named,
+ * card1's missing file unmeasured (not 0). */
+static void test_two_cards(void)
+{
+    char *dir = th_tmpdir("amd");
+    char *root = th_fmt("%s/root", dir), *out = th_fmt("%s/run", dir);
+    make_tree(root);
+    char *e_root = th_fmt("HWMON_SYSFS_ROOT=%s", root);
+    char *env[] = {e_root, (char *)"PATH=/usr/bin:/bin", (char *)"CUDA_VISIBLE_DEVICES=",
+                   (char *)"HIP_VISIBLE_DEVICES=", (char *)"ROCR_VISIBLE_DEVICES=", NULL};
+    char **argv = ht_argv_nosmi(out, "-i", "0.25", "--", "/bin/sleep", "4", NULL);
+    pid_t pid = th_spawn(argv, env, NULL, NULL);
+    CU_ASSERT_FATAL(pid > 0);
+    th_sleep(1.2);
+    for (int c = 0; c < 2; c++) {
+        char *d = th_fmt("%s/sys/class/drm/card%d/device", root, c);
+        poke(d, "gpu_busy_percent", "80\n");
+        poke(d, c ? "hwmon/hwmon5/power1_input" : "hwmon/hwmon4/power1_average", "300000000\n");
+        if (c == 0)
+            poke(d, "mem_info_vram_used", "8589934592\n"); /* 8 GiB */
+        free(d);
+    }
+    CU_ASSERT_EQUAL(th_wait(pid, 30), 0);
+
+    json_object *st = ht_event(out, "start", 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+    CU_ASSERT_STRING_EQUAL(ht_data_str(st, HW_START_GPU_SOURCE) ? ht_data_str(st, HW_START_GPU_SOURCE) : "",
+                           "amdgpu");
+    json_object *gl = ht_data(st, "gpus");
+    CU_ASSERT_FATAL(gl && json_object_array_length(gl) == 2); /* not the NVIDIA card */
+    json_object *g0 = json_object_array_get_idx(gl, 0);
+    CU_ASSERT_STRING_EQUAL(ht_str(g0, "vendor"), "amd");
+    CU_ASSERT_STRING_EQUAL(ht_str(g0, "name"), "AMD Instinct MI300X");
+    CU_ASSERT_STRING_EQUAL(ht_str(g0, "uuid"), "AMD-1a2b3c4d5e6f7788");
+    CU_ASSERT_STRING_EQUAL(ht_str(json_object_array_get_idx(gl, 1), "name"), "AMD GPU 0x740f");
+    json_object_put(st);
+    CU_ASSERT_EQUAL(ht_count_events(out, "gpu_unavailable"), 0);
+
+    char *sum[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), (char *)"-q", out, NULL};
+    struct th_result r;
+    CU_ASSERT_EQUAL(th_run(sum, NULL, NULL, 60, &r), 0);
+    json_object *s = json_tokener_parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    for (int c = 0; c < 2; c++) {
+        json_object *g = gpu_of(s, c);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+        json_object *u = ht_get(g, "util_pct"), *p = ht_get(g, "power_w");
+        CU_ASSERT(ht_num(u, "min") == 20 && ht_num(u, "max") == 80);
+        CU_ASSERT(ht_num(u, "mean") > 20 && ht_num(u, "mean") < 80);
+        CU_ASSERT(ht_num(p, "min") == 100 && ht_num(p, "max") == 300);
+        CU_ASSERT(ht_num(p, "mean") > 100 && ht_num(p, "mean") < 300);
+        CU_ASSERT(ht_num(g, "energy_wh") > 0);
+        CU_ASSERT_STRING_EQUAL(ht_str(g, "vendor"), "amd");
+        CU_ASSERT(ht_num(ht_get(g, "temp_c"), "max") == 45);
+        CU_ASSERT(ht_num(ht_get(g, "sm_clock_mhz"), "max") == 1700);
+        CU_ASSERT(ht_num(ht_get(g, "mem_total_mib"), "max") == 196608);
+    }
+    CU_ASSERT_STRING_EQUAL(ht_str(gpu_of(s, 0), "name"), "AMD Instinct MI300X");
+    CU_ASSERT_EQUAL(ht_num(ht_get(gpu_of(s, 0), "mem_used_mib"), "max"), 8192);
+    CU_ASSERT_EQUAL(ht_num(ht_get(gpu_of(s, 1), "mem_used_mib"), "max"), 1024);
+    CU_ASSERT_EQUAL(ht_num(ht_get(gpu_of(s, 0), "mem_util_pct"), "max"), 5);
+    CU_ASSERT_PTR_NULL(ht_get(gpu_of(s, 1), "mem_util_pct")); /* no such file: null, not 0 */
+    CU_ASSERT_EQUAL(ht_num(s, "peak_vram_mib"), 8192);
+    json_object *q = ht_get(ht_get(ht_get(s, "quality"), "files"), "hw_metrics.csv");
+    CU_ASSERT_EQUAL(ht_num(q, "bad_cells"), 0);
+    CU_ASSERT(ht_num(q, "parsed") >= 2 * 12);
+    json_object_put(s);
+    th_result_free(&r);
+    free(argv);
+    free(e_root);
+    free(root);
+    free(out);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* --gpu-source amd without a card: the job runs, a gpu_unavailable event says why. */
+static void test_no_card(void)
+{
+    char *dir = th_tmpdir("amd-none");
+    char *out = th_fmt("%s/run", dir);
+    char *e_root = th_fmt("HWMON_SYSFS_ROOT=%s", dir);
+    char *env[] = {e_root, NULL};
+    char **argv = ht_argv_nosmi(out, "-i", "0.2", "--gpu-source", "amd", "--", "/bin/true", NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, env, 30, NULL), 0);
+    json_object *u = ht_event(out, "gpu_unavailable", 0);
+    CU_ASSERT_PTR_NOT_NULL(u);
+    const char *why = ht_data_str(u, "reason");
+    CU_ASSERT_PTR_NOT_NULL(why && strstr(why, "no AMD GPU"));
+    json_object_put(u);
+    free(argv);
+    free(e_root);
+    free(out);
+    th_rmtree(dir);
+    free(dir);
+}
+
+void add_amd_suite(void);
+void add_amd_suite(void)
+{
+    CU_pSuite s = th_add_suite("amd", NULL, NULL, 120);
+    CU_add_test(s, "two_cards", test_two_cards);
+    CU_add_test(s, "no_card", test_no_card);
+}
