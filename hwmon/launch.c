@@ -174,9 +174,33 @@ int mon_spawn(const char *path, char *const argv[], char *const envp[], int out_
     return 0;
 }
 
+static sigset_t probe_abort;
+static bool probe_abort_set;
+
+void mon_probe_abort_on(const sigset_t *abort)
+{
+    probe_abort_set = abort != NULL;
+    if (abort)
+        probe_abort = *abort;
+}
+
+/* one of the probe's abort signals is pending */
+static bool probe_aborted(void)
+{
+    sigset_t pend;
+    if (!probe_abort_set || sigpending(&pend) < 0)
+        return false;
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sigismember(&probe_abort, sig) == 1 && sigismember(&pend, sig) == 1)
+            return true;
+    return false;
+}
+
 int mon_probe(const char *path, char *const argv[], char *const envp[], double timeout_s, char *out,
               size_t cap, int *status)
 {
+    if (probe_aborted())
+        return -EINTR;
     int p[2];
     if (pipe2(p, O_CLOEXEC) < 0)
         return -errno;
@@ -189,13 +213,19 @@ int mon_probe(const char *path, char *const argv[], char *const envp[], double t
     }
     size_t len = 0;
     double deadline = hw_mono_now() + timeout_s;
-    bool timed_out = false;
+    bool timed_out = false, aborted = false;
     for (;;) {
         double left = deadline - hw_mono_now();
         if (left <= 0) {
             timed_out = true;
             break;
         }
+        if (probe_aborted()) {
+            timed_out = aborted = true;
+            break;
+        }
+        if (probe_abort_set && left > 0.05)
+            left = 0.05;
         struct pollfd pf = {p[0], POLLIN, 0};
         int r = poll(&pf, 1, (int)(left * 1000) + 1);
         if (r < 0 && errno == EINTR)
@@ -234,5 +264,5 @@ int mon_probe(const char *path, char *const argv[], char *const envp[], double t
             ;
     }
     *status = timed_out ? 124 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    return 0;
+    return aborted ? -EINTR : 0;
 }

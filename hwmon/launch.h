@@ -7,6 +7,7 @@
 #ifndef HWMON_LAUNCH_H
 #define HWMON_LAUNCH_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -30,6 +31,10 @@ int mon_spawn(const char *path, char *const argv[], char *const envp[], int out_
 /* Run path with argv once, capture stdout and stderr together into out (NUL-terminated,
  * truncated to cap-1), killing it after timeout_s. *status gets the exit status (128+N for a
  * signal, 124 on timeout, like timeout(1)). Returns 0 or -errno (could not start). */
+/* While a job runs beside the probes (run.c), a stop signal must not wait for them: with abort
+ * non-NULL, a probe checks every 50 ms whether one of these (blocked) signals is pending, and if
+ * so kills its child and returns -EINTR. NULL: probes run to their end or timeout. */
+void mon_probe_abort_on(const sigset_t *abort);
 int mon_probe(const char *path, char *const argv[], char *const envp[], double timeout_s, char *out,
               size_t cap, int *status);
 

@@ -759,15 +759,16 @@ static int open_outputs(struct run *r)
             (r->tree_pids_fd = create_sample(r, HW_TREE_PIDS_FILE, 0)) < 0)
             return -1;
     }
+    return 0;
+}
+
+/* The GPU source's files: its children's, the energy counters', AMD's rows. */
+static int open_gpu_outputs(struct run *r)
+{
     if (r->nvml.n && (r->energy_fd = create_sample(r, HW_ENERGY_FILE, 0)) < 0)
         return -1;
     if (r->amd_on && (r->amd_fd = create_sample(r, HW_GPU_FILE, 0)) < 0)
         return -1;
-    return 0;
-}
-
-static int open_child_outputs(struct run *r)
-{
     char(*paths)[PATH_MAX + 32] = r->out_paths;
     for (int i = 0; i < r->children.n; i++) {
         join_path(paths[i], sizeof paths[i], r->dir, r->ch_file[i]);
@@ -1281,12 +1282,13 @@ static int probe_gpus(struct run *r)
     return 0;
 }
 
-/* Every output file opens before the command starts: a run that cannot be recorded fails
+/* Every output file opens before the command starts (the GPU source's, when its probe came
+ * first: see mon_run and probe_beside_job): a run that cannot be recorded fails
  * before the user's job is launched, not after. */
 static int open_all_outputs(struct run *r)
 {
     r->track_pid = r->cfg->attach_pid;
-    if (open_outputs(r) < 0 || (r->gpu_ok && open_child_outputs(r) < 0))
+    if (open_outputs(r) < 0 || (r->gpu_ok && open_gpu_outputs(r) < 0))
         return -1;
     if (r->cfg->prom_path && prom_start(r) < 0)
         return -1;
@@ -1400,8 +1402,36 @@ static void start_sampling(struct run *r, bool sys_baseline)
         if (!r->wrap)
             begin_stop(r, "sampler_failed");
     }
-    if (r->gpu_ok)
-        mon_children_start(&r->children, hw_mono_now());
+}
+
+/* The GPUs, once known: the source's children start, the sampler thread takes what it reads. */
+static void start_gpus(struct run *r)
+{
+    if (!r->gpu_ok)
+        return;
+    mon_children_start(&r->children, hw_mono_now());
+    mon_sampler_set_gpus(&r->sampler, r->nvml.n ? &r->nvml : NULL, r->energy_fd,
+                         r->amd_on ? &r->amd : NULL, r->amd_fd);
+}
+
+/* A job that started before the probes (mon_run): ask them now, beside it. What goes wrong is
+ * the GPUs' loss, not the job's: said in a gpu_unavailable event. */
+static void probe_beside_job(struct run *r)
+{
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGHUP);
+    mon_probe_abort_on(&stop); /* a stop signal is the job's first: no waiting for nvidia-smi */
+    int rc = probe_gpus(r);
+    mon_probe_abort_on(NULL);
+    if (rc < 0 || (r->gpu_ok && open_gpu_outputs(r) < 0)) {
+        if (r->gpu_ok || !r->why[0])
+            snprintf(r->why, sizeof r->why, "the GPUs' files could not be set up");
+        r->gpu_ok = r->amd_on = false;
+        r->probe_out[0] = '\0';
+    }
 }
 
 /* Due work at now: children's restarts and hangs, the job's SIGKILL deadline, --duration, the
@@ -1511,17 +1541,28 @@ int mon_run(const struct mon_config *cfg)
     struct run *r = &run;
     run_init(r, cfg);
     int status = MON_EXIT_SELF;
-    if (setup_signals(r) < 0 || open_run(r) < 0 || choose_gpus(r) < 0 || probe_gpus(r) < 0 ||
-        open_all_outputs(r) < 0)
+    /* A wrapped job starts first and is sampled from its first moment; nvidia-smi's probes
+     * (five calls, seconds each on a busy node without persistence mode) run beside it, and its
+     * GPUs are sampled from when they answer. Not when --gpus names GPUs: a wrong id is an error
+     * of the run, said before the job starts. */
+    bool job_first = r->wrap && !cfg->gpus;
+    if (setup_signals(r) < 0 || open_run(r) < 0 || choose_gpus(r) < 0 ||
+        (!job_first && probe_gpus(r) < 0) || open_all_outputs(r) < 0)
         goto out;
     /* The system counters' baseline before the job begins: its first moments are the first
-     * interval's (the sampler starts after the start event, once the tree is known). */
+     * interval's. */
     struct mon_sys_sample base;
     bool sys_baseline = mon_sys_sample(&r->sys, hw_mono_now(), &base) == 0;
     if (start_tracking(r, &status) < 0)
         goto out;
+    if (job_first) {
+        start_sampling(r, sys_baseline);
+        probe_beside_job(r);
+    }
     log_start_events(r);
-    start_sampling(r, sys_baseline);
+    if (!job_first)
+        start_sampling(r, sys_baseline);
+    start_gpus(r);
     while (tick(r, hw_mono_now()) && wait_and_dispatch(r))
         ;
     status = finish(r);

@@ -130,7 +130,7 @@ static void merge_tree(struct mon_tree_sample *acc, double *acc_s, struct mon_tr
 /* The energy counters now, one row per GPU, in one write (hw_energy.csv). */
 static void energy_rows(struct mon_sampler *s, const char *iso, bool edge)
 {
-    const struct mon_nvml *m = s->cfg.nvml;
+    const struct mon_nvml *m = s->gpus.nvml;
     if (!m)
         return;
     char store[2048];
@@ -143,7 +143,7 @@ static void energy_rows(struct mon_sampler *s, const char *iso, bool edge)
         else /* not read this time: said, not skipped */
             hw_buf_printf(&b, "%s,%d,,%s\n", iso, m->index[i], edge ? "1" : "");
     }
-    write_line(s, s->cfg.energy_fd, &b);
+    write_line(s, s->gpus.energy_fd, &b);
     hw_buf_free(&b);
 }
 
@@ -186,11 +186,13 @@ static void sample_once(struct mon_sampler *s, bool edge, bool *root_gone)
                 *root_gone = true;
         }
     }
-    energy_rows(s, iso, edge);
-    if (s->cfg.amd && !edge) { /* at the cadence, as nvidia-smi's rows come */
-        hw_buf_reset(&b);
-        mon_amd_rows(s->cfg.amd, iso, &b);
-        write_line(s, s->cfg.gpu_fd, &b);
+    if (atomic_load_explicit(&s->gpus_ready, memory_order_acquire)) {
+        energy_rows(s, iso, edge);
+        if (s->gpus.amd && !edge) { /* at the cadence, as nvidia-smi's rows come */
+            hw_buf_reset(&b);
+            mon_amd_rows(s->gpus.amd, iso, &b);
+            write_line(s, s->gpus.gpu_fd, &b);
+        }
     }
     if (edge)
         atomic_fetch_add(&s->n_edge, 1);
@@ -337,6 +339,8 @@ int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg)
 {
     memset(s, 0, sizeof *s);
     s->cfg = *cfg;
+    s->gpus = (struct mon_sampler_gpus){cfg->nvml, cfg->energy_fd, cfg->amd, cfg->gpu_fd};
+    atomic_init(&s->gpus_ready, cfg->nvml || cfg->amd);
     char store[256];
     struct hw_buf b;
     hw_buf_init(&b, store, sizeof store);
@@ -402,6 +406,29 @@ int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg)
     }
     s->started = true;
     return 0;
+}
+
+void mon_sampler_set_gpus(struct mon_sampler *s, const struct mon_nvml *nvml, int energy_fd,
+                          const struct mon_amd *amd, int gpu_fd)
+{
+    if (!s->started || atomic_load(&s->gpus_ready) || (!nvml && !amd))
+        return;
+    s->gpus = (struct mon_sampler_gpus){nvml, energy_fd, amd, gpu_fd};
+    if (nvml) { /* the file's header, and the counters now: the energy from this moment */
+        char iso[HW_ISO_LEN];
+        struct hw_buf b;
+        hw_buf_init(&b, iso, sizeof iso);
+        hw_buf_puts(&b, HW_ENERGY_HEADER "\n");
+        int rc = write_header(energy_fd, &b);
+        hw_buf_free(&b);
+        if (rc < 0) {
+            int zero = 0;
+            atomic_compare_exchange_strong(&s->write_err, &zero, rc);
+        }
+        hw_iso_utc_now(iso);
+        energy_rows(s, iso, false);
+    }
+    atomic_store_explicit(&s->gpus_ready, true, memory_order_release);
 }
 
 void mon_sampler_stop(struct mon_sampler *s, bool final)

@@ -80,6 +80,15 @@ struct mon_sampler {
     double follow_resume; /* run.jsonl is not watched before this time (MON_FOLLOW_HOLD_S) */
     atomic_int finished;  /* MON_SAMPLER_* */
     atomic_int write_err; /* first write error (-errno), 0 if none */
+    /* the GPUs this thread reads (cfg.nvml, cfg.amd and their files), when they were handed
+     * over after the thread started (mon_sampler_set_gpus): read with acquire */
+    atomic_bool gpus_ready;
+    struct mon_sampler_gpus {
+        const struct mon_nvml *nvml;
+        int energy_fd;
+        const struct mon_amd *amd;
+        int gpu_fd;
+    } gpus;
 };
 
 /* Write the CSV headers (only into empty files), take the baseline reading and start the
@@ -91,5 +100,10 @@ int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg);
  * counters' deltas of the interval the stop cut short are written (a checkpoint in the job's
  * last half second). Safe after it ended by itself, and without a start. */
 void mon_sampler_stop(struct mon_sampler *s, bool final);
+/* Hand the GPUs to read (an energy counter, AMD's cards) to a thread that started without them:
+ * a job that starts before nvidia-smi's probes is sampled from its first moment, its GPUs from
+ * when they are known. Once; the caller keeps them alive until mon_sampler_stop. */
+void mon_sampler_set_gpus(struct mon_sampler *s, const struct mon_nvml *nvml, int energy_fd,
+                          const struct mon_amd *amd, int gpu_fd);
 
 #endif

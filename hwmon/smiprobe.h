@@ -13,8 +13,8 @@
 #include "gpusel.h"
 #include "gpusrc.h"
 
-/* The questions delay the start (the command starts after them), so a wedged driver gets
- * little time: one timeout and GPU monitoring is off. */
+/* The questions delay the GPUs' sampling (and the command's start with --gpus), so a wedged
+ * driver gets little time: one timeout and GPU monitoring is off. */
 #define MON_PROBE_TIMEOUT_S 5.0
 #define MON_SMI_MAX_FALLBACKS 16
 

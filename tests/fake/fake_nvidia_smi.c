@@ -147,6 +147,8 @@
  *   FAKE_SMI_HANG_AFTER=K   after K data rows stop writing but stay alive; signals act as
  *       usual (SIGTERM exits 0 unless FAKE_SMI_IGNORE_TERM).
  *   FAKE_SMI_IGNORE_TERM=1  ignore SIGTERM and SIGINT: only SIGKILL stops it.
+ *   FAKE_SMI_START_DELAY_MS=N  every invocation takes N ms before it does anything (a busy
+ *       node's nvidia-smi, or one without persistence mode, takes a second or more to start).
  *   FAKE_SMI_LOG=PATH       on start, append "<pid> <argv[0]> <argv[1]> ...\n" to PATH with one
  *       O_APPEND write (count starts and restarts with it).
  *
@@ -1588,6 +1590,13 @@ static int cmd_main(int argc, char **argv)
 int main(int argc, char **argv)
 {
     setup_signals(); /* first: a test may signal us the moment we exist */
+    const char *delay = getenv("FAKE_SMI_START_DELAY_MS");
+    if (delay && *delay) {
+        long ms = strtol(delay, NULL, 10);
+        struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+        while (ms > 0 && nanosleep(&ts, &ts) < 0 && errno == EINTR)
+            ;
+    }
     log_start(argc, argv);
     check_mode();
     load_config();

@@ -4,10 +4,12 @@
  * library reads the directory. */
 #include <CUnit/CUnit.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hwrun/timeutil.h"
 #include "hwtest.h"
 #include "summary.h"
 
@@ -133,6 +135,65 @@ static void test_tree_final_io(void)
     free(dir);
 }
 
+/* nvidia-smi taking a second per call (a busy node, no persistence mode): the job starts before
+ * the probes end (it finds no trace of nvidia-smi having answered yet), its GPUs are sampled
+ * once they answer, and a stop signal meanwhile is not held behind them. */
+static void test_job_starts_first(void)
+{
+    char *dir = th_tmpdir("edges-first");
+    char *log = th_fmt("%s/smi.log", dir), *out = th_fmt("%s/run", dir);
+    char *e_log = th_fmt("FAKE_SMI_LOG=%s", log);
+    char *env[] = {e_log, (char *)"FAKE_SMI_START_DELAY_MS=1000", NULL};
+    char *script = th_fmt("if [ -e '%s' ]; then echo late; else echo first; fi > '%s/order'; "
+                          "sleep 8", log, dir);
+    char **argv = ht_argv(out, "-i", "0.2", "--", "/bin/sh", "-c", script, NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, env, 60, NULL), 0);
+    char *order_p = th_fmt("%s/order", dir);
+    char *order = th_read_file(order_p, NULL);
+    CU_ASSERT_STRING_EQUAL(order ? order : "", "first\n");
+    CU_ASSERT(ht_lines(out, "hw_metrics.csv") >= 2); /* sampled once the probes answered */
+    json_object *st = ht_event(out, "start", 0);
+    CU_ASSERT_PTR_NOT_NULL(ht_data(st, "gpus"));
+    json_object_put(st);
+    free(order);
+    free(argv);
+    free(script);
+
+    /* SIGTERM half a second in, while the probes (5 x 2 s) run: the job has it at once */
+    char *out2 = th_fmt("%s/run2", dir);
+    char *env2[] = {e_log, (char *)"FAKE_SMI_START_DELAY_MS=2000", NULL};
+    char *script2 = th_fmt("trap 'date +%%s.%%N > \"%s/got\"; exit 0' TERM; "
+                           "while :; do sleep 0.05; done", dir);
+    argv = ht_argv(out2, "-i", "0.2", "--", "/bin/sh", "-c", script2, NULL);
+    double t0 = hw_real_now();
+    pid_t pid = th_spawn(argv, env2, NULL, NULL);
+    CU_ASSERT_FATAL(pid > 0);
+    th_sleep(0.5);
+    kill(pid, SIGTERM);
+    CU_ASSERT_EQUAL(th_wait(pid, 60), 0);
+    char *got_p = th_fmt("%s/got", dir);
+    char *got = th_read_file(got_p, NULL);
+    CU_ASSERT_PTR_NOT_NULL(got);
+    double when = got ? atof(got) - t0 : NAN;
+    if (!(when < 5))
+        fprintf(stderr, "the job had SIGTERM %.2f s after hwmon started\n", when);
+    CU_ASSERT(when < 5); /* not after the 10 s of probes */
+    json_object *u = ht_event(out2, "gpu_unavailable", 0);
+    CU_ASSERT_PTR_NOT_NULL(u); /* the probes were cut short: said */
+    json_object_put(u);
+    free(got);
+    free(got_p);
+    free(argv);
+    free(script2);
+    free(out2);
+    free(order_p);
+    free(e_log);
+    free(out);
+    free(log);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* A job whose memory peaks between two samples: the kernel's high-water mark of the command
  * (wait4's ru_maxrss, in the stop event) has it, whatever the sampling saw. */
 static void test_main_peak_from_kernel(void)
@@ -169,6 +230,7 @@ void add_edges_suite(void)
     CU_pSuite s = th_add_suite("edges", NULL, NULL, 240);
     CU_add_test(s, "last_interval_counted", test_last_interval_counted);
     CU_add_test(s, "tree_final_io", test_tree_final_io);
+    CU_add_test(s, "job_starts_first", test_job_starts_first);
     CU_add_test(s, "phase_cpu_at_edges", test_phase_cpu_at_edges);
     CU_add_test(s, "main_peak_from_kernel", test_main_peak_from_kernel);
 }
