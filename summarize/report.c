@@ -622,7 +622,13 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     json_outcome(&w, run);
     hw_json_open(&w, "params", '{'); /* the data of the params events (--params, default config) */
     for (size_t i = 0; i < run->nparams; i++)
-        hw_json_raw(&w, run->params[i].key, param_text(&run->params[i], true));
+        if (!run->params[i].metric)
+            hw_json_raw(&w, run->params[i].key, param_text(&run->params[i], true));
+    hw_json_close(&w);
+    hw_json_open(&w, "metrics", '{'); /* what the job logged about itself: the last values */
+    for (size_t i = 0; i < run->nparams; i++)
+        if (run->params[i].metric)
+            hw_json_raw(&w, run->params[i].key, param_text(&run->params[i], true));
     hw_json_close(&w);
     /* the headline figures: the sweep row's (json_headline) */
     const char *mu_src;
@@ -1990,7 +1996,7 @@ int sum_report_row_figures(const struct sum_run *run, const char *const *keys, s
 
 void sum_report_param_name(const struct sum_param *p, struct hw_buf *out)
 {
-    hw_buf_puts(out, "param.");
+    hw_buf_puts(out, p->metric ? "metric." : "param.");
     hw_buf_puts(out, p->key);
 }
 

@@ -586,6 +586,8 @@ static void close_open(struct sum_run *run, double t1)
     run->nopen = 0;
 }
 
+static void metrics_from_phase(struct sum_run *run, struct json_object *obj);
+
 static void on_phase(void *ctx, const struct rd_phase *p)
 {
     struct sum_run *run = ctx;
@@ -606,6 +608,7 @@ static void on_phase(void *ctx, const struct rd_phase *p)
     long steps;
     if (rd_json_int(p->obj, HW_PHASE_STEPS, &steps) && steps > 0)
         run->steps_logged += (double)steps;
+    metrics_from_phase(run, p->obj);
     add_phase(run, p->name, p->t_start, p->t_end, p->seconds, p->line, phase_extra(p->obj),
               exit_status, sig, failed, false, &fw);
 }
@@ -1518,10 +1521,11 @@ bool sum_event_error_like(const char *name, struct json_object *data)
     return false;
 }
 
-static void param_set(struct sum_run *run, const char *key, struct json_object *v)
+static void param_set(struct sum_run *run, const char *key, struct json_object *v, bool metric)
 {
     size_t i = 0;
-    while (i < run->nparams && strcmp(run->params[i].key, key) != 0)
+    while (i < run->nparams &&
+           (run->params[i].metric != metric || strcmp(run->params[i].key, key) != 0))
         i++;
     if (i == run->nparams) {
         char *k = run->nparams < SUM_MAX_PARAMS ? strdup(key) : NULL;
@@ -1529,23 +1533,44 @@ static void param_set(struct sum_run *run, const char *key, struct json_object *
             run->params_dropped++;
             return;
         }
-        run->params[run->nparams++] = (struct sum_param){k, NULL};
+        run->params[run->nparams++] = (struct sum_param){k, NULL, metric};
     }
     json_object_put(run->params[i].v);
     run->params[i].v = json_object_get(v);
 }
 
 static void params_from(struct sum_run *run, const char *prefix, struct json_object *obj,
-                        int depth)
+                        int depth, bool metric)
 {
     json_object_object_foreach(obj, k, v)
     {
         char key[256];
         snprintf(key, sizeof key, "%s%s%s", prefix, *prefix ? "." : "", k);
         if (v && json_object_is_type(v, json_type_object) && depth < 4)
-            params_from(run, key, v, depth + 1);
+            params_from(run, key, v, depth + 1, metric);
         else
-            param_set(run, key, v);
+            param_set(run, key, v, metric);
+    }
+}
+
+/* A phase entry's own numbers (loss=1.93) as the run's metrics (sum_param). */
+static void metrics_from_phase(struct sum_run *run, struct json_object *obj)
+{
+    if (!obj || !json_object_is_type(obj, json_type_object))
+        return;
+    static const char *const not_metrics[] = {HW_RL_TS,       HW_RL_TYPE,   HW_RL_NAME,
+                                              HW_RL_SECONDS,  HW_RL_PHASE_ID, HW_FWMEM,
+                                              HW_PHASE_STEPS, "exit_status", "signal"};
+    json_object_object_foreach(obj, k, v)
+    {
+        if (!v || !(json_object_is_type(v, json_type_int) ||
+                    json_object_is_type(v, json_type_double)))
+            continue;
+        size_t i = 0;
+        while (i < sizeof not_metrics / sizeof not_metrics[0] && strcmp(k, not_metrics[i]))
+            i++;
+        if (i == sizeof not_metrics / sizeof not_metrics[0])
+            param_set(run, k, v, true);
     }
 }
 
@@ -1567,7 +1592,10 @@ static void on_event(void *ctx, const struct rd_event *e)
         close_open(run, e->t);
     const char *pe = run->cfg->params_event ? run->cfg->params_event : HW_EV_CONFIG;
     if (!strcmp(e->name, pe) && e->data && json_object_is_type(e->data, json_type_object))
-        params_from(run, "", e->data, 0);
+        params_from(run, "", e->data, 0, false);
+    if ((!strcmp(e->name, HW_EV_METRIC) || !strcmp(e->name, HW_EV_METRICS)) && e->data &&
+        json_object_is_type(e->data, json_type_object))
+        params_from(run, "", e->data, 0, true);
     size_t i;
     for (i = 0; i < run->netype; i++)
         if (!strncmp(run->etype[i].name, e->name, sizeof run->etype[i].name - 1))

@@ -202,11 +202,16 @@ struct sum_config {
 };
 
 /* One of the run's parameters: a scalar of the data of its params events (--params, default
- * "config"), nested objects flattened with dots ("optim.lr"); a later event's value wins. */
-#define SUM_MAX_PARAMS 64
+ * "config"), nested objects flattened with dots ("optim.lr"); a later event's value wins. Or,
+ * with metric, a number the job logged about itself: the data of its "metric" (or "metrics")
+ * events, and the numbers of its phase entries' own keys (loss=1.93) but steps, exit_status and
+ * signal; the last value. Both in one list: every output that writes the params' columns
+ * (param.KEY) writes the metrics' (metric.KEY) with them. */
+#define SUM_MAX_PARAMS 128
 struct sum_param {
     char *key;              /* malloc'd */
     struct json_object *v;  /* owned reference; NULL for JSON null */
+    bool metric;
 };
 
 struct sum_run {

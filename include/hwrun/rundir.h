@@ -260,6 +260,9 @@ extern const char *const hw_health_fields[HW_HEALTH_COUNT]; /* "utilization.gpu"
 
 /* The events hwmon logs (FORMAT.md "run.jsonl: hwmon's events"). */
 #define HW_EV_START "start"
+/* events whose data are numbers the job logged about itself: metric.KEY columns (summarize) */
+#define HW_EV_METRIC "metric"
+#define HW_EV_METRICS "metrics"
 /* the start event's GPU source: "nvidia-smi" or "amdgpu" (hwmon/amdgpu.h) */
 #define HW_START_GPU_SOURCE "gpu_source"
 #define HW_EV_STOP "stop"

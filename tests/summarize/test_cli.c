@@ -429,7 +429,8 @@ static void test_columns(void)
         size_t n = 0;
         char *save = NULL;
         for (char *name = strtok_r(hdr, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-            if (!strncmp(name, "phase.", 6) || !strncmp(name, "param.", 6))
+            if (!strncmp(name, "phase.", 6) || !strncmp(name, "param.", 6) ||
+                !strncmp(name, "metric.", 7))
                 break;
             line++;
             size_t len = strcspn(line, "\t");

@@ -128,6 +128,58 @@ static void test_params_columns(void)
     free(base);
 }
 
+/* run.jsonl of a run with learning rate lr, two epochs' losses and a final accuracy */
+static char *metrics_log(const char *lr, const char *loss1, const char *loss2, const char *acc)
+{
+    return th_fmt("{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", "
+                  "\"event\": \"config\", \"data\": {\"lr\": %s}}\n"
+                  "{\"ts\": \"2026-11-21T10:00:01.000+00:00\", \"type\": \"phase\", "
+                  "\"name\": \"epoch\", \"seconds\": 1.0, \"steps\": 50, \"loss\": %s}\n"
+                  "{\"ts\": \"2026-11-21T10:00:02.000+00:00\", \"type\": \"phase\", "
+                  "\"name\": \"epoch\", \"seconds\": 1.0, \"steps\": 50, \"loss\": %s, "
+                  "\"exit_status\": 0}\n"
+                  "{\"ts\": \"2026-11-21T10:00:02.000+00:00\", \"type\": \"event\", "
+                  "\"event\": \"metric\", \"data\": {\"acc\": %s}}\n",
+                  lr, loss1, loss2, acc);
+}
+
+/* Which run of a sweep was best: the numbers each job logged about itself (metric events, a
+ * phase's own numbers) as metric.KEY columns, the last value, beside param.KEY; steps and exit
+ * statuses are not metrics. */
+static void test_metrics_columns(void)
+{
+    char *base = th_tmpdir("outputs");
+    char *a = make_run(base, "a"), *b = make_run(base, "b");
+    char *ja = metrics_log("0.001", "2.5", "1.9", "0.91");
+    char *jb = metrics_log("0.01", "2.4", "2.2", "0.87");
+    put_file(a, "run.jsonl", ja);
+    put_file(b, "run.jsonl", jb);
+    struct th_result r = run_summarize((char *[]){"--format", "csv", a, b, NULL});
+    char *l1 = strchr(r.out, '\n'), *l2 = l1 ? strchr(l1 + 1, '\n') : NULL;
+    CU_ASSERT_FATAL(l1 && l2);
+    *l1 = *l2 = '\0';
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",param.lr,metric.loss,metric.acc"));
+    CU_ASSERT_PTR_NULL(strstr(r.out, "metric.steps"));
+    CU_ASSERT_PTR_NULL(strstr(r.out, "metric.exit_status"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(l1 + 1, ",0.001,1.9,0.91"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(l2 + 1, ",0.01,2.2,0.87"));
+    th_result_free(&r);
+    r = run_summarize((char *[]){a, NULL});
+    struct json_object *doc = json_tokener_parse(r.out), *m, *v;
+    CU_ASSERT_FATAL(json_object_object_get_ex(doc, "metrics", &m));
+    CU_ASSERT(json_object_object_get_ex(m, "loss", &v) && json_object_get_double(v) == 1.9);
+    CU_ASSERT(json_object_object_get_ex(m, "acc", &v) && json_object_get_double(v) == 0.91);
+    CU_ASSERT(json_object_object_get_ex(doc, "params", &v) && json_object_object_length(v) == 1);
+    json_object_put(doc);
+    th_result_free(&r);
+    free(ja);
+    free(jb);
+    th_rmtree(base);
+    free(a);
+    free(b);
+    free(base);
+}
+
 /* The text report reads as a person expects: h/min/s durations, usr and sys CPU, the reason of
  * the first error-like event, phases that began before hwmon started flagged. */
 static void test_text_for_people(void)
@@ -196,7 +248,9 @@ void add_outputs_suite(void)
 {
     CU_add_test(th_add_suite("rounding", NULL, NULL, 60), "and_units", test_rounding_and_units);
     CU_add_test(th_add_suite("text", NULL, NULL, 60), "for_people", test_text_for_people);
-    CU_add_test(th_add_suite("params", NULL, NULL, 60), "columns", test_params_columns);
+    CU_pSuite params = th_add_suite("params", NULL, NULL, 60);
+    CU_add_test(params, "columns", test_params_columns);
+    CU_add_test(params, "metrics", test_metrics_columns);
     CU_pSuite s = th_add_suite("outputs", NULL, NULL, 60);
     CU_add_test(s, "several_dirs_one_document", test_several_dirs_one_document);
     CU_add_test(s, "write_alone_prints_nothing", test_write_alone_prints_nothing);
