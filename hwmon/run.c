@@ -188,10 +188,23 @@ static size_t pick_fields(const struct opt_field *all, size_t n_all, rl_field_t 
 
 /* ---- nvidia-smi: what the start questions found ---- */
 
+static bool tool_found(const char *tool);
+
+/* No GPU data. On a machine with no GPU tool at all (a CPU-only node), with no GPU asked for by
+ * name (--gpus, --gpu-source, --nvidia-smi), a fact, not an error: a CPU job's run is ok. A tool
+ * that is there and fails (a driver mismatch) is an error. */
 static void gpu_unavailable(struct run *r, const char *reason, const char *output)
 {
-    rl_field_t f[] = {RL_STR("reason", reason), RL_STR("output", output ? output : "")};
-    log_event(r, HW_EV_GPU_UNAVAILABLE, f, 2);
+    const struct mon_config *cfg = r->cfg;
+    bool cpu_node = !cfg->gpus && cfg->gpu_source == MON_GSRC_AUTO &&
+                    !strcmp(cfg->smi, "nvidia-smi") && !tool_found(cfg->smi);
+    const struct opt_field all[] = {
+        {true, RL_STR("reason", reason)},
+        {true, RL_STR("output", output ? output : "")},
+        {cpu_node, RL_STR(HW_EV_SEVERITY, HW_EV_SEVERITY_INFO)},
+    };
+    rl_field_t f[HW_ARRAY_SIZE(all)];
+    log_event(r, HW_EV_GPU_UNAVAILABLE, f, pick_fields(all, HW_ARRAY_SIZE(all), f));
     if (!r->cfg->quiet)
         hw_warn(0, "no GPU data: %s", reason);
     r->gpu_ok = false;

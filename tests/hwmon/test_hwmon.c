@@ -961,6 +961,7 @@ static void test_nodriver(void)
         json_object *u = ht_event(f.dir, "gpu_unavailable", 0);
         const char *out = ht_data_str(u, "output");
         CU_ASSERT(out && strstr(out, modes[i][1]));
+        CU_ASSERT_PTR_NULL(ht_data_str(u, "severity")); /* a driver that fails: an error */
         json_object_put(u);
         CU_ASSERT_EQUAL(ht_smi_loop_pids(f.log, NULL, 0), 0); /* no loop child was started */
         fake_done(&f);
@@ -974,6 +975,21 @@ static void test_missing_smi(void)
     char *env[] = {"PATH=/nonexistent-hwmon-test:/usr/bin:/bin", NULL};
     CU_ASSERT_EQUAL(ht_run(argv, env, 30, NULL), 0);
     check_no_gpu(dir, "not found");
+    /* a CPU-only node: a fact, not an error (its runs are ok, errors 0) */
+    json_object *u = ht_event(dir, "gpu_unavailable", 0);
+    const char *sev = ht_data_str(u, "severity");
+    CU_ASSERT_STRING_EQUAL(sev ? sev : "", "info");
+    json_object_put(u);
+    free(argv);
+    /* a tool named and missing is an error */
+    th_rmtree(dir);
+    argv = ht_argv_nosmi(dir, "-i", "0.1", "-d", "0.5", "--nvidia-smi", "/nonexistent/nvidia-smi",
+                         NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, env, 30, NULL), 0);
+    u = ht_event(dir, "gpu_unavailable", 0);
+    CU_ASSERT_PTR_NOT_NULL(u);
+    CU_ASSERT_PTR_NULL(ht_data_str(u, "severity"));
+    json_object_put(u);
     free(argv);
     th_rmtree(dir);
     free(dir);
