@@ -133,6 +133,15 @@ _lib.rl_phase_begin.restype = ctypes.c_int
 _lib.rl_phase_end.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Span), ctypes.POINTER(_Field),
                               ctypes.c_size_t, ctypes.POINTER(ctypes.c_double)]
 _lib.rl_phase_end.restype = ctypes.c_int
+_lib.rl_format_event.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                                 ctypes.POINTER(_Field), ctypes.c_size_t]
+_lib.rl_format_event.restype = ctypes.c_long
+_lib.rl_format_phase_begin.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(_Span),
+                                       ctypes.POINTER(_Field), ctypes.c_size_t]
+_lib.rl_format_phase_begin.restype = ctypes.c_long
+_lib.rl_format_phase_end.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(_Span),
+                                     ctypes.c_double, ctypes.POINTER(_Field), ctypes.c_size_t]
+_lib.rl_format_phase_end.restype = ctypes.c_long
 _lib.rl_version.argtypes = []
 _lib.rl_version.restype = ctypes.c_char_p
 
@@ -290,9 +299,12 @@ class RunLog:
     """
 
     def __init__(self, path=None, fsync_line=False):
+        shared = path is None and bool(os.environ.get("RUNLOG_FILE"))
         if path is None:
             path = os.environ.get("RUNLOG_FILE") or None
         handle = ctypes.c_void_p()
+        self._own = False  # a copy of this log's own lines is kept in _mem (see below)
+        self._own_lost = False
         if path is None:
             # pytyche's RunLog(): entries kept in memory until write(path), so that a script
             # instrumented for hwmon runs unchanged without it. The lines are librunlog's all
@@ -311,6 +323,12 @@ class RunLog:
                 os.close(self._mem)
             raise OSError(-rc, os.strerror(-rc), self.path)
         self._log = handle.value
+        if shared:
+            # RunLog() inside an hwmon run appends to the run's log, which hwmon and other
+            # writers share; pytyche's write(path) writes this RunLog's own entries: keep a
+            # copy of them in memory, as a log kept in memory does (the library formats them
+            # as it wrote them: the same span, phase_id and seconds)
+            self._mem, self._own = _memory_file(), True
         self._lock = threading.Lock()
         _open_logs.add(self)
 
@@ -325,6 +343,27 @@ class RunLog:
         if rc < 0:
             raise OSError(-rc, os.strerror(-rc), self.path)
 
+    def _own_line(self, fmt, *args):
+        """The line just written, formatted again by the library, into the copy of this log's
+        own entries (RunLog() inside an hwmon run)."""
+        if not self._own:
+            return
+        cap = 4096
+        for _ in range(2):
+            buf = ctypes.create_string_buffer(cap)
+            n = fmt(buf, cap, *args)
+            if n < cap:
+                break
+            cap = n + 1
+        try:
+            if n < 0:
+                raise OSError(-n, os.strerror(-n))
+            with self._lock:
+                if self._mem is not None:
+                    os.write(self._mem, buf.raw[:n])
+        except OSError:
+            self._own_lost = True  # write(path) says so
+
     def log_phase(self, name, seconds, **extra):
         """Append {"ts", "type": "phase", "name", "seconds" (rounded to 3 decimals), **extra}."""
         try:
@@ -335,6 +374,7 @@ class RunLog:
         arr, n = _fields(extra.items())
         try:
             self._call(_lib.rl_phase, name_b, secs, arr, n)
+            self._own_line(_lib.rl_format_phase, name_b, secs, arr, n)
         except ValueError:
             # Was it the duration? The library owns the rule (finite, 0 to RL_MAX_SECONDS).
             if _lib.rl_format_phase(None, 0, name_b, secs, None, 0) == -_errno.EINVAL:
@@ -352,9 +392,10 @@ class RunLog:
             raise ValueError("runlog: event data must be a dict or None, not %s"
                              % type(data).__name__)
         arr, n = _fields(data.items() if data else ())
+        type_b = _key_b(event_type if type(event_type) is str else str(event_type))
         try:
-            self._call(_lib.rl_event, _key_b(event_type if type(event_type) is str else str(event_type)),
-                       arr, n)
+            self._call(_lib.rl_event, type_b, arr, n)
+            self._own_line(_lib.rl_format_event, type_b, arr, n)
         finally:
             _release(arr, n)
 
@@ -390,24 +431,31 @@ class RunLog:
 
     def write(self, path):
         """pytyche's write(path): every entry of the log written to path, replacing it. For a
-        log kept in memory (RunLog() without RUNLOG_FILE), its entries; for a log that appends
-        to a file as it goes, that file's entries (its own file: nothing to do)."""
-        if self.path is None:
+        log kept in memory (RunLog() without RUNLOG_FILE), its entries; for RunLog() inside an
+        hwmon run (RUNLOG_FILE), this RunLog's own entries, not hwmon's or other writers'; for a
+        log opened on a path, that file's entries (its own file: nothing to do)."""
+        if self.path is not None and os.path.exists(path) and os.path.samefile(path, self.path):
+            return  # the run's own log: its entries are there (replacing it would lose hwmon's)
+        if self._mem is not None:
             with self._lock:
                 if self._log is None:
                     raise ValueError("runlog: the log is closed")
+                if self._own_lost:
+                    raise OSError(_errno.EIO, "runlog: some entries are not in the copy of "
+                                  "this log's own (they are in %s)" % self.path, path)
                 data = _read_all(self._mem)
         else:
-            if os.path.exists(path) and os.path.samefile(path, self.path):
-                return
+            if self.path is None:
+                raise ValueError("runlog: the log is closed")
             with open(self.path, "rb") as f:
                 data = f.read()
         with open(path, "wb") as f:
             f.write(data)
 
     def entries(self):
-        """The entries of a log kept in memory, as dicts (pytyche keeps them in _entries)."""
-        if self.path is not None:
+        """The entries of a log kept in memory, or this RunLog's own inside an hwmon run, as
+        dicts (pytyche keeps them in _entries)."""
+        if self._mem is None:
             raise ValueError("runlog: this RunLog appends to %s; read the file" % self.path)
         with self._lock:
             if self._log is None:
@@ -559,6 +607,7 @@ class _Phase:
         arr, n = _fields(_with_memory(self.extra).items())
         try:
             self.log._call(_lib.rl_phase_begin, ctypes.byref(self.span), self.name_b, arr, n)
+            self.log._own_line(_lib.rl_format_phase_begin, ctypes.byref(self.span), arr, n)
         except OSError as e:
             # The span has started: the block runs and its end is logged (or raises) as ever.
             # A full disk must not stop the job before its work.
@@ -579,8 +628,11 @@ class _Phase:
             extra = dict(extra, exception=exc_type.__name__,
                          **{EXCEPTION_MESSAGE: msg[:EXCEPTION_MESSAGE_MAX]})
         arr, n = _fields(extra.items())
+        secs = ctypes.c_double()
         try:
-            self.log._call(_lib.rl_phase_end, ctypes.byref(self.span), arr, n, None)
+            self.log._call(_lib.rl_phase_end, ctypes.byref(self.span), arr, n, ctypes.byref(secs))
+            self.log._own_line(_lib.rl_format_phase_end, ctypes.byref(self.span), secs.value,
+                               arr, n)
         finally:
             _release(arr, n)
         return False

@@ -399,6 +399,43 @@ class Errors(Base):
         with open(other) as f, open(self.path) as g:
             self.assertEqual(f.read(), g.read())
 
+    def test_write_own_entries_in_a_run(self):
+        # RunLog() inside an hwmon run (RUNLOG_FILE) shares the run's log with hwmon and other
+        # writers; write(path) writes this RunLog's own entries, as pytyche's does, and
+        # write(RUNLOG_FILE) leaves the run's log whole
+        with open(self.path, "w") as f:
+            f.write('{"ts": "2026-11-26T10:00:00.000+00:00", "type": "event", "event": "start"}\n')
+        old = os.environ.get("RUNLOG_FILE")
+        os.environ["RUNLOG_FILE"] = self.path
+        try:
+            log, other = RunLog(), RunLog()
+        finally:
+            if old is None:
+                del os.environ["RUNLOG_FILE"]
+            else:
+                os.environ["RUNLOG_FILE"] = old
+        out = os.path.join(self.dir, "mine.jsonl")
+        with log:
+            with log.phase("train", steps=10):
+                other.log_event("someone_else")
+            log.log_event("done", {"acc": 0.9})
+            log.write(out)
+            log.write(self.path)
+            self.assertEqual([e.get("name") or e.get("event") for e in log.entries()],
+                             ["train", "train", "done"])
+        other.close()
+        with open(out) as f:
+            mine = [json.loads(l) for l in f]
+        self.assertEqual([(e["type"], e.get("name") or e.get("event")) for e in mine],
+                         [("phase_begin", "train"), ("phase", "train"), ("event", "done")])
+        everything = self.lines()
+        self.assertEqual(len(everything), 5)  # hwmon's start, other's event, this log's three
+        self.assertEqual(json.loads(everything[0])["event"], "start")
+        # the copy's lines are the run's, seconds and ids alike
+        run_phase = [json.loads(l) for l in everything if json.loads(l)["type"] == "phase"][0]
+        self.assertEqual(run_phase["seconds"], mine[1]["seconds"])
+        self.assertEqual(run_phase["phase_id"], mine[1]["phase_id"])
+
     def test_library_not_found(self):
         env = dict(os.environ, RUNLOG_LIBRARY=os.path.join(self.dir, "nope.so"))
         r = subprocess.run([sys.executable, "-c", "import runlog"], env=env, capture_output=True,
