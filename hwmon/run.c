@@ -74,6 +74,7 @@ struct run {
     bool amd_on;
     struct mon_amd amd;
     int amd_fd; /* hw_metrics.csv */
+    struct mon_cgroup cg_at_start; /* r->sys.cg before the sampler thread took r->sys */
     char amd_gpus[4096], amd_driver[64];
     char out_paths[MON_GPU_CHILDREN_MAX][PATH_MAX + 32];
     struct mon_children children; /* their lifecycle (children.h) */
@@ -378,12 +379,14 @@ static void log_start(struct run *r, const char *mode)
     }
     rl_field_t cg[MON_CGROUP_NFIELDS];
     size_t n_cg = 0;
-    if (r->sys.cg.found) {
-        struct mon_cg_sample x; /* a reading of its own: the sampler thread owns r->sys */
-        struct mon_cgroup tmp = r->sys.cg;
+    if (r->cg_at_start.found) {
+        /* a reading of its own, from the copy taken before the sampler thread (which owns
+         * r->sys) started: the job may start first (mon_run) */
+        struct mon_cg_sample x;
+        struct mon_cgroup tmp = r->cg_at_start;
         tmp.have_prev = false;
         mon_cgroup_sample(&tmp, 0, &x);
-        n_cg = mon_cgroup_fields(&r->sys.cg, &x, cg);
+        n_cg = mon_cgroup_fields(&r->cg_at_start, &x, cg);
     }
     cpu_set_t aff; /* the job's CPUs: its own mask, else hwmon's (the job inherits it) */
     bool have_aff = sched_getaffinity(r->track_pid, sizeof aff, &aff) == 0 ||
@@ -447,7 +450,7 @@ static void log_start(struct run *r, const char *mode)
         {true, RL_ARR("children", ch, (size_t)n_ch)},
         {r->gpu_ok && r->gf.driver_version[0], RL_STR("driver_version", r->gf.driver_version)},
         {r->gpu_ok && r->gf.gpus_json[0], RL_JSON(HW_START_GPUS, r->gf.gpus_json)},
-        {r->sys.cg.found, RL_OBJ(HW_START_CGROUP, cg, n_cg)},
+        {r->cg_at_start.found, RL_OBJ(HW_START_CGROUP, cg, n_cg)},
         {true, RL_BOOL("pss", !cfg->no_pss)},
         {r->track_pid, RL_BOOL(HW_START_DESCENDANTS, !cfg->alone)},
         {!cfg->no_pss && !cfg->pss, RL_DBL("pss_budget", MON_PSS_BUDGET)},
@@ -1566,6 +1569,7 @@ int mon_run(const struct mon_config *cfg)
      * interval's. */
     struct mon_sys_sample base;
     bool sys_baseline = mon_sys_sample(&r->sys, hw_mono_now(), &base) == 0;
+    r->cg_at_start = r->sys.cg;
     if (start_tracking(r, &status) < 0)
         goto out;
     if (job_first) {
