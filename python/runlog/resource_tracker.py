@@ -28,10 +28,12 @@ Where it differs from resource-tracker (docs/seed-tools.md has the whole list):
 - PSS costs the kernel a walk of the whole address space (milliseconds per GiB): hwmon reads it
   as often as 1% of a core allows and pss repeats the latest value in between;
   pss_every_sample=True reads it at every sample, as resource-tracker does.
-- PidTracker's gpu_vram is the memory of the tree's processes on the GPUs (nvidia-smi
-  --query-compute-apps); gpu_usage and gpu_utilized are those GPUs' whole utilization
-  (resource-tracker reads each process's SM share with nvidia-smi pmon, at most 4 GPUs).
-  Without a GPU (or nvidia-smi) the three are 0, as resource-tracker writes them.
+- PidTracker's gpu_usage, gpu_vram and gpu_utilized are the tree's processes' own, from
+  nvidia-smi pmon as resource-tracker reads them (SM share over 100, frame-buffer MiB, the GPUs
+  whose SMs they used), but from hwmon's one pmon child (hwmon --pmon) rather than an
+  nvidia-smi started every sample. Without a GPU (or nvidia-smi) the three are 0, as
+  resource-tracker writes them. On a real H100 a pmon child costs about 44 ms of CPU a second
+  (testdata/gpu-check/h100-drv580/child_cost.txt).
 - A pid that does not exist raises ProcessLookupError (resource-tracker writes nothing and ends).
 - The trackers take keyword arguments of their own: nvidia_smi (its path), no_gpu, run_dir
   (keep hwmon's run directory there, for summarize and the HTML report; default: a temporary
@@ -80,7 +82,7 @@ _APPS_QUERY = "gpu_uuid,pid,used_gpu_memory"
 _HWMON_APPS_FIELDS = "timestamp,gpu_uuid,pid,used_gpu_memory,process_name"
 # hwmon's files (include/hwrun/rundir.h)
 _PROC_FILE, _CPU_FILE, _TREE_FILE = "proc_metrics.csv", "cpu_metrics.csv", "tree_pids.csv"
-_GPU_FILE, _APPS_FILE = "hw_metrics.csv", "gpu_procs.csv"
+_GPU_FILE, _APPS_FILE, _PMON_FILE = "hw_metrics.csv", "gpu_procs.csv", "hw_pmon.csv"
 
 
 def _num(s):
@@ -237,6 +239,23 @@ def _pid_gpu(gpus, apps, pids):
         if uuid in on and util:
             out["gpu_usage"] += util / 100
             out["gpu_utilized_indexes"].add(index)
+    out["gpu_utilized"] = len(out["gpu_utilized_indexes"])
+    return out
+
+
+def _pmon_gpu(rows, pids):
+    """resource-tracker's GPU columns of a process tree from nvidia-smi pmon's rows (gpu, pid,
+    sm %, fb MiB; None for "-"), as its get_pid_stats reads them: the tree's processes' SM
+    shares (0 to the GPU count), their memory, and how many GPUs they used SMs of."""
+    out = {"gpu_usage": 0, "gpu_vram": 0, "gpu_utilized": 0, "gpu_utilized_indexes": set()}
+    for gpu, pid, sm, fb in rows:
+        if pid not in pids:
+            continue
+        if sm is not None:
+            out["gpu_usage"] += sm / 100
+            out["gpu_utilized_indexes"].add(gpu)
+        if fb is not None:
+            out["gpu_vram"] += fb
     out["gpu_utilized"] = len(out["gpu_utilized_indexes"])
     return out
 
@@ -450,10 +469,14 @@ class _GpuRows:
     """The run's nvidia-smi rows, as they come: each GPU's latest utilization and memory
     (hw_metrics.csv) and the compute processes of the latest interval (gpu_procs.csv)."""
 
-    def __init__(self, hw, query_fields, stale_s):
+    def __init__(self, hw, query_fields, stale_s, pmon=False):
         self.fields = query_fields.split(",")
         self.metrics = hw.open(_GPU_FILE, _Lines)
         self.apps_lines = hw.open(_APPS_FILE, _Lines)
+        # nvidia-smi pmon's rows (hwmon --pmon): each process's own SM share, as
+        # resource-tracker reads them; its header names the columns (drivers order them apart)
+        self.pmon_lines = hw.open(_PMON_FILE, _Lines) if pmon else None
+        self.pmon_cols, self.pmon_stamp, self.pmon_time, self.pmon = None, None, 0.0, []
         self.stale_s = stale_s  # older rows are of a GPU or a process that is gone
         self.gpus = {}          # index -> (time, (index, uuid, util, mem))
         self.apps_stamp, self.apps_time, self.apps = None, 0.0, []
@@ -478,6 +501,27 @@ class _GpuRows:
                     self.apps_stamp, self.apps_time, self.apps = (
                         row["timestamp"], _smi_time(row["timestamp"]), [])
                 self.apps.append(_app(row))
+        for line in self.pmon_lines.lines() if self.pmon_lines is not None else ():
+            cells = line.split()
+            if line.startswith("#"):
+                if cells and cells[0] == "#Date":  # "#Date Time gpu pid type sm mem ..."
+                    self.pmon_cols = {n: i for i, n in enumerate(["Date"] + cells[1:])}
+                continue
+            c = self.pmon_cols
+            if not c or len(cells) < len(c) - 1 or not {"gpu", "pid", "sm"} <= c.keys():
+                continue
+            with suppress(ValueError, IndexError):
+                stamp = cells[c["Date"]] + " " + cells[c["Time"]]
+                if stamp != self.pmon_stamp:  # an interval's rows share its second
+                    self.pmon_stamp, self.pmon = stamp, []
+                    self.pmon_time = datetime.strptime(stamp + "+0000",
+                                                       "%Y%m%d %H:%M:%S%z").timestamp()
+                if cells[c["pid"]] == "-":
+                    continue  # a GPU with no process
+                fb = cells[c["fb"]] if "fb" in c else "-"
+                self.pmon.append((int(cells[c["gpu"]]), int(cells[c["pid"]]),
+                                  None if cells[c["sm"]] == "-" else float(cells[c["sm"]]),
+                                  None if fb == "-" else float(fb)))
 
     def _current(self, now):
         return [g for t, g in self.gpus.values() if t >= now - self.stale_s]
@@ -488,6 +532,9 @@ class _GpuRows:
 
     def tree(self, now, pids):
         self._update()
+        if self.pmon_lines is not None:  # whole seconds: one more of slack
+            return _pmon_gpu(self.pmon if self.pmon_time >= now - self.stale_s - 1 else [],
+                             pids)
         apps = self.apps if self.apps_time >= now - self.stale_s else []
         return _pid_gpu(self._current(now), apps, pids)
 
@@ -523,8 +570,8 @@ class _Hwmon:
         # only what resource-tracker's columns need: PSS, the processes' GPU memory; no GPM,
         # health or NVML children
         args = ["--no-gpm", "--no-health", "--no-nvml"]
-        if pid is not None:
-            args.append("--gpu-procs")
+        if pid is not None:  # each process's GPU memory and SM share, as resource-tracker's
+            args += ["--gpu-procs", "--pmon"]
         if pss_every_sample:
             args.append("--pss")
         self.mon = Monitor(self.dir, interval_sec=interval, no_gpu=no_gpu,
@@ -548,7 +595,8 @@ class _Hwmon:
                     start = e.get("data") or {}
         if start.get("no_gpu") or not start.get("children"):
             return _NoGpu()  # no nvidia-smi: resource-tracker's zeros
-        return _GpuRows(self, start["gpu_query_fields"], 2 * self.interval + 1)
+        return _GpuRows(self, start["gpu_query_fields"], 2 * self.interval + 1,
+                        pmon=bool(start.get("pmon")))
 
     def open(self, name, kind=_Table):
         """A reader of the run directory's file name, closed with the run."""
