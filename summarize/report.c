@@ -474,6 +474,33 @@ static const char *param_text(const struct sum_param *p, bool json)
                                                     JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
+/* What a phase entry (in full or in brief) says first: its name and when. */
+static void json_phase_head(struct hw_json *w, const char *name, double t0, double t1,
+                            uint64_t line)
+{
+    hw_json_str(w, "name", name);
+    sum_fig_json_time(w, "start", t0);
+    sum_fig_json_time(w, "end", t1);
+    hw_json_num(w, "seconds", round_us(t1 - t0));
+    hw_json_u64(w, "line", line);
+}
+
+/* How a phase ended (outcome.h): exit status and signal null when not said. */
+static void json_phase_outcome(struct hw_json *w, int exit_status, int sig, bool failed,
+                               bool open)
+{
+    if (exit_status >= 0)
+        hw_json_u64(w, "exit_status", (uint64_t)exit_status);
+    else
+        hw_json_null(w, "exit_status");
+    if (sig)
+        hw_json_u64(w, "signal", (uint64_t)sig);
+    else
+        hw_json_null(w, "signal");
+    hw_json_bool(w, "failed", failed);
+    hw_json_bool(w, "open", open);
+}
+
 /* The framework's own memory of the run (p NULL) or a phase, next to nvidia-smi's: null when
  * the job logged none (sum_fwmem_figures). */
 static void json_fwmem(struct hw_json *w, const struct sum_run *run, const struct sum_phase_acc *p)
@@ -726,11 +753,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     for (size_t i = 0; i < run->nphase; i++) {
         const struct sum_phase_acc *p = &run->phase[i];
         hw_json_open(&w, NULL, '{');
-        hw_json_str(&w, "name", p->name);
-        sum_fig_json_time(&w, "start", p->t0);
-        sum_fig_json_time(&w, "end", p->t1);
-        hw_json_num(&w, "seconds", round_us(p->t1 - p->t0));
-        hw_json_u64(&w, "line", p->line);
+        json_phase_head(&w, p->name, p->t0, p->t1, p->line);
         hw_json_num(&w, "energy_wh", sum_phase_energy_wh(run, p));
         hw_json_open(&w, "gpus", '[');
         for (int g = 0; g < RD_MAX_GPUS; g++) {
@@ -776,16 +799,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         json_container_mem(&w, &p->sys);
         hw_json_num(&w, "mem_max_mib", p->sys.mem_limit_mib);
         hw_json_close(&w);
-        if (p->exit_status >= 0)
-            hw_json_u64(&w, "exit_status", (uint64_t)p->exit_status);
-        else
-            hw_json_null(&w, "exit_status");
-        if (p->signal)
-            hw_json_u64(&w, "signal", (uint64_t)p->signal);
-        else
-            hw_json_null(&w, "signal");
-        hw_json_bool(&w, "failed", p->failed);
-        hw_json_bool(&w, "open", p->open);
+        json_phase_outcome(&w, p->exit_status, p->signal, p->failed, p->open);
         hw_json_str(&w, "edges", sum_phase_edges(p));
         long gs = sum_phase_gpu_samples(run, p);
         if (gs >= 0) {
@@ -804,21 +818,8 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     for (size_t i = 0; i < run->nbrief; i++) {
         const struct sum_phase_brief *p = &run->brief[i];
         hw_json_open(&w, NULL, '{');
-        hw_json_str(&w, "name", p->name);
-        sum_fig_json_time(&w, "start", p->t0);
-        sum_fig_json_time(&w, "end", p->t1);
-        hw_json_num(&w, "seconds", round_us(p->t1 - p->t0));
-        hw_json_u64(&w, "line", p->line);
-        if (p->exit_status >= 0)
-            hw_json_u64(&w, "exit_status", (uint64_t)p->exit_status);
-        else
-            hw_json_null(&w, "exit_status");
-        if (p->signal)
-            hw_json_u64(&w, "signal", (uint64_t)p->signal);
-        else
-            hw_json_null(&w, "signal");
-        hw_json_bool(&w, "failed", p->failed);
-        hw_json_bool(&w, "open", false);
+        json_phase_head(&w, p->name, p->t0, p->t1, p->line);
+        json_phase_outcome(&w, p->exit_status, p->signal, p->failed, false);
         hw_json_bool(&w, "brief", true);
         hw_json_close(&w);
     }
