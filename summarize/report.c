@@ -788,6 +788,9 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         hw_json_num(&w, "proc_mean_rss_mib", sum_stat_mean(&p->proc_rss));
         hw_json_num(&w, "proc_memory_growth_mib", growth(&p->proc_rss));
         hw_json_num(&w, "proc_cpu_mean_pct", sum_stat_mean(&p->proc_cpu));
+        /* the tree's storage I/O inside the phase (its share of each row's growth) */
+        hw_json_num(&w, "proc_read_bytes", p->proc_io_seen ? round(p->proc_io[0]) : NAN);
+        hw_json_num(&w, "proc_write_bytes", p->proc_io_seen ? round(p->proc_io[1]) : NAN);
         /* the tracked process alone, and the tree's user/system split */
         hw_json_num(&w, "proc_main_peak_rss_mib", max_or_nan(&p->main_rss));
         hw_json_num(&w, "proc_main_cpu_mean_pct", sum_stat_mean(&p->main_cpu));

@@ -44,6 +44,7 @@ struct sum_run *sum_run_new(void)
         run->pio_prev[k] = NAN;
     }
     run->pio_prev_t = NAN;
+    run->pio_last[0] = run->pio_last[1] = NAN;
     return run;
 }
 
@@ -1237,6 +1238,7 @@ static double own_part(struct sum_run *run, struct sum_row_pend *pd, double t, c
 struct part {
     double a, b;     /* the row's own part, (a, b] */
     const double *v; /* its values */
+    const double *io; /* the tree's read and write bytes in it (proc rows; NAN: not known) */
 };
 
 /* The time a phase shares with a part. */
@@ -1277,6 +1279,12 @@ static void phase_proc_part(struct sum_run *run, struct sum_phase_acc *p, double
     sum_stat_add_w(&p->main_cpu, v[HW_PROC_COL_MAIN_CPU], w);
     sum_stat_add_w(&p->usr_cpu, v[HW_PROC_COL_USR_CPU], w);
     sum_stat_add_w(&p->sys_cpu, v[HW_PROC_COL_SYS_CPU], w);
+    double len = x->b - x->a, share = len > 0 ? fmax(w, 0) / len : 1;
+    for (int k = 0; k < 2; k++)
+        if (isfinite(x->io[k])) {
+            p->proc_io[k] += x->io[k] * share;
+            p->proc_io_seen = true;
+        }
 }
 
 /* A sample within this of a phase's begin or end read its counters there. */
@@ -1337,7 +1345,7 @@ static void on_cpu(void *ctx, const struct rd_cpu_row *r)
         double own[HW_CPU_COL_COUNT];
         double a = own_part(run, &run->cpu_pend, r->t, r->v, HW_CPU_COL_COUNT, r->edge,
                             cpu_col_interval, cpu_col_bytes, own);
-        struct part x = {a, r->t, own};
+        struct part x = {a, r->t, own, NULL};
         for_phases(run, a, r->t, phase_cpu_part, &x);
         for_phases(run, r->t, r->t, phase_sys_point, pt);
         double tol = edge_tol(run);
@@ -1369,7 +1377,19 @@ static void on_proc(void *ctx, const struct rd_proc_row *r)
         double own[HW_PROC_COL_COUNT];
         double a = own_part(run, &run->proc_pend, r->t, r->v, HW_PROC_COL_COUNT, r->edge,
                             proc_col_interval, no_bytes, own);
-        struct part x = {a, r->t, own};
+        /* the cumulative counters' growth since the previous row: a wrapped command's start
+         * from 0 (its processes are new), another's from its first row */
+        double io[2];
+        static const int io_col[2] = {HW_PROC_COL_READ, HW_PROC_COL_WRITE};
+        for (int k = 0; k < 2; k++) {
+            double v = r->v[io_col[k]], last = run->pio_last[k];
+            if (isnan(last) && !strcmp(run->info.mode, "wrap"))
+                last = 0;
+            io[k] = v >= last ? v - last : NAN;
+            if (!isnan(v))
+                run->pio_last[k] = v;
+        }
+        struct part x = {a, r->t, own, io};
         for_phases(run, a, r->t, phase_proc_part, &x);
         sum_names_proc(&run->names, r->t, own[HW_PROC_COL_RSS], a, r->t, own[HW_PROC_COL_CPU]);
     }

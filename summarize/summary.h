@@ -118,6 +118,10 @@ struct sum_phase_acc {
     struct sum_system sys;
     /* the tracked process alone and the tree's user/system split (proc_metrics.csv) */
     struct sum_stat main_rss, main_cpu, main_threads, usr_cpu, sys_cpu;
+    /* the tree's storage I/O inside it (read_bytes, write_bytes: its share of each row's
+     * growth of the cumulative counters); proc_io_seen: a row with them met the phase */
+    double proc_io[2];
+    bool proc_io_seen;
 };
 
 /* A phase beyond SUM_MAX_PHASES: where and how it ran, no figures of its own. */
@@ -284,6 +288,7 @@ struct sum_run {
      * per-interval figures), means and maxima */
     struct sum_stat pio_rate[SUM_PIO_COUNT];
     double pio_prev[SUM_PIO_COUNT], pio_prev_t;
+    double pio_last[2]; /* read_bytes, write_bytes at the tree's previous row, any kind (NAN) */
     struct sum_stat cpu_busy; /* usr + sys per cadence row: the machine's busy share */
     double cg_limit_cores, cg_mem_max_mib;
     /* disks, network, free space, the container's memory peak (system.h); sys_prev_t: the

@@ -372,6 +372,7 @@ struct rd_run_info {
     double cpus_allowed;       /* start event's cpus_allowed (hwrun/rundir.h; NAN if none) */
     /* the machine, as the start event says: host ("" if none), online CPUs and GPUs (NAN) */
     char host[256];
+    char mode[16]; /* the start event's mode: "wrap", "attach", "system" ("" if not said) */
     double cpus, gpus;
     /* each GPU's model and vendor ("nvidia", "amd") by index, as the start event's gpus say
      * ("" when not said; an entry without vendor is nvidia-smi's) */

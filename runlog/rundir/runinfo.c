@@ -74,6 +74,8 @@ void rd_run_info_event(struct rd_run_info *info, const struct rd_event *e)
             snprintf(info->smi_tz_raw, sizeof info->smi_tz_raw, "%s", tz);
             info->have_tz = rd_tz_parse(tz, false, &info->tz) == 0;
         }
+        const char *mode = rd_json_str(e->data, HW_START_MODE);
+        snprintf(info->mode, sizeof info->mode, "%s", mode ? mode : "");
         const char *host = rd_json_str(e->data, HW_START_HOST);
         snprintf(info->host, sizeof info->host, "%s", host ? host : "");
         double cpus = rd_json_num(e->data, HW_START_CPUS);

@@ -180,6 +180,44 @@ static void test_metrics_columns(void)
     free(base);
 }
 
+/* A phase's share of the process tree's storage I/O: each row's growth of the cumulative
+ * counters, split by the time the phase shares with the row's interval. A wrapped command
+ * starts from 0; the row of a job that has exited (memory empty) counts its last bytes. */
+static void test_phase_tree_io(void)
+{
+    char *base = th_tmpdir("outputs");
+    char *a = make_run(base, "a");
+    put_file(a, "proc_metrics.csv",
+             "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes\n"
+             "2026-11-21T10:00:01.000+00:00,1,1,10.0,50.0,0,1000000\n"
+             "2026-11-21T10:00:02.000+00:00,1,1,10.0,50.0,0,2000000\n"
+             "2026-11-21T10:00:03.000+00:00,1,1,10.0,50.0,4000000,3000000\n"
+             "2026-11-21T10:00:03.500+00:00,,,10.0,,4000000,8000000\n");
+    put_file(a, "run.jsonl",
+             "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", \"event\": "
+             "\"start\", \"data\": {\"tool\": \"hwmon\", \"mode\": \"wrap\", \"interval_s\": 1}}\n"
+             "{\"ts\": \"2026-11-21T10:00:01.500+00:00\", \"type\": \"phase\", \"name\": \"a\", "
+             "\"seconds\": 1.5}\n"
+             "{\"ts\": \"2026-11-21T10:00:03.500+00:00\", \"type\": \"phase\", \"name\": \"ckpt\", "
+             "\"seconds\": 2.0}\n");
+    struct th_result r = run_summarize((char *[]){"-q", a, NULL});
+    struct json_object *doc = json_tokener_parse(r.out), *ph, *v;
+    CU_ASSERT_FATAL(json_object_object_get_ex(doc, "phases", &ph));
+    static const double want[2][2] = {{0, 1500000}, {4000000, 6500000}};
+    for (int i = 0; i < 2; i++) {
+        struct json_object *p = json_object_array_get_idx(ph, (size_t)i);
+        CU_ASSERT(json_object_object_get_ex(p, "proc_read_bytes", &v) &&
+                  json_object_get_double(v) == want[i][0]);
+        CU_ASSERT(json_object_object_get_ex(p, "proc_write_bytes", &v) &&
+                  json_object_get_double(v) == want[i][1]);
+    }
+    json_object_put(doc);
+    th_result_free(&r);
+    th_rmtree(base);
+    free(a);
+    free(base);
+}
+
 /* The text report reads as a person expects: h/min/s durations, usr and sys CPU, the reason of
  * the first error-like event, phases that began before hwmon started flagged. */
 static void test_text_for_people(void)
@@ -251,6 +289,7 @@ void add_outputs_suite(void)
     CU_pSuite params = th_add_suite("params", NULL, NULL, 60);
     CU_add_test(params, "columns", test_params_columns);
     CU_add_test(params, "metrics", test_metrics_columns);
+    CU_add_test(params, "phase_tree_io", test_phase_tree_io);
     CU_pSuite s = th_add_suite("outputs", NULL, NULL, 60);
     CU_add_test(s, "several_dirs_one_document", test_several_dirs_one_document);
     CU_add_test(s, "write_alone_prints_nothing", test_write_alone_prints_nothing);
