@@ -57,6 +57,10 @@ struct sum_html_opts {
      * table) in these units; NULL: the defaults. The page's data-* attributes keep the JSON's
      * fixed units (MiB, s, Wh). Borrowed. */
     const struct sum_units *units;
+    /* The sweep page's columns after the figures: a sweep's param.KEY and metric.KEY, lined up
+     * by name across the runs (each row adds its cells with sum_html_sweep_xcells). Borrowed. */
+    const char *const *xcols;
+    size_t nxcols;
 };
 
 /* Defaults: width SUM_HTML_WIDTH_DEFAULT. */
@@ -108,6 +112,12 @@ char *sum_html_report_link(const char *page_path, const char *dir);
 /* What `summarize --html FILE DIR...` does: the page of run (n and rows unused), or with run
  * NULL the sweep page of the n rows, rendered in memory and written atomically
  * (hw_write_atomic). Returns 0 or -errno; err as above (a warning with rc 0 is possible). */
+/* The sweep table's own columns (before opts->xcols): run, status, sparkline, start,
+ * duration, the figures, warnings. */
+size_t sum_html_sweep_cols(void);
+/* A sweep row's cells of opts->xcols: cells[i] as a csv cell's text ("": none); a number is
+ * sorted as one. */
+void sum_html_sweep_xcells(FILE *out, const char *const *cells, size_t n);
 int sum_html_write_file(const char *path, const struct sum_run *run, const char *const *rows,
                         size_t n, const struct sum_html_opts *opts, char *err, size_t errlen);
 

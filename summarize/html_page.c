@@ -16,6 +16,8 @@
 
 #include "html_int.h"
 #include "hwrun/io.h"
+#include "hwrun/parse.h"
+#include "outcome.h"
 #include "report.h"
 
 /* Write a relative link target: bytes outside RFC 3986's unreserved set and '/' are
@@ -301,6 +303,7 @@ struct sweep_col {
 
 static const struct sweep_col sweep_cols[] = {
     {"Run", NULL, NULL},
+    {"Status", NULL, NULL},
     {"GPU utilization", NULL, NULL},
     {"Start (UTC)", NULL, NULL},
     {"Duration", NULL, NULL},
@@ -314,7 +317,7 @@ static const struct sweep_col sweep_cols[] = {
     {"Warnings", NULL, NULL},
 };
 #define NSWEEP_COLS (sizeof sweep_cols / sizeof sweep_cols[0])
-#define FIRST_FIG 4 /* sweep_cols[FIRST_FIG..NSWEEP_COLS-2] are row figures */
+#define FIRST_FIG 5 /* sweep_cols[FIRST_FIG..NSWEEP_COLS-2] are row figures */
 #define NFIGS (NSWEEP_COLS - 1 - FIRST_FIG)
 
 static int col_dim(const struct sweep_col *c)
@@ -378,9 +381,20 @@ void sum_html_sweep_row(FILE *f, const char *dir, const struct sum_run *run, int
         fputs("</tr>\n", f);
         return;
     }
-    if (run->outcome.status != SUM_STATUS_OK) {
-        fputs(" <small class=\"badstatus\">", f);
-        ht_esc(f, sum_status_names[run->outcome.status]);
+    fputs("</td>", f);
+    /* the status, coloured unless ok, its reason in words beside it */
+    const char *st = sum_status_names[run->outcome.status];
+    fputs("<td data-v=\"", f);
+    ht_esc(f, st);
+    fputs(run->outcome.status == SUM_STATUS_OK ? "\">" : "\"><span class=\"badstatus\">", f);
+    ht_esc(f, st);
+    if (run->outcome.status != SUM_STATUS_OK)
+        fputs("</span>", f);
+    char why[512];
+    const char *reason = sum_outcome_reason(&run->outcome, why, sizeof why);
+    if (reason && reason[0]) {
+        fputs("<small>", f);
+        ht_esc(f, reason);
         fputs("</small>", f);
     }
     fputs("</td>", f);
@@ -412,6 +426,34 @@ void sum_html_sweep_row(FILE *f, const char *dir, const struct sum_run *run, int
     }
     td_fig(f, (double)ht_count_warnings(run));
     fputs("</tr>\n", f);
+}
+
+size_t sum_html_sweep_cols(void)
+{
+    return NSWEEP_COLS;
+}
+
+void sum_html_sweep_xcells(FILE *out, const char *const *cells, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *c = cells[i] ? cells[i] : "";
+        double v;
+        if (!*c) {
+            td_na(out);
+        } else if (hw_parse_num_cell(c, strlen(c), &v) && isfinite(v)) {
+            fputs("<td class=\"n\" data-v=\"", out); /* as the job logged it */
+            ht_esc(out, c);
+            fputs("\">", out);
+            ht_esc(out, c);
+            fputs("</td>", out);
+        } else {
+            fputs("<td data-v=\"", out);
+            ht_esc(out, c);
+            fputs("\">", out);
+            ht_esc(out, c);
+            fputs("</td>", out);
+        }
+    }
 }
 
 int sum_html_sweep(FILE *out, const char *const *rows, size_t n, const struct sum_html_opts *opts,
@@ -448,6 +490,11 @@ int sum_html_sweep(FILE *out, const char *const *rows, size_t n, const struct su
             ht_esc(out, d >= 0 ? sum_units_label(u, (enum sum_dim)d) : sweep_cols[i].unit);
             fputs("]</small>", out);
         }
+        fputs("</th>", out);
+    }
+    for (size_t i = 0; opts && i < opts->nxcols; i++) { /* param.KEY, metric.KEY */
+        fputs("<th class=\"sort\" scope=\"col\">", out);
+        ht_esc(out, opts->xcols[i]);
         fputs("</th>", out);
     }
     fputs("</tr></thead>\n<tbody>\n", out);

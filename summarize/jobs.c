@@ -155,6 +155,13 @@ static void run_job(struct sum_jobs *c, struct sum_job *j)
     }
     if (c->html && c->njobs > 1) {
         html_row(c, j, run, rc);
+        for (size_t p = 0; run && p < run->nparams; p++) { /* lined up in sum_jobs_html() */
+            sum_report_param_name(&run->params[p], &j->hnames);
+            hw_buf_putc(&j->hnames, '\0');
+            sum_report_param_csv_cell(&run->params[p], &j->hcells);
+            hw_buf_putc(&j->hcells, '\0');
+        }
+        j->nhparams = run ? run->nparams : 0;
     } else if (c->html) {
         j->run = run; /* drawn by sum_jobs_html */
         run = NULL;
@@ -221,17 +228,75 @@ void sum_jobs_run(struct sum_jobs *c, size_t nthreads)
     }
 }
 
+/* The sweep page's param.KEY and metric.KEY columns: the union of the runs' names in first-seen
+ * order, each row's cells spliced in before its end (as the csv rows line them up). */
+static const char **sweep_xcols(struct sum_jobs *c, size_t *n)
+{
+    size_t cap = 0;
+    *n = 0;
+    for (size_t i = 0; i < c->njobs; i++)
+        cap += c->jobs[i].nhparams;
+    const char **cols = calloc(cap + 1, sizeof *cols);
+    if (!cols)
+        hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+    for (size_t i = 0; i < c->njobs; i++) {
+        const char *k = c->jobs[i].hnames.p;
+        for (size_t p = 0; p < c->jobs[i].nhparams; p++, k += strlen(k) + 1) {
+            size_t q = 0;
+            while (q < *n && strcmp(cols[q], k) != 0)
+                q++;
+            if (q == *n)
+                cols[(*n)++] = k;
+        }
+    }
+    const char **cells = calloc(*n + 1, sizeof *cells);
+    if (!cells)
+        hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+    for (size_t i = 0; *n && i < c->njobs; i++) {
+        struct sum_job *j = &c->jobs[i];
+        for (size_t q = 0; q < *n; q++) {
+            cells[q] = "";
+            const char *k = j->hnames.p, *v = j->hcells.p;
+            for (size_t p = 0; p < j->nhparams; p++, k += strlen(k) + 1, v += strlen(v) + 1)
+                if (!strcmp(k, cols[q])) {
+                    cells[q] = v;
+                    break;
+                }
+        }
+        size_t len = 0, rl = j->row ? strlen(j->row) : 0;
+        char *row = NULL;
+        FILE *f = open_memstream(&row, &len);
+        if (!f)
+            hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+        static const char end[] = "</tr>\n";
+        bool ends = rl >= sizeof end - 1 && !strcmp(j->row + rl - (sizeof end - 1), end);
+        fwrite(j->row ? j->row : "", 1, ends ? rl - (sizeof end - 1) : rl, f);
+        sum_html_sweep_xcells(f, cells, *n);
+        fputs(end, f);
+        if (fclose(f) != 0)
+            hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+        free(j->row);
+        j->row = row;
+    }
+    free(cells);
+    return cols;
+}
+
 int sum_jobs_html(struct sum_jobs *c)
 {
     int status = HW_EXIT_OK;
     const char **rows = calloc(c->njobs, sizeof *rows);
     if (!rows)
         hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+    size_t nx = 0;
+    const char **xcols = c->njobs > 1 ? sweep_xcols(c, &nx) : NULL;
     for (size_t i = 0; i < c->njobs; i++)
         rows[i] = c->jobs[i].row;
     struct sum_html_opts ho;
     sum_html_opts_init(&ho);
     ho.units = &c->units;
+    ho.xcols = xcols;
+    ho.nxcols = nx;
     char err[512] = "";
     int rc = -ENOENT; /* the one run could not be read (said already) */
     bool sweep = c->njobs > 1;
@@ -251,6 +316,11 @@ int sum_jobs_html(struct sum_jobs *c)
         c->jobs[i].run = NULL;
     }
     free(rows);
+    for (size_t i = 0; i < c->njobs; i++) { /* after the page: xcols points into them */
+        hw_buf_free(&c->jobs[i].hnames);
+        hw_buf_free(&c->jobs[i].hcells);
+    }
+    free(xcols);
     return status;
 }
 

@@ -28,6 +28,8 @@ struct sum_job {
     char *row;                    /* --html of several: the run's row of the sweep page */
     struct hw_buf pnames, pcells; /* csv: the run's param.KEY names and cells, NUL-separated */
     size_t nparams;
+    struct hw_buf hnames, hcells; /* the sweep page: its param.KEY and metric.KEY, likewise */
+    size_t nhparams;
     int status;                   /* HW_EXIT_OK or HW_EXIT_FAIL */
     bool usable;
 };

@@ -218,6 +218,49 @@ static void test_phase_tree_io(void)
     free(base);
 }
 
+/* The sweep page answers which run was best and why the others failed: a status column with
+ * the reason, and the params and metrics of every run lined up by name, sortable. */
+static void test_sweep_page_params(void)
+{
+    char *base = th_tmpdir("outputs");
+    char *a = make_run(base, "a"), *b = make_run(base, "b");
+    char *ja = metrics_log("0.001", "2.5", "1.9", "0.91");
+    put_file(a, "run.jsonl", ja);
+    put_file(b, "run.jsonl", "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", "
+                             "\"event\": \"start\", \"data\": {\"tool\": \"hwmon\", "
+                             "\"mode\": \"wrap\"}}\n"
+                             "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", "
+                             "\"event\": \"config\", \"data\": {\"opt\": \"sgd\"}}\n"
+                             "{\"ts\": \"2026-11-21T10:00:02.000+00:00\", \"type\": \"event\", "
+                             "\"event\": \"stop\", \"data\": {\"duration_s\": 2.0, "
+                             "\"exit_status\": 1, \"reason\": \"command_exit\"}}\n");
+    char *page = th_fmt("%s/sweep.html", base);
+    struct th_result r = run_summarize((char *[]){"--html", page, a, b, NULL});
+    CU_ASSERT_EQUAL(r.status, 0);
+    char *html = th_read_file(page, NULL);
+    CU_ASSERT_FATAL(html != NULL);
+    for (const char *const *h = (const char *const[]){"param.lr", "metric.loss", "metric.acc",
+                                                      "param.opt", NULL};
+         *h; h++) {
+        char *th = th_fmt("<th class=\"sort\" scope=\"col\">%s</th>", *h);
+        CU_ASSERT_PTR_NOT_NULL(strstr(html, th));
+        free(th);
+    }
+    const char *row_a = strstr(html, ">a</td>"), *row_b = strstr(html, ">b</td>");
+    CU_ASSERT_FATAL(row_a && row_b);
+    CU_ASSERT_PTR_NOT_NULL(strstr(row_a, "<td class=\"n\" data-v=\"1.9\">1.9</td>")); /* loss */
+    CU_ASSERT_PTR_NOT_NULL(strstr(row_b, "<td data-v=\"sgd\">sgd</td>"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(row_b, "<span class=\"badstatus\">failed</span>"));
+    free(html);
+    free(page);
+    free(ja);
+    th_result_free(&r);
+    th_rmtree(base);
+    free(a);
+    free(b);
+    free(base);
+}
+
 /* The text report reads as a person expects: h/min/s durations, usr and sys CPU, the reason of
  * the first error-like event, phases that began before hwmon started flagged. */
 static void test_text_for_people(void)
@@ -290,6 +333,7 @@ void add_outputs_suite(void)
     CU_add_test(params, "columns", test_params_columns);
     CU_add_test(params, "metrics", test_metrics_columns);
     CU_add_test(params, "phase_tree_io", test_phase_tree_io);
+    CU_add_test(params, "sweep_page", test_sweep_page_params);
     CU_pSuite s = th_add_suite("outputs", NULL, NULL, 60);
     CU_add_test(s, "several_dirs_one_document", test_several_dirs_one_document);
     CU_add_test(s, "write_alone_prints_nothing", test_write_alone_prints_nothing);
