@@ -607,8 +607,8 @@ static void on_phase(void *ctx, const struct rd_phase *p)
     sum_fwmem_init(&fw);
     fwmem_entry(run, &fw, p->obj);
     long steps;
-    if (rd_json_int(p->obj, HW_PHASE_STEPS, &steps) && steps > 0)
-        run->steps_logged += (double)steps;
+    if (!failed && rd_json_int(p->obj, HW_PHASE_STEPS, &steps) && steps > 0)
+        run->steps_logged += (double)steps; /* a failed phase's steps were planned, not done */
     metrics_from_phase(run, p->obj);
     add_phase(run, p->name, p->t_start, p->t_end, p->seconds, p->line, phase_extra(p->obj),
               exit_status, sig, failed, false, &fw);
@@ -1714,7 +1714,9 @@ static void end_open_phases(struct sum_run *run, double last_t)
     sum_names_end_windows(&run->names, last_t);
     /* the steps: what the phases said, else one per phase named "step" */
     const struct sum_name_acc *step = sum_names_find(&run->names, HW_PHASE_STEP_NAME);
-    run->steps = run->steps_logged > 0 ? run->steps_logged : step ? (double)step->count : 0;
+    run->steps = run->steps_logged > 0 ? run->steps_logged
+                 : step                  ? (double)(step->count - step->failed)
+                                         : 0;
     double t0, t1;
     run->outside_phases_s = NAN;
     if (run->names.n && sum_run_span(run, &t0, &t1))

@@ -218,6 +218,36 @@ static void test_phase_tree_io(void)
     free(base);
 }
 
+/* steps counts the steps that ran: a phase that failed planned its steps= but did not do them
+ * (its exception says so), and a failed `step` phase is no step done. */
+static void test_steps_done(void)
+{
+    char *base = th_tmpdir("outputs");
+    char *a = make_run(base, "a"), *b = make_run(base, "b");
+    put_file(a, "run.jsonl",
+             "{\"ts\": \"2026-11-21T10:00:01.000+00:00\", \"type\": \"phase\", \"name\": "
+             "\"train\", \"seconds\": 1.0, \"steps\": 100}\n"
+             "{\"ts\": \"2026-11-21T10:00:02.000+00:00\", \"type\": \"phase\", \"name\": "
+             "\"train\", \"seconds\": 1.0, \"steps\": 100, \"exception\": \"RuntimeError\"}\n");
+    put_file(b, "run.jsonl",
+             "{\"ts\": \"2026-11-21T10:00:01.000+00:00\", \"type\": \"phase\", \"name\": "
+             "\"step\", \"seconds\": 0.5}\n"
+             "{\"ts\": \"2026-11-21T10:00:02.000+00:00\", \"type\": \"phase\", \"name\": "
+             "\"step\", \"seconds\": 0.5, \"exit_status\": 1}\n");
+    for (int i = 0; i < 2; i++) {
+        struct th_result r = run_summarize((char *[]){"-q", i ? b : a, NULL});
+        struct json_object *doc = json_tokener_parse(r.out), *v;
+        CU_ASSERT(json_object_object_get_ex(doc, "steps", &v) &&
+                  json_object_get_double(v) == (i ? 1 : 100));
+        json_object_put(doc);
+        th_result_free(&r);
+    }
+    th_rmtree(base);
+    free(a);
+    free(b);
+    free(base);
+}
+
 /* The sweep page answers which run was best and why the others failed: a status column with
  * the reason, and the params and metrics of every run lined up by name, sortable. */
 static void test_sweep_page_params(void)
@@ -334,6 +364,7 @@ void add_outputs_suite(void)
     CU_add_test(params, "metrics", test_metrics_columns);
     CU_add_test(params, "phase_tree_io", test_phase_tree_io);
     CU_add_test(params, "sweep_page", test_sweep_page_params);
+    CU_add_test(params, "steps_done", test_steps_done);
     CU_pSuite s = th_add_suite("outputs", NULL, NULL, 60);
     CU_add_test(s, "several_dirs_one_document", test_several_dirs_one_document);
     CU_add_test(s, "write_alone_prints_nothing", test_write_alone_prints_nothing);
