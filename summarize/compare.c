@@ -1,7 +1,9 @@
 /* Two runs side by side: see compare.h. */
 #include "compare.h"
 
+#include <json-c/json.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,14 +46,99 @@ static void add_fig(void *ctx, const char *name, double v, bool integer)
     s->f[s->n - 1].v[s->side] = v;
 }
 
-/* Row figures first, then the phase.NAME.* ones, each side's in its order. */
+/* What the job logged about itself (sum_param.metric), its numbers as metric.KEY figures. */
+static void add_metrics(struct figs *s, const struct sum_run *r)
+{
+    for (size_t i = 0; i < r->nparams; i++) {
+        const struct sum_param *p = &r->params[i];
+        bool integer = p->v && json_object_is_type(p->v, json_type_int);
+        if (!p->metric || !p->v || !(integer || json_object_is_type(p->v, json_type_double)))
+            continue;
+        char name[300];
+        snprintf(name, sizeof name, "metric.%s", p->key);
+        add_fig(s, name, json_object_get_double(p->v), integer);
+    }
+}
+
+/* Row figures first, then the metrics, then the phase.NAME.* ones, each side's in its order. */
 static void collect(struct figs *s, const struct sum_run *a, const struct sum_run *b,
                     const struct sum_units *u)
 {
     memset(s, 0, sizeof *s);
-    for (int phases = 0; phases < 2; phases++)
-        for (s->side = 0; s->side < 2; s->side++)
-            sum_report_figures(s->side ? b : a, u, !phases, phases, add_fig, s);
+    for (s->side = 0; s->side < 2; s->side++)
+        sum_report_figures(s->side ? b : a, u, true, false, add_fig, s);
+    for (s->side = 0; s->side < 2; s->side++)
+        add_metrics(s, s->side ? b : a);
+    for (s->side = 0; s->side < 2; s->side++)
+        sum_report_figures(s->side ? b : a, u, false, true, add_fig, s);
+}
+
+/* A parameter's value as JSON text ("null" when the run has none of that key). */
+static const char *param_json(const struct sum_run *r, const char *key)
+{
+    for (size_t i = 0; i < r->nparams; i++)
+        if (!r->params[i].metric && !strcmp(r->params[i].key, key))
+            return r->params[i].v ? json_object_to_json_string_ext(
+                                        r->params[i].v,
+                                        JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+                                  : "null";
+    return "null";
+}
+
+/* Each parameter of either run whose values differ, once, A's order first: calls fn with its
+ * key and both values as JSON text. */
+static void differing_params(const struct sum_run *a, const struct sum_run *b,
+                             void (*fn)(void *ctx, const char *key, const char *va,
+                                        const char *vb),
+                             void *ctx)
+{
+    for (int side = 0; side < 2; side++) {
+        const struct sum_run *r = side ? b : a;
+        for (size_t i = 0; i < r->nparams; i++) {
+            const char *key = r->params[i].key;
+            if (r->params[i].metric || (side && strcmp(param_json(a, key), "null") != 0))
+                continue; /* B's keys that A has were said with A's */
+            char *va = strdup(param_json(a, key));
+            const char *vb = param_json(b, key);
+            if (va && strcmp(va, vb) != 0)
+                fn(ctx, key, va, vb);
+            free(va);
+        }
+    }
+}
+
+static void json_param(void *ctx, const char *key, const char *va, const char *vb)
+{
+    struct hw_json *w = ctx;
+    hw_json_open(w, NULL, '{');
+    hw_json_str(w, "param", key);
+    hw_json_raw(w, "a", va);
+    hw_json_raw(w, "b", vb);
+    hw_json_close(w);
+}
+
+/* Text from the data without control characters (as report.c's). */
+static void safe_put(struct hw_buf *b, const char *s, size_t n)
+{
+    for (size_t i = 0; s && i < n && s[i]; i++)
+        hw_buf_putc(b, (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i]);
+}
+
+struct text_params {
+    struct hw_buf *out;
+    bool any;
+};
+
+static void text_param(void *ctx, const char *key, const char *va, const char *vb)
+{
+    struct text_params *t = ctx;
+    if (!t->any)
+        hw_buf_puts(t->out, "  params that differ\n");
+    t->any = true;
+    char line[160];
+    snprintf(line, sizeof line, "    %-30.60s %14.40s %14.40s", key, va, vb);
+    safe_put(t->out, line, sizeof line);
+    hw_buf_putc(t->out, '\n');
 }
 
 static void figs_free(struct figs *s)
@@ -150,6 +237,9 @@ void sum_compare_json(const struct sum_run *a, const struct sum_run *b, const st
         if (!phase_of(s.f[i].name, &nm, &nl, &key))
             json_metric(&w, s.f[i].name, strlen(s.f[i].name), &s.f[i]);
     hw_json_close(&w);
+    hw_json_open(&w, "params", '['); /* the parameters whose values differ */
+    differing_params(a, b, json_param, &w);
+    hw_json_close(&w);
     /* one object per phase name, its figures in order */
     hw_json_open(&w, "phases", '[');
     for (size_t i = 0; i < s.n; i++) {
@@ -213,13 +303,6 @@ static void text_metric(struct hw_buf *out, const char *indent, const char *metr
     hw_buf_putc(out, '\n');
 }
 
-/* Text from the data without control characters (as report.c's). */
-static void safe_put(struct hw_buf *b, const char *s, size_t n)
-{
-    for (size_t i = 0; s && i < n && s[i]; i++)
-        hw_buf_putc(b, (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i]);
-}
-
 /* " (killed in phase `x` after 3.0 s)": a side's status and where it ended. */
 static void text_side(struct hw_buf *out, const struct sum_run *r)
 {
@@ -249,6 +332,8 @@ void sum_compare_text(const struct sum_run *a, const struct sum_run *b, const st
     for (size_t i = 0; i < s.n; i++)
         if (!phase_of(s.f[i].name, &nm, &nl, &key))
             text_metric(out, "  ", s.f[i].name, &s.f[i]);
+    struct text_params tp = {out, false};
+    differing_params(a, b, text_param, &tp);
     for (size_t i = 0; i < s.n; i++) {
         if (!first_of_phase(&s, i, &nm, &nl))
             continue;

@@ -1,6 +1,7 @@
 /* What summarize prints, as a user reads it: one JSON document for several directories, -w alone
  * printing nothing, and text by default on a terminal (JSON when piped). */
 #include <json-c/json.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,6 +249,48 @@ static void test_steps_done(void)
     free(base);
 }
 
+/* --compare of two runs of a sweep: the metrics the jobs logged, with their change, and the
+ * parameters whose values differ (not those alike). */
+static void test_compare_params(void)
+{
+    char *base = th_tmpdir("outputs");
+    char *a = make_run(base, "a"), *b = make_run(base, "b");
+    char *ja = metrics_log("0.001", "2.5", "1.9", "0.91"), *jb = metrics_log("0.01", "2.4", "2.2",
+                                                                             "0.91");
+    put_file(a, "run.jsonl", ja);
+    put_file(b, "run.jsonl", jb);
+    struct th_result r = run_summarize((char *[]){"--compare", a, b, NULL});
+    struct json_object *doc = json_tokener_parse(r.out), *arr, *v;
+    CU_ASSERT_FATAL(json_object_object_get_ex(doc, "params", &arr));
+    CU_ASSERT_EQUAL_FATAL(json_object_array_length(arr), 1); /* lr; not what is alike */
+    struct json_object *p0 = json_object_array_get_idx(arr, 0);
+    CU_ASSERT(json_object_object_get_ex(p0, "param", &v) && !strcmp(json_object_get_string(v), "lr"));
+    CU_ASSERT(json_object_object_get_ex(p0, "b", &v) && json_object_get_double(v) == 0.01);
+    CU_ASSERT_FATAL(json_object_object_get_ex(doc, "metrics", &arr));
+    bool loss = false;
+    for (size_t i = 0; i < json_object_array_length(arr); i++) {
+        struct json_object *m = json_object_array_get_idx(arr, i);
+        if (json_object_object_get_ex(m, "metric", &v) &&
+            !strcmp(json_object_get_string(v), "metric.loss")) {
+            loss = json_object_object_get_ex(m, "change", &v) &&
+                   fabs(json_object_get_double(v) - 0.3) < 1e-9;
+        }
+    }
+    CU_ASSERT(loss);
+    json_object_put(doc);
+    th_result_free(&r);
+    r = run_summarize((char *[]){"--compare", "--format", "text", a, b, NULL});
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "  params that differ\n    lr "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "  metric.loss "));
+    th_result_free(&r);
+    free(ja);
+    free(jb);
+    th_rmtree(base);
+    free(a);
+    free(b);
+    free(base);
+}
+
 /* The sweep page answers which run was best and why the others failed: a status column with
  * the reason, and the params and metrics of every run lined up by name, sortable. */
 static void test_sweep_page_params(void)
@@ -365,6 +408,7 @@ void add_outputs_suite(void)
     CU_add_test(params, "phase_tree_io", test_phase_tree_io);
     CU_add_test(params, "sweep_page", test_sweep_page_params);
     CU_add_test(params, "steps_done", test_steps_done);
+    CU_add_test(params, "compare", test_compare_params);
     CU_pSuite s = th_add_suite("outputs", NULL, NULL, 60);
     CU_add_test(s, "several_dirs_one_document", test_several_dirs_one_document);
     CU_add_test(s, "write_alone_prints_nothing", test_write_alone_prints_nothing);
