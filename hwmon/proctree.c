@@ -488,6 +488,7 @@ struct tree_sums {
     unsigned procs;
     bool any_pss;
     bool pss_now; /* read smaps_rollup in this sample */
+    double now;   /* the sample's time (monotonic s) */
     bool main_pss; /* the root's own smaps_rollup was read: main_* hold its figures */
     uint64_t main_private_kb, main_shared_kb;
 };
@@ -509,27 +510,43 @@ static void account(struct mon_tree *t, struct mon_proc *p, const struct mon_pst
         mon_parse_pid_io(buf, p->io); /* on failure the last values stay */
     for (int k = 0; k < MON_IO_COUNT; k++)
         s->io[k] += p->io[k];
+    if (!s->pss_now || p->smaps_fd < 0)
+        return;
+    /* The kernel's walk of smaps_rollup is most of a sample's cost (issue 39): a process whose
+     * RSS has not moved since its last reading keeps it, unless --pss asked for every sample
+     * (pss_budget 0) or the reading is MON_PSS_MAX_AGE_S old. RSS that climbs is read again
+     * in the same sample, so a peak is not missed. */
+    bool keep = p->pss_known && t->pss_budget > 0 && st->rss_pages == p->pss_rss_pages &&
+                s->now - p->pss_t < MON_PSS_MAX_AGE_S;
     uint64_t kb;
-    if (s->pss_now && p->smaps_fd >= 0 && read_smaps(t, p, buf, sizeof buf) > 0 &&
+    if (!keep && read_smaps(t, p, buf, sizeof buf) > 0 &&
         mon_parse_kb_field(buf, "Pss:", &kb) == 0) {
-        s->pss_kb += kb;
-        s->any_pss = true;
         static const char *const priv[] = {"Private_Clean:", "Private_Dirty:"};
         static const char *const shared[] = {"Shared_Clean:", "Shared_Dirty:"};
-        uint64_t pk = 0, sk = 0;
+        uint64_t pk = 0, sk = 0, x;
         for (int i = 0; i < 2; i++) {
-            if (mon_parse_kb_field(buf, priv[i], &kb) == 0)
-                pk += kb;
-            if (mon_parse_kb_field(buf, shared[i], &kb) == 0)
-                sk += kb;
+            if (mon_parse_kb_field(buf, priv[i], &x) == 0)
+                pk += x;
+            if (mon_parse_kb_field(buf, shared[i], &x) == 0)
+                sk += x;
         }
-        s->private_kb += pk;
-        s->shared_kb += sk;
-        if (p->pid == t->root) { /* the main process alone, too */
-            s->main_pss = true;
-            s->main_private_kb = pk;
-            s->main_shared_kb = sk;
-        }
+        p->pss_kb = kb, p->private_kb = pk, p->shared_kb = sk;
+        p->pss_rss_pages = st->rss_pages;
+        p->pss_t = s->now;
+        p->pss_known = true;
+    } else if (!keep) {
+        p->pss_known = false; /* gone, or not readable: not counted */
+    }
+    if (!p->pss_known)
+        return;
+    s->pss_kb += p->pss_kb;
+    s->any_pss = true;
+    s->private_kb += p->private_kb;
+    s->shared_kb += p->shared_kb;
+    if (p->pid == t->root) { /* the main process alone, too */
+        s->main_pss = true;
+        s->main_private_kb = p->private_kb;
+        s->main_shared_kb = p->shared_kb;
     }
 }
 
@@ -562,6 +579,7 @@ static int sample_tree(struct mon_tree *t, double now_s, struct mon_tree_sample 
 
     struct tree_sums sum = {0};
     sum.pss_now = t->pss && now_s >= t->pss_next && !exited;
+    sum.now = now_s;
     struct timespec c0;
     if (sum.pss_now && t->pss_budget > 0)
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);

@@ -22,7 +22,15 @@ struct mon_proc {
     uint32_t gen;        /* last walk that saw it */
     struct mon_pstat st; /* scan mode: this walk's stat */
     uint64_t uticks;     /* utime+cutime at the last read */
+    /* its last smaps_rollup reading (kB) and the RSS (pages) and time it was taken at: a
+     * process whose RSS has not moved keeps it (proctree.c account) */
+    uint64_t pss_kb, private_kb, shared_kb, pss_rss_pages;
+    double pss_t;
+    bool pss_known;
 };
+/* A kept PSS reading is read again after this long, RSS moved or not: PSS also moves when a
+ * process that shares pages with it maps or exits. */
+#define MON_PSS_MAX_AGE_S 10.0
 
 struct mon_tree {
     int proc_fd; /* the proc root directory */

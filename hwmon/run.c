@@ -454,6 +454,8 @@ static void log_start(struct run *r, const char *mode)
         {true, RL_BOOL("pss", !cfg->no_pss)},
         {r->track_pid, RL_BOOL(HW_START_DESCENDANTS, !cfg->alone)},
         {!cfg->no_pss && !cfg->pss, RL_DBL("pss_budget", MON_PSS_BUDGET)},
+        /* a process whose RSS did not move keeps its PSS reading, at most this long */
+        {!cfg->no_pss && !cfg->pss, RL_DBL("pss_max_age_s", MON_PSS_MAX_AGE_S)},
         {true, RL_BOOL("gpu_procs", cfg->gpu_procs)},
         {true, RL_BOOL("no_gpu", cfg->no_gpu)},
         {true, RL_BOOL("gpm", r->gf.gpm)},

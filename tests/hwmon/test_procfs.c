@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "csvout.h"
@@ -269,6 +270,69 @@ static void check_modern_tree(int mode)
     mon_tree_close(&t);
     CU_ASSERT_EQUAL(mon_tree_open(&t, root, 4242, false), -ESRCH);
     free(root);
+}
+
+/* On a PSS budget, a process whose RSS has not moved keeps its last smaps_rollup reading (the
+ * kernel's walk of it is most of a sample's cost, issue 39): a new Pss in the file is not seen
+ * until the RSS moves or the reading is MON_PSS_MAX_AGE_S old; with --pss (no budget) every
+ * sample reads it. */
+/* Replace from by to in file, in place (hwmon keeps its /proc files open: the same inode),
+ * as the kernel's files change; 0 or -1. */
+static int rewrite(const char *file, const char *from, const char *to)
+{
+    size_t n;
+    char *text = th_read_file(file, &n);
+    char *at = text ? strstr(text, from) : NULL;
+    if (!at) {
+        free(text);
+        return -1;
+    }
+    char *out = th_fmt("%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    int fd = open(file, O_WRONLY | O_TRUNC);
+    int rc = fd >= 0 && write(fd, out, strlen(out)) == (ssize_t)strlen(out) ? 0 : -1;
+    if (fd >= 0)
+        close(fd);
+    free(out);
+    free(text);
+    return rc;
+}
+
+static void test_pss_kept_while_rss_still(void)
+{
+    char *tmp = th_tmpdir("pss-keep");
+    char *cp = th_fmt("cp -r '%s/proc/modern' '%s/p'", th_env("HWRUN_TESTDATA"), tmp);
+    CU_ASSERT_FATAL(system(cp) == 0);
+    char *root = th_fmt("%s/p", tmp), *smaps = th_fmt("%s/1000/smaps_rollup", root);
+    char *stat = th_fmt("%s/1000/stat", root);
+    for (int every = 0; every < 2; every++) {
+        if (every) /* back to the fixture's */
+            CU_ASSERT_FATAL(rewrite(smaps, "Pss:  2048 kB", "Pss:   512 kB") == 0);
+        struct mon_tree t;
+        CU_ASSERT_EQUAL_FATAL(mon_tree_open(&t, root, 1000, true), 0);
+        t.pss_budget = every ? 0 : 0.5; /* 0: --pss */
+        struct mon_tree_sample s;
+        CU_ASSERT_EQUAL(mon_tree_sample(&t, 1.0, &s), 0);
+        CU_ASSERT_DOUBLE_EQUAL(s.pss_mib, (512.0 + 160) / 1024, 1e-9);
+        CU_ASSERT_FATAL(rewrite(smaps, "Pss:   512 kB", "Pss:  1024 kB") == 0);
+        CU_ASSERT_EQUAL(mon_tree_sample(&t, 2.0, &s), 0);
+        CU_ASSERT_TRUE(s.have_pss); /* the kept reading is a reading */
+        CU_ASSERT_DOUBLE_EQUAL(s.pss_mib, ((every ? 1024.0 : 512.0) + 160) / 1024, 1e-9);
+        /* its RSS moves: read again in the same sample */
+        CU_ASSERT_FATAL(rewrite(stat, " 5000000 2560 ", " 5000000 2561 ") == 0);
+        CU_ASSERT_EQUAL(mon_tree_sample(&t, 3.0, &s), 0);
+        CU_ASSERT_DOUBLE_EQUAL(s.pss_mib, (1024.0 + 160) / 1024, 1e-9);
+        CU_ASSERT_FATAL(rewrite(smaps, "Pss:  1024 kB", "Pss:  2048 kB") == 0);
+        CU_ASSERT_EQUAL(mon_tree_sample(&t, 3.0 + MON_PSS_MAX_AGE_S, &s), 0); /* too old */
+        CU_ASSERT_DOUBLE_EQUAL(s.pss_mib, (2048.0 + 160) / 1024, 1e-9);
+        CU_ASSERT_FATAL(rewrite(stat, " 5000000 2561 ", " 5000000 2560 ") == 0);
+        mon_tree_close(&t);
+    }
+    th_rmtree(tmp);
+    free(cp);
+    free(root);
+    free(smaps);
+    free(stat);
+    free(tmp);
 }
 
 static void test_tree_children(void)
@@ -829,6 +893,7 @@ void add_procfs_suite(void)
     CU_add_test(s, "filesystems", test_filesystems);
     CU_add_test(s, "csv_format", test_csv_format);
     CU_add_test(s, "tree_children", test_tree_children);
+    CU_add_test(s, "pss_kept_while_rss_still", test_pss_kept_while_rss_still);
     CU_add_test(s, "tree_scan", test_tree_scan);
     CU_add_test(s, "tree_old", test_tree_old);
     CU_add_test(s, "tree_big", test_tree_big);
