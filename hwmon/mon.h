@@ -6,7 +6,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#define MON_VERSION "0.1.0"
+/* the one version, include/runlog.h's RL_VERSION_*, as CMake passes it to every target */
+#define MON_VERSION HWRUN_VERSION
 
 /* The share of one core PSS reads may take when not asked for every sample (--pss). */
 #define MON_PSS_BUDGET 0.01
