@@ -228,20 +228,34 @@ void sum_jobs_run(struct sum_jobs *c, size_t nthreads)
     }
 }
 
-/* The sweep page's param.KEY and metric.KEY columns: the union of the runs' names in first-seen
- * order, each row's cells spliced in before its end (as the csv rows line them up). */
-static const char **sweep_xcols(struct sum_jobs *c, size_t *n)
+/* A job's named columns of one kind: the csv rows' (param.KEY, phase.NAME.*) or the sweep
+ * page's (param.KEY, metric.KEY), names and cells NUL-separated. */
+struct named_cells {
+    const struct hw_buf *names, *cells;
+    size_t n;
+};
+
+static struct named_cells named_of(const struct sum_job *j, bool page)
+{
+    return page ? (struct named_cells){&j->hnames, &j->hcells, j->nhparams}
+                : (struct named_cells){&j->pnames, &j->pcells, j->nparams};
+}
+
+/* The union of the jobs' column names of that kind, in first-seen order (they point into the
+ * jobs' buffers); *n of them. */
+static const char **union_names(const struct sum_jobs *c, bool page, size_t *n)
 {
     size_t cap = 0;
     *n = 0;
     for (size_t i = 0; i < c->njobs; i++)
-        cap += c->jobs[i].nhparams;
+        cap += named_of(&c->jobs[i], page).n;
     const char **cols = calloc(cap + 1, sizeof *cols);
     if (!cols)
         hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
     for (size_t i = 0; i < c->njobs; i++) {
-        const char *k = c->jobs[i].hnames.p;
-        for (size_t p = 0; p < c->jobs[i].nhparams; p++, k += strlen(k) + 1) {
+        struct named_cells nc = named_of(&c->jobs[i], page);
+        const char *k = nc.names->p;
+        for (size_t p = 0; p < nc.n; p++, k += strlen(k) + 1) {
             size_t q = 0;
             while (q < *n && strcmp(cols[q], k) != 0)
                 q++;
@@ -249,20 +263,32 @@ static const char **sweep_xcols(struct sum_jobs *c, size_t *n)
                 cols[(*n)++] = k;
         }
     }
+    return cols;
+}
+
+/* A job's cell of column name ("" when it has none). */
+static const char *cell_of(const struct sum_job *j, bool page, const char *name)
+{
+    struct named_cells nc = named_of(j, page);
+    const char *k = nc.names->p, *v = nc.cells->p;
+    for (size_t p = 0; p < nc.n; p++, k += strlen(k) + 1, v += strlen(v) + 1)
+        if (!strcmp(k, name))
+            return v;
+    return "";
+}
+
+/* The sweep page's param.KEY and metric.KEY columns: the union of the runs' names, each row's
+ * cells spliced in before its end (as the csv rows line them up). */
+static const char **sweep_xcols(struct sum_jobs *c, size_t *n)
+{
+    const char **cols = union_names(c, true, n);
     const char **cells = calloc(*n + 1, sizeof *cells);
     if (!cells)
         hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
     for (size_t i = 0; *n && i < c->njobs; i++) {
         struct sum_job *j = &c->jobs[i];
-        for (size_t q = 0; q < *n; q++) {
-            cells[q] = "";
-            const char *k = j->hnames.p, *v = j->hcells.p;
-            for (size_t p = 0; p < j->nhparams; p++, k += strlen(k) + 1, v += strlen(v) + 1)
-                if (!strcmp(k, cols[q])) {
-                    cells[q] = v;
-                    break;
-                }
-        }
+        for (size_t q = 0; q < *n; q++)
+            cells[q] = cell_of(j, true, cols[q]);
         size_t len = 0, rl = j->row ? strlen(j->row) : 0;
         char *row = NULL;
         FILE *f = open_memstream(&row, &len);
@@ -333,22 +359,7 @@ int sum_jobs_collect(struct sum_jobs *c, struct hw_buf *all)
     const char **pcols = NULL;
     size_t npcols = 0;
     if (c->fmt == SUM_FMT_CSV) {
-        size_t cap = 0;
-        for (size_t i = 0; i < c->njobs; i++)
-            cap += c->jobs[i].nparams;
-        pcols = calloc(cap + 1, sizeof *pcols);
-        if (!pcols)
-            hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
-        for (size_t i = 0; i < c->njobs; i++) {
-            const char *k = c->jobs[i].pnames.p;
-            for (size_t p = 0; p < c->jobs[i].nparams; p++, k += strlen(k) + 1) {
-                size_t q = 0;
-                while (q < npcols && strcmp(pcols[q], k) != 0)
-                    q++;
-                if (q == npcols)
-                    pcols[npcols++] = k;
-            }
-        }
+        pcols = union_names(c, false, &npcols);
         sum_report_csv_header_u(&c->units, all);
         if (npcols) { /* the header ends in '\n': the parameter names go before it */
             all->len--;
@@ -375,12 +386,7 @@ int sum_jobs_collect(struct sum_jobs *c, struct hw_buf *all)
             hw_buf_put(all, j->out.p, j->out.len - 1);
             for (size_t q = 0; q < npcols; q++) {
                 hw_buf_putc(all, ',');
-                const char *k = j->pnames.p, *v = j->pcells.p;
-                for (size_t p = 0; p < j->nparams; p++, k += strlen(k) + 1, v += strlen(v) + 1)
-                    if (!strcmp(k, pcols[q])) {
-                        hw_buf_puts(all, v);
-                        break;
-                    }
+                hw_buf_puts(all, cell_of(j, false, pcols[q]));
             }
             hw_buf_putc(all, '\n');
         } else if (j->out.len) {
