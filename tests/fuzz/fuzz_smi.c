@@ -18,7 +18,8 @@ static void check_json(const char *s, bool allow_empty)
         return;
     struct json_tokener *tok = json_tokener_new();
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-    struct json_object *o = json_tokener_parse_ex(tok, s, (int)strlen(s));
+    /* the NUL too: a bare number (the GPM list's count) is complete only at the text's end */
+    struct json_object *o = json_tokener_parse_ex(tok, s, (int)strlen(s) + 1);
     if (!o || json_tokener_get_error(tok) != json_tokener_success)
         abort();
     json_object_put(o);
