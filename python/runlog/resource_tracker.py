@@ -679,7 +679,30 @@ def _track(tracker, columns, output_file, print_header):
         tracker.stop()
 
 
-class PidTracker:
+class _Tracker:
+    """What resource-tracker's two trackers share: hwmon behind them (self._hw), rows of
+    self._columns."""
+
+    def __call__(self):
+        """resource-tracker's dummy method: the class is callable."""
+
+    @property
+    def run_dir(self):
+        """hwmon's run directory (temporary unless run_dir was given)."""
+        return self._hw.dir
+
+    def start_tracking(self, output_file=None, print_header=True):
+        """A CSV row every interval, to output_file or stdout: a PidTracker's until the process
+        exits (then hwmon is stopped, as by stop()), a SystemTracker's until it is stopped."""
+        _track(self, self._columns, output_file, print_header)
+
+    def stop(self):
+        """Stop hwmon and remove its temporary run directory (again: nothing)."""
+        if self._hw is not None:
+            self._hw.close()
+
+
+class PidTracker(_Tracker):
     """resource-tracker's PidTracker: a process (and its descendants unless children=False)
     every interval seconds, as CSV rows of PID_COLUMNS to stdout or output_file, until it exits.
 
@@ -690,6 +713,8 @@ class PidTracker:
     address space: milliseconds per GiB). By default hwmon reads it as often as 1% of a core
     allows, and pss is the latest value read.
     """
+
+    _columns = PID_COLUMNS
 
     def __init__(self, pid=os.getpid(), interval=1, children=True, autostart=True,
                  output_file=None, *, nvidia_smi=None, no_gpu=False, run_dir=None,
@@ -718,14 +743,6 @@ class PidTracker:
                 self.stop()
             elif autostart:
                 self.start_tracking(output_file)
-
-    def __call__(self):
-        """resource-tracker's dummy method: the class is callable."""
-
-    @property
-    def run_dir(self):
-        """hwmon's run directory (temporary unless run_dir was given)."""
-        return self._hw.dir
 
     def _gone_stats(self):
         # what resource-tracker's get_pid_stats gives for a process that is gone
@@ -799,22 +816,15 @@ class PidTracker:
             "gpu_utilized": stats["gpu_utilized"],
         }
 
-    def start_tracking(self, output_file=None, print_header=True):
-        """A CSV row every interval until the process exits, to output_file or stdout; then
-        hwmon is stopped (as by stop())."""
-        _track(self, PID_COLUMNS, output_file, print_header)
-
-    def stop(self):
-        """Stop hwmon and remove its temporary run directory (again: nothing)."""
-        if self._hw is not None:
-            self._hw.close()
 
 
-class SystemTracker:
+class SystemTracker(_Tracker):
     """resource-tracker's SystemTracker: the whole system every interval seconds, as CSV rows
     of SYSTEM_COLUMNS to stdout or output_file, until stopped (a signal, stop() from another
     thread). Keyword arguments of our own: nvidia_smi (path), no_gpu, run_dir.
     """
+
+    _columns = SYSTEM_COLUMNS
 
     def __init__(self, interval=1, autostart=True, output_file=None, *, nvidia_smi=None,
                  no_gpu=False, run_dir=None):
@@ -835,13 +845,6 @@ class SystemTracker:
                 raise RuntimeError("runlog: hwmon ended before its first sample")
             if autostart:
                 self.start_tracking(output_file)
-
-    def __call__(self):
-        """resource-tracker's dummy method: the class is callable."""
-
-    @property
-    def run_dir(self):
-        return self._hw.dir
 
     def _next_stats(self):
         """The system's figures at hwmon's next row (counters summed from the start); None
@@ -916,11 +919,3 @@ class SystemTracker:
             "gpu_utilized": stats["gpu_utilized"],
         }
 
-    def start_tracking(self, output_file=None, print_header=True):
-        """A CSV row every interval until hwmon is stopped, to output_file or stdout."""
-        _track(self, SYSTEM_COLUMNS, output_file, print_header)
-
-    def stop(self):
-        """Stop hwmon and remove its temporary run directory (again: nothing)."""
-        if self._hw is not None:
-            self._hw.close()
