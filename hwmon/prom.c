@@ -79,15 +79,15 @@ static const struct {
      "Space left on the file system of the run directory.", "gauge", MIB},
 };
 
-/* cpu_metrics.csv's bytes per row, added up: counters since hwmon started. */
+/* cpu_metrics.csv's bytes per row, added up (rd_live's io_total, in rd_live_io_cols' order):
+ * counters since hwmon started. */
 static const struct {
-    int c;
     const char *name, *help;
 } io_counters[4] = {
-    {HW_CPU_COL_DISK_READ, "hwrun_disk_read_bytes_total", "Bytes read from the machine's disks."},
-    {HW_CPU_COL_DISK_WRITE, "hwrun_disk_written_bytes_total", "Bytes written to the machine's disks."},
-    {HW_CPU_COL_NET_RX, "hwrun_network_receive_bytes_total", "Bytes received (every interface but lo)."},
-    {HW_CPU_COL_NET_TX, "hwrun_network_transmit_bytes_total", "Bytes sent (every interface but lo)."},
+    {"hwrun_disk_read_bytes_total", "Bytes read from the machine's disks."},
+    {"hwrun_disk_written_bytes_total", "Bytes written to the machine's disks."},
+    {"hwrun_network_receive_bytes_total", "Bytes received (every interface but lo)."},
+    {"hwrun_network_transmit_bytes_total", "Bytes sent (every interface but lo)."},
 };
 
 /* proc_metrics.csv: the tracked process tree. */
@@ -110,78 +110,6 @@ static const struct {
 };
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
-
-/* ---- following the files ---------------------------------------------------------------- */
-
-static void on_gpu(void *ctx, const struct rd_gpu_row *r)
-{
-    struct mon_prom *p = ctx;
-    if (r->gpu < 0 || r->gpu >= MON_PROM_MAX_GPUS)
-        return;
-    struct mon_prom_gpu *g = &p->gpu[r->gpu];
-    if (!g->seen) {
-        g->seen = true;
-        rd_energy_init(&g->energy);
-    }
-    memcpy(g->v, r->v, sizeof g->v);
-    g->power_seen |= isfinite(r->v[RD_GM_POWER]);
-    /* summarize's curve: the gap rule's interval from the GPU's first rows, hwmon's -i only
-     * when there is a single row */
-    rd_energy_add(&g->energy, r->t, r->v[RD_GM_POWER], p->interval_s, NULL, NULL);
-}
-
-static void on_gpm(void *ctx, const struct rd_dmon_row *r)
-{
-    struct mon_prom *p = ctx;
-    if (r->gpu < 0 || r->gpu >= MON_PROM_MAX_GPUS)
-        return;
-    struct mon_prom_gpu *g = &p->gpu[r->gpu];
-    g->gpm_seen = true;
-    for (int k = 0; k < HW_GPM_NCOLS; k++)
-        g->gpm[k] = r->v[RD_DM_GPM_FIRST + k];
-}
-
-static void on_cpu(void *ctx, const struct rd_cpu_row *r)
-{
-    struct mon_prom *p = ctx;
-    memcpy(p->cpu, r->v, sizeof p->cpu);
-    p->cpu_seen = true;
-    for (int i = 0; i < 4; i++)
-        if (isfinite(r->v[io_counters[i].c]))
-            p->io_total[i] = (isnan(p->io_total[i]) ? 0 : p->io_total[i]) + r->v[io_counters[i].c];
-}
-
-static void on_proc(void *ctx, const struct rd_proc_row *r)
-{
-    struct mon_prom *p = ctx;
-    memcpy(p->proc, r->v, sizeof p->proc);
-    p->proc_seen = true;
-}
-
-static void on_phase(void *ctx, const struct rd_phase *ph)
-{
-    struct mon_prom *p = ctx;
-    snprintf(p->phase, sizeof p->phase, "%s", ph->name);
-    p->phases++;
-    for (int i = p->nopen; ph->id && i-- > 0;)
-        if (!strcmp(p->open[i].id, ph->id)) {
-            memmove(&p->open[i], &p->open[i + 1], (size_t)(p->nopen - i - 1) * sizeof p->open[0]);
-            p->nopen--;
-            break;
-        }
-}
-
-static void on_phase_begin(void *ctx, const struct rd_phase *ph)
-{
-    struct mon_prom *p = ctx;
-    if (p->nopen == MON_PROM_MAX_OPEN) { /* the outermost goes: the current one is the inner */
-        memmove(&p->open[0], &p->open[1], (MON_PROM_MAX_OPEN - 1) * sizeof p->open[0]);
-        p->nopen--;
-    }
-    snprintf(p->open[p->nopen].id, sizeof p->open[0].id, "%s", ph->id);
-    snprintf(p->open[p->nopen].name, sizeof p->open[0].name, "%s", ph->name);
-    p->nopen++;
-}
 
 static void sanitize(char *s)
 {
@@ -474,8 +402,6 @@ int mon_prom_remove(struct mon_prom *p)
 int mon_prom_open(struct mon_prom *p, const char *run_dir, const char *gpu_fields,
                   double interval_s, const char *host, const char *command)
 {
-    static const enum hw_file kinds[PROM_SRC_COUNT] = {HW_FILE_GPU, HW_FILE_GPM, HW_FILE_CPU,
-                                                        HW_FILE_PROC, HW_FILE_RUNLOG};
     if (!p->run[0])
         snprintf(p->run, sizeof p->run, "%s", base_name(run_dir));
     struct hw_buf lb; /* at most 4 bytes out per byte in: U+FFFD, or \\ */
@@ -487,52 +413,14 @@ int mon_prom_open(struct mon_prom *p, const char *run_dir, const char *gpu_field
     }
     snprintf(p->host, sizeof p->host, "%s", host ? host : "");
     snprintf(p->command, sizeof p->command, "%s", command ? base_name(command) : "");
-    snprintf(p->gpu_fields, sizeof p->gpu_fields, "%s", gpu_fields ? gpu_fields : "");
-    p->interval_s = interval_s;
-    /* hwmon's own lines are short: 64 KiB bounds the readers' buffers (the default is 1 MiB) */
-    p->opts = (struct rd_read_opts){.gpu_fields = p->gpu_fields[0] ? p->gpu_fields : NULL,
-                                     .max_line = 65536};
-    rd_tz_parse("UTC", false, &p->opts.tz); /* hwmon runs nvidia-smi with TZ=UTC */
-    p->sink = (struct rd_sink){.ctx = p, .gpu = on_gpu, .dmon = on_gpm, .cpu = on_cpu,
-                                .proc = on_proc, .phase = on_phase,
-                                .phase_begin = on_phase_begin};
-    for (int i = 0; i < HW_CPU_COL_COUNT; i++)
-        p->cpu[i] = NAN;
-    for (int i = 0; i < 4; i++)
-        p->io_total[i] = NAN;
-    for (int i = 0; i < HW_PROC_COL_COUNT; i++)
-        p->proc[i] = NAN;
     hw_buf_init(&p->out, NULL, 0);
-    for (int i = 0; i < PROM_SRC_COUNT; i++) {
-        p->src[i].fd = -1;
-        snprintf(p->src[i].path, sizeof p->src[i].path, "%s/%s", run_dir,
-                 hw_file_names[kinds[i]]);
-        p->src[i].r = rd_reader_new(kinds[i], hw_file_names[kinds[i]], &p->opts, &p->sink,
-                                     &p->src[i].q);
-        if (!p->src[i].r) {
-            mon_prom_close(p);
-            return -ENOMEM;
-        }
-    }
-    return 0;
-}
-
-/* Feed what src gained since the last call (the descriptor's offset remembers where). */
-static void follow(struct mon_prom *p, int i)
-{
-    if (p->src[i].fd < 0) {
-        p->src[i].fd = open(p->src[i].path, O_RDONLY | O_CLOEXEC);
-        if (p->src[i].fd < 0)
-            return; /* not there (yet): no GPU, no command, no GPM */
-    }
-    for (;;) {
-        ssize_t n = read(p->src[i].fd, p->chunk, sizeof p->chunk);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return;
-        rd_reader_feed(p->src[i].r, p->chunk, (size_t)n);
-    }
+    /* hwmon's own lines are short: 64 KiB bounds the readers' buffers (the default is 1 MiB) */
+    struct rd_live_opts o = {.gpu_fields = gpu_fields && gpu_fields[0] ? gpu_fields : NULL,
+                             .interval_s = interval_s, .max_line = 65536};
+    int rc = rd_live_open(&p->live, run_dir, &o);
+    if (rc < 0)
+        mon_prom_close(p);
+    return rc;
 }
 
 /* ---- the exposition --------------------------------------------------------------------- */
@@ -631,8 +519,8 @@ static void gpu_family(struct hw_buf *b, const struct mon_prom *p, const char *n
                        const char *type, const char *help, int col, bool gpm, double scale)
 {
     bool any = false;
-    for (int g = 0; g < MON_PROM_MAX_GPUS; g++) {
-        const struct mon_prom_gpu *x = &p->gpu[g];
+    for (int g = 0; g < p->live.ngpus; g++) {
+        const struct rd_live_gpu *x = &p->live.gpu[g];
         double v = gpm ? (x->gpm_seen ? x->gpm[col] : NAN) : (x->seen ? x->v[col] : NAN);
         if (!isfinite(v))
             continue;
@@ -684,10 +572,12 @@ void mon_prom_format(const struct mon_prom *p, const struct mon_prom_counters *c
     plain(b, p, "hwrun_child_restarts_total", "counter", "nvidia-smi children restarted.",
           (double)c->child_restarts);
     plain(b, p, "hwrun_phases_total", "counter", "Phases completed (run.jsonl).",
-          (double)p->phases);
+          (double)p->live.phases);
     plain(b, p, "hwrun_phases_open", "gauge", "Phases begun and not yet ended (run.jsonl).",
-          (double)p->nopen);
-    const char *cur = p->nopen ? p->open[p->nopen - 1].name : p->phase;
+          (double)p->live.nopen);
+    const struct rd_live_phase *open = rd_live_current(&p->live);
+    const char *cur = open ? open->name
+                           : p->live.nrecent ? p->live.recent[p->live.nrecent - 1].name : "";
     if (cur[0]) {
         family(b, "hwrun_phase_info", "gauge",
                "The current phase: the innermost begun and not ended, else the last completed "
@@ -700,18 +590,19 @@ void mon_prom_format(const struct mon_prom *p, const struct mon_prom_counters *c
         gpu_family(b, p, gpu_metrics[i].name, "gauge", gpu_metrics[i].help, gpu_metrics[i].m,
                    false, gpu_metrics[i].scale);
     bool any = false;
-    for (int g = 0; g < MON_PROM_MAX_GPUS; g++) {
-        const struct rd_energy *e = &p->gpu[g].energy;
+    for (int g = 0; g < p->live.ngpus; g++) {
+        const struct rd_live_gpu *x = &p->live.gpu[g];
+        const struct rd_energy *e = &x->energy;
         /* from the GPU's first row with power (0 while its first steps wait for the gap rule's
          * interval); absent, never 0, while power is not measured */
-        if (!p->gpu[g].seen || !(e->joules > 0 || p->gpu[g].power_seen))
+        if (!x->seen || !(e->joules > 0 || x->power_seen))
             continue;
         if (!any)
             family(b, "hwrun_gpu_energy_joules_total", "counter",
                    "Energy since hwmon started: power integrated over time, gaps not bridged "
                    "(summarize's rule).");
         any = true;
-        gpu_sample(b, p, "hwrun_gpu_energy_joules_total", g, p->gpu[g].energy.joules);
+        gpu_sample(b, p, "hwrun_gpu_energy_joules_total", g, e->joules);
     }
     for (int k = 0; k < HW_GPM_NCOLS; k++) {
         /* "sm_active_pct" -> hwrun_gpu_sm_active_ratio */
@@ -724,10 +615,11 @@ void mon_prom_format(const struct mon_prom *p, const struct mon_prom_counters *c
         gpu_family(b, p, name, "gauge", help, k, true, 0.01);
     }
 
-    if (p->cpu_seen) {
+    const struct rd_live *l = &p->live;
+    if (l->cpu_seen) {
         bool fam = false;
         for (size_t i = 0; i < NELEM(cpu_modes); i++) {
-            double v = p->cpu[cpu_modes[i].c];
+            double v = l->cpu[cpu_modes[i].c];
             if (!isfinite(v))
                 continue;
             if (!fam)
@@ -739,20 +631,19 @@ void mon_prom_format(const struct mon_prom *p, const struct mon_prom_counters *c
         }
         for (size_t i = 0; i < NELEM(cpu_metrics); i++)
             plain(b, p, cpu_metrics[i].name, cpu_metrics[i].type, cpu_metrics[i].help,
-                  scaled(p->cpu[cpu_metrics[i].c], cpu_metrics[i].scale));
+                  scaled(l->cpu[cpu_metrics[i].c], cpu_metrics[i].scale));
         for (size_t i = 0; i < NELEM(io_counters); i++)
-            plain(b, p, io_counters[i].name, "counter", io_counters[i].help, p->io_total[i]);
+            plain(b, p, io_counters[i].name, "counter", io_counters[i].help, l->io_total[i]);
     }
-    if (p->proc_seen)
+    if (l->proc_seen)
         for (size_t i = 0; i < NELEM(proc_metrics); i++)
             plain(b, p, proc_metrics[i].name, proc_metrics[i].type, proc_metrics[i].help,
-                  scaled(p->proc[proc_metrics[i].c], proc_metrics[i].scale));
+                  scaled(l->proc[proc_metrics[i].c], proc_metrics[i].scale));
 }
 
 int mon_prom_update(struct mon_prom *p, const struct mon_prom_counters *c, double now)
 {
-    for (int i = 0; i < PROM_SRC_COUNT; i++)
-        follow(p, i);
+    rd_live_update(&p->live); /* what it could not read stays as it was: still exported */
     hw_buf_reset(&p->out);
     mon_prom_format(p, c, now, &p->out);
     if (p->out.oom)
@@ -768,12 +659,6 @@ int mon_prom_update(struct mon_prom *p, const struct mon_prom_counters *c, doubl
 
 void mon_prom_close(struct mon_prom *p)
 {
-    for (int i = 0; i < PROM_SRC_COUNT; i++) {
-        if (p->src[i].fd > 0)
-            close(p->src[i].fd);
-        p->src[i].fd = -1;
-        rd_reader_free(p->src[i].r);
-        p->src[i].r = NULL;
-    }
+    rd_live_close(&p->live);
     hw_buf_free(&p->out);
 }

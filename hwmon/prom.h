@@ -1,9 +1,10 @@
 /* Prometheus export (--prom-textfile): every few seconds hwmon writes the latest values of its
  * run in the text exposition format into a file of its own that node_exporter's textfile
- * collector serves, and removes it at stop; files of killed hwmons are swept. The values come from the files hwmon already writes: each export
- * reads only what was appended since the last one, through the run directory's streaming readers
- * (runlog/rundir/, the one parser of those files), so the sampler and the children pay
- * nothing, and memory stays constant. The file is replaced atomically (temp file + rename),
+ * collector serves, and removes it at stop; files of killed hwmons are swept. The values come
+ * from the files hwmon already writes, followed by the run directory's live state
+ * (runlog/rundir/live.h: each export reads only what was appended since the last one, through
+ * the one parser of those files), so the sampler and the children pay nothing, and memory stays
+ * constant. This file only formats that state. The file is replaced atomically (temp file + rename),
  * never seen half written.
  *
  * Runs on hwmon's main thread. Functions return 0 or a negative errno and never print. */
@@ -19,24 +20,9 @@
 #include "hwrun/rundir.h"
 #include "hwrun/io.h"
 #include "hwrun/buf.h"
-#include "readers.h"
-#include "energy.h" /* struct rd_energy */
+#include "live.h"
 
-#define MON_PROM_MAX_GPUS RD_MAX_GPUS
 #define MON_PROM_DEFAULT_INTERVAL_S 10.0
-
-/* The run's files the export follows. */
-enum mon_prom_src { PROM_SRC_GPU, PROM_SRC_GPM, PROM_SRC_CPU, PROM_SRC_PROC, PROM_SRC_LOG,
-                    PROM_SRC_COUNT };
-
-struct mon_prom_gpu {
-    bool seen;
-    double v[RD_GM_COUNT];  /* latest row; NAN = not measured */
-    double gpm[HW_GPM_NCOLS]; /* latest GPM row, percent */
-    bool gpm_seen;
-    bool power_seen;          /* a row had power: the energy counter is exported */
-    struct rd_energy energy; /* summarize's curve and rule (rd_energy_add) */
-};
 
 /* Counters hwmon itself keeps (sampler and children). */
 struct mon_prom_counters {
@@ -60,8 +46,6 @@ struct mon_prom_owner {
 #define MON_PROM_STALE_INTERVALS 3
 #define MON_PROM_STALE_SLACK_S 30
 
-#define MON_PROM_MAX_OPEN 16
-
 struct mon_prom {
     char path[4096];          /* the .prom file */
     char run[256], host[256], command[256]; /* label values (raw; escaped when written); run
@@ -72,31 +56,9 @@ struct mon_prom {
     struct mon_prom_owner me; /* this hwmon, as its file's first line says (mon_prom_claim) */
     char owner_line[256];
     bool claimed;
-    double interval_s;        /* hwmon's -i: the gap rule's interval for a GPU of one row */
-    struct rd_read_opts opts;
-    char gpu_fields[1024];
-    struct {
-        char path[4096];
-        int fd;               /* -1 until the file exists */
-        struct rd_reader *r;
-        struct rd_quality q;
-    } src[PROM_SRC_COUNT];
-    struct rd_sink sink;
-    int cur;                  /* the source being fed */
-    struct mon_prom_gpu gpu[MON_PROM_MAX_GPUS];
-    double cpu[HW_CPU_COL_COUNT];
-    double io_total[4]; /* disk read/written, network received/sent bytes so far; NAN never */
-    double proc[HW_PROC_COL_COUNT];
-    bool cpu_seen, proc_seen;
-    char phase[256];          /* last completed phase, "" before the first */
-    uint64_t phases;
-    /* phases begun and not ended, innermost last (the deepest MON_PROM_MAX_OPEN) */
-    struct {
-        char id[40];
-        char name[256];
-    } open[MON_PROM_MAX_OPEN];
-    int nopen;
-    char chunk[65536];
+    /* the run's files followed into latest values, energy and phases (the live state
+     * summarize --live prints too) */
+    struct rd_live live;
     struct hw_buf out;
     uint64_t writes;
 };
