@@ -15,6 +15,7 @@
 #include "jobs.h"
 #include "report.h"
 #include "jobsum.h"
+#include "liveview.h"
 
 /* summarize's exit statuses: the one table, printed by --help and listed in summarize(1). */
 static const struct hw_exit_doc exit_codes[] = {
@@ -28,6 +29,7 @@ static void usage(FILE *f)
     fputs("Usage: summarize [OPTION]... DIR...\n"
           "       summarize [OPTION]... JOBDIR...\n"
           "       summarize [OPTION]... --job NODEDIR...\n"
+          "       summarize --live [--plain] [--refresh S] DIR...\n"
           "       summarize [OPTION]... [--gpu-csv F] [--dmon-csv F] [--cpu-csv F] [--proc-csv F]\n"
           "                 [--runlog F] [--gpu-procs-csv F]\n"
           "Summarize run directories written by hwmon/runlog (or pytyche's HWMonitor):\n"
@@ -73,6 +75,15 @@ static void usage(FILE *f)
           "                        formats json, text, csv, jsonl; --html draws the job\n"
           "      --columns         list the columns of csv and jsonl rows (tab-separated:\n"
           "                        column, type, unit, description; in --units) and exit\n"
+          "      --live            watch runs while they run: a full-screen view of one\n"
+          "                        DIR (status, open phase against its previous\n"
+          "                        durations, each GPU now and its last minute, the\n"
+          "                        job's processes, warnings), one row per run for\n"
+          "                        several (a JOBDIR: one per node); q or Ctrl-C quits.\n"
+          "                        Not on a terminal: one line per run and refresh,\n"
+          "                        until every run has ended\n"
+          "      --plain           with --live: lines, even on a terminal\n"
+          "      --refresh S       with --live: seconds between refreshes (default 1)\n"
           "  -j, --jobs N          summarize N directories in parallel (default 1)\n"
           "  -q, --quiet           do not report skipped lines on standard error\n"
           "      --gpu-csv F       hw_metrics.csv (nvidia-smi --query-gpu output)\n"
@@ -167,7 +178,7 @@ int main(int argc, char **argv)
     enum {
         OPT_SMI_TZ = 256, OPT_GPU, OPT_DMON, OPT_CPU, OPT_PROC, OPT_RUNLOG, OPT_GPU_PROCS,
         OPT_HTML, OPT_PARAMS, OPT_UNITS, OPT_CORES, OPT_COMPARE, OPT_JOB, OPT_COLUMNS,
-        OPT_TRACKED_GPUS,
+        OPT_TRACKED_GPUS, OPT_LIVE, OPT_PLAIN, OPT_REFRESH,
     };
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'},
@@ -190,13 +201,17 @@ int main(int argc, char **argv)
         {"compare", no_argument, NULL, OPT_COMPARE},
         {"job", no_argument, NULL, OPT_JOB},
         {"columns", no_argument, NULL, OPT_COLUMNS},
+        {"live", no_argument, NULL, OPT_LIVE},
+        {"plain", no_argument, NULL, OPT_PLAIN},
+        {"refresh", required_argument, NULL, OPT_REFRESH},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
     static struct sum_jobs c;
     sum_units_init(&c.units);
-    bool compare = false, one_job = false, columns = false;
+    bool compare = false, one_job = false, columns = false, live = false, plain = false;
+    double refresh = 1.0;
     c.cfg.message = on_message;
     c.cfg.message_ctx = &c;
     const char *output = NULL;
@@ -270,6 +285,16 @@ int main(int argc, char **argv)
         case OPT_COMPARE: compare = true; break;
         case OPT_JOB: one_job = true; break;
         case OPT_COLUMNS: columns = true; break;
+        case OPT_LIVE: live = true; break;
+        case OPT_PLAIN: plain = true; break;
+        case OPT_REFRESH: {
+            char *end;
+            errno = 0;
+            refresh = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(refresh >= 0.1 && refresh <= 3600))
+                hw_usage_error("invalid --refresh '%s' (seconds, 0.1 to 3600)", optarg);
+            break;
+        }
         case OPT_SMI_TZ:
             if (rd_tz_parse(optarg, true, &c.cfg.tz) != 0)
                 hw_usage_error("invalid time zone '%s' (UTC, +05:30, -0800 or a zone name)",
@@ -306,6 +331,14 @@ int main(int argc, char **argv)
         int status = out.oom ? HW_EXIT_FAIL : put_output(&out, output, HW_EXIT_OK);
         hw_buf_free(&out);
         return hw_close_stdout(status);
+    }
+    if ((plain || refresh != 1.0) && !live)
+        hw_usage_error("--plain and --refresh go with --live");
+    if (live) {
+        if (!ndirs || any_file_opt || compare || c.html || c.write || fmt_given || output ||
+            one_job)
+            hw_usage_error("--live takes run or job directories and no other output option");
+        return sum_live_main(argv + optind, ndirs, refresh, plain, &c.units);
     }
     if (compare)
         return run_compare(&c, argv + optind, ndirs, any_file_opt, fmt_given, output);

@@ -60,5 +60,6 @@ void add_jobsum_suite(void);
 void add_health_suite(void);
 void add_aggregates_suites(void);
 void add_gputracker_suite(void);
+void add_live_suite(void);
 
 #endif

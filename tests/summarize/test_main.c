@@ -177,4 +177,5 @@ void cu_register_all(void)
     add_jobsum_suite();
     add_health_suite();
     add_gputracker_suite();
+    add_live_suite();
 }

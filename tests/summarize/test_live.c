@@ -1,0 +1,276 @@
+/* summarize --live and the live state under it (runlog/rundir/live.h, summarize/liveview.h): a
+ * run directory followed while it is written (not there yet, half lines, files that appear
+ * late, a FIFO where a file should be), every byte read once, the energy of the summary, phases
+ * and their previous durations, and the views as a person sees them (status, open phase, the
+ * latest GPU values, widths, hostile names). The terminal itself: tests/summarize/live_tmux.sh. */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sumtest.h"
+#include "live.h"
+#include "liveview.h"
+#include "hwrun/io.h"
+#include "hwrun/timeutil.h"
+
+#define T0 "2026-11-21T10:00:"
+
+static const char start_line[] =
+    "{\"ts\": \"" T0 "00.000+00:00\", \"type\": \"event\", \"event\": \"start\", \"data\": "
+    "{\"interval_s\": 0.5, \"smi_tz\": \"UTC\", \"host\": \"node7\", \"hwmon_pid\": 1, "
+    "\"command\": [\"python3\", \"train.py\"], \"gpu_query_fields\": \"" HW_GPU_FIELDS_DEFAULT
+    "\"}}\n";
+
+/* hwmon's hw_metrics.csv row (the default fields) for GPU g at second s (half seconds) */
+static char *gpu_row(int g, int half, double util, double watts)
+{
+    return th_fmt("2026/11/21 10:00:%02d.%03d, %.0f, 30, 2048, 81559, %.2f, 50, 1980, 2619, %d, "
+                  "GPU-%d\n",
+                  half / 2, (half % 2) * 500, util, watts, g, g);
+}
+
+static void append(const char *dir, const char *name, const char *text)
+{
+    char *p = th_fmt("%s/%s", dir, name);
+    int fd = open(p, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    CU_ASSERT_FATAL(fd >= 0);
+    CU_ASSERT_EQUAL(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    free(p);
+}
+
+static void append_rows(const char *dir, int from, int to)
+{
+    for (int h = from; h < to; h++)
+        for (int g = 0; g < 2; g++) {
+            char *r = gpu_row(g, h, 10 * g + h % 90, 100 + 10 * h + g);
+            append(dir, "hw_metrics.csv", r);
+            free(r);
+        }
+}
+
+static uint64_t dir_bytes(const char *dir)
+{
+    uint64_t n = 0;
+    for (int k = 0; k < HW_FILE_COUNT; k++) {
+        char *p = th_fmt("%s/%s", dir, hw_file_names[k]);
+        struct stat st;
+        if (stat(p, &st) == 0 && S_ISREG(st.st_mode))
+            n += (uint64_t)st.st_size;
+        free(p);
+    }
+    return n;
+}
+
+/* A run followed from before its directory exists to its end: at every step the state is what
+ * the bytes so far say, each byte is read once, and the energy is the summary's. */
+static void test_follows(void)
+{
+    char *base = th_tmpdir("live");
+    char *dir = th_fmt("%s/run", base);
+    struct rd_live l;
+    CU_ASSERT_EQUAL_FATAL(rd_live_open(&l, dir, NULL), 0);
+    CU_ASSERT_EQUAL(rd_live_update(&l), 0); /* not there yet: nothing, no error */
+    CU_ASSERT_FALSE(rd_live_started(&l));
+    CU_ASSERT_EQUAL(mkdir(dir, 0755), 0);
+    /* the job's own entry before hwmon's start event (the job starts first) */
+    append(dir, "run.jsonl",
+           "{\"ts\": \"" T0 "00.000+00:00\", \"type\": \"phase_begin\", \"name\": \"warmup\", "
+           "\"phase_id\": \"1\"}\n");
+    CU_ASSERT_EQUAL(rd_live_update(&l), 0);
+    CU_ASSERT_EQUAL(l.nopen, 1);
+    CU_ASSERT_STRING_EQUAL(rd_live_current(&l)->name, "warmup");
+    append(dir, "run.jsonl", start_line);
+    append_rows(dir, 0, 3);
+    append(dir, "hw_metrics.csv", "2026/11/21 10:00:01.500, 77, 30"); /* half a line */
+    CU_ASSERT_EQUAL(rd_live_update(&l), 0);
+    CU_ASSERT_EQUAL(l.ngpus, 2);
+    CU_ASSERT_DOUBLE_EQUAL(l.gpu[1].v[RD_GM_UTIL], 10 + 2, 1e-9); /* row 2, not the half one */
+    CU_ASSERT_DOUBLE_EQUAL(l.info.interval_s, 0.5, 1e-12);
+    append(dir, "hw_metrics.csv", ", 2048, 81559, 130.00, 50, 1980, 2619, 0, GPU-0\n");
+    CU_ASSERT_EQUAL(rd_live_update(&l), 0);
+    CU_ASSERT_DOUBLE_EQUAL(l.gpu[0].v[RD_GM_UTIL], 77, 1e-9); /* the line, once whole */
+    append(dir, "hw_metrics.csv", "2026/11/21 10:00:01.500, 13, 30, 2048, 81559, 131.00, 50, "
+                                  "1980, 2619, 1, GPU-1\n");
+    append_rows(dir, 4, 40);
+    append(dir, "run.jsonl",
+           "{\"ts\": \"" T0 "05.000+00:00\", \"type\": \"phase\", \"name\": \"warmup\", "
+           "\"phase_id\": \"1\", \"seconds\": 5.0, \"steps\": 50}\n"
+           "{\"ts\": \"" T0 "05.000+00:00\", \"type\": \"phase_begin\", \"name\": \"train\", "
+           "\"phase_id\": \"2\"}\n"
+           "{\"ts\": \"" T0 "12.000+00:00\", \"type\": \"phase\", \"name\": \"train\", "
+           "\"phase_id\": \"2\", \"seconds\": 7.0, \"steps\": 70}\n"
+           "{\"ts\": \"" T0 "12.000+00:00\", \"type\": \"phase_begin\", \"name\": \"train\", "
+           "\"phase_id\": \"3\"}\n");
+    CU_ASSERT_EQUAL(rd_live_update(&l), 0);
+    CU_ASSERT_EQUAL(l.phases, 2);
+    CU_ASSERT_EQUAL(l.nopen, 1);
+    CU_ASSERT_STRING_EQUAL(rd_live_current(&l)->name, "train");
+    const struct rd_live_name *n = rd_live_name(&l, "train");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+    CU_ASSERT_EQUAL(n->nprev, 1);
+    CU_ASSERT_DOUBLE_EQUAL(n->prev[0], 7.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(l.steps, 120, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(l.step_rate, 10, 1e-9);
+    CU_ASSERT_EQUAL(l.bytes, dir_bytes(dir)); /* every byte read, once */
+    rd_live_update(&l);
+    CU_ASSERT_EQUAL(l.bytes, dir_bytes(dir));
+
+    /* the energy so far is the summary's, to the last digit */
+    struct sum_run *run = summarize_dir(dir);
+    for (int g = 0; g < 2; g++)
+        CU_ASSERT_DOUBLE_EQUAL(l.gpu[g].energy.joules, run->gpu[g]->energy.joules,
+                               1e-12 * run->gpu[g]->energy.joules);
+    sum_run_free(run);
+    /* the last minute: the newest second's mean utilization of GPU 1 (rows 38, 39: 10 + 38,
+     * 10 + 39) */
+    double h[RD_LIVE_HIST];
+    rd_live_history(&l.gpu[1], false, 1795255219, h); /* 2026-11-21T10:00:19Z */
+    CU_ASSERT_DOUBLE_EQUAL(h[RD_LIVE_HIST - 1], 48.5, 1e-4);
+    CU_ASSERT(isnan(h[0]));
+    rd_live_close(&l);
+    th_rmtree(base);
+    free(dir);
+    free(base);
+}
+
+/* A FIFO where a file should be is not opened (an update never blocks on it); the other files
+ * are read. */
+static void test_fifo(void)
+{
+    char *dir = th_tmpdir("live-fifo");
+    put_file(dir, "run.jsonl", start_line);
+    char *p = th_fmt("%s/hw_metrics.csv", dir);
+    CU_ASSERT_EQUAL_FATAL(mkfifo(p, 0644), 0);
+    struct rd_live l;
+    CU_ASSERT_EQUAL_FATAL(rd_live_open(&l, dir, NULL), 0);
+    double t = hw_mono_now();
+    CU_ASSERT(rd_live_update(&l) < 0); /* said, not waited on */
+    CU_ASSERT(hw_mono_now() - t < 5);
+    CU_ASSERT_EQUAL(l.info.starts, 1);
+    rd_live_close(&l);
+    free(p);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A finished run as the screen shows it: the status and why, the phases, each GPU's latest
+ * values; no line wider than the terminal, no more lines than it has. */
+static void test_screen(void)
+{
+    char *dir = th_tmpdir("live-screen");
+    append(dir, "run.jsonl", start_line);
+    append_rows(dir, 0, 20);
+    append(dir, "run.jsonl",
+           "{\"ts\": \"" T0 "04.000+00:00\", \"type\": \"phase\", \"name\": \"load_data\", "
+           "\"seconds\": 4.0}\n"
+           "{\"ts\": \"" T0 "09.000+00:00\", \"type\": \"phase\", \"name\": \"train\", "
+           "\"seconds\": 5.0, \"exit_status\": 3}\n"
+           "{\"ts\": \"" T0 "10.000+00:00\", \"type\": \"event\", \"event\": \"stop\", \"data\": "
+           "{\"exit_status\": 3, \"duration_s\": 10.0}}\n");
+    struct sum_live *v = sum_live_new(dir, "exp-1");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+    CU_ASSERT_EQUAL(sum_live_update(v), 0);
+    CU_ASSERT_EQUAL(sum_live_status(v), SUM_STATUS_FAILED);
+    struct sum_units u;
+    sum_units_init(&u);
+    struct hw_buf out;
+    hw_buf_init(&out, NULL, 0);
+    sum_live_screen(v, 1795255300, 40, 132, &u, &out);
+    hw_buf_putc(&out, '\0');
+    CU_ASSERT_PTR_NOT_NULL(strstr(out.p, "FAILED  10.0 s  exp-1 on node7  $ python3 train.py"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out.p, "train 5.0 s FAILED"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out.p, "load_data 4.0 s"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out.p, "phase train failed")); /* a warning */
+    /* GPU 1's latest row (19): util 10 + 19, power 100 + 190 + 1 */
+    char *want = th_fmt("\n1   29%%");
+    CU_ASSERT_PTR_NOT_NULL(strstr(out.p, want));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out.p, "291 W"));
+    free(want);
+    for (int cols = 20; cols <= 200; cols += 30)
+        for (int rows = 1; rows <= 30; rows += 7) {
+            hw_buf_reset(&out);
+            sum_live_screen(v, 1795255300, rows, cols, &u, &out);
+            hw_buf_putc(&out, '\0');
+            int nlines = 0;
+            for (char *s = out.p, *e; *s; s = e + 1) {
+                e = strchr(s, '\n');
+                CU_ASSERT_FATAL(e != NULL);
+                int chars = 0;
+                for (char *c = s; c < e; c++)
+                    chars += ((unsigned char)*c & 0xC0) != 0x80;
+                CU_ASSERT(chars <= cols);
+                nlines++;
+            }
+            CU_ASSERT(nlines <= rows);
+        }
+    hw_buf_free(&out);
+    sum_live_free(v);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A phase name from the job is shown, never obeyed: an escape sequence or a byte that is not
+ * UTF-8 reaches the terminal as '?' and U+FFFD. */
+static void test_hostile_names(void)
+{
+    char *dir = th_tmpdir("live-names");
+    append(dir, "run.jsonl", start_line);
+    append(dir, "run.jsonl",
+           "{\"ts\": \"" T0 "01.000+00:00\", \"type\": \"phase_begin\", \"name\": "
+           "\"ep\\u001b[2J\\u0007och\\u009b\", \"phase_id\": \"9\"}\n");
+    struct sum_live *v = sum_live_new(dir, "bad\xff\x1b]0;x\x07name");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+    sum_live_update(v);
+    struct hw_buf out;
+    hw_buf_init(&out, NULL, 0);
+    sum_live_screen(v, 1795255300, 30, 120, NULL, &out);
+    sum_live_line(v, 1795255300, &out);
+    sum_live_sweep_row(v, 1795255300, 120, NULL, &out);
+    hw_buf_putc(&out, '\0');
+    for (size_t i = 0; i + 1 < out.len; i++)
+        CU_ASSERT(out.p[i] == '\n' || ((unsigned char)out.p[i] >= 0x20 && out.p[i] != 0x7f));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out.p, "ep?[2J?och?"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out.p, "bad\xEF\xBF\xBD?]0;x?name"));
+    hw_buf_free(&out);
+    sum_live_free(v);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* The log line: one value per GPU for each figure, words without blanks, the status; unmeasured
+ * is "-". */
+static void test_line(void)
+{
+    char *dir = th_tmpdir("live-line");
+    append(dir, "run.jsonl", start_line);
+    append_rows(dir, 0, 4);
+    append(dir, "hw_metrics.csv", "2026/11/21 10:00:02.000, 50, 30, 2048, 81559, [N/A], 50, "
+                                  "1980, 2619, 0, GPU-0\n");
+    struct sum_live *v = sum_live_new(dir, "my run");
+    sum_live_update(v);
+    struct hw_buf out;
+    hw_buf_init(&out, NULL, 0);
+    sum_live_line(v, 1795255300, &out);
+    hw_buf_putc(&out, '\0');
+    CU_ASSERT_PTR_NOT_NULL(strstr(out.p, " run=my_run status="));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out.p, " gpu_util_pct=50,13 "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out.p, " gpu_power_w=-,131.0 "));
+    CU_ASSERT_EQUAL(out.p[out.len - 2], '\n');
+    hw_buf_free(&out);
+    sum_live_free(v);
+    th_rmtree(dir);
+    free(dir);
+}
+
+void add_live_suite(void)
+{
+    CU_pSuite s = th_add_suite("live", NULL, NULL, 60);
+    CU_add_test(s, "follows", test_follows);
+    CU_add_test(s, "fifo", test_fifo);
+    CU_add_test(s, "screen", test_screen);
+    CU_add_test(s, "hostile_names", test_hostile_names);
+    CU_add_test(s, "line", test_line);
+}
