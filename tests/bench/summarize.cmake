@@ -34,3 +34,13 @@ endif()
 add_executable(bench_job ${CMAKE_CURRENT_SOURCE_DIR}/bench_job.c)
 target_link_libraries(bench_job PRIVATE hwrun_flags m)
 target_compile_definitions(bench_job PRIVATE SUMMARIZE_BIN="$<TARGET_FILE:summarize>")
+
+# bench_live: `summarize --live` refreshed once per second while 8 GPUs at 10 Hz are written
+# (issue 32): CPU per refresh, share of a core, RSS over the run, against a whole summary:
+#   cmake --build build --target bench_live summarize
+#   build/tests/bench/bench_live --minutes 60 --gpus 8
+if(TARGET summarize_core)
+  add_executable(bench_live ${CMAKE_CURRENT_SOURCE_DIR}/bench_live.c)
+  target_link_libraries(bench_live PRIVATE summarize_core)
+  target_compile_definitions(bench_live PRIVATE SUMMARIZE_BIN="$<TARGET_FILE:summarize>")
+endif()
