@@ -88,6 +88,8 @@ struct sum_live *sum_live_new(const char *dir, const char *name)
     if (!v)
         return NULL;
     sum_outcome_init(&v->outcome);
+    for (int g = 0; g < RD_MAX_GPUS; g++)
+        v->ecc_warned[g] = NAN;
     v->tap = (struct rd_sink){.ctx = v, .event = tap_event, .phase = tap_phase,
                               .diag = tap_diag};
     struct rd_live_opts o = {.tap = &v->tap};
@@ -121,12 +123,30 @@ int sum_live_update(struct sum_live *v)
 {
     int rc = rd_live_update(&v->live);
     struct rd_live *l = &v->live;
-    for (int g = 0; g < l->ngpus; g++) { /* a hole in a GPU's rows, as the energy rule saw it */
-        const struct rd_energy *e = &l->gpu[g].energy;
-        if (e->gaps > v->gaps_seen[g]) {
-            warn(v, l->gpu[g].t, "GPU %d: a gap in its samples (%.1f s in all)", g, e->gap_s);
+    for (int g = 0; g < l->ngpus; g++) {
+        const struct rd_live_gpu *x = &l->gpu[g];
+        const struct rd_energy *e = &x->energy;
+        if (e->gaps > v->gaps_seen[g]) { /* a hole in its rows, as the energy rule saw it */
+            warn(v, x->t, "GPU %d: a gap in its samples (%.1f s in all)", g, e->gap_s);
             v->gaps_seen[g] = e->gaps;
         }
+        if (!x->health_seen)
+            continue;
+        /* health: uncorrected ECC errors that grew while the run ran, a row remap that failed
+         * or waits (the GPU needs a reset); each said once */
+        double ecc = x->health[HW_HEALTH_ECC_UNCORRECTED],
+               first = x->health_first[HW_HEALTH_ECC_UNCORRECTED];
+        if (isfinite(ecc) && ecc > (isfinite(v->ecc_warned[g]) ? v->ecc_warned[g] : first)) {
+            warn(v, x->t, "GPU %d: %.0f uncorrected ECC errors since the run began", g,
+                 ecc - first);
+            v->ecc_warned[g] = ecc;
+        }
+        bool remap = x->health[HW_HEALTH_REMAP_FAILURE] == 1 ||
+                     x->health[HW_HEALTH_REMAP_PENDING] == 1;
+        if (remap && !v->remap_warned[g])
+            warn(v, x->t, "GPU %d: a memory row remap %s", g,
+                 x->health[HW_HEALTH_REMAP_FAILURE] == 1 ? "failed" : "is pending (reset the GPU)");
+        v->remap_warned[g] |= remap;
     }
     return rc;
 }

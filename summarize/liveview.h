@@ -2,7 +2,8 @@
  * (runlog/rundir/live.h, the state hwmon's Prometheus export formats too).
  *
  * A followed run adds what only the summary's rules can say: its status so far (outcome.h),
- * which phases failed, and warnings as they happen (error-like events, gaps in a GPU's rows).
+ * which phases failed, and warnings as they happen (error-like events, gaps in a GPU's rows,
+ * uncorrected ECC errors and row remaps in hw_health.csv).
  * Three views print it, each a function of the state and a time, so tests call them as they
  * are: the full screen of one run (sum_live_screen), one line per interval for logs
  * (sum_live_line) and one row per run of a sweep (sum_live_sweep_*). liveterm.c draws them
@@ -35,6 +36,8 @@ struct sum_live {
     } warn[SUM_LIVE_WARN];
     int nwarn;
     uint64_t gaps_seen[RD_MAX_GPUS]; /* each GPU's gap count already warned of */
+    double ecc_warned[RD_MAX_GPUS]; /* uncorrected ECC errors last warned of (NAN: none) */
+    bool remap_warned[RD_MAX_GPUS];
     uint64_t bad_lines;           /* lines the readers skipped */
 };
 

@@ -123,6 +123,8 @@ static void on_health(void *ctx, const struct rd_health_row *r)
     struct rd_live_gpu *x = gpu_of(l, r->gpu);
     if (!x)
         return;
+    if (!x->health_seen)
+        memcpy(x->health_first, r->v, sizeof x->health_first);
     x->health_seen = true;
     memcpy(x->health, r->v, sizeof x->health);
 }

@@ -41,6 +41,7 @@ struct rd_live_gpu {
     double gpm[HW_GPM_NCOLS];     /* latest GPM row, percent */
     bool health_seen;
     double health[HW_HEALTH_COUNT]; /* latest hw_health.csv row (reasons bitmask, power limit) */
+    double health_first[HW_HEALTH_COUNT]; /* its first row (ECC counts before the run) */
     bool power_seen;              /* a row had power: energy is measured */
     struct rd_energy energy;      /* summarize's curve and rule (rd_energy_add) */
     /* the last RD_LIVE_HIST whole seconds: sums and counts of utilization and power, by

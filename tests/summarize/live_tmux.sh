@@ -96,4 +96,18 @@ hw_pid=
 n=$(grep -c ' status=running ' "$tmp/lines" || true)
 [ "$n" -ge 3 ] || fail "piped: $n running lines in about 2 s at 0.4 s ($(cat "$tmp/lines"))"
 tail -n 1 "$tmp/lines" | grep -q ' status=ok ' || fail "piped: the last line is not the final status"
+
+# several runs: one row each on the screen; a job directory: one line per node, piped
+tmux -S "$sock" resize-window -t live -x 120 -y 20 2>/dev/null || true
+tmux -S "$sock" send-keys -t live "clear; summarize --live $run $tmp/run2" Enter
+wait_for "RUN " 10
+wait_for "run2 " 10
+[ "$(pane | grep -c ' ok ')" = 2 ] || fail "the sweep view does not show both runs ok"
+tmux -S "$sock" send-keys -t live q
+mkdir "$tmp/job"
+cp -r "$run" "$tmp/job/node-a"
+cp -r "$tmp/run2" "$tmp/job/node-b"
+timeout 10 summarize --live "$tmp/job" > "$tmp/job.lines" || fail "piped --live on a finished job did not end"
+grep -q ' run=job/node-a status=ok ' "$tmp/job.lines" && grep -q ' run=job/node-b status=ok ' "$tmp/job.lines" ||
+  fail "a job directory's nodes: $(cat "$tmp/job.lines")"
 echo "ok: live view in tmux ($n lines piped)"

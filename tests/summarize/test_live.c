@@ -265,6 +265,52 @@ static void test_line(void)
     free(dir);
 }
 
+/* hw_health.csv as it happens: the reasons a GPU's clocks are held down now, its power limit,
+ * and a warning, once, when uncorrected ECC errors grow or a row remap is pending. */
+static void test_health(void)
+{
+    char *dir = th_tmpdir("live-health");
+    append(dir, "run.jsonl", start_line);
+    append_rows(dir, 0, 4);
+    struct hw_buf h;
+    hw_buf_init(&h, NULL, 0);
+    hw_buf_puts(&h, "timestamp, index");
+    for (int i = 0; i < HW_HEALTH_COUNT; i++)
+        hw_buf_printf(&h, ", %s", hw_health_fields[i]);
+    hw_buf_puts(&h, "\n");
+    static const char *const rows[] = {
+        /* reasons: none, ECC 5 (before the run: not news) */
+        "2026/11/21 10:00:00.000, 0, 90, P0, 1980, 1980, 20, 650.00, 640.00, 700.00, 690.00, "
+        "0x0000000000000000, 0, 0, 0, 0, 0, 0, 5, [N/A], No, No, 5, 5, 16, 16\n",
+        /* power cap and HW thermal; ECC 7; a remap pending */
+        "2026/11/21 10:00:01.000, 0, 90, P0, 1410, 1980, 2, 700.00, 690.00, 700.00, 690.00, "
+        "0x0000000000000044, 0, 0, 0, 0, 0, 0, 7, [N/A], Yes, No, 5, 5, 16, 16\n",
+        "2026/11/21 10:00:02.000, 0, 90, P0, 1410, 1980, 2, 700.00, 690.00, 700.00, 690.00, "
+        "0x0000000000000044, 0, 0, 0, 0, 0, 0, 7, [N/A], Yes, No, 5, 5, 16, 16\n",
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        hw_buf_puts(&h, rows[i]);
+    hw_buf_putc(&h, '\0');
+    append(dir, "hw_health.csv", h.p);
+    hw_buf_free(&h);
+    struct sum_live *v = sum_live_new(dir, NULL);
+    sum_live_update(v);
+    sum_live_update(v);
+    struct hw_buf out;
+    hw_buf_init(&out, NULL, 0);
+    sum_live_screen(v, 1795255300, 40, 160, NULL, &out);
+    hw_buf_putc(&out, '\0');
+    CU_ASSERT_PTR_NOT_NULL(strstr(out.p, "power+hw-thermal"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out.p, "/690 W")); /* the enforced limit */
+    CU_ASSERT_PTR_NOT_NULL(strstr(out.p, "GPU 0: 2 uncorrected ECC errors since the run began"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out.p, "GPU 0: a memory row remap is pending"));
+    CU_ASSERT_EQUAL(v->warnings, 2); /* once each, over two updates and two rows */
+    hw_buf_free(&out);
+    sum_live_free(v);
+    th_rmtree(dir);
+    free(dir);
+}
+
 void add_live_suite(void)
 {
     CU_pSuite s = th_add_suite("live", NULL, NULL, 60);
@@ -273,4 +319,5 @@ void add_live_suite(void)
     CU_add_test(s, "screen", test_screen);
     CU_add_test(s, "hostile_names", test_hostile_names);
     CU_add_test(s, "line", test_line);
+    CU_add_test(s, "health", test_health);
 }
