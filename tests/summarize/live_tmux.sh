@@ -41,11 +41,12 @@ wait_for() {
   fail "the pane never showed '$1'"
 }
 
-# a shell in the pane, its terminal settings recorded before and after each view
+# a shell in the pane, its terminal settings recorded before and after each view (the markers
+# echoed are computed, so that the typed command line never matches them)
 tmux -S "$sock" new-session -d -s live -x 120 -y 40 "env PS1='$ ' sh"
-tmux -S "$sock" send-keys -t live "stty -a > $tmp/stty.0; clear; echo SHELL-BEFORE" Enter
-wait_for SHELL-BEFORE 10
-tmux -S "$sock" send-keys -t live "summarize --live --refresh 0.3 $run; stty -a > $tmp/stty.1; echo VIEW-LEFT-1" Enter
+tmux -S "$sock" send-keys -t live "stty -a > $tmp/stty.0; clear; echo SHELL-\$((0))-BEFORE" Enter
+wait_for SHELL-0-BEFORE 10
+tmux -S "$sock" send-keys -t live "summarize --live --refresh 0.3 $run; stty -a > $tmp/stty.1; echo VIEW-LEFT-\$((0+1))" Enter
 
 wait_for RUNNING 20
 wait_for "phase train_epoch" 20
@@ -71,15 +72,15 @@ shown=$(pane | awk '$1 == "0" && $2 ~ /%$/ { sub(/%/, "", $2); print $2; exit }'
 tmux -S "$sock" send-keys -t live q
 wait_for VIEW-LEFT-1 10
 pane | grep -qF "GPU UTIL" && fail "the view's screen stayed after q"
-pane | grep -qF SHELL-BEFORE || fail "the shell's screen did not come back after q"
+pane | grep -qF SHELL-0-BEFORE || fail "the shell's screen did not come back after q"
 cmp -s "$tmp/stty.0" "$tmp/stty.1" || fail "q left the terminal changed: $(diff "$tmp/stty.0" "$tmp/stty.1")"
 
 # Ctrl-C: the same
-tmux -S "$sock" send-keys -t live "summarize --live $run; stty -a > $tmp/stty.2; echo VIEW-LEFT-2" Enter
+tmux -S "$sock" send-keys -t live "summarize --live $run; stty -a > $tmp/stty.2; echo VIEW-LEFT-\$((0+2))" Enter
 wait_for "GPU UTIL" 10
 tmux -S "$sock" send-keys -t live C-c
 wait_for VIEW-LEFT-2 10
-cmp -s "$tmp/stty.0" "$tmp/stty.2" || fail "Ctrl-C left the terminal changed"
+cmp -s "$tmp/stty.0" "$tmp/stty.2" || fail "Ctrl-C left the terminal changed: $(diff "$tmp/stty.0" "$tmp/stty.2")"
 
 # a narrow terminal: the view draws in it (the widths themselves: test_summarize.live)
 tmux -S "$sock" resize-window -t live -x 50 -y 15 2>/dev/null || tmux -S "$sock" resize-pane -t live -x 50 -y 15
