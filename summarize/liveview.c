@@ -354,6 +354,10 @@ static const char *fmt_mem(char *buf, size_t cap, double mib, const struct sum_u
     static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB"};
     if (!isfinite(mib) || (u && u->given[SUM_DIM_MEM]))
         return sum_units_fmt_buf(buf, cap, mib, SUM_DIM_MEM, u);
+    if (mib == 0) {
+        snprintf(buf, cap, "0 B");
+        return buf;
+    }
     double v = mib * 1024;
     int k = 0;
     while (k < 3 && fabs(v) >= 1024) {

@@ -20,13 +20,14 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; echo "--- pane:"; tmux -S "$sock" capture-pane -p -t live 2>/dev/null || true; exit 1; }
 
-mkdir "$tmp/bin"
-ln -s "$build/tests/fake/fake_nvidia_smi" "$tmp/bin/nvidia-smi"
-export PATH="$tmp/bin:$build/hwmon:$build/summarize:$build/runlog:$PATH"
+# the fake by its own name (--nvidia-smi): a test that looks for leftover nvidia-smi processes
+# on the machine must not find ours
+smi=$build/tests/fake/fake_nvidia_smi
+export PATH="$build/hwmon:$build/summarize:$build/runlog:$PATH"
 run=$tmp/run
 
 # a job with a phase that lasts until the test says so
-FAKE_SMI_GPUS=2 hwmon -q -i 0.2 -o "$run" -- sh -c \
+FAKE_SMI_GPUS=2 hwmon -q --nvidia-smi "$smi" -i 0.2 -o "$run" -- sh -c \
   "runlog time warmup -- sleep 0.5; runlog time train_epoch -- sh -c 'until [ -e $tmp/go ]; do sleep 0.1; done'" &
 hw_pid=$!
 
@@ -89,7 +90,7 @@ wait_for "OK " 10
 tmux -S "$sock" send-keys -t live q
 
 # piped: one line per refresh while it runs, and it stops by itself once the run has ended
-FAKE_SMI_GPUS=1 hwmon -q -i 0.2 -o "$tmp/run2" -- sleep 2 &
+FAKE_SMI_GPUS=1 hwmon -q --nvidia-smi "$smi" -i 0.2 -o "$tmp/run2" -- sleep 2 &
 hw_pid=$!
 timeout 20 summarize --live --refresh 0.4 "$tmp/run2" > "$tmp/lines" || fail "piped --live did not stop by itself"
 wait "$hw_pid"
