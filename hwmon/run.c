@@ -110,6 +110,7 @@ struct run {
     /* the first stop signal that reached hwmon while the job ran, and who sent it (stopsig.h) */
     bool stop_req_seen;
     struct mon_stop_req stop_req;
+    char proctrack[64];   /* SLURM's ProctrackType where the job runs ("": not SLURM, unknown) */
     /* a stop signal forwarded to the job's whole tree (jobtree.h) */
     bool fwd;
     int fwd_sig;
@@ -440,6 +441,7 @@ static void log_start(struct run *r, const char *mode)
         {true, RL_STR("output_dir", r->dir)},
         {strcmp(r->given, r->asked) != 0, RL_STR("dir_asked", r->asked)},
         {remote_launcher(r) != NULL, RL_STR(HW_START_LAUNCHER, remote_launcher(r) ? remote_launcher(r) : "")},
+        {r->proctrack[0] != '\0', RL_STR(HW_START_SLURM_PROCTRACK, r->proctrack)},
         {true, RL_STR(HW_START_HOST, u.nodename)},
         {true, RL_STR("kernel", u.release)},
         {true, RL_INT(HW_START_CPUS, sysconf(_SC_NPROCESSORS_ONLN))},
@@ -575,7 +577,7 @@ static void stop_leftovers(struct run *r)
         return;
     }
     /* after a stop signal they have had theirs (the terminal's too) */
-    if (!r->fwd && !(r->stop_req_seen && mon_stop_job_has_it(&r->stop_req)))
+    if (!r->fwd && !(r->stop_req_seen && mon_stop_job_has_it(&r->stop_req, r->proctrack)))
         job_forward(r, SIGTERM, true);
 }
 
@@ -674,7 +676,7 @@ static void stop_requested(struct run *r, const struct signalfd_siginfo *si)
         r->stop_req = q;
     }
     mon_children_hold(&r->children);
-    bool fwd = !mon_stop_job_has_it(&q);
+    bool fwd = !mon_stop_job_has_it(&q, r->proctrack);
     bool esc = mon_stop_hwmon_escalates(&q);
     if (fwd)
         job_forward(r, q.sig, esc);
@@ -1137,6 +1139,9 @@ static int open_run(struct run *r)
     if (!cfg->attach_pid ||
         mon_context_of_pid(&r->ctx, cfg->proc_root, cfg->attach_pid, un.nodename) < 0)
         mon_context_self(&r->ctx, un.nodename);
+    /* under SLURM: whether a cancel signals the job itself, or hwmon alone (stopsig.h) */
+    if (r->ctx.v[HW_CTX_SLURM_JOB_ID][0])
+        mon_slurm_proctrack(r->proctrack, sizeof r->proctrack);
     if (make_dir(r) < 0 || open_runlog(r) < 0)
         return -1;
     int rc = mon_sys_open(&r->sys, cfg->proc_root, cfg->sys_root, r->dir);

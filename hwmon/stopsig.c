@@ -1,10 +1,16 @@
 /* Who asked the job to stop (stopsig.h). */
 #include "stopsig.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "hwrun/io.h"
 
@@ -41,4 +47,51 @@ void mon_stop_classify(struct mon_stop_req *q, const char *proc_root, int sig, i
     q->sender[strcspn(q->sender, "\n")] = '\0';
     if (!strcmp(q->sender, "slurmstepd"))
         q->from = MON_STOP_SCHEDULER;
+}
+
+bool mon_slurm_conf_proctrack(const char *line, char *out, size_t cap)
+{
+    static const char key[] = "ProctrackType=";
+    size_t end = strcspn(line, "#\n");
+    for (size_t i = 0; i < end;) {
+        while (i < end && isspace((unsigned char)line[i]))
+            i++;
+        size_t w = i;
+        while (i < end && !isspace((unsigned char)line[i]))
+            i++;
+        size_t n = i - w;
+        if (n > sizeof key - 1 && !strncasecmp(line + w, key, sizeof key - 1)) {
+            size_t vl = n - (sizeof key - 1);
+            if (vl >= cap)
+                return false;
+            memcpy(out, line + w + sizeof key - 1, vl);
+            out[vl] = '\0';
+            return true;
+        }
+    }
+    return false;
+}
+
+int mon_slurm_proctrack(char *out, size_t cap)
+{
+    out[0] = '\0';
+    const char *path = getenv("SLURM_CONF");
+    if (!path || !*path)
+        path = "/etc/slurm/slurm.conf";
+    /* a configuration file may be a link (a shared /etc/slurm); never a FIFO to wait on */
+    int fd = hw_open_file(AT_FDCWD, path, HW_OPEN_READ | HW_OPEN_FOLLOW);
+    if (fd < 0)
+        return fd;
+    FILE *f = fdopen(fd, "r");
+    if (!f) {
+        close(fd);
+        return -errno;
+    }
+    char *line = NULL;
+    size_t lcap = 0;
+    while (getline(&line, &lcap, f) > 0)
+        mon_slurm_conf_proctrack(line, out, cap); /* the last setting wins, as in SLURM */
+    free(line);
+    fclose(f);
+    return 0;
 }

@@ -5,8 +5,10 @@
  *   - from slurmstepd (scancel, a time limit, a preemption): with proctrack/cgroup, SLURM's usual
  *     plugin, only the step's task (hwmon) gets SIGTERM, the rest SIGKILL after KillWait (30 s by
  *     default; measured on slurm 22.05, tests/slurm/FINDINGS.md): forwarded to the job's tree, and
- *     never escalated, so the job's handler has all of SLURM's grace. (With proctrack/linuxproc
- *     or pgid the job has it already and gets it a second time: not yet told apart.)
+ *     never escalated, so the job's handler has all of SLURM's grace. With proctrack/linuxproc
+ *     or proctrack/pgid slurmstepd signals every process of the step (of the task's process
+ *     group), the job's included: not sent again (slurm.conf's ProctrackType says which, read
+ *     once at the start: mon_slurm_proctrack);
  *   - from outside hwmon's PID namespace while hwmon is its PID 1 (a container runtime: a pod's
  *     SIGTERM, `docker stop`): the runtime signalled PID 1 only, and SIGKILLs every process itself
  *     after its grace period (terminationGracePeriodSeconds): forwarded, never escalated;
@@ -16,7 +18,9 @@
 #define MON_STOPSIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 enum mon_stop_from {
@@ -40,10 +44,26 @@ struct mon_stop_req {
 void mon_stop_classify(struct mon_stop_req *q, const char *proc_root, int sig, int32_t code,
                        uint32_t sender, pid_t self_pid);
 
-/* Whether the job already received it (then hwmon does not send it again). */
-static inline bool mon_stop_job_has_it(const struct mon_stop_req *q)
+/* SLURM's process tracking plugin, from slurm.conf's ProctrackType ("proctrack/cgroup"): from
+ * the file $SLURM_CONF names, else /etc/slurm/slurm.conf (read line by line, a regular file
+ * only, never waited on). Fills out ("" when not said) and returns 0, or -errno. */
+int mon_slurm_proctrack(char *out, size_t cap);
+/* The value of ProctrackType in one line of slurm.conf (keys are case-insensitive, '#' starts a
+ * comment, a line may hold several KEY=VALUE words); false when the line does not set it. */
+bool mon_slurm_conf_proctrack(const char *line, char *out, size_t cap);
+/* Whether slurmstepd signals every process of the step on a cancel, not only its task. */
+static inline bool mon_slurm_signals_step(const char *proctrack)
 {
-    return q->from == MON_STOP_TERMINAL;
+    return !strcmp(proctrack, "proctrack/linuxproc") || !strcmp(proctrack, "proctrack/pgid");
+}
+
+/* Whether the job already received it (then hwmon does not send it again); proctrack: SLURM's
+ * plugin where the job runs ("" when not under SLURM or not known: then the scheduler's
+ * signal reached hwmon alone, as with proctrack/cgroup). */
+static inline bool mon_stop_job_has_it(const struct mon_stop_req *q, const char *proctrack)
+{
+    return q->from == MON_STOP_TERMINAL ||
+           (q->from == MON_STOP_SCHEDULER && mon_slurm_signals_step(proctrack));
 }
 
 /* Whether hwmon itself SIGKILLs what is left of the job after --kill-grace (else the one who

@@ -324,6 +324,9 @@ extern const char *const hw_events[HW_EV_COUNT]; /* the ten above */
  * The process tree is then the launcher's alone (hwmon(1), LAUNCHERS). */
 #define HW_START_LAUNCHER "launcher"
 #define HW_START_CGROUP "cgroup"
+/* Under SLURM: slurm.conf's ProctrackType ("proctrack/cgroup"), which says whether a cancel's
+ * SIGTERM reaches the job's processes or hwmon alone (hwmon/stopsig.h). */
+#define HW_START_SLURM_PROCTRACK "slurm_proctrack"
 /* Where the run ran, as the scheduler and the launcher say: the start event's "context" object,
  * each key below with its value as a string (absent when nothing set it), read from the job's
  * environment (the command's, or with -p the process's when hwmon may read it). summarize

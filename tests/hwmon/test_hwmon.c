@@ -18,6 +18,7 @@
 #include "hwrun/rundir.h"
 #include "hwrun/timeutil.h"
 #include "hwtest.h"
+#include "stopsig.h"
 
 /* ---------------------------------------------------------------- cli */
 
@@ -295,14 +296,20 @@ static bool job_ready(void *arg)
 }
 
 /* Start hwmon (--kill-grace 0.5 s) on a job whose SIGTERM handler counts its runs and takes
- * ckpt_s seconds to write its checkpoint, then exits 0. */
-static bool stop_case_start(struct stop_case *c, const char *ckpt_s)
+ * ckpt_s seconds to write its checkpoint, then exits 0; slurm_conf: a slurm.conf's text, when
+ * the job runs under SLURM (SLURM_JOB_ID and SLURM_CONF set), else NULL. */
+static bool stop_case_start(struct stop_case *c, const char *ckpt_s, const char *slurm_conf)
 {
     memset(c, 0, sizeof *c);
     c->b.dir = th_tmpdir("hwmon-stopreq");
     c->log = th_fmt("%s/smi.log", c->b.dir); /* the fake nvidia-smi's: its children's pids */
     char *e1 = th_fmt("FAKE_SMI_LOG=%s", c->log);
-    char *env[] = {e1, NULL};
+    char *conf = th_fmt("%s/slurm.conf", c->b.dir);
+    char *e2 = th_fmt("SLURM_CONF=%s", conf);
+    char *env[] = {e1, slurm_conf ? e2 : NULL, (char *)"SLURM_JOB_ID=4242", NULL};
+    if (slurm_conf)
+        th_write_file(conf, slurm_conf, strlen(slurm_conf));
+    free(conf);
     char *script = th_fmt("trap 'echo run >> \"$HWMON_DIR/handled\"; sleep %s; "
                           "echo ok > \"$HWMON_DIR/ckpt\"; exit 0' TERM; "
                           "echo $$ > \"$HWMON_DIR/job.pid\"; while :; do sleep 0.05; done", ckpt_s);
@@ -312,6 +319,7 @@ static bool stop_case_start(struct stop_case *c, const char *ckpt_s)
     free(argv);
     free(script);
     free(e1);
+    free(e2);
     return c->b.pid > 0 && ht_wait_until(job_ready, c, 20);
 }
 
@@ -340,7 +348,7 @@ static int lines_of(const char *dir, const char *name)
 static void test_scheduler_stop(void)
 {
     struct stop_case c;
-    CU_ASSERT_FATAL(stop_case_start(&c, "2"));
+    CU_ASSERT_FATAL(stop_case_start(&c, "2", NULL));
     char *pids = th_fmt("%d", (int)c.b.pid);
     /* a shell whose name (comm) is slurmstepd: the kernel names a process by what it ran */
     char *stepd = th_fmt("%s/slurmstepd", c.b.dir);
@@ -390,12 +398,74 @@ static void test_scheduler_stop(void)
     stop_case_free(&c);
 }
 
+/* With proctrack/linuxproc (or pgid) slurmstepd signals every process of the step, the job
+ * included (tests/slurm/FINDINGS.md): hwmon reads so in slurm.conf and does not send it again;
+ * the handler runs once. */
+static void test_scheduler_stop_linuxproc(void)
+{
+    struct stop_case c;
+    CU_ASSERT_FATAL(stop_case_start(&c, "1", "# a comment\nClusterName=t\n"
+                                             "proctracktype=proctrack/linuxproc # ours\n"));
+    char *stepd = th_fmt("%s/slurmstepd", c.b.dir);
+    CU_ASSERT_FATAL(symlink("/bin/sh", stepd) == 0);
+    char *cmd = th_fmt("kill -TERM %d %d; sleep 2", (int)c.b.pid, (int)c.job);
+    char *sargv[] = {stepd, (char *)"-c", cmd, NULL};
+    struct th_result r;
+    CU_ASSERT_EQUAL(th_run(sargv, NULL, NULL, 10, &r), 0);
+    th_result_free(&r);
+    CU_ASSERT_EQUAL(th_wait(c.b.pid, 30), 0);
+    c.b.pid = 0;
+    CU_ASSERT_EQUAL(lines_of(c.b.dir, "handled"), 1); /* slurmstepd's, not a second of ours */
+    CU_ASSERT_EQUAL(lines_of(c.b.dir, "ckpt"), 1);
+    json_object *ev = ht_event(c.b.dir, "stop_request", 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+    CU_ASSERT_STRING_EQUAL(STR(ht_data_str(ev, "from")), "scheduler");
+    CU_ASSERT_FALSE(json_object_get_boolean(ht_data(ev, "forwarded")));
+    json_object_put(ev);
+    json_object *start = ht_event(c.b.dir, "start", 0);
+    CU_ASSERT_STRING_EQUAL(STR(ht_data_str(start, HW_START_SLURM_PROCTRACK)),
+                           "proctrack/linuxproc");
+    json_object_put(start);
+    free(cmd);
+    free(stepd);
+    stop_case_free(&c);
+}
+
+/* slurm.conf's ProctrackType, as SLURM reads it: any case, comments, several words a line. */
+static void test_slurm_conf(void)
+{
+    static const struct {
+        const char *line, *want; /* want NULL: the line does not set it */
+    } cases[] = {
+        {"ProctrackType=proctrack/cgroup\n", "proctrack/cgroup"},
+        {"  PROCTRACKTYPE=proctrack/pgid   # old\n", "proctrack/pgid"},
+        {"SlurmUser=root ProctrackType=proctrack/linuxproc TaskPlugin=task/none", "proctrack/linuxproc"},
+        {"#ProctrackType=proctrack/linuxproc\n", NULL},
+        {"MyProctrackType=x\n", NULL},
+        {"ProctrackType=\n", NULL},
+        {"", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[64] = "unset";
+        bool got = mon_slurm_conf_proctrack(cases[i].line, out, sizeof out);
+        CU_ASSERT_EQUAL(got, cases[i].want != NULL);
+        if (got && cases[i].want)
+            CU_ASSERT_STRING_EQUAL(out, cases[i].want);
+    }
+    struct mon_stop_req q = {.from = MON_STOP_SCHEDULER};
+    CU_ASSERT_FALSE(mon_stop_job_has_it(&q, "proctrack/cgroup"));
+    CU_ASSERT_FALSE(mon_stop_job_has_it(&q, "")); /* not known: forwarded, as with cgroup */
+    CU_ASSERT_TRUE(mon_stop_job_has_it(&q, "proctrack/linuxproc"));
+    q.from = MON_STOP_PROCESS;
+    CU_ASSERT_FALSE(mon_stop_job_has_it(&q, "proctrack/linuxproc"));
+}
+
 /* The same SIGTERM from a plain process (kill, timeout) reached hwmon alone: it is forwarded
  * once to the job, and a job still running after --kill-grace is killed, as documented. */
 static void test_process_stop(void)
 {
     struct stop_case c;
-    CU_ASSERT_FATAL(stop_case_start(&c, "5"));
+    CU_ASSERT_FATAL(stop_case_start(&c, "5", NULL));
     kill(c.b.pid, SIGTERM);
     CU_ASSERT_EQUAL(th_wait(c.b.pid, 30), 128 + SIGKILL);
     c.b.pid = 0;
@@ -1405,6 +1475,8 @@ void add_hwmon_suites(void)
     CU_add_test(s, "kill9", test_kill9);
     CU_add_test(s, "scheduler_stop", test_scheduler_stop);
     CU_add_test(s, "process_stop", test_process_stop);
+    CU_add_test(s, "scheduler_stop_linuxproc", test_scheduler_stop_linuxproc);
+    CU_add_test(s, "slurm_conf", test_slurm_conf);
 
     s = th_add_suite("modes", NULL, NULL, 180);
     CU_add_test(s, "attach", test_attach);

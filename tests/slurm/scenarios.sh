@@ -16,8 +16,9 @@
 # Exit 77 (skipped) only where SLURM's programs are not installed or this is not root, and
 # not in CI (CI set: a failure).
 # The cluster uses proctrack/cgroup, SLURM's usual plugin (HWRUN_SLURM_PROCTRACK: another one;
-# with proctrack/linuxproc, a fails: the job gets the SIGTERM from slurmstepd and again from
-# hwmon, which cannot tell them apart yet, hwmon/stopsig.h).
+# with proctrack/linuxproc slurmstepd signals the job itself too, and hwmon, reading so in
+# slurm.conf, does not send it again: the suite runs both, slurm.real and
+# slurm.real_linuxproc).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
