@@ -40,7 +40,8 @@ void sum_job_incomplete_list(const struct sum_jobsum *j, struct hw_buf *out)
 #define JOB_COLUMNS(S, D, U, PER_CTX)                                                              \
     S("job_dir", j->dir)                                                                           \
     S("status", sum_status_names[j->status])                                                       \
-    U("nodes", j->nnode)                                                                           \
+    U("ranks", j->nnode)                                                                           \
+    U("nodes", j->nodes)                                                                           \
     U("hosts", j->hosts)                                                                           \
     U("incomplete_nodes", j->incomplete + j->unreadable)                                           \
     S("incomplete_node_list", incomplete->len ? incomplete->p : NULL)                                \
@@ -257,11 +258,14 @@ static void put_cell(struct hw_buf *b, struct hw_buf *tmp, int width)
 void sum_job_text(const struct sum_jobsum *j, const struct sum_units *u, struct hw_buf *out)
 {
     char sb[512];
-    hw_buf_printf(out, "job %s: %zu node%s", j->dir ? sum_fig_printable(j->dir, sb, sizeof sb)
-                                                    : "(nodes given)",
-                  j->nnode, j->nnode == 1 ? "" : "s");
-    if (j->hosts != j->nnode)
-        hw_buf_printf(out, " on %zu host%s", j->hosts, j->hosts == 1 ? "" : "s");
+    /* SLURM's words: ranks (run directories) on nodes (SLURM's node names) on hosts */
+    hw_buf_printf(out, "job %s: ", j->dir ? sum_fig_printable(j->dir, sb, sizeof sb)
+                                          : "(nodes given)");
+    if (j->ranked || j->nodes != j->nnode)
+        hw_buf_printf(out, "%zu rank%s on ", j->nnode, j->nnode == 1 ? "" : "s");
+    hw_buf_printf(out, "%zu node%s", j->nodes, j->nodes == 1 ? "" : "s");
+    if (j->hosts != j->nodes)
+        hw_buf_printf(out, " (%zu host%s)", j->hosts, j->hosts == 1 ? "" : "s");
     hw_buf_printf(out, ", %zu GPU%s, status %s\n", j->gpus, j->gpus == 1 ? "" : "s",
                   sum_status_names[j->status]);
     struct hw_buf t;
@@ -301,16 +305,23 @@ void sum_job_text(const struct sum_jobsum *j, const struct sum_units *u, struct 
                       (unsigned long long)j->gpus_twice, j->gpus_twice == 1 ? "" : "s");
     const struct sum_jphase *sp = straggler(j);
     if (sp) {
-        char nb[128];
-        hw_buf_printf(out, "  straggler: %s in `%s`: ",
-                      sum_fig_printable(node_label(j, sp->slowest), nb, sizeof nb),
-                      sum_fig_printable(sp->name, sb, sizeof sb));
+        char nb[128], rb[64];
+        const struct sum_jnode *slow = &j->node[sp->slowest];
+        const char *rank = sum_jnode_rank(slow);
+        hw_buf_puts(out, "  straggler: ");
+        if (rank && sum_jnode_node(slow)[0]) /* rank 3 on node-b */
+            hw_buf_printf(out, "rank %s on %s", sum_fig_printable(rank, rb, sizeof rb),
+                          sum_fig_printable(sum_jnode_node(slow), nb, sizeof nb));
+        else
+            hw_buf_puts(out, sum_fig_printable(node_label(j, sp->slowest), nb, sizeof nb));
+        hw_buf_printf(out, " in `%s`: ", sum_fig_printable(sp->name, sb, sizeof sb));
         sum_units_fmt(out, sp->max_s, SUM_DIM_TIME, u);
         hw_buf_puts(out, ", ");
         sum_units_fmt(out, sp->over_median_s, SUM_DIM_TIME, u);
         hw_buf_puts(out, " (");
         sum_fmt_num(out, sp->over_median_pct, "%");
-        hw_buf_printf(out, ") over the median of %zu nodes\n", sp->nodes);
+        hw_buf_printf(out, ") over the median of %zu %s\n", sp->nodes,
+                      j->ranked ? "ranks" : "nodes");
     }
 
     hw_buf_puts(out, "\n  node                 status      GPUs    start +    duration      energy"

@@ -170,6 +170,24 @@ static const char *base_name(const char *path)
     return s;
 }
 
+/* A run's node by SLURM's name for it, else its host ("" when neither is known). */
+static const char *node_name(const struct sum_jnode *n)
+{
+    return n->ctx[HW_CTX_SLURM_NODE_NAME][0] ? n->ctx[HW_CTX_SLURM_NODE_NAME] : n->host;
+}
+
+const char *sum_jnode_rank(const struct sum_jnode *n)
+{
+    if (n->ctx[HW_CTX_SLURM_PROC_ID][0])
+        return n->ctx[HW_CTX_SLURM_PROC_ID];
+    return n->ctx[HW_CTX_RANK][0] ? n->ctx[HW_CTX_RANK] : NULL;
+}
+
+const char *sum_jnode_node(const struct sum_jnode *n)
+{
+    return node_name(n);
+}
+
 /* Labels: the host when no other node has it, else the directory's own name. */
 static void label_nodes(struct sum_jobsum *j)
 {
@@ -401,10 +419,14 @@ int sum_job_build(struct sum_jobsum *j)
         if (sum_job_status_rank(n->status) < sum_job_status_rank(j->status))
             j->status = n->status;
         j->incomplete += !n->complete;
-        bool host_seen = false;
+        bool host_seen = false, node_seen = false;
         for (size_t k = 0; k < i && !host_seen; k++)
             host_seen = !strcmp(j->node[k].host, n->host);
         j->hosts += !host_seen || !n->host[0];
+        for (size_t k = 0; k < i && !node_seen; k++)
+            node_seen = j->node[k].summarized && !strcmp(node_name(&j->node[k]), node_name(n));
+        j->nodes += !node_seen || !node_name(n)[0];
+        j->ranked |= sum_jnode_rank(n) != NULL;
         if (isfinite(n->t_start)) {
             smin = isnan(smin) || n->t_start < smin ? n->t_start : smin;
             smax = isnan(smax) || n->t_start > smax ? n->t_start : smax;

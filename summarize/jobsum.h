@@ -103,7 +103,11 @@ struct sum_jobsum {
     size_t nnode;
     /* figures (sum_job_build) */
     enum sum_status status;
-    size_t hosts, gpus, incomplete, unreadable;
+    /* SLURM's words: a rank is a run directory (one hwmon each), a node is a distinct SLURM node
+     * name (SLURMD_NODENAME, else the host), a host a distinct host name; ranked: a directory
+     * says its rank (SLURM_PROCID, RANK) */
+    size_t nodes, hosts, gpus, incomplete, unreadable;
+    bool ranked;
     uint64_t gpus_twice;
     double t_start;         /* the earliest node start */
     double duration_s;      /* the longest node duration on the aligned axis */
@@ -119,6 +123,11 @@ struct sum_jobsum {
     long straggler; /* index into ph, -1: none */
     char ctx[HW_CTX_COUNT][128]; /* a key every node says alike; "" when not */
 };
+
+/* A run's rank as its context says (SLURM_PROCID, else RANK), NULL when not said; its node:
+ * SLURM's name (SLURMD_NODENAME), else its host ("" when neither is known). */
+const char *sum_jnode_rank(const struct sum_jnode *n);
+const char *sum_jnode_node(const struct sum_jnode *n);
 
 /* A node record of a summarized run (dir its directory; run NULL when it could not be read):
  * takes what the job needs, so the run can be freed. 0, or -ENOMEM. */

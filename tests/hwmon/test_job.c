@@ -175,7 +175,8 @@ static void test_two_nodes(void)
     json_object *s = summarize_json(a1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     CU_ASSERT_STRING_EQUAL(ht_str(s, "status"), "ok");
-    CU_ASSERT_EQUAL(ht_num(s, "nodes"), 3);
+    CU_ASSERT_EQUAL(ht_num(s, "ranks"), 3); /* SLURM's words: run directories are ranks */
+    CU_ASSERT_EQUAL(ht_num(s, "nodes"), 2);
     CU_ASSERT_EQUAL(ht_num(s, "hosts"), 2);
     CU_ASSERT_EQUAL(ht_num(s, "gpus"), 4); /* the third rank's node is gpu-a: its GPUs once */
     CU_ASSERT_EQUAL(ht_num(s, "gpus_counted_twice"), 0);
@@ -223,8 +224,8 @@ static void test_two_nodes(void)
     struct th_result r;
     CU_ASSERT_FATAL(th_run(tx, NULL, NULL, 60, &r) == 0);
     CU_ASSERT_EQUAL(r.status, 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "straggler: gpu-b in `train`"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "3 nodes on 2 hosts, 4 GPUs, status ok"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "straggler: rank 1 on gpu-b in `train`"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ": 3 ranks on 2 nodes, 4 GPUs, status ok"));
     th_result_free(&r);
     char *page = th_read_file(html, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(page);
@@ -322,7 +323,7 @@ static void test_node_died(void)
     CU_ASSERT_FATAL(th_write_file(note, "x\n", 2) == 0);
     s = summarize_json_st(a1, 1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    CU_ASSERT_EQUAL(ht_num(s, "nodes"), 3);
+    CU_ASSERT_EQUAL(ht_num(s, "ranks"), 3);
     CU_ASSERT_EQUAL(ht_num(s, "incomplete_nodes"), 2);
     CU_ASSERT_STRING_EQUAL(ht_str(s, "incomplete_node_list"), "node-b, c");
     CU_ASSERT(e_nodes > 0);
