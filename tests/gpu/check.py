@@ -116,12 +116,51 @@ def event(entries, name):
     return [e for e in entries if e and e.get("type") == "event" and e.get("event") == name]
 
 
+def live_words(line):
+    return dict(w.split("=", 1) for w in line.split()[1:] if "=" in w)
+
+
+def live_checks(text, rc, work):
+    """summarize --live's lines on the real GPU: running while it ran, every GPU's utilization
+    and power read, the matmul phase seen busy, and the final status."""
+    lines = [live_words(l) for l in text.splitlines() if " status=" in l]
+    running = [w for w in lines if w.get("status") == "running" and "gpu_util_pct" in w]
+    numeric = [w for w in running if all(re.fullmatch(r"\d+", u) for u in
+                                         w["gpu_util_pct"].split(",")) and
+               all(re.fullmatch(r"[\d.]+", p) for p in w.get("gpu_power_w", "-").split(","))]
+    check("live_running", rc == 0 and len(numeric) >= 3,
+          "%d of %d lines running with every GPU's utilization and power; exit %s"
+          % (len(numeric), len(lines), rc))
+    busy = [max(int(u) for u in w["gpu_util_pct"].split(",")) for w in numeric
+            if w.get("phase") == "matmul"]
+    if not work or work.get("data", {}).get("why"):
+        say("skip", "live_matmul", "no load ran: %s" % (work.get("data", {}).get("why")
+                                                        if work else "no workload event"))
+    elif busy:
+        check("live_matmul", max(busy) >= 50, "during matmul the view showed up to %d %% "
+              "utilization (%d lines)" % (max(busy), len(busy)))
+    else:
+        say("skip", "live_matmul", "no line in the matmul phase (no PyTorch, or too short)")
+    check("live_final", lines and lines[-1].get("status") == "ok",
+          "last line: status=%s" % (lines[-1].get("status") if lines else None))
+
+
 def monitored_run(taken):
     rundir = os.path.join(OUT, "run")
     argv = ["hwmon", "-q", "-i", "0.5", "--pmon", "--gpu-procs", "-o", rundir, "--",
             sys.executable, os.path.join(HERE, "load.py")]
     launched = time.time()
+    # summarize --live beside it, as a user watching over SSH would (piped: one line a second,
+    # ending by itself once the run has ended); it starts before the run directory exists
+    live = subprocess.Popen(["summarize", "--live", "--refresh", "1", rundir],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     rc, out, err, dt = run(argv, timeout=120)
+    try:
+        live_out = live.communicate(timeout=30)[0]
+    except subprocess.TimeoutExpired:
+        live.kill()
+        live_out = live.communicate()[0] + "\n(still running 30 s after the run)"
+    save("live.txt", live_out)
     save("hwmon-stderr.txt", err)
     check("hwmon_run", rc == 0, "exit %s after %.1f s%s" % (rc, dt, ("; " + err.strip()[-300:])
                                                               if rc != 0 and err else ""))
@@ -131,6 +170,7 @@ def monitored_run(taken):
     check("run_jsonl", None not in entries, "%d whole JSON lines" % len(entries))
     start = (event(entries, "start") or [{}])[0].get("data", {})
     work = (event(entries, "workload") or [{}])[0]
+    live_checks(live_out, live.returncode, work)
     first = (event(entries, "workload_start") or [{}])[0]
     if first and entries[0]:
         def at(e):
