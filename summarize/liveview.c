@@ -614,7 +614,10 @@ void sum_live_line(struct sum_live *v, double now, struct hw_buf *out)
     iso_time(out, now);
     hw_buf_printf(out, " run=");
     word(out, v->name);
-    hw_buf_printf(out, " status=%s elapsed_s=%.0f", sum_status_names[st], elapsed(v, st, now));
+    /* a directory not written yet waits; it is not a run of unknown status */
+    hw_buf_printf(out, " status=%s elapsed_s=",
+                  rd_live_started(l) ? sum_status_names[st] : "waiting");
+    num(out, 0, elapsed(v, st, now));
     const struct rd_live_phase *cur = rd_live_current(l);
     if (cur) {
         hw_buf_puts(out, " phase=");

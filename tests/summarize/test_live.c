@@ -259,6 +259,16 @@ static void test_line(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out.p, " gpu_util_pct=50,13 "));
     CU_ASSERT_PTR_NOT_NULL(strstr(out.p, " gpu_power_w=-,131.0 "));
     CU_ASSERT_EQUAL(out.p[out.len - 2], '\n');
+    sum_live_free(v);
+    /* a directory not created yet waits (the real H100's first line said unknown and nan) */
+    char *later = th_fmt("%s/not-yet", dir);
+    v = sum_live_new(later, NULL);
+    sum_live_update(v);
+    hw_buf_reset(&out);
+    sum_live_line(v, 1795255300, &out);
+    hw_buf_putc(&out, '\0');
+    CU_ASSERT_PTR_NOT_NULL(strstr(out.p, " run=not-yet status=waiting elapsed_s=- phases=0\n"));
+    free(later);
     hw_buf_free(&out);
     sum_live_free(v);
     th_rmtree(dir);
