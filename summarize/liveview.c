@@ -195,6 +195,8 @@ static void fmt_clock(char *buf, size_t cap, double s)
 {
     if (!isfinite(s) || s < 0)
         snprintf(buf, cap, "-");
+    else if (s >= 1e9) /* 31 years: a clock gone wrong, not a run; no integer cast */
+        snprintf(buf, cap, "%.3g s", s);
     else if (s < 60)
         snprintf(buf, cap, "%.1f s", s);
     else if (s < 3600)
@@ -225,8 +227,8 @@ static void sparkline(struct hw_buf *b, const struct rd_live_gpu *g, bool power,
             hw_buf_putc(b, ' ');
             continue;
         }
-        int lvl = (int)(sum / k / top * 8);
-        hw_buf_puts(b, spark[lvl < 0 ? 0 : lvl > 7 ? 7 : lvl]);
+        double x = sum / k / top * 8; /* clamped before the cast: a value past the top */
+        hw_buf_puts(b, spark[!(x > 0) ? 0 : x >= 7 ? 7 : (int)x]);
     }
 }
 
@@ -303,7 +305,7 @@ static void fig_cell(struct hw_buf *b, const struct rd_live_gpu *g, enum fig f, 
         break;
     case FIG_THROTTLE: {
         double m = g->health_seen ? g->health[HW_HEALTH_REASONS] : NAN;
-        if (!isfinite(m))
+        if (!(m >= 0 && m < 18446744073709551616.0)) /* a 64-bit mask, else not one */
             break;
         unsigned long long bits = (unsigned long long)m;
         size_t len = 0;
@@ -502,7 +504,8 @@ void sum_live_screen(struct sum_live *v, double now, int rows, int cols,
                                                   ? spark_w + 1 : 0) + 1);
         }
         line_end(out, &b, cols, &rows);
-        int64_t sec = (int64_t)floor(running ? now : l->t_last);
+        double end = running || !isfinite(l->t_last) ? now : l->t_last;
+        int64_t sec = fabs(end) < 1e15 ? (int64_t)floor(end) : 0; /* 0: no history shown */
         for (int g = 0; g < l->ngpus; g++) {
             const struct rd_live_gpu *x = &l->gpu[g];
             if (!x->seen)
@@ -573,9 +576,9 @@ void sum_live_screen(struct sum_live *v, double now, int rows, int cols,
         hw_buf_puts(&b, "warnings (newest last)");
         line_end(out, &b, cols, &rows);
         for (int i = 0; i < v->nwarn; i++) {
-            time_t t = (time_t)v->warn[i].t;
+            time_t t = fabs(v->warn[i].t) < 1e15 ? (time_t)v->warn[i].t : 0;
             struct tm tm;
-            if (isfinite(v->warn[i].t) && gmtime_r(&t, &tm))
+            if (fabs(v->warn[i].t) < 1e15 && gmtime_r(&t, &tm))
                 hw_buf_printf(&b, "  %02d:%02d:%02d  ", tm.tm_hour, tm.tm_min, tm.tm_sec);
             else
                 hw_buf_puts(&b, "            ");

@@ -55,7 +55,7 @@ static struct rd_live_gpu *gpu_of(struct rd_live *l, int g)
 
 static void hist_add(struct rd_live_gpu *x, double t, double util, double power)
 {
-    if (!isfinite(t))
+    if (!(fabs(t) < 1e15)) /* NAN, or no time an integer second can hold */
         return;
     int64_t sec = (int64_t)floor(t);
     int slot = (int)(((sec % RD_LIVE_HIST) + RD_LIVE_HIST) % RD_LIVE_HIST);

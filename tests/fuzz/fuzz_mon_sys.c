@@ -1,7 +1,8 @@
 /* libFuzzer target: hwmon's parsers of the container and the machine (hwmon/cgroup.h,
  * hwmon/sysio.h) on arbitrary text: /proc/self/cgroup, mountinfo, cpu.max, cfs quota, counter
  * files, /proc/meminfo and /proc/PID/io, an environment block and an -o pattern (context.h),
- * and every line as a /proc/diskstats, /proc/net/dev and /proc/self/mounts line. No crash, no read past the input, outputs NUL-terminated within
+ * and every line as a /proc/diskstats, /proc/net/dev and /proc/self/mounts line and as a line
+ * of slurm.conf (its ProctrackType). No crash, no read past the input, outputs NUL-terminated within
  * their buffers. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "context.h"
 #include "fsspace.h"
 #include "machine.h"
+#include "stopsig.h"
 #include "sysio.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -68,6 +70,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (mon_parse_mounts_line(line, n, mnt, sizeof mnt, type, sizeof type, &rw) == 0 &&
             (strlen(mnt) >= sizeof mnt || strlen(type) >= sizeof type))
             abort();
+        /* a slurm.conf line is one string (getline's, NUL-ended) */
+        char *l = strndup(line, n), pt[16];
+        if (l && mon_slurm_conf_proctrack(l, pt, sizeof pt) && strlen(pt) >= sizeof pt)
+            abort();
+        free(l);
         line += n + 1;
     }
     free(t);

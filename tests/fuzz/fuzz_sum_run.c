@@ -3,7 +3,8 @@
  * tree_pids.csv, hw_health.csv, hw_energy.csv and hw_pmon.csv,
  * written to a private temporary directory, summarized (with the HTML report's timeline) and
  * printed in every format (also in --units and as --compare of the run with itself), the HTML
- * page included. */
+ * page included; and followed by summarize --live (liveview.h): its screen at a few sizes, its
+ * line and its sweep row, whose bytes must all be safe for a terminal. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "compare.h"
 #include "html.h"
+#include "liveview.h"
 #include "report.h"
 #include "summary.h"
 #include "hwrun/buf.h"
@@ -100,6 +102,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fclose(f);
     }
     free(page);
+    struct sum_live *v = sum_live_new(dir, NULL);
+    if (v) {
+        sum_live_update(v);
+        hw_buf_init(&b, NULL, 0);
+        static const int size[][2] = {{1, 1}, {24, 80}, {60, 200}};
+        for (size_t i = 0; i < sizeof size / sizeof size[0]; i++)
+            sum_live_screen(v, 1795255300, size[i][0], size[i][1], &u, &b);
+        sum_live_line(v, 1795255300, &b);
+        sum_live_sweep_row(v, 1795255300, 120, NULL, &b);
+        for (size_t i = 0; i < b.len; i++) /* no escape sequence, no control byte but '\n' */
+            if (b.p[i] != '\n' && ((unsigned char)b.p[i] < 0x20 || b.p[i] == 0x7f))
+                abort();
+        hw_buf_free(&b);
+        sum_live_free(v);
+    }
     sum_run_free(run);
     for (int k = 0; k < HW_FILE_COUNT; k++)
         free(storage[k]);
