@@ -105,12 +105,48 @@ static void put_repr(struct hw_buf *b, bool neg, const char *digits, int nd, int
     hw_buf_put(b, out, (size_t)o);
 }
 
+/* The fast way for a number with few decimals (a reading such as 95.25 or 1024.5, a whole
+ * number): the least k with x = m / 10^k for an integer m. Exact: m and 10^k are doubles
+ * without rounding (|m| < 2^52, k <= 8), and IEEE division rounds m / 10^k correctly, as strtod
+ * does the decimal m e-k; with |m| < 2^52 the decimal steps 10^-k are wider than x's ulp, so
+ * no other m of k digits reads back as x, and no k' < k did: the digits are the shortest, those
+ * repr() prints. false when no k <= 8 gives x. */
+static bool few_decimals(struct hw_buf *b, double x)
+{
+    static const double p10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
+    double a = fabs(x);
+    if (!(a < 4503599627370496.0) || a == 0) /* 2^52; zero: the slow way keeps its sign */
+        return false;
+    for (int k = 0; k < (int)(sizeof p10 / sizeof p10[0]); k++) {
+        double t = a * p10[k];
+        if (!(t < 4503599627370496.0))
+            return false;
+        double m = nearbyint(t);
+        if (m / p10[k] != a)
+            continue;
+        char rev[24], digits[24];
+        int nd = 0;
+        for (uint64_t u = (uint64_t)m; u || !nd; u /= 10) /* m < 2^52: exact as an integer */
+            rev[nd++] = (char)('0' + u % 10);
+        for (int i = 0; i < nd; i++)
+            digits[i] = rev[nd - 1 - i];
+        int exp10 = nd - 1 - k;
+        while (nd > 1 && digits[nd - 1] == '0')
+            nd--;
+        put_repr(b, x < 0, digits, nd, exp10);
+        return true;
+    }
+    return false;
+}
+
 void hw_buf_py_double(struct hw_buf *b, double x)
 {
     if (!isfinite(x)) {
         hw_buf_put(b, "null", 4);
         return;
     }
+    if (few_decimals(b, x))
+        return;
     /* The shortest digit string that reads back as x, as Python's repr() finds it. Every double
      * with at most 15 significant digits reads back from its 15-digit rounding (DBL_DIG), and
      * that rounding is then the short string padded with zeros; so try 15 digits, then 16, 17.

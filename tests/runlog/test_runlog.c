@@ -138,7 +138,10 @@ static void test_double_repr(void)
         {1.5e-5, "1.5e-05"},  {0.0001, "0.0001"},              {123.0, "123.0"},
         {-2.5, "-2.5"},       {1e22, "1e+22"},                 {9007199254740993.0, "9007199254740992.0"},
         {5e-324, "5e-324"},   {1.7976931348623157e308, "1.7976931348623157e+308"},
-        {INFINITY, "null"},   {-INFINITY, "null"},
+        {INFINITY, "null"},   {-INFINITY, "null"},             {0.0, "0.0"},
+        {-0.0, "-0.0"},       {95.25, "95.25"},                {1024.5, "1024.5"},
+        {1e15, "1000000000000000.0"}, {1e16, "1e+16"},        {-0.001, "-0.001"},
+        {4503599627370495.0, "4503599627370495.0"},           {0.00012345678, "0.00012345678"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct hw_buf b;
@@ -165,7 +168,10 @@ static void test_repr_matches_python(void)
         uint64_t u = (uint64_t)rand_r(&seed) << 42 ^ (uint64_t)rand_r(&seed) << 21 ^
                      (uint64_t)rand_r(&seed) ^ (uint64_t)rand_r(&seed) << 62;
         memcpy(&x, &u, sizeof x);
-        if (i % 3 == 0)
+        if (i % 4 == 3) /* a reading with few decimals (the fast way), of any size */
+            x = (double)((uint64_t)rand_r(&seed) << (rand_r(&seed) % 30)) /
+                pow(10, rand_r(&seed) % 10) * (rand_r(&seed) % 2 ? -1 : 1);
+        else if (i % 3 == 0)
             x = (double)(rand_r(&seed) % 2000000) / 2000.0; /* many exact ...5 ties */
         else if (i % 3 == 1)
             x = rand_r(&seed) / (double)RAND_MAX * pow(10, rand_r(&seed) % 40 - 20);
