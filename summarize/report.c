@@ -312,7 +312,7 @@ static void json_gpu_metrics(struct hw_json *w, const struct sum_stat *m)
  * hw_health.csv. */
 static void json_health_warnings(struct hw_json *w, const struct sum_run *run)
 {
-    if (!run->q[HW_FILE_HEALTH].present) {
+    if (!run->q[HW_FILE_HEALTH].present && !run->nhealth_warn) { /* (the energy counter's) */
         hw_json_null(w, "health_warnings");
         return;
     }
@@ -573,7 +573,7 @@ static void json_outcome(struct hw_json *w, const struct sum_run *run)
     hw_json_str(w, "open_phase", o->open_phase[0] ? o->open_phase : NULL);
     hw_json_num(w, "open_phase_sec", open_phase_sec(o));
     /* the GPUs' health (hw_health.csv): how many warnings, null when not recorded */
-    if (run->q[HW_FILE_HEALTH].present)
+    if (run->q[HW_FILE_HEALTH].present || run->nhealth_warn)
         hw_json_u64(w, "health_warnings", (uint64_t)run->nhealth_warn);
     else
         hw_json_null(w, "health_warnings");
@@ -1835,8 +1835,8 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
       clk.sm_pct_of_max)                                                                           \
     S("gpu_clock_source", "whether the throttle seconds come from counters or the bitmask",        \
       clk.source)                                                                                  \
-    I("health_warnings", "health warnings (ECC errors, pending retirements, a degraded link)",     \
-      have_clk ? run->nhealth_warn : NAN)                                                          \
+    I("health_warnings", "health warnings (ECC errors, pending retirements, a degraded link, "      \
+      "energy counter against power)", have_clk || run->nhealth_warn ? run->nhealth_warn : NAN)   \
     S("health_warning", "the first health warning",                                                \
       run->nhealth_warn ? run->health_warn[0] : NULL)                                              \
     /* the job's processes' share of the GPUs and the others' (hw_pmon.csv) */                  \

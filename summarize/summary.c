@@ -314,6 +314,27 @@ double sum_gpu_energy_integrated_wh(const struct sum_run *run, int g)
     return gp && gp->m[RD_GM_POWER].n ? gp->energy.joules / 3600.0 : NAN;
 }
 
+/* A GPU whose energy counter (NVML's, hw_energy.csv) and power integrated over its samples
+ * disagree by more than SUM_COUNTER_DISAGREE over a run of SUM_COUNTER_MIN_S covered seconds
+ * without a gap (a gap's time is in the counter, not in the integral): one of them is wrong,
+ * said with the health warnings every output shows. */
+#define SUM_COUNTER_DISAGREE 0.20
+#define SUM_COUNTER_MIN_S 60.0
+static void counter_warnings(struct sum_run *run)
+{
+    for (int g = 0; g < RD_MAX_GPUS && run->nhealth_warn < SUM_MAX_HEALTH_WARNINGS; g++) {
+        double c = sum_gpu_energy_counter_wh(run, g), i = sum_gpu_energy_integrated_wh(run, g);
+        const struct rd_energy *e = run->gpu[g] ? &run->gpu[g]->energy : NULL;
+        if (!e || e->gaps || !(e->covered_s >= SUM_COUNTER_MIN_S) || !(c > 0) || !(i > 0) ||
+            fabs(c / i - 1) <= SUM_COUNTER_DISAGREE)
+            continue;
+        snprintf(run->health_warn[run->nhealth_warn++], sizeof run->health_warn[0],
+                 "GPU %d: energy counter %.4g Wh, power integrated %.4g Wh (%+.3g%%): a power "
+                 "reading that lags or misses, or a wrong counter",
+                 g, c, i, (c / i - 1) * 100);
+    }
+}
+
 double sum_gpu_energy_counter_wh(const struct sum_run *run, int g)
 {
     const struct sum_ecount *e = g >= 0 && g < RD_MAX_GPUS ? run->ecnt[g] : NULL;
@@ -1817,6 +1838,7 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
         if (run->clk[g])
             rd_energy_finish(&run->clk[g]->inst, run->info.interval_s, inst_stepped, &curve);
     }
+    counter_warnings(run);
     if (run->tl)
         sum_tl_finish(run->tl);
 

@@ -307,6 +307,57 @@ static void test_counter(void)
     free(dir);
 }
 
+/* The energy counter against the power integrated over a run: agreeing within 20% (and over
+ * a short run, or across a gap, whatever they say) no warning; 30% apart over 90 s of samples,
+ * a warning every output shows. */
+static void test_counter_disagrees(void)
+{
+    static const struct {
+        double counter_w; /* what the counter grows by per second; the samples say 100 W */
+        int seconds;
+        bool gap, warned;
+    } cases[] = {
+        {115, 90, false, false}, {130, 90, false, true}, {70, 90, false, true},
+        {130, 30, false, false}, {130, 90, true, false},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char *dir = th_tmpdir("sum-ecount-disagree");
+        put_file(dir, "run.jsonl",
+                 "{\"ts\": \"2026-11-25T10:00:00.000+00:00\", \"type\": \"event\", \"event\": "
+                 "\"start\", \"data\": {\"interval_s\": 1.0, \"smi_tz\": \"UTC\"}}\n");
+        struct hw_buf g, e;
+        hw_buf_init(&g, NULL, 0);
+        hw_buf_init(&e, NULL, 0);
+        hw_buf_puts(&e, HW_ENERGY_HEADER "\n");
+        for (int t = 0; t <= cases[c].seconds; t++) {
+            if (cases[c].gap && t > 40 && t < 50) /* 9 s without a sample */
+                continue;
+            hw_buf_printf(&g, "2026/11/25 10:%02d:%02d.000, 50, 10, 1000, 81559, 100.00, 40, 1980, "
+                              "2619, 0, GPU-a\n",
+                          t / 60, t % 60);
+            hw_buf_printf(&e, "2026-11-25T10:%02d:%02d.000+00:00,0,%.0f,\n", t / 60, t % 60,
+                          1e6 + t * cases[c].counter_w * 1000);
+        }
+        hw_buf_putc(&g, '\0');
+        hw_buf_putc(&e, '\0');
+        put_file(dir, "hw_metrics.csv", g.p);
+        put_file(dir, HW_ENERGY_FILE, e.p);
+        hw_buf_free(&g);
+        hw_buf_free(&e);
+        struct sum_run *run = summarize_dir(dir);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+        bool warned = false;
+        for (int i = 0; i < run->nhealth_warn; i++)
+            warned |= strstr(run->health_warn[i], "GPU 0: energy counter ") != NULL;
+        CU_ASSERT_EQUAL(warned, cases[c].warned);
+        if (warned != cases[c].warned)
+            fprintf(stderr, "case %zu: warned %d\n", c, warned);
+        sum_run_free(run);
+        th_rmtree(dir);
+        free(dir);
+    }
+}
+
 /* hw_pmon.csv by hand, with tree_pids.csv: pid 500 is the job's from 1 s on, pid 900 a
  * stranger's. GPU 0's intervals: both with values, then the job's "-" (no sample: the interval's
  * own share is not measured), then nothing on the GPU (a measured 0). */
@@ -515,6 +566,7 @@ void add_health_suite(void)
     CU_add_test(s, "accounting", test_accounting);
     CU_add_test(s, "reset_and_gap", test_reset_and_gap);
     CU_add_test(s, "energy_counter", test_counter);
+    CU_add_test(s, "energy_counter_disagrees", test_counter_disagrees);
     CU_add_test(s, "pmon", test_pmon);
     CU_add_test(s, "instant_power", test_instant_power);
     CU_add_test(s, "pmon_captures", test_pmon_captures);
