@@ -1020,13 +1020,17 @@ static void tstat(struct hw_buf *b, const char *label, const struct sum_stat *s,
     const double v[5] = {sum_stat_mean(s), s->max, sum_stat_quantile(s, 0.5),
                          sum_stat_quantile(s, 0.95), sum_stat_quantile(s, 0.99)};
     static const char *const what[5] = {"mean ", "  max ", "  p50 ", "  p95 ", "  p99 "};
-    hw_buf_printf(b, "    %-14s ", label);
+    /* the unit once, in the label ("mem used (MiB)"): five values a row stay within 100
+     * columns; only GPU memory is given in --units */
+    while (*unit == ' ')
+        unit++;
+    char head[64];
+    snprintf(head, sizeof head, "%s (%s)", label,
+             gpumem ? sum_units_label(gpumem, SUM_DIM_GPUMEM) : unit);
+    hw_buf_printf(b, "    %-20s ", head);
     for (int i = 0; i < 5; i++) {
         hw_buf_puts(b, what[i]);
-        if (gpumem) /* only GPU memory is given in units */
-            tgmem(b, v[i], gpumem);
-        else
-            tnum(b, v[i], unit);
+        tnum(b, gpumem ? sum_units_value(gpumem, SUM_DIM_GPUMEM, v[i]) : v[i], "");
     }
     hw_buf_putc(b, '\n');
 }
@@ -1399,7 +1403,134 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
 {
     sum_report_text_u(run, NULL, out);
 }
+/* The phase names with the most time, longest first (at most n); returns how many. */
+static size_t slowest_names(const struct sum_run *run, const struct sum_name_acc **top, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < run->names.n; i++) {
+        const struct sum_name_acc *a = &run->names.v[i];
+        if (!a->timed || !(a->d_sum >= 0))
+            continue;
+        size_t j = k < n ? k++ : n;
+        if (j == n && !(a->d_sum > top[n - 1]->d_sum))
+            continue;
+        if (j == n)
+            j = n - 1;
+        for (; j > 0 && a->d_sum > top[j - 1]->d_sum; j--)
+            top[j] = top[j - 1];
+        top[j] = a;
+    }
+    return k;
+}
+
+/* The answer first (issue 37): what a person at a terminal asks of a run, in a dozen lines
+ * under the run's name, before the details; each figure from the getters the details use. */
+static void text_headline(struct hw_buf *out, const struct sum_run *run,
+                          const struct sum_units *u)
+{
+    char sb[256];
+    text_outcome(out, run);
+    hw_buf_puts(out, "  duration ");
+    tdur(out, sum_run_duration(run), u);
+    hw_buf_printf(out, ", energy ");
+    twh(out, sum_run_energy_wh(run), u);
+    hw_buf_printf(out, ", %zu GPUs, %llu samples\n", sum_run_gpu_count(run),
+                  (unsigned long long)sum_run_num_samples(run));
+    if (run->all[RD_GM_UTIL].n || run->all[RD_GM_MEM_USED].n) {
+        hw_buf_puts(out, "  GPUs: util mean ");
+        tnum(out, sum_stat_mean(&run->all[RD_GM_UTIL]), "%");
+        hw_buf_puts(out, ", peak VRAM ");
+        tgmem(out, max_or_nan(&run->all[RD_GM_MEM_USED]), u);
+        hw_buf_puts(out, ", power mean ");
+        tnum(out, sum_stat_mean(&run->all[RD_GM_POWER]), " W\n");
+    }
+    if (run->proc[HW_PROC_COL_RSS].n) {
+        hw_buf_puts(out, "  job: CPU mean ");
+        tnum(out, sum_stat_mean(&run->proc[HW_PROC_COL_CPU]), "% of one core, peak RSS ");
+        tmem(out, run->proc[HW_PROC_COL_RSS].max, u);
+        hw_buf_putc(out, '\n');
+    }
+    const double *io = run->sys.bytes;
+    static const char *const io_words[SUM_IO_COUNT] = {"  I/O: disks read ", ", written ",
+                                                       "; network received ", ", sent "};
+    if (isfinite(io[SUM_IO_DISK_READ]) || isfinite(io[SUM_IO_NET_RX])) {
+        for (int i = 0; i < SUM_IO_COUNT; i++) {
+            hw_buf_puts(out, io_words[i]);
+            tmem(out, io[i] / 1048576.0, u);
+        }
+        hw_buf_putc(out, '\n');
+    }
+    const struct sum_name_acc *top[3];
+    size_t nt = slowest_names(run, top, 3);
+    for (size_t i = 0; i < nt; i++) {
+        hw_buf_printf(out, i ? ", %s " : "  slowest phases: %s ",
+                      sum_fig_printable(top[i]->name, sb, sizeof sb));
+        tdur(out, top[i]->d_sum, u);
+        if (top[i]->count > 1)
+            hw_buf_printf(out, " (x%llu)", (unsigned long long)top[i]->count);
+    }
+    if (nt)
+        hw_buf_putc(out, '\n');
+    uint64_t warnings = (uint64_t)run->nhealth_warn + run->err_total;
+    if (warnings) {
+        hw_buf_printf(out, "  warnings: %llu (first: %s)\n", (unsigned long long)warnings,
+                      run->nhealth_warn ? sum_fig_printable(run->health_warn[0], sb, sizeof sb)
+                                        : sum_fig_printable(run->err[0].name, sb, sizeof sb));
+    }
+}
+
+/* Lines longer than SUM_TEXT_COLS (report.h) are broken after the last ", " or "; " that fits,
+ * the rest indented under the line's own indent plus four: a terminal over SSH never wraps
+ * them. */
+static void wrap_lines(struct hw_buf *out, const char *text, size_t len)
+{
+    const char *p = text, *end = text + len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *le = nl ? nl : end;
+        size_t indent = 0;
+        while (p + indent < le && p[indent] == ' ')
+            indent++;
+        bool first = true;
+        while ((size_t)(le - p) > (first ? SUM_TEXT_COLS : SUM_TEXT_COLS - indent - 4)) {
+            size_t room = first ? SUM_TEXT_COLS : SUM_TEXT_COLS - indent - 4;
+            const char *cut = NULL;
+            for (const char *c = p + room - 1; c > p + indent + 8 && !cut; c--)
+                if ((c[0] == ',' || c[0] == ';') && c[1] == ' ')
+                    cut = c + 1; /* keep the comma, drop the blank */
+            if (!cut)
+                break; /* one word longer than the line: left as it is */
+            hw_buf_put(out, p, (size_t)(cut - p));
+            hw_buf_putc(out, '\n');
+            for (size_t i = 0; i < indent + 4; i++)
+                hw_buf_putc(out, ' ');
+            p = cut + 1;
+            first = false;
+        }
+        hw_buf_put(out, p, (size_t)(le - p));
+        if (nl)
+            hw_buf_putc(out, '\n');
+        p = nl ? nl + 1 : end;
+    }
+}
+
+static void text_details(const struct sum_run *run, const struct sum_units *u,
+                         struct hw_buf *out);
+
 void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, struct hw_buf *out)
+{
+    struct hw_buf t;
+    hw_buf_init(&t, NULL, 0);
+    text_details(run, u, &t);
+    if (t.oom)
+        out->oom = true;
+    else
+        wrap_lines(out, t.p, t.len);
+    hw_buf_free(&t);
+}
+
+static void text_details(const struct sum_run *run, const struct sum_units *u,
+                         struct hw_buf *out)
 {
     char sb[256];
     static const char *const units[RD_GM_COUNT] = {"%", "%", " MiB", " MiB", " W",
@@ -1408,14 +1539,8 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
                                                      "mem total", "power", "temperature",
                                                      "SM clock", "mem clock", "gr clock"};
     hw_buf_printf(out, "run %s\n", run->dir ? sum_fig_printable(run->dir, sb, sizeof sb) : "(files)");
-    hw_buf_puts(out, "  duration ");
-    tdur(out, sum_run_duration(run), u);
-    hw_buf_printf(out, ", %llu samples, %zu GPUs, energy ",
-                  (unsigned long long)sum_run_num_samples(run), sum_run_gpu_count(run));
-    double e = sum_run_energy_wh(run);
-    twh(out, e, u);
-    hw_buf_putc(out, '\n');
-    text_outcome(out, run);
+    text_headline(out, run, u);
+    hw_buf_puts(out, "details:\n");
     hw_buf_printf(out, "  nvidia-smi times: %s (%s)\n", run->tz.name,
                   tz_source_name(run->tz_source));
     if (run->info.have_start) {
@@ -1534,7 +1659,7 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
         tmem(out, run->proc[HW_PROC_COL_MAIN_RSS].max, u);
         if (isfinite(run->info.main_peak_kernel_mib)) {
             /* wait4's ru_maxrss: the command or a child it waited for, whichever was largest */
-            hw_buf_puts(out, " (the kernel's high-water mark of it or a child it waited for: ");
+            hw_buf_puts(out, " (the kernel's high-water mark, of it or a child it waited for: ");
             tmem(out, run->info.main_peak_kernel_mib, u);
             hw_buf_putc(out, ')');
         }

@@ -11,6 +11,12 @@
 /* The full summary (schema in summarize.1), pretty-printed, ending in '\n'. */
 void sum_report_json(const struct sum_run *run, struct hw_buf *out);
 /* A readable report for a terminal; _u in --units u (NULL: the defaults). */
+/* The text report for a person at a terminal: the answer first (status and why, duration and
+ * energy, GPUs, the job's CPU and RSS, I/O, the slowest phases, warnings: within its first
+ * SUM_TEXT_HEADLINE lines), then "details:"; no line wider than SUM_TEXT_COLS columns (a line
+ * that would be is broken after a comma or semicolon, the rest indented). */
+#define SUM_TEXT_COLS 100
+#define SUM_TEXT_HEADLINE 24
 void sum_report_text(const struct sum_run *run, struct hw_buf *out);
 void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, struct hw_buf *out);
 /* The CSV header line of sum_report_csv_row. */

@@ -127,7 +127,8 @@ static void test_gpm_per_gpu_and_phase(void)
     hw_buf_init(&b, NULL, 0);
     sum_report_text(run, &b);
     hw_buf_putc(&b, '\0');
-    CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "    SM active      mean 27.5%  max 50.0%"));
+    unwrap_text(b.p);
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "    SM active (%)        mean 27.5  max 50.0"));
     CU_ASSERT_PTR_NOT_NULL(
         strstr(b.p, "    GPU 1 util mean 98.0%, SM active 40.0%, tensor active 3.5%, DRAM active "
                     "9.0%, power mean 300.0 W, peak VRAM "));

@@ -550,6 +550,7 @@ static void test_instant_power(void)
     hw_buf_init(&o, NULL, 0);
     sum_report_text(run, &o);
     hw_buf_putc(&o, '\0');
+    unwrap_text(o.p);
     CU_ASSERT_PTR_NOT_NULL(strstr(o.p, "from power.draw.instant (power.draw, a 1 s average "
                                        "integrated: 0.222 Wh)"));
     hw_buf_free(&o);

@@ -136,6 +136,26 @@ void put_file(const char *dir, const char *name, const char *content)
     free(p);
 }
 
+char *unwrap_text(char *s)
+{
+    if (!s)
+        return s;
+    char *o = s;
+    for (const char *p = s; *p;) {
+        if ((p[0] == ',' || p[0] == ';') && p[1] == '\n' && p[2] == ' ') {
+            *o++ = *p++;
+            *o++ = ' ';
+            p++;
+            while (*p == ' ')
+                p++;
+            continue;
+        }
+        *o++ = *p++;
+    }
+    *o = '\0';
+    return s;
+}
+
 struct sum_run *summarize_dir(const char *dir)
 {
     struct sum_inputs in;

@@ -1,5 +1,6 @@
 /* What summarize prints, as a user reads it: one JSON document for several directories, -w alone
  * printing nothing, and text by default on a terminal (JSON when piped). */
+#include <dirent.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,7 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "report.h"
 #include "sumtest.h"
+#include "system.h"
 
 void add_outputs_suite(void);
 
@@ -365,6 +368,7 @@ static void test_text_for_people(void)
     /* GPU processes, when gpu_procs.csv was recorded; short energies keep their digits */
     char *basic = th_fmt("%s/runs/basic", th_env("HWRUN_TESTDATA"));
     r = run_summarize((char *[]){"--format", "text", basic, NULL});
+    unwrap_text(r.out);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "    GPU process 4243 python3 train.py, worker 0: peak "
                                          "33000.0 MiB\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "10 samples, energy 0.933 Wh\n"));
@@ -398,10 +402,69 @@ static void test_rounding_and_units(void)
     free(base);
 }
 
+/* Every committed run's text report as a terminal shows it: no line over SUM_TEXT_COLS, and
+ * the answer within the first SUM_TEXT_HEADLINE lines (status, duration and energy, and where
+ * the run has them: the GPUs' utilization and peak VRAM, the job's peak RSS, I/O, the slowest
+ * phases), before the details. */
+static void test_text_headline(void)
+{
+    char *runs = th_fmt("%s/runs", th_env("HWRUN_TESTDATA"));
+    DIR *d = opendir(runs);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *dir = th_fmt("%s/%s", runs, e->d_name);
+        struct sum_run *run = summarize_dir(dir);
+        struct hw_buf b;
+        hw_buf_init(&b, NULL, 0);
+        sum_report_text(run, &b);
+        hw_buf_putc(&b, '\0');
+        int line = 0, details = 0;
+        for (char *p = b.p, *nl; *p; p = nl + 1, line++) {
+            nl = strchr(p, '\n');
+            CU_ASSERT_FATAL(nl != NULL);
+            if ((int)(nl - p) > SUM_TEXT_COLS)
+                fprintf(stderr, "%s: line %d is %d columns\n", e->d_name, line + 1, (int)(nl - p));
+            CU_ASSERT((int)(nl - p) <= SUM_TEXT_COLS);
+            if (!details && !strncmp(p, "details:\n", 9))
+                details = line + 1;
+        }
+        CU_ASSERT(details > 1 && details <= SUM_TEXT_HEADLINE);
+        /* the headline is what comes before "details:" */
+        char *head = strstr(b.p, "\ndetails:\n");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(head);
+        *head = '\0';
+        CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\n  status "));
+        CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\n  duration "));
+        CU_ASSERT_PTR_NOT_NULL(strstr(b.p, ", energy "));
+        if (run->all[RD_GM_UTIL].n)
+            CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\n  GPUs: util mean "));
+        if (run->all[RD_GM_MEM_USED].n)
+            CU_ASSERT_PTR_NOT_NULL(strstr(b.p, ", peak VRAM "));
+        if (run->proc[HW_PROC_COL_RSS].n)
+            CU_ASSERT_PTR_NOT_NULL(strstr(b.p, ", peak RSS "));
+        if (isfinite(run->sys.bytes[SUM_IO_DISK_READ]))
+            CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\n  I/O: disks read "));
+        if (run->names.n)
+            CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\n  slowest phases: "));
+        hw_buf_free(&b);
+        sum_run_free(run);
+        free(dir);
+        n++;
+    }
+    closedir(d);
+    CU_ASSERT(n >= 5);
+    free(runs);
+}
+
 void add_outputs_suite(void)
 {
     CU_add_test(th_add_suite("rounding", NULL, NULL, 60), "and_units", test_rounding_and_units);
-    CU_add_test(th_add_suite("text", NULL, NULL, 60), "for_people", test_text_for_people);
+    CU_pSuite text = th_add_suite("text", NULL, NULL, 60);
+    CU_add_test(text, "for_people", test_text_for_people);
+    CU_add_test(text, "headline", test_text_headline);
     CU_pSuite params = th_add_suite("params", NULL, NULL, 60);
     CU_add_test(params, "columns", test_params_columns);
     CU_add_test(params, "metrics", test_metrics_columns);
