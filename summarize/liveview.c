@@ -437,7 +437,6 @@ static void phase_words(struct hw_buf *b, const struct sum_live *v, double now, 
 void sum_live_screen(struct sum_live *v, double now, int rows, int cols,
                      const struct sum_units *u, struct hw_buf *out)
 {
-    (void)u;
     const struct rd_live *l = &v->live;
     enum sum_status st = sum_live_status(v);
     bool running = st == SUM_STATUS_RUNNING;
@@ -475,6 +474,8 @@ void sum_live_screen(struct sum_live *v, double now, int rows, int cols,
             hw_buf_printf(&b, " (%.3g/s)", l->step_rate);
         if (v->warnings)
             hw_buf_printf(&b, "   warnings %llu", (unsigned long long)v->warnings);
+        if (v->bad_lines) /* the summary names them; here their count, as they come */
+            hw_buf_printf(&b, "   lines skipped %llu", (unsigned long long)v->bad_lines);
         line_end(out, &b, cols, &rows);
     }
     line_end(out, &b, cols, &rows);

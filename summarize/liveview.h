@@ -66,9 +66,10 @@ void sum_live_sweep_row(struct sum_live *v, double now, int cols, const struct s
  * phase name) become '?', bytes that are not UTF-8 U+FFFD; at most cols characters. */
 void sum_live_put_text(struct hw_buf *out, const char *s, int cols);
 
-/* The view on a terminal (liveterm.c, in the program: it prints): dirs followed every interval_s seconds until the runs
- * end (plain) or `q` / Ctrl-C (full screen); plain prints lines to out_fd instead of drawing.
- * Returns summarize's exit status. */
+/* The view on a terminal (liveterm.c, in the program: it prints): dirs followed every
+ * interval_s seconds, drawn full screen until `q` or Ctrl-C; not on a terminal, or plain, a
+ * line per run and refresh on standard output until every run has ended. Returns summarize's
+ * exit status. */
 int sum_live_main(char **dirs, size_t ndirs, double interval_s, bool plain,
                   const struct sum_units *u);
 

@@ -162,7 +162,9 @@ static void test_screen(void)
 {
     char *dir = th_tmpdir("live-screen");
     append(dir, "run.jsonl", start_line);
-    append_rows(dir, 0, 20);
+    append_rows(dir, 0, 19);
+    append(dir, "hw_metrics.csv", "not, a, row\n"); /* skipped, and counted on the screen */
+    append_rows(dir, 19, 20);
     append(dir, "run.jsonl",
            "{\"ts\": \"" T0 "04.000+00:00\", \"type\": \"phase\", \"name\": \"load_data\", "
            "\"seconds\": 4.0}\n"
@@ -184,6 +186,7 @@ static void test_screen(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out.p, "train 5.0 s FAILED"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out.p, "load_data 4.0 s"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out.p, "phase train failed")); /* a warning */
+    CU_ASSERT_PTR_NOT_NULL(strstr(out.p, "   lines skipped 1\n"));
     /* GPU 1's latest row (19): util 10 + 19, power 100 + 190 + 1 */
     char *want = th_fmt("\n1   29%%");
     CU_ASSERT_PTR_NOT_NULL(strstr(out.p, want));
