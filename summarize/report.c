@@ -1403,6 +1403,21 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
 {
     sum_report_text_u(run, NULL, out);
 }
+/* Whether nvidia-smi wrote the run's GPU rows: unless every GPU the start event lists is an
+ * AMD GPU (hwmon's sysfs source writes its own times, in UTC). */
+static bool smi_times(const struct sum_run *run)
+{
+    bool any = false;
+    for (int g = 0; g < RD_MAX_GPUS; g++) {
+        if (!run->info.gpu_vendor[g][0])
+            continue;
+        if (strcmp(run->info.gpu_vendor[g], "amd") != 0)
+            return true;
+        any = true;
+    }
+    return !any;
+}
+
 /* The phase names with the most time, longest first (at most n); returns how many. */
 static size_t slowest_names(const struct sum_run *run, const struct sum_name_acc **top, size_t n)
 {
@@ -1541,8 +1556,9 @@ static void text_details(const struct sum_run *run, const struct sum_units *u,
     hw_buf_printf(out, "run %s\n", run->dir ? sum_fig_printable(run->dir, sb, sizeof sb) : "(files)");
     text_headline(out, run, u);
     hw_buf_puts(out, "details:\n");
-    hw_buf_printf(out, "  nvidia-smi times: %s (%s)\n", run->tz.name,
-                  tz_source_name(run->tz_source));
+    if (smi_times(run)) /* an AMD run's rows are hwmon's own, in UTC: no zone to tell */
+        hw_buf_printf(out, "  nvidia-smi times: %s (%s)\n", run->tz.name,
+                      tz_source_name(run->tz_source));
     if (run->info.have_start) {
         hw_buf_printf(out, "  machine %s: ", run->info.host[0] ? sum_fig_printable(run->info.host, sb, sizeof sb)
                                                                 : "(unnamed)");

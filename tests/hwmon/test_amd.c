@@ -153,6 +153,13 @@ static void test_two_cards(void)
     CU_ASSERT(ht_num(q, "parsed") >= 2 * 12);
     json_object_put(s);
     th_result_free(&r);
+    /* the text report names no nvidia-smi zone for rows hwmon wrote itself */
+    char *txt[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), (char *)"-q", (char *)"-f",
+                   (char *)"text", out, NULL};
+    CU_ASSERT_EQUAL(th_run(txt, NULL, NULL, 60, &r), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\n  GPUs: util mean "));
+    CU_ASSERT_PTR_NULL(strstr(r.out, "nvidia-smi times"));
+    th_result_free(&r);
     free(argv);
     free(e_root);
     free(root);
