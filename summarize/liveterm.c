@@ -166,12 +166,21 @@ int sum_live_main(char **dirs, size_t ndirs, double interval_s, bool plain,
                   const struct sum_units *u)
 {
     struct runs runs = {0};
-    for (size_t i = 0; i < ndirs; i++)
-        if (add_dir(&runs, dirs[i]) < 0) {
-            hw_warn(ENOMEM, "follow %s", dirs[i]);
+    for (size_t i = 0; i < ndirs; i++) {
+        /* a directory not created yet is waited for; anything else at the name is an error */
+        struct stat st;
+        if (stat(dirs[i], &st) == 0 && !S_ISDIR(st.st_mode)) {
+            hw_warn(ENOTDIR, "%s", dirs[i]);
             return HW_EXIT_FAIL;
         }
-    bool screen = !plain && isatty(STDOUT_FILENO);
+    }
+    int status = HW_EXIT_OK;
+    for (size_t i = 0; i < ndirs && status == HW_EXIT_OK; i++)
+        if (add_dir(&runs, dirs[i]) < 0) {
+            hw_warn(ENOMEM, "follow %s", dirs[i]);
+            status = HW_EXIT_FAIL;
+        }
+    bool screen = status == HW_EXIT_OK && !plain && isatty(STDOUT_FILENO);
     struct sigaction sa = {.sa_handler = on_signal}; /* no SA_RESTART: poll wakes */
     sigemptyset(&sa.sa_mask);
     int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGTSTP};
@@ -185,9 +194,8 @@ int sum_live_main(char **dirs, size_t ndirs, double interval_s, bool plain,
     struct hw_buf lines, frame;
     hw_buf_init(&lines, NULL, 0);
     hw_buf_init(&frame, NULL, 0);
-    int status = HW_EXIT_OK;
     double next = hw_mono_now();
-    for (;;) {
+    for (; status == HW_EXIT_OK;) {
         for (size_t i = 0; i < runs.n; i++)
             sum_live_update(runs.v[i]);
         double now = hw_real_now();

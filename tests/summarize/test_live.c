@@ -324,6 +324,38 @@ static void test_health(void)
     free(dir);
 }
 
+/* The command line: a file where a run directory should be is an error (exit 1, the name and
+ * why); one not created yet is waited for; --plain and --refresh go with --live; a finished
+ * run piped prints its final line and exits 0. */
+static void test_cli(void)
+{
+    char *dir = th_tmpdir("live-cli");
+    char *file = th_fmt("%s/notes.txt", dir);
+    put_file(dir, "notes.txt", "x\n");
+    struct th_result r = run_summarize((char *[]){"--live", file, NULL});
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "notes.txt: Not a directory"));
+    th_result_free(&r);
+    r = run_summarize((char *[]){"--plain", dir, NULL});
+    CU_ASSERT_EQUAL(r.status, 2);
+    th_result_free(&r);
+    r = run_summarize((char *[]){"--live", "--refresh", "0", dir, NULL});
+    CU_ASSERT_EQUAL(r.status, 2);
+    th_result_free(&r);
+    append(dir, "run.jsonl", start_line);
+    append_rows(dir, 0, 2);
+    append(dir, "run.jsonl", "{\"ts\": \"" T0 "01.000+00:00\", \"type\": \"event\", \"event\": "
+                             "\"stop\", \"data\": {\"exit_status\": 0, \"duration_s\": 1.0}}\n");
+    r = run_summarize((char *[]){"--live", dir, NULL});
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_EQUAL(th_count_lines(r.out), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, " status=ok elapsed_s=1 phases=0 gpu_util_pct=1,11 "));
+    th_result_free(&r);
+    free(file);
+    th_rmtree(dir);
+    free(dir);
+}
+
 void add_live_suite(void)
 {
     CU_pSuite s = th_add_suite("live", NULL, NULL, 60);
@@ -333,4 +365,5 @@ void add_live_suite(void)
     CU_add_test(s, "hostile_names", test_hostile_names);
     CU_add_test(s, "line", test_line);
     CU_add_test(s, "health", test_health);
+    CU_add_test(s, "cli", test_cli);
 }
