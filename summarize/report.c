@@ -1403,10 +1403,12 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
 {
     sum_report_text_u(run, NULL, out);
 }
-/* Whether nvidia-smi wrote the run's GPU rows: unless every GPU the start event lists is an
- * AMD GPU (hwmon's sysfs source writes its own times, in UTC). */
+/* Whether nvidia-smi wrote the run's GPU rows: there are some (or dmon's), and not every GPU
+ * the start event lists is an AMD GPU (hwmon's sysfs source writes its own times, in UTC). */
 static bool smi_times(const struct sum_run *run)
 {
+    if (!sum_run_gpu_count(run) && !run->q[HW_FILE_DMON].parsed)
+        return false; /* no GPU rows: no zone to tell */
     bool any = false;
     for (int g = 0; g < RD_MAX_GPUS; g++) {
         if (!run->info.gpu_vendor[g][0])
