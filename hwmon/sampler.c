@@ -208,7 +208,11 @@ static void on_runlog(struct mon_sampler *s, bool *root_gone)
         return;
     double now = hw_mono_now(), min_s = s->cfg.edge_min_s;
     bool burst = now - s->last_boundary_t < min_s;
-    bool want = n.longest_end_s >= min_s || (n.begins && !burst);
+    /* boundaries in a row, each within min_s of the one before: 1 for the end of a lone short
+     * phase (a checkpoint), more in a step loop */
+    s->fast_run = burst ? s->fast_run + 1 : 0;
+    bool want = n.longest_end_s >= min_s || (n.begins && !burst) ||
+                (n.ends && n.longest_end_s >= MON_EDGE_SHORT_S && s->fast_run <= 1);
     s->last_boundary_t = now;
     if (burst)
         s->follow_resume = now + MON_FOLLOW_HOLD_S;

@@ -7,8 +7,10 @@
  * covers its whole interval: the edge rows' parts are merged back in), so every figure of the
  * cadence, pytyche's included, is unchanged. The cost is bounded for a phase per training step:
  * an edge sample is taken at the end of a phase of at least edge_min_s, and at a begin that
- * comes at least edge_min_s after the previous phase boundary; faster boundaries (steps) are
- * left to interpolation, and edge samples are never closer than MON_EDGE_GAP_S.
+ * comes at least edge_min_s after the previous phase boundary; a shorter phase that began after
+ * a quiet time (a checkpoint of 10 ms) also has its end read, down to MON_EDGE_SHORT_S; faster
+ * boundaries in a row (steps) are left to interpolation, and edge samples are never closer than
+ * MON_EDGE_GAP_S.
  *
  * Slot j is due at start + j*interval (j = 1, 2, ...). A sample taken at time t belongs to the
  * latest slot due by t; slots between the previous sample's and this one (whole intervals that
@@ -31,10 +33,11 @@
 
 /* The sampler thread's nice value when the system allows it (see sampler.c). */
 #define MON_SAMPLER_NICE (-10)
-/* The shortest phase measured at its edges, as a share of the interval, and the closest two
- * edge samples ever are. */
+/* The shortest phase measured at its edges when phases come one after another (steps), as a
+ * share of the interval; the shortest lone phase; and the closest two edge samples ever are. */
 #define MON_EDGE_MIN_FRAC 0.25
-#define MON_EDGE_GAP_S 0.02
+#define MON_EDGE_GAP_S 0.001
+#define MON_EDGE_SHORT_S 0.001
 /* While phase boundaries come faster than that (a phase per step), run.jsonl is read at most
  * this often instead of at every line: a wake-up costs more than the line (measured: about
  * 70 us each on a 2-core VM); a long phase's end is then seen up to this much late. */
@@ -77,6 +80,7 @@ struct mon_sampler {
     struct mon_sys_sample sys_acc;
     struct mon_tree_sample tree_acc;
     double sys_acc_s, tree_acc_s, last_t, last_boundary_t, last_edge_t;
+    unsigned fast_run; /* phase boundaries in a row, each within edge_min_s of the one before */
     double follow_resume; /* run.jsonl is not watched before this time (MON_FOLLOW_HOLD_S) */
     atomic_int finished;  /* MON_SAMPLER_* */
     atomic_int write_err; /* first write error (-errno), 0 if none */

@@ -1320,9 +1320,14 @@ static void phase_mark_edge(struct sum_run *run, struct sum_phase_acc *p, double
 {
     (void)a, (void)b;
     double t = *(const double *)arg, tol = edge_tol(run);
-    if (fabs(t - p->t0) <= tol)
+    /* one sample reads one edge: in a phase shorter than the tolerance, the sample at its begin
+     * is not also its end (a 10 ms checkpoint read only where it began is not "measured"); the
+     * halves tell them apart, but for a phase of no length */
+    double mid = p->t0 + (p->t1 - p->t0) / 2;
+    bool point = !(p->t1 > p->t0);
+    if (fabs(t - p->t0) <= tol && (point || t < mid))
         p->edge_t0 = true;
-    if (fabs(t - p->t1) <= tol)
+    if (fabs(t - p->t1) <= tol && (point || t >= mid))
         p->edge_t1 = true;
 }
 

@@ -135,6 +135,46 @@ static void test_tree_final_io(void)
     free(dir);
 }
 
+/* Three short checkpoint phases (dd of 2 MiB with fsync, about 30 ms each), each after a quiet
+ * 0.3 s, at -i 1: hwmon reads the counters at both edges of each (the end too, though shorter
+ * than the quarter interval that steps are held to), so each phase is "measured" and its tree
+ * wrote its own 2 MiB, within 10% (before: only its begin was read, and its bytes were a share
+ * of the rows around it). The files go under the test's working directory (the build tree, a
+ * disk): on tmpfs nothing is written to storage. */
+static void test_short_phases_measured(void)
+{
+    char *dir = th_tmpdir("edges-short");
+    char out[] = "edges-short-XXXXXX";
+    CU_ASSERT_FATAL(mkdtemp(out) != NULL);
+    char *script = th_fmt("for i in 1 2 3; do sleep 0.3; \"$0\" time ckpt$i -- sh -c 'sleep 0.01; "
+                          "dd if=/dev/zero of=%s/ckpt'$i' bs=2M count=1 conv=fsync status=none; "
+                          "sleep 0.01'; done", out);
+    char **argv = ht_argv(dir, "--no-gpu", "-i", "1", "--", "/bin/sh", "-c", script,
+                          th_env("HWRUN_RUNLOG_BIN"), NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, NULL, 60, NULL), 0);
+    struct sum_run *run = summarize(dir);
+    for (int i = 1; i <= 3; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "ckpt%d", i);
+        const struct sum_phase_acc *p = phase_named(run, name);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+        double w = p->proc_io[1], want = 2 << 20;
+        fprintf(stderr, "%s: %.3f s, edges %s, tree wrote %.0f bytes\n", name, p->t1 - p->t0,
+                sum_phase_edges(p), w);
+        CU_ASSERT(p->t1 - p->t0 < 0.25); /* shorter than the quarter interval */
+        CU_ASSERT_STRING_EQUAL(sum_phase_edges(p), "measured");
+        CU_ASSERT(fabs(w - want) <= want * 0.1);
+    }
+    sum_run_free(run);
+    free(argv);
+    free(script);
+    char *rm = th_fmt("rm -rf '%s'", out);
+    CU_ASSERT_EQUAL(system(rm), 0);
+    free(rm);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* nvidia-smi taking a second per call (a busy node, no persistence mode): the job starts before
  * the probes end (it finds no trace of nvidia-smi having answered yet), its GPUs are sampled
  * once they answer, and a stop signal meanwhile is not held behind them. */
@@ -232,5 +272,6 @@ void add_edges_suite(void)
     CU_add_test(s, "tree_final_io", test_tree_final_io);
     CU_add_test(s, "job_starts_first", test_job_starts_first);
     CU_add_test(s, "phase_cpu_at_edges", test_phase_cpu_at_edges);
+    CU_add_test(s, "short_phases_measured", test_short_phases_measured);
     CU_add_test(s, "main_peak_from_kernel", test_main_peak_from_kernel);
 }

@@ -356,6 +356,37 @@ static void test_edge_rows(void)
     free(dir);
 }
 
+/* A 10 ms phase with one edge row, just after its begin: that row read its begin, not also its
+ * end (it lies within the tolerance of both): "begin", not "measured" (issue 34). A second
+ * row at its end makes it measured. */
+static void test_short_phase_one_edge(void)
+{
+    for (int rows = 1; rows <= 2; rows++) {
+        char *dir = th_tmpdir("system-short-edge");
+        write_log(dir, NULL,
+                  "{\"ts\": \"2026-01-01T00:00:01.250+00:00\", \"type\": \"phase_begin\", "
+                  "\"name\": \"ckpt\", \"phase_id\": \"1.1\"}\n"
+                  "{\"ts\": \"2026-01-01T00:00:01.260+00:00\", \"type\": \"phase\", \"name\": "
+                  "\"ckpt\", \"seconds\": 0.01, \"phase_id\": \"1.1\"}\n");
+        put_file(dir, "cpu_metrics.csv",
+                 rows == 1 ? "timestamp,usr_pct,idle_pct,edge\n"
+                             "2026-01-01T00:00:01.000+00:00,0.0,100.0,\n"
+                             "2026-01-01T00:00:01.251+00:00,0.0,100.0,1\n"
+                             "2026-01-01T00:00:02.000+00:00,10.0,90.0,\n"
+                           : "timestamp,usr_pct,idle_pct,edge\n"
+                             "2026-01-01T00:00:01.000+00:00,0.0,100.0,\n"
+                             "2026-01-01T00:00:01.251+00:00,0.0,100.0,1\n"
+                             "2026-01-01T00:00:01.261+00:00,50.0,50.0,1\n"
+                             "2026-01-01T00:00:02.000+00:00,10.0,90.0,\n");
+        struct sum_run *run = summarize_dir(dir);
+        CU_ASSERT_EQUAL_FATAL(run->nphase, 1);
+        CU_ASSERT_STRING_EQUAL(sum_phase_edges(&run->phase[0]), rows == 1 ? "begin" : "measured");
+        sum_run_free(run);
+        th_rmtree(dir);
+        free(dir);
+    }
+}
+
 /* The HTML report draws the disk and network rates and lists the run's totals; a run
  * without them has no such chart. */
 static void test_html(void)
@@ -395,5 +426,6 @@ void add_system_suite(void)
     CU_add_test(s, "mem_peak_source", test_mem_peak_source);
     CU_add_test(s, "main_split", test_main_split);
     CU_add_test(s, "edge_rows", test_edge_rows);
+    CU_add_test(s, "short_phase_one_edge", test_short_phase_one_edge);
     CU_add_test(s, "html", test_html);
 }
