@@ -229,6 +229,7 @@ static const char page_css[] =
     "h1{font-size:20px;margin:0 0 4px;font-weight:600;word-break:break-all}\n"
     "h2{font-size:14px;margin:18px 0 6px;font-weight:600}\n"
     ".meta{color:var(--mute);margin:0;font-size:13px}\n"
+    ".kv{overflow-wrap:anywhere}\n" /* a long param (a path) wraps, never widens the page */
     ".meta b{color:var(--fg);font-weight:600}\n"
     ".layout{display:grid;grid-template-columns:minmax(0,1fr) 370px;gap:20px;padding:8px 20px "
     "20px}\n"

@@ -3,6 +3,7 @@
  * writing, numbers and the page's head html_fmt.c's; everything comes from the run's struct
  * sum_run and its timeline, computed in one pass (summary.c): no file is read here. */
 #include <errno.h>
+#include <json-c/json.h>
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
@@ -101,6 +102,35 @@ static void outcome_banner(FILE *f, const struct sum_run *run)
     fputs("</p>\n", f);
 }
 
+/* What the run was given and what it reached, at the top (issue 37): its params and the last
+ * value of each metric it logged (summary.h's sum_param), as the sweep's columns name them. */
+static void params_line(FILE *f, const struct sum_run *run)
+{
+    for (int metric = 0; metric <= 1; metric++) {
+        bool any = false;
+        for (size_t i = 0; i < run->nparams; i++) {
+            const struct sum_param *p = &run->params[i];
+            if (p->metric != (metric == 1))
+                continue;
+            if (!any)
+                fprintf(f, "<p class=\"meta\" id=\"%s\">%s ", metric ? "metrics" : "params",
+                        metric ? "Metrics (last value)" : "Params");
+            else
+                fputs(" \xC2\xB7 ", f);
+            any = true;
+            fputs("<span class=\"kv\">", f);
+            ht_esc(f, p->key);
+            fputs(" <b>", f);
+            ht_esc(f, p->v ? json_object_to_json_string_ext(p->v, JSON_C_TO_STRING_PLAIN |
+                                                                       JSON_C_TO_STRING_NOSLASHESCAPE)
+                           : "null");
+            fputs("</b></span>", f);
+        }
+        if (any)
+            fputs("</p>\n", f);
+    }
+}
+
 /* The time axis: the span of the samples, widened to take in the start and stop events, the
  * phases and the events unless they lie absurdly far from the samples (a bad clock must not
  * squash the charts). */
@@ -159,6 +189,7 @@ static void render_run(FILE *f, struct ht_page *P, const char *title)
     ht_esc(f, title);
     fputs("</h1>\n", f);
     outcome_banner(f, run);
+    params_line(f, run);
     fputs("<p class=\"meta\">", f);
     if (P->no_data)
         fputs("<b>No samples, phases or events with a time were found in this directory.</b>", f);

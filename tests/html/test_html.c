@@ -609,6 +609,33 @@ static void test_structure_many_phases(void)
 
 /* ---- suite: escape --------------------------------------------------------------------------- */
 
+/* The run page says at its top what the run was given and what it reached (issue 37): the
+ * config event's params and the last value of each metric, escaped as every name is. */
+static void test_params_at_top(void)
+{
+    char *dir = th_tmpdir("html-params");
+    struct gen_run g = {.t0 = T0, .seconds = 10, .interval = 1, .ngpus = 1, .cpu = true};
+    CU_ASSERT_FATAL(gen_write_run(dir, &g) == 0);
+    CU_ASSERT(gen_event(dir, T0 + 1, "config", "{\"lr\": 0.0003, \"model\": \"<b>x</b>\"}") == 0);
+    CU_ASSERT(gen_event(dir, T0 + 4, "metric", "{\"acc\": 0.5}") == 0);
+    CU_ASSERT(gen_event(dir, T0 + 8, "metric", "{\"acc\": 0.91, \"loss\": 1.25}") == 0);
+    struct page p = {0};
+    render(&p, dir, 0);
+    CU_ASSERT_EQUAL_FATAL(p.rc, 0);
+    const char *params = strstr(p.html, "id=\"params\""), *metrics = strstr(p.html, "id=\"metrics\"");
+    const char *charts = strstr(p.html, "<main");
+    CU_ASSERT_FATAL(params && metrics && charts);
+    CU_ASSERT(params < charts && metrics < charts); /* at the top, before the charts */
+    CU_ASSERT(strstr(params, "lr <b>0.0003</b>") != NULL);
+    CU_ASSERT(strstr(params, "model <b>&quot;&lt;b&gt;x&lt;/b&gt;&quot;</b>") != NULL);
+    CU_ASSERT(strstr(metrics, "acc <b>0.91</b>") != NULL); /* the last value */
+    CU_ASSERT(strstr(metrics, "loss <b>1.25</b>") != NULL);
+    CU_ASSERT_EQUAL(count_ci(p.html, "<b>x</b>"), 0);
+    free(p.html);
+    th_rmtree(dir);
+    free(dir);
+}
+
 static void test_escape_names(void)
 {
     char *dir = th_tmpdir("html-esc");
@@ -1776,6 +1803,7 @@ void cu_register_all(void)
     CU_add_test(s, "many_phases", test_structure_many_phases);
     s = th_add_suite("escape", NULL, NULL, 60);
     CU_add_test(s, "names", test_escape_names);
+    CU_add_test(s, "params_at_top", test_params_at_top);
     s = th_add_suite("downsample", NULL, NULL, 60);
     CU_add_test(s, "spike", test_downsample_spike);
     CU_add_test(s, "width", test_downsample_width);
