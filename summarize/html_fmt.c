@@ -285,6 +285,9 @@ static const char page_css[] =
     "thead th{background:var(--pane);font-weight:600;border-bottom:1px solid var(--line)}\n"
     "tbody th{font-weight:500;color:#424a53}\n"
     ".grid tbody th{white-space:nowrap}\n"
+    /* a table wider than its column (the per-phase table of a run of many GPUs) scrolls in its
+     * own box: the page never overflows, and no column is cut */
+    "aside table.grid{display:block;overflow-x:auto;max-width:100%}\n"
     "th.n{text-align:right}\n"
     "td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
     "td.na{color:#afb8c1}\n"
