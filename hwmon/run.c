@@ -111,6 +111,7 @@ struct run {
     bool stop_req_seen;
     struct mon_stop_req stop_req;
     char proctrack[64];   /* SLURM's ProctrackType where the job runs ("": not SLURM, unknown) */
+    struct hw_clock_watch clock; /* the wall clock's offset, to say when it stepped */
     /* a stop signal forwarded to the job's whole tree (jobtree.h) */
     bool fwd;
     int fwd_sig;
@@ -1473,6 +1474,12 @@ static bool tick(struct run *r, double now)
         return true;
     }
     job_tick(r, now); /* a command that ignores the forwarded signal: SIGKILL in time */
+    double step = hw_clock_step(&r->clock, hw_real_now(), now);
+    if (step != 0) { /* the rows jump by it: say so (durations are the monotonic clock's) */
+        const rl_field_t f[] = {RL_DBL(HW_CLOCK_STEP_KEY, round(step * 1000) / 1000),
+                                RL_STR(HW_EV_SEVERITY, HW_EV_SEVERITY_INFO)};
+        log_event(r, HW_EV_CLOCK_STEP, f, 2);
+    }
     if (r->end_at && now >= r->end_at)
         begin_stop(r, "duration");
     if (r->prom_open && now >= r->prom_next) {

@@ -289,8 +289,13 @@ extern const char *const hw_health_fields[HW_HEALTH_COUNT]; /* "utilization.gpu"
 #define HW_STOPREQ_SENDER "sender"
 #define HW_STOPREQ_FORWARDED "forwarded"
 #define HW_STOPREQ_KILL_AFTER "kill_after_s"
-#define HW_EV_COUNT 10
-extern const char *const hw_events[HW_EV_COUNT]; /* the ten above */
+/* the wall clock stepped while hwmon ran (hwrun/timeutil.h's hw_clock_step): data {step_s,
+ * severity: "info"}; rows written after it carry the new time, durations (the stop event's
+ * duration_s) come from the monotonic clock and do not move */
+#define HW_EV_CLOCK_STEP "clock_step"
+#define HW_CLOCK_STEP_KEY "step_s"
+#define HW_EV_COUNT 11
+extern const char *const hw_events[HW_EV_COUNT]; /* the eleven above */
 
 /* The event whose data summarize reads as the run's parameters by default (--params). */
 #define HW_EV_CONFIG "config"

@@ -31,6 +31,23 @@ long hw_days_from_civil(long y, unsigned m, unsigned d);
 double hw_mono_now(void); /* CLOCK_MONOTONIC in seconds */
 double hw_real_now(void); /* CLOCK_REALTIME in seconds */
 
+/* A step of the wall clock: the offset of CLOCK_REALTIME from CLOCK_MONOTONIC moved by more than
+ * HW_CLOCK_STEP_S since the last look. NTP's slewing moves it by at most half a millisecond a
+ * second; settimeofday, a clock set by hand or a VM resumed from suspend move it at once.
+ * Returns the step in seconds (0: none) and takes the new offset as the reference. */
+#define HW_CLOCK_STEP_S 0.5
+struct hw_clock_watch {
+    bool set;
+    double offset;
+};
+static inline double hw_clock_step(struct hw_clock_watch *w, double real, double mono)
+{
+    double off = real - mono, step = w->set ? off - w->offset : 0;
+    w->set = true;
+    w->offset = off;
+    return step > HW_CLOCK_STEP_S || step < -HW_CLOCK_STEP_S ? step : 0;
+}
+
 void hw_ts_add_ns(struct timespec *t, int64_t ns);
 /* a - b in nanoseconds */
 int64_t hw_ts_diff_ns(const struct timespec *a, const struct timespec *b);

@@ -431,6 +431,34 @@ static void test_scheduler_stop_linuxproc(void)
     stop_case_free(&c);
 }
 
+#ifndef CHECK_NEAR
+#define CHECK_NEAR(a, b, eps) CU_ASSERT(fabs((double)(a) - (double)(b)) <= (eps))
+#endif
+
+/* A wall-clock step is told from NTP's slewing: the offset of the wall clock from the
+ * monotonic one jumping by more than HW_CLOCK_STEP_S between two looks, either way; a drift of
+ * less at each look is never one, however much it adds up to (issue 34). */
+static void test_clock_step(void)
+{
+    struct hw_clock_watch w = {0};
+    double mono = 100, real = 1795255200;
+    CU_ASSERT_EQUAL(hw_clock_step(&w, real, mono), 0); /* the first look: the reference */
+    for (int i = 0; i < 100; i++) { /* slewing: +0.1 s a look, 10 s in all */
+        mono += 0.25;
+        real += 0.25 + 0.1;
+        CU_ASSERT_EQUAL(hw_clock_step(&w, real, mono), 0);
+    }
+    mono += 0.25;
+    real += 0.25 + 3600; /* set forward by an hour */
+    CHECK_NEAR(hw_clock_step(&w, real, mono), 3600, 1e-6);
+    mono += 0.25;
+    real += 0.25;
+    CU_ASSERT_EQUAL(hw_clock_step(&w, real, mono), 0); /* once */
+    mono += 0.25;
+    real += 0.25 - 2.0; /* and back by two seconds */
+    CHECK_NEAR(hw_clock_step(&w, real, mono), -2.0, 1e-6);
+}
+
 /* slurm.conf's ProctrackType, as SLURM reads it: any case, comments, several words a line. */
 static void test_slurm_conf(void)
 {
@@ -1477,6 +1505,7 @@ void add_hwmon_suites(void)
     CU_add_test(s, "process_stop", test_process_stop);
     CU_add_test(s, "scheduler_stop_linuxproc", test_scheduler_stop_linuxproc);
     CU_add_test(s, "slurm_conf", test_slurm_conf);
+    CU_add_test(s, "clock_step", test_clock_step);
 
     s = th_add_suite("modes", NULL, NULL, 180);
     CU_add_test(s, "attach", test_attach);
