@@ -424,16 +424,26 @@ void mon_cgroup_sample(struct mon_cgroup *cg, double now_s, struct mon_cg_sample
         return;
     char buf[1024], buf2[64];
     double cores;
-    if (cg->cpu_ver == 2 && mon_pread_proc(cg->cpu_max_fd, buf, sizeof buf) > 0 &&
-        mon_parse_cpu_max(buf, &cores) == 0 && cores > 0) {
-        out->have_limit = true;
-        out->limit_cores = cores;
-    } else if (cg->cpu_ver == 1 && mon_pread_proc(cg->cpu_max_fd, buf, sizeof buf) > 0 &&
-               mon_pread_proc(cg->cpu_period_fd, buf2, sizeof buf2) > 0 &&
-               mon_parse_cfs_quota(buf, buf2, &cores) == 0 && cores > 0) {
-        out->have_limit = true;
-        out->limit_cores = cores;
+    if (!cg->limits_read || !(now_s - cg->limits_t < MON_CG_LIMITS_MAX_AGE_S)) {
+        cg->limits_read = true;
+        cg->limits_t = now_s;
+        cg->have_limit = false;
+        if (cg->cpu_ver == 2 && mon_pread_proc(cg->cpu_max_fd, buf, sizeof buf) > 0 &&
+            mon_parse_cpu_max(buf, &cores) == 0 && cores > 0) {
+            cg->have_limit = true;
+            cg->limit_cores = cores;
+        } else if (cg->cpu_ver == 1 && mon_pread_proc(cg->cpu_max_fd, buf, sizeof buf) > 0 &&
+                   mon_pread_proc(cg->cpu_period_fd, buf2, sizeof buf2) > 0 &&
+                   mon_parse_cfs_quota(buf, buf2, &cores) == 0 && cores > 0) {
+            cg->have_limit = true;
+            cg->limit_cores = cores;
+        }
+        cg->have_mem_max = read_mib(cg->mem_max_fd, cg->mem_ver == 1, &cg->mem_max_mib);
     }
+    out->have_limit = cg->have_limit;
+    out->limit_cores = cg->limit_cores;
+    out->have_mem_max = cg->have_mem_max;
+    out->mem_max_mib = cg->mem_max_mib;
     uint64_t usage_ns = 0;
     bool have_usage = false;
     if (cg->usage_fd >= 0 && mon_pread_proc(cg->usage_fd, buf, sizeof buf) > 0) {
@@ -457,7 +467,6 @@ void mon_cgroup_sample(struct mon_cgroup *cg, double now_s, struct mon_cg_sample
         cg->have_prev = true;
     }
     out->have_mem = read_mib(cg->mem_cur_fd, false, &out->mem_cur_mib);
-    out->have_mem_max = read_mib(cg->mem_max_fd, cg->mem_ver == 1, &out->mem_max_mib);
     out->have_mem_peak = read_mib(cg->mem_peak_fd, false, &out->mem_peak_mib);
 }
 

@@ -67,7 +67,15 @@ struct mon_cgroup {
     uint64_t prev_usage_ns;
     double prev_t;
     bool have_prev;
+    /* the limits (cpu.max or the cfs quota, memory.max) as last read, at limits_t: a limit is
+     * set once and seldom changed (a pod resized in place), so it is read again only after
+     * MON_CG_LIMITS_MAX_AGE_S, not at every sample */
+    bool limits_read;
+    double limits_t;
+    bool have_limit, have_mem_max;
+    double limit_cores, mem_max_mib;
 };
+#define MON_CG_LIMITS_MAX_AGE_S 10.0
 
 /* One reading; a false "have" means not measured (an empty cell, null). */
 struct mon_cg_sample {

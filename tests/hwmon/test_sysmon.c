@@ -164,6 +164,43 @@ static const char *cgroup_text(const struct mon_cgroup *cg, const struct mon_cg_
     return o + 10;
 }
 
+/* The cgroup's limits are read once and again only after MON_CG_LIMITS_MAX_AGE_S (issue 39: a
+ * limit is set once; a pod resized in place shows within that), on a copy of the v2 fixture
+ * whose cpu.max and memory.max change between two samples. */
+static void test_limits_cadence(void)
+{
+    char *tmp = th_tmpdir("cg-limits");
+    char *src = fx("v2", "");
+    char *cp = th_fmt("cp -r '%s/.' '%s/'", src, tmp);
+    CU_ASSERT_EQUAL_FATAL(system(cp), 0);
+    char *proc = th_fmt("%s/proc", tmp);
+    struct mon_sys s;
+    CU_ASSERT_EQUAL_FATAL(mon_sys_open(&s, proc, tmp, tmp), 0);
+    struct mon_sys_sample x;
+    CU_ASSERT_EQUAL(mon_sys_sample(&s, 1.0, &x), 0);
+    CU_ASSERT_DOUBLE_EQUAL(x.cg.limit_cores, 2.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(x.cg.mem_max_mib, 1024.0, 1e-9);
+    char *cpu = th_fmt("%s/sys/fs/cgroup/pod.slice/job/cpu.max", tmp);
+    char *mem = th_fmt("%s/sys/fs/cgroup/pod.slice/job/memory.max", tmp);
+    CU_ASSERT_EQUAL(th_write_file(cpu, "300000 100000\n", 14), 0);
+    CU_ASSERT_EQUAL(th_write_file(mem, "2147483648\n", 11), 0);
+    CU_ASSERT_EQUAL(mon_sys_sample(&s, 1.0 + MON_CG_LIMITS_MAX_AGE_S / 2, &x), 0);
+    CU_ASSERT_DOUBLE_EQUAL(x.cg.limit_cores, 2.0, 1e-9); /* not read again yet */
+    CU_ASSERT_DOUBLE_EQUAL(x.cg.mem_max_mib, 1024.0, 1e-9);
+    CU_ASSERT_EQUAL(mon_sys_sample(&s, 1.0 + MON_CG_LIMITS_MAX_AGE_S, &x), 0);
+    CU_ASSERT_DOUBLE_EQUAL(x.cg.limit_cores, 3.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(x.cg.mem_max_mib, 2048.0, 1e-9);
+    CU_ASSERT_TRUE(x.cg.have_mem); /* the usage is read every time */
+    mon_sys_close(&s);
+    free(cpu);
+    free(mem);
+    free(proc);
+    free(cp);
+    free(src);
+    th_rmtree(tmp);
+    free(tmp);
+}
+
 static void test_v2(void)
 {
     struct mon_sys s;
@@ -525,6 +562,7 @@ void add_sysmon_suite(void)
     CU_add_test(s, "parse_limits", test_parse_limits);
     CU_add_test(s, "parse_diskstats_netdev", test_parse_diskstats_netdev);
     CU_add_test(s, "v2", test_v2);
+    CU_add_test(s, "limits_cadence", test_limits_cadence);
     CU_add_test(s, "v1", test_v1);
     CU_add_test(s, "hybrid", test_hybrid);
     CU_add_test(s, "nolimit", test_nolimit);
