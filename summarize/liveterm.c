@@ -247,6 +247,8 @@ int sum_live_main(char **dirs, size_t ndirs, double interval_s, bool plain,
                 term_enter();
                 redraw = true;
             }
+            if (n > 0 && (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)))
+                got_stop = 1; /* the terminal is gone (and SIGHUP ignored): never spin on it */
             if (n > 0 && (pfd.revents & POLLIN)) {
                 char keys[64];
                 ssize_t k = read(STDIN_FILENO, keys, sizeof keys);

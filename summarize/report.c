@@ -1403,6 +1403,7 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
 {
     sum_report_text_u(run, NULL, out);
 }
+
 /* Whether nvidia-smi wrote the run's GPU rows: there are some (or dmon's), and not every GPU
  * the start event lists is an AMD GPU (hwmon's sysfs source writes its own times, in UTC). */
 static bool smi_times(const struct sum_run *run)
