@@ -184,9 +184,15 @@ int sum_live_main(char **dirs, size_t ndirs, double interval_s, bool plain,
     struct sigaction sa = {.sa_handler = on_signal}; /* no SA_RESTART: poll wakes */
     sigemptyset(&sa.sa_mask);
     int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGTSTP};
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        /* a signal the caller ignores stays ignored (nohup's SIGHUP): a hang-up is then seen on
+         * the terminal itself */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue;
         if (screen || (sigs[i] != SIGWINCH && sigs[i] != SIGTSTP))
             sigaction(sigs[i], &sa, NULL);
+    }
     if (screen) {
         atexit(term_leave);
         term_enter();

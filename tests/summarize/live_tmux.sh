@@ -112,4 +112,23 @@ cp -r "$tmp/run2" "$tmp/job/node-b"
 timeout 10 summarize --live "$tmp/job" > "$tmp/job.lines" || fail "piped --live on a finished job did not end"
 grep -q ' run=job/node-a status=ok ' "$tmp/job.lines" && grep -q ' run=job/node-b status=ok ' "$tmp/job.lines" ||
   fail "a job directory's nodes: $(cat "$tmp/job.lines")"
+# the terminal hangs up with SIGHUP ignored (nohup; the view keeps it ignored): the view sees the
+# hang-up on the terminal itself and ends, it does not spin on a dead terminal
+tmux -S "$sock" new-session -d -s hup -x 80 -y 24 "trap '' HUP; exec summarize --live --refresh 0.7 $run"
+pid=
+for ((i = 0; i < 50; i++)); do
+  pid=$(pgrep -f "summarize --live --refresh 0.7 $run" | head -n 1)
+  [ -n "$pid" ] && break
+  sleep 0.1
+done
+[ -n "$pid" ] || fail "no view to hang up on"
+tmux -S "$sock" kill-session -t hup
+for ((i = 0; i < 50; i++)); do
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.1
+done
+if kill -0 "$pid" 2>/dev/null; then
+  kill "$pid"
+  fail "summarize --live still runs 5 s after its terminal hung up"
+fi
 echo "ok: live view in tmux ($n lines piped)"
