@@ -55,6 +55,10 @@ static void tap_event(void *ctx, const struct rd_event *e)
         }
         return;
     }
+    if (!strcmp(e->name, HW_EV_CLOCK_STEP)) { /* not an error, but the times jump by it */
+        warn(v, e->t, "the wall clock stepped %+.1f s", rd_json_num(e->data, HW_CLOCK_STEP_KEY));
+        return;
+    }
     if (!sum_event_error_like(e->name, e->data))
         return;
     const char *why = rd_json_str(e->data, "reason");

@@ -1559,6 +1559,9 @@ static void text_details(const struct sum_run *run, const struct sum_units *u,
     hw_buf_printf(out, "run %s\n", run->dir ? sum_fig_printable(run->dir, sb, sizeof sb) : "(files)");
     text_headline(out, run, u);
     hw_buf_puts(out, "details:\n");
+    char clk[200];
+    if (*sum_run_clock_note(run, clk, sizeof clk))
+        hw_buf_printf(out, "  note: %s\n", clk);
     if (smi_times(run)) /* an AMD run's rows are hwmon's own, in UTC: no zone to tell */
         hw_buf_printf(out, "  nvidia-smi times: %s (%s)\n", run->tz.name,
                       tz_source_name(run->tz_source));

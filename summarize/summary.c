@@ -335,6 +335,17 @@ static void counter_warnings(struct sum_run *run)
     }
 }
 
+const char *sum_run_clock_note(const struct sum_run *run, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (run->clock_steps)
+        snprintf(buf, cap,
+                 "the wall clock stepped %s during the run (%+.1f s in all): the times after a "
+                 "step moved with it; the duration is the monotonic clock's",
+                 run->clock_steps == 1 ? "once" : "more than once", run->clock_step_s);
+    return buf;
+}
+
 double sum_gpu_energy_counter_wh(const struct sum_run *run, int g)
 {
     const struct sum_ecount *e = g >= 0 && g < RD_MAX_GPUS ? run->ecnt[g] : NULL;
@@ -1629,6 +1640,11 @@ static void on_event(void *ctx, const struct rd_event *e)
         sum_tl_event(run->tl, e);
     if (!strcmp(e->name, HW_FWMEM)) /* logged on demand (log_framework_memory) */
         sum_fwmem_take(&run->fw, e->data);
+    if (!strcmp(e->name, HW_EV_CLOCK_STEP)) {
+        double st = rd_json_num(e->data, HW_CLOCK_STEP_KEY);
+        run->clock_steps++;
+        run->clock_step_s += isfinite(st) ? st : 0;
+    }
     /* a phase left open by an earlier run in this log; not at the first start: the command
      * hwmon has just started may log its first begin a moment before hwmon logs its start */
     if (!strcmp(e->name, HW_EV_START) && run->info.starts > 1)

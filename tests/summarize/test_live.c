@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "report.h"
 #include "sumtest.h"
 #include "live.h"
 #include "liveview.h"
@@ -170,8 +171,22 @@ static void test_screen(void)
            "\"seconds\": 4.0}\n"
            "{\"ts\": \"" T0 "09.000+00:00\", \"type\": \"phase\", \"name\": \"train\", "
            "\"seconds\": 5.0, \"exit_status\": 3}\n"
+           "{\"ts\": \"" T0 "09.500+00:00\", \"type\": \"event\", \"event\": \"clock_step\", "
+           "\"data\": {\"step_s\": 3600.0, \"severity\": \"info\"}}\n"
            "{\"ts\": \"" T0 "10.000+00:00\", \"type\": \"event\", \"event\": \"stop\", \"data\": "
            "{\"exit_status\": 3, \"duration_s\": 10.0}}\n");
+    /* the same run summarized: its text and its page say the clock stepped */
+    struct sum_run *sr = summarize_dir(dir);
+    struct hw_buf txt;
+    hw_buf_init(&txt, NULL, 0);
+    sum_report_text(sr, &txt);
+    hw_buf_putc(&txt, '\0');
+    unwrap_text(txt.p);
+    CU_ASSERT_PTR_NOT_NULL(strstr(txt.p, "note: the wall clock stepped once during the run "
+                                         "(+3600.0 s in all)"));
+    CU_ASSERT_EQUAL(sr->clock_steps, 1);
+    hw_buf_free(&txt);
+    sum_run_free(sr);
     struct sum_live *v = sum_live_new(dir, "exp-1");
     CU_ASSERT_PTR_NOT_NULL_FATAL(v);
     CU_ASSERT_EQUAL(sum_live_update(v), 0);
@@ -187,6 +202,7 @@ static void test_screen(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out.p, "load_data 4.0 s"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out.p, "phase train failed")); /* a warning */
     CU_ASSERT_PTR_NOT_NULL(strstr(out.p, "   lines skipped 1\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out.p, "the wall clock stepped +3600.0 s"));
     /* GPU 1's latest row (19): util 10 + 19, power 100 + 190 + 1 */
     char *want = th_fmt("\n1   29%%");
     CU_ASSERT_PTR_NOT_NULL(strstr(out.p, want));
