@@ -538,7 +538,10 @@ class Summaries(Base):
         self.assertEqual(mon.status, "stopped")
         doc = mon.to_json()
         self.assertEqual(doc["process"]["procs_max"], 1)
-        self.assertLess(doc["process"]["cpu_pct"]["max"], 25)  # the shell's core is not ours
+        # the shell's core is not ours: counted, it would be most of the run. The mean, not the
+        # max: CPU time comes in 10 ms ticks, and on a loaded machine a sample late by 89 ms is
+        # followed 11 ms later by the next, where one tick of this process reads 90% (CI saw it)
+        self.assertLess(doc["process"]["cpu_pct"]["mean"], 25)
         self.assertIn("process tree", str(mon))
 
     def test_nothing_to_summarize(self):
