@@ -135,18 +135,20 @@ static void test_tree_final_io(void)
     free(dir);
 }
 
-/* Three short checkpoint phases (dd of 2 MiB with fsync, about 30 ms each), each after a quiet
+/* Three short checkpoint phases (dd of 2 MiB with fsync, about 70 ms each), each after a quiet
  * 0.3 s, at -i 1: hwmon reads the counters at both edges of each (the end too, though shorter
  * than the quarter interval that steps are held to), so each phase is "measured" and its tree
  * wrote its own 2 MiB, within 10% (before: only its begin was read, and its bytes were a share
- * of the rows around it). The files go under the test's working directory (the build tree, a
- * disk): on tmpfs nothing is written to storage. */
+ * of the rows around it). dd starts 50 ms into its phase: hwmon's begin sample comes a moment
+ * after the begin line (a millisecond; tens under ThreadSanitizer, which once counted 16% of a
+ * dd started at 10 ms before the phase). The files go under the test's working directory (the
+ * build tree, a disk): on tmpfs nothing is written to storage. */
 static void test_short_phases_measured(void)
 {
     char *dir = th_tmpdir("edges-short");
     char out[] = "edges-short-XXXXXX";
     CU_ASSERT_FATAL(mkdtemp(out) != NULL);
-    char *script = th_fmt("for i in 1 2 3; do sleep 0.3; \"$0\" time ckpt$i -- sh -c 'sleep 0.01; "
+    char *script = th_fmt("for i in 1 2 3; do sleep 0.3; \"$0\" time ckpt$i -- sh -c 'sleep 0.05; "
                           "dd if=/dev/zero of=%s/ckpt'$i' bs=2M count=1 conv=fsync status=none; "
                           "sleep 0.01'; done", out);
     char **argv = ht_argv(dir, "--no-gpu", "-i", "1", "--", "/bin/sh", "-c", script,
