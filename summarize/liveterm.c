@@ -151,10 +151,11 @@ static int add_dir(struct runs *r, const char *dir)
 }
 
 /* A run whose end is known: stopped, or its hwmon gone; a directory with no hwmon start that
- * nobody wrote for SUM_ALIVE_MIN_S. A directory not created yet is not over. */
-static bool run_over(struct sum_live *v)
+ * nobody wrote for SUM_ALIVE_MIN_S. A directory not created yet is not over. The status is the
+ * one its line of this refresh was printed with (sum_live_line judged it). */
+static bool run_over(const struct sum_live *v)
 {
-    enum sum_status st = sum_live_status(v);
+    enum sum_status st = v->now.status;
     if (st == SUM_STATUS_RUNNING || !rd_live_started(&v->live))
         return false;
     if (st != SUM_STATUS_UNKNOWN)

@@ -353,26 +353,6 @@ static void num(struct hw_buf *b, int decimals, double v)
         hw_buf_putc(b, '-');
 }
 
-/* Memory (in MiB) in the unit --units named, else in the unit that keeps it short: a live view
- * shows 4.7 MiB and 61.2 GiB alike. */
-static const char *fmt_mem(char *buf, size_t cap, double mib, const struct sum_units *u)
-{
-    static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB"};
-    if (!isfinite(mib) || (u && u->given[SUM_DIM_MEM]))
-        return sum_units_fmt_buf(buf, cap, mib, SUM_DIM_MEM, u);
-    if (mib == 0) {
-        snprintf(buf, cap, "0 B");
-        return buf;
-    }
-    double v = mib * 1024;
-    int k = 0;
-    while (k < 3 && fabs(v) >= 1024) {
-        v /= 1024;
-        k++;
-    }
-    snprintf(buf, cap, "%.*f %s", fabs(v) < 10 ? 2 : 1, v, unit[k]);
-    return buf;
-}
 
 /* ---- the run's words ---------------------------------------------------------------------- */
 
@@ -541,9 +521,9 @@ void sum_live_screen(struct sum_live *v, double now, int rows, int cols,
     } else if (l->proc_seen) {
         const double *p = l->proc;
         char rss[32], pss[32], mrss[32];
-        fmt_mem(rss, sizeof rss, p[HW_PROC_COL_RSS], u);
-        fmt_mem(pss, sizeof pss, p[HW_PROC_COL_PSS], u);
-        fmt_mem(mrss, sizeof mrss, p[HW_PROC_COL_MAIN_RSS], u);
+        sum_units_fmt_mem_short(rss, sizeof rss, p[HW_PROC_COL_RSS], u);
+        sum_units_fmt_mem_short(pss, sizeof pss, p[HW_PROC_COL_PSS], u);
+        sum_units_fmt_mem_short(mrss, sizeof mrss, p[HW_PROC_COL_MAIN_RSS], u);
         hw_buf_puts(&b, "job    cpu ");
         num(&b, 2, p[HW_PROC_COL_CPU] / 100);
         hw_buf_printf(&b, " cores  rss %s  pss %s  processes ", rss, pss);
@@ -559,11 +539,11 @@ void sum_live_screen(struct sum_live *v, double now, int rows, int cols,
     if (l->cpu_seen) {
         const double *c = l->cpu;
         char used[32], rate[4][40];
-        fmt_mem(used, sizeof used, c[HW_CPU_COL_MEM_USED], u);
+        sum_units_fmt_mem_short(used, sizeof used, c[HW_CPU_COL_MEM_USED], u);
         for (int i = 0; i < 4; i++) {
             if (isfinite(l->io_rate[i])) {
                 char m[32];
-                fmt_mem(m, sizeof m, l->io_rate[i] / 1048576.0, NULL);
+                sum_units_fmt_mem_short(m, sizeof m, l->io_rate[i] / 1048576.0, NULL);
                 snprintf(rate[i], sizeof rate[i], "%s/s", m);
             } else {
                 snprintf(rate[i], sizeof rate[i], "-");
@@ -712,7 +692,7 @@ void sum_live_sweep_row(struct sum_live *v, double now, int cols, const struct s
     snprintf(cell[7], sizeof cell[7], l->proc_seen ? "%.2f" : "-",
              l->proc_seen ? l->proc[HW_PROC_COL_CPU] / 100 : 0);
     if (l->proc_seen)
-        fmt_mem(cell[8], sizeof cell[8], l->proc[HW_PROC_COL_RSS], u);
+        sum_units_fmt_mem_short(cell[8], sizeof cell[8], l->proc[HW_PROC_COL_RSS], u);
     else
         snprintf(cell[8], sizeof cell[8], "-");
     for (size_t i = 0; i < sizeof sweep_cols / sizeof sweep_cols[0]; i++) {

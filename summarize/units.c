@@ -170,6 +170,25 @@ const char *sum_units_fmt_buf(char *buf, size_t cap, double base, enum sum_dim d
     return buf;
 }
 
+const char *sum_units_fmt_mem_short(char *buf, size_t cap, double mib, const struct sum_units *u)
+{
+    static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB"};
+    if (!isfinite(mib) || (u && u->given[SUM_DIM_MEM]))
+        return sum_units_fmt_buf(buf, cap, mib, SUM_DIM_MEM, u);
+    if (mib == 0) {
+        snprintf(buf, cap, "0 B");
+        return buf;
+    }
+    double v = mib * 1024;
+    int k = 0;
+    while (k < 3 && fabs(v) >= 1024) {
+        v /= 1024;
+        k++;
+    }
+    snprintf(buf, cap, "%.*f %s", fabs(v) < 10 ? 2 : 1, v, unit[k]);
+    return buf;
+}
+
 static bool ends_with(const char *s, const char *suf, size_t *stem)
 {
     size_t n = strlen(s), k = strlen(suf);

@@ -45,6 +45,10 @@ void sum_units_fmt(struct hw_buf *b, double base, enum sum_dim d, const struct s
 const char *sum_units_fmt_buf(char *buf, size_t cap, double base, enum sum_dim d,
                               const struct sum_units *u);
 
+/* Memory given in MiB for a glance (the live view): in the unit --units named, else in the one
+ * that keeps it short ("4.70 MiB", "61.2 GiB", "0 B"); "-" when not measured. Returns buf. */
+const char *sum_units_fmt_mem_short(char *buf, size_t cap, double mib, const struct sum_units *u);
+
 /* A sweep-row column name with its unit for u: a name ending in _mib or _mb (MiB: ours and
  * pytyche's/calibrax's names; GPU memory when the name says vram, gpu_mem, gpus_mem or
  * framework), _mib_s (a rate: the unit per second), _sec or _wh, whose dimension --units named,
