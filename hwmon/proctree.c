@@ -550,7 +550,8 @@ static void account(struct mon_tree *t, struct mon_proc *p, const struct mon_pst
     }
 }
 
-/* One walk; 1 (nothing kept) when may_retry and the tree's CPU dipped: see mon_tree_sample. */
+/* One walk; 1 (nothing kept) when may_retry and the tree's CPU or I/O dipped: see
+ * mon_tree_sample. */
 static int sample_tree(struct mon_tree *t, double now_s, struct mon_tree_sample *out,
                        bool may_retry)
 {
@@ -697,7 +698,14 @@ static int sample_tree(struct mon_tree *t, double now_s, struct mon_tree_sample 
         t->pss_next = now_s + cost / t->pss_budget;
     }
     uint64_t ticks = sum.ticks + t->gone_ticks, uticks = sum.uticks + t->gone_uticks;
-    if (may_retry && t->have_prev && ticks < t->prev_ticks)
+    /* a reap between two reads shows as a dip in CPU time, or only in I/O: a short child that
+     * wrote a checkpoint used no whole tick (an I/O dip held by max_io put the checkpoint's
+     * bytes in the interval after its phase). The raw sum, not the max: a dip that stays (a
+     * daemon's bytes went to init) is read again once, not at every sample. */
+    bool dip = t->have_prev && ticks < t->prev_ticks;
+    for (int k = 0; k < MON_IO_COUNT; k++)
+        dip |= t->have_prev && sum.io[k] + t->gone_io[k] < t->raw_io[k];
+    if (may_retry && dip)
         return 1;
     /* A tracked parent reaping a child between our two reads can make the sum dip for one
      * sample; keep the series monotonic and let the next sample catch up. */
@@ -720,6 +728,7 @@ static int sample_tree(struct mon_tree *t, double now_s, struct mon_tree_sample 
     t->have_prev = true;
     for (int k = 0; k < MON_IO_COUNT; k++) { /* never decreasing, as the dip rule above */
         uint64_t v = sum.io[k] + t->gone_io[k];
+        t->raw_io[k] = v;
         if (v > t->max_io[k])
             t->max_io[k] = v;
         out->io[k] = t->max_io[k];

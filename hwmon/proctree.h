@@ -48,6 +48,7 @@ struct mon_tree {
     /* accumulated from descendants that vanished without a tracked parent to reap them */
     uint64_t gone_ticks, gone_io[MON_IO_COUNT];
     uint64_t prev_ticks, max_io[MON_IO_COUNT];
+    uint64_t raw_io[MON_IO_COUNT]; /* the I/O sum as last read, dips and all */
     double prev_t;
     bool have_prev;
     bool final_read; /* the exited root's last totals were read (mon_tree_sample_t.exited) */
