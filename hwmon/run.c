@@ -974,6 +974,11 @@ static int open_runlog(struct run *r)
         return -1;
     }
     int rc = rl_fdopen(&r->log, fd, 0);
+    /* hwmon's own events keep to the name through a rotation, as the job's do */
+    int frc = rc == 0 ? rl_follow(r->log, r->dirfd, HW_RUNLOG_FILE) : 0;
+    if (frc < 0)
+        hw_warn(-frc, "%s/%s: its name will not be followed through a rotation", r->dir,
+                HW_RUNLOG_FILE);
     if (rc < 0) {
         r->log = NULL;
         hw_warn(-rc, "%s/%s", r->dir, HW_RUNLOG_FILE);
@@ -1410,6 +1415,8 @@ static void start_sampling(struct run *r, bool sys_baseline)
         .sys_baseline = sys_baseline,
         /* the very file of the log (not a name that could be swapped meanwhile) */
         .runlog_fd = r->log ? (r->runlog_rd = hw_reopen_read(rl_fileno(r->log))) : -1,
+        .runlog_dirfd = r->dirfd,
+        .log = r->log,
         .nvml = r->nvml.n ? &r->nvml : NULL,
         .energy_fd = r->energy_fd,
         .amd = r->amd_on ? &r->amd : NULL,

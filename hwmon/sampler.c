@@ -204,6 +204,17 @@ static void on_runlog(struct mon_sampler *s, bool *root_gone)
 {
     struct mon_follow_news n;
     mon_follow_read(&s->follow, &n);
+    if (n.rotated && s->cfg.log) {
+        /* renamed: nothing lost (summarize reads the part named); deleted or truncated: the
+         * lines before are gone from the run directory, a warning */
+        bool kept = !strcmp(n.rotated, HW_LOG_HOW_RENAMED) && n.previous;
+        rl_field_t f[] = {RL_STR(HW_LOG_HOW, n.rotated),
+                          n.previous ? RL_STR(HW_LOG_PREVIOUS, n.previous)
+                                     : RL_NULL(HW_LOG_PREVIOUS),
+                          RL_INT(HW_LOG_BYTES, (int64_t)n.bytes),
+                          RL_STR(HW_EV_SEVERITY, HW_EV_SEVERITY_INFO)};
+        (void)rl_event(s->cfg.log, HW_EV_LOG_ROTATED, f, kept ? 4 : 3);
+    }
     if (!n.begins && !n.ends)
         return;
     double now = hw_mono_now(), min_s = s->cfg.edge_min_s;
@@ -379,7 +390,8 @@ int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg)
     s->last_boundary_t = s->last_edge_t = -INFINITY;
     s->follow.ifd = -1;
     if (cfg->runlog_fd >= 0)
-        (void)mon_follow_open(&s->follow, cfg->runlog_fd); /* without it: the cadence only */
+        (void)mon_follow_open(&s->follow, cfg->runlog_fd, cfg->runlog_dirfd,
+                              HW_RUNLOG_FILE); /* without it: the cadence only */
     s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (s->wake_fd < 0) {
         rc = -errno;

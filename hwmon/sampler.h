@@ -30,6 +30,7 @@
 #include "nvml.h"
 #include "machine.h"
 #include "proctree.h"
+#include "runlog.h"
 
 /* The sampler thread's nice value when the system allows it (see sampler.c). */
 #define MON_SAMPLER_NICE (-10)
@@ -54,6 +55,8 @@ struct mon_sampler_cfg {
     int tree_pids_fd; /* borrowed O_APPEND descriptor of tree_pids.csv; -1 without a tree */
     bool sys_baseline; /* the caller took the system baseline already (before the job began) */
     int runlog_fd;     /* run.jsonl read-only, to follow for edge samples; -1: none */
+    int runlog_dirfd;  /* its directory, to keep to its name through a rotation (follow.h) */
+    rl_log_t *log;     /* where a rotation is said (log_rotated); NULL: nowhere */
     double edge_min_s; /* see above (0: interval_s * MON_EDGE_MIN_FRAC) */
     /* the GPUs' energy counters (nvml.h), read at the start and at every sample into
      * hw_energy.csv; NULL: none */

@@ -131,6 +131,21 @@ RL_API int rl_open(rl_log_t **out, const char *path, unsigned flags);
  * -EINVAL (fd < 0, or not opened with O_APPEND), or -ENOMEM. */
 RL_API int rl_fdopen(rl_log_t **out, int fd, unsigned flags);
 
+/* Follow the log's name, as `tail -F` does: before each line, when name (in the directory dirfd,
+ * duplicated) no longer names the log's file (a rotation renamed or deleted it, another file was
+ * put there), the log writes to what the name names now. When nothing does, it makes the file
+ * again, its first line a "log_continued" event whose data says where the earlier lines went:
+ * "previous" (the old file's name when it is still in the same directory, else its path, or null
+ * when it was deleted), "pid" (the writer's), "severity": "info". A copy-and-truncate rotation
+ * needs nothing: the log appends. rl_open() does this by itself for a regular file; a log from
+ * rl_fdopen() follows no name until this is called. The cost is one fstat(2) of the directory per
+ * line, and a look at the name when the directory changed (about 0.5 us a line in all on ext4:
+ * tests/bench/bench_runlog). When
+ * the name cannot be opened again, the call that writes a line returns the error and writes
+ * nothing: no line goes silently into a file no name reaches. Returns 0, -EINVAL (name empty or
+ * with a '/', the log not a regular file, or already following a name), or -errno. */
+RL_API int rl_follow(rl_log_t *log, int dirfd, const char *name);
+
 /* Close the log (fsync first if RL_FSYNC_CLOSE). Accepts NULL. Returns 0 or the error of
  * fsync(2)/close(2); the log is freed either way. */
 RL_API int rl_close(rl_log_t *log);

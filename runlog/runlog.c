@@ -10,12 +10,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hwrun/io.h"
@@ -24,10 +28,23 @@
 #include "hwrun/timeutil.h"
 #include "hwrun/buf.h"
 
+#define LINE_STACK 4096 /* a line formatted on the stack; longer ones on the heap */
+
 struct rl_log {
     int fd;
     unsigned flags;
     atomic_bool torn; /* a line of ours was cut short and could not be ended (a full disk) */
+    /* The name the log follows (rl_follow), as tail -F does: -1 when it is only its descriptor.
+     * dev and ino are the file the name named when last looked at; a reopen swaps the file
+     * under fd with dup3(), so a line being written by another thread meanwhile goes whole to
+     * one file or the other and no writer ever holds a closed descriptor. */
+    int dirfd;
+    char *name;
+    bool name_link; /* the name may be a symbolic link (rl_open: the path is the caller's) */
+    _Atomic uint64_t dev, ino;
+    /* the directory's last change (ns) when the name was last found right, 0: look again */
+    _Atomic int64_t dir_ns;
+    pthread_mutex_t mu; /* one reopen at a time */
 };
 
 /* The keys a caller may not add, per entry kind: they would overwrite pytyche's own. */
@@ -400,6 +417,142 @@ static int format_event(struct hw_buf *b, const char *type, const rl_field_t *da
     return entry_end(&e, rc);
 }
 
+/* ---- following the name ---- */
+
+static void note_file(rl_log_t *log, const struct stat *st)
+{
+    atomic_store(&log->dev, (uint64_t)st->st_dev);
+    atomic_store(&log->ino, (uint64_t)st->st_ino);
+}
+
+static bool names_our_file(rl_log_t *log)
+{
+    struct stat st;
+    return fstatat(log->dirfd, log->name, &st, log->name_link ? 0 : AT_SYMLINK_NOFOLLOW) == 0 &&
+           (uint64_t)st.st_dev == atomic_load(&log->dev) &&
+           (uint64_t)st.st_ino == atomic_load(&log->ino);
+}
+
+static int format_event(struct hw_buf *b, const char *type, const rl_field_t *data,
+                        size_t n_data);
+
+/* The name is gone: make the file again, its first line a log_continued event that says where
+ * the earlier lines are, so that a reader of the name finds them (summarize reads that part
+ * first). Made unnamed (O_TMPFILE) and linked in with its line written, so that no other writer's
+ * line can come first; where the file system cannot, created exclusively and the line written at
+ * once. Returns 0 (the caller opens it by its name: a descriptor of an O_TMPFILE file keeps
+ * calling itself deleted in /proc), -EEXIST when another writer made it first, or -errno. */
+static int make_continued(rl_log_t *log)
+{
+    char prev[PATH_MAX], stack[LINE_STACK];
+    const char *p = hw_fd_whereabouts(log->fd, log->dirfd, prev, sizeof prev);
+    rl_field_t f[] = {p ? RL_STR(HW_LOG_PREVIOUS, p) : RL_NULL(HW_LOG_PREVIOUS),
+                      RL_INT("pid", getpid()), RL_STR(HW_EV_SEVERITY, HW_EV_SEVERITY_INFO)};
+    struct hw_buf b;
+    hw_buf_init(&b, stack, sizeof stack);
+    int rc = format_event(&b, HW_EV_LOG_CONTINUED, f, sizeof f / sizeof f[0]);
+    int fd = rc < 0 ? rc : openat(log->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        rc = hw_write_all(fd, b.p, b.len, NULL);
+        if (rc == 0 && linkat(AT_FDCWD, path, log->dirfd, log->name, AT_SYMLINK_FOLLOW) < 0)
+            rc = -errno;
+        close(fd);
+    } else if (rc == 0) { /* no O_TMPFILE here (NFS, old kernels): exclusively, line at once */
+        fd = openat(log->dirfd, log->name,
+                    O_CREAT | O_EXCL | O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+        rc = fd < 0 ? -errno : hw_write_all(fd, b.p, b.len, NULL);
+        if (fd >= 0)
+            close(fd);
+    }
+    hw_buf_free(&b);
+    return rc;
+}
+
+/* Does the name still name the log's file? Looking it up costs 1.5-2 us on ext4 for a file
+ * being appended to (its attributes take the inode's locks), more than the line's write: so
+ * the directory is looked at instead (0.3 us), whose change time every rename, unlink and
+ * create in it moves, and the name only when the directory changed. A change time read in the
+ * same clock tick as now is not trusted: a rename in that tick would leave it as it is. */
+static bool name_unchanged(rl_log_t *log)
+{
+    struct stat d;
+    if (fstat(log->dirfd, &d) < 0)
+        return names_our_file(log);
+    int64_t m = (int64_t)d.st_mtim.tv_sec * 1000000000 + d.st_mtim.tv_nsec,
+            c = (int64_t)d.st_ctim.tv_sec * 1000000000 + d.st_ctim.tv_nsec;
+    if (c > m)
+        m = c;
+    if (m != 0 && m == atomic_load(&log->dir_ns))
+        return true;
+    if (!names_our_file(log))
+        return false;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME_COARSE, &now);
+    atomic_store(&log->dir_ns, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec > m ? m : 0);
+    return true;
+}
+
+/* The name no longer names the log's file (renamed or deleted by a rotation, replaced): write
+ * to what it names now, made again when missing. Returns 0 or -errno (the line is then not
+ * written anywhere: not silently into a file no one can find). */
+static int reopen(rl_log_t *log)
+{
+    pthread_mutex_lock(&log->mu);
+    int rc = 0, fd = -1;
+    if (names_our_file(log)) /* another thread did it meanwhile */
+        goto out;
+    unsigned how = HW_OPEN_CHARDEV | (log->name_link ? HW_OPEN_FOLLOW : 0);
+    for (int tries = 0; tries < 4 && fd < 0; tries++) {
+        fd = hw_open_file(log->dirfd, log->name, how);
+        int made = fd == -ENOENT ? make_continued(log) : 0;
+        if (fd < 0 && fd != -ENOENT)
+            break;
+        if (made < 0 && made != -EEXIST) { /* EEXIST: another writer made it first */
+            fd = made;
+            break;
+        }
+    }
+    struct stat st;
+    if (fd < 0)
+        rc = fd;
+    else if (fstat(fd, &st) < 0 || dup3(fd, log->fd, O_CLOEXEC) < 0)
+        rc = -errno;
+    else {
+        note_file(log, &st);
+        atomic_store(&log->torn, false); /* a torn line of ours was the old file's */
+    }
+    if (fd >= 0)
+        close(fd);
+out:
+    pthread_mutex_unlock(&log->mu);
+    return rc;
+}
+
+int rl_follow(rl_log_t *log, int dirfd, const char *name)
+{
+    struct stat st;
+    if (!log || !name || !*name || strchr(name, '/') || log->dirfd >= 0)
+        return -EINVAL;
+    if (fstat(log->fd, &st) < 0)
+        return -errno;
+    if (!S_ISREG(st.st_mode))
+        return -EINVAL; /* /dev/null, a terminal: no name to follow */
+    int d = openat(dirfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    char *n = d >= 0 ? strdup(name) : NULL;
+    if (!n) {
+        int e = d < 0 ? errno : ENOMEM;
+        if (d >= 0)
+            close(d);
+        return -e;
+    }
+    note_file(log, &st);
+    log->name = n;
+    log->dirfd = d;
+    return 0;
+}
+
 /* The file is shared (threads, processes, the job and hwmon), so a torn line cannot be cut
  * back off: it is ended with '\n' instead, before this log writes anything else, so that our
  * next line starts clean; another writer's line glued to it meanwhile is found again by
@@ -407,6 +560,8 @@ static int format_event(struct hw_buf *b, const char *type, const rl_field_t *da
 static int write_line(rl_log_t *log, const struct hw_buf *b)
 {
     int rc;
+    if (log->dirfd >= 0 && !name_unchanged(log) && (rc = reopen(log)) < 0)
+        return rc;
     if (atomic_load(&log->torn)) {
         if ((rc = hw_write_all(log->fd, "\n", 1, NULL)) < 0)
             return rc; /* still full: the line would not fit either */
@@ -435,7 +590,29 @@ int rl_open(rl_log_t **out, const char *path, unsigned flags)
     int fd = hw_open_file(AT_FDCWD, path, HW_OPEN_CREATE | HW_OPEN_FOLLOW | HW_OPEN_CHARDEV);
     if (fd < 0)
         return fd;
-    return rl_fdopen(out, fd, flags);
+    rl_log_t *log;
+    int rc = rl_fdopen(&log, fd, flags);
+    if (rc < 0)
+        return rc;
+    /* a regular file: follow its name (a character device has none to lose) */
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        const char *slash = strrchr(path, '/');
+        char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : NULL;
+        int dfd = !slash ? AT_FDCWD : dir ? open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+        rc = dfd == -1 ? (dir ? -errno : -ENOMEM) : rl_follow(log, dfd, slash ? slash + 1 : path);
+        if (rc == 0)
+            log->name_link = true;
+        if (dfd >= 0)
+            close(dfd);
+        free(dir);
+        if (rc < 0) {
+            rl_close(log);
+            return rc;
+        }
+    }
+    *out = log;
+    return 0;
 }
 
 int rl_fdopen(rl_log_t **out, int fd, unsigned flags)
@@ -453,6 +630,13 @@ int rl_fdopen(rl_log_t **out, int fd, unsigned flags)
     log->fd = fd;
     log->flags = flags;
     atomic_init(&log->torn, false);
+    log->dirfd = -1;
+    log->name = NULL;
+    log->name_link = false;
+    atomic_init(&log->dev, 0);
+    atomic_init(&log->ino, 0);
+    atomic_init(&log->dir_ns, 0);
+    pthread_mutex_init(&log->mu, NULL);
     *out = log;
     return 0;
 }
@@ -467,6 +651,10 @@ int rl_close(rl_log_t *log)
     /* Never retry close() on EINTR: the descriptor is gone either way (SQLite, Linux close(2)). */
     if (close(log->fd) < 0 && rc == 0 && errno != EINTR)
         rc = -errno;
+    if (log->dirfd >= 0)
+        close(log->dirfd);
+    free(log->name);
+    pthread_mutex_destroy(&log->mu);
     free(log);
     return rc;
 }
@@ -475,8 +663,6 @@ int rl_fileno(const rl_log_t *log)
 {
     return log ? log->fd : -EINVAL;
 }
-
-#define LINE_STACK 4096
 
 int rl_phase(rl_log_t *log, const char *name, double seconds, const rl_field_t *extra,
              size_t n_extra)

@@ -471,9 +471,10 @@ void ht_quality_notes(const struct sum_run *run, struct ht_notes *N)
     }
     for (int i = 0; i < run->nhealth_warn; i++) /* the GPUs' health (clocks.h) */
         ht_note(N, false, "%s", run->health_warn[i]);
-    char clk[200];
-    if (*sum_run_clock_note(run, clk, sizeof clk))
-        ht_note(N, true, "%s", clk);
+    char note[300];
+    for (int i = 0; i < SUM_NOTE_COUNT; i++)
+        if (*sum_run_note(run, i, note, sizeof note))
+            ht_note(N, true, "%s", note);
     for (int g = 0; g < RD_MAX_GPUS; g++) { /* why they were slow: the same words as the text */
         if (!run->clk[g])
             continue;

@@ -449,6 +449,8 @@ static void json_quality(struct hw_json *w, const struct sum_run *run, int k)
     }
     hw_json_close(w);
     hw_json_u64(w, "torn_lines", q->torn);
+    if (k == HW_FILE_RUNLOG) /* a rotated log's earlier parts, read first */
+        hw_json_u64(w, "parts", q->parts);
     hw_json_bool(w, "partial_last_line", q->partial_last);
     hw_json_u64(w, "partial_bytes", q->partial_bytes);
     const struct sum_stat *iv = &run->q_interval[k];
@@ -1559,9 +1561,10 @@ static void text_details(const struct sum_run *run, const struct sum_units *u,
     hw_buf_printf(out, "run %s\n", run->dir ? sum_fig_printable(run->dir, sb, sizeof sb) : "(files)");
     text_headline(out, run, u);
     hw_buf_puts(out, "details:\n");
-    char clk[200];
-    if (*sum_run_clock_note(run, clk, sizeof clk))
-        hw_buf_printf(out, "  note: %s\n", clk);
+    char note[300];
+    for (int i = 0; i < SUM_NOTE_COUNT; i++)
+        if (*sum_run_note(run, i, note, sizeof note))
+            hw_buf_printf(out, "  note: %s\n", note);
     if (smi_times(run)) /* an AMD run's rows are hwmon's own, in UTC: no zone to tell */
         hw_buf_printf(out, "  nvidia-smi times: %s (%s)\n", run->tz.name,
                       tz_source_name(run->tz_source));

@@ -335,14 +335,35 @@ static void counter_warnings(struct sum_run *run)
     }
 }
 
-const char *sum_run_clock_note(const struct sum_run *run, char *buf, size_t cap)
+static void clock_note(const struct sum_run *run, char *buf, size_t cap)
 {
-    buf[0] = '\0';
     if (run->clock_steps)
         snprintf(buf, cap,
                  "the wall clock stepped %s during the run (%+.1f s in all): the times after a "
                  "step moved with it; the duration is the monotonic clock's",
                  run->clock_steps == 1 ? "once" : "more than once", run->clock_step_s);
+}
+
+static void log_note(const struct sum_run *run, char *buf, size_t cap)
+{
+    unsigned parts = run->q[HW_FILE_RUNLOG].parts;
+    if (run->log_lost)
+        snprintf(buf, cap, "%s was %s while the run went on: the entries before that are not in "
+                 "this summary%s", HW_RUNLOG_FILE, run->log_lost_how,
+                 parts ? " (the parts it named were read)" : "");
+    else if (parts)
+        snprintf(buf, cap, "%s was rotated while the run went on: its %u earlier part%s, named in "
+                 "it, %s read first", HW_RUNLOG_FILE, parts, parts == 1 ? "" : "s",
+                 parts == 1 ? "was" : "were");
+}
+
+const char *sum_run_note(const struct sum_run *run, int i, char *buf, size_t cap)
+{
+    static void (*const notes[SUM_NOTE_COUNT])(const struct sum_run *, char *, size_t) = {
+        clock_note, log_note};
+    buf[0] = '\0';
+    if (i >= 0 && i < SUM_NOTE_COUNT)
+        notes[i](run, buf, cap);
     return buf;
 }
 
@@ -1644,6 +1665,13 @@ static void on_event(void *ctx, const struct rd_event *e)
         double st = rd_json_num(e->data, HW_CLOCK_STEP_KEY);
         run->clock_steps++;
         run->clock_step_s += isfinite(st) ? st : 0;
+    }
+    if (!strcmp(e->name, HW_EV_LOG_ROTATED)) {
+        const char *how = rd_json_str(e->data, HW_LOG_HOW);
+        if (how && (!strcmp(how, HW_LOG_HOW_DELETED) || !strcmp(how, HW_LOG_HOW_TRUNCATED))) {
+            run->log_lost++;
+            snprintf(run->log_lost_how, sizeof run->log_lost_how, "%s", how);
+        }
     }
     /* a phase left open by an earlier run in this log; not at the first start: the command
      * hwmon has just started may log its first begin a moment before hwmon logs its start */

@@ -276,6 +276,10 @@ struct sum_run {
     /* the wall clock's steps while hwmon ran (clock_step events): how many, and their sum */
     uint64_t clock_steps;
     double clock_step_s;
+    /* run.jsonl deleted or truncated while hwmon ran (log_rotated events): its lines before
+     * are gone; the last such how (HW_LOG_HOW_*) */
+    uint64_t log_lost;
+    char log_lost_how[16];
     uint64_t etype_other;
     struct sum_error_event err[SUM_MAX_ERRORS];
     size_t nerr;
@@ -419,10 +423,12 @@ double sum_phase_energy_wh(const struct sum_run *run, const struct sum_phase_acc
  * ("pid_namespace": hwmon ran in a container, pmon prints the host's pids; "no_tree_pids": no
  * tree_pids.csv, an older hwmon or system mode); then only every process together is known. */
 const char *sum_run_pmon_unattributed(const struct sum_run *run);
-/* The wall clock stepped during the run, in the words the text report and the page print
- * ("the wall clock stepped once during the run (+3600.0 s): ..."); "" when it did not.
- * Returns buf. */
-const char *sum_run_clock_note(const struct sum_run *run, char *buf, size_t cap);
+/* The run's notes: facts that change how its numbers read, in the words the text report and the
+ * page print. Note i (0 <= i < SUM_NOTE_COUNT) into buf, "" when it does not apply; returns buf.
+ * The wall clock stepped ("the wall clock stepped once during the run (+3600.0 s): ..."); the
+ * run log was rotated (its earlier parts read first, or its lines before lost). */
+#define SUM_NOTE_COUNT 2
+const char *sum_run_note(const struct sum_run *run, int i, char *buf, size_t cap);
 /* Every GPU's pmon figures together (GPU-time means), false without hw_pmon.csv lines. */
 bool sum_run_pmon(const struct sum_run *run, struct sum_pmon_acc *out);
 /* Energy of every GPU together in Wh (each GPU's sum_gpu_energy_wh); NAN when none measured. */

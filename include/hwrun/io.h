@@ -47,6 +47,11 @@ int hw_open_file(int dirfd, const char *name, unsigned how);
  * descriptor (close-on-exec) or -errno. */
 int hw_reopen_read(int fd);
 
+/* Where the file open at fd lives now that a name no longer reaches it (a log rotated away):
+ * its name in the directory dirfd when it is still there (run.jsonl.1), else its path (moved to
+ * another directory), else NULL (deleted, or /proc cannot say). The result is in buf. */
+const char *hw_fd_whereabouts(int fd, int dirfd, char *buf, size_t cap);
+
 /* Why hw_open_file(dirfd, name, ...) failed with err, in words for a message ("is a FIFO", "is a
  * symbolic link", "has 2 links", "belongs to another user"; strerror for the other errors). The
  * result is in buf (or a static string). */

@@ -294,8 +294,21 @@ extern const char *const hw_health_fields[HW_HEALTH_COUNT]; /* "utilization.gpu"
  * duration_s) come from the monotonic clock and do not move */
 #define HW_EV_CLOCK_STEP "clock_step"
 #define HW_CLOCK_STEP_KEY "step_s"
-#define HW_EV_COUNT 11
-extern const char *const hw_events[HW_EV_COUNT]; /* the eleven above */
+/* The run log's name followed (librunlog's rl_follow, hwmon's follower): a writer that made
+ * run.jsonl again after a rotation wrote this first, data {previous, pid, severity: "info"};
+ * hwmon says what it saw, data {how: HW_LOG_HOW_*, previous, bytes (truncated: where it had
+ * read to)}. previous: the earlier lines' file, its name when in the same directory (summarize
+ * reads it first), else its path, else null (deleted). */
+#define HW_EV_LOG_CONTINUED "log_continued"
+#define HW_EV_LOG_ROTATED "log_rotated"
+#define HW_LOG_PREVIOUS "previous"
+#define HW_LOG_HOW "how"
+#define HW_LOG_BYTES "bytes"
+#define HW_LOG_HOW_RENAMED "renamed"     /* the file is elsewhere, a new one has the name */
+#define HW_LOG_HOW_DELETED "deleted"     /* gone with its lines; a new one has the name */
+#define HW_LOG_HOW_TRUNCATED "truncated" /* cut to 0 in place (logrotate's copytruncate) */
+#define HW_EV_COUNT 13
+extern const char *const hw_events[HW_EV_COUNT]; /* the thirteen above */
 
 /* The event whose data summarize reads as the run's parameters by default (--params). */
 #define HW_EV_CONFIG "config"

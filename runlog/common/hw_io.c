@@ -75,6 +75,26 @@ int hw_open_file(int dirfd, const char *name, unsigned how)
     return fd;
 }
 
+const char *hw_fd_whereabouts(int fd, int dirfd, char *buf, size_t cap)
+{
+    char link[64];
+    struct stat old, st;
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = cap > 1 ? readlink(link, buf, cap - 1) : -1;
+    if (n <= 0 || (size_t)n >= cap - 1 || fstat(fd, &old) < 0 || old.st_nlink == 0)
+        return NULL;
+    buf[n] = '\0';
+    static const char gone[] = " (deleted)";
+    if ((size_t)n >= sizeof gone - 1 && !strcmp(buf + n - (sizeof gone - 1), gone))
+        return NULL;
+    const char *base = strrchr(buf, '/');
+    base = base ? base + 1 : buf;
+    if (*base && fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == old.st_dev &&
+        st.st_ino == old.st_ino)
+        return base;
+    return buf[0] == '/' ? buf : NULL;
+}
+
 const char *hw_open_reason(int dirfd, const char *name, int err, char *buf, size_t cap)
 {
     struct stat st;

@@ -59,11 +59,16 @@ int rd_read_file(enum hw_file kind, const char *path, const struct rd_read_opts 
     int fd = hw_open_file(AT_FDCWD, path, HW_OPEN_READ | HW_OPEN_FOLLOW);
     if (fd < 0)
         return fd;
+    struct rd_quality parts = {0};
+    uint64_t base = 0;
+    unsigned nparts =
+        kind == HW_FILE_RUNLOG ? rd_log_read_parts(path, fd, opts, sink, &parts, &base) : 0;
     struct rd_reader *r = rd_reader_new(kind, path, opts, sink, q);
     if (!r) {
         close(fd);
         return -ENOMEM;
     }
+    r->line_base = base;
     q->present = true;
     struct stat st;
     q->mtime = fstat(fd, &st) == 0 ? (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9 : NAN;
@@ -73,5 +78,7 @@ int rd_read_file(enum hw_file kind, const char *path, const struct rd_read_opts 
         rd_reader_finish(r);
     rd_reader_free(r);
     close(fd);
+    rd_quality_add(q, &parts);
+    q->parts = nparts;
     return rc;
 }

@@ -304,7 +304,8 @@ int rd_live_open(struct rd_live *l, const char *dir, const struct rd_live_opts *
     return 0;
 }
 
-/* Open src i when its file exists; 1 when open, 0 when not there (yet), or -errno. */
+/* Open src i when its file exists; 1 when open, 0 when not there (yet), or -errno. The log's
+ * earlier parts, when it was rotated before we came, are read first (rotation.c). */
 static int open_src(struct rd_live *l, int i)
 {
     if (l->src[i].fd >= 0)
@@ -315,7 +316,33 @@ static int open_src(struct rd_live *l, int i)
     if (fd < 0)
         return fd;
     l->src[i].fd = fd;
+    if (i == RD_LIVE_LOG) {
+        char path[sizeof l->dir + 64];
+        struct rd_quality q = {0};
+        uint64_t lines;
+        snprintf(path, sizeof path, "%s/%s", l->dir, hw_file_names[src_kind[i]]);
+        (void)rd_log_read_parts(path, fd, &l->ropts, &l->sink, &q, &lines);
+        rd_reader_set_line_base(l->src[i].r, lines);
+    }
     return 1;
+}
+
+/* The log kept to its name (rotation.c): cut short, or another file under it (the old one was
+ * read to its end), it is read again from its start by a new reader. */
+static int keep_log_name(struct rd_live *l, int i)
+{
+    struct rd_log_move m;
+    int k = rd_log_moved(l->dirfd, hw_file_names[src_kind[i]], l->src[i].fd, &m);
+    if (k == RD_LOG_SAME)
+        return 0;
+    if (k == RD_LOG_REPLACED) {
+        close(l->src[i].fd);
+        l->src[i].fd = m.fd;
+    }
+    rd_reader_free(l->src[i].r);
+    l->src[i].r = rd_reader_new(src_kind[i], hw_file_names[src_kind[i]], &l->ropts, &l->sink,
+                                &l->src[i].q);
+    return l->src[i].r ? 1 : -ENOMEM;
 }
 
 /* Feed what src i gained since the last call (the descriptor's offset remembers where). */
@@ -330,8 +357,11 @@ static int follow(struct rd_live *l, int i, char *chunk, size_t cap)
             continue;
         if (n < 0)
             return -errno;
-        if (n == 0)
-            return 0;
+        if (n == 0) {
+            if (i != RD_LIVE_LOG || (rc = keep_log_name(l, i)) <= 0)
+                return rc;
+            continue; /* the file the name reaches now, from its start */
+        }
         l->bytes += (uint64_t)n;
         if (rd_reader_feed(l->src[i].r, chunk, (size_t)n) < 0)
             return -ENOMEM;

@@ -106,7 +106,7 @@ static void jl_line(struct rd_reader *r, const char *s, size_t n)
         }
         struct rd_phase p = {.t_end = t, .seconds = sec, .t_start = t - sec, .name = name,
                               .id = rd_json_str(o, HW_RL_PHASE_ID), .obj = o,
-                              .line = r->lineno};
+                              .line = r->line_base + r->lineno};
         r->q->parsed++;
         if (r->sink->phase)
             r->sink->phase(r->sink->ctx, &p);
@@ -118,7 +118,7 @@ static void jl_line(struct rd_reader *r, const char *s, size_t n)
             return;
         }
         struct rd_phase p = {.t_end = NAN, .seconds = NAN, .t_start = t, .name = name, .id = id,
-                              .obj = o, .line = r->lineno};
+                              .obj = o, .line = r->line_base + r->lineno};
         r->q->parsed++;
         if (r->sink->phase_begin)
             r->sink->phase_begin(r->sink->ctx, &p);
@@ -133,7 +133,7 @@ static void jl_line(struct rd_reader *r, const char *s, size_t n)
         if (!json_object_object_get_ex(o, HW_RL_DATA, &data) ||
             !json_object_is_type(data, json_type_object))
             data = NULL;
-        struct rd_event e = {.t = t, .name = name, .data = data, .obj = o, .line = r->lineno};
+        struct rd_event e = {.t = t, .name = name, .data = data, .obj = o, .line = r->line_base + r->lineno};
         r->q->parsed++;
         if (r->sink->event)
             r->sink->event(r->sink->ctx, &e);

@@ -3,6 +3,7 @@
  *   smi_time.c      time zones and timestamps
  *   read_gpu.c, read_dmon.c, read_named.c, read_gpu_procs.c, read_runlog.c   one file kind each
  *   dispatch.c      rd_reader_new / rd_read_file: the kind picks its parser from a table
+ *   rotation.c      a rotated run.jsonl: its earlier parts, read first; following its name
  * Beside them in rundir/: runinfo.c (what run.jsonl says about the other files, over
  * smi_time.c) and energy.c (the energy rule, energy.h). */
 #ifndef RD_READER_INT_H
@@ -15,6 +16,9 @@
 
 #include "hwrun/decimal8.h"
 #include "readers.h"
+
+/* q's counts plus p's (rotation.c: a rotated run.jsonl's parts are one file's lines) */
+void rd_quality_add(struct rd_quality *q, const struct rd_quality *p);
 
 #define RD_MAX_COLS 512     /* columns/cells per line we keep apart; more: the line is skipped */
 #define RD_DEFAULT_MAX_LINE (1u << 20)
@@ -51,6 +55,8 @@ struct rd_reader {
     size_t carry_len, carry_cap;
     bool discarding; /* inside an over-long line */
     uint64_t lineno;
+    uint64_t line_base; /* an entry's line is line_base + lineno: a rotated log's earlier parts
+                         * come first (rotation.c); diagnostics name the file's own line */
 
     /* CSV splitting */
     struct csv_parser csv;

@@ -291,6 +291,8 @@ struct rd_quality {
     bool partial_last;           /* the file ends inside a line ("not yet written") */
     uint64_t partial_bytes;
     double mtime;                /* when it was last written (real time), set by rd_read_file */
+    unsigned parts;              /* run.jsonl: earlier parts read first (a rotation, rotation.c);
+                                  * the counts above are every part's together */
 };
 uint64_t rd_quality_skipped_total(const struct rd_quality *q);
 uint64_t rd_quality_placeholders_total(const struct rd_quality *q);
@@ -340,6 +342,32 @@ int rd_reader_feed(struct rd_reader *r, const void *buf, size_t n);
 /* End of input: counts a partial last line (not parsed). Returns 0. */
 int rd_reader_finish(struct rd_reader *r);
 void rd_reader_free(struct rd_reader *r); /* accepts NULL */
+
+/* What became of the run log a follower reads (fd, read up to its offset) under name in dirfd:
+ * RD_LOG_SAME: the name reaches it still (or nothing yet: renamed or deleted, not made again);
+ * RD_LOG_TRUNCATED: cut below the offset in place (copytruncate): fd is put back at 0;
+ * RD_LOG_REPLACED: another regular file has the name: m->fd reads it from its start (the caller
+ * reads the old one to its end first, then closes it). m->how (HW_LOG_HOW_*), m->previous (where
+ * the old lines are: hw_fd_whereabouts) and m->bytes (the old offset) say what happened. */
+enum { RD_LOG_SAME, RD_LOG_TRUNCATED, RD_LOG_REPLACED };
+struct rd_log_move {
+    const char *how, *previous;
+    uint64_t bytes;
+    int fd;
+    char buf[4096];
+};
+int rd_log_moved(int dirfd, const char *name, int fd, struct rd_log_move *m);
+
+/* run.jsonl's earlier parts, named at the head of the file open at fd (path's) by a
+ * log_continued or log_rotated event, and at theirs: read into sink, oldest first, each under
+ * its own name; their counts go into q, the lines they hold into *lines (the entries' line
+ * numbers run on through the parts and into the file: rd_reader_set_line_base). Returns how
+ * many. rd_read_file does this for run.jsonl. */
+unsigned rd_log_read_parts(const char *path, int fd, const struct rd_read_opts *opts,
+                           const struct rd_sink *sink, struct rd_quality *q, uint64_t *lines);
+/* Entries' line numbers (rd_phase.line, rd_event.line) start after base: the log read as one,
+ * its earlier parts first (`cat run.jsonl.1 run.jsonl`). Diagnostics keep the file's own. */
+void rd_reader_set_line_base(struct rd_reader *r, uint64_t base);
 
 /* Open path and feed it whole, in chunks. Returns 0, or -errno when it cannot be opened or read
  * (-ENOENT: absent, which callers usually treat as "no such data"). q->present is set when the

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hwrun/rundir.h"
 #include "hwrun/timeutil.h"
 #include "hwtest.h"
 #include "summary.h"
@@ -266,6 +267,63 @@ static void test_main_peak_from_kernel(void)
     free(dir);
 }
 
+/* run.jsonl rotated while the job runs, as logrotate does it (at -i 1, so that a phase measured
+ * at both edges after the rotation proves hwmon followed the name, not its cadence):
+ * - renamed to run.jsonl.1, the next line makes it again: one run, both halves' phases, the
+ *   part read first, status ok (hwmon's stop event is in the new file, its start in the old),
+ *   hwmon's log_rotated event, and p2 measured at its edges;
+ * - copied and truncated in place (copytruncate), or deleted: the run goes on in the file, and
+ *   the summary says the lines before are not in it. */
+static void test_log_rotated(void)
+{
+    static const struct {
+        const char *rotate, *how;
+        unsigned parts;
+        const char *phases[2], *note;
+    } cases[] = {
+        {"mv \"$RUNLOG_FILE\" \"$RUNLOG_FILE.1\"", HW_LOG_HOW_RENAMED, 1, {"p1", "p2"},
+         "rotated while the run went on: its 1 earlier part"},
+        {"cp \"$RUNLOG_FILE\" \"$RUNLOG_FILE.1\"; : > \"$RUNLOG_FILE\"", HW_LOG_HOW_TRUNCATED, 0,
+         {"p2", NULL}, "was truncated while the run went on"},
+        {"rm \"$RUNLOG_FILE\"", HW_LOG_HOW_DELETED, 0, {"p2", NULL},
+         "was deleted while the run went on"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char *dir = th_tmpdir("edges-rotated");
+        char *script = th_fmt("\"$0\" time p1 -- sleep 0.3; %s; sleep 0.3; \"$0\" time p2 -- sleep 0.4",
+                              cases[c].rotate);
+        char **argv = ht_argv(dir, "--no-gpu", "-i", "1", "--", "/bin/sh", "-c", script,
+                              th_env("HWRUN_RUNLOG_BIN"), NULL);
+        CU_ASSERT_EQUAL(ht_run(argv, NULL, 60, NULL), 0);
+        json_object *rot = ht_event(dir, HW_EV_LOG_ROTATED, 0), *stop = ht_event(dir, HW_EV_STOP, 0);
+        CU_ASSERT_PTR_NOT_NULL(stop);
+        CU_ASSERT_STRING_EQUAL(ht_data_str(rot, HW_LOG_HOW) ?: "", cases[c].how);
+        struct sum_run *run = summarize(dir);
+        CU_ASSERT_EQUAL(run->outcome.status, SUM_STATUS_OK);
+        CU_ASSERT_EQUAL(run->q[HW_FILE_RUNLOG].parts, cases[c].parts);
+        CU_ASSERT_EQUAL(run->info.starts, cases[c].parts ? 1 : 0);
+        for (int i = 0; i < 2 && cases[c].phases[i]; i++) {
+            const struct sum_phase_acc *p = phase_named(run, cases[c].phases[i]);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+            if (!strcmp(p->name, "p2")) /* after the rotation: followed */
+                CU_ASSERT_STRING_EQUAL(sum_phase_edges(p), "measured");
+        }
+        char note[300] = "";
+        for (int i = 0; i < SUM_NOTE_COUNT && !strstr(note, HW_RUNLOG_FILE); i++)
+            sum_run_note(run, i, note, sizeof note);
+        CU_ASSERT_PTR_NOT_NULL(strstr(note, cases[c].note));
+        if (!strstr(note, cases[c].note))
+            fprintf(stderr, "%s: note \"%s\"\n", cases[c].how, note);
+        sum_run_free(run);
+        json_object_put(rot);
+        json_object_put(stop);
+        free(argv);
+        free(script);
+        th_rmtree(dir);
+        free(dir);
+    }
+}
+
 void add_edges_suite(void);
 void add_edges_suite(void)
 {
@@ -276,4 +334,5 @@ void add_edges_suite(void)
     CU_add_test(s, "phase_cpu_at_edges", test_phase_cpu_at_edges);
     CU_add_test(s, "short_phases_measured", test_short_phases_measured);
     CU_add_test(s, "main_peak_from_kernel", test_main_peak_from_kernel);
+    CU_add_test(s, "log_rotated", test_log_rotated);
 }

@@ -229,6 +229,28 @@ class Errors(Base):
         self.assertEqual(cm.exception.errno, 28)  # ENOSPC
         log.close()
 
+    def test_follows_its_name_through_a_rotation(self):
+        # logrotate renames the log, or deletes it: the next entry makes run.jsonl again, its
+        # first line saying where the earlier ones went (pytyche's RunLog opens per write and
+        # would make it too, without saying so); nothing goes into a file no name reaches
+        log = RunLog(self.path)
+        log.log_event("one")
+        os.rename(self.path, self.path + ".1")
+        log.log_phase("two", 1.0)
+        first, second = (json.loads(x) for x in self.lines())
+        self.assertEqual(first["event"], "log_continued")
+        self.assertEqual(first["data"], {"previous": "run.jsonl.1", "pid": os.getpid(),
+                                         "severity": "info"})
+        self.assertEqual(second["name"], "two")
+        os.unlink(self.path)
+        log.log_event("three")
+        first, second = (json.loads(x) for x in self.lines())
+        self.assertIsNone(first["data"]["previous"])
+        self.assertEqual(second["event"], "three")
+        with open(self.path + ".1", encoding="utf-8") as f:
+            self.assertEqual([json.loads(x)["event"] for x in f], ["one"])
+        log.close()
+
     def test_open_errors(self):
         with self.assertRaises(IsADirectoryError):
             RunLog(self.dir)

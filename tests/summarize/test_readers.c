@@ -353,6 +353,90 @@ static void test_runlog(void)
     CU_ASSERT_TRUE(q.partial_last);
 }
 
+/* The names of the phases read, in order, joined by ' ' */
+static void parts_phase(void *ctx, const struct rd_phase *p)
+{
+    char *names = ctx;
+    strcat(names, p->name);
+    strcat(names, " ");
+}
+
+static void parts_diag(void *ctx, const char *name, uint64_t line, const char *reason)
+{
+    (void)ctx;
+    fprintf(stderr, "diag: %s:%llu: %s\n", name, (unsigned long long)line, reason);
+}
+
+/* A run log rotated twice: run.jsonl names run.jsonl.1 in its first line (librunlog's
+ * log_continued), run.jsonl.1 names run.jsonl.2 further down (hwmon's log_rotated, after a
+ * line of the job's): the three are read oldest first as one log, and the counts are all of
+ * them. Names that would lead out of the directory, a deleted part, a part naming itself and a
+ * part that is not there are not followed. */
+static void test_runlog_parts(void)
+{
+    char *dir = th_tmpdir("readers-parts");
+#define TS "{\"ts\": \"2026-11-21T15:27:%02d.000+00:00\", "
+#define PH(s, n) TS "\"type\": \"phase\", \"name\": \"" n "\", \"seconds\": 1}\n", s
+#define CONT(s, prev) TS "\"type\": \"event\", \"event\": \"log_continued\", \"data\": " \
+                      "{\"previous\": " prev ", \"pid\": 1, \"severity\": \"info\"}}\n", s
+#define ROT(s, how, prev) TS "\"type\": \"event\", \"event\": \"log_rotated\", \"data\": " \
+                          "{\"how\": \"" how "\", \"previous\": " prev ", \"bytes\": 9}}\n", s
+    struct { const char *name; char text[1024]; } files[] = {{"run.jsonl.2", ""}, {"run.jsonl.1", ""},
+                                                              {"run.jsonl", ""}};
+    snprintf(files[0].text, sizeof files[0].text, PH(1, "a"));
+    snprintf(files[1].text, sizeof files[1].text, PH(2, "b"));
+    snprintf(files[1].text + strlen(files[1].text), 512, ROT(3, "renamed", "\"run.jsonl.2\""));
+    snprintf(files[1].text + strlen(files[1].text), 256, PH(4, "c"));
+    snprintf(files[2].text, sizeof files[2].text, CONT(5, "\"run.jsonl.1\""));
+    snprintf(files[2].text + strlen(files[2].text), 256, PH(6, "d"));
+    for (size_t i = 0; i < 3; i++) {
+        char *p = th_fmt("%s/%s", dir, files[i].name);
+        CU_ASSERT_EQUAL(th_write_file(p, files[i].text, strlen(files[i].text)), 0);
+        free(p);
+    }
+    char names[256] = "";
+    struct rd_sink sink = {.ctx = names, .phase = parts_phase, .diag = parts_diag};
+    struct rd_quality q;
+    char *log = th_fmt("%s/run.jsonl", dir);
+    CU_ASSERT_EQUAL(rd_read_file(HW_FILE_RUNLOG, log, NULL, &sink, &q), 0);
+    CU_ASSERT_STRING_EQUAL(names, "a b c d ");
+    CU_ASSERT_EQUAL(q.parts, 2);
+    CU_ASSERT_EQUAL(q.parsed, 6);
+    CU_ASSERT_EQUAL(q.lines, 6);
+
+    /* what is not followed: each case as run.jsonl's first line, before phase "z" */
+    const char *bad[] = {"\"../run.jsonl.1\"", "\"/etc/passwd\"", "\"..\"", "null",
+                         "\"run.jsonl\"", "\"missing.jsonl\"", "7"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[512];
+        int n = snprintf(text, sizeof text, CONT(7, "%s"), bad[i]);
+        snprintf(text + n, sizeof text - (size_t)n, PH(8, "z"));
+        CU_ASSERT_EQUAL(th_write_file(log, text, strlen(text)), 0);
+        names[0] = '\0';
+        CU_ASSERT_EQUAL(rd_read_file(HW_FILE_RUNLOG, log, NULL, &sink, &q), 0);
+        CU_ASSERT_STRING_EQUAL(names, "z ");
+        CU_ASSERT_EQUAL(q.parts, 0);
+    }
+    /* hwmon's word that the old file was deleted or truncated names nothing to read */
+    for (size_t i = 0; i < 2; i++) {
+        char text[512];
+        int n = i ? snprintf(text, sizeof text, ROT(7, "truncated", "\"run.jsonl.1\""))
+                  : snprintf(text, sizeof text, ROT(7, "deleted", "\"run.jsonl.1\""));
+        snprintf(text + n, sizeof text - (size_t)n, PH(8, "z"));
+        CU_ASSERT_EQUAL(th_write_file(log, text, strlen(text)), 0);
+        names[0] = '\0';
+        CU_ASSERT_EQUAL(rd_read_file(HW_FILE_RUNLOG, log, NULL, &sink, &q), 0);
+        CU_ASSERT_STRING_EQUAL(names, "z ");
+    }
+#undef TS
+#undef PH
+#undef CONT
+#undef ROT
+    free(log);
+    th_rmtree(dir);
+    free(dir);
+}
+
 static struct rd_run_info *g_info;
 static void info_event(void *ctx, const struct rd_event *e)
 {
@@ -498,6 +582,7 @@ void add_readers_suite(void)
     CU_add_test(s, "cpu_proc", test_cpu_proc);
     CU_add_test(s, "gpu_procs", test_gpu_procs);
     CU_add_test(s, "runlog", test_runlog);
+    CU_add_test(s, "runlog_parts", test_runlog_parts);
     CU_add_test(s, "run_info", test_run_info);
     CU_add_test(s, "tz", test_tz);
     CU_add_test(s, "smi_ts_repeat", test_smi_ts_repeat);
