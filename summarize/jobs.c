@@ -100,9 +100,18 @@ static void html_row(struct sum_jobs *c, struct sum_job *j, const struct sum_run
         hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
 }
 
+/* One run's summary to standard output, as it is written (sum_jobs.stream). */
+static int spill_stdout(void *ctx, const void *p, size_t n)
+{
+    (void)ctx;
+    return fwrite(p, 1, n, stdout) == n ? 0 : -(errno ? errno : EIO);
+}
+
 static void run_job(struct sum_jobs *c, struct sum_job *j)
 {
     hw_buf_init(&j->out, NULL, 0);
+    if (c->stream)
+        j->out.spill = spill_stdout;
     j->status = HW_EXIT_OK;
     if (c->fmt == SUM_FMT_PYTYCHE || c->fmt == SUM_FMT_PYTYCHE_FIELDS) {
         char why[PATH_MAX + 256];
@@ -186,6 +195,10 @@ static void run_job(struct sum_jobs *c, struct sum_job *j)
     }
     if (j->out.oom) {
         hw_warn(ENOMEM, "%s", j->dir ? j->dir : "(files)");
+        j->status = HW_EXIT_FAIL;
+    }
+    if (j->out.spill_err) {
+        hw_warn(-j->out.spill_err, "standard output");
         j->status = HW_EXIT_FAIL;
     }
     sum_run_free(run);

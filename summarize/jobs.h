@@ -39,6 +39,8 @@ struct sum_jobs {
     bool write;                   /* -w: DIR/summary.json */
     bool quiet;
     bool print;                   /* print the --format output (off for --html alone) */
+    bool stream;                  /* one run's JSON to standard output: written out as it is
+                                   * made, in constant memory (hw_buf_spill), not kept whole */
     const char *html;             /* --html FILE */
     struct sum_units units;       /* --units: text and rows */
     struct sum_config cfg;

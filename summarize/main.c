@@ -375,6 +375,7 @@ int main(int argc, char **argv)
         return run_jobs(&c, argv + optind, ndirs, one_job, any_file_opt, fmt_given, output, jobs);
 
     c.njobs = ndirs ? ndirs : 1;
+    c.stream = c.njobs == 1 && c.print && c.fmt == SUM_FMT_JSON && !output && !c.write && !c.html;
     c.jobs = calloc(c.njobs, sizeof *c.jobs);
     if (!c.jobs)
         hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");

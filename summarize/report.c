@@ -818,6 +818,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         hw_json_raw(&w, "extra", p->extra);
         hw_json_bool(&w, "brief", false);
         hw_json_close(&w);
+        hw_buf_spill(out, SUM_SPILL_BYTES);
     }
     /* beyond SUM_MAX_PHASES: where and how each ran; their names' figures count them */
     for (size_t i = 0; i < run->nbrief; i++) {
@@ -827,6 +828,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         json_phase_outcome(&w, p->exit_status, p->signal, p->failed, false);
         hw_json_bool(&w, "brief", true);
         hw_json_close(&w);
+        hw_buf_spill(out, SUM_SPILL_BYTES);
     }
     hw_json_close(&w);
     if (run->nbrief)

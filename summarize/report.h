@@ -8,7 +8,9 @@
 #include "summary.h"
 #include "units.h"
 
-/* The full summary (schema in summarize.1), pretty-printed, ending in '\n'. */
+/* The full summary (schema in summarize.1), pretty-printed, ending in '\n'. With out->spill
+ * set, it streams: every SUM_SPILL_BYTES, after a whole phase, what is held goes out. */
+#define SUM_SPILL_BYTES (1u << 20)
 void sum_report_json(const struct sum_run *run, struct hw_buf *out);
 /* A readable report for a terminal; _u in --units u (NULL: the defaults). */
 /* The text report for a person at a terminal: the answer first (status and why, duration and

@@ -14,6 +14,11 @@ struct hw_buf {
     size_t len, cap;
     bool heap; /* p is malloc'd and owned by the buffer */
     bool oom;  /* an append failed for lack of memory; the content is truncated */
+    /* where hw_buf_spill() hands what is held, for output that streams (NULL: kept); its
+     * first error (-errno) stays in spill_err */
+    int (*spill)(void *ctx, const void *p, size_t n);
+    void *spill_ctx;
+    int spill_err;
 };
 
 /* Start with storage[cap] (may be NULL/0: first append allocates). */
@@ -21,6 +26,10 @@ void hw_buf_init(struct hw_buf *b, char *storage, size_t cap);
 /* Free heap storage, if any. The buffer may be reused after hw_buf_init. */
 void hw_buf_free(struct hw_buf *b);
 void hw_buf_reset(struct hw_buf *b);
+/* At a point where nothing written so far will be taken back (hw_json_rewind), hand what the
+ * buffer holds to b->spill once it holds at least over bytes, and start again empty: a summary
+ * of a million phases streams out in constant memory. Nothing without b->spill. */
+void hw_buf_spill(struct hw_buf *b, size_t over);
 /* Make room for n more bytes; false (and b->oom) when memory ran out. */
 bool hw_buf_reserve(struct hw_buf *b, size_t n);
 

@@ -301,6 +301,9 @@ void hw_buf_init(struct hw_buf *b, char *storage, size_t cap)
     b->len = 0;
     b->heap = false;
     b->oom = false;
+    b->spill = NULL;
+    b->spill_ctx = NULL;
+    b->spill_err = 0;
 }
 
 void hw_buf_free(struct hw_buf *b)
@@ -316,6 +319,16 @@ void hw_buf_reset(struct hw_buf *b)
 {
     b->len = 0;
     b->oom = false;
+}
+
+void hw_buf_spill(struct hw_buf *b, size_t over)
+{
+    if (!b->spill || b->len < over || b->oom)
+        return;
+    int rc = b->spill(b->spill_ctx, b->p, b->len);
+    if (rc < 0 && !b->spill_err)
+        b->spill_err = rc;
+    b->len = 0; /* handed over, or lost with an error that is kept */
 }
 
 bool hw_grow(void *arr, size_t *cap, size_t n, size_t elem, size_t first)

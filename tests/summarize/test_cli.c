@@ -8,8 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "hwrun/buf.h"
 #include "hwrun/timeutil.h"
+#include "report.h"
 #include "sumtest.h"
 
 static const char gpu_rows[] =
@@ -165,6 +169,53 @@ static void test_write(void)
     r = run((const char *[]){"--write", NULL});
     CU_ASSERT_EQUAL(r.status, 2);
     th_result_free(&r);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* One run's JSON to standard output streams (hw_buf_spill, every SUM_SPILL_BYTES): a run of
+ * 6000 phases, whose summary is several times that, prints the same bytes as the same summary
+ * kept whole and written with -o; standard output that cannot be written (a full disk) is an
+ * error, exit status 1, not a silent cut. */
+static void test_streamed(void)
+{
+    char *dir = th_tmpdir("cli-stream");
+    put_file(dir, "hw_metrics.csv", gpu_rows);
+    struct hw_buf log;
+    hw_buf_init(&log, NULL, 0);
+    for (int i = 0; i < 6000; i++)
+        hw_buf_printf(&log, "{\"ts\": \"2026-11-21T15:27:%02d.%03d+00:00\", \"type\": "
+                      "\"phase\", \"name\": \"step\", \"seconds\": 0.001, \"step\": %d}\n",
+                      50 + i / 1000, i % 1000, i);
+    hw_buf_putc(&log, '\0');
+    put_file(dir, "run.jsonl", log.p);
+    hw_buf_free(&log);
+    char *file = th_fmt("%s/kept.json", dir);
+    struct th_result a = run((const char *[]){"-q", dir, NULL});
+    struct th_result b = run((const char *[]){"-q", "-o", file, dir, NULL});
+    CU_ASSERT_EQUAL(a.status, 0);
+    CU_ASSERT_EQUAL(b.status, 0);
+    size_t len = 0;
+    char *kept = th_read_file(file, &len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(kept);
+    CU_ASSERT(a.out_len > 2 * SUM_SPILL_BYTES); /* it did spill */
+    CU_ASSERT_EQUAL(a.out_len, len);
+    CU_ASSERT(a.out && memcmp(a.out, kept, len) == 0);
+    free(kept);
+    th_result_free(&a);
+    th_result_free(&b);
+    if (access("/dev/full", W_OK) == 0) {
+        char *cmd = th_fmt("'%s' -q '%s' > /dev/full 2> '%s/err'", th_env("HWRUN_SUMMARIZE_BIN"),
+                           dir, dir);
+        int st = system(cmd);
+        CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+        char *errp = th_fmt("%s/err", dir), *err = th_read_file(errp, NULL);
+        CU_ASSERT_PTR_NOT_NULL(err ? strstr(err, "No space left on device") : NULL);
+        free(err);
+        free(errp);
+        free(cmd);
+    }
+    free(file);
     th_rmtree(dir);
     free(dir);
 }
@@ -507,6 +558,7 @@ void add_cli_suite(void)
     CU_add_test(s, "exit_codes", test_exit_codes);
     CU_add_test(s, "json_and_messages", test_json_and_messages);
     CU_add_test(s, "write", test_write);
+    CU_add_test(s, "streamed", test_streamed);
     CU_add_test(s, "sweep_rows", test_sweep_rows);
     CU_add_test(s, "two_runs_in_one_log", test_two_runs_in_one_log);
     CU_add_test(s, "file_options_and_tz", test_file_options_and_tz);
