@@ -451,8 +451,24 @@ static int make_continued(rl_log_t *log)
     struct hw_buf b;
     hw_buf_init(&b, stack, sizeof stack);
     int rc = format_event(&b, HW_EV_LOG_CONTINUED, f, sizeof f / sizeof f[0]);
-    int fd = rc < 0 ? rc : openat(log->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
-    if (fd >= 0) {
+    struct stat ls;
+    bool link = log->name_link && fstatat(log->dirfd, log->name, &ls, AT_SYMLINK_NOFOLLOW) == 0 &&
+                S_ISLNK(ls.st_mode);
+    int fd = rc < 0 || link ? rc
+                            : openat(log->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+    if (rc == 0 && link) {
+        /* the caller's link, its file renamed away: make the file it names, as rl_open() did,
+         * the line first unless another writer was quicker (O_NONBLOCK: never wait on a FIFO;
+         * the open by name after this refuses what is not a regular file) */
+        fd = openat(log->dirfd, log->name, O_CREAT | O_WRONLY | O_APPEND | O_NONBLOCK | O_CLOEXEC,
+                    0644);
+        struct stat st;
+        rc = fd < 0 ? -errno : fstat(fd, &st) < 0 ? -errno : 0;
+        if (rc == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+            rc = hw_write_all(fd, b.p, b.len, NULL);
+        if (fd >= 0)
+            close(fd);
+    } else if (fd >= 0) {
         char path[64];
         snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
         rc = hw_write_all(fd, b.p, b.len, NULL);

@@ -172,6 +172,35 @@ static void test_follow_refusals(void)
     free(target);
 }
 
+/* A log reached through the caller's own link (RUNLOG_FILE=logs/latest.jsonl -> run.jsonl):
+ * its file renamed away by a rotation, the link's target is made again, as rl_open() made it,
+ * with the log_continued line first (previous: where the old file is now). What is watched is
+ * the directory holding the name (rl_follow): here the link's and the file's are one. */
+static void test_through_a_link(void)
+{
+    char *logs = th_fmt("%s/logs", dir), *target = th_fmt("%s/logs/run.jsonl", dir);
+    char *old = th_fmt("%s/logs/run.jsonl.1", dir), *link = th_fmt("%s/logs/latest.jsonl", dir);
+    CU_ASSERT_EQUAL_FATAL(mkdir(logs, 0755), 0);
+    CU_ASSERT_EQUAL_FATAL(symlink("run.jsonl", link), 0);
+    rl_log_t *log = NULL;
+    CU_ASSERT_EQUAL_FATAL(rl_open(&log, link, 0), 0); /* makes logs/run.jsonl */
+    CU_ASSERT_EQUAL(rl_event(log, "a", NULL, 0), 0);
+    CU_ASSERT_EQUAL(rename(target, old), 0);
+    CU_ASSERT_EQUAL(rl_event(log, "b", NULL, 0), 0);
+    check_continued(target, "run.jsonl.1", "b");
+    struct stat st;
+    CU_ASSERT_EQUAL(lstat(link, &st), 0);
+    CU_ASSERT_TRUE(S_ISLNK(st.st_mode)); /* the link stays a link */
+    char *o = th_read_file(old, NULL);
+    CU_ASSERT_EQUAL(th_count_lines(o), 1);
+    free(o);
+    CU_ASSERT_EQUAL(rl_close(log), 0);
+    free(logs);
+    free(target);
+    free(old);
+    free(link);
+}
+
 /* ---- many writers while the log is rotated under them ---- */
 
 enum { RPROCS = 4, RTHREADS = 3, RLINES = 400, ROTATIONS = 6 };
@@ -291,5 +320,6 @@ void add_rotation_suite(void)
     CU_pSuite s = th_add_suite("rotation", rot_init, rot_clean, 120);
     CU_add_test(s, "renamed_deleted_moved", test_renamed_deleted_moved);
     CU_add_test(s, "follow_refusals", test_follow_refusals);
+    CU_add_test(s, "through_a_link", test_through_a_link);
     CU_add_test(s, "rotated_under_writers", test_rotated_under_writers);
 }
