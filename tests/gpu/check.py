@@ -296,6 +296,37 @@ def stop_check():
         s.get("status"), (s.get("outcome") or {}).get("reason")))
 
 
+ROTATE_JOB = '''import os, time, runlog
+log = runlog.RunLog()
+with log.phase("before"):
+    time.sleep(1)
+os.rename(os.environ["RUNLOG_FILE"], os.environ["RUNLOG_FILE"] + ".1")
+with log.phase("after"):
+    time.sleep(1)
+'''
+
+
+def rotation_check():
+    """run.jsonl renamed by the job mid-run, as logrotate would (this machine's file system may
+    lack O_TMPFILE): the Python RunLog makes it again, its first line naming the part, hwmon
+    says log_rotated, and summarize reads both parts as one run."""
+    rundir = os.path.join(OUT, "rotated")
+    rc, _, err, _ = run(["hwmon", "-q", "--no-gpu", "-i", "0.5", "-o", rundir, "--",
+                         sys.executable, "-c", ROTATE_JOB], timeout=60)
+    first = (load_jsonl(os.path.join(rundir, "run.jsonl")) or [None])[0] or {}
+    rc2, out, _, _ = run(["summarize", "-f", "json", rundir])
+    s = json.loads(out) if rc2 == 0 else {}
+    names = [p.get("name") for p in s.get("phases", [])]
+    parts = (((s.get("quality") or {}).get("files") or {}).get("run.jsonl") or {}).get("parts")
+    rotated = ((s.get("events") or {}).get("counts") or {}).get("log_rotated")
+    check("log_rotation", rc == 0 and first.get("event") == "log_continued" and
+          (first.get("data") or {}).get("previous") == "run.jsonl.1" and
+          names == ["before", "after"] and parts == 1 and rotated == 1 and s.get("status") == "ok",
+          "hwmon exit %s; first line %s; phases %s, parts %s, log_rotated %s, status %s%s"
+          % (rc, first.get("event"), names, parts, rotated, s.get("status"),
+             "" if rc == 0 else "; " + err.strip()[-200:]))
+
+
 def cost_check(seconds=15):
     """What hwmon and its nvidia-smi children cost on this driver with every default on: CPU
     time of the whole tree (hwmon reaps its children) over a system-mode run of `seconds`."""
@@ -319,6 +350,7 @@ def main():
         if r:
             summary_checks(*r)
         stop_check()
+        rotation_check()
         cost_check(max(2, round(15 * SCALE)))
     failed = RESULTS.count("FAIL")
     print("verdict: %s (%d ok, %d failed, %d skipped); files in %s" % (
