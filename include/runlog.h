@@ -137,8 +137,9 @@ RL_API int rl_fdopen(rl_log_t **out, int fd, unsigned flags);
  * again, its first line a "log_continued" event whose data says where the earlier lines went:
  * "previous" (the old file's name when it is still in the same directory, else its path, or null
  * when it was deleted), "pid" (the writer's), "severity": "info". A copy-and-truncate rotation
- * needs nothing: the log appends. A name that is a symbolic link (rl_open's path may be one)
- * stays one: the file it names is made again. What is watched is the directory holding the name:
+ * needs nothing: the log appends. A path that was a symbolic link when rl_open() opened it stays
+ * one: the file it names is made again; any other name is never followed through a link put
+ * there since (a shared directory): that line is refused (-ELOOP). What is watched is the directory holding the name:
  * a link to a file in another directory notices that file's rotation only when the link's own
  * directory changes (until then the lines go to the old file, which the rotation kept). rl_open() does this by itself for a regular file; a log from
  * rl_fdopen() follows no name until this is called. The cost is one fstat(2) of the directory per

@@ -40,7 +40,7 @@ struct rl_log {
      * one file or the other and no writer ever holds a closed descriptor. */
     int dirfd;
     char *name;
-    bool name_link; /* the name may be a symbolic link (rl_open: the path is the caller's) */
+    bool name_link; /* the name is the caller's symbolic link (rl_open of a link): followed */
     _Atomic uint64_t dev, ino;
     /* the directory's last change (ns) when the name was last found right, 0: look again */
     _Atomic int64_t dir_ns;
@@ -617,7 +617,10 @@ int rl_open(rl_log_t **out, const char *path, unsigned flags)
         char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : NULL;
         int dfd = !slash ? AT_FDCWD : dir ? open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
         rc = dfd == -1 ? (dir ? -errno : -ENOMEM) : rl_follow(log, dfd, slash ? slash + 1 : path);
-        if (rc == 0)
+        /* a link the caller made is followed again at a reopen; a plain name never: a link put
+         * there after a rotation (a shared directory) gets no line */
+        struct stat ls;
+        if (rc == 0 && lstat(path, &ls) == 0 && S_ISLNK(ls.st_mode))
             log->name_link = true;
         if (dfd >= 0)
             close(dfd);

@@ -116,6 +116,17 @@ static void test_renamed_deleted_moved(void)
     char *text = th_read_file(path, NULL);
     CU_ASSERT_EQUAL(th_count_lines(text), 3);
     free(text);
+    /* a plain name: a link put there after a rotation (another user, a shared directory) is
+     * not followed, and no line goes anywhere */
+    char *victim = th_fmt("%s/victim", dir);
+    CU_ASSERT_EQUAL(th_write_file(victim, "", 0), 0);
+    CU_ASSERT_EQUAL(unlink(path), 0);
+    CU_ASSERT_EQUAL(symlink(victim, path), 0);
+    CU_ASSERT_EQUAL(rl_event(log, "f", NULL, 0), -ELOOP);
+    size_t n = 1;
+    free(th_read_file(victim, &n));
+    CU_ASSERT_EQUAL(n, 0);
+    free(victim);
     CU_ASSERT_EQUAL(rl_close(log), 0);
     umask(old_mask);
     free(path);
