@@ -64,7 +64,11 @@ void sum_job_incomplete_list(const struct sum_jobsum *j, struct hw_buf *out)
     D("straggler_median_sec", sp ? sum_fig_round_us(sp->median_s) : NAN)                           \
     D("straggler_over_median_sec", sp ? sum_fig_round_us(sp->over_median_s) : NAN)                 \
     D("straggler_over_median_pct", sp ? sp->over_median_pct : NAN)                                 \
-    PER_CTX(S(ctx_cols[i], j->ctx[i][0] ? j->ctx[i] : NULL))
+    PER_CTX(S(ctx_cols[i], j->ctx[i][0] ? j->ctx[i] : NULL))                                       \
+    /* added later: new columns go at the end, so that column positions stay */                  \
+    S("failed_phase", fn ? fn->failed_phase : NULL)                                                \
+    S("failed_phase_node", fn ? fn->label : NULL)                                                  \
+    S("params_node", pn ? pn->label : NULL)
 
 #define ONE(nm, v) +1
 #define ONE_PER_CTX(cols) +HW_CTX_COUNT * (0 cols)
@@ -90,6 +94,7 @@ static size_t job_cols(const struct sum_jobsum *j, const struct sum_units *u, st
     hw_buf_putc(incomplete, '\0');
     incomplete->len--;
     const struct sum_jphase *sp = straggler(j);
+    const struct sum_jnode *fn = sum_job_failed_node(j), *pn = sum_job_param_node(j);
     size_t n = 0;
 #define S(nm, v) c[n++] = (struct sum_col){nm, SUM_COL_STR, v, 0, 0};
 #define D(nm, v) c[n++] = (struct sum_col){nm, SUM_COL_NUM, NULL, v, 0};
@@ -106,7 +111,8 @@ static size_t job_cols(const struct sum_jobsum *j, const struct sum_units *u, st
     return sum_cols_units(c, n, u, names);
 }
 
-void sum_job_csv_header(const struct sum_units *u, struct hw_buf *out)
+void sum_job_csv_header(const struct sum_units *u, const char *const *pcols, size_t npcols,
+                        struct hw_buf *out)
 {
     struct sum_jobsum empty = {0};
     empty.straggler = -1;
@@ -116,9 +122,27 @@ void sum_job_csv_header(const struct sum_units *u, struct hw_buf *out)
     char names[JOB_NCOLS][SUM_COL_NAME];
     sum_cols_csv_header(c, job_cols(&empty, u, &inc, c, names), out);
     hw_buf_free(&inc);
+    out->len--; /* the names of the param columns go before the '\n' */
+    for (size_t q = 0; q < npcols; q++) {
+        hw_buf_putc(out, ',');
+        sum_csv_cell(out, pcols[q]);
+    }
+    hw_buf_putc(out, '\n');
 }
 
-void sum_job_csv_row(const struct sum_jobsum *j, const struct sum_units *u, struct hw_buf *out)
+/* The param node's parameter of that column name, or NULL. */
+static const struct sum_param *param_of(const struct sum_jnode *pn, const char *col)
+{
+    bool metric = !strncmp(col, "metric.", 7);
+    const char *key = col + (metric ? 7 : 6);
+    for (size_t i = 0; pn && i < pn->nparams; i++)
+        if (pn->params[i].metric == metric && !strcmp(pn->params[i].key, key))
+            return &pn->params[i];
+    return NULL;
+}
+
+void sum_job_csv_row(const struct sum_jobsum *j, const struct sum_units *u,
+                     const char *const *pcols, size_t npcols, struct hw_buf *out)
 {
     struct hw_buf inc;
     hw_buf_init(&inc, NULL, 0);
@@ -126,6 +150,28 @@ void sum_job_csv_row(const struct sum_jobsum *j, const struct sum_units *u, stru
     char names[JOB_NCOLS][SUM_COL_NAME];
     sum_cols_csv(c, job_cols(j, u, &inc, c, names), out);
     hw_buf_free(&inc);
+    out->len--;
+    const struct sum_jnode *pn = sum_job_param_node(j);
+    for (size_t q = 0; q < npcols; q++) {
+        hw_buf_putc(out, ',');
+        const struct sum_param *p = param_of(pn, pcols[q]);
+        if (p)
+            sum_report_param_csv_cell(p, out);
+    }
+    hw_buf_putc(out, '\n');
+}
+
+/* The param node's params and metrics as members of the open object w: "param.KEY": value. */
+static void json_params(struct hw_json *w, const struct sum_jobsum *j)
+{
+    const struct sum_jnode *pn = sum_job_param_node(j);
+    for (size_t i = 0; pn && i < pn->nparams; i++) {
+        struct hw_buf k;
+        hw_buf_init(&k, NULL, 0);
+        sum_report_param_name(&pn->params[i], &k);
+        hw_json_raw(w, k.p ? k.p : "", sum_report_param_json(&pn->params[i]));
+        hw_buf_free(&k);
+    }
 }
 
 void sum_job_jsonl_row(const struct sum_jobsum *j, const struct sum_units *u, struct hw_buf *out)
@@ -139,6 +185,7 @@ void sum_job_jsonl_row(const struct sum_jobsum *j, const struct sum_units *u, st
     hw_json_init(&w, out, HW_JSON_LINE, HW_NUM_SIG12);
     hw_json_open(&w, NULL, '{');
     sum_cols_json(c, n, &w);
+    json_params(&w, j);
     hw_json_close(&w);
     hw_buf_putc(out, '\n');
     hw_buf_free(&inc);
@@ -221,9 +268,18 @@ void sum_job_json(const struct sum_jobsum *j, struct hw_buf *out)
     struct sum_col c[JOB_NCOLS];
     char names[JOB_NCOLS][SUM_COL_NAME];
     size_t n = job_cols(j, NULL, &inc, c, names);
-    size_t ctx0 = n - HW_CTX_COUNT; /* the job.KEY columns: an object of their own below */
-    sum_cols_json(c, ctx0, &w);
+    for (size_t i = 0; i < n; i++) /* the job.KEY columns: an object of their own below */
+        if (strncmp(c[i].name, "job.", 4) != 0)
+            sum_cols_json(&c[i], 1, &w);
     hw_buf_free(&inc);
+    const struct sum_jnode *pn = sum_job_param_node(j);
+    for (int metric = 0; metric < 2; metric++) { /* as a run's summary.json has them */
+        hw_json_open(&w, metric ? "metrics" : "params", '{');
+        for (size_t i = 0; pn && i < pn->nparams; i++)
+            if (pn->params[i].metric == (bool)metric)
+                hw_json_raw(&w, pn->params[i].key, sum_report_param_json(&pn->params[i]));
+        hw_json_close(&w);
+    }
     sum_fig_json_time(&w, "start", j->t_start);
     hw_json_u64(&w, "aligned_bins", j->bins);
     hw_json_u64(&w, "aligned_bins_unmeasured", j->bins_unmeasured);
@@ -270,6 +326,26 @@ void sum_job_text(const struct sum_jobsum *j, const struct sum_units *u, struct 
                   sum_status_names[j->status]);
     struct hw_buf t;
     hw_buf_init(&t, NULL, 0);
+    const struct sum_jnode *fn = sum_job_failed_node(j), *pn = sum_job_param_node(j);
+    if (fn) {
+        hw_buf_printf(out, "  failed phase: %s", sum_fig_printable(fn->failed_phase, sb, sizeof sb));
+        hw_buf_printf(out, " (on %s)\n", sum_fig_printable(fn->label, sb, sizeof sb));
+    }
+    for (int metric = 0; pn && metric < 2; metric++) { /* what rank 0 logged, as the rows */
+        bool any = false;
+        for (size_t i = 0; i < pn->nparams; i++) {
+            if (pn->params[i].metric != (bool)metric)
+                continue;
+            hw_buf_puts(out, any ? ", " : metric ? "  metrics: " : "  params: ");
+            hw_buf_puts(out, sum_fig_printable(pn->params[i].key, sb, sizeof sb));
+            hw_buf_putc(out, ' ');
+            hw_buf_puts(out, sum_fig_printable(sum_report_param_json(&pn->params[i]), sb,
+                                               sizeof sb));
+            any = true;
+        }
+        if (any)
+            hw_buf_printf(out, " (from %s)\n", sum_fig_printable(pn->label, sb, sizeof sb));
+    }
     if (j->incomplete + j->unreadable) {
         sum_job_incomplete_list(j, &t);
         hw_buf_putc(&t, '\0');

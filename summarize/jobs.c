@@ -424,8 +424,39 @@ int sum_jobs_collect(struct sum_jobs *c, struct hw_buf *all)
 
 /* ---- jobs of many nodes ------------------------------------------------------------------- */
 
+/* The param.KEY and metric.KEY columns of job rows in CSV: every name any node of any job
+ * logged, in first-seen order (malloc'd; free each and the array). */
+static char **job_param_cols(const struct sum_jobs *c, size_t *n)
+{
+    size_t cap = 0;
+    *n = 0;
+    for (size_t i = 0; i < c->njobs; i++)
+        cap += c->jobs[i].node ? c->jobs[i].node->nparams : 0;
+    char **cols = calloc(cap + 1, sizeof *cols);
+    if (!cols)
+        hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+    for (size_t i = 0; i < c->njobs; i++) {
+        const struct sum_jnode *nd = c->jobs[i].node;
+        for (size_t p = 0; nd && p < nd->nparams; p++) {
+            struct hw_buf k;
+            hw_buf_init(&k, NULL, 0);
+            sum_report_param_name(&nd->params[p], &k);
+            hw_buf_putc(&k, '\0');
+            if (k.oom)
+                hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+            size_t q = 0;
+            while (q < *n && strcmp(cols[q], k.p) != 0)
+                q++;
+            if (q == *n && !(cols[(*n)++] = strdup(k.p)))
+                hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+            hw_buf_free(&k);
+        }
+    }
+    return cols;
+}
+
 static void job_output(const struct sum_jobs *c, const struct sum_jobsum *j, size_t k, size_t njob,
-                       struct hw_buf *all)
+                       const char *const *pcols, size_t npcols, struct hw_buf *all)
 {
     switch (c->fmt) {
     case SUM_FMT_TEXT:
@@ -435,8 +466,8 @@ static void job_output(const struct sum_jobs *c, const struct sum_jobsum *j, siz
         break;
     case SUM_FMT_CSV:
         if (!k)
-            sum_job_csv_header(&c->units, all);
-        sum_job_csv_row(j, &c->units, all);
+            sum_job_csv_header(&c->units, pcols, npcols, all);
+        sum_job_csv_row(j, &c->units, pcols, npcols, all);
         break;
     case SUM_FMT_JSONL: sum_job_jsonl_row(j, &c->units, all); break;
     default: { /* json: one document, an array of them for several jobs */
@@ -490,6 +521,8 @@ int sum_jobs_multi(struct sum_jobs *c, char **dirs, size_t ndirs, bool one_job, 
     if (total)
         sum_jobs_run(c, nthreads < total ? nthreads : total);
 
+    size_t npcols = 0;
+    char **pcols = c->fmt == SUM_FMT_CSV ? job_param_cols(c, &npcols) : NULL;
     bool any = false;
     for (size_t k = 0; k < njob; k++) {
         struct sum_jobsum j = {0};
@@ -514,7 +547,7 @@ int sum_jobs_multi(struct sum_jobs *c, char **dirs, size_t ndirs, bool one_job, 
             hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
         any |= usable;
         if (c->print)
-            job_output(c, &j, k, njob, all);
+            job_output(c, &j, k, njob, (const char *const *)pcols, npcols, all);
         if (c->html) {
             struct sum_html_opts ho;
             sum_html_opts_init(&ho);
@@ -537,6 +570,9 @@ int sum_jobs_multi(struct sum_jobs *c, char **dirs, size_t ndirs, bool one_job, 
     }
     free(c->jobs);
     c->jobs = NULL;
+    for (size_t q = 0; q < npcols; q++)
+        free(pcols[q]);
+    free(pcols);
     free(paths);
     free(npath);
     free(set);

@@ -2,6 +2,7 @@
 #include "jobsum.h"
 
 #include <dirent.h>
+#include <json-c/json.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -60,6 +61,18 @@ int sum_jnode_take(struct sum_jnode *n, const char *dir, struct sum_run *run)
     n->duration_s = sum_run_duration(run);
     for (int k = 0; k < HW_FILE_COUNT; k++)
         n->lines_skipped += rd_quality_skipped_total(&run->q[k]);
+    if (run->outcome.phases_failed)
+        copy(n->failed_phase, sizeof n->failed_phase, run->outcome.failed_phase);
+    if (run->nparams && !(n->params = calloc(run->nparams, sizeof *n->params)))
+        return -ENOMEM;
+    for (size_t i = 0; i < run->nparams; i++) {
+        const struct sum_param *p = &run->params[i];
+        if (!(n->params[i].key = strdup(p->key)))
+            return -ENOMEM;
+        n->params[i].v = json_object_get(p->v); /* NULL stays NULL */
+        n->params[i].metric = p->metric;
+        n->nparams++;
+    }
 
     for (int g = 0; g < RD_MAX_GPUS; g++)
         n->ngpu += run->gpu[g] && run->gpu[g]->in_query;
@@ -130,7 +143,34 @@ void sum_jnode_free(struct sum_jnode *n)
         free(n->names[k].name);
     free(n->names);
     free(n->lane);
+    for (size_t i = 0; i < n->nparams; i++) {
+        free(n->params[i].key);
+        json_object_put(n->params[i].v);
+    }
+    free(n->params);
     memset(n, 0, sizeof *n);
+}
+
+const struct sum_jnode *sum_job_param_node(const struct sum_jobsum *j)
+{
+    const struct sum_jnode *first = NULL;
+    for (size_t i = 0; i < j->nnode; i++) {
+        const struct sum_jnode *n = &j->node[i];
+        const char *r = sum_jnode_rank(n);
+        if (n->nparams && r && !strcmp(r, "0"))
+            return n;
+        if (n->nparams && !first)
+            first = n;
+    }
+    return first;
+}
+
+const struct sum_jnode *sum_job_failed_node(const struct sum_jobsum *j)
+{
+    for (size_t i = 0; i < j->nnode; i++)
+        if (j->node[i].failed_phase[0])
+            return &j->node[i];
+    return NULL;
 }
 
 void sum_job_free(struct sum_jobsum *j)

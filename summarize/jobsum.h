@@ -85,6 +85,11 @@ struct sum_jnode {
     size_t nlane;
     uint64_t lane_dropped;
     uint64_t lines_skipped;
+    /* what the rank logged about its run: its params and metrics (keys copied, values' own
+     * references), and its first failed phase ("": none) */
+    struct sum_param *params;
+    size_t nparams;
+    char failed_phase[128];
 };
 
 struct sum_jphase {
@@ -127,6 +132,11 @@ struct sum_jobsum {
 /* A run's rank as its context says (SLURM_PROCID, else RANK), NULL when not said; its node:
  * SLURM's name (SLURMD_NODENAME), else its host ("" when neither is known). */
 const char *sum_jnode_rank(const struct sum_jnode *n);
+/* Whose params and metrics the job's rows carry: rank 0's (the one that logs a training run's
+ * config and loss), else the first node with any; NULL when none logged any. */
+const struct sum_jnode *sum_job_param_node(const struct sum_jobsum *j);
+/* The node whose failed phase the job's row names: the first node with one, NULL when none. */
+const struct sum_jnode *sum_job_failed_node(const struct sum_jobsum *j);
 const char *sum_jnode_node(const struct sum_jnode *n);
 
 /* A node record of a summarized run (dir its directory; run NULL when it could not be read):

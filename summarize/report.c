@@ -2161,6 +2161,11 @@ void sum_report_param_csv_cell(const struct sum_param *p, struct hw_buf *out)
     sum_csv_cell(out, param_text(p, false));
 }
 
+const char *sum_report_param_json(const struct sum_param *p)
+{
+    return param_text(p, true);
+}
+
 static size_t row_cols(const struct sum_run *run, const struct sum_units *u, struct sum_col *c,
                        char (*names)[SUM_COL_NAME])
 {
@@ -2304,7 +2309,7 @@ void sum_report_jsonl_row_u(const struct sum_run *run, const struct sum_units *u
         struct hw_buf k;
         hw_buf_init(&k, NULL, 0);
         sum_report_param_name(&run->params[i], &k);
-        hw_json_raw(&w, k.p ? k.p : "", param_text(&run->params[i], true));
+        hw_json_raw(&w, k.p ? k.p : "", sum_report_param_json(&run->params[i]));
         hw_buf_free(&k);
     }
     phase_figures(run, u, jsonl_extra, &w);

@@ -61,6 +61,8 @@ void sum_report_cell(struct hw_buf *out, double v, bool integer);
  * across runs since runs have different parameters. */
 void sum_report_param_name(const struct sum_param *p, struct hw_buf *out);
 void sum_report_param_csv_cell(const struct sum_param *p, struct hw_buf *out);
+/* Its value as JSON text (strings quoted, "null" for null): the JSON Lines rows' cell. */
+const char *sum_report_param_json(const struct sum_param *p);
 
 /* The figures the outputs print, for the HTML report's tables: each is the value the JSON shows
  * (the same helpers), so the page never recomputes one. */

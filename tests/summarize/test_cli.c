@@ -220,6 +220,100 @@ static void test_streamed(void)
     free(dir);
 }
 
+static bool ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), t = strlen(tail);
+    return n >= t && !strcmp(s + n - t, tail);
+}
+
+/* A node of a job: run.jsonl saying its host and rank, its config (lr, bs, extra), its train
+ * phase's exit status and the loss it logged; a CPU file. */
+static void job_node(const char *job, const char *host, int rank, double lr, double loss,
+                     int exit_status, const char *extra)
+{
+    char *dir = th_fmt("%s/%s", job, host);
+    CU_ASSERT_EQUAL_FATAL(mkdir(dir, 0755), 0);
+    char *log = th_fmt(
+        "{\"ts\": \"2026-11-21T15:27:40.000+00:00\", \"type\": \"event\", \"event\": \"start\", "
+        "\"data\": {\"tool\": \"hwmon\", \"mode\": \"wrap\", \"interval_s\": 1, \"host\": \"%s\", "
+        "\"context\": {\"host\": \"%s\", \"slurm_job_id\": \"77\", \"slurm_proc_id\": \"%d\"}}}\n"
+        "{\"ts\": \"2026-11-21T15:27:40.100+00:00\", \"type\": \"event\", \"event\": \"config\", "
+        "\"data\": {\"lr\": %g, \"bs\": 32%s}}\n"
+        "{\"ts\": \"2026-11-21T15:27:45.000+00:00\", \"type\": \"phase\", \"name\": \"train\", "
+        "\"seconds\": 4.5, \"exit_status\": %d}\n"
+        "{\"ts\": \"2026-11-21T15:27:45.100+00:00\", \"type\": \"event\", \"event\": \"metric\", "
+        "\"data\": {\"loss\": %g}}\n"
+        "{\"ts\": \"2026-11-21T15:27:46.000+00:00\", \"type\": \"event\", \"event\": \"stop\", "
+        "\"data\": {\"duration_s\": 6.0, \"exit_status\": %d}}\n",
+        host, host, rank, lr, extra, exit_status, loss, exit_status);
+    put_file(dir, "run.jsonl", log);
+    put_file(dir, "cpu_metrics.csv", "timestamp,usr_pct,idle_pct\n"
+                                     "2026-11-21T15:27:41.000+00:00,10.0,90.0\n"
+                                     "2026-11-21T15:27:42.000+00:00,10.0,90.0\n");
+    free(log);
+    free(dir);
+}
+
+/* A sweep of two jobs of two ranks each: the job rows carry param.KEY and metric.KEY as a run's
+ * row does, rank 0's (whichever node it ran on), lined up across the jobs in CSV (a key only one
+ * job has is empty in the other's row); the failed phase and the node it failed on; the JSON
+ * document has params and metrics objects, the text says them. */
+static void test_job_rows(void)
+{
+    char *base = th_tmpdir("cli-jobrows");
+    char *j1 = th_fmt("%s/job1", base), *j2 = th_fmt("%s/job2", base);
+    CU_ASSERT_FATAL(mkdir(j1, 0755) == 0 && mkdir(j2, 0755) == 0);
+    job_node(j1, "gpu-a", 0, 0.1, 1.5, 0, "");
+    job_node(j1, "gpu-b", 1, 0.1, 1.7, 0, "");
+    job_node(j2, "gpu-a", 1, 0.2, 2.5, 3, ", \"wd\": 0.01"); /* rank 1 fails */
+    job_node(j2, "gpu-b", 0, 0.2, 2.0, 0, ", \"wd\": 0.01");
+    struct th_result r = run((const char *[]){"-q", "-f", "csv", j1, j2, NULL});
+    CU_ASSERT_EQUAL(r.status, 0);
+    /* header, then the two rows: the last columns are the job's own tail, then the params */
+    char *h = r.out, *row1 = h ? strchr(h, '\n') : NULL, *row2 = row1 ? strchr(row1 + 1, '\n') : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(row2);
+    *row1++ = '\0';
+    *row2++ = '\0';
+    CU_ASSERT_TRUE_FATAL(ends_with(row2, "\n"));
+    row2[strlen(row2) - 1] = '\0'; /* the last row, the document's end */
+    CU_ASSERT_TRUE(ends_with(h, ",failed_phase,failed_phase_node,params_node,param.lr,param.bs,"
+                                "metric.loss,param.wd"));
+    CU_ASSERT_TRUE(ends_with(row1, ",,,gpu-a,0.1,32,1.5,"));
+    CU_ASSERT_TRUE(ends_with(row2, ",train,gpu-a,gpu-b,0.2,32,2,0.01"));
+    if (!ends_with(row2, ",train,gpu-a,gpu-b,0.2,32,2,0.01"))
+        fprintf(stderr, "rows:\n%s\n%s\n", row1, row2);
+    th_result_free(&r);
+    r = run((const char *[]){"-q", "-f", "jsonl", j2, NULL});
+    json_object *o = json_tokener_parse(r.out ? r.out : "");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    json_object *v;
+    CU_ASSERT(json_object_object_get_ex(o, "param.wd", &v) && json_object_get_double(v) == 0.01);
+    CU_ASSERT(json_object_object_get_ex(o, "metric.loss", &v) && json_object_get_double(v) == 2.0);
+    CU_ASSERT(json_object_object_get_ex(o, "failed_phase", &v) &&
+              !strcmp(json_object_get_string(v), "train"));
+    json_object_put(o);
+    th_result_free(&r);
+    r = run((const char *[]){"-q", "-f", "json", j2, NULL});
+    o = json_tokener_parse(r.out ? r.out : "");
+    json_object *p = NULL, *m = NULL;
+    CU_ASSERT(o && json_object_object_get_ex(o, "params", &p) &&
+              json_object_object_get_ex(o, "metrics", &m));
+    CU_ASSERT(p && json_object_object_get_ex(p, "lr", &v) && json_object_get_double(v) == 0.2);
+    CU_ASSERT(m && json_object_object_get_ex(m, "loss", &v) && json_object_get_double(v) == 2.0);
+    json_object_put(o);
+    th_result_free(&r);
+    r = run((const char *[]){"-q", "-f", "text", j2, NULL});
+    CU_ASSERT_PTR_NOT_NULL(r.out ? strstr(r.out, "\n  failed phase: train (on gpu-a)\n"
+                                                 "  params: lr 0.2, bs 32, wd 0.01 (from gpu-b)\n"
+                                                 "  metrics: loss 2 (from gpu-b)\n")
+                                 : NULL);
+    th_result_free(&r);
+    th_rmtree(base);
+    free(base);
+    free(j1);
+    free(j2);
+}
+
 static void test_sweep_rows(void)
 {
     char *dirs[5];
@@ -559,6 +653,7 @@ void add_cli_suite(void)
     CU_add_test(s, "json_and_messages", test_json_and_messages);
     CU_add_test(s, "write", test_write);
     CU_add_test(s, "streamed", test_streamed);
+    CU_add_test(s, "job_rows", test_job_rows);
     CU_add_test(s, "sweep_rows", test_sweep_rows);
     CU_add_test(s, "two_runs_in_one_log", test_two_runs_in_one_log);
     CU_add_test(s, "file_options_and_tz", test_file_options_and_tz);
