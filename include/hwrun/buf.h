@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* A byte buffer that starts in caller storage (usually the stack) and moves to the heap only
  * when a line outgrows it: no allocation on the common path. */
@@ -30,16 +31,34 @@ void hw_buf_reset(struct hw_buf *b);
  * buffer holds to b->spill once it holds at least over bytes, and start again empty: a summary
  * of a million phases streams out in constant memory. Nothing without b->spill. */
 void hw_buf_spill(struct hw_buf *b, size_t over);
-/* Make room for n more bytes; false (and b->oom) when memory ran out. */
-bool hw_buf_reserve(struct hw_buf *b, size_t n);
+/* Make room for n more bytes; false (and b->oom) when memory ran out. The common case, room
+ * already there, is inline: a summary puts millions of small pieces. */
+bool hw_buf_grow(struct hw_buf *b, size_t n);
+static inline bool hw_buf_reserve(struct hw_buf *b, size_t n)
+{
+    return (!b->oom && b->cap - b->len > n) || hw_buf_grow(b, n); /* one byte kept for a NUL */
+}
 
 /* The one growing array: make room for element n of *arr (capacity *cap elements of elem
  * bytes), doubling from first. Returns false on ENOMEM (or overflow), leaving *arr and *cap as
  * they were. arr is the address of the array pointer (void * so any element type fits). */
 bool hw_grow(void *arr, size_t *cap, size_t n, size_t elem, size_t first);
-void hw_buf_put(struct hw_buf *b, const void *s, size_t n);
+static inline void hw_buf_put(struct hw_buf *b, const void *s, size_t n)
+{
+    if (n == 0 || !hw_buf_reserve(b, n)) /* n == 0: s may be NULL, and memcpy(NULL) undefined */
+        return;
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+static inline void hw_buf_putc(struct hw_buf *b, char c)
+{
+    if (!hw_buf_reserve(b, 1))
+        return;
+    b->p[b->len++] = c;
+    b->p[b->len] = '\0';
+}
 void hw_buf_puts(struct hw_buf *b, const char *s);
-void hw_buf_putc(struct hw_buf *b, char c);
 void hw_buf_printf(struct hw_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Append a decimal integer (the one integer formatter: CSV cells, JSON, Prometheus). */
 void hw_buf_i64(struct hw_buf *b, int64_t v);

@@ -352,7 +352,7 @@ bool hw_grow(void *arr, size_t *cap, size_t n, size_t elem, size_t first)
     return true;
 }
 
-bool hw_buf_reserve(struct hw_buf *b, size_t n)
+bool hw_buf_grow(struct hw_buf *b, size_t n)
 {
     if (b->oom)
         return false;
@@ -379,26 +379,12 @@ bool hw_buf_reserve(struct hw_buf *b, size_t n)
     return true;
 }
 
-void hw_buf_put(struct hw_buf *b, const void *s, size_t n)
-{
-    if (n == 0) /* s may be NULL then, and memcpy(NULL, ...) is undefined even for 0 bytes */
-        return;
-    if (!hw_buf_reserve(b, n))
-        return;
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
 
 void hw_buf_puts(struct hw_buf *b, const char *s)
 {
     hw_buf_put(b, s, strlen(s));
 }
 
-void hw_buf_putc(struct hw_buf *b, char c)
-{
-    hw_buf_put(b, &c, 1);
-}
 
 void hw_buf_printf(struct hw_buf *b, const char *fmt, ...)
 {

@@ -110,8 +110,10 @@ static void put_repr(struct hw_buf *b, bool neg, const char *digits, int nd, int
  * without rounding (|m| < 2^52, k <= 8), and IEEE division rounds m / 10^k correctly, as strtod
  * does the decimal m e-k; with |m| < 2^52 the decimal steps 10^-k are wider than x's ulp, so
  * no other m of k digits reads back as x, and no k' < k did: the digits are the shortest, those
- * repr() prints. false when no k <= 8 gives x. */
-static bool few_decimals(struct hw_buf *b, double x)
+ * repr() prints. false when no k <= 8 gives x, or when the digits of m are more than max_sig
+ * (HW_NUM_SIG12: a number of at most 12 significant digits is its own 12-digit rounding, as it
+ * lies within an ulp of m e-k, far inside the 12th digit's half unit). */
+static bool few_decimals(struct hw_buf *b, double x, int max_sig)
 {
     static const double p10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
     double a = fabs(x);
@@ -128,6 +130,8 @@ static bool few_decimals(struct hw_buf *b, double x)
         int nd = 0;
         for (uint64_t u = (uint64_t)m; u || !nd; u /= 10) /* m < 2^52: exact as an integer */
             rev[nd++] = (char)('0' + u % 10);
+        if (nd > max_sig)
+            return false;
         for (int i = 0; i < nd; i++)
             digits[i] = rev[nd - 1 - i];
         int exp10 = nd - 1 - k;
@@ -145,7 +149,7 @@ void hw_buf_py_double(struct hw_buf *b, double x)
         hw_buf_put(b, "null", 4);
         return;
     }
-    if (few_decimals(b, x))
+    if (few_decimals(b, x, 17))
         return;
     /* The shortest digit string that reads back as x, as Python's repr() finds it. Every double
      * with at most 15 significant digits reads back from its 15-digit rounding (DBL_DIG), and
@@ -229,6 +233,8 @@ void hw_buf_json_num(struct hw_buf *b, double x, enum hw_json_num mode)
             hw_buf_puts(b, x > 0 ? "Infinity" : "-Infinity");
         return;
     }
+    if (mode == HW_NUM_SIG12 && few_decimals(b, x, 12))
+        return; /* its own 12-digit rounding: no snprintf and strtod to find that out */
     hw_buf_py_double(b, mode == HW_NUM_SIG12 ? hw_num_sig12(x) : x);
 }
 

@@ -15,12 +15,23 @@ size_t hw_iso_utc(char *buf, const struct timespec *t)
     if (t->tv_sec != cached_sec) {
         struct tm tm;
         time_t s = t->tv_sec;
-        gmtime_r(&s, &tm);
-        int n = snprintf(cached, sizeof cached, "%04d-%02d-%02dT%02d:%02d:%02d",
-                         tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-                         tm.tm_sec);
-        if (n != 19)
-            return 0; /* a year past 9999 */
+        if (!gmtime_r(&s, &tm) || tm.tm_year + 1900 < 0 || tm.tm_year + 1900 > 9999)
+            return 0; /* no four-digit year */
+        /* by hand: a summary's phases each have seconds of their own, and snprintf was a tenth
+         * of its time */
+        int f[6] = {tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+                    tm.tm_sec};
+        char *o = cached;
+        for (int k = 0; k < 6; k++) {
+            if (k == 0) {
+                *o++ = (char)('0' + f[0] / 1000);
+                *o++ = (char)('0' + f[0] / 100 % 10);
+            }
+            *o++ = (char)('0' + f[k] / 10 % 10);
+            *o++ = (char)('0' + f[k] % 10);
+            if (k < 5)
+                *o++ = "--T::"[k];
+        }
         cached_sec = t->tv_sec;
     }
     long ms = t->tv_nsec / 1000000L;
