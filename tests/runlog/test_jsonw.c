@@ -247,6 +247,50 @@ static void test_writer_numbers(void)
     }
 }
 
+/* The 12-digit mode's fast path (a number of at most 12 significant digits printed from its
+ * digits) against the slow one it stands for (snprintf "%.12g", strtod, then the shortest repr),
+ * on 400,000 numbers: decimals of 1 to 16 digits at every scale the path takes, the sums and
+ * means a summary prints (binary noise included), and random doubles of every size. */
+static void test_writer_sig12_fast_path(void)
+{
+    static const double p10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+    uint64_t s = 0x9E3779B97F4A7C15u;
+    size_t bad = 0;
+    for (int i = 0; i < 400000; i++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        double x;
+        switch (i % 4) {
+        case 0: { /* m / 10^k, m of 1 to 16 digits */
+            uint64_t m = s % (uint64_t)(p10[1 + (s >> 40) % 9] * p10[1 + (s >> 50) % 7]);
+            x = (double)m / p10[(s >> 20) % 10];
+            break;
+        }
+        case 1: /* a mean of readings: noise in the last bits */
+            x = ((double)(s % 100000) / 100 + 0.1 + 0.2) / 3;
+            break;
+        case 2: { /* any double of ordinary size */
+            union { uint64_t u; double d; } v = {.u = s};
+            x = v.d;
+            if (!isfinite(x))
+                x = 1.0;
+            break;
+        }
+        default: /* readings in watts and MiB, negative too */
+            x = (double)((int64_t)(s % 20000001) - 10000000) / 1000;
+        }
+        struct hw_buf a, b;
+        hw_buf_init(&a, NULL, 0);
+        hw_buf_init(&b, NULL, 0);
+        hw_buf_json_num(&a, x, HW_NUM_SIG12);
+        hw_buf_py_double(&b, hw_num_sig12(x));
+        if (strcmp(a.p, b.p) && bad++ < 5)
+            fprintf(stderr, "%.17g: fast %s, slow %s\n", x, a.p, b.p);
+        hw_buf_free(&a);
+        hw_buf_free(&b);
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+}
+
 static void test_writer_bounds(void)
 {
     struct hw_buf b;
@@ -302,5 +346,6 @@ void add_jsonw_suites(void)
     s = th_add_suite("jsonw", NULL, NULL, 60);
     CU_add_test(s, "modes", test_writer_modes);
     CU_add_test(s, "numbers", test_writer_numbers);
+    CU_add_test(s, "sig12_fast_path", test_writer_sig12_fast_path);
     CU_add_test(s, "bounds", test_writer_bounds);
 }
