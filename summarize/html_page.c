@@ -322,40 +322,19 @@ static const char sweep_js[] =
     "t.setAttribute('data-sortable','ready');\n"
     "})();\n";
 
-/* The sweep table's columns, headers and cells alike: the run's name, its sparkline, start and
- * duration, then figures of the run's sweep row by key (report.c computes them once for every
- * output; a key's unit comes from its name, units.h sum_column_dim, else from unit here), then
- * the count of warnings. A figure column is one line here. */
-struct sweep_col {
-    const char *head;
-    const char *key;  /* a number of the sweep row, or NULL: a column drawn here */
-    const char *unit; /* for a key without a dimension ("%", "W") */
-};
+/* The sweep table's columns, headers and cells alike: the run's name, its status, its
+ * sparkline, start and duration (drawn here), then the figures of the run's sweep row that its
+ * table marks SUM_SHOW_SWEEP (report.c, computed once for every output; a key's unit comes from
+ * its name: units.h), then the count of warnings (drawn here). */
+static const char *const head_cols[] = {"Run", "Status", "GPU utilization", "Start (UTC)",
+                                        "Duration"};
+#define NHEAD_COLS (sizeof head_cols / sizeof head_cols[0])
 
-static const struct sweep_col sweep_cols[] = {
-    {"Run", NULL, NULL},
-    {"Status", NULL, NULL},
-    {"GPU utilization", NULL, NULL},
-    {"Start (UTC)", NULL, NULL},
-    {"Duration", NULL, NULL},
-    {"GPUs", "gpus", NULL},
-    {"GPU util", "gpu_util_mean_pct", "%"},
-    {"Peak VRAM", "peak_vram_mib", NULL},
-    {"Energy", "energy_wh", NULL},
-    {"Mean power", "power_watts_mean", "W"},
-    {"CPU usr", "cpu_usr_mean_pct", "%"},
-    {"Peak RSS", "peak_rss_mb", NULL},
-    {"Warnings", NULL, NULL},
-};
-#define NSWEEP_COLS (sizeof sweep_cols / sizeof sweep_cols[0])
-#define FIRST_FIG 5 /* sweep_cols[FIRST_FIG..NSWEEP_COLS-2] are row figures */
-#define NFIGS (NSWEEP_COLS - 1 - FIRST_FIG)
-
-static int col_dim(const struct sweep_col *c)
+static int key_dim(const char *key)
 {
     size_t stem;
     bool rate;
-    return c->key ? sum_column_dim(c->key, &stem, &rate) : -1;
+    return sum_column_dim(key, &stem, &rate);
 }
 
 static void td_na(FILE *f)
@@ -385,6 +364,37 @@ static void td_fig(FILE *f, double v)
     td_fig_u(f, v, -1, NULL);
 }
 
+/* A figure's cell of a run's row (sum_report_shown). */
+struct fig_cells {
+    FILE *f;
+    const struct sum_units *u;
+};
+
+static void fig_cell(void *ctx, const char *key, const struct sum_show *show, double v)
+{
+    (void)show;
+    const struct fig_cells *c = ctx;
+    int d = key_dim(key);
+    td_fig_u(c->f, v, d, d >= 0 ? c->u : NULL);
+}
+
+/* A figure's column head: its words, its unit (sum_report_shown with no run). */
+static void fig_head(void *ctx, const char *key, const struct sum_show *show, double v)
+{
+    (void)v;
+    const struct fig_cells *c = ctx;
+    fputs("<th class=\"sort n\" scope=\"col\">", c->f);
+    ht_esc(c->f, show->head);
+    char ub[32];
+    const char *unit = sum_column_unit(c->u, key, ub, sizeof ub);
+    if (*unit) {
+        fputs(" <small>[", c->f);
+        ht_esc(c->f, unit);
+        fputs("]</small>", c->f);
+    }
+    fputs("</th>", c->f);
+}
+
 void sum_html_sweep_row(FILE *f, const char *dir, const struct sum_run *run, int rc,
                         const char *report, const struct sum_html_opts *opts)
 {
@@ -407,7 +417,7 @@ void sum_html_sweep_row(FILE *f, const char *dir, const struct sum_run *run, int
         fputs(" <small>(", f);
         ht_esc(f, strerror(rc < 0 ? -rc : EIO));
         fputs(")</small></td>", f);
-        for (size_t i = 1; i < NSWEEP_COLS; i++)
+        for (size_t i = 1; i < sum_html_sweep_cols(); i++)
             td_na(f);
         fputs("</tr>\n", f);
         return;
@@ -444,24 +454,23 @@ void sum_html_sweep_row(FILE *f, const char *dir, const struct sum_run *run, int
                                             : ht_fmt_dur(b, sizeof b, dur));
     else
         td_na(f);
-    const char *keys[NFIGS];
-    double v[NFIGS];
-    for (size_t i = 0; i < NFIGS; i++)
-        keys[i] = sweep_cols[FIRST_FIG + i].key;
-    if (sum_report_row_figures(run, keys, NFIGS, v) < 0) /* a key the row does not have */
-        for (size_t i = 0; i < NFIGS; i++)
-            v[i] = NAN;
-    for (size_t i = 0; i < NFIGS; i++) {
-        int d = col_dim(&sweep_cols[FIRST_FIG + i]);
-        td_fig_u(f, v[i], d, d >= 0 ? u : NULL);
-    }
+    struct fig_cells fc = {f, u};
+    sum_report_shown(run, SUM_SHOW_SWEEP, fig_cell, &fc);
     td_fig(f, (double)ht_count_warnings(run));
     fputs("</tr>\n", f);
 }
 
+static void count_fig(void *ctx, const char *key, const struct sum_show *show, double v)
+{
+    (void)key, (void)show, (void)v;
+    ++*(size_t *)ctx;
+}
+
 size_t sum_html_sweep_cols(void)
 {
-    return NSWEEP_COLS;
+    size_t n = 0;
+    sum_report_shown(NULL, SUM_SHOW_SWEEP, count_fig, &n);
+    return NHEAD_COLS + n + 1; /* and Warnings */
 }
 
 void sum_html_sweep_xcells(FILE *out, const char *const *cells, size_t n)
@@ -510,19 +519,15 @@ int sum_html_sweep(FILE *out, const char *const *rows, size_t n, const struct su
           "100%).</p>\n</header>\n<div class=\"sweepwrap\">\n"
           "<table class=\"sweep sortable\" id=\"runs\">\n<thead><tr>",
           out);
-    for (size_t i = 0; i < NSWEEP_COLS; i++) {
+    for (size_t i = 0; i < NHEAD_COLS; i++) {
         fputs(i >= 3 ? "<th class=\"sort n\" scope=\"col\">" : "<th class=\"sort\" scope=\"col\">",
               out);
-        ht_esc(out, sweep_cols[i].head);
-        int d = col_dim(&sweep_cols[i]);
-        if (d >= 0 || sweep_cols[i].unit) {
-            const struct sum_units *u = opts ? opts->units : NULL;
-            fputs(" <small>[", out);
-            ht_esc(out, d >= 0 ? sum_units_label(u, (enum sum_dim)d) : sweep_cols[i].unit);
-            fputs("]</small>", out);
-        }
+        ht_esc(out, head_cols[i]);
         fputs("</th>", out);
     }
+    struct fig_cells fc = {out, opts ? opts->units : NULL};
+    sum_report_shown(NULL, SUM_SHOW_SWEEP, fig_head, &fc);
+    fputs("<th class=\"sort n\" scope=\"col\">Warnings</th>", out);
     for (size_t i = 0; opts && i < opts->nxcols; i++) { /* param.KEY, metric.KEY */
         fputs("<th class=\"sort\" scope=\"col\">", out);
         ht_esc(out, opts->xcols[i]);

@@ -1447,6 +1447,37 @@ static size_t slowest_names(const struct sum_run *run, const struct sum_name_acc
 
 /* The answer first (issue 37): what a person at a terminal asks of a run, in a dozen lines
  * under the run's name, before the details; each figure from the getters the details use. */
+/* A headline line of the figures shown there (SUM_SHOW_HEAD_*), each in its words and unit:
+ * "  GPUs: peak VRAM 17.1 GiB, util mean 94.0%, power mean 369.1 W"; no line when none of them
+ * was measured. */
+struct head_line {
+    struct hw_buf *out;
+    const struct sum_units *u;
+    struct hw_buf line;
+    bool any;
+};
+
+static void head_fig(void *ctx, const char *key, const struct sum_show *show, double v)
+{
+    struct head_line *h = ctx;
+    hw_buf_puts(&h->line, h->line.len ? ", " : "");
+    hw_buf_puts(&h->line, show->words);
+    hw_buf_putc(&h->line, ' ');
+    sum_fig_text(&h->line, key, v, h->u);
+    h->any |= isfinite(v);
+}
+
+static void text_head_line(struct hw_buf *out, const struct sum_run *run, unsigned where,
+                           const char *label, const struct sum_units *u)
+{
+    struct head_line h = {out, u, {0}, false};
+    hw_buf_init(&h.line, NULL, 0);
+    sum_report_shown(run, where, head_fig, &h);
+    if (h.any)
+        hw_buf_printf(out, "  %s: %s\n", label, h.line.p);
+    hw_buf_free(&h.line);
+}
+
 static void text_headline(struct hw_buf *out, const struct sum_run *run,
                           const struct sum_units *u)
 {
@@ -1458,20 +1489,8 @@ static void text_headline(struct hw_buf *out, const struct sum_run *run,
     twh(out, sum_run_energy_wh(run), u);
     hw_buf_printf(out, ", %zu GPUs, %llu samples\n", sum_run_gpu_count(run),
                   (unsigned long long)sum_run_num_samples(run));
-    if (run->all[RD_GM_UTIL].n || run->all[RD_GM_MEM_USED].n) {
-        hw_buf_puts(out, "  GPUs: util mean ");
-        tnum(out, sum_stat_mean(&run->all[RD_GM_UTIL]), "%");
-        hw_buf_puts(out, ", peak VRAM ");
-        tgmem(out, max_or_nan(&run->all[RD_GM_MEM_USED]), u);
-        hw_buf_puts(out, ", power mean ");
-        tnum(out, sum_stat_mean(&run->all[RD_GM_POWER]), " W\n");
-    }
-    if (run->proc[HW_PROC_COL_RSS].n) {
-        hw_buf_puts(out, "  job: CPU mean ");
-        tnum(out, sum_stat_mean(&run->proc[HW_PROC_COL_CPU]), "% of one core, peak RSS ");
-        tmem(out, run->proc[HW_PROC_COL_RSS].max, u);
-        hw_buf_putc(out, '\n');
-    }
+    text_head_line(out, run, SUM_SHOW_HEAD_GPUS, "GPUs", u);
+    text_head_line(out, run, SUM_SHOW_HEAD_JOB, "job", u);
     const double *io = run->sys.bytes;
     static const char *const io_words[SUM_IO_COUNT] = {"  I/O: disks read ", ", written ",
                                                        "; network received ", ", sent "};
@@ -1821,183 +1840,189 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
     return x;
 }
 
+/* Where a row figure is shown besides what shows every one (the rows, --columns, --compare):
+ * NOSHOW, or SHOW(where, the sweep page's column head, the text headline's words). */
+#define NOSHOW ((struct sum_show){0, NULL, NULL})
+#define SHOW(where, head, words) ((struct sum_show){(where), (head), (words)})
+
 /* The sweep row's columns, in order. Each is S (a string), D (a computed number: 12 digits),
- * U (a count) or I (an integer, NAN when not known), with its name and its value (an expression
- * of run; mu is the memory-utilization series of mem_util_stat(), mem_src the source of the
- * container's memory peak, set by the column before it); PER_IO(...) stands for its columns once
- * per disk/network counter i. CSV, JSONL and --units rows are all expanded from this one list,
+ * U (a count) or I (an integer, NAN when not known), with its name, what it means, where else it
+ * is shown (SHOW: the sweep page's columns and the text headline iterate those), and its value
+ * (an expression of run; mu is the memory-utilization series of mem_util_stat(), mem_src the
+ * source of the container's memory peak, set by the column before it); PER_IO(...) stands for
+ * its columns once per disk/network counter i. CSV, JSONL and --units rows are all expanded from this one list,
  * and the arrays they fill have exactly as many places as it has columns. */
 #define SWEEP_COLUMNS(S, D, U, I, PER_IO, PER_CTX)                                                 \
-    S("dir", "the run directory, as given",                                                        \
+    S("dir", "the run directory, as given", NOSHOW,                                                        \
       run->dir)                                                                                    \
-    S("status", "how the run ended (outcome.c): ok, failed, killed, ...",                          \
+    S("status", "how the run ended (outcome.c): ok, failed, killed, ...", NOSHOW,                          \
       sum_status_names[run->outcome.status])                                                       \
-    I("exit_status", "the wrapped command's exit status",                                          \
+    I("exit_status", "the wrapped command's exit status", NOSHOW,                                          \
       run->outcome.exit_status >= 0 ? run->outcome.exit_status : NAN)                              \
-    I("signal", "the signal that killed the wrapped command",                                      \
+    I("signal", "the signal that killed the wrapped command", NOSHOW,                                      \
       run->outcome.signal ? run->outcome.signal : NAN)                                             \
-    U("phases_failed", "phases logged with a failure",                                             \
+    U("phases_failed", "phases logged with a failure", NOSHOW,                                             \
       run->outcome.phases_failed)                                                                  \
-    S("failed_phase", "the first failed phase's name",                                             \
+    S("failed_phase", "the first failed phase's name", NOSHOW,                                             \
       run->outcome.phases_failed ? run->outcome.failed_phase : NULL)                               \
-    S("failed_phase_reason", "why it failed, as logged",                                           \
+    S("failed_phase_reason", "why it failed, as logged", NOSHOW,                                           \
       run->outcome.phases_failed ? run->outcome.failed_why : NULL)                                 \
-    U("errors", "failed phases and error-like events together: one figure to filter a sweep on",   \
+    U("errors", "failed phases and error-like events together: one figure to filter a sweep on", NOSHOW,   \
       sum_outcome_errors(&run->outcome, run->err_total))                                           \
-    S("open_phase", "a phase begun and never ended (the run died in it)",                          \
+    S("open_phase", "a phase begun and never ended (the run died in it)", NOSHOW,                          \
       run->outcome.open_phase[0] ? run->outcome.open_phase : NULL)                                 \
-    D("open_phase_sec", "how long the open phase had run when the run ended",                      \
+    D("open_phase_sec", "how long the open phase had run when the run ended", NOSHOW,                      \
       open_phase_sec(&run->outcome))                                                               \
-    D("outside_phases_sec", "time of the run in no phase",                                         \
+    D("outside_phases_sec", "time of the run in no phase", NOSHOW,                                         \
       round_us(run->outside_phases_s))                                                             \
-    D("steps", "training steps, as the run logged them",                                           \
+    D("steps", "training steps, as the run logged them", NOSHOW,                                           \
       run->steps > 0 ? run->steps : NAN)                                                           \
-    D("sec_per_step", "seconds per step",                                                          \
+    D("sec_per_step", "seconds per step", NOSHOW,                                                          \
       sum_run_sec_per_step(run))                                                                   \
-    D("energy_wh_per_step", "GPU energy per step",                                                 \
+    D("energy_wh_per_step", "GPU energy per step", NOSHOW,                                                 \
       sum_run_energy_wh_per_step(run))                                                             \
-    U("gpus", "GPUs measured",                                                                     \
+    U("gpus", "GPUs measured", SHOW(SUM_SHOW_SWEEP, "GPUs", NULL),                                                                     \
       sum_run_gpu_count(run))                                                                      \
-    U("num_samples", "samples of the most sampled GPU (else of the CPU)",                          \
+    U("num_samples", "samples of the most sampled GPU (else of the CPU)", NOSHOW,                          \
       sum_run_num_samples(run))                                                                    \
-    D("duration_sec", "the run's length, first to last timestamp",                                 \
+    D("duration_sec", "the run's length, first to last timestamp", NOSHOW,                                 \
       round_us(sum_run_duration(run)))                                                             \
-    D("peak_vram_mb", "highest memory.used of any GPU (pytyche's name)",                           \
+    D("peak_vram_mb", "highest memory.used of any GPU (pytyche's name)", NOSHOW,                           \
       max_or_nan(&run->all[RD_GM_MEM_USED]))                                                       \
-    D("peak_vram_mib", "highest memory.used of any GPU",                                           \
+    D("peak_vram_mib", "highest memory.used of any GPU", SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS, "Peak VRAM", "peak VRAM"),                                           \
       max_or_nan(&run->all[RD_GM_MEM_USED]))                                                       \
-    S("framework", "the ML framework whose own memory figure the run logged",                      \
+    S("framework", "the ML framework whose own memory figure the run logged", NOSHOW,                      \
       run->fw.framework[0] ? run->fw.framework : NULL)                                             \
-    D("framework_peak_mib", "the framework's own peak of GPU memory",                              \
+    D("framework_peak_mib", "the framework's own peak of GPU memory", NOSHOW,                              \
       fw_fig(run).peak_mib)                                                                        \
-    D("framework_headroom_mib", "GPU memory the framework's peak left free",                       \
+    D("framework_headroom_mib", "GPU memory the framework's peak left free", NOSHOW,                       \
       fw_fig(run).headroom_mib)                                                                    \
-    D("gpu_util_mean_pct", "mean utilization.gpu over every GPU sample",                           \
+    D("gpu_util_mean_pct", "mean utilization.gpu over every GPU sample", SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS, "GPU util", "util mean"),                           \
       sum_stat_mean(&run->all[RD_GM_UTIL]))                                                        \
-    D("gpu_util_max_pct", "highest utilization.gpu",                                               \
+    D("gpu_util_max_pct", "highest utilization.gpu", NOSHOW,                                               \
       max_or_nan(&run->all[RD_GM_UTIL]))                                                           \
     D("mem_util_mean_pct",                                                                         \
-      "mean memory-controller utilization (dmon's mem, else utilization.memory)",                  \
+      "mean memory-controller utilization (dmon's mem, else utilization.memory)", NOSHOW,                  \
       sum_stat_mean(mu))                                                                           \
-    D("mem_util_max_pct", "highest memory-controller utilization",                                 \
+    D("mem_util_max_pct", "highest memory-controller utilization", NOSHOW,                                 \
       max_or_nan(mu))                                                                              \
-    D("power_watts_mean", "mean power.draw over every GPU sample",                                 \
+    D("power_watts_mean", "mean power.draw over every GPU sample", SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS, "Mean power", "power mean"),                                 \
       sum_stat_mean(&run->all[RD_GM_POWER]))                                                       \
-    D("power_watts_max", "highest power.draw",                                                     \
+    D("power_watts_max", "highest power.draw", NOSHOW,                                                     \
       max_or_nan(&run->all[RD_GM_POWER]))                                                          \
-    D("energy_wh", "GPU energy, every GPU once: NVML's counter, else power integrated over time",  \
+    D("energy_wh", "GPU energy, every GPU once: NVML's counter, else power integrated over time", SHOW(SUM_SHOW_SWEEP, "Energy", NULL),  \
       sum_run_energy_wh(run))                                                                      \
-    D("mean_gpu_clock_mhz", "mean SM clock (calibrax's name)",                                     \
+    D("mean_gpu_clock_mhz", "mean SM clock (calibrax's name)", NOSHOW,                                     \
       clock_mean(run))                                                                             \
-    D("mean_gpu_power_w", "mean power.draw (calibrax's name)",                                     \
+    D("mean_gpu_power_w", "mean power.draw (calibrax's name)", NOSHOW,                                     \
       sum_stat_mean(&run->all[RD_GM_POWER]))                                                       \
-    D("peak_gpu_mem_mb", "highest memory.used (calibrax's name)",                                  \
+    D("peak_gpu_mem_mb", "highest memory.used (calibrax's name)", NOSHOW,                                  \
       max_or_nan(&run->all[RD_GM_MEM_USED])) /* calibrax's, as in JSON */                          \
-    D("mean_gpu_util", "mean utilization.gpu (calibrax's name)",                                   \
+    D("mean_gpu_util", "mean utilization.gpu (calibrax's name)", NOSHOW,                                   \
       sum_stat_mean(&run->all[RD_GM_UTIL]))                                                        \
-    D("cpu_usr_mean_pct", "mean user CPU of the machine (or its cgroup)",                          \
+    D("cpu_usr_mean_pct", "mean user CPU of the machine (or its cgroup)", SHOW(SUM_SHOW_SWEEP, "CPU usr", NULL),                          \
       sum_stat_mean(&run->cpu[HW_CPU_COL_USR]))                                                    \
-    D("cpu_idle_mean_pct", "mean idle CPU of the machine",                                         \
+    D("cpu_idle_mean_pct", "mean idle CPU of the machine", NOSHOW,                                         \
       sum_stat_mean(&run->cpu[HW_CPU_COL_IDLE]))                                                   \
-    D("peak_rss_mb", "highest RSS of the job's process tree, each process counted whole",          \
+    D("peak_rss_mb", "highest RSS of the job's process tree, each process counted whole", SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_JOB, "Peak RSS", "peak RSS"),          \
       max_or_nan(&run->proc[HW_PROC_COL_RSS]))                                                     \
-    D("mean_rss_mb", "mean RSS of the job's process tree",                                         \
+    D("mean_rss_mb", "mean RSS of the job's process tree", NOSHOW,                                         \
       sum_stat_mean(&run->proc[HW_PROC_COL_RSS]))                                                  \
-    D("memory_growth_mb", "RSS at the end minus at the start",                                     \
+    D("memory_growth_mb", "RSS at the end minus at the start", NOSHOW,                                     \
       growth(&run->proc[HW_PROC_COL_RSS]))                                                         \
-    D("gpu_mem_peak_mib", "highest GPU memory of the job's own processes (gpu_procs.csv)",         \
+    D("gpu_mem_peak_mib", "highest GPU memory of the job's own processes (gpu_procs.csv)", NOSHOW,         \
       sum_run_tree_gpu_mem_peak(run, NULL))                                                        \
-    D("proc_cpu_mean_pct", "mean CPU of the job's process tree, in % of one core",                 \
+    D("proc_cpu_mean_pct", "mean CPU of the job's process tree, in % of one core", SHOW(SUM_SHOW_HEAD_JOB, NULL, "CPU mean"),                 \
       sum_stat_mean(&run->proc[HW_PROC_COL_CPU])) /* of one core */                                \
     D("expected_cores",                                                                            \
-      "the cores the job was given (--cores, the cgroup's quota, else the affinity)",              \
+      "the cores the job was given (--cores, the cgroup's quota, else the affinity)", NOSHOW,              \
       sum_run_expected_cores(run, NULL))                                                           \
-    S("expected_cores_source", "where expected_cores comes from",                                  \
+    S("expected_cores_source", "where expected_cores comes from", NOSHOW,                                  \
       cores_src)                                                                                   \
-    D("proc_cpu_mean_pct_of_cores", "the tree's mean CPU in % of expected_cores",                  \
+    D("proc_cpu_mean_pct_of_cores", "the tree's mean CPU in % of expected_cores", NOSHOW,                  \
       cpu_of_cores(run, sum_stat_mean(&run->proc[HW_PROC_COL_CPU])))                               \
     /* the tracked process alone and the tree's user/system split (proc_metrics.csv) */           \
-    D("main_peak_rss_mib", "highest RSS of the main process alone",                                \
+    D("main_peak_rss_mib", "highest RSS of the main process alone", NOSHOW,                                \
       max_or_nan(&run->proc[HW_PROC_COL_MAIN_RSS]))                                                \
-    D("main_peak_rss_kernel_mib", "the kernel's peak RSS of the main process (ru_maxrss)",         \
+    D("main_peak_rss_kernel_mib", "the kernel's peak RSS of the main process (ru_maxrss)", NOSHOW,         \
       run->info.main_peak_kernel_mib)                                                              \
-    D("peak_pss_mib", "highest PSS of the tree: forked workers' shared pages counted once",        \
+    D("peak_pss_mib", "highest PSS of the tree: forked workers' shared pages counted once", NOSHOW,        \
       max_or_nan(&run->proc[HW_PROC_COL_PSS])) /* shared pages once, workers too */                \
-    D("main_cpu_mean_pct", "mean CPU of the main process alone, in % of one core",                 \
+    D("main_cpu_mean_pct", "mean CPU of the main process alone, in % of one core", NOSHOW,                 \
       sum_stat_mean(&run->proc[HW_PROC_COL_MAIN_CPU]))                                             \
-    D("main_threads_max", "most threads of the main process",                                      \
+    D("main_threads_max", "most threads of the main process", NOSHOW,                                      \
       max_or_nan(&run->proc[HW_PROC_COL_MAIN_THREADS]))                                            \
-    D("usr_cpu_mean_pct", "the tree's mean user CPU, in % of one core",                            \
+    D("usr_cpu_mean_pct", "the tree's mean user CPU, in % of one core", NOSHOW,                            \
       sum_stat_mean(&run->proc[HW_PROC_COL_USR_CPU]))                                              \
-    D("sys_cpu_mean_pct", "the tree's mean system CPU, in % of one core",                          \
+    D("sys_cpu_mean_pct", "the tree's mean system CPU, in % of one core", NOSHOW,                          \
       sum_stat_mean(&run->proc[HW_PROC_COL_SYS_CPU]))                                              \
     /* disks, network, free space, the container (system.h) */                                    \
-    PER_IO(D(sum_io_mib_keys[i], sum_io_mib_what[i], sum_system_mib(&run->sys, i))                 \
-               D(sum_io_peak_keys[i], sum_io_peak_what[i], sum_system_peak_mib_s(&run->sys, i)))   \
-    D("fs_free_min_mib", "least free space on the run directory's file system",                    \
+    PER_IO(D(sum_io_mib_keys[i], sum_io_mib_what[i], NOSHOW, sum_system_mib(&run->sys, i))                 \
+               D(sum_io_peak_keys[i], sum_io_peak_what[i], NOSHOW, sum_system_peak_mib_s(&run->sys, i)))   \
+    D("fs_free_min_mib", "least free space on the run directory's file system", NOSHOW,                    \
       run->sys.fs_free_min_mib)                                                                    \
     D("container_mem_peak_mib",                                                                    \
-      "the container's memory peak (the kernel's, else the highest sample)",                       \
+      "the container's memory peak (the kernel's, else the highest sample)", NOSHOW,                       \
       sum_system_mem_peak(&run->sys, &mem_src))                                                    \
-    S("container_mem_peak_source", "where container_mem_peak_mib comes from",                      \
+    S("container_mem_peak_source", "where container_mem_peak_mib comes from", NOSHOW,                      \
       mem_src)                                                                                     \
-    D("container_mem_max_mib", "the container's memory limit",                                     \
+    D("container_mem_max_mib", "the container's memory limit", NOSHOW,                                     \
       run->cg_mem_max_mib)                                                                         \
-    D("container_cpu_limit_cores", "the container's CPU limit in cores",                           \
+    D("container_cpu_limit_cores", "the container's CPU limit in cores", NOSHOW,                           \
       run->cg_limit_cores)                                                                         \
-    U("phases", "phase entries logged",                                                            \
+    U("phases", "phase entries logged", NOSHOW,                                                            \
       phases_total(run))                                                                           \
-    U("events", "events logged",                                                                   \
+    U("events", "events logged", NOSHOW,                                                                   \
       events_total(run))                                                                           \
-    U("error_events", "error-like events logged",                                                  \
+    U("error_events", "error-like events logged", NOSHOW,                                                  \
       run->err_total)                                                                              \
-    U("child_restarts", "restarts of nvidia-smi children",                                         \
+    U("child_restarts", "restarts of nvidia-smi children", NOSHOW,                                         \
       run->info.child_restarts)                                                                    \
-    U("lines_skipped", "lines that could not be read, every file together",                        \
+    U("lines_skipped", "lines that could not be read, every file together", NOSHOW,                        \
       total_skipped(run))                                                                          \
-    U("partial_last_lines", "files that end inside a line (not yet written)",                      \
+    U("partial_last_lines", "files that end inside a line (not yet written)", NOSHOW,                      \
       total_partial(run))                                                                          \
-    U("placeholders", "cells nvidia-smi left unmeasured ([N/A], -)",                               \
+    U("placeholders", "cells nvidia-smi left unmeasured ([N/A], -)", NOSHOW,                               \
       total_placeholders(run))                                                                     \
-    S("time_zone", "the zone of nvidia-smi's timestamps",                                          \
+    S("time_zone", "the zone of nvidia-smi's timestamps", NOSHOW,                                          \
       run->tz.name)                                                                                \
-    S("time_zone_source", "where time_zone comes from",                                            \
+    S("time_zone_source", "where time_zone comes from", NOSHOW,                                            \
       tz_source_name(run->tz_source))                                                              \
     /* added later: new columns go at the end, so that column positions stay */                  \
-    D("machine_cpus", "CPUs of the machine",                                                       \
+    D("machine_cpus", "CPUs of the machine", NOSHOW,                                                       \
       run->info.cpus)                                                                              \
-    D("machine_gpus", "GPUs of the machine",                                                       \
+    D("machine_gpus", "GPUs of the machine", NOSHOW,                                                       \
       run->info.gpus)                                                                              \
-    D("gpus_mem_used_peak_mib", "highest memory.used of every GPU together at one instant",        \
+    D("gpus_mem_used_peak_mib", "highest memory.used of every GPU together at one instant", NOSHOW,        \
       tg.mem_used_peak_mib)                                                                        \
-    D("gpus_mem_total_mib", "memory of every GPU together",                                        \
+    D("gpus_mem_total_mib", "memory of every GPU together", NOSHOW,                                        \
       tg.mem_total_mib)                                                                            \
-    D("gpus_util_sum_peak_pct", "highest sum of every GPU's utilization at one instant",           \
+    D("gpus_util_sum_peak_pct", "highest sum of every GPU's utilization at one instant", NOSHOW,           \
       tg.util_sum_peak_pct)                                                                        \
-    D("gpus_busy_max", "most GPUs busy at one instant",                                            \
+    D("gpus_busy_max", "most GPUs busy at one instant", NOSHOW,                                            \
       tg.busy_gpus_max)                                                                            \
-    PER_CTX(S(ctx_cols[i], "where the run ran, as its scheduler or launcher says (context)",      \
+    PER_CTX(S(ctx_cols[i], "where the run ran, as its scheduler or launcher says (context)", NOSHOW,      \
               run->info.ctx[i][0] ? run->info.ctx[i] : NULL))                                      \
     /* why the GPUs were slow, whether they were healthy (hw_health.csv, clocks.h) */            \
-    D("gpu_power_capped_pct", "share of the GPUs' covered time under a power cap (hw_health.csv)", \
+    D("gpu_power_capped_pct", "share of the GPUs' covered time under a power cap (hw_health.csv)", NOSHOW, \
       clk.power_pct)                                                                               \
-    D("gpu_thermal_pct", "share of the GPUs' covered time slowed for heat",                        \
+    D("gpu_thermal_pct", "share of the GPUs' covered time slowed for heat", NOSHOW,                        \
       clk.thermal_pct)                                                                             \
-    D("gpu_sm_clock_pct_of_max", "mean SM clock in % of its maximum",                              \
+    D("gpu_sm_clock_pct_of_max", "mean SM clock in % of its maximum", NOSHOW,                              \
       clk.sm_pct_of_max)                                                                           \
-    S("gpu_clock_source", "whether the throttle seconds come from counters or the bitmask",        \
+    S("gpu_clock_source", "whether the throttle seconds come from counters or the bitmask", NOSHOW,        \
       clk.source)                                                                                  \
     I("health_warnings", "health warnings (ECC errors, pending retirements, a degraded link, "      \
-      "energy counter against power)", have_clk || run->nhealth_warn ? run->nhealth_warn : NAN)   \
-    S("health_warning", "the first health warning",                                                \
+      "energy counter against power)", NOSHOW, have_clk || run->nhealth_warn ? run->nhealth_warn : NAN)   \
+    S("health_warning", "the first health warning", NOSHOW,                                                \
       run->nhealth_warn ? run->health_warn[0] : NULL)                                              \
     /* the job's processes' share of the GPUs and the others' (hw_pmon.csv) */                  \
-    D("gpu_own_sm_mean_pct", "the job's own processes' mean SM share of the GPUs (hw_pmon.csv)",   \
+    D("gpu_own_sm_mean_pct", "the job's own processes' mean SM share of the GPUs (hw_pmon.csv)", NOSHOW,   \
       have_pm ? sum_fig_mean(&pm.own_sm) : NAN)                                                    \
-    D("gpu_others_sm_mean_pct", "other processes' mean SM share of the same GPUs",                 \
+    D("gpu_others_sm_mean_pct", "other processes' mean SM share of the same GPUs", NOSHOW,                 \
       have_pm ? sum_fig_mean(&pm.others_sm) : NAN)
 
-#define COL_ONE(nm, what, v) +1
+#define COL_ONE(nm, what, show, v) +1
 #define COL_PER_IO(cols) +SUM_IO_COUNT * (0 cols)
 #define COL_PER_CTX(cols) +HW_CTX_COUNT * (0 cols)
 enum { SWEEP_NCOLS = 0 SWEEP_COLUMNS(COL_ONE, COL_ONE, COL_ONE, COL_ONE, COL_PER_IO, COL_PER_CTX) };
@@ -2021,10 +2046,10 @@ static size_t flat_cols(const struct sum_run *run, struct sum_col c[SWEEP_NCOLS]
     const struct sum_stat *mu = mem_util_stat(run, &mu_src);
     sum_run_expected_cores(run, &cores_src);
     size_t n = 0;
-#define S(nm, what, v) c[n++] = (struct sum_col){nm, SUM_COL_STR, v, 0, 0};
-#define D(nm, what, v) c[n++] = (struct sum_col){nm, SUM_COL_NUM, NULL, v, 0};
-#define U(nm, what, v) c[n++] = (struct sum_col){nm, SUM_COL_U64, NULL, 0, v};
-#define I(nm, what, v) c[n++] = (struct sum_col){nm, SUM_COL_INT, NULL, v, 0};
+#define S(nm, what, show, v) c[n++] = (struct sum_col){nm, SUM_COL_STR, v, 0, 0};
+#define D(nm, what, show, v) c[n++] = (struct sum_col){nm, SUM_COL_NUM, NULL, v, 0};
+#define U(nm, what, show, v) c[n++] = (struct sum_col){nm, SUM_COL_U64, NULL, 0, v};
+#define I(nm, what, show, v) c[n++] = (struct sum_col){nm, SUM_COL_INT, NULL, v, 0};
 #define PER_IO(cols)                                                                               \
     for (int i = 0; i < SUM_IO_COUNT; i++) {                                                      \
         cols                                                                                       \
@@ -2047,6 +2072,61 @@ static size_t flat_cols(const struct sum_run *run, struct sum_col c[SWEEP_NCOLS]
 #undef I
 #undef PER_IO
     return n;
+}
+
+/* Each column's name and where it is shown, without a run. */
+static size_t col_shows(const char *names[SWEEP_NCOLS], struct sum_show shows[SWEEP_NCOLS])
+{
+    pthread_once(&ctx_cols_once, make_ctx_cols);
+    size_t n = 0;
+#define X(nm, what, show, v) (names[n] = (nm), shows[n++] = show);
+#define PER_IO(cols)                                                                               \
+    for (int i = 0; i < SUM_IO_COUNT; i++) {                                                      \
+        cols                                                                                       \
+    }
+#define PER_CTX(cols)                                                                              \
+    for (int i = 0; i < HW_CTX_COUNT; i++) {                                                      \
+        cols                                                                                       \
+    }
+    SWEEP_COLUMNS(X, X, X, X, PER_IO, PER_CTX)
+#undef PER_CTX
+#undef PER_IO
+#undef X
+    return n;
+}
+
+void sum_fig_text(struct hw_buf *out, const char *key, double v, const struct sum_units *u)
+{
+    size_t stem;
+    bool rate;
+    int d = sum_column_dim(key, &stem, &rate);
+    if (d >= 0 && !rate) {
+        sum_units_fmt(out, v, (enum sum_dim)d, u);
+        return;
+    }
+    char ub[32], unit[40];
+    const char *un = sum_column_unit(u, key, ub, sizeof ub);
+    snprintf(unit, sizeof unit, "%s%s", *un && strcmp(un, "%") ? " " : "", un);
+    tnum(out, v, unit);
+}
+
+void sum_report_shown(const struct sum_run *run, unsigned where, sum_show_fn *fn, void *ctx)
+{
+    const char *names[SWEEP_NCOLS];
+    struct sum_show shows[SWEEP_NCOLS];
+    struct sum_col c[SWEEP_NCOLS];
+    size_t n = col_shows(names, shows);
+    if (run)
+        (void)flat_cols(run, c);
+    for (size_t i = 0; i < n; i++) {
+        if (!(shows[i].where & where))
+            continue;
+        double v = !run                          ? NAN
+                   : c[i].type == SUM_COL_U64    ? (double)c[i].u
+                   : c[i].type == SUM_COL_STR    ? NAN /* no string is shown as a number */
+                                                 : c[i].d;
+        fn(ctx, names[i], &shows[i], v);
+    }
 }
 
 /* summary.json's headline figures are the sweep row's, by key, computed once in its table:
@@ -2112,10 +2192,10 @@ void sum_report_columns(const struct sum_units *u, struct hw_buf *out)
             shown[n++] = name;                                                                     \
         }                                                                                          \
     } while (0);
-#define S(nm, what, v) ROW(nm, "text", what)
-#define D(nm, what, v) ROW(nm, "number", what)
-#define U(nm, what, v) ROW(nm, "integer", what)
-#define I(nm, what, v) ROW(nm, "integer", what)
+#define S(nm, what, show, v) ROW(nm, "text", what)
+#define D(nm, what, show, v) ROW(nm, "number", what)
+#define U(nm, what, show, v) ROW(nm, "integer", what)
+#define I(nm, what, show, v) ROW(nm, "integer", what)
 #define PER_IO(cols)                                                                               \
     for (int i = 0; i < SUM_IO_COUNT; i++) {                                                      \
         cols                                                                                       \
@@ -2132,22 +2212,6 @@ void sum_report_columns(const struct sum_units *u, struct hw_buf *out)
 #undef U
 #undef I
 #undef ROW
-}
-
-int sum_report_row_figures(const struct sum_run *run, const char *const *keys, size_t n,
-                           double *out)
-{
-    struct sum_col c[SWEEP_NCOLS];
-    size_t nc = flat_cols(run, c);
-    for (size_t k = 0; k < n; k++) {
-        size_t i = 0;
-        while (i < nc && strcmp(c[i].name, keys[k]))
-            i++;
-        if (i == nc || c[i].type == SUM_COL_STR)
-            return -ENOENT; /* not a number of the row */
-        out[k] = c[i].type == SUM_COL_U64 ? (double)c[i].u : c[i].d;
-    }
-    return 0;
 }
 
 void sum_report_param_name(const struct sum_param *p, struct hw_buf *out)

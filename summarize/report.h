@@ -44,11 +44,6 @@ size_t sum_report_phase_csv(const struct sum_run *run, const struct sum_units *u
 /* The sweep row's columns, as the table that computes them says them: a TSV document, one line
  * per column (column, type, unit, description), names and units in u (`summarize --columns`). */
 void sum_report_columns(const struct sum_units *u, struct hw_buf *out);
-/* The numbers of a run's sweep row named by keys[0..n) (their base units: the name says which,
- * units.h sum_column_dim), into out; NAN unmeasured. -ENOENT when a key is not a number of the
- * row. The HTML sweep table's figures are these. */
-int sum_report_row_figures(const struct sum_run *run, const char *const *keys, size_t n,
-                           double *out);
 /* Every number of a run's sweep row (row) and of its phase.NAME.* columns (phases), in order,
  * as fn(ctx, column name, value, integer); NAN when unmeasured. The figures --compare lines up. */
 typedef void sum_figure_fn(void *ctx, const char *name, double v, bool integer);
@@ -56,6 +51,23 @@ void sum_report_figures(const struct sum_run *run, const struct sum_units *u, bo
                         bool phases, sum_figure_fn *fn, void *ctx);
 /* A number as a CSV cell (empty when not finite), the one formatter of rows. */
 void sum_report_cell(struct hw_buf *out, double v, bool integer);
+/* Where a number of the sweep row is shown besides what shows every one (the rows, --columns,
+ * --compare): one flag each, set on the figure's own entry in report.c's table of row columns,
+ * with the sweep page's column head and the text headline's words. */
+enum { SUM_SHOW_SWEEP = 1, SUM_SHOW_HEAD_GPUS = 2, SUM_SHOW_HEAD_JOB = 4 };
+struct sum_show {
+    unsigned where;
+    const char *head;  /* the sweep page's column head */
+    const char *words; /* the text headline's ("peak VRAM") */
+};
+/* The row's figures shown in where, in the row's order: fn(ctx, key, show, value), value NAN when
+ * not measured. run NULL: every such figure with NAN (a table's header). */
+typedef void sum_show_fn(void *ctx, const char *key, const struct sum_show *show, double v);
+/* A row figure for people: in its dimension's unit of --units u (the key says which: _mib,
+ * _sec, _wh), else with the unit its name says ("%", " W", " MHz"); "-" when not measured. */
+void sum_fig_text(struct hw_buf *out, const char *key, double v, const struct sum_units *u);
+void sum_report_shown(const struct sum_run *run, unsigned where, sum_show_fn *fn, void *ctx);
+
 /* The CSV column name of a parameter ("param.KEY"), and its value as one CSV cell (quoted as
  * needed; empty for null): the sweep table's extra columns, which the caller lines up by name
  * across runs since runs have different parameters. */

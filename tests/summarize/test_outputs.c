@@ -402,6 +402,31 @@ static void test_rounding_and_units(void)
     free(base);
 }
 
+/* The headline's figures of a line, from the row table (SUM_SHOW_HEAD_*): each measured one
+ * must be in the line as "WORDS VALUE", the value as sum_fig_text prints it. */
+struct head_want {
+    const char *text;
+    const struct sum_units *u;
+    int measured, found;
+};
+
+static void head_want_fig(void *ctx, const char *key, const struct sum_show *show, double v)
+{
+    struct head_want *h = ctx;
+    if (!isfinite(v))
+        return;
+    struct hw_buf want;
+    hw_buf_init(&want, NULL, 0);
+    hw_buf_printf(&want, "%s ", show->words);
+    sum_fig_text(&want, key, v, h->u);
+    h->measured++;
+    if (strstr(h->text, want.p))
+        h->found++;
+    else
+        fprintf(stderr, "the headline lacks \"%s\"\n", want.p);
+    hw_buf_free(&want);
+}
+
 /* Every committed run's text report as a terminal shows it: no line over SUM_TEXT_COLS, and
  * the answer within the first SUM_TEXT_HEADLINE lines (status, duration and energy, and where
  * the run has them: the GPUs' utilization and peak VRAM, the job's peak RSS, I/O, the slowest
@@ -439,12 +464,20 @@ static void test_text_headline(void)
         CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\n  status "));
         CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\n  duration "));
         CU_ASSERT_PTR_NOT_NULL(strstr(b.p, ", energy "));
-        if (run->all[RD_GM_UTIL].n)
-            CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\n  GPUs: util mean "));
-        if (run->all[RD_GM_MEM_USED].n)
-            CU_ASSERT_PTR_NOT_NULL(strstr(b.p, ", peak VRAM "));
-        if (run->proc[HW_PROC_COL_RSS].n)
-            CU_ASSERT_PTR_NOT_NULL(strstr(b.p, ", peak RSS "));
+        static const struct {
+            unsigned where;
+            const char *line;
+        } lines[] = {{SUM_SHOW_HEAD_GPUS, "\n  GPUs: "}, {SUM_SHOW_HEAD_JOB, "\n  job: "}};
+        for (size_t k = 0; k < sizeof lines / sizeof lines[0]; k++) {
+            const char *at = strstr(b.p, lines[k].line);
+            char *got = at ? strndup(at + 1, strcspn(at + 1, "\n")) : strdup("");
+            struct head_want h = {got, NULL, 0, 0};
+            sum_report_shown(run, lines[k].where, head_want_fig, &h);
+            CU_ASSERT_EQUAL(h.found, h.measured);
+            free(got);
+        }
+        if (run->all[RD_GM_UTIL].n) /* the GPUs' line is there when they were measured */
+            CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\n  GPUs: "));
         if (isfinite(run->sys.bytes[SUM_IO_DISK_READ]))
             CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\n  I/O: disks read "));
         if (run->names.n)
