@@ -1853,173 +1853,189 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
  * its columns once per disk/network counter i. CSV, JSONL and --units rows are all expanded from this one list,
  * and the arrays they fill have exactly as many places as it has columns. */
 #define SWEEP_COLUMNS(S, D, U, I, PER_IO, PER_CTX)                                                 \
-    S("dir", "the run directory, as given", NOSHOW,                                                        \
+    S("dir", "the run directory, as given", NOSHOW,                                                \
       run->dir)                                                                                    \
-    S("status", "how the run ended (outcome.c): ok, failed, killed, ...", NOSHOW,                          \
+    S("status", "how the run ended (outcome.c): ok, failed, killed, ...", NOSHOW,                  \
       sum_status_names[run->outcome.status])                                                       \
-    I("exit_status", "the wrapped command's exit status", NOSHOW,                                          \
+    I("exit_status", "the wrapped command's exit status", NOSHOW,                                  \
       run->outcome.exit_status >= 0 ? run->outcome.exit_status : NAN)                              \
-    I("signal", "the signal that killed the wrapped command", NOSHOW,                                      \
+    I("signal", "the signal that killed the wrapped command", NOSHOW,                              \
       run->outcome.signal ? run->outcome.signal : NAN)                                             \
-    U("phases_failed", "phases logged with a failure", NOSHOW,                                             \
+    U("phases_failed", "phases logged with a failure", NOSHOW,                                     \
       run->outcome.phases_failed)                                                                  \
-    S("failed_phase", "the first failed phase's name", NOSHOW,                                             \
+    S("failed_phase", "the first failed phase's name", NOSHOW,                                     \
       run->outcome.phases_failed ? run->outcome.failed_phase : NULL)                               \
-    S("failed_phase_reason", "why it failed, as logged", NOSHOW,                                           \
+    S("failed_phase_reason", "why it failed, as logged", NOSHOW,                                   \
       run->outcome.phases_failed ? run->outcome.failed_why : NULL)                                 \
-    U("errors", "failed phases and error-like events together: one figure to filter a sweep on", NOSHOW,   \
+    U("errors", "failed phases and error-like events together: one figure to filter a sweep on",   \
+      NOSHOW,                                                                                      \
       sum_outcome_errors(&run->outcome, run->err_total))                                           \
-    S("open_phase", "a phase begun and never ended (the run died in it)", NOSHOW,                          \
+    S("open_phase", "a phase begun and never ended (the run died in it)", NOSHOW,                  \
       run->outcome.open_phase[0] ? run->outcome.open_phase : NULL)                                 \
-    D("open_phase_sec", "how long the open phase had run when the run ended", NOSHOW,                      \
+    D("open_phase_sec", "how long the open phase had run when the run ended", NOSHOW,              \
       open_phase_sec(&run->outcome))                                                               \
-    D("outside_phases_sec", "time of the run in no phase", NOSHOW,                                         \
+    D("outside_phases_sec", "time of the run in no phase", NOSHOW,                                 \
       round_us(run->outside_phases_s))                                                             \
-    D("steps", "training steps, as the run logged them", NOSHOW,                                           \
+    D("steps", "training steps, as the run logged them", NOSHOW,                                   \
       run->steps > 0 ? run->steps : NAN)                                                           \
-    D("sec_per_step", "seconds per step", NOSHOW,                                                          \
+    D("sec_per_step", "seconds per step", NOSHOW,                                                  \
       sum_run_sec_per_step(run))                                                                   \
-    D("energy_wh_per_step", "GPU energy per step", NOSHOW,                                                 \
+    D("energy_wh_per_step", "GPU energy per step", NOSHOW,                                         \
       sum_run_energy_wh_per_step(run))                                                             \
-    U("gpus", "GPUs measured", SHOW(SUM_SHOW_SWEEP, "GPUs", NULL),                                                                     \
+    U("gpus", "GPUs measured", SHOW(SUM_SHOW_SWEEP, "GPUs", NULL),                                 \
       sum_run_gpu_count(run))                                                                      \
-    U("num_samples", "samples of the most sampled GPU (else of the CPU)", NOSHOW,                          \
+    U("num_samples", "samples of the most sampled GPU (else of the CPU)", NOSHOW,                  \
       sum_run_num_samples(run))                                                                    \
-    D("duration_sec", "the run's length, first to last timestamp", NOSHOW,                                 \
+    D("duration_sec", "the run's length, first to last timestamp", NOSHOW,                         \
       round_us(sum_run_duration(run)))                                                             \
-    D("peak_vram_mb", "highest memory.used of any GPU (pytyche's name)", NOSHOW,                           \
+    D("peak_vram_mb", "highest memory.used of any GPU (pytyche's name)", NOSHOW,                   \
       max_or_nan(&run->all[RD_GM_MEM_USED]))                                                       \
-    D("peak_vram_mib", "highest memory.used of any GPU", SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS, "Peak VRAM", "peak VRAM"),                                           \
+    D("peak_vram_mib", "highest memory.used of any GPU",                                           \
+      SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS, "Peak VRAM", "peak VRAM"),                         \
       max_or_nan(&run->all[RD_GM_MEM_USED]))                                                       \
-    S("framework", "the ML framework whose own memory figure the run logged", NOSHOW,                      \
+    S("framework", "the ML framework whose own memory figure the run logged", NOSHOW,              \
       run->fw.framework[0] ? run->fw.framework : NULL)                                             \
-    D("framework_peak_mib", "the framework's own peak of GPU memory", NOSHOW,                              \
+    D("framework_peak_mib", "the framework's own peak of GPU memory", NOSHOW,                      \
       fw_fig(run).peak_mib)                                                                        \
-    D("framework_headroom_mib", "GPU memory the framework's peak left free", NOSHOW,                       \
+    D("framework_headroom_mib", "GPU memory the framework's peak left free", NOSHOW,               \
       fw_fig(run).headroom_mib)                                                                    \
-    D("gpu_util_mean_pct", "mean utilization.gpu over every GPU sample", SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS, "GPU util", "util mean"),                           \
+    D("gpu_util_mean_pct", "mean utilization.gpu over every GPU sample",                           \
+      SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS, "GPU util", "util mean"),                          \
       sum_stat_mean(&run->all[RD_GM_UTIL]))                                                        \
-    D("gpu_util_max_pct", "highest utilization.gpu", NOSHOW,                                               \
+    D("gpu_util_max_pct", "highest utilization.gpu", NOSHOW,                                       \
       max_or_nan(&run->all[RD_GM_UTIL]))                                                           \
     D("mem_util_mean_pct",                                                                         \
-      "mean memory-controller utilization (dmon's mem, else utilization.memory)", NOSHOW,                  \
+      "mean memory-controller utilization (dmon's mem, else utilization.memory)", NOSHOW,          \
       sum_stat_mean(mu))                                                                           \
-    D("mem_util_max_pct", "highest memory-controller utilization", NOSHOW,                                 \
+    D("mem_util_max_pct", "highest memory-controller utilization", NOSHOW,                         \
       max_or_nan(mu))                                                                              \
-    D("power_watts_mean", "mean power.draw over every GPU sample", SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS, "Mean power", "power mean"),                                 \
+    D("power_watts_mean", "mean power.draw over every GPU sample",                                 \
+      SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS, "Mean power", "power mean"),                       \
       sum_stat_mean(&run->all[RD_GM_POWER]))                                                       \
-    D("power_watts_max", "highest power.draw", NOSHOW,                                                     \
+    D("power_watts_max", "highest power.draw", NOSHOW,                                             \
       max_or_nan(&run->all[RD_GM_POWER]))                                                          \
-    D("energy_wh", "GPU energy, every GPU once: NVML's counter, else power integrated over time", SHOW(SUM_SHOW_SWEEP, "Energy", NULL),  \
+    D("energy_wh", "GPU energy, every GPU once: NVML's counter, else power integrated over time",  \
+      SHOW(SUM_SHOW_SWEEP, "Energy", NULL),                                                        \
       sum_run_energy_wh(run))                                                                      \
-    D("mean_gpu_clock_mhz", "mean SM clock (calibrax's name)", NOSHOW,                                     \
+    D("mean_gpu_clock_mhz", "mean SM clock (calibrax's name)", NOSHOW,                             \
       clock_mean(run))                                                                             \
-    D("mean_gpu_power_w", "mean power.draw (calibrax's name)", NOSHOW,                                     \
+    D("mean_gpu_power_w", "mean power.draw (calibrax's name)", NOSHOW,                             \
       sum_stat_mean(&run->all[RD_GM_POWER]))                                                       \
-    D("peak_gpu_mem_mb", "highest memory.used (calibrax's name)", NOSHOW,                                  \
+    D("peak_gpu_mem_mb", "highest memory.used (calibrax's name)", NOSHOW,                          \
       max_or_nan(&run->all[RD_GM_MEM_USED])) /* calibrax's, as in JSON */                          \
-    D("mean_gpu_util", "mean utilization.gpu (calibrax's name)", NOSHOW,                                   \
+    D("mean_gpu_util", "mean utilization.gpu (calibrax's name)", NOSHOW,                           \
       sum_stat_mean(&run->all[RD_GM_UTIL]))                                                        \
-    D("cpu_usr_mean_pct", "mean user CPU of the machine (or its cgroup)", SHOW(SUM_SHOW_SWEEP, "CPU usr", NULL),                          \
+    D("cpu_usr_mean_pct", "mean user CPU of the machine (or its cgroup)", SHOW(SUM_SHOW_SWEEP,     \
+      "CPU usr", NULL),                                                                            \
       sum_stat_mean(&run->cpu[HW_CPU_COL_USR]))                                                    \
-    D("cpu_idle_mean_pct", "mean idle CPU of the machine", NOSHOW,                                         \
+    D("cpu_idle_mean_pct", "mean idle CPU of the machine", NOSHOW,                                 \
       sum_stat_mean(&run->cpu[HW_CPU_COL_IDLE]))                                                   \
-    D("peak_rss_mb", "highest RSS of the job's process tree, each process counted whole", SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_JOB, "Peak RSS", "peak RSS"),          \
+    D("peak_rss_mb", "highest RSS of the job's process tree, each process counted whole",          \
+      SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_JOB, "Peak RSS", "peak RSS"),                            \
       max_or_nan(&run->proc[HW_PROC_COL_RSS]))                                                     \
-    D("mean_rss_mb", "mean RSS of the job's process tree", NOSHOW,                                         \
+    D("mean_rss_mb", "mean RSS of the job's process tree", NOSHOW,                                 \
       sum_stat_mean(&run->proc[HW_PROC_COL_RSS]))                                                  \
-    D("memory_growth_mb", "RSS at the end minus at the start", NOSHOW,                                     \
+    D("memory_growth_mb", "RSS at the end minus at the start", NOSHOW,                             \
       growth(&run->proc[HW_PROC_COL_RSS]))                                                         \
-    D("gpu_mem_peak_mib", "highest GPU memory of the job's own processes (gpu_procs.csv)", NOSHOW,         \
+    D("gpu_mem_peak_mib", "highest GPU memory of the job's own processes (gpu_procs.csv)", NOSHOW, \
       sum_run_tree_gpu_mem_peak(run, NULL))                                                        \
-    D("proc_cpu_mean_pct", "mean CPU of the job's process tree, in % of one core", SHOW(SUM_SHOW_HEAD_JOB, NULL, "CPU mean"),                 \
+    D("proc_cpu_mean_pct", "mean CPU of the job's process tree, in % of one core",                 \
+      SHOW(SUM_SHOW_HEAD_JOB, NULL, "CPU mean"),                                                   \
       sum_stat_mean(&run->proc[HW_PROC_COL_CPU])) /* of one core */                                \
     D("expected_cores",                                                                            \
-      "the cores the job was given (--cores, the cgroup's quota, else the affinity)", NOSHOW,              \
+      "the cores the job was given (--cores, the cgroup's quota, else the affinity)", NOSHOW,      \
       sum_run_expected_cores(run, NULL))                                                           \
-    S("expected_cores_source", "where expected_cores comes from", NOSHOW,                                  \
+    S("expected_cores_source", "where expected_cores comes from", NOSHOW,                          \
       cores_src)                                                                                   \
-    D("proc_cpu_mean_pct_of_cores", "the tree's mean CPU in % of expected_cores", NOSHOW,                  \
+    D("proc_cpu_mean_pct_of_cores", "the tree's mean CPU in % of expected_cores", NOSHOW,          \
       cpu_of_cores(run, sum_stat_mean(&run->proc[HW_PROC_COL_CPU])))                               \
-    /* the tracked process alone and the tree's user/system split (proc_metrics.csv) */           \
-    D("main_peak_rss_mib", "highest RSS of the main process alone", NOSHOW,                                \
+    /* the tracked process alone and the tree's user/system split (proc_metrics.csv) */            \
+    D("main_peak_rss_mib", "highest RSS of the main process alone", NOSHOW,                        \
       max_or_nan(&run->proc[HW_PROC_COL_MAIN_RSS]))                                                \
-    D("main_peak_rss_kernel_mib", "the kernel's peak RSS of the main process (ru_maxrss)", NOSHOW,         \
+    D("main_peak_rss_kernel_mib", "the kernel's peak RSS of the main process (ru_maxrss)", NOSHOW, \
       run->info.main_peak_kernel_mib)                                                              \
-    D("peak_pss_mib", "highest PSS of the tree: forked workers' shared pages counted once", NOSHOW,        \
+    D("peak_pss_mib", "highest PSS of the tree: forked workers' shared pages counted once",        \
+      NOSHOW,                                                                                      \
       max_or_nan(&run->proc[HW_PROC_COL_PSS])) /* shared pages once, workers too */                \
-    D("main_cpu_mean_pct", "mean CPU of the main process alone, in % of one core", NOSHOW,                 \
+    D("main_cpu_mean_pct", "mean CPU of the main process alone, in % of one core", NOSHOW,         \
       sum_stat_mean(&run->proc[HW_PROC_COL_MAIN_CPU]))                                             \
-    D("main_threads_max", "most threads of the main process", NOSHOW,                                      \
+    D("main_threads_max", "most threads of the main process", NOSHOW,                              \
       max_or_nan(&run->proc[HW_PROC_COL_MAIN_THREADS]))                                            \
-    D("usr_cpu_mean_pct", "the tree's mean user CPU, in % of one core", NOSHOW,                            \
+    D("usr_cpu_mean_pct", "the tree's mean user CPU, in % of one core", NOSHOW,                    \
       sum_stat_mean(&run->proc[HW_PROC_COL_USR_CPU]))                                              \
-    D("sys_cpu_mean_pct", "the tree's mean system CPU, in % of one core", NOSHOW,                          \
+    D("sys_cpu_mean_pct", "the tree's mean system CPU, in % of one core", NOSHOW,                  \
       sum_stat_mean(&run->proc[HW_PROC_COL_SYS_CPU]))                                              \
-    /* disks, network, free space, the container (system.h) */                                    \
-    PER_IO(D(sum_io_mib_keys[i], sum_io_mib_what[i], NOSHOW, sum_system_mib(&run->sys, i))                 \
-               D(sum_io_peak_keys[i], sum_io_peak_what[i], NOSHOW, sum_system_peak_mib_s(&run->sys, i)))   \
-    D("fs_free_min_mib", "least free space on the run directory's file system", NOSHOW,                    \
+    /* disks, network, free space, the container (system.h) */                                     \
+    PER_IO(D(sum_io_mib_keys[i], sum_io_mib_what[i], NOSHOW, sum_system_mib(&run->sys, i))         \
+               D(sum_io_peak_keys[i], sum_io_peak_what[i], NOSHOW,                                 \
+                 sum_system_peak_mib_s(&run->sys, i)))                                             \
+    D("fs_free_min_mib", "least free space on the run directory's file system", NOSHOW,            \
       run->sys.fs_free_min_mib)                                                                    \
     D("container_mem_peak_mib",                                                                    \
-      "the container's memory peak (the kernel's, else the highest sample)", NOSHOW,                       \
+      "the container's memory peak (the kernel's, else the highest sample)", NOSHOW,               \
       sum_system_mem_peak(&run->sys, &mem_src))                                                    \
-    S("container_mem_peak_source", "where container_mem_peak_mib comes from", NOSHOW,                      \
+    S("container_mem_peak_source", "where container_mem_peak_mib comes from", NOSHOW,              \
       mem_src)                                                                                     \
-    D("container_mem_max_mib", "the container's memory limit", NOSHOW,                                     \
+    D("container_mem_max_mib", "the container's memory limit", NOSHOW,                             \
       run->cg_mem_max_mib)                                                                         \
-    D("container_cpu_limit_cores", "the container's CPU limit in cores", NOSHOW,                           \
+    D("container_cpu_limit_cores", "the container's CPU limit in cores", NOSHOW,                   \
       run->cg_limit_cores)                                                                         \
-    U("phases", "phase entries logged", NOSHOW,                                                            \
+    U("phases", "phase entries logged", NOSHOW,                                                    \
       phases_total(run))                                                                           \
-    U("events", "events logged", NOSHOW,                                                                   \
+    U("events", "events logged", NOSHOW,                                                           \
       events_total(run))                                                                           \
-    U("error_events", "error-like events logged", NOSHOW,                                                  \
+    U("error_events", "error-like events logged", NOSHOW,                                          \
       run->err_total)                                                                              \
-    U("child_restarts", "restarts of nvidia-smi children", NOSHOW,                                         \
+    U("child_restarts", "restarts of nvidia-smi children", NOSHOW,                                 \
       run->info.child_restarts)                                                                    \
-    U("lines_skipped", "lines that could not be read, every file together", NOSHOW,                        \
+    U("lines_skipped", "lines that could not be read, every file together", NOSHOW,                \
       total_skipped(run))                                                                          \
-    U("partial_last_lines", "files that end inside a line (not yet written)", NOSHOW,                      \
+    U("partial_last_lines", "files that end inside a line (not yet written)", NOSHOW,              \
       total_partial(run))                                                                          \
-    U("placeholders", "cells nvidia-smi left unmeasured ([N/A], -)", NOSHOW,                               \
+    U("placeholders", "cells nvidia-smi left unmeasured ([N/A], -)", NOSHOW,                       \
       total_placeholders(run))                                                                     \
-    S("time_zone", "the zone of nvidia-smi's timestamps", NOSHOW,                                          \
+    S("time_zone", "the zone of nvidia-smi's timestamps", NOSHOW,                                  \
       run->tz.name)                                                                                \
-    S("time_zone_source", "where time_zone comes from", NOSHOW,                                            \
+    S("time_zone_source", "where time_zone comes from", NOSHOW,                                    \
       tz_source_name(run->tz_source))                                                              \
-    /* added later: new columns go at the end, so that column positions stay */                  \
-    D("machine_cpus", "CPUs of the machine", NOSHOW,                                                       \
+    /* added later: new columns go at the end, so that column positions stay */                    \
+    D("machine_cpus", "CPUs of the machine", NOSHOW,                                               \
       run->info.cpus)                                                                              \
-    D("machine_gpus", "GPUs of the machine", NOSHOW,                                                       \
+    D("machine_gpus", "GPUs of the machine", NOSHOW,                                               \
       run->info.gpus)                                                                              \
-    D("gpus_mem_used_peak_mib", "highest memory.used of every GPU together at one instant", NOSHOW,        \
+    D("gpus_mem_used_peak_mib", "highest memory.used of every GPU together at one instant",        \
+      NOSHOW,                                                                                      \
       tg.mem_used_peak_mib)                                                                        \
-    D("gpus_mem_total_mib", "memory of every GPU together", NOSHOW,                                        \
+    D("gpus_mem_total_mib", "memory of every GPU together", NOSHOW,                                \
       tg.mem_total_mib)                                                                            \
-    D("gpus_util_sum_peak_pct", "highest sum of every GPU's utilization at one instant", NOSHOW,           \
+    D("gpus_util_sum_peak_pct", "highest sum of every GPU's utilization at one instant", NOSHOW,   \
       tg.util_sum_peak_pct)                                                                        \
-    D("gpus_busy_max", "most GPUs busy at one instant", NOSHOW,                                            \
+    D("gpus_busy_max", "most GPUs busy at one instant", NOSHOW,                                    \
       tg.busy_gpus_max)                                                                            \
-    PER_CTX(S(ctx_cols[i], "where the run ran, as its scheduler or launcher says (context)", NOSHOW,      \
+    PER_CTX(S(ctx_cols[i], "where the run ran, as its scheduler or launcher says (context)",       \
+      NOSHOW,                                                                                      \
               run->info.ctx[i][0] ? run->info.ctx[i] : NULL))                                      \
-    /* why the GPUs were slow, whether they were healthy (hw_health.csv, clocks.h) */            \
-    D("gpu_power_capped_pct", "share of the GPUs' covered time under a power cap (hw_health.csv)", NOSHOW, \
+    /* why the GPUs were slow, whether they were healthy (hw_health.csv, clocks.h) */              \
+    D("gpu_power_capped_pct",                                                                      \
+      "share of the GPUs' covered time under a power cap (hw_health.csv)", NOSHOW,                 \
       clk.power_pct)                                                                               \
-    D("gpu_thermal_pct", "share of the GPUs' covered time slowed for heat", NOSHOW,                        \
+    D("gpu_thermal_pct", "share of the GPUs' covered time slowed for heat", NOSHOW,                \
       clk.thermal_pct)                                                                             \
-    D("gpu_sm_clock_pct_of_max", "mean SM clock in % of its maximum", NOSHOW,                              \
+    D("gpu_sm_clock_pct_of_max", "mean SM clock in % of its maximum", NOSHOW,                      \
       clk.sm_pct_of_max)                                                                           \
-    S("gpu_clock_source", "whether the throttle seconds come from counters or the bitmask", NOSHOW,        \
+    S("gpu_clock_source", "whether the throttle seconds come from counters or the bitmask",        \
+      NOSHOW,                                                                                      \
       clk.source)                                                                                  \
-    I("health_warnings", "health warnings (ECC errors, pending retirements, a degraded link, "      \
-      "energy counter against power)", NOSHOW, have_clk || run->nhealth_warn ? run->nhealth_warn : NAN)   \
-    S("health_warning", "the first health warning", NOSHOW,                                                \
+    I("health_warnings", "health warnings (ECC errors, pending retirements, a degraded link, "     \
+      "energy counter against power)", NOSHOW,                                                     \
+        have_clk || run->nhealth_warn ? run->nhealth_warn : NAN)                                   \
+    S("health_warning", "the first health warning", NOSHOW,                                        \
       run->nhealth_warn ? run->health_warn[0] : NULL)                                              \
-    /* the job's processes' share of the GPUs and the others' (hw_pmon.csv) */                  \
-    D("gpu_own_sm_mean_pct", "the job's own processes' mean SM share of the GPUs (hw_pmon.csv)", NOSHOW,   \
+    /* the job's processes' share of the GPUs and the others' (hw_pmon.csv) */                     \
+    D("gpu_own_sm_mean_pct", "the job's own processes' mean SM share of the GPUs (hw_pmon.csv)",   \
+      NOSHOW,                                                                                      \
       have_pm ? sum_fig_mean(&pm.own_sm) : NAN)                                                    \
-    D("gpu_others_sm_mean_pct", "other processes' mean SM share of the same GPUs", NOSHOW,                 \
+    D("gpu_others_sm_mean_pct", "other processes' mean SM share of the same GPUs", NOSHOW,         \
       have_pm ? sum_fig_mean(&pm.others_sm) : NAN)
 
 #define COL_ONE(nm, what, show, v) +1
