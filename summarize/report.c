@@ -1850,8 +1850,8 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
  * is shown (SHOW: the sweep page's columns and the text headline iterate those), and its value
  * (an expression of run; mu is the memory-utilization series of mem_util_stat(), mem_src the
  * source of the container's memory peak, set by the column before it); PER_IO(...) stands for
- * its columns once per disk/network counter i. CSV, JSONL and --units rows are all expanded from this one list,
- * and the arrays they fill have exactly as many places as it has columns. */
+ * its columns once per disk/network counter i. CSV, JSONL and --units rows are all expanded
+ * from this one list, and the arrays they fill have exactly as many places as it has columns. */
 #define SWEEP_COLUMNS(S, D, U, I, PER_IO, PER_CTX)                                                 \
     S("dir", "the run directory, as given", NOSHOW,                                                \
       run->dir)                                                                                    \
