@@ -370,20 +370,24 @@ struct fig_cells {
     const struct sum_units *u;
 };
 
-static void fig_cell(void *ctx, const char *key, const struct sum_show *show, double v)
+static void fig_cell(void *ctx, const char *key, const char *what, const struct sum_show *show,
+                     double v)
 {
-    (void)show;
+    (void)what, (void)show;
     const struct fig_cells *c = ctx;
     int d = key_dim(key);
     td_fig_u(c->f, v, d, d >= 0 ? c->u : NULL);
 }
 
 /* A figure's column head: its words, its unit (sum_report_shown with no run). */
-static void fig_head(void *ctx, const char *key, const struct sum_show *show, double v)
+static void fig_head(void *ctx, const char *key, const char *what, const struct sum_show *show,
+                     double v)
 {
     (void)v;
     const struct fig_cells *c = ctx;
-    fputs("<th class=\"sort n\" scope=\"col\">", c->f);
+    fputs("<th class=\"sort n\" scope=\"col\" title=\"", c->f);
+    ht_esc(c->f, what);
+    fputs("\">", c->f);
     ht_esc(c->f, show->head);
     char ub[32];
     const char *unit = sum_column_unit(c->u, key, ub, sizeof ub);
@@ -460,9 +464,10 @@ void sum_html_sweep_row(FILE *f, const char *dir, const struct sum_run *run, int
     fputs("</tr>\n", f);
 }
 
-static void count_fig(void *ctx, const char *key, const struct sum_show *show, double v)
+static void count_fig(void *ctx, const char *key, const char *what, const struct sum_show *show,
+                      double v)
 {
-    (void)key, (void)show, (void)v;
+    (void)key, (void)what, (void)show, (void)v;
     ++*(size_t *)ctx;
 }
 

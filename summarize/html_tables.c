@@ -107,6 +107,30 @@ static void th_unit(FILE *f, const char *head, const char *unit)
     fputs("</th>", f);
 }
 
+/* A line of the Run table: a row figure marked SUM_SHOW_PAGE (report.c's table), with its label,
+ * what it means as the line's title, in its dimension's unit or the one its name says; an
+ * unmeasured figure has no line. */
+struct run_lines {
+    FILE *f;
+    const struct sum_units *u;
+};
+
+static void run_line(void *ctx, const char *key, const char *what, const struct sum_show *show,
+                     double v)
+{
+    const struct run_lines *r = ctx;
+    size_t stem;
+    bool rate;
+    int d = sum_column_dim(key, &stem, &rate);
+    if (d >= 0 && !rate) {
+        kv_dim(r->f, show->label, v, (enum sum_dim)d, r->u, what);
+    } else {
+        char ub[32];
+        const char *unit = sum_column_unit(r->u, key, ub, sizeof ub);
+        kv_row_t(r->f, show->label, v, *unit ? unit : NULL, what);
+    }
+}
+
 static void run_table(FILE *f, const struct sum_run *run, const struct sum_units *u)
 {
     char b[64];
@@ -119,56 +143,8 @@ static void run_table(FILE *f, const struct sum_run *run, const struct sum_units
         kv_text(f, "duration",
                 u && u->given[SUM_DIM_TIME] ? ht_fmt_dim(b, sizeof b, dur, SUM_DIM_TIME, u)
                                             : ht_fmt_dur(b, sizeof b, dur));
-    size_t ngpu = sum_run_gpu_count(run);
-    if (ngpu)
-        kv_row(f, "GPUs", (double)ngpu, NULL);
-    kv_row_t(f, "samples", (double)sum_run_num_samples(run), NULL, "sampling instants");
-    kv_dim(f, "energy", sum_run_energy_wh(run), SUM_DIM_ENERGY, u,
-           "all GPUs, power integrated over time");
-    const struct sum_stat *all = run->all;
-    kv_dim(f, "peak VRAM", sum_fig_max(&all[RD_GM_MEM_USED]), SUM_DIM_GPUMEM, u, NULL);
-    struct sum_fwmem_fig fw;
-    if (sum_fwmem_figures(run, NULL, &fw)) { /* what the framework itself used, and the room */
-        kv_dim(f, "framework peak", fw.peak_mib, SUM_DIM_GPUMEM, u, run->fw.framework);
-        kv_dim(f, "framework pool", fw.pool_mib, SUM_DIM_GPUMEM, u, "what its allocator held");
-        kv_dim(f, "GPU headroom", fw.headroom_mib, SUM_DIM_GPUMEM, u,
-               "the GPU's memory minus the framework's peak");
-    }
-    kv_row(f, "GPU util mean", sum_fig_mean(&all[RD_GM_UTIL]), "%");
-    kv_row(f, "GPU util max", sum_fig_max(&all[RD_GM_UTIL]), "%");
-    const char *mus;
-    const struct sum_stat *mu = sum_fig_mem_util(run, &mus);
-    kv_row_t(f, "mem-ctrl util mean", sum_fig_mean(mu), "%", mus);
-    kv_row(f, "power mean", sum_fig_mean(&all[RD_GM_POWER]), "W");
-    kv_row(f, "power max", sum_fig_max(&all[RD_GM_POWER]), "W");
-    kv_row(f, "SM clock mean", sum_fig_clock_mean(run), "MHz");
-    kv_row(f, "CPU usr mean", sum_fig_mean(&run->cpu[HW_CPU_COL_USR]), "%");
-    kv_row(f, "CPU idle mean", sum_fig_mean(&run->cpu[HW_CPU_COL_IDLE]), "%");
-    const struct sum_stat *rss = &run->proc[HW_PROC_COL_RSS];
-    kv_dim(f, "process peak RSS", sum_fig_max(rss), SUM_DIM_MEM, u, NULL);
-    kv_dim(f, "process mean RSS", sum_fig_mean(rss), SUM_DIM_MEM, u, NULL);
-    kv_dim(f, "process RSS growth", sum_fig_growth(rss), SUM_DIM_MEM, u, NULL);
-    kv_row(f, "process CPU mean", sum_fig_mean(&run->proc[HW_PROC_COL_CPU]), "% of a core");
-    kv_row(f, "process threads max", sum_fig_max(&run->proc[HW_PROC_COL_THREADS]), NULL);
-    kv_dim(f, "process GPU memory peak", sum_run_tree_gpu_mem_peak(run, NULL), SUM_DIM_GPUMEM, u,
-           NULL);
-    kv_dim(f, "main process peak RSS", sum_fig_max(&run->proc[HW_PROC_COL_MAIN_RSS]), SUM_DIM_MEM, u,
-           NULL);
-    kv_row(f, "main process CPU mean", sum_fig_mean(&run->proc[HW_PROC_COL_MAIN_CPU]), "% of a core");
-    static const char *const io_label[SUM_IO_COUNT][2] = {
-        {"disk read", "disk read peak"},
-        {"disk written", "disk write peak"},
-        {"network received", "network receive peak"},
-        {"network sent", "network send peak"},
-    };
-    for (int i = 0; i < SUM_IO_COUNT; i++) { /* the JSON's system section */
-        kv_dim(f, io_label[i][0], sum_system_mib(&run->sys, i), SUM_DIM_MEM, u, NULL);
-        kv_row(f, io_label[i][1], sum_system_peak_mib_s(&run->sys, i), "MiB/s");
-    }
-    kv_dim(f, "free space min", run->sys.fs_free_min_mib, SUM_DIM_MEM, u, NULL);
-    kv_dim(f, "cgroup memory peak", sum_system_mem_peak(&run->sys, NULL), SUM_DIM_MEM, u, NULL);
-    kv_dim(f, "cgroup memory limit", run->cg_mem_max_mib, SUM_DIM_MEM, u, NULL);
-    kv_row(f, "cgroup CPU limit", run->cg_limit_cores, "cores");
+    struct run_lines r = {f, u};
+    sum_report_shown(run, SUM_SHOW_PAGE, run_line, &r);
     char z[160];
     snprintf(z, sizeof z, "%s (%s)", run->tz.name, sum_fig_tz_source(run->tz_source));
     kv_text(f, "nvidia-smi clock", z);

@@ -1447,9 +1447,9 @@ static size_t slowest_names(const struct sum_run *run, const struct sum_name_acc
 
 /* The answer first (issue 37): what a person at a terminal asks of a run, in a dozen lines
  * under the run's name, before the details; each figure from the getters the details use. */
-/* A headline line of the figures shown there (SUM_SHOW_HEAD_*), each in its words and unit:
- * "  GPUs: peak VRAM 17.1 GiB, util mean 94.0%, power mean 369.1 W"; no line when none of them
- * was measured. */
+/* A headline line of the figures shown there (SUM_SHOW_HEAD_*), each with its label and unit:
+ * "  GPUs: peak VRAM 17.1 GiB, GPU util mean 94.0%, power mean 369.1 W"; no line when none of
+ * them was measured. */
 struct head_line {
     struct hw_buf *out;
     const struct sum_units *u;
@@ -1457,11 +1457,13 @@ struct head_line {
     bool any;
 };
 
-static void head_fig(void *ctx, const char *key, const struct sum_show *show, double v)
+static void head_fig(void *ctx, const char *key, const char *what, const struct sum_show *show,
+                     double v)
 {
+    (void)what;
     struct head_line *h = ctx;
     hw_buf_puts(&h->line, h->line.len ? ", " : "");
-    hw_buf_puts(&h->line, show->words);
+    hw_buf_puts(&h->line, show->label);
     hw_buf_putc(&h->line, ' ');
     sum_fig_text(&h->line, key, v, h->u);
     h->any |= isfinite(v);
@@ -1841,9 +1843,10 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
 }
 
 /* Where a row figure is shown besides what shows every one (the rows, --columns, --compare):
- * NOSHOW, or SHOW(where, the sweep page's column head, the text headline's words). */
+ * NOSHOW, or SHOW(where, the sweep page's column head, its label on the run page and in the
+ * text headline). */
 #define NOSHOW ((struct sum_show){0, NULL, NULL})
-#define SHOW(where, head, words) ((struct sum_show){(where), (head), (words)})
+#define SHOW(where, head, label) ((struct sum_show){(where), (head), (label)})
 
 /* The sweep row's columns, in order. Each is S (a string), D (a computed number: 12 digits),
  * U (a count) or I (an integer, NAN when not known), with its name, what it means, where else it
@@ -1882,42 +1885,42 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
       sum_run_sec_per_step(run))                                                                   \
     D("energy_wh_per_step", "GPU energy per step", NOSHOW,                                         \
       sum_run_energy_wh_per_step(run))                                                             \
-    U("gpus", "GPUs measured", SHOW(SUM_SHOW_SWEEP, "GPUs", NULL),                                 \
+    U("gpus", "GPUs measured", SHOW(SUM_SHOW_SWEEP | SUM_SHOW_PAGE, "GPUs", "GPUs"),                                 \
       sum_run_gpu_count(run))                                                                      \
-    U("num_samples", "samples of the most sampled GPU (else of the CPU)", NOSHOW,                  \
+    U("num_samples", "samples of the most sampled GPU (else of the CPU)", SHOW(SUM_SHOW_PAGE, NULL, "samples"),                  \
       sum_run_num_samples(run))                                                                    \
     D("duration_sec", "the run's length, first to last timestamp", NOSHOW,                         \
       round_us(sum_run_duration(run)))                                                             \
     D("peak_vram_mb", "highest memory.used of any GPU (pytyche's name)", NOSHOW,                   \
       max_or_nan(&run->all[RD_GM_MEM_USED]))                                                       \
     D("peak_vram_mib", "highest memory.used of any GPU",                                           \
-      SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS, "Peak VRAM", "peak VRAM"),                         \
+      SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS | SUM_SHOW_PAGE, "Peak VRAM", "peak VRAM"),                         \
       max_or_nan(&run->all[RD_GM_MEM_USED]))                                                       \
     S("framework", "the ML framework whose own memory figure the run logged", NOSHOW,              \
       run->fw.framework[0] ? run->fw.framework : NULL)                                             \
-    D("framework_peak_mib", "the framework's own peak of GPU memory", NOSHOW,                      \
+    D("framework_peak_mib", "the framework's own peak of GPU memory", SHOW(SUM_SHOW_PAGE, NULL, "framework peak"),                      \
       fw_fig(run).peak_mib)                                                                        \
-    D("framework_headroom_mib", "GPU memory the framework's peak left free", NOSHOW,               \
+    D("framework_headroom_mib", "GPU memory the framework's peak left free", SHOW(SUM_SHOW_PAGE, NULL, "GPU headroom"),               \
       fw_fig(run).headroom_mib)                                                                    \
     D("gpu_util_mean_pct", "mean utilization.gpu over every GPU sample",                           \
-      SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS, "GPU util", "util mean"),                          \
+      SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS | SUM_SHOW_PAGE, "GPU util", "GPU util mean"),                          \
       sum_stat_mean(&run->all[RD_GM_UTIL]))                                                        \
-    D("gpu_util_max_pct", "highest utilization.gpu", NOSHOW,                                       \
+    D("gpu_util_max_pct", "highest utilization.gpu", SHOW(SUM_SHOW_PAGE, NULL, "GPU util max"),                                       \
       max_or_nan(&run->all[RD_GM_UTIL]))                                                           \
     D("mem_util_mean_pct",                                                                         \
-      "mean memory-controller utilization (dmon's mem, else utilization.memory)", NOSHOW,          \
+      "mean memory-controller utilization (dmon's mem, else utilization.memory)", SHOW(SUM_SHOW_PAGE, NULL, "mem-ctrl util mean"),          \
       sum_stat_mean(mu))                                                                           \
     D("mem_util_max_pct", "highest memory-controller utilization", NOSHOW,                         \
       max_or_nan(mu))                                                                              \
     D("power_watts_mean", "mean power.draw over every GPU sample",                                 \
-      SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS, "Mean power", "power mean"),                       \
+      SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS | SUM_SHOW_PAGE, "Mean power", "power mean"),                       \
       sum_stat_mean(&run->all[RD_GM_POWER]))                                                       \
-    D("power_watts_max", "highest power.draw", NOSHOW,                                             \
+    D("power_watts_max", "highest power.draw", SHOW(SUM_SHOW_PAGE, NULL, "power max"),                                             \
       max_or_nan(&run->all[RD_GM_POWER]))                                                          \
     D("energy_wh", "GPU energy, every GPU once: NVML's counter, else power integrated over time",  \
-      SHOW(SUM_SHOW_SWEEP, "Energy", NULL),                                                        \
+      SHOW(SUM_SHOW_SWEEP | SUM_SHOW_PAGE, "Energy", "energy"),                                                        \
       sum_run_energy_wh(run))                                                                      \
-    D("mean_gpu_clock_mhz", "mean SM clock (calibrax's name)", NOSHOW,                             \
+    D("mean_gpu_clock_mhz", "mean SM clock (calibrax's name)", SHOW(SUM_SHOW_PAGE, NULL, "SM clock mean"),                             \
       clock_mean(run))                                                                             \
     D("mean_gpu_power_w", "mean power.draw (calibrax's name)", NOSHOW,                             \
       sum_stat_mean(&run->all[RD_GM_POWER]))                                                       \
@@ -1925,22 +1928,21 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
       max_or_nan(&run->all[RD_GM_MEM_USED])) /* calibrax's, as in JSON */                          \
     D("mean_gpu_util", "mean utilization.gpu (calibrax's name)", NOSHOW,                           \
       sum_stat_mean(&run->all[RD_GM_UTIL]))                                                        \
-    D("cpu_usr_mean_pct", "mean user CPU of the machine (or its cgroup)", SHOW(SUM_SHOW_SWEEP,     \
-      "CPU usr", NULL),                                                                            \
+    D("cpu_usr_mean_pct", "mean user CPU of the machine (or its cgroup)", SHOW(SUM_SHOW_SWEEP | SUM_SHOW_PAGE, "CPU usr", "CPU usr mean"),                                                                            \
       sum_stat_mean(&run->cpu[HW_CPU_COL_USR]))                                                    \
-    D("cpu_idle_mean_pct", "mean idle CPU of the machine", NOSHOW,                                 \
+    D("cpu_idle_mean_pct", "mean idle CPU of the machine", SHOW(SUM_SHOW_PAGE, NULL, "CPU idle mean"),                                 \
       sum_stat_mean(&run->cpu[HW_CPU_COL_IDLE]))                                                   \
     D("peak_rss_mb", "highest RSS of the job's process tree, each process counted whole",          \
-      SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_JOB, "Peak RSS", "peak RSS"),                            \
+      SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_JOB | SUM_SHOW_PAGE, "Peak RSS", "process peak RSS"),                            \
       max_or_nan(&run->proc[HW_PROC_COL_RSS]))                                                     \
-    D("mean_rss_mb", "mean RSS of the job's process tree", NOSHOW,                                 \
+    D("mean_rss_mb", "mean RSS of the job's process tree", SHOW(SUM_SHOW_PAGE, NULL, "process mean RSS"),                                 \
       sum_stat_mean(&run->proc[HW_PROC_COL_RSS]))                                                  \
-    D("memory_growth_mb", "RSS at the end minus at the start", NOSHOW,                             \
+    D("memory_growth_mb", "RSS at the end minus at the start", SHOW(SUM_SHOW_PAGE, NULL, "process RSS growth"),                             \
       growth(&run->proc[HW_PROC_COL_RSS]))                                                         \
-    D("gpu_mem_peak_mib", "highest GPU memory of the job's own processes (gpu_procs.csv)", NOSHOW, \
+    D("gpu_mem_peak_mib", "highest GPU memory of the job's own processes (gpu_procs.csv)", SHOW(SUM_SHOW_PAGE, NULL, "process GPU memory peak"), \
       sum_run_tree_gpu_mem_peak(run, NULL))                                                        \
     D("proc_cpu_mean_pct", "mean CPU of the job's process tree, in % of one core",                 \
-      SHOW(SUM_SHOW_HEAD_JOB, NULL, "CPU mean"),                                                   \
+      SHOW(SUM_SHOW_HEAD_JOB | SUM_SHOW_PAGE, NULL, "process CPU mean"),                                                   \
       sum_stat_mean(&run->proc[HW_PROC_COL_CPU])) /* of one core */                                \
     D("expected_cores",                                                                            \
       "the cores the job was given (--cores, the cgroup's quota, else the affinity)", NOSHOW,      \
@@ -1950,35 +1952,35 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
     D("proc_cpu_mean_pct_of_cores", "the tree's mean CPU in % of expected_cores", NOSHOW,          \
       cpu_of_cores(run, sum_stat_mean(&run->proc[HW_PROC_COL_CPU])))                               \
     /* the tracked process alone and the tree's user/system split (proc_metrics.csv) */            \
-    D("main_peak_rss_mib", "highest RSS of the main process alone", NOSHOW,                        \
+    D("main_peak_rss_mib", "highest RSS of the main process alone", SHOW(SUM_SHOW_PAGE, NULL, "main process peak RSS"),                        \
       max_or_nan(&run->proc[HW_PROC_COL_MAIN_RSS]))                                                \
     D("main_peak_rss_kernel_mib", "the kernel's peak RSS of the main process (ru_maxrss)", NOSHOW, \
       run->info.main_peak_kernel_mib)                                                              \
     D("peak_pss_mib", "highest PSS of the tree: forked workers' shared pages counted once",        \
       NOSHOW,                                                                                      \
       max_or_nan(&run->proc[HW_PROC_COL_PSS])) /* shared pages once, workers too */                \
-    D("main_cpu_mean_pct", "mean CPU of the main process alone, in % of one core", NOSHOW,         \
+    D("main_cpu_mean_pct", "mean CPU of the main process alone, in % of one core", SHOW(SUM_SHOW_PAGE, NULL, "main process CPU mean"),         \
       sum_stat_mean(&run->proc[HW_PROC_COL_MAIN_CPU]))                                             \
-    D("main_threads_max", "most threads of the main process", NOSHOW,                              \
+    D("main_threads_max", "most threads of the main process", SHOW(SUM_SHOW_PAGE, NULL, "main process threads max"),                              \
       max_or_nan(&run->proc[HW_PROC_COL_MAIN_THREADS]))                                            \
     D("usr_cpu_mean_pct", "the tree's mean user CPU, in % of one core", NOSHOW,                    \
       sum_stat_mean(&run->proc[HW_PROC_COL_USR_CPU]))                                              \
     D("sys_cpu_mean_pct", "the tree's mean system CPU, in % of one core", NOSHOW,                  \
       sum_stat_mean(&run->proc[HW_PROC_COL_SYS_CPU]))                                              \
     /* disks, network, free space, the container (system.h) */                                     \
-    PER_IO(D(sum_io_mib_keys[i], sum_io_mib_what[i], NOSHOW, sum_system_mib(&run->sys, i))         \
-               D(sum_io_peak_keys[i], sum_io_peak_what[i], NOSHOW,                                 \
+    PER_IO(D(sum_io_mib_keys[i], sum_io_mib_what[i], SHOW(SUM_SHOW_PAGE, NULL, sum_io_mib_words[i]), sum_system_mib(&run->sys, i))         \
+               D(sum_io_peak_keys[i], sum_io_peak_what[i], SHOW(SUM_SHOW_PAGE, NULL, sum_io_peak_words[i]),                                 \
                  sum_system_peak_mib_s(&run->sys, i)))                                             \
-    D("fs_free_min_mib", "least free space on the run directory's file system", NOSHOW,            \
+    D("fs_free_min_mib", "least free space on the run directory's file system", SHOW(SUM_SHOW_PAGE, NULL, "free space min"),            \
       run->sys.fs_free_min_mib)                                                                    \
     D("container_mem_peak_mib",                                                                    \
-      "the container's memory peak (the kernel's, else the highest sample)", NOSHOW,               \
+      "the container's memory peak (the kernel's, else the highest sample)", SHOW(SUM_SHOW_PAGE, NULL, "cgroup memory peak"),               \
       sum_system_mem_peak(&run->sys, &mem_src))                                                    \
     S("container_mem_peak_source", "where container_mem_peak_mib comes from", NOSHOW,              \
       mem_src)                                                                                     \
-    D("container_mem_max_mib", "the container's memory limit", NOSHOW,                             \
+    D("container_mem_max_mib", "the container's memory limit", SHOW(SUM_SHOW_PAGE, NULL, "cgroup memory limit"),                             \
       run->cg_mem_max_mib)                                                                         \
-    D("container_cpu_limit_cores", "the container's CPU limit in cores", NOSHOW,                   \
+    D("container_cpu_limit_cores", "the container's CPU limit in cores", SHOW(SUM_SHOW_PAGE, NULL, "cgroup CPU limit"),                   \
       run->cg_limit_cores)                                                                         \
     U("phases", "phase entries logged", NOSHOW,                                                    \
       phases_total(run))                                                                           \
@@ -2036,7 +2038,10 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
       NOSHOW,                                                                                      \
       have_pm ? sum_fig_mean(&pm.own_sm) : NAN)                                                    \
     D("gpu_others_sm_mean_pct", "other processes' mean SM share of the same GPUs", NOSHOW,         \
-      have_pm ? sum_fig_mean(&pm.others_sm) : NAN)
+      have_pm ? sum_fig_mean(&pm.others_sm) : NAN)                                                 \
+    D("proc_threads_max", "most threads of the job's process tree at one sample",                 \
+      SHOW(SUM_SHOW_PAGE, NULL, "process threads max"),                                            \
+      max_or_nan(&run->proc[HW_PROC_COL_THREADS]))
 
 #define COL_ONE(nm, what, show, v) +1
 #define COL_PER_IO(cols) +SUM_IO_COUNT * (0 cols)
@@ -2090,12 +2095,13 @@ static size_t flat_cols(const struct sum_run *run, struct sum_col c[SWEEP_NCOLS]
     return n;
 }
 
-/* Each column's name and where it is shown, without a run. */
-static size_t col_shows(const char *names[SWEEP_NCOLS], struct sum_show shows[SWEEP_NCOLS])
+/* Each column's name, what it means and where it is shown, without a run. */
+static size_t col_shows(const char *names[SWEEP_NCOLS], const char *whats[SWEEP_NCOLS],
+                        struct sum_show shows[SWEEP_NCOLS])
 {
     pthread_once(&ctx_cols_once, make_ctx_cols);
     size_t n = 0;
-#define X(nm, what, show, v) (names[n] = (nm), shows[n++] = show);
+#define X(nm, what, show, v) (names[n] = (nm), whats[n] = (what), shows[n++] = show);
 #define PER_IO(cols)                                                                               \
     for (int i = 0; i < SUM_IO_COUNT; i++) {                                                      \
         cols                                                                                       \
@@ -2128,10 +2134,10 @@ void sum_fig_text(struct hw_buf *out, const char *key, double v, const struct su
 
 void sum_report_shown(const struct sum_run *run, unsigned where, sum_show_fn *fn, void *ctx)
 {
-    const char *names[SWEEP_NCOLS];
+    const char *names[SWEEP_NCOLS], *whats[SWEEP_NCOLS];
     struct sum_show shows[SWEEP_NCOLS];
     struct sum_col c[SWEEP_NCOLS];
-    size_t n = col_shows(names, shows);
+    size_t n = col_shows(names, whats, shows);
     if (run)
         (void)flat_cols(run, c);
     for (size_t i = 0; i < n; i++) {
@@ -2141,7 +2147,7 @@ void sum_report_shown(const struct sum_run *run, unsigned where, sum_show_fn *fn
                    : c[i].type == SUM_COL_U64    ? (double)c[i].u
                    : c[i].type == SUM_COL_STR    ? NAN /* no string is shown as a number */
                                                  : c[i].d;
-        fn(ctx, names[i], &shows[i], v);
+        fn(ctx, names[i], whats[i], &shows[i], v);
     }
 }
 

@@ -53,16 +53,19 @@ void sum_report_figures(const struct sum_run *run, const struct sum_units *u, bo
 void sum_report_cell(struct hw_buf *out, double v, bool integer);
 /* Where a number of the sweep row is shown besides what shows every one (the rows, --columns,
  * --compare): one flag each, set on the figure's own entry in report.c's table of row columns,
- * with the sweep page's column head and the text headline's words. */
-enum { SUM_SHOW_SWEEP = 1, SUM_SHOW_HEAD_GPUS = 2, SUM_SHOW_HEAD_JOB = 4 };
+ * with the sweep page's column head and its label on the run page and in the text headline.
+ * SUM_SHOW_SWEEP: a column of the sweep page; SUM_SHOW_PAGE: a line of the run page's Run
+ * table; SUM_SHOW_HEAD_GPUS, SUM_SHOW_HEAD_JOB: the text headline's GPUs and job lines. */
+enum { SUM_SHOW_SWEEP = 1, SUM_SHOW_HEAD_GPUS = 2, SUM_SHOW_HEAD_JOB = 4, SUM_SHOW_PAGE = 8 };
 struct sum_show {
     unsigned where;
-    const char *head;  /* the sweep page's column head */
-    const char *words; /* the text headline's ("peak VRAM") */
+    const char *head;  /* the sweep page's column head ("Peak VRAM") */
+    const char *label; /* the run page's and the headline's ("peak VRAM") */
 };
-/* The row's figures shown in where, in the row's order: fn(ctx, key, show, value), value NAN when
- * not measured. run NULL: every such figure with NAN (a table's header). */
-typedef void sum_show_fn(void *ctx, const char *key, const struct sum_show *show, double v);
+/* The row's figures shown in where, in the row's order: fn(ctx, key, what it means, show,
+ * value), value NAN when not measured. run NULL: every such figure with NAN (a table's header). */
+typedef void sum_show_fn(void *ctx, const char *key, const char *what, const struct sum_show *show,
+                         double v);
 /* A row figure for people: in its dimension's unit of --units u (the key says which: _mib,
  * _sec, _wh), else with the unit its name says ("%", " W", " MHz"); "-" when not measured. */
 void sum_fig_text(struct hw_buf *out, const char *key, double v, const struct sum_units *u);

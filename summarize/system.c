@@ -12,6 +12,10 @@ const char *const sum_io_mib_what[SUM_IO_COUNT] = {
 const char *const sum_io_peak_what[SUM_IO_COUNT] = {
     "highest disk read rate of one interval", "highest disk write rate of one interval",
     "highest receive rate of one interval", "highest send rate of one interval"};
+const char *const sum_io_mib_words[SUM_IO_COUNT] = {"disk read", "disk written",
+                                                      "network received", "network sent"};
+const char *const sum_io_peak_words[SUM_IO_COUNT] = {"disk read peak", "disk write peak",
+                                                       "network receive peak", "network send peak"};
 const char *const sum_io_peak_keys[SUM_IO_COUNT] = {"disk_read_peak_mib_s", "disk_write_peak_mib_s",
                                                     "net_rx_peak_mib_s", "net_tx_peak_mib_s"};
 

@@ -13,6 +13,8 @@ enum { SUM_IO_DISK_READ, SUM_IO_DISK_WRITE, SUM_IO_NET_RX, SUM_IO_NET_TX, SUM_IO
 extern const char *const sum_io_mib_keys[SUM_IO_COUNT];
 extern const char *const sum_io_peak_keys[SUM_IO_COUNT];
 extern const char *const sum_io_mib_what[SUM_IO_COUNT], *const sum_io_peak_what[SUM_IO_COUNT];
+/* their labels for people ("disk read", "disk read peak") */
+extern const char *const sum_io_mib_words[SUM_IO_COUNT], *const sum_io_peak_words[SUM_IO_COUNT];
 
 struct sum_system {
     double bytes[SUM_IO_COUNT];      /* total; NAN until a row measured it */

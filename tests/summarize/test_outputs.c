@@ -403,21 +403,23 @@ static void test_rounding_and_units(void)
 }
 
 /* The headline's figures of a line, from the row table (SUM_SHOW_HEAD_*): each measured one
- * must be in the line as "WORDS VALUE", the value as sum_fig_text prints it. */
+ * must be in the line as "LABEL VALUE", the value as sum_fig_text prints it. */
 struct head_want {
     const char *text;
     const struct sum_units *u;
     int measured, found;
 };
 
-static void head_want_fig(void *ctx, const char *key, const struct sum_show *show, double v)
+static void head_want_fig(void *ctx, const char *key, const char *what,
+                          const struct sum_show *show, double v)
 {
+    (void)what;
     struct head_want *h = ctx;
     if (!isfinite(v))
         return;
     struct hw_buf want;
     hw_buf_init(&want, NULL, 0);
-    hw_buf_printf(&want, "%s ", show->words);
+    hw_buf_printf(&want, "%s ", show->label);
     sum_fig_text(&want, key, v, h->u);
     h->measured++;
     if (strstr(h->text, want.p))
