@@ -2043,6 +2043,17 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
       SHOW(SUM_SHOW_PAGE, NULL, "process threads max"),                                            \
       max_or_nan(&run->proc[HW_PROC_COL_THREADS]))
 
+/* The table's per-counter and per-context columns, as the expansions that run over a run (or
+ * over none) write them out. */
+#define ROW_PER_IO(cols)                                                                           \
+    for (int i = 0; i < SUM_IO_COUNT; i++) {                                                      \
+        cols                                                                                       \
+    }
+#define ROW_PER_CTX(cols)                                                                          \
+    for (int i = 0; i < HW_CTX_COUNT; i++) {                                                      \
+        cols                                                                                       \
+    }
+
 #define COL_ONE(nm, what, show, v) +1
 #define COL_PER_IO(cols) +SUM_IO_COUNT * (0 cols)
 #define COL_PER_CTX(cols) +HW_CTX_COUNT * (0 cols)
@@ -2071,27 +2082,17 @@ static size_t flat_cols(const struct sum_run *run, struct sum_col c[SWEEP_NCOLS]
 #define D(nm, what, show, v) c[n++] = (struct sum_col){nm, SUM_COL_NUM, NULL, v, 0};
 #define U(nm, what, show, v) c[n++] = (struct sum_col){nm, SUM_COL_U64, NULL, 0, v};
 #define I(nm, what, show, v) c[n++] = (struct sum_col){nm, SUM_COL_INT, NULL, v, 0};
-#define PER_IO(cols)                                                                               \
-    for (int i = 0; i < SUM_IO_COUNT; i++) {                                                      \
-        cols                                                                                       \
-    }
     pthread_once(&ctx_cols_once, make_ctx_cols);
     const struct sum_together_figs tg = together(run); /* once for the row's columns */
     struct sum_clk_figs clk;
     bool have_clk = sum_run_clocks(run, &clk);
     struct sum_pmon_acc pm;
     bool have_pm = sum_run_pmon(run, &pm);
-#define PER_CTX(cols)                                                                              \
-    for (int i = 0; i < HW_CTX_COUNT; i++) {                                                      \
-        cols                                                                                       \
-    }
-    SWEEP_COLUMNS(S, D, U, I, PER_IO, PER_CTX)
-#undef PER_CTX
+    SWEEP_COLUMNS(S, D, U, I, ROW_PER_IO, ROW_PER_CTX)
 #undef S
 #undef D
 #undef U
 #undef I
-#undef PER_IO
     return n;
 }
 
@@ -2102,17 +2103,7 @@ static size_t col_shows(const char *names[SWEEP_NCOLS], const char *whats[SWEEP_
     pthread_once(&ctx_cols_once, make_ctx_cols);
     size_t n = 0;
 #define X(nm, what, show, v) (names[n] = (nm), whats[n] = (what), shows[n++] = show);
-#define PER_IO(cols)                                                                               \
-    for (int i = 0; i < SUM_IO_COUNT; i++) {                                                      \
-        cols                                                                                       \
-    }
-#define PER_CTX(cols)                                                                              \
-    for (int i = 0; i < HW_CTX_COUNT; i++) {                                                      \
-        cols                                                                                       \
-    }
-    SWEEP_COLUMNS(X, X, X, X, PER_IO, PER_CTX)
-#undef PER_CTX
-#undef PER_IO
+    SWEEP_COLUMNS(X, X, X, X, ROW_PER_IO, ROW_PER_CTX)
 #undef X
     return n;
 }
@@ -2218,17 +2209,7 @@ void sum_report_columns(const struct sum_units *u, struct hw_buf *out)
 #define D(nm, what, show, v) ROW(nm, "number", what)
 #define U(nm, what, show, v) ROW(nm, "integer", what)
 #define I(nm, what, show, v) ROW(nm, "integer", what)
-#define PER_IO(cols)                                                                               \
-    for (int i = 0; i < SUM_IO_COUNT; i++) {                                                      \
-        cols                                                                                       \
-    }
-#define PER_CTX(cols)                                                                              \
-    for (int i = 0; i < HW_CTX_COUNT; i++) {                                                      \
-        cols                                                                                       \
-    }
-    SWEEP_COLUMNS(S, D, U, I, PER_IO, PER_CTX)
-#undef PER_CTX
-#undef PER_IO
+    SWEEP_COLUMNS(S, D, U, I, ROW_PER_IO, ROW_PER_CTX)
 #undef S
 #undef D
 #undef U
