@@ -137,6 +137,56 @@ static void test_follows(void)
     free(base);
 }
 
+/* run.jsonl rotated while followed (rotation.c): renamed and made again, the old file's last
+ * lines are read, then the new one from its start; truncated in place, read again from 0; and a
+ * view started after a rotation reads the earlier part first (the same phases, once each). */
+static void test_rotated(void)
+{
+    char *dir = th_tmpdir("live-rotated");
+    char *log = th_fmt("%s/run.jsonl", dir), *old = th_fmt("%s/run.jsonl.1", dir);
+    static const char p1[] = "{\"ts\": \"" T0 "01.000+00:00\", \"type\": \"phase\", \"name\": "
+                             "\"a\", \"seconds\": 1.0}\n";
+    static const char p2[] = "{\"ts\": \"" T0 "02.000+00:00\", \"type\": \"phase\", \"name\": "
+                             "\"b\", \"seconds\": 1.0}\n";
+    static const char p3[] = "{\"ts\": \"" T0 "03.000+00:00\", \"type\": \"phase\", \"name\": "
+                             "\"c\", \"seconds\": 1.0}\n";
+    append(dir, "run.jsonl", start_line);
+    append(dir, "run.jsonl", p1);
+    struct rd_live l;
+    CU_ASSERT_EQUAL_FATAL(rd_live_open(&l, dir, NULL), 0);
+    CU_ASSERT_EQUAL(rd_live_update(&l), 0);
+    CU_ASSERT_EQUAL(l.phases, 1);
+    /* a line written into the old file after we read it, then the rename, then the new file */
+    append(dir, "run.jsonl", p2);
+    CU_ASSERT_EQUAL(rename(log, old), 0);
+    char *cont = th_fmt("{\"ts\": \"" T0 "02.500+00:00\", \"type\": \"event\", \"event\": "
+                        "\"log_continued\", \"data\": {\"previous\": \"run.jsonl.1\", \"pid\": 1, "
+                        "\"severity\": \"info\"}}\n%s", p3);
+    append(dir, "run.jsonl", cont);
+    CU_ASSERT_EQUAL(rd_live_update(&l), 0);
+    CU_ASSERT_EQUAL(l.phases, 3); /* a, b (the old file's last), c (the new one's) */
+    CU_ASSERT_STRING_EQUAL(l.recent[l.nrecent - 1].name, "c");
+    /* copytruncate: cut in place, then written again from its start */
+    CU_ASSERT_EQUAL(truncate(log, 0), 0);
+    append(dir, "run.jsonl", p1);
+    CU_ASSERT_EQUAL(rd_live_update(&l), 0);
+    CU_ASSERT_EQUAL(l.phases, 4);
+    rd_live_close(&l);
+    /* a view started now: the part named first, then the file */
+    CU_ASSERT_EQUAL(truncate(log, 0), 0);
+    append(dir, "run.jsonl", cont);
+    CU_ASSERT_EQUAL_FATAL(rd_live_open(&l, dir, NULL), 0);
+    CU_ASSERT_EQUAL(rd_live_update(&l), 0);
+    CU_ASSERT_EQUAL(l.phases, 3);
+    CU_ASSERT_TRUE(rd_live_started(&l)); /* the start event was in the part */
+    rd_live_close(&l);
+    free(cont);
+    free(log);
+    free(old);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* A FIFO where a file should be is not opened (an update never blocks on it); the other files
  * are read. */
 static void test_fifo(void)
@@ -377,6 +427,7 @@ void add_live_suite(void)
     CU_pSuite s = th_add_suite("live", NULL, NULL, 60);
     CU_add_test(s, "follows", test_follows);
     CU_add_test(s, "fifo", test_fifo);
+    CU_add_test(s, "rotated", test_rotated);
     CU_add_test(s, "screen", test_screen);
     CU_add_test(s, "hostile_names", test_hostile_names);
     CU_add_test(s, "line", test_line);
