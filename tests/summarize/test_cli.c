@@ -462,17 +462,52 @@ static char *replace_all(const char *s, const char *from, const char *to)
     return out;
 }
 
-/* Every testdata/runs/X against testdata/expected/X.summary.json (written by
- * tests/golden/regen-summaries.sh and reviewed when it changes) and, where the oracle printed
- * one, X.pytyche.json: a run directory dropped into testdata/runs is tested with no C edit. */
+/* Every testdata/runs/X against testdata/expected/X.SUFFIX for every format of
+ * testdata/expected/FORMATS (written by tests/golden/regen-summaries.sh and reviewed when it
+ * changes) and, where the oracle printed one, X.pytyche.json: a run directory dropped into
+ * testdata/runs, or a format added to FORMATS, is tested with no C edit. */
 static int is_run_dir(const struct dirent *d)
 {
     return d->d_name[0] != '.';
 }
 
+struct golden_format {
+    char suffix[32];
+    char *argv[8]; /* summarize's arguments before the directory (into words) */
+    char words[96];
+};
+
+/* FORMATS: "SUFFIX<TAB>ARGS" per line, '#' comments. Returns how many. */
+static size_t golden_formats(const char *td, struct golden_format *f, size_t cap)
+{
+    char *p = th_fmt("%s/expected/FORMATS", td);
+    char *text = th_read_file(p, NULL);
+    free(p);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    size_t n = 0;
+    for (char *line = strtok(text, "\n"); line && n < cap; line = strtok(NULL, "\n")) {
+        char *tab = strchr(line, '\t');
+        if (line[0] == '#' || !tab)
+            continue;
+        *tab = '\0';
+        snprintf(f[n].suffix, sizeof f[n].suffix, "%s", line);
+        snprintf(f[n].words, sizeof f[n].words, "%s", tab + 1);
+        int k = 0;
+        for (char *w = strtok_r(f[n].words, " ", &tab); w && k < 6; w = strtok_r(NULL, " ", &tab))
+            f[n].argv[k++] = w;
+        f[n].argv[k] = NULL;
+        n++;
+    }
+    free(text);
+    return n;
+}
+
 static void test_golden(void)
 {
     const char *td = th_env("HWRUN_TESTDATA");
+    struct golden_format fmt[16];
+    size_t nfmt = golden_formats(td, fmt, 16);
+    CU_ASSERT(nfmt >= 4); /* summary.json, txt, csv, jsonl at least */
     char *runs_dir = th_fmt("%s/runs", td);
     struct dirent **ents;
     int n = scandir(runs_dir, &ents, is_run_dir, alphasort);
@@ -481,7 +516,6 @@ static void test_golden(void)
         const char *name = ents[i]->d_name;
         char *dir = th_fmt("%s/%s", runs_dir, name);
         char *exp_py = th_fmt("%s/expected/%s.pytyche.json", td, name);
-        char *exp_js = th_fmt("%s/expected/%s.summary.json", td, name);
         size_t len;
         char *want = th_read_file(exp_py, &len);
         if (want) {
@@ -491,23 +525,31 @@ static void test_golden(void)
             th_result_free(&r);
             free(want);
         }
-        want = th_read_file(exp_js, &len);
-        if (!want)
-            fprintf(stderr, "%s: no %s (tests/golden/regen-summaries.sh writes it)\n", dir,
-                    exp_js);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(want);
-        struct th_result r = run((const char *[]){"-q", dir, NULL});
-        CU_ASSERT_EQUAL(r.status, 0);
-        char *got = replace_all(r.out, td, "TESTDATA");
-        if (strcmp(got, want))
-            fprintf(stderr, "%s differs from %s\n", dir, exp_js);
-        CU_ASSERT_STRING_EQUAL(got, want);
-        free(got);
-        th_result_free(&r);
-        free(want);
+        for (size_t k = 0; k < nfmt; k++) {
+            char *exp = th_fmt("%s/expected/%s.%s", td, name, fmt[k].suffix);
+            want = th_read_file(exp, &len);
+            if (!want)
+                fprintf(stderr, "%s: no %s (tests/golden/regen-summaries.sh writes it)\n", dir,
+                        exp);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(want);
+            const char *args[10];
+            size_t a = 0;
+            for (; fmt[k].argv[a]; a++)
+                args[a] = fmt[k].argv[a];
+            args[a++] = dir;
+            args[a] = NULL;
+            struct th_result r = run(args);
+            char *got = replace_all(r.out ? r.out : "", td, "TESTDATA");
+            if (strcmp(got, want))
+                fprintf(stderr, "%s (%s) differs from %s\n", dir, fmt[k].suffix, exp);
+            CU_ASSERT_STRING_EQUAL(got, want);
+            free(got);
+            th_result_free(&r);
+            free(want);
+            free(exp);
+        }
         free(dir);
         free(exp_py);
-        free(exp_js);
         free(ents[i]);
     }
     free(ents);
