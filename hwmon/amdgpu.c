@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "drmfdinfo.h"
 #include "hwrun/io.h"
 #include "hwrun/jsonw.h"
 #include "hwrun/rundir.h"
@@ -129,6 +130,13 @@ static void open_card(struct mon_amd_card *c, int dfd, int card)
     c->uuid[0] = '\0';
     if (hw_read_small(dfd, "unique_id", buf, sizeof buf) > 0 && (trim(buf), buf[0]))
         snprintf(c->uuid, sizeof c->uuid, "AMD-%.58s", buf);
+    /* the address DRM fdinfo's drm-pdev names the card by */
+    char ev[1024];
+    const char *slot = hw_read_small(dfd, "uevent", ev, sizeof ev) > 0 ? strstr(ev, "PCI_SLOT_NAME=")
+                                                                       : NULL;
+    c->pci[0] = '\0';
+    if (slot)
+        snprintf(c->pci, sizeof c->pci, "%.*s", (int)strcspn(slot + 14, "\n"), slot + 14);
 }
 
 int mon_amd_open(struct mon_amd *a, const char *root, const char *want)
@@ -192,6 +200,29 @@ void mon_amd_rows(const struct mon_amd *a, const char *ts, struct hw_buf *b)
                 hw_buf_puts(b, ", [N/A]"); /* no such file, or a read that failed: unmeasured */
         }
         hw_buf_printf(b, ", %d, %s\n", i, c->uuid[0] ? c->uuid : "[N/A]");
+    }
+}
+
+void mon_amd_proc_rows(const struct mon_amd *a, int proc_fd, const pid_t *pids, size_t n,
+                       const char *ts, struct hw_buf *b)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct mon_drm_use use[MON_DRM_MAX_CARDS];
+        int nu = mon_drm_proc(proc_fd, pids[i], use, MON_DRM_MAX_CARDS);
+        char comm[64] = "", path[40];
+        snprintf(path, sizeof path, "%d/comm", (int)pids[i]);
+        if (nu > 0 && hw_read_small(proc_fd, path, comm, sizeof comm) > 0)
+            trim(comm);
+        for (int u = 0; u < nu; u++)
+            for (int k = 0; k < a->n; k++) {
+                const struct mon_amd_card *c = &a->c[k];
+                if (!c->uuid[0] || strcmp(c->pci, use[u].pdev) != 0)
+                    continue;
+                /* nvidia-smi's used_gpu_memory: whole MiB; the name last (it may hold ", ") */
+                hw_buf_printf(b, "%s, %s, %d, %llu, %s\n", ts, c->uuid, (int)pids[i],
+                              (unsigned long long)(use[u].vram_bytes >> 20),
+                              comm[0] ? comm : "[N/A]");
+            }
     }
 }
 

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "hwrun/buf.h"
 
@@ -28,6 +29,7 @@ struct mon_amd_card {
     int card;            /* N of cardN */
     char name[96];       /* product_name, else "AMD GPU <device id>" */
     char uuid[64];       /* "AMD-" unique_id, else "" */
+    char pci[16];        /* its PCI address (uevent's PCI_SLOT_NAME), else "" */
     int fd[MON_AMD_NFIELDS]; /* -1: the kernel has no such file */
 };
 
@@ -43,6 +45,13 @@ void mon_amd_close(struct mon_amd *a);
 
 /* One row per card at this time (ts as nvidia-smi prints it, UTC), appended to b. */
 void mon_amd_rows(const struct mon_amd *a, const char *ts, struct hw_buf *b);
+
+/* gpu_procs.csv rows (HW_GPU_PROCS_FIELDS, as nvidia-smi's --query-compute-apps writes them):
+ * the VRAM each of the pids holds on each card, from DRM fdinfo (drmfdinfo.h) under the proc
+ * directory proc_fd, in MiB, with the process's name. A card without a uuid (no unique_id)
+ * cannot be told apart in the file: its processes are left out. */
+void mon_amd_proc_rows(const struct mon_amd *a, int proc_fd, const pid_t *pids, size_t n,
+                       const char *ts, struct hw_buf *b);
 
 /* The cards as the start event's gpus: [{"index", "name", "uuid", "vendor": "amd"}, ...]. */
 void mon_amd_gpus_json(const struct mon_amd *a, struct hw_buf *b);

@@ -74,6 +74,7 @@ struct run {
     bool amd_on;
     struct mon_amd amd;
     int amd_fd; /* hw_metrics.csv */
+    int amd_procs_fd; /* gpu_procs.csv with --gpu-procs: the job's processes' VRAM (fdinfo) */
     struct mon_cgroup cg_at_start; /* r->sys.cg before the sampler thread took r->sys */
     char amd_gpus[4096], amd_driver[64];
     char out_paths[MON_GPU_CHILDREN_MAX][PATH_MAX + 32];
@@ -792,6 +793,9 @@ static int open_gpu_outputs(struct run *r)
         return -1;
     if (r->amd_on && (r->amd_fd = create_sample(r, HW_GPU_FILE, 0)) < 0)
         return -1;
+    if (r->amd_on && r->cfg->gpu_procs &&
+        (r->amd_procs_fd = create_sample(r, HW_GPU_PROCS_FILE, 0)) < 0)
+        return -1;
     char(*paths)[PATH_MAX + 32] = r->out_paths;
     for (int i = 0; i < r->children.n; i++) {
         join_path(paths[i], sizeof paths[i], r->dir, r->ch_file[i]);
@@ -1068,6 +1072,8 @@ static void cleanup(struct run *r)
         close(r->energy_fd);
     if (r->amd_fd >= 0)
         close(r->amd_fd);
+    if (r->amd_procs_fd >= 0)
+        close(r->amd_procs_fd);
     mon_amd_close(&r->amd);
     mon_nvml_close(&r->nvml);
     if (r->sfd >= 0)
@@ -1103,7 +1109,7 @@ static void run_init(struct run *r, const struct mon_config *cfg)
     memset(r, 0, sizeof *r);
     r->cfg = cfg;
     r->sfd = r->efd = r->pidfd = r->cpu_fd = r->proc_fd = r->tree_pids_fd = r->dirfd = -1;
-    r->energy_fd = r->amd_fd = -1;
+    r->energy_fd = r->amd_fd = r->amd_procs_fd = -1;
     r->nodelock.fd = -1; /* no lock until the GPUs are chosen */
     r->runlog_rd = -1;
     mon_children_init(&r->children, NULL, NULL, on_child, r); /* the tool: after the probe */
@@ -1421,6 +1427,7 @@ static void start_sampling(struct run *r, bool sys_baseline)
         .energy_fd = r->energy_fd,
         .amd = r->amd_on ? &r->amd : NULL,
         .gpu_fd = r->amd_fd,
+        .amd_procs_fd = r->amd_procs_fd,
     };
     /* a --duration timer counts from the sampler's start, as its slots do */
     r->end_at = cfg->duration_s > 0 && !r->wrap && max_slots == 0 ? hw_mono_now() + cfg->duration_s
@@ -1443,8 +1450,9 @@ static void start_gpus(struct run *r)
     if (!r->gpu_ok)
         return;
     mon_children_start(&r->children, hw_mono_now());
-    mon_sampler_set_gpus(&r->sampler, r->nvml.n ? &r->nvml : NULL, r->energy_fd,
-                         r->amd_on ? &r->amd : NULL, r->amd_fd);
+    struct mon_sampler_gpus g = {r->nvml.n ? &r->nvml : NULL, r->energy_fd,
+                                 r->amd_on ? &r->amd : NULL, r->amd_fd, r->amd_procs_fd};
+    mon_sampler_set_gpus(&r->sampler, &g);
 }
 
 /* A job that started before the probes (mon_run): ask them now, beside it. What goes wrong is

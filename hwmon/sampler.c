@@ -147,6 +147,24 @@ static void energy_rows(struct mon_sampler *s, const char *iso, bool edge)
     hw_buf_free(&b);
 }
 
+/* The tree's processes' VRAM per AMD card (gpu_procs.csv, --gpu-procs), from their DRM
+ * fdinfo: as nvidia-smi's compute-apps rows, at the cadence. */
+static void amd_proc_rows(struct mon_sampler *s, const char *iso)
+{
+    const struct mon_tree *t = s->cfg.tree;
+    pid_t pids[256];
+    size_t n = 0;
+    for (size_t i = 0; i < t->n && n < sizeof pids / sizeof pids[0]; i++)
+        pids[n++] = t->p[i].pid;
+    struct hw_buf b;
+    char store[1024];
+    hw_buf_init(&b, store, sizeof store);
+    mon_amd_proc_rows(s->gpus.amd, t->proc_fd, pids, n, iso, &b);
+    if (b.len)
+        write_line(s, s->gpus.amd_procs_fd, &b);
+    hw_buf_free(&b);
+}
+
 /* One sample: a cadence slot's (its rows cover the whole interval since the previous cadence
  * row, edge parts merged in), or an edge sample (edge: its rows cover the time since the
  * previous sample of any kind, and say edge=1). */
@@ -193,6 +211,8 @@ static void sample_once(struct mon_sampler *s, bool edge, bool *root_gone)
             mon_amd_rows(s->gpus.amd, iso, &b);
             write_line(s, s->gpus.gpu_fd, &b);
         }
+        if (s->gpus.amd && !edge && s->gpus.amd_procs_fd >= 0 && s->cfg.tree)
+            amd_proc_rows(s, iso);
     }
     if (edge)
         atomic_fetch_add(&s->n_edge, 1);
@@ -354,7 +374,8 @@ int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg)
 {
     memset(s, 0, sizeof *s);
     s->cfg = *cfg;
-    s->gpus = (struct mon_sampler_gpus){cfg->nvml, cfg->energy_fd, cfg->amd, cfg->gpu_fd};
+    s->gpus = (struct mon_sampler_gpus){cfg->nvml, cfg->energy_fd, cfg->amd, cfg->gpu_fd,
+                                        cfg->amd_procs_fd};
     atomic_init(&s->gpus_ready, cfg->nvml || cfg->amd);
     char store[256];
     struct hw_buf b;
@@ -424,12 +445,13 @@ int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg)
     return 0;
 }
 
-void mon_sampler_set_gpus(struct mon_sampler *s, const struct mon_nvml *nvml, int energy_fd,
-                          const struct mon_amd *amd, int gpu_fd)
+void mon_sampler_set_gpus(struct mon_sampler *s, const struct mon_sampler_gpus *g)
 {
-    if (!s->started || atomic_load(&s->gpus_ready) || (!nvml && !amd))
+    const struct mon_nvml *nvml = g->nvml;
+    int energy_fd = g->energy_fd;
+    if (!s->started || atomic_load(&s->gpus_ready) || (!nvml && !g->amd))
         return;
-    s->gpus = (struct mon_sampler_gpus){nvml, energy_fd, amd, gpu_fd};
+    s->gpus = *g;
     if (nvml) { /* the file's header, and the counters now: the energy from this moment */
         char iso[HW_ISO_LEN];
         struct hw_buf b;

@@ -66,6 +66,7 @@ struct mon_sampler_cfg {
      * sample, into gpu_fd; NULL: none (nvidia-smi's child writes that file) */
     const struct mon_amd *amd;
     int gpu_fd;
+    int amd_procs_fd; /* gpu_procs.csv: the tree's VRAM per card (fdinfo), or -1 */
 };
 
 enum { MON_SAMPLER_RUNNING, MON_SAMPLER_DONE_SLOTS, MON_SAMPLER_DONE_ROOT_GONE };
@@ -95,6 +96,7 @@ struct mon_sampler {
         int energy_fd;
         const struct mon_amd *amd;
         int gpu_fd;
+        int amd_procs_fd;
     } gpus;
 };
 
@@ -110,7 +112,6 @@ void mon_sampler_stop(struct mon_sampler *s, bool final);
 /* Hand the GPUs to read (an energy counter, AMD's cards) to a thread that started without them:
  * a job that starts before nvidia-smi's probes is sampled from its first moment, its GPUs from
  * when they are known. Once; the caller keeps them alive until mon_sampler_stop. */
-void mon_sampler_set_gpus(struct mon_sampler *s, const struct mon_nvml *nvml, int energy_fd,
-                          const struct mon_amd *amd, int gpu_fd);
+void mon_sampler_set_gpus(struct mon_sampler *s, const struct mon_sampler_gpus *g);
 
 #endif

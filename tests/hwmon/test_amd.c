@@ -10,6 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "amdgpu.h"
+#include "drmfdinfo.h"
+#include "hwrun/buf.h"
 #include "hwrun/rundir.h"
 #include "hwtest.h"
 
@@ -95,7 +98,7 @@ static void test_two_cards(void)
     char *e_root = th_fmt("HWMON_SYSFS_ROOT=%s", root);
     char *env[] = {e_root, (char *)"PATH=/usr/bin:/bin", (char *)"CUDA_VISIBLE_DEVICES=",
                    (char *)"HIP_VISIBLE_DEVICES=", (char *)"ROCR_VISIBLE_DEVICES=", NULL};
-    char **argv = ht_argv_nosmi(out, "-i", "0.25", "--", "/bin/sleep", "4", NULL);
+    char **argv = ht_argv_nosmi(out, "-i", "0.25", "--gpu-procs", "--", "/bin/sleep", "4", NULL);
     pid_t pid = th_spawn(argv, env, NULL, NULL);
     CU_ASSERT_FATAL(pid > 0);
     th_sleep(1.2);
@@ -115,6 +118,11 @@ static void test_two_cards(void)
                            "amdgpu");
     json_object *gl = ht_data(st, "gpus");
     CU_ASSERT_FATAL(gl && json_object_array_length(gl) == 2); /* not the NVIDIA card */
+    /* --gpu-procs: the file is there, empty (sleep holds no GPU memory), and said so */
+    CU_ASSERT_EQUAL(ht_lines(out, HW_GPU_PROCS_FILE), 0);
+    char *gp = th_fmt("%s/%s", out, HW_GPU_PROCS_FILE);
+    CU_ASSERT_EQUAL(access(gp, F_OK), 0);
+    free(gp);
     json_object *g0 = json_object_array_get_idx(gl, 0);
     CU_ASSERT_STRING_EQUAL(ht_str(g0, "vendor"), "amd");
     CU_ASSERT_STRING_EQUAL(ht_str(g0, "name"), "AMD Instinct MI300X");
@@ -189,10 +197,100 @@ static void test_no_card(void)
     free(dir);
 }
 
+/* A process's VRAM per card from DRM fdinfo (drmfdinfo.h), on a /proc standing in: pid 100
+ * holds one amdgpu client on card0 through two descriptors (counted once), a second client on
+ * card0, one on card1 (the newer key, in MiB), a render node whose fdinfo says no VRAM, and
+ * descriptors that are no GPU's; pid 200 has none; pid 300 is gone. gpu_procs.csv rows as
+ * nvidia-smi writes them, for the cards with a uuid. The fdinfo texts follow the kernel's
+ * Documentation/gpu/drm-usage-stats.rst: no real capture was at hand. */
+static void fdinfo_put(const char *proc, int pid, int fd, const char *target, const char *text)
+{
+    char *dir = th_fmt("%s/%d/fd", proc, pid), *mk = th_fmt("mkdir -p '%s' '%s/%d/fdinfo'", dir,
+                                                                proc, pid);
+    CU_ASSERT_FATAL(system(mk) == 0);
+    char *link = th_fmt("%s/%d", dir, fd);
+    CU_ASSERT_FATAL(symlink(target, link) == 0);
+    if (text) {
+        char *name = th_fmt("%d/fdinfo/%d", pid, fd);
+        put(proc, name, text);
+        free(name);
+    }
+    free(link);
+    free(mk);
+    free(dir);
+}
+
+static void test_drm_fdinfo(void)
+{
+    char *root = th_tmpdir("amd-fdinfo");
+    char *proc = th_fmt("%s/proc", root);
+    static const char c0[] = "pos:\t0\nflags:\t02100002\nmnt_id:\t27\nino:\t1057\n"
+                             "drm-driver:\tamdgpu\ndrm-pdev:\t0000:03:00.0\ndrm-client-id:\t41\n"
+                             "drm-memory-vram:\t1048576 KiB\ndrm-memory-gtt:\t2048 KiB\n"
+                             "drm-engine-gfx:\t123456789 ns\n";
+    static const char c0b[] = "drm-driver:\tamdgpu\ndrm-pdev:\t0000:03:00.0\n"
+                              "drm-client-id:\t42\ndrm-memory-vram:\t524288 KiB\n";
+    static const char c1[] = "drm-driver:\tamdgpu\ndrm-pdev:\t0000:83:00.0\n"
+                             "drm-client-id:\t7\ndrm-total-vram:\t600 MiB\n"
+                             "drm-resident-vram:\t512 MiB\n";
+    static const char novram[] = "drm-driver:\tamdgpu\ndrm-pdev:\t0000:03:00.0\n"
+                                 "drm-client-id:\t43\n";
+    fdinfo_put(proc, 100, 3, "/dev/dri/renderD128", c0);
+    fdinfo_put(proc, 100, 4, "/dev/dri/renderD128", c0); /* the same client again */
+    fdinfo_put(proc, 100, 5, "/dev/dri/renderD128", c0b);
+    fdinfo_put(proc, 100, 6, "/dev/dri/renderD129", c1);
+    fdinfo_put(proc, 100, 7, "/dev/dri/renderD128", novram);
+    fdinfo_put(proc, 100, 8, "/dev/null", "pos:\t0\n");
+    fdinfo_put(proc, 100, 9, "socket:[12345]", NULL);
+    fdinfo_put(proc, 200, 0, "/dev/pts/0", "pos:\t0\n");
+    put(proc, "100/comm", "python3\n");
+    put(proc, "200/comm", "sh\n");
+    int pfd = open(proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    CU_ASSERT_FATAL(pfd >= 0);
+    struct mon_drm_use use[MON_DRM_MAX_CARDS];
+    CU_ASSERT_EQUAL(mon_drm_proc(pfd, 100, use, MON_DRM_MAX_CARDS), 2);
+    CU_ASSERT_STRING_EQUAL(use[0].pdev, "0000:03:00.0");
+    CU_ASSERT_EQUAL(use[0].vram_bytes, (uint64_t)1536 << 20); /* 1 GiB + 512 MiB, client 41 once */
+    CU_ASSERT_STRING_EQUAL(use[1].pdev, "0000:83:00.0");
+    CU_ASSERT_EQUAL(use[1].vram_bytes, (uint64_t)512 << 20); /* no drm-memory-: the resident */
+    CU_ASSERT_EQUAL(mon_drm_proc(pfd, 200, use, MON_DRM_MAX_CARDS), 0);
+    CU_ASSERT(mon_drm_proc(pfd, 300, use, MON_DRM_MAX_CARDS) < 0);
+    /* not a size: refused, not a number */
+    char pdev[16];
+    uint64_t id, vram;
+    CU_ASSERT_FALSE(mon_drm_fdinfo_parse("drm-driver:\tx\ndrm-pdev:\ta\ndrm-memory-vram:\t-5\n",
+                                         pdev, &id, &vram));
+    CU_ASSERT_FALSE(mon_drm_fdinfo_parse("drm-pdev:\t0000:03:00.0\ndrm-memory-vram:\t5\n", pdev,
+                                         &id, &vram)); /* no drm-driver: not the spec's */
+    CU_ASSERT_TRUE(mon_drm_fdinfo_parse("drm-driver:\ti915\ndrm-pdev:\t0000:00:02.0\n"
+                                        "drm-memory-vram:\t4096\n",
+                                        pdev, &id, &vram));
+    CU_ASSERT_EQUAL(vram, 4096); /* bytes when no unit */
+
+    /* the rows: card0 with a uuid and its address, card1 with its address and no uuid */
+    struct mon_amd a = {0};
+    a.n = 2;
+    snprintf(a.c[0].uuid, sizeof a.c[0].uuid, "AMD-1a2b3c4d5e6f7788");
+    snprintf(a.c[0].pci, sizeof a.c[0].pci, "0000:03:00.0");
+    snprintf(a.c[1].pci, sizeof a.c[1].pci, "0000:83:00.0");
+    const pid_t pids[] = {100, 200, 300};
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    mon_amd_proc_rows(&a, pfd, pids, 3, "2026/11/21 10:00:01.000", &b);
+    CU_ASSERT_STRING_EQUAL(b.p ? b.p : "",
+                           "2026/11/21 10:00:01.000, AMD-1a2b3c4d5e6f7788, 100, 1536, python3\n");
+    hw_buf_free(&b);
+    close(pfd);
+    th_rmtree(root);
+    free(proc);
+    free(root);
+}
+
 void add_amd_suite(void);
 void add_amd_suite(void)
 {
     CU_pSuite s = th_add_suite("amd", NULL, NULL, 120);
     CU_add_test(s, "two_cards", test_two_cards);
     CU_add_test(s, "no_card", test_no_card);
+    CU_add_test(s, "drm_fdinfo", test_drm_fdinfo);
 }
