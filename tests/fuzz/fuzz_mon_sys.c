@@ -2,7 +2,7 @@
  * hwmon/sysio.h) on arbitrary text: /proc/self/cgroup, mountinfo, cpu.max, cfs quota, counter
  * files, /proc/meminfo and /proc/PID/io, an environment block and an -o pattern (context.h),
  * and every line as a /proc/diskstats, /proc/net/dev and /proc/self/mounts line and as a line
- * of slurm.conf (its ProctrackType). No crash, no read past the input, outputs NUL-terminated within
+ * of slurm.conf (its ProctrackType), and as a DRM client's fdinfo. No crash, no read past the input, outputs NUL-terminated within
  * their buffers. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,6 +10,7 @@
 
 #include "cgroup.h"
 #include "context.h"
+#include "drmfdinfo.h"
 #include "fsspace.h"
 #include "machine.h"
 #include "stopsig.h"
@@ -77,6 +78,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(l);
         line += n + 1;
     }
+    char pdev[16]; /* a DRM client's fdinfo (drmfdinfo.h) */
+    uint64_t id, vram;
+    if (mon_drm_fdinfo_parse(t, pdev, &id, &vram) && strnlen(pdev, sizeof pdev) >= sizeof pdev)
+        abort();
     free(t);
     return 0;
 }
