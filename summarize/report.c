@@ -2041,7 +2041,12 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
       have_pm ? sum_fig_mean(&pm.others_sm) : NAN)                                                 \
     D("proc_threads_max", "most threads of the job's process tree at one sample",                 \
       SHOW(SUM_SHOW_PAGE, NULL, "process threads max"),                                            \
-      max_or_nan(&run->proc[HW_PROC_COL_THREADS]))
+      max_or_nan(&run->proc[HW_PROC_COL_THREADS]))                                                 \
+    D("step_phase_sec_per_step",                                                                   \
+      "seconds per step inside the phases that did the steps (evals and checkpoints between "     \
+      "them left out)",                                                                            \
+      SHOW(SUM_SHOW_PAGE, NULL, "seconds per step in step phases"),                                \
+      round_us(sum_run_step_phase_sec_per_step(run)))
 
 /* The table's per-counter and per-context columns, as the expansions that run over a run (or
  * over none) write them out. */

@@ -239,6 +239,14 @@ double sum_run_sec_per_step(const struct sum_run *run)
     return run->steps > 0 ? sum_run_duration(run) / run->steps : NAN;
 }
 
+double sum_run_step_phase_sec_per_step(const struct sum_run *run)
+{
+    if (run->steps_logged > 0)
+        return run->steps_logged_s / run->steps_logged;
+    const struct sum_name_acc *step = sum_names_find(&run->names, HW_PHASE_STEP_NAME);
+    return step && run->steps > 0 ? step->d_sum / run->steps : NAN;
+}
+
 double sum_run_energy_wh_per_step(const struct sum_run *run)
 {
     return run->steps > 0 ? sum_run_energy_wh(run) / run->steps : NAN;
@@ -660,8 +668,10 @@ static void on_phase(void *ctx, const struct rd_phase *p)
     sum_fwmem_init(&fw);
     fwmem_entry(run, &fw, p->obj);
     long steps;
-    if (!failed && rd_json_int(p->obj, HW_PHASE_STEPS, &steps) && steps > 0)
+    if (!failed && rd_json_int(p->obj, HW_PHASE_STEPS, &steps) && steps > 0) {
         run->steps_logged += (double)steps; /* a failed phase's steps were planned, not done */
+        run->steps_logged_s += p->seconds;
+    }
     metrics_from_phase(run, p->obj);
     add_phase(run, p->name, p->t_start, p->t_end, p->seconds, p->line, phase_extra(p->obj),
               exit_status, sig, failed, false, &fw);

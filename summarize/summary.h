@@ -268,6 +268,7 @@ struct sum_run {
     double outside_phases_s; /* the run's time in no phase; NAN when it logged no phase */
     struct sum_fwmem fw;     /* the framework's memory over every entry and event */
     double steps_logged;     /* the sum of the phases' HW_PHASE_STEPS */
+    double steps_logged_s;   /* the seconds of the phases that logged them */
     double steps;            /* the run's steps (sum_run_steps rule); 0 when none said */
 
     /* events */
@@ -452,6 +453,10 @@ uint64_t sum_run_file_gaps(const struct sum_run *run, enum hw_file kind);
 bool sum_run_span(const struct sum_run *run, double *t0, double *t1);
 /* A run of N training steps: its time and energy per step, so that runs of different lengths
  * compare (NAN when the run logged no steps). */
+/* Seconds per step inside the phases that did the steps (their time over their steps: the
+ * evals and checkpoints between them left out), NAN without steps: the phases that logged
+ * steps=, else the phases named "step". */
+double sum_run_step_phase_sec_per_step(const struct sum_run *run);
 double sum_run_sec_per_step(const struct sum_run *run);
 double sum_run_energy_wh_per_step(const struct sum_run *run);
 /* The framework's figures of the run (p NULL) or of a phase; false when none was logged. */

@@ -250,7 +250,7 @@ const char *sum_column_unit(const struct sum_units *u, const char *name, char *b
                  {"_watts_max", "W"},    {"_power_w", "W"},      {"_cores", "cores"},
                  {"sec_per_step", "s"},  {"_wh_per_step", "Wh"}};
     for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
-        if (ends_with(name, other[i].suffix, &stem))
-            return other[i].unit;
+        if (!strcmp(name, other[i].suffix) || ends_with(name, other[i].suffix, &stem))
+            return other[i].unit; /* sec_per_step is its own whole name */
     return "";
 }

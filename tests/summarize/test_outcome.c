@@ -258,16 +258,30 @@ static void test_per_step(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(run);
     CHECK_NEAR(run->steps, 900, 0);
     CHECK_NEAR(sum_run_sec_per_step(run), 9.0 / 900, 1e-12); /* the stop's duration_s 9 */
+    CHECK_NEAR(sum_run_step_phase_sec_per_step(run), 4.0 / 900, 1e-12); /* their 2 s each */
     CU_ASSERT(isnan(sum_run_energy_wh_per_step(run)));         /* no GPU: no energy */
+    sum_run_free(run);
+    /* the step phases' own time leaves out the eval between them, and a failed phase's planned
+     * steps (and its time) are no steps done */
+    run = run_of(START("") PHASE("train", ", \"steps\": 100") PHASE("eval", "")
+                     PHASE("train", ", \"steps\": 100")
+                         PHASE("train", ", \"steps\": 100, \"exit_status\": 1")
+                             STOP(", \"exit_status\": 1"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    CHECK_NEAR(run->steps, 200, 0);
+    CHECK_NEAR(sum_run_step_phase_sec_per_step(run), 4.0 / 200, 1e-12);
+    CHECK_NEAR(sum_run_sec_per_step(run), 9.0 / 200, 1e-12);
     sum_run_free(run);
     run = run_of(START("") PHASE("step", "") PHASE("step", "") PHASE("step", "")
                      STOP(", \"exit_status\": 0"));
     CU_ASSERT_PTR_NOT_NULL_FATAL(run);
     CHECK_NEAR(sum_run_sec_per_step(run), 3.0, 1e-12);
+    CHECK_NEAR(sum_run_step_phase_sec_per_step(run), 2.0, 1e-12); /* each "step" 2 s */
     sum_run_free(run);
     run = run_of(START("") PHASE("train", "") STOP(", \"exit_status\": 0"));
     CU_ASSERT_PTR_NOT_NULL_FATAL(run);
     CU_ASSERT(isnan(sum_run_sec_per_step(run)));
+    CU_ASSERT(isnan(sum_run_step_phase_sec_per_step(run)));
     sum_run_free(run);
 }
 
