@@ -490,7 +490,9 @@ static int make_continued(rl_log_t *log)
  * being appended to (its attributes take the inode's locks), more than the line's write: so
  * the directory is looked at instead (0.3 us), whose change time every rename, unlink and
  * create in it moves, and the name only when the directory changed. A change time read in the
- * same clock tick as now is not trusted: a rename in that tick would leave it as it is. */
+ * same clock tick as now is not trusted: a rename in that tick would leave it as it is; nor,
+ * on a file system that keeps whole seconds (no nanoseconds in it: NFS of some servers, FAT),
+ * one of the last two seconds. */
 static bool name_unchanged(rl_log_t *log)
 {
     struct stat d;
@@ -506,7 +508,9 @@ static bool name_unchanged(rl_log_t *log)
         return false;
     struct timespec now;
     clock_gettime(CLOCK_REALTIME_COARSE, &now);
-    atomic_store(&log->dir_ns, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec > m ? m : 0);
+    int64_t settle = m % 1000000000 == 0 ? 2000000000 : 0;
+    atomic_store(&log->dir_ns,
+                 (int64_t)now.tv_sec * 1000000000 + now.tv_nsec > m + settle ? m : 0);
     return true;
 }
 
