@@ -29,7 +29,7 @@ static const char *previous_part(int fd, char *buf, size_t cap)
 {
     static const char *const keys[] = {"\"event\": \"" HW_EV_LOG_CONTINUED "\"",
                                        "\"event\": \"" HW_EV_LOG_ROTATED "\""};
-    char chunk[65536];
+    char chunk[16384]; /* a naming line is short; a longer one is skipped */
     size_t have = 0;
     for (off_t off = 0; off < HEAD_BYTES;) {
         ssize_t n = pread(fd, chunk + have, sizeof chunk - 1 - have, off);
