@@ -12,7 +12,6 @@
 #include <json-c/json.h>
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -37,14 +36,13 @@ struct rl_log {
     /* The name the log follows (rl_follow), as tail -F does: -1 when it is only its descriptor.
      * dev and ino are the file the name named when last looked at; a reopen swaps the file
      * under fd with dup3(), so a line being written by another thread meanwhile goes whole to
-     * one file or the other and no writer ever holds a closed descriptor. */
+     * one file or the other and no writer ever holds a closed descriptor (reopen). */
     int dirfd;
     char *name;
     bool name_link; /* the name is the caller's symbolic link (rl_open of a link): followed */
     _Atomic uint64_t dev, ino;
     /* the directory's last change (ns) when the name was last found right, 0: look again */
     _Atomic int64_t dir_ns;
-    pthread_mutex_t mu; /* one reopen at a time */
 };
 
 /* The keys a caller may not add, per entry kind: they would overwrite pytyche's own. */
@@ -516,13 +514,15 @@ static bool name_unchanged(rl_log_t *log)
 
 /* The name no longer names the log's file (renamed or deleted by a rotation, replaced): write
  * to what it names now, made again when missing. Returns 0 or -errno (the line is then not
- * written anywhere: not silently into a file no one can find). */
+ * written anywhere: not silently into a file no one can find). No lock: threads that find the
+ * name moved at once each open what it names (made once: O_TMPFILE's link or O_EXCL decides)
+ * and swap it in with dup3(), which is atomic; and a child forked while another thread was
+ * here holds no lock that nobody will release. */
 static int reopen(rl_log_t *log)
 {
-    pthread_mutex_lock(&log->mu);
     int rc = 0, fd = -1;
     if (names_our_file(log)) /* another thread did it meanwhile */
-        goto out;
+        return 0;
     unsigned how = HW_OPEN_CHARDEV | (log->name_link ? HW_OPEN_FOLLOW : 0);
     for (int tries = 0; tries < 4 && fd < 0; tries++) {
         fd = hw_open_file(log->dirfd, log->name, how);
@@ -545,8 +545,6 @@ static int reopen(rl_log_t *log)
     }
     if (fd >= 0)
         close(fd);
-out:
-    pthread_mutex_unlock(&log->mu);
     return rc;
 }
 
@@ -659,7 +657,6 @@ int rl_fdopen(rl_log_t **out, int fd, unsigned flags)
     atomic_init(&log->dev, 0);
     atomic_init(&log->ino, 0);
     atomic_init(&log->dir_ns, 0);
-    pthread_mutex_init(&log->mu, NULL);
     *out = log;
     return 0;
 }
@@ -677,7 +674,6 @@ int rl_close(rl_log_t *log)
     if (log->dirfd >= 0)
         close(log->dirfd);
     free(log->name);
-    pthread_mutex_destroy(&log->mu);
     free(log);
     return rc;
 }
