@@ -108,6 +108,7 @@ static struct mon_proc *add_proc(struct mon_tree *t, pid_t pid, pid_t ppid)
     memset(p, 0, sizeof *p);
     p->pid = pid;
     p->ppid = ppid;
+    p->born_gen = t->gen;
     p->stat_fd = mon_open_rel(dfd, "stat");
     p->io_fd = mon_open_rel(dfd, "io"); /* EACCES for another user's process: no I/O numbers */
     p->smaps_fd = t->pss ? mon_open_rel(dfd, "smaps_rollup") : -1;
@@ -485,6 +486,7 @@ static ssize_t read_smaps(struct mon_tree *t, struct mon_proc *p, char *buf, siz
 
 struct tree_sums {
     uint64_t ticks, uticks, io[MON_IO_COUNT], rss_kb, pss_kb, private_kb, shared_kb, threads;
+    uint64_t new_io[MON_IO_COUNT]; /* of the processes first seen in this sample */
     unsigned procs;
     bool any_pss;
     bool pss_now; /* read smaps_rollup in this sample */
@@ -508,8 +510,15 @@ static void account(struct mon_tree *t, struct mon_proc *p, const struct mon_pst
     char buf[1024];
     if (p->io_fd >= 0 && mon_pread_proc(p->io_fd, buf, sizeof buf) > 0)
         mon_parse_pid_io(buf, p->io); /* on failure the last values stay */
-    for (int k = 0; k < MON_IO_COUNT; k++)
+    /* new since the previous sample, and so is its parent: the command a phase runner started
+     * (runlog time's child), not the runner itself, whose own start-up is before the phase */
+    const struct mon_proc *pp = t->have_prev && p->born_gen >= t->gen0 ? find_proc(t, p->ppid)
+                                                                       : NULL;
+    bool born = pp && pp->born_gen >= t->gen0;
+    for (int k = 0; k < MON_IO_COUNT; k++) {
         s->io[k] += p->io[k];
+        s->new_io[k] += born ? p->io[k] : 0;
+    }
     if (!s->pss_now || p->smaps_fd < 0)
         return;
     /* The kernel's walk of smaps_rollup is most of a sample's cost (issue 39): a process whose
@@ -557,6 +566,8 @@ static int sample_tree(struct mon_tree *t, double now_s, struct mon_tree_sample 
 {
     memset(out, 0, sizeof *out);
     t->gen++;
+    if (may_retry)
+        t->gen0 = t->gen; /* a second walk of this sample still counts the first's newcomers */
     struct mon_proc *root = find_proc(t, t->root);
     struct mon_pstat st;
     if (!root || !read_stat(t, root, &st) || (st.state == 'Z' && t->final_read)) {
@@ -732,6 +743,7 @@ static int sample_tree(struct mon_tree *t, double now_s, struct mon_tree_sample 
         if (v > t->max_io[k])
             t->max_io[k] = v;
         out->io[k] = t->max_io[k];
+        out->new_io[k] = sum.new_io[k] < out->io[k] ? sum.new_io[k] : out->io[k];
     }
     out->procs = sum.procs;
     out->threads = sum.threads;

@@ -20,6 +20,7 @@ struct mon_proc {
     uint64_t ticks;      /* utime+stime+cutime+cstime at the last read */
     uint64_t io[MON_IO_COUNT]; /* its io at the last read */
     uint32_t gen;        /* last walk that saw it */
+    uint32_t born_gen;   /* the walk that first saw it */
     struct mon_pstat st; /* scan mode: this walk's stat */
     uint64_t uticks;     /* utime+cutime at the last read */
     /* its last smaps_rollup reading (kB) and the RSS (pages) and time it was taken at: a
@@ -45,6 +46,7 @@ struct mon_tree {
     uint32_t *idx;
     size_t idx_cap; /* a power of two */
     uint32_t gen;
+    uint32_t gen0; /* the first walk of the current sample (a sample may walk twice) */
     /* accumulated from descendants that vanished without a tracked parent to reap them */
     uint64_t gone_ticks, gone_io[MON_IO_COUNT];
     uint64_t prev_ticks, max_io[MON_IO_COUNT];
@@ -84,6 +86,10 @@ struct mon_tree_sample {
     double cpu_pct;
     double rss_mib;
     uint64_t io[MON_IO_COUNT]; /* the tree's, since it was tracked (exited processes too) */
+    /* the part of io of the processes first seen in this sample whose parent is new too (0 at
+     * the first sample): at a phase's begin, what the command its runner started wrote before
+     * the sample caught up (sampler.c) */
+    uint64_t new_io[MON_IO_COUNT];
     bool have_pss;
     double pss_mib;
     double private_mib, shared_mib; /* smaps_rollup's Private_* and Shared_*, with have_pss */

@@ -168,7 +168,7 @@ static void amd_proc_rows(struct mon_sampler *s, const char *iso)
 /* One sample: a cadence slot's (its rows cover the whole interval since the previous cadence
  * row, edge parts merged in), or an edge sample (edge: its rows cover the time since the
  * previous sample of any kind, and say edge=1). */
-static void sample_once(struct mon_sampler *s, bool edge, bool *root_gone)
+static void sample_once(struct mon_sampler *s, bool edge, bool begin, bool *root_gone)
 {
     char store[512], iso[HW_ISO_LEN];
     struct hw_buf b;
@@ -192,6 +192,16 @@ static void sample_once(struct mon_sampler *s, bool edge, bool *root_gone)
         if (mon_tree_sample(s->cfg.tree, now, &ts) == 0) {
             write_tree_changes(s, iso);
             if (ts.root_alive || ts.exited) {
+                /* At a phase's begin, the processes the sample sees for the first time, and
+                 * their parent too, started since the previous one: the command the phase's
+                 * runner started (runlog time's child), whose first writes came before this
+                 * sample, a millisecond after the begin line. Their I/O goes into the next row,
+                 * inside the phase; the file's counters stay monotonic. */
+                for (int k = 0; k < MON_IO_COUNT; k++) {
+                    uint64_t v = begin ? ts.io[k] - ts.new_io[k] : ts.io[k];
+                    ts.io[k] = v > s->io_written[k] ? v : s->io_written[k];
+                    s->io_written[k] = ts.io[k];
+                }
                 merge_tree(&s->tree_acc, &s->tree_acc_s, &ts, dt, !edge);
                 if (!edge)
                     s->tree_acc_s = 0;
@@ -249,7 +259,7 @@ static void on_runlog(struct mon_sampler *s, bool *root_gone)
         s->follow_resume = now + MON_FOLLOW_HOLD_S;
     if (want && now - s->last_edge_t >= MON_EDGE_GAP_S) {
         s->last_edge_t = now;
-        sample_once(s, true, root_gone);
+        sample_once(s, true, n.begins > 0, root_gone);
     }
 }
 
@@ -330,7 +340,7 @@ static void *run(void *arg)
             if (j > slot + 1)
                 atomic_fetch_add(&s->skipped, j - slot - 1);
             slot = j;
-            sample_once(s, false, &root_gone);
+            sample_once(s, false, false, &root_gone);
             next = start;
             hw_ts_add_ns(&next, (int64_t)(slot + 1) * iv_ns);
         }
@@ -348,7 +358,7 @@ static void *run(void *arg)
     pthread_mutex_unlock(&s->mu);
     if (final) { /* the stop's own sample: its slot is not one of the cadence's */
         bool root_gone = false;
-        sample_once(s, false, &root_gone);
+        sample_once(s, false, false, &root_gone);
     }
     if (finished != MON_SAMPLER_RUNNING) {
         atomic_store(&s->finished, finished);

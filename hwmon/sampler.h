@@ -84,6 +84,7 @@ struct mon_sampler {
     struct mon_sys_sample sys_acc;
     struct mon_tree_sample tree_acc;
     double sys_acc_s, tree_acc_s, last_t, last_boundary_t, last_edge_t;
+    uint64_t io_written[MON_IO_COUNT]; /* the tree's I/O counters of the last row written */
     unsigned fast_run; /* phase boundaries in a row, each within edge_min_s of the one before */
     double follow_resume; /* run.jsonl is not watched before this time (MON_FOLLOW_HOLD_S) */
     atomic_int finished;  /* MON_SAMPLER_* */

@@ -1302,6 +1302,7 @@ struct part {
     double a, b;     /* the row's own part, (a, b] */
     const double *v; /* its values */
     const double *io; /* the tree's read and write bytes in it (proc rows; NAN: not known) */
+    const struct sum_phase_acc *owner; /* the phase whose edge readings the row spans (io_owner) */
 };
 
 /* The time a phase shares with a part. */
@@ -1343,6 +1344,8 @@ static void phase_proc_part(struct sum_run *run, struct sum_phase_acc *p, double
     sum_stat_add_w(&p->usr_cpu, v[HW_PROC_COL_USR_CPU], w);
     sum_stat_add_w(&p->sys_cpu, v[HW_PROC_COL_SYS_CPU], w);
     double len = x->b - x->a, share = len > 0 ? fmax(w, 0) / len : 1;
+    if (p == x->owner)
+        share = 1; /* its bytes are the phase's: read at its begin and at its end */
     for (int k = 0; k < 2; k++)
         if (isfinite(x->io[k])) {
             p->proc_io[k] += x->io[k] * share;
@@ -1437,6 +1440,53 @@ static void on_cpu(void *ctx, const struct rd_cpu_row *r)
     add_interval(run, HW_FILE_CPU, &run->cpu_prev_t, r->t, NULL);
 }
 
+/* The phases a row overlaps, for io_owner. */
+struct overlap_set {
+    const struct sum_phase_acc *p[32];
+    int n;
+    bool full;
+};
+
+static void collect_phase(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
+                          const void *arg)
+{
+    (void)run, (void)a, (void)b;
+    struct overlap_set *o = (struct overlap_set *)arg;
+    if (o->n < (int)(sizeof o->p / sizeof o->p[0]))
+        o->p[o->n++] = p;
+    else
+        o->full = true;
+}
+
+/* The phase whose edge readings a row (a, b] is: hwmon sampled at its begin (a, just after the
+ * begin line) and at its end (b, just after the end line), and no other phase begins or ends
+ * inside the row. Its bytes are all that phase's, though the row's time runs a millisecond past
+ * the phase at each end (hwmon wakes after the line): shared by time, a 4 ms checkpoint kept
+ * 75% of its bytes. NULL when no phase is so (step loops, whose edges hwmon interpolates). */
+static const struct sum_phase_acc *io_owner(struct sum_run *run, double a, double b)
+{
+    struct overlap_set o = {.n = 0};
+    for_phases(run, a, b, collect_phase, &o);
+    /* the log's times are whole milliseconds, a phase's start its end less its rounded seconds:
+     * a reading may seem to come up to 2 ms before the line it followed */
+    double tol = edge_tol(run), ms = 0.002;
+    const struct sum_phase_acc *owner = NULL;
+    for (int i = 0; i < o.n && !o.full; i++) {
+        const struct sum_phase_acc *p = o.p[i];
+        if (a >= p->t0 - ms && a - p->t0 <= tol && b >= p->t1 - ms && b - p->t1 <= tol) {
+            if (owner)
+                return NULL;
+            owner = p;
+        }
+    }
+    for (int i = 0; owner && i < o.n; i++) {
+        const struct sum_phase_acc *q = o.p[i];
+        if (q != owner && ((q->t0 > a && q->t0 < b) || (q->t1 > a && q->t1 < b)))
+            return NULL;
+    }
+    return owner;
+}
+
 static void on_proc(void *ctx, const struct rd_proc_row *r)
 {
     struct sum_run *run = ctx;
@@ -1457,7 +1507,7 @@ static void on_proc(void *ctx, const struct rd_proc_row *r)
             if (!isnan(v))
                 run->pio_last[k] = v;
         }
-        struct part x = {a, r->t, own, io};
+        struct part x = {a, r->t, own, io, r->edge ? io_owner(run, a, r->t) : NULL};
         for_phases(run, a, r->t, phase_proc_part, &x);
         sum_names_proc(&run->names, r->t, own[HW_PROC_COL_RSS], a, r->t, own[HW_PROC_COL_CPU]);
     }
