@@ -152,14 +152,16 @@ static void energy_rows(struct mon_sampler *s, const char *iso, bool edge)
 static void amd_proc_rows(struct mon_sampler *s, const char *iso)
 {
     const struct mon_tree *t = s->cfg.tree;
-    pid_t pids[256];
-    size_t n = 0;
-    for (size_t i = 0; i < t->n && n < sizeof pids / sizeof pids[0]; i++)
-        pids[n++] = t->p[i].pid;
     struct hw_buf b;
     char store[1024];
     hw_buf_init(&b, store, sizeof store);
-    mon_amd_proc_rows(s->gpus.amd, t->proc_fd, pids, n, iso, &b);
+    for (size_t i = 0; i < t->n;) { /* every process of the tree, a stack array at a time */
+        pid_t pids[256];
+        size_t n = 0;
+        while (i < t->n && n < sizeof pids / sizeof pids[0])
+            pids[n++] = t->p[i++].pid;
+        mon_amd_proc_rows(s->gpus.amd, t->proc_fd, pids, n, iso, &b);
+    }
     if (b.len)
         write_line(s, s->gpus.amd_procs_fd, &b);
     hw_buf_free(&b);
