@@ -112,6 +112,9 @@ static struct mon_proc *add_proc(struct mon_tree *t, pid_t pid, pid_t ppid)
     p->stat_fd = mon_open_rel(dfd, "stat");
     p->io_fd = mon_open_rel(dfd, "io"); /* EACCES for another user's process: no I/O numbers */
     p->smaps_fd = t->pss ? mon_open_rel(dfd, "smaps_rollup") : -1;
+    p->sched_fd = mon_open_rel(dfd, "schedstat"); /* no CONFIG_SCHED_INFO: always read */
+    if (p->sched_fd < 0)
+        p->sched_fd = -1;
     char kids[64];
     snprintf(kids, sizeof kids, "task/%d/children", (int)pid);
     p->kids_fd = t->mode != MODE_SCAN ? mon_open_rel(dfd, kids) : -1;
@@ -120,6 +123,7 @@ static struct mon_proc *add_proc(struct mon_tree *t, pid_t pid, pid_t ppid)
     close(dfd);
     if (p->stat_fd < 0) {
         mon_close_fd(&p->io_fd);
+        mon_close_fd(&p->sched_fd);
         if (p->smaps_fd >= 0)
             close(p->smaps_fd);
         return NULL;
@@ -139,14 +143,19 @@ static void drop_proc_fds(struct mon_proc *p)
     mon_close_fd(&p->stat_fd);
     mon_close_fd(&p->io_fd);
     mon_close_fd(&p->smaps_fd);
+    mon_close_fd(&p->sched_fd);
 }
 
 int mon_tree_open(struct mon_tree *t, const char *proc_root, pid_t root, bool pss)
 {
     memset(t, 0, sizeof *t);
+    t->loadavg_fd = -1;
     t->proc_fd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (t->proc_fd < 0)
         return -errno;
+    t->loadavg_fd = mon_open_rel(t->proc_fd, "loadavg"); /* none (a fixture): walk every time */
+    if (t->loadavg_fd < 0)
+        t->loadavg_fd = -1;
     t->root = root;
     t->pss = pss;
     t->clk_tck = sysconf(_SC_CLK_TCK);
@@ -191,8 +200,27 @@ void mon_tree_close(struct mon_tree *t)
     free(t->chg);
     if (t->proc_fd >= 0)
         close(t->proc_fd);
+    mon_close_fd(&t->loadavg_fd);
     memset(t, 0, sizeof *t);
     t->proc_fd = -1;
+    t->loadavg_fd = -1;
+}
+
+/* The last pid handed out in this pid namespace: /proc/loadavg's last field ("0.46 0.86 0.95
+ * 2/345 123456"), or -1. Any new process or thread moves it, ours or a child namespace's. */
+static long long last_pid(struct mon_tree *t)
+{
+    char buf[128];
+    ssize_t n = t->loadavg_fd >= 0 ? mon_pread_proc(t->loadavg_fd, buf, sizeof buf - 1) : -1;
+    if (n <= 0)
+        return -1;
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+        n--;
+    buf[n] = '\0';
+    const char *last = strrchr(buf, ' ');
+    int64_t v;
+    const char *end = last ? hw_scan_i64(last + 1, buf + n, &v, NULL) : NULL;
+    return end == buf + n && v > 0 ? (long long)v : -1;
 }
 
 /* The initial PID namespace has a fixed inode number (PROC_PID_INIT_INO in the kernel). */
@@ -495,21 +523,58 @@ struct tree_sums {
     uint64_t main_private_kb, main_shared_kb;
 };
 
-/* Add one live process of the tree (its stat already read) to the sums. */
+/* Whether p, a process of one thread, has not run since its stat and io were last read
+ * (MON_TREE_WALK_MAX_AGE_S ago at most): its schedstat is as it was then. A process that does
+ * not run cannot read, write, reap, fork or exit; its parent leaving the tree, which moves it
+ * out without its running, is the caller's to check. Else the reading is taken as the new
+ * baseline and false returned: the caller reads stat and io next. */
+static bool still_asleep(struct mon_proc *p, double now)
+{
+    char buf[128];
+    ssize_t n = p->sched_fd >= 0 && p->st.threads == 1
+                    ? mon_pread_proc(p->sched_fd, buf, sizeof buf)
+                    : -1;
+    int64_t ns, wait, slices;
+    const char *q = n > 0 ? hw_scan_i64(buf, buf + n, &ns, NULL) : NULL;
+    q = q ? hw_scan_i64(q, buf + n, &wait, NULL) : NULL;
+    q = q ? hw_scan_i64(q, buf + n, &slices, NULL) : NULL;
+    if (!q || ns <= 0 || slices <= 0) { /* "0 0 0": a kernel without CONFIG_SCHED_INFO */
+        p->sched_known = false;
+        return false;
+    }
+    if (p->sched_known && (uint64_t)ns == p->sched_ns && (uint64_t)slices == p->sched_slices &&
+        now - p->full_t < MON_TREE_WALK_MAX_AGE_S)
+        return true;
+    p->sched_ns = (uint64_t)ns;
+    p->sched_slices = (uint64_t)slices;
+    p->sched_known = true;
+    return false;
+}
+
+/* Add one live process of the tree to the sums: st its stat just read, or NULL when it has not
+ * run since its last reading (still_asleep), which stands. */
 static void account(struct mon_tree *t, struct mon_proc *p, const struct mon_pstat *st,
                     struct tree_sums *s)
 {
-    bool reaped = !t->alone; /* the children it waited for are the tree's, unless alone */
-    p->ticks = st->utime + st->stime + (reaped ? st->cutime + st->cstime : 0);
-    p->uticks = st->utime + (reaped ? st->cutime : 0);
+    char buf[1024];
+    if (st) {
+        bool reaped = !t->alone; /* the children it waited for are the tree's, unless alone */
+        p->ticks = st->utime + st->stime + (reaped ? st->cutime + st->cstime : 0);
+        p->uticks = st->utime + (reaped ? st->cutime : 0);
+        if (st != &p->st)
+            p->st = *st;
+        p->full_t = s->now;
+        if (p->io_fd >= 0 && mon_pread_proc(p->io_fd, buf, sizeof buf) > 0)
+            mon_parse_pid_io(buf, p->io); /* on failure the last values stay */
+    } else {
+        st = &p->st;
+        t->kept++;
+    }
     s->ticks += p->ticks;
     s->uticks += p->uticks;
     s->threads += st->threads;
     s->rss_kb += st->rss_pages * (uint64_t)t->page_kb;
     s->procs++;
-    char buf[1024];
-    if (p->io_fd >= 0 && mon_pread_proc(p->io_fd, buf, sizeof buf) > 0)
-        mon_parse_pid_io(buf, p->io); /* on failure the last values stay */
     /* new since the previous sample, and so is its parent: the command a phase runner started
      * (runlog time's child), not the runner itself, whose own start-up is before the phase */
     const struct mon_proc *pp = t->have_prev && p->born_gen >= t->gen0 ? find_proc(t, p->ppid)
@@ -589,6 +654,19 @@ static int sample_tree(struct mon_tree *t, double now_s, struct mon_tree_sample 
         t->mode = n >= 0 ? MODE_CHILDREN : MODE_SCAN; /* no CONFIG_PROC_CHILDREN: scan */
     }
 
+    /* Nothing created since the last walk (no new pid): who is in the tree can only have
+     * shrunk, which each member's own stat tells; the walk's children files (one per thread of
+     * a process with threads) or its scan of /proc are skipped. */
+    long long lp = exited ? -1 : last_pid(t);
+    bool quiet = lp > 0 && t->walked && lp == t->walk_last_pid &&
+                 now_s - t->walk_t < MON_TREE_WALK_MAX_AGE_S;
+    if (!exited && !quiet) {
+        t->walk_last_pid = lp; /* read before the walk: a fork during it shows next time */
+        t->walk_t = now_s;
+        t->walked = true;
+        t->walks++;
+    }
+
     struct tree_sums sum = {0};
     sum.pss_now = t->pss && now_s >= t->pss_next && !exited;
     sum.now = now_s;
@@ -601,6 +679,34 @@ static int sample_tree(struct mon_tree *t, double now_s, struct mon_tree_sample 
         root->gen = t->gen;
         root->ppid = st.ppid;
         account(t, root, &st, &sum);
+    } else if (quiet) {
+        /* the last walk's members that are alive and whose parent still is one: an orphan was
+         * reparented out of the tree (to a subreaper in it, it stays). A parent comes before
+         * its children in t->p (add_proc appends a child once its parent is in). */
+        root->gen = t->gen;
+        root->ppid = st.ppid;
+        account(t, root, &st, &sum);
+        for (size_t i = 0; i < t->n; i++) {
+            struct mon_proc *p = &t->p[i];
+            if (p == root)
+                continue;
+            /* its parent is still in: one that left (exited) would have run to do so */
+            const struct mon_proc *pp = find_proc(t, p->ppid);
+            if (pp && pp->gen == t->gen && still_asleep(p, now_s)) {
+                p->gen = t->gen;
+                account(t, p, NULL, &sum);
+                continue;
+            }
+            struct mon_pstat pst;
+            if (!read_stat(t, p, &pst))
+                continue;
+            pp = find_proc(t, pst.ppid);
+            if (!pp || pp->gen != t->gen)
+                continue;
+            p->gen = t->gen;
+            p->ppid = pst.ppid;
+            account(t, p, &pst, &sum);
+        }
     } else if (t->mode == MODE_CHILDREN) {
         /* breadth-first from the root through task/TID/children; the queue holds indices into
          * t->p, which add_proc() may move */

@@ -21,17 +21,30 @@ struct mon_proc {
     uint64_t io[MON_IO_COUNT]; /* its io at the last read */
     uint32_t gen;        /* last walk that saw it */
     uint32_t born_gen;   /* the walk that first saw it */
-    struct mon_pstat st; /* scan mode: this walk's stat */
+    struct mon_pstat st; /* its last stat read (scan mode: this walk's) */
     uint64_t uticks;     /* utime+cutime at the last read */
     /* its last smaps_rollup reading (kB) and the RSS (pages) and time it was taken at: a
      * process whose RSS has not moved keeps it (proctree.c account) */
     uint64_t pss_kb, private_kb, shared_kb, pss_rss_pages;
     double pss_t;
     bool pss_known;
+    /* schedstat (CPU run time in ns, time slices) of its first thread as read before its last
+     * stat: unchanged, a process of one thread has not run since, so its stat and io have
+     * not changed either (proctree.c still_asleep); st then holds that last stat */
+    int sched_fd;
+    uint64_t sched_ns, sched_slices;
+    bool sched_known;
+    double full_t; /* when its stat and io were last read */
 };
 /* A kept PSS reading is read again after this long, RSS moved or not: PSS also moves when a
  * process that shares pages with it maps or exits. */
 #define MON_PSS_MAX_AGE_S 10.0
+/* Who is in the tree is walked again (children files, or a scan of /proc) only when a process
+ * or thread was created since the last walk, which /proc/loadavg's last pid tells in one small
+ * read; and at least this often, for a /proc whose last pid does not move (issue 39). A process
+ * that has not run since its last reading keeps it at most this long too (its RSS can still
+ * shrink, by reclaim). */
+#define MON_TREE_WALK_MAX_AGE_S 10.0
 
 struct mon_tree {
     int proc_fd; /* the proc root directory */
@@ -71,6 +84,14 @@ struct mon_tree {
      * process), so with pss_budget > 0 the next PSS read waits until its last cost is at most
      * that fraction of the time since; 0 reads it every sample (--pss). */
     double pss_budget, pss_next;
+    /* /proc/loadavg, kept open: its last field, the last pid handed out in this pid namespace
+     * (threads and processes of child namespaces too), as read before the last walk */
+    int loadavg_fd;
+    long long walk_last_pid;
+    double walk_t;
+    bool walked;
+    unsigned long walks; /* membership walks so far (tests) */
+    unsigned long kept;  /* processes' readings kept because they had not run (tests) */
 };
 
 struct mon_tree_sample {

@@ -462,6 +462,8 @@ static void log_start(struct run *r, const char *mode)
         {!cfg->no_pss && !cfg->pss, RL_DBL("pss_max_age_s", MON_PSS_MAX_AGE_S)},
         /* the cgroup's limits are read again at most this often (cgroup.h) */
         {r->cg_at_start.found, RL_DBL("cgroup_limits_max_age_s", MON_CG_LIMITS_MAX_AGE_S)},
+        /* the tree is walked when a pid was handed out, and at least this often (proctree.h) */
+        {r->track_pid, RL_DBL("tree_walk_max_age_s", MON_TREE_WALK_MAX_AGE_S)},
         {true, RL_BOOL("gpu_procs", cfg->gpu_procs)},
         {true, RL_BOOL("no_gpu", cfg->no_gpu)},
         {true, RL_BOOL("gpm", r->gf.gpm)},

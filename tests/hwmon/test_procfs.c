@@ -335,6 +335,90 @@ static void test_pss_kept_while_rss_still(void)
     free(tmp);
 }
 
+/* Issue 39: who is in the tree is walked again only when a pid was handed out since the last
+ * walk (/proc/loadavg's last field), and a process of one thread whose schedstat has not moved
+ * keeps its last stat and io. What a member's own files tell still counts between walks: an
+ * exit, an orphan reparented out, one reparented to a subreaper inside. */
+static void w(const char *dir, const char *file, const char *text)
+{
+    char *path = th_fmt("%s/%s", dir, file);
+    CU_ASSERT_FATAL(th_write_file(path, text, strlen(text)) == 0);
+    free(path);
+}
+
+static void rw(const char *dir, const char *file, const char *from, const char *to)
+{
+    char *path = th_fmt("%s/%s", dir, file);
+    CU_ASSERT_FATAL(rewrite(path, from, to) == 0);
+    free(path);
+}
+
+static void test_tree_walks_on_new_pids(void)
+{
+    char *tmp = th_tmpdir("quiet");
+    char *cp = th_fmt("cp -r '%s/proc/modern' '%s/p'", th_env("HWRUN_TESTDATA"), tmp);
+    CU_ASSERT_FATAL(system(cp) == 0);
+    char *root = th_fmt("%s/p", tmp);
+    w(root, "loadavg", "0.10 0.20 0.30 2/150 1005\n");
+    w(root, "1002/schedstat", "5000000 100 7\n");
+    w(root, "1004/schedstat", "9000000 100 3\n");
+    struct mon_tree t;
+    struct mon_tree_sample s;
+    CU_ASSERT_EQUAL_FATAL(mon_tree_open(&t, root, 1000, false), 0);
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 1.0, &s), 0);
+    CU_ASSERT_EQUAL(s.procs, 5);
+    CU_ASSERT_EQUAL(t.walks, 1);
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 2.0, &s), 0); /* no new pid: no walk */
+    CU_ASSERT_EQUAL(s.procs, 5);
+    CU_ASSERT_EQUAL(s.threads, 9);
+    CU_ASSERT_EQUAL(t.walks, 1);
+    CU_ASSERT_EQUAL(t.kept, 0); /* the schedstat baselines are taken */
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 3.0, &s), 0);
+    CU_ASSERT_EQUAL(t.kept, 2); /* 1002 and 1004 did not run: stat and io not read */
+    CU_ASSERT_EQUAL(s.io[MON_IO_READ_BYTES], 60);
+    CU_ASSERT_DOUBLE_EQUAL(s.rss_mib, 8704.0 * 4 / 1024, 1e-9);
+    /* 1002 runs: 40 more ticks, read again */
+    rw(root, "1002/stat", " 5 5 0 0 ", " 45 5 0 0 ");
+    rw(root, "1002/schedstat", "5000000 100 7", "405000000 100 9");
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 4.0, &s), 0);
+    CU_ASSERT_DOUBLE_EQUAL(s.cpu_pct, 40.0, 1e-9);
+    CU_ASSERT_EQUAL(t.kept, 3); /* 1004 alone */
+    /* 2000 becomes 1002's child: unseen until a new pid says a walk is due */
+    rw(root, "2000/stat", " S 1 2000 ", " S 1002 2000 ");
+    w(root, "1002/task/1002/children", "2000 ");
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 5.0, &s), 0);
+    CU_ASSERT_EQUAL(s.procs, 5);
+    rw(root, "loadavg", " 1005", " 2000");
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 6.0, &s), 0);
+    CU_ASSERT_EQUAL(s.procs, 6);
+    CU_ASSERT_EQUAL(t.walks, 2);
+    /* 1001 exits and is reaped (its open stat reads nothing): its child 1004, asleep, is
+     * reparented to init, out of the tree */
+    w(root, "1001/stat", "");
+    rw(root, "1004/stat", ") S 1001 ", ") S 1 ");
+    t.nchg = 0;
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 7.0, &s), 0);
+    CU_ASSERT_EQUAL(s.procs, 4);
+    CU_ASSERT_EQUAL(t.walks, 2);
+    CU_ASSERT_EQUAL(t.nchg, 2); /* both left: tree_pids.csv says so */
+    /* 1002 exits (it ran, and its files read nothing once reaped); 2000 is reparented to
+     * 1000, a subreaper: it stays */
+    w(root, "1002/stat", "");
+    w(root, "1002/schedstat", "");
+    rw(root, "2000/stat", " S 1002 2000 ", " S 1000 2000 ");
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 8.0, &s), 0);
+    CU_ASSERT_EQUAL(s.procs, 3);
+    CU_ASSERT_EQUAL(t.walks, 2);
+    /* and however quiet, a walk at least every MON_TREE_WALK_MAX_AGE_S */
+    CU_ASSERT_EQUAL(mon_tree_sample(&t, 6.0 + MON_TREE_WALK_MAX_AGE_S, &s), 0);
+    CU_ASSERT_EQUAL(t.walks, 3);
+    mon_tree_close(&t);
+    th_rmtree(tmp);
+    free(cp);
+    free(root);
+    free(tmp);
+}
+
 static void test_tree_children(void)
 {
     check_modern_tree(0);
@@ -894,6 +978,7 @@ void add_procfs_suite(void)
     CU_add_test(s, "csv_format", test_csv_format);
     CU_add_test(s, "tree_children", test_tree_children);
     CU_add_test(s, "pss_kept_while_rss_still", test_pss_kept_while_rss_still);
+    CU_add_test(s, "tree_walks_on_new_pids", test_tree_walks_on_new_pids);
     CU_add_test(s, "tree_scan", test_tree_scan);
     CU_add_test(s, "tree_old", test_tree_old);
     CU_add_test(s, "tree_big", test_tree_big);
