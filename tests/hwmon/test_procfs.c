@@ -582,6 +582,52 @@ static void test_tree_main_usr_sys(void)
     th_wait(pid, 5);
 }
 
+/* The same real tree read two ways: as hwmon does (walked only when a pid was handed out,
+ * sleeping members' stat and io kept) and walked in full at every sample (no loadavg): every
+ * figure agrees, also once a child is killed. */
+static void test_tree_live_kept(void)
+{
+    char *argv[] = {"/bin/sh", "-c", "sleep 30 & sleep 30 & while :; do :; done", NULL};
+    pid_t pid = th_spawn(argv, NULL, NULL, NULL);
+    CU_ASSERT_FATAL(pid > 0);
+    struct mon_tree a, b;
+    CU_ASSERT_EQUAL_FATAL(mon_tree_open(&a, "/proc", pid, false), 0);
+    CU_ASSERT_EQUAL_FATAL(mon_tree_open(&b, "/proc", pid, false), 0);
+    mon_close_fd(&b.loadavg_fd); /* b walks at every sample */
+    struct mon_tree_sample sa = {0}, sb = {0};
+    for (int i = 0; i < 100 && sa.procs != 3; i++) {
+        mon_tree_sample(&a, i * 0.02, &sa);
+        th_sleep(0.02);
+    }
+    CU_ASSERT_EQUAL_FATAL(sa.procs, 3);
+    pid_t kids[2] = {0, 0};
+    for (size_t i = 0, k = 0; i < a.n && k < 2; i++)
+        if (a.p[i].pid != pid)
+            kids[k++] = a.p[i].pid;
+    for (int i = 0; i < 40; i++) {
+        if (i == 20)
+            kill(kids[0], SIGKILL); /* a zombie until sh waits: in the tree either way */
+        th_sleep(0.02);
+        CU_ASSERT_EQUAL(mon_tree_sample(&a, 10 + i * 0.02, &sa), 0);
+        CU_ASSERT_EQUAL(mon_tree_sample(&b, 10 + i * 0.02, &sb), 0);
+        CU_ASSERT_EQUAL(sa.procs, sb.procs);
+        CU_ASSERT_EQUAL(sa.threads, sb.threads);
+        for (int k = 0; k < MON_IO_COUNT; k++)
+            CU_ASSERT_EQUAL(sa.io[k], sb.io[k]);
+        /* the shell's own pages may move between the two reads: the sleeps' may not */
+        CU_ASSERT_DOUBLE_EQUAL(sa.rss_mib - sa.main_rss_mib, sb.rss_mib - sb.main_rss_mib, 1e-9);
+    }
+    CU_ASSERT_EQUAL(b.kept, 0);
+    fprintf(stderr, "[tree_live_kept] %lu walks, %lu readings kept\n", a.walks, a.kept);
+    mon_tree_close(&a);
+    mon_tree_close(&b);
+    kill(pid, SIGKILL);
+    th_wait(pid, 5);
+    for (int i = 0; i < 2; i++)
+        if (kids[i] > 0)
+            kill(kids[i], SIGKILL);
+}
+
 static bool comm_is_sleep(void *arg)
 {
     char *path = th_fmt("/proc/%d/comm", *(int *)arg);
@@ -979,6 +1025,7 @@ void add_procfs_suite(void)
     CU_add_test(s, "tree_children", test_tree_children);
     CU_add_test(s, "pss_kept_while_rss_still", test_pss_kept_while_rss_still);
     CU_add_test(s, "tree_walks_on_new_pids", test_tree_walks_on_new_pids);
+    CU_add_test(s, "tree_live_kept", test_tree_live_kept);
     CU_add_test(s, "tree_scan", test_tree_scan);
     CU_add_test(s, "tree_old", test_tree_old);
     CU_add_test(s, "tree_big", test_tree_big);
