@@ -103,6 +103,19 @@ void sum_ivx_walk(struct sum_ivx *x, double a, double b,
     if (!x->n || isnan(a) || isnan(b))
         return;
     const struct sum_ivx_node *nd = x->node;
+    for (int k = 0; k < SUM_IVX_MEMO; k++) {
+        const struct sum_ivx_memo *m = &x->memo[k];
+        if (m->ok && m->a == a && m->b == b) {
+            for (size_t i = 0; i < m->n; i++)
+                fn(ctx, nd[m->hit[i]].id, nd[m->hit[i]].t0, nd[m->hit[i]].t1);
+            return;
+        }
+    }
+    struct sum_ivx_memo *m = &x->memo[x->memo_next++ % SUM_IVX_MEMO];
+    m->ok = true;
+    m->a = a;
+    m->b = b;
+    m->n = 0;
     size_t sp = 0;
     x->stack[sp][0] = first_ending_after(nd, 0, (uint32_t)x->ntop, a);
     x->stack[sp][1] = (uint32_t)x->ntop;
@@ -114,6 +127,18 @@ void sum_ivx_walk(struct sum_ivx *x, double a, double b,
             continue;
         }
         const struct sum_ivx_node *w = &nd[top[0]++];
+        if (m->ok && m->n == m->cap) { /* the memo grows with the deepest answer, then stays */
+            size_t nc = m->cap ? 2 * m->cap : 8;
+            uint32_t *nh = realloc(m->hit, nc * sizeof *nh);
+            if (nh) {
+                m->hit = nh;
+                m->cap = nc;
+            } else {
+                m->ok = false; /* answered without it */
+            }
+        }
+        if (m->ok)
+            m->hit[m->n++] = (uint32_t)(w - nd);
         fn(ctx, w->id, w->t0, w->t1);
         if (w->nsub) { /* sp < depth: a sub-list is one level deeper than its window */
             x->stack[sp][0] = first_ending_after(nd, w->sub, w->sub + w->nsub, a);
@@ -127,5 +152,7 @@ void sum_ivx_free(struct sum_ivx *x)
 {
     free(x->node);
     free(x->stack);
+    for (int k = 0; k < SUM_IVX_MEMO; k++)
+        free(x->memo[k].hit);
     memset(x, 0, sizeof *x);
 }

@@ -7,6 +7,7 @@
 #ifndef SUM_IVINDEX_H
 #define SUM_IVINDEX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,11 +18,23 @@ struct sum_ivx_node {
     uint32_t nsub; /* windows directly inside it */
 };
 
+/* The answers to the last few queries: the rows of a run's GPUs share their time, so each GPU's
+ * point and step queries repeat the first GPU's (a point and a step query alternate: a few). */
+#define SUM_IVX_MEMO 4
+struct sum_ivx_memo {
+    double a, b;
+    uint32_t *hit; /* nodes met, in the walk's order */
+    size_t n, cap;
+    bool ok;
+};
+
 struct sum_ivx {
     struct sum_ivx_node *node; /* the top list at [0, ntop), then each sub-list contiguous */
     size_t n, ntop;
     uint32_t (*stack)[2]; /* query scratch: (next node, end) per level */
     size_t depth;         /* deepest nesting + 1 */
+    struct sum_ivx_memo memo[SUM_IVX_MEMO];
+    unsigned memo_next;
 };
 
 /* Index n windows (t0[i], t1[i]), id i; windows with a NaN bound or t1 < t0 are left out.

@@ -250,9 +250,14 @@ void hw_json_init(struct hw_json *w, struct hw_buf *b, enum hw_json_style style,
 
 static void indent(struct hw_json *w, int depth)
 {
-    hw_buf_putc(w->b, '\n');
-    for (int i = 0; i < depth; i++)
-        hw_buf_put(w->b, "  ", 2);
+    size_t n = 1 + 2 * (size_t)depth;
+    if (!hw_buf_reserve(w->b, n))
+        return; /* the buffer keeps its error */
+    char *o = w->b->p + w->b->len;
+    o[0] = '\n';
+    memset(o + 1, ' ', n - 1);
+    w->b->len += n;
+    w->b->p[w->b->len] = '\0';
 }
 
 /* The separator before a member: ", " on one line, ",\n" and the indent when pretty. */
