@@ -277,6 +277,13 @@ static void separate(struct hw_json *w)
     indent(w, w->depth);
 }
 
+/* A byte a key may hold as is: printable ASCII but '"' and '\\' (NUL ends the key). */
+static inline bool plain_key_byte(char c)
+{
+    unsigned char u = (unsigned char)c;
+    return u - 0x20u < 0x60u && u != '"' && u != '\\';
+}
+
 void hw_json_key(struct hw_json *w, const char *key)
 {
     separate(w);
@@ -284,9 +291,8 @@ void hw_json_key(struct hw_json *w, const char *key)
         return;
     /* Most keys are plain ASCII: copy them in one piece; the others go through the escaper. */
     size_t n = 0;
-    for (const unsigned char *k = (const unsigned char *)key; *k; k++, n++)
-        if (*k < 0x20 || *k >= 0x80 || *k == '"' || *k == '\\')
-            break;
+    while (plain_key_byte(key[n]))
+        n++;
     if (key[n] == '\0' && hw_buf_reserve(w->b, n + 4)) {
         char *o = w->b->p + w->b->len;
         *o++ = '"';
