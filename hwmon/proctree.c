@@ -182,6 +182,11 @@ void mon_tree_exclude(struct mon_tree *t, pid_t pid)
     t->exclude = pid;
 }
 
+void mon_tree_keep_new(struct mon_tree *t)
+{
+    t->keep_new = true;
+}
+
 void mon_tree_alone(struct mon_tree *t)
 {
     t->alone = true;
@@ -577,9 +582,10 @@ static void account(struct mon_tree *t, struct mon_proc *p, const struct mon_pst
     s->procs++;
     /* new since the previous sample, and so is its parent: the command a phase runner started
      * (runlog time's child), not the runner itself, whose own start-up is before the phase */
-    const struct mon_proc *pp = t->have_prev && p->born_gen >= t->gen0 ? find_proc(t, p->ppid)
-                                                                       : NULL;
-    bool born = pp && pp->born_gen >= t->gen0;
+    const struct mon_proc *pp = t->have_prev && p->born_gen >= t->new_from
+                                    ? find_proc(t, p->ppid)
+                                    : NULL;
+    bool born = pp && pp->born_gen >= t->new_from;
     for (int k = 0; k < MON_IO_COUNT; k++) {
         s->io[k] += p->io[k];
         s->new_io[k] += born ? p->io[k] : 0;
@@ -631,8 +637,12 @@ static int sample_tree(struct mon_tree *t, double now_s, struct mon_tree_sample 
 {
     memset(out, 0, sizeof *out);
     t->gen++;
-    if (may_retry)
+    if (may_retry) {
         t->gen0 = t->gen; /* a second walk of this sample still counts the first's newcomers */
+        if (!t->keep_new)
+            t->new_from = t->gen0;
+        t->keep_new = false;
+    }
     struct mon_proc *root = find_proc(t, t->root);
     struct mon_pstat st;
     if (!root || !read_stat(t, root, &st) || (st.state == 'Z' && t->final_read)) {

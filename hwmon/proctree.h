@@ -60,6 +60,10 @@ struct mon_tree {
     size_t idx_cap; /* a power of two */
     uint32_t gen;
     uint32_t gen0; /* the first walk of the current sample (a sample may walk twice) */
+    /* new_io counts processes first seen since this walk: gen0, or an earlier sample's when
+     * the caller held that sample's new_io out too (mon_tree_keep_new) */
+    uint32_t new_from;
+    bool keep_new;
     /* accumulated from descendants that vanished without a tracked parent to reap them */
     uint64_t gone_ticks, gone_io[MON_IO_COUNT];
     uint64_t prev_ticks, max_io[MON_IO_COUNT];
@@ -139,6 +143,11 @@ int mon_pid_ns_is_init(const char *proc_root);
 /* Never count pid and its descendants in the tree: hwmon itself, when the process it attaches
  * to is its parent (a script that starts its own monitor), with its nvidia-smi children. */
 void mon_tree_exclude(struct mon_tree *t, pid_t pid);
+
+/* The processes new in the last sample (new_io) are still new at the next: the caller held
+ * their I/O out of the last sample's row, and holds it out again if the next is a phase's begin
+ * (sampler.c: a begin line came while a cadence sample was being taken). */
+void mon_tree_keep_new(struct mon_tree *t);
 
 /* Measure the root alone (hwmon --no-children, resource-tracker's children=False): no
  * descendant joins the tree, and its CPU is its own (not the children it reaped). */

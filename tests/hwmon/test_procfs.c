@@ -419,6 +419,52 @@ static void test_tree_walks_on_new_pids(void)
     free(tmp);
 }
 
+/* A runner (3000, new) starts a command (3001, new) that writes: the sample that first sees
+ * them counts 3001's bytes in new_io (held out of a phase's begin row by the sampler); kept
+ * new (mon_tree_keep_new: the sampler held them out of a cadence row, a begin line waiting),
+ * they are new_io at the next sample too, and then no longer. */
+static void test_tree_keep_new(void)
+{
+    char *tmp = th_tmpdir("keep-new");
+    char *cp = th_fmt("cp -r '%s/proc/modern' '%s/p'", th_env("HWRUN_TESTDATA"), tmp);
+    CU_ASSERT_FATAL(system(cp) == 0);
+    char *root = th_fmt("%s/p", tmp);
+    struct mon_tree_sample s;
+    char *mk = th_fmt("mkdir -p '%s/3000/task/3000' '%s/3001/task/3001'", root, root);
+    CU_ASSERT_FATAL(system(mk) == 0);
+    w(root, "3000/stat", "3000 (runlog) S 1000 3000 3000 0 -1 0 0 0 0 0 1 1 0 0 20 0 1 0 500 0 100\n");
+    w(root, "3000/io", "rchar: 0\nwchar: 0\nsyscr: 0\nsyscw: 0\nread_bytes: 0\nwrite_bytes: 0\n"
+                       "cancelled_write_bytes: 0\n");
+    w(root, "3000/task/3000/children", "3001 ");
+    w(root, "3001/stat", "3001 (dd) R 3000 3000 3000 0 -1 0 0 0 0 0 1 1 0 0 20 0 1 0 501 0 100\n");
+    w(root, "3001/io", "rchar: 0\nwchar: 4096\nsyscr: 0\nsyscw: 1\nread_bytes: 0\n"
+                       "write_bytes: 4096\ncancelled_write_bytes: 0\n");
+    w(root, "3001/task/3001/children", "");
+    w(root, "1000/task/1000/children", "1001 1002 3000 ");
+    for (int keep = 0; keep < 2; keep++) {
+        struct mon_tree k;
+        CU_ASSERT_EQUAL_FATAL(mon_tree_open(&k, root, 1000, false), 0);
+        w(root, "1000/task/1000/children", "1001 1002 "); /* not yet started */
+        CU_ASSERT_EQUAL(mon_tree_sample(&k, 1.0, &s), 0);
+        w(root, "1000/task/1000/children", "1001 1002 3000 ");
+        CU_ASSERT_EQUAL(mon_tree_sample(&k, 2.0, &s), 0);
+        CU_ASSERT_EQUAL(s.procs, 7);
+        CU_ASSERT_EQUAL(s.new_io[MON_IO_WRITE_BYTES], 4096);
+        if (keep)
+            mon_tree_keep_new(&k);
+        CU_ASSERT_EQUAL(mon_tree_sample(&k, 3.0, &s), 0);
+        CU_ASSERT_EQUAL(s.new_io[MON_IO_WRITE_BYTES], keep ? 4096 : 0);
+        CU_ASSERT_EQUAL(mon_tree_sample(&k, 4.0, &s), 0);
+        CU_ASSERT_EQUAL(s.new_io[MON_IO_WRITE_BYTES], 0);
+        mon_tree_close(&k);
+    }
+    th_rmtree(tmp);
+    free(mk);
+    free(cp);
+    free(root);
+    free(tmp);
+}
+
 static void test_tree_children(void)
 {
     check_modern_tree(0);
@@ -1026,6 +1072,7 @@ void add_procfs_suite(void)
     CU_add_test(s, "pss_kept_while_rss_still", test_pss_kept_while_rss_still);
     CU_add_test(s, "tree_walks_on_new_pids", test_tree_walks_on_new_pids);
     CU_add_test(s, "tree_live_kept", test_tree_live_kept);
+    CU_add_test(s, "tree_keep_new", test_tree_keep_new);
     CU_add_test(s, "tree_scan", test_tree_scan);
     CU_add_test(s, "tree_old", test_tree_old);
     CU_add_test(s, "tree_big", test_tree_big);
