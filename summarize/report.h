@@ -79,8 +79,8 @@ void sum_report_param_csv_cell(const struct sum_param *p, struct hw_buf *out);
 /* Its value as JSON text (strings quoted, "null" for null): the JSON Lines rows' cell. */
 const char *sum_report_param_json(const struct sum_param *p);
 
-/* The figures the outputs print, for the HTML report's tables: each is the value the JSON shows
- * (the same helpers), so the page never recomputes one. */
+/* The figures the outputs print (figures.c), each computed once: the JSON, the text, the rows
+ * and the HTML report's tables show the same value, and no output recomputes one. */
 double sum_fig_num(double v); /* v as printed: rounded to 12 significant digits */
 double sum_fig_mean(const struct sum_stat *s); /* NAN when empty */
 double sum_fig_max(const struct sum_stat *s);  /* NAN when empty */
@@ -100,5 +100,25 @@ void sum_fig_json_count(struct hw_json *w, const char *key, double v);
 const char *sum_fig_printable(const char *s, char *buf, size_t cap);
 /* An epoch time as an ISO 8601 UTC string to the millisecond, null when not known. */
 void sum_fig_json_time(struct hw_json *w, const char *key, double t);
+/* Every GPU at one instant (together.h's figures of the run). */
+struct sum_together_figs sum_fig_together(const struct sum_run *run);
+/* The start event named GPU index (its model and vendor). */
+bool sum_fig_gpu_known(const struct sum_run *run, int index);
+/* Over every file of the run: lines skipped, partial last lines, placeholder cells. */
+uint64_t sum_fig_lines_skipped(const struct sum_run *run);
+uint64_t sum_fig_partial_lines(const struct sum_run *run);
+uint64_t sum_fig_placeholders(const struct sum_run *run);
+/* Every phase entry of the run: in full, in brief, and counted only. */
+uint64_t sum_fig_phases_total(const struct sum_run *run);
+/* A parameter's value as JSON text (strings quoted), or its bare text for a CSV cell. */
+const char *sum_fig_param_text(const struct sum_param *p, bool json);
+/* How long the phase open at the run's end had run (NAN: none open). */
+double sum_fig_open_phase_sec(const struct sum_outcome *o);
+/* The tree's CPU (% of one core) as a share of the job's expected cores (NAN: not known). */
+double sum_fig_cpu_of_cores(const struct sum_run *run, double pct_one_core);
+/* The named columns of run's sweep row as members of w's object, in the order asked (null for
+ * a name the row table lacks): summary.json's headline keys. */
+void sum_report_row_json(struct hw_json *w, const struct sum_run *run, const char *const *keys,
+                         size_t n);
 
 #endif
