@@ -117,7 +117,7 @@ static void json_param(void *ctx, const char *key, const char *va, const char *v
     hw_json_close(w);
 }
 
-/* Text from the data without control characters (as report.c's). */
+/* Text from the data without control characters (as report_text.c's). */
 static void safe_put(struct hw_buf *b, const char *s, size_t n)
 {
     for (size_t i = 0; s && i < n && s[i]; i++)

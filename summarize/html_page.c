@@ -324,7 +324,7 @@ static const char sweep_js[] =
 
 /* The sweep table's columns, headers and cells alike: the run's name, its status, its
  * sparkline, start and duration (drawn here), then the figures of the run's sweep row that its
- * table marks SUM_SHOW_SWEEP (report.c, computed once for every output; a key's unit comes from
+ * table marks SUM_SHOW_SWEEP (report_rows.c, computed once for every output; a key's unit comes from
  * its name: units.h), then the count of warnings (drawn here). */
 static const char *const head_cols[] = {"Run", "Status", "GPU utilization", "Start (UTC)",
                                         "Duration"};

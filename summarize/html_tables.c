@@ -107,7 +107,7 @@ static void th_unit(FILE *f, const char *head, const char *unit)
     fputs("</th>", f);
 }
 
-/* A line of the Run table: a row figure marked SUM_SHOW_PAGE (report.c's table), with its label,
+/* A line of the Run table: a row figure marked SUM_SHOW_PAGE (report_rows.c's table), with its label,
  * what it means as the line's title, in its dimension's unit or the one its name says; an
  * unmeasured figure has no line. */
 struct run_lines {

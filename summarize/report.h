@@ -52,7 +52,7 @@ void sum_report_figures(const struct sum_run *run, const struct sum_units *u, bo
 /* A number as a CSV cell (empty when not finite), the one formatter of rows. */
 void sum_report_cell(struct hw_buf *out, double v, bool integer);
 /* Where a number of the sweep row is shown besides what shows every one (the rows, --columns,
- * --compare): one flag each, set on the figure's own entry in report.c's table of row columns,
+ * --compare): one flag each, set on the figure's own entry in report_rows.c's table of row columns,
  * with the sweep page's column head and its label on the run page and in the text headline.
  * SUM_SHOW_SWEEP: a column of the sweep page; SUM_SHOW_PAGE: a line of the run page's Run
  * table; SUM_SHOW_HEAD_GPUS, SUM_SHOW_HEAD_JOB: the text headline's GPUs and job lines. */

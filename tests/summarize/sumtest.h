@@ -41,7 +41,7 @@ uint64_t token_count(const struct rd_quality *q, const char *token);
 void put_file(const char *dir, const char *name, const char *content);
 /* Run the built summarize with -q and args (NULL-terminated); its status and output. */
 struct th_result run_summarize(char *const *args);
-/* The text report's lines as written before it broke them at 100 columns (report.c's
+/* The text report's lines as written before it broke them at 100 columns (report_text.c's
  * wrap_lines: a line ending in ',' or ';' and the next one indented is one line): in place. */
 char *unwrap_text(char *s);
 /* Summarize dir with the library. */
