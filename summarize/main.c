@@ -69,6 +69,9 @@ static void usage(FILE *f)
           "      --tracked-gpus LIST  --format gpu-tracker: the GPUs (indexes or UUIDs) whose\n"
           "                        utilization is the job's (gpu_tracker's gpu_uuids); the\n"
           "                        system's figures stay every GPU's (default: every GPU)\n"
+          "      --phase-detail    a run of more than 512 phases (a phase per step): the\n"
+          "                        JSON gives the first 512 in full (default: every phase\n"
+          "                        in brief; the phase names' figures cover them all)\n"
           "      --compare A B     compare two runs per metric and per phase name: A, B,\n"
           "                        change and change in % (--format text or json)\n"
           "      --job             the DIRs are the nodes of one job (as a JOBDIR's are);\n"
@@ -178,7 +181,7 @@ int main(int argc, char **argv)
     enum {
         OPT_SMI_TZ = 256, OPT_GPU, OPT_DMON, OPT_CPU, OPT_PROC, OPT_RUNLOG, OPT_GPU_PROCS,
         OPT_HTML, OPT_PARAMS, OPT_UNITS, OPT_CORES, OPT_COMPARE, OPT_JOB, OPT_COLUMNS,
-        OPT_TRACKED_GPUS, OPT_LIVE, OPT_PLAIN, OPT_REFRESH,
+        OPT_TRACKED_GPUS, OPT_PHASE_DETAIL, OPT_LIVE, OPT_PLAIN, OPT_REFRESH,
     };
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'},
@@ -198,6 +201,7 @@ int main(int argc, char **argv)
         {"units", required_argument, NULL, OPT_UNITS},
         {"cores", required_argument, NULL, OPT_CORES},
         {"tracked-gpus", required_argument, NULL, OPT_TRACKED_GPUS},
+        {"phase-detail", no_argument, NULL, OPT_PHASE_DETAIL},
         {"compare", no_argument, NULL, OPT_COMPARE},
         {"job", no_argument, NULL, OPT_JOB},
         {"columns", no_argument, NULL, OPT_COLUMNS},
@@ -270,6 +274,9 @@ int main(int argc, char **argv)
             c.cfg.cores = n;
             break;
         }
+        case OPT_PHASE_DETAIL:
+            c.cfg.phase_detail = true;
+            break;
         case OPT_TRACKED_GPUS: {
             /* indexes or UUIDs, comma-separated, none empty */
             bool ok = *optarg && optarg[strlen(optarg) - 1] != ',';

@@ -339,6 +339,17 @@ static void json_phase_outcome(struct hw_json *w, int exit_status, int sig, bool
 
 /* The framework's own memory of the run (p NULL) or a phase, next to nvidia-smi's: null when
  * the job logged none (sum_fwmem_figures). */
+/* A phase in brief: where and how it ran, one line per phase (a run logs one per step). */
+static void json_phase_brief(struct hw_json *w, const char *name, double t0, double t1,
+                             uint64_t line, int exit_status, int sig, bool failed, bool open)
+{
+    hw_json_open_flat(w, NULL, '{');
+    json_phase_head(w, name, t0, t1, line);
+    json_phase_outcome(w, exit_status, sig, failed, open);
+    hw_json_bool(w, "brief", true);
+    hw_json_close(w);
+}
+
 static void json_fwmem(struct hw_json *w, const struct sum_run *run, const struct sum_phase_acc *p)
 {
     struct sum_fwmem_fig x;
@@ -597,8 +608,14 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         hw_json_u64(&w, "gpu_rows_beyond_64_gpus", run->gpu_rows_dropped);
 
     hw_json_open(&w, "phases", '[');
+    bool brief = sum_run_phases_brief(run);
     for (size_t i = 0; i < run->nphase; i++) {
         const struct sum_phase_acc *p = &run->phase[i];
+        if (brief) { /* as those beyond SUM_MAX_PHASES below */
+            json_phase_brief(&w, p->name, p->t0, p->t1, p->line, p->exit_status, p->signal,
+                             p->failed, p->open);
+            continue;
+        }
         hw_json_open(&w, NULL, '{');
         json_phase_head(&w, p->name, p->t0, p->t1, p->line);
         hw_json_num(&w, "energy_wh", sum_phase_energy_wh(run, p));
@@ -668,11 +685,8 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     /* beyond SUM_MAX_PHASES: where and how each ran; their names' figures count them */
     for (size_t i = 0; i < run->nbrief; i++) {
         const struct sum_phase_brief *p = &run->brief[i];
-        hw_json_open(&w, NULL, '{');
-        json_phase_head(&w, p->name, p->t0, p->t1, p->line);
-        json_phase_outcome(&w, p->exit_status, p->signal, p->failed, false);
-        hw_json_bool(&w, "brief", true);
-        hw_json_close(&w);
+        json_phase_brief(&w, p->name, p->t0, p->t1, p->line, p->exit_status, p->signal,
+                         p->failed, false);
         hw_buf_spill(out, SUM_SPILL_BYTES);
     }
     hw_json_close(&w);

@@ -446,7 +446,13 @@ static void text_phases(struct hw_buf *out, const struct sum_run *run, const str
         twh(out, sum_run_energy_wh_per_step(run), u);
         hw_buf_puts(out, " per step\n");
     }
-    if (run->nbrief)
+    if (run->nbrief && sum_run_phases_brief(run))
+        hw_buf_printf(out,
+                      "  note: %llu phases: the JSON lists each in brief (times and outcome; "
+                      "--phase-detail gives the first %d in full), their names' figures count "
+                      "them all\n",
+                      (unsigned long long)sum_fig_phases_total(run), SUM_MAX_PHASES);
+    else if (run->nbrief)
         hw_buf_printf(out,
                       "  note: %llu phases beyond the first %d are in the JSON in brief (times "
                       "and outcome; their names' figures count them)\n",

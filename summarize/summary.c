@@ -2031,3 +2031,8 @@ double sum_run_expected_cores(const struct sum_run *run, const char **source)
         *source = s;
     return n;
 }
+
+bool sum_run_phases_brief(const struct sum_run *run)
+{
+    return (run->nbrief || run->phases_dropped) && !(run->cfg && run->cfg->phase_detail);
+}

@@ -34,6 +34,11 @@ extern const int sum_pio_cols[SUM_PIO_COUNT]; /* HW_PROC_COL_RCHAR, ... */
  * each with 8 GPUs, their JSON included), the rest in brief (sum_phase_brief: 48 bytes), so that
  * memory stays bounded; every phase counts by name (phasenames.h) whatever its tier. */
 #define SUM_MAX_PHASES 512
+/* Does the JSON list the run's phases in brief, the first SUM_MAX_PHASES too? Yes when it has
+ * more (a phase per step: 14 400 full entries' figures would be 15 KB each, none of them read;
+ * the names' figures cover them), unless cfg->phase_detail. */
+struct sum_run;
+bool sum_run_phases_brief(const struct sum_run *run);
 #define SUM_MAX_PHASE_BRIEFS (1u << 22) /* 200 MB of briefs; beyond, phases are counted only */
 #define SUM_PHASE_QUANT_MAX 256 /* phases beyond this get mean/min/max but no percentiles */
 #define SUM_MAX_ERRORS 32     /* error-like events listed (all are counted) */
@@ -203,6 +208,9 @@ struct sum_config {
      * job's, beside every GPU together (gpu_tracker's gpu_uuids: its gpu_utilization); NULL:
      * every GPU recorded. */
     const char *tracked_gpus;
+    /* --phase-detail: a run of more phases than SUM_MAX_PHASES still gives its first ones in
+     * full in the JSON (by default such a run lists every phase in brief: sum_run_phases_brief) */
+    bool phase_detail;
 };
 
 /* One of the run's parameters: a scalar of the data of its params events (--params, default

@@ -69,6 +69,7 @@ struct hw_json {
     int depth;            /* containers open */
     int over;             /* opens refused beyond HW_JSON_MAX_DEPTH (closes pair with them) */
     bool err;             /* too deep, or a close without an open: the text is not valid JSON */
+    int flat;             /* containers from this depth on are on one line; 0: none */
     bool first[HW_JSON_MAX_DEPTH + 1]; /* no member written yet at this depth */
     char close[HW_JSON_MAX_DEPTH + 1]; /* '}' or ']' for each open container */
 };
@@ -79,6 +80,9 @@ void hw_json_init(struct hw_json *w, struct hw_buf *b, enum hw_json_style style,
 /* Every value writer takes the member's key: NULL for an array element or the top value. */
 void hw_json_open(struct hw_json *w, const char *key, char c);       /* c: '{' or '[' */
 void hw_json_close(struct hw_json *w);                               /* the innermost container */
+/* A container written on one line whatever the style, with all it holds: a record of a long
+ * list (a phase per step) reads as one line, and takes less room and time. */
+void hw_json_open_flat(struct hw_json *w, const char *key, char c);
 void hw_json_str(struct hw_json *w, const char *key, const char *s); /* NULL s: null */
 void hw_json_strn(struct hw_json *w, const char *key, const char *s, size_t n);
 void hw_json_num(struct hw_json *w, const char *key, double x);

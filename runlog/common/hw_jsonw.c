@@ -267,7 +267,7 @@ static void separate(struct hw_json *w)
     w->first[w->depth] = false;
     if (w->depth == 0)
         return;
-    if (w->style == HW_JSON_LINE) {
+    if (w->style == HW_JSON_LINE || (w->flat && w->depth >= w->flat)) {
         if (!first)
             hw_buf_put(w->b, ", ", 2);
         return;
@@ -339,10 +339,21 @@ void hw_json_close(struct hw_json *w)
     }
     bool empty = w->first[w->depth];
     char c = w->close[w->depth];
+    bool flat = w->flat && w->depth >= w->flat;
+    if (w->depth == w->flat)
+        w->flat = 0;
     w->depth--;
-    if (!empty && w->style == HW_JSON_PRETTY)
+    if (!empty && w->style == HW_JSON_PRETTY && !flat)
         indent(w, w->depth);
     hw_buf_putc(w->b, c);
+}
+
+void hw_json_open_flat(struct hw_json *w, const char *key, char c)
+{
+    int over = w->over;
+    hw_json_open(w, key, c);
+    if (w->over == over && !w->flat)
+        w->flat = w->depth;
 }
 
 void hw_json_strn(struct hw_json *w, const char *key, const char *s, size_t n)

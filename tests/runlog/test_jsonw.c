@@ -332,6 +332,27 @@ static void test_writer_bounds(void)
     hw_json_i64(&w, "b", 2);
     hw_json_close(&w);
     CU_ASSERT_STRING_EQUAL(b.p, "{\"b\": 2}");
+    /* a flat container in a pretty document: on one line, with all it holds; the next member
+     * is pretty again */
+    hw_buf_reset(&b);
+    hw_json_init(&w, &b, HW_JSON_PRETTY, HW_NUM_REPR);
+    hw_json_open(&w, NULL, '[');
+    for (int i = 0; i < 2; i++) {
+        hw_json_open_flat(&w, NULL, '{');
+        hw_json_i64(&w, "a", i);
+        hw_json_open(&w, "b", '[');
+        hw_json_i64(&w, NULL, 1);
+        hw_json_i64(&w, NULL, 2);
+        hw_json_close(&w);
+        hw_json_close(&w);
+    }
+    hw_json_open(&w, NULL, '{');
+    hw_json_i64(&w, "c", 3);
+    hw_json_close(&w);
+    hw_json_close(&w);
+    CU_ASSERT_STRING_EQUAL(b.p, "[\n  {\"a\": 0, \"b\": [1, 2]},\n  {\"a\": 1, \"b\": [1, 2]},\n"
+                                "  {\n    \"c\": 3\n  }\n]");
+    CU_ASSERT_EQUAL(w.flat, 0);
     hw_buf_free(&b);
 }
 

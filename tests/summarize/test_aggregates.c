@@ -299,7 +299,28 @@ static void test_names_beyond_max_phases(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "phase step x5000: total 40.000 s"));
     CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "phase train x1: total 40.000 s"));
     CU_ASSERT(th_count_lines(t.out) < 60);
+    CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "the JSON lists each in brief"));
     th_result_free(&t);
+    /* JSON: every entry in brief, uniform (the first SUM_MAX_PHASES too); --phase-detail gives
+     * those in full */
+    for (int detail = 0; detail < 2; detail++) {
+        char *with[] = {"--format", "json", "--phase-detail", dir, NULL};
+        char *without[] = {"--format", "json", dir, NULL};
+        struct th_result j = run_summarize(detail ? with : without);
+        struct json_object *doc = json_tokener_parse(j.out), *ph;
+        CU_ASSERT_FATAL(doc && json_object_object_get_ex(doc, "phases", &ph));
+        CU_ASSERT_EQUAL(json_object_array_length(ph), N + 1);
+        for (size_t i = 0; i < json_object_array_length(ph); i++) {
+            struct json_object *e = json_object_array_get_idx(ph, i), *b, *g;
+            bool full = detail && i < SUM_MAX_PHASES;
+            CU_ASSERT_FATAL(json_object_object_get_ex(e, "brief", &b));
+            CU_ASSERT_EQUAL(json_object_get_boolean(b), !full);
+            CU_ASSERT_EQUAL(json_object_object_get_ex(e, "gpus", &g), full);
+            CU_ASSERT_TRUE(json_object_object_get_ex(e, "start", &g));
+        }
+        json_object_put(doc);
+        th_result_free(&j);
+    }
     th_rmtree(base);
     free(dir);
     free(base);

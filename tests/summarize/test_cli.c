@@ -174,7 +174,7 @@ static void test_write(void)
 }
 
 /* One run's JSON to standard output streams (hw_buf_spill, every SUM_SPILL_BYTES): a run of
- * 6000 phases, whose summary is several times that, prints the same bytes as the same summary
+ * 20000 phases, whose summary is several times that, prints the same bytes as the same summary
  * kept whole and written with -o; standard output that cannot be written (a full disk) is an
  * error, exit status 1, not a silent cut. */
 static void test_streamed(void)
@@ -183,10 +183,10 @@ static void test_streamed(void)
     put_file(dir, "hw_metrics.csv", gpu_rows);
     struct hw_buf log;
     hw_buf_init(&log, NULL, 0);
-    for (int i = 0; i < 6000; i++)
-        hw_buf_printf(&log, "{\"ts\": \"2026-11-21T15:27:%02d.%03d+00:00\", \"type\": "
+    for (int i = 0; i < 20000; i++)
+        hw_buf_printf(&log, "{\"ts\": \"2026-11-21T15:28:%02d.%03d+00:00\", \"type\": "
                       "\"phase\", \"name\": \"step\", \"seconds\": 0.001, \"step\": %d}\n",
-                      50 + i / 1000, i % 1000, i);
+                      i / 1000, i % 1000, i);
     hw_buf_putc(&log, '\0');
     put_file(dir, "run.jsonl", log.p);
     hw_buf_free(&log);
