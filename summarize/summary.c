@@ -488,29 +488,39 @@ static void on_diag(void *ctx, const char *name, uint64_t line, const char *reas
 /* A phase entry's own keys (steps, loss, exit_status, ...) as a JSON object text, to keep per
  * phase; NULL when it has none or they are long (a phase is a summary, not a data store). */
 #define SUM_PHASE_EXTRA_MAX 4096
+/* the keys every phase entry has, which are not its extras (the framework's figures are a
+ * phase's own: sum_fwmem) */
+static bool phase_own_key(const char *k)
+{
+    return !strcmp(k, HW_RL_TS) || !strcmp(k, HW_RL_TYPE) || !strcmp(k, HW_RL_NAME) ||
+           !strcmp(k, HW_RL_SECONDS) || !strcmp(k, HW_RL_PHASE_ID) || !strcmp(k, HW_FWMEM);
+}
+
 static char *phase_extra(struct json_object *obj)
 {
     if (!obj || !json_object_is_type(obj, json_type_object))
         return NULL;
+    size_t n = 0;
+    json_object_object_foreach(obj, k0, v0)
+    {
+        (void)v0;
+        n += !phase_own_key(k0);
+    }
+    if (!n) /* the usual step: no object built to say nothing */
+        return NULL;
     struct json_object *x = json_object_new_object();
     if (!x)
         return NULL;
-    size_t n = 0;
     json_object_object_foreach(obj, k, v)
     {
-        if (!strcmp(k, HW_RL_TS) || !strcmp(k, HW_RL_TYPE) || !strcmp(k, HW_RL_NAME) ||
-            !strcmp(k, HW_RL_SECONDS) || !strcmp(k, HW_RL_PHASE_ID) || !strcmp(k, HW_FWMEM))
-            continue; /* the framework's figures are a phase's own (sum_fwmem) */
-        json_object_object_add(x, k, json_object_get(v));
-        n++;
+        if (!phase_own_key(k))
+            json_object_object_add(x, k, json_object_get(v));
     }
     char *text = NULL;
-    if (n) {
-        const char *s = json_object_to_json_string_ext(
-            x, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-        if (strlen(s) <= SUM_PHASE_EXTRA_MAX)
-            text = strdup(s);
-    }
+    const char *s = json_object_to_json_string_ext(
+        x, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+    if (strlen(s) <= SUM_PHASE_EXTRA_MAX)
+        text = strdup(s);
     json_object_put(x);
     return text;
 }

@@ -11,7 +11,8 @@
  * hw_metrics.csv row per GPU at --hz, cpu_metrics.csv and proc_metrics.csv at --hz. Each binary
  * runs 3 times (--format json, output discarded); the best wall time and its peak RSS (wait4)
  * are printed, with the ratio to the baseline, the size of the JSON, and the same run's samples
- * without the phases (what the phases cost: issue 38 asks at most 3x the time). The temporary
+ * without the phases; what the phases cost (issue 38 asks at most 3x the time) is the ratio of
+ * the median CPU times of 15 runs with and 15 without, taken in turn. The temporary
  * directories are removed at the end. */
 #include <errno.h>
 #include <fcntl.h>
@@ -133,37 +134,71 @@ static void generate(const char *dir, long steps, int gpus, double hz, bool phas
     fclose(p);
 }
 
-/* Best wall time of 3 runs of bin on dir; *rss_kb its peak RSS, *cpu_s its user+system CPU
- * time (steadier than wall time on a shared machine). */
+/* One run of bin on dir (its JSON to out, or /dev/null): the wall time, *rss_kb its peak RSS,
+ * *cpu_s its user+system CPU time (steadier than wall time on a shared machine). */
+static double run_once(const char *bin, const char *dir, long *rss_kb, double *cpu_s,
+                       const char *out)
+{
+    double t0 = now();
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fd, 1);
+        dup2(open("/dev/null", O_WRONLY), 2);
+        execl(bin, bin, "-q", "--format", "json", dir, (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    struct rusage ru;
+    if (pid < 0 || wait4(pid, &st, 0, &ru) < 0)
+        return NAN;
+    double el = now() - t0;
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        fprintf(stderr, "%s exited with status %d\n", bin, WEXITSTATUS(st));
+    *rss_kb = ru.ru_maxrss;
+    *cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+             (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+    return el;
+}
+
+/* Best wall time of 3 runs, with that run's peak RSS and CPU time. */
 static double run_bin(const char *bin, const char *dir, long *rss_kb, double *cpu_s,
                       const char *out)
 {
     double best = INFINITY;
     for (int rep = 0; rep < 3; rep++) {
-        double t0 = now();
-        pid_t pid = fork();
-        if (pid == 0) {
-            int fd = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-            dup2(fd, 1);
-            dup2(open("/dev/null", O_WRONLY), 2);
-            execl(bin, bin, "-q", "--format", "json", dir, (char *)NULL);
-            _exit(127);
-        }
-        int st;
-        struct rusage ru;
-        if (pid < 0 || wait4(pid, &st, 0, &ru) < 0)
-            return NAN;
-        double el = now() - t0;
-        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-            fprintf(stderr, "%s exited with status %d\n", bin, WEXITSTATUS(st));
+        long rss;
+        double cpu, el = run_once(bin, dir, &rss, &cpu, out);
         if (el < best) {
             best = el;
-            *rss_kb = ru.ru_maxrss;
-            *cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-                     (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+            *rss_kb = rss;
+            *cpu_s = cpu;
         }
     }
     return best;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The phases' cost as the issue asks it, on a noisy machine: PAIRS runs with the phases and
+ * without, taken in turn so that a slow spell hits both alike; the ratio of the median CPU
+ * times. */
+#define PAIRS 15
+static double phases_ratio(const char *bin, const char *dir, const char *dir0)
+{
+    double a[PAIRS], z[PAIRS];
+    long rss;
+    for (int i = 0; i < PAIRS; i++) {
+        run_once(bin, dir, &rss, &a[i], NULL);
+        run_once(bin, dir0, &rss, &z[i], NULL);
+    }
+    qsort(a, PAIRS, sizeof *a, cmp_dbl);
+    qsort(z, PAIRS, sizeof *z, cmp_dbl);
+    return a[PAIRS / 2] / z[PAIRS / 2];
 }
 
 int main(int argc, char **argv)
@@ -232,8 +267,10 @@ int main(int argc, char **argv)
     printf("summarize %-40s %8.3f s wall %8.3f s CPU  peak RSS %6.1f MiB  JSON %.1f MiB\n", bin,
            t, cpu, rss / 1024.0, json_mib);
     double t0 = run_bin(bin, dir0, &rss0, &cpu0, NULL);
-    printf("the same samples without phases      %8.3f s wall %8.3f s CPU  peak RSS %6.1f MiB\n"
-           "phases cost: CPU x%.2f\n", t0, cpu0, rss0 / 1024.0, cpu / cpu0);
+    printf("the same samples without phases      %8.3f s wall %8.3f s CPU  peak RSS %6.1f MiB\n",
+           t0, cpu0, rss0 / 1024.0);
+    printf("phases cost: CPU x%.2f (median of %d runs each, taken in turn)\n",
+           phases_ratio(bin, dir, dir0), PAIRS);
     if (base) {
         double bt = run_bin(base, dir, &brss, &bcpu, NULL);
         printf("baseline  %-40s %8.3f s wall %8.3f s CPU  peak RSS %6.1f MiB\n", base, bt, bcpu,
