@@ -103,7 +103,7 @@ void hw_json_key_lit(struct hw_json *w, const char *text, size_t n);
  * if it had never been (librunlog leaves an event's empty "data" out, as pytyche does). */
 struct hw_json_mark {
     size_t len;
-    int depth, over;
+    int depth, over, flat;
     bool first, err;
 };
 struct hw_json_mark hw_json_mark(const struct hw_json *w);

@@ -411,6 +411,7 @@ struct hw_json_mark hw_json_mark(const struct hw_json *w)
     return (struct hw_json_mark){.len = w->b->len,
                                  .depth = w->depth,
                                  .over = w->over,
+                                 .flat = w->flat,
                                  .first = w->first[w->depth],
                                  .err = w->err};
 }
@@ -424,6 +425,7 @@ void hw_json_rewind(struct hw_json *w, struct hw_json_mark m)
     }
     w->depth = m.depth;
     w->over = m.over;
+    w->flat = m.flat;
     w->first[m.depth] = m.first;
     w->err = m.err;
 }

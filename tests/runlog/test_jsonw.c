@@ -353,6 +353,18 @@ static void test_writer_bounds(void)
     CU_ASSERT_STRING_EQUAL(b.p, "[\n  {\"a\": 0, \"b\": [1, 2]},\n  {\"a\": 1, \"b\": [1, 2]},\n"
                                 "  {\n    \"c\": 3\n  }\n]");
     CU_ASSERT_EQUAL(w.flat, 0);
+    /* a rewind past a flat open takes its flatness back too */
+    hw_buf_reset(&b);
+    hw_json_init(&w, &b, HW_JSON_PRETTY, HW_NUM_REPR);
+    hw_json_open(&w, NULL, '[');
+    m = hw_json_mark(&w);
+    hw_json_open_flat(&w, NULL, '{');
+    hw_json_rewind(&w, m);
+    hw_json_open(&w, NULL, '{');
+    hw_json_i64(&w, "c", 3);
+    hw_json_close(&w);
+    hw_json_close(&w);
+    CU_ASSERT_STRING_EQUAL(b.p, "[\n  {\n    \"c\": 3\n  }\n]");
     hw_buf_free(&b);
 }
 
