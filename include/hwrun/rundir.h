@@ -49,11 +49,39 @@ extern const char *const hw_file_names[HW_FILE_COUNT]; /* HW_GPU_FILE, ... */
  * cadence's rows (each covering its whole interval, edge rows' parts included). */
 #define HW_COL_EDGE "edge"
 
-/* hw_metrics.csv has no header: these are the --query-gpu fields. pytyche's 9, in its order,
- * then what tells GPUs apart. The start event's gpu_query_fields says which were used. */
-#define HW_GPU_FIELDS_PYTYCHE                                                                      \
-    HW_COL_TIMESTAMP ",utilization.gpu,utilization.memory,memory.used,memory.total,power.draw,"    \
-                     "temperature.gpu,clocks.current.sm,clocks.current.memory"
+/* hw_metrics.csv's figures, one entry each, in the file's order: X(ID, the reader's key, the
+ * --query-gpu field, its dimension (PCT, MIB, W, C, MHZ), 1 when pytyche's list has it, the
+ * field's preference among the figure's names when a header has several). The reader's enum,
+ * keys, ranges and field map (runlog/rundir) and the default field list below all come from it.
+ * Units: % for PCT, MiB, W, degrees C, MHz; utilization.memory is the memory controller's busy
+ * share. */
+#define HW_GPU_METRICS(X)                                                                          \
+    X(UTIL, "util_pct", "utilization.gpu", PCT, 1, 0)                                              \
+    X(MEM_UTIL, "mem_util_pct", "utilization.memory", PCT, 1, 0)                                   \
+    X(MEM_USED, "mem_used_mib", "memory.used", MIB, 1, 0)                                          \
+    X(MEM_TOTAL, "mem_total_mib", "memory.total", MIB, 1, 0)                                       \
+    X(POWER, "power_w", "power.draw", W, 1, 3)                                                     \
+    X(TEMP, "temp_c", "temperature.gpu", C, 1, 0)                                                  \
+    X(SM_CLOCK, "sm_clock_mhz", "clocks.current.sm", MHZ, 1, 0)                                    \
+    X(MEM_CLOCK, "mem_clock_mhz", "clocks.current.memory", MHZ, 1, 0)                              \
+    X(GR_CLOCK, "gr_clock_mhz", "clocks.current.graphics", MHZ, 0, 0)
+/* The figures' other names: A(ID, field, preference). power.draw is the average on older drivers
+ * and the same as power.draw.instant or .average on newer ones (which one, the driver's help
+ * says); the short clock names are nvidia-smi's aliases. */
+#define HW_GPU_METRIC_ALIASES(A)                                                                   \
+    A(POWER, "power.draw.instant", 2)                                                              \
+    A(POWER, "power.draw.average", 1)                                                              \
+    A(SM_CLOCK, "clocks.sm", 0)                                                                    \
+    A(MEM_CLOCK, "clocks.mem", 0)                                                                  \
+    A(GR_CLOCK, "clocks.gr", 0)
+
+/* hw_metrics.csv has no header: these are the --query-gpu fields. pytyche's 9, in its order
+ * (the table's entries marked so), then what tells GPUs apart. The start event's
+ * gpu_query_fields says which were used. */
+#define HW_GPU_FIELD_IN_LIST_1(field) "," field
+#define HW_GPU_FIELD_IN_LIST_0(field)
+#define HW_GPU_PYTYCHE_FIELD(id, key, field, dim, pytyche, pref) HW_GPU_FIELD_IN_LIST_##pytyche(field)
+#define HW_GPU_FIELDS_PYTYCHE HW_COL_TIMESTAMP HW_GPU_METRICS(HW_GPU_PYTYCHE_FIELD)
 #define HW_GPU_FIELDS_DEFAULT HW_GPU_FIELDS_PYTYCHE ",index,uuid"
 
 /* gpu_procs.csv (no header): --query-compute-apps fields; process_name last (it may hold ", "). */

@@ -11,19 +11,15 @@
 
 #include "hwrun/timeutil.h"
 
-const char *const rd_gpu_metric_names[RD_GM_COUNT] = {
-    "util_pct",  "mem_util_pct", "mem_used_mib",  "mem_total_mib", "power_w",
-    "temp_c",    "sm_clock_mhz", "mem_clock_mhz", "gr_clock_mhz",
-};
+/* From the one table of hw_metrics.csv's figures (hwrun/rundir.h's HW_GPU_METRICS). */
+#define GM_KEY(id, key, field, dim, pytyche, pref) [RD_GM_##id] = key,
+const char *const rd_gpu_metric_names[RD_GM_COUNT] = {HW_GPU_METRICS(GM_KEY)};
+#undef GM_KEY
 
 /* What each figure can mean (readers.h): outside it, a bad cell. */
-static const struct rd_range gm_range[RD_GM_COUNT] = {
-    [RD_GM_UTIL] = RD_RANGE_PCT,     [RD_GM_MEM_UTIL] = RD_RANGE_PCT,
-    [RD_GM_MEM_USED] = RD_RANGE_MIB, [RD_GM_MEM_TOTAL] = RD_RANGE_MIB,
-    [RD_GM_POWER] = RD_RANGE_W,      [RD_GM_TEMP] = RD_RANGE_C,
-    [RD_GM_SM_CLOCK] = RD_RANGE_MHZ, [RD_GM_MEM_CLOCK] = RD_RANGE_MHZ,
-    [RD_GM_GR_CLOCK] = RD_RANGE_MHZ,
-};
+#define GM_RANGE(id, key, field, dim, pytyche, pref) [RD_GM_##id] = RD_RANGE_##dim,
+static const struct rd_range gm_range[RD_GM_COUNT] = {HW_GPU_METRICS(GM_RANGE)};
+#undef GM_RANGE
 
 static int parse_index(const char *s, size_t n)
 {
@@ -71,20 +67,11 @@ static int gpu_role(const char *name, int *prio)
         {"index", ROLE_INDEX, 0},
         {"uuid", ROLE_UUID, 0},
         {"gpu_uuid", ROLE_UUID, 0},
-        {"utilization.gpu", RD_GM_UTIL, 0},
-        {"utilization.memory", RD_GM_MEM_UTIL, 0},
-        {"memory.used", RD_GM_MEM_USED, 0},
-        {"memory.total", RD_GM_MEM_TOTAL, 0},
-        {"power.draw", RD_GM_POWER, 3},
-        {"power.draw.instant", RD_GM_POWER, 2},
-        {"power.draw.average", RD_GM_POWER, 1},
-        {"temperature.gpu", RD_GM_TEMP, 0},
-        {"clocks.current.sm", RD_GM_SM_CLOCK, 0},
-        {"clocks.sm", RD_GM_SM_CLOCK, 0},
-        {"clocks.current.memory", RD_GM_MEM_CLOCK, 0},
-        {"clocks.mem", RD_GM_MEM_CLOCK, 0},
-        {"clocks.current.graphics", RD_GM_GR_CLOCK, 0},
-        {"clocks.gr", RD_GM_GR_CLOCK, 0},
+#define GM_FIELD(id, key, field, dim, pytyche, pref) {field, RD_GM_##id, pref},
+#define GM_ALIAS(id, field, pref) {field, RD_GM_##id, pref},
+        HW_GPU_METRICS(GM_FIELD) HW_GPU_METRIC_ALIASES(GM_ALIAS)
+#undef GM_FIELD
+#undef GM_ALIAS
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (!strcmp(name, map[i].name)) {

@@ -66,17 +66,12 @@ double rd_tz_to_utc(const struct rd_tz *tz, int year, int mon, int day, int hour
 
 /* ---- what the readers produce ------------------------------------------------------------- */
 
-/* Metrics of a --query-gpu row (hw_metrics.csv), by meaning. */
+/* Metrics of a --query-gpu row (hw_metrics.csv), by meaning: RD_GM_UTIL, ..., one per entry of
+ * hwrun/rundir.h's HW_GPU_METRICS, which says each one's field, unit and other names. */
 enum rd_gpu_metric {
-    RD_GM_UTIL,      /* utilization.gpu [%] */
-    RD_GM_MEM_UTIL,  /* utilization.memory [%] (memory controller busy) */
-    RD_GM_MEM_USED,  /* memory.used [MiB] */
-    RD_GM_MEM_TOTAL, /* memory.total [MiB] */
-    RD_GM_POWER,     /* power.draw [W] (else power.draw.instant / power.draw.average) */
-    RD_GM_TEMP,      /* temperature.gpu [C] */
-    RD_GM_SM_CLOCK,  /* clocks.current.sm [MHz] (alias clocks.sm) */
-    RD_GM_MEM_CLOCK, /* clocks.current.memory [MHz] (alias clocks.mem) */
-    RD_GM_GR_CLOCK,  /* clocks.current.graphics [MHz] (alias clocks.gr) */
+#define RD_GM_ENUM(id, key, field, dim, pytyche, pref) RD_GM_##id,
+    HW_GPU_METRICS(RD_GM_ENUM)
+#undef RD_GM_ENUM
     RD_GM_COUNT
 };
 #define RD_MAX_GPUS 64 /* GPU numbers 0 to 63 are summarized; rows of others are counted */

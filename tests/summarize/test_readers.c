@@ -73,6 +73,47 @@ static void test_gpu_header_units(void)
     CU_ASSERT_EQUAL(r.max_gpu, 1);
 }
 
+/* Every field of the one table of GPU figures (HW_GPU_METRICS) and each of its other names
+ * (HW_GPU_METRIC_ALIASES), as a header names it, is read as its figure: the table is the
+ * reader's map, whatever a new entry is. */
+static void test_gpu_fields_of_the_table(void)
+{
+    static const struct {
+        const char *field;
+        int metric;
+    } all[] = {
+#define T_FIELD(id, key, field, dim, pytyche, pref) {field, RD_GM_##id},
+#define T_ALIAS(id, field, pref) {field, RD_GM_##id},
+        HW_GPU_METRICS(T_FIELD) HW_GPU_METRIC_ALIASES(T_ALIAS)
+#undef T_FIELD
+#undef T_ALIAS
+    };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        char *s = th_fmt("timestamp, index, %s\n2024/01/16 14:44:16.977, 0, 42\n", all[i].field);
+        struct rec r;
+        struct rd_quality q;
+        feed_all(HW_FILE_GPU, s, strlen(s), 0, NULL, &r, &q);
+        CU_ASSERT_EQUAL(r.gpu_rows, 1);
+        for (int m = 0; m < RD_GM_COUNT; m++)
+            CHECK_NEAR(r.gsum[m], m == all[i].metric ? 42 : 0, 0);
+        free(s);
+    }
+    /* and hwmon's default list is the table's fields marked pytyche's, in its order (the
+     * first RD_GM_COUNT of all[] are the table's own fields, in the enum's order) */
+#define T_PYT(id, key, field, dim, pytyche, pref) [RD_GM_##id] = pytyche,
+    static const int pyt[RD_GM_COUNT] = {HW_GPU_METRICS(T_PYT)};
+#undef T_PYT
+    char *want = th_fmt("%s", HW_COL_TIMESTAMP);
+    for (int m = 0; m < RD_GM_COUNT; m++)
+        if (pyt[m]) {
+            char *w = th_fmt("%s,%s", want, all[m].field);
+            free(want);
+            want = w;
+        }
+    CU_ASSERT_STRING_EQUAL(HW_GPU_FIELDS_PYTYCHE, want);
+    free(want);
+}
+
 static void test_gpu_fields_and_position(void)
 {
     /* fields from the start event; no index: GPUs by position within a timestamp */
@@ -573,6 +614,7 @@ void add_readers_suite(void)
     CU_add_test(s, "gpu_chunking", test_gpu_chunking);
     CU_add_test(s, "gpu_header_units", test_gpu_header_units);
     CU_add_test(s, "gpu_fields_and_position", test_gpu_fields_and_position);
+    CU_add_test(s, "gpu_fields_of_the_table", test_gpu_fields_of_the_table);
     CU_add_test(s, "gpu_bad_lines", test_gpu_bad_lines);
     CU_add_test(s, "sentinels", test_sentinels);
     CU_add_test(s, "too_long_and_binary", test_too_long_and_binary);
