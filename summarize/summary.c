@@ -2044,5 +2044,6 @@ double sum_run_expected_cores(const struct sum_run *run, const char **source)
 
 bool sum_run_phases_brief(const struct sum_run *run)
 {
-    return (run->nbrief || run->phases_dropped) && !(run->cfg && run->cfg->phase_detail);
+    return run->nphase + run->nbrief + run->phases_dropped > SUM_MAX_PHASES &&
+           !(run->cfg && run->cfg->phase_detail);
 }
