@@ -297,12 +297,21 @@ static int rewrite(const char *file, const char *from, const char *to)
     return rc;
 }
 
+/* A copy of testdata/proc/modern that a test changes as it goes (in place: hwmon keeps the
+ * files open); its root, under *tmp (th_rmtree and free both when done). */
+static char *modern_copy(const char *tag, char **tmp)
+{
+    *tmp = th_tmpdir(tag);
+    char *cp = th_fmt("cp -r '%s/proc/modern' '%s/p'", th_env("HWRUN_TESTDATA"), *tmp);
+    CU_ASSERT_FATAL(system(cp) == 0);
+    free(cp);
+    return th_fmt("%s/p", *tmp);
+}
+
 static void test_pss_kept_while_rss_still(void)
 {
-    char *tmp = th_tmpdir("pss-keep");
-    char *cp = th_fmt("cp -r '%s/proc/modern' '%s/p'", th_env("HWRUN_TESTDATA"), tmp);
-    CU_ASSERT_FATAL(system(cp) == 0);
-    char *root = th_fmt("%s/p", tmp), *smaps = th_fmt("%s/1000/smaps_rollup", root);
+    char *tmp, *root = modern_copy("pss-keep", &tmp);
+    char *smaps = th_fmt("%s/1000/smaps_rollup", root);
     char *stat = th_fmt("%s/1000/stat", root);
     for (int every = 0; every < 2; every++) {
         if (every) /* back to the fixture's */
@@ -328,7 +337,6 @@ static void test_pss_kept_while_rss_still(void)
         mon_tree_close(&t);
     }
     th_rmtree(tmp);
-    free(cp);
     free(root);
     free(smaps);
     free(stat);
@@ -355,10 +363,7 @@ static void rw(const char *dir, const char *file, const char *from, const char *
 
 static void test_tree_walks_on_new_pids(void)
 {
-    char *tmp = th_tmpdir("quiet");
-    char *cp = th_fmt("cp -r '%s/proc/modern' '%s/p'", th_env("HWRUN_TESTDATA"), tmp);
-    CU_ASSERT_FATAL(system(cp) == 0);
-    char *root = th_fmt("%s/p", tmp);
+    char *tmp, *root = modern_copy("quiet", &tmp);
     w(root, "loadavg", "0.10 0.20 0.30 2/150 1005\n");
     w(root, "1002/schedstat", "5000000 100 7\n");
     w(root, "1004/schedstat", "9000000 100 3\n");
@@ -414,7 +419,6 @@ static void test_tree_walks_on_new_pids(void)
     CU_ASSERT_EQUAL(t.walks, 3);
     mon_tree_close(&t);
     th_rmtree(tmp);
-    free(cp);
     free(root);
     free(tmp);
 }
@@ -425,10 +429,7 @@ static void test_tree_walks_on_new_pids(void)
  * they are new_io at the next sample too, and then no longer. */
 static void test_tree_keep_new(void)
 {
-    char *tmp = th_tmpdir("keep-new");
-    char *cp = th_fmt("cp -r '%s/proc/modern' '%s/p'", th_env("HWRUN_TESTDATA"), tmp);
-    CU_ASSERT_FATAL(system(cp) == 0);
-    char *root = th_fmt("%s/p", tmp);
+    char *tmp, *root = modern_copy("keep-new", &tmp);
     struct mon_tree_sample s;
     char *mk = th_fmt("mkdir -p '%s/3000/task/3000' '%s/3001/task/3001'", root, root);
     CU_ASSERT_FATAL(system(mk) == 0);
@@ -460,7 +461,6 @@ static void test_tree_keep_new(void)
     }
     th_rmtree(tmp);
     free(mk);
-    free(cp);
     free(root);
     free(tmp);
 }
