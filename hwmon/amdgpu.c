@@ -14,24 +14,34 @@
 #include "hwrun/jsonw.h"
 #include "hwrun/rundir.h"
 
-/* Each metric field of HW_GPU_FIELDS_DEFAULT (in its order, after the timestamp) and the file
- * that holds it, relative to the card's device/ ("H/": its hwmon/hwmonN/), with the factor to
- * nvidia-smi's unit and the decimals nvidia-smi prints. alt: a file to try when the first is
- * missing. */
+/* The file that holds each figure of hw_metrics.csv's table (HW_GPU_METRICS, by its id),
+ * relative to the card's device/ ("H/": its hwmon/hwmonN/), with the factor to the table's unit
+ * and the decimals nvidia-smi prints. alt: a file to try when the first is missing. A figure
+ * with no file here (graphics clock: amdgpu's sclk is freq1) is not in AMD's rows. */
 static const struct amd_field {
-    const char *field, *file, *alt;
+    const char *file, *alt;
     double scale;
     int decimals;
-} amd_fields[MON_AMD_NFIELDS] = {
-    {"utilization.gpu", "gpu_busy_percent", NULL, 1, 0},
-    {"utilization.memory", "mem_busy_percent", NULL, 1, 0},
-    {"memory.used", "mem_info_vram_used", NULL, 1.0 / 1048576, 0},
-    {"memory.total", "mem_info_vram_total", NULL, 1.0 / 1048576, 0},
-    {"power.draw", "H/power1_average", "H/power1_input", 1e-6, 2},
-    {"temperature.gpu", "H/temp1_input", NULL, 1e-3, 0},
-    {"clocks.current.sm", "H/freq1_input", NULL, 1e-6, 0},
-    {"clocks.current.memory", "H/freq2_input", NULL, 1e-6, 0},
+} amd_fields[RD_GM_COUNT] = {
+    [RD_GM_UTIL] = {"gpu_busy_percent", NULL, 1, 0},
+    [RD_GM_MEM_UTIL] = {"mem_busy_percent", NULL, 1, 0},
+    [RD_GM_MEM_USED] = {"mem_info_vram_used", NULL, 1.0 / 1048576, 0},
+    [RD_GM_MEM_TOTAL] = {"mem_info_vram_total", NULL, 1.0 / 1048576, 0},
+    [RD_GM_POWER] = {"H/power1_average", "H/power1_input", 1e-6, 2},
+    [RD_GM_TEMP] = {"H/temp1_input", NULL, 1e-3, 0},
+    [RD_GM_SM_CLOCK] = {"H/freq1_input", NULL, 1e-6, 0},
+    [RD_GM_MEM_CLOCK] = {"H/freq2_input", NULL, 1e-6, 0},
 };
+
+/* The figures of HW_GPU_FIELDS_DEFAULT, in its order: the cells of a row. */
+#define AMD_ROW_1(id) RD_GM_##id,
+#define AMD_ROW_0(id)
+#define AMD_ROW(id, key, field, dim, pytyche, ...) AMD_ROW_##pytyche(id)
+static const enum rd_gpu_metric row_metrics[] = {HW_GPU_METRICS(AMD_ROW)};
+#undef AMD_ROW
+#undef AMD_ROW_0
+#undef AMD_ROW_1
+#define NROW (sizeof row_metrics / sizeof row_metrics[0])
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -114,8 +124,8 @@ static void open_card(struct mon_amd_card *c, int dfd, int card)
     char buf[128], hwmon[256];
     c->card = card;
     find_hwmon(dfd, hwmon, sizeof hwmon);
-    for (int k = 0; k < MON_AMD_NFIELDS; k++) {
-        c->fd[k] = open_field(dfd, hwmon, amd_fields[k].file);
+    for (int k = 0; k < RD_GM_COUNT; k++) {
+        c->fd[k] = amd_fields[k].file ? open_field(dfd, hwmon, amd_fields[k].file) : -1;
         if (c->fd[k] < 0 && amd_fields[k].alt)
             c->fd[k] = open_field(dfd, hwmon, amd_fields[k].alt);
     }
@@ -177,7 +187,7 @@ int mon_amd_open(struct mon_amd *a, const char *root, const char *want)
 void mon_amd_close(struct mon_amd *a)
 {
     for (int i = 0; i < a->n; i++)
-        for (int k = 0; k < MON_AMD_NFIELDS; k++)
+        for (int k = 0; k < RD_GM_COUNT; k++)
             if (a->c[i].fd[k] >= 0)
                 close(a->c[i].fd[k]);
     a->n = 0;
@@ -188,7 +198,8 @@ void mon_amd_rows(const struct mon_amd *a, const char *ts, struct hw_buf *b)
     for (int i = 0; i < a->n; i++) {
         const struct mon_amd_card *c = &a->c[i];
         hw_buf_puts(b, ts);
-        for (int k = 0; k < MON_AMD_NFIELDS; k++) {
+        for (size_t j = 0; j < NROW; j++) {
+            enum rd_gpu_metric k = row_metrics[j];
             char v[64];
             char *end;
             double x = 0;

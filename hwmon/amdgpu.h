@@ -18,19 +18,19 @@
 #include <sys/types.h>
 
 #include "hwrun/buf.h"
+#include "readers.h" /* enum rd_gpu_metric */
 
 #define MON_AMD_MAX 64
 /* HWMON_SYSFS_ROOT: a directory standing for / when hwmon looks for AMD cards under
  * /sys/class/drm (a test and replay hook, like --proc-root) */
 #define MON_AMD_ROOT_ENV "HWMON_SYSFS_ROOT"
-#define MON_AMD_NFIELDS 8 /* the metric fields of HW_GPU_FIELDS_DEFAULT */
 
 struct mon_amd_card {
     int card;            /* N of cardN */
     char name[96];       /* product_name, else "AMD GPU <device id>" */
     char uuid[64];       /* "AMD-" unique_id, else "" */
     char pci[16];        /* its PCI address (uevent's PCI_SLOT_NAME), else "" */
-    int fd[MON_AMD_NFIELDS]; /* -1: the kernel has no such file */
+    int fd[RD_GM_COUNT]; /* by figure (HW_GPU_METRICS); -1: the kernel has no such file */
 };
 
 struct mon_amd {

@@ -28,22 +28,27 @@
 
 #define MIB 1048576.0
 
-/* hw_metrics.csv columns exported per GPU, and how to get base units from nvidia-smi's. */
+/* hw_metrics.csv's figures exported per GPU: every entry of HW_GPU_METRICS (hwrun/rundir.h),
+ * named hwrun_<stem>_<base unit>, scaled from the dimension's unit to the base one. */
+#define PROM_UNIT_PCT "_ratio"
+#define PROM_UNIT_MIB "_bytes"
+#define PROM_UNIT_W "_watts"
+#define PROM_UNIT_C "_celsius"
+#define PROM_UNIT_MHZ "_hertz"
+#define PROM_SCALE_PCT 0.01
+#define PROM_SCALE_MIB MIB
+#define PROM_SCALE_W 1
+#define PROM_SCALE_C 1
+#define PROM_SCALE_MHZ 1e6
 static const struct {
     int m;
     const char *name, *help;
     double scale;
 } gpu_metrics[] = {
-    {RD_GM_UTIL, "hwrun_gpu_utilization_ratio",
-     "Share of the interval in which a kernel ran (nvidia-smi utilization.gpu).", 0.01},
-    {RD_GM_MEM_UTIL, "hwrun_gpu_memory_utilization_ratio",
-     "Share of the interval in which device memory was read or written.", 0.01},
-    {RD_GM_MEM_USED, "hwrun_gpu_memory_used_bytes", "Device memory in use.", MIB},
-    {RD_GM_MEM_TOTAL, "hwrun_gpu_memory_total_bytes", "Device memory in all.", MIB},
-    {RD_GM_POWER, "hwrun_gpu_power_watts", "Power draw.", 1},
-    {RD_GM_TEMP, "hwrun_gpu_temperature_celsius", "GPU core temperature.", 1},
-    {RD_GM_SM_CLOCK, "hwrun_gpu_sm_clock_hertz", "Current SM clock.", 1e6},
-    {RD_GM_MEM_CLOCK, "hwrun_gpu_memory_clock_hertz", "Current memory clock.", 1e6},
+#define PROM_GPU(id, key, field, dim, pytyche, pref, stem, what)                                   \
+    {RD_GM_##id, "hwrun_" stem PROM_UNIT_##dim, what " (nvidia-smi " field ").", PROM_SCALE_##dim},
+    HW_GPU_METRICS(PROM_GPU)
+#undef PROM_GPU
 };
 
 static const char *const gpm_keys[HW_GPM_NCOLS] = {HW_GPM_KEYS};

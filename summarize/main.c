@@ -30,8 +30,7 @@ static void usage(FILE *f)
           "       summarize [OPTION]... JOBDIR...\n"
           "       summarize [OPTION]... --job NODEDIR...\n"
           "       summarize --live [--plain] [--refresh S] DIR...\n"
-          "       summarize [OPTION]... [--gpu-csv F] [--dmon-csv F] [--cpu-csv F] [--proc-csv F]\n"
-          "                 [--runlog F] [--gpu-procs-csv F]\n"
+          "       summarize [OPTION]... [FILE OPTION]... [DIR]\n"
           "Summarize run directories written by hwmon/runlog (or pytyche's HWMonitor):\n"
           "per run, per GPU and per phase, with energy, percentiles and data quality.\n"
           "A JOBDIR (no run files of its own, a run directory per node inside) or the\n"
@@ -89,18 +88,18 @@ static void usage(FILE *f)
           "      --refresh S       with --live: seconds between refreshes (default 1)\n"
           "  -j, --jobs N          summarize N directories in parallel (default 1)\n"
           "  -q, --quiet           do not report skipped lines on standard error\n"
-          "      --gpu-csv F       hw_metrics.csv (nvidia-smi --query-gpu output)\n"
-          "      --dmon-csv F      hw_dmon.csv (nvidia-smi dmon output)\n"
-          "      --cpu-csv F       cpu_metrics.csv\n"
-          "      --proc-csv F      proc_metrics.csv\n"
-          "      --runlog F        run.jsonl\n"
-          "      --gpu-procs-csv F gpu_procs.csv (nvidia-smi --query-compute-apps output)\n"
           "  -h, --help            show this help and exit\n"
           "  -V, --version         show the version and exit\n"
           "\n"
-          "With one DIR, file options replace that directory's files.\n"
-          "\n",
+          "File options: a run's files read from elsewhere (with one DIR, in place of that\n"
+          "directory's):\n",
           f);
+    for (int k = 0; k < HW_FILE_COUNT; k++) {
+        int n = fprintf(f, "      --%s F", hw_run_files[k].option);
+        fprintf(f, "%*s%s (%s)\n", n < 24 ? 24 - n : 1, "", hw_run_files[k].name,
+                hw_run_files[k].what);
+    }
+    fputs("\n", f);
     hw_print_exit_codes(f, exit_codes, sizeof exit_codes / sizeof exit_codes[0]);
 }
 
@@ -179,9 +178,9 @@ int main(int argc, char **argv)
 {
     hw_set_progname("summarize");
     enum {
-        OPT_SMI_TZ = 256, OPT_GPU, OPT_DMON, OPT_CPU, OPT_PROC, OPT_RUNLOG, OPT_GPU_PROCS,
-        OPT_HTML, OPT_PARAMS, OPT_UNITS, OPT_CORES, OPT_COMPARE, OPT_JOB, OPT_COLUMNS,
-        OPT_TRACKED_GPUS, OPT_PHASE_DETAIL, OPT_LIVE, OPT_PLAIN, OPT_REFRESH,
+        OPT_SMI_TZ = 256, OPT_HTML, OPT_PARAMS, OPT_UNITS, OPT_CORES, OPT_COMPARE, OPT_JOB,
+        OPT_COLUMNS, OPT_TRACKED_GPUS, OPT_PHASE_DETAIL, OPT_LIVE, OPT_PLAIN, OPT_REFRESH,
+        OPT_FILE = 512, /* + enum hw_file: a run file's option (HW_RUN_FILES) */
     };
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'},
@@ -190,12 +189,10 @@ int main(int argc, char **argv)
         {"smi-tz", required_argument, NULL, OPT_SMI_TZ},
         {"jobs", required_argument, NULL, 'j'},
         {"quiet", no_argument, NULL, 'q'},
-        {"gpu-csv", required_argument, NULL, OPT_GPU},
-        {"dmon-csv", required_argument, NULL, OPT_DMON},
-        {"cpu-csv", required_argument, NULL, OPT_CPU},
-        {"proc-csv", required_argument, NULL, OPT_PROC},
-        {"runlog", required_argument, NULL, OPT_RUNLOG},
-        {"gpu-procs-csv", required_argument, NULL, OPT_GPU_PROCS},
+#define FILE_OPTION(ID, name, reader, stage, optional, normal, opt, what)                          \
+    {opt, required_argument, NULL, OPT_FILE + HW_FILE_##ID},
+        HW_RUN_FILES(FILE_OPTION)
+#undef FILE_OPTION
         {"html", required_argument, NULL, OPT_HTML},
         {"params", required_argument, NULL, OPT_PARAMS},
         {"units", required_argument, NULL, OPT_UNITS},
@@ -308,12 +305,6 @@ int main(int argc, char **argv)
                                optarg);
             c.cfg.have_tz = true;
             break;
-        case OPT_GPU: c.file_opt[HW_FILE_GPU] = optarg; break;
-        case OPT_DMON: c.file_opt[HW_FILE_DMON] = optarg; break;
-        case OPT_CPU: c.file_opt[HW_FILE_CPU] = optarg; break;
-        case OPT_PROC: c.file_opt[HW_FILE_PROC] = optarg; break;
-        case OPT_RUNLOG: c.file_opt[HW_FILE_RUNLOG] = optarg; break;
-        case OPT_GPU_PROCS: c.file_opt[HW_FILE_GPU_PROCS] = optarg; break;
         case OPT_HTML: c.html = optarg; break;
         case 'h':
             usage(stdout);
@@ -322,7 +313,12 @@ int main(int argc, char **argv)
             puts("summarize (hwrun) " HWRUN_VERSION);
             return hw_close_stdout(HW_EXIT_OK);
         case ':': hw_usage_error("option '%s' needs a value", argv[optind - 1]);
-        default: hw_usage_error("unrecognized option '%s'", argv[optind - 1]);
+        default:
+            if (opt >= OPT_FILE && opt < OPT_FILE + HW_FILE_COUNT) {
+                c.file_opt[opt - OPT_FILE] = optarg;
+                break;
+            }
+            hw_usage_error("unrecognized option '%s'", argv[optind - 1]);
         }
     }
     bool any_file_opt = false;

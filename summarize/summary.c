@@ -1897,9 +1897,11 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
     };
     struct rd_read_opts opts = {.max_line = cfg->max_line, .libcsv_only = cfg->libcsv_only};
     int first_err = 0;
-    int rc = read_kind(run, HW_FILE_RUNLOG, in->path[HW_FILE_RUNLOG], &opts, &sink);
-    if (rc < 0 && !first_err)
-        first_err = rc;
+    int rc = 0;
+    for (int k = 0; k < HW_FILE_COUNT; k++) /* stage 0, the log: how the others are written */
+        if (hw_run_files[k].stage == 0 && (rc = read_kind(run, k, in->path[k], &opts, &sink)) < 0 &&
+            !first_err)
+            first_err = rc;
     close_open(run, INFINITY); /* begun, and no end nor stop: open until the last sample */
     index_phases(run);
     if (cfg->job_series && !run->jser) { /* anchored at the start event, read by now */
@@ -1928,17 +1930,16 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
     if (run->info.have_fields)
         opts.gpu_fields = run->info.gpu_fields;
 
-    static const enum hw_file order[] = {HW_FILE_GPU,       HW_FILE_DMON,
-                                          HW_FILE_CPU,       HW_FILE_PROC,
-                                          HW_FILE_TREE_PIDS, HW_FILE_GPU_PROCS,
-                                          HW_FILE_GPM,       HW_FILE_HEALTH,
-                                          HW_FILE_ENERGY,    HW_FILE_PMON};
-    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
-        if (order[i] == HW_FILE_GPU_PROCS && run->ntspan > 1) /* spans looked up by pid */
+    for (unsigned stage = 1; stage < HW_RUN_FILE_STAGES; stage++) {
+        if (stage == 2 && run->ntspan > 1) /* tree_pids.csv is read: spans looked up by pid */
             qsort(run->tspan, run->ntspan, sizeof *run->tspan, cmp_span);
-        rc = read_kind(run, order[i], in->path[order[i]], &opts, &sink);
-        if (rc < 0 && !first_err)
-            first_err = rc;
+        for (int k = 0; k < HW_FILE_COUNT; k++) {
+            if (hw_run_files[k].stage != stage)
+                continue;
+            rc = read_kind(run, k, in->path[k], &opts, &sink);
+            if (rc < 0 && !first_err)
+                first_err = rc;
+        }
     }
     gp_close_block(run);
     for (int g = 0; g < RD_MAX_GPUS; g++)

@@ -23,21 +23,45 @@
 #define HW_PMON_FILE "hw_pmon.csv"
 #define HW_SUMMARY_FILE "summary.json"
 
-/* The files of a run, in summarize's order (enum hw_file is this enum). */
+/* The files of a run, one entry each, in summarize's order (enum hw_file's): F(ID, name, its
+ * reader (rd_<reader>_init in runlog/rundir), stage (summarize reads stage 0, then 1, then 2,
+ * each in this order: the log says how the others are written, and the processes' GPU memory
+ * is the tree's once tree_pids.csv is read), optional (newer than the first files or written
+ * only with an option: summary.json's quality lists it only when present), placeholders
+ * normal (a placeholder is what a GPU lacks or a process had no sample of, not news for the
+ * text report and the page), summarize's option to name it, what writes it). Every list of
+ * files (the readers, summarize's options and --help, the quality sections) iterates it. */
+#define HW_RUN_FILES(F)                                                                            \
+    F(GPU, HW_GPU_FILE, gpu, 1, 0, 0, "gpu-csv", "the GPUs, as nvidia-smi --query-gpu writes")   \
+    F(DMON, HW_DMON_FILE, dmon, 1, 0, 0, "dmon-csv", "nvidia-smi dmon output")                     \
+    F(CPU, HW_CPU_FILE, cpu, 1, 0, 0, "cpu-csv", "the node's CPU, memory, disks, network")        \
+    F(PROC, HW_PROC_FILE, proc, 1, 0, 0, "proc-csv", "the job's process tree")                     \
+    F(GPU_PROCS, HW_GPU_PROCS_FILE, gpu_procs, 2, 0, 0, "gpu-procs-csv",                           \
+      "nvidia-smi --query-compute-apps output")                                                  \
+    F(RUNLOG, HW_RUNLOG_FILE, runlog, 0, 0, 0, "runlog", "phases and events")                      \
+    F(GPM, HW_GPM_FILE, dmon, 2, 1, 0, "gpm-csv", "nvidia-smi dmon --gpm-metrics output")          \
+    F(TREE_PIDS, HW_TREE_PIDS_FILE, tree_pids, 1, 1, 0, "tree-pids-csv", "the tree's pids")        \
+    F(HEALTH, HW_HEALTH_FILE, health, 2, 1, 1, "health-csv", "clocks, throttling, limits, errors") \
+    F(ENERGY, HW_ENERGY_FILE, energy_csv, 2, 1, 0, "energy-csv", "the GPUs' energy counters")      \
+    F(PMON, HW_PMON_FILE, pmon, 2, 1, 1, "pmon-csv", "nvidia-smi pmon output")
+
 enum hw_file {
-    HW_FILE_GPU,
-    HW_FILE_DMON,
-    HW_FILE_CPU,
-    HW_FILE_PROC,
-    HW_FILE_GPU_PROCS,
-    HW_FILE_RUNLOG,
-    HW_FILE_GPM,
-    HW_FILE_TREE_PIDS,
-    HW_FILE_HEALTH,
-    HW_FILE_ENERGY,
-    HW_FILE_PMON,
+#define HW_FILE_ENUM(ID, name, reader, stage, optional, normal, opt, what) HW_FILE_##ID,
+    HW_RUN_FILES(HW_FILE_ENUM)
+#undef HW_FILE_ENUM
     HW_FILE_COUNT
 };
+/* One entry of HW_RUN_FILES, as data (hw_run_files[HW_FILE_GPU], ...). */
+struct hw_run_file {
+    const char *name;        /* HW_GPU_FILE, ... */
+    unsigned stage;          /* summarize's reading order */
+    bool optional;           /* quality lists it only when present */
+    bool placeholders_normal;
+    const char *option;      /* summarize --OPTION F */
+    const char *what;        /* for --help */
+};
+extern const struct hw_run_file hw_run_files[HW_FILE_COUNT];
+#define HW_RUN_FILE_STAGES 3
 extern const char *const hw_file_names[HW_FILE_COUNT]; /* HW_GPU_FILE, ... */
 
 /* ---- columns -------------------------------------------------------------------------------- */
@@ -51,20 +75,28 @@ extern const char *const hw_file_names[HW_FILE_COUNT]; /* HW_GPU_FILE, ... */
 
 /* hw_metrics.csv's figures, one entry each, in the file's order: X(ID, the reader's key, the
  * --query-gpu field, its dimension (PCT, MIB, W, C, MHZ), 1 when pytyche's list has it, the
- * field's preference among the figure's names when a header has several). The reader's enum,
- * keys, ranges and field map (runlog/rundir) and the default field list below all come from it.
- * Units: % for PCT, MiB, W, degrees C, MHz; utilization.memory is the memory controller's busy
- * share. */
+ * field's preference among the figure's names when a header has several, the Prometheus name's
+ * stem (hwrun_<stem>_<base unit of the dimension>), what it is). The reader's enum, keys,
+ * ranges and field map (runlog/rundir), the default field list below, the Prometheus export's
+ * GPU families and AMD's sysfs map all come from it; a user of it names the columns it reads and
+ * takes the rest as "...". Units: % for PCT, MiB, W, degrees C, MHz. */
 #define HW_GPU_METRICS(X)                                                                          \
-    X(UTIL, "util_pct", "utilization.gpu", PCT, 1, 0)                                              \
-    X(MEM_UTIL, "mem_util_pct", "utilization.memory", PCT, 1, 0)                                   \
-    X(MEM_USED, "mem_used_mib", "memory.used", MIB, 1, 0)                                          \
-    X(MEM_TOTAL, "mem_total_mib", "memory.total", MIB, 1, 0)                                       \
-    X(POWER, "power_w", "power.draw", W, 1, 3)                                                     \
-    X(TEMP, "temp_c", "temperature.gpu", C, 1, 0)                                                  \
-    X(SM_CLOCK, "sm_clock_mhz", "clocks.current.sm", MHZ, 1, 0)                                    \
-    X(MEM_CLOCK, "mem_clock_mhz", "clocks.current.memory", MHZ, 1, 0)                              \
-    X(GR_CLOCK, "gr_clock_mhz", "clocks.current.graphics", MHZ, 0, 0)
+    X(UTIL, "util_pct", "utilization.gpu", PCT, 1, 0, "gpu_utilization",                           \
+      "Share of the interval in which a kernel ran")                                               \
+    X(MEM_UTIL, "mem_util_pct", "utilization.memory", PCT, 1, 0, "gpu_memory_utilization",         \
+      "Share of the interval in which device memory was read or written")                          \
+    X(MEM_USED, "mem_used_mib", "memory.used", MIB, 1, 0, "gpu_memory_used",                       \
+      "Device memory in use")                                                                      \
+    X(MEM_TOTAL, "mem_total_mib", "memory.total", MIB, 1, 0, "gpu_memory_total",                   \
+      "Device memory in all")                                                                      \
+    X(POWER, "power_w", "power.draw", W, 1, 3, "gpu_power", "Power draw")                          \
+    X(TEMP, "temp_c", "temperature.gpu", C, 1, 0, "gpu_temperature", "GPU core temperature")       \
+    X(SM_CLOCK, "sm_clock_mhz", "clocks.current.sm", MHZ, 1, 0, "gpu_sm_clock",                    \
+      "Current SM clock")                                                                          \
+    X(MEM_CLOCK, "mem_clock_mhz", "clocks.current.memory", MHZ, 1, 0, "gpu_memory_clock",          \
+      "Current memory clock")                                                                      \
+    X(GR_CLOCK, "gr_clock_mhz", "clocks.current.graphics", MHZ, 0, 0, "gpu_graphics_clock",        \
+      "Current graphics clock")
 /* The figures' other names: A(ID, field, preference). power.draw is the average on older drivers
  * and the same as power.draw.instant or .average on newer ones (which one, the driver's help
  * says); the short clock names are nvidia-smi's aliases. */
@@ -80,7 +112,8 @@ extern const char *const hw_file_names[HW_FILE_COUNT]; /* HW_GPU_FILE, ... */
  * gpu_query_fields says which were used. */
 #define HW_GPU_FIELD_IN_LIST_1(field) "," field
 #define HW_GPU_FIELD_IN_LIST_0(field)
-#define HW_GPU_PYTYCHE_FIELD(id, key, field, dim, pytyche, pref) HW_GPU_FIELD_IN_LIST_##pytyche(field)
+#define HW_GPU_PYTYCHE_FIELD(id, key, field, dim, pytyche, ...)                                    \
+    HW_GPU_FIELD_IN_LIST_##pytyche(field)
 #define HW_GPU_FIELDS_PYTYCHE HW_COL_TIMESTAMP HW_GPU_METRICS(HW_GPU_PYTYCHE_FIELD)
 #define HW_GPU_FIELDS_DEFAULT HW_GPU_FIELDS_PYTYCHE ",index,uuid"
 

@@ -29,17 +29,16 @@ const char *const hw_health_fields[HW_HEALTH_COUNT] = {
 };
 
 const char *const hw_file_names[HW_FILE_COUNT] = {
-    [HW_FILE_GPU] = HW_GPU_FILE,
-    [HW_FILE_DMON] = HW_DMON_FILE,
-    [HW_FILE_CPU] = HW_CPU_FILE,
-    [HW_FILE_PROC] = HW_PROC_FILE,
-    [HW_FILE_GPU_PROCS] = HW_GPU_PROCS_FILE,
-    [HW_FILE_RUNLOG] = HW_RUNLOG_FILE,
-    [HW_FILE_GPM] = HW_GPM_FILE,
-    [HW_FILE_TREE_PIDS] = HW_TREE_PIDS_FILE,
-    [HW_FILE_HEALTH] = HW_HEALTH_FILE,
-    [HW_FILE_ENERGY] = HW_ENERGY_FILE,
-    [HW_FILE_PMON] = HW_PMON_FILE,
+#define NAME_OF(ID, name, reader, stage, optional, normal, opt, what) [HW_FILE_##ID] = name,
+    HW_RUN_FILES(NAME_OF)
+#undef NAME_OF
+};
+
+const struct hw_run_file hw_run_files[HW_FILE_COUNT] = {
+#define FILE_OF(ID, name, reader, stage, optional, normal, opt, what)                              \
+    [HW_FILE_##ID] = {name, stage, optional, normal, opt, what},
+    HW_RUN_FILES(FILE_OF)
+#undef FILE_OF
 };
 
 const char *const hw_cpu_cols[HW_CPU_COL_COUNT] = {

@@ -14,17 +14,10 @@
 
 /* Each kind's line parser (read_*.c). */
 static void (*const kind_init[HW_FILE_COUNT])(struct rd_reader *r) = {
-    [HW_FILE_GPU] = rd_gpu_init,
-    [HW_FILE_DMON] = rd_dmon_init,
-    [HW_FILE_CPU] = rd_cpu_init,
-    [HW_FILE_PROC] = rd_proc_init,
-    [HW_FILE_GPU_PROCS] = rd_gpu_procs_init,
-    [HW_FILE_RUNLOG] = rd_runlog_init,
-    [HW_FILE_GPM] = rd_dmon_init, /* dmon's text, other columns */
-    [HW_FILE_TREE_PIDS] = rd_tree_pids_init,
-    [HW_FILE_HEALTH] = rd_health_init,
-    [HW_FILE_ENERGY] = rd_energy_csv_init,
-    [HW_FILE_PMON] = rd_pmon_init,
+#define READER_OF(ID, name, reader, stage, optional, normal, opt, what)                            \
+    [HW_FILE_##ID] = rd_##reader##_init,
+    HW_RUN_FILES(READER_OF)
+#undef READER_OF
 };
 
 struct rd_reader *rd_reader_new(enum hw_file kind, const char *name,

@@ -12,12 +12,12 @@
 #include "hwrun/timeutil.h"
 
 /* From the one table of hw_metrics.csv's figures (hwrun/rundir.h's HW_GPU_METRICS). */
-#define GM_KEY(id, key, field, dim, pytyche, pref) [RD_GM_##id] = key,
+#define GM_KEY(id, key, ...) [RD_GM_##id] = key,
 const char *const rd_gpu_metric_names[RD_GM_COUNT] = {HW_GPU_METRICS(GM_KEY)};
 #undef GM_KEY
 
 /* What each figure can mean (readers.h): outside it, a bad cell. */
-#define GM_RANGE(id, key, field, dim, pytyche, pref) [RD_GM_##id] = RD_RANGE_##dim,
+#define GM_RANGE(id, key, field, dim, ...) [RD_GM_##id] = RD_RANGE_##dim,
 static const struct rd_range gm_range[RD_GM_COUNT] = {HW_GPU_METRICS(GM_RANGE)};
 #undef GM_RANGE
 
@@ -67,7 +67,7 @@ static int gpu_role(const char *name, int *prio)
         {"index", ROLE_INDEX, 0},
         {"uuid", ROLE_UUID, 0},
         {"gpu_uuid", ROLE_UUID, 0},
-#define GM_FIELD(id, key, field, dim, pytyche, pref) {field, RD_GM_##id, pref},
+#define GM_FIELD(id, key, field, dim, pytyche, pref, ...) {field, RD_GM_##id, pref},
 #define GM_ALIAS(id, field, pref) {field, RD_GM_##id, pref},
         HW_GPU_METRICS(GM_FIELD) HW_GPU_METRIC_ALIASES(GM_ALIAS)
 #undef GM_FIELD

@@ -69,7 +69,7 @@ double rd_tz_to_utc(const struct rd_tz *tz, int year, int mon, int day, int hour
 /* Metrics of a --query-gpu row (hw_metrics.csv), by meaning: RD_GM_UTIL, ..., one per entry of
  * hwrun/rundir.h's HW_GPU_METRICS, which says each one's field, unit and other names. */
 enum rd_gpu_metric {
-#define RD_GM_ENUM(id, key, field, dim, pytyche, pref) RD_GM_##id,
+#define RD_GM_ENUM(id, ...) RD_GM_##id,
     HW_GPU_METRICS(RD_GM_ENUM)
 #undef RD_GM_ENUM
     RD_GM_COUNT
@@ -296,18 +296,14 @@ uint64_t rd_quality_placeholders_total(const struct rd_quality *q);
 
 /* A reader reads one kind of file: enum hw_file, named in hwrun/rundir.h's hw_file_names[]. */
 
-/* Files where a placeholder is what a GPU lacks or a process had no sample of (hw_health.csv's
- * [N/A], pmon's "-"): not news for the text report and the page. */
+/* HW_RUN_FILES's rules of kind k (hwrun/rundir.h). */
 static inline bool rd_kind_placeholders_normal(enum hw_file k)
 {
-    return k == HW_FILE_HEALTH || k == HW_FILE_PMON;
+    return hw_run_files[k].placeholders_normal;
 }
-/* Files newer than the first ones, or written only with an option: summary.json's quality
- * lists them only when present. */
 static inline bool rd_kind_optional(enum hw_file k)
 {
-    return k == HW_FILE_GPM || k == HW_FILE_TREE_PIDS || k == HW_FILE_HEALTH ||
-           k == HW_FILE_ENERGY || k == HW_FILE_PMON;
+    return hw_run_files[k].optional;
 }
 
 struct rd_read_opts {

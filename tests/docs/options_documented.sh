@@ -2,14 +2,19 @@
 # Every long option a tool accepts (its getopt_long table in main.c) is shown by its --help and
 # described in its man page, and neither names one the tool does not accept; and the exit
 # statuses --help lists (the tool's one table, hw_print_exit_codes) are the man page's.
-# Usage: options_documented.sh BINARY MAIN_C MAN_PAGE
+# Usage: options_documented.sh BINARY MAIN_C MAN_PAGE [RUNDIR_H]
+# With RUNDIR_H (hwrun/rundir.h), the options its table of run files (HW_RUN_FILES) gives the
+# tool are accepted ones too: main.c expands the table into its getopt_long table.
 set -u
-bin=$1 src=$2 man=$3
+bin=$1 src=$2 man=$3 files=${4:-}
 name=$(basename "$bin")
 # (entries after a "hidden" comment in the table are for tests: fixture roots and the like)
-accepted=$(awk '/hidden/ { exit } { print }' "$src" |
-           grep -oE '^\s*\{"[a-z][a-z0-9-]*", (no|required|optional)_argument' |
-           sed -E 's/^\s*\{"([^"]*)".*/\1/' | sort -u)
+accepted=$( (awk '/hidden/ { exit } { print }' "$src" |
+             grep -oE '^\s*\{"[a-z][a-z0-9-]*", (no|required|optional)_argument' |
+             sed -E 's/^\s*\{"([^"]*)".*/\1/'
+             # F(ID, NAME, reader, stage, optional, normal, "option", "what")
+             [ -z "$files" ] || grep -oE '^\s*F\([A-Z_]+, HW_[A-Z_]+_FILE, [a-z_]+, [0-9], [01], [01], "[a-z-]+"' "$files" |
+                 sed -E 's/.*"([a-z-]+)"$/\1/') | sort -u)
 # the option column of --help: lines that start with an option
 helped=$("$bin" --help | grep -oE -- '^\s+(-[A-Za-z0-9], )?--[a-z][a-z0-9-]+' |
          grep -oE -- '--[a-z][a-z0-9-]+$' | sed 's/^--//' | sort -u)

@@ -80,6 +80,73 @@ static double sample_value(const char *text, const char *name, const char *run, 
     return v;
 }
 
+/* Every figure of hw_metrics.csv's table (HW_GPU_METRICS) is a family of the export, named
+ * hwrun_<stem>_<base unit>, in the base unit, its HELP naming the nvidia-smi field. */
+static void test_every_gpu_figure(void)
+{
+    static const struct {
+        const char *stem, *field, *unit;
+        double scale;
+    } fig[] = {
+#define FIG_PCT "ratio", 0.01
+#define FIG_MIB "bytes", 1048576.0
+#define FIG_W "watts", 1.0
+#define FIG_C "celsius", 1.0
+#define FIG_MHZ "hertz", 1e6
+#define FIG(id, key, field, dim, pytyche, pref, stem, ...) {stem, field, FIG_##dim},
+        HW_GPU_METRICS(FIG)
+#undef FIG
+    };
+    char *dir = th_tmpdir("prom-figs");
+    struct hw_buf list, row;
+    hw_buf_init(&list, NULL, 0);
+    hw_buf_init(&row, NULL, 0);
+    hw_buf_puts(&list, "timestamp");
+    hw_buf_puts(&row, "2026/11/21 10:00:00.000");
+    for (size_t i = 0; i < sizeof fig / sizeof fig[0]; i++) {
+        hw_buf_printf(&list, ",%s", fig[i].field);
+        hw_buf_printf(&row, ", %zu", 10 + i);
+    }
+    hw_buf_puts(&list, ",index,uuid");
+    hw_buf_puts(&row, ", 0, GPU-0\n");
+    put(dir, "run.jsonl",
+        "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", \"event\": \"start\", "
+        "\"data\": {\"interval_s\": 1.0, \"smi_tz\": \"UTC\"}}\n",
+        false);
+    put(dir, "hw_metrics.csv", row.p, false);
+    struct mon_prom p;
+    memset(&p, 0, sizeof p);
+    char *out = th_fmt("%s/x.prom", dir);
+    CU_ASSERT_EQUAL_FATAL(mon_prom_resolve(&p, out, dir), 0);
+    snprintf(p.run, sizeof p.run, "r");
+    CU_ASSERT_EQUAL_FATAL(mon_prom_open(&p, dir, list.p, 1.0, "h", NULL), 0);
+    struct mon_prom_counters c = {0};
+    CU_ASSERT_EQUAL_FATAL(mon_prom_update(&p, &c, 1764085545.0), 0);
+    char *text = th_read_file(out, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    for (size_t i = 0; i < sizeof fig / sizeof fig[0]; i++) {
+        char *name = th_fmt("hwrun_%s_%s", fig[i].stem, fig[i].unit);
+        double v = sample_value(text, name, "r", 0);
+        if (!(fabs(v - (double)(10 + i) * fig[i].scale) <= 1e-9 * fabs(v)))
+            fprintf(stderr, "%s: %g, not %g\n", name, v, (double)(10 + i) * fig[i].scale);
+        CU_ASSERT_DOUBLE_EQUAL(v, (double)(10 + i) * fig[i].scale, 1e-9 * fabs(v));
+        char *help = th_fmt("# HELP %s ", name);
+        const char *h = strstr(text, help);
+        CU_ASSERT_PTR_NOT_NULL(h);
+        if (h)
+            CU_ASSERT_PTR_NOT_NULL(memmem(h, strcspn(h, "\n"), fig[i].field, strlen(fig[i].field)));
+        free(help);
+        free(name);
+    }
+    mon_prom_close(&p);
+    free(text);
+    free(out);
+    hw_buf_free(&list);
+    hw_buf_free(&row);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* The export's energy is summarize's, also when nvidia-smi sampled slower than hwmon asked (it
  * falls behind with many GPUs or a short -i): 0.2 s rows where -i said 0.05 s are steps, not
  * gaps, for both; the 3 s hole is a gap for both. */
@@ -766,6 +833,7 @@ void add_prom_suite(void)
 {
     CU_pSuite s = th_add_suite("prom", NULL, NULL, 120);
     CU_add_test(s, "exposition", test_exposition);
+    CU_add_test(s, "every_gpu_figure", test_every_gpu_figure);
     CU_add_test(s, "label_utf8", test_label_utf8);
     CU_add_test(s, "energy_agrees", test_energy_agrees);
     CU_add_test(s, "paths", test_paths);

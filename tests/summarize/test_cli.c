@@ -418,6 +418,74 @@ static void test_file_options_and_tz(void)
     free(dir);
 }
 
+/* The text without its lines holding key (a path the two ways of naming files print apart). */
+static char *drop_lines(const char *s, const char *key)
+{
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    for (const char *p = s; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p + 1) : strlen(p);
+        const char *hit = strstr(p, key);
+        if (!hit || hit >= p + n)
+            hw_buf_put(&b, p, n);
+        p += n;
+    }
+    hw_buf_putc(&b, '\0');
+    return b.p;
+}
+
+/* Every run file has its option (the run files' table, HW_RUN_FILES): each golden run's files,
+ * copied under other names and given one by one, summarize as the directory does. */
+static void test_every_file_option(void)
+{
+    const char *td = th_env("HWRUN_TESTDATA");
+    const char *cases[] = {"h100-real", "basic", "jax"};
+    size_t named = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char *dir = th_fmt("%s/runs/%s", td, cases[c]);
+        char *tmp = th_tmpdir("fileopt");
+        char *path[HW_FILE_COUNT] = {0}, *opt[HW_FILE_COUNT] = {0};
+        const char *args[2 * HW_FILE_COUNT + 4] = {"-q", "-f", "json"};
+        size_t a = 3;
+        for (int k = 0; k < HW_FILE_COUNT; k++) {
+            char *src = th_fmt("%s/%s", dir, hw_file_names[k]);
+            size_t len;
+            char *text = th_read_file(src, &len);
+            if (text) {
+                opt[k] = th_fmt("--%s", hw_run_files[k].option);
+                path[k] = th_fmt("%s/file-%d", tmp, k);
+                th_write_file(path[k], text, len);
+                args[a++] = opt[k];
+                args[a++] = path[k];
+                named++;
+            }
+            free(text);
+            free(src);
+        }
+        args[a] = NULL;
+        struct th_result by_option = run(args);
+        struct th_result by_dir = run((const char *[]){"-q", "-f", "json", dir, NULL});
+        CU_ASSERT_EQUAL(by_option.status, 0);
+        CU_ASSERT_EQUAL(by_dir.status, 0);
+        char *x = drop_lines(by_option.out ? by_option.out : "", "\"path\": ");
+        char *y = drop_lines(by_dir.out ? by_dir.out : "", "\"path\": ");
+        char *x2 = drop_lines(x, "\"dir\": "), *y2 = drop_lines(y, "\"dir\": ");
+        if (strcmp(x2, y2))
+            fprintf(stderr, "%s: its files named by option summarize otherwise\n", dir);
+        CU_ASSERT_STRING_EQUAL(x2, y2);
+        free(x), free(y), free(x2), free(y2);
+        th_result_free(&by_option);
+        th_result_free(&by_dir);
+        for (int k = 0; k < HW_FILE_COUNT; k++)
+            free(path[k]), free(opt[k]);
+        th_rmtree(tmp);
+        free(tmp);
+        free(dir);
+    }
+    CU_ASSERT(named >= 10 + 7 + 3); /* h100-real has 10 files, basic 7; jax its own few */
+}
+
 static void test_pytyche_cli(void)
 {
     char *dir = make_dir(0);
@@ -699,6 +767,7 @@ void add_cli_suite(void)
     CU_add_test(s, "sweep_rows", test_sweep_rows);
     CU_add_test(s, "two_runs_in_one_log", test_two_runs_in_one_log);
     CU_add_test(s, "file_options_and_tz", test_file_options_and_tz);
+    CU_add_test(s, "every_file_option", test_every_file_option);
     CU_add_test(s, "pytyche_cli", test_pytyche_cli);
     CU_add_test(s, "golden", test_golden);
     CU_add_test(s, "span", test_span);

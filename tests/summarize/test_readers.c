@@ -82,7 +82,7 @@ static void test_gpu_fields_of_the_table(void)
         const char *field;
         int metric;
     } all[] = {
-#define T_FIELD(id, key, field, dim, pytyche, pref) {field, RD_GM_##id},
+#define T_FIELD(id, key, field, ...) {field, RD_GM_##id},
 #define T_ALIAS(id, field, pref) {field, RD_GM_##id},
         HW_GPU_METRICS(T_FIELD) HW_GPU_METRIC_ALIASES(T_ALIAS)
 #undef T_FIELD
@@ -100,7 +100,7 @@ static void test_gpu_fields_of_the_table(void)
     }
     /* and hwmon's default list is the table's fields marked pytyche's, in its order (the
      * first RD_GM_COUNT of all[] are the table's own fields, in the enum's order) */
-#define T_PYT(id, key, field, dim, pytyche, pref) [RD_GM_##id] = pytyche,
+#define T_PYT(id, key, field, dim, pytyche, ...) [RD_GM_##id] = pytyche,
     static const int pyt[RD_GM_COUNT] = {HW_GPU_METRICS(T_PYT)};
 #undef T_PYT
     char *want = th_fmt("%s", HW_COL_TIMESTAMP);
