@@ -232,6 +232,7 @@ void sum_outcome_finish(struct sum_outcome *o, double last_t)
         o->status = SUM_STATUS_FAILED;
     else
         o->status = SUM_STATUS_OK;
+    sum_outcome_reason(o, o->reason, sizeof o->reason);
 }
 
 /* "the scheduler (slurmstepd, pid 812)", "process kill (pid 77)", "the terminal" */

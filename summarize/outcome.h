@@ -58,6 +58,7 @@ struct sum_outcome {
     double interval_s;      /* hwmon's interval (NAN when unknown) */
     bool other_host;        /* set by finishing: hwmon ran on another host than this one */
     char launcher[16];      /* the command launched its ranks elsewhere: "srun" ("": no) */
+    char reason[640];       /* set by finishing: sum_outcome_reason's words then */
 };
 
 void sum_outcome_init(struct sum_outcome *o);

@@ -232,7 +232,9 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
       "seconds per step inside the phases that did the steps (evals and checkpoints between "     \
       "them left out)",                                                                            \
       SHOW(SUM_SHOW_PAGE, NULL, "seconds per step in step phases"),                                \
-      sum_fig_round_us(sum_run_step_phase_sec_per_step(run)))
+      sum_fig_round_us(sum_run_step_phase_sec_per_step(run)))                                      \
+    S("status_reason", "why the run has its status, in words (summary.json's outcome.reason)",     \
+      NOSHOW, run->outcome.reason[0] ? run->outcome.reason : NULL)
 
 /* The table's per-counter and per-context columns, as the expansions that run over a run (or
  * over none) write them out. */
