@@ -1,10 +1,14 @@
-/* A GPU source: the tool hwmon asks once what GPUs there are, and the children it then runs to
- * sample them, each writing one file of the run directory. run.c knows a source only through
- * struct mon_gpu_source. nvidia-smi is the first (gpusrc_nvsmi.c, over smiprobe.c). AMD's
- * amd-smi has the same shape (a probe with timeouts, then `amd-smi metric --csv -w N` children
- * printing lines on a loop, each file read by a reader kind of the run directory library):
- * a second source is a second file beside gpusrc_nvsmi.c, its file names in hwrun/rundir.h and
- * its readers in runlog/rundir/.
+/* A GPU source: one descriptor owns all a vendor's GPUs need. It says whether its tool or files
+ * are there (auto picks the first source that is), asks once what GPUs there are, names the
+ * children it then runs (each writing one run file) and the run files it writes from hwmon's
+ * sampler thread instead (rows dated by hwmon's clock: a tool that does not date its lines, or
+ * no tool at all), and says what it found in vendor-neutral facts. run.c picks one from
+ * mon_gpu_sources[] (detected, or --gpu-source) and never asks which vendor it is; summarize,
+ * the live state and the Prometheus export read the files by meaning.
+ *
+ * nvidia-smi (gpusrc_nvsmi.c, over smiprobe.c: children, and NVML's energy counters read in the
+ * thread) is the first, AMD's amdgpu files (gpusrc_amd.c, over amdgpu.h: everything read in the
+ * thread) the second. A third is a file beside them and an entry of the list.
  *
  * Nothing here prints: a source says what it found (struct mon_gpu_facts) and run.c logs it. */
 #ifndef HWMON_GPUSRC_H
@@ -13,7 +17,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "hwrun/buf.h"
+
 struct mon_gpusel;
+struct mon_tree;
 
 /* What a run asks of a source. */
 struct mon_gpu_want {
@@ -23,8 +30,10 @@ struct mon_gpu_want {
     bool health;             /* clocks, throttling, power limits, errors, the link */
     bool pmon;               /* per-process shares */
     bool gpu_procs;          /* per-process memory */
+    bool energy;             /* the GPUs' energy counters, where there are (not --no-nvml) */
     char *const *envp;       /* the children's environment */
     struct mon_gpusel *gsel; /* which GPUs (the probe maps the ids it can) */
+    const char *gpus;        /* --gpus as given (NULL: the job's visible devices, else all) */
 };
 
 /* One child a source wants run: argv[0] is the tool; its standard output is the run file
@@ -46,6 +55,7 @@ struct mon_gpu_fallback {
 /* What the source found, as the start event and the events after it say it (hwmon/FORMAT.md);
  * strings are "" when not known. Valid until the source is freed. */
 struct mon_gpu_facts {
+    const char *source;         /* the start event's gpu_source: "nvidia-smi", "amdgpu" */
     const char *tool_path;      /* where the tool was found */
     const char *fields;         /* the metrics file's fields, as asked (the start event's) */
     const char *driver_version;
@@ -58,10 +68,27 @@ struct mon_gpu_facts {
     const char *health_fields;  /* its fields */
     const struct mon_gpu_fallback *fallbacks;
     int n_fallbacks;
+    bool gpm_applies;           /* the GPUs may have GPM: its absence is worth an event */
+    const char *energy_json;    /* the start event's energy_counter object, "" for none */
 };
 
+/* When the sampler thread asks a source for rows: its first reading (the GPUs' counters from
+ * the run's first moment), a sample of the cadence, or an edge sample (a phase began or ended:
+ * hwmon/sampler.h). */
+enum mon_gpu_when { MON_GPU_FIRST, MON_GPU_CADENCE, MON_GPU_EDGE };
+
+struct mon_gpu_tick {
+    const char *iso;            /* the sample's time (ISO 8601 UTC, milliseconds) */
+    enum mon_gpu_when when;
+    const struct mon_tree *tree; /* the job's process tree as sampled now; NULL: none */
+};
+
+#define MON_GPU_THREAD_FILES 4
+
 struct mon_gpu_source {
-    const char *name; /* "nvidia-smi" */
+    const char *name; /* "nvidia-smi", "amdgpu" (the start event's gpu_source) */
+    /* Whether its tool or files are on this machine (auto's choice; no GPU is asked yet). */
+    bool (*present)(const struct mon_gpu_source *s, const struct mon_gpu_want *w);
     /* Ask the tool, with timeouts, what it has. 0: the GPUs can be sampled; -1: they cannot
      * (why says why, out holds the tool's answer); -2: the selection names no GPU here, an
      * error of the run (why says so). */
@@ -70,12 +97,36 @@ struct mon_gpu_source {
     /* After a probe that returned 0: the children to run, into ch[cap]; returns how many. */
     int (*children)(struct mon_gpu_source *s, const struct mon_gpu_want *w,
                     struct mon_gpu_child *ch, int cap);
+    /* After a probe that returned 0: the run files (hwrun/rundir.h names) it writes from the
+     * sampler thread, into files[cap]; returns how many (at most MON_GPU_THREAD_FILES). */
+    int (*thread_files)(struct mon_gpu_source *s, const struct mon_gpu_want *w,
+                        const char **files, int cap);
+    /* Thread file i's header line, appended to b for an empty file (nothing: none). */
+    void (*thread_header)(const struct mon_gpu_source *s, int i, struct hw_buf *b);
+    /* Thread file i's rows at this tick, appended to b (nothing: no row now). Called from the
+     * sampler thread only. */
+    void (*thread_rows)(const struct mon_gpu_source *s, int i, const struct mon_gpu_tick *t,
+                        struct hw_buf *b);
     /* What it found (also before or without a probe: the fields it would ask for). */
     void (*facts)(const struct mon_gpu_source *s, struct mon_gpu_facts *out);
     void (*free)(struct mon_gpu_source *s);
 };
 
-/* nvidia-smi (gpusrc_nvsmi.c). NULL when out of memory. */
-struct mon_gpu_source *mon_gpu_source_nvsmi(void);
+/* Each source makes a new one of itself (NULL when out of memory). */
+struct mon_gpu_source *mon_gpu_source_nvsmi(void); /* gpusrc_nvsmi.c */
+struct mon_gpu_source *mon_gpu_source_amd(void);   /* gpusrc_amd.c */
+
+/* The sources, in auto's order: --gpu-source's word for each, and its maker. */
+struct mon_gpu_source_def {
+    const char *option; /* "nvidia", "amd" */
+    struct mon_gpu_source *(*make)(void);
+};
+#define MON_GPU_SOURCES 2
+extern const struct mon_gpu_source_def mon_gpu_sources[MON_GPU_SOURCES];
+/* The index of the source --gpu-source names by word, else -1. */
+int mon_gpu_source_find(const char *option);
+
+/* Whether tool (a name looked up on PATH, or a path) is an executable here. */
+bool mon_tool_found(const char *tool);
 
 #endif

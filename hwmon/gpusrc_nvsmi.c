@@ -1,13 +1,16 @@
 /* nvidia-smi as a GPU source (gpusrc.h): the start questions are smiprobe.c's; here the
- * children hwmon runs and the files they write. The field lists and file names are the run
- * directory's contract (hwrun/rundir.h). */
+ * children hwmon runs and the files they write, and NVML's energy counters (nvml.h), read in the
+ * sampler thread into hw_energy.csv. The field lists and file names are the run directory's
+ * contract (hwrun/rundir.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpusrc.h"
+#include "hwrun/jsonw.h"
 #include "hwrun/rundir.h"
+#include "nvml.h"
 #include "smiprobe.h"
 
 struct nvsmi {
@@ -18,6 +21,9 @@ struct nvsmi {
     char *argv[MON_GPU_CHILDREN_MAX][14];
     char query_arg[640], health_arg[1100];
     char loop_flag[8], loop_val[24], dmon_val[24], pmon_val[24];
+    struct mon_nvml nvml; /* the selected GPUs' energy counters; nvml.n 0: none */
+    bool energy_asked;
+    char energy_json[512]; /* the start event's energy_counter */
 };
 
 /* nvidia-smi's loop option for an interval: -l SECONDS when whole, else -lms MILLISECONDS. */
@@ -33,19 +39,30 @@ static void loop_args(double iv, char *flag, size_t fcap, char *val, size_t vcap
     }
 }
 
-static int nvsmi_probe(struct mon_gpu_source *s, const struct mon_gpu_want *w, char *why,
-                       size_t why_cap, char *out, size_t out_cap)
+/* The start event's energy_counter: which GPUs have one, or why none does. */
+static void energy_facts(struct nvsmi *n)
 {
-    struct nvsmi *n = (struct nvsmi *)s;
-    n->smi.envp = w->envp;
-    n->smi.gsel = w->gsel;
-    int rc = mon_smi_probe(&n->smi, w->tool, why, why_cap, out, out_cap);
-    n->gpu_ok = rc == 0;
-    if (n->gpu_ok && w->gpm)
-        n->gpm_ok = mon_smi_probe_gpm(&n->smi, out, out_cap) == 0;
-    if (n->gpu_ok && w->health)
-        n->health_ok = mon_smi_probe_health(&n->smi) == 0;
-    return rc;
+    n->energy_json[0] = '\0';
+    if (!n->energy_asked)
+        return;
+    struct hw_buf b;
+    hw_buf_init(&b, n->energy_json, sizeof n->energy_json);
+    struct hw_json w;
+    hw_json_init(&w, &b, HW_JSON_LINE, HW_NUM_REPR);
+    hw_json_open(&w, NULL, '{');
+    if (n->nvml.n) {
+        hw_json_str(&w, "source", "nvml");
+        hw_json_open(&w, "gpus", '[');
+        for (int i = 0; i < n->nvml.n; i++)
+            hw_json_u64(&w, NULL, (uint64_t)n->nvml.index[i]);
+        hw_json_close(&w);
+    }
+    hw_json_str(&w, n->nvml.n ? "note" : "error", n->nvml.why[0] ? n->nvml.why : NULL);
+    hw_json_close(&w);
+    if (b.p != n->energy_json || b.oom) { /* more than fits: not said */
+        hw_buf_free(&b);
+        n->energy_json[0] = '\0';
+    }
 }
 
 /* One child: argv from a[0..na) plus the GPU selection (-i). */
@@ -136,10 +153,71 @@ static int nvsmi_children(struct mon_gpu_source *s, const struct mon_gpu_want *w
     return nch;
 }
 
+static int nvsmi_probe(struct mon_gpu_source *s, const struct mon_gpu_want *w, char *why,
+                       size_t why_cap, char *out, size_t out_cap)
+{
+    struct nvsmi *n = (struct nvsmi *)s;
+    n->smi.envp = w->envp;
+    n->smi.gsel = w->gsel;
+    int rc = mon_smi_probe(&n->smi, w->tool, why, why_cap, out, out_cap);
+    n->gpu_ok = rc == 0;
+    if (n->gpu_ok && w->gpm)
+        n->gpm_ok = mon_smi_probe_gpm(&n->smi, out, out_cap) == 0;
+    if (n->gpu_ok && w->health)
+        n->health_ok = mon_smi_probe_health(&n->smi) == 0;
+    n->energy_asked = n->gpu_ok && w->energy;
+    if (n->energy_asked) /* the GPUs sampled: their counters */
+        mon_nvml_open(&n->nvml, w->gsel);
+    energy_facts(n);
+    return rc;
+}
+
+static bool nvsmi_present(const struct mon_gpu_source *s, const struct mon_gpu_want *w)
+{
+    (void)s;
+    return mon_tool_found(w->tool);
+}
+
+/* hw_energy.csv, when NVML has a counter for any of the GPUs. */
+static int nvsmi_thread_files(struct mon_gpu_source *s, const struct mon_gpu_want *w,
+                              const char **files, int cap)
+{
+    (void)w;
+    struct nvsmi *n = (struct nvsmi *)s;
+    if (!n->nvml.n || cap < 1)
+        return 0;
+    files[0] = HW_ENERGY_FILE;
+    return 1;
+}
+
+static void nvsmi_thread_header(const struct mon_gpu_source *s, int i, struct hw_buf *b)
+{
+    (void)s, (void)i;
+    hw_buf_puts(b, HW_ENERGY_HEADER "\n");
+}
+
+/* The energy counters now, one row per GPU (edge rows marked): at the first reading, at every
+ * sample of the cadence and at the edges. */
+static void nvsmi_thread_rows(const struct mon_gpu_source *s, int i, const struct mon_gpu_tick *t,
+                              struct hw_buf *b)
+{
+    (void)i;
+    const struct mon_nvml *m = &((const struct nvsmi *)s)->nvml;
+    const char *edge = t->when == MON_GPU_EDGE ? "1" : "";
+    for (int g = 0; g < m->n; g++) {
+        unsigned long long mj;
+        if (mon_nvml_read(m, g, &mj))
+            hw_buf_printf(b, "%s,%d,%llu,%s\n", t->iso, m->index[g], mj, edge);
+        else /* not read this time: said, not skipped */
+            hw_buf_printf(b, "%s,%d,,%s\n", t->iso, m->index[g], edge);
+    }
+}
+
 static void nvsmi_facts(const struct mon_gpu_source *s, struct mon_gpu_facts *f)
 {
     const struct nvsmi *n = (const struct nvsmi *)s;
     *f = (struct mon_gpu_facts){
+        .source = s->name,
         .tool_path = n->smi.path,
         .fields = n->smi.fields,
         .driver_version = n->gpu_ok ? n->smi.driver_version : "",
@@ -152,11 +230,14 @@ static void nvsmi_facts(const struct mon_gpu_source *s, struct mon_gpu_facts *f)
         .health_fields = n->smi.health,
         .fallbacks = n->smi.fb,
         .n_fallbacks = n->smi.n_fb,
+        .gpm_applies = true,
+        .energy_json = n->energy_json,
     };
 }
 
 static void nvsmi_free(struct mon_gpu_source *s)
 {
+    mon_nvml_close(&((struct nvsmi *)s)->nvml);
     free(s);
 }
 
@@ -165,8 +246,17 @@ struct mon_gpu_source *mon_gpu_source_nvsmi(void)
     struct nvsmi *n = calloc(1, sizeof *n);
     if (!n)
         return NULL;
-    n->base = (struct mon_gpu_source){"nvidia-smi", nvsmi_probe, nvsmi_children, nvsmi_facts,
-                                      nvsmi_free};
+    n->base = (struct mon_gpu_source){
+        .name = "nvidia-smi",
+        .present = nvsmi_present,
+        .probe = nvsmi_probe,
+        .children = nvsmi_children,
+        .thread_files = nvsmi_thread_files,
+        .thread_header = nvsmi_thread_header,
+        .thread_rows = nvsmi_thread_rows,
+        .facts = nvsmi_facts,
+        .free = nvsmi_free,
+    };
     snprintf(n->smi.fields, sizeof n->smi.fields, "%s", HW_GPU_FIELDS_DEFAULT);
     return &n->base;
 }

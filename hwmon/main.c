@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 
 #include "gpusel.h"
+#include "gpusrc.h"
 #include "hwrun/msg.h"
 #include "hwrun/parse.h"
 #include "hwrun/rundir.h"
@@ -228,14 +229,17 @@ int main(int argc, char **argv)
             cfg.gpm = MON_GPM_OFF;
             break;
         case OPT_GPU_SOURCE:
-            if (!strcmp(optarg, "auto"))
-                cfg.gpu_source = MON_GSRC_AUTO;
-            else if (!strcmp(optarg, "nvidia"))
-                cfg.gpu_source = MON_GSRC_NVIDIA;
-            else if (!strcmp(optarg, "amd"))
-                cfg.gpu_source = MON_GSRC_AMD;
-            else
-                hw_usage_error("invalid --gpu-source \"%s\": auto, nvidia or amd", optarg);
+            if (!strcmp(optarg, "auto")) {
+                cfg.gpu_source = NULL;
+            } else if (mon_gpu_source_find(optarg) >= 0) {
+                cfg.gpu_source = optarg;
+            } else {
+                char words[128] = "auto";
+                for (int i = 0; i < MON_GPU_SOURCES; i++)
+                    snprintf(words + strlen(words), sizeof words - strlen(words), "%s %s",
+                             i == MON_GPU_SOURCES - 1 ? " or" : ",", mon_gpu_sources[i].option);
+                hw_usage_error("invalid --gpu-source \"%s\": %s", optarg, words);
+            }
             break;
         case OPT_GPUS: {
             struct mon_gpusel sel;

@@ -15,9 +15,6 @@
 /* --gpm / --no-gpm. AUTO and ON both start the GPM child when the probe finds a GPU with GPM;
  * ON also warns on stderr when none has it. */
 enum mon_gpm { MON_GPM_AUTO, MON_GPM_ON, MON_GPM_OFF };
-/* --gpu-source: which GPUs' tool or files. AUTO: nvidia-smi when it is there, else AMD cards
- * under /sys/class/drm (amdgpu.h). */
-enum mon_gpu_src { MON_GSRC_AUTO, MON_GSRC_NVIDIA, MON_GSRC_AMD };
 
 /* hwmon's own failure (bad pid, unusable output directory, ...): 125, as timeout(1) and env(1)
  * do, because in wrap mode hwmon's status is otherwise the job's, and a job never exits 125 by
@@ -38,7 +35,9 @@ struct mon_config {
     const char *sys_root;    /* where mount points and /sys are: "/" (tests: a fixture) */
     double grace_s;          /* SIGTERM to SIGKILL for the children, 5 s */
     enum mon_gpm gpm;        /* GPM metrics (hw_gpm.csv): auto (default), on, off */
-    enum mon_gpu_src gpu_source; /* --gpu-source */
+    /* --gpu-source: the word of a GPU source of gpusrc.h's list (nvidia-smi's, AMD's amdgpu
+     * files); NULL: auto, the first source there is on the machine */
+    const char *gpu_source;
     bool no_health;          /* --no-health: no hw_health.csv child */
     bool no_nvml;            /* --no-nvml: no energy counters (hw_energy.csv) */
     bool pmon;               /* --pmon: per-process GPU use (hw_pmon.csv) */

@@ -29,7 +29,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "amdgpu.h"
 #include "children.h"
 #include "gpusel.h"
 #include "hwrun/array.h"
@@ -48,7 +47,6 @@
 #include "fsspace.h"
 #include "prom.h"
 #include "runlog.h"
-#include "nvml.h"
 #include "sampler.h"
 #include "gpusrc.h"
 #include "stopsig.h"
@@ -68,15 +66,12 @@ struct run {
     /* GPU */
     bool gpu_ok;
     char **smi_env;
-    struct mon_gpu_source *gsrc; /* the GPU source (gpusrc.h): nvidia-smi */
+    struct mon_gpu_source *gsrc; /* the GPU source (gpusrc.h), picked from the list */
+    bool no_source;              /* auto found none on the machine (a CPU-only node) */
     struct mon_gpu_facts gf;     /* what it found */
-    /* AMD's cards, read by the sampler thread (amdgpu.h) instead of nvidia-smi's children */
-    bool amd_on;
-    struct mon_amd amd;
-    int amd_fd; /* hw_metrics.csv */
-    int amd_procs_fd; /* gpu_procs.csv with --gpu-procs: the job's processes' VRAM (fdinfo) */
+    const char *th_file[MON_GPU_THREAD_FILES]; /* the files it writes from the sampler thread */
+    struct mon_sampler_gpus gth;                /* ... and their descriptors */
     struct mon_cgroup cg_at_start; /* r->sys.cg before the sampler thread took r->sys */
-    char amd_gpus[4096], amd_driver[64];
     char out_paths[MON_GPU_CHILDREN_MAX][PATH_MAX + 32];
     struct mon_children children; /* their lifecycle (children.h) */
     /* tracked process */
@@ -105,8 +100,6 @@ struct run {
     bool prom_open, prom_warned;
     double prom_next;
     int tree_pids_fd; /* tree_pids.csv, beside proc_metrics.csv */
-    struct mon_nvml nvml; /* the GPUs' energy counters (nvml.h); nvml.n 0: none */
-    int energy_fd;        /* hw_energy.csv, when nvml.n */
     struct mon_gpusel gsel;
     /* the first stop signal that reached hwmon while the job ran, and who sent it (stopsig.h) */
     bool stop_req_seen;
@@ -190,9 +183,7 @@ static size_t pick_fields(const struct opt_field *all, size_t n_all, rl_field_t 
     return n;
 }
 
-/* ---- nvidia-smi: what the start questions found ---- */
-
-static bool tool_found(const char *tool);
+/* ---- the GPU source: what its start questions found ---- */
 
 /* No GPU data. On a machine with no GPU tool at all (a CPU-only node), with no GPU asked for by
  * name (--gpus, --gpu-source, --nvidia-smi), a fact, not an error: a CPU job's run is ok. A tool
@@ -200,8 +191,8 @@ static bool tool_found(const char *tool);
 static void gpu_unavailable(struct run *r, const char *reason, const char *output)
 {
     const struct mon_config *cfg = r->cfg;
-    bool cpu_node = !cfg->gpus && cfg->gpu_source == MON_GSRC_AUTO &&
-                    !strcmp(cfg->smi, "nvidia-smi") && !tool_found(cfg->smi);
+    bool cpu_node = !cfg->gpus && !cfg->gpu_source && !strcmp(cfg->smi, "nvidia-smi") &&
+                    r->no_source;
     const struct opt_field all[] = {
         {true, RL_STR("reason", reason)},
         {true, RL_STR("output", output ? output : "")},
@@ -406,24 +397,6 @@ static void log_start(struct run *r, const char *mode)
     struct hw_buf ctxj;
     hw_buf_init(&ctxj, ctx_store, sizeof ctx_store);
     mon_context_json(&r->ctx, &ctxj);
-    /* the energy counters: which GPUs have one, or why none does (nvml.h) */
-    char en_store[512];
-    struct hw_buf enj;
-    hw_buf_init(&enj, en_store, sizeof en_store);
-    if (r->gpu_ok && !cfg->no_nvml) {
-        struct hw_json w;
-        hw_json_init(&w, &enj, HW_JSON_LINE, HW_NUM_REPR);
-        hw_json_open(&w, NULL, '{');
-        if (r->nvml.n) {
-            hw_json_str(&w, "source", "nvml");
-            hw_json_open(&w, "gpus", '[');
-            for (int i = 0; i < r->nvml.n; i++)
-                hw_json_u64(&w, NULL, (uint64_t)r->nvml.index[i]);
-            hw_json_close(&w);
-        }
-        hw_json_str(&w, r->nvml.n ? "note" : "error", r->nvml.why[0] ? r->nvml.why : NULL);
-        hw_json_close(&w);
-    }
     char fs_store[2048];
     struct hw_buf fsj;
     hw_buf_init(&fsj, fs_store, sizeof fs_store);
@@ -450,7 +423,7 @@ static void log_start(struct run *r, const char *mode)
         {have_aff, RL_INT(HW_CPUS_ALLOWED_KEY, have_aff ? CPU_COUNT(&aff) : 0)},
         {true, RL_STR(HW_START_SMI_TZ, "UTC")},
         {true, RL_STR(HW_START_GPU_FIELDS, r->gf.fields)},
-        {r->gpu_ok, RL_STR(HW_START_GPU_SOURCE, r->amd_on ? "amdgpu" : "nvidia-smi")},
+        {r->gpu_ok, RL_STR(HW_START_GPU_SOURCE, r->gf.source)},
         {true, RL_ARR("children", ch, (size_t)n_ch)},
         {r->gpu_ok && r->gf.driver_version[0], RL_STR("driver_version", r->gf.driver_version)},
         {r->gpu_ok && r->gf.gpus_json[0], RL_JSON(HW_START_GPUS, r->gf.gpus_json)},
@@ -477,14 +450,13 @@ static void log_start(struct run *r, const char *mode)
         {ns >= 0, RL_STR(HW_PIDNS_KEY, ns > 0 ? HW_PIDNS_INIT : HW_PIDNS_OTHER)},
         {r->nfs > 0 && !fsj.oom, RL_JSON(HW_EV_FILESYSTEMS, r->nfs > 0 ? fsj.p : "")},
         {!ctxj.oom, RL_JSON(HW_START_CONTEXT, ctxj.oom ? "" : ctxj.p)},
-        {enj.len && !enj.oom, RL_JSON(HW_START_ENERGY_COUNTER, enj.len && !enj.oom ? enj.p : "")},
+        {r->gpu_ok && r->gf.energy_json[0], RL_JSON(HW_START_ENERGY_COUNTER, r->gf.energy_json)},
         {locked, RL_OBJ(HW_START_GPU_SAMPLER, sampler, HW_ARRAY_SIZE(sampler))},
     };
     rl_field_t f[HW_ARRAY_SIZE(all)];
     log_event(r, HW_EV_START, f, pick_fields(all, HW_ARRAY_SIZE(all), f));
     hw_buf_free(&fsj);
     hw_buf_free(&ctxj);
-    hw_buf_free(&enj);
 }
 
 /* Attach mode: does the watched process still run? Its pidfd turns readable when it exits
@@ -788,16 +760,12 @@ static int open_outputs(struct run *r)
     return 0;
 }
 
-/* The GPU source's files: its children's, the energy counters', AMD's rows. */
+/* The GPU source's files: those of its children and those of the sampler thread. */
 static int open_gpu_outputs(struct run *r)
 {
-    if (r->nvml.n && (r->energy_fd = create_sample(r, HW_ENERGY_FILE, 0)) < 0)
-        return -1;
-    if (r->amd_on && (r->amd_fd = create_sample(r, HW_GPU_FILE, 0)) < 0)
-        return -1;
-    if (r->amd_on && r->cfg->gpu_procs &&
-        (r->amd_procs_fd = create_sample(r, HW_GPU_PROCS_FILE, 0)) < 0)
-        return -1;
+    for (int i = 0; i < r->gth.n; i++)
+        if ((r->gth.fd[i] = create_sample(r, r->th_file[i], 0)) < 0)
+            return -1;
     char(*paths)[PATH_MAX + 32] = r->out_paths;
     for (int i = 0; i < r->children.n; i++) {
         join_path(paths[i], sizeof paths[i], r->dir, r->ch_file[i]);
@@ -1070,14 +1038,9 @@ static void cleanup(struct run *r)
         close(r->proc_fd);
     if (r->tree_pids_fd >= 0)
         close(r->tree_pids_fd);
-    if (r->energy_fd >= 0)
-        close(r->energy_fd);
-    if (r->amd_fd >= 0)
-        close(r->amd_fd);
-    if (r->amd_procs_fd >= 0)
-        close(r->amd_procs_fd);
-    mon_amd_close(&r->amd);
-    mon_nvml_close(&r->nvml);
+    for (int i = 0; i < MON_GPU_THREAD_FILES; i++)
+        if (r->gth.fd[i] >= 0)
+            close(r->gth.fd[i]);
     if (r->sfd >= 0)
         close(r->sfd);
     if (r->efd >= 0)
@@ -1111,7 +1074,8 @@ static void run_init(struct run *r, const struct mon_config *cfg)
     memset(r, 0, sizeof *r);
     r->cfg = cfg;
     r->sfd = r->efd = r->pidfd = r->cpu_fd = r->proc_fd = r->tree_pids_fd = r->dirfd = -1;
-    r->energy_fd = r->amd_fd = r->amd_procs_fd = -1;
+    for (int i = 0; i < MON_GPU_THREAD_FILES; i++)
+        r->gth.fd[i] = -1;
     r->nodelock.fd = -1; /* no lock until the GPUs are chosen */
     r->runlog_rd = -1;
     mon_children_init(&r->children, NULL, NULL, on_child, r); /* the tool: after the probe */
@@ -1207,82 +1171,28 @@ static int choose_gpus(struct run *r)
     return 0;
 }
 
-/* Is the tool there: a path that can be run, or a name on PATH? */
-static bool tool_found(const char *tool)
+/* The source --gpu-source names; else (auto) the first of gpusrc.h's list that is on this
+ * machine; else the first, whose probe says why there is none. */
+static struct mon_gpu_source *pick_source(struct run *r, const struct mon_gpu_want *w)
 {
-    if (strchr(tool, '/'))
-        return access(tool, X_OK) == 0;
-    const char *path = getenv("PATH");
-    char p[PATH_MAX];
-    for (const char *s = path && *path ? path : "/usr/bin:/bin"; s;) {
-        const char *e = strchr(s, ':');
-        size_t n = e ? (size_t)(e - s) : strlen(s);
-        if (n && n < sizeof p - strlen(tool) - 2) {
-            snprintf(p, sizeof p, "%.*s/%s", (int)n, s, tool);
-            if (access(p, X_OK) == 0)
-                return true;
-        }
-        s = e ? e + 1 : NULL;
+    int k = r->cfg->gpu_source ? mon_gpu_source_find(r->cfg->gpu_source) : -1;
+    if (k >= 0 || !r->gpu_wanted)
+        return mon_gpu_sources[k >= 0 ? k : 0].make();
+    for (int i = 0; i < MON_GPU_SOURCES; i++) {
+        struct mon_gpu_source *s = mon_gpu_sources[i].make();
+        if (!s || s->present(s, w))
+            return s;
+        s->free(s);
     }
-    return false;
+    r->no_source = true;
+    return mon_gpu_sources[0].make();
 }
 
-/* AMD's cards instead of nvidia-smi (--gpu-source amd, or auto without nvidia-smi): the ones the
- * job may use (--gpus, else the job's ROCR_, HIP_ or CUDA_VISIBLE_DEVICES, which HIP honours),
- * read by the sampler thread. Whether any was found. */
-static bool choose_amd(struct run *r)
-{
-    const struct mon_config *cfg = r->cfg;
-    const char *want = cfg->gpus;
-    static const char *const vis[] = {"ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
-                                      "CUDA_VISIBLE_DEVICES"};
-    for (size_t i = 0; !want && i < HW_ARRAY_SIZE(vis); i++)
-        want = getenv(vis[i]);
-    const char *root = getenv(MON_AMD_ROOT_ENV);
-    if (mon_amd_open(&r->amd, root, want) <= 0)
-        return false;
-    struct hw_buf b;
-    hw_buf_init(&b, r->amd_gpus, sizeof r->amd_gpus);
-    mon_amd_gpus_json(&r->amd, &b);
-    if (b.p != r->amd_gpus) { /* more than fits: the list is not said */
-        r->amd_gpus[0] = '\0';
-        hw_buf_free(&b);
-    }
-    char path[4096];
-    snprintf(path, sizeof path, "%s/sys/module/amdgpu/version", root ? root : "");
-    if (hw_read_small(AT_FDCWD, path, r->amd_driver, sizeof r->amd_driver) > 0)
-        r->amd_driver[strcspn(r->amd_driver, "\n")] = '\0';
-    r->gf = (struct mon_gpu_facts){.tool_path = "", .fields = HW_GPU_FIELDS_DEFAULT,
-                                   .driver_version = r->amd_driver, .gpus_json = r->amd_gpus,
-                                   .gpu_sel_json = "", .gpm_why = "", .gpm_missing = "",
-                                   .health_fields = ""};
-    r->amd_on = r->gpu_ok = true;
-    return true;
-}
-
-/* Ask the GPU source once, before sampling, with timeouts; its children join the set. */
+/* Ask the GPU source once, before sampling, with timeouts; its children join the set, its
+ * thread files are the sampler's. */
 static int probe_gpus(struct run *r)
 {
     const struct mon_config *cfg = r->cfg;
-    r->gsrc = mon_gpu_source_nvsmi();
-    if (!r->gsrc) {
-        hw_warn(ENOMEM, "GPU source");
-        return -1;
-    }
-    r->gsrc->facts(r->gsrc, &r->gf);
-    if (!r->gpu_wanted)
-        return 0;
-    if (cfg->gpu_source == MON_GSRC_AMD ||
-        (cfg->gpu_source == MON_GSRC_AUTO && !tool_found(cfg->smi))) {
-        if (choose_amd(r))
-            return 0;
-        if (cfg->gpu_source == MON_GSRC_AMD) {
-            snprintf(r->why, sizeof r->why, "no AMD GPU under %s/sys/class/drm",
-                     getenv(MON_AMD_ROOT_ENV) ? getenv(MON_AMD_ROOT_ENV) : "");
-            r->probe_out[0] = '\0';
-            return 0; /* gpu_ok false: a gpu_unavailable event, the job runs */
-        }
-    }
     r->smi_env = mon_env_with(NULL);
     if (!r->smi_env) {
         hw_warn(ENOMEM, "environment");
@@ -1295,9 +1205,19 @@ static int probe_gpus(struct run *r)
         .health = !cfg->no_health,
         .pmon = cfg->pmon,
         .gpu_procs = cfg->gpu_procs,
+        .energy = !cfg->no_nvml,
         .envp = r->smi_env,
         .gsel = &r->gsel,
+        .gpus = cfg->gpus,
     };
+    r->gsrc = pick_source(r, &want);
+    if (!r->gsrc) {
+        hw_warn(ENOMEM, "GPU source");
+        return -1;
+    }
+    r->gsrc->facts(r->gsrc, &r->gf);
+    if (!r->gpu_wanted)
+        return 0;
     int prc = r->gsrc->probe(r->gsrc, &want, r->why, sizeof r->why, r->probe_out,
                              sizeof r->probe_out);
     r->gsrc->facts(r->gsrc, &r->gf);
@@ -1305,19 +1225,19 @@ static int probe_gpus(struct run *r)
         hw_warn(0, "%s", r->why);
         return -1;
     }
-    r->gpu_ok = prc == 0;
-    if (r->gpu_ok && !cfg->no_nvml) /* the GPUs the source samples: their counters */
-        mon_nvml_open(&r->nvml, &r->gsel);
-    if (r->gpu_ok) {
-        struct mon_gpu_child ch[MON_GPU_CHILDREN_MAX];
-        int nch = r->gsrc->children(r->gsrc, &want, ch, MON_GPU_CHILDREN_MAX);
-        r->children.path = r->gf.tool_path;
-        r->children.envp = r->smi_env;
-        for (int i = 0; i < nch; i++) {
-            r->ch_file[r->children.n] = ch[i].file;
-            mon_children_add(&r->children, ch[i].name, ch[i].argv, ch[i].line_interval_s);
-        }
+    r->gpu_ok = prc == 0; /* else a gpu_unavailable event says why, and the job runs */
+    if (!r->gpu_ok)
+        return 0;
+    struct mon_gpu_child ch[MON_GPU_CHILDREN_MAX];
+    int nch = r->gsrc->children(r->gsrc, &want, ch, MON_GPU_CHILDREN_MAX);
+    r->children.path = r->gf.tool_path;
+    r->children.envp = r->smi_env;
+    for (int i = 0; i < nch; i++) {
+        r->ch_file[r->children.n] = ch[i].file;
+        mon_children_add(&r->children, ch[i].name, ch[i].argv, ch[i].line_interval_s);
     }
+    r->gth.n = r->gsrc->thread_files(r->gsrc, &want, r->th_file, MON_GPU_THREAD_FILES);
+    r->gth.src = r->gth.n > 0 ? r->gsrc : NULL;
     return 0;
 }
 
@@ -1392,7 +1312,7 @@ static void log_start_events(struct run *r)
         rl_field_t f[] = {RL_STR("dropped", fb->dropped), RL_STR(HW_FALLBACK_FIELDS, fb->fields)};
         log_event(r, HW_EV_GPU_FIELDS_FALLBACK, f, HW_ARRAY_SIZE(f));
     }
-    if (r->gpu_ok && !r->amd_on && r->cfg->gpm != MON_GPM_OFF &&
+    if (r->gpu_ok && r->gf.gpm_applies && r->cfg->gpm != MON_GPM_OFF &&
         (!r->gf.gpm || r->gf.gpm_missing[0]))
         gpm_unavailable(r, r->probe_out);
 }
@@ -1425,11 +1345,7 @@ static void start_sampling(struct run *r, bool sys_baseline)
         .runlog_fd = r->log ? (r->runlog_rd = hw_reopen_read(rl_fileno(r->log))) : -1,
         .runlog_dirfd = r->dirfd,
         .log = r->log,
-        .nvml = r->nvml.n ? &r->nvml : NULL,
-        .energy_fd = r->energy_fd,
-        .amd = r->amd_on ? &r->amd : NULL,
-        .gpu_fd = r->amd_fd,
-        .amd_procs_fd = r->amd_procs_fd,
+        .gpus = r->gth, /* none yet when the job starts before the probes */
     };
     /* a --duration timer counts from the sampler's start, as its slots do */
     r->end_at = cfg->duration_s > 0 && !r->wrap && max_slots == 0 ? hw_mono_now() + cfg->duration_s
@@ -1452,9 +1368,7 @@ static void start_gpus(struct run *r)
     if (!r->gpu_ok)
         return;
     mon_children_start(&r->children, hw_mono_now());
-    struct mon_sampler_gpus g = {r->nvml.n ? &r->nvml : NULL, r->energy_fd,
-                                 r->amd_on ? &r->amd : NULL, r->amd_fd, r->amd_procs_fd};
-    mon_sampler_set_gpus(&r->sampler, &g);
+    mon_sampler_set_gpus(&r->sampler, &r->gth);
 }
 
 /* A job that started before the probes (mon_run): ask them now, beside it. What goes wrong is
@@ -1472,7 +1386,9 @@ static void probe_beside_job(struct run *r)
     if (rc < 0 || (r->gpu_ok && open_gpu_outputs(r) < 0)) {
         if (r->gpu_ok || !r->why[0])
             snprintf(r->why, sizeof r->why, "the GPUs' files could not be set up");
-        r->gpu_ok = r->amd_on = false;
+        r->gpu_ok = false;
+        r->gth.src = NULL;
+        r->gth.n = 0;
         r->probe_out[0] = '\0';
     }
 }

@@ -127,43 +127,22 @@ static void merge_tree(struct mon_tree_sample *acc, double *acc_s, struct mon_tr
     x->main_cpu_pct = wmean(acc->main_cpu_pct, *acc_s, x->main_cpu_pct, dt);
 }
 
-/* The energy counters now, one row per GPU, in one write (hw_energy.csv). */
-static void energy_rows(struct mon_sampler *s, const char *iso, bool edge)
+/* The GPU source's thread files at this tick: each file's rows in one write (gpusrc.h). */
+static void gpu_rows(struct mon_sampler *s, const char *iso, enum mon_gpu_when when)
 {
-    const struct mon_nvml *m = s->gpus.nvml;
-    if (!m)
+    const struct mon_gpu_source *src = s->gpus.src;
+    if (!src)
         return;
+    const struct mon_gpu_tick t = {iso, when, s->cfg.tree};
     char store[2048];
     struct hw_buf b;
     hw_buf_init(&b, store, sizeof store);
-    for (int i = 0; i < m->n; i++) {
-        unsigned long long mj;
-        if (mon_nvml_read(m, i, &mj))
-            hw_buf_printf(&b, "%s,%d,%llu,%s\n", iso, m->index[i], mj, edge ? "1" : "");
-        else /* not read this time: said, not skipped */
-            hw_buf_printf(&b, "%s,%d,,%s\n", iso, m->index[i], edge ? "1" : "");
+    for (int i = 0; i < s->gpus.n; i++) {
+        hw_buf_reset(&b);
+        src->thread_rows(src, i, &t, &b);
+        if (b.len)
+            write_line(s, s->gpus.fd[i], &b);
     }
-    write_line(s, s->gpus.energy_fd, &b);
-    hw_buf_free(&b);
-}
-
-/* The tree's processes' VRAM per AMD card (gpu_procs.csv, --gpu-procs), from their DRM
- * fdinfo: as nvidia-smi's compute-apps rows, at the cadence. */
-static void amd_proc_rows(struct mon_sampler *s, const char *iso)
-{
-    const struct mon_tree *t = s->cfg.tree;
-    struct hw_buf b;
-    char store[1024];
-    hw_buf_init(&b, store, sizeof store);
-    for (size_t i = 0; i < t->n;) { /* every process of the tree, a stack array at a time */
-        pid_t pids[256];
-        size_t n = 0;
-        while (i < t->n && n < sizeof pids / sizeof pids[0])
-            pids[n++] = t->p[i++].pid;
-        mon_amd_proc_rows(s->gpus.amd, t->proc_fd, pids, n, iso, &b);
-    }
-    if (b.len)
-        write_line(s, s->gpus.amd_procs_fd, &b);
     hw_buf_free(&b);
 }
 
@@ -238,16 +217,8 @@ static void sample_once(struct mon_sampler *s, bool edge, bool begin, bool *root
                 *root_gone = true;
         }
     }
-    if (atomic_load_explicit(&s->gpus_ready, memory_order_acquire)) {
-        energy_rows(s, iso, edge);
-        if (s->gpus.amd && !edge) { /* at the cadence, as nvidia-smi's rows come */
-            hw_buf_reset(&b);
-            mon_amd_rows(s->gpus.amd, iso, &b);
-            write_line(s, s->gpus.gpu_fd, &b);
-        }
-        if (s->gpus.amd && !edge && s->gpus.amd_procs_fd >= 0 && s->cfg.tree)
-            amd_proc_rows(s, iso);
-    }
+    if (atomic_load_explicit(&s->gpus_ready, memory_order_acquire))
+        gpu_rows(s, iso, edge ? MON_GPU_EDGE : MON_GPU_CADENCE);
     if (edge)
         atomic_fetch_add(&s->n_edge, 1);
     hw_buf_free(&b);
@@ -404,13 +375,29 @@ static int write_header(int fd, struct hw_buf *b)
     return hw_append_whole(fd, b->p, b->len);
 }
 
+/* Each thread file's header, into an empty file. */
+static int gpu_headers(const struct mon_sampler_gpus *g)
+{
+    int rc = 0;
+    char store[256];
+    struct hw_buf b;
+    hw_buf_init(&b, store, sizeof store);
+    for (int i = 0; rc == 0 && g->src && i < g->n; i++) {
+        hw_buf_reset(&b);
+        g->src->thread_header(g->src, i, &b);
+        if (b.len)
+            rc = write_header(g->fd[i], &b);
+    }
+    hw_buf_free(&b);
+    return rc;
+}
+
 int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg)
 {
     memset(s, 0, sizeof *s);
     s->cfg = *cfg;
-    s->gpus = (struct mon_sampler_gpus){cfg->nvml, cfg->energy_fd, cfg->amd, cfg->gpu_fd,
-                                        cfg->amd_procs_fd};
-    atomic_init(&s->gpus_ready, cfg->nvml || cfg->amd);
+    s->gpus = cfg->gpus;
+    atomic_init(&s->gpus_ready, cfg->gpus.src != NULL);
     char store[256];
     struct hw_buf b;
     hw_buf_init(&b, store, sizeof store);
@@ -425,12 +412,9 @@ int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg)
         if (rc == 0 && cfg->tree_pids_fd >= 0)
             rc = write_header(cfg->tree_pids_fd, &b);
     }
-    if (rc == 0 && cfg->nvml) {
-        hw_buf_reset(&b);
-        hw_buf_puts(&b, HW_ENERGY_HEADER "\n");
-        rc = write_header(cfg->energy_fd, &b);
-    }
     hw_buf_free(&b);
+    if (rc == 0)
+        rc = gpu_headers(&cfg->gpus);
     if (rc < 0)
         return rc;
 
@@ -461,10 +445,10 @@ int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg)
             write_tree_changes(s, iso);
         }
     }
-    if (cfg->nvml) { /* the counters at the start: the run's energy from its first moment */
+    if (cfg->gpus.src) { /* the first reading: the run's energy from its first moment */
         char iso[HW_ISO_LEN];
         hw_iso_utc_now(iso);
-        energy_rows(s, iso, false);
+        gpu_rows(s, iso, MON_GPU_FIRST);
     }
 
     pthread_mutex_init(&s->mu, NULL);
@@ -481,25 +465,18 @@ int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg)
 
 void mon_sampler_set_gpus(struct mon_sampler *s, const struct mon_sampler_gpus *g)
 {
-    const struct mon_nvml *nvml = g->nvml;
-    int energy_fd = g->energy_fd;
-    if (!s->started || atomic_load(&s->gpus_ready) || (!nvml && !g->amd))
+    if (!s->started || atomic_load(&s->gpus_ready) || !g->src)
         return;
     s->gpus = *g;
-    if (nvml) { /* the file's header, and the counters now: the energy from this moment */
-        char iso[HW_ISO_LEN];
-        struct hw_buf b;
-        hw_buf_init(&b, iso, sizeof iso);
-        hw_buf_puts(&b, HW_ENERGY_HEADER "\n");
-        int rc = write_header(energy_fd, &b);
-        hw_buf_free(&b);
-        if (rc < 0) {
-            int zero = 0;
-            atomic_compare_exchange_strong(&s->write_err, &zero, rc);
-        }
-        hw_iso_utc_now(iso);
-        energy_rows(s, iso, false);
+    /* the files' headers, and the first reading: the energy from this moment */
+    int rc = gpu_headers(g);
+    if (rc < 0) {
+        int zero = 0;
+        atomic_compare_exchange_strong(&s->write_err, &zero, rc);
     }
+    char iso[HW_ISO_LEN];
+    hw_iso_utc_now(iso);
+    gpu_rows(s, iso, MON_GPU_FIRST);
     atomic_store_explicit(&s->gpus_ready, true, memory_order_release);
 }
 

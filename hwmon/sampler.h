@@ -25,9 +25,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "amdgpu.h"
+#include "gpusrc.h"
 #include "follow.h"
-#include "nvml.h"
 #include "machine.h"
 #include "proctree.h"
 #include "runlog.h"
@@ -58,15 +57,13 @@ struct mon_sampler_cfg {
     int runlog_dirfd;  /* its directory, to keep to its name through a rotation (follow.h) */
     rl_log_t *log;     /* where a rotation is said (log_rotated); NULL: nowhere */
     double edge_min_s; /* see above (0: interval_s * MON_EDGE_MIN_FRAC) */
-    /* the GPUs' energy counters (nvml.h), read at the start and at every sample into
-     * hw_energy.csv; NULL: none */
-    const struct mon_nvml *nvml;
-    int energy_fd; /* borrowed O_APPEND descriptor of hw_energy.csv (with nvml) */
-    /* AMD GPUs read in this thread (amdgpu.h): a hw_metrics.csv row per card on each cadence
-     * sample, into gpu_fd; NULL: none (nvidia-smi's child writes that file) */
-    const struct mon_amd *amd;
-    int gpu_fd;
-    int amd_procs_fd; /* gpu_procs.csv: the tree's VRAM per card (fdinfo), or -1 */
+    /* the GPU source's files this thread writes (gpusrc.h: AMD's rows, NVIDIA's energy
+     * counters), when the GPUs are known before the thread starts; else set later */
+    struct mon_sampler_gpus {
+        const struct mon_gpu_source *src; /* NULL: none */
+        int n;
+        int fd[MON_GPU_THREAD_FILES]; /* borrowed O_APPEND descriptors of its thread files */
+    } gpus;
 };
 
 enum { MON_SAMPLER_RUNNING, MON_SAMPLER_DONE_SLOTS, MON_SAMPLER_DONE_ROOT_GONE };
@@ -89,16 +86,10 @@ struct mon_sampler {
     double follow_resume; /* run.jsonl is not watched before this time (MON_FOLLOW_HOLD_S) */
     atomic_int finished;  /* MON_SAMPLER_* */
     atomic_int write_err; /* first write error (-errno), 0 if none */
-    /* the GPUs this thread reads (cfg.nvml, cfg.amd and their files), when they were handed
-     * over after the thread started (mon_sampler_set_gpus): read with acquire */
+    /* the GPU source's files (cfg.gpus), when they were handed over after the thread started
+     * (mon_sampler_set_gpus): read with acquire */
     atomic_bool gpus_ready;
-    struct mon_sampler_gpus {
-        const struct mon_nvml *nvml;
-        int energy_fd;
-        const struct mon_amd *amd;
-        int gpu_fd;
-        int amd_procs_fd;
-    } gpus;
+    struct mon_sampler_gpus gpus;
 };
 
 /* Write the CSV headers (only into empty files), take the baseline reading and start the
@@ -110,7 +101,7 @@ int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg);
  * counters' deltas of the interval the stop cut short are written (a checkpoint in the job's
  * last half second). Safe after it ended by itself, and without a start. */
 void mon_sampler_stop(struct mon_sampler *s, bool final);
-/* Hand the GPUs to read (an energy counter, AMD's cards) to a thread that started without them:
+/* Hand the GPU source's files to a thread that started without them:
  * a job that starts before nvidia-smi's probes is sampled from its first moment, its GPUs from
  * when they are known. Once; the caller keeps them alive until mon_sampler_stop. */
 void mon_sampler_set_gpus(struct mon_sampler *s, const struct mon_sampler_gpus *g);

@@ -197,6 +197,59 @@ static void test_no_card(void)
     free(dir);
 }
 
+/* A machine with both vendors (gpusrc.h's list): auto takes the first source there is,
+ * nvidia-smi (the fake's two H100s, its children's files); --gpu-source amd takes the AMD cards
+ * and runs no nvidia-smi child; --gpu-source with a word no source has is a usage error. */
+static void test_both_vendors(void)
+{
+    char *dir = th_tmpdir("amd-both");
+    char *root = th_fmt("%s/root", dir);
+    make_tree(root);
+    char *e_root = th_fmt("HWMON_SYSFS_ROOT=%s", root);
+    char *env[] = {e_root, (char *)"PATH=/usr/bin:/bin", (char *)"CUDA_VISIBLE_DEVICES=",
+                   (char *)"HIP_VISIBLE_DEVICES=", (char *)"ROCR_VISIBLE_DEVICES=", NULL};
+    static const struct {
+        const char *word, *source, *name;
+        bool dmon;
+    } cases[] = {{NULL, "nvidia-smi", "NVIDIA H100 80GB HBM3", true},
+                 {"amd", "amdgpu", "AMD Instinct MI300X", false},
+                 {"nvidia", "nvidia-smi", "NVIDIA H100 80GB HBM3", true}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *out = th_fmt("%s/run%zu", dir, i);
+        char **argv = cases[i].word ? ht_argv(out, "-i", "0.2", "--gpu-source", cases[i].word,
+                                              "--", "/bin/sleep", "0.6", NULL)
+                                    : ht_argv(out, "-i", "0.2", "--", "/bin/sleep", "0.6", NULL);
+        CU_ASSERT_EQUAL(ht_run(argv, env, 30, NULL), 0);
+        json_object *st = ht_event(out, "start", 0);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+        const char *src = ht_data_str(st, HW_START_GPU_SOURCE);
+        CU_ASSERT_STRING_EQUAL(src ? src : "", cases[i].source);
+        json_object *gl = ht_data(st, "gpus");
+        CU_ASSERT_FATAL(gl && json_object_array_length(gl) == 2);
+        CU_ASSERT_STRING_EQUAL(ht_str(json_object_array_get_idx(gl, 0), "name"), cases[i].name);
+        json_object_put(st);
+        char *dmon = th_fmt("%s/%s", out, HW_DMON_FILE);
+        CU_ASSERT_EQUAL(access(dmon, F_OK) == 0, cases[i].dmon);
+        CU_ASSERT(ht_lines(out, HW_GPU_FILE) >= 2); /* a row per GPU at least */
+        CU_ASSERT_EQUAL(ht_count_events(out, "gpu_unavailable"), 0);
+        free(dmon);
+        free(argv);
+        free(out);
+    }
+    char *out = th_fmt("%s/bad", dir);
+    char **argv = ht_argv(out, "--gpu-source", "intel", "--", "/bin/true", NULL);
+    struct th_result r;
+    CU_ASSERT_EQUAL(ht_run(argv, env, 30, &r), 2);
+    CU_ASSERT(r.err && strstr(r.err, "auto, nvidia or amd"));
+    th_result_free(&r);
+    free(argv);
+    free(out);
+    free(e_root);
+    free(root);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* A process's VRAM per card from DRM fdinfo (drmfdinfo.h), on a /proc standing in: pid 100
  * holds one amdgpu client on card0 through two descriptors (counted once), a second client on
  * card0, one on card1 (the newer key, in MiB), a render node whose fdinfo says no VRAM, and
@@ -292,5 +345,6 @@ void add_amd_suite(void)
     CU_pSuite s = th_add_suite("amd", NULL, NULL, 120);
     CU_add_test(s, "two_cards", test_two_cards);
     CU_add_test(s, "no_card", test_no_card);
+    CU_add_test(s, "both_vendors", test_both_vendors);
     CU_add_test(s, "drm_fdinfo", test_drm_fdinfo);
 }

@@ -1,0 +1,159 @@
+/* AMD's GPUs as a GPU source (gpusrc.h), through the kernel's amdgpu files (amdgpu.h): no tool
+ * and no child; the sampler thread reads each card's files at the cadence into hw_metrics.csv,
+ * in the layout nvidia-smi's query child writes, and with --gpu-procs the job's processes' VRAM
+ * from DRM fdinfo into gpu_procs.csv. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "amdgpu.h"
+#include "gpusrc.h"
+#include "hwrun/io.h"
+#include "hwrun/rundir.h"
+#include "proctree.h"
+
+struct amd_src {
+    struct mon_gpu_source base; /* first: the source's pointer is the state's */
+    struct mon_amd amd;
+    char gpus_json[4096], driver[64];
+};
+
+enum { AMD_METRICS, AMD_PROCS }; /* its thread files, in thread_files' order */
+
+static const char *sysfs_root(void)
+{
+    return getenv(MON_AMD_ROOT_ENV);
+}
+
+/* Any AMD card at all (which of them the job may use is the probe's question). */
+static bool amd_present(const struct mon_gpu_source *s, const struct mon_gpu_want *w)
+{
+    (void)s, (void)w;
+    struct mon_amd *a = malloc(sizeof *a);
+    if (!a)
+        return false;
+    bool any = mon_amd_open(a, sysfs_root(), NULL) > 0;
+    mon_amd_close(a);
+    free(a);
+    return any;
+}
+
+/* The cards the job may use: --gpus, else the job's ROCR_, HIP_ or CUDA_VISIBLE_DEVICES (HIP
+ * honours the last too). */
+static int amd_probe(struct mon_gpu_source *s, const struct mon_gpu_want *w, char *why,
+                     size_t why_cap, char *out, size_t out_cap)
+{
+    struct amd_src *x = (struct amd_src *)s;
+    static const char *const vis[] = {"ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
+                                      "CUDA_VISIBLE_DEVICES"};
+    const char *want = w->gpus;
+    for (size_t i = 0; !want && i < sizeof vis / sizeof vis[0]; i++)
+        want = getenv(vis[i]);
+    const char *root = sysfs_root();
+    if (out_cap)
+        out[0] = '\0';
+    if (mon_amd_open(&x->amd, root, want) <= 0) {
+        snprintf(why, why_cap, "no AMD GPU under %s/sys/class/drm", root ? root : "");
+        return -1;
+    }
+    struct hw_buf b;
+    hw_buf_init(&b, x->gpus_json, sizeof x->gpus_json);
+    mon_amd_gpus_json(&x->amd, &b);
+    if (b.p != x->gpus_json) { /* more than fits: the list is not said */
+        x->gpus_json[0] = '\0';
+        hw_buf_free(&b);
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/sys/module/amdgpu/version", root ? root : "");
+    if (hw_read_small(AT_FDCWD, path, x->driver, sizeof x->driver) > 0)
+        x->driver[strcspn(x->driver, "\n")] = '\0';
+    return 0;
+}
+
+static int amd_children(struct mon_gpu_source *s, const struct mon_gpu_want *w,
+                        struct mon_gpu_child *ch, int cap)
+{
+    (void)s, (void)w, (void)ch, (void)cap;
+    return 0;
+}
+
+static int amd_thread_files(struct mon_gpu_source *s, const struct mon_gpu_want *w,
+                            const char **files, int cap)
+{
+    (void)s;
+    int n = 0;
+    if (n < cap)
+        files[n++] = HW_GPU_FILE; /* AMD_METRICS */
+    if (w->gpu_procs && n < cap)
+        files[n++] = HW_GPU_PROCS_FILE; /* AMD_PROCS */
+    return n;
+}
+
+static void amd_thread_header(const struct mon_gpu_source *s, int i, struct hw_buf *b)
+{
+    (void)s, (void)i, (void)b; /* neither file has one (nvidia-smi's noheader layouts) */
+}
+
+/* At the cadence, as nvidia-smi's rows come: a row per card; the tree's processes' VRAM. */
+static void amd_thread_rows(const struct mon_gpu_source *s, int i, const struct mon_gpu_tick *t,
+                            struct hw_buf *b)
+{
+    const struct amd_src *x = (const struct amd_src *)s;
+    if (t->when != MON_GPU_CADENCE)
+        return;
+    if (i == AMD_METRICS) {
+        mon_amd_rows(&x->amd, t->iso, b);
+        return;
+    }
+    const struct mon_tree *tree = t->tree;
+    for (size_t k = 0; tree && k < tree->n;) { /* a stack array of the tree's pids at a time */
+        pid_t pids[256];
+        size_t n = 0;
+        while (k < tree->n && n < sizeof pids / sizeof pids[0])
+            pids[n++] = tree->p[k++].pid;
+        mon_amd_proc_rows(&x->amd, tree->proc_fd, pids, n, t->iso, b);
+    }
+}
+
+static void amd_facts(const struct mon_gpu_source *s, struct mon_gpu_facts *f)
+{
+    const struct amd_src *x = (const struct amd_src *)s;
+    *f = (struct mon_gpu_facts){
+        .source = s->name,
+        .tool_path = "",
+        .fields = HW_GPU_FIELDS_DEFAULT,
+        .driver_version = x->driver,
+        .gpus_json = x->gpus_json,
+        .gpu_sel_json = "",
+        .gpm_why = "",
+        .gpm_missing = "",
+        .health_fields = "",
+        .energy_json = "",
+    };
+}
+
+static void amd_free(struct mon_gpu_source *s)
+{
+    mon_amd_close(&((struct amd_src *)s)->amd);
+    free(s);
+}
+
+struct mon_gpu_source *mon_gpu_source_amd(void)
+{
+    struct amd_src *x = calloc(1, sizeof *x);
+    if (!x)
+        return NULL;
+    x->base = (struct mon_gpu_source){
+        .name = "amdgpu",
+        .present = amd_present,
+        .probe = amd_probe,
+        .children = amd_children,
+        .thread_files = amd_thread_files,
+        .thread_header = amd_thread_header,
+        .thread_rows = amd_thread_rows,
+        .facts = amd_facts,
+        .free = amd_free,
+    };
+    return &x->base;
+}
