@@ -112,6 +112,26 @@ bool sum_fig_gpu_known(const struct sum_run *run, int index)
     return index >= 0 && index < RD_MAX_GPUS && run->info.gpu_name[index][0];
 }
 
+const char *sum_fig_gpu_tool(const struct sum_run *run)
+{
+    bool any = false;
+    for (int g = 0; g < RD_MAX_GPUS; g++) {
+        if (!run->info.gpu_vendor[g][0])
+            continue;
+        if (strcmp(run->info.gpu_vendor[g], "amd") != 0)
+            return "nvidia-smi";
+        any = true;
+    }
+    return any ? "amdgpu" : "nvidia-smi";
+}
+
+bool sum_fig_smi_times(const struct sum_run *run)
+{
+    if (!sum_run_gpu_count(run) && !run->q[HW_FILE_DMON].parsed)
+        return false; /* no GPU rows: no zone to tell */
+    return !strcmp(sum_fig_gpu_tool(run), "nvidia-smi");
+}
+
 double sum_fig_growth(const struct sum_stat *s)
 {
     return s->n ? s->last - s->first : NAN;

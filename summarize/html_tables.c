@@ -147,7 +147,8 @@ static void run_table(FILE *f, const struct sum_run *run, const struct sum_units
     sum_report_shown(run, SUM_SHOW_PAGE, run_line, &r);
     char z[160];
     snprintf(z, sizeof z, "%s (%s)", run->tz.name, sum_fig_tz_source(run->tz_source));
-    kv_text(f, "nvidia-smi clock", z);
+    if (sum_fig_smi_times(run)) /* AMD's rows are hwmon's own, in UTC: no zone to tell */
+        kv_text(f, "nvidia-smi clock", z);
     fputs("</table>\n", f);
 }
 

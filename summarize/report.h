@@ -91,6 +91,12 @@ double sum_fig_clock_mean(const struct sum_run *run); /* mean_gpu_clock_mhz */
 double sum_fig_round_us(double x);                    /* durations, to the microsecond */
 uint64_t sum_fig_events_total(const struct sum_run *run);
 const char *sum_fig_tz_source(enum sum_tz_source s); /* time_zone.source */
+/* The tool whose rows hw_metrics.csv holds, as the reports name it: "amdgpu" when every GPU the
+ * start event named is AMD's (hwmon read the kernel's files and wrote the rows itself, in UTC),
+ * else "nvidia-smi". */
+const char *sum_fig_gpu_tool(const struct sum_run *run);
+/* Whether there are GPU rows dated by nvidia-smi's clock, whose zone the reports say. */
+bool sum_fig_smi_times(const struct sum_run *run);
 /* A busy share (percent of all the machine's CPUs) as cores; NAN when its CPUs are unknown. */
 double sum_fig_cores_busy(const struct sum_run *run, double pct);
 /* A count as a JSON integer, null when not known (NAN or negative). */

@@ -248,7 +248,7 @@ static void text_fwmem(struct hw_buf *out, const char *indent, const struct sum_
         hw_buf_puts(out, ", pool ");
         tgmem(out, x.pool_mib, u);
     }
-    hw_buf_puts(out, "; nvidia-smi peak VRAM ");
+    hw_buf_printf(out, "; %s peak VRAM ", sum_fig_gpu_tool(run));
     tgmem(out, x.vram_peak_mib, u);
     if (isfinite(x.vram_total_mib)) {
         hw_buf_puts(out, " of ");
@@ -472,22 +472,6 @@ void sum_report_text(const struct sum_run *run, struct hw_buf *out)
     sum_report_text_u(run, NULL, out);
 }
 
-/* Whether nvidia-smi wrote the run's GPU rows: there are some (or dmon's), and not every GPU
- * the start event lists is an AMD GPU (hwmon's sysfs source writes its own times, in UTC). */
-static bool smi_times(const struct sum_run *run)
-{
-    if (!sum_run_gpu_count(run) && !run->q[HW_FILE_DMON].parsed)
-        return false; /* no GPU rows: no zone to tell */
-    bool any = false;
-    for (int g = 0; g < RD_MAX_GPUS; g++) {
-        if (!run->info.gpu_vendor[g][0])
-            continue;
-        if (strcmp(run->info.gpu_vendor[g], "amd") != 0)
-            return true;
-        any = true;
-    }
-    return !any;
-}
 
 /* The phase names with the most time, longest first (at most n); returns how many. */
 static size_t slowest_names(const struct sum_run *run, const struct sum_name_acc **top, size_t n)
@@ -653,7 +637,7 @@ static void text_details(const struct sum_run *run, const struct sum_units *u,
     for (int i = 0; i < SUM_NOTE_COUNT; i++)
         if (*sum_run_note(run, i, note, sizeof note))
             hw_buf_printf(out, "  note: %s\n", note);
-    if (smi_times(run)) /* an AMD run's rows are hwmon's own, in UTC: no zone to tell */
+    if (sum_fig_smi_times(run)) /* an AMD run's rows are hwmon's own, in UTC: no zone to tell */
         hw_buf_printf(out, "  nvidia-smi times: %s (%s)\n", run->tz.name,
                       sum_fig_tz_source(run->tz_source));
     if (run->info.have_start) {

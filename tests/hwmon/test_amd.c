@@ -168,6 +168,18 @@ static void test_two_cards(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\n  GPUs: peak VRAM 8192.0 MiB, GPU util mean "));
     CU_ASSERT_PTR_NULL(strstr(r.out, "nvidia-smi times"));
     th_result_free(&r);
+    /* nor does the run page: no nvidia-smi clock */
+    char *page = th_fmt("%s/report.html", dir);
+    char *html[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), (char *)"-q", (char *)"--html", page,
+                    out, NULL};
+    CU_ASSERT_EQUAL(th_run(html, NULL, NULL, 60, &r), 0);
+    th_result_free(&r);
+    char *text = th_read_file(page, NULL);
+    CU_ASSERT_PTR_NOT_NULL(text);
+    CU_ASSERT_PTR_NOT_NULL(text && strstr(text, "AMD Instinct MI300X"));
+    CU_ASSERT_PTR_NULL(text ? strstr(text, "nvidia-smi") : NULL);
+    free(text);
+    free(page);
     free(argv);
     free(e_root);
     free(root);
