@@ -1,8 +1,8 @@
 /* A GPU source: one descriptor owns all a vendor's GPUs need. It says whether its tool or files
  * are there (auto picks the first source that is), asks once what GPUs there are, names the
- * children it then runs (each writing one run file) and the run files it writes from hwmon's
- * sampler thread instead (rows dated by hwmon's clock: a tool that does not date its lines, or
- * no tool at all), and says what it found in vendor-neutral facts. run.c picks one from
+ * children it then runs (each writing one run file, as the tool prints it: the tool dates its
+ * lines) and the run files the sampler thread writes for it (rows read from files or a library,
+ * dated by hwmon's clock), and says what it found in vendor-neutral facts. run.c picks one from
  * mon_gpu_sources[] (detected, or --gpu-source) and never asks which vendor it is; summarize,
  * the live state and the Prometheus export read the files by meaning.
  *

@@ -134,7 +134,7 @@ static void gpu_rows(struct mon_sampler *s, const char *iso, enum mon_gpu_when w
     if (!src)
         return;
     const struct mon_gpu_tick t = {iso, when, s->cfg.tree};
-    char store[2048];
+    char store[8192]; /* a row per GPU of 8 fits many times: no allocation at a sample */
     struct hw_buf b;
     hw_buf_init(&b, store, sizeof store);
     for (int i = 0; i < s->gpus.n; i++) {
