@@ -1,5 +1,5 @@
-/* hwmon: sample GPUs (through nvidia-smi children), CPUs and a process tree into a run
- * directory, wrapping a command, attaching to a process, or watching the whole system.
+/* hwmon: sample GPUs (nvidia-smi's children, AMD's kernel files), CPUs and a process tree into
+ * a run directory, wrapping a command, attaching to a process, or watching the whole system.
  * main() only parses the command line; mon_run() (run.c) does the work. */
 #include <getopt.h>
 #include <stdio.h>

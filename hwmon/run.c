@@ -1,5 +1,5 @@
-/* hwmon's run: set up the directory and the run log, ask nvidia-smi once what it has
- * (smiprobe.c), start the wrapped command, the sampler thread and the nvidia-smi children
+/* hwmon's run: set up the directory and the run log, pick a GPU source and ask it once what it
+ * has (gpusrc.h), start the wrapped command, the sampler thread and the source's children
  * (children.c), then serve one poll(2) loop on a signalfd (SIGCHLD, SIGINT, SIGTERM, SIGHUP), the
  * children's stderr pipes, the sampler's eventfd and the attached process's pidfd, until it is
  * time to stop; then stop everything, reap everything and log the stop event. This file wires
