@@ -4,9 +4,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "drmfdinfo.h"
@@ -31,6 +33,29 @@ static const struct amd_field {
     [RD_GM_TEMP] = {"H/temp1_input", NULL, 1e-3, 0},
     [RD_GM_SM_CLOCK] = {"H/freq1_input", NULL, 1e-6, 0},
     [RD_GM_MEM_CLOCK] = {"H/freq2_input", NULL, 1e-6, 0},
+};
+
+/* hw_health.csv's columns from AMD's files (relative to device/, "H/": its hwmon/hwmonN/), read
+ * at each row. how: a number (times scale, with decimals), a PCIe speed as its generation, the
+ * column before's value again (the power cap is both limits), the highest shader clock level
+ * read once at the start. */
+enum amd_how { AMD_NUM, AMD_LINK_GEN, AMD_AS_BEFORE, AMD_SCLK_MAX };
+static const struct amd_health {
+    int col; /* enum hw_health_col */
+    const char *file;
+    enum amd_how how;
+    double scale;
+    int decimals;
+} amd_health[MON_AMD_HEALTH_COLS] = {
+    {HW_HEALTH_UTIL, "gpu_busy_percent", AMD_NUM, 1, 0},
+    {HW_HEALTH_SM_CLOCK, "H/freq1_input", AMD_NUM, 1e-6, 0},
+    {HW_HEALTH_SM_CLOCK_MAX, NULL, AMD_SCLK_MAX, 1, 0},
+    {HW_HEALTH_POWER_LIMIT, "H/power1_cap", AMD_NUM, 1e-6, 2},
+    {HW_HEALTH_POWER_ENFORCED, NULL, AMD_AS_BEFORE, 1, 2},
+    {HW_HEALTH_PCIE_GEN, "current_link_speed", AMD_LINK_GEN, 1, 0},
+    {HW_HEALTH_PCIE_GEN_MAX, "max_link_speed", AMD_LINK_GEN, 1, 0},
+    {HW_HEALTH_PCIE_WIDTH, "current_link_width", AMD_NUM, 1, 0},
+    {HW_HEALTH_PCIE_WIDTH_MAX, "max_link_width", AMD_NUM, 1, 0},
 };
 
 /* The figures of HW_GPU_FIELDS_DEFAULT, in its order: the cells of a row. */
@@ -119,6 +144,41 @@ static bool wanted(const char *want, int index)
     return false;
 }
 
+/* pp_dpm_sclk's highest level ("0: 500Mhz\n1: 2100Mhz *\n"; some add "S: 19Mhz"), or NAN */
+static double sclk_max(int dfd)
+{
+    char text[4096];
+    if (hw_read_small(dfd, "pp_dpm_sclk", text, sizeof text) <= 0)
+        return NAN;
+    double best = NAN;
+    for (char *line = text; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        char *colon = strchr(line, ':'), *end;
+        double mhz = colon ? strtod(colon + 1, &end) : NAN;
+        if (colon && end != colon + 1 && !strncasecmp(end, "mhz", 3) && mhz > 0 &&
+            !(mhz <= best))
+            best = mhz;
+        line = nl ? nl + 1 : NULL;
+    }
+    return best;
+}
+
+/* A PCIe speed as its generation: "16.0 GT/s PCIe" -> 4 (2.5, 5, 8, 16, 32, 64 GT/s); else 0 */
+static int link_gen(const char *s)
+{
+    static const double gts[] = {2.5, 5, 8, 16, 32, 64};
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || strncmp(end, " GT/s", 5) != 0)
+        return 0;
+    for (size_t i = 0; i < sizeof gts / sizeof gts[0]; i++)
+        if (v == gts[i])
+            return (int)i + 1;
+    return 0;
+}
+
 static void open_card(struct mon_amd_card *c, int dfd, int card)
 {
     char buf[128], hwmon[256];
@@ -129,6 +189,9 @@ static void open_card(struct mon_amd_card *c, int dfd, int card)
         if (c->fd[k] < 0 && amd_fields[k].alt)
             c->fd[k] = open_field(dfd, hwmon, amd_fields[k].alt);
     }
+    for (int k = 0; k < MON_AMD_HEALTH_COLS; k++)
+        c->hfd[k] = amd_health[k].file ? open_field(dfd, hwmon, amd_health[k].file) : -1;
+    c->sclk_max = sclk_max(dfd);
     if (hw_read_small(dfd, "product_name", buf, sizeof buf) > 0 && (trim(buf), buf[0])) {
         snprintf(c->name, sizeof c->name, "%s", buf);
     } else {
@@ -186,10 +249,14 @@ int mon_amd_open(struct mon_amd *a, const char *root, const char *want)
 
 void mon_amd_close(struct mon_amd *a)
 {
-    for (int i = 0; i < a->n; i++)
+    for (int i = 0; i < a->n; i++) {
         for (int k = 0; k < RD_GM_COUNT; k++)
             if (a->c[i].fd[k] >= 0)
                 close(a->c[i].fd[k]);
+        for (int k = 0; k < MON_AMD_HEALTH_COLS; k++)
+            if (a->c[i].hfd[k] >= 0)
+                close(a->c[i].hfd[k]);
+    }
     a->n = 0;
 }
 
@@ -211,6 +278,49 @@ void mon_amd_rows(const struct mon_amd *a, const char *ts, struct hw_buf *b)
                 hw_buf_puts(b, ", [N/A]"); /* no such file, or a read that failed: unmeasured */
         }
         hw_buf_printf(b, ", %d, %s\n", i, c->uuid[0] ? c->uuid : "[N/A]");
+    }
+}
+
+void mon_amd_health_fields(struct hw_buf *b, const char *sep)
+{
+    for (int k = 0; k < MON_AMD_HEALTH_COLS; k++)
+        hw_buf_printf(b, "%s%s", k ? sep : "", hw_health_fields[amd_health[k].col]);
+}
+
+void mon_amd_health_rows(const struct mon_amd *a, const char *ts, struct hw_buf *b)
+{
+    for (int i = 0; i < a->n; i++) {
+        const struct mon_amd_card *c = &a->c[i];
+        hw_buf_printf(b, "%s, %d", ts, i);
+        double prev = NAN;
+        for (int k = 0; k < MON_AMD_HEALTH_COLS; k++) {
+            const struct amd_health *h = &amd_health[k];
+            char v[64];
+            char *end;
+            double x = NAN;
+            if (h->how == AMD_SCLK_MAX) {
+                x = c->sclk_max;
+            } else if (h->how == AMD_AS_BEFORE) {
+                x = prev;
+            } else if (c->hfd[k] >= 0 && hw_pread_all(c->hfd[k], v, sizeof v) > 0) {
+                if (h->how == AMD_LINK_GEN) {
+                    int g = link_gen(v);
+                    x = g ? g : NAN;
+                } else {
+                    x = strtod(v, &end);
+                    if (end == v || (*end != '\n' && *end))
+                        x = NAN;
+                    else
+                        x *= h->scale;
+                }
+            }
+            prev = x;
+            if (isfinite(x))
+                hw_buf_printf(b, ", %.*f", h->decimals, x);
+            else
+                hw_buf_puts(b, ", [N/A]"); /* no such file, or a read that failed */
+        }
+        hw_buf_putc(b, '\n');
     }
 }
 

@@ -25,12 +25,17 @@
  * /sys/class/drm (a test and replay hook, like --proc-root) */
 #define MON_AMD_ROOT_ENV "HWMON_SYSFS_ROOT"
 
+/* hw_health.csv's columns AMD's files hold (hwrun/rundir.h's enum hw_health_col), in order */
+#define MON_AMD_HEALTH_COLS 9
+
 struct mon_amd_card {
     int card;            /* N of cardN */
     char name[96];       /* product_name, else "AMD GPU <device id>" */
     char uuid[64];       /* "AMD-" unique_id, else "" */
     char pci[16];        /* its PCI address (uevent's PCI_SLOT_NAME), else "" */
     int fd[RD_GM_COUNT]; /* by figure (HW_GPU_METRICS); -1: the kernel has no such file */
+    int hfd[MON_AMD_HEALTH_COLS]; /* hw_health.csv's columns from files read each time; -1 */
+    double sclk_max;     /* the highest level of pp_dpm_sclk, MHz (NAN: not known) */
 };
 
 struct mon_amd {
@@ -45,6 +50,16 @@ void mon_amd_close(struct mon_amd *a);
 
 /* One row per card at this time (ts as nvidia-smi prints it, UTC), appended to b. */
 void mon_amd_rows(const struct mon_amd *a, const char *ts, struct hw_buf *b);
+
+/* hw_health.csv, in nvidia-smi's layout with its header: utilization, the shader clock and its
+ * highest level (pp_dpm_sclk), the power cap (hwmon's power1_cap, in µW: both power.limit and
+ * enforced.power.limit) and the PCIe link now and at best (the PCI device's current_ and
+ * max_link_speed and _width; the speed as its generation). No throttle reasons, ECC or page
+ * retirement: amdgpu's text files have none. */
+void mon_amd_health_rows(const struct mon_amd *a, const char *ts, struct hw_buf *b);
+/* Their fields after timestamp and index, joined by sep: ", " for the file's header line (with
+ * "timestamp, index, " before), "," for the start event's health_fields. */
+void mon_amd_health_fields(struct hw_buf *b, const char *sep);
 
 /* gpu_procs.csv rows (HW_GPU_PROCS_FIELDS, as nvidia-smi's --query-compute-apps writes them):
  * the VRAM each of the pids holds on each card, from DRM fdinfo (drmfdinfo.h) under the proc

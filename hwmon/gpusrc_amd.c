@@ -1,7 +1,8 @@
 /* AMD's GPUs as a GPU source (gpusrc.h), through the kernel's amdgpu files (amdgpu.h): no tool
  * and no child; the sampler thread reads each card's files at the cadence into hw_metrics.csv,
- * in the layout nvidia-smi's query child writes, and with --gpu-procs the job's processes' VRAM
- * from DRM fdinfo into gpu_procs.csv. */
+ * in the layout nvidia-smi's query child writes, into hw_health.csv (clocks against their
+ * highest level, the power cap, the PCIe link; not with --no-health), and with --gpu-procs the
+ * job's processes' VRAM from DRM fdinfo into gpu_procs.csv. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,13 +14,16 @@
 #include "hwrun/rundir.h"
 #include "proctree.h"
 
+/* its thread files */
+enum amd_file { AMD_METRICS, AMD_HEALTH, AMD_PROCS };
+
 struct amd_src {
     struct mon_gpu_source base; /* first: the source's pointer is the state's */
     struct mon_amd amd;
-    char gpus_json[4096], driver[64];
+    char gpus_json[4096], driver[64], health_fields[512];
+    bool health;
+    enum amd_file file[MON_GPU_THREAD_FILES]; /* thread file i's kind */
 };
-
-enum { AMD_METRICS, AMD_PROCS }; /* its thread files, in thread_files' order */
 
 static const char *sysfs_root(void)
 {
@@ -68,6 +72,13 @@ static int amd_probe(struct mon_gpu_source *s, const struct mon_gpu_want *w, cha
     snprintf(path, sizeof path, "%s/sys/module/amdgpu/version", root ? root : "");
     if (hw_read_small(AT_FDCWD, path, x->driver, sizeof x->driver) > 0)
         x->driver[strcspn(x->driver, "\n")] = '\0';
+    x->health = w->health;
+    hw_buf_init(&b, x->health_fields, sizeof x->health_fields);
+    mon_amd_health_fields(&b, ",");
+    if (b.p != x->health_fields) { /* cannot happen: nine short names */
+        hw_buf_free(&b);
+        x->health_fields[0] = '\0';
+    }
     return 0;
 }
 
@@ -81,18 +92,30 @@ static int amd_children(struct mon_gpu_source *s, const struct mon_gpu_want *w,
 static int amd_thread_files(struct mon_gpu_source *s, const struct mon_gpu_want *w,
                             const char **files, int cap)
 {
-    (void)s;
+    struct amd_src *x = (struct amd_src *)s;
+    static const char *const name[] = {
+        [AMD_METRICS] = HW_GPU_FILE, [AMD_HEALTH] = HW_HEALTH_FILE, [AMD_PROCS] = HW_GPU_PROCS_FILE};
+    const bool on[] = {[AMD_METRICS] = true, [AMD_HEALTH] = x->health,
+                       [AMD_PROCS] = w->gpu_procs};
     int n = 0;
-    if (n < cap)
-        files[n++] = HW_GPU_FILE; /* AMD_METRICS */
-    if (w->gpu_procs && n < cap)
-        files[n++] = HW_GPU_PROCS_FILE; /* AMD_PROCS */
+    for (int k = AMD_METRICS; k <= AMD_PROCS && n < cap && n < MON_GPU_THREAD_FILES; k++)
+        if (on[k]) {
+            x->file[n] = (enum amd_file)k;
+            files[n++] = name[k];
+        }
     return n;
 }
 
+/* hw_health.csv's header, as nvidia-smi's health child has one; the others have none (its
+ * noheader layouts) */
 static void amd_thread_header(const struct mon_gpu_source *s, int i, struct hw_buf *b)
 {
-    (void)s, (void)i, (void)b; /* neither file has one (nvidia-smi's noheader layouts) */
+    const struct amd_src *x = (const struct amd_src *)s;
+    if (x->file[i] != AMD_HEALTH)
+        return;
+    hw_buf_puts(b, HW_COL_TIMESTAMP ", index, ");
+    mon_amd_health_fields(b, ", ");
+    hw_buf_putc(b, '\n');
 }
 
 /* At the cadence, as nvidia-smi's rows come: a row per card; the tree's processes' VRAM. */
@@ -102,8 +125,12 @@ static void amd_thread_rows(const struct mon_gpu_source *s, int i, const struct 
     const struct amd_src *x = (const struct amd_src *)s;
     if (t->when != MON_GPU_CADENCE)
         return;
-    if (i == AMD_METRICS) {
+    if (x->file[i] == AMD_METRICS) {
         mon_amd_rows(&x->amd, t->iso, b);
+        return;
+    }
+    if (x->file[i] == AMD_HEALTH) {
+        mon_amd_health_rows(&x->amd, t->iso, b);
         return;
     }
     const struct mon_tree *tree = t->tree;
@@ -128,7 +155,8 @@ static void amd_facts(const struct mon_gpu_source *s, struct mon_gpu_facts *f)
         .gpu_sel_json = "",
         .gpm_why = "",
         .gpm_missing = "",
-        .health_fields = "",
+        .health = x->health,
+        .health_fields = x->health_fields,
         .energy_json = "",
     };
 }

@@ -199,9 +199,14 @@ void sum_clk_figs(const struct sum_clk_acc *a, struct sum_clk_figs *o)
     }
     o->source = any_cnt ? "counters" : a->have_bit ? "bitmask" : NULL;
     o->covered_s = a->covered_s;
+    /* (fmin would take 100 over a NAN: a share of nothing measured is none) */
     bool cov = a->covered_s > 0;
-    o->power_pct = cov ? fmin(100, 100 * o->s[SUM_CLK_POWER] / a->covered_s) : NAN;
-    o->thermal_pct = cov ? fmin(100, 100 * o->s[SUM_CLK_THERMAL] / a->covered_s) : NAN;
+    o->power_pct = cov && !isnan(o->s[SUM_CLK_POWER])
+                       ? fmin(100, 100 * o->s[SUM_CLK_POWER] / a->covered_s)
+                       : NAN;
+    o->thermal_pct = cov && !isnan(o->s[SUM_CLK_THERMAL])
+                         ? fmin(100, 100 * o->s[SUM_CLK_THERMAL] / a->covered_s)
+                         : NAN;
     o->sm_mean_mhz = a->sm.n ? a->sm.sum / (double)a->sm.n : NAN;
     o->sm_max_mhz = a->sm_max_mhz;
     o->sm_pct_of_max = a->sm_max_mhz > 0 ? 100 * o->sm_mean_mhz / a->sm_max_mhz : NAN;

@@ -45,7 +45,8 @@ static void poke(const char *dir, const char *name, const char *text)
 
 /* Two AMD cards, an NVIDIA one and a connector under root/sys/class/drm. card0 (an MI300X with
  * every file) and card1 (an older kernel's: no mem_busy_percent, no product_name, power in
- * power1_input): busy 20 %, 100 W, 1 GiB used of 192 GiB. */
+ * power1_input, no clock levels, power cap or link files): busy 20 %, 100 W, 1 GiB used of
+ * 192 GiB. */
 static void make_tree(const char *root)
 {
     static const char *const cards[] = {"card0", "card1"};
@@ -58,6 +59,14 @@ static void make_tree(const char *root)
             put(d, "mem_busy_percent", "5\n");
             put(d, "product_name", "AMD Instinct MI300X\n");
             put(d, "unique_id", "1a2b3c4d5e6f7788\n");
+            /* its clock levels (the current one marked), power cap and PCIe link (gen 5 x16,
+             * running at gen 4 x16) */
+            put(d, "pp_dpm_sclk", "S: 19Mhz\n0: 500Mhz\n1: 1700Mhz *\n2: 2100Mhz\n");
+            put(d, "hwmon/hwmon4/power1_cap", "750000000\n");
+            put(d, "current_link_speed", "16.0 GT/s PCIe\n");
+            put(d, "max_link_speed", "32.0 GT/s PCIe\n");
+            put(d, "current_link_width", "16\n");
+            put(d, "max_link_width", "16\n");
         }
         put(d, "mem_info_vram_used", "1073741824\n");
         put(d, "mem_info_vram_total", "206158430208\n");
@@ -156,6 +165,25 @@ static void test_two_cards(void)
     CU_ASSERT_EQUAL(ht_num(ht_get(gpu_of(s, 0), "mem_util_pct"), "max"), 5);
     CU_ASSERT_PTR_NULL(ht_get(gpu_of(s, 1), "mem_util_pct")); /* no such file: null, not 0 */
     CU_ASSERT_EQUAL(ht_num(s, "peak_vram_mib"), 8192);
+    /* hw_health.csv from card0's files: its clock against its highest level, its power cap, its
+     * link (gen 4 of 5 under load: a warning); card1 has none of those files: null. How long
+     * the clocks were held down is not in AMD's files: null, not 100%. */
+    json_object *c0 = ht_get(gpu_of(s, 0), "clocks"), *h0 = ht_get(gpu_of(s, 0), "health");
+    CU_ASSERT_EQUAL(ht_num(c0, "sm_clock_max_mhz"), 2100);
+    CU_ASSERT(fabs(ht_num(c0, "sm_clock_pct_of_max") - 100.0 * 1700 / 2100) < 1e-6);
+    CU_ASSERT_PTR_NULL(ht_get(c0, "power_capped_pct"));
+    CU_ASSERT_EQUAL(ht_num(h0, "power_limit_w"), 750);
+    CU_ASSERT_EQUAL(ht_num(h0, "pcie_gen_min"), 4);
+    CU_ASSERT_EQUAL(ht_num(h0, "pcie_gen_max"), 5);
+    CU_ASSERT(ht_num(h0, "pcie_below_max_under_load_samples") > 0);
+    json_object *h1 = ht_get(gpu_of(s, 1), "health");
+    CU_ASSERT_PTR_NULL(ht_get(h1, "power_limit_w"));
+    CU_ASSERT_PTR_NULL(ht_get(h1, "pcie_gen_min"));
+    CU_ASSERT_PTR_NULL(ht_get(ht_get(gpu_of(s, 1), "clocks"), "sm_clock_max_mhz"));
+    json_object *hw = ht_get(s, "health_warnings");
+    CU_ASSERT(hw && json_object_array_length(hw) == 1);
+    CU_ASSERT_PTR_NOT_NULL(hw && strstr(json_object_get_string(json_object_array_get_idx(hw, 0)),
+                                        "GPU 0: the PCIe link ran below its maximum under load"));
     json_object *q = ht_get(ht_get(ht_get(s, "quality"), "files"), "hw_metrics.csv");
     CU_ASSERT_EQUAL(ht_num(q, "bad_cells"), 0);
     CU_ASSERT(ht_num(q, "parsed") >= 2 * 12);

@@ -219,6 +219,49 @@ static void test_accounting(void)
     free(dir);
 }
 
+/* A health file with clocks and no throttle reason at all (a driver that refused the fields,
+ * AMD's files): how long the clocks were held down is not measured, null in every output, never
+ * 100% (fmin takes the number over a NAN); the clock against its maximum still is. */
+static void test_no_reasons(void)
+{
+    char *dir = th_tmpdir("sum-health-noreason");
+    put_file(dir, "run.jsonl",
+             "{\"ts\": \"2026-11-25T10:00:00.000+00:00\", \"type\": \"event\", \"event\": \"start\", "
+             "\"data\": {\"interval_s\": 1.0, \"smi_tz\": \"UTC\"}}\n");
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    hw_buf_puts(&b, "timestamp, index, utilization.gpu, clocks.current.sm, clocks.max.sm\n");
+    for (int i = 0; i <= 4; i++)
+        hw_buf_printf(&b, "2026-11-25T10:00:%02d.000+00:00, 0, 90, 1500, 2000\n", i);
+    hw_buf_putc(&b, '\0');
+    put_file(dir, HW_HEALTH_FILE, b.p);
+    hw_buf_free(&b);
+    struct sum_run *run = summarize_dir(dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run->clk[0]);
+    struct sum_clk_figs f;
+    sum_clk_figs(&run->clk[0]->acc, &f);
+    CU_ASSERT_PTR_NULL(f.source);
+    CHECK_NEAR(f.covered_s, 4.0, 1e-9);
+    CU_ASSERT(isnan(f.power_pct) && isnan(f.thermal_pct));
+    CHECK_NEAR(f.sm_pct_of_max, 75.0, 1e-9);
+    struct hw_buf o;
+    hw_buf_init(&o, NULL, 0);
+    sum_report_jsonl_row(run, &o);
+    hw_buf_putc(&o, '\0');
+    CU_ASSERT_PTR_NOT_NULL(strstr(o.p, "\"gpu_power_capped_pct\": null"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(o.p, "\"gpu_thermal_pct\": null"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(o.p, "\"gpu_sm_clock_pct_of_max\": 75.0"));
+    o.len = 0;
+    sum_report_text(run, &o);
+    hw_buf_putc(&o, '\0');
+    CU_ASSERT_PTR_NULL(strstr(o.p, "100.0%"));
+    hw_buf_free(&o);
+    sum_run_free(run);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* A counter that went back (the driver reloaded) and a gap longer than 3 intervals: neither
  * step counts, and the time they span is not covered. */
 static void test_reset_and_gap(void)
@@ -565,6 +608,7 @@ void add_health_suite(void)
     CU_add_test(s, "captures", test_captures);
     CU_add_test(s, "cells", test_cells);
     CU_add_test(s, "accounting", test_accounting);
+    CU_add_test(s, "no_reasons", test_no_reasons);
     CU_add_test(s, "reset_and_gap", test_reset_and_gap);
     CU_add_test(s, "energy_counter", test_counter);
     CU_add_test(s, "energy_counter_disagrees", test_counter_disagrees);
