@@ -93,8 +93,9 @@ static int amd_thread_files(struct mon_gpu_source *s, const struct mon_gpu_want 
                             const char **files, int cap)
 {
     struct amd_src *x = (struct amd_src *)s;
-    static const char *const name[] = {
-        [AMD_METRICS] = HW_GPU_FILE, [AMD_HEALTH] = HW_HEALTH_FILE, [AMD_PROCS] = HW_GPU_PROCS_FILE};
+    static const char *const name[] = {[AMD_METRICS] = HW_GPU_FILE,
+                                       [AMD_HEALTH] = HW_HEALTH_FILE,
+                                       [AMD_PROCS] = HW_GPU_PROCS_FILE};
     const bool on[] = {[AMD_METRICS] = true, [AMD_HEALTH] = x->health,
                        [AMD_PROCS] = w->gpu_procs};
     int n = 0;

@@ -182,8 +182,8 @@ static void test_two_cards(void)
     CU_ASSERT_PTR_NULL(ht_get(ht_get(gpu_of(s, 1), "clocks"), "sm_clock_max_mhz"));
     json_object *hw = ht_get(s, "health_warnings");
     CU_ASSERT(hw && json_object_array_length(hw) == 1);
-    CU_ASSERT_PTR_NOT_NULL(hw && strstr(json_object_get_string(json_object_array_get_idx(hw, 0)),
-                                        "GPU 0: the PCIe link ran below its maximum under load"));
+    CU_ASSERT(hw && strstr(json_object_get_string(json_object_array_get_idx(hw, 0)),
+                           "GPU 0: the PCIe link ran below its maximum under load"));
     json_object *q = ht_get(ht_get(ht_get(s, "quality"), "files"), "hw_metrics.csv");
     CU_ASSERT_EQUAL(ht_num(q, "bad_cells"), 0);
     CU_ASSERT(ht_num(q, "parsed") >= 2 * 12);
@@ -204,7 +204,7 @@ static void test_two_cards(void)
     th_result_free(&r);
     char *text = th_read_file(page, NULL);
     CU_ASSERT_PTR_NOT_NULL(text);
-    CU_ASSERT_PTR_NOT_NULL(text && strstr(text, "AMD Instinct MI300X"));
+    CU_ASSERT(text && strstr(text, "AMD Instinct MI300X"));
     CU_ASSERT_PTR_NULL(text ? strstr(text, "nvidia-smi") : NULL);
     free(text);
     free(page);
