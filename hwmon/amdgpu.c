@@ -127,21 +127,26 @@ static int open_field(int dfd, const char *hwmon, const char *file)
     return openat(dfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 }
 
-static bool wanted(const char *want, int index)
+/* Keep of sel[0..*n) the entries list names by their position in it ("1,3": the second and
+ * the fourth), in the list's order; NULL keeps all. An entry that is not such a position (a
+ * UUID, a number past the end) keeps nothing: which card it means is not known here. */
+static void select_by(int *sel, int *n, const char *list)
 {
-    if (!want || !*want || !strcmp(want, "all"))
-        return true;
-    for (const char *p = want; *p;) {
+    if (!list)
+        return;
+    int out[MON_AMD_MAX], k = 0;
+    for (const char *p = list; *p && k < MON_AMD_MAX;) {
         char *end;
         long v = strtol(p, &end, 10);
-        if (end != p && (*end == ',' || !*end) && v == index)
-            return true;
-        p = strchr(p, ',');
-        if (!p)
-            break;
-        p++;
+        if (end == p || (*end != ',' && *end) || v < 0 || v >= *n) {
+            *n = 0;
+            return;
+        }
+        out[k++] = sel[v];
+        p = *end ? end + 1 : end;
     }
-    return false;
+    memcpy(sel, out, (size_t)k * sizeof *sel);
+    *n = k;
 }
 
 /* pp_dpm_sclk's highest level ("0: 500Mhz\n1: 2100Mhz *\n"; some add "S: 19Mhz"), or NAN */
@@ -212,7 +217,7 @@ static void open_card(struct mon_amd_card *c, int dfd, int card)
         snprintf(c->pci, sizeof c->pci, "%.*s", (int)strcspn(slot + 14, "\n"), slot + 14);
 }
 
-int mon_amd_open(struct mon_amd *a, const char *root, const char *want)
+int mon_amd_open(struct mon_amd *a, const char *root, const char *const *lists, int nlists)
 {
     memset(a, 0, sizeof *a);
     char drm[4096];
@@ -229,19 +234,23 @@ int mon_amd_open(struct mon_amd *a, const char *root, const char *want)
     }
     closedir(d);
     qsort(cards, (size_t)nc, sizeof cards[0], cmp_int);
-    int index = 0;
+    int amd[MON_AMD_MAX], na = 0; /* the AMD ones, in card order */
     for (int i = 0; i < nc; i++) {
         char dev[4200], vendor[16] = "";
-        snprintf(dev, sizeof dev, "%s/card%d/device", drm, cards[i]);
+        snprintf(dev, sizeof dev, "%s/card%d/device/vendor", drm, cards[i]);
+        if (hw_read_small(AT_FDCWD, dev, vendor, sizeof vendor) > 0 &&
+            !strncmp(vendor, "0x1002", 6))
+            amd[na++] = cards[i];
+    }
+    for (int l = 0; l < nlists; l++)
+        select_by(amd, &na, lists[l]);
+    for (int i = 0; i < na; i++) {
+        char dev[4200];
+        snprintf(dev, sizeof dev, "%s/card%d/device", drm, amd[i]);
         int dfd = open(dev, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0)
             continue;
-        if (hw_read_small(dfd, "vendor", vendor, sizeof vendor) > 0 &&
-            !strncmp(vendor, "0x1002", 6)) {
-            if (wanted(want, index))
-                open_card(&a->c[a->n++], dfd, cards[i]);
-            index++;
-        }
+        open_card(&a->c[a->n++], dfd, amd[i]);
         close(dfd);
     }
     return a->n;

@@ -43,9 +43,11 @@ struct mon_amd {
     struct mon_amd_card c[MON_AMD_MAX];
 };
 
-/* Find the AMD cards under root (NULL or "": "/"), keeping those whose index (0, 1, ... in
- * card order) is in want (NULL: all). Returns how many (0: none; their files are open). */
-int mon_amd_open(struct mon_amd *a, const char *root, const char *want);
+/* Find the AMD cards under root (NULL or "": "/"), in card order, and keep those the lists
+ * select, each list naming positions in what the one before kept ("2,3" then "0": the third
+ * card), as ROCm applies ROCR_VISIBLE_DEVICES and then HIP's; a NULL list keeps all, an entry
+ * that is no such position keeps none. Returns how many (0: none; their files are open). */
+int mon_amd_open(struct mon_amd *a, const char *root, const char *const *lists, int nlists);
 void mon_amd_close(struct mon_amd *a);
 
 /* One row per card at this time (ts as nvidia-smi prints it, UTC), appended to b. */

@@ -37,27 +37,32 @@ static bool amd_present(const struct mon_gpu_source *s, const struct mon_gpu_wan
     struct mon_amd *a = malloc(sizeof *a);
     if (!a)
         return false;
-    bool any = mon_amd_open(a, sysfs_root(), NULL) > 0;
+    bool any = mon_amd_open(a, sysfs_root(), NULL, 0) > 0;
     mon_amd_close(a);
     free(a);
     return any;
 }
 
-/* The cards the job may use: --gpus, else the job's ROCR_, HIP_ or CUDA_VISIBLE_DEVICES (HIP
- * honours the last too). */
+/* The cards the job may use: --gpus (positions in card order, or all), else what the job's
+ * environment lets it see: ROCR_VISIBLE_DEVICES, then within those HIP_VISIBLE_DEVICES (else
+ * CUDA_VISIBLE_DEVICES, which HIP honours too), as ROCm applies them. */
 static int amd_probe(struct mon_gpu_source *s, const struct mon_gpu_want *w, char *why,
                      size_t why_cap, char *out, size_t out_cap)
 {
     struct amd_src *x = (struct amd_src *)s;
-    static const char *const vis[] = {"ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
-                                      "CUDA_VISIBLE_DEVICES"};
-    const char *want = w->gpus;
-    for (size_t i = 0; !want && i < sizeof vis / sizeof vis[0]; i++)
-        want = getenv(vis[i]);
+    const char *lists[2] = {NULL, NULL};
+    if (w->gpus) {
+        lists[0] = strcmp(w->gpus, "all") ? w->gpus : NULL;
+    } else {
+        lists[0] = getenv("ROCR_VISIBLE_DEVICES");
+        lists[1] = getenv("HIP_VISIBLE_DEVICES");
+        if (!lists[1])
+            lists[1] = getenv("CUDA_VISIBLE_DEVICES");
+    }
     const char *root = sysfs_root();
     if (out_cap)
         out[0] = '\0';
-    if (mon_amd_open(&x->amd, root, want) <= 0) {
+    if (mon_amd_open(&x->amd, root, lists, 2) <= 0) {
         snprintf(why, why_cap, "no AMD GPU under %s/sys/class/drm", root ? root : "");
         return -1;
     }

@@ -216,6 +216,39 @@ static void test_two_cards(void)
     free(dir);
 }
 
+/* Which cards a job sees: ROCR_VISIBLE_DEVICES first, then HIP_VISIBLE_DEVICES within what it
+ * left (ROCm's order; PyTorch's _parse_visible_devices reads them so), positions in card order
+ * (the NVIDIA card2 is not one); what names no position (a UUID, past the end, empty) keeps
+ * none. */
+static void test_selection(void)
+{
+    char *dir = th_tmpdir("amd-sel");
+    make_tree(dir);
+    static const struct {
+        const char *rocr, *hip;
+        int n, first_card;
+    } cases[] = {
+        {NULL, NULL, 2, 0},  {"1", NULL, 1, 1},  {"0,1", "1", 1, 1},       {"1,0", "0", 1, 1},
+        {NULL, "0", 1, 0},   {"1,0", NULL, 2, 1}, {"2", NULL, 0, -1},       {"", NULL, 0, -1},
+        {"0", "1", 0, -1},   {"GPU-4b2c", NULL, 0, -1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct mon_amd *a = calloc(1, sizeof *a);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+        const char *lists[2] = {cases[i].rocr, cases[i].hip};
+        int n = mon_amd_open(a, dir, lists, 2);
+        if (n != cases[i].n)
+            fprintf(stderr, "case %zu: %d cards, not %d\n", i, n, cases[i].n);
+        CU_ASSERT_EQUAL(n, cases[i].n);
+        if (n > 0)
+            CU_ASSERT_EQUAL(a->c[0].card, cases[i].first_card);
+        mon_amd_close(a);
+        free(a);
+    }
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* --gpu-source amd without a card: the job runs, a gpu_unavailable event says why. */
 static void test_no_card(void)
 {
@@ -385,6 +418,7 @@ void add_amd_suite(void)
     CU_pSuite s = th_add_suite("amd", NULL, NULL, 120);
     CU_add_test(s, "two_cards", test_two_cards);
     CU_add_test(s, "no_card", test_no_card);
+    CU_add_test(s, "selection", test_selection);
     CU_add_test(s, "both_vendors", test_both_vendors);
     CU_add_test(s, "drm_fdinfo", test_drm_fdinfo);
 }
