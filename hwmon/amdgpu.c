@@ -242,6 +242,7 @@ int mon_amd_open(struct mon_amd *a, const char *root, const char *const *lists, 
             !strncmp(vendor, "0x1002", 6))
             amd[na++] = cards[i];
     }
+    a->found = na;
     for (int l = 0; l < nlists; l++)
         select_by(amd, &na, lists[l]);
     for (int i = 0; i < na; i++) {

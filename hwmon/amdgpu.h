@@ -39,6 +39,7 @@ struct mon_amd_card {
 };
 
 struct mon_amd {
+    int found; /* AMD cards on the machine, before the selection */
     int n;
     struct mon_amd_card c[MON_AMD_MAX];
 };

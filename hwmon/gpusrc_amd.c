@@ -50,20 +50,33 @@ static int amd_probe(struct mon_gpu_source *s, const struct mon_gpu_want *w, cha
                      size_t why_cap, char *out, size_t out_cap)
 {
     struct amd_src *x = (struct amd_src *)s;
-    const char *lists[2] = {NULL, NULL};
+    const char *lists[2] = {NULL, NULL}, *then = "HIP_VISIBLE_DEVICES";
     if (w->gpus) {
         lists[0] = strcmp(w->gpus, "all") ? w->gpus : NULL;
     } else {
         lists[0] = getenv("ROCR_VISIBLE_DEVICES");
-        lists[1] = getenv("HIP_VISIBLE_DEVICES");
+        lists[1] = getenv(then);
         if (!lists[1])
-            lists[1] = getenv("CUDA_VISIBLE_DEVICES");
+            lists[1] = getenv(then = "CUDA_VISIBLE_DEVICES");
     }
     const char *root = sysfs_root();
     if (out_cap)
         out[0] = '\0';
     if (mon_amd_open(&x->amd, root, lists, 2) <= 0) {
-        snprintf(why, why_cap, "no AMD GPU under %s/sys/class/drm", root ? root : "");
+        if (!x->amd.found) {
+            snprintf(why, why_cap, "no AMD GPU under %s/sys/class/drm", root ? root : "");
+            return -1;
+        }
+        if (w->gpus) { /* asked for by name: an error of the run, as for nvidia-smi */
+            snprintf(why, why_cap, "--gpus %s names none of the %d AMD GPUs here", w->gpus,
+                     x->amd.found);
+            return -2;
+        }
+        /* the job's environment: it runs, a gpu_unavailable event says why */
+        snprintf(why, why_cap,
+                 "ROCR_VISIBLE_DEVICES \"%s\" then %s \"%s\" leave none of the %d AMD GPUs",
+                 lists[0] ? lists[0] : "(unset)", then, lists[1] ? lists[1] : "(unset)",
+                 x->amd.found);
         return -1;
     }
     struct hw_buf b;

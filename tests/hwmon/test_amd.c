@@ -249,6 +249,44 @@ static void test_selection(void)
     free(dir);
 }
 
+/* Cards there, none of them the job's: --gpus that names none is the run's error (125, as for
+ * nvidia-smi); a job's ROCR_VISIBLE_DEVICES that leaves none is the job's business: it runs, a
+ * gpu_unavailable event says which variables left none. */
+static void test_selected_none(void)
+{
+    char *dir = th_tmpdir("amd-selnone");
+    char *root = th_fmt("%s/root", dir), *out = th_fmt("%s/run", dir);
+    make_tree(root);
+    char *e_root = th_fmt("HWMON_SYSFS_ROOT=%s", root);
+    char *env[] = {e_root, (char *)"PATH=/usr/bin:/bin", (char *)"CUDA_VISIBLE_DEVICES=",
+                   (char *)"HIP_VISIBLE_DEVICES=", (char *)"ROCR_VISIBLE_DEVICES=", NULL};
+    char **argv = ht_argv_nosmi(out, "-i", "0.2", "--gpus", "5", "--", "/bin/true", NULL);
+    struct th_result r;
+    CU_ASSERT_EQUAL(ht_run(argv, env, 30, &r), 125);
+    CU_ASSERT(r.err && strstr(r.err, "--gpus 5 names none of the 2 AMD GPUs here"));
+    th_result_free(&r);
+    free(argv);
+    char *env2[] = {e_root, (char *)"PATH=/usr/bin:/bin", (char *)"CUDA_VISIBLE_DEVICES=",
+                    (char *)"HIP_VISIBLE_DEVICES=", (char *)"ROCR_VISIBLE_DEVICES=3", NULL};
+    char *out2 = th_fmt("%s/run2", dir);
+    argv = ht_argv_nosmi(out2, "-i", "0.2", "--", "/bin/true", NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, env2, 30, NULL), 0);
+    json_object *u = ht_event(out2, "gpu_unavailable", 0);
+    CU_ASSERT_PTR_NOT_NULL(u);
+    const char *why = u ? ht_data_str(u, "reason") : NULL;
+    CU_ASSERT(why && strstr(why, "ROCR_VISIBLE_DEVICES \"3\" then CUDA_VISIBLE_DEVICES "
+                                 "\"(unset)\" leave none of the 2 AMD GPUs"));
+    if (u)
+        json_object_put(u);
+    free(argv);
+    free(out2);
+    free(e_root);
+    free(root);
+    free(out);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* --gpu-source amd without a card: the job runs, a gpu_unavailable event says why. */
 static void test_no_card(void)
 {
@@ -419,6 +457,7 @@ void add_amd_suite(void)
     CU_add_test(s, "two_cards", test_two_cards);
     CU_add_test(s, "no_card", test_no_card);
     CU_add_test(s, "selection", test_selection);
+    CU_add_test(s, "selected_none", test_selected_none);
     CU_add_test(s, "both_vendors", test_both_vendors);
     CU_add_test(s, "drm_fdinfo", test_drm_fdinfo);
 }
