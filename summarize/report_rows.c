@@ -180,7 +180,7 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
       sum_fig_lines_skipped(run))                                                                          \
     U("partial_last_lines", "files that end inside a line (not yet written)", NOSHOW,              \
       sum_fig_partial_lines(run))                                                                          \
-    U("placeholders", "cells nvidia-smi left unmeasured ([N/A], -)", NOSHOW,                       \
+    U("placeholders", "cells a GPU tool left unmeasured ([N/A], -)", NOSHOW,                       \
       sum_fig_placeholders(run))                                                                     \
     S("time_zone", "the zone of nvidia-smi's timestamps", NOSHOW,                                  \
       run->tz.name)                                                                                \
