@@ -149,29 +149,32 @@ static void select_by(int *sel, int *n, const char *list)
     *n = k;
 }
 
-/* pp_dpm_sclk's highest level ("0: 500Mhz\n1: 2100Mhz *\n"; some add "S: 19Mhz"), or NAN */
-static double sclk_max(int dfd)
+double mon_amd_sclk_levels_max(const char *text)
 {
-    char text[4096];
-    if (hw_read_small(dfd, "pp_dpm_sclk", text, sizeof text) <= 0)
-        return NAN;
     double best = NAN;
-    for (char *line = text; line && *line;) {
-        char *nl = strchr(line, '\n');
-        if (nl)
-            *nl = '\0';
-        char *colon = strchr(line, ':'), *end;
+    for (const char *line = text; *line;) {
+        const char *nl = strchr(line, '\n');
+        if (!nl)
+            nl = line + strlen(line);
+        const char *colon = memchr(line, ':', (size_t)(nl - line));
+        char *end;
         double mhz = colon ? strtod(colon + 1, &end) : NAN;
-        if (colon && end != colon + 1 && !strncasecmp(end, "mhz", 3) && mhz > 0 &&
-            !(mhz <= best))
+        if (colon && end != colon + 1 && nl - end >= 3 && /* "Mhz" in the line */
+            !strncasecmp(end, "mhz", 3) && mhz > 0 && mhz < 1e6 && !(mhz <= best))
             best = mhz;
-        line = nl ? nl + 1 : NULL;
+        line = *nl ? nl + 1 : nl;
     }
     return best;
 }
 
-/* A PCIe speed as its generation: "16.0 GT/s PCIe" -> 4 (2.5, 5, 8, 16, 32, 64 GT/s); else 0 */
-static int link_gen(const char *s)
+static double sclk_max(int dfd)
+{
+    char text[4096];
+    return hw_read_small(dfd, "pp_dpm_sclk", text, sizeof text) > 0 ? mon_amd_sclk_levels_max(text)
+                                                                    : NAN;
+}
+
+int mon_amd_link_gen(const char *s)
 {
     static const double gts[] = {2.5, 5, 8, 16, 32, 64};
     char *end;
@@ -314,7 +317,7 @@ void mon_amd_health_rows(const struct mon_amd *a, const char *ts, struct hw_buf 
                 x = prev;
             } else if (c->hfd[k] >= 0 && hw_pread_all(c->hfd[k], v, sizeof v) > 0) {
                 if (h->how == AMD_LINK_GEN) {
-                    int g = link_gen(v);
+                    int g = mon_amd_link_gen(v);
                     x = g ? g : NAN;
                 } else {
                     x = strtod(v, &end);

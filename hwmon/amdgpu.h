@@ -71,6 +71,13 @@ void mon_amd_health_fields(struct hw_buf *b, const char *sep);
 void mon_amd_proc_rows(const struct mon_amd *a, int proc_fd, const pid_t *pids, size_t n,
                        const char *ts, struct hw_buf *b);
 
+/* The parsers of two files' text: pp_dpm_sclk's highest level in MHz ("0: 500Mhz\n1: 2100Mhz
+ * *\n"; some kernels add "S: 19Mhz"), NAN when no line is a level; a PCI device's link speed
+ * as its generation ("16.0 GT/s PCIe" -> 4, for 2.5, 5, 8, 16, 32 and 64 GT/s), 0 when it is
+ * none of those ("Unknown"). */
+double mon_amd_sclk_levels_max(const char *text);
+int mon_amd_link_gen(const char *s);
+
 /* The cards as the start event's gpus: [{"index", "name", "uuid", "vendor": "amd"}, ...]. */
 void mon_amd_gpus_json(const struct mon_amd *a, struct hw_buf *b);
 

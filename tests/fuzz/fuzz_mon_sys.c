@@ -2,12 +2,15 @@
  * hwmon/sysio.h) on arbitrary text: /proc/self/cgroup, mountinfo, cpu.max, cfs quota, counter
  * files, /proc/meminfo and /proc/PID/io, an environment block and an -o pattern (context.h),
  * and every line as a /proc/diskstats, /proc/net/dev and /proc/self/mounts line and as a line
- * of slurm.conf (its ProctrackType), and as a DRM client's fdinfo. No crash, no read past the input, outputs NUL-terminated within
+ * of slurm.conf (its ProctrackType), and as a DRM client's fdinfo; amdgpu's pp_dpm_sclk and
+ * link speed. No crash, no read past the input, outputs NUL-terminated within
  * their buffers. */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "amdgpu.h"
 #include "cgroup.h"
 #include "context.h"
 #include "drmfdinfo.h"
@@ -48,6 +51,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort(); /* the estimate is capped at the total */
     uint64_t io[MON_IO_COUNT] = {0};
     (void)mon_parse_pid_io(t, io);
+    /* amdgpu's text files: a level in range, or none; a known generation, or 0 */
+    double mhz = mon_amd_sclk_levels_max(t);
+    if (!isnan(mhz) && !(mhz > 0 && mhz < 1e6))
+        abort();
+    int gen = mon_amd_link_gen(t);
+    if (gen < 0 || gen > 6)
+        abort();
     /* the input as an environment block (NUL-separated) and as an -o pattern */
     struct mon_context ctx;
     mon_context_parse(&ctx, (const char *)data, size, "host");

@@ -216,6 +216,41 @@ static void test_two_cards(void)
     free(dir);
 }
 
+/* The two files amdgpu writes as text to be parsed (the kernel's amdgpu documentation shows
+ * pp_dpm_sclk as "0: 300Mhz *" lines, the current level marked; the PCI core's link speed as
+ * "16.0 GT/s PCIe"). */
+static void test_text_files(void)
+{
+    static const struct {
+        const char *text;
+        double mhz;
+    } sclk[] = {
+        {"0: 500Mhz\n1: 800Mhz *\n2: 1000Mhz\n", 1000},
+        {"S: 19Mhz *\n0: 500Mhz\n1: 2100Mhz\n", 2100},
+        {"0: 300MHz\n", 300},
+        {"0: 500Mhz", 500},
+        {"", NAN},
+        {"0:\n500Mhz\n", NAN},
+        {"1: 0Mhz\n", NAN},
+        {"0: 500 Mhz\n", NAN},
+        {"garbage\n", NAN},
+        {"0: infMhz\n", NAN},
+    };
+    for (size_t i = 0; i < sizeof sclk / sizeof sclk[0]; i++) {
+        double v = mon_amd_sclk_levels_max(sclk[i].text);
+        CU_ASSERT(isnan(sclk[i].mhz) ? isnan(v) : v == sclk[i].mhz);
+    }
+    static const struct {
+        const char *text;
+        int gen;
+    } link[] = {{"2.5 GT/s PCIe\n", 1}, {"5.0 GT/s PCIe\n", 2}, {"8.0 GT/s PCIe\n", 3},
+                {"16.0 GT/s PCIe\n", 4}, {"32.0 GT/s PCIe\n", 5}, {"64.0 GT/s PCIe\n", 6},
+                {"8 GT/s\n", 3},         {"Unknown\n", 0},       {"20.0 GT/s PCIe\n", 0},
+                {"16.0\n", 0},           {"", 0}};
+    for (size_t i = 0; i < sizeof link / sizeof link[0]; i++)
+        CU_ASSERT_EQUAL(mon_amd_link_gen(link[i].text), link[i].gen);
+}
+
 /* Which cards a job sees: ROCR_VISIBLE_DEVICES first, then HIP_VISIBLE_DEVICES within what it
  * left (ROCm's order; PyTorch's _parse_visible_devices reads them so), positions in card order
  * (the NVIDIA card2 is not one); what names no position (a UUID, past the end, empty) keeps
@@ -457,6 +492,7 @@ void add_amd_suite(void)
     CU_add_test(s, "two_cards", test_two_cards);
     CU_add_test(s, "no_card", test_no_card);
     CU_add_test(s, "selection", test_selection);
+    CU_add_test(s, "text_files", test_text_files);
     CU_add_test(s, "selected_none", test_selected_none);
     CU_add_test(s, "both_vendors", test_both_vendors);
     CU_add_test(s, "drm_fdinfo", test_drm_fdinfo);
