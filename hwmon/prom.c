@@ -53,6 +53,25 @@ static const struct {
 
 static const char *const gpm_keys[HW_GPM_NCOLS] = {HW_GPM_KEYS};
 
+/* hw_health.csv's columns exported per GPU (nvidia-smi's health child, AMD's files): what a
+ * fleet alerts on, a lowered power limit or a PCIe link below its best. */
+static const struct {
+    int c;
+    const char *name, *help;
+    double scale;
+} health_metrics[] = {
+    {HW_HEALTH_POWER_ENFORCED, "hwrun_gpu_power_limit_watts",
+     "The power limit the GPU enforces (enforced.power.limit; AMD: power1_cap).", 1},
+    {HW_HEALTH_SM_CLOCK_MAX, "hwrun_gpu_sm_clock_max_hertz",
+     "The SM clock's maximum (clocks.max.sm; AMD: the highest pp_dpm_sclk level).", 1e6},
+    {HW_HEALTH_PCIE_GEN, "hwrun_gpu_pcie_link_generation", "The PCIe link's generation now.", 1},
+    {HW_HEALTH_PCIE_GEN_MAX, "hwrun_gpu_pcie_link_generation_max",
+     "The highest PCIe generation the link can run at.", 1},
+    {HW_HEALTH_PCIE_WIDTH, "hwrun_gpu_pcie_link_width", "The PCIe link's lanes now.", 1},
+    {HW_HEALTH_PCIE_WIDTH_MAX, "hwrun_gpu_pcie_link_width_max",
+     "The most PCIe lanes the link can run at.", 1},
+};
+
 /* cpu_metrics.csv: system CPU by mode, memory, and the container's figures. */
 static const struct {
     int c;
@@ -520,13 +539,26 @@ static void gpu_sample(struct hw_buf *b, const struct mon_prom *p, const char *n
 }
 
 /* One family over the GPUs; skipped when no GPU has a value (unmeasured is absent, never 0). */
+/* Which of a GPU's latest rows a family reads: hw_metrics.csv's, hw_gpm.csv's, hw_health.csv's */
+enum gpu_row { ROW_METRICS, ROW_GPM, ROW_HEALTH };
+
+static double gpu_value(const struct rd_live_gpu *x, enum gpu_row row, int col)
+{
+    switch (row) {
+    case ROW_GPM: return x->gpm_seen ? x->gpm[col] : NAN;
+    case ROW_HEALTH: return x->health_seen ? x->health[col] : NAN;
+    case ROW_METRICS: break;
+    }
+    return x->seen ? x->v[col] : NAN;
+}
+
 static void gpu_family(struct hw_buf *b, const struct mon_prom *p, const char *name,
-                       const char *type, const char *help, int col, bool gpm, double scale)
+                       const char *type, const char *help, int col, enum gpu_row row,
+                       double scale)
 {
     bool any = false;
     for (int g = 0; g < p->live.ngpus; g++) {
-        const struct rd_live_gpu *x = &p->live.gpu[g];
-        double v = gpm ? (x->gpm_seen ? x->gpm[col] : NAN) : (x->seen ? x->v[col] : NAN);
+        double v = gpu_value(&p->live.gpu[g], row, col);
         if (!isfinite(v))
             continue;
         if (!any)
@@ -593,7 +625,10 @@ void mon_prom_format(const struct mon_prom *p, const struct mon_prom_counters *c
 
     for (size_t i = 0; i < NELEM(gpu_metrics); i++)
         gpu_family(b, p, gpu_metrics[i].name, "gauge", gpu_metrics[i].help, gpu_metrics[i].m,
-                   false, gpu_metrics[i].scale);
+                   ROW_METRICS, gpu_metrics[i].scale);
+    for (size_t i = 0; i < NELEM(health_metrics); i++)
+        gpu_family(b, p, health_metrics[i].name, "gauge", health_metrics[i].help,
+                   health_metrics[i].c, ROW_HEALTH, health_metrics[i].scale);
     bool any = false;
     for (int g = 0; g < p->live.ngpus; g++) {
         const struct rd_live_gpu *x = &p->live.gpu[g];
@@ -617,7 +652,7 @@ void mon_prom_format(const struct mon_prom *p, const struct mon_prom_counters *c
                  gpm_keys[k]);
         snprintf(help, sizeof help, "GPM %.*s: share of the interval (dmon --gpm-metrics).",
                  (int)(kl > 4 ? kl - 4 : kl), gpm_keys[k]);
-        gpu_family(b, p, name, "gauge", help, k, true, 0.01);
+        gpu_family(b, p, name, "gauge", help, k, ROW_GPM, 0.01);
     }
 
     const struct rd_live *l = &p->live;

@@ -81,7 +81,8 @@ static double sample_value(const char *text, const char *name, const char *run, 
 }
 
 /* Every figure of hw_metrics.csv's table (HW_GPU_METRICS) is a family of the export, named
- * hwrun_<stem>_<base unit>, in the base unit, its HELP naming the nvidia-smi field. */
+ * hwrun_<stem>_<base unit>, in the base unit, its HELP naming the nvidia-smi field; and the
+ * power limit, the SM clock's maximum and the PCIe link from hw_health.csv. */
 static void test_every_gpu_figure(void)
 {
     static const struct {
@@ -114,6 +115,12 @@ static void test_every_gpu_figure(void)
         "\"data\": {\"interval_s\": 1.0, \"smi_tz\": \"UTC\"}}\n",
         false);
     put(dir, "hw_metrics.csv", row.p, false);
+    /* and the health columns a fleet alerts on */
+    put(dir, "hw_health.csv",
+        "timestamp, index, enforced.power.limit [W], clocks.max.sm [MHz], pcie.link.gen.current, "
+        "pcie.link.gen.max, pcie.link.width.current, pcie.link.width.max\n"
+        "2026/11/21 10:00:00.000, 0, 700.00, 1980, 4, 5, 8, 16\n",
+        false);
     struct mon_prom p;
     memset(&p, 0, sizeof p);
     char *out = th_fmt("%s/x.prom", dir);
@@ -137,6 +144,20 @@ static void test_every_gpu_figure(void)
             CU_ASSERT_PTR_NOT_NULL(memmem(h, strcspn(h, "\n"), fig[i].field, strlen(fig[i].field)));
         free(help);
         free(name);
+    }
+    static const struct {
+        const char *name;
+        double v;
+    } health[] = {
+        {"hwrun_gpu_power_limit_watts", 700},        {"hwrun_gpu_sm_clock_max_hertz", 1.98e9},
+        {"hwrun_gpu_pcie_link_generation", 4},       {"hwrun_gpu_pcie_link_generation_max", 5},
+        {"hwrun_gpu_pcie_link_width", 8},            {"hwrun_gpu_pcie_link_width_max", 16},
+    };
+    for (size_t i = 0; i < sizeof health / sizeof health[0]; i++) {
+        double v = sample_value(text, health[i].name, "r", 0);
+        if (v != health[i].v)
+            fprintf(stderr, "%s: %g, not %g\n", health[i].name, v, health[i].v);
+        CU_ASSERT_EQUAL(v, health[i].v);
     }
     mon_prom_close(&p);
     free(text);
