@@ -220,11 +220,9 @@ static void open_card(struct mon_amd_card *c, int dfd, int card)
         snprintf(c->pci, sizeof c->pci, "%.*s", (int)strcspn(slot + 14, "\n"), slot + 14);
 }
 
-int mon_amd_open(struct mon_amd *a, const char *root, const char *const *lists, int nlists)
+/* The AMD cards' numbers N (cardN) under drm, ascending, into amd[MON_AMD_MAX]; how many. */
+static int find_amd(const char *drm, int *amd)
 {
-    memset(a, 0, sizeof *a);
-    char drm[4096];
-    snprintf(drm, sizeof drm, "%s/sys/class/drm", root && *root ? root : "");
     DIR *d = opendir(drm);
     if (!d)
         return 0;
@@ -237,7 +235,7 @@ int mon_amd_open(struct mon_amd *a, const char *root, const char *const *lists, 
     }
     closedir(d);
     qsort(cards, (size_t)nc, sizeof cards[0], cmp_int);
-    int amd[MON_AMD_MAX], na = 0; /* the AMD ones, in card order */
+    int na = 0;
     for (int i = 0; i < nc; i++) {
         char dev[4200], vendor[16] = "";
         snprintf(dev, sizeof dev, "%s/card%d/device/vendor", drm, cards[i]);
@@ -245,6 +243,28 @@ int mon_amd_open(struct mon_amd *a, const char *root, const char *const *lists, 
             !strncmp(vendor, "0x1002", 6))
             amd[na++] = cards[i];
     }
+    return na;
+}
+
+static void drm_dir(char *drm, size_t cap, const char *root)
+{
+    snprintf(drm, cap, "%s/sys/class/drm", root && *root ? root : "");
+}
+
+int mon_amd_count(const char *root)
+{
+    char drm[4096];
+    int amd[MON_AMD_MAX];
+    drm_dir(drm, sizeof drm, root);
+    return find_amd(drm, amd);
+}
+
+int mon_amd_open(struct mon_amd *a, const char *root, const char *const *lists, int nlists)
+{
+    memset(a, 0, sizeof *a);
+    char drm[4096];
+    drm_dir(drm, sizeof drm, root);
+    int amd[MON_AMD_MAX], na = find_amd(drm, amd); /* in card order */
     a->found = na;
     for (int l = 0; l < nlists; l++)
         select_by(amd, &na, lists[l]);

@@ -50,6 +50,8 @@ struct mon_amd {
  * that is no such position keeps none. Returns how many (0: none; their files are open). */
 int mon_amd_open(struct mon_amd *a, const char *root, const char *const *lists, int nlists);
 void mon_amd_close(struct mon_amd *a);
+/* How many AMD cards there are under root, none opened. */
+int mon_amd_count(const char *root);
 
 /* One row per card at this time (ts as nvidia-smi prints it, UTC), appended to b. */
 void mon_amd_rows(const struct mon_amd *a, const char *ts, struct hw_buf *b);

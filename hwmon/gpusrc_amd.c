@@ -34,13 +34,7 @@ static const char *sysfs_root(void)
 static bool amd_present(const struct mon_gpu_source *s, const struct mon_gpu_want *w)
 {
     (void)s, (void)w;
-    struct mon_amd *a = malloc(sizeof *a);
-    if (!a)
-        return false;
-    bool any = mon_amd_open(a, sysfs_root(), NULL, 0) > 0;
-    mon_amd_close(a);
-    free(a);
-    return any;
+    return mon_amd_count(sysfs_root()) > 0;
 }
 
 /* The cards the job may use: --gpus (positions in card order, or all), else what the job's
