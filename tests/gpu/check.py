@@ -145,16 +145,95 @@ def live_checks(text, rc, work):
           "last line: status=%s" % (lines[-1].get("status") if lines else None))
 
 
+class PromWatch:
+    """Copies the live Prometheus textfile while the run goes on (hwmon removes it when it
+    stops): the last copy, and the one with the most power, are kept for prom_checks."""
+
+    def __init__(self, folder):
+        import threading
+        self.folder, self.last, self.busiest, self.best_w = folder, None, None, -1.0
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self.watch, daemon=True)
+        self.thread.start()
+
+    def watch(self):
+        while not self.done.wait(0.5):
+            for name in sorted(os.listdir(self.folder)) if os.path.isdir(self.folder) else []:
+                if not name.endswith(".prom"):
+                    continue
+                try:
+                    with open(os.path.join(self.folder, name)) as f:
+                        text = f.read()
+                except OSError:
+                    continue
+                self.last = text
+                w = prom_values(text).get("hwrun_gpu_power_watts") or [-1.0]
+                if max(w) > self.best_w:
+                    self.best_w, self.busiest = max(w), text
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+
+
+PROM_LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)$')
+
+
+def prom_values(text):
+    """{family: [values]} of a Prometheus text file; a line that is not a sample or a comment
+    is kept under None."""
+    got = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        m = PROM_LINE.match(line)
+        try:
+            got.setdefault(m.group(1), []).append(float(m.group(3)))
+        except (AttributeError, ValueError):
+            got.setdefault(None, []).append(line)
+    return got
+
+
+def prom_checks(watch, folder):
+    """The live export on the real GPU: every line a sample, the GPU's families there with
+    values in range (health ones from hw_health.csv included), and no file left at the end."""
+    if not check("prom_live", watch.busiest is not None, "%s copy of the textfile during the run"
+                 % ("a" if watch.busiest else "no")):
+        return
+    save("live.prom", watch.busiest)
+    v = prom_values(watch.busiest)
+    check("prom_lines", None not in v, "%d families, every line a sample%s" % (
+        len(v) - (None in v), "" if None not in v else "; not: %r" % v[None][:3]))
+    want = {  # family: the least a working H100/H200 shows under the check's load
+        "hwrun_gpu_power_watts": 50, "hwrun_gpu_power_limit_watts": 100,
+        "hwrun_gpu_memory_total_bytes": 8e9, "hwrun_gpu_sm_clock_hertz": 1e8,
+        "hwrun_gpu_sm_clock_max_hertz": 5e8, "hwrun_gpu_temperature_celsius": 10,
+        "hwrun_gpu_pcie_link_generation_max": 1, "hwrun_gpu_pcie_link_width_max": 1,
+        "hwrun_gpu_energy_joules_total": 1}
+    low = {k: v.get(k) for k, least in want.items() if not v.get(k) or min(v[k]) < least}
+    check("prom_gpu", not low, "%d GPU families in range (power %s W, limit %s W)" % (
+        len(want), v.get("hwrun_gpu_power_watts"), v.get("hwrun_gpu_power_limit_watts"))
+        if not low else "missing or low: %s" % json.dumps(low))
+    left = [n for n in os.listdir(folder) if n.endswith(".prom")] if os.path.isdir(folder) else []
+    check("prom_removed", not left, "left after the run: %s" % left if left else
+          "the textfile was removed when hwmon stopped")
+
+
 def monitored_run(taken):
     rundir = os.path.join(OUT, "run")
-    argv = ["hwmon", "-q", "-i", "0.5", "--pmon", "--gpu-procs", "-o", rundir, "--",
+    promdir = os.path.join(OUT, "prom")
+    os.makedirs(promdir, exist_ok=True)
+    argv = ["hwmon", "-q", "-i", "0.5", "--pmon", "--gpu-procs", "--prom-textfile", promdir,
+            "--prom-interval", "1", "-o", rundir, "--",
             sys.executable, os.path.join(HERE, "load.py")]
     launched = time.time()
+    watch = PromWatch(promdir)
     # summarize --live beside it, as a user watching over SSH would (piped: one line a second,
     # ending by itself once the run has ended); it starts before the run directory exists
     live = subprocess.Popen(["summarize", "--live", "--refresh", "1", rundir],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     rc, out, err, dt = run(argv, timeout=120)
+    watch.stop()
     try:
         live_out = live.communicate(timeout=30)[0]
     except subprocess.TimeoutExpired:
@@ -164,6 +243,7 @@ def monitored_run(taken):
     save("hwmon-stderr.txt", err)
     check("hwmon_run", rc == 0, "exit %s after %.1f s%s" % (rc, dt, ("; " + err.strip()[-300:])
                                                               if rc != 0 and err else ""))
+    prom_checks(watch, promdir)
     if not os.path.exists(os.path.join(rundir, "run.jsonl")):
         return None
     entries = load_jsonl(os.path.join(rundir, "run.jsonl"))
@@ -179,6 +259,8 @@ def monitored_run(taken):
         check("start_delay", probes < 2 and job < 2, "hwmon's start event %.2f s after its"
               " launch (nvidia-smi's probes), the job's first line %.2f s after that"
               % (probes, job))
+    check("gpu_source", start.get("gpu_source") == "nvidia-smi", "the start event's gpu_source:"
+          " %s (found by itself)" % start.get("gpu_source"))
     wanted = [f for k in ("gpu_query_fields", "health_fields") for f in
               (start.get(k) or "").split(",") if f]
     missing = [f for f in wanted if f not in taken]
@@ -231,7 +313,8 @@ def summary_checks(rundir, entries, start, work):
         check("energy_counter", False, "counter %s Wh, integrated %s Wh" % (c, i))
     else:
         check("energy_counter", i > 0 and 0.85 < c / i < 1.15,
-              "NVML counter %.4f Wh, power integrated %.4f Wh (ratio %.3f)" % (c, i, c / i))
+              "NVML counter %.4f Wh, power integrated %.4f Wh (ratio %s)"
+              % (c, i, "%.3f" % (c / i) if i else "none"))
     phases = {p["name"]: p for p in s.get("phases") or []}
     sh = phases.get("short")
     check("short_phase", sh and abs(sh["seconds"] - 0.5) < 0.2,
@@ -327,6 +410,18 @@ def rotation_check():
              "" if rc == 0 else "; " + err.strip()[-200:]))
 
 
+def amd_absent_check():
+    """--gpu-source amd on this NVIDIA machine: the run goes on and says why it has no GPU."""
+    rundir = os.path.join(OUT, "amd-absent")
+    rc, _, err, _ = run(["hwmon", "-q", "--gpu-source", "amd", "-d", "1", "-o", rundir])
+    got = event(load_jsonl(os.path.join(rundir, "run.jsonl")), "gpu_unavailable") \
+        if os.path.exists(os.path.join(rundir, "run.jsonl")) else []
+    check("amd_absent", rc == 0 and got and not os.path.exists(os.path.join(rundir,
+                                                                           "hw_metrics.csv")),
+          "hwmon exit %s; gpu_unavailable: %s" % (rc, json.dumps(got[0].get("data"))[:200]
+                                                  if got else "none; " + err.strip()[-200:]))
+
+
 def cost_check(seconds=15):
     """What hwmon and its nvidia-smi children cost on this driver with every default on: CPU
     time of the whole tree (hwmon reaps its children) over a system-mode run of `seconds`."""
@@ -351,6 +446,7 @@ def main():
             summary_checks(*r)
         stop_check()
         rotation_check()
+        amd_absent_check()
         cost_check(max(2, round(15 * SCALE)))
     failed = RESULTS.count("FAIL")
     print("verdict: %s (%d ok, %d failed, %d skipped); files in %s" % (
