@@ -200,7 +200,8 @@ static void open_card(struct mon_amd_card *c, int dfd, int card)
     for (int k = 0; k < MON_AMD_HEALTH_COLS; k++)
         c->hfd[k] = amd_health[k].file ? open_field(dfd, hwmon, amd_health[k].file) : -1;
     c->sclk_max = sclk_max(dfd);
-    if (hw_read_small(dfd, "product_name", buf, sizeof buf) > 0 && (trim(buf), buf[0])) {
+    c->named = hw_read_small(dfd, "product_name", buf, sizeof buf) > 0 && (trim(buf), buf[0]);
+    if (c->named) {
         snprintf(c->name, sizeof c->name, "%s", buf);
     } else {
         char id[32] = "";

@@ -31,6 +31,7 @@
 struct mon_amd_card {
     int card;            /* N of cardN */
     char name[96];       /* product_name, else "AMD GPU <device id>" */
+    bool named;          /* name is the product_name */
     char uuid[64];       /* "AMD-" unique_id, else "" */
     char pci[16];        /* its PCI address (uevent's PCI_SLOT_NAME), else "" */
     int fd[RD_GM_COUNT]; /* by figure (HW_GPU_METRICS); -1: the kernel has no such file */

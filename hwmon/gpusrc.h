@@ -126,6 +126,18 @@ extern const struct mon_gpu_source_def mon_gpu_sources[MON_GPU_SOURCES];
 /* The index of the source --gpu-source names by word, else -1. */
 int mon_gpu_source_find(const char *option);
 
+/* The start event's energy_counter into out[cap]: {"source": source, "gpus": [index...],
+ * "note": why} when n GPUs have a counter, else {"error": why}; "" when it does not fit. */
+void mon_gpu_energy_json(char *out, size_t cap, const char *source, const int *index, int n,
+                         const char *why);
+
+/* hw_energy.csv's rows at tick t: one per GPU with a counter (index[0..n)), read(state, i)
+ * giving the i-th's millijoules; a counter not read this time is an empty cell, said, not
+ * skipped; edge rows marked. */
+void mon_gpu_energy_rows(const int *index, int n,
+                         bool (*read)(const void *state, int i, unsigned long long *mj),
+                         const void *state, const struct mon_gpu_tick *t, struct hw_buf *b);
+
 /* Whether tool (a name looked up on PATH, or a path) is an executable here. */
 bool mon_tool_found(const char *tool);
 

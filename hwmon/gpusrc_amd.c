@@ -2,25 +2,29 @@
  * and no child; the sampler thread reads each card's files at the cadence into hw_metrics.csv,
  * in the layout nvidia-smi's query child writes, into hw_health.csv (clocks against their
  * highest level, the power cap, the PCIe link; not with --no-health), and with --gpu-procs the
- * job's processes' VRAM from DRM fdinfo into gpu_procs.csv. */
+ * job's processes' VRAM from DRM fdinfo into gpu_procs.csv. Where ROCm's AMD SMI library is
+ * there (amdsmi.h), the cards' energy counters go into hw_energy.csv as NVML's do, and a card
+ * without a product_name gets the library's market name. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "amdgpu.h"
+#include "amdsmi.h"
 #include "gpusrc.h"
 #include "hwrun/io.h"
 #include "hwrun/rundir.h"
 #include "proctree.h"
 
 /* its thread files */
-enum amd_file { AMD_METRICS, AMD_HEALTH, AMD_PROCS };
+enum amd_file { AMD_METRICS, AMD_HEALTH, AMD_PROCS, AMD_ENERGY };
 
 struct amd_src {
     struct mon_gpu_source base; /* first: the source's pointer is the state's */
     struct mon_amd amd;
-    char gpus_json[4096], driver[64], health_fields[512];
+    struct mon_amdsmi smi; /* the cards' energy counters; smi.n 0: none */
+    char gpus_json[4096], driver[64], health_fields[512], energy_json[512];
     bool health;
     enum amd_file file[MON_GPU_THREAD_FILES]; /* thread file i's kind */
 };
@@ -73,13 +77,17 @@ static int amd_probe(struct mon_gpu_source *s, const struct mon_gpu_want *w, cha
                  x->amd.found);
         return -1;
     }
-    struct hw_buf b;
-    hw_buf_init(&b, x->gpus_json, sizeof x->gpus_json);
-    mon_amd_gpus_json(&x->amd, &b);
-    if (b.p != x->gpus_json) { /* more than fits: the list is not said */
-        x->gpus_json[0] = '\0';
-        hw_buf_free(&b);
+    if (w->energy) { /* before the list: a market name may come with the counters */
+        mon_amdsmi_open(&x->smi, &x->amd);
+        mon_gpu_energy_json(x->energy_json, sizeof x->energy_json, "amdsmi", x->smi.index,
+                            x->smi.n, x->smi.why);
     }
+    struct hw_buf b; /* on the heap: the JSON writer reserves room for the worst escaping */
+    hw_buf_init(&b, NULL, 0);
+    mon_amd_gpus_json(&x->amd, &b); /* more than fits: the list is not said */
+    snprintf(x->gpus_json, sizeof x->gpus_json, "%s",
+             !b.oom && b.p && b.len < sizeof x->gpus_json ? b.p : "");
+    hw_buf_free(&b);
     char path[4096];
     snprintf(path, sizeof path, "%s/sys/module/amdgpu/version", root ? root : "");
     if (hw_read_small(AT_FDCWD, path, x->driver, sizeof x->driver) > 0)
@@ -107,11 +115,12 @@ static int amd_thread_files(struct mon_gpu_source *s, const struct mon_gpu_want 
     struct amd_src *x = (struct amd_src *)s;
     static const char *const name[] = {[AMD_METRICS] = HW_GPU_FILE,
                                        [AMD_HEALTH] = HW_HEALTH_FILE,
-                                       [AMD_PROCS] = HW_GPU_PROCS_FILE};
+                                       [AMD_PROCS] = HW_GPU_PROCS_FILE,
+                                       [AMD_ENERGY] = HW_ENERGY_FILE};
     const bool on[] = {[AMD_METRICS] = true, [AMD_HEALTH] = x->health,
-                       [AMD_PROCS] = w->gpu_procs};
+                       [AMD_PROCS] = w->gpu_procs, [AMD_ENERGY] = x->smi.n > 0};
     int n = 0;
-    for (int k = AMD_METRICS; k <= AMD_PROCS && n < cap && n < MON_GPU_THREAD_FILES; k++)
+    for (int k = AMD_METRICS; k <= AMD_ENERGY && n < cap && n < MON_GPU_THREAD_FILES; k++)
         if (on[k]) {
             x->file[n] = (enum amd_file)k;
             files[n++] = name[k];
@@ -119,11 +128,13 @@ static int amd_thread_files(struct mon_gpu_source *s, const struct mon_gpu_want 
     return n;
 }
 
-/* hw_health.csv's header, as nvidia-smi's health child has one; the others have none (its
- * noheader layouts) */
+/* hw_health.csv's header, as nvidia-smi's health child has one, and hw_energy.csv's, as for
+ * NVML's counters; the others have none (nvidia-smi's noheader layouts) */
 static void amd_thread_header(const struct mon_gpu_source *s, int i, struct hw_buf *b)
 {
     const struct amd_src *x = (const struct amd_src *)s;
+    if (x->file[i] == AMD_ENERGY)
+        hw_buf_puts(b, HW_ENERGY_HEADER "\n");
     if (x->file[i] != AMD_HEALTH)
         return;
     hw_buf_puts(b, HW_COL_TIMESTAMP ", index, ");
@@ -131,11 +142,21 @@ static void amd_thread_header(const struct mon_gpu_source *s, int i, struct hw_b
     hw_buf_putc(b, '\n');
 }
 
-/* At the cadence, as nvidia-smi's rows come: a row per card; the tree's processes' VRAM. */
+static bool amd_energy_read(const void *smi, int i, unsigned long long *mj)
+{
+    return mon_amdsmi_read(smi, i, mj);
+}
+
+/* At the cadence, as nvidia-smi's rows come: a row per card; the tree's processes' VRAM. The
+ * energy counters as NVML's: also at the first reading and at the edges (marked). */
 static void amd_thread_rows(const struct mon_gpu_source *s, int i, const struct mon_gpu_tick *t,
                             struct hw_buf *b)
 {
     const struct amd_src *x = (const struct amd_src *)s;
+    if (x->file[i] == AMD_ENERGY) {
+        mon_gpu_energy_rows(x->smi.index, x->smi.n, amd_energy_read, &x->smi, t, b);
+        return;
+    }
     if (t->when != MON_GPU_CADENCE)
         return;
     if (x->file[i] == AMD_METRICS) {
@@ -170,12 +191,13 @@ static void amd_facts(const struct mon_gpu_source *s, struct mon_gpu_facts *f)
         .gpm_missing = "",
         .health = x->health,
         .health_fields = x->health_fields,
-        .energy_json = "",
+        .energy_json = x->energy_json,
     };
 }
 
 static void amd_free(struct mon_gpu_source *s)
 {
+    mon_amdsmi_close(&((struct amd_src *)s)->smi);
     mon_amd_close(&((struct amd_src *)s)->amd);
     free(s);
 }

@@ -39,32 +39,6 @@ static void loop_args(double iv, char *flag, size_t fcap, char *val, size_t vcap
     }
 }
 
-/* The start event's energy_counter: which GPUs have one, or why none does. */
-static void energy_facts(struct nvsmi *n)
-{
-    n->energy_json[0] = '\0';
-    if (!n->energy_asked)
-        return;
-    struct hw_buf b;
-    hw_buf_init(&b, n->energy_json, sizeof n->energy_json);
-    struct hw_json w;
-    hw_json_init(&w, &b, HW_JSON_LINE, HW_NUM_REPR);
-    hw_json_open(&w, NULL, '{');
-    if (n->nvml.n) {
-        hw_json_str(&w, "source", "nvml");
-        hw_json_open(&w, "gpus", '[');
-        for (int i = 0; i < n->nvml.n; i++)
-            hw_json_u64(&w, NULL, (uint64_t)n->nvml.index[i]);
-        hw_json_close(&w);
-    }
-    hw_json_str(&w, n->nvml.n ? "note" : "error", n->nvml.why[0] ? n->nvml.why : NULL);
-    hw_json_close(&w);
-    if (b.p != n->energy_json || b.oom) { /* more than fits: not said */
-        hw_buf_free(&b);
-        n->energy_json[0] = '\0';
-    }
-}
-
 /* One child: argv from a[0..na) plus the GPU selection (-i). */
 static void add(struct mon_gpu_child *ch, int *nch, const struct mon_gpu_want *w, char **a,
                 int na, const char *name, const char *file, double line_interval_s)
@@ -168,7 +142,9 @@ static int nvsmi_probe(struct mon_gpu_source *s, const struct mon_gpu_want *w, c
     n->energy_asked = n->gpu_ok && w->energy;
     if (n->energy_asked) /* the GPUs sampled: their counters */
         mon_nvml_open(&n->nvml, w->gsel);
-    energy_facts(n);
+    if (n->energy_asked)
+        mon_gpu_energy_json(n->energy_json, sizeof n->energy_json, "nvml", n->nvml.index,
+                            n->nvml.n, n->nvml.why);
     return rc;
 }
 
@@ -196,6 +172,11 @@ static void nvsmi_thread_header(const struct mon_gpu_source *s, int i, struct hw
     hw_buf_puts(b, HW_ENERGY_HEADER "\n");
 }
 
+static bool nvml_read(const void *m, int i, unsigned long long *mj)
+{
+    return mon_nvml_read(m, i, mj);
+}
+
 /* The energy counters now, one row per GPU (edge rows marked): at the first reading, at every
  * sample of the cadence and at the edges. */
 static void nvsmi_thread_rows(const struct mon_gpu_source *s, int i, const struct mon_gpu_tick *t,
@@ -203,14 +184,7 @@ static void nvsmi_thread_rows(const struct mon_gpu_source *s, int i, const struc
 {
     (void)i;
     const struct mon_nvml *m = &((const struct nvsmi *)s)->nvml;
-    const char *edge = t->when == MON_GPU_EDGE ? "1" : "";
-    for (int g = 0; g < m->n; g++) {
-        unsigned long long mj;
-        if (mon_nvml_read(m, g, &mj))
-            hw_buf_printf(b, "%s,%d,%llu,%s\n", t->iso, m->index[g], mj, edge);
-        else /* not read this time: said, not skipped */
-            hw_buf_printf(b, "%s,%d,,%s\n", t->iso, m->index[g], edge);
-    }
+    mon_gpu_energy_rows(m->index, m->n, nvml_read, m, t, b);
 }
 
 static void nvsmi_facts(const struct mon_gpu_source *s, struct mon_gpu_facts *f)

@@ -68,7 +68,7 @@ static void usage(void)
            "      --pmon             also record each process's SM and memory share of the\n"
            "                         GPUs (nvidia-smi pmon: hw_pmon.csv), to tell the job's\n"
            "                         own use of a shared GPU from the others'\n"
-           "      --no-nvml          do not read the GPUs' energy counters through NVML\n"
+           "      --no-nvml          do not read the GPUs' energy counters (NVML, AMD SMI)\n"
            "                         (hw_energy.csv; $HWMON_NVML_LIBRARY names the library)\n"
            "      --prom-textfile PATH  keep the latest values in Prometheus' text format in\n"
            "                         PATH (a file, or a directory: PATH/hwrun_<run>.prom)\n"

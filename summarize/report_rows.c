@@ -103,7 +103,7 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
       sum_stat_mean(&run->all[RD_GM_POWER]))                                                       \
     D("power_watts_max", "highest power.draw", SHOW(SUM_SHOW_PAGE, NULL, "power max"),                                             \
       sum_fig_max(&run->all[RD_GM_POWER]))                                                          \
-    D("energy_wh", "GPU energy, every GPU once: NVML's counter, else power integrated over time",  \
+    D("energy_wh", "GPU energy, every GPU once: its energy counter, else power integrated over time",  \
       SHOW(SUM_SHOW_SWEEP | SUM_SHOW_PAGE, "Energy", "energy"),                                                        \
       sum_run_energy_wh(run))                                                                      \
     D("mean_gpu_clock_mhz", "mean SM clock (calibrax's name)", SHOW(SUM_SHOW_PAGE, NULL, "SM clock mean"),                             \

@@ -322,10 +322,10 @@ double sum_gpu_energy_integrated_wh(const struct sum_run *run, int g)
     return gp && gp->m[RD_GM_POWER].n ? gp->energy.joules / 3600.0 : NAN;
 }
 
-/* A GPU whose energy counter (NVML's, hw_energy.csv) and power integrated over its samples
- * disagree by more than SUM_COUNTER_DISAGREE over a run of SUM_COUNTER_MIN_S covered seconds
- * without a gap (a gap's time is in the counter, not in the integral): one of them is wrong,
- * said with the health warnings every output shows. */
+/* A GPU whose energy counter (NVML's or AMD SMI's: hw_energy.csv) and power integrated over its
+ * samples disagree by more than SUM_COUNTER_DISAGREE over a run of SUM_COUNTER_MIN_S covered
+ * seconds without a gap (a gap's time is in the counter, not in the integral): one of them is
+ * wrong, said with the health warnings every output shows. */
 #define SUM_COUNTER_DISAGREE 0.20
 #define SUM_COUNTER_MIN_S 60.0
 static void counter_warnings(struct sum_run *run)

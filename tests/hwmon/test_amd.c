@@ -68,6 +68,8 @@ static void make_tree(const char *root)
             put(d, "current_link_width", "16\n");
             put(d, "max_link_width", "16\n");
         }
+        put(d, "uevent", c ? "DRIVER=amdgpu\nPCI_SLOT_NAME=0000:03:00.0\n"
+                           : "DRIVER=amdgpu\nPCI_SLOT_NAME=0000:c1:00.0\n");
         put(d, "mem_info_vram_used", "1073741824\n");
         put(d, "mem_info_vram_total", "206158430208\n");
         put(d, c ? "hwmon/hwmon5/power1_input" : "hwmon/hwmon4/power1_average", "100000000\n");
@@ -485,6 +487,152 @@ static void test_drm_fdinfo(void)
     free(root);
 }
 
+/* hwmon on make_tree's two cards with the fake AMD SMI library (HWRUN_FAKE_AMDSMI) and its
+ * settings extra, around warm 0.5 s and train 1 s; the start event's energy_counter and, with
+ * sum, summarize's JSON. */
+static json_object *smi_run(const char *tag, const char *lib, char *const *extra,
+                            const char *opt, json_object **sum, char **dir_out)
+{
+    char *base = th_tmpdir(tag);
+    char *root = th_fmt("%s/root", base), *out = th_fmt("%s/run", base);
+    make_tree(root);
+    char *e_root = th_fmt("HWMON_SYSFS_ROOT=%s", root);
+    char *e_lib = th_fmt("HWMON_AMDSMI_LIBRARY=%s", lib ? lib : "/nonexistent/libamd_smi.so");
+    char *env[12] = {e_root, e_lib, (char *)"PATH=/usr/bin:/bin", (char *)"CUDA_VISIBLE_DEVICES=",
+                     (char *)"HIP_VISIBLE_DEVICES=", (char *)"ROCR_VISIBLE_DEVICES="};
+    int k = 6;
+    for (int i = 0; extra && extra[i] && k < 11; i++)
+        env[k++] = extra[i];
+    env[k] = NULL;
+    char *script = th_fmt("R=\"%s -f $RUNLOG_FILE time\"; $R warm -- sleep 0.5 && $R train -- "
+                          "sleep 1",
+                          th_env("HWRUN_RUNLOG_BIN"));
+    char **argv = opt ? ht_argv_nosmi(out, "-i", "0.1", opt, "--", "/bin/sh", "-c", script, NULL)
+                      : ht_argv_nosmi(out, "-i", "0.1", "--", "/bin/sh", "-c", script, NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, env, 60, NULL), 0);
+    json_object *st = ht_event(out, "start", 0);
+    if (sum) {
+        char *cmd[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), (char *)"-q", out, NULL};
+        struct th_result r;
+        *sum = th_run(cmd, NULL, NULL, 60, &r) == 0 && r.status == 0 ? json_tokener_parse(r.out)
+                                                                    : NULL;
+        th_result_free(&r);
+    }
+    free(argv);
+    free(script);
+    free(e_lib);
+    free(e_root);
+    free(root);
+    free(out);
+    *dir_out = base;
+    return st;
+}
+
+/* AMD SMI's energy counters, matched to the cards by PCI address (the library lists card1 first
+ * and a GPU that is not selected): per phase, each card's counter energy is its watts times the
+ * phase's seconds; card1, with no product_name, takes the library's market name; card0 keeps
+ * its own. */
+static void test_amdsmi_counter(void)
+{
+    char *extra[] = {(char *)"FAKE_AMDSMI_BDFS=0000:03:00.0,0000:c1:00.0,0000:44:00.0",
+                     (char *)"FAKE_AMDSMI_POWER_W=200",
+                     (char *)"FAKE_AMDSMI_MARKET=AMD Radeon PRO W7900", NULL};
+    json_object *sum = NULL;
+    char *base;
+    json_object *st = smi_run("amd-smi", th_env("HWRUN_FAKE_AMDSMI"), extra, NULL, &sum, &base);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+    json_object *ec = ht_get(ht_get(st, "data"), HW_START_ENERGY_COUNTER);
+    CU_ASSERT_STRING_EQUAL(ht_str(ec, "source") ? ht_str(ec, "source") : "", "amdsmi");
+    CU_ASSERT(ht_get(ec, "gpus") && json_object_array_length(ht_get(ec, "gpus")) == 2);
+    json_object *gl = ht_data(st, "gpus");
+    CU_ASSERT_FATAL(gl && json_object_array_length(gl) == 2);
+    CU_ASSERT_STRING_EQUAL(ht_str(json_object_array_get_idx(gl, 0), "name"),
+                           "AMD Instinct MI300X");
+    CU_ASSERT_STRING_EQUAL(ht_str(json_object_array_get_idx(gl, 1), "name"),
+                           "AMD Radeon PRO W7900");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sum);
+    /* the library's GPU 0 is card1 (200 W), its GPU 1 card0 (210 W) */
+    static const double watts[] = {210, 200};
+    json_object *phases = ht_get(sum, "phases");
+    CU_ASSERT_FATAL(phases && json_object_array_length(phases) == 2);
+    for (size_t p = 0; p < 2; p++) {
+        json_object *ph = json_object_array_get_idx(phases, p);
+        double secs = ht_num(ph, "seconds");
+        for (size_t g = 0; g < 2; g++) {
+            json_object *pg = json_object_array_get_idx(ht_get(ph, "gpus"), g);
+            double truth = watts[g] * secs / 3600, e = ht_num(pg, "energy_wh");
+            double tol = watts[g] * 0.1 * 2 / 3600; /* a sample each end */
+            CU_ASSERT_STRING_EQUAL(ht_str(pg, "energy_source") ? ht_str(pg, "energy_source") : "",
+                                   "counter");
+            if (!(fabs(e - truth) <= tol))
+                fprintf(stderr, "phase %zu GPU %zu: %g Wh, truth %g Wh\n", p, g, e, truth);
+            CU_ASSERT(fabs(e - truth) <= tol);
+        }
+    }
+    CU_ASSERT_STRING_EQUAL(ht_str(gpu_of(sum, 1), "name"), "AMD Radeon PRO W7900");
+    CU_ASSERT_STRING_EQUAL(ht_str(gpu_of(sum, 0), "energy_source"), "counter");
+    json_object *q = ht_get(ht_get(ht_get(sum, "quality"), "files"), HW_ENERGY_FILE);
+    CU_ASSERT_EQUAL(ht_num(q, "bad_cells"), 0);
+    CU_ASSERT(ht_num(q, "parsed") >= 2 * 10);
+    json_object_put(sum);
+    json_object_put(st);
+    th_rmtree(base);
+    free(base);
+}
+
+/* Where AMD SMI gives no counter, nothing else changes and the start event says why: no
+ * library, an init that fails, a GPU that answers "not supported", two of the library's GPUs
+ * at one card's address (partitions sharing a socket's counter: never counted twice), and
+ * --no-nvml (no counter asked for: no energy_counter). */
+static void test_amdsmi_none(void)
+{
+    static const struct {
+        const char *tag, *env1, *env2, *opt;
+        bool lib;
+        const char *key, *says;
+        int gpus; /* in energy_counter's gpus */
+    } cases[] = {
+        {"amd-smi-nolib", NULL, NULL, NULL, false, "error", "no AMD SMI library", 0},
+        {"amd-smi-init", "FAKE_AMDSMI_MODE=init_fail", NULL, NULL, true, "error",
+         "AMD SMI init failed: AMDSMI_STATUS_INIT_ERROR", 0},
+        {"amd-smi-unsup", "FAKE_AMDSMI_BDFS=0000:03:00.0,0000:c1:00.0",
+         "FAKE_AMDSMI_NO_COUNTER=0", NULL, true, "note", "1 card without an energy counter", 1},
+        {"amd-smi-parts", "FAKE_AMDSMI_BDFS=0000:c1:00.0,0000:c1:00.0,0000:03:00.0", NULL, NULL,
+         true, "note", "1 card sharing a PCI address", 1},
+        {"amd-smi-off", "FAKE_AMDSMI_BDFS=0000:03:00.0,0000:c1:00.0", NULL, "--no-nvml", true,
+         NULL, NULL, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *extra[] = {(char *)cases[i].env1, (char *)cases[i].env2, NULL};
+        char *base;
+        json_object *st = smi_run(cases[i].tag, cases[i].lib ? th_env("HWRUN_FAKE_AMDSMI") : NULL,
+                                  extra, cases[i].opt, NULL, &base);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+        json_object *ec = ht_get(ht_get(st, "data"), HW_START_ENERGY_COUNTER);
+        char *run = th_fmt("%s/run", base);
+        if (!cases[i].key) {
+            CU_ASSERT_PTR_NULL(ec);
+        } else {
+            const char *said = ht_str(ec, cases[i].key);
+            if (!said || !strstr(said, cases[i].says))
+                fprintf(stderr, "%s: %s\n", cases[i].tag, json_object_to_json_string(ec));
+            CU_ASSERT(said && strstr(said, cases[i].says));
+            json_object *g = ht_get(ec, "gpus");
+            CU_ASSERT_EQUAL(g ? (int)json_object_array_length(g) : 0, cases[i].gpus);
+        }
+        /* the file only with a counter; the cards sampled all the same */
+        CU_ASSERT_EQUAL(ht_lines(run, HW_ENERGY_FILE) > 0, cases[i].gpus > 0);
+        CU_ASSERT(ht_lines(run, HW_GPU_FILE) >= 2 * 10);
+        /* card1's name from its device id when the library names nothing */
+        CU_ASSERT_STRING_EQUAL(ht_str(json_object_array_get_idx(ht_data(st, "gpus"), 1), "name"),
+                               "AMD GPU 0x740f");
+        json_object_put(st);
+        free(run);
+        th_rmtree(base);
+        free(base);
+    }
+}
+
 void add_amd_suite(void);
 void add_amd_suite(void)
 {
@@ -496,4 +644,6 @@ void add_amd_suite(void)
     CU_add_test(s, "selected_none", test_selected_none);
     CU_add_test(s, "both_vendors", test_both_vendors);
     CU_add_test(s, "drm_fdinfo", test_drm_fdinfo);
+    CU_add_test(s, "amdsmi_counter", test_amdsmi_counter);
+    CU_add_test(s, "amdsmi_none", test_amdsmi_none);
 }
