@@ -70,6 +70,7 @@ struct mon_gpu_facts {
     int n_fallbacks;
     bool gpm_applies;           /* the GPUs may have GPM: its absence is worth an event */
     const char *energy_json;    /* the start event's energy_counter object, "" for none */
+    const char *pmon_why;       /* why --pmon's per-process shares cannot be had; "": they can */
 };
 
 /* When the sampler thread asks a source for rows: its first reading (the GPUs' counters from

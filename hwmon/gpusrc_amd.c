@@ -192,6 +192,8 @@ static void amd_facts(const struct mon_gpu_source *s, struct mon_gpu_facts *f)
         .health = x->health,
         .health_fields = x->health_fields,
         .energy_json = x->energy_json,
+        .pmon_why = "ROCm's compute queues (/dev/kfd) are not in DRM fdinfo's engine times nor "
+                    "in amd-smi's per-process GFX time: no per-process share of AMD GPUs",
     };
 }
 

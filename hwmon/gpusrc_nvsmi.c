@@ -206,6 +206,7 @@ static void nvsmi_facts(const struct mon_gpu_source *s, struct mon_gpu_facts *f)
         .n_fallbacks = n->smi.n_fb,
         .gpm_applies = true,
         .energy_json = n->energy_json,
+        .pmon_why = "",
     };
 }
 

@@ -218,6 +218,12 @@ static void gpu_selection_fallback(struct run *r)
                 r->gsel.source, r->gsel.asked, r->gsel.unmapped);
 }
 
+/* The source cannot give --pmon's per-process shares (gf.pmon_why says why). */
+static bool pmon_missing(const struct run *r)
+{
+    return r->gf.pmon_why && r->gf.pmon_why[0];
+}
+
 /* Logged once, after start: GPM is off (why), or on but some GPUs lack it (their columns in
  * hw_gpm.csv stay `-`). Unless --gpm asked for it, a fact, not an error: most GPUs (before
  * Hopper, or a Hopper in a VM, as the real-GPU check found) have no GPM. */
@@ -440,7 +446,7 @@ static void log_start(struct run *r, const char *mode)
         {true, RL_BOOL("gpu_procs", cfg->gpu_procs)},
         {true, RL_BOOL("no_gpu", cfg->no_gpu)},
         {true, RL_BOOL("gpm", r->gf.gpm)},
-        {true, RL_BOOL("pmon", r->gpu_ok && cfg->pmon)},
+        {true, RL_BOOL("pmon", r->gpu_ok && cfg->pmon && !pmon_missing(r))},
         {r->gf.health, RL_STR(HW_START_HEALTH_FIELDS, r->gf.health_fields)},
         /* which GPUs and why: --gpus, the job's CUDA_VISIBLE_DEVICES, or every GPU */
         {true, RL_STR("gpus_selected", r->gsel.none ? "" : r->gsel.ids ? r->gsel.ids : "all")},
@@ -1315,6 +1321,12 @@ static void log_start_events(struct run *r)
     if (r->gpu_ok && r->gf.gpm_applies && r->cfg->gpm != MON_GPM_OFF &&
         (!r->gf.gpm || r->gf.gpm_missing[0]))
         gpm_unavailable(r, r->probe_out);
+    if (r->gpu_ok && r->cfg->pmon && pmon_missing(r)) { /* asked for: said, and warned */
+        rl_field_t f[] = {RL_STR("reason", r->gf.pmon_why)};
+        log_event(r, HW_EV_PMON_UNAVAILABLE, f, HW_ARRAY_SIZE(f));
+        if (!r->cfg->quiet)
+            hw_warn(0, "--pmon: %s", r->gf.pmon_why);
+    }
 }
 
 /* The sampler thread and the GPU children. */

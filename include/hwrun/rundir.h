@@ -333,6 +333,8 @@ extern const char *const hw_health_fields[HW_HEALTH_COUNT]; /* "utilization.gpu"
 #define HW_EV_CHILD_RESTART "child_restart"
 #define HW_EV_CHILD_HUNG "child_hung"
 #define HW_EV_GPM_UNAVAILABLE "gpm_unavailable"
+/* --pmon asked for per-process shares the GPU source cannot give (AMD): data {reason} */
+#define HW_EV_PMON_UNAVAILABLE "pmon_unavailable"
 /* Any event's data may say "severity": "info": a fact about the machine, not an error, whatever
  * its name says (gpm_unavailable when GPM was not asked for: most GPUs have none). */
 #define HW_EV_SEVERITY "severity"
@@ -368,8 +370,8 @@ extern const char *const hw_health_fields[HW_HEALTH_COUNT]; /* "utilization.gpu"
 #define HW_LOG_HOW_RENAMED "renamed"     /* the file is elsewhere, a new one has the name */
 #define HW_LOG_HOW_DELETED "deleted"     /* gone with its lines; a new one has the name */
 #define HW_LOG_HOW_TRUNCATED "truncated" /* cut to 0 in place (logrotate's copytruncate) */
-#define HW_EV_COUNT 13
-extern const char *const hw_events[HW_EV_COUNT]; /* the thirteen above */
+#define HW_EV_COUNT 14
+extern const char *const hw_events[HW_EV_COUNT]; /* the fourteen above */
 
 /* The event whose data summarize reads as the run's parameters by default (--params). */
 #define HW_EV_CONFIG "config"

@@ -633,6 +633,32 @@ static void test_amdsmi_none(void)
     }
 }
 
+/* --pmon on AMD: no per-process share is measurable for ROCm's compute, so none is written:
+ * the start event's pmon is false, a pmon_unavailable event says why, no hw_pmon.csv, and the
+ * cards are sampled as without it. */
+static void test_pmon_unavailable(void)
+{
+    char *base;
+    json_object *st = smi_run("amd-pmon", NULL, NULL, "--pmon", NULL, &base);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+    char *run = th_fmt("%s/run", base);
+    json_object *pm = ht_get(ht_get(st, "data"), "pmon");
+    CU_ASSERT(pm && json_object_is_type(pm, json_type_boolean) && !json_object_get_boolean(pm));
+    json_object *u = ht_event(run, HW_EV_PMON_UNAVAILABLE, 0);
+    const char *why = u ? ht_data_str(u, "reason") : NULL;
+    CU_ASSERT(why && strstr(why, "/dev/kfd"));
+    CU_ASSERT_EQUAL(ht_count_events(run, HW_EV_PMON_UNAVAILABLE), 1);
+    char *pf = th_fmt("%s/%s", run, HW_PMON_FILE);
+    CU_ASSERT_NOT_EQUAL(access(pf, F_OK), 0);
+    CU_ASSERT(ht_lines(run, HW_GPU_FILE) >= 2 * 10);
+    json_object_put(u);
+    json_object_put(st);
+    free(pf);
+    free(run);
+    th_rmtree(base);
+    free(base);
+}
+
 void add_amd_suite(void);
 void add_amd_suite(void)
 {
@@ -646,4 +672,5 @@ void add_amd_suite(void)
     CU_add_test(s, "drm_fdinfo", test_drm_fdinfo);
     CU_add_test(s, "amdsmi_counter", test_amdsmi_counter);
     CU_add_test(s, "amdsmi_none", test_amdsmi_none);
+    CU_add_test(s, "pmon_unavailable", test_pmon_unavailable);
 }
