@@ -632,17 +632,18 @@ void mon_prom_format(const struct mon_prom *p, const struct mon_prom_counters *c
     bool any = false;
     for (int g = 0; g < p->live.ngpus; g++) {
         const struct rd_live_gpu *x = &p->live.gpu[g];
-        const struct rd_energy *e = &x->energy;
         /* from the GPU's first row with power (0 while its first steps wait for the gap rule's
-         * interval); absent, never 0, while power is not measured */
-        if (!x->seen || !(e->joules > 0 || x->power_seen))
+         * interval), or its counter's second read; absent, never 0, before either */
+        double j = x->seen ? rd_live_gpu_energy_j(x) : NAN;
+        if (!isfinite(j))
             continue;
         if (!any)
             family(b, "hwrun_gpu_energy_joules_total", "counter",
-                   "Energy since hwmon started: power integrated over time, gaps not bridged "
-                   "(summarize's rule).");
+                   "Energy since hwmon started by summarize's rule: the GPU's energy counter "
+                   "(NVML's, AMD SMI's) where it has one, else power integrated over time, gaps "
+                   "not bridged.");
         any = true;
-        gpu_sample(b, p, "hwrun_gpu_energy_joules_total", g, e->joules);
+        gpu_sample(b, p, "hwrun_gpu_energy_joules_total", g, j);
     }
     for (int k = 0; k < HW_GPM_NCOLS; k++) {
         /* "sm_active_pct" -> hwrun_gpu_sm_active_ratio */

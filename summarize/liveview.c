@@ -324,10 +324,12 @@ static void fig_cell(struct hw_buf *b, const struct rd_live_gpu *g, enum fig f, 
             snprintf(tmp, sizeof tmp, "none");
         break;
     }
-    case FIG_ENERGY:
-        if (g->power_seen)
-            snprintf(tmp, sizeof tmp, screen ? "%.3g Wh" : "%.4g", g->energy.joules / 3600.0);
+    case FIG_ENERGY: {
+        double j = rd_live_gpu_energy_j(g);
+        if (isfinite(j))
+            snprintf(tmp, sizeof tmp, screen ? "%.3g Wh" : "%.4g", j / 3600.0);
         break;
+    }
     case FIG_COUNT:
         break;
     }
@@ -675,20 +677,21 @@ void sum_live_sweep_row(struct sum_live *v, double now, int cols, const struct s
     const struct rd_live_phase *cur = rd_live_current(l);
     snprintf(cell[3], sizeof cell[3], "%s", cur ? cur->name : "-");
     double util = 0, power = 0, joules = 0;
-    int nu = 0, np = 0;
+    int nu = 0, np = 0, nj = 0;
     for (int g = 0; g < l->ngpus; g++) {
         const struct rd_live_gpu *x = &l->gpu[g];
         if (x->seen && isfinite(x->v[RD_GM_UTIL]))
             util += x->v[RD_GM_UTIL], nu++;
         if (x->seen && isfinite(x->v[RD_GM_POWER]))
             power += x->v[RD_GM_POWER], np++;
-        if (x->power_seen)
-            joules += x->energy.joules;
+        double j = x->seen ? rd_live_gpu_energy_j(x) : NAN;
+        if (isfinite(j))
+            joules += j, nj++;
     }
     /* the GPUs' mean utilization, their summed power and energy */
     snprintf(cell[4], sizeof cell[4], nu ? "%.0f%%" : "-", nu ? util / nu : 0);
     snprintf(cell[5], sizeof cell[5], np ? "%.0f W" : "-", np ? power : 0);
-    snprintf(cell[6], sizeof cell[6], np ? "%.3g Wh" : "-", joules / 3600);
+    snprintf(cell[6], sizeof cell[6], nj ? "%.3g Wh" : "-", joules / 3600);
     snprintf(cell[7], sizeof cell[7], l->proc_seen ? "%.2f" : "-",
              l->proc_seen ? l->proc[HW_PROC_COL_CPU] / 100 : 0);
     if (l->proc_seen)

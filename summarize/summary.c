@@ -390,11 +390,7 @@ double sum_gpu_energy_instant_wh(const struct sum_run *run, int g)
 double sum_gpu_energy_wh(const struct sum_run *run, int g, const char **source)
 {
     double c = sum_gpu_energy_counter_wh(run, g), n = sum_gpu_energy_instant_wh(run, g);
-    double i = sum_gpu_energy_integrated_wh(run, g);
-    if (source)
-        *source = isfinite(c) ? "counter" : isfinite(n) ? "instant" : isfinite(i) ? "integrated"
-                                                                                   : NULL;
-    return isfinite(c) ? c : isfinite(n) ? n : i;
+    return rd_energy_pick(c, n, sum_gpu_energy_integrated_wh(run, g), source);
 }
 
 double sum_phase_gpu_energy_integrated_wh(const struct sum_run *run,
@@ -412,20 +408,10 @@ double sum_phase_gpu_energy_wh(const struct sum_run *run, const struct sum_phase
 {
     const struct sum_phase_gpu *pg = p->gpu[g];
     const struct sum_ecount *e = run->ecnt[g];
-    if (pg && e && pg->counter_seen && sum_ecount_phase_ok(e, p->t1 - p->t0)) {
-        if (source)
-            *source = "counter";
-        return pg->counter_mj / 3.6e6;
-    }
-    if (pg && pg->inst_seen) {
-        if (source)
-            *source = "instant";
-        return pg->inst_j / 3600.0;
-    }
-    double i = sum_phase_gpu_energy_integrated_wh(run, p, g);
-    if (source)
-        *source = isfinite(i) ? "integrated" : NULL;
-    return i;
+    bool counter = pg && e && pg->counter_seen && sum_ecount_phase_ok(e, p->t1 - p->t0);
+    return rd_energy_pick(counter ? pg->counter_mj / 3.6e6 : NAN,
+                          pg && pg->inst_seen ? pg->inst_j / 3600.0 : NAN,
+                          sum_phase_gpu_energy_integrated_wh(run, p, g), source);
 }
 
 double sum_phase_energy_wh(const struct sum_run *run, const struct sum_phase_acc *p)

@@ -5,7 +5,9 @@
 #ifndef RD_ENERGY_H
 #define RD_ENERGY_H
 
+#include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define RD_GAP_FACTOR 3.0 /* a step longer than 3 sample intervals is a gap */
@@ -146,6 +148,22 @@ static inline void rd_energy_finish(struct rd_energy *e, double hint, rd_energy_
 static inline bool rd_energy_decided(const struct rd_energy *e)
 {
     return e->nwarm < 0;
+}
+
+/* Which of a GPU's energy readings is its energy: its energy counter's growth (hw_energy.csv),
+ * else power.draw.instant integrated (hw_health.csv), else power.draw integrated; NAN for one
+ * not had. The one choice summarize, the live view and the Prometheus export make; *source
+ * (when not NULL) gets "counter", "instant", "integrated" or NULL. */
+static inline double rd_energy_pick(double counter, double instant, double integrated,
+                                    const char **source)
+{
+    const char *s = isfinite(counter)      ? "counter"
+                    : isfinite(instant)    ? "instant"
+                    : isfinite(integrated) ? "integrated"
+                                           : NULL;
+    if (source)
+        *source = s;
+    return isfinite(counter) ? counter : isfinite(instant) ? instant : integrated;
 }
 
 #endif

@@ -17,6 +17,7 @@ const enum hw_cpu_col rd_live_io_cols[4] = {HW_CPU_COL_DISK_READ, HW_CPU_COL_DIS
 static const enum hw_file src_kind[RD_LIVE_SRC_COUNT] = {
     [RD_LIVE_LOG] = HW_FILE_RUNLOG, [RD_LIVE_GPU] = HW_FILE_GPU,   [RD_LIVE_GPM] = HW_FILE_GPM,
     [RD_LIVE_HEALTH] = HW_FILE_HEALTH, [RD_LIVE_CPU] = HW_FILE_CPU, [RD_LIVE_PROC] = HW_FILE_PROC,
+    [RD_LIVE_ENERGY] = HW_FILE_ENERGY,
 };
 
 /* nvidia-smi's files: read once the log says how they are written */
@@ -127,6 +128,24 @@ static void on_health(void *ctx, const struct rd_health_row *r)
         memcpy(x->health_first, r->v, sizeof x->health_first);
     x->health_seen = true;
     memcpy(x->health, r->v, sizeof x->health);
+}
+
+static void on_energy(void *ctx, const struct rd_energy_row *r)
+{
+    struct rd_live *l = ctx;
+    struct rd_live_gpu *x = isfinite(r->mj) ? gpu_of(l, r->gpu) : NULL;
+    if (!x)
+        return;
+    if (x->counter_reads && r->mj >= x->counter_prev_mj)
+        x->counter_mj += r->mj - x->counter_prev_mj;
+    x->counter_prev_mj = r->mj;
+    x->counter_reads++;
+}
+
+double rd_live_gpu_energy_j(const struct rd_live_gpu *g)
+{
+    return rd_energy_pick(g->counter_reads >= 2 ? g->counter_mj / 1000.0 : NAN, NAN,
+                          g->power_seen ? g->energy.joules : NAN, NULL);
 }
 
 static void on_cpu(void *ctx, const struct rd_cpu_row *r)
@@ -287,7 +306,8 @@ int rd_live_open(struct rd_live *l, const char *dir, const struct rd_live_opts *
         l->ropts.gpu_fields = l->gpu_fields;
     rd_tz_parse("UTC", false, &l->ropts.tz); /* hwmon runs nvidia-smi with TZ=UTC */
     l->sink = (struct rd_sink){.ctx = l, .gpu = on_gpu, .dmon = on_gpm, .health = on_health,
-                               .cpu = on_cpu, .proc = on_proc, .phase = on_phase,
+                               .cpu = on_cpu, .proc = on_proc, .energy = on_energy,
+                               .phase = on_phase,
                                .phase_begin = on_phase_begin, .event = on_event,
                                .diag = on_diag};
     /* the log and our own CSVs are read as they come; nvidia-smi's wait (rd_live_update) */

@@ -30,7 +30,7 @@
 /* The files followed, the log first: it says how the others are written (GPU fields, zone). */
 enum rd_live_src {
     RD_LIVE_LOG, RD_LIVE_GPU, RD_LIVE_GPM, RD_LIVE_HEALTH, RD_LIVE_CPU, RD_LIVE_PROC,
-    RD_LIVE_SRC_COUNT
+    RD_LIVE_ENERGY, RD_LIVE_SRC_COUNT
 };
 
 struct rd_live_gpu {
@@ -44,6 +44,10 @@ struct rd_live_gpu {
     double health_first[HW_HEALTH_COUNT]; /* its first row (ECC counts before the run) */
     bool power_seen;              /* a row had power: energy is measured */
     struct rd_energy energy;      /* summarize's curve and rule (rd_energy_add) */
+    /* its energy counter (hw_energy.csv): the growth since its first read, a value lower than
+     * the one before (the driver reloaded) starting a new span, as summarize counts it */
+    uint64_t counter_reads;
+    double counter_prev_mj, counter_mj;
     /* the last RD_LIVE_HIST whole seconds: sums and counts of utilization and power, by
      * second modulo RD_LIVE_HIST (hist_sec says which second a slot holds) */
     int64_t hist_sec[RD_LIVE_HIST];
@@ -117,6 +121,10 @@ struct rd_live {
     double steps;                 /* steps of the completed phases that said them */
     double step_rate;             /* steps per second of the latest phase with steps (NAN) */
 };
+
+/* GPU g's energy so far in joules by the summary's rule (rd_energy_pick): its counter's growth
+ * once read twice, else its power integrated once measured; NAN before either. */
+double rd_live_gpu_energy_j(const struct rd_live_gpu *g);
 
 /* The four I/O counters of cpu_metrics.csv, in io_total's order. */
 extern const enum hw_cpu_col rd_live_io_cols[4];

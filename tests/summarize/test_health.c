@@ -10,6 +10,7 @@
 #include "report.h"
 #include "sumtest.h"
 #include "hwrun/buf.h"
+#include "live.h"
 
 struct hrec {
     size_t rows;
@@ -345,6 +346,15 @@ static void test_counter(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(o.p, "\"energy_source\": \"integrated\""));
     CU_ASSERT_PTR_NOT_NULL(strstr(o.p, "\"resets\": 1"));
     hw_buf_free(&o);
+    /* the live state (summarize --live, hwmon's Prometheus export) says the same energy: the
+     * counter's, by the same rule, not the 800 J of integrated power */
+    struct rd_live l;
+    CU_ASSERT_EQUAL_FATAL(rd_live_open(&l, dir, NULL), 0);
+    CU_ASSERT_EQUAL(rd_live_update(&l), 0);
+    CU_ASSERT_EQUAL(l.gpu[0].counter_reads, 10);
+    CHECK_NEAR(rd_live_gpu_energy_j(&l.gpu[0]), 2200.0, 1e-9);
+    CHECK_NEAR(rd_live_gpu_energy_j(&l.gpu[0]) / 3600, sum_gpu_energy_wh(run, 0, NULL), 1e-12);
+    rd_live_close(&l);
     sum_run_free(run);
     th_rmtree(dir);
     free(dir);
