@@ -26,3 +26,11 @@ if(TARGET hwmon)
   target_link_libraries(bench_edges PRIVATE hwrun_flags runlog::runlog)
   add_dependencies(bench_edges hwmon)
 endif()
+
+# bench_amd: the AMD GPU source's rows per sample against bare preads of the same files, and the
+# AMD SMI energy counter's read (run by hand: `build/tests/bench/bench_amd [-c 8] [-n 20000]
+# [-l build/tests/fake/libfake-amd-smi.so]`).
+if(TARGET hwmon_core)
+  add_executable(bench_amd ${CMAKE_CURRENT_LIST_DIR}/bench_amd.c)
+  target_link_libraries(bench_amd PRIVATE hwmon_core)
+endif()
