@@ -219,6 +219,27 @@ def prom_checks(watch, folder):
           "the textfile was removed when hwmon stopped")
 
 
+def live_energy_check(s):
+    """summarize --live's last line, on the finished run, says the summary's energy: the same
+    rule (the energy counter where there is one) over the same rows."""
+    try:
+        with open(os.path.join(OUT, "live.txt")) as f:
+            lines = [live_words(l) for l in f if " status=" in l]
+    except OSError:
+        lines = []
+    last = lines[-1].get("gpu_energy_wh", "-").split(",") if lines else []
+    want = [g.get("energy_wh") for g in s.get("gpus") or []]
+    try:
+        got = [float(x) for x in last]
+    except ValueError:
+        got = []
+    check("live_energy", got and len(got) == len(want) and
+          all(w is not None and abs(g - w) <= 1e-3 * w for g, w in zip(got, want)),
+          "the live view's last line %s Wh, the summary's %s Wh (%s)" % (
+              ",".join(last) or "-", ",".join("%.4g" % w for w in want if w is not None),
+              ",".join(g.get("energy_source") or "-" for g in s.get("gpus") or [])))
+
+
 def monitored_run(taken):
     rundir = os.path.join(OUT, "run")
     promdir = os.path.join(OUT, "prom")
@@ -315,6 +336,7 @@ def summary_checks(rundir, entries, start, work):
         check("energy_counter", i > 0 and 0.85 < c / i < 1.15,
               "NVML counter %.4f Wh, power integrated %.4f Wh (ratio %s)"
               % (c, i, "%.3f" % (c / i) if i else "none"))
+    live_energy_check(s)
     phases = {p["name"]: p for p in s.get("phases") or []}
     sh = phases.get("short")
     check("short_phase", sh and abs(sh["seconds"] - 0.5) < 0.2,
