@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "gpusrc.h"
-#include "hwrun/jsonw.h"
 #include "hwrun/rundir.h"
 #include "nvml.h"
 #include "smiprobe.h"
