@@ -146,7 +146,8 @@ int amdsmi_get_gpu_asic_info(void *h, void *info)
 int amdsmi_status_code_to_string(int status, const char **text);
 int amdsmi_status_code_to_string(int status, const char **text)
 {
-    *text = status == 18   ? "AMDSMI_STATUS_INIT_ERROR - An error occurred during initialization"
+    *text = status == 18   ? "AMDSMI_STATUS_INIT_ERROR - An error occurred when initializing "
+                             "internal data structures"
             : status == 2  ? "AMDSMI_STATUS_NOT_SUPPORTED - Feature not supported"
             : status == 0  ? "AMDSMI_STATUS_SUCCESS - Call succeeded"
                            : "AMDSMI_STATUS_UNKNOWN_ERROR - An unknown error occurred";
