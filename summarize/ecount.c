@@ -7,7 +7,8 @@
 void sum_ecount_init(struct sum_ecount *e)
 {
     memset(e, 0, sizeof *e);
-    e->first_t = e->last_t = e->prev_t = e->prev_mj = e->moved_t = NAN;
+    rd_ecount_init(&e->c);
+    e->first_t = e->last_t = e->moved_t = NAN;
 }
 
 void sum_ecount_free(struct sum_ecount *e)
@@ -17,30 +18,22 @@ void sum_ecount_free(struct sum_ecount *e)
 
 bool sum_ecount_add(struct sum_ecount *e, double t, double mj, struct sum_ecount_step *step)
 {
-    if (!isfinite(t) || !isfinite(mj) || mj < 0)
+    uint64_t rows = e->c.rows;
+    double t1 = e->c.prev_t, grew = rd_ecount_add(&e->c, t, mj);
+    if (e->c.rows == rows) /* not a read */
         return false;
-    e->rows++;
     if (isnan(e->first_t))
         e->first_t = t;
     e->last_t = t;
-    bool counts = false;
-    if (!isnan(e->prev_mj) && t >= e->prev_t) {
-        if (mj < e->prev_mj) {
-            e->resets++; /* the driver reloaded: a new span begins here */
-        } else {
-            *step = (struct sum_ecount_step){e->prev_t, t, mj - e->prev_mj};
-            e->mj += mj - e->prev_mj;
-            counts = true;
-            if (mj > e->prev_mj) {
-                if (!isnan(e->moved_t) && t > e->moved_t)
-                    sum_stat_add(&e->period, t - e->moved_t);
-                e->moved_t = t;
-            }
-        }
+    if (isnan(grew))
+        return false;
+    *step = (struct sum_ecount_step){t1, t, grew};
+    if (grew > 0) { /* it moved: the time since it last moved is one period */
+        if (!isnan(e->moved_t) && t > e->moved_t)
+            sum_stat_add(&e->period, t - e->moved_t);
+        e->moved_t = t;
     }
-    e->prev_t = t;
-    e->prev_mj = mj;
-    return counts;
+    return true;
 }
 
 double sum_ecount_part(const struct sum_ecount_step *s, double a, double b)
@@ -55,7 +48,7 @@ double sum_ecount_part(const struct sum_ecount_step *s, double a, double b)
 
 double sum_ecount_wh(const struct sum_ecount *e)
 {
-    return e->rows >= 2 ? e->mj / 3.6e6 : NAN;
+    return e->c.rows >= 2 ? e->c.mj / 3.6e6 : NAN;
 }
 
 double sum_ecount_period(const struct sum_ecount *e)

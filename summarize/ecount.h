@@ -15,14 +15,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "energy.h" /* rd_ecount: the counting rule the live state shares */
 #include "stats.h"
 
 struct sum_ecount {
-    uint64_t rows;     /* reads with a value */
-    uint64_t resets;   /* the counter went back */
-    double mj;         /* its growth over the run (mJ) */
+    struct rd_ecount c;     /* reads, resets, growth (mJ), the previous read */
     double first_t, last_t;
-    double prev_t, prev_mj; /* the previous read (NAN: none) */
     double moved_t;         /* the last read where it had moved (NAN: none) */
     struct sum_stat period; /* times between moves */
 };

@@ -562,8 +562,8 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         }
         if (run->ecnt[g]) {
             hw_json_open(&w, "energy_counter", '{');
-            hw_json_u64(&w, "reads", run->ecnt[g]->rows);
-            hw_json_u64(&w, "resets", run->ecnt[g]->resets);
+            hw_json_u64(&w, "reads", run->ecnt[g]->c.rows);
+            hw_json_u64(&w, "resets", run->ecnt[g]->c.resets);
             hw_json_num(&w, "update_period_sec", sum_ecount_period(run->ecnt[g]));
             hw_json_close(&w);
         }

@@ -150,6 +150,41 @@ static inline bool rd_energy_decided(const struct rd_energy *e)
     return e->nwarm < 0;
 }
 
+/* A GPU's energy counter read by read (hw_energy.csv): its growth over the run. A value lower
+ * than the one before (the driver reloaded) ends one span and starts another; a read earlier
+ * than the one before counts nothing; an unreadable or negative one is not a read. The one
+ * counting rule of summarize (summarize/ecount.h adds its update period) and the live state. */
+struct rd_ecount {
+    uint64_t rows;          /* reads with a value */
+    uint64_t resets;        /* the counter went back */
+    double mj;              /* its growth so far (mJ) */
+    double prev_t, prev_mj; /* the previous read (NAN: none) */
+};
+
+static inline void rd_ecount_init(struct rd_ecount *c)
+{
+    *c = (struct rd_ecount){.prev_t = NAN, .prev_mj = NAN};
+}
+
+/* A read at t of mj. Returns the millijoules of the step it ends when the step counts (from
+ * the previous read, at c->prev_t before the call), else NAN. */
+static inline double rd_ecount_add(struct rd_ecount *c, double t, double mj)
+{
+    if (!isfinite(t) || !isfinite(mj) || mj < 0)
+        return NAN;
+    c->rows++;
+    double step = NAN;
+    if (!isnan(c->prev_mj) && t >= c->prev_t) {
+        if (mj < c->prev_mj)
+            c->resets++;
+        else
+            c->mj += step = mj - c->prev_mj;
+    }
+    c->prev_t = t;
+    c->prev_mj = mj;
+    return step;
+}
+
 /* Which of a GPU's energy readings is its energy: its energy counter's growth (hw_energy.csv),
  * else power.draw.instant integrated (hw_health.csv), else power.draw integrated; NAN for one
  * not had. The one choice summarize, the live view and the Prometheus export make; *source

@@ -44,6 +44,7 @@ static struct rd_live_gpu *gpu_of(struct rd_live *l, int g)
     if (!x->seen) {
         x->seen = true;
         rd_energy_init(&x->energy);
+        rd_ecount_init(&x->counter);
         for (int i = 0; i < RD_LIVE_HIST; i++)
             x->hist_sec[i] = INT64_MIN;
         for (int i = 0; i < RD_GM_COUNT; i++)
@@ -134,17 +135,13 @@ static void on_energy(void *ctx, const struct rd_energy_row *r)
 {
     struct rd_live *l = ctx;
     struct rd_live_gpu *x = isfinite(r->mj) ? gpu_of(l, r->gpu) : NULL;
-    if (!x)
-        return;
-    if (x->counter_reads && r->mj >= x->counter_prev_mj)
-        x->counter_mj += r->mj - x->counter_prev_mj;
-    x->counter_prev_mj = r->mj;
-    x->counter_reads++;
+    if (x)
+        rd_ecount_add(&x->counter, r->t, r->mj);
 }
 
 double rd_live_gpu_energy_j(const struct rd_live_gpu *g)
 {
-    return rd_energy_pick(g->counter_reads >= 2 ? g->counter_mj / 1000.0 : NAN, NAN,
+    return rd_energy_pick(g->counter.rows >= 2 ? g->counter.mj / 1000.0 : NAN, NAN,
                           g->power_seen ? g->energy.joules : NAN, NULL);
 }
 

@@ -44,10 +44,7 @@ struct rd_live_gpu {
     double health_first[HW_HEALTH_COUNT]; /* its first row (ECC counts before the run) */
     bool power_seen;              /* a row had power: energy is measured */
     struct rd_energy energy;      /* summarize's curve and rule (rd_energy_add) */
-    /* its energy counter (hw_energy.csv): the growth since its first read, a value lower than
-     * the one before (the driver reloaded) starting a new span, as summarize counts it */
-    uint64_t counter_reads;
-    double counter_prev_mj, counter_mj;
+    struct rd_ecount counter;     /* its energy counter (hw_energy.csv), as summarize counts it */
     /* the last RD_LIVE_HIST whole seconds: sums and counts of utilization and power, by
      * second modulo RD_LIVE_HIST (hist_sec says which second a slot holds) */
     int64_t hist_sec[RD_LIVE_HIST];

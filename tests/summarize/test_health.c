@@ -323,7 +323,7 @@ static void test_counter(void)
     struct sum_run *run = summarize_dir(dir);
     CU_ASSERT_PTR_NOT_NULL_FATAL(run);
     CU_ASSERT_PTR_NOT_NULL_FATAL(run->ecnt[0]);
-    CU_ASSERT_EQUAL(run->ecnt[0]->resets, 1);
+    CU_ASSERT_EQUAL(run->ecnt[0]->c.resets, 1);
     /* 1.6e6 mJ before the reset, 0.6e6 after: 2200 J */
     const char *src;
     CHECK_NEAR(sum_gpu_energy_wh(run, 0, &src), 2200.0 / 3600, 1e-12);
@@ -351,7 +351,7 @@ static void test_counter(void)
     struct rd_live l;
     CU_ASSERT_EQUAL_FATAL(rd_live_open(&l, dir, NULL), 0);
     CU_ASSERT_EQUAL(rd_live_update(&l), 0);
-    CU_ASSERT_EQUAL(l.gpu[0].counter_reads, 10);
+    CU_ASSERT_EQUAL(l.gpu[0].counter.rows, 10);
     CHECK_NEAR(rd_live_gpu_energy_j(&l.gpu[0]), 2200.0, 1e-9);
     CHECK_NEAR(rd_live_gpu_energy_j(&l.gpu[0]) / 3600, sum_gpu_energy_wh(run, 0, NULL), 1e-12);
     rd_live_close(&l);
