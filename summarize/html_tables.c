@@ -288,6 +288,13 @@ static void phase_table(FILE *f, const struct ht_page *P)
         if (gs >= 0 && gs < SUM_PHASE_GPU_RESOLVED) /* its GPU figures are one sample or none */
             fprintf(f, " <small class=\"unresolved\" title=\"%ld GPU sample%s inside: not resolved\">"
                        "GPU unresolved</small>", gs, gs == 1 ? "" : "s");
+        double covered;
+        if (sum_phase_energy_partly(P->run, p, &covered)) { /* first read after it began, a gap */
+            char cb[48];
+            fprintf(f, " <small class=\"unresolved\" title=\"GPU energy of %s of it: partly "
+                       "unmeasured\">GPU energy partly</small>",
+                    ht_fmt_dur(cb, sizeof cb, sum_fig_round_us(covered)));
+        }
         fputs("</th>", f);
         td_num(f, p->t0 - P->t0, NULL);
         char b[48];

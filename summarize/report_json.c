@@ -619,6 +619,9 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         hw_json_open(&w, NULL, '{');
         json_phase_head(&w, p->name, p->t0, p->t1, p->line);
         hw_json_num(&w, "energy_wh", sum_phase_energy_wh(run, p));
+        double covered;
+        (void)sum_phase_energy_partly(run, p, &covered);
+        hw_json_num(&w, "energy_covered_sec", sum_fig_round_us(covered));
         hw_json_open(&w, "gpus", '[');
         for (int g = 0; g < RD_MAX_GPUS; g++) {
             const struct sum_phase_gpu *pg = p->gpu[g];
@@ -630,6 +633,8 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
             json_gpu_metrics(&w, pg->m);
             const char *psrc;
             hw_json_num(&w, "energy_wh", sum_phase_gpu_energy_wh(run, p, g, &psrc));
+            hw_json_num(&w, "energy_covered_sec",
+                        sum_fig_round_us(sum_phase_gpu_energy_covered_s(run, p, g)));
             if (run->ecnt[g] || run->clk[g]) {
                 hw_json_str(&w, "energy_source", psrc);
                 hw_json_num(&w, "energy_counter_wh",

@@ -309,10 +309,17 @@ static void text_phase_entry(struct hw_buf *out, const struct sum_run *run,
     char sb[256];
     hw_buf_printf(out, "  phase %s: ", sum_fig_printable(p->name, sb, sizeof sb));
     tdur(out, p->t1 - p->t0, u);
-    if (isfinite(run->info.t_start) && p->t0 < run->info.t_start - 0.001)
+    double began = sum_run_began(run);
+    if (isfinite(began) && p->t0 < began - 0.001)
         hw_buf_puts(out, " (began before hwmon started: partly unmeasured)");
     hw_buf_puts(out, ", energy ");
     twh(out, sum_phase_energy_wh(run, p), u);
+    double covered;
+    if (sum_phase_energy_partly(run, p, &covered)) { /* GPUs read from after its begin, a gap */
+        hw_buf_puts(out, " (GPU energy of ");
+        tdur(out, covered, u);
+        hw_buf_puts(out, " of it: partly unmeasured)");
+    }
     text_cpu_tree(out, &p->cpu_usr, &p->proc_rss, &p->proc_cpu, u);
     long gs = sum_phase_gpu_samples(run, p);
     if (gs >= 0 && gs < SUM_PHASE_GPU_RESOLVED)

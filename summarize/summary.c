@@ -267,6 +267,14 @@ bool sum_run_span(const struct sum_run *run, double *t0, double *t1)
     return isfinite(*t0) && isfinite(*t1);
 }
 
+double sum_run_began(const struct sum_run *run)
+{
+    const struct rd_run_info *in = &run->info;
+    if (isfinite(in->t_stop) && isfinite(in->stop_duration_s) && in->stop_duration_s >= 0)
+        return in->t_stop - in->stop_duration_s; /* as sum_run_span */
+    return in->t_start;
+}
+
 static void pmon_acc_init(struct sum_pmon_acc *a);
 
 const char *sum_run_pmon_unattributed(const struct sum_run *run)
@@ -412,6 +420,35 @@ double sum_phase_gpu_energy_wh(const struct sum_run *run, const struct sum_phase
     return rd_energy_pick(counter ? pg->counter_mj / 3.6e6 : NAN,
                           pg && pg->inst_seen ? pg->inst_j / 3600.0 : NAN,
                           sum_phase_gpu_energy_integrated_wh(run, p, g), source);
+}
+
+double sum_phase_gpu_energy_covered_s(const struct sum_run *run, const struct sum_phase_acc *p,
+                                      int g)
+{
+    const struct sum_phase_gpu *pg = p->gpu[g];
+    const char *src;
+    if (!pg || !isfinite(sum_phase_gpu_energy_wh(run, p, g, &src)) || !src)
+        return NAN;
+    return strcmp(src, "counter") == 0   ? pg->counter_cov_s
+           : strcmp(src, "instant") == 0 ? pg->inst_cov_s
+                                         : pg->energy_cov_s;
+}
+
+bool sum_phase_energy_partly(const struct sum_run *run, const struct sum_phase_acc *p,
+                             double *covered)
+{
+    bool partly = false;
+    *covered = NAN;
+    for (int g = 0; g < RD_MAX_GPUS; g++) {
+        double c = p->gpu[g] ? sum_phase_gpu_energy_covered_s(run, p, g) : NAN;
+        if (isnan(c))
+            continue;
+        if (isnan(*covered) || c < *covered)
+            *covered = c;
+        double iv = sum_run_gap_interval(run, HW_FILE_GPU, g);
+        partly |= p->t1 - p->t0 - c > SUM_PHASE_UNCOVERED_IV * (isfinite(iv) ? iv : 0) + 0.001;
+    }
+    return partly;
 }
 
 double sum_phase_energy_wh(const struct sum_run *run, const struct sum_phase_acc *p)
@@ -756,6 +793,13 @@ struct seg {
     double t1, p1, t2, p2;
 };
 
+/* The seconds of the step [t1, t2] inside phase p. */
+static double step_in(double t1, double t2, const struct sum_phase_acc *p)
+{
+    double x = fmax(t1, p->t0), y = fmin(t2, p->t1);
+    return y > x ? y - x : 0;
+}
+
 /* The joules of a power step inside phase p (power interpolated linearly); 0 outside it. */
 static double seg_joules_in(const struct seg *s, const struct sum_phase_acc *p)
 {
@@ -775,8 +819,10 @@ static void phase_energy(struct sum_run *run, struct sum_phase_acc *p, double a,
     if (!(fmin(s->t2, p->t1) > fmax(s->t1, p->t0)))
         return;
     struct sum_phase_gpu *pg = phase_gpu(p, s->g);
-    if (pg)
+    if (pg) {
         pg->energy_j += seg_joules_in(s, p);
+        pg->energy_cov_s += step_in(s->t1, s->t2, p);
+    }
 }
 
 /* ---- GPUs ------------------------------------------------------------------------------- */
@@ -918,6 +964,7 @@ static void phase_counter(struct sum_run *run, struct sum_phase_acc *p, double a
     if (!pg)
         return;
     pg->counter_mj += sum_ecount_part(c->step, p->t0, p->t1);
+    pg->counter_cov_s += step_in(c->step->t1, c->step->t2, p);
     pg->counter_seen = true;
 }
 
@@ -1064,6 +1111,7 @@ static void phase_energy_inst(struct sum_run *run, struct sum_phase_acc *p, doub
     struct sum_phase_gpu *pg = phase_gpu(p, s->g);
     if (pg) {
         pg->inst_j += seg_joules_in(s, p);
+        pg->inst_cov_s += step_in(s->t1, s->t2, p);
         pg->inst_seen = true;
     }
 }
@@ -1251,11 +1299,11 @@ static bool no_bytes(int c)
     return false;
 }
 
-/* Where the first row's interval began: hwmon's baseline, read just before the start event
- * (one interval before the row when the start is not known). */
+/* Where the first row's interval began: hwmon's baseline, read as it began (one interval
+ * before the row when that is not known). */
 static double first_row_start(const struct sum_run *run, double t)
 {
-    double iv = run->info.interval_s, s = run->info.t_start;
+    double iv = run->info.interval_s, s = sum_run_began(run);
     if (isfinite(s) && s < t && (!isfinite(iv) || t - s < 2 * iv))
         return s;
     return isfinite(iv) ? t - iv : t;
@@ -1826,7 +1874,7 @@ static int read_kind(struct sum_run *run, enum hw_file kind, const char *path,
  * run's time in no phase is known. */
 static void end_open_phases(struct sum_run *run, double last_t)
 {
-    double tol = edge_tol(run), start = run->info.t_start;
+    double tol = edge_tol(run), start = sum_run_began(run);
     for (size_t i = 0; i < run->nphase; i++) {
         struct sum_phase_acc *p = &run->phase[i];
         if (p->open && isinf(p->t1)) { /* it ends at the last sample: a reading */

@@ -80,6 +80,10 @@ struct sum_phase_gpu {
     bool inst_seen;          /* a bridged step of it met the phase */
     double counter_mj;       /* the energy counter's growth inside the phase (ecount.h) */
     bool counter_seen;       /* a counter step met the phase */
+    /* the seconds of the phase each reading's steps span (power.draw, power.draw.instant, the
+     * counter): short of the phase where its GPUs were first read after it began (the probes
+     * run beside the job) or a gap cut a step */
+    double energy_cov_s, inst_cov_s, counter_cov_s;
     struct sum_pmon_acc *pm; /* its processes' shares (hw_pmon.csv); NULL: no instant */
 };
 
@@ -426,8 +430,17 @@ double sum_phase_gpu_energy_wh(const struct sum_run *run, const struct sum_phase
                                const char **source);
 double sum_phase_gpu_energy_integrated_wh(const struct sum_run *run,
                                           const struct sum_phase_acc *p, int g);
+/* The seconds of phase p that sum_phase_gpu_energy_wh's reading spans; NAN: none measured. */
+double sum_phase_gpu_energy_covered_s(const struct sum_run *run, const struct sum_phase_acc *p,
+                                      int g);
 /* A phase's energy over its GPUs (each GPU's sum_phase_gpu_energy_wh); NAN: none measured. */
 double sum_phase_energy_wh(const struct sum_run *run, const struct sum_phase_acc *p);
+/* The seconds of phase p its energy spans: its least covered GPU's (NAN: none measured). True
+ * when a GPU's falls short of the phase by more than SUM_PHASE_UNCOVERED_IV of its sampling
+ * intervals: the phase's energy is partly unmeasured (what the text and the page say). */
+#define SUM_PHASE_UNCOVERED_IV 1.25 /* intervals: a cadence's last row before the end, jitter */
+bool sum_phase_energy_partly(const struct sum_run *run, const struct sum_phase_acc *p,
+                             double *covered);
 /* Whose processes hw_pmon.csv's pids can be told apart for: NULL when they can, else why not
  * ("pid_namespace": hwmon ran in a container, pmon prints the host's pids; "no_tree_pids": no
  * tree_pids.csv, an older hwmon or system mode); then only every process together is known. */
@@ -459,6 +472,10 @@ uint64_t sum_run_file_gaps(const struct sum_run *run, enum hw_file kind);
  * time seen, plus the duration. False when the run has no time at all. The JSON's start and
  * end, the page's and the job's. */
 bool sum_run_span(const struct sum_run *run, double *t0, double *t1);
+/* When hwmon began (sum_run_span's start, from its stop event): its baseline, before the job
+ * and before the start event, which waits for nvidia-smi's probes while a wrapped job runs;
+ * without a stop event the start event's time; NAN: neither. */
+double sum_run_began(const struct sum_run *run);
 /* A run of N training steps: its time and energy per step, so that runs of different lengths
  * compare (NAN when the run logged no steps). */
 /* Seconds per step inside the phases that did the steps (their time over their steps: the
