@@ -298,6 +298,26 @@ def monitored_run(taken):
     return rundir, entries, start, work
 
 
+def phase_cover_check(s, entries):
+    # each phase's GPU energy spans all of it (energy_covered_sec), but for what passed before
+    # the GPUs were first read (the start event: nvidia-smi's probes, beside the job) and the
+    # cadence's last interval (1.25 intervals of 0.5 s)
+    def at(ts):
+        return datetime.datetime.fromisoformat(ts).timestamp()
+    st = event(entries, "start")
+    first_read = at(st[0]["ts"]) if st else None
+    bad, said = [], []
+    for p in s.get("phases") or []:
+        cov, secs = p.get("energy_covered_sec"), p.get("seconds")
+        before = max(0.0, first_read - at(p["start"])) if first_read and p.get("start") else 0
+        said.append("%s %s/%s s" % (p.get("name"), cov, secs))
+        if cov is None or secs is None or cov > secs + 0.001 or \
+           secs - cov > min(secs, before) + 1.25 * 0.5 + 0.05:
+            bad.append(p.get("name"))
+    check("phase_cover", said and not bad, "GPU energy over the phases' seconds: %s%s"
+          % (", ".join(said), "; short: " + ", ".join(map(str, bad)) if bad else ""))
+
+
 def summary_checks(rundir, entries, start, work):
     rc, out, err, dt = run(["summarize", "-f", "json", rundir], timeout=120)
     save("summary.json", out)
@@ -341,6 +361,7 @@ def summary_checks(rundir, entries, start, work):
     sh = phases.get("short")
     check("short_phase", sh and abs(sh["seconds"] - 0.5) < 0.2,
           "the 0.5 s phase: %s s" % (sh and sh["seconds"]))
+    phase_cover_check(s, entries)
     if not work.get("data", {}).get("load"):
         say("skip", "load_figures", work.get("data", {}).get("why") or "no workload event")
         return

@@ -52,7 +52,7 @@ class GpuCheck(unittest.TestCase):
                      "file hw_energy.csv", "file hw_pmon.csv", "energy_counter", "short_phase",
                      "stop_no_leftovers", "stop_status", "cost", "live_running", "live_final",
                      "log_rotation", "gpu_source", "prom_live", "prom_lines", "prom_gpu",
-                     "prom_removed", "amd_absent", "live_energy"):
+                     "prom_removed", "amd_absent", "live_energy", "phase_cover"):
             self.assertEqual(got.get(name, ("absent",))[0], "ok", "%s: %s" % (name, got.get(name)))
         # no PyTorch here: the load's figures are said to be untested, not passed
         self.assertEqual(got["load_figures"][0], "skip")
