@@ -414,6 +414,7 @@ static void log_start(struct run *r, const char *mode)
         {true, RL_STR("version", MON_VERSION)},
         {true, RL_STR(HW_START_MODE, mode)},
         {true, RL_DBL(HW_START_INTERVAL, cfg->interval_s)},
+        {true, RL_DBL(HW_START_SETUP, round((hw_mono_now() - r->t0) * 1000) / 1000)},
         {cfg->command, RL_STRV(HW_START_COMMAND, (const char *const *)cfg->command,
                                argv_len(cfg->command))},
         {r->track_pid, RL_INT(HW_START_PID, r->track_pid)},

@@ -255,13 +255,14 @@ double sum_run_energy_wh_per_step(const struct sum_run *run)
 bool sum_run_span(const struct sum_run *run, double *t0, double *t1)
 {
     const struct rd_run_info *in = &run->info;
+    /* hwmon's own span: its duration is monotonic, so a wall-clock step mid-run changes
+     * neither; it began before its start event (the probes) */
+    double began = sum_run_began(run);
     if (isfinite(in->t_stop) && isfinite(in->stop_duration_s) && in->stop_duration_s >= 0) {
-        /* hwmon's own span: its duration is monotonic, so a wall-clock step mid-run changes
-         * neither; it began before its start event (the probes), at the stop less it */
         *t1 = in->t_stop;
-        *t0 = in->t_stop - in->stop_duration_s;
+        *t0 = began;
     } else {
-        *t0 = isfinite(in->t_start) ? in->t_start : run->t_max >= run->t_min ? run->t_min : NAN;
+        *t0 = isfinite(began) ? began : run->t_max >= run->t_min ? run->t_min : NAN;
         *t1 = *t0 + sum_run_duration(run);
     }
     return isfinite(*t0) && isfinite(*t1);
@@ -271,8 +272,8 @@ double sum_run_began(const struct sum_run *run)
 {
     const struct rd_run_info *in = &run->info;
     if (isfinite(in->t_stop) && isfinite(in->stop_duration_s) && in->stop_duration_s >= 0)
-        return in->t_stop - in->stop_duration_s; /* as sum_run_span */
-    return in->t_start;
+        return in->t_stop - in->stop_duration_s;
+    return isfinite(in->start_setup_s) ? in->t_start - in->start_setup_s : in->t_start;
 }
 
 static void pmon_acc_init(struct sum_pmon_acc *a);

@@ -472,9 +472,10 @@ uint64_t sum_run_file_gaps(const struct sum_run *run, enum hw_file kind);
  * time seen, plus the duration. False when the run has no time at all. The JSON's start and
  * end, the page's and the job's. */
 bool sum_run_span(const struct sum_run *run, double *t0, double *t1);
-/* When hwmon began (sum_run_span's start, from its stop event): its baseline, before the job
- * and before the start event, which waits for nvidia-smi's probes while a wrapped job runs;
- * without a stop event the start event's time; NAN: neither. */
+/* When hwmon began (sum_run_span's start): its baseline, before the job and before the start
+ * event, which waits for nvidia-smi's probes while a wrapped job runs. The stop event's time
+ * less its duration, else the start event's less its setup_s, else the start event's; NAN:
+ * no event says. */
 double sum_run_began(const struct sum_run *run);
 /* A run of N training steps: its time and energy per step, so that runs of different lengths
  * compare (NAN when the run logged no steps). */

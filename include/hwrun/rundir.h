@@ -385,6 +385,9 @@ extern const char *const hw_events[HW_EV_COUNT]; /* the fourteen above */
 
 /* Data keys that summarize reads (hwmon writes more: FORMAT.md). */
 #define HW_START_INTERVAL "interval_s"
+/* seconds from hwmon's start to its start event: the probes a wrapped job runs beside; the
+ * event's time less them is when hwmon began, when no stop event says so */
+#define HW_START_SETUP "setup_s"
 #define HW_START_SMI_TZ "smi_tz"
 #define HW_START_GPU_FIELDS "gpu_query_fields"
 #define HW_START_HEALTH_FIELDS "health_fields" /* hw_health.csv's fields after index */

@@ -373,6 +373,7 @@ int rd_read_file(enum hw_file kind, const char *path, const struct rd_read_opts 
 struct rd_run_info {
     bool have_start;           /* hwmon's start event was seen */
     double t_start;            /* its ts (NAN if none) */
+    double start_setup_s;      /* its data.setup_s: hwmon began that long before (NAN: not said) */
     double t_stop;             /* stop event's ts (NAN if none) */
     double stop_duration_s;    /* stop event's data.duration_s (NAN if none) */
     double main_peak_kernel_mib; /* stop event's main_peak_rss_kib in MiB (NAN if none) */

@@ -13,6 +13,7 @@ void rd_run_info_init(struct rd_run_info *info)
 {
     memset(info, 0, sizeof *info);
     info->t_start = NAN;
+    info->start_setup_s = NAN;
     info->t_stop = NAN;
     info->stop_duration_s = NAN;
     info->main_peak_kernel_mib = NAN;
@@ -66,6 +67,8 @@ void rd_run_info_event(struct rd_run_info *info, const struct rd_event *e)
         info->have_start = true;
         info->starts++;
         info->t_start = e->t;
+        double su = rd_json_num(e->data, HW_START_SETUP);
+        info->start_setup_s = isfinite(su) && su >= 0 ? su : NAN;
         double iv = rd_json_num(e->data, HW_START_INTERVAL);
         if (isfinite(iv) && iv > 0)
             info->interval_s = iv;

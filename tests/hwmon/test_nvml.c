@@ -180,6 +180,23 @@ static void test_late_probe(void)
     CU_ASSERT(note && !strstr(note + 1, "of it: partly unmeasured)"));
     CU_ASSERT_PTR_NULL(strstr(r.out, "began before hwmon started")); /* it began after */
     th_result_free(&r);
+    /* hwmon killed (no stop event): when it began is its start event's time less setup_s */
+    char *log = th_fmt("%s/%s", n.dir, HW_RUNLOG_FILE);
+    char *text = th_read_file(log, NULL), *stop = text ? strstr(text, "\"event\": \"stop\"") : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(stop);
+    char *line = stop;
+    while (line > text && line[-1] != '\n')
+        line--;
+    *line = '\0'; /* the stop event is the log's last line */
+    CU_ASSERT_EQUAL(th_write_file(log, text, strlen(text)), 0);
+    CU_ASSERT_EQUAL_FATAL(th_run(txt, NULL, NULL, 60, &r), 0);
+    CU_ASSERT_PTR_NULL(strstr(r.out, "began before hwmon started"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "of it: partly unmeasured)"));
+    th_result_free(&r);
+    json_object *st = ht_get(n.start, "data");
+    CU_ASSERT(ht_num(st, HW_START_SETUP) >= 0.25 && ht_num(st, HW_START_SETUP) < 30);
+    free(text);
+    free(log);
     nrun_free(&n);
 }
 
