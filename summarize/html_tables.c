@@ -236,7 +236,7 @@ static void phase_names_table(FILE *f, const struct ht_page *P)
         td_dim(f, sum_fig_round_us(a->timed ? a->d_min : NAN), SUM_DIM_TIME, u, true);
         td_dim(f, sum_fig_round_us(a->timed ? a->d_max : NAN), SUM_DIM_TIME, u, true);
         td_dim(f, sum_fig_round_us(sum_name_std_s(a)), SUM_DIM_TIME, u, true);
-        td_dim(f, sum_name_energy_wh(a), SUM_DIM_ENERGY, u, true);
+        td_dim(f, sum_name_energy_wh(P->run, a), SUM_DIM_ENERGY, u, true);
         td_num(f, sum_fig_mean(&a->util), NULL);
         td_dim(f, sum_fig_max(&a->mem_used), SUM_DIM_MEM, u, true);
         td_num(f, sum_fig_mean(&a->cpu_usr), NULL);

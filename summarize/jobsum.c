@@ -115,7 +115,7 @@ int sum_jnode_take(struct sum_jnode *n, const char *dir, struct sum_run *run)
         n->nnames++;
         o->count = a->count;
         o->total_s = a->timed ? a->d_sum : NAN;
-        o->energy_wh = sum_name_energy_wh(a);
+        o->energy_wh = sum_name_energy_wh(run, a);
     }
     size_t nl = run->nphase < SUM_JOB_LANES ? run->nphase : SUM_JOB_LANES;
     n->lane_dropped = run->nphase - nl + run->nbrief + run->phases_dropped;

@@ -230,27 +230,55 @@ void sum_names_proc_at(struct sum_names *s, double t, double rss, double a, doub
 
 struct seg {
     struct sum_names *s;
+    int gpu;
+    enum sum_ereading r;
     double t1, p1, t2, p2;
+    const struct sum_ecount_step *step; /* a counter's step; NULL: a power step */
 };
 
-/* The trapezoid of the step cut to the window: the same rule as a phase entry's energy. */
+/* GPU g's energy in name a, made at the first step to meet one of its windows (NULL: no
+ * memory, the step is lost to the name and the run says out of memory nowhere else). */
+static struct sum_name_energy *name_energy(struct sum_name_acc *a, int g)
+{
+    if (g < 0 || g >= SUM_NAME_MAX_GPUS)
+        return NULL;
+    if (!a->energy && !(a->energy = calloc(SUM_NAME_MAX_GPUS, sizeof *a->energy)))
+        return NULL;
+    return &a->energy[g];
+}
+
+/* The step cut to the window: the same rules as a phase entry's energy (the trapezoid of
+ * power, or the counter's share). */
 static void on_energy_hit(void *ctx, uint32_t id, double w0, double w1)
 {
     const struct seg *g = ctx;
     double x = fmax(g->t1, w0), y = fmin(g->t2, w1);
-    if (y <= x)
+    if (y <= x && !g->step)
         return;
-    double slope = (g->p2 - g->p1) / (g->t2 - g->t1);
-    double px = g->p1 + slope * (x - g->t1), py = g->p1 + slope * (y - g->t1);
-    struct sum_name_acc *a = &g->s->v[g->s->win[id].name];
-    a->energy_j += (px + py) / 2.0 * (y - x);
-    a->energy_seen = true;
+    struct sum_name_energy *e = name_energy(&g->s->v[g->s->win[id].name], g->gpu);
+    if (!e)
+        return;
+    if (g->step) {
+        e->j[g->r] += sum_ecount_part(g->step, w0, w1) / 1000.0;
+    } else {
+        double slope = (g->p2 - g->p1) / (g->t2 - g->t1);
+        double px = g->p1 + slope * (x - g->t1), py = g->p1 + slope * (y - g->t1);
+        e->j[g->r] += (px + py) / 2.0 * (y - x);
+    }
+    e->seen[g->r] = true;
 }
 
-void sum_names_energy_at(struct sum_names *s, double t1, double p1, double t2, double p2)
+void sum_names_energy_at(struct sum_names *s, int g, enum sum_ereading r, double t1, double p1,
+                         double t2, double p2)
 {
-    struct seg g = {s, t1, p1, t2, p2};
-    sum_ivx_query(&s->ivx, t1, t2, on_energy_hit, &g);
+    struct seg q = {s, g, r, t1, p1, t2, p2, NULL};
+    sum_ivx_query(&s->ivx, t1, t2, on_energy_hit, &q);
+}
+
+void sum_names_counter_at(struct sum_names *s, int g, const struct sum_ecount_step *step)
+{
+    struct seg q = {s, g, SUM_ER_COUNTER, step->t1, 0, step->t2, 0, step};
+    sum_ivx_query(&s->ivx, step->t1, step->t2, on_energy_hit, &q);
 }
 
 void sum_names_end_open(struct sum_names *s, const char *name, double d)
@@ -311,6 +339,7 @@ void sum_names_free(struct sum_names *s)
         sum_stat_free(&a->cpu_usr);
         sum_stat_free(&a->proc_cpu);
         sum_stat_free(&a->proc_rss);
+        free(a->energy);
     }
     free(s->v);
     free(s->slot);
@@ -329,7 +358,3 @@ double sum_name_std_s(const struct sum_name_acc *a)
     return a->timed ? sqrt(a->d_m2 / (double)a->timed) : NAN;
 }
 
-double sum_name_energy_wh(const struct sum_name_acc *a)
-{
-    return a->energy_seen ? a->energy_j / 3600.0 : NAN;
-}

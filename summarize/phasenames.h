@@ -11,8 +11,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ecount.h"
 #include "ivindex.h"
 #include "stats.h"
+
+/* The readings a GPU's energy comes from, rd_energy_pick's three in its order. */
+enum sum_ereading { SUM_ER_COUNTER, SUM_ER_INSTANT, SUM_ER_INTEGRATED, SUM_ER_COUNT };
+#define SUM_NAME_MAX_GPUS 64 /* RD_MAX_GPUS */
+
+/* One GPU's energy inside a name's windows, each reading apart (joules; seen: a step of it met
+ * a window), so that the name's energy takes the reading a phase of it would. */
+struct sum_name_energy {
+    double j[SUM_ER_COUNT];
+    bool seen[SUM_ER_COUNT];
+};
 
 #define SUM_MAX_PHASE_NAMES 1024         /* names beyond this are counted, not summarized */
 /* Separate windows kept for sample figures (a name's entries that follow each other or overlap
@@ -33,8 +45,9 @@ struct sum_name_acc {
     /* samples inside the union of its windows, each counted once however many entries
      * overlap there; GPU figures over every GPU's rows */
     struct sum_stat util, mem_used, power, cpu_usr, proc_cpu, proc_rss;
-    double energy_j;  /* every GPU's power integrated over the union */
-    bool energy_seen; /* a bridged power step met a window */
+    /* [SUM_NAME_MAX_GPUS]: each GPU's energy over the union, made when a step first met a
+     * window (NULL: none did); sum_name_energy_wh picks the reading */
+    struct sum_name_energy *energy;
     size_t last_win;  /* its latest window in sum_names.win, + 1 (0: none) */
 };
 
@@ -65,9 +78,12 @@ void sum_names_gpu_at(struct sum_names *s, double t, double util, double mem_use
  * time they share with it (sum_stat_add_w), as a phase does. */
 void sum_names_cpu_at(struct sum_names *s, double a, double b, double usr);
 void sum_names_proc_at(struct sum_names *s, double t, double rss, double a, double b, double cpu);
-/* A bridged step of one GPU's power from (t1, p1) to (t2, p2): its energy inside each name's
- * windows. */
-void sum_names_energy_at(struct sum_names *s, double t1, double p1, double t2, double p2);
+/* A bridged step of GPU g's power (reading SUM_ER_INSTANT or SUM_ER_INTEGRATED) from (t1, p1)
+ * to (t2, p2): its energy inside each name's windows, power interpolated linearly. */
+void sum_names_energy_at(struct sum_names *s, int g, enum sum_ereading r, double t1, double p1,
+                         double t2, double p2);
+/* A step of GPU g's energy counter: its share inside each name's windows (sum_ecount_part). */
+void sum_names_counter_at(struct sum_names *s, int g, const struct sum_ecount_step *step);
 
 /* The same, inline: most runs have no phases, and a sample then costs a test, not a call. */
 static inline void sum_names_gpu(struct sum_names *s, double t, double util, double mem_used,
@@ -87,10 +103,16 @@ static inline void sum_names_proc(struct sum_names *s, double t, double rss, dou
     if (s->ivx.n)
         sum_names_proc_at(s, t, rss, a, b, cpu);
 }
-static inline void sum_names_energy(struct sum_names *s, double t1, double p1, double t2, double p2)
+static inline void sum_names_energy(struct sum_names *s, int g, enum sum_ereading r, double t1,
+                                    double p1, double t2, double p2)
 {
     if (s->ivx.n)
-        sum_names_energy_at(s, t1, p1, t2, p2);
+        sum_names_energy_at(s, g, r, t1, p1, t2, p2);
+}
+static inline void sum_names_counter(struct sum_names *s, int g, const struct sum_ecount_step *st)
+{
+    if (s->ivx.n)
+        sum_names_counter_at(s, g, st);
 }
 /* Phases open until the run's end have windows ending at INFINITY while the files are read;
  * once the end is known: a name's open entry took d seconds, and every such window ends at
@@ -107,6 +129,7 @@ const struct sum_name_acc *sum_names_find(const struct sum_names *s, const char 
  * NAN when unmeasured. */
 double sum_name_mean_s(const struct sum_name_acc *a);
 double sum_name_std_s(const struct sum_name_acc *a);
-double sum_name_energy_wh(const struct sum_name_acc *a);
+/* (A name's energy, by the phases' rule, is sum_name_energy_wh in summary.h: it needs the
+ * run's counters.) */
 
 #endif

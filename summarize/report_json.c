@@ -442,7 +442,7 @@ static void json_phase_names(struct hw_json *w, const struct sum_run *run)
         hw_json_num(w, "std", sum_fig_round_us(sum_name_std_s(a)));
         hw_json_close(w);
         hw_json_num(w, "span_sec", sum_fig_round_us(a->timed ? a->span_s : NAN));
-        hw_json_num(w, "energy_wh", sum_name_energy_wh(a));
+        hw_json_num(w, "energy_wh", sum_name_energy_wh(run, a));
         hw_json_num(w, "gpu_util_mean_pct", sum_stat_mean(&a->util));
         hw_json_num(w, "gpu_util_max_pct", sum_fig_max(&a->util));
         hw_json_num(w, "peak_vram_mib", sum_fig_max(&a->mem_used));

@@ -429,7 +429,7 @@ static void phase_figures(const struct sum_run *run, const struct sum_units *u,
             {"count", (double)a->count, true},
             {"total_sec", sum_fig_round_us(a->timed ? a->d_sum : NAN), false},
             {"mean_sec", sum_fig_round_us(sum_name_mean_s(a)), false},
-            {"energy_wh", sum_name_energy_wh(a), false},
+            {"energy_wh", sum_name_energy_wh(run, a), false},
             {"gpu_util_mean_pct", sum_stat_mean(&a->util), false},
             {"peak_vram_mib", sum_fig_max(&a->mem_used), false},
         };

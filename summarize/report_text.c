@@ -417,7 +417,7 @@ static void text_phases(struct hw_buf *out, const struct sum_run *run, const str
         hw_buf_puts(out, ", std ");
         tdur(out, sum_name_std_s(a), u);
         hw_buf_puts(out, "), energy ");
-        twh(out, sum_name_energy_wh(a), u);
+        twh(out, sum_name_energy_wh(run, a), u);
         if (a->util.n) {
             hw_buf_puts(out, ", GPU util mean ");
             tnum(out, sum_stat_mean(&a->util), "%");

@@ -452,6 +452,27 @@ bool sum_phase_energy_partly(const struct sum_run *run, const struct sum_phase_a
     return partly;
 }
 
+double sum_name_energy_wh(const struct sum_run *run, const struct sum_name_acc *a)
+{
+    double wh = 0;
+    bool any = false;
+    for (int g = 0; a->energy && g < RD_MAX_GPUS && g < SUM_NAME_MAX_GPUS; g++) {
+        const struct sum_name_energy *e = &a->energy[g];
+        double v[SUM_ER_COUNT];
+        for (int k = 0; k < SUM_ER_COUNT; k++)
+            v[k] = e->seen[k] ? e->j[k] / 3600.0 : NAN;
+        /* the counter as for a phase: when the windows last twice its update period */
+        if (!(run->ecnt[g] && sum_ecount_phase_ok(run->ecnt[g], a->span_s)))
+            v[SUM_ER_COUNTER] = NAN;
+        double x = rd_energy_pick(v[SUM_ER_COUNTER], v[SUM_ER_INSTANT], v[SUM_ER_INTEGRATED], NULL);
+        if (isfinite(x)) {
+            wh += x;
+            any = true;
+        }
+    }
+    return any ? wh : NAN;
+}
+
 double sum_phase_energy_wh(const struct sum_run *run, const struct sum_phase_acc *p)
 {
     double wh = 0;
@@ -897,7 +918,7 @@ static inline __attribute__((always_inline)) void energy_stepped(void *ctx, doub
             struct seg s = {c->gpu, t0, p0, t1, p1};
             for_phases(run, t0, t1, phase_energy, &s);
         }
-        sum_names_energy(&run->names, t0, p0, t1, p1);
+        sum_names_energy(&run->names, c->gpu, SUM_ER_INTEGRATED, t0, p0, t1, p1);
     }
 }
 
@@ -982,10 +1003,13 @@ static void on_energy_row(void *ctx, const struct rd_energy_row *r)
     }
     see_time(run, r->t);
     struct sum_ecount_step step;
-    if (sum_ecount_add(e, r->t, r->mj, &step) && any_phases(run)) {
+    if (!sum_ecount_add(e, r->t, r->mj, &step))
+        return;
+    if (any_phases(run)) {
         struct ecnt_of c = {r->gpu, &step};
         for_phases(run, step.t1, step.t2, phase_counter, &c);
     }
+    sum_names_counter(&run->names, r->gpu, &step);
 }
 
 /* ---- processes on the GPUs (hw_pmon.csv) ----------------------------------------------- */
@@ -1117,14 +1141,17 @@ static void phase_energy_inst(struct sum_run *run, struct sum_phase_acc *p, doub
     }
 }
 
-/* Each step of a GPU's instant power curve (hw_health.csv): the phases' share. */
+/* Each step of a GPU's instant power curve (hw_health.csv): the phases' and names' share. */
 static void inst_stepped(void *ctx, double t0, double p0, double t1, double p1, bool bridged)
 {
     const struct curve_of *c = ctx;
-    if (bridged && any_phases(c->run)) {
+    if (!bridged)
+        return;
+    if (any_phases(c->run)) {
         struct seg s = {c->gpu, t0, p0, t1, p1};
         for_phases(c->run, t0, t1, phase_energy_inst, &s);
     }
+    sum_names_energy(&c->run->names, c->gpu, SUM_ER_INSTANT, t0, p0, t1, p1);
 }
 
 static void on_health(void *ctx, const struct rd_health_row *r)

@@ -433,6 +433,10 @@ double sum_phase_gpu_energy_integrated_wh(const struct sum_run *run,
 /* The seconds of phase p that sum_phase_gpu_energy_wh's reading spans; NAN: none measured. */
 double sum_phase_gpu_energy_covered_s(const struct sum_run *run, const struct sum_phase_acc *p,
                                       int g);
+/* A phase name's energy over the union of its windows, by the phases' rule for each GPU (the
+ * counter when the union lasts twice its update period, else the instant power, else the power
+ * field), over its GPUs; NAN: none measured. A name of one entry says its phase's energy_wh. */
+double sum_name_energy_wh(const struct sum_run *run, const struct sum_name_acc *a);
 /* A phase's energy over its GPUs (each GPU's sum_phase_gpu_energy_wh); NAN: none measured. */
 double sum_phase_energy_wh(const struct sum_run *run, const struct sum_phase_acc *p);
 /* The seconds of phase p its energy spans: its least covered GPU's (NAN: none measured). True
