@@ -231,7 +231,7 @@ void sum_names_proc_at(struct sum_names *s, double t, double rss, double a, doub
 struct seg {
     struct sum_names *s;
     int gpu;
-    enum sum_ereading r;
+    enum rd_ereading r;
     double t1, p1, t2, p2;
     const struct sum_ecount_step *step; /* a counter's step; NULL: a power step */
 };
@@ -268,7 +268,7 @@ static void on_energy_hit(void *ctx, uint32_t id, double w0, double w1)
     e->seen[g->r] = true;
 }
 
-void sum_names_energy_at(struct sum_names *s, int g, enum sum_ereading r, double t1, double p1,
+void sum_names_energy_at(struct sum_names *s, int g, enum rd_ereading r, double t1, double p1,
                          double t2, double p2)
 {
     struct seg q = {s, g, r, t1, p1, t2, p2, NULL};
@@ -277,7 +277,7 @@ void sum_names_energy_at(struct sum_names *s, int g, enum sum_ereading r, double
 
 void sum_names_counter_at(struct sum_names *s, int g, const struct sum_ecount_step *step)
 {
-    struct seg q = {s, g, SUM_ER_COUNTER, step->t1, 0, step->t2, 0, step};
+    struct seg q = {s, g, RD_ER_COUNTER, step->t1, 0, step->t2, 0, step};
     sum_ivx_query(&s->ivx, step->t1, step->t2, on_energy_hit, &q);
 }
 

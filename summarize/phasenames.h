@@ -15,15 +15,13 @@
 #include "ivindex.h"
 #include "stats.h"
 
-/* The readings a GPU's energy comes from, rd_energy_pick's three in its order. */
-enum sum_ereading { SUM_ER_COUNTER, SUM_ER_INSTANT, SUM_ER_INTEGRATED, SUM_ER_COUNT };
 #define SUM_NAME_MAX_GPUS 64 /* RD_MAX_GPUS */
 
 /* One GPU's energy inside a name's windows, each reading apart (joules; seen: a step of it met
  * a window), so that the name's energy takes the reading a phase of it would. */
 struct sum_name_energy {
-    double j[SUM_ER_COUNT];
-    bool seen[SUM_ER_COUNT];
+    double j[RD_ER_COUNT];
+    bool seen[RD_ER_COUNT];
 };
 
 #define SUM_MAX_PHASE_NAMES 1024         /* names beyond this are counted, not summarized */
@@ -78,9 +76,9 @@ void sum_names_gpu_at(struct sum_names *s, double t, double util, double mem_use
  * time they share with it (sum_stat_add_w), as a phase does. */
 void sum_names_cpu_at(struct sum_names *s, double a, double b, double usr);
 void sum_names_proc_at(struct sum_names *s, double t, double rss, double a, double b, double cpu);
-/* A bridged step of GPU g's power (reading SUM_ER_INSTANT or SUM_ER_INTEGRATED) from (t1, p1)
+/* A bridged step of GPU g's power (reading RD_ER_INSTANT or RD_ER_INTEGRATED) from (t1, p1)
  * to (t2, p2): its energy inside each name's windows, power interpolated linearly. */
-void sum_names_energy_at(struct sum_names *s, int g, enum sum_ereading r, double t1, double p1,
+void sum_names_energy_at(struct sum_names *s, int g, enum rd_ereading r, double t1, double p1,
                          double t2, double p2);
 /* A step of GPU g's energy counter: its share inside each name's windows (sum_ecount_part). */
 void sum_names_counter_at(struct sum_names *s, int g, const struct sum_ecount_step *step);
@@ -103,7 +101,7 @@ static inline void sum_names_proc(struct sum_names *s, double t, double rss, dou
     if (s->ivx.n)
         sum_names_proc_at(s, t, rss, a, b, cpu);
 }
-static inline void sum_names_energy(struct sum_names *s, int g, enum sum_ereading r, double t1,
+static inline void sum_names_energy(struct sum_names *s, int g, enum rd_ereading r, double t1,
                                     double p1, double t2, double p2)
 {
     if (s->ivx.n)

@@ -396,10 +396,21 @@ double sum_gpu_energy_instant_wh(const struct sum_run *run, int g)
     return k && k->inst.covered_s > 0 ? k->inst.joules / 3600.0 : NAN;
 }
 
+enum rd_ereading sum_gpu_energy_reading(const struct sum_run *run, int g, double *wh)
+{
+    const double v[RD_ER_COUNT] = {sum_gpu_energy_counter_wh(run, g),
+                                   sum_gpu_energy_instant_wh(run, g),
+                                   sum_gpu_energy_integrated_wh(run, g)};
+    return rd_energy_pick_of(v, wh);
+}
+
 double sum_gpu_energy_wh(const struct sum_run *run, int g, const char **source)
 {
-    double c = sum_gpu_energy_counter_wh(run, g), n = sum_gpu_energy_instant_wh(run, g);
-    return rd_energy_pick(c, n, sum_gpu_energy_integrated_wh(run, g), source);
+    double wh;
+    enum rd_ereading k = sum_gpu_energy_reading(run, g, &wh);
+    if (source)
+        *source = k < RD_ER_COUNT ? rd_ereading_names[k] : NULL;
+    return wh;
 }
 
 double sum_phase_gpu_energy_integrated_wh(const struct sum_run *run,
@@ -412,27 +423,34 @@ double sum_phase_gpu_energy_integrated_wh(const struct sum_run *run,
     return measured ? pg->energy_j / 3600.0 : NAN;
 }
 
-double sum_phase_gpu_energy_wh(const struct sum_run *run, const struct sum_phase_acc *p, int g,
-                               const char **source)
+/* GPU g's energy readings inside phase p (Wh, NAN: not had) and the one its energy is. */
+static enum rd_ereading phase_gpu_reading(const struct sum_run *run, const struct sum_phase_acc *p,
+                                          int g, double *wh)
 {
     const struct sum_phase_gpu *pg = p->gpu[g];
     const struct sum_ecount *e = run->ecnt[g];
     bool counter = pg && e && pg->counter_seen && sum_ecount_phase_ok(e, p->t1 - p->t0);
-    return rd_energy_pick(counter ? pg->counter_mj / 3.6e6 : NAN,
-                          pg && pg->inst_seen ? pg->inst_j / 3600.0 : NAN,
-                          sum_phase_gpu_energy_integrated_wh(run, p, g), source);
+    const double v[RD_ER_COUNT] = {counter ? pg->counter_mj / 3.6e6 : NAN,
+                                   pg && pg->inst_seen ? pg->inst_j / 3600.0 : NAN,
+                                   sum_phase_gpu_energy_integrated_wh(run, p, g)};
+    return rd_energy_pick_of(v, wh);
+}
+
+double sum_phase_gpu_energy_wh(const struct sum_run *run, const struct sum_phase_acc *p, int g,
+                               const char **source)
+{
+    double wh;
+    enum rd_ereading k = phase_gpu_reading(run, p, g, &wh);
+    if (source)
+        *source = k < RD_ER_COUNT ? rd_ereading_names[k] : NULL;
+    return wh;
 }
 
 double sum_phase_gpu_energy_covered_s(const struct sum_run *run, const struct sum_phase_acc *p,
                                       int g)
 {
-    const struct sum_phase_gpu *pg = p->gpu[g];
-    const char *src;
-    if (!pg || !isfinite(sum_phase_gpu_energy_wh(run, p, g, &src)) || !src)
-        return NAN;
-    return strcmp(src, "counter") == 0   ? pg->counter_cov_s
-           : strcmp(src, "instant") == 0 ? pg->inst_cov_s
-                                         : pg->energy_cov_s;
+    enum rd_ereading k = phase_gpu_reading(run, p, g, NULL);
+    return p->gpu[g] && k < RD_ER_COUNT ? p->gpu[g]->cov_s[k] : NAN;
 }
 
 bool sum_phase_energy_partly(const struct sum_run *run, const struct sum_phase_acc *p,
@@ -458,13 +476,13 @@ double sum_name_energy_wh(const struct sum_run *run, const struct sum_name_acc *
     bool any = false;
     for (int g = 0; a->energy && g < RD_MAX_GPUS && g < SUM_NAME_MAX_GPUS; g++) {
         const struct sum_name_energy *e = &a->energy[g];
-        double v[SUM_ER_COUNT];
-        for (int k = 0; k < SUM_ER_COUNT; k++)
+        double v[RD_ER_COUNT], x;
+        for (int k = 0; k < RD_ER_COUNT; k++)
             v[k] = e->seen[k] ? e->j[k] / 3600.0 : NAN;
         /* the counter as for a phase: when the windows last twice its update period */
         if (!(run->ecnt[g] && sum_ecount_phase_ok(run->ecnt[g], a->span_s)))
-            v[SUM_ER_COUNTER] = NAN;
-        double x = rd_energy_pick(v[SUM_ER_COUNTER], v[SUM_ER_INSTANT], v[SUM_ER_INTEGRATED], NULL);
+            v[RD_ER_COUNTER] = NAN;
+        (void)rd_energy_pick_of(v, &x);
         if (isfinite(x)) {
             wh += x;
             any = true;
@@ -843,7 +861,7 @@ static void phase_energy(struct sum_run *run, struct sum_phase_acc *p, double a,
     struct sum_phase_gpu *pg = phase_gpu(p, s->g);
     if (pg) {
         pg->energy_j += seg_joules_in(s, p);
-        pg->energy_cov_s += step_in(s->t1, s->t2, p);
+        pg->cov_s[RD_ER_INTEGRATED] += step_in(s->t1, s->t2, p);
     }
 }
 
@@ -912,13 +930,14 @@ static inline __attribute__((always_inline)) void energy_stepped(void *ctx, doub
     const struct curve_of *c = ctx;
     struct sum_run *run = c->run;
     if (run->tl) /* the chart's energy: the joules of the steps, as energy_wh adds them */
-        sum_tl_energy(run->tl, t1, bridged ? rd_energy_trapezoid(t0, p0, t1, p1) : 0);
+        sum_tl_energy(run->tl, c->gpu, RD_ER_INTEGRATED, t1,
+                      bridged ? rd_energy_trapezoid(t0, p0, t1, p1) : 0);
     if (bridged) {
         if (any_phases(run)) {
             struct seg s = {c->gpu, t0, p0, t1, p1};
             for_phases(run, t0, t1, phase_energy, &s);
         }
-        sum_names_energy(&run->names, c->gpu, SUM_ER_INTEGRATED, t0, p0, t1, p1);
+        sum_names_energy(&run->names, c->gpu, RD_ER_INTEGRATED, t0, p0, t1, p1);
     }
 }
 
@@ -986,7 +1005,7 @@ static void phase_counter(struct sum_run *run, struct sum_phase_acc *p, double a
     if (!pg)
         return;
     pg->counter_mj += sum_ecount_part(c->step, p->t0, p->t1);
-    pg->counter_cov_s += step_in(c->step->t1, c->step->t2, p);
+    pg->cov_s[RD_ER_COUNTER] += step_in(c->step->t1, c->step->t2, p);
     pg->counter_seen = true;
 }
 
@@ -1005,6 +1024,8 @@ static void on_energy_row(void *ctx, const struct rd_energy_row *r)
     struct sum_ecount_step step;
     if (!sum_ecount_add(e, r->t, r->mj, &step))
         return;
+    if (run->tl)
+        sum_tl_energy(run->tl, r->gpu, RD_ER_COUNTER, step.t2, step.mj / 1000.0);
     if (any_phases(run)) {
         struct ecnt_of c = {r->gpu, &step};
         for_phases(run, step.t1, step.t2, phase_counter, &c);
@@ -1136,7 +1157,7 @@ static void phase_energy_inst(struct sum_run *run, struct sum_phase_acc *p, doub
     struct sum_phase_gpu *pg = phase_gpu(p, s->g);
     if (pg) {
         pg->inst_j += seg_joules_in(s, p);
-        pg->inst_cov_s += step_in(s->t1, s->t2, p);
+        pg->cov_s[RD_ER_INSTANT] += step_in(s->t1, s->t2, p);
         pg->inst_seen = true;
     }
 }
@@ -1145,13 +1166,16 @@ static void phase_energy_inst(struct sum_run *run, struct sum_phase_acc *p, doub
 static void inst_stepped(void *ctx, double t0, double p0, double t1, double p1, bool bridged)
 {
     const struct curve_of *c = ctx;
+    if (c->run->tl)
+        sum_tl_energy(c->run->tl, c->gpu, RD_ER_INSTANT, t1,
+                      bridged ? rd_energy_trapezoid(t0, p0, t1, p1) : 0);
     if (!bridged)
         return;
     if (any_phases(c->run)) {
         struct seg s = {c->gpu, t0, p0, t1, p1};
         for_phases(c->run, t0, t1, phase_energy_inst, &s);
     }
-    sum_names_energy(&c->run->names, c->gpu, SUM_ER_INSTANT, t0, p0, t1, p1);
+    sum_names_energy(&c->run->names, c->gpu, RD_ER_INSTANT, t0, p0, t1, p1);
 }
 
 static void on_health(void *ctx, const struct rd_health_row *r)
@@ -2021,8 +2045,12 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
             rd_energy_finish(&run->clk[g]->inst, run->info.interval_s, inst_stepped, &curve);
     }
     counter_warnings(run);
-    if (run->tl)
-        sum_tl_finish(run->tl);
+    if (run->tl) { /* the chart's energy: each GPU's steps of the reading its energy is */
+        enum rd_ereading pick[SUM_TL_MAX_GPUS];
+        for (int g = 0; g < SUM_TL_MAX_GPUS; g++)
+            pick[g] = g < RD_MAX_GPUS ? sum_gpu_energy_reading(run, g, NULL) : RD_ER_COUNT;
+        sum_tl_finish(run->tl, pick);
+    }
 
     double last_t = run->t_max >= run->t_min ? run->t_max : NAN;
     end_open_phases(run, last_t);

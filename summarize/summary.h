@@ -83,7 +83,7 @@ struct sum_phase_gpu {
     /* the seconds of the phase each reading's steps span (power.draw, power.draw.instant, the
      * counter): short of the phase where its GPUs were first read after it began (the probes
      * run beside the job) or a gap cut a step */
-    double energy_cov_s, inst_cov_s, counter_cov_s;
+    double cov_s[RD_ER_COUNT];
     struct sum_pmon_acc *pm; /* its processes' shares (hw_pmon.csv); NULL: no instant */
 };
 
@@ -421,6 +421,8 @@ bool sum_run_clocks(const struct sum_run *run, struct sum_clk_figs *out);
  * hw_metrics.csv's power field; NULL with NAN when none measured it. The others: each reading
  * alone (NAN: not measured). */
 double sum_gpu_energy_wh(const struct sum_run *run, int g, const char **source);
+/* The reading sum_gpu_energy_wh takes (RD_ER_COUNT: none) and its value in *wh (may be NULL). */
+enum rd_ereading sum_gpu_energy_reading(const struct sum_run *run, int g, double *wh);
 double sum_gpu_energy_integrated_wh(const struct sum_run *run, int g);
 double sum_gpu_energy_instant_wh(const struct sum_run *run, int g);
 double sum_gpu_energy_counter_wh(const struct sum_run *run, int g);

@@ -30,7 +30,6 @@ struct sum_timeline *sum_tl_new(int cols, bool spark_only)
     tl->t_lo = tl->t_hi = NAN;
     for (int k = 0; k < HW_FILE_COUNT; k++)
         tl->host_last_t[k] = NAN;
-    tl->energy_last_t = NAN;
     tl->io_last_t = NAN;
     return tl;
 }
@@ -44,6 +43,8 @@ void sum_tl_free(struct sum_timeline *tl)
             continue;
         for (int m = 0; m < SUM_TL_GCOUNT; m++)
             free(tl->gpu[g]->s[m].cols);
+        for (int k = 0; k < RD_ER_COUNT; k++)
+            free(tl->gpu[g]->ej[k].cols);
         free(tl->gpu[g]);
     }
     for (int i = 0; i < SUM_TL_OCOUNT; i++)
@@ -81,10 +82,14 @@ void sum_tl_col_merge(struct sum_tl_col *dst, const struct sum_tl_col *src)
 static void each_series(struct sum_timeline *tl,
                         void (*fn)(struct sum_timeline *, struct sum_tl_series *, int), int arg)
 {
-    for (int g = 0; g < SUM_TL_MAX_GPUS; g++)
+    for (int g = 0; g < SUM_TL_MAX_GPUS; g++) {
         for (int m = 0; tl->gpu[g] && m < SUM_TL_GCOUNT; m++)
             if (tl->gpu[g]->s[m].cols)
                 fn(tl, &tl->gpu[g]->s[m], arg);
+        for (int k = 0; tl->gpu[g] && k < RD_ER_COUNT; k++)
+            if (tl->gpu[g]->ej[k].cols)
+                fn(tl, &tl->gpu[g]->ej[k], arg);
+    }
     for (int i = 0; i < SUM_TL_OCOUNT; i++)
         if (tl->os[i].cols)
             fn(tl, &tl->os[i], arg);
@@ -223,6 +228,8 @@ static struct sum_tl_gpu *tl_gpu(struct sum_timeline *tl, int g)
         }
         for (int k = 0; k < HW_FILE_COUNT; k++)
             tl->gpu[g]->last_t[k] = NAN;
+        for (int k = 0; k < RD_ER_COUNT; k++)
+            tl->gpu[g]->ej_last_t[k] = NAN;
     }
     return tl->gpu[g];
 }
@@ -340,21 +347,37 @@ void sum_tl_io(struct sum_timeline *tl, double t, const double bytes[4], double 
         add(tl, &tl->os[SUM_TL_DISKR + i], b, sum_io_rate_mib_s(bytes[i], dt), step);
 }
 
-void sum_tl_energy(struct sum_timeline *tl, double t, double joules)
+void sum_tl_energy(struct sum_timeline *tl, int gpu, enum rd_ereading r, double t, double joules)
 {
-    if (tl->spark_only)
+    struct sum_tl_gpu *g = tl->spark_only || r >= RD_ER_COUNT ? NULL : tl_gpu(tl, gpu);
+    if (!g)
         return;
-    /* its steps follow the GPU steps, so the gap rule breaks it where it breaks power; a GPU
+    /* its steps follow the reading's, so the gap rule breaks it where it breaks them; a GPU
      * taken late steps back in time: the bucket still gets its joules */
-    double step = !(t <= tl->energy_last_t) ? step_from(&tl->energy_last_t, t) : NAN;
-    add(tl, &tl->os[SUM_TL_ENERGY], place(tl, t), joules, step);
+    double step = !(t <= g->ej_last_t[r]) ? step_from(&g->ej_last_t[r], t) : NAN;
+    add(tl, &g->ej[r], place(tl, t), joules, step);
 }
 
-void sum_tl_finish(struct sum_timeline *tl)
+void sum_tl_finish(struct sum_timeline *tl, const enum rd_ereading pick[SUM_TL_MAX_GPUS])
 {
-    if (!tl || !tl->os[SUM_TL_ENERGY].cols)
+    if (!tl || tl->spark_only || tl->hi < 0)
         return;
     struct sum_tl_series *s = &tl->os[SUM_TL_ENERGY];
+    for (int g = 0; g < SUM_TL_MAX_GPUS; g++) { /* each GPU's picked reading, bucket by bucket */
+        const struct sum_tl_series *e =
+            tl->gpu[g] && pick[g] < RD_ER_COUNT ? &tl->gpu[g]->ej[pick[g]] : NULL;
+        if (!e || !e->cols)
+            continue;
+        if (!s->cols && !(s->cols = calloc((size_t)tl->nb, sizeof *s->cols))) {
+            tl->oom = true;
+            return;
+        }
+        for (int b = 0; b <= tl->hi && b < tl->nb; b++)
+            sum_tl_col_merge(&s->cols[b], &e->cols[b]);
+        s->any = true;
+    }
+    if (!s->cols)
+        return;
     double j = 0;
     bool first = true;
     for (int b = 0; b <= tl->hi && b < tl->nb; b++) {

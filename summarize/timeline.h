@@ -10,8 +10,9 @@
  * last one; a sample before the anchor shifts the buckets. Memory: 2 * cols buckets per series,
  * whatever the run's length.
  *
- * The energy series adds up the joules of every GPU's steps, as the summary's energy_wh does, and
- * is drawn as energy so far. Events are kept as markers up
+ * The energy series adds up the joules of every GPU's steps of the reading its energy is (the
+ * counter, the instant power or the power field: rd_energy_pick), as the summary's energy_wh
+ * does, and is drawn as energy so far. Events are kept as markers up
  * to SUM_TL_MAX_EVENTS (the summary keeps only counts and the error-like ones). */
 #ifndef SUM_TIMELINE_H
 #define SUM_TIMELINE_H
@@ -19,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "energy.h"
 #include "readers.h"
 
 #define SUM_TL_MAX_GPUS 64
@@ -79,6 +81,9 @@ struct sum_tl_gpu {
     struct sum_tl_series s[SUM_TL_GCOUNT];
     enum hw_file from[SUM_TL_GCOUNT]; /* the file each series came from */
     double last_t[HW_FILE_COUNT];     /* this GPU's previous row in each file (NAN: none) */
+    /* the joules of its steps of each energy reading, and each one's previous step */
+    struct sum_tl_series ej[RD_ER_COUNT];
+    double ej_last_t[RD_ER_COUNT];
 };
 
 struct sum_tl_event {
@@ -99,7 +104,6 @@ struct sum_timeline {
     struct sum_tl_gpu *gpu[SUM_TL_MAX_GPUS];
     struct sum_tl_series os[SUM_TL_OCOUNT];
     double host_last_t[HW_FILE_COUNT];
-    double energy_last_t; /* the energy series' previous step */
     double io_last_t;     /* the disk and network series' previous row */
     struct sum_tl_event *ev;
     size_t nev, ev_cap;
@@ -127,12 +131,13 @@ void sum_tl_proc_row(struct sum_timeline *tl, const struct rd_proc_row *r);
 /* A cpu_metrics.csv row's disk and network bytes (SUM_IO_*, NAN unmeasured) over the dt seconds
  * before it, as the summary counts them (system.h): drawn as rates. */
 void sum_tl_io(struct sum_timeline *tl, double t, const double bytes[4], double dt);
-/* A GPU's step of its power curve that ended at t, and the joules the energy rule counted for it
- * (0 when it did not bridge it). The chart's energy line is their sum up to each bucket: it never
- * falls, also while a GPU's first rows wait for its interval and are taken late. */
-void sum_tl_energy(struct sum_timeline *tl, double t, double joules);
-/* After the last row: the energy series becomes the energy so far, in Wh, bucket by bucket. */
-void sum_tl_finish(struct sum_timeline *tl);
+/* GPU gpu's step of one energy reading that ended at t, and the joules the energy rule counted
+ * for it (0 when it did not bridge it). */
+void sum_tl_energy(struct sum_timeline *tl, int gpu, enum rd_ereading r, double t, double joules);
+/* After the last row: the energy series becomes the energy so far, in Wh, bucket by bucket: the
+ * sum of each GPU's steps of the reading pick[gpu] (RD_ER_COUNT: none) up to each bucket. It
+ * never falls, also while a GPU's first rows wait for its interval and are taken late. */
+void sum_tl_finish(struct sum_timeline *tl, const enum rd_ereading pick[SUM_TL_MAX_GPUS]);
 
 /* Bucket b's time span starts at sum_tl_bucket_t(tl, b); each lasts tl->width. */
 static inline double sum_tl_bucket_t(const struct sum_timeline *tl, int b)

@@ -185,20 +185,35 @@ static inline double rd_ecount_add(struct rd_ecount *c, double t, double mj)
     return step;
 }
 
-/* Which of a GPU's energy readings is its energy: its energy counter's growth (hw_energy.csv),
- * else power.draw.instant integrated (hw_health.csv), else power.draw integrated; NAN for one
- * not had. The one choice summarize, the live view and the Prometheus export make; *source
- * (when not NULL) gets "counter", "instant", "integrated" or NULL. */
+/* A GPU's energy readings, in the order rd_energy_pick prefers them: its energy counter's growth
+ * (hw_energy.csv), power.draw.instant integrated (hw_health.csv), power.draw integrated. */
+enum rd_ereading { RD_ER_COUNTER, RD_ER_INSTANT, RD_ER_INTEGRATED, RD_ER_COUNT };
+/* their names, as energy_source says them */
+static const char *const rd_ereading_names[RD_ER_COUNT] = {"counter", "instant", "integrated"};
+
+/* Which of a GPU's energy readings is its energy: the first of them it has (NAN: not had).
+ * The one choice summarize, the live view and the Prometheus export make; returns the reading
+ * (RD_ER_COUNT: none) and *wh (when not NULL) its value, NAN for none. */
+static inline enum rd_ereading rd_energy_pick_of(const double v[RD_ER_COUNT], double *wh)
+{
+    int k = 0;
+    while (k < RD_ER_COUNT && !isfinite(v[k]))
+        k++;
+    if (wh)
+        *wh = k < RD_ER_COUNT ? v[k] : NAN;
+    return (enum rd_ereading)k;
+}
+
+/* The same with the three apart; *source (when not NULL) gets rd_ereading_names' or NULL. */
 static inline double rd_energy_pick(double counter, double instant, double integrated,
                                     const char **source)
 {
-    const char *s = isfinite(counter)      ? "counter"
-                    : isfinite(instant)    ? "instant"
-                    : isfinite(integrated) ? "integrated"
-                                           : NULL;
+    const double v[RD_ER_COUNT] = {counter, instant, integrated};
+    double wh;
+    enum rd_ereading k = rd_energy_pick_of(v, &wh);
     if (source)
-        *source = s;
-    return isfinite(counter) ? counter : isfinite(instant) ? instant : integrated;
+        *source = k < RD_ER_COUNT ? rd_ereading_names[k] : NULL;
+    return wh;
 }
 
 #endif

@@ -18,6 +18,7 @@
 #include "summary.h"
 #include "timeline.h"
 #include "testutil.h"
+#include "hwrun/buf.h"
 
 #define T0 1795336800.0 /* 2026-11-22 08:40:00 UTC */
 #define MT_PX 8.0    /* the plot's top and height in a chart (html_int.h's MT, PLOT_H) */
@@ -1697,13 +1698,33 @@ static double num_after(const char *s, const char *key)
     return p ? strtod(p + strlen(key), NULL) : NAN;
 }
 
+/* hw_energy.csv: GPU 0's energy counter growing at watts from g's first sample to its last. */
+static void write_counter(const char *dir, const struct gen_run *g, double watts)
+{
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    hw_buf_puts(&b, "timestamp,index,energy_mj,edge\n");
+    for (double rel = 0; rel <= g->seconds + 1e-9; rel += g->interval) {
+        char iso[64];
+        gen_iso(iso, sizeof iso, g->t0 + rel);
+        hw_buf_printf(&b, "%s,0,%.0f,\n", iso, 1e9 + watts * rel * 1000);
+    }
+    char *p = th_fmt("%s/%s", dir, HW_ENERGY_FILE);
+    CU_ASSERT_EQUAL(th_write_file(p, b.p, b.len), 0);
+    free(p);
+    hw_buf_free(&b);
+}
+
 /* The page of DIR (summarize --html) against its JSON (summarize --format json): the energy
- * (exact in the data attribute, and the label to its shown digits), the sampling interval, the
- * gap count and the breaks drawn in each GPU's power line, the event markers. */
-static void check_agree(const char *tag, const struct gen_run *g)
+ * (exact in the data attribute, and the label to its shown digits, and where the energy line
+ * ends), the sampling interval, the gap count and the breaks drawn in each GPU's power line, the
+ * event markers. counter_w > 0: GPU 0 has an energy counter at that many watts, GPU 1 none. */
+static void check_agree(const char *tag, const struct gen_run *g, double counter_w)
 {
     char *dir = th_tmpdir(tag);
     CU_ASSERT_FATAL(gen_write_run(dir, g) == 0);
+    if (counter_w > 0)
+        write_counter(dir, g, counter_w);
     struct json_object *js = real_summary(dir);
     CU_ASSERT_FATAL(js != NULL);
     char *page = th_fmt("%s/report.html", dir);
@@ -1748,6 +1769,11 @@ static void check_agree(const char *tag, const struct gen_run *g)
         CU_ASSERT(fabs(num_after(pw, key) - e) <= 0.05 * pow(10, floor(log10(fabs(e))) - 1) + 1e-9);
     }
     struct json_object *g0 = json_object_array_get_idx(gpus, 0);
+    if (counter_w > 0) { /* GPU 0's energy is its counter's, GPU 1's its power integrated */
+        CU_ASSERT_STRING_EQUAL(json_object_get_string(json_object_object_get(g0, "energy_source")),
+                               "counter");
+        CHECK_NEAR(jnum(g0, "energy_wh", NULL), counter_w * g->seconds / 3600, 1e-6);
+    }
     CU_ASSERT_EQUAL(num_after(html, "id=\"interval\" data-s=\""), jnum(g0, "energy", "interval_sec"));
     CU_ASSERT_EQUAL(num_after(html, "id=\"gaps\" data-n=\""), gaps);
     /* the energy line breaks where GPU 0's power does, and ends at the JSON's energy (to the
@@ -1761,6 +1787,9 @@ static void check_agree(const char *tag, const struct gen_run *g)
     CU_ASSERT_FATAL(pt->n > 0);
     double e0 = attr_num(pw, "data-y2-0"), e1 = attr_num(pw, "data-y2-1");
     double last = e0 + (MT_PX + PLOT_PX - pt->y[pt->n - 1]) / PLOT_PX * (e1 - e0);
+    if (!(fabs(last - wh) <= 0.051 * (e1 - e0) / PLOT_PX))
+        fprintf(stderr, "\n    %s: the energy line ends at %g Wh, the JSON says %.12g Wh\n", tag,
+                last, wh);
     CU_ASSERT(fabs(last - wh) <= 0.051 * (e1 - e0) / PLOT_PX);
     /* energy so far never falls, from the first samples on (while each GPU's first rows
      * waited for its interval it sawed between 0 and the early total): y only goes up the page */
@@ -1793,6 +1822,7 @@ static const struct agree_case {
     const char *tag;
     double interval, hint, gap_from, gap_to, restart_at, restart_delay;
     bool partial;
+    double counter_w; /* GPU 0's energy counter (0: none) */
 } agree_cases[] = {
     /* the user's case: the start event says 1 s, rows come every 0.5 s, with a 2 s hole */
     {"agree-hint", 0.5, 1.0, 300, 302, 0, 0, false},
@@ -1800,6 +1830,8 @@ static const struct agree_case {
     {"agree-holes", 1, 0, 200, 260, 0, 0, false},         /* a minute without samples */
     {"agree-restart", 0.5, 0, 0, 0, 250, 5, false},       /* a child restarted: a torn row */
     {"agree-truncated", 0.5, 0, 50, 60, 0, 0, true},      /* files end in a partial line */
+    /* GPU 0 with an energy counter far from its power field: the line follows the counter */
+    {"agree-counter", 0.5, 0, 0, 0, 0, 0, false, 900},
 };
 
 static void check_case(size_t i)
@@ -1819,7 +1851,7 @@ static void check_case(size_t i)
                         .restart_at = c->restart_at,
                         .restart_delay = c->restart_delay,
                         .partial_last = c->partial};
-    check_agree(c->tag, &g);
+    check_agree(c->tag, &g, c->counter_w);
 }
 
 static void test_agree_wrong_hint(void) { check_case(0); }
@@ -1827,6 +1859,7 @@ static void test_agree_no_hint(void) { check_case(1); }
 static void test_agree_holes(void) { check_case(2); }
 static void test_agree_restart(void) { check_case(3); }
 static void test_agree_truncated(void) { check_case(4); }
+static void test_agree_counter(void) { check_case(5); }
 
 /* ---- registration ---------------------------------------------------------------------------- */
 
@@ -1869,6 +1902,7 @@ void cu_register_all(void)
     CU_add_test(s, "holes", test_agree_holes);
     CU_add_test(s, "restart", test_agree_restart);
     CU_add_test(s, "truncated", test_agree_truncated);
+    CU_add_test(s, "counter", test_agree_counter);
     s = th_add_suite("browser", NULL, NULL, 120);
     CU_add_test(s, "chromium", test_browser);
 }
