@@ -291,7 +291,7 @@ static void phase_table(FILE *f, const struct ht_page *P)
         double covered;
         if (sum_phase_energy_partly(P->run, p, &covered)) { /* first read after it began, a gap */
             char cb[48];
-            fprintf(f, " <small class=\"unresolved\" title=\"GPU energy of %s of it: partly "
+            fprintf(f, " <small class=\"unresolved\" title=\"GPU energy over %s of it: partly "
                        "unmeasured\">GPU energy partly</small>",
                     ht_fmt_dur(cb, sizeof cb, sum_fig_round_us(covered)));
         }

@@ -316,7 +316,7 @@ static void text_phase_entry(struct hw_buf *out, const struct sum_run *run,
     twh(out, sum_phase_energy_wh(run, p), u);
     double covered;
     if (sum_phase_energy_partly(run, p, &covered)) { /* GPUs read from after its begin, a gap */
-        hw_buf_puts(out, " (GPU energy of ");
+        hw_buf_puts(out, " (GPU energy over ");
         tdur(out, covered, u);
         hw_buf_puts(out, " of it: partly unmeasured)");
     }

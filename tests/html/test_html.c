@@ -420,7 +420,7 @@ static void test_structure_gap(void)
     CU_ASSERT(strstr(q.html, "No problems found while reading.") != NULL);
     /* train (20 to 100 s) holds the gap: its energy is of 59 s of its 80, and says so */
     CU_ASSERT_EQUAL(count(p.html, ">GPU energy partly</small>"), 1);
-    CU_ASSERT(strstr(p.html, "title=\"GPU energy of 59") != NULL);
+    CU_ASSERT(strstr(p.html, "title=\"GPU energy over 59") != NULL);
     CU_ASSERT_EQUAL(count(q.html, ">GPU energy partly</small>"), 0);
     free(p.html);
     free(q.html);
