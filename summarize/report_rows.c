@@ -103,7 +103,7 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
       sum_stat_mean(&run->all[RD_GM_POWER]))                                                       \
     D("power_watts_max", "highest power.draw", SHOW(SUM_SHOW_PAGE, NULL, "power max"),                                             \
       sum_fig_max(&run->all[RD_GM_POWER]))                                                          \
-    D("energy_wh", "GPU energy, every GPU once: its energy counter, else power integrated over time",  \
+    D("energy_wh", "GPU energy, every GPU once: its counter, else its power integrated (energy_source)",\
       SHOW(SUM_SHOW_SWEEP | SUM_SHOW_PAGE, "Energy", "energy"),                                                        \
       sum_run_energy_wh(run))                                                                      \
     D("mean_gpu_clock_mhz", "mean SM clock (calibrax's name)", SHOW(SUM_SHOW_PAGE, NULL, "SM clock mean"),                             \
@@ -234,7 +234,10 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
       SHOW(SUM_SHOW_PAGE, NULL, "seconds per step in step phases"),                                \
       sum_fig_round_us(sum_run_step_phase_sec_per_step(run)))                                      \
     S("status_reason", "why the run has its status, in words (summary.json's outcome.reason)",     \
-      NOSHOW, run->outcome.reason[0] ? run->outcome.reason : NULL)
+      NOSHOW, run->outcome.reason[0] ? run->outcome.reason : NULL)                                 \
+    S("energy_source", "the reading energy_wh is of: counter, instant or integrated (mixed: the "  \
+      "GPUs' differ), so that a sweep compares like with like", NOSHOW,                            \
+      sum_run_energy_source(run))
 
 /* The table's per-counter and per-context columns, as the expansions that run over a run (or
  * over none) write them out. */

@@ -505,6 +505,20 @@ double sum_phase_energy_wh(const struct sum_run *run, const struct sum_phase_acc
     return any ? wh : NAN;
 }
 
+const char *sum_run_energy_source(const struct sum_run *run)
+{
+    enum rd_ereading all = RD_ER_COUNT;
+    for (int g = 0; g < RD_MAX_GPUS; g++) {
+        enum rd_ereading k = sum_gpu_energy_reading(run, g, NULL);
+        if (k == RD_ER_COUNT)
+            continue;
+        if (all != RD_ER_COUNT && k != all)
+            return "mixed";
+        all = k;
+    }
+    return all < RD_ER_COUNT ? rd_ereading_names[all] : NULL;
+}
+
 double sum_run_energy_wh(const struct sum_run *run)
 {
     double wh = 0;

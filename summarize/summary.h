@@ -461,6 +461,9 @@ const char *sum_run_note(const struct sum_run *run, int i, char *buf, size_t cap
 bool sum_run_pmon(const struct sum_run *run, struct sum_pmon_acc *out);
 /* Energy of every GPU together in Wh (each GPU's sum_gpu_energy_wh); NAN when none measured. */
 double sum_run_energy_wh(const struct sum_run *run);
+/* The reading every GPU's energy is of (rd_ereading_names'), "mixed" when they differ, NULL when
+ * none was measured. */
+const char *sum_run_energy_source(const struct sum_run *run);
 /* The cores the job was meant to use, to state its CPU as a share of them (gpu_tracker's
  * n_expected_cores): --cores (cfg->cores), else the cgroup's CPU quota (cpu_metrics.csv's
  * cgroup_cpu_limit_cores), else the CPUs of its affinity mask (start event's cpus_allowed);

@@ -1773,6 +1773,14 @@ static void check_agree(const char *tag, const struct gen_run *g, double counter
         CU_ASSERT_STRING_EQUAL(json_object_get_string(json_object_object_get(g0, "energy_source")),
                                "counter");
         CHECK_NEAR(jnum(g0, "energy_wh", NULL), counter_w * g->seconds / 3600, 1e-6);
+        /* the sweep row says its energy mixes readings */
+        struct th_result rr;
+        CU_ASSERT_EQUAL_FATAL(SUMMARIZE(&rr, "-q", "-f", "jsonl", dir), 0);
+        struct json_object *row = json_tokener_parse(rr.out), *src = NULL;
+        CU_ASSERT(row && json_object_object_get_ex(row, "energy_source", &src) &&
+                  !strcmp(json_object_get_string(src), "mixed"));
+        json_object_put(row);
+        th_result_free(&rr);
     }
     CU_ASSERT_EQUAL(num_after(html, "id=\"interval\" data-s=\""), jnum(g0, "energy", "interval_sec"));
     CU_ASSERT_EQUAL(num_after(html, "id=\"gaps\" data-n=\""), gaps);
