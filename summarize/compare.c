@@ -216,6 +216,7 @@ static void json_side(struct hw_json *w, const char *key, const struct sum_run *
     hw_json_str(w, "dir", r->dir);
     hw_json_str(w, "status", sum_status_names[r->outcome.status]);
     hw_json_str(w, "open_phase", r->outcome.open_phase[0] ? r->outcome.open_phase : NULL);
+    hw_json_str(w, "energy_source", sum_run_energy_source(r)); /* the reading energy_wh is of */
     hw_json_close(w);
 }
 
@@ -329,9 +330,14 @@ void sum_compare_text(const struct sum_run *a, const struct sum_run *b, const st
     hw_buf_printf(out, "  %-32s %14s %14s  %-14s%s\n", "metric", "A", "B", "change", "%");
     const char *nm, *key;
     size_t nl;
-    for (size_t i = 0; i < s.n; i++)
-        if (!phase_of(s.f[i].name, &nm, &nl, &key))
-            text_metric(out, "  ", s.f[i].name, &s.f[i]);
+    const char *ea = sum_run_energy_source(a), *eb = sum_run_energy_source(b);
+    for (size_t i = 0; i < s.n; i++) {
+        if (phase_of(s.f[i].name, &nm, &nl, &key))
+            continue;
+        text_metric(out, "  ", s.f[i].name, &s.f[i]);
+        if (!strcmp(s.f[i].name, "energy_wh") && ea && eb && strcmp(ea, eb))
+            hw_buf_printf(out, "    (energy_source: A %s, B %s; not like with like)\n", ea, eb);
+    }
     struct text_params tp = {out, false};
     differing_params(a, b, text_param, &tp);
     for (size_t i = 0; i < s.n; i++) {

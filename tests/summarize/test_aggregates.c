@@ -740,6 +740,27 @@ static void test_compare(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "  phase step\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "mean_min"));
     CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "+100.0%"));
+    CU_ASSERT_PTR_NULL(strstr(t.out, "not like with like")); /* both integrated */
+    th_result_free(&t);
+    /* B's GPUs with energy counters: each side says its reading, the text that they differ,
+     * under energy_wh */
+    hw_buf_init(&r, NULL, 0);
+    hw_buf_puts(&r, "timestamp,index,energy_mj,edge\n");
+    for (int s = 0; s <= 40; s++)
+        for (int q = 0; q < 2; q++)
+            hw_buf_printf(&r, "%s%02d.000+00:00,%d,%d,\n", T0, s, q, 5000 + 300000 * s);
+    put_file(b, "hw_energy.csv", r.p);
+    hw_buf_free(&r);
+    t = run_summarize((char *[]){"--compare", a, b, NULL});
+    doc = json_tokener_parse(t.out);
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(jget(doc, "a.energy_source")), "integrated");
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(jget(doc, "b.energy_source")), "counter");
+    json_object_put(doc);
+    th_result_free(&t);
+    t = run_summarize((char *[]){"--compare", "--format", "text", a, b, NULL});
+    const char *ew = strstr(t.out, "  energy_wh ");
+    CU_ASSERT(ew && strstr(ew, "\n    (energy_source: A integrated, B counter; not like with "
+                               "like)\n") == strchr(ew, '\n'));
     th_result_free(&t);
     /* a missing directory: said, exit 1, nothing printed */
     char *gone = th_fmt("%s/missing", base);
