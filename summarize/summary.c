@@ -409,7 +409,7 @@ double sum_gpu_energy_wh(const struct sum_run *run, int g, const char **source)
     double wh;
     enum rd_ereading k = sum_gpu_energy_reading(run, g, &wh);
     if (source)
-        *source = k < RD_ER_COUNT ? rd_ereading_names[k] : NULL;
+        *source = rd_ereading_name(k);
     return wh;
 }
 
@@ -442,7 +442,7 @@ double sum_phase_gpu_energy_wh(const struct sum_run *run, const struct sum_phase
     double wh;
     enum rd_ereading k = phase_gpu_reading(run, p, g, &wh);
     if (source)
-        *source = k < RD_ER_COUNT ? rd_ereading_names[k] : NULL;
+        *source = rd_ereading_name(k);
     return wh;
 }
 
@@ -516,7 +516,7 @@ const char *sum_run_energy_source(const struct sum_run *run)
             return "mixed";
         all = k;
     }
-    return all < RD_ER_COUNT ? rd_ereading_names[all] : NULL;
+    return rd_ereading_name(all);
 }
 
 double sum_run_energy_wh(const struct sum_run *run)

@@ -190,6 +190,10 @@ static inline double rd_ecount_add(struct rd_ecount *c, double t, double mj)
 enum rd_ereading { RD_ER_COUNTER, RD_ER_INSTANT, RD_ER_INTEGRATED, RD_ER_COUNT };
 /* their names, as energy_source says them */
 static const char *const rd_ereading_names[RD_ER_COUNT] = {"counter", "instant", "integrated"};
+static inline const char *rd_ereading_name(enum rd_ereading k) /* NULL for RD_ER_COUNT: none */
+{
+    return k < RD_ER_COUNT ? rd_ereading_names[k] : NULL;
+}
 
 /* Which of a GPU's energy readings is its energy: the first of them it has (NAN: not had).
  * The one choice summarize, the live view and the Prometheus export make; returns the reading
@@ -212,7 +216,7 @@ static inline double rd_energy_pick(double counter, double instant, double integ
     double wh;
     enum rd_ereading k = rd_energy_pick_of(v, &wh);
     if (source)
-        *source = k < RD_ER_COUNT ? rd_ereading_names[k] : NULL;
+        *source = rd_ereading_name(k);
     return wh;
 }
 
