@@ -19,13 +19,15 @@ struct hrun {
     json_object *sum; /* summarize's JSON */
 };
 
-/* hwmon around: warm 0.5 s, then train: 0.5 s, the trigger on for 1 s, 0.5 s. */
+/* hwmon around: warm 1 s, then train: 0.5 s, the trigger on for 1 s, 0.5 s. warm is read from
+ * when nvidia-smi's probes answer, beside the job (0.2 s seen on a loaded CI machine under
+ * ASan): it needs a GPU row of its own. */
 static bool health_run(struct hrun *h, const char *tag, const char *reject, const char *extra_opt)
 {
     h->base = th_tmpdir(tag);
     h->dir = th_fmt("%s/run", h->base);
     h->trig = th_fmt("%s/capped", h->base);
-    char *script = th_fmt("R=\"%s -f $RUNLOG_FILE time\"; $R warm -- sleep 0.5 && $R train -- sh -c "
+    char *script = th_fmt("R=\"%s -f $RUNLOG_FILE time\"; $R warm -- sleep 1 && $R train -- sh -c "
                           "'sleep 0.5; touch %s; sleep 1; rm %s; sleep 0.5'",
                           th_env("HWRUN_RUNLOG_BIN"), h->trig, h->trig);
     char *ef = th_fmt("FAKE_SMI_HEALTH_FILE=%s", h->trig);
