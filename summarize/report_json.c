@@ -368,6 +368,60 @@ static void json_fwmem(struct hw_json *w, const struct sum_run *run, const struc
     hw_json_close(w);
 }
 
+/* "notes": the verdicts (verdicts.h), warnings first: each with its rule's id, the threshold it
+ * crossed and the rule's source, the evidence as figures; "notes_not_judged": the rules that
+ * lacked data, and why. */
+static void json_notes(struct hw_json *w, const struct sum_run *run)
+{
+    const struct sum_verdicts *vs = run->verdicts;
+    if (!vs) {
+        hw_json_null(w, "notes");
+        hw_json_null(w, "notes_not_judged");
+        return;
+    }
+    hw_json_open(w, "notes", '[');
+    for (size_t i = 0; i < vs->n; i++) {
+        const struct sum_verdict *v = &vs->v[i];
+        const struct sum_rule *r = &sum_rules[v->rule];
+        hw_json_open(w, NULL, '{');
+        hw_json_str(w, "id", r->id);
+        hw_json_str(w, "severity", sum_severity_names[v->sev]);
+        hw_json_str(w, "grade", v->grade);
+        if (v->gpu >= 0)
+            hw_json_u64(w, "gpu", (uint64_t)v->gpu);
+        else
+            hw_json_null(w, "gpu");
+        hw_json_str(w, "phase", v->phase[0] ? v->phase : NULL);
+        hw_json_str(w, "text", v->text);
+        hw_json_open(w, "evidence", '{');
+        for (int k = 0; k < v->nev; k++)
+            hw_json_num(w, v->ev[k].key, v->ev[k].v);
+        hw_json_close(w);
+        if (r->thr[v->thr].key && v->rule != SUM_RULE_DATA_MISSING) {
+            hw_json_open(w, "threshold", '{');
+            hw_json_str(w, "key", r->thr[v->thr].key);
+            if (r->thr[v->thr].sdef)
+                hw_json_str(w, "value", sum_rule_thr_str(run->cfg ? run->cfg->rules : NULL,
+                                                         v->rule, v->thr));
+            else
+                hw_json_num(w, "value", sum_rule_thr(run->cfg ? run->cfg->rules : NULL, v->rule,
+                                                     v->thr));
+            hw_json_str(w, "unit", r->thr[v->thr].unit);
+            hw_json_close(w);
+        } else {
+            hw_json_null(w, "threshold");
+        }
+        hw_json_str(w, "source", r->source);
+        hw_json_close(w);
+    }
+    hw_json_close(w);
+    hw_json_open(w, "notes_not_judged", '{');
+    for (int r = 0; r < SUM_RULE_COUNT; r++)
+        if (vs->missing[r][0])
+            hw_json_str(w, sum_rules[r].id, vs->missing[r]);
+    hw_json_close(w);
+}
+
 /* How the run ended (outcome.h): "status" first, where a reader of a sweep looks. */
 static void json_outcome(struct hw_json *w, const struct sum_run *run)
 {
@@ -503,6 +557,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     hw_json_str(&w, "tool", "summarize (hwrun) " HWRUN_VERSION);
     hw_json_str(&w, "dir", run->dir);
     json_outcome(&w, run);
+    json_notes(&w, run);
     hw_json_open(&w, "params", '{'); /* the data of the params events (--params, default config) */
     for (size_t i = 0; i < run->nparams; i++)
         if (!run->params[i].metric)

@@ -41,7 +41,7 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
  * source of the container's memory peak, set by the column before it); PER_IO(...) stands for
  * its columns once per disk/network counter i. CSV, JSONL and --units rows are all expanded
  * from this one list, and the arrays they fill have exactly as many places as it has columns. */
-#define SWEEP_COLUMNS(S, D, U, I, PER_IO, PER_CTX)                                                 \
+#define SWEEP_COLUMNS(S, D, U, I, PER_IO, PER_CTX, PER_VFIG)                                                 \
     S("dir", "the run directory, as given", NOSHOW,                                                \
       run->dir)                                                                                    \
     S("status", "how the run ended (outcome.c): ok, failed, killed, ...", NOSHOW,                  \
@@ -237,7 +237,12 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
       NOSHOW, run->outcome.reason[0] ? run->outcome.reason : NULL)                                 \
     S("energy_source", "the reading energy_wh is of: counter, instant or integrated (mixed: the "  \
       "GPUs' differ), so that a sweep compares like with like", NOSHOW,                            \
-      sum_run_energy_source(run))
+      sum_run_energy_source(run))                                                          \
+    /* the verdicts (verdicts.h): their ids, then each rule's key figure */                      \
+    S("notes", "the verdicts' rule ids, warnings first (summary.json's notes)", NOSHOW,           \
+      run->verdicts ? run->verdicts->ids : NULL)                                                   \
+    PER_VFIG(D(sum_vfigs[i].key, sum_vfigs[i].what, NOSHOW,                                        \
+               run->verdicts ? run->verdicts->figure[i] : NAN))
 
 /* The table's per-counter and per-context columns, as the expansions that run over a run (or
  * over none) write them out. */
@@ -249,14 +254,23 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
     for (int i = 0; i < HW_CTX_COUNT; i++) {                                                      \
         cols                                                                                       \
     }
+#define ROW_PER_VFIG(cols)                                                                         \
+    for (int i = 0; i < SUM_VFIG_COUNT; i++) {                                                    \
+        cols                                                                                       \
+    }
 
 #define COL_ONE(nm, what, show, v) +1
 #define COL_PER_IO(cols) +SUM_IO_COUNT * (0 cols)
 #define COL_PER_CTX(cols) +HW_CTX_COUNT * (0 cols)
-enum { SWEEP_NCOLS = 0 SWEEP_COLUMNS(COL_ONE, COL_ONE, COL_ONE, COL_ONE, COL_PER_IO, COL_PER_CTX) };
+#define COL_PER_VFIG(cols) +SUM_VFIG_COUNT * (0 cols)
+enum {
+    SWEEP_NCOLS = 0 SWEEP_COLUMNS(COL_ONE, COL_ONE, COL_ONE, COL_ONE, COL_PER_IO, COL_PER_CTX,
+                                  COL_PER_VFIG)
+};
 #undef COL_ONE
 #undef COL_PER_IO
 #undef COL_PER_CTX
+#undef COL_PER_VFIG
 
 /* job.KEY: the sweep-row column of each context key (hw_ctx_defs), made once */
 static char ctx_cols[HW_CTX_COUNT][64];
@@ -284,7 +298,7 @@ static size_t flat_cols(const struct sum_run *run, struct sum_col c[SWEEP_NCOLS]
     bool have_clk = sum_run_clocks(run, &clk);
     struct sum_pmon_acc pm;
     bool have_pm = sum_run_pmon(run, &pm);
-    SWEEP_COLUMNS(S, D, U, I, ROW_PER_IO, ROW_PER_CTX)
+    SWEEP_COLUMNS(S, D, U, I, ROW_PER_IO, ROW_PER_CTX, ROW_PER_VFIG)
 #undef S
 #undef D
 #undef U
@@ -299,7 +313,7 @@ static size_t col_shows(const char *names[SWEEP_NCOLS], const char *whats[SWEEP_
     pthread_once(&ctx_cols_once, make_ctx_cols);
     size_t n = 0;
 #define X(nm, what, show, v) (names[n] = (nm), whats[n] = (what), shows[n++] = show);
-    SWEEP_COLUMNS(X, X, X, X, ROW_PER_IO, ROW_PER_CTX)
+    SWEEP_COLUMNS(X, X, X, X, ROW_PER_IO, ROW_PER_CTX, ROW_PER_VFIG)
 #undef X
     return n;
 }
@@ -386,7 +400,7 @@ void sum_report_columns(const struct sum_units *u, struct hw_buf *out)
 #define D(nm, what, show, v) ROW(nm, "number", what)
 #define U(nm, what, show, v) ROW(nm, "integer", what)
 #define I(nm, what, show, v) ROW(nm, "integer", what)
-    SWEEP_COLUMNS(S, D, U, I, ROW_PER_IO, ROW_PER_CTX)
+    SWEEP_COLUMNS(S, D, U, I, ROW_PER_IO, ROW_PER_CTX, ROW_PER_VFIG)
 #undef S
 #undef D
 #undef U

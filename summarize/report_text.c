@@ -535,11 +535,37 @@ static void text_head_line(struct hw_buf *out, const struct sum_run *run, unsign
     hw_buf_free(&h.line);
 }
 
+/* The verdicts (verdicts.h), each "warning [id] text" or "note [id] text": right under the
+ * status (headline: the judgments, at most SUM_TEXT_NOTES of them, then how many more), or the
+ * rules that lacked data in the details (not a verdict on the job). */
+#define SUM_TEXT_NOTES 6
+static void text_notes(struct hw_buf *out, const struct sum_run *run, bool headline)
+{
+    const struct sum_verdicts *vs = run->verdicts;
+    size_t shown = 0, more = 0;
+    for (size_t i = 0; vs && i < vs->n; i++) {
+        const struct sum_verdict *v = &vs->v[i];
+        if ((v->rule == SUM_RULE_DATA_MISSING) == headline)
+            continue;
+        if (headline && shown == SUM_TEXT_NOTES) {
+            more++;
+            continue;
+        }
+        char tb[sizeof v->text];
+        hw_buf_printf(out, "  %s [%s] %s\n", v->sev == SUM_SEV_WARNING ? "warning" : "note",
+                      sum_rules[v->rule].id, sum_fig_printable(v->text, tb, sizeof tb));
+        shown++;
+    }
+    if (more)
+        hw_buf_printf(out, "  (%zu more notes: summarize -f json DIR | jq .notes)\n", more);
+}
+
 static void text_headline(struct hw_buf *out, const struct sum_run *run,
                           const struct sum_units *u)
 {
     char sb[256];
     text_outcome(out, run);
+    text_notes(out, run, true);
     hw_buf_puts(out, "  duration ");
     tdur(out, sum_run_duration(run), u);
     hw_buf_printf(out, ", energy ");
@@ -640,6 +666,7 @@ static void text_details(const struct sum_run *run, const struct sum_units *u,
                   run->dir ? sum_fig_printable(run->dir, sb, sizeof sb) : "(files)");
     text_headline(out, run, u);
     hw_buf_puts(out, "details:\n");
+    text_notes(out, run, false);
     char note[300];
     for (int i = 0; i < SUM_NOTE_COUNT; i++)
         if (*sum_run_note(run, i, note, sizeof note))

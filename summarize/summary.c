@@ -92,6 +92,7 @@ void sum_run_free(struct sum_run *run)
     if (!run)
         return;
     free(run->dir);
+    free(run->verdicts);
     free(run->tspan);
     sum_tl_free(run->tl);
     sum_jser_free(run->jser);
@@ -895,6 +896,7 @@ static struct sum_gpu *new_gpu(struct sum_run *run, int g)
         run->gpu[g]->dmon_prev_t = NAN;
         run->gpu[g]->gpm_prev_t = NAN;
         rd_energy_init(&run->gpu[g]->energy); /* its interval: from its first rows */
+        sum_idle_init(&run->gpu[g]->idle);
         int i = run->ngpu_seen++;
         for (; i > 0 && run->gpu_seen[i - 1] > g; i--)
             run->gpu_seen[i] = run->gpu_seen[i - 1];
@@ -1275,6 +1277,10 @@ static void on_gpu(void *ctx, const struct rd_gpu_row *r)
     struct curve_of curve = {run, gp->index};
     rd_energy_add(&gp->energy, r->t, r->v[RD_GM_POWER], run->info.interval_s, energy_stepped,
                    &curve);
+    /* the gap rule's interval once the rows decided it, the start event's before */
+    sum_idle_row(&gp->idle, r->t, r->v[RD_GM_UTIL], r->v[RD_GM_POWER],
+                 isfinite(gp->energy.interval_s) ? gp->energy.interval_s : run->info.interval_s,
+                 sum_idle_threshold(run->cfg ? run->cfg->rules : NULL));
     if (!isnan(r->t)) {
         if (any_phases(run)) {
             struct gpu_pt pt = {r->gpu, r->v};
@@ -2074,6 +2080,11 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
             run->outcome.newest_write = run->q[k].mtime;
     run->outcome.interval_s = run->info.interval_s;
     sum_outcome_finish(&run->outcome, last_t);
+    for (int g = 0; g < RD_MAX_GPUS; g++)
+        if (run->gpu[g])
+            sum_idle_finish(&run->gpu[g]->idle);
+    free(run->verdicts); /* judged from the figures above, once, for every output */
+    run->verdicts = sum_verdicts_make(run, run->cfg ? run->cfg->rules : NULL);
 
     if (first_err)
         return first_err;

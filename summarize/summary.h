@@ -21,6 +21,7 @@
 #include "stats.h"
 #include "system.h"
 #include "timeline.h"
+#include "verdicts.h"
 
 /* The descendants' figures (tree minus main process, per row): RSS, CPU, threads, private and
  * shared resident memory. */
@@ -62,6 +63,7 @@ struct sum_gpu {
     bool in_gpm;
     struct sum_stat gpm[HW_GPM_NCOLS];
     double gpm_prev_t;
+    struct sum_idle idle; /* its idle samples and stretches (verdicts.h) */
 };
 
 /* A GPU's SM and memory-controller shares of the job's own processes and of the others
@@ -215,6 +217,8 @@ struct sum_config {
     /* --phase-detail: a run of more phases than SUM_MAX_PHASES still gives its first ones in
      * full in the JSON (by default such a run lists every phase in brief: sum_run_phases_brief) */
     bool phase_detail;
+    /* the verdicts' thresholds and rules turned off (verdicts.h); NULL: the defaults */
+    const struct sum_rule_cfg *rules;
 };
 
 /* One of the run's parameters: a scalar of the data of its params events (--params, default
@@ -367,6 +371,9 @@ struct sum_run {
     char health_warn[SUM_MAX_HEALTH_WARNINGS][160];
     int nhealth_warn;
     int ngpu_seen;
+    /* what the figures say about the job (verdicts.h), judged once the files are read; NULL
+     * only when memory ran out */
+    struct sum_verdicts *verdicts;
 };
 
 /* A new, empty run. NULL on ENOMEM. */
