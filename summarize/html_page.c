@@ -102,6 +102,46 @@ static void outcome_banner(FILE *f, const struct sum_run *run)
     fputs("</p>\n", f);
 }
 
+/* The verdicts (verdicts.h), under the status: each with its rule's id, its words, and the
+ * threshold it crossed with the rule's source on hover; the rules that lacked data last. */
+static void notes_list(FILE *f, const struct sum_run *run)
+{
+    const struct sum_verdicts *vs = run->verdicts;
+    if (!vs || !vs->n)
+        return;
+    const struct sum_rule_cfg *rc = run->cfg ? run->cfg->rules : NULL;
+    fputs("<ul class=\"notes\" id=\"notes\">\n", f);
+    for (size_t i = 0; i < vs->n; i++) {
+        const struct sum_verdict *v = &vs->v[i];
+        const struct sum_rule *r = &sum_rules[v->rule];
+        bool missing = v->rule == SUM_RULE_DATA_MISSING;
+        fprintf(f, "<li class=\"note %s\" data-rule=\"%s\" data-severity=\"%s\"",
+                missing ? "missing" : sum_severity_names[v->sev], r->id,
+                sum_severity_names[v->sev]);
+        if (v->gpu >= 0)
+            fprintf(f, " data-gpu=\"%d\"", v->gpu);
+        fputs(" title=\"", f);
+        ht_esc(f, r->source);
+        fputs("\"><b>", f);
+        ht_esc(f, r->id);
+        fputs("</b> ", f);
+        ht_esc(f, v->text);
+        const struct sum_rule_thr *t = &r->thr[v->thr];
+        if (!missing && t->key) {
+            fprintf(f, " <small>(%s.%s = ", r->id, t->key);
+            if (t->sdef)
+                ht_esc(f, sum_rule_thr_str(rc, v->rule, v->thr));
+            else
+                fprintf(f, "%.12g", sum_rule_thr(rc, v->rule, v->thr));
+            fputs(" ", f);
+            ht_esc(f, t->unit);
+            fputs(")</small>", f);
+        }
+        fputs("</li>\n", f);
+    }
+    fputs("</ul>\n", f);
+}
+
 /* What the run was given and what it reached, at the top (issue 37): its params and the last
  * value of each metric it logged (summary.h's sum_param), as the sweep's columns name them. */
 static void params_line(FILE *f, const struct sum_run *run)
@@ -189,6 +229,7 @@ static void render_run(FILE *f, struct ht_page *P, const char *title)
     ht_esc(f, title);
     fputs("</h1>\n", f);
     outcome_banner(f, run);
+    notes_list(f, run);
     params_line(f, run);
     fputs("<p class=\"meta\">", f);
     if (P->no_data)
@@ -440,6 +481,13 @@ void sum_html_sweep_row(FILE *f, const char *dir, const struct sum_run *run, int
     if (reason && reason[0]) {
         fputs("<small>", f);
         ht_esc(f, reason);
+        fputs("</small>", f);
+    }
+    if (run->verdicts && run->verdicts->ids[0]) { /* the verdicts' ids (the rows' notes) */
+        fprintf(f, "<small class=\"notes %s\" data-notes=\"%s\">",
+                sum_verdicts_count(run->verdicts, SUM_SEV_WARNING) ? "warning" : "info",
+                run->verdicts->ids);
+        ht_esc(f, run->verdicts->ids);
         fputs("</small>", f);
     }
     fputs("</td>", f);

@@ -71,6 +71,12 @@ static void usage(FILE *f)
           "      --phase-detail    a run of more than 512 phases (a phase per step): the\n"
           "                        JSON gives the first 512 in full (default: every phase\n"
           "                        in brief; the phase names' figures cover them all)\n"
+          "      --rule ID.KEY=V   a verdict rule's threshold (gpu_idle.stretch_sec=1800), or\n"
+          "                        ID=off; again for more (after --rules and $HWRUN_RULES)\n"
+          "      --rules FILE      thresholds from FILE, one ID.KEY=V or ID=off a line (#\n"
+          "                        comments); $HWRUN_RULES names such a file for every run\n"
+          "      --list-rules      list the verdict rules, their thresholds as set and their\n"
+          "                        sources (tab-separated) and exit\n"
           "      --compare A B     compare two runs per metric and per phase name: A, B,\n"
           "                        change and change in % (--format text or json)\n"
           "      --job             the DIRs are the nodes of one job (as a JOBDIR's are);\n"
@@ -180,6 +186,7 @@ int main(int argc, char **argv)
     enum {
         OPT_SMI_TZ = 256, OPT_HTML, OPT_PARAMS, OPT_UNITS, OPT_CORES, OPT_COMPARE, OPT_JOB,
         OPT_COLUMNS, OPT_TRACKED_GPUS, OPT_PHASE_DETAIL, OPT_LIVE, OPT_PLAIN, OPT_REFRESH,
+        OPT_RULE, OPT_RULES, OPT_LIST_RULES,
         OPT_FILE = 512, /* + enum hw_file: a run file's option (HW_RUN_FILES) */
     };
     static const struct option longopts[] = {
@@ -199,6 +206,9 @@ int main(int argc, char **argv)
         {"cores", required_argument, NULL, OPT_CORES},
         {"tracked-gpus", required_argument, NULL, OPT_TRACKED_GPUS},
         {"phase-detail", no_argument, NULL, OPT_PHASE_DETAIL},
+        {"rule", required_argument, NULL, OPT_RULE},
+        {"rules", required_argument, NULL, OPT_RULES},
+        {"list-rules", no_argument, NULL, OPT_LIST_RULES},
         {"compare", no_argument, NULL, OPT_COMPARE},
         {"job", no_argument, NULL, OPT_JOB},
         {"columns", no_argument, NULL, OPT_COLUMNS},
@@ -211,6 +221,16 @@ int main(int argc, char **argv)
     };
     static struct sum_jobs c;
     sum_units_init(&c.units);
+    /* the verdicts' thresholds: the defaults, a site's $HWRUN_RULES file, then the options in
+     * their order (a file given with --rules takes its place in that order) */
+    static struct sum_rule_cfg rules;
+    sum_rule_cfg_init(&rules);
+    c.cfg.rules = &rules;
+    bool list_rules = false;
+    char rerr[512];
+    const char *site_rules = getenv("HWRUN_RULES");
+    if (site_rules && *site_rules && sum_rule_cfg_load(&rules, site_rules, rerr, sizeof rerr) < 0)
+        hw_usage_error("$HWRUN_RULES: %s", rerr);
     bool compare = false, one_job = false, columns = false, live = false, plain = false;
     double refresh = 1.0;
     c.cfg.message = on_message;
@@ -274,6 +294,15 @@ int main(int argc, char **argv)
         case OPT_PHASE_DETAIL:
             c.cfg.phase_detail = true;
             break;
+        case OPT_RULE:
+            if (sum_rule_cfg_set(&rules, optarg, rerr, sizeof rerr) < 0)
+                hw_usage_error("invalid --rule: %s", rerr);
+            break;
+        case OPT_RULES:
+            if (sum_rule_cfg_load(&rules, optarg, rerr, sizeof rerr) < 0)
+                hw_usage_error("invalid --rules: %s", rerr);
+            break;
+        case OPT_LIST_RULES: list_rules = true; break;
         case OPT_TRACKED_GPUS: {
             /* indexes or UUIDs, comma-separated, none empty */
             bool ok = *optarg && optarg[strlen(optarg) - 1] != ',';
@@ -325,6 +354,16 @@ int main(int argc, char **argv)
     for (int k = 0; k < HW_FILE_COUNT; k++)
         any_file_opt |= c.file_opt[k] != NULL;
     size_t ndirs = (size_t)(argc - optind);
+    if (list_rules) { /* the verdicts' rules, as set */
+        if (ndirs || any_file_opt || compare || columns)
+            hw_usage_error("--list-rules takes no DIR");
+        struct hw_buf out;
+        hw_buf_init(&out, NULL, 0);
+        sum_rules_list(&rules, &out);
+        int status = out.oom ? HW_EXIT_FAIL : put_output(&out, output, HW_EXIT_OK);
+        hw_buf_free(&out);
+        return hw_close_stdout(status);
+    }
     if (columns) { /* what each column of a sweep row means */
         if (ndirs || any_file_opt || compare)
             hw_usage_error("--columns takes no DIR");
