@@ -220,6 +220,8 @@ static void json_side(struct hw_json *w, const char *key, const struct sum_run *
     hw_json_close(w);
 }
 
+static void json_explain(struct hw_json *w, const struct sum_run *a, const struct sum_run *b);
+
 void sum_compare_json(const struct sum_run *a, const struct sum_run *b, const struct sum_units *u,
                       struct hw_buf *out)
 {
@@ -231,6 +233,7 @@ void sum_compare_json(const struct sum_run *a, const struct sum_run *b, const st
     hw_json_str(&w, "schema", "hwrun.compare/1");
     json_side(&w, "a", a);
     json_side(&w, "b", b);
+    json_explain(&w, a, b);
     hw_json_open(&w, "metrics", '[');
     const char *nm, *key;
     size_t nl;
@@ -261,6 +264,167 @@ void sum_compare_json(const struct sum_run *a, const struct sum_run *b, const st
     if (s.oom)
         out->oom = true;
     figs_free(&s);
+}
+
+/* ---- why they differ: the phase names that account for the difference in time and energy,
+ * and the verdicts one run got and the other did not ----------------------------------- */
+
+#define EXPLAIN_TOP 3
+struct why_name {
+    const char *name;
+    double v[2];  /* A's and B's: seconds (the name's total) or Wh; NAN: absent or unmeasured */
+    double d;     /* B - A, an absent side counting 0 */
+};
+struct why {
+    double total[2], d; /* the runs' own: duration_sec or energy_wh */
+    struct why_name top[EXPLAIN_TOP];
+    size_t n;
+};
+
+static double name_fig(const struct sum_run *r, const struct sum_name_acc *a, bool energy)
+{
+    if (!a)
+        return NAN;
+    return energy ? sum_name_energy_wh(r, a) : a->d_sum;
+}
+
+/* Every name of either run, by how much it moved (largest first). */
+static void explain(const struct sum_run *a, const struct sum_run *b, bool energy, struct why *w)
+{
+    memset(w, 0, sizeof *w);
+    w->total[0] = energy ? sum_run_energy_wh(a) : sum_run_duration(a);
+    w->total[1] = energy ? sum_run_energy_wh(b) : sum_run_duration(b);
+    w->d = w->total[1] - w->total[0];
+    for (int side = 0; side < 2; side++) {
+        const struct sum_run *r = side ? b : a, *o = side ? a : b;
+        for (size_t i = 0; i < r->names.n; i++) {
+            const struct sum_name_acc *na = &r->names.v[i];
+            const struct sum_name_acc *no = sum_names_find(&o->names, na->name);
+            if (side && no)
+                continue; /* taken from A's side */
+            double v[2];
+            v[side] = name_fig(r, na, energy);
+            v[!side] = name_fig(o, no, energy);
+            double d = (isfinite(v[1]) ? v[1] : 0) - (isfinite(v[0]) ? v[0] : 0);
+            if (!isfinite(v[0]) && !isfinite(v[1]))
+                continue;
+            struct why_name x = {na->name, {v[0], v[1]}, d};
+            size_t k = w->n < EXPLAIN_TOP ? w->n++ : EXPLAIN_TOP;
+            if (k == EXPLAIN_TOP && !(fabs(d) > fabs(w->top[k - 1].d)))
+                continue;
+            if (k == EXPLAIN_TOP)
+                k--;
+            while (k > 0 && fabs(w->top[k - 1].d) < fabs(d)) {
+                w->top[k] = w->top[k - 1];
+                k--;
+            }
+            w->top[k] = x;
+        }
+    }
+}
+
+/* Does run r have a verdict of rule id?  Its first such (NULL: none). */
+static const struct sum_verdict *verdict_of(const struct sum_run *r, enum sum_rule_id id)
+{
+    for (size_t i = 0; r->verdicts && i < r->verdicts->n; i++)
+        if (r->verdicts->v[i].rule == id)
+            return &r->verdicts->v[i];
+    return NULL;
+}
+
+static void json_why(struct hw_json *w, const char *key, const struct why *y, const char *unit)
+{
+    hw_json_open(w, key, '{');
+    hw_json_num(w, "a", y->total[0]);
+    hw_json_num(w, "b", y->total[1]);
+    hw_json_num(w, "change", y->d);
+    hw_json_str(w, "unit", unit);
+    hw_json_open(w, "phases", '[');
+    for (size_t i = 0; i < y->n; i++) {
+        hw_json_open(w, NULL, '{');
+        hw_json_str(w, "name", y->top[i].name);
+        hw_json_num(w, "a", y->top[i].v[0]);
+        hw_json_num(w, "b", y->top[i].v[1]);
+        hw_json_num(w, "change", y->top[i].d);
+        hw_json_num(w, "share_of_change_pct",
+                    y->d != 0 && isfinite(y->d) ? 100 * y->top[i].d / y->d : NAN);
+        hw_json_close(w);
+    }
+    hw_json_close(w);
+    hw_json_close(w);
+}
+
+static void json_explain(struct hw_json *w, const struct sum_run *a, const struct sum_run *b)
+{
+    struct why t, e;
+    explain(a, b, false, &t);
+    explain(a, b, true, &e);
+    hw_json_open(w, "explain", '{');
+    json_why(w, "time", &t, "s");
+    json_why(w, "energy", &e, "Wh");
+    hw_json_open(w, "notes", '['); /* the verdicts one run got and the other did not */
+    for (int r = 0; r < SUM_RULE_COUNT; r++) {
+        const struct sum_verdict *va = verdict_of(a, (enum sum_rule_id)r);
+        const struct sum_verdict *vb = verdict_of(b, (enum sum_rule_id)r);
+        if (!va == !vb || r == SUM_RULE_DATA_MISSING)
+            continue;
+        hw_json_open(w, NULL, '{');
+        hw_json_str(w, "id", sum_rules[r].id);
+        hw_json_str(w, "in", va ? "a" : "b");
+        hw_json_str(w, "severity", sum_severity_names[(va ? va : vb)->sev]);
+        hw_json_str(w, "text", (va ? va : vb)->text);
+        hw_json_close(w);
+    }
+    hw_json_close(w);
+    hw_json_close(w);
+}
+
+static void text_why(struct hw_buf *out, const char *what, const struct why *y, const char *unit,
+                     const struct sum_units *u, bool energy)
+{
+    if (!isfinite(y->d) || !y->n)
+        return;
+    char b1[48];
+    hw_buf_printf(out, "  %s: B ", what);
+    hw_buf_puts(out, sum_units_fmt_buf(b1, sizeof b1, fabs(y->d),
+                                       energy ? SUM_DIM_ENERGY : SUM_DIM_TIME, u));
+    hw_buf_puts(out, y->d >= 0 ? " more than A" : " less than A");
+    if (y->total[0] > 0)
+        hw_buf_printf(out, " (%+.3g%%)", 100 * y->d / y->total[0]);
+    for (size_t i = 0; i < y->n; i++) {
+        hw_buf_puts(out, i ? ", " : "; most in ");
+        safe_put(out, y->top[i].name, SIZE_MAX);
+        hw_buf_puts(out, " ");
+        if (y->top[i].d >= 0)
+            hw_buf_putc(out, '+');
+        else
+            hw_buf_putc(out, '-');
+        hw_buf_puts(out, sum_units_fmt_buf(b1, sizeof b1, fabs(y->top[i].d),
+                                           energy ? SUM_DIM_ENERGY : SUM_DIM_TIME, u));
+        if (y->d != 0)
+            hw_buf_printf(out, " (%.3g%% of it)", 100 * y->top[i].d / y->d);
+    }
+    (void)unit;
+    hw_buf_putc(out, '\n');
+}
+
+static void text_explain(struct hw_buf *out, const struct sum_run *a, const struct sum_run *b,
+                         const struct sum_units *u)
+{
+    struct why t, e;
+    explain(a, b, false, &t);
+    explain(a, b, true, &e);
+    text_why(out, "time", &t, "s", u, false);
+    text_why(out, "energy", &e, "Wh", u, true);
+    for (int r = 0; r < SUM_RULE_COUNT; r++) {
+        const struct sum_verdict *va = verdict_of(a, (enum sum_rule_id)r);
+        const struct sum_verdict *vb = verdict_of(b, (enum sum_rule_id)r);
+        if (!va == !vb || r == SUM_RULE_DATA_MISSING)
+            continue;
+        hw_buf_printf(out, "  %s only: [%s] ", va ? "A" : "B", sum_rules[r].id);
+        safe_put(out, (va ? va : vb)->text, SIZE_MAX);
+        hw_buf_putc(out, '\n');
+    }
 }
 
 static void text_val(struct hw_buf *b, double v, bool integer, const char *unit)
@@ -327,6 +491,7 @@ void sum_compare_text(const struct sum_run *a, const struct sum_run *b, const st
     hw_buf_puts(out, "        B ");
     safe_put(out, b->dir ? b->dir : "(files)", SIZE_MAX);
     text_side(out, b);
+    text_explain(out, a, b, u);
     hw_buf_printf(out, "  %-32s %14s %14s  %-14s%s\n", "metric", "A", "B", "change", "%");
     const char *nm, *key;
     size_t nl;
