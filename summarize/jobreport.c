@@ -236,6 +236,20 @@ static void json_node(struct hw_json *w, const struct sum_jobsum *j, size_t i)
     }
     hw_json_close(w);
     json_ctx(w, "context", (const char (*)[128])n->ctx);
+    hw_json_open(w, "notes", '['); /* its verdicts, as its own summary's notes */
+    for (size_t k = 0; n->verdicts && k < n->verdicts->n; k++) {
+        const struct sum_verdict *v = &n->verdicts->v[k];
+        hw_json_open(w, NULL, '{');
+        hw_json_str(w, "id", sum_rules[v->rule].id);
+        hw_json_str(w, "severity", sum_severity_names[v->sev]);
+        if (v->gpu >= 0)
+            hw_json_u64(w, "gpu", (uint64_t)v->gpu);
+        else
+            hw_json_null(w, "gpu");
+        hw_json_str(w, "text", v->text);
+        hw_json_close(w);
+    }
+    hw_json_close(w);
     hw_json_close(w);
 }
 
@@ -400,6 +414,24 @@ void sum_job_text(const struct sum_jobsum *j, const struct sum_units *u, struct 
                       j->ranked ? "ranks" : "nodes");
     }
 
+    /* each rank's verdicts, judged as its own run (data_missing left to its own summary) */
+    for (size_t i = 0; i < j->nnode; i++) {
+        const struct sum_verdicts *vs = j->node[i].verdicts;
+        for (size_t k = 0; vs && k < vs->n; k++) {
+            const struct sum_verdict *v = &vs->v[k];
+            if (v->rule == SUM_RULE_DATA_MISSING)
+                continue;
+            char nb[128], tb[sizeof v->text];
+            const char *rank = sum_jnode_rank(&j->node[i]);
+            hw_buf_printf(out, "  %s [%s] ", v->sev == SUM_SEV_WARNING ? "warning" : "note",
+                          sum_rules[v->rule].id);
+            if (rank)
+                hw_buf_printf(out, "rank %s", sum_fig_printable(rank, nb, sizeof nb));
+            else
+                hw_buf_puts(out, sum_fig_printable(j->node[i].label, nb, sizeof nb));
+            hw_buf_printf(out, ": %s\n", sum_fig_printable(v->text, tb, sizeof tb));
+        }
+    }
     hw_buf_puts(out, "\n  node                 status      GPUs    start +    duration      energy"
                      "   peak VRAM\n");
     for (size_t i = 0; i < j->nnode; i++) {

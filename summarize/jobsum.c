@@ -47,6 +47,8 @@ int sum_jnode_take(struct sum_jnode *n, const char *dir, struct sum_run *run)
     if (!run)
         return 0;
     n->summarized = true;
+    n->verdicts = run->verdicts; /* judged per rank, as its own run */
+    run->verdicts = NULL;
     const struct rd_run_info *in = &run->info;
     for (int k = 0; k < HW_CTX_COUNT; k++)
         copy(n->ctx[k], sizeof n->ctx[k], in->ctx[k]);
@@ -137,6 +139,7 @@ int sum_jnode_take(struct sum_jnode *n, const char *dir, struct sum_run *run)
 void sum_jnode_free(struct sum_jnode *n)
 {
     free(n->dir);
+    free(n->verdicts);
     free(n->gpu);
     sum_jser_free(n->ser);
     for (size_t k = 0; k < n->nnames; k++)

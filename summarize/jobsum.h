@@ -90,6 +90,7 @@ struct sum_jnode {
     struct sum_param *params;
     size_t nparams;
     char failed_phase[128];
+    struct sum_verdicts *verdicts; /* its run's (verdicts.h), taken over; NULL: none */
 };
 
 struct sum_jphase {

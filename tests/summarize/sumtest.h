@@ -64,5 +64,6 @@ void add_health_suite(void);
 void add_aggregates_suites(void);
 void add_gputracker_suite(void);
 void add_live_suite(void);
+void add_verdicts_suite(void);
 
 #endif

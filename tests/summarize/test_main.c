@@ -198,4 +198,5 @@ void cu_register_all(void)
     add_health_suite();
     add_gputracker_suite();
     add_live_suite();
+    add_verdicts_suite();
 }
