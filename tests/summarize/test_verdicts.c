@@ -35,6 +35,8 @@ struct vcase {
     double figure;       /* with figure_of: that key figure, to 0.1% */
     int figure_of;       /* enum sum_vfig + 1 (0: none checked) */
     const char *missing; /* a rule that must be in notes_not_judged */
+    unsigned reason;     /* hw_health.csv: a clock event reason (0: no such file) ... */
+    int reason_rows;     /* ... held in this many rows (the first ones) */
 };
 
 static const struct vcase vcases[] = {
@@ -97,6 +99,15 @@ static const struct vcase vcases[] = {
     /* too short to judge: nothing, and data_missing says why */
     {.name = "too_short", .ngpu = 1, .rows = 3, .interval = 1, .util = {0},
      .mem_used_mib = 2000, .cpu_pct = 100, .want = "", .missing = "gpu_idle"},
+    /* the clocks held down: heat (0x20) from 10% of the time, the power cap (0x4) from 50% */
+    {.name = "thermal", .ngpu = 1, .rows = 41, .interval = 1, .util = {97},
+     .mem_used_mib = 60000, .reason = 0x20, .reason_rows = 8, .want = "throttled"},
+    {.name = "thermal_brief", .ngpu = 1, .rows = 41, .interval = 1, .util = {97},
+     .mem_used_mib = 60000, .reason = 0x20, .reason_rows = 2, .want = ""},
+    {.name = "power_capped", .ngpu = 1, .rows = 41, .interval = 1, .util = {97},
+     .mem_used_mib = 60000, .reason = 0x4, .reason_rows = 24, .want = "throttled"},
+    {.name = "power_capped_less", .ngpu = 1, .rows = 41, .interval = 1, .util = {97},
+     .mem_used_mib = 60000, .reason = 0x4, .reason_rows = 16, .want = ""},
     /* a site turns a rule off, or moves a threshold */
     {.name = "rule_off", .ngpu = 1, .rows = 40, .interval = 1, .util = {0},
      .mem_used_mib = 2000, .cpu_pct = 100, .rules = "gpu_idle=off;energy_idle=off", .want = ""},
@@ -201,6 +212,19 @@ static char *make_run(const struct vcase *c)
     put_file(dir, "proc_metrics.csv", pr.p);
     hw_buf_free(&b);
     hw_buf_free(&pr);
+    if (c->reason) { /* hw_health.csv: the bitmask alone (each row holds half a step each side) */
+        hw_buf_init(&b, NULL, 0);
+        hw_buf_puts(&b, "timestamp, index, clocks_event_reasons.active\n");
+        for (int i = 0; i < c->rows; i++)
+            for (int g = 0; g < c->ngpu; g++) {
+                smi_time(ts, sizeof ts, BASE + i * c->interval);
+                hw_buf_printf(&b, "%s, %d, 0x%016X\n", ts, g,
+                              i < c->reason_rows ? c->reason : 0);
+            }
+        hw_buf_putc(&b, '\0');
+        put_file(dir, HW_HEALTH_FILE, b.p);
+        hw_buf_free(&b);
+    }
     return dir;
 }
 
