@@ -982,7 +982,7 @@ struct sum_verdicts *sum_verdicts_make(const struct sum_run *run, const struct s
         for (int r = 0; r < SUM_RULE_COUNT; r++) {
             if (done[r] || !out->missing[r][0])
                 continue;
-            hw_buf_puts(&b, nmiss++ ? "; " : "not judged for lack of data: ");
+            hw_buf_puts(&b, nmiss++ ? "; " : "not judged, for lack of data: ");
             for (int q = r, k = 0; q < SUM_RULE_COUNT; q++)
                 if (!done[q] && !strcmp(out->missing[q], out->missing[r])) {
                     hw_buf_printf(&b, "%s%s", k++ ? ", " : "", sum_rules[q].id);
