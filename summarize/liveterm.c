@@ -107,6 +107,7 @@ static void draw(const struct hw_buf *lines, struct hw_buf *frame)
 struct runs {
     struct sum_live **v;
     size_t n, cap;
+    const struct sum_rule_cfg *rules; /* each run's verdict thresholds */
 };
 
 static int add_run(struct runs *r, const char *dir, const char *name)
@@ -122,6 +123,7 @@ static int add_run(struct runs *r, const char *dir, const char *name)
     struct sum_live *x = sum_live_new(dir, name);
     if (!x)
         return -ENOMEM;
+    sum_live_rules(x, r->rules);
     r->v[r->n++] = x;
     return 0;
 }
@@ -164,9 +166,9 @@ static bool run_over(const struct sum_live *v)
 }
 
 int sum_live_main(char **dirs, size_t ndirs, double interval_s, bool plain,
-                  const struct sum_units *u)
+                  const struct sum_units *u, const struct sum_rule_cfg *rules)
 {
-    struct runs runs = {0};
+    struct runs runs = {.rules = rules};
     for (size_t i = 0; i < ndirs; i++) {
         /* a directory not created yet is waited for; anything else at the name is an error */
         struct stat st;

@@ -93,10 +93,10 @@ struct sum_live *sum_live_new(const char *dir, const char *name)
         return NULL;
     sum_outcome_init(&v->outcome);
     for (int g = 0; g < RD_MAX_GPUS; g++)
-        v->ecc_warned[g] = NAN;
+        v->ecc_warned[g] = v->idle_warned[g] = NAN;
     v->tap = (struct rd_sink){.ctx = v, .event = tap_event, .phase = tap_phase,
                               .diag = tap_diag};
-    struct rd_live_opts o = {.tap = &v->tap};
+    struct rd_live_opts o = {.tap = &v->tap, .idle_pct = sum_idle_threshold(NULL)};
     if (rd_live_open(&v->live, dir, &o) < 0) {
         free(v);
         return NULL;
@@ -123,6 +123,12 @@ void sum_live_free(struct sum_live *v)
     free(v);
 }
 
+void sum_live_rules(struct sum_live *v, const struct sum_rule_cfg *rules)
+{
+    v->rules = rules;
+    v->live.opts.idle_pct = sum_idle_threshold(rules);
+}
+
 int sum_live_update(struct sum_live *v)
 {
     int rc = rd_live_update(&v->live);
@@ -133,6 +139,15 @@ int sum_live_update(struct sum_live *v)
         if (e->gaps > v->gaps_seen[g]) { /* a hole in its rows, as the energy rule saw it */
             warn(v, x->t, "GPU %d: a gap in its samples (%.1f s in all)", g, e->gap_s);
             v->gaps_seen[g] = e->gaps;
+        }
+        /* idle for gpu_idle's stretch now: said once per stretch, while it goes on */
+        const struct rd_idle *id = &x->idle;
+        double len = id->run_t1 - id->run_t0;
+        if (len >= sum_idle_stretch(v->rules) && v->idle_warned[g] != id->run_t0) {
+            char d[32];
+            warn(v, x->t, "GPU %d idle for %s now (gpu_idle: utilization %g%% or less)", g,
+                 sum_verdict_dur(len, d, sizeof d), sum_idle_threshold(v->rules));
+            v->idle_warned[g] = id->run_t0;
         }
         if (!x->health_seen)
             continue;

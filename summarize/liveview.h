@@ -18,6 +18,7 @@
 #include "live.h" /* runlog/rundir/live.h */
 #include "outcome.h"
 #include "units.h"
+#include "verdicts.h"
 #include "hwrun/buf.h"
 
 #define SUM_LIVE_WARN 6 /* warnings kept, newest last */
@@ -39,12 +40,18 @@ struct sum_live {
     double ecc_warned[RD_MAX_GPUS]; /* uncorrected ECC errors last warned of (NAN: none) */
     bool remap_warned[RD_MAX_GPUS];
     uint64_t bad_lines;           /* lines the readers skipped */
+    /* the verdicts' thresholds (verdicts.h; NULL: the defaults): a GPU idle for gpu_idle's
+     * stretch now is a warning, once per stretch (idle_warned: the stretch's start) */
+    const struct sum_rule_cfg *rules;
+    double idle_warned[RD_MAX_GPUS];
 };
 
 /* Follow dir (name: how rows call it; NULL: the directory's last component). Returns NULL on
  * ENOMEM. */
 struct sum_live *sum_live_new(const char *dir, const char *name);
 void sum_live_free(struct sum_live *v);
+/* Judge idleness by rules' thresholds (NULL: the defaults), before the first update. */
+void sum_live_rules(struct sum_live *v, const struct sum_rule_cfg *rules);
 /* Read what the run's files gained. Returns 0 or -errno (the state so far stays). */
 int sum_live_update(struct sum_live *v);
 /* The run's status now (outcome.h's rule on what was read: running, ok, failed, killed, ...). */
@@ -71,6 +78,6 @@ void sum_live_put_text(struct hw_buf *out, const char *s, int cols);
  * line per run and refresh on standard output until every run has ended. Returns summarize's
  * exit status. */
 int sum_live_main(char **dirs, size_t ndirs, double interval_s, bool plain,
-                  const struct sum_units *u);
+                  const struct sum_units *u, const struct sum_rule_cfg *rules);
 
 #endif

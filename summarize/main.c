@@ -380,7 +380,7 @@ int main(int argc, char **argv)
         if (!ndirs || any_file_opt || compare || c.html || c.write || fmt_given || output ||
             one_job)
             hw_usage_error("--live takes run or job directories and no other output option");
-        return sum_live_main(argv + optind, ndirs, refresh, plain, &c.units);
+        return sum_live_main(argv + optind, ndirs, refresh, plain, &c.units, &rules);
     }
     if (compare)
         return run_compare(&c, argv + optind, ndirs, any_file_opt, fmt_given, output);

@@ -896,7 +896,7 @@ static struct sum_gpu *new_gpu(struct sum_run *run, int g)
         run->gpu[g]->dmon_prev_t = NAN;
         run->gpu[g]->gpm_prev_t = NAN;
         rd_energy_init(&run->gpu[g]->energy); /* its interval: from its first rows */
-        sum_idle_init(&run->gpu[g]->idle);
+        rd_idle_init(&run->gpu[g]->idle);
         int i = run->ngpu_seen++;
         for (; i > 0 && run->gpu_seen[i - 1] > g; i--)
             run->gpu_seen[i] = run->gpu_seen[i - 1];
@@ -1278,7 +1278,7 @@ static void on_gpu(void *ctx, const struct rd_gpu_row *r)
     rd_energy_add(&gp->energy, r->t, r->v[RD_GM_POWER], run->info.interval_s, energy_stepped,
                    &curve);
     /* the gap rule's interval once the rows decided it, the start event's before */
-    sum_idle_row(&gp->idle, r->t, r->v[RD_GM_UTIL], r->v[RD_GM_POWER],
+    rd_idle_row(&gp->idle, r->t, r->v[RD_GM_UTIL], r->v[RD_GM_POWER],
                  isfinite(gp->energy.interval_s) ? gp->energy.interval_s : run->info.interval_s,
                  sum_idle_threshold(run->cfg ? run->cfg->rules : NULL));
     if (!isnan(r->t)) {
@@ -2082,7 +2082,7 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
     sum_outcome_finish(&run->outcome, last_t);
     for (int g = 0; g < RD_MAX_GPUS; g++)
         if (run->gpu[g])
-            sum_idle_finish(&run->gpu[g]->idle);
+            rd_idle_finish(&run->gpu[g]->idle);
     free(run->verdicts); /* judged from the figures above, once, for every output */
     run->verdicts = sum_verdicts_make(run, run->cfg ? run->cfg->rules : NULL);
 

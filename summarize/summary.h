@@ -63,7 +63,7 @@ struct sum_gpu {
     bool in_gpm;
     struct sum_stat gpm[HW_GPM_NCOLS];
     double gpm_prev_t;
-    struct sum_idle idle; /* its idle samples and stretches (verdicts.h) */
+    struct rd_idle idle; /* its idle samples and stretches (verdicts.h) */
 };
 
 /* A GPU's SM and memory-controller shares of the job's own processes and of the others

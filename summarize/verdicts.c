@@ -371,65 +371,14 @@ void sum_rules_list(const struct sum_rule_cfg *c, struct hw_buf *out)
     }
 }
 
-/* ---- idle time, row by row -------------------------------------------------------------- */
-
-void sum_idle_init(struct sum_idle *s)
-{
-    *s = (struct sum_idle){.prev_t = NAN, .prev_p = NAN, .run_t0 = NAN, .run_t1 = NAN,
-                           .best_t0 = NAN, .best_t1 = NAN};
-}
-
-static void idle_close(struct sum_idle *s)
-{
-    if (isnan(s->run_t0))
-        return;
-    if (isnan(s->best_t0) || s->run_t1 - s->run_t0 > s->best_t1 - s->best_t0)
-        s->best_t0 = s->run_t0, s->best_t1 = s->run_t1;
-    s->run_t0 = s->run_t1 = NAN;
-}
-
-void sum_idle_row(struct sum_idle *s, double t, double util, double power, double interval_s,
-                  double idle_pct)
-{
-    if (isnan(t) || !(isnan(s->prev_t) || t > s->prev_t))
-        return; /* not a row of the series, or not forward in time */
-    bool measured = !isnan(util), idle = measured && util <= idle_pct;
-    if (measured) {
-        s->rows++;
-        s->idle_rows += idle;
-    }
-    if (!isnan(s->prev_t)) {
-        double dt = t - s->prev_t;
-        if (rd_is_gap(dt, interval_s) || !measured) {
-            idle_close(s); /* unmeasured: neither idle nor busy */
-        } else {
-            s->measured_s += dt;
-            bool powered = !isnan(power) && !isnan(s->prev_p);
-            double j = powered ? rd_energy_trapezoid(s->prev_t, s->prev_p, t, power) : 0;
-            s->power_j += j;
-            if (idle) {
-                s->idle_s += dt;
-                s->idle_j += j;
-                if (isnan(s->run_t0))
-                    s->run_t0 = s->prev_t;
-                s->run_t1 = t;
-            } else {
-                idle_close(s);
-            }
-        }
-    }
-    s->prev_t = t;
-    s->prev_p = power;
-}
-
-void sum_idle_finish(struct sum_idle *s)
-{
-    idle_close(s);
-}
-
 double sum_idle_threshold(const struct sum_rule_cfg *c)
 {
     return sum_rule_thr(c, SUM_RULE_GPU_IDLE, T_IDLE_UTIL);
+}
+
+double sum_idle_stretch(const struct sum_rule_cfg *c)
+{
+    return sum_rule_thr(c, SUM_RULE_GPU_IDLE, T_IDLE_STRETCH);
 }
 
 /* ---- the judges -------------------------------------------------------------------------- */

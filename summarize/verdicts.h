@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "idle.h"
+
 struct sum_run;
 
 enum sum_rule_id {
@@ -91,23 +93,11 @@ const char *sum_rule_thr_str(const struct sum_rule_cfg *c, enum sum_rule_id r, i
 struct hw_buf;
 void sum_rules_list(const struct sum_rule_cfg *c, struct hw_buf *out);
 
-/* A GPU's idle time, followed row by row (sum_idle_row): a step (previous row, row] is idle
- * when the row's utilization is at or below the rule's threshold; a gap (energy.h's rule) or an
- * unmeasured utilization is neither idle nor busy and ends a stretch. */
-struct sum_idle {
-    double prev_t, prev_p;
-    uint64_t rows, idle_rows; /* rows with utilization measured; of them idle */
-    double measured_s, idle_s; /* steps with utilization measured; of them idle */
-    double idle_j, power_j;    /* power integrated over the idle steps; over every such step */
-    double run_t0, run_t1;     /* the idle stretch going on (run_t0 NAN: none) */
-    double best_t0, best_t1;   /* the longest stretch (NAN: none) */
-};
-void sum_idle_init(struct sum_idle *s);
-void sum_idle_row(struct sum_idle *s, double t, double util, double power, double interval_s,
-                  double idle_pct);
-void sum_idle_finish(struct sum_idle *s);
+
 /* The utilization at or below which a sample is idle (gpu_idle.util_pct). */
 double sum_idle_threshold(const struct sum_rule_cfg *c);
+/* The idle stretch that is a verdict (gpu_idle.stretch_sec). */
+double sum_idle_stretch(const struct sum_rule_cfg *c);
 
 #define SUM_VERDICT_MAX_EV 6
 #define SUM_MAX_VERDICTS 96

@@ -45,6 +45,7 @@ static struct rd_live_gpu *gpu_of(struct rd_live *l, int g)
         x->seen = true;
         rd_energy_init(&x->energy);
         rd_ecount_init(&x->counter);
+        rd_idle_init(&x->idle);
         for (int i = 0; i < RD_LIVE_HIST; i++)
             x->hist_sec[i] = INT64_MIN;
         for (int i = 0; i < RD_GM_COUNT; i++)
@@ -105,6 +106,8 @@ static void on_gpu(void *ctx, const struct rd_gpu_row *r)
      * when there is a single row */
     double hint = l->opts.interval_s > 0 ? l->opts.interval_s : l->info.interval_s;
     rd_energy_add(&x->energy, r->t, r->v[RD_GM_POWER], hint, NULL, NULL);
+    rd_idle_row(&x->idle, r->t, r->v[RD_GM_UTIL], r->v[RD_GM_POWER],
+                isfinite(x->energy.interval_s) ? x->energy.interval_s : hint, l->opts.idle_pct);
     hist_add(x, r->t, r->v[RD_GM_UTIL], r->v[RD_GM_POWER]);
 }
 

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "energy.h"
+#include "idle.h"
 #include "readers.h"
 
 #define RD_LIVE_HIST 60      /* seconds of history per GPU: sparklines of the last minute */
@@ -45,6 +46,7 @@ struct rd_live_gpu {
     bool power_seen;              /* a row had power: energy is measured */
     struct rd_energy energy;      /* summarize's curve and rule (rd_energy_add) */
     struct rd_ecount counter;     /* its energy counter (hw_energy.csv), as summarize counts it */
+    struct rd_idle idle;          /* its idle stretches, as summarize's gpu_idle counts them */
     /* the last RD_LIVE_HIST whole seconds: sums and counts of utilization and power, by
      * second modulo RD_LIVE_HIST (hist_sec says which second a slot holds) */
     int64_t hist_sec[RD_LIVE_HIST];
@@ -72,6 +74,7 @@ struct rd_live_opts {
     /* hw_metrics.csv's fields when the caller knows them (hwmon); NULL: the start event's */
     const char *gpu_fields;
     double interval_s;   /* the gap rule's interval for a GPU of one row; 0: the start event's */
+    double idle_pct;     /* a row at or below this utilization is idle (summarize's gpu_idle) */
     size_t max_line;     /* longest line (0: 1 MiB) */
     /* sees every entry of run.jsonl and every diagnostic after the state took it (may be
      * NULL); for a phase, recent[nrecent - 1] is that phase */

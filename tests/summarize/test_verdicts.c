@@ -10,6 +10,7 @@
 #include "hwrun/buf.h"
 #include "report.h"
 #include "sumtest.h"
+#include "liveview.h"
 #include "verdicts.h"
 
 #define BASE 1767225600.0 /* 2026-01-01T00:00:00Z */
@@ -483,6 +484,48 @@ static void test_compare(void)
     th_result_free(&r);
 }
 
+/* The live view warns of a GPU idle for gpu_idle's stretch while it lasts, from the same idle
+ * accounting as the summary (rd_idle), once per stretch. */
+static void test_live(void)
+{
+    struct vcase c = vcases[0]; /* idle_gpu_busy_cpu: GPU 0 idle 39 s */
+    char *dir = make_run(&c);
+    struct sum_rule_cfg rc;
+    struct sum_run *run = judge(dir, &c, &rc);
+    for (int stretch = 30; stretch <= 60; stretch += 30) {
+        char spec[64], err[128];
+        snprintf(spec, sizeof spec, "gpu_idle.stretch_sec=%d", stretch);
+        CU_ASSERT_EQUAL(sum_rule_cfg_set(&rc, spec, err, sizeof err), 0);
+        struct sum_live *v = sum_live_new(dir, "idle");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+        sum_live_rules(v, &rc);
+        CU_ASSERT_EQUAL(sum_live_update(v), 0);
+        /* the stretch goes on at the last row: the summary ended it there */
+        const struct rd_idle *live = &v->live.gpu[0].idle, *sum = &run->gpu[0]->idle;
+        CU_ASSERT_EQUAL(live->rows, sum->rows);
+        CHECK_NEAR(live->idle_s, sum->idle_s, 1e-9);
+        CHECK_NEAR(live->run_t1 - live->run_t0, sum->best_t1 - sum->best_t0, 1e-9);
+        CU_ASSERT_EQUAL(sum_live_update(v), 0); /* nothing new: said once */
+        struct hw_buf out;
+        hw_buf_init(&out, NULL, 0);
+        sum_live_screen(v, BASE + 60, 40, 160, NULL, &out);
+        hw_buf_putc(&out, '\0');
+        const char *w = strstr(out.p, "GPU 0 idle for 39 s now (gpu_idle");
+        if (stretch == 30) {
+            CU_ASSERT_PTR_NOT_NULL(w);
+            CU_ASSERT(w && !strstr(w + 1, "GPU 0 idle for"));
+        } else {
+            CU_ASSERT_PTR_NULL(w);
+        }
+        hw_buf_free(&out);
+        sum_live_free(v);
+    }
+    sum_run_free(run);
+    sum_rule_cfg_free(&rc);
+    th_rmtree(dir);
+    free(dir);
+}
+
 void add_verdicts_suite(void)
 {
     CU_pSuite s = th_add_suite("verdicts", NULL, NULL, 120);
@@ -491,4 +534,5 @@ void add_verdicts_suite(void)
     CU_add_test(s, "overrides", test_overrides);
     CU_add_test(s, "outputs", test_outputs);
     CU_add_test(s, "compare", test_compare);
+    CU_add_test(s, "live", test_live);
 }
