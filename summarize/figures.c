@@ -196,6 +196,18 @@ double sum_fig_open_phase_sec(const struct sum_outcome *o)
 }
 
 /* The tree's CPU as a share of the job's expected cores (sum_run_expected_cores). */
+double sum_fig_co2e_g(const struct sum_run *run, double wh)
+{
+    double g = run->cfg ? run->cfg->carbon_g_per_kwh : 0;
+    return g > 0 ? wh / 1000 * g : NAN;
+}
+
+double sum_fig_energy_cost(const struct sum_run *run, double wh)
+{
+    double p = run->cfg ? run->cfg->price_per_kwh : 0;
+    return p > 0 ? wh / 1000 * p : NAN;
+}
+
 double sum_fig_cpu_of_cores(const struct sum_run *run, double pct_one_core)
 {
     double n = sum_run_expected_cores(run, NULL);

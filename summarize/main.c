@@ -77,6 +77,9 @@ static void usage(FILE *f)
           "                        comments); $HWRUN_RULES names such a file for every run\n"
           "      --list-rules      list the verdict rules, their thresholds as set and their\n"
           "                        sources (tab-separated) and exit\n"
+          "      --carbon-intensity G  grams of CO2e per kWh where the run ran: the energy's\n"
+          "                        emissions (co2e_g) per run, phase name and row\n"
+          "      --price P         the price of a kWh: the energy's cost (energy_cost)\n"
           "      --compare A B     compare two runs per metric and per phase name: A, B,\n"
           "                        change and change in % (--format text or json)\n"
           "      --job             the DIRs are the nodes of one job (as a JOBDIR's are);\n"
@@ -186,7 +189,7 @@ int main(int argc, char **argv)
     enum {
         OPT_SMI_TZ = 256, OPT_HTML, OPT_PARAMS, OPT_UNITS, OPT_CORES, OPT_COMPARE, OPT_JOB,
         OPT_COLUMNS, OPT_TRACKED_GPUS, OPT_PHASE_DETAIL, OPT_LIVE, OPT_PLAIN, OPT_REFRESH,
-        OPT_RULE, OPT_RULES, OPT_LIST_RULES,
+        OPT_RULE, OPT_RULES, OPT_LIST_RULES, OPT_CARBON, OPT_PRICE,
         OPT_FILE = 512, /* + enum hw_file: a run file's option (HW_RUN_FILES) */
     };
     static const struct option longopts[] = {
@@ -209,6 +212,8 @@ int main(int argc, char **argv)
         {"rule", required_argument, NULL, OPT_RULE},
         {"rules", required_argument, NULL, OPT_RULES},
         {"list-rules", no_argument, NULL, OPT_LIST_RULES},
+        {"carbon-intensity", required_argument, NULL, OPT_CARBON},
+        {"price", required_argument, NULL, OPT_PRICE},
         {"compare", no_argument, NULL, OPT_COMPARE},
         {"job", no_argument, NULL, OPT_JOB},
         {"columns", no_argument, NULL, OPT_COLUMNS},
@@ -303,6 +308,17 @@ int main(int argc, char **argv)
                 hw_usage_error("invalid --rules: %s", rerr);
             break;
         case OPT_LIST_RULES: list_rules = true; break;
+        case OPT_CARBON:
+        case OPT_PRICE: {
+            char *end;
+            errno = 0;
+            double x = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(x > 0 && x < 1e9))
+                hw_usage_error("invalid %s '%s' (a number above 0)",
+                               opt == OPT_CARBON ? "--carbon-intensity" : "--price", optarg);
+            *(opt == OPT_CARBON ? &c.cfg.carbon_g_per_kwh : &c.cfg.price_per_kwh) = x;
+            break;
+        }
         case OPT_TRACKED_GPUS: {
             /* indexes or UUIDs, comma-separated, none empty */
             bool ok = *optarg && optarg[strlen(optarg) - 1] != ',';

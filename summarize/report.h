@@ -120,6 +120,10 @@ uint64_t sum_fig_phases_total(const struct sum_run *run);
 const char *sum_fig_param_text(const struct sum_param *p, bool json);
 /* How long the phase open at the run's end had run (NAN: none open). */
 double sum_fig_open_phase_sec(const struct sum_outcome *o);
+/* Energy of wh Wh as emissions (g CO2e, --carbon-intensity) and as money (--price); NAN when
+ * the option was not given or wh not measured: never a network lookup, never a default. */
+double sum_fig_co2e_g(const struct sum_run *run, double wh);
+double sum_fig_energy_cost(const struct sum_run *run, double wh);
 /* The tree's CPU (% of one core) as a share of the job's expected cores (NAN: not known). */
 double sum_fig_cpu_of_cores(const struct sum_run *run, double pct_one_core);
 /* The named columns of run's sweep row as members of w's object, in the order asked (null for

@@ -496,7 +496,10 @@ static void json_phase_names(struct hw_json *w, const struct sum_run *run)
         hw_json_num(w, "std", sum_fig_round_us(sum_name_std_s(a)));
         hw_json_close(w);
         hw_json_num(w, "span_sec", sum_fig_round_us(a->timed ? a->span_s : NAN));
-        hw_json_num(w, "energy_wh", sum_name_energy_wh(run, a));
+        double wh = sum_name_energy_wh(run, a);
+        hw_json_num(w, "energy_wh", wh);
+        hw_json_num(w, "co2e_g", sum_fig_co2e_g(run, wh));
+        hw_json_num(w, "energy_cost", sum_fig_energy_cost(run, wh));
         hw_json_num(w, "gpu_util_mean_pct", sum_stat_mean(&a->util));
         hw_json_num(w, "gpu_util_max_pct", sum_fig_max(&a->util));
         hw_json_num(w, "peak_vram_mib", sum_fig_max(&a->mem_used));
@@ -573,6 +576,14 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     (void)sum_fig_mem_util(run, &mu_src);
     json_headline(&w, run);
     hw_json_str(&w, "mem_util_source", mu_src);
+    /* the energy's emissions and cost, at the intensity and price given (null: not given) */
+    hw_json_open(&w, "carbon", '{');
+    double cg = run->cfg ? run->cfg->carbon_g_per_kwh : 0, pr = run->cfg ? run->cfg->price_per_kwh : 0;
+    hw_json_num(&w, "intensity_g_per_kwh", cg > 0 ? cg : NAN);
+    hw_json_num(&w, "co2e_g", sum_fig_co2e_g(run, sum_run_energy_wh(run)));
+    hw_json_num(&w, "price_per_kwh", pr > 0 ? pr : NAN);
+    hw_json_num(&w, "energy_cost", sum_fig_energy_cost(run, sum_run_energy_wh(run)));
+    hw_json_close(&w);
     double t0 = NAN, t1 = NAN;
     if (!sum_run_span(run, &t0, &t1))
         t0 = t1 = NAN;

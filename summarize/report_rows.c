@@ -242,7 +242,11 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
     S("notes", "the verdicts' rule ids, warnings first (summary.json's notes)", NOSHOW,           \
       run->verdicts ? run->verdicts->ids : NULL)                                                   \
     PER_VFIG(D(sum_vfigs[i].key, sum_vfigs[i].what, NOSHOW,                                        \
-               run->verdicts ? run->verdicts->figure[i] : NAN))
+               run->verdicts ? run->verdicts->figure[i] : NAN))                                    \
+    D("co2e_g", "energy_wh's emissions at --carbon-intensity (g CO2e per kWh)", NOSHOW,           \
+      sum_fig_co2e_g(run, sum_run_energy_wh(run)))                                                 \
+    D("energy_cost", "energy_wh's cost at --price (per kWh)", NOSHOW,                              \
+      sum_fig_energy_cost(run, sum_run_energy_wh(run)))
 
 /* The table's per-counter and per-context columns, as the expansions that run over a run (or
  * over none) write them out. */

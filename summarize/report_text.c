@@ -570,6 +570,16 @@ static void text_headline(struct hw_buf *out, const struct sum_run *run,
     tdur(out, sum_run_duration(run), u);
     hw_buf_printf(out, ", energy ");
     twh(out, sum_run_energy_wh(run), u);
+    double co2 = sum_fig_co2e_g(run, sum_run_energy_wh(run));
+    double cost = sum_fig_energy_cost(run, sum_run_energy_wh(run));
+    if (isfinite(co2) || isfinite(cost)) {
+        hw_buf_puts(out, " (");
+        if (isfinite(co2))
+            hw_buf_printf(out, "%.4g g CO2e%s", co2, isfinite(cost) ? ", " : "");
+        if (isfinite(cost))
+            hw_buf_printf(out, "cost %.4g", cost);
+        hw_buf_putc(out, ')');
+    }
     hw_buf_printf(out, ", %zu GPUs, %llu samples\n", sum_run_gpu_count(run),
                   (unsigned long long)sum_run_num_samples(run));
     text_head_line(out, run, SUM_SHOW_HEAD_GPUS, "GPUs", u);

@@ -204,6 +204,9 @@ struct sum_config {
     void *message_ctx;
     const char *params_event;  /* events whose data are the run's parameters (NULL: "config") */
     double cores;              /* --cores: the job's expected cores (0: from the run) */
+    /* --carbon-intensity (g CO2e per kWh) and --price (per kWh): the energy's emissions and
+     * cost (0: not given, then null) */
+    double carbon_g_per_kwh, price_per_kwh;
     /* The HTML report's timeline (timeline.h), built in the same pass: timeline_cols pixel
      * columns (0: none, no cost); timeline_spark: only the sweep's utilization sparkline. */
     int timeline_cols;

@@ -248,7 +248,8 @@ const char *sum_column_unit(const struct sum_units *u, const char *name, char *b
         const char *suffix, *unit;
     } other[] = {{"_pct", "%"},          {"_mhz", "MHz"},        {"_watts_mean", "W"},
                  {"_watts_max", "W"},    {"_power_w", "W"},      {"_cores", "cores"},
-                 {"sec_per_step", "s"},  {"_wh_per_step", "Wh"}, {"_gpu_h", "GPU-h"}};
+                 {"sec_per_step", "s"},  {"_wh_per_step", "Wh"}, {"_gpu_h", "GPU-h"},
+                 {"co2e_g", "g"}};
     for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
         if (!strcmp(name, other[i].suffix) || ends_with(name, other[i].suffix, &stem))
             return other[i].unit; /* sec_per_step is its own whole name */

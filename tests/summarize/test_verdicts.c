@@ -526,6 +526,47 @@ static void test_live(void)
     free(dir);
 }
 
+/* --carbon-intensity and --price: the energy's emissions and cost, per run, phase name and row;
+ * null without them (never a default). */
+static void test_carbon(void)
+{
+    struct vcase c = vcases[2]; /* input_loop_highly: data and step phases */
+    char *dir = make_run(&c);
+    struct sum_rule_cfg rc;
+    struct sum_run *run = judge(dir, &c, &rc);
+    double wh = sum_run_energy_wh(run), step_wh = NAN;
+    const struct sum_name_acc *a = sum_names_find(&run->names, "step");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    step_wh = sum_name_energy_wh(run, a);
+    CU_ASSERT(wh > 0 && step_wh > 0);
+    char *args[] = {(char *)"--carbon-intensity", (char *)"475", (char *)"--price",
+                    (char *)"0.25", (char *)"-f", (char *)"json", dir, NULL};
+    struct th_result r = run_summarize(args);
+    CU_ASSERT_EQUAL(r.status, 0);
+    char *want = th_fmt("\"co2e_g\": %.12g,", sum_fig_num(wh / 1000 * 475));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, want));
+    free(want);
+    want = th_fmt("\"energy_cost\": %.12g\n", sum_fig_num(wh / 1000 * 0.25));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, want));
+    free(want);
+    want = th_fmt("\"co2e_g\": %.12g,", sum_fig_num(step_wh / 1000 * 475));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, want));
+    free(want);
+    th_result_free(&r);
+    char *plain[] = {(char *)"-f", (char *)"jsonl", dir, NULL};
+    r = run_summarize(plain);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"co2e_g\": null, \"energy_cost\": null"));
+    th_result_free(&r);
+    char *bad[] = {(char *)"--price", (char *)"-1", dir, NULL};
+    r = run_summarize(bad);
+    CU_ASSERT_EQUAL(r.status, 2);
+    th_result_free(&r);
+    sum_run_free(run);
+    sum_rule_cfg_free(&rc);
+    th_rmtree(dir);
+    free(dir);
+}
+
 void add_verdicts_suite(void)
 {
     CU_pSuite s = th_add_suite("verdicts", NULL, NULL, 120);
@@ -535,4 +576,5 @@ void add_verdicts_suite(void)
     CU_add_test(s, "outputs", test_outputs);
     CU_add_test(s, "compare", test_compare);
     CU_add_test(s, "live", test_live);
+    CU_add_test(s, "carbon", test_carbon);
 }
