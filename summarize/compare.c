@@ -392,7 +392,7 @@ static void text_why(struct hw_buf *out, const char *what, const struct why *y, 
     if (y->total[0] > 0)
         hw_buf_printf(out, " (%+.3g%%)", 100 * y->d / y->total[0]);
     for (size_t i = 0; i < y->n; i++) {
-        hw_buf_puts(out, i ? ", " : "; most in ");
+        hw_buf_puts(out, i ? ", " : ": ");
         safe_put(out, y->top[i].name, SIZE_MAX);
         hw_buf_puts(out, " ");
         if (y->top[i].d >= 0)
@@ -402,7 +402,7 @@ static void text_why(struct hw_buf *out, const char *what, const struct why *y, 
         hw_buf_puts(out, sum_units_fmt_buf(b1, sizeof b1, fabs(y->top[i].d),
                                            energy ? SUM_DIM_ENERGY : SUM_DIM_TIME, u));
         if (y->d != 0)
-            hw_buf_printf(out, " (%.3g%% of it)", 100 * y->top[i].d / y->d);
+            hw_buf_printf(out, " (%.3g%%)", 100 * y->top[i].d / y->d);
     }
     (void)unit;
     hw_buf_putc(out, '\n');
