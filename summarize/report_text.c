@@ -539,6 +539,7 @@ static void text_head_line(struct hw_buf *out, const struct sum_run *run, unsign
  * status (headline: the judgments, at most SUM_TEXT_NOTES of them, then how many more), or the
  * rules that lacked data in the details (not a verdict on the job). */
 #define SUM_TEXT_NOTES 6
+static void wrap_lines(struct hw_buf *out, const char *text, size_t len, bool at_blanks);
 static void text_notes(struct hw_buf *out, const struct sum_run *run, bool headline)
 {
     const struct sum_verdicts *vs = run->verdicts;
@@ -551,9 +552,13 @@ static void text_notes(struct hw_buf *out, const struct sum_run *run, bool headl
             more++;
             continue;
         }
-        char tb[sizeof v->text];
-        hw_buf_printf(out, "  %s [%s] %s\n", v->sev == SUM_SEV_WARNING ? "warning" : "note",
-                      sum_rules[v->rule].id, sum_fig_printable(v->text, tb, sizeof tb));
+        /* a sentence of words: broken at a comma, else at a blank (wrap_lines) */
+        char tb[sizeof v->text], line[sizeof v->text + 64];
+        int n = snprintf(line, sizeof line, "  %s [%s] %s\n",
+                         v->sev == SUM_SEV_WARNING ? "warning" : "note", sum_rules[v->rule].id,
+                         sum_fig_printable(v->text, tb, sizeof tb));
+        wrap_lines(out, line, n < 0 ? 0 : (size_t)n < sizeof line ? (size_t)n : sizeof line - 1,
+                   true);
         shown++;
     }
     if (more)
@@ -616,7 +621,7 @@ static void text_headline(struct hw_buf *out, const struct sum_run *run,
 /* Lines longer than SUM_TEXT_COLS (report.h) are broken after the last ", " or "; " that fits,
  * the rest indented under the line's own indent plus four: a terminal over SSH never wraps
  * them. */
-static void wrap_lines(struct hw_buf *out, const char *text, size_t len)
+static void wrap_lines(struct hw_buf *out, const char *text, size_t len, bool at_blanks)
 {
     const char *p = text, *end = text + len;
     while (p < end) {
@@ -632,6 +637,9 @@ static void wrap_lines(struct hw_buf *out, const char *text, size_t len)
             for (const char *c = p + room - 1; c > p + indent + 8 && !cut; c--)
                 if ((c[0] == ',' || c[0] == ';') && c[1] == ' ')
                     cut = c + 1; /* keep the comma, drop the blank */
+            for (const char *c = p + room; at_blanks && c > p + indent + 8 && !cut; c--)
+                if (c[0] == ' ') /* no comma to break after: the last blank that fits */
+                    cut = c;
             if (!cut)
                 break; /* one word longer than the line: left as it is */
             hw_buf_put(out, p, (size_t)(cut - p));
@@ -659,7 +667,7 @@ void sum_report_text_u(const struct sum_run *run, const struct sum_units *u, str
     if (t.oom)
         out->oom = true;
     else
-        wrap_lines(out, t.p, t.len);
+        wrap_lines(out, t.p, t.len, false);
     hw_buf_free(&t);
 }
 
