@@ -1280,7 +1280,7 @@ static void on_gpu(void *ctx, const struct rd_gpu_row *r)
     /* the gap rule's interval once the rows decided it, the start event's before */
     rd_idle_row(&gp->idle, r->t, r->v[RD_GM_UTIL], r->v[RD_GM_POWER],
                  isfinite(gp->energy.interval_s) ? gp->energy.interval_s : run->info.interval_s,
-                 sum_idle_threshold(run->cfg ? run->cfg->rules : NULL));
+                 run->idle_pct);
     if (!isnan(r->t)) {
         if (any_phases(run)) {
             struct gpu_pt pt = {r->gpu, r->v};
@@ -1978,6 +1978,7 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
     static const struct sum_config none;
     run->cfg = cfg ? cfg : &none;
     cfg = run->cfg;
+    run->idle_pct = sum_idle_threshold(cfg->rules); /* once: read per GPU row */
     if (in->dir)
         run->dir = strdup(in->dir);
     if (cfg->timeline_cols > 0 && !run->tl) {

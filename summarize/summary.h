@@ -377,6 +377,7 @@ struct sum_run {
     /* what the figures say about the job (verdicts.h), judged once the files are read; NULL
      * only when memory ran out */
     struct sum_verdicts *verdicts;
+    double idle_pct; /* gpu_idle.util_pct, as cfg->rules set it */
 };
 
 /* A new, empty run. NULL on ENOMEM. */

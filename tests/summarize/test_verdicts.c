@@ -112,6 +112,9 @@ static const struct vcase vcases[] = {
     /* a site turns a rule off, or moves a threshold */
     {.name = "rule_off", .ngpu = 1, .rows = 40, .interval = 1, .util = {0},
      .mem_used_mib = 2000, .cpu_pct = 100, .rules = "gpu_idle=off;energy_idle=off", .want = ""},
+    {.name = "idle_threshold_moved", .ngpu = 1, .rows = 40, .interval = 1, .util = {3},
+     .mem_used_mib = 2000, .cpu_pct = 100, .rules = "gpu_idle.util_pct=5",
+     .want = "gpu_idle energy_idle", .idle_gpus = "0"},
     {.name = "threshold_moved", .ngpu = 1, .rows = 40, .interval = 1, .util = {40},
      .mem_used_mib = 60000, .cpu_pct = 50, .rules = "gpu_underused.info_pct=50",
      .want = "gpu_underused"},
