@@ -191,6 +191,11 @@ static void choose_range(struct ht_page *P)
     } while (0)
     SEE(run->info.t_start);
     SEE(run->info.t_stop);
+    double s0, s1; /* the run's own span (the JSON's start and end): the job's, from its start */
+    if (sum_run_span(run, &s0, &s1)) {
+        SEE(s0);
+        SEE(s1);
+    }
     for (size_t i = 0; i < run->nphase; i++) {
         SEE(run->phase[i].t0);
         SEE(run->phase[i].t1);
@@ -232,11 +237,17 @@ static void render_run(FILE *f, struct ht_page *P, const char *title)
     notes_list(f, run);
     params_line(f, run);
     fputs("<p class=\"meta\">", f);
-    if (P->no_data)
+    if (P->no_data) {
         fputs("<b>No samples, phases or events with a time were found in this directory.</b>", f);
-    else
-        fprintf(f, "Start <b>%s</b> \xC2\xB7 duration <b>%s</b>", ht_fmt_utc(b1, sizeof b1, P->t0),
-                ht_fmt_dur(b2, sizeof b2, P->t1 - P->t0));
+    } else { /* the run's own start and duration, as the JSON and the Run table say them */
+        double s0 = P->t0, s1 = P->t1;
+        if (!sum_run_span(run, &s0, &s1))
+            s0 = P->t0, s1 = P->t1;
+        double dur = sum_run_duration(run);
+        fprintf(f, "Start <b>%s</b> \xC2\xB7 duration <b id=\"duration\" data-s=\"%.17g\">%s</b>",
+                ht_fmt_utc(b1, sizeof b1, s0), sum_fig_round_us(isfinite(dur) ? dur : s1 - s0),
+                ht_fmt_dur(b2, sizeof b2, isfinite(dur) ? dur : s1 - s0));
+    }
     size_t ngpu = sum_run_gpu_count(run);
     if (ngpu)
         fprintf(f, " \xC2\xB7 <b>%zu</b> GPU%s", ngpu, ngpu > 1 ? "s" : "");

@@ -65,5 +65,6 @@ void add_aggregates_suites(void);
 void add_gputracker_suite(void);
 void add_live_suite(void);
 void add_verdicts_suite(void);
+void add_page_span_suite(void);
 
 #endif

@@ -199,4 +199,5 @@ void cu_register_all(void)
     add_gputracker_suite();
     add_live_suite();
     add_verdicts_suite();
+    add_page_span_suite();
 }
