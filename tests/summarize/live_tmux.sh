@@ -89,14 +89,24 @@ tmux -S "$sock" send-keys -t live "clear; summarize --live $run" Enter
 wait_for "OK " 10
 tmux -S "$sock" send-keys -t live q
 
-# piped: one line per refresh while it runs, and it stops by itself once the run has ended
-FAKE_SMI_GPUS=1 hwmon -q --nvidia-smi "$smi" -i 0.2 -o "$tmp/run2" -- sleep 2 &
+# piped: one line per refresh while it runs, and it stops by itself once the run has ended. The
+# job runs until three running lines were written (an event, not a clock: hwmon under a
+# sanitizer on a loaded machine takes its time to start)
+FAKE_SMI_GPUS=1 hwmon -q --nvidia-smi "$smi" -i 0.2 -o "$tmp/run2" -- \
+  sh -c "while [ ! -e '$tmp/go2' ]; do sleep 0.05; done" &
 hw_pid=$!
-timeout 20 summarize --live --refresh 0.4 "$tmp/run2" > "$tmp/lines" || fail "piped --live did not stop by itself"
+timeout 60 summarize --live --refresh 0.4 "$tmp/run2" > "$tmp/lines" &
+live_pid=$!
+for ((i = 0; i < 600; i++)); do
+  [ "$(grep -c ' status=running ' "$tmp/lines" || true)" -ge 3 ] && break
+  sleep 0.1
+done
+touch "$tmp/go2"
+wait "$live_pid" || fail "piped --live did not stop by itself"
 wait "$hw_pid"
 hw_pid=
 n=$(grep -c ' status=running ' "$tmp/lines" || true)
-[ "$n" -ge 3 ] || fail "piped: $n running lines in about 2 s at 0.4 s ($(cat "$tmp/lines"))"
+[ "$n" -ge 3 ] || fail "piped: $n running lines at 0.4 s in 60 s ($(cat "$tmp/lines"))"
 tail -n 1 "$tmp/lines" | grep -q ' status=ok ' || fail "piped: the last line is not the final status"
 
 # several runs: one row each on the screen; a job directory: one line per node, piped
