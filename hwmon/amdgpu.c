@@ -202,7 +202,7 @@ static void open_card(struct mon_amd_card *c, int dfd, int card)
     c->sclk_max = sclk_max(dfd);
     c->named = hw_read_small(dfd, "product_name", buf, sizeof buf) > 0 && (trim(buf), buf[0]);
     if (c->named) {
-        snprintf(c->name, sizeof c->name, "%s", buf);
+        snprintf(c->name, sizeof c->name, "%.*s", (int)sizeof c->name - 1, buf); /* cut */
     } else {
         char id[32] = "";
         if (hw_read_small(dfd, "device", id, sizeof id) > 0)
