@@ -141,15 +141,12 @@ const char *sum_outcome_note(const struct sum_outcome *o, char *buf, size_t cap)
 bool sum_outcome_phase_failed(struct sum_outcome *o, const struct rd_phase *p, int *exit_status,
                               int *signal)
 {
-    long v;
-    *exit_status = rd_json_int(p->obj, HW_PHASE_EXIT_STATUS, &v) && v >= 0 && v <= 255 ? (int)v : -1;
-    *signal = rd_json_int(p->obj, HW_PHASE_SIGNAL, &v) && v > 0 && v < 128 ? (int)v : 0;
+    bool failed = rd_phase_failed(p, exit_status, signal);
+    if (!failed || !o)
+        return failed;
     struct json_object *x;
     bool exception = p->obj && json_object_object_get_ex(p->obj, HW_PHASE_EXCEPTION, &x) && x &&
                      !json_object_is_type(x, json_type_null);
-    bool failed = *exit_status > 0 || *signal > 0 || exception;
-    if (!failed || !o)
-        return failed;
     snprintf(o->failed_phase, sizeof o->failed_phase, "%s", p->name ? p->name : "");
     if (exception) {
         const char *type = rd_json_str(p->obj, HW_PHASE_EXCEPTION);

@@ -181,7 +181,8 @@ static void copy_phase(struct rd_live_phase *dst, const struct rd_phase *p)
     dst->seconds = p->seconds;
     long steps;
     dst->steps = rd_json_int(p->obj, HW_PHASE_STEPS, &steps) && steps >= 0 ? (double)steps : NAN;
-    dst->failed = false;
+    int es, sig;
+    dst->failed = p->seconds >= 0 && rd_phase_failed(p, &es, &sig); /* not a begin entry */
 }
 
 static struct rd_live_name *name_slot(struct rd_live *l, const char *name, bool add)
@@ -234,7 +235,8 @@ static void on_phase(void *ctx, const struct rd_phase *p)
     }
     struct rd_live_phase *x = &l->recent[l->nrecent++];
     copy_phase(x, p);
-    if (isfinite(x->steps)) {
+    /* a failed phase's steps were planned, not done (summarize's count, summary.c on_phase) */
+    if (isfinite(x->steps) && x->steps > 0 && !x->failed) {
         l->steps += x->steps;
         l->step_rate = p->seconds > 0 ? x->steps / p->seconds : NAN;
     }

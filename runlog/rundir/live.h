@@ -60,7 +60,7 @@ struct rd_live_phase {
     double t_start;
     double seconds;  /* NAN while open */
     double steps;    /* its "steps" (NAN: not said) */
-    bool failed;     /* set by the tap's owner (summarize judges failures), else false */
+    bool failed;     /* rd_phase_failed: its steps were planned, not done */
 };
 
 struct rd_live_name {

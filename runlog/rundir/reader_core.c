@@ -637,6 +637,17 @@ double rd_json_num(struct json_object *obj, const char *key)
     return NAN;
 }
 
+bool rd_phase_failed(const struct rd_phase *p, int *exit_status, int *signal)
+{
+    long v;
+    *exit_status = rd_json_int(p->obj, HW_PHASE_EXIT_STATUS, &v) && v >= 0 && v <= 255 ? (int)v : -1;
+    *signal = rd_json_int(p->obj, HW_PHASE_SIGNAL, &v) && v > 0 && v < 128 ? (int)v : 0;
+    struct json_object *x;
+    bool exception = p->obj && json_object_object_get_ex(p->obj, HW_PHASE_EXCEPTION, &x) && x &&
+                     !json_object_is_type(x, json_type_null);
+    return *exit_status > 0 || *signal > 0 || exception;
+}
+
 bool rd_json_int(struct json_object *obj, const char *key, long *out)
 {
     struct json_object *v;

@@ -415,6 +415,10 @@ const char *rd_json_str(struct json_object *obj, const char *key);
 bool rd_json_int(struct json_object *obj, const char *key, long *out);
 /* obj's key as a number (a JSON integer or real); NAN when absent or not a number. */
 double rd_json_num(struct json_object *obj, const char *key);
+/* Did phase p fail: a non-zero exit_status (runlog time), a signal, or an exception (the Python
+ * package)? Its exit status (-1: not said) and signal (0: none). The one rule of summarize's
+ * outcome and the live state's steps (a failed phase's were planned, not done). */
+bool rd_phase_failed(const struct rd_phase *p, int *exit_status, int *signal);
 
 /* Initialize info (everything "not seen"). */
 void rd_run_info_init(struct rd_run_info *info);

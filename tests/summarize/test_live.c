@@ -422,9 +422,33 @@ static void test_cli(void)
     free(dir);
 }
 
+/* A failed phase's steps were planned, not done: the live view's count is summarize's. */
+static void test_failed_steps(void)
+{
+    char *dir = th_tmpdir("live-steps");
+    append(dir, "run.jsonl", start_line);
+    append(dir, "run.jsonl",
+           "{\"ts\": \"" T0 "02.000+00:00\", \"type\": \"phase\", \"name\": \"epoch\", "
+           "\"seconds\": 2.0, \"steps\": 47}\n"
+           "{\"ts\": \"" T0 "04.000+00:00\", \"type\": \"phase\", \"name\": \"epoch\", "
+           "\"seconds\": 2.0, \"steps\": 47, \"exception\": \"RuntimeError: boom\"}\n");
+    struct sum_live *v = sum_live_new(dir, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+    CU_ASSERT_EQUAL(sum_live_update(v), 0);
+    CU_ASSERT_EQUAL(v->live.steps, 47);
+    CHECK_NEAR(v->live.step_rate, 23.5, 1e-9); /* the good epoch's */
+    struct sum_run *run = summarize_dir(dir);
+    CU_ASSERT_EQUAL(run->steps, v->live.steps);
+    sum_run_free(run);
+    sum_live_free(v);
+    th_rmtree(dir);
+    free(dir);
+}
+
 void add_live_suite(void)
 {
     CU_pSuite s = th_add_suite("live", NULL, NULL, 60);
+    CU_add_test(s, "failed_steps", test_failed_steps);
     CU_add_test(s, "follows", test_follows);
     CU_add_test(s, "fifo", test_fifo);
     CU_add_test(s, "rotated", test_rotated);
