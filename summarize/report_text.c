@@ -590,7 +590,17 @@ static void text_headline(struct hw_buf *out, const struct sum_run *run,
     text_head_line(out, run, SUM_SHOW_HEAD_GPUS, "GPUs", u);
     text_head_line(out, run, SUM_SHOW_HEAD_JOB, "job", u);
     const double *io = run->sys.bytes;
-    static const char *const io_words[SUM_IO_COUNT] = {"  I/O: disks read ", ", written ",
+    /* the job's own storage I/O (its processes' read_bytes and write_bytes, the JSON's
+     * process.read_bytes), then the node's, named as the node's: every process's */
+    double jr = sum_fig_max(&run->proc[HW_PROC_COL_READ]), jw = sum_fig_max(&run->proc[HW_PROC_COL_WRITE]);
+    if (isfinite(jr) || isfinite(jw)) {
+        hw_buf_puts(out, "  job I/O: read ");
+        tmem(out, jr / 1048576.0, u);
+        hw_buf_puts(out, ", written ");
+        tmem(out, jw / 1048576.0, u);
+        hw_buf_puts(out, " (its processes' storage I/O)\n");
+    }
+    static const char *const io_words[SUM_IO_COUNT] = {"  node I/O: disks read ", ", written ",
                                                        "; network received ", ", sent "};
     if (isfinite(io[SUM_IO_DISK_READ]) || isfinite(io[SUM_IO_NET_RX])) {
         for (int i = 0; i < SUM_IO_COUNT; i++) {

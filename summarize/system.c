@@ -7,15 +7,17 @@
 const char *const sum_io_mib_keys[SUM_IO_COUNT] = {"disk_read_mib", "disk_write_mib", "net_rx_mib",
                                                    "net_tx_mib"};
 const char *const sum_io_mib_what[SUM_IO_COUNT] = {
-    "read from the disks", "written to the disks", "received on the network",
-    "sent on the network"};
+    "read from the node's disks (every process's)", "written to the node's disks",
+    "received on the node's network", "sent on the node's network"};
 const char *const sum_io_peak_what[SUM_IO_COUNT] = {
     "highest disk read rate of one interval", "highest disk write rate of one interval",
     "highest receive rate of one interval", "highest send rate of one interval"};
-const char *const sum_io_mib_words[SUM_IO_COUNT] = {"disk read", "disk written",
-                                                      "network received", "network sent"};
-const char *const sum_io_peak_words[SUM_IO_COUNT] = {"disk read peak", "disk write peak",
-                                                       "network receive peak", "network send peak"};
+const char *const sum_io_mib_words[SUM_IO_COUNT] = {"node disk read", "node disk written",
+                                                      "node network received",
+                                                      "node network sent"};
+const char *const sum_io_peak_words[SUM_IO_COUNT] = {"node disk read peak", "node disk write peak",
+                                                       "node network receive peak",
+                                                       "node network send peak"};
 const char *const sum_io_peak_keys[SUM_IO_COUNT] = {"disk_read_peak_mib_s", "disk_write_peak_mib_s",
                                                     "net_rx_peak_mib_s", "net_tx_peak_mib_s"};
 

@@ -480,8 +480,10 @@ static void test_text_headline(void)
         }
         if (run->all[RD_GM_UTIL].n) /* the GPUs' line is there when they were measured */
             CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\n  GPUs: "));
-        if (isfinite(run->sys.bytes[SUM_IO_DISK_READ]))
-            CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\n  I/O: disks read "));
+        if (isfinite(run->sys.bytes[SUM_IO_DISK_READ])) /* the node's, named so */
+            CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\n  node I/O: disks read "));
+        if (isfinite(sum_fig_max(&run->proc[HW_PROC_COL_WRITE]))) /* the job's own */
+            CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\n  job I/O: read "));
         if (run->names.n)
             CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\n  slowest phases: "));
         hw_buf_free(&b);

@@ -401,7 +401,7 @@ static void test_html(void)
     char *html = th_read_file(out, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(html);
     CU_ASSERT_PTR_NOT_NULL(strstr(html, "<figure class=\"chart\" id=\"disk-net\""));
-    CU_ASSERT_PTR_NOT_NULL(strstr(html, ">disk read</th>"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, ">node disk read</th>")); /* the node's, named so */
     CU_ASSERT(strstr(html, "data-v=\"7\"") || strstr(html, "data-v=\"7.0\"")); /* 7 MiB */
     free(html);
     put_file(dir, "cpu_metrics.csv",
