@@ -517,7 +517,7 @@ static void judge_gpu_idle(const struct sum_run *run, const struct sum_rule_cfg 
         char where[128] = "";
         if (ph[0]) {
             char pb[64];
-            snprintf(where, sizeof where, ", in phase '%s'", sum_fig_printable(ph, pb, sizeof pb));
+            snprintf(where, sizeof where, ", in phase `%s`", sum_fig_printable(ph, pb, sizeof pb));
         }
         struct sum_verdict *v = add(
             out, SUM_RULE_GPU_IDLE, SUM_SEV_WARNING, T_IDLE_STRETCH,
@@ -641,7 +641,7 @@ static void judge_input_bound(const struct sum_run *run, const struct sum_rule_c
             struct sum_verdict *v = add(
                 out, SUM_RULE_INPUT_BOUND, high ? SUM_SEV_WARNING : SUM_SEV_INFO,
                 high ? T_IN_HIGH : T_IN_MOD,
-                "%s input-bound: %.3g%% of the %s in input phases ('%s' and the like: %s of "
+                "%s input-bound: %.3g%% of the %s in input phases (`%s` and the like: %s of "
                 "%s; at least %.3g%% is %s: TensorFlow Profiler)",
                 high ? "highly" : "moderately", share,
                 step_s > 0 ? "loop's time" : "run", sum_fig_printable(top_in->name, nb, sizeof nb),
@@ -669,7 +669,7 @@ static void judge_input_bound(const struct sum_run *run, const struct sum_rule_c
             continue;
         struct sum_verdict *v = add(
             out, SUM_RULE_INPUT_BOUND, SUM_SEV_WARNING, T_IN_GPU,
-            "in '%s' the GPUs were busy %.3g%% of the time while the job's CPU ran at %.3g%% "
+            "in `%s` the GPUs were busy %.3g%% of the time while the job's CPU ran at %.3g%% "
             "of a core: the GPU waits for the host (data loading, Python)",
             sum_fig_printable(a->name, nb, sizeof nb), u, cpu);
         if (v) {
