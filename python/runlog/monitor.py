@@ -41,10 +41,29 @@ GPU_FILE, CPU_FILE, DMON_FILE, RUNLOG_FILE = ("hw_metrics.csv", "cpu_metrics.csv
 _READY_TIMEOUT_S = 60.0   # hwmon probes nvidia-smi before it starts: seconds on a real node
 _STOP_TIMEOUT_S = 60.0    # its own stop: children's grace (5 s) and the last rows
 MIN_INTERVAL_S = 0.05     # hwmon's fastest sampling (hwmon -i); a faster request is clamped
+MAX_INTERVAL_S = 3600.0   # and its slowest
 _DIR_TRIES = 1000         # hwmon takes DIR-2 ... DIR-1000 when DIR holds a run (hwmon(1))
 # The event the owner of a monitor logs as its block ends: include/hwrun/rundir.h
 # HW_EV_MONITOR_END. summarize reads the run's status from it ("ok", or "failed" and why).
 MONITOR_END = "monitor_end"
+
+
+def clamp_interval(seconds, stacklevel=3):
+    """The one rule of every monitor and drop-in for a sampling interval: hwmon's range
+    (MIN_INTERVAL_S to MAX_INTERVAL_S); a value outside it, or not a number, is clamped (the
+    default 1 s for NaN or a non-number) with a RuntimeWarning, never refused: the seeds take
+    any interval, and monitoring never stops the job."""
+    try:
+        s = float(seconds)
+    except (TypeError, ValueError):
+        s = float("nan")
+    if MIN_INTERVAL_S <= s <= MAX_INTERVAL_S:
+        return s
+    got = MIN_INTERVAL_S if s < MIN_INTERVAL_S else MAX_INTERVAL_S if s > MAX_INTERVAL_S else 1.0
+    warnings.warn("runlog: hwmon samples every %g to %g s: interval %r is sampled at %g s"
+                  % (MIN_INTERVAL_S, MAX_INTERVAL_S, seconds, got), RuntimeWarning,
+                  stacklevel=stacklevel)
+    return got
 
 
 class SummarizeError(RuntimeError):
@@ -252,7 +271,7 @@ def _exit_with_parent(parent):
 class Monitor:
     """hwmon attached to this process, writing the run directory output_dir.
 
-    interval_sec: hwmon's -i (at least MIN_INTERVAL_S: a faster one is clamped, with a warning);
+    interval_sec: hwmon's -i (MIN_INTERVAL_S to MAX_INTERVAL_S: clamp_interval());
     gpus: hwmon's --gpus (indexes or UUIDs; default
     CUDA_VISIBLE_DEVICES, else all); no_gpu: no nvidia-smi; nvidia_smi: its path; args: more
     hwmon options. strict: raise when hwmon cannot start (default: warn and go on unmonitored).
@@ -275,12 +294,7 @@ class Monitor:
                  args=(), strict=False, children=True, pid=None, system=False,
                  exit_with_parent=False):
         self.output_dir = Path(output_dir)
-        if interval_sec < MIN_INTERVAL_S:
-            warnings.warn("runlog: hwmon samples at most every %g s: interval_sec %g is sampled "
-                          "at %g s" % (MIN_INTERVAL_S, interval_sec, MIN_INTERVAL_S),
-                          RuntimeWarning, stacklevel=2)
-            interval_sec = MIN_INTERVAL_S
-        self.interval_sec = interval_sec
+        self.interval_sec = clamp_interval(interval_sec)
         self.pid = None if system else os.getpid() if pid is None else int(pid)
         self.exit_with_parent = exit_with_parent
         self._owner = self.pid == os.getpid()  # this process watches itself: its block's outcome
