@@ -470,6 +470,24 @@ def get_system_stats():
 # The trackers: hwmon's rows as resource-tracker's
 
 
+def _sector_sizes():
+    """resource-tracker's SystemTracker.sector_sizes: each whole disk's hw_sector_size (512
+    where unreadable). Its own disk bytes multiply by it; ours count 512-byte sectors, which
+    is what /proc/diskstats counts (docs/seed-tools.md), and the attribute is kept for code
+    that reads it."""
+    sizes = {}
+    for disk_path in glob("/sys/block/*/"):
+        disk = disk_path.split("/")[-2]
+        if is_partition(disk):
+            continue
+        try:
+            with open(disk_path + "queue/hw_sector_size") as f:
+                sizes[disk] = int(f.read().strip())
+        except (OSError, ValueError):
+            sizes[disk] = 512
+    return sizes
+
+
 def _alive(pid):
     """Whether pid is a process that has not exited (a zombie has)."""
     try:
@@ -911,6 +929,7 @@ class SystemTracker(_Tracker):
         self.cycle = 0
         self.start_time = time.time()
         self._hw = None
+        self.sector_sizes = _sector_sizes()
         with _sigterm_stops(self) if autostart else contextlib.nullcontext():
             try:
                 self._hw = _Hwmon(interval, None, True, no_gpu, nvidia_smi, run_dir, False)

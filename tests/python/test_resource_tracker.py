@@ -232,6 +232,17 @@ class PidTrackerRows(Base):
         self.assertTrue(all("nothing is tracked" in str(x.message) for x in w))
         self.assertIsNone(s.diff_stats())
 
+    def test_sector_sizes(self):
+        # resource-tracker's SystemTracker.sector_sizes: every whole disk's hw_sector_size
+        import glob
+        s = SystemTracker(interval=0.2, autostart=False, no_gpu=True)
+        s.stop()
+        disks = [p.split("/")[-2] for p in glob.glob("/sys/block/*/")]
+        self.assertEqual(sorted(s.sector_sizes), sorted(d for d in disks
+                                                        if not rt.is_partition(d)))
+        self.assertTrue(all(v in (512, 1024, 2048, 4096) for v in s.sector_sizes.values()),
+                        s.sector_sizes)
+
     def test_interval_clamped(self):
         # resource-tracker takes any interval; hwmon samples every 0.05 to 3600 s: one rule
         # for every drop-in (runlog.monitor.clamp_interval), a warning, never a refusal
