@@ -336,6 +336,86 @@ Compute time:
    Time:"""
 
 
+class StartLatency(Base):
+    # nvidia-smi answering its start questions in 1 s (a busy node takes seconds): the block
+    # starts at once, hwmon samples the process from its own start beside the questions, and
+    # what the block logs is measured
+    DELAY_MS = 300  # each of its start questions
+
+    def setUp(self):
+        super().setUp()
+        old = os.environ.get("FAKE_SMI_START_DELAY_MS")
+        os.environ["FAKE_SMI_START_DELAY_MS"] = str(self.DELAY_MS)
+        self.addCleanup(lambda: os.environ.pop("FAKE_SMI_START_DELAY_MS") if old is None
+                        else os.environ.__setitem__("FAKE_SMI_START_DELAY_MS", old))
+
+    def check_run(self, run_dir, started):
+        # hwmon's first process row came before its start event (the questions' answers):
+        # the block was sampled while nvidia-smi was still being asked
+        with open(os.path.join(run_dir, "run.jsonl")) as f:
+            entries = [json.loads(l) for l in f]
+        start = [e for e in entries if e.get("event") == "start"][0]
+        self.assertGreaterEqual(start["data"]["setup_s"], self.DELAY_MS / 1000 * 0.9)
+        rows = read_csv_rows(os.path.join(run_dir, "proc_metrics.csv"))
+        self.assertLess(rows[0]["timestamp"], start["ts"])
+        doc = summarize_json("-f", "json", run_dir)
+        ph = [p for p in doc["phases"] if p["name"] == "block"][0]
+        self.assertIsNotNone(ph["proc_peak_rss_mib"])  # the phase is measured
+        self.assertGreater(doc["num_samples"], 3)
+
+    def test_hwmonitor_start(self):
+        times = []
+        for i in range(3):
+            mon = HWMonitor(nvidia_smi=FAKE_SMI)
+            t0 = time.monotonic()
+            mon.start(self.dir / ("run%d" % i), interval_sec=0.1)
+            times.append(time.monotonic() - t0)
+            if i == 0:
+                log = RunLog()  # $RUNLOG_FILE: the monitor's run
+                with log.phase("block"):
+                    wait_sampled(self.dir / "run0", rows=3)
+                    work(0.3, 8)
+                    self.assertTrue(mon._mon.start_event["gpus"])  # waits for the answers
+                log.close()
+            files = mon.stop()
+            if i == 0:
+                gpu, cpu, dmon = files
+        # start() waits for nothing: best of three under 20 ms, each far below the 1 s asked
+        self.assertLess(min(times), 0.020, times)
+        self.assertLess(max(times), 0.5, times)
+        self.check_run(self.dir / "run0", times[0])
+        self.assertIsNotNone(cpu)
+
+    def test_block_shorter_than_the_questions(self):
+        # the block raises at once, before hwmon's start event (its questions still going on):
+        # its monitor_end names that hwmon, and the run's status is still the block's
+        with self.assertRaises(ValueError):
+            with Monitor(self.dir / "run", interval_sec=0.1, nvidia_smi=FAKE_SMI) as mon:
+                raise ValueError("at once")
+        names = [e["event"] for e in events(mon.output_dir)]
+        self.assertLess(names.index("monitor_end"), names.index("start"))
+        self.assertEqual(names[-1], "stop")
+        s = mon.summary()
+        self.assertEqual(s.outcome["status"], "failed")
+        self.assertEqual(s.outcome["reason"], "the monitored block raised ValueError: at once")
+
+    def test_resource_monitor_entry(self):
+        times = []
+        for i in range(3):
+            t0 = time.monotonic()
+            with ResourceMonitor(sample_interval_sec=0.1, nvidia_smi=FAKE_SMI,
+                                 output_dir=self.dir / ("run%d" % i)) as m:
+                times.append(time.monotonic() - t0)
+                if i == 0:
+                    with RunLog() as log, log.phase("block"):
+                        wait_sampled(m.output_dir, rows=3)
+                        work(0.3, 8)
+                        self.assertTrue(m._mon.start_event["gpus"])
+        self.assertLess(min(times), 0.020, times)
+        self.assertLess(max(times), 0.5, times)
+        self.check_run(self.dir / "run0", times[0])
+
+
 class GpuTrackerSeed(Base):
     def test_no_gpu_and_usage_file(self):
         # gpu_tracker on a machine without nvidia-smi: its zeros and a GPU count of 0, with a
