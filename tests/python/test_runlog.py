@@ -431,6 +431,32 @@ class Errors(Base):
         with self.assertRaises(ValueError):
             log.log_phase("closed", -1)
 
+    def test_pytyche_values_in_memory(self):
+        # the lines librunlog's typed calls refuse reach write() and entries() as the others
+        # do: a log kept in memory, and this RunLog's own copy inside an hwmon run
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            mem = RunLog()
+            mem.log_event("x", [1])
+            mem.log_phase("p", -2, type="t")
+            self.assertEqual([(e["type"], e.get("data"), e.get("seconds")) for e in mem.entries()],
+                             [("event", [1], None), ("t", None, -2)])
+            os.environ["RUNLOG_FILE"] = self.path
+            try:
+                own = RunLog()
+            finally:
+                del os.environ["RUNLOG_FILE"]
+            own.log_event("y", "s")
+            self.assertEqual([e["data"] for e in own.entries()], ["s"])
+            out = os.path.join(self.dir, "own.jsonl")
+            own.write(out)
+        with open(out) as f:
+            self.assertEqual(json.loads(f.read())["data"], "s")
+        self.assertEqual(json.loads(self.lines()[0])["data"], "s")
+        mem.close()
+        own.close()
+
     def test_pytyche_values_read(self):
         # summarize reads such a log: the phases it can time, the rest skipped with a reason
         with RunLog(self.path) as log:
