@@ -182,6 +182,15 @@ RL_API int rl_phase(rl_log_t *log, const char *name, double seconds, const rl_fi
  * rl_phase(). */
 RL_API int rl_event(rl_log_t *log, const char *type, const rl_field_t *data, size_t n_data);
 
+/* Append a line the caller formatted, through the same path as the lines above (one write(2),
+ * the name followed, a torn line ended): for a binding that must write what another tool's
+ * RunLog writes where rl_phase()/rl_event() refuse the value (the Python package writes
+ * pytyche's lines for a negative duration, or an extra named "type"). line (len bytes, without
+ * its '\n', which the library adds) must be one JSON object, checked as RL_T_JSON text is
+ * (integers within 64 bits); it is written as it is. Returns 0, -EINVAL (NULL, empty, a '\n'
+ * or NUL inside, not a JSON object), -ENOMEM, or write(2)'s error as rl_phase(). */
+RL_API int rl_write_line(rl_log_t *log, const char *line, size_t len);
+
 /* A phase being timed on CLOCK_MONOTONIC (immune to wall-clock steps). The caller owns the
  * struct (on the stack is fine); name is borrowed and must stay valid until rl_timer_end(). */
 typedef struct rl_timer {

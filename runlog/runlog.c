@@ -712,6 +712,57 @@ int rl_event(rl_log_t *log, const char *type, const rl_field_t *data, size_t n_d
     return rc;
 }
 
+/* Are all numbers in v finite? json-c takes NaN and Infinity even when strict, and a line
+ * written as it came must be JSON. */
+static bool json_finite(struct json_object *v)
+{
+    switch (json_object_get_type(v)) {
+    case json_type_double:
+        return isfinite(json_object_get_double(v));
+    case json_type_object: {
+        json_object_object_foreach(v, key, member) {
+            (void)key;
+            if (!json_finite(member))
+                return false;
+        }
+        return true;
+    }
+    case json_type_array:
+        for (size_t i = 0, n = json_object_array_length(v); i < n; i++)
+            if (!json_finite(json_object_array_get_idx(v, i)))
+                return false;
+        return true;
+    default:
+        return true;
+    }
+}
+
+int rl_write_line(rl_log_t *log, const char *line, size_t len)
+{
+    if (!log || !line || len == 0 || len > INT32_MAX || memchr(line, '\n', len) ||
+        memchr(line, '\0', len))
+        return -EINVAL;
+    /* valid JSON and an object: what every reader of a run log takes a line for */
+    char *text = strndup(line, len);
+    if (!text)
+        return -ENOMEM;
+    struct json_object *obj = NULL;
+    int rc = parse_json_text(text, &obj);
+    free(text);
+    bool is_object = rc == 0 && json_object_is_type(obj, json_type_object) && json_finite(obj);
+    json_object_put(obj);
+    if (rc < 0 || !is_object)
+        return rc < 0 ? rc : -EINVAL;
+    char stack[LINE_STACK];
+    struct hw_buf b;
+    hw_buf_init(&b, stack, sizeof stack);
+    hw_buf_put(&b, line, len);
+    hw_buf_putc(&b, '\n');
+    rc = b.oom ? -ENOMEM : write_line(log, &b);
+    hw_buf_free(&b);
+    return rc;
+}
+
 int rl_timer_begin(rl_timer_t *timer, const char *name)
 {
     if (!timer || !name)

@@ -73,6 +73,13 @@ void sum_outcome_event(struct sum_outcome *o, const struct rd_event *e)
         o->have_start = true;
         if (rd_json_int(e->data, HW_START_HWMON_PID, &v) && v > 0)
             o->hwmon_pid = v;
+        if (o->hwmon_pid && keep.owner_hwmon_pid == o->hwmon_pid) {
+            /* the owner's block ended before this hwmon's start event (its questions to
+             * nvidia-smi went on beside the block): that ending is this run's */
+            o->owner_status = keep.owner_status;
+            o->owner_hwmon_pid = keep.owner_hwmon_pid;
+            memcpy(o->owner_why, keep.owner_why, sizeof o->owner_why);
+        }
         const char *h = rd_json_str(e->data, HW_START_HOST);
         snprintf(o->host, sizeof o->host, "%s", h ? h : "");
         const char *m = rd_json_str(e->data, HW_START_MODE);
@@ -111,6 +118,7 @@ void sum_outcome_event(struct sum_outcome *o, const struct rd_event *e)
         if (!st)
             return;
         o->owner_status = !strcmp(st, "ok") ? SUM_STATUS_OK : SUM_STATUS_FAILED;
+        o->owner_hwmon_pid = rd_json_int(e->data, HW_MONEND_HWMON_PID, &v) && v > 0 ? v : 0;
         const char *type = rd_json_str(e->data, HW_MONEND_EXCEPTION);
         const char *msg = rd_json_str(e->data, HW_MONEND_MESSAGE);
         if (o->owner_status == SUM_STATUS_FAILED)

@@ -52,6 +52,7 @@ struct sum_outcome {
      * monitor_end event; SUM_STATUS_COUNT when it said nothing */
     enum sum_status owner_status;
     char owner_why[256];    /* "ValueError: boom" */
+    long owner_hwmon_pid;   /* the hwmon whose run monitor_end ended (0: not said) */
     /* Whether the run is alive, where hwmon's pid cannot be checked (another host): the newest
      * modification time of its files (real time, NAN when unknown), set before finishing. */
     double newest_write;

@@ -382,6 +382,7 @@ extern const char *const hw_events[HW_EV_COUNT]; /* the fourteen above */
 #define HW_MONEND_STATUS "status"
 #define HW_MONEND_EXCEPTION "exception"
 #define HW_MONEND_MESSAGE "message"
+#define HW_MONEND_HWMON_PID "hwmon_pid" /* the hwmon it stops: its start event may follow */
 
 /* Data keys that summarize reads (hwmon writes more: FORMAT.md). */
 #define HW_START_INTERVAL "interval_s"

@@ -15,9 +15,14 @@ one import:
     log.log_event("checkpoint", {"step": 1000, "path": "/ckpt/1000"})
 
 Values: str, int, float, bool, None, and dict/list/tuple (nested JSON); anything else is str()-ed,
-as pytyche's json.dumps(default=str) does. Errors raise: OSError (with its errno) when the line
-cannot be written (disk full, permission), ValueError for input that cannot become a valid line.
-NaN and infinities are written as null (pytyche writes NaN, which is not JSON).
+as pytyche's json.dumps(default=str) does. log_phase() and log_event() take every value pytyche's
+take and write what pytyche writes for it, as valid JSON: a negative duration (-0.0 for a clock
+step of -1e-9 s), extras named "type" or "ts" (which replace the entry's, as pytyche's update()
+does), event data that is a list or a string. Where pytyche's json would write something that is
+not JSON or that readers would take for another number, the line says so instead, with a
+warning once: NaN and infinities are null, an integer beyond 64 bits (json-c, which summarize
+reads with, would change it) is a string of its digits. Errors raise: OSError (with its errno)
+when the line cannot be written (disk full, permission).
 
 The library is found through $RUNLOG_LIBRARY (a path), else where the package was installed or
 built from (see _paths.py), else the system's library search path (librunlog.so.1).
@@ -46,6 +51,10 @@ FSYNC_LINE = 1 << 0
 FSYNC_CLOSE = 1 << 1
 _T_STRING, _T_INT, _T_DOUBLE, _T_BOOL, _T_NULL, _T_JSON = range(6)
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_UINT64_MAX = (1 << 64) - 1  # json-c reads integers up to this exactly (runlog.h RL_T_JSON)
+_MAX_SECONDS = 1e12          # runlog.h RL_MAX_SECONDS: the longest phase librunlog formats
+# A phase's own keys: an extra of that name replaces the entry's (pytyche's entry.update(extra))
+_PHASE_KEYS = frozenset(("ts", "type", "name", "seconds"))
 # The key of a phase entry, and the event, that carry the framework's allocator figures, and
 # their members: include/hwrun/rundir.h (HW_FWMEM_*), which summarize reads.
 FRAMEWORK_MEMORY = "framework_memory"
@@ -142,6 +151,8 @@ _lib.rl_format_phase_begin.restype = ctypes.c_long
 _lib.rl_format_phase_end.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(_Span),
                                      ctypes.c_double, ctypes.POINTER(_Field), ctypes.c_size_t]
 _lib.rl_format_phase_end.restype = ctypes.c_long
+_lib.rl_write_line.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]
+_lib.rl_write_line.restype = ctypes.c_int
 _lib.rl_version.argtypes = []
 _lib.rl_version.restype = ctypes.c_char_p
 
@@ -168,32 +179,69 @@ def _text(s, what):
     return s.encode("utf-8", "surrogateescape")
 
 
-def _plain(v):
-    """v as a value json.dumps takes, as pytyche's json.dumps(default=str) would print it:
-    non-finite floats become None (valid JSON), unknown objects their str()."""
-    if v is None or isinstance(v, (bool, str)):
-        return v
-    if isinstance(v, int):
-        if not _INT64_MIN <= v <= _INT64_MAX:
-            # librunlog holds integers in 64 bits: refuse rather than write another number.
-            raise ValueError("runlog: integer %d does not fit in 64 bits" % v)
-        return v
-    if isinstance(v, float):
-        return v if math.isfinite(v) else None
-    if isinstance(v, dict):
-        return {_key(k): _plain(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_plain(x) for x in v]
+_warned = set()
+
+
+def _warn_once(what, message):
+    """A RuntimeWarning the first time `what` happens in this process: a logging call never
+    raises for its data, and a loop must not flood stderr."""
+    if what not in _warned:
+        _warned.add(what)
+        import warnings
+        warnings.warn("runlog: " + message, RuntimeWarning, stacklevel=4)
+
+
+def _big_int(v):
+    # json-c (summarize, hwmon) would read another number: its digits, as a string
+    _warn_once("big int", "integer %d is beyond 64 bits: written as the string of its digits "
+               "(readers with 64-bit integers would read another number)" % v)
     return str(v)
 
 
+_MAX_DEPTH = 16  # runlog.h RL_MAX_DEPTH: librunlog's deepest nesting
+
+
+def _plain(v, depth=0):
+    """v as a value json.dumps takes, as pytyche's json.dumps(default=str) would print it:
+    non-finite floats become None (valid JSON), integers beyond 64 bits their digits as a
+    string, unknown objects their str(), and what nests deeper than librunlog takes (a list
+    that contains itself) its str() there."""
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, int):
+        return v if _INT64_MIN <= v <= _UINT64_MAX else _big_int(v)
+    if isinstance(v, float):
+        if math.isfinite(v):
+            return float(v)
+        _warn_once("nan", "NaN or infinity written as null (not JSON otherwise)")
+        return None
+    if isinstance(v, (dict, list, tuple)) and depth >= _MAX_DEPTH - 2:  # in a line's data
+        _warn_once("depth", "a value contains itself or nests too deep: its str() written there")
+    elif isinstance(v, dict):
+        return {_key(k): _plain(x, depth + 1) for k, x in v.items()}
+    elif isinstance(v, (list, tuple)):
+        return [_plain(x, depth + 1) for x in v]
+    return _str(v)
+
+
+def _str(v):
+    # json.dumps(default=str)'s str(); one that raises (nests too deep for repr, a broken
+    # __str__) is the type's name: a logging call never raises for its data
+    try:
+        return str(v)
+    except Exception:
+        _warn_once("str", "a value's str() raised: its type's name written instead")
+        return "<%s>" % type(v).__name__
+
+
 def _key(k):
-    # The key json.dumps would write for k (it accepts str, int, float, bool and None keys).
+    # The key json.dumps would write for k (it accepts str, int, float, bool and None keys;
+    # another, which pytyche's write() would refuse, is its str())
     if isinstance(k, str):
         return k
     if k is None or isinstance(k, (bool, int, float)):
         return json.dumps(k)
-    raise ValueError("runlog: keys must be str, int, float, bool or None, not %s" % type(k).__name__)
+    return _str(k)
 
 
 _key_bytes = {}  # str -> its checked UTF-8 bytes: loops log the same few names and keys again and again
@@ -222,14 +270,13 @@ def _field(k, v):
     if t is bool:
         return (_key_b(k), _T_BOOL, _Value(b=v))
     if isinstance(v, int):
-        return (_key_b(k), _T_INT, _Value(i=_plain(v)))
+        if _INT64_MIN <= v <= _INT64_MAX:
+            return (_key_b(k), _T_INT, _Value(i=v))
+        # beyond int64: its digits as JSON text up to 2**64-1 (pytyche's seed=2**64-1)
+        return (_key_b(k), _T_JSON, _Value(s=json.dumps(_plain(v)).encode()))
     if isinstance(v, (dict, list, tuple)):
-        try:
-            plain = _plain(v)
-        except RecursionError:  # a dict or list that contains itself, or nests absurdly deep
-            raise ValueError("runlog: value of %r contains itself or nests too deep" % (k,)) from None
-        return (_key_b(k), _T_JSON, _Value(s=json.dumps(plain).encode()))
-    s = v if isinstance(v, str) else str(v)
+        return (_key_b(k), _T_JSON, _Value(s=json.dumps(_plain(v)).encode()))
+    s = v if isinstance(v, str) else _str(v)
     if "\0" in s:  # json.dumps escapes it; the library re-prints that as it came
         return (_key_b(k), _T_JSON, _Value(s=json.dumps(s).encode()))
     return (_key_b(k), _T_STRING, _Value(s=_text(s, "a value")))
@@ -364,40 +411,89 @@ class RunLog:
         except OSError:
             self._own_lost = True  # write(path) says so
 
+    def _write_line(self, entry):
+        """Write entry (a dict, formatted here as pytyche's write() does: json.dumps) through
+        the library's rl_write_line(): what librunlog's own calls refuse but pytyche writes."""
+        line = json.dumps(entry, default=str).encode()
+        with self._lock:
+            if self._log is None:
+                raise ValueError("runlog: the log is closed")
+            rc = _lib.rl_write_line(self._log, line, len(line))
+        if rc == -_errno.EINVAL:  # cannot be: entry is plain (_plain); say so, never raise
+            _warn_once("line refused", "librunlog refused a line, not written: %r" % line[:200])
+            return
+        if rc < 0:
+            raise OSError(-rc, os.strerror(-rc), self.path)
+        if self._own:
+            try:
+                with self._lock:
+                    if self._mem is not None:
+                        os.write(self._mem, line + b"\n")
+            except OSError:
+                self._own_lost = True
+
     def log_phase(self, name, seconds, **extra):
-        """Append {"ts", "type": "phase", "name", "seconds" (rounded to 3 decimals), **extra}."""
+        """Append {"ts", "type": "phase", "name", "seconds" (rounded to 3 decimals), **extra}.
+        Takes what pytyche's takes (see the module's documentation): a negative, NaN or huge
+        duration and extras named "type" or "ts" are written as pytyche writes them."""
         try:
-            secs = float(seconds)
-        except OverflowError:  # an int beyond a double's range
-            secs = math.inf
-        name_b = _key_b(name if type(name) is str else str(name))
-        arr, n = _fields(extra.items())
-        try:
-            self._call(_lib.rl_phase, name_b, secs, arr, n)
-            self._own_line(_lib.rl_format_phase, name_b, secs, arr, n)
-        except ValueError:
-            # Was it the duration? The library owns the rule (finite, 0 to RL_MAX_SECONDS).
-            if _lib.rl_format_phase(None, 0, name_b, secs, None, 0) == -_errno.EINVAL:
-                raise ValueError("runlog: phase %r: %r is not a duration librunlog takes "
-                                 "(finite, not negative, at most RL_MAX_SECONDS)"
-                                 % (name, seconds)) from None
-            raise
-        finally:
-            _release(arr, n)
+            secs = round(seconds, 3)  # pytyche's value, exactly: int stays int, -1e-9 is -0.0
+        except TypeError:
+            secs = round(float(seconds), 3)  # a type without __round__ (as float() takes it)
+        if (isinstance(secs, float) or type(secs) is int) and 0 <= secs <= _MAX_SECONDS and \
+                not _PHASE_KEYS.intersection(extra):
+            # librunlog's line (-0.0 >= 0: a clock step of -1e-9 s is pytyche's -0.0 too)
+            arg = float(seconds) if secs > 0 or math.copysign(1, secs) > 0 else -0.0
+            try:
+                name_b = _key_b(name if type(name) is str else _str(name))
+                arr, n = _fields(extra.items())
+            except ValueError:  # a NUL in a name or key: json.dumps below escapes it
+                arr = None
+            else:
+                try:
+                    self._call(_lib.rl_phase, name_b, arg, arr, n)
+                    self._own_line(_lib.rl_format_phase, name_b, arg, arr, n)
+                    return
+                except ValueError:
+                    if self._log is None:
+                        raise
+                finally:
+                    _release(arr, n)
+        # what librunlog refuses for a C caller (a negative or absurd duration, the entry's own
+        # keys), written as pytyche writes it
+        if not (isinstance(secs, float) and 0 <= secs <= _MAX_SECONDS):
+            _warn_once("seconds", "phase %r: %r seconds written as pytyche does (not a duration "
+                       "summarize counts)" % (name, seconds))
+        entry = {"ts": _now_iso(), "type": "phase", "name": _plain(name), "seconds": _plain(secs)}
+        entry.update((_key(k), _plain(v)) for k, v in extra.items())
+        self._write_line(entry)
 
     def log_event(self, event_type, data=None):
-        """Append {"ts", "type": "event", "event": event_type, "data": data}; data (a dict) is
-        left out when empty or None, as pytyche does."""
-        if data is not None and not isinstance(data, dict):
-            raise ValueError("runlog: event data must be a dict or None, not %s"
-                             % type(data).__name__)
-        arr, n = _fields(data.items() if data else ())
-        type_b = _key_b(event_type if type(event_type) is str else str(event_type))
-        try:
-            self._call(_lib.rl_event, type_b, arr, n)
-            self._own_line(_lib.rl_format_event, type_b, arr, n)
-        finally:
-            _release(arr, n)
+        """Append {"ts", "type": "event", "event": event_type, "data": data}; data is left out
+        when it is empty or None, as pytyche does, and may be any value pytyche takes (a dict,
+        a list, a string: written as JSON)."""
+        if not data:
+            data = None
+        if data is None or isinstance(data, dict):
+            try:
+                arr, n = _fields(data.items() if data else ())
+                type_b = _key_b(event_type if type(event_type) is str else _str(event_type))
+            except ValueError:  # a NUL in a key or the type: json.dumps below escapes it
+                pass
+            else:
+                try:
+                    self._call(_lib.rl_event, type_b, arr, n)
+                    self._own_line(_lib.rl_format_event, type_b, arr, n)
+                    return
+                except ValueError:
+                    if self._log is None:
+                        raise
+                finally:
+                    _release(arr, n)
+        entry = {"ts": _now_iso(), "type": "event", "event": _plain(event_type)}
+        if data is not None:
+            entry["data"] = _plain(data)
+        self._write_line(entry)
 
     def phase(self, name, reset_peak_memory=False, **extra):
         """`with log.phase("train", steps=1000): ...` logs the block as a phase, timed on a
@@ -496,6 +592,12 @@ class RunLog:
     def __repr__(self):
         where = self.path if self.path is not None else "in memory"
         return "<runlog.RunLog %r%s>" % (where, " closed" if self.closed else "")
+
+
+def _now_iso():
+    # librunlog's ts (and pytyche's): UTC, milliseconds
+    import datetime
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
 
 
 def _memory_file():

@@ -16,11 +16,33 @@ Where it differs from calibrax, on purpose:
 """
 
 import dataclasses
+import typing
 import warnings
 
 from .monitor import Monitor, SummarizeError, summarize, temporary_run_dir
 
-__all__ = ["ResourceMonitor", "ResourceSummary"]
+__all__ = ["ResourceMonitor", "ResourceSummary", "ResourceSample", "GPUProfilerProtocol"]
+
+
+@typing.runtime_checkable
+class GPUProfilerProtocol(typing.Protocol):
+    """calibrax's type of ResourceMonitor's gpu_profiler: importable for annotations and
+    isinstance(); a profiler passed here is accepted and not called (GPU figures come from
+    nvidia-smi through hwmon)."""
+
+
+@dataclasses.dataclass(kw_only=True)
+class ResourceSample:
+    """calibrax's single measurement, its fields: timestamp (perf_counter), cpu_percent, rss_mb,
+    gpu_util and gpu_mem_mb (None without a GPU), gpu_clock_mhz, gpu_power_w. The samples here
+    are the run directory's CSV files; the class is for code that builds or annotates them."""
+    timestamp: float
+    cpu_percent: float
+    rss_mb: float
+    gpu_util: "float | None"
+    gpu_mem_mb: "float | None"
+    gpu_clock_mhz: "float | None" = None
+    gpu_power_w: "float | None" = None
 
 
 @dataclasses.dataclass

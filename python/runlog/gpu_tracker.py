@@ -16,9 +16,12 @@ smaps_rollup (private and shared, the main process's apart), and GPU memory per 
 
 Where it differs from gpu_tracker, on purpose:
 - hwmon samples, in a process of its own, attached to the tracked process (gpu_tracker starts a
-  Python subprocess); the samples stay in a run directory (resource_usage_file names it) that
-  summarize, its HTML report and Prometheus read as any other run.
-- A figure that was not measured is None (null), never 0: GPU memory per process where pids
+  Python subprocess); the samples stay in a run directory (run_dir names it; a temporary one by
+  default) that summarize, its HTML report and Prometheus read as any other run.
+  resource_usage_file is gpu_tracker's pickle of resource_usage, written at stop() and kept.
+- Without any GPU, the GPU figures are gpu_tracker's zeros and counts 0 (with a warning), so
+  that its formatting works; with GPUs a figure that was not measured is None (null), never 0:
+  GPU memory per process where pids
   cannot be matched (hwmon in a container's PID namespace), private and shared RSS where PSS
   was not read, the descendants' figures with children=False (hwmon --no-children).
 - gpu_uuids: hwmon records every GPU of the system (hwmon --gpus all), and summarize gives the
@@ -173,6 +176,24 @@ _NESTED = {
 }
 
 
+def _no_gpu_zeros(usage):
+    """usage (summarize's gpu-tracker JSON) with gpu_tracker's figures of a machine without a
+    GPU: every GPU figure 0.0 and the counts 0, where summarize says null (not measured).
+    Code written for gpu_tracker formats them ("%.2f" % max_gpu_ram.combined)."""
+    util = usage.get("gpu_utilization") or {}
+    if util.get("system_gpu_count") is not None:
+        return usage  # GPUs were recorded: an unmeasured figure stays None
+    util["system_gpu_count"] = 0
+    util["n_expected_gpus"] = 0
+    util["gpu_percentages"] = {k: 0.0 if v is None else v
+                               for k, v in (util.get("gpu_percentages") or {}).items()}
+    ram = usage.get("max_gpu_ram") or {}
+    for k in ("system_capacity", "system", "main", "descendants", "combined"):
+        if ram.get(k) is None:
+            ram[k] = 0.0
+    return usage
+
+
 class Tracker:
     """gpu_tracker's Tracker over hwmon and summarize (see the module's documentation)."""
 
@@ -184,7 +205,7 @@ class Tracker:
     def __init__(self, sleep_time=1.0, ram_unit="gigabytes", gpu_ram_unit="gigabytes",
                  time_unit="hours", n_expected_cores=None, gpu_uuids=None, disable_logs=False,
                  process_id=None, resource_usage_file=None, n_join_attempts=5, join_timeout=10.0,
-                 gpu_brand=None, **monitor_options):
+                 gpu_brand=None, run_dir=None, **monitor_options):
         for name, unit, allowed in (("ram_unit", ram_unit, ("bytes", "kilobytes", "megabytes",
                                                             "gigabytes", "terabytes")),
                                     ("gpu_ram_unit", gpu_ram_unit, ("bytes", "kilobytes",
@@ -199,9 +220,12 @@ class Tracker:
                                                      _UNITS[time_unit])
         self.n_expected_cores = n_expected_cores
         self.disable_logs = disable_logs
-        if resource_usage_file is None:
-            resource_usage_file = temporary_run_dir(self, "runlog-tracker-")
+        # gpu_tracker's file: a pickle of resource_usage, written at stop(); hwmon's samples
+        # go to run_dir (a temporary run directory unless given)
         self.resource_usage_file = resource_usage_file
+        if run_dir is None:
+            run_dir = temporary_run_dir(self, "runlog-tracker-")
+        self.run_dir = str(run_dir)
         if gpu_brand in ("nvidia", "amd"):
             monitor_options["args"] = list(monitor_options.get("args", ())) + [
                 "--gpu-source", gpu_brand]
@@ -221,7 +245,7 @@ class Tracker:
             # at summarize time) and GPU memory per process (main, descendants, combined)
             monitor_options.setdefault("gpus", "all")
             monitor_options["args"] = list(monitor_options.get("args", ())) + ["--gpu-procs"]
-        self._mon = Monitor(resource_usage_file, interval_sec=sleep_time, pid=process_id,
+        self._mon = Monitor(run_dir, interval_sec=sleep_time, pid=process_id,
                             **monitor_options)
         self.state = Tracker.State.NEW
         self._usage = None
@@ -240,14 +264,41 @@ class Tracker:
             self._mon.stop()
             raise ValueError("GPU UUID %s is not valid. Available UUIDs are: %s"
                              % (", ".join(unknown), ", ".join(sorted(listed))))
+        if self._mon.start_event is not None and not self._mon.start_event.get("gpus") and \
+                not self.disable_logs:
+            # gpu_tracker's own warning: no GPU to track, its figures 0 (see to_json())
+            warnings.warn("runlog: no GPU is recorded (no nvidia-smi or AMD card, or no_gpu): "
+                          "the GPU RAM and utilization are 0 and system_gpu_count 0, as "
+                          "gpu_tracker gives them", RuntimeWarning, stacklevel=2)
         self.state = Tracker.State.STARTED
 
     def stop(self, exc=None):
         if self.state is not Tracker.State.STARTED:
             raise RuntimeError("runlog: the Tracker is not started")
         self._mon.stop(exc)  # the run's status: ok, or failed with the block's exception
-        self.resource_usage_file = str(self._mon.output_dir)  # its -2 when the name was taken
+        self.run_dir = str(self._mon.output_dir)  # its -2 when the name was taken
         self.state = Tracker.State.STOPPED
+        if self.resource_usage_file is not None:
+            self._write_usage_file()
+
+    def _write_usage_file(self):
+        """resource_usage pickled into resource_usage_file, as gpu_tracker writes it (replaced
+        whole: a reader never sees half a pickle). A failure warns: the job goes on."""
+        import os
+        import pickle
+        tmp = "%s.tmp-%d" % (self.resource_usage_file, os.getpid())
+        try:
+            usage = self.resource_usage
+            with open(tmp, "wb") as f:
+                pickle.dump(usage, f)
+            os.replace(tmp, self.resource_usage_file)
+        except Exception as e:  # a full disk, a directory in the way, nothing to summarize
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            warnings.warn("runlog: resource_usage_file %s not written: %s"
+                          % (self.resource_usage_file, e), RuntimeWarning, stacklevel=3)
 
     def __enter__(self):
         self.start()
@@ -261,10 +312,10 @@ class Tracker:
         """{max_ram, max_gpu_ram, cpu_utilization, gpu_utilization, compute_time} in the units
         asked for, as summarize computes them."""
         if self._usage is None or self.state is not Tracker.State.STOPPED:
-            usage = summarize(self.resource_usage_file, cores=self.n_expected_cores,
-                              fmt="gpu-tracker", units=self._units,
-                              tracked_gpus=(sorted(self.gpu_uuids) if self.gpu_uuids
-                                            else None)).to_dict()
+            usage = _no_gpu_zeros(summarize(
+                self.run_dir, cores=self.n_expected_cores, fmt="gpu-tracker",
+                units=self._units,
+                tracked_gpus=sorted(self.gpu_uuids) if self.gpu_uuids else None).to_dict())
             if self.state is not Tracker.State.STOPPED:
                 return usage
             self._usage = usage
@@ -277,16 +328,39 @@ class Tracker:
         return ResourceUsage.from_dict(self.to_json())
 
     def __str__(self):
+        """gpu_tracker's text: its keys in its order, labelled as it labels them ("Max RAM",
+        "Total RSS", "Main number of threads"), floats to 3 decimals; figures of ours that it
+        does not have follow its own in each block."""
         lines = []
 
-        def put(d, indent):
-            for k, v in d.items():
-                label = k.replace("_", " ").capitalize()
+        def put(d, cls, indent):
+            names = [f.name for f in dataclasses.fields(cls)] if cls else []
+            for k in names + [k for k in d if k not in names]:  # the seed's, then ours
+                if k not in d:
+                    continue
+                v = d[k]
+                sub = _NESTED.get((cls, k))
                 if isinstance(v, dict):
-                    lines.append("%s%s:" % (indent, label))
-                    put(v, indent + "   ")
+                    lines.append("%s%s:" % (indent, _label(k)))
+                    put(v, sub, indent + "   ")
                 else:
-                    lines.append("%s%s: %s" % (indent, label, "null" if v is None else
-                                               ("%.3f" % v if isinstance(v, float) else v)))
-        put(self.to_json(), "")
-        return "Resource tracking:\n" + "\n".join("   " + l for l in lines)
+                    lines.append("%s%s: %s" % (indent, _label(k), _value(v)))
+        put(self.to_json(), ResourceUsage, "")
+        return "\n".join(lines)
+
+
+# gpu_tracker's labels: its key, "_" as " ", these words as it writes them, the first letter
+# capital (the one rule every label of ours follows too)
+_WORDS = {"ram": "RAM", "gpu": "GPU", "cpu": "CPU", "rss": "RSS", "gpus": "GPUs",
+          "n": "number of"}
+
+
+def _label(key):
+    text = " ".join(_WORDS.get(w, w) for w in key.split("_"))
+    return text[:1].upper() + text[1:]
+
+
+def _value(v):
+    # gpu_tracker rounds floats to 3 decimals and prints the JSON of each value
+    import json
+    return json.dumps(float("%.3f" % v) if isinstance(v, float) else v)

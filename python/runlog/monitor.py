@@ -25,6 +25,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -41,10 +42,29 @@ GPU_FILE, CPU_FILE, DMON_FILE, RUNLOG_FILE = ("hw_metrics.csv", "cpu_metrics.csv
 _READY_TIMEOUT_S = 60.0   # hwmon probes nvidia-smi before it starts: seconds on a real node
 _STOP_TIMEOUT_S = 60.0    # its own stop: children's grace (5 s) and the last rows
 MIN_INTERVAL_S = 0.05     # hwmon's fastest sampling (hwmon -i); a faster request is clamped
+MAX_INTERVAL_S = 3600.0   # and its slowest
 _DIR_TRIES = 1000         # hwmon takes DIR-2 ... DIR-1000 when DIR holds a run (hwmon(1))
 # The event the owner of a monitor logs as its block ends: include/hwrun/rundir.h
 # HW_EV_MONITOR_END. summarize reads the run's status from it ("ok", or "failed" and why).
 MONITOR_END = "monitor_end"
+
+
+def clamp_interval(seconds, stacklevel=3):
+    """The one rule of every monitor and drop-in for a sampling interval: hwmon's range
+    (MIN_INTERVAL_S to MAX_INTERVAL_S); a value outside it, or not a number, is clamped (the
+    default 1 s for NaN or a non-number) with a RuntimeWarning, never refused: the seeds take
+    any interval, and monitoring never stops the job."""
+    try:
+        s = float(seconds)
+    except (TypeError, ValueError):
+        s = float("nan")
+    if MIN_INTERVAL_S <= s <= MAX_INTERVAL_S:
+        return s
+    got = MIN_INTERVAL_S if s < MIN_INTERVAL_S else MAX_INTERVAL_S if s > MAX_INTERVAL_S else 1.0
+    warnings.warn("runlog: hwmon samples every %g to %g s: interval %r is sampled at %g s"
+                  % (MIN_INTERVAL_S, MAX_INTERVAL_S, seconds, got), RuntimeWarning,
+                  stacklevel=stacklevel)
+    return got
 
 
 class SummarizeError(RuntimeError):
@@ -252,7 +272,7 @@ def _exit_with_parent(parent):
 class Monitor:
     """hwmon attached to this process, writing the run directory output_dir.
 
-    interval_sec: hwmon's -i (at least MIN_INTERVAL_S: a faster one is clamped, with a warning);
+    interval_sec: hwmon's -i (MIN_INTERVAL_S to MAX_INTERVAL_S: clamp_interval());
     gpus: hwmon's --gpus (indexes or UUIDs; default
     CUDA_VISIBLE_DEVICES, else all); no_gpu: no nvidia-smi; nvidia_smi: its path; args: more
     hwmon options. strict: raise when hwmon cannot start (default: warn and go on unmonitored).
@@ -275,12 +295,7 @@ class Monitor:
                  args=(), strict=False, children=True, pid=None, system=False,
                  exit_with_parent=False):
         self.output_dir = Path(output_dir)
-        if interval_sec < MIN_INTERVAL_S:
-            warnings.warn("runlog: hwmon samples at most every %g s: interval_sec %g is sampled "
-                          "at %g s" % (MIN_INTERVAL_S, interval_sec, MIN_INTERVAL_S),
-                          RuntimeWarning, stacklevel=2)
-            interval_sec = MIN_INTERVAL_S
-        self.interval_sec = interval_sec
+        self.interval_sec = clamp_interval(interval_sec)
         self.pid = None if system else os.getpid() if pid is None else int(pid)
         self.exit_with_parent = exit_with_parent
         self._owner = self.pid == os.getpid()  # this process watches itself: its block's outcome
@@ -298,7 +313,8 @@ class Monitor:
         self.strict = strict
         self._proc = None
         self.returncode = None
-        self.start_event = None  # the data of hwmon's start event, once it started
+        self._start_event = None
+        self._watch = None  # the thread that waits for hwmon's start event (start())
 
     @property
     def running(self):
@@ -310,10 +326,35 @@ class Monitor:
             return "started"
         return "new" if self.returncode is None else "stopped"
 
+    @property
+    def start_event(self):
+        """The data of hwmon's start event (its GPUs, its settings); None until it started or
+        when it could not. Waits for it when start() returned before it."""
+        watch = self._watch
+        if watch is not None:
+            watch.join()
+        return self._start_event
+
+    def _fresh(self):
+        """Whether output_dir holds no run (absent, or nothing but a run.jsonl of the user's):
+        hwmon then takes it, not output_dir-2."""
+        try:
+            return set(os.listdir(self.output_dir)) <= {RUNLOG_FILE}
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
+
     def start(self):
-        """Start hwmon and wait until it samples (its start event is in run.jsonl)."""
+        """Start hwmon. It samples this process from its own start, nvidia-smi's start
+        questions going on beside (hwmon(1): an attached process is sampled as a wrapped
+        command is), so the block starts at once: start() waits for hwmon's start event only
+        where it must (strict, another process or the system, a directory that holds a run,
+        named GPUs); a thread notes it, and start_event waits for it."""
         if self._proc is not None:
             raise RuntimeError("runlog: this monitor is already started")
+        at_once = (not self.strict and self._owner and self._fresh() and
+                   "--gpus" not in self._opts)
         try:
             self.output_dir.mkdir(parents=True, exist_ok=True)
             log = self.output_dir / RUNLOG_FILE
@@ -330,28 +371,58 @@ class Monitor:
                                     if self.exit_with_parent else None)
         except (OSError, ValueError) as e:
             return self._failed(e)
+        self._stopping = False
+        if at_once:
+            self._proc = proc
+            self._set_env(self.output_dir)
+            self._watch = threading.Thread(target=self._wait_started, args=(proc, offset),
+                                           name="runlog-hwmon-start", daemon=True)
+            self._watch.start()
+            return self
+        err = self._wait_started(proc, offset)
+        if err is not None:
+            return self._failed(err)
+        self._proc = proc
+        self._set_env(self.output_dir)
+        return self
+
+    def _wait_started(self, proc, offset):
+        """Wait for hwmon's start event (output_dir: the directory it took); the error, or
+        None. In start()'s thread, an error is a warning (the job goes on unmonitored)."""
         deadline = time.monotonic() + _READY_TIMEOUT_S
+        err = None
         while True:
-            found, self.start_event = _started_in(self.output_dir, offset, proc.pid)
+            found, event = _started_in(self.output_dir, offset, proc.pid)
             if found is not None:
-                break
+                self._start_event = event
+                if found != self.output_dir:  # another monitor took it meanwhile
+                    self.output_dir = found
+                    if self._saved_env is not None:
+                        self._set_env(found)
+                return None
             if proc.poll() is not None:
-                return self._failed(RuntimeError(
-                    "runlog: hwmon exited with status %d before it started sampling %s (its "
-                    "message is above)" % (proc.returncode, self.output_dir)))
+                if not self._stopping:  # stopped before it started: nothing wrong
+                    err = RuntimeError(
+                        "runlog: hwmon exited with status %d before it started sampling %s "
+                        "(its message is above)" % (proc.returncode, self.output_dir))
+                break
             if time.monotonic() > deadline:
                 proc.kill()
                 proc.wait()
-                return self._failed(RuntimeError("runlog: hwmon did not start within %g s"
-                                                 % _READY_TIMEOUT_S))
+                err = RuntimeError("runlog: hwmon did not start within %g s" % _READY_TIMEOUT_S)
+                break
             time.sleep(0.01)
-        self.output_dir = found
-        self._proc = proc
+        if err is not None and threading.current_thread() is not threading.main_thread() \
+                and self._watch is threading.current_thread():
+            warnings.warn("%s; the job goes on unmonitored" % err, RuntimeWarning)
+        return err
+
+    def _set_env(self, run_dir):
         if self._owner:  # RunLog() and child processes log into this run until stop()
-            self._saved_env = {k: os.environ.get(k) for k in ("RUNLOG_FILE", "HWMON_DIR")}
-            os.environ["RUNLOG_FILE"] = str(found.resolve() / RUNLOG_FILE)
-            os.environ["HWMON_DIR"] = str(found.resolve())
-        return self
+            if self._saved_env is None:
+                self._saved_env = {k: os.environ.get(k) for k in ("RUNLOG_FILE", "HWMON_DIR")}
+            os.environ["RUNLOG_FILE"] = str(run_dir.resolve() / RUNLOG_FILE)
+            os.environ["HWMON_DIR"] = str(run_dir.resolve())
 
     def _failed(self, err):
         if self.strict:
@@ -367,9 +438,18 @@ class Monitor:
         proc, self._proc = self._proc, None
         if proc is None:
             return self.returncode
+        self._stopping = True
         self._restore_env()
+        if self._watch is not None and self._start_event is None:
+            # a block shorter than hwmon's own start: SIGTERM only once it handles it (it has
+            # claimed the run directory, its signals set), so that it ends the run as ever,
+            # with its last sample and its stop event
+            deadline = time.monotonic() + _READY_TIMEOUT_S
+            while (proc.poll() is None and not (self.output_dir / CPU_FILE).exists() and
+                   time.monotonic() < deadline):
+                time.sleep(0.002)
         if self._owner and proc.poll() is None:
-            self._log_end(exc)
+            self._log_end(exc, proc.pid)
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
         try:
@@ -378,6 +458,8 @@ class Monitor:
             proc.kill()
             proc.wait()
         self.returncode = proc.returncode
+        if self._watch is not None:
+            self._watch.join()  # it sees hwmon gone, or has seen its start
         return self.returncode
 
     def _restore_env(self):
@@ -388,10 +470,11 @@ class Monitor:
             else:
                 os.environ[k] = v
 
-    def _log_end(self, exc):
+    def _log_end(self, exc, hwmon_pid):
         from . import RunLog  # the package's RunLog: librunlog's lines
         data = {"status": "ok"} if exc is None else {
             "status": "failed", "exception": type(exc).__name__, "message": str(exc)[:500]}
+        data["hwmon_pid"] = hwmon_pid  # its start event may follow (hwmon(1), FORMAT.md)
         try:
             with RunLog(self.output_dir / RUNLOG_FILE) as log:
                 log.log_event(MONITOR_END, data)

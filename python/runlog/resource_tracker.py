@@ -34,7 +34,11 @@ Where it differs from resource-tracker (docs/seed-tools.md has the whole list):
   nvidia-smi started every sample. Without a GPU (or nvidia-smi) the three are 0, as
   resource-tracker writes them. On a real H100 a pmon child costs about 44 ms of CPU a second
   (testdata/gpu-check/h100-drv580/child_cost.txt).
-- A pid that does not exist raises ProcessLookupError (resource-tracker writes nothing and ends).
+- A pid that does not exist (or has exited) is tracked as resource-tracker does: get_pid_stats's
+  zeros, status "exited", an empty output_file. When hwmon cannot start, the same, with a
+  warning: a tracker never raises into the job for its environment.
+- interval: any value, clamped to hwmon's 0.05 to 3600 s with a warning (runlog.monitor's
+  clamp_interval(), the one rule of every drop-in).
 - The trackers take keyword arguments of their own: nvidia_smi (its path), no_gpu, run_dir
   (keep hwmon's run directory there, for summarize and the HTML report; default: a temporary
   one, removed when the tracker stops), and PidTracker's pss_every_sample. stop() stops hwmon.
@@ -52,13 +56,14 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 import weakref
 from contextlib import suppress
 from datetime import datetime
 from functools import cache
 from glob import glob
 
-from .monitor import RUNLOG_FILE, Monitor
+from .monitor import RUNLOG_FILE, Monitor, clamp_interval
 
 __all__ = ["PidTracker", "SystemTracker", "get_pid_stats", "get_system_stats",
            "get_pid_children", "get_pid_rss", "get_pid_pss_rollup", "get_pid_proc_times",
@@ -260,14 +265,71 @@ def _pmon_gpu(rows, pids):
     return out
 
 
+def _pmon_header(line):
+    """The column names of an nvidia-smi pmon header line ("# gpu pid type sm mem ..." or,
+    with -o DT, "#Date Time gpu pid ..."), None for another line (its units line). Drivers
+    order the columns apart (fb and ccpm before sm on some): read by name."""
+    names = line[1:].split()
+    if names and names[0] in ("gpu", "Date"):
+        return {n: i for i, n in enumerate(names)}
+    return None
+
+
+def _pmon_row(cells, cols):
+    """(gpu, pid, sm %, fb MiB; None for "-") of a pmon row; None for a GPU without a process
+    or a row that is not one."""
+    if not {"gpu", "pid", "sm"} <= cols.keys() or len(cells) < len(cols) - 1:
+        return None
+    try:
+        if cells[cols["pid"]] == "-":
+            return None
+        fb = cells[cols["fb"]] if "fb" in cols else "-"
+        sm = cells[cols["sm"]]
+        return (int(cells[cols["gpu"]]), int(cells[cols["pid"]]),
+                None if sm == "-" else float(sm), None if fb == "-" else float(fb))
+    except (ValueError, IndexError):
+        return None
+
+
+def _pmon_once(proc):
+    """The rows of a one-shot `nvidia-smi pmon -c 1 -s um`; [] when it failed or took longer
+    than resource-tracker waits."""
+    if proc is None:
+        return []
+    try:
+        out, _ = proc.communicate(timeout=_SMI_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return []
+    if proc.returncode != 0:
+        return []
+    rows, cols = [], None
+    for line in out.decode("utf-8", "replace").splitlines():
+        if line.startswith("#"):
+            cols = _pmon_header(line) or cols
+        elif cols is not None:
+            row = _pmon_row(line.split(), cols)
+            if row is not None:
+                rows.append(row)
+    return rows
+
+
 def get_pid_stats(pid, children=True):
     """The process's stats now, resource-tracker's keys: timestamp (epoch s), pid, children
     (the descendants' count, None when not asked), utime, stime (clock ticks, cumulative), pss
     (kB), read_bytes, write_bytes (cumulative), gpu_usage, gpu_vram (MiB), gpu_utilized,
-    gpu_utilized_indexes. Zeros for a pid that does not exist, as resource-tracker gives."""
+    gpu_utilized_indexes. Zeros for a pid that does not exist, as resource-tracker gives. The
+    GPU figures are the processes' own, from one `nvidia-smi pmon -c 1 -s um` as
+    resource-tracker's (and as PidTracker's rows: one definition): a process whose sm is "-"
+    adds 0."""
     now = time.time()
-    gpus_q = _smi_start("nvidia-smi", "query-gpu", _GPU_QUERY)
-    apps_q = _smi_start("nvidia-smi", "query-compute-apps", _APPS_QUERY)
+    try:
+        pmon = subprocess.Popen(["nvidia-smi", "pmon", "-c", "1", "-s", "um", "-d", "1"],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL)
+    except OSError:
+        pmon = None
     kids = get_pid_children(pid)
     tree = [pid] + (sorted(kids) if children else [])
     pss = sum(get_pid_pss_rollup(p) for p in tree)
@@ -280,8 +342,7 @@ def get_pid_stats(pid, children=True):
         child_io = get_pid_proc_io(p)
         for k in set(io) & set(child_io):
             io[k] += child_io[k]
-    gpu = _pid_gpu([_gpu(r) for r in _smi_rows(gpus_q, _GPU_QUERY)],
-                   [_app(r) for r in _smi_rows(apps_q, _APPS_QUERY)], set(tree))
+    gpu = _pmon_gpu(_pmon_once(pmon), set(tree))
     return {"timestamp": now, "pid": pid, "children": len(kids) if children else None,
             "utime": times["utime"], "stime": times["stime"], "pss": pss,
             "read_bytes": io["read_bytes"], "write_bytes": io["write_bytes"], **gpu}
@@ -409,6 +470,33 @@ def get_system_stats():
 # The trackers: hwmon's rows as resource-tracker's
 
 
+def _sector_sizes():
+    """resource-tracker's SystemTracker.sector_sizes: each whole disk's hw_sector_size (512
+    where unreadable). Its own disk bytes multiply by it; ours count 512-byte sectors, which
+    is what /proc/diskstats counts (docs/seed-tools.md), and the attribute is kept for code
+    that reads it."""
+    sizes = {}
+    for disk_path in glob("/sys/block/*/"):
+        disk = disk_path.split("/")[-2]
+        if is_partition(disk):
+            continue
+        try:
+            with open(disk_path + "queue/hw_sector_size") as f:
+                sizes[disk] = int(f.read().strip())
+        except (OSError, ValueError):
+            sizes[disk] = 512
+    return sizes
+
+
+def _alive(pid):
+    """Whether pid is a process that has not exited (a zombie has)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except (OSError, IndexError):
+        return False
+
+
 def _iso_time(s):
     """hwmon's timestamp (2026-11-21T15:27:49.697+00:00) as epoch seconds."""
     return datetime.fromisoformat(s).timestamp()
@@ -503,12 +591,11 @@ class _GpuRows:
                 self.apps.append(_app(row))
         for line in self.pmon_lines.lines() if self.pmon_lines is not None else ():
             cells = line.split()
-            if line.startswith("#"):
-                if cells and cells[0] == "#Date":  # "#Date Time gpu pid type sm mem ..."
-                    self.pmon_cols = {n: i for i, n in enumerate(["Date"] + cells[1:])}
+            if line.startswith("#"):  # "#Date Time gpu pid type sm mem ..." (hwmon: -o DT)
+                self.pmon_cols = _pmon_header(line) or self.pmon_cols
                 continue
             c = self.pmon_cols
-            if not c or len(cells) < len(c) - 1 or not {"gpu", "pid", "sm"} <= c.keys():
+            if not c or "Date" not in c or "Time" not in c:
                 continue
             with suppress(ValueError, IndexError):
                 stamp = cells[c["Date"]] + " " + cells[c["Time"]]
@@ -516,12 +603,9 @@ class _GpuRows:
                     self.pmon_stamp, self.pmon = stamp, []
                     self.pmon_time = datetime.strptime(stamp + "+0000",
                                                        "%Y%m%d %H:%M:%S%z").timestamp()
-                if cells[c["pid"]] == "-":
-                    continue  # a GPU with no process
-                fb = cells[c["fb"]] if "fb" in c else "-"
-                self.pmon.append((int(cells[c["gpu"]]), int(cells[c["pid"]]),
-                                  None if cells[c["sm"]] == "-" else float(cells[c["sm"]]),
-                                  None if fb == "-" else float(fb)))
+                row = _pmon_row(cells, c)
+                if row is not None:
+                    self.pmon.append(row)
 
     def _current(self, now):
         return [g for t, g in self.gpus.values() if t >= now - self.stale_s]
@@ -558,10 +642,7 @@ class _Hwmon:
     close()), and the waiting for its rows."""
 
     def __init__(self, interval, pid, children, no_gpu, nvidia_smi, run_dir, pss_every_sample):
-        if not 0.05 <= interval <= 3600:
-            raise ValueError("runlog: interval %r s: hwmon samples every 0.05 to 3600 s"
-                             % (interval,))
-        self.interval = interval
+        self.interval = interval = clamp_interval(interval, stacklevel=4)
         tmp = None
         if run_dir is None:
             tmp = tempfile.mkdtemp(prefix="runlog-resource-tracker-")
@@ -606,18 +687,19 @@ class _Hwmon:
 
     def wait_rows(self, table, last_time):
         """table's new rows; when there are none, waits for the next (due one interval after
-        last_time); [] once hwmon has ended and left none."""
+        last_time; None: the first row, which hwmon samples as it starts: looked for at once);
+        [] once hwmon has ended and left none."""
         rows = table.rows()
         step = 0.002
         while not rows:
             if self.proc.poll() is not None:
                 return table.rows()  # what it wrote before it ended
-            due = last_time + self.interval + 0.003 - time.time()
+            due = 0 if last_time is None else last_time + self.interval + 0.003 - time.time()
             if due > 0:
                 time.sleep(due)
             else:  # late: look again soon, less often the later it gets
                 time.sleep(step)
-                step = min(step * 2, self.interval / 4)
+                step = min(step * 2, self.interval / 4, 0.1)
             rows = table.rows()
         return rows
 
@@ -662,6 +744,9 @@ def _track(tracker, columns, output_file, print_header):
     f = None
     try:
         f = open(output_file, "w") if output_file else sys.stdout
+        if tracker._hw is None:  # nothing to track (a process that is gone): an empty file,
+            tracker.status = "exited"  # as resource-tracker's first row of zeros ends it
+            return
         with _sigterm_stops(tracker):
             writer = csv.writer(f, quoting=csv.QUOTE_NONNUMERIC)
             if print_header:
@@ -725,12 +810,23 @@ class PidTracker(_Tracker):
         self.cycle = 0
         self.children = children
         self.start_time = time.time()
-        if not os.path.isdir("/proc/%d" % self.pid):
-            raise ProcessLookupError("runlog: no process %d to track" % self.pid)
         self._hw = None
         with _sigterm_stops(self) if autostart else contextlib.nullcontext():
-            self._hw = _Hwmon(interval, self.pid, children, no_gpu, nvidia_smi, run_dir,
-                              pss_every_sample)
+            try:
+                self._hw = _Hwmon(interval, self.pid, children, no_gpu, nvidia_smi, run_dir,
+                                  pss_every_sample) if _alive(self.pid) else None
+            except Exception as e:
+                if _alive(self.pid):  # hwmon could not start: the job goes on, unmonitored
+                    warnings.warn("runlog: PidTracker of %d: %s; nothing is tracked"
+                                  % (self.pid, e), RuntimeWarning, stacklevel=2)
+                self._hw = None
+            if self._hw is None:
+                # resource-tracker's tracker of a process that is gone (or that cannot be
+                # tracked): get_pid_stats's zeros, and start_tracking writes nothing and ends
+                self.stats = self._gone_stats()
+                if autostart:
+                    self.start_tracking(output_file)
+                return
             self._proc = self._hw.open(_PROC_FILE)
             self._tree = self._hw.open(_TREE_FILE)
             self._pids = {self.pid}
@@ -755,7 +851,7 @@ class PidTracker(_Tracker):
         CPU ticks summed from the start; None once hwmon has ended."""
         last = None
         while last is None:
-            rows = self._hw.wait_rows(self._proc, self._time or self.start_time)
+            rows = self._hw.wait_rows(self._proc, self._time)
             if not rows:
                 return None
             c = self._proc.cols
@@ -793,7 +889,7 @@ class PidTracker(_Tracker):
     def diff_stats(self):
         """The row since the last call (resource-tracker's): waits for hwmon's next sample."""
         last_stats = self.stats
-        stats = self._next_stats() if self.status == "running" else None
+        stats = self._next_stats() if self.status == "running" and self._hw else None
         if stats is None:
             self.status = "exited"
             stats = self._gone_stats()
@@ -833,16 +929,29 @@ class SystemTracker(_Tracker):
         self.cycle = 0
         self.start_time = time.time()
         self._hw = None
+        self.sector_sizes = _sector_sizes()
         with _sigterm_stops(self) if autostart else contextlib.nullcontext():
-            self._hw = _Hwmon(interval, None, True, no_gpu, nvidia_smi, run_dir, False)
+            try:
+                self._hw = _Hwmon(interval, None, True, no_gpu, nvidia_smi, run_dir, False)
+            except Exception as e:  # the job goes on, untracked: a tracker never raises into it
+                warnings.warn("runlog: SystemTracker: %s; nothing is tracked" % e,
+                              RuntimeWarning, stacklevel=2)
+                self.status, self.stats = "exited", None
+                if autostart:
+                    self.start_tracking(output_file)
+                return
             self._cpu = self._hw.open(_CPU_FILE)
             self._mounts = _mount_points()[0]  # once: reading /proc/mounts is not free
-            self._time = self.start_time
+            self._time, self._rows = self.start_time, False
             self._sums = dict.fromkeys(("disk_read_bytes", "disk_write_bytes",
                                         "net_rx_bytes", "net_tx_bytes"), 0)
             self.stats = self._next_stats()
             if self.stats is None:
-                raise RuntimeError("runlog: hwmon ended before its first sample")
+                warnings.warn("runlog: SystemTracker: hwmon ended before its first sample; "
+                              "nothing is tracked", RuntimeWarning, stacklevel=2)
+                self.status = "exited"
+                self.stop()
+                return
             if autostart:
                 self.start_tracking(output_file)
 
@@ -851,7 +960,7 @@ class SystemTracker(_Tracker):
         once hwmon has ended."""
         last = None
         while last is None:
-            rows = self._hw.wait_rows(self._cpu, self._time)
+            rows = self._hw.wait_rows(self._cpu, self._time if self._rows else None)
             if not rows:
                 return None
             c = self._cpu.cols
@@ -859,6 +968,7 @@ class SystemTracker(_Tracker):
                 if r[c["edge"]] == "1":
                     continue
                 self._time, last = _iso_time(r[c["timestamp"]]), r
+                self._rows = True
                 for k in self._sums:  # bytes since hwmon's previous row
                     self._sums[k] += int(r[c[k]] or 0)
         self._stat_time = time.monotonic()  # /proc/stat's ticks are read now
@@ -885,8 +995,10 @@ class SystemTracker(_Tracker):
     def diff_stats(self):
         """The row since the last call (resource-tracker's): waits for hwmon's next sample.
         None once stopped."""
+        if self.status != "running":
+            return None
         last_stats, last_stat_time = self.stats, self._stat_time
-        stats = self._next_stats() if self.status == "running" else None
+        stats = self._next_stats()
         if stats is None:  # hwmon was stopped: nothing more to give
             self.status = "exited"
             return None

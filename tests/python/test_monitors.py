@@ -177,6 +177,26 @@ class Calibrax(Base):
         self.assertEqual(type(s).from_dict(s.to_dict()), s)
         self.assertIs(m.summary, s)  # final once the block is over
 
+    def test_public_names(self):
+        # calibrax's documented names, importable: ResourceSample's fields (keyword-only) and
+        # GPUProfilerProtocol for annotations, a profiler accepted and not called
+        from runlog.calibrax import GPUProfilerProtocol, ResourceSample
+        s = ResourceSample(timestamp=1.0, cpu_percent=50.0, rss_mb=10.0, gpu_util=None,
+                           gpu_mem_mb=None)
+        self.assertEqual([f.name for f in dataclasses.fields(s)],
+                         ["timestamp", "cpu_percent", "rss_mb", "gpu_util", "gpu_mem_mb",
+                          "gpu_clock_mhz", "gpu_power_w"])
+        self.assertIsNone(s.gpu_power_w)
+        with self.assertRaises(TypeError):
+            ResourceSample(1.0, 50.0, 10.0, None, None)  # keyword-only, as calibrax's
+
+        class Profiler:
+            def __getattr__(self, name):
+                raise AssertionError("called: %s" % name)
+        self.assertIsInstance(Profiler(), GPUProfilerProtocol)
+        m = ResourceMonitor(gpu_profiler=Profiler(), no_gpu=True)
+        self.assertIsInstance(m.gpu_profiler, Profiler)
+
     def test_no_gpu(self):
         # without a GPU the GPU figures are None (calibrax's "None if no GPU"), never 0
         with ResourceMonitor(sample_interval_sec=0.1, no_gpu=True) as m:
@@ -193,7 +213,7 @@ class GpuTracker(Base):
         # gpu_tracker: with Tracker(...) as tracker: ...; print(tracker); tracker.to_json()
         from runlog.gpu_tracker import Tracker
         with Tracker(sleep_time=0.1, ram_unit="megabytes", time_unit="seconds",
-                     n_expected_cores=2, resource_usage_file=str(self.dir / "run"),
+                     n_expected_cores=2, run_dir=str(self.dir / "run"),
                      nvidia_smi=FAKE_SMI) as tracker:
             self.assertIs(tracker.state, Tracker.State.STARTED)
             time.sleep(0.3)
@@ -245,11 +265,204 @@ class GpuTracker(Base):
                          list(usage["max_ram"]))
         self.assertEqual(ResourceUsage.from_dict(usage), ru)
         self.assertEqual(ru.to_dict(), usage)
-        self.assertIn("Max ram:", str(tracker))
+        self.assertIn("Max RAM:", str(tracker))
         with self.assertRaises(ValueError):
             Tracker(ram_unit="gibibytes")
         with self.assertRaises(RuntimeError):
             tracker.start()  # once
+
+
+# gpu_tracker's print(tracker): its lines' labels in its order (values aside), as its README
+# shows them for a tracked process; 3 spaces a level.
+GPU_TRACKER_STR = """Max RAM:
+   Unit:
+   System capacity:
+   System:
+   Main:
+      Total RSS:
+      Private RSS:
+      Shared RSS:
+   Descendants:
+      Total RSS:
+      Private RSS:
+      Shared RSS:
+   Combined:
+      Total RSS:
+      Private RSS:
+      Shared RSS:
+Max GPU RAM:
+   Unit:
+   System capacity:
+   System:
+   Main:
+   Descendants:
+   Combined:
+CPU utilization:
+   System core count:
+   Number of expected cores:
+   System:
+      Max sum percent:
+      Max hardware percent:
+      Mean sum percent:
+      Mean hardware percent:
+   Main:
+      Max sum percent:
+      Max hardware percent:
+      Mean sum percent:
+      Mean hardware percent:
+   Descendants:
+      Max sum percent:
+      Max hardware percent:
+      Mean sum percent:
+      Mean hardware percent:
+   Combined:
+      Max sum percent:
+      Max hardware percent:
+      Mean sum percent:
+      Mean hardware percent:
+   Main number of threads:
+   Descendants number of threads:
+   Combined number of threads:
+GPU utilization:
+   System GPU count:
+   Number of expected GPUs:
+   GPU percentages:
+      Max sum percent:
+      Max hardware percent:
+      Mean sum percent:
+      Mean hardware percent:
+Compute time:
+   Unit:
+   Time:"""
+
+
+class StartLatency(Base):
+    # nvidia-smi answering its start questions in 1 s (a busy node takes seconds): the block
+    # starts at once, hwmon samples the process from its own start beside the questions, and
+    # what the block logs is measured
+    DELAY_MS = 300  # each of its start questions
+
+    def setUp(self):
+        super().setUp()
+        old = os.environ.get("FAKE_SMI_START_DELAY_MS")
+        os.environ["FAKE_SMI_START_DELAY_MS"] = str(self.DELAY_MS)
+        self.addCleanup(lambda: os.environ.pop("FAKE_SMI_START_DELAY_MS") if old is None
+                        else os.environ.__setitem__("FAKE_SMI_START_DELAY_MS", old))
+
+    def check_run(self, run_dir, started):
+        # hwmon's first process row came before its start event (the questions' answers):
+        # the block was sampled while nvidia-smi was still being asked
+        with open(os.path.join(run_dir, "run.jsonl")) as f:
+            entries = [json.loads(l) for l in f]
+        start = [e for e in entries if e.get("event") == "start"][0]
+        self.assertGreaterEqual(start["data"]["setup_s"], self.DELAY_MS / 1000 * 0.9)
+        rows = read_csv_rows(os.path.join(run_dir, "proc_metrics.csv"))
+        self.assertLess(rows[0]["timestamp"], start["ts"])
+        doc = summarize_json("-f", "json", run_dir)
+        ph = [p for p in doc["phases"] if p["name"] == "block"][0]
+        self.assertIsNotNone(ph["proc_peak_rss_mib"])  # the phase is measured
+        self.assertGreater(doc["num_samples"], 3)
+
+    def test_hwmonitor_start(self):
+        times = []
+        for i in range(3):
+            mon = HWMonitor(nvidia_smi=FAKE_SMI)
+            t0 = time.monotonic()
+            mon.start(self.dir / ("run%d" % i), interval_sec=0.1)
+            times.append(time.monotonic() - t0)
+            if i == 0:
+                log = RunLog()  # $RUNLOG_FILE: the monitor's run
+                with log.phase("block"):
+                    wait_sampled(self.dir / "run0", rows=3)
+                    work(0.3, 8)
+                    self.assertTrue(mon._mon.start_event["gpus"])  # waits for the answers
+                log.close()
+            files = mon.stop()
+            if i == 0:
+                gpu, cpu, dmon = files
+        # start() waits for nothing: best of three under 20 ms, each far below the 1 s asked
+        self.assertLess(min(times), 0.020, times)
+        self.assertLess(max(times), 0.5, times)
+        self.check_run(self.dir / "run0", times[0])
+        self.assertIsNotNone(cpu)
+
+    def test_block_shorter_than_the_questions(self):
+        # the block raises at once, before hwmon's start event (its questions still going on):
+        # its monitor_end names that hwmon, and the run's status is still the block's
+        with self.assertRaises(ValueError):
+            with Monitor(self.dir / "run", interval_sec=0.1, nvidia_smi=FAKE_SMI) as mon:
+                raise ValueError("at once")
+        names = [e["event"] for e in events(mon.output_dir)]
+        self.assertLess(names.index("monitor_end"), names.index("start"))
+        self.assertEqual(names[-1], "stop")
+        s = mon.summary()
+        self.assertEqual(s.outcome["status"], "failed")
+        self.assertEqual(s.outcome["reason"], "the monitored block raised ValueError: at once")
+
+    def test_resource_monitor_entry(self):
+        times = []
+        for i in range(3):
+            t0 = time.monotonic()
+            with ResourceMonitor(sample_interval_sec=0.1, nvidia_smi=FAKE_SMI,
+                                 output_dir=self.dir / ("run%d" % i)) as m:
+                times.append(time.monotonic() - t0)
+                if i == 0:
+                    with RunLog() as log, log.phase("block"):
+                        wait_sampled(m.output_dir, rows=3)
+                        work(0.3, 8)
+                        self.assertTrue(m._mon.start_event["gpus"])
+        self.assertLess(min(times), 0.020, times)
+        self.assertLess(max(times), 0.5, times)
+        self.check_run(self.dir / "run0", times[0])
+
+
+class GpuTrackerSeed(Base):
+    def test_no_gpu_and_usage_file(self):
+        # gpu_tracker on a machine without nvidia-smi: its zeros and a GPU count of 0, with a
+        # warning, so that its own formatting works; resource_usage_file is its pickle
+        import pickle
+        from runlog.gpu_tracker import ResourceUsage, Tracker
+        pkl = self.dir / "usage.pkl"
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            with Tracker(sleep_time=0.1, resource_usage_file=str(pkl),
+                         nvidia_smi=str(self.dir / "no-nvidia-smi")) as t:
+                wait_sampled(t._mon.output_dir, rows=2)
+        self.assertTrue(any("no GPU is recorded" in str(x.message) for x in w),
+                        [str(x.message) for x in w])
+        u = t.resource_usage
+        self.assertEqual("%.2f" % u.max_gpu_ram.combined, "0.00")
+        self.assertEqual((u.gpu_utilization.system_gpu_count, u.gpu_utilization.n_expected_gpus),
+                         (0, 0))
+        for k in ("system_capacity", "system", "main", "descendants", "combined"):
+            self.assertEqual(getattr(u.max_gpu_ram, k), 0.0, k)
+        self.assertEqual(u.gpu_utilization.gpu_percentages.max_sum_percent, 0.0)
+        self.assertGreater(u.max_ram.combined.total_rss, 0)  # the rest measured as ever
+        self.assertTrue(pkl.is_file())
+        with open(pkl, "rb") as f:
+            loaded = pickle.load(f)
+        self.assertIsInstance(loaded, ResourceUsage)
+        self.assertEqual(loaded, u)
+        self.assertTrue((Path(t.run_dir) / "run.jsonl").is_file())  # hwmon's run directory
+        # the labels of print(tracker): gpu_tracker's, line for line
+        text = str(t)
+        labels = [line.split(":")[0] + ":" for line in text.splitlines()]
+        self.assertEqual(labels, GPU_TRACKER_STR.splitlines())
+        self.assertIn("\n   System GPU count: 0\n", text)
+        self.assertIn("\n   Combined: 0.0\n", text)
+
+    def test_usage_file_not_writable(self):
+        # a resource_usage_file that cannot be written: a warning, never an exception
+        from runlog.gpu_tracker import Tracker
+        (self.dir / "adir").mkdir()
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            with Tracker(sleep_time=0.1, resource_usage_file=str(self.dir / "adir"),
+                         no_gpu=True) as t:
+                wait_sampled(t._mon.output_dir, rows=1)
+        self.assertTrue(any("not written" in str(x.message) for x in w))
+        self.assertTrue((self.dir / "adir").is_dir())
+        self.assertEqual(list((self.dir / "adir").iterdir()), [])
 
 
 class Owners(Base):
@@ -311,7 +524,7 @@ class Owners(Base):
             with ResourceMonitor(sample_interval_sec=0.01, no_gpu=True) as m:
                 wait_sampled(m.output_dir, rows=4)
                 work(0.3, 1)
-        self.assertTrue(any("at most every 0.05 s" in str(x.message) for x in w))
+        self.assertTrue(any("every 0.05 to 3600 s" in str(x.message) for x in w))
         self.assertGreaterEqual(m.summary.num_samples, 4)
 
 def read_csv_rows(path):
@@ -351,7 +564,7 @@ class GpuBrand(Base):
         self.addCleanup(lambda: os.environ.pop("HWMON_SYSFS_ROOT") if old is None
                         else os.environ.__setitem__("HWMON_SYSFS_ROOT", old))
         run = self.dir / "run"
-        with Tracker(sleep_time=0.1, gpu_ram_unit="megabytes", resource_usage_file=str(run),
+        with Tracker(sleep_time=0.1, gpu_ram_unit="megabytes", run_dir=str(run),
                      gpu_brand="amd") as tracker:
             wait_sampled(run, rows=4)
         with open(run / "run.jsonl") as f:
@@ -391,7 +604,7 @@ class GpuTrackerFigures(Base):
         from runlog.gpu_tracker import Tracker
         run = self.dir / "run"
         with Tracker(sleep_time=0.1, ram_unit="megabytes", gpu_ram_unit="megabytes",
-                     resource_usage_file=str(run), nvidia_smi=FAKE_SMI, **kw) as tracker:
+                     run_dir=str(run), nvidia_smi=FAKE_SMI, **kw) as tracker:
             wait_sampled(run, rows=4)
             self.wait_rows(run / "gpu_procs.csv", 2 * len(self.APPS))
         return tracker, run
@@ -498,7 +711,7 @@ class GpuTrackerFigures(Base):
             self.assertAlmostEqual(gr.main, self.APPS["main"][1] * self.MB, places=6)
         # a UUID of no GPU here: gpu_tracker's ValueError, and no hwmon left running
         from runlog.gpu_tracker import Tracker
-        bad = Tracker(sleep_time=0.1, resource_usage_file=str(self.dir / "bad"),
+        bad = Tracker(sleep_time=0.1, run_dir=str(self.dir / "bad"),
                       nvidia_smi=FAKE_SMI, gpu_uuids={"GPU-no-such"})
         with self.assertRaises(ValueError):
             bad.start()

@@ -194,13 +194,81 @@ class PidTrackerRows(Base):
         # PidTracker then writes nothing and ends. Here the tracker says so.
         with open("/proc/sys/kernel/pid_max") as f:
             pid = int(f.read()) + 1  # never a process
-        with self.assertRaises(ProcessLookupError):
-            PidTracker(pid=pid, interval=0.2)
+        out = os.path.join(self.dir, "gone.csv")
+        t = PidTracker(pid=pid, interval=0.2, output_file=out)  # returns, as resource-tracker
+        self.assertEqual(t.status, "exited")
+        self.assertEqual(os.path.getsize(out), 0)  # created, empty
+        self.assertEqual((t.stats["utime"], t.stats["pss"], t.stats["gpu_usage"]), (0, 0, 0))
+        # a process that has exited (a zombie, not yet waited for) is gone too
+        z = subprocess.Popen(["true"])
+        while rt._alive(z.pid):  # until it has exited
+            time.sleep(0.01)
+        t = PidTracker(pid=z.pid, interval=0.2, output_file=out)
+        z.wait()
+        self.assertEqual((t.status, os.path.getsize(out)), ("exited", 0))
         s = rt.get_pid_stats(pid)
         self.assertEqual((s["utime"], s["stime"], s["pss"], s["read_bytes"], s["write_bytes"],
                           s["children"]), (0, 0, 0, 0, 0, 0))
-        with self.assertRaises(ValueError):  # hwmon's range
-            PidTracker(pid=os.getpid(), interval=0.01, autostart=False)
+
+    def test_no_hwmon(self):
+        # hwmon cannot start (not installed): the trackers warn and end, never raise into the
+        # job that started them (its environment is not its data)
+        import warnings
+        old = os.environ.get("RUNLOG_HWMON")
+        os.environ["RUNLOG_HWMON"] = os.path.join(self.dir, "no-hwmon")
+        out = os.path.join(self.dir, "none.csv")
+        try:
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                p = PidTracker(pid=os.getpid(), interval=0.2, output_file=out)
+                s = SystemTracker(interval=0.2, autostart=False)
+        finally:
+            if old is None:
+                del os.environ["RUNLOG_HWMON"]
+            else:
+                os.environ["RUNLOG_HWMON"] = old
+        self.assertEqual((p.status, s.status, os.path.getsize(out)), ("exited", "exited", 0))
+        self.assertEqual(len(w), 2, [str(x.message) for x in w])
+        self.assertTrue(all("nothing is tracked" in str(x.message) for x in w))
+        self.assertIsNone(s.diff_stats())
+
+    def test_sector_sizes(self):
+        # resource-tracker's SystemTracker.sector_sizes: every whole disk's hw_sector_size
+        import glob
+        s = SystemTracker(interval=0.2, autostart=False, no_gpu=True)
+        s.stop()
+        disks = [p.split("/")[-2] for p in glob.glob("/sys/block/*/")]
+        self.assertEqual(sorted(s.sector_sizes), sorted(d for d in disks
+                                                        if not rt.is_partition(d)))
+        self.assertTrue(all(v in (512, 1024, 2048, 4096) for v in s.sector_sizes.values()),
+                        s.sector_sizes)
+
+    def test_interval_clamped(self):
+        # resource-tracker takes any interval; hwmon samples every 0.05 to 3600 s: one rule
+        # for every drop-in (runlog.monitor.clamp_interval), a warning, never a refusal
+        import warnings
+        from runlog.monitor import clamp_interval
+        for asked, got in ((1e9, 3600.0), (float("inf"), 3600.0), (float("nan"), 1.0),
+                           ("x", 1.0), (0.05, 0.05), (3600, 3600.0)):
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                self.assertEqual(clamp_interval(asked), got)
+            self.assertEqual(len(w), 0 if asked in (0.05, 3600) else 1)
+        for asked, got in ((0.01, 0.05), (0, 0.05), (-1, 0.05)):
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                t = PidTracker(pid=os.getpid(), interval=asked, autostart=False, no_gpu=True)
+            try:
+                self.assertEqual((t.interval, t._hw.interval), (asked, got))
+                self.assertEqual(len(w), 1, [str(x.message) for x in w])
+                self.assertIn("every 0.05 to 3600 s", str(w[0].message))
+                if asked == 0.01:
+                    rows = [t.diff_stats() for _ in range(3)]
+                    stamps = [r["timestamp"] for r in rows]
+                    self.assertEqual(stamps, sorted(set(stamps)))  # a row per new sample
+                    self.assertEqual(t.status, "running")
+            finally:
+                t.stop()
 
     def test_gpu_columns(self):
         # the fake's GPU 1 holds 2048 MiB of the job and GPU 0 999 MiB of pid 1 (not in the
@@ -232,17 +300,24 @@ class PidTrackerRows(Base):
         self.assertTrue(any(r["gpu_utilized"] for r in srows))
 
     def test_helpers_gpu(self):
-        # get_pid_stats asks nvidia-smi on PATH once, as resource-tracker does
+        # get_pid_stats asks nvidia-smi pmon on PATH once, as resource-tracker does: the
+        # process's own SM share and frame buffer; a process whose own sm is "-" (dash) adds 0,
+        # as PidTracker's rows say for it (one definition), not its GPU's whole utilization
         bindir = os.path.join(self.dir, "bin")
         os.mkdir(bindir)
         os.symlink(FAKE_SMI, os.path.join(bindir, "nvidia-smi"))
-        job = self.job()
+        job, dash = self.job(), self.job()
         env = {"PATH": bindir + os.pathsep + os.environ.get("PATH", ""),
-               "FAKE_SMI_APPS": "%d:0:512" % job.pid}
+               "FAKE_SMI_APPS": "%d:0:512,%d:1:256" % (job.pid, dash.pid),
+               "FAKE_SMI_PMON_DASH": str(dash.pid)}
         old = {k: os.environ.get(k) for k in env}
         os.environ.update(env)
         try:
             s = rt.get_pid_stats(job.pid)
+            d = rt.get_pid_stats(dash.pid)
+            t = PidTracker(pid=dash.pid, interval=0.2, autostart=False, nvidia_smi=FAKE_SMI)
+            trows = [t.diff_stats() for _ in range(4)]
+            t.stop()
             sysstats = rt.get_system_stats()
         finally:
             for k, v in old.items():
@@ -250,8 +325,10 @@ class PidTrackerRows(Base):
                     del os.environ[k]
                 else:
                     os.environ[k] = v
-        self.assertEqual(s["gpu_vram"], 512.0)
+        self.assertEqual((s["gpu_vram"], s["gpu_usage"], s["gpu_utilized"]), (512.0, 0.2, 1))
         self.assertEqual(s["gpu_utilized"], len(s["gpu_utilized_indexes"]))
+        self.assertEqual((d["gpu_usage"], d["gpu_utilized"]), (0, 0))
+        self.assertEqual([(r["gpu_usage"], r["gpu_utilized"]) for r in trows], [(0, 0)] * 4)
         self.assertEqual(sysstats["gpu_vram"], 1000.0 + 1010.0)  # the fake's first sample
         self.assertEqual(sysstats["gpu_utilized"], 1)  # GPU 0 at 0 %, GPU 1 at 31 %
         self.assertAlmostEqual(sysstats["gpu_usage"], 0.31)

@@ -106,6 +106,40 @@ static void test_seconds_refused(void)
     free(path);
 }
 
+/* rl_write_line(): a caller's line, written whole and as it is; what is not one JSON object
+ * (or holds a newline, or an integer json-c would change) is refused and nothing written. */
+static void test_write_line(void)
+{
+    char *dir = th_tmpdir("write_line");
+    char *path = th_fmt("%s/run.jsonl", dir);
+    rl_log_t *log = NULL;
+    CU_ASSERT_FATAL(rl_open(&log, path, 0) == 0);
+    static const char *const bad[] = {"", "[1, 2]", "\"x\"", "{\"a\": 1}\n{}",
+                                      "{\"a\": NaN}", "{\"a\": [1, -Infinity]}", "{\"a\": 1", "{\"a\": 1} x",
+                                      "{\"big\": 18446744073709551616}",
+                                      "{\"neg\": -9223372036854775809}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CU_ASSERT_EQUAL(rl_write_line(log, bad[i], strlen(bad[i])), -EINVAL);
+    CU_ASSERT_EQUAL(rl_write_line(log, "{\"a\": 1}\0x", 10), -EINVAL);
+    CU_ASSERT_EQUAL(rl_write_line(NULL, "{}", 2), -EINVAL);
+    CU_ASSERT_EQUAL(rl_write_line(log, NULL, 0), -EINVAL);
+    const char *ok = "{\"ts\": 5, \"type\": \"mine\", \"seconds\": -0.0, "
+                     "\"seed\": 18446744073709551615}";
+    CU_ASSERT_EQUAL(rl_write_line(log, ok, strlen(ok)), 0);
+    CU_ASSERT_EQUAL(rl_write_line(log, "{}trailing", 2), 0); /* len bytes only */
+    CU_ASSERT_EQUAL(rl_close(log), 0);
+    size_t n = 0;
+    char *got = th_read_file(path, &n);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+    char *want = th_fmt("%s\n{}\n", ok);
+    CU_ASSERT_STRING_EQUAL(got, want);
+    free(want);
+    free(got);
+    th_rmtree(dir);
+    free(dir);
+    free(path);
+}
+
 static void test_seconds_rounding(void)
 {
     /* Python: round(x, 3) then repr. */
@@ -737,6 +771,7 @@ void add_runlog_suites(void)
     CU_add_test(s, "phase_shape", test_phase_shape);
     CU_add_test(s, "seconds_rounding", test_seconds_rounding);
     CU_add_test(s, "seconds_refused", test_seconds_refused);
+    CU_add_test(s, "write_line", test_write_line);
     CU_add_test(s, "double_repr", test_double_repr);
     CU_add_test(s, "repr_matches_python", test_repr_matches_python);
     CU_add_test(s, "event_shape", test_event_shape);
