@@ -275,6 +275,7 @@ int main(int argc, char **argv)
             break;
         case OPT_GRACE:
             cfg.grace_s = parse_seconds("kill-grace", optarg, 0, 600);
+            cfg.grace_given = true;
             break;
         case 'h':
             usage();

@@ -105,6 +105,7 @@ struct run {
     bool stop_req_seen;
     struct mon_stop_req stop_req;
     char proctrack[64];   /* SLURM's ProctrackType where the job runs ("": not SLURM, unknown) */
+    const char *life_owner; /* who gives a stop's grace instead of hwmon (mon_life_owner), or NULL */
     struct hw_clock_watch clock; /* the wall clock's offset, to say when it stepped */
     /* a stop signal forwarded to the job's whole tree (jobtree.h) */
     bool fwd;
@@ -662,7 +663,7 @@ static void stop_requested(struct run *r, const struct signalfd_siginfo *si)
     }
     mon_children_hold(&r->children);
     bool fwd = !mon_stop_job_has_it(&q, r->proctrack);
-    bool esc = mon_stop_hwmon_escalates(&q);
+    bool esc = mon_stop_hwmon_escalates(&q, r->life_owner, r->cfg->grace_given);
     if (fwd)
         job_forward(r, q.sig, esc);
     const char *abbrev = sigabbrev_np(q.sig);
@@ -675,9 +676,49 @@ static void stop_requested(struct run *r, const struct signalfd_siginfo *si)
         {true, RL_BOOL(HW_STOPREQ_FORWARDED, fwd)},
         {fwd, RL_INT("processes_signalled", r->fwd_n)},
         {esc, RL_DBL(HW_STOPREQ_KILL_AFTER, r->cfg->grace_s)},
+        {!esc && r->life_owner, RL_STR(HW_STOPREQ_GRACE_OF, r->life_owner ? r->life_owner : "")},
     };
     rl_field_t f[HW_ARRAY_SIZE(all)];
     log_event(r, HW_EV_STOP_REQUEST, f, pick_fields(all, HW_ARRAY_SIZE(all), f));
+}
+
+/* A signal that is the job's, not hwmon's (stopsig.h's MON_SIG_PASS: SLURM's --signal=USR1@N,
+ * scancel --signal, a resize): passed on once to the job, unless it has it already, and said in
+ * a signal event; hwmon goes on. Without a running command (system or -p mode) it is only
+ * recorded: the process hwmon watches is not hwmon's to signal. */
+static void pass_signal(struct run *r, const struct signalfd_siginfo *si)
+{
+    struct mon_stop_req q;
+    mon_stop_classify(&q, r->cfg->proc_root, (int)si->ssi_signo, si->ssi_code, si->ssi_pid,
+                      getpid());
+    bool running = r->cmd_pid > 0 && !r->cmd_done;
+    bool fwd = running && !mon_stop_job_has_it(&q, r->proctrack);
+    long n = 0;
+    if (fwd) {
+        pid_t pg[MON_CHILDREN_MAX];
+        size_t npg = mon_children_groups(&r->children, pg, MON_CHILDREN_MAX);
+        n = mon_job_signal(r->cfg->proc_root, getpid(), pg, npg, q.sig, NULL, 0);
+        if (n < 0) /* no /proc: the main process at least */
+            n = kill(r->cmd_pid, q.sig) == 0;
+    }
+    const char *abbrev = sigabbrev_np(q.sig);
+    char rt[16];
+    if (!abbrev && q.sig >= SIGRTMIN && q.sig <= SIGRTMAX) { /* glibc names none of them */
+        snprintf(rt, sizeof rt, "RTMIN+%d", q.sig - SIGRTMIN);
+        abbrev = rt;
+    }
+    const struct opt_field all[] = {
+        {true, RL_INT(HW_STOPREQ_SIGNAL, q.sig)},
+        {abbrev != NULL, RL_STR(HW_STOPREQ_SIGNAL_NAME, abbrev ? abbrev : "")},
+        {true, RL_STR(HW_STOPREQ_FROM, mon_stop_from_names[q.from])},
+        {q.sender_pid > 0, RL_INT(HW_STOPREQ_SENDER_PID, q.sender_pid)},
+        {q.sender[0] != '\0', RL_STR(HW_STOPREQ_SENDER, q.sender)},
+        {true, RL_BOOL(HW_STOPREQ_FORWARDED, fwd)},
+        {fwd, RL_INT("processes_signalled", n)},
+        {true, RL_STR(HW_EV_SEVERITY, HW_EV_SEVERITY_INFO)},
+    };
+    rl_field_t f[HW_ARRAY_SIZE(all)];
+    log_event(r, HW_EV_SIGNAL, f, pick_fields(all, HW_ARRAY_SIZE(all), f));
 }
 
 static void on_signal(struct run *r, const struct signalfd_siginfo *si)
@@ -685,6 +726,10 @@ static void on_signal(struct run *r, const struct signalfd_siginfo *si)
     int sig = (int)si->ssi_signo;
     if (sig == SIGCHLD) {
         reap(r);
+        return;
+    }
+    if (mon_sig_role(sig) == MON_SIG_PASS) {
+        pass_signal(r, si);
         return;
     }
     if (r->cmd_pid && !r->cmd_done) {
@@ -1099,12 +1144,16 @@ static int setup_signals(struct run *r)
     r->pipe_was_ignored = sa.sa_handler == SIG_IGN;
     signal(SIGPIPE, SIG_IGN);
     sigemptyset(&r->mask);
-    sigaddset(&r->mask, SIGCHLD);
-    sigaddset(&r->mask, SIGINT);
-    sigaddset(&r->mask, SIGTERM);
-    sigaction(SIGHUP, NULL, &sa);
-    if (sa.sa_handler != SIG_IGN)
-        sigaddset(&r->mask, SIGHUP);
+    /* every signal of the table (stopsig.h), and the real-time ones: an ignored one (nohup's
+     * SIGHUP) stays ignored, for hwmon and the job that inherits it */
+    for (int sig = 1; sig < NSIG; sig++) {
+        enum mon_sig_role role = mon_sig_role(sig);
+        if (role == MON_SIG_NONE)
+            continue;
+        sigaction(sig, NULL, &sa);
+        if (role == MON_SIG_OWN || sa.sa_handler != SIG_IGN)
+            sigaddset(&r->mask, sig);
+    }
     pthread_sigmask(SIG_BLOCK, &r->mask, &r->oldmask);
     r->sfd = signalfd(-1, &r->mask, SFD_CLOEXEC | SFD_NONBLOCK);
     r->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -1129,6 +1178,8 @@ static int open_run(struct run *r)
     /* under SLURM: whether a cancel signals the job itself, or hwmon alone (stopsig.h) */
     if (r->ctx.v[HW_CTX_SLURM_JOB_ID][0])
         mon_slurm_proctrack(r->proctrack, sizeof r->proctrack);
+    r->life_owner = mon_life_owner(r->ctx.v[HW_CTX_SLURM_JOB_ID][0] != '\0',
+                                   r->ctx.v[HW_CTX_K8S][0] != '\0', getenv("INVOCATION_ID"));
     if (make_dir(r) < 0 || open_runlog(r) < 0)
         return -1;
     int rc = mon_sys_open(&r->sys, cfg->proc_root, cfg->sys_root, r->dir);

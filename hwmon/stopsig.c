@@ -95,3 +95,43 @@ int mon_slurm_proctrack(char *out, size_t cap)
     fclose(f);
     return 0;
 }
+
+const struct mon_sig_def mon_sig_defs[] = {
+    {.sig = SIGCHLD, .role = MON_SIG_OWN},
+    {.sig = SIGTERM, .role = MON_SIG_STOP},
+    {.sig = SIGINT, .role = MON_SIG_STOP},
+    {.sig = SIGHUP, .role = MON_SIG_STOP},
+    /* SLURM's --signal, a checkpoint-on-preemption recipe's, scancel --signal */
+    {.sig = SIGUSR1, .role = MON_SIG_PASS},
+    {.sig = SIGUSR2, .role = MON_SIG_PASS},
+    /* slurmd sends SIGCONT before SIGTERM; `kill -CONT` after a SIGSTOP of the job */
+    {.sig = SIGCONT, .role = MON_SIG_PASS},
+    {.sig = SIGWINCH, .role = MON_SIG_PASS},
+    {.sig = SIGURG, .role = MON_SIG_PASS},
+    {.sig = SIGQUIT, .role = MON_SIG_PASS},
+    {.sig = SIGALRM, .role = MON_SIG_PASS},
+    {.sig = SIGVTALRM, .role = MON_SIG_PASS},
+    {.sig = SIGPROF, .role = MON_SIG_PASS},
+    {.sig = SIGIO, .role = MON_SIG_PASS},
+    {.sig = SIGPWR, .role = MON_SIG_PASS},
+};
+const size_t mon_sig_ndefs = sizeof mon_sig_defs / sizeof mon_sig_defs[0];
+
+enum mon_sig_role mon_sig_role(int sig)
+{
+    for (size_t i = 0; i < mon_sig_ndefs; i++)
+        if (mon_sig_defs[i].sig == sig)
+            return mon_sig_defs[i].role;
+    return sig >= SIGRTMIN && sig <= SIGRTMAX ? MON_SIG_PASS : MON_SIG_NONE;
+}
+
+const char *mon_life_owner(bool slurm_job, bool in_pod, const char *invocation_id)
+{
+    if (slurm_job)
+        return "slurm";
+    if (in_pod)
+        return "kubernetes";
+    if (invocation_id && *invocation_id)
+        return "systemd";
+    return NULL;
+}
