@@ -103,6 +103,21 @@ static void test_placeholders(void)
                                       sizeof out, &unset, err, sizeof err),
                     0);
     CU_ASSERT_STRING_EQUAL(out, "runs/__/_/..x");
+    /* SLURM's own name, {localid}, beside {localrank}; a batch script's {stepid} is "batch"
+     * (its processes have a job and no SLURM_STEP_ID), outside SLURM "none" (issue 51) */
+    static const char batch_env[] = "SLURM_JOB_ID=77\0SLURM_LOCALID=3\0LOCAL_RANK=1\0";
+    struct mon_context bc;
+    mon_context_parse(&bc, batch_env, sizeof batch_env - 1, "h");
+    CU_ASSERT_EQUAL(mon_expand_output("{jobid}.{stepid}/{localid}-{localrank}", &bc, "T", 1, out,
+                                      sizeof out, &unset, err, sizeof err),
+                    0);
+    CU_ASSERT_STRING_EQUAL(out, "77.batch/3-1");
+    CU_ASSERT_EQUAL(unset, 0);
+    CU_ASSERT_EQUAL(mon_expand_output("{stepid}-{localid}", &none, "T", 1, out, sizeof out,
+                                      &unset, err, sizeof err),
+                    0);
+    CU_ASSERT_STRING_EQUAL(out, "none-none");
+    CU_ASSERT_EQUAL(unset, 2);
 }
 
 /* The real thing: a wrapped command under SLURM's and torchrun's variables gets its directory
