@@ -8,7 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <pthread.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hwrun/buf.h"
@@ -81,7 +85,8 @@ long mon_job_scan(const char *proc_root, pid_t self, const pid_t *skip_pgids, si
                 continue;
             bool skip = false;
             for (size_t k = 0; k < n_skip; k++)
-                skip |= skip_pgids[k] > 0 && all[i].pgid == skip_pgids[k];
+                skip |= skip_pgids[k] > 0 &&
+                        (all[i].pgid == skip_pgids[k] || all[i].pid == skip_pgids[k]);
             if (skip)
                 continue;
             if ((size_t)found < cap)
@@ -111,4 +116,103 @@ long mon_job_signal(const char *proc_root, pid_t self, const pid_t *skip_pgids, 
             sent++;
         }
     return sent;
+}
+
+/* The witness's life: only async-signal-safe calls (hwmon may have threads). Every signal is
+ * blocked (the mask it was forked with); a signal number read from `in` is taken off its
+ * pending set and acknowledged on `out`; EOF (hwmon closed it, or died) ends it. */
+static _Noreturn void witness_main(int in, int out, pid_t parent)
+{
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+        _exit(0);
+    for (;;) {
+        int sig;
+        ssize_t n = read(in, &sig, sizeof sig);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n != (ssize_t)sizeof sig)
+            _exit(0);
+        sigset_t one;
+        sigemptyset(&one);
+        if (sig > 0 && sig < NSIG && sigaddset(&one, sig) == 0) {
+            struct timespec zero = {0, 0};
+            while (sigtimedwait(&one, NULL, &zero) == sig)
+                ;
+        }
+        if (write(out, &sig, sizeof sig) != (ssize_t)sizeof sig)
+            _exit(0);
+    }
+}
+
+int mon_witness_start(struct mon_witness *w)
+{
+    w->pid = 0;
+    w->to = w->from = -1;
+    int a[2], b[2];
+    if (pipe2(a, O_CLOEXEC) < 0)
+        return -errno;
+    if (pipe2(b, O_CLOEXEC) < 0) {
+        int e = errno;
+        close(a[0]), close(a[1]);
+        return -e;
+    }
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0)
+        witness_main(a[0], b[1], parent);
+    int e = errno;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    close(a[0]);
+    close(b[1]);
+    if (pid < 0) {
+        close(a[1]), close(b[0]);
+        return -e;
+    }
+    *w = (struct mon_witness){pid, a[1], b[0]};
+    return 0;
+}
+
+/* sig is in the pending set the status line "ShdPnd:\t<hex>" gives */
+static bool pending_in(const char *status, int sig)
+{
+    const char *l = strstr(status, "\nShdPnd:");
+    if (!l)
+        return false;
+    unsigned long long m = strtoull(l + 8, NULL, 16);
+    return sig >= 1 && sig <= 64 && (m >> (sig - 1) & 1);
+}
+
+bool mon_witness_group_signal(struct mon_witness *w, const char *proc_root, int sig)
+{
+    if (w->pid <= 0)
+        return false;
+    char path[4096], buf[4096];
+    snprintf(path, sizeof path, "%s/%d/status", proc_root, (int)w->pid);
+    ssize_t n = hw_read_small(AT_FDCWD, path, buf, sizeof buf);
+    bool group = n > 0 && pending_in(buf, sig);
+    /* taken off before the next signal, so that each is judged by itself */
+    if (write(w->to, &sig, sizeof sig) == (ssize_t)sizeof sig) {
+        struct pollfd pf = {w->from, POLLIN, 0};
+        int ack;
+        if (poll(&pf, 1, 1000) == 1) /* a witness gone answers nothing */
+            (void)!read(w->from, &ack, sizeof ack);
+    }
+    return group;
+}
+
+void mon_witness_stop(struct mon_witness *w, bool reap)
+{
+    if (w->pid <= 0)
+        return;
+    close(w->to);
+    close(w->from);
+    if (reap) {
+        kill(w->pid, SIGKILL);
+        while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+    *w = (struct mon_witness){0, -1, -1};
 }

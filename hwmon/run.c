@@ -106,6 +106,7 @@ struct run {
     struct mon_stop_req stop_req;
     char proctrack[64];   /* SLURM's ProctrackType where the job runs ("": not SLURM, unknown) */
     const char *life_owner; /* who gives a stop's grace instead of hwmon (mon_life_owner), or NULL */
+    struct mon_witness witness; /* tells a signal to hwmon's whole group from one to hwmon (jobtree.h) */
     struct hw_clock_watch clock; /* the wall clock's offset, to say when it stepped */
     /* a stop signal forwarded to the job's whole tree (jobtree.h) */
     bool fwd;
@@ -544,14 +545,23 @@ static void begin_stop(struct run *r, const char *reason)
 
 static void job_forward(struct run *r, int sig, bool escalate);
 
+/* What of hwmon's descendants is not the job: its nvidia-smi children's groups, its witness. */
+static size_t not_job(const struct run *r, pid_t pg[MON_CHILDREN_MAX + 1])
+{
+    size_t n = mon_children_groups(&r->children, pg, MON_CHILDREN_MAX);
+    if (r->witness.pid > 0)
+        pg[n++] = r->witness.pid;
+    return n;
+}
+
 /* The command has exited. What remains of its tree (a daemon it double-forked with setsid,
  * workers it did not wait for) is hwmon's to stop, as on a stop signal (forward SIGTERM, grace,
  * SIGKILL; the loop waits for it), so that nothing of the job outlives the run unrecorded.
  * --leave-running leaves it, and the stop event names it either way. */
 static void stop_leftovers(struct run *r)
 {
-    pid_t pg[MON_CHILDREN_MAX];
-    size_t npg = mon_children_groups(&r->children, pg, MON_CHILDREN_MAX);
+    pid_t pg[MON_CHILDREN_MAX + 1];
+    size_t npg = not_job(r, pg);
     long n = mon_job_scan(r->cfg->proc_root, getpid(), pg, npg, r->left, HW_ARRAY_SIZE(r->left));
     if (n <= 0)
         return;
@@ -591,6 +601,10 @@ static void reap(struct run *r)
         if (!WIFEXITED(st) && !WIFSIGNALED(st))
             continue;
         int status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        if (pid == r->witness.pid) { /* killed by someone: signals are judged without it */
+            mon_witness_stop(&r->witness, false);
+            continue;
+        }
         if (pid == r->cmd_pid) {
             r->cmd_done = true;
             /* the kernel's high-water mark of its RSS (and of the children it waited for):
@@ -610,8 +624,8 @@ static void reap(struct run *r)
  * (job_tick). */
 static void job_forward(struct run *r, int sig, bool escalate)
 {
-    pid_t pg[MON_CHILDREN_MAX];
-    size_t npg = mon_children_groups(&r->children, pg, MON_CHILDREN_MAX);
+    pid_t pg[MON_CHILDREN_MAX + 1];
+    size_t npg = not_job(r, pg);
     long n = mon_job_signal(r->cfg->proc_root, getpid(), pg, npg, sig, NULL, 0);
     if (n < 0) /* no /proc: the main process at least */
         n = kill(r->cmd_pid, sig) == 0;
@@ -631,8 +645,8 @@ static bool job_tick(struct run *r, double now)
 {
     if (!r->fwd)
         return true;
-    pid_t pg[MON_CHILDREN_MAX], left[1];
-    size_t npg = mon_children_groups(&r->children, pg, MON_CHILDREN_MAX);
+    pid_t pg[MON_CHILDREN_MAX + 1], left[1];
+    size_t npg = not_job(r, pg);
     if (!r->fwd_killed && now >= r->fwd_deadline) {
         r->fwd_killed = true;
         long n = mon_job_signal(r->cfg->proc_root, getpid(), pg, npg, SIGKILL, r->killed,
@@ -649,21 +663,32 @@ static bool job_tick(struct run *r, double now)
     return mon_job_scan(r->cfg->proc_root, getpid(), pg, npg, left, 1) <= 0;
 }
 
+/* Who sent si, and whether it went to hwmon's whole process group with the job's main process
+ * in it (the witness had it too): then the job has it, as from a terminal. Every signal is
+ * judged, so that the witness never keeps one that a later signal would be mistaken for. */
+static void classify(struct run *r, const struct signalfd_siginfo *si, struct mon_stop_req *q)
+{
+    mon_stop_classify(q, r->cfg->proc_root, (int)si->ssi_signo, si->ssi_code, si->ssi_pid,
+                      getpid());
+    bool group = mon_witness_group_signal(&r->witness, r->cfg->proc_root, q->sig);
+    q->group = group && r->cmd_pid > 0 && !r->cmd_done && getpgid(r->cmd_pid) == getpgrp();
+}
+
 /* A stop signal while the job runs: said in a stop_request event, passed on unless the job has
  * it already (stopsig.h), and no nvidia-smi child is restarted from now on: the scheduler's
  * signal reaches them too, and their exits are not failures. */
 static void stop_requested(struct run *r, const struct signalfd_siginfo *si)
 {
     struct mon_stop_req q;
-    mon_stop_classify(&q, r->cfg->proc_root, (int)si->ssi_signo, si->ssi_code, si->ssi_pid,
-                      getpid());
+    classify(r, si, &q);
     if (!r->stop_req_seen) {
         r->stop_req_seen = true;
         r->stop_req = q;
     }
     mon_children_hold(&r->children);
     bool fwd = !mon_stop_job_has_it(&q, r->proctrack);
-    bool esc = mon_stop_hwmon_escalates(&q, r->life_owner, r->cfg->grace_given);
+    /* hwmon escalates only what it sent */
+    bool esc = fwd && mon_stop_hwmon_escalates(&q, r->life_owner, r->cfg->grace_given);
     if (fwd)
         job_forward(r, q.sig, esc);
     const char *abbrev = sigabbrev_np(q.sig);
@@ -674,6 +699,7 @@ static void stop_requested(struct run *r, const struct signalfd_siginfo *si)
         {q.sender_pid > 0, RL_INT(HW_STOPREQ_SENDER_PID, q.sender_pid)},
         {q.sender[0] != '\0', RL_STR(HW_STOPREQ_SENDER, q.sender)},
         {true, RL_BOOL(HW_STOPREQ_FORWARDED, fwd)},
+        {q.group, RL_BOOL(HW_STOPREQ_GROUP, true)},
         {fwd, RL_INT("processes_signalled", r->fwd_n)},
         {esc, RL_DBL(HW_STOPREQ_KILL_AFTER, r->cfg->grace_s)},
         {!esc && r->life_owner, RL_STR(HW_STOPREQ_GRACE_OF, r->life_owner ? r->life_owner : "")},
@@ -689,14 +715,13 @@ static void stop_requested(struct run *r, const struct signalfd_siginfo *si)
 static void pass_signal(struct run *r, const struct signalfd_siginfo *si)
 {
     struct mon_stop_req q;
-    mon_stop_classify(&q, r->cfg->proc_root, (int)si->ssi_signo, si->ssi_code, si->ssi_pid,
-                      getpid());
+    classify(r, si, &q);
     bool running = r->cmd_pid > 0 && !r->cmd_done;
     bool fwd = running && !mon_stop_job_has_it(&q, r->proctrack);
     long n = 0;
     if (fwd) {
-        pid_t pg[MON_CHILDREN_MAX];
-        size_t npg = mon_children_groups(&r->children, pg, MON_CHILDREN_MAX);
+        pid_t pg[MON_CHILDREN_MAX + 1];
+        size_t npg = not_job(r, pg);
         n = mon_job_signal(r->cfg->proc_root, getpid(), pg, npg, q.sig, NULL, 0);
         if (n < 0) /* no /proc: the main process at least */
             n = kill(r->cmd_pid, q.sig) == 0;
@@ -714,6 +739,7 @@ static void pass_signal(struct run *r, const struct signalfd_siginfo *si)
         {q.sender_pid > 0, RL_INT(HW_STOPREQ_SENDER_PID, q.sender_pid)},
         {q.sender[0] != '\0', RL_STR(HW_STOPREQ_SENDER, q.sender)},
         {true, RL_BOOL(HW_STOPREQ_FORWARDED, fwd)},
+        {q.group, RL_BOOL(HW_STOPREQ_GROUP, true)},
         {fwd, RL_INT("processes_signalled", n)},
         {true, RL_STR(HW_EV_SEVERITY, HW_EV_SEVERITY_INFO)},
     };
@@ -1078,6 +1104,7 @@ static int prom_start(struct run *r)
 
 static void cleanup(struct run *r)
 {
+    mon_witness_stop(&r->witness, true);
     mon_sampler_stop(&r->sampler, false);
     mon_children_close(&r->children);
     if (r->tree_open)
@@ -1322,6 +1349,9 @@ static int start_tracking(struct run *r, int *status)
         /* The job's orphaned workers stay ours to stop (jobtree.h); without it (old kernels)
          * only the main process and its live descendants can be reached. */
         (void)mon_job_subreaper();
+        /* before the job: the kernel signals a group's newest members first, the witness
+         * before hwmon (jobtree.h); without it every signal is passed on */
+        (void)mon_witness_start(&r->witness);
         rc = spawn_command(r);
         if (rc < 0) {
             hw_warn(-rc, "cannot run '%s'", cfg->command[0]);

@@ -37,6 +37,8 @@ struct mon_stop_req {
     int sig;
     pid_t sender_pid;  /* 0: not known (the kernel, another PID namespace) */
     char sender[32];   /* its command name (/proc/PID/comm), "" when not known */
+    bool group;        /* it went to hwmon's whole process group, the job's main process with it
+                          (scancel --full, kill -- -PGID: run.c, jobtree.h's mon_witness) */
 };
 
 /* Classify a stop signal from its siginfo (si_code, si_pid) as it reached process self_pid,
@@ -62,7 +64,7 @@ static inline bool mon_slurm_signals_step(const char *proctrack)
  * signal reached hwmon alone, as with proctrack/cgroup). */
 static inline bool mon_stop_job_has_it(const struct mon_stop_req *q, const char *proctrack)
 {
-    return q->from == MON_STOP_TERMINAL ||
+    return q->from == MON_STOP_TERMINAL || q->group ||
            (q->from == MON_STOP_SCHEDULER && mon_slurm_signals_step(proctrack));
 }
 

@@ -355,6 +355,9 @@ extern const char *const hw_health_fields[HW_HEALTH_COUNT]; /* "utilization.gpu"
 /* no kill_after_s because a scheduler or runtime owns the job's life and gives the grace:
  * "slurm", "kubernetes" or "systemd" (hwmon/stopsig.h's mon_life_owner) */
 #define HW_STOPREQ_GRACE_OF "grace_of"
+/* true: the sender signalled hwmon's whole process group, the job's main process with it
+ * (scancel --full, kill -- -PGID): the job has it, it is not sent again (absent: not so) */
+#define HW_STOPREQ_GROUP "to_group"
 /* a signal that is the job's reached hwmon (hwmon/stopsig.h's MON_SIG_PASS: USR1, USR2, CONT,
  * WINCH, ...): data as stop_request's {signal, signal_name, from, sender_pid, sender, forwarded,
  * processes_signalled, severity: "info"}; hwmon goes on */

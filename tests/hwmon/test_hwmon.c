@@ -652,6 +652,74 @@ static void test_pass_signals(void)
     free(dir);
 }
 
+/* A sender that signals hwmon's whole process group (`scancel --full` on a batch script that
+ * exec'd hwmon: killpg; `kill -- -PGID`) reached the job too: hwmon does not send it again.
+ * hwmon leads its group here (setsid), as the batch script's task does. A USR2 to hwmon alone,
+ * sent after, is passed on: the job handles pending signals in order, so when it has the USR2
+ * a second USR1 would have come first. Then TERM to the group: the handler runs once. */
+static void test_group_signal_once(void)
+{
+    if (access("/usr/bin/setsid", X_OK) != 0) {
+        th_skip("no /usr/bin/setsid");
+        return;
+    }
+    char *dir = th_tmpdir("hwmon-group");
+    const char *script = "trap 'echo 10 >> \"$HWMON_DIR/got\"' USR1; "
+                         "trap 'echo 12 >> \"$HWMON_DIR/got\"' USR2; "
+                         "trap 'echo run >> \"$HWMON_DIR/handled\"; sleep 1; "
+                         "echo ok > \"$HWMON_DIR/ckpt\"; exit 0' TERM; "
+                         "echo $$ > \"$HWMON_DIR/job.pid\"; while :; do sleep 0.05; done";
+    char **hw = ht_argv(dir, "-i", "0.1", "--", "/bin/sh", "-c", script, NULL);
+    char *argv[64] = {(char *)"/usr/bin/setsid"};
+    size_t k = 1;
+    for (size_t i = 0; hw[i] && k < 63; i++)
+        argv[k++] = hw[i];
+    argv[k] = NULL;
+    char *env[] = {NO_OWNER, NULL};
+    pid_t pid = th_spawn(argv, env, NULL, NULL); /* setsid execs hwmon: the same pid */
+    CU_ASSERT_FATAL(pid > 0);
+    const char *ready[] = {dir, "job.pid", "1"};
+    CU_ASSERT_FATAL(ht_wait_until(file_lines_at_least, ready, 20));
+    CU_ASSERT_EQUAL_FATAL(getpgid(pid), pid);
+    kill(-pid, SIGUSR1);
+    const char *one[] = {dir, "got", "1"};
+    CU_ASSERT(ht_wait_until(file_lines_at_least, one, 20));
+    kill(pid, SIGUSR2);
+    const char *two[] = {dir, "got", "2"};
+    CU_ASSERT(ht_wait_until(file_lines_at_least, two, 20));
+    char *path = th_fmt("%s/got", dir);
+    char *text = th_read_file(path, NULL);
+    CU_ASSERT_STRING_EQUAL(STR(text), "10\n12\n"); /* USR1 once: the group's, not ours too */
+    kill(-pid, SIGTERM);
+    CU_ASSERT_EQUAL(th_wait(pid, 30), 0);
+    CU_ASSERT_EQUAL(lines_of(dir, "handled"), 1);
+    CU_ASSERT_EQUAL(lines_of(dir, "ckpt"), 1);
+    json_object *usr1 = ht_event(dir, "signal", 0), *usr2 = ht_event(dir, "signal", 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(usr1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(usr2);
+    CU_ASSERT_EQUAL(ht_data_int(usr1, "signal"), SIGUSR1);
+    CU_ASSERT_FALSE(json_object_get_boolean(ht_data(usr1, "forwarded")));
+    CU_ASSERT_TRUE(json_object_get_boolean(ht_data(usr1, "to_group")));
+    CU_ASSERT_EQUAL(ht_data_int(usr2, "signal"), SIGUSR2);
+    CU_ASSERT_TRUE(json_object_get_boolean(ht_data(usr2, "forwarded")));
+    CU_ASSERT_PTR_NULL(ht_data(usr2, "to_group"));
+    json_object *ev = ht_event(dir, "stop_request", 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+    CU_ASSERT_FALSE(json_object_get_boolean(ht_data(ev, "forwarded")));
+    CU_ASSERT_TRUE(json_object_get_boolean(ht_data(ev, "to_group")));
+    CU_ASSERT_PTR_NULL(ht_data(ev, "kill_after_s")); /* hwmon sent nothing to escalate */
+    json_object_put(ev);
+    json_object_put(usr1);
+    json_object_put(usr2);
+    if (th_pid_alive(pid))
+        kill(pid, SIGKILL), th_wait(pid, 5);
+    free(text);
+    free(path);
+    free(hw);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* The children of pid (/proc/PID/task/PID/children): up to cap, how many there are. */
 static size_t children_of(pid_t pid, pid_t *out, size_t cap)
 {
@@ -1754,6 +1822,7 @@ void add_hwmon_suites(void)
     CU_add_test(s, "signal_table", test_signal_table);
     CU_add_test(s, "pass_signals", test_pass_signals);
     CU_add_test(s, "pod_grace", test_pod_grace);
+    CU_add_test(s, "group_signal_once", test_group_signal_once);
     CU_add_test(s, "clock_step", test_clock_step);
 
     s = th_add_suite("modes", NULL, NULL, 180);
