@@ -54,8 +54,18 @@ static void scan_one(void *arg, pid_t pid)
     sc->all[sc->n++] = (struct ent){pid, st.ppid, st.pgrp};
 }
 
+static long job_scan(const char *proc_root, pid_t self, const pid_t *skip_pgids, size_t n_skip,
+                     pid_t pgid, bool in_group, pid_t *out, size_t cap);
+
 long mon_job_scan(const char *proc_root, pid_t self, const pid_t *skip_pgids, size_t n_skip,
                   pid_t *out, size_t cap)
+{
+    return job_scan(proc_root, self, skip_pgids, n_skip, 0, false, out, cap);
+}
+
+/* As mon_job_scan; pgid > 0: only the processes in that group (in_group) or outside it. */
+static long job_scan(const char *proc_root, pid_t self, const pid_t *skip_pgids, size_t n_skip,
+                     pid_t pgid, bool in_group, pid_t *out, size_t cap)
 {
     struct scan sc = {.dfd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
     if (sc.dfd < 0)
@@ -89,9 +99,12 @@ long mon_job_scan(const char *proc_root, pid_t self, const pid_t *skip_pgids, si
                         (all[i].pgid == skip_pgids[k] || all[i].pid == skip_pgids[k]);
             if (skip)
                 continue;
-            if ((size_t)found < cap)
-                out[found] = all[i].pid;
-            found++;
+            /* a process outside the group still leads to its descendants */
+            if (pgid <= 0 || (all[i].pgid == pgid) == in_group) {
+                if ((size_t)found < cap)
+                    out[found] = all[i].pid;
+                found++;
+            }
             if (tail < n + 1)
                 front[tail++] = all[i].pid;
         }
@@ -104,8 +117,15 @@ long mon_job_scan(const char *proc_root, pid_t self, const pid_t *skip_pgids, si
 long mon_job_signal(const char *proc_root, pid_t self, const pid_t *skip_pgids, size_t n_skip,
                     int sig, pid_t *out, size_t cap)
 {
+    return mon_job_signal_group(proc_root, self, skip_pgids, n_skip, sig, 0, false, out, cap);
+}
+
+long mon_job_signal_group(const char *proc_root, pid_t self, const pid_t *skip_pgids,
+                          size_t n_skip, int sig, pid_t pgid, bool in_group, pid_t *out,
+                          size_t cap)
+{
     pid_t pids[MON_JOB_MAX];
-    long n = mon_job_scan(proc_root, self, skip_pgids, n_skip, pids, MON_JOB_MAX);
+    long n = job_scan(proc_root, self, skip_pgids, n_skip, pgid, in_group, pids, MON_JOB_MAX);
     if (n < 0)
         return n;
     long sent = 0;

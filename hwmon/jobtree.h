@@ -27,6 +27,14 @@ long mon_job_scan(const char *proc_root, pid_t self, const pid_t *skip_pgids, si
 long mon_job_signal(const char *proc_root, pid_t self, const pid_t *skip_pgids, size_t n_skip,
                     int sig, pid_t *out, size_t cap);
 
+/* As mon_job_signal, for the processes of the job in process group pgid (in_group) or outside
+ * it (!in_group); pgid 0: all of them. A stop or a signal is passed on to the main process's
+ * group, as a terminal, tini -g or timeout(1) give it: a launcher that put its workers in
+ * sessions of their own (torchrun) signals them itself, once. */
+long mon_job_signal_group(const char *proc_root, pid_t self, const pid_t *skip_pgids,
+                          size_t n_skip, int sig, pid_t pgid, bool in_group, pid_t *out,
+                          size_t cap);
+
 /* A group witness: a child of hwmon in hwmon's process group that blocks every signal and takes
  * none until told, so that a signal sent to the whole group (killpg: `scancel --full` on a batch
  * script that exec'd hwmon, `kill -- -PGID`, a launcher signalling its group) stays pending on

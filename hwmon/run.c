@@ -111,6 +111,7 @@ struct run {
     /* a stop signal forwarded to the job's whole tree (jobtree.h) */
     bool fwd;
     int fwd_sig;
+    pid_t fwd_group;       /* the process group it went to (job_send), until the rest had it */
     double fwd_deadline;   /* then SIGKILL whatever of the job is left (INFINITY: never, the
                               one who asked for the stop does it) */
     long fwd_n;            /* processes the signal reached */
@@ -573,8 +574,17 @@ static void stop_leftovers(struct run *r)
         return;
     }
     /* after a stop signal they have had theirs (the terminal's too) */
-    if (!r->fwd && !(r->stop_req_seen && mon_stop_job_has_it(&r->stop_req, r->proctrack)))
+    if (!r->fwd && !(r->stop_req_seen && mon_stop_job_has_it(&r->stop_req, r->proctrack))) {
         job_forward(r, SIGTERM, true);
+    } else if (r->fwd && r->fwd_group > 0) {
+        /* the stop went to the main process's group: now the rest of the job (a daemon in a
+         * session of its own, workers their launcher left), once */
+        long m = mon_job_signal_group(r->cfg->proc_root, getpid(), pg, npg, r->fwd_sig,
+                                      r->fwd_group, false, NULL, 0);
+        r->fwd_group = 0;
+        if (m > 0)
+            r->fwd_n += m;
+    }
 }
 
 static void reap(struct run *r)
@@ -619,19 +629,32 @@ static void reap(struct run *r)
     }
 }
 
-/* A stop signal sent to hwmon alone (kill, timeout, a container runtime) goes to every process
- * of the job, the workers too; with escalate, what is left after the grace period gets SIGKILL
- * (job_tick). */
-static void job_forward(struct run *r, int sig, bool escalate)
+/* The job's processes a signal is passed on to while its main process runs: those of the main
+ * process's group, as a terminal, tini -g or timeout(1) signal it (jobtree.h); once it has
+ * exited, all of them. Returns how many were signalled. */
+static long job_send(struct run *r, int sig, pid_t *group)
 {
     pid_t pg[MON_CHILDREN_MAX + 1];
     size_t npg = not_job(r, pg);
-    long n = mon_job_signal(r->cfg->proc_root, getpid(), pg, npg, sig, NULL, 0);
+    pid_t g = r->cmd_pid > 0 && !r->cmd_done ? getpgid(r->cmd_pid) : 0;
+    *group = g > 0 ? g : 0;
+    long n = mon_job_signal_group(r->cfg->proc_root, getpid(), pg, npg, sig, *group, true, NULL, 0);
     if (n < 0) /* no /proc: the main process at least */
-        n = kill(r->cmd_pid, sig) == 0;
+        n = r->cmd_pid > 0 && !r->cmd_done && kill(r->cmd_pid, sig) == 0;
+    return n;
+}
+
+/* A stop signal sent to hwmon alone (kill, timeout, a container runtime) goes to the job (its
+ * main process's group: job_send); with escalate, what is left of the whole job after the grace
+ * period gets SIGKILL (job_tick). */
+static void job_forward(struct run *r, int sig, bool escalate)
+{
+    pid_t group;
+    long n = job_send(r, sig, &group);
     if (!r->fwd) {
         r->fwd = true;
         r->fwd_sig = sig;
+        r->fwd_group = group;
         r->fwd_deadline = INFINITY;
     }
     if (escalate && isinf(r->fwd_deadline))
@@ -719,13 +742,9 @@ static void pass_signal(struct run *r, const struct signalfd_siginfo *si)
     bool running = r->cmd_pid > 0 && !r->cmd_done;
     bool fwd = running && !mon_stop_job_has_it(&q, r->proctrack);
     long n = 0;
-    if (fwd) {
-        pid_t pg[MON_CHILDREN_MAX + 1];
-        size_t npg = not_job(r, pg);
-        n = mon_job_signal(r->cfg->proc_root, getpid(), pg, npg, q.sig, NULL, 0);
-        if (n < 0) /* no /proc: the main process at least */
-            n = kill(r->cmd_pid, q.sig) == 0;
-    }
+    pid_t group;
+    if (fwd)
+        n = job_send(r, q.sig, &group);
     const char *abbrev = sigabbrev_np(q.sig);
     char rt[16];
     if (!abbrev && q.sig >= SIGRTMIN && q.sig <= SIGRTMAX) { /* glibc names none of them */
