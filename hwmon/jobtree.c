@@ -10,7 +10,9 @@
 #include <string.h>
 #include <poll.h>
 #include <pthread.h>
+#include <limits.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -141,17 +143,34 @@ long mon_job_signal_group(const char *proc_root, pid_t self, const pid_t *skip_p
 /* The witness's life: only async-signal-safe calls (hwmon may have threads). Every signal is
  * blocked (the mask it was forked with); a signal number read from `in` is taken off its
  * pending set and acknowledged on `out`; EOF (hwmon closed it, or died) ends it. */
-static _Noreturn void witness_main(int in, int out, pid_t parent)
+/* hwmon has ended, however it ended (kill -9 too): its node lock file (nodelock.h) goes with it,
+ * when it is still the file it locked and nobody holds it (a next hwmon of the job that has
+ * just made a new one holds it, or finds it gone once it wins it, and takes another). */
+static _Noreturn void witness_end(const char *lock_path)
 {
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-        _exit(0);
+    if (lock_path[0]) {
+        int fd = open(lock_path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+        struct stat st, now;
+        struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+            fcntl(fd, F_SETLK, &fl) == 0 && stat(lock_path, &now) == 0 &&
+            now.st_dev == st.st_dev && now.st_ino == st.st_ino)
+            unlink(lock_path);
+    }
+    _exit(0);
+}
+
+static _Noreturn void witness_main(int in, int out, pid_t parent, const char *lock_path)
+{
+    if (getppid() != parent) /* hwmon already gone */
+        witness_end(lock_path);
     for (;;) {
         int sig;
         ssize_t n = read(in, &sig, sizeof sig);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n != (ssize_t)sizeof sig)
-            _exit(0);
+        if (n != (ssize_t)sizeof sig) /* EOF: hwmon closed it, or died */
+            witness_end(lock_path);
         sigset_t one;
         sigemptyset(&one);
         if (sig > 0 && sig < NSIG && sigaddset(&one, sig) == 0) {
@@ -164,8 +183,11 @@ static _Noreturn void witness_main(int in, int out, pid_t parent)
     }
 }
 
-int mon_witness_start(struct mon_witness *w)
+int mon_witness_start(struct mon_witness *w, const char *lock_path)
 {
+    static char lock[PATH_MAX]; /* the child's copy, made before fork */
+    if (snprintf(lock, sizeof lock, "%s", lock_path ? lock_path : "") >= (int)sizeof lock)
+        lock[0] = '\0';
     w->pid = 0;
     w->to = w->from = -1;
     int a[2], b[2];
@@ -181,8 +203,11 @@ int mon_witness_start(struct mon_witness *w)
     pthread_sigmask(SIG_SETMASK, &all, &old);
     pid_t parent = getpid();
     pid_t pid = fork();
-    if (pid == 0)
-        witness_main(a[0], b[1], parent);
+    if (pid == 0) {
+        close(a[1]); /* hwmon's ends: EOF when hwmon is gone */
+        close(b[0]);
+        witness_main(a[0], b[1], parent, lock);
+    }
     int e = errno;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     close(a[0]);

@@ -41,14 +41,17 @@ long mon_job_signal_group(const char *proc_root, pid_t self, const pid_t *skip_p
  * it, where a signal sent to hwmon alone never is. The kernel signals a group's members newest
  * first, so the witness has it before hwmon does: when hwmon reads the signal, the witness's
  * pending set says which it was, without a race. The job, in the same group, then has it too,
- * and hwmon does not send it again (issue 51). It dies with hwmon (PR_SET_PDEATHSIG). */
+ * and hwmon does not send it again (issue 51). It ends when hwmon does, however hwmon ends (its
+ * pipe's EOF), and then removes hwmon's node lock file (nodelock.h) if nobody holds it: an hwmon
+ * killed with SIGKILL leaves nothing in /dev/shm. */
 struct mon_witness {
     pid_t pid; /* 0: none */
     int to, from; /* pipes: the signal to take, its acknowledgement */
 };
 
-/* Start it (call before the job's process exists, from the main thread). 0 or -errno. */
-int mon_witness_start(struct mon_witness *w);
+/* Start it (call before the job's process exists, from the main thread); lock_path: hwmon's
+ * node lock file, or NULL. 0 or -errno. */
+int mon_witness_start(struct mon_witness *w, const char *lock_path);
 /* Whether sig reached hwmon's whole process group (it is pending on the witness); takes it off
  * the witness either way, and waits (up to 1 s) until it has. false without a witness. */
 bool mon_witness_group_signal(struct mon_witness *w, const char *proc_root, int sig);

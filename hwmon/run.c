@@ -1370,7 +1370,7 @@ static int start_tracking(struct run *r, int *status)
         (void)mon_job_subreaper();
         /* before the job: the kernel signals a group's newest members first, the witness
          * before hwmon (jobtree.h); without it every signal is passed on */
-        (void)mon_witness_start(&r->witness);
+        (void)mon_witness_start(&r->witness, r->nodelock.fd >= 0 ? r->nodelock.path : NULL);
         rc = spawn_command(r);
         if (rc < 0) {
             hw_warn(-rc, "cannot run '%s'", cfg->command[0]);
