@@ -697,6 +697,27 @@ static void classify(struct run *r, const struct signalfd_siginfo *si, struct mo
     q->group = group && r->cmd_pid > 0 && !r->cmd_done && getpgid(r->cmd_pid) == getpgrp();
 }
 
+/* Why the scheduler stops the job (stopsig.h): the job's end time where SLURM says it in the
+ * environment, else its record as slurmctld has it now (scontrol, 3 s at most, once). */
+static const char *stop_cause(const struct run *r)
+{
+    const char *jobid = r->ctx.v[HW_CTX_SLURM_JOB_ID];
+    if (!jobid[0])
+        return NULL;
+    const char *end = getenv("SLURM_JOB_END_TIME");
+    if (end && *end)
+        return mon_slurm_cause_from_end_time(end, hw_real_now());
+    char path[PATH_MAX], out[8192];
+    if (mon_find_exec("scontrol", path, sizeof path) < 0)
+        return NULL;
+    char *argv[] = {path, (char *)"show", (char *)"job", (char *)"-o", (char *)jobid, NULL};
+    int st = 0;
+    if (mon_probe(path, argv, r->smi_env ? r->smi_env : environ, 3, out, sizeof out, &st) < 0 ||
+        st != 0)
+        return NULL;
+    return mon_slurm_cause_from_scontrol(out);
+}
+
 /* A stop signal while the job runs: said in a stop_request event, passed on unless the job has
  * it already (stopsig.h), and no nvidia-smi child is restarted from now on: the scheduler's
  * signal reaches them too, and their exits are not failures. */
@@ -704,9 +725,12 @@ static void stop_requested(struct run *r, const struct signalfd_siginfo *si)
 {
     struct mon_stop_req q;
     classify(r, si, &q);
+    const char *cause = NULL;
     if (!r->stop_req_seen) {
         r->stop_req_seen = true;
         r->stop_req = q;
+        if (q.from == MON_STOP_SCHEDULER)
+            cause = stop_cause(r);
     }
     mon_children_hold(&r->children);
     bool fwd = !mon_stop_job_has_it(&q, r->proctrack);
@@ -726,6 +750,7 @@ static void stop_requested(struct run *r, const struct signalfd_siginfo *si)
         {fwd, RL_INT("processes_signalled", r->fwd_n)},
         {esc, RL_DBL(HW_STOPREQ_KILL_AFTER, r->cfg->grace_s)},
         {!esc && r->life_owner, RL_STR(HW_STOPREQ_GRACE_OF, r->life_owner ? r->life_owner : "")},
+        {cause != NULL, RL_STR(HW_STOPREQ_CAUSE, cause ? cause : "")},
     };
     rl_field_t f[HW_ARRAY_SIZE(all)];
     log_event(r, HW_EV_STOP_REQUEST, f, pick_fields(all, HW_ARRAY_SIZE(all), f));

@@ -135,3 +135,47 @@ const char *mon_life_owner(bool slurm_job, bool in_pod, const char *invocation_i
         return "systemd";
     return NULL;
 }
+
+const char *mon_slurm_cause_from_end_time(const char *end_time, double now)
+{
+    if (!end_time || !*end_time)
+        return NULL;
+    char *end;
+    errno = 0;
+    long long t = strtoll(end_time, &end, 10);
+    if (errno || *end || t <= 0)
+        return NULL;
+    /* slurmctld checks limits every ~30 s: the TERM comes at or after the end time; a second's
+     * slack for clocks read a moment apart */
+    return now >= (double)t - 1 ? "time_limit" : NULL;
+}
+
+/* the value of " KEY=" in a one-line record ("" when absent), copied to out */
+static void record_value(const char *text, const char *key, char *out, size_t cap)
+{
+    out[0] = '\0';
+    size_t kl = strlen(key);
+    for (const char *p = text; (p = strstr(p, key)) != NULL; p += kl)
+        if (p == text || p[-1] == ' ' || p[-1] == '\n' || p[-1] == '\t') {
+            p += kl;
+            size_t n = strcspn(p, " \t\n");
+            if (n >= cap)
+                n = cap - 1;
+            memcpy(out, p, n);
+            out[n] = '\0';
+            return;
+        }
+}
+
+const char *mon_slurm_cause_from_scontrol(const char *text)
+{
+    char reason[64], state[64];
+    record_value(text, "Reason=", reason, sizeof reason);
+    record_value(text, "JobState=", state, sizeof state);
+    if (!strcmp(reason, "TimeLimit") || !strcmp(state, "TIMEOUT") ||
+        !strcmp(state, "DEADLINE") || !strcmp(reason, "DeadLine"))
+        return "time_limit";
+    if (!strcmp(state, "PREEMPTED") || !strncmp(reason, "Preempt", 7))
+        return "preempted";
+    return NULL;
+}

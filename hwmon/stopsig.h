@@ -79,6 +79,14 @@ static inline bool mon_stop_hwmon_escalates(const struct mon_stop_req *q, const 
     return q->from == MON_STOP_PROCESS && (!owner || grace_given);
 }
 
+/* Why the scheduler stopped the job, where it can be said: "time_limit" (the job's end time
+ * reached), "preempted", or NULL (a cancel, or not known). From SLURM_JOB_END_TIME (epoch
+ * seconds, SLURM 23.02 and later) against now, the wall clock's time of the stop request. */
+const char *mon_slurm_cause_from_end_time(const char *end_time, double now);
+/* From `scontrol show job -o ID`'s line as it reads while the job's SIGTERM is sent (SLURM
+ * 22.05: "JobState=COMPLETING Reason=TimeLimit", tests/slurm/FINDINGS.md c). */
+const char *mon_slurm_cause_from_scontrol(const char *text);
+
 /* What hwmon does with each signal while it runs (one table: setup, dispatch, the tests and the
  * man page's list come from it). A signal not in it keeps its default action: the faults
  * (SEGV, BUS, ILL, FPE, ABRT, TRAP, SYS) are hwmon's own, XCPU/XFSZ are limits set on hwmon,

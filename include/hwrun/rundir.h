@@ -358,6 +358,10 @@ extern const char *const hw_health_fields[HW_HEALTH_COUNT]; /* "utilization.gpu"
 /* true: the sender signalled hwmon's whole process group, the job's main process with it
  * (scancel --full, kill -- -PGID): the job has it, it is not sent again (absent: not so) */
 #define HW_STOPREQ_GROUP "to_group"
+/* why the scheduler stopped the job, where it can be said (hwmon/stopsig.h): "time_limit" (its
+ * end time reached: SLURM_JOB_END_TIME, or slurmctld's Reason=TimeLimit), "preempted"; absent: a
+ * cancel, or not known */
+#define HW_STOPREQ_CAUSE "cause"
 /* a signal that is the job's reached hwmon (hwmon/stopsig.h's MON_SIG_PASS: USR1, USR2, CONT,
  * WINCH, ...): data as stop_request's {signal, signal_name, from, sender_pid, sender, forwarded,
  * processes_signalled, severity: "info"}; hwmon goes on */

@@ -310,7 +310,17 @@ static bool job_ready(void *arg)
 /* Start hwmon (--kill-grace 0.5 s) on a job whose SIGTERM handler counts its runs and takes
  * ckpt_s seconds to write its checkpoint, then exits 0; slurm_conf: a slurm.conf's text, when
  * the job runs under SLURM (SLURM_JOB_ID and SLURM_CONF set), else NULL. */
+static bool stop_case_start_env(struct stop_case *c, const char *ckpt_s, const char *slurm_conf,
+                                const char *extra1, const char *extra2);
+
 static bool stop_case_start(struct stop_case *c, const char *ckpt_s, const char *slurm_conf)
+{
+    return stop_case_start_env(c, ckpt_s, slurm_conf, NULL, NULL);
+}
+
+/* As stop_case_start, with up to two more "K=V" entries in hwmon's environment. */
+static bool stop_case_start_env(struct stop_case *c, const char *ckpt_s, const char *slurm_conf,
+                                const char *extra1, const char *extra2)
 {
     memset(c, 0, sizeof *c);
     c->b.dir = th_tmpdir("hwmon-stopreq");
@@ -318,7 +328,8 @@ static bool stop_case_start(struct stop_case *c, const char *ckpt_s, const char 
     char *e1 = th_fmt("FAKE_SMI_LOG=%s", c->log);
     char *conf = th_fmt("%s/slurm.conf", c->b.dir);
     char *e2 = th_fmt("SLURM_CONF=%s", conf);
-    char *env[] = {e1, slurm_conf ? e2 : NULL, (char *)"SLURM_JOB_ID=4242", NULL};
+    char *env[] = {e1, (char *)"SLURM_JOB_ID=4242", slurm_conf ? e2 : (char *)"SLURM_CONF=",
+                   (char *)"SLURM_JOB_END_TIME=", (char *)extra1, (char *)extra2, NULL};
     if (slurm_conf)
         th_write_file(conf, slurm_conf, strlen(slurm_conf));
     free(conf);
@@ -408,6 +419,96 @@ static void test_scheduler_stop(void)
     free(stepd);
     free(pids);
     stop_case_free(&c);
+}
+
+/* Sends SIGTERM to pid as slurmstepd does (a shell named slurmstepd, alive when hwmon reads its
+ * name). */
+static void term_as_slurmstepd(const char *dir, pid_t pid)
+{
+    char *stepd = th_fmt("%s/slurmstepd", dir);
+    CU_ASSERT_FATAL(symlink("/bin/sh", stepd) == 0);
+    char *cmd = th_fmt("kill -TERM %d; sleep 2", (int)pid);
+    char *sargv[] = {stepd, (char *)"-c", cmd, NULL};
+    struct th_result r;
+    CU_ASSERT_EQUAL(th_run(sargv, NULL, NULL, 10, &r), 0);
+    th_result_free(&r);
+    free(cmd);
+    free(stepd);
+}
+
+/* The scheduler's SIGTERM at the job's time limit reads apart from a cancel (issue 51): from
+ * SLURM_JOB_END_TIME where SLURM sets it (23.02+), else from the job's record as slurmctld has
+ * it then (`scontrol show job`: Reason=TimeLimit, as SLURM 22.05 says it at the SIGTERM,
+ * tests/slurm/FINDINGS.md c); an end time still ahead is a cancel. */
+static void test_time_limit_cause(void)
+{
+    static const struct {
+        const char *scontrol; /* what a fake scontrol prints, or NULL: none on PATH */
+        long end_from_now;    /* SLURM_JOB_END_TIME - now, or 0: not set */
+        const char *cause;    /* the stop_request's cause, or NULL: absent */
+    } cases[] = {
+        {"JobId=4242 JobName=t JobState=COMPLETING Reason=TimeLimit Dependency=(null)", 0,
+         "time_limit"},
+        {"JobId=4242 JobName=t JobState=COMPLETING Reason=None Dependency=(null)", 0, NULL},
+        {NULL, -3, "time_limit"},
+        {"JobId=4242 JobState=COMPLETING Reason=TimeLimit", 3600, NULL}, /* the env wins */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *bin = th_tmpdir("hwmon-fakebin");
+        char *path_env = th_fmt("PATH=%s:/usr/bin:/bin", bin);
+        if (cases[i].scontrol) {
+            char *sc = th_fmt("%s/scontrol", bin);
+            char *text = th_fmt("#!/bin/sh\necho '%s'\n", cases[i].scontrol);
+            th_write_file(sc, text, strlen(text));
+            chmod(sc, 0755);
+            free(text);
+            free(sc);
+        }
+        char *end = cases[i].end_from_now
+                        ? th_fmt("SLURM_JOB_END_TIME=%lld",
+                                 (long long)time(NULL) + cases[i].end_from_now)
+                        : th_fmt("SLURM_JOB_END_TIME=");
+        struct stop_case c;
+        CU_ASSERT_FATAL(stop_case_start_env(&c, "0", NULL, path_env, end));
+        term_as_slurmstepd(c.b.dir, c.b.pid);
+        CU_ASSERT_EQUAL(th_wait(c.b.pid, 30), 0);
+        c.b.pid = 0;
+        json_object *ev = ht_event(c.b.dir, "stop_request", 0);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+        CU_ASSERT_STRING_EQUAL(STR(ht_data_str(ev, "from")), "scheduler");
+        CU_ASSERT_STRING_EQUAL(STR(ht_data_str(ev, "cause")), STR(cases[i].cause));
+        json_object_put(ev);
+        char *sum[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), (char *)"-q", (char *)"-f",
+                       (char *)"json", c.b.dir, NULL};
+        struct th_result r;
+        CU_ASSERT_EQUAL(th_run(sum, NULL, NULL, 60, &r), 0);
+        json_object *s = json_tokener_parse(r.out);
+        th_result_free(&r);
+        json_object *o = ht_get(s, "outcome");
+        const char *reason = ht_str(o, "reason");
+        CU_ASSERT_EQUAL(strstr(STR(reason), "from the scheduler (slurmstepd, pid ") != NULL, true);
+        CU_ASSERT_EQUAL(strstr(STR(reason), "at the job's time limit") != NULL,
+                        cases[i].cause != NULL);
+        json_object *sc;
+        CU_ASSERT_TRUE(json_object_object_get_ex(o, "stop_cause", &sc));
+        CU_ASSERT_STRING_EQUAL(sc ? STR(json_object_get_string(sc)) : "", STR(cases[i].cause));
+        json_object_put(s);
+        stop_case_free(&c);
+        free(end);
+        free(path_env);
+        th_rmtree(bin);
+        free(bin);
+    }
+    /* the parsers alone */
+    CU_ASSERT_STRING_EQUAL(STR(mon_slurm_cause_from_scontrol("JobId=1 JobState=TIMEOUT Reason=None")),
+                           "time_limit");
+    CU_ASSERT_STRING_EQUAL(STR(mon_slurm_cause_from_scontrol("JobState=PREEMPTED Reason=None")),
+                           "preempted");
+    CU_ASSERT_PTR_NULL(mon_slurm_cause_from_scontrol("JobState=RUNNING MyReason=TimeLimit"));
+    CU_ASSERT_PTR_NULL(mon_slurm_cause_from_end_time("12x", 1e9));
+    CU_ASSERT_PTR_NULL(mon_slurm_cause_from_end_time("1000000010", 1e9));
+    CU_ASSERT_STRING_EQUAL(STR(mon_slurm_cause_from_end_time("1000000000", 1e9 + 30)),
+                           "time_limit");
 }
 
 /* With proctrack/linuxproc (or pgid) slurmstepd signals every process of the step, the job
@@ -1823,6 +1924,7 @@ void add_hwmon_suites(void)
     CU_add_test(s, "pass_signals", test_pass_signals);
     CU_add_test(s, "pod_grace", test_pod_grace);
     CU_add_test(s, "group_signal_once", test_group_signal_once);
+    CU_add_test(s, "time_limit_cause", test_time_limit_cause);
     CU_add_test(s, "clock_step", test_clock_step);
 
     s = th_add_suite("modes", NULL, NULL, 180);
