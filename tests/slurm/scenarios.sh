@@ -314,7 +314,7 @@ if [ -z "$locks_during" ]; then
 elif [ -n "$left" ]; then
   fail locks "left in /dev/shm: $(echo "$left" | tr '\n' ' ')"
 else
-  ok locks "$(basename "$locks_during") while job $joba ran; none of jobs $joba, $jobb after"
+  ok locks "$(basename "$locks_during") while job $joba ran; none of jobs $joba, $jobb, $jobe, $jobf after"
 fi
 
 # --- cleanup: nothing of the cluster is left -------------------------------------------------
