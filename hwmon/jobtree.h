@@ -49,7 +49,7 @@ struct mon_witness {
     int to, from; /* pipes: the signal to take, its acknowledgement */
 };
 
-/* Start it (call before the job's process exists, from the main thread); lock_path: hwmon's
+/* Start it (from the main thread, before any other thread: it is forked); lock_path: hwmon's
  * node lock file, or NULL. 0 or -errno. */
 int mon_witness_start(struct mon_witness *w, const char *lock_path);
 /* Whether sig reached hwmon's whole process group (it is pending on the witness); takes it off

@@ -765,7 +765,11 @@ static void pass_signal(struct run *r, const struct signalfd_siginfo *si)
     struct mon_stop_req q;
     classify(r, si, &q);
     bool running = r->cmd_pid > 0 && !r->cmd_done;
-    bool fwd = running && !mon_stop_job_has_it(&q, r->proctrack);
+    /* In a batch script's step (a job, no step id) SLURM sends a signal that is not a cancel to
+     * the script alone (--signal=B:, scancel --batch) or to its process group (--full, which
+     * the witness tells), whatever the proctrack plugin: tests/slurm/FINDINGS.md b. */
+    bool batch = r->ctx.v[HW_CTX_SLURM_JOB_ID][0] && !r->ctx.v[HW_CTX_SLURM_STEP_ID][0];
+    bool fwd = running && !mon_stop_job_has_it(&q, batch ? "" : r->proctrack);
     long n = 0;
     pid_t group;
     if (fwd)
@@ -1393,9 +1397,6 @@ static int start_tracking(struct run *r, int *status)
         /* The job's orphaned workers stay ours to stop (jobtree.h); without it (old kernels)
          * only the main process and its live descendants can be reached. */
         (void)mon_job_subreaper();
-        /* before the job: the kernel signals a group's newest members first, the witness
-         * before hwmon (jobtree.h); without it every signal is passed on */
-        (void)mon_witness_start(&r->witness, r->nodelock.fd >= 0 ? r->nodelock.path : NULL);
         rc = spawn_command(r);
         if (rc < 0) {
             hw_warn(-rc, "cannot run '%s'", cfg->command[0]);
@@ -1406,6 +1407,10 @@ static int start_tracking(struct run *r, int *status)
             return -1;
         }
         r->track_pid = r->cmd_pid;
+        /* after the job, which comes first where processes are few (RLIMIT_NPROC); the kernel
+         * signals a group's newest members first, so the witness before hwmon (jobtree.h);
+         * without it every signal is passed on */
+        (void)mon_witness_start(&r->witness, r->nodelock.fd >= 0 ? r->nodelock.path : NULL);
     }
     if (r->track_pid) {
         rc = mon_tree_open(&r->tree, cfg->proc_root, r->track_pid, !cfg->no_pss);
