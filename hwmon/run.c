@@ -835,6 +835,8 @@ static int loop_timeout_ms(const struct run *r, double end_at)
         if (wait < 0 || d < wait)
             wait = d;
     }
+    if (wait > 3600) /* poll's int milliseconds: an hour is as good as forever */
+        wait = 3600;
     return wait < 0 ? -1 : (int)(wait * 1000) + 1;
 }
 
@@ -1594,7 +1596,9 @@ static bool wait_and_dispatch(struct run *r)
     double wake = r->end_at;
     if (r->prom_open && !r->stopping && (wake == 0 || r->prom_next < wake))
         wake = r->prom_next;
-    if (r->fwd && !r->fwd_killed && (wake == 0 || r->fwd_deadline < wake))
+    /* INFINITY: the stop is the scheduler's or the runtime's to escalate; nothing to wake for */
+    if (r->fwd && !r->fwd_killed && isfinite(r->fwd_deadline) &&
+        (wake == 0 || r->fwd_deadline < wake))
         wake = r->fwd_deadline;
     int n = poll(pf, (nfds_t)np, loop_timeout_ms(r, wake));
     if (n < 0 && errno != EINTR) {
