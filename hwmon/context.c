@@ -127,12 +127,16 @@ static const char *placeholder(const char *name, size_t n, const struct mon_cont
         return c->v[HW_CTX_SLURM_NODE_ID];
     if (IS("node")) /* SLURM's node name, else the host's */
         return c->v[HW_CTX_SLURM_NODE_NAME][0] ? c->v[HW_CTX_SLURM_NODE_NAME] : c->v[HW_CTX_HOST];
-    if (IS("stepid"))
-        return c->v[HW_CTX_SLURM_STEP_ID];
+    if (IS("stepid")) /* a batch script's processes have a job but no step: SLURM's "batch" */
+        return c->v[HW_CTX_SLURM_STEP_ID][0] || !c->v[HW_CTX_SLURM_JOB_ID][0]
+                   ? c->v[HW_CTX_SLURM_STEP_ID]
+                   : "batch";
     if (IS("rank"))
         return c->v[HW_CTX_RANK][0] ? c->v[HW_CTX_RANK] : c->v[HW_CTX_SLURM_PROC_ID];
     if (IS("localrank"))
         return c->v[HW_CTX_LOCAL_RANK][0] ? c->v[HW_CTX_LOCAL_RANK] : c->v[HW_CTX_SLURM_LOCAL_ID];
+    if (IS("localid")) /* SLURM's name (SLURM_LOCALID) first */
+        return c->v[HW_CTX_SLURM_LOCAL_ID][0] ? c->v[HW_CTX_SLURM_LOCAL_ID] : c->v[HW_CTX_LOCAL_RANK];
     if (IS("time"))
         return time_utc;
     if (IS("pid")) {
@@ -162,7 +166,7 @@ int mon_expand_output(const char *pattern, const struct mon_context *c, const ch
             if (!v) {
                 snprintf(err, errlen,
                          "unknown placeholder {%.*s} in -o (host, node, jobid, stepid, "
-                         "nodeid, rank, localrank, time, pid)",
+                         "nodeid, rank, localrank, localid, time, pid)",
                          (int)(end - p - 1), p + 1);
                 return -1;
             }

@@ -35,7 +35,9 @@ const char *mon_context_job(const struct mon_context *c, char *buf, size_t cap);
 
 /* -o with its placeholders replaced: {host}, {node} (SLURMD_NODENAME, else the host), {jobid}
  * (SLURM's array job "ID_TASK", else its job id), {stepid} (SLURM_STEP_ID: a batch script's
- * steps apart), {nodeid} (SLURM_NODEID), {rank} (the launcher's rank, else SLURM_PROCID), {localrank},
+ * steps apart; "batch" in a SLURM job without a step: the batch script's), {nodeid}
+ * (SLURM_NODEID), {rank} (the launcher's rank, else SLURM_PROCID), {localrank} (the launcher's
+ * local rank, else SLURM_LOCALID), {localid} (SLURM_LOCALID, else the launcher's local rank),
  * {time} (the UTC start, 20261125T180102Z), {pid} (hwmon's). A value's '/' and bytes outside
  * [A-Za-z0-9._-] become '_'; one not set is "none" (*unset counts them). Returns 0, or -1 with
  * the reason in err (an unknown or unclosed placeholder, a result longer than cap). */

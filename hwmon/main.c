@@ -37,8 +37,9 @@ static void usage(void)
            "                         when DIR already holds a run)\n"
            "                         (default: a new hwmon-<UTC time> directory here); DIR\n"
            "                         may hold {host} {node} {jobid} {stepid} {nodeid} {rank}\n"
-           "                         {localrank} {time} {pid}, from SLURM's and the\n"
-           "                         launcher's variables\n"
+           "                         {localrank} {localid} {time} {pid}, from SLURM's and\n"
+           "                         the launcher's variables ({stepid}: batch in a batch\n"
+           "                         script)\n"
            "  -i, --interval SECONDS sampling interval, 0.05 to 3600 (default 1)\n"
            "  -d, --duration SECONDS stop after this long (system and -p modes)\n"
            "      --leave-running    when COMMAND exits, leave what remains of its process\n"
@@ -275,6 +276,7 @@ int main(int argc, char **argv)
             break;
         case OPT_GRACE:
             cfg.grace_s = parse_seconds("kill-grace", optarg, 0, 600);
+            cfg.grace_given = true;
             break;
         case 'h':
             usage();

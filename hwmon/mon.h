@@ -34,6 +34,7 @@ struct mon_config {
     const char *lock_dir;    /* where the node's GPU sampler lock is (nodelock.h): /dev/shm */
     const char *sys_root;    /* where mount points and /sys are: "/" (tests: a fixture) */
     double grace_s;          /* SIGTERM to SIGKILL for the children, 5 s */
+    bool grace_given;        /* --kill-grace was given: it applies under a scheduler too */
     enum mon_gpm gpm;        /* GPM metrics (hw_gpm.csv): auto (default), on, off */
     /* --gpu-source: the word of a GPU source of gpusrc.h's list (nvidia-smi's, AMD's amdgpu
      * files); NULL: auto, the first source there is on the machine */

@@ -105,10 +105,13 @@ struct run {
     bool stop_req_seen;
     struct mon_stop_req stop_req;
     char proctrack[64];   /* SLURM's ProctrackType where the job runs ("": not SLURM, unknown) */
+    const char *life_owner; /* who gives a stop's grace instead of hwmon (mon_life_owner), or NULL */
+    struct mon_witness witness; /* tells a signal to hwmon's whole group from one to hwmon (jobtree.h) */
     struct hw_clock_watch clock; /* the wall clock's offset, to say when it stepped */
     /* a stop signal forwarded to the job's whole tree (jobtree.h) */
     bool fwd;
     int fwd_sig;
+    pid_t fwd_group;       /* the process group it went to (job_send), until the rest had it */
     double fwd_deadline;   /* then SIGKILL whatever of the job is left (INFINITY: never, the
                               one who asked for the stop does it) */
     long fwd_n;            /* processes the signal reached */
@@ -543,14 +546,23 @@ static void begin_stop(struct run *r, const char *reason)
 
 static void job_forward(struct run *r, int sig, bool escalate);
 
+/* What of hwmon's descendants is not the job: its nvidia-smi children's groups, its witness. */
+static size_t not_job(const struct run *r, pid_t pg[MON_CHILDREN_MAX + 1])
+{
+    size_t n = mon_children_groups(&r->children, pg, MON_CHILDREN_MAX);
+    if (r->witness.pid > 0)
+        pg[n++] = r->witness.pid;
+    return n;
+}
+
 /* The command has exited. What remains of its tree (a daemon it double-forked with setsid,
  * workers it did not wait for) is hwmon's to stop, as on a stop signal (forward SIGTERM, grace,
  * SIGKILL; the loop waits for it), so that nothing of the job outlives the run unrecorded.
  * --leave-running leaves it, and the stop event names it either way. */
 static void stop_leftovers(struct run *r)
 {
-    pid_t pg[MON_CHILDREN_MAX];
-    size_t npg = mon_children_groups(&r->children, pg, MON_CHILDREN_MAX);
+    pid_t pg[MON_CHILDREN_MAX + 1];
+    size_t npg = not_job(r, pg);
     long n = mon_job_scan(r->cfg->proc_root, getpid(), pg, npg, r->left, HW_ARRAY_SIZE(r->left));
     if (n <= 0)
         return;
@@ -562,8 +574,17 @@ static void stop_leftovers(struct run *r)
         return;
     }
     /* after a stop signal they have had theirs (the terminal's too) */
-    if (!r->fwd && !(r->stop_req_seen && mon_stop_job_has_it(&r->stop_req, r->proctrack)))
+    if (!r->fwd && !(r->stop_req_seen && mon_stop_job_has_it(&r->stop_req, r->proctrack))) {
         job_forward(r, SIGTERM, true);
+    } else if (r->fwd && r->fwd_group > 0) {
+        /* the stop went to the main process's group: now the rest of the job (a daemon in a
+         * session of its own, workers their launcher left), once */
+        long m = mon_job_signal_group(r->cfg->proc_root, getpid(), pg, npg, r->fwd_sig,
+                                      r->fwd_group, false, NULL, 0);
+        r->fwd_group = 0;
+        if (m > 0)
+            r->fwd_n += m;
+    }
 }
 
 static void reap(struct run *r)
@@ -590,6 +611,10 @@ static void reap(struct run *r)
         if (!WIFEXITED(st) && !WIFSIGNALED(st))
             continue;
         int status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        if (pid == r->witness.pid) { /* killed by someone: signals are judged without it */
+            mon_witness_stop(&r->witness, false);
+            continue;
+        }
         if (pid == r->cmd_pid) {
             r->cmd_done = true;
             /* the kernel's high-water mark of its RSS (and of the children it waited for):
@@ -604,19 +629,32 @@ static void reap(struct run *r)
     }
 }
 
-/* A stop signal sent to hwmon alone (kill, timeout, a container runtime) goes to every process
- * of the job, the workers too; with escalate, what is left after the grace period gets SIGKILL
- * (job_tick). */
+/* The job's processes a signal is passed on to while its main process runs: those of the main
+ * process's group, as a terminal, tini -g or timeout(1) signal it (jobtree.h); once it has
+ * exited, all of them. Returns how many were signalled. */
+static long job_send(struct run *r, int sig, pid_t *group)
+{
+    pid_t pg[MON_CHILDREN_MAX + 1];
+    size_t npg = not_job(r, pg);
+    pid_t g = r->cmd_pid > 0 && !r->cmd_done ? getpgid(r->cmd_pid) : 0;
+    *group = g > 0 ? g : 0;
+    long n = mon_job_signal_group(r->cfg->proc_root, getpid(), pg, npg, sig, *group, true, NULL, 0);
+    if (n < 0) /* no /proc: the main process at least */
+        n = r->cmd_pid > 0 && !r->cmd_done && kill(r->cmd_pid, sig) == 0;
+    return n;
+}
+
+/* A stop signal sent to hwmon alone (kill, timeout, a container runtime) goes to the job (its
+ * main process's group: job_send); with escalate, what is left of the whole job after the grace
+ * period gets SIGKILL (job_tick). */
 static void job_forward(struct run *r, int sig, bool escalate)
 {
-    pid_t pg[MON_CHILDREN_MAX];
-    size_t npg = mon_children_groups(&r->children, pg, MON_CHILDREN_MAX);
-    long n = mon_job_signal(r->cfg->proc_root, getpid(), pg, npg, sig, NULL, 0);
-    if (n < 0) /* no /proc: the main process at least */
-        n = kill(r->cmd_pid, sig) == 0;
+    pid_t group;
+    long n = job_send(r, sig, &group);
     if (!r->fwd) {
         r->fwd = true;
         r->fwd_sig = sig;
+        r->fwd_group = group;
         r->fwd_deadline = INFINITY;
     }
     if (escalate && isinf(r->fwd_deadline))
@@ -630,8 +668,8 @@ static bool job_tick(struct run *r, double now)
 {
     if (!r->fwd)
         return true;
-    pid_t pg[MON_CHILDREN_MAX], left[1];
-    size_t npg = mon_children_groups(&r->children, pg, MON_CHILDREN_MAX);
+    pid_t pg[MON_CHILDREN_MAX + 1], left[1];
+    size_t npg = not_job(r, pg);
     if (!r->fwd_killed && now >= r->fwd_deadline) {
         r->fwd_killed = true;
         long n = mon_job_signal(r->cfg->proc_root, getpid(), pg, npg, SIGKILL, r->killed,
@@ -648,21 +686,56 @@ static bool job_tick(struct run *r, double now)
     return mon_job_scan(r->cfg->proc_root, getpid(), pg, npg, left, 1) <= 0;
 }
 
+/* Who sent si, and whether it went to hwmon's whole process group with the job's main process
+ * in it (the witness had it too): then the job has it, as from a terminal. Every signal is
+ * judged, so that the witness never keeps one that a later signal would be mistaken for. */
+static void classify(struct run *r, const struct signalfd_siginfo *si, struct mon_stop_req *q)
+{
+    mon_stop_classify(q, r->cfg->proc_root, (int)si->ssi_signo, si->ssi_code, si->ssi_pid,
+                      getpid());
+    bool group = mon_witness_group_signal(&r->witness, r->cfg->proc_root, q->sig);
+    q->group = group && r->cmd_pid > 0 && !r->cmd_done && getpgid(r->cmd_pid) == getpgrp();
+}
+
+/* Why the scheduler stops the job (stopsig.h): the job's end time where SLURM says it in the
+ * environment, else its record as slurmctld has it now (scontrol, 3 s at most, once). */
+static const char *stop_cause(const struct run *r)
+{
+    const char *jobid = r->ctx.v[HW_CTX_SLURM_JOB_ID];
+    if (!jobid[0])
+        return NULL;
+    const char *end = getenv("SLURM_JOB_END_TIME");
+    if (end && *end)
+        return mon_slurm_cause_from_end_time(end, hw_real_now());
+    char path[PATH_MAX], out[8192];
+    if (mon_find_exec("scontrol", path, sizeof path) < 0)
+        return NULL;
+    char *argv[] = {path, (char *)"show", (char *)"job", (char *)"-o", (char *)jobid, NULL};
+    int st = 0;
+    if (mon_probe(path, argv, r->smi_env ? r->smi_env : environ, 3, out, sizeof out, &st) < 0 ||
+        st != 0)
+        return NULL;
+    return mon_slurm_cause_from_scontrol(out);
+}
+
 /* A stop signal while the job runs: said in a stop_request event, passed on unless the job has
  * it already (stopsig.h), and no nvidia-smi child is restarted from now on: the scheduler's
  * signal reaches them too, and their exits are not failures. */
 static void stop_requested(struct run *r, const struct signalfd_siginfo *si)
 {
     struct mon_stop_req q;
-    mon_stop_classify(&q, r->cfg->proc_root, (int)si->ssi_signo, si->ssi_code, si->ssi_pid,
-                      getpid());
+    classify(r, si, &q);
+    const char *cause = NULL;
     if (!r->stop_req_seen) {
         r->stop_req_seen = true;
         r->stop_req = q;
+        if (q.from == MON_STOP_SCHEDULER)
+            cause = stop_cause(r);
     }
     mon_children_hold(&r->children);
     bool fwd = !mon_stop_job_has_it(&q, r->proctrack);
-    bool esc = mon_stop_hwmon_escalates(&q);
+    /* hwmon escalates only what it sent */
+    bool esc = fwd && mon_stop_hwmon_escalates(&q, r->life_owner, r->cfg->grace_given);
     if (fwd)
         job_forward(r, q.sig, esc);
     const char *abbrev = sigabbrev_np(q.sig);
@@ -673,11 +746,53 @@ static void stop_requested(struct run *r, const struct signalfd_siginfo *si)
         {q.sender_pid > 0, RL_INT(HW_STOPREQ_SENDER_PID, q.sender_pid)},
         {q.sender[0] != '\0', RL_STR(HW_STOPREQ_SENDER, q.sender)},
         {true, RL_BOOL(HW_STOPREQ_FORWARDED, fwd)},
+        {q.group, RL_BOOL(HW_STOPREQ_GROUP, true)},
         {fwd, RL_INT("processes_signalled", r->fwd_n)},
         {esc, RL_DBL(HW_STOPREQ_KILL_AFTER, r->cfg->grace_s)},
+        {!esc && r->life_owner, RL_STR(HW_STOPREQ_GRACE_OF, r->life_owner ? r->life_owner : "")},
+        {cause != NULL, RL_STR(HW_STOPREQ_CAUSE, cause ? cause : "")},
     };
     rl_field_t f[HW_ARRAY_SIZE(all)];
     log_event(r, HW_EV_STOP_REQUEST, f, pick_fields(all, HW_ARRAY_SIZE(all), f));
+}
+
+/* A signal that is the job's, not hwmon's (stopsig.h's MON_SIG_PASS: SLURM's --signal=USR1@N,
+ * scancel --signal, a resize): passed on once to the job, unless it has it already, and said in
+ * a signal event; hwmon goes on. Without a running command (system or -p mode) it is only
+ * recorded: the process hwmon watches is not hwmon's to signal. */
+static void pass_signal(struct run *r, const struct signalfd_siginfo *si)
+{
+    struct mon_stop_req q;
+    classify(r, si, &q);
+    bool running = r->cmd_pid > 0 && !r->cmd_done;
+    /* In a batch script's step (a job, no step id) SLURM sends a signal that is not a cancel to
+     * the script alone (--signal=B:, scancel --batch) or to its process group (--full, which
+     * the witness tells), whatever the proctrack plugin: tests/slurm/FINDINGS.md b. */
+    bool batch = r->ctx.v[HW_CTX_SLURM_JOB_ID][0] && !r->ctx.v[HW_CTX_SLURM_STEP_ID][0];
+    bool fwd = running && !mon_stop_job_has_it(&q, batch ? "" : r->proctrack);
+    long n = 0;
+    pid_t group;
+    if (fwd)
+        n = job_send(r, q.sig, &group);
+    const char *abbrev = sigabbrev_np(q.sig);
+    char rt[16];
+    if (!abbrev && q.sig >= SIGRTMIN && q.sig <= SIGRTMAX) { /* glibc names none of them */
+        snprintf(rt, sizeof rt, "RTMIN+%d", q.sig - SIGRTMIN);
+        abbrev = rt;
+    }
+    const struct opt_field all[] = {
+        {true, RL_INT(HW_STOPREQ_SIGNAL, q.sig)},
+        {abbrev != NULL, RL_STR(HW_STOPREQ_SIGNAL_NAME, abbrev ? abbrev : "")},
+        {true, RL_STR(HW_STOPREQ_FROM, mon_stop_from_names[q.from])},
+        {q.sender_pid > 0, RL_INT(HW_STOPREQ_SENDER_PID, q.sender_pid)},
+        {q.sender[0] != '\0', RL_STR(HW_STOPREQ_SENDER, q.sender)},
+        {true, RL_BOOL(HW_STOPREQ_FORWARDED, fwd)},
+        {q.group, RL_BOOL(HW_STOPREQ_GROUP, true)},
+        {fwd, RL_INT("processes_signalled", n)},
+        {true, RL_STR(HW_EV_SEVERITY, HW_EV_SEVERITY_INFO)},
+    };
+    rl_field_t f[HW_ARRAY_SIZE(all)];
+    log_event(r, HW_EV_SIGNAL, f, pick_fields(all, HW_ARRAY_SIZE(all), f));
 }
 
 static void on_signal(struct run *r, const struct signalfd_siginfo *si)
@@ -685,6 +800,10 @@ static void on_signal(struct run *r, const struct signalfd_siginfo *si)
     int sig = (int)si->ssi_signo;
     if (sig == SIGCHLD) {
         reap(r);
+        return;
+    }
+    if (mon_sig_role(sig) == MON_SIG_PASS) {
+        pass_signal(r, si);
         return;
     }
     if (r->cmd_pid && !r->cmd_done) {
@@ -716,6 +835,8 @@ static int loop_timeout_ms(const struct run *r, double end_at)
         if (wait < 0 || d < wait)
             wait = d;
     }
+    if (wait > 3600) /* poll's int milliseconds: an hour is as good as forever */
+        wait = 3600;
     return wait < 0 ? -1 : (int)(wait * 1000) + 1;
 }
 
@@ -1033,6 +1154,7 @@ static int prom_start(struct run *r)
 
 static void cleanup(struct run *r)
 {
+    mon_witness_stop(&r->witness, true);
     mon_sampler_stop(&r->sampler, false);
     mon_children_close(&r->children);
     if (r->tree_open)
@@ -1099,12 +1221,16 @@ static int setup_signals(struct run *r)
     r->pipe_was_ignored = sa.sa_handler == SIG_IGN;
     signal(SIGPIPE, SIG_IGN);
     sigemptyset(&r->mask);
-    sigaddset(&r->mask, SIGCHLD);
-    sigaddset(&r->mask, SIGINT);
-    sigaddset(&r->mask, SIGTERM);
-    sigaction(SIGHUP, NULL, &sa);
-    if (sa.sa_handler != SIG_IGN)
-        sigaddset(&r->mask, SIGHUP);
+    /* every signal of the table (stopsig.h), and the real-time ones: an ignored one (nohup's
+     * SIGHUP) stays ignored, for hwmon and the job that inherits it */
+    for (int sig = 1; sig < NSIG; sig++) {
+        enum mon_sig_role role = mon_sig_role(sig);
+        if (role == MON_SIG_NONE)
+            continue;
+        sigaction(sig, NULL, &sa);
+        if (role == MON_SIG_OWN || sa.sa_handler != SIG_IGN)
+            sigaddset(&r->mask, sig);
+    }
     pthread_sigmask(SIG_BLOCK, &r->mask, &r->oldmask);
     r->sfd = signalfd(-1, &r->mask, SFD_CLOEXEC | SFD_NONBLOCK);
     r->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -1129,6 +1255,8 @@ static int open_run(struct run *r)
     /* under SLURM: whether a cancel signals the job itself, or hwmon alone (stopsig.h) */
     if (r->ctx.v[HW_CTX_SLURM_JOB_ID][0])
         mon_slurm_proctrack(r->proctrack, sizeof r->proctrack);
+    r->life_owner = mon_life_owner(r->ctx.v[HW_CTX_SLURM_JOB_ID][0] != '\0',
+                                   r->ctx.v[HW_CTX_K8S][0] != '\0', getenv("INVOCATION_ID"));
     if (make_dir(r) < 0 || open_runlog(r) < 0)
         return -1;
     int rc = mon_sys_open(&r->sys, cfg->proc_root, cfg->sys_root, r->dir);
@@ -1281,6 +1409,10 @@ static int start_tracking(struct run *r, int *status)
             return -1;
         }
         r->track_pid = r->cmd_pid;
+        /* after the job, which comes first where processes are few (RLIMIT_NPROC); the kernel
+         * signals a group's newest members first, so the witness before hwmon (jobtree.h);
+         * without it every signal is passed on */
+        (void)mon_witness_start(&r->witness, r->nodelock.fd >= 0 ? r->nodelock.path : NULL);
     }
     if (r->track_pid) {
         rc = mon_tree_open(&r->tree, cfg->proc_root, r->track_pid, !cfg->no_pss);
@@ -1464,7 +1596,9 @@ static bool wait_and_dispatch(struct run *r)
     double wake = r->end_at;
     if (r->prom_open && !r->stopping && (wake == 0 || r->prom_next < wake))
         wake = r->prom_next;
-    if (r->fwd && !r->fwd_killed && (wake == 0 || r->fwd_deadline < wake))
+    /* INFINITY: the stop is the scheduler's or the runtime's to escalate; nothing to wake for */
+    if (r->fwd && !r->fwd_killed && isfinite(r->fwd_deadline) &&
+        (wake == 0 || r->fwd_deadline < wake))
         wake = r->fwd_deadline;
     int n = poll(pf, (nfds_t)np, loop_timeout_ms(r, wake));
     if (n < 0 && errno != EINTR) {

@@ -37,6 +37,8 @@ struct mon_stop_req {
     int sig;
     pid_t sender_pid;  /* 0: not known (the kernel, another PID namespace) */
     char sender[32];   /* its command name (/proc/PID/comm), "" when not known */
+    bool group;        /* it went to hwmon's whole process group, the job's main process with it
+                          (scancel --full, kill -- -PGID: run.c, jobtree.h's mon_witness) */
 };
 
 /* Classify a stop signal from its siginfo (si_code, si_pid) as it reached process self_pid,
@@ -62,15 +64,53 @@ static inline bool mon_slurm_signals_step(const char *proctrack)
  * signal reached hwmon alone, as with proctrack/cgroup). */
 static inline bool mon_stop_job_has_it(const struct mon_stop_req *q, const char *proctrack)
 {
-    return q->from == MON_STOP_TERMINAL ||
+    return q->from == MON_STOP_TERMINAL || q->group ||
            (q->from == MON_STOP_SCHEDULER && mon_slurm_signals_step(proctrack));
 }
 
 /* Whether hwmon itself SIGKILLs what is left of the job after --kill-grace (else the one who
- * asked for the stop does, after the grace it gives). */
-static inline bool mon_stop_hwmon_escalates(const struct mon_stop_req *q)
+ * asked for the stop does, after the grace it gives): for a stop a plain process asked for,
+ * unless a scheduler or runtime owns the job's life (owner: mon_life_owner; a tini or a shell
+ * between it and hwmon is such a process, the owner's SIGKILL still follows) and --kill-grace
+ * was not given (grace_given). */
+static inline bool mon_stop_hwmon_escalates(const struct mon_stop_req *q, const char *owner,
+                                            bool grace_given)
 {
-    return q->from == MON_STOP_PROCESS;
+    return q->from == MON_STOP_PROCESS && (!owner || grace_given);
 }
+
+/* Why the scheduler stopped the job, where it can be said: "time_limit" (the job's end time
+ * reached), "preempted", or NULL (a cancel, or not known). From SLURM_JOB_END_TIME (epoch
+ * seconds, SLURM 23.02 and later) against now, the wall clock's time of the stop request. */
+const char *mon_slurm_cause_from_end_time(const char *end_time, double now);
+/* From `scontrol show job -o ID`'s line as it reads while the job's SIGTERM is sent (SLURM
+ * 22.05: "JobState=COMPLETING Reason=TimeLimit", tests/slurm/FINDINGS.md c). */
+const char *mon_slurm_cause_from_scontrol(const char *text);
+
+/* What hwmon does with each signal while it runs (one table: setup, dispatch, the tests and the
+ * man page's list come from it). A signal not in it keeps its default action: the faults
+ * (SEGV, BUS, ILL, FPE, ABRT, TRAP, SYS) are hwmon's own, XCPU/XFSZ are limits set on hwmon,
+ * and the job-control stops (TSTP, TTIN, TTOU) stop hwmon with its job at a terminal. */
+enum mon_sig_role {
+    MON_SIG_NONE, /* not in the table: its default action */
+    MON_SIG_OWN,  /* hwmon's own (SIGCHLD: its children's exits) */
+    MON_SIG_STOP, /* a stop request: passed on, and the run ends with the job (stop_request) */
+    MON_SIG_PASS, /* the job's: passed on once, recorded (a signal event), nothing else */
+};
+struct mon_sig_def {
+    int sig;
+    enum mon_sig_role role;
+};
+extern const struct mon_sig_def mon_sig_defs[];
+extern const size_t mon_sig_ndefs;
+/* The role of sig: the table's, and MON_SIG_PASS for the real-time signals (SIGRTMIN..SIGRTMAX:
+ * a job may handle them, and their default action would end hwmon). */
+enum mon_sig_role mon_sig_role(int sig);
+
+/* Who owns the job's life beside hwmon, and so gives the stop's grace (a SIGKILL after its own
+ * grace period: SLURM's KillWait, a pod's terminationGracePeriodSeconds, a unit's
+ * TimeoutStopSec): "slurm" (slurm_job set), "kubernetes" (in_pod), "systemd" (invocation_id: a
+ * unit's INVOCATION_ID), or NULL (hwmon's --kill-grace is the grace). */
+const char *mon_life_owner(bool slurm_job, bool in_pod, const char *invocation_id);
 
 #endif

@@ -25,7 +25,8 @@ void sum_job_incomplete_list(const struct sum_jobsum *j, struct hw_buf *out)
 {
     bool any = false;
     for (size_t i = 0; i < j->nnode; i++)
-        if (!j->node[i].summarized || !j->node[i].complete) {
+        if (!j->node[i].summarized ||
+            (!j->node[i].complete && j->node[i].status != SUM_STATUS_RUNNING)) {
             hw_buf_puts(out, any ? ", " : "");
             hw_buf_puts(out, node_label(j, i));
             any = true;
@@ -68,7 +69,8 @@ void sum_job_incomplete_list(const struct sum_jobsum *j, struct hw_buf *out)
     /* added later: new columns go at the end, so that column positions stay */                  \
     S("failed_phase", fn ? fn->failed_phase : NULL)                                                \
     S("failed_phase_node", fn ? fn->label : NULL)                                                  \
-    S("params_node", pn ? pn->label : NULL)
+    S("params_node", pn ? pn->label : NULL)                                                        \
+    U("running_nodes", j->running)
 
 #define ONE(nm, v) +1
 #define ONE_PER_CTX(cols) +HW_CTX_COUNT * (0 cols)
@@ -360,6 +362,9 @@ void sum_job_text(const struct sum_jobsum *j, const struct sum_units *u, struct 
         if (any)
             hw_buf_printf(out, " (from %s)\n", sum_fig_printable(pn->label, sb, sizeof sb));
     }
+    if (j->running)
+        hw_buf_printf(out, "  running: %zu node%s (no stop event yet: the run goes on)\n",
+                      j->running, j->running == 1 ? "" : "s");
     if (j->incomplete + j->unreadable) {
         sum_job_incomplete_list(j, &t);
         hw_buf_putc(&t, '\0');

@@ -461,7 +461,11 @@ int sum_job_build(struct sum_jobsum *j)
         }
         if (sum_job_status_rank(n->status) < sum_job_status_rank(j->status))
             j->status = n->status;
-        j->incomplete += !n->complete;
+        /* a node whose hwmon is alive (or whose files are being written) is running, not
+         * incomplete: its stop event is still to come */
+        bool running = !n->complete && n->status == SUM_STATUS_RUNNING;
+        j->incomplete += !n->complete && !running;
+        j->running += running;
         bool host_seen = false, node_seen = false;
         for (size_t k = 0; k < i && !host_seen; k++)
             host_seen = !strcmp(j->node[k].host, n->host);

@@ -113,6 +113,7 @@ struct sum_jobsum {
      * name (SLURMD_NODENAME, else the host), a host a distinct host name; ranked: a directory
      * says its rank (SLURM_PROCID, RANK) */
     size_t nodes, hosts, gpus, incomplete, unreadable;
+    size_t running; /* nodes without a stop event that are running (not in incomplete) */
     bool ranked;
     uint64_t gpus_twice;
     double t_start;         /* the earliest node start */

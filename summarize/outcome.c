@@ -113,6 +113,8 @@ void sum_outcome_event(struct sum_outcome *o, const struct rd_event *e)
         snprintf(o->stop_from, sizeof o->stop_from, "%s", from ? from : "");
         snprintf(o->stop_sender, sizeof o->stop_sender, "%s", sender ? sender : "");
         o->stop_sender_pid = rd_json_int(e->data, HW_STOPREQ_SENDER_PID, &v) && v > 0 ? v : 0;
+        const char *cause = rd_json_str(e->data, HW_STOPREQ_CAUSE);
+        snprintf(o->stop_cause, sizeof o->stop_cause, "%s", cause ? cause : "");
     } else if (!strcmp(e->name, HW_EV_MONITOR_END) && !o->have_stop) {
         const char *st = rd_json_str(e->data, HW_MONEND_STATUS);
         if (!st)
@@ -276,8 +278,12 @@ const char *sum_outcome_reason(const struct sum_outcome *o, char *buf, size_t ca
     char from[160] = "", after[224] = "";
     if (o->stop_signal) {
         sender_words(o, from, sizeof from);
-        snprintf(after, sizeof after, "signal %d (%s) from %s", o->stop_signal,
-                 sig_abbrev(o->stop_signal), from);
+        /* the scheduler's cause apart from a cancel: "at the job's time limit" */
+        const char *cause = !strcmp(o->stop_cause, "time_limit")  ? " at the job's time limit"
+                            : !strcmp(o->stop_cause, "preempted") ? " on a preemption"
+                                                                  : "";
+        snprintf(after, sizeof after, "signal %d (%s) from %s%s", o->stop_signal,
+                 sig_abbrev(o->stop_signal), from, cause);
     }
     double age = write_age(o);
     switch (o->status) {

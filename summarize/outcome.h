@@ -48,6 +48,7 @@ struct sum_outcome {
     char stop_from[16];     /* "scheduler", "container", "terminal", "process" */
     char stop_sender[32];   /* the sender's command name ("" when not known) */
     long stop_sender_pid;   /* 0 when not known */
+    char stop_cause[16];    /* the scheduler's why: "time_limit", "preempted" ("": a cancel, unknown) */
     /* how the owner of an attached monitor (the Python Monitor) said its block ended: its
      * monitor_end event; SUM_STATUS_COUNT when it said nothing */
     enum sum_status owner_status;

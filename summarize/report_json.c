@@ -445,10 +445,12 @@ static void json_outcome(struct hw_json *w, const struct sum_run *run)
         hw_json_u64(w, "stop_signal", (uint64_t)o->stop_signal);
         hw_json_str(w, "stop_signal_from", o->stop_from[0] ? o->stop_from : NULL);
         hw_json_str(w, "stop_signal_sender", o->stop_sender[0] ? o->stop_sender : NULL);
+        hw_json_str(w, "stop_cause", o->stop_cause[0] ? o->stop_cause : NULL);
     } else {
         hw_json_null(w, "stop_signal");
         hw_json_null(w, "stop_signal_from");
         hw_json_null(w, "stop_signal_sender");
+        hw_json_null(w, "stop_cause");
     }
     sum_fig_json_time(w, "last_sample", o->last_t);
     hw_json_u64(w, "phases_failed", o->phases_failed);

@@ -343,7 +343,7 @@ extern const char *const hw_health_fields[HW_HEALTH_COUNT]; /* "utilization.gpu"
 #define HW_EV_GPU_SELECTION_FALLBACK "gpu_selection_fallback"
 /* a stop signal reached hwmon while the job ran (hwmon/stopsig.h): data {signal, signal_name,
  * from: "process" | "terminal" | "scheduler" | "container", sender_pid, sender, forwarded,
- * kill_after_s: hwmon's own SIGKILL of what is left (absent: the sender's business)} */
+ * kill_after_s: hwmon's own SIGKILL of what is left (absent: the sender's business), grace_of} */
 #define HW_EV_STOP_REQUEST "stop_request"
 #define HW_STOPREQ_SIGNAL "signal"
 #define HW_STOPREQ_SIGNAL_NAME "signal_name"
@@ -352,6 +352,20 @@ extern const char *const hw_health_fields[HW_HEALTH_COUNT]; /* "utilization.gpu"
 #define HW_STOPREQ_SENDER "sender"
 #define HW_STOPREQ_FORWARDED "forwarded"
 #define HW_STOPREQ_KILL_AFTER "kill_after_s"
+/* no kill_after_s because a scheduler or runtime owns the job's life and gives the grace:
+ * "slurm", "kubernetes" or "systemd" (hwmon/stopsig.h's mon_life_owner) */
+#define HW_STOPREQ_GRACE_OF "grace_of"
+/* true: the sender signalled hwmon's whole process group, the job's main process with it
+ * (scancel --full, kill -- -PGID): the job has it, it is not sent again (absent: not so) */
+#define HW_STOPREQ_GROUP "to_group"
+/* why the scheduler stopped the job, where it can be said (hwmon/stopsig.h): "time_limit" (its
+ * end time reached: SLURM_JOB_END_TIME, or slurmctld's Reason=TimeLimit), "preempted"; absent: a
+ * cancel, or not known */
+#define HW_STOPREQ_CAUSE "cause"
+/* a signal that is the job's reached hwmon (hwmon/stopsig.h's MON_SIG_PASS: USR1, USR2, CONT,
+ * WINCH, ...): data as stop_request's {signal, signal_name, from, sender_pid, sender, forwarded,
+ * processes_signalled, severity: "info"}; hwmon goes on */
+#define HW_EV_SIGNAL "signal"
 /* the wall clock stepped while hwmon ran (hwrun/timeutil.h's hw_clock_step): data {step_s,
  * severity: "info"}; rows written after it carry the new time, durations (the stop event's
  * duration_s) come from the monotonic clock and do not move */

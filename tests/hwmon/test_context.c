@@ -103,6 +103,21 @@ static void test_placeholders(void)
                                       sizeof out, &unset, err, sizeof err),
                     0);
     CU_ASSERT_STRING_EQUAL(out, "runs/__/_/..x");
+    /* SLURM's own name, {localid}, beside {localrank}; a batch script's {stepid} is "batch"
+     * (its processes have a job and no SLURM_STEP_ID), outside SLURM "none" (issue 51) */
+    static const char batch_env[] = "SLURM_JOB_ID=77\0SLURM_LOCALID=3\0LOCAL_RANK=1\0";
+    struct mon_context bc;
+    mon_context_parse(&bc, batch_env, sizeof batch_env - 1, "h");
+    CU_ASSERT_EQUAL(mon_expand_output("{jobid}.{stepid}/{localid}-{localrank}", &bc, "T", 1, out,
+                                      sizeof out, &unset, err, sizeof err),
+                    0);
+    CU_ASSERT_STRING_EQUAL(out, "77.batch/3-1");
+    CU_ASSERT_EQUAL(unset, 0);
+    CU_ASSERT_EQUAL(mon_expand_output("{stepid}-{localid}", &none, "T", 1, out, sizeof out,
+                                      &unset, err, sizeof err),
+                    0);
+    CU_ASSERT_STRING_EQUAL(out, "none-none");
+    CU_ASSERT_EQUAL(unset, 2);
 }
 
 /* The real thing: a wrapped command under SLURM's and torchrun's variables gets its directory
@@ -206,6 +221,33 @@ static void test_end_to_end(void)
     free(pattern);
     th_rmtree(base);
     free(base);
+}
+
+struct lockwait {
+    const char *lock, *run; /* the lock directory; the run whose start event says it is primary */
+    bool present;           /* wait for: a regular file there (and the run started), or none */
+};
+
+static bool lock_file_is(void *arg)
+{
+    struct lockwait *w = arg;
+    if (w->present) {
+        json_object *st = ht_event(w->run, "start", 0);
+        json_object_put(st);
+        if (!st)
+            return false;
+    }
+    int regular = 0;
+    DIR *d = opendir(w->lock);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        struct stat lst;
+        char *p = th_fmt("%s/%s", w->lock, e->d_name);
+        regular += lstat(p, &lst) == 0 && S_ISREG(lst.st_mode);
+        free(p);
+    }
+    if (d)
+        closedir(d);
+    return w->present ? regular > 0 : regular == 0;
 }
 
 /* Four ranks of one job on one node each start hwmon (srun --ntasks-per-node=4 with the
@@ -344,6 +386,38 @@ static void test_one_sampler(void)
     free(sw);
     free(sweeper);
     free(stale);
+
+    /* an hwmon killed with SIGKILL: its lock file goes with it (its witness removes it), and
+     * the next hwmon of the job samples the GPUs at once (issue 51) */
+    char *k9 = th_fmt("%s/k9", base);
+    const char *k9job = "echo $$ > \"$HWMON_DIR/job.pid\"; exec sleep 300";
+    char **ka = ht_argv(k9, "--lock-dir", lock, "-i", "0.1", "--", "/bin/sh", "-c", k9job, NULL);
+    pid_t kp = th_spawn(ka, env, NULL, NULL);
+    CU_ASSERT_FATAL(kp > 0);
+    struct lockwait lw = {lock, k9, true};
+    CU_ASSERT_FATAL(ht_wait_until(lock_file_is, &lw, 30));
+    kill(kp, SIGKILL);
+    CU_ASSERT(th_wait(kp, 10) == 128 + SIGKILL);
+    lw.present = false;
+    CU_ASSERT(ht_wait_until(lock_file_is, &lw, 10)); /* nothing left in the lock directory */
+    char *jp = th_fmt("%s/job.pid", k9);
+    char *jt = th_read_file(jp, NULL);
+    if (jt && atoi(jt) > 0)
+        kill(atoi(jt), SIGKILL); /* the orphaned job: hwmon's death does not end a job */
+    free(jt);
+    free(jp);
+    char *next = th_fmt("%s/next", base);
+    char **na = ht_argv(next, "--lock-dir", lock, "-i", "0.1", "--", "/bin/true", NULL);
+    CU_ASSERT_EQUAL(ht_run(na, env, 30, NULL), 0);
+    json_object *ns = ht_event(next, "start", 0);
+    json_object *ngs = ht_data(ns, HW_START_GPU_SAMPLER), *nv;
+    CU_ASSERT_TRUE(ngs && json_object_object_get_ex(ngs, HW_SAMPLER_ROLE, &nv) &&
+                   !strcmp(json_object_get_string(nv), HW_SAMPLER_PRIMARY));
+    json_object_put(ns);
+    free(na);
+    free(next);
+    free(ka);
+    free(k9);
 
     /* no job: no lock, no gpu_sampler */
     char *solo = th_fmt("%s/solo", base);

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hwrun/buf.h"
 #include "hwrun/rundir.h"
 #include "hwrun/timeutil.h"
 #include "hwtest.h"
@@ -309,7 +310,17 @@ static bool job_ready(void *arg)
 /* Start hwmon (--kill-grace 0.5 s) on a job whose SIGTERM handler counts its runs and takes
  * ckpt_s seconds to write its checkpoint, then exits 0; slurm_conf: a slurm.conf's text, when
  * the job runs under SLURM (SLURM_JOB_ID and SLURM_CONF set), else NULL. */
+static bool stop_case_start_env(struct stop_case *c, const char *ckpt_s, const char *slurm_conf,
+                                const char *extra1, const char *extra2);
+
 static bool stop_case_start(struct stop_case *c, const char *ckpt_s, const char *slurm_conf)
+{
+    return stop_case_start_env(c, ckpt_s, slurm_conf, NULL, NULL);
+}
+
+/* As stop_case_start, with up to two more "K=V" entries in hwmon's environment. */
+static bool stop_case_start_env(struct stop_case *c, const char *ckpt_s, const char *slurm_conf,
+                                const char *extra1, const char *extra2)
 {
     memset(c, 0, sizeof *c);
     c->b.dir = th_tmpdir("hwmon-stopreq");
@@ -317,7 +328,8 @@ static bool stop_case_start(struct stop_case *c, const char *ckpt_s, const char 
     char *e1 = th_fmt("FAKE_SMI_LOG=%s", c->log);
     char *conf = th_fmt("%s/slurm.conf", c->b.dir);
     char *e2 = th_fmt("SLURM_CONF=%s", conf);
-    char *env[] = {e1, slurm_conf ? e2 : NULL, (char *)"SLURM_JOB_ID=4242", NULL};
+    char *env[] = {e1, (char *)"SLURM_JOB_ID=4242", slurm_conf ? e2 : (char *)"SLURM_CONF=",
+                   (char *)"SLURM_JOB_END_TIME=", (char *)extra1, (char *)extra2, NULL};
     if (slurm_conf)
         th_write_file(conf, slurm_conf, strlen(slurm_conf));
     free(conf);
@@ -407,6 +419,96 @@ static void test_scheduler_stop(void)
     free(stepd);
     free(pids);
     stop_case_free(&c);
+}
+
+/* Sends SIGTERM to pid as slurmstepd does (a shell named slurmstepd, alive when hwmon reads its
+ * name). */
+static void term_as_slurmstepd(const char *dir, pid_t pid)
+{
+    char *stepd = th_fmt("%s/slurmstepd", dir);
+    CU_ASSERT_FATAL(symlink("/bin/sh", stepd) == 0);
+    char *cmd = th_fmt("kill -TERM %d; sleep 2", (int)pid);
+    char *sargv[] = {stepd, (char *)"-c", cmd, NULL};
+    struct th_result r;
+    CU_ASSERT_EQUAL(th_run(sargv, NULL, NULL, 10, &r), 0);
+    th_result_free(&r);
+    free(cmd);
+    free(stepd);
+}
+
+/* The scheduler's SIGTERM at the job's time limit reads apart from a cancel (issue 51): from
+ * SLURM_JOB_END_TIME where SLURM sets it (23.02+), else from the job's record as slurmctld has
+ * it then (`scontrol show job`: Reason=TimeLimit, as SLURM 22.05 says it at the SIGTERM,
+ * tests/slurm/FINDINGS.md c); an end time still ahead is a cancel. */
+static void test_time_limit_cause(void)
+{
+    static const struct {
+        const char *scontrol; /* what a fake scontrol prints, or NULL: none on PATH */
+        long end_from_now;    /* SLURM_JOB_END_TIME - now, or 0: not set */
+        const char *cause;    /* the stop_request's cause, or NULL: absent */
+    } cases[] = {
+        {"JobId=4242 JobName=t JobState=COMPLETING Reason=TimeLimit Dependency=(null)", 0,
+         "time_limit"},
+        {"JobId=4242 JobName=t JobState=COMPLETING Reason=None Dependency=(null)", 0, NULL},
+        {NULL, -3, "time_limit"},
+        {"JobId=4242 JobState=COMPLETING Reason=TimeLimit", 3600, NULL}, /* the env wins */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *bin = th_tmpdir("hwmon-fakebin");
+        char *path_env = th_fmt("PATH=%s:/usr/bin:/bin", bin);
+        if (cases[i].scontrol) {
+            char *sc = th_fmt("%s/scontrol", bin);
+            char *text = th_fmt("#!/bin/sh\necho '%s'\n", cases[i].scontrol);
+            th_write_file(sc, text, strlen(text));
+            chmod(sc, 0755);
+            free(text);
+            free(sc);
+        }
+        char *end = cases[i].end_from_now
+                        ? th_fmt("SLURM_JOB_END_TIME=%lld",
+                                 (long long)time(NULL) + cases[i].end_from_now)
+                        : th_fmt("SLURM_JOB_END_TIME=");
+        struct stop_case c;
+        CU_ASSERT_FATAL(stop_case_start_env(&c, "0", NULL, path_env, end));
+        term_as_slurmstepd(c.b.dir, c.b.pid);
+        CU_ASSERT_EQUAL(th_wait(c.b.pid, 30), 0);
+        c.b.pid = 0;
+        json_object *ev = ht_event(c.b.dir, "stop_request", 0);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+        CU_ASSERT_STRING_EQUAL(STR(ht_data_str(ev, "from")), "scheduler");
+        CU_ASSERT_STRING_EQUAL(STR(ht_data_str(ev, "cause")), STR(cases[i].cause));
+        json_object_put(ev);
+        char *sum[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), (char *)"-q", (char *)"-f",
+                       (char *)"json", c.b.dir, NULL};
+        struct th_result r;
+        CU_ASSERT_EQUAL(th_run(sum, NULL, NULL, 60, &r), 0);
+        json_object *s = json_tokener_parse(r.out);
+        th_result_free(&r);
+        json_object *o = ht_get(s, "outcome");
+        const char *reason = ht_str(o, "reason");
+        CU_ASSERT_EQUAL(strstr(STR(reason), "from the scheduler (slurmstepd, pid ") != NULL, true);
+        CU_ASSERT_EQUAL(strstr(STR(reason), "at the job's time limit") != NULL,
+                        cases[i].cause != NULL);
+        json_object *sc;
+        CU_ASSERT_TRUE(json_object_object_get_ex(o, "stop_cause", &sc));
+        CU_ASSERT_STRING_EQUAL(sc ? STR(json_object_get_string(sc)) : "", STR(cases[i].cause));
+        json_object_put(s);
+        stop_case_free(&c);
+        free(end);
+        free(path_env);
+        th_rmtree(bin);
+        free(bin);
+    }
+    /* the parsers alone */
+    CU_ASSERT_STRING_EQUAL(STR(mon_slurm_cause_from_scontrol("JobId=1 JobState=TIMEOUT Reason=None")),
+                           "time_limit");
+    CU_ASSERT_STRING_EQUAL(STR(mon_slurm_cause_from_scontrol("JobState=PREEMPTED Reason=None")),
+                           "preempted");
+    CU_ASSERT_PTR_NULL(mon_slurm_cause_from_scontrol("JobState=RUNNING MyReason=TimeLimit"));
+    CU_ASSERT_PTR_NULL(mon_slurm_cause_from_end_time("12x", 1e9));
+    CU_ASSERT_PTR_NULL(mon_slurm_cause_from_end_time("1000000010", 1e9));
+    CU_ASSERT_STRING_EQUAL(STR(mon_slurm_cause_from_end_time("1000000000", 1e9 + 30)),
+                           "time_limit");
 }
 
 /* With proctrack/linuxproc (or pgid) slurmstepd signals every process of the step, the job
@@ -518,6 +620,308 @@ static void test_process_stop(void)
     json_object_put(ev);
     CU_ASSERT_EQUAL(ht_count_events(c.b.dir, "child_exit"), 0);
     stop_case_free(&c);
+}
+
+/* The table of what hwmon does with each signal (stopsig.h): each signal once; SIGCHLD hwmon's
+ * own; TERM, INT and HUP stop requests; the faults and the job-control stops not taken; the
+ * real-time signals the job's. */
+static void test_signal_table(void)
+{
+    size_t pass = 0;
+    for (size_t i = 0; i < mon_sig_ndefs; i++) {
+        for (size_t j = i + 1; j < mon_sig_ndefs; j++)
+            CU_ASSERT_NOT_EQUAL(mon_sig_defs[i].sig, mon_sig_defs[j].sig);
+        CU_ASSERT_EQUAL(mon_sig_role(mon_sig_defs[i].sig), mon_sig_defs[i].role);
+        pass += mon_sig_defs[i].role == MON_SIG_PASS;
+    }
+    CU_ASSERT(pass >= 10);
+    CU_ASSERT_EQUAL(mon_sig_role(SIGCHLD), MON_SIG_OWN);
+    CU_ASSERT_EQUAL(mon_sig_role(SIGTERM), MON_SIG_STOP);
+    CU_ASSERT_EQUAL(mon_sig_role(SIGUSR1), MON_SIG_PASS);
+    CU_ASSERT_EQUAL(mon_sig_role(SIGRTMIN + 3), MON_SIG_PASS);
+    static const int not_taken[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS,
+                                    SIGTSTP, SIGTTIN, SIGTTOU, SIGXCPU, SIGXFSZ, SIGPIPE};
+    for (size_t i = 0; i < sizeof not_taken / sizeof not_taken[0]; i++)
+        CU_ASSERT_EQUAL(mon_sig_role(not_taken[i]), MON_SIG_NONE);
+    /* who gives the grace: a scheduler or runtime that owns the job's life, else hwmon */
+    CU_ASSERT_STRING_EQUAL(STR(mon_life_owner(true, true, "x")), "slurm");
+    CU_ASSERT_STRING_EQUAL(STR(mon_life_owner(false, true, NULL)), "kubernetes");
+    CU_ASSERT_STRING_EQUAL(STR(mon_life_owner(false, false, "4f1c")), "systemd");
+    CU_ASSERT_PTR_NULL(mon_life_owner(false, false, ""));
+    CU_ASSERT_PTR_NULL(mon_life_owner(false, false, NULL));
+    struct mon_stop_req q = {.from = MON_STOP_PROCESS};
+    CU_ASSERT_TRUE(mon_stop_hwmon_escalates(&q, NULL, false));
+    CU_ASSERT_FALSE(mon_stop_hwmon_escalates(&q, "kubernetes", false));
+    CU_ASSERT_TRUE(mon_stop_hwmon_escalates(&q, "kubernetes", true)); /* --kill-grace given */
+    q.from = MON_STOP_SCHEDULER;
+    CU_ASSERT_FALSE(mon_stop_hwmon_escalates(&q, "slurm", true));
+}
+
+/* The environment a test's hwmon runs in, whatever the machine's: no scheduler or service
+ * manager owns the job ("K=" removes K). */
+#define NO_OWNER "SLURM_JOB_ID=", "KUBERNETES_SERVICE_HOST=", "INVOCATION_ID="
+
+static bool file_lines_at_least(void *arg)
+{
+    const char **a = arg; /* {dir, name, count as text} */
+    return (long)ht_lines(a[0], a[1]) >= atol(a[2]);
+}
+
+/* Every signal that is the job's (the table's MON_SIG_PASS and a real-time one) sent to hwmon
+ * reaches the job once, is a signal event naming its sender, and hwmon goes on; a SIGTERM
+ * then stops the job, whose handler runs once and writes its checkpoint (issue 51: SLURM's
+ * --signal=USR1@N killed hwmon, and the job lost its checkpoint). */
+static void test_pass_signals(void)
+{
+    int sigs[32];
+    size_t n = 0;
+    for (size_t i = 0; i < mon_sig_ndefs && n < 31; i++)
+        if (mon_sig_defs[i].role == MON_SIG_PASS)
+            sigs[n++] = mon_sig_defs[i].sig;
+    sigs[n++] = SIGRTMIN + 2;
+    struct hw_buf traps;
+    hw_buf_init(&traps, NULL, 0);
+    for (size_t i = 0; i < n; i++)
+        hw_buf_printf(&traps, "trap 'echo %d >> \"$HWMON_DIR/got\"' %d; ", sigs[i], sigs[i]);
+    /* no core file from a `sleep` that SIGQUIT ends */
+    char *script = th_fmt("ulimit -c 0; %s"
+                          "trap 'echo run >> \"$HWMON_DIR/handled\"; sleep 1; "
+                          "echo ok > \"$HWMON_DIR/ckpt\"; exit 0' TERM; "
+                          "echo $$ > \"$HWMON_DIR/job.pid\"; while :; do sleep 0.05; done",
+                          traps.p);
+    char *dir = th_tmpdir("hwmon-pass");
+    char **argv = ht_argv(dir, "-i", "0.1", "--", "/bin/sh", "-c", script, NULL);
+    char *env[] = {NO_OWNER, NULL};
+    pid_t hw = th_spawn(argv, env, NULL, NULL);
+    CU_ASSERT_FATAL(hw > 0);
+    const char *ready[] = {dir, "job.pid", "1"};
+    CU_ASSERT_FATAL(ht_wait_until(file_lines_at_least, ready, 20));
+    for (size_t i = 0; i < n; i++) {
+        char count[16];
+        snprintf(count, sizeof count, "%zu", i + 1);
+        const char *got[] = {dir, "got", count};
+        kill(hw, sigs[i]);
+        CU_ASSERT(ht_wait_until(file_lines_at_least, got, 20));
+        CU_ASSERT_TRUE(th_pid_alive(hw));
+    }
+    /* each once: the job's own record */
+    char *path = th_fmt("%s/got", dir);
+    char *text = th_read_file(path, NULL);
+    for (size_t i = 0; i < n; i++) {
+        int times = 0;
+        for (char *p = text, *end; p && *p; p = end) {
+            long v = strtol(p, &end, 10);
+            if (end == p)
+                break;
+            times += v == sigs[i];
+        }
+        CU_ASSERT_EQUAL(times, 1);
+        if (times != 1)
+            fprintf(stderr, "signal %d reached the job %d times\n", sigs[i], times);
+    }
+    CU_ASSERT_EQUAL(ht_lines(dir, "got"), n);
+    kill(hw, SIGTERM);
+    CU_ASSERT_EQUAL(th_wait(hw, 30), 0);
+    CU_ASSERT_EQUAL(lines_of(dir, "handled"), 1);
+    CU_ASSERT_EQUAL(lines_of(dir, "ckpt"), 1);
+    CU_ASSERT_EQUAL(ht_count_events(dir, "signal"), (int)n);
+    for (size_t i = 0; i < n; i++) {
+        json_object *ev = ht_event(dir, "signal", (int)i);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+        CU_ASSERT_EQUAL(ht_data_int(ev, "signal"), sigs[i]);
+        CU_ASSERT_STRING_EQUAL(STR(ht_data_str(ev, "from")), "process");
+        CU_ASSERT_EQUAL(ht_data_int(ev, "sender_pid"), getpid());
+        CU_ASSERT_TRUE(json_object_get_boolean(ht_data(ev, "forwarded")));
+        CU_ASSERT_PTR_NOT_NULL(ht_data_str(ev, "signal_name"));
+        json_object_put(ev);
+    }
+    /* informational: not an error of the run */
+    char *sum[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), (char *)"-q", (char *)"-f",
+                   (char *)"json", dir, NULL};
+    struct th_result r;
+    CU_ASSERT_EQUAL(th_run(sum, NULL, NULL, 60, &r), 0);
+    json_object *s = json_tokener_parse(r.out);
+    th_result_free(&r);
+    CU_ASSERT_EQUAL(ht_num(ht_get(s, "events"), "errors_total"), 0);
+    json_object_put(s);
+    free(text);
+    free(path);
+    free(argv);
+    free(script);
+    hw_buf_free(&traps);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A sender that signals hwmon's whole process group (`scancel --full` on a batch script that
+ * exec'd hwmon: killpg; `kill -- -PGID`) reached the job too: hwmon does not send it again.
+ * hwmon leads its group here (setsid), as the batch script's task does. A USR2 to hwmon alone,
+ * sent after, is passed on: the job handles pending signals in order, so when it has the USR2
+ * a second USR1 would have come first. Then TERM to the group: the handler runs once. */
+static void test_group_signal_once(void)
+{
+    if (access("/usr/bin/setsid", X_OK) != 0) {
+        th_skip("no /usr/bin/setsid");
+        return;
+    }
+    char *dir = th_tmpdir("hwmon-group");
+    const char *script = "trap 'echo 10 >> \"$HWMON_DIR/got\"' USR1; "
+                         "trap 'echo 12 >> \"$HWMON_DIR/got\"' USR2; "
+                         "trap 'echo run >> \"$HWMON_DIR/handled\"; sleep 1; "
+                         "echo ok > \"$HWMON_DIR/ckpt\"; exit 0' TERM; "
+                         "echo $$ > \"$HWMON_DIR/job.pid\"; while :; do sleep 0.05; done";
+    char **hw = ht_argv(dir, "-i", "0.1", "--", "/bin/sh", "-c", script, NULL);
+    char *argv[64] = {(char *)"/usr/bin/setsid"};
+    size_t k = 1;
+    for (size_t i = 0; hw[i] && k < 63; i++)
+        argv[k++] = hw[i];
+    argv[k] = NULL;
+    char *env[] = {NO_OWNER, NULL};
+    pid_t pid = th_spawn(argv, env, NULL, NULL); /* setsid execs hwmon: the same pid */
+    CU_ASSERT_FATAL(pid > 0);
+    const char *ready[] = {dir, "job.pid", "1"};
+    CU_ASSERT_FATAL(ht_wait_until(file_lines_at_least, ready, 20));
+    CU_ASSERT_EQUAL_FATAL(getpgid(pid), pid);
+    kill(-pid, SIGUSR1);
+    const char *one[] = {dir, "got", "1"};
+    CU_ASSERT(ht_wait_until(file_lines_at_least, one, 20));
+    kill(pid, SIGUSR2);
+    const char *two[] = {dir, "got", "2"};
+    CU_ASSERT(ht_wait_until(file_lines_at_least, two, 20));
+    char *path = th_fmt("%s/got", dir);
+    char *text = th_read_file(path, NULL);
+    CU_ASSERT_STRING_EQUAL(STR(text), "10\n12\n"); /* USR1 once: the group's, not ours too */
+    kill(-pid, SIGTERM);
+    CU_ASSERT_EQUAL(th_wait(pid, 30), 0);
+    CU_ASSERT_EQUAL(lines_of(dir, "handled"), 1);
+    CU_ASSERT_EQUAL(lines_of(dir, "ckpt"), 1);
+    json_object *usr1 = ht_event(dir, "signal", 0), *usr2 = ht_event(dir, "signal", 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(usr1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(usr2);
+    CU_ASSERT_EQUAL(ht_data_int(usr1, "signal"), SIGUSR1);
+    CU_ASSERT_FALSE(json_object_get_boolean(ht_data(usr1, "forwarded")));
+    CU_ASSERT_TRUE(json_object_get_boolean(ht_data(usr1, "to_group")));
+    CU_ASSERT_EQUAL(ht_data_int(usr2, "signal"), SIGUSR2);
+    CU_ASSERT_TRUE(json_object_get_boolean(ht_data(usr2, "forwarded")));
+    CU_ASSERT_PTR_NULL(ht_data(usr2, "to_group"));
+    json_object *ev = ht_event(dir, "stop_request", 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+    CU_ASSERT_FALSE(json_object_get_boolean(ht_data(ev, "forwarded")));
+    CU_ASSERT_TRUE(json_object_get_boolean(ht_data(ev, "to_group")));
+    CU_ASSERT_PTR_NULL(ht_data(ev, "kill_after_s")); /* hwmon sent nothing to escalate */
+    json_object_put(ev);
+    json_object_put(usr1);
+    json_object_put(usr2);
+    if (th_pid_alive(pid))
+        kill(pid, SIGKILL), th_wait(pid, 5);
+    free(text);
+    free(path);
+    free(hw);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* The children of pid (/proc/PID/task/PID/children): up to cap, how many there are. */
+static size_t children_of(pid_t pid, pid_t *out, size_t cap)
+{
+    char *p = th_fmt("/proc/%d/task/%d/children", (int)pid, (int)pid);
+    char *t = th_read_file(p, NULL);
+    size_t n = 0;
+    for (char *s = t, *end; s && *s && n < cap; s = end) {
+        long v = strtol(s, &end, 10);
+        if (end == s)
+            break;
+        out[n++] = (pid_t)v;
+    }
+    free(t);
+    free(p);
+    return n;
+}
+
+struct pod {
+    const char *dir;
+    pid_t top, tini;
+};
+
+static bool pod_ready(void *arg)
+{
+    struct pod *c = arg;
+    if (c->tini == 0 && children_of(c->top, &c->tini, 1) != 1)
+        return false;
+    char *p = th_fmt("%s/job.pid", c->dir);
+    bool ok = access(p, F_OK) == 0 && ht_lines(c->dir, "cpu_metrics.csv") >= 2;
+    free(p);
+    return ok;
+}
+
+/* A pod: tini as PID 1 of a PID namespace (`docker run --init`, ENTRYPOINT ["tini", "--"]),
+ * hwmon its child, the pod's environment. The runtime's SIGTERM to tini reaches hwmon from
+ * tini, a plain process; the pod's terminationGracePeriodSeconds is the grace, not hwmon's
+ * --kill-grace: the job's checkpoint, longer than hwmon's default 5 s, completes (issue 51: it
+ * was SIGKILLed at 5 of 12 s). Where no PID namespace can be made, tini -s as a subreaper. */
+static void test_pod_grace(void)
+{
+    if (access("/usr/bin/tini", X_OK) != 0) {
+        th_skip("no /usr/bin/tini (Debian's tini)");
+        return;
+    }
+    char *ns_argv[] = {(char *)"/usr/bin/unshare", (char *)"-pf", (char *)"--mount-proc",
+                       (char *)"true", NULL};
+    struct th_result r;
+    bool ns = access(ns_argv[0], X_OK) == 0 && th_run(ns_argv, NULL, NULL, 20, &r) == 0 &&
+              r.status == 0;
+    if (access(ns_argv[0], X_OK) == 0)
+        th_result_free(&r);
+    char *dir = th_tmpdir("hwmon-pod");
+    const char *script = "trap 'echo run >> \"$HWMON_DIR/handled\"; sleep 6.5; "
+                         "echo ok > \"$HWMON_DIR/ckpt\"; exit 0' TERM; "
+                         "echo $$ > \"$HWMON_DIR/job.pid\"; while :; do sleep 0.05; done";
+    char **hw = ht_argv(dir, "-i", "0.1", "--", "/bin/sh", "-c", script, NULL);
+    char *argv[80];
+    size_t k = 0;
+    if (ns) {
+        argv[k++] = (char *)"/usr/bin/unshare";
+        argv[k++] = (char *)"-pf";
+        argv[k++] = (char *)"--mount-proc";
+    }
+    argv[k++] = (char *)"/usr/bin/tini";
+    if (!ns)
+        argv[k++] = (char *)"-s";
+    argv[k++] = (char *)"--";
+    for (size_t i = 0; hw[i] && k < 79; i++)
+        argv[k++] = hw[i];
+    argv[k] = NULL;
+    char *env[] = {NO_OWNER, (char *)"KUBERNETES_SERVICE_HOST=10.96.0.1", NULL};
+    struct pod c = {dir, th_spawn(argv, env, NULL, NULL), 0};
+    CU_ASSERT_FATAL(c.top > 0);
+    if (!ns)
+        c.tini = c.top;
+    CU_ASSERT_FATAL(ht_wait_until(pod_ready, &c, 20));
+    double t0 = hw_mono_now();
+    kill(c.tini, SIGTERM); /* the runtime's, to PID 1 */
+    int st = th_wait(c.top, 60);
+    double took = hw_mono_now() - t0;
+    CU_ASSERT_EQUAL(st, 0); /* tini's status is the job's: its handler exited 0 */
+    CU_ASSERT(took >= 6.5);
+    CU_ASSERT_EQUAL(lines_of(dir, "handled"), 1);
+    CU_ASSERT_EQUAL(lines_of(dir, "ckpt"), 1);
+    json_object *ev = ht_event(dir, "stop_request", 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+    CU_ASSERT_STRING_EQUAL(STR(ht_data_str(ev, "from")), "process");
+    CU_ASSERT_STRING_EQUAL(STR(ht_data_str(ev, "sender")), "tini");
+    CU_ASSERT_TRUE(json_object_get_boolean(ht_data(ev, "forwarded")));
+    CU_ASSERT_PTR_NULL(ht_data(ev, "kill_after_s"));
+    CU_ASSERT_STRING_EQUAL(STR(ht_data_str(ev, "grace_of")), "kubernetes");
+    json_object_put(ev);
+    json_object *stop = ht_event(dir, "stop", 0);
+    json_object *killed = ht_data(stop, "killed_after_grace");
+    CU_ASSERT(killed && json_object_array_length(killed) == 0);
+    json_object_put(stop);
+    if (st < 0)
+        kill(c.top, SIGKILL), th_wait(c.top, 5);
+    free(hw);
+    th_rmtree(dir);
+    free(dir);
 }
 
 static bool loops_started(void *arg)
@@ -1516,6 +1920,11 @@ void add_hwmon_suites(void)
     CU_add_test(s, "process_stop", test_process_stop);
     CU_add_test(s, "scheduler_stop_linuxproc", test_scheduler_stop_linuxproc);
     CU_add_test(s, "slurm_conf", test_slurm_conf);
+    CU_add_test(s, "signal_table", test_signal_table);
+    CU_add_test(s, "pass_signals", test_pass_signals);
+    CU_add_test(s, "pod_grace", test_pod_grace);
+    CU_add_test(s, "group_signal_once", test_group_signal_once);
+    CU_add_test(s, "time_limit_cause", test_time_limit_cause);
     CU_add_test(s, "clock_step", test_clock_step);
 
     s = th_add_suite("modes", NULL, NULL, 180);

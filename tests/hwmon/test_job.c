@@ -296,10 +296,12 @@ static void test_node_died(void)
     json_object *s = summarize_json(a1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     /* summarized from this host, not node-b: its hwmon's pid cannot be checked, and its files
-     * were written a moment ago, as a live run's are */
+     * were written a moment ago, as a live run's are: a running node, not an incomplete one
+     * (issue 51: a running job listed its live nodes as incomplete) */
     CU_ASSERT_STRING_EQUAL(ht_str(s, "status"), "running");
-    CU_ASSERT_EQUAL(ht_num(s, "incomplete_nodes"), 1);
-    CU_ASSERT_STRING_EQUAL(ht_str(s, "incomplete_node_list"), "node-b");
+    CU_ASSERT_EQUAL(ht_num(s, "running_nodes"), 1);
+    CU_ASSERT_EQUAL(ht_num(s, "incomplete_nodes"), 0);
+    CU_ASSERT_PTR_NULL(ht_get(s, "incomplete_node_list"));
     json_object_put(s);
     /* an hour later, nothing written since: unknown, never a confident "incomplete" */
     struct timespec now, t[2];
@@ -314,6 +316,7 @@ static void test_node_died(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     CU_ASSERT_STRING_EQUAL(ht_str(s, "status"), "unknown");
     CU_ASSERT_EQUAL(ht_num(s, "incomplete_nodes"), 1);
+    CU_ASSERT_EQUAL(ht_num(s, "running_nodes"), 0);
     json_object_put(s);
     /* a third node whose hwmon died before it wrote anything: named too, and exit status 1
      * (nothing could be read there); a directory of something else is not a node */

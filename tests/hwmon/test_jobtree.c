@@ -124,6 +124,101 @@ static void test_python_multiprocessing(void)
     free(dir);
 }
 
+static bool exists_in(void *arg)
+{
+    return access(arg, F_OK) == 0;
+}
+
+/* torchrun's way (torch.distributed.elastic's SubprocessHandler): the workers in sessions of
+ * their own, and on SIGTERM the launcher signals each worker's group itself. hwmon passes a
+ * stop to the main process's group, so every worker's SIGTERM comes from the launcher, once,
+ * never from hwmon first (issue 51: 5 of 6 workers got it from hwmon and again from torchrun).
+ * A worker dequeues its signals with sigtimedwait and writes each one's sender: a TERM of
+ * hwmon's would be the first, whatever the timing. */
+static void test_launcher_forwards_once(void)
+{
+    if (access("/usr/bin/python3", X_OK) != 0) {
+        th_skip("no /usr/bin/python3");
+        return;
+    }
+    char *dir = th_tmpdir("hwmon-launcher");
+    static const char worker[] =
+        "import os, signal, sys, time\n"
+        "d = sys.argv[1]\n"
+        "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})\n"
+        "open(d + '/workers', 'a').write('%d\\n' % os.getpid())\n"
+        "end = None\n"
+        "while end is None or time.monotonic() < end:\n"
+        "    i = signal.sigtimedwait({signal.SIGTERM}, 0.05)\n"
+        "    if i:\n"
+        "        open(d + '/term', 'a').write('%d %d\\n' % (os.getpid(), i.si_pid))\n"
+        "        end = end or time.monotonic() + 0.5  # a second one would come by then\n";
+    static const char launcher[] =
+        "import os, signal, subprocess, sys, time\n"
+        "d = sys.argv[1]\n"
+        "got = []\n"
+        "signal.signal(signal.SIGTERM, lambda s, f: got.append(s))\n"
+        "ws = [subprocess.Popen([sys.executable, d + '/worker.py', d], start_new_session=True)\n"
+        "      for _ in range(2)]\n"
+        "while not os.path.exists(d + '/workers') or len(open(d + '/workers').read().split()) < 2:\n"
+        "    time.sleep(0.02)\n"
+        "open(d + '/ready', 'w').close()\n"
+        "while not got:\n"
+        "    time.sleep(0.02)\n"
+        "for w in ws:\n"
+        "    os.killpg(w.pid, signal.SIGTERM)\n"
+        "for w in ws:\n"
+        "    w.wait()\n";
+    char *wp = th_fmt("%s/worker.py", dir), *lp = th_fmt("%s/launcher.py", dir);
+    th_write_file(wp, worker, sizeof worker - 1);
+    th_write_file(lp, launcher, sizeof launcher - 1);
+    char **argv = ht_argv(dir, "-i", "0.2", "--no-gpu", "--kill-grace", "20", "--",
+                          "/usr/bin/python3", lp, dir, NULL);
+    pid_t hw = th_spawn(argv, NULL, NULL, NULL);
+    free(argv);
+    CU_ASSERT_FATAL(hw > 0);
+    char *ready = th_fmt("%s/ready", dir);
+    CU_ASSERT_FATAL(ht_wait_until(exists_in, ready, 30));
+    kill(hw, SIGTERM);
+    int st = th_wait(hw, 30);
+    CU_ASSERT_EQUAL(st, 0);
+    if (st < 0)
+        kill(hw, SIGKILL), th_wait(hw, 5);
+    json_object *req = ht_event(dir, "stop_request", 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(req);
+    CU_ASSERT_EQUAL(ht_data_int(req, "processes_signalled"), 1); /* the launcher's group */
+    json_object_put(req);
+    char *wf = th_fmt("%s/workers", dir), *tf = th_fmt("%s/term", dir);
+    char *wt = th_read_file(wf, NULL), *tt = th_read_file(tf, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(wt);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tt);
+    long wpid[2] = {0, 0};
+    sscanf(wt, "%ld %ld", &wpid[0], &wpid[1]);
+    int lines = 0;
+    for (char *p = tt; *p;) {
+        long who, from;
+        int used;
+        if (sscanf(p, "%ld %ld%n", &who, &from, &used) != 2)
+            break;
+        lines++;
+        CU_ASSERT(who == wpid[0] || who == wpid[1]);
+        CU_ASSERT_NOT_EQUAL(from, (long)hw); /* the launcher's, never hwmon's */
+        p += used;
+        while (*p == '\n')
+            p++;
+    }
+    CU_ASSERT_EQUAL(lines, 2); /* each worker once */
+    free(wt);
+    free(tt);
+    free(wf);
+    free(tf);
+    free(ready);
+    free(wp);
+    free(lp);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* Without a stop signal nothing changes: the command's exit ends the run, no kill round. */
 static void test_plain_exit_untouched(void)
 {
@@ -187,4 +282,5 @@ void add_jobtree_suite(void)
     CU_add_test(s, "workers_orphans_and_stubborn", test_workers_orphans_and_stubborn);
     CU_add_test(s, "python_multiprocessing", test_python_multiprocessing);
     CU_add_test(s, "plain_exit_untouched", test_plain_exit_untouched);
+    CU_add_test(s, "launcher_forwards_once", test_launcher_forwards_once);
 }

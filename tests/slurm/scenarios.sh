@@ -12,6 +12,13 @@
 #                hwmon/nodelock.h) are there while a job runs and gone once it has ended
 #   d. elsewhere: summarize in another UTS namespace (another host name) on job a's run while
 #                it runs: running or unknown, never incomplete
+#   e. limit:    a batch script `exec hwmon -o 'e/{jobid}.{stepid}' -- python3 sigjob.py` with
+#                --time=1 --signal=B:USR1@45 (issue 51): USR1 reaches the job once from hwmon
+#                (hwmon alive), then the time limit's SIGTERM once; the 2 s checkpoint completes;
+#                the run's directory says batch; the outcome names the time limit (~2 minutes)
+#   f. full:     the same batch layout, `scancel --signal=USR1 --full` (killpg of the batch
+#                script's group, the job's with it): hwmon does not send it again (to_group),
+#                then scancel: SIGTERM once, the checkpoint completes
 #   cleanup:     cluster.sh stop leaves no process and no job cgroup of this cluster
 # Exit 77 (skipped) only where SLURM's programs are not installed or this is not root, and
 # not in CI (CI set: a failure).
@@ -133,6 +140,44 @@ EOF
 jobb=$(sbatch --parsable -J scen-b -o steps.out steps.sh) || { echo "FAIL setup: sbatch (b)"; exit 1; }
 jobb=${jobb%%;*}
 
+# e and f: a job that logs each USR1 and SIGTERM it dequeues with its sender, and on SIGTERM
+# takes 2 s to write its checkpoint; hwmon is the batch step's task (exec). They start when a
+# and b have left their CPUs.
+mkdir e f
+cat > sigjob.py <<'EOF'
+import os, signal, sys, time
+d = sys.argv[1]
+sigs = {signal.SIGUSR1, signal.SIGTERM}
+signal.pthread_sigmask(signal.SIG_BLOCK, sigs)
+open(os.path.join(d, "started"), "w").close()
+while True:
+    i = signal.sigtimedwait(sigs, 0.1)
+    if not i:
+        continue
+    name = "usr1" if i.si_signo == signal.SIGUSR1 else "sigterms"
+    with open(os.path.join(d, name), "a") as f:
+        f.write("%d %.3f\n" % (i.si_pid, time.time()))
+    if i.si_signo == signal.SIGTERM:
+        with open(os.path.join(d, "checkpoint.tmp"), "w") as f:
+            for k in range(2):
+                f.write("part %d\n" % k)
+                f.flush()
+                time.sleep(1)
+            f.write("complete\n")
+        os.rename(os.path.join(d, "checkpoint.tmp"), os.path.join(d, "checkpoint"))
+        sys.exit(0)
+EOF
+for x in e f; do
+  { echo '#!/bin/bash'
+    [ $x = e ] && echo '#SBATCH --time=1 --signal=B:USR1@45'
+    echo "exec ${hw[*]} -o '$dir/$x/{jobid}.{stepid}' -- python3 $dir/sigjob.py $dir/$x"
+  } > $x.sh
+done
+jobe=$(sbatch --parsable -J scen-e -o e.out e.sh) || { echo "FAIL setup: sbatch (e)"; exit 1; }
+jobe=${jobe%%;*}
+jobf=$(sbatch --parsable -J scen-f -o f.out f.sh) || { echo "FAIL setup: sbatch (f)"; exit 1; }
+jobf=${jobf%%;*}
+
 # --- a: wait for job.py, then d while it runs, then scancel ----------------------------------
 for _ in $(seq 150); do   # 30 s; the scheduler's first pass is ~3 s after slurmctld starts
   st=$(job_state "$joba")
@@ -211,14 +256,65 @@ done
 if [ ${#problems[@]} -eq 0 ]; then ok steps "job $jobb: runs/$jobb-0 and runs/$jobb-1 ok"
 else fail steps "$(IFS=';'; echo "${problems[*]}")"; fi
 
+# --- f: scancel --signal=USR1 --full, then scancel ---------------------------------------------
+# lines FILE: how many lines (0 when absent)
+lines() { if [ -f "$1" ]; then wc -l < "$1"; else echo 0; fi; }
+for _ in $(seq 300); do [ -e f/started ] && break; sleep 0.2; done
+problems=()
+if [ ! -e f/started ]; then
+  problems+=("job $jobf never started its command ($(job_state "$jobf"): $(head -c 300 f.out 2>/dev/null))")
+else
+  sleep 1   # the run's files written
+  scancel --signal=USR1 --full "$jobf" || problems+=("scancel --signal=USR1 --full")
+  for _ in $(seq 100); do [ "$(lines f/usr1)" -ge 1 ] && break; sleep 0.2; done
+  sleep 1   # a second USR1, if any, would come within milliseconds
+  scancel "$jobf" || problems+=("scancel")
+  wait_gone "$jobf" 60 || problems+=("job $jobf still in the queue 60 s after scancel")
+fi
+frun=$(ls -d f/"$jobf".* 2>/dev/null | head -n 1)
+[ "$(lines f/usr1)" = 1 ] || problems+=("USR1 reached the job $(lines f/usr1) times ($(tr '\n' ' ' < f/usr1 2>/dev/null))")
+[ "$(lines f/sigterms)" = 1 ] || problems+=("SIGTERM reached the job $(lines f/sigterms) times")
+[ "$(tail -n 1 f/checkpoint 2>/dev/null)" = complete ] || problems+=("checkpoint incomplete")
+f_ev=$(python3 - "$frun/run.jsonl" <<'EOF'
+import json, sys
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    d = e.get("data") or {}
+    if e.get("event") == "signal" and d.get("signal") == 10:
+        print("forwarded=%s to_group=%s from=%s" % (d.get("forwarded"), d.get("to_group"), d.get("from")))
+        break
+EOF
+)
+case $f_ev in "forwarded=False to_group=True"*) ;; *) problems+=("hwmon's USR1 event: '$f_ev'") ;; esac
+if [ ${#problems[@]} -eq 0 ]; then ok full "job $jobf: USR1 once (the group's; hwmon: $f_ev), SIGTERM once, checkpoint complete"
+else fail full "$(IFS=';'; echo "${problems[*]}") [$(head -c 300 f.out 2>/dev/null)]"; fi
+
+# --- e: --signal=B:USR1@45 and the time limit ------------------------------------------------
+wait_gone "$jobe" 200 || fail limit "job $jobe still in the queue after 200 s ($(job_state "$jobe"))"
+erun=$(ls -d e/"$jobe".* 2>/dev/null | head -n 1)
+problems=()
+[ "$erun" = "e/$jobe.batch" ] || problems+=("run directory '$erun', not e/$jobe.batch")
+[ "$(lines e/usr1)" = 1 ] || problems+=("USR1 reached the job $(lines e/usr1) times ($(tr '\n' ' ' < e/usr1 2>/dev/null))")
+[ "$(lines e/sigterms)" = 1 ] || problems+=("SIGTERM reached the job $(lines e/sigterms) times")
+[ "$(tail -n 1 e/checkpoint 2>/dev/null)" = complete ] || problems+=("checkpoint incomplete ($(tr '\n' ' ' < e/checkpoint.tmp 2>/dev/null))")
+"$summarize" -q -f json "$erun" > e.json 2> e.err
+e_reason=$(json e.json 'd["outcome"]["reason"]' 2>/dev/null)
+e_cause=$(json e.json 'd["outcome"]["stop_cause"]' 2>/dev/null)
+e_status=$(json e.json 'd["status"]' 2>/dev/null)
+[ "$e_cause" = time_limit ] || problems+=("stop_cause '$e_cause', not time_limit")
+[ "$e_status" = killed ] || problems+=("status '$e_status', not killed")
+case $e_reason in *"at the job's time limit"*) ;; *) problems+=("reason does not name the time limit") ;; esac
+if [ ${#problems[@]} -eq 0 ]; then ok limit "job $jobe: USR1 once, then $e_reason"
+else fail limit "$(IFS=';'; echo "${problems[*]}") [reason: $e_reason; $(head -c 300 e.out 2>/dev/null); $(head -c 200 e.err)]"; fi
+
 # --- c: lock files ---------------------------------------------------------------------------
-left=$(locks_of "$joba"; locks_of "$jobb")
+left=$(locks_of "$joba"; locks_of "$jobb"; locks_of "$jobe"; locks_of "$jobf")
 if [ -z "$locks_during" ]; then
   fail locks "no lock file of job $joba in /dev/shm while it ran (hwrun-gpu-$(id -u)-$joba-*.lock): the check would see nothing"
 elif [ -n "$left" ]; then
   fail locks "left in /dev/shm: $(echo "$left" | tr '\n' ' ')"
 else
-  ok locks "$(basename "$locks_during") while job $joba ran; none of jobs $joba, $jobb after"
+  ok locks "$(basename "$locks_during") while job $joba ran; none of jobs $joba, $jobb, $jobe, $jobf after"
 fi
 
 # --- cleanup: nothing of the cluster is left -------------------------------------------------
@@ -229,7 +325,7 @@ if ! "$here/cluster.sh" stop "$dir"; then
   fail cleanup "cluster.sh stop left processes"
 else
   cg=""
-  for d in /sys/fs/cgroup/*/"slurm_$node"/uid_*/job_"$joba" /sys/fs/cgroup/*/"slurm_$node"/uid_*/job_"$jobb"; do
+  for d in /sys/fs/cgroup/*/"slurm_$node"/uid_*/job_{"$joba","$jobb","$jobe","$jobf"}; do
     [ -d "$d" ] && cg+="$d "
   done
   # the daemons' mark and the jobs' cluster (as cluster.sh finds them; not SLURM_CONF: this
