@@ -739,6 +739,74 @@ class FrameworkMemory(Base):
         self.assertEqual(len(self.lines()), 400)
 
 
+def comma_locale(tmp):
+    """A comma-decimal locale made loadable in this process: its name, or None. The system's
+    de_DE.UTF-8, else one compiled with localedef (Debian's locales) into tmp, with LOCPATH."""
+    import locale
+    name = "de_DE.UTF-8"
+    saved = locale.setlocale(locale.LC_ALL)
+    for attempt in (0, 1):
+        try:
+            locale.setlocale(locale.LC_ALL, name)
+            comma = locale.localeconv()["decimal_point"] == ","
+            locale.setlocale(locale.LC_ALL, saved)
+            if comma:
+                return name
+        except locale.Error:
+            pass
+        if attempt == 0:
+            if not shutil.which("localedef"):
+                return None
+            # localedef exits 1 for warnings too: whether the locale loads decides
+            subprocess.run(["localedef", "-i", "de_DE", "-f", "UTF-8", os.path.join(tmp, name)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+            os.environ["LOCPATH"] = tmp
+    os.environ.pop("LOCPATH", None)
+    return None
+
+
+class Locale(Base):
+    """A job that called locale.setlocale(LC_ALL, "") under a comma-decimal locale: the lines
+    are still JSON with dot decimals, and the job's locale stays its own."""
+
+    def test_comma_locale_lines_are_json(self):
+        import locale
+        name = comma_locale(self.dir)
+        if name is None:
+            msg = "no de_DE.UTF-8 locale, and localedef (Debian's locales) could not make one"
+            if os.environ.get("CI", "") not in ("", "0", "false", "False"):
+                self.fail("cannot run under CI (nothing may skip there): " + msg)
+            self.skipTest(msg)
+        saved = locale.setlocale(locale.LC_ALL)
+        try:
+            locale.setlocale(locale.LC_ALL, name)
+            self.assertEqual(locale.localeconv()["decimal_point"], ",")
+            log = RunLog(self.path)
+            log.log_phase("train", 1.25, lr=0.001, loss=2.5e-7, cfg={"w": [0.5, 1e20]})
+            log.log_event("metric", {"acc": 0.875, "x": 0.1 + 0.2})
+            with log.phase("eval", frac=0.25):
+                pass
+            t = threading.Thread(target=log.log_phase, args=("thread", 2.5), kwargs={"v": 3.75})
+            t.start()
+            t.join()
+            log.close()
+            self.assertEqual(locale.localeconv()["decimal_point"], ",")  # the job's, untouched
+            self.assertEqual(locale.format_string("%.2f", 1.25), "1,25")
+        finally:
+            locale.setlocale(locale.LC_ALL, saved)
+        lines = self.lines()
+        self.assertEqual(len(lines), 5)
+        entries = [json.loads(x) for x in lines]  # each line is JSON
+        self.assertEqual(entries[0]["seconds"], 1.25)
+        self.assertIn('"seconds": 1.25, "lr": 0.001, "loss": 2.5e-07, "cfg": {"w": [0.5, 1e+20]}}',
+                      lines[0])
+        self.assertIn('"data": {"acc": 0.875, "x": 0.30000000000000004}}', lines[1])
+        self.assertEqual(entries[2]["frac"], 0.25)
+        self.assertIsInstance(entries[3]["seconds"], float)
+        self.assertEqual((entries[4]["name"], entries[4]["seconds"], entries[4]["v"]),
+                         ("thread", 2.5, 3.75))
+
+
 class Package(unittest.TestCase):
     def test_versions(self):
         # defined once, in include/runlog.h; the library and the package say it alike
