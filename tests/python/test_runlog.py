@@ -172,13 +172,12 @@ class Timing(Base):
     def test_begin_on_full_disk_still_runs_the_block(self):
         if not os.path.exists("/dev/full"):
             self.skipTest("no /dev/full")
-        log = RunLog("/dev/full")
+        log = RunLog("/dev/full", strict=True)
         ran = []
-        with self.assertWarns(RuntimeWarning):
-            with self.assertRaises(OSError):  # the end raises, as log_phase does
-                with log.phase("x"):
-                    ran.append(1)
-        self.assertEqual(ran, [1])
+        with self.assertRaises(OSError) as cm:  # strict: the begin raises, the block never runs
+            with log.phase("x"):
+                ran.append(1)
+        self.assertEqual((ran, cm.exception.errno), ([], 28))
         log.close()
 
     def test_phase_logged_when_block_raises(self):
@@ -220,14 +219,56 @@ class Timing(Base):
 
 
 class Errors(Base):
-    def test_enospc_raises_oserror(self):
+    def test_enospc_strict_raises_oserror(self):
         if not os.path.exists("/dev/full"):
             self.skipTest("no /dev/full")
-        log = RunLog("/dev/full")
+        log = RunLog("/dev/full", strict=True)
         with self.assertRaises(OSError) as cm:
             log.log_phase("x", 1.0)
         self.assertEqual(cm.exception.errno, 28)  # ENOSPC
+        with self.assertRaises(OSError):
+            log.log_event("e")
+        self.assertEqual(log.lost, 0)  # raised, not counted
         log.close()
+
+    def test_full_disk_never_raises_into_the_job(self):
+        # A training loop on a full disk (/dev/full: every write ENOSPC): every call returns,
+        # the blocks run, the job's own exceptions pass through unchanged, one warning on stderr.
+        # Run in a child so that stderr and the warning filters are the job's own.
+        if not os.path.exists("/dev/full"):
+            self.skipTest("no /dev/full")
+        code = """if 1:
+            import sys, warnings
+            from runlog import RunLog
+            log = RunLog("/dev/full")
+            done = 0
+            for step in range(16):
+                with log.phase("step", i=step):
+                    done += 1
+                log.log_phase("p", 0.5, i=step)
+                log.log_event("metric", {"loss": 1.5})
+            @log.timed("fn")
+            def fn():
+                return 7
+            assert fn() == 7
+            try:
+                with log.phase("boom"):
+                    raise KeyError("mine")
+            except KeyError as e:
+                assert e.args == ("mine",)
+            print(done, log.lost, log.last_error.errno)
+            log.close()
+        """
+        for flags in ([], ["-W", "error"]):  # warnings as errors: still nothing raised
+            p = subprocess.run([sys.executable] + flags + ["-c", code], capture_output=True,
+                               text=True, timeout=60)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            # 16 x (begin, end, phase, event) + fn's begin and end + boom's begin and end
+            self.assertEqual(p.stdout, "16 68 28\n")
+            warn = [x for x in p.stderr.splitlines() if "runlog:" in x]
+            self.assertEqual(len(warn), 1, p.stderr)
+            self.assertIn("/dev/full: No space left on device", warn[0])
+            self.assertIn("RunLog.lost", warn[0])
 
     def test_follows_its_name_through_a_rotation(self):
         # logrotate renames the log, or deletes it: the next entry makes run.jsonl again, its
