@@ -345,7 +345,8 @@ int sum_jobs_html(struct sum_jobs *c)
     if (err[0])
         hw_warn(0, "%s", err);
     if (rc < 0) {
-        hw_warn(-rc, "write %s", c->html);
+        if (!err[0]) /* else err said why */
+            hw_warn(-rc, "write %s", c->html);
         status = HW_EXIT_FAIL;
     }
     for (size_t i = 0; i < c->njobs; i++) {
@@ -557,7 +558,8 @@ int sum_jobs_multi(struct sum_jobs *c, char **dirs, size_t ndirs, bool one_job, 
             if (err[0])
                 hw_warn(0, "%s", err);
             if (rc < 0) {
-                hw_warn(-rc, "write %s", c->html);
+                if (!err[0]) /* else err said why */
+                    hw_warn(-rc, "write %s", c->html);
                 status = HW_EXIT_FAIL;
             }
         }

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <json-c/json.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,6 +170,118 @@ static void test_write(void)
     r = run((const char *[]){"--write", NULL});
     CU_ASSERT_EQUAL(r.status, 2);
     th_result_free(&r);
+    th_rmtree(dir);
+    free(dir);
+}
+
+struct fifo_reader {
+    const char *path;
+    char *data;
+    size_t len;
+};
+
+static void *read_fifo(void *arg)
+{
+    struct fifo_reader *f = arg;
+    f->data = th_read_file(f->path, &f->len); /* open waits for the writer */
+    return NULL;
+}
+
+/* -o FILE and --html FILE write into what is not a regular file, as `tee` does, and never
+ * replace it: /dev/null stays a character device, a FIFO's reader gets the report, a link to
+ * /proc/self/fd/1 writes to standard output and stays a link; a link to a regular file replaces
+ * the file and keeps the link; a directory is refused with its reason. */
+static void test_output_targets(void)
+{
+    char *dir = make_dir(0);
+    char *root = th_tmpdir("outputs");
+    struct stat st;
+    for (int html = 0; html < 2; html++) {
+        const char *opt = html ? "--html" : "-o";
+        struct th_result r = run((const char *[]){"-q", opt, "/dev/null", dir, NULL});
+        CU_ASSERT_EQUAL(r.status, 0);
+        th_result_free(&r);
+        CU_ASSERT(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
+
+        char *fifo = th_fmt("%s/fifo%d", root, html);
+        CU_ASSERT_FATAL(mkfifo(fifo, 0600) == 0);
+        struct fifo_reader fr = {.path = fifo};
+        pthread_t t;
+        CU_ASSERT_FATAL(pthread_create(&t, NULL, read_fifo, &fr) == 0);
+        r = run((const char *[]){"-q", "-f", "json", opt, fifo, dir, NULL});
+        CU_ASSERT_EQUAL(r.status, 0);
+        th_result_free(&r);
+        pthread_join(t, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(fr.data);
+        CU_ASSERT_PTR_NOT_NULL(strstr(fr.data, html ? "<!DOCTYPE html>" : "\"phases\""));
+        free(fr.data);
+        CU_ASSERT(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode));
+        free(fifo);
+
+        char *link = th_fmt("%s/stdout%d", root, html);
+        CU_ASSERT_FATAL(symlink("/proc/self/fd/1", link) == 0);
+        r = run((const char *[]){"-q", "-f", "json", opt, link, dir, NULL});
+        CU_ASSERT_EQUAL(r.status, 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.out, html ? "<!DOCTYPE html>" : "\"phases\""));
+        th_result_free(&r);
+        CU_ASSERT(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+        free(link);
+
+        char *file = th_fmt("%s/file%d", root, html), *flink = th_fmt("%s/flink%d", root, html);
+        put_file(root, html ? "file1" : "file0", "old\n");
+        CU_ASSERT_FATAL(symlink(file, flink) == 0);
+        r = run((const char *[]){"-q", "-f", "json", opt, flink, dir, NULL});
+        CU_ASSERT_EQUAL(r.status, 0);
+        th_result_free(&r);
+        CU_ASSERT(lstat(flink, &st) == 0 && S_ISLNK(st.st_mode));
+        size_t n;
+        char *got = th_read_file(file, &n);
+        CU_ASSERT(got && strstr(got, html ? "<!DOCTYPE html>" : "\"phases\""));
+        free(got);
+        free(file);
+        free(flink);
+
+        r = run((const char *[]){"-q", opt, root, dir, NULL});
+        CU_ASSERT_EQUAL(r.status, 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "Is a directory"));
+        th_result_free(&r);
+        CU_ASSERT(lstat(root, &st) == 0 && S_ISDIR(st.st_mode));
+    }
+    th_rmtree(root);
+    free(root);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A link another user owns (in a shared /tmp, theirs to point anywhere) is never followed. */
+static void test_output_foreign_link(void)
+{
+    if (geteuid() != 0) {
+        th_skip("needs root, to make a link that another user owns (lchown)");
+        return;
+    }
+    char *dir = make_dir(0);
+    char *root = th_tmpdir("outputs");
+    char *victim = th_fmt("%s/victim", root), *link = th_fmt("%s/theirs", root);
+    put_file(root, "victim", "keep\n");
+    CU_ASSERT_FATAL(symlink(victim, link) == 0);
+    CU_ASSERT_FATAL(lchown(link, 65534, 65534) == 0);
+    for (int html = 0; html < 2; html++) {
+        struct th_result r = run((const char *[]){"-q", html ? "--html" : "-o", link, dir, NULL});
+        CU_ASSERT_EQUAL(r.status, 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "owned by another user (uid 65534)"));
+        th_result_free(&r);
+    }
+    size_t n;
+    char *got = th_read_file(victim, &n);
+    CU_ASSERT(got && strcmp(got, "keep\n") == 0);
+    free(got);
+    struct stat st;
+    CU_ASSERT(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+    free(victim);
+    free(link);
+    th_rmtree(root);
+    free(root);
     th_rmtree(dir);
     free(dir);
 }
@@ -762,6 +875,8 @@ void add_cli_suite(void)
     CU_add_test(s, "exit_codes", test_exit_codes);
     CU_add_test(s, "json_and_messages", test_json_and_messages);
     CU_add_test(s, "write", test_write);
+    CU_add_test(s, "output_targets", test_output_targets);
+    CU_add_test(s, "output_foreign_link", test_output_foreign_link);
     CU_add_test(s, "streamed", test_streamed);
     CU_add_test(s, "job_rows", test_job_rows);
     CU_add_test(s, "sweep_rows", test_sweep_rows);
