@@ -468,6 +468,58 @@ void hw_buf_printf(struct hw_buf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
+/* One character of s[0..n) for a terminal: into out (4 bytes at most), its length in out; *used
+ * gets the bytes of s it took. */
+static size_t term_char(const char *s, size_t n, char *out, size_t *used)
+{
+    uint32_t cp;
+    size_t k = hw_utf8_decode(s, n, &cp);
+    if (k == 0 || k == HW_UTF8_SHORT) {
+        *used = 1;
+        memcpy(out, "\xEF\xBF\xBD", 3);
+        return 3;
+    }
+    *used = k;
+    if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0)) {
+        out[0] = '?';
+        return 1;
+    }
+    memcpy(out, s, k);
+    return k;
+}
+
+size_t hw_buf_term(struct hw_buf *b, const char *s, size_t n, size_t max_chars)
+{
+    size_t chars = 0;
+    while (s && n && *s && chars < max_chars) {
+        char c[4];
+        size_t used, len = term_char(s, n, c, &used);
+        hw_buf_put(b, c, len);
+        s += used;
+        n -= used;
+        chars++;
+    }
+    return chars;
+}
+
+const char *hw_term_str(const char *s, char *buf, size_t cap)
+{
+    size_t o = 0, n = s ? strlen(s) : 0;
+    while (n) {
+        char c[4];
+        size_t used, len = term_char(s, n, c, &used);
+        if (o + len >= cap)
+            break;
+        memcpy(buf + o, c, len);
+        o += len;
+        s += used;
+        n -= used;
+    }
+    if (cap)
+        buf[o < cap ? o : cap - 1] = '\0';
+    return buf;
+}
+
 size_t hw_utf8_decode(const void *p, size_t n, uint32_t *cp)
 {
     const unsigned char *s = p;
