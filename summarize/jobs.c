@@ -1,6 +1,7 @@
 /* summarize's jobs (jobs.h): each run directory summarized on a thread of the -j pool into its
  * own buffers, then the --html report and the outputs joined in the order given. */
 #include "jobs.h"
+#include "row.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -379,7 +380,7 @@ int sum_jobs_collect(struct sum_jobs *c, struct hw_buf *all)
             all->len--;
             for (size_t q = 0; q < npcols; q++) {
                 hw_buf_putc(all, ',');
-                hw_buf_puts(all, pcols[q]);
+                sum_csv_cell(all, pcols[q]); /* a key may hold a comma, a quote, a newline */
             }
             hw_buf_putc(all, '\n');
         }

@@ -286,6 +286,72 @@ static void test_output_foreign_link(void)
     free(dir);
 }
 
+/* A sweep table any CSV reader takes whole: header cells quoted like any cell (a key with a
+ * comma, a quote, a newline), bytes that are not UTF-8 as U+FFFD (a run dir), checked with
+ * Python's csv module reading strict UTF-8 (and pandas, where it is installed). */
+static void test_csv_hostile_keys(void)
+{
+    const char *py = th_python3();
+    if (!py) {
+        th_skip("no python3 >= 3.11 to read the CSV with");
+        return;
+    }
+    char *root = th_tmpdir("csvkeys");
+    char *a = th_fmt("%s/run\xff" "a", root), *b = th_fmt("%s/run,b", root);
+    static const char lines[] =
+        "{\"ts\": \"2026-11-21T15:27:50.000+00:00\", \"type\": \"event\", \"event\": \"config\", "
+        "\"data\": {\"a,b\\\"c\\nd\": 1, \"lr\": 0.5}}\n"
+        "{\"ts\": \"2026-11-21T15:27:51.000+00:00\", \"type\": \"event\", \"event\": \"metric\", "
+        "\"data\": {\"m,\\\"x\": 2}}\n"
+        "{\"ts\": \"2026-11-21T15:27:52.000+00:00\", \"type\": \"phase\", \"name\": "
+        "\"p,\\\"q\\nr\", \"seconds\": 2.5}\n";
+    for (int i = 0; i < 2; i++) {
+        const char *d = i ? b : a;
+        CU_ASSERT_FATAL(mkdir(d, 0755) == 0);
+        put_file(d, "hw_metrics.csv", gpu_rows);
+        put_file(d, "run.jsonl", lines);
+    }
+    char *out = th_fmt("%s/sweep.csv", root);
+    struct th_result r = run((const char *[]){"-q", "-f", "csv", "-o", out, a, b, NULL});
+    CU_ASSERT_EQUAL(r.status, 0);
+    th_result_free(&r);
+    char *code = th_fmt(
+        "import csv, sys\n"
+        "with open(sys.argv[1], newline='', encoding='utf-8') as f:\n"
+        "    rows = list(csv.reader(f))\n"
+        "h = rows[0]\n"
+        "assert len(rows) == 3, rows\n"
+        "assert all(len(x) == len(h) for x in rows), [len(x) for x in rows]\n"
+        "for k in ('param.a,b\"c\\nd', 'param.lr', 'metric.m,\"x'):\n"
+        "    assert h.count(k) == 1, (k, h)\n"
+        "assert any(c.startswith('phase.p,\"q\\nr.') for c in h), h\n"
+        "d = h.index('dir')\n"
+        "assert rows[1][d].endswith('run\\ufffda') and rows[2][d].endswith('run,b'), rows\n"
+        "assert rows[1][h.index('param.a,b\"c\\nd')] == '1'\n"
+        "assert rows[2][h.index('metric.m,\"x')] == '2'\n"
+        "try:\n"
+        "    import pandas\n"
+        "except ImportError:\n"
+        "    pandas = None\n"
+        "if pandas is not None:\n"
+        "    t = pandas.read_csv(sys.argv[1])\n"
+        "    assert t.shape == (2, len(h)) and list(t.columns) == h\n"
+        "print('ok')\n");
+    char *argv[] = {(char *)py, "-c", code, out, NULL};
+    CU_ASSERT_FATAL(th_run(argv, NULL, NULL, 60, &r) == 0);
+    if (r.status != 0)
+        fprintf(stderr, "%s", r.err);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_STRING_EQUAL(r.out, "ok\n");
+    th_result_free(&r);
+    free(code);
+    free(out);
+    th_rmtree(root);
+    free(root);
+    free(a);
+    free(b);
+}
+
 /* One run's JSON to standard output streams (hw_buf_spill, every SUM_SPILL_BYTES): a run of
  * 20000 phases, whose summary is several times that, prints the same bytes as the same summary
  * kept whole and written with -o; standard output that cannot be written (a full disk) is an
@@ -880,6 +946,7 @@ void add_cli_suite(void)
     CU_add_test(s, "streamed", test_streamed);
     CU_add_test(s, "job_rows", test_job_rows);
     CU_add_test(s, "sweep_rows", test_sweep_rows);
+    CU_add_test(s, "csv_hostile_keys", test_csv_hostile_keys);
     CU_add_test(s, "two_runs_in_one_log", test_two_runs_in_one_log);
     CU_add_test(s, "file_options_and_tz", test_file_options_and_tz);
     CU_add_test(s, "every_file_option", test_every_file_option);
