@@ -352,6 +352,60 @@ static void test_csv_hostile_keys(void)
     free(b);
 }
 
+/* A config of 130 keys (a Hugging Face TrainingArguments dump) keeps every key and the metrics
+ * after it (a table of 128 lost them all, silently); two keys of one event that flatten to one
+ * ({"a.b": 5, "a": {"b": 6}}) are counted and named, in the JSON and the text. */
+static void test_many_params_and_collisions(void)
+{
+    char *dir = th_tmpdir("params");
+    put_file(dir, "hw_metrics.csv", gpu_rows);
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    hw_buf_puts(&b, "{\"ts\": \"2026-11-21T15:27:50.000+00:00\", \"type\": \"event\", \"event\": "
+                    "\"config\", \"data\": {");
+    for (int i = 0; i < 130; i++)
+        hw_buf_printf(&b, "%s\"k%03d\": %d", i ? ", " : "", i, i);
+    hw_buf_puts(&b, ", \"a.b\": 5, \"a\": {\"b\": 6}}}\n"
+                    "{\"ts\": \"2026-11-21T15:27:51.000+00:00\", \"type\": \"event\", \"event\": "
+                    "\"metric\", \"data\": {\"acc\": 0.5}}\n"
+                    "{\"ts\": \"2026-11-21T15:27:52.000+00:00\", \"type\": \"event\", \"event\": "
+                    "\"config\", \"data\": {\"k000\": 7}}\n");
+    hw_buf_putc(&b, '\0');
+    put_file(dir, "run.jsonl", b.p);
+    hw_buf_free(&b);
+    struct th_result r = run((const char *[]){"-q", "-f", "json", dir, NULL});
+    CU_ASSERT_EQUAL(r.status, 0);
+    struct json_object *o = json_tokener_parse(r.out), *params, *metrics, *q, *v;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    CU_ASSERT_FATAL(json_object_object_get_ex(o, "params", &params));
+    CU_ASSERT_EQUAL(json_object_object_length(params), 131); /* k000..k129 and a.b */
+    CU_ASSERT(json_object_object_get_ex(params, "k129", &v) && json_object_get_int(v) == 129);
+    /* a later event setting a key again is no collision: the last value */
+    CU_ASSERT(json_object_object_get_ex(params, "k000", &v) && json_object_get_int(v) == 7);
+    CU_ASSERT(json_object_object_get_ex(params, "a.b", &v) && json_object_get_int(v) == 6);
+    CU_ASSERT_FATAL(json_object_object_get_ex(o, "metrics", &metrics));
+    CU_ASSERT(json_object_object_get_ex(metrics, "acc", &v) &&
+              json_object_get_double(v) == 0.5);
+    CU_ASSERT_FATAL(json_object_object_get_ex(o, "quality", &q));
+    CU_ASSERT(json_object_object_get_ex(q, "param_collisions", &v) && json_object_get_int(v) == 1);
+    CU_ASSERT(json_object_object_get_ex(q, "param_collision_first", &v) &&
+              !strcmp(json_object_get_string(v), "param.a.b"));
+    CU_ASSERT(json_object_object_get_ex(q, "params_dropped", &v) && json_object_get_int(v) == 0);
+    json_object_put(o);
+    th_result_free(&r);
+    r = run((const char *[]){"-q", "-f", "text", dir, NULL});
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "1 param or metric key given twice in one event once "
+                                         "nested objects are flattened with dots (first: "
+                                         "`param.a.b`)"));
+    th_result_free(&r);
+    r = run((const char *[]){"-q", "-f", "csv", dir, NULL});
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",param.k129,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",metric.acc"));
+    th_result_free(&r);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* One run's JSON to standard output streams (hw_buf_spill, every SUM_SPILL_BYTES): a run of
  * 20000 phases, whose summary is several times that, prints the same bytes as the same summary
  * kept whole and written with -o; standard output that cannot be written (a full disk) is an
@@ -947,6 +1001,7 @@ void add_cli_suite(void)
     CU_add_test(s, "job_rows", test_job_rows);
     CU_add_test(s, "sweep_rows", test_sweep_rows);
     CU_add_test(s, "csv_hostile_keys", test_csv_hostile_keys);
+    CU_add_test(s, "many_params_and_collisions", test_many_params_and_collisions);
     CU_add_test(s, "two_runs_in_one_log", test_two_runs_in_one_log);
     CU_add_test(s, "file_options_and_tz", test_file_options_and_tz);
     CU_add_test(s, "every_file_option", test_every_file_option);
