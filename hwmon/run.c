@@ -807,6 +807,7 @@ static void discard_unstarted(struct run *r)
 #define MON_DIR_TRIES 1000 /* DIR-2 ... DIR-1000 */
 
 static int claim_dir(struct run *r, const char *name, char *why, size_t cap);
+static int next_dir_name(char *name, size_t cap, const char *asked, int k);
 
 /* Make and open the run directory, and claim it: the first sample file is created exclusively,
  * so of two hwmon started on the same new directory at once exactly one runs (the other finds
@@ -848,8 +849,7 @@ static int make_dir(struct run *r)
     char first_why[PATH_MAX + 96] = "";
     for (int k = 1;; k++) {
         if (k > 1 && (k > MON_DIR_TRIES ||
-                      snprintf(name, sizeof r->given - RUN_FILE_ROOM, "%s-%d", r->asked, k) >=
-                          (int)(sizeof r->given - RUN_FILE_ROOM))) {
+                      next_dir_name(name, sizeof r->given - RUN_FILE_ROOM, r->asked, k) < 0)) {
             hw_warn(0, "%s: no free run directory name up to %s-%d", r->asked, r->asked,
                     MON_DIR_TRIES);
             return -1;
@@ -869,6 +869,33 @@ static int make_dir(struct run *r)
         hw_warn(0, "%s: %s: writing to %s instead (it was taken)", r->asked, first_why, r->dir);
     else if (!cfg->out_dir && !cfg->quiet)
         hw_warn(0, "writing to %s", r->dir);
+    return 0;
+}
+
+/* The k-th name to try for asked, "asked-k", into name[cap]: when asked's last component is so
+ * long that "-k" would pass NAME_MAX (a 254-byte -o), the component is cut (at a UTF-8
+ * character) to make room, so that a taken long name still gets a free one. 0, or -1 when it
+ * does not fit cap. */
+static int next_dir_name(char *name, size_t cap, const char *asked, int k)
+{
+    char suffix[16];
+    int sl = snprintf(suffix, sizeof suffix, "-%d", k);
+    size_t n = strlen(asked);
+    while (n > 1 && asked[n - 1] == '/') /* "out/": the directory "out" */
+        n--;
+    size_t base = n;
+    while (base > 0 && asked[base - 1] != '/')
+        base--;
+    size_t comp = n - base;
+    if (comp + (size_t)sl > NAME_MAX) {
+        comp = NAME_MAX > (size_t)sl ? NAME_MAX - (size_t)sl : 0;
+        while (comp > 0 && ((unsigned char)asked[base + comp] & 0xC0) == 0x80)
+            comp--; /* not inside a character */
+    }
+    if (base + comp + (size_t)sl >= cap)
+        return -1;
+    memcpy(name, asked, base + comp);
+    memcpy(name + base + comp, suffix, (size_t)sl + 1);
     return 0;
 }
 
