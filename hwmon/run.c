@@ -1026,14 +1026,17 @@ static int prom_start(struct run *r)
     struct mon_prom_owner me;
     if (mon_prom_owner_self(&me, cfg->prom_interval_s) < 0) /* no /proc: judged by age only */
         me.start = 0;
-    char asked[sizeof r->prom.path];
+    char asked[sizeof r->prom.path], label[sizeof r->prom.run];
     snprintf(asked, sizeof asked, "%s", r->prom.path);
+    snprintf(label, sizeof label, "%s", r->prom.run);
     rc = mon_prom_claim(&r->prom, &me);
     if (rc < 0) {
         hw_warn(-rc, "write %s", asked);
         return -1;
     }
-    if (strcmp(asked, r->prom.path))
+    /* another name was taken only when the label got its -K (the path itself may just have
+     * gained its directory: "new.prom" is claimed as "./new.prom") */
+    if (strcmp(label, r->prom.run))
         hw_warn(0, "%s is another live run's export: exporting to %s (label run=\"%s\")", asked,
                 r->prom.path, r->prom.run);
     struct utsname u;
