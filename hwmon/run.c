@@ -122,6 +122,7 @@ struct run {
     int sampler_err; /* the sampler thread could not start: no CPU or process samples */
     /* The run directory, opened once: every file of the run is created relative to it. */
     int dirfd;
+    double last_tick; /* hw_mono_now() of the main loop's last tick, 0 before the first */
     char given[PATH_MAX]; /* -o as given (or the default name), placeholders expanded; then the
                            * name taken: asked, or asked-2, ... when that holds a run */
     char asked[PATH_MAX];
@@ -1441,6 +1442,12 @@ static void probe_beside_job(struct run *r)
 static bool tick(struct run *r, double now)
 {
     const struct mon_config *cfg = r->cfg;
+    /* The loop wakes every MON_CHILD_POLL_S while children are watched: a longer gap is hwmon
+     * not running (a frozen container), which is no child's silence (mon_children_paused). */
+    if (r->last_tick > 0 && now - r->last_tick > MON_CHILD_PAUSE_S &&
+        mon_children_wait(&r->children, r->last_tick) >= 0)
+        mon_children_paused(&r->children, now - r->last_tick - MON_CHILD_POLL_S);
+    r->last_tick = now;
     mon_children_tick(&r->children, now);
     if (r->stopping) {
         if (!mon_children_running(&r->children) && (!r->wrap || r->cmd_done) && job_tick(r, now))
