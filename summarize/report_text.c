@@ -872,6 +872,15 @@ static void text_details(const struct sum_run *run, const struct sum_units *u,
         if (ph && !rd_kind_placeholders_normal((enum hw_file)k))
             hw_buf_printf(out, "  note: %s: %llu placeholder cells (not measured)\n",
                           hw_file_names[k], (unsigned long long)ph);
+        uint64_t gaps = k != HW_FILE_RUNLOG && k != HW_FILE_GPU_PROCS
+                            ? sum_run_file_gaps(run, (enum hw_file)k) : 0;
+        if (gaps) /* said as the JSON's quality.files[].gaps: no sample for a while */
+            hw_buf_printf(out, "  warning: %s: %llu gap%s in sampling (longest %.3g s, the median "
+                               "step %.3g s): nothing was measured then (hwmon stopped, frozen "
+                               "or starved)\n",
+                          hw_file_names[k], (unsigned long long)gaps, gaps == 1 ? "" : "s",
+                          sum_fig_max(&run->q_interval[k]),
+                          sum_stat_quantile(&run->q_interval[k], 0.5));
         if (q->torn)
             hw_buf_printf(out, "  warning: %s: %llu line%s cut short by a failed write (a full "
                                "disk?), the whole record after each read\n",

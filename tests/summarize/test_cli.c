@@ -406,6 +406,31 @@ static void test_many_params_and_collisions(void)
     free(dir);
 }
 
+/* hwmon stopped for 20 s (SIGSTOP, a frozen container): the text report names the gap, as the
+ * JSON's quality.files[].gaps counts it. */
+static void test_text_names_gaps(void)
+{
+    char *dir = th_tmpdir("gaps");
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    hw_buf_puts(&b, "timestamp,usr_pct,idle_pct\n");
+    for (int i = 0; i < 30; i++) {
+        int t = i < 10 ? i : i + 20; /* 10 samples, 20 s of none, 20 more */
+        hw_buf_printf(&b, "2026-11-21T15:%02d:%02d.000+00:00,10.5,80.0\n", 27 + t / 60, t % 60);
+    }
+    hw_buf_putc(&b, '\0');
+    put_file(dir, "cpu_metrics.csv", b.p);
+    hw_buf_free(&b);
+    struct th_result r = run((const char *[]){"-q", "-f", "text", dir, NULL});
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(unwrap_text(r.out), "warning: cpu_metrics.csv: 1 gap in "
+                                                      "sampling (longest 21 s, the median step "
+                                                      "1 s)"));
+    th_result_free(&r);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* One run's JSON to standard output streams (hw_buf_spill, every SUM_SPILL_BYTES): a run of
  * 20000 phases, whose summary is several times that, prints the same bytes as the same summary
  * kept whole and written with -o; standard output that cannot be written (a full disk) is an
@@ -1002,6 +1027,7 @@ void add_cli_suite(void)
     CU_add_test(s, "sweep_rows", test_sweep_rows);
     CU_add_test(s, "csv_hostile_keys", test_csv_hostile_keys);
     CU_add_test(s, "many_params_and_collisions", test_many_params_and_collisions);
+    CU_add_test(s, "text_names_gaps", test_text_names_gaps);
     CU_add_test(s, "two_runs_in_one_log", test_two_runs_in_one_log);
     CU_add_test(s, "file_options_and_tz", test_file_options_and_tz);
     CU_add_test(s, "every_file_option", test_every_file_option);
