@@ -261,6 +261,20 @@ static void child_tick(struct mon_children *s, struct mon_child *c, double now)
     }
 }
 
+void mon_children_paused(struct mon_children *s, double gap_s)
+{
+    if (!(gap_s > 0))
+        return;
+    for (int i = 0; i < s->n; i++) {
+        struct mon_child *c = &s->ch[i];
+        if (c->state != MON_CHILD_RUNNING)
+            continue;
+        c->last_growth += gap_s;
+        if (c->term_sent)
+            c->kill_at += gap_s;
+    }
+}
+
 void mon_children_tick(struct mon_children *s, double now)
 {
     for (int i = 0; i < s->n; i++)

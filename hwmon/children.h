@@ -93,6 +93,12 @@ struct mon_children {
 
 void mon_children_init(struct mon_children *s, const char *path, char *const envp[],
                        mon_child_cb cb, void *arg);
+/* hwmon itself did not run for gap_s seconds (its container frozen, SIGSTOP, a starved CPU): a
+ * child is hung only when silent while hwmon kept running, so the gap is not silence of the
+ * children's (frozen with it, they resume a moment after it). Their silence and a hung child's
+ * SIGKILL deadline move on by gap_s. */
+#define MON_CHILD_PAUSE_S 2.0 /* a tick comes every MON_CHILD_POLL_S: longer than this, a pause */
+void mon_children_paused(struct mon_children *s, double gap_s);
 /* Add a child (not started; the caller sets out_fd and out_path). NULL when the set is full. */
 struct mon_child *mon_children_add(struct mon_children *s, const char *name, char **argv,
                                    double interval_s);

@@ -125,6 +125,7 @@ struct run {
     int sampler_err; /* the sampler thread could not start: no CPU or process samples */
     /* The run directory, opened once: every file of the run is created relative to it. */
     int dirfd;
+    double last_tick; /* hw_mono_now() of the main loop's last tick, 0 before the first */
     char given[PATH_MAX]; /* -o as given (or the default name), placeholders expanded; then the
                            * name taken: asked, or asked-2, ... when that holds a run */
     char asked[PATH_MAX];
@@ -928,6 +929,7 @@ static void discard_unstarted(struct run *r)
 #define MON_DIR_TRIES 1000 /* DIR-2 ... DIR-1000 */
 
 static int claim_dir(struct run *r, const char *name, char *why, size_t cap);
+static int next_dir_name(char *name, size_t cap, const char *asked, int k);
 
 /* Make and open the run directory, and claim it: the first sample file is created exclusively,
  * so of two hwmon started on the same new directory at once exactly one runs (the other finds
@@ -969,8 +971,7 @@ static int make_dir(struct run *r)
     char first_why[PATH_MAX + 96] = "";
     for (int k = 1;; k++) {
         if (k > 1 && (k > MON_DIR_TRIES ||
-                      snprintf(name, sizeof r->given - RUN_FILE_ROOM, "%s-%d", r->asked, k) >=
-                          (int)(sizeof r->given - RUN_FILE_ROOM))) {
+                      next_dir_name(name, sizeof r->given - RUN_FILE_ROOM, r->asked, k) < 0)) {
             hw_warn(0, "%s: no free run directory name up to %s-%d", r->asked, r->asked,
                     MON_DIR_TRIES);
             return -1;
@@ -990,6 +991,33 @@ static int make_dir(struct run *r)
         hw_warn(0, "%s: %s: writing to %s instead (it was taken)", r->asked, first_why, r->dir);
     else if (!cfg->out_dir && !cfg->quiet)
         hw_warn(0, "writing to %s", r->dir);
+    return 0;
+}
+
+/* The k-th name to try for asked, "asked-k", into name[cap]: when asked's last component is so
+ * long that "-k" would pass NAME_MAX (a 254-byte -o), the component is cut (at a UTF-8
+ * character) to make room, so that a taken long name still gets a free one. 0, or -1 when it
+ * does not fit cap. */
+static int next_dir_name(char *name, size_t cap, const char *asked, int k)
+{
+    char suffix[16];
+    int sl = snprintf(suffix, sizeof suffix, "-%d", k);
+    size_t n = strlen(asked);
+    while (n > 1 && asked[n - 1] == '/') /* "out/": the directory "out" */
+        n--;
+    size_t base = n;
+    while (base > 0 && asked[base - 1] != '/')
+        base--;
+    size_t comp = n - base;
+    if (comp + (size_t)sl > NAME_MAX) {
+        comp = NAME_MAX > (size_t)sl ? NAME_MAX - (size_t)sl : 0;
+        while (comp > 0 && ((unsigned char)asked[base + comp] & 0xC0) == 0x80)
+            comp--; /* not inside a character */
+    }
+    if (base + comp + (size_t)sl >= cap)
+        return -1;
+    memcpy(name, asked, base + comp);
+    memcpy(name + base + comp, suffix, (size_t)sl + 1);
     return 0;
 }
 
@@ -1120,14 +1148,17 @@ static int prom_start(struct run *r)
     struct mon_prom_owner me;
     if (mon_prom_owner_self(&me, cfg->prom_interval_s) < 0) /* no /proc: judged by age only */
         me.start = 0;
-    char asked[sizeof r->prom.path];
+    char asked[sizeof r->prom.path], label[sizeof r->prom.run];
     snprintf(asked, sizeof asked, "%s", r->prom.path);
+    snprintf(label, sizeof label, "%s", r->prom.run);
     rc = mon_prom_claim(&r->prom, &me);
     if (rc < 0) {
         hw_warn(-rc, "write %s", asked);
         return -1;
     }
-    if (strcmp(asked, r->prom.path))
+    /* another name was taken only when the label got its -K (the path itself may just have
+     * gained its directory: "new.prom" is claimed as "./new.prom") */
+    if (strcmp(label, r->prom.run))
         hw_warn(0, "%s is another live run's export: exporting to %s (label run=\"%s\")", asked,
                 r->prom.path, r->prom.run);
     struct utsname u;
@@ -1543,6 +1574,12 @@ static void probe_beside_job(struct run *r)
 static bool tick(struct run *r, double now)
 {
     const struct mon_config *cfg = r->cfg;
+    /* The loop wakes every MON_CHILD_POLL_S while children are watched: a longer gap is hwmon
+     * not running (a frozen container), which is no child's silence (mon_children_paused). */
+    if (r->last_tick > 0 && now - r->last_tick > MON_CHILD_PAUSE_S &&
+        mon_children_wait(&r->children, r->last_tick) >= 0)
+        mon_children_paused(&r->children, now - r->last_tick - MON_CHILD_POLL_S);
+    r->last_tick = now;
     mon_children_tick(&r->children, now);
     if (r->stopping) {
         if (!mon_children_running(&r->children) && (!r->wrap || r->cmd_done) && job_tick(r, now))

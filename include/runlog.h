@@ -14,10 +14,14 @@
  * `seconds` is rounded to 3 decimals as Python's round(x, 3), and doubles print as Python's
  * repr() does. Whatever the caller passes, each line is valid JSON: quotes, backslashes and
  * control characters are escaped, each byte of invalid UTF-8 in a name, key or string value is
- * replaced by U+FFFD, and NaN or infinite doubles become null.
+ * replaced by U+FFFD, and NaN or infinite doubles become null. Numbers are written with a dot
+ * whatever locale the process set (setlocale(LC_ALL, "") under de_DE): the library formats them
+ * in the "C" locale of the calling thread only (uselocale, restored before it returns).
  *
  * Errors: every function returns 0 or a negative errno (-ENOSPC, -EACCES, -EISDIR, -EINVAL, ...);
- * the library never prints and never exits. All functions are thread-safe on the same rl_log_t,
+ * the library never prints and never exits. A line that could not be written (-ENOSPC on a full
+ * disk) is lost and nothing else changes: the log stays usable and the next call tries again;
+ * whether that ends the job is the caller's choice (the Python package counts and goes on). All functions are thread-safe on the same rl_log_t,
  * except rl_close(), which must not race with other calls on that log.
  */
 #ifndef RUNLOG_H

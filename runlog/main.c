@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "hwrun/io.h"
@@ -251,15 +252,21 @@ int main(int argc, char **argv)
         rl_span_t span;
         rl_span_start(&span, args[0]);
         char tok[RL_CLI_TOKEN_MAX];
-        if (rl_cli_token_format(&span, tok, sizeof tok) < 0)
+        if (rl_cli_token_format(&span, tok, sizeof tok - 1) < 0) /* and its newline */
             hw_usage_error("NAME is too long for a token");
         validate(rl_format_phase_begin(NULL, 0, &span, fields, nf), false, SPAN_KEYS);
         if ((rc = rl_open(&log, path, flags)) < 0)
             die_open(rc, path);
-        if ((rc = rl_phase_begin(log, &span, args[0], fields, nf)) < 0)
-            status = append_error(rc, path);
-        else if (rl_cli_token_format(&span, tok, sizeof tok) >= 0)
-            printf("%s\n", tok); /* the span's own id and start, as written */
+        /* The token first, written through at once: a token that cannot be printed (a full
+         * disk, a closed pipe) must not leave a begin line whose phase can never end. */
+        size_t tl = strlen(tok);
+        tok[tl++] = '\n';
+        if ((rc = hw_write_all(STDOUT_FILENO, tok, tl, NULL)) < 0) {
+            hw_warn(-rc, "write the token to standard output (no begin logged)");
+            status = HW_EXIT_FAIL;
+        } else if ((rc = rl_phase_begin(log, &span, args[0], fields, nf)) < 0) {
+            status = append_error(rc, path); /* `runlog end` with the token still logs it */
+        }
     } else if (strcmp(cmd, "end") == 0) {
         if (nargs < 1)
             hw_usage_error("end needs TOKEN (printed by runlog begin)");

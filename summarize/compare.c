@@ -10,6 +10,7 @@
 #include "hwrun/io.h"
 #include "hwrun/jsonw.h"
 #include "hwrun/buf.h"
+#include "hwrun/utf8.h"
 #include "report.h"
 
 struct fig {
@@ -117,11 +118,10 @@ static void json_param(void *ctx, const char *key, const char *va, const char *v
     hw_json_close(w);
 }
 
-/* Text from the data without control characters (as report_text.c's). */
-static void safe_put(struct hw_buf *b, const char *s, size_t n)
+/* Text from the data without control characters: the one rule (hwrun/utf8.h). */
+static size_t safe_put(struct hw_buf *b, const char *s, size_t n)
 {
-    for (size_t i = 0; s && i < n && s[i]; i++)
-        hw_buf_putc(b, (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i]);
+    return hw_buf_term(b, s, n, SIZE_MAX);
 }
 
 struct text_params {
@@ -445,7 +445,10 @@ static void text_metric(struct hw_buf *out, const char *indent, const char *metr
 {
     if (!isfinite(f->v[0]) && !isfinite(f->v[1]))
         return;
-    hw_buf_printf(out, "%s%-*.*s", indent, (int)(34 - strlen(indent)), 60, metric);
+    hw_buf_puts(out, indent);
+    size_t w = hw_buf_term(out, metric, strlen(metric), 60); /* a key from the data */
+    for (; w < 34 - strlen(indent); w++)
+        hw_buf_putc(out, ' ');
     text_val(out, f->v[0], f->integer, "");
     text_val(out, f->v[1], f->integer, "");
     double d = change(f);

@@ -362,8 +362,12 @@ int ht_write_page_file(const char *path, ht_draw_fn *draw, const void *ctx, char
     int rc = draw(mem, ctx, err, errlen);
     if (fclose(mem) != 0 && rc == 0)
         rc = -ENOMEM;
-    if (rc == 0)
-        rc = hw_write_atomic(path, page, page_len);
+    if (rc == 0) {
+        char why[160];
+        rc = hw_write_output(path, page, page_len, why, sizeof why);
+        if (rc < 0)
+            ht_set_err(err, errlen, "write %s: %s", path, why);
+    }
     free(page);
     return rc;
 }

@@ -70,7 +70,8 @@ void ht_set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((f
 void ht_page_head(FILE *f, const char *title, bool script); /* <!DOCTYPE> to </head> */
 /* The page's last step: rc, or the error of a failed write to out (said in err). */
 int ht_finish(FILE *out, int rc, char *err, size_t errlen);
-/* Draw a page in memory, then write it to path atomically (hw_write_atomic). */
+/* Draw a page in memory, then write it to path (hw_write_output: a regular file replaced
+ * atomically, a device or FIFO written into); a failed write is said in err. */
 typedef int ht_draw_fn(FILE *f, const void *ctx, char *err, size_t errlen);
 int ht_write_page_file(const char *path, ht_draw_fn *draw, const void *ctx, char *err,
                        size_t errlen);

@@ -1,6 +1,7 @@
 /* summarize's jobs (jobs.h): each run directory summarized on a thread of the -j pool into its
  * own buffers, then the --html report and the outputs joined in the order given. */
 #include "jobs.h"
+#include "row.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -345,7 +346,8 @@ int sum_jobs_html(struct sum_jobs *c)
     if (err[0])
         hw_warn(0, "%s", err);
     if (rc < 0) {
-        hw_warn(-rc, "write %s", c->html);
+        if (!err[0]) /* else err said why */
+            hw_warn(-rc, "write %s", c->html);
         status = HW_EXIT_FAIL;
     }
     for (size_t i = 0; i < c->njobs; i++) {
@@ -378,7 +380,7 @@ int sum_jobs_collect(struct sum_jobs *c, struct hw_buf *all)
             all->len--;
             for (size_t q = 0; q < npcols; q++) {
                 hw_buf_putc(all, ',');
-                hw_buf_puts(all, pcols[q]);
+                sum_csv_cell(all, pcols[q]); /* a key may hold a comma, a quote, a newline */
             }
             hw_buf_putc(all, '\n');
         }
@@ -557,7 +559,8 @@ int sum_jobs_multi(struct sum_jobs *c, char **dirs, size_t ndirs, bool one_job, 
             if (err[0])
                 hw_warn(0, "%s", err);
             if (rc < 0) {
-                hw_warn(-rc, "write %s", c->html);
+                if (!err[0]) /* else err said why */
+                    hw_warn(-rc, "write %s", c->html);
                 status = HW_EXIT_FAIL;
             }
         }

@@ -39,9 +39,9 @@ static void on_signal(int sig)
 static struct termios saved;
 static bool have_saved, drawn;
 
-static void out_all(const char *s, size_t n)
+static int out_all(const char *s, size_t n)
 {
-    hw_write_all(STDOUT_FILENO, s, n, NULL);
+    return hw_write_all(STDOUT_FILENO, s, n, NULL);
 }
 
 static void term_leave(void)
@@ -227,7 +227,12 @@ int sum_live_main(char **dirs, size_t ndirs, double interval_s, bool plain,
                 sum_live_line(runs.v[i], now, &lines);
                 all_over &= run_over(runs.v[i]);
             }
-            out_all(lines.p, lines.len);
+            int rc = lines.len ? out_all(lines.p, lines.len) : 0;
+            if (rc < 0) { /* a full disk or a closed pipe: said, not a silent success */
+                hw_warn(-rc, "write standard output");
+                status = HW_EXIT_FAIL;
+                break;
+            }
         }
         if (all_over || got_stop)
             break;

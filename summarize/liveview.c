@@ -189,21 +189,7 @@ enum sum_status sum_live_status(struct sum_live *v)
 
 void sum_live_put_text(struct hw_buf *out, const char *s, int cols)
 {
-    size_t n = strlen(s);
-    for (int c = 0; n && c < cols; c++) {
-        uint32_t cp;
-        size_t k = hw_utf8_decode(s, n, &cp);
-        if (k == 0 || k == HW_UTF8_SHORT) {
-            hw_buf_puts(out, "\xEF\xBF\xBD");
-            k = 1;
-        } else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0)) {
-            hw_buf_putc(out, '?');
-        } else {
-            hw_buf_put(out, s, k);
-        }
-        s += k;
-        n -= k;
-    }
+    hw_buf_term(out, s, strlen(s), cols > 0 ? (size_t)cols : 0); /* the one rule (hwrun/utf8.h) */
 }
 
 /* "1:02:03", "12:34", "7.2 s" */

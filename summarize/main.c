@@ -125,9 +125,10 @@ static int put_output(const struct hw_buf *out, const char *output, int status)
     if (out->oom)
         hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
     if (output) {
-        int rc = hw_write_atomic(output, out->p ? out->p : "", out->len);
+        char why[160];
+        int rc = hw_write_output(output, out->p ? out->p : "", out->len, why, sizeof why);
         if (rc < 0) {
-            hw_warn(-rc, "write %s", output);
+            hw_warn(0, "write %s: %s", output, why);
             status = HW_EXIT_FAIL;
         }
     } else if (out->len && fwrite(out->p, 1, out->len, stdout) != out->len) {

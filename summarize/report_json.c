@@ -886,6 +886,11 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     hw_json_u64(&w, "placeholders", sum_fig_placeholders(run));
     hw_json_u64(&w, "child_restarts", run->info.child_restarts);
     hw_json_u64(&w, "hwmon_runs", run->info.starts);
+    /* params and metrics lost: keys one event gave twice once flattened, keys beyond the bound */
+    hw_json_u64(&w, "param_collisions", run->param_collisions);
+    hw_json_str(&w, "param_collision_first",
+                run->param_collisions ? run->param_collision_key : NULL);
+    hw_json_u64(&w, "params_dropped", run->params_dropped);
     hw_json_close(&w);
     hw_json_close(&w);
     hw_buf_putc(out, '\n');

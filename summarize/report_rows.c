@@ -527,7 +527,7 @@ struct cols_out {
 static void csv_extra(void *ctx, const char *name, double v, bool integer)
 {
     struct cols_out *o = ctx;
-    sum_csv_cell(o->names, name);
+    hw_buf_puts(o->names, name); /* the name itself: quoted where the header is written */
     hw_buf_putc(o->names, '\0');
     sum_report_cell(o->cells, v, integer);
     hw_buf_putc(o->cells, '\0');

@@ -15,6 +15,7 @@
 #include "hwrun/jsonw.h"
 #include "hwrun/timeutil.h"
 #include "hwrun/buf.h"
+#include "hwrun/utf8.h"
 #include "units.h"
 
 /* Numbers for a person: units.c's one rule (0.00123 Wh, never 0.0 Wh), in --units. */
@@ -62,11 +63,8 @@ static void event_reason(struct hw_buf *b, const char *data_json)
         if (json_object_object_get_ex(d, keys[i], &v) && json_object_is_type(v, json_type_string) &&
             json_object_get_string_len(v) > 0) {
             const char *t = json_object_get_string(v);
-            size_t n = strcspn(t, "\r\n");
-            n = n > 160 ? 160 : n;
             hw_buf_puts(b, ": ");
-            for (size_t k = 0; k < n; k++) /* no control characters to the terminal */
-                hw_buf_putc(b, (unsigned char)t[k] < 0x20 || t[k] == 0x7f ? '?' : t[k]);
+            hw_buf_term(b, t, strcspn(t, "\r\n"), 160); /* no control characters to the terminal */
             break;
         }
     json_object_put(d);
@@ -97,14 +95,10 @@ static void tstat(struct hw_buf *b, const char *label, const struct sum_stat *s,
 }
 
 /* Text from the data (phase and event names, uuids) without control characters, so a hostile
- * run.jsonl cannot move the terminal's cursor. */
+ * run.jsonl cannot move the terminal's cursor: the one rule (hwrun/utf8.h). */
 const char *sum_fig_printable(const char *s, char *buf, size_t cap)
 {
-    size_t i = 0;
-    for (; s && s[i] && i + 1 < cap; i++)
-        buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
-    buf[i] = '\0';
-    return buf;
+    return hw_term_str(s, buf, cap);
 }
 
 /* The GPM figures the text shows next to "util" (JSON has them all). */
@@ -127,8 +121,9 @@ static void text_outcome(struct hw_buf *out, const struct sum_run *run)
                               (long)((o->last_t - floor(o->last_t)) * 1e9)};
         hw_iso_utc(iso, &ts);
     }
-    char why[600];
-    sum_outcome_reason(o, why, sizeof why);
+    char why_raw[600], why[600 * 3]; /* names from the data (a phase, a sender), made safe */
+    sum_outcome_reason(o, why_raw, sizeof why_raw);
+    sum_fig_printable(why_raw, why, sizeof why);
     if (o->status == SUM_STATUS_OK) {
         hw_buf_puts(out, "  status ok");
         if (why[0])
@@ -145,17 +140,15 @@ static void text_outcome(struct hw_buf *out, const struct sum_run *run)
         if (o->status == SUM_STATUS_INCOMPLETE || o->status == SUM_STATUS_RUNNING)
             hw_buf_printf(out, "; last sample %s", iso);
     }
-    char where[200];
+    char where[200], sb[600];
     if (*sum_outcome_where(o, where, sizeof where))
-        hw_buf_printf(out, " %s", where);
+        hw_buf_printf(out, " %s", sum_fig_printable(where, sb, sizeof sb));
     char failed[512];
-    if (*sum_outcome_failed_note(o, failed, sizeof failed)) {
-        char sb[512];
+    if (*sum_outcome_failed_note(o, failed, sizeof failed))
         hw_buf_printf(out, "; %s", sum_fig_printable(failed, sb, sizeof sb));
-    }
     char note[512];
     if (*sum_outcome_note(o, note, sizeof note))
-        hw_buf_printf(out, "; %s", note);
+        hw_buf_printf(out, "; %s", sum_fig_printable(note, sb, sizeof sb));
     if (run->nhealth_warn) /* said one by one below, with the other warnings */
         hw_buf_printf(out, "; %d GPU health warning%s", run->nhealth_warn,
                       run->nhealth_warn == 1 ? "" : "s");
@@ -934,6 +927,15 @@ static void text_details(const struct sum_run *run, const struct sum_units *u,
         if (ph && !rd_kind_placeholders_normal((enum hw_file)k))
             hw_buf_printf(out, "  note: %s: %llu placeholder cells (not measured)\n",
                           hw_file_names[k], (unsigned long long)ph);
+        uint64_t gaps = k != HW_FILE_RUNLOG && k != HW_FILE_GPU_PROCS
+                            ? sum_run_file_gaps(run, (enum hw_file)k) : 0;
+        if (gaps) /* said as the JSON's quality.files[].gaps: no sample for a while */
+            hw_buf_printf(out, "  warning: %s: %llu gap%s in sampling (longest %.3g s, the median "
+                               "step %.3g s): nothing was measured then (hwmon stopped, frozen "
+                               "or starved)\n",
+                          hw_file_names[k], (unsigned long long)gaps, gaps == 1 ? "" : "s",
+                          sum_fig_max(&run->q_interval[k]),
+                          sum_stat_quantile(&run->q_interval[k], 0.5));
         if (q->torn)
             hw_buf_printf(out, "  warning: %s: %llu line%s cut short by a failed write (a full "
                                "disk?), the whole record after each read\n",

@@ -1,5 +1,6 @@
 /* A sweep row's cells (row.h). */
 #include "row.h"
+#include "hwrun/utf8.h"
 
 #include <math.h>
 #include <string.h>
@@ -44,17 +45,27 @@ void sum_csv_cell(struct hw_buf *b, const char *s)
 {
     if (!s)
         return;
-    if (!strpbrk(s, ",\"\r\n")) {
-        hw_buf_puts(b, s);
-        return;
+    /* bytes that are not UTF-8 become U+FFFD as in the JSON: one bad byte must not make a
+     * reader (pandas, Python's csv in UTF-8) refuse the whole table */
+    bool quote = strpbrk(s, ",\"\r\n") != NULL;
+    if (quote)
+        hw_buf_putc(b, '"');
+    for (size_t n = strlen(s); n;) {
+        uint32_t cp;
+        size_t k = hw_utf8_decode(s, n, &cp);
+        if (k == 0 || k == HW_UTF8_SHORT) {
+            hw_buf_puts(b, "\xEF\xBF\xBD");
+            k = 1;
+        } else if (*s == '"') {
+            hw_buf_puts(b, "\"\"");
+        } else {
+            hw_buf_put(b, s, k);
+        }
+        s += k;
+        n -= k;
     }
-    hw_buf_putc(b, '"');
-    for (; *s; s++) {
-        if (*s == '"')
-            hw_buf_putc(b, '"');
-        hw_buf_putc(b, *s);
-    }
-    hw_buf_putc(b, '"');
+    if (quote)
+        hw_buf_putc(b, '"');
 }
 
 void sum_cols_csv_header(const struct sum_col *c, size_t n, struct hw_buf *out)
@@ -62,7 +73,7 @@ void sum_cols_csv_header(const struct sum_col *c, size_t n, struct hw_buf *out)
     for (size_t i = 0; i < n; i++) {
         if (i)
             hw_buf_putc(out, ',');
-        hw_buf_puts(out, c[i].name);
+        sum_csv_cell(out, c[i].name); /* a header cell is a cell like any */
     }
     hw_buf_putc(out, '\n');
 }

@@ -14,6 +14,7 @@
 
 #include "hwrun/io.h"
 #include "hwrun/buf.h"
+#include "hwrun/utf8.h"
 
 struct sum_run *sum_run_new(void)
 {
@@ -91,6 +92,7 @@ void sum_run_free(struct sum_run *run)
     }
     if (!run)
         return;
+    free(run->params);
     free(run->dir);
     free(run->verdicts);
     free(run->tspan);
@@ -375,10 +377,27 @@ static void log_note(const struct sum_run *run, char *buf, size_t cap)
                  parts == 1 ? "was" : "were");
 }
 
+static void params_note(const struct sum_run *run, char *buf, size_t cap)
+{
+    int n = 0;
+    if (run->param_collisions) {
+        char key[sizeof run->param_collision_key * 3];
+        n = snprintf(buf, cap, "%llu param or metric key%s given twice in one event once nested "
+                     "objects are flattened with dots (first: `%s`): the later value is kept",
+                     (unsigned long long)run->param_collisions,
+                     run->param_collisions == 1 ? "" : "s",
+                     hw_term_str(run->param_collision_key, key, sizeof key));
+    }
+    if (run->params_dropped && n >= 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, "%s%llu param or metric key%s beyond the first %d "
+                 "not kept", n ? "; " : "", (unsigned long long)run->params_dropped,
+                 run->params_dropped == 1 ? "" : "s", SUM_MAX_PARAMS);
+}
+
 const char *sum_run_note(const struct sum_run *run, int i, char *buf, size_t cap)
 {
     static void (*const notes[SUM_NOTE_COUNT])(const struct sum_run *, char *, size_t) = {
-        clock_note, log_note};
+        clock_note, log_note, params_note};
     buf[0] = '\0';
     if (i >= 0 && i < SUM_NOTE_COUNT)
         notes[i](run, buf, cap);
@@ -1782,13 +1801,27 @@ static void param_set(struct sum_run *run, const char *key, struct json_object *
            (run->params[i].metric != metric || strcmp(run->params[i].key, key) != 0))
         i++;
     if (i == run->nparams) {
-        char *k = run->nparams < SUM_MAX_PARAMS ? strdup(key) : NULL;
+        if (run->nparams == run->params_cap && run->nparams < SUM_MAX_PARAMS) {
+            size_t cap = run->params_cap ? run->params_cap * 2 : 32;
+            struct sum_param *p = realloc(run->params, cap * sizeof *p);
+            if (p) {
+                run->params = p;
+                run->params_cap = cap;
+            }
+        }
+        char *k = run->nparams < run->params_cap ? strdup(key) : NULL;
         if (!k) {
             run->params_dropped++;
             return;
         }
-        run->params[run->nparams++] = (struct sum_param){k, NULL, metric};
+        run->params[run->nparams++] = (struct sum_param){k, NULL, metric, 0};
+    } else if (run->params[i].gen == run->param_gen) {
+        /* set already by this event: two of its keys flatten to one */
+        if (!run->param_collisions++)
+            snprintf(run->param_collision_key, sizeof run->param_collision_key, "%s%s",
+                     metric ? "metric." : "param.", key);
     }
+    run->params[i].gen = run->param_gen;
     json_object_put(run->params[i].v);
     run->params[i].v = json_object_get(v);
 }
@@ -1812,6 +1845,7 @@ static void metrics_from_phase(struct sum_run *run, struct json_object *obj)
 {
     if (!obj || !json_object_is_type(obj, json_type_object))
         return;
+    run->param_gen++;
     static const char *const not_metrics[] = {HW_RL_TS,       HW_RL_TYPE,   HW_RL_NAME,
                                               HW_RL_SECONDS,  HW_RL_PHASE_ID, HW_FWMEM,
                                               HW_PHASE_STEPS, "exit_status", "signal"};
@@ -1857,11 +1891,15 @@ static void on_event(void *ctx, const struct rd_event *e)
     if (!strcmp(e->name, HW_EV_STOP)) /* hwmon stops after the job: what is open was cut */
         close_open(run, e->t);
     const char *pe = run->cfg->params_event ? run->cfg->params_event : HW_EV_CONFIG;
-    if (!strcmp(e->name, pe) && e->data && json_object_is_type(e->data, json_type_object))
+    if (!strcmp(e->name, pe) && e->data && json_object_is_type(e->data, json_type_object)) {
+        run->param_gen++; /* one event: a key it gives twice is a collision */
         params_from(run, "", e->data, 0, false);
+    }
     if ((!strcmp(e->name, HW_EV_METRIC) || !strcmp(e->name, HW_EV_METRICS)) && e->data &&
-        json_object_is_type(e->data, json_type_object))
+        json_object_is_type(e->data, json_type_object)) {
+        run->param_gen++;
         params_from(run, "", e->data, 0, true);
+    }
     size_t i;
     for (i = 0; i < run->netype; i++)
         if (!strncmp(run->etype[i].name, e->name, sizeof run->etype[i].name - 1))

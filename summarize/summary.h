@@ -230,11 +230,15 @@ struct sum_config {
  * events, and the numbers of its phase entries' own keys (loss=1.93) but steps, exit_status and
  * signal; the last value. Both in one list: every output that writes the params' columns
  * (param.KEY) writes the metrics' (metric.KEY) with them. */
-#define SUM_MAX_PARAMS 128
+/* The list grows as the run's keys come (a Hugging Face TrainingArguments dump is 130 and more);
+ * beyond SUM_MAX_PARAMS keys, the rest are counted (params_dropped) and said in a note: a bound
+ * on a run log built to make summarize search its keys for ever. */
+#define SUM_MAX_PARAMS 8192
 struct sum_param {
     char *key;              /* malloc'd */
     struct json_object *v;  /* owned reference; NULL for JSON null */
     bool metric;
+    unsigned gen;           /* the event that set it last (sum_run.param_gen) */
 };
 
 struct sum_run {
@@ -346,9 +350,14 @@ struct sum_run {
     long tree_root_pid; /* tree_pids.csv's first pid (the tracked process), 0: none */
     uint64_t gp_tree_rows; /* gpu_procs.csv rows of the tree's pids */
     struct sum_outcome outcome; /* how the run ended (outcome.h) */
-    struct sum_param params[SUM_MAX_PARAMS]; /* the run's parameters, in first-seen order */
-    size_t nparams;
+    struct sum_param *params; /* the run's parameters, in first-seen order (malloc'd) */
+    size_t nparams, params_cap;
     uint64_t params_dropped;
+    /* keys one event gave twice once flattened ({"a.b": 5, "a": {"b": 6}}: both param.a.b; the
+     * later value is kept), and the first of them */
+    uint64_t param_collisions;
+    char param_collision_key[128];
+    unsigned param_gen;
     struct sum_timeline *tl; /* NULL unless cfg->timeline_cols */
     uint8_t gpu_seen[RD_MAX_GPUS]; /* the GPUs' numbers, ascending (the timeline's energy) */
     struct sum_jseries *jser; /* NULL unless cfg->job_series */
@@ -465,8 +474,9 @@ const char *sum_run_pmon_unattributed(const struct sum_run *run);
 /* The run's notes: facts that change how its numbers read, in the words the text report and the
  * page print. Note i (0 <= i < SUM_NOTE_COUNT) into buf, "" when it does not apply; returns buf.
  * The wall clock stepped ("the wall clock stepped once during the run (+3600.0 s): ..."); the
- * run log was rotated (its earlier parts read first, or its lines before lost). */
-#define SUM_NOTE_COUNT 2
+ * run log was rotated (its earlier parts read first, or its lines before lost); params or metrics
+ * lost (keys that collide once flattened, keys beyond SUM_MAX_PARAMS). */
+#define SUM_NOTE_COUNT 3
 const char *sum_run_note(const struct sum_run *run, int i, char *buf, size_t cap);
 /* Every GPU's pmon figures together (GPU-time means), false without hw_pmon.csv lines. */
 bool sum_run_pmon(const struct sum_run *run, struct sum_pmon_acc *out);

@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <ftw.h>
 #include <poll.h>
 #include <signal.h>
@@ -393,4 +395,66 @@ char *th_pytyche_oracle(void)
         return NULL;
     }
     return path;
+}
+
+/* Can this process load name (with the LOCPATH it has now)? Asked with newlocale, so that the
+ * process's own locale stays "C". */
+static bool locale_loads(const char *name)
+{
+    locale_t l = newlocale(LC_ALL_MASK, name, (locale_t)0);
+    if (!l)
+        return false;
+    /* a comma decimal, or it is no test of anything */
+    bool comma = strcmp(nl_langinfo_l(RADIXCHAR, l), ",") == 0;
+    freelocale(l);
+    return comma;
+}
+
+const char *th_comma_locale(void)
+{
+    static const char name[] = "de_DE.UTF-8";
+    static int state; /* 0 not asked, 1 loadable, -1 not */
+    if (state)
+        return state > 0 ? name : NULL;
+    state = -1;
+    if (locale_loads(name)) {
+        state = 1;
+        return name;
+    }
+    const char *build = getenv("HWRUN_BUILD_DIR");
+    if (!build || !*build)
+        return NULL;
+    char *dir = th_fmt("%s/test-locale", build);
+    char *made = th_fmt("%s/%s/LC_NUMERIC", dir, name);
+    if (access(made, R_OK) != 0) {
+        /* compiled into a directory of its own, then renamed into place: parallel tests each
+         * either make it or find it whole */
+        mkdir(dir, 0755);
+        char *tmp = th_fmt("%s/tmp.XXXXXX", dir);
+        if (mkdtemp(tmp)) {
+            char *out = th_fmt("%s/%s", tmp, name);
+            char *final = th_fmt("%s/%s", dir, name);
+            char *argv[] = {"/bin/sh", "-c", "exec localedef -i de_DE -f UTF-8 \"$0\"", out, NULL};
+            struct th_result r;
+            /* localedef exits 1 for warnings too; what matters is whether the locale loads */
+            if (th_run(argv, NULL, NULL, 120, &r) == 0) {
+                if (access(made, R_OK) != 0 && rename(out, final) != 0)
+                    fprintf(stderr, "th_comma_locale: localedef: %s%s", r.err,
+                            r.err_len ? "" : "(no message)\n");
+                th_result_free(&r);
+            }
+            th_rmtree(tmp);
+            free(out);
+            free(final);
+        }
+        free(tmp);
+    }
+    free(made);
+    setenv("LOCPATH", dir, 1);
+    free(dir);
+    if (locale_loads(name))
+        state = 1;
+    else
+        unsetenv("LOCPATH");
+    return state > 0 ? name : NULL;
 }

@@ -77,6 +77,12 @@ bool th_in_ci(void);
  * NULL when there is none. */
 const char *th_python3(void);
 
+/* A comma-decimal locale for the locale tests: "de_DE.UTF-8", after making it loadable in this
+ * process and the programs it starts (when the system has not got it: compiled once with
+ * localedef, from Debian's `locales`, into $HWRUN_BUILD_DIR/test-locale, and LOCPATH set). NULL
+ * when it cannot be had (the caller skips, saying why). Changes no locale of this process. */
+const char *th_comma_locale(void);
+
 /* The live pytyche oracle: the path of $HWRUN_SHARED_DIR/oracle/pytyche_summary.py (malloc'd) when
  * that file exists and python3 >= 3.11 runs it, else NULL (a clone without ../shared). Tests
  * compare with the golden data in testdata/pytyche/ always, and with the live oracle in addition. */

@@ -86,6 +86,16 @@ int hw_write_atomic(const char *path, const char *data, size_t len);
  * and worthless after a power cut (the Prometheus export), where the fsync is most of the cost. */
 int hw_write_replace(const char *path, const char *data, size_t len, bool durable);
 
+/* A report written where the user asked (summarize -o FILE, --html FILE), as `sort -o` and
+ * `tee` do: a regular file (or a new one) is replaced atomically (hw_write_atomic); something
+ * that is not a regular file (a character device such as /dev/null or a terminal, a FIFO, a
+ * pipe reached through /proc/self/fd/N or /dev/stdout) is opened and written into, never
+ * replaced. A symbolic link is followed only when the user or root owns it (the system's
+ * /dev/stdout); to a regular file, the file it leads to is replaced and the link stays. A
+ * directory, block device or socket is refused. Returns 0 or -errno; on failure why (of cap
+ * bytes) says what went wrong in words ("is a block device", or strerror). */
+int hw_write_output(const char *path, const char *data, size_t len, char *why, size_t cap);
+
 /* mkdir -p with mode 0755. Returns 0 or -errno. *made (may be NULL) is the length of the prefix of
  * path that existed before (every directory below it was made by this call; == strlen(path) when
  * nothing was made), so that a start that fails can remove what it made (hw_rmdir_made). */

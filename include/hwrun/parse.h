@@ -20,6 +20,25 @@ int hw_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
  * of /proc, cgroup, sysfs and nvidia-smi text, go through these. */
 const char *hw_scan_u64(const char *p, const char *end, uint64_t *out, bool *over);
 const char *hw_scan_i64(const char *p, const char *end, int64_t *out, bool *over);
+/* ---- the "C" locale, for this thread only ---------------------------------------------------
+ * librunlog runs inside the user's job, which may have called setlocale(LC_ALL, "") under a
+ * comma-decimal locale: every snprintf("%f"/"%g"/"%e") and strtod of a number hwrun writes or
+ * reads runs between these two, which switch the calling thread to "C" (uselocale) and back,
+ * never touching the process's locale. hw_c_locale() is the "C" locale object itself, for the
+ * *_l functions. */
+#include <locale.h>
+locale_t hw_c_locale(void);
+static inline locale_t hw_c_locale_enter(void)
+{
+    locale_t c = hw_c_locale();
+    return c ? uselocale(c) : (locale_t)0;
+}
+static inline void hw_c_locale_leave(locale_t old)
+{
+    if (old)
+        uselocale(old);
+}
+
 /* Finite decimal or exponent notation only (no inf/nan/hex). */
 int hw_parse_double(const char *s, double min, double max, double *out);
 

@@ -12,4 +12,15 @@
 #define HW_UTF8_SHORT ((size_t)-1)
 size_t hw_utf8_decode(const void *s, size_t n, uint32_t *cp);
 
+/* The one rule for data that reaches a terminal (reports, --compare, the job text, the live view,
+ * every message of the three tools): each code point that is a control (C0, DEL, and C1
+ * U+0080..U+009F, which a terminal takes as ESC [ or ESC ] when UTF-8 encodes them) becomes '?',
+ * each byte that is not UTF-8 U+FFFD, the rest is kept; at most max_chars characters of s[0..n)
+ * (it stops at a NUL). Appended to b; returns the characters written. */
+struct hw_buf;
+size_t hw_buf_term(struct hw_buf *b, const char *s, size_t n, size_t max_chars);
+/* The same into buf of cap bytes, NUL-terminated and cut at a character; returns buf. s may be
+ * NULL (then ""). */
+const char *hw_term_str(const char *s, char *buf, size_t cap);
+
 #endif

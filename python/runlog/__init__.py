@@ -21,8 +21,13 @@ step of -1e-9 s), extras named "type" or "ts" (which replace the entry's, as pyt
 does), event data that is a list or a string. Where pytyche's json would write something that is
 not JSON or that readers would take for another number, the line says so instead, with a
 warning once: NaN and infinities are null, an integer beyond 64 bits (json-c, which summarize
-reads with, would change it) is a string of its digits. Errors raise: OSError (with its errno)
-when the line cannot be written (disk full, permission).
+reads with, would change it) is a string of its digits.
+A line that cannot be written (disk full, quota, I/O error) never raises into the job: logging
+must not end a training run. The first such failure of a RunLog prints one warning on stderr,
+and log.lost counts the entries lost (log.last_error is the last OSError); RunLog(strict=True)
+raises OSError (with its errno) instead. Opening the log raises OSError as ever.
+Numbers are written with a dot whatever locale the job set (locale.setlocale(LC_ALL, "") under
+de_DE).
 
 The library is found through $RUNLOG_LIBRARY (a path), else where the package was installed or
 built from (see _paths.py), else the system's library search path (librunlog.so.1).
@@ -342,10 +347,16 @@ class RunLog:
 
     path: the file (created if missing); None means $RUNLOG_FILE, which `hwmon -- cmd` sets.
     fsync_line: fdatasync after every line (survives a power cut, costs about a millisecond).
+    strict: a line that cannot be written raises OSError; by default it is counted in lost
+    (last_error says why) and the first one warns once on stderr, so the job goes on.
     Usable as a context manager (closed at exit) and from many threads and processes at once.
     """
 
-    def __init__(self, path=None, fsync_line=False):
+    def __init__(self, path=None, fsync_line=False, strict=False):
+        self.strict = bool(strict)
+        self.lost = 0  # entries that could not be written (not strict)
+        self.last_error = None  # the OSError of the last of them
+        self._warned = False
         shared = path is None and bool(os.environ.get("RUNLOG_FILE"))
         if path is None:
             path = os.environ.get("RUNLOG_FILE") or None
@@ -388,7 +399,33 @@ class RunLog:
             raise ValueError("runlog: refused: a key repeats or is reserved, or a value is "
                              "not valid JSON")
         if rc < 0:
-            raise OSError(-rc, os.strerror(-rc), self.path)
+            self._lost(OSError(-rc, os.strerror(-rc), self.path))
+            return False
+        return True
+
+    def _lost(self, err):
+        """A line that could not be written: raised when strict, else counted, and the first
+        time said on stderr (a warning that the job's warning filters may turn into an error
+        is never raised from here: it is written directly then)."""
+        if self.strict:
+            raise err
+        with self._lock:
+            self.lost += 1
+            self.last_error = err
+            first, self._warned = not self._warned, True
+        if first:
+            msg = ("runlog: an entry was not written to %s: %s; the job goes on, and entries "
+                   "that cannot be written are counted in RunLog.lost (said once)"
+                   % (self.path if self.path is not None else "the log in memory",
+                      err.strerror))
+            try:
+                import warnings
+                warnings.warn(msg, RuntimeWarning, stacklevel=4)
+            except Exception:
+                try:
+                    sys.stderr.write(msg + "\n")
+                except Exception:
+                    pass
 
     def _own_line(self, fmt, *args):
         """The line just written, formatted again by the library, into the copy of this log's
@@ -423,7 +460,8 @@ class RunLog:
             _warn_once("line refused", "librunlog refused a line, not written: %r" % line[:200])
             return
         if rc < 0:
-            raise OSError(-rc, os.strerror(-rc), self.path)
+            self._lost(OSError(-rc, os.strerror(-rc), self.path))  # never raised unless strict
+            return
         if self._own:
             try:
                 with self._lock:
@@ -451,8 +489,8 @@ class RunLog:
                 arr = None
             else:
                 try:
-                    self._call(_lib.rl_phase, name_b, arg, arr, n)
-                    self._own_line(_lib.rl_format_phase, name_b, arg, arr, n)
+                    if self._call(_lib.rl_phase, name_b, arg, arr, n):
+                        self._own_line(_lib.rl_format_phase, name_b, arg, arr, n)
                     return
                 except ValueError:
                     if self._log is None:
@@ -482,8 +520,8 @@ class RunLog:
                 pass
             else:
                 try:
-                    self._call(_lib.rl_event, type_b, arr, n)
-                    self._own_line(_lib.rl_format_event, type_b, arr, n)
+                    if self._call(_lib.rl_event, type_b, arr, n):
+                        self._own_line(_lib.rl_format_event, type_b, arr, n)
                     return
                 except ValueError:
                     if self._log is None:
@@ -708,14 +746,9 @@ class _Phase:
                 pass
         arr, n = _fields(_with_memory(self.extra).items())
         try:
-            self.log._call(_lib.rl_phase_begin, ctypes.byref(self.span), self.name_b, arr, n)
-            self.log._own_line(_lib.rl_format_phase_begin, ctypes.byref(self.span), arr, n)
-        except OSError as e:
-            # The span has started: the block runs and its end is logged (or raises) as ever.
-            # A full disk must not stop the job before its work.
-            import warnings
-            warnings.warn("runlog: begin of phase %r not logged: %s" % (self.name, e),
-                          RuntimeWarning, stacklevel=2)
+            # The span starts even when the line is lost: the block runs and its end is logged.
+            if self.log._call(_lib.rl_phase_begin, ctypes.byref(self.span), self.name_b, arr, n):
+                self.log._own_line(_lib.rl_format_phase_begin, ctypes.byref(self.span), arr, n)
         finally:
             _release(arr, n)
         return self
@@ -732,9 +765,10 @@ class _Phase:
         arr, n = _fields(extra.items())
         secs = ctypes.c_double()
         try:
-            self.log._call(_lib.rl_phase_end, ctypes.byref(self.span), arr, n, ctypes.byref(secs))
-            self.log._own_line(_lib.rl_format_phase_end, ctypes.byref(self.span), secs.value,
-                               arr, n)
+            if self.log._call(_lib.rl_phase_end, ctypes.byref(self.span), arr, n,
+                              ctypes.byref(secs)):
+                self.log._own_line(_lib.rl_format_phase_end, ctypes.byref(self.span), secs.value,
+                                   arr, n)
         finally:
             _release(arr, n)
         return False

@@ -238,6 +238,67 @@ int hw_write_replace(const char *path, const char *data, size_t len, bool durabl
     return rc;
 }
 
+static int out_fail(int err, const char *reason, char *why, size_t cap)
+{
+    if (cap)
+        snprintf(why, cap, "%s", reason ? reason : strerror(err));
+    return -err;
+}
+
+int hw_write_output(const char *path, const char *data, size_t len, char *why, size_t cap)
+{
+    struct stat lst, st;
+    if (lstat(path, &lst) != 0) {
+        if (errno != ENOENT)
+            return out_fail(errno, NULL, why, cap);
+        int rc = hw_write_atomic(path, data, len); /* a new file */
+        return rc < 0 ? out_fail(-rc, NULL, why, cap) : 0;
+    }
+    if (S_ISLNK(lst.st_mode) && lst.st_uid != geteuid() && lst.st_uid != 0) {
+        char r[96];
+        snprintf(r, sizeof r, "is a symbolic link owned by another user (uid %lu): not followed",
+                 (unsigned long)lst.st_uid);
+        return out_fail(EPERM, r, why, cap);
+    }
+    if (S_ISREG(lst.st_mode)) {
+        int rc = hw_write_atomic(path, data, len);
+        return rc < 0 ? out_fail(-rc, NULL, why, cap) : 0;
+    }
+    if (stat(path, &st) != 0) {
+        if (errno != ENOENT || !S_ISLNK(lst.st_mode))
+            return out_fail(errno, NULL, why, cap);
+        int rc = hw_write_atomic(path, data, len); /* a dangling link of ours: made as a file */
+        return rc < 0 ? out_fail(-rc, NULL, why, cap) : 0;
+    }
+    if (S_ISDIR(st.st_mode))
+        return out_fail(EISDIR, NULL, why, cap);
+    if (S_ISBLK(st.st_mode))
+        return out_fail(EINVAL, "is a block device (not written)", why, cap);
+    if (S_ISSOCK(st.st_mode))
+        return out_fail(EINVAL, "is a socket", why, cap);
+    if (S_ISREG(st.st_mode)) {
+        /* a link to a regular file: the file is replaced, the link stays */
+        char *real = realpath(path, NULL);
+        if (real) {
+            int rc = hw_write_atomic(real, data, len);
+            free(real);
+            return rc < 0 ? out_fail(-rc, NULL, why, cap) : 0;
+        }
+        /* no name reaches it (a deleted file behind /proc/self/fd/N): written into below */
+    }
+    /* a device, a FIFO (open waits for its reader, as tee's does) or a pipe */
+    int fd;
+    do
+        fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | (S_ISREG(st.st_mode) ? O_TRUNC : 0));
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+        return out_fail(errno, NULL, why, cap);
+    int rc = hw_write_all(fd, data, len, NULL);
+    if (close(fd) != 0 && rc == 0 && errno != EINTR)
+        rc = -errno;
+    return rc < 0 ? out_fail(-rc, NULL, why, cap) : 0;
+}
+
 int hw_mkdir_p(const char *path, size_t *made)
 {
     char tmp[4096];
@@ -405,6 +466,58 @@ void hw_buf_printf(struct hw_buf *b, const char *fmt, ...)
     vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
     va_end(ap);
     b->len += (size_t)n;
+}
+
+/* One character of s[0..n) for a terminal: into out (4 bytes at most), its length in out; *used
+ * gets the bytes of s it took. */
+static size_t term_char(const char *s, size_t n, char *out, size_t *used)
+{
+    uint32_t cp;
+    size_t k = hw_utf8_decode(s, n, &cp);
+    if (k == 0 || k == HW_UTF8_SHORT) {
+        *used = 1;
+        memcpy(out, "\xEF\xBF\xBD", 3);
+        return 3;
+    }
+    *used = k;
+    if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0)) {
+        out[0] = '?';
+        return 1;
+    }
+    memcpy(out, s, k);
+    return k;
+}
+
+size_t hw_buf_term(struct hw_buf *b, const char *s, size_t n, size_t max_chars)
+{
+    size_t chars = 0;
+    while (s && n && *s && chars < max_chars) {
+        char c[4];
+        size_t used, len = term_char(s, n, c, &used);
+        hw_buf_put(b, c, len);
+        s += used;
+        n -= used;
+        chars++;
+    }
+    return chars;
+}
+
+const char *hw_term_str(const char *s, char *buf, size_t cap)
+{
+    size_t o = 0, n = s ? strlen(s) : 0;
+    while (n) {
+        char c[4];
+        size_t used, len = term_char(s, n, c, &used);
+        if (o + len >= cap)
+            break;
+        memcpy(buf + o, c, len);
+        o += len;
+        s += used;
+        n -= used;
+    }
+    if (cap)
+        buf[o < cap ? o : cap - 1] = '\0';
+    return buf;
 }
 
 size_t hw_utf8_decode(const void *p, size_t n, uint32_t *cp)

@@ -2,6 +2,7 @@
  * it: see include/hwrun/jsonw.h. */
 #include "hwrun/jsonw.h"
 #include "hwrun/buf.h"
+#include "hwrun/parse.h" /* hw_c_locale: numbers never follow the job's LC_NUMERIC */
 #include "hwrun/utf8.h"
 
 #include <float.h>
@@ -156,11 +157,13 @@ void hw_buf_py_double(struct hw_buf *b, double x)
      * that rounding is then the short string padded with zeros; so try 15 digits, then 16, 17.
      * Subnormals hold fewer digits: search them from one digit up. */
     char sci[40];
+    locale_t old = hw_c_locale_enter();
     for (int prec = x != 0 && fabs(x) < DBL_MIN ? 0 : 14; prec <= 16; prec++) {
         snprintf(sci, sizeof sci, "%.*e", prec, x);
         if (prec == 16 || strtod(sci, NULL) == x)
             break;
     }
+    hw_c_locale_leave(old);
     /* sci is "[-]d.ddd...e[+-]XX": pull out the digits and the exponent. */
     const char *p = sci;
     bool neg = *p == '-';
@@ -188,7 +191,9 @@ void hw_buf_py_round(struct hw_buf *b, double x, int ndigits)
      * (see hw_buf_py_double), so it can be printed directly with its zeros stripped. */
     if (fabs(x) < 1e12 && ndigits >= 0 && ndigits <= 3) {
         char tmp[32];
+        locale_t old = hw_c_locale_enter();
         int n = snprintf(tmp, sizeof tmp, "%.*f", ndigits, x);
+        hw_c_locale_leave(old);
         if (ndigits == 0) {
             tmp[n++] = '.';
             tmp[n++] = '0';
@@ -200,8 +205,11 @@ void hw_buf_py_round(struct hw_buf *b, double x, int ndigits)
         return;
     }
     char tmp[400];
+    locale_t old = hw_c_locale_enter();
     snprintf(tmp, sizeof tmp, "%.*f", ndigits, x);
-    hw_buf_py_double(b, strtod(tmp, NULL));
+    double r = strtod(tmp, NULL);
+    hw_c_locale_leave(old);
+    hw_buf_py_double(b, r);
 }
 
 double hw_py_round_value(double x, int ndigits)
@@ -209,8 +217,11 @@ double hw_py_round_value(double x, int ndigits)
     if (!isfinite(x))
         return x;
     char tmp[400]; /* "%.*f" of DBL_MAX with a few decimals fits */
+    locale_t old = hw_c_locale_enter();
     snprintf(tmp, sizeof tmp, "%.*f", ndigits, x);
-    return strtod(tmp, NULL);
+    double r = strtod(tmp, NULL);
+    hw_c_locale_leave(old);
+    return r;
 }
 
 double hw_num_sig12(double x)
@@ -218,8 +229,11 @@ double hw_num_sig12(double x)
     /* Twelve digits are far beyond what any sensor reports; they drop the binary noise of sums
      * (951.1000000000001) and the stored values keep full precision. */
     char t[32];
+    locale_t old = hw_c_locale_enter();
     snprintf(t, sizeof t, "%.12g", x);
-    return strtod(t, NULL);
+    double r = strtod(t, NULL);
+    hw_c_locale_leave(old);
+    return r;
 }
 
 void hw_buf_json_num(struct hw_buf *b, double x, enum hw_json_num mode)

@@ -3,12 +3,15 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "hwrun/buf.h"
 #include "hwrun/io.h"
+#include "hwrun/utf8.h"
 
 static const char *progname = "hwrun";
 
@@ -39,8 +42,16 @@ __attribute__((format(printf, 2, 0))) static void vmsg(int errnum, const char *f
     }
     if (len >= sizeof line - 1)
         len = sizeof line - 2;
-    line[len++] = '\n';
-    (void)hw_write_all(STDERR_FILENO, line, len, NULL);
+    /* A message quotes names from the data (a run dir, RUNLOG_FILE, a token, another rank's
+     * dir): the one rule for what reaches a terminal, over the whole line (hwrun/utf8.h). */
+    char safe[sizeof line * 3];
+    struct hw_buf b;
+    hw_buf_init(&b, safe, sizeof safe);
+    hw_buf_term(&b, line, len, SIZE_MAX);
+    hw_buf_putc(&b, '\n');
+    if (b.p && !b.oom)
+        (void)hw_write_all(STDERR_FILENO, b.p, b.len, NULL);
+    hw_buf_free(&b);
 }
 
 void hw_warn(int errnum, const char *fmt, ...)

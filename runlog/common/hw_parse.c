@@ -1,10 +1,12 @@
-/* Strict number parsing. strtod/strtoull respect LC_NUMERIC, and no hwrun program changes its
- * locale from "C", so '.' is always the decimal point. */
+/* Strict number parsing. strtod/strtoull respect LC_NUMERIC: no hwrun program changes its locale
+ * from "C", but librunlog runs in the user's process, so strtod here always reads in "C"
+ * (strtod_l), whatever setlocale the job called. */
 #include "hwrun/parse.h"
 
 #include "hwrun/decimal8.h" /* its table is defined here */
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,9 +255,27 @@ bool hw_dec_end(struct hw_dec *d, double *out)
     char buf[HW_DEC_KEEP + 32];
     memcpy(buf, d->dig, n);
     snprintf(buf + n, sizeof buf - n, "e%lld", (long long)e);
-    double v = strtod(buf, NULL); /* correctly rounded; +-inf, 0 beyond the range */
+    locale_t c = hw_c_locale();
+    /* correctly rounded; +-inf, 0 beyond the range */
+    double v = c ? strtod_l(buf, NULL, c) : strtod(buf, NULL);
     *out = d->neg ? -v : v;
     return true;
+}
+
+locale_t hw_c_locale(void)
+{
+    /* glibc hands out one static object for "C"; made once, never freed (0 if it failed) */
+    static _Atomic(locale_t) c;
+    locale_t l = atomic_load_explicit(&c, memory_order_acquire);
+    if (!l) {
+        l = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+        locale_t expected = 0;
+        if (l && !atomic_compare_exchange_strong(&c, &expected, l)) {
+            freelocale(l);
+            l = expected;
+        }
+    }
+    return l;
 }
 
 const double hw_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,

@@ -539,6 +539,7 @@ void rd_st_free(struct rd_reader *r)
 
 static int carry_append(struct rd_reader *r, const char *s, size_t n)
 {
+    r->line_bytes += n;
     if (r->discarding)
         return 0;
     if (r->carry_len + n > r->max_line) {
@@ -599,6 +600,7 @@ int rd_reader_feed(struct rd_reader *r, const void *buf, size_t n)
         } else {
             handle_line(r, p, len, nul);
         }
+        r->line_bytes = 0; /* the line ended here */
         p = nl + 1;
     }
     return 0;
@@ -608,12 +610,14 @@ int rd_reader_finish(struct rd_reader *r)
 {
     if (r->carry_len || r->discarding) {
         r->q->partial_last = true;
-        r->q->partial_bytes = r->discarding ? r->max_line : r->carry_len;
+        /* the line's real size, also beyond max_line, where only its count was kept */
+        r->q->partial_bytes = r->line_bytes;
         if (r->sink->diag)
             r->sink->diag(r->sink->ctx, r->name, r->lineno + 1,
                           "partial last line (not yet written), ignored");
         r->carry_len = 0;
         r->discarding = false;
+        r->line_bytes = 0;
     }
     return 0;
 }

@@ -54,6 +54,7 @@ struct rd_reader {
     char *carry;
     size_t carry_len, carry_cap;
     bool discarding; /* inside an over-long line */
+    uint64_t line_bytes; /* of the line not ended yet, kept or not (quality.partial_bytes) */
     uint64_t lineno;
     uint64_t line_base; /* an entry's line is line_base + lineno: a rotated log's earlier parts
                          * come first (rotation.c); diagnostics name the file's own line */

@@ -5,5 +5,6 @@
 void hostile_register_output(void);    /* test_output.c */
 void hostile_register_lifecycle(void); /* test_lifecycle.c */
 void hostile_register_fulldisk(void);  /* test_fulldisk.c */
+void hostile_register_escapes(void);   /* test_escapes.c */
 
 #endif

@@ -5,10 +5,13 @@
  *          replaced keeps the mode its owner gave it.
  *   absurd: a run.jsonl summarize did not write (a phase of 1e300 s, an integer beyond 64 bits)
  *          gives a reason in the quality section and valid output, never garbage nor UB (the
- *          sanitizer build aborts on UB, so this test fails there). */
+ *          sanitizer build aborts on UB, so this test fails there).
+ *   locale: under LC_ALL=de_DE.UTF-8 (a comma decimal) hwmon's files hold dot decimals, and
+ *          every summarize output is byte for byte what it is under LC_ALL=C. */
 #include <CUnit/CUnit.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,9 +179,121 @@ static void test_absurd_values(void)
     free(html);
 }
 
+/* Every cell of a CSV line a number, a dot decimal, or not a number at all: no "1,25" split
+ * over two cells can be told from two cells, so each cell is checked against the header's count. */
+static void check_csv_dots(const char *path)
+{
+    size_t n;
+    char *text = th_read_file(path, &n);
+    if (!text)
+        return; /* not written in this run */
+    regex_t comma_num;
+    /* a cell that is a decimal with a comma, whole (quoted, as a locale's printf would not be) */
+    regcomp(&comma_num, "\"-?[0-9]+,[0-9]+\"", REG_EXTENDED | REG_NOSUB);
+    CU_ASSERT(regexec(&comma_num, text, 0, NULL, 0) != 0);
+    regfree(&comma_num);
+    long cols = -1;
+    int lineno = 0;
+    for (char *s = text, *nl; (nl = strchr(s, '\n')); s = nl + 1) {
+        *nl = '\0';
+        lineno++;
+        long c = 1;
+        bool q = false;
+        for (char *p = s; *p; p++) {
+            if (*p == '"')
+                q = !q;
+            else if (*p == ',' && !q)
+                c++;
+        }
+        if (cols < 0)
+            cols = c;
+        if (c != cols)
+            fprintf(stderr, "%s:%d: %ld cells, the header has %ld\n", path, lineno, c, cols);
+        CU_ASSERT_EQUAL(c, cols);
+    }
+    CU_ASSERT(lineno >= 2);
+    free(text);
+}
+
+static char *run_out(const char *const *argv, const char *lc_all)
+{
+    char *env_lc = th_fmt("LC_ALL=%s", lc_all);
+    char *env[] = {env_lc, NULL};
+    struct th_result r;
+    CU_ASSERT_FATAL(th_run((char *const *)argv, env, NULL, 60, &r) == 0);
+    if (r.status != 0)
+        fprintf(stderr, "%s under %s: %d\n%s", argv[0], lc_all, r.status, r.err);
+    CU_ASSERT_EQUAL(r.status, 0);
+    free(r.err);
+    free(env_lc);
+    return r.out;
+}
+
+static void test_comma_locale(void)
+{
+    const char *loc = th_comma_locale(); /* sets LOCPATH for the programs, when it must */
+    if (!loc) {
+        th_skip("no de_DE.UTF-8 locale, and localedef (Debian's locales) could not make one");
+        return;
+    }
+    const char *hwmon = th_env("HWRUN_HWMON_BIN"), *smi = th_env("HWRUN_FAKE_SMI");
+    const char *sum = th_env("HWRUN_SUMMARIZE_BIN"), *rl = th_env("HWRUN_RUNLOG_BIN");
+    char *root = th_tmpdir("locale");
+    char *run = th_fmt("%s/run", root);
+    /* the job's own phases through the CLI, which runs in the job's locale too */
+    char *cmd = th_fmt("'%s' phase load 1.25 lr=0.001 && sleep 0.5 && '%s' phase train 0.75", rl,
+                       rl);
+    const char *hw[] = {hwmon, "-q", "--nvidia-smi", smi, "-i", "0.1", "-o", run, "--",
+                        "/bin/sh", "-c", cmd, NULL};
+    free(run_out(hw, loc));
+    free(cmd);
+    char *jsonl = th_fmt("%s/%s", run, HW_RUNLOG_FILE);
+    size_t n;
+    char *text = th_read_file(jsonl, &n);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"seconds\": 1.25, \"lr\": 0.001}"));
+    free(text);
+    free(jsonl);
+    for (int i = 0; i < HW_FILE_COUNT; i++) {
+        size_t len = strlen(hw_file_names[i]);
+        if (len > 4 && strcmp(hw_file_names[i] + len - 4, ".csv") == 0) {
+            char *p = th_fmt("%s/%s", run, hw_file_names[i]);
+            check_csv_dots(p);
+            free(p);
+        }
+    }
+    /* summarize's every output, byte for byte as under C */
+    static const char *const formats[] = {"json", "text", "csv", "jsonl"};
+    for (size_t f = 0; f < sizeof formats / sizeof *formats; f++) {
+        const char *argv[] = {sum, "--format", formats[f], run, NULL};
+        char *c = run_out(argv, "C"), *de = run_out(argv, loc);
+        CU_ASSERT(strlen(c) > 100);
+        if (strcmp(c, de) != 0)
+            fprintf(stderr, "summarize --format %s differs under %s\n", formats[f], loc);
+        CU_ASSERT_STRING_EQUAL(c, de);
+        free(c);
+        free(de);
+    }
+    char *html_c = th_fmt("%s/c.html", root), *html_de = th_fmt("%s/de.html", root);
+    const char *hc[] = {sum, "--html", html_c, run, NULL}, *hd[] = {sum, "--html", html_de, run,
+                                                                    NULL};
+    free(run_out(hc, "C"));
+    free(run_out(hd, loc));
+    char *a = th_read_file(html_c, &n), *b = th_read_file(html_de, &n);
+    CU_ASSERT(a && b && strcmp(a, b) == 0);
+    free(a);
+    free(b);
+    free(html_c);
+    free(html_de);
+    th_rmtree(root);
+    free(root);
+    free(run);
+}
+
 void hostile_register_output(void)
 {
     CU_pSuite s = th_add_suite("output", NULL, NULL, 300);
     CU_add_test(s, "umask", test_umask_private);
     CU_add_test(s, "absurd", test_absurd_values);
+    CU_add_test(s, "locale", test_comma_locale);
 }

@@ -448,4 +448,5 @@ void cu_register_all(void)
     hostile_register_output();
     hostile_register_lifecycle();
     hostile_register_fulldisk();
+    hostile_register_escapes();
 }

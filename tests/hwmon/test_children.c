@@ -238,6 +238,33 @@ static void test_hang(void)
     CU_ASSERT(gone(qpid));
 }
 
+/* hwmon frozen with its children (a cgroup freezer for 15 s, the children resuming a moment
+ * after it): the gap is no silence of theirs, so no child is hung for it; silence after it, while
+ * hwmon runs, still is, counted without the gap. */
+static void test_pause_is_not_silence(void)
+{
+    struct fixture f;
+    fx_init(&f, "/bin/sh");
+    struct mon_child *c = fx_add(&f, "dmon", "exec sleep 60", 1.0);
+    mon_children_start(&f.s, T0);
+    pid_t pid = c->pid;
+    CU_ASSERT_EQUAL(write(c->out_fd, "0, 1, 2\n", 8), 8);
+    mon_children_tick(&f.s, T0 + 2); /* its last row */
+    mon_children_paused(&f.s, 15);   /* hwmon did not run from T0 + 2 to T0 + 17 */
+    mon_children_tick(&f.s, T0 + 17.25);
+    CU_ASSERT_EQUAL(count(&f.rec, 0, MON_CHILD_HUNG), 0);
+    mon_children_tick(&f.s, T0 + 22); /* silent 5 s of hwmon's running time: not yet */
+    CU_ASSERT_EQUAL(count(&f.rec, 0, MON_CHILD_HUNG), 0);
+    CU_ASSERT(!gone(pid));
+    mon_children_tick(&f.s, T0 + 22.5);
+    CU_ASSERT_EQUAL_FATAL(count(&f.rec, 0, MON_CHILD_HUNG), 1);
+    CU_ASSERT_DOUBLE_EQUAL(last(&f.rec, MON_CHILD_HUNG)->silent_s, 5.5, 1e-9);
+    /* a pause within the grace of a hung child moves its SIGKILL deadline too */
+    mon_children_paused(&f.s, 10);
+    CU_ASSERT_DOUBLE_EQUAL(c->kill_at, T0 + 22.5 + MON_CHILD_HANG_GRACE_S + 10, 1e-9);
+    fx_done(&f);
+}
+
 /* The shell ignores SIGTERM (and sleep inherits that) once it has said "ready". */
 #define IGNORES_TERM "trap '' TERM; echo ready; exec sleep 60"
 
@@ -438,12 +465,54 @@ static void test_no_orphans(void)
     prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
 
+/* The real thing: hwmon and its nvidia-smi children stopped for 7 s (as a cgroup freezer does),
+ * hwmon resumed first and its children a second later: no child is called hung (before, each
+ * was killed and restarted: child_hung events that fail a run's errors == 0). The freeze's
+ * length is the test's subject, not a wait for an event. */
+static void test_frozen_run_no_hung(void)
+{
+    char *dir = th_tmpdir("freeze");
+    char *script = th_fmt(
+        "cd '%s' || exit 9\n"
+        "'%s' -q --nvidia-smi '%s' -i 0.2 -o run -- sleep 15 &\n"
+        "hp=$!\n"
+        "i=0; while [ ! -s run/hw_metrics.csv ] || [ $(wc -l < run/hw_metrics.csv) -lt 3 ]; do\n"
+        "  i=$((i+1)); [ $i -gt 600 ] && exit 8; sleep 0.05; done\n"
+        "kids=$(pgrep -P $hp | tr '\\n' ' ')\n"
+        "kill -STOP $hp $kids\n"
+        "sleep 7\n"
+        "kill -CONT $hp\n"
+        "sleep 1\n"
+        "kill -CONT $kids\n"
+        "wait $hp\n",
+        dir, th_env("HWRUN_HWMON_BIN"), th_env("HWRUN_FAKE_SMI"));
+    char *argv[] = {"/bin/sh", "-c", script, NULL};
+    struct th_result r;
+    CU_ASSERT_FATAL(th_run(argv, NULL, NULL, 90, &r) == 0);
+    if (r.status != 0)
+        fprintf(stderr, "%s", r.err);
+    CU_ASSERT_EQUAL(r.status, 0);
+    th_result_free(&r);
+    char *log = th_fmt("%s/run/run.jsonl", dir);
+    char *text = th_read_file(log, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_PTR_NULL(strstr(text, "\"child_hung\""));
+    CU_ASSERT_PTR_NULL(strstr(text, "\"child_restart\""));
+    free(text);
+    free(log);
+    free(script);
+    th_rmtree(dir);
+    free(dir);
+}
+
 void add_children_unit_suite(void);
 void add_children_unit_suite(void)
 {
     CU_pSuite s = th_add_suite("child_unit", NULL, NULL, 60);
     CU_add_test(s, "backoff", test_backoff);
     CU_add_test(s, "hang", test_hang);
+    CU_add_test(s, "pause_is_not_silence", test_pause_is_not_silence);
+    CU_add_test(s, "frozen_run_no_hung", test_frozen_run_no_hung);
     CU_add_test(s, "hang_kill", test_hang_kill);
     CU_add_test(s, "stop_grace", test_stop_grace);
     CU_add_test(s, "exit_report", test_exit_report);

@@ -178,6 +178,37 @@ static void test_refuses_used_dir(void)
     CU_ASSERT_EQUAL(ht_count_events(pre, "start"), 1);
     free(log);
     free(pre);
+
+    /* a taken name of 254 bytes, whose "-2" would pass NAME_MAX (255): a shorter free name,
+     * cut at a character (the 'é's are two bytes each), and the job runs */
+    char longname[256] = "abcd";
+    for (size_t ln = 4; ln < 254; ln += 2) /* 125 'é': 254 bytes, the last 'é' at 252..253 */
+        memcpy(longname + ln, "\xc3\xa9", 3);
+    CU_ASSERT_EQUAL_FATAL(strlen(longname), 254);
+    char *lp = th_fmt("%s/%s", dir, longname);
+    argv = ht_argv(lp, "--no-gpu", "--", "true", NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, NULL, 30, NULL), 0);
+    free(argv);
+    unlink(marker);
+    argv = ht_argv(lp, "--no-gpu", "--", "sh", "-c", touch, NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, NULL, 30, &r), 0);
+    CU_ASSERT_EQUAL(access(marker, F_OK), 0); /* the command ran */
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "it was taken"));
+    th_result_free(&r);
+    free(argv);
+    /* 252 bytes of whole characters and "-2": the last 'é' would not fit whole */
+    char *cut = th_fmt("%s/%.252s", dir, longname);
+    char *want = th_fmt("%s-2", cut);
+    struct stat sst;
+    CU_ASSERT(stat(want, &sst) == 0 && S_ISDIR(sst.st_mode));
+    json_object *st2 = ht_event(want, "start", 0);
+    CU_ASSERT_PTR_NOT_NULL(st2);
+    if (st2)
+        CU_ASSERT_STRING_EQUAL(ht_data_str(st2, "dir_asked"), lp);
+    json_object_put(st2);
+    free(cut);
+    free(want);
+    free(lp);
     free(touch);
     free(marker);
     free(cpu);

@@ -466,6 +466,27 @@ static void test_unwritable(void)
     free(dir);
 }
 
+/* A new file named relative to the working directory is claimed under its own name, without a
+ * word about another run (the claim names it "./new.prom", which is no other name). */
+static void test_new_relative_file(void)
+{
+    char *dir = th_tmpdir("prom-relative");
+    char *cmd = th_fmt("cd '%s' && exec '%s' --nvidia-smi '%s' -i 0.1 --prom-textfile new.prom "
+                       "--prom-interval 1 -o run -- /bin/sh -c 'test -s new.prom'",
+                       dir, th_env("HWRUN_HWMON_BIN"), th_env("HWRUN_FAKE_SMI"));
+    char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+    struct th_result r;
+    CU_ASSERT_FATAL(th_run(argv, NULL, NULL, 60, &r) == 0);
+    CU_ASSERT_EQUAL(r.status, 0); /* the command found the export under the name asked */
+    if (strstr(r.err, "another live run"))
+        fprintf(stderr, "%s", r.err);
+    CU_ASSERT_PTR_NULL(strstr(r.err, "another live run"));
+    th_result_free(&r);
+    free(cmd);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* ---------------------------------------------------------------- node_exporter */
 
 static int free_port(void)
@@ -870,6 +891,7 @@ void add_prom_suite(void)
     CU_add_test(s, "energy_agrees", test_energy_agrees);
     CU_add_test(s, "paths", test_paths);
     CU_add_test(s, "unwritable", test_unwritable);
+    CU_add_test(s, "new_relative_file", test_new_relative_file);
     CU_add_test(s, "owners", test_owners);
     CU_add_test(s, "file_goes", test_file_goes);
     CU_add_test(s, "node_exporter", test_node_exporter);

@@ -172,13 +172,12 @@ class Timing(Base):
     def test_begin_on_full_disk_still_runs_the_block(self):
         if not os.path.exists("/dev/full"):
             self.skipTest("no /dev/full")
-        log = RunLog("/dev/full")
+        log = RunLog("/dev/full", strict=True)
         ran = []
-        with self.assertWarns(RuntimeWarning):
-            with self.assertRaises(OSError):  # the end raises, as log_phase does
-                with log.phase("x"):
-                    ran.append(1)
-        self.assertEqual(ran, [1])
+        with self.assertRaises(OSError) as cm:  # strict: the begin raises, the block never runs
+            with log.phase("x"):
+                ran.append(1)
+        self.assertEqual((ran, cm.exception.errno), ([], 28))
         log.close()
 
     def test_phase_logged_when_block_raises(self):
@@ -220,14 +219,56 @@ class Timing(Base):
 
 
 class Errors(Base):
-    def test_enospc_raises_oserror(self):
+    def test_enospc_strict_raises_oserror(self):
         if not os.path.exists("/dev/full"):
             self.skipTest("no /dev/full")
-        log = RunLog("/dev/full")
+        log = RunLog("/dev/full", strict=True)
         with self.assertRaises(OSError) as cm:
             log.log_phase("x", 1.0)
         self.assertEqual(cm.exception.errno, 28)  # ENOSPC
+        with self.assertRaises(OSError):
+            log.log_event("e")
+        self.assertEqual(log.lost, 0)  # raised, not counted
         log.close()
+
+    def test_full_disk_never_raises_into_the_job(self):
+        # A training loop on a full disk (/dev/full: every write ENOSPC): every call returns,
+        # the blocks run, the job's own exceptions pass through unchanged, one warning on stderr.
+        # Run in a child so that stderr and the warning filters are the job's own.
+        if not os.path.exists("/dev/full"):
+            self.skipTest("no /dev/full")
+        code = """if 1:
+            import sys, warnings
+            from runlog import RunLog
+            log = RunLog("/dev/full")
+            done = 0
+            for step in range(16):
+                with log.phase("step", i=step):
+                    done += 1
+                log.log_phase("p", 0.5, i=step)
+                log.log_event("metric", {"loss": 1.5})
+            @log.timed("fn")
+            def fn():
+                return 7
+            assert fn() == 7
+            try:
+                with log.phase("boom"):
+                    raise KeyError("mine")
+            except KeyError as e:
+                assert e.args == ("mine",)
+            print(done, log.lost, log.last_error.errno)
+            log.close()
+        """
+        for flags in ([], ["-W", "error"]):  # warnings as errors: still nothing raised
+            p = subprocess.run([sys.executable] + flags + ["-c", code], capture_output=True,
+                               text=True, timeout=60)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            # 16 x (begin, end, phase, event) + fn's begin and end + boom's begin and end
+            self.assertEqual(p.stdout, "16 68 28\n")
+            warn = [x for x in p.stderr.splitlines() if "runlog:" in x]
+            self.assertEqual(len(warn), 1, p.stderr)
+            self.assertIn("/dev/full: No space left on device", warn[0])
+            self.assertIn("RunLog.lost", warn[0])
 
     def test_follows_its_name_through_a_rotation(self):
         # logrotate renames the log, or deletes it: the next entry makes run.jsonl again, its
@@ -806,6 +847,74 @@ class FrameworkMemory(Base):
                 with log.phase("step"):
                     pass
         self.assertEqual(len(self.lines()), 400)
+
+
+def comma_locale(tmp):
+    """A comma-decimal locale made loadable in this process: its name, or None. The system's
+    de_DE.UTF-8, else one compiled with localedef (Debian's locales) into tmp, with LOCPATH."""
+    import locale
+    name = "de_DE.UTF-8"
+    saved = locale.setlocale(locale.LC_ALL)
+    for attempt in (0, 1):
+        try:
+            locale.setlocale(locale.LC_ALL, name)
+            comma = locale.localeconv()["decimal_point"] == ","
+            locale.setlocale(locale.LC_ALL, saved)
+            if comma:
+                return name
+        except locale.Error:
+            pass
+        if attempt == 0:
+            if not shutil.which("localedef"):
+                return None
+            # localedef exits 1 for warnings too: whether the locale loads decides
+            subprocess.run(["localedef", "-i", "de_DE", "-f", "UTF-8", os.path.join(tmp, name)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+            os.environ["LOCPATH"] = tmp
+    os.environ.pop("LOCPATH", None)
+    return None
+
+
+class Locale(Base):
+    """A job that called locale.setlocale(LC_ALL, "") under a comma-decimal locale: the lines
+    are still JSON with dot decimals, and the job's locale stays its own."""
+
+    def test_comma_locale_lines_are_json(self):
+        import locale
+        name = comma_locale(self.dir)
+        if name is None:
+            msg = "no de_DE.UTF-8 locale, and localedef (Debian's locales) could not make one"
+            if os.environ.get("CI", "") not in ("", "0", "false", "False"):
+                self.fail("cannot run under CI (nothing may skip there): " + msg)
+            self.skipTest(msg)
+        saved = locale.setlocale(locale.LC_ALL)
+        try:
+            locale.setlocale(locale.LC_ALL, name)
+            self.assertEqual(locale.localeconv()["decimal_point"], ",")
+            log = RunLog(self.path)
+            log.log_phase("train", 1.25, lr=0.001, loss=2.5e-7, cfg={"w": [0.5, 1e20]})
+            log.log_event("metric", {"acc": 0.875, "x": 0.1 + 0.2})
+            with log.phase("eval", frac=0.25):
+                pass
+            t = threading.Thread(target=log.log_phase, args=("thread", 2.5), kwargs={"v": 3.75})
+            t.start()
+            t.join()
+            log.close()
+            self.assertEqual(locale.localeconv()["decimal_point"], ",")  # the job's, untouched
+            self.assertEqual(locale.format_string("%.2f", 1.25), "1,25")
+        finally:
+            locale.setlocale(locale.LC_ALL, saved)
+        lines = self.lines()
+        self.assertEqual(len(lines), 5)
+        entries = [json.loads(x) for x in lines]  # each line is JSON
+        self.assertEqual(entries[0]["seconds"], 1.25)
+        self.assertIn('"seconds": 1.25, "lr": 0.001, "loss": 2.5e-07, "cfg": {"w": [0.5, 1e+20]}}',
+                      lines[0])
+        self.assertIn('"data": {"acc": 0.875, "x": 0.30000000000000004}}', lines[1])
+        self.assertEqual(entries[2]["frac"], 0.25)
+        self.assertIsInstance(entries[3]["seconds"], float)
+        self.assertEqual((entries[4]["name"], entries[4]["seconds"], entries[4]["v"]),
+                         ("thread", 2.5, 3.75))
 
 
 class Package(unittest.TestCase):

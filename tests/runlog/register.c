@@ -6,6 +6,7 @@ void add_runlog_cli_suites(void);
 void add_parse_suite(void);
 void add_jsonw_suites(void);
 void add_rotation_suite(void);
+void add_locale_suite(void);
 
 void cu_register_all(void)
 {
@@ -14,4 +15,5 @@ void cu_register_all(void)
     add_parse_suite();
     add_jsonw_suites();
     add_rotation_suite();
+    add_locale_suite();
 }

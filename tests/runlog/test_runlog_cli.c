@@ -322,6 +322,23 @@ static void test_begin_end(void)
     text = th_read_file(logpath, NULL);
     CU_ASSERT_EQUAL(th_count_lines(text), 2);
     free(text);
+    /* a token that cannot be printed (stdout on a full disk): exit 1, and no begin line left
+     * behind whose phase could never end */
+    if (access("/dev/full", W_OK) == 0) {
+        char *argv[] = {(char *)"/bin/sh", (char *)"-c", NULL, NULL};
+        argv[2] = th_fmt("'%s' -f '%s' begin lost > /dev/full", bin, logpath);
+        CU_ASSERT_FATAL(th_run(argv, NULL, NULL, 30, &r) == 0);
+        CU_ASSERT_EQUAL(r.status, 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "runlog: write the token to standard output (no "
+                                             "begin logged): No space left on device"));
+        th_result_free(&r);
+        free(argv[2]);
+        text = th_read_file(logpath, NULL);
+        CU_ASSERT_EQUAL(th_count_lines(text), 2);
+        free(text);
+    } else {
+        th_skip("no /dev/full");
+    }
     /* time: begin, then the phase with the same id */
     RUN(&r, NULL, "-f", logpath, "time", "t", "--", "true");
     th_result_free(&r);

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <json-c/json.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +169,263 @@ static void test_write(void)
     free(path);
     r = run((const char *[]){"--write", NULL});
     CU_ASSERT_EQUAL(r.status, 2);
+    th_result_free(&r);
+    th_rmtree(dir);
+    free(dir);
+}
+
+struct fifo_reader {
+    const char *path;
+    char *data;
+    size_t len;
+};
+
+static void *read_fifo(void *arg)
+{
+    struct fifo_reader *f = arg;
+    f->data = th_read_file(f->path, &f->len); /* open waits for the writer */
+    return NULL;
+}
+
+/* -o FILE and --html FILE write into what is not a regular file, as `tee` does, and never
+ * replace it: /dev/null stays a character device, a FIFO's reader gets the report, a link to
+ * /proc/self/fd/1 writes to standard output and stays a link; a link to a regular file replaces
+ * the file and keeps the link; a directory is refused with its reason. */
+static void test_output_targets(void)
+{
+    char *dir = make_dir(0);
+    char *root = th_tmpdir("outputs");
+    struct stat st;
+    for (int html = 0; html < 2; html++) {
+        const char *opt = html ? "--html" : "-o";
+        struct th_result r = run((const char *[]){"-q", opt, "/dev/null", dir, NULL});
+        CU_ASSERT_EQUAL(r.status, 0);
+        th_result_free(&r);
+        CU_ASSERT(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
+
+        char *fifo = th_fmt("%s/fifo%d", root, html);
+        CU_ASSERT_FATAL(mkfifo(fifo, 0600) == 0);
+        struct fifo_reader fr = {.path = fifo};
+        pthread_t t;
+        CU_ASSERT_FATAL(pthread_create(&t, NULL, read_fifo, &fr) == 0);
+        r = run((const char *[]){"-q", "-f", "json", opt, fifo, dir, NULL});
+        CU_ASSERT_EQUAL(r.status, 0);
+        th_result_free(&r);
+        pthread_join(t, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(fr.data);
+        CU_ASSERT_PTR_NOT_NULL(strstr(fr.data, html ? "<!DOCTYPE html>" : "\"phases\""));
+        free(fr.data);
+        CU_ASSERT(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode));
+        free(fifo);
+
+        char *link = th_fmt("%s/stdout%d", root, html);
+        CU_ASSERT_FATAL(symlink("/proc/self/fd/1", link) == 0);
+        r = run((const char *[]){"-q", "-f", "json", opt, link, dir, NULL});
+        CU_ASSERT_EQUAL(r.status, 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.out, html ? "<!DOCTYPE html>" : "\"phases\""));
+        th_result_free(&r);
+        CU_ASSERT(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+        free(link);
+
+        char *file = th_fmt("%s/file%d", root, html), *flink = th_fmt("%s/flink%d", root, html);
+        put_file(root, html ? "file1" : "file0", "old\n");
+        CU_ASSERT_FATAL(symlink(file, flink) == 0);
+        r = run((const char *[]){"-q", "-f", "json", opt, flink, dir, NULL});
+        CU_ASSERT_EQUAL(r.status, 0);
+        th_result_free(&r);
+        CU_ASSERT(lstat(flink, &st) == 0 && S_ISLNK(st.st_mode));
+        size_t n;
+        char *got = th_read_file(file, &n);
+        CU_ASSERT(got && strstr(got, html ? "<!DOCTYPE html>" : "\"phases\""));
+        free(got);
+        free(file);
+        free(flink);
+
+        r = run((const char *[]){"-q", opt, root, dir, NULL});
+        CU_ASSERT_EQUAL(r.status, 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "Is a directory"));
+        th_result_free(&r);
+        CU_ASSERT(lstat(root, &st) == 0 && S_ISDIR(st.st_mode));
+    }
+    th_rmtree(root);
+    free(root);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A link another user owns (in a shared /tmp, theirs to point anywhere) is never followed. */
+static void test_output_foreign_link(void)
+{
+    if (geteuid() != 0) {
+        th_skip("needs root, to make a link that another user owns (lchown)");
+        return;
+    }
+    char *dir = make_dir(0);
+    char *root = th_tmpdir("outputs");
+    char *victim = th_fmt("%s/victim", root), *link = th_fmt("%s/theirs", root);
+    put_file(root, "victim", "keep\n");
+    CU_ASSERT_FATAL(symlink(victim, link) == 0);
+    CU_ASSERT_FATAL(lchown(link, 65534, 65534) == 0);
+    for (int html = 0; html < 2; html++) {
+        struct th_result r = run((const char *[]){"-q", html ? "--html" : "-o", link, dir, NULL});
+        CU_ASSERT_EQUAL(r.status, 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "owned by another user (uid 65534)"));
+        th_result_free(&r);
+    }
+    size_t n;
+    char *got = th_read_file(victim, &n);
+    CU_ASSERT(got && strcmp(got, "keep\n") == 0);
+    free(got);
+    struct stat st;
+    CU_ASSERT(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+    free(victim);
+    free(link);
+    th_rmtree(root);
+    free(root);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A sweep table any CSV reader takes whole: header cells quoted like any cell (a key with a
+ * comma, a quote, a newline), bytes that are not UTF-8 as U+FFFD (a run dir), checked with
+ * Python's csv module reading strict UTF-8 (and pandas, where it is installed). */
+static void test_csv_hostile_keys(void)
+{
+    const char *py = th_python3();
+    if (!py) {
+        th_skip("no python3 >= 3.11 to read the CSV with");
+        return;
+    }
+    char *root = th_tmpdir("csvkeys");
+    char *a = th_fmt("%s/run\xff" "a", root), *b = th_fmt("%s/run,b", root);
+    static const char lines[] =
+        "{\"ts\": \"2026-11-21T15:27:50.000+00:00\", \"type\": \"event\", \"event\": \"config\", "
+        "\"data\": {\"a,b\\\"c\\nd\": 1, \"lr\": 0.5}}\n"
+        "{\"ts\": \"2026-11-21T15:27:51.000+00:00\", \"type\": \"event\", \"event\": \"metric\", "
+        "\"data\": {\"m,\\\"x\": 2}}\n"
+        "{\"ts\": \"2026-11-21T15:27:52.000+00:00\", \"type\": \"phase\", \"name\": "
+        "\"p,\\\"q\\nr\", \"seconds\": 2.5}\n";
+    for (int i = 0; i < 2; i++) {
+        const char *d = i ? b : a;
+        CU_ASSERT_FATAL(mkdir(d, 0755) == 0);
+        put_file(d, "hw_metrics.csv", gpu_rows);
+        put_file(d, "run.jsonl", lines);
+    }
+    char *out = th_fmt("%s/sweep.csv", root);
+    struct th_result r = run((const char *[]){"-q", "-f", "csv", "-o", out, a, b, NULL});
+    CU_ASSERT_EQUAL(r.status, 0);
+    th_result_free(&r);
+    char *code = th_fmt(
+        "import csv, sys\n"
+        "with open(sys.argv[1], newline='', encoding='utf-8') as f:\n"
+        "    rows = list(csv.reader(f))\n"
+        "h = rows[0]\n"
+        "assert len(rows) == 3, rows\n"
+        "assert all(len(x) == len(h) for x in rows), [len(x) for x in rows]\n"
+        "for k in ('param.a,b\"c\\nd', 'param.lr', 'metric.m,\"x'):\n"
+        "    assert h.count(k) == 1, (k, h)\n"
+        "assert any(c.startswith('phase.p,\"q\\nr.') for c in h), h\n"
+        "d = h.index('dir')\n"
+        "assert rows[1][d].endswith('run\\ufffda') and rows[2][d].endswith('run,b'), rows\n"
+        "assert rows[1][h.index('param.a,b\"c\\nd')] == '1'\n"
+        "assert rows[2][h.index('metric.m,\"x')] == '2'\n"
+        "try:\n"
+        "    import pandas\n"
+        "except ImportError:\n"
+        "    pandas = None\n"
+        "if pandas is not None:\n"
+        "    t = pandas.read_csv(sys.argv[1])\n"
+        "    assert t.shape == (2, len(h)) and list(t.columns) == h\n"
+        "print('ok')\n");
+    char *argv[] = {(char *)py, "-c", code, out, NULL};
+    CU_ASSERT_FATAL(th_run(argv, NULL, NULL, 60, &r) == 0);
+    if (r.status != 0)
+        fprintf(stderr, "%s", r.err);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_STRING_EQUAL(r.out, "ok\n");
+    th_result_free(&r);
+    free(code);
+    free(out);
+    th_rmtree(root);
+    free(root);
+    free(a);
+    free(b);
+}
+
+/* A config of 130 keys (a Hugging Face TrainingArguments dump) keeps every key and the metrics
+ * after it (a table of 128 lost them all, silently); two keys of one event that flatten to one
+ * ({"a.b": 5, "a": {"b": 6}}) are counted and named, in the JSON and the text. */
+static void test_many_params_and_collisions(void)
+{
+    char *dir = th_tmpdir("params");
+    put_file(dir, "hw_metrics.csv", gpu_rows);
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    hw_buf_puts(&b, "{\"ts\": \"2026-11-21T15:27:50.000+00:00\", \"type\": \"event\", \"event\": "
+                    "\"config\", \"data\": {");
+    for (int i = 0; i < 130; i++)
+        hw_buf_printf(&b, "%s\"k%03d\": %d", i ? ", " : "", i, i);
+    hw_buf_puts(&b, ", \"a.b\": 5, \"a\": {\"b\": 6}}}\n"
+                    "{\"ts\": \"2026-11-21T15:27:51.000+00:00\", \"type\": \"event\", \"event\": "
+                    "\"metric\", \"data\": {\"acc\": 0.5}}\n"
+                    "{\"ts\": \"2026-11-21T15:27:52.000+00:00\", \"type\": \"event\", \"event\": "
+                    "\"config\", \"data\": {\"k000\": 7}}\n");
+    hw_buf_putc(&b, '\0');
+    put_file(dir, "run.jsonl", b.p);
+    hw_buf_free(&b);
+    struct th_result r = run((const char *[]){"-q", "-f", "json", dir, NULL});
+    CU_ASSERT_EQUAL(r.status, 0);
+    struct json_object *o = json_tokener_parse(r.out), *params, *metrics, *q, *v;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    CU_ASSERT_FATAL(json_object_object_get_ex(o, "params", &params));
+    CU_ASSERT_EQUAL(json_object_object_length(params), 131); /* k000..k129 and a.b */
+    CU_ASSERT(json_object_object_get_ex(params, "k129", &v) && json_object_get_int(v) == 129);
+    /* a later event setting a key again is no collision: the last value */
+    CU_ASSERT(json_object_object_get_ex(params, "k000", &v) && json_object_get_int(v) == 7);
+    CU_ASSERT(json_object_object_get_ex(params, "a.b", &v) && json_object_get_int(v) == 6);
+    CU_ASSERT_FATAL(json_object_object_get_ex(o, "metrics", &metrics));
+    CU_ASSERT(json_object_object_get_ex(metrics, "acc", &v) &&
+              json_object_get_double(v) == 0.5);
+    CU_ASSERT_FATAL(json_object_object_get_ex(o, "quality", &q));
+    CU_ASSERT(json_object_object_get_ex(q, "param_collisions", &v) && json_object_get_int(v) == 1);
+    CU_ASSERT(json_object_object_get_ex(q, "param_collision_first", &v) &&
+              !strcmp(json_object_get_string(v), "param.a.b"));
+    CU_ASSERT(json_object_object_get_ex(q, "params_dropped", &v) && json_object_get_int(v) == 0);
+    json_object_put(o);
+    th_result_free(&r);
+    r = run((const char *[]){"-q", "-f", "text", dir, NULL});
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "1 param or metric key given twice in one event once "
+                                         "nested objects are flattened with dots (first: "
+                                         "`param.a.b`)"));
+    th_result_free(&r);
+    r = run((const char *[]){"-q", "-f", "csv", dir, NULL});
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",param.k129,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",metric.acc"));
+    th_result_free(&r);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* hwmon stopped for 20 s (SIGSTOP, a frozen container): the text report names the gap, as the
+ * JSON's quality.files[].gaps counts it. */
+static void test_text_names_gaps(void)
+{
+    char *dir = th_tmpdir("gaps");
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    hw_buf_puts(&b, "timestamp,usr_pct,idle_pct\n");
+    for (int i = 0; i < 30; i++) {
+        int t = i < 10 ? i : i + 20; /* 10 samples, 20 s of none, 20 more */
+        hw_buf_printf(&b, "2026-11-21T15:%02d:%02d.000+00:00,10.5,80.0\n", 27 + t / 60, t % 60);
+    }
+    hw_buf_putc(&b, '\0');
+    put_file(dir, "cpu_metrics.csv", b.p);
+    hw_buf_free(&b);
+    struct th_result r = run((const char *[]){"-q", "-f", "text", dir, NULL});
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(unwrap_text(r.out), "warning: cpu_metrics.csv: 1 gap in "
+                                                      "sampling (longest 21 s, the median step "
+                                                      "1 s)"));
     th_result_free(&r);
     th_rmtree(dir);
     free(dir);
@@ -762,9 +1020,14 @@ void add_cli_suite(void)
     CU_add_test(s, "exit_codes", test_exit_codes);
     CU_add_test(s, "json_and_messages", test_json_and_messages);
     CU_add_test(s, "write", test_write);
+    CU_add_test(s, "output_targets", test_output_targets);
+    CU_add_test(s, "output_foreign_link", test_output_foreign_link);
     CU_add_test(s, "streamed", test_streamed);
     CU_add_test(s, "job_rows", test_job_rows);
     CU_add_test(s, "sweep_rows", test_sweep_rows);
+    CU_add_test(s, "csv_hostile_keys", test_csv_hostile_keys);
+    CU_add_test(s, "many_params_and_collisions", test_many_params_and_collisions);
+    CU_add_test(s, "text_names_gaps", test_text_names_gaps);
     CU_add_test(s, "two_runs_in_one_log", test_two_runs_in_one_log);
     CU_add_test(s, "file_options_and_tz", test_file_options_and_tz);
     CU_add_test(s, "every_file_option", test_every_file_option);

@@ -417,6 +417,19 @@ static void test_cli(void)
     CU_ASSERT_EQUAL(th_count_lines(r.out), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, " status=ok elapsed_s=1 phases=0 gpu_util_pct=1,11 "));
     th_result_free(&r);
+    /* lines that cannot be written (a full disk): exit 1 and why, not a silent success */
+    if (access("/dev/full", W_OK) == 0) {
+        char *cmd = th_fmt("exec '%s' --live --plain '%s' > /dev/full",
+                           th_env("HWRUN_SUMMARIZE_BIN"), dir);
+        char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+        CU_ASSERT_FATAL(th_run(argv, NULL, NULL, 30, &r) == 0);
+        CU_ASSERT_EQUAL(r.status, 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "summarize: write standard output: No space left"));
+        th_result_free(&r);
+        free(cmd);
+    } else {
+        th_skip("no /dev/full");
+    }
     free(file);
     th_rmtree(dir);
     free(dir);

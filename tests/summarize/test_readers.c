@@ -156,6 +156,25 @@ static void test_gpu_bad_lines(void)
     CU_ASSERT_TRUE(q.partial_last);
     CU_ASSERT_EQUAL(q.partial_bytes, 48);
     CU_ASSERT_EQUAL(q.lines, 5);
+
+    /* a partial line beyond the reader's limit (1 MiB) is said at its real size, fed whole or
+     * in pieces; after an over-long line that ended, the next partial line's own size */
+    size_t big = 3u << 20;
+    char *data = malloc(big + 16);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(data);
+    memset(data, 'x', big);
+    for (size_t step = 0; step <= 65536; step += 65536) {
+        feed_all(HW_FILE_GPU, data, big, step, NULL, &r, &q);
+        CU_ASSERT_TRUE(q.partial_last);
+        CU_ASSERT_EQUAL(q.partial_bytes, big);
+        CU_ASSERT_EQUAL(q.lines, 0);
+    }
+    data[big - 4] = '\n';
+    feed_all(HW_FILE_GPU, data, big, 4096, NULL, &r, &q);
+    CU_ASSERT_EQUAL(q.skipped[RD_SKIP_TOO_LONG], 1);
+    CU_ASSERT_TRUE(q.partial_last);
+    CU_ASSERT_EQUAL(q.partial_bytes, 3);
+    free(data);
 }
 
 /* A driver's sentinels (0xFFFFFFFF, -1) and readings no GPU can give are bad cells, named by
