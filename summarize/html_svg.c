@@ -480,9 +480,9 @@ void ht_draw_strip(FILE *f, const struct ht_page *P, int lanes)
             "class=\"ct\">Phases and events</span><span class=\"note\">%zu phases, <span "
             "id=\"n-events\" data-n=\"%zu\">%zu</span> events",
             nbox, P->nph, nev, nev);
-    if (P->run->nbrief || P->run->phases_dropped || ev_dropped)
+    if (P->run->phases_beyond || P->run->phases_dropped || ev_dropped)
         fprintf(f, " (%llu phases and %llu events beyond the first %d not drawn)",
-                (unsigned long long)(P->run->nbrief + P->run->phases_dropped),
+                (unsigned long long)(P->run->phases_total - P->run->nphase),
                 (unsigned long long)ev_dropped, SUM_MAX_PHASES);
     if (merged)
         fputs("; adjacent phases of one name narrower than a pixel column are drawn as one "

@@ -71,6 +71,9 @@ static void usage(FILE *f)
           "      --phase-detail    a run of more than 512 phases (a phase per step): the\n"
           "                        JSON gives the first 512 in full (default: every phase\n"
           "                        in brief; the phase names' figures cover them all)\n"
+          "      --phases all|N    the JSON's phases[] lists every phase, or the first N\n"
+          "                        (default: every one up to 1000 phases, past that each\n"
+          "                        name's first, slowest, fastest, failed and open ones)\n"
           "      --compare A B     compare two runs per metric and per phase name: A, B,\n"
           "                        change and change in % (--format text or json)\n"
           "      --job             the DIRs are the nodes of one job (as a JOBDIR's are);\n"
@@ -179,7 +182,7 @@ int main(int argc, char **argv)
     hw_set_progname("summarize");
     enum {
         OPT_SMI_TZ = 256, OPT_HTML, OPT_PARAMS, OPT_UNITS, OPT_CORES, OPT_COMPARE, OPT_JOB,
-        OPT_COLUMNS, OPT_TRACKED_GPUS, OPT_PHASE_DETAIL, OPT_LIVE, OPT_PLAIN, OPT_REFRESH,
+        OPT_COLUMNS, OPT_TRACKED_GPUS, OPT_PHASE_DETAIL, OPT_PHASES, OPT_LIVE, OPT_PLAIN, OPT_REFRESH,
         OPT_FILE = 512, /* + enum hw_file: a run file's option (HW_RUN_FILES) */
     };
     static const struct option longopts[] = {
@@ -199,6 +202,7 @@ int main(int argc, char **argv)
         {"cores", required_argument, NULL, OPT_CORES},
         {"tracked-gpus", required_argument, NULL, OPT_TRACKED_GPUS},
         {"phase-detail", no_argument, NULL, OPT_PHASE_DETAIL},
+        {"phases", required_argument, NULL, OPT_PHASES},
         {"compare", no_argument, NULL, OPT_COMPARE},
         {"job", no_argument, NULL, OPT_JOB},
         {"columns", no_argument, NULL, OPT_COLUMNS},
@@ -273,6 +277,15 @@ int main(int argc, char **argv)
         }
         case OPT_PHASE_DETAIL:
             c.cfg.phase_detail = true;
+            break;
+        case OPT_PHASES:
+            if (!strcmp(optarg, "all"))
+                c.cfg.phases_list = SUM_PHASES_ALL;
+            else if (hw_parse_u64(optarg, 0, SUM_MAX_PHASE_BRIEFS, &c.cfg.phases_first) == 0)
+                c.cfg.phases_list = SUM_PHASES_FIRST;
+            else
+                hw_usage_error("invalid --phases '%s' (all, or a number of phases up to %u)",
+                               optarg, SUM_MAX_PHASE_BRIEFS);
             break;
         case OPT_TRACKED_GPUS: {
             /* indexes or UUIDs, comma-separated, none empty */

@@ -103,7 +103,9 @@ struct sum_name_acc *sum_names_add(struct sum_names *s, const char *name, double
      * window ends is merged into it now, as sum_names_index would, so memory grows with the
      * name's separate stretches, not with its entries (1 million steps: one window). */
     struct sum_win *last = a->last_win ? &s->win[a->last_win - 1] : NULL;
-    if (last && t0 >= last->t0 && t0 <= last->t1) {
+    /* back to back within the log's rounding: a start of ts less seconds, each rounded to the
+     * ms (and 1.8e9 s carries 2e-7 s of noise), lands up to a ms past the end before it */
+    if (last && t0 >= last->t0 && t0 <= last->t1 + SUM_PHASE_TS_RES) {
         if (t0 < last->t1 - SUM_PHASE_TS_RES) /* not ts's ms rounding */
             a->overlapping++;
         if (t1 > last->t1)
@@ -140,7 +142,7 @@ void sum_names_index(struct sum_names *s)
     size_t m = 0;
     for (size_t i = 0; i < s->nwin; i++) {
         struct sum_win w = s->win[i];
-        if (m && s->win[m - 1].name == w.name && w.t0 <= s->win[m - 1].t1) {
+        if (m && s->win[m - 1].name == w.name && w.t0 <= s->win[m - 1].t1 + SUM_PHASE_TS_RES) {
             if (w.t0 < s->win[m - 1].t1 - SUM_PHASE_TS_RES) /* not ts's ms rounding */
                 s->v[w.name].overlapping++;
             if (w.t1 > s->win[m - 1].t1)
