@@ -969,6 +969,90 @@ static void test_steps_size(void)
     free(dir);
 }
 
+/* Sanitizers keep freed memory aside and shadow what is used: peak RSS is theirs, not ours. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define UNDER_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define UNDER_SANITIZER 1
+#endif
+#endif
+#ifndef UNDER_SANITIZER
+#define UNDER_SANITIZER 0
+#endif
+
+/* summarize(1)'s bound for a million back-to-back steps, MiB of peak RSS (its OPERANDS). */
+#define STEPS_RSS_BOUND_MIB 16
+
+/* Issue 54: a phase per step, back to back. summarize's peak RSS does not grow with the steps
+ * (200 000 against 2 000: each summarize child's own, wait4), the default summary.json stays
+ * under 1 MB with the counts, and the page under 5 MB. Under a sanitizer, whose allocator keeps
+ * freed blocks in quarantine (turned off for the child) and adds shadow memory, only the
+ * growth is checked, not summarize(1)'s bound. */
+static void test_back_to_back_bound(void)
+{
+    enum { N = 200000 };
+    char *base = th_tmpdir("html-b2b");
+    const char *bin = th_env("HWRUN_SUMMARIZE_BIN");
+    const char *asan = getenv("ASAN_OPTIONS");
+    char *asan_opts = th_fmt("%s%squarantine_size_mb=0", asan ? asan : "", asan ? ":" : "");
+    setenv("ASAN_OPTIONS", asan_opts, 1);
+    long n[2] = {N / 100, N}, rss[2][2] = {{0}};
+    _Static_assert(N / 100 > SUM_PHASES_LISTED, "both past the listing's limit");
+    for (int k = 0; k < 2; k++) {
+        char *dir = th_fmt("%s/r%d", base, k), *json = th_fmt("%s/summary%d.json", base, k);
+        char *html = th_fmt("%s/report%d.html", base, k);
+        CU_ASSERT_FATAL(mkdir(dir, 0755) == 0);
+        CU_ASSERT_FATAL(gen_back_to_back(dir, "step", T0, n[k], 0.001, NULL) == 0);
+        struct gen_usage u;
+        CU_ASSERT_FATAL(gen_measure((char *[]){(char *)bin, "-q", dir, NULL}, json, &u) == 0);
+        CU_ASSERT_EQUAL(u.status, 0);
+        rss[0][k] = u.maxrss_kib;
+        fprintf(stderr, "\n    %ld steps: summary.json %lld bytes, %.3f s, peak RSS %.1f MiB", n[k],
+                u.out_bytes, u.wall_s, (double)u.maxrss_kib / 1024);
+        CU_ASSERT(u.out_bytes > 0 && u.out_bytes < 1000 * 1000);
+        struct json_object *doc = json_object_from_file(json), *v;
+        CU_ASSERT_FATAL(doc != NULL);
+        CU_ASSERT(json_object_object_get_ex(doc, "phases_total", &v) &&
+                  json_object_get_int64(v) == n[k]);
+        /* past SUM_PHASES_LISTED the kept ones: steps of equal seconds, so the first is the
+         * slowest and the fastest too (the earliest of equals), one entry */
+        CU_ASSERT(json_object_object_get_ex(doc, "phases_listed", &v) &&
+                  json_object_get_int64(v) == 1);
+        CU_ASSERT_FATAL(json_object_object_get_ex(doc, "phases", &v) &&
+                        json_object_array_length(v) == 1);
+        const char *one = json_object_to_json_string_ext(json_object_array_get_idx(v, 0),
+                                                         JSON_C_TO_STRING_PLAIN);
+        CU_ASSERT(strstr(one, "\"kept\":[\"first\",\"slowest\",\"fastest\"]") != NULL);
+        CU_ASSERT(strstr(one, "\"line\":2,") != NULL);
+        json_object_put(doc);
+        CU_ASSERT_FATAL(
+            gen_measure((char *[]){(char *)bin, "-q", "--html", html, dir, NULL}, NULL, &u) == 0);
+        CU_ASSERT_EQUAL(u.status, 0);
+        rss[1][k] = u.maxrss_kib;
+        struct stat sb;
+        CU_ASSERT(stat(html, &sb) == 0 && sb.st_size < 5 * 1000 * 1000);
+        fprintf(stderr, "; page %lld bytes, peak RSS %.1f MiB", (long long)sb.st_size,
+                (double)u.maxrss_kib / 1024);
+        free(dir);
+        free(json);
+        free(html);
+    }
+    fputc('\n', stderr);
+    for (int m = 0; m < 2; m++) {
+        CU_ASSERT(rss[m][1] > 0 && rss[m][1] - rss[m][0] < 4 * 1024); /* flat: a few MiB */
+        if (!UNDER_SANITIZER)
+            CU_ASSERT(rss[m][1] < STEPS_RSS_BOUND_MIB * 1024);
+    }
+    if (asan)
+        setenv("ASAN_OPTIONS", asan, 1);
+    else
+        unsetenv("ASAN_OPTIONS");
+    free(asan_opts);
+    th_rmtree(base);
+    free(base);
+}
+
 /* ---- suite: sweep ---------------------------------------------------------------------------- */
 
 static void test_sweep_page(void)
@@ -1892,6 +1976,7 @@ void cu_register_all(void)
     s = th_add_suite("longrun", NULL, NULL, 600);
     CU_add_test(s, "size", test_longrun_size);
     CU_add_test(s, "steps", test_steps_size);
+    CU_add_test(s, "back_to_back", test_back_to_back_bound);
     s = th_add_suite("sweep", NULL, NULL, 60);
     CU_add_test(s, "page", test_sweep_page);
     s = th_add_suite("errors", NULL, NULL, 60);
