@@ -8,11 +8,6 @@
 #include "hwrun/io.h"
 #include "hwrun/buf.h"
 
-struct sum_win {
-    double t0, t1;
-    uint32_t name;
-};
-
 static uint64_t hash_str(const char *s)
 {
     uint64_t h = 1469598103934665603ULL; /* FNV-1a */
@@ -110,6 +105,8 @@ struct sum_name_acc *sum_names_add(struct sum_names *s, const char *name, double
             a->overlapping++;
         if (t1 > last->t1)
             last->t1 = t1;
+        if (last->n < UINT32_MAX)
+            last->n++;
         return a;
     }
     if (s->nwin == SUM_MAX_PHASE_WINDOWS) {
@@ -120,7 +117,7 @@ struct sum_name_acc *sum_names_add(struct sum_names *s, const char *name, double
         s->windows_dropped++;
         return a;
     }
-    s->win[s->nwin++] = (struct sum_win){t0, t1, (uint32_t)i};
+    s->win[s->nwin++] = (struct sum_win){t0, t1, (uint32_t)i, 1};
     a->last_win = s->nwin;
     return a;
 }
@@ -147,6 +144,7 @@ void sum_names_index(struct sum_names *s)
                 s->v[w.name].overlapping++;
             if (w.t1 > s->win[m - 1].t1)
                 s->win[m - 1].t1 = w.t1;
+            s->win[m - 1].n = w.n > UINT32_MAX - s->win[m - 1].n ? UINT32_MAX : s->win[m - 1].n + w.n;
             continue;
         }
         s->win[m++] = w;

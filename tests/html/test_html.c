@@ -15,6 +15,7 @@
 
 #include "gen.h"
 #include "html.h"
+#include "html_int.h" /* HT_MAX_NAME_LANES */
 #include "summary.h"
 #include "timeline.h"
 #include "testutil.h"
@@ -572,9 +573,9 @@ static void test_structure_gpm(void)
     }
 }
 
-/* Thousands of short phases (one per training step): the strip keeps the first
- * SUM_MAX_PHASES and says how many more, its sub-pixel neighbours of one name are one box; in
- * the charts, touching bands of one name are one rect. */
+/* Thousands of short phases (one per training step), more than SUM_MAX_PHASES: the strip draws
+ * every one by name, sub-pixel neighbours one band that counts them; in the charts, touching
+ * bands of the first phases of one name are one rect. */
 static void test_structure_many_phases(void)
 {
     char *dir = th_tmpdir("html-steps");
@@ -594,19 +595,50 @@ static void test_structure_many_phases(void)
     struct page p = {0};
     render(&p, dir, 0);
     CU_ASSERT_EQUAL_FATAL(p.rc, 0);
-    /* SUM_MAX_PHASES steps of 0.02 s, narrower than a column (0.11 s): one box in the strip */
+    /* 5000 steps of 0.02 s back to back, narrower than a column (0.11 s): one band in the
+     * strip, from 0 to 100 s, that counts them all */
     CU_ASSERT_EQUAL(count(p.html, "<g class=\"ph "), 1);
-    char *title = th_fmt("<title>step \xC3\x97%d: ", SUM_MAX_PHASES);
-    char *beyond = th_fmt("%d phases and 0 events beyond the first", 5000 - SUM_MAX_PHASES);
-    CU_ASSERT(strstr(p.html, title) != NULL);
-    CU_ASSERT(strstr(p.html, "drawn as one") != NULL);
-    CU_ASSERT(strstr(p.html, beyond) != NULL);
-    free(title);
-    free(beyond);
+    CU_ASSERT(strstr(p.html, "<title>step \xC3\x97" "5000: 0 s to 100 s (") != NULL);
+    CU_ASSERT(strstr(p.html, "5000 phases of 1 name, drawn by name;") != NULL);
+    CU_ASSERT(strstr(p.html, "not drawn") == NULL);
+    CU_ASSERT(strstr(p.html, ">step</text>") != NULL); /* its lane's name */
     size_t charts = count(p.html, "<figure class=\"chart\"");
     CU_ASSERT_EQUAL(charts, 6);
     CU_ASSERT_EQUAL(count(p.html, "<rect class=\"band "), charts);
     CU_ASSERT(p.len < 2u * 1024 * 1024);
+    free(p.html);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* Past SUM_MAX_PHASES the strip has a lane per name (the first HT_MAX_NAME_LANES): entries
+ * denser than pixels one band counting them, sparser ones a band each, and the names beyond
+ * the lanes said, not drawn. */
+static void test_structure_name_lanes(void)
+{
+    char *dir = th_tmpdir("html-lanes");
+    struct gen_run g = {.t0 = T0, .seconds = 100, .interval = 1, .ngpus = 1, .cpu = true};
+    CU_ASSERT_FATAL(gen_write_run(dir, &g) == 0);
+    for (int i = 0; i < 1000; i++) /* 10 s of steps of 10 ms, back to back */
+        CU_ASSERT_FATAL(gen_phase(dir, T0 + 0.01 * (i + 1), 0.01, "step") == 0);
+    for (int k = 1; k <= 9; k++) /* an eval of 1 s every 10 s: 9 columns wide each */
+        CU_ASSERT_FATAL(gen_phase(dir, T0 + 10.0 * k + 1, 1, "eval") == 0);
+    for (int k = 2; k <= 9; k++) { /* 8 names more, once each */
+        char name[8];
+        snprintf(name, sizeof name, "x%d", k);
+        CU_ASSERT_FATAL(gen_phase(dir, T0 + 95, 2, name) == 0);
+    }
+    struct page p = {0};
+    render(&p, dir, 0);
+    CU_ASSERT_EQUAL_FATAL(p.rc, 0);
+    CU_ASSERT(strstr(p.html, "1017 phases of 10 names, drawn by name (the first 8);") != NULL);
+    CU_ASSERT_EQUAL(count(p.html, "<g class=\"ph "), 1 + 9 + (HT_MAX_NAME_LANES - 2));
+    CU_ASSERT(strstr(p.html, "<title>step \xC3\x97" "1000: 0 s to 10 s (") != NULL);
+    CU_ASSERT_EQUAL(count(p.html, "<title>eval: "), 9);
+    CU_ASSERT(strstr(p.html, "<title>eval: 30 s to 31 s (") != NULL);
+    CU_ASSERT(strstr(p.html, "<title>x7: ") != NULL);
+    CU_ASSERT(strstr(p.html, "<title>x8") == NULL); /* beyond the lanes */
+    CU_ASSERT(strstr(p.html, ">x7</text>") != NULL);
     free(p.html);
     th_rmtree(dir);
     free(dir);
@@ -1965,6 +1997,7 @@ void cu_register_all(void)
     CU_add_test(s, "dmon", test_structure_dmon);
     CU_add_test(s, "gpm", test_structure_gpm);
     CU_add_test(s, "many_phases", test_structure_many_phases);
+    CU_add_test(s, "name_lanes", test_structure_name_lanes);
     s = th_add_suite("escape", NULL, NULL, 60);
     CU_add_test(s, "names", test_escape_names);
     CU_add_test(s, "params_at_top", test_params_at_top);
