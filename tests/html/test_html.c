@@ -1017,8 +1017,8 @@ static void test_steps_size(void)
 #define STEPS_RSS_BOUND_MIB 16
 
 /* Issue 54: a phase per step, back to back. summarize's peak RSS does not grow with the steps
- * (200 000 against 2 000: each summarize child's own, wait4), the default summary.json stays
- * under 1 MB with the counts, and the page under 5 MB. Under a sanitizer, whose allocator keeps
+ * (200 000 against 2 000: each summarize child's own, wait4), for the JSON, the page and --live,
+ * the default summary.json stays under 1 MB with the counts, and the page under 5 MB. Under a sanitizer, whose allocator keeps
  * freed blocks in quarantine (turned off for the child) and adds shadow memory, only the
  * growth is checked, not summarize(1)'s bound. */
 static void test_back_to_back_bound(void)
@@ -1029,7 +1029,7 @@ static void test_back_to_back_bound(void)
     const char *asan = getenv("ASAN_OPTIONS");
     char *asan_opts = th_fmt("%s%squarantine_size_mb=0", asan ? asan : "", asan ? ":" : "");
     setenv("ASAN_OPTIONS", asan_opts, 1);
-    long n[2] = {N / 100, N}, rss[2][2] = {{0}};
+    long n[2] = {N / 100, N}, rss[3][2] = {{0}};
     _Static_assert(N / 100 > SUM_PHASES_LISTED, "both past the listing's limit");
     for (int k = 0; k < 2; k++) {
         char *dir = th_fmt("%s/r%d", base, k), *json = th_fmt("%s/summary%d.json", base, k);
@@ -1066,12 +1066,25 @@ static void test_back_to_back_bound(void)
         CU_ASSERT(stat(html, &sb) == 0 && sb.st_size < 5 * 1000 * 1000);
         fprintf(stderr, "; page %lld bytes, peak RSS %.1f MiB", (long long)sb.st_size,
                 (double)u.maxrss_kib / 1024);
+        /* --live over the same day of steps: the view keeps the latest few, whatever the log */
+        char *lines = th_fmt("%s/live%d.txt", base, k);
+        CU_ASSERT_FATAL(gen_measure((char *[]){(char *)bin, "--live", "--plain", "--refresh",
+                                               "0.1", dir, NULL},
+                                    lines, &u) == 0);
+        CU_ASSERT_EQUAL(u.status, 0);
+        rss[2][k] = u.maxrss_kib;
+        char *text = th_read_file(lines, NULL), *want = th_fmt(" phases=%ld\n", n[k]);
+        CU_ASSERT(text && strstr(text, want) != NULL); /* it read them all, and ended */
+        fprintf(stderr, "; --live peak RSS %.1f MiB", (double)u.maxrss_kib / 1024);
+        free(text);
+        free(want);
+        free(lines);
         free(dir);
         free(json);
         free(html);
     }
     fputc('\n', stderr);
-    for (int m = 0; m < 2; m++) {
+    for (int m = 0; m < 3; m++) {
         CU_ASSERT(rss[m][1] > 0 && rss[m][1] - rss[m][0] < 4 * 1024); /* flat: a few MiB */
         if (!UNDER_SANITIZER)
             CU_ASSERT(rss[m][1] < STEPS_RSS_BOUND_MIB * 1024);
