@@ -8,6 +8,8 @@
  * CMD's standard output goes to OUT (created; "-" for /dev/null), its standard error to
  * /dev/null; RESULT gets "MAXRSS_KIB WALL_S STATUS\n" (STATUS -1: it did not exit). Exit status
  * 0, or 1 when CMD could not be run or RESULT not written. */
+#define _GNU_SOURCE /* built without hwrun_flags: wait4, O_CLOEXEC */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -46,8 +48,12 @@ int main(int argc, char **argv)
     int st;
     struct rusage ru;
     pid_t w;
-    while ((w = wait4(pid, &st, 0, &ru)) < 0)
+    while ((w = wait4(pid, &st, 0, &ru)) < 0 && errno == EINTR)
         ;
+    if (w < 0) {
+        perror("wait4");
+        return 1;
+    }
     clock_gettime(CLOCK_MONOTONIC, &b);
     FILE *r = fopen(argv[1], "w");
     if (!r)

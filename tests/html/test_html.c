@@ -1066,6 +1066,12 @@ static void test_back_to_back_bound(void)
         CU_ASSERT(stat(html, &sb) == 0 && sb.st_size < 5 * 1000 * 1000);
         fprintf(stderr, "; page %lld bytes, peak RSS %.1f MiB", (long long)sb.st_size,
                 (double)u.maxrss_kib / 1024);
+        /* the sweep row: a column per name's figure, not per entry */
+        char *row = th_fmt("%s/row%d.jsonl", base, k);
+        CU_ASSERT_FATAL(
+            gen_measure((char *[]){(char *)bin, "-f", "jsonl", dir, NULL}, row, &u) == 0);
+        CU_ASSERT(u.status == 0 && u.out_bytes > 0 && u.out_bytes < 16 * 1024);
+        free(row);
         /* --live over the same day of steps: the view keeps the latest few, whatever the log */
         char *lines = th_fmt("%s/live%d.txt", base, k);
         CU_ASSERT_FATAL(gen_measure((char *[]){(char *)bin, "--live", "--plain", "--refresh",
