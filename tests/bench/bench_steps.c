@@ -8,7 +8,7 @@
  *
  * The run: hwmon's start and stop events around N `step` phases of dt seconds each (1 ms by
  * default, as the issue measured), run.jsonl alone. Each case runs 3 times; the best wall time
- * is printed with that run's peak RSS. The temporary directories are removed at the end
+ * is printed with that run's CPU time (steadier on a shared machine) and peak RSS. The temporary directories are removed at the end
  * (BENCH_KEEP=1 keeps them). */
 #include <getopt.h>
 #include <math.h>
@@ -40,8 +40,8 @@ static struct gen_usage best_of(char *const argv[], const char *out)
 
 static void report(const char *what, long n, const struct gen_usage *u)
 {
-    printf("%-22s %9ld phases  %7.3f s  peak RSS %7.1f MiB  output %10lld bytes\n", what, n,
-           u->wall_s, (double)u->maxrss_kib / 1024.0, u->out_bytes);
+    printf("%-18s %8ld phases %7.3f s wall %7.3f s CPU  peak RSS %6.1f MiB  output %10lld bytes\n",
+           what, n, u->wall_s, u->cpu_s, (double)u->maxrss_kib / 1024.0, u->out_bytes);
 }
 
 int main(int argc, char **argv)

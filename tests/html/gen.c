@@ -487,7 +487,8 @@ int gen_measure(char *const argv[], const char *out_path, struct gen_usage *u)
     free(v);
     FILE *r = err ? NULL : fopen(res, "r");
     if (!err && !(r && WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
-                  fscanf(r, "%ld %lf %d", &u->maxrss_kib, &u->wall_s, &u->status) == 3))
+                  fscanf(r, "%ld %lf %d %lf", &u->maxrss_kib, &u->wall_s, &u->status,
+                         &u->cpu_s) == 4))
         err = EIO;
     if (r)
         fclose(r);

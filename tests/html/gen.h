@@ -62,11 +62,11 @@ int gen_steps(const char *dir, double t0, long steps, double dt, double *t_end);
 int gen_back_to_back(const char *dir, const char *name, double t0, long n, double dt,
                      double *t_end);
 
-/* What a program took (gen_measure): wall seconds, peak RSS (getrusage's ru_maxrss of it alone,
+/* What a program took (gen_measure): wall and CPU (user + system) seconds, peak RSS (getrusage's ru_maxrss of it alone,
  * forked by the small rss_run so that the test's own RSS does not count), the bytes of its
  * standard output (-1: none kept), its exit status (-1: it did not exit). */
 struct gen_usage {
-    double wall_s;
+    double wall_s, cpu_s;
     long maxrss_kib;
     long long out_bytes;
     int status;

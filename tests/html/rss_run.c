@@ -6,7 +6,8 @@
  *   rss_run RESULT OUT CMD [ARG]...
  *
  * CMD's standard output goes to OUT (created; "-" for /dev/null), its standard error to
- * /dev/null; RESULT gets "MAXRSS_KIB WALL_S STATUS\n" (STATUS -1: it did not exit). Exit status
+ * /dev/null; RESULT gets "MAXRSS_KIB WALL_S STATUS CPU_S\n" (STATUS -1: it did not exit;
+ * CPU_S: user + system). Exit status
  * 0, or 1 when CMD could not be run or RESULT not written. */
 #define _GNU_SOURCE /* built without hwrun_flags: wait4, O_CLOEXEC */
 #include <errno.h>
@@ -58,8 +59,10 @@ int main(int argc, char **argv)
     FILE *r = fopen(argv[1], "w");
     if (!r)
         return 1;
-    fprintf(r, "%ld %.6f %d\n", ru.ru_maxrss,
+    fprintf(r, "%ld %.6f %d %.6f\n", ru.ru_maxrss,
             (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9,
-            WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+            WIFEXITED(st) ? WEXITSTATUS(st) : -1,
+            (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6);
     return fclose(r) == 0 ? 0 : 1;
 }
