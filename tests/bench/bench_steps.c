@@ -4,10 +4,13 @@
  * not grow with the steps: the two peaks side by side). A program, not a test:
  *
  *   cmake --build build --target bench_steps summarize
- *   build/tests/bench/bench_steps [--steps 1000000] [--dt 0.001] [--summarize PATH] [--tmp DIR]
+ *   build/tests/bench/bench_steps [--steps 1000000] [--dt 0.001] [--gpus G] [--summarize PATH]
+ *       [--tmp DIR]
  *
  * The run: hwmon's start and stop events around N `step` phases of dt seconds each (1 ms by
- * default, as the issue measured), run.jsonl alone. Each case runs 3 times; the best wall time
+ * default, as the issue measured), run.jsonl alone; with --gpus, G GPUs sampled every second
+ * over them with cpu_metrics.csv and proc_metrics.csv (the issue's day of 864 000 steps on 8
+ * GPUs: --steps 864000 --dt 0.1 --gpus 8). Each case runs 3 times; the best wall time
  * is printed with that run's CPU time (steadier on a shared machine) and peak RSS. The temporary directories are removed at the end
  * (BENCH_KEEP=1 keeps them). */
 #include <getopt.h>
@@ -47,13 +50,15 @@ static void report(const char *what, long n, const struct gen_usage *u)
 int main(int argc, char **argv)
 {
     long steps = 1000000;
+    int gpus = 0;
     double dt = 0.001;
     const char *bin = SUMMARIZE_BIN;
     const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     static const struct option opts[] = {
         {"steps", required_argument, NULL, 's'},     {"dt", required_argument, NULL, 'd'},
         {"summarize", required_argument, NULL, 'b'}, {"tmp", required_argument, NULL, 't'},
-        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
+        {"gpus", required_argument, NULL, 'g'},      {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
     int o;
     while ((o = getopt_long(argc, argv, "s:h", opts, NULL)) != -1) {
         switch (o) {
@@ -63,6 +68,9 @@ int main(int argc, char **argv)
         case 'd':
             dt = atof(optarg) > 0 ? atof(optarg) : dt;
             break;
+        case 'g':
+            gpus = atoi(optarg) >= 0 && atoi(optarg) <= 64 ? atoi(optarg) : gpus;
+            break;
         case 'b':
             bin = optarg;
             break;
@@ -70,7 +78,7 @@ int main(int argc, char **argv)
             tmp = optarg;
             break;
         default:
-            fputs("usage: bench_steps [--steps N (>= 1000)] [--dt S] [--summarize PATH] "
+            fputs("usage: bench_steps [--steps N (>= 1000)] [--dt S] [--gpus G] [--summarize PATH] "
                   "[--tmp DIR]\n",
                   o == 'h' ? stdout : stderr);
             return o == 'h' ? 0 : 2;
@@ -83,14 +91,17 @@ int main(int argc, char **argv)
         return 1;
     }
     long ns[2] = {steps / 1000, steps};
-    printf("summarize %s; back-to-back `step` phases of %g s\n", bin, dt);
+    printf("summarize %s; back-to-back `step` phases of %g s; %d GPUs\n", bin, dt, gpus);
     for (int k = 0; k < 2; k++) {
         char dir[4200], json[4300], all[4300], html[4300];
         snprintf(dir, sizeof dir, "%s/run%d", base, k);
         snprintf(json, sizeof json, "%s/summary.json", base);
         snprintf(all, sizeof all, "%s/all.json", base);
         snprintf(html, sizeof html, "%s/report.html", base);
-        if (mkdir(dir, 0755) < 0 || gen_back_to_back(dir, "step", T0, ns[k], dt, NULL) < 0) {
+        struct gen_run g = {.t0 = T0 - 1, .seconds = (double)ns[k] * dt + 2, .interval = 1,
+                            .ngpus = gpus, .cpu = true, .proc = true};
+        if (mkdir(dir, 0755) < 0 || gen_back_to_back(dir, "step", T0, ns[k], dt, NULL) < 0 ||
+            (gpus && gen_write_run(dir, &g) < 0)) {
             perror(dir);
             return 1;
         }
