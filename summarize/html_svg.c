@@ -580,8 +580,8 @@ void ht_draw_strip(FILE *f, const struct ht_page *P, int lanes)
                "class=\"ct\">Phases and events</span><span class=\"note\">",
             nbox);
     if (by_name) {
-        fprintf(f, "%llu phases of %zu name%s, drawn by name", (unsigned long long)run->phases_total,
-                nnames, nnames == 1 ? "" : "s");
+        fprintf(f, "%llu phases of %zu name%s, drawn by name",
+                (unsigned long long)run->phases_total, nnames, nnames == 1 ? "" : "s");
         if (drawn_names < nnames)
             fprintf(f, " (the first %zu)", drawn_names);
         fprintf(f, "; entries closer than a pixel column are one band (\xC3\x97N in its title); "

@@ -182,7 +182,8 @@ int main(int argc, char **argv)
     hw_set_progname("summarize");
     enum {
         OPT_SMI_TZ = 256, OPT_HTML, OPT_PARAMS, OPT_UNITS, OPT_CORES, OPT_COMPARE, OPT_JOB,
-        OPT_COLUMNS, OPT_TRACKED_GPUS, OPT_PHASE_DETAIL, OPT_PHASES, OPT_LIVE, OPT_PLAIN, OPT_REFRESH,
+        OPT_COLUMNS, OPT_TRACKED_GPUS, OPT_PHASE_DETAIL, OPT_PHASES, OPT_LIVE, OPT_PLAIN,
+        OPT_REFRESH,
         OPT_FILE = 512, /* + enum hw_file: a run file's option (HW_RUN_FILES) */
     };
     static const struct option longopts[] = {

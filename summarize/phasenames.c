@@ -144,7 +144,8 @@ void sum_names_index(struct sum_names *s)
                 s->v[w.name].overlapping++;
             if (w.t1 > s->win[m - 1].t1)
                 s->win[m - 1].t1 = w.t1;
-            s->win[m - 1].n = w.n > UINT32_MAX - s->win[m - 1].n ? UINT32_MAX : s->win[m - 1].n + w.n;
+            uint32_t had = s->win[m - 1].n;
+            s->win[m - 1].n = w.n > UINT32_MAX - had ? UINT32_MAX : had + w.n;
             continue;
         }
         s->win[m++] = w;

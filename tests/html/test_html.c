@@ -1013,14 +1013,14 @@ static void test_steps_size(void)
 #define UNDER_SANITIZER 0
 #endif
 
-/* summarize(1)'s bound for a million back-to-back steps, MiB of peak RSS (its OPERANDS). */
+/* summarize(1)'s bound for a million back-to-back steps, MiB of peak RSS (its DESCRIPTION). */
 #define STEPS_RSS_BOUND_MIB 16
 
 /* Issue 54: a phase per step, back to back. summarize's peak RSS does not grow with the steps
- * (200 000 against 2 000: each summarize child's own, wait4), for the JSON, the page and --live,
- * the default summary.json stays under 1 MB with the counts, and the page under 5 MB. Under a sanitizer, whose allocator keeps
- * freed blocks in quarantine (turned off for the child) and adds shadow memory, only the
- * growth is checked, not summarize(1)'s bound. */
+ * (200 000 against 2 000: each summarize child's own, wait4), for the JSON, the page and --live;
+ * the default summary.json stays under 1 MB with the counts, and the page under 5 MB. Under a
+ * sanitizer, whose allocator keeps freed blocks in quarantine (turned off for the child) and
+ * adds shadow memory, only the growth is checked, not summarize(1)'s bound. */
 static void test_back_to_back_bound(void)
 {
     enum { N = 200000 };
