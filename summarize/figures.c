@@ -165,7 +165,7 @@ uint64_t sum_fig_placeholders(const struct sum_run *run)
 /* every phase entry of the run: in full, in brief, and counted only */
 uint64_t sum_fig_phases_total(const struct sum_run *run)
 {
-    return run->nphase + run->nbrief + run->phases_dropped;
+    return run->phases_total;
 }
 
 uint64_t sum_fig_events_total(const struct sum_run *run)

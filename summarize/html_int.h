@@ -29,6 +29,7 @@
 #define NPHASE_COLORS 8
 #define NGPU_COLORS 10
 #define HT_MAX_LANES 3 /* rows of overlapping phases in the phase strip */
+#define HT_MAX_NAME_LANES 8 /* a phase per step: the strip's lanes, one per name */
 
 /* A phase as drawn: the summary's phase (index into run->phase), its lane and colour. */
 struct ht_phase {

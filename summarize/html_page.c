@@ -274,7 +274,7 @@ static void render_run(FILE *f, struct ht_page *P, const char *title)
             ht_gpu_gaps(run) == 1 ? "" : "s");
     fputs("</p>\n</header>\n<div class=\"layout\">\n<main class=\"charts\">\n", f);
     int lanes = ht_prepare_phases(P);
-    if (P->nph || (P->tl && (P->tl->nev || P->tl->ev_dropped)) || run->nbrief || run->phases_dropped)
+    if (P->nph || (P->tl && (P->tl->nev || P->tl->ev_dropped)) || run->phases_beyond || run->phases_dropped)
         ht_draw_strip(f, P, lanes);
     if (P->tl)
         ht_draw_charts(f, P);

@@ -461,68 +461,179 @@ static size_t strip_boxes(const struct ht_page *P, struct strip_box *box)
     return nbox;
 }
 
+/* One box of the strip: name (its colour), n entries from t0 to t1, drawn from x0, wd wide, in
+ * the lane at y; busy: the share of [t0, t1] inside its entries (NAN: not said). */
+static void strip_box(FILE *f, const struct ht_page *P, const char *name, int color, size_t n,
+                      double t0, double t1, double x0, double wd, int y, int lane_h, double busy)
+{
+    char a[32], b[32], d[32];
+    size_t nch, nb = ht_prefix_chars(name, NAME_MAX_BYTES, &nch);
+    fprintf(f, "<g class=\"ph p%d\"><title>", color);
+    ht_esc_n(f, name, nb);
+    if (n > 1)
+        fprintf(f, " \xC3\x97%zu", n);
+    fprintf(f, ": %s s to %s s (%s", ht_fmt_num(a, sizeof a, t0 - P->t0),
+            ht_fmt_num(b, sizeof b, t1 - P->t0), ht_fmt_dur(d, sizeof d, t1 - t0));
+    if (isfinite(busy) && busy < 0.995)
+        fprintf(f, ", %.0f%% in them", busy * 100);
+    fprintf(f, ")</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" rx=\"2\"/>", x0,
+            y, wd, lane_h);
+    /* A label where it fits, at about 6.2 px per character of 11 px text. */
+    size_t fit = wd > 14 ? (size_t)((wd - 6) / 6.2) : 0;
+    if (fit >= 2) {
+        size_t total = ht_count_chars(name);
+        nb = ht_prefix_chars(name, total <= fit ? fit : fit - 1, &nch);
+        fprintf(f, "<text x=\"%.1f\" y=\"%d\">", x0 + 3, y + 13);
+        ht_esc_n(f, name, nb);
+        if (nch < total)
+            fputs("\xE2\x80\xA6", f);
+        fputs("</text>", f);
+    }
+    fputs("</g>\n", f);
+}
+
+/* A run of more phases than are summarized one by one (a phase per step): a lane per name, the
+ * first HT_MAX_NAME_LANES names, drawn from its windows (phasenames.h: every entry, those that
+ * follow each other one window), windows closer than a pixel column one band, whose title
+ * counts its entries. At most a band per two columns per lane, whatever the entries. Returns
+ * the bands drawn. */
+static size_t name_lanes(FILE *f, const struct ht_page *P, int lane_h)
+{
+    const struct sum_names *s = &P->run->names;
+    double lo = ML, hi = ML + plot_w(P);
+    size_t nbox = 0;
+    for (size_t i = 0; i < s->nwin;) {
+        uint32_t name = s->win[i].name;
+        if (name >= HT_MAX_NAME_LANES) { /* sorted by name: the rest are beyond too */
+            break;
+        }
+        const char *nm = s->v[name].name;
+        int color = ht_phase_color(P, nm), y = MT + (int)name * (lane_h + 2);
+        bool open = false;
+        double bx0 = 0, bx1 = 0, bt0 = 0, bt1 = 0, in = 0;
+        size_t n = 0;
+        for (; i <= s->nwin; i++) {
+            const struct sum_win *w = i < s->nwin && s->win[i].name == name ? &s->win[i] : NULL;
+            double x0 = 0, x1 = 0;
+            if (w) {
+                if (!(w->t1 >= w->t0) || !isfinite(w->t0) || !isfinite(w->t1))
+                    continue;
+                x0 = fmax(x_of(P, w->t0), lo);
+                x1 = fmin(x_of(P, w->t1), hi);
+                if (x1 < lo || x0 > hi)
+                    continue;
+                if (open && x0 < bx1 + 1) { /* denser than pixels: the same band */
+                    bx1 = fmax(bx1, x1);
+                    bt1 = fmax(bt1, w->t1);
+                    in += w->t1 - w->t0;
+                    n += w->n;
+                    continue;
+                }
+            }
+            if (open) {
+                strip_box(f, P, nm, color, n, bt0, bt1, bx0, fmax(bx1 - bx0, 1), y, lane_h,
+                          bt1 > bt0 ? in / (bt1 - bt0) : NAN);
+                nbox++;
+            }
+            if (!w)
+                break;
+            open = true;
+            bx0 = x0, bx1 = x1, bt0 = w->t0, bt1 = w->t1, in = w->t1 - w->t0, n = w->n;
+        }
+        while (i < s->nwin && s->win[i].name == name)
+            i++;
+    }
+    return nbox;
+}
+
 /* The strip above the charts: phases (in lanes when they overlap) and event markers. */
 void ht_draw_strip(FILE *f, const struct ht_page *P, int lanes)
 {
     const struct sum_timeline *tl = P->tl;
+    const struct sum_run *run = P->run;
     size_t nev = tl ? tl->nev : 0;
     uint64_t ev_dropped = tl ? tl->ev_dropped : 0;
+    /* a phase per step: every entry, by name, rather than the first SUM_MAX_PHASES alone */
+    bool by_name = run->phases_beyond && run->names.nwin;
+    size_t nnames = run->names.n, drawn_names = nnames < HT_MAX_NAME_LANES ? nnames
+                                                                           : HT_MAX_NAME_LANES;
+    if (by_name)
+        lanes = (int)drawn_names;
     int lane_h = 18, ev_y = MT + lanes * (lane_h + 2) + 4;
     int h = ev_y + 14;
     int w = ML + plot_w(P) + MR;
-    struct strip_box *box = P->nph ? calloc(P->nph, sizeof *box) : NULL;
+    struct strip_box *box = P->nph && !by_name ? calloc(P->nph, sizeof *box) : NULL;
     size_t nbox = box ? strip_boxes(P, box) : 0;
     size_t merged = 0;
     for (size_t k = 0; k < nbox; k++)
         merged += box[k].n > 1;
-    fprintf(f,
-            "<figure class=\"strip\" id=\"phases\" data-boxes=\"%zu\">\n<figcaption><span "
-            "class=\"ct\">Phases and events</span><span class=\"note\">%zu phases, <span "
-            "id=\"n-events\" data-n=\"%zu\">%zu</span> events",
-            nbox, P->nph, nev, nev);
-    if (P->run->nbrief || P->run->phases_dropped || ev_dropped)
-        fprintf(f, " (%llu phases and %llu events beyond the first %d not drawn)",
-                (unsigned long long)(P->run->nbrief + P->run->phases_dropped),
-                (unsigned long long)ev_dropped, SUM_MAX_PHASES);
-    if (merged)
-        fputs("; adjacent phases of one name narrower than a pixel column are drawn as one "
-              "(\xC3\x97N in its title; the charts' bands likewise)",
-              f);
+    /* the boxes go first into a buffer: the caption counts them */
+    char *body = NULL;
+    size_t body_len = 0;
+    FILE *bf = by_name ? open_memstream(&body, &body_len) : NULL;
+    if (bf) {
+        nbox = name_lanes(bf, P, lane_h);
+        if (fclose(bf) != 0)
+            body = NULL;
+    }
+    fprintf(f, "<figure class=\"strip\" id=\"phases\" data-boxes=\"%zu\">\n<figcaption><span "
+               "class=\"ct\">Phases and events</span><span class=\"note\">",
+            nbox);
+    if (by_name) {
+        fprintf(f, "%llu phases of %zu name%s, drawn by name",
+                (unsigned long long)run->phases_total, nnames, nnames == 1 ? "" : "s");
+        if (drawn_names < nnames)
+            fprintf(f, " (the first %zu)", drawn_names);
+        fprintf(f, "; entries closer than a pixel column are one band (\xC3\x97N in its title); "
+                   "<span id=\"n-events\" data-n=\"%zu\">%zu</span> events",
+                nev, nev);
+        if (run->names.windows_dropped || ev_dropped)
+            fprintf(f, " (%llu phases and %llu events beyond those kept not drawn)",
+                    (unsigned long long)run->names.windows_dropped, (unsigned long long)ev_dropped);
+        if (P->nph)
+            fprintf(f, "; the charts' bands are the first %zu phases'", P->nph);
+    } else {
+        fprintf(f, "%zu phases, <span id=\"n-events\" data-n=\"%zu\">%zu</span> events", P->nph,
+                nev, nev);
+        if (run->phases_beyond || run->phases_dropped || ev_dropped)
+            fprintf(f, " (%llu phases and %llu events beyond the first %d not drawn)",
+                    (unsigned long long)(run->phases_beyond + run->phases_dropped),
+                    (unsigned long long)ev_dropped,
+                    SUM_MAX_PHASES);
+        if (merged)
+            fputs("; adjacent phases of one name narrower than a pixel column are drawn as one "
+                  "(\xC3\x97N in its title; the charts' bands likewise)",
+                  f);
+    }
     fprintf(f,
             "</span></figcaption>\n<svg class=\"plot\" viewBox=\"0 0 %d %d\" width=\"%d\" "
             "height=\"%d\" role=\"img\" aria-label=\"phases and events\">\n",
             w, h, w, h);
-    if (lanes)
-        fprintf(f, "<text class=\"ty\" x=\"%d\" y=\"%d\">phases</text>", ML - 5, MT + 12);
-    fprintf(f, "<text class=\"ty\" x=\"%d\" y=\"%d\">events</text>\n", ML - 5, ev_y + 4);
-    for (size_t k = 0; k < nbox; k++) {
-        const struct sum_phase_acc *p = ht_phase_of(P, box[k].first);
-        const struct sum_phase_acc *q = ht_phase_of(P, box[k].last);
-        double x0 = box[k].x0, wd = fmax(box[k].x1 - x0, 1);
-        int y = MT + P->ph[box[k].first].lane * (lane_h + 2);
-        char a[32], b[32], d[32];
-        size_t nch, nb = ht_prefix_chars(p->name, NAME_MAX_BYTES, &nch);
-        fprintf(f, "<g class=\"ph p%d\"><title>", P->ph[box[k].first].color);
-        ht_esc_n(f, p->name, nb);
-        if (box[k].n > 1)
-            fprintf(f, " \xC3\x97%zu", box[k].n);
-        fprintf(f,
-                ": %s s to %s s (%s)</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
-                "height=\"%d\" rx=\"2\"/>",
-                ht_fmt_num(a, sizeof a, p->t0 - P->t0), ht_fmt_num(b, sizeof b, q->t1 - P->t0),
-                ht_fmt_dur(d, sizeof d, q->t1 - p->t0), x0, y, wd, lane_h);
-        /* A label where it fits, at about 6.2 px per character of 11 px text. */
-        size_t fit = wd > 14 ? (size_t)((wd - 6) / 6.2) : 0;
-        if (fit >= 2) {
-            size_t total = ht_count_chars(p->name);
-            nb = ht_prefix_chars(p->name, total <= fit ? fit : fit - 1, &nch);
-            fprintf(f, "<text x=\"%.1f\" y=\"%d\">", x0 + 3, y + 13);
-            ht_esc_n(f, p->name, nb);
+    if (by_name) { /* each lane's name at its left, cut to the margin */
+        for (size_t k = 0; k < drawn_names; k++) {
+            size_t nch, total = ht_count_chars(run->names.v[k].name);
+            size_t nb = ht_prefix_chars(run->names.v[k].name, total <= 9 ? 9 : 8, &nch);
+            fprintf(f, "<text class=\"ty\" x=\"%d\" y=\"%d\">", ML - 5,
+                    MT + (int)k * (lane_h + 2) + 12);
+            ht_esc_n(f, run->names.v[k].name, nb);
             if (nch < total)
                 fputs("\xE2\x80\xA6", f);
             fputs("</text>", f);
         }
-        fputs("</g>\n", f);
+        fputc('\n', f);
+    } else if (lanes) {
+        fprintf(f, "<text class=\"ty\" x=\"%d\" y=\"%d\">phases</text>", ML - 5, MT + 12);
+    }
+    fprintf(f, "<text class=\"ty\" x=\"%d\" y=\"%d\">events</text>\n", ML - 5, ev_y + 4);
+    if (body)
+        fwrite(body, 1, body_len, f);
+    free(body);
+    for (size_t k = 0; k < nbox && box; k++) {
+        const struct sum_phase_acc *p = ht_phase_of(P, box[k].first);
+        const struct sum_phase_acc *q = ht_phase_of(P, box[k].last);
+        strip_box(f, P, p->name, P->ph[box[k].first].color, box[k].n, p->t0, q->t1, box[k].x0,
+                  fmax(box[k].x1 - box[k].x0, 1), MT + P->ph[box[k].first].lane * (lane_h + 2),
+                  lane_h, NAN);
     }
     free(box);
     fprintf(f, "<path class=\"base\" d=\"M%d %dh%d\"/>\n", ML, ev_y + 6, plot_w(P));

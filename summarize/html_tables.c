@@ -477,9 +477,9 @@ void ht_quality_notes(const struct sum_run *run, struct ht_notes *N)
     if (run->gpu_rows_dropped)
         ht_note(N, false, "%llu rows of GPUs beyond the first %d not summarized",
                 (unsigned long long)run->gpu_rows_dropped, RD_MAX_GPUS);
-    if (run->nbrief)
+    if (run->phases_beyond)
         ht_note(N, false, "%llu phases beyond the first %d summarized by name only (in brief in "
-                "the JSON)", (unsigned long long)run->nbrief, SUM_MAX_PHASES);
+                "the JSON)", (unsigned long long)run->phases_beyond, SUM_MAX_PHASES);
     if (run->phases_dropped)
         ht_note(N, false, "%llu phases not summarized", (unsigned long long)run->phases_dropped);
     if (run->tz_start_unrecognized)

@@ -120,7 +120,7 @@ int sum_jnode_take(struct sum_jnode *n, const char *dir, struct sum_run *run)
         o->energy_wh = sum_name_energy_wh(run, a);
     }
     size_t nl = run->nphase < SUM_JOB_LANES ? run->nphase : SUM_JOB_LANES;
-    n->lane_dropped = run->nphase - nl + run->nbrief + run->phases_dropped;
+    n->lane_dropped = run->phases_total - nl;
     if (nl && !(n->lane = calloc(nl, sizeof *n->lane)))
         return -ENOMEM;
     for (size_t k = 0; k < nl; k++) {

@@ -80,6 +80,9 @@ static void usage(FILE *f)
           "      --carbon-intensity G  grams of CO2e per kWh where the run ran: the energy's\n"
           "                        emissions (co2e_g) per run, phase name and row\n"
           "      --price P         the price of a kWh: the energy's cost (energy_cost)\n"
+          "      --phases all|N    the JSON's phases[] lists every phase, or the first N\n"
+          "                        (default: every one up to 1000 phases, past that each\n"
+          "                        name's first, slowest, fastest, failed and open ones)\n"
           "      --compare A B     compare two runs per metric and per phase name: A, B,\n"
           "                        change and change in % (--format text or json)\n"
           "      --job             the DIRs are the nodes of one job (as a JOBDIR's are);\n"
@@ -189,8 +192,8 @@ int main(int argc, char **argv)
     hw_set_progname("summarize");
     enum {
         OPT_SMI_TZ = 256, OPT_HTML, OPT_PARAMS, OPT_UNITS, OPT_CORES, OPT_COMPARE, OPT_JOB,
-        OPT_COLUMNS, OPT_TRACKED_GPUS, OPT_PHASE_DETAIL, OPT_LIVE, OPT_PLAIN, OPT_REFRESH,
-        OPT_RULE, OPT_RULES, OPT_LIST_RULES, OPT_CARBON, OPT_PRICE,
+        OPT_COLUMNS, OPT_TRACKED_GPUS, OPT_PHASE_DETAIL, OPT_PHASES, OPT_LIVE, OPT_PLAIN,
+        OPT_REFRESH, OPT_RULE, OPT_RULES, OPT_LIST_RULES, OPT_CARBON, OPT_PRICE,
         OPT_FILE = 512, /* + enum hw_file: a run file's option (HW_RUN_FILES) */
     };
     static const struct option longopts[] = {
@@ -215,6 +218,7 @@ int main(int argc, char **argv)
         {"list-rules", no_argument, NULL, OPT_LIST_RULES},
         {"carbon-intensity", required_argument, NULL, OPT_CARBON},
         {"price", required_argument, NULL, OPT_PRICE},
+        {"phases", required_argument, NULL, OPT_PHASES},
         {"compare", no_argument, NULL, OPT_COMPARE},
         {"job", no_argument, NULL, OPT_JOB},
         {"columns", no_argument, NULL, OPT_COLUMNS},
@@ -320,6 +324,15 @@ int main(int argc, char **argv)
             *(opt == OPT_CARBON ? &c.cfg.carbon_g_per_kwh : &c.cfg.price_per_kwh) = x;
             break;
         }
+        case OPT_PHASES:
+            if (!strcmp(optarg, "all"))
+                c.cfg.phases_list = SUM_PHASES_ALL;
+            else if (hw_parse_u64(optarg, 0, SUM_MAX_PHASE_BRIEFS, &c.cfg.phases_first) == 0)
+                c.cfg.phases_list = SUM_PHASES_FIRST;
+            else
+                hw_usage_error("invalid --phases '%s' (all, or a number of phases up to %u)",
+                               optarg, SUM_MAX_PHASE_BRIEFS);
+            break;
         case OPT_TRACKED_GPUS: {
             /* indexes or UUIDs, comma-separated, none empty */
             bool ok = *optarg && optarg[strlen(optarg) - 1] != ',';

@@ -8,11 +8,6 @@
 #include "hwrun/io.h"
 #include "hwrun/buf.h"
 
-struct sum_win {
-    double t0, t1;
-    uint32_t name;
-};
-
 static uint64_t hash_str(const char *s)
 {
     uint64_t h = 1469598103934665603ULL; /* FNV-1a */
@@ -103,11 +98,15 @@ struct sum_name_acc *sum_names_add(struct sum_names *s, const char *name, double
      * window ends is merged into it now, as sum_names_index would, so memory grows with the
      * name's separate stretches, not with its entries (1 million steps: one window). */
     struct sum_win *last = a->last_win ? &s->win[a->last_win - 1] : NULL;
-    if (last && t0 >= last->t0 && t0 <= last->t1) {
+    /* back to back within the log's rounding: a start of ts less seconds, each rounded to the
+     * ms (and 1.8e9 s carries 2e-7 s of noise), lands up to a ms past the end before it */
+    if (last && t0 >= last->t0 && t0 <= last->t1 + SUM_PHASE_TS_RES) {
         if (t0 < last->t1 - SUM_PHASE_TS_RES) /* not ts's ms rounding */
             a->overlapping++;
         if (t1 > last->t1)
             last->t1 = t1;
+        if (last->n < UINT32_MAX)
+            last->n++;
         return a;
     }
     if (s->nwin == SUM_MAX_PHASE_WINDOWS) {
@@ -118,7 +117,7 @@ struct sum_name_acc *sum_names_add(struct sum_names *s, const char *name, double
         s->windows_dropped++;
         return a;
     }
-    s->win[s->nwin++] = (struct sum_win){t0, t1, (uint32_t)i};
+    s->win[s->nwin++] = (struct sum_win){t0, t1, (uint32_t)i, 1};
     a->last_win = s->nwin;
     return a;
 }
@@ -140,11 +139,13 @@ void sum_names_index(struct sum_names *s)
     size_t m = 0;
     for (size_t i = 0; i < s->nwin; i++) {
         struct sum_win w = s->win[i];
-        if (m && s->win[m - 1].name == w.name && w.t0 <= s->win[m - 1].t1) {
+        if (m && s->win[m - 1].name == w.name && w.t0 <= s->win[m - 1].t1 + SUM_PHASE_TS_RES) {
             if (w.t0 < s->win[m - 1].t1 - SUM_PHASE_TS_RES) /* not ts's ms rounding */
                 s->v[w.name].overlapping++;
             if (w.t1 > s->win[m - 1].t1)
                 s->win[m - 1].t1 = w.t1;
+            uint32_t had = s->win[m - 1].n;
+            s->win[m - 1].n = w.n > UINT32_MAX - had ? UINT32_MAX : had + w.n;
             continue;
         }
         s->win[m++] = w;

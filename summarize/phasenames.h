@@ -49,7 +49,14 @@ struct sum_name_acc {
     size_t last_win;  /* its latest window in sum_names.win, + 1 (0: none) */
 };
 
-struct sum_win;
+/* A stretch of one name's entries (those that follow each other or overlap): after
+ * sum_names_index, sorted by name, then start, each name's windows apart (the HTML page draws
+ * them: a name's band). */
+struct sum_win {
+    double t0, t1;
+    uint32_t name; /* index in sum_names.v */
+    uint32_t n;    /* the entries in it (UINT32_MAX: at least) */
+};
 
 struct sum_names {
     struct sum_name_acc *v; /* in first-seen order */

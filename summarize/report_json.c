@@ -343,10 +343,18 @@ static void json_phase_outcome(struct hw_json *w, int exit_status, int sig, bool
 static void json_phase_brief(struct hw_json *w, const char *name, double t0, double t1,
                              uint64_t line, int exit_status, int sig, bool failed, bool open)
 {
-    hw_json_open_flat(w, NULL, '{');
     json_phase_head(w, name, t0, t1, line);
     json_phase_outcome(w, exit_status, sig, failed, open);
     hw_json_bool(w, "brief", true);
+}
+
+/* Why an entry was kept past the listing's limit: "kept": ["first", "slowest"]. */
+static void json_kept(struct hw_json *w, unsigned kept)
+{
+    hw_json_open_flat(w, "kept", '[');
+    for (int k = 0; k < SUM_KEEP_COUNT; k++)
+        if (kept & (1u << k))
+            hw_json_str(w, NULL, sum_kept_names[k]);
     hw_json_close(w);
 }
 
@@ -676,14 +684,25 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         hw_json_u64(&w, "gpu_rows_beyond_64_gpus", run->gpu_rows_dropped);
 
     hw_json_open(&w, "phases", '[');
-    bool brief = sum_run_phases_brief(run);
-    for (size_t i = 0; i < run->nphase; i++) {
-        const struct sum_phase_acc *p = &run->phase[i];
-        if (brief) { /* as those beyond SUM_MAX_PHASES below */
-            json_phase_brief(&w, p->name, p->t0, p->t1, p->line, p->exit_status, p->signal,
-                             p->failed, p->open);
+    bool brief = sum_run_phases_brief(run), kept = sum_run_listed_kept(run);
+    struct sum_listed *ls = NULL;
+    long nls = sum_run_listed(run, &ls);
+    if (nls < 0)
+        w.b->oom = true; /* said as out of memory, not as a shorter list */
+    for (long li = 0; li < nls; li++) {
+        const struct sum_listed *e = &ls[li];
+        if (brief || e->b.full < 0) { /* a phase per step: where and how each ran */
+            hw_json_open_flat(&w, NULL, '{');
+            json_phase_brief(&w, e->b.name, e->b.t0, e->b.t1, e->b.line, e->b.exit_status,
+                             e->b.signal, e->b.failed,
+                             e->b.full >= 0 && run->phase[e->b.full].open);
+            if (kept)
+                json_kept(&w, e->kept);
+            hw_json_close(&w);
+            hw_buf_spill(out, SUM_SPILL_BYTES);
             continue;
         }
+        const struct sum_phase_acc *p = &run->phase[e->b.full];
         hw_json_open(&w, NULL, '{');
         json_phase_head(&w, p->name, p->t0, p->t1, p->line);
         hw_json_num(&w, "energy_wh", sum_phase_energy_wh(run, p));
@@ -752,19 +771,18 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         json_fwmem(&w, run, p);
         hw_json_raw(&w, "extra", p->extra);
         hw_json_bool(&w, "brief", false);
+        if (kept)
+            json_kept(&w, e->kept);
         hw_json_close(&w);
         hw_buf_spill(out, SUM_SPILL_BYTES);
     }
-    /* beyond SUM_MAX_PHASES: where and how each ran; their names' figures count them */
-    for (size_t i = 0; i < run->nbrief; i++) {
-        const struct sum_phase_brief *p = &run->brief[i];
-        json_phase_brief(&w, p->name, p->t0, p->t1, p->line, p->exit_status, p->signal,
-                         p->failed, false);
-        hw_buf_spill(out, SUM_SPILL_BYTES);
-    }
+    free(ls);
     hw_json_close(&w);
-    if (run->nbrief)
-        hw_json_u64(&w, "phases_in_brief", run->nbrief);
+    /* phases[] holds phases_listed of the run's phases_total entries (sum_phases_list) */
+    hw_json_u64(&w, "phases_listed", nls > 0 ? (uint64_t)nls : 0);
+    hw_json_u64(&w, "phases_total", run->phases_total);
+    if (run->phases_beyond)
+        hw_json_u64(&w, "phases_in_brief", run->phases_beyond);
     if (run->phases_dropped)
         hw_json_u64(&w, "phases_not_summarized", run->phases_dropped);
     json_phase_names(&w, run);

@@ -446,17 +446,23 @@ static void text_phases(struct hw_buf *out, const struct sum_run *run, const str
         twh(out, sum_run_energy_wh_per_step(run), u);
         hw_buf_puts(out, " per step\n");
     }
-    if (run->nbrief && sum_run_phases_brief(run))
+    if (run->phases_beyond && sum_run_listed_kept(run))
+        hw_buf_printf(out,
+                      "  note: %llu phases: the JSON lists those that matter (each name's first, "
+                      "slowest and fastest, failed and open ones; --phases all lists every one), "
+                      "their names' figures count them all\n",
+                      (unsigned long long)sum_fig_phases_total(run));
+    else if (run->phases_beyond && sum_run_phases_brief(run))
         hw_buf_printf(out,
                       "  note: %llu phases: the JSON lists each in brief (times and outcome; "
                       "--phase-detail gives the first %d in full), their names' figures count "
                       "them all\n",
                       (unsigned long long)sum_fig_phases_total(run), SUM_MAX_PHASES);
-    else if (run->nbrief)
+    else if (run->phases_beyond)
         hw_buf_printf(out,
                       "  note: %llu phases beyond the first %d are in the JSON in brief (times "
                       "and outcome; their names' figures count them)\n",
-                      (unsigned long long)run->nbrief, SUM_MAX_PHASES);
+                      (unsigned long long)run->phases_beyond, SUM_MAX_PHASES);
     if (run->phases_dropped)
         hw_buf_printf(out, "  note: %llu phases have no entry of their own (their names' figures "
                            "count them)\n",

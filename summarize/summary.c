@@ -131,6 +131,7 @@ void sum_run_free(struct sum_run *run)
         phase_free(&run->phase[i]);
     free(run->phase);
     free(run->brief);
+    free(run->pick);
     for (size_t i = 0; i < run->nopen; i++)
         open_free(&run->open[i]);
     free(run->open);
@@ -654,6 +655,43 @@ static void fwmem_entry(struct sum_run *run, struct sum_fwmem *f, struct json_ob
     }
 }
 
+/* Whether phases[] may list entry seq beyond SUM_MAX_PHASES in brief (cfg->phases_list). */
+static bool brief_listable(const struct sum_run *run, uint64_t seq)
+{
+    switch (run->cfg->phases_list) {
+    case SUM_PHASES_ALL: return true;
+    case SUM_PHASES_FIRST: return seq < run->cfg->phases_first;
+    case SUM_PHASES_AUTO: break;
+    }
+    return seq < SUM_PHASES_LISTED; /* past it the kept ones (picks) stand for the rest */
+}
+
+/* Entry b of name i: is it one the listing keeps past its limit? d: its seconds (NAN: none). */
+static void pick_phase(struct sum_run *run, size_t i, const struct sum_phase_brief *b, double d,
+                       bool open)
+{
+    if (i >= run->pick_cap) {
+        size_t cap = run->pick_cap;
+        if (!hw_grow(&run->pick, &run->pick_cap, i, sizeof *run->pick, 8))
+            return; /* the entry is counted by name, not kept */
+        memset(run->pick + cap, 0, (run->pick_cap - cap) * sizeof *run->pick);
+    }
+    struct sum_name_pick *k = &run->pick[i];
+    if (!k->has_first) {
+        k->first = *b;
+        k->has_first = true;
+    }
+    if (!open && isfinite(d)) {
+        if (!k->has_timed || d > k->slow_s)
+            k->slowest = *b, k->slow_s = d;
+        if (!k->has_timed || d < k->fast_s)
+            k->fastest = *b, k->fast_s = d;
+        k->has_timed = true;
+    }
+    if (b->failed && run->nkept_failed < SUM_KEPT_FAILED)
+        run->kept_failed[run->nkept_failed++] = *b;
+}
+
 /* A phase over [t0, t1] (t1 INFINITY: open until the run's end, known once every file is
  * read); extra is taken over. Open phases are always kept: there are few, and the outcome
  * names them. */
@@ -664,15 +702,25 @@ static void add_phase(struct sum_run *run, const char *name, double t0, double t
     see_time(run, t0);
     see_time(run, t1);
     run->outcome.phases_failed += failed; /* every phase, also those not summarized */
+    uint64_t seq = run->phases_total++;
     struct sum_name_acc *na = sum_names_add(&run->names, name, t0, t1, seconds, failed);
+    struct sum_phase_brief b = {na ? na->name : NULL, t0, t1, line, seq, exit_status, sig,
+                                failed, -1};
+    double d = isfinite(seconds) ? seconds : t1 - t0; /* as its name's figures take it */
     if (run->nphase >= SUM_MAX_PHASES && !open) {
-        if (na && run->nbrief < SUM_MAX_PHASE_BRIEFS &&
-            hw_grow(&run->brief, &run->brief_cap, run->nbrief, sizeof *run->brief, 64))
-            run->brief[run->nbrief++] = (struct sum_phase_brief){
-                na->name, t0, t1, line, exit_status, sig, failed};
-        else
-            run->phases_dropped++;
+        run->phases_beyond++;
         free(extra);
+        if (!na) {
+            run->phases_dropped++;
+            return;
+        }
+        pick_phase(run, (size_t)(na - run->names.v), &b, d, false);
+        /* the briefs a listing may show; the rest only count (the picks stand for them) */
+        if (!brief_listable(run, seq))
+            return;
+        if (run->nbrief < SUM_MAX_PHASE_BRIEFS &&
+            hw_grow(&run->brief, &run->brief_cap, run->nbrief, sizeof *run->brief, 64))
+            run->brief[run->nbrief++] = b;
         return;
     }
     if (!hw_grow(&run->phase, &run->phase_cap, run->nphase, sizeof *run->phase, 16)) {
@@ -691,6 +739,7 @@ static void add_phase(struct sum_run *run, const char *name, double t0, double t
     a->t0 = t0;
     a->t1 = t1;
     a->line = line;
+    a->seq = seq;
     a->failed = failed;
     a->exit_status = exit_status;
     a->signal = sig;
@@ -704,9 +753,12 @@ static void add_phase(struct sum_run *run, const char *name, double t0, double t
     a->usr_cpu.no_quant = a->sys_cpu.no_quant = true;
     sum_system_init(&a->sys);
     a->no_quant = run->nphase >= SUM_PHASE_QUANT_MAX;
+    b.full = (long)run->nphase;
     run->nphase++;
-    if (na)
+    if (na) {
         na->kept++;
+        pick_phase(run, (size_t)(na - run->names.v), &b, d, open);
+    }
 }
 
 static void open_free(struct sum_open_phase *o)
@@ -2199,6 +2251,80 @@ double sum_run_expected_cores(const struct sum_run *run, const char **source)
 
 bool sum_run_phases_brief(const struct sum_run *run)
 {
-    return run->nphase + run->nbrief + run->phases_dropped > SUM_MAX_PHASES &&
-           !(run->cfg && run->cfg->phase_detail);
+    return run->phases_total > SUM_MAX_PHASES && !(run->cfg && run->cfg->phase_detail);
+}
+
+const char *const sum_kept_names[SUM_KEEP_COUNT] = {
+    [SUM_KEEP_FIRST] = "first",   [SUM_KEEP_SLOWEST] = "slowest", [SUM_KEEP_FASTEST] = "fastest",
+    [SUM_KEEP_FAILED] = "failed", [SUM_KEEP_OPEN] = "open",
+};
+
+bool sum_run_listed_kept(const struct sum_run *run)
+{
+    return (!run->cfg || run->cfg->phases_list == SUM_PHASES_AUTO) &&
+           run->phases_total > SUM_PHASES_LISTED;
+}
+
+static int cmp_listed(const void *a, const void *b)
+{
+    const struct sum_listed *x = a, *y = b;
+    return (x->b.seq > y->b.seq) - (x->b.seq < y->b.seq);
+}
+
+/* A phase in full as an entry of the listing. */
+static struct sum_phase_brief full_brief(const struct sum_run *run, size_t i)
+{
+    const struct sum_phase_acc *p = &run->phase[i];
+    return (struct sum_phase_brief){p->name, p->t0, p->t1, p->line, p->seq, p->exit_status,
+                                    p->signal, p->failed, (long)i};
+}
+
+long sum_run_listed(const struct sum_run *run, struct sum_listed **out)
+{
+    bool kept = sum_run_listed_kept(run);
+    size_t cap = kept ? run->nphase + 3 * run->pick_cap + run->nkept_failed
+                      : run->nphase + run->nbrief;
+    struct sum_listed *v = malloc((cap ? cap : 1) * sizeof *v);
+    if (!v)
+        return -ENOMEM;
+    size_t n = 0;
+    uint64_t first_n = run->cfg && run->cfg->phases_list == SUM_PHASES_FIRST
+                           ? run->cfg->phases_first
+                           : UINT64_MAX;
+    if (!kept) { /* every entry there is (the briefs held only what this listing shows) */
+        for (size_t i = 0; i < run->nphase; i++)
+            if (run->phase[i].seq < first_n)
+                v[n++] = (struct sum_listed){full_brief(run, i), 0};
+        for (size_t i = 0; i < run->nbrief; i++)
+            v[n++] = (struct sum_listed){run->brief[i], 0};
+    } else {
+        for (size_t i = 0; i < run->nphase; i++)
+            if (run->phase[i].open)
+                v[n++] = (struct sum_listed){full_brief(run, i), 1u << SUM_KEEP_OPEN};
+        for (size_t i = 0; i < run->pick_cap && i < run->names.n; i++) {
+            const struct sum_name_pick *k = &run->pick[i];
+            if (k->has_first)
+                v[n++] = (struct sum_listed){k->first, 1u << SUM_KEEP_FIRST};
+            if (k->has_timed) {
+                v[n++] = (struct sum_listed){k->slowest, 1u << SUM_KEEP_SLOWEST};
+                v[n++] = (struct sum_listed){k->fastest, 1u << SUM_KEEP_FASTEST};
+            }
+        }
+        for (size_t i = 0; i < run->nkept_failed; i++)
+            v[n++] = (struct sum_listed){run->kept_failed[i], 1u << SUM_KEEP_FAILED};
+    }
+    qsort(v, n, sizeof *v, cmp_listed);
+    size_t m = 0; /* one entry per phase, with every reason it was kept */
+    for (size_t i = 0; i < n; i++) {
+        if (m && v[m - 1].b.seq == v[i].b.seq) {
+            v[m - 1].kept |= v[i].kept;
+            continue;
+        }
+        v[m++] = v[i];
+    }
+    for (size_t i = 0; i < m; i++) /* the phase as it is now (an open one's end is known) */
+        if (v[i].b.full >= 0)
+            v[i].b = full_brief(run, (size_t)v[i].b.full);
+    *out = v;
+    return (long)m;
 }

@@ -39,8 +39,30 @@ extern const int sum_pio_cols[SUM_PIO_COUNT]; /* HW_PROC_COL_RCHAR, ... */
  * more (a phase per step: 14 400 full entries' figures would be 15 KB each, none of them read;
  * the names' figures cover them), unless cfg->phase_detail. */
 struct sum_run;
+struct sum_listed;
 bool sum_run_phases_brief(const struct sum_run *run);
-#define SUM_MAX_PHASE_BRIEFS (1u << 22) /* 200 MB of briefs; beyond, phases are counted only */
+/* The entries phases[] lists, in log order, into *out (malloc'd; the caller frees it); their
+ * number, or -ENOMEM. Every kept bit is 0 when the listing is not a selection past the limit
+ * (sum_run_listed_kept says which). */
+long sum_run_listed(const struct sum_run *run, struct sum_listed **out);
+bool sum_run_listed_kept(const struct sum_run *run);
+#define SUM_MAX_PHASE_BRIEFS (1u << 22) /* --phases all: 240 MB of briefs; beyond, counted only */
+/* Which phase entries the JSON's phases[] lists (cfg->phases_list). By default every one while
+ * the run has at most SUM_PHASES_LISTED, and past it only those that matter (sum_run_listed):
+ * each name's first, slowest and fastest, the first SUM_KEPT_FAILED failed ones and the open
+ * ones, so that summary.json stays small (a phase per step: a million steps were 221 MB) and
+ * memory does not grow with the entries; phase_names counts them all either way. */
+enum sum_phases_list {
+    SUM_PHASES_AUTO,  /* every one up to SUM_PHASES_LISTED, else the kept ones */
+    SUM_PHASES_ALL,   /* --phases all: every one (up to SUM_MAX_PHASE_BRIEFS) */
+    SUM_PHASES_FIRST, /* --phases N: the first N in log order */
+};
+#define SUM_PHASES_LISTED 1000
+#define SUM_KEPT_FAILED 100
+/* Why a listed entry was kept past the limit ("kept": [...]), in the order the JSON says them. */
+enum sum_kept { SUM_KEEP_FIRST, SUM_KEEP_SLOWEST, SUM_KEEP_FASTEST, SUM_KEEP_FAILED,
+                SUM_KEEP_OPEN, SUM_KEEP_COUNT };
+extern const char *const sum_kept_names[SUM_KEEP_COUNT];
 #define SUM_PHASE_QUANT_MAX 256 /* phases beyond this get mean/min/max but no percentiles */
 #define SUM_MAX_ERRORS 32     /* error-like events listed (all are counted) */
 #define SUM_MAX_EVENT_TYPES 64
@@ -113,6 +135,7 @@ struct sum_phase_acc {
     char *name;
     double t0, t1;
     uint64_t line;
+    uint64_t seq; /* its place among every phase entry of the run (sum_run.phases_total) */
     bool no_quant; /* beyond SUM_PHASE_QUANT_MAX: no percentiles */
     struct sum_phase_gpu *gpu[RD_MAX_GPUS];
     struct sum_stat cpu_usr, cpu_idle, proc_rss, proc_cpu;
@@ -140,8 +163,25 @@ struct sum_phase_brief {
     const char *name; /* its name's (sum_names owns it) */
     double t0, t1;
     uint64_t line;
+    uint64_t seq;            /* as sum_phase_acc's */
     int exit_status, signal; /* as sum_phase_acc's */
     bool failed;
+    long full;               /* its index in sum_run.phase, -1: in brief only */
+};
+
+/* A name's entries kept past the listing's limit (sum_phases_list): its first, its slowest and
+ * its fastest (by seconds; the earliest of equals; an open one is not timed yet). */
+struct sum_name_pick {
+    struct sum_phase_brief first, slowest, fastest;
+    bool has_first, has_timed;
+    double slow_s, fast_s;
+};
+
+/* One entry of phases[] (sum_run_listed): a phase in full (full >= 0) or in brief, and why it
+ * was kept (bits of enum sum_kept; 0 when every entry is listed). */
+struct sum_listed {
+    struct sum_phase_brief b;
+    unsigned kept;
 };
 
 /* A phase begun (phase_begin entry) whose end has not been read yet. */
@@ -222,6 +262,9 @@ struct sum_config {
     bool phase_detail;
     /* the verdicts' thresholds and rules turned off (verdicts.h); NULL: the defaults */
     const struct sum_rule_cfg *rules;
+    /* --phases: which entries phases[] lists; phases_first: N of SUM_PHASES_FIRST */
+    enum sum_phases_list phases_list;
+    uint64_t phases_first;
 };
 
 /* One of the run's parameters: a scalar of the data of its params events (--params, default
@@ -279,9 +322,19 @@ struct sum_run {
     /* phases, in log order; pidx finds those a sample falls in (ivindex.h) */
     struct sum_phase_acc *phase;
     size_t nphase, phase_cap;
-    struct sum_phase_brief *brief; /* those beyond SUM_MAX_PHASES, in log order */
+    /* those beyond SUM_MAX_PHASES that phases[] may list (cfg->phases_list: every one, the
+     * first N, or by default those up to SUM_PHASES_LISTED), in log order */
+    struct sum_phase_brief *brief;
     size_t nbrief, brief_cap;
-    uint64_t phases_dropped; /* beyond the briefs too (or names beyond SUM_MAX_PHASE_NAMES) */
+    uint64_t phases_total;   /* every phase entry, whatever its tier */
+    uint64_t phases_beyond;  /* entries beyond SUM_MAX_PHASES: by name only, in brief */
+    uint64_t phases_dropped; /* no entry of their own (their name found no room, or memory) */
+    /* the entries kept past the listing's limit: each name's (parallel to names.v), and the
+     * first SUM_KEPT_FAILED failed ones */
+    struct sum_name_pick *pick;
+    size_t pick_cap;
+    struct sum_phase_brief kept_failed[SUM_KEPT_FAILED];
+    size_t nkept_failed;
     struct sum_ivx pidx;
     struct sum_names names; /* every phase by name (phasenames.h) */
     /* phases begun and not ended yet while run.jsonl is read, in begin order */

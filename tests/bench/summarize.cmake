@@ -44,3 +44,14 @@ if(TARGET summarize_core)
   target_link_libraries(bench_live PRIVATE summarize_core)
   target_compile_definitions(bench_live PRIVATE SUMMARIZE_BIN="$<TARGET_FILE:summarize>")
 endif()
+
+# bench_steps: summarize on a run of a phase per step, back to back (issue 54; default a million
+# of 1 ms): time, peak RSS of the summarize child and output size of the default JSON,
+# --phases all and the --html page, at N and N/1000 steps:
+#   cmake --build build --target bench_steps summarize
+#   build/tests/bench/bench_steps --steps 1000000
+if(TARGET html_gen)
+  add_executable(bench_steps ${CMAKE_CURRENT_SOURCE_DIR}/bench_steps.c)
+  target_link_libraries(bench_steps PRIVATE html_gen)
+  target_compile_definitions(bench_steps PRIVATE SUMMARIZE_BIN="$<TARGET_FILE:summarize>")
+endif()

@@ -6,7 +6,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #define QUERY_FIELDS                                                                               \
     "timestamp,utilization.gpu,utilization.memory,memory.used,memory.total,power.draw,"            \
@@ -131,6 +134,33 @@ int gen_steps(const char *dir, double t0, long steps, double dt, double *t_end)
         }
     }
     steps_phase(f, "train", t0, t);
+    if (t_end)
+        *t_end = t;
+    return close_checked(f);
+}
+
+int gen_back_to_back(const char *dir, const char *name, double t0, long n, double dt,
+                     double *t_end)
+{
+    FILE *f = open_in(dir, "run.jsonl", "a");
+    if (!f)
+        return -errno;
+    char ts[40];
+    gen_iso(ts, sizeof ts, t0 - 1);
+    fprintf(f,
+            "{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"start\", \"data\": "
+            "{\"tool\": \"hwmon\", \"interval_s\": 1, \"smi_tz\": \"UTC\"}}\n",
+            ts);
+    double t = t0;
+    for (long i = 0; i < n; i++) {
+        t = t0 + (double)(i + 1) * dt; /* not summed: no drift over a million steps */
+        steps_phase(f, name, t - dt, t);
+    }
+    gen_iso(ts, sizeof ts, t + 1);
+    fprintf(f,
+            "{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"stop\", \"data\": "
+            "{\"duration_s\": %.3f}}\n",
+            ts, t + 2 - t0);
     if (t_end)
         *t_end = t;
     return close_checked(f);
@@ -421,4 +451,50 @@ int gen_demo_run(const char *dir)
         rc = gen_event(dir, t0 + 731, "child_restart",
                        "{\"child\": \"query\", \"attempt\": 1, \"delay_s\": 30}");
     return rc;
+}
+
+int gen_measure(char *const argv[], const char *out_path, struct gen_usage *u)
+{
+    *u = (struct gen_usage){.status = -1, .out_bytes = -1};
+    char res[] = "/tmp/gen_measure.XXXXXX";
+    int rfd = mkstemp(res);
+    if (rfd < 0)
+        return -errno;
+    close(rfd);
+    size_t n = 0;
+    while (argv[n])
+        n++;
+    char **v = calloc(n + 4, sizeof *v);
+    if (!v) {
+        unlink(res);
+        return -ENOMEM;
+    }
+    v[0] = (char *)GEN_RSS_RUN; /* small: the command's peak RSS is its own (rss_run.c) */
+    v[1] = res;
+    v[2] = (char *)(out_path ? out_path : "-");
+    memcpy(v + 3, argv, n * sizeof *v);
+    int err = 0;
+    pid_t pid = fork();
+    if (pid == 0) {
+        execv(v[0], v);
+        _exit(127);
+    }
+    if (pid < 0)
+        err = errno;
+    int st = 0;
+    while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    free(v);
+    FILE *r = err ? NULL : fopen(res, "r");
+    if (!err && !(r && WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
+                  fscanf(r, "%ld %lf %d %lf", &u->maxrss_kib, &u->wall_s, &u->status,
+                         &u->cpu_s) == 4))
+        err = EIO;
+    if (r)
+        fclose(r);
+    unlink(res);
+    struct stat sb;
+    if (out_path && stat(out_path, &sb) == 0)
+        u->out_bytes = (long long)sb.st_size;
+    return -err;
 }

@@ -55,6 +55,26 @@ int gen_event(const char *dir, double t, const char *name_json, const char *data
  * *t_end (may be NULL) and 0, or -errno. */
 int gen_steps(const char *dir, double t0, long steps, double dt, double *t_end);
 
+/* n phases of one name, back to back, of dt seconds each from t0 (a training loop that logs a
+ * phase per step, 1 ms each in issue 54's measurements), appended to run.jsonl with hwmon's
+ * start and stop events around them. Returns the end time through *t_end (may be NULL) and 0,
+ * or -errno. */
+int gen_back_to_back(const char *dir, const char *name, double t0, long n, double dt,
+                     double *t_end);
+
+/* What a program took (gen_measure): wall and CPU (user + system) seconds, peak RSS (getrusage's ru_maxrss of it alone,
+ * forked by the small rss_run so that the test's own RSS does not count), the bytes of its
+ * standard output (-1: none kept), its exit status (-1: it did not exit). */
+struct gen_usage {
+    double wall_s, cpu_s;
+    long maxrss_kib;
+    long long out_bytes;
+    int status;
+};
+/* Run argv (argv[0] a path) with its standard output to out_path (NULL: /dev/null) and its
+ * standard error to /dev/null. Returns 0 or -errno. */
+int gen_measure(char *const argv[], const char *out_path, struct gen_usage *u);
+
 /* ISO 8601 UTC with milliseconds, as hwmon writes ("2026-11-21T15:27:49.697+00:00"). */
 void gen_iso(char *buf, size_t cap, double t);
 

@@ -15,6 +15,7 @@
 
 #include "gen.h"
 #include "html.h"
+#include "html_int.h" /* HT_MAX_NAME_LANES */
 #include "summary.h"
 #include "timeline.h"
 #include "testutil.h"
@@ -572,9 +573,9 @@ static void test_structure_gpm(void)
     }
 }
 
-/* Thousands of short phases (one per training step): the strip keeps the first
- * SUM_MAX_PHASES and says how many more, its sub-pixel neighbours of one name are one box; in
- * the charts, touching bands of one name are one rect. */
+/* Thousands of short phases (one per training step), more than SUM_MAX_PHASES: the strip draws
+ * every one by name, sub-pixel neighbours one band that counts them; in the charts, touching
+ * bands of the first phases of one name are one rect. */
 static void test_structure_many_phases(void)
 {
     char *dir = th_tmpdir("html-steps");
@@ -594,19 +595,50 @@ static void test_structure_many_phases(void)
     struct page p = {0};
     render(&p, dir, 0);
     CU_ASSERT_EQUAL_FATAL(p.rc, 0);
-    /* SUM_MAX_PHASES steps of 0.02 s, narrower than a column (0.11 s): one box in the strip */
+    /* 5000 steps of 0.02 s back to back, narrower than a column (0.11 s): one band in the
+     * strip, from 0 to 100 s, that counts them all */
     CU_ASSERT_EQUAL(count(p.html, "<g class=\"ph "), 1);
-    char *title = th_fmt("<title>step \xC3\x97%d: ", SUM_MAX_PHASES);
-    char *beyond = th_fmt("%d phases and 0 events beyond the first", 5000 - SUM_MAX_PHASES);
-    CU_ASSERT(strstr(p.html, title) != NULL);
-    CU_ASSERT(strstr(p.html, "drawn as one") != NULL);
-    CU_ASSERT(strstr(p.html, beyond) != NULL);
-    free(title);
-    free(beyond);
+    CU_ASSERT(strstr(p.html, "<title>step \xC3\x97" "5000: 0 s to 100 s (") != NULL);
+    CU_ASSERT(strstr(p.html, "5000 phases of 1 name, drawn by name;") != NULL);
+    CU_ASSERT(strstr(p.html, "not drawn") == NULL);
+    CU_ASSERT(strstr(p.html, ">step</text>") != NULL); /* its lane's name */
     size_t charts = count(p.html, "<figure class=\"chart\"");
     CU_ASSERT_EQUAL(charts, 6);
     CU_ASSERT_EQUAL(count(p.html, "<rect class=\"band "), charts);
     CU_ASSERT(p.len < 2u * 1024 * 1024);
+    free(p.html);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* Past SUM_MAX_PHASES the strip has a lane per name (the first HT_MAX_NAME_LANES): entries
+ * denser than pixels one band counting them, sparser ones a band each, and the names beyond
+ * the lanes said, not drawn. */
+static void test_structure_name_lanes(void)
+{
+    char *dir = th_tmpdir("html-lanes");
+    struct gen_run g = {.t0 = T0, .seconds = 100, .interval = 1, .ngpus = 1, .cpu = true};
+    CU_ASSERT_FATAL(gen_write_run(dir, &g) == 0);
+    for (int i = 0; i < 1000; i++) /* 10 s of steps of 10 ms, back to back */
+        CU_ASSERT_FATAL(gen_phase(dir, T0 + 0.01 * (i + 1), 0.01, "step") == 0);
+    for (int k = 1; k <= 9; k++) /* an eval of 1 s every 10 s: 9 columns wide each */
+        CU_ASSERT_FATAL(gen_phase(dir, T0 + 10.0 * k + 1, 1, "eval") == 0);
+    for (int k = 2; k <= 9; k++) { /* 8 names more, once each */
+        char name[8];
+        snprintf(name, sizeof name, "x%d", k);
+        CU_ASSERT_FATAL(gen_phase(dir, T0 + 95, 2, name) == 0);
+    }
+    struct page p = {0};
+    render(&p, dir, 0);
+    CU_ASSERT_EQUAL_FATAL(p.rc, 0);
+    CU_ASSERT(strstr(p.html, "1017 phases of 10 names, drawn by name (the first 8);") != NULL);
+    CU_ASSERT_EQUAL(count(p.html, "<g class=\"ph "), 1 + 9 + (HT_MAX_NAME_LANES - 2));
+    CU_ASSERT(strstr(p.html, "<title>step \xC3\x97" "1000: 0 s to 10 s (") != NULL);
+    CU_ASSERT_EQUAL(count(p.html, "<title>eval: "), 9);
+    CU_ASSERT(strstr(p.html, "<title>eval: 30 s to 31 s (") != NULL);
+    CU_ASSERT(strstr(p.html, "<title>x7: ") != NULL);
+    CU_ASSERT(strstr(p.html, "<title>x8") == NULL); /* beyond the lanes */
+    CU_ASSERT(strstr(p.html, ">x7</text>") != NULL);
     free(p.html);
     th_rmtree(dir);
     free(dir);
@@ -967,6 +999,109 @@ static void test_steps_size(void)
     free(p.html);
     th_rmtree(dir);
     free(dir);
+}
+
+/* Sanitizers keep freed memory aside and shadow what is used: peak RSS is theirs, not ours. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define UNDER_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define UNDER_SANITIZER 1
+#endif
+#endif
+#ifndef UNDER_SANITIZER
+#define UNDER_SANITIZER 0
+#endif
+
+/* summarize(1)'s bound for a million back-to-back steps, MiB of peak RSS (its DESCRIPTION). */
+#define STEPS_RSS_BOUND_MIB 16
+
+/* Issue 54: a phase per step, back to back. summarize's peak RSS does not grow with the steps
+ * (200 000 against 2 000: each summarize child's own, wait4), for the JSON, the page and --live;
+ * the default summary.json stays under 1 MB with the counts, and the page under 5 MB. Under a
+ * sanitizer, whose allocator keeps freed blocks in quarantine (turned off for the child) and
+ * adds shadow memory, only the growth is checked, not summarize(1)'s bound. */
+static void test_back_to_back_bound(void)
+{
+    enum { N = 200000 };
+    char *base = th_tmpdir("html-b2b");
+    const char *bin = th_env("HWRUN_SUMMARIZE_BIN");
+    const char *asan = getenv("ASAN_OPTIONS");
+    char *asan_opts = th_fmt("%s%squarantine_size_mb=0", asan ? asan : "", asan ? ":" : "");
+    setenv("ASAN_OPTIONS", asan_opts, 1);
+    long n[2] = {N / 100, N}, rss[3][2] = {{0}};
+    _Static_assert(N / 100 > SUM_PHASES_LISTED, "both past the listing's limit");
+    for (int k = 0; k < 2; k++) {
+        char *dir = th_fmt("%s/r%d", base, k), *json = th_fmt("%s/summary%d.json", base, k);
+        char *html = th_fmt("%s/report%d.html", base, k);
+        CU_ASSERT_FATAL(mkdir(dir, 0755) == 0);
+        CU_ASSERT_FATAL(gen_back_to_back(dir, "step", T0, n[k], 0.001, NULL) == 0);
+        struct gen_usage u;
+        CU_ASSERT_FATAL(gen_measure((char *[]){(char *)bin, "-q", dir, NULL}, json, &u) == 0);
+        CU_ASSERT_EQUAL(u.status, 0);
+        rss[0][k] = u.maxrss_kib;
+        fprintf(stderr, "\n    %ld steps: summary.json %lld bytes, %.3f s, peak RSS %.1f MiB", n[k],
+                u.out_bytes, u.wall_s, (double)u.maxrss_kib / 1024);
+        CU_ASSERT(u.out_bytes > 0 && u.out_bytes < 1000 * 1000);
+        struct json_object *doc = json_object_from_file(json), *v;
+        CU_ASSERT_FATAL(doc != NULL);
+        CU_ASSERT(json_object_object_get_ex(doc, "phases_total", &v) &&
+                  json_object_get_int64(v) == n[k]);
+        /* past SUM_PHASES_LISTED the kept ones: steps of equal seconds, so the first is the
+         * slowest and the fastest too (the earliest of equals), one entry */
+        CU_ASSERT(json_object_object_get_ex(doc, "phases_listed", &v) &&
+                  json_object_get_int64(v) == 1);
+        CU_ASSERT_FATAL(json_object_object_get_ex(doc, "phases", &v) &&
+                        json_object_array_length(v) == 1);
+        const char *one = json_object_to_json_string_ext(json_object_array_get_idx(v, 0),
+                                                         JSON_C_TO_STRING_PLAIN);
+        CU_ASSERT(strstr(one, "\"kept\":[\"first\",\"slowest\",\"fastest\"]") != NULL);
+        CU_ASSERT(strstr(one, "\"line\":2,") != NULL);
+        json_object_put(doc);
+        CU_ASSERT_FATAL(
+            gen_measure((char *[]){(char *)bin, "-q", "--html", html, dir, NULL}, NULL, &u) == 0);
+        CU_ASSERT_EQUAL(u.status, 0);
+        rss[1][k] = u.maxrss_kib;
+        struct stat sb;
+        CU_ASSERT(stat(html, &sb) == 0 && sb.st_size < 5 * 1000 * 1000);
+        fprintf(stderr, "; page %lld bytes, peak RSS %.1f MiB", (long long)sb.st_size,
+                (double)u.maxrss_kib / 1024);
+        /* the sweep row: a column per name's figure, not per entry */
+        char *row = th_fmt("%s/row%d.jsonl", base, k);
+        CU_ASSERT_FATAL(
+            gen_measure((char *[]){(char *)bin, "-f", "jsonl", dir, NULL}, row, &u) == 0);
+        CU_ASSERT(u.status == 0 && u.out_bytes > 0 && u.out_bytes < 16 * 1024);
+        free(row);
+        /* --live over the same day of steps: the view keeps the latest few, whatever the log */
+        char *lines = th_fmt("%s/live%d.txt", base, k);
+        CU_ASSERT_FATAL(gen_measure((char *[]){(char *)bin, "--live", "--plain", "--refresh",
+                                               "0.1", dir, NULL},
+                                    lines, &u) == 0);
+        CU_ASSERT_EQUAL(u.status, 0);
+        rss[2][k] = u.maxrss_kib;
+        char *text = th_read_file(lines, NULL), *want = th_fmt(" phases=%ld\n", n[k]);
+        CU_ASSERT(text && strstr(text, want) != NULL); /* it read them all, and ended */
+        fprintf(stderr, "; --live peak RSS %.1f MiB", (double)u.maxrss_kib / 1024);
+        free(text);
+        free(want);
+        free(lines);
+        free(dir);
+        free(json);
+        free(html);
+    }
+    fputc('\n', stderr);
+    for (int m = 0; m < 3; m++) {
+        CU_ASSERT(rss[m][1] > 0 && rss[m][1] - rss[m][0] < 4 * 1024); /* flat: a few MiB */
+        if (!UNDER_SANITIZER)
+            CU_ASSERT(rss[m][1] < STEPS_RSS_BOUND_MIB * 1024);
+    }
+    if (asan)
+        setenv("ASAN_OPTIONS", asan, 1);
+    else
+        unsetenv("ASAN_OPTIONS");
+    free(asan_opts);
+    th_rmtree(base);
+    free(base);
 }
 
 /* ---- suite: sweep ---------------------------------------------------------------------------- */
@@ -1881,6 +2016,7 @@ void cu_register_all(void)
     CU_add_test(s, "dmon", test_structure_dmon);
     CU_add_test(s, "gpm", test_structure_gpm);
     CU_add_test(s, "many_phases", test_structure_many_phases);
+    CU_add_test(s, "name_lanes", test_structure_name_lanes);
     s = th_add_suite("escape", NULL, NULL, 60);
     CU_add_test(s, "names", test_escape_names);
     CU_add_test(s, "params_at_top", test_params_at_top);
@@ -1892,6 +2028,7 @@ void cu_register_all(void)
     s = th_add_suite("longrun", NULL, NULL, 600);
     CU_add_test(s, "size", test_longrun_size);
     CU_add_test(s, "steps", test_steps_size);
+    CU_add_test(s, "back_to_back", test_back_to_back_bound);
     s = th_add_suite("sweep", NULL, NULL, 60);
     CU_add_test(s, "page", test_sweep_page);
     s = th_add_suite("errors", NULL, NULL, 60);

@@ -329,10 +329,11 @@ static void test_names_beyond_max_phases(void)
     hw_buf_free(&r);
     struct sum_run *run = summarize_dir(dir);
     CU_ASSERT_EQUAL(run->nphase, SUM_MAX_PHASES);
-    CU_ASSERT_EQUAL(run->nbrief, N + 1 - SUM_MAX_PHASES);
+    CU_ASSERT_EQUAL(run->phases_beyond, N + 1 - SUM_MAX_PHASES);
+    CU_ASSERT_EQUAL(run->phases_total, N + 1);
+    /* by default only those up to the listing's limit are held in brief: memory is flat */
+    CU_ASSERT_EQUAL(run->nbrief, SUM_PHASES_LISTED - SUM_MAX_PHASES);
     CU_ASSERT_EQUAL(run->phases_dropped, 0);
-    CU_ASSERT_STRING_EQUAL(run->brief[run->nbrief - 1].name, "train");
-    CHECK_NEAR(run->brief[run->nbrief - 1].t1 - run->brief[run->nbrief - 1].t0, 40, 1e-3);
     const struct sum_name_acc *st = find(run, "step"), *tr = find(run, "train");
     CU_ASSERT_FATAL(st && tr);
     CU_ASSERT_EQUAL(st->count, N);
@@ -358,13 +359,13 @@ static void test_names_beyond_max_phases(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "phase step x5000: total 40.000 s"));
     CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "phase train x1: total 40.000 s"));
     CU_ASSERT(th_count_lines(t.out) < 60);
-    CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "the JSON lists each in brief"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "the JSON lists those that matter"));
     th_result_free(&t);
-    /* JSON: every entry in brief, uniform (the first SUM_MAX_PHASES too); --phase-detail gives
-     * those in full */
+    /* JSON with --phases all: every entry in brief, uniform (the first SUM_MAX_PHASES too);
+     * --phase-detail gives those in full */
     for (int detail = 0; detail < 2; detail++) {
-        char *with[] = {"--format", "json", "--phase-detail", dir, NULL};
-        char *without[] = {"--format", "json", dir, NULL};
+        char *with[] = {"--format", "json", "--phases", "all", "--phase-detail", dir, NULL};
+        char *without[] = {"--format", "json", "--phases", "all", dir, NULL};
         struct th_result j = run_summarize(detail ? with : without);
         struct json_object *doc = json_tokener_parse(j.out), *ph;
         CU_ASSERT_FATAL(doc && json_object_object_get_ex(doc, "phases", &ph));
@@ -376,10 +377,171 @@ static void test_names_beyond_max_phases(void)
             CU_ASSERT_EQUAL(json_object_get_boolean(b), !full);
             CU_ASSERT_EQUAL(json_object_object_get_ex(e, "gpus", &g), full);
             CU_ASSERT_TRUE(json_object_object_get_ex(e, "start", &g));
+            CU_ASSERT_FALSE(json_object_object_get_ex(e, "kept", &g)); /* not a selection */
         }
+        CU_ASSERT_FATAL(json_object_object_get_ex(doc, "phases_listed", &ph));
+        CU_ASSERT_EQUAL(json_object_get_int64(ph), N + 1);
+        CU_ASSERT_FATAL(json_object_object_get_ex(doc, "phases_total", &ph));
+        CU_ASSERT_EQUAL(json_object_get_int64(ph), N + 1);
         json_object_put(doc);
         th_result_free(&j);
     }
+    th_rmtree(base);
+    free(dir);
+    free(base);
+}
+
+/* The document without phases[] and phases_listed: what must not change with the listing. */
+static struct json_object *json_rest(const char *text)
+{
+    struct json_object *doc = json_tokener_parse(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    json_object_object_del(doc, "phases");
+    json_object_object_del(doc, "phases_listed");
+    return doc;
+}
+
+/* The kept tags of a listed entry as one string ("first,slowest"), "" for none. */
+static void kept_of(struct json_object *e, char *buf, size_t cap)
+{
+    struct json_object *k;
+    buf[0] = '\0';
+    if (!json_object_object_get_ex(e, "kept", &k))
+        return;
+    for (size_t i = 0; i < json_object_array_length(k); i++)
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%s%s", i ? "," : "",
+                 json_object_get_string(json_object_array_get_idx(k, i)));
+}
+
+/* Past SUM_PHASES_LISTED entries, phases[] keeps those that matter, each saying why; --phases
+ * all lists every one and --phases N the first N; nothing else in the summary changes. */
+static void test_phases_listed(void)
+{
+    char *base = th_tmpdir("agg");
+    char *dir = th_fmt("%s/k", base);
+    CU_ASSERT_FATAL(mkdir(dir, 0755) == 0);
+    write_samples(dir);
+    enum { N = 3000 }; /* steps of 7 ms every 8 ms from 10:00:01 */
+    _Static_assert(N > SUM_PHASES_LISTED, "more steps than are listed");
+    struct hw_buf r;
+    hw_buf_init(&r, NULL, 0);
+    hw_buf_printf(&r,
+                  "{\"ts\": \"%s00.000+00:00\", \"type\": \"event\", \"event\": \"start\", "
+                  "\"data\": {\"tool\": \"hwmon\", \"interval_s\": 1, \"smi_tz\": \"UTC\"}}\n",
+                  T0);
+    hw_buf_printf(&r, "{\"ts\": \"%s00.500+00:00\", \"type\": \"phase_begin\", \"name\": "
+                      "\"save\", \"phase_id\": \"s1\"}\n", T0);
+    int line = 3, want_line[8] = {0};
+    for (int i = 0; i < N; i++) {
+        double end = 1 + (i + 1) * 0.008, sec = i == 1700 ? 0.008 : i == 2100 ? 0.003 : 0.007;
+        if (i == 2400 || i == 2600) /* two failed steps, beyond the full ones */
+            hw_buf_printf(&r,
+                          "{\"ts\": \"%s%06.3f+00:00\", \"type\": \"phase\", \"name\": "
+                          "\"step\", \"seconds\": %g, \"exit_status\": 3}\n",
+                          T0, end, sec);
+        else
+            phase_line(&r, "step", end, sec);
+        want_line[0] = i == 0 ? line : want_line[0];
+        want_line[1] = i == 1700 ? line : want_line[1];
+        want_line[2] = i == 2100 ? line : want_line[2];
+        want_line[3] = i == 2400 ? line : want_line[3];
+        want_line[4] = i == 2600 ? line : want_line[4];
+        line++;
+        if (i % 1000 == 999) { /* an eval after every 1000 steps: 0.5 s, 0.9 s, 0.2 s */
+            phase_line(&r, "eval", end, i == 1999 ? 0.9 : i == 2999 ? 0.2 : 0.5);
+            if (i == 999)
+                want_line[5] = line;
+            line++;
+        }
+    }
+    put_file(dir, "run.jsonl", r.p);
+    hw_buf_free(&r);
+
+    /* the run in memory: the briefs held are those the default listing may show */
+    struct sum_run *run = summarize_dir(dir);
+    CU_ASSERT_EQUAL(run->phases_total, N + 3 + 1);
+    CU_ASSERT(run->nbrief <= SUM_PHASES_LISTED);
+    sum_run_free(run);
+
+    struct th_result d = run_summarize((char *[]){"--format", "json", dir, NULL});
+    struct th_result a = run_summarize((char *[]){"--format", "json", "--phases", "all", dir, NULL});
+    struct th_result f = run_summarize((char *[]){"--format", "json", "--phases", "7", dir, NULL});
+    CU_ASSERT_EQUAL_FATAL(d.status, 0);
+    CU_ASSERT_EQUAL_FATAL(a.status, 0);
+    CU_ASSERT_EQUAL_FATAL(f.status, 0);
+    struct json_object *dd = json_tokener_parse(d.out), *ad = json_tokener_parse(a.out);
+    struct json_object *fd = json_tokener_parse(f.out), *ph, *v;
+    CU_ASSERT_FATAL(dd && ad && fd);
+    /* default: the kept ones, in log order, each saying why */
+    CU_ASSERT_FATAL(json_object_object_get_ex(dd, "phases", &ph));
+    struct {
+        int line;
+        const char *name, *kept;
+    } want[] = {
+        {want_line[0], "step", "first"}, {want_line[5], "eval", "first"},
+        {want_line[1], "step", "slowest"}, {0, "eval", "slowest"},
+        {want_line[2], "step", "fastest"}, {want_line[3], "step", "failed"},
+        {want_line[4], "step", "failed"}, {0, "eval", "fastest"},
+        {2, "save", "first,open"}, /* open: logged last, when the run ended */
+    };
+    size_t nwant = sizeof want / sizeof *want;
+    CU_ASSERT_EQUAL_FATAL(json_object_array_length(ph), nwant);
+    for (size_t i = 0; i < nwant; i++) {
+        struct json_object *e = json_object_array_get_idx(ph, i);
+        char k[128];
+        kept_of(e, k, sizeof k);
+        CU_ASSERT_STRING_EQUAL(k, want[i].kept);
+        CU_ASSERT(json_object_object_get_ex(e, "name", &v) &&
+                  !strcmp(json_object_get_string(v), want[i].name));
+        if (want[i].line)
+            CU_ASSERT(json_object_object_get_ex(e, "line", &v) &&
+                      json_object_get_int(v) == want[i].line);
+    }
+    /* the eval slowest and fastest: 0.9 s and 0.2 s; the open phase runs to the last sample */
+    v = json_object_object_get_ex(json_object_array_get_idx(ph, 3), "seconds", &v) ? v : NULL;
+    CHECK_NEAR(json_object_get_double(v), 0.9, 1e-9);
+    v = json_object_object_get_ex(json_object_array_get_idx(ph, 7), "seconds", &v) ? v : NULL;
+    CHECK_NEAR(json_object_get_double(v), 0.2, 1e-9);
+    CU_ASSERT(json_object_object_get_ex(json_object_array_get_idx(ph, 8), "open", &v) &&
+              json_object_get_boolean(v));
+    CU_ASSERT(json_object_object_get_ex(dd, "phases_listed", &v) &&
+              json_object_get_int64(v) == (int64_t)nwant);
+    CU_ASSERT(json_object_object_get_ex(dd, "phases_total", &v) &&
+              json_object_get_int64(v) == N + 3 + 1);
+    /* --phases all: every entry, no selection; --phases 7: the first 7 in log order */
+    CU_ASSERT_FATAL(json_object_object_get_ex(ad, "phases", &ph));
+    CU_ASSERT_EQUAL(json_object_array_length(ph), N + 3 + 1);
+    CU_ASSERT_FALSE(json_object_object_get_ex(json_object_array_get_idx(ph, 0), "kept", &v));
+    CU_ASSERT(json_object_object_get_ex(ad, "phases_listed", &v) &&
+              json_object_get_int64(v) == N + 3 + 1);
+    CU_ASSERT_FATAL(json_object_object_get_ex(fd, "phases", &ph));
+    CU_ASSERT_EQUAL(json_object_array_length(ph), 7);
+    for (size_t i = 0; i < json_object_array_length(ph); i++)
+        CU_ASSERT(json_object_object_get_ex(json_object_array_get_idx(ph, i), "line", &v) &&
+                  json_object_get_int(v) == (int)i + 3);
+    /* nothing else changes with the listing: names, energy, the run's figures */
+    struct json_object *rd = json_rest(d.out), *ra = json_rest(a.out), *rf = json_rest(f.out);
+    CU_ASSERT_TRUE(json_object_equal(rd, ra));
+    CU_ASSERT_TRUE(json_object_equal(rd, rf));
+    CU_ASSERT(json_object_object_get_ex(rd, "phase_names", &v) &&
+              json_object_array_length(v) == 3);
+    json_object_put(rd);
+    json_object_put(ra);
+    json_object_put(rf);
+    json_object_put(dd);
+    json_object_put(ad);
+    json_object_put(fd);
+    /* text says what the JSON lists; a bad --phases is a usage error */
+    struct th_result t = run_summarize((char *[]){"--format", "text", dir, NULL});
+    CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "the JSON lists those that matter"));
+    th_result_free(&t);
+    t = run_summarize((char *[]){"--phases", "some", dir, NULL});
+    CU_ASSERT_EQUAL(t.status, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "invalid --phases 'some'"));
+    th_result_free(&t);
+    th_result_free(&d);
+    th_result_free(&a);
+    th_result_free(&f);
     th_rmtree(base);
     free(dir);
     free(base);
@@ -863,6 +1025,7 @@ void add_aggregates_suites(void)
     CU_add_test(s, "overlapping", test_names_overlapping);
     CU_add_test(s, "energy_rule", test_names_energy_rule);
     CU_add_test(s, "beyond_max_phases", test_names_beyond_max_phases);
+    CU_add_test(s, "listed", test_phases_listed);
     CU_add_test(s, "json_and_text", test_names_json_and_text);
     s = th_add_suite("units", NULL, NULL, 60);
     CU_add_test(s, "parse", test_units_parse);
