@@ -72,7 +72,7 @@ int sum_jobs_compare(const struct sum_jobs *c, const char *a, const char *b, str
     }
     if (r[0] && r[1]) {
         if (c->fmt == SUM_FMT_TEXT)
-            sum_compare_text(r[0], r[1], &c->units, out);
+            sum_compare_text(r[0], r[1], &c->units, c->compare_all, out);
         else
             sum_compare_json(r[0], r[1], &c->units, out);
     } else {

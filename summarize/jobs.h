@@ -48,6 +48,7 @@ struct sum_jobs {
     struct sum_job *jobs;         /* zeroed, dir set */
     size_t njobs;
     atomic_size_t next;           /* the next job a thread takes */
+    bool compare_all;             /* --compare --all: every figure, not the largest changes */
     bool nodes;                   /* the DIRs are nodes of multi-node jobs: keep node records */
 };
 
