@@ -55,24 +55,21 @@ static void render(struct page *p, const char *dir, int width)
 static void render_sweep(struct page *p, const char *const *dirs, const char *const *names,
                          size_t n)
 {
-    char **rows = calloc(n, sizeof *rows);
+    struct sum_sweep_row *rows = calloc(n, sizeof *rows);
     CU_ASSERT_FATAL(rows != NULL);
     for (size_t i = 0; i < n; i++) {
         struct sum_run *run;
         int rc = sum_html_summarize(dirs[i], NULL, true, &run);
-        size_t len;
-        FILE *f = open_memstream(&rows[i], &len);
-        CU_ASSERT_FATAL(f != NULL);
-        sum_html_sweep_row(f, dirs[i], run, rc, names ? names[i] : NULL, NULL);
-        fclose(f);
+        CU_ASSERT_EQUAL(sum_html_sweep_take(&rows[i], dirs[i], run, rc, names ? names[i] : NULL),
+                        0);
         sum_run_free(run);
     }
     FILE *f = open_memstream(&p->html, &p->len);
     CU_ASSERT_FATAL(f != NULL);
-    p->rc = sum_html_sweep(f, (const char *const *)rows, n, NULL, p->err, sizeof p->err);
+    p->rc = sum_html_sweep(f, rows, n, NULL, p->err, sizeof p->err);
     fclose(f);
     for (size_t i = 0; i < n; i++)
-        free(rows[i]);
+        sum_html_sweep_row_free(&rows[i]);
     free(rows);
 }
 
@@ -988,16 +985,21 @@ static void test_sweep_page(void)
     CU_ASSERT_FATAL(p.html != NULL);
     const char *body = strstr(p.html, "<tbody>");
     CU_ASSERT_FATAL(body != NULL);
-    CU_ASSERT_EQUAL(count(body, "<tr>"), 4);
-    /* the sort script, once, and sortable headers */
+    CU_ASSERT_EQUAL(count(body, "<tr id=\"run-"), 4);
+    /* the sort script, once, and sortable headers: every cell of a row has one */
     CU_ASSERT_EQUAL(count_ci(p.html, "<script"), 1);
     CU_ASSERT(strstr(p.html, "addEventListener('click'") != NULL);
-    CU_ASSERT_EQUAL(count(p.html, "<th class=\"sort"), sum_html_sweep_cols());
+    const char *r1row = strstr(body, "<tr id=\"run-0\">"), *r1end = r1row ? strstr(r1row, "</tr>") : NULL;
+    CU_ASSERT_FATAL(r1row && r1end);
+    char *r1text = strndup(r1row, (size_t)(r1end - r1row));
+    CU_ASSERT_EQUAL(count(p.html, "<th class=\"sort"), count(r1text, "<td") + 1);
+    free(r1text);
     /* each run's status, with its reason; a bad one coloured */
     CU_ASSERT(strstr(p.html, "scope=\"col\">Status</th>") != NULL);
     CU_ASSERT(strstr(p.html, "script-src 'unsafe-inline'") != NULL);
     /* links, percent-encoded; names escaped */
     CU_ASSERT(strstr(p.html, "<a href=\"r1/report.html\">r1</a>") != NULL);
+    CU_ASSERT(strstr(p.html, "class=\"sweepwrap\"") != NULL);
     CU_ASSERT(strstr(p.html, "<a href=\"r%203%23x%3F.html\">") != NULL);
     CU_ASSERT(strstr(p.html, "r3 &lt;b&gt;&amp;&quot;") != NULL);
     CU_ASSERT(strstr(p.html, "<b>&") == NULL);
@@ -1054,7 +1056,8 @@ static void test_errors(void)
     CU_ASSERT_EQUAL(sum_html_cols(&o), -EINVAL);
     o.width = 2000; /* a timeline of another width */
     CU_ASSERT_EQUAL(sum_html_run(f, run, &o, err, sizeof err), -EINVAL);
-    const char *rows[1] = {"<tr></tr>"};
+    struct sum_sweep_row rows[1];
+    CU_ASSERT_EQUAL(sum_html_sweep_take(&rows[0], dir, run, 0, NULL), 0);
     CU_ASSERT_EQUAL(sum_html_sweep(f, rows, 0, NULL, err, sizeof err), -EINVAL);
     CU_ASSERT_EQUAL(sum_html_sweep(f, NULL, 1, NULL, err, sizeof err), -EINVAL);
     /* err may be NULL */
@@ -1073,6 +1076,7 @@ static void test_errors(void)
         CU_ASSERT(rc == -ENOSPC || rc == -EIO);
         fclose(full);
     }
+    sum_html_sweep_row_free(&rows[0]);
     sum_run_free(run);
     /* A file that cannot be read is left out and said: the page is still written. */
     char *bad = th_fmt("%s/cpu_metrics.csv", dir);
