@@ -436,7 +436,9 @@ static void write_row(FILE *f, const struct sweep *S, size_t i, const struct fig
         } else if (c->metric && isfinite(kv->num)) {
             td_num(f, kv->num, col_fmt(b, sizeof b, kv->num, c->dec, 4));
         } else if (isfinite(kv->num)) { /* a param: as the job logged it */
-            fprintf(f, "<td class=\"n\" data-v=\"%.17g\">", kv->num);
+            fputs("<td class=\"n\" data-v=\"", f);
+            ht_esc(f, kv->text);
+            fputs("\">", f);
             ht_esc(f, kv->text);
             fputs("</td>", f);
         } else {
@@ -996,19 +998,30 @@ static void front_list(FILE *f, const struct sweep *S, const struct xcol *m, siz
     fputs("</p>\n", f);
 }
 
-/* How many metrics get their own plots (the select lists them): each is a few hundred bytes
- * a run, and a sweep of thousands of runs must stay a page a browser opens at once. */
+/* How many metrics get their own plots (the select lists them): each costs about
+ * SWEEP_PLOT_RUN_BYTES a run, and a sweep of thousands of runs must stay a page a browser opens
+ * at once (a 1,000-run page under 5 MB with its table): at most SWEEP_PLOT_METRICS, fewer as the
+ * runs grow so that the plots stay within SWEEP_PLOT_BYTES, at least one. */
 #define SWEEP_PLOT_METRICS 8
+#define SWEEP_PLOT_RUN_BYTES 520
+#define SWEEP_PLOT_BYTES 2000000
+
+static size_t plot_metrics(size_t nruns)
+{
+    size_t k = SWEEP_PLOT_BYTES / (SWEEP_PLOT_RUN_BYTES * (nruns ? nruns : 1));
+    return k < 1 ? 1 : k > SWEEP_PLOT_METRICS ? SWEEP_PLOT_METRICS : k;
+}
 
 static void write_plots(FILE *f, const struct sweep *S)
 {
+    size_t kmax = plot_metrics(S->n);
     /* the default: the first metric logged that is not a counter (epoch, step), else the first */
     size_t nm = 0, first = SIZE_MAX, any = SIZE_MAX;
     for (size_t q = 0; q < S->nx; q++)
         if (S->x[q].metric && S->x[q].numeric) {
-            if (nm < SWEEP_PLOT_METRICS && any == SIZE_MAX)
+            if (nm < kmax && any == SIZE_MAX)
                 any = q;
-            if (nm < SWEEP_PLOT_METRICS && first == SIZE_MAX && !sum_sweep_counter(S->x[q].key))
+            if (nm < kmax && first == SIZE_MAX && !sum_sweep_counter(S->x[q].key))
                 first = q;
             nm++;
         }
@@ -1024,7 +1037,7 @@ static void write_plots(FILE *f, const struct sweep *S)
     }
     fputs("<p class=\"meta\"><label>Metric <select id=\"metric\">", f);
     size_t shown = 0;
-    for (size_t q = 0; q < S->nx && shown < SWEEP_PLOT_METRICS; q++) {
+    for (size_t q = 0; q < S->nx && shown < kmax; q++) {
         const struct xcol *c = &S->x[q];
         if (!c->metric || !c->numeric)
             continue;
@@ -1034,8 +1047,9 @@ static void write_plots(FILE *f, const struct sweep *S)
         shown++;
     }
     fputs("</select></label>", f);
-    if (nm > SWEEP_PLOT_METRICS)
-        fprintf(f, " (the first %d of %zu metrics)", SWEEP_PLOT_METRICS, nm);
+    if (nm > kmax)
+        fprintf(f, " (plots of the first %zu of %zu metrics, so that a page of %zu runs stays "
+                   "small; the table has every one)", kmax, nm, S->n);
     fputs("</p>\n", f);
     double *mv = calloc(S->n ? S->n : 1, sizeof *mv), *ev = calloc(S->n ? S->n : 1, sizeof *ev);
     bool *good = calloc(S->n ? S->n : 1, sizeof *good), *on = calloc(S->n ? S->n : 1, sizeof *on);
@@ -1045,7 +1059,7 @@ static void write_plots(FILE *f, const struct sweep *S)
         return;
     }
     shown = 0;
-    for (size_t q = 0; q < S->nx && shown < SWEEP_PLOT_METRICS; q++) {
+    for (size_t q = 0; q < S->nx && shown < kmax; q++) {
         const struct xcol *m = &S->x[q];
         if (!m->metric || !m->numeric)
             continue;
