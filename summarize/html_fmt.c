@@ -261,6 +261,11 @@ static const char page_css[] =
     ".p6{fill:#fee391;--pc:#fee391}.p7{fill:#d9d9d9;--pc:#d9d9d9}\n"
     ".sw{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:5px;"
     "background:var(--pc)}\n"
+    /* a phase that failed or was killed: red or amber, outlined (the legend names them) */
+    ".ph.fail rect{stroke:#cf222e;stroke-width:2;fill:#fecaca}\n"
+    ".ph.killed rect{stroke:#b45309;stroke-width:2;stroke-dasharray:4 2;fill:#fde68a}\n"
+    ".sw.fail{background:#fecaca;outline:2px solid #cf222e}.sw.killed{background:#fde68a;"
+    "outline:2px dashed #b45309}\n"
     ".foot{font-size:11.5px;color:var(--mute);margin:2px 0 8px}\n"
     "pre{font-size:11px;max-height:420px;overflow:auto;background:var(--pane);padding:8px;"
     "white-space:pre-wrap;word-break:break-all}\n"

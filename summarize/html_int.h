@@ -100,6 +100,10 @@ void ht_note(struct ht_notes *N, bool minor, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* html_phases.c */
+/* How a phase ended, as the strip draws it apart (html_phases.c's table: class, words). */
+enum ht_ph_end { HT_PH_OK, HT_PH_FAILED, HT_PH_KILLED, HT_PH_COUNT };
+extern const char *const ht_ph_end_class[HT_PH_COUNT];
+extern const char *const ht_ph_end_words[HT_PH_COUNT];
 int ht_prepare_phases(struct ht_page *P); /* sorts, colours; returns the strip's lanes */
 int ht_phase_color(const struct ht_page *P, const char *name);
 

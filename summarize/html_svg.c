@@ -462,6 +462,26 @@ static size_t strip_boxes(const struct ht_page *P, struct strip_box *box)
 }
 
 /* The strip above the charts: phases (in lanes when they overlap) and event markers. */
+/* How a box of the strip ended: killed when one of its phases was (a signal, or open when a
+ * killed or unfinished run stopped), else failed when one failed, else well. */
+static enum ht_ph_end box_end(const struct ht_page *P, const struct strip_box *b)
+{
+    enum ht_ph_end e = HT_PH_OK;
+    enum sum_status st = P->run->outcome.status;
+    const char *name = ht_phase_of(P, b->first)->name;
+    for (size_t k = b->first; k <= b->last && k < P->nph; k++) {
+        const struct sum_phase_acc *p = ht_phase_of(P, k);
+        if (P->ph[k].lane != P->ph[b->first].lane || strcmp(p->name, name) != 0)
+            continue; /* another lane's, between the box's first and last */
+        if (p->signal > 0 ||
+            (p->open && (st == SUM_STATUS_KILLED || st == SUM_STATUS_INCOMPLETE)))
+            return HT_PH_KILLED;
+        if (p->failed)
+            e = HT_PH_FAILED;
+    }
+    return e;
+}
+
 void ht_draw_strip(FILE *f, const struct ht_page *P, int lanes)
 {
     const struct sum_timeline *tl = P->tl;
@@ -475,6 +495,9 @@ void ht_draw_strip(FILE *f, const struct ht_page *P, int lanes)
     size_t merged = 0;
     for (size_t k = 0; k < nbox; k++)
         merged += box[k].n > 1;
+    size_t nbad[HT_PH_COUNT] = {0}; /* the boxes that failed, that were killed */
+    for (size_t k = 0; k < nbox; k++)
+        nbad[box_end(P, &box[k])]++;
     fprintf(f,
             "<figure class=\"strip\" id=\"phases\" data-boxes=\"%zu\">\n<figcaption><span "
             "class=\"ct\">Phases and events</span><span class=\"note\">%zu phases, <span "
@@ -488,8 +511,15 @@ void ht_draw_strip(FILE *f, const struct ht_page *P, int lanes)
         fputs("; adjacent phases of one name narrower than a pixel column are drawn as one "
               "(\xC3\x97N in its title; the charts' bands likewise)",
               f);
+    fputs("</span>", f);
+    /* a phase that failed or was killed looks it, and the legend names how */
+    for (int e = HT_PH_FAILED; e < HT_PH_COUNT; e++)
+        if (nbad[e])
+            fprintf(f, "<span class=\"key phend\" data-end=\"%s\"><i class=\"sw %s\"></i>%s "
+                       "(%zu)</span>",
+                    ht_ph_end_class[e], ht_ph_end_class[e], ht_ph_end_words[e], nbad[e]);
     fprintf(f,
-            "</span></figcaption>\n<svg class=\"plot\" viewBox=\"0 0 %d %d\" width=\"%d\" "
+            "</figcaption>\n<svg class=\"plot\" viewBox=\"0 0 %d %d\" width=\"%d\" "
             "height=\"%d\" role=\"img\" aria-label=\"phases and events\">\n",
             w, h, w, h);
     if (lanes)
@@ -502,15 +532,18 @@ void ht_draw_strip(FILE *f, const struct ht_page *P, int lanes)
         int y = MT + P->ph[box[k].first].lane * (lane_h + 2);
         char a[32], b[32], d[32];
         size_t nch, nb = ht_prefix_chars(p->name, NAME_MAX_BYTES, &nch);
-        fprintf(f, "<g class=\"ph p%d\"><title>", P->ph[box[k].first].color);
+        enum ht_ph_end end = box_end(P, &box[k]);
+        fprintf(f, "<g class=\"ph p%d%s%s\"><title>", P->ph[box[k].first].color,
+                end ? " " : "", end ? ht_ph_end_class[end] : "");
         ht_esc_n(f, p->name, nb);
         if (box[k].n > 1)
             fprintf(f, " \xC3\x97%zu", box[k].n);
-        fprintf(f,
-                ": %s s to %s s (%s)</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
-                "height=\"%d\" rx=\"2\"/>",
-                ht_fmt_num(a, sizeof a, p->t0 - P->t0), ht_fmt_num(b, sizeof b, q->t1 - P->t0),
-                ht_fmt_dur(d, sizeof d, q->t1 - p->t0), x0, y, wd, lane_h);
+        fprintf(f, ": %s s to %s s (%s)", ht_fmt_num(a, sizeof a, p->t0 - P->t0),
+                ht_fmt_num(b, sizeof b, q->t1 - P->t0), ht_fmt_dur(d, sizeof d, q->t1 - p->t0));
+        if (end)
+            fprintf(f, ", %s", ht_ph_end_words[end]);
+        fprintf(f, "</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" rx=\"2\"/>",
+                x0, y, wd, lane_h);
         /* A label where it fits, at about 6.2 px per character of 11 px text. */
         size_t fit = wd > 14 ? (size_t)((wd - 6) / 6.2) : 0;
         if (fit >= 2) {

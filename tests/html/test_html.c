@@ -967,6 +967,50 @@ static void test_steps_size(void)
     free(dir);
 }
 
+/* Phases that failed or were killed are drawn apart in the strip, and the legend names how
+ * (issue 49): a phase with an exit status, one with an exception, one killed by a signal. */
+static void test_structure_phase_ends(void)
+{
+    char *dir = mkrun("html-phase-ends", false);
+    char ts[40], line[512];
+    static const struct {
+        double end;
+        const char *name, *extra;
+    } ph[] = {{30, "prep", ", \"exit_status\": 2"},
+              {50, "fit", ", \"exception\": \"ValueError\", \"exception_message\": \"nan\""},
+              {70, "save", ", \"exit_status\": 143, \"signal\": 15"}};
+    for (size_t i = 0; i < sizeof ph / sizeof ph[0]; i++) {
+        gen_iso(ts, sizeof ts, T0 + ph[i].end);
+        snprintf(line, sizeof line,
+                 "{\"ts\": \"%s\", \"type\": \"phase\", \"name\": \"%s\", \"seconds\": 5%s}",
+                 ts, ph[i].name, ph[i].extra);
+        CU_ASSERT_EQUAL_FATAL(gen_jsonl(dir, line), 0);
+    }
+    struct page p = {0};
+    render(&p, dir, 0);
+    CU_ASSERT_EQUAL(p.rc, 0);
+    char *strip = figure(p.html, "phases");
+    CU_ASSERT_FATAL(strip != NULL);
+    CU_ASSERT_EQUAL(count(strip, "<g class=\"ph "), 6);
+    CU_ASSERT_EQUAL(count(strip, " fail\"><title>"), 2);
+    CU_ASSERT_EQUAL(count(strip, " killed\"><title>"), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(strip, "<title>save: 65 s to 70 s (5 s), killed</title>"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(strip, "data-end=\"fail\"><i class=\"sw fail\"></i>failed (2)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(strip, "data-end=\"killed\"><i class=\"sw killed\"></i>killed (1)"));
+    /* the good ones as before, and no legend where none failed */
+    CU_ASSERT_PTR_NOT_NULL(strstr(strip, "<title>train: 20 s to 100 s (1 min 20 s)</title>"));
+    free(strip);
+    free(p.html);
+    th_rmtree(dir);
+    free(dir);
+    char *good = mkrun("html-phase-good", false);
+    render(&p, good, 0);
+    CU_ASSERT_PTR_NULL(strstr(p.html, "class=\"key phend\""));
+    free(p.html);
+    th_rmtree(good);
+    free(good);
+}
+
 /* ---- suite: sweep ---------------------------------------------------------------------------- */
 
 static void test_sweep_page(void)
@@ -2285,6 +2329,7 @@ void cu_register_all(void)
     CU_add_test(s, "dmon", test_structure_dmon);
     CU_add_test(s, "gpm", test_structure_gpm);
     CU_add_test(s, "many_phases", test_structure_many_phases);
+    CU_add_test(s, "phase_ends", test_structure_phase_ends);
     s = th_add_suite("escape", NULL, NULL, 60);
     CU_add_test(s, "names", test_escape_names);
     CU_add_test(s, "params_at_top", test_params_at_top);
