@@ -327,6 +327,7 @@ static const char page_css[] =
     "@media (max-width:600px){.rn{max-width:8em}}\n"
     ".sweep thead th.run{z-index:3;background:var(--pane)}\n"
     ".sweep td.st{white-space:normal;min-width:13em;max-width:21em;overflow-wrap:anywhere}\n"
+    ".sweep td.st small.notes{display:inline;margin-left:6px}\n"
     ".sweep th.param{background:#e7f0fb}.sweep th.metric{background:#e6f4ea}\n"
     ".sweep tr:target>*{background:#fff8c5}\n"
     ".plots{padding:0 20px 12px}.plots h2{margin-top:6px}\n"
