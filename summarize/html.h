@@ -148,7 +148,8 @@ char *sum_html_report_link(const char *page_path, const char *dir);
  * NULL the sweep page of the n rows, rendered in memory and written atomically
  * (hw_write_atomic). Returns 0 or -errno; err as above (a warning with rc 0 is possible). */
 int sum_html_write_file(const char *path, const struct sum_run *run,
-                        const struct sum_sweep_row *rows, size_t n, const struct sum_html_opts *opts, char *err, size_t errlen);
+                        const struct sum_sweep_row *rows, size_t n,
+                        const struct sum_html_opts *opts, char *err, size_t errlen);
 
 /* A job of many nodes (jobsum.h): its figures, a lane per node with its phases on one time axis
  * (seconds since each node's own start), the straggler outlined, tables of the nodes and the

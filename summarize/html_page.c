@@ -405,7 +405,8 @@ static int draw_page(FILE *f, const void *ctx, char *err, size_t errlen)
 }
 
 int sum_html_write_file(const char *path, const struct sum_run *run,
-                        const struct sum_sweep_row *rows, size_t n, const struct sum_html_opts *opts, char *err, size_t errlen)
+                        const struct sum_sweep_row *rows, size_t n,
+                        const struct sum_html_opts *opts, char *err, size_t errlen)
 {
     ht_set_err(err, errlen, "%s", "");
     if (!path || (!run && (!rows || n == 0)))

@@ -433,8 +433,10 @@ static void write_row(FILE *f, const struct sweep *S, size_t i, const struct fig
         const struct sum_sweep_kv *kv = r->have ? kv_of(r, c) : NULL;
         if (!kv) {
             td_na(f);
-        } else if (c->metric && isfinite(kv->num)) {
-            td_num(f, kv->num, col_fmt(b, sizeof b, kv->num, c->dec, 4));
+        } else if (c->metric && isfinite(kv->num)) { /* data-v: as the JSON has it */
+            fputs("<td class=\"n\" data-v=\"", f);
+            ht_esc(f, kv->text);
+            fprintf(f, "\">%s</td>", col_fmt(b, sizeof b, kv->num, c->dec, 4));
         } else if (isfinite(kv->num)) { /* a param: as the job logged it */
             fputs("<td class=\"n\" data-v=\"", f);
             ht_esc(f, kv->text);
@@ -449,8 +451,11 @@ static void write_row(FILE *f, const struct sweep *S, size_t i, const struct fig
             fputs("</td>", f);
         }
     }
-    if (!r->have) { /* energy, duration, the figures, sparkline, start, warnings */
-        for (size_t k = 0; k < 2 + H->n + 3; k++)
+    if (!r->have) { /* energy, duration, the figures but energy, sparkline, start, warnings */
+        for (size_t k = 0; k < H->n && k < SUM_SWEEP_MAX_FIGS; k++)
+            if (strcmp(H->key[k], "energy_wh") != 0)
+                td_na(f);
+        for (size_t k = 0; k < 2 + 3; k++)
             td_na(f);
         fputs("</tr>\n", f);
         return;
@@ -620,6 +625,19 @@ static void point_title(FILE *f, const struct sweep *S, size_t i, const struct x
     fputs("</title>", f);
 }
 
+struct vi {
+    double v;
+    size_t i;
+};
+
+static int by_vi(const void *a, const void *b)
+{
+    const struct vi *x = a, *y = b;
+    if (x->v != y->v)
+        return x->v < y->v ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
 /* The runs on the Pareto front of (metric, energy): those no other good run matches or beats on
  * both, one strictly; only runs that ended ok, with both figures. on[i] set for them; returns
  * how many. By energy, then the metric's better end first: a run is on the front when its metric
@@ -721,19 +739,14 @@ static void scatter(FILE *f, const struct sweep *S, const struct xcol *m, size_t
         fputs("<path class=\"front\" d=\"", f);
         bool first = true;
         size_t k = 0;
-        size_t *idx = calloc(S->n, sizeof *idx);
+        struct vi *idx = calloc(S->n ? S->n : 1, sizeof *idx);
         for (size_t i = 0; idx && i < S->n; i++)
             if (on[i])
-                idx[k++] = i;
-        for (size_t a = 1; a < k; a++) /* insertion sort: the front is short */
-            for (size_t b = a; b > 0 && S->rows[idx[b]].energy_wh < S->rows[idx[b - 1]].energy_wh;
-                 b--) {
-                size_t t = idx[b];
-                idx[b] = idx[b - 1];
-                idx[b - 1] = t;
-            }
+                idx[k++] = (struct vi){S->rows[i].energy_wh, i};
+        if (k)
+            qsort(idx, k, sizeof *idx, by_vi);
         for (size_t a = 0; a < k; a++) {
-            const struct sum_sweep_row *r = &S->rows[idx[a]];
+            const struct sum_sweep_row *r = &S->rows[idx[a].i];
             double px = ax_x(&ax, r->energy_wh * xs), py = ax_y(&ay, num_of(r, m));
             if (first)
                 fprintf(f, "M%.1f %.1f", px, py);
@@ -774,22 +787,17 @@ static void scatter(FILE *f, const struct sweep *S, const struct xcol *m, size_t
 }
 
 /* Spearman's rank correlation of x and y over the pairs both have (n of them); NAN under 3. */
-static void ranks(const double *v, size_t n, double *rk, size_t *ord)
+static void ranks(const double *v, size_t n, double *rk, struct vi *ord)
 {
     for (size_t i = 0; i < n; i++)
-        ord[i] = i;
-    for (size_t a = 1; a < n; a++) /* insertion sort of indices: stable, n runs of a sweep */
-        for (size_t b = a; b > 0 && v[ord[b]] < v[ord[b - 1]]; b--) {
-            size_t t = ord[b];
-            ord[b] = ord[b - 1];
-            ord[b - 1] = t;
-        }
+        ord[i] = (struct vi){v[i], i};
+    qsort(ord, n, sizeof *ord, by_vi);
     for (size_t a = 0; a < n;) { /* ties share their mean rank */
         size_t b = a;
-        while (b < n && v[ord[b]] == v[ord[a]])
+        while (b < n && ord[b].v == ord[a].v)
             b++;
         for (size_t k = a; k < b; k++)
-            rk[ord[k]] = (double)(a + b - 1) / 2 + 1;
+            rk[ord[k].i] = (double)(a + b - 1) / 2 + 1;
         a = b;
     }
 }
@@ -798,7 +806,7 @@ double sum_sweep_spearman(const double *x, const double *y, size_t n, size_t *us
 {
     double *a = calloc(n ? n : 1, sizeof *a), *b = calloc(n ? n : 1, sizeof *b);
     double *ra = calloc(n ? n : 1, sizeof *ra), *rb = calloc(n ? n : 1, sizeof *rb);
-    size_t *ord = calloc(n ? n : 1, sizeof *ord);
+    struct vi *ord = calloc(n ? n : 1, sizeof *ord);
     size_t m = 0;
     double rho = NAN;
     if (a && b && ra && rb && ord) {
@@ -983,7 +991,8 @@ static void front_list(FILE *f, const struct sweep *S, const struct xcol *m, siz
         for (size_t i = 0; i < S->n; i++) {
             if (!on[i] || done[i])
                 continue;
-            double v = num_of(&S->rows[i], m), bv = best == SIZE_MAX ? NAN : num_of(&S->rows[best], m);
+            double v = num_of(&S->rows[i], m);
+            double bv = best == SIZE_MAX ? NAN : num_of(&S->rows[best], m);
             if (best == SIZE_MAX || (m->lower ? v < bv : v > bv))
                 best = i;
         }

@@ -4,6 +4,7 @@
  * long run's page, the sweep page, errors, the summary tables, that the page states the JSON's
  * energy, interval, gaps and events (agree), and a real headless browser (chromium). */
 #include <CUnit/CUnit.h>
+#include <dirent.h>
 #include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
@@ -996,7 +997,8 @@ static void test_structure_phase_ends(void)
     CU_ASSERT_EQUAL(count(strip, " killed\"><title>"), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(strip, "<title>save: 65 s to 70 s (5 s), killed</title>"));
     CU_ASSERT_PTR_NOT_NULL(strstr(strip, "data-end=\"fail\"><i class=\"sw fail\"></i>failed (2)"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(strip, "data-end=\"killed\"><i class=\"sw killed\"></i>killed (1)"));
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(strip, "data-end=\"killed\"><i class=\"sw killed\"></i>killed (1)"));
     /* the good ones as before, and no legend where none failed */
     CU_ASSERT_PTR_NOT_NULL(strstr(strip, "<title>train: 20 s to 100 s (1 min 20 s)</title>"));
     free(strip);
@@ -1034,11 +1036,19 @@ static void test_sweep_page(void)
     /* the sort script, once, and sortable headers: every cell of a row has one */
     CU_ASSERT_EQUAL(count_ci(p.html, "<script"), 1);
     CU_ASSERT(strstr(p.html, "addEventListener('click'") != NULL);
-    const char *r1row = strstr(body, "<tr id=\"run-0\">"), *r1end = r1row ? strstr(r1row, "</tr>") : NULL;
+    const char *r1row = strstr(body, "<tr id=\"run-0\">");
+    const char *r1end = r1row ? strstr(r1row, "</tr>") : NULL;
     CU_ASSERT_FATAL(r1row && r1end);
     char *r1text = strndup(r1row, (size_t)(r1end - r1row));
     CU_ASSERT_EQUAL(count(p.html, "<th class=\"sort"), count(r1text, "<td") + 1);
     free(r1text);
+    /* the missing directory's row has as many cells */
+    const char *r4row = strstr(body, "<tr id=\"run-3\">");
+    const char *r4end = r4row ? strstr(r4row, "</tr>") : NULL;
+    CU_ASSERT_FATAL(r4row && r4end);
+    char *r4text = strndup(r4row, (size_t)(r4end - r4row));
+    CU_ASSERT_EQUAL(count(p.html, "<th class=\"sort"), count(r4text, "<td") + 1);
+    free(r4text);
     /* each run's status, with its reason; a bad one coloured */
     CU_ASSERT(strstr(p.html, "scope=\"col\">Status</th>") != NULL);
     CU_ASSERT(strstr(p.html, "script-src 'unsafe-inline'") != NULL);
@@ -2137,6 +2147,55 @@ static void test_glance_page(void)
     glance_free(&g);
 }
 
+/* The committed sweep of the README's picture (testdata/sweep, tests/html/sweep-screenshot.sh)
+ * still draws as the picture shows: 9 runs plotted, one hollow, a front of several. */
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void test_glance_fixture(void)
+{
+    char *top = th_fmt("%s/sweep", th_env("HWRUN_TESTDATA"));
+    DIR *d = opendir(top);
+    CU_ASSERT_FATAL(d != NULL);
+    char *dirs[16];
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < 16)
+        if (e->d_name[0] != '.')
+            dirs[n++] = th_fmt("%s/%s", top, e->d_name);
+    closedir(d);
+    qsort(dirs, n, sizeof *dirs, by_name);
+    CU_ASSERT_EQUAL_FATAL(n, 9);
+    char *out = th_tmpdir("html-fixture");
+    char *page = th_fmt("%s/sweep.html", out);
+    struct th_result r;
+    const char *args[16] = {"-q", "--html", page};
+    for (size_t i = 0; i < n; i++)
+        args[3 + i] = dirs[i];
+    args[3 + n] = NULL;
+    CU_ASSERT_FATAL(run_summarize(&r, args) == 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    th_result_free(&r);
+    char *html = th_read_file(page, NULL);
+    char *shown = html ? shown_plots(html) : NULL;
+    char *fig = shown ? figure_of(shown, "scatter-energy-") : NULL;
+    CU_ASSERT_FATAL(fig != NULL);
+    CU_ASSERT_EQUAL(count(fig, "data-run=\""), 9);
+    CU_ASSERT_EQUAL(count(fig, "class=\"pt bad\""), 1);
+    CU_ASSERT(count(fig, "data-pareto=\"1\"") >= 2);
+    free(fig);
+    free(shown);
+    free(html);
+    for (size_t i = 0; i < n; i++)
+        free(dirs[i]);
+    th_rmtree(out);
+    free(out);
+    free(page);
+    free(top);
+}
+
 /* The page's arithmetic on its own: decimals, lower-is-better, the front with ties, Spearman. */
 static void test_glance_arith(void)
 {
@@ -2363,6 +2422,7 @@ void cu_register_all(void)
     s = th_add_suite("glance", NULL, NULL, 120);
     CU_add_test(s, "page", test_glance_page);
     CU_add_test(s, "arith", test_glance_arith);
+    CU_add_test(s, "fixture", test_glance_fixture);
     s = th_add_suite("glance_large", NULL, NULL, 600);
     CU_add_test(s, "thousand", test_glance_thousand);
     s = th_add_suite("browser", NULL, NULL, 240);
