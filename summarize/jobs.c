@@ -239,7 +239,7 @@ static struct named_cells named_of(const struct sum_job *j)
     return (struct named_cells){&j->pnames, &j->pcells, j->nparams};
 }
 
-/* The union of the jobs' column names of that kind, in first-seen order (they point into the
+/* The union of the jobs' csv column names, in first-seen order (they point into the
  * jobs' buffers); *n of them. */
 static const char **union_names(const struct sum_jobs *c, size_t *n)
 {
@@ -279,7 +279,7 @@ int sum_jobs_html(struct sum_jobs *c)
 {
     int status = HW_EXIT_OK;
     bool sweep = c->njobs > 1;
-    /* the rows in the order given (a job whose row was never taken cannot be: each is) */
+    /* the rows in the order given, moved out of the jobs */
     struct sum_sweep_row *rows = sweep ? calloc(c->njobs, sizeof *rows) : NULL;
     if (sweep && !rows)
         hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
