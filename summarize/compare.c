@@ -471,7 +471,8 @@ static void text_metric(struct hw_buf *out, const char *indent, const char *metr
     hw_buf_putc(out, '\n');
 }
 
-/* " (killed in phase `x` after 3.0 s)": a side's status and where it ended. */
+/* " (killed in phase `x` after 3.0 s: the command was killed by ...)": a side's status, where
+ * it ended, and why where it did not end well. */
 static void text_side(struct hw_buf *out, const struct sum_run *r)
 {
     char where[200];
@@ -480,34 +481,109 @@ static void text_side(struct hw_buf *out, const struct sum_run *r)
         hw_buf_putc(out, ' ');
         safe_put(out, where, SIZE_MAX);
     }
+    if (r->outcome.status != SUM_STATUS_OK && r->outcome.reason[0]) {
+        hw_buf_puts(out, ": ");
+        safe_put(out, r->outcome.reason, SIZE_MAX);
+    }
     hw_buf_puts(out, ")\n");
 }
 
+static size_t count_lines(const struct hw_buf *b, size_t from)
+{
+    size_t n = 0;
+    for (size_t i = from; b->p && i < b->len; i++)
+        n += b->p[i] == '\n';
+    return n;
+}
+
+/* The order of the largest changes: by |change %|, then the figures that only changed from 0,
+ * then those only one side has; equal and unmeasured ones are no change (-1). */
+static int change_class(const struct fig *f)
+{
+    bool a = isfinite(f->v[0]), b = isfinite(f->v[1]);
+    if (!a && !b)
+        return -1;
+    if (a != b)
+        return 2;
+    if (f->v[0] == f->v[1])
+        return -1;
+    return isfinite(change_pct(f)) ? 0 : 1;
+}
+
+static int by_change(const void *x, const void *y)
+{
+    const struct fig *f = *(const struct fig *const *)x, *g = *(const struct fig *const *)y;
+    int cf = change_class(f), cg = change_class(g);
+    if (cf != cg)
+        return cf < cg ? -1 : 1;
+    double pf = cf == 0 ? fabs(change_pct(f)) : 0, pg = cg == 0 ? fabs(change_pct(g)) : 0;
+    if (pf != pg)
+        return pf > pg ? -1 : 1;
+    return f < g ? -1 : f > g; /* stable: the listing's order */
+}
+
 void sum_compare_text(const struct sum_run *a, const struct sum_run *b, const struct sum_units *u,
-                      struct hw_buf *out)
+                      bool all, struct hw_buf *out)
 {
     struct figs s;
     collect(&s, a, b, u);
+    size_t start = out->len;
+    /* what differs first: the runs and how they ended, the params, then where the time and
+     * energy went and the verdicts one run got (issue 49) */
     hw_buf_puts(out, "compare A ");
     safe_put(out, a->dir ? a->dir : "(files)", SIZE_MAX);
     text_side(out, a);
     hw_buf_puts(out, "        B ");
     safe_put(out, b->dir ? b->dir : "(files)", SIZE_MAX);
     text_side(out, b);
+    struct text_params tp = {out, false};
+    differing_params(a, b, text_param, &tp);
     text_explain(out, a, b, u);
-    hw_buf_printf(out, "  %-32s %14s %14s  %-14s%s\n", "metric", "A", "B", "change", "%");
     const char *nm, *key;
     size_t nl;
     const char *ea = sum_run_energy_source(a), *eb = sum_run_energy_source(b);
+    bool mixed = ea && eb && strcmp(ea, eb);
+    if (!all) {
+        /* then the largest changes, as many as fit SUM_COMPARE_LINES; --all lists every one */
+        const struct fig **order = s.n ? calloc(s.n, sizeof *order) : NULL;
+        size_t n = 0;
+        if (s.n && !order)
+            s.oom = true;
+        for (size_t i = 0; order && i < s.n; i++)
+            if (change_class(&s.f[i]) >= 0)
+                order[n++] = &s.f[i];
+        if (n)
+            qsort(order, n, sizeof *order, by_change);
+        size_t used = count_lines(out, start) + 2 + (mixed ? 1 : 0); /* head, "more" line */
+        size_t room = used < SUM_COMPARE_LINES ? SUM_COMPARE_LINES - used : 0;
+        size_t shown = n < room ? n : room;
+        hw_buf_printf(out, "  %-32s %14s %14s  %-14s%s\n", "largest changes", "A", "B", "change",
+                      "%");
+        for (size_t i = 0; i < shown; i++) {
+            text_metric(out, "  ", order[i]->name, order[i]);
+            if (!strcmp(order[i]->name, "energy_wh") && mixed)
+                hw_buf_printf(out, "    (energy_source: A %s, B %s; not like with like)\n", ea,
+                              eb);
+        }
+        if (shown < n)
+            hw_buf_printf(out, "  (%zu more change%s, and the figures that did not change: "
+                               "--all)\n", n - shown, n - shown == 1 ? "" : "s");
+        else
+            hw_buf_puts(out, "  (the figures that did not change: --all)\n");
+        free(order);
+        if (s.oom)
+            out->oom = true;
+        figs_free(&s);
+        return;
+    }
+    hw_buf_printf(out, "  %-32s %14s %14s  %-14s%s\n", "metric", "A", "B", "change", "%");
     for (size_t i = 0; i < s.n; i++) {
         if (phase_of(s.f[i].name, &nm, &nl, &key))
             continue;
         text_metric(out, "  ", s.f[i].name, &s.f[i]);
-        if (!strcmp(s.f[i].name, "energy_wh") && ea && eb && strcmp(ea, eb))
+        if (!strcmp(s.f[i].name, "energy_wh") && mixed)
             hw_buf_printf(out, "    (energy_source: A %s, B %s; not like with like)\n", ea, eb);
     }
-    struct text_params tp = {out, false};
-    differing_params(a, b, text_param, &tp);
     for (size_t i = 0; i < s.n; i++) {
         if (!first_of_phase(&s, i, &nm, &nl))
             continue;

@@ -57,10 +57,6 @@ struct sum_html_opts {
      * table) in these units; NULL: the defaults. The page's data-* attributes keep the JSON's
      * fixed units (MiB, s, Wh). Borrowed. */
     const struct sum_units *units;
-    /* The sweep page's columns after the figures: a sweep's param.KEY and metric.KEY, lined up
-     * by name across the runs (each row adds its cells with sum_html_sweep_xcells). Borrowed. */
-    const char *const *xcols;
-    size_t nxcols;
 };
 
 /* Defaults: width SUM_HTML_WIDTH_DEFAULT. */
@@ -88,22 +84,61 @@ int sum_html_summarize(const char *dir, const struct sum_html_opts *opts, bool s
 int sum_html_run(FILE *out, const struct sum_run *run, const struct sum_html_opts *opts,
                  char *err, size_t errlen);
 
-/* A sweep: one page with one row per run (its key figures and a GPU utilization sparkline),
- * sortable by clicking a column header (a few lines of inline script; a URL ending in #sort=K
- * or #sort=-K sorts by column K on load). A row is written by sum_html_sweep_row (so that each
- * run's summary can be freed once its row is written):
- * - dir: the run directory (its name starts the row);
+/* A sweep: one page that answers "which run, and at what cost" (html_sweep.c). A row per run,
+ * taken from its summary by sum_html_sweep_take (so that each summary can be freed once its row
+ * is taken, on any thread): the run, its status and why, the params that vary across the sweep
+ * (those the same in every run are said once above the table), the last value of every metric,
+ * energy, duration, the headline figures (report.h's SUM_SHOW_SWEEP), a GPU utilization
+ * sparkline, start and warnings; each numeric column at the precision its values need. Then
+ * inline SVG plots of a chosen metric against energy (its Pareto front marked, data-pareto="1",
+ * and listed) and against duration, every plotted run an element with data-run="NAME"; the rank
+ * correlation of each varying param with the metric; parallel coordinates. A few lines of inline
+ * script sort the table (a click on a header; a URL ending in #sort=K or #sort=-K sorts by
+ * column K on load) and switch the metric; no script library, nothing fetched.
+ * - dir: the run directory (its last name names the row);
  * - run: its summary, with a sparkline timeline (timeline_spark) or none; NULL when it could
  *   not be read: the row then says strerror(-rc);
- * - report: NULL, or the path of the run's own report relative to the page;
- * - opts: NULL, or the page's options (its units).
- * sum_html_sweep writes the page around n rows (HTML text each). err/errlen as for
- * sum_html_run. Returns 0, or -EINVAL (out or rows or a rows[i] NULL, n == 0), or the errno of
- * a failed write to out. */
-void sum_html_sweep_row(FILE *out, const char *dir, const struct sum_run *run, int rc,
-                        const char *report, const struct sum_html_opts *opts);
-int sum_html_sweep(FILE *out, const char *const *rows, size_t n,
+ * - report: NULL, or the path of the run's own report relative to the page.
+ * sum_html_sweep_take returns 0 or -ENOMEM (the row is then incomplete; free it still).
+ * sum_html_sweep writes the page of n rows; err/errlen as for sum_html_run. Returns 0, or
+ * -EINVAL (out or rows NULL, n == 0), -ENOMEM, or the errno of a failed write to out. */
+#define SUM_SWEEP_MAX_FIGS 32
+struct sum_sweep_kv {
+    char *key;  /* the param's or metric's key */
+    bool metric;
+    double num; /* its value when a number, else NAN */
+    char *text; /* its value as the job logged it (a string without quotes) */
+};
+struct sum_sweep_row {
+    char *name, *link;
+    int rc;       /* why it could not be read (have false) */
+    bool have;    /* summarized */
+    int status;   /* enum sum_status */
+    char *reason; /* sum_outcome_reason */
+    char *notes;  /* the verdicts' ids, or NULL */
+    bool notes_warn;
+    struct sum_sweep_kv *kv;
+    size_t nkv;
+    double start, duration, energy_wh; /* NAN: unknown */
+    double figs[SUM_SWEEP_MAX_FIGS];   /* the SUM_SHOW_SWEEP figures, in their order */
+    size_t warnings;
+    char *spark; /* the sparkline's cell */
+};
+int sum_html_sweep_take(struct sum_sweep_row *row, const char *dir, const struct sum_run *run,
+                        int rc, const char *report);
+void sum_html_sweep_row_free(struct sum_sweep_row *row);
+int sum_html_sweep(FILE *out, const struct sum_sweep_row *rows, size_t n,
                    const struct sum_html_opts *opts, char *err, size_t errlen);
+/* The sweep page's arithmetic, for its tests: lower is better for a metric named like a loss
+ * (loss, error, err, perplexity, ppl, wer); the decimals a column needs (html_sweep.c); the runs
+ * on the Pareto front of (metric, energy) among the good ones (on[i]; returns how many);
+ * Spearman's rank correlation over the pairs both have (*used of them; NAN under 3). */
+bool sum_sweep_lower_is_better(const char *metric);
+bool sum_sweep_counter(const char *metric); /* epoch, step, ...: not the default metric */
+int sum_sweep_decimals(const double *v, size_t n, size_t stride, int sig);
+size_t sum_sweep_pareto(const double *metric, const double *energy, const bool *good, size_t n,
+                        bool lower, bool *on);
+double sum_sweep_spearman(const double *x, const double *y, size_t n, size_t *used);
 
 /* The link from a page at page_path to dir/report.html when that exists (relative, so the page
  * and the runs can move together); malloc'd, or NULL. */
@@ -112,14 +147,9 @@ char *sum_html_report_link(const char *page_path, const char *dir);
 /* What `summarize --html FILE DIR...` does: the page of run (n and rows unused), or with run
  * NULL the sweep page of the n rows, rendered in memory and written atomically
  * (hw_write_atomic). Returns 0 or -errno; err as above (a warning with rc 0 is possible). */
-/* The sweep table's own columns (before opts->xcols): run, status, sparkline, start,
- * duration, the figures, warnings. */
-size_t sum_html_sweep_cols(void);
-/* A sweep row's cells of opts->xcols: cells[i] as a csv cell's text ("": none); a number is
- * sorted as one. */
-void sum_html_sweep_xcells(FILE *out, const char *const *cells, size_t n);
-int sum_html_write_file(const char *path, const struct sum_run *run, const char *const *rows,
-                        size_t n, const struct sum_html_opts *opts, char *err, size_t errlen);
+int sum_html_write_file(const char *path, const struct sum_run *run,
+                        const struct sum_sweep_row *rows, size_t n,
+                        const struct sum_html_opts *opts, char *err, size_t errlen);
 
 /* A job of many nodes (jobsum.h): its figures, a lane per node with its phases on one time axis
  * (seconds since each node's own start), the straggler outlined, tables of the nodes and the

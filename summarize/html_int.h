@@ -78,6 +78,9 @@ int ht_write_page_file(const char *path, ht_draw_fn *draw, const void *ctx, char
                        size_t errlen);
 void ht_esc_n(FILE *f, const char *s, size_t n); /* HTML-escaped, bad UTF-8 as U+FFFD */
 void ht_esc(FILE *f, const char *s);             /* accepts NULL */
+/* html_page.c: a relative link target, percent-encoded; a directory's last name */
+void ht_put_href(FILE *f, const char *s);
+const char *ht_base_name(const char *dir, char *buf, size_t cap);
 size_t ht_prefix_chars(const char *s, size_t max_chars, size_t *nchars);
 size_t ht_count_chars(const char *s);
 const char *ht_fmt_num(char *buf, size_t cap, double v); /* for people: 3-4 digits */
@@ -99,6 +102,10 @@ void ht_note(struct ht_notes *N, bool minor, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* html_phases.c */
+/* How a phase ended, as the strip draws it apart (html_phases.c's table: class, words). */
+enum ht_ph_end { HT_PH_OK, HT_PH_FAILED, HT_PH_KILLED, HT_PH_COUNT };
+extern const char *const ht_ph_end_class[HT_PH_COUNT];
+extern const char *const ht_ph_end_words[HT_PH_COUNT];
 int ht_prepare_phases(struct ht_page *P); /* sorts, colours; returns the strip's lanes */
 int ht_phase_color(const struct ht_page *P, const char *name);
 

@@ -23,7 +23,7 @@
 
 /* Write a relative link target: bytes outside RFC 3986's unreserved set and '/' are
  * percent-encoded, so a name with '#', '?', '"', spaces or '<' stays one path. */
-static void put_href(FILE *f, const char *s)
+void ht_put_href(FILE *f, const char *s)
 {
     static const char hex[] = "0123456789ABCDEF";
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -38,7 +38,7 @@ static void put_href(FILE *f, const char *s)
 
 /* ---- the page -------------------------------------------------------------------------------- */
 
-static const char *base_name(const char *dir, char *buf, size_t cap)
+const char *ht_base_name(const char *dir, char *buf, size_t cap)
 {
     size_t n = strlen(dir);
     while (n > 1 && dir[n - 1] == '/')
@@ -335,7 +335,7 @@ int sum_html_run(FILE *out, const struct sum_run *run, const struct sum_html_opt
     choose_range(&P);
     char name[256];
     const char *title = opts->title ? opts->title
-                        : run->dir  ? base_name(run->dir, name, sizeof name)
+                        : run->dir  ? ht_base_name(run->dir, name, sizeof name)
                                     : "run";
     render_run(out, &P, title);
     for (int k = 0; k < HW_FILE_COUNT; k++)
@@ -349,261 +349,6 @@ int sum_html_run(FILE *out, const struct sum_run *run, const struct sum_html_opt
                 run->dir ? run->dir : "run");
     free(P.ph);
     free(P.px);
-    return ht_finish(out, 0, err, errlen);
-}
-
-/* ---- sweep ----------------------------------------------------------------------------------- */
-
-static const char sweep_js[] =
-    "(function(){\n"
-    "var t=document.getElementById('runs');if(!t)return;\n"
-    "var hs=t.tHead.rows[0].cells;\n"
-    "function key(r,i){var v=r.cells[i].getAttribute('data-v');return v===null?'':v;}\n"
-    "function sortBy(i,asc){var b=t.tBodies[0],rs=Array.prototype.slice.call(b.rows);\n"
-    " rs.sort(function(x,y){var a=key(x,i),c=key(y,i);if(a===''||c==='')return "
-    "a===c?0:a===''?1:-1;\n"
-    "  var p=parseFloat(a),q=parseFloat(c),r=(!isNaN(p)&&!isNaN(q))?p-q:(a<c?-1:a>c?1:0);\n"
-    "  return asc?r:-r;});\n"
-    " rs.forEach(function(r){b.appendChild(r);});\n"
-    " for(var j=0;j<hs.length;j++)hs[j].removeAttribute('aria-sort');\n"
-    " hs[i].setAttribute('aria-sort',asc?'ascending':'descending');}\n"
-    "Array.prototype.forEach.call(hs,function(h,i){h.addEventListener('click',function(){\n"
-    " sortBy(i,h.getAttribute('aria-sort')!=='ascending');});});\n"
-    "var m=/#sort=(-?)(\\d+)$/.exec(location.hash);\n"
-    "if(m&&+m[2]<hs.length)sortBy(+m[2],m[1]!=='-');\n"
-    "t.setAttribute('data-sortable','ready');\n"
-    "})();\n";
-
-/* The sweep table's columns, headers and cells alike: the run's name, its status, its
- * sparkline, start and duration (drawn here), then the figures of the run's sweep row that its
- * table marks SUM_SHOW_SWEEP (report_rows.c, computed once for every output; a key's unit comes from
- * its name: units.h), then the count of warnings (drawn here). */
-static const char *const head_cols[] = {"Run", "Status", "GPU utilization", "Start (UTC)",
-                                        "Duration"};
-#define NHEAD_COLS (sizeof head_cols / sizeof head_cols[0])
-
-static int key_dim(const char *key)
-{
-    size_t stem;
-    bool rate;
-    return sum_column_dim(key, &stem, &rate);
-}
-
-static void td_na(FILE *f)
-{
-    fputs("<td class=\"na\" data-v=\"\">\xE2\x80\x94</td>", f);
-}
-
-/* A sweep cell: the figure as the JSON has it (data-v, for sorting), shown for people; a value
- * of dimension dim (>= 0) in --units' unit (named in the column's header). */
-static void td_fig_u(FILE *f, double v, int dim, const struct sum_units *u)
-{
-    char b[48];
-    v = sum_fig_num(v);
-    if (!isfinite(v)) {
-        td_na(f);
-        return;
-    }
-    fprintf(f, "<td class=\"n\" data-v=\"%.17g\">", v);
-    fputs(dim >= 0 ? ht_fmt_dim_num(b, sizeof b, v, (enum sum_dim)dim, u)
-                   : ht_fmt_num(b, sizeof b, v),
-          f);
-    fputs("</td>", f);
-}
-
-static void td_fig(FILE *f, double v)
-{
-    td_fig_u(f, v, -1, NULL);
-}
-
-/* A figure's cell of a run's row (sum_report_shown). */
-struct fig_cells {
-    FILE *f;
-    const struct sum_units *u;
-};
-
-static void fig_cell(void *ctx, const char *key, const char *what, const struct sum_show *show,
-                     double v)
-{
-    (void)what, (void)show;
-    const struct fig_cells *c = ctx;
-    int d = key_dim(key);
-    td_fig_u(c->f, v, d, d >= 0 ? c->u : NULL);
-}
-
-/* A figure's column head: its words, its unit (sum_report_shown with no run). */
-static void fig_head(void *ctx, const char *key, const char *what, const struct sum_show *show,
-                     double v)
-{
-    (void)v;
-    const struct fig_cells *c = ctx;
-    fputs("<th class=\"sort n\" scope=\"col\" title=\"", c->f);
-    ht_esc(c->f, what);
-    fputs("\">", c->f);
-    ht_esc(c->f, show->head);
-    char ub[32];
-    const char *unit = sum_column_unit(c->u, key, ub, sizeof ub);
-    if (*unit) {
-        fputs(" <small>[", c->f);
-        ht_esc(c->f, unit);
-        fputs("]</small>", c->f);
-    }
-    fputs("</th>", c->f);
-}
-
-void sum_html_sweep_row(FILE *f, const char *dir, const struct sum_run *run, int rc,
-                        const char *report, const struct sum_html_opts *opts)
-{
-    const struct sum_units *u = opts ? opts->units : NULL;
-    char name[256], b[64];
-    base_name(dir, name, sizeof name);
-    fputs("<tr><td data-v=\"", f);
-    ht_esc(f, name);
-    fputs("\">", f);
-    if (report) {
-        fputs("<a href=\"", f);
-        put_href(f, report);
-        fputs("\">", f);
-        ht_esc(f, name);
-        fputs("</a>", f);
-    } else {
-        ht_esc(f, name);
-    }
-    if (!run) {
-        fputs(" <small>(", f);
-        ht_esc(f, strerror(rc < 0 ? -rc : EIO));
-        fputs(")</small></td>", f);
-        for (size_t i = 1; i < sum_html_sweep_cols(); i++)
-            td_na(f);
-        fputs("</tr>\n", f);
-        return;
-    }
-    fputs("</td>", f);
-    /* the status, coloured unless ok, its reason in words beside it */
-    const char *st = sum_status_names[run->outcome.status];
-    fputs("<td data-v=\"", f);
-    ht_esc(f, st);
-    fputs(run->outcome.status == SUM_STATUS_OK ? "\">" : "\"><span class=\"badstatus\">", f);
-    ht_esc(f, st);
-    if (run->outcome.status != SUM_STATUS_OK)
-        fputs("</span>", f);
-    char why[512];
-    const char *reason = sum_outcome_reason(&run->outcome, why, sizeof why);
-    if (reason && reason[0]) {
-        fputs("<small>", f);
-        ht_esc(f, reason);
-        fputs("</small>", f);
-    }
-    if (run->verdicts && run->verdicts->ids[0]) { /* the verdicts' ids (the rows' notes) */
-        fprintf(f, "<small class=\"notes %s\" data-notes=\"%s\">",
-                sum_verdicts_count(run->verdicts, SUM_SEV_WARNING) ? "warning" : "info",
-                run->verdicts->ids);
-        ht_esc(f, run->verdicts->ids);
-        fputs("</small>", f);
-    }
-    fputs("</td>", f);
-    ht_sparkline(f, run);
-    double start, end; /* the JSON's "start" */
-    if (!sum_run_span(run, &start, &end))
-        start = NAN;
-    if (isfinite(start))
-        fprintf(f, "<td data-v=\"%.3f\">%.16s</td>", start, ht_fmt_utc(b, sizeof b, start));
-    else
-        td_na(f);
-    double dur = sum_fig_round_us(sum_run_duration(run));
-    if (isfinite(dur))
-        fprintf(f, "<td class=\"n\" data-v=\"%.17g\">%s</td>", dur,
-                u && u->given[SUM_DIM_TIME] ? ht_fmt_dim(b, sizeof b, dur, SUM_DIM_TIME, u)
-                                            : ht_fmt_dur(b, sizeof b, dur));
-    else
-        td_na(f);
-    struct fig_cells fc = {f, u};
-    sum_report_shown(run, SUM_SHOW_SWEEP, fig_cell, &fc);
-    td_fig(f, (double)ht_count_warnings(run));
-    fputs("</tr>\n", f);
-}
-
-static void count_fig(void *ctx, const char *key, const char *what, const struct sum_show *show,
-                      double v)
-{
-    (void)key, (void)what, (void)show, (void)v;
-    ++*(size_t *)ctx;
-}
-
-size_t sum_html_sweep_cols(void)
-{
-    size_t n = 0;
-    sum_report_shown(NULL, SUM_SHOW_SWEEP, count_fig, &n);
-    return NHEAD_COLS + n + 1; /* and Warnings */
-}
-
-void sum_html_sweep_xcells(FILE *out, const char *const *cells, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        const char *c = cells[i] ? cells[i] : "";
-        double v;
-        if (!*c) {
-            td_na(out);
-        } else if (hw_parse_num_cell(c, strlen(c), &v) && isfinite(v)) {
-            fputs("<td class=\"n\" data-v=\"", out); /* as the job logged it */
-            ht_esc(out, c);
-            fputs("\">", out);
-            ht_esc(out, c);
-            fputs("</td>", out);
-        } else {
-            fputs("<td data-v=\"", out);
-            ht_esc(out, c);
-            fputs("\">", out);
-            ht_esc(out, c);
-            fputs("</td>", out);
-        }
-    }
-}
-
-int sum_html_sweep(FILE *out, const char *const *rows, size_t n, const struct sum_html_opts *opts,
-                   char *err, size_t errlen)
-{
-    ht_set_err(err, errlen, "%s", "");
-    bool null_row = false;
-    for (size_t i = 0; rows && i < n; i++)
-        null_row |= rows[i] == NULL;
-    if (!out || !rows || n == 0 || null_row) {
-        ht_set_err(err, errlen, "no output or no rows");
-        return -EINVAL;
-    }
-    const char *given = opts ? opts->title : NULL;
-    char title[64];
-    snprintf(title, sizeof title, "Sweep of %zu run%s", n, n == 1 ? "" : "s");
-    ht_page_head(out, given ? given : title, true);
-    fputs("<body>\n<header>\n<h1>", out);
-    ht_esc(out, given ? given : title);
-    fputs("</h1>\n<p class=\"meta\">One row per run; click a column header to sort. Figures from "
-          "each run's summary; the sparkline is the GPU utilization over the run (mean of the "
-          "GPUs per column, 0\xE2\x80\x93"
-          "100%).</p>\n</header>\n<div class=\"sweepwrap\">\n"
-          "<table class=\"sweep sortable\" id=\"runs\">\n<thead><tr>",
-          out);
-    for (size_t i = 0; i < NHEAD_COLS; i++) {
-        fputs(i >= 3 ? "<th class=\"sort n\" scope=\"col\">" : "<th class=\"sort\" scope=\"col\">",
-              out);
-        ht_esc(out, head_cols[i]);
-        fputs("</th>", out);
-    }
-    struct fig_cells fc = {out, opts ? opts->units : NULL};
-    sum_report_shown(NULL, SUM_SHOW_SWEEP, fig_head, &fc);
-    fputs("<th class=\"sort n\" scope=\"col\">Warnings</th>", out);
-    for (size_t i = 0; opts && i < opts->nxcols; i++) { /* param.KEY, metric.KEY */
-        fputs("<th class=\"sort\" scope=\"col\">", out);
-        ht_esc(out, opts->xcols[i]);
-        fputs("</th>", out);
-    }
-    fputs("</tr></thead>\n<tbody>\n", out);
-    for (size_t i = 0; i < n; i++)
-        fputs(rows[i], out);
-    fprintf(out,
-            "</tbody>\n</table>\n</div>\n<footer>Written by summarize (hwrun " HWRUN_VERSION
-            "). Self-contained: no network.</footer>\n<script>\n%s</script>\n</body>\n</html>\n",
-            sweep_js);
     return ht_finish(out, 0, err, errlen);
 }
 
@@ -658,7 +403,7 @@ char *sum_html_report_link(const char *page_path, const char *dir)
 
 struct page_of {
     const struct sum_run *run;
-    const char *const *rows;
+    const struct sum_sweep_row *rows;
     size_t n;
     const struct sum_html_opts *opts;
 };
@@ -670,8 +415,9 @@ static int draw_page(FILE *f, const void *ctx, char *err, size_t errlen)
                   : sum_html_sweep(f, p->rows, p->n, p->opts, err, errlen);
 }
 
-int sum_html_write_file(const char *path, const struct sum_run *run, const char *const *rows,
-                        size_t n, const struct sum_html_opts *opts, char *err, size_t errlen)
+int sum_html_write_file(const char *path, const struct sum_run *run,
+                        const struct sum_sweep_row *rows, size_t n,
+                        const struct sum_html_opts *opts, char *err, size_t errlen)
 {
     ht_set_err(err, errlen, "%s", "");
     if (!path || (!run && (!rows || n == 0)))

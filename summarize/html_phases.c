@@ -5,6 +5,11 @@
 
 #include "html_int.h"
 
+const char *const ht_ph_end_class[HT_PH_COUNT] = {
+    [HT_PH_OK] = "", [HT_PH_FAILED] = "fail", [HT_PH_KILLED] = "killed"};
+const char *const ht_ph_end_words[HT_PH_COUNT] = {
+    [HT_PH_OK] = "ended", [HT_PH_FAILED] = "failed", [HT_PH_KILLED] = "killed"};
+
 static unsigned name_hash(const char *s)
 {
     unsigned h = 2166136261u;

@@ -464,11 +464,13 @@ static size_t strip_boxes(const struct ht_page *P, struct strip_box *box)
 /* One box of the strip: name (its colour), n entries from t0 to t1, drawn from x0, wd wide, in
  * the lane at y; busy: the share of [t0, t1] inside its entries (NAN: not said). */
 static void strip_box(FILE *f, const struct ht_page *P, const char *name, int color, size_t n,
-                      double t0, double t1, double x0, double wd, int y, int lane_h, double busy)
+                      double t0, double t1, double x0, double wd, int y, int lane_h, double busy,
+                      enum ht_ph_end end)
 {
     char a[32], b[32], d[32];
     size_t nch, nb = ht_prefix_chars(name, NAME_MAX_BYTES, &nch);
-    fprintf(f, "<g class=\"ph p%d\"><title>", color);
+    fprintf(f, "<g class=\"ph p%d%s%s\"><title>", color, end ? " " : "",
+            end ? ht_ph_end_class[end] : "");
     ht_esc_n(f, name, nb);
     if (n > 1)
         fprintf(f, " \xC3\x97%zu", n);
@@ -476,6 +478,8 @@ static void strip_box(FILE *f, const struct ht_page *P, const char *name, int co
             ht_fmt_num(b, sizeof b, t1 - P->t0), ht_fmt_dur(d, sizeof d, t1 - t0));
     if (isfinite(busy) && busy < 0.995)
         fprintf(f, ", %.0f%% in them", busy * 100);
+    if (end)
+        fprintf(f, ", %s", ht_ph_end_words[end]);
     fprintf(f, ")</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" rx=\"2\"/>", x0,
             y, wd, lane_h);
     /* A label where it fits, at about 6.2 px per character of 11 px text. */
@@ -532,7 +536,7 @@ static size_t name_lanes(FILE *f, const struct ht_page *P, int lane_h)
             }
             if (open) {
                 strip_box(f, P, nm, color, n, bt0, bt1, bx0, fmax(bx1 - bx0, 1), y, lane_h,
-                          bt1 > bt0 ? in / (bt1 - bt0) : NAN);
+                          bt1 > bt0 ? in / (bt1 - bt0) : NAN, HT_PH_OK);
                 nbox++;
             }
             if (!w)
@@ -547,6 +551,26 @@ static size_t name_lanes(FILE *f, const struct ht_page *P, int lane_h)
 }
 
 /* The strip above the charts: phases (in lanes when they overlap) and event markers. */
+/* How a box of the strip ended: killed when one of its phases was (a signal, or open when a
+ * killed or unfinished run stopped), else failed when one failed, else well. */
+static enum ht_ph_end box_end(const struct ht_page *P, const struct strip_box *b)
+{
+    enum ht_ph_end e = HT_PH_OK;
+    enum sum_status st = P->run->outcome.status;
+    const char *name = ht_phase_of(P, b->first)->name;
+    for (size_t k = b->first; k <= b->last && k < P->nph; k++) {
+        const struct sum_phase_acc *p = ht_phase_of(P, k);
+        if (P->ph[k].lane != P->ph[b->first].lane || strcmp(p->name, name) != 0)
+            continue; /* another lane's, between the box's first and last */
+        if (p->signal > 0 ||
+            (p->open && (st == SUM_STATUS_KILLED || st == SUM_STATUS_INCOMPLETE)))
+            return HT_PH_KILLED;
+        if (p->failed)
+            e = HT_PH_FAILED;
+    }
+    return e;
+}
+
 void ht_draw_strip(FILE *f, const struct ht_page *P, int lanes)
 {
     const struct sum_timeline *tl = P->tl;
@@ -567,6 +591,9 @@ void ht_draw_strip(FILE *f, const struct ht_page *P, int lanes)
     size_t merged = 0;
     for (size_t k = 0; k < nbox; k++)
         merged += box[k].n > 1;
+    size_t nbad[HT_PH_COUNT] = {0}; /* the boxes that failed, that were killed */
+    for (size_t k = 0; box && k < nbox; k++)
+        nbad[box_end(P, &box[k])]++;
     /* the boxes go first into a buffer: the caption counts them */
     char *body = NULL;
     size_t body_len = 0;
@@ -605,8 +632,15 @@ void ht_draw_strip(FILE *f, const struct ht_page *P, int lanes)
                   "(\xC3\x97N in its title; the charts' bands likewise)",
                   f);
     }
+    fputs("</span>", f);
+    /* a phase that failed or was killed looks it, and the legend names how */
+    for (int e = HT_PH_FAILED; e < HT_PH_COUNT; e++)
+        if (nbad[e])
+            fprintf(f, "<span class=\"key phend\" data-end=\"%s\"><i class=\"sw %s\"></i>%s "
+                       "(%zu)</span>",
+                    ht_ph_end_class[e], ht_ph_end_class[e], ht_ph_end_words[e], nbad[e]);
     fprintf(f,
-            "</span></figcaption>\n<svg class=\"plot\" viewBox=\"0 0 %d %d\" width=\"%d\" "
+            "</figcaption>\n<svg class=\"plot\" viewBox=\"0 0 %d %d\" width=\"%d\" "
             "height=\"%d\" role=\"img\" aria-label=\"phases and events\">\n",
             w, h, w, h);
     if (by_name) { /* each lane's name at its left, cut to the margin */
@@ -633,7 +667,7 @@ void ht_draw_strip(FILE *f, const struct ht_page *P, int lanes)
         const struct sum_phase_acc *q = ht_phase_of(P, box[k].last);
         strip_box(f, P, p->name, P->ph[box[k].first].color, box[k].n, p->t0, q->t1, box[k].x0,
                   fmax(box[k].x1 - box[k].x0, 1), MT + P->ph[box[k].first].lane * (lane_h + 2),
-                  lane_h, NAN);
+                  lane_h, NAN, box_end(P, &box[k]));
     }
     free(box);
     fprintf(f, "<path class=\"base\" d=\"M%d %dh%d\"/>\n", ML, ev_y + 6, plot_w(P));

@@ -73,7 +73,7 @@ int sum_jobs_compare(const struct sum_jobs *c, const char *a, const char *b, str
     }
     if (r[0] && r[1]) {
         if (c->fmt == SUM_FMT_TEXT)
-            sum_compare_text(r[0], r[1], &c->units, out);
+            sum_compare_text(r[0], r[1], &c->units, c->compare_all, out);
         else
             sum_compare_json(r[0], r[1], &c->units, out);
     } else {
@@ -84,21 +84,15 @@ int sum_jobs_compare(const struct sum_jobs *c, const char *a, const char *b, str
     return status;
 }
 
-/* A sweep page's row of job j (run NULL: its directory could not be read, rc says why). */
+/* A sweep page's row of job j (run NULL: its directory could not be read, rc says why), taken
+ * now: the summary goes once the job is done. */
 static void html_row(struct sum_jobs *c, struct sum_job *j, const struct sum_run *run, int rc)
 {
-    size_t len = 0;
-    FILE *f = open_memstream(&j->row, &len);
-    if (!f)
-        hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
     char *link = sum_html_report_link(c->html, j->dir);
-    struct sum_html_opts ho;
-    sum_html_opts_init(&ho);
-    ho.units = &c->units;
-    sum_html_sweep_row(f, j->dir, run, rc, link, &ho);
-    free(link);
-    if (fclose(f) != 0)
+    j->row = calloc(1, sizeof *j->row);
+    if (!j->row || sum_html_sweep_take(j->row, j->dir, run, rc, link) < 0)
         hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
+    free(link);
 }
 
 /* One run's summary to standard output, as it is written (sum_jobs.stream). */
@@ -165,13 +159,6 @@ static void run_job(struct sum_jobs *c, struct sum_job *j)
     }
     if (c->html && c->njobs > 1) {
         html_row(c, j, run, rc);
-        for (size_t p = 0; run && p < run->nparams; p++) { /* lined up in sum_jobs_html() */
-            sum_report_param_name(&run->params[p], &j->hnames);
-            hw_buf_putc(&j->hnames, '\0');
-            sum_report_param_csv_cell(&run->params[p], &j->hcells);
-            hw_buf_putc(&j->hcells, '\0');
-        }
-        j->nhparams = run ? run->nparams : 0;
     } else if (c->html) {
         j->run = run; /* drawn by sum_jobs_html */
         run = NULL;
@@ -242,32 +229,30 @@ void sum_jobs_run(struct sum_jobs *c, size_t nthreads)
     }
 }
 
-/* A job's named columns of one kind: the csv rows' (param.KEY, phase.NAME.*) or the sweep
- * page's (param.KEY, metric.KEY), names and cells NUL-separated. */
+/* A job's csv columns (param.KEY, phase.NAME.*), names and cells NUL-separated. */
 struct named_cells {
     const struct hw_buf *names, *cells;
     size_t n;
 };
 
-static struct named_cells named_of(const struct sum_job *j, bool page)
+static struct named_cells named_of(const struct sum_job *j)
 {
-    return page ? (struct named_cells){&j->hnames, &j->hcells, j->nhparams}
-                : (struct named_cells){&j->pnames, &j->pcells, j->nparams};
+    return (struct named_cells){&j->pnames, &j->pcells, j->nparams};
 }
 
-/* The union of the jobs' column names of that kind, in first-seen order (they point into the
+/* The union of the jobs' csv column names, in first-seen order (they point into the
  * jobs' buffers); *n of them. */
-static const char **union_names(const struct sum_jobs *c, bool page, size_t *n)
+static const char **union_names(const struct sum_jobs *c, size_t *n)
 {
     size_t cap = 0;
     *n = 0;
     for (size_t i = 0; i < c->njobs; i++)
-        cap += named_of(&c->jobs[i], page).n;
+        cap += named_of(&c->jobs[i]).n;
     const char **cols = calloc(cap + 1, sizeof *cols);
     if (!cols)
         hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
     for (size_t i = 0; i < c->njobs; i++) {
-        struct named_cells nc = named_of(&c->jobs[i], page);
+        struct named_cells nc = named_of(&c->jobs[i]);
         const char *k = nc.names->p;
         for (size_t p = 0; p < nc.n; p++, k += strlen(k) + 1) {
             size_t q = 0;
@@ -281,9 +266,9 @@ static const char **union_names(const struct sum_jobs *c, bool page, size_t *n)
 }
 
 /* A job's cell of column name ("" when it has none). */
-static const char *cell_of(const struct sum_job *j, bool page, const char *name)
+static const char *cell_of(const struct sum_job *j, const char *name)
 {
-    struct named_cells nc = named_of(j, page);
+    struct named_cells nc = named_of(j);
     const char *k = nc.names->p, *v = nc.cells->p;
     for (size_t p = 0; p < nc.n; p++, k += strlen(k) + 1, v += strlen(v) + 1)
         if (!strcmp(k, name))
@@ -291,55 +276,25 @@ static const char *cell_of(const struct sum_job *j, bool page, const char *name)
     return "";
 }
 
-/* The sweep page's param.KEY and metric.KEY columns: the union of the runs' names, each row's
- * cells spliced in before its end (as the csv rows line them up). */
-static const char **sweep_xcols(struct sum_jobs *c, size_t *n)
-{
-    const char **cols = union_names(c, true, n);
-    const char **cells = calloc(*n + 1, sizeof *cells);
-    if (!cells)
-        hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
-    for (size_t i = 0; *n && i < c->njobs; i++) {
-        struct sum_job *j = &c->jobs[i];
-        for (size_t q = 0; q < *n; q++)
-            cells[q] = cell_of(j, true, cols[q]);
-        size_t len = 0, rl = j->row ? strlen(j->row) : 0;
-        char *row = NULL;
-        FILE *f = open_memstream(&row, &len);
-        if (!f)
-            hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
-        static const char end[] = "</tr>\n";
-        bool ends = rl >= sizeof end - 1 && !strcmp(j->row + rl - (sizeof end - 1), end);
-        fwrite(j->row ? j->row : "", 1, ends ? rl - (sizeof end - 1) : rl, f);
-        sum_html_sweep_xcells(f, cells, *n);
-        fputs(end, f);
-        if (fclose(f) != 0)
-            hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
-        free(j->row);
-        j->row = row;
-    }
-    free(cells);
-    return cols;
-}
-
 int sum_jobs_html(struct sum_jobs *c)
 {
     int status = HW_EXIT_OK;
-    const char **rows = calloc(c->njobs, sizeof *rows);
-    if (!rows)
+    bool sweep = c->njobs > 1;
+    /* the rows in the order given, moved out of the jobs */
+    struct sum_sweep_row *rows = sweep ? calloc(c->njobs, sizeof *rows) : NULL;
+    if (sweep && !rows)
         hw_die(HW_EXIT_FAIL, ENOMEM, "summarize");
-    size_t nx = 0;
-    const char **xcols = c->njobs > 1 ? sweep_xcols(c, &nx) : NULL;
-    for (size_t i = 0; i < c->njobs; i++)
-        rows[i] = c->jobs[i].row;
+    for (size_t i = 0; sweep && i < c->njobs; i++)
+        if (c->jobs[i].row) {
+            rows[i] = *c->jobs[i].row; /* moved: freed below through rows */
+            free(c->jobs[i].row);
+            c->jobs[i].row = NULL;
+        }
     struct sum_html_opts ho;
     sum_html_opts_init(&ho);
     ho.units = &c->units;
-    ho.xcols = xcols;
-    ho.nxcols = nx;
     char err[512] = "";
     int rc = -ENOENT; /* the one run could not be read (said already) */
-    bool sweep = c->njobs > 1;
     if (sweep || c->jobs[0].run)
         rc = sum_html_write_file(c->html, sweep ? NULL : c->jobs[0].run, rows, c->njobs, &ho,
                                  err, sizeof err);
@@ -351,17 +306,12 @@ int sum_jobs_html(struct sum_jobs *c)
         status = HW_EXIT_FAIL;
     }
     for (size_t i = 0; i < c->njobs; i++) {
-        free(c->jobs[i].row);
-        c->jobs[i].row = NULL;
+        if (rows)
+            sum_html_sweep_row_free(&rows[i]);
         sum_run_free(c->jobs[i].run);
         c->jobs[i].run = NULL;
     }
     free(rows);
-    for (size_t i = 0; i < c->njobs; i++) { /* after the page: xcols points into them */
-        hw_buf_free(&c->jobs[i].hnames);
-        hw_buf_free(&c->jobs[i].hcells);
-    }
-    free(xcols);
     return status;
 }
 
@@ -374,7 +324,7 @@ int sum_jobs_collect(struct sum_jobs *c, struct hw_buf *all)
     const char **pcols = NULL;
     size_t npcols = 0;
     if (c->fmt == SUM_FMT_CSV) {
-        pcols = union_names(c, false, &npcols);
+        pcols = union_names(c, &npcols);
         sum_report_csv_header_u(&c->units, all);
         if (npcols) { /* the header ends in '\n': the parameter names go before it */
             all->len--;
@@ -401,7 +351,7 @@ int sum_jobs_collect(struct sum_jobs *c, struct hw_buf *all)
             hw_buf_put(all, j->out.p, j->out.len - 1);
             for (size_t q = 0; q < npcols; q++) {
                 hw_buf_putc(all, ',');
-                hw_buf_puts(all, cell_of(j, false, pcols[q]));
+                hw_buf_puts(all, cell_of(j, pcols[q]));
             }
             hw_buf_putc(all, '\n');
         } else if (j->out.len) {

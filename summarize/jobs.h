@@ -19,17 +19,16 @@ enum sum_fmt { SUM_FMT_JSON, SUM_FMT_TEXT, SUM_FMT_PYTYCHE, SUM_FMT_PYTYCHE_FIEL
                SUM_FMT_JSONL, SUM_FMT_GPU_TRACKER };
 
 struct sum_jnode;
+struct sum_sweep_row;
 
 struct sum_job {
     const char *dir;              /* NULL: files given by options only */
     struct sum_jnode *node;       /* a multi-node job's node: its record (jobsum.h), kept */
     struct hw_buf out;
     struct sum_run *run;          /* --html of one run: its summary and timeline, kept */
-    char *row;                    /* --html of several: the run's row of the sweep page */
+    struct sum_sweep_row *row;    /* --html of several: the run's row of the sweep page */
     struct hw_buf pnames, pcells; /* csv: the run's param.KEY names and cells, NUL-separated */
     size_t nparams;
-    struct hw_buf hnames, hcells; /* the sweep page: its param.KEY and metric.KEY, likewise */
-    size_t nhparams;
     int status;                   /* HW_EXIT_OK or HW_EXIT_FAIL */
     bool usable;
 };
@@ -48,6 +47,7 @@ struct sum_jobs {
     struct sum_job *jobs;         /* zeroed, dir set */
     size_t njobs;
     atomic_size_t next;           /* the next job a thread takes */
+    bool compare_all;             /* --compare --all: every figure, not the largest changes */
     bool nodes;                   /* the DIRs are nodes of multi-node jobs: keep node records */
 };
 

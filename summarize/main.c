@@ -84,7 +84,9 @@ static void usage(FILE *f)
           "                        (default: every one up to 1000 phases, past that each\n"
           "                        name's first, slowest, fastest, failed and open ones)\n"
           "      --compare A B     compare two runs per metric and per phase name: A, B,\n"
-          "                        change and change in % (--format text or json)\n"
+          "                        change and change in % (--format text or json); text:\n"
+          "                        what differs first, then the largest changes\n"
+          "      --all             --compare -f text: every figure, not the largest changes\n"
           "      --job             the DIRs are the nodes of one job (as a JOBDIR's are);\n"
           "                        formats json, text, csv, jsonl; --html draws the job\n"
           "      --columns         list the columns of csv and jsonl rows (tab-separated:\n"
@@ -191,7 +193,7 @@ int main(int argc, char **argv)
 {
     hw_set_progname("summarize");
     enum {
-        OPT_SMI_TZ = 256, OPT_HTML, OPT_PARAMS, OPT_UNITS, OPT_CORES, OPT_COMPARE, OPT_JOB,
+        OPT_SMI_TZ = 256, OPT_HTML, OPT_PARAMS, OPT_UNITS, OPT_CORES, OPT_COMPARE, OPT_ALL, OPT_JOB,
         OPT_COLUMNS, OPT_TRACKED_GPUS, OPT_PHASE_DETAIL, OPT_PHASES, OPT_LIVE, OPT_PLAIN,
         OPT_REFRESH, OPT_RULE, OPT_RULES, OPT_LIST_RULES, OPT_CARBON, OPT_PRICE,
         OPT_FILE = 512, /* + enum hw_file: a run file's option (HW_RUN_FILES) */
@@ -220,6 +222,7 @@ int main(int argc, char **argv)
         {"price", required_argument, NULL, OPT_PRICE},
         {"phases", required_argument, NULL, OPT_PHASES},
         {"compare", no_argument, NULL, OPT_COMPARE},
+        {"all", no_argument, NULL, OPT_ALL},
         {"job", no_argument, NULL, OPT_JOB},
         {"columns", no_argument, NULL, OPT_COLUMNS},
         {"live", no_argument, NULL, OPT_LIVE},
@@ -346,6 +349,7 @@ int main(int argc, char **argv)
             break;
         }
         case OPT_COMPARE: compare = true; break;
+        case OPT_ALL: c.compare_all = true; break;
         case OPT_JOB: one_job = true; break;
         case OPT_COLUMNS: columns = true; break;
         case OPT_LIVE: live = true; break;
@@ -404,6 +408,8 @@ int main(int argc, char **argv)
         hw_buf_free(&out);
         return hw_close_stdout(status);
     }
+    if (c.compare_all && !compare)
+        hw_usage_error("--all goes with --compare");
     if ((plain || refresh != 1.0) && !live)
         hw_usage_error("--plain and --refresh go with --live");
     if (live) {

@@ -70,6 +70,7 @@ void sum_outcome_event(struct sum_outcome *o, const struct rd_event *e)
         o->last_t = keep.last_t;
         memcpy(o->failed_phase, keep.failed_phase, sizeof o->failed_phase);
         memcpy(o->failed_why, keep.failed_why, sizeof o->failed_why);
+        memcpy(o->failed_exc, keep.failed_exc, sizeof o->failed_exc);
         o->have_start = true;
         if (rd_json_int(e->data, HW_START_HWMON_PID, &v) && v > 0)
             o->hwmon_pid = v;
@@ -163,9 +164,16 @@ bool sum_outcome_phase_failed(struct sum_outcome *o, const struct rd_phase *p, i
         const char *msg = rd_json_str(p->obj, HW_PHASE_EXCEPTION_MESSAGE);
         snprintf(o->failed_why, sizeof o->failed_why, "%s%s%.*s", type ? type : "an exception",
                  msg && *msg ? ": " : "", HW_PHASE_EXCEPTION_MESSAGE_MAX, msg ? msg : "");
+        /* its first line, for the run's reason: a traceback-like message stays one line */
+        int first = msg ? (int)strcspn(msg, "\r\n") : 0;
+        snprintf(o->failed_exc, sizeof o->failed_exc, "%s%s%.*s", type ? type : "an exception",
+                 first ? ": " : "", first < HW_PHASE_EXCEPTION_MESSAGE_MAX
+                                       ? first : HW_PHASE_EXCEPTION_MESSAGE_MAX, msg ? msg : "");
     } else if (*signal > 0) {
+        o->failed_exc[0] = '\0'; /* the last failed phase raised nothing */
         snprintf(o->failed_why, sizeof o->failed_why, "killed by signal %d", *signal);
     } else {
+        o->failed_exc[0] = '\0';
         snprintf(o->failed_why, sizeof o->failed_why, "exit status %d", *exit_status);
     }
     return failed;
@@ -272,6 +280,16 @@ static const char *sig_abbrev(int sig)
     return a ? a : "?";
 }
 
+/* The exception a phase logged, after the command's words: what the user's code said, which
+ * "exited with status 1" does not (the Python package's failed phase). */
+static void exception_words(const struct sum_outcome *o, char *buf, size_t cap)
+{
+    size_t n = strlen(buf);
+    if (o->failed_exc[0] && n + 1 < cap)
+        snprintf(buf + n, cap - n, "%sphase `%s` raised %s", n ? "; " : "", o->failed_phase,
+                 o->failed_exc);
+}
+
 const char *sum_outcome_reason(const struct sum_outcome *o, char *buf, size_t cap)
 {
     buf[0] = '\0';
@@ -296,8 +314,10 @@ const char *sum_outcome_reason(const struct sum_outcome *o, char *buf, size_t ca
     case SUM_STATUS_FAILED:
         if (o->attach && o->owner_status == SUM_STATUS_FAILED)
             snprintf(buf, cap, "the monitored block raised %s", o->owner_why);
-        else
+        else {
             snprintf(buf, cap, "the command exited with status %d", o->exit_status);
+            exception_words(o, buf, cap);
+        }
         break;
     case SUM_STATUS_KILLED:
         if (o->stop_signal && o->signal == o->stop_signal)
@@ -311,6 +331,7 @@ const char *sum_outcome_reason(const struct sum_outcome *o, char *buf, size_t ca
         else
             snprintf(buf, cap, "the command was killed by signal %d (%s)", o->signal,
                      sig_abbrev(o->signal));
+        exception_words(o, buf, cap);
         break;
     case SUM_STATUS_INCOMPLETE:
         snprintf(buf, cap, "no stop event (hwmon was killed or the machine stopped)");

@@ -41,6 +41,8 @@ struct sum_outcome {
     uint64_t phases_open;   /* phases begun and never ended (over the whole log) */
     char failed_phase[128]; /* the last phase that failed ("" when none) */
     char failed_why[256];   /* how: "exit status 2", "RuntimeError: loss is NaN" */
+    char failed_exc[256];   /* the last exception a phase logged, its first line ("" when none):
+                             * the run's status_reason carries it (issue 49) */
     char open_phase[128];   /* the innermost of them in the last run ("" when none) */
     double open_phase_t0, open_phase_t1; /* its begin, and its run's end */
     /* the first stop signal that reached hwmon while the job ran (its stop_request event) */

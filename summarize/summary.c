@@ -831,7 +831,8 @@ static void on_phase(void *ctx, const struct rd_phase *p)
         run->steps_logged += (double)steps; /* a failed phase's steps were planned, not done */
         run->steps_logged_s += p->seconds;
     }
-    metrics_from_phase(run, p->obj);
+    if (!failed) /* a failed phase's numbers (epoch=2) were not reached */
+        metrics_from_phase(run, p->obj);
     add_phase(run, p->name, p->t_start, p->t_end, p->seconds, p->line, phase_extra(p->obj),
               exit_status, sig, failed, false, &fw);
 }

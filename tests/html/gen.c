@@ -74,9 +74,14 @@ static void plain_values(int gpu, long i, double rel, double v[GV_COUNT])
 
 static FILE *open_in(const char *dir, const char *name, const char *mode)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    return fopen(path, mode);
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *path = malloc(n);
+    if (!path)
+        return NULL;
+    snprintf(path, n, "%s/%s", dir, name);
+    FILE *f = fopen(path, mode);
+    free(path);
+    return f;
 }
 
 static int close_checked(FILE *f)
@@ -310,9 +315,12 @@ out:
         if (rc == 0 && g->restart_at > 0)
             rc = gen_event(dir, g->t0 + g->restart_at + g->restart_delay / 2, "child_restart",
                            "{\"child\": \"query\", \"attempt\": 1, \"delay_s\": 1}");
-        if (rc == 0)
-            rc = gen_event(dir, g->t0 + g->seconds, "stop",
-                           "{\"reason\": \"command_exit\", \"exit_status\": 0}");
+        if (rc == 0) {
+            char stop[128];
+            snprintf(stop, sizeof stop, "{\"reason\": \"command_exit\", \"exit_status\": %d}",
+                     g->exit_status);
+            rc = gen_event(dir, g->t0 + g->seconds, "stop", stop);
+        }
     }
     return rc;
 }
@@ -497,4 +505,84 @@ int gen_measure(char *const argv[], const char *out_path, struct gen_usage *u)
     if (out_path && stat(out_path, &sb) == 0)
         u->out_bytes = (long long)sb.st_size;
     return -err;
+}
+
+/* ---- a sweep --------------------------------------------------------------------------------- */
+
+struct sweep_ctx {
+    double watts;
+};
+
+static void sweep_gpu(void *ctx, int gpu, long i, double rel, double v[GV_COUNT])
+{
+    const struct sweep_ctx *c = ctx;
+    plain_values(gpu, i, rel, v);
+    v[GV_UTIL] = 60 + (double)(i % 30);
+    v[GV_POWER] = c->watts;
+}
+
+void gen_sweep_run(int nlr, int nbs, int failed, int k, struct gen_sweep_run *r)
+{
+    int a = k / nbs, b = k % nbs;
+    (void)nlr;
+    r->lr = 0.0003 * pow(3, a);
+    r->batch = nbs <= 6 ? 16 << b : 8 * (b + 1);
+    snprintf(r->name, sizeof r->name, "lr%g-bs%d", r->lr, r->batch);
+    r->failed = false;
+    /* best near lr 0.003; a larger batch a little better; a run's own noise */
+    r->loss = 0.2 + 0.15 * fabs(log10(r->lr / 0.003)) + 2.0 / r->batch +
+              0.01 * (double)((a * 7 + b * 13) % 10) / 10;
+    r->failed = k == failed;
+    if (r->failed) /* its metrics are its first epoch's */
+        r->loss += 0.3;
+    r->acc = 0.99 - r->loss / 4;
+}
+
+int gen_sweep(const char *base, int nlr, int nbs, int failed)
+{
+    for (int k = 0; k < nlr * nbs; k++) {
+        struct gen_sweep_run r;
+        gen_sweep_run(nlr, nbs, -1, k, &r); /* the good run's figures: the failed one's below */
+        char dir[4096], line[1024], ts[40];
+        snprintf(dir, sizeof dir, "%s/%s", base, r.name);
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+            return -errno;
+        struct sweep_ctx c = {fmin(80 + 4.0 * r.batch, 650)};
+        double t0 = 1795336800.0 + 600.0 * k, secs = 20 + r.batch / 4;
+        struct gen_run g = {.t0 = t0,
+                            .seconds = secs,
+                            .interval = 1,
+                            .ngpus = 1,
+                            .cpu = true,
+                            .proc = true,
+                            .jsonl_start = true,
+                            .exit_status = k == failed ? 1 : 0,
+                            .gpu_values = sweep_gpu,
+                            .ctx = &c};
+        int rc = gen_write_run(dir, &g);
+        snprintf(line, sizeof line, "{\"lr\": %g, \"batch\": %d, \"model\": \"resnet18\", "
+                 "\"seed\": 0}", r.lr, r.batch);
+        if (rc == 0)
+            rc = gen_event(dir, t0 + 1, "config", line);
+        for (int e = 1; rc == 0 && e <= 2; e++) {
+            bool raise = k == failed && e == 2;
+            double loss = r.loss + (e == 1 ? 0.3 : 0), acc = 0.99 - loss / 4;
+            gen_iso(ts, sizeof ts, t0 + 2 + (secs - 2) * e / 2);
+            if (raise)
+                snprintf(line, sizeof line,
+                         "{\"ts\": \"%s\", \"type\": \"phase\", \"name\": \"epoch\", "
+                         "\"seconds\": %.3f, \"epoch\": %d, \"loss\": 1e6, \"exception\": "
+                         "\"ValueError\", \"exception_message\": \"loss diverged at lr %g\"}",
+                         ts, (secs - 2) / 2, e, r.lr);
+            else
+                snprintf(line, sizeof line,
+                         "{\"ts\": \"%s\", \"type\": \"phase\", \"name\": \"epoch\", "
+                         "\"seconds\": %.3f, \"epoch\": %d, \"loss\": %.6f, \"acc\": %.6f}",
+                         ts, (secs - 2) / 2, e, loss, acc);
+            rc = gen_jsonl(dir, line);
+        }
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
 }

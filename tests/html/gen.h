@@ -34,6 +34,7 @@ struct gen_run {
      * for restart_delay seconds, and run.jsonl child_exit and child_restart events. */
     double restart_at, restart_delay;
     bool partial_last;      /* every CSV ends in a partial line (a row being written) */
+    int exit_status;        /* the stop event's (jsonl_start) */
     /* Values of GPU gpu at sample i (rel = seconds since t0); NULL: a plain pattern. */
     void (*gpu_values)(void *ctx, int gpu, long i, double rel, double v[GV_COUNT]);
     void *ctx;
@@ -75,6 +76,22 @@ struct gen_usage {
  * standard error to /dev/null. Returns 0 or -errno. */
 int gen_measure(char *const argv[], const char *out_path, struct gen_usage *u);
 
+/* A sweep (issue 49's page): nlr learning rates times nbs batch sizes, a run directory each under
+ * base (which exists), named lr<LR>-bs<BS> (gen_sweep_run says each); run number `failed` in that
+ * order (-1: none) raises ValueError in its second epoch and exits 1. Each run: one GPU sampled
+ * every second for 20 + bs/4 s at 80 + 4 bs W (a larger batch costs more energy and learns
+ * better), CPU and process files, a config event {lr, batch, model, seed} (model and seed the
+ * same in every run), two `epoch` phases with epoch, loss and acc (gen_sweep_loss). Returns 0 or
+ * -errno. */
+struct gen_sweep_run {
+    char name[64];
+    double lr;
+    int batch;
+    bool failed;
+    double loss, acc; /* the last good epoch's, the run's metrics */
+};
+void gen_sweep_run(int nlr, int nbs, int failed, int k, struct gen_sweep_run *r);
+int gen_sweep(const char *base, int nlr, int nbs, int failed);
 /* ISO 8601 UTC with milliseconds, as hwmon writes ("2026-11-21T15:27:49.697+00:00"). */
 void gen_iso(char *buf, size_t cap, double t);
 

@@ -4,6 +4,8 @@
  *     html_driver --demo DIR         the demo run (README's screenshot)
  *     html_driver --long DIR HOURS   a long run: 8 GPUs at 10 Hz for HOURS (the benchmark)
  *     html_driver --steps DIR N      a training loop of N 0.1 s `step` phases (gen_steps), 2 GPUs
+ *     html_driver --sweep DIR NLR NBS FAILED   a sweep of NLR x NBS runs in DIR (gen_sweep), run
+ *                                    number FAILED raising (-1: none); the README's sweep page
  *
  * Exit 0, 1 on failure, 2 on usage. */
 #include <stdio.h>
@@ -38,8 +40,11 @@ int main(int argc, char **argv)
         rc = gen_write_run(argv[2], &g);
         if (rc == 0)
             rc = gen_steps(argv[2], g.t0 + 1, n, 0.1, NULL);
+    } else if (argc == 6 && !strcmp(argv[1], "--sweep")) {
+        rc = gen_sweep(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
     } else {
-        fprintf(stderr, "usage: html_driver --demo DIR | --long DIR HOURS | --steps DIR N\n");
+        fprintf(stderr, "usage: html_driver --demo DIR | --long DIR HOURS | --steps DIR N | "
+                        "--sweep DIR NLR NBS FAILED\n");
         return 2;
     }
     if (rc < 0)

@@ -4,6 +4,7 @@
  * long run's page, the sweep page, errors, the summary tables, that the page states the JSON's
  * energy, interval, gaps and events (agree), and a real headless browser (chromium). */
 #include <CUnit/CUnit.h>
+#include <dirent.h>
 #include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gen.h"
@@ -56,24 +58,21 @@ static void render(struct page *p, const char *dir, int width)
 static void render_sweep(struct page *p, const char *const *dirs, const char *const *names,
                          size_t n)
 {
-    char **rows = calloc(n, sizeof *rows);
+    struct sum_sweep_row *rows = calloc(n, sizeof *rows);
     CU_ASSERT_FATAL(rows != NULL);
     for (size_t i = 0; i < n; i++) {
         struct sum_run *run;
         int rc = sum_html_summarize(dirs[i], NULL, true, &run);
-        size_t len;
-        FILE *f = open_memstream(&rows[i], &len);
-        CU_ASSERT_FATAL(f != NULL);
-        sum_html_sweep_row(f, dirs[i], run, rc, names ? names[i] : NULL, NULL);
-        fclose(f);
+        CU_ASSERT_EQUAL(sum_html_sweep_take(&rows[i], dirs[i], run, rc, names ? names[i] : NULL),
+                        0);
         sum_run_free(run);
     }
     FILE *f = open_memstream(&p->html, &p->len);
     CU_ASSERT_FATAL(f != NULL);
-    p->rc = sum_html_sweep(f, (const char *const *)rows, n, NULL, p->err, sizeof p->err);
+    p->rc = sum_html_sweep(f, rows, n, NULL, p->err, sizeof p->err);
     fclose(f);
     for (size_t i = 0; i < n; i++)
-        free(rows[i]);
+        sum_html_sweep_row_free(&rows[i]);
     free(rows);
 }
 
@@ -1104,6 +1103,51 @@ static void test_back_to_back_bound(void)
     free(base);
 }
 
+/* Phases that failed or were killed are drawn apart in the strip, and the legend names how
+ * (issue 49): a phase with an exit status, one with an exception, one killed by a signal. */
+static void test_structure_phase_ends(void)
+{
+    char *dir = mkrun("html-phase-ends", false);
+    char ts[40], line[512];
+    static const struct {
+        double end;
+        const char *name, *extra;
+    } ph[] = {{30, "prep", ", \"exit_status\": 2"},
+              {50, "fit", ", \"exception\": \"ValueError\", \"exception_message\": \"nan\""},
+              {70, "save", ", \"exit_status\": 143, \"signal\": 15"}};
+    for (size_t i = 0; i < sizeof ph / sizeof ph[0]; i++) {
+        gen_iso(ts, sizeof ts, T0 + ph[i].end);
+        snprintf(line, sizeof line,
+                 "{\"ts\": \"%s\", \"type\": \"phase\", \"name\": \"%s\", \"seconds\": 5%s}",
+                 ts, ph[i].name, ph[i].extra);
+        CU_ASSERT_EQUAL_FATAL(gen_jsonl(dir, line), 0);
+    }
+    struct page p = {0};
+    render(&p, dir, 0);
+    CU_ASSERT_EQUAL(p.rc, 0);
+    char *strip = figure(p.html, "phases");
+    CU_ASSERT_FATAL(strip != NULL);
+    CU_ASSERT_EQUAL(count(strip, "<g class=\"ph "), 6);
+    CU_ASSERT_EQUAL(count(strip, " fail\"><title>"), 2);
+    CU_ASSERT_EQUAL(count(strip, " killed\"><title>"), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(strip, "<title>save: 65 s to 70 s (5 s), killed</title>"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(strip, "data-end=\"fail\"><i class=\"sw fail\"></i>failed (2)"));
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(strip, "data-end=\"killed\"><i class=\"sw killed\"></i>killed (1)"));
+    /* the good ones as before, and no legend where none failed */
+    CU_ASSERT_PTR_NOT_NULL(strstr(strip, "<title>train: 20 s to 100 s (1 min 20 s)</title>"));
+    free(strip);
+    free(p.html);
+    th_rmtree(dir);
+    free(dir);
+    char *good = mkrun("html-phase-good", false);
+    render(&p, good, 0);
+    CU_ASSERT_PTR_NULL(strstr(p.html, "class=\"key phend\""));
+    free(p.html);
+    th_rmtree(good);
+    free(good);
+}
+
 /* ---- suite: sweep ---------------------------------------------------------------------------- */
 
 static void test_sweep_page(void)
@@ -1123,16 +1167,29 @@ static void test_sweep_page(void)
     CU_ASSERT_FATAL(p.html != NULL);
     const char *body = strstr(p.html, "<tbody>");
     CU_ASSERT_FATAL(body != NULL);
-    CU_ASSERT_EQUAL(count(body, "<tr>"), 4);
-    /* the sort script, once, and sortable headers */
+    CU_ASSERT_EQUAL(count(body, "<tr id=\"run-"), 4);
+    /* the sort script, once, and sortable headers: every cell of a row has one */
     CU_ASSERT_EQUAL(count_ci(p.html, "<script"), 1);
     CU_ASSERT(strstr(p.html, "addEventListener('click'") != NULL);
-    CU_ASSERT_EQUAL(count(p.html, "<th class=\"sort"), sum_html_sweep_cols());
+    const char *r1row = strstr(body, "<tr id=\"run-0\">");
+    const char *r1end = r1row ? strstr(r1row, "</tr>") : NULL;
+    CU_ASSERT_FATAL(r1row && r1end);
+    char *r1text = strndup(r1row, (size_t)(r1end - r1row));
+    CU_ASSERT_EQUAL(count(p.html, "<th class=\"sort"), count(r1text, "<td") + 1);
+    free(r1text);
+    /* the missing directory's row has as many cells */
+    const char *r4row = strstr(body, "<tr id=\"run-3\">");
+    const char *r4end = r4row ? strstr(r4row, "</tr>") : NULL;
+    CU_ASSERT_FATAL(r4row && r4end);
+    char *r4text = strndup(r4row, (size_t)(r4end - r4row));
+    CU_ASSERT_EQUAL(count(p.html, "<th class=\"sort"), count(r4text, "<td") + 1);
+    free(r4text);
     /* each run's status, with its reason; a bad one coloured */
     CU_ASSERT(strstr(p.html, "scope=\"col\">Status</th>") != NULL);
     CU_ASSERT(strstr(p.html, "script-src 'unsafe-inline'") != NULL);
     /* links, percent-encoded; names escaped */
     CU_ASSERT(strstr(p.html, "<a href=\"r1/report.html\">r1</a>") != NULL);
+    CU_ASSERT(strstr(p.html, "class=\"sweepwrap\"") != NULL);
     CU_ASSERT(strstr(p.html, "<a href=\"r%203%23x%3F.html\">") != NULL);
     CU_ASSERT(strstr(p.html, "r3 &lt;b&gt;&amp;&quot;") != NULL);
     CU_ASSERT(strstr(p.html, "<b>&") == NULL);
@@ -1189,7 +1246,8 @@ static void test_errors(void)
     CU_ASSERT_EQUAL(sum_html_cols(&o), -EINVAL);
     o.width = 2000; /* a timeline of another width */
     CU_ASSERT_EQUAL(sum_html_run(f, run, &o, err, sizeof err), -EINVAL);
-    const char *rows[1] = {"<tr></tr>"};
+    struct sum_sweep_row rows[1];
+    CU_ASSERT_EQUAL(sum_html_sweep_take(&rows[0], dir, run, 0, NULL), 0);
     CU_ASSERT_EQUAL(sum_html_sweep(f, rows, 0, NULL, err, sizeof err), -EINVAL);
     CU_ASSERT_EQUAL(sum_html_sweep(f, NULL, 1, NULL, err, sizeof err), -EINVAL);
     /* err may be NULL */
@@ -1208,6 +1266,7 @@ static void test_errors(void)
         CU_ASSERT(rc == -ENOSPC || rc == -EIO);
         fclose(full);
     }
+    sum_html_sweep_row_free(&rows[0]);
     sum_run_free(run);
     /* A file that cannot be read is left out and said: the page is still written. */
     char *bad = th_fmt("%s/cpu_metrics.csv", dir);
@@ -1441,10 +1500,33 @@ static const char *find_chromium(void)
     return NULL;
 }
 
-/* Run chromium headless, off the network, on url with one more flag; returns its result. */
+/* Run chromium headless, off the network, on url with one more flag, its window size WxH;
+ * returns its result. */
+static int chromium_at(const char *bin, const char *profile, const char *size, const char *flag,
+                       const char *url, struct th_result *r);
+/* The DOM once the page's script and its frames' messages have run (virtual time). */
+static int chromium_settled(const char *bin, const char *profile, const char *size,
+                            const char *url, struct th_result *r)
+{
+    return chromium_at(bin, profile, size, "--virtual-time-budget=10000 --dump-dom", url, r);
+}
+
 static int chromium(const char *bin, const char *profile, const char *flag, const char *url,
                     struct th_result *r)
 {
+    return chromium_at(bin, profile, "1280,2000", flag, url, r);
+}
+
+static int chromium_at(const char *bin, const char *profile, const char *size, const char *flag,
+                       const char *url, struct th_result *r)
+{
+    char *win = th_fmt("--window-size=%s", size);
+    /* "A B": two flags */
+    char *flag2 = NULL, *flag1 = strdup(flag);
+    if (flag1 && strchr(flag1, ' ')) {
+        flag2 = strchr(flag1, ' ');
+        *flag2++ = '\0';
+    }
     char *udd = th_fmt("--user-data-dir=%s", profile);
     char *argv[] = {(char *)bin,
                     "--headless",
@@ -1457,14 +1539,17 @@ static int chromium(const char *bin, const char *profile, const char *flag, cons
                     "--disable-dev-shm-usage",
                     "--hide-scrollbars",
                     udd,
-                    "--window-size=1280,2000",
-                    (char *)flag,
-                    (char *)url,
+                    win,
+                    flag1,
+                    flag2 ? flag2 : (char *)url,
+                    flag2 ? (char *)url : NULL,
                     NULL};
     char *env[] = {th_fmt("HOME=%s", profile), NULL};
     int rc = th_run(argv, env, NULL, 90, r);
     free(env[0]);
     free(udd);
+    free(win);
+    free(flag1);
     return rc;
 }
 
@@ -2006,6 +2091,428 @@ static void test_agree_counter(void) { check_case(5); }
 
 /* ---- registration ---------------------------------------------------------------------------- */
 
+/* ---- suite: glance (issue 49: which run, and at what cost) ---------------------------------- */
+
+static double th_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+#define GL_NLR 2
+#define GL_NBS 3
+#define GL_N (GL_NLR * GL_NBS)
+#define GL_FAILED 4 /* lr0.0009-bs32 raises in its second epoch */
+
+struct glance {
+    char *base, *page, *html;
+    char *dirs[GL_N];
+    struct gen_sweep_run run[GL_N];
+    double energy[GL_N]; /* what the generator drew: watts x seconds */
+};
+
+static void glance_make(struct glance *g)
+{
+    memset(g, 0, sizeof *g);
+    g->base = th_tmpdir("html-glance");
+    CU_ASSERT_FATAL(gen_sweep(g->base, GL_NLR, GL_NBS, GL_FAILED) == 0);
+    for (int k = 0; k < GL_N; k++) {
+        gen_sweep_run(GL_NLR, GL_NBS, GL_FAILED, k, &g->run[k]);
+        g->dirs[k] = th_fmt("%s/%s", g->base, g->run[k].name);
+        int bs = g->run[k].batch; /* gen_sweep's power and length */
+        g->energy[k] = fmin(80 + 4.0 * bs, 650) * (20 + bs / 4) / 3600;
+    }
+    g->page = th_fmt("%s/sweep.html", g->base);
+    struct th_result r;
+    CU_ASSERT_FATAL(run_summarize(&r, (const char *const[]){"-q", "--html", g->page, g->dirs[0],
+                                                             g->dirs[1], g->dirs[2], g->dirs[3],
+                                                             g->dirs[4], g->dirs[5], NULL}) == 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    th_result_free(&r);
+    g->html = th_read_file(g->page, NULL);
+    CU_ASSERT_FATAL(g->html != NULL);
+}
+
+static void glance_free(struct glance *g)
+{
+    for (int k = 0; k < GL_N; k++)
+        free(g->dirs[k]);
+    free(g->html);
+    free(g->page);
+    th_rmtree(g->base);
+    free(g->base);
+}
+
+/* The non-dominated runs of (loss, energy), lower both, among those that ended ok: by brute
+ * force, from what the generator wrote (not from the page's arithmetic). */
+static void glance_front(const struct glance *g, bool on[GL_N])
+{
+    for (int i = 0; i < GL_N; i++) {
+        on[i] = !g->run[i].failed;
+        for (int j = 0; j < GL_N && on[i]; j++) {
+            if (j == i || g->run[j].failed)
+                continue;
+            double ei = g->energy[i], ej = g->energy[j], li = g->run[i].loss, lj = g->run[j].loss;
+            if (ej <= ei + 1e-9 && lj <= li && (ej < ei - 1e-9 || lj < li))
+                on[i] = false;
+        }
+    }
+}
+
+/* The text of the first <figure> whose id starts with prefix (malloc'd), or NULL. */
+static char *figure_of(const char *html, const char *prefix)
+{
+    char key[128];
+    snprintf(key, sizeof key, "id=\"%s", prefix);
+    const char *a = html ? strstr(html, key) : NULL;
+    const char *b = a ? strstr(a, "</figure>") : NULL;
+    return b ? strndup(a, (size_t)(b - a)) : NULL;
+}
+
+/* The default metric's plots: the <div class="bymetric"> not hidden (malloc'd text), or NULL. */
+static char *shown_plots(const char *html)
+{
+    for (const char *p = html; (p = strstr(p, "<div class=\"bymetric\" data-metric=\""));) {
+        const char *close = strchr(p, '>');
+        if (close && !memmem(p, (size_t)(close - p), "hidden", 6)) {
+            const char *end = strstr(close, "<div class=\"bymetric\"");
+            if (!end)
+                end = strstr(close, "</section>");
+            return end ? strndup(p, (size_t)(end - p)) : NULL;
+        }
+        p++;
+    }
+    return NULL;
+}
+
+static void test_glance_page(void)
+{
+    struct glance g;
+    glance_make(&g);
+    const char *h = g.html;
+    /* the params that vary are columns; those the same in every run are said once above */
+    CU_ASSERT_PTR_NOT_NULL(strstr(h, "title=\"param.lr (varies"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(h, "title=\"param.batch (varies"));
+    CU_ASSERT_PTR_NULL(strstr(h, "title=\"param.model"));
+    CU_ASSERT_PTR_NULL(strstr(h, "title=\"param.seed"));
+    const char *same = strstr(h, "id=\"same\"");
+    CU_ASSERT(same && strstr(same, "model <b>resnet18</b>") && strstr(same, "seed <b>0</b>"));
+    /* every metric a column, loss lower-is-better, acc higher */
+    CU_ASSERT_PTR_NOT_NULL(strstr(h, "title=\"metric.loss (its last value; lower is better)\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(h, "title=\"metric.acc (its last value; higher is better)\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(h, "title=\"metric.epoch"));
+    /* the columns in order: Run, Status, params, metrics, then Energy */
+    const char *st = strstr(h, ">Status</th>"), *lr = strstr(h, "title=\"param.lr"),
+               *loss = strstr(h, "title=\"metric.loss"), *en = strstr(h, ">Energy <small>");
+    CU_ASSERT(st && lr && loss && en && st < lr && lr < loss && loss < en);
+    /* 4 significant digits for the metrics, the same down the column (0.3 to 0.7: 4 decimals) */
+    for (int k = 0; k < GL_N; k++) {
+        char cell[64];
+        snprintf(cell, sizeof cell, "\">%.4f</td>", g.run[k].loss);
+        CU_ASSERT_PTR_NOT_NULL(strstr(h, cell));
+    }
+    CU_ASSERT_PTR_NULL(strstr(h, "\">0.4750000")); /* no 17 digits */
+    /* the failed run: its status says the exception, its metrics are its last good epoch's */
+    const char *fr = strstr(h, "<span class=\"rn\">lr0.0009-bs32</span>");
+    const char *fe = fr ? strstr(fr, "</tr>") : NULL;
+    CU_ASSERT_FATAL(fr && fe);
+    char *row = strndup(fr, (size_t)(fe - fr));
+    CU_ASSERT_PTR_NOT_NULL(strstr(row, "class=\"badstatus\">failed"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(row, "ValueError: loss diverged at lr 0.0009"));
+    CU_ASSERT_PTR_NULL(strstr(row, "1000000")); /* the failed epoch's loss=1e6 is no metric */
+    free(row);
+    /* the rows' status_reason carries it too; metric.epoch is the last good epoch's */
+    struct th_result r;
+    CU_ASSERT_FATAL(run_summarize(&r, (const char *const[]){"-f", "jsonl", g.dirs[GL_FAILED],
+                                                             NULL}) == 0);
+    struct json_object *j = json_tokener_parse(r.out), *v;
+    CU_ASSERT_FATAL(j != NULL);
+    CU_ASSERT(json_object_object_get_ex(j, "status_reason", &v) &&
+              strstr(json_object_get_string(v), "ValueError: loss diverged at lr 0.0009"));
+    CU_ASSERT(json_object_object_get_ex(j, "metric.epoch", &v) && json_object_get_int(v) == 1);
+    json_object_put(j);
+    th_result_free(&r);
+    /* the default metric (loss: epoch is a counter) against energy: one data-run element per
+     * plotted run, the front exactly the non-dominated runs */
+    char *shown = shown_plots(h);
+    CU_ASSERT_FATAL(shown != NULL);
+    char *fig = figure_of(shown, "scatter-energy-");
+    CU_ASSERT_FATAL(fig != NULL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(fig, "data-metric=\"loss\""));
+    CU_ASSERT_EQUAL(count(fig, "data-run=\""), GL_N);
+    bool on[GL_N];
+    glance_front(&g, on);
+    size_t non = 0;
+    for (int k = 0; k < GL_N; k++) {
+        char key[128];
+        snprintf(key, sizeof key, "data-run=\"%s\"", g.run[k].name);
+        const char *p = strstr(fig, key);
+        CU_ASSERT_FATAL(p != NULL);
+        CU_ASSERT_EQUAL(count(fig, key), 1);
+        const char *gt = strchr(p, '>');
+        bool marked = gt && memmem(p, (size_t)(gt - p), "data-pareto=\"1\"", 15);
+        if (marked != on[k])
+            fprintf(stderr, "\n    %s: on the page's front %d, by brute force %d\n", g.run[k].name,
+                    marked, on[k]);
+        CU_ASSERT_EQUAL(marked, on[k]);
+        non += on[k];
+        /* the failed run drawn apart, hover names each */
+        if (g.run[k].failed)
+            CU_ASSERT(memmem(p - 60, 60, "pt bad", 6) != NULL);
+    }
+    CU_ASSERT(non >= 2); /* a trade-off, not one best run */
+    CU_ASSERT_EQUAL(count(fig, "data-pareto=\"1\""), non);
+    CU_ASSERT_PTR_NOT_NULL(strstr(fig, "<title>lr0.0003-bs16 (ok): loss "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(fig, "<a href=\"#run-0\">")); /* a click goes to its row */
+    CU_ASSERT_PTR_NOT_NULL(strstr(h, "<tr id=\"run-0\">"));
+    free(fig);
+    /* the front listed; each varying param's rank correlation over the 5 good runs */
+    char key[64];
+    snprintf(key, sizeof key, "data-n=\"%zu\">Pareto front of loss", non);
+    CU_ASSERT_PTR_NOT_NULL(strstr(shown, key));
+    const char *imp = strstr(shown, "<tr data-param=\"batch\">");
+    CU_ASSERT(imp && strstr(imp, "<td class=\"n\">5</td>"));
+    /* batch goes with a lower loss in the generator: rho is negative */
+    const char *rho = imp ? strstr(imp, "data-rho=\"") : NULL;
+    CU_ASSERT(rho && strtod(rho + 10, NULL) < -0.5);
+    CU_ASSERT_PTR_NOT_NULL(strstr(shown, "id=\"parallel-"));
+    free(shown);
+    CU_ASSERT(clean_utf8((const unsigned char *)h, strlen(h)));
+    glance_free(&g);
+}
+
+/* The committed sweep of the README's picture (testdata/sweep, tests/html/sweep-screenshot.sh)
+ * still draws as the picture shows: 9 runs plotted, one hollow, a front of several. */
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void test_glance_fixture(void)
+{
+    char *top = th_fmt("%s/sweep", th_env("HWRUN_TESTDATA"));
+    DIR *d = opendir(top);
+    CU_ASSERT_FATAL(d != NULL);
+    char *dirs[16];
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < 16)
+        if (e->d_name[0] != '.')
+            dirs[n++] = th_fmt("%s/%s", top, e->d_name);
+    closedir(d);
+    qsort(dirs, n, sizeof *dirs, by_name);
+    CU_ASSERT_EQUAL_FATAL(n, 9);
+    char *out = th_tmpdir("html-fixture");
+    char *page = th_fmt("%s/sweep.html", out);
+    struct th_result r;
+    const char *args[16] = {"-q", "--html", page};
+    for (size_t i = 0; i < n; i++)
+        args[3 + i] = dirs[i];
+    args[3 + n] = NULL;
+    CU_ASSERT_FATAL(run_summarize(&r, args) == 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    th_result_free(&r);
+    char *html = th_read_file(page, NULL);
+    char *shown = html ? shown_plots(html) : NULL;
+    char *fig = shown ? figure_of(shown, "scatter-energy-") : NULL;
+    CU_ASSERT_FATAL(fig != NULL);
+    CU_ASSERT_EQUAL(count(fig, "data-run=\""), 9);
+    CU_ASSERT_EQUAL(count(fig, "class=\"pt bad\""), 1);
+    CU_ASSERT(count(fig, "data-pareto=\"1\"") >= 2);
+    free(fig);
+    free(shown);
+    free(html);
+    for (size_t i = 0; i < n; i++)
+        free(dirs[i]);
+    th_rmtree(out);
+    free(out);
+    free(page);
+    free(top);
+}
+
+/* The page's arithmetic on its own: decimals, lower-is-better, the front with ties, Spearman. */
+static void test_glance_arith(void)
+{
+    double a[] = {0.4750, 0.4155, NAN, 0.3127};
+    CU_ASSERT_EQUAL(sum_sweep_decimals(a, 4, sizeof *a, 4), 4);
+    double b[] = {1240, 1360};
+    CU_ASSERT_EQUAL(sum_sweep_decimals(b, 2, sizeof *b, 3), 0);
+    double c[] = {0.12340001, 0.12340005}; /* closer than 4 digits tell: more */
+    CU_ASSERT_EQUAL(sum_sweep_decimals(c, 2, sizeof *c, 4), 8);
+    double d[] = {123.456, 0.5};
+    CU_ASSERT_EQUAL(sum_sweep_decimals(d, 2, sizeof *d, 4), 1);
+    double e[] = {1e-7, 3e-7};
+    CU_ASSERT_EQUAL(sum_sweep_decimals(e, 2, sizeof *e, 4), -1);
+    CU_ASSERT(sum_sweep_lower_is_better("val_loss") && sum_sweep_lower_is_better("WER") &&
+              sum_sweep_lower_is_better("ppl") && !sum_sweep_lower_is_better("accuracy") &&
+              !sum_sweep_lower_is_better("score"));
+    CU_ASSERT(sum_sweep_counter("epoch") && !sum_sweep_counter("loss"));
+    /* equal energy: the better metric only; equal both: both; a failed run never */
+    double m[] = {0.5, 0.4, 0.4, 0.3, 0.1, 0.2}, en[] = {1, 1, 2, 2, 5, 3};
+    bool good[] = {true, true, true, true, false, true}, on[6];
+    CU_ASSERT_EQUAL(sum_sweep_pareto(m, en, good, 6, true, on), 3);
+    CU_ASSERT(!on[0] && on[1] && !on[2] && on[3] && !on[4] && on[5]);
+    /* higher is better: the other end */
+    CU_ASSERT_EQUAL(sum_sweep_pareto(m, en, good, 6, false, on), 1);
+    CU_ASSERT(on[0] && !on[1]);
+    size_t used;
+    double x[] = {1, 2, 3, 4, NAN}, y[] = {10, 20, 30, 40, 1};
+    CU_ASSERT_DOUBLE_EQUAL(sum_sweep_spearman(x, y, 5, &used), 1, 1e-12);
+    CU_ASSERT_EQUAL(used, 4);
+    double y2[] = {4, 3, 3, 1, 0}; /* ties share a rank */
+    double rho = sum_sweep_spearman(x, y2, 5, &used);
+    CU_ASSERT(rho < -0.9 && rho > -1);
+    CU_ASSERT(isnan(sum_sweep_spearman(x, y, 2, &used)));
+}
+
+/* A copy of the sweep page with a script that measures it once laid out (the page allows inline
+ * script): the document's scrollWidth and clientWidth, the right edge of the rightmost param or
+ * metric header, the data-run elements of the metric shown against energy, and which metric
+ * shows after the select switches to its last option. */
+static const char glance_probe[] =
+    "<script>(function(){var d=document.documentElement,r=0;"
+    "document.querySelectorAll('#runs th.param,#runs th.metric').forEach(function(h){"
+    "r=Math.max(r,h.getBoundingClientRect().right);});"
+    "var n=document.querySelectorAll('.bymetric:not([hidden]) figure[data-x=energy_wh] "
+    "[data-run]').length;var s=document.getElementById('metric');"
+    "var before=document.querySelector('.bymetric:not([hidden])').getAttribute('data-metric');"
+    "s.value=s.options[s.options.length-1].value;s.dispatchEvent(new Event('change'));"
+    "var vis=document.querySelectorAll('.bymetric:not([hidden])');"
+    "var m=d.scrollWidth+' '+d.clientWidth+' '+Math.ceil(r)+' '+n+"
+    "' '+vis.length+' '+(vis[0].getAttribute('data-metric')===s.value?1:0)+' '+"
+    "(before!==s.value?1:0);"
+    "if(window.parent!==window)parent.postMessage(m,'*');"
+    "else document.body.setAttribute('data-m',m);})();</script></body>";
+
+/* A phone's width: headless chromium's window is at least 500 px wide, so the page is laid out
+ * in a 390 x 844 frame, which reports back what the probe measured. */
+static const char glance_phone[] =
+    "<!DOCTYPE html><html><body style=\"margin:0\"><script>window.addEventListener('message',"
+    "function(e){document.body.setAttribute('data-m',e.data);});</script><iframe "
+    "src=\"probe.html\" width=\"390\" height=\"844\" style=\"border:0\"></iframe></body></html>\n";
+
+static void test_glance_browser(void)
+{
+    const char *bin = find_chromium();
+    if (!bin) {
+        th_skip("chromium not found (/usr/bin/chromium or $HWRUN_CHROMIUM): bash .ci/install-deps "
+                "--browser installs Debian's");
+        return;
+    }
+    struct glance g;
+    glance_make(&g);
+    char *end = strstr(g.html, "</body>");
+    CU_ASSERT_FATAL(end != NULL);
+    *end = '\0';
+    char *copy = th_fmt("%s%s</html>\n", g.html, glance_probe);
+    char *probe = th_fmt("%s/probe.html", g.base), *profile = th_fmt("%s/profile", g.base);
+    CU_ASSERT_EQUAL_FATAL(th_write_file(probe, copy, strlen(copy)), 0);
+    char *phone = th_fmt("%s/phone.html", g.base);
+    CU_ASSERT_EQUAL_FATAL(th_write_file(phone, glance_phone, strlen(glance_phone)), 0);
+    char *urls[2] = {th_fmt("file://%s", probe), th_fmt("file://%s", phone)};
+    static const char *const sizes[] = {"1280,800", "390,844"};
+    for (size_t i = 0; i < 2; i++) {
+        struct th_result r;
+        CU_ASSERT_FATAL(chromium_settled(bin, profile, i ? "1280,1000" : sizes[i], urls[i], &r) ==
+                        0);
+        CU_ASSERT_EQUAL(r.status, 0);
+        const char *m = strstr(r.out, "data-m=\"");
+        int sw = 0, cw = 0, right = 0, nrun = 0, nvis = 0, switched = 0, other = 0;
+        CU_ASSERT(m && sscanf(m + 8, "%d %d %d %d %d %d %d", &sw, &cw, &right, &nrun, &nvis,
+                              &switched, &other) == 7);
+        fprintf(stderr, "\n    sweep page at %s: scrollWidth %d, clientWidth %d, params and "
+                        "metrics end at %d px, %d runs plotted",
+                sizes[i], sw, cw, right, nrun);
+        CU_ASSERT(cw > 0 && sw <= cw); /* the page never scrolls sideways */
+        CU_ASSERT_EQUAL(nrun, GL_N);
+        CU_ASSERT(nvis == 1 && switched == 1 && other == 1); /* the select switches the plots */
+        if (i == 0) {
+            CU_ASSERT(cw >= 1200); /* the window was as wide as asked */
+            CU_ASSERT(right > 0 && right <= 1280);
+        } else {
+            CU_ASSERT(cw <= 400); /* a phone's width, not a desktop's minimum */
+        }
+        if (i == 0)
+            CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "data-sortable=\"ready\""));
+        th_result_free(&r);
+    }
+    free(urls[0]);
+    free(urls[1]);
+    free(phone);
+    free(probe);
+    free(profile);
+    free(copy);
+    glance_free(&g);
+}
+
+/* A thousand runs: the page is written in under 3 s and is under 5 MB (the summaries taken
+ * before: the page's own work), and through the CLI as a whole. */
+static void test_glance_thousand(void)
+{
+    char *base = th_tmpdir("html-thousand");
+    CU_ASSERT_FATAL(gen_sweep(base, 10, 100, 17) == 0);
+    size_t n = 1000;
+    struct sum_sweep_row *rows = calloc(n, sizeof *rows);
+    char **argv = calloc(n + 6, sizeof *argv);
+    CU_ASSERT_FATAL(rows && argv);
+    char *page = th_fmt("%s/sweep.html", base);
+    argv[0] = (char *)th_env("HWRUN_SUMMARIZE_BIN");
+    argv[1] = "-q";
+    argv[2] = "--html";
+    argv[3] = page;
+    for (size_t k = 0; k < n; k++) {
+        struct gen_sweep_run gr;
+        gen_sweep_run(10, 100, 17, (int)k, &gr);
+        char *dir = th_fmt("%s/%s", base, gr.name);
+        struct sum_run *run;
+        int rc = sum_html_summarize(dir, NULL, true, &run);
+        CU_ASSERT_EQUAL(rc, 0);
+        CU_ASSERT_EQUAL(sum_html_sweep_take(&rows[k], dir, run, rc, NULL), 0);
+        sum_run_free(run);
+        argv[4 + k] = dir;
+    }
+    char *html = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&html, &len);
+    CU_ASSERT_FATAL(f != NULL);
+    double t0 = th_now();
+    CU_ASSERT_EQUAL(sum_html_sweep(f, rows, n, NULL, NULL, 0), 0);
+    fclose(f);
+    double took = th_now() - t0;
+    fprintf(stderr, "\n    1000-run sweep page: %.3f s, %zu bytes", took, len);
+    CU_ASSERT(took < 3.0);
+    CU_ASSERT(len < 5u * 1000 * 1000);
+    CU_ASSERT_EQUAL(count(html, "<tr id=\"run-"), n);
+    char *shown = shown_plots(html);
+    char *fig = shown ? figure_of(shown, "scatter-energy-") : NULL;
+    CU_ASSERT_FATAL(fig != NULL);
+    CU_ASSERT_EQUAL(count(fig, "data-run=\""), n);
+    CU_ASSERT(count(fig, "data-pareto=\"1\"") >= 1);
+    free(fig);
+    free(shown);
+    free(html);
+    /* the whole command: every summary, then the page */
+    struct th_result r;
+    t0 = th_now();
+    CU_ASSERT_FATAL(th_run(argv, NULL, NULL, 300, &r) == 0);
+    double cli = th_now() - t0;
+    CU_ASSERT_EQUAL(r.status, 0);
+    long size = file_size(page);
+    fprintf(stderr, "; summarize --html of 1000 runs: %.2f s, %ld bytes\n", cli, size);
+    CU_ASSERT(size > 0 && size < 5 * 1000 * 1000);
+    th_result_free(&r);
+    for (size_t k = 0; k < n; k++) {
+        sum_html_sweep_row_free(&rows[k]);
+        free(argv[4 + k]);
+    }
+    free(rows);
+    free(argv);
+    free(page);
+    th_rmtree(base);
+    free(base);
+}
+
 void cu_register_all(void)
 {
     CU_pSuite s = th_add_suite("structure", NULL, NULL, 60);
@@ -2017,6 +2524,7 @@ void cu_register_all(void)
     CU_add_test(s, "gpm", test_structure_gpm);
     CU_add_test(s, "many_phases", test_structure_many_phases);
     CU_add_test(s, "name_lanes", test_structure_name_lanes);
+    CU_add_test(s, "phase_ends", test_structure_phase_ends);
     s = th_add_suite("escape", NULL, NULL, 60);
     CU_add_test(s, "names", test_escape_names);
     CU_add_test(s, "params_at_top", test_params_at_top);
@@ -2048,6 +2556,13 @@ void cu_register_all(void)
     CU_add_test(s, "restart", test_agree_restart);
     CU_add_test(s, "truncated", test_agree_truncated);
     CU_add_test(s, "counter", test_agree_counter);
-    s = th_add_suite("browser", NULL, NULL, 120);
+    s = th_add_suite("glance", NULL, NULL, 120);
+    CU_add_test(s, "page", test_glance_page);
+    CU_add_test(s, "arith", test_glance_arith);
+    CU_add_test(s, "fixture", test_glance_fixture);
+    s = th_add_suite("glance_large", NULL, NULL, 600);
+    CU_add_test(s, "thousand", test_glance_thousand);
+    s = th_add_suite("browser", NULL, NULL, 240);
     CU_add_test(s, "chromium", test_browser);
+    CU_add_test(s, "sweep_glance", test_glance_browser);
 }

@@ -95,7 +95,9 @@ class Sweep(unittest.TestCase):
             self.assertEqual(r["param.bs"], "64")
             if fail:
                 self.assertEqual(r["status"], "failed")
-                self.assertEqual(r["status_reason"], "the command exited with status 1")
+                # the exception's first line too, not only the exit status
+                self.assertEqual(r["status_reason"], "the command exited with status 1; phase "
+                                 "`train` raised RuntimeError: loss is nan")
                 self.assertEqual(r["failed_phase"], "train")
                 self.assertEqual(r["failed_phase_reason"], "RuntimeError: loss is nan")
                 # the steps that ran: the first epoch's; the failed phase's planned 50 are not
@@ -124,11 +126,18 @@ class Sweep(unittest.TestCase):
         html = page.read_text()
         heads = re.findall(r"<th[^>]*>(.*?)</th>", html, re.S)
         text = [re.sub(r"<[^>]+>", "", h).strip() for h in heads]
-        for col in ("param.lr", "param.bs", "metric.loss", "metric.acc"):
-            self.assertTrue(any(col in t for t in text), "%s not a column of the page" % col)
+        titles = re.findall(r'<th class="sort[^"]*" scope="col" title="([^"]*)"', html)
+        # the param that varies and every metric are columns; bs, 64 in every run, is said
+        # once above the table
+        for col in ("param.lr", "metric.loss", "metric.acc"):
+            self.assertTrue(any(t.startswith(col + " ") for t in titles),
+                            "%s not a column of the page" % col)
+        self.assertFalse(any(t.startswith("param.bs") for t in titles), titles)
+        self.assertRegex(html, r'id="same">[^\n]*data-param="bs">bs <b>64</b>')
         self.assertTrue(any(t.lower().startswith("status") for t in text), text)
-        # each run's status, and the failed one's reason in words
-        for word in ("ok", "failed", "the command exited with status 1"):
+        # each run's status, and the failed one's reason in words, with its exception
+        for word in ("ok", "failed", "the command exited with status 1",
+                     "RuntimeError: loss is nan"):
             self.assertIn(word, html)
 
     def test_text_first_screen(self):

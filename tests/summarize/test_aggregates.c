@@ -896,7 +896,7 @@ static void test_compare(void)
     th_result_free(&t);
     /* text, in --units */
     t = run_summarize(
-        (char *[]){"--compare", "--format", "text", "--units", "time=min", a, b, NULL});
+        (char *[]){"--compare", "--all", "--format", "text", "--units", "time=min", a, b, NULL});
     CU_ASSERT_EQUAL(t.status, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "compare A "));
     CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "  phase step\n"));
@@ -919,7 +919,7 @@ static void test_compare(void)
     CU_ASSERT_STRING_EQUAL(json_object_get_string(jget(doc, "b.energy_source")), "counter");
     json_object_put(doc);
     th_result_free(&t);
-    t = run_summarize((char *[]){"--compare", "--format", "text", a, b, NULL});
+    t = run_summarize((char *[]){"--compare", "--all", "--format", "text", a, b, NULL});
     const char *ew = strstr(t.out, "  energy_wh ");
     CU_ASSERT(ew && strstr(ew, "\n    (energy_source: A integrated, B counter; not like with "
                                "like)\n") == strchr(ew, '\n'));
@@ -944,6 +944,85 @@ static void test_compare(void)
     th_rmtree(base);
     free(a);
     free(b);
+    free(base);
+}
+
+static size_t lines_of(const char *s)
+{
+    size_t n = 0;
+    for (; s && *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* Two runs of a sweep that differ in lr: the text says so first (in the first 10 lines), then
+ * where the time and energy went, then the largest changes, in at most 40 lines; --all lists
+ * every figure (issue 49). */
+static void test_compare_first(void)
+{
+    char *base = th_tmpdir("agg");
+    char *dir[2] = {make_loop_run(base, "lr1e-3"), make_loop_run(base, "lr1e-2")};
+    static const char *const cfg[2] = {"{\"lr\": 0.001, \"batch\": 64}", "{\"lr\": 0.01, \"batch\": 64}"};
+    static const double loss[2] = {0.25, 0.75};
+    for (int i = 0; i < 2; i++) {
+        char *path = th_fmt("%s/run.jsonl", dir[i]);
+        size_t len;
+        char *log = th_read_file(path, &len);
+        CU_ASSERT_FATAL(log != NULL);
+        char *more = th_fmt("%s{\"ts\": \"%s01.000+00:00\", \"type\": \"event\", \"event\": "
+                            "\"config\", \"data\": %s}\n{\"ts\": \"%s33.000+00:00\", \"type\": "
+                            "\"event\", \"event\": \"metric\", \"data\": {\"loss\": %g}}\n",
+                            log, T0, cfg[i], T0, loss[i]);
+        put_file(dir[i], "run.jsonl", more);
+        free(more);
+        free(log);
+        free(path);
+    }
+    /* B's steps take twice as long: many figures change */
+    struct hw_buf r;
+    hw_buf_init(&r, NULL, 0);
+    char *log = th_fmt("%s/run.jsonl", dir[1]);
+    char *text = th_read_file(log, NULL);
+    hw_buf_puts(&r, text);
+    phase_line(&r, "step", 36, 4);
+    phase_line(&r, "step", 40, 4);
+    put_file(dir[1], "run.jsonl", r.p);
+    hw_buf_free(&r);
+    free(text);
+    free(log);
+    struct th_result t = run_summarize((char *[]){"--compare", "-f", "text", dir[0], dir[1], NULL});
+    CU_ASSERT_EQUAL(t.status, 0);
+    size_t n = lines_of(t.out);
+    CU_ASSERT(n <= SUM_COMPARE_LINES);
+    const char *lr = strstr(t.out, "    lr ");
+    CU_ASSERT_FATAL(lr != NULL);
+    char *head = strndup(t.out, (size_t)(lr - t.out));
+    CU_ASSERT(lines_of(head) < 10); /* lr's line is one of the first 10 */
+    free(head);
+    CU_ASSERT_PTR_NOT_NULL(strstr(lr, "0.001") );
+    CU_ASSERT_PTR_NULL(strstr(t.out, "    batch ")); /* the same in both: not a difference */
+    /* the explanation before the largest changes, and metric.loss among them (+200%) */
+    const char *tm = strstr(t.out, "  time: B "), *lc = strstr(t.out, "  largest changes ");
+    CU_ASSERT(tm && lc && tm < lc);
+    const char *ml = strstr(t.out, "  metric.loss ");
+    CU_ASSERT(ml && ml > lc && strstr(ml, "+200.0%"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "--all)\n"));
+    /* --all: every figure, each phase name's too, past 40 lines */
+    struct th_result all =
+        run_summarize((char *[]){"--compare", "--all", "-f", "text", dir[0], dir[1], NULL});
+    CU_ASSERT_EQUAL(all.status, 0);
+    CU_ASSERT(lines_of(all.out) > SUM_COMPARE_LINES);
+    CU_ASSERT_PTR_NOT_NULL(strstr(all.out, "  phase step\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(all.out, "    lr "));
+    th_result_free(&all);
+    th_result_free(&t);
+    /* --all without --compare: a usage error */
+    t = run_summarize((char *[]){"--all", dir[0], NULL});
+    CU_ASSERT_EQUAL(t.status, 2);
+    th_result_free(&t);
+    th_rmtree(base);
+    free(dir[0]);
+    free(dir[1]);
     free(base);
 }
 
@@ -1035,6 +1114,7 @@ void add_aggregates_suites(void)
     s = th_add_suite("compare", NULL, NULL, 60);
     CU_add_test(s, "phase_columns_lined_up", test_phase_columns_lined_up);
     CU_add_test(s, "runs", test_compare);
+    CU_add_test(s, "first", test_compare_first);
     CU_add_test(s, "calibrax_keys", test_calibrax_keys);
     CU_add_test(th_add_suite("together", NULL, NULL, 60), "instants", test_together);
 }

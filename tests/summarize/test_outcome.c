@@ -144,6 +144,48 @@ static void test_failed_phases_and_extras(void)
     sum_run_free(run);
 }
 
+static const struct sum_param *metric_of(const struct sum_run *run, const char *key)
+{
+    for (size_t i = 0; i < run->nparams; i++)
+        if (run->params[i].metric && !strcmp(run->params[i].key, key))
+            return &run->params[i];
+    return NULL;
+}
+
+/* A run that raised in its second epoch (the Python package's failed phase, then the command's
+ * exit status 1): the failed phase's extras (epoch=2, loss) are not the run's metrics, the last
+ * good phase's are; the run's reason carries the exception's first line, not only "exited with
+ * status 1" (issue 49). */
+static void test_failed_run_reason_and_metrics(void)
+{
+    struct sum_run *run = run_of(
+        START("") PHASE("epoch", ", \"epoch\": 1, \"loss\": 0.5")
+            PHASE("epoch", ", \"epoch\": 2, \"loss\": 9.5, \"exception\": \"ValueError\", "
+                           "\"exception_message\": \"lr 3.0 diverged\\nat step 7\"")
+                STOP(", \"exit_status\": 1"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    CU_ASSERT_EQUAL(run->outcome.status, SUM_STATUS_FAILED);
+    const struct sum_param *ep = metric_of(run, "epoch"), *loss = metric_of(run, "loss");
+    CU_ASSERT_FATAL(ep && loss && ep->v && loss->v);
+    CU_ASSERT_EQUAL(json_object_get_int(ep->v), 1);
+    CU_ASSERT_DOUBLE_EQUAL(json_object_get_double(loss->v), 0.5, 1e-12);
+    CU_ASSERT_STRING_EQUAL(run->outcome.reason, "the command exited with status 1; phase `epoch` "
+                                                "raised ValueError: lr 3.0 diverged");
+    sum_run_free(run);
+    /* killed after raising: both said; a later failure without an exception drops it */
+    run = run_of(START("") PHASE("train", ", \"exception\": \"KeyError\"")
+                     STOP(", \"exit_status\": 137, \"signal\": 9"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    CU_ASSERT_EQUAL(run->outcome.status, SUM_STATUS_KILLED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(run->outcome.reason, "; phase `train` raised KeyError"));
+    sum_run_free(run);
+    run = run_of(START("") PHASE("train", ", \"exception\": \"KeyError\"")
+                     PHASE("eval", ", \"exit_status\": 3") STOP(", \"exit_status\": 1"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    CU_ASSERT_STRING_EQUAL(run->outcome.reason, "the command exited with status 1");
+    sum_run_free(run);
+}
+
 #define BEGIN(sec, name, id) \
     "{\"ts\": \"2026-11-21T10:00:0" sec "+00:00\", \"type\": \"phase_begin\", \"name\": \"" \
     name "\", \"phase_id\": \"" id "\", \"k\": 1}\n"
@@ -464,6 +506,7 @@ void add_outcome_suite(void)
     CU_pSuite s = th_add_suite("outcome", NULL, NULL, 120);
     CU_add_test(s, "status_from_events", test_status_from_events);
     CU_add_test(s, "failed_phases_and_extras", test_failed_phases_and_extras);
+    CU_add_test(s, "failed_run_reason_and_metrics", test_failed_run_reason_and_metrics);
     CU_add_test(s, "open_phases", test_open_phases);
     CU_add_test(s, "stopped_from_outside", test_stopped_from_outside);
     CU_add_test(s, "other_host", test_other_host);

@@ -315,17 +315,20 @@ static void test_sweep_page_params(void)
     CU_ASSERT_EQUAL(r.status, 0);
     char *html = th_read_file(page, NULL);
     CU_ASSERT_FATAL(html != NULL);
-    for (const char *const *h = (const char *const[]){"param.lr", "metric.loss", "metric.acc",
-                                                      "param.opt", NULL};
-         *h; h++) {
-        char *th = th_fmt("<th class=\"sort\" scope=\"col\">%s</th>", *h);
-        CU_ASSERT_PTR_NOT_NULL(strstr(html, th));
-        free(th);
-    }
-    const char *row_a = strstr(html, ">a</td>"), *row_b = strstr(html, ">b</td>");
+    /* the params that vary (each run has its own here) and every metric, by name */
+    for (const char *const *h =
+             (const char *const[]){"title=\"param.lr (varies across the sweep)\">lr</th>",
+                                   "title=\"metric.loss (its last value; lower is better)\">loss</th>",
+                                   "title=\"metric.acc (its last value; higher is better)\">acc</th>",
+                                   "title=\"param.opt (varies across the sweep)\">opt</th>", NULL};
+         *h; h++)
+        CU_ASSERT_PTR_NOT_NULL(strstr(html, *h));
+    const char *row_a = strstr(html, "<span class=\"rn\">a</span>"),
+               *row_b = strstr(html, "<span class=\"rn\">b</span>");
     CU_ASSERT_FATAL(row_a && row_b);
-    CU_ASSERT_PTR_NOT_NULL(strstr(row_a, "<td class=\"n\" data-v=\"1.9\">1.9</td>")); /* loss */
-    CU_ASSERT_PTR_NOT_NULL(strstr(row_b, "<td data-v=\"sgd\">sgd</td>"));
+    /* loss: 4 significant digits, as the JSON has it in data-v */
+    CU_ASSERT_PTR_NOT_NULL(strstr(row_a, "<td class=\"n\" data-v=\"1.9\">1.900</td>"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(row_b, "<td class=\"t\" data-v=\"sgd\">sgd</td>"));
     CU_ASSERT_PTR_NOT_NULL(strstr(row_b, "<span class=\"badstatus\">failed</span>"));
     free(html);
     free(page);
