@@ -478,9 +478,10 @@ static void strip_box(FILE *f, const struct ht_page *P, const char *name, int co
             ht_fmt_num(b, sizeof b, t1 - P->t0), ht_fmt_dur(d, sizeof d, t1 - t0));
     if (isfinite(busy) && busy < 0.995)
         fprintf(f, ", %.0f%% in them", busy * 100);
+    fputc(')', f);
     if (end)
         fprintf(f, ", %s", ht_ph_end_words[end]);
-    fprintf(f, ")</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" rx=\"2\"/>", x0,
+    fprintf(f, "</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" rx=\"2\"/>", x0,
             y, wd, lane_h);
     /* A label where it fits, at about 6.2 px per character of 11 px text. */
     size_t fit = wd > 14 ? (size_t)((wd - 6) / 6.2) : 0;
