@@ -364,9 +364,13 @@ static void test_both_vendors(void)
                  {"nvidia", "nvidia-smi", "NVIDIA H100 80GB HBM3", true}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *out = th_fmt("%s/run%zu", dir, i);
+        /* the job lasts until a row per GPU is written (an event: under a sanitizer on a loaded
+         * machine nvidia-smi's children start late), 30 s at most */
+        const char *job = "i=0; while [ \"$(cat \"$HWMON_DIR/" HW_GPU_FILE "\" 2>/dev/null | "
+                          "wc -l)\" -lt 2 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done";
         char **argv = cases[i].word ? ht_argv(out, "-i", "0.2", "--gpu-source", cases[i].word,
-                                              "--", "/bin/sleep", "0.6", NULL)
-                                    : ht_argv(out, "-i", "0.2", "--", "/bin/sleep", "0.6", NULL);
+                                              "--", "/bin/sh", "-c", job, NULL)
+                                    : ht_argv(out, "-i", "0.2", "--", "/bin/sh", "-c", job, NULL);
         CU_ASSERT_EQUAL(ht_run(argv, env, 30, NULL), 0);
         json_object *st = ht_event(out, "start", 0);
         CU_ASSERT_PTR_NOT_NULL_FATAL(st);
