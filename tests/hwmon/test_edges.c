@@ -62,6 +62,17 @@ static void test_last_interval_counted(void)
     free(dir);
 }
 
+#if defined(__SANITIZE_THREAD__)
+#define IDLE_CPU_MAX 6
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define IDLE_CPU_MAX 6
+#endif
+#endif
+#ifndef IDLE_CPU_MAX
+#define IDLE_CPU_MAX 3
+#endif
+
 static const struct sum_phase_acc *phase_named(const struct sum_run *run, const char *name)
 {
     for (size_t i = 0; i < run->nphase; i++)
@@ -103,7 +114,9 @@ static void test_phase_cpu_at_edges(void)
     fprintf(stderr, "idle %.1f%%, busy1 %.1f%% (its own: %.1f%%), edges %s %s %s\n", idle_cpu,
             busy_cpu, own_cpu, sum_phase_edges(phase_named(run, "busy2")), sum_phase_edges(idle),
             sum_phase_edges(busy));
-    CU_ASSERT(idle_cpu <= 3);
+    /* under ThreadSanitizer the instrumented runlog CLI waiting on the sleep is in the tree,
+     * and TSan's own background thread wakes every 100 ms: 3.2% seen */
+    CU_ASSERT(idle_cpu <= IDLE_CPU_MAX);
     CU_ASSERT(fabs(busy_cpu - own_cpu) <= 10);
     CU_ASSERT_STRING_EQUAL(sum_phase_edges(idle), "measured");
     CU_ASSERT_STRING_EQUAL(sum_phase_edges(busy), "measured");

@@ -274,7 +274,12 @@ static void test_node_died(void)
     char *jobid = th_fmt("died%d", (int)getpid());
     char *dirs[2] = {th_fmt("%s/a", job), th_fmt("%s/b", job)};
     char *rl = th_fmt("%s -f \"$RUNLOG_FILE\" time", th_env("HWRUN_RUNLOG_BIN"));
-    char *ok = th_fmt("%s train -- sleep 0.5", rl);
+    /* node-a's train lasts until its two GPUs were sampled twice (an event: under TSan on a
+     * loaded machine nvidia-smi's children started after a fixed 0.5 s job had ended) */
+    char *ok = th_fmt("%s train -- sh -c 'i=0; while [ \"$(cat \"$HWMON_DIR/" HW_GPU_FILE
+                      "\" 2>/dev/null | wc -l)\" -lt 4 ] && [ $i -lt 300 ]; do sleep 0.1; "
+                      "i=$((i+1)); done'",
+                      rl);
     char *sleeper = th_fmt("sleep 30.%d", (int)getpid()); /* a name to find it by */
     char *dies = th_fmt("%s train -- %s", rl, sleeper);
     pid_t pa = start_node(flag, "node-a", jobid, 0, 0, lock_a, dirs[0], ok);
