@@ -92,7 +92,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sum_report_csv_row_u(run, &u, &b);
     sum_report_jsonl_row_u(run, &u, &b);
     sum_compare_json(run, run, &u, &b);
-    sum_compare_text(run, run, NULL, &b);
+    sum_compare_text(run, run, NULL, false, &b);
+    sum_compare_text(run, run, NULL, true, &b);
     hw_buf_free(&b);
     char *page = NULL;
     size_t len = 0;
