@@ -44,6 +44,10 @@ struct th_result run_summarize(char *const *args);
 /* The text report's lines as written before it broke them at 100 columns (report_text.c's
  * wrap_lines: a line ending in ',' or ';' and the next one indented is one line): in place. */
 char *unwrap_text(char *s);
+/* Epoch seconds t as nvidia-smi writes a timestamp ("2026/01/01 00:00:00.000", UTC) and as hwmon
+ * writes one ("2026-01-01T00:00:00.000+00:00"), to the millisecond: the generated runs' rows. */
+void th_smi_time(char *buf, size_t cap, double t);
+void th_iso_time(char *buf, size_t cap, double t);
 /* Summarize dir with the library. */
 struct sum_run *summarize_dir(const char *dir);
 

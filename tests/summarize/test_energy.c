@@ -13,26 +13,6 @@
 
 #define BASE 1767225600.0 /* 2026-01-01T00:00:00Z */
 
-static void smi_time(char *buf, size_t cap, double t)
-{
-    time_t s = (time_t)t;
-    struct tm tm;
-    gmtime_r(&s, &tm);
-    int ms = (int)((t - (double)s) * 1000 + 0.5);
-    snprintf(buf, cap, "%04d/%02d/%02d %02d:%02d:%02d.%03d", tm.tm_year + 1900, tm.tm_mon + 1,
-             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
-}
-
-static void iso_time(char *buf, size_t cap, double t)
-{
-    time_t s = (time_t)t;
-    struct tm tm;
-    gmtime_r(&s, &tm);
-    int ms = (int)((t - (double)s) * 1000 + 0.5);
-    snprintf(buf, cap, "%04d-%02d-%02dT%02d:%02d:%02d.%03d+00:00", tm.tm_year + 1900,
-             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
-}
-
 /* hw_metrics.csv in hwmon's default layout; p NAN writes [N/A]. */
 static void gpu_csv(const char *dir, size_t n, const double *t, const double *p, int ngpus)
 {
@@ -41,7 +21,7 @@ static void gpu_csv(const char *dir, size_t n, const double *t, const double *p,
     for (size_t i = 0; i < n; i++)
         for (int g = 0; g < ngpus; g++) {
             char ts[80];
-            smi_time(ts, sizeof ts, BASE + t[i]);
+            th_smi_time(ts, sizeof ts, BASE + t[i]);
             hw_buf_printf(&b, "%s, %d, 10, 1000, 80000, ", ts, 50 + (int)i);
             if (isnan(p[i]))
                 hw_buf_puts(&b, "[N/A]");
@@ -59,7 +39,7 @@ static void runlog(const char *dir, double interval, const char *phases)
     struct hw_buf b;
     hw_buf_init(&b, NULL, 0);
     char ts[80];
-    iso_time(ts, sizeof ts, BASE - 1);
+    th_iso_time(ts, sizeof ts, BASE - 1);
     hw_buf_printf(&b, "{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"start\", \"data\": "
                       "{\"smi_tz\": \"UTC\"",
                   ts);
@@ -76,7 +56,7 @@ static void runlog(const char *dir, double interval, const char *phases)
 static void phase_line(struct hw_buf *b, const char *name, double t0, double t1)
 {
     char ts[80];
-    iso_time(ts, sizeof ts, BASE + t1);
+    th_iso_time(ts, sizeof ts, BASE + t1);
     hw_buf_printf(b, "{\"ts\": \"%s\", \"type\": \"phase\", \"name\": \"%s\", \"seconds\": %.3f}\n",
                   ts, name, t1 - t0);
 }
@@ -271,7 +251,7 @@ static void test_phase_cpu_proc(void)
     hw_buf_puts(&pr, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes\n");
     for (int i = 0; i < 6; i++) {
         char ts[80];
-        iso_time(ts, sizeof ts, BASE + i);
+        th_iso_time(ts, sizeof ts, BASE + i);
         hw_buf_printf(&b, "%s,%d.0,%d.0\n", ts, 10 * i, 100 - 10 * i);
         hw_buf_printf(&pr, "%s,1,4,%d,%d,0,0\n", ts, 100 + i, 1000 * (i == 4 ? 9 : i + 1));
     }

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sumtest.h"
 
@@ -154,6 +155,26 @@ char *unwrap_text(char *s)
     }
     *o = '\0';
     return s;
+}
+
+void th_smi_time(char *buf, size_t cap, double t)
+{
+    time_t s = (time_t)t;
+    struct tm tm;
+    gmtime_r(&s, &tm);
+    int ms = (int)((t - (double)s) * 1000 + 0.5);
+    snprintf(buf, cap, "%04d/%02d/%02d %02d:%02d:%02d.%03d", tm.tm_year + 1900, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
+}
+
+void th_iso_time(char *buf, size_t cap, double t)
+{
+    time_t s = (time_t)t;
+    struct tm tm;
+    gmtime_r(&s, &tm);
+    int ms = (int)((t - (double)s) * 1000 + 0.5);
+    snprintf(buf, cap, "%04d-%02d-%02dT%02d:%02d:%02d.%03d+00:00", tm.tm_year + 1900,
+             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
 }
 
 struct sum_run *summarize_dir(const char *dir)

@@ -120,26 +120,6 @@ static const struct vcase vcases[] = {
      .want = "gpu_underused"},
 };
 
-static void iso_time(char *buf, size_t cap, double t)
-{
-    time_t s = (time_t)t;
-    struct tm tm;
-    gmtime_r(&s, &tm);
-    int ms = (int)((t - (double)s) * 1000 + 0.5);
-    snprintf(buf, cap, "%04d-%02d-%02dT%02d:%02d:%02d.%03d+00:00", tm.tm_year + 1900,
-             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
-}
-
-static void smi_time(char *buf, size_t cap, double t)
-{
-    time_t s = (time_t)t;
-    struct tm tm;
-    gmtime_r(&s, &tm);
-    int ms = (int)((t - (double)s) * 1000 + 0.5);
-    snprintf(buf, cap, "%04d/%02d/%02d %02d:%02d:%02d.%03d", tm.tm_year + 1900, tm.tm_mon + 1,
-             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
-}
-
 static char *make_run(const struct vcase *c)
 {
     char *dir = th_tmpdir("verdicts");
@@ -148,7 +128,7 @@ static char *make_run(const struct vcase *c)
     double end = (c->rows - 1) * c->interval;
     /* run.jsonl: the start event, the loop's phases back to back, the stop event */
     hw_buf_init(&b, NULL, 0);
-    iso_time(ts, sizeof ts, BASE - 0.5);
+    th_iso_time(ts, sizeof ts, BASE - 0.5);
     hw_buf_printf(&b, "{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"start\", \"data\": "
                       "{\"smi_tz\": \"UTC\", \"interval_s\": %g, \"cpus\": 16, \"gpus\": %d}}\n",
                   ts, c->interval, c->ngpu);
@@ -156,7 +136,7 @@ static char *make_run(const struct vcase *c)
         for (const char *p = c->loop; *p && t < end - 1e-9;) {
             size_t n = strcspn(p, ":");
             double s = strtod(p + n + 1, NULL);
-            iso_time(ts, sizeof ts, BASE + t + s);
+            th_iso_time(ts, sizeof ts, BASE + t + s);
             hw_buf_printf(&b, "{\"ts\": \"%s\", \"type\": \"phase\", \"name\": \"%.*s\", "
                               "\"seconds\": %.3f}\n",
                           ts, (int)n, p, s);
@@ -166,7 +146,7 @@ static char *make_run(const struct vcase *c)
             p += *p == ',';
         }
     }
-    iso_time(ts, sizeof ts, BASE + end + 0.5);
+    th_iso_time(ts, sizeof ts, BASE + end + 0.5);
     hw_buf_printf(&b, "{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"stop\", \"data\": "
                       "{\"reason\": \"exit\", \"exit_status\": 0, \"duration_s\": %.3f}}\n",
                   ts, end + 1);
@@ -177,7 +157,7 @@ static char *make_run(const struct vcase *c)
     hw_buf_init(&b, NULL, 0);
     for (int i = 0; i < c->rows; i++)
         for (int g = 0; g < c->ngpu; g++) {
-            smi_time(ts, sizeof ts, BASE + i * c->interval);
+            th_smi_time(ts, sizeof ts, BASE + i * c->interval);
             double u = g == 0 && c->idle_from && i >= c->idle_from ? 0 : c->util[g];
             char ub[16] = "[N/A]";
             if (!isnan(u))
@@ -197,7 +177,7 @@ static char *make_run(const struct vcase *c)
                     "cgroup_cpu_limit_cores\n");
     hw_buf_puts(&pr, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes\n");
     for (int i = 0; i < c->rows; i++) {
-        iso_time(ts, sizeof ts, BASE + i * c->interval);
+        th_iso_time(ts, sizeof ts, BASE + i * c->interval);
         hw_buf_printf(&b, "%s,10.0,90.0,", ts);
         if (c->mem_limit_mib > 0)
             hw_buf_printf(&b, "%.0f,%.0f,", i == c->rows / 2 ? c->mem_peak_mib : 1000,
@@ -221,7 +201,7 @@ static char *make_run(const struct vcase *c)
         hw_buf_puts(&b, "timestamp, index, clocks_event_reasons.active\n");
         for (int i = 0; i < c->rows; i++)
             for (int g = 0; g < c->ngpu; g++) {
-                smi_time(ts, sizeof ts, BASE + i * c->interval);
+                th_smi_time(ts, sizeof ts, BASE + i * c->interval);
                 hw_buf_printf(&b, "%s, %d, 0x%016X\n", ts, g,
                               i < c->reason_rows ? c->reason : 0);
             }
