@@ -247,7 +247,12 @@ static void on_runlog(struct mon_sampler *s, bool *root_gone)
     /* boundaries in a row, each within min_s of the one before: 1 for the end of a lone short
      * phase (a checkpoint), more in a step loop */
     s->fast_run = burst ? s->fast_run + 1 : 0;
-    bool want = n.longest_end_s >= min_s || (n.begins && !burst) ||
+    /* a begin right after a long phase's end (the next `runlog time` starting) is read where
+     * it is when the end's sample is too far before it to count as its edge (a loaded machine
+     * takes more than hw_edge_tol() to start the next command): once, not in a step loop */
+    bool late_begin = n.begins && s->fast_run == 1 &&
+                      now - s->last_edge_t > hw_edge_tol(s->cfg.interval_s);
+    bool want = n.longest_end_s >= min_s || (n.begins && !burst) || late_begin ||
                 (n.ends && n.longest_end_s >= MON_EDGE_SHORT_S && s->fast_run <= 1);
     s->last_boundary_t = now;
     if (burst)

@@ -1544,8 +1544,7 @@ static void phase_proc_part(struct sum_run *run, struct sum_phase_acc *p, double
 /* A sample within this of a phase's begin or end read its counters there. */
 static double edge_tol(const struct sum_run *run)
 {
-    double iv = run->info.interval_s;
-    return isfinite(iv) && iv / 4 < SUM_EDGE_TOL_S ? iv / 4 : SUM_EDGE_TOL_S;
+    return hw_edge_tol(run->info.interval_s);
 }
 
 static void phase_mark_edge(struct sum_run *run, struct sum_phase_acc *p, double a, double b,

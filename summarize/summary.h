@@ -145,7 +145,7 @@ struct sum_phase_acc {
     bool failed;
     char *extra;     /* its extra keys as a JSON object text (malloc'd; NULL: none or too long) */
     bool open;       /* began (a phase_begin entry) and never ended: runs to its run's end */
-    /* hwmon read the counters at its begin, at its end (a sample within SUM_EDGE_TOL_S) */
+    /* hwmon read the counters at its begin, at its end (a sample within hw_edge_tol()) */
     bool edge_t0, edge_t1;
     struct sum_fwmem fw; /* its entries' framework figures */
     /* disks, network, free space, the container's memory (system.h) */
@@ -200,7 +200,6 @@ struct sum_row_pend {
     double acc[(int)HW_CPU_COL_COUNT > (int)HW_PROC_COL_COUNT ? (int)HW_CPU_COL_COUNT : (int)HW_PROC_COL_COUNT];
     bool any;
 };
-#define SUM_EDGE_TOL_S 0.1 /* (at most a quarter of the interval) */
 
 struct sum_event_type {
     char name[48];

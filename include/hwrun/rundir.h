@@ -511,4 +511,14 @@ extern const struct hw_ctx_def hw_ctx_defs[HW_CTX_COUNT];
 #define HW_PHASE_EXCEPTION_MESSAGE "exception_message"
 #define HW_PHASE_EXCEPTION_MESSAGE_MAX 200
 
+/* A sample within this many seconds of a phase's begin or end read its counters there
+ * (summarize calls the edge "measured"): HW_EDGE_TOL_S, or a quarter of the interval when that is
+ * less. hwmon takes an edge sample where no earlier one is within it. */
+#define HW_EDGE_TOL_S 0.1
+static inline double hw_edge_tol(double interval_s)
+{
+    return interval_s == interval_s && interval_s / 4 < HW_EDGE_TOL_S ? interval_s / 4
+                                                                      : HW_EDGE_TOL_S;
+}
+
 #endif

@@ -132,6 +132,38 @@ static void test_phase_cpu_at_edges(void)
     free(dir);
 }
 
+/* The next phase begins 0.15 s after a long one ended (a loaded machine starting the next
+ * `runlog time`): farther than the edge tolerance (0.1 s) from the end's sample, nearer than a
+ * quarter interval (a burst of boundaries). Its begin is read where it is, not left to the end's
+ * sample (CI saw "edges: end" for such a phase). Whatever the machine's load does to the gap,
+ * both edges are measured: past 0.25 s it is no burst and was always read. */
+static void test_begin_after_end(void)
+{
+    char *dir = th_tmpdir("edges-next");
+    char *script = th_fmt("%s/job.sh", dir);
+    FILE *f = fopen(script, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("\"$1\" time first -- sleep 1\nsleep 0.15\n\"$1\" time second -- sleep 1\n", f);
+    fclose(f);
+    char **argv = ht_argv(dir, "--no-gpu", "-i", "1", "--", "/bin/bash", script,
+                          th_env("HWRUN_RUNLOG_BIN"), NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, NULL, 60, NULL), 0);
+    struct sum_run *run = summarize(dir);
+    const struct sum_phase_acc *first = phase_named(run, "first"),
+                               *second = phase_named(run, "second");
+    CU_ASSERT_FATAL(first && second);
+    fprintf(stderr, "gap %.3f s, edges %s %s\n", second->t0 - first->t1, sum_phase_edges(first),
+            sum_phase_edges(second));
+    CU_ASSERT(second->t0 - first->t1 > hw_edge_tol(1));
+    CU_ASSERT_STRING_EQUAL(sum_phase_edges(first), "measured");
+    CU_ASSERT_STRING_EQUAL(sum_phase_edges(second), "measured");
+    sum_run_free(run);
+    free(argv);
+    free(script);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* A checkpoint of 5 MiB written and fsync'd by a child of the job in its last moments, the job
  * exiting at once (-i 1, well inside the first interval): the process tree's bytes come from the
  * job's final /proc totals, read after it exited and before hwmon reaped it (the child it reaped
@@ -369,6 +401,7 @@ void add_edges_suite(void)
     CU_add_test(s, "job_starts_first", test_job_starts_first);
     CU_add_test(s, "phase_cpu_at_edges", test_phase_cpu_at_edges);
     CU_add_test(s, "short_phases_measured", test_short_phases_measured);
+    CU_add_test(s, "begin_after_end", test_begin_after_end);
     CU_add_test(s, "main_peak_from_kernel", test_main_peak_from_kernel);
     CU_add_test(s, "log_rotated", test_log_rotated);
 }
