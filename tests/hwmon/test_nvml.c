@@ -251,8 +251,13 @@ static void test_no_counter(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct nrun n;
         char *extra[] = {(char *)cases[i].mode, NULL};
-        if (!nvml_run(&n, "hwmon-nvml-none", cases[i].mode ? th_env("HWRUN_FAKE_NVML") : NULL,
-                      extra, NULL)) {
+        /* the job lasts until 20 GPU rows are written (or 30 s), not for a fixed time that a
+         * loaded machine fills with fewer */
+        if (!nvml_run_warm(&n, "hwmon-nvml-none",
+                           cases[i].mode ? th_env("HWRUN_FAKE_NVML") : NULL, extra, NULL,
+                           "timeout 30 sh -c 'f=$(dirname \"$RUNLOG_FILE\")/" HW_GPU_FILE "; "
+                           "until [ \"$(cat \"$f\" 2>/dev/null | wc -l)\" -ge 20 ]; do "
+                           "sleep 0.05; done'; true")) {
             CU_FAIL("run");
             nrun_free(&n);
             continue;
