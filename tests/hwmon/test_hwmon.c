@@ -1020,10 +1020,10 @@ static void test_no_orphans(void)
     char *env[] = {e1, NULL};
     /* the job lasts until the GPUs were sampled 4 times and the --gpu-procs child started (60 s
      * at most), not a fixed 1.5 s that a loaded machine under TSan spends starting hwmon */
-    char *job = th_fmt("timeout 60 sh -c 'until [ \"$(cat \"$(dirname \"$RUNLOG_FILE\")/"
-                       "hw_metrics.csv\" 2>/dev/null | wc -l)\" -ge 4 ] && "
-                       "grep -qs -e --query-compute-apps \"%s\"; do sleep 0.05; done'; true",
-                       log);
+    char *rows = ht_job_wait_lines("hw_metrics.csv", 4);
+    char *job = th_fmt("%s; timeout 60 sh -c 'until grep -qs -e --query-compute-apps \"%s\"; "
+                       "do sleep 0.05; done'; true", rows, log);
+    free(rows);
     char **argv = ht_argv(dir, "-i", "0.1", "--gpu-procs", "--", "/bin/sh", "-c", job, NULL);
     CU_ASSERT_EQUAL(ht_run(argv, env, 90, NULL), 0);
     free(job);

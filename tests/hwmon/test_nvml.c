@@ -92,7 +92,10 @@ static bool file_there(const struct nrun *n, const char *name)
 static void test_counter(void)
 {
     struct nrun n;
-    if (!nvml_run(&n, "hwmon-nvml", th_env("HWRUN_FAKE_NVML"), NULL, NULL)) {
+    char *wait = ht_job_wait_lines(HW_ENERGY_FILE, 30); /* warm: until 30 counter rows */
+    bool ran = nvml_run_warm(&n, "hwmon-nvml", th_env("HWRUN_FAKE_NVML"), NULL, NULL, wait);
+    free(wait);
+    if (!ran) {
         CU_FAIL("run");
         nrun_free(&n);
         return;
@@ -253,11 +256,12 @@ static void test_no_counter(void)
         char *extra[] = {(char *)cases[i].mode, NULL};
         /* the job lasts until 20 GPU rows are written (or 30 s), not for a fixed time that a
          * loaded machine fills with fewer */
-        if (!nvml_run_warm(&n, "hwmon-nvml-none",
-                           cases[i].mode ? th_env("HWRUN_FAKE_NVML") : NULL, extra, NULL,
-                           "timeout 30 sh -c 'f=$(dirname \"$RUNLOG_FILE\")/" HW_GPU_FILE "; "
-                           "until [ \"$(cat \"$f\" 2>/dev/null | wc -l)\" -ge 20 ]; do "
-                           "sleep 0.05; done'; true")) {
+        char *wait = ht_job_wait_lines(HW_GPU_FILE, 20);
+        bool ran = nvml_run_warm(&n, "hwmon-nvml-none",
+                                 cases[i].mode ? th_env("HWRUN_FAKE_NVML") : NULL, extra, NULL,
+                                 wait);
+        free(wait);
+        if (!ran) {
             CU_FAIL("run");
             nrun_free(&n);
             continue;
