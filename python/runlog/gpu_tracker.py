@@ -176,13 +176,31 @@ _NESTED = {
 }
 
 
-def _no_gpu_zeros(usage):
+def _no_gpu_zeros(usage, warn=None):
     """usage (summarize's gpu-tracker JSON) with gpu_tracker's figures of a machine without a
     GPU: every GPU figure 0.0 and the counts 0, where summarize says null (not measured).
     Code written for gpu_tracker formats them ("%.2f" % max_gpu_ram.combined)."""
     util = usage.get("gpu_utilization") or {}
     if util.get("system_gpu_count") is not None:
-        return usage  # GPUs were recorded: an unmeasured figure stays None
+        # GPUs were recorded. The processes' GPU RAM is gpu_tracker's sum of their entries in
+        # nvidia-smi's process list: none found is 0.0 there (in a container, whose pids
+        # nvidia-smi does not show, too). summarize says null when no entry was the tree's and
+        # it cannot tell that from not seeing them (process.gpu_mem_unmeasured_reason); here
+        # it is the seed's 0.0, with a warning, so that the seed's own formatting goes on.
+        ram = usage.get("max_gpu_ram") or {}
+        if ram.get("combined") is not None:
+            return usage  # measured (descendants null: not tracked, children=False)
+        # the descendants keep null where they were not tracked at all (children=False)
+        tracked = ((usage.get("max_ram") or {}).get("descendants") or {}).get("total_rss")
+        unmeasured = [k for k in ("main", "descendants", "combined")
+                      if ram.get(k) is None and (k != "descendants" or tracked is not None)]
+        for k in unmeasured:
+            ram[k] = 0.0
+        if unmeasured and warn is not None:
+            warn("runlog: the processes' GPU RAM (%s) was not measured (see summarize's "
+                 "process.gpu_mem_unmeasured_reason): 0.0, as gpu_tracker gives for processes "
+                 "it does not find on a GPU" % ", ".join(unmeasured))
+        return usage
     util["system_gpu_count"] = 0
     util["n_expected_gpus"] = 0
     util["gpu_percentages"] = {k: 0.0 if v is None else v
@@ -249,6 +267,7 @@ class Tracker:
                             **monitor_options)
         self.state = Tracker.State.NEW
         self._usage = None
+        self._warned = False
 
     def start(self):
         if self.state is not Tracker.State.NEW:
@@ -315,11 +334,17 @@ class Tracker:
             usage = _no_gpu_zeros(summarize(
                 self.run_dir, cores=self.n_expected_cores, fmt="gpu-tracker",
                 units=self._units,
-                tracked_gpus=sorted(self.gpu_uuids) if self.gpu_uuids else None).to_dict())
+                tracked_gpus=sorted(self.gpu_uuids) if self.gpu_uuids else None).to_dict(),
+                self._warn_once)
             if self.state is not Tracker.State.STOPPED:
                 return usage
             self._usage = usage
         return self._usage
+
+    def _warn_once(self, text):
+        if not self._warned and not self.disable_logs:
+            self._warned = True
+            warnings.warn(text, RuntimeWarning, stacklevel=4)
 
     @property
     def resource_usage(self):
