@@ -34,6 +34,7 @@ Where it differs from gpu_tracker, on purpose:
 import dataclasses
 import enum
 import typing
+import threading
 import warnings
 
 from .monitor import Monitor, summarize, temporary_run_dir
@@ -268,33 +269,56 @@ class Tracker:
         self.state = Tracker.State.NEW
         self._usage = None
         self._warned = False
+        self._checker = None
 
     def start(self):
+        """Starts hwmon and returns at once: the GPUs are known when nvidia-smi has answered
+        (hwmon's start event), and a thread checks gpu_uuids against them then."""
         if self.state is not Tracker.State.NEW:
             raise RuntimeError("runlog: a Tracker starts once")
         with warnings.catch_warnings():
             if self.disable_logs:
                 warnings.simplefilter("ignore")
             self._mon.start()
-        # gpu_tracker refuses a UUID of no GPU of the system (hwmon's start event lists them)
-        listed = {g.get("uuid") for g in ((self._mon.start_event or {}).get("gpus") or ())}
-        unknown = sorted(self.gpu_uuids - listed) if self.gpu_uuids and listed else []
-        if unknown:
-            self._mon.stop()
-            raise ValueError("GPU UUID %s is not valid. Available UUIDs are: %s"
-                             % (", ".join(unknown), ", ".join(sorted(listed))))
-        if self._mon.start_event is not None and not self._mon.start_event.get("gpus") and \
-                not self.disable_logs:
-            # gpu_tracker's own warning: no GPU to track, its figures 0 (see to_json())
-            warnings.warn("runlog: no GPU is recorded (no nvidia-smi or AMD card, or no_gpu): "
-                          "the GPU RAM and utilization are 0 and system_gpu_count 0, as "
-                          "gpu_tracker gives them", RuntimeWarning, stacklevel=2)
         self.state = Tracker.State.STARTED
+        self._checker = threading.Thread(target=self._check_gpus, name="runlog-tracker-gpus",
+                                         daemon=True)
+        self._checker.start()
+
+    def _check_gpus(self):
+        """Once hwmon's start event lists the GPUs: a UUID of gpu_uuids that is none of them is
+        left out with a warning (gpu_tracker documents a ValueError for units only; a tracker
+        never raises into the job for what the machine holds), every GPU tracked if none is
+        left; no GPU at all: gpu_tracker's zeros (to_json()), with its warning."""
+        event = self._mon.start_event  # waits for it; None when hwmon could not start
+        if event is None:
+            return
+        listed = {g.get("uuid") for g in (event.get("gpus") or ())}
+        if not listed:
+            if not self.disable_logs:
+                warnings.warn("runlog: no GPU is recorded (no nvidia-smi or AMD card, or "
+                              "no_gpu): the GPU RAM and utilization are 0 and system_gpu_count "
+                              "0, as gpu_tracker gives them", RuntimeWarning)
+            return
+        unknown = sorted(self.gpu_uuids - listed) if self.gpu_uuids else []
+        if unknown:
+            self.gpu_uuids = (self.gpu_uuids & listed) or None
+            if not self.disable_logs:
+                warnings.warn("runlog: GPU UUID %s is not valid. Available UUIDs are: %s; "
+                              "tracking %s" % (", ".join(unknown), ", ".join(sorted(listed)),
+                                               "the others" if self.gpu_uuids else "every GPU"),
+                              RuntimeWarning)
+
+    def _gpus_checked(self):
+        checker = self._checker
+        if checker is not None:
+            checker.join()
 
     def stop(self, exc=None):
         if self.state is not Tracker.State.STARTED:
             raise RuntimeError("runlog: the Tracker is not started")
         self._mon.stop(exc)  # the run's status: ok, or failed with the block's exception
+        self._gpus_checked()  # its warnings said before the tracker's results
         self.run_dir = str(self._mon.output_dir)  # its -2 when the name was taken
         self.state = Tracker.State.STOPPED
         if self.resource_usage_file is not None:
@@ -331,6 +355,7 @@ class Tracker:
         """{max_ram, max_gpu_ram, cpu_utilization, gpu_utilization, compute_time} in the units
         asked for, as summarize computes them."""
         if self._usage is None or self.state is not Tracker.State.STOPPED:
+            self._gpus_checked()  # gpu_uuids as known
             usage = _no_gpu_zeros(summarize(
                 self.run_dir, cores=self.n_expected_cores, fmt="gpu-tracker",
                 units=self._units,

@@ -419,6 +419,29 @@ class StartLatency(Base):
         self.check_run(self.dir / "run0", times[0])
 
 
+    def test_tracker_start(self):
+        # gpu_tracker's Tracker (every GPU, gpu_uuids checked once they are known) starts at
+        # once too: hwmon --gpus all asks nvidia-smi beside the process's samples
+        from runlog.gpu_tracker import Tracker
+        times = []
+        for i in range(3):
+            t = Tracker(sleep_time=0.1, nvidia_smi=FAKE_SMI, run_dir=str(self.dir / ("run%d" % i)))
+            t0 = time.monotonic()
+            t.start()
+            times.append(time.monotonic() - t0)
+            if i == 0:
+                with RunLog() as log, log.phase("block"):
+                    wait_sampled(t.run_dir, rows=3)
+                    work(0.3, 8)
+                    self.assertTrue(t._mon.start_event["gpus"])
+            t.stop()
+            if i == 0:
+                self.assertEqual(t.resource_usage.gpu_utilization.system_gpu_count, 2)
+        self.assertLess(min(times), 0.020, times)
+        self.assertLess(max(times), 0.5, times)
+        self.check_run(self.dir / "run0", times[0])
+
+
 class GpuTrackerSeed(Base):
     def test_no_gpu_and_usage_file(self):
         # gpu_tracker on a machine without nvidia-smi: its zeros and a GPU count of 0, with a
@@ -712,15 +735,23 @@ class GpuTrackerFigures(Base):
         if self.matchable(run):
             self.assertAlmostEqual(gr.descendants, self.APPS["child"][1] * self.MB, places=6)
             self.assertAlmostEqual(gr.main, self.APPS["main"][1] * self.MB, places=6)
-        # a UUID of no GPU here: gpu_tracker's ValueError, and no hwmon left running
+        # a UUID of no GPU here: gpu_tracker documents a ValueError for units only; here a
+        # warning once the GPUs are known, the tracker goes on with the UUIDs that are GPUs
+        # (every GPU when none is), and start() still returned at once
         from runlog.gpu_tracker import Tracker
-        bad = Tracker(sleep_time=0.1, run_dir=str(self.dir / "bad"),
-                      nvidia_smi=FAKE_SMI, gpu_uuids={"GPU-no-such"})
-        with self.assertRaises(ValueError):
-            bad.start()
-        hw_pid = [e for e in events(self.dir / "bad") if e["event"] == "start"][0]["data"][
-            "hwmon_pid"]
-        self.assertTrue(gone(hw_pid))
+        for asked, tracked in (({"GPU-no-such"}, None), ({"GPU-no-such", uuid}, {uuid})):
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                bad = Tracker(sleep_time=0.1, run_dir=str(self.dir / ("bad%d" % len(asked))),
+                              nvidia_smi=FAKE_SMI, gpu_uuids=asked)
+                with bad:
+                    wait_sampled(bad._mon.output_dir, rows=2)
+            said = [str(x.message) for x in w if "GPU UUID GPU-no-such is not valid" in
+                    str(x.message)]
+            self.assertEqual(len(said), 1, [str(x.message) for x in w])
+            self.assertEqual(bad.gpu_uuids, tracked)
+            self.assertEqual(bad.resource_usage.gpu_utilization.n_expected_gpus,
+                             len(tracked) if tracked else len(gpus))
         with self.assertRaises(ValueError):
             Tracker(gpu_uuids=set())
 
