@@ -21,20 +21,25 @@ Where it differs from gpu_tracker, on purpose:
   resource_usage_file is gpu_tracker's pickle of resource_usage, written at stop() and kept.
 - Without any GPU, the GPU figures are gpu_tracker's zeros and counts 0 (with a warning), so
   that its formatting works; with GPUs a figure that was not measured is None (null), never 0:
-  GPU memory per process where pids
-  cannot be matched (hwmon in a container's PID namespace), private and shared RSS where PSS
-  was not read, the descendants' figures with children=False (hwmon --no-children).
+  private and shared RSS where PSS was not read, the descendants' figures with children=False
+  (hwmon --no-children). The processes' GPU memory where no GPU entry was theirs is
+  gpu_tracker's 0.0 (the sum of none), with a warning: summarize says null there when it
+  cannot tell that from pids it does not see (a container's PID namespace).
+- start() returns at once; hwmon asks nvidia-smi beside the process's first samples, and a
+  thread checks gpu_uuids once the GPUs are known: a UUID of no GPU is left out with a warning
+  (gpu_tracker documents a ValueError for invalid units only).
 - gpu_uuids: hwmon records every GPU of the system (hwmon --gpus all), and summarize gives the
   utilization of the chosen GPUs alone (--tracked-gpus), while the system's GPU RAM and the
   processes' GPU RAM stay every GPU's, as gpu_tracker gives them.
-- gpu_brand: "nvidia" (nvidia-smi) or "amd" (the kernel's amdgpu files, hwmon --gpu-source amd);
-  None: nvidia-smi when it is there, else AMD's cards; another brand warns and records no GPU.
+- gpu_brand: "nvidia" (nvidia-smi) or "amd" (the kernel's amdgpu files, hwmon --gpu-source amd,
+  the processes' GPU RAM from their DRM fdinfo); None: nvidia-smi when it is there, else AMD's
+  cards; another brand warns and records no GPU.
 """
 
 import dataclasses
 import enum
-import typing
 import threading
+import typing
 import warnings
 
 from .monitor import Monitor, summarize, temporary_run_dir
