@@ -625,7 +625,8 @@ class GpuBrand(Base):
         files = {"vendor": "0x1002", "gpu_busy_percent": "40", "mem_busy_percent": "7",
                  "mem_info_vram_used": str(3 << 30), "mem_info_vram_total": str(64 << 30),
                  "product_name": "AMD Radeon PRO W7900", "hwmon/hwmon0/power1_average": "150000000",
-                 "unique_id": "a1b2c3d4e5f60718", "uevent": "DRIVER=amdgpu\nPCI_SLOT_NAME=0000:03:00.0"}
+                 "unique_id": "a1b2c3d4e5f60718",
+                 "uevent": "DRIVER=amdgpu\nPCI_SLOT_NAME=0000:03:00.0"}
         for name, text in files.items():
             (dev / name).parent.mkdir(parents=True, exist_ok=True)
             (dev / name).write_text(text + "\n")

@@ -74,7 +74,8 @@ def pytyche(text):
         "HWMonitor.stop": {"tuple": ["Path | None"] * 3,
                            "note": "stop() -> tuple[Path | None, Path | None, Path | None]"},
         "RunLog.phase_line": {"fields": [[k, value_type[k]] for k in keys(phase)],
-                              "extra": True, "note": "entry.update(extra): the caller's keys follow"},
+                              "extra": True,
+                              "note": "entry.update(extra): the caller's keys follow"},
         "RunLog.event_line": {"fields": [[k, value_type[k]] for k in keys(event)],
                               "optional": [["data", "dict"]]},
     }

@@ -1,6 +1,7 @@
 """resource_tracker, as its page describes it: get_pid_stats() and get_system_stats() of a
 process, PidTracker(pid=..., interval=...) printing its CSV to stdout until the process exits,
-SystemTracker run in a process of its own into an output_file, terminated. Prints as the seed prints."""
+SystemTracker run in a process of its own into an output_file, terminated. Prints as the seed
+prints."""
 import os
 import subprocess
 import sys
