@@ -149,7 +149,7 @@ static void json_together(struct hw_json *w, const struct sum_run *run)
 static void json_gpu_metrics(struct hw_json *w, const struct sum_stat *m)
 {
     for (int k = 0; k < RD_GM_COUNT; k++)
-        if (k != RD_GM_GR_CLOCK || m[k].n)
+        if (!hw_gpu_figs[k].when_seen || m[k].n)
             json_stat(w, rd_gpu_metric_names[k], &m[k]);
 }
 

@@ -684,11 +684,6 @@ static void text_details(const struct sum_run *run, const struct sum_units *u,
                          struct hw_buf *out)
 {
     char sb[256];
-    static const char *const units[RD_GM_COUNT] = {"%", "%", " MiB", " MiB", " W",
-                                                    " C", " MHz", " MHz", " MHz"};
-    static const char *const labels[RD_GM_COUNT] = {"util", "mem util", "mem used",
-                                                     "mem total", "power", "temperature",
-                                                     "SM clock", "mem clock", "gr clock"};
     hw_buf_printf(out, "run %s\n",
                   run->dir ? sum_fig_printable(run->dir, sb, sizeof sb) : "(files)");
     text_headline(out, run, u);
@@ -881,9 +876,11 @@ static void text_details(const struct sum_run *run, const struct sum_units *u,
             hw_buf_printf(out, " (%llu gaps, %.1f s not bridged)",
                           (unsigned long long)gp->energy.gaps, gp->energy.gap_s);
         hw_buf_putc(out, '\n');
-        for (int m = 0; m < RD_GM_COUNT; m++)
-            tstat(out, labels[m], &gp->m[m], units[m],
-                  m == RD_GM_MEM_USED || m == RD_GM_MEM_TOTAL ? u : NULL);
+        for (int m = 0; m < RD_GM_COUNT; m++) { /* every figure, as its entry describes it */
+            const struct hw_gpu_fig *f = &hw_gpu_figs[m];
+            tstat(out, f->label, &gp->m[m], hw_gpu_dims[f->dim].unit,
+                  f->dim == HW_GPU_DIM_MIB ? u : NULL); /* GPU memory: in --units gpumem */
+        }
         for (int m = 0; gp->in_gpm && m < (int)(sizeof gpm_text / sizeof gpm_text[0]); m++)
             tstat(out, gpm_text[m].label, &gp->gpm[gpm_text[m].col], "%", NULL);
         text_clocks(out, run->clk[g]);

@@ -74,6 +74,7 @@ enum rd_gpu_metric {
 #undef RD_GM_ENUM
     RD_GM_COUNT
 };
+_Static_assert(RD_GM_COUNT == HW_GPU_FIG_COUNT, "hw_gpu_figs[] is indexed by enum rd_gpu_metric");
 #define RD_MAX_GPUS 64 /* GPU numbers 0 to 63 are summarized; rows of others are counted */
 
 extern const char *const rd_gpu_metric_names[RD_GM_COUNT]; /* "util_pct", "power_w", ... */

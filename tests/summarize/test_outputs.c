@@ -499,6 +499,87 @@ static void test_text_headline(void)
     free(runs);
 }
 
+/* Every GPU figure of the one table (hw_gpu_figs, HW_GPU_METRICS) is described in full: its
+ * key, field, label and a dimension whose unit a person and Prometheus read, so an entry
+ * missing one fails here, not in a reader's terminal. And a run that measured every figure
+ * shows each in the text report, as "label (unit)", and in summary.json, by its key: the outputs
+ * iterate the table, so a new entry cannot be left out of one or crash it. */
+static void test_every_gpu_figure(void)
+{
+    for (int m = 0; m < RD_GM_COUNT; m++) {
+        const struct hw_gpu_fig *f = &hw_gpu_figs[m];
+        CU_ASSERT_FATAL(f->key && *f->key && f->field && *f->field);
+        CU_ASSERT(f->label && *f->label);
+        CU_ASSERT(f->stem && *f->stem && f->help && *f->help);
+        CU_ASSERT_FATAL((int)f->dim >= 0 && f->dim < HW_GPU_DIM_COUNT);
+        CU_ASSERT_STRING_EQUAL(rd_gpu_metric_names[m], f->key);
+        CU_ASSERT_EQUAL(f->when_seen, !f->pytyche);
+        for (int k = 0; k < m; k++) {
+            CU_ASSERT(strcmp(hw_gpu_figs[k].key, f->key) != 0);
+            CU_ASSERT(strcmp(hw_gpu_figs[k].label, f->label) != 0);
+            CU_ASSERT(strcmp(hw_gpu_figs[k].stem, f->stem) != 0);
+        }
+    }
+    for (int d = 0; d < HW_GPU_DIM_COUNT; d++) {
+        CU_ASSERT(hw_gpu_dims[d].unit && *hw_gpu_dims[d].unit);
+        CU_ASSERT(hw_gpu_dims[d].prom_unit && *hw_gpu_dims[d].prom_unit);
+        CU_ASSERT(hw_gpu_dims[d].prom_scale > 0);
+    }
+
+    /* a header naming every figure's field; each cell 40 + the figure's number, in every
+     * dimension's range */
+    struct hw_buf csv;
+    hw_buf_init(&csv, NULL, 0);
+    hw_buf_puts(&csv, "timestamp, index");
+    for (int m = 0; m < RD_GM_COUNT; m++)
+        hw_buf_printf(&csv, ", %s", hw_gpu_figs[m].field);
+    for (int row = 0; row < 3; row++) {
+        hw_buf_printf(&csv, "\n2024/01/16 14:44:%02d.000, 0", 10 + row);
+        for (int m = 0; m < RD_GM_COUNT; m++)
+            hw_buf_printf(&csv, ", %d", 40 + m);
+    }
+    hw_buf_puts(&csv, "\n");
+    CU_ASSERT_FATAL(!csv.oom);
+    char *dir = th_tmpdir("every-figure");
+    put_file(dir, HW_GPU_FILE, csv.p);
+    hw_buf_free(&csv);
+    struct sum_run *run = summarize_dir(dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    struct hw_buf text, json;
+    hw_buf_init(&text, NULL, 0);
+    hw_buf_init(&json, NULL, 0);
+    sum_report_text(run, &text);
+    sum_report_json(run, &json);
+    hw_buf_putc(&text, '\0');
+    hw_buf_putc(&json, '\0');
+    CU_ASSERT_FATAL(!text.oom && !json.oom);
+    json_object *doc = json_tokener_parse(json.p);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    json_object *gpus, *g0;
+    CU_ASSERT_FATAL(json_object_object_get_ex(doc, "gpus", &gpus) &&
+                    json_object_is_type(gpus, json_type_array) &&
+                    json_object_array_length(gpus) == 1);
+    g0 = json_object_array_get_idx(gpus, 0);
+    for (int m = 0; m < RD_GM_COUNT; m++) {
+        const struct hw_gpu_fig *f = &hw_gpu_figs[m];
+        char *want = th_fmt("    %s (%s) ", f->label, hw_gpu_dims[f->dim].unit);
+        if (!strstr(text.p, want))
+            fprintf(stderr, "text lacks '%s'\n", want);
+        CU_ASSERT_PTR_NOT_NULL(strstr(text.p, want));
+        free(want);
+        json_object *st, *mean;
+        CU_ASSERT_FATAL(json_object_object_get_ex(g0, f->key, &st));
+        CU_ASSERT_FATAL(json_object_object_get_ex(st, "mean", &mean));
+        CU_ASSERT_DOUBLE_EQUAL(json_object_get_double(mean), 40 + m, 1e-9);
+    }
+    json_object_put(doc);
+    hw_buf_free(&text);
+    hw_buf_free(&json);
+    sum_run_free(run);
+    th_rmtree(dir);
+    free(dir);
+}
+
 void add_outputs_suite(void)
 {
     CU_add_test(th_add_suite("rounding", NULL, NULL, 60), "and_units", test_rounding_and_units);
@@ -516,4 +597,5 @@ void add_outputs_suite(void)
     CU_add_test(s, "several_dirs_one_document", test_several_dirs_one_document);
     CU_add_test(s, "write_alone_prints_nothing", test_write_alone_prints_nothing);
     CU_add_test(s, "terminal_default_text", test_terminal_default_text);
+    CU_add_test(s, "every_gpu_figure", test_every_gpu_figure);
 }
