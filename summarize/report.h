@@ -91,7 +91,8 @@ double sum_fig_clock_mean(const struct sum_run *run); /* mean_gpu_clock_mhz */
 double sum_fig_round_us(double x);                    /* durations, to the microsecond */
 uint64_t sum_fig_events_total(const struct sum_run *run);
 const char *sum_fig_tz_source(enum sum_tz_source s); /* time_zone.source */
-/* The tool whose rows hw_metrics.csv holds, as the reports name it: "amdgpu" when every GPU the
+/* The tool whose rows hw_metrics.csv holds, as the reports name it: the start event's
+ * gpu_source ("nvidia-smi", "amdgpu", ...); in a log from before it, "amdgpu" when every GPU the
  * start event named is AMD's (hwmon read the kernel's files and wrote the rows itself, in UTC),
  * else "nvidia-smi". */
 const char *sum_fig_gpu_tool(const struct sum_run *run);

@@ -241,7 +241,7 @@ static void text_fwmem(struct hw_buf *out, const char *indent, const struct sum_
         hw_buf_puts(out, ", pool ");
         tgmem(out, x.pool_mib, u);
     }
-    hw_buf_printf(out, "; %s peak VRAM ", sum_fig_gpu_tool(run));
+    hw_buf_printf(out, "; %s peak VRAM ", sum_fig_printable(sum_fig_gpu_tool(run), sb, sizeof sb));
     tgmem(out, x.vram_peak_mib, u);
     if (isfinite(x.vram_total_mib)) {
         hw_buf_puts(out, " of ");

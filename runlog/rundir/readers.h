@@ -398,6 +398,9 @@ struct rd_run_info {
     /* each GPU's model and vendor ("nvidia", "amd") by index, as the start event's gpus say
      * ("" when not said; an entry without vendor is nvidia-smi's) */
     char gpu_name[RD_MAX_GPUS][64], gpu_vendor[RD_MAX_GPUS][8];
+    /* the start event's gpu_source: the tool that wrote hw_metrics.csv ("nvidia-smi",
+     * "amdgpu"; "" when not said: before hwmon wrote it, or without GPUs) */
+    char gpu_source[32];
     /* the file systems the job could write, as the start and stop events say (NAN: not said) */
     struct rd_fs {
         char mount[256], type[32];

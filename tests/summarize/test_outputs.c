@@ -580,6 +580,47 @@ static void test_every_gpu_figure(void)
     free(dir);
 }
 
+/* The GPUs' tool, as the reports name it, is the gpu_source hwmon wrote, whatever the source (a
+ * third one is not nvidia-smi because it is not AMD); a log from before gpu_source names it by
+ * the GPUs' vendors. Only nvidia-smi's rows carry nvidia-smi's clock, whose zone is told. */
+static void test_gpu_tool_from_source(void)
+{
+    static const struct {
+        const char *data, *tool;
+        bool smi_times;
+    } cases[] = {
+        {"\"gpu_source\": \"nvidia-smi\", \"gpus\": [{\"index\": 0, \"name\": \"H100\"}]",
+         "nvidia-smi", true},
+        {"\"gpu_source\": \"amdgpu\", \"gpus\": [{\"index\": 0, \"name\": \"MI300X\", "
+         "\"vendor\": \"amd\"}]",
+         "amdgpu", false},
+        {"\"gpu_source\": \"xe\", \"gpus\": [{\"index\": 0, \"name\": \"Max 1550\", "
+         "\"vendor\": \"intel\"}]",
+         "xe", false},
+        /* before gpu_source */
+        {"\"gpus\": [{\"index\": 0, \"name\": \"MI300X\", \"vendor\": \"amd\"}]", "amdgpu", false},
+        {"\"gpus\": [{\"index\": 0, \"name\": \"H100\"}]", "nvidia-smi", true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *dir = th_tmpdir("gpu-tool");
+        char *log = th_fmt("{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", "
+                           "\"event\": \"start\", \"data\": {\"interval_s\": 1, %s}}\n",
+                           cases[i].data);
+        put_file(dir, HW_RUNLOG_FILE, log);
+        put_file(dir, HW_GPU_FILE,
+                 "timestamp, index, utilization.gpu\n"
+                 "2026/11/21 10:00:01.000, 0, 50\n2026/11/21 10:00:02.000, 0, 60\n");
+        struct sum_run *run = summarize_dir(dir);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+        CU_ASSERT_STRING_EQUAL(sum_fig_gpu_tool(run), cases[i].tool);
+        CU_ASSERT_EQUAL(sum_fig_smi_times(run), cases[i].smi_times);
+        sum_run_free(run);
+        th_rmtree(dir);
+        free(dir);
+        free(log);
+    }
+}
+
 void add_outputs_suite(void)
 {
     CU_add_test(th_add_suite("rounding", NULL, NULL, 60), "and_units", test_rounding_and_units);
@@ -598,4 +639,5 @@ void add_outputs_suite(void)
     CU_add_test(s, "write_alone_prints_nothing", test_write_alone_prints_nothing);
     CU_add_test(s, "terminal_default_text", test_terminal_default_text);
     CU_add_test(s, "every_gpu_figure", test_every_gpu_figure);
+    CU_add_test(s, "gpu_tool_from_source", test_gpu_tool_from_source);
 }
