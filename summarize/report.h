@@ -131,5 +131,15 @@ double sum_fig_cpu_of_cores(const struct sum_run *run, double pct_one_core);
  * a name the row table lacks): summary.json's headline keys. */
 void sum_report_row_json(struct hw_json *w, const struct sum_run *run, const char *const *keys,
                          size_t n);
+/* Whether the sweep row's table has a column of that name. */
+bool sum_report_row_has(const char *key);
+/* summary.json's headline members, in order (report_json.c): the sweep row's columns by key,
+ * and the two members that are not row columns at their places. */
+struct sum_json_head {
+    const char *key;
+    enum { SUM_JSON_HEAD_ROW, SUM_JSON_HEAD_EDGES, SUM_JSON_HEAD_FWMEM } kind;
+};
+extern const struct sum_json_head sum_json_headline[];
+extern const size_t sum_json_nheadline;
 
 #endif

@@ -377,6 +377,17 @@ void sum_report_row_json(struct hw_json *w, const struct sum_run *run, const cha
     }
 }
 
+bool sum_report_row_has(const char *key)
+{
+    const char *names[SWEEP_NCOLS], *whats[SWEEP_NCOLS];
+    struct sum_show shows[SWEEP_NCOLS];
+    size_t n = col_shows(names, whats, shows);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(names[i], key))
+            return true;
+    return false;
+}
+
 void sum_report_columns(const struct sum_units *u, struct hw_buf *out)
 {
     pthread_once(&ctx_cols_once, make_ctx_cols);

@@ -621,6 +621,40 @@ static void test_gpu_tool_from_source(void)
     }
 }
 
+/* summary.json's headline keys each name a column of the sweep row's table (a misspelling would
+ * print null), and a run's summary.json has each, in the table's order. */
+static void test_headline_keys_resolve(void)
+{
+    CU_ASSERT(sum_json_nheadline > 0);
+    for (size_t i = 0; i < sum_json_nheadline; i++) {
+        const struct sum_json_head *h = &sum_json_headline[i];
+        if (h->kind == SUM_JSON_HEAD_ROW && !sum_report_row_has(h->key))
+            fprintf(stderr, "headline key %s: no such row column\n", h->key);
+        CU_ASSERT(h->kind != SUM_JSON_HEAD_ROW || sum_report_row_has(h->key));
+        for (size_t k = 0; k < i; k++)
+            CU_ASSERT(strcmp(sum_json_headline[k].key, h->key) != 0);
+    }
+    CU_ASSERT(!sum_report_row_has("peak_vram_gb")); /* and the check can say no */
+    char *dir = th_fmt("%s/runs/basic", th_env("HWRUN_TESTDATA"));
+    struct sum_run *run = summarize_dir(dir);
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    sum_report_json(run, &b);
+    hw_buf_putc(&b, '\0');
+    const char *at = b.p;
+    for (size_t i = 0; i < sum_json_nheadline; i++) {
+        char *key = th_fmt("\n  \"%s\": ", sum_json_headline[i].key);
+        const char *p = strstr(at, key);
+        CU_ASSERT_PTR_NOT_NULL(p);
+        if (p)
+            at = p;
+        free(key);
+    }
+    hw_buf_free(&b);
+    sum_run_free(run);
+    free(dir);
+}
+
 void add_outputs_suite(void)
 {
     CU_add_test(th_add_suite("rounding", NULL, NULL, 60), "and_units", test_rounding_and_units);
@@ -640,4 +674,5 @@ void add_outputs_suite(void)
     CU_add_test(s, "terminal_default_text", test_terminal_default_text);
     CU_add_test(s, "every_gpu_figure", test_every_gpu_figure);
     CU_add_test(s, "gpu_tool_from_source", test_gpu_tool_from_source);
+    CU_add_test(s, "headline_keys_resolve", test_headline_keys_resolve);
 }
