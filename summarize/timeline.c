@@ -3,7 +3,7 @@
 
 #include "hwrun/io.h"
 #include "hwrun/buf.h"
-#include "summary.h"
+#include "evclass.h"
 #include "system.h"
 
 #include <float.h>
