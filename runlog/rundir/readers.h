@@ -293,7 +293,7 @@ struct rd_quality {
 uint64_t rd_quality_skipped_total(const struct rd_quality *q);
 uint64_t rd_quality_placeholders_total(const struct rd_quality *q);
 
-/* ---- reading (dispatch.c; feeding: reader_core.c) ----------------------------------------- */
+/* ---- reading (dispatch.c, read_file.c; feeding: reader_core.c) -------------------------- */
 
 /* A reader reads one kind of file: enum hw_file, named in hwrun/rundir.h's hw_file_names[]. */
 
