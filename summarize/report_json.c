@@ -42,8 +42,8 @@ static void json_system(struct hw_json *w, const struct sum_system *sys)
 {
     hw_json_open(w, "system", '{');
     for (int i = 0; i < SUM_IO_COUNT; i++) {
-        hw_json_num(w, sum_io_mib_keys[i], sum_system_mib(sys, i));
-        hw_json_num(w, sum_io_peak_keys[i], sum_system_peak_mib_s(sys, i));
+        hw_json_num(w, sum_io_defs[i].mib_key, sum_system_mib(sys, i));
+        hw_json_num(w, sum_io_defs[i].peak_key, sum_system_peak_mib_s(sys, i));
     }
     hw_json_num(w, "fs_free_min_mib", sys->fs_free_min_mib);
     hw_json_close(w);

@@ -154,8 +154,8 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
     D("sys_cpu_mean_pct", "the tree's mean system CPU, in % of one core", NOSHOW,                  \
       sum_stat_mean(&run->proc[HW_PROC_COL_SYS_CPU]))                                              \
     /* disks, network, free space, the container (system.h) */                                     \
-    PER_IO(D(sum_io_mib_keys[i], sum_io_mib_what[i], SHOW(SUM_SHOW_PAGE, NULL, sum_io_mib_words[i]), sum_system_mib(&run->sys, i))         \
-               D(sum_io_peak_keys[i], sum_io_peak_what[i], SHOW(SUM_SHOW_PAGE, NULL, sum_io_peak_words[i]),                                 \
+    PER_IO(D(sum_io_defs[i].mib_key, sum_io_defs[i].mib_what, SHOW(SUM_SHOW_PAGE, NULL, sum_io_defs[i].mib_words), sum_system_mib(&run->sys, i)) \
+               D(sum_io_defs[i].peak_key, sum_io_defs[i].peak_what, SHOW(SUM_SHOW_PAGE, NULL, sum_io_defs[i].peak_words),                    \
                  sum_system_peak_mib_s(&run->sys, i)))                                             \
     D("fs_free_min_mib", "least free space on the run directory's file system", SHOW(SUM_SHOW_PAGE, NULL, "free space min"),            \
       run->sys.fs_free_min_mib)                                                                    \

@@ -162,15 +162,13 @@ static void text_system(struct hw_buf *out, const char *indent, const struct sum
 {
     bool disk = !isnan(sys->bytes[SUM_IO_DISK_READ]) || !isnan(sys->bytes[SUM_IO_DISK_WRITE]);
     bool net = !isnan(sys->bytes[SUM_IO_NET_RX]) || !isnan(sys->bytes[SUM_IO_NET_TX]);
-    static const char *const label[SUM_IO_COUNT] = {"disks: read ", ", written ",
-                                                    "network: received ", ", sent "};
     const char *sep = indent;
     for (int i = 0; i < SUM_IO_COUNT; i++) {
         if (!(i < SUM_IO_NET_RX ? disk : net))
             continue;
         if (i == SUM_IO_DISK_READ || i == SUM_IO_NET_RX)
             hw_buf_puts(out, sep);
-        hw_buf_puts(out, label[i]);
+        hw_buf_puts(out, sum_io_defs[i].text_system);
         tmem(out, sum_system_mib(sys, i), u);
         if (!isnan(sys->peak_mib_s[i])) {
             hw_buf_puts(out, " (peak ");
@@ -599,11 +597,9 @@ static void text_headline(struct hw_buf *out, const struct sum_run *run,
         tmem(out, jw / 1048576.0, u);
         hw_buf_puts(out, " (its processes' storage I/O)\n");
     }
-    static const char *const io_words[SUM_IO_COUNT] = {"  node I/O: disks read ", ", written ",
-                                                       "; network received ", ", sent "};
     if (isfinite(io[SUM_IO_DISK_READ]) || isfinite(io[SUM_IO_NET_RX])) {
         for (int i = 0; i < SUM_IO_COUNT; i++) {
-            hw_buf_puts(out, io_words[i]);
+            hw_buf_puts(out, sum_io_defs[i].text_run);
             tmem(out, io[i] / 1048576.0, u);
         }
         hw_buf_putc(out, '\n');
