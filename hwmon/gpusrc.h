@@ -118,7 +118,7 @@ struct mon_gpu_source *mon_gpu_source_nvsmi(void); /* gpusrc_nvsmi.c */
 struct mon_gpu_source *mon_gpu_source_amd(void);   /* gpusrc_amd.c */
 
 /* The sources, in auto's order: --gpu-source's word for each, what it reads (hwmon --help's
- * list; test_hwmon.hwmon.gpu_sources_documented checks --help and hwmon.1 against it), and its
+ * list; test_hwmon.gpusrc.sources_documented checks --help and hwmon.1 against it), and its
  * maker. */
 struct mon_gpu_source_def {
     const char *option; /* "nvidia", "amd" */

@@ -82,7 +82,8 @@ extern const char *const hw_file_names[HW_FILE_COUNT]; /* HW_GPU_FILE, ... */
  * text, JSON, Prometheus), the Prometheus export's GPU families and AMD's sysfs map all come
  * from it; a user of it names the columns it reads and takes the rest as "...". A figure
  * outside pytyche's list is not recorded by default and is printed only where a run measured
- * it. test_readers.gpu_figs_described requires every entry's label, dimension and unit. */
+ * it. test_summarize.outputs.every_gpu_figure requires every entry's label, dimension and
+ * unit. */
 #define HW_GPU_METRICS(X)                                                                          \
     X(UTIL, "util_pct", "utilization.gpu", PCT, 1, 0, "gpu_utilization", "util",                  \
       "Share of the interval in which a kernel ran")                                               \
@@ -101,14 +102,14 @@ extern const char *const hw_file_names[HW_FILE_COUNT]; /* HW_GPU_FILE, ... */
       "mem clock", "Current memory clock")                                                         \
     X(GR_CLOCK, "gr_clock_mhz", "clocks.current.graphics", MHZ, 0, 0, "gpu_graphics_clock",        \
       "gr clock", "Current graphics clock")
-/* The dimensions of the figures: D(ID, the unit a person reads, 1 when the text puts a space
- * before it, the Prometheus base unit, that unit per one of ours). */
+/* The dimensions of the figures: D(ID, the unit a person reads, the Prometheus base unit, that
+ * unit per one of ours). */
 #define HW_GPU_DIMS(D)                                                                             \
-    D(PCT, "%", 0, "ratio", 0.01)                                                                  \
-    D(MIB, "MiB", 1, "bytes", 1048576.0)                                                           \
-    D(W, "W", 1, "watts", 1)                                                                       \
-    D(C, "C", 1, "celsius", 1)                                                                     \
-    D(MHZ, "MHz", 1, "hertz", 1e6)
+    D(PCT, "%", "ratio", 0.01)                                                                     \
+    D(MIB, "MiB", "bytes", 1048576.0)                                                              \
+    D(W, "W", "watts", 1)                                                                          \
+    D(C, "C", "celsius", 1)                                                                        \
+    D(MHZ, "MHz", "hertz", 1e6)
 enum hw_gpu_dim {
 #define HW_GPU_DIM_ENUM(id, ...) HW_GPU_DIM_##id,
     HW_GPU_DIMS(HW_GPU_DIM_ENUM)
@@ -117,7 +118,6 @@ enum hw_gpu_dim {
 };
 struct hw_gpu_dim_def {
     const char *unit;      /* "MiB" */
-    bool spaced;           /* "12 MiB", but "40%" */
     const char *prom_unit; /* "bytes" */
     double prom_scale;     /* bytes per MiB */
 };

@@ -30,9 +30,8 @@ const char *const hw_health_fields[HW_HEALTH_COUNT] = {
 
 const struct hw_gpu_dim_def hw_gpu_dims[HW_GPU_DIM_COUNT] = {
 /* (the parameters are named apart from the members, which a macro would replace too) */
-#define DIM_OF(id, unit_, spaced_, prom_unit_, prom_scale_)                                        \
-    [HW_GPU_DIM_##id] = {.unit = unit_, .spaced = spaced_, .prom_unit = prom_unit_,                \
-                         .prom_scale = prom_scale_},
+#define DIM_OF(id, unit_, prom_unit_, prom_scale_)                                                 \
+    [HW_GPU_DIM_##id] = {.unit = unit_, .prom_unit = prom_unit_, .prom_scale = prom_scale_},
     HW_GPU_DIMS(DIM_OF)
 #undef DIM_OF
 };

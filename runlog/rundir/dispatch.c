@@ -2,15 +2,7 @@
  * core (reader_core.c). rd_read_file (read_file.c) feeds a whole file. */
 #include "reader_int.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include "hwrun/io.h"
 
 /* Each kind's line parser (read_*.c). */
 static void (*const kind_init[HW_FILE_COUNT])(struct rd_reader *r) = {
