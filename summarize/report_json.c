@@ -568,7 +568,8 @@ static void json_headline(struct hw_json *w, const struct sum_run *run)
             keys[n++] = h->key;
             continue;
         }
-        sum_report_row_json(w, run, keys, n); /* the row keys before it, the row's once */
+        if (n) /* the row keys before it: the row's columns computed once for them */
+            sum_report_row_json(w, run, keys, n);
         n = 0;
         if (h && h->kind == SUM_JSON_HEAD_EDGES)
             hw_json_u64(w, h->key, run->edge_rows);
