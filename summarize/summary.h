@@ -11,6 +11,7 @@
 
 #include "clocks.h"
 #include "ecount.h"
+#include "evclass.h" /* sum_event_error_like */
 #include "energy.h"
 #include "hwrun/rundir.h"
 #include "ivindex.h"
@@ -588,8 +589,5 @@ long sum_phase_gpu_samples(const struct sum_run *run, const struct sum_phase_acc
 /* Where hwmon read a phase's counters: "measured" (at its begin and its end), "begin", "end",
  * or "interpolated" (its CPU, disk and network are its time share of the rows around it). */
 const char *sum_phase_edges(const struct sum_phase_acc *p);
-/* Is an event error-like (listed in events.errors, marked on the page)? By its name, unless its
- * data (may be NULL) says "severity": "info". */
-bool sum_event_error_like(const char *name, struct json_object *data);
 
 #endif
