@@ -183,7 +183,9 @@ static void sample_once(struct mon_sampler *s, bool edge, bool begin, bool *root
     }
     if (s->cfg.tree) {
         struct mon_tree_sample ts;
-        if (mon_tree_sample(s->cfg.tree, now, &ts) == 0) {
+        /* the tree's CPU rate is over the times its counters were read: the system's files
+         * before may take tens of ms on a loaded machine (a one-thread loop read 120%) */
+        if (mon_tree_sample(s->cfg.tree, hw_mono_now(), &ts) == 0) {
             write_tree_changes(s, iso);
             if (ts.root_alive || ts.exited) {
                 /* At a phase's begin, the processes the sample sees for the first time, and

@@ -1674,6 +1674,69 @@ static const struct sum_phase_acc *io_owner(struct sum_run *run, double a, doubl
     return owner;
 }
 
+/* Gauges by time. A cadence row of proc_metrics.csv stands for the time since the cadence row
+ * before it (the first: since hwmon's baseline); the run's mean of each column weighs it so, and
+ * min and max are over the rows. What is not a reading of the job's gauges: the memory and
+ * threads of a row with no live process (the exited command's last row, written empty; 0 from
+ * older hwmons or before the job's first process existed). CPU rates are read from /proc's
+ * clock ticks (10 ms): over the 2-20 ms of the exit row they say 0 or 300% of a core, so a rate
+ * read over less than half the interval joins the row before it, as one rate over both
+ * (a one-thread loop read a mean of 105.6% and a max of 125.5% with the exit row whole). */
+enum proc_kind { PK_COUNTER, PK_RATE, PK_TREE, PK_MAIN };
+static const unsigned char proc_kind[HW_PROC_COL_COUNT] = {
+    [HW_PROC_COL_PROCS] = PK_TREE,        [HW_PROC_COL_THREADS] = PK_TREE,
+    [HW_PROC_COL_CPU] = PK_RATE,          [HW_PROC_COL_RSS] = PK_TREE,
+    [HW_PROC_COL_PSS] = PK_TREE,          [HW_PROC_COL_MAIN_RSS] = PK_MAIN,
+    [HW_PROC_COL_MAIN_CPU] = PK_RATE,     [HW_PROC_COL_MAIN_THREADS] = PK_MAIN,
+    [HW_PROC_COL_USR_CPU] = PK_RATE,      [HW_PROC_COL_SYS_CPU] = PK_RATE,
+    [HW_PROC_COL_PRIVATE] = PK_TREE,      [HW_PROC_COL_SHARED] = PK_TREE,
+    [HW_PROC_COL_MAIN_PRIVATE] = PK_MAIN, [HW_PROC_COL_MAIN_SHARED] = PK_MAIN,
+};
+
+/* A row's gauges with those that are no reading of a live job NAN (into g). */
+static void proc_live(const double *v, double *g)
+{
+    bool tree = !(v[HW_PROC_COL_PROCS] <= 0) && !(v[HW_PROC_COL_RSS] <= 0);
+    bool main = tree && !(v[HW_PROC_COL_MAIN_RSS] <= 0);
+    for (int c = 0; c < HW_PROC_COL_COUNT; c++)
+        g[c] = (proc_kind[c] == PK_TREE && !tree) || (proc_kind[c] == PK_MAIN && !main) ? NAN : v[c];
+}
+
+static void proc_rate_flush(struct sum_run *run)
+{
+    if (!run->proc_rate.have)
+        return;
+    for (int c = 0; c < HW_PROC_COL_COUNT; c++)
+        if (proc_kind[c] == PK_RATE)
+            sum_stat_add_wq(&run->proc[c], run->proc_rate.v[c], run->proc_rate.dt);
+    run->proc_rate.have = false;
+}
+
+static void proc_gauges(struct sum_run *run, const struct rd_proc_row *r)
+{
+    double iv = run->info.interval_s;
+    double dt = isnan(run->proc_prev_t) ? r->t - first_row_start(run, r->t) : r->t - run->proc_prev_t;
+    if (!(dt > 0)) /* no time of its own (a row without a time, or at the previous one's) */
+        dt = isnan(r->t) && iv > 0 ? iv : 1e-9;
+    double g[HW_PROC_COL_COUNT];
+    proc_live(r->v, g);
+    for (int c = 0; c < HW_PROC_COL_COUNT; c++)
+        if (proc_kind[c] != PK_RATE)
+            sum_stat_add_wq(&run->proc[c], g[c], dt);
+    if (run->proc_rate.have && iv > 0 && dt < iv / 2) { /* one rate over both rows */
+        double *p = run->proc_rate.v, pdt = run->proc_rate.dt;
+        for (int c = 0; c < HW_PROC_COL_COUNT; c++)
+            if (proc_kind[c] == PK_RATE && !isnan(g[c]))
+                p[c] = isnan(p[c]) ? g[c] : (p[c] * pdt + g[c] * dt) / (pdt + dt);
+        run->proc_rate.dt = pdt + dt;
+        return;
+    }
+    proc_rate_flush(run);
+    memcpy(run->proc_rate.v, g, sizeof g);
+    run->proc_rate.dt = dt;
+    run->proc_rate.have = true;
+}
+
 static void on_proc(void *ctx, const struct rd_proc_row *r)
 {
     struct sum_run *run = ctx;
@@ -1682,6 +1745,7 @@ static void on_proc(void *ctx, const struct rd_proc_row *r)
         double own[HW_PROC_COL_COUNT];
         double a = own_part(run, &run->proc_pend, r->t, r->v, HW_PROC_COL_COUNT, r->edge,
                             proc_col_interval, no_bytes, own);
+        proc_live(own, own); /* a phase's RSS is a live job's too */
         /* the cumulative counters' growth since the previous row: a wrapped command's start
          * from 0 (its processes are new), another's from its first row */
         double io[2];
@@ -1700,8 +1764,7 @@ static void on_proc(void *ctx, const struct rd_proc_row *r)
     }
     if (r->edge)
         return;
-    for (int c = 0; c < HW_PROC_COL_COUNT; c++)
-        sum_stat_add(&run->proc[c], r->v[c]);
+    proc_gauges(run, r);
     /* the descendants at this instant: the tree without the main process (NAN: unmeasured;
      * not tracked at all under hwmon --no-children: unmeasured too, not 0) */
     if (run->info.descendants != 0) {
@@ -2139,6 +2202,7 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
         }
     }
     gp_close_block(run);
+    proc_rate_flush(run);
     for (int g = 0; g < RD_MAX_GPUS; g++)
         if (run->pm[g])
             pmon_close(run, g);

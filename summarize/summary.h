@@ -380,8 +380,13 @@ struct sum_run {
     struct sum_system sys;
     double sys_prev_t, kpeak_prev;
 
-    /* process tree */
+    /* process tree: gauges by time (each cadence row weighted by the time it stands for), over
+     * the rows of a live tree (sum_proc_gauges in summary.c) */
     struct sum_stat proc[HW_PROC_COL_COUNT];
+    struct { /* the CPU rates of the last cadence row, held until the next: a short one joins it */
+        double v[HW_PROC_COL_COUNT], dt;
+        bool have;
+    } proc_rate;
 
     /* GPU memory of processes (gpu_procs.csv) */
     uint64_t gp_rows;

@@ -25,6 +25,7 @@
 #define UNDER_TSAN 0
 #endif
 #include "hwtest.h"
+#include "report.h"
 #include "summary.h"
 
 static struct sum_run *summarize(const char *dir)
@@ -335,6 +336,107 @@ static void test_main_peak_from_kernel(void)
     free(dir);
 }
 
+/* A python job (no shim: th_python3) its own tests run: NULL and a visible skip without one. */
+static char **python_job(const char *dir, const char *iv, const char *code, const char *arg)
+{
+    const char *py = th_python3();
+    if (!py) {
+        th_skip("python3 (>= 3.11) is not installed");
+        return NULL;
+    }
+    return ht_argv(dir, "--no-gpu", "-i", iv, "--", py, "-c", code, arg, NULL);
+}
+
+/* One thread busy for 3 s at -i 0.5, then exiting right after a cadence row, so that the row of
+ * the exited job stands for a few ms: its CPU, read in clock ticks over those ms, said 0 or 200%
+ * and counted as a whole row (a mean of 105.6%, a max of 125.5% where the job's own was 98.1%).
+ * The run's mean is within 3 points of the job's own os.times() over its loop, and no row says
+ * more than a core (up to a tick's quantization over half an interval, 2 points at -i 0.5:
+ * /proc's CPU times are whole ticks of 10 ms). */
+static void test_busy_loop_cpu(void)
+{
+    char *dir = th_tmpdir("edges-busy");
+    char *own = th_fmt("%s/own", dir), *csv = th_fmt("%s/proc_metrics.csv", dir);
+    char *arg = th_fmt("%s\n%s", own, csv);
+    char **argv = python_job(dir, "0.5",
+                             "import os, sys, time\n"
+                             "own, csv = sys.argv[1].split('\\n')\n"
+                             "t0, c0 = time.monotonic(), os.times()\n"
+                             "while time.monotonic() - t0 < 3: pass\n"
+                             "n = os.path.getsize(csv)\n"
+                             "while os.path.getsize(csv) == n: pass\n"
+                             "c1, t1 = os.times(), time.monotonic()\n"
+                             "cpu = c1.user + c1.system - c0.user - c0.system\n"
+                             "open(own, 'w').write('%f\\n' % (100 * cpu / (t1 - t0)))\n",
+                             arg);
+    if (argv) {
+        CU_ASSERT_EQUAL(ht_run(argv, NULL, 60, NULL), 0);
+        struct sum_run *run = summarize(dir);
+        char *t = th_read_file(own, NULL);
+        double truth = NAN;
+        CU_ASSERT_FATAL(t && sscanf(t, "%lf", &truth) == 1);
+        const struct sum_stat *cpu = &run->proc[HW_PROC_COL_CPU];
+        double mean = sum_stat_mean(cpu);
+        fprintf(stderr, "process CPU mean %.1f%%, max %.1f%%; the job's own %.1f%%\n", mean,
+                cpu->max, truth);
+        CU_ASSERT(mean <= 100.5);
+        CU_ASSERT(fabs(mean - truth) <= 3);
+        CU_ASSERT(cpu->max <= 102.5);
+        CU_ASSERT(run->proc[HW_PROC_COL_RSS].min > 0); /* the exited job's row is no reading */
+        free(t);
+        sum_run_free(run);
+    }
+    free(argv);
+    free(arg);
+    free(csv);
+    free(own);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A job that grows from ~40 to ~600 MiB and exits: its memory growth is the job's own RSS at
+ * its end less at its start (read by itself in /proc/self/status), within 10%; never from a
+ * row of the process exiting (its memory already gone: 0) or exited (before: -282 MiB for a
+ * job that grew by 600). */
+static void test_memory_growth(void)
+{
+    char *dir = th_tmpdir("edges-growth");
+    char *own = th_fmt("%s/own", dir);
+    char **argv = python_job(dir, "0.2",
+                             "import sys, time\n"
+                             "def rss():\n"
+                             "    for l in open('/proc/self/status'):\n"
+                             "        if l.startswith('VmRSS:'): return int(l.split()[1]) / 1024\n"
+                             "keep = [bytearray(b'x' * (40 << 20))]\n"
+                             "r0 = rss()\n"
+                             "time.sleep(0.6)\n"
+                             "for i in range(14):\n"
+                             "    keep.append(bytearray(b'x' * (40 << 20)))\n"
+                             "    time.sleep(0.05)\n"
+                             "time.sleep(0.6)\n"
+                             "open(sys.argv[1], 'w').write('%f %f\\n' % (r0, rss()))\n",
+                             own);
+    if (argv) {
+        CU_ASSERT_EQUAL(ht_run(argv, NULL, 60, NULL), 0);
+        struct sum_run *run = summarize(dir);
+        char *t = th_read_file(own, NULL);
+        double r0 = NAN, r1 = NAN;
+        CU_ASSERT_FATAL(t && sscanf(t, "%lf %lf", &r0, &r1) == 2 && r1 > r0 + 500);
+        const struct sum_stat *rss = &run->proc[HW_PROC_COL_RSS];
+        double growth = sum_fig_growth(rss);
+        fprintf(stderr, "memory growth %.1f MiB (the job's own %.1f to %.1f MiB), min %.1f\n",
+                growth, r0, r1, rss->min);
+        CU_ASSERT(fabs(growth - (r1 - r0)) <= 0.1 * (r1 - r0));
+        CU_ASSERT(rss->min > 0);
+        free(t);
+        sum_run_free(run);
+    }
+    free(argv);
+    free(own);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* run.jsonl rotated while the job runs, as logrotate does it (at -i 1, so that a phase measured
  * at both edges after the rotation proves hwmon followed the name, not its cadence):
  * - renamed to run.jsonl.1, the next line makes it again: one run, both halves' phases, the
@@ -403,5 +505,7 @@ void add_edges_suite(void)
     CU_add_test(s, "short_phases_measured", test_short_phases_measured);
     CU_add_test(s, "begin_after_end", test_begin_after_end);
     CU_add_test(s, "main_peak_from_kernel", test_main_peak_from_kernel);
+    CU_add_test(s, "busy_loop_cpu", test_busy_loop_cpu);
+    CU_add_test(s, "memory_growth", test_memory_growth);
     CU_add_test(s, "log_rotated", test_log_rotated);
 }
