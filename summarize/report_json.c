@@ -559,6 +559,9 @@ static void json_headline(struct hw_json *w, const struct sum_run *run)
     sum_report_row_json(w, run, steps_and_calibrax, HW_ARRAY_SIZE(steps_and_calibrax));
     json_fwmem(w, run, NULL);
     sum_report_row_json(w, run, energy, HW_ARRAY_SIZE(energy));
+    double covered; /* of the run's span, as a phase's */
+    (void)sum_run_energy_partly(run, &covered);
+    hw_json_num(w, "energy_covered_sec", sum_fig_round_us(covered));
 }
 
 void sum_report_json(const struct sum_run *run, struct hw_buf *out)

@@ -574,6 +574,12 @@ static void text_headline(struct hw_buf *out, const struct sum_run *run,
     tdur(out, sum_run_duration(run), u);
     hw_buf_printf(out, ", energy ");
     twh(out, sum_run_energy_wh(run), u);
+    double covered;
+    if (sum_run_energy_partly(run, &covered)) { /* GPUs read from after the start, a gap */
+        hw_buf_puts(out, " (GPU energy over ");
+        tdur(out, covered, u);
+        hw_buf_puts(out, " of it: partly unmeasured)");
+    }
     double co2 = sum_fig_co2e_g(run, sum_run_energy_wh(run));
     double cost = sum_fig_energy_cost(run, sum_run_energy_wh(run));
     if (isfinite(co2) || isfinite(cost)) {

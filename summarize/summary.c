@@ -491,6 +491,25 @@ bool sum_phase_energy_partly(const struct sum_run *run, const struct sum_phase_a
     return partly;
 }
 
+bool sum_run_energy_partly(const struct sum_run *run, double *covered)
+{
+    bool partly = false;
+    *covered = NAN;
+    double span = sum_run_duration(run);
+    for (int g = 0; g < RD_MAX_GPUS; g++) {
+        if (!run->gpu[g] || !isfinite(sum_gpu_energy_wh(run, g, NULL)))
+            continue;
+        double c = run->gpu[g]->energy.covered_s;
+        if (isnan(c))
+            continue;
+        if (isnan(*covered) || c < *covered)
+            *covered = c;
+        double iv = sum_run_gap_interval(run, HW_FILE_GPU, g);
+        partly |= span - c > SUM_PHASE_UNCOVERED_IV * (isfinite(iv) ? iv : 0) + 0.001;
+    }
+    return partly;
+}
+
 double sum_name_energy_wh(const struct sum_run *run, const struct sum_name_acc *a)
 {
     double wh = 0;

@@ -524,6 +524,11 @@ double sum_phase_energy_wh(const struct sum_run *run, const struct sum_phase_acc
 #define SUM_PHASE_UNCOVERED_IV 1.25 /* intervals: a cadence's last row before the end, jitter */
 bool sum_phase_energy_partly(const struct sum_run *run, const struct sum_phase_acc *p,
                              double *covered);
+/* The same for the run: the seconds of its span (sum_run_duration) its energy spans, its least
+ * covered GPU's (the bridged steps of its power curve; NAN: no GPU's energy measured), and
+ * whether a GPU's falls short by more than SUM_PHASE_UNCOVERED_IV of its intervals (nvidia-smi
+ * started late, a gap, a GPU that stopped answering): the text says so. */
+bool sum_run_energy_partly(const struct sum_run *run, double *covered);
 /* Whose processes hw_pmon.csv's pids can be told apart for: NULL when they can, else why not
  * ("pid_namespace": hwmon ran in a container, pmon prints the host's pids; "no_tree_pids": no
  * tree_pids.csv, an older hwmon or system mode); then only every process together is known. */

@@ -12,18 +12,24 @@
 
 #define T0 1795867200.0 /* 2026-11-28T12:00:00Z */
 
-static void start_stop(const char *dir, double stop_s)
+static void start_stop_status(const char *dir, double stop_s, int status)
 {
     char a[40], b[40];
     th_iso_time(a, sizeof a, T0);
     th_iso_time(b, sizeof b, T0 + stop_s);
     char *log = th_fmt("{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"start\", \"data\": "
-                       "{\"interval_s\": 1.0, \"setup_s\": 0.0, \"mode\": \"wrap\"}}\n"
+                       "{\"interval_s\": 1.0, \"setup_s\": 0.0, \"mode\": \"wrap\", \"smi_tz\": "
+                       "\"UTC\"}}\n"
                        "{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"stop\", \"data\": "
-                       "{\"reason\": \"command_exit\", \"exit_status\": 0, \"duration_s\": %.3f}}\n",
-                       a, b, stop_s);
+                       "{\"reason\": \"command_exit\", \"exit_status\": %d, \"duration_s\": %.3f}}\n",
+                       a, b, status, stop_s);
     put_file(dir, "run.jsonl", log);
     free(log);
+}
+
+static void start_stop(const char *dir, double stop_s)
+{
+    start_stop_status(dir, stop_s, 0);
 }
 
 /* proc_metrics.csv of rows {t, procs, cpu, rss} (procs < 0: the exited job's empty cells). */
@@ -117,10 +123,59 @@ static void test_before_first_process(void)
     free(dir);
 }
 
+/* hw_metrics.csv of one GPU at 100 W, a row each second from `from` to `to` s. */
+static void put_gpu(const char *dir, int from, int to)
+{
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    for (int i = from; i <= to; i++) {
+        char ts[40];
+        th_smi_time(ts, sizeof ts, T0 + i);
+        hw_buf_printf(&b, "%s, 50, 10, 1000, 80000, 100.00, 60, 1980, 2619, 0, GPU-0\n", ts);
+    }
+    hw_buf_putc(&b, '\0');
+    put_file(dir, "hw_metrics.csv", b.p);
+    hw_buf_free(&b);
+}
+
+/* A failed run of 12.78 s whose GPU rows stop at 10 s (nvidia-smi gone with the job's crash):
+ * its energy spans 10 of the 12.78 s, and the run says so as a phase does (energy_covered_sec,
+ * the text's "partly unmeasured"; before: nothing). A run whose rows span it says nothing. */
+static void test_run_energy_covered(void)
+{
+    char *dir = th_tmpdir("interval-energy");
+    start_stop_status(dir, 12.78, 1);
+    put_gpu(dir, 0, 10);
+    struct th_result r = run_summarize((char *[]){"-f", "json", dir, NULL});
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"energy_covered_sec\": 10.0,"));
+    th_result_free(&r);
+    r = run_summarize((char *[]){"-f", "text", dir, NULL});
+    char *t = unwrap_text(r.out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "energy 0.278 Wh (GPU energy over 10.000 s of it: partly "
+                                     "unmeasured)"));
+    if (!strstr(t, "GPU energy over 10.000 s"))
+        fputs(t, stderr);
+    th_result_free(&r);
+    th_rmtree(dir);
+    free(dir);
+
+    dir = th_tmpdir("interval-energy-all");
+    start_stop(dir, 10);
+    put_gpu(dir, 0, 10);
+    r = run_summarize((char *[]){"-f", "text", dir, NULL});
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "energy 0.278 Wh, 1 GPUs"));
+    CU_ASSERT_PTR_NULL(strstr(r.out, "GPU energy over"));
+    th_result_free(&r);
+    th_rmtree(dir);
+    free(dir);
+}
+
 void add_interval_suite(void)
 {
     CU_pSuite s = th_add_suite("interval", NULL, NULL, 60);
     CU_add_test(s, "exit_rows", test_exit_rows);
     CU_add_test(s, "rows_by_time", test_rows_by_time);
     CU_add_test(s, "before_first_process", test_before_first_process);
+    CU_add_test(s, "run_energy_covered", test_run_energy_covered);
 }
