@@ -748,8 +748,9 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         hw_json_num(&w, "proc_memory_growth_mib", sum_fig_growth(&p->proc_rss));
         hw_json_num(&w, "proc_cpu_mean_pct", sum_stat_mean(&p->proc_cpu));
         /* the tree's storage I/O inside the phase (its share of each row's growth) */
-        hw_json_num(&w, "proc_read_bytes", p->proc_io_seen ? round(p->proc_io[0]) : NAN);
-        hw_json_num(&w, "proc_write_bytes", p->proc_io_seen ? round(p->proc_io[1]) : NAN);
+        bool io = p->proc_io_seen && !(p->proc_gap_s > 0); /* a hole's bytes: not whose */
+        hw_json_num(&w, "proc_read_bytes", io ? round(p->proc_io[0]) : NAN);
+        hw_json_num(&w, "proc_write_bytes", io ? round(p->proc_io[1]) : NAN);
         /* the tracked process alone, and the tree's user/system split */
         hw_json_num(&w, "proc_main_peak_rss_mib", sum_fig_max(&p->main_rss));
         hw_json_num(&w, "proc_main_cpu_mean_pct", sum_stat_mean(&p->main_cpu));
@@ -763,6 +764,8 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         hw_json_close(&w);
         json_phase_outcome(&w, p->exit_status, p->signal, p->failed, p->open);
         hw_json_str(&w, "edges", sum_phase_edges(p));
+        hw_json_num(&w, "gap_sec", sum_fig_round_us(sum_phase_gap_s(p)));
+        hw_json_str(&w, "unmeasured_reason", sum_phase_gap_s(p) > 0 ? "sampling_gap" : NULL);
         long gs = sum_phase_gpu_samples(run, p);
         if (gs >= 0) {
             hw_json_u64(&w, "gpu_samples", (uint64_t)gs);

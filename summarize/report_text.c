@@ -317,6 +317,13 @@ static void text_phase_entry(struct hw_buf *out, const struct sum_run *run,
     long gs = sum_phase_gpu_samples(run, p);
     if (gs >= 0 && gs < SUM_PHASE_GPU_RESOLVED)
         hw_buf_printf(out, " (GPU not resolved: %ld sample%s)", gs, gs == 1 ? "" : "s");
+    double gap = sum_phase_gap_s(p);
+    if (gap > 0) { /* no row tells what happened then: not the hole's average */
+        hw_buf_puts(out, " (");
+        tdur(out, gap, u);
+        hw_buf_puts(out, " of it inside a sampling gap: CPU, disk, network, process I/O "
+                         "unmeasured)");
+    }
     if (!p->edge_t0 || !p->edge_t1) /* sum_phase_edges() in words */
         hw_buf_printf(out, " (CPU, disk, network %s)",
                       p->edge_t0   ? "measured at its begin, interpolated at its end"

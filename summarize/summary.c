@@ -491,6 +491,11 @@ bool sum_phase_energy_partly(const struct sum_run *run, const struct sum_phase_a
     return partly;
 }
 
+double sum_phase_gap_s(const struct sum_phase_acc *p)
+{
+    return fmax(p->cpu_gap_s, p->proc_gap_s);
+}
+
 bool sum_run_energy_partly(const struct sum_run *run, double *covered)
 {
     bool partly = false;
@@ -1518,6 +1523,50 @@ static double overlap(const struct sum_phase_acc *p, const struct part *x)
     return fmin(x->b, p->t1) - fmax(x->a, p->t0);
 }
 
+/* Holes: a row that stands for more than RD_GAP_FACTOR intervals (hwmon stopped or frozen)
+ * says what the whole of it did, not when: the run's totals take it, a phase inside it gets
+ * nothing of it, and counts its time as unmeasured (a phase inside a 20 s hole got the hole's
+ * average CPU, labelled "interpolated" like any step). */
+static bool hole_row(const struct sum_run *run, double a, double b)
+{
+    double iv = run->info.interval_s;
+    return iv > 0 && b - a > RD_GAP_FACTOR * iv;
+}
+
+static void phase_cpu_part(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
+                           const void *arg);
+static void phase_proc_part(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
+                            const void *arg);
+
+/* A hole's row is a phase's own when the phase spans it (read at both ends): its figures are
+ * the phase's, measured. A phase that shares part of it only is unmeasured there. */
+static bool spans_row(const struct sum_run *run, const struct sum_phase_acc *p,
+                      const struct part *x)
+{
+    double tol = hw_edge_tol(run->info.interval_s);
+    return p->t0 <= x->a + tol && p->t1 >= x->b - tol;
+}
+
+static void phase_cpu_hole(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
+                           const void *arg)
+{
+    double w = overlap(p, arg);
+    if (spans_row(run, p, arg))
+        phase_cpu_part(run, p, a, b, arg);
+    else if (w > 0)
+        p->cpu_gap_s += w;
+}
+
+static void phase_proc_hole(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
+                            const void *arg)
+{
+    double w = overlap(p, arg);
+    if (spans_row(run, p, arg))
+        phase_proc_part(run, p, a, b, arg);
+    else if (w > 0)
+        p->proc_gap_s += w;
+}
+
 static void phase_cpu_part(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
                            const void *arg)
 {
@@ -1623,7 +1672,7 @@ static void on_cpu(void *ctx, const struct rd_cpu_row *r)
         double a = own_part(run, &run->cpu_pend, r->t, r->v, HW_CPU_COL_COUNT, r->edge,
                             cpu_col_interval, cpu_col_bytes, own);
         struct part x = {a, r->t, own, NULL};
-        for_phases(run, a, r->t, phase_cpu_part, &x);
+        for_phases(run, a, r->t, hole_row(run, a, r->t) ? phase_cpu_hole : phase_cpu_part, &x);
         for_phases(run, r->t, r->t, phase_sys_point, pt);
         double tol = edge_tol(run);
         for_phases(run, r->t - tol, r->t + tol, phase_mark_edge, &r->t);
@@ -1778,7 +1827,7 @@ static void on_proc(void *ctx, const struct rd_proc_row *r)
                 run->pio_last[k] = v;
         }
         struct part x = {a, r->t, own, io, r->edge ? io_owner(run, a, r->t) : NULL};
-        for_phases(run, a, r->t, phase_proc_part, &x);
+        for_phases(run, a, r->t, hole_row(run, a, r->t) ? phase_proc_hole : phase_proc_part, &x);
         sum_names_proc(&run->names, r->t, own[HW_PROC_COL_RSS], a, r->t, own[HW_PROC_COL_CPU]);
     }
     if (r->edge)

@@ -156,6 +156,10 @@ struct sum_phase_acc {
      * growth of the cumulative counters); proc_io_seen: a row with them met the phase */
     double proc_io[2];
     bool proc_io_seen;
+    /* the seconds of it inside a hole of cpu_metrics.csv's / proc_metrics.csv's rows (a row
+     * longer than RD_GAP_FACTOR intervals: hwmon stopped or frozen): not measured, and not
+     * interpolated at the hole's average either (sum_phase_gap_s) */
+    double cpu_gap_s, proc_gap_s;
 };
 
 /* A phase beyond SUM_MAX_PHASES: where and how it ran, no figures of its own. */
@@ -524,6 +528,10 @@ double sum_phase_energy_wh(const struct sum_run *run, const struct sum_phase_acc
 #define SUM_PHASE_UNCOVERED_IV 1.25 /* intervals: a cadence's last row before the end, jitter */
 bool sum_phase_energy_partly(const struct sum_run *run, const struct sum_phase_acc *p,
                              double *covered);
+/* The seconds of phase p inside a sampling hole (the larger of the CPU's and the process
+ * tree's): its CPU, disk, network and process figures do not cover them, and its I/O bytes are
+ * unmeasured (null) when any of it is. */
+double sum_phase_gap_s(const struct sum_phase_acc *p);
 /* The same for the run: the seconds of its span (sum_run_duration) its energy spans, its least
  * covered GPU's (the bridged steps of its power curve; NAN: no GPU's energy measured), and
  * whether a GPU's falls short by more than SUM_PHASE_UNCOVERED_IV of its intervals (nvidia-smi

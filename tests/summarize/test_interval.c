@@ -171,6 +171,63 @@ static void test_run_energy_covered(void)
     free(dir);
 }
 
+/* hwmon frozen from 3 s to 24 s (-i 1): the row at 24 s stands for the 21 s of the hole. A phase
+ * from 5 to 10 s inside it is unmeasured, with the reason, not the hole's average (before: CPU
+ * 30% and 5/21 of the hole's bytes, "interpolated" like any step); the run's totals keep the
+ * hole's row, and the text warns of the gap. */
+static void test_phase_in_hole(void)
+{
+    char *dir = th_tmpdir("interval-hole");
+    char a[40], b[40], c[40];
+    th_iso_time(a, sizeof a, T0);
+    th_iso_time(b, sizeof b, T0 + 10);
+    th_iso_time(c, sizeof c, T0 + 26);
+    char *log = th_fmt("{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"start\", \"data\": "
+                       "{\"interval_s\": 1.0, \"setup_s\": 0.0, \"mode\": \"wrap\"}}\n"
+                       "{\"ts\": \"%s\", \"type\": \"phase\", \"name\": \"inside\", "
+                       "\"seconds\": 5.0}\n"
+                       "{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"stop\", \"data\": "
+                       "{\"reason\": \"command_exit\", \"exit_status\": 0, \"duration_s\": 26}}\n",
+                       a, b, c);
+    put_file(dir, "run.jsonl", log);
+    free(log);
+    struct hw_buf buf;
+    hw_buf_init(&buf, NULL, 0);
+    hw_buf_puts(&buf, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes\n");
+    static const int at[] = {1, 2, 3, 24, 25, 26};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        char ts[40];
+        th_iso_time(ts, sizeof ts, T0 + at[i]);
+        hw_buf_printf(&buf, "%s,1,1,30.0,100.0,0,%d\n", ts, (int)i * (1 << 20));
+    }
+    hw_buf_putc(&buf, '\0');
+    put_file(dir, "proc_metrics.csv", buf.p);
+    hw_buf_free(&buf);
+    struct sum_run *run = summarize_dir(dir);
+    CU_ASSERT_EQUAL_FATAL(run->nphase, 1);
+    const struct sum_phase_acc *p = &run->phase[0];
+    CHECK_NEAR(sum_phase_gap_s(p), 5, 1e-6);
+    CU_ASSERT_EQUAL(p->proc_cpu.n, 0);
+    sum_run_free(run);
+    struct th_result r = run_summarize((char *[]){"-f", "json", dir, NULL});
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"proc_cpu_mean_pct\": null,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"proc_write_bytes\": null,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"gap_sec\": 5.0,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"unmeasured_reason\": \"sampling_gap\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"write_bytes\": 5242880.0,")); /* the run's */
+    th_result_free(&r);
+    r = run_summarize((char *[]){"-f", "text", dir, NULL});
+    char *t = unwrap_text(r.out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "5.000 s of it inside a sampling gap: CPU, disk, network, "
+                                     "process I/O unmeasured"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "warning: proc_metrics.csv: 1 gap in sampling"));
+    if (!strstr(t, "sampling gap"))
+        fputs(t, stderr);
+    th_result_free(&r);
+    th_rmtree(dir);
+    free(dir);
+}
+
 void add_interval_suite(void)
 {
     CU_pSuite s = th_add_suite("interval", NULL, NULL, 60);
@@ -178,4 +235,5 @@ void add_interval_suite(void)
     CU_add_test(s, "rows_by_time", test_rows_by_time);
     CU_add_test(s, "before_first_process", test_before_first_process);
     CU_add_test(s, "run_energy_covered", test_run_energy_covered);
+    CU_add_test(s, "phase_in_hole", test_phase_in_hole);
 }
