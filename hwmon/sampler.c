@@ -255,9 +255,12 @@ static void on_runlog(struct mon_sampler *s, bool *root_gone)
     bool late_begin = n.begins && s->fast_run == 1 &&
                       now - s->last_edge_t > hw_edge_tol(s->cfg.interval_s);
     bool want = n.longest_end_s >= min_s || (n.begins && !burst) || late_begin ||
+                n.longest_end_s >= MON_EDGE_END_S ||
                 (n.ends && n.longest_end_s >= MON_EDGE_SHORT_S && s->fast_run <= 1);
     s->last_boundary_t = now;
-    if (burst)
+    /* held in a step loop only: the end of a checkpoint that began right after the previous
+     * phase's end (the second boundary in a row) is read when it comes, not 0.1 s later */
+    if (burst && s->fast_run >= 2)
         s->follow_resume = now + MON_FOLLOW_HOLD_S;
     if (want && now - s->last_edge_t >= MON_EDGE_GAP_S) {
         s->last_edge_t = now;

@@ -831,7 +831,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     hw_json_open(&w, "process", '{');
     hw_json_num(&w, "peak_rss_mib", sum_fig_max(&run->proc[HW_PROC_COL_RSS]));
     hw_json_num(&w, "mean_rss_mib", sum_stat_mean(&run->proc[HW_PROC_COL_RSS]));
-    hw_json_num(&w, "memory_growth_mib", sum_fig_growth(&run->proc[HW_PROC_COL_RSS]));
+    hw_json_num(&w, "memory_growth_mib", sum_run_memory_growth(run));
     json_stat(&w, "rss_mib", &run->proc[HW_PROC_COL_RSS]);
     json_stat(&w, "pss_mib", &run->proc[HW_PROC_COL_PSS]);
     json_stat(&w, "cpu_pct", &run->proc[HW_PROC_COL_CPU]);

@@ -30,6 +30,7 @@ struct sum_run *sum_run_new(void)
     run->cg_mem_max_mib = NAN;
     run->cpu_prev_t = NAN;
     run->proc_prev_t = NAN;
+    run->rss_first = run->rss_last = run->rss_before_last = NAN;
     run->cpu_pend.t_row = run->cpu_pend.t_cad = NAN;
     run->proc_pend.t_row = run->proc_pend.t_cad = NAN;
     sum_system_init(&run->sys);
@@ -489,6 +490,11 @@ bool sum_phase_energy_partly(const struct sum_run *run, const struct sum_phase_a
         partly |= p->t1 - p->t0 - c > SUM_PHASE_UNCOVERED_IV * (isfinite(iv) ? iv : 0) + 0.001;
     }
     return partly;
+}
+
+double sum_run_memory_growth(const struct sum_run *run)
+{
+    return run->rss_last - run->rss_first;
 }
 
 double sum_phase_gap_s(const struct sum_phase_acc *p)
@@ -1788,6 +1794,16 @@ static void proc_gauges(struct sum_run *run, const struct rd_proc_row *r)
         dt = isnan(r->t) && iv > 0 ? iv : 1e-9;
     double g[HW_PROC_COL_COUNT];
     proc_live(r->v, g);
+    double rss = g[HW_PROC_COL_RSS];
+    if (!isnan(rss)) {
+        if (isnan(run->rss_first))
+            run->rss_first = rss;
+        run->rss_before_last = run->rss_last;
+        run->rss_last = rss;
+    } else if (!isnan(run->rss_last) && run->rss_last < run->rss_before_last) {
+        run->rss_last = run->rss_before_last; /* the exit row after a fall: the teardown's */
+        run->rss_before_last = NAN;
+    }
     for (int c = 0; c < HW_PROC_COL_COUNT; c++)
         if (proc_kind[c] != PK_RATE)
             sum_stat_add_wq(&run->proc[c], g[c], dt);

@@ -387,6 +387,8 @@ struct sum_run {
     /* process tree: gauges by time (each cadence row weighted by the time it stands for), over
      * the rows of a live tree (sum_proc_gauges in summary.c) */
     struct sum_stat proc[HW_PROC_COL_COUNT];
+    /* the tree's RSS at its first live cadence row and at its end (sum_run_memory_growth) */
+    double rss_first, rss_last, rss_before_last;
     struct { /* the CPU rates of the last cadence row, held until the next: a short one joins it */
         double v[HW_PROC_COL_COUNT], dt;
         bool have;
@@ -528,6 +530,10 @@ double sum_phase_energy_wh(const struct sum_run *run, const struct sum_phase_acc
 #define SUM_PHASE_UNCOVERED_IV 1.25 /* intervals: a cadence's last row before the end, jitter */
 bool sum_phase_energy_partly(const struct sum_run *run, const struct sum_phase_acc *p,
                              double *covered);
+/* memory_growth_mb: the process tree's RSS at its last live row less at its first (NAN: no
+ * live row). A last live row right before the job's exit row that fell below the one before it
+ * is the exiting interpreter freeing its memory, not the job's: the row before it counts. */
+double sum_run_memory_growth(const struct sum_run *run);
 /* The seconds of phase p inside a sampling hole (the larger of the CPU's and the process
  * tree's): its CPU, disk, network and process figures do not cover them, and its I/O bytes are
  * unmeasured (null) when any of it is. */

@@ -76,6 +76,7 @@ static void test_exit_rows(void)
     CHECK_NEAR(rss->min, 40, 1e-9);
     CHECK_NEAR(rss->max, 600, 1e-9);
     CHECK_NEAR(sum_fig_growth(rss), 560, 1e-9);
+    CHECK_NEAR(sum_run_memory_growth(run), 560, 1e-9);
     CHECK_NEAR(sum_stat_mean(rss), (40 + 200 + 400 + 600) / 4.0, 1e-9);
     sum_run_free(run);
     struct th_result r = run_summarize((char *[]){"-f", "json", dir, NULL});
@@ -84,6 +85,34 @@ static void test_exit_rows(void)
         fputs(r.out, stderr);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"memory_growth_mib\": 560.0,"));
     th_result_free(&r);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* The interpreter freeing its 600 MiB as it exits: the last live row, right before the exit
+ * row, reads 20 MiB. That is no growth of the job's: the row before it counts (560 MiB; before,
+ * -20). A job that freed its memory earlier, with rows after, keeps its fall. */
+static void test_teardown_row(void)
+{
+    char *dir = th_tmpdir("interval-teardown");
+    start_stop(dir, 4.2);
+    static const double rows[][4] = {
+        {1, 1, 99, 40}, {2, 1, 99, 300}, {3, 1, 99, 600}, {4, 1, 99, 20}, {4.2, -1, 99, 0}};
+    put_proc(dir, rows, sizeof rows / sizeof rows[0]);
+    struct sum_run *run = summarize_dir(dir);
+    CHECK_NEAR(sum_run_memory_growth(run), 560, 1e-9);
+    sum_run_free(run);
+    th_rmtree(dir);
+    free(dir);
+
+    dir = th_tmpdir("interval-freed");
+    start_stop(dir, 5.2);
+    static const double freed[][4] = {{1, 1, 99, 40},  {2, 1, 99, 600}, {3, 1, 99, 20},
+                                      {4, 1, 99, 20},  {5, 1, 99, 20},  {5.2, -1, 99, 0}};
+    put_proc(dir, freed, sizeof freed / sizeof freed[0]);
+    run = summarize_dir(dir);
+    CHECK_NEAR(sum_run_memory_growth(run), -20, 1e-9);
+    sum_run_free(run);
     th_rmtree(dir);
     free(dir);
 }
@@ -116,7 +145,7 @@ static void test_before_first_process(void)
     struct sum_run *run = summarize_dir(dir);
     const struct sum_stat *rss = &run->proc[HW_PROC_COL_RSS];
     CHECK_NEAR(rss->min, 100, 1e-9);
-    CHECK_NEAR(sum_fig_growth(rss), 80, 1e-9);
+    CHECK_NEAR(sum_run_memory_growth(run), 80, 1e-9);
     CU_ASSERT_EQUAL(rss->n, 3);
     sum_run_free(run);
     th_rmtree(dir);
@@ -233,6 +262,7 @@ void add_interval_suite(void)
     CU_pSuite s = th_add_suite("interval", NULL, NULL, 60);
     CU_add_test(s, "exit_rows", test_exit_rows);
     CU_add_test(s, "rows_by_time", test_rows_by_time);
+    CU_add_test(s, "teardown_row", test_teardown_row);
     CU_add_test(s, "before_first_process", test_before_first_process);
     CU_add_test(s, "run_energy_covered", test_run_energy_covered);
     CU_add_test(s, "phase_in_hole", test_phase_in_hole);
