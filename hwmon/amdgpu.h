@@ -22,7 +22,8 @@
 
 #define MON_AMD_MAX 64
 /* HWMON_SYSFS_ROOT: a directory standing for / when hwmon looks for AMD cards under
- * /sys/class/drm (a test and replay hook, like --proc-root) */
+ * /sys/class/drm, and, where it has a proc/, for the job's processes' DRM fdinfo (a test and
+ * replay hook, like --proc-root) */
 #define MON_AMD_ROOT_ENV "HWMON_SYSFS_ROOT"
 
 /* hw_health.csv's columns AMD's files hold (hwrun/rundir.h's enum hw_health_col), in order */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "amdgpu.h"
 #include "amdsmi.h"
@@ -27,6 +28,7 @@ struct amd_src {
     char gpus_json[4096], driver[64], health_fields[512], energy_json[512];
     bool health;
     enum amd_file file[MON_GPU_THREAD_FILES]; /* thread file i's kind */
+    int fdinfo_proc; /* HWMON_SYSFS_ROOT's proc/ for the processes' fdinfo; -1: the tree's */
 };
 
 static const char *sysfs_root(void)
@@ -89,6 +91,10 @@ static int amd_probe(struct mon_gpu_source *s, const struct mon_gpu_want *w, cha
              !b.oom && b.p && b.len < sizeof x->gpus_json ? b.p : "");
     hw_buf_free(&b);
     char path[4096];
+    if (root && x->fdinfo_proc < 0) { /* the root stands for /: its proc/ holds the fdinfo */
+        snprintf(path, sizeof path, "%s/proc", root);
+        x->fdinfo_proc = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    }
     snprintf(path, sizeof path, "%s/sys/module/amdgpu/version", root ? root : "");
     if (hw_read_small(AT_FDCWD, path, x->driver, sizeof x->driver) > 0)
         x->driver[strcspn(x->driver, "\n")] = '\0';
@@ -173,7 +179,8 @@ static void amd_thread_rows(const struct mon_gpu_source *s, int i, const struct 
         size_t n = 0;
         while (k < tree->n && n < sizeof pids / sizeof pids[0])
             pids[n++] = tree->p[k++].pid;
-        mon_amd_proc_rows(&x->amd, tree->proc_fd, pids, n, t->iso, b);
+        mon_amd_proc_rows(&x->amd, x->fdinfo_proc >= 0 ? x->fdinfo_proc : tree->proc_fd, pids,
+                          n, t->iso, b);
     }
 }
 
@@ -199,6 +206,8 @@ static void amd_facts(const struct mon_gpu_source *s, struct mon_gpu_facts *f)
 
 static void amd_free(struct mon_gpu_source *s)
 {
+    if (((struct amd_src *)s)->fdinfo_proc >= 0)
+        close(((struct amd_src *)s)->fdinfo_proc);
     mon_amdsmi_close(&((struct amd_src *)s)->smi);
     mon_amd_close(&((struct amd_src *)s)->amd);
     free(s);
@@ -209,6 +218,7 @@ struct mon_gpu_source *mon_gpu_source_amd(void)
     struct amd_src *x = calloc(1, sizeof *x);
     if (!x)
         return NULL;
+    x->fdinfo_proc = -1;
     x->base = (struct mon_gpu_source){
         .name = "amdgpu",
         .present = amd_present,

@@ -1694,8 +1694,10 @@ int mon_run(const struct mon_config *cfg)
      * (five calls, seconds each on a busy node without persistence mode) run beside it, and its
      * GPUs are sampled from when they answer. So is an attached process (-p): the Python
      * monitors return at once and their block is sampled from then. Not when --gpus names
-     * GPUs: a wrong id is an error of the run, said before the job starts. */
-    bool job_first = (r->wrap || cfg->attach_pid > 0) && !cfg->gpus;
+     * GPUs: a wrong id is an error of the run, said before the job starts ("all" names none:
+     * gpu_tracker's Tracker records every GPU and returns at once). */
+    bool job_first =
+        (r->wrap || cfg->attach_pid > 0) && (!cfg->gpus || !strcmp(cfg->gpus, "all"));
     if (setup_signals(r) < 0 || open_run(r) < 0 || choose_gpus(r) < 0 ||
         (!job_first && probe_gpus(r) < 0) || open_all_outputs(r) < 0)
         goto out;

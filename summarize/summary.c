@@ -24,8 +24,8 @@ struct sum_run *sum_run_new(void)
     rd_run_info_init(&run->info);
     sum_outcome_init(&run->outcome);
     sum_fwmem_init(&run->fw);
-    run->t_min = INFINITY;
-    run->t_max = -INFINITY;
+    run->t_min = run->tc_min = INFINITY;
+    run->t_max = run->tc_max = -INFINITY;
     run->cg_limit_cores = NAN;
     run->cg_mem_max_mib = NAN;
     run->cpu_prev_t = NAN;
@@ -187,9 +187,14 @@ double sum_run_duration(const struct sum_run *run)
     if (isfinite(run->info.t_start) && isfinite(run->info.t_stop) &&
         run->info.t_stop >= run->info.t_start)
         return run->info.t_stop - run->info.t_start;
-    if (run->t_max >= run->t_min)
-        return run->t_max - run->t_min;
-    return NAN;
+    if (!(run->t_max >= run->t_min))
+        return NAN;
+    /* running, or killed (no stop event): from hwmon's start to its last sample or entry, on
+     * the clock its own files share (sum_run_span's t1 is then that last time) */
+    double began = sum_run_began(run);
+    if (isfinite(began) && began <= run->t_max)
+        return run->t_max - began;
+    return run->t_max - run->t_min;
 }
 
 bool sum_fwmem_figures(const struct sum_run *run, const struct sum_phase_acc *p,
@@ -592,6 +597,15 @@ static void see_time(struct sum_run *run, double t)
         run->t_min = t;
     if (t > run->t_max)
         run->t_max = t;
+}
+
+/* A row whose time is whole seconds (dmon -o DT, pmon): its true time is up to 1 s later. */
+static void see_time_coarse(struct sum_run *run, double t)
+{
+    if (!isfinite(t))
+        return;
+    run->tc_min = fmin(run->tc_min, t);
+    run->tc_max = fmax(run->tc_max, t);
 }
 
 /* ---- diagnostics ------------------------------------------------------------------------ */
@@ -1242,7 +1256,7 @@ static void on_pmon(void *ctx, const struct rd_pmon_row *r)
         pmon_acc_init(&m->acc);
         m->t = NAN;
     }
-    see_time(run, r->t);
+    see_time_coarse(run, r->t);
     if (!(r->t == m->t) || pmon_seen(m, r->pid)) {
         pmon_close(run, r->gpu); /* a new interval of this GPU */
         pmon_seen(m, r->pid);
@@ -1411,7 +1425,7 @@ static void on_gpm(struct sum_run *run, struct sum_gpu *gp, const struct rd_dmon
     gp->in_gpm = true;
     for (int m = 0; m < HW_GPM_NCOLS; m++)
         sum_stat_add(&gp->gpm[m], r->v[RD_DM_GPM_FIRST + m]);
-    see_time(run, r->t);
+    see_time_coarse(run, r->t);
     add_interval(run, HW_FILE_GPM, &gp->gpm_prev_t, r->t, NULL);
     if (!isnan(r->t) && r->gpu >= 0)
         for_phases(run, r->t, r->t, phase_gpm_point, r);
@@ -1435,7 +1449,7 @@ static void on_dmon(void *ctx, const struct rd_dmon_row *r)
     for (int k = 0; k < RD_DM_COUNT; k++)
         sum_stat_add(&gp->dm[k], r->v[k]);
     sum_stat_add_mean_max(&run->dmon_mem_all, r->v[RD_DM_MEM]);
-    see_time(run, r->t);
+    see_time_coarse(run, r->t);
     add_interval(run, HW_FILE_DMON, &gp->dmon_prev_t, r->t, NULL);
 }
 
@@ -2311,6 +2325,10 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
         sum_tl_finish(run->tl, pick);
     }
 
+    if (!(run->t_max >= run->t_min)) { /* only whole-second rows: their range is the run's */
+        run->t_min = run->tc_min;
+        run->t_max = run->tc_max;
+    }
     double last_t = run->t_max >= run->t_min ? run->t_max : NAN;
     end_open_phases(run, last_t);
     for (int k = 0; k < HW_FILE_COUNT; k++) /* whether it is still written, seen from here */

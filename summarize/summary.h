@@ -304,7 +304,9 @@ struct sum_run {
     uint64_t diag_count[HW_FILE_COUNT];
     int cur_kind;
 
-    double t_min, t_max; /* over every sample and entry */
+    double t_min, t_max;   /* over every sample and entry timed to the millisecond */
+    double tc_min, tc_max; /* over rows timed to the whole second (dmon, GPM, pmon): the run's
+                            * range only when no other row is (they would widen it by up to 1 s) */
     double cpu_prev_t, proc_prev_t; /* the previous cadence row's time */
     struct sum_row_pend cpu_pend, proc_pend;
     uint64_t edge_rows; /* cpu_metrics.csv rows of edge samples (not the cadence's) */

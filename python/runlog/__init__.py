@@ -60,6 +60,11 @@ _UINT64_MAX = (1 << 64) - 1  # json-c reads integers up to this exactly (runlog.
 _MAX_SECONDS = 1e12          # runlog.h RL_MAX_SECONDS: the longest phase librunlog formats
 # A phase's own keys: an extra of that name replaces the entry's (pytyche's entry.update(extra))
 _PHASE_KEYS = frozenset(("ts", "type", "name", "seconds"))
+# A timed phase's (phase(), timed()): librunlog's begin and end entries keep these (span_reserved
+# in runlog.c), so that readers pair and count the phase; an extra of that name is kept under
+# _MOVED_EXTRA instead of refused
+_SPAN_KEYS = _PHASE_KEYS | {"phase_id"}
+_MOVED_EXTRA = "reserved_extra"
 # The key of a phase entry, and the event, that carry the framework's allocator figures, and
 # their members: include/hwrun/rundir.h (HW_FWMEM_*), which summarize reads.
 FRAMEWORK_MEMORY = "framework_memory"
@@ -539,7 +544,9 @@ class RunLog:
         Its begin is logged too (a "phase_begin" entry with the same extra keys), so a run
         killed inside the block still says which phase it was in. When the job has imported
         JAX or PyTorch, both entries carry "framework_memory" (framework_memory()); with
-        reset_peak_memory, PyTorch's peak is reset at the begin, so the end's is the phase's."""
+        reset_peak_memory, PyTorch's peak is reset at the begin, so the end's is the phase's.
+        Extras named ts, type, seconds or phase_id (the entries' own) are kept under
+        "reserved_extra", with a RuntimeWarning once: never a ValueError into the job."""
         return _Phase(self, name, extra, reset_peak_memory)
 
     def log_framework_memory(self, **extra):
@@ -728,11 +735,29 @@ def _with_memory(extra):
     return extra if fm is None else dict(extra, **{FRAMEWORK_MEMORY: fm})
 
 
+def _span_extra(extra):
+    """extra with the keys a timed phase's entries keep for themselves (ts, type, name, seconds,
+    phase_id) moved into one object under "reserved_extra" (a free name if the caller took
+    that one too): the entries stay a phase summarize reads, the caller's values are kept, and
+    the call never raises for them (a RuntimeWarning once)."""
+    moved = {k: v for k, v in extra.items() if k in _SPAN_KEYS}
+    if not moved:
+        return extra
+    key = _MOVED_EXTRA
+    while key in extra:
+        key += "_"
+    _warn_once("span keys", "phase extras named %s are the entry's own: kept under %r"
+               % (", ".join(sorted(moved)), key))
+    out = {k: v for k, v in extra.items() if k not in _SPAN_KEYS}
+    out[key] = moved
+    return out
+
+
 class _Phase:
     __slots__ = ("log", "name", "extra", "span", "name_b", "reset")
 
     def __init__(self, log, name, extra, reset=False):
-        self.log, self.name, self.extra, self.reset = log, name, extra, reset
+        self.log, self.name, self.extra, self.reset = log, name, _span_extra(extra), reset
 
     def __enter__(self):
         self.span = _Span()

@@ -21,18 +21,24 @@ Where it differs from gpu_tracker, on purpose:
   resource_usage_file is gpu_tracker's pickle of resource_usage, written at stop() and kept.
 - Without any GPU, the GPU figures are gpu_tracker's zeros and counts 0 (with a warning), so
   that its formatting works; with GPUs a figure that was not measured is None (null), never 0:
-  GPU memory per process where pids
-  cannot be matched (hwmon in a container's PID namespace), private and shared RSS where PSS
-  was not read, the descendants' figures with children=False (hwmon --no-children).
+  private and shared RSS where PSS was not read, the descendants' figures with children=False
+  (hwmon --no-children). The processes' GPU memory where no GPU entry was theirs is
+  gpu_tracker's 0.0 (the sum of none), with a warning: summarize says null there when it
+  cannot tell that from pids it does not see (a container's PID namespace).
+- start() returns at once; hwmon asks nvidia-smi beside the process's first samples, and a
+  thread checks gpu_uuids once the GPUs are known: a UUID of no GPU is left out with a warning
+  (gpu_tracker documents a ValueError for invalid units only).
 - gpu_uuids: hwmon records every GPU of the system (hwmon --gpus all), and summarize gives the
   utilization of the chosen GPUs alone (--tracked-gpus), while the system's GPU RAM and the
   processes' GPU RAM stay every GPU's, as gpu_tracker gives them.
-- gpu_brand: "nvidia" (nvidia-smi) or "amd" (the kernel's amdgpu files, hwmon --gpu-source amd);
-  None: nvidia-smi when it is there, else AMD's cards; another brand warns and records no GPU.
+- gpu_brand: "nvidia" (nvidia-smi) or "amd" (the kernel's amdgpu files, hwmon --gpu-source amd,
+  the processes' GPU RAM from their DRM fdinfo); None: nvidia-smi when it is there, else AMD's
+  cards; another brand warns and records no GPU.
 """
 
 import dataclasses
 import enum
+import threading
 import typing
 import warnings
 
@@ -176,13 +182,31 @@ _NESTED = {
 }
 
 
-def _no_gpu_zeros(usage):
+def _no_gpu_zeros(usage, warn=None):
     """usage (summarize's gpu-tracker JSON) with gpu_tracker's figures of a machine without a
     GPU: every GPU figure 0.0 and the counts 0, where summarize says null (not measured).
     Code written for gpu_tracker formats them ("%.2f" % max_gpu_ram.combined)."""
     util = usage.get("gpu_utilization") or {}
     if util.get("system_gpu_count") is not None:
-        return usage  # GPUs were recorded: an unmeasured figure stays None
+        # GPUs were recorded. The processes' GPU RAM is gpu_tracker's sum of their entries in
+        # nvidia-smi's process list: none found is 0.0 there (in a container, whose pids
+        # nvidia-smi does not show, too). summarize says null when no entry was the tree's and
+        # it cannot tell that from not seeing them (process.gpu_mem_unmeasured_reason); here
+        # it is the seed's 0.0, with a warning, so that the seed's own formatting goes on.
+        ram = usage.get("max_gpu_ram") or {}
+        if ram.get("combined") is not None:
+            return usage  # measured (descendants null: not tracked, children=False)
+        # the descendants keep null where they were not tracked at all (children=False)
+        tracked = ((usage.get("max_ram") or {}).get("descendants") or {}).get("total_rss")
+        unmeasured = [k for k in ("main", "descendants", "combined")
+                      if ram.get(k) is None and (k != "descendants" or tracked is not None)]
+        for k in unmeasured:
+            ram[k] = 0.0
+        if unmeasured and warn is not None:
+            warn("runlog: the processes' GPU RAM (%s) was not measured (see summarize's "
+                 "process.gpu_mem_unmeasured_reason): 0.0, as gpu_tracker gives for processes "
+                 "it does not find on a GPU" % ", ".join(unmeasured))
+        return usage
     util["system_gpu_count"] = 0
     util["n_expected_gpus"] = 0
     util["gpu_percentages"] = {k: 0.0 if v is None else v
@@ -249,33 +273,57 @@ class Tracker:
                             **monitor_options)
         self.state = Tracker.State.NEW
         self._usage = None
+        self._warned = False
+        self._checker = None
 
     def start(self):
+        """Starts hwmon and returns at once: the GPUs are known when nvidia-smi has answered
+        (hwmon's start event), and a thread checks gpu_uuids against them then."""
         if self.state is not Tracker.State.NEW:
             raise RuntimeError("runlog: a Tracker starts once")
         with warnings.catch_warnings():
             if self.disable_logs:
                 warnings.simplefilter("ignore")
             self._mon.start()
-        # gpu_tracker refuses a UUID of no GPU of the system (hwmon's start event lists them)
-        listed = {g.get("uuid") for g in ((self._mon.start_event or {}).get("gpus") or ())}
-        unknown = sorted(self.gpu_uuids - listed) if self.gpu_uuids and listed else []
-        if unknown:
-            self._mon.stop()
-            raise ValueError("GPU UUID %s is not valid. Available UUIDs are: %s"
-                             % (", ".join(unknown), ", ".join(sorted(listed))))
-        if self._mon.start_event is not None and not self._mon.start_event.get("gpus") and \
-                not self.disable_logs:
-            # gpu_tracker's own warning: no GPU to track, its figures 0 (see to_json())
-            warnings.warn("runlog: no GPU is recorded (no nvidia-smi or AMD card, or no_gpu): "
-                          "the GPU RAM and utilization are 0 and system_gpu_count 0, as "
-                          "gpu_tracker gives them", RuntimeWarning, stacklevel=2)
         self.state = Tracker.State.STARTED
+        self._checker = threading.Thread(target=self._check_gpus, name="runlog-tracker-gpus",
+                                         daemon=True)
+        self._checker.start()
+
+    def _check_gpus(self):
+        """Once hwmon's start event lists the GPUs: a UUID of gpu_uuids that is none of them is
+        left out with a warning (gpu_tracker documents a ValueError for units only; a tracker
+        never raises into the job for what the machine holds), every GPU tracked if none is
+        left; no GPU at all: gpu_tracker's zeros (to_json()), with its warning."""
+        event = self._mon.start_event  # waits for it; None when hwmon could not start
+        if event is None:
+            return
+        listed = {g.get("uuid") for g in (event.get("gpus") or ())}
+        if not listed:
+            if not self.disable_logs:
+                warnings.warn("runlog: no GPU is recorded (no nvidia-smi or AMD card, or "
+                              "no_gpu): the GPU RAM and utilization are 0 and system_gpu_count "
+                              "0, as gpu_tracker gives them", RuntimeWarning)
+            return
+        unknown = sorted(self.gpu_uuids - listed) if self.gpu_uuids else []
+        if unknown:
+            self.gpu_uuids = (self.gpu_uuids & listed) or None
+            if not self.disable_logs:
+                warnings.warn("runlog: GPU UUID %s is not valid. Available UUIDs are: %s; "
+                              "tracking %s" % (", ".join(unknown), ", ".join(sorted(listed)),
+                                               "the others" if self.gpu_uuids else "every GPU"),
+                              RuntimeWarning)
+
+    def _gpus_checked(self):
+        checker = self._checker
+        if checker is not None:
+            checker.join()
 
     def stop(self, exc=None):
         if self.state is not Tracker.State.STARTED:
             raise RuntimeError("runlog: the Tracker is not started")
         self._mon.stop(exc)  # the run's status: ok, or failed with the block's exception
+        self._gpus_checked()  # its warnings said before the tracker's results
         self.run_dir = str(self._mon.output_dir)  # its -2 when the name was taken
         self.state = Tracker.State.STOPPED
         if self.resource_usage_file is not None:
@@ -312,14 +360,21 @@ class Tracker:
         """{max_ram, max_gpu_ram, cpu_utilization, gpu_utilization, compute_time} in the units
         asked for, as summarize computes them."""
         if self._usage is None or self.state is not Tracker.State.STOPPED:
+            self._gpus_checked()  # gpu_uuids as known
             usage = _no_gpu_zeros(summarize(
                 self.run_dir, cores=self.n_expected_cores, fmt="gpu-tracker",
                 units=self._units,
-                tracked_gpus=sorted(self.gpu_uuids) if self.gpu_uuids else None).to_dict())
+                tracked_gpus=sorted(self.gpu_uuids) if self.gpu_uuids else None).to_dict(),
+                self._warn_once)
             if self.state is not Tracker.State.STOPPED:
                 return usage
             self._usage = usage
         return self._usage
+
+    def _warn_once(self, text):
+        if not self._warned and not self.disable_logs:
+            self._warned = True
+            warnings.warn(text, RuntimeWarning, stacklevel=4)
 
     @property
     def resource_usage(self):

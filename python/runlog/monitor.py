@@ -350,11 +350,11 @@ class Monitor:
         questions going on beside (hwmon(1): an attached process is sampled as a wrapped
         command is), so the block starts at once: start() waits for hwmon's start event only
         where it must (strict, another process or the system, a directory that holds a run,
-        named GPUs); a thread notes it, and start_event waits for it."""
+        named GPUs, not "all"); a thread notes it, and start_event waits for it."""
         if self._proc is not None:
             raise RuntimeError("runlog: this monitor is already started")
-        at_once = (not self.strict and self._owner and self._fresh() and
-                   "--gpus" not in self._opts)
+        named = "--gpus" in self._opts and self._opts[self._opts.index("--gpus") + 1] != "all"
+        at_once = not self.strict and self._owner and self._fresh() and not named
         try:
             self.output_dir.mkdir(parents=True, exist_ok=True)
             log = self.output_dir / RUNLOG_FILE

@@ -27,6 +27,8 @@ RUN_FILES = ["hw_metrics.csv", "hw_dmon.csv", "hw_gpm.csv", "hw_health.csv", "hw
 
 def say(state, name, detail):
     RESULTS.append(state)
+    # one line per check, whatever the detail holds (a process list, a tool's message)
+    detail = " | ".join(x.strip() for x in str(detail).splitlines() if x.strip())
     print("%-4s  %s: %s" % (state, name, detail), flush=True)
 
 
@@ -399,11 +401,34 @@ def summary_checks(rundir, entries, start, work):
           "the workload's pid %s in %s" % (pid, "; ".join(seen)))
 
 
+def tagged_processes(tag):
+    """The live processes whose environment holds tag ("NAME=value"), as "pid command" lines."""
+    found, want = [], b"\0" + tag.encode() + b"\0"
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/environ" % pid, "rb") as f:
+                if want not in b"\0" + f.read() + b"\0":
+                    continue
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        if cmd:  # a zombie has no command line and holds nothing
+            found.append("%s %s" % (pid, cmd))
+    return "; ".join(found)
+
+
 def stop_check():
     """SIGTERM mid-phase: the run says killed, and no nvidia-smi child outlives hwmon."""
     rundir = os.path.join(OUT, "stopped")
+    # hwmon's children carry this in their environment: a leftover is one of them, not another
+    # user's nvidia-smi (a node's DCGM, another test running beside this one)
+    tag = "GPUCHECK_STOP_TAG=%d.%d" % (os.getpid(), time.monotonic_ns())
     p = subprocess.Popen(["hwmon", "-q", "-i", "0.5", "--pmon", "-o", rundir, "--",
                           sys.executable, os.path.join(HERE, "load.py")],
+                         env=dict(os.environ, **dict([tag.split("=", 1)])),
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     time.sleep(8 * SCALE)
     p.send_signal(signal.SIGTERM)
@@ -412,9 +437,9 @@ def stop_check():
     except subprocess.TimeoutExpired:
         p.kill()
         _, err = p.communicate()
-    left = run(["pgrep", "-a", "-x", "nvidia-smi"])[1].strip()
-    check("stop_no_leftovers", not left, "nvidia-smi left: %s" % left if left else
-          "hwmon exited %s; no nvidia-smi left" % p.returncode)
+    left = tagged_processes(tag)
+    check("stop_no_leftovers", not left, "hwmon's processes left: %s" % left if left else
+          "hwmon exited %s; none of its processes left" % p.returncode)
     rc, out, err2, _ = run(["summarize", "-f", "json", rundir])
     save("stopped-summary.json", out)
     s = json.loads(out) if rc == 0 else {}

@@ -190,6 +190,13 @@ int ht_zombie_children(pid_t pid)
     return n;
 }
 
+char *ht_job_wait_lines(const char *file, int n)
+{
+    return th_fmt("timeout 60 sh -c 'f=\"$(dirname \"$RUNLOG_FILE\")/%s\"; until [ \"$(cat "
+                  "\"$f\" 2>/dev/null | wc -l)\" -ge %d ]; do sleep 0.05; done'; true",
+                  file, n);
+}
+
 bool ht_wait_until(bool (*fn)(void *), void *arg, double timeout_s)
 {
     for (double t = 0; t < timeout_s; t += 0.02) {

@@ -46,6 +46,12 @@ size_t ht_smi_starts(const char *log, const char *needle);
 /* Number of zombie children of pid right now. */
 int ht_zombie_children(pid_t pid);
 
+/* A shell command for a job hwmon wraps: it returns once the run's file (beside $RUNLOG_FILE)
+ * holds at least n lines, or after 60 s, and always succeeds (the test's own count then says).
+ * A job that lasts until what a test counts was written, not for a time a loaded machine fills
+ * with fewer rows. Free it. */
+char *ht_job_wait_lines(const char *file, int n);
+
 /* Poll until fn(arg) or timeout; returns the last fn result. */
 bool ht_wait_until(bool (*fn)(void *), void *arg, double timeout_s);
 

@@ -508,9 +508,12 @@ static json_object *smi_run(const char *tag, const char *lib, char *const *extra
     for (int i = 0; extra && extra[i] && k < 11; i++)
         env[k++] = extra[i];
     env[k] = NULL;
-    char *script = th_fmt("R=\"%s -f $RUNLOG_FILE time\"; $R warm -- sleep 0.5 && $R train -- "
+    /* warm lasts until 10 rows a card were written (the tests count them), train 1 s */
+    char *wait = ht_job_wait_lines(HW_GPU_FILE, 2 * 10);
+    char *script = th_fmt("R=\"%s -f $RUNLOG_FILE time\"; $R warm -- %s && $R train -- "
                           "sleep 1",
-                          th_env("HWRUN_RUNLOG_BIN"));
+                          th_env("HWRUN_RUNLOG_BIN"), wait);
+    free(wait);
     char **argv = opt ? ht_argv_nosmi(out, "-i", "0.1", opt, "--", "/bin/sh", "-c", script, NULL)
                       : ht_argv_nosmi(out, "-i", "0.1", "--", "/bin/sh", "-c", script, NULL);
     CU_ASSERT_EQUAL(ht_run(argv, env, 60, NULL), 0);

@@ -215,9 +215,12 @@ static void test_pmon_shared(void)
     char *base = th_tmpdir("hwmon-pmon");
     char *dir = th_fmt("%s/run", base), *apps = th_fmt("%s/apps", base);
     CU_ASSERT_FATAL(th_write_file(apps, "1:0:800:stranger\n", 17) == 0);
+    /* train lasts until pmon wrote both processes 3 times (8 lines with its 2 header lines) */
+    char *wait = ht_job_wait_lines(HW_PMON_FILE, 2 + 3 * 2);
     char *script = th_fmt("echo \"$$:0:500:python\" >> %s; %s -f \"$RUNLOG_FILE\" time train -- "
-                          "sleep 3.5",
-                          apps, th_env("HWRUN_RUNLOG_BIN"));
+                          "%s",
+                          apps, th_env("HWRUN_RUNLOG_BIN"), wait);
+    free(wait);
     char *ev = th_fmt("FAKE_SMI_APPS_FILE=%s", apps);
     char *env[] = {ev, NULL};
     char **argv = ht_argv(dir, "-i", "1", "--pmon", "--", "/bin/sh", "-c", script, NULL);

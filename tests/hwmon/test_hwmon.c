@@ -1018,8 +1018,15 @@ static void test_no_orphans(void)
     char *log = th_fmt("%s/smi.log", dir);
     char *e1 = th_fmt("FAKE_SMI_LOG=%s", log);
     char *env[] = {e1, NULL};
-    char **argv = ht_argv(dir, "-i", "0.1", "--gpu-procs", "--", "/bin/sleep", "1.5", NULL);
-    CU_ASSERT_EQUAL(ht_run(argv, env, 30, NULL), 0);
+    /* the job lasts until the GPUs were sampled 4 times and the --gpu-procs child started (60 s
+     * at most), not a fixed 1.5 s that a loaded machine under TSan spends starting hwmon */
+    char *rows = ht_job_wait_lines("hw_metrics.csv", 4);
+    char *job = th_fmt("%s; timeout 60 sh -c 'until grep -qs -e --query-compute-apps \"%s\"; "
+                       "do sleep 0.05; done'; true", rows, log);
+    free(rows);
+    char **argv = ht_argv(dir, "-i", "0.1", "--gpu-procs", "--", "/bin/sh", "-c", job, NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, env, 90, NULL), 0);
+    free(job);
     check_gone(log);
     CU_ASSERT_EQUAL(ht_smi_starts(log, "--query-compute-apps"), 1);
     CU_ASSERT(ht_lines(dir, "hw_metrics.csv") >= 4);

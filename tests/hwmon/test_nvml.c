@@ -92,7 +92,10 @@ static bool file_there(const struct nrun *n, const char *name)
 static void test_counter(void)
 {
     struct nrun n;
-    if (!nvml_run(&n, "hwmon-nvml", th_env("HWRUN_FAKE_NVML"), NULL, NULL)) {
+    char *wait = ht_job_wait_lines(HW_ENERGY_FILE, 30); /* warm: until 30 counter rows */
+    bool ran = nvml_run_warm(&n, "hwmon-nvml", th_env("HWRUN_FAKE_NVML"), NULL, NULL, wait);
+    free(wait);
+    if (!ran) {
         CU_FAIL("run");
         nrun_free(&n);
         return;
@@ -254,8 +257,14 @@ static void test_no_counter(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct nrun n;
         char *extra[] = {(char *)cases[i].mode, NULL};
-        if (!nvml_run(&n, "hwmon-nvml-none", cases[i].mode ? th_env("HWRUN_FAKE_NVML") : NULL,
-                      extra, NULL)) {
+        /* the job lasts until 20 GPU rows are written (or 30 s), not for a fixed time that a
+         * loaded machine fills with fewer */
+        char *wait = ht_job_wait_lines(HW_GPU_FILE, 20);
+        bool ran = nvml_run_warm(&n, "hwmon-nvml-none",
+                                 cases[i].mode ? th_env("HWRUN_FAKE_NVML") : NULL, extra, NULL,
+                                 wait);
+        free(wait);
+        if (!ran) {
             CU_FAIL("run");
             nrun_free(&n);
             continue;

@@ -224,10 +224,13 @@ class GpuTracker(Base):
         usage = tracker.to_json()
         self.assertEqual(list(usage), ["max_ram", "max_gpu_ram", "cpu_utilization",
                                        "gpu_utilization", "compute_time"])
-        # summarize's numbers, in the units asked for (MB: 1e6 bytes)
-        self.assertEqual(usage, summarize_json("--format", "gpu-tracker", "--units",
-                                               "mem=MB,gpumem=GB,time=s", "--cores", "2",
-                                               self.dir / "run"))
+        # summarize's numbers, in the units asked for (MB: 1e6 bytes); where summarize cannot
+        # tell "this process on no GPU" from "its pids not seen" (null), gpu_tracker's 0.0
+        expected = summarize_json("--format", "gpu-tracker", "--units",
+                                  "mem=MB,gpumem=GB,time=s", "--cores", "2", self.dir / "run")
+        if expected["max_gpu_ram"]["combined"] is None:
+            expected["max_gpu_ram"].update(main=0.0, descendants=0.0, combined=0.0)
+        self.assertEqual(usage, expected)
         ram = usage["max_ram"]
         self.assertEqual(ram["unit"], "megabytes")
         self.assertGreaterEqual(ram["combined"]["total_rss"], 64 * MIB / 1e6)
@@ -416,6 +419,72 @@ class StartLatency(Base):
         self.check_run(self.dir / "run0", times[0])
 
 
+    def test_tracker_start(self):
+        # gpu_tracker's Tracker (every GPU, gpu_uuids checked once they are known) starts at
+        # once too: hwmon --gpus all asks nvidia-smi beside the process's samples
+        from runlog.gpu_tracker import Tracker
+        times = []
+        for i in range(3):
+            t = Tracker(sleep_time=0.1, nvidia_smi=FAKE_SMI, run_dir=str(self.dir / ("run%d" % i)))
+            t0 = time.monotonic()
+            t.start()
+            times.append(time.monotonic() - t0)
+            if i == 0:
+                with RunLog() as log, log.phase("block"):
+                    wait_sampled(t.run_dir, rows=3)
+                    work(0.3, 8)
+                    self.assertTrue(t._mon.start_event["gpus"])
+            t.stop()
+            if i == 0:
+                self.assertEqual(t.resource_usage.gpu_utilization.system_gpu_count, 2)
+        self.assertLess(min(times), 0.020, times)
+        self.assertLess(max(times), 0.5, times)
+        self.check_run(self.dir / "run0", times[0])
+
+
+class Durations(Base):
+    """An unfinished run's duration_sec, against the job's own clock: from hwmon's start to its
+    last sample or entry, never over the time it has run (hw_gpm.csv and hw_dmon.csv, dated
+    to the whole second, widened it by up to a second)."""
+
+    def test_live_summary_inside_the_block(self):
+        for i in range(4):
+            t0 = time.monotonic()  # before the monitor: hwmon cannot have run longer
+            with ResourceMonitor(sample_interval_sec=0.1, nvidia_smi=FAKE_SMI,
+                                 output_dir=self.dir / ("run%d" % i)) as m:
+                wait_sampled(m.output_dir, rows=4)
+                work(0.3, 4)
+                s = m.summary
+                elapsed = time.monotonic() - t0
+                self.assertGreater(s.num_samples, 3)
+                self.assertLessEqual(s.duration_sec, elapsed + 0.002, (i, s))  # ms rounding
+                self.assertGreater(s.duration_sec, 0.3)
+            self.assertLessEqual(m.summary.duration_sec, time.monotonic() - t0 + 0.002)
+        with open(os.path.join(m.output_dir, "hw_gpm.csv")) as f:
+            self.assertTrue(any(not line.startswith("#") for line in f))  # whole seconds there
+
+    def test_killed_hwmon_ends_at_its_last_sample(self):
+        import datetime
+        run = self.dir / "run"
+        t_spawn = time.time()
+        hw = subprocess.Popen([runlog._tools.tool("hwmon"), "-q", "-o", str(run), "-i", "0.2",
+                               "--nvidia-smi", FAKE_SMI, "-p", str(os.getpid())])
+        wait_sampled(run, rows=8)
+        os.kill(hw.pid, signal.SIGKILL)
+        t_kill = time.time()
+        hw.wait()
+        d = summarize_json("-f", "json", run)["duration_sec"]
+        last = read_csv_rows(run / "cpu_metrics.csv")[-1]["timestamp"]
+        last = datetime.datetime.fromisoformat(last).timestamp()
+        self.assertLessEqual(d, t_kill - t_spawn + 0.002)  # never longer than it ran
+        # it ends at its last sample: from hwmon's start (after the spawn) to that row
+        self.assertGreaterEqual(d, last - t_spawn - 0.002 - 0.5)  # its exec, under load
+        start = [e for e in events(run) if e["event"] == "start"][0]
+        began = datetime.datetime.fromisoformat(start["ts"]).timestamp() - \
+            start["data"]["setup_s"]
+        self.assertAlmostEqual(d, last - began, delta=0.0015)
+
+
 class GpuTrackerSeed(Base):
     def test_no_gpu_and_usage_file(self):
         # gpu_tracker on a machine without nvidia-smi: its zeros and a GPU count of 0, with a
@@ -555,10 +624,23 @@ class GpuBrand(Base):
         dev = self.dir / "root/sys/class/drm/card0/device"
         files = {"vendor": "0x1002", "gpu_busy_percent": "40", "mem_busy_percent": "7",
                  "mem_info_vram_used": str(3 << 30), "mem_info_vram_total": str(64 << 30),
-                 "product_name": "AMD Radeon PRO W7900", "hwmon/hwmon0/power1_average": "150000000"}
+                 "product_name": "AMD Radeon PRO W7900", "hwmon/hwmon0/power1_average": "150000000",
+                 "unique_id": "a1b2c3d4e5f60718",
+                 "uevent": "DRIVER=amdgpu\nPCI_SLOT_NAME=0000:03:00.0"}
         for name, text in files.items():
             (dev / name).parent.mkdir(parents=True, exist_ok=True)
             (dev / name).write_text(text + "\n")
+        # this process's DRM client on the card, as the root's proc/ (standing for /proc) says:
+        # 1 GiB of VRAM (the kernel's drm-usage-stats text; one client on two descriptors)
+        me = self.dir / "root/proc" / str(os.getpid())
+        (me / "fd").mkdir(parents=True)
+        (me / "fdinfo").mkdir()
+        (me / "comm").write_text("python3\n")
+        for fd in (3, 4):
+            os.symlink("/dev/dri/renderD128", me / "fd" / str(fd))
+            (me / "fdinfo" / str(fd)).write_text(
+                "pos:\t0\nflags:\t02100002\ndrm-driver:\tamdgpu\ndrm-pdev:\t0000:03:00.0\n"
+                "drm-client-id:\t41\ndrm-memory-vram:\t1048576 KiB\ndrm-memory-gtt:\t2048 KiB\n")
         old = os.environ.get("HWMON_SYSFS_ROOT")
         os.environ["HWMON_SYSFS_ROOT"] = str(self.dir / "root")
         self.addCleanup(lambda: os.environ.pop("HWMON_SYSFS_ROOT") if old is None
@@ -575,6 +657,11 @@ class GpuBrand(Base):
         d = json.loads(tracker.to_json()) if isinstance(tracker.to_json(), str) else tracker.to_json()
         self.assertAlmostEqual(d["max_gpu_ram"]["system"], 3 * MIB * 1024 / 1e6, places=1)
         self.assertEqual(d["gpu_utilization"]["gpu_percentages"]["max_hardware_percent"], 40)
+        # the process's GPU RAM from its fdinfo (drm-memory-vram), in gpu_tracker's megabytes
+        gr = tracker.resource_usage.max_gpu_ram
+        self.assertAlmostEqual(gr.main, (1 << 30) / 1e6, places=6)
+        self.assertAlmostEqual(gr.combined, (1 << 30) / 1e6, places=6)
+        self.assertEqual(gr.descendants, 0.0)
 
 
 class GpuTrackerFigures(Base):
@@ -709,15 +796,23 @@ class GpuTrackerFigures(Base):
         if self.matchable(run):
             self.assertAlmostEqual(gr.descendants, self.APPS["child"][1] * self.MB, places=6)
             self.assertAlmostEqual(gr.main, self.APPS["main"][1] * self.MB, places=6)
-        # a UUID of no GPU here: gpu_tracker's ValueError, and no hwmon left running
+        # a UUID of no GPU here: gpu_tracker documents a ValueError for units only; here a
+        # warning once the GPUs are known, the tracker goes on with the UUIDs that are GPUs
+        # (every GPU when none is), and start() still returned at once
         from runlog.gpu_tracker import Tracker
-        bad = Tracker(sleep_time=0.1, run_dir=str(self.dir / "bad"),
-                      nvidia_smi=FAKE_SMI, gpu_uuids={"GPU-no-such"})
-        with self.assertRaises(ValueError):
-            bad.start()
-        hw_pid = [e for e in events(self.dir / "bad") if e["event"] == "start"][0]["data"][
-            "hwmon_pid"]
-        self.assertTrue(gone(hw_pid))
+        for asked, tracked in (({"GPU-no-such"}, None), ({"GPU-no-such", uuid}, {uuid})):
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                bad = Tracker(sleep_time=0.1, run_dir=str(self.dir / ("bad%d" % len(asked))),
+                              nvidia_smi=FAKE_SMI, gpu_uuids=asked)
+                with bad:
+                    wait_sampled(bad._mon.output_dir, rows=2)
+            said = [str(x.message) for x in w if "GPU UUID GPU-no-such is not valid" in
+                    str(x.message)]
+            self.assertEqual(len(said), 1, [str(x.message) for x in w])
+            self.assertEqual(bad.gpu_uuids, tracked)
+            self.assertEqual(bad.resource_usage.gpu_utilization.n_expected_gpus,
+                             len(tracked) if tracked else len(gpus))
         with self.assertRaises(ValueError):
             Tracker(gpu_uuids=set())
 

@@ -48,9 +48,13 @@ JOB = textwrap.dedent("""
         os.fsync(f.fileno())
     with open(os.path.join(d, "written"), "w") as f:
         f.write(str(written() - before))
-    end = time.monotonic() + 1.0
-    while time.monotonic() < end:
+    # 1 s of CPU after the go, however long a loaded machine takes to give it
+    cpu = lambda: sum(os.times()[:2])
+    go, end = cpu(), time.monotonic() + 60
+    while cpu() - go < 1.0 and time.monotonic() < end:
         sum(range(20000))
+    with open(os.path.join(d, "cpu"), "w") as f:
+        f.write("%r %r" % (go, cpu()))
 """)
 
 
@@ -154,11 +158,19 @@ class PidTrackerRows(Base):
             self.assertEqual((r["gpu_usage"], r["gpu_vram"], r["gpu_utilized"]), (0, 0, 0))
         ts = [r["timestamp"] for r in rows]
         self.assertEqual(ts, sorted(ts))
-        # a core burned all along (a loaded machine may give it half)
+        # the job's own CPU: 1 s after the go (at its end it said how much in all); the rows hold
+        # most of that second (not the part after the last row) and never more than its life's
+        with open(os.path.join(self.dir, "cpu")) as f:
+            go, total = map(float, f.read().split())
+        hz = os.sysconf("SC_CLK_TCK")
         ticks = sum(r["utime"] + r["stime"] for r in rows)
-        span = ts[-1] - ts[0] + 0.2
-        self.assertGreater(ticks, 0.3 * span * os.sysconf("SC_CLK_TCK"))
-        self.assertGreater(max(r["cpu_usage"] for r in rows), 0.3)
+        self.assertGreaterEqual(total - go, 1.0)
+        self.assertGreater(ticks / hz, 0.6, (ticks, go, total))
+        self.assertLessEqual(ticks / hz, total + 0.02, (ticks, go, total))
+        # cpu_usage is cores: a row's ticks over the seconds since the row before
+        for a, b in zip(rows, rows[1:]):
+            want = (b["utime"] + b["stime"]) / hz / (b["timestamp"] - a["timestamp"])
+            self.assertAlmostEqual(b["cpu_usage"], want, delta=0.02 + 0.01 * want)
         self.assertGreater(max(r["pss"] or 0 for r in rows), 60 * 1024)  # kB
         # the bytes written are in the rows, as the kernel counted them
         with open(os.path.join(self.dir, "written")) as f:

@@ -134,6 +134,43 @@ class Timing(Base):
         self.assertLess(e["seconds"], 5)
         self.assertNotIn("exception", e)
 
+    def test_phase_reserved_extras(self):
+        # extras named as the entry's own keys: no ValueError into the job; the entries keep
+        # the library's (so they pair and count), the caller's values are under reserved_extra
+        import warnings
+        runlog._warned.discard("span keys")
+        # (name is phase()'s own argument: Python itself takes it as the phase's name)
+        mine = {"ts": "t0", "type": "mine", "seconds": -1, "phase_id": 7}
+        with RunLog(self.path) as log:
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                with log.phase("fit", steps=3, **mine):
+                    pass
+                with log.phase("fit", reserved_extra=1, type="n"):
+                    pass
+
+                @log.timed(seconds=5)
+                def f():
+                    return 42
+                self.assertEqual(f(), 42)
+        said = [x for x in w if "the entry's own" in str(x.message)]
+        self.assertEqual(len(said), 1, [str(x.message) for x in w])  # once
+        self.assertIs(said[0].category, RuntimeWarning)
+        lines = [json.loads(x) for x in self.lines()]
+        self.assertEqual([e["type"] for e in lines], ["phase_begin", "phase"] * 3)
+        b, e = lines[0], lines[1]
+        for x in (b, e):
+            self.assertEqual((x["name"], x["steps"], x["reserved_extra"]), ("fit", 3, mine))
+            self.assertNotEqual(x["phase_id"], 7)
+            self.assertRegex(x["ts"], r"^\d{4}-")
+        self.assertEqual(e["phase_id"], b["phase_id"])
+        self.assertGreaterEqual(e["seconds"], 0)
+        # a caller's own reserved_extra stays; the moved keys take the next free name
+        self.assertEqual((lines[3]["reserved_extra"], lines[3]["reserved_extra_"]),
+                         (1, {"type": "n"}))
+        self.assertEqual(lines[5]["reserved_extra"], {"seconds": 5})
+        self.assertTrue(lines[5]["name"].endswith("f"))
+
     def test_nested_threads_and_processes_pair(self):
         # every begin has exactly one end with its id, whoever wrote them
         with RunLog(self.path) as log:
