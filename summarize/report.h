@@ -134,10 +134,16 @@ void sum_report_row_json(struct hw_json *w, const struct sum_run *run, const cha
 /* Whether the sweep row's table has a column of that name. */
 bool sum_report_row_has(const char *key);
 /* summary.json's headline members, in order (report_json.c): the sweep row's columns by key,
- * and the two members that are not row columns at their places. */
+ * and the members that are not row columns (edge rows, the framework's memory, the seconds the
+ * energy covers) at their places. */
 struct sum_json_head {
     const char *key;
-    enum { SUM_JSON_HEAD_ROW, SUM_JSON_HEAD_EDGES, SUM_JSON_HEAD_FWMEM } kind;
+    enum {
+        SUM_JSON_HEAD_ROW,
+        SUM_JSON_HEAD_EDGES,
+        SUM_JSON_HEAD_FWMEM,
+        SUM_JSON_HEAD_COVERED
+    } kind;
 };
 extern const struct sum_json_head sum_json_headline[];
 extern const size_t sum_json_nheadline;

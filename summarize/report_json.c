@@ -554,7 +554,7 @@ const struct sum_json_head sum_json_headline[] = {
     {"sec_per_step"},      {"energy_wh_per_step"}, {"mean_gpu_clock_mhz"},
     {"mean_gpu_power_w"},  {"peak_gpu_mem_mb"},    {"mean_gpu_util"},
     {"peak_vram_mib"},     {"framework_memory", SUM_JSON_HEAD_FWMEM},
-    {"energy_wh"},
+    {"energy_wh"},         {"energy_covered_sec", SUM_JSON_HEAD_COVERED},
 };
 const size_t sum_json_nheadline = HW_ARRAY_SIZE(sum_json_headline);
 
@@ -571,10 +571,15 @@ static void json_headline(struct hw_json *w, const struct sum_run *run)
         if (n) /* the row keys before it: the row's columns computed once for them */
             sum_report_row_json(w, run, keys, n);
         n = 0;
-        if (h && h->kind == SUM_JSON_HEAD_EDGES)
+        if (h && h->kind == SUM_JSON_HEAD_EDGES) {
             hw_json_u64(w, h->key, run->edge_rows);
-        else if (h)
+        } else if (h && h->kind == SUM_JSON_HEAD_COVERED) {
+            double covered; /* of the run's span, as a phase's */
+            (void)sum_run_energy_partly(run, &covered);
+            hw_json_num(w, h->key, sum_fig_round_us(covered));
+        } else if (h) {
             json_fwmem(w, run, NULL);
+        }
     }
 }
 
@@ -762,8 +767,9 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         hw_json_num(&w, "proc_memory_growth_mib", sum_fig_growth(&p->proc_rss));
         hw_json_num(&w, "proc_cpu_mean_pct", sum_stat_mean(&p->proc_cpu));
         /* the tree's storage I/O inside the phase (its share of each row's growth) */
-        hw_json_num(&w, "proc_read_bytes", p->proc_io_seen ? round(p->proc_io[0]) : NAN);
-        hw_json_num(&w, "proc_write_bytes", p->proc_io_seen ? round(p->proc_io[1]) : NAN);
+        bool io = p->proc_io_seen && !(p->proc_gap_s > 0); /* a hole's bytes: not whose */
+        hw_json_num(&w, "proc_read_bytes", io ? round(p->proc_io[0]) : NAN);
+        hw_json_num(&w, "proc_write_bytes", io ? round(p->proc_io[1]) : NAN);
         /* the tracked process alone, and the tree's user/system split */
         hw_json_num(&w, "proc_main_peak_rss_mib", sum_fig_max(&p->main_rss));
         hw_json_num(&w, "proc_main_cpu_mean_pct", sum_stat_mean(&p->main_cpu));
@@ -777,6 +783,8 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         hw_json_close(&w);
         json_phase_outcome(&w, p->exit_status, p->signal, p->failed, p->open);
         hw_json_str(&w, "edges", sum_phase_edges(p));
+        hw_json_num(&w, "gap_sec", sum_fig_round_us(sum_phase_gap_s(p)));
+        hw_json_str(&w, "unmeasured_reason", sum_phase_gap_s(p) > 0 ? "sampling_gap" : NULL);
         long gs = sum_phase_gpu_samples(run, p);
         if (gs >= 0) {
             hw_json_u64(&w, "gpu_samples", (uint64_t)gs);
@@ -842,7 +850,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     hw_json_open(&w, "process", '{');
     hw_json_num(&w, "peak_rss_mib", sum_fig_max(&run->proc[HW_PROC_COL_RSS]));
     hw_json_num(&w, "mean_rss_mib", sum_stat_mean(&run->proc[HW_PROC_COL_RSS]));
-    hw_json_num(&w, "memory_growth_mib", sum_fig_growth(&run->proc[HW_PROC_COL_RSS]));
+    hw_json_num(&w, "memory_growth_mib", sum_run_memory_growth(run));
     json_stat(&w, "rss_mib", &run->proc[HW_PROC_COL_RSS]);
     json_stat(&w, "pss_mib", &run->proc[HW_PROC_COL_PSS]);
     json_stat(&w, "cpu_pct", &run->proc[HW_PROC_COL_CPU]);

@@ -123,8 +123,8 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
       sum_fig_max(&run->proc[HW_PROC_COL_RSS]))                                                     \
     D("mean_rss_mb", "mean RSS of the job's process tree", SHOW(SUM_SHOW_PAGE, NULL, "process mean RSS"),                                 \
       sum_stat_mean(&run->proc[HW_PROC_COL_RSS]))                                                  \
-    D("memory_growth_mb", "RSS at the end minus at the start", SHOW(SUM_SHOW_PAGE, NULL, "process RSS growth"),                             \
-      sum_fig_growth(&run->proc[HW_PROC_COL_RSS]))                                                         \
+    D("memory_growth_mb", "RSS of the job's process tree at its last live row minus at its first", SHOW(SUM_SHOW_PAGE, NULL, "process RSS growth"),                             \
+      sum_run_memory_growth(run))                                                         \
     D("gpu_mem_peak_mib", "highest GPU memory of the job's own processes (gpu_procs.csv)", SHOW(SUM_SHOW_PAGE, NULL, "process GPU memory peak"), \
       sum_run_tree_gpu_mem_peak(run, NULL))                                                        \
     D("proc_cpu_mean_pct", "mean CPU of the job's process tree, in % of one core",                 \

@@ -315,6 +315,13 @@ static void text_phase_entry(struct hw_buf *out, const struct sum_run *run,
     long gs = sum_phase_gpu_samples(run, p);
     if (gs >= 0 && gs < SUM_PHASE_GPU_RESOLVED)
         hw_buf_printf(out, " (GPU not resolved: %ld sample%s)", gs, gs == 1 ? "" : "s");
+    double gap = sum_phase_gap_s(p);
+    if (gap > 0) { /* no row tells what happened then: not the hole's average */
+        hw_buf_puts(out, " (");
+        tdur(out, gap, u);
+        hw_buf_puts(out, " of it inside a sampling gap: CPU, disk, network, process I/O "
+                         "unmeasured)");
+    }
     if (!p->edge_t0 || !p->edge_t1) /* sum_phase_edges() in words */
         hw_buf_printf(out, " (CPU, disk, network %s)",
                       p->edge_t0   ? "measured at its begin, interpolated at its end"
@@ -572,6 +579,12 @@ static void text_headline(struct hw_buf *out, const struct sum_run *run,
     tdur(out, sum_run_duration(run), u);
     hw_buf_printf(out, ", energy ");
     twh(out, sum_run_energy_wh(run), u);
+    double covered;
+    if (sum_run_energy_partly(run, &covered)) { /* GPUs read from after the start, a gap */
+        hw_buf_puts(out, " (GPU energy over ");
+        tdur(out, covered, u);
+        hw_buf_puts(out, " of it: partly unmeasured)");
+    }
     double co2 = sum_fig_co2e_g(run, sum_run_energy_wh(run));
     double cost = sum_fig_energy_cost(run, sum_run_energy_wh(run));
     if (isfinite(co2) || isfinite(cost)) {
