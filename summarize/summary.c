@@ -30,7 +30,7 @@ struct sum_run *sum_run_new(void)
     run->cg_mem_max_mib = NAN;
     run->cpu_prev_t = NAN;
     run->proc_prev_t = NAN;
-    run->rss_first = run->rss_last = run->rss_before_last = NAN;
+    run->rss_first = run->rss_last = run->rss_fall_top = NAN;
     run->cpu_pend.t_row = run->cpu_pend.t_cad = NAN;
     run->proc_pend.t_row = run->proc_pend.t_cad = NAN;
     sum_system_init(&run->sys);
@@ -1622,6 +1622,8 @@ static void phase_proc_part(struct sum_run *run, struct sum_phase_acc *p, double
     double len = x->b - x->a, share = len > 0 ? fmax(w, 0) / len : 1;
     if (p == x->owner)
         share = 1; /* its bytes are the phase's: read at its begin and at its end */
+    else if (x->owner && !(p->t0 <= x->owner->t0 && p->t1 >= x->owner->t1))
+        share = 0; /* it only touches the owner's edge readings: they are its edges too */
     for (int k = 0; k < 2; k++)
         if (isfinite(x->io[k])) {
             p->proc_io[k] += x->io[k] * share;
@@ -1754,9 +1756,18 @@ static const struct sum_phase_acc *io_owner(struct sum_run *run, double a, doubl
             owner = p;
         }
     }
+    /* another phase's boundary inside the owner's own span, or a phase wholly in the row: the
+     * row's bytes are not the owner's alone. One that begins in the end's reading window (the
+     * next phase, started a millisecond after this one ended and before hwmon woke) or ends in
+     * the begin's is not: that reading is its edge too, and it gets none of the row. */
     for (int i = 0; owner && i < o.n; i++) {
         const struct sum_phase_acc *q = o.p[i];
-        if (q != owner && ((q->t0 > a && q->t0 < b) || (q->t1 > a && q->t1 < b)))
+        if (q == owner)
+            continue;
+        bool in0 = q->t0 > a && q->t0 < b, in1 = q->t1 > a && q->t1 < b;
+        bool inner0 = in0 && q->t0 > owner->t0 + ms && q->t0 < owner->t1 - ms,
+             inner1 = in1 && q->t1 > owner->t0 + ms && q->t1 < owner->t1 - ms;
+        if (inner0 || inner1 || (in0 && in1))
             return NULL;
     }
     return owner;
@@ -1812,11 +1823,14 @@ static void proc_gauges(struct sum_run *run, const struct rd_proc_row *r)
     if (!isnan(rss)) {
         if (isnan(run->rss_first))
             run->rss_first = rss;
-        run->rss_before_last = run->rss_last;
+        if (!(rss < run->rss_last)) /* where the rows' fall, if one follows, begins */
+            run->rss_fall_top = rss;
         run->rss_last = rss;
-    } else if (!isnan(run->rss_last) && run->rss_last < run->rss_before_last) {
-        run->rss_last = run->rss_before_last; /* the exit row after a fall: the teardown's */
-        run->rss_before_last = NAN;
+    } else if (!isnan(run->rss_last)) {
+        /* the exit row after rows that fell one after another into it: the interpreter's
+         * teardown (one row on an idle machine, several on a loaded one), not the job's memory:
+         * its growth is to where the fall began */
+        run->rss_last = run->rss_fall_top;
     }
     for (int c = 0; c < HW_PROC_COL_COUNT; c++)
         if (proc_kind[c] != PK_RATE)

@@ -391,7 +391,7 @@ struct sum_run {
      * the rows of a live tree (sum_proc_gauges in summary.c) */
     struct sum_stat proc[HW_PROC_COL_COUNT];
     /* the tree's RSS at its first live cadence row and at its end (sum_run_memory_growth) */
-    double rss_first, rss_last, rss_before_last;
+    double rss_first, rss_last, rss_fall_top;
     struct { /* the CPU rates of the last cadence row, held until the next: a short one joins it */
         double v[HW_PROC_COL_COUNT], dt;
         bool have;
