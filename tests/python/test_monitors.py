@@ -384,7 +384,7 @@ class StartLatency(Base):
             if i == 0:
                 gpu, cpu, dmon = files
         # start() waits for nothing: best of three under 20 ms, each far below the 1 s asked
-        self.assertLess(min(times), 0.020, times)
+        self.assertLess(min(times), start_bound(), times)
         self.assertLess(max(times), 0.5, times)
         self.check_run(self.dir / "run0", times[0])
         self.assertIsNotNone(cpu)
@@ -414,7 +414,7 @@ class StartLatency(Base):
                         wait_sampled(m.output_dir, rows=3)
                         work(0.3, 8)
                         self.assertTrue(m._mon.start_event["gpus"])
-        self.assertLess(min(times), 0.020, times)
+        self.assertLess(min(times), start_bound(), times)
         self.assertLess(max(times), 0.5, times)
         self.check_run(self.dir / "run0", times[0])
 
@@ -437,7 +437,7 @@ class StartLatency(Base):
             t.stop()
             if i == 0:
                 self.assertEqual(t.resource_usage.gpu_utilization.system_gpu_count, 2)
-        self.assertLess(min(times), 0.020, times)
+        self.assertLess(min(times), start_bound(), times)
         self.assertLess(max(times), 0.5, times)
         self.check_run(self.dir / "run0", times[0])
 
@@ -603,6 +603,17 @@ class Owners(Base):
                 work(0.3, 1)
         self.assertTrue(any("every 0.05 to 3600 s" in str(x.message) for x in w))
         self.assertGreaterEqual(m.summary.num_samples, 4)
+
+def start_bound():
+    """What a monitor's start may take: 20 ms, or on a machine loaded enough that starting any
+    program takes longer, 4 times what starting `true` takes there now (best of three)."""
+    base = []
+    for _ in range(3):
+        t0 = time.monotonic()
+        subprocess.Popen(["true"]).wait()
+        base.append(time.monotonic() - t0)
+    return max(0.020, 4 * min(base))
+
 
 def read_csv_rows(path):
     """A CSV of ours with its header, as dicts of floats (None for an empty cell; the
