@@ -499,6 +499,8 @@ static void log_stop(struct run *r, bool wrap, int exit_status)
         mon_fs_json(now, nnow, &fsj);
     rl_field_t samples[] = {RL_INT("cpu", (int64_t)atomic_load(&r->sampler.n_cpu)),
                             RL_INT("proc", (int64_t)atomic_load(&r->sampler.n_proc))};
+    rl_field_t lost[] = {RL_INT("cpu", (int64_t)atomic_load(&r->sampler.lost_cpu)),
+                         RL_INT("proc", (int64_t)atomic_load(&r->sampler.lost_proc))};
     rl_field_t killed[HW_ARRAY_SIZE(r->killed)];
     size_t n_killed = (size_t)r->n_killed < HW_ARRAY_SIZE(killed) ? (size_t)r->n_killed
                                                                    : HW_ARRAY_SIZE(killed);
@@ -519,6 +521,7 @@ static void log_stop(struct run *r, bool wrap, int exit_status)
     const struct opt_field all[] = {
         {true, RL_DBL(HW_STOP_DURATION, round((hw_mono_now() - r->t0) * 1000) / 1000)},
         {true, RL_OBJ("samples", samples, HW_ARRAY_SIZE(samples))},
+        {true, RL_OBJ(HW_STOP_SAMPLES_LOST, lost, HW_ARRAY_SIZE(lost))},
         {true, RL_INT("skipped_slots", (int64_t)atomic_load(&r->sampler.skipped))},
         {wrap, RL_INT(HW_STOP_EXIT_STATUS, exit_status)},
         {true, RL_STR(HW_STOP_REASON, r->stop_reason ? r->stop_reason : "signal")},

@@ -168,9 +168,10 @@ const char *sum_outcome_note(const struct sum_outcome *o, char *buf, size_t cap)
                                                 "not start (%s)", n ? "; " : "", o->sampler_error);
     if (o->oom_kills > 0 && !oom_killed(o) && n >= 0 && (size_t)n < cap) {
         char lim[48];
-        n += snprintf(buf + n, cap - (size_t)n, "%sthe kernel's OOM killer killed %ld process%s "
-                                                "of the job's cgroup%s", n ? "; " : "", o->oom_kills,
-                      o->oom_kills == 1 ? "" : "es", oom_limit_words(o, lim, sizeof lim));
+        n += snprintf(buf + n, cap - (size_t)n,
+                      "%sthe kernel's OOM killer killed %ld process%s of the job's cgroup%s",
+                      n ? "; " : "", o->oom_kills, o->oom_kills == 1 ? "" : "es",
+                      oom_limit_words(o, lim, sizeof lim));
     }
     if (o->launcher[0] && n >= 0 && (size_t)n < cap)
         snprintf(buf + n, cap - (size_t)n, "%sthe command %s ran the job's ranks under its own "

@@ -503,6 +503,8 @@ extern const struct hw_ctx_def hw_ctx_defs[HW_CTX_COUNT];
  * and the cgroup's memory limit at the stop (null: none or unknown); both absent without a
  * memory cgroup */
 #define HW_STOP_OOM_KILLS "oom_kills"
+/* samples taken whose row was not written (a full disk): {"cpu": N, "proc": N}, like "samples" */
+#define HW_STOP_SAMPLES_LOST "samples_lost"
 #define HW_STOP_CGROUP_MEMORY_MAX_MIB "cgroup_memory_max_mib"
 
 /* A phase's outcome, as `runlog time` and the Python package log it. */

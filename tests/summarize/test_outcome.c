@@ -526,6 +526,32 @@ static void test_oom_killer(void)
     }
 }
 
+/* The stop event's samples_lost (samples taken whose row a full disk lost) summed for the
+ * quality section; without it, not said (-1: null), never 0. */
+static void test_samples_lost(void)
+{
+    static const struct {
+        const char *log;
+        long long lost;
+    } cases[] = {
+        {START("") STOP(", \"exit_status\": 0, \"samples_lost\": {\"cpu\": 3, \"proc\": 2}"), 5},
+        {START("") STOP(", \"exit_status\": 0, \"samples_lost\": {\"cpu\": 0, \"proc\": 0}"), 0},
+        {START("") STOP(", \"exit_status\": 0"), -1},
+        {START(""), -1},
+        /* nonsense counts add nothing */
+        {START("") STOP(", \"samples_lost\": {\"cpu\": -4, \"proc\": \"x\"}"), 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct sum_run *run = run_of(cases[i].log);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+        if (run->info.samples_lost != cases[i].lost)
+            fprintf(stderr, "case %zu: samples_lost %lld\n", i,
+                    (long long)run->info.samples_lost);
+        CU_ASSERT_EQUAL(run->info.samples_lost, cases[i].lost);
+        sum_run_free(run);
+    }
+}
+
 /* A run without a stop event, summarized on another host (a login node over a shared file
  * system): hwmon's pid cannot be checked from here. Running while its files are written, else
  * unknown, never a confident "incomplete". */
@@ -564,6 +590,7 @@ void add_outcome_suite(void)
     CU_add_test(s, "open_phases", test_open_phases);
     CU_add_test(s, "stopped_from_outside", test_stopped_from_outside);
     CU_add_test(s, "oom_killer", test_oom_killer);
+    CU_add_test(s, "samples_lost", test_samples_lost);
     CU_add_test(s, "other_host", test_other_host);
     CU_add_test(s, "per_step", test_per_step);
     CU_add_test(s, "hwmon_failed_command", test_hwmon_failed_command);
