@@ -11,8 +11,10 @@
 #include "hwrun/jsonw.h"
 
 const struct mon_gpu_source_def mon_gpu_sources[MON_GPU_SOURCES] = {
-    {"nvidia", mon_gpu_source_nvsmi},
-    {"amd", mon_gpu_source_amd},
+    {.option = "nvidia", .help = "NVIDIA's, through nvidia-smi", .make = mon_gpu_source_nvsmi},
+    {.option = "amd",
+     .help = "AMD's, through the kernel's amdgpu files (/sys/class/drm)",
+     .make = mon_gpu_source_amd},
 };
 
 int mon_gpu_source_find(const char *option)

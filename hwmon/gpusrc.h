@@ -117,9 +117,12 @@ struct mon_gpu_source {
 struct mon_gpu_source *mon_gpu_source_nvsmi(void); /* gpusrc_nvsmi.c */
 struct mon_gpu_source *mon_gpu_source_amd(void);   /* gpusrc_amd.c */
 
-/* The sources, in auto's order: --gpu-source's word for each, and its maker. */
+/* The sources, in auto's order: --gpu-source's word for each, what it reads (hwmon --help's
+ * list; test_hwmon.gpusrc.sources_documented checks --help and hwmon.1 against it), and its
+ * maker. */
 struct mon_gpu_source_def {
     const char *option; /* "nvidia", "amd" */
+    const char *help;   /* "NVIDIA's, through nvidia-smi" */
     struct mon_gpu_source *(*make)(void);
 };
 #define MON_GPU_SOURCES 2

@@ -50,9 +50,15 @@ static void usage(void)
            "                         nvidia-smi children on stop, 0 to 600 (default 5)\n"
            "      --no-gpu           do not start nvidia-smi\n"
            "      --nvidia-smi PATH  the nvidia-smi to run (default: nvidia-smi on PATH)\n"
-           "      --gpu-source auto|nvidia|amd  NVIDIA's GPUs through nvidia-smi, or AMD's\n"
-           "                         through the kernel's amdgpu files (/sys/class/drm);\n"
-           "                         auto (default): nvidia-smi when it is there, else AMD\n"
+           "      --gpu-source auto");
+    /* the sources from their table, in auto's order */
+    for (int i = 0; i < MON_GPU_SOURCES; i++)
+        printf("|%s", mon_gpu_sources[i].option);
+    printf("  whose GPUs:\n");
+    for (int i = 0; i < MON_GPU_SOURCES; i++)
+        printf("                         %s: %s\n", mon_gpu_sources[i].option,
+               mon_gpu_sources[i].help);
+    printf("                         auto (default): the first of these that is there\n"
            "      --gpu-procs        also record per-process GPU memory (gpu_procs.csv)\n"
            "      --pss              record PSS every sample (reads smaps_rollup: about 30 ms\n"
            "                         for 4 GiB); default: as often as 1%% of a core allows\n"

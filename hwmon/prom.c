@@ -28,29 +28,6 @@
 
 #define MIB 1048576.0
 
-/* hw_metrics.csv's figures exported per GPU: every entry of HW_GPU_METRICS (hwrun/rundir.h),
- * named hwrun_<stem>_<base unit>, scaled from the dimension's unit to the base one. */
-#define PROM_UNIT_PCT "_ratio"
-#define PROM_UNIT_MIB "_bytes"
-#define PROM_UNIT_W "_watts"
-#define PROM_UNIT_C "_celsius"
-#define PROM_UNIT_MHZ "_hertz"
-#define PROM_SCALE_PCT 0.01
-#define PROM_SCALE_MIB MIB
-#define PROM_SCALE_W 1
-#define PROM_SCALE_C 1
-#define PROM_SCALE_MHZ 1e6
-static const struct {
-    int m;
-    const char *name, *help;
-    double scale;
-} gpu_metrics[] = {
-#define PROM_GPU(id, key, field, dim, pytyche, pref, stem, what)                                   \
-    {RD_GM_##id, "hwrun_" stem PROM_UNIT_##dim, what " (nvidia-smi " field ").", PROM_SCALE_##dim},
-    HW_GPU_METRICS(PROM_GPU)
-#undef PROM_GPU
-};
-
 static const char *const gpm_keys[HW_GPM_NCOLS] = {HW_GPM_KEYS};
 
 /* hw_health.csv's columns exported per GPU (nvidia-smi's health child, AMD's files): what a
@@ -623,9 +600,16 @@ void mon_prom_format(const struct mon_prom *p, const struct mon_prom_counters *c
         hw_buf_puts(b, " 1\n");
     }
 
-    for (size_t i = 0; i < NELEM(gpu_metrics); i++)
-        gpu_family(b, p, gpu_metrics[i].name, "gauge", gpu_metrics[i].help, gpu_metrics[i].m,
-                   ROW_METRICS, gpu_metrics[i].scale);
+    /* hw_metrics.csv's figures, every entry of hw_gpu_figs (hwrun/rundir.h): hwrun_<stem>_<base
+     * unit of the dimension>, scaled from the dimension's unit to the base one */
+    for (int m = 0; m < RD_GM_COUNT; m++) {
+        const struct hw_gpu_fig *f = &hw_gpu_figs[m];
+        const struct hw_gpu_dim_def *d = &hw_gpu_dims[f->dim];
+        char name[96], help[192];
+        snprintf(name, sizeof name, "hwrun_%s_%s", f->stem, d->prom_unit);
+        snprintf(help, sizeof help, "%s (nvidia-smi %s).", f->help, f->field);
+        gpu_family(b, p, name, "gauge", help, m, ROW_METRICS, d->prom_scale);
+    }
     for (size_t i = 0; i < NELEM(health_metrics); i++)
         gpu_family(b, p, health_metrics[i].name, "gauge", health_metrics[i].help,
                    health_metrics[i].c, ROW_HEALTH, health_metrics[i].scale);

@@ -186,7 +186,9 @@ static void sample_once(struct mon_sampler *s, bool edge, bool begin, bool *root
     }
     if (s->cfg.tree) {
         struct mon_tree_sample ts;
-        if (mon_tree_sample(s->cfg.tree, now, &ts) == 0) {
+        /* the tree's CPU rate is over the times its counters were read: the system's files
+         * before may take tens of ms on a loaded machine (a one-thread loop read 120%) */
+        if (mon_tree_sample(s->cfg.tree, hw_mono_now(), &ts) == 0) {
             write_tree_changes(s, iso);
             if (ts.root_alive || ts.exited) {
                 /* At a phase's begin, the processes the sample sees for the first time, and
@@ -257,9 +259,12 @@ static void on_runlog(struct mon_sampler *s, bool *root_gone)
     bool late_begin = n.begins && s->fast_run == 1 &&
                       now - s->last_edge_t > hw_edge_tol(s->cfg.interval_s);
     bool want = n.longest_end_s >= min_s || (n.begins && !burst) || late_begin ||
+                n.longest_end_s >= MON_EDGE_END_S ||
                 (n.ends && n.longest_end_s >= MON_EDGE_SHORT_S && s->fast_run <= 1);
     s->last_boundary_t = now;
-    if (burst)
+    /* held in a step loop only: the end of a checkpoint that began right after the previous
+     * phase's end (the second boundary in a row) is read when it comes, not 0.1 s later */
+    if (burst && s->fast_run >= 2)
         s->follow_resume = now + MON_FOLLOW_HOLD_S;
     if (want && now - s->last_edge_t >= MON_EDGE_GAP_S) {
         s->last_edge_t = now;

@@ -38,7 +38,12 @@
 #define MON_EDGE_MIN_FRAC 0.25
 #define MON_EDGE_GAP_S 0.001
 #define MON_EDGE_SHORT_S 0.001
-/* While phase boundaries come faster than that (a phase per step), run.jsonl is read at most
+/* A phase that lasted this long has its end sampled whatever came before it (a 12 ms checkpoint
+ * right after a long phase's end: its bytes are read at its end, not shared by time with the
+ * next phase's). */
+#define MON_EDGE_END_S 0.005
+/* While phase boundaries come faster than that (a phase per step: from the third boundary in a
+ * row, so that a lone short phase's end is read when it comes), run.jsonl is read at most
  * this often instead of at every line: a wake-up costs more than the line (measured: about
  * 70 us each on a 2-core VM); a long phase's end is then seen up to this much late. */
 #define MON_FOLLOW_HOLD_S 0.1

@@ -114,6 +114,10 @@ bool sum_fig_gpu_known(const struct sum_run *run, int index)
 
 const char *sum_fig_gpu_tool(const struct sum_run *run)
 {
+    if (run->info.gpu_source[0]) /* what hwmon said it ran */
+        return run->info.gpu_source;
+    /* an older log: its GPUs' vendors (AMD's came with gpu_source; an entry without a vendor
+     * is nvidia-smi's) */
     bool any = false;
     for (int g = 0; g < RD_MAX_GPUS; g++) {
         if (!run->info.gpu_vendor[g][0])

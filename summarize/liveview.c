@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "summary.h" /* sum_event_error_like */
+#include "evclass.h"
 #include "hwrun/utf8.h"
 
 #define MIB_PER_GIB 1024.0

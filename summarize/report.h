@@ -91,7 +91,8 @@ double sum_fig_clock_mean(const struct sum_run *run); /* mean_gpu_clock_mhz */
 double sum_fig_round_us(double x);                    /* durations, to the microsecond */
 uint64_t sum_fig_events_total(const struct sum_run *run);
 const char *sum_fig_tz_source(enum sum_tz_source s); /* time_zone.source */
-/* The tool whose rows hw_metrics.csv holds, as the reports name it: "amdgpu" when every GPU the
+/* The tool whose rows hw_metrics.csv holds, as the reports name it: the start event's
+ * gpu_source ("nvidia-smi", "amdgpu", ...); in a log from before it, "amdgpu" when every GPU the
  * start event named is AMD's (hwmon read the kernel's files and wrote the rows itself, in UTC),
  * else "nvidia-smi". */
 const char *sum_fig_gpu_tool(const struct sum_run *run);
@@ -130,5 +131,21 @@ double sum_fig_cpu_of_cores(const struct sum_run *run, double pct_one_core);
  * a name the row table lacks): summary.json's headline keys. */
 void sum_report_row_json(struct hw_json *w, const struct sum_run *run, const char *const *keys,
                          size_t n);
+/* Whether the sweep row's table has a column of that name. */
+bool sum_report_row_has(const char *key);
+/* summary.json's headline members, in order (report_json.c): the sweep row's columns by key,
+ * and the members that are not row columns (edge rows, the framework's memory, the seconds the
+ * energy covers) at their places. */
+struct sum_json_head {
+    const char *key;
+    enum {
+        SUM_JSON_HEAD_ROW,
+        SUM_JSON_HEAD_EDGES,
+        SUM_JSON_HEAD_FWMEM,
+        SUM_JSON_HEAD_COVERED
+    } kind;
+};
+extern const struct sum_json_head sum_json_headline[];
+extern const size_t sum_json_nheadline;
 
 #endif

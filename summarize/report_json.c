@@ -42,8 +42,8 @@ static void json_system(struct hw_json *w, const struct sum_system *sys)
 {
     hw_json_open(w, "system", '{');
     for (int i = 0; i < SUM_IO_COUNT; i++) {
-        hw_json_num(w, sum_io_mib_keys[i], sum_system_mib(sys, i));
-        hw_json_num(w, sum_io_peak_keys[i], sum_system_peak_mib_s(sys, i));
+        hw_json_num(w, sum_io_defs[i].mib_key, sum_system_mib(sys, i));
+        hw_json_num(w, sum_io_defs[i].peak_key, sum_system_peak_mib_s(sys, i));
     }
     hw_json_num(w, "fs_free_min_mib", sys->fs_free_min_mib);
     hw_json_close(w);
@@ -149,7 +149,7 @@ static void json_together(struct hw_json *w, const struct sum_run *run)
 static void json_gpu_metrics(struct hw_json *w, const struct sum_stat *m)
 {
     for (int k = 0; k < RD_GM_COUNT; k++)
-        if (k != RD_GM_GR_CLOCK || m[k].n)
+        if (!hw_gpu_figs[k].when_seen || m[k].n)
             json_stat(w, rd_gpu_metric_names[k], &m[k]);
 }
 
@@ -541,24 +541,46 @@ static void json_cores(struct hw_json *w, const struct sum_run *run)
 
 /* summary.json's headline figures are the sweep row's, by key, computed once in its table:
  * pytyche's keys (same names and meaning), then calibrax's, then ours, in the order those
- * documents have them; edge_samples and the framework's memory object sit between. */
+ * documents have them; edge_samples and the framework's memory object sit between. Every row
+ * key resolves in the table (test_summarize.outputs.headline_keys_resolve), so a misspelling
+ * fails a test rather than printing null. */
+const struct sum_json_head sum_json_headline[] = {
+    {"peak_vram_mb"},      {"gpu_util_mean_pct"},  {"gpu_util_max_pct"},
+    {"mem_util_mean_pct"}, {"mem_util_max_pct"},   {"power_watts_mean"},
+    {"power_watts_max"},   {"cpu_usr_mean_pct"},   {"cpu_idle_mean_pct"},
+    {"peak_rss_mb"},       {"mean_rss_mb"},        {"memory_growth_mb"},
+    {"num_samples"},       {"edge_samples", SUM_JSON_HEAD_EDGES},
+    {"duration_sec"},      {"outside_phases_sec"}, {"steps"},
+    {"sec_per_step"},      {"energy_wh_per_step"}, {"mean_gpu_clock_mhz"},
+    {"mean_gpu_power_w"},  {"peak_gpu_mem_mb"},    {"mean_gpu_util"},
+    {"peak_vram_mib"},     {"framework_memory", SUM_JSON_HEAD_FWMEM},
+    {"energy_wh"},         {"energy_covered_sec", SUM_JSON_HEAD_COVERED},
+};
+const size_t sum_json_nheadline = HW_ARRAY_SIZE(sum_json_headline);
+
 static void json_headline(struct hw_json *w, const struct sum_run *run)
 {
-    static const char *const pytyche_calibrax[] = {
-        "peak_vram_mb",     "gpu_util_mean_pct", "gpu_util_max_pct",  "mem_util_mean_pct",
-        "mem_util_max_pct", "power_watts_mean",  "power_watts_max",   "cpu_usr_mean_pct",
-        "cpu_idle_mean_pct", "peak_rss_mb",      "mean_rss_mb",       "memory_growth_mb",
-        "num_samples"};
-    static const char *const steps_and_calibrax[] = {
-        "duration_sec",       "outside_phases_sec", "steps",           "sec_per_step",
-        "energy_wh_per_step", "mean_gpu_clock_mhz", "mean_gpu_power_w", "peak_gpu_mem_mb",
-        "mean_gpu_util",      "peak_vram_mib"};
-    static const char *const energy[] = {"energy_wh"};
-    sum_report_row_json(w, run, pytyche_calibrax, HW_ARRAY_SIZE(pytyche_calibrax));
-    hw_json_u64(w, "edge_samples", run->edge_rows);
-    sum_report_row_json(w, run, steps_and_calibrax, HW_ARRAY_SIZE(steps_and_calibrax));
-    json_fwmem(w, run, NULL);
-    sum_report_row_json(w, run, energy, HW_ARRAY_SIZE(energy));
+    const char *keys[HW_ARRAY_SIZE(sum_json_headline)];
+    size_t n = 0;
+    for (size_t i = 0; i <= sum_json_nheadline; i++) {
+        const struct sum_json_head *h = i < sum_json_nheadline ? &sum_json_headline[i] : NULL;
+        if (h && h->kind == SUM_JSON_HEAD_ROW) {
+            keys[n++] = h->key;
+            continue;
+        }
+        if (n) /* the row keys before it: the row's columns computed once for them */
+            sum_report_row_json(w, run, keys, n);
+        n = 0;
+        if (h && h->kind == SUM_JSON_HEAD_EDGES) {
+            hw_json_u64(w, h->key, run->edge_rows);
+        } else if (h && h->kind == SUM_JSON_HEAD_COVERED) {
+            double covered; /* of the run's span, as a phase's */
+            (void)sum_run_energy_partly(run, &covered);
+            hw_json_num(w, h->key, sum_fig_round_us(covered));
+        } else if (h) {
+            json_fwmem(w, run, NULL);
+        }
+    }
 }
 
 void sum_report_json(const struct sum_run *run, struct hw_buf *out)
@@ -745,8 +767,9 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         hw_json_num(&w, "proc_memory_growth_mib", sum_fig_growth(&p->proc_rss));
         hw_json_num(&w, "proc_cpu_mean_pct", sum_stat_mean(&p->proc_cpu));
         /* the tree's storage I/O inside the phase (its share of each row's growth) */
-        hw_json_num(&w, "proc_read_bytes", p->proc_io_seen ? round(p->proc_io[0]) : NAN);
-        hw_json_num(&w, "proc_write_bytes", p->proc_io_seen ? round(p->proc_io[1]) : NAN);
+        bool io = p->proc_io_seen && !(p->proc_gap_s > 0); /* a hole's bytes: not whose */
+        hw_json_num(&w, "proc_read_bytes", io ? round(p->proc_io[0]) : NAN);
+        hw_json_num(&w, "proc_write_bytes", io ? round(p->proc_io[1]) : NAN);
         /* the tracked process alone, and the tree's user/system split */
         hw_json_num(&w, "proc_main_peak_rss_mib", sum_fig_max(&p->main_rss));
         hw_json_num(&w, "proc_main_cpu_mean_pct", sum_stat_mean(&p->main_cpu));
@@ -760,6 +783,8 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         hw_json_close(&w);
         json_phase_outcome(&w, p->exit_status, p->signal, p->failed, p->open);
         hw_json_str(&w, "edges", sum_phase_edges(p));
+        hw_json_num(&w, "gap_sec", sum_fig_round_us(sum_phase_gap_s(p)));
+        hw_json_str(&w, "unmeasured_reason", sum_phase_gap_s(p) > 0 ? "sampling_gap" : NULL);
         long gs = sum_phase_gpu_samples(run, p);
         if (gs >= 0) {
             hw_json_u64(&w, "gpu_samples", (uint64_t)gs);
@@ -825,7 +850,7 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     hw_json_open(&w, "process", '{');
     hw_json_num(&w, "peak_rss_mib", sum_fig_max(&run->proc[HW_PROC_COL_RSS]));
     hw_json_num(&w, "mean_rss_mib", sum_stat_mean(&run->proc[HW_PROC_COL_RSS]));
-    hw_json_num(&w, "memory_growth_mib", sum_fig_growth(&run->proc[HW_PROC_COL_RSS]));
+    hw_json_num(&w, "memory_growth_mib", sum_run_memory_growth(run));
     json_stat(&w, "rss_mib", &run->proc[HW_PROC_COL_RSS]);
     json_stat(&w, "pss_mib", &run->proc[HW_PROC_COL_PSS]);
     json_stat(&w, "cpu_pct", &run->proc[HW_PROC_COL_CPU]);

@@ -123,8 +123,8 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
       sum_fig_max(&run->proc[HW_PROC_COL_RSS]))                                                     \
     D("mean_rss_mb", "mean RSS of the job's process tree", SHOW(SUM_SHOW_PAGE, NULL, "process mean RSS"),                                 \
       sum_stat_mean(&run->proc[HW_PROC_COL_RSS]))                                                  \
-    D("memory_growth_mb", "RSS at the end minus at the start", SHOW(SUM_SHOW_PAGE, NULL, "process RSS growth"),                             \
-      sum_fig_growth(&run->proc[HW_PROC_COL_RSS]))                                                         \
+    D("memory_growth_mb", "RSS of the job's process tree at its last live row minus at its first", SHOW(SUM_SHOW_PAGE, NULL, "process RSS growth"),                             \
+      sum_run_memory_growth(run))                                                         \
     D("gpu_mem_peak_mib", "highest GPU memory of the job's own processes (gpu_procs.csv)", SHOW(SUM_SHOW_PAGE, NULL, "process GPU memory peak"), \
       sum_run_tree_gpu_mem_peak(run, NULL))                                                        \
     D("proc_cpu_mean_pct", "mean CPU of the job's process tree, in % of one core",                 \
@@ -154,8 +154,8 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
     D("sys_cpu_mean_pct", "the tree's mean system CPU, in % of one core", NOSHOW,                  \
       sum_stat_mean(&run->proc[HW_PROC_COL_SYS_CPU]))                                              \
     /* disks, network, free space, the container (system.h) */                                     \
-    PER_IO(D(sum_io_mib_keys[i], sum_io_mib_what[i], SHOW(SUM_SHOW_PAGE, NULL, sum_io_mib_words[i]), sum_system_mib(&run->sys, i))         \
-               D(sum_io_peak_keys[i], sum_io_peak_what[i], SHOW(SUM_SHOW_PAGE, NULL, sum_io_peak_words[i]),                                 \
+    PER_IO(D(sum_io_defs[i].mib_key, sum_io_defs[i].mib_what, SHOW(SUM_SHOW_PAGE, NULL, sum_io_defs[i].mib_words), sum_system_mib(&run->sys, i)) \
+               D(sum_io_defs[i].peak_key, sum_io_defs[i].peak_what, SHOW(SUM_SHOW_PAGE, NULL, sum_io_defs[i].peak_words),                    \
                  sum_system_peak_mib_s(&run->sys, i)))                                             \
     D("fs_free_min_mib", "least free space on the run directory's file system", SHOW(SUM_SHOW_PAGE, NULL, "free space min"),            \
       run->sys.fs_free_min_mib)                                                                    \
@@ -375,6 +375,17 @@ void sum_report_row_json(struct hw_json *w, const struct sum_run *run, const cha
         else
             hw_json_num(w, keys[k], c[i].d);
     }
+}
+
+bool sum_report_row_has(const char *key)
+{
+    const char *names[SWEEP_NCOLS], *whats[SWEEP_NCOLS];
+    struct sum_show shows[SWEEP_NCOLS];
+    size_t n = col_shows(names, whats, shows);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(names[i], key))
+            return true;
+    return false;
 }
 
 void sum_report_columns(const struct sum_units *u, struct hw_buf *out)

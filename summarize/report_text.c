@@ -162,15 +162,13 @@ static void text_system(struct hw_buf *out, const char *indent, const struct sum
 {
     bool disk = !isnan(sys->bytes[SUM_IO_DISK_READ]) || !isnan(sys->bytes[SUM_IO_DISK_WRITE]);
     bool net = !isnan(sys->bytes[SUM_IO_NET_RX]) || !isnan(sys->bytes[SUM_IO_NET_TX]);
-    static const char *const label[SUM_IO_COUNT] = {"disks: read ", ", written ",
-                                                    "network: received ", ", sent "};
     const char *sep = indent;
     for (int i = 0; i < SUM_IO_COUNT; i++) {
         if (!(i < SUM_IO_NET_RX ? disk : net))
             continue;
         if (i == SUM_IO_DISK_READ || i == SUM_IO_NET_RX)
             hw_buf_puts(out, sep);
-        hw_buf_puts(out, label[i]);
+        hw_buf_puts(out, sum_io_defs[i].text_system);
         tmem(out, sum_system_mib(sys, i), u);
         if (!isnan(sys->peak_mib_s[i])) {
             hw_buf_puts(out, " (peak ");
@@ -241,7 +239,7 @@ static void text_fwmem(struct hw_buf *out, const char *indent, const struct sum_
         hw_buf_puts(out, ", pool ");
         tgmem(out, x.pool_mib, u);
     }
-    hw_buf_printf(out, "; %s peak VRAM ", sum_fig_gpu_tool(run));
+    hw_buf_printf(out, "; %s peak VRAM ", sum_fig_printable(sum_fig_gpu_tool(run), sb, sizeof sb));
     tgmem(out, x.vram_peak_mib, u);
     if (isfinite(x.vram_total_mib)) {
         hw_buf_puts(out, " of ");
@@ -317,6 +315,13 @@ static void text_phase_entry(struct hw_buf *out, const struct sum_run *run,
     long gs = sum_phase_gpu_samples(run, p);
     if (gs >= 0 && gs < SUM_PHASE_GPU_RESOLVED)
         hw_buf_printf(out, " (GPU not resolved: %ld sample%s)", gs, gs == 1 ? "" : "s");
+    double gap = sum_phase_gap_s(p);
+    if (gap > 0) { /* no row tells what happened then: not the hole's average */
+        hw_buf_puts(out, " (");
+        tdur(out, gap, u);
+        hw_buf_puts(out, " of it inside a sampling gap: CPU, disk, network, process I/O "
+                         "unmeasured)");
+    }
     if (!p->edge_t0 || !p->edge_t1) /* sum_phase_edges() in words */
         hw_buf_printf(out, " (CPU, disk, network %s)",
                       p->edge_t0   ? "measured at its begin, interpolated at its end"
@@ -574,6 +579,12 @@ static void text_headline(struct hw_buf *out, const struct sum_run *run,
     tdur(out, sum_run_duration(run), u);
     hw_buf_printf(out, ", energy ");
     twh(out, sum_run_energy_wh(run), u);
+    double covered;
+    if (sum_run_energy_partly(run, &covered)) { /* GPUs read from after the start, a gap */
+        hw_buf_puts(out, " (GPU energy over ");
+        tdur(out, covered, u);
+        hw_buf_puts(out, " of it: partly unmeasured)");
+    }
     double co2 = sum_fig_co2e_g(run, sum_run_energy_wh(run));
     double cost = sum_fig_energy_cost(run, sum_run_energy_wh(run));
     if (isfinite(co2) || isfinite(cost)) {
@@ -599,11 +610,9 @@ static void text_headline(struct hw_buf *out, const struct sum_run *run,
         tmem(out, jw / 1048576.0, u);
         hw_buf_puts(out, " (its processes' storage I/O)\n");
     }
-    static const char *const io_words[SUM_IO_COUNT] = {"  node I/O: disks read ", ", written ",
-                                                       "; network received ", ", sent "};
     if (isfinite(io[SUM_IO_DISK_READ]) || isfinite(io[SUM_IO_NET_RX])) {
         for (int i = 0; i < SUM_IO_COUNT; i++) {
-            hw_buf_puts(out, io_words[i]);
+            hw_buf_puts(out, sum_io_defs[i].text_run);
             tmem(out, io[i] / 1048576.0, u);
         }
         hw_buf_putc(out, '\n');
@@ -684,11 +693,6 @@ static void text_details(const struct sum_run *run, const struct sum_units *u,
                          struct hw_buf *out)
 {
     char sb[256];
-    static const char *const units[RD_GM_COUNT] = {"%", "%", " MiB", " MiB", " W",
-                                                    " C", " MHz", " MHz", " MHz"};
-    static const char *const labels[RD_GM_COUNT] = {"util", "mem util", "mem used",
-                                                     "mem total", "power", "temperature",
-                                                     "SM clock", "mem clock", "gr clock"};
     hw_buf_printf(out, "run %s\n",
                   run->dir ? sum_fig_printable(run->dir, sb, sizeof sb) : "(files)");
     text_headline(out, run, u);
@@ -881,9 +885,11 @@ static void text_details(const struct sum_run *run, const struct sum_units *u,
             hw_buf_printf(out, " (%llu gaps, %.1f s not bridged)",
                           (unsigned long long)gp->energy.gaps, gp->energy.gap_s);
         hw_buf_putc(out, '\n');
-        for (int m = 0; m < RD_GM_COUNT; m++)
-            tstat(out, labels[m], &gp->m[m], units[m],
-                  m == RD_GM_MEM_USED || m == RD_GM_MEM_TOTAL ? u : NULL);
+        for (int m = 0; m < RD_GM_COUNT; m++) { /* every figure, as its entry describes it */
+            const struct hw_gpu_fig *f = &hw_gpu_figs[m];
+            tstat(out, f->label, &gp->m[m], hw_gpu_dims[f->dim].unit,
+                  f->dim == HW_GPU_DIM_MIB ? u : NULL); /* GPU memory: in --units gpumem */
+        }
         for (int m = 0; gp->in_gpm && m < (int)(sizeof gpm_text / sizeof gpm_text[0]); m++)
             tstat(out, gpm_text[m].label, &gp->gpm[gpm_text[m].col], "%", NULL);
         text_clocks(out, run->clk[g]);

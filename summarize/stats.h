@@ -103,6 +103,27 @@ static inline void sum_stat_add_w(struct sum_stat *s, double v, double w)
     s->last = v;
     s->n++;
 }
+/* A gauge reading that stands for w seconds, with its quantiles (of the readings, one each):
+ * the mean weighs by w, min and max are over the readings. Never mixed with sum_stat_add on one
+ * series. w <= 0 or NaN v: nothing. */
+static inline void sum_stat_add_wq(struct sum_stat *s, double v, double w)
+{
+    if (v != v || !(w > 0))
+        return;
+    if (s->n == 0) {
+        s->min = s->max = s->first = v;
+        s->sum = s->wsum = 0;
+    } else {
+        s->min = v < s->min ? v : s->min;
+        s->max = v > s->max ? v : s->max;
+    }
+    s->sum += v * w;
+    s->wsum += w;
+    s->last = v;
+    s->n++;
+    if (!s->no_quant)
+        sum_stat_quant_add(s, v);
+}
 double sum_stat_mean(const struct sum_stat *s); /* NAN when empty; weighted if sum_stat_add_w */
 /* q in [0, 1]; NAN when empty or quantiles unavailable. */
 double sum_stat_quantile(const struct sum_stat *s, double q);

@@ -30,6 +30,7 @@ struct sum_run *sum_run_new(void)
     run->cg_mem_max_mib = NAN;
     run->cpu_prev_t = NAN;
     run->proc_prev_t = NAN;
+    run->rss_first = run->rss_last = run->rss_before_last = NAN;
     run->cpu_pend.t_row = run->cpu_pend.t_cad = NAN;
     run->proc_pend.t_row = run->proc_pend.t_cad = NAN;
     sum_system_init(&run->sys);
@@ -492,6 +493,35 @@ bool sum_phase_energy_partly(const struct sum_run *run, const struct sum_phase_a
             *covered = c;
         double iv = sum_run_gap_interval(run, HW_FILE_GPU, g);
         partly |= p->t1 - p->t0 - c > SUM_PHASE_UNCOVERED_IV * (isfinite(iv) ? iv : 0) + 0.001;
+    }
+    return partly;
+}
+
+double sum_run_memory_growth(const struct sum_run *run)
+{
+    return run->rss_last - run->rss_first;
+}
+
+double sum_phase_gap_s(const struct sum_phase_acc *p)
+{
+    return fmax(p->cpu_gap_s, p->proc_gap_s);
+}
+
+bool sum_run_energy_partly(const struct sum_run *run, double *covered)
+{
+    bool partly = false;
+    *covered = NAN;
+    double span = sum_run_duration(run);
+    for (int g = 0; g < RD_MAX_GPUS; g++) {
+        if (!run->gpu[g] || !isfinite(sum_gpu_energy_wh(run, g, NULL)))
+            continue;
+        double c = run->gpu[g]->energy.covered_s;
+        if (isnan(c))
+            continue;
+        if (isnan(*covered) || c < *covered)
+            *covered = c;
+        double iv = sum_run_gap_interval(run, HW_FILE_GPU, g);
+        partly |= span - c > SUM_PHASE_UNCOVERED_IV * (isfinite(iv) ? iv : 0) + 0.001;
     }
     return partly;
 }
@@ -1513,6 +1543,50 @@ static double overlap(const struct sum_phase_acc *p, const struct part *x)
     return fmin(x->b, p->t1) - fmax(x->a, p->t0);
 }
 
+/* Holes: a row that stands for more than RD_GAP_FACTOR intervals (hwmon stopped or frozen)
+ * says what the whole of it did, not when: the run's totals take it, a phase inside it gets
+ * nothing of it, and counts its time as unmeasured (a phase inside a 20 s hole got the hole's
+ * average CPU, labelled "interpolated" like any step). */
+static bool hole_row(const struct sum_run *run, double a, double b)
+{
+    double iv = run->info.interval_s;
+    return iv > 0 && b - a > RD_GAP_FACTOR * iv;
+}
+
+static void phase_cpu_part(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
+                           const void *arg);
+static void phase_proc_part(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
+                            const void *arg);
+
+/* A hole's row is a phase's own when the phase spans it (read at both ends): its figures are
+ * the phase's, measured. A phase that shares part of it only is unmeasured there. */
+static bool spans_row(const struct sum_run *run, const struct sum_phase_acc *p,
+                      const struct part *x)
+{
+    double tol = hw_edge_tol(run->info.interval_s);
+    return p->t0 <= x->a + tol && p->t1 >= x->b - tol;
+}
+
+static void phase_cpu_hole(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
+                           const void *arg)
+{
+    double w = overlap(p, arg);
+    if (spans_row(run, p, arg))
+        phase_cpu_part(run, p, a, b, arg);
+    else if (w > 0)
+        p->cpu_gap_s += w;
+}
+
+static void phase_proc_hole(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
+                            const void *arg)
+{
+    double w = overlap(p, arg);
+    if (spans_row(run, p, arg))
+        phase_proc_part(run, p, a, b, arg);
+    else if (w > 0)
+        p->proc_gap_s += w;
+}
+
 static void phase_cpu_part(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
                            const void *arg)
 {
@@ -1618,7 +1692,7 @@ static void on_cpu(void *ctx, const struct rd_cpu_row *r)
         double a = own_part(run, &run->cpu_pend, r->t, r->v, HW_CPU_COL_COUNT, r->edge,
                             cpu_col_interval, cpu_col_bytes, own);
         struct part x = {a, r->t, own, NULL};
-        for_phases(run, a, r->t, phase_cpu_part, &x);
+        for_phases(run, a, r->t, hole_row(run, a, r->t) ? phase_cpu_hole : phase_cpu_part, &x);
         for_phases(run, r->t, r->t, phase_sys_point, pt);
         double tol = edge_tol(run);
         for_phases(run, r->t - tol, r->t + tol, phase_mark_edge, &r->t);
@@ -1688,6 +1762,79 @@ static const struct sum_phase_acc *io_owner(struct sum_run *run, double a, doubl
     return owner;
 }
 
+/* Gauges by time. A cadence row of proc_metrics.csv stands for the time since the cadence row
+ * before it (the first: since hwmon's baseline); the run's mean of each column weighs it so, and
+ * min and max are over the rows. What is not a reading of the job's gauges: the memory and
+ * threads of a row with no live process (the exited command's last row, written empty; 0 from
+ * older hwmons or before the job's first process existed). CPU rates are read from /proc's
+ * clock ticks (10 ms): over the 2-20 ms of the exit row they say 0 or 300% of a core, so a rate
+ * read over less than half the interval joins the row before it, as one rate over both
+ * (a one-thread loop read a mean of 105.6% and a max of 125.5% with the exit row whole). */
+enum proc_kind { PK_COUNTER, PK_RATE, PK_TREE, PK_MAIN };
+static const unsigned char proc_kind[HW_PROC_COL_COUNT] = {
+    [HW_PROC_COL_PROCS] = PK_TREE,        [HW_PROC_COL_THREADS] = PK_TREE,
+    [HW_PROC_COL_CPU] = PK_RATE,          [HW_PROC_COL_RSS] = PK_TREE,
+    [HW_PROC_COL_PSS] = PK_TREE,          [HW_PROC_COL_MAIN_RSS] = PK_MAIN,
+    [HW_PROC_COL_MAIN_CPU] = PK_RATE,     [HW_PROC_COL_MAIN_THREADS] = PK_MAIN,
+    [HW_PROC_COL_USR_CPU] = PK_RATE,      [HW_PROC_COL_SYS_CPU] = PK_RATE,
+    [HW_PROC_COL_PRIVATE] = PK_TREE,      [HW_PROC_COL_SHARED] = PK_TREE,
+    [HW_PROC_COL_MAIN_PRIVATE] = PK_MAIN, [HW_PROC_COL_MAIN_SHARED] = PK_MAIN,
+};
+
+/* A row's gauges with those that are no reading of a live job NAN (into g). */
+static void proc_live(const double *v, double *g)
+{
+    bool tree = !(v[HW_PROC_COL_PROCS] <= 0) && !(v[HW_PROC_COL_RSS] <= 0);
+    bool main = tree && !(v[HW_PROC_COL_MAIN_RSS] <= 0);
+    for (int c = 0; c < HW_PROC_COL_COUNT; c++)
+        g[c] = (proc_kind[c] == PK_TREE && !tree) || (proc_kind[c] == PK_MAIN && !main) ? NAN : v[c];
+}
+
+static void proc_rate_flush(struct sum_run *run)
+{
+    if (!run->proc_rate.have)
+        return;
+    for (int c = 0; c < HW_PROC_COL_COUNT; c++)
+        if (proc_kind[c] == PK_RATE)
+            sum_stat_add_wq(&run->proc[c], run->proc_rate.v[c], run->proc_rate.dt);
+    run->proc_rate.have = false;
+}
+
+static void proc_gauges(struct sum_run *run, const struct rd_proc_row *r)
+{
+    double iv = run->info.interval_s;
+    double dt = isnan(run->proc_prev_t) ? r->t - first_row_start(run, r->t) : r->t - run->proc_prev_t;
+    if (!(dt > 0)) /* no time of its own (a row without a time, or at the previous one's) */
+        dt = isnan(r->t) && iv > 0 ? iv : 1e-9;
+    double g[HW_PROC_COL_COUNT];
+    proc_live(r->v, g);
+    double rss = g[HW_PROC_COL_RSS];
+    if (!isnan(rss)) {
+        if (isnan(run->rss_first))
+            run->rss_first = rss;
+        run->rss_before_last = run->rss_last;
+        run->rss_last = rss;
+    } else if (!isnan(run->rss_last) && run->rss_last < run->rss_before_last) {
+        run->rss_last = run->rss_before_last; /* the exit row after a fall: the teardown's */
+        run->rss_before_last = NAN;
+    }
+    for (int c = 0; c < HW_PROC_COL_COUNT; c++)
+        if (proc_kind[c] != PK_RATE)
+            sum_stat_add_wq(&run->proc[c], g[c], dt);
+    if (run->proc_rate.have && iv > 0 && dt < iv / 2) { /* one rate over both rows */
+        double *p = run->proc_rate.v, pdt = run->proc_rate.dt;
+        for (int c = 0; c < HW_PROC_COL_COUNT; c++)
+            if (proc_kind[c] == PK_RATE && !isnan(g[c]))
+                p[c] = isnan(p[c]) ? g[c] : (p[c] * pdt + g[c] * dt) / (pdt + dt);
+        run->proc_rate.dt = pdt + dt;
+        return;
+    }
+    proc_rate_flush(run);
+    memcpy(run->proc_rate.v, g, sizeof g);
+    run->proc_rate.dt = dt;
+    run->proc_rate.have = true;
+}
+
 static void on_proc(void *ctx, const struct rd_proc_row *r)
 {
     struct sum_run *run = ctx;
@@ -1696,6 +1843,7 @@ static void on_proc(void *ctx, const struct rd_proc_row *r)
         double own[HW_PROC_COL_COUNT];
         double a = own_part(run, &run->proc_pend, r->t, r->v, HW_PROC_COL_COUNT, r->edge,
                             proc_col_interval, no_bytes, own);
+        proc_live(own, own); /* a phase's RSS is a live job's too */
         /* the cumulative counters' growth since the previous row: a wrapped command's start
          * from 0 (its processes are new), another's from its first row */
         double io[2];
@@ -1709,13 +1857,12 @@ static void on_proc(void *ctx, const struct rd_proc_row *r)
                 run->pio_last[k] = v;
         }
         struct part x = {a, r->t, own, io, r->edge ? io_owner(run, a, r->t) : NULL};
-        for_phases(run, a, r->t, phase_proc_part, &x);
+        for_phases(run, a, r->t, hole_row(run, a, r->t) ? phase_proc_hole : phase_proc_part, &x);
         sum_names_proc(&run->names, r->t, own[HW_PROC_COL_RSS], a, r->t, own[HW_PROC_COL_CPU]);
     }
     if (r->edge)
         return;
-    for (int c = 0; c < HW_PROC_COL_COUNT; c++)
-        sum_stat_add(&run->proc[c], r->v[c]);
+    proc_gauges(run, r);
     /* the descendants at this instant: the tree without the main process (NAN: unmeasured;
      * not tracked at all under hwmon --no-children: unmeasured too, not 0) */
     if (run->info.descendants != 0) {
@@ -1843,22 +1990,6 @@ static void on_gpu_proc(void *ctx, const struct rd_gpu_proc_row *r)
 }
 
 /* ---- events ----------------------------------------------------------------------------- */
-
-bool sum_event_error_like(const char *name, struct json_object *data)
-{
-    struct json_object *sev;
-    if (data && json_object_object_get_ex(data, HW_EV_SEVERITY, &sev) &&
-        json_object_is_type(sev, json_type_string) &&
-        !strcmp(json_object_get_string(sev), HW_EV_SEVERITY_INFO))
-        return false;
-    static const char *const words[] = {"error", "fail", "exit", "hung", "kill", "unavailable",
-                                        "oom", "crash", "abort", "exception", "restart",
-                                        "fallback", "timeout", "signal"};
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-        if (strcasestr(name, words[i]))
-            return true;
-    return false;
-}
 
 static void param_set(struct sum_run *run, const char *key, struct json_object *v, bool metric)
 {
@@ -2153,6 +2284,7 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
         }
     }
     gp_close_block(run);
+    proc_rate_flush(run);
     for (int g = 0; g < RD_MAX_GPUS; g++)
         if (run->pm[g])
             pmon_close(run, g);

@@ -11,6 +11,7 @@
 
 #include "clocks.h"
 #include "ecount.h"
+#include "evclass.h" /* sum_event_error_like */
 #include "energy.h"
 #include "hwrun/rundir.h"
 #include "ivindex.h"
@@ -156,6 +157,10 @@ struct sum_phase_acc {
      * growth of the cumulative counters); proc_io_seen: a row with them met the phase */
     double proc_io[2];
     bool proc_io_seen;
+    /* the seconds of it inside a hole of cpu_metrics.csv's / proc_metrics.csv's rows (a row
+     * longer than RD_GAP_FACTOR intervals: hwmon stopped or frozen): not measured, and not
+     * interpolated at the hole's average either (sum_phase_gap_s) */
+    double cpu_gap_s, proc_gap_s;
 };
 
 /* A phase beyond SUM_MAX_PHASES: where and how it ran, no figures of its own. */
@@ -382,8 +387,15 @@ struct sum_run {
     struct sum_system sys;
     double sys_prev_t, kpeak_prev;
 
-    /* process tree */
+    /* process tree: gauges by time (each cadence row weighted by the time it stands for), over
+     * the rows of a live tree (sum_proc_gauges in summary.c) */
     struct sum_stat proc[HW_PROC_COL_COUNT];
+    /* the tree's RSS at its first live cadence row and at its end (sum_run_memory_growth) */
+    double rss_first, rss_last, rss_before_last;
+    struct { /* the CPU rates of the last cadence row, held until the next: a short one joins it */
+        double v[HW_PROC_COL_COUNT], dt;
+        bool have;
+    } proc_rate;
 
     /* GPU memory of processes (gpu_procs.csv) */
     uint64_t gp_rows;
@@ -521,6 +533,19 @@ double sum_phase_energy_wh(const struct sum_run *run, const struct sum_phase_acc
 #define SUM_PHASE_UNCOVERED_IV 1.25 /* intervals: a cadence's last row before the end, jitter */
 bool sum_phase_energy_partly(const struct sum_run *run, const struct sum_phase_acc *p,
                              double *covered);
+/* memory_growth_mb: the process tree's RSS at its last live row less at its first (NAN: no
+ * live row). A last live row right before the job's exit row that fell below the one before it
+ * is the exiting interpreter freeing its memory, not the job's: the row before it counts. */
+double sum_run_memory_growth(const struct sum_run *run);
+/* The seconds of phase p inside a sampling hole (the larger of the CPU's and the process
+ * tree's): its CPU, disk, network and process figures do not cover them, and its I/O bytes are
+ * unmeasured (null) when any of it is. */
+double sum_phase_gap_s(const struct sum_phase_acc *p);
+/* The same for the run: the seconds of its span (sum_run_duration) its energy spans, its least
+ * covered GPU's (the bridged steps of its power curve; NAN: no GPU's energy measured), and
+ * whether a GPU's falls short by more than SUM_PHASE_UNCOVERED_IV of its intervals (nvidia-smi
+ * started late, a gap, a GPU that stopped answering): the text says so. */
+bool sum_run_energy_partly(const struct sum_run *run, double *covered);
 /* Whose processes hw_pmon.csv's pids can be told apart for: NULL when they can, else why not
  * ("pid_namespace": hwmon ran in a container, pmon prints the host's pids; "no_tree_pids": no
  * tree_pids.csv, an older hwmon or system mode); then only every process together is known. */
@@ -588,8 +613,5 @@ long sum_phase_gpu_samples(const struct sum_run *run, const struct sum_phase_acc
 /* Where hwmon read a phase's counters: "measured" (at its begin and its end), "begin", "end",
  * or "interpolated" (its CPU, disk and network are its time share of the rows around it). */
 const char *sum_phase_edges(const struct sum_phase_acc *p);
-/* Is an event error-like (listed in events.errors, marked on the page)? By its name, unless its
- * data (may be NULL) says "severity": "info". */
-bool sum_event_error_like(const char *name, struct json_object *data);
 
 #endif

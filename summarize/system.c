@@ -4,22 +4,40 @@
 #include <math.h>
 #include <stddef.h>
 
-const char *const sum_io_mib_keys[SUM_IO_COUNT] = {"disk_read_mib", "disk_write_mib", "net_rx_mib",
-                                                   "net_tx_mib"};
-const char *const sum_io_mib_what[SUM_IO_COUNT] = {
-    "read from the node's disks (every process's)", "written to the node's disks",
-    "received on the node's network", "sent on the node's network"};
-const char *const sum_io_peak_what[SUM_IO_COUNT] = {
-    "highest disk read rate of one interval", "highest disk write rate of one interval",
-    "highest receive rate of one interval", "highest send rate of one interval"};
-const char *const sum_io_mib_words[SUM_IO_COUNT] = {"node disk read", "node disk written",
-                                                      "node network received",
-                                                      "node network sent"};
-const char *const sum_io_peak_words[SUM_IO_COUNT] = {"node disk read peak", "node disk write peak",
-                                                       "node network receive peak",
-                                                       "node network send peak"};
-const char *const sum_io_peak_keys[SUM_IO_COUNT] = {"disk_read_peak_mib_s", "disk_write_peak_mib_s",
-                                                    "net_rx_peak_mib_s", "net_tx_peak_mib_s"};
+const struct sum_io_def sum_io_defs[SUM_IO_COUNT] = {
+    [SUM_IO_DISK_READ] = {.mib_key = "disk_read_mib",
+                          .peak_key = "disk_read_peak_mib_s",
+                          .mib_what = "read from the node's disks (every process's)",
+                          .peak_what = "highest disk read rate of one interval",
+                          .mib_words = "node disk read",
+                          .peak_words = "node disk read peak",
+                          .text_run = "  node I/O: disks read ",
+                          .text_system = "disks: read "},
+    [SUM_IO_DISK_WRITE] = {.mib_key = "disk_write_mib",
+                           .peak_key = "disk_write_peak_mib_s",
+                           .mib_what = "written to the node's disks",
+                           .peak_what = "highest disk write rate of one interval",
+                           .mib_words = "node disk written",
+                           .peak_words = "node disk write peak",
+                           .text_run = ", written ",
+                           .text_system = ", written "},
+    [SUM_IO_NET_RX] = {.mib_key = "net_rx_mib",
+                       .peak_key = "net_rx_peak_mib_s",
+                       .mib_what = "received on the node's network",
+                       .peak_what = "highest receive rate of one interval",
+                       .mib_words = "node network received",
+                       .peak_words = "node network receive peak",
+                       .text_run = "; network received ",
+                       .text_system = "network: received "},
+    [SUM_IO_NET_TX] = {.mib_key = "net_tx_mib",
+                       .peak_key = "net_tx_peak_mib_s",
+                       .mib_what = "sent on the node's network",
+                       .peak_what = "highest send rate of one interval",
+                       .mib_words = "node network sent",
+                       .peak_words = "node network send peak",
+                       .text_run = ", sent ",
+                       .text_system = ", sent "},
+};
 
 void sum_system_init(struct sum_system *s)
 {

@@ -9,12 +9,19 @@
 #include <stdbool.h>
 
 enum { SUM_IO_DISK_READ, SUM_IO_DISK_WRITE, SUM_IO_NET_RX, SUM_IO_NET_TX, SUM_IO_COUNT };
-/* summary.json's and the sweep rows' names: "disk_read_mib", ... and "disk_read_peak_mib_s" */
-extern const char *const sum_io_mib_keys[SUM_IO_COUNT];
-extern const char *const sum_io_peak_keys[SUM_IO_COUNT];
-extern const char *const sum_io_mib_what[SUM_IO_COUNT], *const sum_io_peak_what[SUM_IO_COUNT];
-/* their labels for people ("disk read", "disk read peak") */
-extern const char *const sum_io_mib_words[SUM_IO_COUNT], *const sum_io_peak_words[SUM_IO_COUNT];
+/* The node's disk and network counters, one entry each (system.c): every output iterates it,
+ * and test_summarize.system.io_table requires every member of every entry. */
+struct sum_io_def {
+    const char *mib_key;     /* summary.json's and the sweep rows' name: "disk_read_mib" */
+    const char *peak_key;    /* "disk_read_peak_mib_s" */
+    const char *mib_what;    /* what they mean (--columns) */
+    const char *peak_what;
+    const char *mib_words;   /* their labels for people: "node disk read" */
+    const char *peak_words;  /* "node disk read peak" */
+    const char *text_run;    /* the text report's run line: "  node I/O: disks read " */
+    const char *text_system; /* its phase lines: "disks: read " */
+};
+extern const struct sum_io_def sum_io_defs[SUM_IO_COUNT];
 
 struct sum_system {
     double bytes[SUM_IO_COUNT];      /* total; NAN until a row measured it */

@@ -3,7 +3,7 @@
 
 #include "hwrun/io.h"
 #include "hwrun/buf.h"
-#include "summary.h"
+#include "evclass.h"
 #include "system.h"
 
 #include <float.h>
@@ -234,23 +234,28 @@ static struct sum_tl_gpu *tl_gpu(struct sum_timeline *tl, int g)
     return tl->gpu[g];
 }
 
-/* Where each per-GPU series comes from in hw_metrics.csv, hw_dmon.csv and hw_gpm.csv (-1: no). */
-static const int from_query[SUM_TL_GCOUNT] = {RD_GM_UTIL,
-                                              RD_GM_MEM_UTIL,
-                                              RD_GM_MEM_USED,
-                                              RD_GM_MEM_TOTAL,
-                                              RD_GM_POWER,
-                                              RD_GM_SM_CLOCK,
-                                              -1,
-                                              -1,
-                                              -1};
-static const int from_dmon[SUM_TL_GCOUNT] = {RD_DM_SM,  RD_DM_MEM,  RD_DM_FB, -1,
-                                             RD_DM_PWR, RD_DM_PCLK, -1,        -1, -1};
-static const int from_gpm[SUM_TL_GCOUNT] = {-1, -1, -1, -1, -1, -1, RD_DM_SMUTIL, RD_DM_MMAACT,
-                                            -1};
+/* Where each per-GPU series comes from: its column in hw_metrics.csv (a figure of
+ * HW_GPU_METRICS), in hw_dmon.csv and in hw_gpm.csv, stored as COL(column), 0 where the file has
+ * none (a series left out of the table is drawn from no file, never from column 0). The capped
+ * series comes from hw_health.csv (sum_tl_health_row). */
+enum { SRC_QUERY, SRC_DMON, SRC_GPM, SRC_COUNT };
+#define COL(c) ((c) + 1)
+static const struct {
+    int col[SRC_COUNT];
+} series_src[SUM_TL_GCOUNT] = {
+    [SUM_TL_UTIL] = {{[SRC_QUERY] = COL(RD_GM_UTIL), [SRC_DMON] = COL(RD_DM_SM)}},
+    [SUM_TL_MEMUTIL] = {{[SRC_QUERY] = COL(RD_GM_MEM_UTIL), [SRC_DMON] = COL(RD_DM_MEM)}},
+    [SUM_TL_MEMUSED] = {{[SRC_QUERY] = COL(RD_GM_MEM_USED), [SRC_DMON] = COL(RD_DM_FB)}},
+    [SUM_TL_MEMTOTAL] = {{[SRC_QUERY] = COL(RD_GM_MEM_TOTAL)}},
+    [SUM_TL_POWER] = {{[SRC_QUERY] = COL(RD_GM_POWER), [SRC_DMON] = COL(RD_DM_PWR)}},
+    [SUM_TL_CLOCK] = {{[SRC_QUERY] = COL(RD_GM_SM_CLOCK), [SRC_DMON] = COL(RD_DM_PCLK)}},
+    [SUM_TL_SMACT] = {{[SRC_GPM] = COL(RD_DM_SMUTIL)}},
+    [SUM_TL_TENSOR] = {{[SRC_GPM] = COL(RD_DM_MMAACT)}},
+};
+#undef COL
 
 static void gpu_values(struct sum_timeline *tl, enum hw_file kind, int gpu, double t,
-                       const double *v, const int *map)
+                       const double *v, int src)
 {
     struct sum_tl_gpu *g = tl_gpu(tl, gpu);
     if (!g || !isfinite(t))
@@ -260,11 +265,12 @@ static void gpu_values(struct sum_timeline *tl, enum hw_file kind, int gpu, doub
     if (b < 0)
         return;
     for (int m = 0; m < SUM_TL_GCOUNT; m++) {
-        if (map[m] < 0)
+        int col = series_src[m].col[src] - 1;
+        if (col < 0)
             continue;
         if (kind == HW_FILE_DMON && (tl->have_query & (1u << m)))
             continue; /* hw_metrics.csv measured it */
-        double x = v[map[m]];
+        double x = v[col];
         if (kind == HW_FILE_GPU && isfinite(x))
             tl->have_query |= 1u << m;
         if (tl->spark_only) {
@@ -279,7 +285,7 @@ static void gpu_values(struct sum_timeline *tl, enum hw_file kind, int gpu, doub
 
 void sum_tl_gpu_row(struct sum_timeline *tl, const struct rd_gpu_row *r)
 {
-    gpu_values(tl, HW_FILE_GPU, r->gpu, r->t, r->v, from_query);
+    gpu_values(tl, HW_FILE_GPU, r->gpu, r->t, r->v, SRC_QUERY);
 }
 
 void sum_tl_dmon_row(struct sum_timeline *tl, enum hw_file kind, const struct rd_dmon_row *r)
@@ -288,7 +294,7 @@ void sum_tl_dmon_row(struct sum_timeline *tl, enum hw_file kind, const struct rd
         return;
     if (kind == HW_FILE_GPM && tl->spark_only)
         return;
-    gpu_values(tl, kind, r->gpu, r->t, r->v, kind == HW_FILE_GPM ? from_gpm : from_dmon);
+    gpu_values(tl, kind, r->gpu, r->t, r->v, kind == HW_FILE_GPM ? SRC_GPM : SRC_DMON);
 }
 
 void sum_tl_health_row(struct sum_timeline *tl, int gpu, double t, double capped)

@@ -74,29 +74,66 @@ extern const char *const hw_file_names[HW_FILE_COUNT]; /* HW_GPU_FILE, ... */
 #define HW_COL_EDGE "edge"
 
 /* hw_metrics.csv's figures, one entry each, in the file's order: X(ID, the reader's key, the
- * --query-gpu field, its dimension (PCT, MIB, W, C, MHZ), 1 when pytyche's list has it, the
- * field's preference among the figure's names when a header has several, the Prometheus name's
- * stem (hwrun_<stem>_<base unit of the dimension>), what it is). The reader's enum, keys,
- * ranges and field map (runlog/rundir), the default field list below, the Prometheus export's
- * GPU families and AMD's sysfs map all come from it; a user of it names the columns it reads and
- * takes the rest as "...". Units: % for PCT, MiB, W, degrees C, MHz. */
+ * --query-gpu field, its dimension (an entry of HW_GPU_DIMS: PCT, MIB, W, C, MHZ), 1 when
+ * pytyche's list has it, the field's preference among the figure's names when a header has
+ * several, the Prometheus name's stem (hwrun_<stem>_<base unit of the dimension>), the label
+ * the text report gives it, what it is). The reader's enum, keys, ranges and field map
+ * (runlog/rundir), the default field list below, hw_gpu_figs[] (what every output iterates:
+ * text, JSON, Prometheus), the Prometheus export's GPU families and AMD's sysfs map all come
+ * from it; a user of it names the columns it reads and takes the rest as "...". A figure
+ * outside pytyche's list is not recorded by default and is printed only where a run measured
+ * it. test_summarize.outputs.every_gpu_figure requires every entry's label, dimension and
+ * unit. */
 #define HW_GPU_METRICS(X)                                                                          \
-    X(UTIL, "util_pct", "utilization.gpu", PCT, 1, 0, "gpu_utilization",                           \
+    X(UTIL, "util_pct", "utilization.gpu", PCT, 1, 0, "gpu_utilization", "util",                  \
       "Share of the interval in which a kernel ran")                                               \
     X(MEM_UTIL, "mem_util_pct", "utilization.memory", PCT, 1, 0, "gpu_memory_utilization",         \
-      "Share of the interval in which device memory was read or written")                          \
-    X(MEM_USED, "mem_used_mib", "memory.used", MIB, 1, 0, "gpu_memory_used",                       \
+      "mem util", "Share of the interval in which device memory was read or written")              \
+    X(MEM_USED, "mem_used_mib", "memory.used", MIB, 1, 0, "gpu_memory_used", "mem used",           \
       "Device memory in use")                                                                      \
-    X(MEM_TOTAL, "mem_total_mib", "memory.total", MIB, 1, 0, "gpu_memory_total",                   \
+    X(MEM_TOTAL, "mem_total_mib", "memory.total", MIB, 1, 0, "gpu_memory_total", "mem total",      \
       "Device memory in all")                                                                      \
-    X(POWER, "power_w", "power.draw", W, 1, 3, "gpu_power", "Power draw")                          \
-    X(TEMP, "temp_c", "temperature.gpu", C, 1, 0, "gpu_temperature", "GPU core temperature")       \
-    X(SM_CLOCK, "sm_clock_mhz", "clocks.current.sm", MHZ, 1, 0, "gpu_sm_clock",                    \
+    X(POWER, "power_w", "power.draw", W, 1, 3, "gpu_power", "power", "Power draw")                 \
+    X(TEMP, "temp_c", "temperature.gpu", C, 1, 0, "gpu_temperature", "temperature",                \
+      "GPU core temperature")                                                                      \
+    X(SM_CLOCK, "sm_clock_mhz", "clocks.current.sm", MHZ, 1, 0, "gpu_sm_clock", "SM clock",        \
       "Current SM clock")                                                                          \
     X(MEM_CLOCK, "mem_clock_mhz", "clocks.current.memory", MHZ, 1, 0, "gpu_memory_clock",          \
-      "Current memory clock")                                                                      \
+      "mem clock", "Current memory clock")                                                         \
     X(GR_CLOCK, "gr_clock_mhz", "clocks.current.graphics", MHZ, 0, 0, "gpu_graphics_clock",        \
-      "Current graphics clock")
+      "gr clock", "Current graphics clock")
+/* The dimensions of the figures: D(ID, the unit a person reads, the Prometheus base unit, that
+ * unit per one of ours). */
+#define HW_GPU_DIMS(D)                                                                             \
+    D(PCT, "%", "ratio", 0.01)                                                                     \
+    D(MIB, "MiB", "bytes", 1048576.0)                                                              \
+    D(W, "W", "watts", 1)                                                                          \
+    D(C, "C", "celsius", 1)                                                                        \
+    D(MHZ, "MHz", "hertz", 1e6)
+enum hw_gpu_dim {
+#define HW_GPU_DIM_ENUM(id, ...) HW_GPU_DIM_##id,
+    HW_GPU_DIMS(HW_GPU_DIM_ENUM)
+#undef HW_GPU_DIM_ENUM
+    HW_GPU_DIM_COUNT
+};
+struct hw_gpu_dim_def {
+    const char *unit;      /* "MiB" */
+    const char *prom_unit; /* "bytes" */
+    double prom_scale;     /* bytes per MiB */
+};
+extern const struct hw_gpu_dim_def hw_gpu_dims[HW_GPU_DIM_COUNT];
+/* One entry of HW_GPU_METRICS, as data, in its order (runlog/rundir's enum rd_gpu_metric). */
+struct hw_gpu_fig {
+    const char *key;   /* "util_pct": summary.json's */
+    const char *field; /* "utilization.gpu" */
+    enum hw_gpu_dim dim;
+    bool pytyche;   /* in pytyche's list, so recorded by default */
+    bool when_seen; /* printed only where a run measured it (not recorded by default) */
+    const char *stem, *label, *help;
+};
+#define HW_GPU_FIG_ONE(...) +1
+#define HW_GPU_FIG_COUNT (0 HW_GPU_METRICS(HW_GPU_FIG_ONE))
+extern const struct hw_gpu_fig hw_gpu_figs[HW_GPU_FIG_COUNT];
 /* The figures' other names: A(ID, field, preference). power.draw is the average on older drivers
  * and the same as power.draw.instant or .average on newer ones (which one, the driver's help
  * says); the short clock names are nvidia-smi's aliases. */

@@ -28,6 +28,28 @@ const char *const hw_health_fields[HW_HEALTH_COUNT] = {
     [HW_HEALTH_PCIE_WIDTH_MAX] = "pcie.link.width.max",
 };
 
+const struct hw_gpu_dim_def hw_gpu_dims[HW_GPU_DIM_COUNT] = {
+/* (the parameters are named apart from the members, which a macro would replace too) */
+#define DIM_OF(id, unit_, prom_unit_, prom_scale_)                                                 \
+    [HW_GPU_DIM_##id] = {.unit = unit_, .prom_unit = prom_unit_, .prom_scale = prom_scale_},
+    HW_GPU_DIMS(DIM_OF)
+#undef DIM_OF
+};
+
+const struct hw_gpu_fig hw_gpu_figs[HW_GPU_FIG_COUNT] = {
+#define FIG_OF(id, key_, field_, dim_, pytyche_, pref_, stem_, label_, help_)                      \
+    {.key = key_,                                                                                  \
+     .field = field_,                                                                              \
+     .dim = HW_GPU_DIM_##dim_,                                                                     \
+     .pytyche = pytyche_,                                                                          \
+     .when_seen = !(pytyche_),                                                                     \
+     .stem = stem_,                                                                                \
+     .label = label_,                                                                              \
+     .help = help_},
+    HW_GPU_METRICS(FIG_OF)
+#undef FIG_OF
+};
+
 const char *const hw_file_names[HW_FILE_COUNT] = {
 #define NAME_OF(ID, name, reader, stage, optional, normal, opt, what) [HW_FILE_##ID] = name,
     HW_RUN_FILES(NAME_OF)

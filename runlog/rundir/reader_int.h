@@ -2,8 +2,9 @@
  *   reader_core.c   line assembly, splitting, cells, quality, skipped lines (knows no kind)
  *   smi_time.c      time zones and timestamps
  *   read_gpu.c, read_dmon.c, read_named.c, read_gpu_procs.c, read_runlog.c   one file kind each
- *   dispatch.c      rd_reader_new / rd_read_file: the kind picks its parser from a table
+ *   dispatch.c      rd_reader_new: the kind picks its parser from a table
  *   rotation.c      a rotated run.jsonl: its earlier parts, read first; following its name
+ *   read_file.c     rd_read_file: a whole file, the log's earlier parts first
  * Beside them in rundir/: runinfo.c (what run.jsonl says about the other files, over
  * smi_time.c) and energy.c (the energy rule, energy.h). */
 #ifndef RD_READER_INT_H

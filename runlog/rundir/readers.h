@@ -74,6 +74,7 @@ enum rd_gpu_metric {
 #undef RD_GM_ENUM
     RD_GM_COUNT
 };
+_Static_assert(RD_GM_COUNT == HW_GPU_FIG_COUNT, "hw_gpu_figs[] is indexed by enum rd_gpu_metric");
 #define RD_MAX_GPUS 64 /* GPU numbers 0 to 63 are summarized; rows of others are counted */
 
 extern const char *const rd_gpu_metric_names[RD_GM_COUNT]; /* "util_pct", "power_w", ... */
@@ -292,7 +293,7 @@ struct rd_quality {
 uint64_t rd_quality_skipped_total(const struct rd_quality *q);
 uint64_t rd_quality_placeholders_total(const struct rd_quality *q);
 
-/* ---- reading (dispatch.c; feeding: reader_core.c) ----------------------------------------- */
+/* ---- reading (dispatch.c, read_file.c; feeding: reader_core.c) -------------------------- */
 
 /* A reader reads one kind of file: enum hw_file, named in hwrun/rundir.h's hw_file_names[]. */
 
@@ -399,6 +400,9 @@ struct rd_run_info {
     /* each GPU's model and vendor ("nvidia", "amd") by index, as the start event's gpus say
      * ("" when not said; an entry without vendor is nvidia-smi's) */
     char gpu_name[RD_MAX_GPUS][64], gpu_vendor[RD_MAX_GPUS][8];
+    /* the start event's gpu_source: the tool that wrote hw_metrics.csv ("nvidia-smi",
+     * "amdgpu"; "" when not said: before hwmon wrote it, or without GPUs) */
+    char gpu_source[32];
     /* the file systems the job could write, as the start and stop events say (NAN: not said) */
     struct rd_fs {
         char mount[256], type[32];

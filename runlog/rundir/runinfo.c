@@ -90,6 +90,8 @@ void rd_run_info_event(struct rd_run_info *info, const struct rd_event *e)
                              json_object_is_type(gpus, json_type_array)
                          ? (double)json_object_array_length(gpus)
                          : NAN;
+        const char *src = rd_json_str(e->data, HW_START_GPU_SOURCE);
+        snprintf(info->gpu_source, sizeof info->gpu_source, "%s", src ? src : "");
         memset(info->gpu_name, 0, sizeof info->gpu_name);
         memset(info->gpu_vendor, 0, sizeof info->gpu_vendor);
         for (size_t i = 0; isfinite(info->gpus) && i < json_object_array_length(gpus); i++) {

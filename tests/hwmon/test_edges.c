@@ -26,6 +26,7 @@
 #define UNDER_TSAN 0
 #endif
 #include "hwtest.h"
+#include "report.h"
 #include "summary.h"
 
 static struct sum_run *summarize(const char *dir)
@@ -343,6 +344,181 @@ static void test_main_peak_from_kernel(void)
     free(dir);
 }
 
+/* A python job (no shim: th_python3) its own tests run: NULL and a visible skip without one. */
+static char **python_job(const char *dir, const char *iv, const char *code, const char *arg)
+{
+    const char *py = th_python3();
+    if (!py) {
+        th_skip("python3 (>= 3.11) is not installed");
+        return NULL;
+    }
+    return ht_argv(dir, "--no-gpu", "-i", iv, "--", py, "-c", code, arg, NULL);
+}
+
+/* One thread busy for 3 s at -i 0.5, then exiting right after a cadence row, so that the row of
+ * the exited job stands for a few ms: its CPU, read in clock ticks over those ms, said 0 or 200%
+ * and counted as a whole row (a mean of 105.6%, a max of 125.5% where the job's own was 98.1%).
+ * The run's mean is within 3 points of the job's own os.times() over its loop, and no row says
+ * more than a core (up to a tick's quantization over half an interval, 2 points at -i 0.5:
+ * /proc's CPU times are whole ticks of 10 ms). */
+static void test_busy_loop_cpu(void)
+{
+    char *dir = th_tmpdir("edges-busy");
+    char *own = th_fmt("%s/own", dir), *csv = th_fmt("%s/proc_metrics.csv", dir);
+    char *arg = th_fmt("%s\n%s", own, csv);
+    char **argv = python_job(dir, "0.5",
+                             "import os, sys, time\n"
+                             "own, csv = sys.argv[1].split('\\n')\n"
+                             "t0, c0 = time.monotonic(), os.times()\n"
+                             "while time.monotonic() - t0 < 3: pass\n"
+                             "n = os.path.getsize(csv)\n"
+                             "while os.path.getsize(csv) == n: pass\n"
+                             "c1, t1 = os.times(), time.monotonic()\n"
+                             "cpu = c1.user + c1.system - c0.user - c0.system\n"
+                             "open(own, 'w').write('%f\\n' % (100 * cpu / (t1 - t0)))\n",
+                             arg);
+    if (argv) {
+        CU_ASSERT_EQUAL(ht_run(argv, NULL, 60, NULL), 0);
+        struct sum_run *run = summarize(dir);
+        char *t = th_read_file(own, NULL);
+        double truth = NAN;
+        CU_ASSERT_FATAL(t && sscanf(t, "%lf", &truth) == 1);
+        const struct sum_stat *cpu = &run->proc[HW_PROC_COL_CPU];
+        double mean = sum_stat_mean(cpu);
+        fprintf(stderr, "process CPU mean %.1f%%, max %.1f%%; the job's own %.1f%%\n", mean,
+                cpu->max, truth);
+        CU_ASSERT(mean <= 100.5);
+        CU_ASSERT(fabs(mean - truth) <= 3);
+        CU_ASSERT(cpu->max <= 102.5);
+        CU_ASSERT(run->proc[HW_PROC_COL_RSS].min > 0); /* the exited job's row is no reading */
+        free(t);
+        sum_run_free(run);
+    }
+    free(argv);
+    free(arg);
+    free(csv);
+    free(own);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A job that grows from ~40 to ~600 MiB and exits: its memory growth is the job's own RSS at
+ * its end less at its start (read by itself in /proc/self/status), within 10%; never from a
+ * row of the process exiting (the interpreter freeing its memory, or its memory already gone:
+ * 0) or exited (before: -16 MiB here, -282 MiB in issue 47, for a job that grew by 600). */
+static void test_memory_growth(void)
+{
+    char *dir = th_tmpdir("edges-growth");
+    char *own = th_fmt("%s/own", dir);
+    char **argv = python_job(dir, "0.2",
+                             "import sys, time\n"
+                             "def rss():\n"
+                             "    for l in open('/proc/self/status'):\n"
+                             "        if l.startswith('VmRSS:'): return int(l.split()[1]) / 1024\n"
+                             "r0 = rss()\n"
+                             "time.sleep(0.5)\n"
+                             "keep = [bytearray(b'x' * (40 << 20))]\n"
+                             "time.sleep(0.6)\n"
+                             "for i in range(14):\n"
+                             "    keep.append(bytearray(b'x' * (40 << 20)))\n"
+                             "    time.sleep(0.05)\n"
+                             "time.sleep(0.6)\n"
+                             "open(sys.argv[1], 'w').write('%f %f\\n' % (r0, rss()))\n",
+                             own);
+    if (argv) {
+        CU_ASSERT_EQUAL(ht_run(argv, NULL, 60, NULL), 0);
+        struct sum_run *run = summarize(dir);
+        char *t = th_read_file(own, NULL);
+        double r0 = NAN, r1 = NAN;
+        CU_ASSERT_FATAL(t && sscanf(t, "%lf %lf", &r0, &r1) == 2 && r1 > r0 + 500);
+        const struct sum_stat *rss = &run->proc[HW_PROC_COL_RSS];
+        double growth = sum_run_memory_growth(run);
+        fprintf(stderr, "memory growth %.1f MiB (the job's own %.1f to %.1f MiB), min %.1f\n",
+                growth, r0, r1, rss->min);
+        CU_ASSERT(fabs(growth - (r1 - r0)) <= 0.1 * (r1 - r0));
+        CU_ASSERT(rss->min > 0);
+        free(t);
+        sum_run_free(run);
+    }
+    free(argv);
+    free(own);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* The PyTorch-like loop of issue 47: epochs of a `train` phase (0.4 s of CPU, no writes) and a
+ * `checkpoint` phase (3 MiB written and fsync'd, 10-40 ms), through the Python package, the
+ * train's end and the checkpoint's begin a few microseconds apart. Each checkpoint's
+ * proc_write_bytes is within 10% of the job's own /proc/self/io delta around it, each train's
+ * within 5% of a checkpoint of 0. Before, the checkpoint's end line came while hwmon held
+ * run.jsonl after the burst of the train's end and its begin (0.1 s), its end was not sampled,
+ * and the row's bytes were shared by time: checkpoints got 3-35%, trains the rest. */
+static void test_checkpoint_io(void)
+{
+    char *dir = th_tmpdir("edges-ckpt");
+    char *own = th_fmt("%s/own", dir);
+    char *pypath = th_fmt("PYTHONPATH=%s/python", th_env("HWRUN_BUILD_DIR"));
+    char *env[] = {pypath, NULL};
+    char **argv = python_job(dir, "1",
+                             "import os, sys, time, runlog\n"
+                             "out = sys.argv[1]\n"
+                             "log = runlog.RunLog()\n"
+                             "def io():\n"
+                             "    for l in open('/proc/self/io'):\n"
+                             "        if l.startswith('write_bytes:'): return int(l.split()[1])\n"
+                             "res = []\n"
+                             "for ep in range(4):\n"
+                             "    w0 = io()\n"
+                             "    with log.phase('train'):\n"
+                             "        t = time.monotonic()\n"
+                             "        while time.monotonic() - t < 0.4: pass\n"
+                             "    w1 = io()\n"
+                             "    with log.phase('checkpoint'):\n"
+                             "        with open(out + '.ck', 'wb') as f:\n"
+                             "            f.write(os.urandom(3 << 20)); f.flush(); os.fsync(f.fileno())\n"
+                             "    w2 = io()\n"
+                             "    res.append('%d %d' % (w1 - w0, w2 - w1))\n"
+                             "time.sleep(0.25)\n"
+                             "open(out, 'w').write('\\n'.join(res) + '\\n')\n",
+                             own);
+    if (argv) {
+        CU_ASSERT_EQUAL(ht_run(argv, env, 60, NULL), 0);
+        struct sum_run *run = summarize(dir);
+        char *t = th_read_file(own, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        double truth[8] = {0};
+        const char *c = t;
+        for (int i = 0; i < 8; i++) {
+            char *e;
+            truth[i] = strtod(c, &e);
+            CU_ASSERT_FATAL(e != c);
+            c = e;
+        }
+        if (truth[1] < (1 << 20)) {
+            th_skip("the temporary directory's filesystem counts no write_bytes (tmpfs?)");
+        } else {
+            CU_ASSERT_EQUAL_FATAL(run->nphase, 8);
+            for (int i = 0; i < 8; i++) {
+                const struct sum_phase_acc *p = &run->phase[i];
+                double got = p->proc_io_seen ? p->proc_io[1] : NAN, want = truth[i];
+                bool ckpt = i % 2;
+                CU_ASSERT_STRING_EQUAL(p->name, ckpt ? "checkpoint" : "train");
+                fprintf(stderr, "%s %.3f s: wrote %.0f, its own %.0f, edges %s\n", p->name,
+                        p->t1 - p->t0, got, want, sum_phase_edges(p));
+                /* a checkpoint's: 10% of its own; a train's: 5% of a checkpoint */
+                CU_ASSERT(fabs(got - want) <= (ckpt ? 0.1 * want : 0.05 * (3 << 20)));
+            }
+        }
+        free(t);
+        sum_run_free(run);
+    }
+    free(argv);
+    free(pypath);
+    free(own);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* run.jsonl rotated while the job runs, as logrotate does it (at -i 1, so that a phase measured
  * at both edges after the rotation proves hwmon followed the name, not its cadence):
  * - renamed to run.jsonl.1, the next line makes it again: one run, both halves' phases, the
@@ -411,5 +587,8 @@ void add_edges_suite(void)
     CU_add_test(s, "short_phases_measured", test_short_phases_measured);
     CU_add_test(s, "begin_after_end", test_begin_after_end);
     CU_add_test(s, "main_peak_from_kernel", test_main_peak_from_kernel);
+    CU_add_test(s, "busy_loop_cpu", test_busy_loop_cpu);
+    CU_add_test(s, "memory_growth", test_memory_growth);
+    CU_add_test(s, "checkpoint_io", test_checkpoint_io);
     CU_add_test(s, "log_rotated", test_log_rotated);
 }

@@ -154,6 +154,54 @@ static void test_failures(void)
     free(r);
 }
 
+/* --help and hwmon.1 list the GPU sources of the table (mon_gpu_sources), in its order: a
+ * source added there is offered in both, or this fails; each has a maker whose source names
+ * itself (the start event's gpu_source, which summarize prints as the GPUs' tool). */
+static void test_sources_documented(void)
+{
+    char words[256] = "auto";
+    for (int i = 0; i < MON_GPU_SOURCES; i++) {
+        const struct mon_gpu_source_def *d = &mon_gpu_sources[i];
+        CU_ASSERT_FATAL(d->option && *d->option && d->help && *d->help && d->make);
+        CU_ASSERT_EQUAL(mon_gpu_source_find(d->option), i);
+        snprintf(words + strlen(words), sizeof words - strlen(words), "|%s", d->option);
+        struct mon_gpu_source *src = d->make();
+        CU_ASSERT_PTR_NOT_NULL_FATAL(src);
+        CU_ASSERT(src->name && *src->name);
+        src->free(src);
+    }
+    CU_ASSERT_EQUAL(mon_gpu_source_find("auto"), -1);
+
+    char *argv[] = {(char *)th_env("HWRUN_HWMON_BIN"), "--help", NULL};
+    struct th_result r;
+    CU_ASSERT_EQUAL_FATAL(th_run(argv, NULL, NULL, 10, &r), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    char *line = th_fmt("  --gpu-source %s  ", words);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, line));
+    free(line);
+    for (int i = 0; i < MON_GPU_SOURCES; i++) {
+        line = th_fmt(" %s: %s\n", mon_gpu_sources[i].option, mon_gpu_sources[i].help);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.out, line));
+        free(line);
+    }
+    th_result_free(&r);
+
+    /* the man page's option line: .BI \-\-gpu\-source " auto|nvidia|amd" */
+    char *path = th_fmt("%s/../hwmon/hwmon.1", th_env("HWRUN_TESTDATA"));
+    char *man = th_read_file(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(man);
+    line = th_fmt(".BI \\-\\-gpu\\-source \" %s\"\n", words);
+    CU_ASSERT_PTR_NOT_NULL(strstr(man, line));
+    free(line);
+    for (int i = 0; i < MON_GPU_SOURCES; i++) { /* and each source's word in its paragraph */
+        line = th_fmt("\n.B %s\n", mon_gpu_sources[i].option);
+        CU_ASSERT_PTR_NOT_NULL(strstr(man, line));
+        free(line);
+    }
+    free(man);
+    free(path);
+}
+
 void add_gpusrc_suite(void);
 void add_gpusrc_suite(void)
 {
@@ -162,4 +210,5 @@ void add_gpusrc_suite(void)
     CU_add_test(s, "children_all", test_children_all);
     CU_add_test(s, "children_least", test_children_least);
     CU_add_test(s, "failures", test_failures);
+    CU_add_test(s, "sources_documented", test_sources_documented);
 }

@@ -474,8 +474,16 @@ class Durations(Base):
         t_kill = time.time()
         hw.wait()
         d = summarize_json("-f", "json", run)["duration_sec"]
-        last = read_csv_rows(run / "cpu_metrics.csv")[-1]["timestamp"]
-        last = datetime.datetime.fromisoformat(last).timestamp()
+        # the last row of any file dated to the millisecond: hwmon's own rows, or nvidia-smi's
+        # (its children may write one after hwmon's last row), in the local time they are in
+        last = max(datetime.datetime.fromisoformat(read_csv_rows(run / f)[-1]["timestamp"])
+                   .timestamp() for f in ("cpu_metrics.csv", "proc_metrics.csv"))
+        for f in ("hw_metrics.csv", "hw_health.csv"):
+            with open(run / f) as rows:
+                stamps = [line.split(",")[0] for line in rows if line[:1].isdigit()]
+            if stamps:
+                last = max(last, datetime.datetime.strptime(
+                    stamps[-1], "%Y/%m/%d %H:%M:%S.%f").timestamp())
         self.assertLessEqual(d, t_kill - t_spawn + 0.002)  # never longer than it ran
         # it ends at its last sample: from hwmon's start (after the spawn) to that row
         self.assertGreaterEqual(d, last - t_spawn - 0.002 - 0.5)  # its exec, under load

@@ -70,5 +70,6 @@ void add_gputracker_suite(void);
 void add_live_suite(void);
 void add_verdicts_suite(void);
 void add_page_span_suite(void);
+void add_interval_suite(void);
 
 #endif

@@ -91,19 +91,24 @@ struct ref {
     size_t mem_n;
 };
 
+/* The field each figure is read from: the table's own fields and nvidia-smi's short aliases
+ * (the table is the map; a captured column a new entry names is counted, not passed over);
+ * power's other names, which the reader weighs against power.draw, are left out: the captures
+ * have power.draw. */
 static int ref_metric(const char *name)
 {
     static const struct {
         const char *n;
-        int m;
-    } map[] = {{"utilization.gpu", RD_GM_UTIL},     {"utilization.memory", RD_GM_MEM_UTIL},
-               {"memory.used", RD_GM_MEM_USED},     {"memory.total", RD_GM_MEM_TOTAL},
-               {"power.draw", RD_GM_POWER},         {"temperature.gpu", RD_GM_TEMP},
-               {"clocks.current.sm", RD_GM_SM_CLOCK}, {"clocks.sm", RD_GM_SM_CLOCK},
-               {"clocks.current.memory", RD_GM_MEM_CLOCK}, {"clocks.mem", RD_GM_MEM_CLOCK},
-               {"clocks.current.graphics", RD_GM_GR_CLOCK}, {"clocks.gr", RD_GM_GR_CLOCK}};
+        int m, pref;
+    } map[] = {
+#define REF_FIELD(id, key, field, ...) {field, RD_GM_##id, 0},
+#define REF_ALIAS(id, field, pref) {field, RD_GM_##id, pref},
+        HW_GPU_METRICS(REF_FIELD) HW_GPU_METRIC_ALIASES(REF_ALIAS)
+#undef REF_FIELD
+#undef REF_ALIAS
+    };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (!strcmp(name, map[i].n))
+        if (!map[i].pref && !strcmp(name, map[i].n))
             return map[i].m;
     return -1;
 }

@@ -221,4 +221,5 @@ void cu_register_all(void)
     add_live_suite();
     add_verdicts_suite();
     add_page_span_suite();
+    add_interval_suite();
 }

@@ -499,6 +499,162 @@ static void test_text_headline(void)
     free(runs);
 }
 
+/* Every GPU figure of the one table (hw_gpu_figs, HW_GPU_METRICS) is described in full: its
+ * key, field, label and a dimension whose unit a person and Prometheus read, so an entry
+ * missing one fails here, not in a reader's terminal. And a run that measured every figure
+ * shows each in the text report, as "label (unit)", and in summary.json, by its key: the outputs
+ * iterate the table, so a new entry cannot be left out of one or crash it. */
+static void test_every_gpu_figure(void)
+{
+    for (int m = 0; m < RD_GM_COUNT; m++) {
+        const struct hw_gpu_fig *f = &hw_gpu_figs[m];
+        CU_ASSERT_FATAL(f->key && *f->key && f->field && *f->field);
+        CU_ASSERT(f->label && *f->label);
+        CU_ASSERT(f->stem && *f->stem && f->help && *f->help);
+        CU_ASSERT_FATAL((int)f->dim >= 0 && f->dim < HW_GPU_DIM_COUNT);
+        CU_ASSERT_STRING_EQUAL(rd_gpu_metric_names[m], f->key);
+        CU_ASSERT_EQUAL(f->when_seen, !f->pytyche);
+        for (int k = 0; k < m; k++) {
+            CU_ASSERT(strcmp(hw_gpu_figs[k].key, f->key) != 0);
+            CU_ASSERT(strcmp(hw_gpu_figs[k].label, f->label) != 0);
+            CU_ASSERT(strcmp(hw_gpu_figs[k].stem, f->stem) != 0);
+        }
+    }
+    for (int d = 0; d < HW_GPU_DIM_COUNT; d++) {
+        CU_ASSERT(hw_gpu_dims[d].unit && *hw_gpu_dims[d].unit);
+        CU_ASSERT(hw_gpu_dims[d].prom_unit && *hw_gpu_dims[d].prom_unit);
+        CU_ASSERT(hw_gpu_dims[d].prom_scale > 0);
+    }
+
+    /* a header naming every figure's field; each cell 40 + the figure's number, in every
+     * dimension's range */
+    struct hw_buf csv;
+    hw_buf_init(&csv, NULL, 0);
+    hw_buf_puts(&csv, "timestamp, index");
+    for (int m = 0; m < RD_GM_COUNT; m++)
+        hw_buf_printf(&csv, ", %s", hw_gpu_figs[m].field);
+    for (int row = 0; row < 3; row++) {
+        hw_buf_printf(&csv, "\n2024/01/16 14:44:%02d.000, 0", 10 + row);
+        for (int m = 0; m < RD_GM_COUNT; m++)
+            hw_buf_printf(&csv, ", %d", 40 + m);
+    }
+    hw_buf_puts(&csv, "\n");
+    CU_ASSERT_FATAL(!csv.oom);
+    char *dir = th_tmpdir("every-figure");
+    put_file(dir, HW_GPU_FILE, csv.p);
+    hw_buf_free(&csv);
+    struct sum_run *run = summarize_dir(dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    struct hw_buf text, json;
+    hw_buf_init(&text, NULL, 0);
+    hw_buf_init(&json, NULL, 0);
+    sum_report_text(run, &text);
+    sum_report_json(run, &json);
+    hw_buf_putc(&text, '\0');
+    hw_buf_putc(&json, '\0');
+    CU_ASSERT_FATAL(!text.oom && !json.oom);
+    json_object *doc = json_tokener_parse(json.p);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    json_object *gpus, *g0;
+    CU_ASSERT_FATAL(json_object_object_get_ex(doc, "gpus", &gpus) &&
+                    json_object_is_type(gpus, json_type_array) &&
+                    json_object_array_length(gpus) == 1);
+    g0 = json_object_array_get_idx(gpus, 0);
+    for (int m = 0; m < RD_GM_COUNT; m++) {
+        const struct hw_gpu_fig *f = &hw_gpu_figs[m];
+        char *want = th_fmt("    %s (%s) ", f->label, hw_gpu_dims[f->dim].unit);
+        if (!strstr(text.p, want))
+            fprintf(stderr, "text lacks '%s'\n", want);
+        CU_ASSERT_PTR_NOT_NULL(strstr(text.p, want));
+        free(want);
+        json_object *st, *mean;
+        CU_ASSERT_FATAL(json_object_object_get_ex(g0, f->key, &st));
+        CU_ASSERT_FATAL(json_object_object_get_ex(st, "mean", &mean));
+        CU_ASSERT_DOUBLE_EQUAL(json_object_get_double(mean), 40 + m, 1e-9);
+    }
+    json_object_put(doc);
+    hw_buf_free(&text);
+    hw_buf_free(&json);
+    sum_run_free(run);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* The GPUs' tool, as the reports name it, is the gpu_source hwmon wrote, whatever the source (a
+ * third one is not nvidia-smi because it is not AMD); a log from before gpu_source names it by
+ * the GPUs' vendors. Only nvidia-smi's rows carry nvidia-smi's clock, whose zone is told. */
+static void test_gpu_tool_from_source(void)
+{
+    static const struct {
+        const char *data, *tool;
+        bool smi_times;
+    } cases[] = {
+        {"\"gpu_source\": \"nvidia-smi\", \"gpus\": [{\"index\": 0, \"name\": \"H100\"}]",
+         "nvidia-smi", true},
+        {"\"gpu_source\": \"amdgpu\", \"gpus\": [{\"index\": 0, \"name\": \"MI300X\", "
+         "\"vendor\": \"amd\"}]",
+         "amdgpu", false},
+        {"\"gpu_source\": \"xe\", \"gpus\": [{\"index\": 0, \"name\": \"Max 1550\", "
+         "\"vendor\": \"intel\"}]",
+         "xe", false},
+        /* before gpu_source */
+        {"\"gpus\": [{\"index\": 0, \"name\": \"MI300X\", \"vendor\": \"amd\"}]", "amdgpu", false},
+        {"\"gpus\": [{\"index\": 0, \"name\": \"H100\"}]", "nvidia-smi", true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *dir = th_tmpdir("gpu-tool");
+        char *log = th_fmt("{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", "
+                           "\"event\": \"start\", \"data\": {\"interval_s\": 1, %s}}\n",
+                           cases[i].data);
+        put_file(dir, HW_RUNLOG_FILE, log);
+        put_file(dir, HW_GPU_FILE,
+                 "timestamp, index, utilization.gpu\n"
+                 "2026/11/21 10:00:01.000, 0, 50\n2026/11/21 10:00:02.000, 0, 60\n");
+        struct sum_run *run = summarize_dir(dir);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+        CU_ASSERT_STRING_EQUAL(sum_fig_gpu_tool(run), cases[i].tool);
+        CU_ASSERT_EQUAL(sum_fig_smi_times(run), cases[i].smi_times);
+        sum_run_free(run);
+        th_rmtree(dir);
+        free(dir);
+        free(log);
+    }
+}
+
+/* summary.json's headline keys each name a column of the sweep row's table (a misspelling would
+ * print null), and a run's summary.json has each, in the table's order. */
+static void test_headline_keys_resolve(void)
+{
+    CU_ASSERT(sum_json_nheadline > 0);
+    for (size_t i = 0; i < sum_json_nheadline; i++) {
+        const struct sum_json_head *h = &sum_json_headline[i];
+        if (h->kind == SUM_JSON_HEAD_ROW && !sum_report_row_has(h->key))
+            fprintf(stderr, "headline key %s: no such row column\n", h->key);
+        CU_ASSERT(h->kind != SUM_JSON_HEAD_ROW || sum_report_row_has(h->key));
+        for (size_t k = 0; k < i; k++)
+            CU_ASSERT(strcmp(sum_json_headline[k].key, h->key) != 0);
+    }
+    CU_ASSERT(!sum_report_row_has("peak_vram_gb")); /* and the check can say no */
+    char *dir = th_fmt("%s/runs/basic", th_env("HWRUN_TESTDATA"));
+    struct sum_run *run = summarize_dir(dir);
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    sum_report_json(run, &b);
+    hw_buf_putc(&b, '\0');
+    const char *at = b.p;
+    for (size_t i = 0; i < sum_json_nheadline; i++) {
+        char *key = th_fmt("\n  \"%s\": ", sum_json_headline[i].key);
+        const char *p = strstr(at, key);
+        CU_ASSERT_PTR_NOT_NULL(p);
+        if (p)
+            at = p;
+        free(key);
+    }
+    hw_buf_free(&b);
+    sum_run_free(run);
+    free(dir);
+}
+
 void add_outputs_suite(void)
 {
     CU_add_test(th_add_suite("rounding", NULL, NULL, 60), "and_units", test_rounding_and_units);
@@ -516,4 +672,7 @@ void add_outputs_suite(void)
     CU_add_test(s, "several_dirs_one_document", test_several_dirs_one_document);
     CU_add_test(s, "write_alone_prints_nothing", test_write_alone_prints_nothing);
     CU_add_test(s, "terminal_default_text", test_terminal_default_text);
+    CU_add_test(s, "every_gpu_figure", test_every_gpu_figure);
+    CU_add_test(s, "gpu_tool_from_source", test_gpu_tool_from_source);
+    CU_add_test(s, "headline_keys_resolve", test_headline_keys_resolve);
 }

@@ -419,6 +419,29 @@ static void test_html(void)
     free(dir);
 }
 
+/* The node's I/O counters' table: every entry has every name and label (a forgotten one would
+ * print "(null)" or crash), and summary.json's and the rows' keys are distinct and carry their
+ * unit (MiB, MiB/s). */
+static void test_io_table(void)
+{
+    for (int i = 0; i < SUM_IO_COUNT; i++) {
+        const struct sum_io_def *d = &sum_io_defs[i];
+        const char *const member[] = {d->mib_key,   d->peak_key,   d->mib_what, d->peak_what,
+                                      d->mib_words, d->peak_words, d->text_run, d->text_system};
+        for (size_t k = 0; k < sizeof member / sizeof member[0]; k++)
+            CU_ASSERT(member[k] && *member[k]);
+        if (!d->mib_key || !d->peak_key)
+            continue;
+        size_t n = strlen(d->mib_key), p = strlen(d->peak_key);
+        CU_ASSERT(n > 4 && !strcmp(d->mib_key + n - 4, "_mib"));
+        CU_ASSERT(p > 6 && !strcmp(d->peak_key + p - 6, "_mib_s"));
+        for (int k = 0; k < i; k++) {
+            CU_ASSERT(strcmp(sum_io_defs[k].mib_key, d->mib_key) != 0);
+            CU_ASSERT(strcmp(sum_io_defs[k].peak_key, d->peak_key) != 0);
+        }
+    }
+}
+
 void add_system_suite(void)
 {
     CU_pSuite s = th_add_suite("system", NULL, NULL, 60);
@@ -428,4 +451,5 @@ void add_system_suite(void)
     CU_add_test(s, "edge_rows", test_edge_rows);
     CU_add_test(s, "short_phase_one_edge", test_short_phase_one_edge);
     CU_add_test(s, "html", test_html);
+    CU_add_test(s, "io_table", test_io_table);
 }
