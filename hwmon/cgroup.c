@@ -201,6 +201,23 @@ int mon_parse_cg_u64(const char *text, uint64_t *out)
     return 0;
 }
 
+int mon_parse_oom_kill(const char *text, uint64_t *out)
+{
+    for (const char *line = text; *line;) {
+        const char *end = line_end(line);
+        if (strncmp(line, "oom_kill ", 9) == 0) {
+            int64_t v;
+            const char *q = hw_scan_i64(line + 9, end, &v, NULL);
+            if (!q || v < 0 || q != end)
+                return -EINVAL;
+            *out = (uint64_t)v;
+            return 0;
+        }
+        line = *end ? end + 1 : end;
+    }
+    return -ENOENT;
+}
+
 /* usage_usec of a v2 cpu.stat. */
 static int parse_usage_usec(const char *text, uint64_t *out)
 {
@@ -309,7 +326,7 @@ static int open_peak_v2(int dfd, bool *reset)
 int mon_cgroup_open(struct mon_cgroup *cg, const char *proc_root, const char *sys_root, pid_t pid)
 {
     memset(cg, 0, sizeof *cg);
-    cg->mem_cur_fd = cg->mem_max_fd = cg->mem_peak_fd = -1;
+    cg->mem_cur_fd = cg->mem_max_fd = cg->mem_peak_fd = cg->oom_fd = -1;
     cg->cpu_max_fd = cg->cpu_period_fd = cg->usage_fd = -1;
     if (!sys_root)
         return 0;
@@ -334,6 +351,7 @@ int mon_cgroup_open(struct mon_cgroup *cg, const char *proc_root, const char *sy
         cg->mem_ver = 1;
         cg->mem_max_fd = open_in(d, "memory.limit_in_bytes", O_RDONLY);
         cg->mem_peak_fd = open_in(d, "memory.max_usage_in_bytes", O_RDONLY);
+        cg->oom_fd = open_in(d, "memory.oom_control", O_RDONLY);
     }
     mon_close_fd(&d);
     if (!cg->mem_ver && have_v2) {
@@ -342,6 +360,7 @@ int mon_cgroup_open(struct mon_cgroup *cg, const char *proc_root, const char *sy
             cg->mem_ver = 2;
             cg->mem_max_fd = open_in(d, "memory.max", O_RDONLY);
             cg->mem_peak_fd = open_peak_v2(d, &cg->peak_reset);
+            cg->oom_fd = open_in(d, "memory.events", O_RDONLY);
         }
         mon_close_fd(&d);
     }
@@ -398,6 +417,7 @@ void mon_cgroup_close(struct mon_cgroup *cg)
     mon_close_fd(&cg->mem_cur_fd);
     mon_close_fd(&cg->mem_max_fd);
     mon_close_fd(&cg->mem_peak_fd);
+    mon_close_fd(&cg->oom_fd);
     mon_close_fd(&cg->cpu_max_fd);
     mon_close_fd(&cg->cpu_period_fd);
     mon_close_fd(&cg->usage_fd);
@@ -468,6 +488,18 @@ void mon_cgroup_sample(struct mon_cgroup *cg, double now_s, struct mon_cg_sample
     }
     out->have_mem = read_mib(cg->mem_cur_fd, false, &out->mem_cur_mib);
     out->have_mem_peak = read_mib(cg->mem_peak_fd, false, &out->mem_peak_mib);
+}
+
+bool mon_cgroup_oom_kills(const struct mon_cgroup *cg, uint64_t *out)
+{
+    char buf[1024]; /* memory.events: 6 lines; memory.oom_control: 3 */
+    return cg->found && cg->oom_fd >= 0 && mon_pread_proc(cg->oom_fd, buf, sizeof buf) > 0 &&
+           mon_parse_oom_kill(buf, out) == 0;
+}
+
+bool mon_cgroup_mem_max(const struct mon_cgroup *cg, double *mib)
+{
+    return cg->found && read_mib(cg->mem_max_fd, cg->mem_ver == 1, mib);
 }
 
 /* A figure of the object: round(v, 2), or null when not measured (or unlimited). */

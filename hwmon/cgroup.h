@@ -50,6 +50,11 @@ int mon_parse_cfs_quota(const char *quota, const char *period, double *cores);
  * -ERANGE (no limit). Returns 0, -ERANGE or -EINVAL. */
 int mon_parse_cg_u64(const char *text, uint64_t *out);
 
+/* The "oom_kill N" line of v2 memory.events or v1 memory.oom_control (Linux 4.13 and newer):
+ * how many processes of the cgroup (v2: and its descendants) the kernel's OOM killer killed.
+ * Returns 0, -ENOENT (no such line: an older kernel) or -EINVAL. */
+int mon_parse_oom_kill(const char *text, uint64_t *out);
+
 /* ---- the cgroup of this process ---- */
 
 struct mon_cgroup {
@@ -60,6 +65,7 @@ struct mon_cgroup {
     bool hybrid;  /* v1 controllers and a cgroup2 mount side by side */
     char mem_path[512], cpu_path[512]; /* as /proc/self/cgroup names them ("" if none) */
     int mem_cur_fd, mem_max_fd, mem_peak_fd;
+    int oom_fd; /* v2 memory.events, v1 memory.oom_control: the OOM killer's count */
     bool peak_reset;   /* memory.peak was reset for our descriptor: the peak is since start */
     int cpu_max_fd;    /* v2 cpu.max, or v1 cpu.cfs_quota_us */
     int cpu_period_fd; /* v1 cpu.cfs_period_us; -1 on v2 */
@@ -94,6 +100,12 @@ void mon_cgroup_close(struct mon_cgroup *cg);
 /* Read the cgroup at monotonic time now_s. CPU usage needs two readings: the first sets the
  * baseline (have_cpu false). */
 void mon_cgroup_sample(struct mon_cgroup *cg, double now_s, struct mon_cg_sample *out);
+
+/* The OOM killer's count of the cgroup now (mon_parse_oom_kill); false when not measured. */
+bool mon_cgroup_oom_kills(const struct mon_cgroup *cg, uint64_t *out);
+
+/* The cgroup's memory limit now in MiB, read afresh; false when unlimited or not measured. */
+bool mon_cgroup_mem_max(const struct mon_cgroup *cg, double *mib);
 
 /* The start event's "cgroup" object (FORMAT.md) for cg and a first reading x, as the members
  * of an RL_OBJ: {"version": 1 or 2, "hybrid": bool, "path": ..., "cpu_path": ... (only when it

@@ -123,6 +123,8 @@ struct run {
     pid_t left[64];
     long n_left;
     int sampler_err; /* the sampler thread could not start: no CPU or process samples */
+    bool have_oom0;  /* the cgroup's OOM kill count at the start, to tell the run's own kills */
+    uint64_t oom0;
     /* The run directory, opened once: every file of the run is created relative to it. */
     int dirfd;
     double last_tick; /* hw_mono_now() of the main loop's last tick, 0 before the first */
@@ -497,6 +499,8 @@ static void log_stop(struct run *r, bool wrap, int exit_status)
         mon_fs_json(now, nnow, &fsj);
     rl_field_t samples[] = {RL_INT("cpu", (int64_t)atomic_load(&r->sampler.n_cpu)),
                             RL_INT("proc", (int64_t)atomic_load(&r->sampler.n_proc))};
+    rl_field_t lost[] = {RL_INT("cpu", (int64_t)atomic_load(&r->sampler.lost_cpu)),
+                         RL_INT("proc", (int64_t)atomic_load(&r->sampler.lost_proc))};
     rl_field_t killed[HW_ARRAY_SIZE(r->killed)];
     size_t n_killed = (size_t)r->n_killed < HW_ARRAY_SIZE(killed) ? (size_t)r->n_killed
                                                                    : HW_ARRAY_SIZE(killed);
@@ -507,9 +511,17 @@ static void log_stop(struct run *r, bool wrap, int exit_status)
                                                              : HW_ARRAY_SIZE(left);
     for (size_t i = 0; i < n_left; i++)
         left[i] = RL_INT(NULL, r->left[i]);
+    /* the kernel's OOM killer, named where the job's end would say only "signal 9" */
+    bool memcg = r->sys_open && r->sys.cg.mem_ver > 0;
+    uint64_t oom1 = 0;
+    bool have_oom = memcg && r->have_oom0 && mon_cgroup_oom_kills(&r->sys.cg, &oom1);
+    double mem_max = 0;
+    bool have_max = memcg && mon_cgroup_mem_max(&r->sys.cg, &mem_max);
+    int64_t oom_kills = have_oom && oom1 > r->oom0 ? (int64_t)(oom1 - r->oom0) : 0;
     const struct opt_field all[] = {
         {true, RL_DBL(HW_STOP_DURATION, round((hw_mono_now() - r->t0) * 1000) / 1000)},
         {true, RL_OBJ("samples", samples, HW_ARRAY_SIZE(samples))},
+        {true, RL_OBJ(HW_STOP_SAMPLES_LOST, lost, HW_ARRAY_SIZE(lost))},
         {true, RL_INT("skipped_slots", (int64_t)atomic_load(&r->sampler.skipped))},
         {wrap, RL_INT(HW_STOP_EXIT_STATUS, exit_status)},
         {true, RL_STR(HW_STOP_REASON, r->stop_reason ? r->stop_reason : "signal")},
@@ -521,6 +533,9 @@ static void log_stop(struct run *r, bool wrap, int exit_status)
         {wrap, RL_INT(HW_STOP_PROCESSES_LEFT, r->n_left)},
         {wrap && r->cmd_maxrss_kib > 0, RL_INT(HW_STOP_MAIN_PEAK_RSS_KIB, r->cmd_maxrss_kib)},
         {r->n_left > 0 && r->cfg->leave_running, RL_ARR(HW_STOP_LEFT_RUNNING, left, n_left)},
+        {memcg, have_oom ? RL_INT(HW_STOP_OOM_KILLS, oom_kills) : RL_NULL(HW_STOP_OOM_KILLS)},
+        {memcg, have_max ? RL_DBL(HW_STOP_CGROUP_MEMORY_MAX_MIB, hw_py_round_value(mem_max, 2))
+                         : RL_NULL(HW_STOP_CGROUP_MEMORY_MAX_MIB)},
         {r->sampler_err < 0, RL_STR(HW_STOP_SAMPLER_ERROR, strerror(-r->sampler_err))},
         {r->cfg->attach_pid > 0, RL_BOOL(HW_STOP_PROCESS_ALIVE, watched_alive(r))},
         {nnow > 0 && !fsj.oom, RL_JSON(HW_EV_FILESYSTEMS, nnow > 0 ? fsj.p : "")},
@@ -1300,6 +1315,7 @@ static int open_run(struct run *r)
         mon_cgroup_close(&r->sys.cg);
         mon_cgroup_open(&r->sys.cg, cfg->proc_root, cfg->sys_root, cfg->attach_pid);
     }
+    r->have_oom0 = mon_cgroup_oom_kills(&r->sys.cg, &r->oom0);
     return 0;
 }
 

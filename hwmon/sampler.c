@@ -19,13 +19,15 @@
 #include "hwrun/rundir.h"
 #include "hwrun/buf.h"
 
-static void write_line(struct mon_sampler *s, int fd, struct hw_buf *b)
+/* false when the line was not written (a full disk): the caller counts the sample lost */
+static bool write_line(struct mon_sampler *s, int fd, struct hw_buf *b)
 {
     int rc = b->oom ? -ENOMEM : hw_append_whole(fd, b->p, b->len);
     if (rc < 0) {
         int zero = 0;
         atomic_compare_exchange_strong(&s->write_err, &zero, rc);
     }
+    return rc >= 0;
 }
 
 /* The tree's membership changes since the last call, as tree_pids.csv rows. */
@@ -178,7 +180,8 @@ static void sample_once(struct mon_sampler *s, bool edge, bool begin, bool *root
         if (!edge)
             s->sys_acc_s = 0;
         mon_csv_cpu_line(&b, iso, &ss, s->cfg.cgroup_cols, edge);
-        write_line(s, s->cfg.cpu_fd, &b);
+        if (!write_line(s, s->cfg.cpu_fd, &b))
+            atomic_fetch_add(&s->lost_cpu, 1);
         atomic_fetch_add(&s->n_cpu, 1);
     }
     if (s->cfg.tree) {
@@ -212,7 +215,8 @@ static void sample_once(struct mon_sampler *s, bool edge, bool begin, bool *root
                     s->tree_acc_s = 0;
                 hw_buf_reset(&b);
                 mon_csv_proc_line(&b, iso, &ts, s->cfg.pss, edge);
-                write_line(s, s->cfg.proc_fd, &b);
+                if (!write_line(s, s->cfg.proc_fd, &b))
+                    atomic_fetch_add(&s->lost_proc, 1);
                 atomic_fetch_add(&s->n_proc, 1);
             }
             if (!ts.root_alive)

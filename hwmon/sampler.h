@@ -80,6 +80,7 @@ struct mon_sampler {
     bool stop, started;
     bool final;   /* take a last sample when told to stop: the job's last partial interval */
     atomic_uint_fast64_t n_cpu, n_proc, skipped, n_edge;
+    atomic_uint_fast64_t lost_cpu, lost_proc; /* samples taken whose row a write lost */
     int wake_fd; /* eventfd: stop */
     struct mon_follow follow;
     /* the edge rows' parts of the current cadence interval, merged into its row */

@@ -32,6 +32,8 @@ void sum_outcome_init(struct sum_outcome *o)
     o->last_t = NAN;
     o->processes_left = -1;
     o->process_alive = -1;
+    o->oom_kills = -1;
+    o->oom_limit_mib = NAN;
     o->open_phase_t0 = o->open_phase_t1 = NAN;
     o->owner_status = SUM_STATUS_COUNT;
     o->newest_write = o->interval_s = NAN;
@@ -105,6 +107,11 @@ void sum_outcome_event(struct sum_outcome *o, const struct rd_event *e)
             o->process_alive = json_object_get_boolean(al);
         const char *se = rd_json_str(e->data, HW_STOP_SAMPLER_ERROR);
         snprintf(o->sampler_error, sizeof o->sampler_error, "%s", se ? se : "");
+        if (rd_json_int(e->data, HW_STOP_OOM_KILLS, &v) && v >= 0)
+            o->oom_kills = v;
+        double lim = rd_json_num(e->data, HW_STOP_CGROUP_MEMORY_MAX_MIB);
+        if (isfinite(lim) && lim > 0)
+            o->oom_limit_mib = lim;
     } else if (!strcmp(e->name, HW_EV_STOP_REQUEST) && !o->stop_signal && !o->have_stop) {
         if (!rd_json_int(e->data, HW_STOPREQ_SIGNAL, &v) || v <= 0 || v >= 128)
             return;
@@ -131,6 +138,23 @@ void sum_outcome_event(struct sum_outcome *o, const struct rd_event *e)
     }
 }
 
+/* The command died of SIGKILL while the kernel's OOM killer killed in its cgroup, and no stop
+ * came from outside (after one, hwmon's own SIGKILL at the grace's end could be it): the OOM
+ * killer sent it. Otherwise its kills are a note beside the reason. */
+static bool oom_killed(const struct sum_outcome *o)
+{
+    return o->oom_kills > 0 && o->signal == SIGKILL && !o->stop_signal;
+}
+
+/* " (cgroup memory limit 4096 MiB)", or "" when there is none or it is unknown. */
+static const char *oom_limit_words(const struct sum_outcome *o, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (isfinite(o->oom_limit_mib))
+        snprintf(buf, cap, " (cgroup memory limit %.0f MiB)", o->oom_limit_mib);
+    return buf;
+}
+
 const char *sum_outcome_note(const struct sum_outcome *o, char *buf, size_t cap)
 {
     int n = 0;
@@ -142,6 +166,13 @@ const char *sum_outcome_note(const struct sum_outcome *o, char *buf, size_t cap)
     if (o->sampler_error[0] && n >= 0 && (size_t)n < cap)
         n += snprintf(buf + n, cap - (size_t)n, "%sno CPU or process samples: the sampler did "
                                                 "not start (%s)", n ? "; " : "", o->sampler_error);
+    if (o->oom_kills > 0 && !oom_killed(o) && n >= 0 && (size_t)n < cap) {
+        char lim[48];
+        n += snprintf(buf + n, cap - (size_t)n,
+                      "%sthe kernel's OOM killer killed %ld process%s of the job's cgroup%s",
+                      n ? "; " : "", o->oom_kills, o->oom_kills == 1 ? "" : "es",
+                      oom_limit_words(o, lim, sizeof lim));
+    }
     if (o->launcher[0] && n >= 0 && (size_t)n < cap)
         snprintf(buf + n, cap - (size_t)n, "%sthe command %s ran the job's ranks under its own "
                                            "daemons: the process tree is %s's alone",
@@ -320,7 +351,11 @@ const char *sum_outcome_reason(const struct sum_outcome *o, char *buf, size_t ca
         }
         break;
     case SUM_STATUS_KILLED:
-        if (o->stop_signal && o->signal == o->stop_signal)
+        if (oom_killed(o)) {
+            char lim[48];
+            snprintf(buf, cap, "the command was killed by the kernel's OOM killer%s",
+                     oom_limit_words(o, lim, sizeof lim));
+        } else if (o->stop_signal && o->signal == o->stop_signal)
             snprintf(buf, cap, "the command was killed by %s", after);
         else if (o->stop_signal && o->signal)
             snprintf(buf, cap, "the command was killed by signal %d (%s) after %s", o->signal,

@@ -38,6 +38,9 @@ struct sum_outcome {
     long processes_left;    /* the job's processes alive when its command exited (-1: not said) */
     bool left_running;      /* ... and left running (--leave-running), not stopped */
     char sampler_error[64]; /* the sampler could not start: no CPU or process samples ("") */
+    long oom_kills;         /* the kernel's OOM kills in the job's cgroup during the run (-1:
+                               not measured) */
+    double oom_limit_mib;   /* the cgroup's memory limit at the stop (NAN: none or unknown) */
     uint64_t phases_open;   /* phases begun and never ended (over the whole log) */
     char failed_phase[128]; /* the last phase that failed ("" when none) */
     char failed_why[256];   /* how: "exit status 2", "RuntimeError: loss is NaN" */

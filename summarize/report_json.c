@@ -929,6 +929,10 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     hw_json_u64(&w, "placeholders", sum_fig_placeholders(run));
     hw_json_u64(&w, "child_restarts", run->info.child_restarts);
     hw_json_u64(&w, "hwmon_runs", run->info.starts);
+    if (run->info.samples_lost >= 0) /* taken but not written (a full disk); null: not said */
+        hw_json_u64(&w, "samples_lost", (uint64_t)run->info.samples_lost);
+    else
+        hw_json_null(&w, "samples_lost");
     /* params and metrics lost: keys one event gave twice once flattened, keys beyond the bound */
     hw_json_u64(&w, "param_collisions", run->param_collisions);
     hw_json_str(&w, "param_collision_first",

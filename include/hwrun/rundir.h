@@ -535,6 +535,14 @@ extern const struct hw_ctx_def hw_ctx_defs[HW_CTX_COUNT];
 /* wrap mode: the command's peak RSS as the kernel kept it (wait4's ru_maxrss, KiB): its own
  * and that of the children it waited for, whatever the sampling saw */
 #define HW_STOP_MAIN_PEAK_RSS_KIB "main_peak_rss_kib"
+/* how many processes of the job's cgroup the kernel's OOM killer killed while hwmon ran (v2
+ * memory.events, v1 memory.oom_control "oom_kill"; null when the kernel does not count them),
+ * and the cgroup's memory limit at the stop (null: none or unknown); both absent without a
+ * memory cgroup */
+#define HW_STOP_OOM_KILLS "oom_kills"
+/* samples taken whose row was not written (a full disk): {"cpu": N, "proc": N}, like "samples" */
+#define HW_STOP_SAMPLES_LOST "samples_lost"
+#define HW_STOP_CGROUP_MEMORY_MAX_MIB "cgroup_memory_max_mib"
 
 /* A phase's outcome, as `runlog time` and the Python package log it. */
 /* The training steps a phase covered (log.phase("train", steps=1000)); else each phase named

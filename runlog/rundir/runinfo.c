@@ -4,6 +4,7 @@
 #include "readers.h"
 
 #include <json-c/json.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +18,7 @@ void rd_run_info_init(struct rd_run_info *info)
     info->t_stop = NAN;
     info->stop_duration_s = NAN;
     info->main_peak_kernel_mib = NAN;
+    info->samples_lost = -1;
     info->interval_s = NAN;
     info->cpus_allowed = NAN;
     info->cpus = info->gpus = NAN;
@@ -153,6 +155,18 @@ void rd_run_info_event(struct rd_run_info *info, const struct rd_event *e)
         double k = rd_json_num(e->data, HW_STOP_MAIN_PEAK_RSS_KIB);
         if (k > 0 && k < 1e15)
             info->main_peak_kernel_mib = k / 1024.0;
+        struct json_object *lost;
+        if (e->data && json_object_object_get_ex(e->data, HW_STOP_SAMPLES_LOST, &lost) &&
+            json_object_is_type(lost, json_type_object)) {
+            int64_t n = info->samples_lost > 0 ? info->samples_lost : 0;
+            json_object_object_foreach(lost, key, v) {
+                (void)key;
+                int64_t x = json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : 0;
+                if (x > 0 && x < INT64_MAX - n)
+                    n += x;
+            }
+            info->samples_lost = n;
+        }
     } else if (!strcmp(e->name, HW_EV_CHILD_RESTART)) {
         info->child_restarts++;
     }

@@ -9,7 +9,9 @@
  *            summarize's reader gives back every entry whose rl_event() returned 0, with the
  *            torn ones counted as "torn", never glued to the next;
  *   csv:     hwmon samples every 50 ms into the tmpfs through five episodes; its CSVs end every
- *            episode on a whole row (cut back), so summarize skips nothing in them;
+ *            episode on a whole row (cut back), so summarize skips nothing in them, and the
+ *            samples taken but not written are counted: the stop event's samples less its
+ *            samples_lost are the rows each file holds, and summarize says the sum;
  *   glued:   nvidia-smi's files have a writer we cannot cut back: a torn row with the next row
  *            glued on (several, even) loses only the torn part. */
 #include <CUnit/CUnit.h>
@@ -159,6 +161,38 @@ static void test_runlog(void)
 
 /* ---- hwmon's own CSVs ---- */
 
+/* The stop event's data in run's run.jsonl (a reference the caller puts), or NULL. */
+static struct json_object *stop_data(const char *run)
+{
+    char *p = th_fmt("%s/%s", run, HW_RUNLOG_FILE);
+    char *text = th_read_file(p, NULL);
+    free(p);
+    struct json_object *data = NULL;
+    for (char *line = text, *nl; line && *line && !data; line = nl ? nl + 1 : line + strlen(line)) {
+        nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        struct json_object *o = json_tokener_parse(line), *ev, *d;
+        if (o && json_object_object_get_ex(o, "event", &ev) &&
+            !strcmp(json_object_get_string(ev), HW_EV_STOP) &&
+            json_object_object_get_ex(o, "data", &d))
+            data = json_object_get(d);
+        json_object_put(o);
+    }
+    free(text);
+    return data;
+}
+
+/* obj.key.sub as an integer, or -1 */
+static long long int_at(struct json_object *obj, const char *key, const char *sub)
+{
+    struct json_object *a, *b;
+    return obj && json_object_object_get_ex(obj, key, &a) &&
+                   json_object_object_get_ex(a, sub, &b) && json_object_is_type(b, json_type_int)
+               ? (long long)json_object_get_int64(b)
+               : -1;
+}
+
 static void test_csv(void)
 {
     if (!mnt) {
@@ -180,6 +214,9 @@ static void test_csv(void)
     }
     kill(pid, SIGTERM);
     CU_ASSERT(th_wait(pid, 60) >= 0);
+    struct json_object *stop = stop_data(run);
+    CU_ASSERT_PTR_NOT_NULL(stop);
+    long long lost_total = 0;
     for (int i = 0; i < HW_FILE_COUNT; i++) {
         const char *name = hw_file_names[i];
         if (strcmp(name, HW_CPU_FILE) && strcmp(name, HW_PROC_FILE))
@@ -199,6 +236,15 @@ static void test_csv(void)
                     (unsigned long long)skipped);
         CU_ASSERT_EQUAL(skipped, 0);
         CU_ASSERT(q.parsed > 20);
+        /* every sample taken is a row, or counted lost: the job's own truth is the file */
+        const char *sub = strcmp(name, HW_CPU_FILE) ? "proc" : "cpu";
+        long long taken = int_at(stop, "samples", sub), lost = int_at(stop, "samples_lost", sub);
+        if (taken - lost != (long long)q.parsed)
+            fprintf(stderr, "%s: %lld samples taken, %lld lost, %llu rows\n", name, taken, lost,
+                    (unsigned long long)q.parsed);
+        CU_ASSERT(lost > 0); /* the disk was full for 0.4 s at a time, 8 samples each */
+        CU_ASSERT_EQUAL(taken - lost, (long long)q.parsed);
+        lost_total += lost > 0 ? lost : 0;
         free(text);
         free(p);
     }
@@ -208,7 +254,20 @@ static void test_csv(void)
     CU_ASSERT_FATAL(th_run(sargv, NULL, NULL, 60, &r) == 0);
     CU_ASSERT_PTR_NULL(strstr(r.err, HW_CPU_FILE));
     CU_ASSERT_PTR_NULL(strstr(r.err, HW_PROC_FILE));
+    struct json_object *js = json_tokener_parse(r.out);
+    CU_ASSERT_EQUAL(int_at(js, "quality", "samples_lost"), lost_total);
+    json_object_put(js);
     th_result_free(&r);
+    char *targv[] = {(char *)sum, "--format", "text", run, NULL};
+    CU_ASSERT_FATAL(th_run(targv, NULL, NULL, 60, &r) == 0);
+    char *want = th_fmt("warning: %lld samples taken but not written (%s, %s: a full disk?)",
+                        lost_total, HW_CPU_FILE, HW_PROC_FILE);
+    if (!strstr(r.out, want))
+        fprintf(stderr, "no \"%s\" in:\n%s\n", want, r.out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, want));
+    free(want);
+    th_result_free(&r);
+    json_object_put(stop);
     free(run);
 }
 

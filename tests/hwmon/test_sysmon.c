@@ -6,6 +6,7 @@
 #include <CUnit/CUnit.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,115 @@ static void test_parse_proc_cgroup(void)
     CU_ASSERT_EQUAL(mon_parse_proc_cgroup("0::/aaaaaaaa\n", NULL, p, 4), -ENAMETOOLONG);
     CU_ASSERT_EQUAL(mon_parse_proc_cgroup("", NULL, p, sizeof p), -ENOENT);
     CU_ASSERT_EQUAL(mon_parse_proc_cgroup("garbage\n::\n", "memory", p, sizeof p), -ENOENT);
+}
+
+static void test_parse_oom_kill(void)
+{
+    uint64_t v = 99;
+    CU_ASSERT_EQUAL(mon_parse_oom_kill("low 0\nhigh 0\nmax 7\noom 2\noom_kill 1\n"
+                                       "oom_group_kill 0\n", &v), 0);
+    CU_ASSERT_EQUAL(v, 1);
+    CU_ASSERT_EQUAL(mon_parse_oom_kill("oom_kill_disable 0\nunder_oom 0\noom_kill 12", &v), 0);
+    CU_ASSERT_EQUAL(v, 12);
+    /* a kernel before 4.13: no count, not 0 */
+    CU_ASSERT_EQUAL(mon_parse_oom_kill("oom_kill_disable 0\nunder_oom 0\n", &v), -ENOENT);
+    CU_ASSERT_EQUAL(mon_parse_oom_kill("oom_group_kill 3\n", &v), -ENOENT);
+    CU_ASSERT_EQUAL(mon_parse_oom_kill("oom_kill x\n", &v), -EINVAL);
+    CU_ASSERT_EQUAL(mon_parse_oom_kill("oom_kill -1\n", &v), -EINVAL);
+    CU_ASSERT_EQUAL(mon_parse_oom_kill("oom_kill 1 2\n", &v), -EINVAL);
+    CU_ASSERT_EQUAL(mon_parse_oom_kill("", &v), -ENOENT);
+}
+
+/* mkdir -p */
+static void mkdirs(const char *path)
+{
+    char *p = th_fmt("%s", path);
+    for (char *s = p + 1; *s; s++)
+        if (*s == '/') {
+            *s = '\0';
+            mkdir(p, 0755);
+            *s = '/';
+        }
+    mkdir(p, 0755);
+    free(p);
+}
+
+/* A real hwmon run with --sys-root on a copy of this process's own cgroup (as /proc/self/cgroup
+ * and mountinfo place it, v1 memory first as hwmon looks): the job writes the kernel's OOM kill
+ * count up by one and dies of SIGKILL, as under the OOM killer. The stop event counts the run's
+ * kill (not the 5 before it) and the limit; summarize names the OOM killer. A second run whose
+ * count stays put stays "signal 9". */
+static void oom_run(bool grows)
+{
+    char *cgt = th_read_file("/proc/self/cgroup", NULL), *mi = th_read_file("/proc/self/mountinfo",
+                                                                            NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cgt);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mi);
+    char path[512], dir[1024];
+    bool v1 = mon_parse_proc_cgroup(cgt, "memory", path, sizeof path) == 0 &&
+              mon_find_cgroup_dir(mi, "memory", path, dir, sizeof dir) == 0;
+    bool v2 = !v1 && mon_parse_proc_cgroup(cgt, NULL, path, sizeof path) == 0 &&
+              mon_find_cgroup_dir(mi, NULL, path, dir, sizeof dir) == 0;
+    free(cgt);
+    free(mi);
+    if (!v1 && !v2) {
+        th_skip("no cgroup in /proc/self/cgroup and mountinfo");
+        return;
+    }
+    char *root = th_tmpdir("oomroot"), *cg = th_fmt("%s%s", root, dir);
+    mkdirs(cg);
+    char *f_cur = th_fmt("%s/%s", cg, v1 ? "memory.usage_in_bytes" : "memory.current");
+    char *f_max = th_fmt("%s/%s", cg, v1 ? "memory.limit_in_bytes" : "memory.max");
+    char *f_oom = th_fmt("%s/%s", cg, v1 ? "memory.oom_control" : "memory.events");
+    const char *before = v1 ? "oom_kill_disable 0\nunder_oom 0\noom_kill 5\n"
+                            : "low 0\nhigh 0\nmax 9\noom 5\noom_kill 5\noom_group_kill 0\n";
+    const char *after = v1 ? "oom_kill_disable 0\nunder_oom 0\noom_kill 6\n"
+                           : "low 0\nhigh 0\nmax 11\noom 6\noom_kill 6\noom_group_kill 0\n";
+    th_write_file(f_cur, "104857600\n", 10);
+    th_write_file(f_max, "314572800\n", 10); /* 300 MiB */
+    th_write_file(f_oom, before, strlen(before));
+    char *script = th_fmt("%sexec kill -KILL $$", grows ? "cat \"$0\" > \"$1\"; " : "");
+    char *newf = th_fmt("%s/after", root);
+    th_write_file(newf, after, strlen(after));
+    char *out = th_fmt("%s/run", root);
+    char **argv = ht_argv(out, "--no-gpu", "-i", "0.2", "--sys-root", root, "--", "/bin/sh", "-c",
+                          script, newf, f_oom, NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, NULL, 60, NULL), 128 + SIGKILL);
+    json_object *stop = ht_event(out, "stop", 0);
+    CU_ASSERT_PTR_NOT_NULL(stop);
+    CU_ASSERT_EQUAL(ht_data_int(stop, "oom_kills"), grows ? 1 : 0);
+    json_object *lim = ht_data(stop, "cgroup_memory_max_mib");
+    CU_ASSERT(lim && json_object_get_double(lim) == 300.0);
+    json_object_put(stop);
+    char *sum[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), (char *)"-q", (char *)"-f",
+                   (char *)"json", out, NULL};
+    struct th_result r;
+    CU_ASSERT_EQUAL(th_run(sum, NULL, NULL, 60, &r), 0);
+    json_object *js = json_tokener_parse(r.out);
+    th_result_free(&r);
+    CU_ASSERT_STRING_EQUAL(ht_str(js, "status"), "killed");
+    const char *why = ht_str(ht_get(js, "outcome"), "reason");
+    CU_ASSERT_STRING_EQUAL(why ? why : "(null)",
+                           grows ? "the command was killed by the kernel's OOM killer (cgroup "
+                                   "memory limit 300 MiB)"
+                                 : "the command was killed by signal 9 (KILL)");
+    json_object_put(js);
+    free(argv);
+    free(out);
+    free(newf);
+    free(script);
+    free(f_cur);
+    free(f_max);
+    free(f_oom);
+    th_rmtree(root);
+    free(root);
+    free(cg);
+}
+
+static void test_oom_killed_run(void)
+{
+    oom_run(true);
+    oom_run(false);
 }
 
 static void test_find_cgroup_dir(void)
@@ -221,6 +331,12 @@ static void test_v2(void)
     CU_ASSERT_DOUBLE_EQUAL(x.cg.mem_max_mib, 1024.0, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(x.cg.mem_peak_mib, 200.0, 1e-9);
     CU_ASSERT_FALSE(x.cg.have_cpu); /* baseline */
+    uint64_t kills = 0;
+    double max = 0;
+    CU_ASSERT_TRUE(mon_cgroup_oom_kills(&s.cg, &kills)); /* memory.events */
+    CU_ASSERT_EQUAL(kills, 2);
+    CU_ASSERT_TRUE(mon_cgroup_mem_max(&s.cg, &max));
+    CU_ASSERT_DOUBLE_EQUAL(max, 1024.0, 1e-9);
     CU_ASSERT_FALSE(x.io.have_disk || x.io.have_net);
     CU_ASSERT_TRUE(x.io.have_fs && x.io.fs_free_mib > 0);
     CU_ASSERT_EQUAL(mon_sys_sample(&s, 2.0, &x), 0);
@@ -272,6 +388,9 @@ static void test_v1(void)
     CU_ASSERT_DOUBLE_EQUAL(x.cg.mem_max_mib, 2048.0, 1e-9);
     CU_ASSERT_TRUE(x.cg.have_mem_peak);
     CU_ASSERT_DOUBLE_EQUAL(x.cg.mem_peak_mib, 500.0, 1e-9);
+    uint64_t kills = 0;
+    CU_ASSERT_TRUE(mon_cgroup_oom_kills(&s.cg, &kills)); /* memory.oom_control */
+    CU_ASSERT_EQUAL(kills, 1);
     CU_ASSERT_EQUAL(mon_sys_sample(&s, 3.0, &x), 0);
     CU_ASSERT_TRUE(x.cg.have_cpu); /* cpuacct.usage in ns */
     CU_ASSERT_DOUBLE_EQUAL(x.cg.cpu_pct, 0.0, 1e-9);
@@ -333,6 +452,10 @@ static void test_nolimit(void)
     CU_ASSERT_FALSE(x.cg.have_mem_max);  /* "max" */
     CU_ASSERT_FALSE(x.cg.have_mem_peak); /* no memory.peak before Linux 5.19 */
     CU_ASSERT_FALSE(x.cg.have_limit);    /* "max 100000" */
+    uint64_t kills = 7;
+    double max = 0;
+    CU_ASSERT_FALSE(mon_cgroup_oom_kills(&s.cg, &kills)); /* no memory.events: not counted */
+    CU_ASSERT_FALSE(mon_cgroup_mem_max(&s.cg, &max));
     /* no diskstats, no net/dev: unmeasured, not 0 */
     CU_ASSERT_EQUAL(mon_sys_sample(&s, 2.0, &x), 0);
     CU_ASSERT_FALSE(x.io.have_disk || x.io.have_net);
@@ -561,6 +684,8 @@ void add_sysmon_suite(void)
     CU_add_test(s, "find_cgroup_dir", test_find_cgroup_dir);
     CU_add_test(s, "parse_limits", test_parse_limits);
     CU_add_test(s, "parse_diskstats_netdev", test_parse_diskstats_netdev);
+    CU_add_test(s, "parse_oom_kill", test_parse_oom_kill);
+    CU_add_test(s, "oom_killed_run", test_oom_killed_run);
     CU_add_test(s, "v2", test_v2);
     CU_add_test(s, "limits_cadence", test_limits_cadence);
     CU_add_test(s, "v1", test_v1);

@@ -472,6 +472,86 @@ static void test_stopped_from_outside(void)
     }
 }
 
+/* The kernel's OOM killer named from the stop event's oom_kills (hwmon's count of the cgroup's
+ * oom_kill while the job ran): the reason when it killed the command, a note when it killed
+ * another process of the cgroup; nothing claimed when it killed nothing or was not counted. */
+static void test_oom_killer(void)
+{
+#define OOM(st, kills, max) STOP(", \"exit_status\": " st ", \"oom_kills\": " kills \
+                                  ", \"cgroup_memory_max_mib\": " max)
+    static const struct {
+        const char *log;
+        enum sum_status status;
+        const char *reason, *note;
+    } cases[] = {
+        {START("") OOM("137", "1", "4096.0"), SUM_STATUS_KILLED,
+         "the command was killed by the kernel's OOM killer (cgroup memory limit 4096 MiB)", ""},
+        {START("") OOM("137", "2", "null"), SUM_STATUS_KILLED,
+         "the command was killed by the kernel's OOM killer", ""},
+        {START("") OOM("137", "0", "4096.0"), SUM_STATUS_KILLED,
+         "the command was killed by signal 9 (KILL)", ""},
+        {START("") OOM("137", "null", "4096.0"), SUM_STATUS_KILLED,
+         "the command was killed by signal 9 (KILL)", ""},
+        {START("") STOP(", \"exit_status\": 137"), SUM_STATUS_KILLED,
+         "the command was killed by signal 9 (KILL)", ""},
+        /* a dataloader worker killed, the command failed on its own */
+        {START("") OOM("1", "2", "512.0"), SUM_STATUS_FAILED,
+         "the command exited with status 1",
+         "the kernel's OOM killer killed 2 processes of the job's cgroup (cgroup memory limit "
+         "512 MiB)"},
+        /* hwmon's own SIGKILL after a stop request's grace could have been it: a note only */
+        {START("") STOPREQ("\"signal\": 15, \"from\": \"process\", \"sender_pid\": 77, "
+                           "\"sender\": \"bash\", \"kill_after_s\": 5")
+             OOM("137", "1", "null"),
+         SUM_STATUS_KILLED, "the command was killed by signal 9 (KILL) after signal 15 (TERM) "
+                            "from process bash, pid 77",
+         "the kernel's OOM killer killed 1 process of the job's cgroup"},
+    };
+#undef OOM
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct sum_run *run = run_of(cases[i].log);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+        char why[600], note[600];
+        sum_outcome_reason(&run->outcome, why, sizeof why);
+        sum_outcome_note(&run->outcome, note, sizeof note);
+        if (run->outcome.status != cases[i].status || strcmp(why, cases[i].reason) ||
+            strcmp(note, cases[i].note))
+            fprintf(stderr, "case %zu: status %s: %s / %s\n", i,
+                    sum_status_names[run->outcome.status], why, note);
+        CU_ASSERT_EQUAL(run->outcome.status, cases[i].status);
+        CU_ASSERT_STRING_EQUAL(why, cases[i].reason);
+        CU_ASSERT_STRING_EQUAL(run->outcome.reason, cases[i].reason);
+        CU_ASSERT_STRING_EQUAL(note, cases[i].note);
+        sum_run_free(run);
+    }
+}
+
+/* The stop event's samples_lost (samples taken whose row a full disk lost) summed for the
+ * quality section; without it, not said (-1: null), never 0. */
+static void test_samples_lost(void)
+{
+    static const struct {
+        const char *log;
+        long long lost;
+    } cases[] = {
+        {START("") STOP(", \"exit_status\": 0, \"samples_lost\": {\"cpu\": 3, \"proc\": 2}"), 5},
+        {START("") STOP(", \"exit_status\": 0, \"samples_lost\": {\"cpu\": 0, \"proc\": 0}"), 0},
+        {START("") STOP(", \"exit_status\": 0"), -1},
+        {START(""), -1},
+        /* nonsense counts add nothing */
+        {START("") STOP(", \"samples_lost\": {\"cpu\": -4, \"proc\": \"x\"}"), 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct sum_run *run = run_of(cases[i].log);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+        if (run->info.samples_lost != cases[i].lost)
+            fprintf(stderr, "case %zu: samples_lost %lld\n", i,
+                    (long long)run->info.samples_lost);
+        CU_ASSERT_EQUAL(run->info.samples_lost, cases[i].lost);
+        sum_run_free(run);
+    }
+}
+
 /* A run without a stop event, summarized on another host (a login node over a shared file
  * system): hwmon's pid cannot be checked from here. Running while its files are written, else
  * unknown, never a confident "incomplete". */
@@ -509,6 +589,8 @@ void add_outcome_suite(void)
     CU_add_test(s, "failed_run_reason_and_metrics", test_failed_run_reason_and_metrics);
     CU_add_test(s, "open_phases", test_open_phases);
     CU_add_test(s, "stopped_from_outside", test_stopped_from_outside);
+    CU_add_test(s, "oom_killer", test_oom_killer);
+    CU_add_test(s, "samples_lost", test_samples_lost);
     CU_add_test(s, "other_host", test_other_host);
     CU_add_test(s, "per_step", test_per_step);
     CU_add_test(s, "hwmon_failed_command", test_hwmon_failed_command);
