@@ -462,8 +462,13 @@ enum hw_ctx {
     HW_CTX_LOCAL_RANK,
     HW_CTX_WORLD_SIZE,
     HW_CTX_LOCAL_WORLD_SIZE,
+    /* added after the sweep rows' columns were fixed: the rows append these at their end */
+    HW_CTX_SLURM_RESTART_COUNT, /* a requeued job's attempt (0 the first; unset: not requeued) */
     HW_CTX_COUNT
 };
+/* The context keys whose job.KEY columns sit at their place in the rows; later keys' columns
+ * are appended at the rows' end, so that column positions stay. */
+#define HW_CTX_ROW_FIXED HW_CTX_SLURM_RESTART_COUNT
 struct hw_ctx_def {
     const char *key;    /* "slurm_job_id": the context's key; the sweep column is job.KEY */
     const char *env[4]; /* the variables that say it, the first set one wins */
