@@ -250,7 +250,15 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
     /* context keys added later (rundir.h's HW_CTX_ROW_FIXED): at the end, so positions stay */  \
     PER_CTX(HW_CTX_ROW_FIXED, HW_CTX_COUNT,                                                        \
             S(ctx_cols[i], "where the run ran, as its scheduler or launcher says (context)",       \
-              NOSHOW, run->info.ctx[i][0] ? run->info.ctx[i] : NULL))
+              NOSHOW, run->info.ctx[i][0] ? run->info.ctx[i] : NULL))                              \
+    D("proc_cpu_sec", "CPU seconds of the command and the processes it waited for (wait4, as "     \
+      "sacct's TotalCPU)", NOSHOW, run->info.cpu_s)                                                \
+    D("proc_disk_write_mib", "what the job's processes wrote to storage (write_bytes; "            \
+      "disk_write_mib is the node's disks)", NOSHOW,                                               \
+      sum_fig_max(&run->proc[HW_PROC_COL_WRITE]) / 1048576.0)                                      \
+    D("proc_wchar_mib", "what the job's processes wrote by write() (wchar: page cache, pipes and " \
+      "sockets too, as sacct's MaxDiskWrite counts)", NOSHOW,                                      \
+      sum_fig_max(&run->proc[HW_PROC_COL_WCHAR]) / 1048576.0)
 
 /* The table's per-counter and per-context columns, as the expansions that run over a run (or
  * over none) write them out. */

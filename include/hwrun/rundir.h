@@ -503,6 +503,10 @@ extern const struct hw_ctx_def hw_ctx_defs[HW_CTX_COUNT];
 /* wrap mode: the command's peak RSS as the kernel kept it (wait4's ru_maxrss, KiB): its own
  * and that of the children it waited for, whatever the sampling saw */
 #define HW_STOP_MAIN_PEAK_RSS_KIB "main_peak_rss_kib"
+/* wrap mode: the CPU seconds, user and system, of the command and of the descendants it waited
+ * for (wait4's ru_utime + ru_stime): the job's CPU time as the kernel counted it, which sacct's
+ * TotalCPU also counts */
+#define HW_STOP_CPU_S "cpu_s"
 
 /* A phase's outcome, as `runlog time` and the Python package log it. */
 /* The training steps a phase covered (log.phase("train", steps=1000)); else each phase named

@@ -17,6 +17,7 @@ void rd_run_info_init(struct rd_run_info *info)
     info->t_stop = NAN;
     info->stop_duration_s = NAN;
     info->main_peak_kernel_mib = NAN;
+    info->cpu_s = NAN;
     info->interval_s = NAN;
     info->cpus_allowed = NAN;
     info->cpus = info->gpus = NAN;
@@ -151,6 +152,9 @@ void rd_run_info_event(struct rd_run_info *info, const struct rd_event *e)
         double k = rd_json_num(e->data, HW_STOP_MAIN_PEAK_RSS_KIB);
         if (k > 0 && k < 1e15)
             info->main_peak_kernel_mib = k / 1024.0;
+        double c = rd_json_num(e->data, HW_STOP_CPU_S);
+        if (c >= 0 && c < 1e12)
+            info->cpu_s = c;
     } else if (!strcmp(e->name, HW_EV_CHILD_RESTART)) {
         info->child_restarts++;
     }
