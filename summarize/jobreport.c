@@ -73,7 +73,10 @@ void sum_job_incomplete_list(const struct sum_jobsum *j, struct hw_buf *out)
     S("params_node", pn ? pn->label : NULL)                                                        \
     U("running_nodes", j->running)                                                                 \
     U("attempts", j->nattempt)                                                                     \
-    PER_CTX(HW_CTX_ROW_FIXED, HW_CTX_COUNT, S(ctx_cols[i], j->ctx[i][0] ? j->ctx[i] : NULL))
+    PER_CTX(HW_CTX_ROW_FIXED, HW_CTX_COUNT, S(ctx_cols[i], j->ctx[i][0] ? j->ctx[i] : NULL))       \
+    D("proc_cpu_sec", j->cpu_s)                                                                    \
+    D("proc_disk_write_mib", j->write_b / 1048576.0)                                               \
+    D("proc_wchar_mib", j->wchar_b / 1048576.0)
 
 #define ONE(nm, v) +1
 #define ONE_PER_CTX(lo, hi, cols) +((hi) - (lo)) * (0 cols)
@@ -428,6 +431,15 @@ void sum_job_text(const struct sum_jobsum *j, const struct sum_units *u, struct 
     hw_buf_puts(out, j->nattempt > 1 ? " (every GPU once per attempt), GPU util mean "
                                      : " (every GPU once), GPU util mean ");
     sum_fmt_num(out, j->util_mean_pct, "%");
+    if (isfinite(j->cpu_s) || isfinite(j->wchar_b) || isfinite(j->write_b)) {
+        /* as sacct counts them: TotalCPU, and MaxDiskWrite's write() bytes (wchar) */
+        hw_buf_puts(out, "\n  processes: CPU time ");
+        sum_units_fmt(out, j->cpu_s, SUM_DIM_TIME, u);
+        hw_buf_puts(out, " (user + system), written by write() ");
+        sum_units_fmt(out, isfinite(j->wchar_b) ? j->wchar_b / 1048576.0 : NAN, SUM_DIM_MEM, u);
+        hw_buf_puts(out, " (wchar, as sacct counts), to storage ");
+        sum_units_fmt(out, isfinite(j->write_b) ? j->write_b / 1048576.0 : NAN, SUM_DIM_MEM, u);
+    }
     hw_buf_puts(out, "\n  GPUs together: peak VRAM ");
     sum_units_fmt(out, j->mem_peak_mib, SUM_DIM_GPUMEM, u);
     hw_buf_puts(out, " at ");

@@ -41,6 +41,7 @@ int sum_jnode_take(struct sum_jnode *n, const char *dir, struct sum_run *run)
     n->dir = strdup(dir ? dir : "");
     n->t_start = n->t_stop = n->duration_s = n->interval_s = NAN;
     n->energy_wh = n->mem_peak_mib = n->power_peak_w = NAN;
+    n->cpu_s = n->wchar_b = n->write_b = NAN;
     n->status = SUM_STATUS_UNKNOWN;
     if (!n->dir)
         return -ENOMEM;
@@ -61,6 +62,9 @@ int sum_jnode_take(struct sum_jnode *n, const char *dir, struct sum_run *run)
         n->t_start = t0;
     n->t_stop = in->t_stop;
     n->duration_s = sum_run_duration(run);
+    n->cpu_s = in->cpu_s;
+    n->wchar_b = sum_fig_max(&run->proc[HW_PROC_COL_WCHAR]);
+    n->write_b = sum_fig_max(&run->proc[HW_PROC_COL_WRITE]);
     for (int k = 0; k < HW_FILE_COUNT; k++)
         n->lines_skipped += rd_quality_skipped_total(&run->q[k]);
     if (run->outcome.phases_failed)
@@ -597,6 +601,7 @@ int sum_job_build(struct sum_jobsum *j)
     j->status = SUM_STATUS_OK;
     j->t_start = j->duration_s = j->start_spread_s = j->stop_spread_s = NAN;
     j->energy_wh = j->util_mean_pct = j->mem_sum_of_peaks_mib = NAN;
+    j->cpu_s = j->wchar_b = j->write_b = NAN;
     label_nodes(j);
     if (assign_attempts(j) < 0)
         return -ENOMEM;
@@ -638,6 +643,11 @@ int sum_job_build(struct sum_jobsum *j)
             j->nodes += !node_seen || !node_name(n)[0];
         }
         j->ranked |= sum_jnode_rank(n) != NULL;
+        const double mine[3] = {n->cpu_s, n->wchar_b, n->write_b};
+        double *sum[3] = {&j->cpu_s, &j->wchar_b, &j->write_b};
+        for (int k = 0; k < 3; k++)
+            if (isfinite(mine[k]))
+                *sum[k] = (isnan(*sum[k]) ? 0 : *sum[k]) + mine[k];
         widen(&acc[n->attempt].smin, &acc[n->attempt].smax, n->t_start);
         widen(&acc[n->attempt].emin, &acc[n->attempt].emax, n->t_stop);
         if (isfinite(n->t_start) && !(n->t_start >= t->t_start))

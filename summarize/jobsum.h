@@ -99,6 +99,8 @@ struct sum_jnode {
     char failed_phase[128];
     struct sum_verdicts *verdicts; /* its run's (verdicts.h), taken over; NULL: none */
     size_t attempt;   /* index into the job's att (sum_job_build) */
+    double cpu_s;     /* its command's CPU seconds (stop event's cpu_s; NAN: not said) */
+    double wchar_b, write_b; /* its processes' write() bytes and storage writes (NAN: none) */
 };
 
 /* One attempt of the job (a requeue or restart), in the order they ran. */
@@ -151,6 +153,8 @@ struct sum_jobsum {
     struct sum_jattempt *att; /* at least one once built */
     size_t nattempt;
     size_t ranks; /* the last attempt's directories */
+    /* every directory's (every attempt's) sum; NAN when none said it */
+    double cpu_s, wchar_b, write_b;
 };
 
 /* A run's rank as its context says (SLURM_PROCID, else RANK), NULL when not said; its node:

@@ -386,7 +386,7 @@ static void test_requeued(void)
     CU_ASSERT_FATAL(first && second && strtok(NULL, "\n") == NULL);
     char *dirs[2] = {th_fmt("%s/%s", jobdir, first), th_fmt("%s/%s", jobdir, second)};
     /* each attempt's own summary: the job's truth */
-    double e = 0, dur = 0;
+    double e = 0, dur = 0, cpu = 0;
     const char *want_status[2] = {"failed", "ok"};
     for (int a = 0; a < 2; a++) {
         char *arg[] = {dirs[a], NULL};
@@ -396,6 +396,10 @@ static void test_requeued(void)
         CU_ASSERT(ht_num(r, "energy_wh") > 0);
         e += ht_num(r, "energy_wh");
         dur += ht_num(r, "duration_sec");
+        json_object *proc = ht_get(r, "process");
+        CU_ASSERT_FATAL(proc != NULL);
+        CU_ASSERT(ht_num(proc, "cpu_s") >= 0);
+        cpu += ht_num(proc, "cpu_s");
         json_object_put(r);
     }
     char *arg[] = {jobdir, NULL};
@@ -410,6 +414,7 @@ static void test_requeued(void)
     CU_ASSERT(fabs(ht_num(s, "duration_sec") - dur) <= 1e-5);
     if (!(fabs(ht_num(s, "duration_sec") - dur) <= 1e-5))
         fprintf(stderr, "job duration %.6f, the attempts' %.6f\n", ht_num(s, "duration_sec"), dur);
+    CU_ASSERT(fabs(ht_num(s, "proc_cpu_sec") - cpu) <= 1e-6);
     json_object *att = ht_get(s, "attempts");
     CU_ASSERT_FATAL(att && json_object_array_length(att) == 2);
     json_object *a0 = json_object_array_get_idx(att, 0), *a1 = json_object_array_get_idx(att, 1);

@@ -214,6 +214,11 @@ static void test_requeue_restart_count(void)
     make_node(&j.node[1], "vm", "job/vm-2", 1200, 0.5, 300, 1, mem_b, true);
     j.node[0].status = SUM_STATUS_KILLED;
     snprintf(j.node[1].ctx[HW_CTX_SLURM_RESTART_COUNT], sizeof j.node[1].ctx[0], "1");
+    j.node[0].cpu_s = 20.5; /* the first attempt's stop event said it; wchar not measured */
+    j.node[1].cpu_s = 40.25;
+    j.node[1].wchar_b = 3 * 1048576.0;
+    j.node[0].write_b = 1048576.0;
+    j.node[1].write_b = 1048576.0;
     double e0 = j.node[0].gpu[0].energy_wh, e1 = j.node[1].gpu[0].energy_wh;
     CU_ASSERT_EQUAL(sum_job_build(&j), 0);
     CU_ASSERT_FATAL(j.nattempt == 2);
@@ -249,12 +254,17 @@ static void test_requeue_restart_count(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "    attempt 2 (restart 1): start +3 min 20 s, 2 min 30 s, ok, "));
     CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "(the nodes' own peaks add up to 1000.0 MiB)"));
     CU_ASSERT_PTR_NULL(strstr(b.p, "incomplete"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "processes: CPU time 1 min 01 s (user + system), written by "
+                                       "write() 3.0 MiB (wchar, as sacct counts), to storage "
+                                       "2.0 MiB"));
     b.len = 0;
     sum_job_jsonl_row(&j, NULL, &b);
     hw_buf_putc(&b, '\0');
     CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\"ranks\": 1,"));
     CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\"attempts\": 2,"));
     CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\"duration_sec\": 200.0"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\"proc_cpu_sec\": 60.75, \"proc_disk_write_mib\": 2.0, "
+                                       "\"proc_wchar_mib\": 3.0"));
     /* the later context keys after the columns added before them */
     const char *att = strstr(b.p, "\"attempts\""), *rc = strstr(b.p, "\"job.slurm_restart_count\"");
     CU_ASSERT(att && rc && strstr(b.p, "\"running_nodes\"") < att && att < rc);
