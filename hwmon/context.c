@@ -137,6 +137,8 @@ static const char *placeholder(const char *name, size_t n, const struct mon_cont
         return c->v[HW_CTX_LOCAL_RANK][0] ? c->v[HW_CTX_LOCAL_RANK] : c->v[HW_CTX_SLURM_LOCAL_ID];
     if (IS("localid")) /* SLURM's name (SLURM_LOCALID) first */
         return c->v[HW_CTX_SLURM_LOCAL_ID][0] ? c->v[HW_CTX_SLURM_LOCAL_ID] : c->v[HW_CTX_LOCAL_RANK];
+    if (IS("restart")) /* a requeued job's attempt: SLURM sets it from the first requeue on */
+        return c->v[HW_CTX_SLURM_RESTART_COUNT][0] ? c->v[HW_CTX_SLURM_RESTART_COUNT] : "0";
     if (IS("time"))
         return time_utc;
     if (IS("pid")) {
@@ -166,7 +168,7 @@ int mon_expand_output(const char *pattern, const struct mon_context *c, const ch
             if (!v) {
                 snprintf(err, errlen,
                          "unknown placeholder {%.*s} in -o (host, node, jobid, stepid, "
-                         "nodeid, rank, localrank, localid, time, pid)",
+                         "nodeid, rank, localrank, localid, restart, time, pid)",
                          (int)(end - p - 1), p + 1);
                 return -1;
             }

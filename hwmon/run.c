@@ -139,6 +139,7 @@ struct run {
     bool started;         /* the start event was logged */
     int runlog_rd;        /* run.jsonl read-only: the sampler follows it (edge samples) */
     long cmd_maxrss_kib;  /* the command's ru_maxrss when it was reaped (0: not known) */
+    double cmd_cpu_s;     /* its ru_utime + ru_stime then (< 0: not known) */
     bool wrap;            /* a command is run (not -p, not the system alone) */
     bool gpu_wanted;      /* GPUs are to be sampled here (not --no-gpu, not a secondary) */
     char why[PATH_MAX + 64];  /* why the GPU source cannot sample */
@@ -532,6 +533,7 @@ static void log_stop(struct run *r, bool wrap, int exit_status)
         /* what of the job outlived its main process, and whether it was left running */
         {wrap, RL_INT(HW_STOP_PROCESSES_LEFT, r->n_left)},
         {wrap && r->cmd_maxrss_kib > 0, RL_INT(HW_STOP_MAIN_PEAK_RSS_KIB, r->cmd_maxrss_kib)},
+        {wrap && r->cmd_cpu_s >= 0, RL_DBL(HW_STOP_CPU_S, round(r->cmd_cpu_s * 1e6) / 1e6)},
         {r->n_left > 0 && r->cfg->leave_running, RL_ARR(HW_STOP_LEFT_RUNNING, left, n_left)},
         {memcg, have_oom ? RL_INT(HW_STOP_OOM_KILLS, oom_kills) : RL_NULL(HW_STOP_OOM_KILLS)},
         {memcg, have_max ? RL_DBL(HW_STOP_CGROUP_MEMORY_MAX_MIB, hw_py_round_value(mem_max, 2))
@@ -636,6 +638,8 @@ static void reap(struct run *r)
             /* the kernel's high-water mark of its RSS (and of the children it waited for):
              * the true peak, which sampling can miss */
             r->cmd_maxrss_kib = ru.ru_maxrss;
+            r->cmd_cpu_s = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
             r->cmd_status = status;
             stop_leftovers(r);
             begin_stop(r, "command_exit");
@@ -1253,6 +1257,7 @@ static void run_init(struct run *r, const struct mon_config *cfg)
         r->gth.fd[i] = -1;
     r->nodelock.fd = -1; /* no lock until the GPUs are chosen */
     r->runlog_rd = -1;
+    r->cmd_cpu_s = -1;
     mon_children_init(&r->children, NULL, NULL, on_child, r); /* the tool: after the probe */
     r->t0 = hw_mono_now();
     r->wrap = cfg->command != NULL;

@@ -113,8 +113,12 @@ static int draw_job(FILE *f, const void *ctx, char *err, size_t errlen)
             sum_status_names[j->status], ht_fmt_dim(b, sizeof b, j->energy_wh, SUM_DIM_ENERGY, u),
             ht_fmt_dim(b2, sizeof b2, j->mem_peak_mib, SUM_DIM_GPUMEM, u),
             ht_fmt_dim(title, sizeof title, j->mem_sum_of_peaks_mib, SUM_DIM_GPUMEM, u));
-    fprintf(f, "; nodes aligned at their own starts, which lie %s apart by their clocks.</p>\n",
+    fprintf(f, "; nodes aligned at their own starts, which lie %s apart by their clocks",
             ht_fmt_dim(b, sizeof b, j->start_spread_s, SUM_DIM_TIME, u));
+    if (j->nattempt > 1) /* a requeue: the status the last attempt's, energy their sum */
+        fprintf(f, "; <b>%zu</b> attempts (status the last's, energy and time summed)",
+                j->nattempt);
+    fputs(".</p>\n", f);
     fputs("</header>\n<div style=\"padding:8px 20px\">\n", f);
     if (j->incomplete + j->unreadable) {
         struct hw_buf l;

@@ -25,8 +25,9 @@ void sum_job_incomplete_list(const struct sum_jobsum *j, struct hw_buf *out)
 {
     bool any = false;
     for (size_t i = 0; i < j->nnode; i++)
-        if (!j->node[i].summarized ||
-            (!j->node[i].complete && j->node[i].status != SUM_STATUS_RUNNING)) {
+        if ((!j->nattempt || j->node[i].attempt == j->nattempt - 1) && /* the job as it stands */
+            (!j->node[i].summarized ||
+             (!j->node[i].complete && j->node[i].status != SUM_STATUS_RUNNING))) {
             hw_buf_puts(out, any ? ", " : "");
             hw_buf_puts(out, node_label(j, i));
             any = true;
@@ -41,7 +42,7 @@ void sum_job_incomplete_list(const struct sum_jobsum *j, struct hw_buf *out)
 #define JOB_COLUMNS(S, D, U, PER_CTX)                                                              \
     S("job_dir", j->dir)                                                                           \
     S("status", sum_status_names[j->status])                                                       \
-    U("ranks", j->nnode)                                                                           \
+    U("ranks", j->ranks)                                                                           \
     U("nodes", j->nodes)                                                                           \
     U("hosts", j->hosts)                                                                           \
     U("incomplete_nodes", j->incomplete + j->unreadable)                                           \
@@ -65,15 +66,20 @@ void sum_job_incomplete_list(const struct sum_jobsum *j, struct hw_buf *out)
     D("straggler_median_sec", sp ? sum_fig_round_us(sp->median_s) : NAN)                           \
     D("straggler_over_median_sec", sp ? sum_fig_round_us(sp->over_median_s) : NAN)                 \
     D("straggler_over_median_pct", sp ? sp->over_median_pct : NAN)                                 \
-    PER_CTX(S(ctx_cols[i], j->ctx[i][0] ? j->ctx[i] : NULL))                                       \
+    PER_CTX(0, HW_CTX_ROW_FIXED, S(ctx_cols[i], j->ctx[i][0] ? j->ctx[i] : NULL))                  \
     /* added later: new columns go at the end, so that column positions stay */                  \
     S("failed_phase", fn ? fn->failed_phase : NULL)                                                \
     S("failed_phase_node", fn ? fn->label : NULL)                                                  \
     S("params_node", pn ? pn->label : NULL)                                                        \
-    U("running_nodes", j->running)
+    U("running_nodes", j->running)                                                                 \
+    U("attempts", j->nattempt)                                                                     \
+    PER_CTX(HW_CTX_ROW_FIXED, HW_CTX_COUNT, S(ctx_cols[i], j->ctx[i][0] ? j->ctx[i] : NULL))       \
+    D("proc_cpu_sec", j->cpu_s)                                                                    \
+    D("proc_disk_write_mib", j->write_b / 1048576.0)                                               \
+    D("proc_wchar_mib", j->wchar_b / 1048576.0)
 
 #define ONE(nm, v) +1
-#define ONE_PER_CTX(cols) +HW_CTX_COUNT * (0 cols)
+#define ONE_PER_CTX(lo, hi, cols) +((hi) - (lo)) * (0 cols)
 enum { JOB_NCOLS = 0 JOB_COLUMNS(ONE, ONE, ONE, ONE_PER_CTX) };
 #undef ONE
 #undef ONE_PER_CTX
@@ -101,8 +107,8 @@ static size_t job_cols(const struct sum_jobsum *j, const struct sum_units *u, st
 #define S(nm, v) c[n++] = (struct sum_col){nm, SUM_COL_STR, v, 0, 0};
 #define D(nm, v) c[n++] = (struct sum_col){nm, SUM_COL_NUM, NULL, v, 0};
 #define U(nm, v) c[n++] = (struct sum_col){nm, SUM_COL_U64, NULL, 0, v};
-#define PER_CTX(cols)                                                                              \
-    for (int i = 0; i < HW_CTX_COUNT; i++) {                                                      \
+#define PER_CTX(lo, hi, cols)                                                                      \
+    for (int i = (lo); i < (hi); i++) {                                                           \
         cols                                                                                       \
     }
     JOB_COLUMNS(S, D, U, PER_CTX)
@@ -213,6 +219,7 @@ static void json_node(struct hw_json *w, const struct sum_jobsum *j, size_t i)
     hw_json_bool(w, "summarized", n->summarized);
     hw_json_str(w, "status", n->summarized ? sum_status_names[n->status] : NULL);
     hw_json_bool(w, "complete", n->summarized && n->complete);
+    hw_json_u64(w, "attempt", n->attempt + 1);
     hw_json_str(w, "gpu_sampler_role", n->sampler_role[0] ? n->sampler_role : NULL);
     sum_fig_json_time(w, "start", n->t_start);
     hw_json_num(w, "start_offset_s", sum_fig_round_us(n->t_start - j->t_start));
@@ -255,6 +262,27 @@ static void json_node(struct hw_json *w, const struct sum_jobsum *j, size_t i)
     hw_json_close(w);
 }
 
+static void json_attempts(struct hw_json *w, const struct sum_jobsum *j)
+{
+    hw_json_open(w, "attempts", '[');
+    for (size_t a = 0; a < j->nattempt; a++) {
+        const struct sum_jattempt *t = &j->att[a];
+        hw_json_open(w, NULL, '{');
+        hw_json_u64(w, "attempt", a + 1);
+        if (t->restart_count >= 0)
+            hw_json_u64(w, "restart_count", (uint64_t)t->restart_count);
+        else
+            hw_json_null(w, "restart_count");
+        sum_fig_json_time(w, "start", t->t_start);
+        hw_json_num(w, "duration_s", sum_fig_round_us(t->duration_s));
+        hw_json_str(w, "status", sum_status_names[t->status]);
+        hw_json_num(w, "energy_wh", t->energy_wh);
+        hw_json_u64(w, "ranks", t->ranks);
+        hw_json_close(w);
+    }
+    hw_json_close(w);
+}
+
 static void json_phase(struct hw_json *w, const struct sum_jobsum *j, const struct sum_jphase *p)
 {
     hw_json_open(w, NULL, '{');
@@ -285,8 +313,9 @@ void sum_job_json(const struct sum_jobsum *j, struct hw_buf *out)
     char names[JOB_NCOLS][SUM_COL_NAME];
     size_t n = job_cols(j, NULL, &inc, c, names);
     for (size_t i = 0; i < n; i++) /* the job.KEY columns: an object of their own below */
-        if (strncmp(c[i].name, "job.", 4) != 0)
+        if (strncmp(c[i].name, "job.", 4) != 0 && strcmp(c[i].name, "attempts") != 0)
             sum_cols_json(&c[i], 1, &w);
+    json_attempts(&w, j); /* the attempts column's count, as a list */
     hw_buf_free(&inc);
     const struct sum_jnode *pn = sum_job_param_node(j);
     for (int metric = 0; metric < 2; metric++) { /* as a run's summary.json has them */
@@ -333,8 +362,8 @@ void sum_job_text(const struct sum_jobsum *j, const struct sum_units *u, struct 
     /* SLURM's words: ranks (run directories) on nodes (SLURM's node names) on hosts */
     hw_buf_printf(out, "job %s: ", j->dir ? sum_fig_printable(j->dir, sb, sizeof sb)
                                           : "(nodes given)");
-    if (j->ranked || j->nodes != j->nnode)
-        hw_buf_printf(out, "%zu rank%s on ", j->nnode, j->nnode == 1 ? "" : "s");
+    if (j->ranked || j->nodes != j->ranks)
+        hw_buf_printf(out, "%zu rank%s on ", j->ranks, j->ranks == 1 ? "" : "s");
     hw_buf_printf(out, "%zu node%s", j->nodes, j->nodes == 1 ? "" : "s");
     if (j->hosts != j->nodes)
         hw_buf_printf(out, " (%zu host%s)", j->hosts, j->hosts == 1 ? "" : "s");
@@ -362,6 +391,23 @@ void sum_job_text(const struct sum_jobsum *j, const struct sum_units *u, struct 
         if (any)
             hw_buf_printf(out, " (from %s)\n", sum_fig_printable(pn->label, sb, sizeof sb));
     }
+    if (j->nattempt > 1) { /* a requeue or restart: one job */
+        hw_buf_printf(out, "  attempts: %zu (the last's status; energy and duration summed)\n",
+                      j->nattempt);
+        for (size_t a = 0; a < j->nattempt; a++) {
+            const struct sum_jattempt *at = &j->att[a];
+            hw_buf_printf(out, "    attempt %zu", a + 1);
+            if (at->restart_count >= 0)
+                hw_buf_printf(out, " (restart %ld)", at->restart_count);
+            hw_buf_puts(out, ": start +");
+            sum_units_fmt(out, at->t_start - j->t_start, SUM_DIM_TIME, u);
+            hw_buf_puts(out, ", ");
+            sum_units_fmt(out, at->duration_s, SUM_DIM_TIME, u);
+            hw_buf_printf(out, ", %s, ", sum_status_names[at->status]);
+            sum_units_fmt(out, at->energy_wh, SUM_DIM_ENERGY, u);
+            hw_buf_printf(out, ", %zu rank%s\n", at->ranks, at->ranks == 1 ? "" : "s");
+        }
+    }
     if (j->running)
         hw_buf_printf(out, "  running: %zu node%s (no stop event yet: the run goes on)\n",
                       j->running, j->running == 1 ? "" : "s");
@@ -375,14 +421,25 @@ void sum_job_text(const struct sum_jobsum *j, const struct sum_units *u, struct 
     }
     hw_buf_puts(out, "  duration ");
     sum_units_fmt(out, j->duration_s, SUM_DIM_TIME, u);
-    hw_buf_puts(out, " (the longest node); nodes' starts ");
+    hw_buf_puts(out, j->nattempt > 1 ? " (the attempts' longest nodes, summed); nodes' starts "
+                                     : " (the longest node); nodes' starts ");
     sum_units_fmt(out, j->start_spread_s, SUM_DIM_TIME, u);
     hw_buf_puts(out, " apart by their own clocks, stops ");
     sum_units_fmt(out, j->stop_spread_s, SUM_DIM_TIME, u);
     hw_buf_puts(out, "\n  energy ");
     sum_units_fmt(out, j->energy_wh, SUM_DIM_ENERGY, u);
-    hw_buf_puts(out, " (every GPU once), GPU util mean ");
+    hw_buf_puts(out, j->nattempt > 1 ? " (every GPU once per attempt), GPU util mean "
+                                     : " (every GPU once), GPU util mean ");
     sum_fmt_num(out, j->util_mean_pct, "%");
+    if (isfinite(j->cpu_s) || isfinite(j->wchar_b) || isfinite(j->write_b)) {
+        /* as sacct counts them: TotalCPU, and MaxDiskWrite's write() bytes (wchar) */
+        hw_buf_puts(out, "\n  processes: CPU time ");
+        sum_units_fmt(out, j->cpu_s, SUM_DIM_TIME, u);
+        hw_buf_puts(out, " (user + system), written by write() ");
+        sum_units_fmt(out, isfinite(j->wchar_b) ? j->wchar_b / 1048576.0 : NAN, SUM_DIM_MEM, u);
+        hw_buf_puts(out, " (wchar, as sacct counts), to storage ");
+        sum_units_fmt(out, isfinite(j->write_b) ? j->write_b / 1048576.0 : NAN, SUM_DIM_MEM, u);
+    }
     hw_buf_puts(out, "\n  GPUs together: peak VRAM ");
     sum_units_fmt(out, j->mem_peak_mib, SUM_DIM_GPUMEM, u);
     hw_buf_puts(out, " at ");

@@ -41,6 +41,7 @@ int sum_jnode_take(struct sum_jnode *n, const char *dir, struct sum_run *run)
     n->dir = strdup(dir ? dir : "");
     n->t_start = n->t_stop = n->duration_s = n->interval_s = NAN;
     n->energy_wh = n->mem_peak_mib = n->power_peak_w = NAN;
+    n->cpu_s = n->wchar_b = n->write_b = NAN;
     n->status = SUM_STATUS_UNKNOWN;
     if (!n->dir)
         return -ENOMEM;
@@ -61,6 +62,9 @@ int sum_jnode_take(struct sum_jnode *n, const char *dir, struct sum_run *run)
         n->t_start = t0;
     n->t_stop = in->t_stop;
     n->duration_s = sum_run_duration(run);
+    n->cpu_s = in->cpu_s;
+    n->wchar_b = sum_fig_max(&run->proc[HW_PROC_COL_WCHAR]);
+    n->write_b = sum_fig_max(&run->proc[HW_PROC_COL_WRITE]);
     for (int k = 0; k < HW_FILE_COUNT; k++)
         n->lines_skipped += rd_quality_skipped_total(&run->q[k]);
     if (run->outcome.phases_failed)
@@ -178,6 +182,7 @@ const struct sum_jnode *sum_job_failed_node(const struct sum_jobsum *j)
 
 void sum_job_free(struct sum_jobsum *j)
 {
+    free(j->att);
     for (size_t i = 0; i < j->nnode; i++)
         sum_jnode_free(&j->node[i]);
     free(j->node);
@@ -251,7 +256,132 @@ static void label_nodes(struct sum_jobsum *j)
     }
 }
 
-/* A GPU recorded by an earlier directory of the same host is not counted again. */
+/* ---- attempts ------------------------------------------------------------------------------ */
+
+/* A directory's restart count as its context says it (-1: not said; SLURM leaves
+ * SLURM_RESTART_COUNT unset before the first requeue). */
+static long restart_count(const struct sum_jnode *n)
+{
+    const char *v = n->ctx[HW_CTX_SLURM_RESTART_COUNT];
+    char *end;
+    long r = strtol(v, &end, 10);
+    return v[0] && !*end && r >= 0 ? r : -1;
+}
+
+/* Where a directory's run ended by its own clock (NAN: not known). */
+static double span_end(const struct sum_jnode *n)
+{
+    return isfinite(n->t_stop) ? n->t_stop : n->t_start + n->duration_s;
+}
+
+/* The same rank of the same host: a later directory of it is a later attempt when it started
+ * after this one had ended. */
+static bool same_rank(const struct sum_jnode *a, const struct sum_jnode *b)
+{
+    const char *ra = sum_jnode_rank(a), *rb = sum_jnode_rank(b);
+    return a->host[0] && !strcmp(a->host, b->host) && !strcmp(ra ? ra : "", rb ? rb : "");
+}
+
+struct att_key {
+    long restart; /* unset counts as 0 */
+    long gen;     /* the attempts before it of one restart count, told apart by time */
+};
+
+static int cmp_key(const struct att_key *a, const struct att_key *b)
+{
+    if (a->restart != b->restart)
+        return a->restart < b->restart ? -1 : 1;
+    return (a->gen > b->gen) - (a->gen < b->gen);
+}
+
+/* Each node's attempt (n->attempt) and the job's attempts (att, nattempt). 0, or -ENOMEM. */
+static int assign_attempts(struct sum_jobsum *j)
+{
+    struct att_key *key = calloc(j->nnode ? j->nnode : 1, sizeof *key);
+    size_t *ord = calloc(j->nnode ? j->nnode : 1, sizeof *ord);
+    if (!key || !ord) {
+        free(key);
+        free(ord);
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < j->nnode; i++) {
+        long r = restart_count(&j->node[i]);
+        key[i].restart = r < 0 ? 0 : r;
+        ord[i] = i;
+    }
+    /* by restart count, then start: an insertion sort, the directories are few */
+    for (size_t a = 1; a < j->nnode; a++)
+        for (size_t b = a; b > 0; b--) {
+            const struct sum_jnode *x = &j->node[ord[b - 1]], *y = &j->node[ord[b]];
+            long rx = key[ord[b - 1]].restart, ry = key[ord[b]].restart;
+            if (rx < ry || (rx == ry && !(y->t_start < x->t_start)))
+                break;
+            size_t t = ord[b];
+            ord[b] = ord[b - 1];
+            ord[b - 1] = t;
+        }
+    for (size_t a = 0; a < j->nnode; a++) {
+        const struct sum_jnode *n = &j->node[ord[a]];
+        for (size_t b = 0; b < a && n->summarized; b++) {
+            const struct sum_jnode *m = &j->node[ord[b]];
+            if (m->summarized && key[ord[b]].restart == key[ord[a]].restart && same_rank(m, n) &&
+                span_end(m) <= n->t_start && key[ord[b]].gen + 1 > key[ord[a]].gen)
+                key[ord[a]].gen = key[ord[b]].gen + 1;
+        }
+    }
+    /* the distinct keys in order; an unreadable directory (no time) joins the last attempt */
+    struct att_key *uk = calloc(j->nnode ? j->nnode : 1, sizeof *uk);
+    if (!uk) {
+        free(key);
+        free(ord);
+        return -ENOMEM;
+    }
+    size_t nu = 0;
+    for (size_t i = 0; i < j->nnode; i++) {
+        if (!j->node[i].summarized)
+            continue;
+        size_t p = 0;
+        while (p < nu && cmp_key(&uk[p], &key[i]) < 0)
+            p++;
+        if (p < nu && !cmp_key(&uk[p], &key[i]))
+            continue;
+        memmove(&uk[p + 1], &uk[p], (nu - p) * sizeof *uk);
+        uk[p] = key[i];
+        nu++;
+    }
+    if (!nu)
+        nu = 1; /* no directory readable: one attempt, of nothing */
+    j->att = calloc(nu, sizeof *j->att);
+    if (!j->att) {
+        free(uk);
+        free(key);
+        free(ord);
+        return -ENOMEM;
+    }
+    j->nattempt = nu;
+    for (size_t a = 0; a < nu; a++) {
+        struct sum_jattempt *t = &j->att[a];
+        t->restart_count = -1;
+        t->t_start = t->duration_s = t->energy_wh = NAN;
+        t->status = SUM_STATUS_OK;
+    }
+    for (size_t i = 0; i < j->nnode; i++) {
+        struct sum_jnode *n = &j->node[i];
+        n->attempt = nu - 1;
+        for (size_t p = 0; n->summarized && p < nu; p++)
+            if (!cmp_key(&uk[p], &key[i]))
+                n->attempt = p;
+        if (restart_count(n) >= 0)
+            j->att[n->attempt].restart_count = restart_count(n);
+    }
+    free(uk);
+    free(key);
+    free(ord);
+    return 0;
+}
+
+/* A GPU recorded by an earlier directory of the same host in the same attempt is not counted
+ * again (a GPU of another attempt used energy again). */
 static void mark_twice(struct sum_jobsum *j)
 {
     for (size_t i = 0; i < j->nnode; i++) {
@@ -260,7 +390,7 @@ static void mark_twice(struct sum_jobsum *j)
             struct sum_jgpu *a = &n->gpu[g];
             for (size_t k = 0; k < i && !a->twice && n->host[0]; k++) {
                 const struct sum_jnode *m = &j->node[k];
-                if (strcmp(m->host, n->host) != 0)
+                if (strcmp(m->host, n->host) != 0 || m->attempt != n->attempt)
                     continue;
                 for (int h = 0; h < m->ngpu && !a->twice; h++) {
                     const struct sum_jgpu *b = &m->gpu[h];
@@ -297,11 +427,51 @@ static bool bin_has(const struct sum_jser_bin *x, uint32_t k, int m)
     return x->k == k && (m == 0 ? x->n_mem > 0 : x->n_power > 0);
 }
 
+/* The job's peaks over the bins of attempt a (its nodes' series, each since its own start). */
+static void attempt_sums(struct sum_jobsum *j, struct hold *h, size_t a)
+{
+    int nb = 0;
+    for (size_t i = 0; i < j->nnode; i++)
+        if (series_counts(&j->node[i]) && j->node[i].attempt == a && h[i].last + 1 > nb)
+            nb = h[i].last + 1;
+    for (int b = 0; b < nb; b++) {
+        double sum[2] = {0, 0};
+        bool ok[2] = {true, true};
+        for (size_t i = 0; i < j->nnode; i++) {
+            struct sum_jnode *n = &j->node[i];
+            struct hold *x = &h[i];
+            if (!series_counts(n) || n->attempt != a || b < x->first || b > x->last)
+                continue; /* not running yet, or any more: its GPUs add nothing */
+            const struct sum_jser_bin *y = &n->ser->bin[b];
+            for (int m = 0; m < 2; m++) {
+                if (bin_has(y, x->k, m))
+                    x->at[m] = b;
+                if (x->at[m] < 0 || b - x->at[m] > x->hold) {
+                    ok[m] = false;
+                    continue;
+                }
+                const struct sum_jser_bin *v = &n->ser->bin[x->at[m]];
+                sum[m] += m == 0 ? v->mem_max : sum_jser_power(v);
+            }
+        }
+        j->bins++;
+        if (!ok[0] || !ok[1])
+            j->bins_unmeasured++;
+        if (ok[0] && !(sum[0] <= j->mem_peak_mib)) {
+            j->mem_peak_mib = sum[0];
+            j->mem_peak_at_s = b * j->align_s;
+        }
+        if (ok[1] && !(sum[1] <= j->power_peak_w)) {
+            j->power_peak_w = sum[1];
+            j->power_peak_at_s = b * j->align_s;
+        }
+    }
+}
+
 static void aligned_sums(struct sum_jobsum *j)
 {
     j->align_s = NAN;
     j->mem_peak_mib = j->mem_peak_at_s = j->power_peak_w = j->power_peak_at_s = NAN;
-    int nb = 0;
     for (size_t i = 0; i < j->nnode; i++)
         if (series_counts(&j->node[i]) && !(j->node[i].ser->width <= j->align_s))
             j->align_s = j->node[i].ser->width;
@@ -332,46 +502,14 @@ static void aligned_sums(struct sum_jobsum *j)
         if (x->hold < 1)
             x->hold = 1;
         x->at[0] = x->at[1] = -1;
-        if (x->last + 1 > nb)
-            nb = x->last + 1;
         /* the node's own peak power on the same bins as the job's */
         for (int b = 0; b <= n->ser->hi; b++)
             if (bin_has(&n->ser->bin[b], x->k, 1) &&
                 !(sum_jser_power(&n->ser->bin[b]) <= n->power_peak_w))
                 n->power_peak_w = sum_jser_power(&n->ser->bin[b]);
     }
-    for (int b = 0; b < nb; b++) {
-        double sum[2] = {0, 0};
-        bool ok[2] = {true, true};
-        for (size_t i = 0; i < j->nnode; i++) {
-            struct sum_jnode *n = &j->node[i];
-            struct hold *x = &h[i];
-            if (!series_counts(n) || b < x->first || b > x->last)
-                continue; /* not running yet, or any more: its GPUs add nothing */
-            const struct sum_jser_bin *y = &n->ser->bin[b];
-            for (int m = 0; m < 2; m++) {
-                if (bin_has(y, x->k, m))
-                    x->at[m] = b;
-                if (x->at[m] < 0 || b - x->at[m] > x->hold) {
-                    ok[m] = false;
-                    continue;
-                }
-                const struct sum_jser_bin *v = &n->ser->bin[x->at[m]];
-                sum[m] += m == 0 ? v->mem_max : sum_jser_power(v);
-            }
-        }
-        j->bins++;
-        if (!ok[0] || !ok[1])
-            j->bins_unmeasured++;
-        if (ok[0] && !(sum[0] <= j->mem_peak_mib)) {
-            j->mem_peak_mib = sum[0];
-            j->mem_peak_at_s = b * j->align_s;
-        }
-        if (ok[1] && !(sum[1] <= j->power_peak_w)) {
-            j->power_peak_w = sum[1];
-            j->power_peak_at_s = b * j->align_s;
-        }
-    }
+    for (size_t a = 0; a < j->nattempt; a++) /* each attempt on its own axis */
+        attempt_sums(j, h, a);
     free(h);
 }
 
@@ -443,53 +581,85 @@ static int phase_spread(struct sum_jobsum *j)
     return 0;
 }
 
+/* Per attempt while the job is built: its starts' and stops' extremes, its incomplete nodes. */
+struct att_acc {
+    double smin, smax, emin, emax;
+    double peaks_mib; /* its nodes' own memory peaks summed */
+    size_t incomplete;
+};
+
+static void widen(double *lo, double *hi, double v)
+{
+    if (!isfinite(v))
+        return;
+    *lo = isnan(*lo) || v < *lo ? v : *lo;
+    *hi = isnan(*hi) || v > *hi ? v : *hi;
+}
+
 int sum_job_build(struct sum_jobsum *j)
 {
     j->status = SUM_STATUS_OK;
     j->t_start = j->duration_s = j->start_spread_s = j->stop_spread_s = NAN;
     j->energy_wh = j->util_mean_pct = j->mem_sum_of_peaks_mib = NAN;
+    j->cpu_s = j->wchar_b = j->write_b = NAN;
     label_nodes(j);
+    if (assign_attempts(j) < 0)
+        return -ENOMEM;
     mark_twice(j);
-    double smin = NAN, smax = NAN, emin = NAN, emax = NAN, util_sum = 0;
+    struct att_acc *acc = calloc(j->nattempt, sizeof *acc);
+    if (!acc)
+        return -ENOMEM;
+    for (size_t a = 0; a < j->nattempt; a++)
+        acc[a].smin = acc[a].smax = acc[a].emin = acc[a].emax = acc[a].peaks_mib = NAN;
+    const size_t last = j->nattempt - 1;
+    double util_sum = 0;
     uint64_t util_n = 0;
     for (size_t i = 0; i < j->nnode; i++) {
         struct sum_jnode *n = &j->node[i];
+        struct sum_jattempt *t = &j->att[n->attempt];
+        bool now = n->attempt == last; /* the job as it stands is its last attempt */
+        t->ranks++;
         if (!n->summarized) {
             j->unreadable++;
-            j->status = SUM_STATUS_INCOMPLETE; /* a node we cannot read: not the whole job */
+            t->status = SUM_STATUS_INCOMPLETE; /* a node we cannot read: not the whole job */
             continue;
         }
-        if (sum_job_status_rank(n->status) < sum_job_status_rank(j->status))
-            j->status = n->status;
+        if (sum_job_status_rank(n->status) < sum_job_status_rank(t->status))
+            t->status = n->status;
         /* a node whose hwmon is alive (or whose files are being written) is running, not
          * incomplete: its stop event is still to come */
         bool running = !n->complete && n->status == SUM_STATUS_RUNNING;
-        j->incomplete += !n->complete && !running;
-        j->running += running;
-        bool host_seen = false, node_seen = false;
-        for (size_t k = 0; k < i && !host_seen; k++)
-            host_seen = !strcmp(j->node[k].host, n->host);
-        j->hosts += !host_seen || !n->host[0];
-        for (size_t k = 0; k < i && !node_seen; k++)
-            node_seen = j->node[k].summarized && !strcmp(node_name(&j->node[k]), node_name(n));
-        j->nodes += !node_seen || !node_name(n)[0];
+        acc[n->attempt].incomplete += !n->complete && !running;
+        if (now) {
+            j->incomplete += !n->complete && !running;
+            j->running += running;
+            bool host_seen = false, node_seen = false;
+            for (size_t k = 0; k < i && !host_seen; k++)
+                host_seen = j->node[k].attempt == last && !strcmp(j->node[k].host, n->host);
+            j->hosts += !host_seen || !n->host[0];
+            for (size_t k = 0; k < i && !node_seen; k++)
+                node_seen = j->node[k].summarized && j->node[k].attempt == last &&
+                            !strcmp(node_name(&j->node[k]), node_name(n));
+            j->nodes += !node_seen || !node_name(n)[0];
+        }
         j->ranked |= sum_jnode_rank(n) != NULL;
-        if (isfinite(n->t_start)) {
-            smin = isnan(smin) || n->t_start < smin ? n->t_start : smin;
-            smax = isnan(smax) || n->t_start > smax ? n->t_start : smax;
-        }
-        if (isfinite(n->t_stop)) {
-            emin = isnan(emin) || n->t_stop < emin ? n->t_stop : emin;
-            emax = isnan(emax) || n->t_stop > emax ? n->t_stop : emax;
-        }
-        if (!(n->duration_s <= j->duration_s))
-            j->duration_s = n->duration_s;
+        const double mine[3] = {n->cpu_s, n->wchar_b, n->write_b};
+        double *sum[3] = {&j->cpu_s, &j->wchar_b, &j->write_b};
+        for (int k = 0; k < 3; k++)
+            if (isfinite(mine[k]))
+                *sum[k] = (isnan(*sum[k]) ? 0 : *sum[k]) + mine[k];
+        widen(&acc[n->attempt].smin, &acc[n->attempt].smax, n->t_start);
+        widen(&acc[n->attempt].emin, &acc[n->attempt].emax, n->t_stop);
+        if (isfinite(n->t_start) && !(n->t_start >= t->t_start))
+            t->t_start = n->t_start;
+        if (!(n->duration_s <= t->duration_s))
+            t->duration_s = n->duration_s;
         double e = NAN;
         for (int g = 0; g < n->ngpu; g++) {
             const struct sum_jgpu *a = &n->gpu[g];
             if (a->twice)
                 continue;
-            j->gpus++;
+            j->gpus += now;
             if (isfinite(a->energy_wh))
                 e = (isnan(e) ? 0 : e) + a->energy_wh;
             if (a->util_n) {
@@ -498,12 +668,35 @@ int sum_job_build(struct sum_jobsum *j)
             }
         }
         n->energy_wh = e;
-        if (isfinite(e))
+        if (isfinite(e)) {
             j->energy_wh = (isnan(j->energy_wh) ? 0 : j->energy_wh) + e;
+            t->energy_wh = (isnan(t->energy_wh) ? 0 : t->energy_wh) + e;
+        }
         if (series_counts(n) && isfinite(n->mem_peak_mib))
-            j->mem_sum_of_peaks_mib =
-                (isnan(j->mem_sum_of_peaks_mib) ? 0 : j->mem_sum_of_peaks_mib) + n->mem_peak_mib;
+            acc[n->attempt].peaks_mib =
+                (isnan(acc[n->attempt].peaks_mib) ? 0 : acc[n->attempt].peaks_mib) +
+                n->mem_peak_mib;
     }
+    for (size_t a = 0; a < j->nattempt; a++) {
+        struct sum_jattempt *t = &j->att[a];
+        if (t->status == SUM_STATUS_OK && acc[a].incomplete)
+            t->status = SUM_STATUS_INCOMPLETE;
+        if (isfinite(t->duration_s))
+            j->duration_s = (isnan(j->duration_s) ? 0 : j->duration_s) + t->duration_s;
+        if (isfinite(t->t_start) && !(t->t_start >= j->t_start))
+            j->t_start = t->t_start;
+        /* the spreads within an attempt: its nodes started together, the attempts did not */
+        double ss = acc[a].smax - acc[a].smin, es = acc[a].emax - acc[a].emin;
+        if (isfinite(ss) && !(ss <= j->start_spread_s))
+            j->start_spread_s = ss;
+        if (isfinite(es) && !(es <= j->stop_spread_s))
+            j->stop_spread_s = es;
+        if (isfinite(acc[a].peaks_mib) && !(acc[a].peaks_mib <= j->mem_sum_of_peaks_mib))
+            j->mem_sum_of_peaks_mib = acc[a].peaks_mib; /* the attempt whose add up most */
+    }
+    free(acc);
+    j->status = j->att[last].status;
+    j->ranks = j->att[last].ranks;
     for (int k = 0; k < HW_CTX_COUNT; k++) { /* what every node says alike */
         const char *v = NULL;
         bool same = true;
@@ -516,11 +709,6 @@ int sum_job_build(struct sum_jobsum *j)
         }
         copy(j->ctx[k], sizeof j->ctx[k], same ? v : NULL);
     }
-    if (j->status == SUM_STATUS_OK && j->incomplete)
-        j->status = SUM_STATUS_INCOMPLETE;
-    j->t_start = smin;
-    j->start_spread_s = smax - smin;
-    j->stop_spread_s = emax - emin;
     j->util_mean_pct = util_n ? util_sum / (double)util_n : NAN;
     aligned_sums(j);
     return phase_spread(j);

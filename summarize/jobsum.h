@@ -19,7 +19,14 @@
  *   and maximum, the slowest node and how far beyond the median it was. The straggler is the
  *   slowest node of the name with the most time beyond its median.
  * - Outcome: the job is complete when every node's run has its stop event; its status is the
- *   worst node's (sum_job_status_rank). What the incomplete nodes measured is still summed. */
+ *   worst node's (sum_job_status_rank). What the incomplete nodes measured is still summed.
+ * - Attempts (a requeue, a restart): directories of one job that ran one after the other. A
+ *   directory's attempt is its SLURM_RESTART_COUNT (context slurm_restart_count; unset: 0),
+ *   then, among directories of one restart count, a later one of the same host and rank that
+ *   started after an earlier one had ended is the next attempt. Each attempt is a job of its
+ *   own for the GPUs counted once, the peaks and the spreads; the job's energy and duration are
+ *   the attempts' sums, its status, ranks, nodes, hosts, GPUs, incomplete and running nodes the
+ *   last attempt's. */
 #ifndef SUM_JOBSUM_H
 #define SUM_JOBSUM_H
 
@@ -91,6 +98,19 @@ struct sum_jnode {
     size_t nparams;
     char failed_phase[128];
     struct sum_verdicts *verdicts; /* its run's (verdicts.h), taken over; NULL: none */
+    size_t attempt;   /* index into the job's att (sum_job_build) */
+    double cpu_s;     /* its command's CPU seconds (stop event's cpu_s; NAN: not said) */
+    double wchar_b, write_b; /* its processes' write() bytes and storage writes (NAN: none) */
+};
+
+/* One attempt of the job (a requeue or restart), in the order they ran. */
+struct sum_jattempt {
+    long restart_count; /* SLURM_RESTART_COUNT its directories said, -1: none said */
+    size_t ranks;       /* its directories */
+    double t_start;     /* its earliest node start (NAN: none known) */
+    double duration_s;  /* its longest node duration (NAN: none known) */
+    double energy_wh;   /* its GPUs', each once (NAN: none measured) */
+    enum sum_status status; /* its worst node's, as a job's */
 };
 
 struct sum_jphase {
@@ -117,7 +137,8 @@ struct sum_jobsum {
     bool ranked;
     uint64_t gpus_twice;
     double t_start;         /* the earliest node start */
-    double duration_s;      /* the longest node duration on the aligned axis */
+    double duration_s;      /* the longest node duration on the aligned axis, summed over the
+                             * attempts */
     double start_spread_s, stop_spread_s;
     double energy_wh;
     double align_s;         /* the aligned bins' width (NAN: no GPU series) */
@@ -129,6 +150,11 @@ struct sum_jobsum {
     size_t nph;
     long straggler; /* index into ph, -1: none */
     char ctx[HW_CTX_COUNT][128]; /* a key every node says alike; "" when not */
+    struct sum_jattempt *att; /* at least one once built */
+    size_t nattempt;
+    size_t ranks; /* the last attempt's directories */
+    /* every directory's (every attempt's) sum; NAN when none said it */
+    double cpu_s, wchar_b, write_b;
 };
 
 /* A run's rank as its context says (SLURM_PROCID, else RANK), NULL when not said; its node:

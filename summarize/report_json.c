@@ -885,6 +885,8 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     hw_json_num(&w, "main_peak_rss_mib", sum_fig_max(&run->proc[HW_PROC_COL_MAIN_RSS]));
     /* the kernel's high-water mark of the command (wrap mode): no sampling can miss it */
     hw_json_num(&w, "main_peak_rss_kernel_mib", run->info.main_peak_kernel_mib);
+    /* its CPU seconds and those of the descendants it waited for, as sacct's TotalCPU */
+    hw_json_num(&w, "cpu_s", run->info.cpu_s);
     json_stat(&w, "main_rss_mib", &run->proc[HW_PROC_COL_MAIN_RSS]);
     json_stat(&w, "main_cpu_pct", &run->proc[HW_PROC_COL_MAIN_CPU]);
     hw_json_num(&w, "main_threads_max", sum_fig_max(&run->proc[HW_PROC_COL_MAIN_THREADS]));

@@ -200,9 +200,9 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
       tg.util_sum_peak_pct)                                                                        \
     D("gpus_busy_max", "most GPUs busy at one instant", NOSHOW,                                    \
       tg.busy_gpus_max)                                                                            \
-    PER_CTX(S(ctx_cols[i], "where the run ran, as its scheduler or launcher says (context)",       \
-      NOSHOW,                                                                                      \
-              run->info.ctx[i][0] ? run->info.ctx[i] : NULL))                                      \
+    PER_CTX(0, HW_CTX_ROW_FIXED,                                                                   \
+            S(ctx_cols[i], "where the run ran, as its scheduler or launcher says (context)",       \
+              NOSHOW, run->info.ctx[i][0] ? run->info.ctx[i] : NULL))                              \
     /* why the GPUs were slow, whether they were healthy (hw_health.csv, clocks.h) */              \
     D("gpu_power_capped_pct",                                                                      \
       "share of the GPUs' covered time under a power cap (hw_health.csv)", NOSHOW,                 \
@@ -246,7 +246,19 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
     D("co2e_g", "energy_wh's emissions at --carbon-intensity (g CO2e per kWh)", NOSHOW,           \
       sum_fig_co2e_g(run, sum_run_energy_wh(run)))                                                 \
     D("energy_cost", "energy_wh's cost at --price (per kWh)", NOSHOW,                              \
-      sum_fig_energy_cost(run, sum_run_energy_wh(run)))
+      sum_fig_energy_cost(run, sum_run_energy_wh(run)))                                         \
+    /* context keys added later (rundir.h's HW_CTX_ROW_FIXED): at the end, so positions stay */  \
+    PER_CTX(HW_CTX_ROW_FIXED, HW_CTX_COUNT,                                                        \
+            S(ctx_cols[i], "where the run ran, as its scheduler or launcher says (context)",       \
+              NOSHOW, run->info.ctx[i][0] ? run->info.ctx[i] : NULL))                              \
+    D("proc_cpu_sec", "CPU seconds of the command and the processes it waited for (wait4, as "     \
+      "sacct's TotalCPU)", NOSHOW, run->info.cpu_s)                                                \
+    D("proc_disk_write_mib", "what the job's processes wrote to storage (write_bytes; "            \
+      "disk_write_mib is the node's disks)", NOSHOW,                                               \
+      sum_fig_max(&run->proc[HW_PROC_COL_WRITE]) / 1048576.0)                                      \
+    D("proc_wchar_mib", "what the job's processes wrote by write() (wchar: page cache, pipes and " \
+      "sockets too, as sacct's MaxDiskWrite counts)", NOSHOW,                                      \
+      sum_fig_max(&run->proc[HW_PROC_COL_WCHAR]) / 1048576.0)
 
 /* The table's per-counter and per-context columns, as the expansions that run over a run (or
  * over none) write them out. */
@@ -254,8 +266,8 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
     for (int i = 0; i < SUM_IO_COUNT; i++) {                                                      \
         cols                                                                                       \
     }
-#define ROW_PER_CTX(cols)                                                                          \
-    for (int i = 0; i < HW_CTX_COUNT; i++) {                                                      \
+#define ROW_PER_CTX(lo, hi, cols)                                                                  \
+    for (int i = (lo); i < (hi); i++) {                                                           \
         cols                                                                                       \
     }
 #define ROW_PER_VFIG(cols)                                                                         \
@@ -265,7 +277,7 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
 
 #define COL_ONE(nm, what, show, v) +1
 #define COL_PER_IO(cols) +SUM_IO_COUNT * (0 cols)
-#define COL_PER_CTX(cols) +HW_CTX_COUNT * (0 cols)
+#define COL_PER_CTX(lo, hi, cols) +((hi) - (lo)) * (0 cols)
 #define COL_PER_VFIG(cols) +SUM_VFIG_COUNT * (0 cols)
 enum {
     SWEEP_NCOLS = 0 SWEEP_COLUMNS(COL_ONE, COL_ONE, COL_ONE, COL_ONE, COL_PER_IO, COL_PER_CTX,

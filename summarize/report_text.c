@@ -603,12 +603,26 @@ static void text_headline(struct hw_buf *out, const struct sum_run *run,
     /* the job's own storage I/O (its processes' read_bytes and write_bytes, the JSON's
      * process.read_bytes), then the node's, named as the node's: every process's */
     double jr = sum_fig_max(&run->proc[HW_PROC_COL_READ]), jw = sum_fig_max(&run->proc[HW_PROC_COL_WRITE]);
+    /* and what its write() calls wrote (wchar: page cache, pipes, sockets too), the bytes
+     * sacct's MaxDiskWrite counts */
+    double jwc = sum_fig_max(&run->proc[HW_PROC_COL_WCHAR]);
     if (isfinite(jr) || isfinite(jw)) {
         hw_buf_puts(out, "  job I/O: read ");
         tmem(out, jr / 1048576.0, u);
         hw_buf_puts(out, ", written ");
         tmem(out, jw / 1048576.0, u);
-        hw_buf_puts(out, " (its processes' storage I/O)\n");
+        hw_buf_puts(out, " (its processes' storage I/O)");
+        if (isfinite(jwc)) {
+            hw_buf_puts(out, "; written by write() ");
+            tmem(out, jwc / 1048576.0, u);
+            hw_buf_puts(out, " (wchar, as sacct counts)");
+        }
+        hw_buf_putc(out, '\n');
+    }
+    if (isfinite(run->info.cpu_s)) { /* the kernel's count, as sacct's TotalCPU */
+        hw_buf_puts(out, "  job CPU time: ");
+        tdur(out, run->info.cpu_s, u);
+        hw_buf_puts(out, " (user + system, the command and the processes it waited for)\n");
     }
     if (isfinite(io[SUM_IO_DISK_READ]) || isfinite(io[SUM_IO_NET_RX])) {
         for (int i = 0; i < SUM_IO_COUNT; i++) {

@@ -499,8 +499,13 @@ enum hw_ctx {
     HW_CTX_LOCAL_RANK,
     HW_CTX_WORLD_SIZE,
     HW_CTX_LOCAL_WORLD_SIZE,
+    /* added after the sweep rows' columns were fixed: the rows append these at their end */
+    HW_CTX_SLURM_RESTART_COUNT, /* a requeued job's attempt (0 the first; unset: not requeued) */
     HW_CTX_COUNT
 };
+/* The context keys whose job.KEY columns sit at their place in the rows; later keys' columns
+ * are appended at the rows' end, so that column positions stay. */
+#define HW_CTX_ROW_FIXED HW_CTX_SLURM_RESTART_COUNT
 struct hw_ctx_def {
     const char *key;    /* "slurm_job_id": the context's key; the sweep column is job.KEY */
     const char *env[4]; /* the variables that say it, the first set one wins */
@@ -543,6 +548,10 @@ extern const struct hw_ctx_def hw_ctx_defs[HW_CTX_COUNT];
 /* samples taken whose row was not written (a full disk): {"cpu": N, "proc": N}, like "samples" */
 #define HW_STOP_SAMPLES_LOST "samples_lost"
 #define HW_STOP_CGROUP_MEMORY_MAX_MIB "cgroup_memory_max_mib"
+/* wrap mode: the CPU seconds, user and system, of the command and of the descendants it waited
+ * for (wait4's ru_utime + ru_stime): the job's CPU time as the kernel counted it, which sacct's
+ * TotalCPU also counts */
+#define HW_STOP_CPU_S "cpu_s"
 
 /* A phase's outcome, as `runlog time` and the Python package log it. */
 /* The training steps a phase covered (log.phase("train", steps=1000)); else each phase named

@@ -134,4 +134,5 @@ const struct hw_ctx_def hw_ctx_defs[HW_CTX_COUNT] = {
     [HW_CTX_WORLD_SIZE] = {"world_size", {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}},
     [HW_CTX_LOCAL_WORLD_SIZE] = {"local_world_size",
                                  {"LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE"}},
+    [HW_CTX_SLURM_RESTART_COUNT] = {"slurm_restart_count", {"SLURM_RESTART_COUNT"}},
 };

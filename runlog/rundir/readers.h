@@ -378,6 +378,7 @@ struct rd_run_info {
     double t_stop;             /* stop event's ts (NAN if none) */
     double stop_duration_s;    /* stop event's data.duration_s (NAN if none) */
     double main_peak_kernel_mib; /* stop event's main_peak_rss_kib in MiB (NAN if none) */
+    double cpu_s;              /* stop event's cpu_s (NAN if none) */
     double interval_s;         /* start event's data.interval_s (NAN if none) */
     bool have_tz;              /* data.smi_tz was present and understood */
     struct rd_tz tz;

@@ -19,6 +19,7 @@ void rd_run_info_init(struct rd_run_info *info)
     info->stop_duration_s = NAN;
     info->main_peak_kernel_mib = NAN;
     info->samples_lost = -1;
+    info->cpu_s = NAN;
     info->interval_s = NAN;
     info->cpus_allowed = NAN;
     info->cpus = info->gpus = NAN;
@@ -167,6 +168,9 @@ void rd_run_info_event(struct rd_run_info *info, const struct rd_event *e)
             }
             info->samples_lost = n;
         }
+        double c = rd_json_num(e->data, HW_STOP_CPU_S);
+        if (c >= 0 && c < 1e12)
+            info->cpu_s = c;
     } else if (!strcmp(e->name, HW_EV_CHILD_RESTART)) {
         info->child_restarts++;
     }

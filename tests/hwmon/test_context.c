@@ -118,6 +118,22 @@ static void test_placeholders(void)
                     0);
     CU_ASSERT_STRING_EQUAL(out, "none-none");
     CU_ASSERT_EQUAL(unset, 2);
+    /* {restart}: SLURM_RESTART_COUNT, which SLURM sets from the first requeue on; 0 before it
+     * (the first attempt), never "none" */
+    CU_ASSERT_EQUAL(mon_expand_output("{jobid}-a{restart}", &bc, "T", 1, out, sizeof out, &unset,
+                                      err, sizeof err),
+                    0);
+    CU_ASSERT_STRING_EQUAL(out, "77-a0");
+    CU_ASSERT_EQUAL(unset, 0);
+    static const char requeued_env[] = "SLURM_JOB_ID=77\0SLURM_RESTART_COUNT=2\0";
+    struct mon_context rc;
+    mon_context_parse(&rc, requeued_env, sizeof requeued_env - 1, "h");
+    CU_ASSERT_STRING_EQUAL(rc.v[HW_CTX_SLURM_RESTART_COUNT], "2");
+    CU_ASSERT_EQUAL(mon_expand_output("{jobid}-a{restart}", &rc, "T", 1, out, sizeof out, &unset,
+                                      err, sizeof err),
+                    0);
+    CU_ASSERT_STRING_EQUAL(out, "77-a2");
+    CU_ASSERT_EQUAL(unset, 0);
 }
 
 /* The real thing: a wrapped command under SLURM's and torchrun's variables gets its directory

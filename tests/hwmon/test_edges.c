@@ -519,6 +519,51 @@ static void test_checkpoint_io(void)
     free(dir);
 }
 
+/* The job's CPU seconds and its write() bytes as SLURM's accounting counts them (issue 51): the
+ * stop event's cpu_s is what the shell's own `times` says of it and its children, and wchar
+ * holds dd's 8 MiB written by write(). The shell waits for two more proc_metrics.csv rows after
+ * dd, so that a sample has seen dd's bytes in its parent's counters. */
+static void test_cpu_and_wchar(void)
+{
+    char *dir = th_tmpdir("edges-cpu");
+    char **argv = ht_argv(dir, "--no-gpu", "-i", "0.1", "--", "/bin/sh", "-c",
+                          "dd if=/dev/zero of=\"$HWMON_DIR/w\" bs=1048576 count=8 2>/dev/null\n"
+                          "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done\n"
+                          "p=\"$HWMON_DIR/" HW_PROC_FILE "\"; n=$(wc -l < \"$p\"); k=0\n"
+                          "while [ $(wc -l < \"$p\") -lt $((n+2)) ] && [ $k -lt 1200 ]; do\n"
+                          "  sleep 0.05; k=$((k+1)); done\n"
+                          "times > \"$HWMON_DIR/times.txt\"\n",
+                          NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, NULL, 120, NULL), 0);
+    char *tp = th_fmt("%s/times.txt", dir);
+    char *t = th_read_file(tp, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    /* "0m0.52s 0m0.01s\n0m0.00s 0m0.03s\n": the shell's user and system, its children's */
+    int m[4];
+    double sec[4];
+    CU_ASSERT_FATAL(sscanf(t, "%dm%lfs %dm%lfs %dm%lfs %dm%lfs", &m[0], &sec[0], &m[1], &sec[1],
+                           &m[2], &sec[2], &m[3], &sec[3]) == 8);
+    double truth = 0;
+    for (int i = 0; i < 4; i++)
+        truth += 60.0 * m[i] + sec[i];
+    struct sum_run *run = summarize(dir);
+    double cpu = run->info.cpu_s;
+    /* times: 4 readings in 10 ms ticks; after it, the shell's exit */
+    bool near = cpu >= truth - 0.04 && cpu <= truth + 0.1;
+    if (!near)
+        fprintf(stderr, "stop event's cpu_s %.3f, times says %.3f\n", cpu, truth);
+    CU_ASSERT(truth > 0.05); /* the loop did burn CPU */
+    CU_ASSERT(near);
+    double wchar = run->proc[HW_PROC_COL_WCHAR].max;
+    CU_ASSERT(wchar >= 8 * 1048576.0 && wchar < 9 * 1048576.0);
+    sum_run_free(run);
+    free(t);
+    free(tp);
+    free(argv);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* run.jsonl rotated while the job runs, as logrotate does it (at -i 1, so that a phase measured
  * at both edges after the rotation proves hwmon followed the name, not its cadence):
  * - renamed to run.jsonl.1, the next line makes it again: one run, both halves' phases, the
@@ -590,5 +635,6 @@ void add_edges_suite(void)
     CU_add_test(s, "busy_loop_cpu", test_busy_loop_cpu);
     CU_add_test(s, "memory_growth", test_memory_growth);
     CU_add_test(s, "checkpoint_io", test_checkpoint_io);
+    CU_add_test(s, "cpu_and_wchar", test_cpu_and_wchar);
     CU_add_test(s, "log_rotated", test_log_rotated);
 }

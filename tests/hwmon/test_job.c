@@ -351,10 +351,99 @@ static void test_node_died(void)
     jobdirs_free(&d);
 }
 
+/* A requeued job (issue 51): the README's -o runs/{jobid}.{stepid}/{node} on the same node
+ * twice, the first attempt failing (before SLURM sets SLURM_RESTART_COUNT), the second, restart
+ * count 1, writing DIR-2 and ending ok. One job of one rank: two attempts, status ok, energy and
+ * duration the sums of the two runs' own summaries. */
+static void test_requeued(void)
+{
+    char *base = th_tmpdir("hwmon-requeue");
+    char *lock = th_fmt("%s/lock", base), *pattern = th_fmt("%s/runs/{jobid}.{stepid}/{node}", base);
+    CU_ASSERT_FATAL(mkdir(lock, 0700) == 0);
+    char *jobid = th_fmt("rq%d", (int)getpid());
+    char *jobv = th_fmt("SLURM_JOB_ID=%s", jobid), *path = th_fmt("PATH=%s", getenv("PATH"));
+    /* each attempt lasts until its GPUs were sampled twice: an event, not a clock */
+    const char *wait = "i=0; while [ \"$(cat \"$HWMON_DIR/" HW_GPU_FILE "\" 2>/dev/null | wc -l)\" "
+                       "-lt 4 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done";
+    char *fail = th_fmt("%s; exit 3", wait), *ok = th_fmt("%s; exit 0", wait);
+    char *scripts[2] = {fail, ok};
+    char *envs[2][6] = {{jobv, "SLURM_STEP_ID=0", "SLURM_PROCID=0", path, NULL},
+                        {jobv, "SLURM_STEP_ID=0", "SLURM_PROCID=0", "SLURM_RESTART_COUNT=1", path,
+                         NULL}};
+    for (int a = 0; a < 2; a++) {
+        char *argv[] = {(char *)th_env("HWRUN_HWMON_BIN"), "-q", "--nvidia-smi",
+                        (char *)th_env("HWRUN_FAKE_SMI"), "--lock-dir", lock, "-i", "0.1", "-o",
+                        pattern, "--", "/bin/sh", "-c", scripts[a], NULL};
+        pid_t pid = th_spawn(argv, envs[a], NULL, NULL);
+        CU_ASSERT_FATAL(pid > 0);
+        CU_ASSERT_EQUAL(th_wait(pid, 60), a == 0 ? 3 : 0);
+    }
+    char *jobdir = th_fmt("%s/runs/%s.0", base, jobid);
+    struct th_result lr;
+    char *ls[] = {"/bin/ls", jobdir, NULL};
+    CU_ASSERT_FATAL(th_run(ls, NULL, NULL, 10, &lr) == 0);
+    char *first = strtok(lr.out, "\n"), *second = strtok(NULL, "\n");
+    CU_ASSERT_FATAL(first && second && strtok(NULL, "\n") == NULL);
+    char *dirs[2] = {th_fmt("%s/%s", jobdir, first), th_fmt("%s/%s", jobdir, second)};
+    /* each attempt's own summary: the job's truth */
+    double e = 0, dur = 0, cpu = 0;
+    const char *want_status[2] = {"failed", "ok"};
+    for (int a = 0; a < 2; a++) {
+        char *arg[] = {dirs[a], NULL};
+        json_object *r = summarize_json_st(arg, 0);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        CU_ASSERT_STRING_EQUAL(ht_str(r, "status"), want_status[a]);
+        CU_ASSERT(ht_num(r, "energy_wh") > 0);
+        e += ht_num(r, "energy_wh");
+        dur += ht_num(r, "duration_sec");
+        json_object *proc = ht_get(r, "process");
+        CU_ASSERT_FATAL(proc != NULL);
+        CU_ASSERT(ht_num(proc, "cpu_s") >= 0);
+        cpu += ht_num(proc, "cpu_s");
+        json_object_put(r);
+    }
+    char *arg[] = {jobdir, NULL};
+    json_object *s = summarize_json(arg);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_STRING_EQUAL(ht_str(s, "status"), "ok"); /* the last attempt's, not "failed" */
+    CU_ASSERT_EQUAL(ht_num(s, "ranks"), 1);
+    CU_ASSERT_EQUAL(ht_num(s, "nodes"), 1);
+    CU_ASSERT_EQUAL(ht_num(s, "gpus"), 2);
+    CU_ASSERT_EQUAL(ht_num(s, "gpus_counted_twice"), 0);
+    CU_ASSERT(fabs(ht_num(s, "energy_wh") - e) <= 1e-9 * e);
+    CU_ASSERT(fabs(ht_num(s, "duration_sec") - dur) <= 1e-5);
+    if (!(fabs(ht_num(s, "duration_sec") - dur) <= 1e-5))
+        fprintf(stderr, "job duration %.6f, the attempts' %.6f\n", ht_num(s, "duration_sec"), dur);
+    CU_ASSERT(fabs(ht_num(s, "proc_cpu_sec") - cpu) <= 1e-6);
+    json_object *att = ht_get(s, "attempts");
+    CU_ASSERT_FATAL(att && json_object_array_length(att) == 2);
+    json_object *a0 = json_object_array_get_idx(att, 0), *a1 = json_object_array_get_idx(att, 1);
+    CU_ASSERT_STRING_EQUAL(ht_str(a0, "status"), "failed");
+    CU_ASSERT_PTR_NULL(ht_get(a0, "restart_count"));
+    CU_ASSERT_STRING_EQUAL(ht_str(a1, "status"), "ok");
+    CU_ASSERT_EQUAL(ht_num(a1, "restart_count"), 1);
+    CU_ASSERT(ht_num(a0, "energy_wh") > 0 && ht_num(a1, "energy_wh") > 0);
+    json_object_put(s);
+    th_result_free(&lr);
+    for (int a = 0; a < 2; a++)
+        free(dirs[a]);
+    free(jobdir);
+    free(fail);
+    free(ok);
+    free(jobv);
+    free(path);
+    free(jobid);
+    free(lock);
+    free(pattern);
+    th_rmtree(base);
+    free(base);
+}
+
 void add_job_suite(void);
 void add_job_suite(void)
 {
     CU_pSuite s = th_add_suite("job", NULL, NULL, 180);
     CU_add_test(s, "two_nodes", test_two_nodes);
     CU_add_test(s, "node_died", test_node_died);
+    CU_add_test(s, "requeued", test_requeued);
 }

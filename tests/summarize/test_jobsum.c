@@ -3,6 +3,7 @@
  * clocks differ, a node's missing sample held and a long gap left unmeasured, GPUs recorded twice
  * on one host, the phases' spread and the straggler, the outcome of a job with a dead node. */
 #include <CUnit/CUnit.h>
+#include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,6 +201,146 @@ static void test_gpus_twice(void)
     sum_job_free(&j);
 }
 
+/* A requeued job (issue 51): the first attempt on host vm killed (and told nothing of a
+ * restart: SLURM sets SLURM_RESTART_COUNT from the first requeue on), the second, restart count
+ * 1, on the same host, GPU and rank, ended ok. One job: one rank on one node, one GPU, status
+ * ok; energy and duration summed; each attempt listed with its own figures. */
+static void test_requeue_restart_count(void)
+{
+    struct sum_jobsum j = {0};
+    j.nnode = 2;
+    j.node = calloc(2, sizeof *j.node);
+    make_node(&j.node[0], "vm", "job/vm", 1000, 0.5, 100, 1, mem_a, true);
+    make_node(&j.node[1], "vm", "job/vm-2", 1200, 0.5, 300, 1, mem_b, true);
+    j.node[0].status = SUM_STATUS_KILLED;
+    snprintf(j.node[1].ctx[HW_CTX_SLURM_RESTART_COUNT], sizeof j.node[1].ctx[0], "1");
+    j.node[0].cpu_s = 20.5; /* the first attempt's stop event said it; wchar not measured */
+    j.node[1].cpu_s = 40.25;
+    j.node[1].wchar_b = 3 * 1048576.0;
+    j.node[0].write_b = 1048576.0;
+    j.node[1].write_b = 1048576.0;
+    double e0 = j.node[0].gpu[0].energy_wh, e1 = j.node[1].gpu[0].energy_wh;
+    CU_ASSERT_EQUAL(sum_job_build(&j), 0);
+    CU_ASSERT_FATAL(j.nattempt == 2);
+    CU_ASSERT_EQUAL(j.node[0].attempt, 0);
+    CU_ASSERT_EQUAL(j.node[1].attempt, 1);
+    CU_ASSERT_EQUAL(j.status, SUM_STATUS_OK);
+    CU_ASSERT_EQUAL(j.ranks, 1);
+    CU_ASSERT_EQUAL(j.nodes, 1);
+    CU_ASSERT_EQUAL(j.gpus, 1);
+    CU_ASSERT_EQUAL(j.gpus_twice, 0); /* the same GPU, used again: its energy counts twice */
+    CHECK_NEAR(j.energy_wh, e0 + e1, 1e-12);
+    CHECK_NEAR(j.duration_s, 50 + 150, 1e-9);
+    CHECK_NEAR(j.t_start, 1000, 0);
+    CHECK_NEAR(j.start_spread_s, 0, 0); /* within an attempt, not 200 s between them */
+    CHECK_NEAR(j.mem_peak_mib, 1000, 0); /* each attempt's own peak, never their sum */
+    CU_ASSERT_EQUAL(j.att[0].status, SUM_STATUS_KILLED);
+    CU_ASSERT_EQUAL(j.att[0].restart_count, -1);
+    CHECK_NEAR(j.att[0].energy_wh, e0, 1e-12);
+    CHECK_NEAR(j.att[0].duration_s, 50, 1e-9);
+    CU_ASSERT_EQUAL(j.att[1].status, SUM_STATUS_OK);
+    CU_ASSERT_EQUAL(j.att[1].restart_count, 1);
+    CHECK_NEAR(j.att[1].t_start, 1200, 0);
+    CHECK_NEAR(j.att[1].energy_wh, e1, 1e-12);
+    CU_ASSERT_STRING_EQUAL(j.ctx[HW_CTX_SLURM_RESTART_COUNT], ""); /* differs: not the job's */
+
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    sum_job_text(&j, NULL, &b);
+    hw_buf_putc(&b, '\0');
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.p, ": 1 node, 1 GPU, status ok\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "  attempts: 2 "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "    attempt 1: start +0.000 s, 50.000 s, killed, "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "    attempt 2 (restart 1): start +3 min 20 s, 2 min 30 s, ok, "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "(the nodes' own peaks add up to 1000.0 MiB)"));
+    CU_ASSERT_PTR_NULL(strstr(b.p, "incomplete"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "processes: CPU time 1 min 01 s (user + system), written by "
+                                       "write() 3.0 MiB (wchar, as sacct counts), to storage "
+                                       "2.0 MiB"));
+    b.len = 0;
+    sum_job_jsonl_row(&j, NULL, &b);
+    hw_buf_putc(&b, '\0');
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\"ranks\": 1,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\"attempts\": 2,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\"duration_sec\": 200.0"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\"proc_cpu_sec\": 60.75, \"proc_disk_write_mib\": 2.0, "
+                                       "\"proc_wchar_mib\": 3.0"));
+    /* the later context keys after the columns added before them */
+    const char *att = strstr(b.p, "\"attempts\""), *rc = strstr(b.p, "\"job.slurm_restart_count\"");
+    CU_ASSERT(att && rc && strstr(b.p, "\"running_nodes\"") < att && att < rc);
+    CU_ASSERT(strstr(b.p, "\"job.local_world_size\"") < strstr(b.p, "\"failed_phase\""));
+    b.len = 0;
+    sum_job_json(&j, &b);
+    hw_buf_putc(&b, '\0');
+    json_object *doc = json_tokener_parse(b.p), *a = NULL, *v;
+    CU_ASSERT_FATAL(doc != NULL);
+    CU_ASSERT_FATAL(json_object_object_get_ex(doc, "attempts", &a));
+    CU_ASSERT_FATAL(json_object_is_type(a, json_type_array) && json_object_array_length(a) == 2);
+    json_object *a0 = json_object_array_get_idx(a, 0), *a1 = json_object_array_get_idx(a, 1);
+#define MEMBER(o, k) (json_object_object_get_ex(o, k, &v) ? v : NULL)
+    CU_ASSERT_EQUAL(json_object_get_int64(MEMBER(a1, "attempt")), 2);
+    CU_ASSERT_EQUAL(json_object_get_int64(MEMBER(a1, "restart_count")), 1);
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(MEMBER(a1, "status")), "ok");
+    CHECK_NEAR(json_object_get_double(MEMBER(a1, "duration_s")), 150, 1e-9);
+    CHECK_NEAR(json_object_get_double(MEMBER(a1, "energy_wh")), e1, 1e-9);
+    CU_ASSERT(json_object_object_get_ex(a0, "restart_count", &v) && v == NULL); /* null */
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(MEMBER(a0, "status")), "killed");
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(MEMBER(doc, "status")), "ok");
+#undef MEMBER
+    json_object_put(doc);
+    hw_buf_free(&b);
+    sum_job_free(&j);
+}
+
+/* No restart count recorded: a directory of the same host and rank that started after another
+ * had ended is the next attempt; the first, killed with no stop event, is not the job's
+ * incompleteness. Two ranks of one host at once stay one attempt. */
+static void test_requeue_by_time(void)
+{
+    struct sum_jobsum j = {0};
+    j.nnode = 4;
+    j.node = calloc(4, sizeof *j.node);
+    make_node(&j.node[0], "vm", "job/vm-r0", 0, 0.5, 100, 1, mem_a, false); /* 0..50 s */
+    make_node(&j.node[1], "vm", "job/vm-r1", 0, 0.5, 100, 1, mem_a, false);
+    make_node(&j.node[2], "vm", "job/vm-r0-2", 60, 0.5, 100, 1, mem_a, true);
+    make_node(&j.node[3], "vm", "job/vm-r1-2", 60.5, 0.5, 100, 1, mem_a, true);
+    for (int i = 0; i < 4; i++) {
+        snprintf(j.node[i].ctx[HW_CTX_SLURM_PROC_ID], sizeof j.node[i].ctx[0], "%d", i % 2);
+        snprintf(j.node[i].gpu[0].uuid, sizeof j.node[i].gpu[0].uuid, "GPU-vm-%d", i % 2);
+    }
+    CU_ASSERT_EQUAL(sum_job_build(&j), 0);
+    CU_ASSERT_FATAL(j.nattempt == 2);
+    CU_ASSERT_EQUAL(j.node[1].attempt, 0);
+    CU_ASSERT_EQUAL(j.node[3].attempt, 1);
+    CU_ASSERT_EQUAL(j.ranks, 2);
+    CU_ASSERT_EQUAL(j.att[0].ranks, 2);
+    CU_ASSERT_EQUAL(j.att[0].status, SUM_STATUS_INCOMPLETE);
+    CU_ASSERT_EQUAL(j.status, SUM_STATUS_OK);
+    CU_ASSERT_EQUAL(j.incomplete, 0);
+    CU_ASSERT_EQUAL(j.gpus, 2);
+    CHECK_NEAR(j.energy_wh, 4 * j.node[0].energy_wh, 1e-12);
+    CHECK_NEAR(j.start_spread_s, 0.5, 1e-12);
+    CHECK_NEAR(j.mem_peak_mib, 2000, 0); /* the two ranks of one attempt together */
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    sum_job_incomplete_list(&j, &b);
+    CU_ASSERT_EQUAL(b.len, 0);
+    hw_buf_free(&b);
+    sum_job_free(&j);
+
+    /* overlapping runs of one rank (a second hwmon at once, not a requeue): one attempt */
+    struct sum_jobsum k = {0};
+    k.nnode = 2;
+    k.node = calloc(2, sizeof *k.node);
+    make_node(&k.node[0], "vm", "job/a", 0, 0.5, 100, 1, mem_a, true);
+    make_node(&k.node[1], "vm", "job/b", 49, 0.5, 100, 1, mem_a, true);
+    CU_ASSERT_EQUAL(sum_job_build(&k), 0);
+    CU_ASSERT_EQUAL(k.nattempt, 1);
+    CU_ASSERT_EQUAL(k.gpus_twice, 1);
+    CU_ASSERT_EQUAL(k.ranks, 2);
+    sum_job_free(&k);
+}
+
 void add_jobsum_suite(void)
 {
     CU_pSuite s = th_add_suite("jobsum", NULL, NULL, 60);
@@ -207,4 +348,6 @@ void add_jobsum_suite(void)
     CU_add_test(s, "aligned_peaks", test_aligned_peaks);
     CU_add_test(s, "holes_and_death", test_holes_and_death);
     CU_add_test(s, "gpus_twice", test_gpus_twice);
+    CU_add_test(s, "requeue_restart_count", test_requeue_restart_count);
+    CU_add_test(s, "requeue_by_time", test_requeue_by_time);
 }
