@@ -110,17 +110,7 @@ static inline void sum_stat_add_wq(struct sum_stat *s, double v, double w)
 {
     if (v != v || !(w > 0))
         return;
-    if (s->n == 0) {
-        s->min = s->max = s->first = v;
-        s->sum = s->wsum = 0;
-    } else {
-        s->min = v < s->min ? v : s->min;
-        s->max = v > s->max ? v : s->max;
-    }
-    s->sum += v * w;
-    s->wsum += w;
-    s->last = v;
-    s->n++;
+    sum_stat_add_w(s, v, w);
     if (!s->no_quant)
         sum_stat_quant_add(s, v);
 }
