@@ -1567,24 +1567,31 @@ static bool spans_row(const struct sum_run *run, const struct sum_phase_acc *p,
     return p->t0 <= x->a + tol && p->t1 >= x->b - tol;
 }
 
+/* A hole's row for phase p: true when p spans it (its figures count as measured), else the
+ * time p shares with it goes to *gap_s, unmeasured. */
+static bool hole_row_is_phase(const struct sum_run *run, const struct sum_phase_acc *p,
+                              const struct part *x, double *gap_s)
+{
+    if (spans_row(run, p, x))
+        return true;
+    double w = overlap(p, x);
+    if (w > 0)
+        *gap_s += w;
+    return false;
+}
+
 static void phase_cpu_hole(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
                            const void *arg)
 {
-    double w = overlap(p, arg);
-    if (spans_row(run, p, arg))
+    if (hole_row_is_phase(run, p, arg, &p->cpu_gap_s))
         phase_cpu_part(run, p, a, b, arg);
-    else if (w > 0)
-        p->cpu_gap_s += w;
 }
 
 static void phase_proc_hole(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
                             const void *arg)
 {
-    double w = overlap(p, arg);
-    if (spans_row(run, p, arg))
+    if (hole_row_is_phase(run, p, arg, &p->proc_gap_s))
         phase_proc_part(run, p, a, b, arg);
-    else if (w > 0)
-        p->proc_gap_s += w;
 }
 
 static void phase_cpu_part(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
