@@ -585,6 +585,13 @@ void mon_prom_format(const struct mon_prom *p, const struct mon_prom_counters *c
           (double)c->skipped_slots);
     plain(b, p, "hwrun_child_restarts_total", "counter", "nvidia-smi children restarted.",
           (double)c->child_restarts);
+    /* a full disk shows here while it lasts, not only in the stop event: alert on it */
+    family(b, "hwrun_samples_lost_total", "counter",
+           "Samples taken but not written (their file's disk was full), by file.");
+    series(b, p, "hwrun_samples_lost_total", "file", "cpu", (char *)NULL);
+    value(b, (double)c->lost_cpu);
+    series(b, p, "hwrun_samples_lost_total", "file", "proc", (char *)NULL);
+    value(b, (double)c->lost_proc);
     plain(b, p, "hwrun_phases_total", "counter", "Phases completed (run.jsonl).",
           (double)p->live.phases);
     plain(b, p, "hwrun_phases_open", "gauge", "Phases begun and not yet ended (run.jsonl).",

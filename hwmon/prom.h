@@ -27,6 +27,8 @@
 /* Counters hwmon itself keeps (sampler and children). */
 struct mon_prom_counters {
     uint64_t samples, skipped_slots, child_restarts;
+    /* samples taken but not written (a full disk), by file: the stop event's samples_lost */
+    uint64_t lost_cpu, lost_proc;
 };
 
 /* Who writes an export file: its first line, a comment the text format ignores

@@ -1145,6 +1145,8 @@ static void prom_write(struct run *r)
     struct mon_prom_counters c = {
         .samples = atomic_load(&r->sampler.n_cpu),
         .skipped_slots = atomic_load(&r->sampler.skipped),
+        .lost_cpu = atomic_load(&r->sampler.lost_cpu),
+        .lost_proc = atomic_load(&r->sampler.lost_proc),
     };
     c.child_restarts = mon_children_restarts(&r->children);
     int rc = mon_prom_update(&r->prom, &c, hw_real_now());

@@ -193,6 +193,50 @@ static long long int_at(struct json_object *obj, const char *key, const char *su
                : -1;
 }
 
+/* hwmon's live counters (--prom-textfile): samples taken and lost (cpu, proc) */
+struct prom_counts {
+    double samples, lost[2];
+};
+
+static bool prom_read(const char *path, struct prom_counts *c)
+{
+    char *text = th_read_file(path, NULL);
+    if (!text)
+        return false;
+    int got = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        char *sp = strrchr(line, ' ');
+        if (line[0] == '#' || !sp)
+            continue;
+        double v = strtod(sp + 1, NULL);
+        if (!strncmp(line, "hwrun_samples_total{", 20))
+            c->samples = v, got |= 1;
+        else if (strstr(line, "hwrun_samples_lost_total{") == line)
+            c->lost[strstr(line, "file=\"proc\"") != NULL] = v, got |= 2;
+    }
+    free(text);
+    return got == 3;
+}
+
+/* Wait (60 s at most: an event, not a clock) until both files lost at least lost_cpu and
+ * lost_proc samples and at least samples were taken; c gets the counters then. */
+static bool prom_wait(const char *path, struct prom_counts *c, double lost_cpu, double lost_proc,
+                      double samples)
+{
+    for (int i = 0; i < 1200; i++) {
+        struct prom_counts now;
+        if (prom_read(path, &now) && now.lost[0] >= lost_cpu && now.lost[1] >= lost_proc &&
+            now.samples >= samples) {
+            *c = now;
+            return true;
+        }
+        th_sleep(0.05);
+    }
+    fprintf(stderr, "%s: no %g cpu and %g proc samples lost, %g taken, in 60 s\n", path,
+            lost_cpu, lost_proc, samples);
+    return false;
+}
+
 static void test_csv(void)
 {
     if (!mnt) {
@@ -201,17 +245,23 @@ static void test_csv(void)
     }
     const char *hwmon = th_env("HWRUN_HWMON_BIN"), *sum = th_env("HWRUN_SUMMARIZE_BIN");
     char *run = th_fmt("%s/run", mnt);
-    char *argv[] = {(char *)hwmon, "-q", "--no-gpu", "-i", "0.05", "-o", run, "--", "sleep",
-                    "600", NULL};
+    /* the live counters, on a disk that is not full: each episode lasts until a sample of
+     * each file was lost (a row that still fits the file's last page is written: how long
+     * that takes depends on the machine's speed, not on a clock) */
+    char *pdir = th_tmpdir("fulldisk-prom"), *prom = th_fmt("%s/run.prom", pdir);
+    char *argv[] = {(char *)hwmon, "-q", "--no-gpu", "-i", "0.05", "--prom-textfile", prom,
+                    "--prom-interval", "1", "-o", run, "--", "sleep", "600", NULL};
     pid_t pid = th_spawn(argv, NULL, NULL, NULL);
     CU_ASSERT_FATAL(pid > 0);
-    th_sleep(0.5);
-    for (int ep = 0; ep < EPISODES; ep++) {
+    struct prom_counts at = {0};
+    bool ok = prom_wait(prom, &at, 0, 0, 3);
+    for (int ep = 0; ok && ep < EPISODES; ep++) {
         fs_fill();
-        th_sleep(0.4); /* a few samples fail, one is torn */
+        ok = prom_wait(prom, &at, at.lost[0] + 1, at.lost[1] + 1, 0);
         fs_free();
-        th_sleep(0.4);
+        ok = ok && prom_wait(prom, &at, 0, 0, at.samples + 3); /* rows written again */
     }
+    CU_ASSERT(ok);
     kill(pid, SIGTERM);
     CU_ASSERT(th_wait(pid, 60) >= 0);
     struct json_object *stop = stop_data(run);
@@ -268,6 +318,9 @@ static void test_csv(void)
     free(want);
     th_result_free(&r);
     json_object_put(stop);
+    th_rmtree(pdir);
+    free(pdir);
+    free(prom);
     free(run);
 }
 

@@ -271,7 +271,8 @@ static void test_exposition(void)
     static const char env[] = "SLURM_JOB_ID=812345\0RANK=3\0POD_NAME=trainer-\"0\0";
     mon_context_parse(&ctx, env, sizeof env - 1, "node\"7");
     mon_prom_set_context(&p, &ctx);
-    struct mon_prom_counters c = {.samples = 3, .skipped_slots = 1, .child_restarts = 2};
+    struct mon_prom_counters c = {
+        .samples = 3, .skipped_slots = 1, .child_restarts = 2, .lost_cpu = 4, .lost_proc = 5};
     CU_ASSERT_EQUAL_FATAL(mon_prom_update(&p, &c, 1764085545.25), 0);
     char *text = th_read_file(out, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
@@ -293,7 +294,10 @@ static void test_exposition(void)
         "hwrun_disk_written_bytes_total{run=\"r\\\"7\"} 0.0\n",
         "hwrun_output_fs_free_bytes{run=\"r\\\"7\"} 20971520.0\n",
         "hwrun_samples_total{run=\"r\\\"7\"} 3.0\n", "hwrun_skipped_slots_total{run=\"r\\\"7\"} 1.0\n",
-        "hwrun_child_restarts_total{run=\"r\\\"7\"} 2.0\n", "hwrun_phases_total{run=\"r\\\"7\"} 1.0\n",
+        "hwrun_child_restarts_total{run=\"r\\\"7\"} 2.0\n",
+        "hwrun_samples_lost_total{run=\"r\\\"7\",file=\"cpu\"} 4.0\n"
+        "hwrun_samples_lost_total{run=\"r\\\"7\",file=\"proc\"} 5.0\n",
+        "hwrun_phases_total{run=\"r\\\"7\"} 1.0\n",
         "hwrun_export_timestamp_seconds{run=\"r\\\"7\"} 1764085545.25\n",
         /* 2 steps of GPU 0 wait for a third: 0 so far, and no counter for GPU 1 (no power) */
         "# TYPE hwrun_gpu_energy_joules_total counter\n"
