@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "hwrun/io.h"
+#include "hwrun/rundir.h"
 #include "launch.h"
 
 static void report(const struct mon_children *s, const struct mon_child_event *ev)
@@ -51,6 +52,59 @@ struct mon_child *mon_children_add(struct mon_children *s, const char *name, cha
     return c;
 }
 
+/* A whole line: a GPU fault in it is reported (the caller keeps one event per fault and GPU). */
+static void scan_line(const struct mon_children *s, struct mon_child *c, struct mon_fault_scan *sc)
+{
+    int k = hw_gpu_fault_in(sc->line, sc->len);
+    if (k == HW_GPU_FAULT_NONE)
+        return;
+    size_t n = sc->len < sizeof sc->line ? sc->len : sizeof sc->line - 1;
+    while (n && (sc->line[n - 1] == '\r' || sc->line[n - 1] == ' '))
+        n--;
+    sc->line[n] = '\0';
+    report(s, &(struct mon_child_event){
+                  .what = MON_CHILD_GPU_FAULT, .child = c, .pid = c->pid, .fault = k,
+                  .said = sc->line});
+}
+
+static void scan_bytes(const struct mon_children *s, struct mon_child *c,
+                       struct mon_fault_scan *sc, const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] == '\n') {
+            scan_line(s, c, sc);
+            sc->len = 0;
+        } else if (sc->len < sizeof sc->line - 1) { /* a longer line: its first bytes */
+            sc->line[sc->len++] = p[i];
+        }
+    }
+}
+
+/* What the child appended to its file since scan_off: 64 KiB a look at most (a burst beyond
+ * it is skipped, never read into memory), in the stack's 4 KiB. */
+static void scan_file(const struct mon_children *s, struct mon_child *c)
+{
+    struct stat st;
+    if (!c->scan_rows || c->out_fd < 0 || fstat(c->out_fd, &st) < 0)
+        return;
+    if ((long long)st.st_size <= c->scan_off) {
+        c->scan_off = (long long)st.st_size; /* cut back (a full disk): on from there */
+        return;
+    }
+    if ((long long)st.st_size - c->scan_off > 65536) {
+        c->scan_off = (long long)st.st_size - 65536;
+        c->out_scan.len = 0;
+    }
+    char buf[4096];
+    while (c->scan_off < (long long)st.st_size) {
+        ssize_t n = pread(c->out_fd, buf, sizeof buf, (off_t)c->scan_off);
+        if (n <= 0)
+            break;
+        scan_bytes(s, c, &c->out_scan, buf, (size_t)n);
+        c->scan_off += n;
+    }
+}
+
 static void schedule_restart(struct mon_child *c, double now)
 {
     c->quick_fails++;
@@ -63,6 +117,7 @@ static void child_start(struct mon_children *s, struct mon_child *c, double now)
     int ep[2];
     c->err_len = 0;
     c->err_tail[0] = '\0';
+    c->err_scan.len = c->out_scan.len = 0;
     c->term_sent = c->hung = false;
     if (pipe2(ep, O_CLOEXEC) < 0)
         ep[0] = ep[1] = -1; /* no stderr tail then, but the child still runs */
@@ -87,6 +142,7 @@ static void child_start(struct mon_children *s, struct mon_child *c, double now)
     c->started = c->last_growth = now;
     struct stat st;
     c->last_size = c->out_fd >= 0 && fstat(c->out_fd, &st) == 0 ? (long long)st.st_size : 0;
+    c->scan_off = c->last_size; /* its own rows, not its predecessors' */
     report(s, &(struct mon_child_event){.what = MON_CHILD_STARTED, .child = c, .pid = pid});
 }
 
@@ -96,7 +152,7 @@ void mon_children_start(struct mon_children *s, double now)
         child_start(s, &s->ch[i], now);
 }
 
-void mon_children_read_err(struct mon_child *c)
+void mon_children_read_err(struct mon_children *s, struct mon_child *c)
 {
     if (c->err_fd < 0)
         return;
@@ -110,8 +166,11 @@ void mon_children_read_err(struct mon_child *c)
         if (n <= 0) {
             close(c->err_fd);
             c->err_fd = -1;
+            if (c->err_scan.len) /* a last line without '\n' */
+                scan_bytes(s, c, &c->err_scan, "\n", 1);
             return;
         }
+        scan_bytes(s, c, &c->err_scan, tmp, (size_t)n);
         /* keep the last sizeof err_tail - 1 bytes */
         size_t cap = sizeof c->err_tail - 1, k = (size_t)n;
         if (k >= cap) {
@@ -165,7 +224,12 @@ bool mon_children_exited(struct mon_children *s, pid_t pid, int status, double n
             c = &s->ch[i];
     if (!c || pid <= 0)
         return false;
-    mon_children_read_err(c);
+    mon_children_read_err(s, c);
+    scan_file(s, c);
+    if (c->out_scan.len) /* its torn last row, ended below */
+        scan_bytes(s, c, &c->out_scan, "\n", 1);
+    if (c->err_scan.len)
+        scan_bytes(s, c, &c->err_scan, "\n", 1);
     end_torn_line(c);
     if (c->err_fd >= 0) { /* a grandchild may hold the pipe: don't wait for its EOF */
         close(c->err_fd);
@@ -245,6 +309,7 @@ static void child_tick(struct mon_children *s, struct mon_child *c, double now)
     if (fstat(c->out_fd, &st) == 0 && (long long)st.st_size != c->last_size) {
         c->last_size = (long long)st.st_size;
         c->last_growth = now;
+        scan_file(s, c);
         return;
     }
     double hang_s = 5 * c->interval_s;

@@ -32,6 +32,13 @@
 
 enum mon_child_state { MON_CHILD_IDLE, MON_CHILD_RUNNING, MON_CHILD_WAIT_RESTART };
 
+/* A line of a child's output being put together, to look for a GPU fault in nvidia-smi's words
+ * (hwrun/rundir.h hw_gpu_faults): the first sizeof line bytes of each line. */
+struct mon_fault_scan {
+    char line[1024];
+    size_t len;
+};
+
 struct mon_child {
     const char *name;     /* "query", "dmon", "apps", "gpm" (event data) */
     char **argv;          /* borrowed, NULL-terminated */
@@ -44,6 +51,10 @@ struct mon_child {
     int err_fd; /* read end of its stderr pipe, -1 when closed */
     char err_tail[1024];
     size_t err_len;
+    /* stderr and the rows appended to its file (from scan_off on), looked at line by line */
+    struct mon_fault_scan err_scan, out_scan;
+    long long scan_off;
+    bool scan_rows;       /* look at its file's rows too (the caller sets it): stderr always */
     double started, last_growth, restart_at, kill_at;
     long long last_size;
     unsigned attempts;    /* restarts so far */
@@ -63,6 +74,7 @@ enum mon_child_what {
     MON_CHILD_KILLED,       /* pid: SIGKILL sent, SIGTERM's grace being over */
     MON_CHILD_STOPPED,      /* pid, status: exited after mon_children_stop(), or quietly once
                                the run was held or stopped (see above) */
+    MON_CHILD_GPU_FAULT,    /* fault, said: a line of its stderr or its file named a GPU fault */
 };
 
 struct mon_child_event {
@@ -76,6 +88,8 @@ struct mon_child_event {
     unsigned attempt;        /* RESTARTING: restarts so far, this one included */
     double delay_s;          /* RESTARTING: the backoff it waited */
     double silent_s;         /* HUNG: how long its file had not grown */
+    int fault;               /* GPU_FAULT: enum hw_gpu_fault */
+    const char *said;        /* GPU_FAULT: the line, NUL-terminated, without its '\n' */
 };
 
 typedef void (*mon_child_cb)(void *arg, const struct mon_child_event *ev);
@@ -108,8 +122,10 @@ void mon_children_start(struct mon_children *s, double now);
 bool mon_children_exited(struct mon_children *s, pid_t pid, int status, double now);
 /* Restart what is due, check for hangs, SIGKILL what outlived its grace. */
 void mon_children_tick(struct mon_children *s, double now);
-/* Read what a child wrote to stderr (its pipe is readable). */
-void mon_children_read_err(struct mon_child *c);
+/* Read what a child wrote to stderr (its pipe is readable). Its lines, and the rows it appends
+ * to its file (looked at by the tick that sees the file grow, and at its exit), are looked at
+ * for a GPU fault in nvidia-smi's words: MON_CHILD_GPU_FAULT. */
+void mon_children_read_err(struct mon_children *s, struct mon_child *c);
 /* SIGTERM every running child, SIGKILL on the tick after now + grace_s; no more restarts. A
  * hung child keeps an earlier SIGKILL deadline. */
 void mon_children_stop(struct mon_children *s, double grace_s, double now);

@@ -44,6 +44,7 @@
 #include "launch.h"
 #include "context.h"
 #include "nodelock.h"
+#include "hwrun/utf8.h"
 #include "fsspace.h"
 #include "prom.h"
 #include "runlog.h"
@@ -98,6 +99,12 @@ struct run {
     /* Prometheus export */
     struct mon_prom prom;
     bool prom_open, prom_warned;
+    /* the GPU faults logged (one event per fault and GPU: a lost GPU's every row says it) */
+    struct {
+        int fault;
+        char gpu[96];
+    } faults[16];
+    int nfaults;
     double prom_next;
     int tree_pids_fd; /* tree_pids.csv, beside proc_metrics.csv */
     struct mon_gpusel gsel;
@@ -251,6 +258,64 @@ static void gpm_unavailable(struct run *r, const char *output)
 
 /* ---- the children's events ---- */
 
+static bool is_hex(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* The GPU a line of nvidia-smi names: a UUID ("GPU-" and hex digits, as the rows of hwmon's
+ * query hold), else a PCI bus id ("0000:02:00.0", as its messages say); "" when none. */
+static void fault_gpu(const char *line, char *out, size_t cap)
+{
+    out[0] = '\0';
+    for (const char *p = line; (p = strstr(p, "GPU-")); p += 4) {
+        size_t n = 4;
+        while (is_hex(p[n]) || p[n] == '-')
+            n++;
+        if (n >= 12) {
+            snprintf(out, cap, "%.*s", (int)n, p);
+            return;
+        }
+    }
+    for (const char *p = line; *p; p++) {
+        size_t d = 0;
+        while (is_hex(p[d]))
+            d++;
+        if (d >= 4 && d <= 8 && p[d] == ':' && is_hex(p[d + 1]) && is_hex(p[d + 2]) &&
+            p[d + 3] == ':' && is_hex(p[d + 4]) && is_hex(p[d + 5]) && p[d + 6] == '.' &&
+            is_hex(p[d + 7])) {
+            snprintf(out, cap, "%.*s", (int)d + 8, p);
+            return;
+        }
+        if (d)
+            p += d - 1;
+    }
+}
+
+/* A GPU fault in nvidia-smi's words: its event once per fault and GPU, and a warning. */
+static void gpu_fault(struct run *r, const struct mon_child_event *ev)
+{
+    char gpu[96];
+    fault_gpu(ev->said, gpu, sizeof gpu);
+    for (int i = 0; i < r->nfaults; i++)
+        if (r->faults[i].fault == ev->fault && !strcmp(r->faults[i].gpu, gpu))
+            return;
+    if (r->nfaults == (int)HW_ARRAY_SIZE(r->faults))
+        return; /* bounded: sixteen GPUs' faults said, the rest are in the files */
+    r->faults[r->nfaults].fault = ev->fault;
+    snprintf(r->faults[r->nfaults].gpu, sizeof r->faults[r->nfaults].gpu, "%s", gpu);
+    r->nfaults++;
+    const struct hw_gpu_fault_def *d = &hw_gpu_faults[ev->fault];
+    rl_field_t f[] = {RL_STR(HW_FAULT_SAID, ev->said), RL_STR("child", ev->child->name),
+                      RL_STR(HW_FAULT_GPU, gpu)};
+    log_event(r, d->event, f, gpu[0] ? 3 : 2);
+    if (!r->cfg->quiet) {
+        char g[128], w[256];
+        hw_warn(0, "nvidia-smi says %s%s%s (%s)", hw_term_str(gpu, g, sizeof g),
+                gpu[0] ? ": " : "", d->words, hw_term_str(d->todo, w, sizeof w));
+    }
+}
+
 /* What children.c reports, as run.jsonl events: child_exit (also for a start that failed,
  * with pid 0 and status 127; not for the exit of a child killed as hung, whose child_hung
  * said it), child_restart and child_hung. */
@@ -285,6 +350,9 @@ static void on_child(void *arg, const struct mon_child_event *ev)
         log_event(r, HW_EV_CHILD_HUNG, f, 3);
         break;
     }
+    case MON_CHILD_GPU_FAULT:
+        gpu_fault(r, ev);
+        break;
     case MON_CHILD_STARTED:
     case MON_CHILD_KILLED:
     case MON_CHILD_STOPPED:
@@ -1423,7 +1491,11 @@ static int probe_gpus(struct run *r)
     r->children.envp = r->smi_env;
     for (int i = 0; i < nch; i++) {
         r->ch_file[r->children.n] = ch[i].file;
-        mon_children_add(&r->children, ch[i].name, ch[i].argv, ch[i].line_interval_s);
+        struct mon_child *c =
+            mon_children_add(&r->children, ch[i].name, ch[i].argv, ch[i].line_interval_s);
+        /* the GPUs' rows, which name each GPU by its UUID: a fault in them is the GPU's */
+        if (c)
+            c->scan_rows = !strcmp(ch[i].file, HW_GPU_FILE);
     }
     r->gth.n = r->gsrc->thread_files(r->gsrc, &want, r->th_file, MON_GPU_THREAD_FILES);
     r->gth.src = r->gth.n > 0 ? r->gsrc : NULL;
@@ -1685,7 +1757,7 @@ static bool wait_and_dispatch(struct run *r)
         begin_stop(r, "process_exit");
     for (int i = 0; i < r->children.n; i++)
         if (ch_slot[i] >= 0 && pf[ch_slot[i]].revents)
-            mon_children_read_err(&r->children.ch[i]);
+            mon_children_read_err(&r->children, &r->children.ch[i]);
     return true;
 }
 

@@ -229,7 +229,8 @@ const char *sum_clk_power_reading(const struct sum_clk_gpu *g, const char *field
     return NULL;
 }
 
-int sum_clk_warnings(const struct sum_clk_gpu *g, int index, char (*buf)[160], int cap)
+int sum_clk_warnings(const struct sum_clk_gpu *g, int index, char (*buf)[SUM_HEALTH_WARN_LEN],
+                     int cap)
 {
     int n = 0;
 #define SAY(...)                                                                                   \

@@ -112,6 +112,9 @@ const char *sum_clk_power_reading(const struct sum_clk_gpu *g, const char *power
 
 /* The GPU's health warnings in the words every output uses, one per line into buf (with its
  * GPU's index); returns how many. */
-int sum_clk_warnings(const struct sum_clk_gpu *g, int index, char (*buf)[160], int cap);
+/* a health warning's room (summary.h's health_warn) */
+#define SUM_HEALTH_WARN_LEN 200
+int sum_clk_warnings(const struct sum_clk_gpu *g, int index, char (*buf)[SUM_HEALTH_WARN_LEN],
+                     int cap);
 
 #endif

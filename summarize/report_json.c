@@ -649,6 +649,16 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
         hw_json_str(&w, "vendor",
                     sum_fig_gpu_known(run, gp->index) ? run->info.gpu_vendor[gp->index] : NULL);
         hw_json_u64(&w, "samples", gp->samples);
+        if (gp->fault_rows) { /* its rows said a fault in nvidia-smi's words (health_warnings) */
+            hw_json_open(&w, "fault", '{');
+            hw_json_str(&w, "kind", hw_gpu_faults[gp->fault].key);
+            hw_json_str(&w, "said", hw_gpu_faults[gp->fault].words);
+            hw_json_u64(&w, "rows", gp->fault_rows);
+            hw_json_u64(&w, "first_line", gp->fault_line);
+            hw_json_close(&w);
+        } else {
+            hw_json_null(&w, "fault");
+        }
         json_gpu_metrics(&w, gp->m);
         const char *esrc;
         hw_json_num(&w, "energy_wh", sum_gpu_energy_wh(run, g, &esrc));

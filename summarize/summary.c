@@ -362,6 +362,37 @@ static void counter_warnings(struct sum_run *run)
     }
 }
 
+/* GPU faults in nvidia-smi's words, first among the health warnings: each GPU whose rows said
+ * one, then each fault hwmon logged that no row of that GPU said (a lost GPU leaves no row). */
+static void fault_warnings(struct sum_run *run)
+{
+    for (int g = 0; g < RD_MAX_GPUS && run->nhealth_warn < SUM_MAX_HEALTH_WARNINGS; g++) {
+        const struct sum_gpu *gp = run->gpu[g];
+        if (!gp || !gp->fault_rows)
+            continue;
+        const struct hw_gpu_fault_def *d = &hw_gpu_faults[gp->fault];
+        snprintf(run->health_warn[run->nhealth_warn++], sizeof run->health_warn[0],
+                 "GPU %d: nvidia-smi said \"%s\" in %llu of %llu rows (%s line %llu on; "
+                 "nothing measured): %s",
+                 g, d->words, (unsigned long long)gp->fault_rows,
+                 (unsigned long long)gp->samples, HW_GPU_FILE,
+                 (unsigned long long)gp->fault_line, d->todo);
+    }
+    for (int i = 0; i < run->nfault_ev && run->nhealth_warn < SUM_MAX_HEALTH_WARNINGS; i++) {
+        const char *gpu = run->fault_ev[i].gpu;
+        bool said = false;
+        for (int g = 0; g < RD_MAX_GPUS && !said; g++)
+            said = run->gpu[g] && run->gpu[g]->fault == run->fault_ev[i].fault &&
+                   (!gpu[0] || !strcmp(run->gpu[g]->uuid, gpu));
+        if (said)
+            continue;
+        const struct hw_gpu_fault_def *d = &hw_gpu_faults[run->fault_ev[i].fault];
+        snprintf(run->health_warn[run->nhealth_warn++], sizeof run->health_warn[0],
+                 "%s%s: nvidia-smi said \"%s\" (%s event): %s", gpu[0] ? "GPU " : "a GPU",
+                 gpu, d->words, d->event, d->todo);
+    }
+}
+
 static void clock_note(const struct sum_run *run, char *buf, size_t cap)
 {
     if (run->clock_steps)
@@ -1376,6 +1407,10 @@ static void on_gpu(void *ctx, const struct rd_gpu_row *r)
     }
     gp->in_query = true;
     gp->samples++;
+    if (r->fault != HW_GPU_FAULT_NONE && !gp->fault_rows++) {
+        gp->fault = r->fault;
+        gp->fault_line = r->line;
+    }
     if (r->uuid && !gp->uuid[0])
         snprintf(gp->uuid, sizeof gp->uuid, "%s", r->uuid);
 #pragma GCC unroll 16
@@ -2112,6 +2147,22 @@ static void on_event(void *ctx, const struct rd_event *e)
         run->clock_steps++;
         run->clock_step_s += isfinite(st) ? st : 0;
     }
+    for (int k = HW_GPU_FAULT_NONE + 1; k < HW_GPU_FAULT_COUNT; k++)
+        if (!strcmp(e->name, hw_gpu_faults[k].event) &&
+            run->nfault_ev < (int)(sizeof run->fault_ev / sizeof run->fault_ev[0])) {
+            const char *gpu = rd_json_str(e->data, HW_FAULT_GPU);
+            char *to = run->fault_ev[run->nfault_ev].gpu;
+            size_t n = 0;
+            /* a UUID or a bus id; anything else is not printed as it came (the warnings reach
+             * terminals) */
+            for (; gpu && gpu[n] && n + 1 < sizeof run->fault_ev[0].gpu; n++)
+                to[n] = (gpu[n] >= '0' && gpu[n] <= '9') || ((gpu[n] | 32) >= 'a' && (gpu[n] | 32) <= 'z') ||
+                                strchr("-:.", gpu[n])
+                            ? gpu[n]
+                            : '?';
+            to[n] = '\0';
+            run->fault_ev[run->nfault_ev++].fault = k;
+        }
     if (!strcmp(e->name, HW_EV_LOG_ROTATED)) {
         const char *how = rd_json_str(e->data, HW_LOG_HOW);
         if (how && (!strcmp(how, HW_LOG_HOW_DELETED) || !strcmp(how, HW_LOG_HOW_TRUNCATED))) {
@@ -2329,6 +2380,7 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
             pmon_close(run, g);
     sum_together_finish(&run->together);
     sum_together_finish(&run->together_tracked);
+    fault_warnings(run);
     for (int g = 0; g < RD_MAX_GPUS && run->nhealth_warn < SUM_MAX_HEALTH_WARNINGS; g++)
         if (run->clk[g])
             run->nhealth_warn += sum_clk_warnings(run->clk[g], g, run->health_warn + run->nhealth_warn,

@@ -87,6 +87,10 @@ struct sum_gpu {
     struct sum_stat gpm[HW_GPM_NCOLS];
     double gpm_prev_t;
     struct rd_idle idle; /* its idle samples and stretches (verdicts.h) */
+    /* rows whose cells said a GPU fault (hwrun/rundir.h hw_gpu_faults): the first's fault
+     * and line; they measured nothing (readers.h rd_gpu_row.fault) */
+    int fault;
+    uint64_t fault_rows, fault_line;
 };
 
 /* A GPU's SM and memory-controller shares of the job's own processes and of the others
@@ -446,8 +450,15 @@ struct sum_run {
     } *pm[RD_MAX_GPUS];
     /* their health warnings (clocks.h's sum_clk_warnings, GPUs in order), made once when the
      * files are read: the words every output shows */
-    char health_warn[SUM_MAX_HEALTH_WARNINGS][160];
+    char health_warn[SUM_MAX_HEALTH_WARNINGS][SUM_HEALTH_WARN_LEN];
     int nhealth_warn;
+    /* hwmon's GPU fault events (gpu_lost, gpu_reset_required): which fault, which GPU ("" when
+     * the line named none); one each, the first eight */
+    struct {
+        int fault;
+        char gpu[64];
+    } fault_ev[8];
+    int nfault_ev;
     int ngpu_seen;
     /* what the figures say about the job (verdicts.h), judged once the files are read; NULL
      * only when memory ran out */

@@ -421,8 +421,31 @@ extern const char *const hw_health_fields[HW_HEALTH_COUNT]; /* "utilization.gpu"
 #define HW_LOG_HOW_RENAMED "renamed"     /* the file is elsewhere, a new one has the name */
 #define HW_LOG_HOW_DELETED "deleted"     /* gone with its lines; a new one has the name */
 #define HW_LOG_HOW_TRUNCATED "truncated" /* cut to 0 in place (logrotate's copytruncate) */
-#define HW_EV_COUNT 14
-extern const char *const hw_events[HW_EV_COUNT]; /* the fourteen above */
+/* A GPU fault in nvidia-smi's own words (hw_gpu_faults below): data {said: the line that said
+ * it (a row with the words in a cell, or a message), child, gpu: the bus id or UUID the line
+ * names (absent when it names none)}. Once per fault and GPU in a run. */
+#define HW_EV_GPU_LOST "gpu_lost"
+#define HW_EV_GPU_RESET_REQUIRED "gpu_reset_required"
+#define HW_FAULT_SAID "said"
+#define HW_FAULT_GPU "gpu"
+#define HW_EV_COUNT 16
+extern const char *const hw_events[HW_EV_COUNT]; /* the sixteen above */
+
+/* GPU faults as NVML's error strings name them (nvmlErrorString: NVML_ERROR_GPU_IS_LOST,
+ * NVML_ERROR_RESET_REQUIRED); nvidia-smi prints them in brackets in a cell
+ * ("[GPU requires reset]": every sensor cell of a faulted H100, testdata/nvsmi-real) or in a
+ * message ("Unable to determine the device handle for GPU 0000:02:00.0: GPU is lost.  Reboot
+ * the system to recover this GPU"). hwmon logs the event, summarize names the fault per GPU. */
+enum hw_gpu_fault { HW_GPU_FAULT_NONE, HW_GPU_FAULT_LOST, HW_GPU_FAULT_RESET, HW_GPU_FAULT_COUNT };
+struct hw_gpu_fault_def {
+    const char *words; /* what nvidia-smi says, matched case-sensitively anywhere in a line */
+    const char *event; /* the run.jsonl event hwmon logs */
+    const char *key;   /* summarize's name of it (gpus[].fault.kind) */
+    const char *todo;  /* what the node's admin does about it */
+};
+extern const struct hw_gpu_fault_def hw_gpu_faults[HW_GPU_FAULT_COUNT]; /* [NONE]: all NULL */
+/* The fault whose words the n bytes at s hold, or HW_GPU_FAULT_NONE. */
+int hw_gpu_fault_in(const char *s, size_t n);
 
 /* The event whose data summarize reads as the run's parameters by default (--params). */
 #define HW_EV_CONFIG "config"

@@ -1,6 +1,8 @@
 /* The run directory's tables: see include/hwrun/rundir.h. */
 #include "hwrun/rundir.h"
 
+#include <string.h>
+
 const char *const hw_health_fields[HW_HEALTH_COUNT] = {
     [HW_HEALTH_UTIL] = "utilization.gpu",
     [HW_HEALTH_PSTATE] = "pstate",
@@ -107,8 +109,27 @@ const char *const hw_events[HW_EV_COUNT] = {
     HW_EV_START,      HW_EV_STOP,          HW_EV_GPU_UNAVAILABLE, HW_EV_GPU_FIELDS_FALLBACK,
     HW_EV_CHILD_EXIT, HW_EV_CHILD_RESTART, HW_EV_CHILD_HUNG,      HW_EV_GPM_UNAVAILABLE,
     HW_EV_GPU_SELECTION_FALLBACK, HW_EV_STOP_REQUEST, HW_EV_CLOCK_STEP, HW_EV_LOG_CONTINUED,
-    HW_EV_LOG_ROTATED, HW_EV_PMON_UNAVAILABLE,
+    HW_EV_LOG_ROTATED, HW_EV_PMON_UNAVAILABLE, HW_EV_GPU_LOST, HW_EV_GPU_RESET_REQUIRED,
 };
+
+const struct hw_gpu_fault_def hw_gpu_faults[HW_GPU_FAULT_COUNT] = {
+    [HW_GPU_FAULT_LOST] = {.words = "GPU is lost", .event = HW_EV_GPU_LOST, .key = "lost",
+                           .todo = "the GPU fell off the bus: drain the node and reboot it"},
+    [HW_GPU_FAULT_RESET] = {.words = "GPU requires reset", .event = HW_EV_GPU_RESET_REQUIRED,
+                            .key = "reset_required",
+                            .todo = "reset the GPU (nvidia-smi -r) or reboot the node"},
+};
+
+int hw_gpu_fault_in(const char *s, size_t n)
+{
+    for (int k = HW_GPU_FAULT_NONE + 1; k < HW_GPU_FAULT_COUNT; k++) {
+        size_t w = strlen(hw_gpu_faults[k].words);
+        for (size_t i = 0; i + w <= n; i++)
+            if (s[i] == 'G' && !memcmp(s + i, hw_gpu_faults[k].words, w))
+                return k;
+    }
+    return HW_GPU_FAULT_NONE;
+}
 
 const struct hw_ctx_def hw_ctx_defs[HW_CTX_COUNT] = {
     [HW_CTX_HOST] = {"host", {NULL}},

@@ -195,6 +195,7 @@ static void gpu_line(struct rd_reader *r, const char *s, size_t n)
     row.id_from = RD_GPU_ID_NONE;
     row.uuid = NULL;
     row.line = r->lineno;
+    row.fault = HW_GPU_FAULT_NONE;
     memcpy(row.v, st->unmeasured, sizeof row.v);
     int index = -1;
     const char *ts = NULL;
@@ -203,6 +204,8 @@ static void gpu_line(struct rd_reader *r, const char *s, size_t n)
         int role = l->role[i];
         const char *cs = c->s[i];
         size_t cl = c->len[i];
+        if (cl > 2 && cs[0] == '[' && row.fault == HW_GPU_FAULT_NONE)
+            row.fault = hw_gpu_fault_in(cs, cl);
         if (role >= 0 && role < RD_GM_COUNT) {
             row.v[role] = rd_in_range(r, rd_gpu_metric_names[role],
                                       rd_num_cell(r->q, cs, cl, false), gm_range[role]);
@@ -252,6 +255,9 @@ static void gpu_line(struct rd_reader *r, const char *s, size_t n)
         row.gpu = st->pos;
         row.id_from = RD_GPU_ID_POSITION;
     }
+    if (row.fault != HW_GPU_FAULT_NONE)
+        for (int m = 0; m < RD_GM_COUNT; m++)
+            row.v[m] = NAN;
     r->q->parsed++;
     if (r->sink->gpu)
         r->sink->gpu(r->sink->ctx, &row);

@@ -98,6 +98,9 @@ struct rd_gpu_row {
     const char *uuid;          /* NUL-terminated, NULL without a uuid column or value */
     double v[RD_GM_COUNT];    /* NAN = not measured */
     uint64_t line;
+    /* a cell said a GPU fault in nvidia-smi's words (enum hw_gpu_fault, 0 none): every v[] is
+     * then NAN (a GPU that requires a reset still reads memory.used 0 MiB; it measured none) */
+    int fault;
 };
 
 /* Columns of `nvidia-smi dmon` that have a meaning for us; others are still in names/vals. */

@@ -149,6 +149,16 @@
  *   FAKE_SMI_IGNORE_TERM=1  ignore SIGTERM and SIGINT: only SIGKILL stops it.
  *   FAKE_SMI_START_DELAY_MS=N  every invocation takes N ms before it does anything (a busy
  *       node's nvidia-smi, or one without persistence mode, takes a second or more to start).
+ *   FAKE_SMI_FAULT=g:reset|lost and FAKE_SMI_FAULT_FILE=PATH (optional: without it, from the
+ *       start): at each interval of --query-gpu that finds PATH, GPU g is faulted.
+ *       reset: its row prints "[GPU requires reset]" in every field but timestamp, name, index,
+ *       uuid, pci.bus_id, serial, count, driver and vbios versions, and memory.used reads 0 MiB
+ *       (query-gpu_h100_GPU-requires-reset.csv). lost: stderr gets "Unable to determine the
+ *       device handle for GPU 0000:GG:00.0: GPU is lost.  Reboot the system to recover this
+ *       GPU" and it exits 15 (the man page's "GPU fell off the bus"); no capture shows a loop
+ *       meeting a lost GPU, nor which stream the message takes there (it is seen on terminals
+ *       only): both are the fake's choice, and the message form is the one seen (two spaces
+ *       included).
  *   FAKE_SMI_LOG=PATH       on start, append "<pid> <argv[0]> <argv[1]> ...\n" to PATH with one
  *       O_APPEND write (count starts and restarts with it).
  *
@@ -158,7 +168,7 @@
  *   (a message on stderr unless it was EPIPE). Loops run on absolute deadlines of
  *   CLOCK_MONOTONIC (start + k * period); the first interval is printed at once.
  *   Exit codes: 0 ok, 1 write failure or FAKE_SMI_DIE_AFTER, 2 invalid field, 6 no device,
- *   9 nodriver, 18 mismatch, 255 usage error or a malformed FAKE_SMI_* variable (message on
+ *   9 nodriver, 15 a lost GPU (FAKE_SMI_FAULT), 18 mismatch, 255 usage error or a malformed FAKE_SMI_* variable (message on
  *   stderr for the latter).
  */
 #include <errno.h>
@@ -322,6 +332,9 @@ static struct {
     long long health_ecc, health_gen, health_width;
     struct app apps[MAX_APPS];
     int napps;
+    int fault_gpu; /* FAKE_SMI_FAULT: -1 none */
+    bool fault_lost;
+    const char *fault_file;
 } cfg;
 
 static long long rows_written; /* data rows written so far, all commands */
@@ -434,6 +447,22 @@ static void load_config(void)
     s = getenv("FAKE_SMI_APPS");
     if (s)
         parse_apps(s);
+    cfg.fault_gpu = -1;
+    s = getenv("FAKE_SMI_FAULT");
+    if (s && *s) {
+        char kind[16];
+        if (sscanf(s, "%d:%15s", &cfg.fault_gpu, kind) != 2 || cfg.fault_gpu < 0 ||
+            (strcmp(kind, "reset") && strcmp(kind, "lost")))
+            die_env("FAKE_SMI_FAULT", s);
+        cfg.fault_lost = !strcmp(kind, "lost");
+    }
+    cfg.fault_file = getenv("FAKE_SMI_FAULT_FILE");
+}
+
+/* Is GPU g faulted now (FAKE_SMI_FAULT)? */
+static bool faulted(int g)
+{
+    return g == cfg.fault_gpu && (!cfg.fault_file || access(cfg.fault_file, F_OK) == 0);
 }
 
 /* FAKE_SMI_LOG: one line per start, one O_APPEND write. */
@@ -968,13 +997,31 @@ static void query_header(struct query *q)
     out_line(&q->buf);
 }
 
+/* The fields a GPU that requires a reset still reports (the capture's index and memory.used,
+ * and what identifies the board) */
+static bool reset_keeps(const struct field *f)
+{
+    static const char *const keep[] = {"timestamp", "name", "index", "uuid", "pci.bus_id",
+                                       "serial", "count", "driver_version", "kmd_version",
+                                       "vbios_version"};
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
+        if (!strcmp(f->name, keep[i]))
+            return true;
+    return false;
+}
+
 static void query_row(struct query *q, const struct sample *s)
 {
+    bool reset = !q->apps && faulted(s->g);
     for (int i = 0; i < q->nfields; i++) {
         const struct field *f = q->fields[i];
         if (i)
             line_adds(&q->buf, ", ");
-        if (q->na[i])
+        if (reset && !strcmp(f->name, "memory.used"))
+            line_adds(&q->buf, q->nounits ? "0" : "0 MiB");
+        else if (reset && !reset_keeps(f))
+            line_adds(&q->buf, "[GPU requires reset]");
+        else if (q->na[i])
             line_adds(&q->buf, cfg.na_token);
         else if (f->value(&q->buf, s) && f->unit && !q->nounits)
             line_addf(&q->buf, " %s", f->unit);
@@ -1008,6 +1055,15 @@ static void query_interval(long long k, void *arg)
     for (int g = 0; g < cfg.ngpus; g++) {
         if (!selected[g])
             continue;
+        if (!q->apps && cfg.fault_lost && faulted(g)) {
+            char bus[32];
+            gpu_bus_id(g, bus, sizeof bus);
+            fprintf(stderr,
+                    "Unable to determine the device handle for GPU %s: GPU is lost.  Reboot the "
+                    "system to recover this GPU\n",
+                    bus + 4); /* the message's 4-digit domain */
+            exit(15);
+        }
         if (!q->apps) {
             query_row(q, &(struct sample){.k = k, .g = g, .ts = ts});
             continue;

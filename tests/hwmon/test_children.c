@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "children.h"
+#include "hwrun/rundir.h"
 #include "testutil.h"
 
 extern char **environ;
@@ -30,6 +31,8 @@ struct rec_ev {
     unsigned attempt;
     double delay_s, silent_s;
     char tail[64];
+    int fault;
+    char said[160];
 };
 
 struct rec {
@@ -53,6 +56,8 @@ static void on_ev(void *arg, const struct mon_child_event *e)
     x->delay_s = e->delay_s;
     x->silent_s = e->silent_s;
     snprintf(x->tail, sizeof x->tail, "%s", e->stderr_tail ? e->stderr_tail : "");
+    x->fault = e->fault;
+    snprintf(x->said, sizeof x->said, "%s", e->said ? e->said : "");
 }
 
 /* The events since index *from, of one kind. */
@@ -358,6 +363,64 @@ static void test_exit_report(void)
     fx_done(&f);
 }
 
+/* A GPU fault in nvidia-smi's words is reported with the line that said it: from stderr (a
+ * line written in two pieces is one line), from the rows of a child whose rows are looked at
+ * (the tick that sees its file grow, then its exit: a last row without '\n' too), never from
+ * the rows of one whose are not, and never from what was in the file before it started. */
+static void test_gpu_fault_words(void)
+{
+    struct fixture f;
+    fx_init(&f, "/bin/sh");
+    /* each child waits for the test's go file before its last part */
+    char *go = th_fmt("%s/go", f.dir);
+    char *qs = th_fmt("printf '1, [GPU requires reset], GPU-aa\\n'; "
+                      "printf 'Unable to determine the device handle for GPU ' >&2; sleep 0.1; "
+                      "printf '0000:02:00.0: GPU is lost.\\n' >&2; "
+                      "while [ ! -e '%s' ]; do sleep 0.01; done; "
+                      "printf '2, [GPU requires reset], GPU-bb'",
+                      go);
+    char *hs = th_fmt("printf '1, [GPU requires reset]\\n'; "
+                      "while [ ! -e '%s' ]; do sleep 0.01; done",
+                      go);
+    struct mon_child *q = fx_add(&f, "query", qs, 1.0);
+    struct mon_child *h = fx_add(&f, "health", hs, 1.0);
+    q->scan_rows = true;
+    /* what an earlier child left in the file is not this one's */
+    CU_ASSERT_FATAL(write(q->out_fd, "0, [GPU is lost], GPU-00\n", 25) == 25);
+    mon_children_start(&f.s, T0);
+    wait_size(q, 25 + 32);
+    wait_size(h, 24);
+    mon_children_tick(&f.s, T0 + 0.3);
+    CU_ASSERT_EQUAL(count(&f.rec, 0, MON_CHILD_GPU_FAULT), 1);
+    const struct rec_ev *e = last(&f.rec, MON_CHILD_GPU_FAULT);
+    CU_ASSERT_EQUAL(e->fault, HW_GPU_FAULT_RESET);
+    CU_ASSERT_STRING_EQUAL(e->said, "1, [GPU requires reset], GPU-aa");
+    CU_ASSERT_PTR_EQUAL(e->child, q);
+    /* stderr: both pieces, read as the main loop does when the pipe is readable */
+    for (int i = 0; i < 1000 && count(&f.rec, 0, MON_CHILD_GPU_FAULT) < 2; i++) {
+        mon_children_read_err(&f.s, q);
+        th_sleep(0.01);
+    }
+    CU_ASSERT_EQUAL(count(&f.rec, 0, MON_CHILD_GPU_FAULT), 2);
+    e = last(&f.rec, MON_CHILD_GPU_FAULT);
+    CU_ASSERT_EQUAL(e->fault, HW_GPU_FAULT_LOST);
+    CU_ASSERT_STRING_EQUAL(e->said,
+                           "Unable to determine the device handle for GPU 0000:02:00.0: GPU is lost.");
+    int fd = open(go, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    CU_ASSERT_FATAL(fd >= 0);
+    close(fd);
+    CU_ASSERT_EQUAL(fx_reap(&f, q->pid, T0 + 0.5), 0);
+    CU_ASSERT_EQUAL(count(&f.rec, 0, MON_CHILD_GPU_FAULT), 3); /* its last row, without '\n' */
+    e = last(&f.rec, MON_CHILD_GPU_FAULT);
+    CU_ASSERT_STRING_EQUAL(e->said, "2, [GPU requires reset], GPU-bb");
+    CU_ASSERT_EQUAL(fx_reap(&f, h->pid, T0 + 0.6), 0);
+    CU_ASSERT_EQUAL(count(&f.rec, 0, MON_CHILD_GPU_FAULT), 3); /* health's rows: not looked at */
+    fx_done(&f);
+    free(go);
+    free(qs);
+    free(hs);
+}
+
 /* A scheduler's stop signal reaches nvidia-smi a moment before hwmon hears of it: a quiet exit
  * (status 0, or killed by SIGTERM) nobody here asked for is said only when its restart is due,
  * as the failure it was; if the run is held first, as a stop, and nothing is restarted. A loud
@@ -519,4 +582,5 @@ void add_children_unit_suite(void)
     CU_add_test(s, "quiet_exit_and_hold", test_quiet_exit_and_hold);
     CU_add_test(s, "start_failed", test_start_failed);
     CU_add_test(s, "no_orphans", test_no_orphans);
+    CU_add_test(s, "gpu_fault_words", test_gpu_fault_words);
 }

@@ -1363,6 +1363,121 @@ static void fake_done(struct fake_run *f)
     free(f->log);
 }
 
+/* Rows of hw_metrics.csv holding both needles */
+static int rows_with(const char *dir, const char *a, const char *b)
+{
+    char *p = th_fmt("%s/" HW_GPU_FILE, dir);
+    char *text = th_read_file(p, NULL);
+    int n = 0;
+    for (char *line = text; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        n += strstr(line, a) && strstr(line, b);
+        line = nl ? nl + 1 : NULL;
+    }
+    free(text);
+    free(p);
+    return n;
+}
+
+/* A GPU that comes to need a reset mid-run ("[GPU requires reset]" in its cells: the H100
+ * capture) and one the driver lost (nvidia-smi's message, at every restart): each fault is one
+ * event naming the GPU, however many rows and restarts say it, and summarize names it in the
+ * health warnings; the faulted rows measured nothing (memory.used's 0 MiB is not a reading). */
+static void test_gpu_faults(void)
+{
+    const char *sum = th_env("HWRUN_SUMMARIZE_BIN");
+    char *dir = th_tmpdir("hwmon-fault"), *out = th_fmt("%s/run", dir);
+    char *fault = th_fmt("%s/fault", dir);
+    char *e_file = th_fmt("FAKE_SMI_FAULT_FILE=%s", fault);
+    char *env[] = {"FAKE_SMI_FAULT=1:reset", e_file, NULL};
+    /* the job: GPU 1 faults once rows exist; it ends once hwmon said so and wrote 3 more */
+    char *rows = ht_job_wait_lines(HW_GPU_FILE, 5);
+    char *job = th_fmt("%s; touch '%s'; timeout 60 sh -c 'until grep -q %s \"$RUNLOG_FILE\"; do "
+                       "sleep 0.02; done'; n=$(wc -l < \"$(dirname \"$RUNLOG_FILE\")/%s\"); "
+                       "timeout 60 sh -c \"until [ \\$(wc -l < '$(dirname \"$RUNLOG_FILE\")/%s')"
+                       " -ge $((n + 6)) ]; do sleep 0.02; done\"; true",
+                       rows, fault, HW_EV_GPU_RESET_REQUIRED, HW_GPU_FILE, HW_GPU_FILE);
+    char **argv = ht_argv(out, "-i", "0.1", "--", "sh", "-c", job, NULL);
+    struct th_result res;
+    CU_ASSERT_EQUAL(ht_run(argv, env, 120, &res), 0);
+    th_result_free(&res);
+    CU_ASSERT_EQUAL(ht_count_events(out, HW_EV_GPU_RESET_REQUIRED), 1);
+    CU_ASSERT_EQUAL(ht_count_events(out, HW_EV_GPU_LOST), 0);
+    json_object *ev = ht_event(out, HW_EV_GPU_RESET_REQUIRED, 0);
+    const char *uuid1 = "GPU-5e7c1d01-3a9b-4f2e-8d61-0c4b2a9f7001"; /* the fake's GPU 1 */
+    CU_ASSERT_STRING_EQUAL(ht_data_str(ev, HW_FAULT_GPU), uuid1);
+    CU_ASSERT_STRING_EQUAL(ht_data_str(ev, "child"), "query");
+    CU_ASSERT_PTR_NOT_NULL(strstr(ht_data_str(ev, HW_FAULT_SAID), "[GPU requires reset]"));
+    json_object_put(ev);
+    int faulted = rows_with(out, "[GPU requires reset]", uuid1);
+    int all1 = rows_with(out, ", ", uuid1);
+    CU_ASSERT(faulted >= 3 && faulted < all1); /* some good rows before */
+    char *sargv[] = {(char *)sum, "-q", out, NULL};
+    CU_ASSERT_FATAL(th_run(sargv, NULL, NULL, 60, &res) == 0);
+    json_object *js = json_tokener_parse(res.out), *g1 = NULL, *g0 = NULL;
+    json_object *gpus = ht_get(js, "gpus");
+    CU_ASSERT_FATAL(gpus && json_object_array_length(gpus) == 2);
+    g0 = json_object_array_get_idx(gpus, 0);
+    g1 = json_object_array_get_idx(gpus, 1);
+    CU_ASSERT_PTR_NULL(ht_get(g0, "fault"));
+    CU_ASSERT_STRING_EQUAL(ht_str(ht_get(g1, "fault"), "kind"),
+                           hw_gpu_faults[HW_GPU_FAULT_RESET].key);
+    CU_ASSERT_EQUAL(ht_num(ht_get(g1, "fault"), "rows"), faulted);
+    CU_ASSERT_EQUAL(ht_num(g1, "samples"), all1);
+    /* memory.used read only from the rows before the fault, never its 0 MiB */
+    CU_ASSERT_EQUAL(ht_num(ht_get(g1, "mem_used_mib"), "n"), all1 - faulted);
+    CU_ASSERT(ht_num(ht_get(g1, "mem_used_mib"), "min") > 0);
+    json_object *hw = ht_get(js, "health_warnings");
+    char *want = th_fmt("GPU 1: nvidia-smi said \"GPU requires reset\" in %d of %d rows", faulted,
+                        all1);
+    CU_ASSERT_FATAL(hw && json_object_array_length(hw) >= 1);
+    const char *w0 = json_object_get_string(json_object_array_get_idx(hw, 0));
+    if (strncmp(w0, want, strlen(want)))
+        fprintf(stderr, "health_warnings[0] \"%s\", not \"%s...\"\n", w0, want);
+    CU_ASSERT_EQUAL(strncmp(w0, want, strlen(want)), 0);
+    json_object_put(js);
+    th_result_free(&res);
+    free(want);
+    free(argv);
+    free(job);
+
+    /* GPU 0 lost from the start: the query child says it and exits 15 at every start */
+    th_rmtree(out);
+    char *env2[] = {"FAKE_SMI_FAULT=0:lost", NULL};
+    char *job2 = th_fmt("timeout 60 sh -c 'until [ \"$(grep -c %s \"$RUNLOG_FILE\")\" -ge 2 ]; "
+                        "do sleep 0.05; done'; true",
+                        HW_EV_CHILD_RESTART);
+    argv = ht_argv(out, "-i", "0.1", "--", "sh", "-c", job2, NULL);
+    CU_ASSERT_EQUAL(ht_run(argv, env2, 120, &res), 0);
+    th_result_free(&res);
+    CU_ASSERT(ht_count_events(out, HW_EV_CHILD_RESTART) >= 2);
+    CU_ASSERT_EQUAL(ht_count_events(out, HW_EV_GPU_LOST), 1);
+    ev = ht_event(out, HW_EV_GPU_LOST, 0);
+    CU_ASSERT_STRING_EQUAL(ht_data_str(ev, HW_FAULT_GPU), "0000:00:00.0");
+    CU_ASSERT_STRING_EQUAL(ht_data_str(ev, HW_FAULT_SAID),
+                           "Unable to determine the device handle for GPU 0000:00:00.0: GPU is "
+                           "lost.  Reboot the system to recover this GPU");
+    json_object_put(ev);
+    char *targv[] = {(char *)sum, "-q", "-f", "text", out, NULL};
+    CU_ASSERT_FATAL(th_run(targv, NULL, NULL, 60, &res) == 0);
+    const char *lost = "warning: GPU 0000:00:00.0: nvidia-smi said \"GPU is lost\" (gpu_lost "
+                       "event): the GPU fell off the bus";
+    if (!strstr(res.out, lost))
+        fprintf(stderr, "no \"%s\" in:\n%s\n", lost, res.out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(res.out, lost));
+    th_result_free(&res);
+    free(argv);
+    free(job2);
+    free(rows);
+    free(e_file);
+    free(fault);
+    free(out);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* A child dying mid-row is logged, restarted (with its stderr-less exit status 1), and the
  * torn row does not swallow the next one. */
 static void test_die_restart(void)
@@ -1981,6 +2096,7 @@ void add_hwmon_suites(void)
     CU_add_test(s, "reject_fallback", test_reject_fallback);
     CU_add_test(s, "nodriver", test_nodriver);
     CU_add_test(s, "missing_smi", test_missing_smi);
+    CU_add_test(s, "gpu_faults", test_gpu_faults);
 
     s = th_add_suite("live", NULL, NULL, 120);
     CU_add_test(s, "files_while_written", test_files_while_written);

@@ -177,10 +177,16 @@ static void ref_csv(const struct capture *cap, char *data, struct ref *ref)
         if (n < ncols || (n > ncols && cap->kind == HW_FILE_GPU))
             continue;
         ref->rows++;
+        /* a row that says its GPU faulted (a cell "[GPU requires reset]") measured nothing */
+        bool faulted = false;
+        for (size_t i = 0; i < n; i++)
+            faulted |= !strcmp(cells[i], "[GPU requires reset]") || !strcmp(cells[i], "[GPU is lost]");
         for (size_t i = 0; i < n; i++) {
             if (is_ph(cells[i]))
                 ref->placeholders++;
             const char *nm = i < ncols ? names[i] : "";
+            if (cap->kind == HW_FILE_GPU && faulted)
+                continue;
             if (cap->kind == HW_FILE_GPU) {
                 int m = ref_metric(nm);
                 char *end;
@@ -361,7 +367,8 @@ static void test_query_specifics(void)
     d = load("query-gpu_h100_GPU-requires-reset.csv", &len);
     feed_all(HW_FILE_GPU, d, len, 0, NULL, &r, &q);
     CU_ASSERT_EQUAL(token_count(&q, "[GPU requires reset]"), 2);
-    CU_ASSERT_EQUAL(r.gn[RD_GM_MEM_USED], 1);
+    CU_ASSERT_EQUAL(r.gpu_rows, 1);
+    CU_ASSERT_EQUAL(r.gn[RD_GM_MEM_USED], 0); /* its "0 MiB" is no reading: the GPU faulted */
     CU_ASSERT_EQUAL(r.gn[RD_GM_UTIL], 0);
     free(d);
     d = load("query-gpu_h100-mig_drv590_all-fields_load.csv", &len);
