@@ -123,6 +123,10 @@ static void child_start(struct mon_children *s, struct mon_child *c, double now)
         ep[0] = ep[1] = -1; /* no stderr tail then, but the child still runs */
     else
         fcntl(ep[0], F_SETFL, O_NONBLOCK);
+    /* the file's size before the child can write to it: its rows are from here on */
+    struct stat st;
+    c->last_size = c->out_fd >= 0 && fstat(c->out_fd, &st) == 0 ? (long long)st.st_size : 0;
+    c->scan_off = c->last_size;
     pid_t pid;
     int rc = mon_spawn(s->path, c->argv, s->envp, c->out_fd, ep[1], &pid);
     if (ep[1] >= 0)
@@ -140,9 +144,6 @@ static void child_start(struct mon_children *s, struct mon_child *c, double now)
     c->err_fd = ep[0];
     c->state = MON_CHILD_RUNNING;
     c->started = c->last_growth = now;
-    struct stat st;
-    c->last_size = c->out_fd >= 0 && fstat(c->out_fd, &st) == 0 ? (long long)st.st_size : 0;
-    c->scan_off = c->last_size; /* its own rows, not its predecessors' */
     report(s, &(struct mon_child_event){.what = MON_CHILD_STARTED, .child = c, .pid = pid});
 }
 

@@ -1452,6 +1452,12 @@ static void test_gpu_faults(void)
     argv = ht_argv(out, "-i", "0.1", "--", "sh", "-c", job2, NULL);
     CU_ASSERT_EQUAL(ht_run(argv, env2, 120, &res), 0);
     th_result_free(&res);
+    if (ht_count_events(out, HW_EV_CHILD_RESTART) < 2) {
+        char *p = th_fmt("%s/run.jsonl", out), *t = th_read_file(p, NULL);
+        fprintf(stderr, "fewer than 2 restarts in %s:\n%s\n", p, t ? t : "(none)");
+        free(t);
+        free(p);
+    }
     CU_ASSERT(ht_count_events(out, HW_EV_CHILD_RESTART) >= 2);
     CU_ASSERT_EQUAL(ht_count_events(out, HW_EV_GPU_LOST), 1);
     ev = ht_event(out, HW_EV_GPU_LOST, 0);
