@@ -87,6 +87,7 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem)
  * tree does not allocate. */
 static void note_change(struct mon_tree *t, pid_t v)
 {
+    t->members_gen++; /* kept PSS readings are stale now (account_pss) */
     if (grow((void **)&t->chg, &t->chg_cap, t->nchg + 1, sizeof *t->chg) == 0)
         t->chg[t->nchg++] = v;
 }
@@ -590,14 +591,24 @@ static void account(struct mon_tree *t, struct mon_proc *p, const struct mon_pst
         s->io[k] += p->io[k];
         s->new_io[k] += born ? p->io[k] : 0;
     }
-    if (!s->pss_now || p->smaps_fd < 0)
+
+}
+
+/* Add a member's PSS to the sums, once the walk knows who the members are (its RSS: the stat
+ * the walk read, p->st). The kernel's walk of smaps_rollup is most of a sample's cost (issue
+ * 39): a process whose RSS has not moved since its last reading keeps it, unless --pss asked for
+ * every sample (pss_budget 0), the reading is MON_PSS_MAX_AGE_S old, or a process joined or
+ * left the tree since (a fork shares the parent's pages, an exit unshares them, with no RSS
+ * moving: kept readings said +45% while two forked workers lived, -66% after). RSS that climbs
+ * is read again in the same sample, so a peak is not missed. */
+static void account_pss(struct mon_tree *t, struct mon_proc *p, struct tree_sums *s)
+{
+    char buf[1024];
+    if (p->smaps_fd < 0)
         return;
-    /* The kernel's walk of smaps_rollup is most of a sample's cost (issue 39): a process whose
-     * RSS has not moved since its last reading keeps it, unless --pss asked for every sample
-     * (pss_budget 0) or the reading is MON_PSS_MAX_AGE_S old. RSS that climbs is read again
-     * in the same sample, so a peak is not missed. */
+    const struct mon_pstat *st = &p->st;
     bool keep = p->pss_known && t->pss_budget > 0 && st->rss_pages == p->pss_rss_pages &&
-                s->now - p->pss_t < MON_PSS_MAX_AGE_S;
+                s->now - p->pss_t < MON_PSS_MAX_AGE_S && p->pss_members == t->members_gen;
     uint64_t kb;
     if (!keep && read_smaps(t, p, buf, sizeof buf) > 0 &&
         mon_parse_kb_field(buf, "Pss:", &kb) == 0) {
@@ -613,7 +624,9 @@ static void account(struct mon_tree *t, struct mon_proc *p, const struct mon_pst
         p->pss_kb = kb, p->private_kb = pk, p->shared_kb = sk;
         p->pss_rss_pages = st->rss_pages;
         p->pss_t = s->now;
+        p->pss_members = t->members_gen;
         p->pss_known = true;
+        t->pss_reads++;
     } else if (!keep) {
         p->pss_known = false; /* gone, or not readable: not counted */
     }
@@ -817,6 +830,9 @@ static int sample_tree(struct mon_tree *t, double now_s, struct mon_tree_sample 
         t->n = w;
         index_rebuild(t); /* the table is big enough already: cannot fail */
     }
+    if (sum.pss_now)
+        for (size_t i = 0; i < t->n; i++)
+            account_pss(t, &t->p[i], &sum);
 
     if (sum.pss_now && t->pss_budget > 0) {
         struct timespec c1;

@@ -27,6 +27,7 @@ struct mon_proc {
      * process whose RSS has not moved keeps it (proctree.c account) */
     uint64_t pss_kb, private_kb, shared_kb, pss_rss_pages;
     double pss_t;
+    uint32_t pss_members; /* the tree's members_gen when it was taken */
     bool pss_known;
     /* schedstat (CPU run time in ns, time slices) of its first thread as read before its last
      * stat: unchanged, a process of one thread has not run since, so its stat and io have
@@ -88,6 +89,9 @@ struct mon_tree {
      * process), so with pss_budget > 0 the next PSS read waits until its last cost is at most
      * that fraction of the time since; 0 reads it every sample (--pss). */
     double pss_budget, pss_next;
+    /* counts joins and leaves: a PSS reading kept past one is stale (proctree.c account_pss) */
+    uint32_t members_gen;
+    uint64_t pss_reads; /* smaps_rollup reads so far (tests, the benchmark) */
     /* /proc/loadavg, kept open: its last field, the last pid handed out in this pid namespace
      * (threads and processes of child namespaces too), as read before the last walk */
     int loadavg_fd;
