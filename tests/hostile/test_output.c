@@ -241,8 +241,13 @@ static void test_comma_locale(void)
     char *root = th_tmpdir("locale");
     char *run = th_fmt("%s/run", root);
     /* the job's own phases through the CLI, which runs in the job's locale too */
-    char *cmd = th_fmt("'%s' phase load 1.25 lr=0.001 && sleep 0.5 && '%s' phase train 0.75", rl,
-                       rl);
+    /* and it lasts until every CSV of the run has a row (a loaded ASan hwmon's GPU probes took
+     * longer than a 0.5 s job) */
+    char *cmd = th_fmt("'%s' phase load 1.25 lr=0.001 && sleep 0.5 && '%s' phase train 0.75 && "
+                       "timeout 60 sh -c 'd=$(dirname \"$RUNLOG_FILE\"); "
+                       "until [ -e \"$d/%s\" ]; do sleep 0.05; done; for f in \"$d\"/*.csv; do "
+                       "until [ $(wc -l < \"$f\") -ge 2 ]; do sleep 0.05; done; done'; true",
+                       rl, rl, HW_GPU_FILE);
     const char *hw[] = {hwmon, "-q", "--nvidia-smi", smi, "-i", "0.1", "-o", run, "--",
                         "/bin/sh", "-c", cmd, NULL};
     free(run_out(hw, loc));

@@ -4,6 +4,7 @@
  * from the bitmask alone on a driver without counters; the warnings reach JSON, text, the sweep
  * row and the HTML page; --no-health records nothing of it and the GPU samples are the same. */
 #include <CUnit/CUnit.h>
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
@@ -27,9 +28,20 @@ static bool health_run(struct hrun *h, const char *tag, const char *reject, cons
     h->base = th_tmpdir(tag);
     h->dir = th_fmt("%s/run", h->base);
     h->trig = th_fmt("%s/capped", h->base);
-    char *script = th_fmt("R=\"%s -f $RUNLOG_FILE time\"; $R warm -- sleep 1 && $R train -- sh -c "
-                          "'sleep 0.5; touch %s; sleep 1; rm %s; sleep 0.5'",
-                          th_env("HWRUN_RUNLOG_BIN"), h->trig, h->trig);
+    /* warm lasts 1 s and until GPU 1 has 3 health rows in it, or GPU rows without health (the
+     * probes answer beside the job: a loaded ASan hwmon's took more than the second) */
+    bool no_health = extra_opt && !strcmp(extra_opt, "--no-health");
+    char *rows = no_health ? ht_job_wait_lines(HW_GPU_FILE, 6) /* headerless, 2 GPUs */
+                           : ht_job_wait_lines(HW_HEALTH_FILE, 7);
+    char *wait = th_fmt("%s/warm.sh", h->base);
+    int fd = open(wait, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+    CU_ASSERT_FATAL(fd >= 0 && write(fd, rows, strlen(rows)) == (ssize_t)strlen(rows));
+    close(fd);
+    char *script = th_fmt("R=\"%s -f $RUNLOG_FILE time\"; $R warm -- sh -c 'sleep 1; sh %s' && "
+                          "$R train -- sh -c 'sleep 0.5; touch %s; sleep 1; rm %s; sleep 0.5'",
+                          th_env("HWRUN_RUNLOG_BIN"), wait, h->trig, h->trig);
+    free(rows);
+    free(wait);
     char *ef = th_fmt("FAKE_SMI_HEALTH_FILE=%s", h->trig);
     char *rj = th_fmt("FAKE_SMI_REJECT=%s", reject ? reject : "");
     char *env[] = {ef, "FAKE_SMI_HEALTH_GPU=1", "FAKE_SMI_HEALTH_MASK=0x4",

@@ -1392,9 +1392,11 @@ static void test_gpu_faults(void)
     char *fault = th_fmt("%s/fault", dir);
     char *e_file = th_fmt("FAKE_SMI_FAULT_FILE=%s", fault);
     char *env[] = {"FAKE_SMI_FAULT=1:reset", e_file, NULL};
-    /* the job: GPU 1 faults once rows exist; it ends once hwmon said so and wrote 3 more */
+    /* the job: GPU 1 faults once rows exist; it ends once hwmon said so and wrote 3 more. Its
+     * grep looks for the event (event[^a-z]*NAME), not for its own command line, which the
+     * start event quotes and a looser pattern matched at once */
     char *rows = ht_job_wait_lines(HW_GPU_FILE, 5);
-    char *job = th_fmt("%s; touch '%s'; timeout 60 sh -c 'until grep -q %s \"$RUNLOG_FILE\"; do "
+    char *job = th_fmt("%s; touch '%s'; timeout 60 sh -c 'until grep -q \"event[^a-z]*%s\" \"$RUNLOG_FILE\"; do "
                        "sleep 0.02; done'; n=$(wc -l < \"$(dirname \"$RUNLOG_FILE\")/%s\"); "
                        "timeout 60 sh -c \"until [ \\$(wc -l < '$(dirname \"$RUNLOG_FILE\")/%s')"
                        " -ge $((n + 6)) ]; do sleep 0.02; done\"; true",
@@ -1446,7 +1448,7 @@ static void test_gpu_faults(void)
     /* GPU 0 lost from the start: the query child says it and exits 15 at every start */
     th_rmtree(out);
     char *env2[] = {"FAKE_SMI_FAULT=0:lost", NULL};
-    char *job2 = th_fmt("timeout 60 sh -c 'until [ \"$(grep -c %s \"$RUNLOG_FILE\")\" -ge 2 ]; "
+    char *job2 = th_fmt("timeout 60 sh -c 'until [ \"$(grep -c \"event[^a-z]*%s\" \"$RUNLOG_FILE\")\" -ge 2 ]; "
                         "do sleep 0.05; done'; true",
                         HW_EV_CHILD_RESTART);
     argv = ht_argv(out, "-i", "0.1", "--", "sh", "-c", job2, NULL);

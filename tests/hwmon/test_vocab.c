@@ -268,10 +268,20 @@ static void test_hwmon_writes_what_summarize_reads(void)
                    th_fmt("FAKE_SMI_DIE_ONCE=%s/die", dir),
                    th_fmt("HWMON_NVML_LIBRARY=%s", th_env("HWRUN_FAKE_NVML")),
                    NULL};
-    char **argv = ht_argv(out, "-i", "0.2", "--gpu-procs", "--pmon", "--", "sleep", "2.4", NULL);
+    /* the job lasts until the dead child was restarted and every CSV has a row (2.4 s were not
+     * enough for a loaded ASan hwmon); its grep looks for the event (event[^a-z]*NAME), not for
+     * its own command line, which the start event quotes */
+    char *job = th_fmt("timeout 60 sh -c 'd=$(dirname \"$RUNLOG_FILE\"); "
+                       "until grep -q \"event[^a-z]*%s\" \"$RUNLOG_FILE\" && [ -e \"$d/%s\" ]; do "
+                       "sleep 0.05; done; "
+                       "for f in \"$d\"/*.csv; do until [ $(wc -l < \"$f\") -ge 2 ]; do sleep 0.05; "
+                       "done; done'; sleep 0.5",
+                       HW_EV_CHILD_RESTART, HW_PMON_FILE);
+    char **argv = ht_argv(out, "-i", "0.2", "--gpu-procs", "--pmon", "--", "sh", "-c", job, NULL);
     struct th_result res;
-    CU_ASSERT_EQUAL(ht_run(argv, env, 60, &res), 0);
+    CU_ASSERT_EQUAL(ht_run(argv, env, 120, &res), 0);
     th_result_free(&res);
+    free(job);
 
     int n_files;
     check_files(out, &n_files);
