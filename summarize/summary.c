@@ -1746,9 +1746,25 @@ static void on_cpu(void *ctx, const struct rd_cpu_row *r)
         run->edge_rows++;
         return;
     }
-    for (int c = 0; c < HW_CPU_COL_COUNT; c++)
-        sum_stat_add(&run->cpu[c], r->v[c]);
-    sum_stat_add(&run->cpu_busy, r->v[HW_CPU_COL_USR] + r->v[HW_CPU_COL_SYS]); /* NAN: unmeasured */
+    /* Gauges by time (issue 47): a rate (the CPU modes, the cgroup's CPU) is over the row's
+     * whole interval, a hole's too, and weighs its seconds; a point reading (memory) weighs its
+     * seconds as well, but in a hole no more than an interval (unmeasured, not held); bytes per
+     * row stay counts. Edge rows are parts of the next cadence row's, which hwmon merged. */
+    double dt = !isnan(r->t) && !isnan(run->cpu_prev_t) && r->t > run->cpu_prev_t
+                    ? r->t - run->cpu_prev_t
+                    : run->info.interval_s;
+    double iv = run->info.interval_s > 0 ? run->info.interval_s : 1;
+    if (!(dt > 0))
+        dt = iv;
+    bool hole = !isnan(r->t) && !isnan(run->cpu_prev_t) && hole_row(run, run->cpu_prev_t, r->t);
+    for (int c = 0; c < HW_CPU_COL_COUNT; c++) {
+        if (cpu_col_bytes(c))
+            sum_stat_add(&run->cpu[c], r->v[c]);
+        else
+            sum_stat_add_wq(&run->cpu[c], r->v[c], cpu_col_interval(c) || !hole ? dt : iv);
+    }
+    /* NAN: unmeasured */
+    sum_stat_add_wq(&run->cpu_busy, r->v[HW_CPU_COL_USR] + r->v[HW_CPU_COL_SYS], dt);
     if (!isnan(r->v[HW_CPU_COL_CG_LIMIT]))
         run->cg_limit_cores = r->v[HW_CPU_COL_CG_LIMIT];
     if (!isnan(r->v[HW_CPU_COL_CG_MEM_MAX]))

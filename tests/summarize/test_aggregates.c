@@ -792,6 +792,45 @@ static void test_cores(void)
     free(base);
 }
 
+/* The node's CPU rows are gauges by time: each cadence row's rates stand for the seconds since
+ * the one before (a 10 s hole's row, whose jiffies span the hole, for 10 s), a point reading
+ * (memory) in a hole for one interval only; edge rows are parts of the next cadence row. */
+static void test_node_cpu_by_time(void)
+{
+    char *base = th_tmpdir("agg");
+    char *dir = th_fmt("%s/w", base);
+    CU_ASSERT_FATAL(mkdir(dir, 0755) == 0);
+    put_file(dir, "run.jsonl",
+             "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", \"event\": "
+             "\"start\", \"data\": {\"interval_s\": 1.0}}\n");
+    put_file(dir, "cpu_metrics.csv",
+             "timestamp,usr_pct,idle_pct,sys_pct,iowait_pct,steal_pct,mem_used_mib,"
+             "mem_available_mib,edge\n"
+             "2026-11-21T10:00:01.000+00:00,10,90,0,0,0,100,900,\n"
+             "2026-11-21T10:00:01.500+00:00,50,50,0,0,0,500,500,1\n"
+             "2026-11-21T10:00:02.000+00:00,10,90,0,0,0,100,900,\n"
+             "2026-11-21T10:00:03.000+00:00,10,90,0,0,0,100,900,\n"
+             "2026-11-21T10:00:13.000+00:00,90,10,0,0,0,1000,0,\n");
+    struct th_result r = run_summarize((char *[]){dir, NULL});
+    struct json_object *doc = json_tokener_parse(r.out);
+    CU_ASSERT_FATAL(doc != NULL);
+    /* usr: (1 + 1 + 1) s at 10% and the hole's 10 s at 90% (the first row: one interval) */
+    CHECK_NEAR(json_object_get_double(jget(doc, "cpu.usr_pct.mean")), (3 * 10 + 10 * 90) / 13.0,
+               1e-9);
+    CU_ASSERT_EQUAL(json_object_get_int(jget(doc, "cpu.usr_pct.n")), 4); /* cadence rows */
+    CHECK_NEAR(json_object_get_double(jget(doc, "cpu.busy_pct.mean")), (3 * 10 + 10 * 90) / 13.0,
+               1e-9);
+    /* memory: the hole's reading for an interval, not for the 10 s nobody looked */
+    CHECK_NEAR(json_object_get_double(jget(doc, "cpu.mem_used_mib.mean")), (3 * 100 + 1000) / 4.0,
+               1e-9);
+    CHECK_NEAR(json_object_get_double(jget(doc, "cpu.mem_used_mib.max")), 1000, 0);
+    json_object_put(doc);
+    th_result_free(&r);
+    th_rmtree(base);
+    free(dir);
+    free(base);
+}
+
 /* ---- sweep columns by phase name, and --compare ------------------------------------------ */
 
 static void test_phase_columns_lined_up(void)
@@ -1110,7 +1149,9 @@ void add_aggregates_suites(void)
     CU_add_test(s, "parse", test_units_parse);
     CU_add_test(s, "format", test_units_format);
     CU_add_test(s, "cli", test_units_cli);
-    CU_add_test(th_add_suite("cores", NULL, NULL, 60), "sources", test_cores);
+    CU_pSuite cs = th_add_suite("cores", NULL, NULL, 60);
+    CU_add_test(cs, "sources", test_cores);
+    CU_add_test(cs, "node_cpu_by_time", test_node_cpu_by_time);
     s = th_add_suite("compare", NULL, NULL, 60);
     CU_add_test(s, "phase_columns_lined_up", test_phase_columns_lined_up);
     CU_add_test(s, "runs", test_compare);
