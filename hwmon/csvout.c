@@ -108,6 +108,7 @@ void mon_csv_cpu_line(struct hw_buf *b, const char *iso, const struct mon_sys_sa
         [HW_CPU_COL_MEM_CACHED] = NUM1(s->have_mem_parts, s->mem_cached_mib),
         [HW_CPU_COL_MEM_ACTIVE_ANON] = NUM1(s->have_mem_parts, s->mem_active_anon_mib),
         [HW_CPU_COL_MEM_INACTIVE_ANON] = NUM1(s->have_mem_parts, s->mem_inactive_anon_mib),
+        [HW_CPU_COL_MEM_SRECLAIMABLE] = NUM1(s->have_sreclaimable, s->mem_sreclaimable_mib),
     };
     _Static_assert(HW_ARRAY_SIZE(c) == HW_CPU_COL_COUNT, "a cell for every cpu_metrics column");
     cells(b, iso, c, HW_CPU_COL_COUNT, cgroup ? 0 : HW_CPU_COL_FIRST_CGROUP,

@@ -114,6 +114,8 @@ int mon_sys_sample(struct mon_sys *s, double now_s, struct mon_sys_sample *out)
             out->mem_cached_mib = (double)m.cached_kb / 1024.0;
             out->mem_active_anon_mib = (double)m.active_anon_kb / 1024.0;
             out->mem_inactive_anon_mib = (double)m.inactive_anon_kb / 1024.0;
+            out->have_sreclaimable = m.have_sreclaimable;
+            out->mem_sreclaimable_mib = (double)m.sreclaimable_kb / 1024.0;
         }
     }
     mon_cgroup_sample(&s->cg, now_s, &out->cg);

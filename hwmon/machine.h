@@ -32,6 +32,8 @@ struct mon_sys_sample {
     bool have_mem_parts; /* meminfo's parts (struct mon_meminfo), in MiB */
     double mem_total_mib, mem_free_mib, mem_buffers_mib, mem_cached_mib, mem_active_anon_mib,
         mem_inactive_anon_mib;
+    bool have_sreclaimable;
+    double mem_sreclaimable_mib;
     struct mon_cg_sample cg;
     struct mon_io_sample io;
 };

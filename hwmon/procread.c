@@ -84,6 +84,7 @@ int mon_parse_meminfo(const char *text, struct mon_meminfo *out)
     int anon = (mon_parse_kb_field(text, "Active(anon):", &m.active_anon_kb) < 0) +
                (mon_parse_kb_field(text, "Inactive(anon):", &m.inactive_anon_kb) < 0);
     m.have_parts = !missing && !anon;
+    m.have_sreclaimable = mon_parse_kb_field(text, "SReclaimable:", &m.sreclaimable_kb) == 0;
     if (mon_parse_kb_field(text, "MemAvailable:", &m.avail_kb) == 0) {
         m.have_avail = true;
     } else { /* before Linux 3.14: the classic estimate */

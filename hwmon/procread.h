@@ -47,6 +47,8 @@ struct mon_meminfo {
      * there (kernels since 2.6.28) */
     uint64_t free_kb, buffers_kb, cached_kb, active_anon_kb, inactive_anon_kb;
     bool have_parts;
+    uint64_t sreclaimable_kb; /* SReclaimable (since Linux 2.6.19), with have_sreclaimable */
+    bool have_sreclaimable;
 };
 int mon_parse_meminfo(const char *text, struct mon_meminfo *out);
 

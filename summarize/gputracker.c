@@ -73,7 +73,12 @@ void sum_report_gpu_tracker(const struct sum_run *run, const struct sum_units *u
     hw_json_open(&w, "max_ram", '{');
     hw_json_str(&w, "unit", unit_word(u, SUM_DIM_MEM));
     mem(&w, "system_capacity", sum_fig_max(&run->cpu[HW_CPU_COL_MEM_TOTAL]), u, SUM_DIM_MEM);
-    mem(&w, "system", sum_fig_max(&run->cpu[HW_CPU_COL_MEM_USED]), u, SUM_DIM_MEM);
+    /* psutil's "used", as gpu_tracker reads it; a run recorded before hwmon wrote SReclaimable
+     * has MemTotal - MemAvailable, the closest it has */
+    mem(&w, "system",
+        sum_fig_max(run->mem_used_psutil.n ? &run->mem_used_psutil
+                                           : &run->cpu[HW_CPU_COL_MEM_USED]),
+        u, SUM_DIM_MEM);
     rss(&w, "main", sum_fig_max(&proc[HW_PROC_COL_MAIN_RSS]),
         sum_fig_max(&proc[HW_PROC_COL_MAIN_PRIVATE]), sum_fig_max(&proc[HW_PROC_COL_MAIN_SHARED]), u);
     rss(&w, "descendants", sum_fig_max(&run->desc[SUM_DESC_RSS]),

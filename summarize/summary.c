@@ -144,6 +144,7 @@ void sum_run_free(struct sum_run *run)
     for (int c = 0; c < HW_CPU_COL_COUNT; c++)
         sum_stat_free(&run->cpu[c]);
     sum_stat_free(&run->cpu_busy);
+    sum_stat_free(&run->mem_used_psutil);
     for (int c = 0; c < HW_PROC_COL_COUNT; c++)
         sum_stat_free(&run->proc[c]);
     for (int c = 0; c < SUM_DESC_COUNT; c++)
@@ -1765,6 +1766,11 @@ static void on_cpu(void *ctx, const struct rd_cpu_row *r)
     }
     /* NAN: unmeasured */
     sum_stat_add_wq(&run->cpu_busy, r->v[HW_CPU_COL_USR] + r->v[HW_CPU_COL_SYS], dt);
+    const double *v = r->v; /* NAN in any part: unmeasured */
+    double used = v[HW_CPU_COL_MEM_TOTAL] - v[HW_CPU_COL_MEM_FREE] - v[HW_CPU_COL_MEM_BUFFERS] -
+                  v[HW_CPU_COL_MEM_CACHED] - v[HW_CPU_COL_MEM_SRECLAIMABLE];
+    sum_stat_add_wq(&run->mem_used_psutil,
+                    used < 0 ? v[HW_CPU_COL_MEM_TOTAL] - v[HW_CPU_COL_MEM_FREE] : used, dt);
     if (!isnan(r->v[HW_CPU_COL_CG_LIMIT]))
         run->cg_limit_cores = r->v[HW_CPU_COL_CG_LIMIT];
     if (!isnan(r->v[HW_CPU_COL_CG_MEM_MAX]))

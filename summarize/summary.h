@@ -384,6 +384,10 @@ struct sum_run {
     double pio_prev[SUM_PIO_COUNT], pio_prev_t;
     double pio_last[2]; /* read_bytes, write_bytes at the tree's previous row, any kind (NAN) */
     struct sum_stat cpu_busy; /* usr + sys per cadence row: the machine's busy share */
+    /* the machine's memory in use as psutil says it (gpu_tracker's max_ram.system):
+     * MemTotal - MemFree - Buffers - Cached - SReclaimable, or MemTotal - MemFree where that is
+     * negative; per cadence row where hwmon recorded SReclaimable (gputracker.c) */
+    struct sum_stat mem_used_psutil;
     double cg_limit_cores, cg_mem_max_mib;
     /* disks, network, free space, the container's memory peak (system.h); sys_prev_t: the
      * previous cpu_metrics.csv row's time, kpeak_prev: its kernel memory peak (the start

@@ -198,6 +198,9 @@ enum hw_cpu_col {
     HW_CPU_COL_MEM_CACHED,
     HW_CPU_COL_MEM_ACTIVE_ANON,
     HW_CPU_COL_MEM_INACTIVE_ANON,
+    /* SReclaimable (the slab the kernel can free: psutil counts it in "cached", so its "used",
+     * gpu_tracker's system RAM, leaves it out); added later still */
+    HW_CPU_COL_MEM_SRECLAIMABLE,
     HW_CPU_COL_COUNT
 };
 #define HW_CPU_COL_FIRST_CGROUP HW_CPU_COL_CG_LIMIT

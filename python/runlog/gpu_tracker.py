@@ -31,6 +31,11 @@ Where it differs from gpu_tracker, on purpose:
 - gpu_uuids: hwmon records every GPU of the system (hwmon --gpus all), and summarize gives the
   utilization of the chosen GPUs alone (--tracked-gpus), while the system's GPU RAM and the
   processes' GPU RAM stay every GPU's, as gpu_tracker gives them.
+- max_ram.system is psutil's "used" as gpu_tracker reads it (MemTotal - MemFree - Buffers -
+  Cached - SReclaimable, from hwmon's rows), not MemTotal - MemAvailable; the processes'
+  shared RSS is the sum of each process's Shared_* (smaps_rollup), where gpu_tracker counts a
+  mapping shared by several processes once (memory_maps): larger than gpu_tracker's when the
+  tree shares pages (forked workers).
 - gpu_brand: "nvidia" (nvidia-smi) or "amd" (the kernel's amdgpu files, hwmon --gpu-source amd,
   the processes' GPU RAM from their DRM fdinfo); None: nvidia-smi when it is there, else AMD's
   cards; another brand warns and records no GPU.

@@ -89,6 +89,7 @@ const char *const hw_cpu_cols[HW_CPU_COL_COUNT] = {
     [HW_CPU_COL_MEM_CACHED] = "mem_cached_mib",
     [HW_CPU_COL_MEM_ACTIVE_ANON] = "mem_active_anon_mib",
     [HW_CPU_COL_MEM_INACTIVE_ANON] = "mem_inactive_anon_mib",
+    [HW_CPU_COL_MEM_SRECLAIMABLE] = "mem_sreclaimable_mib",
 };
 
 const char *const hw_proc_cols[HW_PROC_COL_COUNT] = {

@@ -61,15 +61,19 @@ static void test_parse_meminfo(void)
     CU_ASSERT_EQUAL(m.avail_kb, 400);
     CU_ASSERT_FALSE(m.have_avail);
     CU_ASSERT_FALSE(m.have_parts); /* no Active(anon): the parts are not written at all */
+    CU_ASSERT_FALSE(m.have_sreclaimable);
     CU_ASSERT_EQUAL(mon_parse_meminfo("MemFree: 1 kB\n", &m), -EINVAL);
     /* resource-tracker's parts; SwapCached and Active(file) are other lines */
     CU_ASSERT_EQUAL(mon_parse_meminfo("MemTotal: 1000 kB\nMemFree: 100 kB\nMemAvailable: 700 kB\n"
                                       "Buffers: 50 kB\nCached: 250 kB\nSwapCached: 7 kB\n"
                                       "Active: 300 kB\nActive(anon): 120 kB\n"
-                                      "Inactive(anon): 30 kB\nActive(file): 180 kB\n",
+                                      "Inactive(anon): 30 kB\nActive(file): 180 kB\n"
+                                      "Slab: 90 kB\nSReclaimable: 60 kB\nSUnreclaim: 30 kB\n",
                                       &m),
                     0);
     CU_ASSERT_TRUE(m.have_parts);
+    CU_ASSERT_TRUE(m.have_sreclaimable);
+    CU_ASSERT_EQUAL(m.sreclaimable_kb, 60); /* not Slab's, nor SUnreclaim's */
     CU_ASSERT_EQUAL(m.free_kb, 100);
     CU_ASSERT_EQUAL(m.buffers_kb, 50);
     CU_ASSERT_EQUAL(m.cached_kb, 250);
@@ -157,7 +161,7 @@ static void test_csv_format(void)
                                 .mem_used_mib = 1,
                                 .mem_avail_mib = 2};
     mon_csv_cpu_line(&b, "T", &ss, true, false);
-    CU_ASSERT_STRING_EQUAL(b.p, "T,50.0,25.5,0.0,0.0,0.0,1.0,2.0,,,,,,,,,,,,,,,,,\n");
+    CU_ASSERT_STRING_EQUAL(b.p, "T,50.0,25.5,0.0,0.0,0.0,1.0,2.0,,,,,,,,,,,,,,,,,,\n");
     hw_buf_reset(&b);
     ss.cg = (struct mon_cg_sample){.have_limit = true, .limit_cores = 0.25, .have_mem_peak = true,
                                    .mem_peak_mib = 7.26};
@@ -165,21 +169,21 @@ static void test_csv_format(void)
                                    .fs_free_mib = 1024};
     mon_csv_cpu_line(&b, "T", &ss, true, false);
     CU_ASSERT_STRING_EQUAL(b.p,
-                           "T,50.0,25.5,0.0,0.0,0.0,1.0,2.0,0.25,,,,7.3,512,0,,,1024.0,,,,,,,\n");
+                           "T,50.0,25.5,0.0,0.0,0.0,1.0,2.0,0.25,,,,7.3,512,0,,,1024.0,,,,,,,,\n");
     hw_buf_reset(&b);
     ss.have_mem_parts = true;
     ss.mem_total_mib = 8;
     ss.mem_cached_mib = 3.3;
     mon_csv_cpu_line(&b, "T", &ss, false, false);
     CU_ASSERT_STRING_EQUAL(b.p, "T,50.0,25.5,0.0,0.0,0.0,1.0,2.0,512,0,,,1024.0,8.0,0.0,0.0,3.3,0.0,"
-                                "0.0,\n");
+                                "0.0,,\n");
     hw_buf_reset(&b);
     mon_csv_cpu_header(&b, false);
     CU_ASSERT_STRING_EQUAL(b.p, "timestamp,usr_pct,idle_pct,sys_pct,iowait_pct,steal_pct,"
                                 "mem_used_mib,mem_available_mib,disk_read_bytes,"
                                 "disk_write_bytes,net_rx_bytes,net_tx_bytes,fs_free_mib,mem_total_mib,"
                                 "mem_free_mib,mem_buffers_mib,mem_cached_mib,"
-                                "mem_active_anon_mib,mem_inactive_anon_mib,edge\n");
+                                "mem_active_anon_mib,mem_inactive_anon_mib,mem_sreclaimable_mib,edge\n");
     hw_buf_reset(&b);
     mon_csv_cpu_header(&b, true);
     CU_ASSERT_STRING_EQUAL(b.p, "timestamp,usr_pct,idle_pct,sys_pct,iowait_pct,steal_pct,"
@@ -188,7 +192,7 @@ static void test_csv_format(void)
                                 "cgroup_mem_peak_mib,disk_read_bytes,disk_write_bytes,"
                                 "net_rx_bytes,net_tx_bytes,fs_free_mib,mem_total_mib,"
                                 "mem_free_mib,mem_buffers_mib,mem_cached_mib,"
-                                "mem_active_anon_mib,mem_inactive_anon_mib,edge\n");
+                                "mem_active_anon_mib,mem_inactive_anon_mib,mem_sreclaimable_mib,edge\n");
     hw_buf_reset(&b);
     mon_csv_proc_header(&b, true);
     CU_ASSERT_STRING_EQUAL(b.p, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes,"

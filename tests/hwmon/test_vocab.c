@@ -121,7 +121,9 @@ static void test_csv_columns(void)
             .mem_buffers_mib = 20.5,
             .mem_cached_mib = 21.5,
             .mem_active_anon_mib = 22.5,
-            .mem_inactive_anon_mib = 23.5};
+            .mem_inactive_anon_mib = 23.5,
+            .have_sreclaimable = true,
+            .mem_sreclaimable_mib = 24.5};
         mon_csv_cpu_line(&b, "2026-11-21T15:27:49.697+00:00", &s, cg, false);
         struct rows rows = {0};
         read_back(HW_FILE_CPU, b.p, &rows);
@@ -135,7 +137,7 @@ static void test_csv_columns(void)
             [HW_CPU_COL_NET_TX] = 16,     [HW_CPU_COL_FS_FREE] = 17.5,    [HW_CPU_COL_MEM_TOTAL] = 18.5,
             [HW_CPU_COL_MEM_FREE] = 19.5, [HW_CPU_COL_MEM_BUFFERS] = 20.5,
             [HW_CPU_COL_MEM_CACHED] = 21.5, [HW_CPU_COL_MEM_ACTIVE_ANON] = 22.5,
-            [HW_CPU_COL_MEM_INACTIVE_ANON] = 23.5};
+            [HW_CPU_COL_MEM_INACTIVE_ANON] = 23.5, [HW_CPU_COL_MEM_SRECLAIMABLE] = 24.5};
         for (int k = 0; k < HW_CPU_COL_COUNT; k++) {
             if (want[k]) {
                 CU_ASSERT_DOUBLE_EQUAL(rows.cpu.v[k], want_v[k], 1e-9);

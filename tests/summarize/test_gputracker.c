@@ -389,10 +389,57 @@ static void test_tracked_gpus(void)
     free(base);
 }
 
+/* max_ram.system is psutil's "used" as gpu_tracker reads it: MemTotal - MemFree - Buffers -
+ * Cached - SReclaimable (or MemTotal - MemFree where that is negative), the most of it over the
+ * rows; a run recorded before hwmon wrote SReclaimable has MemTotal - MemAvailable. */
+static void test_system_ram(void)
+{
+    char *base = th_tmpdir("gt-ram");
+    char *dir = th_fmt("%s/r", base);
+    CU_ASSERT_FATAL(mkdir(dir, 0755) == 0);
+    start_event(dir, "");
+    static const char head[] = "timestamp,usr_pct,idle_pct,sys_pct,iowait_pct,steal_pct,"
+                               "mem_used_mib,mem_available_mib,mem_total_mib,mem_free_mib,"
+                               "mem_buffers_mib,mem_cached_mib,mem_active_anon_mib,"
+                               "mem_inactive_anon_mib";
+    /* used (total - available) 1085 and 900; psutil's 1000 - 100 - 50 - 300 - 80 = 470 and
+     * 1000 - 40 - 50 - 300 - 80 = 530; the third row's parts outgrow total: total - free, 900 */
+    char *csv = th_fmt("%s,mem_sreclaimable_mib\n"
+                       "%s1.000+00:00,1,99,0,0,0,1085,915,1000,100,50,300,10,10,80\n"
+                       "%s2.000+00:00,1,99,0,0,0,900,100,1000,40,50,300,10,10,80\n"
+                       "%s3.000+00:00,1,99,0,0,0,500,500,1000,100,50,900,10,10,80\n",
+                       head, T, T, T);
+    put_file(dir, HW_CPU_FILE, csv);
+    struct json_object *doc = tracker(dir);
+    CHECK_NEAR(jnum(doc, "max_ram.system"), 900, 1e-9);
+    json_object_put(doc);
+    free(csv);
+    csv = th_fmt("%s,mem_sreclaimable_mib\n"
+                 "%s1.000+00:00,1,99,0,0,0,1085,915,1000,100,50,300,10,10,80\n"
+                 "%s2.000+00:00,1,99,0,0,0,900,100,1000,40,50,300,10,10,80\n",
+                 head, T, T);
+    put_file(dir, HW_CPU_FILE, csv);
+    doc = tracker(dir);
+    CHECK_NEAR(jnum(doc, "max_ram.system"), 530, 1e-9);
+    json_object_put(doc);
+    free(csv);
+    /* an older run: no SReclaimable column */
+    csv = th_fmt("%s\n%s1.000+00:00,1,99,0,0,0,1085,915,1000,100,50,300,10,10\n", head, T);
+    put_file(dir, HW_CPU_FILE, csv);
+    doc = tracker(dir);
+    CHECK_NEAR(jnum(doc, "max_ram.system"), 1085, 1e-9);
+    json_object_put(doc);
+    free(csv);
+    th_rmtree(base);
+    free(dir);
+    free(base);
+}
+
 void add_gputracker_suite(void)
 {
     CU_pSuite s = th_add_suite("gputracker", NULL, NULL, 60);
     CU_add_test(s, "gpu_mem_parts", test_gpu_mem_parts);
     CU_add_test(s, "private_shared", test_private_shared);
     CU_add_test(s, "tracked_gpus", test_tracked_gpus);
+    CU_add_test(s, "system_ram", test_system_ram);
 }
