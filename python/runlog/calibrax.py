@@ -11,6 +11,9 @@ Where it differs from calibrax, on purpose:
   process: RSS and CPU are this process's tree (its DataLoader workers, its subprocesses count;
   the process alone is in m.run_summary().process["main_peak_rss_mib"]).
 - GPU figures come from nvidia-smi through hwmon; gpu_profiler is accepted and not called.
+- hwmon's first sample comes one interval into the block, not at its entry: memory the block
+  allocates at once is in peak_rss_mb and mean_rss_mb, not in memory_growth_mb (the first
+  sample already holds it).
 - The samples are the run directory's files (m.output_dir: a temporary directory unless given,
   removed when the monitor is garbage-collected), not a list of ResourceSample objects.
 """
