@@ -261,10 +261,15 @@ static void test_job_starts_first(void)
     char *log = th_fmt("%s/smi.log", dir), *out = th_fmt("%s/run", dir);
     char *e_log = th_fmt("FAKE_SMI_LOG=%s", log);
     char *env[] = {e_log, (char *)"FAKE_SMI_START_DELAY_MS=1000", NULL};
+    /* it lasts until 2 GPU rows were written (8 s were not always enough for a loaded TSan
+     * hwmon's probes of a fake that takes 1 s per call) */
+    char *rows = ht_job_wait_lines(HW_GPU_FILE, 2);
     char *script = th_fmt("if [ -e '%s' ]; then echo late; else echo first; fi > '%s/order'; "
-                          "sleep 8", log, dir);
+                          "%s",
+                          log, dir, rows);
+    free(rows);
     char **argv = ht_argv(out, "-i", "0.2", "--", "/bin/sh", "-c", script, NULL);
-    CU_ASSERT_EQUAL(ht_run(argv, env, 60, NULL), 0);
+    CU_ASSERT_EQUAL(ht_run(argv, env, 120, NULL), 0);
     char *order_p = th_fmt("%s/order", dir);
     char *order = th_read_file(order_p, NULL);
     CU_ASSERT_STRING_EQUAL(order ? order : "", "first\n");

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "gpusel.h"
+#include "hwrun/rundir.h"
 #include "hwtest.h"
 
 static void test_resolve(void)
@@ -36,7 +37,11 @@ static void test_resolve(void)
     CU_ASSERT_STRING_EQUAL(av[1], "1");
 }
 
-/* hwmon --gpu-procs -- sleep 1.2 with extra options/environment; returns its status. */
+/* hwmon --gpu-procs around a job that lasts until hw_metrics.csv holds 3 rows (every GPU of the
+ * fake's 3 once, or one GPU three times; a loaded TSan hwmon's children started after a 1.2 s
+ * job had ended) or hwmon said no GPU is measured (rows_expected false: 1.2 s, as a job that
+ * selected none), with extra options/environment; returns its status. */
+static bool rows_expected = true;
 static int run_sel_env(const char *dir, const char *log, const char *opt, const char *cuda,
                        const char *extra, struct th_result *res)
 {
@@ -44,12 +49,19 @@ static int run_sel_env(const char *dir, const char *log, const char *opt, const 
     char *e_cuda = cuda ? th_fmt("CUDA_VISIBLE_DEVICES=%s", cuda) : NULL;
     char *env[] = {"FAKE_SMI_GPUS=3", "FAKE_SMI_APPS=4242:2:100", e_log,
                    e_cuda ? e_cuda : (char *)extra, e_cuda ? (char *)extra : NULL, NULL};
+    char *job = rows_expected
+                    ? th_fmt("touch \"$HWMON_DIR/ran\"; timeout 60 sh -c 'f=\"$HWMON_DIR/%s\"; "
+                             "until [ \"$(cat \"$f\" 2>/dev/null | wc -l)\" -ge 3 ] || "
+                             "grep -q \"event[^a-z]*%s\" \"$RUNLOG_FILE\"; do sleep 0.05; "
+                             "done'; sleep 0.4",
+                             HW_GPU_FILE, HW_EV_GPU_UNAVAILABLE)
+                    : th_fmt("touch \"$HWMON_DIR/ran\"; sleep 1.2");
     char **argv = opt ? ht_argv(dir, "-i", "0.2", "--gpu-procs", "--gpus", opt, "--", "/bin/sh",
-                                "-c", "touch \"$HWMON_DIR/ran\"; sleep 1.2", NULL)
-                      : ht_argv(dir, "-i", "0.2", "--gpu-procs", "--", "/bin/sh", "-c",
-                                "touch \"$HWMON_DIR/ran\"; sleep 1.2", NULL);
-    int st = ht_run(argv, env, 60, res);
+                                "-c", job, NULL)
+                      : ht_argv(dir, "-i", "0.2", "--gpu-procs", "--", "/bin/sh", "-c", job, NULL);
+    int st = ht_run(argv, env, 120, res);
     free(argv);
+    free(job);
     free(e_log);
     free(e_cuda);
     return st;
@@ -151,7 +163,7 @@ static void test_unknown_id(void)
     char *d1 = th_fmt("%s/opt", dir), *d2 = th_fmt("%s/cuda", dir), *d3 = th_fmt("%s/part", dir);
     char *d4 = th_fmt("%s/nolist", dir);
     struct th_result r;
-    CU_ASSERT_EQUAL(run_sel(d1, log, "0,7", NULL, &r), 125);
+    CU_ASSERT_EQUAL(run_sel(d1, log, "0,7", NULL, &r), 125); /* (the job never runs) */
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--gpus=\"0,7\" names no GPU"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "No devices were found"));
     th_result_free(&r);
@@ -184,7 +196,9 @@ static void test_unknown_id(void)
     CU_ASSERT_EQUAL(ht_smi_starts(log, " -lms 200 -i 2"), ht_smi_starts(log, " -lms 200"));
     unlink(log);
     /* not a list at all: the job runs, no GPU measured */
+    rows_expected = false; /* no GPU selected, and no gpu_unavailable either */
     CU_ASSERT_EQUAL(run_sel(d4, log, NULL, ",0", &r), 0);
+    rows_expected = true;
     th_result_free(&r);
     CU_ASSERT_EQUAL(ht_count_events(d4, "gpu_selection_fallback"), 1);
     CU_ASSERT_EQUAL(ht_smi_starts(log, "--query-gpu=timestamp"), 0);

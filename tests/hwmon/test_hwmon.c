@@ -1494,7 +1494,7 @@ static void test_die_restart(void)
     char *oncef = th_fmt("%s/died", once);
     char *e1 = th_fmt("FAKE_SMI_DIE_ONCE=%s", oncef);
     char *extra[] = {"FAKE_SMI_DIE_AFTER=6", e1, NULL};
-    struct fake_run f = fake_run("0.1", "3", extra, NULL);
+    struct fake_run f = fake_run("0.1", "6", extra, NULL);
     CU_ASSERT_EQUAL(f.status, 0);
     json_object *ex = ht_event(f.dir, "child_exit", 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
@@ -1516,7 +1516,7 @@ static void test_die_restart(void)
     /* the torn row became its own line; the rows after it are whole */
     char *p = th_fmt("%s/hw_metrics.csv", f.dir);
     char *text = th_read_file(p, NULL);
-    int bad = 0, good = 0;
+    int bad = 0, good = 0, good_after = 0;
     for (char *line = text; line && *line;) {
         char *nl = strchr(line, '\n');
         CU_ASSERT_PTR_NOT_NULL(nl); /* everything ends in '\n' after a clean stop */
@@ -1525,14 +1525,20 @@ static void test_die_restart(void)
         int commas = 0;
         for (char *c = line; *c; c++)
             commas += *c == ',';
-        if (commas == default_row_commas())
+        if (commas == default_row_commas()) {
             good++;
-        else
+            good_after += bad > 0;
+        } else {
             bad++;
+        }
         line = nl ? nl + 1 : NULL;
     }
     CU_ASSERT(bad <= 1);
-    CU_ASSERT(good >= 30);
+    /* the 6 before it, and the restarted child's (6 s, not how many: a loaded TSan hwmon's
+     * children start late) */
+    CU_ASSERT(good >= 6 + 2);
+    if (bad)
+        CU_ASSERT(good_after >= 2);
     json_object_put(ex);
     json_object_put(rs);
     free(text);
@@ -1923,7 +1929,10 @@ static double json_num(json_object *o, const char *k)
 static void test_oracle(void)
 {
     char *dir = th_tmpdir("hwmon-oracle");
-    char **argv = ht_argv(dir, "-i", "0.1", "--", "/bin/sleep", "2.5", NULL);
+    /* the job lasts until 24 GPU rows are written (2.5 s were not enough for a loaded TSan
+     * hwmon's children) */
+    char *job = ht_job_wait_lines(HW_GPU_FILE, 24);
+    char **argv = ht_argv(dir, "-i", "0.1", "--", "/bin/sh", "-c", job, NULL);
     char *tz[] = {"TZ=Asia/Tokyo", NULL}; /* hwmon must give nvidia-smi TZ=UTC regardless */
     CU_ASSERT_EQUAL_FATAL(ht_run(argv, tz, 60, NULL), 0);
     CU_ASSERT_EQUAL(ht_count_events(dir, "child_exit"), 0);
@@ -2056,6 +2065,7 @@ static void test_oracle(void)
     free(dt);
     free(dp);
     free(argv);
+    free(job);
     th_rmtree(dir);
     free(dir);
 }

@@ -632,27 +632,42 @@ static void test_node_exporter(void)
     th_wait(hk, 10);
     CU_ASSERT_EQUAL(access(file_k, F_OK), 0);
 
+    /* both runs last until the test has seen what it looks for (a loaded TSan hwmon's GPU
+     * rows came later than a 3 s job's end) */
+    char *go = th_fmt("%s/go", base);
+    char *job = th_fmt("until [ -e '%s' ]; do sleep 0.05; done", go);
     char **argv_a = ht_argv(run_a, "-i", "0.2", "--prom-textfile", tdir, "--prom-interval", "1",
-                            "--", "/bin/sh", "-c", "sleep 4.5", NULL);
+                            "--", "/bin/sh", "-c", job, NULL);
     pid_t ha = th_spawn(argv_a, NULL, NULL, NULL);
     CU_ASSERT_FATAL(ha > 0);
     struct watch w = {th_fmt("%s/hwrun_exp42.prom", tdir), copies, {0, 0}, 0, 0};
     CU_ASSERT_FATAL(wait_for_file(w.file, 30));
     char *err_b = th_fmt("%s/b.err", base);
     char **argv_b = ht_argv(run_b, "-i", "0.2", "--prom-textfile", tdir, "--prom-interval", "1",
-                            "--", "/bin/sh", "-c", "sleep 3", NULL);
+                            "--", "/bin/sh", "-c", job, NULL);
     pid_t hb = th_spawn(argv_b, NULL, NULL, err_b);
     CU_ASSERT_FATAL(hb > 0);
 
     char *seen = NULL;
     int st_a = -ETIMEDOUT, st_b = -ETIMEDOUT;
-    for (int i = 0; i < 600 && (st_a == -ETIMEDOUT || st_b == -ETIMEDOUT); i++) {
+    bool released = false;
+    for (int i = 0; i < 4800 && (st_a == -ETIMEDOUT || st_b == -ETIMEDOUT); i++) {
         keep_version(&w);
         bool both = seen && strstr(seen, "hwrun_gpu_power_watts{gpu=\"1\",run=\"exp42\"}") &&
-                    strstr(seen, "hwrun_gpu_power_watts{gpu=\"1\",run=\"exp42-2\"}");
-        if (!both && st_a == -ETIMEDOUT && st_b == -ETIMEDOUT) {
+                    strstr(seen, "hwrun_gpu_power_watts{gpu=\"1\",run=\"exp42-2\"}") &&
+                    strstr(seen, "hwrun_gpu_energy_joules_total{gpu=\"0\",run=\"exp42-2\"}");
+        if (!both && !released) {
             free(seen);
             seen = scrape(port);
+        }
+        /* the runs end once both were served and a's file was rewritten 3 times (60 s at most) */
+        if (!released && ((both && w.n >= 3) || i >= 2400)) {
+            th_write_file(go, "", 0);
+            released = true;
+        }
+        if (!released) {
+            th_sleep(0.025);
+            continue;
         }
         if (st_a == -ETIMEDOUT)
             st_a = th_wait(ha, 0.025);
@@ -696,6 +711,8 @@ static void test_node_exporter(void)
     /* nothing left in the directory: no export, no temporary file */
     CU_ASSERT_EQUAL(count_entries(tdir), 0);
     free(w.file);
+    free(go);
+    free(job);
     free(argv_k);
     free(argv_a);
     free(argv_b);

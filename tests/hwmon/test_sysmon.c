@@ -645,11 +645,11 @@ static void test_run_live(void)
         int rows = 0;
         for (char *nl; (nl = strchr(line, '\n')); line = nl + 1, rows++) {
             *nl = '\0';
-            /* cells: ts, 7 system, limit, cpu, current, max, peak, 4 traffic, free, 6 of
-             * meminfo, edge */
-            char *cell[25] = {0};
+            /* cells: ts, every column of the table (here all: the cgroup's too), edge */
+            enum { EDGE = 1 + HW_CPU_COL_COUNT };
+            char *cell[EDGE + 1] = {0};
             int n = 0;
-            for (char *p = line; n < 25; n++) {
+            for (char *p = line; n < EDGE + 1; n++) {
                 cell[n] = p;
                 char *c = strchr(p, ',');
                 if (!c)
@@ -657,15 +657,17 @@ static void test_run_live(void)
                 *c = '\0';
                 p = c + 1;
             }
-            CU_ASSERT_EQUAL(n, 24);
-            CU_ASSERT(cell[24] && !*cell[24]);         /* edge: empty on the cadence's rows */
-            CU_ASSERT(cell[18] && atof(cell[18]) > 0); /* mem_total_mib */
-            CU_ASSERT(cell[19] && atof(cell[19]) > 0); /* mem_free_mib */
-            CU_ASSERT(cell[10] && *cell[10]);          /* cgroup_mem_current_mib */
-            CU_ASSERT(cell[12] && *cell[12]);          /* cgroup_mem_peak_mib */
-            CU_ASSERT(cell[17] && atof(cell[17]) > 0); /* fs_free_mib */
-            if (disks)
-                CU_ASSERT(cell[13] && *cell[13]); /* disk_read_bytes: measured (maybe 0) */
+            CU_ASSERT_EQUAL(n, EDGE);
+            CU_ASSERT(cell[EDGE] && !*cell[EDGE]); /* edge: empty on the cadence's rows */
+            CU_ASSERT(cell[1 + HW_CPU_COL_MEM_TOTAL] && atof(cell[1 + HW_CPU_COL_MEM_TOTAL]) > 0);
+            CU_ASSERT(cell[1 + HW_CPU_COL_MEM_FREE] && atof(cell[1 + HW_CPU_COL_MEM_FREE]) > 0);
+            CU_ASSERT(cell[1 + HW_CPU_COL_CG_MEM] && *cell[1 + HW_CPU_COL_CG_MEM]);
+            CU_ASSERT(cell[1 + HW_CPU_COL_CG_MEM_PEAK] && *cell[1 + HW_CPU_COL_CG_MEM_PEAK]);
+            CU_ASSERT(cell[1 + HW_CPU_COL_FS_FREE] && atof(cell[1 + HW_CPU_COL_FS_FREE]) > 0);
+            CU_ASSERT(cell[1 + HW_CPU_COL_MEM_SRECLAIMABLE] &&
+                      atof(cell[1 + HW_CPU_COL_MEM_SRECLAIMABLE]) > 0);
+            if (disks) /* disk_read_bytes: measured (maybe 0) */
+                CU_ASSERT(cell[1 + HW_CPU_COL_DISK_READ] && *cell[1 + HW_CPU_COL_DISK_READ]);
         }
         CU_ASSERT(rows >= 3);
     }
