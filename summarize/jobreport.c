@@ -443,7 +443,7 @@ static void text_samplers(const struct sum_jobsum *j, const struct sum_units *u,
             sum_units_fmt(out, n->gpu_to - j->t_start, SUM_DIM_TIME, u);
             if (i) {
                 hw_buf_puts(out, " (");
-                sum_units_fmt(out, s->gap_before[i], SUM_DIM_TIME, u);
+                sum_units_fmt(out, sum_fig_round_us(s->gap_before[i]), SUM_DIM_TIME, u);
                 hw_buf_puts(out, " after the one before)");
             }
         }

@@ -407,7 +407,7 @@ static void test_sampler_takeover(void)
     char *t = job_text(&j);
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "GPUs of a sampled by rank 0 (r0) from +0.000 s to +4.000 s, "
                                      "then rank 1 (r1) from its takeover at +4.100 s to "
-                                     "+10.000 s (0.1 s after the one before)"));
+                                     "+10.000 s (0.100 s after the one before)"));
     CU_ASSERT_PTR_NULL(strstr(t, "unsampled"));
     free(t);
     struct hw_buf b;
