@@ -42,7 +42,7 @@ int sum_jnode_take(struct sum_jnode *n, const char *dir, struct sum_run *run)
     n->t_start = n->t_stop = n->duration_s = n->interval_s = NAN;
     n->energy_wh = n->mem_peak_mib = n->power_peak_w = NAN;
     n->cpu_s = n->wchar_b = n->write_b = NAN;
-    n->gpu_from = n->gpu_to = n->start_interval_s = NAN;
+    n->gpu_from = n->gpu_to = n->start_interval_s = n->probe_s = NAN;
     n->turn_of = -1;
     n->status = SUM_STATUS_UNKNOWN;
     if (!n->dir)
@@ -69,6 +69,7 @@ int sum_jnode_take(struct sum_jnode *n, const char *dir, struct sum_run *run)
     n->start_interval_s = in->interval_s;
     /* the node's GPUs sampled here: from the start (the first sampler) or the takeover */
     n->took_over = isfinite(in->t_sampler);
+    n->probe_s = in->sampler_probe_s;
     if (!strcmp(in->sampler_role, HW_SAMPLER_PRIMARY)) {
         n->gpu_from = n->took_over ? in->t_sampler : isfinite(in->t_start) ? in->t_start
                                                                           : n->t_start;
@@ -463,7 +464,8 @@ static void sampled_figures(struct sum_jobsum *j, struct sum_jsampled *s)
         const struct sum_jnode *x = &j->node[s->by[k]];
         double gap = x->gpu_from - cursor;
         s->gap_before[k] = k ? gap : NAN;
-        if (k && gap > thr)
+        /* a handover takes a try (an interval at most) and the probe: late beyond that */
+        if (k && gap > thr + (isfinite(x->probe_s) ? x->probe_s : 0))
             s->unsampled_s += gap;
         if (x->gpu_to > cursor)
             cursor = x->gpu_to;

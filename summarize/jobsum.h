@@ -16,7 +16,9 @@
  * - The node's GPU sampler (hwmon/nodelock.h): on each host of an attempt the ranks that
  *   sampled its GPUs in turn, each from its start event (or its takeover, the gpu_sampler
  *   event) until its stop, by the host's clock. The GPUs went unsampled where the next sampler
- *   began more than SUM_JOB_SAMPLER_GAP intervals after the one before had ended, and where the
+ *   began more than SUM_JOB_SAMPLER_GAP intervals after the one before had ended, beyond the
+ *   time its GPU source's start questions took (probe_s: a first sampler's rows wait for them
+ *   too, and no handover is quicker), and where the
  *   last sampler ended more than that before the host's last rank ended (no takeover while ranks
  *   lived on): those seconds are the host's unsampled_s, and a warning. Without any sampler's
  *   directory among the ranks of a host, not measured (NAN).
@@ -115,6 +117,7 @@ struct sum_jnode {
      * or its takeover) to gpu_to (its end), epoch seconds by its clock; NAN: it sampled none */
     double gpu_from, gpu_to;
     bool took_over;      /* it became the sampler when the one before ended (gpu_sampler event) */
+    double probe_s;      /* then its GPU source's start questions (NAN: not said) */
     long hwmon_pid;      /* its hwmon (0: not said) */
     double start_interval_s; /* the start event's interval_s (NAN: not said) */
     long turn_of;        /* the node whose GPUs it sampled in turn (a takeover), -1: none */

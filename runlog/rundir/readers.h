@@ -422,6 +422,7 @@ struct rd_run_info {
      * run's hwmon, t_sampler the event's time (the run's GPU rows begin there; NAN: no
      * takeover), and the sampler before it (pid 0, dir "": not known) */
     double t_sampler;
+    double sampler_probe_s; /* the takeover's probe_s (NAN: not said) */
     long sampler_prev_pid;
     char sampler_prev_dir[4096];
     long hwmon_pid; /* start event's hwmon_pid (0: not said) */

@@ -24,7 +24,7 @@ void rd_run_info_init(struct rd_run_info *info)
     info->cpus_allowed = NAN;
     info->cpus = info->gpus = NAN;
     info->descendants = -1;
-    info->t_sampler = NAN;
+    info->t_sampler = info->sampler_probe_s = NAN;
 }
 
 /* The GPUs and their source, as a sampler's start event or a takeover's gpu_sampler event says
@@ -64,6 +64,8 @@ static void take_sampler(struct rd_run_info *info, const struct rd_event *e)
     if (!role || strcmp(role, HW_SAMPLER_PRIMARY) != 0)
         return;
     info->t_sampler = e->t;
+    double pr = rd_json_num(e->data, HW_SAMPLER_PROBE);
+    info->sampler_probe_s = isfinite(pr) && pr >= 0 ? pr : NAN;
     snprintf(info->sampler_role, sizeof info->sampler_role, "%s", role);
     const char *sdir = rd_json_str(e->data, HW_SAMPLER_DIR);
     snprintf(info->sampler_dir, sizeof info->sampler_dir, "%s", sdir ? sdir : "");
@@ -143,7 +145,7 @@ void rd_run_info_event(struct rd_run_info *info, const struct rd_event *e)
         info->hwmon_pid = 0;
         if (!rd_json_int(e->data, HW_START_HWMON_PID, &info->hwmon_pid) || info->hwmon_pid < 1)
             info->hwmon_pid = 0;
-        info->t_sampler = NAN; /* a second start: its run's own */
+        info->t_sampler = info->sampler_probe_s = NAN; /* a second start: its run's own */
         info->sampler_prev_pid = 0;
         info->sampler_prev_dir[0] = '\0';
         info->nfs = 0; /* a second start event: its run's file systems */

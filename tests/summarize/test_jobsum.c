@@ -488,6 +488,21 @@ static void test_sampler_unsampled(void)
     free(t);
     sum_job_free(&j);
 
+    /* the same 1 s, of which the takeover's probe took 0.6 s: within 2 intervals beyond it */
+    j = (struct sum_jobsum){0};
+    j.nnode = 2;
+    j.node = calloc(2, sizeof *j.node);
+    make_node(&j.node[0], "a", "job/r0", 0.0, 0.25, 8, 2, mem_400, true);
+    make_node(&j.node[1], "a", "job/r1", 0.0, 0.25, 24, 2, mem_400, true);
+    sampled(&j.node[0], "0", 0.0, 2.0, false);
+    sampled(&j.node[1], "1", 3.0, 6.0, true);
+    j.node[1].probe_s = 0.6;
+    CU_ASSERT_EQUAL(sum_job_build(&j), 0);
+    CU_ASSERT_FATAL(j.nsamp == 1);
+    CHECK_NEAR(j.samp[0].unsampled_s, 0, 0);
+    CHECK_NEAR(j.samp[0].gap_before[1], 1.0, 1e-9);
+    sum_job_free(&j);
+
     /* secondaries only: the sampler ran elsewhere (another -o): not known, no warning */
     j = (struct sum_jobsum){0};
     j.nnode = 1;
