@@ -84,6 +84,44 @@ static void sweep_stale(const char *lock_dir, const char *mine)
     closedir(d);
 }
 
+/* Our pid and run directory in the lock file we hold: the line a secondary reads. */
+static void record(int fd, const char *run_dir)
+{
+    char line[PATH_MAX + 32];
+    int n = snprintf(line, sizeof line, "%d %s\n", (int)getpid(), run_dir);
+    if (ftruncate(fd, 0) == 0 && n > 0)
+        (void)!pwrite(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1, 0);
+}
+
+/* Who holds the lock on fd: the kernel names its pid (F_GETLK; 0 when the holder is in another
+ * PID namespace), the file its run directory once the holder has written its line. true when
+ * both are known (or the pid cannot be). No allocation: a secondary calls it every interval. */
+static bool note_holder(struct mon_nodelock *l, int fd)
+{
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+    if (fcntl(fd, F_GETLK, &fl) != 0 || fl.l_type == F_UNLCK)
+        return true; /* gone meanwhile: nothing to wait for (the next try may win it) */
+    if (fl.l_pid != l->primary_pid) {
+        l->primary_pid = fl.l_pid;
+        l->primary_dir[0] = '\0';
+    }
+    if (l->primary_pid <= 0 || l->primary_dir[0])
+        return true;
+    char buf[PATH_MAX + 32];
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    int64_t pid = 0;
+    char *nl = strchr(buf, '\n');
+    const char *at = nl ? hw_scan_i64(buf, nl, &pid, NULL) : NULL;
+    if (!at || at >= nl || *at != ' ' || pid != l->primary_pid)
+        return false;
+    *nl = '\0';
+    snprintf(l->primary_dir, sizeof l->primary_dir, "%s", at + 1);
+    return true;
+}
+
 int mon_nodelock_take(struct mon_nodelock *l, const char *lock_dir, const char *job,
                       const char *gpus, const char *run_dir)
 {
@@ -111,10 +149,7 @@ int mon_nodelock_take(struct mon_nodelock *l, const char *lock_dir, const char *
         if (fcntl(fd, F_SETLK, &fl) != 0)
             break;
         if (still_there(fd, l->path) || tries >= 8) { /* the first: we sample the GPUs */
-            char line[PATH_MAX + 32];
-            int n = snprintf(line, sizeof line, "%d %s\n", (int)getpid(), run_dir);
-            if (ftruncate(fd, 0) == 0 && n > 0)
-                (void)!pwrite(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1, 0);
+            record(fd, run_dir);
             l->fd = fd;
             return 0;
         }
@@ -126,27 +161,43 @@ int mon_nodelock_take(struct mon_nodelock *l, const char *lock_dir, const char *
         return -e;
     }
     l->secondary = true;
-    fl = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
-    if (fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK)
-        l->primary_pid = fl.l_pid; /* 0 when the holder is in another PID namespace */
     /* its run directory: the line it writes right after locking (a few ms at most) */
-    for (int tries = 0; tries < 40 && l->primary_pid > 0; tries++) {
-        char buf[PATH_MAX + 32];
-        ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
-        if (n > 0) {
-            buf[n] = '\0';
-            int64_t pid = 0;
-            char *nl = strchr(buf, '\n');
-            const char *at = nl ? hw_scan_i64(buf, nl, &pid, NULL) : NULL;
-            if (at && at < nl && *at == ' ' && pid == l->primary_pid) {
-                *nl = '\0';
-                snprintf(l->primary_dir, sizeof l->primary_dir, "%s", at + 1);
-                break;
-            }
-        }
+    for (int tries = 0; tries < 40 && !note_holder(l, fd); tries++)
         usleep(5000);
-    }
     close(fd);
+    return 0;
+}
+
+int mon_nodelock_try(struct mon_nodelock *l, const char *run_dir)
+{
+    if (!l->secondary)
+        return 0;
+    /* as the take: a lock won on a file that its last holder removed meanwhile is tried again
+     * on the new one (a holder that leaves unlinks it while still holding it) */
+    for (int tries = 0; tries < 8; tries++) {
+        int fd = open_lock(l->path);
+        if (fd < 0)
+            return fd;
+        struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+        if (fcntl(fd, F_SETLK, &fl) != 0) {
+            int e = errno;
+            if (e == EACCES || e == EAGAIN)
+                (void)note_holder(l, fd); /* still held: by whom, now */
+            close(fd);
+            return e == EACCES || e == EAGAIN ? 0 : -e;
+        }
+        if (still_there(fd, l->path)) {
+            l->prev_pid = l->primary_pid;
+            memcpy(l->prev_dir, l->primary_dir, sizeof l->prev_dir);
+            record(fd, run_dir);
+            l->fd = fd;
+            l->secondary = false;
+            l->primary_pid = getpid();
+            snprintf(l->primary_dir, sizeof l->primary_dir, "%s", run_dir);
+            return 1;
+        }
+        close(fd);
+    }
     return 0;
 }
 

@@ -152,6 +152,7 @@ struct run {
     char why[PATH_MAX + 64];  /* why the GPU source cannot sample */
     char probe_out[16384];    /* what the tool answered then */
     double end_at;            /* a --duration timer's deadline, or 0 */
+    double lock_next;         /* a secondary: when it next tries the node's lock (takeover) */
 };
 
 static const char *run_mode(const struct run *r)
@@ -434,6 +435,40 @@ static const char *remote_launcher(const struct run *r)
     return NULL;
 }
 
+/* What the GPU source found and runs, as the start event says it, and a takeover's gpu_sampler
+ * event again: one list. The children's objects are built in g. */
+enum { GPU_FACTS = 10 };
+struct gpu_facts_store {
+    rl_field_t members[MON_GPU_CHILDREN_MAX][3], ch[MON_GPU_CHILDREN_MAX];
+};
+
+static size_t gpu_facts(const struct run *r, struct gpu_facts_store *g, rl_field_t *out)
+{
+    /* children: [{"name", "argv", "file"}, ...] */
+    int n_ch = r->gpu_ok ? r->children.n : 0;
+    for (int i = 0; i < n_ch; i++) {
+        const struct mon_child *c = &r->children.ch[i];
+        const char *base = strrchr(c->out_path, '/');
+        g->members[i][0] = RL_STR("name", c->name);
+        g->members[i][1] = RL_STRV("argv", (const char *const *)c->argv, argv_len(c->argv));
+        g->members[i][2] = RL_STR("file", base ? base + 1 : c->out_path);
+        g->ch[i] = RL_OBJ(NULL, g->members[i], HW_ARRAY_SIZE(g->members[i]));
+    }
+    const struct opt_field all[GPU_FACTS] = {
+        {true, RL_STR(HW_START_GPU_FIELDS, r->gf.fields)},
+        {r->gpu_ok, RL_STR(HW_START_GPU_SOURCE, r->gf.source)},
+        {true, RL_ARR("children", g->ch, (size_t)n_ch)},
+        {r->gpu_ok && r->gf.driver_version[0], RL_STR("driver_version", r->gf.driver_version)},
+        {r->gpu_ok && r->gf.gpus_json[0], RL_JSON(HW_START_GPUS, r->gf.gpus_json)},
+        {true, RL_BOOL("gpm", r->gf.gpm)},
+        {true, RL_BOOL("pmon", r->gpu_ok && r->cfg->pmon && !pmon_missing(r))},
+        {r->gf.health, RL_STR(HW_START_HEALTH_FIELDS, r->gf.health_fields)},
+        {r->gpu_ok && r->gf.gpu_sel_json[0], RL_JSON("gpu_indexes", r->gf.gpu_sel_json)},
+        {r->gpu_ok && r->gf.energy_json[0], RL_JSON(HW_START_ENERGY_COUNTER, r->gf.energy_json)},
+    };
+    return pick_fields(all, GPU_FACTS, out);
+}
+
 static void log_start(struct run *r, const char *mode)
 {
     r->started = true;
@@ -441,17 +476,6 @@ static void log_start(struct run *r, const char *mode)
     if (uname(&u) < 0)
         memset(&u, 0, sizeof u);
     const struct mon_config *cfg = r->cfg;
-    /* children: [{"name", "argv", "file"}, ...] */
-    rl_field_t ch_members[MON_GPU_CHILDREN_MAX][3], ch[MON_GPU_CHILDREN_MAX];
-    int n_ch = r->gpu_ok ? r->children.n : 0;
-    for (int i = 0; i < n_ch; i++) {
-        const struct mon_child *c = &r->children.ch[i];
-        const char *base = strrchr(c->out_path, '/');
-        ch_members[i][0] = RL_STR("name", c->name);
-        ch_members[i][1] = RL_STRV("argv", (const char *const *)c->argv, argv_len(c->argv));
-        ch_members[i][2] = RL_STR("file", base ? base + 1 : c->out_path);
-        ch[i] = RL_OBJ(NULL, ch_members[i], HW_ARRAY_SIZE(ch_members[i]));
-    }
     rl_field_t cg[MON_CGROUP_NFIELDS];
     size_t n_cg = 0;
     if (r->cg_at_start.found) {
@@ -504,11 +528,6 @@ static void log_start(struct run *r, const char *mode)
         {true, RL_INT(HW_START_CPUS, sysconf(_SC_NPROCESSORS_ONLN))},
         {have_aff, RL_INT(HW_CPUS_ALLOWED_KEY, have_aff ? CPU_COUNT(&aff) : 0)},
         {true, RL_STR(HW_START_SMI_TZ, "UTC")},
-        {true, RL_STR(HW_START_GPU_FIELDS, r->gf.fields)},
-        {r->gpu_ok, RL_STR(HW_START_GPU_SOURCE, r->gf.source)},
-        {true, RL_ARR("children", ch, (size_t)n_ch)},
-        {r->gpu_ok && r->gf.driver_version[0], RL_STR("driver_version", r->gf.driver_version)},
-        {r->gpu_ok && r->gf.gpus_json[0], RL_JSON(HW_START_GPUS, r->gf.gpus_json)},
         {r->cg_at_start.found, RL_OBJ(HW_START_CGROUP, cg, n_cg)},
         {true, RL_BOOL("pss", !cfg->no_pss)},
         {r->track_pid, RL_BOOL(HW_START_DESCENDANTS, !cfg->alone)},
@@ -521,22 +540,20 @@ static void log_start(struct run *r, const char *mode)
         {r->track_pid, RL_DBL("tree_walk_max_age_s", MON_TREE_WALK_MAX_AGE_S)},
         {true, RL_BOOL("gpu_procs", cfg->gpu_procs)},
         {true, RL_BOOL("no_gpu", cfg->no_gpu)},
-        {true, RL_BOOL("gpm", r->gf.gpm)},
-        {true, RL_BOOL("pmon", r->gpu_ok && cfg->pmon && !pmon_missing(r))},
-        {r->gf.health, RL_STR(HW_START_HEALTH_FIELDS, r->gf.health_fields)},
         /* which GPUs and why: --gpus, the job's CUDA_VISIBLE_DEVICES, or every GPU */
         {true, RL_STR("gpus_selected", r->gsel.none ? "" : r->gsel.ids ? r->gsel.ids : "all")},
         {true, RL_STR("gpus_source", r->gsel.source)},
         {r->gsel.asked != NULL, RL_STR("gpus_asked", r->gsel.asked ? r->gsel.asked : "")},
-        {r->gpu_ok && r->gf.gpu_sel_json[0], RL_JSON("gpu_indexes", r->gf.gpu_sel_json)},
         {ns >= 0, RL_STR(HW_PIDNS_KEY, ns > 0 ? HW_PIDNS_INIT : HW_PIDNS_OTHER)},
         {r->nfs > 0 && !fsj.oom, RL_JSON(HW_EV_FILESYSTEMS, r->nfs > 0 ? fsj.p : "")},
         {!ctxj.oom, RL_JSON(HW_START_CONTEXT, ctxj.oom ? "" : ctxj.p)},
-        {r->gpu_ok && r->gf.energy_json[0], RL_JSON(HW_START_ENERGY_COUNTER, r->gf.energy_json)},
         {locked, RL_OBJ(HW_START_GPU_SAMPLER, sampler, HW_ARRAY_SIZE(sampler))},
     };
-    rl_field_t f[HW_ARRAY_SIZE(all)];
-    log_event(r, HW_EV_START, f, pick_fields(all, HW_ARRAY_SIZE(all), f));
+    rl_field_t f[HW_ARRAY_SIZE(all) + GPU_FACTS];
+    struct gpu_facts_store gs;
+    size_t n = pick_fields(all, HW_ARRAY_SIZE(all), f);
+    n += gpu_facts(r, &gs, f + n);
+    log_event(r, HW_EV_START, f, n);
     hw_buf_free(&fsj);
     hw_buf_free(&ctxj);
 }
@@ -1421,7 +1438,7 @@ static int choose_gpus(struct run *r)
         r->gpu_wanted = false;
         if (!cfg->quiet)
             hw_warn(0, "the GPUs of job %s on this node are sampled by hwmon %d (%s): not "
-                       "again here",
+                       "again here, unless it ends first",
                     job, (int)r->nodelock.primary_pid,
                     r->nodelock.primary_dir[0] ? r->nodelock.primary_dir : "?");
     }
@@ -1538,7 +1555,9 @@ static int start_tracking(struct run *r, int *status)
         /* after the job, which comes first where processes are few (RLIMIT_NPROC); the kernel
          * signals a group's newest members first, so the witness before hwmon (jobtree.h);
          * without it every signal is passed on */
-        (void)mon_witness_start(&r->witness, r->nodelock.fd >= 0 ? r->nodelock.path : NULL);
+        (void)mon_witness_start(&r->witness, r->nodelock.fd >= 0 || r->nodelock.secondary
+                                                 ? r->nodelock.path /* a takeover's too */
+                                                 : NULL);
     }
     if (r->track_pid) {
         rc = mon_tree_open(&r->tree, cfg->proc_root, r->track_pid, !cfg->no_pss);
@@ -1558,6 +1577,8 @@ static int start_tracking(struct run *r, int *status)
     return 0;
 }
 
+static void log_gpu_events(struct run *r);
+
 /* The start event, then what the GPU source could not do. */
 static void log_start_events(struct run *r)
 {
@@ -1570,6 +1591,12 @@ static void log_start_events(struct run *r)
     log_start(r, run_mode(r));
     if (r->gsel.unmapped[0])
         gpu_selection_fallback(r);
+    log_gpu_events(r);
+}
+
+/* What the GPU source could not do, after the start event or a takeover's gpu_sampler event. */
+static void log_gpu_events(struct run *r)
+{
     if (r->gpu_wanted && !r->gpu_ok)
         gpu_unavailable(r, r->why, r->probe_out);
     for (int i = 0; i < r->gf.n_fallbacks; i++) {
@@ -1664,6 +1691,64 @@ static void probe_beside_job(struct run *r)
     }
 }
 
+/* Has the job ended: its command exited (reaped or not yet), the attached process is gone? */
+static bool job_over(const struct run *r)
+{
+    if (r->wrap) {
+        siginfo_t si = {0};
+        return r->cmd_done || r->cmd_pid <= 0 ||
+               (waitid(P_PID, r->cmd_pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+                si.si_pid == r->cmd_pid);
+    }
+    return r->cfg->attach_pid > 0 && !watched_alive(r);
+}
+
+/* A secondary, once an interval while its job runs: when the hwmon that sampled the node's GPUs
+ * has ended (its lock is free), this one becomes the sampler (nodelock.h): the GPU source is
+ * asked as at a start, its files begin in this run's directory, a gpu_sampler event says so.
+ * The probe runs on this loop, as for a job that starts before it (probe_beside_job): its calls
+ * have timeouts, and a stop signal aborts them at once, so the job's stop is passed on without
+ * waiting; a signal that is the job's (USR1) waits for the probe's end, seconds at most. A
+ * thread would spare that wait at the cost of a second owner of the run's state. */
+static void take_over(struct run *r, double now)
+{
+    r->lock_next = now + r->cfg->interval_s;
+    if (r->stopping || job_over(r) || mon_nodelock_try(&r->nodelock, r->dir) <= 0)
+        return;
+    double t0 = hw_mono_now();
+    if (r->gsrc) /* the one a secondary picked, unasked: asked now as a sampler's */
+        r->gsrc->free(r->gsrc);
+    r->gsrc = NULL;
+    mon_env_free(r->smi_env);
+    r->smi_env = NULL;
+    r->gpu_wanted = true;
+    r->no_source = false;
+    r->why[0] = r->probe_out[0] = '\0';
+    probe_beside_job(r);
+    const struct mon_nodelock *l = &r->nodelock;
+    const rl_field_t prev[] = {RL_INT(HW_SAMPLER_PID, l->prev_pid),
+                               RL_STR(HW_SAMPLER_DIR, l->prev_dir)};
+    const rl_field_t own[] = {
+        RL_STR(HW_SAMPLER_ROLE, HW_SAMPLER_PRIMARY),
+        RL_INT(HW_SAMPLER_PID, getpid()),
+        RL_STR(HW_SAMPLER_DIR, r->dir),
+        RL_OBJ(HW_SAMPLER_PREVIOUS, prev, HW_ARRAY_SIZE(prev)),
+        RL_DBL(HW_SAMPLER_PROBE, round((hw_mono_now() - t0) * 1000) / 1000),
+        RL_STR(HW_EV_SEVERITY, HW_EV_SEVERITY_INFO),
+    };
+    rl_field_t f[HW_ARRAY_SIZE(own) + GPU_FACTS];
+    memcpy(f, own, sizeof own);
+    struct gpu_facts_store gs;
+    size_t n = HW_ARRAY_SIZE(own) + gpu_facts(r, &gs, f + HW_ARRAY_SIZE(own));
+    log_event(r, HW_EV_GPU_SAMPLER, f, n);
+    log_gpu_events(r);
+    start_gpus(r);
+    if (!r->cfg->quiet)
+        hw_warn(0, "hwmon %d (%s), the sampler of this node's GPUs, has ended: sampling them "
+                   "here from now on",
+                (int)l->prev_pid, l->prev_dir[0] ? l->prev_dir : "?");
+}
+
 /* Due work at now: children's restarts and hangs, the job's SIGKILL deadline, --duration, the
  * Prometheus file. false once the run is over (stopping, and everything has ended). */
 static bool tick(struct run *r, double now)
@@ -1686,6 +1771,8 @@ static bool tick(struct run *r, double now)
         return true;
     }
     job_tick(r, now); /* a command that ignores the forwarded signal: SIGKILL in time */
+    if (r->nodelock.secondary && now >= r->lock_next)
+        take_over(r, now);
     double step = hw_clock_step(&r->clock, hw_real_now(), now);
     if (step != 0) { /* the rows jump by it: say so (durations are the monotonic clock's) */
         const rl_field_t f[] = {RL_DBL(HW_CLOCK_STEP_KEY, round(step * 1000) / 1000),
@@ -1732,6 +1819,8 @@ static bool wait_and_dispatch(struct run *r)
     if (r->fwd && !r->fwd_killed && isfinite(r->fwd_deadline) &&
         (wake == 0 || r->fwd_deadline < wake))
         wake = r->fwd_deadline;
+    if (r->nodelock.secondary && !r->stopping && (wake == 0 || r->lock_next < wake))
+        wake = r->lock_next; /* the next try of the node's lock */
     int n = poll(pf, (nfds_t)np, loop_timeout_ms(r, wake));
     if (n < 0 && errno != EINTR) {
         hw_warn(errno, "poll");

@@ -76,7 +76,8 @@ void sum_job_incomplete_list(const struct sum_jobsum *j, struct hw_buf *out)
     PER_CTX(HW_CTX_ROW_FIXED, HW_CTX_COUNT, S(ctx_cols[i], j->ctx[i][0] ? j->ctx[i] : NULL))       \
     D("proc_cpu_sec", j->cpu_s)                                                                    \
     D("proc_disk_write_mib", j->write_b / 1048576.0)                                               \
-    D("proc_wchar_mib", j->wchar_b / 1048576.0)
+    D("proc_wchar_mib", j->wchar_b / 1048576.0)                                                \
+    D("gpus_unsampled_sec", sum_fig_round_us(j->unsampled_s))
 
 #define ONE(nm, v) +1
 #define ONE_PER_CTX(lo, hi, cols) +((hi) - (lo)) * (0 cols)
@@ -221,6 +222,7 @@ static void json_node(struct hw_json *w, const struct sum_jobsum *j, size_t i)
     hw_json_bool(w, "complete", n->summarized && n->complete);
     hw_json_u64(w, "attempt", n->attempt + 1);
     hw_json_str(w, "gpu_sampler_role", n->sampler_role[0] ? n->sampler_role : NULL);
+    hw_json_bool(w, "gpu_sampler_took_over", n->took_over);
     sum_fig_json_time(w, "start", n->t_start);
     hw_json_num(w, "start_offset_s", sum_fig_round_us(n->t_start - j->t_start));
     hw_json_num(w, "duration_s", sum_fig_round_us(n->duration_s));
@@ -237,6 +239,7 @@ static void json_node(struct hw_json *w, const struct sum_jobsum *j, size_t i)
         hw_json_u64(w, "index", (uint64_t)a->index);
         hw_json_str(w, "uuid", a->uuid[0] ? a->uuid : NULL);
         hw_json_bool(w, "counted", !a->twice);
+        hw_json_bool(w, "sampled_in_turn", a->turn);
         hw_json_u64(w, "samples", a->samples);
         hw_json_num(w, "energy_wh", a->energy_wh);
         hw_json_num(w, "mem_used_peak_mib", a->mem_peak_mib);
@@ -259,6 +262,52 @@ static void json_node(struct hw_json *w, const struct sum_jobsum *j, size_t i)
         hw_json_close(w);
     }
     hw_json_close(w);
+    hw_json_close(w);
+}
+
+/* Seconds since the job's start, by the host's clock (NAN stays null). */
+static double job_offset(const struct sum_jobsum *j, double t)
+{
+    return sum_fig_round_us(t - j->t_start);
+}
+
+/* Each host's GPU samplers in turn, and the time its GPUs went unsampled (jobsum.h). */
+static void json_samplers(struct hw_json *w, const struct sum_jobsum *j)
+{
+    hw_json_open(w, "gpu_samplers", '[');
+    for (size_t k = 0; k < j->nsamp; k++) {
+        const struct sum_jsampled *s = &j->samp[k];
+        const struct sum_jnode *h = &j->node[s->first];
+        hw_json_open(w, NULL, '{');
+        hw_json_str(w, "node", sum_jnode_node(h)[0] ? sum_jnode_node(h) : NULL);
+        hw_json_str(w, "host", h->host);
+        hw_json_u64(w, "attempt", h->attempt + 1);
+        hw_json_u64(w, "ranks", s->ranks);
+        hw_json_num(w, "ranks_end_s", job_offset(j, s->ranks_end));
+        hw_json_num(w, "interval_s", s->interval_s);
+        hw_json_num(w, "unsampled_s", sum_fig_round_us(s->unsampled_s));
+        hw_json_num(w, "unsampled_after_last_s", sum_fig_round_us(s->tail_s));
+        hw_json_open(w, "samplers", '[');
+        for (size_t i = 0; i < s->n; i++) {
+            const struct sum_jnode *n = &j->node[s->by[i]];
+            const char *rank = sum_jnode_rank(n);
+            hw_json_open(w, NULL, '{');
+            hw_json_str(w, "node", n->label);
+            hw_json_str(w, "dir", n->dir);
+            hw_json_str(w, "rank", rank);
+            if (n->hwmon_pid > 0)
+                hw_json_u64(w, "hwmon_pid", (uint64_t)n->hwmon_pid);
+            else
+                hw_json_null(w, "hwmon_pid");
+            hw_json_bool(w, "took_over", n->took_over);
+            hw_json_num(w, "from_s", job_offset(j, n->gpu_from));
+            hw_json_num(w, "to_s", job_offset(j, n->gpu_to));
+            hw_json_num(w, "gap_before_s", sum_fig_round_us(s->gap_before[i]));
+            hw_json_close(w);
+        }
+        hw_json_close(w);
+        hw_json_close(w);
+    }
     hw_json_close(w);
 }
 
@@ -316,6 +365,7 @@ void sum_job_json(const struct sum_jobsum *j, struct hw_buf *out)
         if (strncmp(c[i].name, "job.", 4) != 0 && strcmp(c[i].name, "attempts") != 0)
             sum_cols_json(&c[i], 1, &w);
     json_attempts(&w, j); /* the attempts column's count, as a list */
+    json_samplers(&w, j);
     hw_buf_free(&inc);
     const struct sum_jnode *pn = sum_job_param_node(j);
     for (int metric = 0; metric < 2; metric++) { /* as a run's summary.json has them */
@@ -354,6 +404,64 @@ static void put_cell(struct hw_buf *b, struct hw_buf *tmp, int width)
     hw_buf_putc(tmp, '\0');
     hw_buf_printf(b, "%*s", width, tmp->p);
     tmp->len = 0;
+}
+
+/* rank 3 (DIR's label), else the label */
+static void put_rank(struct hw_buf *out, const struct sum_jnode *n)
+{
+    char rb[64], nb[128];
+    const char *rank = sum_jnode_rank(n);
+    if (rank)
+        hw_buf_printf(out, "rank %s (%s)", sum_fig_printable(rank, rb, sizeof rb),
+                      sum_fig_printable(n->label, nb, sizeof nb));
+    else
+        hw_buf_puts(out, sum_fig_printable(n->label, nb, sizeof nb));
+}
+
+/* Which rank sampled each host's GPUs when, where more than one did or some time went
+ * unsampled; the warning then. */
+static void text_samplers(const struct sum_jobsum *j, const struct sum_units *u,
+                          struct hw_buf *out)
+{
+    for (size_t k = 0; k < j->nsamp; k++) {
+        const struct sum_jsampled *s = &j->samp[k];
+        bool gap = s->unsampled_s > 0;
+        if (s->n < 2 && !gap)
+            continue; /* one sampler, start to end: nothing to say */
+        const struct sum_jnode *h = &j->node[s->first];
+        char nb[128];
+        const char *node = sum_fig_printable(sum_jnode_node(h)[0] ? sum_jnode_node(h) : h->host,
+                                             nb, sizeof nb);
+        hw_buf_printf(out, "  GPUs of %s sampled by ", node);
+        for (size_t i = 0; i < s->n; i++) {
+            const struct sum_jnode *n = &j->node[s->by[i]];
+            hw_buf_puts(out, i ? ", then " : "");
+            put_rank(out, n);
+            hw_buf_puts(out, n->took_over ? " from its takeover at +" : " from +");
+            sum_units_fmt(out, n->gpu_from - j->t_start, SUM_DIM_TIME, u);
+            hw_buf_puts(out, " to +");
+            sum_units_fmt(out, n->gpu_to - j->t_start, SUM_DIM_TIME, u);
+            if (i) {
+                hw_buf_puts(out, " (");
+                sum_units_fmt(out, sum_fig_round_us(s->gap_before[i]), SUM_DIM_TIME, u);
+                hw_buf_puts(out, " after the one before)");
+            }
+        }
+        hw_buf_puts(out, "\n");
+        if (!gap)
+            continue;
+        hw_buf_printf(out, "  warning: the GPUs of %s went unsampled for ", node);
+        sum_units_fmt(out, s->unsampled_s, SUM_DIM_TIME, u);
+        hw_buf_puts(out, " while ranks of the job ran there");
+        if (s->tail_s > 0) {
+            hw_buf_puts(out, " (");
+            sum_units_fmt(out, s->tail_s, SUM_DIM_TIME, u);
+            hw_buf_puts(out, " after the last sampler ended, no rank took over, until +");
+            sum_units_fmt(out, s->ranks_end - j->t_start, SUM_DIM_TIME, u);
+            hw_buf_puts(out, ")");
+        }
+        hw_buf_puts(out, ": their energy and peaks miss that time\n");
+    }
 }
 
 void sum_job_text(const struct sum_jobsum *j, const struct sum_units *u, struct hw_buf *out)
@@ -455,6 +563,7 @@ void sum_job_text(const struct sum_jobsum *j, const struct sum_units *u, struct 
         hw_buf_printf(out, "  note: %llu GPU%s recorded by two directories of one host, counted "
                            "once\n",
                       (unsigned long long)j->gpus_twice, j->gpus_twice == 1 ? "" : "s");
+    text_samplers(j, u, out);
     const struct sum_jphase *sp = straggler(j);
     if (sp) {
         char nb[128], rb[64];

@@ -42,6 +42,8 @@ int sum_jnode_take(struct sum_jnode *n, const char *dir, struct sum_run *run)
     n->t_start = n->t_stop = n->duration_s = n->interval_s = NAN;
     n->energy_wh = n->mem_peak_mib = n->power_peak_w = NAN;
     n->cpu_s = n->wchar_b = n->write_b = NAN;
+    n->gpu_from = n->gpu_to = n->start_interval_s = n->probe_s = NAN;
+    n->turn_of = -1;
     n->status = SUM_STATUS_UNKNOWN;
     if (!n->dir)
         return -ENOMEM;
@@ -63,6 +65,16 @@ int sum_jnode_take(struct sum_jnode *n, const char *dir, struct sum_run *run)
     n->t_stop = in->t_stop;
     n->duration_s = sum_run_duration(run);
     n->cpu_s = in->cpu_s;
+    n->hwmon_pid = in->hwmon_pid;
+    n->start_interval_s = in->interval_s;
+    /* the node's GPUs sampled here: from the start (the first sampler) or the takeover */
+    n->took_over = isfinite(in->t_sampler);
+    n->probe_s = in->sampler_probe_s;
+    if (!strcmp(in->sampler_role, HW_SAMPLER_PRIMARY)) {
+        n->gpu_from = n->took_over ? in->t_sampler : isfinite(in->t_start) ? in->t_start
+                                                                          : n->t_start;
+        n->gpu_to = isfinite(n->t_stop) ? n->t_stop : n->t_start + n->duration_s;
+    }
     n->wchar_b = sum_fig_max(&run->proc[HW_PROC_COL_WCHAR]);
     n->write_b = sum_fig_max(&run->proc[HW_PROC_COL_WRITE]);
     for (int k = 0; k < HW_FILE_COUNT; k++)
@@ -183,6 +195,11 @@ const struct sum_jnode *sum_job_failed_node(const struct sum_jobsum *j)
 void sum_job_free(struct sum_jobsum *j)
 {
     free(j->att);
+    for (size_t k = 0; k < j->nsamp; k++) {
+        free(j->samp[k].by);
+        free(j->samp[k].gap_before);
+    }
+    free(j->samp);
     for (size_t i = 0; i < j->nnode; i++)
         sum_jnode_free(&j->node[i]);
     free(j->node);
@@ -380,27 +397,144 @@ static int assign_attempts(struct sum_jobsum *j)
     return 0;
 }
 
+/* Did two directories sample the node's GPUs one after the other (a takeover): both spans
+ * known and apart? */
+static bool in_turn(const struct sum_jnode *a, const struct sum_jnode *b)
+{
+    return isfinite(a->gpu_from) && isfinite(a->gpu_to) && isfinite(b->gpu_from) &&
+           isfinite(b->gpu_to) && (a->gpu_to <= b->gpu_from || b->gpu_to <= a->gpu_from);
+}
+
 /* A GPU recorded by an earlier directory of the same host in the same attempt is not counted
- * again (a GPU of another attempt used energy again). */
+ * again (a GPU of another attempt used energy again); one that the two sampled in turn is one
+ * GPU whose energy adds (turn). */
 static void mark_twice(struct sum_jobsum *j)
 {
     for (size_t i = 0; i < j->nnode; i++) {
         struct sum_jnode *n = &j->node[i];
         for (int g = 0; g < n->ngpu; g++) {
             struct sum_jgpu *a = &n->gpu[g];
-            for (size_t k = 0; k < i && !a->twice && n->host[0]; k++) {
+            for (size_t k = 0; k < i && !a->twice && !a->turn && n->host[0]; k++) {
                 const struct sum_jnode *m = &j->node[k];
                 if (strcmp(m->host, n->host) != 0 || m->attempt != n->attempt)
                     continue;
-                for (int h = 0; h < m->ngpu && !a->twice; h++) {
+                for (int h = 0; h < m->ngpu && !a->twice && !a->turn; h++) {
                     const struct sum_jgpu *b = &m->gpu[h];
-                    a->twice = (a->uuid[0] || b->uuid[0]) ? !strcmp(a->uuid, b->uuid)
-                                                          : a->index == b->index;
+                    bool same = (a->uuid[0] || b->uuid[0]) ? !strcmp(a->uuid, b->uuid)
+                                                           : a->index == b->index;
+                    if (same && in_turn(m, n)) {
+                        a->turn = true;
+                        n->turn_of = (long)k;
+                    } else {
+                        a->twice = same;
+                    }
                 }
             }
             j->gpus_twice += a->twice;
         }
     }
+}
+
+/* ---- the node's GPU sampler ---------------------------------------------------------------- */
+
+static void add_known(double *sum, double v)
+{
+    if (isfinite(v))
+        *sum = (isnan(*sum) ? 0 : *sum) + v;
+}
+
+/* One host's samplers in order, and what of its ranks' time they left unsampled (jobsum.h). */
+static void sampled_figures(struct sum_jobsum *j, struct sum_jsampled *s)
+{
+    for (size_t a = 1; a < s->n; a++) /* by start: an insertion sort, the samplers are few */
+        for (size_t b = a; b > 0 && j->node[s->by[b]].gpu_from < j->node[s->by[b - 1]].gpu_from;
+             b--) {
+            size_t t = s->by[b];
+            s->by[b] = s->by[b - 1];
+            s->by[b - 1] = t;
+        }
+    s->unsampled_s = s->tail_s = NAN;
+    if (!s->n)
+        return; /* the sampler's directory is not among these ranks: not known */
+    double iv = isfinite(s->interval_s) ? s->interval_s : 0;
+    double thr = SUM_JOB_SAMPLER_GAP * iv;
+    s->unsampled_s = s->tail_s = 0;
+    double cursor = j->node[s->by[0]].gpu_from;
+    for (size_t k = 0; k < s->n; k++) {
+        const struct sum_jnode *x = &j->node[s->by[k]];
+        double gap = x->gpu_from - cursor;
+        s->gap_before[k] = k ? gap : NAN;
+        /* a handover takes a try (an interval at most) and the probe: late beyond that */
+        if (k && gap > thr + (isfinite(x->probe_s) ? x->probe_s : 0))
+            s->unsampled_s += gap;
+        if (x->gpu_to > cursor)
+            cursor = x->gpu_to;
+    }
+    double tail = s->ranks_end - cursor;
+    if (tail > thr) { /* the ranks lived on, nobody took over */
+        s->tail_s = tail;
+        s->unsampled_s += tail;
+    }
+}
+
+/* The hosts' GPU samplers (jobsum.h): the ranks of a host and attempt with a node lock, those
+ * of them that sampled, and the time their GPUs went unsampled. 0, or -ENOMEM. */
+static int gpu_samplers(struct sum_jobsum *j)
+{
+    j->unsampled_s = NAN;
+    size_t *host_of = calloc(j->nnode ? j->nnode : 1, sizeof *host_of);
+    if (!host_of)
+        return -ENOMEM;
+    for (size_t i = 0; i < j->nnode; i++) {
+        const struct sum_jnode *n = &j->node[i];
+        host_of[i] = SIZE_MAX;
+        if (!n->summarized || !n->sampler_role[0] || !n->host[0])
+            continue;
+        size_t k = 0;
+        while (k < j->nsamp && (strcmp(j->node[j->samp[k].first].host, n->host) != 0 ||
+                                j->node[j->samp[k].first].attempt != n->attempt))
+            k++;
+        if (k == j->nsamp) {
+            struct sum_jsampled *p = realloc(j->samp, (j->nsamp + 1) * sizeof *p);
+            if (!p) {
+                free(host_of);
+                return -ENOMEM;
+            }
+            j->samp = p;
+            j->samp[j->nsamp++] = (struct sum_jsampled){.first = i, .ranks_end = NAN,
+                                                        .interval_s = NAN};
+        }
+        host_of[i] = k;
+        struct sum_jsampled *s = &j->samp[k];
+        s->ranks++;
+        double end = span_end(n);
+        if (isfinite(end) && !(end <= s->ranks_end))
+            s->ranks_end = end;
+        if (isfinite(n->gpu_from)) {
+            s->n++;
+            if (isfinite(n->start_interval_s) && !(n->start_interval_s <= s->interval_s))
+                s->interval_s = n->start_interval_s;
+        }
+    }
+    int rc = 0;
+    for (size_t k = 0; k < j->nsamp && !rc; k++) {
+        struct sum_jsampled *s = &j->samp[k];
+        size_t cap = s->n ? s->n : 1;
+        s->by = calloc(cap, sizeof *s->by);
+        s->gap_before = calloc(cap, sizeof *s->gap_before);
+        if (!s->by || !s->gap_before) {
+            rc = -ENOMEM;
+            break;
+        }
+        s->n = 0;
+        for (size_t i = 0; i < j->nnode; i++)
+            if (host_of[i] == k && isfinite(j->node[i].gpu_from))
+                s->by[s->n++] = i;
+        sampled_figures(j, s);
+        add_known(&j->unsampled_s, s->unsampled_s);
+    }
+    free(host_of);
+    return rc;
 }
 
 /* A node's series counts in the job's sums when one of its GPUs is counted. */
@@ -508,6 +642,19 @@ static void aligned_sums(struct sum_jobsum *j)
                 !(sum_jser_power(&n->ser->bin[b]) <= n->power_peak_w))
                 n->power_peak_w = sum_jser_power(&n->ser->bin[b]);
     }
+    /* ranks that sampled a host's GPUs in turn: each adds its bins only where the other's
+     * ended (the bins are each rank's own, a handover's may fall in one) */
+    for (size_t i = 0; i < j->nnode; i++) {
+        const struct sum_jnode *n = &j->node[i];
+        long m = n->turn_of;
+        if (m < 0 || !series_counts(n) || !series_counts(&j->node[m]))
+            continue;
+        struct hold *x = &h[i], *y = &h[m];
+        if (n->gpu_from >= j->node[m].gpu_to && x->first <= y->last)
+            x->first = y->last + 1; /* it took over from m */
+        else if (n->gpu_to <= j->node[m].gpu_from && x->last >= y->first)
+            x->last = y->first - 1; /* m took over from it */
+    }
     for (size_t a = 0; a < j->nattempt; a++) /* each attempt on its own axis */
         attempt_sums(j, h, a);
     free(h);
@@ -606,9 +753,17 @@ int sum_job_build(struct sum_jobsum *j)
     if (assign_attempts(j) < 0)
         return -ENOMEM;
     mark_twice(j);
-    struct att_acc *acc = calloc(j->nattempt, sizeof *acc);
-    if (!acc)
+    if (gpu_samplers(j) < 0)
         return -ENOMEM;
+    struct att_acc *acc = calloc(j->nattempt, sizeof *acc);
+    double *best = calloc(j->nnode ? j->nnode : 1, sizeof *best); /* a turn's peak so far */
+    if (!acc || !best) {
+        free(acc);
+        free(best);
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < j->nnode; i++)
+        best[i] = NAN;
     for (size_t a = 0; a < j->nattempt; a++)
         acc[a].smin = acc[a].smax = acc[a].emin = acc[a].emax = acc[a].peaks_mib = NAN;
     const size_t last = j->nattempt - 1;
@@ -659,7 +814,7 @@ int sum_job_build(struct sum_jobsum *j)
             const struct sum_jgpu *a = &n->gpu[g];
             if (a->twice)
                 continue;
-            j->gpus += now;
+            j->gpus += now && !a->turn; /* sampled in turn: the GPU once, its energy added */
             if (isfinite(a->energy_wh))
                 e = (isnan(e) ? 0 : e) + a->energy_wh;
             if (a->util_n) {
@@ -672,10 +827,16 @@ int sum_job_build(struct sum_jobsum *j)
             j->energy_wh = (isnan(j->energy_wh) ? 0 : j->energy_wh) + e;
             t->energy_wh = (isnan(t->energy_wh) ? 0 : t->energy_wh) + e;
         }
-        if (series_counts(n) && isfinite(n->mem_peak_mib))
+        /* ranks that sampled the same GPUs in turn: their highest peak once (turn_of < i) */
+        size_t root = i;
+        while (j->node[root].turn_of >= 0)
+            root = (size_t)j->node[root].turn_of;
+        if (series_counts(n) && isfinite(n->mem_peak_mib) && !(n->mem_peak_mib <= best[root])) {
             acc[n->attempt].peaks_mib =
                 (isnan(acc[n->attempt].peaks_mib) ? 0 : acc[n->attempt].peaks_mib) +
-                n->mem_peak_mib;
+                n->mem_peak_mib - (isnan(best[root]) ? 0 : best[root]);
+            best[root] = n->mem_peak_mib;
+        }
     }
     for (size_t a = 0; a < j->nattempt; a++) {
         struct sum_jattempt *t = &j->att[a];
@@ -695,6 +856,7 @@ int sum_job_build(struct sum_jobsum *j)
             j->mem_sum_of_peaks_mib = acc[a].peaks_mib; /* the attempt whose add up most */
     }
     free(acc);
+    free(best);
     j->status = j->att[last].status;
     j->ranks = j->att[last].ranks;
     for (int k = 0; k < HW_CTX_COUNT; k++) { /* what every node says alike */

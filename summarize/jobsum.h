@@ -10,7 +10,18 @@
  *   the data cannot tell apart); the figure bounds both.
  * - Energy: the sum of every GPU's energy (the energy rule of each node, energy.h), each GPU
  *   once: a GPU of a host that an earlier directory of that host already recorded (same UUID,
- *   else same index) is not counted again.
+ *   else same index) is not counted again, unless the two sampled it in turn (spans that do
+ *   not overlap: a takeover, below): then it is one GPU whose energy adds over the spans, and
+ *   its gauges (utilization's mean by samples, the peaks) are taken over both.
+ * - The node's GPU sampler (hwmon/nodelock.h): on each host of an attempt the ranks that
+ *   sampled its GPUs in turn, each from its start event (or its takeover, the gpu_sampler
+ *   event) until its stop, by the host's clock. The GPUs went unsampled where the next sampler
+ *   began more than SUM_JOB_SAMPLER_GAP intervals after the one before had ended, beyond the
+ *   time its GPU source's start questions took (probe_s: a first sampler's rows wait for them
+ *   too, and no handover is quicker), and where the
+ *   last sampler ended more than that before the host's last rank ended (no takeover while ranks
+ *   lived on): those seconds are the host's unsampled_s, and a warning. Without any sampler's
+ *   directory among the ranks of a host, not measured (NAN).
  * - Peaks of the job (GPU memory, power): on the sum of the nodes' series at the same time since
  *   their starts (jobseries.h), in bins align_s wide. A node's bin without a sample holds its
  *   last value for up to RD_GAP_FACTOR intervals; beyond, the job's bin is not measured and left
@@ -51,6 +62,8 @@ struct sum_jgpu {
     double util_mean_pct; /* utilization.gpu */
     uint64_t util_n;
     bool twice;           /* another directory of its host recorded it first: not counted */
+    bool turn;            /* another directory of its host sampled it before or after, over a
+                           * span of its own (a takeover): one GPU, its energy adds */
 };
 
 struct sum_jname {
@@ -100,6 +113,14 @@ struct sum_jnode {
     struct sum_verdicts *verdicts; /* its run's (verdicts.h), taken over; NULL: none */
     size_t attempt;   /* index into the job's att (sum_job_build) */
     double cpu_s;     /* its command's CPU seconds (stop event's cpu_s; NAN: not said) */
+    /* the node's GPU sampler: this rank sampled the node's GPUs from gpu_from (its start event,
+     * or its takeover) to gpu_to (its end), epoch seconds by its clock; NAN: it sampled none */
+    double gpu_from, gpu_to;
+    bool took_over;      /* it became the sampler when the one before ended (gpu_sampler event) */
+    double probe_s;      /* then its GPU source's start questions (NAN: not said) */
+    long hwmon_pid;      /* its hwmon (0: not said) */
+    double start_interval_s; /* the start event's interval_s (NAN: not said) */
+    long turn_of;        /* the node whose GPUs it sampled in turn (a takeover), -1: none */
     double wchar_b, write_b; /* its processes' write() bytes and storage writes (NAN: none) */
 };
 
@@ -111,6 +132,21 @@ struct sum_jattempt {
     double duration_s;  /* its longest node duration (NAN: none known) */
     double energy_wh;   /* its GPUs', each once (NAN: none measured) */
     enum sum_status status; /* its worst node's, as a job's */
+};
+
+#define SUM_JOB_SAMPLER_GAP 2.0 /* sampling intervals: a longer handover leaves GPUs unsampled */
+
+/* The ranks of one host (and attempt) that sampled its GPUs, in the order they did. */
+struct sum_jsampled {
+    size_t first;       /* a node of the host (its label, host and attempt) */
+    size_t *by;         /* the nodes that sampled, by their gpu_from */
+    double *gap_before; /* seconds from the one before's end to its start (NAN: the first) */
+    size_t n;
+    size_t ranks;       /* the host's ranks with a node lock (a gpu_sampler in the start) */
+    double ranks_end;   /* when the host's last such rank ended (NAN: not known) */
+    double interval_s;  /* its samplers' interval (the longest) */
+    double unsampled_s; /* NAN: no sampler's directory among them */
+    double tail_s;      /* of it, after the last sampler ended while ranks ran on (0: none) */
 };
 
 struct sum_jphase {
@@ -155,6 +191,10 @@ struct sum_jobsum {
     size_t ranks; /* the last attempt's directories */
     /* every directory's (every attempt's) sum; NAN when none said it */
     double cpu_s, wchar_b, write_b;
+    /* the hosts' GPU samplers, of every attempt (hosts with a node lock only) */
+    struct sum_jsampled *samp;
+    size_t nsamp;
+    double unsampled_s; /* their unsampled_s summed (NAN: none measured) */
 };
 
 /* A run's rank as its context says (SLURM_PROCID, else RANK), NULL when not said; its node:

@@ -769,6 +769,17 @@ static void text_details(const struct sum_run *run, const struct sum_units *u,
         hw_buf_printf(out, "%s), not in this run\n",
                       sum_fig_printable(run->info.sampler_dir, sb, sizeof sb));
     }
+    double t0, t1;
+    if (isfinite(run->info.t_sampler) && sum_run_span(run, &t0, &t1)) { /* a takeover */
+        hw_buf_puts(out, "  GPUs: sampled here from +");
+        sum_units_fmt(out, run->info.t_sampler - t0, SUM_DIM_TIME, u);
+        hw_buf_printf(out, " on, when the node's sampler before, hwmon %ld (",
+                      run->info.sampler_prev_pid);
+        hw_buf_printf(out, "%s), had ended\n",
+                      run->info.sampler_prev_dir[0]
+                          ? sum_fig_printable(run->info.sampler_prev_dir, sb, sizeof sb)
+                          : "?");
+    }
     if (run->cpu[HW_CPU_COL_MEM_TOTAL].n) {
         hw_buf_puts(out, "  system memory ");
         tmem(out, sum_fig_max(&run->cpu[HW_CPU_COL_MEM_TOTAL]), u);

@@ -431,8 +431,8 @@ extern const char *const hw_health_fields[HW_HEALTH_COUNT]; /* "utilization.gpu"
 #define HW_EV_GPU_RESET_REQUIRED "gpu_reset_required"
 #define HW_FAULT_SAID "said"
 #define HW_FAULT_GPU "gpu"
-#define HW_EV_COUNT 16
-extern const char *const hw_events[HW_EV_COUNT]; /* the sixteen above */
+#define HW_EV_COUNT 17
+extern const char *const hw_events[HW_EV_COUNT]; /* the sixteen above, and gpu_sampler */
 
 /* GPU faults as NVML's error strings name them (nvmlErrorString: NVML_ERROR_GPU_IS_LOST,
  * NVML_ERROR_RESET_REQUIRED); nvidia-smi prints them in brackets in a cell
@@ -503,6 +503,16 @@ int hw_gpu_fault_in(const char *s, size_t n);
 #define HW_SAMPLER_SECONDARY "secondary"
 #define HW_SAMPLER_PID "pid"
 #define HW_SAMPLER_DIR "dir"
+/* A secondary took the node's GPU sampler over (hwmon/nodelock.h): the hwmon that sampled them
+ * ended while this one's job ran. data {role: "primary", pid, dir (this hwmon, its run
+ * directory), previous: {pid, dir} (the sampler before it, as the lock named it: pid 0 and dir
+ * "" when not known), probe_s (the GPU source's start questions, GPUs unsampled meanwhile),
+ * severity: "info"} and the GPU source's facts as a sampler's start event has them (gpu_source,
+ * gpu_query_fields, children, gpus, driver_version, gpu_indexes, energy_counter, health_fields,
+ * gpm, pmon). The run's GPU files begin at it. */
+#define HW_EV_GPU_SAMPLER "gpu_sampler"
+#define HW_SAMPLER_PREVIOUS "previous"
+#define HW_SAMPLER_PROBE "probe_s"
 enum hw_ctx {
     HW_CTX_HOST, /* the node name (uname), not the environment */
     HW_CTX_SLURM_JOB_ID,

@@ -418,6 +418,14 @@ struct rd_run_info {
      * that sampled the node's GPUs (pid 0: not said) and its run directory */
     char sampler_role[16], sampler_dir[4096];
     long sampler_pid;
+    /* a gpu_sampler event (a takeover): role is then "primary", sampler_pid and sampler_dir this
+     * run's hwmon, t_sampler the event's time (the run's GPU rows begin there; NAN: no
+     * takeover), and the sampler before it (pid 0, dir "": not known) */
+    double t_sampler;
+    double sampler_probe_s; /* the takeover's probe_s (NAN: not said) */
+    long sampler_prev_pid;
+    char sampler_prev_dir[4096];
+    long hwmon_pid; /* start event's hwmon_pid (0: not said) */
 };
 
 /* obj.key as a string / an integer (events' data); NULL / false when absent or another type. */

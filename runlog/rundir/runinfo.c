@@ -24,6 +24,61 @@ void rd_run_info_init(struct rd_run_info *info)
     info->cpus_allowed = NAN;
     info->cpus = info->gpus = NAN;
     info->descendants = -1;
+    info->t_sampler = info->sampler_probe_s = NAN;
+}
+
+/* The GPUs and their source, as a sampler's start event or a takeover's gpu_sampler event says
+ * them: the machine's GPUs (count, each one's model and vendor), the source, the query fields. */
+static void take_gpu_facts(struct rd_run_info *info, struct json_object *data)
+{
+    struct json_object *gpus;
+    info->gpus = json_object_object_get_ex(data, HW_START_GPUS, &gpus) &&
+                         json_object_is_type(gpus, json_type_array)
+                     ? (double)json_object_array_length(gpus)
+                     : NAN;
+    const char *src = rd_json_str(data, HW_START_GPU_SOURCE);
+    snprintf(info->gpu_source, sizeof info->gpu_source, "%s", src ? src : "");
+    memset(info->gpu_name, 0, sizeof info->gpu_name);
+    memset(info->gpu_vendor, 0, sizeof info->gpu_vendor);
+    for (size_t i = 0; isfinite(info->gpus) && i < json_object_array_length(gpus); i++) {
+        struct json_object *g = json_object_array_get_idx(gpus, i);
+        long idx;
+        const char *name = rd_json_str(g, "name"), *vendor = rd_json_str(g, "vendor");
+        if (!rd_json_int(g, "index", &idx) || idx < 0 || idx >= RD_MAX_GPUS || !name)
+            continue;
+        snprintf(info->gpu_name[idx], sizeof info->gpu_name[idx], "%s", name);
+        snprintf(info->gpu_vendor[idx], sizeof info->gpu_vendor[idx], "%s",
+                 vendor ? vendor : "nvidia");
+    }
+    const char *f = rd_json_str(data, HW_START_GPU_FIELDS);
+    if (f && strlen(f) < sizeof info->gpu_fields) {
+        snprintf(info->gpu_fields, sizeof info->gpu_fields, "%s", f);
+        info->have_fields = true;
+    }
+}
+
+/* A takeover (HW_EV_GPU_SAMPLER): from its time on this run sampled the node's GPUs. */
+static void take_sampler(struct rd_run_info *info, const struct rd_event *e)
+{
+    const char *role = rd_json_str(e->data, HW_SAMPLER_ROLE);
+    if (!role || strcmp(role, HW_SAMPLER_PRIMARY) != 0)
+        return;
+    info->t_sampler = e->t;
+    double pr = rd_json_num(e->data, HW_SAMPLER_PROBE);
+    info->sampler_probe_s = isfinite(pr) && pr >= 0 ? pr : NAN;
+    snprintf(info->sampler_role, sizeof info->sampler_role, "%s", role);
+    const char *sdir = rd_json_str(e->data, HW_SAMPLER_DIR);
+    snprintf(info->sampler_dir, sizeof info->sampler_dir, "%s", sdir ? sdir : "");
+    info->sampler_pid = 0;
+    rd_json_int(e->data, HW_SAMPLER_PID, &info->sampler_pid);
+    struct json_object *prev = NULL;
+    json_object_object_get_ex(e->data, HW_SAMPLER_PREVIOUS, &prev);
+    const char *pdir = prev ? rd_json_str(prev, HW_SAMPLER_DIR) : NULL;
+    snprintf(info->sampler_prev_dir, sizeof info->sampler_prev_dir, "%s", pdir ? pdir : "");
+    info->sampler_prev_pid = 0;
+    if (prev)
+        rd_json_int(prev, HW_SAMPLER_PID, &info->sampler_prev_pid);
+    take_gpu_facts(info, e->data);
 }
 
 
@@ -86,25 +141,13 @@ void rd_run_info_event(struct rd_run_info *info, const struct rd_event *e)
         snprintf(info->host, sizeof info->host, "%s", host ? host : "");
         double cpus = rd_json_num(e->data, HW_START_CPUS);
         info->cpus = cpus >= 1 ? cpus : NAN;
-        struct json_object *gpus;
-        info->gpus = json_object_object_get_ex(e->data, HW_START_GPUS, &gpus) &&
-                             json_object_is_type(gpus, json_type_array)
-                         ? (double)json_object_array_length(gpus)
-                         : NAN;
-        const char *src = rd_json_str(e->data, HW_START_GPU_SOURCE);
-        snprintf(info->gpu_source, sizeof info->gpu_source, "%s", src ? src : "");
-        memset(info->gpu_name, 0, sizeof info->gpu_name);
-        memset(info->gpu_vendor, 0, sizeof info->gpu_vendor);
-        for (size_t i = 0; isfinite(info->gpus) && i < json_object_array_length(gpus); i++) {
-            struct json_object *g = json_object_array_get_idx(gpus, i);
-            long idx;
-            const char *name = rd_json_str(g, "name"), *vendor = rd_json_str(g, "vendor");
-            if (!rd_json_int(g, "index", &idx) || idx < 0 || idx >= RD_MAX_GPUS || !name)
-                continue;
-            snprintf(info->gpu_name[idx], sizeof info->gpu_name[idx], "%s", name);
-            snprintf(info->gpu_vendor[idx], sizeof info->gpu_vendor[idx], "%s",
-                     vendor ? vendor : "nvidia");
-        }
+        take_gpu_facts(info, e->data);
+        info->hwmon_pid = 0;
+        if (!rd_json_int(e->data, HW_START_HWMON_PID, &info->hwmon_pid) || info->hwmon_pid < 1)
+            info->hwmon_pid = 0;
+        info->t_sampler = info->sampler_probe_s = NAN; /* a second start: its run's own */
+        info->sampler_prev_pid = 0;
+        info->sampler_prev_dir[0] = '\0';
         info->nfs = 0; /* a second start event: its run's file systems */
         take_fs(info, e->data, true);
         struct json_object *gs = NULL;
@@ -136,11 +179,8 @@ void rd_run_info_event(struct rd_run_info *info, const struct rd_event *e)
         const char *ns = rd_json_str(e->data, HW_PIDNS_KEY);
         if (ns)
             info->pid_ns = !strcmp(ns, HW_PIDNS_INIT) ? 1 : 2;
-        const char *f = rd_json_str(e->data, HW_START_GPU_FIELDS);
-        if (f && strlen(f) < sizeof info->gpu_fields) {
-            snprintf(info->gpu_fields, sizeof info->gpu_fields, "%s", f);
-            info->have_fields = true;
-        }
+    } else if (!strcmp(e->name, HW_EV_GPU_SAMPLER)) {
+        take_sampler(info, e);
     } else if (!strcmp(e->name, HW_EV_GPU_FIELDS_FALLBACK)) {
         const char *f = rd_json_str(e->data, HW_FALLBACK_FIELDS);
         if (f && strlen(f) < sizeof info->gpu_fields) {

@@ -2,6 +2,9 @@
  * summarize's context and job.* columns, and -o's placeholders. */
 #include <CUnit/CUnit.h>
 #include <dirent.h>
+#include <fcntl.h>
+#include <math.h>
+#include <time.h>
 #include <json-c/json.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -266,10 +269,48 @@ static bool lock_file_is(void *arg)
     return w->present ? regular > 0 : regular == 0;
 }
 
+/* A job that lasts until the test says so: `cat FIFO` ends at the EOF of the test's release. */
+static char **job_until_released(const char *dir, const char *lock, const char *fifo)
+{
+    CU_ASSERT_FATAL(mkfifo(fifo, 0600) == 0);
+    return ht_argv(dir, "--lock-dir", lock, "-i", "0.1", "--", "/bin/sh", "-c",
+                   "exec cat \"$0\" >/dev/null", fifo, NULL);
+}
+
+/* The job reads its FIFO: opened for writing (no blocking: not before the job has it) and
+ * closed, it reads EOF and exits 0. */
+static bool released(void *fifo)
+{
+    int fd = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    close(fd);
+    return true;
+}
+
+struct runwait {
+    const char *dir, *event; /* an event in dir's run.jsonl (NULL: none) */
+    const char *file;        /* and at least lines lines in dir/file */
+    size_t lines;
+};
+
+static bool run_has(void *arg)
+{
+    const struct runwait *w = arg;
+    if (w->event) {
+        json_object *e = ht_event(w->dir, w->event, 0);
+        json_object_put(e);
+        if (!e)
+            return false;
+    }
+    return !w->file || ht_lines(w->dir, w->file) >= w->lines;
+}
+
 /* Four ranks of one job on one node each start hwmon (srun --ntasks-per-node=4 with the
  * node's GPUs for every task): exactly one samples the GPUs, the others run no nvidia-smi, time
- * their own tree and say which hwmon sampled them. Ranks given GPUs of their own each sample
- * theirs; a run without a job takes no lock. */
+ * their own tree and say which hwmon sampled them (one of them may take the GPUs over when the
+ * sampler's job ends first: then it says so). Ranks given GPUs of their own each sample theirs;
+ * a run without a job takes no lock. */
 static void test_one_sampler(void)
 {
     char *base = th_tmpdir("hwmon-nodelock");
@@ -278,14 +319,21 @@ static void test_one_sampler(void)
     char *job = th_fmt("SLURM_JOB_ID=%d", (int)getpid());
     char *env[] = {job, "PATH=/usr/bin:/bin", NULL};
     pid_t pids[4];
-    char *dirs[4], **argv[4];
+    char *dirs[4], **argv[4], *fifos[4];
     for (int i = 0; i < 4; i++) {
         dirs[i] = th_fmt("%s/rank%d", base, i);
-        argv[i] = ht_argv(dirs[i], "--lock-dir", lock, "-i", "0.1", "--", "/bin/sleep", "0.8",
-                          NULL);
+        fifos[i] = th_fmt("%s/go%d", base, i);
+        argv[i] = job_until_released(dirs[i], lock, fifos[i]);
         pids[i] = th_spawn(argv[i], env, NULL, NULL);
         CU_ASSERT_FATAL(pids[i] > 0);
     }
+    /* every rank started and timed its tree a few times before the jobs end */
+    for (int i = 0; i < 4; i++) {
+        struct runwait w = {dirs[i], "start", HW_PROC_FILE, 4};
+        CU_ASSERT_FATAL(ht_wait_until(run_has, &w, 30));
+    }
+    for (int i = 0; i < 4; i++)
+        CU_ASSERT_FATAL(ht_wait_until(released, fifos[i], 30));
     int primary = -1, secondaries = 0;
     long primary_pid = 0;
     for (int i = 0; i < 4; i++) {
@@ -296,8 +344,11 @@ static void test_one_sampler(void)
         CU_ASSERT_PTR_NOT_NULL_FATAL(gs);
         CU_ASSERT_FATAL(json_object_object_get_ex(gs, HW_SAMPLER_ROLE, &v));
         bool is_primary = !strcmp(json_object_get_string(v), HW_SAMPLER_PRIMARY);
+        bool took_over = ht_count_events(dirs[i], HW_EV_GPU_SAMPLER) > 0;
+        CU_ASSERT_FALSE(is_primary && took_over);
         char *gpu = th_fmt("%s/%s", dirs[i], HW_GPU_FILE);
-        CU_ASSERT_EQUAL(access(gpu, F_OK) == 0, is_primary); /* only the sampler's GPU rows */
+        /* only a sampler's GPU rows: the first, or one that took over */
+        CU_ASSERT_EQUAL(access(gpu, F_OK) == 0, is_primary || took_over);
         free(gpu);
         CU_ASSERT(ht_lines(dirs[i], HW_PROC_FILE) >= 4); /* every rank times its own tree */
         if (is_primary) {
@@ -324,6 +375,7 @@ static void test_one_sampler(void)
     for (int i = 0; i < 4; i++) {
         free(dirs[i]);
         free(argv[i]);
+        free(fifos[i]);
     }
 
     /* a GPU of its own per rank: both sample */
@@ -452,6 +504,256 @@ static void test_one_sampler(void)
     free(base);
 }
 
+/* An event's time (ISO 8601 UTC, as librunlog writes it) in epoch seconds; NAN if unreadable. */
+static double event_time(json_object *ev)
+{
+    const char *ts = ev ? ht_str(ev, "ts") : NULL;
+    struct tm tm = {0};
+    double sec;
+    if (!ts || sscanf(ts, "%d-%d-%dT%d:%d:%lf", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                      &tm.tm_hour, &tm.tm_min, &sec) != 6)
+        return NAN;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    return (double)timegm(&tm) + sec;
+}
+
+/* The GPU rows' timestamps in dir (nvidia-smi's "YYYY/MM/DD hh:mm:ss.mmm", UTC: the start's
+ * smi_tz): the first and the last, as ISO strings comparable with an event's ts. */
+static bool gpu_row_span(const char *dir, char first[24], char last[24])
+{
+    char *p = th_fmt("%s/%s", dir, HW_GPU_FILE);
+    char *text = th_read_file(p, NULL);
+    free(p);
+    first[0] = last[0] = '\0';
+    for (char *line = text; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl && nl - line >= 23 && line[4] == '/') {
+            char iso[24];
+            memcpy(iso, line, 23);
+            iso[23] = '\0';
+            iso[4] = iso[7] = '-';
+            iso[10] = 'T';
+            if (!first[0])
+                memcpy(first, iso, 24);
+            memcpy(last, iso, 24);
+        }
+        line = nl ? nl + 1 : line + strlen(line);
+    }
+    free(text);
+    return first[0] != '\0';
+}
+
+/* summarize -f FORMAT args...: its output (status 0), or NULL. */
+static char *summarize_out(const char *format, const char *a, const char *b)
+{
+    char *argv[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), "-q", "-f", (char *)format,
+                    (char *)a, (char *)b, NULL};
+    struct th_result r;
+    if (th_run(argv, NULL, NULL, 60, &r) != 0)
+        return NULL;
+    char *out = r.status == 0 ? strdup(r.out) : NULL;
+    if (!out)
+        fprintf(stderr, "summarize exit %d: %s\n", r.status, r.err);
+    th_result_free(&r);
+    return out;
+}
+
+static json_object *summarize_doc(const char *dir)
+{
+    char *out = summarize_out("json", dir, NULL);
+    json_object *o = out ? json_tokener_parse(out) : NULL;
+    free(out);
+    return o;
+}
+
+/* Issue 50: two ranks of one job on one node; the sampling rank's job ends first, the other
+ * takes the node's GPUs over within an interval or two: its GPU rows begin at its gpu_sampler
+ * event, which names the sampler before; the job summary says who sampled when, counts each
+ * GPU once with both spans' energy, and the handover's gap as the events' times measure it.
+ * The same directories without the takeover (the second rank's events and GPU files removed):
+ * the job summary warns of the time the node's GPUs went unsampled while the rank ran on. */
+static void test_takeover(void)
+{
+    char *base = th_tmpdir("hwmon-takeover");
+    char *lock = th_fmt("%s/lock", base), *jobdir = th_fmt("%s/job", base);
+    CU_ASSERT_FATAL(mkdir(lock, 0700) == 0 && mkdir(jobdir, 0700) == 0);
+    char *job = th_fmt("SLURM_JOB_ID=takeover%d", (int)getpid());
+    char *dirs[2], *fifos[2], **argv[2], *rankv[2];
+    pid_t pids[2];
+    for (int i = 0; i < 2; i++) {
+        dirs[i] = th_fmt("%s/r%d", jobdir, i);
+        fifos[i] = th_fmt("%s/go%d", base, i);
+        rankv[i] = th_fmt("SLURM_PROCID=%d", i);
+        argv[i] = job_until_released(dirs[i], lock, fifos[i]);
+        char *env[] = {job, rankv[i], "PATH=/usr/bin:/bin", NULL};
+        pids[i] = th_spawn(argv[i], env, NULL, NULL);
+        CU_ASSERT_FATAL(pids[i] > 0);
+        /* rank 0 first: it holds the lock before rank 1 asks */
+        struct runwait w = {dirs[i], "start", NULL, 0};
+        CU_ASSERT_FATAL(ht_wait_until(run_has, &w, 30));
+    }
+    json_object *st[2];
+    for (int i = 0; i < 2; i++) {
+        st[i] = ht_event(dirs[i], "start", 0);
+        json_object *gs = ht_data(st[i], HW_START_GPU_SAMPLER);
+        CU_ASSERT_FATAL(gs != NULL);
+        CU_ASSERT_STRING_EQUAL(ht_str(gs, HW_SAMPLER_ROLE),
+                               i ? HW_SAMPLER_SECONDARY : HW_SAMPLER_PRIMARY);
+    }
+    long pid0 = (long)ht_data_int(st[0], HW_START_HWMON_PID);
+    long pid1 = (long)ht_data_int(st[1], HW_START_HWMON_PID);
+    /* rank 0 samples a few rows, rank 1 none; then rank 0's job ends */
+    struct runwait w0 = {dirs[0], NULL, HW_GPU_FILE, 6};
+    CU_ASSERT_FATAL(ht_wait_until(run_has, &w0, 30));
+    CU_ASSERT_EQUAL(ht_lines(dirs[1], HW_GPU_FILE), 0);
+    CU_ASSERT_FATAL(ht_wait_until(released, fifos[0], 30));
+    CU_ASSERT_EQUAL(th_wait(pids[0], 30), 0);
+    /* rank 1 takes over and samples a few rows of its own; then its job ends */
+    struct runwait w1 = {dirs[1], HW_EV_GPU_SAMPLER, HW_GPU_FILE, 6};
+    CU_ASSERT_FATAL(ht_wait_until(run_has, &w1, 30));
+    CU_ASSERT_FATAL(ht_wait_until(released, fifos[1], 30));
+    CU_ASSERT_EQUAL(th_wait(pids[1], 30), 0);
+
+    json_object *tk = ht_event(dirs[1], HW_EV_GPU_SAMPLER, 0);
+    json_object *stop0 = ht_event(dirs[0], "stop", 0), *stop1 = ht_event(dirs[1], "stop", 0);
+    CU_ASSERT_FATAL(tk && stop0 && stop1);
+    CU_ASSERT_EQUAL(ht_count_events(dirs[1], HW_EV_GPU_SAMPLER), 1);
+    CU_ASSERT_EQUAL(ht_count_events(dirs[0], HW_EV_GPU_SAMPLER), 0);
+    CU_ASSERT_STRING_EQUAL(ht_data_str(tk, HW_SAMPLER_ROLE), HW_SAMPLER_PRIMARY);
+    CU_ASSERT_EQUAL(ht_data_int(tk, HW_SAMPLER_PID), pid1);
+    json_object *prev = ht_data(tk, HW_SAMPLER_PREVIOUS);
+    CU_ASSERT_EQUAL((long)ht_num(prev, HW_SAMPLER_PID), pid0);
+    CU_ASSERT_STRING_EQUAL(ht_str(prev, HW_SAMPLER_DIR), ht_data_str(st[0], "output_dir"));
+    CU_ASSERT_STRING_EQUAL(ht_data_str(tk, HW_START_GPU_SOURCE), "nvidia-smi");
+    CU_ASSERT_PTR_NOT_NULL(ht_data(tk, HW_START_GPUS));
+    /* the takeover came after the sampler's end, and rank 1's GPU rows from it on; rank 0's
+     * ended before its stop */
+    double t_stop0 = event_time(stop0), t_take = event_time(tk), t_stop1 = event_time(stop1);
+    CU_ASSERT(t_take >= t_stop0);
+    char first[24], last[24];
+    CU_ASSERT_FATAL(gpu_row_span(dirs[1], first, last));
+    CU_ASSERT(strncmp(first, ht_str(tk, "ts"), 23) >= 0);
+    CU_ASSERT_FATAL(gpu_row_span(dirs[0], first, last));
+    CU_ASSERT(strncmp(last, ht_str(stop0, "ts"), 23) <= 0);
+    /* nothing of the job is left in the lock directory */
+    struct lockwait lw = {lock, NULL, false};
+    CU_ASSERT(lock_file_is(&lw));
+
+    /* the job summary: who sampled when, the GPUs once, the energy of both spans */
+    double e_own = 0;
+    for (int i = 0; i < 2; i++) {
+        json_object *r = summarize_doc(dirs[i]);
+        CU_ASSERT_FATAL(r != NULL);
+        CU_ASSERT(isfinite(ht_num(r, "energy_wh")) && ht_num(r, "energy_wh") > 0);
+        e_own += ht_num(r, "energy_wh");
+        json_object_put(r);
+    }
+    json_object *s = summarize_doc(jobdir);
+    CU_ASSERT_FATAL(s != NULL);
+    CU_ASSERT_STRING_EQUAL(ht_str(s, "status"), "ok");
+    CU_ASSERT_EQUAL(ht_num(s, "gpus"), 2); /* the fake's two GPUs, once */
+    CU_ASSERT_EQUAL(ht_num(s, "gpus_counted_twice"), 0);
+    CU_ASSERT(fabs(ht_num(s, "energy_wh") - e_own) <= 1e-9 * e_own);
+    /* the handover's gap as the events measure it: unsampled only beyond two intervals and the
+     * takeover's probe */
+    double gap = t_take - t_stop0;
+    double want_unsampled = gap > 2 * 0.1 + ht_num(ht_get(tk, "data"), HW_SAMPLER_PROBE) ? gap : 0;
+    CU_ASSERT(fabs(ht_num(s, "gpus_unsampled_sec") - want_unsampled) < 1e-6);
+    json_object *gsa = ht_get(s, "gpu_samplers");
+    CU_ASSERT_FATAL(gsa && json_object_array_length(gsa) == 1);
+    json_object *host = json_object_array_get_idx(gsa, 0);
+    CU_ASSERT_EQUAL(ht_num(host, "ranks"), 2);
+    CU_ASSERT(fabs(ht_num(host, "unsampled_s") - want_unsampled) < 1e-6);
+    json_object *smp = ht_get(host, "samplers");
+    CU_ASSERT_FATAL(smp && json_object_array_length(smp) == 2);
+    for (int i = 0; i < 2; i++) {
+        json_object *x = json_object_array_get_idx(smp, (size_t)i);
+        char want_rank[4];
+        snprintf(want_rank, sizeof want_rank, "%d", i);
+        CU_ASSERT_STRING_EQUAL(ht_str(x, "rank"), want_rank);
+        CU_ASSERT_EQUAL((long)ht_num(x, "hwmon_pid"), i ? pid1 : pid0);
+        CU_ASSERT_EQUAL(json_object_get_boolean(ht_get(x, "took_over")), i == 1);
+        CU_ASSERT_STRING_EQUAL(ht_str(x, "dir"), dirs[i]);
+    }
+    json_object *x1 = json_object_array_get_idx(smp, 1);
+    CU_ASSERT(fabs(ht_num(x1, "gap_before_s") - gap) < 1e-6);
+    CU_ASSERT(fabs(ht_num(x1, "to_s") - ht_num(x1, "from_s") - (t_stop1 - t_take)) < 1e-5);
+    json_object_put(s);
+    char *text = summarize_out("text", jobdir, NULL);
+    CU_ASSERT_FATAL(text != NULL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "sampled by rank 0 (r0) from +"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "then rank 1 (r1) from its takeover at +"));
+    CU_ASSERT_EQUAL(strstr(text, "went unsampled") != NULL, want_unsampled > 0);
+    free(text);
+
+    /* without the takeover: rank 1 a secondary to its end, rank 0's GPUs unsampled from its
+     * stop to rank 1's, and said */
+    char *job2 = th_fmt("%s/job2", base), *d2 = th_fmt("%s/r1", job2);
+    char *cp[] = {"/bin/cp", "-r", jobdir, job2, NULL};
+    struct th_result r;
+    CU_ASSERT_FATAL(th_run(cp, NULL, NULL, 30, &r) == 0 && r.status == 0);
+    th_result_free(&r);
+    static const char *const gpu_files[] = {HW_GPU_FILE, HW_DMON_FILE, HW_GPM_FILE,
+                                            HW_HEALTH_FILE, HW_ENERGY_FILE, HW_GPU_PROCS_FILE,
+                                            HW_PMON_FILE};
+    for (size_t k = 0; k < sizeof gpu_files / sizeof gpu_files[0]; k++) {
+        char *f = th_fmt("%s/%s", d2, gpu_files[k]);
+        unlink(f);
+        free(f);
+    }
+    char *log = th_fmt("%s/%s", d2, HW_RUNLOG_FILE);
+    char *lines = th_read_file(log, NULL);
+    CU_ASSERT_FATAL(lines != NULL);
+    struct hw_buf kept;
+    hw_buf_init(&kept, NULL, 0);
+    for (char *line = lines; *line;) {
+        char *nl = strchr(line, '\n');
+        size_t n = nl ? (size_t)(nl - line + 1) : strlen(line);
+        if (!memmem(line, n, "\"event\": \"" HW_EV_GPU_SAMPLER "\"", strlen(HW_EV_GPU_SAMPLER) + 11))
+            hw_buf_put(&kept, line, n);
+        line += n;
+    }
+    CU_ASSERT_FATAL(th_write_file(log, kept.p, kept.len) == 0);
+    CU_ASSERT_EQUAL(ht_count_events(d2, HW_EV_GPU_SAMPLER), 0);
+    hw_buf_free(&kept);
+    free(lines);
+    double tail = t_stop1 - t_stop0;
+    CU_ASSERT_FATAL(tail > 2 * 0.1); /* rank 1 sampled six rows after rank 0's end */
+    s = summarize_doc(job2);
+    CU_ASSERT_FATAL(s != NULL);
+    CU_ASSERT(fabs(ht_num(s, "gpus_unsampled_sec") - tail) < 1e-6);
+    host = json_object_array_get_idx(ht_get(s, "gpu_samplers"), 0);
+    CU_ASSERT(fabs(ht_num(host, "unsampled_after_last_s") - tail) < 1e-6);
+    CU_ASSERT_EQUAL(json_object_array_length(ht_get(host, "samplers")), 1);
+    CU_ASSERT_EQUAL(ht_num(s, "gpus"), 2);
+    json_object_put(s);
+    text = summarize_out("text", job2, NULL);
+    CU_ASSERT_FATAL(text != NULL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "warning: the GPUs of "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "after the last sampler ended, no rank took over"));
+    free(text);
+
+    free(log);
+    free(d2);
+    free(job2);
+    json_object_put(tk);
+    json_object_put(stop0);
+    json_object_put(stop1);
+    for (int i = 0; i < 2; i++) {
+        json_object_put(st[i]);
+        free(dirs[i]);
+        free(fifos[i]);
+        free(argv[i]);
+        free(rankv[i]);
+    }
+    free(job);
+    free(lock);
+    free(jobdir);
+    th_rmtree(base);
+    free(base);
+}
+
 void add_context_suite(void);
 void add_context_suite(void)
 {
@@ -460,4 +762,5 @@ void add_context_suite(void)
     CU_add_test(s, "placeholders", test_placeholders);
     CU_add_test(s, "end_to_end", test_end_to_end);
     CU_add_test(s, "one_sampler", test_one_sampler);
+    CU_add_test(s, "takeover", test_takeover);
 }

@@ -159,7 +159,12 @@ static void test_two_nodes(void)
     char *fast = th_fmt("%s train -- sleep 0.6 && %s eval -- sleep 0.2", rl, rl);
     char *slow = th_fmt("%s train -- sleep 1.4 && %s eval -- sleep 0.2", rl, rl);
     char *third = th_fmt("%s train -- sleep 0.6", rl);
-    pid_t pa = start_node(flag, "gpu-a", jobid, 0, 0, lock_a, dirs[0], fast);
+    /* gpu-a's sampler outlives the third rank (it waits for that run's stop event): a rank that
+     * outlived it would take its GPUs over (nodelock.h), which test_context.takeover checks */
+    char *fast_a = th_fmt("%s && while ! grep -q '\"event\": \"stop\"' '%s/run.jsonl'; do "
+                          "sleep 0.05; done",
+                          fast, dirs[2]);
+    pid_t pa = start_node(flag, "gpu-a", jobid, 0, 0, lock_a, dirs[0], fast_a);
     CU_ASSERT_FATAL(pa > 0);
     CU_ASSERT_FATAL(ht_wait_until(has_start, dirs[0], 30)); /* gpu-a's sampler holds its lock */
     pid_t pb = start_node(flag, "gpu-b", jobid, 1, 1, lock_b, dirs[1], slow);
@@ -246,6 +251,7 @@ static void test_two_nodes(void)
         free(dirs[i]);
     free(rl);
     free(fast);
+    free(fast_a);
     free(slow);
     free(third);
     free(jobid);

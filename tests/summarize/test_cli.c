@@ -537,11 +537,11 @@ static void test_job_rows(void)
     row2[strlen(row2) - 1] = '\0'; /* the last row, the document's end */
     CU_ASSERT_TRUE(ends_with(h, ",failed_phase,failed_phase_node,params_node,running_nodes,"
                                 "attempts,job.slurm_restart_count,proc_cpu_sec,"
-                                "proc_disk_write_mib,proc_wchar_mib,"
+                                "proc_disk_write_mib,proc_wchar_mib,gpus_unsampled_sec,"
                                 "param.lr,param.bs,metric.loss,param.wd"));
-    CU_ASSERT_TRUE(ends_with(row1, ",,,gpu-a,0,1,,,,,0.1,32,1.5,"));
-    CU_ASSERT_TRUE(ends_with(row2, ",train,gpu-a,gpu-b,0,1,,,,,0.2,32,2,0.01"));
-    if (!ends_with(row2, ",train,gpu-a,gpu-b,0,1,,,,,0.2,32,2,0.01"))
+    CU_ASSERT_TRUE(ends_with(row1, ",,,gpu-a,0,1,,,,,,0.1,32,1.5,"));
+    CU_ASSERT_TRUE(ends_with(row2, ",train,gpu-a,gpu-b,0,1,,,,,,0.2,32,2,0.01"));
+    if (!ends_with(row2, ",train,gpu-a,gpu-b,0,1,,,,,,0.2,32,2,0.01"))
         fprintf(stderr, "rows:\n%s\n%s\n", row1, row2);
     th_result_free(&r);
     r = run((const char *[]){"-q", "-f", "jsonl", j2, NULL});

@@ -341,6 +341,189 @@ static void test_requeue_by_time(void)
     sum_job_free(&k);
 }
 
+/* The node's GPU sampler on host a: rank dir sampled from `from` to `to` (NAN: it sampled none),
+ * by its start (took false) or a takeover. */
+static void sampled(struct sum_jnode *n, const char *rank, double from, double to, bool took)
+{
+    snprintf(n->ctx[HW_CTX_SLURM_PROC_ID], sizeof n->ctx[0], "%s", rank);
+    snprintf(n->sampler_role, sizeof n->sampler_role, "%s",
+             isfinite(from) ? HW_SAMPLER_PRIMARY : HW_SAMPLER_SECONDARY);
+    n->gpu_from = from;
+    n->gpu_to = to;
+    n->took_over = took;
+    n->start_interval_s = n->interval_s;
+}
+
+static double mem_400(int i) { (void)i; return 400; }
+static double mem_700(int i) { (void)i; return 700; }
+
+static char *job_text(const struct sum_jobsum *j)
+{
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    sum_job_text(j, NULL, &b);
+    hw_buf_putc(&b, '\0');
+    return b.p;
+}
+
+/* Rank 0 sampled host a's two GPUs for 4 s and ended; rank 1 took over 0.1 s later (under two
+ * intervals of 0.25 s) and sampled 6 s more; rank 2 never sampled. The GPUs count once, their
+ * energy is both spans', the memory peaks are the higher one's, nothing went unsampled. */
+static void test_sampler_takeover(void)
+{
+    struct sum_jobsum j = {0};
+    j.nnode = 3;
+    j.node = calloc(3, sizeof *j.node);
+    make_node(&j.node[0], "a", "job/r0", 0.0, 0.25, 16, 2, mem_400, true);
+    make_node(&j.node[1], "a", "job/r1", 0.0, 0.25, 40, 2, mem_700, true);
+    make_node(&j.node[2], "a", "job/r2", 0.0, 0.25, 40, 0, mem_400, true);
+    /* r1's rows begin at its takeover, 4.1 s in: its series before then is empty */
+    sum_jser_free(j.node[1].ser);
+    j.node[1].ser = sum_jser_new();
+    sum_jser_anchor(j.node[1].ser, 0.0);
+    for (int i = 0; i < 24; i++)
+        sum_jser_add(j.node[1].ser, 4.1 + i * 0.25, 2, 700, 200);
+    sum_jser_compact(j.node[1].ser);
+    sampled(&j.node[0], "0", 0.0, 4.0, false);
+    sampled(&j.node[1], "1", 4.1, 10.0, true);
+    sampled(&j.node[2], "2", NAN, NAN, false);
+    double e = 2 * j.node[0].gpu[0].energy_wh + 2 * j.node[1].gpu[0].energy_wh;
+    CU_ASSERT_EQUAL(sum_job_build(&j), 0);
+    CU_ASSERT_EQUAL(j.gpus, 2);
+    CU_ASSERT_EQUAL(j.gpus_twice, 0);
+    CU_ASSERT_TRUE(j.node[1].gpu[0].turn && j.node[1].gpu[1].turn && !j.node[0].gpu[0].turn);
+    CHECK_NEAR(j.energy_wh, e, 1e-12);
+    CHECK_NEAR(j.mem_sum_of_peaks_mib, 700, 0); /* the same GPUs: the higher peak, once */
+    CHECK_NEAR(j.mem_peak_mib, 700, 0);
+    CHECK_NEAR(j.power_peak_w, 200, 1e-9); /* never both ranks' power in one bin */
+    CU_ASSERT_FATAL(j.nsamp == 1 && j.samp[0].n == 2);
+    const struct sum_jsampled *s = &j.samp[0];
+    CU_ASSERT_EQUAL(s->ranks, 3);
+    CU_ASSERT_EQUAL(s->by[0], 0);
+    CU_ASSERT_EQUAL(s->by[1], 1);
+    CHECK_NEAR(s->gap_before[1], 0.1, 1e-9);
+    CHECK_NEAR(s->unsampled_s, 0, 0); /* measured: none */
+    CHECK_NEAR(j.unsampled_s, 0, 0);
+    char *t = job_text(&j);
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "GPUs of a sampled by rank 0 (r0) from +0.000 s to +4.000 s, "
+                                     "then rank 1 (r1) from its takeover at +4.100 s to "
+                                     "+10.000 s (0.100 s after the one before)"));
+    CU_ASSERT_PTR_NULL(strstr(t, "unsampled"));
+    free(t);
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    sum_job_json(&j, &b);
+    hw_buf_putc(&b, '\0');
+    json_object *o = json_tokener_parse(b.p);
+    CU_ASSERT_FATAL(o != NULL);
+    json_object *gs, *v;
+    CU_ASSERT_FATAL(json_object_object_get_ex(o, "gpu_samplers", &gs) &&
+                    json_object_array_length(gs) == 1);
+    json_object *h = json_object_array_get_idx(gs, 0);
+    CU_ASSERT(json_object_object_get_ex(h, "unsampled_s", &v) && json_object_get_double(v) == 0);
+    CU_ASSERT(json_object_object_get_ex(h, "samplers", &v) && json_object_array_length(v) == 2);
+    json_object *second = json_object_array_get_idx(v, 1);
+    CU_ASSERT(json_object_object_get_ex(second, "took_over", &v) && json_object_get_boolean(v));
+    CU_ASSERT(json_object_object_get_ex(second, "rank", &v) &&
+              !strcmp(json_object_get_string(v), "1"));
+    CU_ASSERT(json_object_object_get_ex(second, "from_s", &v) &&
+              fabs(json_object_get_double(v) - 4.1) < 1e-9);
+    CU_ASSERT(json_object_object_get_ex(o, "gpus_unsampled_sec", &v) &&
+              json_object_get_double(v) == 0);
+    json_object_put(o);
+    hw_buf_free(&b);
+    sum_job_free(&j);
+}
+
+/* The sampling rank ended at 1.4 s of a 6.04 s job (issue 50: GPU rows covered 1.4 s) and no
+ * rank took over while the other ran on: 4.64 s unsampled, said; a handover 1 s late (four
+ * intervals) is counted and said the same way; a host whose sampler's directory is not among
+ * the ranks is not measured (null). */
+static void test_sampler_unsampled(void)
+{
+    struct sum_jobsum j = {0};
+    j.nnode = 2;
+    j.node = calloc(2, sizeof *j.node);
+    make_node(&j.node[0], "a", "job/r0", 0.0, 0.25, 6, 2, mem_400, true);
+    make_node(&j.node[1], "a", "job/r1", 0.0, 0.25, 24, 0, mem_400, true);
+    j.node[0].t_stop = 1.4;
+    j.node[1].t_stop = 6.04;
+    sampled(&j.node[0], "0", 0.0, 1.4, false);
+    sampled(&j.node[1], "1", NAN, NAN, false);
+    CU_ASSERT_EQUAL(sum_job_build(&j), 0);
+    CU_ASSERT_EQUAL(j.gpus, 2);
+    CU_ASSERT_FATAL(j.nsamp == 1);
+    CHECK_NEAR(j.samp[0].unsampled_s, 6.04 - 1.4, 1e-9);
+    CHECK_NEAR(j.samp[0].tail_s, 6.04 - 1.4, 1e-9);
+    CHECK_NEAR(j.unsampled_s, 6.04 - 1.4, 1e-9);
+    char *t = job_text(&j);
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "warning: the GPUs of a went unsampled for 4.640 s while "
+                                     "ranks of the job ran there (4.640 s after the last sampler "
+                                     "ended, no rank took over, until +6.040 s)"));
+    free(t);
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    sum_job_jsonl_row(&j, NULL, &b);
+    hw_buf_putc(&b, '\0');
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\"gpus_unsampled_sec\": 4.64"));
+    hw_buf_free(&b);
+    sum_job_free(&j);
+
+    /* r1 took over at 3.0 s, 1 s after r0 ended at 2.0: four intervals, unsampled */
+    j = (struct sum_jobsum){0};
+    j.nnode = 2;
+    j.node = calloc(2, sizeof *j.node);
+    make_node(&j.node[0], "a", "job/r0", 0.0, 0.25, 8, 2, mem_400, true);
+    make_node(&j.node[1], "a", "job/r1", 0.0, 0.25, 24, 2, mem_400, true);
+    sampled(&j.node[0], "0", 0.0, 2.0, false);
+    sampled(&j.node[1], "1", 3.0, 6.0, true);
+    CU_ASSERT_EQUAL(sum_job_build(&j), 0);
+    CU_ASSERT_EQUAL(j.gpus, 2);
+    CU_ASSERT_FATAL(j.nsamp == 1);
+    CHECK_NEAR(j.samp[0].unsampled_s, 1.0, 1e-9);
+    CHECK_NEAR(j.samp[0].tail_s, 0, 0);
+    t = job_text(&j);
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "warning: the GPUs of a went unsampled for 1.000 s while "
+                                     "ranks of the job ran there: their energy"));
+    free(t);
+    sum_job_free(&j);
+
+    /* the same 1 s, of which the takeover's probe took 0.6 s: within 2 intervals beyond it */
+    j = (struct sum_jobsum){0};
+    j.nnode = 2;
+    j.node = calloc(2, sizeof *j.node);
+    make_node(&j.node[0], "a", "job/r0", 0.0, 0.25, 8, 2, mem_400, true);
+    make_node(&j.node[1], "a", "job/r1", 0.0, 0.25, 24, 2, mem_400, true);
+    sampled(&j.node[0], "0", 0.0, 2.0, false);
+    sampled(&j.node[1], "1", 3.0, 6.0, true);
+    j.node[1].probe_s = 0.6;
+    CU_ASSERT_EQUAL(sum_job_build(&j), 0);
+    CU_ASSERT_FATAL(j.nsamp == 1);
+    CHECK_NEAR(j.samp[0].unsampled_s, 0, 0);
+    CHECK_NEAR(j.samp[0].gap_before[1], 1.0, 1e-9);
+    sum_job_free(&j);
+
+    /* secondaries only: the sampler ran elsewhere (another -o): not known, no warning */
+    j = (struct sum_jobsum){0};
+    j.nnode = 1;
+    j.node = calloc(1, sizeof *j.node);
+    make_node(&j.node[0], "a", "job/r1", 0.0, 0.25, 8, 0, mem_400, true);
+    sampled(&j.node[0], "1", NAN, NAN, false);
+    CU_ASSERT_EQUAL(sum_job_build(&j), 0);
+    CU_ASSERT_FATAL(j.nsamp == 1);
+    CU_ASSERT(isnan(j.samp[0].unsampled_s));
+    CU_ASSERT(isnan(j.unsampled_s));
+    t = job_text(&j);
+    CU_ASSERT_PTR_NULL(strstr(t, "unsampled"));
+    free(t);
+    hw_buf_init(&b, NULL, 0);
+    sum_job_jsonl_row(&j, NULL, &b);
+    hw_buf_putc(&b, '\0');
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\"gpus_unsampled_sec\": null"));
+    hw_buf_free(&b);
+    sum_job_free(&j);
+}
+
 void add_jobsum_suite(void)
 {
     CU_pSuite s = th_add_suite("jobsum", NULL, NULL, 60);
@@ -350,4 +533,6 @@ void add_jobsum_suite(void)
     CU_add_test(s, "gpus_twice", test_gpus_twice);
     CU_add_test(s, "requeue_restart_count", test_requeue_restart_count);
     CU_add_test(s, "requeue_by_time", test_requeue_by_time);
+    CU_add_test(s, "sampler_takeover", test_sampler_takeover);
+    CU_add_test(s, "sampler_unsampled", test_sampler_unsampled);
 }
