@@ -167,7 +167,12 @@ static void test_two_nodes(void)
     pid_t pa = start_node(flag, "gpu-a", jobid, 0, 0, lock_a, dirs[0], fast_a);
     CU_ASSERT_FATAL(pa > 0);
     CU_ASSERT_FATAL(ht_wait_until(has_start, dirs[0], 30)); /* gpu-a's sampler holds its lock */
-    pid_t pb = start_node(flag, "gpu-b", jobid, 1, 1, lock_b, dirs[1], slow);
+    /* gpu-b's phases begin once gpu-a's sampler has stopped, so that gpu-b's memory peaks
+     * when gpu-a's is gone, however late a loaded TSan hwmon starts the third rank */
+    char *slow_b = th_fmt("while ! grep -q '\"event\": \"stop\"' '%s/run.jsonl'; do sleep 0.05; "
+                          "done; %s",
+                          dirs[0], slow);
+    pid_t pb = start_node(flag, "gpu-b", jobid, 1, 1, lock_b, dirs[1], slow_b);
     pid_t pc = start_node(flag, "gpu-a", jobid, 0, 2, lock_a, dirs[2], third);
     CU_ASSERT_FATAL(pb > 0 && pc > 0);
     CU_ASSERT_EQUAL(th_wait(pa, 60), 0);
@@ -253,6 +258,7 @@ static void test_two_nodes(void)
     free(fast);
     free(fast_a);
     free(slow);
+    free(slow_b);
     free(third);
     free(jobid);
     jobdirs_free(&d);
