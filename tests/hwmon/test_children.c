@@ -549,7 +549,10 @@ static void test_frozen_run_no_hung(void)
         "kill -CONT $kids\n"
         "wait $hp\n",
         dir, th_env("HWRUN_HWMON_BIN"), th_env("HWRUN_FAKE_SMI"));
-    char *argv[] = {"/bin/sh", "-c", script, NULL};
+    /* a session of its own: a stopped process in ctest's process group, were that group orphaned
+     * meanwhile, would bring the kernel's SIGHUP to every test of it (CI: this test and the
+     * SLURM scenarios died of a hang-up together) */
+    char *argv[] = {"/usr/bin/setsid", "-w", "/bin/sh", "-c", script, NULL};
     struct th_result r;
     CU_ASSERT_FATAL(th_run(argv, NULL, NULL, 90, &r) == 0);
     if (r.status != 0)
