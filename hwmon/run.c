@@ -1639,6 +1639,7 @@ static void start_sampling(struct run *r, bool sys_baseline)
         .notify_fd = r->efd,
         .tree_pids_fd = r->tree_open ? r->tree_pids_fd : -1,
         .sys_baseline = sys_baseline,
+        .baseline_row = cfg->attach_pid > 0,
         /* the very file of the log (not a name that could be swapped meanwhile) */
         .runlog_fd = r->log ? (r->runlog_rd = hw_reopen_read(rl_fileno(r->log))) : -1,
         .runlog_dirfd = r->dirfd,

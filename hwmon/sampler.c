@@ -457,6 +457,15 @@ int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg)
             char iso[HW_ISO_LEN];
             hw_iso_utc_now(iso);
             write_tree_changes(s, iso);
+            if (cfg->baseline_row && ts.root_alive) { /* no CPU rate yet: those cells empty */
+                hw_buf_init(&b, store, sizeof store); /* its header's, freed above */
+                memcpy(s->io_written, ts.io, sizeof s->io_written);
+                mon_csv_proc_line(&b, iso, &ts, s->cfg.pss, true);
+                if (!write_line(s, cfg->proc_fd, &b))
+                    atomic_fetch_add(&s->lost_proc, 1);
+                atomic_fetch_add(&s->n_proc, 1);
+                hw_buf_free(&b);
+            }
         }
     }
     if (cfg->gpus.src) { /* the first reading: the run's energy from its first moment */

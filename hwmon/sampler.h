@@ -58,6 +58,10 @@ struct mon_sampler_cfg {
     int notify_fd; /* eventfd written once when the thread ends by itself, or -1 */
     int tree_pids_fd; /* borrowed O_APPEND descriptor of tree_pids.csv; -1 without a tree */
     bool sys_baseline; /* the caller took the system baseline already (before the job began) */
+    /* write the tree's baseline reading as proc_metrics.csv's first row (edge=1): an attached
+     * process (-p) was alive before, and its window begins at hwmon's start, so its counters'
+     * and its memory's first edge is this reading, not the first cadence row an interval in */
+    bool baseline_row;
     int runlog_fd;     /* run.jsonl read-only, to follow for edge samples; -1: none */
     int runlog_dirfd;  /* its directory, to keep to its name through a rotation (follow.h) */
     rl_log_t *log;     /* where a rotation is said (log_rotated); NULL: nowhere */

@@ -1956,8 +1956,15 @@ static void on_proc(void *ctx, const struct rd_proc_row *r)
         for_phases(run, a, r->t, hole_row(run, a, r->t) ? phase_proc_hole : phase_proc_part, &x);
         sum_names_proc(&run->names, r->t, own[HW_PROC_COL_RSS], a, r->t, own[HW_PROC_COL_CPU]);
     }
-    if (r->edge)
+    if (r->edge) {
+        /* a gauge's reading at an instant: the run's memory grows from its first one, an edge
+         * row's too (an attached process's baseline row: its memory at hwmon's start) */
+        double g[HW_PROC_COL_COUNT];
+        proc_live(r->v, g);
+        if (isnan(run->rss_first) && !isnan(g[HW_PROC_COL_RSS]))
+            run->rss_first = g[HW_PROC_COL_RSS];
         return;
+    }
     proc_gauges(run, r);
     /* the descendants at this instant: the tree without the main process (NAN: unmeasured;
      * not tracked at all under hwmon --no-children: unmeasured too, not 0) */

@@ -177,6 +177,34 @@ class Calibrax(Base):
         self.assertEqual(type(s).from_dict(s.to_dict()), s)
         self.assertIs(m.summary, s)  # final once the block is over
 
+    def test_growth_from_entry(self):
+        # calibrax samples at the block's entry: hwmon's first row is its reading at its start
+        # (edge=1, before its start event), so memory the block takes at once is growth; the
+        # truth is the process's own VmRSS around the allocation
+        def vm_rss_mib():
+            with open("/proc/self/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        return int(line.split()[1]) / 1024
+        with ResourceMonitor(sample_interval_sec=0.1, no_gpu=True,
+                             output_dir=self.dir / "run") as m:
+            wait_sampled(m.output_dir, rows=1)  # the baseline row is there
+            before = vm_rss_mib()
+            block = bytearray(100 * MIB)
+            for i in range(0, len(block), 4096):
+                block[i] = 1
+            grown = vm_rss_mib() - before
+            wait_sampled(m.output_dir, rows=3)  # cadence rows that hold the block
+        rows = read_csv_rows(m.output_dir / "proc_metrics.csv")
+        start = [e for e in events(m.output_dir) if e.get("event") == "start"][0]
+        self.assertEqual(rows[0]["edge"], 1)
+        self.assertIsNone(rows[0]["cpu_pct"])  # no rate at the baseline
+        self.assertLessEqual(rows[0]["timestamp"], start["ts"])
+        s = m.summary
+        self.assertGreater(grown, 95)
+        self.assertLess(abs(s.memory_growth_mb - grown), 0.1 * grown, (s, grown))
+        del block
+
     def test_public_names(self):
         # calibrax's documented names, importable: ResourceSample's fields (keyword-only) and
         # GPUProfilerProtocol for annotations, a profiler accepted and not called
