@@ -64,6 +64,9 @@ static void usage(void)
            "      --pss              record PSS every sample (reads smaps_rollup: about 30 ms\n"
            "                         for 4 GiB); default: as often as 1%% of a core allows\n"
            "      --no-pss           do not record PSS\n"
+           "      --shared-once      also record shared memory counted once per mapped path, as\n"
+           "                         gpu_tracker does (reads each process's smaps every sample;\n"
+           "                         implies --pss)\n"
            "      --no-children      measure the command or PID alone, not its descendants\n"
            "                         (proc_metrics.csv; stopping still covers the whole job)\n"
            "      --gpus LIST        record only these GPUs (indexes or UUIDs, comma-separated,\n"
@@ -130,6 +133,7 @@ int main(int argc, char **argv)
         OPT_PMON,
         OPT_GPUS,
         OPT_NO_PSS,
+        OPT_SHARED_ONCE,
         OPT_NO_CHILDREN,
         OPT_PROM,
         OPT_PROM_INTERVAL,
@@ -146,6 +150,7 @@ int main(int argc, char **argv)
         {"gpu-procs", no_argument, NULL, OPT_GPU_PROCS},
         {"pss", no_argument, NULL, OPT_PSS},
         {"no-pss", no_argument, NULL, OPT_NO_PSS},
+        {"shared-once", no_argument, NULL, OPT_SHARED_ONCE},
         {"no-children", no_argument, NULL, OPT_NO_CHILDREN},
         {"gpm", no_argument, NULL, OPT_GPM},
         {"no-gpm", no_argument, NULL, OPT_NO_GPM},
@@ -220,6 +225,9 @@ int main(int argc, char **argv)
         case OPT_NO_PSS:
             cfg.no_pss = true;
             cfg.pss = false;
+            break;
+        case OPT_SHARED_ONCE:
+            cfg.shared_once = true;
             break;
         case OPT_GPM:
             cfg.gpm = MON_GPM_ON;
@@ -302,6 +310,10 @@ int main(int argc, char **argv)
         hw_usage_error("-p and a COMMAND exclude each other");
     if (cfg.command && cfg.duration_s > 0)
         hw_usage_error("--duration is for system and -p modes; a COMMAND runs until it exits");
+    if (cfg.shared_once && cfg.no_pss)
+        hw_usage_error("--shared-once reads smaps with PSS: it excludes --no-pss");
+    if (cfg.shared_once) /* read at every sample, as gpu_tracker reads it */
+        cfg.pss = true;
     /* One process keeps 2-3 /proc files open: raise the soft limit for large trees. */
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {

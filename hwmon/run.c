@@ -530,6 +530,7 @@ static void log_start(struct run *r, const char *mode)
         {true, RL_STR(HW_START_SMI_TZ, "UTC")},
         {r->cg_at_start.found, RL_OBJ(HW_START_CGROUP, cg, n_cg)},
         {true, RL_BOOL("pss", !cfg->no_pss)},
+        {cfg->shared_once, RL_BOOL("shared_once", true)},
         {r->track_pid, RL_BOOL(HW_START_DESCENDANTS, !cfg->alone)},
         {!cfg->no_pss && !cfg->pss, RL_DBL("pss_budget", MON_PSS_BUDGET)},
         /* a process whose RSS did not move keeps its PSS reading, at most this long */
@@ -1567,6 +1568,8 @@ static int start_tracking(struct run *r, int *status)
         }
         r->tree_open = rc == 0;
         r->tree.pss_budget = cfg->pss ? 0 : MON_PSS_BUDGET;
+        if (r->tree_open && cfg->shared_once)
+            mon_tree_shared_once(&r->tree);
         if (r->tree_open) /* hwmon -p $PPID: the monitor is not the job */
             mon_tree_exclude(&r->tree, getpid());
         if (r->tree_open && cfg->alone)

@@ -85,6 +85,11 @@ double sum_fig_num(double v); /* v as printed: rounded to 12 significant digits 
 double sum_fig_mean(const struct sum_stat *s); /* NAN when empty */
 double sum_fig_max(const struct sum_stat *s);  /* NAN when empty */
 double sum_fig_growth(const struct sum_stat *s); /* last - first */
+/* gpu_tracker's RSS parts where hwmon --shared-once read them (whose: enum sum_gpmem): the peak
+ * of the shared pages counted once per mapped path, and of private + that at one row; NAN
+ * unmeasured (without --shared-once; the descendants' under --no-children). */
+double sum_fig_shared_once_peak(const struct sum_run *run, int whose);
+double sum_fig_total_once_peak(const struct sum_run *run, int whose);
 /* mem_util_mean_pct's series (dmon's "mem" when recorded) and its source's name (or NULL). */
 const struct sum_stat *sum_fig_mem_util(const struct sum_run *run, const char **source);
 double sum_fig_clock_mean(const struct sum_run *run); /* mean_gpu_clock_mhz */

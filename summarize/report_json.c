@@ -914,6 +914,11 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     hw_json_num(&w, "main_threads_max", sum_fig_max(&run->proc[HW_PROC_COL_MAIN_THREADS]));
     hw_json_num(&w, "main_private_peak_mib", sum_fig_max(&run->proc[HW_PROC_COL_MAIN_PRIVATE]));
     hw_json_num(&w, "main_shared_peak_mib", sum_fig_max(&run->proc[HW_PROC_COL_MAIN_SHARED]));
+    /* hwmon --shared-once: shared pages counted once per mapped path (gpu_tracker's) */
+    hw_json_num(&w, "shared_once_peak_mib", sum_fig_shared_once_peak(run, SUM_GPMEM_TREE));
+    hw_json_num(&w, "main_shared_once_peak_mib", sum_fig_shared_once_peak(run, SUM_GPMEM_MAIN));
+    hw_json_num(&w, "descendants_shared_once_peak_mib",
+                sum_fig_shared_once_peak(run, SUM_GPMEM_DESC));
     json_stat(&w, "usr_cpu_pct", &run->proc[HW_PROC_COL_USR_CPU]);
     json_stat(&w, "sys_cpu_pct", &run->proc[HW_PROC_COL_SYS_CPU]);
     const char *gm_why;

@@ -237,6 +237,12 @@ enum hw_proc_col {
      * these), read with PSS; added later, so after the others */
     HW_PROC_COL_MAIN_PRIVATE,
     HW_PROC_COL_MAIN_SHARED,
+    /* shared resident memory counted once per mapped path, as gpu_tracker counts it (hwmon
+     * --shared-once; empty without): of the tree, of the main process, of its descendants
+     * (not the tree's minus the main's: a path both map counts once in each) */
+    HW_PROC_COL_SHARED_ONCE,
+    HW_PROC_COL_MAIN_SHARED_ONCE,
+    HW_PROC_COL_DESC_SHARED_ONCE,
     HW_PROC_COL_COUNT
 };
 extern const char *const hw_proc_cols[HW_PROC_COL_COUNT]; /* "procs", ... */

@@ -104,6 +104,9 @@ const char *const hw_proc_cols[HW_PROC_COL_COUNT] = {
     [HW_PROC_COL_SYSCR] = "syscr",           [HW_PROC_COL_SYSCW] = "syscw",
     [HW_PROC_COL_CANCELLED] = "cancelled_write_bytes",
     [HW_PROC_COL_MAIN_PRIVATE] = "main_private_mib", [HW_PROC_COL_MAIN_SHARED] = "main_shared_mib",
+    [HW_PROC_COL_SHARED_ONCE] = "shared_once_mib",
+    [HW_PROC_COL_MAIN_SHARED_ONCE] = "main_shared_once_mib",
+    [HW_PROC_COL_DESC_SHARED_ONCE] = "desc_shared_once_mib",
 };
 
 const char *const hw_events[HW_EV_COUNT] = {

@@ -175,7 +175,10 @@ static void test_csv_columns(void)
                                     .sys_cpu_pct = 12.5,
                                     .have_main_pss = true,
                                     .main_private_mib = 20.5,
-                                    .main_shared_mib = 21.5};
+                                    .main_shared_mib = 21.5,
+                                    .have_shared_once = {true, true, true},
+                                    .shared_once_mib = {[MON_SO_MAIN] = 22.5, [MON_SO_DESC] = 23.5,
+                                                        [MON_SO_ALL] = 24.5}};
         mon_csv_proc_line(&b, "2026-11-21T15:27:49.697+00:00", &s, pss, false);
         struct rows rows = {0};
         read_back(HW_FILE_PROC, b.p, &rows);
@@ -188,7 +191,8 @@ static void test_csv_columns(void)
             [HW_PROC_COL_PRIVATE] = 13.5,    [HW_PROC_COL_SHARED] = 14.5,  [HW_PROC_COL_RCHAR] = 15,
             [HW_PROC_COL_WCHAR] = 16,        [HW_PROC_COL_SYSCR] = 17,     [HW_PROC_COL_SYSCW] = 18,
             [HW_PROC_COL_CANCELLED] = 19,    [HW_PROC_COL_MAIN_PRIVATE] = 20.5,
-            [HW_PROC_COL_MAIN_SHARED] = 21.5};
+            [HW_PROC_COL_MAIN_SHARED] = 21.5, [HW_PROC_COL_SHARED_ONCE] = 24.5,
+            [HW_PROC_COL_MAIN_SHARED_ONCE] = 22.5, [HW_PROC_COL_DESC_SHARED_ONCE] = 23.5};
         for (int k = 0; k < HW_PROC_COL_COUNT; k++) {
             if (want[k]) {
                 CU_ASSERT_DOUBLE_EQUAL(rows.proc.v[k], want_v[k], 1e-9);
