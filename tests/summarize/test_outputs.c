@@ -635,8 +635,9 @@ static void check_defs(const char *table, const struct sum_row_def *def, size_t 
         bool ok = c->key && *c->key && c->what && *c->what && (unsigned)c->dim < SUM_DIM_COUNT;
         if (ok && c->type != SUM_COL_NUM && c->dim != SUM_DIM_NONE)
             ok = false; /* a text, a count, an id has no unit */
-        if (ok && c->dim != SUM_DIM_NONE && !*sum_dim_unit(NULL, c->dim))
-            ok = false;
+        const char *unit = ok ? sum_dim_unit(NULL, c->dim) : NULL;
+        if (ok && (!unit || (c->dim != SUM_DIM_NONE && !*unit)))
+            ok = false; /* a dimension without its unit */
         if (ok && sum_dim_converts(c->dim) && sum_dim_name_stem(c->key, c->dim) < 0)
             ok = false; /* --units could not rename it */
         if (ok && (c->show.where & (SUM_SHOW_PAGE | SUM_SHOW_HEAD_GPUS | SUM_SHOW_HEAD_JOB)))
@@ -677,9 +678,10 @@ static void test_row_defs(void)
         lines++;
     CU_ASSERT_EQUAL(lines, n + 1);
     for (size_t i = 0; i < n; i++) {
-        static const char *const type[] = {"text", "number", "integer", "integer"};
-        char *want = th_fmt("\n%s\t%s\t%s\t", def[i].key, type[def[i].type],
-                            sum_dim_unit(NULL, def[i].dim));
+        static const char *const type[] = {[SUM_COL_STR] = "text", [SUM_COL_NUM] = "number",
+                                           [SUM_COL_U64] = "integer", [SUM_COL_INT] = "integer"};
+        const char *unit = sum_dim_unit(NULL, def[i].dim);
+        char *want = th_fmt("\n%s\t%s\t%s\t", def[i].key, type[def[i].type], unit ? unit : "");
         if (!strstr(b.p, want))
             fprintf(stderr, "--columns lacks %s", want);
         CU_ASSERT_PTR_NOT_NULL(strstr(b.p, want));
