@@ -75,8 +75,10 @@ struct sum_row_def {
     const char *what;
     struct sum_show show;
 };
-/* The row's columns, in order (built once; *n is their count). */
+/* The row's columns, in order (built once; *n is their count); the per-phase-name columns
+ * (phase.NAME.KEY: the key, its dimension, what it means). */
 const struct sum_row_def *sum_report_row_defs(size_t *n);
+const struct sum_row_def *sum_report_phase_defs(size_t *n);
 /* The row's figures shown in where, in the row's order: fn(ctx, the column, value), value NAN
  * when not measured. run NULL: every such figure with NAN (a table's header). */
 typedef void sum_show_fn(void *ctx, const struct sum_row_def *col, double v);

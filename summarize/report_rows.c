@@ -301,7 +301,6 @@ enum {
  * table says them (every output reads the key, type, unit and labels from here), made once */
 static char ctx_cols[HW_CTX_COUNT][64];
 static struct sum_row_def row_defs[SWEEP_NCOLS];
-static unsigned json_places; /* the highest summary.json place a column has */
 static pthread_once_t defs_once = PTHREAD_ONCE_INIT;
 
 static void make_defs(void)
@@ -322,9 +321,6 @@ static void make_defs(void)
 #undef U
 #undef I
 #undef DEF
-    for (size_t i = 0; i < n; i++)
-        if (row_defs[i].show.json > json_places)
-            json_places = row_defs[i].show.json;
 }
 
 const struct sum_row_def *sum_report_row_defs(size_t *n)
@@ -388,7 +384,10 @@ void sum_report_row_json(struct hw_json *w, const struct sum_run *run, unsigned 
     const struct sum_row_def *def = sum_report_row_defs(&nd);
     struct sum_col c[SWEEP_NCOLS];
     bool have = false;
-    for (unsigned p = from; p < to && p <= json_places; p++)
+    unsigned last = 0;
+    for (size_t i = 0; i < nd; i++)
+        last = def[i].show.json > last ? def[i].show.json : last;
+    for (unsigned p = from; p < to && p <= last; p++)
         for (size_t i = 0; i < nd; i++) {
             if (def[i].show.json != p)
                 continue;
@@ -451,33 +450,49 @@ static size_t row_cols(const struct sum_run *run, const struct sum_units *u, str
     return sum_cols_units(c, flat_cols(run, c), u, names);
 }
 
-/* The per-phase-name columns: phase.NAME.count, .total_sec, .mean_sec, .energy_wh,
- * .gpu_util_mean_pct, .peak_vram_mib (names and values in --units). */
+/* The per-phase-name columns, phase.NAME.KEY: U (a count) or D (a number, with its dimension),
+ * with what it means and its value (an expression of a, the name's figures); in --units names
+ * and values as the row's. */
+#define PHASE_COLUMNS(U, D)                                                                        \
+    U("count", "entries of the phase name", a->count)                                             \
+    D("total_sec", SUM_DIM_TIME, "their time together", sum_fig_round_us(a->timed ? a->d_sum : NAN)) \
+    D("mean_sec", SUM_DIM_TIME, "their mean time", sum_fig_round_us(sum_name_mean_s(a)))          \
+    D("energy_wh", SUM_DIM_ENERGY, "the GPUs' energy in them", sum_name_energy_wh(run, a))        \
+    D("gpu_util_mean_pct", SUM_DIM_PCT, "mean utilization.gpu in them", sum_stat_mean(&a->util))  \
+    D("peak_vram_mib", SUM_DIM_GPUMEM, "highest memory.used in them", sum_fig_max(&a->mem_used))
+
+#define PH_U(nm_, what_, v_) {.key = (nm_), .type = SUM_COL_U64, .dim = SUM_DIM_NONE, .what = (what_)},
+#define PH_D(nm_, dim_, what_, v_) {.key = (nm_), .type = SUM_COL_NUM, .dim = (dim_), .what = (what_)},
+static const struct sum_row_def phase_defs[] = {PHASE_COLUMNS(PH_U, PH_D)};
+#undef PH_U
+#undef PH_D
+
+const struct sum_row_def *sum_report_phase_defs(size_t *n)
+{
+    *n = HW_ARRAY_SIZE(phase_defs);
+    return phase_defs;
+}
+
 static void phase_figures(const struct sum_run *run, const struct sum_units *u,
                           sum_figure_fn *fn, void *ctx)
 {
     const struct sum_names *s = &run->names;
     for (size_t i = 0; i < s->n; i++) {
         const struct sum_name_acc *a = &s->v[i];
-        const struct {
-            const char *key;
-            double v;
-            bool integer;
-            enum sum_dim dim;
-        } f[] = {
-            {"count", (double)a->count, true, SUM_DIM_NONE},
-            {"total_sec", sum_fig_round_us(a->timed ? a->d_sum : NAN), false, SUM_DIM_TIME},
-            {"mean_sec", sum_fig_round_us(sum_name_mean_s(a)), false, SUM_DIM_TIME},
-            {"energy_wh", sum_name_energy_wh(run, a), false, SUM_DIM_ENERGY},
-            {"gpu_util_mean_pct", sum_stat_mean(&a->util), false, SUM_DIM_PCT},
-            {"peak_vram_mib", sum_fig_max(&a->mem_used), false, SUM_DIM_GPUMEM},
-        };
-        for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
+        double v[HW_ARRAY_SIZE(phase_defs)];
+        size_t n = 0;
+#define PH_U(nm, what, x) v[n++] = (double)(x);
+#define PH_D(nm, dim, what, x) v[n++] = (x);
+        PHASE_COLUMNS(PH_U, PH_D)
+#undef PH_U
+#undef PH_D
+        for (size_t k = 0; k < n; k++) {
+            const struct sum_row_def *d = &phase_defs[k];
             char name[512], un[560];
-            snprintf(name, sizeof name, "phase.%s.%s", a->name, f[k].key);
-            bool in_u = sum_units_column(u, name, f[k].dim, un, sizeof un) == 0;
-            fn(ctx, in_u ? un : name, in_u ? sum_dim_value(u, f[k].dim, f[k].v) : f[k].v,
-               f[k].integer);
+            snprintf(name, sizeof name, "phase.%s.%s", a->name, d->key);
+            bool in_u = sum_units_column(u, name, d->dim, un, sizeof un) == 0;
+            fn(ctx, in_u ? un : name, in_u ? sum_dim_value(u, d->dim, v[k]) : v[k],
+               d->type != SUM_COL_NUM);
         }
     }
 }

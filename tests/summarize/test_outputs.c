@@ -620,7 +620,7 @@ static void test_gpu_tool_from_source(void)
     }
 }
 
-/* The row tables' entries (the run's row, the job's row): each has a key, distinct in its
+/* The row tables' entries (the run's row, the job's row, the phase names' columns): each has a key, distinct in its
  * table, what it means, and a dimension with the unit a person reads (or the explicit none of a
  * text, a count or an id); a figure --units converts spells its base unit at the end of its
  * name (so that --units can rename it); one shown for people has its label. Counts come from
@@ -664,10 +664,12 @@ static void test_row_defs(void)
         const char *unit = sum_dim_unit(NULL, (enum sum_dim)d);
         CU_ASSERT(unit != NULL && (d == SUM_DIM_NONE) == !*unit);
     }
-    size_t n, nj;
+    size_t n, nj, np;
     const struct sum_row_def *def = sum_report_row_defs(&n), *job = sum_job_row_defs(&nj);
+    const struct sum_row_def *ph = sum_report_phase_defs(&np);
     check_defs("run row", def, n);
     check_defs("job row", job, nj);
+    check_defs("phase column", ph, np);
     /* what the outputs print follows: --columns lists each column once with its entry's unit */
     struct hw_buf b;
     hw_buf_init(&b, NULL, 0);
