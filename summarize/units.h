@@ -16,7 +16,7 @@
 /* What a figure measures, and so the unit a person reads it in: every figure of the sweep row,
  * of a job's row and of a phase's columns names its dimension in its table entry (report_rows.c,
  * jobreport.c), and every output takes the unit from there, never from the figure's name.
- * The first SUM_DIM_UNITS are the ones --units converts (GPU memory has a unit of its own,
+ * The first SUM_DIM_UNITS are the ones --units names (GPU memory has a unit of its own,
  * gpu_tracker's gpu_ram_unit, the memory one unless given); a rate converts as memory, per
  * second; the rest have one fixed unit ("%", "MHz"); SUM_DIM_NONE is a count, an id or a text. */
 enum sum_dim {
@@ -74,7 +74,7 @@ const char *sum_units_fmt_mem_short(char *buf, size_t cap, double mib, const str
 /* The unit a person reads a figure of dimension d in, with u (NULL: the defaults): "GiB",
  * "MiB/s" for a rate, "%", "MHz"; "" for SUM_DIM_NONE. */
 const char *sum_dim_unit(const struct sum_units *u, enum sum_dim d);
-/* The dimension's name ("mem", "pct", "none"), as --columns and the tests say it. */
+/* The dimension's name ("mem", "pct", "none"; --units names the first SUM_DIM_UNITS so). */
 const char *sum_dim_name(enum sum_dim d);
 /* Whether --units can convert dimension d (memory, GPU memory, a memory rate, time, energy). */
 bool sum_dim_converts(enum sum_dim d);
