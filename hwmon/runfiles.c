@@ -16,7 +16,7 @@ static void cpu_row(struct hw_buf *b, const struct mon_file_run *run,
         mon_csv_cpu_line(b, t->iso, t->sys, run->cgroup, t->when != MON_GPU_CADENCE);
 }
 
-const struct mon_file_def mon_file_cpu = {.head = cpu_head, .row = cpu_row};
+const struct mon_file_def mon_file_CPU = {.head = cpu_head, .row = cpu_row};
 
 static void proc_head(struct hw_buf *b, const struct mon_file_run *run)
 {
@@ -30,7 +30,8 @@ static void proc_row(struct hw_buf *b, const struct mon_file_run *run,
         mon_csv_proc_line(b, t->iso, t->proc, run->pss, t->when != MON_GPU_CADENCE);
 }
 
-const struct mon_file_def mon_file_proc = {.with_tree = true, .head = proc_head, .row = proc_row};
+const struct mon_file_def mon_file_PROC = {
+    .with_tree = true, .head = proc_head, .row = proc_row};
 
 static void tree_pids_head(struct hw_buf *b, const struct mon_file_run *run)
 {
@@ -53,14 +54,14 @@ static void tree_pids_row(struct hw_buf *b, const struct mon_file_run *run,
     }
 }
 
-const struct mon_file_def mon_file_tree_pids = {
+const struct mon_file_def mon_file_TREE_PIDS = {
     .with_tree = true, .head = tree_pids_head, .row = tree_pids_row};
 
 const struct mon_file_def *const mon_files[HW_FILE_COUNT] = {
-#define MON_FILE_OF_HWMON(ID, reader) [HW_FILE_##ID] = &mon_file_##reader,
-#define MON_FILE_OF_GPU(ID, reader)
-#define MON_FILE_OF_LOG(ID, reader)
-#define MON_FILE_OF(ID, name, reader, by, ...) MON_FILE_OF_##by(ID, reader)
+#define MON_FILE_OF_HWMON(ID) [HW_FILE_##ID] = &mon_file_##ID,
+#define MON_FILE_OF_GPU(ID)
+#define MON_FILE_OF_LOG(ID)
+#define MON_FILE_OF(ID, name, reader, by, ...) MON_FILE_OF_##by(ID)
     HW_RUN_FILES(MON_FILE_OF)
 #undef MON_FILE_OF
 };

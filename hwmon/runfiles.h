@@ -1,8 +1,9 @@
 /* hwmon's own run files: the entries of hwrun/rundir.h's HW_RUN_FILES written by HWMON (the
- * sampler thread). Each has a descriptor mon_file_<reader> (runfiles.c): whether a run makes it,
- * its header and its rows at a sample. run.c makes, heads and closes every file from the table,
- * the sampler writes each descriptor's rows into its file and counts what a write lost: a new
- * file of hwmon's is its table entry and its descriptor, nothing else. */
+ * sampler thread). Each has a descriptor mon_file_<ID> (runfiles.c; ID: the entry's): whether a
+ * run makes it, its header and its rows at a sample. run.c makes and closes every file from the
+ * table; the sampler writes each descriptor's header into its empty file and its rows at every
+ * tick, and counts the rows a write lost. A new file of hwmon's is its table entry and its
+ * descriptor, nothing else. */
 #ifndef HWMON_RUNFILES_H
 #define HWMON_RUNFILES_H
 
@@ -42,11 +43,11 @@ struct mon_file_def {
     void (*row)(struct hw_buf *b, const struct mon_file_run *run, const struct mon_file_tick *t);
 };
 
-/* The descriptors, declared from the table: mon_file_cpu, mon_file_proc, ... */
-#define MON_FILE_DECL_HWMON(reader) extern const struct mon_file_def mon_file_##reader;
-#define MON_FILE_DECL_GPU(reader)
-#define MON_FILE_DECL_LOG(reader)
-#define MON_FILE_DECL(ID, name, reader, by, ...) MON_FILE_DECL_##by(reader)
+/* The descriptors, declared from the table: mon_file_CPU, mon_file_PROC, ... */
+#define MON_FILE_DECL_HWMON(ID) extern const struct mon_file_def mon_file_##ID;
+#define MON_FILE_DECL_GPU(ID)
+#define MON_FILE_DECL_LOG(ID)
+#define MON_FILE_DECL(ID, name, reader, by, ...) MON_FILE_DECL_##by(ID)
 HW_RUN_FILES(MON_FILE_DECL)
 #undef MON_FILE_DECL
 

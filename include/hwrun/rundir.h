@@ -25,7 +25,7 @@
 
 /* The files of a run, one entry each, in summarize's order (enum hw_file's): F(ID, name, its
  * reader (rd_<reader>_init in runlog/rundir), who writes it (HWMON: hwmon's sampler thread, from
- * hwmon's descriptor mon_file_<reader> (hwmon/runfiles.h: when it is made, its header, its row
+ * hwmon's descriptor mon_file_<ID> (hwmon/runfiles.h: when it is made, its header, its row
  * at a sample); GPU: the GPU source, a child's output or its rows in the sampler thread
  * (hwmon/gpusrc.h); LOG: librunlog, hwmon's events and the job's), stage (summarize reads stage
  * 0, then 1, then 2, each in this order: the log says how the others are written, and the
