@@ -10,8 +10,9 @@ static void cpu_head(struct hw_buf *b, const struct mon_file_run *run)
 }
 
 static void cpu_row(struct hw_buf *b, const struct mon_file_run *run,
-                    const struct mon_file_tick *t)
+                    const struct mon_file_tick *t, void *state)
 {
+    (void)state;
     if (t->sys)
         mon_csv_cpu_line(b, t->iso, t->sys, run->cgroup, t->when != MON_GPU_CADENCE);
 }
@@ -24,8 +25,9 @@ static void proc_head(struct hw_buf *b, const struct mon_file_run *run)
 }
 
 static void proc_row(struct hw_buf *b, const struct mon_file_run *run,
-                     const struct mon_file_tick *t)
+                     const struct mon_file_tick *t, void *state)
 {
+    (void)state;
     if (t->proc)
         mon_csv_proc_line(b, t->iso, t->proc, run->pss, t->when != MON_GPU_CADENCE);
 }
@@ -42,8 +44,9 @@ static void tree_pids_head(struct hw_buf *b, const struct mon_file_run *run)
 /* The tree's membership changes since the last tick: a row per pid that joined (1) or left
  * (0). (The sampler empties the list after each tick.) */
 static void tree_pids_row(struct hw_buf *b, const struct mon_file_run *run,
-                          const struct mon_file_tick *t)
+                          const struct mon_file_tick *t, void *state)
 {
+    (void)state;
     (void)run;
     const struct mon_tree *tree = t->tree;
     if (!tree)

@@ -39,8 +39,15 @@ struct mon_file_def {
     /* Its header, appended to b for an empty file (NULL: it has none). */
     void (*head)(struct hw_buf *b, const struct mon_file_run *run);
     /* Its rows at this tick, appended to b: whole lines, written with one write(2); nothing:
-     * no row now. Called from the sampler thread. */
-    void (*row)(struct hw_buf *b, const struct mon_file_run *run, const struct mon_file_tick *t);
+     * no row now. state: what open returned (NULL without open). Called from the sampler
+     * thread. */
+    void (*row)(struct hw_buf *b, const struct mon_file_run *run, const struct mon_file_tick *t,
+                void *state);
+    /* A source of its own, for a file whose figures the system's and the tree's readings lack
+     * (NULL: none): open before the first tick, its state handed to every row (NULL: the source
+     * is not here, and row says so or writes nothing); close after the last. */
+    void *(*open)(const struct mon_file_run *run);
+    void (*close)(void *state);
 };
 
 /* The descriptors, declared from the table: mon_file_CPU, mon_file_PROC, ... */

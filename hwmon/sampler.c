@@ -40,7 +40,7 @@ static void file_rows(struct mon_sampler *s, const struct mon_file_tick *t)
         if (!mon_files[k] || s->cfg.fd[k] < 0)
             continue;
         hw_buf_reset(&b);
-        mon_files[k]->row(&b, &s->cfg.files, t);
+        mon_files[k]->row(&b, &s->cfg.files, t, s->file_state[k]);
         if (!b.len)
             continue;
         if (!write_line(s, s->cfg.fd[k], &b))
@@ -50,6 +50,23 @@ static void file_rows(struct mon_sampler *s, const struct mon_file_tick *t)
     hw_buf_free(&b);
     if (t->tree)
         s->cfg.tree->nchg = 0;
+}
+
+/* The sources of hwmon's files that have their own (runfiles.h), for the files the run makes. */
+static void open_file_sources(struct mon_sampler *s)
+{
+    for (int k = 0; k < HW_FILE_COUNT; k++)
+        if (mon_files[k] && mon_files[k]->open && s->cfg.fd[k] >= 0)
+            s->file_state[k] = mon_files[k]->open(&s->cfg.files);
+}
+
+static void close_file_sources(struct mon_sampler *s)
+{
+    for (int k = 0; k < HW_FILE_COUNT; k++)
+        if (mon_files[k] && mon_files[k]->close && s->file_state[k]) {
+            mon_files[k]->close(s->file_state[k]);
+            s->file_state[k] = NULL;
+        }
 }
 
 /* Interval figures of a cadence row over its whole interval: an edge row's part (acc, of
@@ -439,17 +456,20 @@ int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg)
         mon_follow_close(&s->follow);
         return rc;
     }
+    /* the files' first reading: the tree as it starts, a file's own counters from the run's
+     * first moment */
+    open_file_sources(s);
     struct mon_tree_sample ts;
-    if (cfg->tree && mon_tree_sample(cfg->tree, now, &ts) == 0) { /* the tree as it starts */
-        char iso[HW_ISO_LEN];
-        hw_iso_utc_now(iso);
-        /* an attached process's baseline is proc_metrics.csv's first row (no CPU rate yet) */
-        bool base = cfg->baseline_row && ts.root_alive;
-        if (base)
-            memcpy(s->io_written, ts.io, sizeof s->io_written);
-        file_rows(s, &(struct mon_file_tick){.iso = iso, .when = MON_GPU_FIRST,
-                                             .proc = base ? &ts : NULL, .tree = cfg->tree});
-    }
+    bool tree_read = cfg->tree && mon_tree_sample(cfg->tree, now, &ts) == 0;
+    char first_iso[HW_ISO_LEN];
+    hw_iso_utc_now(first_iso);
+    /* an attached process's baseline is proc_metrics.csv's first row (no CPU rate yet) */
+    bool base = tree_read && cfg->baseline_row && ts.root_alive;
+    if (base)
+        memcpy(s->io_written, ts.io, sizeof s->io_written);
+    file_rows(s, &(struct mon_file_tick){.iso = first_iso, .when = MON_GPU_FIRST,
+                                         .proc = base ? &ts : NULL,
+                                         .tree = tree_read ? cfg->tree : NULL});
     if (cfg->gpus.src) { /* the first reading: the run's energy from its first moment */
         char iso[HW_ISO_LEN];
         hw_iso_utc_now(iso);
@@ -462,6 +482,7 @@ int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg)
         pthread_mutex_destroy(&s->mu);
         mon_follow_close(&s->follow);
         close(s->wake_fd);
+        close_file_sources(s);
         return -rc;
     }
     s->started = true;
@@ -499,5 +520,6 @@ void mon_sampler_stop(struct mon_sampler *s, bool final)
     pthread_mutex_destroy(&s->mu);
     mon_follow_close(&s->follow);
     close(s->wake_fd);
+    close_file_sources(s);
     s->started = false;
 }

@@ -89,6 +89,7 @@ struct mon_sampler {
     /* by enum hw_file, hwmon's own files: the ticks that gave the file rows, and of those the
      * ones whose rows a write lost (a full disk) */
     atomic_uint_fast64_t rows[HW_FILE_COUNT], lost[HW_FILE_COUNT];
+    void *file_state[HW_FILE_COUNT]; /* what each file's own source opened (runfiles.h) */
     int wake_fd; /* eventfd: stop */
     struct mon_follow follow;
     /* the edge rows' parts of the current cadence interval, merged into its row */

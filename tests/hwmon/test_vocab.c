@@ -419,12 +419,18 @@ static void test_own_files(void)
                 CU_ASSERT_EQUAL(strncmp(b.p, HW_COL_TIMESTAMP ",", strlen(HW_COL_TIMESTAMP) + 1),
                                 0);
             }
-            for (int w = MON_GPU_FIRST; w <= MON_GPU_EDGE; w++) { /* a tick that read nothing */
+            CU_ASSERT_EQUAL(d->open != NULL, d->close != NULL);
+            void *state = d->open ? d->open(&runs[r]) : NULL;
+            for (int w = MON_GPU_FIRST; w <= MON_GPU_EDGE && !d->open; w++) {
+                /* a tick that read nothing (a file with its own source reads at every tick) */
                 hw_buf_reset(&b);
                 d->row(&b, &runs[r],
-                       &(struct mon_file_tick){.iso = "2026-01-01T00:00:00.000Z", .when = w});
+                       &(struct mon_file_tick){.iso = "2026-01-01T00:00:00.000Z", .when = w},
+                       state);
                 CU_ASSERT_EQUAL(b.len, 0);
             }
+            if (state)
+                d->close(state);
             hw_buf_free(&b);
         }
     }
