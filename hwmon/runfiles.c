@@ -46,8 +46,7 @@ static void tree_pids_head(struct hw_buf *b, const struct mon_file_run *run)
 static void tree_pids_row(struct hw_buf *b, const struct mon_file_run *run,
                           const struct mon_file_tick *t, void *state)
 {
-    (void)state;
-    (void)run;
+    (void)run, (void)state;
     const struct mon_tree *tree = t->tree;
     if (!tree)
         return;
