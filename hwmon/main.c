@@ -88,10 +88,18 @@ static void usage(void)
            "  -q, --quiet            no informational messages\n"
            "  -h, --help             show this help and exit\n"
            "  -V, --version          show the version and exit\n"
-           "\n"
-           "Files: " HW_RUNLOG_FILE ", " HW_CPU_FILE ", " HW_PROC_FILE ", " HW_GPU_FILE ", "
-           HW_DMON_FILE ",\n" HW_GPU_PROCS_FILE ", " HW_GPM_FILE ", " HW_TREE_PIDS_FILE ",\n" HW_HEALTH_FILE ", " HW_ENERGY_FILE ", " HW_PMON_FILE
-           " (see hwmon(1)).\n"
+           "\n");
+    /* the run files' table, every entry (hwrun/rundir.h), lines under 80 columns */
+    int col = printf("Files:");
+    for (int k = 0; k < HW_FILE_COUNT; k++) {
+        const char *sep = " ";
+        if (col + 2 + (int)strlen(hw_file_names[k]) > 78) {
+            col = printf("\n") - 1;
+            sep = "";
+        }
+        col += printf("%s%s%s", sep, hw_file_names[k], k + 1 < HW_FILE_COUNT ? "," : "");
+    }
+    printf(" (see hwmon(1)).\n"
            "The command gets RUNLOG_FILE and HWMON_DIR.\n"
            "SIGINT, SIGTERM and SIGHUP sent to hwmon are forwarded to the command.\n"
            "\n");

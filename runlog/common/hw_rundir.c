@@ -53,14 +53,21 @@ const struct hw_gpu_fig hw_gpu_figs[HW_GPU_FIG_COUNT] = {
 };
 
 const char *const hw_file_names[HW_FILE_COUNT] = {
-#define NAME_OF(ID, name, reader, stage, optional, normal, opt, what) [HW_FILE_##ID] = name,
+#define NAME_OF(ID, name, reader, by, stage, optional, normal, opt, what)                          \
+    [HW_FILE_##ID] = name,
     HW_RUN_FILES(NAME_OF)
 #undef NAME_OF
 };
 
 const struct hw_run_file hw_run_files[HW_FILE_COUNT] = {
-#define FILE_OF(ID, name, reader, stage, optional, normal, opt, what)                              \
-    [HW_FILE_##ID] = {name, stage, optional, normal, opt, what},
+#define FILE_OF(ID, name_, reader, by_, stage_, optional_, normal, opt, what_)                     \
+    [HW_FILE_##ID] = {.name = name_,                                                               \
+                      .by = HW_BY_##by_,                                                           \
+                      .stage = stage_,                                                             \
+                      .optional = optional_,                                                       \
+                      .placeholders_normal = normal,                                               \
+                      .option = opt,                                                               \
+                      .what = what_},
     HW_RUN_FILES(FILE_OF)
 #undef FILE_OF
 };
