@@ -142,6 +142,23 @@ static int draw_job(FILE *f, const void *ctx, char *err, size_t errlen)
             fprintf(f, " (+%s%%)", ht_fmt_num(b, sizeof b, p->over_median_pct));
         fputs(".</p>\n", f);
     }
+    /* the GPU samplers of a host, when ranks took over from each other or left time unsampled:
+     * the text report's lines, a warning as a banner */
+    struct hw_buf sl;
+    hw_buf_init(&sl, NULL, 0);
+    sum_job_samplers_text(j, u, &sl);
+    for (const char *p = sl.p, *end = sl.p ? sl.p + sl.len : NULL; p && p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        while (n && *p == ' ')
+            p++, n--;
+        bool warn = n >= 8 && !memcmp(p, "warning:", 8);
+        fputs(warn ? "<p class=\"banner bad\">" : "<p class=\"foot\">", f);
+        ht_esc_n(f, p, n);
+        fputs("</p>\n", f);
+        p += n + 1;
+    }
+    hw_buf_free(&sl);
     fputs("<h2>Phases of each node</h2>\n", f);
     lanes(f, j);
     fputs("<h2>Nodes</h2>\n<table class=\"grid\">\n<thead><tr><th>node</th><th>status</th>"

@@ -466,8 +466,8 @@ static void put_rank(struct hw_buf *out, const struct sum_jnode *n)
 
 /* Which rank sampled each host's GPUs when, where more than one did or some time went
  * unsampled; the warning then. */
-static void text_samplers(const struct sum_jobsum *j, const struct sum_units *u,
-                          struct hw_buf *out)
+void sum_job_samplers_text(const struct sum_jobsum *j, const struct sum_units *u,
+                           struct hw_buf *out)
 {
     for (size_t k = 0; k < j->nsamp; k++) {
         const struct sum_jsampled *s = &j->samp[k];
@@ -609,7 +609,7 @@ void sum_job_text(const struct sum_jobsum *j, const struct sum_units *u, struct 
         hw_buf_printf(out, "  note: %llu GPU%s recorded by two directories of one host, counted "
                            "once\n",
                       (unsigned long long)j->gpus_twice, j->gpus_twice == 1 ? "" : "s");
-    text_samplers(j, u, out);
+    sum_job_samplers_text(j, u, out);
     const struct sum_jphase *sp = straggler(j);
     if (sp) {
         char nb[128], rb[64];

@@ -27,5 +27,10 @@ struct sum_row_def;
 const struct sum_row_def *sum_job_row_defs(size_t *n);
 /* The nodes whose run has no stop event, by label, joined with ", " ("" when none). */
 void sum_job_incomplete_list(const struct sum_jobsum *j, struct hw_buf *out);
+/* Which rank sampled each host's GPUs when, where more than one did or some time went
+ * unsampled, and the warning then: lines of "  GPUs of ..." and "  warning: ..." (the text
+ * report prints them, the page shows them; nothing where each host had one sampler). */
+void sum_job_samplers_text(const struct sum_jobsum *j, const struct sum_units *u,
+                           struct hw_buf *out);
 
 #endif

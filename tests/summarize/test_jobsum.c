@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "html.h"
 #include "jobreport.h"
 #include "jobsum.h"
 #include "sumtest.h"
@@ -467,6 +468,16 @@ static void test_sampler_unsampled(void)
     hw_buf_putc(&b, '\0');
     CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\"gpus_unsampled_sec\": 4.64"));
     hw_buf_free(&b);
+    /* the page says it too, as a warning's banner */
+    char *dir = th_tmpdir("jobsum-page"), *page = th_fmt("%s/job.html", dir), err[256];
+    CU_ASSERT_EQUAL(sum_html_write_job_file(page, &j, NULL, err, sizeof err), 0);
+    char *html = th_read_file(page, NULL);
+    CU_ASSERT_PTR_NOT_NULL(html && strstr(html, "<p class=\"banner bad\">warning: the GPUs of a "
+                                                "went unsampled for 4.640 s while ranks"));
+    free(html);
+    free(page);
+    th_rmtree(dir);
+    free(dir);
     sum_job_free(&j);
 
     /* r1 took over at 3.0 s, 1 s after r0 ended at 2.0: four intervals, unsampled */
