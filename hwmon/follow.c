@@ -11,11 +11,37 @@
 #include "hwrun/io.h"
 #include "hwrun/rundir.h"
 
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a; 0 is a free slot */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h ? h : 1;
+}
+
+static int find(const uint64_t *a, uint64_t h)
+{
+    for (int i = 0; i < MON_FOLLOW_NAMES; i++)
+        if (a[i] == h)
+            return i;
+    return -1;
+}
+
+/* A phase whose name none of the last MON_FOLLOW_NAMES phases begun had is fresh: in a step loop,
+ * the checkpoint every so many steps (not the steps, nor a cycle of forward, backward and
+ * optimizer phases); its end is fresh too, so that the sampler reads both its edges. */
 static void on_begin(void *ctx, const struct rd_phase *p)
 {
-    (void)p;
     struct mon_follow *f = ctx;
     f->news.begins++;
+    uint64_t h = name_hash(p->name);
+    bool fresh = find(f->recent, h) < 0;
+    f->recent[f->recent_next++ % MON_FOLLOW_NAMES] = h;
+    if (!fresh)
+        return;
+    f->news.fresh_begins++;
+    if (find(f->open_fresh, h) < 0)
+        f->open_fresh[f->open_next++ % MON_FOLLOW_NAMES] = h;
 }
 
 static void on_end(void *ctx, const struct rd_phase *p)
@@ -24,6 +50,11 @@ static void on_end(void *ctx, const struct rd_phase *p)
     f->news.ends++;
     if (p->seconds > f->news.longest_end_s)
         f->news.longest_end_s = p->seconds;
+    int k = find(f->open_fresh, name_hash(p->name));
+    if (k >= 0) {
+        f->open_fresh[k] = 0;
+        f->news.fresh_ends++;
+    }
 }
 
 /* A fresh reader: a file read from its start has no half line of the old one before it. */

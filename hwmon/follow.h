@@ -17,8 +17,15 @@
 #include "readers.h"
 
 /* What the lines read since the last call said. */
+/* How many phases back a name is looked for: a step loop may cycle through that many (forward,
+ * backward, optimizer...) without any of them counting as new. */
+#define MON_FOLLOW_NAMES 8
+
 struct mon_follow_news {
     unsigned begins, ends;
+    /* begins of a phase whose name is not among the last MON_FOLLOW_NAMES phases begun (a
+     * checkpoint among steps), and ends of such phases */
+    unsigned fresh_begins, fresh_ends;
     double longest_end_s; /* the largest "seconds" of the phases that ended (0 if none) */
     /* the name now reaches another file, or was truncated: HW_LOG_HOW_* (NULL: neither) */
     const char *rotated;
@@ -38,6 +45,9 @@ struct mon_follow {
     struct rd_read_opts opts;
     struct rd_quality q;
     struct mon_follow_news news; /* filled by the reader's callbacks */
+    /* the names (hashes) of the last phases begun, and of the fresh ones still open */
+    uint64_t recent[MON_FOLLOW_NAMES], open_fresh[MON_FOLLOW_NAMES];
+    unsigned recent_next, open_next;
     char previous[4096];
     char chunk[16384];
 };

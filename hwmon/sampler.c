@@ -269,11 +269,20 @@ static void on_runlog(struct mon_sampler *s, bool *root_gone)
     bool want = n.longest_end_s >= min_s || (n.begins && !burst) || late_begin ||
                 n.longest_end_s >= MON_EDGE_END_S ||
                 (n.ends && n.longest_end_s >= MON_EDGE_SHORT_S && s->fast_run <= 1);
+    /* a checkpoint among steps (a name new to the loop): its begin and its end, each when read
+     * (its bytes between them, not shared by time with the steps around it) */
+    bool fresh = (n.fresh_begins || n.fresh_ends) && now - s->last_edge_t >= MON_EDGE_END_S;
     s->last_boundary_t = now;
     /* held in a step loop only: the end of a checkpoint that began right after the previous
-     * phase's end (the second boundary in a row) is read when it comes, not 0.1 s later */
-    if (burst && s->fast_run >= 2)
+     * phase's end (the second boundary in a row) is read when it comes, not 10 ms later */
+    bool loop = burst && s->fast_run >= 2;
+    if (loop)
         s->follow_resume = now + MON_FOLLOW_HOLD_S;
+    /* the steps' ends, from the fourth boundary in a row (a train's end, a checkpoint's begin
+     * and end are three): merged into the next sample */
+    if (loop && s->fast_run >= 3 && !fresh && now - s->last_edge_t < MON_EDGE_COALESCE_S)
+        want = false;
+    want |= fresh;
     if (want && now - s->last_edge_t >= MON_EDGE_GAP_S) {
         s->last_edge_t = now;
         sample_once(s, true, n.begins > 0, root_gone);

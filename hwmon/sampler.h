@@ -46,8 +46,13 @@
 /* While phase boundaries come faster than that (a phase per step: from the third boundary in a
  * row, so that a lone short phase's end is read when it comes), run.jsonl is read at most
  * this often instead of at every line: a wake-up costs more than the line (measured: about
- * 70 us each on a 2-core VM); a long phase's end is then seen up to this much late. */
-#define MON_FOLLOW_HOLD_S 0.1
+ * 70 us each on a 2-core VM, so at most 0.7% of a core); a phase's edge is then seen up to this
+ * much late. */
+#define MON_FOLLOW_HOLD_S 0.01
+/* In such a loop the ends of the repeating phases are sampled at most this often (merged into
+ * the next sample meanwhile); a phase of a name new to the loop (follow.h: a checkpoint every so
+ * many steps) has both its edges sampled when they are read. */
+#define MON_EDGE_COALESCE_S 0.1
 
 struct mon_sampler_cfg {
     double interval_s;
