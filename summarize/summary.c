@@ -2319,13 +2319,13 @@ static void end_open_phases(struct sum_run *run, double last_t)
     }
 }
 
-int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
-                      const struct sum_config *cfg)
+int sum_run_read(struct sum_run *run, const struct sum_inputs *in, const struct sum_config *cfg,
+                 double idle_pct)
 {
     static const struct sum_config none;
     run->cfg = cfg ? cfg : &none;
     cfg = run->cfg;
-    run->idle_pct = sum_idle_threshold(cfg->rules); /* once: read per GPU row */
+    run->idle_pct = idle_pct;
     if (in->dir)
         run->dir = strdup(in->dir);
     if (cfg->timeline_cols > 0 && !run->tl) {
@@ -2437,8 +2437,6 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
     for (int g = 0; g < RD_MAX_GPUS; g++)
         if (run->gpu[g])
             rd_idle_finish(&run->gpu[g]->idle);
-    free(run->verdicts); /* judged from the figures above, once, for every output */
-    run->verdicts = sum_verdicts_make(run, run->cfg ? run->cfg->rules : NULL);
 
     if (first_err)
         return first_err;
