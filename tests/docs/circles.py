@@ -16,7 +16,6 @@ from collections import defaultdict
 KNOWN = [
     {'include/hwrun/buf.h', 'runlog/common/hw_io.c'},  # hw_buf_reserve -> hw_buf_grow
     {'runlog/rundir/energy.h', 'runlog/rundir/energy.c'},  # rd_energy_add -> rd_energy_decide
-    {'summarize/stats.h', 'summarize/stats.c'},  # sum_stat_add -> sum_stat_quant_add
     {'hwmon/gpusrc.c', 'hwmon/gpusrc_amd.c', 'hwmon/gpusrc_nvsmi.c'},  # the list, the helpers
 ]
 
