@@ -15,7 +15,6 @@ from collections import defaultdict
 # sources with the list that names them (left to the GPU sources' rework).
 KNOWN = [
     {'include/hwrun/buf.h', 'runlog/common/hw_io.c'},  # hw_buf_reserve -> hw_buf_grow
-    {'runlog/rundir/energy.h', 'runlog/rundir/energy.c'},  # rd_energy_add -> rd_energy_decide
     {'hwmon/gpusrc.c', 'hwmon/gpusrc_amd.c', 'hwmon/gpusrc_nvsmi.c'},  # the list, the helpers
 ]
 
