@@ -5,17 +5,15 @@ A file depends on another when it #includes it, when its object refers to a symb
 object defines (nm on the build's objects), or, for a header, when one of its inline functions
 names a symbol a .c file defines (a header whose inline code calls into the .c that includes it
 is a circle). Circles are the strongly connected components of more than one file. Each must be
-one of KNOWN below, the inline fast paths kept on purpose (and the one left to a later change);
-any other fails. Usage: circles.py SRC_DIR BUILD_DIR [-v]"""
+one of KNOWN below (an inline fast path kept on purpose); any other fails.
+Usage: circles.py SRC_DIR BUILD_DIR [-v]"""
 import os, re, subprocess, sys
 from collections import defaultdict
 
-# The circles there are: a header's inline fast path that calls its slow path in the .c that
-# includes the header (each runs for every cell or row; kept inline on purpose), and hwmon's
-# sources with the list that names them (left to the GPU sources' rework).
+# The one circle there is: buf.h's inline append (every byte of every output) calls hw_io.c's
+# hw_buf_grow when the buffer must grow, and hw_io.c includes buf.h.
 KNOWN = [
     {'include/hwrun/buf.h', 'runlog/common/hw_io.c'},  # hw_buf_reserve -> hw_buf_grow
-    {'hwmon/gpusrc.c', 'hwmon/gpusrc_amd.c', 'hwmon/gpusrc_nvsmi.c'},  # the list, the helpers
 ]
 
 src, build = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
