@@ -132,6 +132,8 @@ extern const struct mon_gpu_source_def mon_gpu_sources[MON_GPU_SOURCES];
 /* The index of the source --gpu-source names by word, else -1. */
 int mon_gpu_source_find(const char *option);
 
+/* ---- what the sources share (gpusrc_common.c, under them) */
+
 /* The start event's energy_counter into out[cap]: {"source": source, "gpus": [index...],
  * "note": why} when n GPUs have a counter, else {"error": why}; "" when it does not fit. */
 void mon_gpu_energy_json(char *out, size_t cap, const char *source, const int *index, int n,

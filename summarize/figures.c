@@ -1,8 +1,7 @@
-/* The figures a summary's outputs share (report.h's sum_fig_*), each computed in one place: the
- * JSON (report_json.c), the text (report_text.c), the rows (report_rows.c) and the pages read
- * them here. */
-#include "report.h"
-#include "row.h"
+/* The figures a summary's outputs share (figures.h), each computed in one place: the verdicts,
+ * the JSON (report_json.c), the text (report_text.c), the rows (report_rows.c) and the pages
+ * read them here. */
+#include "figures.h"
 
 #include <json-c/json.h>
 #include <errno.h>
@@ -17,7 +16,7 @@
 #include "hwrun/jsonw.h"
 #include "hwrun/timeutil.h"
 #include "hwrun/buf.h"
-#include "units.h"
+#include "hwrun/utf8.h"
 
 /* A computed double as every output prints it (hw_num_sig12: 12 significant digits); the
  * HTML report formats its figures from this value. */
@@ -232,4 +231,11 @@ double sum_fig_cpu_of_cores(const struct sum_run *run, double pct_one_core)
 {
     double n = sum_run_expected_cores(run, NULL);
     return isfinite(n) && n > 0 ? pct_one_core / n : NAN;
+}
+
+/* Text from the data (phase and event names, uuids) without control characters, so a hostile
+ * run.jsonl cannot move the terminal's cursor: the one rule (hwrun/utf8.h). */
+const char *sum_fig_printable(const char *s, char *buf, size_t cap)
+{
+    return hw_term_str(s, buf, cap);
 }

@@ -11,7 +11,7 @@
  *
  * One owner for every number: the page is drawn from the run's struct sum_run, computed once
  * with its timeline (summary.h's timeline_cols, timeline.h) in the one pass over the files; the
- * tables show the figures the JSON prints (report.h's sum_fig_*), the energy line is the
+ * tables show the figures the JSON prints (figures.h's sum_fig_*), the energy line is the
  * summary's own accumulator, the gaps are its gap rule with the interval it decided. Nothing is
  * read or parsed here.
  *

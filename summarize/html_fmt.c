@@ -90,6 +90,40 @@ size_t ht_count_chars(const char *s)
     return k;
 }
 
+/* Write a relative link target: bytes outside RFC 3986's unreserved set and '/' are
+ * percent-encoded, so a name with '#', '?', '"', spaces or '<' stays one path. */
+void ht_put_href(FILE *f, const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        unsigned c = *p;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            c == '-' || c == '.' || c == '_' || c == '~' || c == '/')
+            fputc((int)c, f);
+        else
+            fprintf(f, "%%%c%c", hex[c >> 4], hex[c & 15]);
+    }
+}
+
+/* A directory's last name ("runs/exp42/" gives "exp42"), cut to fit cap. */
+const char *ht_base_name(const char *dir, char *buf, size_t cap)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    size_t b = n;
+    while (b > 0 && dir[b - 1] != '/')
+        b--;
+    size_t len = n - b;
+    if (len >= cap)
+        len = cap - 1;
+    memcpy(buf, dir + b, len);
+    buf[len] = '\0';
+    if (!*buf)
+        snprintf(buf, cap, "%s", dir);
+    return buf;
+}
+
 void ht_set_err(char *err, size_t errlen, const char *fmt, ...)
 {
     if (!err || !errlen)

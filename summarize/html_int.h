@@ -78,7 +78,7 @@ int ht_write_page_file(const char *path, ht_draw_fn *draw, const void *ctx, char
                        size_t errlen);
 void ht_esc_n(FILE *f, const char *s, size_t n); /* HTML-escaped, bad UTF-8 as U+FFFD */
 void ht_esc(FILE *f, const char *s);             /* accepts NULL */
-/* html_page.c: a relative link target, percent-encoded; a directory's last name */
+/* a relative link target, percent-encoded; a directory's last name */
 void ht_put_href(FILE *f, const char *s);
 const char *ht_base_name(const char *dir, char *buf, size_t cap);
 size_t ht_prefix_chars(const char *s, size_t max_chars, size_t *nchars);

@@ -1,5 +1,5 @@
 /* The HTML report's tables and data-quality notes (html_int.h), from the run's struct sum_run:
- * every figure is the one the JSON prints (report.h's sum_fig_*, rounded by sum_fig_num as the
+ * every figure is the one the JSON prints (figures.h's sum_fig_*, rounded by sum_fig_num as the
  * JSON rounds it; phases by name through phasenames.h's accessors), in data-v as the JSON has
  * it and shown for people by ht_fmt_num, or in --units by units.h (memory, time, energy). */
 #include <math.h>

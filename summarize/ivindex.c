@@ -97,8 +97,8 @@ static uint32_t first_ending_after(const struct sum_ivx_node *nd, uint32_t lo, u
     return lo;
 }
 
-void sum_ivx_walk(struct sum_ivx *x, double a, double b,
-                  void (*fn)(void *ctx, uint32_t id, double t0, double t1), void *ctx)
+void sum_ivx_query(struct sum_ivx *x, double a, double b,
+                   void (*fn)(void *ctx, uint32_t id, double t0, double t1), void *ctx)
 {
     if (!x->n || isnan(a) || isnan(b))
         return;

@@ -40,17 +40,10 @@ struct sum_ivx {
 /* Index n windows (t0[i], t1[i]), id i; windows with a NaN bound or t1 < t0 are left out.
  * Returns 0 or -ENOMEM (then the index is empty). n < 2^32. */
 int sum_ivx_build(struct sum_ivx *x, const double *t0, const double *t1, size_t n);
-void sum_ivx_walk(struct sum_ivx *x, double a, double b,
-                  void (*fn)(void *ctx, uint32_t id, double t0, double t1), void *ctx);
 /* Call fn(ctx, id, t0, t1) for each window with t0 <= b and t1 >= a. Not reentrant on x.
- * Inline: most runs have no windows, and a query then costs a test instead of a call. */
-static inline void sum_ivx_query(struct sum_ivx *x, double a, double b,
-                                 void (*fn)(void *ctx, uint32_t id, double t0, double t1),
-                                 void *ctx)
-{
-    if (x->n)
-        sum_ivx_walk(x, a, b, fn, ctx);
-}
+ * Most runs have no windows: a caller on every sample tests x->n first, and skips the call. */
+void sum_ivx_query(struct sum_ivx *x, double a, double b,
+                   void (*fn)(void *ctx, uint32_t id, double t0, double t1), void *ctx);
 void sum_ivx_free(struct sum_ivx *x);
 
 #endif

@@ -90,34 +90,11 @@ void sum_names_energy_at(struct sum_names *s, int g, enum rd_ereading r, double 
 /* A step of GPU g's energy counter: its share inside each name's windows (sum_ecount_part). */
 void sum_names_counter_at(struct sum_names *s, int g, const struct sum_ecount_step *step);
 
-/* The same, inline: most runs have no phases, and a sample then costs a test, not a call. */
-static inline void sum_names_gpu(struct sum_names *s, double t, double util, double mem_used,
-                                 double power)
+/* Whether any name has a window. Most runs have no phases: a caller on every sample tests
+ * this first, and a sample then costs a test, not a call. */
+static inline bool sum_names_any(const struct sum_names *s)
 {
-    if (s->ivx.n)
-        sum_names_gpu_at(s, t, util, mem_used, power);
-}
-static inline void sum_names_cpu(struct sum_names *s, double a, double b, double usr)
-{
-    if (s->ivx.n)
-        sum_names_cpu_at(s, a, b, usr);
-}
-static inline void sum_names_proc(struct sum_names *s, double t, double rss, double a, double b,
-                                  double cpu)
-{
-    if (s->ivx.n)
-        sum_names_proc_at(s, t, rss, a, b, cpu);
-}
-static inline void sum_names_energy(struct sum_names *s, int g, enum rd_ereading r, double t1,
-                                    double p1, double t2, double p2)
-{
-    if (s->ivx.n)
-        sum_names_energy_at(s, g, r, t1, p1, t2, p2);
-}
-static inline void sum_names_counter(struct sum_names *s, int g, const struct sum_ecount_step *st)
-{
-    if (s->ivx.n)
-        sum_names_counter_at(s, g, st);
+    return s->ivx.n != 0;
 }
 /* Phases open until the run's end have windows ending at INFINITY while the files are read;
  * once the end is known: a name's open entry took d seconds, and every such window ends at

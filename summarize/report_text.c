@@ -94,13 +94,6 @@ static void tstat(struct hw_buf *b, const char *label, const struct sum_stat *s,
     hw_buf_putc(b, '\n');
 }
 
-/* Text from the data (phase and event names, uuids) without control characters, so a hostile
- * run.jsonl cannot move the terminal's cursor: the one rule (hwrun/utf8.h). */
-const char *sum_fig_printable(const char *s, char *buf, size_t cap)
-{
-    return hw_term_str(s, buf, cap);
-}
-
 /* The GPM figures the text shows next to "util" (JSON has them all). */
 static const struct {
     const char *label;

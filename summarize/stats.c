@@ -1,4 +1,4 @@
-/* Running statistics: see stats.h.
+/* Running statistics: see stats.h (what stats.c owns: stats_core.h).
  *
  * Exact mode keeps distinct values in an open-addressing hash table (value -> count), sorted
  * only when a quantile is asked for. Past SUM_QUANT_EXACT distinct values it becomes a
@@ -6,7 +6,7 @@
  * SUM_QUANT_SUB_BITS bits of its mantissa, read straight from the IEEE 754 bits, so each power
  * of two is cut into 128 equal buckets. A bucket [lo, hi) has hi/lo <= 1 + 1/128 and its
  * middle is within 1/256 of every value in it. */
-#include "stats.h"
+#include "stats_core.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -954,7 +954,8 @@ static void phase_hit(void *ctx, uint32_t id, double t0, double t1)
 static void for_phases(struct sum_run *run, double a, double b, phase_fn *fn, const void *arg)
 {
     struct phase_q q = {run, a, b, fn, arg};
-    sum_ivx_query(&run->pidx, a, b, phase_hit, &q);
+    if (run->pidx.n) /* most runs have no phases: a test, not a call */
+        sum_ivx_query(&run->pidx, a, b, phase_hit, &q);
 }
 
 /* Whether a sample can fall in a phase: most runs have none, and then a GPU row does not even
@@ -1105,7 +1106,8 @@ static inline __attribute__((always_inline)) void energy_stepped(void *ctx, doub
             struct seg s = {c->gpu, t0, p0, t1, p1};
             for_phases(run, t0, t1, phase_energy, &s);
         }
-        sum_names_energy(&run->names, c->gpu, RD_ER_INTEGRATED, t0, p0, t1, p1);
+        if (sum_names_any(&run->names))
+            sum_names_energy_at(&run->names, c->gpu, RD_ER_INTEGRATED, t0, p0, t1, p1);
     }
 }
 
@@ -1198,7 +1200,8 @@ static void on_energy_row(void *ctx, const struct rd_energy_row *r)
         struct ecnt_of c = {r->gpu, &step};
         for_phases(run, step.t1, step.t2, phase_counter, &c);
     }
-    sum_names_counter(&run->names, r->gpu, &step);
+    if (sum_names_any(&run->names))
+        sum_names_counter_at(&run->names, r->gpu, &step);
 }
 
 /* ---- processes on the GPUs (hw_pmon.csv) ----------------------------------------------- */
@@ -1343,7 +1346,8 @@ static void inst_stepped(void *ctx, double t0, double p0, double t1, double p1, 
         struct seg s = {c->gpu, t0, p0, t1, p1};
         for_phases(c->run, t0, t1, phase_energy_inst, &s);
     }
-    sum_names_energy(&c->run->names, c->gpu, RD_ER_INSTANT, t0, p0, t1, p1);
+    if (sum_names_any(&c->run->names))
+        sum_names_energy_at(&c->run->names, c->gpu, RD_ER_INSTANT, t0, p0, t1, p1);
 }
 
 static void on_health(void *ctx, const struct rd_health_row *r)
@@ -1442,8 +1446,9 @@ static void on_gpu(void *ctx, const struct rd_gpu_row *r)
             struct gpu_pt pt = {r->gpu, r->v};
             for_phases(run, r->t, r->t, phase_gpu_point, &pt);
         }
-        sum_names_gpu(&run->names, r->t, r->v[RD_GM_UTIL], r->v[RD_GM_MEM_USED],
-                      r->v[RD_GM_POWER]);
+        if (sum_names_any(&run->names))
+            sum_names_gpu_at(&run->names, r->t, r->v[RD_GM_UTIL], r->v[RD_GM_MEM_USED],
+                             r->v[RD_GM_POWER]);
     }
 }
 
@@ -1745,7 +1750,8 @@ static void on_cpu(void *ctx, const struct rd_cpu_row *r)
         for_phases(run, r->t, r->t, phase_sys_point, pt);
         double tol = edge_tol(run);
         for_phases(run, r->t - tol, r->t + tol, phase_mark_edge, &r->t);
-        sum_names_cpu(&run->names, a, r->t, own[HW_CPU_COL_USR]);
+        if (sum_names_any(&run->names))
+            sum_names_cpu_at(&run->names, a, r->t, own[HW_CPU_COL_USR]);
     }
     if (r->edge) { /* not one of the cadence's samples: its parts are in the next row */
         run->edge_rows++;
@@ -1960,7 +1966,9 @@ static void on_proc(void *ctx, const struct rd_proc_row *r)
         }
         struct part x = {a, r->t, own, io, r->edge ? io_owner(run, a, r->t) : NULL};
         for_phases(run, a, r->t, hole_row(run, a, r->t) ? phase_proc_hole : phase_proc_part, &x);
-        sum_names_proc(&run->names, r->t, own[HW_PROC_COL_RSS], a, r->t, own[HW_PROC_COL_CPU]);
+        if (sum_names_any(&run->names))
+            sum_names_proc_at(&run->names, r->t, own[HW_PROC_COL_RSS], a, r->t,
+                              own[HW_PROC_COL_CPU]);
     }
     if (r->edge) {
         /* a gauge's reading at an instant: the run's memory grows from its first one, an edge
@@ -2342,13 +2350,13 @@ static void end_open_phases(struct sum_run *run, double last_t)
     }
 }
 
-int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
-                      const struct sum_config *cfg)
+int sum_run_read(struct sum_run *run, const struct sum_inputs *in, const struct sum_config *cfg,
+                 double idle_pct)
 {
     static const struct sum_config none;
     run->cfg = cfg ? cfg : &none;
     cfg = run->cfg;
-    run->idle_pct = sum_idle_threshold(cfg->rules); /* once: read per GPU row */
+    run->idle_pct = idle_pct;
     if (in->dir)
         run->dir = strdup(in->dir);
     if (cfg->timeline_cols > 0 && !run->tl) {
@@ -2460,8 +2468,6 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
     for (int g = 0; g < RD_MAX_GPUS; g++)
         if (run->gpu[g])
             rd_idle_finish(&run->gpu[g]->idle);
-    free(run->verdicts); /* judged from the figures above, once, for every output */
-    run->verdicts = sum_verdicts_make(run, run->cfg ? run->cfg->rules : NULL);
 
     if (first_err)
         return first_err;

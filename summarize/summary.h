@@ -1,5 +1,5 @@
 /* The ResourceSummary of one run: what summarize computes from a run directory (DESIGN.md
- * "summary.json"). sum_run_summarize() reads run.jsonl first (phase windows, the start event's
+ * "summary.json"). sum_run_read() reads run.jsonl first (phase windows, the start event's
  * smi_tz and gpu_query_fields), then each CSV once through the readers (readers.h), keeping
  * only running statistics: memory does not grow with the files. */
 #ifndef SUM_SUMMARY_H
@@ -14,6 +14,7 @@
 #include "evclass.h" /* sum_event_error_like */
 #include "energy.h"
 #include "hwrun/rundir.h"
+#include "idle.h"
 #include "ivindex.h"
 #include "outcome.h"
 #include "phasenames.h"
@@ -22,7 +23,9 @@
 #include "stats.h"
 #include "system.h"
 #include "timeline.h"
-#include "verdicts.h"
+
+struct sum_rule_cfg; /* verdicts.h: the layer above, which judges the run */
+struct sum_verdicts;
 
 /* The descendants' figures (tree minus main process, per row): RSS, CPU, threads, private and
  * shared resident memory. */
@@ -86,7 +89,7 @@ struct sum_gpu {
     bool in_gpm;
     struct sum_stat gpm[HW_GPM_NCOLS];
     double gpm_prev_t;
-    struct rd_idle idle; /* its idle samples and stretches (verdicts.h) */
+    struct rd_idle idle; /* its idle samples and stretches (idle.h) */
     /* rows whose cells said a GPU fault (hwrun/rundir.h hw_gpu_faults): the first's fault
      * and line; they measured nothing (readers.h rd_gpu_row.fault) */
     int fault;
@@ -467,10 +470,10 @@ struct sum_run {
     } fault_ev[8];
     int nfault_ev;
     int ngpu_seen;
-    /* what the figures say about the job (verdicts.h), judged once the files are read; NULL
-     * only when memory ran out */
+    /* what the figures say about the job, judged once the files are read by verdicts.c's
+     * sum_run_summarize (freed here); NULL only when memory ran out */
     struct sum_verdicts *verdicts;
-    double idle_pct; /* gpu_idle.util_pct, as cfg->rules set it */
+    double idle_pct; /* gpu_idle.util_pct: a GPU row at or below it is idle */
 };
 
 /* A new, empty run. NULL on ENOMEM. */
@@ -481,11 +484,13 @@ void sum_run_free(struct sum_run *run); /* accepts NULL */
  * storage[] (caller frees each). */
 void sum_inputs_from_dir(struct sum_inputs *in, const char *dir, char *storage[HW_FILE_COUNT]);
 
-/* Read the inputs and compute the summary into run. Returns 0 when something usable was found,
- * -ENODATA when nothing was, or -errno of the first file that exists but could not be read
- * (the summary of the rest is still computed). */
-int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
-                      const struct sum_config *cfg);
+/* Read the inputs and compute the run's figures into run; a GPU row at or below idle_pct is
+ * idle. The verdicts on them are the layer above's: callers use verdicts.h's
+ * sum_run_summarize, which reads with this and judges. Returns 0 when something usable was
+ * found, -ENODATA when nothing was, or -errno of the first file that exists but could not be
+ * read (the summary of the rest is still computed). */
+int sum_run_read(struct sum_run *run, const struct sum_inputs *in, const struct sum_config *cfg,
+                 double idle_pct);
 
 /* summary.json's keys for the GPM columns ("sm_active_pct", ...), HW_GPM_KEYS. */
 extern const char *const sum_gpm_keys[HW_GPM_NCOLS];

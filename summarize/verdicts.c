@@ -13,7 +13,7 @@
 
 #include "hwrun/buf.h"
 #include "energy.h"
-#include "report.h"
+#include "figures.h"
 #include "summary.h"
 
 const char *const sum_severity_names[2] = {"info", "warning"};
@@ -947,6 +947,16 @@ struct sum_verdicts *sum_verdicts_make(const struct sum_run *run, const struct s
     }
     sum_verdicts_ids(out, out->ids, sizeof out->ids);
     return out;
+}
+
+int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
+                      const struct sum_config *cfg)
+{
+    const struct sum_rule_cfg *rules = cfg ? cfg->rules : NULL;
+    int rc = sum_run_read(run, in, cfg, sum_idle_threshold(rules)); /* the threshold: once */
+    free(run->verdicts); /* judged from the figures, once, for every output */
+    run->verdicts = sum_verdicts_make(run, rules);
+    return rc;
 }
 
 const char *sum_verdicts_ids(const struct sum_verdicts *v, char *buf, size_t cap)

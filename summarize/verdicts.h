@@ -3,7 +3,8 @@
  * stable id, a severity, thresholds with the source they come from, and a sentence that quotes
  * the evidence. A rule never judges data that was not measured: it says why it could not
  * (data_missing) instead. Every output (summary.json's notes, the text, the pages, the sweep
- * rows, the job, --compare) prints the verdicts sum_run_verdicts made once. */
+ * rows, the job, --compare) prints the verdicts sum_run_summarize made once. Above the run
+ * (summary.h) and its figures (figures.h), below every output. */
 #ifndef SUM_VERDICTS_H
 #define SUM_VERDICTS_H
 
@@ -15,6 +16,8 @@
 #include "units.h"
 
 struct sum_run;
+struct sum_inputs;
+struct sum_config;
 
 enum sum_rule_id {
     SUM_RULE_ALL, /* not a rule: the thresholds every rule shares (all.min_samples) */
@@ -134,6 +137,11 @@ struct sum_verdicts {
     char ids[256];
 };
 
+/* Read the inputs into run (summary.h's sum_run_read, idle by cfg->rules' gpu_idle.util_pct),
+ * then judge it by every rule that is on into run->verdicts: the entry every caller uses.
+ * Returns sum_run_read's result; the run is judged whatever it was. */
+int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
+                      const struct sum_config *cfg);
 /* Judge the run by every rule that is on (cfg NULL: the defaults). NULL on ENOMEM. */
 struct sum_verdicts *sum_verdicts_make(const struct sum_run *run, const struct sum_rule_cfg *cfg);
 /* The ids of the verdicts, space-separated, warnings first ("" none): the rows' notes cell. */

@@ -1,7 +1,7 @@
 /* The run directory readers' cell parser: a number cell of up to 8 bytes read as one 64-bit
  * word (SWAR), in front of the one decimal parser (parse.h's hw_parse_decimal), which takes
  * every other cell and gives the same double. Private to the readers (runlog/rundir/) and the
- * tests and benchmarks that check it; its table lives in hw_parse.c. */
+ * tests and benchmarks that check it; its table (decimal8_tab.h) lives in hw_parse.c. */
 #ifndef HWRUN_DECIMAL8_H
 #define HWRUN_DECIMAL8_H
 
@@ -10,23 +10,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "hwrun/decimal8_tab.h"
 #include "hwrun/parse.h"
-
-/* hw_parse_decimal8's constants. In a table and not in the code: each is a memory operand where
- * a 64-bit immediate would cost an instruction of its own at every use (a reader's loop cannot
- * keep them all in registers). dot[k] and the rows after it are for a '.' in byte k of the
- * word; k = 7, a trailing '.', is left to hw_parse_decimal (dot[7] never matches). */
-struct hw_dec8_tab {
-    uint64_t zeros, lt10, highs; /* '0', 0x76 and 0x80 in every byte */
-    uint64_t pair, m16, m32, oct; /* hw_dec8_digits */
-    uint64_t up[9];               /* 256^(8-n): s[n-1] to the top byte */
-    uint64_t dot[8];              /* ('.' ^ '0' ^ 0x80) << 8k: the '.' and its flag */
-    uint64_t byte[8];             /* 0xff << 8k */
-    uint64_t below[8];            /* bytes 1..k: the digits before the '.', one byte up */
-    uint64_t above[8];            /* bytes k+1..7: the digits after it */
-    double pow10[8];              /* 10^(7-k): the fraction's scale */
-};
-extern const struct hw_dec8_tab hw_dec8_tab;
 
 /* Eight digit values 0..9, the first (most significant) in the lowest byte, as one number
  * (SWAR: pairs, then quads, then all eight). */

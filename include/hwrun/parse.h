@@ -28,16 +28,8 @@ const char *hw_scan_i64(const char *p, const char *end, int64_t *out, bool *over
  * *_l functions. */
 #include <locale.h>
 locale_t hw_c_locale(void);
-static inline locale_t hw_c_locale_enter(void)
-{
-    locale_t c = hw_c_locale();
-    return c ? uselocale(c) : (locale_t)0;
-}
-static inline void hw_c_locale_leave(locale_t old)
-{
-    if (old)
-        uselocale(old);
-}
+locale_t hw_c_locale_enter(void);
+void hw_c_locale_leave(locale_t old);
 
 /* Finite decimal or exponent notation only (no inf/nan/hex). */
 int hw_parse_double(const char *s, double min, double max, double *out);
@@ -51,12 +43,7 @@ int hw_parse_double(const char *s, double min, double max, double *out);
  * Strict syntax: [+-] digits [. digits] [(e|E) [+-] digits], a digit in the mantissa, nothing
  * else (no blanks, inf, nan, hex). HW_DEC_PY adds what Python's float() takes of ASCII text:
  * blanks (" \t\n\v\f\r") at both ends, "_" between two digits, inf/infinity/nan in any case. */
-static inline bool hw_parse_decimal(const char *s, size_t n, double *out);
-
-/* internals of hw_parse_decimal: powers of ten 1e0..1e22 (exact doubles), and the machine below
- * for what the fast path does not take */
-extern const double hw_pow10[23];
-bool hw_parse_decimal_slow(const char *s, size_t n, double *out);
+bool hw_parse_decimal(const char *s, size_t n, double *out);
 
 /* The fraction of a time stamp: "." or "," and digits, as a double in [0, 1). */
 bool hw_parse_fraction(const char *s, size_t n, double *out);
@@ -82,37 +69,6 @@ void hw_dec_init(struct hw_dec *d, unsigned flags);
 bool hw_dec_feed(struct hw_dec *d, unsigned char c);
 /* After the last character: true and *out when the text was a number. */
 bool hw_dec_end(struct hw_dec *d, double *out);
-
-static inline bool hw_parse_decimal(const char *s, size_t n, double *out)
-{
-    /* Fast path (Clinger), inline because every cell comes here: at most 15 digits and no
-     * exponent, so the digits as an integer and the power of ten are both exact doubles and
-     * one division rounds correctly. That is every cell nvidia-smi prints ("631.95", "81559"). */
-    const char *p = s, *e = s + n;
-    bool neg = false;
-    if (p < e && (*p == '-' || *p == '+'))
-        neg = *p++ == '-';
-    const char *d0 = p;
-    uint64_t m = 0;
-    unsigned c;
-    while (p < e && (c = (unsigned)(*p - '0')) < 10)
-        m = m * 10 + c, p++;
-    size_t nd = (size_t)(p - d0), frac = 0;
-    if (p < e && *p == '.') {
-        const char *f0 = ++p;
-        while (p < e && (c = (unsigned)(*p - '0')) < 10)
-            m = m * 10 + c, p++;
-        frac = (size_t)(p - f0);
-    }
-    if (p == e && nd + frac - 1 < 15) { /* 1..15 digits */
-        double v = (double)m;
-        if (frac)
-            v /= hw_pow10[frac];
-        *out = neg ? -v : v;
-        return true;
-    }
-    return hw_parse_decimal_slow(s, n, out);
-}
 
 /* Parse s[0..n) as a finite number, ignoring surrounding blanks and an optional trailing unit
  * that follows a space ("631.95 W", "100 %", "81559 MiB"). false for placeholders ("[N/A]",

@@ -3,7 +3,7 @@
  * (strtod_l), whatever setlocale the job called. */
 #include "hwrun/parse.h"
 
-#include "hwrun/decimal8.h" /* its table is defined here */
+#include "hwrun/decimal8_tab.h" /* decimal8.h's table is defined here */
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -278,8 +278,22 @@ locale_t hw_c_locale(void)
     return l;
 }
 
-const double hw_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                             1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+locale_t hw_c_locale_enter(void)
+{
+    locale_t c = hw_c_locale();
+    return c ? uselocale(c) : (locale_t)0;
+}
+
+void hw_c_locale_leave(locale_t old)
+{
+    if (old)
+        uselocale(old);
+}
+
+/* powers of ten 1e0..1e22: exact doubles */
+static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
 /* hw_parse_decimal8's constants (decimal8.h) */
 #define DEC8_ROW(e) {e(0), e(1), e(2), e(3), e(4), e(5), e(6), e(7)}
@@ -306,7 +320,9 @@ const struct hw_dec8_tab hw_dec8_tab = {
     .pow10 = {1e7, 1e6, 1e5, 1e4, 1e3, 1e2, 1e1, 1e0},
 };
 
-bool hw_parse_decimal_slow(const char *s, size_t n, double *out)
+/* What the fast path does not take, by the machine. Not inlined there: its hw_dec (800 bytes)
+ * would make every call set up a frame that the usual cell does not need. */
+static __attribute__((noinline)) bool parse_decimal_slow(const char *s, size_t n, double *out)
 {
     struct hw_dec d;
     hw_dec_init(&d, 0);
@@ -315,6 +331,38 @@ bool hw_parse_decimal_slow(const char *s, size_t n, double *out)
             return false;
     return hw_dec_end(&d, out);
 }
+
+bool hw_parse_decimal(const char *s, size_t n, double *out)
+{
+    /* Fast path (Clinger): at most 15 digits and no exponent, so the digits as an integer and
+     * the power of ten are both exact doubles and one division rounds correctly. That is every
+     * cell nvidia-smi prints ("631.95", "81559"). */
+    const char *p = s, *e = s + n;
+    bool neg = false;
+    if (p < e && (*p == '-' || *p == '+'))
+        neg = *p++ == '-';
+    const char *d0 = p;
+    uint64_t m = 0;
+    unsigned c;
+    while (p < e && (c = (unsigned)(*p - '0')) < 10)
+        m = m * 10 + c, p++;
+    size_t nd = (size_t)(p - d0), frac = 0;
+    if (p < e && *p == '.') {
+        const char *f0 = ++p;
+        while (p < e && (c = (unsigned)(*p - '0')) < 10)
+            m = m * 10 + c, p++;
+        frac = (size_t)(p - f0);
+    }
+    if (p == e && nd + frac - 1 < 15) { /* 1..15 digits */
+        double v = (double)m;
+        if (frac)
+            v /= pow10_exact[frac];
+        *out = neg ? -v : v;
+        return true;
+    }
+    return parse_decimal_slow(s, n, out);
+}
+
 
 bool hw_parse_fraction(const char *s, size_t n, double *out)
 {

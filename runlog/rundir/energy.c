@@ -1,7 +1,7 @@
 /* The energy rule (energy.h): trapezoids between consecutive power samples of one GPU, not
  * bridged across a gap or an unmeasured end, with the gap rule's interval decided from the
  * GPU's steps as they come (energy.h). */
-#include "energy.h"
+#include "energy_rule.h"
 
 #include <math.h>
 #include <stdlib.h>

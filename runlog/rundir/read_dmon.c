@@ -1,5 +1,6 @@
 /* hw_dmon.csv and hw_gpm.csv: nvidia-smi dmon's whitespace columns (the "# gpu pwr ..." header
  * names them; GPM metrics come in the same text). */
+#include "cells.h"
 #include "reader_int.h"
 
 #include <math.h>

@@ -2,6 +2,7 @@
  * header, else from the field list run.jsonl gives (opts.gpu_fields), else from what
  * hwmon/FORMAT.md says a row of that width holds; GPUs are told apart by index, uuid or position
  * within a timestamp's block. */
+#include "cells.h"
 #include "reader_int.h"
 
 #include <math.h>

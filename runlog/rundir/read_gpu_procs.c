@@ -1,6 +1,7 @@
 /* gpu_procs.csv: nvidia-smi --query-compute-apps rows (GPU memory per process). Columns by
  * header name, else opts.gpu_procs_fields, else hwmon's field list; a process name may itself
  * contain ", ". */
+#include "cells.h"
 #include "reader_int.h"
 
 #include <math.h>

@@ -1,6 +1,7 @@
 /* hw_health.csv: nvidia-smi --query-gpu rows with its header (hwrun/rundir.h's enum
  * hw_health_col). Columns are found by the header's names, so any subset and order reads; rows
  * before a header have no layout and are skipped. */
+#include "cells.h"
 #include "reader_int.h"
 
 #include <stdio.h>

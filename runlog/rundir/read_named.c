@@ -1,6 +1,7 @@
 /* hwmon's own named-column CSVs: cpu_metrics.csv, proc_metrics.csv and tree_pids.csv
  * (hwmon/FORMAT.md). Columns by header name; a row without a header is read by its width as one
  * of hwmon's layouts. */
+#include "cells.h"
 #include "reader_int.h"
 
 #include <limits.h>

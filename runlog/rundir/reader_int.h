@@ -5,8 +5,9 @@
  *   dispatch.c      rd_reader_new: the kind picks its parser from a table
  *   rotation.c      a rotated run.jsonl: its earlier parts, read first; following its name
  *   read_file.c     rd_read_file: a whole file, the log's earlier parts first
- * Beside them in rundir/: runinfo.c (what run.jsonl says about the other files, over
- * smi_time.c) and energy.c (the energy rule, energy.h). */
+ * cells.h, the kinds' inline fast paths over reader_core.c's slow parts, stands between the
+ * first and the kinds. Beside them in rundir/: runinfo.c (what run.jsonl says about the other
+ * files, over smi_time.c) and energy.c (the energy rule, energy.h). */
 #ifndef RD_READER_INT_H
 #define RD_READER_INT_H
 
@@ -15,7 +16,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "hwrun/decimal8.h"
+#include "hwrun/parse.h"
 #include "readers.h"
 
 /* q's counts plus p's (rotation.c: a rotated run.jsonl's parts are one file's lines) */
@@ -104,28 +105,9 @@ enum rd_cell_kind { RD_CELL_NUM, RD_CELL_PLACEHOLDER, RD_CELL_EMPTY, RD_CELL_BAD
 /* Parse a numeric cell ("631.95", "631.95 W", "100 %"); placeholders ([...], N/A, -) and empty
  * cells give NAN. Counts placeholders (and empty cells when count_empty) and bad cells in q. */
 double rd_num_cell_slow(struct rd_quality *q, const char *s, size_t n, bool count_empty);
-static inline double rd_num_cell(struct rd_quality *q, const char *s, size_t n, bool count_empty)
-{
-    /* inline: the plain number of nearly every cell, without a call; s is a cell of a reader's
-     * r->cells, in cellbuf, which has 16 bytes to spare after any cell */
-    double v;
-    /* hw_parse_decimal_padded in its two steps, since only the second can give inf */
-    if (hw_parse_decimal8(s, n, &v)) /* "81559", "308.53" */
-        return v;
-    if (n && hw_parse_decimal(s, n, &v) && isfinite(v)) /* longer: byte counts */
-        return v;
-    return rd_num_cell_slow(q, s, n, count_empty);
-}
 /* v, or NAN when v is a number outside rg (a bad cell of column, named in q->out_of_range). A
  * zero range ({0, 0}) takes anything. */
 double rd_in_range_slow(struct rd_reader *r, const char *column, double v, struct rd_range rg);
-static inline double rd_in_range(struct rd_reader *r, const char *column, double v,
-                                 struct rd_range rg)
-{
-    return (v >= rg.lo && v <= rg.hi) || isnan(v) || (rg.lo == 0 && rg.hi == 0)
-               ? v
-               : rd_in_range_slow(r, column, v, rg);
-}
 /* "YYYY/MM/DD HH:MM:SS[.fff]" (any number of fraction digits, '.' or ',') in tz: the one
  * parser of nvidia-smi's times, for --query-gpu rows, gpu_procs rows and dmon -o DT. */
 bool rd_parse_smi_ts(struct rd_smi_clock *c, const struct rd_tz *tz, const char *s, size_t n,
@@ -142,14 +124,6 @@ void rd_header_name(const char *s, size_t n, char *out, size_t cap);
 bool rd_split_cells(struct rd_reader *r, const char *s, size_t n);
 /* Every cell looks like a field name (optionally " [unit]") and one is known(): a header. */
 bool rd_cells_are_header_names(struct rd_reader *r, bool (*known)(const char *));
-static inline bool rd_cells_are_header(struct rd_reader *r, bool (*known)(const char *))
-{
-    /* inline: a data row starts with a digit (its timestamp or index), no name does */
-    const struct rd_cells *c = &r->cells;
-    if (c->n && c->len[0] && (unsigned)(c->s[0][0] - '0') < 10)
-        return false;
-    return rd_cells_are_header_names(r, known);
-}
 /* The cells of a header line as column names (units stripped), in rd_names_storage(). NULL if
  * memory ran out: the header is then counted but not used. */
 char (*rd_header_names(struct rd_reader *r))[64];

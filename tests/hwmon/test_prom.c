@@ -23,6 +23,7 @@
 #include "mon.h"
 #include "prom.h"
 #include "summary.h"
+#include "verdicts.h" /* sum_run_summarize */
 #include "hwrun/timeutil.h"
 #include "hwrun/buf.h"
 #include "hwrun/utf8.h"

@@ -17,6 +17,7 @@
 #include "hwtest.h"
 #include "readers.h"
 #include "summary.h"
+#include "verdicts.h" /* sum_run_summarize */
 
 /* Is header ("timestamp,a,b\n") HW_COL_TIMESTAMP followed by names[] in order, with exactly
  * the ones in want[] (a mask over names)? */

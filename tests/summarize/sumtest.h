@@ -10,6 +10,7 @@
 
 #include "readers.h"
 #include "summary.h"
+#include "verdicts.h" /* sum_run_summarize */
 #include "testutil.h"
 
 /* Sums and counts of everything a reader produced. */
