@@ -451,6 +451,28 @@ static void test_memory_growth(void)
     free(dir);
 }
 
+/* A Python job's phases as the Python package logs them (one O_APPEND write a line), written
+ * here so that the tests run with any build's librunlog, a sanitizer's too; io() is the job's
+ * own write_bytes, its truth. sys.argv[1]: where the job writes its own figures (out). */
+#define PY_PHASES                                                                                  \
+    "import datetime, json, os, sys, time\n"                                                       \
+    "out = sys.argv[1]\n"                                                                          \
+    "fd = os.open(os.environ['RUNLOG_FILE'], os.O_WRONLY | os.O_APPEND)\n"                         \
+    "ids = iter(range(1, 100000))\n"                                                               \
+    "def line(**d):\n"                                                                             \
+    "    d = dict(ts=datetime.datetime.now(datetime.timezone.utc)"                                 \
+    ".isoformat(timespec='milliseconds'), **d)\n"                                                  \
+    "    os.write(fd, (json.dumps(d) + '\\n').encode())\n"                                        \
+    "def phase(name, body):\n"                                                                     \
+    "    pid = str(next(ids))\n"                                                                   \
+    "    line(type='phase_begin', name=name, phase_id=pid)\n"                                      \
+    "    t = time.monotonic(); body()\n"                                                           \
+    "    line(type='phase', name=name, phase_id=pid,\n"                                            \
+    "         seconds=round(time.monotonic() - t, 6))\n"                                           \
+    "def io():\n"                                                                                  \
+    "    for l in open('/proc/self/io'):\n"                                                        \
+    "        if l.startswith('write_bytes:'): return int(l.split()[1])\n"
+
 /* The PyTorch-like loop of issue 47: epochs of a `train` phase (0.4 s of CPU, no writes) and a
  * `checkpoint` phase (3 MiB written and fsync'd, 10-40 ms), logged as the Python package does, the
  * train's end and the checkpoint's begin a few microseconds apart. Each checkpoint's
@@ -462,26 +484,8 @@ static void test_checkpoint_io(void)
 {
     char *dir = th_tmpdir("edges-ckpt");
     char *own = th_fmt("%s/own", dir);
-    /* the phase lines as the Python package writes them (one O_APPEND write each), written here
-     * so that the test runs with any build's librunlog, a sanitizer's too */
     char **argv = python_job(dir, "1",
-                             "import datetime, json, os, sys, time\n"
-                             "out = sys.argv[1]\n"
-                             "fd = os.open(os.environ['RUNLOG_FILE'], os.O_WRONLY | os.O_APPEND)\n"
-                             "ids = iter(range(1, 100))\n"
-                             "def line(**d):\n"
-                             "    d = dict(ts=datetime.datetime.now(datetime.timezone.utc)"
-                             ".isoformat(timespec='milliseconds'), **d)\n"
-                             "    os.write(fd, (json.dumps(d) + '\\n').encode())\n"
-                             "def phase(name, body):\n"
-                             "    pid = str(next(ids))\n"
-                             "    line(type='phase_begin', name=name, phase_id=pid)\n"
-                             "    t = time.monotonic(); body()\n"
-                             "    line(type='phase', name=name, phase_id=pid,\n"
-                             "         seconds=round(time.monotonic() - t, 6))\n"
-                             "def io():\n"
-                             "    for l in open('/proc/self/io'):\n"
-                             "        if l.startswith('write_bytes:'): return int(l.split()[1])\n"
+                             PY_PHASES
                              "def train():\n"
                              "    t = time.monotonic()\n"
                              "    while time.monotonic() - t < 0.4: pass\n"
@@ -547,23 +551,7 @@ static void test_checkpoint_in_step_loop(void)
     char *dir = th_tmpdir("edges-steps");
     char *own = th_fmt("%s/own", dir);
     char **argv = python_job(dir, "1",
-                             "import datetime, json, os, sys, time\n"
-                             "out = sys.argv[1]\n"
-                             "fd = os.open(os.environ['RUNLOG_FILE'], os.O_WRONLY | os.O_APPEND)\n"
-                             "ids = iter(range(1, 1000))\n"
-                             "def line(**d):\n"
-                             "    d = dict(ts=datetime.datetime.now(datetime.timezone.utc)"
-                             ".isoformat(timespec='milliseconds'), **d)\n"
-                             "    os.write(fd, (json.dumps(d) + '\\n').encode())\n"
-                             "def phase(name, body):\n"
-                             "    pid = str(next(ids))\n"
-                             "    line(type='phase_begin', name=name, phase_id=pid)\n"
-                             "    t = time.monotonic(); body()\n"
-                             "    line(type='phase', name=name, phase_id=pid,\n"
-                             "         seconds=round(time.monotonic() - t, 6))\n"
-                             "def io():\n"
-                             "    for l in open('/proc/self/io'):\n"
-                             "        if l.startswith('write_bytes:'): return int(l.split()[1])\n"
+                             PY_PHASES
                              "def step():\n"
                              "    t = time.monotonic()\n"
                              "    while time.monotonic() - t < 0.03: pass\n"

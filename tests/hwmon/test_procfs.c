@@ -679,32 +679,43 @@ static void test_tree_live_kept(void)
             kill(kids[i], SIGKILL);
 }
 
-/* The tree's own PSS, as the kernel says it now: the sum of smaps_rollup's Pss over root and its
- * children (MiB), or NAN. */
-static double tree_pss_truth(pid_t root)
+/* The sum over root and its children of the smaps_rollup fields whose names start with field
+ * ("Pss:", "Shared_"), in MiB, as the kernel says it now, NAN where a file had none; *procs: the
+ * files read. */
+static double tree_rollup_sum(pid_t root, const char *field, int *procs)
 {
     char *kids = th_fmt("/proc/%d/task/%d/children", (int)root, (int)root);
     char *list = th_read_file(kids, NULL);
     free(kids);
+    char *key = th_fmt("\n%s", field);
     double sum = 0;
+    *procs = 0;
     char *at = list;
     for (long pid = root; pid > 0;) {
         char *f = th_fmt("/proc/%ld/smaps_rollup", pid);
         char *text = th_read_file(f, NULL);
-        const char *pss = text ? strstr(text, "\nPss:") : NULL;
-        if (!pss) {
+        const char *k = text ? strstr(text, key) : NULL;
+        if (!k)
             sum = NAN;
-        } else {
-            sum += strtod(pss + 5, NULL) / 1024.0;
-        }
+        for (; k; k = strstr(k + 1, key))
+            sum += strtod(strchr(k, ':') + 1, NULL) / 1024.0;
+        *procs += text != NULL;
         free(text);
         free(f);
         char *end;
         pid = at ? strtol(at, &end, 10) : 0;
         at = at && end != at ? end : NULL;
     }
+    free(key);
     free(list);
     return sum;
+}
+
+/* The tree's own PSS, as the kernel says it now (MiB), or NAN. */
+static double tree_pss_truth(pid_t root)
+{
+    int procs;
+    return tree_rollup_sum(root, "Pss:", &procs);
 }
 
 /* A worker of the DataLoader pattern: a 200 MiB parent forks two workers that touch 40 MiB each;
@@ -854,31 +865,6 @@ static void test_shared_once_text(void)
     mon_so_free(&so);
 }
 
-/* The kernel's Shared_* of a tree, summed over its processes (smaps_rollup), and the number of
- * processes read: what hwmon's shared_mib says, for the test to compare. */
-static double tree_shared_rollup(pid_t root, int *procs)
-{
-    char *kids = th_fmt("/proc/%d/task/%d/children", (int)root, (int)root);
-    char *list = th_read_file(kids, NULL);
-    free(kids);
-    double sum = 0;
-    *procs = 0;
-    char *at = list;
-    for (long pid = root; pid > 0;) {
-        char *f = th_fmt("/proc/%ld/smaps_rollup", pid);
-        char *text = th_read_file(f, NULL);
-        for (const char *k = text; k && (k = strstr(k, "\nShared_")); k++)
-            sum += strtod(strchr(k, ':') + 1, NULL) / 1024.0;
-        *procs += text != NULL;
-        free(text);
-        free(f);
-        char *end;
-        pid = at ? strtol(at, &end, 10) : 0;
-        at = at && end != at ? end : NULL;
-    }
-    free(list);
-    return sum;
-}
 
 /* gpu_tracker's shared RSS of a real tree (hwmon --shared-once): a parent whose 200 MiB are
  * shared with three forked workers holds them once, where the processes' Shared_* add up to
@@ -933,7 +919,7 @@ static void test_tree_shared_once(void)
         int procs = 0;
         for (int i = 0; i < 2; i++) /* the second sees the workers (a walk on new pids) */
             CU_ASSERT_EQUAL(mon_tree_sample(&t, k * 2 + i, &s), 0);
-        double rollup = tree_shared_rollup(pid, &procs);
+        double rollup = tree_rollup_sum(pid, "Shared_", &procs);
         fprintf(stderr, "[tree_shared_once] %s: %u processes; shared once %.1f MiB (main %.1f, "
                         "descendants %.1f), Shared_* summed %.1f (the kernel's: %.1f)\n",
                 stage[k], s.procs, s.shared_once_mib[MON_SO_ALL], s.shared_once_mib[MON_SO_MAIN],
