@@ -94,7 +94,7 @@ static void test_every_gpu_figure(void)
 #define FIG_W "watts", 1.0
 #define FIG_C "celsius", 1.0
 #define FIG_MHZ "hertz", 1e6
-#define FIG(id, key, field, dim, pytyche, pref, stem, ...) {stem, field, FIG_##dim},
+#define FIG(id, key, field, dim, pytyche, since, pref, stem, ...) {stem, field, FIG_##dim},
         HW_GPU_METRICS(FIG)
 #undef FIG
     };
