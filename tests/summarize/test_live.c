@@ -11,6 +11,7 @@
 
 #include "report.h"
 #include "sumtest.h"
+#include "gpurow.h"
 #include "live.h"
 #include "liveview.h"
 #include "hwrun/io.h"
@@ -27,9 +28,18 @@ static const char start_line[] =
 /* hwmon's hw_metrics.csv row (the default fields) for GPU g at second s (half seconds) */
 static char *gpu_row(int g, int half, double util, double watts)
 {
-    return th_fmt("2026/11/21 10:00:%02d.%03d, %.0f, 30, 2048, 81559, %.2f, 50, 1980, 2619, %d, "
-                  "GPU-%d\n",
-                  half / 2, (half % 2) * 500, util, watts, g, g);
+    char ts[40], uuid[16];
+    snprintf(ts, sizeof ts, "2026/11/21 10:00:%02d.%03d", half / 2, (half % 2) * 500);
+    snprintf(uuid, sizeof uuid, "GPU-%d", g);
+    struct th_gpu_vals v = th_gpu_vals_h100();
+    v.v[RD_GM_UTIL] = util;
+    v.v[RD_GM_POWER] = watts;
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    th_gpu_row(&b, NULL, ts, g, uuid, &v);
+    char *row = th_fmt("%.*s", (int)b.len, b.p);
+    hw_buf_free(&b);
+    return row;
 }
 
 static void append(const char *dir, const char *name, const char *text)
