@@ -140,6 +140,12 @@ void mon_csv_proc_line(struct hw_buf *b, const char *iso, const struct mon_tree_
         [HW_PROC_COL_CANCELLED] = UINT(s->io[MON_IO_CANCELLED]),
         [HW_PROC_COL_MAIN_PRIVATE] = NUM1(s->have_main_pss, s->main_private_mib),
         [HW_PROC_COL_MAIN_SHARED] = NUM1(s->have_main_pss, s->main_shared_mib),
+        [HW_PROC_COL_SHARED_ONCE] = NUM1(s->have_shared_once[MON_SO_ALL],
+                                         s->shared_once_mib[MON_SO_ALL]),
+        [HW_PROC_COL_MAIN_SHARED_ONCE] = NUM1(s->have_shared_once[MON_SO_MAIN],
+                                              s->shared_once_mib[MON_SO_MAIN]),
+        [HW_PROC_COL_DESC_SHARED_ONCE] = NUM1(s->have_shared_once[MON_SO_DESC],
+                                              s->shared_once_mib[MON_SO_DESC]),
     };
     _Static_assert(HW_ARRAY_SIZE(c) == HW_PROC_COL_COUNT, "a cell for every proc_metrics column");
     cells(b, iso, c, HW_PROC_COL_COUNT, HW_PROC_COL_PSS,

@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "hwrun/buf.h"
+#include "hwrun/rundir.h"
 
 struct mon_gpusel;
 struct mon_tree;
@@ -41,7 +42,7 @@ struct mon_gpu_want {
 struct mon_gpu_child {
     const char *name; /* in events: "query", "dmon", ... */
     char **argv;
-    const char *file; /* a run file name of hwrun/rundir.h */
+    enum hw_file file; /* a run file of hwrun/rundir.h's table (written by GPU) */
     double line_interval_s;
 };
 #define MON_GPU_CHILDREN_MAX 6
@@ -98,10 +99,11 @@ struct mon_gpu_source {
     /* After a probe that returned 0: the children to run, into ch[cap]; returns how many. */
     int (*children)(struct mon_gpu_source *s, const struct mon_gpu_want *w,
                     struct mon_gpu_child *ch, int cap);
-    /* After a probe that returned 0: the run files (hwrun/rundir.h names) it writes from the
-     * sampler thread, into files[cap]; returns how many (at most MON_GPU_THREAD_FILES). */
+    /* After a probe that returned 0: the run files (of hwrun/rundir.h's table, written by GPU)
+     * it writes from the sampler thread, into files[cap]; returns how many (at most
+     * MON_GPU_THREAD_FILES). */
     int (*thread_files)(struct mon_gpu_source *s, const struct mon_gpu_want *w,
-                        const char **files, int cap);
+                        enum hw_file *files, int cap);
     /* Thread file i's header line, appended to b for an empty file (nothing: none). */
     void (*thread_header)(const struct mon_gpu_source *s, int i, struct hw_buf *b);
     /* Thread file i's rows at this tick, appended to b (nothing: no row now). Called from the

@@ -18,16 +18,13 @@
 #include "hwrun/rundir.h"
 #include "proctree.h"
 
-/* its thread files */
-enum amd_file { AMD_METRICS, AMD_HEALTH, AMD_PROCS, AMD_ENERGY };
-
 struct amd_src {
     struct mon_gpu_source base; /* first: the source's pointer is the state's */
     struct mon_amd amd;
     struct mon_amdsmi smi; /* the cards' energy counters; smi.n 0: none */
     char gpus_json[4096], driver[64], health_fields[512], energy_json[512];
     bool health;
-    enum amd_file file[MON_GPU_THREAD_FILES]; /* thread file i's kind */
+    enum hw_file file[MON_GPU_THREAD_FILES]; /* thread file i */
     int fdinfo_proc; /* HWMON_SYSFS_ROOT's proc/ for the processes' fdinfo; -1: the tree's */
 };
 
@@ -115,21 +112,20 @@ static int amd_children(struct mon_gpu_source *s, const struct mon_gpu_want *w,
     return 0;
 }
 
+/* Everything AMD's GPUs give is read in the thread: the metrics, health, processes' memory and
+ * energy files, each when there is what it needs. */
 static int amd_thread_files(struct mon_gpu_source *s, const struct mon_gpu_want *w,
-                            const char **files, int cap)
+                            enum hw_file *files, int cap)
 {
     struct amd_src *x = (struct amd_src *)s;
-    static const char *const name[] = {[AMD_METRICS] = HW_GPU_FILE,
-                                       [AMD_HEALTH] = HW_HEALTH_FILE,
-                                       [AMD_PROCS] = HW_GPU_PROCS_FILE,
-                                       [AMD_ENERGY] = HW_ENERGY_FILE};
-    const bool on[] = {[AMD_METRICS] = true, [AMD_HEALTH] = x->health,
-                       [AMD_PROCS] = w->gpu_procs, [AMD_ENERGY] = x->smi.n > 0};
+    const bool on[HW_FILE_COUNT] = {[HW_FILE_GPU] = true, [HW_FILE_HEALTH] = x->health,
+                                    [HW_FILE_GPU_PROCS] = w->gpu_procs,
+                                    [HW_FILE_ENERGY] = x->smi.n > 0};
     int n = 0;
-    for (int k = AMD_METRICS; k <= AMD_ENERGY && n < cap && n < MON_GPU_THREAD_FILES; k++)
+    for (int k = 0; k < HW_FILE_COUNT && n < cap && n < MON_GPU_THREAD_FILES; k++)
         if (on[k]) {
-            x->file[n] = (enum amd_file)k;
-            files[n++] = name[k];
+            x->file[n] = (enum hw_file)k;
+            files[n++] = (enum hw_file)k;
         }
     return n;
 }
@@ -139,9 +135,9 @@ static int amd_thread_files(struct mon_gpu_source *s, const struct mon_gpu_want 
 static void amd_thread_header(const struct mon_gpu_source *s, int i, struct hw_buf *b)
 {
     const struct amd_src *x = (const struct amd_src *)s;
-    if (x->file[i] == AMD_ENERGY)
+    if (x->file[i] == HW_FILE_ENERGY)
         hw_buf_puts(b, HW_ENERGY_HEADER "\n");
-    if (x->file[i] != AMD_HEALTH)
+    if (x->file[i] != HW_FILE_HEALTH)
         return;
     hw_buf_puts(b, HW_COL_TIMESTAMP ", index, ");
     mon_amd_health_fields(b, ", ");
@@ -159,17 +155,17 @@ static void amd_thread_rows(const struct mon_gpu_source *s, int i, const struct 
                             struct hw_buf *b)
 {
     const struct amd_src *x = (const struct amd_src *)s;
-    if (x->file[i] == AMD_ENERGY) {
+    if (x->file[i] == HW_FILE_ENERGY) {
         mon_gpu_energy_rows(x->smi.index, x->smi.n, amd_energy_read, &x->smi, t, b);
         return;
     }
     if (t->when != MON_GPU_CADENCE)
         return;
-    if (x->file[i] == AMD_METRICS) {
+    if (x->file[i] == HW_FILE_GPU) {
         mon_amd_rows(&x->amd, t->iso, b);
         return;
     }
-    if (x->file[i] == AMD_HEALTH) {
+    if (x->file[i] == HW_FILE_HEALTH) {
         mon_amd_health_rows(&x->amd, t->iso, b);
         return;
     }

@@ -40,7 +40,7 @@ static void loop_args(double iv, char *flag, size_t fcap, char *val, size_t vcap
 
 /* One child: argv from a[0..na) plus the GPU selection (-i). */
 static void add(struct mon_gpu_child *ch, int *nch, const struct mon_gpu_want *w, char **a,
-                int na, const char *name, const char *file, double line_interval_s)
+                int na, const char *name, enum hw_file file, double line_interval_s)
 {
     mon_gpusel_args(w->gsel, a, &na);
     a[na] = NULL;
@@ -68,7 +68,7 @@ static int nvsmi_children(struct mon_gpu_source *s, const struct mon_gpu_want *w
     a[2] = "--format=csv,noheader,nounits";
     a[3] = n->loop_flag;
     a[4] = n->loop_val;
-    add(ch, &nch, w, a, 5, "query", HW_GPU_FILE, iv);
+    add(ch, &nch, w, a, 5, "query", HW_FILE_GPU, iv);
 
     a = n->argv[nch];
     a[0] = n->smi.path;
@@ -77,7 +77,7 @@ static int nvsmi_children(struct mon_gpu_source *s, const struct mon_gpu_want *w
     a[3] = "um";
     a[4] = "-d";
     a[5] = n->dmon_val;
-    add(ch, &nch, w, a, 6, "dmon", HW_DMON_FILE, (double)d);
+    add(ch, &nch, w, a, 6, "dmon", HW_FILE_DMON, (double)d);
 
     if (w->gpu_procs) {
         a = n->argv[nch];
@@ -87,7 +87,7 @@ static int nvsmi_children(struct mon_gpu_source *s, const struct mon_gpu_want *w
         a[3] = n->loop_flag;
         a[4] = n->loop_val;
         /* no GPU processes, no lines: silence is normal */
-        add(ch, &nch, w, a, 5, "apps", HW_GPU_PROCS_FILE, 0);
+        add(ch, &nch, w, a, 5, "apps", HW_FILE_GPU_PROCS, 0);
     }
     if (n->health_ok) { /* a child of its own: a field it fails on never stops the query's */
         snprintf(n->health_arg, sizeof n->health_arg,
@@ -98,7 +98,7 @@ static int nvsmi_children(struct mon_gpu_source *s, const struct mon_gpu_want *w
         a[2] = "--format=csv,nounits";
         a[3] = n->loop_flag;
         a[4] = n->loop_val;
-        add(ch, &nch, w, a, 5, "health", HW_HEALTH_FILE, iv);
+        add(ch, &nch, w, a, 5, "health", HW_FILE_HEALTH, iv);
     }
     if (w->pmon) { /* per-process SM and memory shares: pmon's -d is 1 to 10 s */
         snprintf(n->pmon_val, sizeof n->pmon_val, "%ld",
@@ -114,14 +114,14 @@ static int nvsmi_children(struct mon_gpu_source *s, const struct mon_gpu_want *w
         a[7] = n->pmon_val;
         /* a GPU without processes still prints its "-" line, but the lines of one interval
          * come together: the hang rule of a loop does not fit it */
-        add(ch, &nch, w, a, 8, "pmon", HW_PMON_FILE, 0);
+        add(ch, &nch, w, a, 8, "pmon", HW_FILE_PMON, 0);
     }
     if (n->gpm_ok) {
         a = n->argv[nch];
         char *gpm[] = {n->smi.path, "dmon", "-s", HW_GPM_SELECT, "--gpm-metrics",
                        HW_GPM_METRIC_IDS, "-o", "DT", "-d", n->dmon_val};
         memcpy(a, gpm, sizeof gpm);
-        add(ch, &nch, w, a, 10, "gpm", HW_GPM_FILE, (double)d);
+        add(ch, &nch, w, a, 10, "gpm", HW_FILE_GPM, (double)d);
     }
     return nch;
 }
@@ -155,13 +155,13 @@ static bool nvsmi_present(const struct mon_gpu_source *s, const struct mon_gpu_w
 
 /* hw_energy.csv, when NVML has a counter for any of the GPUs. */
 static int nvsmi_thread_files(struct mon_gpu_source *s, const struct mon_gpu_want *w,
-                              const char **files, int cap)
+                              enum hw_file *files, int cap)
 {
     (void)w;
     struct nvsmi *n = (struct nvsmi *)s;
     if (!n->nvml.n || cap < 1)
         return 0;
-    files[0] = HW_ENERGY_FILE;
+    files[0] = HW_FILE_ENERGY;
     return 1;
 }
 

@@ -64,6 +64,9 @@ static void usage(void)
            "      --pss              record PSS every sample (reads smaps_rollup: about 30 ms\n"
            "                         for 4 GiB); default: as often as 1%% of a core allows\n"
            "      --no-pss           do not record PSS\n"
+           "      --shared-once      also record shared memory counted once per mapped path, as\n"
+           "                         gpu_tracker does (reads each process's smaps every sample;\n"
+           "                         implies --pss)\n"
            "      --no-children      measure the command or PID alone, not its descendants\n"
            "                         (proc_metrics.csv; stopping still covers the whole job)\n"
            "      --gpus LIST        record only these GPUs (indexes or UUIDs, comma-separated,\n"
@@ -85,10 +88,18 @@ static void usage(void)
            "  -q, --quiet            no informational messages\n"
            "  -h, --help             show this help and exit\n"
            "  -V, --version          show the version and exit\n"
-           "\n"
-           "Files: " HW_RUNLOG_FILE ", " HW_CPU_FILE ", " HW_PROC_FILE ", " HW_GPU_FILE ", "
-           HW_DMON_FILE ",\n" HW_GPU_PROCS_FILE ", " HW_GPM_FILE ", " HW_TREE_PIDS_FILE ",\n" HW_HEALTH_FILE ", " HW_ENERGY_FILE ", " HW_PMON_FILE
-           " (see hwmon(1)).\n"
+           "\n");
+    /* the run files' table, every entry (hwrun/rundir.h), lines under 80 columns */
+    int col = printf("Files:");
+    for (int k = 0; k < HW_FILE_COUNT; k++) {
+        const char *sep = " ";
+        if (col + 2 + (int)strlen(hw_file_names[k]) > 78) {
+            col = printf("\n") - 1;
+            sep = "";
+        }
+        col += printf("%s%s%s", sep, hw_file_names[k], k + 1 < HW_FILE_COUNT ? "," : "");
+    }
+    printf(" (see hwmon(1)).\n"
            "The command gets RUNLOG_FILE and HWMON_DIR.\n"
            "SIGINT, SIGTERM and SIGHUP sent to hwmon are forwarded to the command.\n"
            "\n");
@@ -130,6 +141,7 @@ int main(int argc, char **argv)
         OPT_PMON,
         OPT_GPUS,
         OPT_NO_PSS,
+        OPT_SHARED_ONCE,
         OPT_NO_CHILDREN,
         OPT_PROM,
         OPT_PROM_INTERVAL,
@@ -146,6 +158,7 @@ int main(int argc, char **argv)
         {"gpu-procs", no_argument, NULL, OPT_GPU_PROCS},
         {"pss", no_argument, NULL, OPT_PSS},
         {"no-pss", no_argument, NULL, OPT_NO_PSS},
+        {"shared-once", no_argument, NULL, OPT_SHARED_ONCE},
         {"no-children", no_argument, NULL, OPT_NO_CHILDREN},
         {"gpm", no_argument, NULL, OPT_GPM},
         {"no-gpm", no_argument, NULL, OPT_NO_GPM},
@@ -220,6 +233,9 @@ int main(int argc, char **argv)
         case OPT_NO_PSS:
             cfg.no_pss = true;
             cfg.pss = false;
+            break;
+        case OPT_SHARED_ONCE:
+            cfg.shared_once = true;
             break;
         case OPT_GPM:
             cfg.gpm = MON_GPM_ON;
@@ -302,6 +318,10 @@ int main(int argc, char **argv)
         hw_usage_error("-p and a COMMAND exclude each other");
     if (cfg.command && cfg.duration_s > 0)
         hw_usage_error("--duration is for system and -p modes; a COMMAND runs until it exits");
+    if (cfg.shared_once && cfg.no_pss)
+        hw_usage_error("--shared-once reads smaps with PSS: it excludes --no-pss");
+    if (cfg.shared_once) /* read at every sample, as gpu_tracker reads it */
+        cfg.pss = true;
     /* One process keeps 2-3 /proc files open: raise the soft limit for large trees. */
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {

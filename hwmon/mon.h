@@ -26,6 +26,7 @@ struct mon_config {
     double interval_s;   /* 0.05 .. 3600 */
     double duration_s;   /* 0: until stopped (system and attach modes only) */
     bool no_gpu, gpu_procs, pss, quiet;
+    bool shared_once; /* --shared-once: gpu_tracker's shared memory (sharedonce.h); implies pss */
     bool leave_running; /* --leave-running: what of the job outlives its command is not stopped */
     const char *smi;         /* nvidia-smi name or path */
     pid_t attach_pid;        /* -p PID, or 0 */

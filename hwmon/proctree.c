@@ -113,6 +113,9 @@ static struct mon_proc *add_proc(struct mon_tree *t, pid_t pid, pid_t ppid)
     p->stat_fd = mon_open_rel(dfd, "stat");
     p->io_fd = mon_open_rel(dfd, "io"); /* EACCES for another user's process: no I/O numbers */
     p->smaps_fd = t->pss ? mon_open_rel(dfd, "smaps_rollup") : -1;
+    p->smaps_all_fd = t->shared_once ? mon_open_rel(dfd, "smaps") : -1;
+    if (p->smaps_all_fd < 0)
+        p->smaps_all_fd = -1;
     p->sched_fd = mon_open_rel(dfd, "schedstat"); /* no CONFIG_SCHED_INFO: always read */
     if (p->sched_fd < 0)
         p->sched_fd = -1;
@@ -127,6 +130,7 @@ static struct mon_proc *add_proc(struct mon_tree *t, pid_t pid, pid_t ppid)
         mon_close_fd(&p->sched_fd);
         if (p->smaps_fd >= 0)
             close(p->smaps_fd);
+        mon_close_fd(&p->smaps_all_fd);
         return NULL;
     }
     if (p->io_fd < 0)
@@ -144,6 +148,7 @@ static void drop_proc_fds(struct mon_proc *p)
     mon_close_fd(&p->stat_fd);
     mon_close_fd(&p->io_fd);
     mon_close_fd(&p->smaps_fd);
+    mon_close_fd(&p->smaps_all_fd);
     mon_close_fd(&p->sched_fd);
 }
 
@@ -204,12 +209,27 @@ void mon_tree_close(struct mon_tree *t)
     free(t->queue);
     free(t->dents);
     free(t->chg);
+    mon_so_free(&t->so);
     if (t->proc_fd >= 0)
         close(t->proc_fd);
     mon_close_fd(&t->loadavg_fd);
     memset(t, 0, sizeof *t);
     t->proc_fd = -1;
     t->loadavg_fd = -1;
+}
+
+void mon_tree_shared_once(struct mon_tree *t)
+{
+    t->shared_once = true;
+    for (size_t i = 0; i < t->n; i++) { /* the members so far: the root */
+        struct mon_proc *p = &t->p[i];
+        char path[64];
+        snprintf(path, sizeof path, "%d/smaps", (int)p->pid);
+        if (p->smaps_all_fd < 0)
+            p->smaps_all_fd = openat(t->proc_fd, path, O_RDONLY | O_CLOEXEC);
+        if (p->smaps_all_fd < 0)
+            p->smaps_all_fd = -1;
+    }
 }
 
 /* The last pid handed out in this pid namespace: /proc/loadavg's last field ("0.46 0.86 0.95
@@ -516,6 +536,24 @@ static ssize_t read_smaps(struct mon_tree *t, struct mon_proc *p, char *buf, siz
     close(p->smaps_fd);
     p->smaps_fd = fd;
     return mon_pread_proc(fd, buf, cap);
+}
+
+/* A member's smaps into the shared-once sums; opened again by pid when its fd reads nothing or
+ * the process is gone from it (an exec gave the process new memory: read_smaps's rule). */
+static void read_shared_once(struct mon_tree *t, struct mon_proc *p)
+{
+    bool main = p->pid == t->root;
+    int rc = mon_so_add(&t->so, p->smaps_all_fd, main);
+    if (rc != -ENODATA && rc != -ESRCH && rc != -EBADF)
+        return;
+    char path[64];
+    snprintf(path, sizeof path, "%d/smaps", (int)p->pid);
+    int fd = mon_open_rel(t->proc_fd, path);
+    if (fd < 0)
+        return;
+    mon_close_fd(&p->smaps_all_fd);
+    p->smaps_all_fd = fd;
+    (void)mon_so_add(&t->so, fd, main);
 }
 
 struct tree_sums {
@@ -833,6 +871,17 @@ static int sample_tree(struct mon_tree *t, double now_s, struct mon_tree_sample 
     if (sum.pss_now)
         for (size_t i = 0; i < t->n; i++)
             account_pss(t, &t->p[i], &sum);
+    if (sum.pss_now && t->shared_once) {
+        mon_so_begin(&t->so);
+        for (size_t i = 0; i < t->n; i++)
+            read_shared_once(t, &t->p[i]);
+        for (int g = 0; g < MON_SO_COUNT; g++) {
+            out->have_shared_once[g] = t->so.any[g];
+            out->shared_once_mib[g] = (double)t->so.kb[g] / 1024.0;
+        }
+        /* no descendant is a reading of none: 0, as gpu_tracker's empty list sums */
+        out->have_shared_once[MON_SO_DESC] = t->so.any[MON_SO_ALL];
+    }
 
     if (sum.pss_now && t->pss_budget > 0) {
         struct timespec c1;

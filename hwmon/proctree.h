@@ -10,12 +10,14 @@
 #include <sys/types.h>
 
 #include "procread.h"
+#include "sharedonce.h"
 
 /* ---- a process and its descendants ---- */
 
 struct mon_proc {
     pid_t pid, ppid;
     int stat_fd, io_fd, smaps_fd;
+    int smaps_all_fd; /* /proc/PID/smaps with --shared-once, else -1 */
     int kids_fd;         /* task/PID/children (children mode), or -1 */
     uint64_t ticks;      /* utime+stime+cutime+cstime at the last read */
     uint64_t io[MON_IO_COUNT]; /* its io at the last read */
@@ -92,6 +94,9 @@ struct mon_tree {
     /* counts joins and leaves: a PSS reading kept past one is stale (proctree.c account_pss) */
     uint32_t members_gen;
     uint64_t pss_reads; /* smaps_rollup reads so far (tests, the benchmark) */
+    /* gpu_tracker's shared memory (mon_tree_shared_once): read whenever PSS is */
+    bool shared_once;
+    struct mon_shared_once so;
     /* /proc/loadavg, kept open: its last field, the last pid handed out in this pid namespace
      * (threads and processes of child namespaces too), as read before the last walk */
     int loadavg_fd;
@@ -129,12 +134,19 @@ struct mon_tree_sample {
     bool have_main_pss;
     double main_private_mib, main_shared_mib;
     double usr_cpu_pct, sys_cpu_pct; /* the tree's cpu_pct split; valid when have_cpu */
+    /* shared memory counted once per mapped path (sharedonce.h), of the main process, its
+     * descendants and both, in MiB; each valid where have_shared_once[g] (a group read) */
+    bool have_shared_once[MON_SO_COUNT];
+    double shared_once_mib[MON_SO_COUNT];
 };
 
 /* Track root and its descendants under proc_root. With pss, read smaps_rollup too (costly).
  * Returns 0, -ESRCH (no such process), -ENOMEM or -errno. On failure the tree needs no close. */
 int mon_tree_open(struct mon_tree *t, const char *proc_root, pid_t root, bool pss);
 void mon_tree_close(struct mon_tree *t);
+/* Read /proc/PID/smaps of every member too, whenever PSS is read, for the shared memory counted
+ * once per path (hwmon --shared-once). */
+void mon_tree_shared_once(struct mon_tree *t);
 
 /* Walk the tree and sum it up at monotonic time now_s. The first call sets the CPU baseline
  * (have_cpu false). Returns 0 (also when the root has gone: root_alive false) or -ENOMEM. */

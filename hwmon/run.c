@@ -70,8 +70,8 @@ struct run {
     struct mon_gpu_source *gsrc; /* the GPU source (gpusrc.h), picked from the list */
     bool no_source;              /* auto found none on the machine (a CPU-only node) */
     struct mon_gpu_facts gf;     /* what it found */
-    const char *th_file[MON_GPU_THREAD_FILES]; /* the files it writes from the sampler thread */
-    struct mon_sampler_gpus gth;                /* ... and their descriptors */
+    enum hw_file th_file[MON_GPU_THREAD_FILES]; /* the files it writes from the sampler thread */
+    struct mon_sampler_gpus gth;                /* ... and their descriptors (out[]'s) */
     struct mon_cgroup cg_at_start; /* r->sys.cg before the sampler thread took r->sys */
     char out_paths[MON_GPU_CHILDREN_MAX][PATH_MAX + 32];
     struct mon_children children; /* their lifecycle (children.h) */
@@ -86,13 +86,19 @@ struct run {
     struct mon_tree tree;
     bool tree_open;
     struct mon_sampler sampler;
-    int cpu_fd, proc_fd;
+    /* The run's files, by enum hw_file (HW_RUN_FILES): each one's descriptor (-1: not open;
+     * run.jsonl's is the log's own), and whether this start created it (a start that fails
+     * removes what it made and only that). */
+    struct run_file {
+        int fd;
+        bool created;
+    } out[HW_FILE_COUNT];
     /* lifecycle */
     double t0;
     const char *stop_reason;
     bool stopping, signals_seen;
     double stop_deadline;
-    const char *ch_file[MON_GPU_CHILDREN_MAX]; /* the run file of children.ch[i] */
+    enum hw_file ch_file[MON_GPU_CHILDREN_MAX]; /* the run file of children.ch[i] */
     /* the file systems the job can write (fsspace.h), for the start and stop events */
     struct mon_fs fs[MON_FS_MAX];
     int nfs;
@@ -106,7 +112,6 @@ struct run {
     } faults[16];
     int nfaults;
     double prom_next;
-    int tree_pids_fd; /* tree_pids.csv, beside proc_metrics.csv */
     struct mon_gpusel gsel;
     /* the first stop signal that reached hwmon while the job ran, and who sent it (stopsig.h) */
     bool stop_req_seen;
@@ -141,8 +146,6 @@ struct run {
     struct mon_context ctx; /* where it runs: the job's scheduler and launcher (context.h) */
     struct mon_nodelock nodelock; /* the node's GPU sampler for this job (nodelock.h) */
     size_t dir_made;      /* hw_mkdir_p: the prefix of given that existed before this start */
-    unsigned created;     /* bit i: samples[i] was created by this start */
-    bool made_log;        /* run.jsonl was created by this start */
     bool started;         /* the start event was logged */
     int runlog_rd;        /* run.jsonl read-only: the sampler follows it (edge samples) */
     long cmd_maxrss_kib;  /* the command's ru_maxrss when it was reaped (0: not known) */
@@ -530,6 +533,7 @@ static void log_start(struct run *r, const char *mode)
         {true, RL_STR(HW_START_SMI_TZ, "UTC")},
         {r->cg_at_start.found, RL_OBJ(HW_START_CGROUP, cg, n_cg)},
         {true, RL_BOOL("pss", !cfg->no_pss)},
+        {cfg->shared_once, RL_BOOL("shared_once", true)},
         {r->track_pid, RL_BOOL(HW_START_DESCENDANTS, !cfg->alone)},
         {!cfg->no_pss && !cfg->pss, RL_DBL("pss_budget", MON_PSS_BUDGET)},
         /* a process whose RSS did not move keeps its PSS reading, at most this long */
@@ -583,10 +587,11 @@ static void log_stop(struct run *r, bool wrap, int exit_status)
     hw_buf_init(&fsj, fs_store, sizeof fs_store);
     if (nnow > 0)
         mon_fs_json(now, nnow, &fsj);
-    rl_field_t samples[] = {RL_INT("cpu", (int64_t)atomic_load(&r->sampler.n_cpu)),
-                            RL_INT("proc", (int64_t)atomic_load(&r->sampler.n_proc))};
-    rl_field_t lost[] = {RL_INT("cpu", (int64_t)atomic_load(&r->sampler.lost_cpu)),
-                         RL_INT("proc", (int64_t)atomic_load(&r->sampler.lost_proc))};
+    const struct mon_sampler *sa = &r->sampler;
+    rl_field_t samples[] = {RL_INT("cpu", (int64_t)atomic_load(&sa->rows[HW_FILE_CPU])),
+                            RL_INT("proc", (int64_t)atomic_load(&sa->rows[HW_FILE_PROC]))};
+    rl_field_t lost[] = {RL_INT("cpu", (int64_t)atomic_load(&sa->lost[HW_FILE_CPU])),
+                         RL_INT("proc", (int64_t)atomic_load(&sa->lost[HW_FILE_PROC]))};
     rl_field_t killed[HW_ARRAY_SIZE(r->killed)];
     size_t n_killed = (size_t)r->n_killed < HW_ARRAY_SIZE(killed) ? (size_t)r->n_killed
                                                                    : HW_ARRAY_SIZE(killed);
@@ -945,21 +950,6 @@ static int loop_timeout_ms(const struct run *r, double end_at)
     return wait < 0 ? -1 : (int)(wait * 1000) + 1;
 }
 
-/* The files of a run's samples (run.jsonl aside): one run per directory. */
-static const char *const samples[] = {HW_CPU_FILE,  HW_PROC_FILE,      HW_GPU_FILE,
-                                      HW_DMON_FILE, HW_GPU_PROCS_FILE, HW_GPM_FILE,
-                                      HW_TREE_PIDS_FILE, HW_HEALTH_FILE, HW_ENERGY_FILE,
-                                      HW_PMON_FILE};
-_Static_assert(sizeof samples / sizeof samples[0] <= sizeof(unsigned) * 8, "created's bits");
-
-static int sample_index(const char *name)
-{
-    for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++)
-        if (strcmp(samples[i], name) == 0)
-            return (int)i;
-    return -1;
-}
-
 /* Say why name in the run directory was refused, as "DIR/NAME: reason". */
 static void refuse(const struct run *r, const char *name, int rc)
 {
@@ -967,29 +957,37 @@ static void refuse(const struct run *r, const char *name, int rc)
     hw_warn(0, "%s/%s: %s", r->dir, name, hw_open_reason(r->dirfd, name, -rc, why, sizeof why));
 }
 
-/* Create a sample file of this run: exclusively (whatever stands at the name, a file, a planted
- * link or a FIFO, means another run or a trap, and refuses the run), never through a link, and
+/* Create file k of this run: exclusively (whatever stands at the name, a file, a planted link
+ * or a FIFO, means another run or a trap, and refuses the run), never through a link, and
  * remembered, so that a failed start removes what it made and only that. */
-static int create_sample(struct run *r, const char *name, unsigned how)
+static int create_file(struct run *r, enum hw_file k, unsigned how)
 {
+    const char *name = hw_file_names[k];
     int fd = hw_open_file(r->dirfd, name, HW_OPEN_EXCL | how);
     if (fd == -EEXIST)
         hw_warn(0, "%s already holds a run (%s): choose another -o DIR", r->dir, name);
     else if (fd < 0)
         refuse(r, name, fd);
     else
-        r->created |= 1u << sample_index(name);
+        r->out[k] = (struct run_file){.fd = fd, .created = true};
     return fd;
 }
 
+/* What hwmon's own files need to know of the run (runfiles.h). */
+static struct mon_file_run file_run(const struct run *r)
+{
+    return (struct mon_file_run){.tree = r->track_pid || r->cfg->command,
+                                 .cgroup = r->sys.cg.found,
+                                 .pss = !r->cfg->no_pss};
+}
+
+/* hwmon's own files that this run makes (cpu_metrics.csv, the claim, is open already). */
 static int open_outputs(struct run *r)
 {
-    /* cpu_metrics.csv was created when the directory was claimed (make_dir) */
-    if (r->track_pid || r->cfg->command) {
-        if ((r->proc_fd = create_sample(r, HW_PROC_FILE, 0)) < 0 ||
-            (r->tree_pids_fd = create_sample(r, HW_TREE_PIDS_FILE, 0)) < 0)
+    const struct mon_file_run run = file_run(r);
+    for (int k = 0; k < HW_FILE_COUNT; k++)
+        if (r->out[k].fd < 0 && mon_file_wanted(k, &run) && create_file(r, k, 0) < 0)
             return -1;
-    }
     return 0;
 }
 
@@ -997,33 +995,34 @@ static int open_outputs(struct run *r)
 static int open_gpu_outputs(struct run *r)
 {
     for (int i = 0; i < r->gth.n; i++)
-        if ((r->gth.fd[i] = create_sample(r, r->th_file[i], 0)) < 0)
+        if ((r->gth.fd[i] = create_file(r, r->th_file[i], 0)) < 0)
             return -1;
     char(*paths)[PATH_MAX + 32] = r->out_paths;
     for (int i = 0; i < r->children.n; i++) {
-        join_path(paths[i], sizeof paths[i], r->dir, r->ch_file[i]);
+        join_path(paths[i], sizeof paths[i], r->dir, hw_file_names[r->ch_file[i]]);
         r->children.ch[i].out_path = paths[i];
-        /* read-write, so children.c can look at the last byte (a torn row) */
-        r->children.ch[i].out_fd = create_sample(r, r->ch_file[i], HW_OPEN_RDWR);
-        if (r->children.ch[i].out_fd < 0)
+        /* read-write, so children.c can look at the last byte (a torn row); children.c closes
+         * it (mon_children_close), not the run */
+        int fd = create_file(r, r->ch_file[i], HW_OPEN_RDWR);
+        if (fd < 0)
             return -1;
+        r->children.ch[i].out_fd = fd;
+        r->out[r->ch_file[i]].fd = -1;
     }
     return 0;
 }
 
 /* A start that failed before the start event leaves nothing behind that would make a retry into
- * the same -o DIR refuse it ("already holds a run"): the sample files it created, run.jsonl if
- * it created it, and the directories it made, as far as nothing else is in them. What another
+ * the same -o DIR refuse it ("already holds a run"): the files it created, run.jsonl if it
+ * created it, and the directories it made, as far as nothing else is in them. What another
  * hwmon created in the same directory (the one that won the race for it) is not touched. */
 static void discard_unstarted(struct run *r)
 {
     if (r->started || r->dirfd < 0)
         return;
-    for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++)
-        if (r->created & (1u << i))
-            unlinkat(r->dirfd, samples[i], 0);
-    if (r->made_log)
-        unlinkat(r->dirfd, HW_RUNLOG_FILE, 0);
+    for (int k = 0; k < HW_FILE_COUNT; k++)
+        if (r->out[k].created)
+            unlinkat(r->dirfd, hw_file_names[k], 0);
     hw_rmdir_made(r->given, r->dir_made);
 }
 
@@ -1158,9 +1157,11 @@ static int claim_dir(struct run *r, const char *name, char *why, size_t cap)
      * runs. A run.jsonl alone is fine: the user may have logged a config event before, but it
      * must be a regular file of the user's with one link. Anything at a sample's name counts,
      * a dangling link included. */
-    for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
-        if (fstatat(fd, samples[i], &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT) {
-            snprintf(why, cap, "already holds a run (%s)", samples[i]);
+    for (int k = 0; k < HW_FILE_COUNT; k++) {
+        const char *f = hw_file_names[k];
+        if (hw_run_files[k].by != HW_BY_LOG &&
+            (fstatat(fd, f, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)) {
+            snprintf(why, cap, "already holds a run (%s)", f);
             close(fd);
             return 1;
         }
@@ -1190,8 +1191,7 @@ static int claim_dir(struct run *r, const char *name, char *why, size_t cap)
         refuse(r, HW_CPU_FILE, cfd);
         return -1;
     }
-    r->cpu_fd = cfd;
-    r->created |= 1u << sample_index(HW_CPU_FILE);
+    r->out[HW_FILE_CPU] = (struct run_file){.fd = cfd, .created = true};
     return 0;
 }
 
@@ -1200,7 +1200,7 @@ static int claim_dir(struct run *r, const char *name, char *why, size_t cap)
 static int open_runlog(struct run *r)
 {
     int fd = hw_open_file(r->dirfd, HW_RUNLOG_FILE, HW_OPEN_EXCL);
-    r->made_log = fd >= 0;
+    r->out[HW_FILE_RUNLOG].created = fd >= 0;
     if (fd == -EEXIST)
         fd = hw_open_file(r->dirfd, HW_RUNLOG_FILE, HW_OPEN_OWNED);
     if (fd < 0) {
@@ -1228,10 +1228,10 @@ static void prom_write(struct run *r)
     if (!r->prom_open)
         return;
     struct mon_prom_counters c = {
-        .samples = atomic_load(&r->sampler.n_cpu),
+        .samples = atomic_load(&r->sampler.rows[HW_FILE_CPU]),
         .skipped_slots = atomic_load(&r->sampler.skipped),
-        .lost_cpu = atomic_load(&r->sampler.lost_cpu),
-        .lost_proc = atomic_load(&r->sampler.lost_proc),
+        .lost_cpu = atomic_load(&r->sampler.lost[HW_FILE_CPU]),
+        .lost_proc = atomic_load(&r->sampler.lost[HW_FILE_PROC]),
     };
     c.child_restarts = mon_children_restarts(&r->children);
     int rc = mon_prom_update(&r->prom, &c, hw_real_now());
@@ -1298,15 +1298,9 @@ static void cleanup(struct run *r)
         mon_tree_close(&r->tree);
     if (r->sys_open)
         mon_sys_close(&r->sys);
-    if (r->cpu_fd >= 0)
-        close(r->cpu_fd);
-    if (r->proc_fd >= 0)
-        close(r->proc_fd);
-    if (r->tree_pids_fd >= 0)
-        close(r->tree_pids_fd);
-    for (int i = 0; i < MON_GPU_THREAD_FILES; i++)
-        if (r->gth.fd[i] >= 0)
-            close(r->gth.fd[i]);
+    for (int k = 0; k < HW_FILE_COUNT; k++)
+        if (r->out[k].fd >= 0)
+            close(r->out[k].fd);
     if (r->sfd >= 0)
         close(r->sfd);
     if (r->efd >= 0)
@@ -1339,7 +1333,9 @@ static void run_init(struct run *r, const struct mon_config *cfg)
 {
     memset(r, 0, sizeof *r);
     r->cfg = cfg;
-    r->sfd = r->efd = r->pidfd = r->cpu_fd = r->proc_fd = r->tree_pids_fd = r->dirfd = -1;
+    r->sfd = r->efd = r->pidfd = r->dirfd = -1;
+    for (int k = 0; k < HW_FILE_COUNT; k++)
+        r->out[k].fd = -1;
     for (int i = 0; i < MON_GPU_THREAD_FILES; i++)
         r->gth.fd[i] = -1;
     r->nodelock.fd = -1; /* no lock until the GPUs are chosen */
@@ -1512,7 +1508,7 @@ static int probe_gpus(struct run *r)
             mon_children_add(&r->children, ch[i].name, ch[i].argv, ch[i].line_interval_s);
         /* the GPUs' rows, which name each GPU by its UUID: a fault in them is the GPU's */
         if (c)
-            c->scan_rows = !strcmp(ch[i].file, HW_GPU_FILE);
+            c->scan_rows = ch[i].file == HW_FILE_GPU;
     }
     r->gth.n = r->gsrc->thread_files(r->gsrc, &want, r->th_file, MON_GPU_THREAD_FILES);
     r->gth.src = r->gth.n > 0 ? r->gsrc : NULL;
@@ -1567,6 +1563,8 @@ static int start_tracking(struct run *r, int *status)
         }
         r->tree_open = rc == 0;
         r->tree.pss_budget = cfg->pss ? 0 : MON_PSS_BUDGET;
+        if (r->tree_open && cfg->shared_once)
+            mon_tree_shared_once(&r->tree);
         if (r->tree_open) /* hwmon -p $PPID: the monitor is not the job */
             mon_tree_exclude(&r->tree, getpid());
         if (r->tree_open && cfg->alone)
@@ -1632,19 +1630,21 @@ static void start_sampling(struct run *r, bool sys_baseline)
         .max_slots = max_slots,
         .sys = &r->sys,
         .tree = r->tree_open ? &r->tree : NULL,
-        .cpu_fd = r->cpu_fd,
-        .proc_fd = r->proc_fd,
-        .cgroup_cols = r->sys.cg.found,
-        .pss = !cfg->no_pss,
+        .files = file_run(r),
         .notify_fd = r->efd,
-        .tree_pids_fd = r->tree_open ? r->tree_pids_fd : -1,
         .sys_baseline = sys_baseline,
+        .baseline_row = cfg->attach_pid > 0,
         /* the very file of the log (not a name that could be swapped meanwhile) */
         .runlog_fd = r->log ? (r->runlog_rd = hw_reopen_read(rl_fileno(r->log))) : -1,
         .runlog_dirfd = r->dirfd,
         .log = r->log,
         .gpus = r->gth, /* none yet when the job starts before the probes */
     };
+    /* hwmon's own files; those of the tree only when there is one to sample (a command whose
+     * tree could not be read: its file stays empty) */
+    for (int k = 0; k < HW_FILE_COUNT; k++)
+        sc.fd[k] = mon_files[k] && (r->tree_open || !mon_files[k]->with_tree) ? r->out[k].fd
+                                                                               : -1;
     /* a --duration timer counts from the sampler's start, as its slots do */
     r->end_at = cfg->duration_s > 0 && !r->wrap && max_slots == 0 ? hw_mono_now() + cfg->duration_s
                                                                   : 0;

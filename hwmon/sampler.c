@@ -13,7 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "csvout.h"
 #include "hwrun/io.h"
 #include "hwrun/timeutil.h"
 #include "hwrun/rundir.h"
@@ -30,24 +29,44 @@ static bool write_line(struct mon_sampler *s, int fd, struct hw_buf *b)
     return rc >= 0;
 }
 
-/* The tree's membership changes since the last call, as tree_pids.csv rows. */
-static void write_tree_changes(struct mon_sampler *s, const char *iso)
+/* hwmon's own files at this tick (runfiles.h): each file's rows in one write, counted, and
+ * counted lost when the write fails. The tree's membership changes are news once: emptied. */
+static void file_rows(struct mon_sampler *s, const struct mon_file_tick *t)
 {
-    struct mon_tree *t = s->cfg.tree;
-    if (s->cfg.tree_pids_fd < 0 || t->nchg == 0) {
-        t->nchg = 0;
-        return;
-    }
     char store[1024];
     struct hw_buf b;
     hw_buf_init(&b, store, sizeof store);
-    for (size_t i = 0; i < t->nchg; i++) {
-        pid_t v = t->chg[i];
-        hw_buf_printf(&b, "%s,%d,%d\n", iso, (int)(v < 0 ? -v : v), v > 0);
+    for (int k = 0; k < HW_FILE_COUNT; k++) {
+        if (!mon_files[k] || s->cfg.fd[k] < 0)
+            continue;
+        hw_buf_reset(&b);
+        mon_files[k]->row(&b, &s->cfg.files, t, s->file_state[k]);
+        if (!b.len)
+            continue;
+        if (!write_line(s, s->cfg.fd[k], &b))
+            atomic_fetch_add(&s->lost[k], 1);
+        atomic_fetch_add(&s->rows[k], 1);
     }
-    t->nchg = 0;
-    write_line(s, s->cfg.tree_pids_fd, &b);
     hw_buf_free(&b);
+    if (t->tree)
+        s->cfg.tree->nchg = 0;
+}
+
+/* The sources of hwmon's files that have their own (runfiles.h), for the files the run makes. */
+static void open_file_sources(struct mon_sampler *s)
+{
+    for (int k = 0; k < HW_FILE_COUNT; k++)
+        if (mon_files[k] && mon_files[k]->open && s->cfg.fd[k] >= 0)
+            s->file_state[k] = mon_files[k]->open(&s->cfg.files);
+}
+
+static void close_file_sources(struct mon_sampler *s)
+{
+    for (int k = 0; k < HW_FILE_COUNT; k++)
+        if (mon_files[k] && mon_files[k]->close && s->file_state[k]) {
+            mon_files[k]->close(s->file_state[k]);
+            s->file_state[k] = NULL;
+        }
 }
 
 /* Interval figures of a cadence row over its whole interval: an edge row's part (acc, of
@@ -166,68 +185,57 @@ static bool runlog_pending(const struct mon_sampler *s)
  * previous sample of any kind, and say edge=1). */
 static void sample_once(struct mon_sampler *s, bool edge, bool begin, bool *root_gone)
 {
-    char store[512], iso[HW_ISO_LEN];
-    struct hw_buf b;
-    hw_buf_init(&b, store, sizeof store);
+    char iso[HW_ISO_LEN];
     double now = hw_mono_now();
     double dt = s->last_t > 0 ? now - s->last_t : 0;
     s->last_t = now;
     hw_iso_utc_now(iso);
+    struct mon_file_tick tick = {.iso = iso, .when = edge ? MON_GPU_EDGE : MON_GPU_CADENCE};
 
     struct mon_sys_sample ss;
     if (mon_sys_sample(s->cfg.sys, now, &ss) == 0) {
         merge_sys(&s->sys_acc, &s->sys_acc_s, &ss, dt, !edge);
         if (!edge)
             s->sys_acc_s = 0;
-        mon_csv_cpu_line(&b, iso, &ss, s->cfg.cgroup_cols, edge);
-        if (!write_line(s, s->cfg.cpu_fd, &b))
-            atomic_fetch_add(&s->lost_cpu, 1);
-        atomic_fetch_add(&s->n_cpu, 1);
+        tick.sys = &ss;
     }
-    if (s->cfg.tree) {
-        struct mon_tree_sample ts;
-        /* the tree's CPU rate is over the times its counters were read: the system's files
-         * before may take tens of ms on a loaded machine (a one-thread loop read 120%) */
-        if (mon_tree_sample(s->cfg.tree, hw_mono_now(), &ts) == 0) {
-            write_tree_changes(s, iso);
-            if (ts.root_alive || ts.exited) {
-                /* At a phase's begin, the processes the sample sees for the first time, and
-                 * their parent too, started since the previous one: the command the phase's
-                 * runner started (runlog time's child), whose first writes came before this
-                 * sample, a millisecond after the begin line. Their I/O goes into the next row,
-                 * inside the phase; the file's counters stay monotonic. A cadence sample with
-                 * run.jsonl news waiting holds them out too, and keeps them new for the begin
-                 * sample that follows: the line came (and its command started) while this
-                 * sample was taken, and this row, straddling the begin, would give the command's
-                 * first writes by time share mostly to before the phase (a sanitizer's
-                 * slowness lost 11% of a checkpoint so). */
-                bool pending = !edge && runlog_pending(s);
-                bool hold = begin || pending;
-                if (pending)
-                    mon_tree_keep_new(s->cfg.tree);
-                for (int k = 0; k < MON_IO_COUNT; k++) {
-                    uint64_t v = hold ? ts.io[k] - ts.new_io[k] : ts.io[k];
-                    ts.io[k] = v > s->io_written[k] ? v : s->io_written[k];
-                    s->io_written[k] = ts.io[k];
-                }
-                merge_tree(&s->tree_acc, &s->tree_acc_s, &ts, dt, !edge);
-                if (!edge)
-                    s->tree_acc_s = 0;
-                hw_buf_reset(&b);
-                mon_csv_proc_line(&b, iso, &ts, s->cfg.pss, edge);
-                if (!write_line(s, s->cfg.proc_fd, &b))
-                    atomic_fetch_add(&s->lost_proc, 1);
-                atomic_fetch_add(&s->n_proc, 1);
+    struct mon_tree_sample ts;
+    /* the tree's CPU rate is over the times its counters were read: the system's files before
+     * may take tens of ms on a loaded machine (a one-thread loop read 120%) */
+    if (s->cfg.tree && mon_tree_sample(s->cfg.tree, hw_mono_now(), &ts) == 0) {
+        tick.tree = s->cfg.tree;
+        if (ts.root_alive || ts.exited) {
+            /* At a phase's begin, the processes the sample sees for the first time, and their
+             * parent too, started since the previous one: the command the phase's runner
+             * started (runlog time's child), whose first writes came before this sample, a
+             * millisecond after the begin line. Their I/O goes into the next row, inside the
+             * phase; the file's counters stay monotonic. A cadence sample with run.jsonl news
+             * waiting holds them out too, and keeps them new for the begin sample that follows:
+             * the line came (and its command started) while this sample was taken, and this
+             * row, straddling the begin, would give the command's first writes by time share
+             * mostly to before the phase (a sanitizer's slowness lost 11% of a checkpoint so). */
+            bool pending = !edge && runlog_pending(s);
+            bool hold = begin || pending;
+            if (pending)
+                mon_tree_keep_new(s->cfg.tree);
+            for (int k = 0; k < MON_IO_COUNT; k++) {
+                uint64_t v = hold ? ts.io[k] - ts.new_io[k] : ts.io[k];
+                ts.io[k] = v > s->io_written[k] ? v : s->io_written[k];
+                s->io_written[k] = ts.io[k];
             }
-            if (!ts.root_alive)
-                *root_gone = true;
+            merge_tree(&s->tree_acc, &s->tree_acc_s, &ts, dt, !edge);
+            if (!edge)
+                s->tree_acc_s = 0;
+            tick.proc = &ts;
         }
+        if (!ts.root_alive)
+            *root_gone = true;
     }
+    file_rows(s, &tick);
     if (atomic_load_explicit(&s->gpus_ready, memory_order_acquire))
-        gpu_rows(s, iso, edge ? MON_GPU_EDGE : MON_GPU_CADENCE);
+        gpu_rows(s, iso, tick.when);
     if (edge)
         atomic_fetch_add(&s->n_edge, 1);
-    hw_buf_free(&b);
 }
 
 /* run.jsonl grew: an edge sample if a phase worth it began or ended (sampler.h). */
@@ -412,19 +420,16 @@ int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg)
     s->cfg = *cfg;
     s->gpus = cfg->gpus;
     atomic_init(&s->gpus_ready, cfg->gpus.src != NULL);
+    int rc = 0;
     char store[256];
     struct hw_buf b;
     hw_buf_init(&b, store, sizeof store);
-    mon_csv_cpu_header(&b, cfg->cgroup_cols);
-    int rc = write_header(cfg->cpu_fd, &b);
-    if (rc == 0 && cfg->tree) {
+    for (int k = 0; rc == 0 && k < HW_FILE_COUNT; k++) {
+        if (!mon_files[k] || !mon_files[k]->head || cfg->fd[k] < 0)
+            continue;
         hw_buf_reset(&b);
-        mon_csv_proc_header(&b, cfg->pss);
-        rc = write_header(cfg->proc_fd, &b);
-        hw_buf_reset(&b);
-        hw_buf_puts(&b, HW_TREE_PIDS_HEADER "\n");
-        if (rc == 0 && cfg->tree_pids_fd >= 0)
-            rc = write_header(cfg->tree_pids_fd, &b);
+        mon_files[k]->head(&b, &cfg->files);
+        rc = write_header(cfg->fd[k], &b);
     }
     hw_buf_free(&b);
     if (rc == 0)
@@ -451,14 +456,20 @@ int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg)
         mon_follow_close(&s->follow);
         return rc;
     }
-    if (cfg->tree) {
-        struct mon_tree_sample ts;
-        if (mon_tree_sample(cfg->tree, now, &ts) == 0) {
-            char iso[HW_ISO_LEN];
-            hw_iso_utc_now(iso);
-            write_tree_changes(s, iso);
-        }
-    }
+    /* the files' first reading: the tree as it starts, a file's own counters from the run's
+     * first moment */
+    open_file_sources(s);
+    struct mon_tree_sample ts;
+    bool tree_read = cfg->tree && mon_tree_sample(cfg->tree, now, &ts) == 0;
+    char first_iso[HW_ISO_LEN];
+    hw_iso_utc_now(first_iso);
+    /* an attached process's baseline is proc_metrics.csv's first row (no CPU rate yet) */
+    bool base = tree_read && cfg->baseline_row && ts.root_alive;
+    if (base)
+        memcpy(s->io_written, ts.io, sizeof s->io_written);
+    file_rows(s, &(struct mon_file_tick){.iso = first_iso, .when = MON_GPU_FIRST,
+                                         .proc = base ? &ts : NULL,
+                                         .tree = tree_read ? cfg->tree : NULL});
     if (cfg->gpus.src) { /* the first reading: the run's energy from its first moment */
         char iso[HW_ISO_LEN];
         hw_iso_utc_now(iso);
@@ -471,6 +482,7 @@ int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg)
         pthread_mutex_destroy(&s->mu);
         mon_follow_close(&s->follow);
         close(s->wake_fd);
+        close_file_sources(s);
         return -rc;
     }
     s->started = true;
@@ -508,5 +520,6 @@ void mon_sampler_stop(struct mon_sampler *s, bool final)
     pthread_mutex_destroy(&s->mu);
     mon_follow_close(&s->follow);
     close(s->wake_fd);
+    close_file_sources(s);
     s->started = false;
 }

@@ -29,6 +29,7 @@
 #include "follow.h"
 #include "machine.h"
 #include "proctree.h"
+#include "runfiles.h"
 #include "runlog.h"
 
 /* The sampler thread's nice value when the system allows it (see sampler.c). */
@@ -52,12 +53,17 @@ struct mon_sampler_cfg {
     double interval_s;
     uint64_t max_slots;    /* stop by itself after this slot (0: until stopped) */
     struct mon_sys *sys;   /* borrowed; the thread is its only user while running */
-    struct mon_tree *tree; /* borrowed; NULL: no proc_metrics.csv */
-    int cpu_fd, proc_fd;   /* borrowed O_APPEND descriptors; proc_fd -1 without a tree */
-    bool cgroup_cols, pss;
+    struct mon_tree *tree; /* borrowed; NULL: no process is tracked */
+    /* hwmon's own files (runfiles.h), by enum hw_file: borrowed O_APPEND descriptors, -1 where
+     * the run does not make the file (or it is not hwmon's) */
+    int fd[HW_FILE_COUNT];
+    struct mon_file_run files; /* their columns */
     int notify_fd; /* eventfd written once when the thread ends by itself, or -1 */
-    int tree_pids_fd; /* borrowed O_APPEND descriptor of tree_pids.csv; -1 without a tree */
     bool sys_baseline; /* the caller took the system baseline already (before the job began) */
+    /* write the tree's baseline reading as proc_metrics.csv's first row (edge=1): an attached
+     * process (-p) was alive before, and its window begins at hwmon's start, so its counters'
+     * and its memory's first edge is this reading, not the first cadence row an interval in */
+    bool baseline_row;
     int runlog_fd;     /* run.jsonl read-only, to follow for edge samples; -1: none */
     int runlog_dirfd;  /* its directory, to keep to its name through a rotation (follow.h) */
     rl_log_t *log;     /* where a rotation is said (log_rotated); NULL: nowhere */
@@ -79,8 +85,11 @@ struct mon_sampler {
     pthread_mutex_t mu;
     bool stop, started;
     bool final;   /* take a last sample when told to stop: the job's last partial interval */
-    atomic_uint_fast64_t n_cpu, n_proc, skipped, n_edge;
-    atomic_uint_fast64_t lost_cpu, lost_proc; /* samples taken whose row a write lost */
+    atomic_uint_fast64_t skipped, n_edge;
+    /* by enum hw_file, hwmon's own files: the ticks that gave the file rows, and of those the
+     * ones whose rows a write lost (a full disk) */
+    atomic_uint_fast64_t rows[HW_FILE_COUNT], lost[HW_FILE_COUNT];
+    void *file_state[HW_FILE_COUNT]; /* what each file's own source opened (runfiles.h) */
     int wake_fd; /* eventfd: stop */
     struct mon_follow follow;
     /* the edge rows' parts of the current cadence interval, merged into its row */
@@ -98,7 +107,7 @@ struct mon_sampler {
     struct mon_sampler_gpus gpus;
 };
 
-/* Write the CSV headers (only into empty files), take the baseline reading and start the
+/* Write the files' headers (only into empty files), take the baseline reading and start the
  * thread. The caller must have blocked the signals the main thread handles. Returns 0 or
  * -errno (the thread did not start). */
 int mon_sampler_start(struct mon_sampler *s, const struct mon_sampler_cfg *cfg);

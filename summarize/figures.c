@@ -49,6 +49,22 @@ double sum_fig_max(const struct sum_stat *s)
     return s->n ? s->max : NAN;
 }
 
+double sum_fig_shared_once_peak(const struct sum_run *run, int whose)
+{
+    static const int col[SUM_GPMEM_COUNT] = {[SUM_GPMEM_TREE] = HW_PROC_COL_SHARED_ONCE,
+                                             [SUM_GPMEM_MAIN] = HW_PROC_COL_MAIN_SHARED_ONCE,
+                                             [SUM_GPMEM_DESC] = HW_PROC_COL_DESC_SHARED_ONCE};
+    if (whose < 0 || whose >= SUM_GPMEM_COUNT ||
+        (whose == SUM_GPMEM_DESC && run->info.descendants == 0))
+        return NAN;
+    return sum_fig_max(&run->proc[col[whose]]);
+}
+
+double sum_fig_total_once_peak(const struct sum_run *run, int whose)
+{
+    return whose < 0 || whose >= SUM_GPMEM_COUNT ? NAN : sum_fig_max(&run->gt_total[whose]);
+}
+
 const struct sum_stat *sum_fig_mem_util(const struct sum_run *run, const char **source)
 {
     if (run->dmon_mem_all.n) {

@@ -79,12 +79,30 @@ void sum_report_gpu_tracker(const struct sum_run *run, const struct sum_units *u
         sum_fig_max(run->mem_used_psutil.n ? &run->mem_used_psutil
                                            : &run->cpu[HW_CPU_COL_MEM_USED]),
         u, SUM_DIM_MEM);
-    rss(&w, "main", sum_fig_max(&proc[HW_PROC_COL_MAIN_RSS]),
-        sum_fig_max(&proc[HW_PROC_COL_MAIN_PRIVATE]), sum_fig_max(&proc[HW_PROC_COL_MAIN_SHARED]), u);
-    rss(&w, "descendants", sum_fig_max(&run->desc[SUM_DESC_RSS]),
-        sum_fig_max(&run->desc[SUM_DESC_PRIVATE]), sum_fig_max(&run->desc[SUM_DESC_SHARED]), u);
-    rss(&w, "combined", sum_fig_max(&proc[HW_PROC_COL_RSS]), sum_fig_max(&proc[HW_PROC_COL_PRIVATE]),
-        sum_fig_max(&proc[HW_PROC_COL_SHARED]), u);
+    /* gpu_tracker's own figures where hwmon --shared-once read them: shared memory counted once
+     * per mapped path, total = private + that at one sample; else (an older run, or hwmon
+     * without it) RSS, and smaps_rollup's Shared_* summed over the processes */
+    bool once = !isnan(sum_fig_total_once_peak(run, SUM_GPMEM_TREE));
+    if (once) {
+        rss(&w, "main", sum_fig_total_once_peak(run, SUM_GPMEM_MAIN),
+            sum_fig_max(&proc[HW_PROC_COL_MAIN_PRIVATE]),
+            sum_fig_shared_once_peak(run, SUM_GPMEM_MAIN), u);
+        rss(&w, "descendants", sum_fig_total_once_peak(run, SUM_GPMEM_DESC),
+            sum_fig_max(&run->desc[SUM_DESC_PRIVATE]),
+            sum_fig_shared_once_peak(run, SUM_GPMEM_DESC), u);
+        rss(&w, "combined", sum_fig_total_once_peak(run, SUM_GPMEM_TREE),
+            sum_fig_max(&proc[HW_PROC_COL_PRIVATE]),
+            sum_fig_shared_once_peak(run, SUM_GPMEM_TREE), u);
+    } else {
+        rss(&w, "main", sum_fig_max(&proc[HW_PROC_COL_MAIN_RSS]),
+            sum_fig_max(&proc[HW_PROC_COL_MAIN_PRIVATE]),
+            sum_fig_max(&proc[HW_PROC_COL_MAIN_SHARED]), u);
+        rss(&w, "descendants", sum_fig_max(&run->desc[SUM_DESC_RSS]),
+            sum_fig_max(&run->desc[SUM_DESC_PRIVATE]), sum_fig_max(&run->desc[SUM_DESC_SHARED]),
+            u);
+        rss(&w, "combined", sum_fig_max(&proc[HW_PROC_COL_RSS]),
+            sum_fig_max(&proc[HW_PROC_COL_PRIVATE]), sum_fig_max(&proc[HW_PROC_COL_SHARED]), u);
+    }
     hw_json_close(&w);
 
     struct sum_together_figs tg;

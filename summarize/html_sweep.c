@@ -26,10 +26,9 @@ struct fig_take {
     size_t n;
 };
 
-static void take_fig(void *ctx, const char *key, const char *what, const struct sum_show *show,
-                     double v)
+static void take_fig(void *ctx, const struct sum_row_def *col, double v)
 {
-    (void)key, (void)what, (void)show;
+    (void)col;
     struct fig_take *t = ctx;
     if (t->r && t->n < SUM_SWEEP_MAX_FIGS)
         t->r->figs[t->n] = sum_fig_num(v);
@@ -282,22 +281,16 @@ static void find_cols(struct sweep *S)
 /* The headline figures after energy and duration (sum_report_shown, SUM_SHOW_SWEEP): energy is
  * its own column already. */
 struct fig_head {
-    const char *key[SUM_SWEEP_MAX_FIGS];
-    const char *what[SUM_SWEEP_MAX_FIGS];
-    const char *head[SUM_SWEEP_MAX_FIGS];
+    const struct sum_row_def *col[SUM_SWEEP_MAX_FIGS];
     size_t n;
 };
 
-static void take_head(void *ctx, const char *key, const char *what, const struct sum_show *show,
-                      double v)
+static void take_head(void *ctx, const struct sum_row_def *col, double v)
 {
     (void)v;
     struct fig_head *h = ctx;
-    if (h->n < SUM_SWEEP_MAX_FIGS) {
-        h->key[h->n] = key;
-        h->what[h->n] = what;
-        h->head[h->n] = show->head;
-    }
+    if (h->n < SUM_SWEEP_MAX_FIGS)
+        h->col[h->n] = col;
     h->n++;
 }
 
@@ -315,13 +308,6 @@ static void td_num(FILE *f, double data, const char *shown)
     fprintf(f, "<td class=\"n\" data-v=\"%.17g\">", data);
     ht_esc(f, shown);
     fputs("</td>", f);
-}
-
-static int key_dim(const char *key)
-{
-    size_t stem;
-    bool rate;
-    return sum_column_dim(key, &stem, &rate);
 }
 
 static void th_sort(FILE *f, const char *cls, const char *title, const char *text,
@@ -373,9 +359,9 @@ struct fig_dec {
     int energy, fig[SUM_SWEEP_MAX_FIGS];
 };
 
-static double shown_value(double v, int dim, const struct sum_units *u)
+static double shown_value(double v, enum sum_dim dim, const struct sum_units *u)
 {
-    return dim >= 0 && isfinite(v) ? sum_units_value(u, (enum sum_dim)dim, v) : v;
+    return isfinite(v) ? sum_dim_value(u, dim, v) : v;
 }
 
 static void fig_decimals(const struct sweep *S, const struct fig_head *H, struct fig_dec *D)
@@ -383,14 +369,12 @@ static void fig_decimals(const struct sweep *S, const struct fig_head *H, struct
     double *v = S->n ? calloc(S->n, sizeof *v) : NULL;
     if (!v)
         return;
-    int de = key_dim("energy_wh");
     for (size_t i = 0; i < S->n; i++)
-        v[i] = shown_value(S->rows[i].energy_wh, de, S->u);
+        v[i] = shown_value(S->rows[i].energy_wh, SUM_DIM_ENERGY, S->u);
     D->energy = sum_sweep_decimals(v, S->n, sizeof *v, 3);
     for (size_t k = 0; k < H->n && k < SUM_SWEEP_MAX_FIGS; k++) {
-        int d = key_dim(H->key[k]);
         for (size_t i = 0; i < S->n; i++)
-            v[i] = shown_value(S->rows[i].figs[k], d, S->u);
+            v[i] = shown_value(S->rows[i].figs[k], H->col[k]->dim, S->u);
         D->fig[k] = sum_sweep_decimals(v, S->n, sizeof *v, 3);
     }
     free(v);
@@ -453,16 +437,15 @@ static void write_row(FILE *f, const struct sweep *S, size_t i, const struct fig
     }
     if (!r->have) { /* energy, duration, the figures but energy, sparkline, start, warnings */
         for (size_t k = 0; k < H->n && k < SUM_SWEEP_MAX_FIGS; k++)
-            if (strcmp(H->key[k], "energy_wh") != 0)
+            if (strcmp(H->col[k]->key, "energy_wh") != 0)
                 td_na(f);
         for (size_t k = 0; k < 2 + 3; k++)
             td_na(f);
         fputs("</tr>\n", f);
         return;
     }
-    int de = key_dim("energy_wh");
     td_num(f, r->energy_wh,
-           col_fmt(b, sizeof b, shown_value(r->energy_wh, de, S->u), D->energy, 3));
+           col_fmt(b, sizeof b, shown_value(r->energy_wh, SUM_DIM_ENERGY, S->u), D->energy, 3));
     if (isfinite(r->duration))
         fprintf(f, "<td class=\"n\" data-v=\"%.17g\">%s</td>", r->duration,
                 S->u && S->u->given[SUM_DIM_TIME]
@@ -471,10 +454,10 @@ static void write_row(FILE *f, const struct sweep *S, size_t i, const struct fig
     else
         td_na(f);
     for (size_t k = 0; k < H->n && k < SUM_SWEEP_MAX_FIGS; k++) {
-        if (!strcmp(H->key[k], "energy_wh"))
+        if (!strcmp(H->col[k]->key, "energy_wh"))
             continue;
-        int d = key_dim(H->key[k]);
-        td_num(f, r->figs[k], col_fmt(b, sizeof b, shown_value(r->figs[k], d, S->u), D->fig[k], 3));
+        td_num(f, r->figs[k],
+               col_fmt(b, sizeof b, shown_value(r->figs[k], H->col[k]->dim, S->u), D->fig[k], 3));
     }
     fputs(r->spark ? r->spark : "<td class=\"na\" data-v=\"\">\xE2\x80\x94</td>", f);
     if (isfinite(r->start))
@@ -507,14 +490,14 @@ static void write_table(FILE *f, const struct sweep *S)
         th_sort(f, c->metric ? "n metric" : c->numeric ? "n param" : "param", title, c->key,
                 NULL);
     }
-    char ub[32];
-    th_sort(f, "n", "the GPUs' energy over the run", "Energy",
-            sum_column_unit(S->u, "energy_wh", ub, sizeof ub));
+    th_sort(f, "n", "the GPUs' energy over the run", "Energy", sum_dim_unit(S->u, SUM_DIM_ENERGY));
     th_sort(f, "n", "from hwmon's start to its stop", "Duration", NULL);
     for (size_t k = 0; k < H.n && k < SUM_SWEEP_MAX_FIGS; k++) {
-        if (!strcmp(H.key[k], "energy_wh"))
+        const struct sum_row_def *col = H.col[k];
+        if (!strcmp(col->key, "energy_wh"))
             continue;
-        th_sort(f, "n", H.what[k], H.head[k], sum_column_unit(S->u, H.key[k], ub, sizeof ub));
+        const char *unit = sum_dim_unit(S->u, col->dim);
+        th_sort(f, "n", col->what, col->show.head, *unit ? unit : NULL);
     }
     th_sort(f, "",
             "GPU utilization over the run (mean of the GPUs per column, 0\xE2\x80\x93"
@@ -713,8 +696,7 @@ static void scatter(FILE *f, const struct sweep *S, const struct xcol *m, size_t
         xlo = fmin(xlo, x), xhi = fmax(xhi, x), ylo = fmin(ylo, y), yhi = fmax(yhi, y);
         n++;
     }
-    char ub[32];
-    const char *xunit = energy ? sum_column_unit(S->u, "energy_wh", ub, sizeof ub) : "s";
+    const char *xunit = energy ? sum_dim_unit(S->u, SUM_DIM_ENERGY) : "s";
     fprintf(f, "<figure class=\"scatter\" id=\"scatter-%s-%zu\" data-x=\"%s\" data-metric=\"",
             energy ? "energy" : "duration", mi, energy ? "energy_wh" : "duration_sec");
     ht_esc(f, m->key);

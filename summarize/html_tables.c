@@ -14,12 +14,14 @@
 #define MAX_TABLE_ROWS 200 /* phases listed in the phase table; the rest are counted */
 #define MAX_JSON_DUMP (256 * 1024)
 
-static void td_num(FILE *f, double v, const char *unit)
+/* v shown, with data-v the figure in its base unit (the JSON's: a rate's MiB/s) */
+static void td_num_as(FILE *f, double base, double v, const char *unit)
 {
     char b[48];
     v = sum_fig_num(v);
     if (isfinite(v))
-        fprintf(f, "<td class=\"n\" data-v=\"%.17g\">%s", v, ht_fmt_num(b, sizeof b, v));
+        fprintf(f, "<td class=\"n\" data-v=\"%.17g\">%s", sum_fig_num(base),
+                ht_fmt_num(b, sizeof b, v));
     else
         fputs("<td class=\"n na\" data-v=\"\">\xE2\x80\x94", f);
     if (unit && isfinite(v)) {
@@ -28,6 +30,11 @@ static void td_num(FILE *f, double v, const char *unit)
         fputs("</small>", f);
     }
     fputs("</td>", f);
+}
+
+static void td_num(FILE *f, double v, const char *unit)
+{
+    td_num_as(f, v, v, unit);
 }
 
 /* A figure of dimension d (given in MiB, s or Wh) in --units' unit: data-v keeps the base unit
@@ -108,26 +115,25 @@ static void th_unit(FILE *f, const char *head, const char *unit)
 }
 
 /* A line of the Run table: a row figure marked SUM_SHOW_PAGE (report_rows.c's table), with its label,
- * what it means as the line's title, in its dimension's unit or the one its name says; an
+ * what it means as the line's title, in its dimension's unit (the entry's); an
  * unmeasured figure has no line. */
 struct run_lines {
     FILE *f;
     const struct sum_units *u;
 };
 
-static void run_line(void *ctx, const char *key, const char *what, const struct sum_show *show,
-                     double v)
+static void run_line(void *ctx, const struct sum_row_def *col, double v)
 {
     const struct run_lines *r = ctx;
-    size_t stem;
-    bool rate;
-    int d = sum_column_dim(key, &stem, &rate);
-    if (d >= 0 && !rate) {
-        kv_dim(r->f, show->label, v, (enum sum_dim)d, r->u, what);
+    if (sum_dim_converts(col->dim) && col->dim != SUM_DIM_MEM_RATE) {
+        kv_dim(r->f, col->show.label, v, col->dim, r->u, col->what);
     } else {
-        char ub[32];
-        const char *unit = sum_column_unit(r->u, key, ub, sizeof ub);
-        kv_row_t(r->f, show->label, v, *unit ? unit : NULL, what);
+        if (!isfinite(v)) /* unmeasured: no line */
+            return;
+        const char *unit = sum_dim_unit(r->u, col->dim);
+        kv_head(r->f, col->show.label, col->what);
+        td_num_as(r->f, v, sum_dim_value(r->u, col->dim, v), *unit ? unit : NULL);
+        fputs("</tr>\n", r->f);
     }
 }
 

@@ -36,89 +36,135 @@ void sum_job_incomplete_list(const struct sum_jobsum *j, struct hw_buf *out)
 
 /* ---- the row ------------------------------------------------------------------------------- */
 
-/* The job's sweep row, in order: S (a string), D (a number), U (a count), PER_CTX (a job.KEY
- * column per context key every node says alike). CSV and JSON Lines are expanded from this one
- * list; the JSON document prints the same values under the keys noted in summarize.1. */
+/* The job's sweep row, in order: S (a string), D (a number, with its dimension: its unit in
+ * every output, units.h), U (a count), each with what it means; PER_CTX (a job.KEY column per
+ * context key every node says alike). Entries of the shape of the run's row (report_rows.c):
+ * CSV and JSON Lines are expanded from this one list; the JSON document prints the same values
+ * under the keys noted in summarize.1. */
 #define JOB_COLUMNS(S, D, U, PER_CTX)                                                              \
-    S("job_dir", j->dir)                                                                           \
-    S("status", sum_status_names[j->status])                                                       \
-    U("ranks", j->ranks)                                                                           \
-    U("nodes", j->nodes)                                                                           \
-    U("hosts", j->hosts)                                                                           \
-    U("incomplete_nodes", j->incomplete + j->unreadable)                                           \
-    S("incomplete_node_list", incomplete->len ? incomplete->p : NULL)                                \
-    U("gpus", j->gpus)                                                                             \
-    U("gpus_counted_twice", j->gpus_twice)                                                         \
-    D("duration_sec", sum_fig_round_us(j->duration_s))                                             \
-    D("start_spread_sec", sum_fig_round_us(j->start_spread_s))                                     \
-    D("stop_spread_sec", sum_fig_round_us(j->stop_spread_s))                                       \
-    D("energy_wh", j->energy_wh)                                                                   \
-    D("gpus_mem_used_peak_mib", j->mem_peak_mib)                                                   \
-    D("gpus_mem_used_peak_at_sec", j->mem_peak_at_s)                                               \
-    D("gpus_mem_used_node_peaks_sum_mib", j->mem_sum_of_peaks_mib)                                 \
-    D("gpus_power_peak_w", j->power_peak_w)                                                        \
-    D("gpus_power_peak_at_sec", j->power_peak_at_s)                                                \
-    D("gpu_util_mean_pct", j->util_mean_pct)                                                       \
-    D("align_sec", j->align_s)                                                                     \
-    S("straggler_phase", sp ? sp->name : NULL)                                                     \
-    S("straggler_node", sp ? node_label(j, sp->slowest) : NULL)                                    \
-    D("straggler_sec", sp ? sum_fig_round_us(sp->max_s) : NAN)                                     \
-    D("straggler_median_sec", sp ? sum_fig_round_us(sp->median_s) : NAN)                           \
-    D("straggler_over_median_sec", sp ? sum_fig_round_us(sp->over_median_s) : NAN)                 \
-    D("straggler_over_median_pct", sp ? sp->over_median_pct : NAN)                                 \
-    PER_CTX(0, HW_CTX_ROW_FIXED, S(ctx_cols[i], j->ctx[i][0] ? j->ctx[i] : NULL))                  \
+    S("job_dir", "the job directory (empty: nodes given with --job)", j->dir)                      \
+    S("status", "the worst node's status", sum_status_names[j->status])                            \
+    U("ranks", "run directories of the last attempt", j->ranks)                                    \
+    U("nodes", "distinct SLURM node names (else hosts)", j->nodes)                                 \
+    U("hosts", "distinct host names", j->hosts)                                                    \
+    U("incomplete_nodes", "nodes without a stop event, or unreadable", j->incomplete + j->unreadable) \
+    S("incomplete_node_list", "those nodes' labels", incomplete->len ? incomplete->p : NULL)      \
+    U("gpus", "GPUs counted, each once", j->gpus)                                                  \
+    U("gpus_counted_twice", "GPUs another directory of their host recorded first", j->gpus_twice) \
+    D("duration_sec", SUM_DIM_TIME, "the longest node's duration, summed over the attempts",       \
+      sum_fig_round_us(j->duration_s))                                                             \
+    D("start_spread_sec", SUM_DIM_TIME, "how far apart the nodes' start events lie",               \
+      sum_fig_round_us(j->start_spread_s))                                                         \
+    D("stop_spread_sec", SUM_DIM_TIME, "how far apart their stops lie",                            \
+      sum_fig_round_us(j->stop_spread_s))                                                          \
+    D("energy_wh", SUM_DIM_ENERGY, "every GPU's energy, each once", j->energy_wh)                  \
+    D("gpus_mem_used_peak_mib", SUM_DIM_GPUMEM, "the peak of the nodes' summed GPU memory",       \
+      j->mem_peak_mib)                                                                             \
+    D("gpus_mem_used_peak_at_sec", SUM_DIM_TIME, "when it was, since the start",                   \
+      j->mem_peak_at_s)                                                                            \
+    D("gpus_mem_used_node_peaks_sum_mib", SUM_DIM_GPUMEM, "the nodes' own peaks summed",          \
+      j->mem_sum_of_peaks_mib)                                                                     \
+    D("gpus_power_peak_w", SUM_DIM_POWER, "the peak of the nodes' summed power", j->power_peak_w) \
+    D("gpus_power_peak_at_sec", SUM_DIM_TIME, "when it was, since the start", j->power_peak_at_s) \
+    D("gpu_util_mean_pct", SUM_DIM_PCT, "mean utilization.gpu over every GPU sample",             \
+      j->util_mean_pct)                                                                            \
+    D("align_sec", SUM_DIM_TIME, "the width of the bins the series are summed in", j->align_s)    \
+    S("straggler_phase", "the phase name with the most time beyond its median",                   \
+      sp ? sp->name : NULL)                                                                        \
+    S("straggler_node", "its slowest node", sp ? node_label(j, sp->slowest) : NULL)               \
+    D("straggler_sec", SUM_DIM_TIME, "that node's time in the phase",                              \
+      sp ? sum_fig_round_us(sp->max_s) : NAN)                                                      \
+    D("straggler_median_sec", SUM_DIM_TIME, "the nodes' median time in it",                        \
+      sp ? sum_fig_round_us(sp->median_s) : NAN)                                                   \
+    D("straggler_over_median_sec", SUM_DIM_TIME, "the slowest node's time beyond the median",     \
+      sp ? sum_fig_round_us(sp->over_median_s) : NAN)                                              \
+    D("straggler_over_median_pct", SUM_DIM_PCT, "the same in % of the median",                    \
+      sp ? sp->over_median_pct : NAN)                                                              \
+    PER_CTX(0, HW_CTX_ROW_FIXED,                                                                   \
+            S(ctx_cols[i], "where the job ran, as every node's context says alike",               \
+              j->ctx[i][0] ? j->ctx[i] : NULL))                                                    \
     /* added later: new columns go at the end, so that column positions stay */                  \
-    S("failed_phase", fn ? fn->failed_phase : NULL)                                                \
-    S("failed_phase_node", fn ? fn->label : NULL)                                                  \
-    S("params_node", pn ? pn->label : NULL)                                                        \
-    U("running_nodes", j->running)                                                                 \
-    U("attempts", j->nattempt)                                                                     \
-    PER_CTX(HW_CTX_ROW_FIXED, HW_CTX_COUNT, S(ctx_cols[i], j->ctx[i][0] ? j->ctx[i] : NULL))       \
-    D("proc_cpu_sec", j->cpu_s)                                                                    \
-    D("proc_disk_write_mib", j->write_b / 1048576.0)                                               \
-    D("proc_wchar_mib", j->wchar_b / 1048576.0)                                                \
-    D("gpus_unsampled_sec", sum_fig_round_us(j->unsampled_s))
+    S("failed_phase", "the first failed phase's name", fn ? fn->failed_phase : NULL)               \
+    S("failed_phase_node", "the node it failed on", fn ? fn->label : NULL)                         \
+    S("params_node", "the node whose params and metrics the row carries", pn ? pn->label : NULL)  \
+    U("running_nodes", "nodes without a stop event that are running", j->running)                 \
+    U("attempts", "attempts of the job (requeues, restarts)", j->nattempt)                          \
+    PER_CTX(HW_CTX_ROW_FIXED, HW_CTX_COUNT,                                                        \
+            S(ctx_cols[i], "where the job ran, as every node's context says alike",               \
+              j->ctx[i][0] ? j->ctx[i] : NULL))                                                    \
+    D("proc_cpu_sec", SUM_DIM_TIME, "CPU seconds of every node's command", j->cpu_s)              \
+    D("proc_disk_write_mib", SUM_DIM_MEM, "what every node's processes wrote to storage",         \
+      j->write_b / 1048576.0)                                                                      \
+    D("proc_wchar_mib", SUM_DIM_MEM, "what every node's processes wrote by write()",              \
+      j->wchar_b / 1048576.0)                                                                      \
+    D("gpus_unsampled_sec", SUM_DIM_TIME, "seconds the hosts' GPUs went unsampled",               \
+      sum_fig_round_us(j->unsampled_s))
 
-#define ONE(nm, v) +1
+#define ONE(...) +1
 #define ONE_PER_CTX(lo, hi, cols) +((hi) - (lo)) * (0 cols)
 enum { JOB_NCOLS = 0 JOB_COLUMNS(ONE, ONE, ONE, ONE_PER_CTX) };
 #undef ONE
 #undef ONE_PER_CTX
 
+#define PER_CTX(lo, hi, cols)                                                                      \
+    for (int i = (lo); i < (hi); i++) {                                                           \
+        cols                                                                                       \
+    }
+
+/* The columns as the table says them, and job.KEY's names, made once. */
 static char ctx_cols[HW_CTX_COUNT][64];
+static struct sum_row_def job_defs[JOB_NCOLS];
 static pthread_once_t ctx_once = PTHREAD_ONCE_INIT;
 
-static void make_ctx_cols(void)
+static void make_defs(void)
 {
     for (int k = 0; k < HW_CTX_COUNT; k++)
         snprintf(ctx_cols[k], sizeof ctx_cols[k], "job.%s", hw_ctx_defs[k].key);
+    size_t n = 0;
+#define DEF(nm_, type_, dim_, what_)                                                               \
+    job_defs[n++] = (struct sum_row_def){.key = (nm_), .type = (type_), .dim = (dim_),             \
+                                         .what = (what_)};
+#define S(nm_, what_, v_) DEF(nm_, SUM_COL_STR, SUM_DIM_NONE, what_)
+#define D(nm_, dim_, what_, v_) DEF(nm_, SUM_COL_NUM, dim_, what_)
+#define U(nm_, what_, v_) DEF(nm_, SUM_COL_U64, SUM_DIM_NONE, what_)
+    JOB_COLUMNS(S, D, U, PER_CTX)
+#undef S
+#undef D
+#undef U
+#undef DEF
+}
+
+const struct sum_row_def *sum_job_row_defs(size_t *n)
+{
+    pthread_once(&ctx_once, make_defs);
+    *n = JOB_NCOLS;
+    return job_defs;
 }
 
 /* The row's columns in u (incomplete holds the list the row points into). */
 static size_t job_cols(const struct sum_jobsum *j, const struct sum_units *u, struct hw_buf *incomplete,
                        struct sum_col c[JOB_NCOLS], char (*names)[SUM_COL_NAME])
 {
-    pthread_once(&ctx_once, make_ctx_cols);
+    size_t nd;
+    const struct sum_row_def *def = sum_job_row_defs(&nd);
+    for (size_t i = 0; i < nd; i++)
+        c[i] = (struct sum_col){.name = def[i].key, .type = def[i].type, .dim = def[i].dim};
     sum_job_incomplete_list(j, incomplete);
     hw_buf_putc(incomplete, '\0');
     incomplete->len--;
     const struct sum_jphase *sp = straggler(j);
     const struct sum_jnode *fn = sum_job_failed_node(j), *pn = sum_job_param_node(j);
     size_t n = 0;
-#define S(nm, v) c[n++] = (struct sum_col){nm, SUM_COL_STR, v, 0, 0};
-#define D(nm, v) c[n++] = (struct sum_col){nm, SUM_COL_NUM, NULL, v, 0};
-#define U(nm, v) c[n++] = (struct sum_col){nm, SUM_COL_U64, NULL, 0, v};
-#define PER_CTX(lo, hi, cols)                                                                      \
-    for (int i = (lo); i < (hi); i++) {                                                           \
-        cols                                                                                       \
-    }
+#define S(nm, what, v) c[n++].s = (v);
+#define D(nm, dim, what, v) c[n++].d = (v);
+#define U(nm, what, v) c[n++].u = (v);
     JOB_COLUMNS(S, D, U, PER_CTX)
 #undef S
 #undef D
 #undef U
-#undef PER_CTX
     return sum_cols_units(c, n, u, names);
 }
+#undef PER_CTX
 
 void sum_job_csv_header(const struct sum_units *u, const char *const *pcols, size_t npcols,
                         struct hw_buf *out)

@@ -21,6 +21,10 @@ void sum_job_csv_header(const struct sum_units *u, const char *const *pcols, siz
 void sum_job_csv_row(const struct sum_jobsum *j, const struct sum_units *u,
                      const char *const *pcols, size_t npcols, struct hw_buf *out);
 void sum_job_jsonl_row(const struct sum_jobsum *j, const struct sum_units *u, struct hw_buf *out);
+/* The job row's columns as its table says them (report.h's struct sum_row_def: key, type,
+ * dimension, what it means), in order; *n their count. */
+struct sum_row_def;
+const struct sum_row_def *sum_job_row_defs(size_t *n);
 /* The nodes whose run has no stop event, by label, joined with ", " ("" when none). */
 void sum_job_incomplete_list(const struct sum_jobsum *j, struct hw_buf *out);
 

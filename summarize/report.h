@@ -5,6 +5,7 @@
 
 #include "hwrun/io.h"
 #include "hwrun/buf.h"
+#include "row.h"
 #include "summary.h"
 #include "units.h"
 
@@ -55,20 +56,32 @@ void sum_report_cell(struct hw_buf *out, double v, bool integer);
  * --compare): one flag each, set on the figure's own entry in report_rows.c's table of row columns,
  * with the sweep page's column head and its label on the run page and in the text headline.
  * SUM_SHOW_SWEEP: a column of the sweep page; SUM_SHOW_PAGE: a line of the run page's Run
- * table; SUM_SHOW_HEAD_GPUS, SUM_SHOW_HEAD_JOB: the text headline's GPUs and job lines. */
+ * table; SUM_SHOW_HEAD_GPUS, SUM_SHOW_HEAD_JOB: the text headline's GPUs and job lines. json:
+ * the figure's place among summary.json's headline members (1, 2, ...; 0: not there). */
 enum { SUM_SHOW_SWEEP = 1, SUM_SHOW_HEAD_GPUS = 2, SUM_SHOW_HEAD_JOB = 4, SUM_SHOW_PAGE = 8 };
 struct sum_show {
     unsigned where;
     const char *head;  /* the sweep page's column head ("Peak VRAM") */
     const char *label; /* the run page's and the headline's ("peak VRAM") */
+    unsigned json;
 };
-/* The row's figures shown in where, in the row's order: fn(ctx, key, what it means, show,
- * value), value NAN when not measured. run NULL: every such figure with NAN (a table's header). */
-typedef void sum_show_fn(void *ctx, const char *key, const char *what, const struct sum_show *show,
-                         double v);
-/* A row figure for people: in its dimension's unit of --units u (the key says which: _mib,
- * _sec, _wh), else with the unit its name says ("%", " W", " MHz"); "-" when not measured. */
-void sum_fig_text(struct hw_buf *out, const char *key, double v, const struct sum_units *u);
+/* A column of the sweep row as its table says it: its name, type, dimension (the unit every
+ * output gives it: units.h; SUM_DIM_NONE for a text, a count or an id), what it means, and
+ * where else it is shown. */
+struct sum_row_def {
+    const char *key;
+    enum sum_col_type type;
+    enum sum_dim dim;
+    const char *what;
+    struct sum_show show;
+};
+/* The row's columns, in order (built once; *n is their count); the per-phase-name columns
+ * (phase.NAME.KEY: the key, its dimension, what it means). */
+const struct sum_row_def *sum_report_row_defs(size_t *n);
+const struct sum_row_def *sum_report_phase_defs(size_t *n);
+/* The row's figures shown in where, in the row's order: fn(ctx, the column, value), value NAN
+ * when not measured. run NULL: every such figure with NAN (a table's header). */
+typedef void sum_show_fn(void *ctx, const struct sum_row_def *col, double v);
 void sum_report_shown(const struct sum_run *run, unsigned where, sum_show_fn *fn, void *ctx);
 
 /* The CSV column name of a parameter ("param.KEY"), and its value as one CSV cell (quoted as
@@ -85,6 +98,11 @@ double sum_fig_num(double v); /* v as printed: rounded to 12 significant digits 
 double sum_fig_mean(const struct sum_stat *s); /* NAN when empty */
 double sum_fig_max(const struct sum_stat *s);  /* NAN when empty */
 double sum_fig_growth(const struct sum_stat *s); /* last - first */
+/* gpu_tracker's RSS parts where hwmon --shared-once read them (whose: enum sum_gpmem): the peak
+ * of the shared pages counted once per mapped path, and of private + that at one row; NAN
+ * unmeasured (without --shared-once; the descendants' under --no-children). */
+double sum_fig_shared_once_peak(const struct sum_run *run, int whose);
+double sum_fig_total_once_peak(const struct sum_run *run, int whose);
 /* mem_util_mean_pct's series (dmon's "mem" when recorded) and its source's name (or NULL). */
 const struct sum_stat *sum_fig_mem_util(const struct sum_run *run, const char **source);
 double sum_fig_clock_mean(const struct sum_run *run); /* mean_gpu_clock_mhz */
@@ -127,25 +145,18 @@ double sum_fig_co2e_g(const struct sum_run *run, double wh);
 double sum_fig_energy_cost(const struct sum_run *run, double wh);
 /* The tree's CPU (% of one core) as a share of the job's expected cores (NAN: not known). */
 double sum_fig_cpu_of_cores(const struct sum_run *run, double pct_one_core);
-/* The named columns of run's sweep row as members of w's object, in the order asked (null for
- * a name the row table lacks): summary.json's headline keys. */
-void sum_report_row_json(struct hw_json *w, const struct sum_run *run, const char *const *keys,
-                         size_t n);
-/* Whether the sweep row's table has a column of that name. */
-bool sum_report_row_has(const char *key);
-/* summary.json's headline members, in order (report_json.c): the sweep row's columns by key,
- * and the members that are not row columns (edge rows, the framework's memory, the seconds the
- * energy covers) at their places. */
+/* summary.json's headline members, in place order: the sweep row's columns that have a place
+ * (sum_show.json), and these members that are not row columns (edge rows, the framework's
+ * memory, the seconds the energy covers) at theirs (report_json.c). */
 struct sum_json_head {
+    unsigned place;
     const char *key;
-    enum {
-        SUM_JSON_HEAD_ROW,
-        SUM_JSON_HEAD_EDGES,
-        SUM_JSON_HEAD_FWMEM,
-        SUM_JSON_HEAD_COVERED
-    } kind;
+    enum { SUM_JSON_HEAD_EDGES, SUM_JSON_HEAD_FWMEM, SUM_JSON_HEAD_COVERED } kind;
 };
-extern const struct sum_json_head sum_json_headline[];
-extern const size_t sum_json_nheadline;
+extern const struct sum_json_head sum_json_extra[];
+extern const size_t sum_json_nextra;
+/* The row's columns whose places lie in [from, to) as members of w's object, in place order. */
+void sum_report_row_json(struct hw_json *w, const struct sum_run *run, unsigned from,
+                         unsigned to);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include <json-c/json.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -551,48 +552,36 @@ static void json_cores(struct hw_json *w, const struct sum_run *run)
                 sum_fig_cpu_of_cores(run, sum_fig_max(&run->proc[HW_PROC_COL_CPU])));
 }
 
-/* summary.json's headline figures are the sweep row's, by key, computed once in its table:
- * pytyche's keys (same names and meaning), then calibrax's, then ours, in the order those
- * documents have them; edge_samples and the framework's memory object sit between. Every row
- * key resolves in the table (test_summarize.outputs.headline_keys_resolve), so a misspelling
- * fails a test rather than printing null. */
-const struct sum_json_head sum_json_headline[] = {
-    {"peak_vram_mb"},      {"gpu_util_mean_pct"},  {"gpu_util_max_pct"},
-    {"mem_util_mean_pct"}, {"mem_util_max_pct"},   {"power_watts_mean"},
-    {"power_watts_max"},   {"cpu_usr_mean_pct"},   {"cpu_idle_mean_pct"},
-    {"peak_rss_mb"},       {"mean_rss_mb"},        {"memory_growth_mb"},
-    {"num_samples"},       {"edge_samples", SUM_JSON_HEAD_EDGES},
-    {"duration_sec"},      {"outside_phases_sec"}, {"steps"},
-    {"sec_per_step"},      {"energy_wh_per_step"}, {"mean_gpu_clock_mhz"},
-    {"mean_gpu_power_w"},  {"peak_gpu_mem_mb"},    {"mean_gpu_util"},
-    {"peak_vram_mib"},     {"framework_memory", SUM_JSON_HEAD_FWMEM},
-    {"energy_wh"},         {"energy_covered_sec", SUM_JSON_HEAD_COVERED},
+/* summary.json's headline figures are the sweep row's, computed once in its table, where each
+ * entry that is one says its place (report_rows.c, JSON(place, ...)): pytyche's keys (same names
+ * and meaning), then calibrax's, then ours, in the order those documents have them. These
+ * members that are not row columns sit at their places between; every place from 1 to the
+ * last is taken once (test_summarize.outputs.headline_keys_resolve). */
+const struct sum_json_head sum_json_extra[] = {
+    {14, "edge_samples", SUM_JSON_HEAD_EDGES},
+    {25, "framework_memory", SUM_JSON_HEAD_FWMEM},
+    {27, "energy_covered_sec", SUM_JSON_HEAD_COVERED},
 };
-const size_t sum_json_nheadline = HW_ARRAY_SIZE(sum_json_headline);
+const size_t sum_json_nextra = HW_ARRAY_SIZE(sum_json_extra);
 
 static void json_headline(struct hw_json *w, const struct sum_run *run)
 {
-    const char *keys[HW_ARRAY_SIZE(sum_json_headline)];
-    size_t n = 0;
-    for (size_t i = 0; i <= sum_json_nheadline; i++) {
-        const struct sum_json_head *h = i < sum_json_nheadline ? &sum_json_headline[i] : NULL;
-        if (h && h->kind == SUM_JSON_HEAD_ROW) {
-            keys[n++] = h->key;
-            continue;
-        }
-        if (n) /* the row keys before it: the row's columns computed once for them */
-            sum_report_row_json(w, run, keys, n);
-        n = 0;
-        if (h && h->kind == SUM_JSON_HEAD_EDGES) {
+    unsigned at = 1;
+    for (size_t i = 0; i < sum_json_nextra; i++) {
+        const struct sum_json_head *h = &sum_json_extra[i];
+        sum_report_row_json(w, run, at, h->place); /* the row's columns before it */
+        at = h->place + 1;
+        if (h->kind == SUM_JSON_HEAD_EDGES) {
             hw_json_u64(w, h->key, run->edge_rows);
-        } else if (h && h->kind == SUM_JSON_HEAD_COVERED) {
+        } else if (h->kind == SUM_JSON_HEAD_COVERED) {
             double covered; /* of the run's span, as a phase's */
             (void)sum_run_energy_partly(run, &covered);
             hw_json_num(w, h->key, sum_fig_round_us(covered));
-        } else if (h) {
+        } else {
             json_fwmem(w, run, NULL);
         }
     }
+    sum_report_row_json(w, run, at, UINT_MAX);
 }
 
 void sum_report_json(const struct sum_run *run, struct hw_buf *out)
@@ -914,6 +903,11 @@ void sum_report_json(const struct sum_run *run, struct hw_buf *out)
     hw_json_num(&w, "main_threads_max", sum_fig_max(&run->proc[HW_PROC_COL_MAIN_THREADS]));
     hw_json_num(&w, "main_private_peak_mib", sum_fig_max(&run->proc[HW_PROC_COL_MAIN_PRIVATE]));
     hw_json_num(&w, "main_shared_peak_mib", sum_fig_max(&run->proc[HW_PROC_COL_MAIN_SHARED]));
+    /* hwmon --shared-once: shared pages counted once per mapped path (gpu_tracker's) */
+    hw_json_num(&w, "shared_once_peak_mib", sum_fig_shared_once_peak(run, SUM_GPMEM_TREE));
+    hw_json_num(&w, "main_shared_once_peak_mib", sum_fig_shared_once_peak(run, SUM_GPMEM_MAIN));
+    hw_json_num(&w, "descendants_shared_once_peak_mib",
+                sum_fig_shared_once_peak(run, SUM_GPMEM_DESC));
     json_stat(&w, "usr_cpu_pct", &run->proc[HW_PROC_COL_USR_CPU]);
     json_stat(&w, "sys_cpu_pct", &run->proc[HW_PROC_COL_SYS_CPU]);
     const char *gm_why;

@@ -30,12 +30,21 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
 
 /* Where a row figure is shown besides what shows every one (the rows, --columns, --compare):
  * NOSHOW, or SHOW(where, the sweep page's column head, its label on the run page and in the
- * text headline). */
-#define NOSHOW ((struct sum_show){0, NULL, NULL})
-#define SHOW(where, head, label) ((struct sum_show){(where), (head), (label)})
+ * text headline); JSON(place, ...): also a member of summary.json's headline, at that place. */
+#define NOSHOW ((struct sum_show){.where = 0})
+#define SHOW(where_, head_, label_)                                                                \
+    ((struct sum_show){.where = (where_), .head = (head_), .label = (label_)})
+#define JSON(place, show) in_json((place), show)
+
+static struct sum_show in_json(unsigned place, struct sum_show s)
+{
+    s.json = place;
+    return s;
+}
 
 /* The sweep row's columns, in order. Each is S (a string), D (a computed number: 12 digits),
- * U (a count) or I (an integer, NAN when not known), with its name, what it means, where else it
+ * U (a count) or I (an integer, NAN when not known), with its name, for D its dimension (its
+ * unit for every output, units.h: S, U and I have none), what it means, where else it
  * is shown (SHOW: the sweep page's columns and the text headline iterate those), and its value
  * (an expression of run; mu is the memory-utilization series of sum_fig_mem_util(), mem_src the
  * source of the container's memory peak, set by the column before it); PER_IO(...) stands for
@@ -61,112 +70,112 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
       sum_outcome_errors(&run->outcome, run->err_total))                                           \
     S("open_phase", "a phase begun and never ended (the run died in it)", NOSHOW,                  \
       run->outcome.open_phase[0] ? run->outcome.open_phase : NULL)                                 \
-    D("open_phase_sec", "how long the open phase had run when the run ended", NOSHOW,              \
+    D("open_phase_sec", SUM_DIM_TIME, "how long the open phase had run when the run ended", NOSHOW,              \
       sum_fig_open_phase_sec(&run->outcome))                                                               \
-    D("outside_phases_sec", "time of the run in no phase", NOSHOW,                                 \
+    D("outside_phases_sec", SUM_DIM_TIME, "time of the run in no phase", JSON(16, NOSHOW),                                 \
       sum_fig_round_us(run->outside_phases_s))                                                             \
-    D("steps", "training steps, as the run logged them", NOSHOW,                                   \
+    D("steps", SUM_DIM_NONE, "training steps, as the run logged them", JSON(17, NOSHOW),                                   \
       run->steps > 0 ? run->steps : NAN)                                                           \
-    D("sec_per_step", "seconds per step", NOSHOW,                                                  \
+    D("sec_per_step", SUM_DIM_S_PER_STEP, "seconds per step", JSON(18, NOSHOW),                                                  \
       sum_run_sec_per_step(run))                                                                   \
-    D("energy_wh_per_step", "GPU energy per step", NOSHOW,                                         \
+    D("energy_wh_per_step", SUM_DIM_WH_PER_STEP, "GPU energy per step", JSON(19, NOSHOW),                                         \
       sum_run_energy_wh_per_step(run))                                                             \
     U("gpus", "GPUs measured", SHOW(SUM_SHOW_SWEEP | SUM_SHOW_PAGE, "GPUs", "GPUs"),                                 \
       sum_run_gpu_count(run))                                                                      \
-    U("num_samples", "samples of the most sampled GPU (else of the CPU)", SHOW(SUM_SHOW_PAGE, NULL, "samples"),                  \
+    U("num_samples", "samples of the most sampled GPU (else of the CPU)", JSON(13, SHOW(SUM_SHOW_PAGE, NULL, "samples")),                  \
       sum_run_num_samples(run))                                                                    \
-    D("duration_sec", "the run's length, first to last timestamp", NOSHOW,                         \
+    D("duration_sec", SUM_DIM_TIME, "the run's length, first to last timestamp", JSON(15, NOSHOW),                         \
       sum_fig_round_us(sum_run_duration(run)))                                                             \
-    D("peak_vram_mb", "highest memory.used of any GPU (pytyche's name)", NOSHOW,                   \
+    D("peak_vram_mb", SUM_DIM_GPUMEM, "highest memory.used of any GPU (pytyche's name)", JSON(1, NOSHOW),                   \
       sum_fig_max(&run->all[RD_GM_MEM_USED]))                                                       \
-    D("peak_vram_mib", "highest memory.used of any GPU",                                           \
-      SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS | SUM_SHOW_PAGE, "Peak VRAM", "peak VRAM"),                         \
+    D("peak_vram_mib", SUM_DIM_GPUMEM, "highest memory.used of any GPU",                                           \
+      JSON(24, SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS | SUM_SHOW_PAGE, "Peak VRAM", "peak VRAM")),                         \
       sum_fig_max(&run->all[RD_GM_MEM_USED]))                                                       \
     S("framework", "the ML framework whose own memory figure the run logged", NOSHOW,              \
       run->fw.framework[0] ? run->fw.framework : NULL)                                             \
-    D("framework_peak_mib", "the framework's own peak of GPU memory", SHOW(SUM_SHOW_PAGE, NULL, "framework peak"),                      \
+    D("framework_peak_mib", SUM_DIM_GPUMEM, "the framework's own peak of GPU memory", SHOW(SUM_SHOW_PAGE, NULL, "framework peak"),                      \
       fw_fig(run).peak_mib)                                                                        \
-    D("framework_headroom_mib", "GPU memory the framework's peak left free", SHOW(SUM_SHOW_PAGE, NULL, "GPU headroom"),               \
+    D("framework_headroom_mib", SUM_DIM_GPUMEM, "GPU memory the framework's peak left free", SHOW(SUM_SHOW_PAGE, NULL, "GPU headroom"),               \
       fw_fig(run).headroom_mib)                                                                    \
-    D("gpu_util_mean_pct", "mean utilization.gpu over every GPU sample",                           \
-      SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS | SUM_SHOW_PAGE, "GPU util", "GPU util mean"),                          \
+    D("gpu_util_mean_pct", SUM_DIM_PCT, "mean utilization.gpu over every GPU sample",                           \
+      JSON(2, SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS | SUM_SHOW_PAGE, "GPU util", "GPU util mean")),                          \
       sum_stat_mean(&run->all[RD_GM_UTIL]))                                                        \
-    D("gpu_util_max_pct", "highest utilization.gpu", SHOW(SUM_SHOW_PAGE, NULL, "GPU util max"),                                       \
+    D("gpu_util_max_pct", SUM_DIM_PCT, "highest utilization.gpu", JSON(3, SHOW(SUM_SHOW_PAGE, NULL, "GPU util max")),                                       \
       sum_fig_max(&run->all[RD_GM_UTIL]))                                                           \
-    D("mem_util_mean_pct",                                                                         \
-      "mean memory-controller utilization (dmon's mem, else utilization.memory)", SHOW(SUM_SHOW_PAGE, NULL, "mem-ctrl util mean"),          \
+    D("mem_util_mean_pct", SUM_DIM_PCT,                                                                         \
+      "mean memory-controller utilization (dmon's mem, else utilization.memory)", JSON(4, SHOW(SUM_SHOW_PAGE, NULL, "mem-ctrl util mean")),          \
       sum_stat_mean(mu))                                                                           \
-    D("mem_util_max_pct", "highest memory-controller utilization", NOSHOW,                         \
+    D("mem_util_max_pct", SUM_DIM_PCT, "highest memory-controller utilization", JSON(5, NOSHOW),                         \
       sum_fig_max(mu))                                                                              \
-    D("power_watts_mean", "mean power.draw over every GPU sample",                                 \
-      SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS | SUM_SHOW_PAGE, "Mean power", "power mean"),                       \
+    D("power_watts_mean", SUM_DIM_POWER, "mean power.draw over every GPU sample",                                 \
+      JSON(6, SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS | SUM_SHOW_PAGE, "Mean power", "power mean")),                       \
       sum_stat_mean(&run->all[RD_GM_POWER]))                                                       \
-    D("power_watts_max", "highest power.draw", SHOW(SUM_SHOW_PAGE, NULL, "power max"),                                             \
+    D("power_watts_max", SUM_DIM_POWER, "highest power.draw", JSON(7, SHOW(SUM_SHOW_PAGE, NULL, "power max")),                                             \
       sum_fig_max(&run->all[RD_GM_POWER]))                                                          \
-    D("energy_wh", "GPU energy, every GPU once: its counter, else its power integrated (energy_source)",\
-      SHOW(SUM_SHOW_SWEEP | SUM_SHOW_PAGE, "Energy", "energy"),                                                        \
+    D("energy_wh", SUM_DIM_ENERGY, "GPU energy, every GPU once: its counter, else its power integrated (energy_source)",\
+      JSON(26, SHOW(SUM_SHOW_SWEEP | SUM_SHOW_PAGE, "Energy", "energy")),                                                        \
       sum_run_energy_wh(run))                                                                      \
-    D("mean_gpu_clock_mhz", "mean SM clock (calibrax's name)", SHOW(SUM_SHOW_PAGE, NULL, "SM clock mean"),                             \
+    D("mean_gpu_clock_mhz", SUM_DIM_MHZ, "mean SM clock (calibrax's name)", JSON(20, SHOW(SUM_SHOW_PAGE, NULL, "SM clock mean")),                             \
       sum_fig_clock_mean(run))                                                                             \
-    D("mean_gpu_power_w", "mean power.draw (calibrax's name)", NOSHOW,                             \
+    D("mean_gpu_power_w", SUM_DIM_POWER, "mean power.draw (calibrax's name)", JSON(21, NOSHOW),                             \
       sum_stat_mean(&run->all[RD_GM_POWER]))                                                       \
-    D("peak_gpu_mem_mb", "highest memory.used (calibrax's name)", NOSHOW,                          \
+    D("peak_gpu_mem_mb", SUM_DIM_GPUMEM, "highest memory.used (calibrax's name)", JSON(22, NOSHOW),                          \
       sum_fig_max(&run->all[RD_GM_MEM_USED])) /* calibrax's, as in JSON */                          \
-    D("mean_gpu_util", "mean utilization.gpu (calibrax's name)", NOSHOW,                           \
+    D("mean_gpu_util", SUM_DIM_PCT, "mean utilization.gpu (calibrax's name)", JSON(23, NOSHOW),                           \
       sum_stat_mean(&run->all[RD_GM_UTIL]))                                                        \
-    D("cpu_usr_mean_pct", "mean user CPU of the machine (or its cgroup)", SHOW(SUM_SHOW_SWEEP | SUM_SHOW_PAGE, "CPU usr", "CPU usr mean"),                                                                            \
+    D("cpu_usr_mean_pct", SUM_DIM_PCT, "mean user CPU of the machine (or its cgroup)", JSON(8, SHOW(SUM_SHOW_SWEEP | SUM_SHOW_PAGE, "CPU usr", "CPU usr mean")),                                                                            \
       sum_stat_mean(&run->cpu[HW_CPU_COL_USR]))                                                    \
-    D("cpu_idle_mean_pct", "mean idle CPU of the machine", SHOW(SUM_SHOW_PAGE, NULL, "CPU idle mean"),                                 \
+    D("cpu_idle_mean_pct", SUM_DIM_PCT, "mean idle CPU of the machine", JSON(9, SHOW(SUM_SHOW_PAGE, NULL, "CPU idle mean")),                                 \
       sum_stat_mean(&run->cpu[HW_CPU_COL_IDLE]))                                                   \
-    D("peak_rss_mb", "highest RSS of the job's process tree, each process counted whole",          \
-      SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_JOB | SUM_SHOW_PAGE, "Peak RSS", "process peak RSS"),                            \
+    D("peak_rss_mb", SUM_DIM_MEM, "highest RSS of the job's process tree, each process counted whole",          \
+      JSON(10, SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_JOB | SUM_SHOW_PAGE, "Peak RSS", "process peak RSS")),                            \
       sum_fig_max(&run->proc[HW_PROC_COL_RSS]))                                                     \
-    D("mean_rss_mb", "mean RSS of the job's process tree", SHOW(SUM_SHOW_PAGE, NULL, "process mean RSS"),                                 \
+    D("mean_rss_mb", SUM_DIM_MEM, "mean RSS of the job's process tree", JSON(11, SHOW(SUM_SHOW_PAGE, NULL, "process mean RSS")),                                 \
       sum_stat_mean(&run->proc[HW_PROC_COL_RSS]))                                                  \
-    D("memory_growth_mb", "RSS of the job's process tree at its last live row minus at its first", SHOW(SUM_SHOW_PAGE, NULL, "process RSS growth"),                             \
+    D("memory_growth_mb", SUM_DIM_MEM, "RSS of the job's process tree at its last live row minus at its first", JSON(12, SHOW(SUM_SHOW_PAGE, NULL, "process RSS growth")),                             \
       sum_run_memory_growth(run))                                                         \
-    D("gpu_mem_peak_mib", "highest GPU memory of the job's own processes (gpu_procs.csv)", SHOW(SUM_SHOW_PAGE, NULL, "process GPU memory peak"), \
+    D("gpu_mem_peak_mib", SUM_DIM_GPUMEM, "highest GPU memory of the job's own processes (gpu_procs.csv)", SHOW(SUM_SHOW_PAGE, NULL, "process GPU memory peak"), \
       sum_run_tree_gpu_mem_peak(run, NULL))                                                        \
-    D("proc_cpu_mean_pct", "mean CPU of the job's process tree, in % of one core",                 \
+    D("proc_cpu_mean_pct", SUM_DIM_PCT, "mean CPU of the job's process tree, in % of one core",                 \
       SHOW(SUM_SHOW_HEAD_JOB | SUM_SHOW_PAGE, NULL, "process CPU mean"),                                                   \
       sum_stat_mean(&run->proc[HW_PROC_COL_CPU])) /* of one core */                                \
-    D("expected_cores",                                                                            \
+    D("expected_cores", SUM_DIM_CORES,                                                                            \
       "the cores the job was given (--cores, the cgroup's quota, else the affinity)", NOSHOW,      \
       sum_run_expected_cores(run, NULL))                                                           \
     S("expected_cores_source", "where expected_cores comes from", NOSHOW,                          \
       cores_src)                                                                                   \
-    D("proc_cpu_mean_pct_of_cores", "the tree's mean CPU in % of expected_cores", NOSHOW,          \
+    D("proc_cpu_mean_pct_of_cores", SUM_DIM_PCT, "the tree's mean CPU in % of expected_cores", NOSHOW,          \
       sum_fig_cpu_of_cores(run, sum_stat_mean(&run->proc[HW_PROC_COL_CPU])))                               \
     /* the tracked process alone and the tree's user/system split (proc_metrics.csv) */            \
-    D("main_peak_rss_mib", "highest RSS of the main process alone", SHOW(SUM_SHOW_PAGE, NULL, "main process peak RSS"),                        \
+    D("main_peak_rss_mib", SUM_DIM_MEM, "highest RSS of the main process alone", SHOW(SUM_SHOW_PAGE, NULL, "main process peak RSS"),                        \
       sum_fig_max(&run->proc[HW_PROC_COL_MAIN_RSS]))                                                \
-    D("main_peak_rss_kernel_mib", "the kernel's peak RSS of the main process (ru_maxrss)", NOSHOW, \
+    D("main_peak_rss_kernel_mib", SUM_DIM_MEM, "the kernel's peak RSS of the main process (ru_maxrss)", NOSHOW, \
       run->info.main_peak_kernel_mib)                                                              \
-    D("peak_pss_mib", "highest PSS of the tree: forked workers' shared pages counted once",        \
+    D("peak_pss_mib", SUM_DIM_MEM, "highest PSS of the tree: forked workers' shared pages counted once",        \
       NOSHOW,                                                                                      \
       sum_fig_max(&run->proc[HW_PROC_COL_PSS])) /* shared pages once, workers too */                \
-    D("main_cpu_mean_pct", "mean CPU of the main process alone, in % of one core", SHOW(SUM_SHOW_PAGE, NULL, "main process CPU mean"),         \
+    D("main_cpu_mean_pct", SUM_DIM_PCT, "mean CPU of the main process alone, in % of one core", SHOW(SUM_SHOW_PAGE, NULL, "main process CPU mean"),         \
       sum_stat_mean(&run->proc[HW_PROC_COL_MAIN_CPU]))                                             \
-    D("main_threads_max", "most threads of the main process", SHOW(SUM_SHOW_PAGE, NULL, "main process threads max"),                              \
+    D("main_threads_max", SUM_DIM_NONE, "most threads of the main process", SHOW(SUM_SHOW_PAGE, NULL, "main process threads max"),                              \
       sum_fig_max(&run->proc[HW_PROC_COL_MAIN_THREADS]))                                            \
-    D("usr_cpu_mean_pct", "the tree's mean user CPU, in % of one core", NOSHOW,                    \
+    D("usr_cpu_mean_pct", SUM_DIM_PCT, "the tree's mean user CPU, in % of one core", NOSHOW,                    \
       sum_stat_mean(&run->proc[HW_PROC_COL_USR_CPU]))                                              \
-    D("sys_cpu_mean_pct", "the tree's mean system CPU, in % of one core", NOSHOW,                  \
+    D("sys_cpu_mean_pct", SUM_DIM_PCT, "the tree's mean system CPU, in % of one core", NOSHOW,                  \
       sum_stat_mean(&run->proc[HW_PROC_COL_SYS_CPU]))                                              \
     /* disks, network, free space, the container (system.h) */                                     \
-    PER_IO(D(sum_io_defs[i].mib_key, sum_io_defs[i].mib_what, SHOW(SUM_SHOW_PAGE, NULL, sum_io_defs[i].mib_words), sum_system_mib(&run->sys, i)) \
-               D(sum_io_defs[i].peak_key, sum_io_defs[i].peak_what, SHOW(SUM_SHOW_PAGE, NULL, sum_io_defs[i].peak_words),                    \
+    PER_IO(D(sum_io_defs[i].mib_key, SUM_DIM_MEM, sum_io_defs[i].mib_what, SHOW(SUM_SHOW_PAGE, NULL, sum_io_defs[i].mib_words), sum_system_mib(&run->sys, i)) \
+               D(sum_io_defs[i].peak_key, SUM_DIM_MEM_RATE, sum_io_defs[i].peak_what, SHOW(SUM_SHOW_PAGE, NULL, sum_io_defs[i].peak_words),                    \
                  sum_system_peak_mib_s(&run->sys, i)))                                             \
-    D("fs_free_min_mib", "least free space on the run directory's file system", SHOW(SUM_SHOW_PAGE, NULL, "free space min"),            \
+    D("fs_free_min_mib", SUM_DIM_MEM, "least free space on the run directory's file system", SHOW(SUM_SHOW_PAGE, NULL, "free space min"),            \
       run->sys.fs_free_min_mib)                                                                    \
-    D("container_mem_peak_mib",                                                                    \
+    D("container_mem_peak_mib", SUM_DIM_MEM,                                                                    \
       "the container's memory peak (the kernel's, else the highest sample)", SHOW(SUM_SHOW_PAGE, NULL, "cgroup memory peak"),               \
       sum_system_mem_peak(&run->sys, &mem_src))                                                    \
     S("container_mem_peak_source", "where container_mem_peak_mib comes from", NOSHOW,              \
       mem_src)                                                                                     \
-    D("container_mem_max_mib", "the container's memory limit", SHOW(SUM_SHOW_PAGE, NULL, "cgroup memory limit"),                             \
+    D("container_mem_max_mib", SUM_DIM_MEM, "the container's memory limit", SHOW(SUM_SHOW_PAGE, NULL, "cgroup memory limit"),                             \
       run->cg_mem_max_mib)                                                                         \
-    D("container_cpu_limit_cores", "the container's CPU limit in cores", SHOW(SUM_SHOW_PAGE, NULL, "cgroup CPU limit"),                   \
+    D("container_cpu_limit_cores", SUM_DIM_CORES, "the container's CPU limit in cores", SHOW(SUM_SHOW_PAGE, NULL, "cgroup CPU limit"),                   \
       run->cg_limit_cores)                                                                         \
     U("phases", "phase entries logged", NOSHOW,                                                    \
       sum_fig_phases_total(run))                                                                           \
@@ -187,29 +196,29 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
     S("time_zone_source", "where time_zone comes from", NOSHOW,                                    \
       sum_fig_tz_source(run->tz_source))                                                              \
     /* added later: new columns go at the end, so that column positions stay */                    \
-    D("machine_cpus", "CPUs of the machine", NOSHOW,                                               \
+    D("machine_cpus", SUM_DIM_NONE, "CPUs of the machine", NOSHOW,                                               \
       run->info.cpus)                                                                              \
-    D("machine_gpus", "GPUs of the machine", NOSHOW,                                               \
+    D("machine_gpus", SUM_DIM_NONE, "GPUs of the machine", NOSHOW,                                               \
       run->info.gpus)                                                                              \
-    D("gpus_mem_used_peak_mib", "highest memory.used of every GPU together at one instant",        \
+    D("gpus_mem_used_peak_mib", SUM_DIM_GPUMEM, "highest memory.used of every GPU together at one instant",        \
       NOSHOW,                                                                                      \
       tg.mem_used_peak_mib)                                                                        \
-    D("gpus_mem_total_mib", "memory of every GPU together", NOSHOW,                                \
+    D("gpus_mem_total_mib", SUM_DIM_GPUMEM, "memory of every GPU together", NOSHOW,                                \
       tg.mem_total_mib)                                                                            \
-    D("gpus_util_sum_peak_pct", "highest sum of every GPU's utilization at one instant", NOSHOW,   \
+    D("gpus_util_sum_peak_pct", SUM_DIM_PCT, "highest sum of every GPU's utilization at one instant", NOSHOW,   \
       tg.util_sum_peak_pct)                                                                        \
-    D("gpus_busy_max", "most GPUs busy at one instant", NOSHOW,                                    \
+    D("gpus_busy_max", SUM_DIM_NONE, "most GPUs busy at one instant", NOSHOW,                                    \
       tg.busy_gpus_max)                                                                            \
     PER_CTX(0, HW_CTX_ROW_FIXED,                                                                   \
             S(ctx_cols[i], "where the run ran, as its scheduler or launcher says (context)",       \
               NOSHOW, run->info.ctx[i][0] ? run->info.ctx[i] : NULL))                              \
     /* why the GPUs were slow, whether they were healthy (hw_health.csv, clocks.h) */              \
-    D("gpu_power_capped_pct",                                                                      \
+    D("gpu_power_capped_pct", SUM_DIM_PCT,                                                                      \
       "share of the GPUs' covered time under a power cap (hw_health.csv)", NOSHOW,                 \
       clk.power_pct)                                                                               \
-    D("gpu_thermal_pct", "share of the GPUs' covered time slowed for heat", NOSHOW,                \
+    D("gpu_thermal_pct", SUM_DIM_PCT, "share of the GPUs' covered time slowed for heat", NOSHOW,                \
       clk.thermal_pct)                                                                             \
-    D("gpu_sm_clock_pct_of_max", "mean SM clock in % of its maximum", NOSHOW,                      \
+    D("gpu_sm_clock_pct_of_max", SUM_DIM_PCT, "mean SM clock in % of its maximum", NOSHOW,                      \
       clk.sm_pct_of_max)                                                                           \
     S("gpu_clock_source", "whether the throttle seconds come from counters or the bitmask",        \
       NOSHOW,                                                                                      \
@@ -220,15 +229,15 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
     S("health_warning", "the first health warning", NOSHOW,                                        \
       run->nhealth_warn ? run->health_warn[0] : NULL)                                              \
     /* the job's processes' share of the GPUs and the others' (hw_pmon.csv) */                     \
-    D("gpu_own_sm_mean_pct", "the job's own processes' mean SM share of the GPUs (hw_pmon.csv)",   \
+    D("gpu_own_sm_mean_pct", SUM_DIM_PCT, "the job's own processes' mean SM share of the GPUs (hw_pmon.csv)",   \
       NOSHOW,                                                                                      \
       have_pm ? sum_fig_mean(&pm.own_sm) : NAN)                                                    \
-    D("gpu_others_sm_mean_pct", "other processes' mean SM share of the same GPUs", NOSHOW,         \
+    D("gpu_others_sm_mean_pct", SUM_DIM_PCT, "other processes' mean SM share of the same GPUs", NOSHOW,         \
       have_pm ? sum_fig_mean(&pm.others_sm) : NAN)                                                 \
-    D("proc_threads_max", "most threads of the job's process tree at one sample",                 \
+    D("proc_threads_max", SUM_DIM_NONE, "most threads of the job's process tree at one sample",                 \
       SHOW(SUM_SHOW_PAGE, NULL, "process threads max"),                                            \
       sum_fig_max(&run->proc[HW_PROC_COL_THREADS]))                                                 \
-    D("step_phase_sec_per_step",                                                                   \
+    D("step_phase_sec_per_step", SUM_DIM_S_PER_STEP,                                                                   \
       "seconds per step inside the phases that did the steps (evals and checkpoints between "     \
       "them left out)",                                                                            \
       SHOW(SUM_SHOW_PAGE, NULL, "seconds per step in step phases"),                                \
@@ -241,22 +250,22 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
     /* the verdicts (verdicts.h): their ids, then each rule's key figure */                      \
     S("notes", "the verdicts' rule ids, warnings first (summary.json's notes)", NOSHOW,           \
       run->verdicts ? run->verdicts->ids : NULL)                                                   \
-    PER_VFIG(D(sum_vfigs[i].key, sum_vfigs[i].what, NOSHOW,                                        \
+    PER_VFIG(D(sum_vfigs[i].key, sum_vfigs[i].dim, sum_vfigs[i].what, NOSHOW,                                        \
                run->verdicts ? run->verdicts->figure[i] : NAN))                                    \
-    D("co2e_g", "energy_wh's emissions at --carbon-intensity (g CO2e per kWh)", NOSHOW,           \
+    D("co2e_g", SUM_DIM_CO2E, "energy_wh's emissions at --carbon-intensity (g CO2e per kWh)", NOSHOW,           \
       sum_fig_co2e_g(run, sum_run_energy_wh(run)))                                                 \
-    D("energy_cost", "energy_wh's cost at --price (per kWh)", NOSHOW,                              \
+    D("energy_cost", SUM_DIM_NONE, "energy_wh's cost at --price (per kWh)", NOSHOW,                              \
       sum_fig_energy_cost(run, sum_run_energy_wh(run)))                                         \
     /* context keys added later (rundir.h's HW_CTX_ROW_FIXED): at the end, so positions stay */  \
     PER_CTX(HW_CTX_ROW_FIXED, HW_CTX_COUNT,                                                        \
             S(ctx_cols[i], "where the run ran, as its scheduler or launcher says (context)",       \
               NOSHOW, run->info.ctx[i][0] ? run->info.ctx[i] : NULL))                              \
-    D("proc_cpu_sec", "CPU seconds of the command and the processes it waited for (wait4, as "     \
+    D("proc_cpu_sec", SUM_DIM_TIME, "CPU seconds of the command and the processes it waited for (wait4, as "     \
       "sacct's TotalCPU)", NOSHOW, run->info.cpu_s)                                                \
-    D("proc_disk_write_mib", "what the job's processes wrote to storage (write_bytes; "            \
+    D("proc_disk_write_mib", SUM_DIM_MEM, "what the job's processes wrote to storage (write_bytes; "            \
       "disk_write_mib is the node's disks)", NOSHOW,                                               \
       sum_fig_max(&run->proc[HW_PROC_COL_WRITE]) / 1048576.0)                                      \
-    D("proc_wchar_mib", "what the job's processes wrote by write() (wchar: page cache, pipes and " \
+    D("proc_wchar_mib", SUM_DIM_MEM, "what the job's processes wrote by write() (wchar: page cache, pipes and " \
       "sockets too, as sacct's MaxDiskWrite counts)", NOSHOW,                                      \
       sum_fig_max(&run->proc[HW_PROC_COL_WCHAR]) / 1048576.0)
 
@@ -275,7 +284,7 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
         cols                                                                                       \
     }
 
-#define COL_ONE(nm, what, show, v) +1
+#define COL_ONE(...) +1
 #define COL_PER_IO(cols) +SUM_IO_COUNT * (0 cols)
 #define COL_PER_CTX(lo, hi, cols) +((hi) - (lo)) * (0 cols)
 #define COL_PER_VFIG(cols) +SUM_VFIG_COUNT * (0 cols)
@@ -288,27 +297,53 @@ enum {
 #undef COL_PER_CTX
 #undef COL_PER_VFIG
 
-/* job.KEY: the sweep-row column of each context key (hw_ctx_defs), made once */
+/* job.KEY: the sweep-row column of each context key (hw_ctx_defs), and the columns as the
+ * table says them (every output reads the key, type, unit and labels from here), made once */
 static char ctx_cols[HW_CTX_COUNT][64];
-static pthread_once_t ctx_cols_once = PTHREAD_ONCE_INIT;
+static struct sum_row_def row_defs[SWEEP_NCOLS];
+static pthread_once_t defs_once = PTHREAD_ONCE_INIT;
 
-static void make_ctx_cols(void)
+static void make_defs(void)
 {
     for (int k = 0; k < HW_CTX_COUNT; k++)
         snprintf(ctx_cols[k], sizeof ctx_cols[k], "job.%s", hw_ctx_defs[k].key);
+    size_t n = 0;
+#define DEF(nm_, type_, dim_, what_, show_)                                                        \
+    row_defs[n++] = (struct sum_row_def){                                                          \
+        .key = (nm_), .type = (type_), .dim = (dim_), .what = (what_), .show = (show_)};
+#define S(nm_, what_, show_, v_) DEF(nm_, SUM_COL_STR, SUM_DIM_NONE, what_, show_)
+#define D(nm_, dim_, what_, show_, v_) DEF(nm_, SUM_COL_NUM, dim_, what_, show_)
+#define U(nm_, what_, show_, v_) DEF(nm_, SUM_COL_U64, SUM_DIM_NONE, what_, show_)
+#define I(nm_, what_, show_, v_) DEF(nm_, SUM_COL_INT, SUM_DIM_NONE, what_, show_)
+    SWEEP_COLUMNS(S, D, U, I, ROW_PER_IO, ROW_PER_CTX, ROW_PER_VFIG)
+#undef S
+#undef D
+#undef U
+#undef I
+#undef DEF
+}
+
+const struct sum_row_def *sum_report_row_defs(size_t *n)
+{
+    pthread_once(&defs_once, make_defs);
+    *n = SWEEP_NCOLS;
+    return row_defs;
 }
 
 static size_t flat_cols(const struct sum_run *run, struct sum_col c[SWEEP_NCOLS])
 {
+    size_t nd;
+    const struct sum_row_def *def = sum_report_row_defs(&nd);
+    for (size_t i = 0; i < nd; i++)
+        c[i] = (struct sum_col){.name = def[i].key, .type = def[i].type, .dim = def[i].dim};
     const char *mu_src, *cores_src, *mem_src = NULL;
     const struct sum_stat *mu = sum_fig_mem_util(run, &mu_src);
     sum_run_expected_cores(run, &cores_src);
     size_t n = 0;
-#define S(nm, what, show, v) c[n++] = (struct sum_col){nm, SUM_COL_STR, v, 0, 0};
-#define D(nm, what, show, v) c[n++] = (struct sum_col){nm, SUM_COL_NUM, NULL, v, 0};
-#define U(nm, what, show, v) c[n++] = (struct sum_col){nm, SUM_COL_U64, NULL, 0, v};
-#define I(nm, what, show, v) c[n++] = (struct sum_col){nm, SUM_COL_INT, NULL, v, 0};
-    pthread_once(&ctx_cols_once, make_ctx_cols);
+#define S(nm, what, show, v) c[n++].s = (v);
+#define D(nm, dim, what, show, v) c[n++].d = (v);
+#define U(nm, what, show, v) c[n++].u = (v);
+#define I(nm, what, show, v) c[n++].d = (v);
     const struct sum_together_figs tg = sum_fig_together(run); /* once for the row's columns */
     struct sum_clk_figs clk;
     bool have_clk = sum_run_clocks(run, &clk);
@@ -322,117 +357,75 @@ static size_t flat_cols(const struct sum_run *run, struct sum_col c[SWEEP_NCOLS]
     return n;
 }
 
-/* Each column's name, what it means and where it is shown, without a run. */
-static size_t col_shows(const char *names[SWEEP_NCOLS], const char *whats[SWEEP_NCOLS],
-                        struct sum_show shows[SWEEP_NCOLS])
-{
-    pthread_once(&ctx_cols_once, make_ctx_cols);
-    size_t n = 0;
-#define X(nm, what, show, v) (names[n] = (nm), whats[n] = (what), shows[n++] = show);
-    SWEEP_COLUMNS(X, X, X, X, ROW_PER_IO, ROW_PER_CTX, ROW_PER_VFIG)
-#undef X
-    return n;
-}
-
-void sum_fig_text(struct hw_buf *out, const char *key, double v, const struct sum_units *u)
-{
-    size_t stem;
-    bool rate;
-    int d = sum_column_dim(key, &stem, &rate);
-    if (d >= 0 && !rate) {
-        sum_units_fmt(out, v, (enum sum_dim)d, u);
-        return;
-    }
-    char ub[32], unit[40];
-    const char *un = sum_column_unit(u, key, ub, sizeof ub);
-    snprintf(unit, sizeof unit, "%s%s", *un && strcmp(un, "%") ? " " : "", un);
-    sum_fmt_num(out, v, unit);
-}
-
 void sum_report_shown(const struct sum_run *run, unsigned where, sum_show_fn *fn, void *ctx)
 {
-    const char *names[SWEEP_NCOLS], *whats[SWEEP_NCOLS];
-    struct sum_show shows[SWEEP_NCOLS];
+    size_t n;
+    const struct sum_row_def *def = sum_report_row_defs(&n);
     struct sum_col c[SWEEP_NCOLS];
-    size_t n = col_shows(names, whats, shows);
     if (run)
         (void)flat_cols(run, c);
     for (size_t i = 0; i < n; i++) {
-        if (!(shows[i].where & where))
+        if (!(def[i].show.where & where))
             continue;
         double v = !run                          ? NAN
                    : c[i].type == SUM_COL_U64    ? (double)c[i].u
                    : c[i].type == SUM_COL_STR    ? NAN /* no string is shown as a number */
                                                  : c[i].d;
-        fn(ctx, names[i], whats[i], &shows[i], v);
+        fn(ctx, &def[i], v);
     }
 }
 
-/* The named columns of run's row as members of w's object, in the order asked (summary.json's
- * headline keys: report_json.c). A name the table lacks is null: a mistake in the caller's
- * list, said in the document. */
-void sum_report_row_json(struct hw_json *w, const struct sum_run *run, const char *const *keys,
-                         size_t n)
+/* The columns with summary.json places in [from, to) as members of w's object (summary.json's
+ * headline: report_json.c), in place order. */
+void sum_report_row_json(struct hw_json *w, const struct sum_run *run, unsigned from,
+                         unsigned to)
 {
+    size_t nd;
+    const struct sum_row_def *def = sum_report_row_defs(&nd);
     struct sum_col c[SWEEP_NCOLS];
-    size_t nc = flat_cols(run, c);
-    for (size_t k = 0; k < n; k++) {
-        size_t i = 0;
-        while (i < nc && strcmp(c[i].name, keys[k]))
-            i++;
-        if (i == nc)
-            hw_json_null(w, keys[k]);
-        else if (c[i].type == SUM_COL_U64)
-            hw_json_u64(w, keys[k], c[i].u);
-        else
-            hw_json_num(w, keys[k], c[i].d);
-    }
-}
-
-bool sum_report_row_has(const char *key)
-{
-    const char *names[SWEEP_NCOLS], *whats[SWEEP_NCOLS];
-    struct sum_show shows[SWEEP_NCOLS];
-    size_t n = col_shows(names, whats, shows);
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(names[i], key))
-            return true;
-    return false;
+    bool have = false;
+    unsigned last = 0;
+    for (size_t i = 0; i < nd; i++)
+        last = def[i].show.json > last ? def[i].show.json : last;
+    for (unsigned p = from; p < to && p <= last; p++)
+        for (size_t i = 0; i < nd; i++) {
+            if (def[i].show.json != p)
+                continue;
+            if (!have)
+                (void)flat_cols(run, c); /* once, and only for a stretch that has columns */
+            have = true;
+            if (c[i].type == SUM_COL_U64)
+                hw_json_u64(w, c[i].name, c[i].u);
+            else
+                hw_json_num(w, c[i].name, c[i].d);
+        }
 }
 
 void sum_report_columns(const struct sum_units *u, struct hw_buf *out)
 {
-    pthread_once(&ctx_cols_once, make_ctx_cols);
+    static const char *const type[] = {[SUM_COL_STR] = "text", [SUM_COL_NUM] = "number",
+                                       [SUM_COL_U64] = "integer", [SUM_COL_INT] = "integer"};
+    size_t n;
+    const struct sum_row_def *def = sum_report_row_defs(&n);
     hw_buf_puts(out, "column\ttype\tunit\tdescription\n");
-    char renamed[SWEEP_NCOLS][SUM_COL_NAME], unit[32];
+    char renamed[SWEEP_NCOLS][SUM_COL_NAME];
     const char *shown[SWEEP_NCOLS];
-    size_t n = 0;
-    /* a name --units gives twice (peak_vram_mb, peak_vram_mib) is the row's once, as there */
-#define ROW(nm, type, what)                                                                        \
-    do {                                                                                           \
-        const char *name = nm;                                                                     \
-        bool dup = false;                                                                          \
-        if (sum_units_column(u, name, renamed[n], sizeof renamed[n]) >= 0) {                       \
-            for (size_t k = 0; k < n && !dup; k++)                                                 \
-                dup = !strcmp(shown[k], renamed[n]);                                               \
-            name = renamed[n];                                                                     \
-        }                                                                                          \
-        if (!dup) {                                                                                \
-            hw_buf_printf(out, "%s\t%s\t%s\t%s\n", name, type,                                     \
-                          sum_column_unit(u, nm, unit, sizeof unit), what);                        \
-            shown[n++] = name;                                                                     \
-        }                                                                                          \
-    } while (0);
-#define S(nm, what, show, v) ROW(nm, "text", what)
-#define D(nm, what, show, v) ROW(nm, "number", what)
-#define U(nm, what, show, v) ROW(nm, "integer", what)
-#define I(nm, what, show, v) ROW(nm, "integer", what)
-    SWEEP_COLUMNS(S, D, U, I, ROW_PER_IO, ROW_PER_CTX, ROW_PER_VFIG)
-#undef S
-#undef D
-#undef U
-#undef I
-#undef ROW
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        /* a name --units gives twice (peak_vram_mb, peak_vram_mib) is the row's once, as there */
+        const char *name = def[i].key;
+        bool dup = false;
+        if (sum_units_column(u, name, def[i].dim, renamed[m], sizeof renamed[m]) == 0) {
+            for (size_t k = 0; k < m && !dup; k++)
+                dup = !strcmp(shown[k], renamed[m]);
+            name = renamed[m];
+        }
+        if (dup)
+            continue;
+        hw_buf_printf(out, "%s\t%s\t%s\t%s\n", name, type[def[i].type],
+                      sum_dim_unit(u, def[i].dim), def[i].what);
+        shown[m++] = name;
+    }
 }
 
 void sum_report_param_name(const struct sum_param *p, struct hw_buf *out)
@@ -457,32 +450,49 @@ static size_t row_cols(const struct sum_run *run, const struct sum_units *u, str
     return sum_cols_units(c, flat_cols(run, c), u, names);
 }
 
-/* The per-phase-name columns: phase.NAME.count, .total_sec, .mean_sec, .energy_wh,
- * .gpu_util_mean_pct, .peak_vram_mib (names and values in --units). */
+/* The per-phase-name columns, phase.NAME.KEY: U (a count) or D (a number, with its dimension),
+ * with what it means and its value (an expression of a, the name's figures); in --units names
+ * and values as the row's. */
+#define PHASE_COLUMNS(U, D)                                                                        \
+    U("count", "entries of the phase name", a->count)                                             \
+    D("total_sec", SUM_DIM_TIME, "their time together", sum_fig_round_us(a->timed ? a->d_sum : NAN)) \
+    D("mean_sec", SUM_DIM_TIME, "their mean time", sum_fig_round_us(sum_name_mean_s(a)))          \
+    D("energy_wh", SUM_DIM_ENERGY, "the GPUs' energy in them", sum_name_energy_wh(run, a))        \
+    D("gpu_util_mean_pct", SUM_DIM_PCT, "mean utilization.gpu in them", sum_stat_mean(&a->util))  \
+    D("peak_vram_mib", SUM_DIM_GPUMEM, "highest memory.used in them", sum_fig_max(&a->mem_used))
+
+#define PH_U(nm_, what_, v_) {.key = (nm_), .type = SUM_COL_U64, .dim = SUM_DIM_NONE, .what = (what_)},
+#define PH_D(nm_, dim_, what_, v_) {.key = (nm_), .type = SUM_COL_NUM, .dim = (dim_), .what = (what_)},
+static const struct sum_row_def phase_defs[] = {PHASE_COLUMNS(PH_U, PH_D)};
+#undef PH_U
+#undef PH_D
+
+const struct sum_row_def *sum_report_phase_defs(size_t *n)
+{
+    *n = HW_ARRAY_SIZE(phase_defs);
+    return phase_defs;
+}
+
 static void phase_figures(const struct sum_run *run, const struct sum_units *u,
                           sum_figure_fn *fn, void *ctx)
 {
     const struct sum_names *s = &run->names;
     for (size_t i = 0; i < s->n; i++) {
         const struct sum_name_acc *a = &s->v[i];
-        const struct {
-            const char *key;
-            double v;
-            bool integer;
-        } f[] = {
-            {"count", (double)a->count, true},
-            {"total_sec", sum_fig_round_us(a->timed ? a->d_sum : NAN), false},
-            {"mean_sec", sum_fig_round_us(sum_name_mean_s(a)), false},
-            {"energy_wh", sum_name_energy_wh(run, a), false},
-            {"gpu_util_mean_pct", sum_stat_mean(&a->util), false},
-            {"peak_vram_mib", sum_fig_max(&a->mem_used), false},
-        };
-        for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
+        double v[HW_ARRAY_SIZE(phase_defs)];
+        size_t n = 0;
+#define PH_U(nm, what, x) v[n++] = (double)(x);
+#define PH_D(nm, dim, what, x) v[n++] = (x);
+        PHASE_COLUMNS(PH_U, PH_D)
+#undef PH_U
+#undef PH_D
+        for (size_t k = 0; k < n; k++) {
+            const struct sum_row_def *d = &phase_defs[k];
             char name[512], un[560];
-            snprintf(name, sizeof name, "phase.%s.%s", a->name, f[k].key);
-            int d = sum_units_column(u, name, un, sizeof un);
-            fn(ctx, d >= 0 ? un : name,
-               d >= 0 ? sum_units_value(u, (enum sum_dim)d, f[k].v) : f[k].v, f[k].integer);
+            snprintf(name, sizeof name, "phase.%s.%s", a->name, d->key);
+            bool in_u = sum_units_column(u, name, d->dim, un, sizeof un) == 0;
+            fn(ctx, in_u ? un : name, in_u ? sum_dim_value(u, d->dim, v[k]) : v[k],
+               d->type != SUM_COL_NUM);
         }
     }
 }

@@ -516,15 +516,13 @@ struct head_line {
     bool any;
 };
 
-static void head_fig(void *ctx, const char *key, const char *what, const struct sum_show *show,
-                     double v)
+static void head_fig(void *ctx, const struct sum_row_def *col, double v)
 {
-    (void)what;
     struct head_line *h = ctx;
     hw_buf_puts(&h->line, h->line.len ? ", " : "");
-    hw_buf_puts(&h->line, show->label);
+    hw_buf_puts(&h->line, col->show.label);
     hw_buf_putc(&h->line, ' ');
-    sum_fig_text(&h->line, key, v, h->u);
+    sum_dim_fmt(&h->line, v, col->dim, h->u);
     h->any |= isfinite(v);
 }
 

@@ -12,8 +12,7 @@ size_t sum_cols_units(struct sum_col *c, size_t n, const struct sum_units *u,
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         struct sum_col x = c[i];
-        int d = sum_units_column(u, x.name, names[m], sizeof names[m]);
-        if (d >= 0) {
+        if (sum_units_column(u, x.name, x.dim, names[m], sizeof names[m]) == 0) {
             bool dup = false;
             for (size_t k = 0; k < m && !dup; k++)
                 dup = !strcmp(c[k].name, names[m]);
@@ -21,7 +20,7 @@ size_t sum_cols_units(struct sum_col *c, size_t n, const struct sum_units *u,
                 continue;
             x.name = names[m];
             if (x.type == SUM_COL_NUM)
-                x.d = sum_units_value(u, (enum sum_dim)d, x.d);
+                x.d = sum_dim_value(u, x.dim, x.d);
         }
         c[m++] = x;
     }

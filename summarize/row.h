@@ -22,11 +22,13 @@ struct sum_col {
     const char *s; /* SUM_COL_STR; NULL: not known (an empty cell, null) */
     double d;      /* SUM_COL_NUM (12 significant digits), SUM_COL_INT; NAN: not known */
     uint64_t u;    /* SUM_COL_U64 */
+    enum sum_dim dim; /* what it measures: its unit (units.h); SUM_DIM_NONE for text, counts */
 };
 
 #define SUM_COL_NAME 48 /* room for a renamed column (sum_cols_units) */
 
-/* --units on a row's columns: names carry the unit (sum_units_column), values are converted; a
+/* --units on a row's columns: names carry the unit of the column's dimension
+ * (sum_units_column), values are converted; a
  * column whose new name an earlier one has (peak_vram_mb and peak_vram_mib both become
  * peak_vram_gib) is left out. names gives each column room for its new name. Returns the
  * columns kept. */

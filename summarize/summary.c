@@ -38,6 +38,8 @@ struct sum_run *sum_run_new(void)
     /* the whole-run figures over every GPU are means and maxima only */
     for (int m = 0; m < RD_GM_COUNT; m++)
         sum_stat_init_mean_max(&run->all[m]);
+    for (int k = 0; k < SUM_GPMEM_COUNT; k++)
+        sum_stat_init_mean_max(&run->gt_total[k]);
     sum_stat_init_mean_max(&run->dmon_mem_all);
     sum_together_init(&run->together);
     sum_together_init(&run->together_tracked);
@@ -149,6 +151,8 @@ void sum_run_free(struct sum_run *run)
         sum_stat_free(&run->proc[c]);
     for (int c = 0; c < SUM_DESC_COUNT; c++)
         sum_stat_free(&run->desc[c]);
+    for (int k = 0; k < SUM_GPMEM_COUNT; k++)
+        sum_stat_free(&run->gt_total[k]);
     for (int k = 0; k < SUM_PIO_COUNT; k++)
         sum_stat_free(&run->pio_rate[k]);
     free(run);
@@ -1872,6 +1876,8 @@ static const unsigned char proc_kind[HW_PROC_COL_COUNT] = {
     [HW_PROC_COL_USR_CPU] = PK_RATE,      [HW_PROC_COL_SYS_CPU] = PK_RATE,
     [HW_PROC_COL_PRIVATE] = PK_TREE,      [HW_PROC_COL_SHARED] = PK_TREE,
     [HW_PROC_COL_MAIN_PRIVATE] = PK_MAIN, [HW_PROC_COL_MAIN_SHARED] = PK_MAIN,
+    [HW_PROC_COL_SHARED_ONCE] = PK_TREE,  [HW_PROC_COL_MAIN_SHARED_ONCE] = PK_MAIN,
+    [HW_PROC_COL_DESC_SHARED_ONCE] = PK_TREE,
 };
 
 /* A row's gauges with those that are no reading of a live job NAN (into g). */
@@ -1956,8 +1962,15 @@ static void on_proc(void *ctx, const struct rd_proc_row *r)
         for_phases(run, a, r->t, hole_row(run, a, r->t) ? phase_proc_hole : phase_proc_part, &x);
         sum_names_proc(&run->names, r->t, own[HW_PROC_COL_RSS], a, r->t, own[HW_PROC_COL_CPU]);
     }
-    if (r->edge)
+    if (r->edge) {
+        /* a gauge's reading at an instant: the run's memory grows from its first one, an edge
+         * row's too (an attached process's baseline row: its memory at hwmon's start) */
+        double g[HW_PROC_COL_COUNT];
+        proc_live(r->v, g);
+        if (isnan(run->rss_first) && !isnan(g[HW_PROC_COL_RSS]))
+            run->rss_first = g[HW_PROC_COL_RSS];
         return;
+    }
     proc_gauges(run, r);
     /* the descendants at this instant: the tree without the main process (NAN: unmeasured;
      * not tracked at all under hwmon --no-children: unmeasured too, not 0) */
@@ -1972,6 +1985,16 @@ static void on_proc(void *ctx, const struct rd_proc_row *r)
         for (int d = 0; d < SUM_DESC_COUNT; d++)
             sum_stat_add(&run->desc[d], r->v[tree_main[d][0]] - r->v[tree_main[d][1]]);
     }
+    /* gpu_tracker's total RSS at this instant (its private + its shared counted once), where
+     * hwmon --shared-once read it (an empty cell: NAN, no reading) */
+    const double *c = r->v;
+    sum_stat_add(&run->gt_total[SUM_GPMEM_TREE], c[HW_PROC_COL_PRIVATE] + c[HW_PROC_COL_SHARED_ONCE]);
+    sum_stat_add(&run->gt_total[SUM_GPMEM_MAIN],
+                 c[HW_PROC_COL_MAIN_PRIVATE] + c[HW_PROC_COL_MAIN_SHARED_ONCE]);
+    if (run->info.descendants != 0) /* hwmon --no-children: the descendants' are null */
+        sum_stat_add(&run->gt_total[SUM_GPMEM_DESC], c[HW_PROC_COL_PRIVATE] -
+                                                         c[HW_PROC_COL_MAIN_PRIVATE] +
+                                                         c[HW_PROC_COL_DESC_SHARED_ONCE]);
     double dt = r->t - run->pio_prev_t; /* NAN for the first row */
     for (int k = 0; k < SUM_PIO_COUNT; k++) {
         double v = r->v[sum_pio_cols[k]];

@@ -378,6 +378,9 @@ struct sum_run {
     /* the tracked process's descendants, per proc_metrics.csv row: tree minus main process
      * (gpu_tracker's "descendants"; the tree is its "combined", main_* its "main") */
     struct sum_stat desc[SUM_DESC_COUNT];
+    /* gpu_tracker's total RSS per row, private + shared counted once per path (hwmon
+     * --shared-once), of the tree, the main process and the descendants (enum sum_gpmem's whose) */
+    struct sum_stat gt_total[SUM_GPMEM_COUNT];
     /* the same counters per second between consecutive cadence rows (resource-tracker's
      * per-interval figures), means and maxima */
     struct sum_stat pio_rate[SUM_PIO_COUNT];

@@ -9,19 +9,20 @@
 
 struct unit {
     const char *label, *suffix;
-    double per_base; /* this many units in one base unit */
+    double per_base;     /* this many units in one base unit */
+    const char *per_s;   /* a rate's label (memory's units) */
 };
 
 static const struct unit mem_units[] = {
-    {"MiB", "mib", 1},
-    {"B", "b", 1048576.0},
-    {"KiB", "kib", 1024},
-    {"KB", "kb", 1048.576},
-    {"MB", "mb", 1.048576},
-    {"GiB", "gib", 1 / 1024.0},
-    {"GB", "gb", 1048576.0 / 1e9},
-    {"TiB", "tib", 1 / 1048576.0},
-    {"TB", "tb", 1048576.0 / 1e12},
+    {"MiB", "mib", 1, "MiB/s"},
+    {"B", "b", 1048576.0, "B/s"},
+    {"KiB", "kib", 1024, "KiB/s"},
+    {"KB", "kb", 1048.576, "KB/s"},
+    {"MB", "mb", 1.048576, "MB/s"},
+    {"GiB", "gib", 1 / 1024.0, "GiB/s"},
+    {"GB", "gb", 1048576.0 / 1e9, "GB/s"},
+    {"TiB", "tib", 1 / 1048576.0, "TiB/s"},
+    {"TB", "tb", 1048576.0 / 1e12, "TB/s"},
 };
 static const struct unit time_units[] = {
     {"s", "sec", 1},
@@ -35,16 +36,38 @@ static const struct unit energy_units[] = {
     {"J", "j", 3600},
 };
 
+/* The dimensions: the units --units may name (index 0 the base unit, the one summary.json
+ * has), or the one unit a person reads; and how a column's name spells the base unit, which
+ * --units replaces by the unit's suffix. */
+static const char *const mem_spell[] = {"_mib", "_mb", NULL};
+static const char *const time_spell[] = {"_sec", NULL};
+static const char *const energy_spell[] = {"_wh", NULL};
+static const char *const rate_spell[] = {"_mib_s", NULL};
+#define UNITS(t) .u = (t), .n = sizeof(t) / sizeof(t)[0]
 static const struct {
     const char *key;
-    const struct unit *u;
+    const struct unit *u; /* converted: the units --units may name */
     size_t n;
+    const char *fixed;    /* else the one unit */
+    const char *const *spell;
+    enum sum_dim as;      /* a rate converts as this dimension, per second */
 } dims[SUM_DIM_COUNT] = {
-    [SUM_DIM_MEM] = {"mem", mem_units, sizeof mem_units / sizeof mem_units[0]},
-    [SUM_DIM_TIME] = {"time", time_units, sizeof time_units / sizeof time_units[0]},
-    [SUM_DIM_ENERGY] = {"energy", energy_units, sizeof energy_units / sizeof energy_units[0]},
-    [SUM_DIM_GPUMEM] = {"gpumem", mem_units, sizeof mem_units / sizeof mem_units[0]},
+    [SUM_DIM_MEM] = {"mem", UNITS(mem_units), .spell = mem_spell, .as = SUM_DIM_MEM},
+    [SUM_DIM_TIME] = {"time", UNITS(time_units), .spell = time_spell, .as = SUM_DIM_TIME},
+    [SUM_DIM_ENERGY] = {"energy", UNITS(energy_units), .spell = energy_spell, .as = SUM_DIM_ENERGY},
+    [SUM_DIM_GPUMEM] = {"gpumem", UNITS(mem_units), .spell = mem_spell, .as = SUM_DIM_GPUMEM},
+    [SUM_DIM_MEM_RATE] = {"mem_rate", UNITS(mem_units), .spell = rate_spell, .as = SUM_DIM_MEM},
+    [SUM_DIM_PCT] = {"pct", .fixed = "%"},
+    [SUM_DIM_MHZ] = {"mhz", .fixed = "MHz"},
+    [SUM_DIM_POWER] = {"power", .fixed = "W"},
+    [SUM_DIM_CORES] = {"cores", .fixed = "cores"},
+    [SUM_DIM_CO2E] = {"co2e", .fixed = "g"},
+    [SUM_DIM_GPU_H] = {"gpu_h", .fixed = "GPU-h"},
+    [SUM_DIM_S_PER_STEP] = {"s_per_step", .fixed = "s"},
+    [SUM_DIM_WH_PER_STEP] = {"wh_per_step", .fixed = "Wh"},
+    [SUM_DIM_NONE] = {"none", .fixed = ""},
 };
+#undef UNITS
 
 void sum_units_init(struct sum_units *u)
 {
@@ -65,9 +88,9 @@ int sum_units_parse(struct sum_units *u, const char *spec, char *err, size_t err
             return -1;
         }
         int d = 0;
-        while (d < SUM_DIM_COUNT && !(strlen(dims[d].key) == k && !strncmp(p, dims[d].key, k)))
+        while (d < SUM_DIM_UNITS && !(strlen(dims[d].key) == k && !strncmp(p, dims[d].key, k)))
             d++;
-        if (d == SUM_DIM_COUNT) {
+        if (d == SUM_DIM_UNITS) {
             snprintf(err, errlen, "unknown dimension '%.*s' (mem, gpumem, time, energy)", (int)k, p);
             return -1;
         }
@@ -95,12 +118,14 @@ int sum_units_parse(struct sum_units *u, const char *spec, char *err, size_t err
     return 0;
 }
 
-/* GPU memory without a unit of its own takes the memory one. */
+/* GPU memory without a unit of its own takes the memory one; a rate is memory's. */
 static enum sum_dim dim_of(const struct sum_units *u, enum sum_dim d)
 {
+    d = dims[d].as;
     return d == SUM_DIM_GPUMEM && u && !u->given[d] ? SUM_DIM_MEM : d;
 }
 
+/* Only for a converted dimension (dims[d].u). */
 static const struct unit *unit_of(const struct sum_units *u, enum sum_dim d)
 {
     d = dim_of(u, d);
@@ -114,12 +139,12 @@ double sum_units_value(const struct sum_units *u, enum sum_dim d, double base)
 
 const char *sum_units_label(const struct sum_units *u, enum sum_dim d)
 {
-    return unit_of(u, d)->label;
+    return dims[d].u ? unit_of(u, d)->label : dims[d].fixed;
 }
 
 const char *sum_units_suffix(const struct sum_units *u, enum sum_dim d)
 {
-    return unit_of(u, d)->suffix;
+    return dims[d].u ? unit_of(u, d)->suffix : "";
 }
 
 void sum_fmt_num(struct hw_buf *b, double v, const char *unit)
@@ -189,69 +214,56 @@ const char *sum_units_fmt_mem_short(char *buf, size_t cap, double mib, const str
     return buf;
 }
 
-static bool ends_with(const char *s, const char *suf, size_t *stem)
+bool sum_dim_converts(enum sum_dim d)
 {
-    size_t n = strlen(s), k = strlen(suf);
-    if (n <= k || strcmp(s + n - k, suf) != 0)
-        return false;
-    *stem = n - k;
-    return true;
+    return dims[d].u != NULL;
 }
 
-int sum_column_dim(const char *name, size_t *stem, bool *rate)
+const char *sum_dim_name(enum sum_dim d)
 {
-    static const struct {
-        const char *suffix;
-        enum sum_dim d;
-        bool rate;
-    } known[] = {{"_mib_s", SUM_DIM_MEM, true},
-                 {"_mib", SUM_DIM_MEM, false},
-                 {"_mb", SUM_DIM_MEM, false},
-                 {"_sec", SUM_DIM_TIME, false},
-                 {"_wh", SUM_DIM_ENERGY, false}};
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
-        if (!ends_with(name, known[i].suffix, stem))
-            continue;
-        enum sum_dim d = known[i].d;
-        if (d == SUM_DIM_MEM && !known[i].rate &&
-            (strstr(name, "vram") || strstr(name, "gpu_mem") || strstr(name, "gpus_mem") ||
-             strstr(name, "framework")))
-            d = SUM_DIM_GPUMEM;
-        *rate = known[i].rate;
-        return (int)d;
+    return dims[d].key;
+}
+
+const char *sum_dim_unit(const struct sum_units *u, enum sum_dim d)
+{
+    return d == SUM_DIM_MEM_RATE ? unit_of(u, d)->per_s : sum_units_label(u, d);
+}
+
+double sum_dim_value(const struct sum_units *u, enum sum_dim d, double base)
+{
+    return dims[d].u ? sum_units_value(u, d, base) : base;
+}
+
+long sum_dim_name_stem(const char *name, enum sum_dim d)
+{
+    size_t n = strlen(name);
+    for (const char *const *sp = dims[d].spell; sp && *sp; sp++) {
+        size_t k = strlen(*sp);
+        if (n > k && !strcmp(name + n - k, *sp))
+            return (long)(n - k);
     }
     return -1;
 }
 
-int sum_units_column(const struct sum_units *u, const char *name, char *out, size_t cap)
+int sum_units_column(const struct sum_units *u, const char *name, enum sum_dim d, char *out,
+                     size_t cap)
 {
-    size_t stem;
-    bool rate;
-    int d = sum_column_dim(name, &stem, &rate);
-    if (!u || d < 0 || !u->given[dim_of(u, (enum sum_dim)d)])
+    long stem = sum_dim_name_stem(name, d);
+    if (!u || stem < 0 || !u->given[dim_of(u, d)])
         return -1;
-    snprintf(out, cap, "%.*s_%s%s", (int)stem, name, sum_units_suffix(u, (enum sum_dim)d),
-             rate ? "_s" : "");
-    return d;
+    snprintf(out, cap, "%.*s_%s%s", (int)stem, name, sum_units_suffix(u, d),
+             d == SUM_DIM_MEM_RATE ? "_s" : "");
+    return 0;
 }
 
-const char *sum_column_unit(const struct sum_units *u, const char *name, char *buf, size_t cap)
+void sum_dim_fmt(struct hw_buf *out, double v, enum sum_dim d, const struct sum_units *u)
 {
-    size_t stem;
-    bool rate;
-    int d = sum_column_dim(name, &stem, &rate);
-    if (d >= 0) {
-        snprintf(buf, cap, "%s%s", sum_units_label(u, (enum sum_dim)d), rate ? "/s" : "");
-        return buf;
+    if (dims[d].u && d != SUM_DIM_MEM_RATE) {
+        sum_units_fmt(out, v, d, u);
+        return;
     }
-    static const struct {
-        const char *suffix, *unit;
-    } other[] = {{"_pct", "%"},          {"_mhz", "MHz"},        {"_watts_mean", "W"},
-                 {"_watts_max", "W"},    {"_power_w", "W"},      {"_cores", "cores"},
-                 {"sec_per_step", "s"},  {"_wh_per_step", "Wh"}, {"_gpu_h", "GPU-h"},
-                 {"co2e_g", "g"}};
-    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
-        if (!strcmp(name, other[i].suffix) || ends_with(name, other[i].suffix, &stem))
-            return other[i].unit; /* sec_per_step is its own whole name */
-    return "";
+    const char *un = sum_dim_unit(u, d);
+    char unit[40];
+    snprintf(unit, sizeof unit, "%s%s", *un && strcmp(un, "%") ? " " : "", un);
+    sum_fmt_num(out, sum_dim_value(u, d, v), unit);
 }

@@ -13,12 +13,34 @@
 #include "hwrun/io.h"
 #include "hwrun/buf.h"
 
-/* GPU memory has a unit of its own (gpu_tracker's gpu_ram_unit), the memory one unless given. */
-enum sum_dim { SUM_DIM_MEM, SUM_DIM_TIME, SUM_DIM_ENERGY, SUM_DIM_GPUMEM, SUM_DIM_COUNT };
+/* What a figure measures, and so the unit a person reads it in: every figure of the sweep row,
+ * of a job's row and of a phase's columns names its dimension in its table entry (report_rows.c,
+ * jobreport.c), and every output takes the unit from there, never from the figure's name.
+ * The first SUM_DIM_UNITS are the ones --units names (GPU memory has a unit of its own,
+ * gpu_tracker's gpu_ram_unit, the memory one unless given); a rate converts as memory, per
+ * second; the rest have one fixed unit ("%", "MHz"); SUM_DIM_NONE is a count, an id or a text. */
+enum sum_dim {
+    SUM_DIM_MEM,
+    SUM_DIM_TIME,
+    SUM_DIM_ENERGY,
+    SUM_DIM_GPUMEM,
+    SUM_DIM_MEM_RATE, /* MiB/s */
+    SUM_DIM_PCT,      /* % */
+    SUM_DIM_MHZ,
+    SUM_DIM_POWER,    /* W */
+    SUM_DIM_CORES,
+    SUM_DIM_CO2E,     /* g CO2e */
+    SUM_DIM_GPU_H,    /* GPU-hours */
+    SUM_DIM_S_PER_STEP,  /* s, a ratio --units time leaves as it is */
+    SUM_DIM_WH_PER_STEP, /* Wh, the same */
+    SUM_DIM_NONE,
+    SUM_DIM_COUNT
+};
+#define SUM_DIM_UNITS (SUM_DIM_GPUMEM + 1)
 
 struct sum_units {
-    int unit[SUM_DIM_COUNT];   /* index into the dimension's unit table */
-    bool given[SUM_DIM_COUNT]; /* named in --units: sweep-row names then carry it */
+    int unit[SUM_DIM_UNITS];   /* index into the dimension's unit table */
+    bool given[SUM_DIM_UNITS]; /* named in --units: sweep-row names then carry it */
 };
 
 /* The defaults: MiB, s (text: h/min/s as a person reads them), Wh. */
@@ -49,19 +71,29 @@ const char *sum_units_fmt_buf(char *buf, size_t cap, double base, enum sum_dim d
  * that keeps it short ("4.70 MiB", "61.2 GiB", "0 B"); "-" when not measured. Returns buf. */
 const char *sum_units_fmt_mem_short(char *buf, size_t cap, double mib, const struct sum_units *u);
 
-/* A sweep-row column name with its unit for u: a name ending in _mib or _mb (MiB: ours and
- * pytyche's/calibrax's names; GPU memory when the name says vram, gpu_mem, gpus_mem or
- * framework), _mib_s (a rate: the unit per second), _sec or _wh, whose dimension --units named,
- * gets that unit's suffix ("energy_wh" -> "energy_kwh", "peak_rss_mb" -> "peak_rss_gib",
- * "disk_read_peak_mib_s" -> "disk_read_peak_gib_s"). Returns the dimension and writes the new
- * name to out, or returns -1 (no unit change; out untouched). */
-int sum_units_column(const struct sum_units *u, const char *name, char *out, size_t cap);
-/* A figure's dimension, from its name's suffix (_mib, _mb, _mib_s, _sec, _wh; VRAM and GPU
- * memory are SUM_DIM_GPUMEM): the one place a column's unit is known. -1 for none; *stem is
- * the name's length without the suffix, *rate true for a per-second figure. */
-int sum_column_dim(const char *name, size_t *stem, bool *rate);
-/* A column's unit for people, from its name: its dimension's unit in u (NULL: the defaults;
- * "MiB/s" for a rate; written to buf), else what the suffix says (_pct %, _mhz MHz, ...), else "". */
-const char *sum_column_unit(const struct sum_units *u, const char *name, char *buf, size_t cap);
+/* The unit a person reads a figure of dimension d in, with u (NULL: the defaults): "GiB",
+ * "MiB/s" for a rate, "%", "MHz"; "" for SUM_DIM_NONE. */
+const char *sum_dim_unit(const struct sum_units *u, enum sum_dim d);
+/* The dimension's name ("mem", "pct", "none"; --units names the first SUM_DIM_UNITS so). */
+const char *sum_dim_name(enum sum_dim d);
+/* Whether --units can convert dimension d (memory, GPU memory, a memory rate, time, energy). */
+bool sum_dim_converts(enum sum_dim d);
+/* A figure of dimension d given in its base unit, in u's unit (a rate: memory's unit per
+ * second; a dimension --units does not convert: as given). */
+double sum_dim_value(const struct sum_units *u, enum sum_dim d, double base);
+/* A column's name in u: a figure whose dimension --units named carries that unit's suffix in
+ * place of its base one ("energy_wh" -> "energy_kwh", "peak_rss_mb" -> "peak_rss_gib",
+ * "disk_read_peak_mib_s" -> "disk_read_peak_gib_s"). The name must end in a spelling of its
+ * dimension's base unit (sum_dim_name_stem; a test holds every table to it). Returns 0 and
+ * writes the new name to out, or -1 (no change; out untouched). */
+int sum_units_column(const struct sum_units *u, const char *name, enum sum_dim d, char *out,
+                     size_t cap);
+/* The length of name without the spelling of d's base unit it ends in ("_mib", "_mb",
+ * "_mib_s", "_sec", "_wh"), or -1 when it ends in none (or d is not converted). */
+long sum_dim_name_stem(const char *name, enum sum_dim d);
+/* A figure for people: in its dimension's unit of --units u, time as a person reads it when
+ * not converted ("1 h 02 min 03 s"), else the number and the dimension's unit ("94.0%",
+ * "369.1 W"); "-" when not measured. */
+void sum_dim_fmt(struct hw_buf *out, double v, enum sum_dim d, const struct sum_units *u);
 
 #endif

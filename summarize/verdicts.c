@@ -184,22 +184,22 @@ const struct sum_rule sum_rules[SUM_RULE_COUNT] = {
 const struct sum_vfig_def sum_vfigs[SUM_VFIG_COUNT] = {
     [SUM_VFIG_GPU_IDLE_GPU_H] = {"gpu_idle_gpu_h",
                                  "GPU-hours of the job's GPUs in idle samples (gpu_idle.util_pct)",
-                                 SUM_RULE_GPU_IDLE},
+                                 SUM_RULE_GPU_IDLE, SUM_DIM_GPU_H},
     [SUM_VFIG_INPUT_WAIT_PCT] = {"input_wait_pct",
                                  "share of the loop's time in input phases (input_bound.phases)",
-                                 SUM_RULE_INPUT_BOUND},
+                                 SUM_RULE_INPUT_BOUND, SUM_DIM_PCT},
     [SUM_VFIG_MEM_USED_OF_LIMIT_PCT] = {"mem_used_of_limit_pct",
                                         "the container's memory peak in % of its limit",
-                                        SUM_RULE_MEMORY_OVERSIZED},
+                                        SUM_RULE_MEMORY_OVERSIZED, SUM_DIM_PCT},
     [SUM_VFIG_VRAM_USED_PCT] = {"vram_used_pct",
                                 "the fullest working GPU's memory.used peak in % of its memory.total",
-                                SUM_RULE_VRAM_OVERSIZED},
+                                SUM_RULE_VRAM_OVERSIZED, SUM_DIM_PCT},
     [SUM_VFIG_CPU_EFFICIENCY_PCT] = {"cpu_efficiency_pct",
                                      "the job's mean CPU in % of the cores it was given",
-                                     SUM_RULE_CPU_UNDERUSED},
+                                     SUM_RULE_CPU_UNDERUSED, SUM_DIM_PCT},
     [SUM_VFIG_ENERGY_IDLE_WH] = {"energy_idle_wh",
                                  "GPU energy in idle samples (power.draw integrated)",
-                                 SUM_RULE_ENERGY_IDLE},
+                                 SUM_RULE_ENERGY_IDLE, SUM_DIM_ENERGY},
 };
 
 /* ---- thresholds ---------------------------------------------------------------------- */

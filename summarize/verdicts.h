@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "idle.h"
+#include "units.h"
 
 struct sum_run;
 
@@ -47,6 +48,7 @@ enum sum_vfig {
 struct sum_vfig_def {
     const char *key, *what;
     enum sum_rule_id rule;
+    enum sum_dim dim; /* its unit (units.h) */
 };
 extern const struct sum_vfig_def sum_vfigs[SUM_VFIG_COUNT];
 

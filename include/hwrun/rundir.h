@@ -24,29 +24,38 @@
 #define HW_SUMMARY_FILE "summary.json"
 
 /* The files of a run, one entry each, in summarize's order (enum hw_file's): F(ID, name, its
- * reader (rd_<reader>_init in runlog/rundir), stage (summarize reads stage 0, then 1, then 2,
- * each in this order: the log says how the others are written, and the processes' GPU memory
- * is the tree's once tree_pids.csv is read), optional (newer than the first files or written
- * only with an option: summary.json's quality lists it only when present), placeholders
- * normal (a placeholder is what a GPU lacks or a process had no sample of, not news for the
- * text report and the page), summarize's option to name it, what writes it). Every list of
- * files (the readers, summarize's options and --help, the quality sections) iterates it. */
+ * reader (rd_<reader>_init in runlog/rundir), who writes it (HWMON: hwmon's sampler thread, from
+ * hwmon's descriptor mon_file_<ID> (hwmon/runfiles.h: when it is made, its header, its row
+ * at a sample); GPU: the GPU source, a child's output or its rows in the sampler thread
+ * (hwmon/gpusrc.h); LOG: librunlog, hwmon's events and the job's), stage (summarize reads stage
+ * 0, then 1, then 2, each in this order: the log says how the others are written, and the
+ * processes' GPU memory is the tree's once tree_pids.csv is read), optional (newer than the first
+ * files or written only with an option: summary.json's quality lists it only when present),
+ * placeholders normal (a placeholder is what a GPU lacks or a process had no sample of, not news
+ * for the text report and the page), summarize's option to name it, what writes it). Every list
+ * of files (the readers, hwmon's files and --help, summarize's options and --help, the quality
+ * sections) iterates it. */
 #define HW_RUN_FILES(F)                                                                            \
-    F(GPU, HW_GPU_FILE, gpu, 1, 0, 0, "gpu-csv", "the GPUs, as nvidia-smi --query-gpu writes")   \
-    F(DMON, HW_DMON_FILE, dmon, 1, 0, 0, "dmon-csv", "nvidia-smi dmon output")                     \
-    F(CPU, HW_CPU_FILE, cpu, 1, 0, 0, "cpu-csv", "the node's CPU, memory, disks, network")        \
-    F(PROC, HW_PROC_FILE, proc, 1, 0, 0, "proc-csv", "the job's process tree")                     \
-    F(GPU_PROCS, HW_GPU_PROCS_FILE, gpu_procs, 2, 0, 0, "gpu-procs-csv",                           \
+    F(GPU, HW_GPU_FILE, gpu, GPU, 1, 0, 0, "gpu-csv",                                              \
+      "the GPUs, as nvidia-smi --query-gpu writes")                                              \
+    F(DMON, HW_DMON_FILE, dmon, GPU, 1, 0, 0, "dmon-csv", "nvidia-smi dmon output")                \
+    F(CPU, HW_CPU_FILE, cpu, HWMON, 1, 0, 0, "cpu-csv", "the node's CPU, memory, disks, network")  \
+    F(PROC, HW_PROC_FILE, proc, HWMON, 1, 0, 0, "proc-csv", "the job's process tree")              \
+    F(GPU_PROCS, HW_GPU_PROCS_FILE, gpu_procs, GPU, 2, 0, 0, "gpu-procs-csv",                      \
       "nvidia-smi --query-compute-apps output")                                                  \
-    F(RUNLOG, HW_RUNLOG_FILE, runlog, 0, 0, 0, "runlog", "phases and events")                      \
-    F(GPM, HW_GPM_FILE, dmon, 2, 1, 0, "gpm-csv", "nvidia-smi dmon --gpm-metrics output")          \
-    F(TREE_PIDS, HW_TREE_PIDS_FILE, tree_pids, 1, 1, 0, "tree-pids-csv", "the tree's pids")        \
-    F(HEALTH, HW_HEALTH_FILE, health, 2, 1, 1, "health-csv", "clocks, throttling, limits, errors") \
-    F(ENERGY, HW_ENERGY_FILE, energy_csv, 2, 1, 0, "energy-csv", "the GPUs' energy counters")      \
-    F(PMON, HW_PMON_FILE, pmon, 2, 1, 1, "pmon-csv", "nvidia-smi pmon output")
+    F(RUNLOG, HW_RUNLOG_FILE, runlog, LOG, 0, 0, 0, "runlog", "phases and events")                 \
+    F(GPM, HW_GPM_FILE, dmon, GPU, 2, 1, 0, "gpm-csv", "nvidia-smi dmon --gpm-metrics output")     \
+    F(TREE_PIDS, HW_TREE_PIDS_FILE, tree_pids, HWMON, 1, 1, 0, "tree-pids-csv", "the tree's pids") \
+    F(HEALTH, HW_HEALTH_FILE, health, GPU, 2, 1, 1, "health-csv",                                  \
+      "clocks, throttling, limits, errors")                                                      \
+    F(ENERGY, HW_ENERGY_FILE, energy_csv, GPU, 2, 1, 0, "energy-csv", "the GPUs' energy counters") \
+    F(PMON, HW_PMON_FILE, pmon, GPU, 2, 1, 1, "pmon-csv", "nvidia-smi pmon output")
+
+/* Who writes a run file (HW_RUN_FILES' fourth column). */
+enum hw_file_writer { HW_BY_HWMON, HW_BY_GPU, HW_BY_LOG };
 
 enum hw_file {
-#define HW_FILE_ENUM(ID, name, reader, stage, optional, normal, opt, what) HW_FILE_##ID,
+#define HW_FILE_ENUM(ID, name, reader, by, stage, optional, normal, opt, what) HW_FILE_##ID,
     HW_RUN_FILES(HW_FILE_ENUM)
 #undef HW_FILE_ENUM
     HW_FILE_COUNT
@@ -54,6 +63,7 @@ enum hw_file {
 /* One entry of HW_RUN_FILES, as data (hw_run_files[HW_FILE_GPU], ...). */
 struct hw_run_file {
     const char *name;        /* HW_GPU_FILE, ... */
+    enum hw_file_writer by;  /* who writes it */
     unsigned stage;          /* summarize's reading order */
     bool optional;           /* quality lists it only when present */
     bool placeholders_normal;
@@ -276,6 +286,12 @@ enum hw_proc_col {
      * these), read with PSS; added later, so after the others */
     HW_PROC_COL_MAIN_PRIVATE,
     HW_PROC_COL_MAIN_SHARED,
+    /* shared resident memory counted once per mapped path, as gpu_tracker counts it (hwmon
+     * --shared-once; empty without): of the tree, of the main process, of its descendants
+     * (not the tree's minus the main's: a path both map counts once in each) */
+    HW_PROC_COL_SHARED_ONCE,
+    HW_PROC_COL_MAIN_SHARED_ONCE,
+    HW_PROC_COL_DESC_SHARED_ONCE,
     HW_PROC_COL_COUNT
 };
 extern const char *const hw_proc_cols[HW_PROC_COL_COUNT]; /* "procs", ... */

@@ -11,9 +11,11 @@ Where it differs from calibrax, on purpose:
   process: RSS and CPU are this process's tree (its DataLoader workers, its subprocesses count;
   the process alone is in m.run_summary().process["main_peak_rss_mib"]).
 - GPU figures come from nvidia-smi through hwmon; gpu_profiler is accepted and not called.
-- hwmon's first sample comes one interval into the block, not at its entry: memory the block
-  allocates at once is in peak_rss_mb and mean_rss_mb, not in memory_growth_mb (the first
-  sample already holds it).
+- The block starts at once, hwmon beside it: its entry sample is hwmon's first reading of this
+  process, at hwmon's start (a few milliseconds in; proc_metrics.csv's first row), and its exit
+  sample hwmon's last, when the block ends. memory_growth_mb is the last minus the first, as
+  calibrax's; memory allocated in the block's first milliseconds, before hwmon's first reading,
+  is in peak_rss_mb, not in the growth.
 - The samples are the run directory's files (m.output_dir: a temporary directory unless given,
   removed when the monitor is garbage-collected), not a list of ResourceSample objects.
 """

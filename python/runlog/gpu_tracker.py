@@ -11,8 +11,9 @@ tracker.to_json()`, its resource usage summarize's (`summarize --format gpu-trac
 Every figure of gpu_tracker is there: RAM (total, private and shared RSS) and GPU RAM of the
 main process, its descendants and both, each the peak over time of its sum at one sample; CPU
 and GPU utilization; compute time. hwmon records what they need: the process tree with its
-smaps_rollup (private and shared, the main process's apart), and GPU memory per process
-(hwmon --gpu-procs, which a Tracker always asks for).
+smaps (private memory, and shared memory counted once per mapped path as gpu_tracker's
+memory_maps gives it: hwmon --shared-once), and GPU memory per process (hwmon --gpu-procs);
+a Tracker always asks for both.
 
 Where it differs from gpu_tracker, on purpose:
 - hwmon samples, in a process of its own, attached to the tracked process (gpu_tracker starts a
@@ -32,10 +33,11 @@ Where it differs from gpu_tracker, on purpose:
   utilization of the chosen GPUs alone (--tracked-gpus), while the system's GPU RAM and the
   processes' GPU RAM stay every GPU's, as gpu_tracker gives them.
 - max_ram.system is psutil's "used" as gpu_tracker reads it (MemTotal - MemFree - Buffers -
-  Cached - SReclaimable, from hwmon's rows), not MemTotal - MemAvailable; the processes'
-  shared RSS is the sum of each process's Shared_* (smaps_rollup), where gpu_tracker counts a
-  mapping shared by several processes once (memory_maps): larger than gpu_tracker's when the
-  tree shares pages (forked workers).
+  Cached - SReclaimable, from hwmon's rows), not MemTotal - MemAvailable. RSS is gpu_tracker's:
+  private pages plus each mapped path's shared pages once (the most any one mapping of it
+  holds), total_rss their sum at one sample; three forked workers sharing 300 MiB with their
+  parent read about 300 MiB, not 1200. A run recorded without hwmon --shared-once (an older
+  one) gives RSS and the processes' summed Shared_* instead.
 - gpu_brand: "nvidia" (nvidia-smi) or "amd" (the kernel's amdgpu files, hwmon --gpu-source amd,
   the processes' GPU RAM from their DRM fdinfo); None: nvidia-smi when it is there, else AMD's
   cards; another brand warns and records no GPU.
@@ -274,6 +276,8 @@ class Tracker:
             # at summarize time) and GPU memory per process (main, descendants, combined)
             monitor_options.setdefault("gpus", "all")
             monitor_options["args"] = list(monitor_options.get("args", ())) + ["--gpu-procs"]
+        # RSS as gpu_tracker counts it: each mapped path's shared pages once (memory_maps)
+        monitor_options["args"] = list(monitor_options.get("args", ())) + ["--shared-once"]
         self._mon = Monitor(run_dir, interval_sec=sleep_time, pid=process_id,
                             **monitor_options)
         self.state = Tracker.State.NEW

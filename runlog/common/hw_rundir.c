@@ -64,14 +64,21 @@ const char *const hw_gpu_field_lists[HW_GPU_FIELD_VERSIONS] = {HW_GPU_FIELDS_V1,
                                                                HW_GPU_FIELDS_V3, HW_GPU_FIELDS_V4};
 
 const char *const hw_file_names[HW_FILE_COUNT] = {
-#define NAME_OF(ID, name, reader, stage, optional, normal, opt, what) [HW_FILE_##ID] = name,
+#define NAME_OF(ID, name, reader, by, stage, optional, normal, opt, what)                          \
+    [HW_FILE_##ID] = name,
     HW_RUN_FILES(NAME_OF)
 #undef NAME_OF
 };
 
 const struct hw_run_file hw_run_files[HW_FILE_COUNT] = {
-#define FILE_OF(ID, name, reader, stage, optional, normal, opt, what)                              \
-    [HW_FILE_##ID] = {name, stage, optional, normal, opt, what},
+#define FILE_OF(ID, name_, reader, by_, stage_, optional_, normal, opt, what_)                     \
+    [HW_FILE_##ID] = {.name = name_,                                                               \
+                      .by = HW_BY_##by_,                                                           \
+                      .stage = stage_,                                                             \
+                      .optional = optional_,                                                       \
+                      .placeholders_normal = normal,                                               \
+                      .option = opt,                                                               \
+                      .what = what_},
     HW_RUN_FILES(FILE_OF)
 #undef FILE_OF
 };
@@ -115,6 +122,9 @@ const char *const hw_proc_cols[HW_PROC_COL_COUNT] = {
     [HW_PROC_COL_SYSCR] = "syscr",           [HW_PROC_COL_SYSCW] = "syscw",
     [HW_PROC_COL_CANCELLED] = "cancelled_write_bytes",
     [HW_PROC_COL_MAIN_PRIVATE] = "main_private_mib", [HW_PROC_COL_MAIN_SHARED] = "main_shared_mib",
+    [HW_PROC_COL_SHARED_ONCE] = "shared_once_mib",
+    [HW_PROC_COL_MAIN_SHARED_ONCE] = "main_shared_once_mib",
+    [HW_PROC_COL_DESC_SHARED_ONCE] = "desc_shared_once_mib",
 };
 
 const char *const hw_events[HW_EV_COUNT] = {

@@ -2,7 +2,8 @@
  * hwmon/sysio.h) on arbitrary text: /proc/self/cgroup, mountinfo, cpu.max, cfs quota, counter
  * files, /proc/meminfo and /proc/PID/io, an environment block and an -o pattern (context.h),
  * and every line as a /proc/diskstats, /proc/net/dev and /proc/self/mounts line and as a line
- * of slurm.conf (its ProctrackType), and as a DRM client's fdinfo; amdgpu's pp_dpm_sclk and
+ * of slurm.conf (its ProctrackType), and as a DRM client's fdinfo, and as /proc/PID/smaps
+ * (sharedonce.h); amdgpu's pp_dpm_sclk and
  * link speed. No crash, no read past the input, outputs NUL-terminated within
  * their buffers. */
 #include <math.h>
@@ -16,6 +17,7 @@
 #include "drmfdinfo.h"
 #include "fsspace.h"
 #include "machine.h"
+#include "sharedonce.h"
 #include "stopsig.h"
 #include "sysio.h"
 
@@ -92,6 +94,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t id, vram;
     if (mon_drm_fdinfo_parse(t, pdev, &id, &vram) && strnlen(pdev, sizeof pdev) >= sizeof pdev)
         abort();
+    /* as /proc/PID/smaps of a main process and of a descendant (sharedonce.h): each path once,
+     * so the tree's is at least either group's and at most both */
+    struct mon_shared_once so;
+    mon_so_init(&so);
+    mon_so_begin(&so);
+    (void)mon_so_add_text(&so, t, size, true);
+    (void)mon_so_add_text(&so, t, size, false);
+    if (so.kb[MON_SO_ALL] < so.kb[MON_SO_MAIN] || so.kb[MON_SO_ALL] < so.kb[MON_SO_DESC] ||
+        so.kb[MON_SO_MAIN] != so.kb[MON_SO_DESC])
+        abort();
+    mon_so_free(&so);
     free(t);
     return 0;
 }

@@ -3,7 +3,7 @@
 #   fuzz_mon_sys   the container and machine parsers: /proc/self/cgroup, mountinfo, cpu.max,
 #                  cfs quota, counter files, meminfo, /proc/PID/io, /proc/diskstats,
 #                  /proc/net/dev and /proc/self/mounts lines, a DRM client's fdinfo, amdgpu's
-#                  pp_dpm_sclk and link speed
+#                  pp_dpm_sclk and link speed, /proc/PID/smaps (shared memory once per path)
 #   fuzz_smi       the parsers of nvidia-smi's answers to hwmon's start questions (smiprobe.h)
 #
 # Seeds: the directories in tests/fuzz/seeds/mon_sys.dirs (testdata/cgroup's fixture trees) and

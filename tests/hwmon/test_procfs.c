@@ -197,12 +197,13 @@ static void test_csv_format(void)
     CU_ASSERT_STRING_EQUAL(b.p, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes,"
                                 "pss_mib,main_rss_mib,main_cpu_pct,main_threads,usr_cpu_pct,"
                                 "sys_cpu_pct,private_mib,shared_mib,rchar,wchar,syscr,syscw,"
-                                "cancelled_write_bytes,main_private_mib,main_shared_mib,edge\n");
+                                "cancelled_write_bytes,main_private_mib,main_shared_mib,"
+                                "shared_once_mib,main_shared_once_mib,desc_shared_once_mib,edge\n");
     hw_buf_reset(&b);
     struct mon_tree_sample ts = {.procs = 3, .threads = 5, .rss_mib = 30, .main_rss_mib = 10,
                                  .main_threads = 2, .main_cpu_pct = 99};
     mon_csv_proc_line(&b, "T", &ts, false, false); /* no CPU baseline yet: CPU cells empty */
-    CU_ASSERT_STRING_EQUAL(b.p, "T,3,5,,30.0,0,0,10.0,,2,,,,,0,0,0,0,0,,,\n");
+    CU_ASSERT_STRING_EQUAL(b.p, "T,3,5,,30.0,0,0,10.0,,2,,,,,0,0,0,0,0,,,,,,\n");
     hw_buf_free(&b);
 }
 
@@ -802,6 +803,166 @@ static void test_tree_pss_fork(void)
     close(ack[0]);
 }
 
+/* smaps text as the kernel writes it: gpu_tracker's rule (psutil's memory_maps) counts each path
+ * once per group, at the most one mapping of it holds, anonymous mappings as one path. */
+static void test_shared_once_text(void)
+{
+    static const char main_maps[] =
+        "55d0c0000000-55d0c0021000 r--p 00000000 08:01 1234                       /usr/bin/python3\n"
+        "Size:                132 kB\nRss:                  128 kB\nShared_Clean:         100 kB\n"
+        "Shared_Dirty:           0 kB\nPrivate_Clean:         28 kB\nPrivate_Dirty:          0 kB\n"
+        "VmFlags: rd mr mw me sd\n"
+        "55d0c0021000-55d0c0300000 r-xp 00021000 08:01 1234                       /usr/bin/python3\n"
+        "Shared_Clean:         900 kB\nShared_Dirty:           0 kB\n"
+        "7f0000000000-7f0012c00000 rw-p 00000000 00:00 0 \n"
+        "Shared_Clean:           0 kB\nShared_Dirty:      204800 kB\n"
+        "7f1000000000-7f1000001000 rw-s 00000000 00:05 77                         /dev/shm/my data (deleted)\n"
+        "Shared_Clean:           0 kB\nShared_Dirty:          40 kB\n"
+        "7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0                          [stack]\n"
+        "Shared_Clean:           0 kB\nShared_Dirty:           0 kB";
+    static const char worker_maps[] =
+        "55d0c0021000-55d0c0300000 r-xp 00021000 08:01 1234                       /usr/bin/python3\n"
+        "Shared_Clean:         950 kB\nShared_Dirty:           0 kB\n"
+        "7f0000000000-7f0012c00000 rw-p 00000000 00:00 0\n"
+        "Shared_Clean:           0 kB\nShared_Dirty:      204800 kB\n"
+        "7f2000000000-7f2000100000 rw-p 00000000 00:00 0\n"
+        "Shared_Clean:           0 kB\nShared_Dirty:        1000 kB\n"
+        "7f1000000000-7f1000001000 rw-s 00000000 00:05 77                         /dev/shm/my data\n"
+        "Shared_Clean:           0 kB\nShared_Dirty:          60 kB\n";
+    struct mon_shared_once so;
+    mon_so_init(&so);
+    for (int round = 0; round < 2; round++) { /* the second sample starts again from nothing */
+        mon_so_begin(&so);
+        CU_ASSERT_EQUAL(mon_so_add_text(&so, main_maps, sizeof main_maps - 1, true), 0);
+        for (int w = 0; w < 3; w++)
+            CU_ASSERT_EQUAL(mon_so_add_text(&so, worker_maps, sizeof worker_maps - 1, false), 0);
+        /* main: python3's two mappings at their most (900, not 1000), the anonymous 200 MiB,
+         * the deleted file under its name */
+        CU_ASSERT_EQUAL(so.kb[MON_SO_MAIN], 900 + 204800 + 40);
+        CU_ASSERT_EQUAL(so.kb[MON_SO_DESC], 950 + 204800 + 60); /* three workers: once */
+        CU_ASSERT_EQUAL(so.kb[MON_SO_ALL], 950 + 204800 + 60);
+        CU_ASSERT_TRUE(so.any[MON_SO_MAIN] && so.any[MON_SO_DESC] && so.any[MON_SO_ALL]);
+    }
+    /* a line longer than any path is cut, not a crash; a file of nothing is a process of none */
+    char *long_line = th_fmt("7f00-7f01 r--p 0 0:0 1 /%0*d\nShared_Clean: 7 kB\n", 9000, 1);
+    mon_so_begin(&so);
+    CU_ASSERT_EQUAL(mon_so_add_text(&so, long_line, strlen(long_line), false), 0);
+    CU_ASSERT_EQUAL(mon_so_add_text(&so, "", 0, true), 0);
+    CU_ASSERT_EQUAL(so.kb[MON_SO_DESC], 7);
+    CU_ASSERT_EQUAL(so.kb[MON_SO_MAIN], 0);
+    free(long_line);
+    mon_so_free(&so);
+}
+
+/* The kernel's Shared_* of a tree, summed over its processes (smaps_rollup), and the number of
+ * processes read: what hwmon's shared_mib says, for the test to compare. */
+static double tree_shared_rollup(pid_t root, int *procs)
+{
+    char *kids = th_fmt("/proc/%d/task/%d/children", (int)root, (int)root);
+    char *list = th_read_file(kids, NULL);
+    free(kids);
+    double sum = 0;
+    *procs = 0;
+    char *at = list;
+    for (long pid = root; pid > 0;) {
+        char *f = th_fmt("/proc/%ld/smaps_rollup", pid);
+        char *text = th_read_file(f, NULL);
+        for (const char *k = text; k && (k = strstr(k, "\nShared_")); k++)
+            sum += strtod(strchr(k, ':') + 1, NULL) / 1024.0;
+        *procs += text != NULL;
+        free(text);
+        free(f);
+        char *end;
+        pid = at ? strtol(at, &end, 10) : 0;
+        at = at && end != at ? end : NULL;
+    }
+    free(list);
+    return sum;
+}
+
+/* gpu_tracker's shared RSS of a real tree (hwmon --shared-once): a parent whose 200 MiB are
+ * shared with three forked workers holds them once, where the processes' Shared_* add up to
+ * four times that; alone, and after the workers exited, only its libraries are shared. */
+static void test_tree_shared_once(void)
+{
+    int cmd[2], ack[2];
+    CU_ASSERT_FATAL(pipe(cmd) == 0 && pipe(ack) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(cmd[1]);
+        close(ack[0]);
+        size_t n = (size_t)200 << 20;
+        char *big = malloc(n), c;
+        if (!big)
+            _exit(1);
+        memset(big, 1, n);
+        if (big[n - 1] != 1) /* used: kept */
+            _exit(1);
+        pid_t w[3] = {0, 0, 0};
+        while (read(cmd[0], &c, 1) == 1) {
+            if (c == 'f') {
+                for (int i = 0; i < 3; i++)
+                    if ((w[i] = fork()) == 0) {
+                        pause();
+                        _exit(0);
+                    }
+            } else if (c == 'x') {
+                for (int i = 0; i < 3; i++) {
+                    kill(w[i], SIGKILL);
+                    waitpid(w[i], NULL, 0);
+                }
+            }
+            (void)!write(ack[1], "k", 1);
+        }
+        _exit(0);
+    }
+    CU_ASSERT_FATAL(pid > 0);
+    close(cmd[0]);
+    close(ack[1]);
+    struct mon_tree t;
+    CU_ASSERT_EQUAL_FATAL(mon_tree_open(&t, "/proc", pid, true), 0);
+    t.pss_budget = 0;
+    mon_tree_shared_once(&t);
+    const char *stage[] = {"alone", "forked", "exited"}, order[] = {'w', 'f', 'x'};
+    double alone_libs = NAN;
+    for (int k = 0; k < 3; k++) {
+        char c = order[k];
+        CU_ASSERT_FATAL(write(cmd[1], &c, 1) == 1);
+        CU_ASSERT_FATAL(read(ack[0], &c, 1) == 1);
+        struct mon_tree_sample s;
+        int procs = 0;
+        for (int i = 0; i < 2; i++) /* the second sees the workers (a walk on new pids) */
+            CU_ASSERT_EQUAL(mon_tree_sample(&t, k * 2 + i, &s), 0);
+        double rollup = tree_shared_rollup(pid, &procs);
+        fprintf(stderr, "[tree_shared_once] %s: %u processes; shared once %.1f MiB (main %.1f, "
+                        "descendants %.1f), Shared_* summed %.1f (the kernel's: %.1f)\n",
+                stage[k], s.procs, s.shared_once_mib[MON_SO_ALL], s.shared_once_mib[MON_SO_MAIN],
+                s.shared_once_mib[MON_SO_DESC], s.shared_mib, rollup);
+        CU_ASSERT_EQUAL(s.procs, k == 1 ? 4u : 1u);
+        CU_ASSERT_EQUAL(procs, (int)s.procs);
+        CU_ASSERT_TRUE(s.have_shared_once[MON_SO_ALL] && s.have_shared_once[MON_SO_MAIN] &&
+                       s.have_shared_once[MON_SO_DESC]);
+        if (k != 1) { /* the libraries it shares with the machine, at most their pages summed */
+            CU_ASSERT(s.shared_once_mib[MON_SO_ALL] <= rollup + 0.1);
+            CU_ASSERT(s.shared_once_mib[MON_SO_ALL] < 50);
+            CU_ASSERT_EQUAL(s.shared_once_mib[MON_SO_DESC], 0);
+            if (k == 0)
+                alone_libs = rollup;
+        } else {
+            CU_ASSERT(rollup > 4 * 199); /* every process holds the 200 MiB as shared */
+            CU_ASSERT(fabs(s.shared_mib - rollup) <= 0.02 * rollup);
+            for (int g = 0; g < MON_SO_COUNT; g++) { /* once: 200 MiB and some libraries */
+                CU_ASSERT(s.shared_once_mib[g] >= 199);
+                CU_ASSERT(s.shared_once_mib[g] <= 201 + alone_libs);
+            }
+        }
+    }
+    close(cmd[1]);
+    CU_ASSERT_EQUAL(th_wait(pid, 10), 0);
+    mon_tree_close(&t);
+    close(ack[0]);
+}
+
 static bool comm_is_sleep(void *arg)
 {
     char *path = th_fmt("/proc/%d/comm", *(int *)arg);
@@ -1213,6 +1374,8 @@ void add_procfs_suite(void)
     CU_add_test(s, "tree_exited_grandchildren", test_tree_exited_grandchildren);
     CU_add_test(s, "tree_pss_after_exec", test_tree_pss_after_exec);
     CU_add_test(s, "tree_pss_fork", test_tree_pss_fork);
+    CU_add_test(s, "shared_once_text", test_shared_once_text);
+    CU_add_test(s, "tree_shared_once", test_tree_shared_once);
     CU_add_test(s, "pid_ns", test_pid_ns);
     CU_add_test(s, "tree_main_usr_sys", test_tree_main_usr_sys);
 }

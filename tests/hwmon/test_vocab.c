@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "csvout.h"
+#include "runfiles.h"
 #include "hwrun/rundir.h"
 #include "hwrun/buf.h"
 #include "hwtest.h"
@@ -175,7 +176,10 @@ static void test_csv_columns(void)
                                     .sys_cpu_pct = 12.5,
                                     .have_main_pss = true,
                                     .main_private_mib = 20.5,
-                                    .main_shared_mib = 21.5};
+                                    .main_shared_mib = 21.5,
+                                    .have_shared_once = {true, true, true},
+                                    .shared_once_mib = {[MON_SO_MAIN] = 22.5, [MON_SO_DESC] = 23.5,
+                                                        [MON_SO_ALL] = 24.5}};
         mon_csv_proc_line(&b, "2026-11-21T15:27:49.697+00:00", &s, pss, false);
         struct rows rows = {0};
         read_back(HW_FILE_PROC, b.p, &rows);
@@ -188,7 +192,8 @@ static void test_csv_columns(void)
             [HW_PROC_COL_PRIVATE] = 13.5,    [HW_PROC_COL_SHARED] = 14.5,  [HW_PROC_COL_RCHAR] = 15,
             [HW_PROC_COL_WCHAR] = 16,        [HW_PROC_COL_SYSCR] = 17,     [HW_PROC_COL_SYSCW] = 18,
             [HW_PROC_COL_CANCELLED] = 19,    [HW_PROC_COL_MAIN_PRIVATE] = 20.5,
-            [HW_PROC_COL_MAIN_SHARED] = 21.5};
+            [HW_PROC_COL_MAIN_SHARED] = 21.5, [HW_PROC_COL_SHARED_ONCE] = 24.5,
+            [HW_PROC_COL_MAIN_SHARED_ONCE] = 22.5, [HW_PROC_COL_DESC_SHARED_ONCE] = 23.5};
         for (int k = 0; k < HW_PROC_COL_COUNT; k++) {
             if (want[k]) {
                 CU_ASSERT_DOUBLE_EQUAL(rows.proc.v[k], want_v[k], 1e-9);
@@ -454,6 +459,109 @@ static void test_gpu_unavailable_named(void)
     free(dir);
 }
 
+
+/* Every file of the table has its writer: hwmon's own a descriptor (runfiles.h) whose header is
+ * one line of columns and whose rows are nothing when the tick read nothing, the others none
+ * (the GPU source's name their files by the table: test_hwmon.gpusrc). A new entry written by
+ * HWMON without its descriptor does not build; this checks what the build cannot. */
+static void test_own_files(void)
+{
+    const struct mon_file_run runs[] = {{.tree = false},
+                                        {.tree = true, .cgroup = true, .pss = true}};
+    int own = 0;
+    for (int k = 0; k < HW_FILE_COUNT; k++) {
+        const struct mon_file_def *d = mon_files[k];
+        CU_ASSERT_EQUAL(d != NULL, hw_run_files[k].by == HW_BY_HWMON);
+        if (!d)
+            continue;
+        own++;
+        CU_ASSERT_PTR_NOT_NULL_FATAL(d->row);
+        for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+            CU_ASSERT_EQUAL(mon_file_wanted(k, &runs[r]), runs[r].tree || !d->with_tree);
+            char store[1024];
+            struct hw_buf b;
+            hw_buf_init(&b, store, sizeof store);
+            if (d->head) { /* one line: the timestamp first */
+                d->head(&b, &runs[r]);
+                CU_ASSERT_FATAL(b.len > 0 && b.p[b.len - 1] == '\n');
+                CU_ASSERT_PTR_EQUAL(strchr(b.p, '\n'), b.p + b.len - 1);
+                CU_ASSERT_EQUAL(strncmp(b.p, HW_COL_TIMESTAMP ",", strlen(HW_COL_TIMESTAMP) + 1),
+                                0);
+            }
+            CU_ASSERT_EQUAL(d->open != NULL, d->close != NULL);
+            void *state = d->open ? d->open(&runs[r]) : NULL;
+            for (int w = MON_GPU_FIRST; w <= MON_GPU_EDGE && !d->open; w++) {
+                /* a tick that read nothing (a file with its own source reads at every tick) */
+                hw_buf_reset(&b);
+                d->row(&b, &runs[r],
+                       &(struct mon_file_tick){.iso = "2026-01-01T00:00:00.000Z", .when = w},
+                       state);
+                CU_ASSERT_EQUAL(b.len, 0);
+            }
+            if (state)
+                d->close(state);
+            hw_buf_free(&b);
+        }
+    }
+    CU_ASSERT(own > 0);
+    CU_ASSERT_PTR_NOT_NULL(mon_files[HW_FILE_CPU]); /* the claim of a run directory (run.c) */
+    CU_ASSERT_FALSE(mon_files[HW_FILE_CPU] && mon_files[HW_FILE_CPU]->with_tree);
+}
+
+/* hwmon --help and hwmon(1)'s FILES name every file of the table, once, and nothing else. */
+static void test_files_documented(void)
+{
+    char *argv[] = {(char *)th_env("HWRUN_HWMON_BIN"), "--help", NULL};
+    struct th_result r;
+    CU_ASSERT_EQUAL_FATAL(th_run(argv, NULL, NULL, 10, &r), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    char *files = strstr(r.out, "\nFiles: ");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(files);
+    char *end = strstr(files, " (see hwmon(1)).\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(end);
+    *end = '\0';
+    int n = 0;
+    char *save = NULL;
+    for (char *w = strtok_r(files + 8, ", \n", &save); w; w = strtok_r(NULL, ", \n", &save)) {
+        CU_ASSERT_TRUE(in_table(hw_file_names, HW_FILE_COUNT, w));
+        n++;
+    }
+    CU_ASSERT_EQUAL(n, HW_FILE_COUNT);
+    th_result_free(&r);
+
+    /* the man page: ".TP\n.I NAME\n" for each, in FILES (up to the next section) */
+    char *path = th_fmt("%s/../hwmon/hwmon.1", th_env("HWRUN_TESTDATA"));
+    char *man = th_read_file(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(man);
+    char *sec = strstr(man, "\n.SH FILES\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sec);
+    char *next = strstr(sec + 1, "\n.SH ");
+    if (next)
+        *next = '\0';
+    int seen[HW_FILE_COUNT] = {0};
+    n = 0;
+    for (char *e = sec; (e = strstr(e, "\n.TP\n.I ")); e += 8) {
+        char name[64];
+        CU_ASSERT_EQUAL_FATAL(sscanf(e + 8, "%63s", name), 1);
+        n++;
+        bool known = false;
+        for (int k = 0; k < HW_FILE_COUNT; k++)
+            if (!strcmp(hw_file_names[k], name))
+                known = true, seen[k]++;
+        CU_ASSERT_TRUE(known);
+        if (!known)
+            fprintf(stderr, "hwmon.1 names %s, which hwrun/rundir.h does not\n", name);
+    }
+    CU_ASSERT_EQUAL(n, HW_FILE_COUNT);
+    for (int k = 0; k < HW_FILE_COUNT; k++) {
+        CU_ASSERT_EQUAL(seen[k], 1);
+        if (seen[k] != 1)
+            fprintf(stderr, "hwmon.1's FILES has %s %d times\n", hw_file_names[k], seen[k]);
+    }
+    free(man);
+    free(path);
+}
+
 void add_vocab_suite(void);
 void add_vocab_suite(void)
 {
@@ -462,4 +570,6 @@ void add_vocab_suite(void)
     CU_add_test(s, "hwmon_writes_what_summarize_reads", test_hwmon_writes_what_summarize_reads);
     CU_add_test(s, "gpu_unavailable_named", test_gpu_unavailable_named);
     CU_add_test(s, "fake_answers_every_figure", test_fake_answers_every_figure);
+    CU_add_test(s, "own_files", test_own_files);
+    CU_add_test(s, "files_documented", test_files_documented);
 }

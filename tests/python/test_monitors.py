@@ -177,6 +177,34 @@ class Calibrax(Base):
         self.assertEqual(type(s).from_dict(s.to_dict()), s)
         self.assertIs(m.summary, s)  # final once the block is over
 
+    def test_growth_from_entry(self):
+        # calibrax samples at the block's entry: hwmon's first row is its reading at its start
+        # (edge=1, before its start event), so memory the block takes at once is growth; the
+        # truth is the process's own VmRSS around the allocation
+        def vm_rss_mib():
+            with open("/proc/self/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        return int(line.split()[1]) / 1024
+        with ResourceMonitor(sample_interval_sec=0.1, no_gpu=True,
+                             output_dir=self.dir / "run") as m:
+            wait_sampled(m.output_dir, rows=1)  # the baseline row is there
+            before = vm_rss_mib()
+            block = bytearray(100 * MIB)
+            for i in range(0, len(block), 4096):
+                block[i] = 1
+            grown = vm_rss_mib() - before
+            wait_sampled(m.output_dir, rows=3)  # cadence rows that hold the block
+        rows = read_csv_rows(m.output_dir / "proc_metrics.csv")
+        start = [e for e in events(m.output_dir) if e.get("event") == "start"][0]
+        self.assertEqual(rows[0]["edge"], 1)
+        self.assertIsNone(rows[0]["cpu_pct"])  # no rate at the baseline
+        self.assertLessEqual(rows[0]["timestamp"], start["ts"])
+        s = m.summary
+        self.assertGreater(grown, 95)
+        self.assertLess(abs(s.memory_growth_mb - grown), 0.1 * grown, (s, grown))
+        del block
+
     def test_public_names(self):
         # calibrax's documented names, importable: ResourceSample's fields (keyword-only) and
         # GPUProfilerProtocol for annotations, a profiler accepted and not called
@@ -452,7 +480,7 @@ class Durations(Base):
             t0 = time.monotonic()  # before the monitor: hwmon cannot have run longer
             with ResourceMonitor(sample_interval_sec=0.1, nvidia_smi=FAKE_SMI,
                                  output_dir=self.dir / ("run%d" % i)) as m:
-                wait_sampled(m.output_dir, rows=4)
+                wait_sampled(m.output_dir, rows=5)  # hwmon's first reading and four samples
                 work(0.3, 4)
                 s = m.summary
                 elapsed = time.monotonic() - t0
@@ -749,21 +777,30 @@ class GpuTrackerFigures(Base):
             self.assertAlmostEqual(gpu.combined, (mib["main"] + mib["child"]) * self.MB,
                                    places=6)
         self.assertEqual(gpu.unit, "megabytes")
-        # private and shared RSS: main and descendants measured, descendants = tree - main at
-        # each row of proc_metrics.csv (the child, sleep, has pages of its own)
+        # private RSS: main and descendants measured, descendants = tree - main at each row of
+        # proc_metrics.csv (the child, sleep, has pages of its own); shared RSS counted once per
+        # mapped path (hwmon --shared-once, gpu_tracker's rule), total = private + shared at
+        # one row
         rows = [r for r in read_csv_rows(run / "proc_metrics.csv")  # the cadence's rows
                 if r["private_mib"] is not None and r["main_private_mib"] is not None and
-                r["edge"] != 1]
+                r["shared_once_mib"] is not None and r["edge"] != 1]
         self.assertTrue(rows)
         ram = tracker.resource_usage.max_ram
-        for part, tree, own in (("private_rss", "private_mib", "main_private_mib"),
-                                ("shared_rss", "shared_mib", "main_shared_mib")):
-            self.assertAlmostEqual(getattr(ram.main, part),
-                                   max(r[own] for r in rows) * self.MB, places=6)
-            self.assertAlmostEqual(getattr(ram.combined, part),
-                                   max(r[tree] for r in rows) * self.MB, places=6)
-            self.assertAlmostEqual(getattr(ram.descendants, part),
-                                   max(r[tree] - r[own] for r in rows) * self.MB, places=6)
+        figures = {
+            "main": (lambda r: r["main_private_mib"], lambda r: r["main_shared_once_mib"]),
+            "descendants": (lambda r: r["private_mib"] - r["main_private_mib"],
+                            lambda r: r["desc_shared_once_mib"]),
+            "combined": (lambda r: r["private_mib"], lambda r: r["shared_once_mib"]),
+        }
+        for who, (private, shared) in figures.items():
+            got = getattr(ram, who)
+            self.assertAlmostEqual(got.private_rss, max(map(private, rows)) * self.MB, places=6)
+            self.assertAlmostEqual(got.shared_rss, max(map(shared, rows)) * self.MB, places=6)
+            self.assertAlmostEqual(got.total_rss,
+                                   max(private(r) + shared(r) for r in rows) * self.MB, places=6)
+        # two processes that share their libraries: once is less than the processes' sum
+        self.assertLess(ram.combined.shared_rss,
+                        max(r["shared_mib"] for r in rows) * self.MB)
         self.assertGreater(ram.descendants.private_rss, 0)
         self.assertGreater(ram.main.private_rss, ram.descendants.private_rss)
         self.assertGreater(ram.descendants.total_rss, 0)

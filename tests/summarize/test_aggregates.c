@@ -632,25 +632,25 @@ static void test_units_parse(void)
     CHECK_NEAR(sum_units_value(&u, SUM_DIM_TIME, 43200), 0.5, 1e-12);
     CHECK_NEAR(sum_units_value(&u, SUM_DIM_GPUMEM, 1048576), 1, 1e-12); /* follows mem */
     char col[64];
-    CU_ASSERT_EQUAL(sum_units_column(&u, "peak_vram_mib", col, sizeof col), SUM_DIM_GPUMEM);
+    CU_ASSERT_EQUAL(sum_units_column(&u, "peak_vram_mib", SUM_DIM_GPUMEM, col, sizeof col), 0);
     CU_ASSERT_STRING_EQUAL(col, "peak_vram_tib");
-    CU_ASSERT_EQUAL(sum_units_column(&u, "disk_read_peak_mib_s", col, sizeof col), SUM_DIM_MEM);
+    CU_ASSERT_EQUAL(sum_units_column(&u, "disk_read_peak_mib_s", SUM_DIM_MEM_RATE, col, sizeof col), 0);
     CU_ASSERT_STRING_EQUAL(col, "disk_read_peak_tib_s");
-    CU_ASSERT_EQUAL(sum_units_column(&u, "duration_sec", col, sizeof col), SUM_DIM_TIME);
+    CU_ASSERT_EQUAL(sum_units_column(&u, "duration_sec", SUM_DIM_TIME, col, sizeof col), 0);
     CU_ASSERT_STRING_EQUAL(col, "duration_d");
     sum_units_init(&u);
     CU_ASSERT_EQUAL(sum_units_parse(&u, "gpumem=GB,mem=TB", err, sizeof err), 0);
     CHECK_NEAR(sum_units_value(&u, SUM_DIM_GPUMEM, 1), 1048576.0 / 1e9, 1e-15);
     CHECK_NEAR(sum_units_value(&u, SUM_DIM_MEM, 1), 1048576.0 / 1e12, 1e-18);
-    CU_ASSERT_EQUAL(sum_units_column(&u, "peak_gpu_mem_mb", col, sizeof col), SUM_DIM_GPUMEM);
+    CU_ASSERT_EQUAL(sum_units_column(&u, "peak_gpu_mem_mb", SUM_DIM_GPUMEM, col, sizeof col), 0);
     CU_ASSERT_STRING_EQUAL(col, "peak_gpu_mem_gb");
-    CU_ASSERT_EQUAL(sum_units_column(&u, "peak_rss_mb", col, sizeof col), SUM_DIM_MEM);
+    CU_ASSERT_EQUAL(sum_units_column(&u, "peak_rss_mb", SUM_DIM_MEM, col, sizeof col), 0);
     CU_ASSERT_STRING_EQUAL(col, "peak_rss_tb");
     sum_units_init(&u);
     CU_ASSERT_EQUAL(sum_units_parse(&u, "gpumem=GiB", err, sizeof err), 0); /* RAM stays MiB */
-    CU_ASSERT_EQUAL(sum_units_column(&u, "peak_rss_mb", col, sizeof col), -1);
-    CU_ASSERT_EQUAL(sum_units_column(&u, "gpus_mem_used_peak_mib", col, sizeof col),
-                    SUM_DIM_GPUMEM);
+    CU_ASSERT_EQUAL(sum_units_column(&u, "peak_rss_mb", SUM_DIM_MEM, col, sizeof col), -1);
+    CU_ASSERT_EQUAL(sum_units_column(&u, "gpus_mem_used_peak_mib", SUM_DIM_GPUMEM, col, sizeof col),
+                    0);
     CU_ASSERT_STRING_EQUAL(col, "gpus_mem_used_peak_gib");
 }
 
@@ -674,14 +674,36 @@ static void test_units_format(void)
     CU_ASSERT_STRING_EQUAL(sum_units_fmt_buf(b, sizeof b, 40960, SUM_DIM_MEM, &u), "40.0 GiB");
     /* column names carry the unit; the compatibility _mb names too */
     char name[64];
-    CU_ASSERT_EQUAL(sum_units_column(&u, "energy_wh", name, sizeof name), SUM_DIM_ENERGY);
+    CU_ASSERT_EQUAL(sum_units_column(&u, "energy_wh", SUM_DIM_ENERGY, name, sizeof name), 0);
     CU_ASSERT_STRING_EQUAL(name, "energy_kwh");
-    CU_ASSERT_EQUAL(sum_units_column(&u, "peak_rss_mb", name, sizeof name), SUM_DIM_MEM);
+    CU_ASSERT_EQUAL(sum_units_column(&u, "peak_rss_mb", SUM_DIM_MEM, name, sizeof name), 0);
     CU_ASSERT_STRING_EQUAL(name, "peak_rss_gib");
-    CU_ASSERT_EQUAL(sum_units_column(&u, "duration_sec", name, sizeof name), SUM_DIM_TIME);
+    CU_ASSERT_EQUAL(sum_units_column(&u, "duration_sec", SUM_DIM_TIME, name, sizeof name), 0);
     CU_ASSERT_STRING_EQUAL(name, "duration_min");
-    CU_ASSERT_EQUAL(sum_units_column(&u, "gpu_util_mean_pct", name, sizeof name), -1);
-    CU_ASSERT_EQUAL(sum_units_column(NULL, "energy_wh", name, sizeof name), -1);
+    CU_ASSERT_EQUAL(sum_units_column(&u, "gpu_util_mean_pct", SUM_DIM_PCT, name, sizeof name), -1);
+    CU_ASSERT_EQUAL(sum_units_column(NULL, "energy_wh", SUM_DIM_ENERGY, name, sizeof name), -1);
+    /* the dimension is the entry's, not the name's: a name that does not spell its base unit
+     * is never renamed (the tables' loop test requires every one to spell it) */
+    CU_ASSERT_EQUAL(sum_units_column(&u, "sec_per_step", SUM_DIM_TIME, name, sizeof name), -1);
+    CU_ASSERT_EQUAL(sum_units_column(&u, "peak_rss_mb", SUM_DIM_TIME, name, sizeof name), -1);
+    CU_ASSERT_EQUAL(sum_dim_name_stem("disk_read_peak_mib_s", SUM_DIM_MEM_RATE), 14);
+    CU_ASSERT_EQUAL(sum_dim_name_stem("disk_read_peak_mib_s", SUM_DIM_MEM), -1);
+    /* a rate converts as memory, per second; a fixed unit stays as given */
+    CU_ASSERT_STRING_EQUAL(sum_dim_unit(&u, SUM_DIM_MEM_RATE), "GiB/s");
+    CHECK_NEAR(sum_dim_value(&u, SUM_DIM_MEM_RATE, 2048), 2, 1e-12);
+    CHECK_NEAR(sum_dim_value(&u, SUM_DIM_PCT, 42), 42, 0);
+    struct hw_buf t;
+    hw_buf_init(&t, NULL, 0);
+    sum_dim_fmt(&t, 2048, SUM_DIM_MEM_RATE, &u);
+    hw_buf_puts(&t, "|");
+    sum_dim_fmt(&t, 94, SUM_DIM_PCT, &u);
+    hw_buf_puts(&t, "|");
+    sum_dim_fmt(&t, 369.14, SUM_DIM_POWER, &u);
+    hw_buf_puts(&t, "|");
+    sum_dim_fmt(&t, 7, SUM_DIM_NONE, &u);
+    hw_buf_putc(&t, '\0');
+    CU_ASSERT_STRING_EQUAL(t.p, "2.0 GiB/s|94.0%|369.1 W|7.0");
+    hw_buf_free(&t);
 }
 
 static void test_units_cli(void)

@@ -227,6 +227,9 @@ static void proc_rows(double (*rows)[HW_PROC_COL_COUNT])
         rows[i][HW_PROC_COL_SHARED] = v[i][3];
         rows[i][HW_PROC_COL_MAIN_PRIVATE] = v[i][4];
         rows[i][HW_PROC_COL_MAIN_SHARED] = v[i][5];
+        /* hwmon without --shared-once */
+        rows[i][HW_PROC_COL_SHARED_ONCE] = rows[i][HW_PROC_COL_MAIN_SHARED_ONCE] =
+            rows[i][HW_PROC_COL_DESC_SHARED_ONCE] = NAN;
     }
 }
 
@@ -271,6 +274,30 @@ static void test_private_shared(void)
         CU_ASSERT_TRUE(jnull(doc, unmeasured[i]));
     CHECK_NEAR(jnum(doc, "max_ram.combined.private_rss"), 500, 1e-9);
     CHECK_NEAR(jnum(doc, "max_ram.main.total_rss"), 500, 1e-9);
+    json_object_put(doc);
+    free(dir);
+
+    /* hwmon --shared-once: shared memory counted once per path; total = private + that at one
+     * row (main 100 + 30, 450 + 30; descendants 200 + 35, 50 + 35; tree 300 + 40, 500 + 40) */
+    dir = th_fmt("%s/once", base);
+    CU_ASSERT_FATAL(mkdir(dir, 0755) == 0);
+    start_event(dir, ", \"pid\": 100");
+    double once[2][HW_PROC_COL_COUNT];
+    memcpy(once, rows, sizeof once);
+    for (int i = 0; i < 2; i++) {
+        once[i][HW_PROC_COL_SHARED_ONCE] = 40;
+        once[i][HW_PROC_COL_MAIN_SHARED_ONCE] = 30;
+        once[i][HW_PROC_COL_DESC_SHARED_ONCE] = 35;
+    }
+    put_proc(dir, HW_PROC_COL_COUNT, once, 2);
+    doc = tracker(dir);
+    CHECK_NEAR(jnum(doc, "max_ram.main.total_rss"), 480, 1e-9);
+    CHECK_NEAR(jnum(doc, "max_ram.main.shared_rss"), 30, 1e-9);
+    CHECK_NEAR(jnum(doc, "max_ram.descendants.total_rss"), 235, 1e-9);
+    CHECK_NEAR(jnum(doc, "max_ram.descendants.shared_rss"), 35, 1e-9);
+    CHECK_NEAR(jnum(doc, "max_ram.combined.total_rss"), 540, 1e-9); /* not RSS's 600 */
+    CHECK_NEAR(jnum(doc, "max_ram.combined.shared_rss"), 40, 1e-9); /* not the summed 100 */
+    CHECK_NEAR(jnum(doc, "max_ram.combined.private_rss"), 500, 1e-9);
     json_object_put(doc);
     free(dir);
 

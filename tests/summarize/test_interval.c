@@ -117,6 +117,45 @@ static void test_teardown_row(void)
     free(dir);
 }
 
+/* An attached process (hwmon -p, calibrax's block): hwmon's baseline reading, at its start, is
+ * the first row (edge=1, no CPU rate yet); the block allocated 100 MiB right after it. Its
+ * memory grows from that reading (100 MiB; the first cadence row, an interval in, said 0), and
+ * the baseline row, standing for no time, weighs nothing in the mean. */
+static void test_attach_baseline_row(void)
+{
+    char *dir = th_tmpdir("interval-attach");
+    char a[40], b[40], r0[40], r1[40], r2[40];
+    th_iso_time(a, sizeof a, T0);
+    th_iso_time(b, sizeof b, T0 + 2.1);
+    th_iso_time(r0, sizeof r0, T0 + 0.004);
+    th_iso_time(r1, sizeof r1, T0 + 1.004);
+    th_iso_time(r2, sizeof r2, T0 + 2.004);
+    char *log = th_fmt("{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"start\", \"data\": "
+                       "{\"interval_s\": 1.0, \"setup_s\": 0.0, \"mode\": \"attach\"}}\n"
+                       "{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"stop\", \"data\": "
+                       "{\"reason\": \"signal\", \"duration_s\": 2.1}}\n",
+                       a, b);
+    put_file(dir, "run.jsonl", log);
+    free(log);
+    char *csv = th_fmt("timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes,edge\n"
+                       "%s,1,2,,20.0,4096,0,1\n%s,1,2,50.0,120.0,4096,0,\n"
+                       "%s,1,2,50.0,120.0,4096,0,\n",
+                       r0, r1, r2);
+    put_file(dir, "proc_metrics.csv", csv);
+    free(csv);
+    struct sum_run *run = summarize_dir(dir);
+    CHECK_NEAR(sum_run_memory_growth(run), 100, 1e-9);
+    CHECK_NEAR(sum_stat_mean(&run->proc[HW_PROC_COL_RSS]), 120, 1e-9);
+    CHECK_NEAR(sum_stat_mean(&run->proc[HW_PROC_COL_CPU]), 50, 1e-9);
+    sum_run_free(run);
+    struct th_result r = run_summarize((char *[]){"-f", "json", dir, NULL});
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"memory_growth_mb\": 100.0,"));
+    th_result_free(&r);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* Rows of different lengths (hwmon late under load: 1, 3 and 1 s): the mean is over time, each
  * row weighing the time since the row before it (the first: since hwmon began). A job at 100%
  * for 1 s, 20% for 3 s and 100% for 1 s used 2.6 s of CPU in 5 s: 52%, not (100+20+100)/3. */
@@ -266,4 +305,5 @@ void add_interval_suite(void)
     CU_add_test(s, "before_first_process", test_before_first_process);
     CU_add_test(s, "run_energy_covered", test_run_energy_covered);
     CU_add_test(s, "phase_in_hole", test_phase_in_hole);
+    CU_add_test(s, "attach_baseline_row", test_attach_baseline_row);
 }

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "jobreport.h"
 #include "report.h"
 #include "sumtest.h"
 #include "system.h"
@@ -406,24 +407,22 @@ static void test_rounding_and_units(void)
 }
 
 /* The headline's figures of a line, from the row table (SUM_SHOW_HEAD_*): each measured one
- * must be in the line as "LABEL VALUE", the value as sum_fig_text prints it. */
+ * must be in the line as "LABEL VALUE", the value in its entry's dimension (sum_dim_fmt). */
 struct head_want {
     const char *text;
     const struct sum_units *u;
     int measured, found;
 };
 
-static void head_want_fig(void *ctx, const char *key, const char *what,
-                          const struct sum_show *show, double v)
+static void head_want_fig(void *ctx, const struct sum_row_def *col, double v)
 {
-    (void)what;
     struct head_want *h = ctx;
     if (!isfinite(v))
         return;
     struct hw_buf want;
     hw_buf_init(&want, NULL, 0);
-    hw_buf_printf(&want, "%s ", show->label);
-    sum_fig_text(&want, key, v, h->u);
+    hw_buf_printf(&want, "%s ", col->show.label);
+    sum_dim_fmt(&want, v, col->dim, h->u);
     h->measured++;
     if (strstr(h->text, want.p))
         h->found++;
@@ -621,20 +620,110 @@ static void test_gpu_tool_from_source(void)
     }
 }
 
-/* summary.json's headline keys each name a column of the sweep row's table (a misspelling would
- * print null), and a run's summary.json has each, in the table's order. */
+/* The row tables' entries (the run's row, the job's row, the phase names' columns): each has a key, distinct in its
+ * table, what it means, and a dimension with the unit a person reads (or the explicit none of a
+ * text, a count or an id); a figure --units converts spells its base unit at the end of its
+ * name (so that --units can rename it); one shown for people has its label. Counts come from
+ * the tables, so a new entry is checked the day it is added, and a forgotten unit fails here,
+ * not in front of a reader. */
+static void check_defs(const char *table, const struct sum_row_def *def, size_t n)
+{
+    CU_ASSERT(n > 0);
+    for (size_t i = 0; i < n; i++) {
+        const struct sum_row_def *c = &def[i];
+        const char *key = c->key ? c->key : "(null)";
+        bool ok = c->key && *c->key && c->what && *c->what && (unsigned)c->dim < SUM_DIM_COUNT;
+        if (ok && c->type != SUM_COL_NUM && c->dim != SUM_DIM_NONE)
+            ok = false; /* a text, a count, an id has no unit */
+        const char *unit = ok ? sum_dim_unit(NULL, c->dim) : NULL;
+        if (ok && (!unit || (c->dim != SUM_DIM_NONE && !*unit)))
+            ok = false; /* a dimension without its unit */
+        if (ok && sum_dim_converts(c->dim) && sum_dim_name_stem(c->key, c->dim) < 0)
+            ok = false; /* --units could not rename it */
+        if (ok && (c->show.where & (SUM_SHOW_PAGE | SUM_SHOW_HEAD_GPUS | SUM_SHOW_HEAD_JOB)))
+            ok = c->show.label && *c->show.label;
+        if (ok && (c->show.where & SUM_SHOW_SWEEP))
+            ok = c->show.head && *c->show.head;
+        if (!ok)
+            fprintf(stderr, "%s column %zu (%s): a key, what it means, its dimension's unit "
+                            "(spelled at the end of its name when --units converts it) and its "
+                            "labels where shown\n", table, i, key);
+        CU_ASSERT(ok);
+        for (size_t k = 0; k < i; k++)
+            if (c->key && def[k].key && !strcmp(def[k].key, c->key)) {
+                fprintf(stderr, "%s column %s twice\n", table, key);
+                CU_FAIL("a key twice");
+            }
+    }
+}
+
+static void test_row_defs(void)
+{
+    for (int d = 0; d < SUM_DIM_COUNT; d++) { /* every dimension has a name and a unit */
+        CU_ASSERT(sum_dim_name((enum sum_dim)d) && *sum_dim_name((enum sum_dim)d));
+        const char *unit = sum_dim_unit(NULL, (enum sum_dim)d);
+        CU_ASSERT(unit != NULL && (d == SUM_DIM_NONE) == !*unit);
+    }
+    size_t n, nj, np;
+    const struct sum_row_def *def = sum_report_row_defs(&n), *job = sum_job_row_defs(&nj);
+    const struct sum_row_def *ph = sum_report_phase_defs(&np);
+    check_defs("run row", def, n);
+    check_defs("job row", job, nj);
+    check_defs("phase column", ph, np);
+    /* what the outputs print follows: --columns lists each column once with its entry's unit */
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    sum_report_columns(NULL, &b);
+    hw_buf_putc(&b, '\0');
+    size_t lines = 0;
+    for (const char *p = b.p; (p = strchr(p, '\n')); p++)
+        lines++;
+    CU_ASSERT_EQUAL(lines, n + 1);
+    for (size_t i = 0; i < n; i++) {
+        static const char *const type[] = {[SUM_COL_STR] = "text", [SUM_COL_NUM] = "number",
+                                           [SUM_COL_U64] = "integer", [SUM_COL_INT] = "integer"};
+        const char *unit = sum_dim_unit(NULL, def[i].dim);
+        char *want = th_fmt("\n%s\t%s\t%s\t", def[i].key, type[def[i].type], unit ? unit : "");
+        if (!strstr(b.p, want))
+            fprintf(stderr, "--columns lacks %s", want);
+        CU_ASSERT_PTR_NOT_NULL(strstr(b.p, want));
+        free(want);
+    }
+    hw_buf_free(&b);
+}
+
+/* summary.json's headline: the row columns with a place and the members that are not row
+ * columns take every place from 1 to the last once (a gap or a place twice would misplace or
+ * lose a key), the others' keys are no row column's, and a run's summary.json has each key in
+ * place order. */
 static void test_headline_keys_resolve(void)
 {
-    CU_ASSERT(sum_json_nheadline > 0);
-    for (size_t i = 0; i < sum_json_nheadline; i++) {
-        const struct sum_json_head *h = &sum_json_headline[i];
-        if (h->kind == SUM_JSON_HEAD_ROW && !sum_report_row_has(h->key))
-            fprintf(stderr, "headline key %s: no such row column\n", h->key);
-        CU_ASSERT(h->kind != SUM_JSON_HEAD_ROW || sum_report_row_has(h->key));
-        for (size_t k = 0; k < i; k++)
-            CU_ASSERT(strcmp(sum_json_headline[k].key, h->key) != 0);
+    size_t n;
+    const struct sum_row_def *def = sum_report_row_defs(&n);
+    unsigned last = 0;
+    for (size_t i = 0; i < n; i++)
+        last = def[i].show.json > last ? def[i].show.json : last;
+    for (size_t i = 0; i < sum_json_nextra; i++) {
+        last = sum_json_extra[i].place > last ? sum_json_extra[i].place : last;
+        CU_ASSERT(i == 0 || sum_json_extra[i].place > sum_json_extra[i - 1].place);
+        for (size_t k = 0; k < n; k++)
+            CU_ASSERT(strcmp(def[k].key, sum_json_extra[i].key) != 0);
     }
-    CU_ASSERT(!sum_report_row_has("peak_vram_gb")); /* and the check can say no */
+    CU_ASSERT(last > sum_json_nextra);
+    const char **at_place = calloc(last + 1, sizeof *at_place);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(at_place);
+    for (size_t i = 0; i < n + sum_json_nextra; i++) {
+        unsigned p = i < n ? def[i].show.json : sum_json_extra[i - n].place;
+        const char *key = i < n ? def[i].key : sum_json_extra[i - n].key;
+        if (!p)
+            continue;
+        if (at_place[p])
+            fprintf(stderr, "summary.json place %u: %s and %s\n", p, at_place[p], key);
+        CU_ASSERT_PTR_NULL(at_place[p]);
+        at_place[p] = key;
+    }
+    for (unsigned p = 1; p <= last; p++)
+        CU_ASSERT_PTR_NOT_NULL(at_place[p]);
     char *dir = th_fmt("%s/runs/basic", th_env("HWRUN_TESTDATA"));
     struct sum_run *run = summarize_dir(dir);
     struct hw_buf b;
@@ -642,14 +731,15 @@ static void test_headline_keys_resolve(void)
     sum_report_json(run, &b);
     hw_buf_putc(&b, '\0');
     const char *at = b.p;
-    for (size_t i = 0; i < sum_json_nheadline; i++) {
-        char *key = th_fmt("\n  \"%s\": ", sum_json_headline[i].key);
-        const char *p = strstr(at, key);
-        CU_ASSERT_PTR_NOT_NULL(p);
-        if (p)
-            at = p;
+    for (unsigned p = 1; p <= last; p++) {
+        char *key = th_fmt("\n  \"%s\": ", at_place[p] ? at_place[p] : "");
+        const char *q = strstr(at, key);
+        CU_ASSERT_PTR_NOT_NULL(q);
+        if (q)
+            at = q;
         free(key);
     }
+    free(at_place);
     hw_buf_free(&b);
     sum_run_free(run);
     free(dir);
@@ -658,6 +748,7 @@ static void test_headline_keys_resolve(void)
 void add_outputs_suite(void)
 {
     CU_add_test(th_add_suite("rounding", NULL, NULL, 60), "and_units", test_rounding_and_units);
+    CU_add_test(th_add_suite("rows", NULL, NULL, 60), "defs", test_row_defs);
     CU_pSuite text = th_add_suite("text", NULL, NULL, 60);
     CU_add_test(text, "for_people", test_text_for_people);
     CU_add_test(text, "headline", test_text_headline);
