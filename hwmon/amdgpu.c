@@ -19,7 +19,8 @@
 /* The file that holds each figure of hw_metrics.csv's table (HW_GPU_METRICS, by its id),
  * relative to the card's device/ ("H/": its hwmon/hwmonN/), with the factor to the table's unit
  * and the decimals nvidia-smi prints. alt: a file to try when the first is missing. A figure
- * with no file here (graphics clock: amdgpu's sclk is freq1) is not in AMD's rows. */
+ * of the default list with no file here is "[N/A]" in AMD's rows (the graphics clock, not in
+ * that list, has none: amdgpu's sclk is freq1). */
 static const struct amd_field {
     const char *file, *alt;
     double scale;
@@ -58,15 +59,32 @@ static const struct amd_health {
     {HW_HEALTH_PCIE_WIDTH_MAX, "max_link_width", AMD_NUM, 1, 0},
 };
 
-/* The figures of HW_GPU_FIELDS_DEFAULT, in its order: the cells of a row. */
-#define AMD_ROW_1(id) RD_GM_##id,
-#define AMD_ROW_0(id)
-#define AMD_ROW(id, key, field, dim, pytyche, ...) AMD_ROW_##pytyche(id)
-static const enum rd_gpu_metric row_metrics[] = {HW_GPU_METRICS(AMD_ROW)};
-#undef AMD_ROW
-#undef AMD_ROW_0
-#undef AMD_ROW_1
-#define NROW (sizeof row_metrics / sizeof row_metrics[0])
+/* The cells of a row after its timestamp, in HW_GPU_FIELDS_DEFAULT's order: a figure (enum
+ * rd_gpu_metric), the card's index or its uuid. The list is the one definition of the layout,
+ * so a figure that joins it (hwrun/rundir.h's since) gets its cell here: its amd_fields file's
+ * value, else "[N/A]". How many; 0 if the list names something else (test_hwmon.amd.row_by_list
+ * requires not). */
+enum { CELL_INDEX = -1, CELL_UUID = -2, ROW_MAX = RD_GM_COUNT + 2 };
+static size_t row_cells(int cell[ROW_MAX])
+{
+    size_t n = 0;
+    const char *p = strchr(HW_GPU_FIELDS_DEFAULT, ','); /* after the timestamp */
+    while (p && *p == ',') {
+        p++;
+        size_t len = strcspn(p, ",");
+        int c = len == 5 && !memcmp(p, "index", 5) ? CELL_INDEX
+                : len == 4 && !memcmp(p, "uuid", 4) ? CELL_UUID
+                                                     : RD_GM_COUNT;
+        for (int k = 0; c == RD_GM_COUNT && k < RD_GM_COUNT; k++)
+            if (strlen(hw_gpu_figs[k].field) == len && !memcmp(hw_gpu_figs[k].field, p, len))
+                c = k;
+        if (c == RD_GM_COUNT || n == ROW_MAX)
+            return 0;
+        cell[n++] = c;
+        p += len;
+    }
+    return n;
+}
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -296,11 +314,21 @@ void mon_amd_close(struct mon_amd *a)
 
 void mon_amd_rows(const struct mon_amd *a, const char *ts, struct hw_buf *b)
 {
+    int cell[ROW_MAX];
+    size_t ncell = row_cells(cell);
     for (int i = 0; i < a->n; i++) {
         const struct mon_amd_card *c = &a->c[i];
         hw_buf_puts(b, ts);
-        for (size_t j = 0; j < NROW; j++) {
-            enum rd_gpu_metric k = row_metrics[j];
+        for (size_t j = 0; j < ncell; j++) {
+            int k = cell[j];
+            if (k == CELL_INDEX) {
+                hw_buf_printf(b, ", %d", i);
+                continue;
+            }
+            if (k == CELL_UUID) {
+                hw_buf_printf(b, ", %s", c->uuid[0] ? c->uuid : "[N/A]");
+                continue;
+            }
             char v[64];
             char *end;
             double x = 0;
@@ -311,7 +339,7 @@ void mon_amd_rows(const struct mon_amd *a, const char *ts, struct hw_buf *b)
             else
                 hw_buf_puts(b, ", [N/A]"); /* no such file, or a read that failed: unmeasured */
         }
-        hw_buf_printf(b, ", %d, %s\n", i, c->uuid[0] ? c->uuid : "[N/A]");
+        hw_buf_puts(b, "\n");
     }
 }
 

@@ -85,32 +85,37 @@ extern const char *const hw_file_names[HW_FILE_COUNT]; /* HW_GPU_FILE, ... */
 
 /* hw_metrics.csv's figures, one entry each, in the file's order: X(ID, the reader's key, the
  * --query-gpu field, its dimension (an entry of HW_GPU_DIMS: PCT, MIB, W, C, MHZ), 1 when
- * pytyche's list has it, the field's preference among the figure's names when a header has
- * several, the Prometheus name's stem (hwrun_<stem>_<base unit of the dimension>), the label
- * the text report gives it, what it is). The reader's enum, keys, ranges and field map
- * (runlog/rundir), the default field list below, hw_gpu_figs[] (what every output iterates:
- * text, JSON, Prometheus), the Prometheus export's GPU families and AMD's sysfs map all come
- * from it; a user of it names the columns it reads and takes the rest as "...". A figure
- * outside pytyche's list is not recorded by default and is printed only where a run measured
- * it. test_summarize.outputs.every_gpu_figure requires every entry's label, dimension and
- * unit. */
+ * pytyche's list has it, the field-list version since which hwmon records it by default (0: not
+ * recorded by default; see HW_GPU_FIELDS_V1 below), the field's preference among the figure's
+ * names when a header has several, the Prometheus name's stem (hwrun_<stem>_<base unit of the
+ * dimension>), the label the text report gives it, what it is). The reader's enum, keys, ranges
+ * and field map (runlog/rundir), the default field list and the older ones a headerless file is
+ * read by (below), hw_gpu_figs[] (what every output iterates: text, JSON, Prometheus), AMD's row
+ * writer and the fake nvidia-smi's answers all come from it; a user of it names the columns it
+ * reads and takes the rest as "...". A figure outside pytyche's list is printed only where a run
+ * measured it (pytyche's figures are what every source writes; others may be [N/A]).
+ * test_summarize.outputs.every_gpu_figure requires every entry's label, dimension and unit.
+ *
+ * A new figure recorded by default takes the next version (HW_GPU_FIELD_VERSION + 1): its field
+ * is appended after uuid, so files of older hwmons, headerless, keep their width and still read.
+ * Its AMD file, if amdgpu has one, goes in hwmon/amdgpu.c's amd_fields. */
 #define HW_GPU_METRICS(X)                                                                          \
-    X(UTIL, "util_pct", "utilization.gpu", PCT, 1, 0, "gpu_utilization", "util",                  \
+    X(UTIL, "util_pct", "utilization.gpu", PCT, 1, 1, 0, "gpu_utilization", "util",               \
       "Share of the interval in which a kernel ran")                                               \
-    X(MEM_UTIL, "mem_util_pct", "utilization.memory", PCT, 1, 0, "gpu_memory_utilization",         \
+    X(MEM_UTIL, "mem_util_pct", "utilization.memory", PCT, 1, 1, 0, "gpu_memory_utilization",      \
       "mem util", "Share of the interval in which device memory was read or written")              \
-    X(MEM_USED, "mem_used_mib", "memory.used", MIB, 1, 0, "gpu_memory_used", "mem used",           \
+    X(MEM_USED, "mem_used_mib", "memory.used", MIB, 1, 1, 0, "gpu_memory_used", "mem used",        \
       "Device memory in use")                                                                      \
-    X(MEM_TOTAL, "mem_total_mib", "memory.total", MIB, 1, 0, "gpu_memory_total", "mem total",      \
+    X(MEM_TOTAL, "mem_total_mib", "memory.total", MIB, 1, 1, 0, "gpu_memory_total", "mem total",   \
       "Device memory in all")                                                                      \
-    X(POWER, "power_w", "power.draw", W, 1, 3, "gpu_power", "power", "Power draw")                 \
-    X(TEMP, "temp_c", "temperature.gpu", C, 1, 0, "gpu_temperature", "temperature",                \
+    X(POWER, "power_w", "power.draw", W, 1, 1, 3, "gpu_power", "power", "Power draw")              \
+    X(TEMP, "temp_c", "temperature.gpu", C, 1, 1, 0, "gpu_temperature", "temperature",             \
       "GPU core temperature")                                                                      \
-    X(SM_CLOCK, "sm_clock_mhz", "clocks.current.sm", MHZ, 1, 0, "gpu_sm_clock", "SM clock",        \
+    X(SM_CLOCK, "sm_clock_mhz", "clocks.current.sm", MHZ, 1, 1, 0, "gpu_sm_clock", "SM clock",     \
       "Current SM clock")                                                                          \
-    X(MEM_CLOCK, "mem_clock_mhz", "clocks.current.memory", MHZ, 1, 0, "gpu_memory_clock",          \
+    X(MEM_CLOCK, "mem_clock_mhz", "clocks.current.memory", MHZ, 1, 1, 0, "gpu_memory_clock",       \
       "mem clock", "Current memory clock")                                                         \
-    X(GR_CLOCK, "gr_clock_mhz", "clocks.current.graphics", MHZ, 0, 0, "gpu_graphics_clock",        \
+    X(GR_CLOCK, "gr_clock_mhz", "clocks.current.graphics", MHZ, 0, 0, 0, "gpu_graphics_clock",     \
       "gr clock", "Current graphics clock")
 /* The dimensions of the figures: D(ID, the unit a person reads, the Prometheus base unit, that
  * unit per one of ours). */
@@ -137,8 +142,9 @@ struct hw_gpu_fig {
     const char *key;   /* "util_pct": summary.json's */
     const char *field; /* "utilization.gpu" */
     enum hw_gpu_dim dim;
-    bool pytyche;   /* in pytyche's list, so recorded by default */
-    bool when_seen; /* printed only where a run measured it (not recorded by default) */
+    bool pytyche;   /* in pytyche's list */
+    int since;      /* the field-list version that added it to hwmon's default list; 0: never */
+    bool when_seen; /* printed only where a run measured it (outside pytyche's list) */
     const char *stem, *label, *help;
 };
 #define HW_GPU_FIG_ONE(...) +1
@@ -155,14 +161,47 @@ extern const struct hw_gpu_fig hw_gpu_figs[HW_GPU_FIG_COUNT];
     A(GR_CLOCK, "clocks.gr", 0)
 
 /* hw_metrics.csv has no header: these are the --query-gpu fields. pytyche's 9, in its order
- * (the table's entries marked so), then what tells GPUs apart. The start event's
- * gpu_query_fields says which were used. */
+ * (the table's entries marked so). hwmon's default list, version 1: the fields recorded since
+ * version 1, then what tells GPUs apart; each later version appends the fields that joined with
+ * it. The start event's gpu_query_fields says which a run used; a file without one is read by
+ * its width as one of these lists (runlog/rundir/read_gpu.c). HW_GPU_FIELD_VERSIONS versions
+ * can be spelt; hw_rundir.c checks that every entry's since is one of them. */
 #define HW_GPU_FIELD_IN_LIST_1(field) "," field
 #define HW_GPU_FIELD_IN_LIST_0(field)
 #define HW_GPU_PYTYCHE_FIELD(id, key, field, dim, pytyche, ...)                                    \
     HW_GPU_FIELD_IN_LIST_##pytyche(field)
 #define HW_GPU_FIELDS_PYTYCHE HW_COL_TIMESTAMP HW_GPU_METRICS(HW_GPU_PYTYCHE_FIELD)
-#define HW_GPU_FIELDS_DEFAULT HW_GPU_FIELDS_PYTYCHE ",index,uuid"
+/* since == v, as 1 or 0: HW_GPU_SAME_v_v is the only pasting that is a macro */
+#define HW_GPU_PICK2_(a, b, ...) b
+#define HW_GPU_PICK2(...) HW_GPU_PICK2_(__VA_ARGS__)
+#define HW_GPU_SAME(since, v) HW_GPU_PICK2(HW_GPU_SAME_##since##_##v, 0, ~)
+#define HW_GPU_SAME_1_1 ~, 1
+#define HW_GPU_SAME_2_2 ~, 1
+#define HW_GPU_SAME_3_3 ~, 1
+#define HW_GPU_SAME_4_4 ~, 1
+#define HW_GPU_CAT_(a, b) a##b
+#define HW_GPU_CAT(a, b) HW_GPU_CAT_(a, b)
+#define HW_GPU_JOINED(field, since, v) HW_GPU_CAT(HW_GPU_FIELD_IN_LIST_, HW_GPU_SAME(since, v))(field)
+#define HW_GPU_JOINED_1(id, key, field, dim, pytyche, since, ...) HW_GPU_JOINED(field, since, 1)
+#define HW_GPU_JOINED_2(id, key, field, dim, pytyche, since, ...) HW_GPU_JOINED(field, since, 2)
+#define HW_GPU_JOINED_3(id, key, field, dim, pytyche, since, ...) HW_GPU_JOINED(field, since, 3)
+#define HW_GPU_JOINED_4(id, key, field, dim, pytyche, since, ...) HW_GPU_JOINED(field, since, 4)
+#define HW_GPU_FIELDS_V1 HW_COL_TIMESTAMP HW_GPU_METRICS(HW_GPU_JOINED_1) ",index,uuid"
+#define HW_GPU_FIELDS_V2 HW_GPU_FIELDS_V1 HW_GPU_METRICS(HW_GPU_JOINED_2)
+#define HW_GPU_FIELDS_V3 HW_GPU_FIELDS_V2 HW_GPU_METRICS(HW_GPU_JOINED_3)
+#define HW_GPU_FIELDS_V4 HW_GPU_FIELDS_V3 HW_GPU_METRICS(HW_GPU_JOINED_4)
+#define HW_GPU_FIELD_VERSIONS 4
+/* the version hwmon writes: the highest since of the table */
+#define HW_GPU_HAS_SINCE_GE(v) (0 HW_GPU_METRICS(HW_GPU_SINCE_GE_##v))
+#define HW_GPU_SINCE_GE_2(id, key, field, dim, pytyche, since, ...) || (since) >= 2
+#define HW_GPU_SINCE_GE_3(id, key, field, dim, pytyche, since, ...) || (since) >= 3
+#define HW_GPU_SINCE_GE_4(id, key, field, dim, pytyche, since, ...) || (since) >= 4
+#define HW_GPU_FIELD_VERSION                                                                       \
+    (1 + HW_GPU_HAS_SINCE_GE(2) + HW_GPU_HAS_SINCE_GE(3) + HW_GPU_HAS_SINCE_GE(4))
+/* hwmon's list: the last version (the versions after HW_GPU_FIELD_VERSION add nothing) */
+#define HW_GPU_FIELDS_DEFAULT HW_GPU_FIELDS_V4
+/* every version's list, [0] version 1 (hw_rundir.c) */
+extern const char *const hw_gpu_field_lists[HW_GPU_FIELD_VERSIONS];
 
 /* gpu_procs.csv (no header): --query-compute-apps fields; process_name last (it may hold ", "). */
 #define HW_GPU_PROCS_FIELDS HW_COL_TIMESTAMP ",gpu_uuid,pid,used_gpu_memory,process_name"

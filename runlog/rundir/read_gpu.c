@@ -47,8 +47,9 @@ struct gpu_layout {
 #define MAX_UUIDS 64
 
 struct gpu_st {
-    /* hwmon's default list and pytyche's: a headerless file of their width is read as them */
-    struct gpu_layout header, opts, def_hwmon, def_pytyche;
+    /* hwmon's default list of each version (hwrun/rundir.h's HW_GPU_FIELDS_V1, ...; a later
+     * one is longer) and pytyche's: a headerless file of their width is read as them */
+    struct gpu_layout header, opts, def_hwmon[HW_GPU_FIELD_VERSIONS], def_pytyche;
     bool have_header, have_opts;
     char last_ts[40];
     size_t last_ts_len;
@@ -68,7 +69,7 @@ static int gpu_role(const char *name, int *prio)
         {"index", ROLE_INDEX, 0},
         {"uuid", ROLE_UUID, 0},
         {"gpu_uuid", ROLE_UUID, 0},
-#define GM_FIELD(id, key, field, dim, pytyche, pref, ...) {field, RD_GM_##id, pref},
+#define GM_FIELD(id, key, field, dim, pytyche, since, pref, ...) {field, RD_GM_##id, pref},
 #define GM_ALIAS(id, field, pref) {field, RD_GM_##id, pref},
         HW_GPU_METRICS(GM_FIELD) HW_GPU_METRIC_ALIASES(GM_ALIAS)
 #undef GM_FIELD
@@ -169,16 +170,17 @@ static void gpu_line(struct rd_reader *r, const char *s, size_t n)
         r->q->headers++;
         return;
     }
-    const struct gpu_layout *l;
+    const struct gpu_layout *l = NULL;
     if (st->have_header)
         l = &st->header;
     else if (st->have_opts)
         l = &st->opts;
-    else if (c->n == st->def_hwmon.n)
-        l = &st->def_hwmon;
-    else if (c->n == st->def_pytyche.n)
+    for (int v = 0; !l && v < HW_GPU_FIELD_VERSION; v++)
+        if (c->n == st->def_hwmon[v].n)
+            l = &st->def_hwmon[v];
+    if (!l && c->n == st->def_pytyche.n)
         l = &st->def_pytyche;
-    else {
+    if (!l) {
         char d[64];
         snprintf(d, sizeof d, "%zu cells and no header or field list", c->n);
         rd_skip(r, RD_SKIP_LAYOUT, d);
@@ -283,7 +285,8 @@ void rd_gpu_init(struct rd_reader *r)
     r->st = st;
     for (int m = 0; m < RD_GM_COUNT; m++)
         st->unmeasured[m] = NAN;
-    gpu_layout_from_list(&st->def_hwmon, HW_GPU_FIELDS_DEFAULT);
+    for (int v = 0; v < HW_GPU_FIELD_VERSION; v++)
+        gpu_layout_from_list(&st->def_hwmon[v], hw_gpu_field_lists[v]);
     gpu_layout_from_list(&st->def_pytyche, HW_GPU_FIELDS_PYTYCHE);
     if (r->opts && r->opts->gpu_fields && *r->opts->gpu_fields) {
         gpu_layout_from_list(&st->opts, r->opts->gpu_fields);

@@ -253,6 +253,74 @@ static void test_text_files(void)
         CU_ASSERT_EQUAL(mon_amd_link_gen(link[i].text), link[i].gen);
 }
 
+/* mon_amd_rows writes a row in the default field list's order (HW_GPU_FIELDS_DEFAULT), cell by
+ * field: each figure's value from make_tree's files, "[N/A]" for a figure the card has no file
+ * for, the card's index and uuid. The first cells are version 1's layout, byte for byte as
+ * hwmon wrote them before the list had versions, whatever joins it later. */
+static void test_row_by_list(void)
+{
+    char *dir = th_tmpdir("amd-row");
+    make_tree(dir);
+    struct mon_amd *a = calloc(1, sizeof *a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_EQUAL_FATAL(mon_amd_open(a, dir, NULL, 0), 2);
+    static const char ts[] = "2026/01/01 00:00:00.000";
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    mon_amd_rows(a, ts, &b);
+    /* make_tree's values, by figure; card1 has no mem_busy_percent */
+    static const char *const want[2][RD_GM_COUNT] = {
+        {[RD_GM_UTIL] = "20", [RD_GM_MEM_UTIL] = "5", [RD_GM_MEM_USED] = "1024",
+         [RD_GM_MEM_TOTAL] = "196608", [RD_GM_POWER] = "100.00", [RD_GM_TEMP] = "45",
+         [RD_GM_SM_CLOCK] = "1700", [RD_GM_MEM_CLOCK] = "1300"},
+        {[RD_GM_UTIL] = "20", [RD_GM_MEM_USED] = "1024", [RD_GM_MEM_TOTAL] = "196608",
+         [RD_GM_POWER] = "100.00", [RD_GM_TEMP] = "45", [RD_GM_SM_CLOCK] = "1700",
+         [RD_GM_MEM_CLOCK] = "1300"}};
+    static const char *const v1[2] = {
+        "2026/01/01 00:00:00.000, 20, 5, 1024, 196608, 100.00, 45, 1700, 1300, 0, "
+        "AMD-1a2b3c4d5e6f7788",
+        "2026/01/01 00:00:00.000, 20, [N/A], 1024, 196608, 100.00, 45, 1700, 1300, 1, [N/A]"};
+    char *rows = b.p ? strdup(b.p) : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rows);
+    char *save = NULL, *line = strtok_r(rows, "\n", &save);
+    for (int c = 0; c < 2; c++, line = strtok_r(NULL, "\n", &save)) {
+        CU_ASSERT_PTR_NOT_NULL_FATAL(line);
+        size_t n1 = strlen(v1[c]);
+        CU_ASSERT(!strncmp(line, v1[c], n1) && (!line[n1] || !strncmp(line + n1, ", ", 2)));
+        char *cells = strdup(line), *fields = strdup(HW_GPU_FIELDS_DEFAULT);
+        char *cs = NULL, *fs = NULL;
+        char *cell = strtok_r(cells, ",", &cs), *f = strtok_r(fields, ",", &fs);
+        int n = 0;
+        for (; cell && f; cell = strtok_r(NULL, ",", &cs), f = strtok_r(NULL, ",", &fs), n++) {
+            cell += *cell == ' ';
+            const char *w = "[N/A]";
+            if (!strcmp(f, HW_COL_TIMESTAMP))
+                w = ts;
+            else if (!strcmp(f, "index"))
+                w = c ? "1" : "0";
+            else if (!strcmp(f, "uuid"))
+                w = c ? "[N/A]" : "AMD-1a2b3c4d5e6f7788";
+            for (int k = 0; k < RD_GM_COUNT; k++)
+                if (!strcmp(f, hw_gpu_figs[k].field) && want[c][k])
+                    w = want[c][k];
+            if (strcmp(cell, w))
+                fprintf(stderr, "card %d, %s: \"%s\", not \"%s\"\n", c, f, cell, w);
+            CU_ASSERT_STRING_EQUAL(cell, w);
+        }
+        CU_ASSERT(!cell && !f); /* as many cells as fields */
+        CU_ASSERT(n > 0);
+        free(cells);
+        free(fields);
+    }
+    CU_ASSERT_PTR_NULL(line); /* a row per card */
+    free(rows);
+    hw_buf_free(&b);
+    mon_amd_close(a);
+    free(a);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* Which cards a job sees: ROCR_VISIBLE_DEVICES first, then HIP_VISIBLE_DEVICES within what it
  * left (ROCm's order; PyTorch's _parse_visible_devices reads them so), positions in card order
  * (the NVIDIA card2 is not one); what names no position (a UUID, past the end, empty) keeps
@@ -678,6 +746,7 @@ void add_amd_suite(void)
     CU_add_test(s, "two_cards", test_two_cards);
     CU_add_test(s, "no_card", test_no_card);
     CU_add_test(s, "selection", test_selection);
+    CU_add_test(s, "row_by_list", test_row_by_list);
     CU_add_test(s, "text_files", test_text_files);
     CU_add_test(s, "selected_none", test_selected_none);
     CU_add_test(s, "both_vendors", test_both_vendors);

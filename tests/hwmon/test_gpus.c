@@ -76,6 +76,12 @@ static int run_sel(const char *dir, const char *log, const char *opt, const char
 /* The GPU indexes in hw_metrics.csv (index is the next-to-last column): a bit mask. */
 static unsigned gpus_in_file(const char *dir)
 {
+    /* the index column's place in the default list (not "next to last": a field may follow) */
+    int col = 0;
+    const char *at = strstr(HW_GPU_FIELDS_DEFAULT, ",index,");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    for (const char *q = HW_GPU_FIELDS_DEFAULT; q <= at; q++)
+        col += *q == ',';
     char *p = th_fmt("%s/hw_metrics.csv", dir);
     char *text = th_read_file(p, NULL);
     free(p);
@@ -84,12 +90,11 @@ static unsigned gpus_in_file(const char *dir)
         char *nl = strchr(line, '\n');
         if (nl)
             *nl = '\0';
-        char *last = strrchr(line, ','), *prev = NULL;
-        for (char *q = line; last && q < last; q++)
-            if (*q == ',')
-                prev = q;
-        if (prev)
-            mask |= 1u << (atoi(prev + 1) & 31);
+        char *cell = line;
+        for (int k = 0; k < col && cell; k++)
+            cell = strchr(cell, ',') ? strchr(cell, ',') + 1 : NULL;
+        if (cell)
+            mask |= 1u << (atoi(cell) & 31);
         line = nl ? nl + 1 : NULL;
     }
     free(text);

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gpurow.h"
 #include "hwtest.h"
 #include "mon.h"
 #include "prom.h"
@@ -69,6 +70,22 @@ static void put(const char *dir, const char *name, const char *text, bool append
 
 static const char *const fields = HW_GPU_FIELDS_DEFAULT;
 
+/* Append to b a row of the default list (gpurow.h): GPU g at ts, the fixtures' figures with
+ * these (power NAN: [N/A]). */
+static void prow(struct hw_buf *b, const char *ts, int g, double util, double mem_util,
+                 double used, double watts, double temp)
+{
+    struct th_gpu_vals v = th_gpu_vals_h100();
+    v.v[RD_GM_UTIL] = util;
+    v.v[RD_GM_MEM_UTIL] = mem_util;
+    v.v[RD_GM_MEM_USED] = used;
+    v.v[RD_GM_POWER] = watts;
+    v.v[RD_GM_TEMP] = temp;
+    char uuid[16];
+    snprintf(uuid, sizeof uuid, "GPU-%d", g);
+    th_gpu_row(b, fields, ts, g, uuid, &v);
+}
+
 /* ---------------------------------------------------------------- the exposition */
 
 /* The value of a sample line "name{run="run",gpu="g"} v" in text; NAN when absent. */
@@ -95,7 +112,7 @@ static void test_every_gpu_figure(void)
 #define FIG_W "watts", 1.0
 #define FIG_C "celsius", 1.0
 #define FIG_MHZ "hertz", 1e6
-#define FIG(id, key, field, dim, pytyche, pref, stem, ...) {stem, field, FIG_##dim},
+#define FIG(id, key, field, dim, pytyche, since, pref, stem, ...) {stem, field, FIG_##dim},
         HW_GPU_METRICS(FIG)
 #undef FIG
     };
@@ -183,11 +200,10 @@ static void test_energy_agrees(void)
     hw_buf_init(&rows, NULL, 0);
     for (int i = 0; i < 40; i++) {
         int ms = i * 200 + (i >= 30 ? 3000 : 0); /* a 3.2 s step after row 29 */
+        char ts[40];
+        snprintf(ts, sizeof ts, "2026/11/21 10:00:%02d.%03d", ms / 1000, ms % 1000);
         for (int g = 0; g < 2; g++)
-            hw_buf_printf(&rows,
-                          "2026/11/21 10:00:%02d.%03d, 90, 30, 1024, 81559, %d.%02d, 50, 1980, "
-                          "2619, %d, GPU-%d\n",
-                          ms / 1000, ms % 1000, 200 + 7 * i + 50 * g, (13 * i) % 100, g, g);
+            prow(&rows, ts, g, 90, 30, 1024, 200 + 7 * i + 50 * g + (13 * i) % 100 / 100.0, 50);
     }
     put(dir, "hw_metrics.csv", rows.p, false);
     hw_buf_free(&rows);
@@ -248,12 +264,13 @@ static void test_exposition(void)
     /* GPU 0: 100, 110, 120 W one second apart (energy 105 + 115 J), then a 10 s gap (not
      * bridged) to 130 W. GPU 1: power never measured. A GPU's first 3 steps wait for the gap
      * rule's interval (their median): the counter is 0 until then, absent without power. */
-    put(dir, "hw_metrics.csv",
-        "2026/11/21 10:00:00.000, 35, 5, 1024, 81559, 100.00, 50, 1980, 2619, 0, GPU-0\n"
-        "2026/11/21 10:00:00.000, 7, 1, 2048, 81559, [N/A], 51, 1980, 2619, 1, GPU-1\n"
-        "2026/11/21 10:00:01.000, 35, 5, 1024, 81559, 110.00, 50, 1980, 2619, 0, GPU-0\n"
-        "2026/11/21 10:00:02.000, 35, 5, 1024, 81559, 120.00, 50, 1980, 2619, 0, GPU-0\n",
-        false);
+    struct hw_buf rows;
+    hw_buf_init(&rows, NULL, 0);
+    prow(&rows, "2026/11/21 10:00:00.000", 0, 35, 5, 1024, 100, 50);
+    prow(&rows, "2026/11/21 10:00:00.000", 1, 7, 1, 2048, NAN, 51);
+    prow(&rows, "2026/11/21 10:00:01.000", 0, 35, 5, 1024, 110, 50);
+    prow(&rows, "2026/11/21 10:00:02.000", 0, 35, 5, 1024, 120, 50);
+    put(dir, "hw_metrics.csv", rows.p, false);
     put(dir, "cpu_metrics.csv",
         "timestamp,usr_pct,idle_pct,sys_pct,iowait_pct,steal_pct,mem_used_mib,"
         "mem_available_mib,disk_read_bytes,disk_write_bytes,net_rx_bytes,net_tx_bytes,"
@@ -360,17 +377,23 @@ static void test_exposition(void)
 
     /* Only what was appended is read; a row without its '\n' yet waits for the next export.
      * The 4th row decides: steps 1, 1, 10 s, median 1 s, the 10 s one a gap; then 1 s more. */
-    put(dir, "hw_metrics.csv",
-        "2026/11/21 10:00:12.000, 35, 5, 1024, 81559, 130.00, 50, 1980, 2619, 0, GPU-0\n"
-        "2026/11/21 10:00:13.000, 35, 5, 1024, 81559, 140.00, 50, 1980, 2619, 0, GP",
-        true);
+    hw_buf_reset(&rows);
+    prow(&rows, "2026/11/21 10:00:12.000", 0, 35, 5, 1024, 130, 50);
+    prow(&rows, "2026/11/21 10:00:13.000", 0, 35, 5, 1024, 140, 50);
+    /* the second row without its last 4 bytes (its newline among them): not written yet */
+    char tail[5];
+    memcpy(tail, rows.p + rows.len - 4, 4);
+    tail[4] = '\0';
+    rows.p[rows.len -= 4] = '\0';
+    put(dir, "hw_metrics.csv", rows.p, true);
     CU_ASSERT_EQUAL(mon_prom_update(&p, &c, 1764085546.0), 0);
     text = th_read_file(out, NULL);
     CU_ASSERT_DOUBLE_EQUAL(sample_value(text, "hwrun_gpu_energy_joules_total", "r\\\"7", 0), 220,
                            1e-9);
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "hwrun_gpu_power_watts{run=\"r\\\"7\",gpu=\"0\"} 130.0\n"));
     free(text);
-    put(dir, "hw_metrics.csv", "U-0\n", true);
+    put(dir, "hw_metrics.csv", tail, true);
+    hw_buf_free(&rows);
     CU_ASSERT_EQUAL(mon_prom_update(&p, &c, 1764085547.0), 0);
     text = th_read_file(out, NULL);
     CU_ASSERT_DOUBLE_EQUAL(sample_value(text, "hwrun_gpu_energy_joules_total", "r\\\"7", 0), 355,

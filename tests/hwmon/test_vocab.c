@@ -375,6 +375,71 @@ static void test_hwmon_writes_what_summarize_reads(void)
     free(dir);
 }
 
+/* The fake nvidia-smi answers every field of the GPU figures' table (and each other name), as
+ * the real one does on its H100 (a number, or [N/A] where the board has none, fan.speed), its
+ * header's unit, where it prints one, the figure's; and the default list whole, a cell a field,
+ * whatever entries join it. A name it does not know fails as nvidia-smi's does. */
+static void test_fake_answers_every_figure(void)
+{
+    static const struct {
+        const char *field;
+        int fig;
+    } all[] = {
+#define F_FIELD(id, key, field, ...) {field, RD_GM_##id},
+#define F_ALIAS(id, field, pref) {field, RD_GM_##id},
+        HW_GPU_METRICS(F_FIELD) HW_GPU_METRIC_ALIASES(F_ALIAS)
+#undef F_FIELD
+#undef F_ALIAS
+    };
+    char *smi = (char *)th_env("HWRUN_FAKE_SMI");
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        char *q = th_fmt("--query-gpu=%s", all[i].field);
+        char *argv[] = {smi, q, (char *)"--format=csv", (char *)"-i", (char *)"0", NULL};
+        struct th_result r;
+        CU_ASSERT_EQUAL(th_run(argv, NULL, NULL, 30, &r), 0);
+        CU_ASSERT_EQUAL(r.status, 0);
+        const char *unit = hw_gpu_dims[hw_gpu_figs[all[i].fig].dim].unit;
+        /* header: the canonical name, then " [unit]" or nothing */
+        const char *nl = r.out ? strchr(r.out, '\n') : NULL;
+        const char *br = r.out ? strchr(r.out, '[') : NULL;
+        CU_ASSERT_PTR_NOT_NULL(nl);
+        if (br && nl && br < nl) {
+            char *want = th_fmt("[%s]\n", unit);
+            CU_ASSERT(!strncmp(br, want, strlen(want)));
+            if (strncmp(br, want, strlen(want)))
+                fprintf(stderr, "%s: header %.*s, unit %s\n", all[i].field, (int)(nl - r.out),
+                        r.out, unit);
+            free(want);
+        }
+        /* one row: a number, or the board's [N/A] */
+        const char *row = nl ? nl + 1 : "";
+        char *end;
+        double v = strtod(row, &end);
+        CU_ASSERT((end != row && isfinite(v)) || !strncmp(row, "[N/A]", 5));
+        th_result_free(&r);
+        free(q);
+    }
+    char *q = th_fmt("--query-gpu=%s", HW_GPU_FIELDS_DEFAULT);
+    char *argv[] = {smi, q, (char *)"--format=csv,noheader,nounits", (char *)"-i", (char *)"1",
+                    NULL};
+    struct th_result r;
+    CU_ASSERT_EQUAL(th_run(argv, NULL, NULL, 30, &r), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    size_t fields = 1, cells = 1;
+    for (const char *p = HW_GPU_FIELDS_DEFAULT; *p; p++)
+        fields += *p == ',';
+    for (const char *p = r.out ? r.out : ""; *p && *p != '\n'; p++)
+        cells += *p == ',';
+    CU_ASSERT_EQUAL(cells, fields);
+    th_result_free(&r);
+    free(q);
+    char *bad[] = {smi, (char *)"--query-gpu=timestamp,fan.speeed", (char *)"--format=csv", NULL};
+    CU_ASSERT_EQUAL(th_run(bad, NULL, NULL, 30, &r), 0);
+    CU_ASSERT_EQUAL(r.status, 2);
+    CU_ASSERT(r.out && !strcmp(r.out, "Field \"fan.speeed\" is not a valid field to query.\n\n"));
+    th_result_free(&r);
+}
+
 /* The one event the run above cannot show: nvidia-smi there but without a driver. */
 static void test_gpu_unavailable_named(void)
 {
@@ -505,6 +570,7 @@ void add_vocab_suite(void)
     CU_add_test(s, "csv_columns", test_csv_columns);
     CU_add_test(s, "hwmon_writes_what_summarize_reads", test_hwmon_writes_what_summarize_reads);
     CU_add_test(s, "gpu_unavailable_named", test_gpu_unavailable_named);
+    CU_add_test(s, "fake_answers_every_figure", test_fake_answers_every_figure);
     CU_add_test(s, "own_files", test_own_files);
     CU_add_test(s, "files_documented", test_files_documented);
 }

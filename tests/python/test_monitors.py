@@ -865,6 +865,10 @@ class GpuTrackerFigures(Base):
                               nvidia_smi=FAKE_SMI, gpu_uuids=asked)
                 with bad:
                     wait_sampled(bad._mon.output_dir, rows=2)
+                    # and the GPUs' first rows, which n_expected_gpus is counted from (under
+                    # load the process rows came first and the block ended without them)
+                    self.wait_rows(os.path.join(bad._mon.output_dir, "hw_metrics.csv"),
+                                   len(gpus))
             said = [str(x.message) for x in w if "GPU UUID GPU-no-such is not valid" in
                     str(x.message)]
             self.assertEqual(len(said), 1, [str(x.message) for x in w])

@@ -4,6 +4,7 @@
  * and their previous durations, and the views as a person sees them (status, open phase, the
  * latest GPU values, widths, hostile names). The terminal itself: tests/summarize/live_tmux.sh. */
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,6 +12,7 @@
 
 #include "report.h"
 #include "sumtest.h"
+#include "gpurow.h"
 #include "live.h"
 #include "liveview.h"
 #include "hwrun/io.h"
@@ -27,9 +29,18 @@ static const char start_line[] =
 /* hwmon's hw_metrics.csv row (the default fields) for GPU g at second s (half seconds) */
 static char *gpu_row(int g, int half, double util, double watts)
 {
-    return th_fmt("2026/11/21 10:00:%02d.%03d, %.0f, 30, 2048, 81559, %.2f, 50, 1980, 2619, %d, "
-                  "GPU-%d\n",
-                  half / 2, (half % 2) * 500, util, watts, g, g);
+    char ts[40], uuid[16];
+    snprintf(ts, sizeof ts, "2026/11/21 10:00:%02d.%03d", half / 2, (half % 2) * 500);
+    snprintf(uuid, sizeof uuid, "GPU-%d", g);
+    struct th_gpu_vals v = th_gpu_vals_h100();
+    v.v[RD_GM_UTIL] = util;
+    v.v[RD_GM_POWER] = watts;
+    struct hw_buf b;
+    hw_buf_init(&b, NULL, 0);
+    th_gpu_row(&b, NULL, ts, g, uuid, &v);
+    char *row = th_fmt("%.*s", (int)b.len, b.p);
+    hw_buf_free(&b);
+    return row;
 }
 
 static void append(const char *dir, const char *name, const char *text)
@@ -85,16 +96,23 @@ static void test_follows(void)
     CU_ASSERT_STRING_EQUAL(rd_live_current(&l)->name, "warmup");
     append(dir, "run.jsonl", start_line);
     append_rows(dir, 0, 3);
-    append(dir, "hw_metrics.csv", "2026/11/21 10:00:01.500, 77, 30"); /* half a line */
+    char *torn = gpu_row(0, 3, 77, 130);
+    size_t half = strlen("2026/11/21 10:00:01.500, 77, 30");
+    CU_ASSERT_FATAL(!strncmp(torn, "2026/11/21 10:00:01.500, 77, 30, ", half + 2));
+    torn[half] = '\0';
+    append(dir, "hw_metrics.csv", torn); /* half a line */
+    torn[half] = ',';
     CU_ASSERT_EQUAL(rd_live_update(&l), 0);
     CU_ASSERT_EQUAL(l.ngpus, 2);
     CU_ASSERT_DOUBLE_EQUAL(l.gpu[1].v[RD_GM_UTIL], 10 + 2, 1e-9); /* row 2, not the half one */
     CU_ASSERT_DOUBLE_EQUAL(l.info.interval_s, 0.5, 1e-12);
-    append(dir, "hw_metrics.csv", ", 2048, 81559, 130.00, 50, 1980, 2619, 0, GPU-0\n");
+    append(dir, "hw_metrics.csv", torn + half);
+    free(torn);
     CU_ASSERT_EQUAL(rd_live_update(&l), 0);
     CU_ASSERT_DOUBLE_EQUAL(l.gpu[0].v[RD_GM_UTIL], 77, 1e-9); /* the line, once whole */
-    append(dir, "hw_metrics.csv", "2026/11/21 10:00:01.500, 13, 30, 2048, 81559, 131.00, 50, "
-                                  "1980, 2619, 1, GPU-1\n");
+    char *row = gpu_row(1, 3, 13, 131);
+    append(dir, "hw_metrics.csv", row);
+    free(row);
     append_rows(dir, 4, 40);
     append(dir, "run.jsonl",
            "{\"ts\": \"" T0 "05.000+00:00\", \"type\": \"phase\", \"name\": \"warmup\", "
@@ -316,8 +334,9 @@ static void test_line(void)
     char *dir = th_tmpdir("live-line");
     append(dir, "run.jsonl", start_line);
     append_rows(dir, 0, 4);
-    append(dir, "hw_metrics.csv", "2026/11/21 10:00:02.000, 50, 30, 2048, 81559, [N/A], 50, "
-                                  "1980, 2619, 0, GPU-0\n");
+    char *row = gpu_row(0, 4, 50, NAN); /* power [N/A] */
+    append(dir, "hw_metrics.csv", row);
+    free(row);
     struct sum_live *v = sum_live_new(dir, "my run");
     sum_live_update(v);
     struct hw_buf out;

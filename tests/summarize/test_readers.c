@@ -7,6 +7,7 @@
 
 #include "reader_int.h"
 #include "sumtest.h"
+#include "gpurow.h"
 
 static const char gpu11[] =
     "2026/11/21 15:27:49.697, 45, 12, 30000, 81559, 250.50, 55, 1980, 2619, 0, GPU-aaa\n"
@@ -33,6 +34,57 @@ static void test_gpu_default_layout(void)
     CHECK_NEAR(r.first_t, 1795274869.697, 1e-6);
     CU_ASSERT_STRING_EQUAL(r.last_uuid, "GPU-bbb");
     CU_ASSERT_FALSE(q.partial_last);
+}
+
+/* A headerless file with no field list is read by its width as one of the default list's
+ * versions (hwrun/rundir.h's since): a file of an older hwmon, of any version so far, still
+ * reads after a field is appended, each figure from its own column; a width of no version is
+ * skipped as such. The rows come from the table (gpurow.h). */
+static void test_gpu_legacy_versions(void)
+{
+    for (int v = 1; v <= HW_GPU_FIELD_VERSION; v++) {
+        const char *list = hw_gpu_field_lists[v - 1];
+        struct th_gpu_vals val;
+        for (int k = 0; k < RD_GM_COUNT; k++)
+            val.v[k] = 10 + k;
+        struct hw_buf b;
+        hw_buf_init(&b, NULL, 0);
+        th_gpu_row(&b, list, "2026/11/21 15:27:49.697", 0, "GPU-aaa", &val);
+        th_gpu_row(&b, list, "2026/11/21 15:27:49.697", 1, "GPU-bbb", &val);
+        struct rec r;
+        struct rd_quality q;
+        feed_all(HW_FILE_GPU, b.p, b.len, 0, NULL, &r, &q);
+        CU_ASSERT_EQUAL(r.gpu_rows, 2);
+        CU_ASSERT_EQUAL(rd_quality_skipped_total(&q), 0);
+        CU_ASSERT_EQUAL(r.max_gpu, 1);
+        for (int k = 0; k < RD_GM_COUNT; k++) {
+            char *in = th_fmt(",%s,", hw_gpu_figs[k].field);
+            char *l = th_fmt("%s,", list);
+            bool listed = strstr(l, in) != NULL;
+            CU_ASSERT_EQUAL(r.gn[k], listed ? 2 : 0);
+            CHECK_NEAR(r.gsum[k], listed ? 2 * (10 + k) : 0, 0);
+            free(in);
+            free(l);
+        }
+        /* one cell more than the list: no version's width */
+        hw_buf_reset(&b);
+        th_gpu_row(&b, list, "2026/11/21 15:27:49.697", 0, "GPU-aaa", &val);
+        b.len--; /* its newline */
+        hw_buf_puts(&b, ", 7\n");
+        feed_all(HW_FILE_GPU, b.p, b.len, 0, NULL, &r, &q);
+        size_t n = 0, wider = 0;
+        for (const char *p = list; *p; p++)
+            n += *p == ',';
+        for (int w = 1; w <= HW_GPU_FIELD_VERSION; w++) {
+            size_t nw = 0;
+            for (const char *p = hw_gpu_field_lists[w - 1]; *p; p++)
+                nw += *p == ',';
+            wider += nw == n + 1;
+        }
+        CU_ASSERT_EQUAL(r.gpu_rows, wider ? 1 : 0);
+        CU_ASSERT_EQUAL(q.skipped[RD_SKIP_LAYOUT], wider ? 0 : 1);
+        hw_buf_free(&b);
+    }
 }
 
 static void test_gpu_chunking(void)
@@ -631,6 +683,7 @@ void add_readers_suite(void)
     CU_pSuite s = th_add_suite("readers", NULL, NULL, 60);
     CU_add_test(s, "gpu_default_layout", test_gpu_default_layout);
     CU_add_test(s, "gpu_chunking", test_gpu_chunking);
+    CU_add_test(s, "gpu_legacy_versions", test_gpu_legacy_versions);
     CU_add_test(s, "gpu_header_units", test_gpu_header_units);
     CU_add_test(s, "gpu_fields_and_position", test_gpu_fields_and_position);
     CU_add_test(s, "gpu_fields_of_the_table", test_gpu_fields_of_the_table);
