@@ -1103,8 +1103,24 @@ static void test_attach(void)
     json_object *alive = ht_data(stop, "process_alive");
     CU_ASSERT(alive && json_object_is_type(alive, json_type_boolean) &&
               !json_object_get_boolean(alive));
-    size_t n = ht_lines(dir, "proc_metrics.csv");
-    CU_ASSERT(n >= 12 && n <= 22); /* header + ~19 samples over ~1.9 s */
+    /* the baseline reading, at hwmon's start, is the first row (edge 1), then ~19 samples over
+     * ~1.9 s, the last one as the process is seen gone */
+    char *path = th_fmt("%s/proc_metrics.csv", dir), *csv = th_read_file(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    size_t cadence = 0, edges = 0;
+    const char *first = strchr(csv, '\n');
+    for (const char *l = first; l && l[1]; l = strchr(l + 1, '\n')) {
+        const char *e = strchr(l + 1, '\n');
+        bool edge = e && e > l + 2 && e[-1] == '1' && e[-2] == ',';
+        edges += edge;
+        cadence += !edge;
+        if (l == first) /* the baseline */
+            CU_ASSERT_TRUE(edge);
+    }
+    CU_ASSERT_EQUAL(edges, 1);
+    CU_ASSERT(cadence >= 11 && cadence <= 21);
+    free(csv);
+    free(path);
     json_object_put(start);
     json_object_put(stop);
     /* attaching to nothing fails */
@@ -1131,7 +1147,7 @@ static void test_attach_duration(void)
     CU_ASSERT_EQUAL(ht_run(argv, NULL, 20, NULL), 0);
     CU_ASSERT_TRUE(th_pid_alive(target));
     size_t n = ht_lines(dir, "proc_metrics.csv");
-    CU_ASSERT(n >= 10 && n <= 12);
+    CU_ASSERT(n >= 11 && n <= 13); /* the header, the baseline row, 10 slots */
     json_object *stop = ht_event(dir, "stop", 0); /* it ran on: summarize says "detached" */
     CU_ASSERT_PTR_NOT_NULL_FATAL(stop);
     CU_ASSERT_TRUE(json_object_get_boolean(ht_data(stop, "process_alive")));

@@ -46,15 +46,19 @@ def work(seconds, mib):
     return block
 
 
-def wait_sampled(run_dir, rows=2, timeout=30):
+def wait_sampled(run_dir, rows=2, timeout=30, edges=False):
     """Until hwmon has written rows samples of the process (a loaded machine or a sanitizer can
-    slow its start: a test that grows memory must not grow it before the first sample)."""
+    slow its start: a test that grows memory must not grow it before the first sample): rows of
+    the cadence, or with edges any row (an attached process's first row is hwmon's baseline
+    reading, edge 1)."""
     path = os.path.join(run_dir, "proc_metrics.csv")
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         try:
             with open(path) as f:
-                if sum(1 for _ in f) > rows:  # the header and rows samples
+                next(f, None)  # the header
+                if sum(1 for line in f if line.endswith("\n") and
+                       (edges or not line.rstrip("\n").endswith(",1"))) >= rows:
                     return
         except OSError:
             pass
@@ -188,13 +192,13 @@ class Calibrax(Base):
                         return int(line.split()[1]) / 1024
         with ResourceMonitor(sample_interval_sec=0.1, no_gpu=True,
                              output_dir=self.dir / "run") as m:
-            wait_sampled(m.output_dir, rows=1)  # the baseline row is there
+            wait_sampled(m.output_dir, rows=1, edges=True)  # the baseline row is there
             before = vm_rss_mib()
             block = bytearray(100 * MIB)
             for i in range(0, len(block), 4096):
                 block[i] = 1
             grown = vm_rss_mib() - before
-            wait_sampled(m.output_dir, rows=3)  # cadence rows that hold the block
+            wait_sampled(m.output_dir, rows=2)  # cadence rows that hold the block
         rows = read_csv_rows(m.output_dir / "proc_metrics.csv")
         start = [e for e in events(m.output_dir) if e.get("event") == "start"][0]
         self.assertEqual(rows[0]["edge"], 1)
@@ -480,7 +484,7 @@ class Durations(Base):
             t0 = time.monotonic()  # before the monitor: hwmon cannot have run longer
             with ResourceMonitor(sample_interval_sec=0.1, nvidia_smi=FAKE_SMI,
                                  output_dir=self.dir / ("run%d" % i)) as m:
-                wait_sampled(m.output_dir, rows=5)  # hwmon's first reading and four samples
+                wait_sampled(m.output_dir, rows=4)
                 work(0.3, 4)
                 s = m.summary
                 elapsed = time.monotonic() - t0
