@@ -910,7 +910,6 @@ static void test_tree_shared_once(void)
     t.pss_budget = 0;
     mon_tree_shared_once(&t);
     const char *stage[] = {"alone", "forked", "exited"}, order[] = {'w', 'f', 'x'};
-    double alone_libs = NAN;
     for (int k = 0; k < 3; k++) {
         char c = order[k];
         CU_ASSERT_FATAL(write(cmd[1], &c, 1) == 1);
@@ -932,14 +931,14 @@ static void test_tree_shared_once(void)
             CU_ASSERT(s.shared_once_mib[MON_SO_ALL] <= rollup + 0.1);
             CU_ASSERT(s.shared_once_mib[MON_SO_ALL] < 50);
             CU_ASSERT_EQUAL(s.shared_once_mib[MON_SO_DESC], 0);
-            if (k == 0)
-                alone_libs = rollup;
         } else {
             CU_ASSERT(rollup > 4 * 199); /* every process holds the 200 MiB as shared */
             CU_ASSERT(fabs(s.shared_mib - rollup) <= 0.02 * rollup);
-            for (int g = 0; g < MON_SO_COUNT; g++) { /* once: 200 MiB and some libraries */
+            /* once: the 200 MiB and the libraries, at most what one process alone shares (the
+             * four map the same; under a sanitizer its shadow of them too), not the sum */
+            for (int g = 0; g < MON_SO_COUNT; g++) {
                 CU_ASSERT(s.shared_once_mib[g] >= 199);
-                CU_ASSERT(s.shared_once_mib[g] <= 201 + alone_libs);
+                CU_ASSERT(s.shared_once_mib[g] <= rollup / procs + 2);
             }
         }
     }
