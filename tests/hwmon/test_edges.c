@@ -366,7 +366,8 @@ static char **python_job(const char *dir, const char *iv, const char *code, cons
  * The run's mean is within 3 points of the job's own os.times() over its own life (from its
  * start in /proc/self/stat: the interpreter's start-up is the run's too, and on a loaded
  * machine its CPU share is not the loop's), and no row says
- * more than a core (up to a tick's quantization over half an interval, 2 points at -i 0.5:
+ * more than a core but for one tick's quantization over the shortest row summarize keeps (half
+ * an interval: 4 points at -i 0.5; 103.1% seen on a row cut short by a late one before it:
  * /proc's CPU times are whole ticks of 10 ms). */
 static void test_busy_loop_cpu(void)
 {
@@ -398,7 +399,7 @@ static void test_busy_loop_cpu(void)
                 cpu->max, truth);
         CU_ASSERT(mean <= 100.5);
         CU_ASSERT(fabs(mean - truth) <= 3);
-        CU_ASSERT(cpu->max <= 102.5);
+        CU_ASSERT(cpu->max <= 100 + 100 * 0.01 / 0.25 + 0.05);
         CU_ASSERT(run->proc[HW_PROC_COL_RSS].min > 0); /* the exited job's row is no reading */
         free(t);
         sum_run_free(run);
