@@ -361,6 +361,41 @@ static void test_hwmon_writes_what_summarize_reads(void)
     CU_ASSERT_STRING_EQUAL(run->outcome.stop_reason, "command_exit");
     CU_ASSERT(run->outcome.hwmon_pid > 0);
     CU_ASSERT(run->cgroup_json == NULL || strstr(run->cgroup_json, "\"path\"") != NULL);
+
+    /* the stop event counts the rows of every file hwmon writes itself, keyed by the table's
+     * stems, and nothing else: each file holds its count (nothing lost on this disk) */
+    json_object *stop = ht_event(out, HW_EV_STOP, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(stop);
+    json_object *rows = ht_data(stop, HW_STOP_SAMPLES), *lost = ht_data(stop, HW_STOP_SAMPLES_LOST);
+    CU_ASSERT_FATAL(rows && lost && json_object_is_type(rows, json_type_object) &&
+                    json_object_is_type(lost, json_type_object));
+    int own = 0;
+    for (int k = 0; k < HW_FILE_COUNT; k++) {
+        if (hw_run_files[k].by != HW_BY_HWMON)
+            continue;
+        own++;
+        json_object *n = NULL, *l = NULL;
+        bool both = json_object_object_get_ex(rows, hw_run_files[k].stem, &n) &&
+                    json_object_object_get_ex(lost, hw_run_files[k].stem, &l);
+        CU_ASSERT_TRUE(both);
+        if (!both) {
+            fprintf(stderr, "stop event: no %s in %s or %s\n", hw_run_files[k].stem,
+                    HW_STOP_SAMPLES, HW_STOP_SAMPLES_LOST);
+            continue;
+        }
+        CU_ASSERT_EQUAL(json_object_get_int64(l), 0);
+        CU_ASSERT_EQUAL(json_object_get_int64(n), (int64_t)run->q[k].parsed);
+        if (json_object_get_int64(n) != (int64_t)run->q[k].parsed)
+            fprintf(stderr, "stop event: %s %lld rows, %s holds %llu\n", hw_run_files[k].stem,
+                    (long long)json_object_get_int64(n), hw_file_names[k],
+                    (unsigned long long)run->q[k].parsed);
+    }
+    CU_ASSERT(own >= 3); /* cpu, proc, tree_pids at least */
+    CU_ASSERT_EQUAL(json_object_object_length(rows), own);
+    CU_ASSERT_EQUAL(json_object_object_length(lost), own);
+    CU_ASSERT_EQUAL(run->info.samples_lost, 0);
+    json_object_put(stop);
+
     for (int k = 0; k < HW_FILE_COUNT; k++)
         free(storage[k]);
     sum_run_free(run);
@@ -505,6 +540,17 @@ static void test_own_files(void)
         }
     }
     CU_ASSERT(own > 0);
+    /* each file's stem names it in the stop event and Prometheus: distinct, a JSON key and a
+     * label value without escapes; cpu's and proc's are documented (hwmon(1), FORMAT.md) */
+    for (int k = 0; k < HW_FILE_COUNT; k++) {
+        const char *st = hw_run_files[k].stem;
+        CU_ASSERT_FATAL(st && *st);
+        CU_ASSERT_EQUAL(strspn(st, "abcdefghijklmnopqrstuvwxyz0123456789_"), strlen(st));
+        for (int j = 0; j < k; j++)
+            CU_ASSERT_STRING_NOT_EQUAL(hw_run_files[j].stem, st);
+    }
+    CU_ASSERT_STRING_EQUAL(hw_run_files[HW_FILE_CPU].stem, "cpu");
+    CU_ASSERT_STRING_EQUAL(hw_run_files[HW_FILE_PROC].stem, "proc");
     CU_ASSERT_PTR_NOT_NULL(mon_files[HW_FILE_CPU]); /* the claim of a run directory (run.c) */
     CU_ASSERT_FALSE(mon_files[HW_FILE_CPU] && mon_files[HW_FILE_CPU]->with_tree);
 }
