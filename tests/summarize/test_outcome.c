@@ -535,14 +535,14 @@ static void test_samples_lost(void)
         const char *log;
         long long lost, cpu, tree_pids;
     } cases[] = {
-        {START("") STOP(", \"exit_status\": 0, \"samples_lost\": {\"cpu\": 3, \"proc\": 2}"), 5, 3},
+        {START("") STOP(", \"exit_status\": 0, \"samples_lost\": {\"cpu\": 3, \"proc\": 2}"), 5, 3, 0},
         /* every file of the table by its stem; a key no file has is not hwmon's count */
         {START("") STOP(", \"samples_lost\": {\"cpu\": 1, \"tree_pids\": 4, \"disk\": 9}"), 5, 1, 4},
-        {START("") STOP(", \"exit_status\": 0, \"samples_lost\": {\"cpu\": 0, \"proc\": 0}"), 0},
-        {START("") STOP(", \"exit_status\": 0"), -1},
-        {START(""), -1},
+        {START("") STOP(", \"exit_status\": 0, \"samples_lost\": {\"cpu\": 0, \"proc\": 0}"), 0, 0, 0},
+        {START("") STOP(", \"exit_status\": 0"), -1, 0, 0},
+        {START(""), -1, 0, 0},
         /* nonsense counts add nothing */
-        {START("") STOP(", \"samples_lost\": {\"cpu\": -4, \"proc\": \"x\"}"), 0},
+        {START("") STOP(", \"samples_lost\": {\"cpu\": -4, \"proc\": \"x\"}"), 0, 0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct sum_run *run = run_of(cases[i].log);
