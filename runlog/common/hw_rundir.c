@@ -64,15 +64,16 @@ const char *const hw_gpu_field_lists[HW_GPU_FIELD_VERSIONS] = {HW_GPU_FIELDS_V1,
                                                                HW_GPU_FIELDS_V3, HW_GPU_FIELDS_V4};
 
 const char *const hw_file_names[HW_FILE_COUNT] = {
-#define NAME_OF(ID, name, reader, by, stage, optional, normal, opt, what)                          \
+#define NAME_OF(ID, stem, name, reader, by, stage, optional, normal, opt, what)                    \
     [HW_FILE_##ID] = name,
     HW_RUN_FILES(NAME_OF)
 #undef NAME_OF
 };
 
 const struct hw_run_file hw_run_files[HW_FILE_COUNT] = {
-#define FILE_OF(ID, name_, reader, by_, stage_, optional_, normal, opt, what_)                     \
-    [HW_FILE_##ID] = {.name = name_,                                                               \
+#define FILE_OF(ID, stem_, name_, reader, by_, stage_, optional_, normal, opt, what_)              \
+    [HW_FILE_##ID] = {.stem = stem_,                                                               \
+                      .name = name_,                                                               \
                       .by = HW_BY_##by_,                                                           \
                       .stage = stage_,                                                             \
                       .optional = optional_,                                                       \
