@@ -494,8 +494,10 @@ extern const char *const hw_health_fields[HW_HEALTH_COUNT]; /* "utilization.gpu"
 #define HW_EV_GPU_RESET_REQUIRED "gpu_reset_required"
 #define HW_FAULT_SAID "said"
 #define HW_FAULT_GPU "gpu"
-#define HW_EV_COUNT 17
-extern const char *const hw_events[HW_EV_COUNT]; /* the sixteen above, and gpu_sampler */
+#define HW_EV_COUNT 18
+/* every event hwmon logs (and log_continued, a writer's after a rotation): the vocabulary tests
+ * check runs and the docs against it */
+extern const char *const hw_events[HW_EV_COUNT];
 
 /* GPU faults as NVML's error strings name them (nvmlErrorString: NVML_ERROR_GPU_IS_LOST,
  * NVML_ERROR_RESET_REQUIRED); nvidia-smi prints them in brackets in a cell
