@@ -1,5 +1,5 @@
 /* Which events are errors: one rule for the summary's events.errors, the page's and the
- * timeline's markers and the live view. Apart from summary.c so that the timeline and the live
+ * timeline's markers and the live view. Apart from the events' sink (sink_events.c) so that the timeline and the live
  * view need not include the summary (its includes point one way: summary.h -> timeline.h). */
 #ifndef HWRUN_SUM_EVCLASS_H
 #define HWRUN_SUM_EVCLASS_H

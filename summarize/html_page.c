@@ -1,7 +1,7 @@
 /* The HTML report's pages (html.h): a run's page (its header and layout) and the sweep page,
  * and the CLI's entry points. The charts are html_svg.c's, the tables html_tables.c's, the
  * writing, numbers and the page's head html_fmt.c's; everything comes from the run's struct
- * sum_run and its timeline, computed in one pass (summary.c): no file is read here. */
+ * sum_run and its timeline, computed in one pass (runread.c and its sinks): no file is read here. */
 #include <errno.h>
 #include <json-c/json.h>
 #include <libgen.h>

@@ -205,7 +205,7 @@ struct sum_open_phase {
 };
 #define SUM_MAX_OPEN 4096 /* phases open at once (nesting x threads x processes) */
 
-/* The edge rows since the last cadence row of a file (summary.c own_part): their interval
+/* The edge rows since the last cadence row of a file (sink_host.c own_part): their interval
  * figures (percentages times seconds; bytes), to take out of the cadence row that covers them. */
 struct sum_row_pend {
     double t_row, t_cad; /* the previous row's time, and the previous cadence row's */
@@ -402,7 +402,7 @@ struct sum_run {
     double sys_prev_t, kpeak_prev;
 
     /* process tree: gauges by time (each cadence row weighted by the time it stands for), over
-     * the rows of a live tree (sum_proc_gauges in summary.c) */
+     * the rows of a live tree (proc_gauges in sink_host.c) */
     struct sum_stat proc[HW_PROC_COL_COUNT];
     /* the tree's RSS at its first live cadence row and at its end (sum_run_memory_growth) */
     double rss_first, rss_last, rss_fall_top;
@@ -479,6 +479,8 @@ struct sum_run {
 /* A new, empty run. NULL on ENOMEM. */
 struct sum_run *sum_run_new(void);
 void sum_run_free(struct sum_run *run); /* accepts NULL */
+/* What an open phase holds (the phases' sink and sum_run_free free it). */
+void sum_open_free(struct sum_open_phase *o);
 
 /* Fill in the file paths of a run directory (those that exist) into in; paths are malloc'd into
  * storage[] (caller frees each). */
@@ -582,6 +584,8 @@ const char *sum_run_pmon_unattributed(const struct sum_run *run);
 const char *sum_run_note(const struct sum_run *run, int i, char *buf, size_t cap);
 /* Every GPU's pmon figures together (GPU-time means), false without hw_pmon.csv lines. */
 bool sum_run_pmon(const struct sum_run *run, struct sum_pmon_acc *out);
+/* An empty pmon accumulator (the sinks fill them). */
+void sum_pmon_acc_init(struct sum_pmon_acc *a);
 /* Energy of every GPU together in Wh (each GPU's sum_gpu_energy_wh); NAN when none measured. */
 double sum_run_energy_wh(const struct sum_run *run);
 /* The reading every GPU's energy is of (rd_ereading_names'), "mixed" when they differ, NULL when

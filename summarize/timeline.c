@@ -1,4 +1,4 @@
-/* The run's bucketed timeline (timeline.h), fed by summary.c in its one pass. */
+/* The run's bucketed timeline (timeline.h), fed by the sinks (sink.h) in the run's one pass. */
 #include "timeline.h"
 
 #include "hwrun/io.h"

@@ -1,5 +1,5 @@
 /* The run's timeline for the HTML report: built in the same pass that computes the summary
- * (summary.c calls sum_tl_* as it accounts each row; no file is read twice).
+ * (the sinks, sink.h, call sum_tl_* as they account each row; no file is read twice).
  *
  * Every series keeps, per time bucket, its first, last, minimum and maximum sample (so a
  * one-sample spike survives), the step from its source's previous sample to the bucket's first
@@ -117,7 +117,7 @@ struct sum_timeline {
 struct sum_timeline *sum_tl_new(int cols, bool spark_only);
 void sum_tl_free(struct sum_timeline *tl); /* accepts NULL */
 
-/* The hooks summary.c calls while it accounts the rows, in file order. */
+/* The hooks the sinks call while they account the rows, in file order. */
 void sum_tl_event(struct sum_timeline *tl, const struct rd_event *e);
 void sum_tl_gpu_row(struct sum_timeline *tl, const struct rd_gpu_row *r);
 /* hw_dmon.csv (kind HW_FILE_DMON: stands in for what hw_metrics.csv never measured) or

@@ -1,6 +1,6 @@
 /* The energy rule: a GPU's power samples integrated over time. The one place energy is
  * integrated, and the one place a GPU's sample interval (which the gap rule needs) is decided:
- * summarize's summary (summarize/summary.c) and hwmon's Prometheus export (hwmon/prom.c) both
+ * summarize's summary (summarize/sink_gpu.c) and hwmon's Prometheus export (hwmon/prom.c) both
  * feed their rows through rd_energy_add, so their energy and gaps agree. */
 #ifndef RD_ENERGY_H
 #define RD_ENERGY_H

@@ -235,7 +235,7 @@ static void on_phase(void *ctx, const struct rd_phase *p)
     }
     struct rd_live_phase *x = &l->recent[l->nrecent++];
     copy_phase(x, p);
-    /* a failed phase's steps were planned, not done (summarize's count, summary.c on_phase) */
+    /* a failed phase's steps were planned, not done (summarize's count, sink_phases.c sum_on_phase) */
     if (isfinite(x->steps) && x->steps > 0 && !x->failed) {
         l->steps += x->steps;
         l->step_rate = p->seconds > 0 ? x->steps / p->seconds : NAN;

@@ -4,7 +4,7 @@
  * Every reader takes bytes in chunks (from a file or from memory), splits them into lines, parses
  * each line and hands one typed row to a sink: a struct of callbacks plus a context pointer. A
  * reader keeps no rows: its memory is bounded by the longest line it accepts (opts.max_line)
- * whatever the file size. Two consumers use this: the summary (summarize/summary.c, whose one
+ * whatever the file size. Two consumers use this: the summary (summarize/runread.c and its sinks, whose one
  * pass also builds the HTML report's timeline) and hwmon's Prometheus export (hwmon/prom.c),
  * which follows the files as they grow. The sources, one per layer, are listed in reader_int.h.
  *

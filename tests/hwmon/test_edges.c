@@ -211,7 +211,7 @@ static void test_tree_final_io(void)
  * after the begin line (a millisecond; tens under ThreadSanitizer), so what dd wrote before it
  * is held out of that sample's row (dd and its parent are new since the previous sample:
  * sampler.c), and summarize gives the row between the phase's two readings wholly to the phase
- * (summary.c io_owner: shared by time, a 4 ms phase kept 75-80%). The files go under the test's working directory (the build tree, a disk):
+ * (sink_host.c io_owner: shared by time, a 4 ms phase kept 75-80%). The files go under the test's working directory (the build tree, a disk):
  * on tmpfs nothing is written to storage. */
 static void test_short_phases_measured(void)
 {
