@@ -1052,6 +1052,80 @@ static void test_two_runs_in_one_log(void)
     free(dir);
 }
 
+/* A rank of a job on host host, for secs seconds from 15:27:40: its proc_metrics.csv rows each
+ * second (RSS rss[i] MiB, write_bytes wr[i]), its machine's user CPU usr throughout. */
+static void rule_node(const char *job, const char *host, int secs, const double *rss,
+                      const double *wr, double usr)
+{
+    char *dir = th_fmt("%s/%s", job, host);
+    CU_ASSERT_EQUAL_FATAL(mkdir(dir, 0755), 0);
+    char *log = th_fmt(
+        "{\"ts\": \"2026-11-21T15:27:40.000+00:00\", \"type\": \"event\", \"event\": \"start\", "
+        "\"data\": {\"tool\": \"hwmon\", \"mode\": \"wrap\", \"interval_s\": 1, \"host\": \"%s\", "
+        "\"context\": {\"host\": \"%s\", \"slurm_job_id\": \"78\"}}}\n"
+        "{\"ts\": \"2026-11-21T15:27:4%d.000+00:00\", \"type\": \"event\", \"event\": \"stop\", "
+        "\"data\": {\"duration_s\": %d, \"exit_status\": 0}}\n",
+        host, host, secs, secs);
+    put_file(dir, "run.jsonl", log);
+    struct hw_buf p, c;
+    hw_buf_init(&p, NULL, 0);
+    hw_buf_init(&c, NULL, 0);
+    hw_buf_puts(&p, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes\n");
+    hw_buf_puts(&c, "timestamp,usr_pct,idle_pct\n");
+    for (int i = 0; i <= secs; i++) {
+        hw_buf_printf(&p, "2026-11-21T15:27:4%d.000+00:00,1,1,50.0,%.1f,0,%.0f\n", i, rss[i],
+                      wr[i]);
+        hw_buf_printf(&c, "2026-11-21T15:27:4%d.000+00:00,%.1f,%.1f\n", i, usr, 100 - usr);
+    }
+    CU_ASSERT_FATAL(!p.oom && !c.oom);
+    put_file(dir, "proc_metrics.csv", p.p);
+    put_file(dir, "cpu_metrics.csv", c.p);
+    hw_buf_free(&p);
+    hw_buf_free(&c);
+    free(log);
+    free(dir);
+}
+
+/* The job's row takes the run row's figures by each one's rule, checked against what the two
+ * ranks' files hold: a counter summed (storage writes: 2 + 3 MiB), a peak the highest (RSS:
+ * 700 MiB, rank b's), a mean weighted by time (user CPU 10% for 2 s and 30% for 4 s: 23.33%,
+ * not 20%); and in --units, renamed and converted as a run's row. */
+static void test_job_rules(void)
+{
+    char *base = th_tmpdir("cli-jobrules");
+    char *job = th_fmt("%s/job", base);
+    CU_ASSERT_FATAL(mkdir(job, 0755) == 0);
+    static const double rss_a[] = {100, 300, 200}, wr_a[] = {0, 1048576, 2097152};
+    static const double rss_b[] = {400, 700, 650, 500, 450},
+                        wr_b[] = {0, 1048576, 1048576, 2097152, 3145728};
+    rule_node(job, "gpu-a", 2, rss_a, wr_a, 10);
+    rule_node(job, "gpu-b", 4, rss_b, wr_b, 30);
+    struct th_result r = run((const char *[]){"-q", "-f", "json", job, NULL});
+    CU_ASSERT_EQUAL(r.status, 0);
+    json_object *o = json_tokener_parse(r.out ? r.out : ""), *v;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    CU_ASSERT(json_object_object_get_ex(o, "nodes", &v) && json_object_get_int(v) == 2);
+    CU_ASSERT(json_object_object_get_ex(o, "proc_disk_write_mib", &v) &&
+              fabs(json_object_get_double(v) - 5.0) < 1e-9);
+    CU_ASSERT(json_object_object_get_ex(o, "peak_rss_mb", &v) &&
+              json_object_get_double(v) == 700);
+    CU_ASSERT(json_object_object_get_ex(o, "cpu_usr_mean_pct", &v) &&
+              fabs(json_object_get_double(v) - (10.0 * 2 + 30.0 * 4) / 6) < 1e-6);
+    json_object_put(o);
+    th_result_free(&r);
+    r = run((const char *[]){"-q", "-f", "jsonl", "--units", "mem=GiB", job, NULL});
+    o = json_tokener_parse(r.out ? r.out : "");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    CU_ASSERT(json_object_object_get_ex(o, "peak_rss_gib", &v) &&
+              fabs(json_object_get_double(v) - 700 / 1024.0) < 1e-9);
+    CU_ASSERT(!json_object_object_get_ex(o, "peak_rss_mb", &v));
+    json_object_put(o);
+    th_result_free(&r);
+    th_rmtree(base);
+    free(job);
+    free(base);
+}
+
 void add_cli_suite(void)
 {
     CU_pSuite s = th_add_suite("cli", NULL, NULL, 120);
@@ -1063,6 +1137,7 @@ void add_cli_suite(void)
     CU_add_test(s, "output_foreign_link", test_output_foreign_link);
     CU_add_test(s, "streamed", test_streamed);
     CU_add_test(s, "job_rows", test_job_rows);
+    CU_add_test(s, "job_rules", test_job_rules);
     CU_add_test(s, "sweep_rows", test_sweep_rows);
     CU_add_test(s, "csv_hostile_keys", test_csv_hostile_keys);
     CU_add_test(s, "many_params_and_collisions", test_many_params_and_collisions);

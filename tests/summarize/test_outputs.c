@@ -692,6 +692,66 @@ static void test_row_defs(void)
     hw_buf_free(&b);
 }
 
+/* Every entry of the run's row says how a job makes one figure of its ranks' (a forgotten rule
+ * fails here), one that fits what it is (a text has none of its own, a percentage does not
+ * add, only a number has a mean); and the job's row is what the rules say: the job's own
+ * columns, every SUM, MAX or MEAN_BY_TIME figure of the run's row once, no NONE one; an OWN
+ * one is a column of the job's own. Counts from the tables. */
+static void test_job_rules_table(void)
+{
+    size_t n, nj;
+    const struct sum_row_def *def = sum_report_row_defs(&n), *job = sum_job_row_defs(&nj);
+    struct hw_buf h;
+    hw_buf_init(&h, NULL, 0);
+    hw_buf_putc(&h, ',');
+    sum_job_csv_header(NULL, NULL, 0, &h);
+    CU_ASSERT_FATAL(!h.oom && h.len > 1);
+    h.p[h.len - 1] = ','; /* ",a,b,c," */
+    hw_buf_putc(&h, '\0');
+    size_t derived = 0, own = 0;
+    for (size_t i = 0; i < nj; i++)
+        own += job[i].job == SUM_JOB_OWN;
+    for (size_t i = 0; i < n; i++) {
+        const struct sum_row_def *c = &def[i];
+        enum sum_job_rule r = c->job;
+        bool ok = r > SUM_JOB_UNSET && r < SUM_JOB_RULE_COUNT;
+        if (ok && c->type == SUM_COL_STR)
+            ok = r == SUM_JOB_NONE || r == SUM_JOB_OWN;
+        if (ok && r == SUM_JOB_MEAN_BY_TIME)
+            ok = c->type == SUM_COL_NUM;
+        if (ok && r == SUM_JOB_SUM && c->type == SUM_COL_NUM)
+            ok = c->dim == SUM_DIM_MEM || c->dim == SUM_DIM_TIME || c->dim == SUM_DIM_ENERGY ||
+                 c->dim == SUM_DIM_GPUMEM || c->dim == SUM_DIM_CO2E || c->dim == SUM_DIM_GPU_H;
+        char *key = th_fmt(",%s,", c->key);
+        const char *at = strstr(h.p, key);
+        bool once = at && !strstr(at + 1, key);
+        bool derive = r == SUM_JOB_SUM || r == SUM_JOB_MAX || r == SUM_JOB_MEAN_BY_TIME;
+        derived += derive;
+        if (ok && derive)
+            ok = once;
+        else if (ok && r == SUM_JOB_NONE)
+            ok = !at;
+        else if (ok && r == SUM_JOB_OWN) {
+            ok = false;
+            for (size_t k = 0; k < nj; k++)
+                ok |= job[k].job == SUM_JOB_OWN && !strcmp(job[k].key, c->key);
+            ok = ok && once;
+        }
+        if (!ok)
+            fprintf(stderr, "run row column %zu (%s): job rule %d does not fit it, or the job's "
+                            "row does not follow it\n", i, c->key, (int)r);
+        CU_ASSERT(ok);
+        free(key);
+    }
+    size_t cols = 0;
+    for (const char *p = h.p + 1; (p = strchr(p, ',')); p++)
+        cols++;
+    CU_ASSERT(derived > 0);
+    CU_ASSERT_EQUAL(cols, own + derived);
+    CU_ASSERT_EQUAL(cols, nj);
+    hw_buf_free(&h);
+}
+
 /* summary.json's headline: the row columns with a place and the members that are not row
  * columns take every place from 1 to the last once (a gap or a place twice would misplace or
  * lose a key), the others' keys are no row column's, and a run's summary.json has each key in
@@ -748,7 +808,9 @@ static void test_headline_keys_resolve(void)
 void add_outputs_suite(void)
 {
     CU_add_test(th_add_suite("rounding", NULL, NULL, 60), "and_units", test_rounding_and_units);
-    CU_add_test(th_add_suite("rows", NULL, NULL, 60), "defs", test_row_defs);
+    CU_pSuite rows = th_add_suite("rows", NULL, NULL, 60);
+    CU_add_test(rows, "defs", test_row_defs);
+    CU_add_test(rows, "job_rules", test_job_rules_table);
     CU_pSuite text = th_add_suite("text", NULL, NULL, 60);
     CU_add_test(text, "for_people", test_text_for_people);
     CU_add_test(text, "headline", test_text_headline);
