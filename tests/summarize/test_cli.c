@@ -1113,6 +1113,19 @@ static void test_job_rules(void)
               fabs(json_object_get_double(v) - (10.0 * 2 + 30.0 * 4) / 6) < 1e-6);
     json_object_put(o);
     th_result_free(&r);
+    /* the page: the same figures, each with its rule */
+    char *page = th_fmt("%s/job.html", base);
+    r = run((const char *[]){"-q", "-f", "csv", "--html", page, job, NULL});
+    CU_ASSERT_EQUAL(r.status, 0);
+    th_result_free(&r);
+    char *html = th_read_file(page, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "<tr><th>process peak RSS</th><td class=\"n\">700.0 MiB"
+                                        "</td><td>the highest of any rank</td></tr>"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "<tr><th>proc_disk_write_mib</th><td class=\"n\">5.0 MiB"
+                                        "</td><td>summed over the ranks</td></tr>"));
+    free(html);
+    free(page);
     r = run((const char *[]){"-q", "-f", "jsonl", "--units", "mem=GiB", job, NULL});
     o = json_tokener_parse(r.out ? r.out : "");
     CU_ASSERT_PTR_NOT_NULL_FATAL(o);
