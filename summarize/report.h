@@ -48,8 +48,10 @@ size_t sum_report_phase_csv(const struct sum_run *run, const struct sum_units *u
  * per column (column, type, unit, description), names and units in u (`summarize --columns`). */
 void sum_report_columns(const struct sum_units *u, struct hw_buf *out);
 /* Every number of a run's sweep row (row) and of its phase.NAME.* columns (phases), in order,
- * as fn(ctx, column name, value, integer); NAN when unmeasured. The figures --compare lines up. */
-typedef void sum_figure_fn(void *ctx, const char *name, double v, bool integer);
+ * as fn(ctx, column name, value, integer, dimension); NAN when unmeasured. The name is the row's
+ * in u, the value in its dimension's base unit (the row prints sum_dim_value(u, dim, v), a
+ * person reads sum_dim_fmt(v, dim, u)). The figures --compare lines up. */
+typedef void sum_figure_fn(void *ctx, const char *name, double v, bool integer, enum sum_dim dim);
 void sum_report_figures(const struct sum_run *run, const struct sum_units *u, bool row,
                         bool phases, sum_figure_fn *fn, void *ctx);
 /* A number as a CSV cell (empty when not finite), the one formatter of rows. */

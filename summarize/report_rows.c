@@ -504,8 +504,7 @@ static void phase_figures(const struct sum_run *run, const struct sum_units *u,
             char name[512], un[560];
             snprintf(name, sizeof name, "phase.%s.%s", a->name, d->key);
             bool in_u = sum_units_column(u, name, d->dim, un, sizeof un) == 0;
-            fn(ctx, in_u ? un : name, in_u ? sum_dim_value(u, d->dim, v[k]) : v[k],
-               d->type != SUM_COL_NUM);
+            fn(ctx, in_u ? un : name, v[k], d->type != SUM_COL_NUM, d->dim);
         }
     }
 }
@@ -513,14 +512,26 @@ static void phase_figures(const struct sum_run *run, const struct sum_units *u,
 void sum_report_figures(const struct sum_run *run, const struct sum_units *u, bool row,
                         bool phases, sum_figure_fn *fn, void *ctx)
 {
-    if (row) {
+    if (row) { /* the row's names in u, as sum_cols_units gives them; the values as measured */
         struct sum_col c[SWEEP_NCOLS];
         char names[SWEEP_NCOLS][SUM_COL_NAME];
-        size_t n = row_cols(run, u, c, names);
-        for (size_t i = 0; i < n; i++)
+        const char *given[SWEEP_NCOLS];
+        size_t n = flat_cols(run, c), m = 0;
+        for (size_t i = 0; i < n; i++) {
+            const char *name = c[i].name;
+            bool dup = false;
+            if (sum_units_column(u, name, c[i].dim, names[i], sizeof names[i]) == 0) {
+                for (size_t k = 0; k < m && !dup; k++)
+                    dup = !strcmp(given[k], names[i]);
+                name = names[i];
+            }
+            if (dup)
+                continue; /* peak_vram_mb and peak_vram_mib both peak_vram_gib: once */
+            given[m++] = name;
             if (c[i].type != SUM_COL_STR)
-                fn(ctx, c[i].name, c[i].type == SUM_COL_U64 ? (double)c[i].u : c[i].d,
-                   c[i].type != SUM_COL_NUM);
+                fn(ctx, name, c[i].type == SUM_COL_U64 ? (double)c[i].u : c[i].d,
+                   c[i].type != SUM_COL_NUM, c[i].dim);
+        }
     }
     if (phases)
         phase_figures(run, u, fn, ctx);
@@ -568,14 +579,15 @@ void sum_report_csv_row_u(const struct sum_run *run, const struct sum_units *u,
 struct cols_out {
     struct hw_buf *names, *cells;
     size_t n;
+    const struct sum_units *u;
 };
 
-static void csv_extra(void *ctx, const char *name, double v, bool integer)
+static void csv_extra(void *ctx, const char *name, double v, bool integer, enum sum_dim dim)
 {
     struct cols_out *o = ctx;
     hw_buf_puts(o->names, name); /* the name itself: quoted where the header is written */
     hw_buf_putc(o->names, '\0');
-    sum_report_cell(o->cells, v, integer);
+    sum_report_cell(o->cells, sum_dim_value(o->u, dim, v), integer);
     hw_buf_putc(o->cells, '\0');
     o->n++;
 }
@@ -583,14 +595,21 @@ static void csv_extra(void *ctx, const char *name, double v, bool integer)
 size_t sum_report_phase_csv(const struct sum_run *run, const struct sum_units *u,
                             struct hw_buf *names, struct hw_buf *cells)
 {
-    struct cols_out o = {names, cells, 0};
+    struct cols_out o = {names, cells, 0, u};
     phase_figures(run, u, csv_extra, &o);
     return o.n;
 }
 
-static void jsonl_extra(void *ctx, const char *name, double v, bool integer)
+struct json_out {
+    struct hw_json *w;
+    const struct sum_units *u;
+};
+
+static void jsonl_extra(void *ctx, const char *name, double v, bool integer, enum sum_dim dim)
 {
-    struct hw_json *w = ctx;
+    const struct json_out *o = ctx;
+    struct hw_json *w = o->w;
+    v = sum_dim_value(o->u, dim, v);
     hw_json_key(w, name);
     if (isfinite(v))
         sum_report_cell(w->b, v, integer);
@@ -620,7 +639,7 @@ void sum_report_jsonl_row_u(const struct sum_run *run, const struct sum_units *u
         hw_json_raw(&w, k.p ? k.p : "", sum_report_param_json(&run->params[i]));
         hw_buf_free(&k);
     }
-    phase_figures(run, u, jsonl_extra, &w);
+    phase_figures(run, u, jsonl_extra, &(struct json_out){&w, u});
     hw_json_close(&w);
     hw_buf_putc(out, '\n');
 }

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "compare.h"
 #include "jobreport.h"
 #include "report.h"
 #include "sumtest.h"
@@ -293,6 +294,81 @@ static void test_compare_params(void)
     free(a);
     free(b);
     free(base);
+}
+
+/* --compare prints each figure in its entry's unit, as the text report does (sum_dim_fmt),
+ * in --units: every measured figure of the row whose dimension has a unit shows A's value with
+ * it on its line of --all (counted from the table); mem=GiB renames and converts peak VRAM
+ * (h100-real: 17485 MiB, 17.1 GiB), and the JSON says each metric's unit. */
+struct cmp_want {
+    const char *text;
+    const struct sum_units *u;
+    int with_unit, found;
+};
+
+static void cmp_want_fig(void *ctx, const char *name, double v, bool integer, enum sum_dim dim)
+{
+    struct cmp_want *c = ctx;
+    if (integer || !isfinite(v) || !*sum_dim_unit(c->u, dim) || !strncmp(name, "phase.", 6))
+        return;
+    c->with_unit++;
+    struct hw_buf want;
+    hw_buf_init(&want, NULL, 0);
+    hw_buf_printf(&want, "\n  %s ", name);
+    const char *line = strstr(c->text, want.p);
+    want.len = 0;
+    hw_buf_putc(&want, ' ');
+    sum_dim_fmt(&want, v, dim, c->u);
+    hw_buf_putc(&want, ' ');
+    hw_buf_putc(&want, '\0');
+    const char *eol = line ? strchr(line + 1, '\n') : NULL;
+    const char *at = line ? strstr(line, want.p) : NULL;
+    if (at && (!eol || at < eol))
+        c->found++;
+    else
+        fprintf(stderr, "--compare: %s lacks \"%s\"\n", name, want.p);
+    hw_buf_free(&want);
+}
+
+static void test_compare_units(void)
+{
+    char *da = th_fmt("%s/runs/h100-real", th_env("HWRUN_TESTDATA"));
+    char *db = th_fmt("%s/runs/h100-real-sigterm", th_env("HWRUN_TESTDATA"));
+    struct sum_run *a = summarize_dir(da), *b = summarize_dir(db);
+    CU_ASSERT_FATAL(a && b);
+    struct sum_units gib;
+    char err[128];
+    sum_units_init(&gib);
+    CU_ASSERT_FATAL(sum_units_parse(&gib, "mem=GiB", err, sizeof err) == 0);
+    for (int k = 0; k < 2; k++) {
+        const struct sum_units *u = k ? &gib : NULL;
+        struct hw_buf t;
+        hw_buf_init(&t, NULL, 0);
+        sum_compare_text(a, b, u, true, &t);
+        hw_buf_putc(&t, '\0');
+        CU_ASSERT_FATAL(!t.oom);
+        struct cmp_want c = {t.p, u, 0, 0};
+        sum_report_figures(a, u, true, false, cmp_want_fig, &c);
+        CU_ASSERT(c.with_unit > 10);
+        CU_ASSERT_EQUAL(c.found, c.with_unit);
+        const char *pv = strstr(t.p, k ? "\n  peak_vram_gib " : "\n  peak_vram_mib ");
+        CU_ASSERT_PTR_NOT_NULL(pv);
+        if (pv)
+            CU_ASSERT_PTR_NOT_NULL(strstr(pv, k ? " 17.1 GiB " : " 17485.0 MiB "));
+        hw_buf_free(&t);
+    }
+    struct hw_buf j;
+    hw_buf_init(&j, NULL, 0);
+    sum_compare_json(a, b, &gib, &j);
+    hw_buf_putc(&j, '\0');
+    CU_ASSERT_PTR_NOT_NULL(strstr(j.p, "\"metric\": \"peak_vram_gib\",\n      \"unit\": \"GiB\",\n"
+                                       "      \"a\": 17.0751953125,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(j.p, "\"metric\": \"num_samples\",\n      \"unit\": null,"));
+    hw_buf_free(&j);
+    sum_run_free(a);
+    sum_run_free(b);
+    free(da);
+    free(db);
 }
 
 /* The sweep page answers which run was best and why the others failed: a status column with
@@ -821,6 +897,7 @@ void add_outputs_suite(void)
     CU_add_test(params, "sweep_page", test_sweep_page_params);
     CU_add_test(params, "steps_done", test_steps_done);
     CU_add_test(params, "compare", test_compare_params);
+    CU_add_test(params, "compare_units", test_compare_units);
     CU_pSuite s = th_add_suite("outputs", NULL, NULL, 60);
     CU_add_test(s, "several_dirs_one_document", test_several_dirs_one_document);
     CU_add_test(s, "write_alone_prints_nothing", test_write_alone_prints_nothing);
