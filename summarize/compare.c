@@ -15,8 +15,9 @@
 
 struct fig {
     char *name;
-    double v[2]; /* A, B; NAN: unmeasured or absent */
+    double v[2]; /* A, B in the base unit of dim; NAN: unmeasured or absent */
     bool integer;
+    enum sum_dim dim; /* its entry's (report.h): the unit it is printed in */
 };
 
 struct figs {
@@ -26,7 +27,7 @@ struct figs {
     bool oom;
 };
 
-static void add_fig(void *ctx, const char *name, double v, bool integer)
+static void add_fig(void *ctx, const char *name, double v, bool integer, enum sum_dim dim)
 {
     struct figs *s = ctx;
     for (size_t i = 0; i < s->n; i++) /* line up by name; a run has at most a few thousand */
@@ -43,7 +44,7 @@ static void add_fig(void *ctx, const char *name, double v, bool integer)
         s->oom = true;
         return;
     }
-    s->f[s->n++] = (struct fig){nm, {NAN, NAN}, integer};
+    s->f[s->n++] = (struct fig){nm, {NAN, NAN}, integer, dim};
     s->f[s->n - 1].v[s->side] = v;
 }
 
@@ -57,7 +58,7 @@ static void add_metrics(struct figs *s, const struct sum_run *r)
             continue;
         char name[300];
         snprintf(name, sizeof name, "metric.%s", p->key);
-        add_fig(s, name, json_object_get_double(p->v), integer);
+        add_fig(s, name, json_object_get_double(p->v), integer, SUM_DIM_NONE);
     }
 }
 
@@ -199,13 +200,17 @@ static void json_val(struct hw_json *w, const char *key, double v, bool integer)
         hw_json_num(w, key, v);
 }
 
-static void json_metric(struct hw_json *w, const char *metric, size_t n, const struct fig *f)
+/* in u, as the rows print it, with its unit (null: a count, an id) */
+static void json_metric(struct hw_json *w, const char *metric, size_t n, const struct fig *f,
+                        const struct sum_units *u)
 {
     hw_json_open(w, NULL, '{');
     hw_json_strn(w, "metric", metric, n);
-    json_val(w, "a", f->v[0], f->integer);
-    json_val(w, "b", f->v[1], f->integer);
-    json_val(w, "change", change(f), f->integer);
+    const char *unit = sum_dim_unit(u, f->dim);
+    hw_json_str(w, "unit", *unit ? unit : NULL);
+    json_val(w, "a", sum_dim_value(u, f->dim, f->v[0]), f->integer);
+    json_val(w, "b", sum_dim_value(u, f->dim, f->v[1]), f->integer);
+    json_val(w, "change", sum_dim_value(u, f->dim, change(f)), f->integer);
     json_val(w, "change_pct", change_pct(f), false);
     hw_json_close(w);
 }
@@ -239,7 +244,7 @@ void sum_compare_json(const struct sum_run *a, const struct sum_run *b, const st
     size_t nl;
     for (size_t i = 0; i < s.n; i++)
         if (!phase_of(s.f[i].name, &nm, &nl, &key))
-            json_metric(&w, s.f[i].name, strlen(s.f[i].name), &s.f[i]);
+            json_metric(&w, s.f[i].name, strlen(s.f[i].name), &s.f[i], u);
     hw_json_close(&w);
     hw_json_open(&w, "params", '['); /* the parameters whose values differ */
     differing_params(a, b, json_param, &w);
@@ -254,7 +259,7 @@ void sum_compare_json(const struct sum_run *a, const struct sum_run *b, const st
         hw_json_open(&w, "metrics", '[');
         for (size_t k = i; k < s.n; k++)
             if ((key = key_in(&s, k, nm, nl)))
-                json_metric(&w, key, strlen(key), &s.f[k]);
+                json_metric(&w, key, strlen(key), &s.f[k], u);
         hw_json_close(&w);
         hw_json_close(&w);
     }
@@ -427,21 +432,31 @@ static void text_explain(struct hw_buf *out, const struct sum_run *a, const stru
     }
 }
 
-static void text_val(struct hw_buf *b, double v, bool integer, const char *unit)
+/* A figure as the text report prints one (sum_dim_fmt: in u, with its entry's unit); a count
+ * as a whole number. sign: '+' or '-' before it (a change), else 0. */
+static void fmt_val(struct hw_buf *t, double v, const struct fig *f, char sign,
+                    const struct sum_units *u)
+{
+    if (sign)
+        hw_buf_putc(t, sign);
+    if (f->integer && isfinite(v))
+        hw_buf_printf(t, "%.0f", v);
+    else
+        sum_dim_fmt(t, v, f->dim, u);
+}
+
+static void text_val(struct hw_buf *b, double v, const struct fig *f, const struct sum_units *u)
 {
     struct hw_buf t;
     char st[64];
     hw_buf_init(&t, st, sizeof st);
-    if (integer && isfinite(v))
-        hw_buf_printf(&t, "%.0f%s", v, unit);
-    else
-        sum_fmt_num(&t, v, unit);
-    hw_buf_printf(b, " %14s", t.p ? t.p : "");
+    fmt_val(&t, v, f, 0, u);
+    hw_buf_printf(b, " %16s", t.p ? t.p : "");
     hw_buf_free(&t);
 }
 
 static void text_metric(struct hw_buf *out, const char *indent, const char *metric,
-                        const struct fig *f)
+                        const struct fig *f, const struct sum_units *u)
 {
     if (!isfinite(f->v[0]) && !isfinite(f->v[1]))
         return;
@@ -449,20 +464,16 @@ static void text_metric(struct hw_buf *out, const char *indent, const char *metr
     size_t w = hw_buf_term(out, metric, strlen(metric), 60); /* a key from the data */
     for (; w < 34 - strlen(indent); w++)
         hw_buf_putc(out, ' ');
-    text_val(out, f->v[0], f->integer, "");
-    text_val(out, f->v[1], f->integer, "");
+    text_val(out, f->v[0], f, u);
+    text_val(out, f->v[1], f, u);
     double d = change(f);
     hw_buf_puts(out, "  ");
     struct hw_buf t;
     char st[64];
     hw_buf_init(&t, st, sizeof st);
-    if (isfinite(d) && d > 0)
-        hw_buf_putc(&t, '+'); /* the sign says which way */
-    if (f->integer && isfinite(d))
-        hw_buf_printf(&t, "%.0f", d);
-    else
-        sum_fmt_num(&t, d, "");
-    hw_buf_printf(out, "%-13s", t.p ? t.p : "");
+    /* the sign says which way; the size in the figure's unit */
+    fmt_val(&t, fabs(d), f, d > 0 ? '+' : d < 0 ? '-' : 0, u);
+    hw_buf_printf(out, "%-15s", t.p ? t.p : "");
     hw_buf_free(&t);
     double pct = change_pct(f);
     if (isfinite(pct) && pct > 0)
@@ -557,10 +568,10 @@ void sum_compare_text(const struct sum_run *a, const struct sum_run *b, const st
         size_t used = count_lines(out, start) + 2 + (mixed ? 1 : 0); /* head, "more" line */
         size_t room = used < SUM_COMPARE_LINES ? SUM_COMPARE_LINES - used : 0;
         size_t shown = n < room ? n : room;
-        hw_buf_printf(out, "  %-32s %14s %14s  %-14s%s\n", "largest changes", "A", "B", "change",
+        hw_buf_printf(out, "  %-32s %16s %16s  %-16s%s\n", "largest changes", "A", "B", "change",
                       "%");
         for (size_t i = 0; i < shown; i++) {
-            text_metric(out, "  ", order[i]->name, order[i]);
+            text_metric(out, "  ", order[i]->name, order[i], u);
             if (!strcmp(order[i]->name, "energy_wh") && mixed)
                 hw_buf_printf(out, "    (energy_source: A %s, B %s; not like with like)\n", ea,
                               eb);
@@ -576,11 +587,11 @@ void sum_compare_text(const struct sum_run *a, const struct sum_run *b, const st
         figs_free(&s);
         return;
     }
-    hw_buf_printf(out, "  %-32s %14s %14s  %-14s%s\n", "metric", "A", "B", "change", "%");
+    hw_buf_printf(out, "  %-32s %16s %16s  %-16s%s\n", "metric", "A", "B", "change", "%");
     for (size_t i = 0; i < s.n; i++) {
         if (phase_of(s.f[i].name, &nm, &nl, &key))
             continue;
-        text_metric(out, "  ", s.f[i].name, &s.f[i]);
+        text_metric(out, "  ", s.f[i].name, &s.f[i], u);
         if (!strcmp(s.f[i].name, "energy_wh") && mixed)
             hw_buf_printf(out, "    (energy_source: A %s, B %s; not like with like)\n", ea, eb);
     }
@@ -592,7 +603,7 @@ void sum_compare_text(const struct sum_run *a, const struct sum_run *b, const st
         hw_buf_putc(out, '\n');
         for (size_t k = i; k < s.n; k++)
             if ((key = key_in(&s, k, nm, nl)))
-                text_metric(out, "    ", key, &s.f[k]);
+                text_metric(out, "    ", key, &s.f[k], u);
     }
     if (s.oom)
         out->oom = true;

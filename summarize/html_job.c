@@ -1,6 +1,7 @@
 /* The HTML page of a job of many nodes (html.h): its figures, a lane per node with the phases
  * on one time axis (seconds since each node's own start, as the job summary aligns them), the
- * straggler outlined, and the tables of nodes and phases. Every figure is sum_job_build's. */
+ * straggler outlined, and the tables of nodes, of the run figures the job makes of its ranks'
+ * (each by its rule) and of phases. Every figure is sum_job_build's. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include "html_int.h"
 #include "jobreport.h"
 #include "jobsum.h"
+#include "report.h"
 #include "hwrun/buf.h"
 
 #define LABEL_W 170 /* the node names left of the lanes */
@@ -93,6 +95,41 @@ static void lanes(FILE *f, const struct sum_jobsum *j)
         fprintf(f, "<p class=\"foot\">%llu phase%s not drawn (a node's first %d are); every "
                    "phase counts in the tables.</p>\n",
                 dropped, dropped == 1 ? "" : "s", SUM_JOB_LANES);
+}
+
+/* The run row's figures the job makes of its ranks' (report.h's enum sum_job_rule), those
+ * measured, each with how: the table the job's row takes them from. */
+static void ranks_figures(FILE *f, const struct sum_jobsum *j, const struct sum_units *u)
+{
+    static const char *const how[SUM_JOB_RULE_COUNT] = {
+        [SUM_JOB_SUM] = "summed over the ranks", [SUM_JOB_MAX] = "the highest of any rank",
+        [SUM_JOB_MEAN_BY_TIME] = "the ranks' means, weighted by their durations"};
+    size_t nc, nd;
+    const size_t *rc = sum_job_run_cols(&nc);
+    const struct sum_row_def *def = sum_report_row_defs(&nd);
+    bool any = false;
+    for (size_t k = 0; j->fig && k < nc; k++) {
+        const struct sum_row_def *d = &def[rc[k]];
+        double v = j->fig[k];
+        if (!isfinite(v))
+            continue;
+        if (!any)
+            fputs("<h2>The ranks' figures</h2>\n<table class=\"grid\">\n<thead><tr><th>figure"
+                  "</th><th class=\"n\">job</th><th>of the ranks'</th></tr></thead>\n<tbody>\n",
+                  f);
+        any = true;
+        char b[64];
+        fputs("<tr><th>", f);
+        ht_esc(f, d->show.label ? d->show.label : d->key);
+        if (d->type == SUM_COL_NUM)
+            fprintf(f, "</th><td class=\"n\">%s</td><td>", ht_fmt_dim(b, sizeof b, v, d->dim, u));
+        else
+            fprintf(f, "</th><td class=\"n\">%.0f</td><td>", v);
+        ht_esc(f, how[d->job] ? how[d->job] : "");
+        fputs("</td></tr>\n", f);
+    }
+    if (any)
+        fputs("</tbody></table>\n", f);
 }
 
 static int draw_job(FILE *f, const void *ctx, char *err, size_t errlen)
@@ -184,6 +221,7 @@ static int draw_job(FILE *f, const void *ctx, char *err, size_t errlen)
         fputs("</td></tr>\n", f);
     }
     fputs("</tbody></table>\n", f);
+    ranks_figures(f, j, u);
     if (j->nph) {
         fputs("<h2>Phases across the nodes</h2>\n<table class=\"grid\">\n<thead><tr><th>phase"
               "</th><th class=\"n\">nodes</th><th class=\"n\">entries</th><th class=\"n\">min</th>"

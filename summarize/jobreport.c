@@ -37,11 +37,14 @@ void sum_job_incomplete_list(const struct sum_jobsum *j, struct hw_buf *out)
 /* ---- the row ------------------------------------------------------------------------------- */
 
 /* The job's sweep row, in order: S (a string), D (a number, with its dimension: its unit in
- * every output, units.h), U (a count), each with what it means; PER_CTX (a job.KEY column per
- * context key every node says alike). Entries of the shape of the run's row (report_rows.c):
- * CSV and JSON Lines are expanded from this one list; the JSON document prints the same values
- * under the keys noted in summarize.1. */
-#define JOB_COLUMNS(S, D, U, PER_CTX)                                                              \
+ * every output, units.h), U (a count), each with what it means: the job's own figures (jobsum.h);
+ * PER_CTX (a job.KEY column per context key every node says alike); RUN(key) (the run row's
+ * column of that key, as the job makes it of its directories' by the column's rule: its type,
+ * dimension and meaning are the run row's entry's, report_rows.c); PER_RUN (every other column
+ * of the run's row with a SUM, MAX or MEAN_BY_TIME rule, in that table's order: a run figure
+ * given a rule comes out here). CSV and JSON Lines are expanded from this one list; the JSON
+ * document prints the same values under the keys noted in summarize.1. */
+#define JOB_COLUMNS(S, D, U, PER_CTX, RUN, PER_RUN)                                                \
     S("job_dir", "the job directory (empty: nodes given with --job)", j->dir)                      \
     S("status", "the worst node's status", sum_status_names[j->status])                            \
     U("ranks", "run directories of the last attempt", j->ranks)                                    \
@@ -92,52 +95,97 @@ void sum_job_incomplete_list(const struct sum_jobsum *j, struct hw_buf *out)
     PER_CTX(HW_CTX_ROW_FIXED, HW_CTX_COUNT,                                                        \
             S(ctx_cols[i], "where the job ran, as every node's context says alike",               \
               j->ctx[i][0] ? j->ctx[i] : NULL))                                                    \
-    D("proc_cpu_sec", SUM_DIM_TIME, "CPU seconds of every node's command", j->cpu_s)              \
-    D("proc_disk_write_mib", SUM_DIM_MEM, "what every node's processes wrote to storage",         \
-      j->write_b / 1048576.0)                                                                      \
-    D("proc_wchar_mib", SUM_DIM_MEM, "what every node's processes wrote by write()",              \
-      j->wchar_b / 1048576.0)                                                                      \
+    RUN("proc_cpu_sec")                                                                            \
+    RUN("proc_disk_write_mib")                                                                     \
+    RUN("proc_wchar_mib")                                                                          \
     D("gpus_unsampled_sec", SUM_DIM_TIME, "seconds the hosts' GPUs went unsampled",               \
-      sum_fig_round_us(j->unsampled_s))
+      sum_fig_round_us(j->unsampled_s))                                                            \
+    PER_RUN
 
+/* room for every column: the run row's come from a table of at most SUM_ROW_COLS_MAX */
 #define ONE(...) +1
 #define ONE_PER_CTX(lo, hi, cols) +((hi) - (lo)) * (0 cols)
-enum { JOB_NCOLS = 0 JOB_COLUMNS(ONE, ONE, ONE, ONE_PER_CTX) };
+#define ONE_PER_RUN +SUM_ROW_COLS_MAX
+enum { JOB_NCOLS = 0 JOB_COLUMNS(ONE, ONE, ONE, ONE_PER_CTX, ONE, ONE_PER_RUN) };
 #undef ONE
 #undef ONE_PER_CTX
+#undef ONE_PER_RUN
 
 #define PER_CTX(lo, hi, cols)                                                                      \
     for (int i = (lo); i < (hi); i++) {                                                           \
         cols                                                                                       \
     }
 
-/* The columns as the table says them, and job.KEY's names, made once. */
+/* The columns as the table says them, job.KEY's names, and where each column of the run's
+ * row is (src: its index in sum_job_run_cols, -1 for the job's own), made once. */
 static char ctx_cols[HW_CTX_COUNT][64];
 static struct sum_row_def job_defs[JOB_NCOLS];
+static long job_src[JOB_NCOLS];
+static size_t job_ncols;
 static pthread_once_t ctx_once = PTHREAD_ONCE_INIT;
+
+/* Column k of sum_job_run_cols as the job's column n (a count may be unmeasured in a job). */
+static void run_def(size_t *n, size_t k, bool *placed)
+{
+    size_t nc, nd;
+    const size_t *rc = sum_job_run_cols(&nc);
+    const struct sum_row_def *r = &sum_report_row_defs(&nd)[rc[k]];
+    job_defs[*n] = (struct sum_row_def){
+        .key = r->key, .type = r->type == SUM_COL_U64 ? SUM_COL_INT : r->type, .dim = r->dim,
+        .job = r->job, .what = r->what};
+    job_src[(*n)++] = (long)k;
+    placed[k] = true;
+}
+
+/* RUN(key): the column of that key; one the run's row lacks (or gives no rule) is left
+ * without its meaning, which test_summarize.rows.defs reports. */
+static void run_def_key(size_t *n, const char *key, bool *placed)
+{
+    size_t nc, nd;
+    const size_t *rc = sum_job_run_cols(&nc);
+    const struct sum_row_def *def = sum_report_row_defs(&nd);
+    for (size_t k = 0; k < nc; k++)
+        if (!strcmp(def[rc[k]].key, key)) {
+            run_def(n, k, placed);
+            return;
+        }
+    job_defs[*n] = (struct sum_row_def){.key = key, .type = SUM_COL_NUM, .dim = SUM_DIM_NONE};
+    job_src[(*n)++] = -1;
+}
 
 static void make_defs(void)
 {
     for (int k = 0; k < HW_CTX_COUNT; k++)
         snprintf(ctx_cols[k], sizeof ctx_cols[k], "job.%s", hw_ctx_defs[k].key);
-    size_t n = 0;
+    bool placed[SUM_ROW_COLS_MAX] = {false};
+    size_t n = 0, nc;
+    (void)sum_job_run_cols(&nc);
 #define DEF(nm_, type_, dim_, what_)                                                               \
+    job_src[n] = -1;                                                                               \
     job_defs[n++] = (struct sum_row_def){.key = (nm_), .type = (type_), .dim = (dim_),             \
-                                         .what = (what_)};
+                                         .job = SUM_JOB_OWN, .what = (what_)};
 #define S(nm_, what_, v_) DEF(nm_, SUM_COL_STR, SUM_DIM_NONE, what_)
 #define D(nm_, dim_, what_, v_) DEF(nm_, SUM_COL_NUM, dim_, what_)
 #define U(nm_, what_, v_) DEF(nm_, SUM_COL_U64, SUM_DIM_NONE, what_)
-    JOB_COLUMNS(S, D, U, PER_CTX)
+#define RUN(key_) run_def_key(&n, key_, placed);
+#define PER_RUN                                                                                    \
+    for (size_t k = 0; k < nc; k++)                                                                \
+        if (!placed[k])                                                                            \
+            run_def(&n, k, placed);
+    JOB_COLUMNS(S, D, U, PER_CTX, RUN, PER_RUN)
 #undef S
 #undef D
 #undef U
+#undef RUN
+#undef PER_RUN
 #undef DEF
+    job_ncols = n;
 }
 
 const struct sum_row_def *sum_job_row_defs(size_t *n)
 {
     pthread_once(&ctx_once, make_defs);
-    *n = JOB_NCOLS;
+    *n = job_ncols;
     return job_defs;
 }
 
@@ -158,10 +206,17 @@ static size_t job_cols(const struct sum_jobsum *j, const struct sum_units *u, st
 #define S(nm, what, v) c[n++].s = (v);
 #define D(nm, dim, what, v) c[n++].d = (v);
 #define U(nm, what, v) c[n++].u = (v);
-    JOB_COLUMNS(S, D, U, PER_CTX)
+#define RUN(key) n++;
+#define PER_RUN n = nd;
+    JOB_COLUMNS(S, D, U, PER_CTX, RUN, PER_RUN)
 #undef S
 #undef D
 #undef U
+#undef RUN
+#undef PER_RUN
+    for (size_t i = 0; i < nd; i++) /* the run's row's figures, as the job made them */
+        if (job_src[i] >= 0)
+            c[i].d = j->fig ? j->fig[job_src[i]] : NAN;
     return sum_cols_units(c, n, u, names);
 }
 #undef PER_CTX
@@ -582,14 +637,16 @@ void sum_job_text(const struct sum_jobsum *j, const struct sum_units *u, struct 
     hw_buf_puts(out, j->nattempt > 1 ? " (every GPU once per attempt), GPU util mean "
                                      : " (every GPU once), GPU util mean ");
     sum_fmt_num(out, j->util_mean_pct, "%");
-    if (isfinite(j->cpu_s) || isfinite(j->wchar_b) || isfinite(j->write_b)) {
+    double cpu_s = sum_job_fig(j, "proc_cpu_sec"), wchar = sum_job_fig(j, "proc_wchar_mib");
+    double written = sum_job_fig(j, "proc_disk_write_mib");
+    if (isfinite(cpu_s) || isfinite(wchar) || isfinite(written)) {
         /* as sacct counts them: TotalCPU, and MaxDiskWrite's write() bytes (wchar) */
         hw_buf_puts(out, "\n  processes: CPU time ");
-        sum_units_fmt(out, j->cpu_s, SUM_DIM_TIME, u);
+        sum_units_fmt(out, cpu_s, SUM_DIM_TIME, u);
         hw_buf_puts(out, " (user + system), written by write() ");
-        sum_units_fmt(out, isfinite(j->wchar_b) ? j->wchar_b / 1048576.0 : NAN, SUM_DIM_MEM, u);
+        sum_units_fmt(out, wchar, SUM_DIM_MEM, u);
         hw_buf_puts(out, " (wchar, as sacct counts), to storage ");
-        sum_units_fmt(out, isfinite(j->write_b) ? j->write_b / 1048576.0 : NAN, SUM_DIM_MEM, u);
+        sum_units_fmt(out, written, SUM_DIM_MEM, u);
     }
     hw_buf_puts(out, "\n  GPUs together: peak VRAM ");
     sum_units_fmt(out, j->mem_peak_mib, SUM_DIM_GPUMEM, u);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,13 +36,101 @@ static long name_index(const struct sum_jnode *n, const char *name)
     return -1;
 }
 
+/* ---- the run row's figures a job makes of its directories' --------------------------------- */
+
+static size_t run_cols[SUM_ROW_COLS_MAX], nrun_cols;
+static pthread_once_t run_cols_once = PTHREAD_ONCE_INIT;
+
+static void find_run_cols(void)
+{
+    size_t n;
+    const struct sum_row_def *d = sum_report_row_defs(&n);
+    for (size_t i = 0; i < n && nrun_cols < SUM_ROW_COLS_MAX; i++)
+        if (d[i].job == SUM_JOB_SUM || d[i].job == SUM_JOB_MAX || d[i].job == SUM_JOB_MEAN_BY_TIME)
+            run_cols[nrun_cols++] = i;
+}
+
+const size_t *sum_job_run_cols(size_t *n)
+{
+    pthread_once(&run_cols_once, find_run_cols);
+    *n = nrun_cols;
+    return run_cols;
+}
+
+double sum_job_fig(const struct sum_jobsum *j, const char *key)
+{
+    size_t nc, nd;
+    const size_t *rc = sum_job_run_cols(&nc);
+    const struct sum_row_def *def = sum_report_row_defs(&nd);
+    for (size_t k = 0; j->fig && k < nc; k++)
+        if (!strcmp(def[rc[k]].key, key))
+            return j->fig[k];
+    return NAN;
+}
+
+/* The node's run row's figures of those columns (before the node takes anything of run). */
+static int take_figures(struct sum_jnode *n, const struct sum_run *run)
+{
+    size_t nc, nd;
+    const size_t *rc = sum_job_run_cols(&nc);
+    (void)sum_report_row_defs(&nd);
+    double *all = malloc(nd * sizeof *all);
+    n->fig = malloc((nc ? nc : 1) * sizeof *n->fig);
+    if (!all || !n->fig) {
+        free(all);
+        return -ENOMEM;
+    }
+    sum_report_row_values(run, all);
+    for (size_t k = 0; k < nc; k++)
+        n->fig[k] = all[rc[k]];
+    free(all);
+    return 0;
+}
+
+/* The job's figure of each column, by its rule over every readable directory. */
+static int run_figures(struct sum_jobsum *j)
+{
+    size_t nc, nd;
+    const size_t *rc = sum_job_run_cols(&nc);
+    const struct sum_row_def *def = sum_report_row_defs(&nd);
+    if (!(j->fig = malloc((nc ? nc : 1) * sizeof *j->fig)))
+        return -ENOMEM;
+    for (size_t k = 0; k < nc; k++) {
+        enum sum_job_rule rule = def[rc[k]].job;
+        double acc = NAN, plain = 0, wsum = 0, wv = 0;
+        size_t nv = 0;
+        for (size_t i = 0; i < j->nnode; i++) {
+            const struct sum_jnode *n = &j->node[i];
+            double v = n->summarized && n->fig ? n->fig[k] : NAN;
+            if (!isfinite(v))
+                continue; /* not measured there: it adds nothing */
+            nv++;
+            if (rule == SUM_JOB_SUM) {
+                acc = (isnan(acc) ? 0 : acc) + v;
+            } else if (rule == SUM_JOB_MAX) {
+                if (!(v <= acc))
+                    acc = v;
+            } else { /* a mean: each directory's for as long as it ran */
+                plain += v;
+                if (isfinite(n->duration_s) && n->duration_s > 0) {
+                    wsum += n->duration_s;
+                    wv += n->duration_s * v;
+                }
+            }
+        }
+        if (rule == SUM_JOB_MEAN_BY_TIME)
+            acc = wsum > 0 ? wv / wsum : nv ? plain / (double)nv : NAN;
+        j->fig[k] = acc;
+    }
+    return 0;
+}
+
 int sum_jnode_take(struct sum_jnode *n, const char *dir, struct sum_run *run)
 {
     memset(n, 0, sizeof *n);
     n->dir = strdup(dir ? dir : "");
     n->t_start = n->t_stop = n->duration_s = n->interval_s = NAN;
     n->energy_wh = n->mem_peak_mib = n->power_peak_w = NAN;
-    n->cpu_s = n->wchar_b = n->write_b = NAN;
     n->gpu_from = n->gpu_to = n->start_interval_s = n->probe_s = NAN;
     n->turn_of = -1;
     n->status = SUM_STATUS_UNKNOWN;
@@ -49,6 +138,8 @@ int sum_jnode_take(struct sum_jnode *n, const char *dir, struct sum_run *run)
         return -ENOMEM;
     if (!run)
         return 0;
+    if (take_figures(n, run) < 0)
+        return -ENOMEM;
     n->summarized = true;
     n->verdicts = run->verdicts; /* judged per rank, as its own run */
     run->verdicts = NULL;
@@ -64,7 +155,6 @@ int sum_jnode_take(struct sum_jnode *n, const char *dir, struct sum_run *run)
         n->t_start = t0;
     n->t_stop = in->t_stop;
     n->duration_s = sum_run_duration(run);
-    n->cpu_s = in->cpu_s;
     n->hwmon_pid = in->hwmon_pid;
     n->start_interval_s = in->interval_s;
     /* the node's GPUs sampled here: from the start (the first sampler) or the takeover */
@@ -75,8 +165,6 @@ int sum_jnode_take(struct sum_jnode *n, const char *dir, struct sum_run *run)
                                                                           : n->t_start;
         n->gpu_to = isfinite(n->t_stop) ? n->t_stop : n->t_start + n->duration_s;
     }
-    n->wchar_b = sum_fig_max(&run->proc[HW_PROC_COL_WCHAR]);
-    n->write_b = sum_fig_max(&run->proc[HW_PROC_COL_WRITE]);
     for (int k = 0; k < HW_FILE_COUNT; k++)
         n->lines_skipped += rd_quality_skipped_total(&run->q[k]);
     if (run->outcome.phases_failed)
@@ -155,6 +243,7 @@ int sum_jnode_take(struct sum_jnode *n, const char *dir, struct sum_run *run)
 void sum_jnode_free(struct sum_jnode *n)
 {
     free(n->dir);
+    free(n->fig);
     free(n->verdicts);
     free(n->gpu);
     sum_jser_free(n->ser);
@@ -195,6 +284,7 @@ const struct sum_jnode *sum_job_failed_node(const struct sum_jobsum *j)
 void sum_job_free(struct sum_jobsum *j)
 {
     free(j->att);
+    free(j->fig);
     for (size_t k = 0; k < j->nsamp; k++) {
         free(j->samp[k].by);
         free(j->samp[k].gap_before);
@@ -748,7 +838,6 @@ int sum_job_build(struct sum_jobsum *j)
     j->status = SUM_STATUS_OK;
     j->t_start = j->duration_s = j->start_spread_s = j->stop_spread_s = NAN;
     j->energy_wh = j->util_mean_pct = j->mem_sum_of_peaks_mib = NAN;
-    j->cpu_s = j->wchar_b = j->write_b = NAN;
     label_nodes(j);
     if (assign_attempts(j) < 0)
         return -ENOMEM;
@@ -798,11 +887,6 @@ int sum_job_build(struct sum_jobsum *j)
             j->nodes += !node_seen || !node_name(n)[0];
         }
         j->ranked |= sum_jnode_rank(n) != NULL;
-        const double mine[3] = {n->cpu_s, n->wchar_b, n->write_b};
-        double *sum[3] = {&j->cpu_s, &j->wchar_b, &j->write_b};
-        for (int k = 0; k < 3; k++)
-            if (isfinite(mine[k]))
-                *sum[k] = (isnan(*sum[k]) ? 0 : *sum[k]) + mine[k];
         widen(&acc[n->attempt].smin, &acc[n->attempt].smax, n->t_start);
         widen(&acc[n->attempt].emin, &acc[n->attempt].emax, n->t_stop);
         if (isfinite(n->t_start) && !(n->t_start >= t->t_start))
@@ -873,6 +957,8 @@ int sum_job_build(struct sum_jobsum *j)
     }
     j->util_mean_pct = util_n ? util_sum / (double)util_n : NAN;
     aligned_sums(j);
+    if (run_figures(j) < 0)
+        return -ENOMEM;
     return phase_spread(j);
 }
 

@@ -29,6 +29,9 @@
  * - Phases by name: each node's total time in the name; across the nodes their minimum, median
  *   and maximum, the slowest node and how far beyond the median it was. The straggler is the
  *   slowest node of the name with the most time beyond its median.
+ * - The run row's figures that have a job rule (report.h's enum sum_job_rule): each node keeps
+ *   its run's, the job sums them (counters), takes their highest (peaks) or their mean weighted
+ *   by the nodes' durations (means), over every directory of every attempt.
  * - Outcome: the job is complete when every node's run has its stop event; its status is the
  *   worst node's (sum_job_status_rank). What the incomplete nodes measured is still summed.
  * - Attempts (a requeue, a restart): directories of one job that ran one after the other. A
@@ -112,7 +115,6 @@ struct sum_jnode {
     char failed_phase[128];
     struct sum_verdicts *verdicts; /* its run's (verdicts.h), taken over; NULL: none */
     size_t attempt;   /* index into the job's att (sum_job_build) */
-    double cpu_s;     /* its command's CPU seconds (stop event's cpu_s; NAN: not said) */
     /* the node's GPU sampler: this rank sampled the node's GPUs from gpu_from (its start event,
      * or its takeover) to gpu_to (its end), epoch seconds by its clock; NAN: it sampled none */
     double gpu_from, gpu_to;
@@ -121,7 +123,7 @@ struct sum_jnode {
     long hwmon_pid;      /* its hwmon (0: not said) */
     double start_interval_s; /* the start event's interval_s (NAN: not said) */
     long turn_of;        /* the node whose GPUs it sampled in turn (a takeover), -1: none */
-    double wchar_b, write_b; /* its processes' write() bytes and storage writes (NAN: none) */
+    double *fig; /* its run row's figure of each column sum_job_run_cols names (NULL: none) */
 };
 
 /* One attempt of the job (a requeue or restart), in the order they ran. */
@@ -189,13 +191,22 @@ struct sum_jobsum {
     struct sum_jattempt *att; /* at least one once built */
     size_t nattempt;
     size_t ranks; /* the last attempt's directories */
-    /* every directory's (every attempt's) sum; NAN when none said it */
-    double cpu_s, wchar_b, write_b;
+    /* the job's figure of each column sum_job_run_cols names, by the column's rule over every
+     * directory of every attempt (report.h's enum sum_job_rule); NAN when none measured it */
+    double *fig;
     /* the hosts' GPU samplers, of every attempt (hosts with a node lock only) */
     struct sum_jsampled *samp;
     size_t nsamp;
     double unsampled_s; /* their unsampled_s summed (NAN: none measured) */
 };
+
+/* The run row's columns a job makes a figure of, each by its rule (report.h's enum
+ * sum_job_rule: SUM, MAX or MEAN_BY_TIME), as indices into sum_report_row_defs in the table's
+ * order; *n of them (at most SUM_ROW_COLS_MAX). */
+const size_t *sum_job_run_cols(size_t *n);
+/* The job's figure of the run row's column key (one of sum_job_run_cols), NAN when not
+ * measured or not such a column. */
+double sum_job_fig(const struct sum_jobsum *j, const char *key);
 
 /* A run's rank as its context says (SLURM_PROCID, else RANK), NULL when not said; its node:
  * SLURM's name (SLURMD_NODENAME), else its host ("" when neither is known). */

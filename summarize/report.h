@@ -48,8 +48,10 @@ size_t sum_report_phase_csv(const struct sum_run *run, const struct sum_units *u
  * per column (column, type, unit, description), names and units in u (`summarize --columns`). */
 void sum_report_columns(const struct sum_units *u, struct hw_buf *out);
 /* Every number of a run's sweep row (row) and of its phase.NAME.* columns (phases), in order,
- * as fn(ctx, column name, value, integer); NAN when unmeasured. The figures --compare lines up. */
-typedef void sum_figure_fn(void *ctx, const char *name, double v, bool integer);
+ * as fn(ctx, column name, value, integer, dimension); NAN when unmeasured. The name is the row's
+ * in u, the value in its dimension's base unit (the row prints sum_dim_value(u, dim, v), a
+ * person reads sum_dim_fmt(v, dim, u)). The figures --compare lines up. */
+typedef void sum_figure_fn(void *ctx, const char *name, double v, bool integer, enum sum_dim dim);
 void sum_report_figures(const struct sum_run *run, const struct sum_units *u, bool row,
                         bool phases, sum_figure_fn *fn, void *ctx);
 /* A number as a CSV cell (empty when not finite), the one formatter of rows. */
@@ -67,16 +69,38 @@ struct sum_show {
     const char *label; /* the run page's and the headline's ("peak VRAM") */
     unsigned json;
 };
+/* How a job of many ranks (jobsum.h) makes one figure of its directories' figures, each
+ * directory a run of its own: every entry of the run's row says one, by what the figure is.
+ * SUM: a counter of the rank's own (its processes, its log), summed over every directory of
+ * every attempt; MAX: a peak, the highest of any directory; MEAN_BY_TIME: a mean, the
+ * directories' means weighted by their durations (by none where no directory's duration is
+ * known); OWN: the job's row has a figure of that key by rules of its own (jobsum.h: GPUs
+ * counted once, the peak of the summed series, ...); NONE: the run's alone (an id, a text, a
+ * ratio of the run, the host's own counter, which ranks of one host would count again). A
+ * job's row and page show every figure with a SUM, MAX or MEAN_BY_TIME rule, so a run figure
+ * given one reaches them with nothing else. UNSET is no rule: an entry must say one. */
+enum sum_job_rule {
+    SUM_JOB_UNSET,
+    SUM_JOB_NONE,
+    SUM_JOB_OWN,
+    SUM_JOB_SUM,
+    SUM_JOB_MAX,
+    SUM_JOB_MEAN_BY_TIME,
+    SUM_JOB_RULE_COUNT
+};
 /* A column of the sweep row as its table says it: its name, type, dimension (the unit every
- * output gives it: units.h; SUM_DIM_NONE for a text, a count or an id), what it means, and
- * where else it is shown. */
+ * output gives it: units.h; SUM_DIM_NONE for a text, a count or an id), how a job makes it of
+ * its directories', what it means, and where else it is shown. */
 struct sum_row_def {
     const char *key;
     enum sum_col_type type;
     enum sum_dim dim;
+    enum sum_job_rule job;
     const char *what;
     struct sum_show show;
 };
+/* The most columns the run's row may have (a job's row takes some of them: jobreport.c). */
+#define SUM_ROW_COLS_MAX 256
 /* The row's columns, in order (built once; *n is their count); the per-phase-name columns
  * (phase.NAME.KEY: the key, its dimension, what it means). */
 const struct sum_row_def *sum_report_row_defs(size_t *n);
@@ -85,6 +109,9 @@ const struct sum_row_def *sum_report_phase_defs(size_t *n);
  * when not measured. run NULL: every such figure with NAN (a table's header). */
 typedef void sum_show_fn(void *ctx, const struct sum_row_def *col, double v);
 void sum_report_shown(const struct sum_run *run, unsigned where, sum_show_fn *fn, void *ctx);
+/* Every number of the run's row in the table's order (sum_report_row_defs), NAN for a text or
+ * unmeasured: v has room for each column. What a job keeps of each of its directories. */
+void sum_report_row_values(const struct sum_run *run, double *v);
 
 /* The CSV column name of a parameter ("param.KEY"), and its value as one CSV cell (quoted as
  * needed; empty for null): the sweep table's extra columns, which the caller lines up by name

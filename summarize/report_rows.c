@@ -44,228 +44,230 @@ static struct sum_show in_json(unsigned place, struct sum_show s)
 
 /* The sweep row's columns, in order. Each is S (a string), D (a computed number: 12 digits),
  * U (a count) or I (an integer, NAN when not known), with its name, for D its dimension (its
- * unit for every output, units.h: S, U and I have none), what it means, where else it
+ * unit for every output, units.h: S, U and I have none), how a job of many ranks makes one
+ * figure of its directories' (report.h's enum sum_job_rule: a job's row and page show every
+ * figure that has a rule of SUM, MAX or MEAN_BY_TIME), what it means, where else it
  * is shown (SHOW: the sweep page's columns and the text headline iterate those), and its value
  * (an expression of run; mu is the memory-utilization series of sum_fig_mem_util(), mem_src the
  * source of the container's memory peak, set by the column before it); PER_IO(...) stands for
  * its columns once per disk/network counter i. CSV, JSONL and --units rows are all expanded
  * from this one list, and the arrays they fill have exactly as many places as it has columns. */
 #define SWEEP_COLUMNS(S, D, U, I, PER_IO, PER_CTX, PER_VFIG)                                                 \
-    S("dir", "the run directory, as given", NOSHOW,                                                \
+    S("dir", SUM_JOB_NONE, "the run directory, as given", NOSHOW,                                                \
       run->dir)                                                                                    \
-    S("status", "how the run ended (outcome.c): ok, failed, killed, ...", NOSHOW,                  \
+    S("status", SUM_JOB_OWN, "how the run ended (outcome.c): ok, failed, killed, ...", NOSHOW,                  \
       sum_status_names[run->outcome.status])                                                       \
-    I("exit_status", "the wrapped command's exit status", NOSHOW,                                  \
+    I("exit_status", SUM_JOB_NONE, "the wrapped command's exit status", NOSHOW,                                  \
       run->outcome.exit_status >= 0 ? run->outcome.exit_status : NAN)                              \
-    I("signal", "the signal that killed the wrapped command", NOSHOW,                              \
+    I("signal", SUM_JOB_NONE, "the signal that killed the wrapped command", NOSHOW,                              \
       run->outcome.signal ? run->outcome.signal : NAN)                                             \
-    U("phases_failed", "phases logged with a failure", NOSHOW,                                     \
+    U("phases_failed", SUM_JOB_SUM, "phases logged with a failure", NOSHOW,                                     \
       run->outcome.phases_failed)                                                                  \
-    S("failed_phase", "the first failed phase's name", NOSHOW,                                     \
+    S("failed_phase", SUM_JOB_OWN, "the first failed phase's name", NOSHOW,                                     \
       run->outcome.phases_failed ? run->outcome.failed_phase : NULL)                               \
-    S("failed_phase_reason", "why it failed, as logged", NOSHOW,                                   \
+    S("failed_phase_reason", SUM_JOB_NONE, "why it failed, as logged", NOSHOW,                                   \
       run->outcome.phases_failed ? run->outcome.failed_why : NULL)                                 \
-    U("errors", "failed phases and error-like events together: one figure to filter a sweep on",   \
+    U("errors", SUM_JOB_SUM, "failed phases and error-like events together: one figure to filter a sweep on",   \
       NOSHOW,                                                                                      \
       sum_outcome_errors(&run->outcome, run->err_total))                                           \
-    S("open_phase", "a phase begun and never ended (the run died in it)", NOSHOW,                  \
+    S("open_phase", SUM_JOB_NONE, "a phase begun and never ended (the run died in it)", NOSHOW,                  \
       run->outcome.open_phase[0] ? run->outcome.open_phase : NULL)                                 \
-    D("open_phase_sec", SUM_DIM_TIME, "how long the open phase had run when the run ended", NOSHOW,              \
+    D("open_phase_sec", SUM_DIM_TIME, SUM_JOB_NONE, "how long the open phase had run when the run ended", NOSHOW,              \
       sum_fig_open_phase_sec(&run->outcome))                                                               \
-    D("outside_phases_sec", SUM_DIM_TIME, "time of the run in no phase", JSON(16, NOSHOW),                                 \
+    D("outside_phases_sec", SUM_DIM_TIME, SUM_JOB_NONE, "time of the run in no phase", JSON(16, NOSHOW),                                 \
       sum_fig_round_us(run->outside_phases_s))                                                             \
-    D("steps", SUM_DIM_NONE, "training steps, as the run logged them", JSON(17, NOSHOW),                                   \
+    D("steps", SUM_DIM_NONE, SUM_JOB_NONE, "training steps, as the run logged them", JSON(17, NOSHOW),                                   \
       run->steps > 0 ? run->steps : NAN)                                                           \
-    D("sec_per_step", SUM_DIM_S_PER_STEP, "seconds per step", JSON(18, NOSHOW),                                                  \
+    D("sec_per_step", SUM_DIM_S_PER_STEP, SUM_JOB_NONE, "seconds per step", JSON(18, NOSHOW),                                                  \
       sum_run_sec_per_step(run))                                                                   \
-    D("energy_wh_per_step", SUM_DIM_WH_PER_STEP, "GPU energy per step", JSON(19, NOSHOW),                                         \
+    D("energy_wh_per_step", SUM_DIM_WH_PER_STEP, SUM_JOB_NONE, "GPU energy per step", JSON(19, NOSHOW),                                         \
       sum_run_energy_wh_per_step(run))                                                             \
-    U("gpus", "GPUs measured", SHOW(SUM_SHOW_SWEEP | SUM_SHOW_PAGE, "GPUs", "GPUs"),                                 \
+    U("gpus", SUM_JOB_OWN, "GPUs measured", SHOW(SUM_SHOW_SWEEP | SUM_SHOW_PAGE, "GPUs", "GPUs"),                                 \
       sum_run_gpu_count(run))                                                                      \
-    U("num_samples", "samples of the most sampled GPU (else of the CPU)", JSON(13, SHOW(SUM_SHOW_PAGE, NULL, "samples")),                  \
+    U("num_samples", SUM_JOB_NONE, "samples of the most sampled GPU (else of the CPU)", JSON(13, SHOW(SUM_SHOW_PAGE, NULL, "samples")),                  \
       sum_run_num_samples(run))                                                                    \
-    D("duration_sec", SUM_DIM_TIME, "the run's length, first to last timestamp", JSON(15, NOSHOW),                         \
+    D("duration_sec", SUM_DIM_TIME, SUM_JOB_OWN, "the run's length, first to last timestamp", JSON(15, NOSHOW),                         \
       sum_fig_round_us(sum_run_duration(run)))                                                             \
-    D("peak_vram_mb", SUM_DIM_GPUMEM, "highest memory.used of any GPU (pytyche's name)", JSON(1, NOSHOW),                   \
+    D("peak_vram_mb", SUM_DIM_GPUMEM, SUM_JOB_MAX, "highest memory.used of any GPU (pytyche's name)", JSON(1, NOSHOW),                   \
       sum_fig_max(&run->all[RD_GM_MEM_USED]))                                                       \
-    D("peak_vram_mib", SUM_DIM_GPUMEM, "highest memory.used of any GPU",                                           \
+    D("peak_vram_mib", SUM_DIM_GPUMEM, SUM_JOB_MAX, "highest memory.used of any GPU",                                           \
       JSON(24, SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS | SUM_SHOW_PAGE, "Peak VRAM", "peak VRAM")),                         \
       sum_fig_max(&run->all[RD_GM_MEM_USED]))                                                       \
-    S("framework", "the ML framework whose own memory figure the run logged", NOSHOW,              \
+    S("framework", SUM_JOB_NONE, "the ML framework whose own memory figure the run logged", NOSHOW,              \
       run->fw.framework[0] ? run->fw.framework : NULL)                                             \
-    D("framework_peak_mib", SUM_DIM_GPUMEM, "the framework's own peak of GPU memory", SHOW(SUM_SHOW_PAGE, NULL, "framework peak"),                      \
+    D("framework_peak_mib", SUM_DIM_GPUMEM, SUM_JOB_MAX, "the framework's own peak of GPU memory", SHOW(SUM_SHOW_PAGE, NULL, "framework peak"),                      \
       fw_fig(run).peak_mib)                                                                        \
-    D("framework_headroom_mib", SUM_DIM_GPUMEM, "GPU memory the framework's peak left free", SHOW(SUM_SHOW_PAGE, NULL, "GPU headroom"),               \
+    D("framework_headroom_mib", SUM_DIM_GPUMEM, SUM_JOB_NONE, "GPU memory the framework's peak left free", SHOW(SUM_SHOW_PAGE, NULL, "GPU headroom"),               \
       fw_fig(run).headroom_mib)                                                                    \
-    D("gpu_util_mean_pct", SUM_DIM_PCT, "mean utilization.gpu over every GPU sample",                           \
+    D("gpu_util_mean_pct", SUM_DIM_PCT, SUM_JOB_OWN, "mean utilization.gpu over every GPU sample",                           \
       JSON(2, SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS | SUM_SHOW_PAGE, "GPU util", "GPU util mean")),                          \
       sum_stat_mean(&run->all[RD_GM_UTIL]))                                                        \
-    D("gpu_util_max_pct", SUM_DIM_PCT, "highest utilization.gpu", JSON(3, SHOW(SUM_SHOW_PAGE, NULL, "GPU util max")),                                       \
+    D("gpu_util_max_pct", SUM_DIM_PCT, SUM_JOB_MAX, "highest utilization.gpu", JSON(3, SHOW(SUM_SHOW_PAGE, NULL, "GPU util max")),                                       \
       sum_fig_max(&run->all[RD_GM_UTIL]))                                                           \
-    D("mem_util_mean_pct", SUM_DIM_PCT,                                                                         \
+    D("mem_util_mean_pct", SUM_DIM_PCT, SUM_JOB_MEAN_BY_TIME,                                                                         \
       "mean memory-controller utilization (dmon's mem, else utilization.memory)", JSON(4, SHOW(SUM_SHOW_PAGE, NULL, "mem-ctrl util mean")),          \
       sum_stat_mean(mu))                                                                           \
-    D("mem_util_max_pct", SUM_DIM_PCT, "highest memory-controller utilization", JSON(5, NOSHOW),                         \
+    D("mem_util_max_pct", SUM_DIM_PCT, SUM_JOB_MAX, "highest memory-controller utilization", JSON(5, NOSHOW),                         \
       sum_fig_max(mu))                                                                              \
-    D("power_watts_mean", SUM_DIM_POWER, "mean power.draw over every GPU sample",                                 \
+    D("power_watts_mean", SUM_DIM_POWER, SUM_JOB_MEAN_BY_TIME, "mean power.draw over every GPU sample",                                 \
       JSON(6, SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS | SUM_SHOW_PAGE, "Mean power", "power mean")),                       \
       sum_stat_mean(&run->all[RD_GM_POWER]))                                                       \
-    D("power_watts_max", SUM_DIM_POWER, "highest power.draw", JSON(7, SHOW(SUM_SHOW_PAGE, NULL, "power max")),                                             \
+    D("power_watts_max", SUM_DIM_POWER, SUM_JOB_MAX, "highest power.draw", JSON(7, SHOW(SUM_SHOW_PAGE, NULL, "power max")),                                             \
       sum_fig_max(&run->all[RD_GM_POWER]))                                                          \
-    D("energy_wh", SUM_DIM_ENERGY, "GPU energy, every GPU once: its counter, else its power integrated (energy_source)",\
+    D("energy_wh", SUM_DIM_ENERGY, SUM_JOB_OWN, "GPU energy, every GPU once: its counter, else its power integrated (energy_source)",\
       JSON(26, SHOW(SUM_SHOW_SWEEP | SUM_SHOW_PAGE, "Energy", "energy")),                                                        \
       sum_run_energy_wh(run))                                                                      \
-    D("mean_gpu_clock_mhz", SUM_DIM_MHZ, "mean SM clock (calibrax's name)", JSON(20, SHOW(SUM_SHOW_PAGE, NULL, "SM clock mean")),                             \
+    D("mean_gpu_clock_mhz", SUM_DIM_MHZ, SUM_JOB_MEAN_BY_TIME, "mean SM clock (calibrax's name)", JSON(20, SHOW(SUM_SHOW_PAGE, NULL, "SM clock mean")),                             \
       sum_fig_clock_mean(run))                                                                             \
-    D("mean_gpu_power_w", SUM_DIM_POWER, "mean power.draw (calibrax's name)", JSON(21, NOSHOW),                             \
+    D("mean_gpu_power_w", SUM_DIM_POWER, SUM_JOB_MEAN_BY_TIME, "mean power.draw (calibrax's name)", JSON(21, NOSHOW),                             \
       sum_stat_mean(&run->all[RD_GM_POWER]))                                                       \
-    D("peak_gpu_mem_mb", SUM_DIM_GPUMEM, "highest memory.used (calibrax's name)", JSON(22, NOSHOW),                          \
+    D("peak_gpu_mem_mb", SUM_DIM_GPUMEM, SUM_JOB_MAX, "highest memory.used (calibrax's name)", JSON(22, NOSHOW),                          \
       sum_fig_max(&run->all[RD_GM_MEM_USED])) /* calibrax's, as in JSON */                          \
-    D("mean_gpu_util", SUM_DIM_PCT, "mean utilization.gpu (calibrax's name)", JSON(23, NOSHOW),                           \
+    D("mean_gpu_util", SUM_DIM_PCT, SUM_JOB_NONE, "mean utilization.gpu (calibrax's name)", JSON(23, NOSHOW),                           \
       sum_stat_mean(&run->all[RD_GM_UTIL]))                                                        \
-    D("cpu_usr_mean_pct", SUM_DIM_PCT, "mean user CPU of the machine (or its cgroup)", JSON(8, SHOW(SUM_SHOW_SWEEP | SUM_SHOW_PAGE, "CPU usr", "CPU usr mean")),                                                                            \
+    D("cpu_usr_mean_pct", SUM_DIM_PCT, SUM_JOB_MEAN_BY_TIME, "mean user CPU of the machine (or its cgroup)", JSON(8, SHOW(SUM_SHOW_SWEEP | SUM_SHOW_PAGE, "CPU usr", "CPU usr mean")),                                                                            \
       sum_stat_mean(&run->cpu[HW_CPU_COL_USR]))                                                    \
-    D("cpu_idle_mean_pct", SUM_DIM_PCT, "mean idle CPU of the machine", JSON(9, SHOW(SUM_SHOW_PAGE, NULL, "CPU idle mean")),                                 \
+    D("cpu_idle_mean_pct", SUM_DIM_PCT, SUM_JOB_MEAN_BY_TIME, "mean idle CPU of the machine", JSON(9, SHOW(SUM_SHOW_PAGE, NULL, "CPU idle mean")),                                 \
       sum_stat_mean(&run->cpu[HW_CPU_COL_IDLE]))                                                   \
-    D("peak_rss_mb", SUM_DIM_MEM, "highest RSS of the job's process tree, each process counted whole",          \
+    D("peak_rss_mb", SUM_DIM_MEM, SUM_JOB_MAX, "highest RSS of the job's process tree, each process counted whole",          \
       JSON(10, SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_JOB | SUM_SHOW_PAGE, "Peak RSS", "process peak RSS")),                            \
       sum_fig_max(&run->proc[HW_PROC_COL_RSS]))                                                     \
-    D("mean_rss_mb", SUM_DIM_MEM, "mean RSS of the job's process tree", JSON(11, SHOW(SUM_SHOW_PAGE, NULL, "process mean RSS")),                                 \
+    D("mean_rss_mb", SUM_DIM_MEM, SUM_JOB_MEAN_BY_TIME, "mean RSS of the job's process tree", JSON(11, SHOW(SUM_SHOW_PAGE, NULL, "process mean RSS")),                                 \
       sum_stat_mean(&run->proc[HW_PROC_COL_RSS]))                                                  \
-    D("memory_growth_mb", SUM_DIM_MEM, "RSS of the job's process tree at its last live row minus at its first", JSON(12, SHOW(SUM_SHOW_PAGE, NULL, "process RSS growth")),                             \
+    D("memory_growth_mb", SUM_DIM_MEM, SUM_JOB_MAX, "RSS of the job's process tree at its last live row minus at its first", JSON(12, SHOW(SUM_SHOW_PAGE, NULL, "process RSS growth")),                             \
       sum_run_memory_growth(run))                                                         \
-    D("gpu_mem_peak_mib", SUM_DIM_GPUMEM, "highest GPU memory of the job's own processes (gpu_procs.csv)", SHOW(SUM_SHOW_PAGE, NULL, "process GPU memory peak"), \
+    D("gpu_mem_peak_mib", SUM_DIM_GPUMEM, SUM_JOB_MAX, "highest GPU memory of the job's own processes (gpu_procs.csv)", SHOW(SUM_SHOW_PAGE, NULL, "process GPU memory peak"), \
       sum_run_tree_gpu_mem_peak(run, NULL))                                                        \
-    D("proc_cpu_mean_pct", SUM_DIM_PCT, "mean CPU of the job's process tree, in % of one core",                 \
+    D("proc_cpu_mean_pct", SUM_DIM_PCT, SUM_JOB_MEAN_BY_TIME, "mean CPU of the job's process tree, in % of one core",                 \
       SHOW(SUM_SHOW_HEAD_JOB | SUM_SHOW_PAGE, NULL, "process CPU mean"),                                                   \
       sum_stat_mean(&run->proc[HW_PROC_COL_CPU])) /* of one core */                                \
-    D("expected_cores", SUM_DIM_CORES,                                                                            \
+    D("expected_cores", SUM_DIM_CORES, SUM_JOB_NONE,                                                                            \
       "the cores the job was given (--cores, the cgroup's quota, else the affinity)", NOSHOW,      \
       sum_run_expected_cores(run, NULL))                                                           \
-    S("expected_cores_source", "where expected_cores comes from", NOSHOW,                          \
+    S("expected_cores_source", SUM_JOB_NONE, "where expected_cores comes from", NOSHOW,                          \
       cores_src)                                                                                   \
-    D("proc_cpu_mean_pct_of_cores", SUM_DIM_PCT, "the tree's mean CPU in % of expected_cores", NOSHOW,          \
+    D("proc_cpu_mean_pct_of_cores", SUM_DIM_PCT, SUM_JOB_MEAN_BY_TIME, "the tree's mean CPU in % of expected_cores", NOSHOW,          \
       sum_fig_cpu_of_cores(run, sum_stat_mean(&run->proc[HW_PROC_COL_CPU])))                               \
     /* the tracked process alone and the tree's user/system split (proc_metrics.csv) */            \
-    D("main_peak_rss_mib", SUM_DIM_MEM, "highest RSS of the main process alone", SHOW(SUM_SHOW_PAGE, NULL, "main process peak RSS"),                        \
+    D("main_peak_rss_mib", SUM_DIM_MEM, SUM_JOB_MAX, "highest RSS of the main process alone", SHOW(SUM_SHOW_PAGE, NULL, "main process peak RSS"),                        \
       sum_fig_max(&run->proc[HW_PROC_COL_MAIN_RSS]))                                                \
-    D("main_peak_rss_kernel_mib", SUM_DIM_MEM, "the kernel's peak RSS of the main process (ru_maxrss)", NOSHOW, \
+    D("main_peak_rss_kernel_mib", SUM_DIM_MEM, SUM_JOB_MAX, "the kernel's peak RSS of the main process (ru_maxrss)", NOSHOW, \
       run->info.main_peak_kernel_mib)                                                              \
-    D("peak_pss_mib", SUM_DIM_MEM, "highest PSS of the tree: forked workers' shared pages counted once",        \
+    D("peak_pss_mib", SUM_DIM_MEM, SUM_JOB_MAX, "highest PSS of the tree: forked workers' shared pages counted once",        \
       NOSHOW,                                                                                      \
       sum_fig_max(&run->proc[HW_PROC_COL_PSS])) /* shared pages once, workers too */                \
-    D("main_cpu_mean_pct", SUM_DIM_PCT, "mean CPU of the main process alone, in % of one core", SHOW(SUM_SHOW_PAGE, NULL, "main process CPU mean"),         \
+    D("main_cpu_mean_pct", SUM_DIM_PCT, SUM_JOB_MEAN_BY_TIME, "mean CPU of the main process alone, in % of one core", SHOW(SUM_SHOW_PAGE, NULL, "main process CPU mean"),         \
       sum_stat_mean(&run->proc[HW_PROC_COL_MAIN_CPU]))                                             \
-    D("main_threads_max", SUM_DIM_NONE, "most threads of the main process", SHOW(SUM_SHOW_PAGE, NULL, "main process threads max"),                              \
+    D("main_threads_max", SUM_DIM_NONE, SUM_JOB_MAX, "most threads of the main process", SHOW(SUM_SHOW_PAGE, NULL, "main process threads max"),                              \
       sum_fig_max(&run->proc[HW_PROC_COL_MAIN_THREADS]))                                            \
-    D("usr_cpu_mean_pct", SUM_DIM_PCT, "the tree's mean user CPU, in % of one core", NOSHOW,                    \
+    D("usr_cpu_mean_pct", SUM_DIM_PCT, SUM_JOB_MEAN_BY_TIME, "the tree's mean user CPU, in % of one core", NOSHOW,                    \
       sum_stat_mean(&run->proc[HW_PROC_COL_USR_CPU]))                                              \
-    D("sys_cpu_mean_pct", SUM_DIM_PCT, "the tree's mean system CPU, in % of one core", NOSHOW,                  \
+    D("sys_cpu_mean_pct", SUM_DIM_PCT, SUM_JOB_MEAN_BY_TIME, "the tree's mean system CPU, in % of one core", NOSHOW,                  \
       sum_stat_mean(&run->proc[HW_PROC_COL_SYS_CPU]))                                              \
     /* disks, network, free space, the container (system.h) */                                     \
-    PER_IO(D(sum_io_defs[i].mib_key, SUM_DIM_MEM, sum_io_defs[i].mib_what, SHOW(SUM_SHOW_PAGE, NULL, sum_io_defs[i].mib_words), sum_system_mib(&run->sys, i)) \
-               D(sum_io_defs[i].peak_key, SUM_DIM_MEM_RATE, sum_io_defs[i].peak_what, SHOW(SUM_SHOW_PAGE, NULL, sum_io_defs[i].peak_words),                    \
+    PER_IO(D(sum_io_defs[i].mib_key, SUM_DIM_MEM, SUM_JOB_NONE, sum_io_defs[i].mib_what, SHOW(SUM_SHOW_PAGE, NULL, sum_io_defs[i].mib_words), sum_system_mib(&run->sys, i)) \
+               D(sum_io_defs[i].peak_key, SUM_DIM_MEM_RATE, SUM_JOB_MAX, sum_io_defs[i].peak_what, SHOW(SUM_SHOW_PAGE, NULL, sum_io_defs[i].peak_words),                    \
                  sum_system_peak_mib_s(&run->sys, i)))                                             \
-    D("fs_free_min_mib", SUM_DIM_MEM, "least free space on the run directory's file system", SHOW(SUM_SHOW_PAGE, NULL, "free space min"),            \
+    D("fs_free_min_mib", SUM_DIM_MEM, SUM_JOB_NONE, "least free space on the run directory's file system", SHOW(SUM_SHOW_PAGE, NULL, "free space min"),            \
       run->sys.fs_free_min_mib)                                                                    \
-    D("container_mem_peak_mib", SUM_DIM_MEM,                                                                    \
+    D("container_mem_peak_mib", SUM_DIM_MEM, SUM_JOB_MAX,                                                                    \
       "the container's memory peak (the kernel's, else the highest sample)", SHOW(SUM_SHOW_PAGE, NULL, "cgroup memory peak"),               \
       sum_system_mem_peak(&run->sys, &mem_src))                                                    \
-    S("container_mem_peak_source", "where container_mem_peak_mib comes from", NOSHOW,              \
+    S("container_mem_peak_source", SUM_JOB_NONE, "where container_mem_peak_mib comes from", NOSHOW,              \
       mem_src)                                                                                     \
-    D("container_mem_max_mib", SUM_DIM_MEM, "the container's memory limit", SHOW(SUM_SHOW_PAGE, NULL, "cgroup memory limit"),                             \
+    D("container_mem_max_mib", SUM_DIM_MEM, SUM_JOB_NONE, "the container's memory limit", SHOW(SUM_SHOW_PAGE, NULL, "cgroup memory limit"),                             \
       run->cg_mem_max_mib)                                                                         \
-    D("container_cpu_limit_cores", SUM_DIM_CORES, "the container's CPU limit in cores", SHOW(SUM_SHOW_PAGE, NULL, "cgroup CPU limit"),                   \
+    D("container_cpu_limit_cores", SUM_DIM_CORES, SUM_JOB_NONE, "the container's CPU limit in cores", SHOW(SUM_SHOW_PAGE, NULL, "cgroup CPU limit"),                   \
       run->cg_limit_cores)                                                                         \
-    U("phases", "phase entries logged", NOSHOW,                                                    \
+    U("phases", SUM_JOB_SUM, "phase entries logged", NOSHOW,                                                    \
       sum_fig_phases_total(run))                                                                           \
-    U("events", "events logged", NOSHOW,                                                           \
+    U("events", SUM_JOB_SUM, "events logged", NOSHOW,                                                           \
       sum_fig_events_total(run))                                                                           \
-    U("error_events", "error-like events logged", NOSHOW,                                          \
+    U("error_events", SUM_JOB_SUM, "error-like events logged", NOSHOW,                                          \
       run->err_total)                                                                              \
-    U("child_restarts", "restarts of nvidia-smi children", NOSHOW,                                 \
+    U("child_restarts", SUM_JOB_SUM, "restarts of nvidia-smi children", NOSHOW,                                 \
       run->info.child_restarts)                                                                    \
-    U("lines_skipped", "lines that could not be read, every file together", NOSHOW,                \
+    U("lines_skipped", SUM_JOB_SUM, "lines that could not be read, every file together", NOSHOW,                \
       sum_fig_lines_skipped(run))                                                                          \
-    U("partial_last_lines", "files that end inside a line (not yet written)", NOSHOW,              \
+    U("partial_last_lines", SUM_JOB_SUM, "files that end inside a line (not yet written)", NOSHOW,              \
       sum_fig_partial_lines(run))                                                                          \
-    U("placeholders", "cells a GPU tool left unmeasured ([N/A], -)", NOSHOW,                       \
+    U("placeholders", SUM_JOB_SUM, "cells a GPU tool left unmeasured ([N/A], -)", NOSHOW,                       \
       sum_fig_placeholders(run))                                                                     \
-    S("time_zone", "the zone of nvidia-smi's timestamps", NOSHOW,                                  \
+    S("time_zone", SUM_JOB_NONE, "the zone of nvidia-smi's timestamps", NOSHOW,                                  \
       run->tz.name)                                                                                \
-    S("time_zone_source", "where time_zone comes from", NOSHOW,                                    \
+    S("time_zone_source", SUM_JOB_NONE, "where time_zone comes from", NOSHOW,                                    \
       sum_fig_tz_source(run->tz_source))                                                              \
     /* added later: new columns go at the end, so that column positions stay */                    \
-    D("machine_cpus", SUM_DIM_NONE, "CPUs of the machine", NOSHOW,                                               \
+    D("machine_cpus", SUM_DIM_NONE, SUM_JOB_NONE, "CPUs of the machine", NOSHOW,                                               \
       run->info.cpus)                                                                              \
-    D("machine_gpus", SUM_DIM_NONE, "GPUs of the machine", NOSHOW,                                               \
+    D("machine_gpus", SUM_DIM_NONE, SUM_JOB_NONE, "GPUs of the machine", NOSHOW,                                               \
       run->info.gpus)                                                                              \
-    D("gpus_mem_used_peak_mib", SUM_DIM_GPUMEM, "highest memory.used of every GPU together at one instant",        \
+    D("gpus_mem_used_peak_mib", SUM_DIM_GPUMEM, SUM_JOB_OWN, "highest memory.used of every GPU together at one instant",        \
       NOSHOW,                                                                                      \
       tg.mem_used_peak_mib)                                                                        \
-    D("gpus_mem_total_mib", SUM_DIM_GPUMEM, "memory of every GPU together", NOSHOW,                                \
+    D("gpus_mem_total_mib", SUM_DIM_GPUMEM, SUM_JOB_NONE, "memory of every GPU together", NOSHOW,                                \
       tg.mem_total_mib)                                                                            \
-    D("gpus_util_sum_peak_pct", SUM_DIM_PCT, "highest sum of every GPU's utilization at one instant", NOSHOW,   \
+    D("gpus_util_sum_peak_pct", SUM_DIM_PCT, SUM_JOB_NONE, "highest sum of every GPU's utilization at one instant", NOSHOW,   \
       tg.util_sum_peak_pct)                                                                        \
-    D("gpus_busy_max", SUM_DIM_NONE, "most GPUs busy at one instant", NOSHOW,                                    \
+    D("gpus_busy_max", SUM_DIM_NONE, SUM_JOB_NONE, "most GPUs busy at one instant", NOSHOW,                                    \
       tg.busy_gpus_max)                                                                            \
     PER_CTX(0, HW_CTX_ROW_FIXED,                                                                   \
-            S(ctx_cols[i], "where the run ran, as its scheduler or launcher says (context)",       \
+            S(ctx_cols[i], SUM_JOB_OWN, "where the run ran, as its scheduler or launcher says (context)",       \
               NOSHOW, run->info.ctx[i][0] ? run->info.ctx[i] : NULL))                              \
     /* why the GPUs were slow, whether they were healthy (hw_health.csv, clocks.h) */              \
-    D("gpu_power_capped_pct", SUM_DIM_PCT,                                                                      \
+    D("gpu_power_capped_pct", SUM_DIM_PCT, SUM_JOB_MEAN_BY_TIME,                                                                      \
       "share of the GPUs' covered time under a power cap (hw_health.csv)", NOSHOW,                 \
       clk.power_pct)                                                                               \
-    D("gpu_thermal_pct", SUM_DIM_PCT, "share of the GPUs' covered time slowed for heat", NOSHOW,                \
+    D("gpu_thermal_pct", SUM_DIM_PCT, SUM_JOB_MEAN_BY_TIME, "share of the GPUs' covered time slowed for heat", NOSHOW,                \
       clk.thermal_pct)                                                                             \
-    D("gpu_sm_clock_pct_of_max", SUM_DIM_PCT, "mean SM clock in % of its maximum", NOSHOW,                      \
+    D("gpu_sm_clock_pct_of_max", SUM_DIM_PCT, SUM_JOB_MEAN_BY_TIME, "mean SM clock in % of its maximum", NOSHOW,                      \
       clk.sm_pct_of_max)                                                                           \
-    S("gpu_clock_source", "whether the throttle seconds come from counters or the bitmask",        \
+    S("gpu_clock_source", SUM_JOB_NONE, "whether the throttle seconds come from counters or the bitmask",        \
       NOSHOW,                                                                                      \
       clk.source)                                                                                  \
-    I("health_warnings", "health warnings (ECC errors, pending retirements, a degraded link, "     \
+    I("health_warnings", SUM_JOB_NONE, "health warnings (ECC errors, pending retirements, a degraded link, "     \
       "energy counter against power)", NOSHOW,                                                     \
         have_clk || run->nhealth_warn ? run->nhealth_warn : NAN)                                   \
-    S("health_warning", "the first health warning", NOSHOW,                                        \
+    S("health_warning", SUM_JOB_NONE, "the first health warning", NOSHOW,                                        \
       run->nhealth_warn ? run->health_warn[0] : NULL)                                              \
     /* the job's processes' share of the GPUs and the others' (hw_pmon.csv) */                     \
-    D("gpu_own_sm_mean_pct", SUM_DIM_PCT, "the job's own processes' mean SM share of the GPUs (hw_pmon.csv)",   \
+    D("gpu_own_sm_mean_pct", SUM_DIM_PCT, SUM_JOB_MEAN_BY_TIME, "the job's own processes' mean SM share of the GPUs (hw_pmon.csv)",   \
       NOSHOW,                                                                                      \
       have_pm ? sum_fig_mean(&pm.own_sm) : NAN)                                                    \
-    D("gpu_others_sm_mean_pct", SUM_DIM_PCT, "other processes' mean SM share of the same GPUs", NOSHOW,         \
+    D("gpu_others_sm_mean_pct", SUM_DIM_PCT, SUM_JOB_MEAN_BY_TIME, "other processes' mean SM share of the same GPUs", NOSHOW,         \
       have_pm ? sum_fig_mean(&pm.others_sm) : NAN)                                                 \
-    D("proc_threads_max", SUM_DIM_NONE, "most threads of the job's process tree at one sample",                 \
+    D("proc_threads_max", SUM_DIM_NONE, SUM_JOB_MAX, "most threads of the job's process tree at one sample",                 \
       SHOW(SUM_SHOW_PAGE, NULL, "process threads max"),                                            \
       sum_fig_max(&run->proc[HW_PROC_COL_THREADS]))                                                 \
-    D("step_phase_sec_per_step", SUM_DIM_S_PER_STEP,                                                                   \
+    D("step_phase_sec_per_step", SUM_DIM_S_PER_STEP, SUM_JOB_NONE,                                                                   \
       "seconds per step inside the phases that did the steps (evals and checkpoints between "     \
       "them left out)",                                                                            \
       SHOW(SUM_SHOW_PAGE, NULL, "seconds per step in step phases"),                                \
       sum_fig_round_us(sum_run_step_phase_sec_per_step(run)))                                      \
-    S("status_reason", "why the run has its status, in words (summary.json's outcome.reason)",     \
+    S("status_reason", SUM_JOB_NONE, "why the run has its status, in words (summary.json's outcome.reason)",     \
       NOSHOW, run->outcome.reason[0] ? run->outcome.reason : NULL)                                 \
-    S("energy_source", "the reading energy_wh is of: counter, instant or integrated (mixed: the "  \
+    S("energy_source", SUM_JOB_NONE, "the reading energy_wh is of: counter, instant or integrated (mixed: the "  \
       "GPUs' differ), so that a sweep compares like with like", NOSHOW,                            \
       sum_run_energy_source(run))                                                          \
     /* the verdicts (verdicts.h): their ids, then each rule's key figure */                      \
-    S("notes", "the verdicts' rule ids, warnings first (summary.json's notes)", NOSHOW,           \
+    S("notes", SUM_JOB_NONE, "the verdicts' rule ids, warnings first (summary.json's notes)", NOSHOW,           \
       run->verdicts ? run->verdicts->ids : NULL)                                                   \
-    PER_VFIG(D(sum_vfigs[i].key, sum_vfigs[i].dim, sum_vfigs[i].what, NOSHOW,                                        \
+    PER_VFIG(D(sum_vfigs[i].key, sum_vfigs[i].dim, SUM_JOB_NONE, sum_vfigs[i].what, NOSHOW,                                        \
                run->verdicts ? run->verdicts->figure[i] : NAN))                                    \
-    D("co2e_g", SUM_DIM_CO2E, "energy_wh's emissions at --carbon-intensity (g CO2e per kWh)", NOSHOW,           \
+    D("co2e_g", SUM_DIM_CO2E, SUM_JOB_NONE, "energy_wh's emissions at --carbon-intensity (g CO2e per kWh)", NOSHOW,           \
       sum_fig_co2e_g(run, sum_run_energy_wh(run)))                                                 \
-    D("energy_cost", SUM_DIM_NONE, "energy_wh's cost at --price (per kWh)", NOSHOW,                              \
+    D("energy_cost", SUM_DIM_NONE, SUM_JOB_NONE, "energy_wh's cost at --price (per kWh)", NOSHOW,                              \
       sum_fig_energy_cost(run, sum_run_energy_wh(run)))                                         \
     /* context keys added later (rundir.h's HW_CTX_ROW_FIXED): at the end, so positions stay */  \
     PER_CTX(HW_CTX_ROW_FIXED, HW_CTX_COUNT,                                                        \
-            S(ctx_cols[i], "where the run ran, as its scheduler or launcher says (context)",       \
+            S(ctx_cols[i], SUM_JOB_OWN, "where the run ran, as its scheduler or launcher says (context)",       \
               NOSHOW, run->info.ctx[i][0] ? run->info.ctx[i] : NULL))                              \
-    D("proc_cpu_sec", SUM_DIM_TIME, "CPU seconds of the command and the processes it waited for (wait4, as "     \
+    D("proc_cpu_sec", SUM_DIM_TIME, SUM_JOB_SUM, "CPU seconds of the command and the processes it waited for (wait4, as "     \
       "sacct's TotalCPU)", NOSHOW, run->info.cpu_s)                                                \
-    D("proc_disk_write_mib", SUM_DIM_MEM, "what the job's processes wrote to storage (write_bytes; "            \
+    D("proc_disk_write_mib", SUM_DIM_MEM, SUM_JOB_SUM, "what the job's processes wrote to storage (write_bytes; "            \
       "disk_write_mib is the node's disks)", NOSHOW,                                               \
       sum_fig_max(&run->proc[HW_PROC_COL_WRITE]) / 1048576.0)                                      \
-    D("proc_wchar_mib", SUM_DIM_MEM, "what the job's processes wrote by write() (wchar: page cache, pipes and " \
+    D("proc_wchar_mib", SUM_DIM_MEM, SUM_JOB_SUM, "what the job's processes wrote by write() (wchar: page cache, pipes and " \
       "sockets too, as sacct's MaxDiskWrite counts)", NOSHOW,                                      \
       sum_fig_max(&run->proc[HW_PROC_COL_WCHAR]) / 1048576.0)
 
@@ -292,6 +294,7 @@ enum {
     SWEEP_NCOLS = 0 SWEEP_COLUMNS(COL_ONE, COL_ONE, COL_ONE, COL_ONE, COL_PER_IO, COL_PER_CTX,
                                   COL_PER_VFIG)
 };
+_Static_assert(SWEEP_NCOLS <= SUM_ROW_COLS_MAX, "SUM_ROW_COLS_MAX: room for every row column");
 #undef COL_ONE
 #undef COL_PER_IO
 #undef COL_PER_CTX
@@ -308,13 +311,13 @@ static void make_defs(void)
     for (int k = 0; k < HW_CTX_COUNT; k++)
         snprintf(ctx_cols[k], sizeof ctx_cols[k], "job.%s", hw_ctx_defs[k].key);
     size_t n = 0;
-#define DEF(nm_, type_, dim_, what_, show_)                                                        \
-    row_defs[n++] = (struct sum_row_def){                                                          \
-        .key = (nm_), .type = (type_), .dim = (dim_), .what = (what_), .show = (show_)};
-#define S(nm_, what_, show_, v_) DEF(nm_, SUM_COL_STR, SUM_DIM_NONE, what_, show_)
-#define D(nm_, dim_, what_, show_, v_) DEF(nm_, SUM_COL_NUM, dim_, what_, show_)
-#define U(nm_, what_, show_, v_) DEF(nm_, SUM_COL_U64, SUM_DIM_NONE, what_, show_)
-#define I(nm_, what_, show_, v_) DEF(nm_, SUM_COL_INT, SUM_DIM_NONE, what_, show_)
+#define DEF(nm_, type_, dim_, job_, what_, show_)                                                  \
+    row_defs[n++] = (struct sum_row_def){.key = (nm_), .type = (type_), .dim = (dim_),             \
+                                         .job = (job_), .what = (what_), .show = (show_)};
+#define S(nm_, job_, what_, show_, v_) DEF(nm_, SUM_COL_STR, SUM_DIM_NONE, job_, what_, show_)
+#define D(nm_, dim_, job_, what_, show_, v_) DEF(nm_, SUM_COL_NUM, dim_, job_, what_, show_)
+#define U(nm_, job_, what_, show_, v_) DEF(nm_, SUM_COL_U64, SUM_DIM_NONE, job_, what_, show_)
+#define I(nm_, job_, what_, show_, v_) DEF(nm_, SUM_COL_INT, SUM_DIM_NONE, job_, what_, show_)
     SWEEP_COLUMNS(S, D, U, I, ROW_PER_IO, ROW_PER_CTX, ROW_PER_VFIG)
 #undef S
 #undef D
@@ -340,10 +343,10 @@ static size_t flat_cols(const struct sum_run *run, struct sum_col c[SWEEP_NCOLS]
     const struct sum_stat *mu = sum_fig_mem_util(run, &mu_src);
     sum_run_expected_cores(run, &cores_src);
     size_t n = 0;
-#define S(nm, what, show, v) c[n++].s = (v);
-#define D(nm, dim, what, show, v) c[n++].d = (v);
-#define U(nm, what, show, v) c[n++].u = (v);
-#define I(nm, what, show, v) c[n++].d = (v);
+#define S(nm, job, what, show, v) c[n++].s = (v);
+#define D(nm, dim, job, what, show, v) c[n++].d = (v);
+#define U(nm, job, what, show, v) c[n++].u = (v);
+#define I(nm, job, what, show, v) c[n++].d = (v);
     const struct sum_together_figs tg = sum_fig_together(run); /* once for the row's columns */
     struct sum_clk_figs clk;
     bool have_clk = sum_run_clocks(run, &clk);
@@ -373,6 +376,16 @@ void sum_report_shown(const struct sum_run *run, unsigned where, sum_show_fn *fn
                                                  : c[i].d;
         fn(ctx, &def[i], v);
     }
+}
+
+void sum_report_row_values(const struct sum_run *run, double *v)
+{
+    struct sum_col c[SWEEP_NCOLS];
+    size_t n = flat_cols(run, c);
+    for (size_t i = 0; i < n; i++)
+        v[i] = c[i].type == SUM_COL_U64   ? (double)c[i].u
+               : c[i].type == SUM_COL_STR ? NAN
+                                          : c[i].d;
 }
 
 /* The columns with summary.json places in [from, to) as members of w's object (summary.json's
@@ -491,8 +504,7 @@ static void phase_figures(const struct sum_run *run, const struct sum_units *u,
             char name[512], un[560];
             snprintf(name, sizeof name, "phase.%s.%s", a->name, d->key);
             bool in_u = sum_units_column(u, name, d->dim, un, sizeof un) == 0;
-            fn(ctx, in_u ? un : name, in_u ? sum_dim_value(u, d->dim, v[k]) : v[k],
-               d->type != SUM_COL_NUM);
+            fn(ctx, in_u ? un : name, v[k], d->type != SUM_COL_NUM, d->dim);
         }
     }
 }
@@ -500,14 +512,26 @@ static void phase_figures(const struct sum_run *run, const struct sum_units *u,
 void sum_report_figures(const struct sum_run *run, const struct sum_units *u, bool row,
                         bool phases, sum_figure_fn *fn, void *ctx)
 {
-    if (row) {
+    if (row) { /* the row's names in u, as sum_cols_units gives them; the values as measured */
         struct sum_col c[SWEEP_NCOLS];
         char names[SWEEP_NCOLS][SUM_COL_NAME];
-        size_t n = row_cols(run, u, c, names);
-        for (size_t i = 0; i < n; i++)
+        const char *given[SWEEP_NCOLS];
+        size_t n = flat_cols(run, c), m = 0;
+        for (size_t i = 0; i < n; i++) {
+            const char *name = c[i].name;
+            bool dup = false;
+            if (sum_units_column(u, name, c[i].dim, names[i], sizeof names[i]) == 0) {
+                for (size_t k = 0; k < m && !dup; k++)
+                    dup = !strcmp(given[k], names[i]);
+                name = names[i];
+            }
+            if (dup)
+                continue; /* peak_vram_mb and peak_vram_mib both peak_vram_gib: once */
+            given[m++] = name;
             if (c[i].type != SUM_COL_STR)
-                fn(ctx, c[i].name, c[i].type == SUM_COL_U64 ? (double)c[i].u : c[i].d,
-                   c[i].type != SUM_COL_NUM);
+                fn(ctx, name, c[i].type == SUM_COL_U64 ? (double)c[i].u : c[i].d,
+                   c[i].type != SUM_COL_NUM, c[i].dim);
+        }
     }
     if (phases)
         phase_figures(run, u, fn, ctx);
@@ -555,14 +579,15 @@ void sum_report_csv_row_u(const struct sum_run *run, const struct sum_units *u,
 struct cols_out {
     struct hw_buf *names, *cells;
     size_t n;
+    const struct sum_units *u;
 };
 
-static void csv_extra(void *ctx, const char *name, double v, bool integer)
+static void csv_extra(void *ctx, const char *name, double v, bool integer, enum sum_dim dim)
 {
     struct cols_out *o = ctx;
     hw_buf_puts(o->names, name); /* the name itself: quoted where the header is written */
     hw_buf_putc(o->names, '\0');
-    sum_report_cell(o->cells, v, integer);
+    sum_report_cell(o->cells, sum_dim_value(o->u, dim, v), integer);
     hw_buf_putc(o->cells, '\0');
     o->n++;
 }
@@ -570,14 +595,21 @@ static void csv_extra(void *ctx, const char *name, double v, bool integer)
 size_t sum_report_phase_csv(const struct sum_run *run, const struct sum_units *u,
                             struct hw_buf *names, struct hw_buf *cells)
 {
-    struct cols_out o = {names, cells, 0};
+    struct cols_out o = {names, cells, 0, u};
     phase_figures(run, u, csv_extra, &o);
     return o.n;
 }
 
-static void jsonl_extra(void *ctx, const char *name, double v, bool integer)
+struct json_out {
+    struct hw_json *w;
+    const struct sum_units *u;
+};
+
+static void jsonl_extra(void *ctx, const char *name, double v, bool integer, enum sum_dim dim)
 {
-    struct hw_json *w = ctx;
+    const struct json_out *o = ctx;
+    struct hw_json *w = o->w;
+    v = sum_dim_value(o->u, dim, v);
     hw_json_key(w, name);
     if (isfinite(v))
         sum_report_cell(w->b, v, integer);
@@ -607,7 +639,7 @@ void sum_report_jsonl_row_u(const struct sum_run *run, const struct sum_units *u
         hw_json_raw(&w, k.p ? k.p : "", sum_report_param_json(&run->params[i]));
         hw_buf_free(&k);
     }
-    phase_figures(run, u, jsonl_extra, &w);
+    phase_figures(run, u, jsonl_extra, &(struct json_out){&w, u});
     hw_json_close(&w);
     hw_buf_putc(out, '\n');
 }

@@ -14,6 +14,7 @@
 
 #include "hwrun/buf.h"
 #include "hwrun/timeutil.h"
+#include "jobreport.h"
 #include "report.h"
 #include "sumtest.h"
 
@@ -485,6 +486,22 @@ static bool ends_with(const char *s, const char *tail)
     return n >= t && !strcmp(s + n - t, tail);
 }
 
+/* The cell of column name in a CSV row of header h (cells without quotes), malloc'd; NULL when
+ * the header has no such column. */
+static char *csv_cell(const char *h, const char *row, const char *name)
+{
+    size_t nl = strlen(name);
+    for (;;) {
+        size_t hl = strcspn(h, ","), rl = strcspn(row, ",");
+        if (hl == nl && !strncmp(h, name, nl))
+            return strndup(row, rl);
+        if (!h[hl])
+            return NULL;
+        h += hl + 1;
+        row += rl + (row[rl] ? 1 : 0);
+    }
+}
+
 /* A node of a job: run.jsonl saying its host and rank, its config (lr, bs, extra), its train
  * phase's exit status and the loss it logged; a CPU file. */
 static void job_node(const char *job, const char *host, int rank, double lr, double loss,
@@ -535,14 +552,33 @@ static void test_job_rows(void)
     *row2++ = '\0';
     CU_ASSERT_TRUE_FATAL(ends_with(row2, "\n"));
     row2[strlen(row2) - 1] = '\0'; /* the last row, the document's end */
-    CU_ASSERT_TRUE(ends_with(h, ",failed_phase,failed_phase_node,params_node,running_nodes,"
-                                "attempts,job.slurm_restart_count,proc_cpu_sec,"
-                                "proc_disk_write_mib,proc_wchar_mib,gpus_unsampled_sec,"
-                                "param.lr,param.bs,metric.loss,param.wd"));
-    CU_ASSERT_TRUE(ends_with(row1, ",,,gpu-a,0,1,,,,,,0.1,32,1.5,"));
-    CU_ASSERT_TRUE(ends_with(row2, ",train,gpu-a,gpu-b,0,1,,,,,,0.2,32,2,0.01"));
-    if (!ends_with(row2, ",train,gpu-a,gpu-b,0,1,,,,,,0.2,32,2,0.01"))
-        fprintf(stderr, "rows:\n%s\n%s\n", row1, row2);
+    /* the header: the job row's columns as its table says them (the run row's figures with a
+     * job rule after the job's own), then the params */
+    size_t nd;
+    const struct sum_row_def *def = sum_job_row_defs(&nd);
+    struct hw_buf want;
+    hw_buf_init(&want, NULL, 0);
+    for (size_t i = 0; i < nd; i++)
+        hw_buf_printf(&want, "%s%s", i ? "," : "", def[i].key);
+    hw_buf_puts(&want, ",param.lr,param.bs,metric.loss,param.wd");
+    CU_ASSERT_FATAL(!want.oom);
+    CU_ASSERT_STRING_EQUAL(h, want.p);
+    hw_buf_free(&want);
+    static const char *const cols[] = {"failed_phase", "failed_phase_node", "params_node",
+                                       "running_nodes", "attempts", "proc_cpu_sec",
+                                       "gpus_unsampled_sec", "cpu_usr_mean_pct", "param.lr",
+                                       "param.bs", "metric.loss", "param.wd"};
+    static const char *const want1[] = {"", "", "gpu-a", "0", "1", "", "", "10.0", "0.1", "32",
+                                        "1.5", ""};
+    static const char *const want2[] = {"train", "gpu-a", "gpu-b", "0", "1", "", "", "10.0",
+                                        "0.2", "32", "2", "0.01"};
+    for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
+        char *c1 = csv_cell(h, row1, cols[k]), *c2 = csv_cell(h, row2, cols[k]);
+        CU_ASSERT_STRING_EQUAL(c1 ? c1 : "(none)", want1[k]);
+        CU_ASSERT_STRING_EQUAL(c2 ? c2 : "(none)", want2[k]);
+        free(c1);
+        free(c2);
+    }
     th_result_free(&r);
     r = run((const char *[]){"-q", "-f", "jsonl", j2, NULL});
     json_object *o = json_tokener_parse(r.out ? r.out : "");
@@ -1016,6 +1052,93 @@ static void test_two_runs_in_one_log(void)
     free(dir);
 }
 
+/* A rank of a job on host host, for secs seconds from 15:27:40: its proc_metrics.csv rows each
+ * second (RSS rss[i] MiB, write_bytes wr[i]), its machine's user CPU usr throughout. */
+static void rule_node(const char *job, const char *host, int secs, const double *rss,
+                      const double *wr, double usr)
+{
+    char *dir = th_fmt("%s/%s", job, host);
+    CU_ASSERT_EQUAL_FATAL(mkdir(dir, 0755), 0);
+    char *log = th_fmt(
+        "{\"ts\": \"2026-11-21T15:27:40.000+00:00\", \"type\": \"event\", \"event\": \"start\", "
+        "\"data\": {\"tool\": \"hwmon\", \"mode\": \"wrap\", \"interval_s\": 1, \"host\": \"%s\", "
+        "\"context\": {\"host\": \"%s\", \"slurm_job_id\": \"78\"}}}\n"
+        "{\"ts\": \"2026-11-21T15:27:4%d.000+00:00\", \"type\": \"event\", \"event\": \"stop\", "
+        "\"data\": {\"duration_s\": %d, \"exit_status\": 0}}\n",
+        host, host, secs, secs);
+    put_file(dir, "run.jsonl", log);
+    struct hw_buf p, c;
+    hw_buf_init(&p, NULL, 0);
+    hw_buf_init(&c, NULL, 0);
+    hw_buf_puts(&p, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes\n");
+    hw_buf_puts(&c, "timestamp,usr_pct,idle_pct\n");
+    for (int i = 0; i <= secs; i++) {
+        hw_buf_printf(&p, "2026-11-21T15:27:4%d.000+00:00,1,1,50.0,%.1f,0,%.0f\n", i, rss[i],
+                      wr[i]);
+        hw_buf_printf(&c, "2026-11-21T15:27:4%d.000+00:00,%.1f,%.1f\n", i, usr, 100 - usr);
+    }
+    CU_ASSERT_FATAL(!p.oom && !c.oom);
+    put_file(dir, "proc_metrics.csv", p.p);
+    put_file(dir, "cpu_metrics.csv", c.p);
+    hw_buf_free(&p);
+    hw_buf_free(&c);
+    free(log);
+    free(dir);
+}
+
+/* The job's row takes the run row's figures by each one's rule, checked against what the two
+ * ranks' files hold: a counter summed (storage writes: 2 + 3 MiB), a peak the highest (RSS:
+ * 700 MiB, rank b's), a mean weighted by time (user CPU 10% for 2 s and 30% for 4 s: 23.33%,
+ * not 20%); and in --units, renamed and converted as a run's row. */
+static void test_job_rules(void)
+{
+    char *base = th_tmpdir("cli-jobrules");
+    char *job = th_fmt("%s/job", base);
+    CU_ASSERT_FATAL(mkdir(job, 0755) == 0);
+    static const double rss_a[] = {100, 300, 200}, wr_a[] = {0, 1048576, 2097152};
+    static const double rss_b[] = {400, 700, 650, 500, 450},
+                        wr_b[] = {0, 1048576, 1048576, 2097152, 3145728};
+    rule_node(job, "gpu-a", 2, rss_a, wr_a, 10);
+    rule_node(job, "gpu-b", 4, rss_b, wr_b, 30);
+    struct th_result r = run((const char *[]){"-q", "-f", "json", job, NULL});
+    CU_ASSERT_EQUAL(r.status, 0);
+    json_object *o = json_tokener_parse(r.out ? r.out : ""), *v;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    CU_ASSERT(json_object_object_get_ex(o, "nodes", &v) && json_object_get_int(v) == 2);
+    CU_ASSERT(json_object_object_get_ex(o, "proc_disk_write_mib", &v) &&
+              fabs(json_object_get_double(v) - 5.0) < 1e-9);
+    CU_ASSERT(json_object_object_get_ex(o, "peak_rss_mb", &v) &&
+              json_object_get_double(v) == 700);
+    CU_ASSERT(json_object_object_get_ex(o, "cpu_usr_mean_pct", &v) &&
+              fabs(json_object_get_double(v) - (10.0 * 2 + 30.0 * 4) / 6) < 1e-6);
+    json_object_put(o);
+    th_result_free(&r);
+    /* the page: the same figures, each with its rule */
+    char *page = th_fmt("%s/job.html", base);
+    r = run((const char *[]){"-q", "-f", "csv", "--html", page, job, NULL});
+    CU_ASSERT_EQUAL(r.status, 0);
+    th_result_free(&r);
+    char *html = th_read_file(page, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "<tr><th>process peak RSS</th><td class=\"n\">700.0 MiB"
+                                        "</td><td>the highest of any rank</td></tr>"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "<tr><th>proc_disk_write_mib</th><td class=\"n\">5.0 MiB"
+                                        "</td><td>summed over the ranks</td></tr>"));
+    free(html);
+    free(page);
+    r = run((const char *[]){"-q", "-f", "jsonl", "--units", "mem=GiB", job, NULL});
+    o = json_tokener_parse(r.out ? r.out : "");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    CU_ASSERT(json_object_object_get_ex(o, "peak_rss_gib", &v) &&
+              fabs(json_object_get_double(v) - 700 / 1024.0) < 1e-9);
+    CU_ASSERT(!json_object_object_get_ex(o, "peak_rss_mb", &v));
+    json_object_put(o);
+    th_result_free(&r);
+    th_rmtree(base);
+    free(job);
+    free(base);
+}
+
 void add_cli_suite(void)
 {
     CU_pSuite s = th_add_suite("cli", NULL, NULL, 120);
@@ -1027,6 +1150,7 @@ void add_cli_suite(void)
     CU_add_test(s, "output_foreign_link", test_output_foreign_link);
     CU_add_test(s, "streamed", test_streamed);
     CU_add_test(s, "job_rows", test_job_rows);
+    CU_add_test(s, "job_rules", test_job_rules);
     CU_add_test(s, "sweep_rows", test_sweep_rows);
     CU_add_test(s, "csv_hostile_keys", test_csv_hostile_keys);
     CU_add_test(s, "many_params_and_collisions", test_many_params_and_collisions);

@@ -11,6 +11,7 @@
 #include "html.h"
 #include "jobreport.h"
 #include "jobsum.h"
+#include "report.h"
 #include "sumtest.h"
 #include "hwrun/buf.h"
 
@@ -96,6 +97,27 @@ static void make_node(struct sum_jnode *n, const char *host, const char *dir, do
 static double mem_a(int i) { return i < 40 ? 200 : 1000; }
 static double mem_b(int i) { return i < 40 ? 1000 : 300; }
 static double mem_gap(int i) { return i >= 20 && i < 30 ? NAN : i == 35 ? NAN : 400; }
+
+/* The node's run row figure of column key (one the job makes a figure of), the others not
+ * measured. */
+static void node_fig(struct sum_jnode *n, const char *key, double v)
+{
+    size_t nc, nd;
+    const size_t *rc = sum_job_run_cols(&nc);
+    const struct sum_row_def *def = sum_report_row_defs(&nd);
+    if (!n->fig) {
+        n->fig = malloc((nc ? nc : 1) * sizeof *n->fig);
+        CU_ASSERT_FATAL(n->fig != NULL);
+        for (size_t k = 0; k < nc; k++)
+            n->fig[k] = NAN;
+    }
+    for (size_t k = 0; k < nc; k++)
+        if (!strcmp(def[rc[k]].key, key)) {
+            n->fig[k] = v;
+            return;
+        }
+    CU_FAIL("not a column a job makes a figure of");
+}
 
 static void add_names(struct sum_jnode *n, const char *name, double total_s)
 {
@@ -215,11 +237,11 @@ static void test_requeue_restart_count(void)
     make_node(&j.node[1], "vm", "job/vm-2", 1200, 0.5, 300, 1, mem_b, true);
     j.node[0].status = SUM_STATUS_KILLED;
     snprintf(j.node[1].ctx[HW_CTX_SLURM_RESTART_COUNT], sizeof j.node[1].ctx[0], "1");
-    j.node[0].cpu_s = 20.5; /* the first attempt's stop event said it; wchar not measured */
-    j.node[1].cpu_s = 40.25;
-    j.node[1].wchar_b = 3 * 1048576.0;
-    j.node[0].write_b = 1048576.0;
-    j.node[1].write_b = 1048576.0;
+    node_fig(&j.node[0], "proc_cpu_sec", 20.5); /* its stop event said it; wchar not measured */
+    node_fig(&j.node[1], "proc_cpu_sec", 40.25);
+    node_fig(&j.node[1], "proc_wchar_mib", 3);
+    node_fig(&j.node[0], "proc_disk_write_mib", 1);
+    node_fig(&j.node[1], "proc_disk_write_mib", 1);
     double e0 = j.node[0].gpu[0].energy_wh, e1 = j.node[1].gpu[0].energy_wh;
     CU_ASSERT_EQUAL(sum_job_build(&j), 0);
     CU_ASSERT_FATAL(j.nattempt == 2);

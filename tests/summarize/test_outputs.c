@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "compare.h"
 #include "jobreport.h"
 #include "report.h"
 #include "sumtest.h"
@@ -293,6 +294,81 @@ static void test_compare_params(void)
     free(a);
     free(b);
     free(base);
+}
+
+/* --compare prints each figure in its entry's unit, as the text report does (sum_dim_fmt),
+ * in --units: every measured figure of the row whose dimension has a unit shows A's value with
+ * it on its line of --all (counted from the table); mem=GiB renames and converts peak VRAM
+ * (h100-real: 17485 MiB, 17.1 GiB), and the JSON says each metric's unit. */
+struct cmp_want {
+    const char *text;
+    const struct sum_units *u;
+    int with_unit, found;
+};
+
+static void cmp_want_fig(void *ctx, const char *name, double v, bool integer, enum sum_dim dim)
+{
+    struct cmp_want *c = ctx;
+    if (integer || !isfinite(v) || !*sum_dim_unit(c->u, dim) || !strncmp(name, "phase.", 6))
+        return;
+    c->with_unit++;
+    struct hw_buf want;
+    hw_buf_init(&want, NULL, 0);
+    hw_buf_printf(&want, "\n  %s ", name);
+    const char *line = strstr(c->text, want.p);
+    want.len = 0;
+    hw_buf_putc(&want, ' ');
+    sum_dim_fmt(&want, v, dim, c->u);
+    hw_buf_putc(&want, ' ');
+    hw_buf_putc(&want, '\0');
+    const char *eol = line ? strchr(line + 1, '\n') : NULL;
+    const char *at = line ? strstr(line, want.p) : NULL;
+    if (at && (!eol || at < eol))
+        c->found++;
+    else
+        fprintf(stderr, "--compare: %s lacks \"%s\"\n", name, want.p);
+    hw_buf_free(&want);
+}
+
+static void test_compare_units(void)
+{
+    char *da = th_fmt("%s/runs/h100-real", th_env("HWRUN_TESTDATA"));
+    char *db = th_fmt("%s/runs/h100-real-sigterm", th_env("HWRUN_TESTDATA"));
+    struct sum_run *a = summarize_dir(da), *b = summarize_dir(db);
+    CU_ASSERT_FATAL(a && b);
+    struct sum_units gib;
+    char err[128];
+    sum_units_init(&gib);
+    CU_ASSERT_FATAL(sum_units_parse(&gib, "mem=GiB", err, sizeof err) == 0);
+    for (int k = 0; k < 2; k++) {
+        const struct sum_units *u = k ? &gib : NULL;
+        struct hw_buf t;
+        hw_buf_init(&t, NULL, 0);
+        sum_compare_text(a, b, u, true, &t);
+        hw_buf_putc(&t, '\0');
+        CU_ASSERT_FATAL(!t.oom);
+        struct cmp_want c = {t.p, u, 0, 0};
+        sum_report_figures(a, u, true, false, cmp_want_fig, &c);
+        CU_ASSERT(c.with_unit > 10);
+        CU_ASSERT_EQUAL(c.found, c.with_unit);
+        const char *pv = strstr(t.p, k ? "\n  peak_vram_gib " : "\n  peak_vram_mib ");
+        CU_ASSERT_PTR_NOT_NULL(pv);
+        if (pv)
+            CU_ASSERT_PTR_NOT_NULL(strstr(pv, k ? " 17.1 GiB " : " 17485.0 MiB "));
+        hw_buf_free(&t);
+    }
+    struct hw_buf j;
+    hw_buf_init(&j, NULL, 0);
+    sum_compare_json(a, b, &gib, &j);
+    hw_buf_putc(&j, '\0');
+    CU_ASSERT_PTR_NOT_NULL(strstr(j.p, "\"metric\": \"peak_vram_gib\",\n      \"unit\": \"GiB\",\n"
+                                       "      \"a\": 17.0751953125,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(j.p, "\"metric\": \"num_samples\",\n      \"unit\": null,"));
+    hw_buf_free(&j);
+    sum_run_free(a);
+    sum_run_free(b);
+    free(da);
+    free(db);
 }
 
 /* The sweep page answers which run was best and why the others failed: a status column with
@@ -692,6 +768,66 @@ static void test_row_defs(void)
     hw_buf_free(&b);
 }
 
+/* Every entry of the run's row says how a job makes one figure of its ranks' (a forgotten rule
+ * fails here), one that fits what it is (a text has none of its own, a percentage does not
+ * add, only a number has a mean); and the job's row is what the rules say: the job's own
+ * columns, every SUM, MAX or MEAN_BY_TIME figure of the run's row once, no NONE one; an OWN
+ * one is a column of the job's own. Counts from the tables. */
+static void test_job_rules_table(void)
+{
+    size_t n, nj;
+    const struct sum_row_def *def = sum_report_row_defs(&n), *job = sum_job_row_defs(&nj);
+    struct hw_buf h;
+    hw_buf_init(&h, NULL, 0);
+    hw_buf_putc(&h, ',');
+    sum_job_csv_header(NULL, NULL, 0, &h);
+    CU_ASSERT_FATAL(!h.oom && h.len > 1);
+    h.p[h.len - 1] = ','; /* ",a,b,c," */
+    hw_buf_putc(&h, '\0');
+    size_t derived = 0, own = 0;
+    for (size_t i = 0; i < nj; i++)
+        own += job[i].job == SUM_JOB_OWN;
+    for (size_t i = 0; i < n; i++) {
+        const struct sum_row_def *c = &def[i];
+        enum sum_job_rule r = c->job;
+        bool ok = r > SUM_JOB_UNSET && r < SUM_JOB_RULE_COUNT;
+        if (ok && c->type == SUM_COL_STR)
+            ok = r == SUM_JOB_NONE || r == SUM_JOB_OWN;
+        if (ok && r == SUM_JOB_MEAN_BY_TIME)
+            ok = c->type == SUM_COL_NUM;
+        if (ok && r == SUM_JOB_SUM && c->type == SUM_COL_NUM)
+            ok = c->dim == SUM_DIM_MEM || c->dim == SUM_DIM_TIME || c->dim == SUM_DIM_ENERGY ||
+                 c->dim == SUM_DIM_GPUMEM || c->dim == SUM_DIM_CO2E || c->dim == SUM_DIM_GPU_H;
+        char *key = th_fmt(",%s,", c->key);
+        const char *at = strstr(h.p, key);
+        bool once = at && !strstr(at + 1, key);
+        bool derive = r == SUM_JOB_SUM || r == SUM_JOB_MAX || r == SUM_JOB_MEAN_BY_TIME;
+        derived += derive;
+        if (ok && derive)
+            ok = once;
+        else if (ok && r == SUM_JOB_NONE)
+            ok = !at;
+        else if (ok && r == SUM_JOB_OWN) {
+            ok = false;
+            for (size_t k = 0; k < nj; k++)
+                ok |= job[k].job == SUM_JOB_OWN && !strcmp(job[k].key, c->key);
+            ok = ok && once;
+        }
+        if (!ok)
+            fprintf(stderr, "run row column %zu (%s): job rule %d does not fit it, or the job's "
+                            "row does not follow it\n", i, c->key, (int)r);
+        CU_ASSERT(ok);
+        free(key);
+    }
+    size_t cols = 0;
+    for (const char *p = h.p + 1; (p = strchr(p, ',')); p++)
+        cols++;
+    CU_ASSERT(derived > 0);
+    CU_ASSERT_EQUAL(cols, own + derived);
+    CU_ASSERT_EQUAL(cols, nj);
+    hw_buf_free(&h);
+}
+
 /* summary.json's headline: the row columns with a place and the members that are not row
  * columns take every place from 1 to the last once (a gap or a place twice would misplace or
  * lose a key), the others' keys are no row column's, and a run's summary.json has each key in
@@ -748,7 +884,9 @@ static void test_headline_keys_resolve(void)
 void add_outputs_suite(void)
 {
     CU_add_test(th_add_suite("rounding", NULL, NULL, 60), "and_units", test_rounding_and_units);
-    CU_add_test(th_add_suite("rows", NULL, NULL, 60), "defs", test_row_defs);
+    CU_pSuite rows = th_add_suite("rows", NULL, NULL, 60);
+    CU_add_test(rows, "defs", test_row_defs);
+    CU_add_test(rows, "job_rules", test_job_rules_table);
     CU_pSuite text = th_add_suite("text", NULL, NULL, 60);
     CU_add_test(text, "for_people", test_text_for_people);
     CU_add_test(text, "headline", test_text_headline);
@@ -759,6 +897,7 @@ void add_outputs_suite(void)
     CU_add_test(params, "sweep_page", test_sweep_page_params);
     CU_add_test(params, "steps_done", test_steps_done);
     CU_add_test(params, "compare", test_compare_params);
+    CU_add_test(params, "compare_units", test_compare_units);
     CU_pSuite s = th_add_suite("outputs", NULL, NULL, 60);
     CU_add_test(s, "several_dirs_one_document", test_several_dirs_one_document);
     CU_add_test(s, "write_alone_prints_nothing", test_write_alone_prints_nothing);
