@@ -34,6 +34,9 @@ static const struct amd_field {
     [RD_GM_TEMP] = {"H/temp1_input", NULL, 1e-3, 0},
     [RD_GM_SM_CLOCK] = {"H/freq1_input", NULL, 1e-6, 0},
     [RD_GM_MEM_CLOCK] = {"H/freq2_input", NULL, 1e-6, 0},
+    /* the fan's duty cycle, 0 to 255 (the kernel's hwmon ABI): the speed it is meant to run at,
+     * as nvidia-smi's fan.speed is; boards without a fan (the MI series) have no pwm1 */
+    [RD_GM_FAN] = {"H/pwm1", NULL, 100.0 / 255, 0},
 };
 
 /* hw_health.csv's columns from AMD's files (relative to device/, "H/": its hwmon/hwmonN/), read

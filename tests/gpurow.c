@@ -8,8 +8,8 @@
 struct th_gpu_vals th_gpu_vals_h100(void)
 {
     struct th_gpu_vals g;
-    for (int k = 0; k < HW_GPU_FIG_COUNT; k++)
-        g.v[k] = 1;
+    for (int k = 0; k < HW_GPU_FIG_COUNT; k++) /* what a board may lack (a fan) it lacks */
+        g.v[k] = hw_gpu_figs[k].flags & HW_GF_MAY_NA ? NAN : 1;
     static const struct {
         const char *field;
         double v;

@@ -103,19 +103,25 @@ static double sample_value(const char *text, const char *name, const char *run, 
  * power limit, the SM clock's maximum and the PCIe link from hw_health.csv. */
 static void test_every_gpu_figure(void)
 {
+    /* each dimension's base unit and scale, written out: the oracle, not the table's */
     static const struct {
+        const char *unit;
+        double scale;
+    } base[HW_GPU_DIM_COUNT] = {
+        [HW_GPU_DIM_PCT] = {"ratio", 0.01}, [HW_GPU_DIM_MIB] = {"bytes", 1048576.0},
+        [HW_GPU_DIM_W] = {"watts", 1.0},    [HW_GPU_DIM_C] = {"celsius", 1.0},
+        [HW_GPU_DIM_MHZ] = {"hertz", 1e6},
+    };
+    struct {
         const char *stem, *field, *unit;
         double scale;
-    } fig[] = {
-#define FIG_PCT "ratio", 0.01
-#define FIG_MIB "bytes", 1048576.0
-#define FIG_W "watts", 1.0
-#define FIG_C "celsius", 1.0
-#define FIG_MHZ "hertz", 1e6
-#define FIG(id, key, field, dim, pytyche, since, pref, stem, ...) {stem, field, FIG_##dim},
-        HW_GPU_METRICS(FIG)
-#undef FIG
-    };
+    } fig[HW_GPU_FIG_COUNT];
+    for (int k = 0; k < HW_GPU_FIG_COUNT; k++) {
+        const struct hw_gpu_fig *f = &hw_gpu_figs[k];
+        CU_ASSERT_PTR_NOT_NULL_FATAL(base[f->dim].unit);
+        fig[k].stem = f->stem, fig[k].field = f->field;
+        fig[k].unit = base[f->dim].unit, fig[k].scale = base[f->dim].scale;
+    }
     char *dir = th_tmpdir("prom-figs");
     struct hw_buf list, row;
     hw_buf_init(&list, NULL, 0);
