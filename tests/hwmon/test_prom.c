@@ -192,6 +192,53 @@ static void test_every_gpu_figure(void)
     free(dir);
 }
 
+/* A figure a board may not have (HW_GF_MAY_NA: a fan) that it answers [N/A] for, in hwmon's
+ * default list, is no family of the export (unmeasured is absent, never 0), beside the figures
+ * it measured. */
+static void test_may_na_absent(void)
+{
+    char *dir = th_tmpdir("prom-na");
+    struct hw_buf rows;
+    hw_buf_init(&rows, NULL, 0);
+    prow(&rows, "2026/11/21 10:00:00.000", 0, 50, 30, 2048, 300, 50);
+    hw_buf_putc(&rows, '\0');
+    CU_ASSERT_PTR_NOT_NULL(strstr(rows.p, "[N/A]"));
+    put(dir, "run.jsonl",
+        "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", \"event\": \"start\", "
+        "\"data\": {\"interval_s\": 1.0, \"smi_tz\": \"UTC\"}}\n",
+        false);
+    put(dir, "hw_metrics.csv", rows.p, false);
+    struct mon_prom p;
+    memset(&p, 0, sizeof p);
+    char *out = th_fmt("%s/x.prom", dir);
+    CU_ASSERT_EQUAL_FATAL(mon_prom_resolve(&p, out, dir), 0);
+    snprintf(p.run, sizeof p.run, "r");
+    CU_ASSERT_EQUAL_FATAL(mon_prom_open(&p, dir, fields, 1.0, "h", NULL), 0);
+    struct mon_prom_counters c = {0};
+    CU_ASSERT_EQUAL_FATAL(mon_prom_update(&p, &c, 1764085545.0), 0);
+    char *text = th_read_file(out, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    int may = 0;
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++) {
+        const struct hw_gpu_fig *f = &hw_gpu_figs[m];
+        char *name = th_fmt("hwrun_%s_%s", f->stem, hw_gpu_dims[f->dim].prom_unit);
+        if (f->flags & HW_GF_MAY_NA) {
+            may++;
+            CU_ASSERT_PTR_NULL(strstr(text, name));
+        } else if (strstr(fields, f->field)) {
+            CU_ASSERT(isfinite(sample_value(text, name, "r", 0)));
+        }
+        free(name);
+    }
+    CU_ASSERT(may > 0);
+    mon_prom_close(&p);
+    free(text);
+    free(out);
+    hw_buf_free(&rows);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* The export's energy is summarize's, also when nvidia-smi sampled slower than hwmon asked (it
  * falls behind with many GPUs or a short -i): 0.2 s rows where -i said 0.05 s are steps, not
  * gaps, for both; the 3 s hole is a gap for both. */
@@ -938,6 +985,7 @@ void add_prom_suite(void)
     CU_pSuite s = th_add_suite("prom", NULL, NULL, 120);
     CU_add_test(s, "exposition", test_exposition);
     CU_add_test(s, "every_gpu_figure", test_every_gpu_figure);
+    CU_add_test(s, "may_na_absent", test_may_na_absent);
     CU_add_test(s, "label_utf8", test_label_utf8);
     CU_add_test(s, "energy_agrees", test_energy_agrees);
     CU_add_test(s, "paths", test_paths);
