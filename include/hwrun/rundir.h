@@ -116,6 +116,12 @@ struct hw_gpu_alias {
     const char *field;
     int pref;
 };
+/* Where amdgpu's kernel driver says a figure: a file relative to the card's device/ ("H/": its
+ * hwmon/hwmonN/), one to try when it is missing, the factor to the figure's unit. */
+struct hw_gpu_amd {
+    const char *file, *alt;
+    double scale;
+};
 /* One GPU figure of hw_metrics.csv (hw_gpu_figs[], by enum hw_gpu_metric). */
 struct hw_gpu_fig {
     const char *key;   /* "util_pct": summary.json's, the reader's */
@@ -128,6 +134,8 @@ struct hw_gpu_fig {
     const char *stem;  /* the Prometheus name's: hwrun_<stem>_<prom_unit of the dimension> */
     const char *label; /* the text report's and the page's */
     const char *help;  /* what it is */
+    int decimals;      /* what nvidia-smi prints (power: 2), which AMD's rows print too */
+    struct hw_gpu_amd amd; /* its AMD source (hwmon/amdgpu.c); .file NULL: AMD writes [N/A] */
 };
 
 /* hw_metrics.csv's figures, one entry each, in the file's order: X(ID, the --query-gpu field,
@@ -142,46 +150,57 @@ struct hw_gpu_fig {
  *
  * A new figure recorded by default takes the next version (HW_GPU_FIELD_VERSION + 1): its field
  * is appended after uuid, so files of older hwmons, headerless, keep their width and still read.
- * Its AMD file, if amdgpu has one, goes in hwmon/amdgpu.c's amd_fields. */
+ * Its AMD file, if amdgpu has one, is its .amd. */
 #define HW_GPU_METRICS(X)                                                                          \
     X(UTIL, "utilization.gpu", 1, .key = "util_pct", .dim = HW_GPU_DIM_PCT,                        \
       .flags = HW_GF_PYTYCHE, .stem = "gpu_utilization", .label = "util",                          \
-      .help = "Share of the interval in which a kernel ran")                                       \
+      .help = "Share of the interval in which a kernel ran",                                       \
+      .amd = {"gpu_busy_percent", NULL, 1})                                                        \
     X(MEM_UTIL, "utilization.memory", 1, .key = "mem_util_pct", .dim = HW_GPU_DIM_PCT,             \
       .flags = HW_GF_PYTYCHE, .stem = "gpu_memory_utilization", .label = "mem util",               \
-      .help = "Share of the interval in which device memory was read or written")                  \
+      .help = "Share of the interval in which device memory was read or written",                  \
+      .amd = {"mem_busy_percent", NULL, 1})                                                        \
     X(MEM_USED, "memory.used", 1, .key = "mem_used_mib", .dim = HW_GPU_DIM_MIB,                    \
       .flags = HW_GF_PYTYCHE, .stem = "gpu_memory_used", .label = "mem used",                      \
-      .help = "Device memory in use")                                                              \
+      .help = "Device memory in use",                                                              \
+      .amd = {"mem_info_vram_used", NULL, 1.0 / 1048576})                                          \
     X(MEM_TOTAL, "memory.total", 1, .key = "mem_total_mib", .dim = HW_GPU_DIM_MIB,                 \
       .flags = HW_GF_PYTYCHE, .stem = "gpu_memory_total", .label = "mem total",                    \
-      .help = "Device memory in all")                                                              \
+      .help = "Device memory in all",                                                              \
+      .amd = {"mem_info_vram_total", NULL, 1.0 / 1048576})                                         \
     /* power.draw is the average on older drivers and the same as power.draw.instant or          \
        .average on newer ones (which one, the driver's help says) */                               \
     X(POWER, "power.draw", 1, .key = "power_w", .pref = 3,                                         \
       .aliases = (const struct hw_gpu_alias[]){{"power.draw.instant", 2},                          \
                                                {"power.draw.average", 1}, {NULL, 0}},              \
       .dim = HW_GPU_DIM_W, .flags = HW_GF_PYTYCHE, .stem = "gpu_power", .label = "power",          \
-      .help = "Power draw")                                                                        \
+      .help = "Power draw",                                                                        \
+      .decimals = 2, .amd = {"H/power1_average", "H/power1_input", 1e-6})                          \
     X(TEMP, "temperature.gpu", 1, .key = "temp_c", .dim = HW_GPU_DIM_C, .flags = HW_GF_PYTYCHE,    \
-      .stem = "gpu_temperature", .label = "temperature", .help = "GPU core temperature")           \
+      .stem = "gpu_temperature", .label = "temperature", .help = "GPU core temperature",           \
+      .amd = {"H/temp1_input", NULL, 1e-3})                                                        \
     /* the short clock names are nvidia-smi's aliases */                                           \
     X(SM_CLOCK, "clocks.current.sm", 1, .key = "sm_clock_mhz",                                     \
       .aliases = (const struct hw_gpu_alias[]){{"clocks.sm", 0}, {NULL, 0}},                       \
       .dim = HW_GPU_DIM_MHZ, .flags = HW_GF_PYTYCHE, .stem = "gpu_sm_clock", .label = "SM clock",  \
-      .help = "Current SM clock")                                                                  \
+      .help = "Current SM clock",                                                                  \
+      .amd = {"H/freq1_input", NULL, 1e-6})                                                        \
     X(MEM_CLOCK, "clocks.current.memory", 1, .key = "mem_clock_mhz",                               \
       .aliases = (const struct hw_gpu_alias[]){{"clocks.mem", 0}, {NULL, 0}},                      \
       .dim = HW_GPU_DIM_MHZ, .flags = HW_GF_PYTYCHE, .stem = "gpu_memory_clock",                   \
-      .label = "mem clock", .help = "Current memory clock")                                        \
+      .label = "mem clock", .help = "Current memory clock",                                        \
+      .amd = {"H/freq2_input", NULL, 1e-6})                                                        \
+    /* (no AMD file: amdgpu's sclk is freq1, the SM clock's) */                                    \
     X(GR_CLOCK, "clocks.current.graphics", 0, .key = "gr_clock_mhz",                               \
       .aliases = (const struct hw_gpu_alias[]){{"clocks.gr", 0}, {NULL, 0}},                       \
       .dim = HW_GPU_DIM_MHZ, .flags = HW_GF_WHEN_SEEN, .stem = "gpu_graphics_clock",               \
       .label = "gr clock", .help = "Current graphics clock")                                       \
-    /* boards without a fan (datacenter ones) answer [N/A] */                                      \
+    /* boards without a fan (datacenter ones: the H100, AMD's MI series) answer [N/A]; AMD's   \
+       pwm1 is the fan's duty cycle, 0 to 255 (the kernel's hwmon ABI): the speed it is meant to \
+       run at, as nvidia-smi's fan.speed is */                                                     \
     X(FAN, "fan.speed", 2, .key = "fan_pct", .dim = HW_GPU_DIM_PCT,                                \
       .flags = HW_GF_MAY_NA | HW_GF_WHEN_SEEN, .stem = "gpu_fan_speed", .label = "fan",            \
-      .help = "Fan speed, as a share of its maximum")
+      .help = "Fan speed, as a share of its maximum", .amd = {"H/pwm1", NULL, 100.0 / 255})
 enum hw_gpu_metric {
 #define HW_GM_ENUM(id, ...) HW_GM_##id,
     HW_GPU_METRICS(HW_GM_ENUM)

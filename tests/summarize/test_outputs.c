@@ -522,6 +522,10 @@ static void test_every_gpu_figure(void)
         CU_ASSERT(!(f->flags & HW_GF_PYTYCHE) || !(f->flags & HW_GF_WHEN_SEEN));
         for (const struct hw_gpu_alias *a = f->aliases; a && a->field; a++)
             CU_ASSERT(*a->field && strcmp(a->field, f->field) != 0);
+        /* an AMD source converts to the figure's unit; its fallback is a second file */
+        CU_ASSERT(!f->amd.file || (*f->amd.file && f->amd.scale > 0));
+        CU_ASSERT(!f->amd.alt || f->amd.file);
+        CU_ASSERT(f->decimals >= 0 && f->decimals <= 6);
         for (int k = 0; k < m; k++) {
             CU_ASSERT(strcmp(hw_gpu_figs[k].key, f->key) != 0);
             CU_ASSERT(strcmp(hw_gpu_figs[k].label, f->label) != 0);
