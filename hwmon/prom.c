@@ -588,10 +588,11 @@ void mon_prom_format(const struct mon_prom *p, const struct mon_prom_counters *c
     /* a full disk shows here while it lasts, not only in the stop event: alert on it */
     family(b, "hwrun_samples_lost_total", "counter",
            "Samples taken but not written (their file's disk was full), by file.");
-    series(b, p, "hwrun_samples_lost_total", "file", "cpu", (char *)NULL);
-    value(b, (double)c->lost_cpu);
-    series(b, p, "hwrun_samples_lost_total", "file", "proc", (char *)NULL);
-    value(b, (double)c->lost_proc);
+    for (int k = 0; k < HW_FILE_COUNT; k++)
+        if (hw_run_files[k].by == HW_BY_HWMON) {
+            series(b, p, "hwrun_samples_lost_total", "file", hw_run_files[k].stem, (char *)NULL);
+            value(b, (double)c->lost[k]);
+        }
     plain(b, p, "hwrun_phases_total", "counter", "Phases completed (run.jsonl).",
           (double)p->live.phases);
     plain(b, p, "hwrun_phases_open", "gauge", "Phases begun and not yet ended (run.jsonl).",

@@ -27,8 +27,9 @@
 /* Counters hwmon itself keeps (sampler and children). */
 struct mon_prom_counters {
     uint64_t samples, skipped_slots, child_restarts;
-    /* samples taken but not written (a full disk), by file: the stop event's samples_lost */
-    uint64_t lost_cpu, lost_proc;
+    /* rows not written (a full disk), by enum hw_file: the stop event's samples_lost; a series
+     * for each file hwmon writes itself (HW_RUN_FILES' HWMON), labelled by its stem */
+    uint64_t lost[HW_FILE_COUNT];
 };
 
 /* Who writes an export file: its first line, a comment the text format ignores

@@ -588,10 +588,14 @@ static void log_stop(struct run *r, bool wrap, int exit_status)
     if (nnow > 0)
         mon_fs_json(now, nnow, &fsj);
     const struct mon_sampler *sa = &r->sampler;
-    rl_field_t samples[] = {RL_INT("cpu", (int64_t)atomic_load(&sa->rows[HW_FILE_CPU])),
-                            RL_INT("proc", (int64_t)atomic_load(&sa->rows[HW_FILE_PROC]))};
-    rl_field_t lost[] = {RL_INT("cpu", (int64_t)atomic_load(&sa->lost[HW_FILE_CPU])),
-                         RL_INT("proc", (int64_t)atomic_load(&sa->lost[HW_FILE_PROC]))};
+    /* rows per file hwmon writes, by the table's stems: every such file, made or not */
+    rl_field_t samples[HW_FILE_COUNT], lost[HW_FILE_COUNT];
+    size_t n_own = 0;
+    for (int k = 0; k < HW_FILE_COUNT; k++)
+        if (hw_run_files[k].by == HW_BY_HWMON) {
+            samples[n_own] = RL_INT(hw_run_files[k].stem, (int64_t)atomic_load(&sa->rows[k]));
+            lost[n_own++] = RL_INT(hw_run_files[k].stem, (int64_t)atomic_load(&sa->lost[k]));
+        }
     rl_field_t killed[HW_ARRAY_SIZE(r->killed)];
     size_t n_killed = (size_t)r->n_killed < HW_ARRAY_SIZE(killed) ? (size_t)r->n_killed
                                                                    : HW_ARRAY_SIZE(killed);
@@ -611,8 +615,8 @@ static void log_stop(struct run *r, bool wrap, int exit_status)
     int64_t oom_kills = have_oom && oom1 > r->oom0 ? (int64_t)(oom1 - r->oom0) : 0;
     const struct opt_field all[] = {
         {true, RL_DBL(HW_STOP_DURATION, round((hw_mono_now() - r->t0) * 1000) / 1000)},
-        {true, RL_OBJ("samples", samples, HW_ARRAY_SIZE(samples))},
-        {true, RL_OBJ(HW_STOP_SAMPLES_LOST, lost, HW_ARRAY_SIZE(lost))},
+        {true, RL_OBJ(HW_STOP_SAMPLES, samples, n_own)},
+        {true, RL_OBJ(HW_STOP_SAMPLES_LOST, lost, n_own)},
         {true, RL_INT("skipped_slots", (int64_t)atomic_load(&r->sampler.skipped))},
         {wrap, RL_INT(HW_STOP_EXIT_STATUS, exit_status)},
         {true, RL_STR(HW_STOP_REASON, r->stop_reason ? r->stop_reason : "signal")},
@@ -1230,9 +1234,9 @@ static void prom_write(struct run *r)
     struct mon_prom_counters c = {
         .samples = atomic_load(&r->sampler.rows[HW_FILE_CPU]),
         .skipped_slots = atomic_load(&r->sampler.skipped),
-        .lost_cpu = atomic_load(&r->sampler.lost[HW_FILE_CPU]),
-        .lost_proc = atomic_load(&r->sampler.lost[HW_FILE_PROC]),
     };
+    for (int k = 0; k < HW_FILE_COUNT; k++)
+        c.lost[k] = atomic_load(&r->sampler.lost[k]);
     c.child_restarts = mon_children_restarts(&r->children);
     int rc = mon_prom_update(&r->prom, &c, hw_real_now());
     if (rc < 0 && !r->prom_warned) { /* once: a full disk would otherwise flood stderr */

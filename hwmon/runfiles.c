@@ -63,7 +63,7 @@ const struct mon_file_def *const mon_files[HW_FILE_COUNT] = {
 #define MON_FILE_OF_HWMON(ID) [HW_FILE_##ID] = &mon_file_##ID,
 #define MON_FILE_OF_GPU(ID)
 #define MON_FILE_OF_LOG(ID)
-#define MON_FILE_OF(ID, name, reader, by, ...) MON_FILE_OF_##by(ID)
+#define MON_FILE_OF(ID, stem, name, reader, by, ...) MON_FILE_OF_##by(ID)
     HW_RUN_FILES(MON_FILE_OF)
 #undef MON_FILE_OF
 };

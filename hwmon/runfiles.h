@@ -54,7 +54,7 @@ struct mon_file_def {
 #define MON_FILE_DECL_HWMON(ID) extern const struct mon_file_def mon_file_##ID;
 #define MON_FILE_DECL_GPU(ID)
 #define MON_FILE_DECL_LOG(ID)
-#define MON_FILE_DECL(ID, name, reader, by, ...) MON_FILE_DECL_##by(ID)
+#define MON_FILE_DECL(ID, stem, name, reader, by, ...) MON_FILE_DECL_##by(ID)
 HW_RUN_FILES(MON_FILE_DECL)
 #undef MON_FILE_DECL
 

@@ -43,9 +43,14 @@ static void file_rows(struct mon_sampler *s, const struct mon_file_tick *t)
         mon_files[k]->row(&b, &s->cfg.files, t, s->file_state[k]);
         if (!b.len)
             continue;
+        /* rows, not writes: a tick may give a file several (tree_pids.csv's joins), so that
+         * each file holds its rows less its lost ones */
+        uint_fast64_t n = 0;
+        for (const char *p = b.p; (p = memchr(p, '\n', b.len - (size_t)(p - b.p))); p++)
+            n++;
         if (!write_line(s, s->cfg.fd[k], &b))
-            atomic_fetch_add(&s->lost[k], 1);
-        atomic_fetch_add(&s->rows[k], 1);
+            atomic_fetch_add(&s->lost[k], n);
+        atomic_fetch_add(&s->rows[k], n);
     }
     hw_buf_free(&b);
     if (t->tree)

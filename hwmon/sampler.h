@@ -91,8 +91,8 @@ struct mon_sampler {
     bool stop, started;
     bool final;   /* take a last sample when told to stop: the job's last partial interval */
     atomic_uint_fast64_t skipped, n_edge;
-    /* by enum hw_file, hwmon's own files: the ticks that gave the file rows, and of those the
-     * ones whose rows a write lost (a full disk) */
+    /* by enum hw_file, hwmon's own files: the rows given to the file, and of those the ones a
+     * failed write lost (a full disk): the stop event's samples and samples_lost */
     atomic_uint_fast64_t rows[HW_FILE_COUNT], lost[HW_FILE_COUNT];
     void *file_state[HW_FILE_COUNT]; /* what each file's own source opened (runfiles.h) */
     int wake_fd; /* eventfd: stop */

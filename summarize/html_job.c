@@ -47,7 +47,8 @@ static void lanes(FILE *f, const struct sum_jobsum *j)
     int pw = JOB_W - LABEL_W - 20, h = (int)j->nnode * LANE_H + 30;
     double step = ht_nice_step(span / 8);
     int dec = ht_step_decimals(step);
-    fprintf(f, "<svg class=\"plot\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
+    fprintf(f, "<div class=\"lanes\"><svg class=\"plot\" viewBox=\"0 0 %d %d\" width=\"%d\" "
+               "height=\"%d\" role=\"img\" "
                "aria-label=\"phases of each node\">\n",
             JOB_W, h, JOB_W, h);
     for (double t = 0; t <= span * (1 + 1e-9); t += step) {
@@ -84,7 +85,7 @@ static void lanes(FILE *f, const struct sum_jobsum *j)
         }
         fputc('\n', f);
     }
-    fputs("</svg>\n", f);
+    fputs("</svg></div>\n", f);
     unsigned long long dropped = 0;
     for (size_t i = 0; i < j->nnode; i++)
         dropped += j->node[i].lane_dropped;
@@ -119,7 +120,7 @@ static int draw_job(FILE *f, const void *ctx, char *err, size_t errlen)
         fprintf(f, "; <b>%zu</b> attempts (status the last's, energy and time summed)",
                 j->nattempt);
     fputs(".</p>\n", f);
-    fputs("</header>\n<div style=\"padding:8px 20px\">\n", f);
+    fputs("</header>\n<div class=\"job\">\n", f);
     if (j->incomplete + j->unreadable) {
         struct hw_buf l;
         hw_buf_init(&l, NULL, 0);

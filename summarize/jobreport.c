@@ -341,10 +341,7 @@ static void json_samplers(struct hw_json *w, const struct sum_jobsum *j)
             hw_json_str(w, "node", n->label);
             hw_json_str(w, "dir", n->dir);
             hw_json_str(w, "rank", rank);
-            if (n->hwmon_pid > 0)
-                hw_json_u64(w, "hwmon_pid", (uint64_t)n->hwmon_pid);
-            else
-                hw_json_null(w, "hwmon_pid");
+            hw_json_pid(w, "hwmon_pid", n->hwmon_pid);
             hw_json_bool(w, "took_over", n->took_over);
             hw_json_num(w, "from_s", job_offset(j, n->gpu_from));
             hw_json_num(w, "to_s", job_offset(j, n->gpu_to));

@@ -205,7 +205,7 @@ int main(int argc, char **argv)
         {"smi-tz", required_argument, NULL, OPT_SMI_TZ},
         {"jobs", required_argument, NULL, 'j'},
         {"quiet", no_argument, NULL, 'q'},
-#define FILE_OPTION(ID, name, reader, by, stage, optional, normal, opt, what)                      \
+#define FILE_OPTION(ID, stem, name, reader, by, stage, optional, normal, opt, what)                \
     {opt, required_argument, NULL, OPT_FILE + HW_FILE_##ID},
         HW_RUN_FILES(FILE_OPTION)
 #undef FILE_OPTION

@@ -100,18 +100,12 @@ static void json_sampler(struct hw_json *w, const struct sum_run *run)
     }
     hw_json_open(w, "gpu_sampler", '{');
     hw_json_str(w, "role", i->sampler_role);
-    if (i->sampler_pid > 0)
-        hw_json_u64(w, "pid", (uint64_t)i->sampler_pid);
-    else
-        hw_json_null(w, "pid");
+    hw_json_pid(w, "pid", i->sampler_pid);
     hw_json_str(w, "dir", i->sampler_dir);
     if (isfinite(i->t_sampler)) { /* this run took the sampler over (a gpu_sampler event) */
         hw_json_open(w, "took_over", '{');
         sum_fig_json_time(w, "at", i->t_sampler);
-        if (i->sampler_prev_pid > 0)
-            hw_json_u64(w, "previous_pid", (uint64_t)i->sampler_prev_pid);
-        else
-            hw_json_null(w, "previous_pid");
+        hw_json_pid(w, "previous_pid", i->sampler_prev_pid);
         hw_json_str(w, "previous_dir", i->sampler_prev_dir[0] ? i->sampler_prev_dir : NULL);
         hw_json_close(w);
     } else {

@@ -969,11 +969,17 @@ static void text_details(const struct sum_run *run, const struct sum_units *u,
                                "disk?), the whole record after each read\n",
                           hw_file_names[k], (unsigned long long)q->torn, q->torn == 1 ? "" : "s");
     }
-    if (run->info.samples_lost > 0)
-        hw_buf_printf(out, "  warning: %lld sample%s taken but not written (%s, %s: a full "
-                           "disk?)\n", (long long)run->info.samples_lost,
-                      run->info.samples_lost == 1 ? "" : "s", hw_file_names[HW_FILE_CPU],
-                      hw_file_names[HW_FILE_PROC]);
+    if (run->info.samples_lost > 0) { /* and the files that lost them */
+        hw_buf_printf(out, "  warning: %lld sample%s taken but not written (",
+                      (long long)run->info.samples_lost, run->info.samples_lost == 1 ? "" : "s");
+        const char *sep = "";
+        for (int k = 0; k < HW_FILE_COUNT; k++)
+            if (run->info.lost_rows[k] > 0) {
+                hw_buf_printf(out, "%s%s", sep, hw_file_names[k]);
+                sep = ", ";
+            }
+        hw_buf_puts(out, ": a full disk?)\n");
+    }
     if (run->info.child_restarts)
         hw_buf_printf(out, "  warning: %llu nvidia-smi child restart%s\n",
                       (unsigned long long)run->info.child_restarts,

@@ -1809,24 +1809,34 @@ static void collect_phase(struct sum_run *run, struct sum_phase_acc *p, double a
         o->full = true;
 }
 
-/* Whether a phase other than p runs in (a, p's begin): the row's part before p is then not
- * a gap between phases. */
+/* Whether phase q lies within phase p (and is not p). */
+static bool nested_in(const struct sum_phase_acc *q, const struct sum_phase_acc *p)
+{
+    return q != p && q->t0 >= p->t0 && q->t1 <= p->t1;
+}
+
+/* Whether a phase other than p (or one p lies in) runs in (a, p's begin): the row's part before
+ * p is then not a gap between phases. */
 static bool busy_before(const struct overlap_set *o, const struct sum_phase_acc *p, double a)
 {
     for (int i = 0; i < o->n; i++) {
         const struct sum_phase_acc *q = o->p[i];
-        if (q != p && q->t1 > a + 0.002 && q->t0 < p->t0)
+        if (q != p && !nested_in(p, q) && q->t1 > a + 0.002 && q->t0 < p->t0)
             return true;
     }
     return false;
 }
 
-/* The phase whose edge readings a row (a, b] is: hwmon sampled at its begin (a, just after the
- * begin line) and at its end (b, just after the end line), and no other phase begins or ends
- * inside the row. Its bytes are all that phase's, though the row's time runs a millisecond past
- * the phase at each end (hwmon wakes after the line): shared by time, a 4 ms checkpoint kept
- * 75% of its bytes. NULL when no phase is so (step loops, whose edges hwmon interpolates). */
-static const struct sum_phase_acc *io_owner(struct sum_run *run, double a, double b)
+/* The phase whose bytes a row (a, b] holds alone: it begins at the phase's begin reading or
+ * inside the phase, and ends at its end reading (an edge row: `edge`) or inside it, and no other
+ * phase begins or ends inside the row. hwmon samples just after the begin line (a) and just after
+ * the end line (b), so the row's time runs a few milliseconds past the phase at each end; its
+ * bytes are still the phase's (shared by time, a 4 ms checkpoint kept 75%). A cadence row that
+ * falls inside the phase cuts it in two rows, each the phase's (CI, loaded: a checkpoint whose
+ * begin reading came 3 ms before its line and a cadence row 55 ms in lost 5% of its bytes to
+ * the step before). Of nested candidates, the innermost. NULL when no phase is so (step loops,
+ * whose edges hwmon interpolates). */
+static const struct sum_phase_acc *io_owner(struct sum_run *run, double a, double b, bool edge)
 {
     struct overlap_set o = {.n = 0};
     for_phases(run, a, b, collect_phase, &o);
@@ -1840,21 +1850,27 @@ static const struct sum_phase_acc *io_owner(struct sum_run *run, double a, doubl
          * the phase before, a few ms earlier, with no phase between (a training loop's train,
          * io(), then checkpoint). The job's own measure of the phase starts there as well; time
          * shares gave a 14 ms checkpoint 74% of its bytes and the gap the rest. */
-        bool begin = (a >= p->t0 - ms && a - p->t0 <= tol) ||
+        bool begin = (a >= p->t0 - ms && a < p->t1) ||
                      (a < p->t0 && p->t0 - a <= tol && !busy_before(&o, p, a));
-        if (begin && b >= p->t1 - ms && b - p->t1 <= tol) {
-            if (owner)
-                return NULL;
+        /* only an edge row is an end reading: a cadence row after the end is the next phase's
+         * time as much as this one's */
+        bool end = (b > p->t0 && b <= p->t1 + ms) ||
+                   (edge && b >= p->t1 - ms && b - p->t1 <= tol);
+        if (!begin || !end)
+            continue;
+        if (!owner || nested_in(p, owner))
             owner = p;
-        }
+        else if (!nested_in(owner, p))
+            return NULL; /* two phases side by side (threads): neither's alone */
     }
     /* another phase's boundary inside the owner's own span, or a phase wholly in the row: the
      * row's bytes are not the owner's alone. One that begins in the end's reading window (the
      * next phase, started a millisecond after this one ended and before hwmon woke) or ends in
-     * the begin's is not: that reading is its edge too, and it gets none of the row. */
+     * the begin's is not: that reading is its edge too, and it gets none of the row. A phase the
+     * owner lies in is not either: the row is inside it. */
     for (int i = 0; owner && i < o.n; i++) {
         const struct sum_phase_acc *q = o.p[i];
-        if (q == owner)
+        if (q == owner || nested_in(owner, q))
             continue;
         bool in0 = q->t0 > a && q->t0 < b, in1 = q->t1 > a && q->t1 < b;
         bool inner0 = in0 && q->t0 > owner->t0 + ms && q->t0 < owner->t1 - ms,
@@ -1964,7 +1980,7 @@ static void on_proc(void *ctx, const struct rd_proc_row *r)
             if (!isnan(v))
                 run->pio_last[k] = v;
         }
-        struct part x = {a, r->t, own, io, r->edge ? io_owner(run, a, r->t) : NULL};
+        struct part x = {a, r->t, own, io, io_owner(run, a, r->t, r->edge)};
         for_phases(run, a, r->t, hole_row(run, a, r->t) ? phase_proc_hole : phase_proc_part, &x);
         if (sum_names_any(&run->names))
             sum_names_proc_at(&run->names, r->t, own[HW_PROC_COL_RSS], a, r->t,

@@ -51,8 +51,14 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
     return 0;
 }
 
+/* HWRUN_TEST_KEEP=1 keeps the tests' directories, to read what a failing run wrote */
 void th_rmtree(const char *path)
 {
+    const char *keep = getenv("HWRUN_TEST_KEEP");
+    if (path && keep && *keep && strcmp(keep, "0")) {
+        fprintf(stderr, "kept %s\n", path);
+        return;
+    }
     if (path)
         nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -88,6 +88,8 @@ void hw_json_strn(struct hw_json *w, const char *key, const char *s, size_t n);
 void hw_json_num(struct hw_json *w, const char *key, double x);
 void hw_json_i64(struct hw_json *w, const char *key, int64_t v);
 void hw_json_u64(struct hw_json *w, const char *key, uint64_t v);
+/* a process id, null where none is known (v <= 0) */
+void hw_json_pid(struct hw_json *w, const char *key, long v);
 void hw_json_bool(struct hw_json *w, const char *key, bool v);
 void hw_json_null(struct hw_json *w, const char *key);
 /* text that is already JSON (the caller vouches for it); NULL: null */

@@ -23,10 +23,12 @@
 #define HW_PMON_FILE "hw_pmon.csv"
 #define HW_SUMMARY_FILE "summary.json"
 
-/* The files of a run, one entry each, in summarize's order (enum hw_file's): F(ID, name, its
- * reader (rd_<reader>_init in runlog/rundir), who writes it (HWMON: hwmon's sampler thread, from
- * hwmon's descriptor mon_file_<ID> (hwmon/runfiles.h: when it is made, its header, its row
- * at a sample); GPU: the GPU source, a child's output or its rows in the sampler thread
+/* The files of a run, one entry each, in summarize's order (enum hw_file's): F(ID, stem (the
+ * file's short name: its key in the stop event's samples and samples_lost and its file label in
+ * Prometheus' hwrun_samples_lost_total, for every file hwmon writes itself), name, its reader
+ * (rd_<reader>_init in runlog/rundir), who writes it (HWMON: hwmon's sampler thread, from
+ * hwmon's descriptor mon_file_<ID> (hwmon/runfiles.h: when it is made, its header, its row at a
+ * sample); GPU: the GPU source, a child's output or its rows in the sampler thread
  * (hwmon/gpusrc.h); LOG: librunlog, hwmon's events and the job's), stage (summarize reads stage
  * 0, then 1, then 2, each in this order: the log says how the others are written, and the
  * processes' GPU memory is the tree's once tree_pids.csv is read), optional (newer than the first
@@ -34,34 +36,40 @@
  * placeholders normal (a placeholder is what a GPU lacks or a process had no sample of, not news
  * for the text report and the page), summarize's option to name it, what writes it). Every list
  * of files (the readers, hwmon's files and --help, summarize's options and --help, the quality
- * sections) iterates it. */
+ * sections, the stop event's and Prometheus' counts of rows) iterates it. The stems of cpu and
+ * proc are documented keys: users' dashboards read them. */
 #define HW_RUN_FILES(F)                                                                            \
-    F(GPU, HW_GPU_FILE, gpu, GPU, 1, 0, 0, "gpu-csv",                                              \
+    F(GPU, "gpu", HW_GPU_FILE, gpu, GPU, 1, 0, 0, "gpu-csv",                                       \
       "the GPUs, as nvidia-smi --query-gpu writes")                                              \
-    F(DMON, HW_DMON_FILE, dmon, GPU, 1, 0, 0, "dmon-csv", "nvidia-smi dmon output")                \
-    F(CPU, HW_CPU_FILE, cpu, HWMON, 1, 0, 0, "cpu-csv", "the node's CPU, memory, disks, network")  \
-    F(PROC, HW_PROC_FILE, proc, HWMON, 1, 0, 0, "proc-csv", "the job's process tree")              \
-    F(GPU_PROCS, HW_GPU_PROCS_FILE, gpu_procs, GPU, 2, 0, 0, "gpu-procs-csv",                      \
+    F(DMON, "dmon", HW_DMON_FILE, dmon, GPU, 1, 0, 0, "dmon-csv", "nvidia-smi dmon output")        \
+    F(CPU, "cpu", HW_CPU_FILE, cpu, HWMON, 1, 0, 0, "cpu-csv",                                     \
+      "the node's CPU, memory, disks, network")                                                  \
+    F(PROC, "proc", HW_PROC_FILE, proc, HWMON, 1, 0, 0, "proc-csv", "the job's process tree")      \
+    F(GPU_PROCS, "gpu_procs", HW_GPU_PROCS_FILE, gpu_procs, GPU, 2, 0, 0, "gpu-procs-csv",         \
       "nvidia-smi --query-compute-apps output")                                                  \
-    F(RUNLOG, HW_RUNLOG_FILE, runlog, LOG, 0, 0, 0, "runlog", "phases and events")                 \
-    F(GPM, HW_GPM_FILE, dmon, GPU, 2, 1, 0, "gpm-csv", "nvidia-smi dmon --gpm-metrics output")     \
-    F(TREE_PIDS, HW_TREE_PIDS_FILE, tree_pids, HWMON, 1, 1, 0, "tree-pids-csv", "the tree's pids") \
-    F(HEALTH, HW_HEALTH_FILE, health, GPU, 2, 1, 1, "health-csv",                                  \
+    F(RUNLOG, "runlog", HW_RUNLOG_FILE, runlog, LOG, 0, 0, 0, "runlog", "phases and events")       \
+    F(GPM, "gpm", HW_GPM_FILE, dmon, GPU, 2, 1, 0, "gpm-csv",                                      \
+      "nvidia-smi dmon --gpm-metrics output")                                                    \
+    F(TREE_PIDS, "tree_pids", HW_TREE_PIDS_FILE, tree_pids, HWMON, 1, 1, 0, "tree-pids-csv",       \
+      "the tree's pids")                                                                         \
+    F(HEALTH, "health", HW_HEALTH_FILE, health, GPU, 2, 1, 1, "health-csv",                        \
       "clocks, throttling, limits, errors")                                                      \
-    F(ENERGY, HW_ENERGY_FILE, energy_csv, GPU, 2, 1, 0, "energy-csv", "the GPUs' energy counters") \
-    F(PMON, HW_PMON_FILE, pmon, GPU, 2, 1, 1, "pmon-csv", "nvidia-smi pmon output")
+    F(ENERGY, "energy", HW_ENERGY_FILE, energy_csv, GPU, 2, 1, 0, "energy-csv",                    \
+      "the GPUs' energy counters")                                                               \
+    F(PMON, "pmon", HW_PMON_FILE, pmon, GPU, 2, 1, 1, "pmon-csv", "nvidia-smi pmon output")
 
-/* Who writes a run file (HW_RUN_FILES' fourth column). */
+/* Who writes a run file (HW_RUN_FILES' fifth column). */
 enum hw_file_writer { HW_BY_HWMON, HW_BY_GPU, HW_BY_LOG };
 
 enum hw_file {
-#define HW_FILE_ENUM(ID, name, reader, by, stage, optional, normal, opt, what) HW_FILE_##ID,
+#define HW_FILE_ENUM(ID, stem, name, reader, by, stage, optional, normal, opt, what) HW_FILE_##ID,
     HW_RUN_FILES(HW_FILE_ENUM)
 #undef HW_FILE_ENUM
     HW_FILE_COUNT
 };
 /* One entry of HW_RUN_FILES, as data (hw_run_files[HW_FILE_GPU], ...). */
 struct hw_run_file {
+    const char *stem;        /* "gpu", ...: its key in the stop event's samples, ... */
     const char *name;        /* HW_GPU_FILE, ... */
     enum hw_file_writer by;  /* who writes it */
     unsigned stage;          /* summarize's reading order */
@@ -534,8 +542,10 @@ extern const char *const hw_health_fields[HW_HEALTH_COUNT]; /* "utilization.gpu"
 #define HW_EV_GPU_RESET_REQUIRED "gpu_reset_required"
 #define HW_FAULT_SAID "said"
 #define HW_FAULT_GPU "gpu"
-#define HW_EV_COUNT 17
-extern const char *const hw_events[HW_EV_COUNT]; /* the sixteen above, and gpu_sampler */
+#define HW_EV_COUNT 18
+/* every event hwmon logs (and log_continued, a writer's after a rotation): the vocabulary tests
+ * check runs and the docs against it */
+extern const char *const hw_events[HW_EV_COUNT];
 
 /* GPU faults as NVML's error strings name them (nvmlErrorString: NVML_ERROR_GPU_IS_LOST,
  * NVML_ERROR_RESET_REQUIRED); nvidia-smi prints them in brackets in a cell
@@ -684,7 +694,10 @@ extern const struct hw_ctx_def hw_ctx_defs[HW_CTX_COUNT];
  * and the cgroup's memory limit at the stop (null: none or unknown); both absent without a
  * memory cgroup */
 #define HW_STOP_OOM_KILLS "oom_kills"
-/* samples taken whose row was not written (a full disk): {"cpu": N, "proc": N}, like "samples" */
+/* rows written into each file hwmon writes itself, and of those the ones a failed write lost (a
+ * full disk): {"cpu": N, "proc": N, "tree_pids": N}, keyed by the files' stems (HW_RUN_FILES),
+ * every file hwmon writes, 0 for one the run did not make */
+#define HW_STOP_SAMPLES "samples"
 #define HW_STOP_SAMPLES_LOST "samples_lost"
 #define HW_STOP_CGROUP_MEMORY_MAX_MIB "cgroup_memory_max_mib"
 /* wrap mode: the CPU seconds, user and system, of the command and of the descendants it waited

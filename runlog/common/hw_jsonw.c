@@ -402,6 +402,14 @@ void hw_json_u64(struct hw_json *w, const char *key, uint64_t v)
     hw_buf_u64(w->b, v);
 }
 
+void hw_json_pid(struct hw_json *w, const char *key, long v)
+{
+    if (v > 0)
+        hw_json_u64(w, key, (uint64_t)v);
+    else
+        hw_json_null(w, key);
+}
+
 void hw_json_bool(struct hw_json *w, const char *key, bool v)
 {
     hw_json_key(w, key);

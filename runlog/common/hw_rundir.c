@@ -56,15 +56,16 @@ const char *const hw_gpu_field_lists[HW_GPU_FIELD_VERSIONS] = {HW_GPU_FIELDS_V1,
                                                                HW_GPU_FIELDS_V3, HW_GPU_FIELDS_V4};
 
 const char *const hw_file_names[HW_FILE_COUNT] = {
-#define NAME_OF(ID, name, reader, by, stage, optional, normal, opt, what)                          \
+#define NAME_OF(ID, stem, name, reader, by, stage, optional, normal, opt, what)                    \
     [HW_FILE_##ID] = name,
     HW_RUN_FILES(NAME_OF)
 #undef NAME_OF
 };
 
 const struct hw_run_file hw_run_files[HW_FILE_COUNT] = {
-#define FILE_OF(ID, name_, reader, by_, stage_, optional_, normal, opt, what_)                     \
-    [HW_FILE_##ID] = {.name = name_,                                                               \
+#define FILE_OF(ID, stem_, name_, reader, by_, stage_, optional_, normal, opt, what_)              \
+    [HW_FILE_##ID] = {.stem = stem_,                                                               \
+                      .name = name_,                                                               \
                       .by = HW_BY_##by_,                                                           \
                       .stage = stage_,                                                             \
                       .optional = optional_,                                                       \
@@ -124,7 +125,7 @@ const char *const hw_events[HW_EV_COUNT] = {
     HW_EV_CHILD_EXIT, HW_EV_CHILD_RESTART, HW_EV_CHILD_HUNG,      HW_EV_GPM_UNAVAILABLE,
     HW_EV_GPU_SELECTION_FALLBACK, HW_EV_STOP_REQUEST, HW_EV_CLOCK_STEP, HW_EV_LOG_CONTINUED,
     HW_EV_LOG_ROTATED, HW_EV_PMON_UNAVAILABLE, HW_EV_GPU_LOST, HW_EV_GPU_RESET_REQUIRED,
-    HW_EV_GPU_SAMPLER,
+    HW_EV_GPU_SAMPLER, HW_EV_SIGNAL,
 };
 
 const struct hw_gpu_fault_def hw_gpu_faults[HW_GPU_FAULT_COUNT] = {

@@ -6,7 +6,7 @@
 
 /* Each kind's line parser (read_*.c). */
 static void (*const kind_init[HW_FILE_COUNT])(struct rd_reader *r) = {
-#define READER_OF(ID, name, reader, by, stage, optional, normal, opt, what)                        \
+#define READER_OF(ID, stem, name, reader, by, stage, optional, normal, opt, what)                  \
     [HW_FILE_##ID] = rd_##reader##_init,
     HW_RUN_FILES(READER_OF)
 #undef READER_OF

@@ -387,8 +387,9 @@ struct rd_run_info {
     bool have_fields;
     char gpu_fields[1024];     /* gpu_query_fields, or the last gpu_fields_fallback's fields */
     uint64_t child_restarts;   /* child_restart events */
-    int64_t samples_lost;      /* the stop events' samples_lost, cpu and proc added up: samples
-                                * taken whose row a failed write lost (-1: no stop said it) */
+    int64_t samples_lost;      /* the stop events' samples_lost, its files' added up: rows
+                                * taken whose write failed (-1: no stop said it) */
+    int64_t lost_rows[HW_FILE_COUNT]; /* the same by file (enum hw_file, the keys' stems) */
     uint64_t starts;           /* hwmon start events: more than one means several runs were
                                 * written into one directory, and their figures are mixed */
     int pid_ns;                /* start event's pid_namespace: 0 not said, 1 init, 2 other */

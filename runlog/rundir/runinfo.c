@@ -196,15 +196,19 @@ void rd_run_info_event(struct rd_run_info *info, const struct rd_event *e)
         double k = rd_json_num(e->data, HW_STOP_MAIN_PEAK_RSS_KIB);
         if (k > 0 && k < 1e15)
             info->main_peak_kernel_mib = k / 1024.0;
-        struct json_object *lost;
+        struct json_object *lost, *v;
         if (e->data && json_object_object_get_ex(e->data, HW_STOP_SAMPLES_LOST, &lost) &&
             json_object_is_type(lost, json_type_object)) {
+            /* a count per run file, by its stem (HW_RUN_FILES); a key no file has is not ours */
             int64_t n = info->samples_lost > 0 ? info->samples_lost : 0;
-            json_object_object_foreach(lost, key, v) {
-                (void)key;
+            for (int f = 0; f < HW_FILE_COUNT; f++) {
+                if (!json_object_object_get_ex(lost, hw_run_files[f].stem, &v))
+                    continue;
                 int64_t x = json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : 0;
-                if (x > 0 && x < INT64_MAX - n)
+                if (x > 0 && x < INT64_MAX - n && x < INT64_MAX - info->lost_rows[f]) {
                     n += x;
+                    info->lost_rows[f] += x;
+                }
             }
             info->samples_lost = n;
         }

@@ -12,8 +12,8 @@ name=$(basename "$bin")
 accepted=$( (awk '/hidden/ { exit } { print }' "$src" |
              grep -oE '^\s*\{"[a-z][a-z0-9-]*", (no|required|optional)_argument' |
              sed -E 's/^\s*\{"([^"]*)".*/\1/'
-             # F(ID, NAME, reader, writer, stage, optional, normal, "option", "what")
-             [ -z "$files" ] || grep -oE '^\s*F\([A-Z_]+, HW_[A-Z_]+_FILE, [a-z_]+, [A-Z]+, [0-9], [01], [01], "[a-z-]+"' "$files" |
+             # F(ID, "stem", NAME, reader, writer, stage, optional, normal, "option", "what")
+             [ -z "$files" ] || grep -oE '^\s*F\([A-Z_]+, "[a-z_]+", HW_[A-Z_]+_FILE, [a-z_]+, [A-Z]+, [0-9], [01], [01], "[a-z-]+"' "$files" |
                  sed -E 's/.*"([a-z-]+)"$/\1/') | sort -u)
 # the option column of --help: lines that start with an option
 helped=$("$bin" --help | grep -oE -- '^\s+(-[A-Za-z0-9], )?--[a-z][a-z0-9-]+' |

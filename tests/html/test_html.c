@@ -2446,6 +2446,78 @@ static void test_glance_browser(void)
     glance_free(&g);
 }
 
+/* A job's page (two nodes: the H100 runs) on a phone: the page never scrolls sideways; the lanes
+ * and the tables wider than the screen scroll in their own boxes (before, the nodes' table
+ * widened the page and the lanes shrank to illegible). Measured in a 390 px frame. */
+static const char width_probe[] =
+    "<script>(function(){var d=document.documentElement,m=d.scrollWidth+' '+d.clientWidth+' '+"
+    "document.querySelectorAll('.lanes svg').length;"
+    "if(window.parent!==window)parent.postMessage(m,'*');"
+    "else document.body.setAttribute('data-m',m);})();</script></body>";
+
+static void test_job_phone(void)
+{
+    const char *bin = find_chromium(), *data = getenv("HWRUN_TESTDATA");
+    if (!bin || !data) {
+        th_skip(!bin ? "chromium not found (/usr/bin/chromium or $HWRUN_CHROMIUM): bash "
+                       ".ci/install-deps --browser installs Debian's"
+                     : "HWRUN_TESTDATA is not set (run the tests through ctest)");
+        return;
+    }
+    char *base = th_tmpdir("html-job-phone"), *job = th_fmt("%s/job", base);
+    CU_ASSERT_FATAL(mkdir(job, 0755) == 0);
+    static const char *const runs[] = {"h100-real", "h100-real-sigterm"};
+    for (int i = 0; i < 2; i++) {
+        char *src = th_fmt("%s/runs/%s", data, runs[i]), *dst = th_fmt("%s/r%d", job, i);
+        struct th_result r;
+        CU_ASSERT_FATAL(th_run((char *[]){"/bin/cp", "-r", src, dst, NULL}, NULL, NULL, 30, &r) ==
+                        0);
+        CU_ASSERT_EQUAL(r.status, 0);
+        th_result_free(&r);
+        free(src);
+        free(dst);
+    }
+    char *page = th_fmt("%s/job.html", base);
+    struct th_result r;
+    CU_ASSERT_FATAL(run_summarize(&r, (const char *const[]){"--html", page, job, NULL}) == 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    th_result_free(&r);
+    char *html = th_read_file(page, NULL);
+    CU_ASSERT_FATAL(html != NULL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "Phases across the nodes")); /* a job's page */
+    /* the copy runs a script: the page's CSP left out ("http-equiv": a meta that says nothing) */
+    char *csp = strstr(html, "http-equiv=\"Content-Security-Policy\"");
+    char *end = strstr(html, "</body>");
+    CU_ASSERT_FATAL(csp && end);
+    memcpy(csp, "data-nocsp", 10);
+    *end = '\0';
+    char *copy = th_fmt("%s%s</html>\n", html, width_probe);
+    char *probe = th_fmt("%s/probe.html", base), *phone = th_fmt("%s/phone.html", base);
+    char *profile = th_fmt("%s/profile", base);
+    CU_ASSERT_EQUAL_FATAL(th_write_file(probe, copy, strlen(copy)), 0);
+    CU_ASSERT_EQUAL_FATAL(th_write_file(phone, glance_phone, strlen(glance_phone)), 0);
+    char *url = th_fmt("file://%s", phone);
+    CU_ASSERT_FATAL(chromium_settled(bin, profile, "1280,1000", url, &r) == 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    const char *m = strstr(r.out, "data-m=\"");
+    int sw = 0, cw = 0, lanes = 0;
+    CU_ASSERT(m && sscanf(m + 8, "%d %d %d", &sw, &cw, &lanes) == 3);
+    fprintf(stderr, "\n    job page at 390 px: scrollWidth %d, clientWidth %d", sw, cw);
+    CU_ASSERT(cw > 0 && cw <= 400 && sw <= cw);
+    CU_ASSERT_EQUAL(lanes, 1);
+    th_result_free(&r);
+    free(url);
+    free(profile);
+    free(phone);
+    free(probe);
+    free(copy);
+    free(html);
+    free(page);
+    th_rmtree(base);
+    free(job);
+    free(base);
+}
+
 /* A thousand runs: the page is written in under 3 s and is under 5 MB (the summaries taken
  * before: the page's own work), and through the CLI as a whole. */
 static void test_glance_thousand(void)
@@ -2565,4 +2637,5 @@ void cu_register_all(void)
     s = th_add_suite("browser", NULL, NULL, 240);
     CU_add_test(s, "chromium", test_browser);
     CU_add_test(s, "sweep_glance", test_glance_browser);
+    CU_add_test(s, "job_phone", test_job_phone);
 }

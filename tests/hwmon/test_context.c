@@ -270,11 +270,31 @@ static bool lock_file_is(void *arg)
 }
 
 /* A job that lasts until the test says so: `cat FIFO` ends at the EOF of the test's release. */
-static char **job_until_released(const char *dir, const char *lock, const char *fifo)
+static char **job_until_released(const char *dir, const char *lock, const char *fifo,
+                                  const char *prom)
 {
     CU_ASSERT_FATAL(mkfifo(fifo, 0600) == 0);
+    if (prom) /* the rank's Prometheus textfile too */
+        return ht_argv(dir, "--lock-dir", lock, "-i", "0.1", "--prom-textfile", prom,
+                       "--prom-interval", "1", "--", "/bin/sh", "-c",
+                       "exec cat \"$0\" >/dev/null", fifo, NULL);
     return ht_argv(dir, "--lock-dir", lock, "-i", "0.1", "--", "/bin/sh", "-c",
                    "exec cat \"$0\" >/dev/null", fifo, NULL);
+}
+
+/* A Prometheus textfile that holds a series (or, with `without`, that exists without it). */
+struct promwait {
+    const char *path, *series;
+    bool without;
+};
+
+static bool prom_has(void *arg)
+{
+    const struct promwait *w = arg;
+    char *t = th_read_file(w->path, NULL);
+    bool ok = t && (strstr(t, w->series) != NULL) != w->without;
+    free(t);
+    return ok;
 }
 
 /* The job reads its FIFO: opened for writing (no blocking: not before the job has it) and
@@ -323,7 +343,7 @@ static void test_one_sampler(void)
     for (int i = 0; i < 4; i++) {
         dirs[i] = th_fmt("%s/rank%d", base, i);
         fifos[i] = th_fmt("%s/go%d", base, i);
-        argv[i] = job_until_released(dirs[i], lock, fifos[i]);
+        argv[i] = job_until_released(dirs[i], lock, fifos[i], NULL);
         pids[i] = th_spawn(argv[i], env, NULL, NULL);
         CU_ASSERT_FATAL(pids[i] > 0);
     }
@@ -579,13 +599,14 @@ static void test_takeover(void)
     char *lock = th_fmt("%s/lock", base), *jobdir = th_fmt("%s/job", base);
     CU_ASSERT_FATAL(mkdir(lock, 0700) == 0 && mkdir(jobdir, 0700) == 0);
     char *job = th_fmt("SLURM_JOB_ID=takeover%d", (int)getpid());
-    char *dirs[2], *fifos[2], **argv[2], *rankv[2];
+    char *dirs[2], *fifos[2], **argv[2], *rankv[2], *proms[2];
     pid_t pids[2];
     for (int i = 0; i < 2; i++) {
         dirs[i] = th_fmt("%s/r%d", jobdir, i);
         fifos[i] = th_fmt("%s/go%d", base, i);
         rankv[i] = th_fmt("SLURM_PROCID=%d", i);
-        argv[i] = job_until_released(dirs[i], lock, fifos[i]);
+        proms[i] = th_fmt("%s/rank%d.prom", base, i);
+        argv[i] = job_until_released(dirs[i], lock, fifos[i], proms[i]);
         char *env[] = {job, rankv[i], "PATH=/usr/bin:/bin", NULL};
         pids[i] = th_spawn(argv[i], env, NULL, NULL);
         CU_ASSERT_FATAL(pids[i] > 0);
@@ -607,11 +628,20 @@ static void test_takeover(void)
     struct runwait w0 = {dirs[0], NULL, HW_GPU_FILE, 6};
     CU_ASSERT_FATAL(ht_wait_until(run_has, &w0, 30));
     CU_ASSERT_EQUAL(ht_lines(dirs[1], HW_GPU_FILE), 0);
+    /* the textfiles: the sampler's has the GPUs' series, the other rank's none (it is written
+     * all the same: its own process tree) */
+    static const char gpu_series[] = "hwrun_gpu_utilization_ratio{";
+    struct promwait p0 = {proms[0], gpu_series, false}, p1 = {proms[1], gpu_series, true};
+    CU_ASSERT(ht_wait_until(prom_has, &p0, 30));
+    CU_ASSERT(ht_wait_until(prom_has, &p1, 30));
     CU_ASSERT_FATAL(ht_wait_until(released, fifos[0], 30));
     CU_ASSERT_EQUAL(th_wait(pids[0], 30), 0);
-    /* rank 1 takes over and samples a few rows of its own; then its job ends */
+    /* rank 1 takes over and samples a few rows of its own, its textfile the GPUs' series from
+     * then on; then its job ends */
     struct runwait w1 = {dirs[1], HW_EV_GPU_SAMPLER, HW_GPU_FILE, 6};
     CU_ASSERT_FATAL(ht_wait_until(run_has, &w1, 30));
+    p1.without = false;
+    CU_ASSERT(ht_wait_until(prom_has, &p1, 30));
     CU_ASSERT_FATAL(ht_wait_until(released, fifos[1], 30));
     CU_ASSERT_EQUAL(th_wait(pids[1], 30), 0);
 
@@ -694,11 +724,10 @@ static void test_takeover(void)
     struct th_result r;
     CU_ASSERT_FATAL(th_run(cp, NULL, NULL, 30, &r) == 0 && r.status == 0);
     th_result_free(&r);
-    static const char *const gpu_files[] = {HW_GPU_FILE, HW_DMON_FILE, HW_GPM_FILE,
-                                            HW_HEALTH_FILE, HW_ENERGY_FILE, HW_GPU_PROCS_FILE,
-                                            HW_PMON_FILE};
-    for (size_t k = 0; k < sizeof gpu_files / sizeof gpu_files[0]; k++) {
-        char *f = th_fmt("%s/%s", d2, gpu_files[k]);
+    for (int k = 0; k < HW_FILE_COUNT; k++) { /* the GPU sampler's files (the table's) */
+        if (hw_run_files[k].by != HW_BY_GPU)
+            continue;
+        char *f = th_fmt("%s/%s", d2, hw_run_files[k].name);
         unlink(f);
         free(f);
     }
@@ -746,6 +775,7 @@ static void test_takeover(void)
         free(fifos[i]);
         free(argv[i]);
         free(rankv[i]);
+        free(proms[i]);
     }
     free(job);
     free(lock);

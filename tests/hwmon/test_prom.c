@@ -342,8 +342,9 @@ static void test_exposition(void)
     static const char env[] = "SLURM_JOB_ID=812345\0RANK=3\0POD_NAME=trainer-\"0\0";
     mon_context_parse(&ctx, env, sizeof env - 1, "node\"7");
     mon_prom_set_context(&p, &ctx);
-    struct mon_prom_counters c = {
-        .samples = 3, .skipped_slots = 1, .child_restarts = 2, .lost_cpu = 4, .lost_proc = 5};
+    struct mon_prom_counters c = {.samples = 3, .skipped_slots = 1, .child_restarts = 2};
+    for (int k = 0; k < HW_FILE_COUNT; k++) /* every file's own count, 4 for cpu, 5 for proc */
+        c.lost[k] = (uint64_t)(4 + k - HW_FILE_CPU);
     CU_ASSERT_EQUAL_FATAL(mon_prom_update(&p, &c, 1764085545.25), 0);
     char *text = th_read_file(out, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
@@ -379,6 +380,23 @@ static void test_exposition(void)
         if (!strstr(text, want[i]))
             fprintf(stderr, "missing: [%s]\n", want[i]);
     }
+    /* one lost series per file hwmon writes itself (the run files' table), by its stem, and
+     * none for the others */
+    int own = 0, series = 0;
+    for (int k = 0; k < HW_FILE_COUNT; k++) {
+        char *one = th_fmt("hwrun_samples_lost_total{run=\"r\\\"7\",file=\"%s\"} %d.0\n",
+                           hw_run_files[k].stem, 4 + k - HW_FILE_CPU);
+        bool mine = hw_run_files[k].by == HW_BY_HWMON;
+        own += mine;
+        CU_ASSERT_EQUAL(strstr(text, one) != NULL, mine);
+        if ((strstr(text, one) != NULL) != mine)
+            fprintf(stderr, "%s: [%s] %s\n", hw_file_names[k], one, mine ? "missing" : "written");
+        free(one);
+    }
+    for (const char *at = text; (at = strstr(at, "\nhwrun_samples_lost_total{")); at++)
+        series++;
+    CU_ASSERT(own >= 2); /* cpu and proc at least */
+    CU_ASSERT_EQUAL(series, own);
     /* unmeasured is absent, never 0: GPU 1's power and energy, iowait, GPM, the tree; the
      * export interval (no owner: the file was not claimed) */
     CU_ASSERT_PTR_NULL(strstr(text, "hwrun_gpu_energy_joules_total{run=\"r\\\"7\",gpu=\"1\"}"));

@@ -3,6 +3,7 @@
  * CSV header cell is a column summarize knows, in its table's order, every value lands in the
  * column summarize reads it from, and every event hwmon logs is one the table names. */
 #include <CUnit/CUnit.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -361,6 +362,41 @@ static void test_hwmon_writes_what_summarize_reads(void)
     CU_ASSERT_STRING_EQUAL(run->outcome.stop_reason, "command_exit");
     CU_ASSERT(run->outcome.hwmon_pid > 0);
     CU_ASSERT(run->cgroup_json == NULL || strstr(run->cgroup_json, "\"path\"") != NULL);
+
+    /* the stop event counts the rows of every file hwmon writes itself, keyed by the table's
+     * stems, and nothing else: each file holds its count (nothing lost on this disk) */
+    json_object *stop = ht_event(out, HW_EV_STOP, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(stop);
+    json_object *rows = ht_data(stop, HW_STOP_SAMPLES), *lost = ht_data(stop, HW_STOP_SAMPLES_LOST);
+    CU_ASSERT_FATAL(rows && lost && json_object_is_type(rows, json_type_object) &&
+                    json_object_is_type(lost, json_type_object));
+    int own = 0;
+    for (int k = 0; k < HW_FILE_COUNT; k++) {
+        if (hw_run_files[k].by != HW_BY_HWMON)
+            continue;
+        own++;
+        json_object *n = NULL, *l = NULL;
+        bool both = json_object_object_get_ex(rows, hw_run_files[k].stem, &n) &&
+                    json_object_object_get_ex(lost, hw_run_files[k].stem, &l);
+        CU_ASSERT_TRUE(both);
+        if (!both) {
+            fprintf(stderr, "stop event: no %s in %s or %s\n", hw_run_files[k].stem,
+                    HW_STOP_SAMPLES, HW_STOP_SAMPLES_LOST);
+            continue;
+        }
+        CU_ASSERT_EQUAL(json_object_get_int64(l), 0);
+        CU_ASSERT_EQUAL(json_object_get_int64(n), (int64_t)run->q[k].parsed);
+        if (json_object_get_int64(n) != (int64_t)run->q[k].parsed)
+            fprintf(stderr, "stop event: %s %lld rows, %s holds %llu\n", hw_run_files[k].stem,
+                    (long long)json_object_get_int64(n), hw_file_names[k],
+                    (unsigned long long)run->q[k].parsed);
+    }
+    CU_ASSERT(own >= 3); /* cpu, proc, tree_pids at least */
+    CU_ASSERT_EQUAL(json_object_object_length(rows), own);
+    CU_ASSERT_EQUAL(json_object_object_length(lost), own);
+    CU_ASSERT_EQUAL(run->info.samples_lost, 0);
+    json_object_put(stop);
+
     for (int k = 0; k < HW_FILE_COUNT; k++)
         free(storage[k]);
     sum_run_free(run);
@@ -508,6 +544,17 @@ static void test_own_files(void)
         }
     }
     CU_ASSERT(own > 0);
+    /* each file's stem names it in the stop event and Prometheus: distinct, a JSON key and a
+     * label value without escapes; cpu's and proc's are documented (hwmon(1), FORMAT.md) */
+    for (int k = 0; k < HW_FILE_COUNT; k++) {
+        const char *st = hw_run_files[k].stem;
+        CU_ASSERT_FATAL(st && *st);
+        CU_ASSERT_EQUAL(strspn(st, "abcdefghijklmnopqrstuvwxyz0123456789_"), strlen(st));
+        for (int j = 0; j < k; j++)
+            CU_ASSERT_STRING_NOT_EQUAL(hw_run_files[j].stem, st);
+    }
+    CU_ASSERT_STRING_EQUAL(hw_run_files[HW_FILE_CPU].stem, "cpu");
+    CU_ASSERT_STRING_EQUAL(hw_run_files[HW_FILE_PROC].stem, "proc");
     CU_ASSERT_PTR_NOT_NULL(mon_files[HW_FILE_CPU]); /* the claim of a run directory (run.c) */
     CU_ASSERT_FALSE(mon_files[HW_FILE_CPU] && mon_files[HW_FILE_CPU]->with_tree);
 }
@@ -566,6 +613,173 @@ static void test_files_documented(void)
     free(path);
 }
 
+/* The columns of run file k as hwrun/rundir.h defines them, comma-separated into b: its header's
+ * or its fields; run.jsonl's are the events hwmon logs (hw_events). Nothing for the files whose
+ * columns are nvidia-smi's own text (dmon, pmon: read by their header's names). No default: a
+ * new entry of the table does not build until it says its columns here. */
+static void file_columns(enum hw_file k, struct hw_buf *b)
+{
+    static const char *const gpm[] = {HW_GPM_COLUMNS};
+    switch (k) {
+    case HW_FILE_GPU:
+        hw_buf_puts(b, HW_GPU_FIELDS_DEFAULT);
+        break;
+    case HW_FILE_CPU:
+    case HW_FILE_PROC:
+        hw_buf_puts(b, HW_COL_TIMESTAMP);
+        for (int c = 0; c < (k == HW_FILE_CPU ? HW_CPU_COL_COUNT : HW_PROC_COL_COUNT); c++)
+            hw_buf_printf(b, ",%s", k == HW_FILE_CPU ? hw_cpu_cols[c] : hw_proc_cols[c]);
+        hw_buf_puts(b, "," HW_COL_EDGE);
+        break;
+    case HW_FILE_TREE_PIDS:
+        hw_buf_puts(b, HW_TREE_PIDS_HEADER);
+        break;
+    case HW_FILE_ENERGY:
+        hw_buf_puts(b, HW_ENERGY_HEADER);
+        break;
+    case HW_FILE_GPU_PROCS:
+        hw_buf_puts(b, HW_GPU_PROCS_FIELDS);
+        break;
+    case HW_FILE_HEALTH:
+        hw_buf_puts(b, HW_COL_TIMESTAMP ",index");
+        for (int c = 0; c < HW_HEALTH_COUNT; c++)
+            hw_buf_printf(b, ",%s", hw_health_fields[c]);
+        break;
+    case HW_FILE_GPM:
+        for (size_t c = 0; c < sizeof gpm / sizeof gpm[0]; c++)
+            hw_buf_printf(b, "%s%s", c ? "," : "", gpm[c]);
+        break;
+    case HW_FILE_RUNLOG:
+        for (int e = 0; e < HW_EV_COUNT; e++)
+            hw_buf_printf(b, "%s%s", e ? "," : "", hw_events[e]);
+        break;
+    case HW_FILE_DMON:
+    case HW_FILE_PMON:
+    case HW_FILE_COUNT:
+        break;
+    }
+}
+
+/* Does text name w as a word of its own (not part of a longer name: "edge" is not in
+ * "edge_s", "clocks.max.sm" not in "clocks.max.sm.x")? */
+static bool names_word(const char *text, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *at = text; (at = strstr(at, w)); at++) {
+        char before = at > text ? at[-1] : ' ', after = at[n];
+        bool in_before = isalnum((unsigned char)before) || before == '_' || before == '.';
+        bool in_after = isalnum((unsigned char)after) || after == '_' ||
+                        (after == '.' && isalnum((unsigned char)at[n + 1]));
+        if (!in_before && !in_after)
+            return true;
+    }
+    return false;
+}
+
+/* The columns of file k that text does not name, listed on stderr as WHERE's; how many. */
+static int unnamed_columns(enum hw_file k, const char *text, const char *where)
+{
+    char store[2048];
+    struct hw_buf b;
+    hw_buf_init(&b, store, sizeof store);
+    file_columns(k, &b);
+    CU_ASSERT_FALSE_FATAL(b.oom);
+    int missing = 0;
+    char *save = NULL;
+    for (char *w = b.len ? strtok_r(b.p, ",", &save) : NULL; w; w = strtok_r(NULL, ",", &save))
+        if (!names_word(text, w)) {
+            fprintf(stderr, "%s%s", missing++ ? ", " : where, w);
+        }
+    if (missing)
+        fputc('\n', stderr);
+    hw_buf_free(&b);
+    return missing;
+}
+
+/* The man page's text as words: fonts (\fB ... \fR), \- and \& taken off. */
+static void man_plain(char *s)
+{
+    char *o = s;
+    for (const char *i = s; *i;) {
+        if (i[0] == '\\' && i[1] == 'f' && i[2]) {
+            i += 3;
+        } else if (i[0] == '\\' && (i[1] == '-' || i[1] == '&')) {
+            if (i[1] == '-')
+                *o++ = '-';
+            i += 2;
+        } else {
+            *o++ = *i++;
+        }
+    }
+    *o = '\0';
+}
+
+/* hwmon(1)'s FILES entry of each file (from its ".TP\n.I NAME" to the next .TP or .PP) and
+ * FORMAT.md's section of each ("## NAME", to the next "## ") name every column of the file's
+ * table in hwrun/rundir.h (file_columns); FORMAT.md has a section for every file of the table,
+ * one each. The names missing are listed. */
+static void test_columns_documented(void)
+{
+    char *path = th_fmt("%s/../hwmon/hwmon.1", th_env("HWRUN_TESTDATA"));
+    char *man = th_read_file(path, NULL);
+    free(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(man);
+    char *sec = strstr(man, "\n.SH FILES\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sec);
+    char *next = strstr(sec + 1, "\n.SH ");
+    if (next)
+        *next = '\0';
+    path = th_fmt("%s/../hwmon/FORMAT.md", th_env("HWRUN_TESTDATA"));
+    char *doc = th_read_file(path, NULL);
+    free(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    int missing = 0;
+    for (int k = 0; k < HW_FILE_COUNT; k++) {
+        const char *name = hw_file_names[k];
+        char *head = th_fmt("\n.TP\n.I %s\n", name);
+        char *at = strstr(sec, head);
+        CU_ASSERT_PTR_NOT_NULL(at); /* test_files_documented says which */
+        if (at) {
+            at += strlen(head);
+            char *tp = strstr(at, "\n.TP\n"), *pp = strstr(at, "\n.PP\n");
+            char *end = tp && (!pp || tp < pp) ? tp : pp;
+            char *entry = end ? strndup(at, (size_t)(end - at)) : strdup(at);
+            man_plain(entry);
+            char *where = th_fmt("hwmon.1 FILES, %s: does not name ", name);
+            missing += unnamed_columns(k, entry, where);
+            free(where);
+            free(entry);
+        }
+        free(head);
+        /* FORMAT.md: "## NAME" then a space, a colon or the line's end */
+        int sections = 0;
+        char *section = NULL;
+        head = th_fmt("\n## %s", name);
+        for (char *h = doc; (h = strstr(h, head)); h++) {
+            char c = h[strlen(head)];
+            if (c != ' ' && c != ':' && c != '\n')
+                continue;
+            sections++;
+            char *end = strstr(h + 1, "\n## ");
+            free(section);
+            section = end ? strndup(h, (size_t)(end - h)) : strdup(h);
+        }
+        CU_ASSERT_EQUAL(sections, 1);
+        if (sections != 1)
+            fprintf(stderr, "FORMAT.md has %d sections \"## %s\"\n", sections, name);
+        if (section) {
+            char *where = th_fmt("FORMAT.md, %s: does not name ", name);
+            missing += unnamed_columns(k, section, where);
+            free(where);
+        }
+        free(section);
+        free(head);
+    }
+    CU_ASSERT_EQUAL(missing, 0);
+    free(doc);
+    free(man);
+}
+
 void add_vocab_suite(void);
 void add_vocab_suite(void)
 {
@@ -576,4 +790,5 @@ void add_vocab_suite(void)
     CU_add_test(s, "fake_answers_every_figure", test_fake_answers_every_figure);
     CU_add_test(s, "own_files", test_own_files);
     CU_add_test(s, "files_documented", test_files_documented);
+    CU_add_test(s, "columns_documented", test_columns_documented);
 }

@@ -296,6 +296,84 @@ static void test_phase_in_hole(void)
     free(dir);
 }
 
+/* A checkpoint in a step loop, on a loaded machine (CI): the step before it ends at 1.496 and
+ * hwmon reads the tree at 1.497; the job, preempted, writes the checkpoint's begin line at
+ * 1.500, too soon after that reading for another (it is the begin reading); a cadence row falls
+ * at 1.555, as the checkpoint writes its 3 MiB; it ends at 1.600, the next step begins at 1.601
+ * and hwmon reads the end at 1.612. Both rows, (1.497, 1.555] and (1.555, 1.612], are the
+ * checkpoint's alone: all 3 MiB are its, none the steps'. Before, the first row was shared by
+ * time (the 3 ms before its line got 3/58 of it, 94.8% left; CI saw a checkpoint get 94.7% of
+ * its bytes and the steps the rest). Inside an epoch phase, the same. */
+static void check_checkpoint_rows(bool epoch)
+{
+    char *dir = th_tmpdir("interval-inside");
+    static const double at[] = {0, 1.496, 1.5, 1.6, 1.631, 1.7, 2.1};
+    char ts[7][40];
+    for (int i = 0; i < 7; i++)
+        th_iso_time(ts[i], sizeof ts[i], T0 + at[i]);
+    char *ep = th_fmt("{\"ts\": \"%s\", \"type\": \"phase\", \"name\": \"epoch\", \"seconds\": 1.0}\n",
+                      ts[5]);
+    char *log = th_fmt(
+        "{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"start\", \"data\": "
+        "{\"interval_s\": 1.0, \"setup_s\": 0.0, \"mode\": \"wrap\"}}\n"
+        "{\"ts\": \"%s\", \"type\": \"phase\", \"name\": \"step\", \"seconds\": 0.03}\n"
+        "{\"ts\": \"%s\", \"type\": \"phase_begin\", \"name\": \"checkpoint\", \"phase_id\": \"c\"}\n"
+        "{\"ts\": \"%s\", \"type\": \"phase\", \"name\": \"checkpoint\", \"seconds\": 0.1, "
+        "\"phase_id\": \"c\"}\n"
+        "{\"ts\": \"%s\", \"type\": \"phase\", \"name\": \"step\", \"seconds\": 0.03}\n%s"
+        "{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"stop\", \"data\": "
+        "{\"reason\": \"command_exit\", \"exit_status\": 0, \"duration_s\": 2.1}}\n",
+        ts[0], ts[1], ts[2], ts[3], ts[4], epoch ? ep : "", ts[6]);
+    put_file(dir, "run.jsonl", log);
+    free(log);
+    free(ep);
+    static const struct {
+        double t;
+        long written;
+        int edge;
+    } rows[] = {{1.0, 0, 0},          {1.497, 0, 1},        {1.555, 3 << 20, 0},
+                {1.612, 3 << 20, 1}, {1.632, 3 << 20, 1}, {2.0, 3 << 20, 0}};
+    struct hw_buf pb, cb;
+    hw_buf_init(&pb, NULL, 0);
+    hw_buf_init(&cb, NULL, 0);
+    hw_buf_puts(&pb, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes,edge\n");
+    hw_buf_puts(&cb, "timestamp,usr_pct,idle_pct,sys_pct,iowait_pct,steal_pct,edge\n");
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        char t[40];
+        const char *e = rows[i].edge ? "1" : "";
+        th_iso_time(t, sizeof t, T0 + rows[i].t);
+        hw_buf_printf(&pb, "%s,1,1,50.0,100.0,0,%ld,%s\n", t, rows[i].written, e);
+        hw_buf_printf(&cb, "%s,10,90,0,0,0,%s\n", t, e);
+    }
+    hw_buf_putc(&pb, '\0');
+    hw_buf_putc(&cb, '\0');
+    put_file(dir, "proc_metrics.csv", pb.p);
+    put_file(dir, "cpu_metrics.csv", cb.p);
+    hw_buf_free(&pb);
+    hw_buf_free(&cb);
+    struct sum_run *run = summarize_dir(dir);
+    CU_ASSERT_EQUAL_FATAL(run->nphase, epoch ? 4u : 3u);
+    const struct sum_phase_acc *ck = &run->phase[1];
+    CU_ASSERT_STRING_EQUAL(ck->name, "checkpoint");
+    CU_ASSERT_STRING_EQUAL(sum_phase_edges(ck), "measured");
+    CHECK_NEAR(ck->proc_io[1], 3 << 20, 0.5);
+    CHECK_NEAR(run->phase[0].proc_io[1], 0, 0.5);
+    CHECK_NEAR(run->phase[2].proc_io[1], 0, 0.5);
+    if (epoch)
+        CHECK_NEAR(run->phase[3].proc_io[1], 3 << 20, 0.5);
+    if (fabs(ck->proc_io[1] - (3 << 20)) > 0.5)
+        fprintf(stderr, "checkpoint wrote %.0f of %d\n", ck->proc_io[1], 3 << 20);
+    sum_run_free(run);
+    th_rmtree(dir);
+    free(dir);
+}
+
+static void test_checkpoint_rows(void)
+{
+    check_checkpoint_rows(false);
+    check_checkpoint_rows(true);
+}
+
 void add_interval_suite(void)
 {
     CU_pSuite s = th_add_suite("interval", NULL, NULL, 60);
@@ -306,4 +384,5 @@ void add_interval_suite(void)
     CU_add_test(s, "run_energy_covered", test_run_energy_covered);
     CU_add_test(s, "phase_in_hole", test_phase_in_hole);
     CU_add_test(s, "attach_baseline_row", test_attach_baseline_row);
+    CU_add_test(s, "checkpoint_rows", test_checkpoint_rows);
 }

@@ -526,20 +526,23 @@ static void test_oom_killer(void)
     }
 }
 
-/* The stop event's samples_lost (samples taken whose row a full disk lost) summed for the
- * quality section; without it, not said (-1: null), never 0. */
+/* The stop event's samples_lost (rows taken whose write a full disk failed, by file) summed for
+ * the quality section, and kept per file of the run files' table (by its stem); without it, not
+ * said (-1: null), never 0. */
 static void test_samples_lost(void)
 {
     static const struct {
         const char *log;
-        long long lost;
+        long long lost, cpu, tree_pids;
     } cases[] = {
-        {START("") STOP(", \"exit_status\": 0, \"samples_lost\": {\"cpu\": 3, \"proc\": 2}"), 5},
-        {START("") STOP(", \"exit_status\": 0, \"samples_lost\": {\"cpu\": 0, \"proc\": 0}"), 0},
-        {START("") STOP(", \"exit_status\": 0"), -1},
-        {START(""), -1},
+        {START("") STOP(", \"exit_status\": 0, \"samples_lost\": {\"cpu\": 3, \"proc\": 2}"), 5, 3, 0},
+        /* every file of the table by its stem; a key no file has is not hwmon's count */
+        {START("") STOP(", \"samples_lost\": {\"cpu\": 1, \"tree_pids\": 4, \"disk\": 9}"), 5, 1, 4},
+        {START("") STOP(", \"exit_status\": 0, \"samples_lost\": {\"cpu\": 0, \"proc\": 0}"), 0, 0, 0},
+        {START("") STOP(", \"exit_status\": 0"), -1, 0, 0},
+        {START(""), -1, 0, 0},
         /* nonsense counts add nothing */
-        {START("") STOP(", \"samples_lost\": {\"cpu\": -4, \"proc\": \"x\"}"), 0},
+        {START("") STOP(", \"samples_lost\": {\"cpu\": -4, \"proc\": \"x\"}"), 0, 0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct sum_run *run = run_of(cases[i].log);
@@ -548,6 +551,8 @@ static void test_samples_lost(void)
             fprintf(stderr, "case %zu: samples_lost %lld\n", i,
                     (long long)run->info.samples_lost);
         CU_ASSERT_EQUAL(run->info.samples_lost, cases[i].lost);
+        CU_ASSERT_EQUAL(run->info.lost_rows[HW_FILE_CPU], cases[i].cpu);
+        CU_ASSERT_EQUAL(run->info.lost_rows[HW_FILE_TREE_PIDS], cases[i].tree_pids);
         sum_run_free(run);
     }
 }
