@@ -16,26 +16,6 @@
 #include "hwrun/jsonw.h"
 #include "hwrun/rundir.h"
 
-/* The file that holds each figure of hw_metrics.csv's table (HW_GPU_METRICS, by its id),
- * relative to the card's device/ ("H/": its hwmon/hwmonN/), with the factor to the table's unit
- * and the decimals nvidia-smi prints. alt: a file to try when the first is missing. A figure
- * of the default list with no file here is "[N/A]" in AMD's rows (the graphics clock, not in
- * that list, has none: amdgpu's sclk is freq1). */
-static const struct amd_field {
-    const char *file, *alt;
-    double scale;
-    int decimals;
-} amd_fields[RD_GM_COUNT] = {
-    [RD_GM_UTIL] = {"gpu_busy_percent", NULL, 1, 0},
-    [RD_GM_MEM_UTIL] = {"mem_busy_percent", NULL, 1, 0},
-    [RD_GM_MEM_USED] = {"mem_info_vram_used", NULL, 1.0 / 1048576, 0},
-    [RD_GM_MEM_TOTAL] = {"mem_info_vram_total", NULL, 1.0 / 1048576, 0},
-    [RD_GM_POWER] = {"H/power1_average", "H/power1_input", 1e-6, 2},
-    [RD_GM_TEMP] = {"H/temp1_input", NULL, 1e-3, 0},
-    [RD_GM_SM_CLOCK] = {"H/freq1_input", NULL, 1e-6, 0},
-    [RD_GM_MEM_CLOCK] = {"H/freq2_input", NULL, 1e-6, 0},
-};
-
 /* hw_health.csv's columns from AMD's files (relative to device/, "H/": its hwmon/hwmonN/), read
  * at each row. how: a number (times scale, with decimals), a PCIe speed as its generation, the
  * column before's value again (the power cap is both limits), the highest shader clock level
@@ -61,7 +41,7 @@ static const struct amd_health {
 
 /* The cells of a row after its timestamp, in HW_GPU_FIELDS_DEFAULT's order: a figure (enum
  * rd_gpu_metric), the card's index or its uuid. The list is the one definition of the layout,
- * so a figure that joins it (hwrun/rundir.h's since) gets its cell here: its amd_fields file's
+ * so a figure that joins it (hwrun/rundir.h's since) gets its cell here: its .amd file's
  * value, else "[N/A]". How many; 0 if the list names something else (test_hwmon.amd.row_by_list
  * requires not). */
 enum { CELL_INDEX = -1, CELL_UUID = -2, ROW_MAX = RD_GM_COUNT + 2 };
@@ -211,9 +191,11 @@ static void open_card(struct mon_amd_card *c, int dfd, int card)
     c->card = card;
     find_hwmon(dfd, hwmon, sizeof hwmon);
     for (int k = 0; k < RD_GM_COUNT; k++) {
-        c->fd[k] = amd_fields[k].file ? open_field(dfd, hwmon, amd_fields[k].file) : -1;
-        if (c->fd[k] < 0 && amd_fields[k].alt)
-            c->fd[k] = open_field(dfd, hwmon, amd_fields[k].alt);
+        /* each figure's file, as its entry of hw_gpu_figs says (hwrun/rundir.h's .amd) */
+        const struct hw_gpu_amd *src = &hw_gpu_figs[k].amd;
+        c->fd[k] = src->file ? open_field(dfd, hwmon, src->file) : -1;
+        if (c->fd[k] < 0 && src->alt)
+            c->fd[k] = open_field(dfd, hwmon, src->alt);
     }
     for (int k = 0; k < MON_AMD_HEALTH_COLS; k++)
         c->hfd[k] = amd_health[k].file ? open_field(dfd, hwmon, amd_health[k].file) : -1;
@@ -335,7 +317,7 @@ void mon_amd_rows(const struct mon_amd *a, const char *ts, struct hw_buf *b)
             bool ok = c->fd[k] >= 0 && hw_pread_all(c->fd[k], v, sizeof v) > 0 &&
                       (x = strtod(v, &end), end != v && (*end == '\n' || !*end));
             if (ok)
-                hw_buf_printf(b, ", %.*f", amd_fields[k].decimals, x * amd_fields[k].scale);
+                hw_buf_printf(b, ", %.*f", hw_gpu_figs[k].decimals, x * hw_gpu_figs[k].amd.scale);
             else
                 hw_buf_puts(b, ", [N/A]"); /* no such file, or a read that failed: unmeasured */
         }

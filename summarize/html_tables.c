@@ -171,6 +171,15 @@ static void gpu_table(FILE *f, const struct sum_run *run, const struct sum_units
     th_unit(f, "power", "W");
     th_unit(f, "energy", sum_units_label(u, SUM_DIM_ENERGY));
     th_unit(f, "SM", "MHz");
+    /* then hw_metrics.csv's figures shown only where measured (a fan, the graphics clock), each
+     * that a GPU of the run measured, as the table names it */
+    bool seen[RD_GM_COUNT] = {false};
+    for (int m = 0; m < RD_GM_COUNT; m++) {
+        for (int g = 0; g < RD_MAX_GPUS && (hw_gpu_figs[m].flags & HW_GF_WHEN_SEEN); g++)
+            seen[m] |= run->gpu[g] && run->gpu[g]->m[m].n;
+        if (seen[m])
+            th_unit(f, hw_gpu_figs[m].label, hw_gpu_dims[hw_gpu_figs[m].dim].unit);
+    }
     fputs("</tr></thead>\n<tbody>\n", f);
     for (int g = 0; g < RD_MAX_GPUS; g++) {
         const struct sum_gpu *gp = run->gpu[g];
@@ -196,6 +205,9 @@ static void gpu_table(FILE *f, const struct sum_run *run, const struct sum_units
         td_dim(f, sum_gpu_energy_wh(run, g, NULL), SUM_DIM_ENERGY, u,
                false);
         td_num(f, sum_fig_mean(&gp->m[RD_GM_SM_CLOCK]), NULL);
+        for (int m = 0; m < RD_GM_COUNT; m++)
+            if (seen[m])
+                td_num(f, sum_fig_mean(&gp->m[m]), NULL);
         fputs("</tr>\n", f);
     }
     fputs("</tbody>\n</table>\n<p class=\"foot\">Means over the run; peak VRAM of total.</p>\n", f);

@@ -1,5 +1,6 @@
 /* summarize --live's views (liveview.h). Every view loops over one table of the live GPU figures
- * (live_gpu_figs) for its header, its cells and its log words. */
+ * (figs) for its header, its cells and its log words, then over hw_metrics.csv's table
+ * (hw_gpu_figs) for the figures shown where measured (a fan, the graphics clock). */
 #include "liveview.h"
 
 #include <json-c/json.h>
@@ -334,6 +335,39 @@ static void fig_cell(struct hw_buf *b, const struct rd_live_gpu *g, enum fig f, 
     sum_live_put_text(b, tmp, 64);
 }
 
+/* The table's figures shown only where measured (HW_GF_WHEN_SEEN: a fan, the graphics clock)
+ * that a GPU of the run has measured: each a column after the live view's own, its head the
+ * figure's label, its cells in the figure's unit. */
+static bool seen_fig(const struct rd_live *l, int m)
+{
+    if (!(hw_gpu_figs[m].flags & HW_GF_WHEN_SEEN))
+        return false;
+    for (int g = 0; g < l->ngpus; g++)
+        if (l->gpu[g].seen && l->gpu[g].measured[m])
+            return true;
+    return false;
+}
+
+static int seen_fig_width(int m)
+{
+    int w = (int)strlen(hw_gpu_figs[m].label);
+    return w < 7 ? 7 : w;
+}
+
+/* Figure m of the table for GPU g: "38%", "1980 MHz" on the screen, a bare value in the log
+ * line, "-" when its latest row did not measure it. */
+static void table_cell(struct hw_buf *b, const struct rd_live_gpu *g, int m, bool screen)
+{
+    const char *unit = hw_gpu_dims[hw_gpu_figs[m].dim].unit;
+    char tmp[64] = "-";
+    if (isfinite(g->v[m]) && screen)
+        snprintf(tmp, sizeof tmp, "%.0f%s%s", g->v[m],
+                 hw_gpu_figs[m].dim == HW_GPU_DIM_PCT ? "" : " ", unit);
+    else if (isfinite(g->v[m]))
+        snprintf(tmp, sizeof tmp, "%.4g", g->v[m]);
+    sum_live_put_text(b, tmp, 64);
+}
+
 /* pad the line from its mark to width characters (all our cells are one column a character) */
 static void pad_to(struct hw_buf *b, size_t mark, int width)
 {
@@ -488,6 +522,14 @@ void sum_live_screen(struct sum_live *v, double now, int rows, int cols,
             pad_to(&b, mark, figs[f].width + ((f == FIG_UTIL || f == FIG_POWER) && spark_w
                                                   ? spark_w + 1 : 0) + 1);
         }
+        for (int m = 0; m < RD_GM_COUNT; m++)
+            if (seen_fig(l, m)) {
+                size_t mark = b.len;
+                char head[64];
+                upper(head, sizeof head, hw_gpu_figs[m].label);
+                hw_buf_puts(&b, head);
+                pad_to(&b, mark, seen_fig_width(m) + 1);
+            }
         line_end(out, &b, cols, &rows);
         double end = running || !isfinite(l->t_last) ? now : l->t_last;
         int64_t sec = fabs(end) < 1e15 ? (int64_t)floor(end) : 0; /* 0: no history shown */
@@ -510,6 +552,12 @@ void sum_live_screen(struct sum_live *v, double now, int rows, int cols,
                 }
                 hw_buf_putc(&b, ' ');
             }
+            for (int m = 0; m < RD_GM_COUNT; m++)
+                if (seen_fig(l, m)) {
+                    size_t mark = b.len;
+                    table_cell(&b, x, m, true);
+                    pad_to(&b, mark, seen_fig_width(m) + 1);
+                }
             line_end(out, &b, cols, &rows);
         }
         line_end(out, &b, cols, &rows);
@@ -623,6 +671,15 @@ void sum_live_line(struct sum_live *v, double now, struct hw_buf *out)
                 if (g)
                     hw_buf_putc(out, ',');
                 fig_cell(out, &l->gpu[g], f, false);
+            }
+        }
+    for (int m = 0; l->ngpus && m < RD_GM_COUNT; m++)
+        if (seen_fig(l, m)) { /* gpu_fan_pct=38,-: the figure's key */
+            hw_buf_printf(out, " gpu_%s=", hw_gpu_figs[m].key);
+            for (int g = 0; g < l->ngpus; g++) {
+                if (g)
+                    hw_buf_putc(out, ',');
+                table_cell(out, &l->gpu[g], m, false);
             }
         }
     if (l->proc_seen) {

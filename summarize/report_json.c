@@ -156,8 +156,8 @@ static void json_together(struct hw_json *w, const struct sum_run *run)
 static void json_gpu_metrics(struct hw_json *w, const struct sum_stat *m)
 {
     for (int k = 0; k < RD_GM_COUNT; k++)
-        if (!hw_gpu_figs[k].when_seen || m[k].n)
-            json_stat(w, rd_gpu_metric_names[k], &m[k]);
+        if (!(hw_gpu_figs[k].flags & HW_GF_WHEN_SEEN) || m[k].n)
+            json_stat(w, hw_gpu_figs[k].key, &m[k]);
 }
 
 /* "health_warnings": what every output warns of (sum_run_health_warnings); null without

@@ -8,8 +8,8 @@
 struct th_gpu_vals th_gpu_vals_h100(void)
 {
     struct th_gpu_vals g;
-    for (int k = 0; k < HW_GPU_FIG_COUNT; k++)
-        g.v[k] = 1;
+    for (int k = 0; k < HW_GPU_FIG_COUNT; k++) /* what a board may lack (a fan) it lacks */
+        g.v[k] = hw_gpu_figs[k].flags & HW_GF_MAY_NA ? NAN : 1;
     static const struct {
         const char *field;
         double v;
@@ -47,8 +47,8 @@ void th_gpu_row(struct hw_buf *b, const char *fields, const char *ts, int index,
             double x = k < HW_GPU_FIG_COUNT ? v->v[k] : NAN;
             if (isnan(x))
                 hw_buf_puts(b, "[N/A]");
-            else if (hw_gpu_figs[k].dim == HW_GPU_DIM_W)
-                hw_buf_printf(b, "%.2f", x);
+            else if (hw_gpu_figs[k].decimals) /* power: as nvidia-smi prints it */
+                hw_buf_printf(b, "%.*f", hw_gpu_figs[k].decimals, x);
             else
                 hw_buf_printf(b, "%.15g", x);
         }

@@ -13,8 +13,8 @@ struct th_gpu_vals {
     double v[HW_GPU_FIG_COUNT];
 };
 /* The values the fixtures of an H100 at work start from (the fake nvidia-smi's board): util 50,
- * mem util 30, 2048 of 81559 MiB, 300 W, 50 C, SM 1980 and memory 2619 MHz, graphics 1980;
- * a figure outside them (one that joins the table later) 1. */
+ * mem util 30, 2048 of 81559 MiB, 300 W, 50 C, SM 1980 and memory 2619 MHz, graphics 1980, no
+ * fan (NAN: a figure that may be N/A); a figure outside them (one that joins the table later) 1. */
 struct th_gpu_vals th_gpu_vals_h100(void);
 
 /* Append to b one row as nvidia-smi writes the field list fields (NULL: hwmon's default,

@@ -91,40 +91,6 @@ extern const char *const hw_file_names[HW_FILE_COUNT]; /* HW_GPU_FILE, ... */
  * cadence's rows (each covering its whole interval, edge rows' parts included). */
 #define HW_COL_EDGE "edge"
 
-/* hw_metrics.csv's figures, one entry each, in the file's order: X(ID, the reader's key, the
- * --query-gpu field, its dimension (an entry of HW_GPU_DIMS: PCT, MIB, W, C, MHZ), 1 when
- * pytyche's list has it, the field-list version since which hwmon records it by default (0: not
- * recorded by default; see HW_GPU_FIELDS_V1 below), the field's preference among the figure's
- * names when a header has several, the Prometheus name's stem (hwrun_<stem>_<base unit of the
- * dimension>), the label the text report gives it, what it is). The reader's enum, keys, ranges
- * and field map (runlog/rundir), the default field list and the older ones a headerless file is
- * read by (below), hw_gpu_figs[] (what every output iterates: text, JSON, Prometheus), AMD's row
- * writer and the fake nvidia-smi's answers all come from it; a user of it names the columns it
- * reads and takes the rest as "...". A figure outside pytyche's list is printed only where a run
- * measured it (pytyche's figures are what every source writes; others may be [N/A]).
- * test_summarize.outputs.every_gpu_figure requires every entry's label, dimension and unit.
- *
- * A new figure recorded by default takes the next version (HW_GPU_FIELD_VERSION + 1): its field
- * is appended after uuid, so files of older hwmons, headerless, keep their width and still read.
- * Its AMD file, if amdgpu has one, goes in hwmon/amdgpu.c's amd_fields. */
-#define HW_GPU_METRICS(X)                                                                          \
-    X(UTIL, "util_pct", "utilization.gpu", PCT, 1, 1, 0, "gpu_utilization", "util",               \
-      "Share of the interval in which a kernel ran")                                               \
-    X(MEM_UTIL, "mem_util_pct", "utilization.memory", PCT, 1, 1, 0, "gpu_memory_utilization",      \
-      "mem util", "Share of the interval in which device memory was read or written")              \
-    X(MEM_USED, "mem_used_mib", "memory.used", MIB, 1, 1, 0, "gpu_memory_used", "mem used",        \
-      "Device memory in use")                                                                      \
-    X(MEM_TOTAL, "mem_total_mib", "memory.total", MIB, 1, 1, 0, "gpu_memory_total", "mem total",   \
-      "Device memory in all")                                                                      \
-    X(POWER, "power_w", "power.draw", W, 1, 1, 3, "gpu_power", "power", "Power draw")              \
-    X(TEMP, "temp_c", "temperature.gpu", C, 1, 1, 0, "gpu_temperature", "temperature",             \
-      "GPU core temperature")                                                                      \
-    X(SM_CLOCK, "sm_clock_mhz", "clocks.current.sm", MHZ, 1, 1, 0, "gpu_sm_clock", "SM clock",     \
-      "Current SM clock")                                                                          \
-    X(MEM_CLOCK, "mem_clock_mhz", "clocks.current.memory", MHZ, 1, 1, 0, "gpu_memory_clock",       \
-      "mem clock", "Current memory clock")                                                         \
-    X(GR_CLOCK, "gr_clock_mhz", "clocks.current.graphics", MHZ, 0, 0, 0, "gpu_graphics_clock",     \
-      "gr clock", "Current graphics clock")
 /* The dimensions of the figures: D(ID, the unit a person reads, the Prometheus base unit, that
  * unit per one of ours). */
 #define HW_GPU_DIMS(D)                                                                             \
@@ -145,28 +111,111 @@ struct hw_gpu_dim_def {
     double prom_scale;     /* bytes per MiB */
 };
 extern const struct hw_gpu_dim_def hw_gpu_dims[HW_GPU_DIM_COUNT];
-/* One entry of HW_GPU_METRICS, as data, in its order (runlog/rundir's enum rd_gpu_metric). */
-struct hw_gpu_fig {
-    const char *key;   /* "util_pct": summary.json's */
-    const char *field; /* "utilization.gpu" */
-    enum hw_gpu_dim dim;
-    bool pytyche;   /* in pytyche's list */
-    int since;      /* the field-list version that added it to hwmon's default list; 0: never */
-    bool when_seen; /* printed only where a run measured it (outside pytyche's list) */
-    const char *stem, *label, *help;
+
+/* What a figure is, beside its numbers (hw_gpu_fig.flags). */
+enum hw_gpu_fig_flag {
+    HW_GF_PYTYCHE = 1u << 0,   /* in pytyche's list: exactly the figures of version 1 (since 1) */
+    HW_GF_MAY_NA = 1u << 1,    /* a board that answers [N/A] for it is normal: not a placeholder
+                                  the data-quality notes count (datacenter boards have no fan) */
+    HW_GF_WHEN_SEEN = 1u << 2, /* outputs show it only where a run measured it */
 };
-#define HW_GPU_FIG_ONE(...) +1
-#define HW_GPU_FIG_COUNT (0 HW_GPU_METRICS(HW_GPU_FIG_ONE))
+/* Another name of a figure's field, and its preference when a header has several. */
+struct hw_gpu_alias {
+    const char *field;
+    int pref;
+};
+/* Where amdgpu's kernel driver says a figure: a file relative to the card's device/ ("H/": its
+ * hwmon/hwmonN/), one to try when it is missing, the factor to the figure's unit. */
+struct hw_gpu_amd {
+    const char *file, *alt;
+    double scale;
+};
+/* One GPU figure of hw_metrics.csv (hw_gpu_figs[], by enum hw_gpu_metric). */
+struct hw_gpu_fig {
+    const char *key;   /* "util_pct": summary.json's, the reader's */
+    const char *field; /* "utilization.gpu": the --query-gpu field */
+    int pref;          /* the field's preference among the figure's names in one header */
+    const struct hw_gpu_alias *aliases; /* its other fields, ended by {NULL}; NULL: none */
+    enum hw_gpu_dim dim;
+    int since;      /* the field-list version that added it to hwmon's default list; 0: never */
+    unsigned flags; /* enum hw_gpu_fig_flag */
+    const char *stem;  /* the Prometheus name's: hwrun_<stem>_<prom_unit of the dimension> */
+    const char *label; /* the text report's and the page's */
+    const char *help;  /* what it is */
+    int decimals;      /* what nvidia-smi prints (power: 2), which AMD's rows print too */
+    struct hw_gpu_amd amd; /* its AMD source (hwmon/amdgpu.c); .file NULL: AMD writes [N/A] */
+};
+
+/* hw_metrics.csv's figures, one entry each, in the file's order: X(ID, the --query-gpu field,
+ * the field-list version since which hwmon records it by default (0: not by default), then the
+ * rest of its struct hw_gpu_fig as designated initializers). The field and its version are
+ * positional because the preprocessor builds the field lists (string literals) from them
+ * (below); everything else is read from hw_gpu_figs[] (runlog/common/hw_rundir.c), which every
+ * output iterates: the readers' field map, text, JSON, the page, the live view, Prometheus,
+ * the data-quality notes, AMD's row writer and the fake nvidia-smi's answers.
+ * test_summarize.outputs.every_gpu_figure requires every entry's key, label, dimension, stem and
+ * help, and HW_GF_PYTYCHE exactly on version 1's.
+ *
+ * A new figure recorded by default takes the next version (HW_GPU_FIELD_VERSION + 1): its field
+ * is appended after uuid, so files of older hwmons, headerless, keep their width and still read.
+ * Its AMD file, if amdgpu has one, is its .amd. */
+#define HW_GPU_METRICS(X)                                                                          \
+    X(UTIL, "utilization.gpu", 1, .key = "util_pct", .dim = HW_GPU_DIM_PCT,                        \
+      .flags = HW_GF_PYTYCHE, .stem = "gpu_utilization", .label = "util",                          \
+      .help = "Share of the interval in which a kernel ran",                                       \
+      .amd = {"gpu_busy_percent", NULL, 1})                                                        \
+    X(MEM_UTIL, "utilization.memory", 1, .key = "mem_util_pct", .dim = HW_GPU_DIM_PCT,             \
+      .flags = HW_GF_PYTYCHE, .stem = "gpu_memory_utilization", .label = "mem util",               \
+      .help = "Share of the interval in which device memory was read or written",                  \
+      .amd = {"mem_busy_percent", NULL, 1})                                                        \
+    X(MEM_USED, "memory.used", 1, .key = "mem_used_mib", .dim = HW_GPU_DIM_MIB,                    \
+      .flags = HW_GF_PYTYCHE, .stem = "gpu_memory_used", .label = "mem used",                      \
+      .help = "Device memory in use",                                                              \
+      .amd = {"mem_info_vram_used", NULL, 1.0 / 1048576})                                          \
+    X(MEM_TOTAL, "memory.total", 1, .key = "mem_total_mib", .dim = HW_GPU_DIM_MIB,                 \
+      .flags = HW_GF_PYTYCHE, .stem = "gpu_memory_total", .label = "mem total",                    \
+      .help = "Device memory in all",                                                              \
+      .amd = {"mem_info_vram_total", NULL, 1.0 / 1048576})                                         \
+    /* power.draw is the average on older drivers and the same as power.draw.instant or          \
+       .average on newer ones (which one, the driver's help says) */                               \
+    X(POWER, "power.draw", 1, .key = "power_w", .pref = 3,                                         \
+      .aliases = (const struct hw_gpu_alias[]){{"power.draw.instant", 2},                          \
+                                               {"power.draw.average", 1}, {NULL, 0}},              \
+      .dim = HW_GPU_DIM_W, .flags = HW_GF_PYTYCHE, .stem = "gpu_power", .label = "power",          \
+      .help = "Power draw",                                                                        \
+      .decimals = 2, .amd = {"H/power1_average", "H/power1_input", 1e-6})                          \
+    X(TEMP, "temperature.gpu", 1, .key = "temp_c", .dim = HW_GPU_DIM_C, .flags = HW_GF_PYTYCHE,    \
+      .stem = "gpu_temperature", .label = "temperature", .help = "GPU core temperature",           \
+      .amd = {"H/temp1_input", NULL, 1e-3})                                                        \
+    /* the short clock names are nvidia-smi's aliases */                                           \
+    X(SM_CLOCK, "clocks.current.sm", 1, .key = "sm_clock_mhz",                                     \
+      .aliases = (const struct hw_gpu_alias[]){{"clocks.sm", 0}, {NULL, 0}},                       \
+      .dim = HW_GPU_DIM_MHZ, .flags = HW_GF_PYTYCHE, .stem = "gpu_sm_clock", .label = "SM clock",  \
+      .help = "Current SM clock",                                                                  \
+      .amd = {"H/freq1_input", NULL, 1e-6})                                                        \
+    X(MEM_CLOCK, "clocks.current.memory", 1, .key = "mem_clock_mhz",                               \
+      .aliases = (const struct hw_gpu_alias[]){{"clocks.mem", 0}, {NULL, 0}},                      \
+      .dim = HW_GPU_DIM_MHZ, .flags = HW_GF_PYTYCHE, .stem = "gpu_memory_clock",                   \
+      .label = "mem clock", .help = "Current memory clock",                                        \
+      .amd = {"H/freq2_input", NULL, 1e-6})                                                        \
+    /* (no AMD file: amdgpu's sclk is freq1, the SM clock's) */                                    \
+    X(GR_CLOCK, "clocks.current.graphics", 0, .key = "gr_clock_mhz",                               \
+      .aliases = (const struct hw_gpu_alias[]){{"clocks.gr", 0}, {NULL, 0}},                       \
+      .dim = HW_GPU_DIM_MHZ, .flags = HW_GF_WHEN_SEEN, .stem = "gpu_graphics_clock",               \
+      .label = "gr clock", .help = "Current graphics clock")                                       \
+    /* boards without a fan (datacenter ones: the H100, AMD's MI series) answer [N/A]; AMD's   \
+       pwm1 is the fan's duty cycle, 0 to 255 (the kernel's hwmon ABI): the speed it is meant to \
+       run at, as nvidia-smi's fan.speed is */                                                     \
+    X(FAN, "fan.speed", 2, .key = "fan_pct", .dim = HW_GPU_DIM_PCT,                                \
+      .flags = HW_GF_MAY_NA | HW_GF_WHEN_SEEN, .stem = "gpu_fan_speed", .label = "fan",            \
+      .help = "Fan speed, as a share of its maximum", .amd = {"H/pwm1", NULL, 100.0 / 255})
+enum hw_gpu_metric {
+#define HW_GM_ENUM(id, ...) HW_GM_##id,
+    HW_GPU_METRICS(HW_GM_ENUM)
+#undef HW_GM_ENUM
+    HW_GPU_FIG_COUNT
+};
 extern const struct hw_gpu_fig hw_gpu_figs[HW_GPU_FIG_COUNT];
-/* The figures' other names: A(ID, field, preference). power.draw is the average on older drivers
- * and the same as power.draw.instant or .average on newer ones (which one, the driver's help
- * says); the short clock names are nvidia-smi's aliases. */
-#define HW_GPU_METRIC_ALIASES(A)                                                                   \
-    A(POWER, "power.draw.instant", 2)                                                              \
-    A(POWER, "power.draw.average", 1)                                                              \
-    A(SM_CLOCK, "clocks.sm", 0)                                                                    \
-    A(MEM_CLOCK, "clocks.mem", 0)                                                                  \
-    A(GR_CLOCK, "clocks.gr", 0)
 
 /* hw_metrics.csv has no header: these are the --query-gpu fields. pytyche's 9, in its order
  * (the table's entries marked so). hwmon's default list, version 1: the fields recorded since
@@ -176,9 +225,6 @@ extern const struct hw_gpu_fig hw_gpu_figs[HW_GPU_FIG_COUNT];
  * can be spelt; hw_rundir.c checks that every entry's since is one of them. */
 #define HW_GPU_FIELD_IN_LIST_1(field) "," field
 #define HW_GPU_FIELD_IN_LIST_0(field)
-#define HW_GPU_PYTYCHE_FIELD(id, key, field, dim, pytyche, ...)                                    \
-    HW_GPU_FIELD_IN_LIST_##pytyche(field)
-#define HW_GPU_FIELDS_PYTYCHE HW_COL_TIMESTAMP HW_GPU_METRICS(HW_GPU_PYTYCHE_FIELD)
 /* since == v, as 1 or 0: HW_GPU_SAME_v_v is the only pasting that is a macro */
 #define HW_GPU_PICK2_(a, b, ...) b
 #define HW_GPU_PICK2(...) HW_GPU_PICK2_(__VA_ARGS__)
@@ -190,20 +236,22 @@ extern const struct hw_gpu_fig hw_gpu_figs[HW_GPU_FIG_COUNT];
 #define HW_GPU_CAT_(a, b) a##b
 #define HW_GPU_CAT(a, b) HW_GPU_CAT_(a, b)
 #define HW_GPU_JOINED(field, since, v) HW_GPU_CAT(HW_GPU_FIELD_IN_LIST_, HW_GPU_SAME(since, v))(field)
-#define HW_GPU_JOINED_1(id, key, field, dim, pytyche, since, ...) HW_GPU_JOINED(field, since, 1)
-#define HW_GPU_JOINED_2(id, key, field, dim, pytyche, since, ...) HW_GPU_JOINED(field, since, 2)
-#define HW_GPU_JOINED_3(id, key, field, dim, pytyche, since, ...) HW_GPU_JOINED(field, since, 3)
-#define HW_GPU_JOINED_4(id, key, field, dim, pytyche, since, ...) HW_GPU_JOINED(field, since, 4)
-#define HW_GPU_FIELDS_V1 HW_COL_TIMESTAMP HW_GPU_METRICS(HW_GPU_JOINED_1) ",index,uuid"
+#define HW_GPU_JOINED_1(id, field, since, ...) HW_GPU_JOINED(field, since, 1)
+#define HW_GPU_JOINED_2(id, field, since, ...) HW_GPU_JOINED(field, since, 2)
+#define HW_GPU_JOINED_3(id, field, since, ...) HW_GPU_JOINED(field, since, 3)
+#define HW_GPU_JOINED_4(id, field, since, ...) HW_GPU_JOINED(field, since, 4)
+/* pytyche's: version 1's figures (HW_GF_PYTYCHE), without what tells GPUs apart */
+#define HW_GPU_FIELDS_PYTYCHE HW_COL_TIMESTAMP HW_GPU_METRICS(HW_GPU_JOINED_1)
+#define HW_GPU_FIELDS_V1 HW_GPU_FIELDS_PYTYCHE ",index,uuid"
 #define HW_GPU_FIELDS_V2 HW_GPU_FIELDS_V1 HW_GPU_METRICS(HW_GPU_JOINED_2)
 #define HW_GPU_FIELDS_V3 HW_GPU_FIELDS_V2 HW_GPU_METRICS(HW_GPU_JOINED_3)
 #define HW_GPU_FIELDS_V4 HW_GPU_FIELDS_V3 HW_GPU_METRICS(HW_GPU_JOINED_4)
 #define HW_GPU_FIELD_VERSIONS 4
 /* the version hwmon writes: the highest since of the table */
 #define HW_GPU_HAS_SINCE_GE(v) (0 HW_GPU_METRICS(HW_GPU_SINCE_GE_##v))
-#define HW_GPU_SINCE_GE_2(id, key, field, dim, pytyche, since, ...) || (since) >= 2
-#define HW_GPU_SINCE_GE_3(id, key, field, dim, pytyche, since, ...) || (since) >= 3
-#define HW_GPU_SINCE_GE_4(id, key, field, dim, pytyche, since, ...) || (since) >= 4
+#define HW_GPU_SINCE_GE_2(id, field, since, ...) || (since) >= 2
+#define HW_GPU_SINCE_GE_3(id, field, since, ...) || (since) >= 3
+#define HW_GPU_SINCE_GE_4(id, field, since, ...) || (since) >= 4
 #define HW_GPU_FIELD_VERSION                                                                       \
     (1 + HW_GPU_HAS_SINCE_GE(2) + HW_GPU_HAS_SINCE_GE(3) + HW_GPU_HAS_SINCE_GE(4))
 /* hwmon's list: the last version (the versions after HW_GPU_FIELD_VERSION add nothing) */

@@ -39,23 +39,15 @@ const struct hw_gpu_dim_def hw_gpu_dims[HW_GPU_DIM_COUNT] = {
 };
 
 const struct hw_gpu_fig hw_gpu_figs[HW_GPU_FIG_COUNT] = {
-#define FIG_OF(id, key_, field_, dim_, pytyche_, since_, pref_, stem_, label_, help_)              \
-    {.key = key_,                                                                                  \
-     .field = field_,                                                                              \
-     .dim = HW_GPU_DIM_##dim_,                                                                     \
-     .pytyche = pytyche_,                                                                          \
-     .since = since_,                                                                              \
-     .when_seen = !(pytyche_),                                                                     \
-     .stem = stem_,                                                                                \
-     .label = label_,                                                                              \
-     .help = help_},
+#define FIG_OF(id, field_, since_, ...)                                                            \
+    [HW_GM_##id] = {.field = field_, .since = since_, __VA_ARGS__},
     HW_GPU_METRICS(FIG_OF)
 #undef FIG_OF
 };
-/* Each since is a version the field lists can spell, and pytyche's figures are version 1's: the
- * lists would silently leave out a figure of since 5, and pytyche's list is version 1's prefix. */
-#define SINCE_OK(id, key, field, dim, pytyche, since, ...)                                         \
-    _Static_assert((since) >= 0 && (since) <= HW_GPU_FIELD_VERSIONS && (!(pytyche) || (since) == 1), \
+/* Each since is a version the field lists can spell: they would silently leave out a figure of
+ * since 5. (HW_GF_PYTYCHE on exactly version 1's figures, test_summarize.outputs checks.) */
+#define SINCE_OK(id, field, since, ...)                                                            \
+    _Static_assert((since) >= 0 && (since) <= HW_GPU_FIELD_VERSIONS,                               \
                    "HW_GPU_METRICS: " #id "'s since");
 HW_GPU_METRICS(SINCE_OK)
 #undef SINCE_OK

@@ -101,6 +101,8 @@ static void on_gpu(void *ctx, const struct rd_gpu_row *r)
     seen_time(l, r->t);
     x->t = r->t;
     memcpy(x->v, r->v, sizeof x->v);
+    for (int m = 0; m < RD_GM_COUNT; m++)
+        x->measured[m] |= isfinite(r->v[m]);
     x->power_seen |= isfinite(r->v[RD_GM_POWER]);
     /* summarize's curve: the gap rule's interval from the GPU's first rows, the given one only
      * when there is a single row */

@@ -38,6 +38,8 @@ struct rd_live_gpu {
     bool seen;
     double t;                     /* its latest row's time */
     double v[RD_GM_COUNT];        /* latest row; NAN = not measured */
+    bool measured[RD_GM_COUNT];   /* a row had the figure: the views show a figure shown only
+                                   * where measured (HW_GF_WHEN_SEEN) from then on */
     bool gpm_seen;
     double gpm[HW_GPM_NCOLS];     /* latest GPM row, percent */
     bool health_seen;

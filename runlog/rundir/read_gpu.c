@@ -12,15 +12,12 @@
 
 #include "hwrun/timeutil.h"
 
-/* From the one table of hw_metrics.csv's figures (hwrun/rundir.h's HW_GPU_METRICS). */
-#define GM_KEY(id, key, ...) [RD_GM_##id] = key,
-const char *const rd_gpu_metric_names[RD_GM_COUNT] = {HW_GPU_METRICS(GM_KEY)};
-#undef GM_KEY
-
-/* What each figure can mean (readers.h): outside it, a bad cell. */
-#define GM_RANGE(id, key, field, dim, ...) [RD_GM_##id] = RD_RANGE_##dim,
-static const struct rd_range gm_range[RD_GM_COUNT] = {HW_GPU_METRICS(GM_RANGE)};
-#undef GM_RANGE
+/* What each dimension of hw_metrics.csv's figures can mean (readers.h): outside it, a bad cell. */
+static const struct rd_range dim_range[HW_GPU_DIM_COUNT] = {
+#define DIM_RANGE(id, ...) [HW_GPU_DIM_##id] = RD_RANGE_##id,
+    HW_GPU_DIMS(DIM_RANGE)
+#undef DIM_RANGE
+};
 
 static int parse_index(const char *s, size_t n)
 {
@@ -59,28 +56,35 @@ struct gpu_st {
     double unmeasured[RD_GM_COUNT]; /* all NAN: a row's metrics before its cells are read */
 };
 
+/* A column's role: a figure (by the one table's fields and aliases, hwrun/rundir.h), the
+ * timestamp, the index, the uuid, or none; *prio the name's preference among its figure's. */
 static int gpu_role(const char *name, int *prio)
 {
     static const struct {
         const char *name;
-        int role, prio;
-    } map[] = {
-        {HW_COL_TIMESTAMP, ROLE_TS, 0},
-        {"index", ROLE_INDEX, 0},
-        {"uuid", ROLE_UUID, 0},
-        {"gpu_uuid", ROLE_UUID, 0},
-#define GM_FIELD(id, key, field, dim, pytyche, since, pref, ...) {field, RD_GM_##id, pref},
-#define GM_ALIAS(id, field, pref) {field, RD_GM_##id, pref},
-        HW_GPU_METRICS(GM_FIELD) HW_GPU_METRIC_ALIASES(GM_ALIAS)
-#undef GM_FIELD
-#undef GM_ALIAS
+        int role;
+    } cols[] = {
+        {HW_COL_TIMESTAMP, ROLE_TS},
+        {"index", ROLE_INDEX},
+        {"uuid", ROLE_UUID},
+        {"gpu_uuid", ROLE_UUID},
     };
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (!strcmp(name, map[i].name)) {
-            *prio = map[i].prio;
-            return map[i].role;
-        }
     *prio = 0;
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
+        if (!strcmp(name, cols[i].name))
+            return cols[i].role;
+    for (int k = 0; k < RD_GM_COUNT; k++) {
+        const struct hw_gpu_fig *f = &hw_gpu_figs[k];
+        if (!strcmp(name, f->field)) {
+            *prio = f->pref;
+            return k;
+        }
+        for (const struct hw_gpu_alias *a = f->aliases; a && a->field; a++)
+            if (!strcmp(name, a->field)) {
+                *prio = a->pref;
+                return k;
+            }
+    }
     return ROLE_IGNORE;
 }
 
@@ -110,11 +114,12 @@ const char *rd_gpu_power_field(const char *fields)
 static bool gpu_known_name(const char *name)
 {
     int prio;
+    /* the table's fields and aliases, and other --query-gpu fields a header may name */
     return gpu_role(name, &prio) != ROLE_IGNORE || !strcmp(name, "name") ||
            !strcmp(name, "pstate") || !strcmp(name, "pci.bus_id") || !strcmp(name, "serial") ||
-           !strcmp(name, "memory.free") || !strcmp(name, "fan.speed") ||
-           !strcmp(name, "driver_version") || !strncmp(name, "clocks", 6) ||
-           !strncmp(name, "power.", 6) || !strncmp(name, "temperature.", 12);
+           !strcmp(name, "memory.free") || !strcmp(name, "driver_version") ||
+           !strncmp(name, "clocks", 6) || !strncmp(name, "power.", 6) ||
+           !strncmp(name, "temperature.", 12);
 }
 
 static void gpu_layout_from_names(struct gpu_layout *l, char (*names)[64], size_t n)
@@ -210,8 +215,14 @@ static void gpu_line(struct rd_reader *r, const char *s, size_t n)
         if (cl > 2 && cs[0] == '[' && row.fault == HW_GPU_FAULT_NONE)
             row.fault = hw_gpu_fault_in(cs, cl);
         if (role >= 0 && role < RD_GM_COUNT) {
-            row.v[role] = rd_in_range(r, rd_gpu_metric_names[role],
-                                      rd_num_cell(r->q, cs, cl, false), gm_range[role]);
+            const struct hw_gpu_fig *f = &hw_gpu_figs[role];
+            /* a board without the sensor answers N/A for a figure that may be: not news (the
+             * data-quality notes count the placeholders that are); other tokens still count */
+            if ((f->flags & HW_GF_MAY_NA) &&
+                ((cl == 5 && !memcmp(cs, "[N/A]", 5)) || (cl == 3 && !memcmp(cs, "N/A", 3))))
+                continue;
+            row.v[role] =
+                rd_in_range(r, f->key, rd_num_cell(r->q, cs, cl, false), dim_range[f->dim]);
         } else if (role == ROLE_TS) {
             if (!rd_parse_smi_ts(&r->clock, &r->opts->tz, cs, cl, &row.t) &&
                 !hw_parse_iso(cs, cl, &row.t)) {

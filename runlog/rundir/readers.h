@@ -69,15 +69,13 @@ double rd_tz_to_utc(const struct rd_tz *tz, int year, int mon, int day, int hour
 /* Metrics of a --query-gpu row (hw_metrics.csv), by meaning: RD_GM_UTIL, ..., one per entry of
  * hwrun/rundir.h's HW_GPU_METRICS, which says each one's field, unit and other names. */
 enum rd_gpu_metric {
-#define RD_GM_ENUM(id, ...) RD_GM_##id,
+#define RD_GM_ENUM(id, ...) RD_GM_##id = HW_GM_##id,
     HW_GPU_METRICS(RD_GM_ENUM)
 #undef RD_GM_ENUM
-    RD_GM_COUNT
+    RD_GM_COUNT = HW_GPU_FIG_COUNT
 };
-_Static_assert(RD_GM_COUNT == HW_GPU_FIG_COUNT, "hw_gpu_figs[] is indexed by enum rd_gpu_metric");
 #define RD_MAX_GPUS 64 /* GPU numbers 0 to 63 are summarized; rows of others are counted */
 
-extern const char *const rd_gpu_metric_names[RD_GM_COUNT]; /* "util_pct", "power_w", ... */
 /* The field hw_metrics.csv's power comes from, for a --query-gpu field list (NULL: hwmon's
  * default list): "power.draw", else "power.draw.instant", else "power.draw.average" (the
  * reader's preference); NULL when the list has none. */

@@ -76,6 +76,8 @@ static void make_tree(const char *root)
         put(d, c ? "hwmon/hwmon5/temp1_input" : "hwmon/hwmon4/temp1_input", "45000\n");
         put(d, c ? "hwmon/hwmon5/freq1_input" : "hwmon/hwmon4/freq1_input", "1700000000\n");
         put(d, c ? "hwmon/hwmon5/freq2_input" : "hwmon/hwmon4/freq2_input", "1300000000\n");
+        if (c) /* a fan: a board of a workstation (the MI300X has none) */
+            put(d, "hwmon/hwmon5/pwm1", "153\n");
         free(d);
     }
     char *nv = th_fmt("%s/sys/class/drm/card2/device", root);
@@ -268,14 +270,15 @@ static void test_row_by_list(void)
     struct hw_buf b;
     hw_buf_init(&b, NULL, 0);
     mon_amd_rows(a, ts, &b);
-    /* make_tree's values, by figure; card1 has no mem_busy_percent */
+    /* make_tree's values, by figure; card1 has no mem_busy_percent, card0 no fan (card1's pwm1,
+     * 153 of 255, is 60%) */
     static const char *const want[2][RD_GM_COUNT] = {
         {[RD_GM_UTIL] = "20", [RD_GM_MEM_UTIL] = "5", [RD_GM_MEM_USED] = "1024",
          [RD_GM_MEM_TOTAL] = "196608", [RD_GM_POWER] = "100.00", [RD_GM_TEMP] = "45",
          [RD_GM_SM_CLOCK] = "1700", [RD_GM_MEM_CLOCK] = "1300"},
         {[RD_GM_UTIL] = "20", [RD_GM_MEM_USED] = "1024", [RD_GM_MEM_TOTAL] = "196608",
          [RD_GM_POWER] = "100.00", [RD_GM_TEMP] = "45", [RD_GM_SM_CLOCK] = "1700",
-         [RD_GM_MEM_CLOCK] = "1300"}};
+         [RD_GM_MEM_CLOCK] = "1300", [RD_GM_FAN] = "60"}};
     static const char *const v1[2] = {
         "2026/01/01 00:00:00.000, 20, 5, 1024, 196608, 100.00, 45, 1700, 1300, 0, "
         "AMD-1a2b3c4d5e6f7788",

@@ -103,19 +103,25 @@ static double sample_value(const char *text, const char *name, const char *run, 
  * power limit, the SM clock's maximum and the PCIe link from hw_health.csv. */
 static void test_every_gpu_figure(void)
 {
+    /* each dimension's base unit and scale, written out: the oracle, not the table's */
     static const struct {
+        const char *unit;
+        double scale;
+    } base[HW_GPU_DIM_COUNT] = {
+        [HW_GPU_DIM_PCT] = {"ratio", 0.01}, [HW_GPU_DIM_MIB] = {"bytes", 1048576.0},
+        [HW_GPU_DIM_W] = {"watts", 1.0},    [HW_GPU_DIM_C] = {"celsius", 1.0},
+        [HW_GPU_DIM_MHZ] = {"hertz", 1e6},
+    };
+    struct {
         const char *stem, *field, *unit;
         double scale;
-    } fig[] = {
-#define FIG_PCT "ratio", 0.01
-#define FIG_MIB "bytes", 1048576.0
-#define FIG_W "watts", 1.0
-#define FIG_C "celsius", 1.0
-#define FIG_MHZ "hertz", 1e6
-#define FIG(id, key, field, dim, pytyche, since, pref, stem, ...) {stem, field, FIG_##dim},
-        HW_GPU_METRICS(FIG)
-#undef FIG
-    };
+    } fig[HW_GPU_FIG_COUNT];
+    for (int k = 0; k < HW_GPU_FIG_COUNT; k++) {
+        const struct hw_gpu_fig *f = &hw_gpu_figs[k];
+        CU_ASSERT_PTR_NOT_NULL_FATAL(base[f->dim].unit);
+        fig[k].stem = f->stem, fig[k].field = f->field;
+        fig[k].unit = base[f->dim].unit, fig[k].scale = base[f->dim].scale;
+    }
     char *dir = th_tmpdir("prom-figs");
     struct hw_buf list, row;
     hw_buf_init(&list, NULL, 0);
@@ -182,6 +188,53 @@ static void test_every_gpu_figure(void)
     free(out);
     hw_buf_free(&list);
     hw_buf_free(&row);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A figure a board may not have (HW_GF_MAY_NA: a fan) that it answers [N/A] for, in hwmon's
+ * default list, is no family of the export (unmeasured is absent, never 0), beside the figures
+ * it measured. */
+static void test_may_na_absent(void)
+{
+    char *dir = th_tmpdir("prom-na");
+    struct hw_buf rows;
+    hw_buf_init(&rows, NULL, 0);
+    prow(&rows, "2026/11/21 10:00:00.000", 0, 50, 30, 2048, 300, 50);
+    hw_buf_putc(&rows, '\0');
+    CU_ASSERT_PTR_NOT_NULL(strstr(rows.p, "[N/A]"));
+    put(dir, "run.jsonl",
+        "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", \"event\": \"start\", "
+        "\"data\": {\"interval_s\": 1.0, \"smi_tz\": \"UTC\"}}\n",
+        false);
+    put(dir, "hw_metrics.csv", rows.p, false);
+    struct mon_prom p;
+    memset(&p, 0, sizeof p);
+    char *out = th_fmt("%s/x.prom", dir);
+    CU_ASSERT_EQUAL_FATAL(mon_prom_resolve(&p, out, dir), 0);
+    snprintf(p.run, sizeof p.run, "r");
+    CU_ASSERT_EQUAL_FATAL(mon_prom_open(&p, dir, fields, 1.0, "h", NULL), 0);
+    struct mon_prom_counters c = {0};
+    CU_ASSERT_EQUAL_FATAL(mon_prom_update(&p, &c, 1764085545.0), 0);
+    char *text = th_read_file(out, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    int may = 0;
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++) {
+        const struct hw_gpu_fig *f = &hw_gpu_figs[m];
+        char *name = th_fmt("hwrun_%s_%s", f->stem, hw_gpu_dims[f->dim].prom_unit);
+        if (f->flags & HW_GF_MAY_NA) {
+            may++;
+            CU_ASSERT_PTR_NULL(strstr(text, name));
+        } else if (strstr(fields, f->field)) {
+            CU_ASSERT(isfinite(sample_value(text, name, "r", 0)));
+        }
+        free(name);
+    }
+    CU_ASSERT(may > 0);
+    mon_prom_close(&p);
+    free(text);
+    free(out);
+    hw_buf_free(&rows);
     th_rmtree(dir);
     free(dir);
 }
@@ -950,6 +1003,7 @@ void add_prom_suite(void)
     CU_pSuite s = th_add_suite("prom", NULL, NULL, 120);
     CU_add_test(s, "exposition", test_exposition);
     CU_add_test(s, "every_gpu_figure", test_every_gpu_figure);
+    CU_add_test(s, "may_na_absent", test_may_na_absent);
     CU_add_test(s, "label_utf8", test_label_utf8);
     CU_add_test(s, "energy_agrees", test_energy_agrees);
     CU_add_test(s, "paths", test_paths);

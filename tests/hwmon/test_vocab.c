@@ -417,18 +417,21 @@ static void test_hwmon_writes_what_summarize_reads(void)
  * whatever entries join it. A name it does not know fails as nvidia-smi's does. */
 static void test_fake_answers_every_figure(void)
 {
-    static const struct {
+    struct {
         const char *field;
         int fig;
-    } all[] = {
-#define F_FIELD(id, key, field, ...) {field, RD_GM_##id},
-#define F_ALIAS(id, field, pref) {field, RD_GM_##id},
-        HW_GPU_METRICS(F_FIELD) HW_GPU_METRIC_ALIASES(F_ALIAS)
-#undef F_FIELD
-#undef F_ALIAS
-    };
+    } all[64];
+    size_t nall = 0;
+    for (int k = 0; k < HW_GPU_FIG_COUNT; k++) {
+        CU_ASSERT_FATAL(nall < sizeof all / sizeof all[0]);
+        all[nall].field = hw_gpu_figs[k].field, all[nall++].fig = k;
+        for (const struct hw_gpu_alias *a = hw_gpu_figs[k].aliases; a && a->field; a++) {
+            CU_ASSERT_FATAL(nall < sizeof all / sizeof all[0]);
+            all[nall].field = a->field, all[nall++].fig = k;
+        }
+    }
     char *smi = (char *)th_env("HWRUN_FAKE_SMI");
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+    for (size_t i = 0; i < nall; i++) {
         char *q = th_fmt("--query-gpu=%s", all[i].field);
         char *argv[] = {smi, q, (char *)"--format=csv", (char *)"-i", (char *)"0", NULL};
         struct th_result r;

@@ -25,9 +25,11 @@ static const char zabbix[] =
 
 static const struct capture caps[] = {
     {"query-gpu_a10_loop-lms_header-units.csv", HW_FILE_GPU, NULL, 5, 0},
+    /* fan.speed [N/A]: a board without a fan reading, no placeholder (HW_GF_MAY_NA); the older
+     * driver's [Not Supported] still counts */
     {"query-gpu_geforce-2GB_noheader-nounits_fan-NA_newer-driver.csv", HW_FILE_GPU,
      "memory.total,memory.free,memory.used,temperature.gpu,fan.speed,utilization.gpu,"
-     "utilization.memory", 1, 1},
+     "utilization.memory", 1, 0},
     {"query-gpu_geforce-2GB_noheader-nounits_fan-Not-Supported_older-driver.csv", HW_FILE_GPU,
      "memory.total,memory.free,memory.used,temperature.gpu,fan.speed,utilization.gpu,"
      "utilization.memory", 1, 1},
@@ -61,7 +63,7 @@ static const struct capture caps[] = {
     {"query-gpu_tesla-k40m-x2_index-name-uuid-serial_masked_header-omitted-by-author.csv",
      HW_FILE_GPU, "index,name,uuid,serial", 2, 0},
     {"query-gpu_tesla-p100_drv510_nounits_header-keeps-units_no-trailing-newline.csv",
-     HW_FILE_GPU, NULL, 1, 1},
+     HW_FILE_GPU, NULL, 1, 0}, /* its one placeholder is fan.speed's [N/A] */
     {"query-gpu_tesla-p40_alias-fields-gpu_name-gpu_bus_id.csv", HW_FILE_GPU, NULL, 1, 0},
     {"query-gpu_v100-32gb_loop-l5_index-timestamp-util-mem.csv", HW_FILE_GPU, NULL, 17, 0},
     {"query-compute-apps_h100_drv590_idle-empty.csv", HW_FILE_GPU_PROCS, NULL, 0, 0},
@@ -97,19 +99,13 @@ struct ref {
  * have power.draw. */
 static int ref_metric(const char *name)
 {
-    static const struct {
-        const char *n;
-        int m, pref;
-    } map[] = {
-#define REF_FIELD(id, key, field, ...) {field, RD_GM_##id, 0},
-#define REF_ALIAS(id, field, pref) {field, RD_GM_##id, pref},
-        HW_GPU_METRICS(REF_FIELD) HW_GPU_METRIC_ALIASES(REF_ALIAS)
-#undef REF_FIELD
-#undef REF_ALIAS
-    };
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (!map[i].pref && !strcmp(name, map[i].n))
-            return map[i].m;
+    for (int m = 0; m < RD_GM_COUNT; m++) {
+        if (!strcmp(name, hw_gpu_figs[m].field))
+            return m;
+        for (const struct hw_gpu_alias *a = hw_gpu_figs[m].aliases; a && a->field; a++)
+            if (!a->pref && !strcmp(name, a->field))
+                return m;
+    }
     return -1;
 }
 
@@ -182,9 +178,13 @@ static void ref_csv(const struct capture *cap, char *data, struct ref *ref)
         for (size_t i = 0; i < n; i++)
             faulted |= !strcmp(cells[i], "[GPU requires reset]") || !strcmp(cells[i], "[GPU is lost]");
         for (size_t i = 0; i < n; i++) {
-            if (is_ph(cells[i]))
-                ref->placeholders++;
             const char *nm = i < ncols ? names[i] : "";
+            /* a figure a board may not have (a fan) answering N/A is no placeholder */
+            int na = cap->kind == HW_FILE_GPU ? ref_metric(nm) : -1;
+            bool na_normal = na >= 0 && (hw_gpu_figs[na].flags & HW_GF_MAY_NA) &&
+                             (!strcmp(cells[i], "[N/A]") || !strcmp(cells[i], "N/A"));
+            if (is_ph(cells[i]) && !na_normal)
+                ref->placeholders++;
             if (cap->kind == HW_FILE_GPU && faulted)
                 continue;
             if (cap->kind == HW_FILE_GPU) {
@@ -266,7 +266,7 @@ static void check_csv_capture(const struct capture *cap)
             for (int m = 0; m < RD_GM_COUNT; m++) {
                 if (r.gn[m] != ref.n[m] || fabs(r.gsum[m] - ref.sum[m]) > 1e-6)
                     fprintf(stderr, "%s: %s n %zu sum %g, reference n %zu sum %g\n", cap->file,
-                            rd_gpu_metric_names[m], r.gn[m], r.gsum[m], ref.n[m], ref.sum[m]);
+                            hw_gpu_figs[m].key, r.gn[m], r.gsum[m], ref.n[m], ref.sum[m]);
                 CU_ASSERT_EQUAL(r.gn[m], ref.n[m]);
                 CHECK_NEAR(r.gsum[m], ref.sum[m], 1e-6);
             }

@@ -10,7 +10,10 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "gpurow.h"
+#include "html.h"
 #include "jobreport.h"
+#include "liveview.h"
 #include "report.h"
 #include "sumtest.h"
 #include "system.h"
@@ -575,8 +578,9 @@ static void test_text_headline(void)
 }
 
 /* Every GPU figure of the one table (hw_gpu_figs, HW_GPU_METRICS) is described in full: its
- * key, field, label and a dimension whose unit a person and Prometheus read, so an entry
- * missing one fails here, not in a reader's terminal. And a run that measured every figure
+ * key, field, label, Prometheus stem and help, and a dimension whose unit a person and
+ * Prometheus read, so an entry missing one fails here, not in a reader's terminal; its flags
+ * agree with its version. And a run that measured every figure
  * shows each in the text report, as "label (unit)", and in summary.json, by its key: the outputs
  * iterate the table, so a new entry cannot be left out of one or crash it. */
 static void test_every_gpu_figure(void)
@@ -587,8 +591,17 @@ static void test_every_gpu_figure(void)
         CU_ASSERT(f->label && *f->label);
         CU_ASSERT(f->stem && *f->stem && f->help && *f->help);
         CU_ASSERT_FATAL((int)f->dim >= 0 && f->dim < HW_GPU_DIM_COUNT);
-        CU_ASSERT_STRING_EQUAL(rd_gpu_metric_names[m], f->key);
-        CU_ASSERT_EQUAL(f->when_seen, !f->pytyche);
+        /* pytyche's list is version 1's figures, and no other version's */
+        CU_ASSERT_EQUAL(!!(f->flags & HW_GF_PYTYCHE), f->since == 1);
+        /* a figure a board may not have is shown where measured, never as an empty stat */
+        CU_ASSERT(!(f->flags & HW_GF_MAY_NA) || (f->flags & HW_GF_WHEN_SEEN));
+        CU_ASSERT(!(f->flags & HW_GF_PYTYCHE) || !(f->flags & HW_GF_WHEN_SEEN));
+        for (const struct hw_gpu_alias *a = f->aliases; a && a->field; a++)
+            CU_ASSERT(*a->field && strcmp(a->field, f->field) != 0);
+        /* an AMD source converts to the figure's unit; its fallback is a second file */
+        CU_ASSERT(!f->amd.file || (*f->amd.file && f->amd.scale > 0));
+        CU_ASSERT(!f->amd.alt || f->amd.file);
+        CU_ASSERT(f->decimals >= 0 && f->decimals <= 6);
         for (int k = 0; k < m; k++) {
             CU_ASSERT(strcmp(hw_gpu_figs[k].key, f->key) != 0);
             CU_ASSERT(strcmp(hw_gpu_figs[k].label, f->label) != 0);
@@ -653,6 +666,219 @@ static void test_every_gpu_figure(void)
     sum_run_free(run);
     th_rmtree(dir);
     free(dir);
+}
+
+/* Every output of one run directory, as strings: the text report, summary.json, the HTML page
+ * and the live view's screen and log line. */
+struct outs {
+    char *text, *json, *page, *screen, *line;
+};
+
+static void outputs_of(const char *dir, struct outs *o)
+{
+    struct sum_html_opts ho;
+    sum_html_opts_init(&ho);
+    struct sum_run *run = NULL;
+    CU_ASSERT_EQUAL(sum_html_summarize(dir, &ho, false, &run), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run);
+    struct hw_buf text, json, screen, line;
+    hw_buf_init(&text, NULL, 0);
+    hw_buf_init(&json, NULL, 0);
+    hw_buf_init(&screen, NULL, 0);
+    hw_buf_init(&line, NULL, 0);
+    sum_report_text(run, &text);
+    sum_report_json(run, &json);
+    char *page = NULL;
+    size_t page_len = 0;
+    FILE *f = open_memstream(&page, &page_len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    char err[256];
+    CU_ASSERT_EQUAL(sum_html_run(f, run, &ho, err, sizeof err), 0);
+    fclose(f);
+    sum_run_free(run);
+    struct sum_live *v = sum_live_new(dir, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+    CU_ASSERT_EQUAL(sum_live_update(v), 0);
+    sum_live_screen(v, 1795255300, 40, 200, NULL, &screen);
+    sum_live_line(v, 1795255300, &line);
+    sum_live_free(v);
+    hw_buf_putc(&text, '\0');
+    hw_buf_putc(&json, '\0');
+    hw_buf_putc(&screen, '\0');
+    hw_buf_putc(&line, '\0');
+    CU_ASSERT_FATAL(!text.oom && !json.oom && !screen.oom && !line.oom && page);
+    o->text = text.p, o->json = json.p, o->page = page, o->screen = screen.p, o->line = line.p;
+}
+
+static void outs_free(struct outs *o)
+{
+    free(o->text), free(o->json), free(o->page), free(o->screen), free(o->line);
+}
+
+/* The page's Per GPU table's column heads */
+static int gpu_table_heads(const char *page)
+{
+    const char *t = strstr(page, "id=\"t-gpus\"");
+    const char *end = t ? strstr(t, "</thead>") : NULL;
+    int n = 0;
+    for (const char *p = t; p && end && (p = strstr(p, "<th scope=\"col\">")) && p < end; p++)
+        n++;
+    return n;
+}
+
+/* Where a figure shown only where measured (HW_GF_WHEN_SEEN) is: the text report's "label
+ * (unit)", summary.json's key, the page's column "label [unit]", the live screen's LABEL
+ * column and its log line's gpu_<key>= (NULL-terminated names, as a test looks for them). */
+static void when_seen_marks(int m, char *mark[6])
+{
+    const struct hw_gpu_fig *f = &hw_gpu_figs[m];
+    const char *unit = hw_gpu_dims[f->dim].unit;
+    char up[64];
+    size_t i = 0;
+    for (; f->label[i] && i + 1 < sizeof up; i++)
+        up[i] = (char)(f->label[i] >= 'a' && f->label[i] <= 'z' ? f->label[i] - 32 : f->label[i]);
+    up[i] = '\0';
+    mark[0] = th_fmt("    %s (%s) ", f->label, unit);
+    mark[1] = th_fmt("\"%s\": {", f->key);
+    mark[2] = th_fmt("<th scope=\"col\">%s <small>[%s]</small></th>", f->label, unit);
+    mark[3] = th_fmt(" %s ", up);
+    mark[4] = th_fmt(" gpu_%s=", f->key);
+    mark[5] = NULL;
+}
+
+/* A figure shown only where measured is shown by every output of a run that measured it, in its
+ * unit (every such entry of the table, each at its own value; the page's Per GPU table gets a
+ * column each), and by none of a run whose board answered [N/A] for it; a figure a board may
+ * not have (HW_GF_MAY_NA: a fan) answering [N/A] in every row is no placeholder, so no output
+ * notes one. And a real board's fan (an RTX 2080 SUPER at work, nvidia-smi's own file) reads as
+ * the 38% it printed. */
+static void test_when_seen_figures(void)
+{
+    static const char start[] =
+        "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", \"event\": \"start\", "
+        "\"data\": {\"interval_s\": 1.0, \"smi_tz\": \"UTC\", \"gpu_query_fields\": \"%s\"}}\n";
+    int nseen = 0, nmay = 0;
+    for (int m = 0; m < RD_GM_COUNT; m++) {
+        nseen += !!(hw_gpu_figs[m].flags & HW_GF_WHEN_SEEN);
+        nmay += !!(hw_gpu_figs[m].flags & HW_GF_MAY_NA);
+    }
+    CU_ASSERT(nseen > 0 && nmay > 0);
+
+    /* measured: every figure of the table in the field list, at 40 + its number */
+    char *dir = th_tmpdir("when-seen");
+    struct hw_buf fields, rows;
+    hw_buf_init(&fields, NULL, 0);
+    hw_buf_init(&rows, NULL, 0);
+    hw_buf_puts(&fields, HW_COL_TIMESTAMP ",index,uuid");
+    struct th_gpu_vals v;
+    for (int m = 0; m < RD_GM_COUNT; m++) {
+        hw_buf_printf(&fields, ",%s", hw_gpu_figs[m].field);
+        v.v[m] = 40 + m;
+    }
+    hw_buf_putc(&fields, '\0');
+    for (int s = 0; s < 4; s++) {
+        char ts[40];
+        snprintf(ts, sizeof ts, "2026/11/21 10:00:%02d.000", s);
+        th_gpu_row(&rows, fields.p, ts, 0, "GPU-0", &v);
+    }
+    hw_buf_putc(&rows, '\0');
+    char *ev = th_fmt(start, fields.p);
+    put_file(dir, "run.jsonl", ev);
+    put_file(dir, HW_GPU_FILE, rows.p);
+    struct outs o;
+    outputs_of(dir, &o);
+    const char *in[5] = {o.text, o.json, o.page, o.screen, o.line};
+    for (int m = 0; m < RD_GM_COUNT; m++) {
+        if (!(hw_gpu_figs[m].flags & HW_GF_WHEN_SEEN))
+            continue;
+        char *mark[6];
+        when_seen_marks(m, mark);
+        for (int k = 0; mark[k]; k++) {
+            if (!strstr(in[k], mark[k]))
+                fprintf(stderr, "output %d lacks '%s'\n", k, mark[k]);
+            CU_ASSERT_PTR_NOT_NULL(strstr(in[k], mark[k]));
+            free(mark[k]);
+        }
+        /* its value: the log line's cell */
+        char *cell = th_fmt(" gpu_%s=%d", hw_gpu_figs[m].key, 40 + m);
+        CU_ASSERT_PTR_NOT_NULL(strstr(o.line, cell));
+        free(cell);
+    }
+    int heads_all = gpu_table_heads(o.page);
+    CU_ASSERT_PTR_NULL(strstr(o.text, "placeholder"));
+    outs_free(&o);
+
+    /* [N/A]: hwmon's default list from a board with no fan, every row */
+    th_rmtree(dir);
+    free(dir);
+    dir = th_tmpdir("when-seen-na");
+    hw_buf_reset(&rows);
+    struct th_gpu_vals h = th_gpu_vals_h100();
+    for (int m = 0; m < RD_GM_COUNT; m++)
+        CU_ASSERT(isnan(h.v[m]) == !!(hw_gpu_figs[m].flags & HW_GF_MAY_NA));
+    for (int s = 0; s < 4; s++) {
+        char ts[40];
+        snprintf(ts, sizeof ts, "2026/11/21 10:00:%02d.000", s);
+        th_gpu_row(&rows, NULL, ts, 0, "GPU-0", &h);
+    }
+    hw_buf_putc(&rows, '\0');
+    CU_ASSERT_PTR_NOT_NULL(strstr(rows.p, "[N/A]"));
+    free(ev);
+    ev = th_fmt(start, HW_GPU_FIELDS_DEFAULT);
+    put_file(dir, "run.jsonl", ev);
+    put_file(dir, HW_GPU_FILE, rows.p);
+    outputs_of(dir, &o);
+    const char *none[5] = {o.text, o.json, o.page, o.screen, o.line};
+    int shown = 0; /* when-seen figures of the default list this board measured */
+    for (int m = 0; m < RD_GM_COUNT; m++) {
+        if (!(hw_gpu_figs[m].flags & HW_GF_WHEN_SEEN))
+            continue;
+        char *mark[6];
+        when_seen_marks(m, mark);
+        bool measured = !isnan(h.v[m]) && strstr(HW_GPU_FIELDS_DEFAULT, hw_gpu_figs[m].field);
+        shown += measured;
+        for (int k = 0; mark[k]; k++) {
+            if (!measured && strstr(none[k], mark[k]))
+                fprintf(stderr, "output %d shows '%s'\n", k, mark[k]);
+            CU_ASSERT(measured || !strstr(none[k], mark[k]));
+            free(mark[k]);
+        }
+    }
+    /* the page's columns: its own and one per when-seen figure measured */
+    CU_ASSERT_EQUAL(gpu_table_heads(o.page), heads_all - nseen + shown);
+    CU_ASSERT_PTR_NULL(strstr(o.text, "placeholder"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(o.json, "\"placeholders\": 0"));
+    CU_ASSERT_PTR_NULL(strstr(o.page, "placeholder cells"));
+    outs_free(&o);
+    th_rmtree(dir);
+    free(dir);
+    free(ev);
+    hw_buf_free(&fields);
+    hw_buf_free(&rows);
+
+    /* nvidia-smi's own file from a board with a fan */
+    char *cap = th_fmt("%s/nvsmi-real/query-gpu_rtx2080super_drv610_all-fields_load.csv",
+                       th_env("HWRUN_TESTDATA"));
+    char *csv = th_read_file(cap, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    dir = th_tmpdir("when-seen-fan");
+    put_file(dir, HW_GPU_FILE, csv);
+    outputs_of(dir, &o);
+    CU_ASSERT_PTR_NOT_NULL(strstr(o.text, "    fan (%)              mean 38.0"));
+    json_object *doc = json_tokener_parse(o.json), *gpus, *st, *mean;
+    CU_ASSERT_FATAL(doc && json_object_object_get_ex(doc, "gpus", &gpus) &&
+                    json_object_array_length(gpus) == 1 &&
+                    json_object_object_get_ex(json_object_array_get_idx(gpus, 0),
+                                              hw_gpu_figs[RD_GM_FAN].key, &st) &&
+                    json_object_object_get_ex(st, "mean", &mean));
+    CU_ASSERT_DOUBLE_EQUAL(json_object_get_double(mean), 38.0, 1e-9);
+    CU_ASSERT_PTR_NOT_NULL(strstr(o.line, " gpu_fan_pct=38"));
+    json_object_put(doc);
+    outs_free(&o);
+    th_rmtree(dir);
+    free(dir);
+    free(csv);
+    free(cap);
 }
 
 /* The GPUs' tool, as the reports name it, is the gpu_source hwmon wrote, whatever the source (a
@@ -903,6 +1129,7 @@ void add_outputs_suite(void)
     CU_add_test(s, "write_alone_prints_nothing", test_write_alone_prints_nothing);
     CU_add_test(s, "terminal_default_text", test_terminal_default_text);
     CU_add_test(s, "every_gpu_figure", test_every_gpu_figure);
+    CU_add_test(s, "when_seen_figures", test_when_seen_figures);
     CU_add_test(s, "gpu_tool_from_source", test_gpu_tool_from_source);
     CU_add_test(s, "headline_keys_resolve", test_headline_keys_resolve);
 }

@@ -125,40 +125,34 @@ static void test_gpu_header_units(void)
     CU_ASSERT_EQUAL(r.max_gpu, 1);
 }
 
-/* Every field of the one table of GPU figures (HW_GPU_METRICS) and each of its other names
- * (HW_GPU_METRIC_ALIASES), as a header names it, is read as its figure: the table is the
- * reader's map, whatever a new entry is. */
+/* Every field of the one table of GPU figures (hw_gpu_figs) and each of its other names (its
+ * aliases), as a header names it, is read as its figure: the table is the reader's map, whatever
+ * a new entry is. */
 static void test_gpu_fields_of_the_table(void)
 {
-    static const struct {
-        const char *field;
-        int metric;
-    } all[] = {
-#define T_FIELD(id, key, field, ...) {field, RD_GM_##id},
-#define T_ALIAS(id, field, pref) {field, RD_GM_##id},
-        HW_GPU_METRICS(T_FIELD) HW_GPU_METRIC_ALIASES(T_ALIAS)
-#undef T_FIELD
-#undef T_ALIAS
-    };
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        char *s = th_fmt("timestamp, index, %s\n2024/01/16 14:44:16.977, 0, 42\n", all[i].field);
-        struct rec r;
-        struct rd_quality q;
-        feed_all(HW_FILE_GPU, s, strlen(s), 0, NULL, &r, &q);
-        CU_ASSERT_EQUAL(r.gpu_rows, 1);
-        for (int m = 0; m < RD_GM_COUNT; m++)
-            CHECK_NEAR(r.gsum[m], m == all[i].metric ? 42 : 0, 0);
-        free(s);
+    int checked = 0;
+    for (int k = 0; k < RD_GM_COUNT; k++) {
+        const struct hw_gpu_fig *f = &hw_gpu_figs[k];
+        for (int a = -1; a < 0 || (f->aliases && f->aliases[a].field); a++) {
+            const char *field = a < 0 ? f->field : f->aliases[a].field;
+            char *s = th_fmt("timestamp, index, %s\n2024/01/16 14:44:16.977, 0, 42\n", field);
+            struct rec r;
+            struct rd_quality q;
+            feed_all(HW_FILE_GPU, s, strlen(s), 0, NULL, &r, &q);
+            CU_ASSERT_EQUAL(r.gpu_rows, 1);
+            CU_ASSERT_EQUAL(q.headers, 1);
+            for (int m = 0; m < RD_GM_COUNT; m++)
+                CHECK_NEAR(r.gsum[m], m == k ? 42 : 0, 0);
+            free(s);
+            checked++;
+        }
     }
-    /* and hwmon's default list is the table's fields marked pytyche's, in its order (the
-     * first RD_GM_COUNT of all[] are the table's own fields, in the enum's order) */
-#define T_PYT(id, key, field, dim, pytyche, ...) [RD_GM_##id] = pytyche,
-    static const int pyt[RD_GM_COUNT] = {HW_GPU_METRICS(T_PYT)};
-#undef T_PYT
+    CU_ASSERT(checked > RD_GM_COUNT); /* aliases were read too */
+    /* and pytyche's list is the table's fields flagged so, in its order */
     char *want = th_fmt("%s", HW_COL_TIMESTAMP);
     for (int m = 0; m < RD_GM_COUNT; m++)
-        if (pyt[m]) {
-            char *w = th_fmt("%s,%s", want, all[m].field);
+        if (hw_gpu_figs[m].flags & HW_GF_PYTYCHE) {
+            char *w = th_fmt("%s,%s", want, hw_gpu_figs[m].field);
             free(want);
             want = w;
         }
