@@ -386,6 +386,16 @@ static void stop_case_free(struct stop_case *c)
     free(c->log);
 }
 
+/* A shell command for a sender named slurmstepd: SIGTERM to pids, then it stays until hwmon has
+ * logged the stop_request in dir's run.jsonl (it reads the sender's name first), 20 s at most:
+ * a sender that has exited by then cannot be named. Free it. */
+static char *stepd_kill(const char *dir, const char *pids)
+{
+    return th_fmt("kill -TERM %s; i=0; until grep -qs '\"stop_request\"' '%s/run.jsonl' || "
+                  "[ $i -ge 400 ]; do i=$((i+1)); sleep 0.05; done",
+                  pids, dir);
+}
+
 /* an absent string is "" in an assertion, never a NULL that strcmp would crash on */
 #define STR(s) ((s) ? (s) : "")
 
@@ -409,7 +419,7 @@ static void test_scheduler_stop(void)
     CU_ASSERT_FATAL(symlink("/bin/sh", stepd) == 0);
     /* and, as slurmstepd, it stays: hwmon reads its name when the signal comes (a sender that
      * has exited by then cannot be named: a plain process) */
-    char *cmd = th_fmt("kill -TERM %s; sleep 3", pids);
+    char *cmd = stepd_kill(c.b.dir, pids);
     char *sargv[] = {stepd, (char *)"-c", cmd, NULL};
     struct th_result r;
     CU_ASSERT_EQUAL(th_run(sargv, NULL, NULL, 10, &r), 0);
@@ -458,7 +468,9 @@ static void term_as_slurmstepd(const char *dir, pid_t pid)
 {
     char *stepd = th_fmt("%s/slurmstepd", dir);
     CU_ASSERT_FATAL(symlink("/bin/sh", stepd) == 0);
-    char *cmd = th_fmt("kill -TERM %d; sleep 2", (int)pid);
+    char *pids = th_fmt("%d", (int)pid);
+    char *cmd = stepd_kill(dir, pids);
+    free(pids);
     char *sargv[] = {stepd, (char *)"-c", cmd, NULL};
     struct th_result r;
     CU_ASSERT_EQUAL(th_run(sargv, NULL, NULL, 10, &r), 0);
@@ -552,7 +564,9 @@ static void test_scheduler_stop_linuxproc(void)
                                              "proctracktype=proctrack/linuxproc # ours\n"));
     char *stepd = th_fmt("%s/slurmstepd", c.b.dir);
     CU_ASSERT_FATAL(symlink("/bin/sh", stepd) == 0);
-    char *cmd = th_fmt("kill -TERM %d %d; sleep 2", (int)c.b.pid, (int)c.job);
+    char *pids = th_fmt("%d %d", (int)c.b.pid, (int)c.job);
+    char *cmd = stepd_kill(c.b.dir, pids);
+    free(pids);
     char *sargv[] = {stepd, (char *)"-c", cmd, NULL};
     struct th_result r;
     CU_ASSERT_EQUAL(th_run(sargv, NULL, NULL, 10, &r), 0);
