@@ -1366,9 +1366,10 @@ struct fake_run {
     int status;
 };
 
-/* Run hwmon in system mode for duration with extra FAKE_SMI_* settings. */
-static struct fake_run fake_run(const char *iv, const char *duration, char *const extra[],
-                                const char *grace)
+/* Run hwmon with extra FAKE_SMI_* settings: in system mode for duration, or (job non-NULL)
+ * around `sh -c job`, a job that lasts until what its test looks for has happened. */
+static struct fake_run fake_run_job(const char *iv, const char *duration, const char *job,
+                                    char *const extra[], const char *grace)
 {
     struct fake_run f = {th_tmpdir("hwmon-fake"), NULL, 0};
     f.log = th_fmt("%s/smi.log", f.dir);
@@ -1378,13 +1379,35 @@ static struct fake_run fake_run(const char *iv, const char *duration, char *cons
     for (int i = 0; extra && extra[i] && n < 14; i++)
         env[n++] = extra[i];
     env[n] = NULL;
-    char **argv = grace ? ht_argv(f.dir, "-i", iv, "-d", duration, "--kill-grace", grace, NULL)
-                        : ht_argv(f.dir, "-i", iv, "-d", duration, NULL);
+    /* the same argv either way: -d DURATION or -- sh -c JOB, --kill-grace GRACE when given */
+    char *a[8] = {job ? "--" : "-d", job ? "/bin/sh" : (char *)duration};
+    int k = 2;
+    if (job) {
+        a[k++] = "-c";
+        a[k++] = (char *)job;
+    }
+    char **argv = grace ? ht_argv(f.dir, "-i", iv, "--kill-grace", grace, a[0], a[1], a[2], a[3],
+                                  NULL)
+                        : ht_argv(f.dir, "-i", iv, a[0], a[1], a[2], a[3], NULL);
     f.status = ht_run(argv, env, 60, NULL);
     free(env[0]);
     free(argv);
     return f;
 }
+
+static struct fake_run fake_run(const char *iv, const char *duration, char *const extra[],
+                                const char *grace)
+{
+    return fake_run_job(iv, duration, NULL, extra, grace);
+}
+
+/* A job that lasts until hwmon logged a child_restart and hw_metrics.csv then holds at least
+ * rows lines (60 s at most each; the test's own counts then say). */
+#define JOB_UNTIL_RESTART(rows)                                                                    \
+    "d=\"$(dirname \"$RUNLOG_FILE\")\"; i=0; until grep -q '\"child_restart\"' \"$RUNLOG_FILE\" || "  \
+    "[ $i -ge 1200 ]; do i=$((i+1)); sleep 0.05; done; i=0; "                                    \
+    "until [ \"$(cat \"$d/hw_metrics.csv\" 2>/dev/null | wc -l)\" -ge " #rows " ] || "             \
+    "[ $i -ge 1200 ]; do i=$((i+1)); sleep 0.05; done"
 
 static void fake_done(struct fake_run *f)
 {
@@ -1524,7 +1547,8 @@ static void test_die_restart(void)
     char *oncef = th_fmt("%s/died", once);
     char *e1 = th_fmt("FAKE_SMI_DIE_ONCE=%s", oncef);
     char *extra[] = {"FAKE_SMI_DIE_AFTER=6", e1, NULL};
-    struct fake_run f = fake_run("0.1", "6", extra, NULL);
+    /* until the restart and 12 lines: the 6 rows before, the torn one, and 5 after it */
+    struct fake_run f = fake_run_job("0.1", NULL, JOB_UNTIL_RESTART(12), extra, NULL);
     CU_ASSERT_EQUAL(f.status, 0);
     json_object *ex = ht_event(f.dir, "child_exit", 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
@@ -1564,8 +1588,7 @@ static void test_die_restart(void)
         line = nl ? nl + 1 : NULL;
     }
     CU_ASSERT(bad <= 1);
-    /* the 6 before it, and the restarted child's (6 s, not how many: a loaded TSan hwmon's
-     * children start late) */
+    /* the 6 before it, and the restarted child's (the job waited for 12 lines) */
     CU_ASSERT(good >= 6 + 2);
     if (bad)
         CU_ASSERT(good_after >= 2);
@@ -1584,7 +1607,8 @@ static void test_die_restart(void)
 static void test_hang_restart(void)
 {
     char *extra[] = {"FAKE_SMI_HANG_AFTER=4", NULL};
-    struct fake_run f = fake_run("0.1", "6", extra, "1");
+    /* until the restart and the restarted child's first rows (4 before the hang, 2 after) */
+    struct fake_run f = fake_run_job("0.1", NULL, JOB_UNTIL_RESTART(6), extra, "1");
     CU_ASSERT_EQUAL(f.status, 0);
     json_object *h = ht_event(f.dir, "child_hung", 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(h);
