@@ -6,14 +6,15 @@
 #   tests/bench/test_wall.sh [-b BUILD_DIR] [-n RUNS] [PROGRAM [SUITE...]]
 # PROGRAM defaults to test_hwmon and SUITEs to all of its suites; -n runs each suite that many
 # times in a row (one line per run). The load average goes first: the machine's other work
-# stretches wall time, not CPU time. A suite that fails says FAIL after its ratio.
+# stretches wall time, not CPU time. A suite that fails says FAIL after its ratio, and where
+# its output (ctest --output-on-failure) was kept.
 set -u
 build=build runs=1
 while getopts "b:n:h" o; do
     case $o in
     b) build=$OPTARG ;;
     n) runs=$OPTARG ;;
-    *) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 64 ;;
+    *) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 64 ;;
     esac
 done
 shift $((OPTIND - 1))
@@ -32,19 +33,24 @@ fi
 echo "# $(date -u +%FT%TZ) load: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
 printf '%-16s %8s %8s %6s\n' suite wall_s cpu_s ratio
 tw=0 tc=0 fails=0
-tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
+tmp=$(mktemp) out=$(mktemp)
+trap 'rm -f "$tmp" "$out"' EXIT
 for s in "${suites[@]}"; do
     for ((r = 0; r < runs; r++)); do
         # %e wall, %U %S: user and system time of ctest and its reaped descendants
         /usr/bin/time -o "$tmp" -f "%e %U %S" \
-            ctest --test-dir "$build" -R "^$prog\\.$s\$" >/dev/null 2>&1
+            ctest --test-dir "$build" -R "^$prog\\.$s\$" --output-on-failure >"$out" 2>&1
         rc=$?
         # time writes "Command exited with non-zero status N" first when the test fails
         read -r w u sy < <(tail -n 1 "$tmp")
         line=$(awk -v s="$s" -v w="$w" -v u="$u" -v sy="$sy" 'BEGIN {
             c = u + sy; printf "%-16s %8.2f %8.2f %6.1f", s, w, c, (c > 0 ? w / c : 0) }')
-        [ $rc -ne 0 ] && { line+=" FAIL"; fails=$((fails + 1)); }
+        if [ $rc -ne 0 ]; then # keep what the failed run said
+            fails=$((fails + 1))
+            log=$(mktemp "${TMPDIR:-/tmp}/test_wall.$s.XXXXXX")
+            cp "$out" "$log"
+            line+=" FAIL ($log)"
+        fi
         echo "$line"
         tw=$(awk -v a="$tw" -v b="$w" 'BEGIN { print a + b }')
         tc=$(awk -v a="$tc" -v b="$u" -v c="$sy" 'BEGIN { print a + b + c }')
