@@ -577,7 +577,7 @@ static json_object *smi_run(const char *tag, const char *lib, char *const *extra
     for (int i = 0; extra && extra[i] && k < 11; i++)
         env[k++] = extra[i];
     env[k] = NULL;
-    /* warm lasts until 10 rows a card were written (the tests count them), train 1 s */
+    /* warm lasts until 10 rows a card were written (the tests count them); train 1 s, with sum */
     char *wait = ht_job_wait_lines(HW_GPU_FILE, 2 * 10);
     char *script = th_fmt("R=\"%s -f $RUNLOG_FILE time\"; $R warm -- %s%s",
                           th_env("HWRUN_RUNLOG_BIN"), wait,
