@@ -537,7 +537,8 @@ static void test_frozen_run_no_hung(void)
     char *dir = th_tmpdir("freeze");
     char *script = th_fmt(
         "cd '%s' || exit 9\n"
-        "'%s' -q --nvidia-smi '%s' -i 0.2 -o run -- sleep 15 &\n"
+        "'%s' -q --nvidia-smi '%s' -i 0.2 -o run -- sh -c "
+        "'i=0; until [ -e done ] || [ $i -gt 1200 ]; do i=$((i+1)); sleep 0.05; done' &\n"
         "hp=$!\n"
         "i=0; while [ ! -s run/hw_metrics.csv ] || [ $(wc -l < run/hw_metrics.csv) -lt 3 ]; do\n"
         "  i=$((i+1)); [ $i -gt 600 ] && exit 8; sleep 0.05; done\n"
@@ -547,6 +548,12 @@ static void test_frozen_run_no_hung(void)
         "kill -CONT $hp\n"
         "sleep 1\n"
         "kill -CONT $kids\n"
+        /* the job ends once hwmon has sampled 2 s more (10 of its own rows) beside its resumed
+         * children: ticks enough to call a child hung that it took to be silent all along */
+        "n=$(wc -l < run/cpu_metrics.csv)\n"
+        "i=0; while [ $(wc -l < run/cpu_metrics.csv) -lt $((n + 10)) ]; do\n"
+        "  i=$((i+1)); [ $i -gt 600 ] && exit 7; sleep 0.05; done\n"
+        "touch done\n"
         "wait $hp\n",
         dir, th_env("HWRUN_HWMON_BIN"), th_env("HWRUN_FAKE_SMI"));
     /* a session of its own: a stopped process in ctest's process group, were that group orphaned

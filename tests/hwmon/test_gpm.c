@@ -18,7 +18,10 @@ struct gpm_run {
     struct th_result res;
 };
 
-/* hwmon in system mode for 2.5 s at 1 s with the given FAKE_SMI_* settings and options. */
+/* hwmon at 0.5 s (query -lms 500, dmon and GPM -d 1) with the given FAKE_SMI_* settings and
+ * option, around a job that lasts until what the tests count was written (or 60 s): 4 lines of
+ * hw_metrics.csv and of hw_dmon.csv and, where GPM is expected, two rows a GPU (the fake's two)
+ * under the GPM file's two header lines. Not a fixed time a loaded machine fills with fewer. */
 static struct gpm_run gpm_run(const char *fake_gpm, const char *opt)
 {
     struct gpm_run g = {th_tmpdir("hwmon-gpm"), NULL, 0, {0}};
@@ -26,12 +29,20 @@ static struct gpm_run gpm_run(const char *fake_gpm, const char *opt)
     char *env[4] = {th_fmt("FAKE_SMI_LOG=%s", g.log), NULL, NULL, NULL};
     if (fake_gpm)
         env[1] = th_fmt("FAKE_SMI_GPM=%s", fake_gpm);
-    char **argv = opt ? ht_argv(g.dir, "-i", "1", "-d", "2.5", opt, NULL)
-                      : ht_argv(g.dir, "-i", "1", "-d", "2.5", NULL);
+    bool gpm = !(fake_gpm && !strcmp(fake_gpm, "none")) && !(opt && !strcmp(opt, "--no-gpm"));
+    char *w1 = ht_job_wait_lines("hw_metrics.csv", 4), *w2 = ht_job_wait_lines("hw_dmon.csv", 4);
+    char *w3 = ht_job_wait_lines(HW_GPM_FILE, 2 + 2 * 2);
+    char *job = th_fmt("%s; %s%s%s", w1, w2, gpm ? "; " : "", gpm ? w3 : "");
+    char **argv = opt ? ht_argv(g.dir, "-i", "0.5", opt, "--", "/bin/sh", "-c", job, NULL)
+                      : ht_argv(g.dir, "-i", "0.5", "--", "/bin/sh", "-c", job, NULL);
     g.status = ht_run(argv, env, 60, &g.res);
     free(env[0]);
     free(env[1]);
     free(argv);
+    free(job);
+    free(w1);
+    free(w2);
+    free(w3);
     return g;
 }
 

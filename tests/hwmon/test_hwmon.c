@@ -386,6 +386,16 @@ static void stop_case_free(struct stop_case *c)
     free(c->log);
 }
 
+/* A shell command for a sender named slurmstepd: SIGTERM to pids, then it stays until hwmon has
+ * logged the stop_request in dir's run.jsonl (it reads the sender's name first), 20 s at most:
+ * a sender that has exited by then cannot be named. Free it. */
+static char *stepd_kill(const char *dir, const char *pids)
+{
+    return th_fmt("kill -TERM %s; i=0; until grep -qs '\"stop_request\"' '%s/run.jsonl' || "
+                  "[ $i -ge 400 ]; do i=$((i+1)); sleep 0.05; done",
+                  pids, dir);
+}
+
 /* an absent string is "" in an assertion, never a NULL that strcmp would crash on */
 #define STR(s) ((s) ? (s) : "")
 
@@ -409,7 +419,7 @@ static void test_scheduler_stop(void)
     CU_ASSERT_FATAL(symlink("/bin/sh", stepd) == 0);
     /* and, as slurmstepd, it stays: hwmon reads its name when the signal comes (a sender that
      * has exited by then cannot be named: a plain process) */
-    char *cmd = th_fmt("kill -TERM %s; sleep 3", pids);
+    char *cmd = stepd_kill(c.b.dir, pids);
     char *sargv[] = {stepd, (char *)"-c", cmd, NULL};
     struct th_result r;
     CU_ASSERT_EQUAL(th_run(sargv, NULL, NULL, 10, &r), 0);
@@ -458,7 +468,9 @@ static void term_as_slurmstepd(const char *dir, pid_t pid)
 {
     char *stepd = th_fmt("%s/slurmstepd", dir);
     CU_ASSERT_FATAL(symlink("/bin/sh", stepd) == 0);
-    char *cmd = th_fmt("kill -TERM %d; sleep 2", (int)pid);
+    char *pids = th_fmt("%d", (int)pid);
+    char *cmd = stepd_kill(dir, pids);
+    free(pids);
     char *sargv[] = {stepd, (char *)"-c", cmd, NULL};
     struct th_result r;
     CU_ASSERT_EQUAL(th_run(sargv, NULL, NULL, 10, &r), 0);
@@ -552,7 +564,9 @@ static void test_scheduler_stop_linuxproc(void)
                                              "proctracktype=proctrack/linuxproc # ours\n"));
     char *stepd = th_fmt("%s/slurmstepd", c.b.dir);
     CU_ASSERT_FATAL(symlink("/bin/sh", stepd) == 0);
-    char *cmd = th_fmt("kill -TERM %d %d; sleep 2", (int)c.b.pid, (int)c.job);
+    char *pids = th_fmt("%d %d", (int)c.b.pid, (int)c.job);
+    char *cmd = stepd_kill(c.b.dir, pids);
+    free(pids);
     char *sargv[] = {stepd, (char *)"-c", cmd, NULL};
     struct th_result r;
     CU_ASSERT_EQUAL(th_run(sargv, NULL, NULL, 10, &r), 0);
@@ -1352,9 +1366,10 @@ struct fake_run {
     int status;
 };
 
-/* Run hwmon in system mode for duration with extra FAKE_SMI_* settings. */
-static struct fake_run fake_run(const char *iv, const char *duration, char *const extra[],
-                                const char *grace)
+/* Run hwmon with extra FAKE_SMI_* settings: in system mode for duration, or (job non-NULL)
+ * around `sh -c job`, a job that lasts until what its test looks for has happened. */
+static struct fake_run fake_run_job(const char *iv, const char *duration, const char *job,
+                                    char *const extra[], const char *grace)
 {
     struct fake_run f = {th_tmpdir("hwmon-fake"), NULL, 0};
     f.log = th_fmt("%s/smi.log", f.dir);
@@ -1364,13 +1379,35 @@ static struct fake_run fake_run(const char *iv, const char *duration, char *cons
     for (int i = 0; extra && extra[i] && n < 14; i++)
         env[n++] = extra[i];
     env[n] = NULL;
-    char **argv = grace ? ht_argv(f.dir, "-i", iv, "-d", duration, "--kill-grace", grace, NULL)
-                        : ht_argv(f.dir, "-i", iv, "-d", duration, NULL);
+    /* the same argv either way: -d DURATION or -- sh -c JOB, --kill-grace GRACE when given */
+    char *a[8] = {job ? "--" : "-d", job ? "/bin/sh" : (char *)duration};
+    int k = 2;
+    if (job) {
+        a[k++] = "-c";
+        a[k++] = (char *)job;
+    }
+    char **argv = grace ? ht_argv(f.dir, "-i", iv, "--kill-grace", grace, a[0], a[1], a[2], a[3],
+                                  NULL)
+                        : ht_argv(f.dir, "-i", iv, a[0], a[1], a[2], a[3], NULL);
     f.status = ht_run(argv, env, 60, NULL);
     free(env[0]);
     free(argv);
     return f;
 }
+
+static struct fake_run fake_run(const char *iv, const char *duration, char *const extra[],
+                                const char *grace)
+{
+    return fake_run_job(iv, duration, NULL, extra, grace);
+}
+
+/* A job that lasts until hwmon logged a child_restart and hw_metrics.csv then holds at least
+ * rows lines (60 s at most each; the test's own counts then say). */
+#define JOB_UNTIL_RESTART(rows)                                                                    \
+    "d=\"$(dirname \"$RUNLOG_FILE\")\"; i=0; until grep -q '\"child_restart\"' \"$RUNLOG_FILE\" || "  \
+    "[ $i -ge 1200 ]; do i=$((i+1)); sleep 0.05; done; i=0; "                                    \
+    "until [ \"$(cat \"$d/hw_metrics.csv\" 2>/dev/null | wc -l)\" -ge " #rows " ] || "             \
+    "[ $i -ge 1200 ]; do i=$((i+1)); sleep 0.05; done"
 
 static void fake_done(struct fake_run *f)
 {
@@ -1510,7 +1547,8 @@ static void test_die_restart(void)
     char *oncef = th_fmt("%s/died", once);
     char *e1 = th_fmt("FAKE_SMI_DIE_ONCE=%s", oncef);
     char *extra[] = {"FAKE_SMI_DIE_AFTER=6", e1, NULL};
-    struct fake_run f = fake_run("0.1", "6", extra, NULL);
+    /* until the restart and 12 lines: the 6 rows before, the torn one, and 5 after it */
+    struct fake_run f = fake_run_job("0.1", NULL, JOB_UNTIL_RESTART(12), extra, NULL);
     CU_ASSERT_EQUAL(f.status, 0);
     json_object *ex = ht_event(f.dir, "child_exit", 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
@@ -1550,8 +1588,7 @@ static void test_die_restart(void)
         line = nl ? nl + 1 : NULL;
     }
     CU_ASSERT(bad <= 1);
-    /* the 6 before it, and the restarted child's (6 s, not how many: a loaded TSan hwmon's
-     * children start late) */
+    /* the 6 before it, and the restarted child's (the job waited for 12 lines) */
     CU_ASSERT(good >= 6 + 2);
     if (bad)
         CU_ASSERT(good_after >= 2);
@@ -1570,7 +1607,8 @@ static void test_die_restart(void)
 static void test_hang_restart(void)
 {
     char *extra[] = {"FAKE_SMI_HANG_AFTER=4", NULL};
-    struct fake_run f = fake_run("0.1", "6", extra, "1");
+    /* until the restart and the restarted child's first rows (4 before the hang, 2 after) */
+    struct fake_run f = fake_run_job("0.1", NULL, JOB_UNTIL_RESTART(6), extra, "1");
     CU_ASSERT_EQUAL(f.status, 0);
     json_object *h = ht_event(f.dir, "child_hung", 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(h);

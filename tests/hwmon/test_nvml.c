@@ -22,15 +22,16 @@ struct nrun {
 };
 
 /* hwmon with the fake NVML (lib NULL: the suite's default, a path that does not exist) and the
- * fake's settings extra, around warm (warm_cmd, NULL: 0.5 s) and train 1 s. */
-static bool nvml_run_warm(struct nrun *n, const char *tag, const char *lib, char *const *extra,
-                          const char *opt, const char *warm_cmd)
+ * fake's settings extra, around warm (warm_cmd, NULL: 0.5 s) and, with train, train 1 s (a test
+ * that looks at no phase has none to wait for). */
+static bool nvml_run_phases(struct nrun *n, const char *tag, const char *lib, char *const *extra,
+                            const char *opt, const char *warm_cmd, bool train)
 {
     n->base = th_tmpdir(tag);
     n->dir = th_fmt("%s/run", n->base);
-    char *script = th_fmt("R=\"%s -f $RUNLOG_FILE time\"; $R warm -- %s && $R train -- "
-                          "sleep 1",
-                          th_env("HWRUN_RUNLOG_BIN"), warm_cmd ? warm_cmd : "sleep 0.5");
+    char *script = th_fmt("R=\"%s -f $RUNLOG_FILE time\"; $R warm -- %s%s",
+                          th_env("HWRUN_RUNLOG_BIN"), warm_cmd ? warm_cmd : "sleep 0.5",
+                          train ? " && $R train -- sleep 1" : "");
     char *libv = th_fmt("HWMON_NVML_LIBRARY=%s", lib ? lib : "/nonexistent/libnvidia-ml.so.1");
     char *env[8] = {libv};
     int k = 1;
@@ -52,6 +53,12 @@ static bool nvml_run_warm(struct nrun *n, const char *tag, const char *lib, char
         n->sum = json_tokener_parse(r.out);
     th_result_free(&r);
     return st == 0 && n->sum && n->start;
+}
+
+static bool nvml_run_warm(struct nrun *n, const char *tag, const char *lib, char *const *extra,
+                          const char *opt, const char *warm_cmd)
+{
+    return nvml_run_phases(n, tag, lib, extra, opt, warm_cmd, true);
 }
 
 static bool nvml_run(struct nrun *n, const char *tag, const char *lib, char *const *extra,
@@ -260,9 +267,9 @@ static void test_no_counter(void)
         /* the job lasts until 20 GPU rows are written (or 30 s), not for a fixed time that a
          * loaded machine fills with fewer */
         char *wait = ht_job_wait_lines(HW_GPU_FILE, 20);
-        bool ran = nvml_run_warm(&n, "hwmon-nvml-none",
-                                 cases[i].mode ? th_env("HWRUN_FAKE_NVML") : NULL, extra, NULL,
-                                 wait);
+        bool ran = nvml_run_phases(&n, "hwmon-nvml-none",
+                                   cases[i].mode ? th_env("HWRUN_FAKE_NVML") : NULL, extra, NULL,
+                                   wait, false);
         free(wait);
         if (!ran) {
             CU_FAIL("run");
@@ -278,7 +285,8 @@ static void test_no_counter(void)
         nrun_free(&n);
     }
     struct nrun n;
-    if (nvml_run(&n, "hwmon-nvml-off", th_env("HWRUN_FAKE_NVML"), NULL, "--no-nvml")) {
+    if (nvml_run_phases(&n, "hwmon-nvml-off", th_env("HWRUN_FAKE_NVML"), NULL, "--no-nvml", NULL,
+                        false)) {
         CU_ASSERT_FALSE(file_there(&n, HW_ENERGY_FILE));
         CU_ASSERT_PTR_NULL(ht_get(ht_get(n.start, "data"), HW_START_ENERGY_COUNTER));
     } else {
