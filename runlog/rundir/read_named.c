@@ -23,6 +23,9 @@ struct named_st {
     bool have_layout;
     size_t ncols;
     int map[RD_MAX_COLS]; /* column -> known index, -2 timestamp, -3 edge, -1 ignored */
+    /* per known column: empty cells counted as placeholders, and whether any row filled it */
+    uint64_t empty[(int)HW_CPU_COL_COUNT + (int)HW_PROC_COL_COUNT];
+    bool filled[(int)HW_CPU_COL_COUNT + (int)HW_PROC_COL_COUNT];
 };
 
 static void named_layout(struct named_st *st, char (*names)[64], size_t n)
@@ -107,6 +110,10 @@ static void named_line(struct rd_reader *r, const char *s, size_t n)
             bool none_ok = r->kind == HW_FILE_CPU &&
                            (k == HW_CPU_COL_CG_LIMIT || k == HW_CPU_COL_CG_MEM_MAX);
             vals[k] = rd_num_cell(r->q, c->s[i], c->len[i], !none_ok);
+            if (c->len[i])
+                st->filled[k] = true;
+            else if (!none_ok)
+                st->empty[k]++;
         }
     }
     r->q->parsed++;
@@ -144,6 +151,21 @@ static void named_line(struct rd_reader *r, const char *s, size_t n)
     }
 }
 
+/* The file is read: a column no row filled was not recorded by the run (an option it was not
+ * given: --shared-once's columns), and its empty cells are no placeholders, which say what a
+ * recorded column missed (a row of an exited process, a PSS read skipped). */
+static void named_free(struct rd_reader *r)
+{
+    struct named_st *st = r->st;
+    uint64_t n = 0;
+    for (int k = 0; st && k < st->nknown; k++)
+        if (!st->filled[k])
+            n += st->empty[k];
+    if (n)
+        rd_uncount_token(r->q, "", 0, n);
+    rd_st_free(r);
+}
+
 static void named_init(struct rd_reader *r, const char *const *names, int n,
                        const size_t *widths)
 {
@@ -156,7 +178,7 @@ static void named_init(struct rd_reader *r, const char *const *names, int n,
     r->st = st;
     r->line_fn = named_line;
     r->row_start_fn = rd_row_start_ts; /* every row starts with its timestamp */
-    r->free_fn = rd_st_free;
+    r->free_fn = named_free;
 }
 
 void rd_cpu_init(struct rd_reader *r)

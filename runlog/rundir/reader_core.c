@@ -78,6 +78,20 @@ void rd_count_token(struct rd_quality *q, const char *s, size_t n)
     }
 }
 
+void rd_uncount_token(struct rd_quality *q, const char *s, size_t n, uint64_t times)
+{
+    for (size_t i = 0; i < q->n_tokens; i++)
+        if (strlen(q->placeholders[i].token) == n && !memcmp(q->placeholders[i].token, s, n)) {
+            q->placeholders[i].n -= times < q->placeholders[i].n ? times : q->placeholders[i].n;
+            if (!q->placeholders[i].n) { /* none left: no such token at all */
+                memmove(&q->placeholders[i], &q->placeholders[i + 1],
+                        (q->n_tokens - i - 1) * sizeof q->placeholders[0]);
+                q->n_tokens--;
+            }
+            return;
+        }
+}
+
 double rd_num_cell_slow(struct rd_quality *q, const char *s, size_t n, bool count_empty)
 {
     double v;

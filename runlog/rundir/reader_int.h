@@ -99,6 +99,8 @@ void rd_split_ws(struct rd_reader *r, const char *s, size_t n);
 void rd_skip(struct rd_reader *r, enum rd_skip why, const char *detail);
 /* Count a placeholder token (cell text) in the quality record. */
 void rd_count_token(struct rd_quality *q, const char *s, size_t n);
+/* times fewer of a token counted (none left: the token gone) */
+void rd_uncount_token(struct rd_quality *q, const char *s, size_t n, uint64_t times);
 
 /* What a numeric cell held. */
 enum rd_cell_kind { RD_CELL_NUM, RD_CELL_PLACEHOLDER, RD_CELL_EMPTY, RD_CELL_BAD };

@@ -414,6 +414,30 @@ static void test_cpu_proc(void)
     CU_ASSERT_EQUAL(r.proc_rows, 2);
     CHECK_NEAR(r.psum[HW_PROC_COL_RSS], 6144, 0);
     CHECK_NEAR(r.psum[HW_PROC_COL_THREADS], 84, 0);
+    /* a column no row filled was not recorded (hwmon without --shared-once): its empty cells are
+     * no placeholders; a recorded column's empty cell (a PSS read skipped) is one. The README's
+     * demo said "133 placeholder cells" of 36 rows, 108 of them --shared-once's columns. */
+    const char *once = "timestamp,procs,rss_mib,pss_mib,shared_once_mib,main_shared_once_mib\n"
+                       "2026-11-21T15:27:49.697+00:00,3,2048,1900,,\n"
+                       "2026-11-21T15:27:51.697+00:00,4,4096,,,\n"
+                       "2026-11-21T15:27:53.697+00:00,4,4096,3900,,\n";
+    feed_all(HW_FILE_PROC, once, strlen(once), 0, NULL, &r, &q);
+    CU_ASSERT_EQUAL(r.proc_rows, 3);
+    CU_ASSERT_EQUAL(token_count(&q, ""), 1);
+    CU_ASSERT_EQUAL(rd_quality_placeholders_total(&q), 1);
+    /* recorded once, missed twice: both are placeholders */
+    const char *some = "timestamp,procs,rss_mib,shared_once_mib\n"
+                       "2026-11-21T15:27:49.697+00:00,3,2048,\n"
+                       "2026-11-21T15:27:51.697+00:00,4,4096,10.5\n"
+                       "2026-11-21T15:27:53.697+00:00,4,4096,\n";
+    feed_all(HW_FILE_PROC, some, strlen(some), 0, NULL, &r, &q);
+    CU_ASSERT_EQUAL(token_count(&q, ""), 2);
+    /* nothing empty but an unrecorded column: no "(empty)" token at all */
+    const char *none = "timestamp,procs,rss_mib,shared_once_mib\n"
+                       "2026-11-21T15:27:49.697+00:00,3,2048,\n";
+    feed_all(HW_FILE_PROC, none, strlen(none), 0, NULL, &r, &q);
+    CU_ASSERT_EQUAL(q.n_tokens, 0);
+    CU_ASSERT_EQUAL(rd_quality_placeholders_total(&q), 0);
 }
 
 static void test_gpu_procs(void)
