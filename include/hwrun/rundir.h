@@ -351,6 +351,10 @@ enum hw_proc_col {
     HW_PROC_COL_COUNT
 };
 extern const char *const hw_proc_cols[HW_PROC_COL_COUNT]; /* "procs", ... */
+/* The hwmon option a column is written under, or against (NULL: written in every run): a column
+ * of one that is empty in every row was not recorded (the option was off), and its cells are no
+ * placeholders (unmeasured) */
+extern const char *const hw_proc_col_option[HW_PROC_COL_COUNT];
 
 /* tree_pids.csv: a row when a pid joins the tracked tree (in_tree 1) or leaves it (0);
  * summarize joins it with gpu_procs.csv so that the tree's GPU memory counts its own pids. */

@@ -120,6 +120,14 @@ const char *const hw_proc_cols[HW_PROC_COL_COUNT] = {
     [HW_PROC_COL_DESC_SHARED_ONCE] = "desc_shared_once_mib",
 };
 
+const char *const hw_proc_col_option[HW_PROC_COL_COUNT] = {
+    [HW_PROC_COL_PSS] = "--no-pss",           [HW_PROC_COL_PRIVATE] = "--no-pss",
+    [HW_PROC_COL_SHARED] = "--no-pss",        [HW_PROC_COL_MAIN_PRIVATE] = "--no-pss",
+    [HW_PROC_COL_MAIN_SHARED] = "--no-pss",   [HW_PROC_COL_SHARED_ONCE] = "--shared-once",
+    [HW_PROC_COL_MAIN_SHARED_ONCE] = "--shared-once",
+    [HW_PROC_COL_DESC_SHARED_ONCE] = "--shared-once",
+};
+
 const char *const hw_events[HW_EV_COUNT] = {
     HW_EV_START,      HW_EV_STOP,          HW_EV_GPU_UNAVAILABLE, HW_EV_GPU_FIELDS_FALLBACK,
     HW_EV_CHILD_EXIT, HW_EV_CHILD_RESTART, HW_EV_CHILD_HUNG,      HW_EV_GPM_UNAVAILABLE,

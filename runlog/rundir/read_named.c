@@ -16,6 +16,7 @@
 
 struct named_st {
     const char *const *names;
+    const char *const *options; /* per known column: the option it is written under (NULL: none) */
     int nknown;
     /* Rows without a header: a row this many cells wide is the timestamp and the first
      * width - 1 columns of names[] (hwmon only ever added columns after the earlier ones). */
@@ -151,15 +152,16 @@ static void named_line(struct rd_reader *r, const char *s, size_t n)
     }
 }
 
-/* The file is read: a column no row filled was not recorded by the run (an option it was not
- * given: --shared-once's columns), and its empty cells are no placeholders, which say what a
- * recorded column missed (a row of an exited process, a PSS read skipped). */
+/* The file is read: a column written under an option (hw_proc_col_option) that no row filled was
+ * not recorded by the run (it was not given --shared-once, or was given --no-pss), and its empty
+ * cells are no placeholders, which say what a recorded column missed (a row of an exited
+ * process, a PSS read skipped). A column every run writes stays counted however empty. */
 static void named_free(struct rd_reader *r)
 {
     struct named_st *st = r->st;
     uint64_t n = 0;
-    for (int k = 0; st && k < st->nknown; k++)
-        if (!st->filled[k])
+    for (int k = 0; st && st->options && k < st->nknown; k++)
+        if (st->options[k] && !st->filled[k])
             n += st->empty[k];
     if (n)
         rd_uncount_token(r->q, "", 0, n);
@@ -194,6 +196,8 @@ void rd_proc_init(struct rd_reader *r)
     /* the first layout, without and with pss_mib */
     static const size_t widths[] = {1 + HW_PROC_COL_PSS, 2 + HW_PROC_COL_PSS, 0};
     named_init(r, hw_proc_cols, HW_PROC_COL_COUNT, widths);
+    if (r->st)
+        ((struct named_st *)r->st)->options = hw_proc_col_option;
 }
 
 void rd_energy_csv_init(struct rd_reader *r)

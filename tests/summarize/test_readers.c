@@ -414,9 +414,11 @@ static void test_cpu_proc(void)
     CU_ASSERT_EQUAL(r.proc_rows, 2);
     CHECK_NEAR(r.psum[HW_PROC_COL_RSS], 6144, 0);
     CHECK_NEAR(r.psum[HW_PROC_COL_THREADS], 84, 0);
-    /* a column no row filled was not recorded (hwmon without --shared-once): its empty cells are
-     * no placeholders; a recorded column's empty cell (a PSS read skipped) is one. The README's
-     * demo said "133 placeholder cells" of 36 rows, 108 of them --shared-once's columns. */
+    /* a column written under an option that no row filled was not recorded (hwmon without
+     * --shared-once): its empty cells are no placeholders; a recorded column's empty cell (a PSS
+     * read skipped) is one, and so is every empty cell of a column every run writes (disk
+     * bytes hwmon could not read: test_summarize.system.mem_peak_source). The README's demo
+     * said "133 placeholder cells" of 36 rows, 108 of them --shared-once's columns. */
     const char *once = "timestamp,procs,rss_mib,pss_mib,shared_once_mib,main_shared_once_mib\n"
                        "2026-11-21T15:27:49.697+00:00,3,2048,1900,,\n"
                        "2026-11-21T15:27:51.697+00:00,4,4096,,,\n"
@@ -438,6 +440,12 @@ static void test_cpu_proc(void)
     feed_all(HW_FILE_PROC, none, strlen(none), 0, NULL, &r, &q);
     CU_ASSERT_EQUAL(q.n_tokens, 0);
     CU_ASSERT_EQUAL(rd_quality_placeholders_total(&q), 0);
+    /* a column every run writes (read bytes), empty in every row: still unmeasured */
+    const char *always = "timestamp,procs,rss_mib,read_bytes\n"
+                         "2026-11-21T15:27:49.697+00:00,3,2048,\n"
+                         "2026-11-21T15:27:51.697+00:00,3,2048,\n";
+    feed_all(HW_FILE_PROC, always, strlen(always), 0, NULL, &r, &q);
+    CU_ASSERT_EQUAL(token_count(&q, ""), 2);
 }
 
 static void test_gpu_procs(void)
