@@ -555,8 +555,10 @@ void sum_report_csv_header(struct hw_buf *out)
 void sum_report_csv_header_u(const struct sum_units *u, struct hw_buf *out)
 {
     struct sum_run *empty = sum_run_new();
-    if (!empty)
+    if (!empty) {
+        out->oom = true;
         return;
+    }
     struct sum_col c[SWEEP_NCOLS];
     char names[SWEEP_NCOLS][SUM_COL_NAME];
     sum_cols_csv_header(c, row_cols(empty, u, c, names), out);
@@ -637,6 +639,8 @@ void sum_report_jsonl_row_u(const struct sum_run *run, const struct sum_units *u
         hw_buf_init(&k, NULL, 0);
         sum_report_param_name(&run->params[i], &k);
         hw_json_raw(&w, k.p ? k.p : "", sum_report_param_json(&run->params[i]));
+        if (k.oom)
+            out->oom = true;
         hw_buf_free(&k);
     }
     phase_figures(run, u, jsonl_extra, &(struct json_out){&w, u});
