@@ -77,10 +77,13 @@ int sum_jobs_compare(const struct sum_jobs *c, const char *a, const char *b, str
             status = HW_EXIT_FAIL;
     }
     if (r[0] && r[1]) {
+        unsigned long oom_before = sum_oom_count();
         if (c->fmt == SUM_FMT_TEXT)
             sum_compare_text(r[0], r[1], &c->units, c->compare_all, out);
         else
             sum_compare_json(r[0], r[1], &c->units, out);
+        if (sum_oom_count() != oom_before)
+            out->oom = true; /* a figure computed short of memory: said, not printed */
     } else {
         status = HW_EXIT_FAIL; /* a directory that is not one: nothing to compare */
     }
@@ -322,6 +325,7 @@ static const char *cell_of(const struct sum_job *j, const char *name)
 int sum_jobs_html(struct sum_jobs *c)
 {
     int status = HW_EXIT_OK;
+    unsigned long oom_before = sum_oom_count(); /* the page's own figures and scratch text */
     bool sweep = c->njobs > 1;
     /* the rows in the order given, moved out of the jobs */
     struct sum_sweep_row *rows = sweep ? calloc(c->njobs, sizeof *rows) : NULL;
@@ -346,6 +350,9 @@ int sum_jobs_html(struct sum_jobs *c)
     if (rc < 0) {
         if (!err[0]) /* else err said why */
             hw_warn(-rc, "write %s", c->html);
+        status = HW_EXIT_FAIL;
+    } else if (sum_oom_count() != oom_before) {
+        hw_warn(ENOMEM, "%s", c->html); /* written, but not whole */
         status = HW_EXIT_FAIL;
     }
     for (size_t i = 0; i < c->njobs; i++) {

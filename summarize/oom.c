@@ -1,5 +1,7 @@
 #include "oom.h"
 
+#include "hwrun/buf.h"
+
 static _Thread_local unsigned long noted;
 
 void sum_oom_note(void)
@@ -9,5 +11,5 @@ void sum_oom_note(void)
 
 unsigned long sum_oom_count(void)
 {
-    return noted;
+    return noted + hw_alloc_failures(); /* scratch buffers' failures too */
 }

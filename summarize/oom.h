@@ -7,7 +7,7 @@
 
 /* This thread failed to allocate, and something is incomplete for it. */
 void sum_oom_note(void);
-/* The notes this thread made so far. */
+/* The notes this thread made so far, with the growths of hw_buf and hw_grow that failed. */
 unsigned long sum_oom_count(void);
 
 #endif

@@ -1,8 +1,11 @@
 /* Out of memory, at every allocation: summarize either says so (exit status 1, "Cannot
  * allocate memory") or prints exactly what it prints with memory to spare. A figure that
- * silently comes out different, a crash or a leak-sized hang is a failure. Each try runs in a
- * child process (a failure may end it through hw_die), against every run of testdata/runs in
- * every format of the -f table (sum_formats[]). */
+ * silently comes out different, or a crash, is a failure. Each try runs in a child process (a
+ * failure may end it through hw_die), against every run of testdata/runs in every format of
+ * the -f table (sum_formats[]), on their HTML pages and sweep page, and on --compare.
+ * $HWRUN_OOM_BUDGET: how many allocations to fail per run and output, spread over all of
+ * them (0: every one); $HWRUN_OOM_AT=K tries the Kth alone, $HWRUN_OOM_TRACE=1 prints the
+ * failing call's stack (failalloc.c). */
 #include <CUnit/CUnit.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -28,37 +31,72 @@ struct try {
     char *out, *err;     /* its output, its standard error (malloc'd) */
 };
 
-/* Summarize dir as fmt with the nth allocation failing, in this (child) process: the output to
- * out_fd, the count to *calls; the exit status. */
-static int summarize_once(const char *dir, enum sum_fmt fmt, unsigned long nth, int out_fd,
+/* What a try asks of summarize: one run in a -f format, its HTML page, the sweep page of
+ * several runs, or --compare of two. */
+enum ask { ASK_FORMAT, ASK_PAGE, ASK_COMPARE };
+struct what {
+    enum ask ask;
+    enum sum_fmt fmt;  /* ASK_FORMAT's; ASK_COMPARE: text or json */
+    char **dirs;       /* one run, or several (a sweep page, the two compared) */
+    size_t ndirs;
+    const char *page;  /* ASK_PAGE: the file it writes */
+};
+
+/* Do w with the nth allocation failing, in this (child) process, as main.c does: the output
+ * to out_fd (the page's bytes for a page), the count to *calls; the exit status. */
+static int summarize_once(const struct what *w, unsigned long nth, int out_fd,
                           unsigned long *calls)
 {
     static struct sum_jobs c;
     static struct sum_rule_cfg rules;
-    static struct sum_job job;
     sum_units_init(&c.units);
     sum_rule_cfg_init(&rules);
     c.cfg.rules = &rules;
-    c.fmt = fmt;
-    c.print = true;
+    c.fmt = w->fmt;
     c.quiet = true;
-    job.dir = dir;
-    c.jobs = &job;
-    c.njobs = 1;
+    c.njobs = w->ndirs;
+    c.jobs = calloc(w->ndirs, sizeof *c.jobs);
+    if (!c.jobs)
+        return 97;
+    for (size_t i = 0; i < w->ndirs; i++)
+        c.jobs[i].dir = w->dirs[i];
+    c.print = w->ask != ASK_PAGE;
+    c.html = w->ask == ASK_PAGE ? w->page : NULL;
     struct hw_buf all;
-    fa_arm(nth);
-    sum_jobs_run(&c, 1);
     hw_buf_init(&all, NULL, 0);
-    int status = sum_jobs_collect(&c, &all);
+    int status;
+    fa_arm(nth);
+    if (w->ask == ASK_COMPARE) {
+        status = sum_jobs_compare(&c, w->dirs[0], w->dirs[1], &all);
+    } else {
+        sum_jobs_run(&c, 1);
+        status = w->ask == ASK_PAGE ? sum_jobs_html(&c) : HW_EXIT_OK;
+        if (sum_jobs_collect(&c, &all) != HW_EXIT_OK)
+            status = HW_EXIT_FAIL;
+    }
     *calls = fa_disarm();
     if (all.oom)
         hw_die(HW_EXIT_FAIL, ENOMEM, "summarize"); /* as main.c's put_output */
+    if (w->ask == ASK_PAGE) {
+        hw_buf_free(&all);
+        char *page = th_read_file(w->page, &all.len);
+        all.p = page;
+    }
     if (all.len && write(out_fd, all.p, all.len) != (ssize_t)all.len)
         return 99;
     return status;
 }
 
-static struct try try_once(const char *dir, enum sum_fmt fmt, unsigned long nth)
+/* The name of w in a failure's message. */
+static const char *what_name(const struct what *w)
+{
+    return w->ask == ASK_PAGE      ? (w->ndirs > 1 ? "--html (sweep)" : "--html")
+           : w->ask == ASK_COMPARE ? (w->fmt == SUM_FMT_TEXT ? "--compare -f text"
+                                                              : "--compare -f json")
+                                   : sum_formats[w->fmt].name;
+}
+
+static struct try try_once(const struct what *w, unsigned long nth)
 {
     struct try t = {0};
     char *tmp = th_tmpdir("oom");
@@ -75,7 +113,7 @@ static struct try try_once(const char *dir, enum sum_fmt fmt, unsigned long nth)
         if (o < 0 || e < 0 || dup2(e, STDERR_FILENO) < 0)
             _exit(98);
         hw_set_progname("summarize");
-        int st = summarize_once(dir, fmt, nth, o, calls);
+        int st = summarize_once(w, nth, o, calls);
         fflush(NULL);
         _exit(st);
     }
@@ -104,22 +142,24 @@ static void try_free(struct try *t)
 
 /* Every allocation of one run in one format, or every step-th (and the last few) where a run
  * makes many: the number tried. */
-static unsigned long sweep(const char *dir, enum sum_fmt fmt, unsigned long budget)
+static unsigned long sweep(const struct what *w, unsigned long budget)
 {
-    struct try ref = try_once(dir, fmt, 0);
+    struct try ref = try_once(w, 0);
     CU_ASSERT_FATAL(ref.sig == 0 && ref.out != NULL);
     unsigned long n = ref.calls, tried = 0;
     unsigned long step = budget && n > budget ? (n + budget - 1) / budget : 1;
-    for (unsigned long k = 1; k <= n; k += (k + 4 > n ? 1 : step)) {
-        struct try t = try_once(dir, fmt, k);
+    const char *at = getenv("HWRUN_OOM_AT"); /* one allocation only, to look at it */
+    unsigned long k0 = at ? strtoul(at, NULL, 10) : 1;
+    for (unsigned long k = k0; k <= n && (!at || k == k0); k += (k + 4 > n ? 1 : step)) {
+        struct try t = try_once(w, k);
         tried++;
         bool said = t.status == HW_EXIT_FAIL && t.err && strstr(t.err, strerror(ENOMEM));
         bool same = t.status == ref.status && t.out && !strcmp(t.out, ref.out);
         if (!(t.sig == 0 && (said || same))) {
             fprintf(stderr,
-                    "oom: %s -f %s, allocation %lu of %lu failing: %s%d, status %d (%d with "
+                    "oom: %s %s, allocation %lu of %lu failing: %s%d, status %d (%d with "
                     "memory), %s\n--- stderr:\n%s\n",
-                    dir, sum_formats[fmt].name, k, n, t.sig ? "killed by signal " : "signal ",
+                    w->dirs[0], what_name(w), k, n, t.sig ? "killed by signal " : "signal ",
                     t.sig, t.status, ref.status,
                     said ? "said so" : same ? "same output" : "output differs, nothing said",
                     t.err ? t.err : "");
@@ -152,27 +192,65 @@ static size_t list_runs(const char *td, char ***names)
     return n;
 }
 
+static unsigned long budget(void)
+{
+    const char *b = getenv("HWRUN_OOM_BUDGET");
+    return strtoul(b ? b : "30", NULL, 10);
+}
+
 static void test_every_run_every_format(void)
 {
     const char *td = th_env("HWRUN_TESTDATA");
     char **runs;
     size_t nruns = list_runs(td, &runs);
     CU_ASSERT_FATAL(nruns > 0);
-    unsigned long budget = strtoul(getenv("HWRUN_OOM_BUDGET") ? getenv("HWRUN_OOM_BUDGET") : "30",
-                                   NULL, 10);
     unsigned long tried = 0;
-    for (size_t r = 0; r < nruns; r++) {
-        for (int f = 0; f < SUM_FMT_COUNT; f++)
-            tried += sweep(runs[r], (enum sum_fmt)f, budget);
-        free(runs[r]);
-    }
-    free(runs);
+    for (size_t r = 0; r < nruns; r++)
+        for (int f = 0; f < SUM_FMT_COUNT; f++) {
+            struct what w = {ASK_FORMAT, (enum sum_fmt)f, &runs[r], 1, NULL};
+            tried += sweep(&w, budget());
+        }
     printf("\n  %lu allocation failures tried over %zu runs and %d formats\n", tried, nruns,
            SUM_FMT_COUNT);
+    for (size_t r = 0; r < nruns; r++)
+        free(runs[r]);
+    free(runs);
+}
+
+/* Each run's page, the sweep page of them all, and --compare of each run with the next. */
+static void test_pages_and_compare(void)
+{
+    const char *td = th_env("HWRUN_TESTDATA");
+    char **runs;
+    size_t nruns = list_runs(td, &runs);
+    CU_ASSERT_FATAL(nruns > 1);
+    char *tmp = th_tmpdir("oompage");
+    char *page = th_fmt("%s/report.html", tmp);
+    unsigned long tried = 0;
+    for (size_t r = 0; r < nruns; r++) {
+        struct what w = {ASK_PAGE, SUM_FMT_JSON, &runs[r], 1, page};
+        tried += sweep(&w, budget());
+        char *two[2] = {runs[r], runs[(r + 1) % nruns]};
+        struct what cj = {ASK_COMPARE, SUM_FMT_JSON, two, 2, NULL};
+        struct what ct = {ASK_COMPARE, SUM_FMT_TEXT, two, 2, NULL};
+        tried += sweep(&cj, budget()) + sweep(&ct, budget());
+    }
+    struct what sw = {ASK_PAGE, SUM_FMT_JSON, runs, nruns, page};
+    tried += sweep(&sw, budget());
+    printf("\n  %lu allocation failures tried over %zu pages, a sweep page and %zu comparisons\n",
+           tried, nruns, 2 * nruns);
+    unlink(page);
+    rmdir(tmp);
+    free(page);
+    free(tmp);
+    for (size_t r = 0; r < nruns; r++)
+        free(runs[r]);
+    free(runs);
 }
 
 void cu_register_all(void)
 {
     CU_pSuite s = th_add_suite("summarize", NULL, NULL, 600);
     CU_add_test(s, "every_run_every_format", test_every_run_every_format);
+    CU_add_test(s, "pages_and_compare", test_pages_and_compare);
 }
