@@ -121,6 +121,28 @@ static bool spans_longer(const struct sum_jnode *a, const struct sum_jnode *b)
     return isfinite(a->duration_s) && !(a->duration_s <= b->duration_s);
 }
 
+/* A mean of directories' means, each for as long as its run spanned (a plain mean where no
+ * duration is known). */
+struct time_mean {
+    double plain, wsum, wv;
+    size_t n;
+};
+
+static void time_mean_add(struct time_mean *m, const struct sum_jnode *n, double v)
+{
+    m->plain += v;
+    m->n++;
+    if (isfinite(n->duration_s) && n->duration_s > 0) {
+        m->wsum += n->duration_s;
+        m->wv += n->duration_s * v;
+    }
+}
+
+static double time_mean(const struct time_mean *m)
+{
+    return m->wsum > 0 ? m->wv / m->wsum : m->n ? m->plain / (double)m->n : NAN;
+}
+
 /* The job's figure of each column, by its rule over every readable directory. */
 static int run_figures(struct sum_jobsum *j)
 {
@@ -137,8 +159,9 @@ static int run_figures(struct sum_jobsum *j)
     }
     for (size_t k = 0; k < nc; k++) {
         enum sum_job_rule rule = def[rc[k]].job;
-        double acc = NAN, plain = 0, wsum = 0, wv = 0;
-        size_t nv = 0;
+        bool by_host = rule == SUM_JOB_SUM_HOSTS || rule == SUM_JOB_MEAN_HOSTS;
+        double acc = NAN;
+        struct time_mean m = {0};
         for (size_t g = 0; g < nhost; g++)
             pick[g] = SIZE_MAX;
         for (size_t i = 0; i < j->nnode; i++) {
@@ -146,8 +169,11 @@ static int run_figures(struct sum_jobsum *j)
             double v = n->summarized && n->fig ? n->fig[k] : NAN;
             if (!isfinite(v))
                 continue; /* not measured there: it adds nothing */
-            nv++;
-            if (rule == SUM_JOB_SUM) {
+            if (by_host) { /* of each host, its rank that ran longest */
+                size_t *p = &pick[grp[i]];
+                if (*p == SIZE_MAX || spans_longer(n, &j->node[*p]))
+                    *p = i;
+            } else if (rule == SUM_JOB_SUM) {
                 acc = (isnan(acc) ? 0 : acc) + v;
             } else if (rule == SUM_JOB_MAX) {
                 if (!(v <= acc))
@@ -155,23 +181,21 @@ static int run_figures(struct sum_jobsum *j)
             } else if (rule == SUM_JOB_MIN) {
                 if (!(v >= acc))
                     acc = v;
-            } else if (rule == SUM_JOB_SUM_HOSTS) { /* the host's rank that ran longest */
-                size_t *p = &pick[grp[i]];
-                if (*p == SIZE_MAX || spans_longer(n, &j->node[*p]))
-                    *p = i;
-            } else { /* a mean: each directory's for as long as it ran */
-                plain += v;
-                if (isfinite(n->duration_s) && n->duration_s > 0) {
-                    wsum += n->duration_s;
-                    wv += n->duration_s * v;
-                }
+            } else { /* MEAN_BY_TIME */
+                time_mean_add(&m, n, v);
             }
         }
-        if (rule == SUM_JOB_MEAN_BY_TIME)
-            acc = wsum > 0 ? wv / wsum : nv ? plain / (double)nv : NAN;
-        for (size_t g = 0; rule == SUM_JOB_SUM_HOSTS && g < nhost; g++)
-            if (pick[g] != SIZE_MAX)
-                acc = (isnan(acc) ? 0 : acc) + j->node[pick[g]].fig[k];
+        for (size_t g = 0; by_host && g < nhost; g++) {
+            if (pick[g] == SIZE_MAX)
+                continue;
+            const struct sum_jnode *n = &j->node[pick[g]];
+            if (rule == SUM_JOB_SUM_HOSTS)
+                acc = (isnan(acc) ? 0 : acc) + n->fig[k];
+            else
+                time_mean_add(&m, n, n->fig[k]);
+        }
+        if (rule == SUM_JOB_MEAN_BY_TIME || rule == SUM_JOB_MEAN_HOSTS)
+            acc = time_mean(&m);
         j->fig[k] = acc;
     }
     free(grp);

@@ -32,9 +32,10 @@
  * - The run row's figures that have a job rule (report.h's enum sum_job_rule): each node keeps
  *   its run's, the job sums them (counters), takes their highest (peaks), their lowest (least
  *   values) or their mean weighted by the nodes' durations (means), over every directory of
- *   every attempt; a host's own figure (its disks, its network) is summed over the hosts of
- *   each attempt, each host by its rank whose run spans the longest (a node without a host
- *   counts as a host of its own, as in hosts).
+ *   every attempt; a host's own counter (its disks, its network) is summed over the hosts of
+ *   each attempt, and a host's own mean (its CPUs' use) is the hosts' means weighted by time,
+ *   each host by its rank whose run spans the longest (a node without a host counts as a host
+ *   of its own, as in hosts).
  * - Outcome: the job is complete when every node's run has its stop event; its status is the
  *   worst node's (sum_job_status_rank). What the incomplete nodes measured is still summed.
  * - Attempts (a requeue, a restart): directories of one job that ran one after the other. A

@@ -79,7 +79,10 @@ struct sum_show {
  * the others'; ranks that say no host are hosts of their own, as the job's hosts count them);
  * MAX: a peak, the highest of any directory; MIN: a least value (free space, headroom), the
  * lowest of any directory; MEAN_BY_TIME: a mean, the directories' means weighted by their
- * durations (by none where no directory's duration is known); OWN: the job's row has a figure
+ * durations (by none where no directory's duration is known); MEAN_HOSTS: a mean of the
+ * host's (its CPUs' use), the hosts' means, each host of each attempt by its rank as for
+ * SUM_HOSTS, weighted by that rank's duration (MEAN_BY_TIME would weigh a host by its ranks);
+ * OWN: the job's row has a figure
  * of that key by rules of its own (jobsum.h: GPUs counted once, the peak of the summed series,
  * ...); NONE: the run's alone (an id, a text, a ratio of the run, a size of its host or its
  * container).
@@ -95,6 +98,7 @@ enum sum_job_rule {
     SUM_JOB_MEAN_BY_TIME,
     SUM_JOB_SUM_HOSTS,
     SUM_JOB_MIN,
+    SUM_JOB_MEAN_HOSTS,
     SUM_JOB_RULE_COUNT
 };
 /* Each rule's name (`summarize --columns`' job_rule field), its words for people (the job

@@ -39,6 +39,8 @@ const struct sum_job_rule_def sum_job_rules[SUM_JOB_RULE_COUNT] = {
     [SUM_JOB_SUM_HOSTS] = {"sum_hosts",
                            "summed over the hosts, each by its longest-running rank", true},
     [SUM_JOB_MIN] = {"min", "the lowest of any rank", true},
+    [SUM_JOB_MEAN_HOSTS] = {"mean_hosts", "the hosts' means, each by its longest-running rank, "
+                            "weighted by its duration", true},
 };
 
 /* Where a row figure is shown besides what shows every one (the rows, --columns, --compare):
@@ -59,13 +61,13 @@ static struct sum_show in_json(unsigned place, struct sum_show s)
  * U (a count) or I (an integer, NAN when not known), with its name, for D its dimension (its
  * unit for every output, units.h: S, U and I have none), how a job of many ranks makes one
  * figure of its directories' (report.h's enum sum_job_rule: a job's row and page show every
- * figure whose rule derives one: SUM, SUM_HOSTS, MAX, MIN, MEAN_BY_TIME), what it means,
- * where else it is shown (SHOW: the sweep page's columns and the text headline iterate those),
- * and its value (an expression of run; mu is the memory-utilization series of
+ * figure whose rule derives one: SUM, SUM_HOSTS, MAX, MIN, MEAN_BY_TIME, MEAN_HOSTS), what it
+ * means, where else it is shown (SHOW: the sweep page's columns and the text headline iterate
+ * those), and its value (an expression of run; mu is the memory-utilization series of
  * sum_fig_mem_util(), mem_src the source of the container's memory peak, set by the column
- * before it); PER_IO(...) stands for its columns once per disk/network counter i. CSV,
- * JSONL and --units rows are all expanded from this one list, and the arrays they fill have
- * exactly as many places as it has columns. */
+ * before it); PER_IO(...) stands for its columns once per disk/network counter i. CSV, JSONL
+ * and --units rows are all expanded from this one list, and the arrays they fill have exactly
+ * as many places as it has columns. */
 #define SWEEP_COLUMNS(S, D, U, I, PER_IO, PER_CTX, PER_VFIG)                                                 \
     S("dir", SUM_JOB_NONE, "the run directory, as given", NOSHOW,                                                \
       run->dir)                                                                                    \
@@ -139,9 +141,9 @@ static struct sum_show in_json(unsigned place, struct sum_show s)
       sum_fig_max(&run->all[RD_GM_MEM_USED])) /* calibrax's, as in JSON */                          \
     D("mean_gpu_util", SUM_DIM_PCT, SUM_JOB_NONE, "mean utilization.gpu (calibrax's name)", JSON(23, NOSHOW),                           \
       sum_stat_mean(&run->all[RD_GM_UTIL]))                                                        \
-    D("cpu_usr_mean_pct", SUM_DIM_PCT, SUM_JOB_MEAN_BY_TIME, "mean user CPU of the machine (or its cgroup)", JSON(8, SHOW(SUM_SHOW_SWEEP | SUM_SHOW_PAGE, "CPU usr", "CPU usr mean")),                                                                            \
+    D("cpu_usr_mean_pct", SUM_DIM_PCT, SUM_JOB_MEAN_HOSTS, "mean user CPU of the machine (or its cgroup)", JSON(8, SHOW(SUM_SHOW_SWEEP | SUM_SHOW_PAGE, "CPU usr", "CPU usr mean")),                                                                            \
       sum_stat_mean(&run->cpu[HW_CPU_COL_USR]))                                                    \
-    D("cpu_idle_mean_pct", SUM_DIM_PCT, SUM_JOB_MEAN_BY_TIME, "mean idle CPU of the machine", JSON(9, SHOW(SUM_SHOW_PAGE, NULL, "CPU idle mean")),                                 \
+    D("cpu_idle_mean_pct", SUM_DIM_PCT, SUM_JOB_MEAN_HOSTS, "mean idle CPU of the machine", JSON(9, SHOW(SUM_SHOW_PAGE, NULL, "CPU idle mean")),                                 \
       sum_stat_mean(&run->cpu[HW_CPU_COL_IDLE]))                                                   \
     D("peak_rss_mb", SUM_DIM_MEM, SUM_JOB_MAX, "highest RSS of the job's process tree, each process counted whole",          \
       JSON(10, SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_JOB | SUM_SHOW_PAGE, "Peak RSS", "process peak RSS")),                            \

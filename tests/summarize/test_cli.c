@@ -1123,6 +1123,9 @@ static void test_job_rules(void)
               json_object_get_double(v) == 700);
     CU_ASSERT(json_object_object_get_ex(o, "cpu_usr_mean_pct", &v) &&
               fabs(json_object_get_double(v) - (10.0 * 2 + 30.0 * 4) / 6) < 1e-6);
+    /* a rank's own mean (its tree's RSS: 200 MiB for 2 s, 540 MiB for 4 s), not the host's */
+    CU_ASSERT(json_object_object_get_ex(o, "mean_rss_mb", &v) &&
+              fabs(json_object_get_double(v) - (200.0 * 2 + 540.0 * 4) / 6) < 1e-6);
     json_object_put(o);
     th_result_free(&r);
     /* the page: the same figures, each with its rule */
@@ -1155,12 +1158,13 @@ static void test_job_rules(void)
  * 15:27:00, of attempt restart (NULL: SLURM_RESTART_COUNT unset). Its cpu_metrics.csv has a
  * row a second with its host's traffic in that second, which every rank of the host sees alike
  * (disk read scale * (t + 1) * 64 KiB, written, received and sent 2, 3 and 4 times that; no
- * network cells without net) and its host's free space (fs - 5 t MiB). What its rows hold is
+ * network cells without net), its host's free space (fs - 5 t MiB) and its host's user CPU
+ * (usr %, idle the rest). What its rows hold is
  * added to io[4] (bytes) and the least free space to *fs_min: the rank's own truth. */
 struct host_rank {
     const char *name, *host, *restart;
     int t0, secs;
-    double scale, fs;
+    double scale, fs, usr;
     bool net;
     double io[SUM_IO_COUNT]; /* out: bytes of the rank's rows, NAN: no cell */
 };
@@ -1196,7 +1200,7 @@ static void host_rank_write(const char *job, struct host_rank *r, double *fs_min
         int t = r->t0 + i;
         double b = r->scale * (t + 1) * 65536, fs = r->fs - 5.0 * t;
         char *ts = rank_ts(t);
-        hw_buf_printf(&c, "%s,10.0,90.0,%.0f,%.0f,", ts, b, 2 * b);
+        hw_buf_printf(&c, "%s,%.1f,%.1f,%.0f,%.0f,", ts, r->usr, 100 - r->usr, b, 2 * b);
         if (r->net)
             hw_buf_printf(&c, "%.0f,%.0f", 3 * b, 4 * b);
         else
@@ -1222,9 +1226,10 @@ static void host_rank_write(const char *job, struct host_rank *r, double *fs_min
  * host of each attempt once, by its rank whose run spans the longest among those that measured
  * them: two ranks of gpu-a (the shorter first by name, its window inside the longer's; the
  * longer measured no network), gpu-b, two ranks that say no host (each a host of its own), and
- * gpu-b again in a requeued attempt (other seconds: its bytes count again). The least free space is
- * the least of any rank's. Checked against the ranks' own rows in the job's JSON, its CSV row
- * and its page. */
+ * gpu-b again in a requeued attempt (other seconds: its bytes count again). The machines' CPU
+ * is the hosts' means so chosen, each for as long as its rank ran (gpu-a once, not once a
+ * rank). The least free space is the least of any rank's. Checked against the ranks' own rows
+ * in the job's JSON, its CSV row and its page. */
 static void test_job_host_rules(void)
 {
     char *base = th_tmpdir("cli-jobhosts");
@@ -1232,13 +1237,15 @@ static void test_job_host_rules(void)
     CU_ASSERT_FATAL(mkdir(job, 0755) == 0);
     struct host_rank r[] = {
         {.name = "a0-short", .host = "gpu-a", .t0 = 1, .secs = 3, .scale = 3, .fs = 9000,
+         .usr = 20, .net = true},
+        {.name = "a1-long", .host = "gpu-a", .t0 = 0, .secs = 6, .scale = 3, .fs = 9000,
+         .usr = 20},
+        {.name = "b0", .host = "gpu-b", .t0 = 0, .secs = 4, .scale = 5, .fs = 5000, .usr = 50,
          .net = true},
-        {.name = "a1-long", .host = "gpu-a", .t0 = 0, .secs = 6, .scale = 3, .fs = 9000},
-        {.name = "b0", .host = "gpu-b", .t0 = 0, .secs = 4, .scale = 5, .fs = 5000, .net = true},
-        {.name = "c0", .t0 = 0, .secs = 2, .scale = 7, .fs = 7000, .net = true},
-        {.name = "c1", .t0 = 0, .secs = 1, .scale = 11, .fs = 6000, .net = true},
+        {.name = "c0", .t0 = 0, .secs = 2, .scale = 7, .fs = 7000, .usr = 80, .net = true},
+        {.name = "c1", .t0 = 0, .secs = 1, .scale = 11, .fs = 6000, .usr = 40, .net = true},
         {.name = "d0-requeued", .host = "gpu-b", .restart = "1", .t0 = 30, .secs = 3, .scale = 5,
-         .fs = 5000, .net = true},
+         .fs = 5000, .usr = 60, .net = true},
     };
     enum { A_SHORT, A_LONG, B, C, C1, B_AGAIN };
     double fs_min = NAN;
@@ -1250,6 +1257,14 @@ static void test_job_host_rules(void)
     for (int k = 0; k < SUM_IO_COUNT; k++)
         want[k] = ((k < SUM_IO_NET_RX ? r[A_LONG].io[k] : r[A_SHORT].io[k]) + r[B].io[k] +
                    r[C].io[k] + r[C1].io[k] + r[B_AGAIN].io[k]) / 1048576.0;
+    /* the machines' CPU: each host's mean once, for as long as its rank that ran longest */
+    double usr_s = 0, secs = 0;
+    for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
+        if (i != A_SHORT) {
+            usr_s += r[i].usr * r[i].secs;
+            secs += r[i].secs;
+        }
+    double want_usr = usr_s / secs;
 
     struct th_result res = run((const char *[]){"-q", "-f", "json", job, NULL});
     CU_ASSERT_EQUAL(res.status, 0);
@@ -1267,6 +1282,10 @@ static void test_job_host_rules(void)
     }
     CU_ASSERT(json_object_object_get_ex(o, "fs_free_min_mib", &v) &&
               json_object_get_double(v) == fs_min);
+    CU_ASSERT(json_object_object_get_ex(o, "cpu_usr_mean_pct", &v) &&
+              fabs(json_object_get_double(v) - want_usr) < 1e-9);
+    CU_ASSERT(json_object_object_get_ex(o, "cpu_idle_mean_pct", &v) &&
+              fabs(json_object_get_double(v) - (100 - want_usr)) < 1e-9);
     json_object_put(o);
     th_result_free(&res);
 
