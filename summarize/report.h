@@ -82,13 +82,11 @@ struct sum_show {
  * durations (by none where no directory's duration is known); MEAN_HOSTS: a mean of the
  * host's (its CPUs' use), the hosts' means, each host of each attempt by its rank as for
  * SUM_HOSTS, weighted by that rank's duration (MEAN_BY_TIME would weigh a host by its ranks);
- * OWN: the job's row has a figure
- * of that key by rules of its own (jobsum.h: GPUs counted once, the peak of the summed series,
- * ...); NONE: the run's alone (an id, a text, a ratio of the run, a size of its host or its
- * container).
- * A job's row and page show every figure with a rule other than NONE and OWN
- * (sum_job_rules[r].derived), so a run figure given one reaches them with nothing else. UNSET
- * is no rule: an entry must say one. */
+ * OWN: the job's row has a figure of that key by rules of its own (jobsum.h: GPUs counted
+ * once, the peak of the summed series, ...); NONE: the run's alone (an id, a text, a ratio of
+ * the run, a size of its host or its container). A job's row and page show every figure with
+ * a rule other than NONE and OWN (sum_job_rules[r].derived), so a run figure given one
+ * reaches them with nothing else. UNSET is no rule: an entry must say one. */
 enum sum_job_rule {
     SUM_JOB_UNSET,
     SUM_JOB_NONE,

@@ -1000,7 +1000,7 @@ static void test_row_defs(void)
  * fails here), one that fits what it is (a text has none of its own, a percentage does not
  * add, only a number has a mean); and the job's row is what the rules say: the job's own
  * columns, every figure of the run's row whose rule derives one (SUM, SUM_HOSTS, MAX, MIN,
- * MEAN_BY_TIME) once, no NONE one; an OWN one is a column of the job's own. Every rule has
+ * MEAN_BY_TIME, MEAN_HOSTS) once, no NONE one; an OWN one is a column of the job's own. Every rule has
  * its own name (--columns) and a derived one its words (the job page). Counts from the
  * tables. */
 static void test_job_rules_table(void)
@@ -1032,7 +1032,7 @@ static void test_job_rules_table(void)
         bool ok = r > SUM_JOB_UNSET && r < SUM_JOB_RULE_COUNT;
         if (ok && c->type == SUM_COL_STR)
             ok = r == SUM_JOB_NONE || r == SUM_JOB_OWN;
-        if (ok && r == SUM_JOB_MEAN_BY_TIME)
+        if (ok && (r == SUM_JOB_MEAN_BY_TIME || r == SUM_JOB_MEAN_HOSTS))
             ok = c->type == SUM_COL_NUM;
         if (ok && (r == SUM_JOB_SUM || r == SUM_JOB_SUM_HOSTS) && c->type == SUM_COL_NUM)
             ok = c->dim == SUM_DIM_MEM || c->dim == SUM_DIM_TIME || c->dim == SUM_DIM_ENERGY ||
