@@ -492,6 +492,7 @@ int sum_jobs_multi(struct sum_jobs *c, char **dirs, size_t ndirs, bool one_job, 
                    struct hw_buf *all)
 {
     size_t njob = one_job ? 1 : ndirs;
+    unsigned long oom_before = sum_oom_count(); /* the job's figures, rows and page */
     char ***paths = calloc(njob, sizeof *paths);
     size_t *npath = calloc(njob, sizeof *npath);
     struct sum_job_set { size_t first, n; } *set = calloc(njob, sizeof *set);
@@ -583,5 +584,9 @@ int sum_jobs_multi(struct sum_jobs *c, char **dirs, size_t ndirs, bool one_job, 
     free(set);
     if (!any)
         status = HW_EXIT_FAIL;
+    if (sum_oom_count() != oom_before) {
+        hw_warn(ENOMEM, "%s", one_job ? "--job" : dirs[0]); /* printed, but not whole */
+        status = HW_EXIT_FAIL;
+    }
     return status;
 }

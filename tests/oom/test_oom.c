@@ -32,8 +32,9 @@ struct try {
 };
 
 /* What a try asks of summarize: one run in a -f format, its HTML page, the sweep page of
- * several runs, or --compare of two. */
-enum ask { ASK_FORMAT, ASK_PAGE, ASK_COMPARE };
+ * several runs, --compare of two, or the runs as the nodes of one job (--job) in a format or
+ * as its page. */
+enum ask { ASK_FORMAT, ASK_PAGE, ASK_COMPARE, ASK_JOB };
 struct what {
     enum ask ask;
     enum sum_fmt fmt;  /* ASK_FORMAT's; ASK_COMPARE: text or json */
@@ -60,14 +61,17 @@ static int summarize_once(const struct what *w, unsigned long nth, int out_fd,
         return 97;
     for (size_t i = 0; i < w->ndirs; i++)
         c.jobs[i].dir = w->dirs[i];
-    c.print = w->ask != ASK_PAGE;
-    c.html = w->ask == ASK_PAGE ? w->page : NULL;
+    c.print = !w->page;
+    c.html = w->page;
     struct hw_buf all;
     hw_buf_init(&all, NULL, 0);
     int status;
     fa_arm(nth);
     if (w->ask == ASK_COMPARE) {
         status = sum_jobs_compare(&c, w->dirs[0], w->dirs[1], &all);
+    } else if (w->ask == ASK_JOB) {
+        free(c.jobs);
+        status = sum_jobs_multi(&c, w->dirs, w->ndirs, true, 1, &all);
     } else {
         sum_jobs_run(&c, 1);
         status = w->ask == ASK_PAGE ? sum_jobs_html(&c) : HW_EXIT_OK;
@@ -77,7 +81,7 @@ static int summarize_once(const struct what *w, unsigned long nth, int out_fd,
     *calls = fa_disarm();
     if (all.oom)
         hw_die(HW_EXIT_FAIL, ENOMEM, "summarize"); /* as main.c's put_output */
-    if (w->ask == ASK_PAGE) {
+    if (w->page) {
         hw_buf_free(&all);
         char *page = th_read_file(w->page, &all.len);
         all.p = page;
@@ -90,6 +94,8 @@ static int summarize_once(const struct what *w, unsigned long nth, int out_fd,
 /* The name of w in a failure's message. */
 static const char *what_name(const struct what *w)
 {
+    if (w->ask == ASK_JOB)
+        return w->page ? "--job --html" : sum_formats[w->fmt].name; /* after "--job" below */
     return w->ask == ASK_PAGE      ? (w->ndirs > 1 ? "--html (sweep)" : "--html")
            : w->ask == ASK_COMPARE ? (w->fmt == SUM_FMT_TEXT ? "--compare -f text"
                                                               : "--compare -f json")
@@ -157,9 +163,10 @@ static unsigned long sweep(const struct what *w, unsigned long budget)
         bool same = t.status == ref.status && t.out && !strcmp(t.out, ref.out);
         if (!(t.sig == 0 && (said || same))) {
             fprintf(stderr,
-                    "oom: %s %s, allocation %lu of %lu failing: %s%d, status %d (%d with "
+                    "oom: %s%s %s, allocation %lu of %lu failing: %s%d, status %d (%d with "
                     "memory), %s\n--- stderr:\n%s\n",
-                    w->dirs[0], what_name(w), k, n, t.sig ? "killed by signal " : "signal ",
+                    w->dirs[0], w->ask == ASK_JOB ? " (a job's first node) --job" : "",
+                    what_name(w), k, n, t.sig ? "killed by signal " : "signal ",
                     t.sig, t.status, ref.status,
                     said ? "said so" : same ? "same output" : "output differs, nothing said",
                     t.err ? t.err : "");
@@ -248,9 +255,44 @@ static void test_pages_and_compare(void)
     free(runs);
 }
 
+/* The runs as the nodes of one job: every format a job prints, and its page. */
+static void test_job(void)
+{
+    const char *td = th_env("HWRUN_TESTDATA");
+    char **runs;
+    size_t nruns = list_runs(td, &runs);
+    CU_ASSERT_FATAL(nruns > 1);
+    char *tmp = th_tmpdir("oomjob");
+    char *page = th_fmt("%s/job.html", tmp);
+    unsigned long tried = 0;
+    int nfmt = 0;
+    for (int f = 0; f < SUM_FMT_COUNT; f++)
+        if (sum_formats[f].flags & SUM_FF_JOB) {
+            struct what w = {ASK_JOB, (enum sum_fmt)f, runs, nruns, NULL};
+            tried += sweep(&w, budget());
+            nfmt++;
+        }
+    struct what wp = {ASK_JOB, SUM_FMT_JSON, runs, nruns, page};
+    tried += sweep(&wp, budget());
+    CU_ASSERT(nfmt >= 2);
+    printf("\n  %lu allocation failures tried over a job of %zu nodes in %d formats and its "
+           "page\n", tried, nruns, nfmt);
+    unlink(page);
+    rmdir(tmp);
+    free(page);
+    free(tmp);
+    for (size_t r = 0; r < nruns; r++)
+        free(runs[r]);
+    free(runs);
+}
+
+void add_runlog_suite(void);
+
 void cu_register_all(void)
 {
+    add_runlog_suite();
     CU_pSuite s = th_add_suite("summarize", NULL, NULL, 600);
     CU_add_test(s, "every_run_every_format", test_every_run_every_format);
     CU_add_test(s, "pages_and_compare", test_pages_and_compare);
+    CU_add_test(s, "job", test_job);
 }
