@@ -1,5 +1,6 @@
 /* One job on many nodes (jobsum.h): node records and the job's figures. */
 #include "jobsum.h"
+#include "oom.h"
 
 #include <dirent.h>
 #include <json-c/json.h>
@@ -780,8 +781,10 @@ static void aligned_sums(struct sum_jobsum *j)
     if (isnan(j->align_s))
         return;
     struct hold *h = calloc(j->nnode, sizeof *h);
-    if (!h)
-        return; /* unmeasured: NAN */
+    if (!h) {
+        sum_oom_note(); /* the peaks left NAN: said by the exit status */
+        return;
+    }
     for (size_t i = 0; i < j->nnode; i++) {
         struct sum_jnode *n = &j->node[i];
         if (!series_counts(n))
