@@ -180,23 +180,43 @@ static unsigned long sweep(const struct what *w, unsigned long budget)
     return tried;
 }
 
-/* testdata/runs' run directories. */
-static size_t list_runs(const char *td, char ***names)
+/* What each test sweeps: testdata/runs' run directories, and a page's path in a scratch
+ * directory. */
+struct fixture {
+    char **runs;
+    size_t n;
+    char *tmp, *page;
+};
+
+static struct fixture fixture_open(void)
 {
+    const char *td = th_env("HWRUN_TESTDATA");
+    struct fixture x = {NULL, 0, th_tmpdir("oom"), NULL};
+    x.page = th_fmt("%s/page.html", x.tmp);
     char *cmd = th_fmt("ls -1 '%s/runs'", td);
     FILE *p = popen(cmd, "r");
     free(cmd);
-    size_t n = 0;
-    *names = NULL;
     char line[512];
     while (p && fgets(line, sizeof line, p)) {
         line[strcspn(line, "\n")] = '\0';
-        *names = realloc(*names, (n + 1) * sizeof **names);
-        (*names)[n++] = th_fmt("%s/runs/%s", td, line);
+        x.runs = realloc(x.runs, (x.n + 1) * sizeof *x.runs);
+        x.runs[x.n++] = th_fmt("%s/runs/%s", td, line);
     }
     if (p)
         pclose(p);
-    return n;
+    CU_ASSERT_FATAL(x.n > 1);
+    return x;
+}
+
+static void fixture_close(struct fixture *x)
+{
+    unlink(x->page);
+    rmdir(x->tmp);
+    free(x->page);
+    free(x->tmp);
+    for (size_t r = 0; r < x->n; r++)
+        free(x->runs[r]);
+    free(x->runs);
 }
 
 static unsigned long budget(void)
@@ -207,83 +227,56 @@ static unsigned long budget(void)
 
 static void test_every_run_every_format(void)
 {
-    const char *td = th_env("HWRUN_TESTDATA");
-    char **runs;
-    size_t nruns = list_runs(td, &runs);
-    CU_ASSERT_FATAL(nruns > 0);
+    struct fixture x = fixture_open();
     unsigned long tried = 0;
-    for (size_t r = 0; r < nruns; r++)
+    for (size_t r = 0; r < x.n; r++)
         for (int f = 0; f < SUM_FMT_COUNT; f++) {
-            struct what w = {ASK_FORMAT, (enum sum_fmt)f, &runs[r], 1, NULL};
+            struct what w = {ASK_FORMAT, (enum sum_fmt)f, &x.runs[r], 1, NULL};
             tried += sweep(&w, budget());
         }
-    printf("\n  %lu allocation failures tried over %zu runs and %d formats\n", tried, nruns,
+    printf("\n  %lu allocation failures tried over %zu runs and %d formats\n", tried, x.n,
            SUM_FMT_COUNT);
-    for (size_t r = 0; r < nruns; r++)
-        free(runs[r]);
-    free(runs);
+    fixture_close(&x);
 }
 
 /* Each run's page, the sweep page of them all, and --compare of each run with the next. */
 static void test_pages_and_compare(void)
 {
-    const char *td = th_env("HWRUN_TESTDATA");
-    char **runs;
-    size_t nruns = list_runs(td, &runs);
-    CU_ASSERT_FATAL(nruns > 1);
-    char *tmp = th_tmpdir("oompage");
-    char *page = th_fmt("%s/report.html", tmp);
+    struct fixture x = fixture_open();
     unsigned long tried = 0;
-    for (size_t r = 0; r < nruns; r++) {
-        struct what w = {ASK_PAGE, SUM_FMT_JSON, &runs[r], 1, page};
+    for (size_t r = 0; r < x.n; r++) {
+        struct what w = {ASK_PAGE, SUM_FMT_JSON, &x.runs[r], 1, x.page};
         tried += sweep(&w, budget());
-        char *two[2] = {runs[r], runs[(r + 1) % nruns]};
+        char *two[2] = {x.runs[r], x.runs[(r + 1) % x.n]};
         struct what cj = {ASK_COMPARE, SUM_FMT_JSON, two, 2, NULL};
         struct what ct = {ASK_COMPARE, SUM_FMT_TEXT, two, 2, NULL};
         tried += sweep(&cj, budget()) + sweep(&ct, budget());
     }
-    struct what sw = {ASK_PAGE, SUM_FMT_JSON, runs, nruns, page};
+    struct what sw = {ASK_PAGE, SUM_FMT_JSON, x.runs, x.n, x.page};
     tried += sweep(&sw, budget());
     printf("\n  %lu allocation failures tried over %zu pages, a sweep page and %zu comparisons\n",
-           tried, nruns, 2 * nruns);
-    unlink(page);
-    rmdir(tmp);
-    free(page);
-    free(tmp);
-    for (size_t r = 0; r < nruns; r++)
-        free(runs[r]);
-    free(runs);
+           tried, x.n, 2 * x.n);
+    fixture_close(&x);
 }
 
 /* The runs as the nodes of one job: every format a job prints, and its page. */
 static void test_job(void)
 {
-    const char *td = th_env("HWRUN_TESTDATA");
-    char **runs;
-    size_t nruns = list_runs(td, &runs);
-    CU_ASSERT_FATAL(nruns > 1);
-    char *tmp = th_tmpdir("oomjob");
-    char *page = th_fmt("%s/job.html", tmp);
+    struct fixture x = fixture_open();
     unsigned long tried = 0;
     int nfmt = 0;
     for (int f = 0; f < SUM_FMT_COUNT; f++)
         if (sum_formats[f].flags & SUM_FF_JOB) {
-            struct what w = {ASK_JOB, (enum sum_fmt)f, runs, nruns, NULL};
+            struct what w = {ASK_JOB, (enum sum_fmt)f, x.runs, x.n, NULL};
             tried += sweep(&w, budget());
             nfmt++;
         }
-    struct what wp = {ASK_JOB, SUM_FMT_JSON, runs, nruns, page};
+    struct what wp = {ASK_JOB, SUM_FMT_JSON, x.runs, x.n, x.page};
     tried += sweep(&wp, budget());
     CU_ASSERT(nfmt >= 2);
     printf("\n  %lu allocation failures tried over a job of %zu nodes in %d formats and its "
-           "page\n", tried, nruns, nfmt);
-    unlink(page);
-    rmdir(tmp);
-    free(page);
-    free(tmp);
-    for (size_t r = 0; r < nruns; r++)
-        free(runs[r]);
-    free(runs);
+           "page\n", tried, x.n, nfmt);
+    fixture_close(&x);
 }
 
 void add_runlog_suite(void);
