@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -1212,6 +1213,133 @@ static void test_tree_shared_once(void)
     close(ack[0]);
 }
 
+/* Why --shared-once reads smaps_rollup beside smaps (sharedonce.h): the rollup's figures, summed
+ * from the same smaps, are the same for every field but PSS. The kernel prints each mapping's
+ * figures in kB rounded down, and the rollup's once, of its unrounded sums: Rss, Private_* and
+ * Shared_* are whole pages either way, while a mapping's PSS holds fractions of pages shared
+ * (a page over its mapcount), so the smaps sum is short by up to 1 kB per mapping (fs/proc/
+ * task_mmu.c). Read both ways on a still tree (a parent with a shared mapping and three forked
+ * workers touching parts of it, all blocked): every field equal, PSS within the mappings'
+ * count, and the cost of each read said. */
+static void smaps_sums(const char *text, uint64_t *rss, uint64_t *pss, uint64_t *priv,
+                       uint64_t *shared, uint64_t *swap, unsigned *vmas)
+{
+    static const struct {
+        const char *key;
+        int which;
+    } f[] = {{"Rss:", 0},           {"Pss:", 1},           {"Private_Clean:", 2},
+             {"Private_Dirty:", 2}, {"Shared_Clean:", 3},  {"Shared_Dirty:", 3},
+             {"Swap:", 4}};
+    uint64_t *out[] = {rss, pss, priv, shared, swap};
+    for (int i = 0; i < 5; i++)
+        *out[i] = 0;
+    *vmas = 0;
+    for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+        if ((*l >= '0' && *l <= '9') || (*l >= 'a' && *l <= 'f'))
+            ++*vmas; /* a mapping's header line */
+        for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+            if (!strncmp(l, f[i].key, strlen(f[i].key)))
+                *out[f[i].which] += strtoull(l + strlen(f[i].key), NULL, 10);
+    }
+}
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void test_rollup_from_smaps(void)
+{
+    int ack[2], hold[2];
+    CU_ASSERT_FATAL(pipe(ack) == 0 && pipe(hold) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(ack[0]);
+        close(hold[1]);
+        size_t n = (size_t)16 << 20;
+        char *sh = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (sh == MAP_FAILED)
+            _exit(1);
+        memset(sh, 1, n);
+        char c;
+        for (int i = 0; i < 3; i++)
+            if (fork() == 0) {
+                memset(sh, 2, n / (size_t)(i + 2)); /* a different share of it each */
+                (void)!write(ack[1], "w", 1);
+                (void)!read(hold[0], &c, 1);
+                _exit(0);
+            }
+        (void)!write(ack[1], "p", 1);
+        (void)!read(hold[0], &c, 1);
+        while (wait(NULL) > 0)
+            ;
+        _exit(0);
+    }
+    CU_ASSERT_FATAL(pid > 0);
+    close(ack[1]);
+    close(hold[0]);
+    char c;
+    for (int i = 0; i < 4; i++)
+        CU_ASSERT_FATAL(read(ack[0], &c, 1) == 1);
+    /* the tree: the parent and its children (task/PID/children) */
+    char *kp = th_fmt("/proc/%d/task/%d/children", (int)pid, (int)pid);
+    char *kids = th_read_file(kp, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(kids);
+    int pids[4] = {pid, 0, 0, 0}, np = 1;
+    for (char *q = kids; np < 4 && (pids[np] = (int)strtol(q, &q, 10)) > 0; np++)
+        ;
+    CU_ASSERT_EQUAL(np, 4);
+    uint64_t pss_s = 0, pss_r = 0;
+    unsigned vmas_all = 0;
+    double cost[2] = {0, 0};
+    for (int i = 0; i < np; i++) {
+        char *sp = th_fmt("/proc/%d/smaps", pids[i]), *rp = th_fmt("/proc/%d/smaps_rollup", pids[i]);
+        double t0 = cpu_now();
+        char *smaps = th_read_file(sp, NULL);
+        double t1 = cpu_now();
+        char *roll = th_read_file(rp, NULL);
+        cost[0] += t1 - t0, cost[1] += cpu_now() - t1;
+        CU_ASSERT_FATAL(smaps && roll);
+        uint64_t v[5], r[5] = {0, 0, 0, 0, 0}, x;
+        unsigned vmas;
+        smaps_sums(smaps, &v[0], &v[1], &v[2], &v[3], &v[4], &vmas);
+        static const char *const rk[][2] = {{"Rss:", NULL},           {"Pss:", NULL},
+                                            {"Private_Clean:", "Private_Dirty:"},
+                                            {"Shared_Clean:", "Shared_Dirty:"},
+                                            {"Swap:", NULL}};
+        for (int k = 0; k < 5; k++)
+            for (int j = 0; j < 2; j++)
+                if (rk[k][j] && mon_parse_kb_field(roll, rk[k][j], &x) == 0)
+                    r[k] += x;
+        for (int k = 0; k < 5; k++)
+            if (k != 1) {
+                if (v[k] != r[k])
+                    fprintf(stderr, "[rollup_from_smaps] %d: %s %llu kB in smaps, %llu in the rollup\n",
+                            pids[i], rk[k][0], (unsigned long long)v[k], (unsigned long long)r[k]);
+                CU_ASSERT_EQUAL(v[k], r[k]);
+            }
+        CU_ASSERT(v[0] >= 4096); /* the shared 16 MiB, or some of it, is resident */
+        CU_ASSERT(v[1] <= r[1] && r[1] < v[1] + vmas); /* PSS: each mapping rounded down */
+        pss_s += v[1], pss_r += r[1];
+        vmas_all += vmas;
+        free(smaps);
+        free(roll);
+        free(sp);
+        free(rp);
+    }
+    fprintf(stderr, "[rollup_from_smaps] 4 processes, %u mappings: PSS %llu kB summed from smaps, "
+                    "%llu kB the rollups'; one read of each: smaps %.0f us, smaps_rollup %.0f us\n",
+            vmas_all, (unsigned long long)pss_s, (unsigned long long)pss_r, cost[0] * 1e6,
+            cost[1] * 1e6);
+    close(hold[1]);
+    CU_ASSERT_EQUAL(th_wait(pid, 10), 0);
+    close(ack[0]);
+    free(kids);
+    free(kp);
+}
+
 static bool comm_is_sleep(void *arg)
 {
     char *path = th_fmt("/proc/%d/comm", *(int *)arg);
@@ -1627,6 +1755,7 @@ void add_procfs_suite(void)
     CU_add_test(s, "tree_pss_fork", test_tree_pss_fork);
     CU_add_test(s, "shared_once_text", test_shared_once_text);
     CU_add_test(s, "tree_shared_once", test_tree_shared_once);
+    CU_add_test(s, "rollup_from_smaps", test_rollup_from_smaps);
     CU_add_test(s, "pid_ns", test_pid_ns);
     CU_add_test(s, "tree_main_usr_sys", test_tree_main_usr_sys);
 }
