@@ -388,6 +388,20 @@ static bool read_stat(struct mon_tree *t, struct mon_proc *p, struct mon_pstat *
     return n > 0 && mon_parse_pid_stat(buf, (size_t)n, st) == 0 && st->state != 'X';
 }
 
+/* A member's stat, read in a walk. The walks read a parent before its children (breadth-first,
+ * or in t->p's order, where a child comes after its parent): a child read alive (not 'X') has not
+ * been reaped yet, and the kernel adds a child's CPU time and I/O to its parent's before it
+ * unhashes it, so its parent's earlier reading does not hold them and nothing counts twice.
+ * A reap between the two reads loses the child's bytes from this reading instead (a dip, which
+ * mon_tree_sample reads again). Children first would count them twice, and a maximum would keep
+ * that for good. */
+static bool read_member(struct mon_tree *t, struct mon_proc *p, struct mon_pstat *st)
+{
+    if (t->before_read)
+        t->before_read(t->before_read_arg, p->pid);
+    return read_stat(t, p, st);
+}
+
 /* scan mode: collect pids, classify the new ones by reading their ppid. */
 struct scan_ctx {
     size_t n_new_out; /* entries appended to out_b */
@@ -696,7 +710,7 @@ static int sample_tree(struct mon_tree *t, double now_s, struct mon_tree_sample 
     }
     struct mon_proc *root = find_proc(t, t->root);
     struct mon_pstat st;
-    if (!root || !read_stat(t, root, &st) || (st.state == 'Z' && t->final_read)) {
+    if (!root || !read_member(t, root, &st) || (st.state == 'Z' && t->final_read)) {
         out->root_alive = false;
         return 0;
     }
@@ -759,7 +773,7 @@ static int sample_tree(struct mon_tree *t, double now_s, struct mon_tree_sample 
                 continue;
             }
             struct mon_pstat pst;
-            if (!read_stat(t, p, &pst))
+            if (!read_member(t, p, &pst))
                 continue;
             pp = find_proc(t, pst.ppid);
             if (!pp || pp->gen != t->gen)
@@ -781,7 +795,7 @@ static int sample_tree(struct mon_tree *t, double now_s, struct mon_tree_sample 
         for (size_t qi = 0; qi < qn; qi++) {
             struct mon_proc *p = &t->p[t->queue[qi]];
             if (qi > 0) {
-                if (!read_stat(t, p, &st)) {
+                if (!read_member(t, p, &st)) {
                     p->gen = 0; /* vanished */
                     continue;
                 }
@@ -816,7 +830,7 @@ static int sample_tree(struct mon_tree *t, double now_s, struct mon_tree_sample 
                 p->ppid = st.ppid;
                 continue;
             }
-            if (read_stat(t, p, &p->st)) {
+            if (read_member(t, p, &p->st)) {
                 p->ppid = p->st.ppid;
                 p->gen = t->gen - 1; /* alive, reachability unknown yet */
             }
@@ -845,10 +859,26 @@ static int sample_tree(struct mon_tree *t, double now_s, struct mon_tree_sample 
     }
 
     /* Drop what vanished or left the tree. Its CPU time and I/O move into the parent's
-     * cutime/cstime and io when a tracked parent reaps it; otherwise we keep its last numbers. */
+     * cutime/cstime and io when a tracked parent reaps it; otherwise we keep its last numbers.
+     * A member the walk missed whose parent is in the tree now is still the tree's: a subreaper
+     * in it, read before the old parent exited, took it in after its children file was read.
+     * Read now (after that parent, so nothing counts twice), not dropped: kept as gone, then
+     * read again in full when the next walk found it, its bytes counted twice for good. */
     for (size_t i = 0; i < t->n; i++) {
         struct mon_proc *p = &t->p[i];
-        if (p->gen == t->gen || absorbed_by_tree(t, p))
+        if (p->gen == t->gen)
+            continue;
+        struct mon_pstat pst;
+        if (!exited && read_stat(t, p, &pst)) {
+            const struct mon_proc *pp = find_proc(t, pst.ppid);
+            if (pp && pp->gen == t->gen && pst.ppid != p->pid) {
+                p->gen = t->gen;
+                p->ppid = pst.ppid;
+                account(t, p, &pst, &sum);
+                continue;
+            }
+        }
+        if (absorbed_by_tree(t, p))
             continue;
         t->gone_ticks += p->ticks;
         t->gone_uticks += p->uticks;

@@ -105,6 +105,10 @@ struct mon_tree {
     bool walked;
     unsigned long walks; /* membership walks so far (tests) */
     unsigned long kept;  /* processes' readings kept because they had not run (tests) */
+    /* tests: called before each member's stat is read in a walk, with the pid about to be read,
+     * so that a fake /proc can change between two reads as a reap between them does */
+    void (*before_read)(void *arg, pid_t pid);
+    void *before_read_arg;
 };
 
 struct mon_tree_sample {

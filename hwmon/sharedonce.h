@@ -3,7 +3,8 @@
  * and a path (anonymous mappings are one path, "[anon]") counts the most any one mapping of it
  * holds, over the main process, over its descendants, and over both. smaps_rollup's Shared_*
  * adds every process's pages instead: three forked workers sharing 300 MiB with their parent
- * say 1200 there and 300 here. */
+ * say 1200 there and 300 here. The rollup is still read beside it (proctree.c): a PSS summed from
+ * smaps is short, each mapping's rounded down to a kB (DESIGN.md). */
 #ifndef HWMON_SHAREDONCE_H
 #define HWMON_SHAREDONCE_H
 

@@ -200,6 +200,82 @@ static void test_tree_final_io(void)
     free(dir);
 }
 
+/* Many short children writing known bytes, reaped as fast as they come, under four parallel
+ * loops, sampled at -i 0.05 (a reap between hwmon's read of a parent and of its child loses the
+ * child's bytes from that reading: proctree.c reads again, then holds the highest): no row's I/O
+ * falls, and the exited job's last row is the job's own truth, the shell's /proc/$$/io read by
+ * itself after waiting for them all (its echo of it after: wchar by the bytes printed, through
+ * a pipe, which write_bytes does not count). */
+static void test_tree_io_never_falls(void)
+{
+    char *dir = th_tmpdir("edges-io-falls");
+    char **argv = ht_argv(dir, "--no-gpu", "-i", "0.05", "--", "/bin/sh", "-c",
+                          "mkdir \"$HWMON_DIR/f\"\n"
+                          "for j in 1 2 3 4; do (i=0; while [ $i -lt 60 ]; do i=$((i+1));\n"
+                          "  (dd if=/dev/zero of=\"$HWMON_DIR/f/$j.$i\" bs=16k count=1 "
+                          "status=none); done) & done; wait\n"
+                          "while read k v; do echo \"$k $v\"; done < /proc/$$/io\n",
+                          NULL);
+    struct th_result res;
+    CU_ASSERT_EQUAL_FATAL(ht_run(argv, NULL, 120, &res), 0);
+    unsigned long long wchar = 0, wbytes = 0;
+    const char *wc = strstr(res.out, "wchar: "), *wb = strstr(res.out, "\nwrite_bytes: ");
+    CU_ASSERT_FATAL(wc && wb);
+    wchar = strtoull(wc + 7, NULL, 10) + res.out_len; /* and what it echoed after */
+    wbytes = strtoull(wb + 14, NULL, 10);
+    CU_ASSERT(wchar >= 240 * 16384ULL);
+    char *path = th_fmt("%s/" HW_PROC_FILE, dir), *csv = th_read_file(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    /* the columns of the I/O counters, by the header's names */
+    static const char *const cols[] = {"read_bytes", "write_bytes", "rchar", "wchar",
+                                       "syscr", "syscw", "cancelled_write_bytes"};
+    enum { NCOL = sizeof cols / sizeof cols[0] };
+    int at[NCOL];
+    char *save = NULL, *line = strtok_r(csv, "\n", &save);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(line);
+    for (int c = 0; c < NCOL; c++) {
+        at[c] = -1;
+        int i = 0;
+        for (const char *p = line; p; p = strchr(p, ','), p = p ? p + 1 : NULL, i++) {
+            size_t n = strlen(cols[c]);
+            if (!strncmp(p, cols[c], n) && (p[n] == ',' || !p[n]))
+                at[c] = i;
+        }
+        CU_ASSERT_FATAL(at[c] > 0);
+    }
+    unsigned long long last[NCOL] = {0}, v[NCOL];
+    int rows = 0, falls = 0;
+    while ((line = strtok_r(NULL, "\n", &save))) {
+        int i = 0;
+        for (const char *p = line; p; p = strchr(p, ','), p = p ? p + 1 : NULL, i++)
+            for (int c = 0; c < NCOL; c++)
+                if (i == at[c])
+                    v[c] = strtoull(p, NULL, 10);
+        for (int c = 0; c < NCOL; c++) {
+            if (v[c] < last[c]) {
+                fprintf(stderr, "row %d: %s fell from %llu to %llu\n", rows + 1, cols[c],
+                        last[c], v[c]);
+                falls++;
+            }
+            last[c] = v[c];
+        }
+        rows++;
+    }
+    CU_ASSERT(rows >= 3);
+    CU_ASSERT_EQUAL(falls, 0);
+    if (last[3] != wchar || last[1] != wbytes)
+        fprintf(stderr, "the tree's last row: wchar %llu, write_bytes %llu; the job's: %llu, %llu\n",
+                last[3], last[1], wchar, wbytes);
+    CU_ASSERT_EQUAL(last[3], wchar);
+    CU_ASSERT_EQUAL(last[1], wbytes);
+    free(csv);
+    free(path);
+    th_result_free(&res);
+    free(argv);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* Three short checkpoint phases (dd of 2 MiB with fsync, a few ms to tens of ms each), each
  * after a quiet 0.3 s, at -i 1: hwmon reads the counters at both edges of each (the end too,
  * though shorter than the quarter interval that steps are held to), so each phase is
@@ -719,6 +795,7 @@ void add_edges_suite(void)
     CU_pSuite s = th_add_suite("edges", NULL, NULL, 240);
     CU_add_test(s, "last_interval_counted", test_last_interval_counted);
     CU_add_test(s, "tree_final_io", test_tree_final_io);
+    CU_add_test(s, "tree_io_never_falls", test_tree_io_never_falls);
     CU_add_test(s, "job_starts_first", test_job_starts_first);
     CU_add_test(s, "phase_cpu_at_edges", test_phase_cpu_at_edges);
     CU_add_test(s, "short_phases_measured", test_short_phases_measured);

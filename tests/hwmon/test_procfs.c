@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -468,6 +469,270 @@ static void test_tree_keep_new(void)
     free(mk);
     free(root);
     free(tmp);
+}
+
+/* ---- a reap between two reads of one walk, made deterministic ----
+ * A fake /proc whose processes the test changes as the kernel would (a reap adds the child's
+ * CPU time and bytes to its parent's, then the child's files read nothing; an orphan takes its
+ * new parent), from the tree's before_read hook: between hwmon's read of a parent and of its
+ * child, where the race lies, or between samples. */
+struct fake_proc {
+    int pid, ppid;
+    bool live;
+    unsigned long long wbytes, ticks, cticks;
+};
+
+#define FAKE_MAX 8
+struct fake_event {
+    unsigned walk; /* the walk (counted at each read of the root) it happens in */
+    int before;    /* before the read of this pid */
+    int reap;      /* this pid exits and its parent reaps it */
+};
+struct fake_tree {
+    char *root;
+    int root_pid;
+    struct fake_proc p[FAKE_MAX];
+    int n;
+    unsigned walk;
+    struct fake_event ev[4];
+    int nev, next_ev;
+    bool order_ok; /* every member was read after its parent, in every walk */
+    int seen[FAKE_MAX * 4];
+    int nseen;
+};
+
+static struct fake_proc *fake_find(struct fake_tree *f, int pid)
+{
+    for (int i = 0; i < f->n; i++)
+        if (f->p[i].pid == pid)
+            return &f->p[i];
+    return NULL;
+}
+
+static void fake_sync(struct fake_tree *f)
+{
+    for (int i = 0; i < f->n; i++) {
+        const struct fake_proc *p = &f->p[i];
+        char *dir = th_fmt("%s/%d/task/%d", f->root, p->pid, p->pid);
+        CU_ASSERT_EQUAL_FATAL(hw_mkdir_p(dir, NULL), 0);
+        free(dir);
+        char stat_f[32], io_f[32], kids_f[48];
+        snprintf(stat_f, sizeof stat_f, "%d/stat", p->pid);
+        snprintf(io_f, sizeof io_f, "%d/io", p->pid);
+        snprintf(kids_f, sizeof kids_f, "%d/task/%d/children", p->pid, p->pid);
+        if (!p->live) { /* reaped: its open files read nothing */
+            w(f->root, stat_f, "");
+            w(f->root, io_f, "");
+            w(f->root, kids_f, "");
+            continue;
+        }
+        char *st = th_fmt("%d (p%d) S %d %d %d 0 -1 0 0 0 0 0 %llu 0 %llu 0 20 0 1 0 100 0 100\n",
+                          p->pid, p->pid, p->ppid, f->root_pid, f->root_pid, p->ticks, p->cticks);
+        w(f->root, stat_f, st);
+        free(st);
+        char *io = th_fmt("rchar: 0\nwchar: %llu\nsyscr: 0\nsyscw: 0\nread_bytes: 0\n"
+                          "write_bytes: %llu\ncancelled_write_bytes: 0\n",
+                          p->wbytes, p->wbytes);
+        w(f->root, io_f, io);
+        free(io);
+        struct hw_buf b;
+        hw_buf_init(&b, NULL, 0);
+        for (int j = 0; j < f->n; j++)
+            if (f->p[j].live && f->p[j].ppid == p->pid)
+                hw_buf_printf(&b, "%d ", f->p[j].pid);
+        hw_buf_putc(&b, '\0');
+        w(f->root, kids_f, b.p);
+        hw_buf_free(&b);
+    }
+}
+
+/* pid exits and its parent reaps it: the kernel adds its totals to the parent's, and its
+ * children go to the root (a subreaper) */
+static void fake_reap(struct fake_tree *f, int pid)
+{
+    struct fake_proc *c = fake_find(f, pid), *pp = c ? fake_find(f, c->ppid) : NULL;
+    CU_ASSERT_FATAL(c && pp && c->live);
+    pp->wbytes += c->wbytes;
+    pp->cticks += c->ticks + c->cticks;
+    c->live = false;
+    for (int i = 0; i < f->n; i++)
+        if (f->p[i].live && f->p[i].ppid == pid)
+            f->p[i].ppid = f->root_pid;
+    fake_sync(f);
+}
+
+static void fake_before_read(void *arg, pid_t pid)
+{
+    struct fake_tree *f = arg;
+    if (pid == f->root_pid) {
+        f->walk++;
+        f->nseen = 0;
+    }
+    const struct fake_proc *p = fake_find(f, pid);
+    if (pid != f->root_pid && p && p->live) { /* its parent was read before it, this walk */
+        bool parent_first = false;
+        for (int i = 0; i < f->nseen; i++)
+            parent_first |= f->seen[i] == p->ppid;
+        if (!parent_first) {
+            fprintf(stderr, "walk %u: %d read before its parent %d\n", f->walk, pid, p->ppid);
+            f->order_ok = false;
+        }
+    }
+    if (f->nseen < (int)(sizeof f->seen / sizeof f->seen[0]))
+        f->seen[f->nseen++] = pid;
+    if (f->next_ev < f->nev && f->ev[f->next_ev].walk == f->walk &&
+        f->ev[f->next_ev].before == pid)
+        fake_reap(f, f->ev[f->next_ev++].reap);
+}
+
+/* The tree's bytes and CPU ticks as the job itself has them: its live members' own (each with
+ * what it reaped). */
+static void fake_truth(struct fake_tree *f, unsigned long long *bytes, unsigned long long *ticks)
+{
+    *bytes = *ticks = 0;
+    for (int i = 0; i < f->n; i++)
+        if (f->p[i].live) {
+            *bytes += f->p[i].wbytes;
+            *ticks += f->p[i].ticks + f->p[i].cticks;
+        }
+}
+
+static void fake_open(struct fake_tree *f, struct mon_tree *t, const char *tag,
+                      const struct fake_proc *procs, int n, int mode)
+{
+    memset(f, 0, sizeof *f);
+    f->root = th_tmpdir(tag);
+    f->root_pid = procs[0].pid;
+    memcpy(f->p, procs, (size_t)n * sizeof *procs);
+    f->n = n;
+    f->order_ok = true;
+    fake_sync(f);
+    if (mode == 3) /* no pid handed out: the walks between samples are skipped (quiet) */
+        w(f->root, "loadavg", "0.10 0.20 0.30 2/150 1007\n");
+    CU_ASSERT_EQUAL_FATAL(mon_tree_open(t, f->root, f->root_pid, false), 0);
+    if (mode != 3)
+        mon_tree_set_mode(t, mode);
+    t->before_read = fake_before_read;
+    t->before_read_arg = f;
+}
+
+static void fake_close(struct fake_tree *f, struct mon_tree *t)
+{
+    mon_tree_close(t);
+    th_rmtree(f->root);
+    free(f->root);
+}
+
+/* A runner (1001) whose three short children (dd's: 1002, 1003, 1006) write and are reaped,
+ * read both ways: each reap between two samples, and each between hwmon's read of the runner
+ * and of the child, in the same walk (in sample 3 a second one in the walk read again). The
+ * tree's bytes never fall, and each row is the job's own truth but for the one that a second
+ * race left short, which holds the row before; CPU time the same. (A scan reads every stat
+ * before any io: there a reap before the child's stat is in its parent's io, read after.) */
+static void check_reap_between_reads(int mode)
+{
+    static const struct fake_proc procs[] = {
+        {1000, 1, true, 10, 5, 0},       {1001, 1000, true, 100, 7, 0},
+        {1002, 1001, true, 4096, 3, 0},  {1003, 1001, true, 8192, 11, 0},
+        {1006, 1001, true, 16384, 13, 0},
+    };
+    enum { SAMPLES = 4 };
+    unsigned long long rows[2][SAMPLES], truth[SAMPLES], cpu[2] = {0, 0};
+    for (int race = 0; race < 2; race++) {
+        struct fake_tree f;
+        struct mon_tree t;
+        fake_open(&f, &t, "reap-race", procs, 5, mode);
+        struct mon_tree_sample s;
+        for (int k = 0; k < SAMPLES; k++) {
+            /* what the job does between samples, either way */
+            if (k == 1)
+                fake_find(&f, 1003)->wbytes += 1000, fake_find(&f, 1003)->ticks += 40;
+            if (k == 2)
+                fake_find(&f, 1006)->wbytes += 2000, fake_find(&f, 1006)->ticks += 50;
+            if (k == 3)
+                fake_find(&f, 1001)->wbytes += 5, fake_find(&f, 1001)->ticks += 1;
+            fake_sync(&f);
+            if (!race && k == 1)
+                fake_reap(&f, 1002);
+            if (!race && k == 2)
+                fake_reap(&f, 1003), fake_reap(&f, 1006);
+            if (race && k == 1) /* the walk after the root's read of sample 2 */
+                f.ev[f.nev++] = (struct fake_event){f.walk + 1, 1002, 1002};
+            if (race && k == 2) { /* in the walk, and again in the walk read again */
+                f.ev[f.nev++] = (struct fake_event){f.walk + 1, 1003, 1003};
+                f.ev[f.nev++] = (struct fake_event){f.walk + 2, 1006, 1006};
+            }
+            CU_ASSERT_EQUAL(mon_tree_sample(&t, 1.0 + k, &s), 0);
+            rows[race][k] = s.io[MON_IO_WRITE_BYTES];
+            CU_ASSERT_EQUAL(s.io[MON_IO_WCHAR], rows[race][k]);
+            unsigned long long ticks;
+            fake_truth(&f, &truth[k], &ticks);
+            if (s.have_cpu) /* ticks over the tree, 1 s apart */
+                cpu[race] += (unsigned long long)llround(s.cpu_pct * (double)t.clk_tck / 100);
+            if (k > 0 && rows[race][k] < rows[race][k - 1])
+                fprintf(stderr, "mode %d race %d: sample %d's bytes fell from %llu to %llu\n",
+                        mode, race, k + 1, rows[race][k - 1], rows[race][k]);
+            CU_ASSERT(k == 0 || rows[race][k] >= rows[race][k - 1]);
+        }
+        CU_ASSERT_EQUAL(f.next_ev, f.nev); /* every race happened where it was meant to */
+        CU_ASSERT_TRUE(f.order_ok);
+        fake_close(&f, &t);
+    }
+    for (int k = 0; k < SAMPLES; k++) {
+        if (k == 2 && mode != 2) { /* the second race's row: short, held at the row before */
+            CU_ASSERT_EQUAL(rows[1][k], rows[1][k - 1]);
+            CU_ASSERT(rows[1][k] < truth[k]);
+        } else {
+            if (rows[1][k] != truth[k])
+                fprintf(stderr, "mode %d: sample %d read %llu bytes of %llu\n", mode, k + 1,
+                        rows[1][k], truth[k]);
+            CU_ASSERT_EQUAL(rows[1][k], truth[k]);
+        }
+        CU_ASSERT_EQUAL(rows[0][k], truth[k]);
+    }
+    CU_ASSERT_EQUAL(cpu[0], 40 + 50 + 1);
+    CU_ASSERT_EQUAL(cpu[1], cpu[0]);
+}
+
+static void test_tree_reap_between_reads(void)
+{
+    for (int mode = 1; mode <= 3; mode++)
+        check_reap_between_reads(mode);
+}
+
+/* A subreaper (the root, 1000) whose child 1001 exits while hwmon walks the tree through the
+ * children files: the root's file was read before, so 1001's child 1005, reparented to the root,
+ * is in neither file the walk reads. Still the tree's: counted once, not kept as gone and read
+ * again in full by the next walk (its 7000 bytes twice, for good). */
+static void test_tree_orphan_kept(void)
+{
+    static const struct fake_proc procs[] = {
+        {1000, 1, true, 10, 5, 0}, {1001, 1000, true, 100, 7, 0}, {1005, 1001, true, 7000, 9, 0}};
+    for (int mode = 1; mode <= 3; mode++) {
+        struct fake_tree f;
+        struct mon_tree t;
+        fake_open(&f, &t, "orphan-kept", procs, 3, mode);
+        struct mon_tree_sample s;
+        CU_ASSERT_EQUAL(mon_tree_sample(&t, 1.0, &s), 0);
+        CU_ASSERT_EQUAL(s.procs, 3);
+        f.ev[f.nev++] = (struct fake_event){f.walk + 1, 1001, 1001};
+        for (int k = 2; k <= 4; k++) {
+            if (k == 3)
+                fake_find(&f, 1005)->wbytes += 1, fake_sync(&f);
+            CU_ASSERT_EQUAL(mon_tree_sample(&t, k, &s), 0);
+            unsigned long long bytes, ticks;
+            fake_truth(&f, &bytes, &ticks);
+            if (s.io[MON_IO_WRITE_BYTES] != bytes)
+                fprintf(stderr, "mode %d: sample %d read %llu bytes of %llu\n", mode, k,
+                        (unsigned long long)s.io[MON_IO_WRITE_BYTES], bytes);
+            CU_ASSERT_EQUAL(s.io[MON_IO_WRITE_BYTES], bytes);
+            CU_ASSERT_EQUAL(s.procs, 2);
+            CU_ASSERT(!s.have_cpu || fabs(s.cpu_pct) < 1e-9); /* no tick twice either */
+        }
+        CU_ASSERT_EQUAL(f.next_ev, f.nev);
+        CU_ASSERT_TRUE(f.order_ok);
+        fake_close(&f, &t);
+    }
 }
 
 static void test_tree_children(void)
@@ -948,6 +1213,133 @@ static void test_tree_shared_once(void)
     close(ack[0]);
 }
 
+/* Why --shared-once reads smaps_rollup beside smaps (sharedonce.h): the rollup's figures, summed
+ * from the same smaps, are the same for every field but PSS. The kernel prints each mapping's
+ * figures in kB rounded down, and the rollup's once, of its unrounded sums: Rss, Private_* and
+ * Shared_* are whole pages either way, while a mapping's PSS holds fractions of pages shared
+ * (a page over its mapcount), so the smaps sum is short by up to 1 kB per mapping (fs/proc/
+ * task_mmu.c). Read both ways on a still tree (a parent with a shared mapping and three forked
+ * workers touching parts of it, all blocked): every field equal, PSS within the mappings'
+ * count, and the cost of each read said. */
+static void smaps_sums(const char *text, uint64_t *rss, uint64_t *pss, uint64_t *priv,
+                       uint64_t *shared, uint64_t *swap, unsigned *vmas)
+{
+    static const struct {
+        const char *key;
+        int which;
+    } f[] = {{"Rss:", 0},           {"Pss:", 1},           {"Private_Clean:", 2},
+             {"Private_Dirty:", 2}, {"Shared_Clean:", 3},  {"Shared_Dirty:", 3},
+             {"Swap:", 4}};
+    uint64_t *out[] = {rss, pss, priv, shared, swap};
+    for (int i = 0; i < 5; i++)
+        *out[i] = 0;
+    *vmas = 0;
+    for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+        if ((*l >= '0' && *l <= '9') || (*l >= 'a' && *l <= 'f'))
+            ++*vmas; /* a mapping's header line */
+        for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+            if (!strncmp(l, f[i].key, strlen(f[i].key)))
+                *out[f[i].which] += strtoull(l + strlen(f[i].key), NULL, 10);
+    }
+}
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void test_rollup_from_smaps(void)
+{
+    int ack[2], hold[2];
+    CU_ASSERT_FATAL(pipe(ack) == 0 && pipe(hold) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(ack[0]);
+        close(hold[1]);
+        size_t n = (size_t)16 << 20;
+        char *sh = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (sh == MAP_FAILED)
+            _exit(1);
+        memset(sh, 1, n);
+        char c;
+        for (int i = 0; i < 3; i++)
+            if (fork() == 0) {
+                memset(sh, 2, n / (size_t)(i + 2)); /* a different share of it each */
+                (void)!write(ack[1], "w", 1);
+                (void)!read(hold[0], &c, 1);
+                _exit(0);
+            }
+        (void)!write(ack[1], "p", 1);
+        (void)!read(hold[0], &c, 1);
+        while (wait(NULL) > 0)
+            ;
+        _exit(0);
+    }
+    CU_ASSERT_FATAL(pid > 0);
+    close(ack[1]);
+    close(hold[0]);
+    char c;
+    for (int i = 0; i < 4; i++)
+        CU_ASSERT_FATAL(read(ack[0], &c, 1) == 1);
+    /* the tree: the parent and its children (task/PID/children) */
+    char *kp = th_fmt("/proc/%d/task/%d/children", (int)pid, (int)pid);
+    char *kids = th_read_file(kp, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(kids);
+    int pids[4] = {pid, 0, 0, 0}, np = 1;
+    for (char *q = kids; np < 4 && (pids[np] = (int)strtol(q, &q, 10)) > 0; np++)
+        ;
+    CU_ASSERT_EQUAL(np, 4);
+    uint64_t pss_s = 0, pss_r = 0;
+    unsigned vmas_all = 0;
+    double cost[2] = {0, 0};
+    for (int i = 0; i < np; i++) {
+        char *sp = th_fmt("/proc/%d/smaps", pids[i]), *rp = th_fmt("/proc/%d/smaps_rollup", pids[i]);
+        double t0 = cpu_now();
+        char *smaps = th_read_file(sp, NULL);
+        double t1 = cpu_now();
+        char *roll = th_read_file(rp, NULL);
+        cost[0] += t1 - t0, cost[1] += cpu_now() - t1;
+        CU_ASSERT_FATAL(smaps && roll);
+        uint64_t v[5], r[5] = {0, 0, 0, 0, 0}, x;
+        unsigned vmas;
+        smaps_sums(smaps, &v[0], &v[1], &v[2], &v[3], &v[4], &vmas);
+        static const char *const rk[][2] = {{"Rss:", NULL},           {"Pss:", NULL},
+                                            {"Private_Clean:", "Private_Dirty:"},
+                                            {"Shared_Clean:", "Shared_Dirty:"},
+                                            {"Swap:", NULL}};
+        for (int k = 0; k < 5; k++)
+            for (int j = 0; j < 2; j++)
+                if (rk[k][j] && mon_parse_kb_field(roll, rk[k][j], &x) == 0)
+                    r[k] += x;
+        for (int k = 0; k < 5; k++)
+            if (k != 1) {
+                if (v[k] != r[k])
+                    fprintf(stderr, "[rollup_from_smaps] %d: %s %llu kB in smaps, %llu in the rollup\n",
+                            pids[i], rk[k][0], (unsigned long long)v[k], (unsigned long long)r[k]);
+                CU_ASSERT_EQUAL(v[k], r[k]);
+            }
+        CU_ASSERT(v[0] >= 4096); /* the shared 16 MiB, or some of it, is resident */
+        CU_ASSERT(v[1] <= r[1] && r[1] < v[1] + vmas); /* PSS: each mapping rounded down */
+        pss_s += v[1], pss_r += r[1];
+        vmas_all += vmas;
+        free(smaps);
+        free(roll);
+        free(sp);
+        free(rp);
+    }
+    fprintf(stderr, "[rollup_from_smaps] 4 processes, %u mappings: PSS %llu kB summed from smaps, "
+                    "%llu kB the rollups'; one read of each: smaps %.0f us, smaps_rollup %.0f us\n",
+            vmas_all, (unsigned long long)pss_s, (unsigned long long)pss_r, cost[0] * 1e6,
+            cost[1] * 1e6);
+    close(hold[1]);
+    CU_ASSERT_EQUAL(th_wait(pid, 10), 0);
+    close(ack[0]);
+    free(kids);
+    free(kp);
+}
+
 static bool comm_is_sleep(void *arg)
 {
     char *path = th_fmt("/proc/%d/comm", *(int *)arg);
@@ -1347,6 +1739,8 @@ void add_procfs_suite(void)
     CU_add_test(s, "tree_walks_on_new_pids", test_tree_walks_on_new_pids);
     CU_add_test(s, "tree_live_kept", test_tree_live_kept);
     CU_add_test(s, "tree_keep_new", test_tree_keep_new);
+    CU_add_test(s, "tree_reap_between_reads", test_tree_reap_between_reads);
+    CU_add_test(s, "tree_orphan_kept", test_tree_orphan_kept);
     CU_add_test(s, "tree_scan", test_tree_scan);
     CU_add_test(s, "tree_old", test_tree_old);
     CU_add_test(s, "tree_big", test_tree_big);
@@ -1361,6 +1755,7 @@ void add_procfs_suite(void)
     CU_add_test(s, "tree_pss_fork", test_tree_pss_fork);
     CU_add_test(s, "shared_once_text", test_shared_once_text);
     CU_add_test(s, "tree_shared_once", test_tree_shared_once);
+    CU_add_test(s, "rollup_from_smaps", test_rollup_from_smaps);
     CU_add_test(s, "pid_ns", test_pid_ns);
     CU_add_test(s, "tree_main_usr_sys", test_tree_main_usr_sys);
 }
