@@ -189,8 +189,10 @@ static void run_job(struct sum_jobs *c, struct sum_job *j)
             hw_warn(ENOMEM, "%s", j->dir);
             j->status = HW_EXIT_FAIL;
         } else {
-            int wrc = js.oom || sum_oom_count() != oom_before ? -ENOMEM
-                                                               : hw_write_atomic(path, js.p, js.len);
+            /* a summary short of memory is never stored as one */
+            int wrc = js.oom || run->oom || sum_oom_count() != oom_before
+                          ? -ENOMEM
+                          : hw_write_atomic(path, js.p, js.len);
             if (wrc < 0) {
                 hw_warn(-wrc, "write %s", path);
                 j->status = HW_EXIT_FAIL;

@@ -4,7 +4,7 @@
  * failure may end it through hw_die), against every run of testdata/runs in every format of
  * the -f table (sum_formats[]), on their HTML pages and sweep page, and on --compare.
  * $HWRUN_OOM_BUDGET: how many allocations to fail per run and output, spread over all of
- * them (0: every one); $HWRUN_OOM_AT=K tries the Kth alone, $HWRUN_OOM_TRACE=1 prints the
+ * them (0: every one; default 30, 8 under a sanitizer); $HWRUN_OOM_AT=K tries the Kth alone, $HWRUN_OOM_TRACE=1 prints the
  * failing call's stack (failalloc.c). */
 #include <CUnit/CUnit.h>
 #include <errno.h>
@@ -95,7 +95,7 @@ static int summarize_once(const struct what *w, unsigned long nth, int out_fd,
 static const char *what_name(const struct what *w)
 {
     if (w->ask == ASK_JOB)
-        return w->page ? "--job --html" : sum_formats[w->fmt].name; /* after "--job" below */
+        return w->page ? "--html" : sum_formats[w->fmt].name; /* after "--job" below */
     return w->ask == ASK_PAGE      ? (w->ndirs > 1 ? "--html (sweep)" : "--html")
            : w->ask == ASK_COMPARE ? (w->fmt == SUM_FMT_TEXT ? "--compare -f text"
                                                               : "--compare -f json")
@@ -219,10 +219,23 @@ static void fixture_close(struct fixture *x)
     free(x->runs);
 }
 
+/* Under a sanitizer each try's fork costs tens of milliseconds (its shadow memory): fewer tries
+ * there, spread the same way; the plain build tries 30 per run and output. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define OOM_BUDGET "8"
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define OOM_BUDGET "8"
+#endif
+#endif
+#ifndef OOM_BUDGET
+#define OOM_BUDGET "30"
+#endif
+
 static unsigned long budget(void)
 {
     const char *b = getenv("HWRUN_OOM_BUDGET");
-    return strtoul(b ? b : "30", NULL, 10);
+    return strtoul(b ? b : OOM_BUDGET, NULL, 10);
 }
 
 static void test_every_run_every_format(void)
