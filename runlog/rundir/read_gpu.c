@@ -44,9 +44,10 @@ struct gpu_layout {
 #define MAX_UUIDS 64
 
 struct gpu_st {
-    /* hwmon's default list of each version (hwrun/rundir.h's HW_GPU_FIELDS_V1, ...; a later
-     * one is longer) and pytyche's: a headerless file of their width is read as them */
-    struct gpu_layout header, opts, def_hwmon[HW_GPU_FIELD_VERSIONS], def_pytyche;
+    /* hwmon's default list of each version (hwrun/rundir.h's hw_gpu_fields(v); a later one is
+     * longer), [0] version 1, and pytyche's: a headerless file of their width is read as them */
+    struct gpu_layout header, opts, def_hwmon[HW_GPU_FIELD_VERSIONS_MAX], def_pytyche;
+    int versions;
     bool have_header, have_opts;
     char last_ts[40];
     size_t last_ts_len;
@@ -93,7 +94,7 @@ const char *rd_gpu_power_field(const char *fields)
     char(*names)[64] = malloc(sizeof(char[RD_MAX_COLS][64]));
     if (!names)
         return NULL;
-    size_t n = rd_split_fields(fields && *fields ? fields : HW_GPU_FIELDS_DEFAULT, names,
+    size_t n = rd_split_fields(fields && *fields ? fields : hw_gpu_fields_default(), names,
                                 RD_MAX_COLS);
     static const char *const power[] = {"power.draw", "power.draw.instant", "power.draw.average"};
     const char *best = NULL;
@@ -180,7 +181,7 @@ static void gpu_line(struct rd_reader *r, const char *s, size_t n)
         l = &st->header;
     else if (st->have_opts)
         l = &st->opts;
-    for (int v = 0; !l && v < HW_GPU_FIELD_VERSION; v++)
+    for (int v = 0; !l && v < st->versions; v++)
         if (c->n == st->def_hwmon[v].n)
             l = &st->def_hwmon[v];
     if (!l && c->n == st->def_pytyche.n)
@@ -296,9 +297,10 @@ void rd_gpu_init(struct rd_reader *r)
     r->st = st;
     for (int m = 0; m < RD_GM_COUNT; m++)
         st->unmeasured[m] = NAN;
-    for (int v = 0; v < HW_GPU_FIELD_VERSION; v++)
-        gpu_layout_from_list(&st->def_hwmon[v], hw_gpu_field_lists[v]);
-    gpu_layout_from_list(&st->def_pytyche, HW_GPU_FIELDS_PYTYCHE);
+    st->versions = hw_gpu_field_version();
+    for (int v = 0; v < st->versions; v++)
+        gpu_layout_from_list(&st->def_hwmon[v], hw_gpu_fields(v + 1));
+    gpu_layout_from_list(&st->def_pytyche, hw_gpu_fields_pytyche());
     if (r->opts && r->opts->gpu_fields && *r->opts->gpu_fields) {
         gpu_layout_from_list(&st->opts, r->opts->gpu_fields);
         st->have_opts = st->opts.n > 0;

@@ -458,14 +458,14 @@ static void test_fake_answers_every_figure(void)
         th_result_free(&r);
         free(q);
     }
-    char *q = th_fmt("--query-gpu=%s", HW_GPU_FIELDS_DEFAULT);
+    char *q = th_fmt("--query-gpu=%s", hw_gpu_fields_default());
     char *argv[] = {smi, q, (char *)"--format=csv,noheader,nounits", (char *)"-i", (char *)"1",
                     NULL};
     struct th_result r;
     CU_ASSERT_EQUAL(th_run(argv, NULL, NULL, 30, &r), 0);
     CU_ASSERT_EQUAL(r.status, 0);
     size_t fields = 1, cells = 1;
-    for (const char *p = HW_GPU_FIELDS_DEFAULT; *p; p++)
+    for (const char *p = hw_gpu_fields_default(); *p; p++)
         fields += *p == ',';
     for (const char *p = r.out ? r.out : ""; *p && *p != '\n'; p++)
         cells += *p == ',';
@@ -622,7 +622,7 @@ static void file_columns(enum hw_file k, struct hw_buf *b)
     static const char *const gpm[] = {HW_GPM_COLUMNS};
     switch (k) {
     case HW_FILE_GPU:
-        hw_buf_puts(b, HW_GPU_FIELDS_DEFAULT);
+        hw_buf_puts(b, hw_gpu_fields_default());
         break;
     case HW_FILE_CPU:
     case HW_FILE_PROC:

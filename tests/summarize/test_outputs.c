@@ -577,7 +577,7 @@ static void test_text_headline(void)
     free(runs);
 }
 
-/* Every GPU figure of the one table (hw_gpu_figs, HW_GPU_METRICS) is described in full: its
+/* Every GPU figure of the one table (hw_gpu_figs) is described in full: its
  * key, field, label, Prometheus stem and help, and a dimension whose unit a person and
  * Prometheus read, so an entry missing one fails here, not in a reader's terminal; its flags
  * agree with its version. And a run that measured every figure
@@ -593,6 +593,8 @@ static void test_every_gpu_figure(void)
         CU_ASSERT_FATAL((int)f->dim >= 0 && f->dim < HW_GPU_DIM_COUNT);
         /* pytyche's list is version 1's figures, and no other version's */
         CU_ASSERT_EQUAL(!!(f->flags & HW_GF_PYTYCHE), f->since == 1);
+        /* a version the field lists can spell (0: not recorded by default) */
+        CU_ASSERT(f->since >= 0 && f->since <= HW_GPU_FIELD_VERSIONS_MAX);
         /* a figure a board may not have is shown where measured, never as an empty stat */
         CU_ASSERT(!(f->flags & HW_GF_MAY_NA) || (f->flags & HW_GF_WHEN_SEEN));
         CU_ASSERT(!(f->flags & HW_GF_PYTYCHE) || !(f->flags & HW_GF_WHEN_SEEN));
@@ -824,7 +826,7 @@ static void test_when_seen_figures(void)
     hw_buf_putc(&rows, '\0');
     CU_ASSERT_PTR_NOT_NULL(strstr(rows.p, "[N/A]"));
     free(ev);
-    ev = th_fmt(start, HW_GPU_FIELDS_DEFAULT);
+    ev = th_fmt(start, hw_gpu_fields_default());
     put_file(dir, "run.jsonl", ev);
     put_file(dir, HW_GPU_FILE, rows.p);
     outputs_of(dir, &o);
@@ -835,7 +837,7 @@ static void test_when_seen_figures(void)
             continue;
         char *mark[6];
         when_seen_marks(m, mark);
-        bool measured = !isnan(h.v[m]) && strstr(HW_GPU_FIELDS_DEFAULT, hw_gpu_figs[m].field);
+        bool measured = !isnan(h.v[m]) && strstr(hw_gpu_fields_default(), hw_gpu_figs[m].field);
         shown += measured;
         for (int k = 0; mark[k]; k++) {
             if (!measured && strstr(none[k], mark[k]))
