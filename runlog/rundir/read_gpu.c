@@ -217,11 +217,13 @@ static void gpu_line(struct rd_reader *r, const char *s, size_t n)
             row.fault = hw_gpu_fault_in(cs, cl);
         if (role >= 0 && role < RD_GM_COUNT) {
             const struct hw_gpu_fig *f = &hw_gpu_figs[role];
-            /* a board without the sensor answers N/A for a figure that may be: not news (the
-             * data-quality notes count the placeholders that are); other tokens still count */
+            /* a board without the sensor answers N/A for a figure that may be: no placeholder
+             * (the data-quality notes count those), only said once; other tokens still count */
             if ((f->flags & HW_GF_MAY_NA) &&
-                ((cl == 5 && !memcmp(cs, "[N/A]", 5)) || (cl == 3 && !memcmp(cs, "N/A", 3))))
+                ((cl == 5 && !memcmp(cs, "[N/A]", 5)) || (cl == 3 && !memcmp(cs, "N/A", 3)))) {
+                r->q->not_reported[role]++;
                 continue;
+            }
             row.v[role] =
                 rd_in_range(r, f->key, rd_num_cell(r->q, cs, cl, false), dim_range[f->dim]);
         } else if (role == ROLE_TS) {

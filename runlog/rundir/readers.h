@@ -293,6 +293,8 @@ struct rd_quality {
     } placeholders[RD_MAX_TOKENS];
     size_t n_tokens;
     uint64_t placeholders_other; /* tokens beyond RD_MAX_TOKENS distinct ones */
+    uint64_t not_reported[HW_GPU_FIG_COUNT]; /* hw_metrics.csv: cells of a figure a board may not
+                                  * have (HW_GF_MAY_NA: a fan) that said [N/A]: no placeholder */
     bool partial_last;           /* the file ends inside a line ("not yet written") */
     uint64_t partial_bytes;
     double mtime;                /* when it was last written (real time), set by rd_read_file */

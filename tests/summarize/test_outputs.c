@@ -808,6 +808,7 @@ static void test_when_seen_figures(void)
     }
     int heads_all = gpu_table_heads(o.page);
     CU_ASSERT_PTR_NULL(strstr(o.text, "placeholder"));
+    CU_ASSERT_PTR_NULL(strstr(o.text, "not reported"));
     outs_free(&o);
 
     /* [N/A]: hwmon's default list from a board with no fan, every row */
@@ -851,6 +852,21 @@ static void test_when_seen_figures(void)
     CU_ASSERT_PTR_NULL(strstr(o.text, "placeholder"));
     CU_ASSERT_PTR_NOT_NULL(strstr(o.json, "\"placeholders\": 0"));
     CU_ASSERT_PTR_NULL(strstr(o.page, "placeholder cells"));
+    /* but the quality notes say it once: each such figure, its rows */
+    for (int m = 0; m < RD_GM_COUNT; m++) {
+        if (!isnan(h.v[m]))
+            continue;
+        char *note = th_fmt("  note: %s: %s: not reported by the board ([N/A] in 4 rows)\n",
+                            HW_GPU_FILE, hw_gpu_figs[m].label);
+        char *member = th_fmt("\"not_reported\": {\n          \"%s\": 4\n        }",
+                              hw_gpu_figs[m].key);
+        CU_ASSERT_PTR_NOT_NULL(strstr(o.text, note));
+        CU_ASSERT_PTR_NOT_NULL(strstr(o.json, member));
+        if (!strstr(o.json, member))
+            fprintf(stderr, "summary.json lacks '%s'\n", member);
+        free(note);
+        free(member);
+    }
     outs_free(&o);
     th_rmtree(dir);
     free(dir);
@@ -875,6 +891,9 @@ static void test_when_seen_figures(void)
                     json_object_object_get_ex(st, "mean", &mean));
     CU_ASSERT_DOUBLE_EQUAL(json_object_get_double(mean), 38.0, 1e-9);
     CU_ASSERT_PTR_NOT_NULL(strstr(o.line, " gpu_fan_pct=38"));
+    /* a board that reports its fan: nothing to say of it */
+    CU_ASSERT_PTR_NULL(strstr(o.text, "not reported"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(o.json, "\"not_reported\": {}"));
     json_object_put(doc);
     outs_free(&o);
     th_rmtree(dir);
