@@ -118,6 +118,10 @@ enum hw_gpu_fig_flag {
     HW_GF_MAY_NA = 1u << 1,    /* a board that answers [N/A] for it is normal: not a placeholder
                                   the data-quality notes count (datacenter boards have no fan) */
     HW_GF_WHEN_SEEN = 1u << 2, /* outputs show it only where a run measured it */
+    /* the views that show a column of a GPU's figures (the text report, JSON and Prometheus
+       show every figure): */
+    HW_GF_PAGE = 1u << 3, /* the page's Per GPU table (its mean; memory used: its peak of total) */
+    HW_GF_LIVE = 1u << 4, /* summarize --live's screen and log line (its latest value) */
 };
 /* Another name of a figure's field, and its preference when a header has several. */
 struct hw_gpu_alias {
@@ -143,6 +147,10 @@ struct hw_gpu_fig {
     const char *label; /* the text report's and the page's */
     const char *help;  /* what it is */
     int decimals;      /* what nvidia-smi prints (power: 2), which AMD's rows print too */
+    const char *head;  /* the live screen's column head, short (80 columns hold a GPU's row);
+                          NULL: the label in capitals. A head that names the unit gets bare
+                          numbers. */
+    const char *word;  /* the live log line's key; NULL: gpu_<key> */
     struct hw_gpu_amd amd; /* its AMD source (hwmon/amdgpu.c); .file NULL: AMD writes [N/A] */
 };
 

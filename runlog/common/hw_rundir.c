@@ -42,20 +42,25 @@ const struct hw_gpu_dim_def hw_gpu_dims[HW_GPU_DIM_COUNT] = {
 };
 
 /* hw_metrics.csv's figures (hwrun/rundir.h's enum hw_gpu_metric), in the file's order. */
+/* The views' flags: every figure but the total memory, which the page and the live view show as
+ * the used memory's "of" (the text report, JSON and Prometheus show every figure). */
+#define VIEWS (HW_GF_PAGE | HW_GF_LIVE)
 const struct hw_gpu_fig hw_gpu_figs[HW_GPU_FIG_COUNT] = {
     [HW_GM_UTIL] = {.key = "util_pct", .field = "utilization.gpu", .since = 1,
-                    .dim = HW_GPU_DIM_PCT, .flags = HW_GF_PYTYCHE, .stem = "gpu_utilization",
-                    .label = "util", .help = "Share of the interval in which a kernel ran",
+                    .dim = HW_GPU_DIM_PCT, .flags = HW_GF_PYTYCHE | VIEWS,
+                    .stem = "gpu_utilization", .label = "util", .head = "UTIL",
+                    .help = "Share of the interval in which a kernel ran",
                     .amd = {"gpu_busy_percent", NULL, 1}},
     [HW_GM_MEM_UTIL] = {.key = "mem_util_pct", .field = "utilization.memory", .since = 1,
-                        .dim = HW_GPU_DIM_PCT, .flags = HW_GF_PYTYCHE,
-                        .stem = "gpu_memory_utilization", .label = "mem util",
+                        .dim = HW_GPU_DIM_PCT, .flags = HW_GF_PYTYCHE | VIEWS,
+                        .stem = "gpu_memory_utilization", .label = "mem util", .head = "MEM%",
                         .help = "Share of the interval in which device memory was read or "
                                 "written",
                         .amd = {"mem_busy_percent", NULL, 1}},
     [HW_GM_MEM_USED] = {.key = "mem_used_mib", .field = "memory.used", .since = 1,
-                        .dim = HW_GPU_DIM_MIB, .flags = HW_GF_PYTYCHE, .stem = "gpu_memory_used",
-                        .label = "mem used", .help = "Device memory in use",
+                        .dim = HW_GPU_DIM_MIB, .flags = HW_GF_PYTYCHE | VIEWS,
+                        .stem = "gpu_memory_used", .label = "mem used", .head = "VRAM GiB",
+                        .word = "gpu_mem_used_gib", .help = "Device memory in use",
                         .amd = {"mem_info_vram_used", NULL, 1.0 / 1048576}},
     [HW_GM_MEM_TOTAL] = {.key = "mem_total_mib", .field = "memory.total", .since = 1,
                          .dim = HW_GPU_DIM_MIB, .flags = HW_GF_PYTYCHE,
@@ -68,38 +73,40 @@ const struct hw_gpu_fig hw_gpu_figs[HW_GPU_FIG_COUNT] = {
                      .aliases = (const struct hw_gpu_alias[]){{"power.draw.instant", 2},
                                                               {"power.draw.average", 1},
                                                               {NULL, 0}},
-                     .dim = HW_GPU_DIM_W, .flags = HW_GF_PYTYCHE, .stem = "gpu_power",
-                     .label = "power", .help = "Power draw", .decimals = 2,
-                     .amd = {"H/power1_average", "H/power1_input", 1e-6}},
+                     .dim = HW_GPU_DIM_W, .flags = HW_GF_PYTYCHE | VIEWS, .stem = "gpu_power",
+                     .label = "power", .head = "POWER/LIMIT", .help = "Power draw",
+                     .decimals = 2, .amd = {"H/power1_average", "H/power1_input", 1e-6}},
     [HW_GM_TEMP] = {.key = "temp_c", .field = "temperature.gpu", .since = 1,
-                    .dim = HW_GPU_DIM_C, .flags = HW_GF_PYTYCHE, .stem = "gpu_temperature",
-                    .label = "temperature", .help = "GPU core temperature",
-                    .amd = {"H/temp1_input", NULL, 1e-3}},
+                    .dim = HW_GPU_DIM_C, .flags = HW_GF_PYTYCHE | VIEWS,
+                    .stem = "gpu_temperature", .label = "temperature", .head = "TEMP",
+                    .help = "GPU core temperature", .amd = {"H/temp1_input", NULL, 1e-3}},
     /* the short clock names are nvidia-smi's aliases */
     [HW_GM_SM_CLOCK] = {.key = "sm_clock_mhz", .field = "clocks.current.sm", .since = 1,
                         .aliases = (const struct hw_gpu_alias[]){{"clocks.sm", 0}, {NULL, 0}},
-                        .dim = HW_GPU_DIM_MHZ, .flags = HW_GF_PYTYCHE, .stem = "gpu_sm_clock",
-                        .label = "SM clock", .help = "Current SM clock",
+                        .dim = HW_GPU_DIM_MHZ, .flags = HW_GF_PYTYCHE | VIEWS,
+                        .stem = "gpu_sm_clock", .label = "SM clock", .head = "SM MHz",
+                        .word = "gpu_sm_mhz", .help = "Current SM clock",
                         .amd = {"H/freq1_input", NULL, 1e-6}},
     [HW_GM_MEM_CLOCK] = {.key = "mem_clock_mhz", .field = "clocks.current.memory", .since = 1,
                          .aliases = (const struct hw_gpu_alias[]){{"clocks.mem", 0}, {NULL, 0}},
-                         .dim = HW_GPU_DIM_MHZ, .flags = HW_GF_PYTYCHE,
-                         .stem = "gpu_memory_clock", .label = "mem clock",
+                         .dim = HW_GPU_DIM_MHZ, .flags = HW_GF_PYTYCHE | VIEWS,
+                         .stem = "gpu_memory_clock", .label = "mem clock", .head = "MEM MHz",
                          .help = "Current memory clock", .amd = {"H/freq2_input", NULL, 1e-6}},
     /* not recorded by default (since 0); no AMD file: amdgpu's sclk is freq1, the SM clock's */
     [HW_GM_GR_CLOCK] = {.key = "gr_clock_mhz", .field = "clocks.current.graphics", .since = 0,
                         .aliases = (const struct hw_gpu_alias[]){{"clocks.gr", 0}, {NULL, 0}},
-                        .dim = HW_GPU_DIM_MHZ, .flags = HW_GF_WHEN_SEEN,
+                        .dim = HW_GPU_DIM_MHZ, .flags = HW_GF_WHEN_SEEN | VIEWS,
                         .stem = "gpu_graphics_clock", .label = "gr clock",
                         .help = "Current graphics clock"},
     /* boards without a fan (datacenter ones: the H100, AMD's MI series) answer [N/A]; AMD's
        pwm1 is the fan's duty cycle, 0 to 255 (the kernel's hwmon ABI): the speed it is meant to
        run at, as nvidia-smi's fan.speed is */
     [HW_GM_FAN] = {.key = "fan_pct", .field = "fan.speed", .since = 2, .dim = HW_GPU_DIM_PCT,
-                   .flags = HW_GF_MAY_NA | HW_GF_WHEN_SEEN, .stem = "gpu_fan_speed",
+                   .flags = HW_GF_MAY_NA | HW_GF_WHEN_SEEN | VIEWS, .stem = "gpu_fan_speed",
                    .label = "fan", .help = "Fan speed, as a share of its maximum",
                    .amd = {"H/pwm1", NULL, 100.0 / 255}},
 };
+#undef VIEWS
 
 size_t hw_gpu_fields_of(const struct hw_gpu_fig *figs, size_t n, int v, char *out, size_t cap)
 {

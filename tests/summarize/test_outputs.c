@@ -902,6 +902,140 @@ static void test_when_seen_figures(void)
     free(cap);
 }
 
+/* The page's Per GPU table and the live view show the figures their flags say (HW_GF_PAGE,
+ * HW_GF_LIVE), each as its entry names it: a column each on the page ("label [unit]"; memory
+ * used as "peak VRAM"), on the live screen (its head, else its label in capitals) and a word of
+ * the log line (its word, else gpu_<key>) with its value; a figure without the flag in none.
+ * And a GPU's row of the live screen fits 80 columns whole: a board of hwmon's default list
+ * (no fan), with its health (the power limit, the reasons), every column to ENERGY. */
+static void test_view_flags(void)
+{
+    static const char start[] =
+        "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", \"event\": \"start\", "
+        "\"data\": {\"interval_s\": 1.0, \"smi_tz\": \"UTC\", \"gpu_query_fields\": \"%s\"}}\n";
+    char *dir = th_tmpdir("view-flags");
+    struct hw_buf fields, rows;
+    hw_buf_init(&fields, NULL, 0);
+    hw_buf_init(&rows, NULL, 0);
+    hw_buf_puts(&fields, HW_COL_TIMESTAMP ",index,uuid");
+    struct th_gpu_vals v;
+    for (int m = 0; m < RD_GM_COUNT; m++) {
+        hw_buf_printf(&fields, ",%s", hw_gpu_figs[m].field);
+        v.v[m] = 40 + m;
+    }
+    hw_buf_putc(&fields, '\0');
+    for (int s = 0; s < 4; s++) {
+        char ts[40];
+        snprintf(ts, sizeof ts, "2026/11/21 10:00:%02d.000", s);
+        th_gpu_row(&rows, fields.p, ts, 0, "GPU-0", &v);
+    }
+    hw_buf_putc(&rows, '\0');
+    char *ev = th_fmt(start, fields.p);
+    put_file(dir, "run.jsonl", ev);
+    put_file(dir, HW_GPU_FILE, rows.p);
+    struct outs o;
+    outputs_of(dir, &o);
+    int page = 0, live = 0;
+    for (int m = 0; m < RD_GM_COUNT; m++) {
+        const struct hw_gpu_fig *f = &hw_gpu_figs[m];
+        bool on_page = f->flags & HW_GF_PAGE, on_live = f->flags & HW_GF_LIVE;
+        page += on_page, live += on_live;
+        char *th = m == RD_GM_MEM_USED
+                       ? th_fmt("<th scope=\"col\">peak VRAM <small>[")
+                       : th_fmt("<th scope=\"col\">%s <small>[%s]</small></th>", f->label,
+                                hw_gpu_dims[f->dim].unit);
+        char up[64];
+        size_t i = 0;
+        for (; f->label[i] && i + 1 < sizeof up; i++)
+            up[i] = (char)(f->label[i] >= 'a' && f->label[i] <= 'z' ? f->label[i] - 32
+                                                                    : f->label[i]);
+        up[i] = '\0';
+        char *head = th_fmt(" %s ", f->head ? f->head : up);
+        char *word = f->word ? th_fmt(" %s=", f->word) : th_fmt(" gpu_%s=", f->key);
+        if (!!strstr(o.page, th) != on_page || !!strstr(o.screen, head) != on_live ||
+            !!strstr(o.line, word) != on_live)
+            fprintf(stderr, "%s: page %d live %d:\n%s\n%s", f->key, on_page, on_live, o.screen,
+                    o.line);
+        CU_ASSERT_EQUAL(!!strstr(o.page, th), on_page);
+        CU_ASSERT_EQUAL(!!strstr(o.screen, head), on_live);
+        CU_ASSERT_EQUAL(!!strstr(o.line, word), on_live);
+        /* its value, as the log line says it (memory in GiB, power to a tenth) */
+        if (on_live && m != RD_GM_MEM_USED && m != RD_GM_POWER) {
+            char *cell = th_fmt("%s%d", word, 40 + m);
+            const char *at = strstr(o.line, cell);
+            CU_ASSERT(at && (at[strlen(cell)] == ' ' || at[strlen(cell)] == '\n'));
+            if (!at)
+                fprintf(stderr, "log line lacks '%s': %s", cell, o.line);
+            free(cell);
+        }
+        free(th);
+        free(head);
+        free(word);
+    }
+    /* the page's columns: the GPU's, one a figure, the energy */
+    CU_ASSERT_EQUAL(gpu_table_heads(o.page), 1 + page + 1);
+    /* the ones this change added: memory utilization and clock, everywhere */
+    CU_ASSERT((hw_gpu_figs[RD_GM_MEM_UTIL].flags & hw_gpu_figs[RD_GM_MEM_CLOCK].flags &
+               (HW_GF_PAGE | HW_GF_LIVE)) == (HW_GF_PAGE | HW_GF_LIVE));
+    CU_ASSERT(live >= 7);
+    outs_free(&o);
+    th_rmtree(dir);
+    free(dir);
+    free(ev);
+
+    /* 80 columns: hwmon's default list from an H100 (no fan), its health said */
+    dir = th_tmpdir("view-80");
+    hw_buf_reset(&rows);
+    struct th_gpu_vals h = th_gpu_vals_h100();
+    for (int s = 0; s < 4; s++) {
+        char ts[40];
+        snprintf(ts, sizeof ts, "2026/11/21 10:00:%02d.000", s);
+        th_gpu_row(&rows, NULL, ts, 0, "GPU-0", &h);
+        th_gpu_row(&rows, NULL, ts, 1, "GPU-1", &h);
+    }
+    hw_buf_putc(&rows, '\0');
+    ev = th_fmt(start, hw_gpu_fields_default());
+    put_file(dir, "run.jsonl", ev);
+    put_file(dir, HW_GPU_FILE, rows.p);
+    struct sum_live *lv = sum_live_new(dir, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(lv);
+    CU_ASSERT_EQUAL(sum_live_update(lv), 0);
+    struct hw_buf screen, wide;
+    hw_buf_init(&screen, NULL, 0);
+    hw_buf_init(&wide, NULL, 0);
+    sum_live_screen(lv, 1795255300, 40, 80, NULL, &screen);
+    sum_live_screen(lv, 1795255300, 40, 99, NULL, &wide); /* (sparklines from 100 on) */
+    sum_live_free(lv);
+    hw_buf_putc(&screen, '\0');
+    hw_buf_putc(&wide, '\0');
+    /* the GPU lines of a wider screen are the 80-column ones, blanks at the end aside: nothing
+     * was cut */
+    const char *hd = strstr(wide.p, "\nGPU ");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(hd);
+    for (int k = 0; k < 3; k++) {
+        const char *end = strchr(hd + 1, '\n');
+        CU_ASSERT_PTR_NOT_NULL_FATAL(end);
+        size_t n = (size_t)(end - hd - 1);
+        while (n && hd[n] == ' ')
+            n--;
+        char *line = th_fmt("\n%.*s", (int)n, hd + 1);
+        if (!strstr(screen.p, line) || n > 80)
+            fprintf(stderr, "cut at 80 columns: '%s'\n%s", line + 1, screen.p);
+        CU_ASSERT(n <= 80);
+        CU_ASSERT_PTR_NOT_NULL(strstr(screen.p, line));
+        free(line);
+        hd = end;
+    }
+    CU_ASSERT_PTR_NOT_NULL(strstr(screen.p, " ENERGY"));
+    hw_buf_free(&screen);
+    hw_buf_free(&wide);
+    th_rmtree(dir);
+    free(dir);
+    free(ev);
+    hw_buf_free(&fields);
+    hw_buf_free(&rows);
+}
+
 /* The GPUs' tool, as the reports name it, is the gpu_source hwmon wrote, whatever the source (a
  * third one is not nvidia-smi because it is not AMD); a log from before gpu_source names it by
  * the GPUs' vendors. Only nvidia-smi's rows carry nvidia-smi's clock, whose zone is told. */
@@ -1151,6 +1285,7 @@ void add_outputs_suite(void)
     CU_add_test(s, "terminal_default_text", test_terminal_default_text);
     CU_add_test(s, "every_gpu_figure", test_every_gpu_figure);
     CU_add_test(s, "when_seen_figures", test_when_seen_figures);
+    CU_add_test(s, "view_flags", test_view_flags);
     CU_add_test(s, "gpu_tool_from_source", test_gpu_tool_from_source);
     CU_add_test(s, "headline_keys_resolve", test_headline_keys_resolve);
 }
