@@ -101,9 +101,6 @@ static void lanes(FILE *f, const struct sum_jobsum *j)
  * measured, each with how: the table the job's row takes them from. */
 static void ranks_figures(FILE *f, const struct sum_jobsum *j, const struct sum_units *u)
 {
-    static const char *const how[SUM_JOB_RULE_COUNT] = {
-        [SUM_JOB_SUM] = "summed over the ranks", [SUM_JOB_MAX] = "the highest of any rank",
-        [SUM_JOB_MEAN_BY_TIME] = "the ranks' means, weighted by their durations"};
     size_t nc, nd;
     const size_t *rc = sum_job_run_cols(&nc);
     const struct sum_row_def *def = sum_report_row_defs(&nd);
@@ -125,7 +122,7 @@ static void ranks_figures(FILE *f, const struct sum_jobsum *j, const struct sum_
             fprintf(f, "</th><td class=\"n\">%s</td><td>", ht_fmt_dim(b, sizeof b, v, d->dim, u));
         else
             fprintf(f, "</th><td class=\"n\">%.0f</td><td>", v);
-        ht_esc(f, how[d->job] ? how[d->job] : "");
+        ht_esc(f, sum_job_rules[d->job].words ? sum_job_rules[d->job].words : "");
         fputs("</td></tr>\n", f);
     }
     if (any)

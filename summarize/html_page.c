@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "html_int.h"
+#include "oom.h"
 #include "hwrun/io.h"
 #include "hwrun/parse.h"
 #include "outcome.h"
@@ -346,8 +347,10 @@ static char *relative_path(const char *base, const char *target)
         ups += *p != '\0';
     }
     char *out = malloc(ups * 3 + strlen(t) + 1);
-    if (!out)
+    if (!out) {
+        sum_oom_note();
         return NULL;
+    }
     char *o = out;
     for (size_t i = 0; i < ups; i++, o += 3)
         memcpy(o, "../", 3);

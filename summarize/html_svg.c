@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "html_int.h"
+#include "oom.h"
 #include "report.h"
 
 #define MAX_EVENT_LINES 512 /* events also drawn as lines across the charts, up to this many */
@@ -588,6 +589,8 @@ void ht_draw_strip(FILE *f, const struct ht_page *P, int lanes)
     int h = ev_y + 14;
     int w = ML + plot_w(P) + MR;
     struct strip_box *box = P->nph && !by_name ? calloc(P->nph, sizeof *box) : NULL;
+    if (P->nph && !by_name && !box)
+        sum_oom_note(); /* drawn without the merged boxes' labels */
     size_t nbox = box ? strip_boxes(P, box) : 0;
     size_t merged = 0;
     for (size_t k = 0; k < nbox; k++)
@@ -701,6 +704,7 @@ void ht_draw_charts(FILE *f, struct ht_page *P)
     struct line *lines = calloc(2 * SUM_TL_MAX_GPUS + 4, sizeof *lines);
     if (!lines) {
         P->oom = true;
+        sum_oom_note();
         return;
     }
     static const struct {

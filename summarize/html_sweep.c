@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "html_int.h"
+#include "oom.h"
 #include "hwrun/io.h"
 #include "outcome.h"
 #include "report.h"
@@ -227,6 +228,7 @@ static void find_cols(struct sweep *S)
     S->x = cap ? calloc(cap, sizeof *S->x) : NULL;
     if (cap && !S->x) {
         S->oom = true;
+        sum_oom_note();
         return;
     }
     for (int metric = 0; metric <= 1; metric++) /* the params first, then the metrics */
@@ -244,6 +246,7 @@ static void find_cols(struct sweep *S)
     double *vals = S->n ? calloc(S->n, sizeof *vals) : NULL;
     if (!vals) {
         S->oom = true;
+        sum_oom_note();
         return;
     }
     for (size_t q = 0; q < S->nx; q++) {
@@ -367,8 +370,11 @@ static double shown_value(double v, enum sum_dim dim, const struct sum_units *u)
 static void fig_decimals(const struct sweep *S, const struct fig_head *H, struct fig_dec *D)
 {
     double *v = S->n ? calloc(S->n, sizeof *v) : NULL;
-    if (!v)
+    if (!v) {
+        if (S->n)
+            sum_oom_note(); /* the default decimals: not the ones the figures need */
         return;
+    }
     for (size_t i = 0; i < S->n; i++)
         v[i] = shown_value(S->rows[i].energy_wh, SUM_DIM_ENERGY, S->u);
     D->energy = sum_sweep_decimals(v, S->n, sizeof *v, 3);
@@ -644,6 +650,8 @@ size_t sum_sweep_pareto(const double *metric, const double *energy, const bool *
                         bool lower, bool *on)
 {
     struct pf *p = n ? calloc(n, sizeof *p) : NULL;
+    if (n && !p)
+        sum_oom_note(); /* no frontier drawn */
     size_t m = 0, count = 0;
     for (size_t i = 0; i < n; i++) {
         on[i] = false;
@@ -722,6 +730,8 @@ static void scatter(FILE *f, const struct sweep *S, const struct xcol *m, size_t
         bool first = true;
         size_t k = 0;
         struct vi *idx = calloc(S->n ? S->n : 1, sizeof *idx);
+        if (!idx)
+            sum_oom_note();
         for (size_t i = 0; idx && i < S->n; i++)
             if (on[i])
                 idx[k++] = (struct vi){S->rows[i].energy_wh, i};
@@ -791,7 +801,9 @@ double sum_sweep_spearman(const double *x, const double *y, size_t n, size_t *us
     struct vi *ord = calloc(n ? n : 1, sizeof *ord);
     size_t m = 0;
     double rho = NAN;
-    if (a && b && ra && rb && ord) {
+    if (!(a && b && ra && rb && ord))
+        sum_oom_note();
+    else {
         for (size_t i = 0; i < n; i++)
             if (isfinite(x[i]) && isfinite(y[i])) {
                 a[m] = x[i];
@@ -827,6 +839,7 @@ static void importance(FILE *f, const struct sweep *S, const struct xcol *m, siz
     double *x = calloc(S->n ? S->n : 1, sizeof *x), *y = calloc(S->n ? S->n : 1, sizeof *y);
     if (!x || !y) {
         free(x), free(y);
+        sum_oom_note();
         return;
     }
     fprintf(f, "<table class=\"imp\" id=\"importance-%zu\"><caption>Which param goes with ", mi);
@@ -967,6 +980,8 @@ static void front_list(FILE *f, const struct sweep *S, const struct xcol *m, siz
         return;
     }
     bool *done = calloc(S->n, sizeof *done);
+    if (S->n && !done)
+        sum_oom_note();
     char b[64], e[64];
     for (size_t k = 0; done && k < non; k++) {
         size_t best = SIZE_MAX;
@@ -1046,6 +1061,7 @@ static void write_plots(FILE *f, const struct sweep *S)
     bool *good = calloc(S->n ? S->n : 1, sizeof *good), *on = calloc(S->n ? S->n : 1, sizeof *on);
     if (!mv || !ev || !good || !on) {
         free(mv), free(ev), free(good), free(on);
+        sum_oom_note();
         fputs("</section>\n", f);
         return;
     }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "html_int.h"
+#include "oom.h"
 #include "report.h"
 #include "hwrun/buf.h"
 
@@ -531,8 +532,10 @@ void ht_quality_notes(const struct sum_run *run, struct ht_notes *N)
 size_t ht_count_warnings(const struct sum_run *run)
 {
     struct ht_notes *N = calloc(1, sizeof *N);
-    if (!N)
+    if (!N) {
+        sum_oom_note();
         return 0;
+    }
     ht_quality_notes(run, N);
     size_t k = 0;
     for (size_t i = 0; i < N->n; i++)
@@ -548,6 +551,8 @@ static void json_dump(FILE *f, const struct sum_run *run)
     hw_buf_init(&b, NULL, 0);
     sum_report_json(run, &b);
     if (b.oom || !b.p) {
+        if (b.oom)
+            sum_oom_note(); /* the section is left out: said by the exit status */
         hw_buf_free(&b);
         return;
     }
@@ -570,6 +575,8 @@ void ht_tables(FILE *f, const struct ht_page *P)
     phase_table(f, P);
     event_table(f, P);
     struct ht_notes *N = calloc(1, sizeof *N);
+    if (!N)
+        sum_oom_note();
     if (N) {
         ht_quality_notes(P->run, N);
         if (P->oom)

@@ -1,5 +1,6 @@
 /* A nested containment list over time windows: see ivindex.h. */
 #include "ivindex.h"
+#include "oom.h"
 
 #include <errno.h>
 #include <math.h>
@@ -80,6 +81,7 @@ int sum_ivx_build(struct sum_ivx *x, const double *t0, const double *t1, size_t 
 oom:
     free(it), free(parent), free(stack), free(level), free(start), free(fill);
     sum_ivx_free(x);
+    sum_oom_note(); /* an empty index: the windows would get no samples */
     return -ENOMEM;
 }
 

@@ -280,6 +280,8 @@ static void json_params(struct hw_json *w, const struct sum_jobsum *j)
         hw_buf_init(&k, NULL, 0);
         sum_report_param_name(&pn->params[i], &k);
         hw_json_raw(w, k.p ? k.p : "", sum_report_param_json(&pn->params[i]));
+        if (k.oom)
+            w->b->oom = true;
         hw_buf_free(&k);
     }
 }

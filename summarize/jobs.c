@@ -19,6 +19,7 @@
 #include "gputracker.h"
 #include "jobreport.h"
 #include "jobsum.h"
+#include "oom.h"
 #include "pytyche.h"
 #include "report.h"
 
@@ -48,6 +49,10 @@ struct sum_run *sum_jobs_summarize(const struct sum_jobs *c, const char *dir, in
     if (*rc == -ENODATA) {
         hw_warn(0, "%s: nothing usable found", dir ? dir : "(files)");
         *status = HW_EXIT_FAIL;
+    } else if (*rc == -ENOMEM) {
+        hw_warn(ENOMEM, "%s", dir ? dir : "(files)"); /* printed, but not whole */
+        *status = HW_EXIT_FAIL;
+        *usable = true;
     } else if (*rc < 0) {
         *status = HW_EXIT_FAIL; /* the file was named in a message already */
         *usable = true;
@@ -72,10 +77,13 @@ int sum_jobs_compare(const struct sum_jobs *c, const char *a, const char *b, str
             status = HW_EXIT_FAIL;
     }
     if (r[0] && r[1]) {
+        unsigned long oom_before = sum_oom_count();
         if (c->fmt == SUM_FMT_TEXT)
             sum_compare_text(r[0], r[1], &c->units, c->compare_all, out);
         else
             sum_compare_json(r[0], r[1], &c->units, out);
+        if (sum_oom_count() != oom_before)
+            out->oom = true; /* a figure computed short of memory: said, not printed */
     } else {
         status = HW_EXIT_FAIL; /* a directory that is not one: nothing to compare */
     }
@@ -108,6 +116,7 @@ static void run_job(struct sum_jobs *c, struct sum_job *j)
     if (c->stream)
         j->out.spill = spill_stdout;
     j->status = HW_EXIT_OK;
+    unsigned long oom_before = sum_oom_count(); /* a figure computed short of memory */
     if (c->fmt == SUM_FMT_PYTYCHE || c->fmt == SUM_FMT_PYTYCHE_FIELDS) {
         char why[PATH_MAX + 256];
         if (sum_py_run(j->dir, c->file_opt, c->fmt == SUM_FMT_PYTYCHE_FIELDS, &j->out,
@@ -145,6 +154,10 @@ static void run_job(struct sum_jobs *c, struct sum_job *j)
             }
             j->nparams = run->nparams; /* then the phase.NAME.* columns, lined up the same way */
             j->nparams += sum_report_phase_csv(run, &c->units, &j->pnames, &j->pcells);
+            if (j->pnames.oom || j->pcells.oom) { /* not lined up: said, never read */
+                j->out.oom = true;
+                j->nparams = 0;
+            }
             break;
         case SUM_FMT_JSONL: sum_report_jsonl_row_u(run, &c->units, &j->out); break;
         case SUM_FMT_GPU_TRACKER: {
@@ -154,7 +167,8 @@ static void run_job(struct sum_jobs *c, struct sum_job *j)
             break;
         }
         case SUM_FMT_PYTYCHE:
-        case SUM_FMT_PYTYCHE_FIELDS: break;
+        case SUM_FMT_PYTYCHE_FIELDS:
+        case SUM_FMT_COUNT: break;
         }
     }
     if (c->html && c->njobs > 1) {
@@ -171,8 +185,12 @@ static void run_job(struct sum_jobs *c, struct sum_job *j)
         else
             sum_report_json(run, &js);
         char *path;
-        if (asprintf(&path, "%s/" HW_SUMMARY_FILE, j->dir) >= 0) {
-            int wrc = js.oom ? -ENOMEM : hw_write_atomic(path, js.p, js.len);
+        if (asprintf(&path, "%s/" HW_SUMMARY_FILE, j->dir) < 0) {
+            hw_warn(ENOMEM, "%s", j->dir);
+            j->status = HW_EXIT_FAIL;
+        } else {
+            int wrc = js.oom || sum_oom_count() != oom_before ? -ENOMEM
+                                                               : hw_write_atomic(path, js.p, js.len);
             if (wrc < 0) {
                 hw_warn(-wrc, "write %s", path);
                 j->status = HW_EXIT_FAIL;
@@ -181,7 +199,8 @@ static void run_job(struct sum_jobs *c, struct sum_job *j)
         }
         hw_buf_free(&js);
     }
-    if (j->out.oom) {
+    if (j->out.oom || (sum_oom_count() != oom_before && !(run && run->oom))) {
+        j->out.oom = true;
         hw_warn(ENOMEM, "%s", j->dir ? j->dir : "(files)");
         j->status = HW_EXIT_FAIL;
     }
@@ -240,6 +259,33 @@ static struct named_cells named_of(const struct sum_job *j)
     return (struct named_cells){&j->pnames, &j->pcells, j->nparams};
 }
 
+const struct sum_format sum_formats[SUM_FMT_COUNT] = {
+    [SUM_FMT_JSON] = {.name = "json", .flags = SUM_FF_COMPARE | SUM_FF_JOB},
+    [SUM_FMT_TEXT] = {.name = "text", .flags = SUM_FF_COMPARE | SUM_FF_JOB},
+    [SUM_FMT_PYTYCHE] = {.name = "pytyche"},
+    [SUM_FMT_PYTYCHE_FIELDS] = {.name = "pytyche-fields"},
+    [SUM_FMT_CSV] = {.name = "csv", .flags = SUM_FF_JOB},
+    [SUM_FMT_JSONL] = {.name = "jsonl", .flags = SUM_FF_JOB},
+    [SUM_FMT_GPU_TRACKER] = {.name = "gpu-tracker"},
+};
+
+void sum_format_names(unsigned flags, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int f = 0; f < SUM_FMT_COUNT && n < cap; f++)
+        if ((sum_formats[f].flags & flags) == flags)
+            n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", sum_formats[f].name);
+}
+
+int sum_format_find(const char *name)
+{
+    for (int f = 0; f < SUM_FMT_COUNT; f++)
+        if (!strcmp(sum_formats[f].name, name))
+            return f;
+    return -1;
+}
+
 /* The union of the jobs' csv column names, in first-seen order (they point into the
  * jobs' buffers); *n of them. */
 static const char **union_names(const struct sum_jobs *c, size_t *n)
@@ -279,6 +325,7 @@ static const char *cell_of(const struct sum_job *j, const char *name)
 int sum_jobs_html(struct sum_jobs *c)
 {
     int status = HW_EXIT_OK;
+    unsigned long oom_before = sum_oom_count(); /* the page's own figures and scratch text */
     bool sweep = c->njobs > 1;
     /* the rows in the order given, moved out of the jobs */
     struct sum_sweep_row *rows = sweep ? calloc(c->njobs, sizeof *rows) : NULL;
@@ -304,6 +351,9 @@ int sum_jobs_html(struct sum_jobs *c)
         if (!err[0]) /* else err said why */
             hw_warn(-rc, "write %s", c->html);
         status = HW_EXIT_FAIL;
+    } else if (sum_oom_count() != oom_before) {
+        hw_warn(ENOMEM, "%s", c->html); /* written, but not whole */
+        status = HW_EXIT_FAIL;
     }
     for (size_t i = 0; i < c->njobs; i++) {
         if (rows)
@@ -326,7 +376,7 @@ int sum_jobs_collect(struct sum_jobs *c, struct hw_buf *all)
     if (c->fmt == SUM_FMT_CSV) {
         pcols = union_names(c, &npcols);
         sum_report_csv_header_u(&c->units, all);
-        if (npcols) { /* the header ends in '\n': the parameter names go before it */
+        if (npcols && all->len && !all->oom) { /* the header ends in '\n': the names go before */
             all->len--;
             for (size_t q = 0; q < npcols; q++) {
                 hw_buf_putc(all, ',');
@@ -357,6 +407,8 @@ int sum_jobs_collect(struct sum_jobs *c, struct hw_buf *all)
         } else if (j->out.len) {
             hw_buf_put(all, j->out.p, j->out.len);
         }
+        if (j->out.oom || j->pnames.oom || j->pcells.oom)
+            all->oom = true;
         hw_buf_free(&j->out);
         if (j->status != HW_EXIT_OK)
             status = HW_EXIT_FAIL;
@@ -440,6 +492,7 @@ int sum_jobs_multi(struct sum_jobs *c, char **dirs, size_t ndirs, bool one_job, 
                    struct hw_buf *all)
 {
     size_t njob = one_job ? 1 : ndirs;
+    unsigned long oom_before = sum_oom_count(); /* the job's figures, rows and page */
     char ***paths = calloc(njob, sizeof *paths);
     size_t *npath = calloc(njob, sizeof *npath);
     struct sum_job_set { size_t first, n; } *set = calloc(njob, sizeof *set);
@@ -531,5 +584,9 @@ int sum_jobs_multi(struct sum_jobs *c, char **dirs, size_t ndirs, bool one_job, 
     free(set);
     if (!any)
         status = HW_EXIT_FAIL;
+    if (sum_oom_count() != oom_before) {
+        hw_warn(ENOMEM, "%s", one_job ? "--job" : dirs[0]); /* printed, but not whole */
+        status = HW_EXIT_FAIL;
+    }
     return status;
 }

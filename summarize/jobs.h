@@ -16,7 +16,23 @@
 #include "units.h"
 
 enum sum_fmt { SUM_FMT_JSON, SUM_FMT_TEXT, SUM_FMT_PYTYCHE, SUM_FMT_PYTYCHE_FIELDS, SUM_FMT_CSV,
-               SUM_FMT_JSONL, SUM_FMT_GPU_TRACKER };
+               SUM_FMT_JSONL, SUM_FMT_GPU_TRACKER, SUM_FMT_COUNT };
+
+/* What else than one run a format can print (sum_format.flags). */
+enum sum_format_flag {
+    SUM_FF_COMPARE = 1u << 0, /* --compare A B */
+    SUM_FF_JOB = 1u << 1,     /* a multi-node job */
+};
+/* -f's formats: the option's names, its error message and the modes' checks read this table. */
+struct sum_format {
+    const char *name; /* -f NAME */
+    unsigned flags;   /* enum sum_format_flag */
+};
+extern const struct sum_format sum_formats[SUM_FMT_COUNT];
+/* The names of the formats with every flag of flags, ", "-separated, into buf. */
+void sum_format_names(unsigned flags, char *buf, size_t cap);
+/* The format named name, or -1. */
+int sum_format_find(const char *name);
 
 struct sum_jnode;
 struct sum_sweep_row;

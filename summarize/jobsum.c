@@ -46,7 +46,7 @@ static void find_run_cols(void)
     size_t n;
     const struct sum_row_def *d = sum_report_row_defs(&n);
     for (size_t i = 0; i < n && nrun_cols < SUM_ROW_COLS_MAX; i++)
-        if (d[i].job == SUM_JOB_SUM || d[i].job == SUM_JOB_MAX || d[i].job == SUM_JOB_MEAN_BY_TIME)
+        if (sum_job_rules[d[i].job].derived)
             run_cols[nrun_cols++] = i;
 }
 
@@ -87,41 +87,119 @@ static int take_figures(struct sum_jnode *n, const struct sum_run *run)
     return 0;
 }
 
+/* Each readable node's host: an index of the job's distinct hosts of an attempt, in the order
+ * first seen (a node that does not say its host is a host of its own, as the job's hosts count
+ * it); SIZE_MAX for an unreadable one. *nhost of them. 0, or -ENOMEM. */
+static int host_groups(const struct sum_jobsum *j, size_t *grp, size_t *nhost)
+{
+    size_t *first = malloc((j->nnode ? j->nnode : 1) * sizeof *first);
+    if (!first)
+        return -ENOMEM;
+    size_t ng = 0;
+    for (size_t i = 0; i < j->nnode; i++) {
+        const struct sum_jnode *n = &j->node[i];
+        grp[i] = SIZE_MAX;
+        if (!n->summarized)
+            continue;
+        size_t g = 0;
+        while (g < ng && !(n->host[0] && !strcmp(j->node[first[g]].host, n->host) &&
+                           j->node[first[g]].attempt == n->attempt))
+            g++;
+        if (g == ng)
+            first[ng++] = i;
+        grp[i] = g;
+    }
+    free(first);
+    *nhost = ng;
+    return 0;
+}
+
+/* Does node a's run span longer than b's (a duration known beats one not known; a tie keeps
+ * b, the first)? */
+static bool spans_longer(const struct sum_jnode *a, const struct sum_jnode *b)
+{
+    return isfinite(a->duration_s) && !(a->duration_s <= b->duration_s);
+}
+
+/* A mean of directories' means, each for as long as its run spanned (a plain mean where no
+ * duration is known). */
+struct time_mean {
+    double plain, wsum, wv;
+    size_t n;
+};
+
+static void time_mean_add(struct time_mean *m, const struct sum_jnode *n, double v)
+{
+    m->plain += v;
+    m->n++;
+    if (isfinite(n->duration_s) && n->duration_s > 0) {
+        m->wsum += n->duration_s;
+        m->wv += n->duration_s * v;
+    }
+}
+
+static double time_mean(const struct time_mean *m)
+{
+    return m->wsum > 0 ? m->wv / m->wsum : m->n ? m->plain / (double)m->n : NAN;
+}
+
 /* The job's figure of each column, by its rule over every readable directory. */
 static int run_figures(struct sum_jobsum *j)
 {
-    size_t nc, nd;
+    size_t nc, nd, nhost = 0;
     const size_t *rc = sum_job_run_cols(&nc);
     const struct sum_row_def *def = sum_report_row_defs(&nd);
-    if (!(j->fig = malloc((nc ? nc : 1) * sizeof *j->fig)))
+    size_t *grp = malloc((j->nnode ? j->nnode : 1) * sizeof *grp);
+    size_t *pick = malloc((j->nnode ? j->nnode : 1) * sizeof *pick);
+    if (!grp || !pick || !(j->fig = malloc((nc ? nc : 1) * sizeof *j->fig)) ||
+        host_groups(j, grp, &nhost) < 0) {
+        free(grp);
+        free(pick);
         return -ENOMEM;
+    }
     for (size_t k = 0; k < nc; k++) {
         enum sum_job_rule rule = def[rc[k]].job;
-        double acc = NAN, plain = 0, wsum = 0, wv = 0;
-        size_t nv = 0;
+        bool by_host = rule == SUM_JOB_SUM_HOSTS || rule == SUM_JOB_MEAN_HOSTS;
+        double acc = NAN;
+        struct time_mean m = {0};
+        for (size_t g = 0; g < nhost; g++)
+            pick[g] = SIZE_MAX;
         for (size_t i = 0; i < j->nnode; i++) {
             const struct sum_jnode *n = &j->node[i];
             double v = n->summarized && n->fig ? n->fig[k] : NAN;
             if (!isfinite(v))
                 continue; /* not measured there: it adds nothing */
-            nv++;
-            if (rule == SUM_JOB_SUM) {
+            if (by_host) { /* of each host, its rank that ran longest */
+                size_t *p = &pick[grp[i]];
+                if (*p == SIZE_MAX || spans_longer(n, &j->node[*p]))
+                    *p = i;
+            } else if (rule == SUM_JOB_SUM) {
                 acc = (isnan(acc) ? 0 : acc) + v;
             } else if (rule == SUM_JOB_MAX) {
                 if (!(v <= acc))
                     acc = v;
-            } else { /* a mean: each directory's for as long as it ran */
-                plain += v;
-                if (isfinite(n->duration_s) && n->duration_s > 0) {
-                    wsum += n->duration_s;
-                    wv += n->duration_s * v;
-                }
+            } else if (rule == SUM_JOB_MIN) {
+                if (!(v >= acc))
+                    acc = v;
+            } else { /* MEAN_BY_TIME */
+                time_mean_add(&m, n, v);
             }
         }
-        if (rule == SUM_JOB_MEAN_BY_TIME)
-            acc = wsum > 0 ? wv / wsum : nv ? plain / (double)nv : NAN;
+        for (size_t g = 0; by_host && g < nhost; g++) {
+            if (pick[g] == SIZE_MAX)
+                continue;
+            const struct sum_jnode *n = &j->node[pick[g]];
+            if (rule == SUM_JOB_SUM_HOSTS)
+                acc = (isnan(acc) ? 0 : acc) + n->fig[k];
+            else
+                time_mean_add(&m, n, n->fig[k]);
+        }
+        if (rule == SUM_JOB_MEAN_BY_TIME || rule == SUM_JOB_MEAN_HOSTS)
+            acc = time_mean(&m);
         j->fig[k] = acc;
     }
+    free(grp);
+    free(pick);
     return 0;
 }
 

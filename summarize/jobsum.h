@@ -30,8 +30,12 @@
  *   and maximum, the slowest node and how far beyond the median it was. The straggler is the
  *   slowest node of the name with the most time beyond its median.
  * - The run row's figures that have a job rule (report.h's enum sum_job_rule): each node keeps
- *   its run's, the job sums them (counters), takes their highest (peaks) or their mean weighted
- *   by the nodes' durations (means), over every directory of every attempt.
+ *   its run's, the job sums them (counters), takes their highest (peaks), their lowest (least
+ *   values) or their mean weighted by the nodes' durations (means), over every directory of
+ *   every attempt; a host's own counter (its disks, its network) is summed over the hosts of
+ *   each attempt, and a host's own mean (its CPUs' use) is the hosts' means weighted by time,
+ *   each host by its rank whose run spans the longest (a node without a host counts as a host
+ *   of its own, as in hosts).
  * - Outcome: the job is complete when every node's run has its stop event; its status is the
  *   worst node's (sum_job_status_rank). What the incomplete nodes measured is still summed.
  * - Attempts (a requeue, a restart): directories of one job that ran one after the other. A
@@ -201,8 +205,8 @@ struct sum_jobsum {
 };
 
 /* The run row's columns a job makes a figure of, each by its rule (report.h's enum
- * sum_job_rule: SUM, MAX or MEAN_BY_TIME), as indices into sum_report_row_defs in the table's
- * order; *n of them (at most SUM_ROW_COLS_MAX). */
+ * sum_job_rule: those sum_job_rules[rule].derived), as indices into sum_report_row_defs in
+ * the table's order; *n of them (at most SUM_ROW_COLS_MAX). */
 const size_t *sum_job_run_cols(size_t *n);
 /* The job's figure of the run row's column key (one of sum_job_run_cols), NAN when not
  * measured or not such a column. */

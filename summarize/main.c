@@ -20,7 +20,8 @@
 /* summarize's exit statuses: the one table, printed by --help and listed in summarize(1). */
 static const struct hw_exit_doc exit_codes[] = {
     {HW_EXIT_OK, "something was summarized"},
-    {HW_EXIT_FAIL, "nothing usable was found, or a file could not be read or written"},
+    {HW_EXIT_FAIL, "nothing usable was found, a file could not be read or written, or memory\n"
+                   "ran out (\"Cannot allocate memory\": what was printed is not whole)"},
     {HW_EXIT_USAGE, "usage error"},
 };
 
@@ -90,7 +91,8 @@ static void usage(FILE *f)
           "      --job             the DIRs are the nodes of one job (as a JOBDIR's are);\n"
           "                        formats json, text, csv, jsonl; --html draws the job\n"
           "      --columns         list the columns of csv and jsonl rows (tab-separated:\n"
-          "                        column, type, unit, description; in --units) and exit\n"
+          "                        column, type, unit, description, job_rule; in\n"
+          "                        --units) and exit\n"
           "      --live            watch runs while they run: a full-screen view of one\n"
           "                        DIR (status, open phase against its previous\n"
           "                        durations, each GPU now and its last minute, the\n"
@@ -150,8 +152,11 @@ static int run_compare(struct sum_jobs *c, char **dirs, size_t ndirs, bool any_f
         hw_usage_error("--compare needs two run directories, A and B");
     if (c->write || c->html)
         hw_usage_error("--compare goes without --write and --html");
-    if (fmt_given && c->fmt != SUM_FMT_TEXT && c->fmt != SUM_FMT_JSON)
-        hw_usage_error("--compare prints text or json");
+    if (fmt_given && !(sum_formats[c->fmt].flags & SUM_FF_COMPARE)) {
+        char names[256];
+        sum_format_names(SUM_FF_COMPARE, names, sizeof names);
+        hw_usage_error("--compare prints %s", names);
+    }
     if (!fmt_given)
         c->fmt = isatty(STDOUT_FILENO) ? SUM_FMT_TEXT : SUM_FMT_JSON;
     struct hw_buf out;
@@ -171,9 +176,11 @@ static int run_jobs(struct sum_jobs *c, char **dirs, size_t ndirs, bool one_job,
         hw_usage_error("file options (--gpu-csv ...) go with one run directory, not a job");
     if (c->write)
         hw_usage_error("--write goes with run directories, not a job");
-    if (fmt_given && c->fmt != SUM_FMT_TEXT && c->fmt != SUM_FMT_JSON && c->fmt != SUM_FMT_CSV &&
-        c->fmt != SUM_FMT_JSONL)
-        hw_usage_error("a job prints json, text, csv or jsonl");
+    if (fmt_given && !(sum_formats[c->fmt].flags & SUM_FF_JOB)) {
+        char names[256];
+        sum_format_names(SUM_FF_JOB, names, sizeof names);
+        hw_usage_error("a job prints %s", names);
+    }
     if (c->html && !one_job && ndirs > 1)
         hw_usage_error("--html draws one job");
     size_t njob = one_job ? 1 : ndirs;
@@ -257,24 +264,13 @@ int main(int argc, char **argv)
         switch (opt) {
         case 'f':
             fmt_given = true;
-            if (!strcmp(optarg, "json"))
-                c.fmt = SUM_FMT_JSON;
-            else if (!strcmp(optarg, "text"))
-                c.fmt = SUM_FMT_TEXT;
-            else if (!strcmp(optarg, "pytyche"))
-                c.fmt = SUM_FMT_PYTYCHE;
-            else if (!strcmp(optarg, "pytyche-fields"))
-                c.fmt = SUM_FMT_PYTYCHE_FIELDS;
-            else if (!strcmp(optarg, "gpu-tracker"))
-                c.fmt = SUM_FMT_GPU_TRACKER;
-            else if (!strcmp(optarg, "csv"))
-                c.fmt = SUM_FMT_CSV;
-            else if (!strcmp(optarg, "jsonl"))
-                c.fmt = SUM_FMT_JSONL;
-            else
-                hw_usage_error("unknown format '%s' (json, text, pytyche, pytyche-fields, csv, "
-                               "jsonl, gpu-tracker)",
-                               optarg);
+            int f = sum_format_find(optarg);
+            if (f < 0) {
+                char names[256];
+                sum_format_names(0, names, sizeof names);
+                hw_usage_error("unknown format '%s' (%s)", optarg, names);
+            }
+            c.fmt = (enum sum_fmt)f;
             break;
         case 'o': output = optarg; break;
         case 'w': c.write = true; break;

@@ -1,5 +1,6 @@
 /* Phases by name: see phasenames.h. */
 #include "phasenames.h"
+#include "oom.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -22,8 +23,10 @@ static long name_index(struct sum_names *s, const char *name)
     if (s->n * 2 >= s->nslot) { /* keep the table at most half full */
         size_t ns = s->nslot ? s->nslot * 2 : 64;
         uint32_t *t = calloc(ns, sizeof *t);
-        if (!t)
+        if (!t) {
+            sum_oom_note();
             return -1;
+        }
         for (size_t i = 0; i < s->n; i++) {
             size_t h = hash_str(s->v[i].name) & (ns - 1);
             while (t[h])
@@ -40,12 +43,16 @@ static long name_index(struct sum_names *s, const char *name)
             return (long)s->slot[h] - 1;
     if (s->n == SUM_MAX_PHASE_NAMES)
         return -1;
-    if (!hw_grow(&s->v, &s->cap, s->n, sizeof *s->v, 8))
+    if (!hw_grow(&s->v, &s->cap, s->n, sizeof *s->v, 8)) {
+        sum_oom_note();
         return -1;
+    }
     struct sum_name_acc *a = &s->v[s->n];
     memset(a, 0, sizeof *a);
-    if (!(a->name = strdup(name)))
+    if (!(a->name = strdup(name))) {
+        sum_oom_note();
         return -1;
+    }
     a->d_min = INFINITY;
     a->d_max = -INFINITY;
     /* means and maxima only: a name's windows may hold most of the run */
@@ -114,6 +121,7 @@ struct sum_name_acc *sum_names_add(struct sum_names *s, const char *name, double
         return a;
     }
     if (!hw_grow(&s->win, &s->wcap, s->nwin, sizeof *s->win, 64)) {
+        sum_oom_note();
         s->windows_dropped++;
         return a;
     }
@@ -159,7 +167,9 @@ void sum_names_index(struct sum_names *s)
             if (isfinite(t1[i])) /* an open window's part comes with its end */
                 s->v[s->win[i].name].span_s += t1[i] - t0[i];
         }
-        sum_ivx_build(&s->ivx, t0, t1, m); /* empty on ENOMEM: no sample figures */
+        sum_ivx_build(&s->ivx, t0, t1, m); /* empty on ENOMEM (noted): no sample figures */
+    } else {
+        sum_oom_note();
     }
     free(t0);
     free(t1);
@@ -238,13 +248,15 @@ struct seg {
 };
 
 /* GPU g's energy in name a, made at the first step to meet one of its windows (NULL: no
- * memory, the step is lost to the name and the run says out of memory nowhere else). */
+ * memory, noted: the step is lost to the name). */
 static struct sum_name_energy *name_energy(struct sum_name_acc *a, int g)
 {
     if (g < 0 || g >= SUM_NAME_MAX_GPUS)
         return NULL;
-    if (!a->energy && !(a->energy = calloc(SUM_NAME_MAX_GPUS, sizeof *a->energy)))
+    if (!a->energy && !(a->energy = calloc(SUM_NAME_MAX_GPUS, sizeof *a->energy))) {
+        sum_oom_note();
         return NULL;
+    }
     return &a->energy[g];
 }
 
@@ -309,8 +321,10 @@ double sum_names_covered(const struct sum_names *s, double a, double b)
     if (!s->nwin || !(b > a))
         return 0;
     struct sum_win *w = malloc(s->nwin * sizeof *w);
-    if (!w)
+    if (!w) {
+        sum_oom_note();
         return NAN;
+    }
     memcpy(w, s->win, s->nwin * sizeof *w);
     qsort(w, s->nwin, sizeof *w, cmp_t0);
     double covered = 0, x = -INFINITY, y = -INFINITY; /* the stretch being merged */

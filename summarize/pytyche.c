@@ -569,21 +569,28 @@ static void jp_event(void *ctx, const struct rd_event *e)
         sum_fwmem_take(ctx, e->data);
 }
 
-static double jax_peak(const char *dir, const char *path)
+/* The JAX peak the run's log names into *mib (NAN: none); -ENOMEM when it could not be read
+ * for memory (a missing or unreadable log has no value, as for pytyche). */
+static int jax_peak(const char *dir, const char *path, double *mib)
 {
     char *p = NULL;
-    if (!path && dir && asprintf(&p, "%s/%s", dir, hw_file_names[HW_FILE_RUNLOG]) >= 0)
+    if (!path && dir) {
+        if (asprintf(&p, "%s/%s", dir, hw_file_names[HW_FILE_RUNLOG]) < 0)
+            return -ENOMEM;
         path = p;
+    }
     struct sum_fwmem fw;
     sum_fwmem_init(&fw);
     struct rd_sink sink = {.ctx = &fw, .phase = jp_entry, .phase_begin = jp_entry,
                             .event = jp_event};
     struct rd_quality q;
     struct stat st;
+    int rc = 0;
     if (path && stat(path, &st) == 0)
-        (void)rd_read_file(HW_FILE_RUNLOG, path, NULL, &sink, &q); /* pytyche: no log, no value */
+        rc = rd_read_file(HW_FILE_RUNLOG, path, NULL, &sink, &q); /* pytyche: no log, no value */
     free(p);
-    return fw.jax_peak_mib;
+    *mib = fw.jax_peak_mib;
+    return rc == -ENOMEM ? rc : 0;
 }
 
 int sum_py_run(const char *dir, const char *const file_opt[HW_FILE_COUNT], bool fields,
@@ -602,8 +609,10 @@ int sum_py_run(const char *dir, const char *const file_opt[HW_FILE_COUNT], bool 
         char *p = NULL;
         const char *path = file_opt[files[i].kind];
         if (!path && dir) {
-            if (asprintf(&p, "%s/%s", dir, hw_file_names[files[i].kind]) < 0)
-                p = NULL;
+            if (asprintf(&p, "%s/%s", dir, hw_file_names[files[i].kind]) < 0) {
+                snprintf(why, why_cap, "%s: %s", dir, strerror(ENOMEM));
+                return -ENOMEM;
+            }
             path = p;
         }
         struct stat st;
@@ -628,7 +637,10 @@ int sum_py_run(const char *dir, const char *const file_opt[HW_FILE_COUNT], bool 
         }
         free(p);
     }
-    acc.jax_peak_mb = jax_peak(dir, file_opt[HW_FILE_RUNLOG]);
+    if (jax_peak(dir, file_opt[HW_FILE_RUNLOG], &acc.jax_peak_mb) < 0) {
+        snprintf(why, why_cap, "%s: %s", dir ? dir : file_opt[HW_FILE_RUNLOG], strerror(ENOMEM));
+        return -ENOMEM;
+    }
     sum_py_format(&acc, fields, out);
     *usable = any;
     if (!any) {

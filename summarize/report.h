@@ -72,13 +72,21 @@ struct sum_show {
 /* How a job of many ranks (jobsum.h) makes one figure of its directories' figures, each
  * directory a run of its own: every entry of the run's row says one, by what the figure is.
  * SUM: a counter of the rank's own (its processes, its log), summed over every directory of
- * every attempt; MAX: a peak, the highest of any directory; MEAN_BY_TIME: a mean, the
- * directories' means weighted by their durations (by none where no directory's duration is
- * known); OWN: the job's row has a figure of that key by rules of its own (jobsum.h: GPUs
- * counted once, the peak of the summed series, ...); NONE: the run's alone (an id, a text, a
- * ratio of the run, the host's own counter, which ranks of one host would count again). A
- * job's row and page show every figure with a SUM, MAX or MEAN_BY_TIME rule, so a run figure
- * given one reaches them with nothing else. UNSET is no rule: an entry must say one. */
+ * every attempt; SUM_HOSTS: a counter of the host's (its disks, its network), which every
+ * rank of a host counts alike over its own run: summed over the hosts, each host of each
+ * attempt once, by the figure of its rank whose run spans the longest among those that
+ * measured it (the ranks of a host were launched together, so the longest run's window holds
+ * the others'; ranks that say no host are hosts of their own, as the job's hosts count them);
+ * MAX: a peak, the highest of any directory; MIN: a least value (free space, headroom), the
+ * lowest of any directory; MEAN_BY_TIME: a mean, the directories' means weighted by their
+ * durations (by none where no directory's duration is known); MEAN_HOSTS: a mean of the
+ * host's (its CPUs' use), the hosts' means, each host of each attempt by its rank as for
+ * SUM_HOSTS, weighted by that rank's duration (MEAN_BY_TIME would weigh a host by its ranks);
+ * OWN: the job's row has a figure of that key by rules of its own (jobsum.h: GPUs counted
+ * once, the peak of the summed series, ...); NONE: the run's alone (an id, a text, a ratio of
+ * the run, a size of its host or its container). A job's row and page show every figure with
+ * a rule other than NONE and OWN (sum_job_rules[r].derived), so a run figure given one
+ * reaches them with nothing else. UNSET is no rule: an entry must say one. */
 enum sum_job_rule {
     SUM_JOB_UNSET,
     SUM_JOB_NONE,
@@ -86,8 +94,19 @@ enum sum_job_rule {
     SUM_JOB_SUM,
     SUM_JOB_MAX,
     SUM_JOB_MEAN_BY_TIME,
+    SUM_JOB_SUM_HOSTS,
+    SUM_JOB_MIN,
+    SUM_JOB_MEAN_HOSTS,
     SUM_JOB_RULE_COUNT
 };
+/* Each rule's name (`summarize --columns`' job_rule field), its words for people (the job
+ * page's "of the ranks'"; NULL where the job takes no figure of the ranks'), and whether the
+ * job derives a figure of the ranks' by it. */
+struct sum_job_rule_def {
+    const char *name, *words;
+    bool derived;
+};
+extern const struct sum_job_rule_def sum_job_rules[SUM_JOB_RULE_COUNT];
 /* A column of the sweep row as its table says it: its name, type, dimension (the unit every
  * output gives it: units.h; SUM_DIM_NONE for a text, a count or an id), how a job makes it of
  * its directories', what it means, and where else it is shown. */

@@ -28,6 +28,21 @@ static struct sum_fwmem_fig fw_fig(const struct sum_run *run)
     return x;
 }
 
+const struct sum_job_rule_def sum_job_rules[SUM_JOB_RULE_COUNT] = {
+    [SUM_JOB_UNSET] = {"unset", NULL, false}, /* no entry has it: rows.job_rules */
+    [SUM_JOB_NONE] = {"none", NULL, false},
+    [SUM_JOB_OWN] = {"own", NULL, false},
+    [SUM_JOB_SUM] = {"sum", "summed over the ranks", true},
+    [SUM_JOB_MAX] = {"max", "the highest of any rank", true},
+    [SUM_JOB_MEAN_BY_TIME] = {"mean_by_time", "the ranks' means, weighted by their durations",
+                              true},
+    [SUM_JOB_SUM_HOSTS] = {"sum_hosts",
+                           "summed over the hosts, each by its longest-running rank", true},
+    [SUM_JOB_MIN] = {"min", "the lowest of any rank", true},
+    [SUM_JOB_MEAN_HOSTS] = {"mean_hosts", "the hosts' means, each by its longest-running rank, "
+                            "weighted by its duration", true},
+};
+
 /* Where a row figure is shown besides what shows every one (the rows, --columns, --compare):
  * NOSHOW, or SHOW(where, the sweep page's column head, its label on the run page and in the
  * text headline); JSON(place, ...): also a member of summary.json's headline, at that place. */
@@ -46,12 +61,13 @@ static struct sum_show in_json(unsigned place, struct sum_show s)
  * U (a count) or I (an integer, NAN when not known), with its name, for D its dimension (its
  * unit for every output, units.h: S, U and I have none), how a job of many ranks makes one
  * figure of its directories' (report.h's enum sum_job_rule: a job's row and page show every
- * figure that has a rule of SUM, MAX or MEAN_BY_TIME), what it means, where else it
- * is shown (SHOW: the sweep page's columns and the text headline iterate those), and its value
- * (an expression of run; mu is the memory-utilization series of sum_fig_mem_util(), mem_src the
- * source of the container's memory peak, set by the column before it); PER_IO(...) stands for
- * its columns once per disk/network counter i. CSV, JSONL and --units rows are all expanded
- * from this one list, and the arrays they fill have exactly as many places as it has columns. */
+ * figure whose rule derives one: SUM, SUM_HOSTS, MAX, MIN, MEAN_BY_TIME, MEAN_HOSTS), what it
+ * means, where else it is shown (SHOW: the sweep page's columns and the text headline iterate
+ * those), and its value (an expression of run; mu is the memory-utilization series of
+ * sum_fig_mem_util(), mem_src the source of the container's memory peak, set by the column
+ * before it); PER_IO(...) stands for its columns once per disk/network counter i. CSV, JSONL
+ * and --units rows are all expanded from this one list, and the arrays they fill have exactly
+ * as many places as it has columns. */
 #define SWEEP_COLUMNS(S, D, U, I, PER_IO, PER_CTX, PER_VFIG)                                                 \
     S("dir", SUM_JOB_NONE, "the run directory, as given", NOSHOW,                                                \
       run->dir)                                                                                    \
@@ -97,7 +113,7 @@ static struct sum_show in_json(unsigned place, struct sum_show s)
       run->fw.framework[0] ? run->fw.framework : NULL)                                             \
     D("framework_peak_mib", SUM_DIM_GPUMEM, SUM_JOB_MAX, "the framework's own peak of GPU memory", SHOW(SUM_SHOW_PAGE, NULL, "framework peak"),                      \
       fw_fig(run).peak_mib)                                                                        \
-    D("framework_headroom_mib", SUM_DIM_GPUMEM, SUM_JOB_NONE, "GPU memory the framework's peak left free", SHOW(SUM_SHOW_PAGE, NULL, "GPU headroom"),               \
+    D("framework_headroom_mib", SUM_DIM_GPUMEM, SUM_JOB_MIN, "GPU memory the framework's peak left free", SHOW(SUM_SHOW_PAGE, NULL, "GPU headroom"),               \
       fw_fig(run).headroom_mib)                                                                    \
     D("gpu_util_mean_pct", SUM_DIM_PCT, SUM_JOB_OWN, "mean utilization.gpu over every GPU sample",                           \
       JSON(2, SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS | SUM_SHOW_PAGE, "GPU util", "GPU util mean")),                          \
@@ -125,9 +141,9 @@ static struct sum_show in_json(unsigned place, struct sum_show s)
       sum_fig_max(&run->all[RD_GM_MEM_USED])) /* calibrax's, as in JSON */                          \
     D("mean_gpu_util", SUM_DIM_PCT, SUM_JOB_NONE, "mean utilization.gpu (calibrax's name)", JSON(23, NOSHOW),                           \
       sum_stat_mean(&run->all[RD_GM_UTIL]))                                                        \
-    D("cpu_usr_mean_pct", SUM_DIM_PCT, SUM_JOB_MEAN_BY_TIME, "mean user CPU of the machine (or its cgroup)", JSON(8, SHOW(SUM_SHOW_SWEEP | SUM_SHOW_PAGE, "CPU usr", "CPU usr mean")),                                                                            \
+    D("cpu_usr_mean_pct", SUM_DIM_PCT, SUM_JOB_MEAN_HOSTS, "mean user CPU of the machine (or its cgroup)", JSON(8, SHOW(SUM_SHOW_SWEEP | SUM_SHOW_PAGE, "CPU usr", "CPU usr mean")),                                                                            \
       sum_stat_mean(&run->cpu[HW_CPU_COL_USR]))                                                    \
-    D("cpu_idle_mean_pct", SUM_DIM_PCT, SUM_JOB_MEAN_BY_TIME, "mean idle CPU of the machine", JSON(9, SHOW(SUM_SHOW_PAGE, NULL, "CPU idle mean")),                                 \
+    D("cpu_idle_mean_pct", SUM_DIM_PCT, SUM_JOB_MEAN_HOSTS, "mean idle CPU of the machine", JSON(9, SHOW(SUM_SHOW_PAGE, NULL, "CPU idle mean")),                                 \
       sum_stat_mean(&run->cpu[HW_CPU_COL_IDLE]))                                                   \
     D("peak_rss_mb", SUM_DIM_MEM, SUM_JOB_MAX, "highest RSS of the job's process tree, each process counted whole",          \
       JSON(10, SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_JOB | SUM_SHOW_PAGE, "Peak RSS", "process peak RSS")),                            \
@@ -165,10 +181,10 @@ static struct sum_show in_json(unsigned place, struct sum_show s)
     D("sys_cpu_mean_pct", SUM_DIM_PCT, SUM_JOB_MEAN_BY_TIME, "the tree's mean system CPU, in % of one core", NOSHOW,                  \
       sum_stat_mean(&run->proc[HW_PROC_COL_SYS_CPU]))                                              \
     /* disks, network, free space, the container (system.h) */                                     \
-    PER_IO(D(sum_io_defs[i].mib_key, SUM_DIM_MEM, SUM_JOB_NONE, sum_io_defs[i].mib_what, SHOW(SUM_SHOW_PAGE, NULL, sum_io_defs[i].mib_words), sum_system_mib(&run->sys, i)) \
+    PER_IO(D(sum_io_defs[i].mib_key, SUM_DIM_MEM, SUM_JOB_SUM_HOSTS, sum_io_defs[i].mib_what, SHOW(SUM_SHOW_PAGE, NULL, sum_io_defs[i].mib_words), sum_system_mib(&run->sys, i)) \
                D(sum_io_defs[i].peak_key, SUM_DIM_MEM_RATE, SUM_JOB_MAX, sum_io_defs[i].peak_what, SHOW(SUM_SHOW_PAGE, NULL, sum_io_defs[i].peak_words),                    \
                  sum_system_peak_mib_s(&run->sys, i)))                                             \
-    D("fs_free_min_mib", SUM_DIM_MEM, SUM_JOB_NONE, "least free space on the run directory's file system", SHOW(SUM_SHOW_PAGE, NULL, "free space min"),            \
+    D("fs_free_min_mib", SUM_DIM_MEM, SUM_JOB_MIN, "least free space on the run directory's file system", SHOW(SUM_SHOW_PAGE, NULL, "free space min"),            \
       run->sys.fs_free_min_mib)                                                                    \
     D("container_mem_peak_mib", SUM_DIM_MEM, SUM_JOB_MAX,                                                                    \
       "the container's memory peak (the kernel's, else the highest sample)", SHOW(SUM_SHOW_PAGE, NULL, "cgroup memory peak"),               \
@@ -420,7 +436,8 @@ void sum_report_columns(const struct sum_units *u, struct hw_buf *out)
                                        [SUM_COL_U64] = "integer", [SUM_COL_INT] = "integer"};
     size_t n;
     const struct sum_row_def *def = sum_report_row_defs(&n);
-    hw_buf_puts(out, "column\ttype\tunit\tdescription\n");
+    /* the job rule last: readers of the first four fields by place keep them */
+    hw_buf_puts(out, "column\ttype\tunit\tdescription\tjob_rule\n");
     char renamed[SWEEP_NCOLS][SUM_COL_NAME];
     const char *shown[SWEEP_NCOLS];
     size_t m = 0;
@@ -435,8 +452,8 @@ void sum_report_columns(const struct sum_units *u, struct hw_buf *out)
         }
         if (dup)
             continue;
-        hw_buf_printf(out, "%s\t%s\t%s\t%s\n", name, type[def[i].type],
-                      sum_dim_unit(u, def[i].dim), def[i].what);
+        hw_buf_printf(out, "%s\t%s\t%s\t%s\t%s\n", name, type[def[i].type],
+                      sum_dim_unit(u, def[i].dim), def[i].what, sum_job_rules[def[i].job].name);
         shown[m++] = name;
     }
 }
@@ -555,8 +572,10 @@ void sum_report_csv_header(struct hw_buf *out)
 void sum_report_csv_header_u(const struct sum_units *u, struct hw_buf *out)
 {
     struct sum_run *empty = sum_run_new();
-    if (!empty)
+    if (!empty) {
+        out->oom = true;
         return;
+    }
     struct sum_col c[SWEEP_NCOLS];
     char names[SWEEP_NCOLS][SUM_COL_NAME];
     sum_cols_csv_header(c, row_cols(empty, u, c, names), out);
@@ -637,6 +656,8 @@ void sum_report_jsonl_row_u(const struct sum_run *run, const struct sum_units *u
         hw_buf_init(&k, NULL, 0);
         sum_report_param_name(&run->params[i], &k);
         hw_json_raw(&w, k.p ? k.p : "", sum_report_param_json(&run->params[i]));
+        if (k.oom)
+            out->oom = true;
         hw_buf_free(&k);
     }
     phase_figures(run, u, jsonl_extra, &(struct json_out){&w, u});

@@ -525,7 +525,9 @@ static void text_head_line(struct hw_buf *out, const struct sum_run *run, unsign
     struct head_line h = {out, u, {0}, false};
     hw_buf_init(&h.line, NULL, 0);
     sum_report_shown(run, where, head_fig, &h);
-    if (h.any)
+    if (h.line.oom)
+        out->oom = true;
+    else if (h.any)
         hw_buf_printf(out, "  %s: %s\n", label, h.line.p);
     hw_buf_free(&h.line);
 }

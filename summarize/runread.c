@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "hwrun/io.h"
+#include "oom.h"
 #include "sink.h"
 
 /* A GPU whose energy counter (NVML's or AMD SMI's: hw_energy.csv) and power integrated over its
@@ -84,8 +85,11 @@ static int read_kind(struct sum_run *run, enum hw_file kind, const char *path,
     if (!path)
         return 0;
     run->cur_kind = kind;
-    run->path[kind] = strdup(path);
+    if (!(run->path[kind] = strdup(path)))
+        run->oom = true;
     int rc = rd_read_file(kind, path, opts, sink, &run->q[kind]);
+    if (rc == -ENOMEM)
+        run->oom = true;
     if (rc < 0) {
         char why[sizeof run->read_error[kind]];
         snprintf(run->read_error[kind], sizeof run->read_error[kind], "%s",
@@ -142,8 +146,8 @@ int sum_run_read(struct sum_run *run, const struct sum_inputs *in, const struct 
     run->cfg = cfg ? cfg : &none;
     cfg = run->cfg;
     run->idle_pct = idle_pct;
-    if (in->dir)
-        run->dir = strdup(in->dir);
+    if (in->dir && !(run->dir = strdup(in->dir)))
+        run->oom = true;
     if (cfg->timeline_cols > 0 && !run->tl) {
         run->tl = sum_tl_new(cfg->timeline_cols, cfg->timeline_spark);
         if (!run->tl)

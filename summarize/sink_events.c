@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sink.h"
+#include "oom.h"
 
 void sum_on_event(void *ctx, const struct rd_event *e)
 {
@@ -81,6 +82,8 @@ void sum_on_event(void *ctx, const struct rd_event *e)
             free(run->cgroup_json);
             run->cgroup_json = strdup(json_object_to_json_string_ext(
                 cg, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+            if (!run->cgroup_json)
+                run->oom = true;
             /* where the kernel's memory peak stood at start (cpu_metrics.csv's precision),
              * or 0 when hwmon reset it: only what rises above it is this run's */
             struct json_object *v;
@@ -106,8 +109,8 @@ void sum_on_event(void *ctx, const struct rd_event *e)
                 const char *s = json_object_to_json_string_ext(
                     e->data, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
                 size_t n = strlen(s);
-                if (n <= 2000)
-                    x->data = strdup(s);
+                if (n <= 2000 && !(x->data = strdup(s)))
+                    run->oom = true;
             }
         }
     }

@@ -8,11 +8,13 @@
 
 #include "sink.h"
 
-static struct sum_phase_gpu *phase_gpu(struct sum_phase_acc *p, int g)
+static struct sum_phase_gpu *phase_gpu(struct sum_run *run, struct sum_phase_acc *p, int g)
 {
     if (!p->gpu[g]) {
         p->gpu[g] = calloc(1, sizeof *p->gpu[g]);
-        if (p->gpu[g] && p->no_quant) {
+        if (!p->gpu[g])
+            run->oom = true;
+        else if (p->no_quant) {
             for (int m = 0; m < RD_GM_COUNT; m++)
                 p->gpu[g]->m[m].no_quant = true;
             for (int m = 0; m < HW_GPM_NCOLS; m++)
@@ -30,9 +32,9 @@ struct gpu_pt {
 static void phase_gpu_point(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
                             const void *arg)
 {
-    (void)run, (void)a, (void)b;
+    (void)a, (void)b;
     const struct gpu_pt *pt = arg;
-    struct sum_phase_gpu *pg = phase_gpu(p, pt->g);
+    struct sum_phase_gpu *pg = phase_gpu(run, p, pt->g);
     if (!pg)
         return;
     for (int m = 0; m < RD_GM_COUNT; m++)
@@ -65,11 +67,11 @@ static double seg_joules_in(const struct seg *s, const struct sum_phase_acc *p)
 static void phase_energy(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
                          const void *arg)
 {
-    (void)run, (void)a, (void)b;
+    (void)a, (void)b;
     const struct seg *s = arg;
     if (!(fmin(s->t2, p->t1) > fmax(s->t1, p->t0)))
         return;
-    struct sum_phase_gpu *pg = phase_gpu(p, s->g);
+    struct sum_phase_gpu *pg = phase_gpu(run, p, s->g);
     if (pg) {
         pg->energy_j += seg_joules_in(s, p);
         pg->cov_s[RD_ER_INTEGRATED] += step_in(s->t1, s->t2, p);
@@ -85,8 +87,10 @@ static struct sum_gpu *new_gpu(struct sum_run *run, int g)
         return NULL;
     if (!run->gpu[g]) {
         run->gpu[g] = calloc(1, sizeof *run->gpu[g]);
-        if (!run->gpu[g])
+        if (!run->gpu[g]) {
+            run->oom = true;
             return NULL;
+        }
         run->gpu[g]->index = g;
         run->gpu[g]->prev_t = NAN;
         run->gpu[g]->dmon_prev_t = NAN;
@@ -143,20 +147,24 @@ struct clk_of {
     const double *v; /* a row's values (points) */
 };
 
-static struct sum_clk_acc *phase_clk(struct sum_phase_acc *p, int g)
+static struct sum_clk_acc *phase_clk(struct sum_run *run, struct sum_phase_acc *p, int g)
 {
-    struct sum_phase_gpu *pg = phase_gpu(p, g);
-    if (pg && !pg->clk && (pg->clk = malloc(sizeof *pg->clk)))
-        sum_clk_acc_init(pg->clk);
+    struct sum_phase_gpu *pg = phase_gpu(run, p, g);
+    if (pg && !pg->clk) {
+        if ((pg->clk = malloc(sizeof *pg->clk)))
+            sum_clk_acc_init(pg->clk);
+        else
+            run->oom = true;
+    }
     return pg ? pg->clk : NULL;
 }
 
 static void phase_clk_step(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
                            const void *arg)
 {
-    (void)run, (void)a, (void)b;
+    (void)a, (void)b;
     const struct clk_of *c = arg;
-    struct sum_clk_acc *acc = phase_clk(p, c->g);
+    struct sum_clk_acc *acc = phase_clk(run, p, c->g);
     if (acc)
         sum_clk_step_part(acc, c->step, p->t0, p->t1);
 }
@@ -164,9 +172,9 @@ static void phase_clk_step(struct sum_run *run, struct sum_phase_acc *p, double 
 static void phase_clk_point(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
                             const void *arg)
 {
-    (void)run, (void)a, (void)b;
+    (void)a, (void)b;
     const struct clk_of *c = arg;
-    struct sum_clk_acc *acc = phase_clk(p, c->g);
+    struct sum_clk_acc *acc = phase_clk(run, p, c->g);
     if (acc)
         sum_clk_sample(acc, c->v);
 }
@@ -179,9 +187,9 @@ struct ecnt_of {
 static void phase_counter(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
                           const void *arg)
 {
-    (void)run, (void)a, (void)b;
+    (void)a, (void)b;
     const struct ecnt_of *c = arg;
-    struct sum_phase_gpu *pg = phase_gpu(p, c->g);
+    struct sum_phase_gpu *pg = phase_gpu(run, p, c->g);
     if (!pg)
         return;
     pg->counter_mj += sum_ecount_part(c->step, p->t0, p->t1);
@@ -196,8 +204,10 @@ void sum_on_energy_row(void *ctx, const struct rd_energy_row *r)
         return;
     struct sum_ecount *e = run->ecnt[r->gpu];
     if (!e) {
-        if (!(e = run->ecnt[r->gpu] = malloc(sizeof *e)))
+        if (!(e = run->ecnt[r->gpu] = malloc(sizeof *e))) {
+            run->oom = true;
             return;
+        }
         sum_ecount_init(e);
     }
     see_time(run, r->t);
@@ -234,11 +244,15 @@ struct pm_of {
 static void phase_pmon(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
                        const void *arg)
 {
-    (void)run, (void)a, (void)b;
+    (void)a, (void)b;
     const struct pm_of *c = arg;
-    struct sum_phase_gpu *pg = phase_gpu(p, c->g);
-    if (pg && !pg->pm && (pg->pm = malloc(sizeof *pg->pm)))
-        sum_pmon_acc_init(pg->pm);
+    struct sum_phase_gpu *pg = phase_gpu(run, p, c->g);
+    if (pg && !pg->pm) {
+        if ((pg->pm = malloc(sizeof *pg->pm)))
+            sum_pmon_acc_init(pg->pm);
+        else
+            run->oom = true;
+    }
     if (pg && pg->pm)
         pmon_acc_add(pg->pm, c->v);
 }
@@ -289,8 +303,10 @@ void sum_on_pmon(void *ctx, const struct rd_pmon_row *r)
         return;
     struct sum_pmon_gpu *m = run->pm[r->gpu];
     if (!m) {
-        if (!(m = run->pm[r->gpu] = calloc(1, sizeof *m)))
+        if (!(m = run->pm[r->gpu] = calloc(1, sizeof *m))) {
+            run->oom = true;
             return;
+        }
         sum_pmon_acc_init(&m->acc);
         m->t = NAN;
     }
@@ -320,11 +336,11 @@ void sum_on_pmon(void *ctx, const struct rd_pmon_row *r)
 static void phase_energy_inst(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
                               const void *arg)
 {
-    (void)run, (void)a, (void)b;
+    (void)a, (void)b;
     const struct seg *s = arg;
     if (!(fmin(s->t2, p->t1) > fmax(s->t1, p->t0)))
         return;
-    struct sum_phase_gpu *pg = phase_gpu(p, s->g);
+    struct sum_phase_gpu *pg = phase_gpu(run, p, s->g);
     if (pg) {
         pg->inst_j += seg_joules_in(s, p);
         pg->cov_s[RD_ER_INSTANT] += step_in(s->t1, s->t2, p);
@@ -356,8 +372,10 @@ void sum_on_health(void *ctx, const struct rd_health_row *r)
         return;
     struct sum_clk_gpu *g = run->clk[r->gpu];
     if (!g) {
-        if (!(g = run->clk[r->gpu] = malloc(sizeof *g)))
+        if (!(g = run->clk[r->gpu] = malloc(sizeof *g))) {
+            run->oom = true;
             return;
+        }
         sum_clk_gpu_init(g);
     }
     see_time(run, r->t);
@@ -454,9 +472,9 @@ void sum_on_gpu(void *ctx, const struct rd_gpu_row *r)
 static void phase_gpm_point(struct sum_run *run, struct sum_phase_acc *p, double a, double b,
                             const void *arg)
 {
-    (void)run, (void)a, (void)b;
+    (void)a, (void)b;
     const struct rd_dmon_row *r = arg;
-    struct sum_phase_gpu *pg = phase_gpu(p, r->gpu);
+    struct sum_phase_gpu *pg = phase_gpu(run, p, r->gpu);
     if (!pg)
         return;
     for (int m = 0; m < HW_GPM_NCOLS; m++)

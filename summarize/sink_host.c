@@ -563,7 +563,7 @@ void sum_on_tree_pid(void *ctx, const struct rd_tree_pid_row *r)
         return;
     }
     if (!hw_grow(&run->tspan, &run->tspan_cap, run->ntspan, sizeof *run->tspan, 64)) {
-        run->tspan_oom = true;
+        run->oom = true;
         return;
     }
     if (!run->ntspan)

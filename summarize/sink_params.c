@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sink.h"
+#include "oom.h"
 
 static void param_set(struct sum_run *run, const char *key, struct json_object *v, bool metric)
 {
@@ -20,9 +21,13 @@ static void param_set(struct sum_run *run, const char *key, struct json_object *
             if (p) {
                 run->params = p;
                 run->params_cap = cap;
+            } else {
+                run->oom = true;
             }
         }
         char *k = run->nparams < run->params_cap ? strdup(key) : NULL;
+        if (!k && run->nparams < run->params_cap)
+            run->oom = true;
         if (!k) {
             run->params_dropped++;
             return;

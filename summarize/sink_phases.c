@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hwrun/buf.h"
+#include "oom.h"
 #include "sink.h"
 
 /* A phase entry's own keys (steps, loss, exit_status, ...) as a JSON object text, to keep per
@@ -43,8 +44,8 @@ static char *phase_extra(struct json_object *obj)
     char *text = NULL;
     const char *s = json_object_to_json_string_ext(
         x, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-    if (strlen(s) <= SUM_PHASE_EXTRA_MAX)
-        text = strdup(s);
+    if (strlen(s) <= SUM_PHASE_EXTRA_MAX && !(text = strdup(s)))
+        sum_oom_note();
     json_object_put(x);
     return text;
 }
@@ -77,8 +78,10 @@ static void pick_phase(struct sum_run *run, size_t i, const struct sum_phase_bri
 {
     if (i >= run->pick_cap) {
         size_t cap = run->pick_cap;
-        if (!hw_grow(&run->pick, &run->pick_cap, i, sizeof *run->pick, 8))
-            return; /* the entry is counted by name, not kept */
+        if (!hw_grow(&run->pick, &run->pick_cap, i, sizeof *run->pick, 8)) {
+            run->oom = true;
+            return;
+        }
         memset(run->pick + cap, 0, (run->pick_cap - cap) * sizeof *run->pick);
     }
     struct sum_name_pick *k = &run->pick[i];
@@ -123,12 +126,16 @@ static void add_phase(struct sum_run *run, const char *name, double t0, double t
         /* the briefs a listing may show; the rest only count (the picks stand for them) */
         if (!brief_listable(run, seq))
             return;
-        if (run->nbrief < SUM_MAX_PHASE_BRIEFS &&
-            hw_grow(&run->brief, &run->brief_cap, run->nbrief, sizeof *run->brief, 64))
-            run->brief[run->nbrief++] = b;
+        if (run->nbrief < SUM_MAX_PHASE_BRIEFS) {
+            if (hw_grow(&run->brief, &run->brief_cap, run->nbrief, sizeof *run->brief, 64))
+                run->brief[run->nbrief++] = b;
+            else
+                run->oom = true;
+        }
         return;
     }
     if (!hw_grow(&run->phase, &run->phase_cap, run->nphase, sizeof *run->phase, 16)) {
+        run->oom = true;
         run->phases_dropped++;
         free(extra);
         return;
@@ -137,6 +144,7 @@ static void add_phase(struct sum_run *run, const char *name, double t0, double t
     memset(a, 0, sizeof *a);
     a->name = strdup(name);
     if (!a->name) {
+        run->oom = true;
         run->phases_dropped++;
         free(extra);
         return;
@@ -172,6 +180,7 @@ void sum_on_phase_begin(void *ctx, const struct rd_phase *p)
     see_time(run, p->t_start);
     if (run->nopen >= SUM_MAX_OPEN ||
         !hw_grow(&run->open, &run->open_cap, run->nopen, sizeof *run->open, 8)) {
+        run->oom |= run->nopen < SUM_MAX_OPEN;
         run->open_dropped++;
         return;
     }
@@ -182,6 +191,7 @@ void sum_on_phase_begin(void *ctx, const struct rd_phase *p)
     sum_fwmem_init(&o->fw);
     fwmem_entry(run, &o->fw, p->obj); /* a phase killed inside: what its begin said */
     if (!o->id || !o->name) {
+        run->oom = true;
         sum_open_free(o);
         run->open_dropped++;
         return;
@@ -244,7 +254,9 @@ void sum_index_phases(struct sum_run *run)
             t0[i] = run->phase[i].t0;
             t1[i] = run->phase[i].t1;
         }
-        sum_ivx_build(&run->pidx, t0, t1, run->nphase); /* empty on ENOMEM */
+        sum_ivx_build(&run->pidx, t0, t1, run->nphase); /* empty on ENOMEM (noted) */
+    } else {
+        run->oom = true;
     }
     free(t0);
     free(t1);

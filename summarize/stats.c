@@ -7,6 +7,7 @@
  * of two is cut into 128 equal buckets. A bucket [lo, hi) has hi/lo <= 1 + 1/128 and its
  * middle is within 1/256 of every value in it. */
 #include "stats_core.h"
+#include "oom.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -68,8 +69,10 @@ static bool grow(struct sum_quant *q)
 {
     size_t cap = q->cap ? q->cap * 2 : 16;
     struct slot *slots = calloc(cap, sizeof *slots);
-    if (!slots)
+    if (!slots) {
+        sum_oom_note();
         return false;
+    }
     struct sum_quant nq = *q;
     nq.slots = slots;
     nq.cap = cap;
@@ -90,8 +93,10 @@ static uint64_t *store_cell(struct bucket_store *b, int64_t k)
 {
     if (b->n == 0) {
         b->counts = calloc(64, sizeof *b->counts);
-        if (!b->counts)
+        if (!b->counts) {
+            sum_oom_note();
             return NULL;
+        }
         b->n = 64;
         b->lo = k - 32;
     }
@@ -100,8 +105,10 @@ static uint64_t *store_cell(struct bucket_store *b, int64_t k)
         int64_t hi = k >= b->lo + (int64_t)b->n ? k + 64 : b->lo + (int64_t)b->n;
         size_t n = (size_t)(hi - lo);
         uint64_t *p = calloc(n, sizeof *p);
-        if (!p)
+        if (!p) {
+            sum_oom_note();
             return NULL;
+        }
         memcpy(p + (b->lo - lo), b->counts, b->n * sizeof *p);
         free(b->counts);
         b->counts = p;
@@ -181,6 +188,7 @@ static __attribute__((noinline)) void quant_add_slow(struct sum_stat *s, double 
         s->q = calloc(1, sizeof *s->q);
         if (!s->q) {
             s->oom = s->no_quant = true;
+            sum_oom_note();
             return;
         }
     }
@@ -242,8 +250,10 @@ static struct vc *sorted(const struct sum_quant *q, size_t *n)
 {
     size_t cap = q->sketch ? q->pos.n + q->neg.n + 1 : q->used;
     struct vc *a = malloc((cap ? cap : 1) * sizeof *a);
-    if (!a)
+    if (!a) {
+        sum_oom_note();
         return NULL;
+    }
     size_t k = 0;
     if (!q->sketch) {
         for (size_t i = 0; i < q->cap; i++)

@@ -422,11 +422,13 @@ struct sum_run {
     uint64_t pids_dropped;
 
     const struct sum_config *cfg;
+    /* an allocation failed while reading or judging: a figure may lack rows, so the summary is
+     * printed with an error (sum_run_summarize returns -ENOMEM), never as if whole */
+    bool oom;
 
     /* the process tree's pids over time, sorted by pid once read, for gpu_procs.csv */
     struct sum_tree_span *tspan;
     size_t ntspan, tspan_cap;
-    bool tspan_oom;
     long tree_root_pid; /* tree_pids.csv's first pid (the tracked process), 0: none */
     uint64_t gp_tree_rows; /* gpu_procs.csv rows of the tree's pids */
     struct sum_outcome outcome; /* how the run ended (outcome.h) */

@@ -1,5 +1,6 @@
 /* The run's bucketed timeline (timeline.h), fed by the sinks (sink.h) in the run's one pass. */
 #include "timeline.h"
+#include "oom.h"
 
 #include "hwrun/io.h"
 #include "hwrun/buf.h"
@@ -177,6 +178,7 @@ static void add(struct sum_timeline *tl, struct sum_tl_series *s, int b, double 
         s->cols = calloc((size_t)tl->nb, sizeof *s->cols);
         if (!s->cols) {
             tl->oom = true;
+            sum_oom_note();
             return;
         }
     }
@@ -224,6 +226,7 @@ static struct sum_tl_gpu *tl_gpu(struct sum_timeline *tl, int g)
         tl->gpu[g] = calloc(1, sizeof *tl->gpu[g]);
         if (!tl->gpu[g]) {
             tl->oom = true;
+            sum_oom_note();
             return NULL;
         }
         for (int k = 0; k < HW_FILE_COUNT; k++)
@@ -376,6 +379,7 @@ void sum_tl_finish(struct sum_timeline *tl, const enum rd_ereading pick[SUM_TL_M
             continue;
         if (!s->cols && !(s->cols = calloc((size_t)tl->nb, sizeof *s->cols))) {
             tl->oom = true;
+            sum_oom_note();
             return;
         }
         for (int b = 0; b <= tl->hi && b < tl->nb; b++)
@@ -452,6 +456,7 @@ void sum_tl_event(struct sum_timeline *tl, const struct rd_event *e)
     if (!hw_grow(&tl->ev, &tl->ev_cap, tl->nev, sizeof *tl->ev, 16)) {
         tl->ev_dropped++;
         tl->oom = true;
+        sum_oom_note();
         return;
     }
     struct sum_tl_event *x = &tl->ev[tl->nev++];

@@ -1,6 +1,7 @@
 /* The verdicts' rules (verdicts.h): one table, each rule's thresholds with their source, and
  * the judges that read the summary's own figures (never a second computation of a figure). */
 #include "verdicts.h"
+#include "oom.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -939,7 +940,9 @@ struct sum_verdicts *sum_verdicts_make(const struct sum_run *run, const struct s
                 }
             hw_buf_printf(&b, " (%s)", out->missing[r]);
         }
-        if (nmiss && !b.oom) {
+        if (b.oom)
+            sum_oom_note();
+        else if (nmiss) {
             struct sum_verdict *v = add(out, SUM_RULE_DATA_MISSING, SUM_SEV_INFO, 0, "%s", b.p);
             ev(v, "rules", nmiss, "reasons");
         }
@@ -953,10 +956,13 @@ int sum_run_summarize(struct sum_run *run, const struct sum_inputs *in,
                       const struct sum_config *cfg)
 {
     const struct sum_rule_cfg *rules = cfg ? cfg->rules : NULL;
+    unsigned long oom_before = sum_oom_count();
     int rc = sum_run_read(run, in, cfg, sum_idle_threshold(rules)); /* the threshold: once */
     free(run->verdicts); /* judged from the figures, once, for every output */
     run->verdicts = sum_verdicts_make(run, rules);
-    return rc;
+    if (!run->verdicts || sum_oom_count() != oom_before)
+        run->oom = true;
+    return rc < 0 ? rc : run->oom ? -ENOMEM : rc;
 }
 
 const char *sum_verdicts_ids(const struct sum_verdicts *v, char *buf, size_t cap)

@@ -43,6 +43,9 @@ static inline bool hw_buf_reserve(struct hw_buf *b, size_t n)
  * bytes), doubling from first. Returns false on ENOMEM (or overflow), leaving *arr and *cap as
  * they were. arr is the address of the array pointer (void * so any element type fits). */
 bool hw_grow(void *arr, size_t *cap, size_t n, size_t elem, size_t first);
+/* How many times hw_grow and a buffer's growth found no memory on this thread: a caller that
+ * drops a scratch buffer's oom can still tell that what it made is short. */
+unsigned long hw_alloc_failures(void);
 static inline void hw_buf_put(struct hw_buf *b, const void *s, size_t n)
 {
     if (n == 0 || !hw_buf_reserve(b, n)) /* n == 0: s may be NULL, and memcpy(NULL) undefined */

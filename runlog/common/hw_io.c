@@ -392,6 +392,14 @@ void hw_buf_spill(struct hw_buf *b, size_t over)
     b->len = 0; /* handed over, or lost with an error that is kept */
 }
 
+/* This thread's failed growths (hw_alloc_failures). */
+static _Thread_local unsigned long grow_failures;
+
+unsigned long hw_alloc_failures(void)
+{
+    return grow_failures;
+}
+
 bool hw_grow(void *arr, size_t *cap, size_t n, size_t elem, size_t first)
 {
     if (n < *cap)
@@ -406,8 +414,10 @@ bool hw_grow(void *arr, size_t *cap, size_t n, size_t elem, size_t first)
         return false;
     void **p = arr;
     void *np = realloc(*p, nc * elem);
-    if (!np)
+    if (!np) {
+        grow_failures++;
         return false;
+    }
     *p = np;
     *cap = nc;
     return true;
@@ -430,6 +440,7 @@ bool hw_buf_grow(struct hw_buf *b, size_t n)
     char *np = b->heap ? realloc(b->p, want) : malloc(want);
     if (!np) {
         b->oom = true;
+        grow_failures++;
         return false;
     }
     if (!b->heap && b->len)

@@ -44,5 +44,5 @@ int rd_read_file(enum hw_file kind, const char *path, const struct rd_read_opts 
     close(fd);
     rd_quality_add(q, &parts);
     q->parts = nparts;
-    return rc;
+    return rc == 0 && q->oom ? -ENOMEM : rc;
 }

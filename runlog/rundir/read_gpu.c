@@ -91,24 +91,26 @@ static int gpu_role(const char *name, int *prio)
 
 const char *rd_gpu_power_field(const char *fields)
 {
-    char(*names)[64] = malloc(sizeof(char[RD_MAX_COLS][64]));
-    if (!names)
-        return NULL;
-    size_t n = rd_split_fields(fields && *fields ? fields : hw_gpu_fields_default(), names,
-                                RD_MAX_COLS);
     static const char *const power[] = {"power.draw", "power.draw.instant", "power.draw.average"};
     const char *best = NULL;
     int best_prio = -1;
-    for (size_t i = 0; i < n; i++) {
+    /* one field at a time: a report asks this, and a report never fails for memory here */
+    for (const char *p = fields && *fields ? fields : hw_gpu_fields_default(); *p;) {
+        const char *c = strchr(p, ',');
+        size_t len = c ? (size_t)(c - p) : strlen(p);
+        char name[64];
+        rd_header_name(p, len, name, sizeof name);
         int prio;
-        if (gpu_role(names[i], &prio) != RD_GM_POWER || prio <= best_prio)
-            continue;
-        for (size_t k = 0; k < sizeof power / sizeof power[0]; k++)
-            if (!strcmp(names[i], power[k]))
-                best = power[k];
-        best_prio = prio;
+        if (gpu_role(name, &prio) == RD_GM_POWER && prio > best_prio) {
+            for (size_t k = 0; k < sizeof power / sizeof power[0]; k++)
+                if (!strcmp(name, power[k]))
+                    best = power[k];
+            best_prio = prio;
+        }
+        if (!c)
+            break;
+        p = c + 1;
     }
-    free(names);
     return best;
 }
 
@@ -149,11 +151,12 @@ static void gpu_layout_from_names(struct gpu_layout *l, char (*names)[64], size_
     }
 }
 
-static void gpu_layout_from_list(struct gpu_layout *l, const char *list)
+static void gpu_layout_from_list(struct rd_reader *r, struct gpu_layout *l, const char *list)
 {
     char(*buf)[64] = malloc(sizeof(char[RD_MAX_COLS][64]));
     if (!buf) {
         l->n = 0;
+        r->q->oom = true;
         return;
     }
     size_t n = rd_split_fields(list, buf, RD_MAX_COLS);
@@ -301,10 +304,10 @@ void rd_gpu_init(struct rd_reader *r)
         st->unmeasured[m] = NAN;
     st->versions = hw_gpu_field_version();
     for (int v = 0; v < st->versions; v++)
-        gpu_layout_from_list(&st->def_hwmon[v], hw_gpu_fields(v + 1));
-    gpu_layout_from_list(&st->def_pytyche, hw_gpu_fields_pytyche());
+        gpu_layout_from_list(r, &st->def_hwmon[v], hw_gpu_fields(v + 1));
+    gpu_layout_from_list(r, &st->def_pytyche, hw_gpu_fields_pytyche());
     if (r->opts && r->opts->gpu_fields && *r->opts->gpu_fields) {
-        gpu_layout_from_list(&st->opts, r->opts->gpu_fields);
+        gpu_layout_from_list(r, &st->opts, r->opts->gpu_fields);
         st->have_opts = st->opts.n > 0;
     }
     r->line_fn = gpu_line;

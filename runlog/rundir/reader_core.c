@@ -178,8 +178,8 @@ bool rd_cells_are_header_names(struct rd_reader *r, bool (*known)(const char *))
  * allocate. NULL if memory ran out. */
 char (*rd_names_storage(struct rd_reader *r))[64]
 {
-    if (!r->names)
-        r->names = malloc(sizeof(char[RD_MAX_COLS][64]));
+    if (!r->names && !(r->names = malloc(sizeof(char[RD_MAX_COLS][64]))))
+        r->q->oom = true;
     return r->names;
 }
 

@@ -300,6 +300,8 @@ struct rd_quality {
     double mtime;                /* when it was last written (real time), set by rd_read_file */
     unsigned parts;              /* run.jsonl: earlier parts read first (a rotation, rotation.c);
                                   * the counts above are every part's together */
+    bool oom;                    /* an allocation failed: lines may not have become rows
+                                  * (rd_read_file then returns -ENOMEM) */
 };
 uint64_t rd_quality_skipped_total(const struct rd_quality *q);
 uint64_t rd_quality_placeholders_total(const struct rd_quality *q);

@@ -113,6 +113,7 @@ void rd_quality_add(struct rd_quality *q, const struct rd_quality *p)
     q->bad_cells += p->bad_cells;
     /* a part that ends inside a line lost the rest of it: torn, not "not yet written" */
     q->torn += p->torn + (p->partial_last ? 1 : 0);
+    q->oom |= p->oom;
 }
 
 void rd_reader_set_line_base(struct rd_reader *r, uint64_t base)
@@ -155,10 +156,14 @@ unsigned rd_log_read_parts(const char *path, int fd, const struct rd_read_opts *
         struct rd_reader *r = rd_reader_new(HW_FILE_RUNLOG, name, opts, sink, &pq);
         if (r) {
             r->line_base = *lines;
-            if (hw_read_stream(fds[i], feed, r) == 0)
+            int rc = hw_read_stream(fds[i], feed, r);
+            if (rc == 0)
                 rd_reader_finish(r);
+            pq.oom |= rc == -ENOMEM;
             *lines += pq.lines + (pq.partial_last ? 1 : 0);
             rd_quality_add(q, &pq);
+        } else {
+            q->oom = true; /* the part is not read: said, not skipped */
         }
         rd_reader_free(r);
         close(fds[i]);

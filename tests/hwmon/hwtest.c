@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static char **build(const char *dir, bool smi, va_list ap)
@@ -197,14 +198,20 @@ char *ht_job_wait_lines(const char *file, int n)
                   file, n);
 }
 
+/* The deadline is elapsed time: under load each sleep overruns, so counting steps would wait
+ * longer than the test says. */
 bool ht_wait_until(bool (*fn)(void *), void *arg, double timeout_s)
 {
-    for (double t = 0; t < timeout_s; t += 0.02) {
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
         if (fn(arg))
             return true;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if ((double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 >= timeout_s)
+            return fn(arg);
         th_sleep(0.02);
     }
-    return fn(arg);
 }
 
 

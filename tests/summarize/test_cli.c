@@ -976,7 +976,7 @@ static void test_columns(void)
         char *hdr = strndup(row.out, strcspn(row.out, "\n"));
         char *line = strchr(cols.out, '\n');
         CU_ASSERT_FATAL(line != NULL);
-        static const char head[] = "column\ttype\tunit\tdescription\n";
+        static const char head[] = "column\ttype\tunit\tdescription\tjob_rule\n";
         CU_ASSERT(!strncmp(cols.out, head, sizeof head - 1));
         size_t n = 0;
         char *save = NULL;
@@ -995,13 +995,25 @@ static void test_columns(void)
             int tabs = 0;
             for (char *p = line; p < end; p++)
                 tabs += *p == '\t';
-            CU_ASSERT_EQUAL(tabs, 3);
-            CU_ASSERT(end[-1] != '\t'); /* a description */
+            CU_ASSERT_EQUAL(tabs, 4);
+            /* a description, then a job rule by its name */
+            const char *rule = end;
+            while (rule[-1] != '\t')
+                rule--;
+            CU_ASSERT(rule[-2] != '\t');
+            bool named = false;
+            for (int r = SUM_JOB_UNSET + 1; r < SUM_JOB_RULE_COUNT; r++)
+                named |= (size_t)(end - rule) == strlen(sum_job_rules[r].name) &&
+                         !strncmp(rule, sum_job_rules[r].name, (size_t)(end - rule));
+            CU_ASSERT(named);
             line = end;
             n++;
         }
         CU_ASSERT(n > 90);
         CU_ASSERT_EQUAL(line[1], '\0'); /* nothing beyond the row's columns */
+        /* how a job makes its figure: summed per host, the least, its own */
+        CU_ASSERT_PTR_NOT_NULL(strstr(cols.out, "\tsum_hosts\n"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(cols.out, "space on the run directory's file system\tmin\n"));
         if (units) {
             CU_ASSERT_PTR_NOT_NULL(strstr(cols.out, "\nenergy_kwh\tnumber\tkWh\t"));
             CU_ASSERT_PTR_NOT_NULL(strstr(cols.out, "\npeak_rss_gib\tnumber\tGiB\t"));
@@ -1111,6 +1123,9 @@ static void test_job_rules(void)
               json_object_get_double(v) == 700);
     CU_ASSERT(json_object_object_get_ex(o, "cpu_usr_mean_pct", &v) &&
               fabs(json_object_get_double(v) - (10.0 * 2 + 30.0 * 4) / 6) < 1e-6);
+    /* a rank's own mean (its tree's RSS: 200 MiB for 2 s, 540 MiB for 4 s), not the host's */
+    CU_ASSERT(json_object_object_get_ex(o, "mean_rss_mb", &v) &&
+              fabs(json_object_get_double(v) - (200.0 * 2 + 540.0 * 4) / 6) < 1e-6);
     json_object_put(o);
     th_result_free(&r);
     /* the page: the same figures, each with its rule */
@@ -1139,6 +1154,177 @@ static void test_job_rules(void)
     free(base);
 }
 
+/* A rank of a job on a host (NULL: it says none) for the seconds t0 to t0 + secs since
+ * 15:27:00, of attempt restart (NULL: SLURM_RESTART_COUNT unset). Its cpu_metrics.csv has a
+ * row a second with its host's traffic in that second, which every rank of the host sees alike
+ * (disk read scale * (t + 1) * 64 KiB, written, received and sent 2, 3 and 4 times that; no
+ * network cells without net), its host's free space (fs - 5 t MiB) and its host's user CPU
+ * (usr %, idle the rest). What its rows hold is
+ * added to io[4] (bytes) and the least free space to *fs_min: the rank's own truth. */
+struct host_rank {
+    const char *name, *host, *restart;
+    int t0, secs;
+    double scale, fs, usr;
+    bool net;
+    double io[SUM_IO_COUNT]; /* out: bytes of the rank's rows, NAN: no cell */
+};
+
+static char *rank_ts(int t)
+{
+    return th_fmt("2026-11-21T15:%02d:%02d.000+00:00", 27 + t / 60, t % 60);
+}
+
+static void host_rank_write(const char *job, struct host_rank *r, double *fs_min)
+{
+    char *dir = th_fmt("%s/%s", job, r->name);
+    CU_ASSERT_EQUAL_FATAL(mkdir(dir, 0755), 0);
+    char *t0 = rank_ts(r->t0), *t1 = rank_ts(r->t0 + r->secs);
+    char *host = r->host ? th_fmt("\"host\": \"%s\", ", r->host) : th_fmt("%s", "");
+    char *restart = r->restart ? th_fmt(", \"slurm_restart_count\": \"%s\"", r->restart)
+                               : th_fmt("%s", "");
+    char *log = th_fmt(
+        "{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"start\", \"data\": {\"tool\": "
+        "\"hwmon\", \"mode\": \"wrap\", \"interval_s\": 1, %s\"context\": {%s\"slurm_job_id\": "
+        "\"79\"%s}}}\n"
+        "{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"stop\", \"data\": {\"duration_s\": "
+        "%d, \"exit_status\": 0}}\n",
+        t0, host, host, restart, t1, r->secs);
+    put_file(dir, "run.jsonl", log);
+    struct hw_buf c;
+    hw_buf_init(&c, NULL, 0);
+    hw_buf_puts(&c, "timestamp,usr_pct,idle_pct,disk_read_bytes,disk_write_bytes,net_rx_bytes,"
+                    "net_tx_bytes,fs_free_mib\n");
+    for (int k = 0; k < SUM_IO_COUNT; k++)
+        r->io[k] = k >= SUM_IO_NET_RX && !r->net ? NAN : 0;
+    for (int i = 0; i <= r->secs; i++) {
+        int t = r->t0 + i;
+        double b = r->scale * (t + 1) * 65536, fs = r->fs - 5.0 * t;
+        char *ts = rank_ts(t);
+        hw_buf_printf(&c, "%s,%.1f,%.1f,%.0f,%.0f,", ts, r->usr, 100 - r->usr, b, 2 * b);
+        if (r->net)
+            hw_buf_printf(&c, "%.0f,%.0f", 3 * b, 4 * b);
+        else
+            hw_buf_puts(&c, ",");
+        hw_buf_printf(&c, ",%.1f\n", fs);
+        for (int k = 0; k < SUM_IO_COUNT; k++)
+            r->io[k] += (k + 1) * b;
+        *fs_min = isnan(*fs_min) || fs < *fs_min ? fs : *fs_min;
+        free(ts);
+    }
+    CU_ASSERT_FATAL(!c.oom);
+    put_file(dir, "cpu_metrics.csv", c.p);
+    hw_buf_free(&c);
+    free(log);
+    free(restart);
+    free(host);
+    free(t0);
+    free(t1);
+    free(dir);
+}
+
+/* A host's own counters (its disks' and network's bytes) are summed over the job's hosts, each
+ * host of each attempt once, by its rank whose run spans the longest among those that measured
+ * them: two ranks of gpu-a (the shorter first by name, its window inside the longer's; the
+ * longer measured no network), gpu-b, two ranks that say no host (each a host of its own), and
+ * gpu-b again in a requeued attempt (other seconds: its bytes count again). The machines' CPU
+ * is the hosts' means so chosen, each for as long as its rank ran (gpu-a once, not once a
+ * rank). The least free space is the least of any rank's. Checked against the ranks' own rows
+ * in the job's JSON, its CSV row and its page. */
+static void test_job_host_rules(void)
+{
+    char *base = th_tmpdir("cli-jobhosts");
+    char *job = th_fmt("%s/job", base);
+    CU_ASSERT_FATAL(mkdir(job, 0755) == 0);
+    struct host_rank r[] = {
+        {.name = "a0-short", .host = "gpu-a", .t0 = 1, .secs = 3, .scale = 3, .fs = 9000,
+         .usr = 20, .net = true},
+        {.name = "a1-long", .host = "gpu-a", .t0 = 0, .secs = 6, .scale = 3, .fs = 9000,
+         .usr = 20},
+        {.name = "b0", .host = "gpu-b", .t0 = 0, .secs = 4, .scale = 5, .fs = 5000, .usr = 50,
+         .net = true},
+        {.name = "c0", .t0 = 0, .secs = 2, .scale = 7, .fs = 7000, .usr = 80, .net = true},
+        {.name = "c1", .t0 = 0, .secs = 1, .scale = 11, .fs = 6000, .usr = 40, .net = true},
+        {.name = "d0-requeued", .host = "gpu-b", .restart = "1", .t0 = 30, .secs = 3, .scale = 5,
+         .fs = 5000, .usr = 60, .net = true},
+    };
+    enum { A_SHORT, A_LONG, B, C, C1, B_AGAIN };
+    double fs_min = NAN;
+    for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
+        host_rank_write(job, &r[i], &fs_min);
+    /* each host once: gpu-a by its longer rank (by its shorter for the network it alone
+     * measured), gpu-b in each attempt, each rank without a host */
+    double want[SUM_IO_COUNT];
+    for (int k = 0; k < SUM_IO_COUNT; k++)
+        want[k] = ((k < SUM_IO_NET_RX ? r[A_LONG].io[k] : r[A_SHORT].io[k]) + r[B].io[k] +
+                   r[C].io[k] + r[C1].io[k] + r[B_AGAIN].io[k]) / 1048576.0;
+    /* the machines' CPU: each host's mean once, for as long as its rank that ran longest */
+    double usr_s = 0, secs = 0;
+    for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
+        if (i != A_SHORT) {
+            usr_s += r[i].usr * r[i].secs;
+            secs += r[i].secs;
+        }
+    double want_usr = usr_s / secs;
+
+    struct th_result res = run((const char *[]){"-q", "-f", "json", job, NULL});
+    CU_ASSERT_EQUAL(res.status, 0);
+    json_object *o = json_tokener_parse(res.out ? res.out : ""), *v;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    CU_ASSERT(json_object_object_get_ex(o, "attempts", &v) &&
+              json_object_array_length(v) == 2);
+    for (int k = 0; k < SUM_IO_COUNT; k++) {
+        bool ok = json_object_object_get_ex(o, sum_io_defs[k].mib_key, &v) &&
+                  fabs(json_object_get_double(v) - want[k]) < 1e-9;
+        if (!ok)
+            fprintf(stderr, "job %s: %s, not %.9g\n", sum_io_defs[k].mib_key,
+                    v ? json_object_get_string(v) : "(none)", want[k]);
+        CU_ASSERT(ok);
+    }
+    CU_ASSERT(json_object_object_get_ex(o, "fs_free_min_mib", &v) &&
+              json_object_get_double(v) == fs_min);
+    CU_ASSERT(json_object_object_get_ex(o, "cpu_usr_mean_pct", &v) &&
+              fabs(json_object_get_double(v) - want_usr) < 1e-9);
+    CU_ASSERT(json_object_object_get_ex(o, "cpu_idle_mean_pct", &v) &&
+              fabs(json_object_get_double(v) - (100 - want_usr)) < 1e-9);
+    json_object_put(o);
+    th_result_free(&res);
+
+    /* the row and the page: the same figures, the page with each rule in words */
+    char *page = th_fmt("%s/job.html", base);
+    res = run((const char *[]){"-q", "-f", "csv", "--html", page, job, NULL});
+    CU_ASSERT_EQUAL(res.status, 0);
+    char *row = res.out ? strchr(res.out, '\n') : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+    for (int k = 0; k <= SUM_IO_COUNT; k++) {
+        const char *key = k < SUM_IO_COUNT ? sum_io_defs[k].mib_key : "fs_free_min_mib";
+        char *cell = csv_cell(res.out, row + 1, key);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(cell);
+        CU_ASSERT(fabs(strtod(cell, NULL) - (k < SUM_IO_COUNT ? want[k] : fs_min)) < 1e-9);
+        free(cell);
+    }
+    th_result_free(&res);
+    char *html = th_read_file(page, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+    for (int k = 0; k < SUM_IO_COUNT; k++) {
+        char *want_row = th_fmt("<tr><th>%s</th><td class=\"n\">%.1f MiB</td><td>summed over the "
+                                "hosts, each by its longest-running rank</td></tr>",
+                                sum_io_defs[k].mib_words, want[k]);
+        if (!strstr(html, want_row))
+            fprintf(stderr, "the job page lacks %s\n", want_row);
+        CU_ASSERT_PTR_NOT_NULL(strstr(html, want_row));
+        free(want_row);
+    }
+    char *fs_row = th_fmt("<tr><th>free space min</th><td class=\"n\">%.1f MiB</td><td>the "
+                          "lowest of any rank</td></tr>", fs_min);
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, fs_row));
+    free(fs_row);
+    free(html);
+    free(page);
+    th_rmtree(base);
+    free(job);
+    free(base);
+}
+
 void add_cli_suite(void)
 {
     CU_pSuite s = th_add_suite("cli", NULL, NULL, 120);
@@ -1151,6 +1337,7 @@ void add_cli_suite(void)
     CU_add_test(s, "streamed", test_streamed);
     CU_add_test(s, "job_rows", test_job_rows);
     CU_add_test(s, "job_rules", test_job_rules);
+    CU_add_test(s, "job_host_rules", test_job_host_rules);
     CU_add_test(s, "sweep_rows", test_sweep_rows);
     CU_add_test(s, "csv_hostile_keys", test_csv_hostile_keys);
     CU_add_test(s, "many_params_and_collisions", test_many_params_and_collisions);

@@ -1127,7 +1127,8 @@ static void test_row_defs(void)
     check_defs("run row", def, n);
     check_defs("job row", job, nj);
     check_defs("phase column", ph, np);
-    /* what the outputs print follows: --columns lists each column once with its entry's unit */
+    /* what the outputs print follows: --columns lists each column once with its entry's unit,
+     * meaning and job rule */
     struct hw_buf b;
     hw_buf_init(&b, NULL, 0);
     sum_report_columns(NULL, &b);
@@ -1140,7 +1141,8 @@ static void test_row_defs(void)
         static const char *const type[] = {[SUM_COL_STR] = "text", [SUM_COL_NUM] = "number",
                                            [SUM_COL_U64] = "integer", [SUM_COL_INT] = "integer"};
         const char *unit = sum_dim_unit(NULL, def[i].dim);
-        char *want = th_fmt("\n%s\t%s\t%s\t", def[i].key, type[def[i].type], unit ? unit : "");
+        char *want = th_fmt("\n%s\t%s\t%s\t%s\t%s\n", def[i].key, type[def[i].type],
+                            unit ? unit : "", def[i].what, sum_job_rules[def[i].job].name);
         if (!strstr(b.p, want))
             fprintf(stderr, "--columns lacks %s", want);
         CU_ASSERT_PTR_NOT_NULL(strstr(b.p, want));
@@ -1152,10 +1154,21 @@ static void test_row_defs(void)
 /* Every entry of the run's row says how a job makes one figure of its ranks' (a forgotten rule
  * fails here), one that fits what it is (a text has none of its own, a percentage does not
  * add, only a number has a mean); and the job's row is what the rules say: the job's own
- * columns, every SUM, MAX or MEAN_BY_TIME figure of the run's row once, no NONE one; an OWN
- * one is a column of the job's own. Counts from the tables. */
+ * columns, every figure of the run's row whose rule derives one (SUM, SUM_HOSTS, MAX, MIN,
+ * MEAN_BY_TIME, MEAN_HOSTS) once, no NONE one; an OWN one is a column of the job's own. Every rule has
+ * its own name (--columns) and a derived one its words (the job page). Counts from the
+ * tables. */
 static void test_job_rules_table(void)
 {
+    for (int r = SUM_JOB_UNSET + 1; r < SUM_JOB_RULE_COUNT; r++) {
+        const struct sum_job_rule_def *d = &sum_job_rules[r];
+        CU_ASSERT(d->name && *d->name && strspn(d->name, "abcdefghijklmnopqrstuvwxyz_") ==
+                                             strlen(d->name));
+        CU_ASSERT(d->derived == (d->words != NULL));
+        CU_ASSERT(d->derived == (r != SUM_JOB_NONE && r != SUM_JOB_OWN));
+        for (int q = SUM_JOB_UNSET; q < r; q++)
+            CU_ASSERT(!d->name || !sum_job_rules[q].name || strcmp(d->name, sum_job_rules[q].name));
+    }
     size_t n, nj;
     const struct sum_row_def *def = sum_report_row_defs(&n), *job = sum_job_row_defs(&nj);
     struct hw_buf h;
@@ -1174,15 +1187,15 @@ static void test_job_rules_table(void)
         bool ok = r > SUM_JOB_UNSET && r < SUM_JOB_RULE_COUNT;
         if (ok && c->type == SUM_COL_STR)
             ok = r == SUM_JOB_NONE || r == SUM_JOB_OWN;
-        if (ok && r == SUM_JOB_MEAN_BY_TIME)
+        if (ok && (r == SUM_JOB_MEAN_BY_TIME || r == SUM_JOB_MEAN_HOSTS))
             ok = c->type == SUM_COL_NUM;
-        if (ok && r == SUM_JOB_SUM && c->type == SUM_COL_NUM)
+        if (ok && (r == SUM_JOB_SUM || r == SUM_JOB_SUM_HOSTS) && c->type == SUM_COL_NUM)
             ok = c->dim == SUM_DIM_MEM || c->dim == SUM_DIM_TIME || c->dim == SUM_DIM_ENERGY ||
                  c->dim == SUM_DIM_GPUMEM || c->dim == SUM_DIM_CO2E || c->dim == SUM_DIM_GPU_H;
         char *key = th_fmt(",%s,", c->key);
         const char *at = strstr(h.p, key);
         bool once = at && !strstr(at + 1, key);
-        bool derive = r == SUM_JOB_SUM || r == SUM_JOB_MAX || r == SUM_JOB_MEAN_BY_TIME;
+        bool derive = ok && sum_job_rules[r].derived;
         derived += derive;
         if (ok && derive)
             ok = once;
