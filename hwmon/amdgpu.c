@@ -39,7 +39,7 @@ static const struct amd_health {
     {HW_HEALTH_PCIE_WIDTH_MAX, "max_link_width", AMD_NUM, 1, 0},
 };
 
-/* The cells of a row after its timestamp, in HW_GPU_FIELDS_DEFAULT's order: a figure (enum
+/* The cells of a row after its timestamp, in hwmon's default field list's order (hw_gpu_fields_default()): a figure (enum
  * rd_gpu_metric), the card's index or its uuid. The list is the one definition of the layout,
  * so a figure that joins it (hwrun/rundir.h's since) gets its cell here: its .amd file's
  * value, else "[N/A]". How many; 0 if the list names something else (test_hwmon.amd.row_by_list
@@ -48,7 +48,7 @@ enum { CELL_INDEX = -1, CELL_UUID = -2, ROW_MAX = RD_GM_COUNT + 2 };
 static size_t row_cells(int cell[ROW_MAX])
 {
     size_t n = 0;
-    const char *p = strchr(HW_GPU_FIELDS_DEFAULT, ','); /* after the timestamp */
+    const char *p = strchr(hw_gpu_fields_default(), ','); /* after the timestamp */
     while (p && *p == ',') {
         p++;
         size_t len = strcspn(p, ",");

@@ -1,7 +1,7 @@
 /* AMD GPUs through the kernel's amdgpu files, no ROCm needed (a pod has /sys, not always ROCm):
  * a card under /sys/class/drm/cardN/device whose vendor is 0x1002. The sampler thread reads each
  * card's files (kept open, pread from 0) and writes one hw_metrics.csv row per card in the layout
- * nvidia-smi's query child writes (HW_GPU_FIELDS_DEFAULT, nvidia-smi's time format in UTC), so
+ * nvidia-smi's query child writes (hw_gpu_fields_default(), nvidia-smi's time format in UTC), so
  * that summarize, the Prometheus export and pytyche read AMD rows as they read NVIDIA's, by
  * meaning. A file the kernel lacks (older kernels, some boards) is a "[N/A]" cell: unmeasured,
  * never 0.
@@ -35,7 +35,7 @@ struct mon_amd_card {
     bool named;          /* name is the product_name */
     char uuid[64];       /* "AMD-" unique_id, else "" */
     char pci[16];        /* its PCI address (uevent's PCI_SLOT_NAME), else "" */
-    int fd[RD_GM_COUNT]; /* by figure (HW_GPU_METRICS); -1: the kernel has no such file */
+    int fd[RD_GM_COUNT]; /* by figure (hw_gpu_figs); -1: the kernel has no such file */
     int hfd[MON_AMD_HEALTH_COLS]; /* hw_health.csv's columns from files read each time; -1 */
     double sclk_max;     /* the highest level of pp_dpm_sclk, MHz (NAN: not known) */
 };

@@ -186,7 +186,7 @@ static void amd_facts(const struct mon_gpu_source *s, struct mon_gpu_facts *f)
     *f = (struct mon_gpu_facts){
         .source = s->name,
         .tool_path = "",
-        .fields = HW_GPU_FIELDS_DEFAULT,
+        .fields = hw_gpu_fields_default(),
         .driver_version = x->driver,
         .gpus_json = x->gpus_json,
         .gpu_sel_json = "",

@@ -231,6 +231,6 @@ struct mon_gpu_source *mon_gpu_source_nvsmi(void)
         .facts = nvsmi_facts,
         .free = nvsmi_free,
     };
-    snprintf(n->smi.fields, sizeof n->smi.fields, "%s", HW_GPU_FIELDS_DEFAULT);
+    snprintf(n->smi.fields, sizeof n->smi.fields, "%s", hw_gpu_fields_default());
     return &n->base;
 }

@@ -159,27 +159,41 @@ static void run_table(FILE *f, const struct sum_run *run, const struct sum_units
     fputs("</table>\n", f);
 }
 
+/* The Per GPU table: a column per figure of hw_metrics.csv's table flagged for the page
+ * (HW_GF_PAGE, in its order; one shown only where measured, HW_GF_WHEN_SEEN, when a GPU of the
+ * run measured it), as the table names it, each its mean over the run; memory used is its peak
+ * of the total, in --units gpumem; the energy follows the power. */
+static bool page_fig(const struct sum_run *run, int m)
+{
+    if (!(hw_gpu_figs[m].flags & HW_GF_PAGE))
+        return false;
+    if (!(hw_gpu_figs[m].flags & HW_GF_WHEN_SEEN))
+        return true;
+    for (int g = 0; g < RD_MAX_GPUS; g++)
+        if (run->gpu[g] && run->gpu[g]->m[m].n)
+            return true;
+    return false;
+}
+
 static void gpu_table(FILE *f, const struct sum_run *run, const struct sum_units *u)
 {
     if (!sum_run_gpu_count(run))
         return;
     fputs("<h2>Per GPU</h2>\n<table class=\"grid\" id=\"t-gpus\">\n<thead><tr>", f);
     th_unit(f, "GPU", NULL);
-    th_unit(f, "util", "%");
     double msc;
     const char *mu = ht_mem_axis(u, 2048, &msc); /* GiB unless --units mem says */
-    th_unit(f, "peak VRAM", mu);
-    th_unit(f, "power", "W");
-    th_unit(f, "energy", sum_units_label(u, SUM_DIM_ENERGY));
-    th_unit(f, "SM", "MHz");
-    /* then hw_metrics.csv's figures shown only where measured (a fan, the graphics clock), each
-     * that a GPU of the run measured, as the table names it */
-    bool seen[RD_GM_COUNT] = {false};
+    bool shown[RD_GM_COUNT];
     for (int m = 0; m < RD_GM_COUNT; m++) {
-        for (int g = 0; g < RD_MAX_GPUS && (hw_gpu_figs[m].flags & HW_GF_WHEN_SEEN); g++)
-            seen[m] |= run->gpu[g] && run->gpu[g]->m[m].n;
-        if (seen[m])
+        shown[m] = page_fig(run, m);
+        if (!shown[m])
+            continue;
+        if (m == RD_GM_MEM_USED)
+            th_unit(f, "peak VRAM", mu);
+        else
             th_unit(f, hw_gpu_figs[m].label, hw_gpu_dims[hw_gpu_figs[m].dim].unit);
+        if (m == RD_GM_POWER)
+            th_unit(f, "energy", sum_units_label(u, SUM_DIM_ENERGY));
     }
     fputs("</tr></thead>\n<tbody>\n", f);
     for (int g = 0; g < RD_MAX_GPUS; g++) {
@@ -193,22 +207,25 @@ static void gpu_table(FILE *f, const struct sum_run *run, const struct sum_units
             fputs("\"", f);
         }
         fprintf(f, "><span class=\"key g%d\"><i></i>%d</span></th>", g % NGPU_COLORS, g);
-        td_num(f, sum_fig_mean(&gp->m[RD_GM_UTIL]), NULL);
-        double peak = sum_fig_num(sum_fig_max(&gp->m[RD_GM_MEM_USED]));
-        double total = sum_fig_num(sum_fig_max(&gp->m[RD_GM_MEM_TOTAL]));
-        char b1[32], b2[32];
-        if (isfinite(peak) && isfinite(total))
-            fprintf(f, "<td class=\"n\" data-v=\"%.17g\">%s<small> / %s</small></td>", peak / 1024,
-                    ht_fmt_num(b1, sizeof b1, peak / msc), ht_fmt_num(b2, sizeof b2, total / msc));
-        else
-            td_num(f, peak / msc, NULL);
-        td_num(f, sum_fig_mean(&gp->m[RD_GM_POWER]), NULL);
-        td_dim(f, sum_gpu_energy_wh(run, g, NULL), SUM_DIM_ENERGY, u,
-               false);
-        td_num(f, sum_fig_mean(&gp->m[RD_GM_SM_CLOCK]), NULL);
-        for (int m = 0; m < RD_GM_COUNT; m++)
-            if (seen[m])
+        for (int m = 0; m < RD_GM_COUNT; m++) {
+            if (!shown[m])
+                continue;
+            if (m == RD_GM_MEM_USED) {
+                double peak = sum_fig_num(sum_fig_max(&gp->m[RD_GM_MEM_USED]));
+                double total = sum_fig_num(sum_fig_max(&gp->m[RD_GM_MEM_TOTAL]));
+                char b1[32], b2[32];
+                if (isfinite(peak) && isfinite(total))
+                    fprintf(f, "<td class=\"n\" data-v=\"%.17g\">%s<small> / %s</small></td>",
+                            peak / 1024, ht_fmt_num(b1, sizeof b1, peak / msc),
+                            ht_fmt_num(b2, sizeof b2, total / msc));
+                else
+                    td_num(f, peak / msc, NULL);
+            } else {
                 td_num(f, sum_fig_mean(&gp->m[m]), NULL);
+            }
+            if (m == RD_GM_POWER)
+                td_dim(f, sum_gpu_energy_wh(run, g, NULL), SUM_DIM_ENERGY, u, false);
+        }
         fputs("</tr>\n", f);
     }
     fputs("</tbody>\n</table>\n<p class=\"foot\">Means over the run; peak VRAM of total.</p>\n", f);

@@ -1,6 +1,6 @@
-/* summarize --live's views (liveview.h). Every view loops over one table of the live GPU figures
- * (figs) for its header, its cells and its log words, then over hw_metrics.csv's table
- * (hw_gpu_figs) for the figures shown where measured (a fan, the graphics clock). */
+/* summarize --live's views (liveview.h). Every view loops over hw_metrics.csv's table of GPU
+ * figures (hw_gpu_figs, those flagged HW_GF_LIVE) and the view's own two columns for its header,
+ * its cells and its log words. */
 #include "liveview.h"
 
 #include <json-c/json.h>
@@ -256,41 +256,121 @@ static double power_limit(const struct rd_live_gpu *g)
     return isfinite(l) ? l : g->health[HW_HEALTH_POWER_LIMIT];
 }
 
-enum fig { FIG_UTIL, FIG_MEM, FIG_POWER, FIG_TEMP, FIG_SM, FIG_THROTTLE, FIG_ENERGY, FIG_COUNT };
+static void upper(char *dst, size_t cap, const char *s)
+{
+    size_t i = 0;
+    for (; s[i] && i + 1 < cap; i++)
+        dst[i] = (char)(s[i] >= 'a' && s[i] <= 'z' ? s[i] - 32 : s[i]);
+    dst[i] = '\0';
+}
 
-static const struct live_fig {
-    const char *head;  /* the screen's column head */
-    int width;         /* its cells' width on the screen, sparkline aside */
-    const char *key;   /* the log line's word (one value per GPU, comma-separated) */
-} figs[FIG_COUNT] = {
-    [FIG_UTIL] = {"UTIL", 5, "gpu_util_pct"},
-    [FIG_MEM] = {"MEMORY", 17, "gpu_mem_used_gib"},
-    [FIG_POWER] = {"POWER/LIMIT", 12, "gpu_power_w"},
-    [FIG_TEMP] = {"TEMP", 5, "gpu_temp_c"},
-    [FIG_SM] = {"SM MHz", 7, "gpu_sm_mhz"},
-    [FIG_THROTTLE] = {"THROTTLE", 11, "gpu_throttle"},
-    [FIG_ENERGY] = {"ENERGY", 11, "gpu_energy_wh"},
+/* The live view's columns: hw_metrics.csv's figures flagged for it (HW_GF_LIVE, hw_gpu_figs'
+ * order), then its own two, then the table's figures shown only where measured (HW_GF_WHEN_SEEN:
+ * a fan, the graphics clock) once a GPU of the run measured them. A column is a figure's
+ * number (0 to RD_GM_COUNT - 1) or one of these. */
+enum { COL_THROTTLE = RD_GM_COUNT, COL_ENERGY, COL_MAX };
+
+static const struct {
+    const char *head;
+    int width;
+    const char *word;
+} own[] = {
+    [COL_THROTTLE - RD_GM_COUNT] = {"THROTTLE", 10, "gpu_throttle"},
+    [COL_ENERGY - RD_GM_COUNT] = {"ENERGY", 8, "gpu_energy_wh"},
 };
 
-/* Figure f of GPU g: for the screen (screen true, with units) or the log line (a bare value,
- * "-" when not measured). */
-static void fig_cell(struct hw_buf *b, const struct rd_live_gpu *g, enum fig f, bool screen)
+static bool seen_fig(const struct rd_live *l, int m)
+{
+    for (int g = 0; g < l->ngpus; g++)
+        if (l->gpu[g].seen && l->gpu[g].measured[m])
+            return true;
+    return false;
+}
+
+/* the columns of run l, in order: how many */
+static int live_cols(const struct rd_live *l, int col[COL_MAX])
+{
+    int n = 0;
+    for (int m = 0; m < RD_GM_COUNT; m++)
+        if ((hw_gpu_figs[m].flags & (HW_GF_LIVE | HW_GF_WHEN_SEEN)) == HW_GF_LIVE)
+            col[n++] = m;
+    col[n++] = COL_THROTTLE;
+    col[n++] = COL_ENERGY;
+    for (int m = 0; m < RD_GM_COUNT; m++)
+        if ((hw_gpu_figs[m].flags & (HW_GF_LIVE | HW_GF_WHEN_SEEN)) ==
+                (HW_GF_LIVE | HW_GF_WHEN_SEEN) &&
+            seen_fig(l, m))
+            col[n++] = m;
+    return n;
+}
+
+/* a figure's head on the screen: its own short one, else its label in capitals */
+static const char *col_head(int c, char *buf, size_t cap)
+{
+    if (c >= RD_GM_COUNT)
+        return own[c - RD_GM_COUNT].head;
+    if (hw_gpu_figs[c].head)
+        return hw_gpu_figs[c].head;
+    upper(buf, cap, hw_gpu_figs[c].label);
+    return buf;
+}
+
+/* a head that names the figure's unit ("SM MHz") takes bare numbers */
+static bool unit_in_head(int m)
+{
+    const char *h = hw_gpu_figs[m].head;
+    return h && strstr(h, hw_gpu_dims[hw_gpu_figs[m].dim].unit);
+}
+
+/* its cells' width on the screen (sparkline aside): its head's, or its widest usual cell's */
+static int col_width(int c)
+{
+    if (c >= RD_GM_COUNT)
+        return own[c - RD_GM_COUNT].width;
+    char buf[64];
+    int w = (int)strlen(col_head(c, buf, sizeof buf)), cell;
+    switch (c) {
+    case RD_GM_MEM_USED: cell = 9; break; /* "79.2/79.6" */
+    case RD_GM_POWER: cell = 9; break;     /* "650/700 W" */
+    default:
+        /* "100%", "1980" under "SM MHz", "1980 MHz", "50 C" */
+        cell = hw_gpu_figs[c].dim == HW_GPU_DIM_PCT ? 4
+               : unit_in_head(c)                    ? 4
+               : hw_gpu_figs[c].dim == HW_GPU_DIM_MHZ
+                   ? 5 + (int)strlen(hw_gpu_dims[hw_gpu_figs[c].dim].unit)
+                   : 4 + (int)strlen(hw_gpu_dims[hw_gpu_figs[c].dim].unit);
+    }
+    return w > cell ? w : cell;
+}
+
+/* its log line key: the figure's word, else gpu_<key> */
+static void col_word(struct hw_buf *b, int c)
+{
+    if (c >= RD_GM_COUNT)
+        hw_buf_printf(b, " %s=", own[c - RD_GM_COUNT].word);
+    else if (hw_gpu_figs[c].word)
+        hw_buf_printf(b, " %s=", hw_gpu_figs[c].word);
+    else
+        hw_buf_printf(b, " gpu_%s=", hw_gpu_figs[c].key);
+}
+
+/* Column c of GPU g: for the screen (screen true, with units: "38%", "1980 MHz") or the log line
+ * (a bare value), "-" when its latest row did not measure it. Memory used is said of the total
+ * (in GiB), power of its enforced limit (hw_health.csv). */
+static void col_cell(struct hw_buf *b, const struct rd_live_gpu *g, int c, bool screen)
 {
     const double *v = g->v;
     char tmp[64] = "-";
-    switch (f) {
-    case FIG_UTIL:
-        if (isfinite(v[RD_GM_UTIL]))
-            snprintf(tmp, sizeof tmp, screen ? "%.0f%%" : "%.0f", v[RD_GM_UTIL]);
-        break;
-    case FIG_MEM:
+    switch (c) {
+    case RD_GM_MEM_USED:
+        /* in GiB, which its head says */
         if (isfinite(v[RD_GM_MEM_USED]) && screen && isfinite(v[RD_GM_MEM_TOTAL]))
-            snprintf(tmp, sizeof tmp, "%.1f/%.1f GiB", v[RD_GM_MEM_USED] / MIB_PER_GIB,
+            snprintf(tmp, sizeof tmp, "%.1f/%.1f", v[RD_GM_MEM_USED] / MIB_PER_GIB,
                      v[RD_GM_MEM_TOTAL] / MIB_PER_GIB);
         else if (isfinite(v[RD_GM_MEM_USED]))
-            snprintf(tmp, sizeof tmp, screen ? "%.2f GiB" : "%.2f", v[RD_GM_MEM_USED] / MIB_PER_GIB);
+            snprintf(tmp, sizeof tmp, "%.2f", v[RD_GM_MEM_USED] / MIB_PER_GIB);
         break;
-    case FIG_POWER: {
+    case RD_GM_POWER: {
         double lim = power_limit(g);
         if (isfinite(v[RD_GM_POWER]) && screen && isfinite(lim))
             snprintf(tmp, sizeof tmp, "%.0f/%.0f W", v[RD_GM_POWER], lim);
@@ -298,15 +378,7 @@ static void fig_cell(struct hw_buf *b, const struct rd_live_gpu *g, enum fig f, 
             snprintf(tmp, sizeof tmp, screen ? "%.0f W" : "%.1f", v[RD_GM_POWER]);
         break;
     }
-    case FIG_TEMP:
-        if (isfinite(v[RD_GM_TEMP]))
-            snprintf(tmp, sizeof tmp, screen ? "%.0f C" : "%.0f", v[RD_GM_TEMP]);
-        break;
-    case FIG_SM:
-        if (isfinite(v[RD_GM_SM_CLOCK]))
-            snprintf(tmp, sizeof tmp, "%.0f", v[RD_GM_SM_CLOCK]);
-        break;
-    case FIG_THROTTLE: {
+    case COL_THROTTLE: {
         double m = g->health_seen ? g->health[HW_HEALTH_REASONS] : NAN;
         if (!(m >= 0 && m < 18446744073709551616.0)) /* a 64-bit mask, else not one */
             break;
@@ -323,48 +395,29 @@ static void fig_cell(struct hw_buf *b, const struct rd_live_gpu *g, enum fig f, 
             snprintf(tmp, sizeof tmp, "none");
         break;
     }
-    case FIG_ENERGY: {
-        double j = rd_live_gpu_energy_j(g);
-        if (isfinite(j))
-            snprintf(tmp, sizeof tmp, screen ? "%.3g Wh" : "%.4g", j / 3600.0);
+    case COL_ENERGY: {
+        double wh = rd_live_gpu_energy_j(g) / 3600.0;
+        /* whole Wh from 1000 on: "12345 Wh" fits where "1.23e+04 Wh" would not */
+        if (isfinite(wh) && screen)
+            snprintf(tmp, sizeof tmp, fabs(wh) < 1000 ? "%.3g Wh" : "%.0f Wh", wh);
+        else if (isfinite(wh))
+            snprintf(tmp, sizeof tmp, "%.4g", wh);
         break;
     }
-    case FIG_COUNT:
-        break;
+    default: {
+        const struct hw_gpu_fig *f = &hw_gpu_figs[c];
+        if (!isfinite(v[c]))
+            break;
+        if (!screen)
+            snprintf(tmp, sizeof tmp, "%.*f", f->decimals, v[c]);
+        else if (f->dim == HW_GPU_DIM_PCT)
+            snprintf(tmp, sizeof tmp, "%.0f%%", v[c]);
+        else if (unit_in_head(c))
+            snprintf(tmp, sizeof tmp, "%.0f", v[c]);
+        else
+            snprintf(tmp, sizeof tmp, "%.0f %s", v[c], hw_gpu_dims[f->dim].unit);
     }
-    sum_live_put_text(b, tmp, 64);
-}
-
-/* The table's figures shown only where measured (HW_GF_WHEN_SEEN: a fan, the graphics clock)
- * that a GPU of the run has measured: each a column after the live view's own, its head the
- * figure's label, its cells in the figure's unit. */
-static bool seen_fig(const struct rd_live *l, int m)
-{
-    if (!(hw_gpu_figs[m].flags & HW_GF_WHEN_SEEN))
-        return false;
-    for (int g = 0; g < l->ngpus; g++)
-        if (l->gpu[g].seen && l->gpu[g].measured[m])
-            return true;
-    return false;
-}
-
-static int seen_fig_width(int m)
-{
-    int w = (int)strlen(hw_gpu_figs[m].label);
-    return w < 7 ? 7 : w;
-}
-
-/* Figure m of the table for GPU g: "38%", "1980 MHz" on the screen, a bare value in the log
- * line, "-" when its latest row did not measure it. */
-static void table_cell(struct hw_buf *b, const struct rd_live_gpu *g, int m, bool screen)
-{
-    const char *unit = hw_gpu_dims[hw_gpu_figs[m].dim].unit;
-    char tmp[64] = "-";
-    if (isfinite(g->v[m]) && screen)
-        snprintf(tmp, sizeof tmp, "%.0f%s%s", g->v[m],
-                 hw_gpu_figs[m].dim == HW_GPU_DIM_PCT ? "" : " ", unit);
-    else if (isfinite(g->v[m]))
-        snprintf(tmp, sizeof tmp, "%.4g", g->v[m]);
+    }
     sum_live_put_text(b, tmp, 64);
 }
 
@@ -399,14 +452,6 @@ static double elapsed(const struct sum_live *v, enum sum_status st, double now)
     if (isfinite(i->t_stop))
         return i->t_stop - t0;
     return st == SUM_STATUS_RUNNING ? now - t0 : v->live.t_last - t0;
-}
-
-static void upper(char *dst, size_t cap, const char *s)
-{
-    size_t i = 0;
-    for (; s[i] && i + 1 < cap; i++)
-        dst[i] = (char)(s[i] >= 'a' && s[i] <= 'z' ? s[i] - 32 : s[i]);
-    dst[i] = '\0';
 }
 
 /* One line of the screen: cut to cols characters, the rest of the row cleared by the drawer. */
@@ -515,21 +560,15 @@ void sum_live_screen(struct sum_live *v, double now, int rows, int cols,
 
     if (l->ngpus) {
         int spark_w = cols >= 120 ? 12 : cols >= 100 ? 6 : 0;
+        int col[COL_MAX], ncol = live_cols(l, col);
         hw_buf_puts(&b, "GPU ");
-        for (int f = 0; f < FIG_COUNT; f++) {
+        for (int i = 0; i < ncol; i++) {
             size_t mark = b.len;
-            hw_buf_puts(&b, figs[f].head);
-            pad_to(&b, mark, figs[f].width + ((f == FIG_UTIL || f == FIG_POWER) && spark_w
-                                                  ? spark_w + 1 : 0) + 1);
+            char head[64];
+            hw_buf_puts(&b, col_head(col[i], head, sizeof head));
+            pad_to(&b, mark, col_width(col[i]) + ((col[i] == RD_GM_UTIL || col[i] == RD_GM_POWER)
+                                                  && spark_w ? spark_w + 1 : 0) + 1);
         }
-        for (int m = 0; m < RD_GM_COUNT; m++)
-            if (seen_fig(l, m)) {
-                size_t mark = b.len;
-                char head[64];
-                upper(head, sizeof head, hw_gpu_figs[m].label);
-                hw_buf_puts(&b, head);
-                pad_to(&b, mark, seen_fig_width(m) + 1);
-            }
         line_end(out, &b, cols, &rows);
         double end = running || !isfinite(l->t_last) ? now : l->t_last;
         int64_t sec = fabs(end) < 1e15 ? (int64_t)floor(end) : 0; /* 0: no history shown */
@@ -538,26 +577,20 @@ void sum_live_screen(struct sum_live *v, double now, int rows, int cols,
             if (!x->seen)
                 continue;
             hw_buf_printf(&b, "%-3d ", g);
-            for (int f = 0; f < FIG_COUNT; f++) {
+            for (int i = 0; i < ncol; i++) {
                 size_t mark = b.len;
-                fig_cell(&b, x, f, true);
-                pad_to(&b, mark, figs[f].width);
-                if (spark_w && f == FIG_UTIL) {
+                col_cell(&b, x, col[i], true);
+                pad_to(&b, mark, col_width(col[i]));
+                if (spark_w && col[i] == RD_GM_UTIL) {
                     hw_buf_putc(&b, ' ');
                     sparkline(&b, x, false, 100, sec, spark_w);
-                } else if (spark_w && f == FIG_POWER) {
+                } else if (spark_w && col[i] == RD_GM_POWER) {
                     double lim = power_limit(x);
                     hw_buf_putc(&b, ' ');
                     sparkline(&b, x, true, isfinite(lim) ? lim : 1000, sec, spark_w);
                 }
                 hw_buf_putc(&b, ' ');
             }
-            for (int m = 0; m < RD_GM_COUNT; m++)
-                if (seen_fig(l, m)) {
-                    size_t mark = b.len;
-                    table_cell(&b, x, m, true);
-                    pad_to(&b, mark, seen_fig_width(m) + 1);
-                }
             line_end(out, &b, cols, &rows);
         }
         line_end(out, &b, cols, &rows);
@@ -664,24 +697,15 @@ void sum_live_line(struct sum_live *v, double now, struct hw_buf *out)
     hw_buf_printf(out, " phases=%llu", (unsigned long long)l->phases);
     if (isfinite(l->step_rate))
         hw_buf_printf(out, " steps_per_s=%.3g", l->step_rate);
-    if (l->ngpus)
-        for (int f = 0; f < FIG_COUNT; f++) {
-            hw_buf_printf(out, " %s=", figs[f].key);
-            for (int g = 0; g < l->ngpus; g++) {
-                if (g)
-                    hw_buf_putc(out, ',');
-                fig_cell(out, &l->gpu[g], f, false);
-            }
+    int col[COL_MAX], ncol = l->ngpus ? live_cols(l, col) : 0;
+    for (int i = 0; i < ncol; i++) { /* gpu_fan_pct=38,-: a value per GPU */
+        col_word(out, col[i]);
+        for (int g = 0; g < l->ngpus; g++) {
+            if (g)
+                hw_buf_putc(out, ',');
+            col_cell(out, &l->gpu[g], col[i], false);
         }
-    for (int m = 0; l->ngpus && m < RD_GM_COUNT; m++)
-        if (seen_fig(l, m)) { /* gpu_fan_pct=38,-: the figure's key */
-            hw_buf_printf(out, " gpu_%s=", hw_gpu_figs[m].key);
-            for (int g = 0; g < l->ngpus; g++) {
-                if (g)
-                    hw_buf_putc(out, ',');
-                table_cell(out, &l->gpu[g], m, false);
-            }
-        }
+    }
     if (l->proc_seen) {
         hw_buf_puts(out, " job_cpu_cores=");
         num(out, 2, l->proc[HW_PROC_COL_CPU] / 100);

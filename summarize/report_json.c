@@ -289,6 +289,15 @@ static void json_quality(struct hw_json *w, const struct sum_run *run, int k)
     if (q->placeholders_other)
         hw_json_u64(w, "(other)", q->placeholders_other);
     hw_json_close(w);
+    /* hw_metrics.csv's figures a board may not have (a fan) that it answered [N/A] for, by
+     * key: how many rows; normal, so no placeholders */
+    if (k == HW_FILE_GPU) {
+        hw_json_open(w, "not_reported", '{');
+        for (int m = 0; m < HW_GPU_FIG_COUNT; m++)
+            if (q->not_reported[m])
+                hw_json_u64(w, hw_gpu_figs[m].key, q->not_reported[m]);
+        hw_json_close(w);
+    }
     hw_json_u64(w, "bad_cells", q->bad_cells);
     /* the bad cells that were numbers no reading can be (a driver's 0xFFFFFFFF or -1) */
     hw_json_open(w, "out_of_range", '{');

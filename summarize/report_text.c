@@ -957,6 +957,13 @@ static void text_details(const struct sum_run *run, const struct sum_units *u,
         if (ph && !rd_kind_placeholders_normal((enum hw_file)k))
             hw_buf_printf(out, "  note: %s: %llu placeholder cells (not measured)\n",
                           hw_file_names[k], (unsigned long long)ph);
+        for (int m = 0; m < HW_GPU_FIG_COUNT; m++) /* (the JSON's quality.files[].not_reported) */
+            if (q->not_reported[m])
+                hw_buf_printf(out,
+                              "  note: %s: %s: not reported by the board ([N/A] in %llu row%s)\n",
+                              hw_file_names[k], hw_gpu_figs[m].label,
+                              (unsigned long long)q->not_reported[m],
+                              q->not_reported[m] == 1 ? "" : "s");
         uint64_t gaps = k != HW_FILE_RUNLOG && k != HW_FILE_GPU_PROCS
                             ? sum_run_file_gaps(run, (enum hw_file)k) : 0;
         if (gaps) /* said as the JSON's quality.files[].gaps: no sample for a while */

@@ -238,7 +238,7 @@ static struct sum_tl_gpu *tl_gpu(struct sum_timeline *tl, int g)
 }
 
 /* Where each per-GPU series comes from: its column in hw_metrics.csv (a figure of
- * HW_GPU_METRICS), in hw_dmon.csv and in hw_gpm.csv, stored as COL(column), 0 where the file has
+ * hw_gpu_figs), in hw_dmon.csv and in hw_gpm.csv, stored as COL(column), 0 where the file has
  * none (a series left out of the table is drawn from no file, never from column 0). The capped
  * series comes from hw_health.csv (sum_tl_health_row). */
 enum { SRC_QUERY, SRC_DMON, SRC_GPM, SRC_COUNT };

@@ -28,7 +28,7 @@ struct th_gpu_vals th_gpu_vals_h100(void)
 void th_gpu_row(struct hw_buf *b, const char *fields, const char *ts, int index, const char *uuid,
                 const struct th_gpu_vals *v)
 {
-    const char *p = fields ? fields : HW_GPU_FIELDS_DEFAULT;
+    const char *p = fields ? fields : hw_gpu_fields_default();
     for (bool first = true; *p; first = false) {
         size_t len = strcspn(p, ",");
         if (!first)

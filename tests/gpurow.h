@@ -1,5 +1,5 @@
 /* hw_metrics.csv rows for the tests, built from the GPU figures' table (hwrun/rundir.h's
- * HW_GPU_METRICS) and a field list, not typed out: a figure that joins the default list gets its
+ * hw_gpu_figs) and a field list, not typed out: a figure that joins the default list gets its
  * cell in every fixture, which keeps the width the reader expects. */
 #ifndef HWRUN_TESTS_GPUROW_H
 #define HWRUN_TESTS_GPUROW_H
@@ -18,7 +18,7 @@ struct th_gpu_vals {
 struct th_gpu_vals th_gpu_vals_h100(void);
 
 /* Append to b one row as nvidia-smi writes the field list fields (NULL: hwmon's default,
- * HW_GPU_FIELDS_DEFAULT) with csv,noheader,nounits: cells joined by ", ", the timestamp ts,
+ * hw_gpu_fields_default()) with csv,noheader,nounits: cells joined by ", ", the timestamp ts,
  * index, uuid (NULL: "[N/A]"), each figure's value (watts with 2 decimals as nvidia-smi prints
  * them, the others as %.15g), "[N/A]" for a field of no figure; then "\n". */
 void th_gpu_row(struct hw_buf *b, const char *fields, const char *ts, int index, const char *uuid,

@@ -118,6 +118,10 @@ enum hw_gpu_fig_flag {
     HW_GF_MAY_NA = 1u << 1,    /* a board that answers [N/A] for it is normal: not a placeholder
                                   the data-quality notes count (datacenter boards have no fan) */
     HW_GF_WHEN_SEEN = 1u << 2, /* outputs show it only where a run measured it */
+    /* the views that show a column of a GPU's figures (the text report, JSON and Prometheus
+       show every figure): */
+    HW_GF_PAGE = 1u << 3, /* the page's Per GPU table (its mean; memory used: its peak of total) */
+    HW_GF_LIVE = 1u << 4, /* summarize --live's screen and log line (its latest value) */
 };
 /* Another name of a figure's field, and its preference when a header has several. */
 struct hw_gpu_alias {
@@ -143,121 +147,59 @@ struct hw_gpu_fig {
     const char *label; /* the text report's and the page's */
     const char *help;  /* what it is */
     int decimals;      /* what nvidia-smi prints (power: 2), which AMD's rows print too */
+    const char *head;  /* the live screen's column head, short (80 columns hold a GPU's row);
+                          NULL: the label in capitals. A head that names the unit gets bare
+                          numbers. */
+    const char *word;  /* the live log line's key; NULL: gpu_<key> */
     struct hw_gpu_amd amd; /* its AMD source (hwmon/amdgpu.c); .file NULL: AMD writes [N/A] */
 };
 
-/* hw_metrics.csv's figures, one entry each, in the file's order: X(ID, the --query-gpu field,
- * the field-list version since which hwmon records it by default (0: not by default), then the
- * rest of its struct hw_gpu_fig as designated initializers). The field and its version are
- * positional because the preprocessor builds the field lists (string literals) from them
- * (below); everything else is read from hw_gpu_figs[] (runlog/common/hw_rundir.c), which every
- * output iterates: the readers' field map, text, JSON, the page, the live view, Prometheus,
- * the data-quality notes, AMD's row writer and the fake nvidia-smi's answers.
- * test_summarize.outputs.every_gpu_figure requires every entry's key, label, dimension, stem and
- * help, and HW_GF_PYTYCHE exactly on version 1's.
+/* hw_metrics.csv's figures, one entry each, in the file's order (hw_gpu_figs[], designated
+ * initializers in runlog/common/hw_rundir.c, which says each one's field, version, unit and the
+ * rest). Every output iterates the table: the field lists (below), the readers' field map, text,
+ * JSON, the page, the live view, Prometheus, the data-quality notes, AMD's row writer and the
+ * fake nvidia-smi's answers. test_summarize.outputs.every_gpu_figure requires every entry's key,
+ * label, dimension, stem and help, and HW_GF_PYTYCHE exactly on version 1's.
  *
- * A new figure recorded by default takes the next version (HW_GPU_FIELD_VERSION + 1): its field
- * is appended after uuid, so files of older hwmons, headerless, keep their width and still read.
- * Its AMD file, if amdgpu has one, is its .amd. */
-#define HW_GPU_METRICS(X)                                                                          \
-    X(UTIL, "utilization.gpu", 1, .key = "util_pct", .dim = HW_GPU_DIM_PCT,                        \
-      .flags = HW_GF_PYTYCHE, .stem = "gpu_utilization", .label = "util",                          \
-      .help = "Share of the interval in which a kernel ran",                                       \
-      .amd = {"gpu_busy_percent", NULL, 1})                                                        \
-    X(MEM_UTIL, "utilization.memory", 1, .key = "mem_util_pct", .dim = HW_GPU_DIM_PCT,             \
-      .flags = HW_GF_PYTYCHE, .stem = "gpu_memory_utilization", .label = "mem util",               \
-      .help = "Share of the interval in which device memory was read or written",                  \
-      .amd = {"mem_busy_percent", NULL, 1})                                                        \
-    X(MEM_USED, "memory.used", 1, .key = "mem_used_mib", .dim = HW_GPU_DIM_MIB,                    \
-      .flags = HW_GF_PYTYCHE, .stem = "gpu_memory_used", .label = "mem used",                      \
-      .help = "Device memory in use",                                                              \
-      .amd = {"mem_info_vram_used", NULL, 1.0 / 1048576})                                          \
-    X(MEM_TOTAL, "memory.total", 1, .key = "mem_total_mib", .dim = HW_GPU_DIM_MIB,                 \
-      .flags = HW_GF_PYTYCHE, .stem = "gpu_memory_total", .label = "mem total",                    \
-      .help = "Device memory in all",                                                              \
-      .amd = {"mem_info_vram_total", NULL, 1.0 / 1048576})                                         \
-    /* power.draw is the average on older drivers and the same as power.draw.instant or          \
-       .average on newer ones (which one, the driver's help says) */                               \
-    X(POWER, "power.draw", 1, .key = "power_w", .pref = 3,                                         \
-      .aliases = (const struct hw_gpu_alias[]){{"power.draw.instant", 2},                          \
-                                               {"power.draw.average", 1}, {NULL, 0}},              \
-      .dim = HW_GPU_DIM_W, .flags = HW_GF_PYTYCHE, .stem = "gpu_power", .label = "power",          \
-      .help = "Power draw",                                                                        \
-      .decimals = 2, .amd = {"H/power1_average", "H/power1_input", 1e-6})                          \
-    X(TEMP, "temperature.gpu", 1, .key = "temp_c", .dim = HW_GPU_DIM_C, .flags = HW_GF_PYTYCHE,    \
-      .stem = "gpu_temperature", .label = "temperature", .help = "GPU core temperature",           \
-      .amd = {"H/temp1_input", NULL, 1e-3})                                                        \
-    /* the short clock names are nvidia-smi's aliases */                                           \
-    X(SM_CLOCK, "clocks.current.sm", 1, .key = "sm_clock_mhz",                                     \
-      .aliases = (const struct hw_gpu_alias[]){{"clocks.sm", 0}, {NULL, 0}},                       \
-      .dim = HW_GPU_DIM_MHZ, .flags = HW_GF_PYTYCHE, .stem = "gpu_sm_clock", .label = "SM clock",  \
-      .help = "Current SM clock",                                                                  \
-      .amd = {"H/freq1_input", NULL, 1e-6})                                                        \
-    X(MEM_CLOCK, "clocks.current.memory", 1, .key = "mem_clock_mhz",                               \
-      .aliases = (const struct hw_gpu_alias[]){{"clocks.mem", 0}, {NULL, 0}},                      \
-      .dim = HW_GPU_DIM_MHZ, .flags = HW_GF_PYTYCHE, .stem = "gpu_memory_clock",                   \
-      .label = "mem clock", .help = "Current memory clock",                                        \
-      .amd = {"H/freq2_input", NULL, 1e-6})                                                        \
-    /* (no AMD file: amdgpu's sclk is freq1, the SM clock's) */                                    \
-    X(GR_CLOCK, "clocks.current.graphics", 0, .key = "gr_clock_mhz",                               \
-      .aliases = (const struct hw_gpu_alias[]){{"clocks.gr", 0}, {NULL, 0}},                       \
-      .dim = HW_GPU_DIM_MHZ, .flags = HW_GF_WHEN_SEEN, .stem = "gpu_graphics_clock",               \
-      .label = "gr clock", .help = "Current graphics clock")                                       \
-    /* boards without a fan (datacenter ones: the H100, AMD's MI series) answer [N/A]; AMD's   \
-       pwm1 is the fan's duty cycle, 0 to 255 (the kernel's hwmon ABI): the speed it is meant to \
-       run at, as nvidia-smi's fan.speed is */                                                     \
-    X(FAN, "fan.speed", 2, .key = "fan_pct", .dim = HW_GPU_DIM_PCT,                                \
-      .flags = HW_GF_MAY_NA | HW_GF_WHEN_SEEN, .stem = "gpu_fan_speed", .label = "fan",            \
-      .help = "Fan speed, as a share of its maximum", .amd = {"H/pwm1", NULL, 100.0 / 255})
+ * A new figure recorded by default takes the next version (hw_gpu_field_version() + 1): its
+ * field is appended after uuid, so files of older hwmons, headerless, keep their width and still
+ * read. Its AMD file, if amdgpu has one, is its .amd. */
 enum hw_gpu_metric {
-#define HW_GM_ENUM(id, ...) HW_GM_##id,
-    HW_GPU_METRICS(HW_GM_ENUM)
-#undef HW_GM_ENUM
+    HW_GM_UTIL,      /* utilization.gpu */
+    HW_GM_MEM_UTIL,  /* utilization.memory */
+    HW_GM_MEM_USED,  /* memory.used */
+    HW_GM_MEM_TOTAL, /* memory.total */
+    HW_GM_POWER,     /* power.draw */
+    HW_GM_TEMP,      /* temperature.gpu */
+    HW_GM_SM_CLOCK,  /* clocks.current.sm */
+    HW_GM_MEM_CLOCK, /* clocks.current.memory */
+    HW_GM_GR_CLOCK,  /* clocks.current.graphics */
+    HW_GM_FAN,       /* fan.speed */
     HW_GPU_FIG_COUNT
 };
 extern const struct hw_gpu_fig hw_gpu_figs[HW_GPU_FIG_COUNT];
 
-/* hw_metrics.csv has no header: these are the --query-gpu fields. pytyche's 9, in its order
- * (the table's entries marked so). hwmon's default list, version 1: the fields recorded since
- * version 1, then what tells GPUs apart; each later version appends the fields that joined with
- * it. The start event's gpu_query_fields says which a run used; a file without one is read by
- * its width as one of these lists (runlog/rundir/read_gpu.c). HW_GPU_FIELD_VERSIONS versions
- * can be spelt; hw_rundir.c checks that every entry's since is one of them. */
-#define HW_GPU_FIELD_IN_LIST_1(field) "," field
-#define HW_GPU_FIELD_IN_LIST_0(field)
-/* since == v, as 1 or 0: HW_GPU_SAME_v_v is the only pasting that is a macro */
-#define HW_GPU_PICK2_(a, b, ...) b
-#define HW_GPU_PICK2(...) HW_GPU_PICK2_(__VA_ARGS__)
-#define HW_GPU_SAME(since, v) HW_GPU_PICK2(HW_GPU_SAME_##since##_##v, 0, ~)
-#define HW_GPU_SAME_1_1 ~, 1
-#define HW_GPU_SAME_2_2 ~, 1
-#define HW_GPU_SAME_3_3 ~, 1
-#define HW_GPU_SAME_4_4 ~, 1
-#define HW_GPU_CAT_(a, b) a##b
-#define HW_GPU_CAT(a, b) HW_GPU_CAT_(a, b)
-#define HW_GPU_JOINED(field, since, v) HW_GPU_CAT(HW_GPU_FIELD_IN_LIST_, HW_GPU_SAME(since, v))(field)
-#define HW_GPU_JOINED_1(id, field, since, ...) HW_GPU_JOINED(field, since, 1)
-#define HW_GPU_JOINED_2(id, field, since, ...) HW_GPU_JOINED(field, since, 2)
-#define HW_GPU_JOINED_3(id, field, since, ...) HW_GPU_JOINED(field, since, 3)
-#define HW_GPU_JOINED_4(id, field, since, ...) HW_GPU_JOINED(field, since, 4)
+/* hw_metrics.csv has no header: these are the --query-gpu fields, built from hw_gpu_figs[] once
+ * (at first use, thread-safe; the strings live as long as the program). pytyche's 9, in its
+ * order (the table's entries marked so). hwmon's default list, version 1: the fields recorded
+ * since version 1, then what tells GPUs apart; each later version appends the fields that joined
+ * with it. The start event's gpu_query_fields says which a run used; a file without one is read
+ * by its width as one of these lists (runlog/rundir/read_gpu.c). A version is 1 to
+ * HW_GPU_FIELD_VERSIONS_MAX (a since beyond it stops the program at the first use of a list:
+ * test_summarize.outputs.every_gpu_figure fails first). */
+#define HW_GPU_FIELD_VERSIONS_MAX 8
+/* the version hwmon writes: the table's highest since */
+int hw_gpu_field_version(void);
+/* version v's list (1 to hw_gpu_field_version()); NULL for another v */
+const char *hw_gpu_fields(int v);
+/* hwmon's list: the version it writes */
+const char *hw_gpu_fields_default(void);
 /* pytyche's: version 1's figures (HW_GF_PYTYCHE), without what tells GPUs apart */
-#define HW_GPU_FIELDS_PYTYCHE HW_COL_TIMESTAMP HW_GPU_METRICS(HW_GPU_JOINED_1)
-#define HW_GPU_FIELDS_V1 HW_GPU_FIELDS_PYTYCHE ",index,uuid"
-#define HW_GPU_FIELDS_V2 HW_GPU_FIELDS_V1 HW_GPU_METRICS(HW_GPU_JOINED_2)
-#define HW_GPU_FIELDS_V3 HW_GPU_FIELDS_V2 HW_GPU_METRICS(HW_GPU_JOINED_3)
-#define HW_GPU_FIELDS_V4 HW_GPU_FIELDS_V3 HW_GPU_METRICS(HW_GPU_JOINED_4)
-#define HW_GPU_FIELD_VERSIONS 4
-/* the version hwmon writes: the highest since of the table */
-#define HW_GPU_HAS_SINCE_GE(v) (0 HW_GPU_METRICS(HW_GPU_SINCE_GE_##v))
-#define HW_GPU_SINCE_GE_2(id, field, since, ...) || (since) >= 2
-#define HW_GPU_SINCE_GE_3(id, field, since, ...) || (since) >= 3
-#define HW_GPU_SINCE_GE_4(id, field, since, ...) || (since) >= 4
-#define HW_GPU_FIELD_VERSION                                                                       \
-    (1 + HW_GPU_HAS_SINCE_GE(2) + HW_GPU_HAS_SINCE_GE(3) + HW_GPU_HAS_SINCE_GE(4))
-/* hwmon's list: the last version (the versions after HW_GPU_FIELD_VERSION add nothing) */
-#define HW_GPU_FIELDS_DEFAULT HW_GPU_FIELDS_V4
-/* every version's list, [0] version 1 (hw_rundir.c) */
-extern const char *const hw_gpu_field_lists[HW_GPU_FIELD_VERSIONS];
+const char *hw_gpu_fields_pytyche(void);
+/* The list of version v (0: pytyche's) of the n figures of figs, as the functions above build
+ * it from hw_gpu_figs, into out (cap bytes, '\0'-ended): its length, >= cap when it did not fit
+ * (the tests build it from a table with an entry added). */
+size_t hw_gpu_fields_of(const struct hw_gpu_fig *figs, size_t n, int v, char *out, size_t cap);
 
 /* gpu_procs.csv (no header): --query-compute-apps fields; process_name last (it may hold ", "). */
 #define HW_GPU_PROCS_FIELDS HW_COL_TIMESTAMP ",gpu_uuid,pid,used_gpu_memory,process_name"

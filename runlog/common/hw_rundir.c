@@ -1,6 +1,9 @@
 /* The run directory's tables: see include/hwrun/rundir.h. */
 #include "hwrun/rundir.h"
 
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *const hw_health_fields[HW_HEALTH_COUNT] = {
@@ -38,22 +41,149 @@ const struct hw_gpu_dim_def hw_gpu_dims[HW_GPU_DIM_COUNT] = {
 #undef DIM_OF
 };
 
+/* hw_metrics.csv's figures (hwrun/rundir.h's enum hw_gpu_metric), in the file's order. */
+/* The views' flags: every figure but the total memory, which the page and the live view show as
+ * the used memory's "of" (the text report, JSON and Prometheus show every figure). */
+#define VIEWS (HW_GF_PAGE | HW_GF_LIVE)
 const struct hw_gpu_fig hw_gpu_figs[HW_GPU_FIG_COUNT] = {
-#define FIG_OF(id, field_, since_, ...)                                                            \
-    [HW_GM_##id] = {.field = field_, .since = since_, __VA_ARGS__},
-    HW_GPU_METRICS(FIG_OF)
-#undef FIG_OF
+    [HW_GM_UTIL] = {.key = "util_pct", .field = "utilization.gpu", .since = 1,
+                    .dim = HW_GPU_DIM_PCT, .flags = HW_GF_PYTYCHE | VIEWS,
+                    .stem = "gpu_utilization", .label = "util", .head = "UTIL",
+                    .help = "Share of the interval in which a kernel ran",
+                    .amd = {"gpu_busy_percent", NULL, 1}},
+    [HW_GM_MEM_UTIL] = {.key = "mem_util_pct", .field = "utilization.memory", .since = 1,
+                        .dim = HW_GPU_DIM_PCT, .flags = HW_GF_PYTYCHE | VIEWS,
+                        .stem = "gpu_memory_utilization", .label = "mem util", .head = "MEM%",
+                        .help = "Share of the interval in which device memory was read or "
+                                "written",
+                        .amd = {"mem_busy_percent", NULL, 1}},
+    [HW_GM_MEM_USED] = {.key = "mem_used_mib", .field = "memory.used", .since = 1,
+                        .dim = HW_GPU_DIM_MIB, .flags = HW_GF_PYTYCHE | VIEWS,
+                        .stem = "gpu_memory_used", .label = "mem used", .head = "VRAM GiB",
+                        .word = "gpu_mem_used_gib", .help = "Device memory in use",
+                        .amd = {"mem_info_vram_used", NULL, 1.0 / 1048576}},
+    [HW_GM_MEM_TOTAL] = {.key = "mem_total_mib", .field = "memory.total", .since = 1,
+                         .dim = HW_GPU_DIM_MIB, .flags = HW_GF_PYTYCHE,
+                         .stem = "gpu_memory_total", .label = "mem total",
+                         .help = "Device memory in all",
+                         .amd = {"mem_info_vram_total", NULL, 1.0 / 1048576}},
+    /* power.draw is the average on older drivers and the same as power.draw.instant or
+       .average on newer ones (which one, the driver's help says) */
+    [HW_GM_POWER] = {.key = "power_w", .field = "power.draw", .since = 1, .pref = 3,
+                     .aliases = (const struct hw_gpu_alias[]){{"power.draw.instant", 2},
+                                                              {"power.draw.average", 1},
+                                                              {NULL, 0}},
+                     .dim = HW_GPU_DIM_W, .flags = HW_GF_PYTYCHE | VIEWS, .stem = "gpu_power",
+                     .label = "power", .head = "POWER/LIMIT", .help = "Power draw",
+                     .decimals = 2, .amd = {"H/power1_average", "H/power1_input", 1e-6}},
+    [HW_GM_TEMP] = {.key = "temp_c", .field = "temperature.gpu", .since = 1,
+                    .dim = HW_GPU_DIM_C, .flags = HW_GF_PYTYCHE | VIEWS,
+                    .stem = "gpu_temperature", .label = "temperature", .head = "TEMP",
+                    .help = "GPU core temperature", .amd = {"H/temp1_input", NULL, 1e-3}},
+    /* the short clock names are nvidia-smi's aliases */
+    [HW_GM_SM_CLOCK] = {.key = "sm_clock_mhz", .field = "clocks.current.sm", .since = 1,
+                        .aliases = (const struct hw_gpu_alias[]){{"clocks.sm", 0}, {NULL, 0}},
+                        .dim = HW_GPU_DIM_MHZ, .flags = HW_GF_PYTYCHE | VIEWS,
+                        .stem = "gpu_sm_clock", .label = "SM clock", .head = "SM MHz",
+                        .word = "gpu_sm_mhz", .help = "Current SM clock",
+                        .amd = {"H/freq1_input", NULL, 1e-6}},
+    [HW_GM_MEM_CLOCK] = {.key = "mem_clock_mhz", .field = "clocks.current.memory", .since = 1,
+                         .aliases = (const struct hw_gpu_alias[]){{"clocks.mem", 0}, {NULL, 0}},
+                         .dim = HW_GPU_DIM_MHZ, .flags = HW_GF_PYTYCHE | VIEWS,
+                         .stem = "gpu_memory_clock", .label = "mem clock", .head = "MEM MHz",
+                         .help = "Current memory clock", .amd = {"H/freq2_input", NULL, 1e-6}},
+    /* not recorded by default (since 0); no AMD file: amdgpu's sclk is freq1, the SM clock's */
+    [HW_GM_GR_CLOCK] = {.key = "gr_clock_mhz", .field = "clocks.current.graphics", .since = 0,
+                        .aliases = (const struct hw_gpu_alias[]){{"clocks.gr", 0}, {NULL, 0}},
+                        .dim = HW_GPU_DIM_MHZ, .flags = HW_GF_WHEN_SEEN | VIEWS,
+                        .stem = "gpu_graphics_clock", .label = "gr clock",
+                        .help = "Current graphics clock"},
+    /* boards without a fan (datacenter ones: the H100, AMD's MI series) answer [N/A]; AMD's
+       pwm1 is the fan's duty cycle, 0 to 255 (the kernel's hwmon ABI): the speed it is meant to
+       run at, as nvidia-smi's fan.speed is */
+    [HW_GM_FAN] = {.key = "fan_pct", .field = "fan.speed", .since = 2, .dim = HW_GPU_DIM_PCT,
+                   .flags = HW_GF_MAY_NA | HW_GF_WHEN_SEEN | VIEWS, .stem = "gpu_fan_speed",
+                   .label = "fan", .help = "Fan speed, as a share of its maximum",
+                   .amd = {"H/pwm1", NULL, 100.0 / 255}},
 };
-/* Each since is a version the field lists can spell: they would silently leave out a figure of
- * since 5. (HW_GF_PYTYCHE on exactly version 1's figures, test_summarize.outputs checks.) */
-#define SINCE_OK(id, field, since, ...)                                                            \
-    _Static_assert((since) >= 0 && (since) <= HW_GPU_FIELD_VERSIONS,                               \
-                   "HW_GPU_METRICS: " #id "'s since");
-HW_GPU_METRICS(SINCE_OK)
-#undef SINCE_OK
+#undef VIEWS
 
-const char *const hw_gpu_field_lists[HW_GPU_FIELD_VERSIONS] = {HW_GPU_FIELDS_V1, HW_GPU_FIELDS_V2,
-                                                               HW_GPU_FIELDS_V3, HW_GPU_FIELDS_V4};
+size_t hw_gpu_fields_of(const struct hw_gpu_fig *figs, size_t n, int v, char *out, size_t cap)
+{
+    size_t len = 0;
+#define PUT(s)                                                                                     \
+    do {                                                                                           \
+        for (const char *p_ = (s); *p_; p_++, len++)                                               \
+            if (len + 1 < cap)                                                                     \
+                out[len] = *p_;                                                                    \
+    } while (0)
+    PUT(HW_COL_TIMESTAMP);
+    /* version w's fields, in the table's order; after version 1's, what tells GPUs apart */
+    for (int w = 1; w <= (v ? v : 1); w++) {
+        for (size_t k = 0; k < n; k++)
+            if (figs[k].since == w) {
+                PUT(",");
+                PUT(figs[k].field);
+            }
+        if (w == 1 && v)
+            PUT(",index,uuid");
+    }
+#undef PUT
+    if (cap)
+        out[len < cap ? len : cap - 1] = '\0';
+    return len;
+}
+
+/* The lists of hw_gpu_figs, built once: [0] pytyche's, [v] version v's. */
+static struct {
+    pthread_once_t once;
+    int version;
+    char list[HW_GPU_FIELD_VERSIONS_MAX + 1][1024];
+} fields = {.once = PTHREAD_ONCE_INIT};
+
+static void fields_build(void)
+{
+    for (int k = 0; k < HW_GPU_FIG_COUNT; k++) {
+        int since = hw_gpu_figs[k].since;
+        if (since < 0 || since > HW_GPU_FIELD_VERSIONS_MAX) {
+            /* a table no list can spell: every program and test stops at once */
+            fprintf(stderr, "hw_gpu_figs: %s: since %d is not 0 to %d\n", hw_gpu_figs[k].field,
+                    since, HW_GPU_FIELD_VERSIONS_MAX);
+            abort();
+        }
+        if (since > fields.version)
+            fields.version = since;
+    }
+    for (int v = 0; v <= fields.version; v++)
+        if (hw_gpu_fields_of(hw_gpu_figs, HW_GPU_FIG_COUNT, v, fields.list[v],
+                             sizeof fields.list[v]) >= sizeof fields.list[v]) {
+            fprintf(stderr, "hw_gpu_figs: version %d's field list is over %zu bytes\n", v,
+                    sizeof fields.list[v] - 1);
+            abort();
+        }
+}
+
+int hw_gpu_field_version(void)
+{
+    pthread_once(&fields.once, fields_build);
+    return fields.version;
+}
+
+const char *hw_gpu_fields(int v)
+{
+    return v >= 1 && v <= hw_gpu_field_version() ? fields.list[v] : NULL;
+}
+
+const char *hw_gpu_fields_default(void)
+{
+    return hw_gpu_fields(hw_gpu_field_version());
+}
+
+const char *hw_gpu_fields_pytyche(void)
+{
+    hw_gpu_field_version();
+    return fields.list[0];
+}
 
 const char *const hw_file_names[HW_FILE_COUNT] = {
 #define NAME_OF(ID, stem, name, reader, by, stage, optional, normal, opt, what)                    \

@@ -44,9 +44,10 @@ struct gpu_layout {
 #define MAX_UUIDS 64
 
 struct gpu_st {
-    /* hwmon's default list of each version (hwrun/rundir.h's HW_GPU_FIELDS_V1, ...; a later
-     * one is longer) and pytyche's: a headerless file of their width is read as them */
-    struct gpu_layout header, opts, def_hwmon[HW_GPU_FIELD_VERSIONS], def_pytyche;
+    /* hwmon's default list of each version (hwrun/rundir.h's hw_gpu_fields(v); a later one is
+     * longer), [0] version 1, and pytyche's: a headerless file of their width is read as them */
+    struct gpu_layout header, opts, def_hwmon[HW_GPU_FIELD_VERSIONS_MAX], def_pytyche;
+    int versions;
     bool have_header, have_opts;
     char last_ts[40];
     size_t last_ts_len;
@@ -94,7 +95,7 @@ const char *rd_gpu_power_field(const char *fields)
     const char *best = NULL;
     int best_prio = -1;
     /* one field at a time: a report asks this, and a report never fails for memory here */
-    for (const char *p = fields && *fields ? fields : HW_GPU_FIELDS_DEFAULT; *p;) {
+    for (const char *p = fields && *fields ? fields : hw_gpu_fields_default(); *p;) {
         const char *c = strchr(p, ',');
         size_t len = c ? (size_t)(c - p) : strlen(p);
         char name[64];
@@ -183,7 +184,7 @@ static void gpu_line(struct rd_reader *r, const char *s, size_t n)
         l = &st->header;
     else if (st->have_opts)
         l = &st->opts;
-    for (int v = 0; !l && v < HW_GPU_FIELD_VERSION; v++)
+    for (int v = 0; !l && v < st->versions; v++)
         if (c->n == st->def_hwmon[v].n)
             l = &st->def_hwmon[v];
     if (!l && c->n == st->def_pytyche.n)
@@ -219,11 +220,13 @@ static void gpu_line(struct rd_reader *r, const char *s, size_t n)
             row.fault = hw_gpu_fault_in(cs, cl);
         if (role >= 0 && role < RD_GM_COUNT) {
             const struct hw_gpu_fig *f = &hw_gpu_figs[role];
-            /* a board without the sensor answers N/A for a figure that may be: not news (the
-             * data-quality notes count the placeholders that are); other tokens still count */
+            /* a board without the sensor answers N/A for a figure that may be: no placeholder
+             * (the data-quality notes count those), only said once; other tokens still count */
             if ((f->flags & HW_GF_MAY_NA) &&
-                ((cl == 5 && !memcmp(cs, "[N/A]", 5)) || (cl == 3 && !memcmp(cs, "N/A", 3))))
+                ((cl == 5 && !memcmp(cs, "[N/A]", 5)) || (cl == 3 && !memcmp(cs, "N/A", 3)))) {
+                r->q->not_reported[role]++;
                 continue;
+            }
             row.v[role] =
                 rd_in_range(r, f->key, rd_num_cell(r->q, cs, cl, false), dim_range[f->dim]);
         } else if (role == ROLE_TS) {
@@ -299,9 +302,10 @@ void rd_gpu_init(struct rd_reader *r)
     r->st = st;
     for (int m = 0; m < RD_GM_COUNT; m++)
         st->unmeasured[m] = NAN;
-    for (int v = 0; v < HW_GPU_FIELD_VERSION; v++)
-        gpu_layout_from_list(r, &st->def_hwmon[v], hw_gpu_field_lists[v]);
-    gpu_layout_from_list(r, &st->def_pytyche, HW_GPU_FIELDS_PYTYCHE);
+    st->versions = hw_gpu_field_version();
+    for (int v = 0; v < st->versions; v++)
+        gpu_layout_from_list(r, &st->def_hwmon[v], hw_gpu_fields(v + 1));
+    gpu_layout_from_list(r, &st->def_pytyche, hw_gpu_fields_pytyche());
     if (r->opts && r->opts->gpu_fields && *r->opts->gpu_fields) {
         gpu_layout_from_list(r, &st->opts, r->opts->gpu_fields);
         st->have_opts = st->opts.n > 0;

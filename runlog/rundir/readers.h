@@ -66,12 +66,20 @@ double rd_tz_to_utc(const struct rd_tz *tz, int year, int mon, int day, int hour
 
 /* ---- what the readers produce ------------------------------------------------------------- */
 
-/* Metrics of a --query-gpu row (hw_metrics.csv), by meaning: RD_GM_UTIL, ..., one per entry of
- * hwrun/rundir.h's HW_GPU_METRICS, which says each one's field, unit and other names. */
+/* Metrics of a --query-gpu row (hw_metrics.csv), by meaning: the readers' names of hwrun/rundir.h's
+ * enum hw_gpu_metric (the same numbers: hw_gpu_figs[] says each one's field, unit and other
+ * names). A name here only where code names the figure; loops go to RD_GM_COUNT. */
 enum rd_gpu_metric {
-#define RD_GM_ENUM(id, ...) RD_GM_##id = HW_GM_##id,
-    HW_GPU_METRICS(RD_GM_ENUM)
-#undef RD_GM_ENUM
+    RD_GM_UTIL = HW_GM_UTIL,
+    RD_GM_MEM_UTIL = HW_GM_MEM_UTIL,
+    RD_GM_MEM_USED = HW_GM_MEM_USED,
+    RD_GM_MEM_TOTAL = HW_GM_MEM_TOTAL,
+    RD_GM_POWER = HW_GM_POWER,
+    RD_GM_TEMP = HW_GM_TEMP,
+    RD_GM_SM_CLOCK = HW_GM_SM_CLOCK,
+    RD_GM_MEM_CLOCK = HW_GM_MEM_CLOCK,
+    RD_GM_GR_CLOCK = HW_GM_GR_CLOCK,
+    RD_GM_FAN = HW_GM_FAN,
     RD_GM_COUNT = HW_GPU_FIG_COUNT
 };
 #define RD_MAX_GPUS 64 /* GPU numbers 0 to 63 are summarized; rows of others are counted */
@@ -285,6 +293,8 @@ struct rd_quality {
     } placeholders[RD_MAX_TOKENS];
     size_t n_tokens;
     uint64_t placeholders_other; /* tokens beyond RD_MAX_TOKENS distinct ones */
+    uint64_t not_reported[HW_GPU_FIG_COUNT]; /* hw_metrics.csv: cells of a figure a board may not
+                                  * have (HW_GF_MAY_NA: a fan) that said [N/A]: no placeholder */
     bool partial_last;           /* the file ends inside a line ("not yet written") */
     uint64_t partial_bytes;
     double mtime;                /* when it was last written (real time), set by rd_read_file */

@@ -147,8 +147,8 @@ static void start_run(const char *dir, double t0)
     iso(ts, sizeof ts, t0);
     fprintf(r, "{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"start\", \"data\": "
                "{\"interval_s\": 0.1, \"smi_tz\": \"UTC\", \"host\": \"bench\", \"hwmon_pid\": 1, "
-               "\"gpu_query_fields\": \"" HW_GPU_FIELDS_DEFAULT "\"}}\n",
-            ts);
+               "\"gpu_query_fields\": \"%s\"}}\n",
+            ts, hw_gpu_fields_default());
     fprintf(c, HW_COL_TIMESTAMP);
     for (int i = 0; i < HW_CPU_COL_COUNT; i++)
         fprintf(c, ",%s", hw_cpu_cols[i]);

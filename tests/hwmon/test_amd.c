@@ -255,7 +255,7 @@ static void test_text_files(void)
         CU_ASSERT_EQUAL(mon_amd_link_gen(link[i].text), link[i].gen);
 }
 
-/* mon_amd_rows writes a row in the default field list's order (HW_GPU_FIELDS_DEFAULT), cell by
+/* mon_amd_rows writes a row in the default field list's order (hw_gpu_fields_default()), cell by
  * field: each figure's value from make_tree's files, "[N/A]" for a figure the card has no file
  * for, the card's index and uuid. The first cells are version 1's layout, byte for byte as
  * hwmon wrote them before the list had versions, whatever joins it later. */
@@ -290,7 +290,7 @@ static void test_row_by_list(void)
         CU_ASSERT_PTR_NOT_NULL_FATAL(line);
         size_t n1 = strlen(v1[c]);
         CU_ASSERT(!strncmp(line, v1[c], n1) && (!line[n1] || !strncmp(line + n1, ", ", 2)));
-        char *cells = strdup(line), *fields = strdup(HW_GPU_FIELDS_DEFAULT);
+        char *cells = strdup(line), *fields = strdup(hw_gpu_fields_default());
         char *cs = NULL, *fs = NULL;
         char *cell = strtok_r(cells, ",", &cs), *f = strtok_r(fields, ",", &fs);
         int n = 0;

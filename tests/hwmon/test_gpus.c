@@ -78,9 +78,9 @@ static unsigned gpus_in_file(const char *dir)
 {
     /* the index column's place in the default list (not "next to last": a field may follow) */
     int col = 0;
-    const char *at = strstr(HW_GPU_FIELDS_DEFAULT, ",index,");
+    const char *at = strstr(hw_gpu_fields_default(), ",index,");
     CU_ASSERT_PTR_NOT_NULL_FATAL(at);
-    for (const char *q = HW_GPU_FIELDS_DEFAULT; q <= at; q++)
+    for (const char *q = hw_gpu_fields_default(); q <= at; q++)
         col += *q == ',';
     char *p = th_fmt("%s/hw_metrics.csv", dir);
     char *text = th_read_file(p, NULL);

@@ -70,7 +70,7 @@ static void test_facts_before_probe(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     struct mon_gpu_facts f;
     s->facts(s, &f);
-    CU_ASSERT_STRING_EQUAL(f.fields, HW_GPU_FIELDS_DEFAULT);
+    CU_ASSERT_STRING_EQUAL(f.fields, hw_gpu_fields_default());
     CU_ASSERT_FALSE(f.gpm);
     CU_ASSERT_FALSE(f.health);
     CU_ASSERT_EQUAL(f.n_fallbacks, 0);

@@ -25,11 +25,11 @@
 
 
 /* Commas in a row of hw_metrics.csv as hwmon asks for it: one fewer than the default list's
- * fields (hwrun/rundir.h's HW_GPU_METRICS makes the list). */
+ * fields (hwrun/rundir.h's hw_gpu_figs makes the list). */
 static int default_row_commas(void)
 {
     int n = 0;
-    for (const char *c = HW_GPU_FIELDS_DEFAULT; *c; c++)
+    for (const char *c = hw_gpu_fields_default(); *c; c++)
         n += *c == ',';
     return n;
 }
@@ -1646,11 +1646,11 @@ static void test_reject_fallback(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(fb);
     CU_ASSERT_STRING_EQUAL(ht_data_str(fb, "dropped"), "uuid");
     /* the default list without the field the fake's driver refuses */
-    char want[sizeof HW_GPU_FIELDS_DEFAULT];
-    const char *cut = strstr(HW_GPU_FIELDS_DEFAULT, ",uuid");
+    const char *def = hw_gpu_fields_default();
+    char want[1024];
+    const char *cut = strstr(def, ",uuid");
     CU_ASSERT_PTR_NOT_NULL_FATAL(cut);
-    snprintf(want, sizeof want, "%.*s%s", (int)(cut - HW_GPU_FIELDS_DEFAULT),
-             HW_GPU_FIELDS_DEFAULT, cut + strlen(",uuid"));
+    snprintf(want, sizeof want, "%.*s%s", (int)(cut - def), def, cut + strlen(",uuid"));
     CU_ASSERT_STRING_EQUAL(ht_data_str(fb, "fields"), want);
     json_object *st = ht_event(f.dir, "start", 0);
     CU_ASSERT_STRING_EQUAL(ht_data_str(st, "gpu_query_fields"), want);

@@ -68,8 +68,6 @@ static void put(const char *dir, const char *name, const char *text, bool append
     free(p);
 }
 
-static const char *const fields = HW_GPU_FIELDS_DEFAULT;
-
 /* Append to b a row of the default list (gpurow.h): GPU g at ts, the fixtures' figures with
  * these (power NAN: [N/A]). */
 static void prow(struct hw_buf *b, const char *ts, int g, double util, double mem_util,
@@ -83,7 +81,7 @@ static void prow(struct hw_buf *b, const char *ts, int g, double util, double me
     v.v[RD_GM_TEMP] = temp;
     char uuid[16];
     snprintf(uuid, sizeof uuid, "GPU-%d", g);
-    th_gpu_row(b, fields, ts, g, uuid, &v);
+    th_gpu_row(b, hw_gpu_fields_default(), ts, g, uuid, &v);
 }
 
 /* ---------------------------------------------------------------- the exposition */
@@ -98,7 +96,7 @@ static double sample_value(const char *text, const char *name, const char *run, 
     return v;
 }
 
-/* Every figure of hw_metrics.csv's table (HW_GPU_METRICS) is a family of the export, named
+/* Every figure of hw_metrics.csv's table (hw_gpu_figs) is a family of the export, named
  * hwrun_<stem>_<base unit>, in the base unit, its HELP naming the nvidia-smi field; and the
  * power limit, the SM clock's maximum and the PCIe link from hw_health.csv. */
 static void test_every_gpu_figure(void)
@@ -213,7 +211,7 @@ static void test_may_na_absent(void)
     char *out = th_fmt("%s/x.prom", dir);
     CU_ASSERT_EQUAL_FATAL(mon_prom_resolve(&p, out, dir), 0);
     snprintf(p.run, sizeof p.run, "r");
-    CU_ASSERT_EQUAL_FATAL(mon_prom_open(&p, dir, fields, 1.0, "h", NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(mon_prom_open(&p, dir, hw_gpu_fields_default(), 1.0, "h", NULL), 0);
     struct mon_prom_counters c = {0};
     CU_ASSERT_EQUAL_FATAL(mon_prom_update(&p, &c, 1764085545.0), 0);
     char *text = th_read_file(out, NULL);
@@ -225,7 +223,7 @@ static void test_may_na_absent(void)
         if (f->flags & HW_GF_MAY_NA) {
             may++;
             CU_ASSERT_PTR_NULL(strstr(text, name));
-        } else if (strstr(fields, f->field)) {
+        } else if (strstr(hw_gpu_fields_default(), f->field)) {
             CU_ASSERT(isfinite(sample_value(text, name, "r", 0)));
         }
         free(name);
@@ -273,7 +271,7 @@ static void test_energy_agrees(void)
     memset(&p, 0, sizeof p);
     char *out = th_fmt("%s/x.prom", dir);
     CU_ASSERT_EQUAL_FATAL(mon_prom_resolve(&p, out, dir), 0);
-    CU_ASSERT_EQUAL_FATAL(mon_prom_open(&p, dir, fields, 0.05, "node", NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(mon_prom_open(&p, dir, hw_gpu_fields_default(), 0.05, "node", NULL), 0);
     struct mon_prom_counters c = {.samples = 40};
     CU_ASSERT_EQUAL_FATAL(mon_prom_update(&p, &c, 1e9), 0);
     char *live = th_read_file(out, NULL); /* every step judged as its row came */
@@ -337,7 +335,8 @@ static void test_exposition(void)
     CU_ASSERT_EQUAL_FATAL(mon_prom_resolve(&p, out, dir), 0);
     CU_ASSERT_STRING_EQUAL(p.path, out);
     snprintf(p.run, sizeof p.run, "r\"7"); /* the label of every series */
-    CU_ASSERT_EQUAL_FATAL(mon_prom_open(&p, dir, fields, 1.0, "node\"7", "/usr/bin/python3"), 0);
+    CU_ASSERT_EQUAL_FATAL(
+        mon_prom_open(&p, dir, hw_gpu_fields_default(), 1.0, "node\"7", "/usr/bin/python3"), 0);
     struct mon_context ctx;
     static const char env[] = "SLURM_JOB_ID=812345\0RANK=3\0POD_NAME=trainer-\"0\0";
     mon_context_parse(&ctx, env, sizeof env - 1, "node\"7");
@@ -491,7 +490,8 @@ static void test_label_utf8(void)
     memset(&p, 0, sizeof p);
     char *out = th_fmt("%s/x.prom", dir);
     CU_ASSERT_EQUAL_FATAL(mon_prom_resolve(&p, out, dir), 0);
-    CU_ASSERT_EQUAL_FATAL(mon_prom_open(&p, dir, fields, 1.0, "node\xff\xfe-\xc3", "/opt/tr\xe9in"),
+    CU_ASSERT_EQUAL_FATAL(mon_prom_open(&p, dir, hw_gpu_fields_default(), 1.0, "node\xff\xfe-\xc3",
+                                        "/opt/tr\xe9in"),
                           0);
     struct mon_prom_counters c = {.samples = 1};
     CU_ASSERT_EQUAL_FATAL(mon_prom_update(&p, &c, 1764085545.0), 0);
@@ -535,7 +535,7 @@ static void test_paths(void)
     CU_ASSERT_STRING_EQUAL(p.path, want);
     free(want);
     CU_ASSERT_EQUAL(mon_prom_resolve(&p, "/nonexistent-hwrun/x.prom", dir), 0);
-    CU_ASSERT_EQUAL_FATAL(mon_prom_open(&p, dir, fields, 1.0, "h", NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(mon_prom_open(&p, dir, hw_gpu_fields_default(), 1.0, "h", NULL), 0);
     struct mon_prom_counters c = {0};
     CU_ASSERT_EQUAL(mon_prom_update(&p, &c, 1764085545.0), -ENOENT);
     mon_prom_close(&p);

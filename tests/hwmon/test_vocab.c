@@ -458,14 +458,14 @@ static void test_fake_answers_every_figure(void)
         th_result_free(&r);
         free(q);
     }
-    char *q = th_fmt("--query-gpu=%s", HW_GPU_FIELDS_DEFAULT);
+    char *q = th_fmt("--query-gpu=%s", hw_gpu_fields_default());
     char *argv[] = {smi, q, (char *)"--format=csv,noheader,nounits", (char *)"-i", (char *)"1",
                     NULL};
     struct th_result r;
     CU_ASSERT_EQUAL(th_run(argv, NULL, NULL, 30, &r), 0);
     CU_ASSERT_EQUAL(r.status, 0);
     size_t fields = 1, cells = 1;
-    for (const char *p = HW_GPU_FIELDS_DEFAULT; *p; p++)
+    for (const char *p = hw_gpu_fields_default(); *p; p++)
         fields += *p == ',';
     for (const char *p = r.out ? r.out : ""; *p && *p != '\n'; p++)
         cells += *p == ',';
@@ -477,6 +477,70 @@ static void test_fake_answers_every_figure(void)
     CU_ASSERT_EQUAL(r.status, 2);
     CU_ASSERT(r.out && !strcmp(r.out, "Field \"fan.speeed\" is not a valid field to query.\n\n"));
     th_result_free(&r);
+}
+
+/* The fake's H100s have no fan: every row of hwmon's default list says [N/A] for fan.speed.
+ * summarize counts no placeholder for it and fires nothing, but its data-quality notes say it
+ * once, with the rows: the text's note and the JSON's quality.files[].not_reported. */
+static void test_fake_fan_not_reported(void)
+{
+    char *smi = (char *)th_env("HWRUN_FAKE_SMI");
+    char *q = th_fmt("--query-gpu=%s", hw_gpu_fields_default());
+    char *argv[] = {smi, q, (char *)"--format=csv,noheader,nounits", (char *)"-i", (char *)"0,1",
+                    NULL};
+    struct th_result r;
+    CU_ASSERT_EQUAL_FATAL(th_run(argv, NULL, NULL, 30, &r), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r.out);
+    int rows = 0, na = 0;
+    for (const char *p = r.out; (p = strchr(p, '\n')); p++)
+        rows++;
+    for (const char *p = r.out; (p = strstr(p, "[N/A]")); p++)
+        na++;
+    CU_ASSERT_EQUAL(rows, 2);
+    CU_ASSERT_EQUAL(na, 2); /* fan.speed, and nothing else */
+    char *dir = th_tmpdir("hwmon-vocab-fan");
+    char *csv = th_fmt("%s/%s", dir, HW_GPU_FILE);
+    CU_ASSERT_EQUAL_FATAL(th_write_file(csv, r.out, r.out_len), 0);
+    th_result_free(&r);
+    char *text[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), (char *)"-q", (char *)"-f",
+                    (char *)"text", dir, NULL};
+    CU_ASSERT_EQUAL_FATAL(th_run(text, NULL, NULL, 60, &r), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    char *note = th_fmt("  note: %s: %s: not reported by the board ([N/A] in 2 rows)\n",
+                        HW_GPU_FILE, hw_gpu_figs[HW_GM_FAN].label);
+    CU_ASSERT(r.out && strstr(r.out, note));
+    CU_ASSERT_PTR_NULL(r.out ? strstr(r.out, "placeholder") : NULL);
+    if (!r.out || !strstr(r.out, note))
+        fprintf(stderr, "text lacks '%s':\n%s", note, r.out ? r.out : "");
+    th_result_free(&r);
+    char *json[] = {(char *)th_env("HWRUN_SUMMARIZE_BIN"), (char *)"-q", dir, NULL};
+    CU_ASSERT_EQUAL_FATAL(th_run(json, NULL, NULL, 60, &r), 0);
+    json_object *doc = r.out ? json_tokener_parse(r.out) : NULL, *o;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    CU_ASSERT_FATAL(json_object_object_get_ex(doc, "quality", &o) &&
+                    json_object_object_get_ex(o, "placeholders", &o));
+    CU_ASSERT_EQUAL(json_object_get_int64(o), 0);
+    json_object *nr, *fan;
+    CU_ASSERT_FATAL(json_object_object_get_ex(doc, "quality", &o) &&
+                    json_object_object_get_ex(o, "files", &o) &&
+                    json_object_object_get_ex(o, HW_GPU_FILE, &o) &&
+                    json_object_object_get_ex(o, "not_reported", &nr));
+    CU_ASSERT_EQUAL(json_object_object_length(nr), 1);
+    CU_ASSERT_FATAL(json_object_object_get_ex(nr, hw_gpu_figs[HW_GM_FAN].key, &fan));
+    CU_ASSERT_EQUAL(json_object_get_int64(fan), 2);
+    /* no verdict of the run speaks of it */
+    json_object *notes;
+    CU_ASSERT_FATAL(json_object_object_get_ex(doc, "notes", &notes));
+    const char *ns = json_object_to_json_string(notes);
+    CU_ASSERT(ns && !strstr(ns, "fan") && !strstr(ns, "placeholder"));
+    json_object_put(doc);
+    th_result_free(&r);
+    free(note);
+    free(csv);
+    free(q);
+    th_rmtree(dir);
+    free(dir);
 }
 
 /* The one event the run above cannot show: nvidia-smi there but without a driver. */
@@ -622,7 +686,7 @@ static void file_columns(enum hw_file k, struct hw_buf *b)
     static const char *const gpm[] = {HW_GPM_COLUMNS};
     switch (k) {
     case HW_FILE_GPU:
-        hw_buf_puts(b, HW_GPU_FIELDS_DEFAULT);
+        hw_buf_puts(b, hw_gpu_fields_default());
         break;
     case HW_FILE_CPU:
     case HW_FILE_PROC:
@@ -788,6 +852,7 @@ void add_vocab_suite(void)
     CU_add_test(s, "hwmon_writes_what_summarize_reads", test_hwmon_writes_what_summarize_reads);
     CU_add_test(s, "gpu_unavailable_named", test_gpu_unavailable_named);
     CU_add_test(s, "fake_answers_every_figure", test_fake_answers_every_figure);
+    CU_add_test(s, "fake_fan_not_reported", test_fake_fan_not_reported);
     CU_add_test(s, "own_files", test_own_files);
     CU_add_test(s, "files_documented", test_files_documented);
     CU_add_test(s, "columns_documented", test_columns_documented);

@@ -20,11 +20,18 @@
 
 #define T0 "2026-11-21T10:00:"
 
-static const char start_line[] =
-    "{\"ts\": \"" T0 "00.000+00:00\", \"type\": \"event\", \"event\": \"start\", \"data\": "
-    "{\"interval_s\": 0.5, \"smi_tz\": \"UTC\", \"host\": \"node7\", \"hwmon_pid\": 1, "
-    "\"command\": [\"python3\", \"train.py\"], \"gpu_query_fields\": \"" HW_GPU_FIELDS_DEFAULT
-    "\"}}\n";
+/* hwmon's start event, with its default field list (built once, kept) */
+static const char *start_line(void)
+{
+    static char *line;
+    if (!line)
+        line = th_fmt("{\"ts\": \"" T0 "00.000+00:00\", \"type\": \"event\", \"event\": "
+                      "\"start\", \"data\": {\"interval_s\": 0.5, \"smi_tz\": \"UTC\", \"host\": "
+                      "\"node7\", \"hwmon_pid\": 1, \"command\": [\"python3\", \"train.py\"], "
+                      "\"gpu_query_fields\": \"%s\"}}\n",
+                      hw_gpu_fields_default());
+    return line;
+}
 
 /* hwmon's hw_metrics.csv row (the default fields) for GPU g at second s (half seconds) */
 static char *gpu_row(int g, int half, double util, double watts)
@@ -94,7 +101,7 @@ static void test_follows(void)
     CU_ASSERT_EQUAL(rd_live_update(&l), 0);
     CU_ASSERT_EQUAL(l.nopen, 1);
     CU_ASSERT_STRING_EQUAL(rd_live_current(&l)->name, "warmup");
-    append(dir, "run.jsonl", start_line);
+    append(dir, "run.jsonl", start_line());
     append_rows(dir, 0, 3);
     char *torn = gpu_row(0, 3, 77, 130);
     size_t half = strlen("2026/11/21 10:00:01.500, 77, 30");
@@ -168,7 +175,7 @@ static void test_rotated(void)
                              "\"b\", \"seconds\": 1.0}\n";
     static const char p3[] = "{\"ts\": \"" T0 "03.000+00:00\", \"type\": \"phase\", \"name\": "
                              "\"c\", \"seconds\": 1.0}\n";
-    append(dir, "run.jsonl", start_line);
+    append(dir, "run.jsonl", start_line());
     append(dir, "run.jsonl", p1);
     struct rd_live l;
     CU_ASSERT_EQUAL_FATAL(rd_live_open(&l, dir, NULL), 0);
@@ -210,7 +217,7 @@ static void test_rotated(void)
 static void test_fifo(void)
 {
     char *dir = th_tmpdir("live-fifo");
-    put_file(dir, "run.jsonl", start_line);
+    put_file(dir, "run.jsonl", start_line());
     char *p = th_fmt("%s/hw_metrics.csv", dir);
     CU_ASSERT_EQUAL_FATAL(mkfifo(p, 0644), 0);
     struct rd_live l;
@@ -230,7 +237,7 @@ static void test_fifo(void)
 static void test_screen(void)
 {
     char *dir = th_tmpdir("live-screen");
-    append(dir, "run.jsonl", start_line);
+    append(dir, "run.jsonl", start_line());
     append_rows(dir, 0, 19);
     append(dir, "hw_metrics.csv", "not, a, row\n"); /* skipped, and counted on the screen */
     append_rows(dir, 19, 20);
@@ -304,7 +311,7 @@ static void test_screen(void)
 static void test_hostile_names(void)
 {
     char *dir = th_tmpdir("live-names");
-    append(dir, "run.jsonl", start_line);
+    append(dir, "run.jsonl", start_line());
     append(dir, "run.jsonl",
            "{\"ts\": \"" T0 "01.000+00:00\", \"type\": \"phase_begin\", \"name\": "
            "\"ep\\u001b[2J\\u0007och\\u009b\", \"phase_id\": \"9\"}\n");
@@ -332,7 +339,7 @@ static void test_hostile_names(void)
 static void test_line(void)
 {
     char *dir = th_tmpdir("live-line");
-    append(dir, "run.jsonl", start_line);
+    append(dir, "run.jsonl", start_line());
     append_rows(dir, 0, 4);
     char *row = gpu_row(0, 4, 50, NAN); /* power [N/A] */
     append(dir, "hw_metrics.csv", row);
@@ -368,7 +375,7 @@ static void test_line(void)
 static void test_health(void)
 {
     char *dir = th_tmpdir("live-health");
-    append(dir, "run.jsonl", start_line);
+    append(dir, "run.jsonl", start_line());
     append_rows(dir, 0, 4);
     struct hw_buf h;
     hw_buf_init(&h, NULL, 0);
@@ -427,7 +434,7 @@ static void test_cli(void)
     r = run_summarize((char *[]){"--live", "--refresh", "0", dir, NULL});
     CU_ASSERT_EQUAL(r.status, 2);
     th_result_free(&r);
-    append(dir, "run.jsonl", start_line);
+    append(dir, "run.jsonl", start_line());
     append_rows(dir, 0, 2);
     append(dir, "run.jsonl", "{\"ts\": \"" T0 "01.000+00:00\", \"type\": \"event\", \"event\": "
                              "\"stop\", \"data\": {\"exit_status\": 0, \"duration_s\": 1.0}}\n");
@@ -458,7 +465,7 @@ static void test_cli(void)
 static void test_failed_steps(void)
 {
     char *dir = th_tmpdir("live-steps");
-    append(dir, "run.jsonl", start_line);
+    append(dir, "run.jsonl", start_line());
     append(dir, "run.jsonl",
            "{\"ts\": \"" T0 "02.000+00:00\", \"type\": \"phase\", \"name\": \"epoch\", "
            "\"seconds\": 2.0, \"steps\": 47}\n"

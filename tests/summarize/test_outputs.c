@@ -577,7 +577,7 @@ static void test_text_headline(void)
     free(runs);
 }
 
-/* Every GPU figure of the one table (hw_gpu_figs, HW_GPU_METRICS) is described in full: its
+/* Every GPU figure of the one table (hw_gpu_figs) is described in full: its
  * key, field, label, Prometheus stem and help, and a dimension whose unit a person and
  * Prometheus read, so an entry missing one fails here, not in a reader's terminal; its flags
  * agree with its version. And a run that measured every figure
@@ -593,6 +593,8 @@ static void test_every_gpu_figure(void)
         CU_ASSERT_FATAL((int)f->dim >= 0 && f->dim < HW_GPU_DIM_COUNT);
         /* pytyche's list is version 1's figures, and no other version's */
         CU_ASSERT_EQUAL(!!(f->flags & HW_GF_PYTYCHE), f->since == 1);
+        /* a version the field lists can spell (0: not recorded by default) */
+        CU_ASSERT(f->since >= 0 && f->since <= HW_GPU_FIELD_VERSIONS_MAX);
         /* a figure a board may not have is shown where measured, never as an empty stat */
         CU_ASSERT(!(f->flags & HW_GF_MAY_NA) || (f->flags & HW_GF_WHEN_SEEN));
         CU_ASSERT(!(f->flags & HW_GF_PYTYCHE) || !(f->flags & HW_GF_WHEN_SEEN));
@@ -806,6 +808,7 @@ static void test_when_seen_figures(void)
     }
     int heads_all = gpu_table_heads(o.page);
     CU_ASSERT_PTR_NULL(strstr(o.text, "placeholder"));
+    CU_ASSERT_PTR_NULL(strstr(o.text, "not reported"));
     outs_free(&o);
 
     /* [N/A]: hwmon's default list from a board with no fan, every row */
@@ -824,7 +827,7 @@ static void test_when_seen_figures(void)
     hw_buf_putc(&rows, '\0');
     CU_ASSERT_PTR_NOT_NULL(strstr(rows.p, "[N/A]"));
     free(ev);
-    ev = th_fmt(start, HW_GPU_FIELDS_DEFAULT);
+    ev = th_fmt(start, hw_gpu_fields_default());
     put_file(dir, "run.jsonl", ev);
     put_file(dir, HW_GPU_FILE, rows.p);
     outputs_of(dir, &o);
@@ -835,7 +838,7 @@ static void test_when_seen_figures(void)
             continue;
         char *mark[6];
         when_seen_marks(m, mark);
-        bool measured = !isnan(h.v[m]) && strstr(HW_GPU_FIELDS_DEFAULT, hw_gpu_figs[m].field);
+        bool measured = !isnan(h.v[m]) && strstr(hw_gpu_fields_default(), hw_gpu_figs[m].field);
         shown += measured;
         for (int k = 0; mark[k]; k++) {
             if (!measured && strstr(none[k], mark[k]))
@@ -849,6 +852,21 @@ static void test_when_seen_figures(void)
     CU_ASSERT_PTR_NULL(strstr(o.text, "placeholder"));
     CU_ASSERT_PTR_NOT_NULL(strstr(o.json, "\"placeholders\": 0"));
     CU_ASSERT_PTR_NULL(strstr(o.page, "placeholder cells"));
+    /* but the quality notes say it once: each such figure, its rows */
+    for (int m = 0; m < RD_GM_COUNT; m++) {
+        if (!isnan(h.v[m]))
+            continue;
+        char *note = th_fmt("  note: %s: %s: not reported by the board ([N/A] in 4 rows)\n",
+                            HW_GPU_FILE, hw_gpu_figs[m].label);
+        char *member = th_fmt("\"not_reported\": {\n          \"%s\": 4\n        }",
+                              hw_gpu_figs[m].key);
+        CU_ASSERT_PTR_NOT_NULL(strstr(o.text, note));
+        CU_ASSERT_PTR_NOT_NULL(strstr(o.json, member));
+        if (!strstr(o.json, member))
+            fprintf(stderr, "summary.json lacks '%s'\n", member);
+        free(note);
+        free(member);
+    }
     outs_free(&o);
     th_rmtree(dir);
     free(dir);
@@ -873,12 +891,149 @@ static void test_when_seen_figures(void)
                     json_object_object_get_ex(st, "mean", &mean));
     CU_ASSERT_DOUBLE_EQUAL(json_object_get_double(mean), 38.0, 1e-9);
     CU_ASSERT_PTR_NOT_NULL(strstr(o.line, " gpu_fan_pct=38"));
+    /* a board that reports its fan: nothing to say of it */
+    CU_ASSERT_PTR_NULL(strstr(o.text, "not reported"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(o.json, "\"not_reported\": {}"));
     json_object_put(doc);
     outs_free(&o);
     th_rmtree(dir);
     free(dir);
     free(csv);
     free(cap);
+}
+
+/* The page's Per GPU table and the live view show the figures their flags say (HW_GF_PAGE,
+ * HW_GF_LIVE), each as its entry names it: a column each on the page ("label [unit]"; memory
+ * used as "peak VRAM"), on the live screen (its head, else its label in capitals) and a word of
+ * the log line (its word, else gpu_<key>) with its value; a figure without the flag in none.
+ * And a GPU's row of the live screen fits 80 columns whole: a board of hwmon's default list
+ * (no fan), with its health (the power limit, the reasons), every column to ENERGY. */
+static void test_view_flags(void)
+{
+    static const char start[] =
+        "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", \"event\": \"start\", "
+        "\"data\": {\"interval_s\": 1.0, \"smi_tz\": \"UTC\", \"gpu_query_fields\": \"%s\"}}\n";
+    char *dir = th_tmpdir("view-flags");
+    struct hw_buf fields, rows;
+    hw_buf_init(&fields, NULL, 0);
+    hw_buf_init(&rows, NULL, 0);
+    hw_buf_puts(&fields, HW_COL_TIMESTAMP ",index,uuid");
+    struct th_gpu_vals v;
+    for (int m = 0; m < RD_GM_COUNT; m++) {
+        hw_buf_printf(&fields, ",%s", hw_gpu_figs[m].field);
+        v.v[m] = 40 + m;
+    }
+    hw_buf_putc(&fields, '\0');
+    for (int s = 0; s < 4; s++) {
+        char ts[40];
+        snprintf(ts, sizeof ts, "2026/11/21 10:00:%02d.000", s);
+        th_gpu_row(&rows, fields.p, ts, 0, "GPU-0", &v);
+    }
+    hw_buf_putc(&rows, '\0');
+    char *ev = th_fmt(start, fields.p);
+    put_file(dir, "run.jsonl", ev);
+    put_file(dir, HW_GPU_FILE, rows.p);
+    struct outs o;
+    outputs_of(dir, &o);
+    int page = 0, live = 0;
+    for (int m = 0; m < RD_GM_COUNT; m++) {
+        const struct hw_gpu_fig *f = &hw_gpu_figs[m];
+        bool on_page = f->flags & HW_GF_PAGE, on_live = f->flags & HW_GF_LIVE;
+        page += on_page, live += on_live;
+        char *th = m == RD_GM_MEM_USED
+                       ? th_fmt("<th scope=\"col\">peak VRAM <small>[")
+                       : th_fmt("<th scope=\"col\">%s <small>[%s]</small></th>", f->label,
+                                hw_gpu_dims[f->dim].unit);
+        char up[64];
+        size_t i = 0;
+        for (; f->label[i] && i + 1 < sizeof up; i++)
+            up[i] = (char)(f->label[i] >= 'a' && f->label[i] <= 'z' ? f->label[i] - 32
+                                                                    : f->label[i]);
+        up[i] = '\0';
+        char *head = th_fmt(" %s ", f->head ? f->head : up);
+        char *word = f->word ? th_fmt(" %s=", f->word) : th_fmt(" gpu_%s=", f->key);
+        if (!!strstr(o.page, th) != on_page || !!strstr(o.screen, head) != on_live ||
+            !!strstr(o.line, word) != on_live)
+            fprintf(stderr, "%s: page %d live %d:\n%s\n%s", f->key, on_page, on_live, o.screen,
+                    o.line);
+        CU_ASSERT_EQUAL(!!strstr(o.page, th), on_page);
+        CU_ASSERT_EQUAL(!!strstr(o.screen, head), on_live);
+        CU_ASSERT_EQUAL(!!strstr(o.line, word), on_live);
+        /* its value, as the log line says it (memory in GiB, power to a tenth) */
+        if (on_live && m != RD_GM_MEM_USED && m != RD_GM_POWER) {
+            char *cell = th_fmt("%s%d", word, 40 + m);
+            const char *at = strstr(o.line, cell);
+            CU_ASSERT(at && (at[strlen(cell)] == ' ' || at[strlen(cell)] == '\n'));
+            if (!at)
+                fprintf(stderr, "log line lacks '%s': %s", cell, o.line);
+            free(cell);
+        }
+        free(th);
+        free(head);
+        free(word);
+    }
+    /* the page's columns: the GPU's, one a figure, the energy */
+    CU_ASSERT_EQUAL(gpu_table_heads(o.page), 1 + page + 1);
+    /* the ones this change added: memory utilization and clock, everywhere */
+    CU_ASSERT((hw_gpu_figs[RD_GM_MEM_UTIL].flags & hw_gpu_figs[RD_GM_MEM_CLOCK].flags &
+               (HW_GF_PAGE | HW_GF_LIVE)) == (HW_GF_PAGE | HW_GF_LIVE));
+    CU_ASSERT(live >= 7);
+    outs_free(&o);
+    th_rmtree(dir);
+    free(dir);
+    free(ev);
+
+    /* 80 columns: hwmon's default list from an H100 (no fan), its health said */
+    dir = th_tmpdir("view-80");
+    hw_buf_reset(&rows);
+    struct th_gpu_vals h = th_gpu_vals_h100();
+    for (int s = 0; s < 4; s++) {
+        char ts[40];
+        snprintf(ts, sizeof ts, "2026/11/21 10:00:%02d.000", s);
+        th_gpu_row(&rows, NULL, ts, 0, "GPU-0", &h);
+        th_gpu_row(&rows, NULL, ts, 1, "GPU-1", &h);
+    }
+    hw_buf_putc(&rows, '\0');
+    ev = th_fmt(start, hw_gpu_fields_default());
+    put_file(dir, "run.jsonl", ev);
+    put_file(dir, HW_GPU_FILE, rows.p);
+    struct sum_live *lv = sum_live_new(dir, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(lv);
+    CU_ASSERT_EQUAL(sum_live_update(lv), 0);
+    struct hw_buf screen, wide;
+    hw_buf_init(&screen, NULL, 0);
+    hw_buf_init(&wide, NULL, 0);
+    sum_live_screen(lv, 1795255300, 40, 80, NULL, &screen);
+    sum_live_screen(lv, 1795255300, 40, 99, NULL, &wide); /* (sparklines from 100 on) */
+    sum_live_free(lv);
+    hw_buf_putc(&screen, '\0');
+    hw_buf_putc(&wide, '\0');
+    /* the GPU lines of a wider screen are the 80-column ones, blanks at the end aside: nothing
+     * was cut */
+    const char *hd = strstr(wide.p, "\nGPU ");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(hd);
+    for (int k = 0; k < 3; k++) {
+        const char *end = strchr(hd + 1, '\n');
+        CU_ASSERT_PTR_NOT_NULL_FATAL(end);
+        size_t n = (size_t)(end - hd - 1);
+        while (n && hd[n] == ' ')
+            n--;
+        char *line = th_fmt("\n%.*s", (int)n, hd + 1);
+        if (!strstr(screen.p, line) || n > 80)
+            fprintf(stderr, "cut at 80 columns: '%s'\n%s", line + 1, screen.p);
+        CU_ASSERT(n <= 80);
+        CU_ASSERT_PTR_NOT_NULL(strstr(screen.p, line));
+        free(line);
+        hd = end;
+    }
+    CU_ASSERT_PTR_NOT_NULL(strstr(screen.p, " ENERGY"));
+    hw_buf_free(&screen);
+    hw_buf_free(&wide);
+    th_rmtree(dir);
+    free(dir);
+    free(ev);
+    hw_buf_free(&fields);
+    hw_buf_free(&rows);
 }
 
 /* The GPUs' tool, as the reports name it, is the gpu_source hwmon wrote, whatever the source (a
@@ -1143,6 +1298,7 @@ void add_outputs_suite(void)
     CU_add_test(s, "terminal_default_text", test_terminal_default_text);
     CU_add_test(s, "every_gpu_figure", test_every_gpu_figure);
     CU_add_test(s, "when_seen_figures", test_when_seen_figures);
+    CU_add_test(s, "view_flags", test_view_flags);
     CU_add_test(s, "gpu_tool_from_source", test_gpu_tool_from_source);
     CU_add_test(s, "headline_keys_resolve", test_headline_keys_resolve);
 }

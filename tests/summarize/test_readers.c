@@ -42,8 +42,8 @@ static void test_gpu_default_layout(void)
  * skipped as such. The rows come from the table (gpurow.h). */
 static void test_gpu_legacy_versions(void)
 {
-    for (int v = 1; v <= HW_GPU_FIELD_VERSION; v++) {
-        const char *list = hw_gpu_field_lists[v - 1];
+    for (int v = 1; v <= hw_gpu_field_version(); v++) {
+        const char *list = hw_gpu_fields(v);
         struct th_gpu_vals val;
         for (int k = 0; k < RD_GM_COUNT; k++)
             val.v[k] = 10 + k;
@@ -75,9 +75,9 @@ static void test_gpu_legacy_versions(void)
         size_t n = 0, wider = 0;
         for (const char *p = list; *p; p++)
             n += *p == ',';
-        for (int w = 1; w <= HW_GPU_FIELD_VERSION; w++) {
+        for (int w = 1; w <= hw_gpu_field_version(); w++) {
             size_t nw = 0;
-            for (const char *p = hw_gpu_field_lists[w - 1]; *p; p++)
+            for (const char *p = hw_gpu_fields(w); *p; p++)
                 nw += *p == ',';
             wider += nw == n + 1;
         }
@@ -85,6 +85,101 @@ static void test_gpu_legacy_versions(void)
         CU_ASSERT_EQUAL(q.skipped[RD_SKIP_LAYOUT], wider ? 0 : 1);
         hw_buf_free(&b);
     }
+}
+
+/* The field lists built from the table are a file format: the files of older hwmons, headerless,
+ * are read by their width as these, so versions 1 and 2 and pytyche's are spelt out here. A
+ * field joining the table with the next version is appended after uuid and every older field:
+ * each field of version v is in list v, after every field of version v - 1 (checked on the table
+ * and on a copy with such an entry added). */
+static bool list_has(const char *list, const char *field, size_t *at)
+{
+    char *l = th_fmt(",%s,", list), *f = th_fmt(",%s,", field);
+    const char *p = strstr(l, f);
+    if (p && at)
+        *at = (size_t)(p - l);
+    free(l);
+    free(f);
+    return p != NULL;
+}
+
+static void check_versions(const struct hw_gpu_fig *figs, size_t n, int versions)
+{
+    char prev[1024] = "", cur[1024];
+    for (int v = 1; v <= versions + 1; v++) {
+        CU_ASSERT_FATAL(hw_gpu_fields_of(figs, n, v, cur, sizeof cur) < sizeof cur);
+        /* the list before extends to this one */
+        CU_ASSERT(v == 1 || !strncmp(cur, prev, strlen(prev)));
+        size_t uuid_at = 0;
+        CU_ASSERT(list_has(cur, "uuid", &uuid_at) && list_has(cur, "index", NULL));
+        for (size_t k = 0; k < n; k++) {
+            size_t at = 0;
+            bool in = list_has(cur, figs[k].field, &at);
+            /* in list v exactly when it joined at or before v (0: never) */
+            CU_ASSERT_EQUAL(in, figs[k].since >= 1 && figs[k].since <= v);
+            /* a later version's field after uuid and after every field of the version before */
+            if (in && figs[k].since > 1)
+                CU_ASSERT(at > uuid_at);
+            for (size_t j = 0; in && j < n; j++) {
+                size_t at_j = 0;
+                if (figs[j].since >= 1 && figs[j].since < figs[k].since &&
+                    list_has(cur, figs[j].field, &at_j))
+                    CU_ASSERT(at_j < at);
+            }
+        }
+        /* a version past the table's adds nothing */
+        if (v == versions + 1)
+            CU_ASSERT_STRING_EQUAL(cur, prev);
+        snprintf(prev, sizeof prev, "%s", cur);
+    }
+}
+
+static void test_gpu_field_lists(void)
+{
+    static const char v1[] = "timestamp,utilization.gpu,utilization.memory,memory.used,"
+                             "memory.total,power.draw,temperature.gpu,clocks.current.sm,"
+                             "clocks.current.memory,index,uuid";
+    CU_ASSERT_FATAL(hw_gpu_field_version() >= 2);
+    CU_ASSERT_STRING_EQUAL(hw_gpu_fields(1), v1);
+    CU_ASSERT_STRING_EQUAL(hw_gpu_fields(2), "timestamp,utilization.gpu,utilization.memory,"
+                                             "memory.used,memory.total,power.draw,"
+                                             "temperature.gpu,clocks.current.sm,"
+                                             "clocks.current.memory,index,uuid,fan.speed");
+    CU_ASSERT_STRING_EQUAL(hw_gpu_fields_pytyche(),
+                           "timestamp,utilization.gpu,utilization.memory,memory.used,"
+                           "memory.total,power.draw,temperature.gpu,clocks.current.sm,"
+                           "clocks.current.memory");
+    CU_ASSERT_PTR_NULL(hw_gpu_fields(0));
+    CU_ASSERT_PTR_NULL(hw_gpu_fields(hw_gpu_field_version() + 1));
+    CU_ASSERT_STRING_EQUAL(hw_gpu_fields_default(), hw_gpu_fields(hw_gpu_field_version()));
+    /* built once: the same string at every call */
+    CU_ASSERT_PTR_EQUAL(hw_gpu_fields(1), hw_gpu_fields(1));
+    /* the table's highest since is the version hwmon writes */
+    int top = 0;
+    for (int k = 0; k < RD_GM_COUNT; k++)
+        top = hw_gpu_figs[k].since > top ? hw_gpu_figs[k].since : top;
+    CU_ASSERT_EQUAL(hw_gpu_field_version(), top);
+    char buf[1024];
+    for (int v = 1; v <= top; v++) {
+        hw_gpu_fields_of(hw_gpu_figs, RD_GM_COUNT, v, buf, sizeof buf);
+        CU_ASSERT_STRING_EQUAL(buf, hw_gpu_fields(v));
+    }
+    check_versions(hw_gpu_figs, RD_GM_COUNT, top);
+
+    /* the table with a new figure of the next version, placed first: appended after the rest */
+    struct hw_gpu_fig more[RD_GM_COUNT + 1];
+    more[0] = (struct hw_gpu_fig){.key = "x_pct", .field = "x.new", .since = top + 1};
+    memcpy(more + 1, hw_gpu_figs, sizeof hw_gpu_figs);
+    check_versions(more, RD_GM_COUNT + 1, top + 1);
+    size_t len = hw_gpu_fields_of(more, RD_GM_COUNT + 1, top + 1, buf, sizeof buf);
+    char *want = th_fmt("%s,x.new", hw_gpu_fields_default());
+    CU_ASSERT_STRING_EQUAL(buf, want);
+    CU_ASSERT_EQUAL(len, strlen(want));
+    /* too small a buffer: cut, '\0'-ended, the length it needed */
+    char small[16];
+    CU_ASSERT_EQUAL(hw_gpu_fields_of(more, RD_GM_COUNT + 1, top + 1, small, sizeof small), len);
+    CU_ASSERT_EQUAL(strlen(small), sizeof small - 1);
+    free(want);
 }
 
 static void test_gpu_chunking(void)
@@ -156,7 +251,7 @@ static void test_gpu_fields_of_the_table(void)
             free(want);
             want = w;
         }
-    CU_ASSERT_STRING_EQUAL(HW_GPU_FIELDS_PYTYCHE, want);
+    CU_ASSERT_STRING_EQUAL(hw_gpu_fields_pytyche(), want);
     free(want);
 }
 
@@ -710,6 +805,7 @@ void add_readers_suite(void)
     CU_add_test(s, "gpu_default_layout", test_gpu_default_layout);
     CU_add_test(s, "gpu_chunking", test_gpu_chunking);
     CU_add_test(s, "gpu_legacy_versions", test_gpu_legacy_versions);
+    CU_add_test(s, "gpu_field_lists", test_gpu_field_lists);
     CU_add_test(s, "gpu_header_units", test_gpu_header_units);
     CU_add_test(s, "gpu_fields_and_position", test_gpu_fields_and_position);
     CU_add_test(s, "gpu_fields_of_the_table", test_gpu_fields_of_the_table);
