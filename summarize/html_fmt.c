@@ -326,7 +326,9 @@ static const char page_css[] =
     ".grid tbody th{white-space:nowrap}\n"
     /* a table wider than its column (the per-phase table of a run of many GPUs) scrolls in its
      * own box: the page never overflows, and no column is cut */
-    "aside table.grid,.job table.grid{display:block;overflow-x:auto;max-width:100%}\n"
+    "aside table.grid,.job table.grid,.gpus table.grid{display:block;overflow-x:auto;"
+    "max-width:100%}\n"
+    ".gpus{padding:0 20px}\n"
     /* the job's lanes keep a legible scale on a phone: they scroll in their own box */
     ".job{padding:8px 20px}.lanes{overflow-x:auto}.lanes svg.plot{min-width:760px}\n"
     "th.n{text-align:right}\n"

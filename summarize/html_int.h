@@ -122,6 +122,9 @@ unsigned long long ht_gpu_gaps(const struct sum_run *run);
 
 /* html_tables.c */
 void ht_tables(FILE *f, const struct ht_page *P);
+/* The Per GPU table, the page's width above the charts (a column per figure: too wide for the
+ * side column). */
+void ht_gpu_table(FILE *f, const struct ht_page *P);
 void ht_quality_notes(const struct sum_run *run, struct ht_notes *N);
 size_t ht_count_warnings(const struct sum_run *run);
 

@@ -240,7 +240,9 @@ static void render_run(FILE *f, struct ht_page *P, const char *title)
             P->per_col, ht_fmt_num(b3, sizeof b3, P->per_col), P->ncols, sum_fig_num(iv),
             ht_fmt_num(b1, sizeof b1, iv), RD_GAP_FACTOR, ht_gpu_gaps(run), ht_gpu_gaps(run),
             ht_gpu_gaps(run) == 1 ? "" : "s");
-    fputs("</p>\n</header>\n<div class=\"layout\">\n<main class=\"charts\">\n", f);
+    fputs("</p>\n</header>\n", f);
+    ht_gpu_table(f, P);
+    fputs("<div class=\"layout\">\n<main class=\"charts\">\n", f);
     int lanes = ht_prepare_phases(P);
     if (P->nph || (P->tl && (P->tl->nev || P->tl->ev_dropped)) || run->phases_beyond || run->phases_dropped)
         ht_draw_strip(f, P, lanes);

@@ -175,11 +175,14 @@ static bool page_fig(const struct sum_run *run, int m)
     return false;
 }
 
-static void gpu_table(FILE *f, const struct sum_run *run, const struct sum_units *u)
+void ht_gpu_table(FILE *f, const struct ht_page *P)
 {
+    const struct sum_run *run = P->run;
+    const struct sum_units *u = P->u;
     if (!sum_run_gpu_count(run))
         return;
-    fputs("<h2>Per GPU</h2>\n<table class=\"grid\" id=\"t-gpus\">\n<thead><tr>", f);
+    fputs("<section class=\"gpus\">\n<h2>Per GPU</h2>\n<table class=\"grid\" id=\"t-gpus\">\n"
+          "<thead><tr>", f);
     th_unit(f, "GPU", NULL);
     double msc;
     const char *mu = ht_mem_axis(u, 2048, &msc); /* GiB unless --units mem says */
@@ -228,7 +231,9 @@ static void gpu_table(FILE *f, const struct sum_run *run, const struct sum_units
         }
         fputs("</tr>\n", f);
     }
-    fputs("</tbody>\n</table>\n<p class=\"foot\">Means over the run; peak VRAM of total.</p>\n", f);
+    fputs("</tbody>\n</table>\n<p class=\"foot\">Means over the run; peak VRAM of total.</p>\n"
+          "</section>\n",
+          f);
 }
 
 /* Phases by name (the JSON's phase_names, phasenames.h), first when a name repeats (a training
@@ -570,7 +575,6 @@ static void json_dump(FILE *f, const struct sum_run *run)
 void ht_tables(FILE *f, const struct ht_page *P)
 {
     run_table(f, P->run, P->u);
-    gpu_table(f, P->run, P->u);
     phase_names_table(f, P);
     phase_table(f, P);
     event_table(f, P);

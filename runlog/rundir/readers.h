@@ -288,7 +288,8 @@ struct rd_quality {
     } out_of_range[RD_MAX_RANGED];
     size_t n_ranged;
     struct {
-        char token[32];         /* "[N/A]", "N/A", "-", "[Not Supported]", "" (empty cell) */
+        char token[48];         /* "[N/A]", "[Not Supported]", "" (empty cell), nvidia-smi's
+                                 * "[Requested functionality has been deprecated]" (45) */
         uint64_t n;
     } placeholders[RD_MAX_TOKENS];
     size_t n_tokens;
