@@ -1,0 +1,29 @@
+/* Test-only: a scale for hwmon's own fixed durations, so that a test of a hang or a grace waits
+ * a fraction of the real seconds and still checks the same decision (DESIGN.md, "How tests
+ * scale time"). HWRUN_TEST_TIME_SCALE=S, a number from 0.01 to 1, multiplies the children's hang
+ * threshold, SIGKILL grace, restart backoff and "healthy" span, the main loop's poll and pause
+ * spans, and the default --kill-grace. Unset (the product's normal state) the scale is 1 and
+ * every duration is the documented one. A value that is not such a number is refused with a
+ * warning on stderr, and the scale stays 1. It never touches a duration the user gives (-i, -d,
+ * --kill-grace) nor a grace a scheduler gives (SLURM, Kubernetes, systemd own those). Not in
+ * --help nor the man page: it is no user's setting. */
+#ifndef HWMON_TIMESCALE_H
+#define HWMON_TIMESCALE_H
+
+#include <stdbool.h>
+
+#define MON_TIME_SCALE_ENV "HWRUN_TEST_TIME_SCALE"
+#define MON_TIME_SCALE_MIN 0.01
+
+/* s as a scale: a number from MON_TIME_SCALE_MIN to 1 (false, *out untouched, otherwise). */
+bool mon_time_scale_parse(const char *s, double *out);
+/* The scale, read from the environment at the first call (main.c calls it before any thread
+ * starts); a refused value is warned about then, once. */
+double mon_time_scale(void);
+/* One of hwmon's own fixed durations, scaled. */
+static inline double mon_scaled(double seconds)
+{
+    return seconds * mon_time_scale();
+}
+
+#endif
