@@ -2,7 +2,10 @@
  * nvidia-smi children's failure paths (with the fake nvidia-smi), no process left behind even
  * after kill -9, files readable while being written, and pytyche's oracle reading our files.
  * Timing tolerances are set for a loaded 2-core machine: loose enough not to flake, tight
- * enough that a real bug (a missing sample, an orphan, a drift) fails. */
+ * enough that a real bug (a missing sample, an orphan, a drift) fails. A test that waits out one
+ * of hwmon's own fixed durations (a hang's 3 s, the default 5 s grace) runs them at the test-only
+ * HWRUN_TEST_TIME_SCALE (hwmon/timescale.h, DESIGN.md "How tests scale time") and checks the
+ * scaled figure; one that checks the user's -i/-d runs on real seconds. */
 #include <CUnit/CUnit.h>
 #include <ctype.h>
 #include <errno.h>
