@@ -316,9 +316,18 @@ int main(int argc, char **argv)
     if (optind < argc)
         cfg.command = argv + optind;
     /* read before any thread starts; a user's --kill-grace is never scaled */
-    double scale = mon_time_scale();
+    const char *bad_scale = mon_time_scale_load();
+    if (bad_scale) {
+        char shown[33]; /* its first bytes, printable ones only: it reaches a terminal */
+        size_t n = 0;
+        for (; bad_scale[n] && n < sizeof shown - 1; n++)
+            shown[n] = bad_scale[n] > ' ' && bad_scale[n] < 127 ? bad_scale[n] : '?';
+        shown[n] = '\0';
+        hw_warn(0, "%s=\"%s%s\" ignored (test-only: a number from %g to 1); time is not scaled",
+                MON_TIME_SCALE_ENV, shown, bad_scale[n] ? "..." : "", MON_TIME_SCALE_MIN);
+    }
     if (!cfg.grace_given)
-        cfg.grace_s = MON_GRACE_DEFAULT_S * scale;
+        cfg.grace_s = mon_scaled(MON_GRACE_DEFAULT_S);
     if (cfg.command && cfg.attach_pid)
         hw_usage_error("-p and a COMMAND exclude each other");
     if (cfg.command && cfg.duration_s > 0)

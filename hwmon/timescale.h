@@ -3,8 +3,8 @@
  * scale time"). HWRUN_TEST_TIME_SCALE=S, a number from 0.01 to 1, multiplies the children's hang
  * threshold, SIGKILL grace, restart backoff and "healthy" span, the main loop's poll and pause
  * spans, and the default --kill-grace. Unset (the product's normal state) the scale is 1 and
- * every duration is the documented one. A value that is not such a number is refused with a
- * warning on stderr, and the scale stays 1. It never touches a duration the user gives (-i, -d,
+ * every duration is the documented one. A value that is not such a number is refused (main.c
+ * warns on stderr), and the scale stays 1. It never touches a duration the user gives (-i, -d,
  * --kill-grace) nor a grace a scheduler gives (SLURM, Kubernetes, systemd own those). Not in
  * --help nor the man page: it is no user's setting. */
 #ifndef HWMON_TIMESCALE_H
@@ -17,13 +17,12 @@
 
 /* s as a scale: a number from MON_TIME_SCALE_MIN to 1 (false, *out untouched, otherwise). */
 bool mon_time_scale_parse(const char *s, double *out);
-/* The scale, read from the environment at the first call (main.c calls it before any thread
- * starts); a refused value is warned about then, once. */
+/* Set the scale from the environment (main.c, before any thread starts). Returns the variable's
+ * value when it was refused (the scale stays 1; the caller says so), else NULL. */
+const char *mon_time_scale_load(void);
+/* The scale: 1 until mon_time_scale_load() set another. */
 double mon_time_scale(void);
 /* One of hwmon's own fixed durations, scaled. */
-static inline double mon_scaled(double seconds)
-{
-    return seconds * mon_time_scale();
-}
+double mon_scaled(double seconds);
 
 #endif

@@ -1663,6 +1663,7 @@ static void test_ignore_term(void)
 static void test_time_scale(void)
 {
     CU_ASSERT_PTR_NULL_FATAL(getenv(MON_TIME_SCALE_ENV)); /* the product's normal state */
+    CU_ASSERT_PTR_NULL(mon_time_scale_load());                /* nothing refused */
     CU_ASSERT_EQUAL(mon_time_scale(), 1.0);
     CU_ASSERT_EQUAL(mon_scaled(MON_CHILD_HANG_MIN_S), 3.0);
     CU_ASSERT_EQUAL(mon_scaled(MON_CHILD_HANG_GRACE_S), 2.0);
