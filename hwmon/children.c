@@ -12,6 +12,7 @@
 #include "hwrun/io.h"
 #include "hwrun/rundir.h"
 #include "launch.h"
+#include "timescale.h"
 
 static void report(const struct mon_children *s, const struct mon_child_event *ev)
 {
@@ -19,13 +20,14 @@ static void report(const struct mon_children *s, const struct mon_child_event *e
         s->cb(s->arg, ev);
 }
 
-/* 1, 2, 4, ... seconds for the 1st, 2nd, 3rd quick failure in a row, at most the cap. */
+/* 1, 2, 4, ... seconds for the 1st, 2nd, 3rd quick failure in a row, at most the cap (each
+ * times the test-only time scale, timescale.h: 1 unless a test sets it). */
 static double backoff(unsigned fails)
 {
     double d = 1.0;
     for (unsigned i = 1; i < fails && d < MON_CHILD_BACKOFF_MAX_S; i++)
         d *= 2;
-    return d > MON_CHILD_BACKOFF_MAX_S ? MON_CHILD_BACKOFF_MAX_S : d;
+    return mon_scaled(d > MON_CHILD_BACKOFF_MAX_S ? MON_CHILD_BACKOFF_MAX_S : d);
 }
 
 void mon_children_init(struct mon_children *s, const char *path, char *const envp[],
@@ -245,7 +247,7 @@ bool mon_children_exited(struct mon_children *s, pid_t pid, int status, double n
         return true;
     }
     /* a child that ran a good while before failing starts its backoff afresh */
-    if (now - c->started > MON_CHILD_HEALTHY_S)
+    if (now - c->started > mon_scaled(MON_CHILD_HEALTHY_S))
         c->quick_fails = 0;
     strip_trailing_space(c->err_tail, &c->err_len);
     if (s->held) { /* a failure all the same, but the run is ending: no restart */
@@ -314,12 +316,12 @@ static void child_tick(struct mon_children *s, struct mon_child *c, double now)
         return;
     }
     double hang_s = 5 * c->interval_s;
-    if (hang_s < MON_CHILD_HANG_MIN_S)
-        hang_s = MON_CHILD_HANG_MIN_S;
+    if (hang_s < mon_scaled(MON_CHILD_HANG_MIN_S)) /* the user's interval is never scaled */
+        hang_s = mon_scaled(MON_CHILD_HANG_MIN_S);
     if (now - c->last_growth > hang_s) {
         c->hung = c->term_sent = true;
         kill(-c->pid, SIGTERM);
-        c->kill_at = now + MON_CHILD_HANG_GRACE_S;
+        c->kill_at = now + mon_scaled(MON_CHILD_HANG_GRACE_S);
         report(s, &(struct mon_child_event){.what = MON_CHILD_HUNG,
                                             .child = c,
                                             .pid = c->pid,
@@ -400,15 +402,15 @@ bool mon_children_running(const struct mon_children *s)
 
 double mon_children_wait(const struct mon_children *s, double now)
 {
-    double wait = -1;
+    double wait = -1, poll = mon_scaled(MON_CHILD_POLL_S);
     for (int i = 0; i < s->n; i++) {
         const struct mon_child *c = &s->ch[i];
         if (c->state == MON_CHILD_RUNNING && (c->interval_s > 0 || c->term_sent)) {
-            if (wait < 0 || MON_CHILD_POLL_S < wait)
-                wait = MON_CHILD_POLL_S;
+            if (wait < 0 || poll < wait)
+                wait = poll;
         } else if (c->state == MON_CHILD_WAIT_RESTART) {
             double d = c->restart_at - now;
-            d = d < 0 ? 0 : d > MON_CHILD_POLL_S ? MON_CHILD_POLL_S : d;
+            d = d < 0 ? 0 : d > poll ? poll : d;
             if (wait < 0 || d < wait)
                 wait = d;
         }

@@ -11,6 +11,10 @@
  * stopped first (mon_children_hold, mon_children_stop), it is reported as STOPPED, not as a
  * failure, and no child is restarted once the run is held.
  *
+ * Every MON_CHILD_*_S below is the documented duration; a test may scale them all (and the
+ * restart backoff) with the test-only HWRUN_TEST_TIME_SCALE (timescale.h). The child's own
+ * interval_s, the user's, is never scaled.
+ *
  * No clock is read here: every call takes the monotonic time `now`, so tests drive every
  * decision with a fake clock. Nothing is printed or logged either: what happens is reported to
  * the set's callback, which run.c turns into run.jsonl events. Reaping stays with the caller
@@ -136,7 +140,7 @@ void mon_children_hold(struct mon_children *s);
 /* SIGKILL every running child now (a second stop request). */
 void mon_children_kill(struct mon_children *s);
 bool mon_children_running(const struct mon_children *s);
-/* Seconds until the next tick is needed (at most MON_CHILD_POLL_S), or -1: none. */
+/* Seconds until the next tick is needed (at most MON_CHILD_POLL_S, scaled), or -1: none. */
 double mon_children_wait(const struct mon_children *s, double now);
 /* The running children's process groups (never the job's). Returns how many. */
 size_t mon_children_groups(const struct mon_children *s, pid_t *pg, size_t cap);

@@ -14,6 +14,7 @@
 #include "hwrun/rundir.h"
 #include "context.h"
 #include "mon.h"
+#include "timescale.h"
 
 /* hwmon's exit statuses: the one table, printed by --help and listed in hwmon(1). */
 static const struct hw_exit_doc exit_codes[] = {
@@ -122,7 +123,7 @@ int main(int argc, char **argv)
         .smi = "nvidia-smi",
         .proc_root = "/proc",
         .sys_root = "/",
-        .grace_s = 5.0,
+        .grace_s = MON_GRACE_DEFAULT_S,
         .prom_interval_s = 10.0,
     };
     enum {
@@ -314,6 +315,19 @@ int main(int argc, char **argv)
     }
     if (optind < argc)
         cfg.command = argv + optind;
+    /* read before any thread starts; a user's --kill-grace is never scaled */
+    const char *bad_scale = mon_time_scale_load();
+    if (bad_scale) {
+        char shown[33]; /* its first bytes, printable ones only: it reaches a terminal */
+        size_t n = 0;
+        for (; bad_scale[n] && n < sizeof shown - 1; n++)
+            shown[n] = bad_scale[n] > ' ' && bad_scale[n] < 127 ? bad_scale[n] : '?';
+        shown[n] = '\0';
+        hw_warn(0, "%s=\"%s%s\" ignored (test-only: a number from %g to 1); time is not scaled",
+                MON_TIME_SCALE_ENV, shown, bad_scale[n] ? "..." : "", MON_TIME_SCALE_MIN);
+    }
+    if (!cfg.grace_given)
+        cfg.grace_s = mon_scaled(MON_GRACE_DEFAULT_S);
     if (cfg.command && cfg.attach_pid)
         hw_usage_error("-p and a COMMAND exclude each other");
     if (cfg.command && cfg.duration_s > 0)

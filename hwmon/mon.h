@@ -21,6 +21,9 @@ enum mon_gpm { MON_GPM_AUTO, MON_GPM_ON, MON_GPM_OFF };
  * accident the way it exits 1. */
 #define MON_EXIT_SELF 125
 
+/* --kill-grace when not given (times the test-only time scale, timescale.h) */
+#define MON_GRACE_DEFAULT_S 5.0
+
 struct mon_config {
     const char *out_dir; /* NULL: a new hwmon-<UTC time> directory in the working directory */
     double interval_s;   /* 0.05 .. 3600 */
@@ -34,7 +37,7 @@ struct mon_config {
     const char *proc_root;   /* /proc (tests: testdata/proc) */
     const char *lock_dir;    /* where the node's GPU sampler lock is (nodelock.h): /dev/shm */
     const char *sys_root;    /* where mount points and /sys are: "/" (tests: a fixture) */
-    double grace_s;          /* SIGTERM to SIGKILL for the children, 5 s */
+    double grace_s;          /* SIGTERM to SIGKILL for the children: MON_GRACE_DEFAULT_S */
     bool grace_given;        /* --kill-grace was given: it applies under a scheduler too */
     enum mon_gpm gpm;        /* GPM metrics (hw_gpm.csv): auto (default), on, off */
     /* --gpu-source: the word of a GPU source of gpusrc.h's list (nvidia-smi's, AMD's amdgpu

@@ -51,6 +51,7 @@
 #include "sampler.h"
 #include "gpusrc.h"
 #include "stopsig.h"
+#include "timescale.h"
 
 extern char **environ;
 
@@ -1760,9 +1761,9 @@ static bool tick(struct run *r, double now)
     const struct mon_config *cfg = r->cfg;
     /* The loop wakes every MON_CHILD_POLL_S while children are watched: a longer gap is hwmon
      * not running (a frozen container), which is no child's silence (mon_children_paused). */
-    if (r->last_tick > 0 && now - r->last_tick > MON_CHILD_PAUSE_S &&
+    if (r->last_tick > 0 && now - r->last_tick > mon_scaled(MON_CHILD_PAUSE_S) &&
         mon_children_wait(&r->children, r->last_tick) >= 0)
-        mon_children_paused(&r->children, now - r->last_tick - MON_CHILD_POLL_S);
+        mon_children_paused(&r->children, now - r->last_tick - mon_scaled(MON_CHILD_POLL_S));
     r->last_tick = now;
     mon_children_tick(&r->children, now);
     if (r->stopping) {

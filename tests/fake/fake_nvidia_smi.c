@@ -147,6 +147,12 @@
  *   FAKE_SMI_HANG_AFTER=K   after K data rows stop writing but stay alive; signals act as
  *       usual (SIGTERM exits 0 unless FAKE_SMI_IGNORE_TERM).
  *   FAKE_SMI_IGNORE_TERM=1  ignore SIGTERM and SIGINT: only SIGKILL stops it.
+ *   FAKE_SMI_SPEED=N  (1..1000, default 1) the fake's clock runs N times as fast: every loop
+ *       (-l, -lms, dmon's and pmon's -d) prints its intervals N times as often, and the health
+ *       counters grow by N times the real time between two intervals (so 0.2 real seconds of
+ *       throttling at N=5 count one second, as the throttling the test meant). Timestamps stay
+ *       the real time a row is printed: hwmon lines rows up by when it reads them. For tests
+ *       that wait for a number of intervals, not for seconds (dmon's whole-second -d).
  *   FAKE_SMI_START_DELAY_MS=N  every invocation takes N ms before it does anything (a busy
  *       node's nvidia-smi, or one without persistence mode, takes a second or more to start).
  *   FAKE_SMI_FAULT=g:reset|lost and FAKE_SMI_FAULT_FILE=PATH (optional: without it, from the
@@ -166,7 +172,7 @@
  *   SIGTERM/SIGINT: exit 0 at once (unless FAKE_SMI_IGNORE_TERM). Both are unblocked at start.
  *   SIGPIPE is ignored; a failed write to stdout (EPIPE included) ends the process with exit 1
  *   (a message on stderr unless it was EPIPE). Loops run on absolute deadlines of
- *   CLOCK_MONOTONIC (start + k * period); the first interval is printed at once.
+ *   CLOCK_MONOTONIC (start + k * period / FAKE_SMI_SPEED); the first interval is printed at once.
  *   Exit codes: 0 ok, 1 write failure or FAKE_SMI_DIE_AFTER, 2 invalid field, 6 no device,
  *   9 nodriver, 15 a lost GPU (FAKE_SMI_FAULT), 18 mismatch, 255 usage error or a malformed FAKE_SMI_* variable (message on
  *   stderr for the latter).
@@ -335,7 +341,8 @@ static struct {
     int fault_gpu; /* FAKE_SMI_FAULT: -1 none */
     bool fault_lost;
     const char *fault_file;
-} cfg;
+    long long speed; /* FAKE_SMI_SPEED: the fake's seconds pass this many times faster */
+} cfg = {.speed = 1};
 
 static long long rows_written; /* data rows written so far, all commands */
 
@@ -422,6 +429,9 @@ static void load_config(void)
 
     cfg.die_after = env_count("FAKE_SMI_DIE_AFTER");
     cfg.hang_after = env_count("FAKE_SMI_HANG_AFTER");
+    const char *sp = getenv("FAKE_SMI_SPEED");
+    if (sp && *sp && !parse_ll(sp, 1, 1000, &cfg.speed))
+        die_env("FAKE_SMI_SPEED", sp);
     cfg.die_once = getenv("FAKE_SMI_DIE_ONCE");
     cfg.reject = getenv("FAKE_SMI_REJECT");
     cfg.na = getenv("FAKE_SMI_NA");
@@ -683,7 +693,8 @@ static void health_at(const struct sample *s)
             if (on && hstate.now[g] && hstate.last_t[g] > 0) /* counted as the hardware does */
                 for (int b = 0; b < 8; b++)
                     if (cfg.health_mask & (1ull << b))
-                        hstate.counter_us[g][b] += (long long)((now - hstate.last_t[g]) * 1e6);
+                        hstate.counter_us[g][b] +=
+                            (long long)((now - hstate.last_t[g]) * 1e6 * (double)cfg.speed);
             hstate.now[g] = on;
             hstate.seen[g] |= on;
             hstate.last_t[g] = now;
@@ -1082,15 +1093,18 @@ static void query_interval(long long k, void *arg)
 
 typedef void (*interval_fn)(long long k, void *arg);
 
-/* Call fn for k = 0, 1, ... (count < 0: forever), interval k at start + k * period_ms. */
+/* Call fn for k = 0, 1, ... (count < 0: forever), interval k at start + k * period_ms
+ * (divided by FAKE_SMI_SPEED). */
 static void run_intervals(long long period_ms, long long count, interval_fn fn, void *arg)
 {
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
+    long long period_ns = period_ms * 1000000 / cfg.speed;
     for (long long k = 0; count < 0 || k < count; k++) {
         if (k > 0) {
-            long long ns = start.tv_nsec + (k * period_ms % 1000) * 1000000;
-            struct timespec due = {.tv_sec = start.tv_sec + k * period_ms / 1000 + ns / 1000000000,
+            long long ns = start.tv_nsec + k * period_ns % 1000000000;
+            struct timespec due = {.tv_sec = start.tv_sec + k * period_ns / 1000000000 +
+                                             ns / 1000000000,
                                    .tv_nsec = ns % 1000000000};
             while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, NULL) == EINTR)
                 ;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "hwrun/rundir.h"
+#include "hwrun/timeutil.h"
 #include "hwtest.h"
 #include "summary.h"
 
@@ -21,14 +22,16 @@ struct gpm_run {
 /* hwmon at 0.5 s (query -lms 500, dmon and GPM -d 1) with the given FAKE_SMI_* settings and
  * option, around a job that lasts until what the tests count was written (or 60 s): 4 lines of
  * hw_metrics.csv and of hw_dmon.csv and, where GPM is expected, two rows a GPU (the fake's two)
- * under the GPM file's two header lines. Not a fixed time a loaded machine fills with fewer. */
+ * under the GPM file's two header lines. Not a fixed time a loaded machine fills with fewer.
+ * The fake's clock runs 4 times as fast (FAKE_SMI_SPEED): the rows counted are intervals of
+ * its, whatever their seconds; hwmon's hang rule (5 intervals of 1 s) is met all the sooner. */
 static struct gpm_run gpm_run(const char *fake_gpm, const char *opt)
 {
     struct gpm_run g = {th_tmpdir("hwmon-gpm"), NULL, 0, {0}};
     g.log = th_fmt("%s/smi.log", g.dir);
-    char *env[4] = {th_fmt("FAKE_SMI_LOG=%s", g.log), NULL, NULL, NULL};
+    char *env[4] = {th_fmt("FAKE_SMI_LOG=%s", g.log), "FAKE_SMI_SPEED=4", NULL, NULL};
     if (fake_gpm)
-        env[1] = th_fmt("FAKE_SMI_GPM=%s", fake_gpm);
+        env[2] = th_fmt("FAKE_SMI_GPM=%s", fake_gpm);
     bool gpm = !(fake_gpm && !strcmp(fake_gpm, "none")) && !(opt && !strcmp(opt, "--no-gpm"));
     char *w1 = ht_job_wait_lines("hw_metrics.csv", 4), *w2 = ht_job_wait_lines("hw_dmon.csv", 4);
     char *w3 = ht_job_wait_lines(HW_GPM_FILE, 2 + 2 * 2);
@@ -37,7 +40,7 @@ static struct gpm_run gpm_run(const char *fake_gpm, const char *opt)
                       : ht_argv(g.dir, "-i", "0.5", "--", "/bin/sh", "-c", job, NULL);
     g.status = ht_run(argv, env, 60, &g.res);
     free(env[0]);
-    free(env[1]);
+    free(env[2]);
     free(argv);
     free(job);
     free(w1);
@@ -217,6 +220,39 @@ static void test_no_gpm(void)
     gpm_done(&g);
 }
 
+/* FAKE_SMI_SPEED, which gpm_run uses: dmon -d 1 -c 5 at speed 5 prints its 5 intervals 0.2 s
+ * apart, so in at least 0.8 s and far less than 4, the same rows as at speed 1000; a speed that
+ * is no whole number from 1 to 1000 is the test's mistake: exit 255, said on stderr. */
+static void test_fake_speed(void)
+{
+    char *argv[] = {(char *)th_env("HWRUN_FAKE_SMI"), "dmon", "-s", "um", "-d", "1", "-c", "5",
+                    NULL};
+    struct th_result faster, fast;
+    char *env1k[] = {"FAKE_SMI_SPEED=1000", NULL}, *env5[] = {"FAKE_SMI_SPEED=5", NULL};
+    CU_ASSERT_EQUAL_FATAL(th_run(argv, env1k, NULL, 30, &faster), 0);
+    double t0 = hw_mono_now();
+    CU_ASSERT_EQUAL_FATAL(th_run(argv, env5, NULL, 30, &fast), 0);
+    double took = hw_mono_now() - t0;
+    CU_ASSERT_EQUAL(fast.status, 0);
+    CU_ASSERT_EQUAL(th_count_lines(fast.out), 2 + 5 * 2); /* header pair, 5 intervals x 2 GPUs */
+    CU_ASSERT_STRING_EQUAL(fast.out, faster.out);
+    CU_ASSERT(took >= 0.8 && took < 3.0);
+    if (!(took >= 0.8 && took < 3.0))
+        fprintf(stderr, "[fake_speed] 5 intervals at speed 5 took %.2f s\n", took);
+    th_result_free(&faster);
+    th_result_free(&fast);
+    static const char *const bad[] = {"FAKE_SMI_SPEED=0", "FAKE_SMI_SPEED=1001",
+                                      "FAKE_SMI_SPEED=2.5", "FAKE_SMI_SPEED=x", NULL};
+    for (int i = 0; bad[i]; i++) {
+        char *env[] = {(char *)bad[i], NULL};
+        struct th_result r;
+        CU_ASSERT_EQUAL_FATAL(th_run(argv, env, NULL, 30, &r), 0);
+        CU_ASSERT_EQUAL(r.status, 255);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "bad FAKE_SMI_SPEED="));
+        th_result_free(&r);
+    }
+}
+
 void add_gpm_suite(void);
 void add_gpm_suite(void)
 {
@@ -225,4 +261,5 @@ void add_gpm_suite(void)
     CU_add_test(s, "partial", test_gpm_partial);
     CU_add_test(s, "old_driver", test_gpm_old_driver);
     CU_add_test(s, "no_gpm", test_no_gpm);
+    CU_add_test(s, "fake_speed", test_fake_speed);
 }

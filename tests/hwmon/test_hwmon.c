@@ -2,7 +2,10 @@
  * nvidia-smi children's failure paths (with the fake nvidia-smi), no process left behind even
  * after kill -9, files readable while being written, and pytyche's oracle reading our files.
  * Timing tolerances are set for a loaded 2-core machine: loose enough not to flake, tight
- * enough that a real bug (a missing sample, an orphan, a drift) fails. */
+ * enough that a real bug (a missing sample, an orphan, a drift) fails. A test that waits out one
+ * of hwmon's own fixed durations (a hang's 3 s, the default 5 s grace) runs them at the test-only
+ * HWRUN_TEST_TIME_SCALE (hwmon/timescale.h, DESIGN.md "How tests scale time") and checks the
+ * scaled figure; one that checks the user's -i/-d runs on real seconds. */
 #include <CUnit/CUnit.h>
 #include <ctype.h>
 #include <errno.h>
@@ -19,7 +22,10 @@
 #include "hwrun/rundir.h"
 #include "hwrun/timeutil.h"
 #include "hwtest.h"
+#include "children.h"
+#include "mon.h"
 #include "stopsig.h"
+#include "timescale.h"
 
 /* ---------------------------------------------------------------- cli */
 
@@ -902,8 +908,10 @@ static bool pod_ready(void *arg)
 /* A pod: tini as PID 1 of a PID namespace (`docker run --init`, ENTRYPOINT ["tini", "--"]),
  * hwmon its child, the pod's environment. The runtime's SIGTERM to tini reaches hwmon from
  * tini, a plain process; the pod's terminationGracePeriodSeconds is the grace, not hwmon's
- * --kill-grace: the job's checkpoint, longer than hwmon's default 5 s, completes (issue 51: it
- * was SIGKILLed at 5 of 12 s). Where no PID namespace can be made, tini -s as a subreaper. */
+ * --kill-grace: the job's checkpoint, longer than hwmon's default grace, completes (issue 51: it
+ * was SIGKILLed at 5 of 12 s). The default grace runs at the test-only time scale (timescale.h,
+ * 5 s x 0.2): the checkpoint, 2.5 s, outlasts it by 1.5 s, as 6.5 s outlasted 5 s. Where no PID
+ * namespace can be made, tini -s as a subreaper. */
 static void test_pod_grace(void)
 {
     if (access("/usr/bin/tini", X_OK) != 0) {
@@ -918,7 +926,7 @@ static void test_pod_grace(void)
     if (access(ns_argv[0], X_OK) == 0)
         th_result_free(&r);
     char *dir = th_tmpdir("hwmon-pod");
-    const char *script = "trap 'echo run >> \"$HWMON_DIR/handled\"; sleep 6.5; "
+    const char *script = "trap 'echo run >> \"$HWMON_DIR/handled\"; sleep 2.5; "
                          "echo ok > \"$HWMON_DIR/ckpt\"; exit 0' TERM; "
                          "echo $$ > \"$HWMON_DIR/job.pid\"; while :; do sleep 0.05; done";
     char **hw = ht_argv(dir, "-i", "0.1", "--", "/bin/sh", "-c", script, NULL);
@@ -936,7 +944,9 @@ static void test_pod_grace(void)
     for (size_t i = 0; hw[i] && k < 79; i++)
         argv[k++] = hw[i];
     argv[k] = NULL;
-    char *env[] = {NO_OWNER, (char *)"KUBERNETES_SERVICE_HOST=10.96.0.1", NULL};
+    /* hwmon's default grace at the test-only scale: 1 s, the checkpoint 1.5 s longer */
+    char *env[] = {NO_OWNER, (char *)"KUBERNETES_SERVICE_HOST=10.96.0.1",
+                   (char *)MON_TIME_SCALE_ENV "=0.2", NULL};
     struct pod c = {dir, th_spawn(argv, env, NULL, NULL), 0};
     CU_ASSERT_FATAL(c.top > 0);
     if (!ns)
@@ -947,7 +957,7 @@ static void test_pod_grace(void)
     int st = th_wait(c.top, 60);
     double took = hw_mono_now() - t0;
     CU_ASSERT_EQUAL(st, 0); /* tini's status is the job's: its handler exited 0 */
-    CU_ASSERT(took >= 6.5);
+    CU_ASSERT(took >= 2.5);
     CU_ASSERT_EQUAL(lines_of(dir, "handled"), 1);
     CU_ASSERT_EQUAL(lines_of(dir, "ckpt"), 1);
     json_object *ev = ht_event(dir, "stop_request", 0);
@@ -1603,18 +1613,29 @@ static void test_die_restart(void)
     free(e1);
 }
 
-/* A child that stops writing is killed as hung and restarted. */
+/* A child that stops writing is killed as hung and restarted. hwmon's hang threshold (3 s, the
+ * -i 0.1 child's 5 intervals being less) and restart backoff run at the test-only time scale
+ * HANG_SCALE (timescale.h): the same decisions in a third of the seconds. Not less: the query
+ * child, silent for the scaled threshold on a loaded machine, would be called hung before the
+ * fake's hang. */
+#define HANG_SCALE "0.3"
 static void test_hang_restart(void)
 {
-    char *extra[] = {"FAKE_SMI_HANG_AFTER=4", NULL};
+    char *extra[] = {"FAKE_SMI_HANG_AFTER=4", MON_TIME_SCALE_ENV "=" HANG_SCALE, NULL};
     /* until the restart and the restarted child's first rows (4 before the hang, 2 after) */
     struct fake_run f = fake_run_job("0.1", NULL, JOB_UNTIL_RESTART(6), extra, "1");
     CU_ASSERT_EQUAL(f.status, 0);
     json_object *h = ht_event(f.dir, "child_hung", 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(h);
     CU_ASSERT_STRING_EQUAL(ht_data_str(h, "child"), "query");
+    /* silent for the scaled threshold, and called hung within 1.5 s of it (as unscaled) */
+    double min_s = MON_CHILD_HANG_MIN_S * atof(HANG_SCALE);
     json_object *sv = ht_data(h, "silent_s");
-    CU_ASSERT_TRUE(sv && json_object_get_double(sv) >= 3.0 && json_object_get_double(sv) < 4.5);
+    CU_ASSERT_TRUE(sv && json_object_get_double(sv) >= min_s &&
+                   json_object_get_double(sv) < min_s + 1.5);
+    if (sv && !(json_object_get_double(sv) >= min_s && json_object_get_double(sv) < min_s + 1.5))
+        fprintf(stderr, "[hang_restart] silent_s %g, threshold %g\n", json_object_get_double(sv),
+                min_s);
     CU_ASSERT(ht_count_events(f.dir, "child_restart") >= 1);
     CU_ASSERT(ht_smi_starts(f.log, " -lms") >= 2);
     check_gone(f.log);
@@ -1622,18 +1643,82 @@ static void test_hang_restart(void)
     fake_done(&f);
 }
 
-/* A child that ignores SIGTERM gets SIGKILL after the grace period, and hwmon still ends. */
+/* A child that ignores SIGTERM gets SIGKILL after the grace period, and hwmon still ends. The
+ * grace is the user's --kill-grace: the test-only time scale, set here, leaves it whole. */
 static void test_ignore_term(void)
 {
-    char *extra[] = {"FAKE_SMI_IGNORE_TERM=1", NULL};
+    char *extra[] = {"FAKE_SMI_IGNORE_TERM=1", MON_TIME_SCALE_ENV "=0.1", NULL};
     double t0 = hw_mono_now();
     struct fake_run f = fake_run("0.2", "1", extra, "1.5");
     double el = hw_mono_now() - t0;
     CU_ASSERT_EQUAL(f.status, 0);
-    CU_ASSERT(el >= 2.4 && el < 10); /* 1 s of sampling + 1.5 s of grace */
+    CU_ASSERT(el >= 2.4 && el < 10); /* 1 s of sampling + 1.5 s of grace, not 0.15 */
     check_gone(f.log);
     CU_ASSERT_EQUAL(ht_count_events(f.dir, "child_exit"), 0);
     fake_done(&f);
+}
+
+/* The test-only time scale (timescale.h): unset, every duration is the documented one; a value
+ * that is no scale is refused on stderr and changes nothing; a scale shortens hwmon's own default
+ * --kill-grace (a job that ignores SIGTERM is SIGKILLed after 5 s times the scale). */
+static void test_time_scale(void)
+{
+    CU_ASSERT_PTR_NULL_FATAL(getenv(MON_TIME_SCALE_ENV)); /* the product's normal state */
+    CU_ASSERT_PTR_NULL(mon_time_scale_load());                /* nothing refused */
+    CU_ASSERT_EQUAL(mon_time_scale(), 1.0);
+    CU_ASSERT_EQUAL(mon_scaled(MON_CHILD_HANG_MIN_S), 3.0);
+    CU_ASSERT_EQUAL(mon_scaled(MON_CHILD_HANG_GRACE_S), 2.0);
+    CU_ASSERT_EQUAL(mon_scaled(MON_CHILD_HEALTHY_S), 60.0);
+    CU_ASSERT_EQUAL(mon_scaled(MON_CHILD_POLL_S), 0.25);
+    CU_ASSERT_EQUAL(mon_scaled(MON_CHILD_PAUSE_S), 2.0);
+    CU_ASSERT_EQUAL(mon_scaled(MON_GRACE_DEFAULT_S), 5.0);
+    double v = -1;
+    CU_ASSERT_TRUE(mon_time_scale_parse("0.2", &v) && v == 0.2);
+    CU_ASSERT_TRUE(mon_time_scale_parse("1", &v) && v == 1.0);
+    CU_ASSERT_TRUE(mon_time_scale_parse("0.01", &v) && v == 0.01);
+    static const char *const bad[] = {"", "0", "0.001", "-0.5", "1.5", "abc", "0.5s", " 0.5",
+                                      "nan", "inf", "0x0.8", NULL};
+    for (int i = 0; bad[i]; i++) {
+        v = -1;
+        CU_ASSERT_FALSE(mon_time_scale_parse(bad[i], &v));
+        CU_ASSERT_EQUAL(v, -1);
+    }
+    /* refused visibly: a warning, and the run is as without it (stderr escaped) */
+    char *dir = th_tmpdir("hwmon-scale");
+    char **argv = ht_argv(dir, "-i", "0.1", "-d", "0.3", "--no-gpu", NULL);
+    char *env[] = {MON_TIME_SCALE_ENV "=fast\x1b[2J", NULL};
+    struct th_result r;
+    CU_ASSERT_EQUAL(ht_run(argv, env, 60, &r), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "hwmon: " MON_TIME_SCALE_ENV "=\"fast?[2J\" ignored"));
+    CU_ASSERT_PTR_NULL(strchr(r.err, '\x1b'));
+    if (!strstr(r.err, "ignored"))
+        fprintf(stderr, "[time_scale] stderr: %s\n", r.err);
+    th_result_free(&r);
+    free(argv);
+    th_rmtree(dir);
+    /* scaled: the default grace of a job that ignores SIGTERM is 5 s x 0.2 */
+    const char *job = "trap '' TERM; echo $$ > \"$HWMON_DIR/job.pid\"; "
+                      "i=0; while [ $i -lt 1200 ]; do i=$((i+1)); sleep 0.05; done";
+    argv = ht_argv(dir, "-i", "0.1", "--no-gpu", "--", "/bin/sh", "-c", job, NULL);
+    char *env2[] = {NO_OWNER, MON_TIME_SCALE_ENV "=0.2", NULL};
+    pid_t hw = th_spawn(argv, env2, NULL, NULL);
+    CU_ASSERT_FATAL(hw > 0);
+    const char *ready[] = {dir, "job.pid", "1"};
+    CU_ASSERT_FATAL(ht_wait_until(file_lines_at_least, ready, 30));
+    double t0 = hw_mono_now();
+    kill(hw, SIGTERM);
+    int st = th_wait(hw, 60);
+    double took = hw_mono_now() - t0;
+    CU_ASSERT_EQUAL(st, 128 + SIGKILL); /* the job's: killed after the grace */
+    CU_ASSERT(took >= 1.0 && took < 4.5); /* unscaled it would be 5 s or more */
+    json_object *ev = ht_event(dir, "stop_request", 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+    json_object *ka = ht_data(ev, "kill_after_s");
+    CU_ASSERT_TRUE(ka && json_object_get_double(ka) == 1.0);
+    json_object_put(ev);
+    free(argv);
+    th_rmtree(dir);
+    free(dir);
 }
 
 /* A field the driver rejects is dropped, logged, and no row has the error text. */
@@ -2169,6 +2254,7 @@ void add_hwmon_suites(void)
     CU_add_test(s, "die_restart", test_die_restart);
     CU_add_test(s, "hang_restart", test_hang_restart);
     CU_add_test(s, "ignore_term", test_ignore_term);
+    CU_add_test(s, "time_scale", test_time_scale);
     CU_add_test(s, "reject_fallback", test_reject_fallback);
     CU_add_test(s, "nodriver", test_nodriver);
     CU_add_test(s, "missing_smi", test_missing_smi);
