@@ -178,19 +178,20 @@ static void run_job(struct sum_jobs *c, struct sum_job *j)
         run = NULL;
     }
     if (c->write && j->dir && rc != -ENODATA) {
+        const struct sum_run *r = run ? run : j->run; /* one run's page keeps it (above) */
         struct hw_buf js;
         hw_buf_init(&js, NULL, 0);
         if (c->fmt == SUM_FMT_JSON && j->out.len)
             hw_buf_put(&js, j->out.p, j->out.len);
         else
-            sum_report_json(run, &js);
+            sum_report_json(r, &js);
         char *path;
         if (asprintf(&path, "%s/" HW_SUMMARY_FILE, j->dir) < 0) {
             hw_warn(ENOMEM, "%s", j->dir);
             j->status = HW_EXIT_FAIL;
         } else {
             /* a summary short of memory is never stored as one */
-            int wrc = js.oom || run->oom || sum_oom_count() != oom_before
+            int wrc = js.oom || r->oom || sum_oom_count() != oom_before
                           ? -ENOMEM
                           : hw_write_atomic(path, js.p, js.len);
             if (wrc < 0) {
