@@ -202,7 +202,8 @@ static void run_job(struct sum_jobs *c, struct sum_job *j)
         }
         hw_buf_free(&js);
     }
-    if (j->out.oom || (sum_oom_count() != oom_before && !(run && run->oom))) {
+    const struct sum_run *said = run ? run : j->run; /* its ENOMEM said when it was read */
+    if (j->out.oom || (sum_oom_count() != oom_before && !(said && said->oom))) {
         j->out.oom = true;
         hw_warn(ENOMEM, "%s", j->dir ? j->dir : "(files)");
         j->status = HW_EXIT_FAIL;
