@@ -499,7 +499,8 @@ static int scan_tree(struct mon_tree *t)
             i++; /* consumed pair */
         }
     }
-    qsort(t->out_b, w, sizeof(pid_t), cmp_pid);
+    if (w > 1) /* qsort takes no NULL, even for none */
+        qsort(t->out_b, w, sizeof(pid_t), cmp_pid);
     pid_t *tmp = t->out_a;
     t->out_a = t->out_b;
     t->out_b = tmp;
