@@ -1,5 +1,7 @@
-/* The CUnit runner every test program shares: `prog [-s SUITE [-t TEST]] [-l]`; -l lists
- * "SUITE TIMEOUT" lines, which CTest's test list is made of (tests/discover.cmake).
+/* The CUnit runner every test program shares: `prog [-s SUITE [-t TEST]] [-l] [-L]`; -l lists
+ * "SUITE TIMEOUT" lines, which CTest's test list is made of (tests/discover.cmake); -L lists
+ * "SUITE TEST" lines (of -s SUITE only, when given), for timing tests one by one
+ * (tests/bench/test_wall.sh -t).
  * Each test program defines cu_register_all() to add its suites. Exit status: 0 all passed,
  * 1 a test failed, 64 bad usage, 70 CUnit itself failed (Cyclone DDS's runner), TH_SKIP_STATUS (77)
  * when nothing failed but a test could not run here (th_skip). */
@@ -37,15 +39,16 @@ static int timeout_of(const char *name)
 int main(int argc, char **argv)
 {
     const char *suite_name = NULL, *test_name = NULL;
-    bool list = false;
+    bool list = false, list_tests = false;
     int c;
-    while ((c = getopt(argc, argv, "s:t:l")) != -1) {
+    while ((c = getopt(argc, argv, "s:t:lL")) != -1) {
         switch (c) {
         case 's': suite_name = optarg; break;
         case 't': test_name = optarg; break;
         case 'l': list = true; break;
+        case 'L': list_tests = true; break;
         default:
-            fprintf(stderr, "usage: %s [-s SUITE [-t TEST]] [-l]\n", argv[0]);
+            fprintf(stderr, "usage: %s [-s SUITE [-t TEST]] [-l] [-L]\n", argv[0]);
             return 64;
         }
     }
@@ -60,6 +63,14 @@ int main(int argc, char **argv)
     if (list) {
         for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext)
             printf("%s %d\n", s->pName, timeout_of(s->pName));
+        CU_cleanup_registry();
+        return 0;
+    }
+    if (list_tests) {
+        for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext)
+            if (!suite_name || !strcmp(s->pName, suite_name))
+                for (CU_pTest t = s->pTest; t; t = t->pNext)
+                    printf("%s %s\n", s->pName, t->pName);
         CU_cleanup_registry();
         return 0;
     }
