@@ -39,12 +39,12 @@ static const struct amd_health {
     {HW_HEALTH_PCIE_WIDTH_MAX, "max_link_width", AMD_NUM, 1, 0},
 };
 
-/* The cells of a row after its timestamp, in hwmon's default field list's order (hw_gpu_fields_default()): a figure (enum
- * rd_gpu_metric), the card's index or its uuid. The list is the one definition of the layout,
- * so a figure that joins it (hwrun/rundir.h's since) gets its cell here: its .amd file's
- * value, else "[N/A]". How many; 0 if the list names something else (test_hwmon.amd.row_by_list
- * requires not). */
-enum { CELL_INDEX = -1, CELL_UUID = -2, ROW_MAX = RD_GM_COUNT + 2 };
+/* The cells of a row after its timestamp, in hwmon's default field list's order
+ * (hw_gpu_fields_default()): a figure (enum hw_gpu_metric), the card's index or its uuid. The
+ * list is the one definition of the layout, so a figure that joins it (hwrun/rundir.h's since)
+ * gets its cell here: its .amd file's value, else "[N/A]". How many; 0 if the list names
+ * something else (test_hwmon.amd.row_by_list requires not). */
+enum { CELL_INDEX = -1, CELL_UUID = -2, ROW_MAX = HW_GPU_FIG_COUNT + 2 };
 static size_t row_cells(int cell[ROW_MAX])
 {
     size_t n = 0;
@@ -54,11 +54,11 @@ static size_t row_cells(int cell[ROW_MAX])
         size_t len = strcspn(p, ",");
         int c = len == 5 && !memcmp(p, "index", 5) ? CELL_INDEX
                 : len == 4 && !memcmp(p, "uuid", 4) ? CELL_UUID
-                                                     : RD_GM_COUNT;
-        for (int k = 0; c == RD_GM_COUNT && k < RD_GM_COUNT; k++)
+                                                     : HW_GPU_FIG_COUNT;
+        for (int k = 0; c == HW_GPU_FIG_COUNT && k < HW_GPU_FIG_COUNT; k++)
             if (strlen(hw_gpu_figs[k].field) == len && !memcmp(hw_gpu_figs[k].field, p, len))
                 c = k;
-        if (c == RD_GM_COUNT || n == ROW_MAX)
+        if (c == HW_GPU_FIG_COUNT || n == ROW_MAX)
             return 0;
         cell[n++] = c;
         p += len;
@@ -190,7 +190,7 @@ static void open_card(struct mon_amd_card *c, int dfd, int card)
     char buf[128], hwmon[256];
     c->card = card;
     find_hwmon(dfd, hwmon, sizeof hwmon);
-    for (int k = 0; k < RD_GM_COUNT; k++) {
+    for (int k = 0; k < HW_GPU_FIG_COUNT; k++) {
         /* each figure's file, as its entry of hw_gpu_figs says (hwrun/rundir.h's .amd) */
         const struct hw_gpu_amd *src = &hw_gpu_figs[k].amd;
         c->fd[k] = src->file ? open_field(dfd, hwmon, src->file) : -1;
@@ -284,7 +284,7 @@ int mon_amd_open(struct mon_amd *a, const char *root, const char *const *lists, 
 void mon_amd_close(struct mon_amd *a)
 {
     for (int i = 0; i < a->n; i++) {
-        for (int k = 0; k < RD_GM_COUNT; k++)
+        for (int k = 0; k < HW_GPU_FIG_COUNT; k++)
             if (a->c[i].fd[k] >= 0)
                 close(a->c[i].fd[k]);
         for (int k = 0; k < MON_AMD_HEALTH_COLS; k++)

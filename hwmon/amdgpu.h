@@ -18,7 +18,7 @@
 #include <sys/types.h>
 
 #include "hwrun/buf.h"
-#include "readers.h" /* enum rd_gpu_metric */
+#include "hwrun/rundir.h" /* enum hw_gpu_metric */
 
 #define MON_AMD_MAX 64
 /* HWMON_SYSFS_ROOT: a directory standing for / when hwmon looks for AMD cards under
@@ -35,7 +35,7 @@ struct mon_amd_card {
     bool named;          /* name is the product_name */
     char uuid[64];       /* "AMD-" unique_id, else "" */
     char pci[16];        /* its PCI address (uevent's PCI_SLOT_NAME), else "" */
-    int fd[RD_GM_COUNT]; /* by figure (hw_gpu_figs); -1: the kernel has no such file */
+    int fd[HW_GPU_FIG_COUNT]; /* by figure (hw_gpu_figs); -1: the kernel has no such file */
     int hfd[MON_AMD_HEALTH_COLS]; /* hw_health.csv's columns from files read each time; -1 */
     double sclk_max;     /* the highest level of pp_dpm_sclk, MHz (NAN: not known) */
 };

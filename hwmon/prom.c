@@ -610,7 +610,7 @@ void mon_prom_format(const struct mon_prom *p, const struct mon_prom_counters *c
 
     /* hw_metrics.csv's figures, every entry of hw_gpu_figs (hwrun/rundir.h): hwrun_<stem>_<base
      * unit of the dimension>, scaled from the dimension's unit to the base one */
-    for (int m = 0; m < RD_GM_COUNT; m++) {
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++) {
         const struct hw_gpu_fig *f = &hw_gpu_figs[m];
         const struct hw_gpu_dim_def *d = &hw_gpu_dims[f->dim];
         char name[96], help[192];

@@ -70,19 +70,19 @@ const struct sum_stat *sum_fig_mem_util(const struct sum_run *run, const char **
         *source = "hw_dmon.csv mem";
         return &run->dmon_mem_all;
     }
-    if (run->all[RD_GM_MEM_UTIL].n) {
+    if (run->all[HW_GM_MEM_UTIL].n) {
         *source = "hw_metrics.csv utilization.memory";
-        return &run->all[RD_GM_MEM_UTIL];
+        return &run->all[HW_GM_MEM_UTIL];
     }
     *source = NULL;
-    return &run->all[RD_GM_MEM_UTIL];
+    return &run->all[HW_GM_MEM_UTIL];
 }
 
 double sum_fig_clock_mean(const struct sum_run *run)
 {
-    if (run->all[RD_GM_SM_CLOCK].n)
-        return sum_stat_mean(&run->all[RD_GM_SM_CLOCK]);
-    return sum_stat_mean(&run->all[RD_GM_GR_CLOCK]);
+    if (run->all[HW_GM_SM_CLOCK].n)
+        return sum_stat_mean(&run->all[HW_GM_SM_CLOCK]);
+    return sum_stat_mean(&run->all[HW_GM_GR_CLOCK]);
 }
 
 const char *sum_fig_tz_source(enum sum_tz_source s)

@@ -738,7 +738,7 @@ void ht_draw_charts(FILE *f, struct ht_page *P)
             *l = (struct line){.s = &gs->s[m0], .iv = gpu_iv(run, gs, m0, g)};
             snprintf(l->cls, sizeof l->cls, "g%d", g % NGPU_COLORS);
             if (m0 == SUM_TL_POWER && g < RD_MAX_GPUS && run->gpu[g] &&
-                run->gpu[g]->m[RD_GM_POWER].n) /* the JSON's gpus[].energy_wh */
+                run->gpu[g]->m[HW_GM_POWER].n) /* the JSON's gpus[].energy_wh */
                 snprintf(l->label, sizeof l->label, "GPU %d \xC2\xB7 %s", g,
                          ht_fmt_dim(b1, sizeof b1, sum_fig_num(sum_gpu_energy_wh(run, g, NULL)),
                                     SUM_DIM_ENERGY, P->u));
@@ -903,7 +903,7 @@ void ht_sparkline(FILE *f, const struct sum_run *run)
             "height=\"%d\" preserveAspectRatio=\"none\" role=\"img\" "
             "aria-label=\"GPU utilization\"><rect x=\"%d\" y=\"%d\" width=\"%d\" "
             "height=\"%d\" fill=\"#f6f8fa\"/>",
-            sum_fig_num(sum_fig_mean(&run->all[RD_GM_UTIL])), ML, MT - 2, SPARK_COLS, PLOT_H + 4,
+            sum_fig_num(sum_fig_mean(&run->all[HW_GM_UTIL])), ML, MT - 2, SPARK_COLS, PLOT_H + 4,
             SPARK_COLS, SPARK_H, ML, MT - 2, SPARK_COLS, PLOT_H + 4);
     draw_px(f, px, SPARK_COLS, &a, 1, ht_interval(run), "ln spk",
             "GPU utilization, mean of the GPUs per column [%]", true);

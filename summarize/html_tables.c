@@ -186,16 +186,16 @@ void ht_gpu_table(FILE *f, const struct ht_page *P)
     th_unit(f, "GPU", NULL);
     double msc;
     const char *mu = ht_mem_axis(u, 2048, &msc); /* GiB unless --units mem says */
-    bool shown[RD_GM_COUNT];
-    for (int m = 0; m < RD_GM_COUNT; m++) {
+    bool shown[HW_GPU_FIG_COUNT];
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++) {
         shown[m] = page_fig(run, m);
         if (!shown[m])
             continue;
-        if (m == RD_GM_MEM_USED)
+        if (m == HW_GM_MEM_USED)
             th_unit(f, "peak VRAM", mu);
         else
             th_unit(f, hw_gpu_figs[m].label, hw_gpu_dims[hw_gpu_figs[m].dim].unit);
-        if (m == RD_GM_POWER)
+        if (m == HW_GM_POWER)
             th_unit(f, "energy", sum_units_label(u, SUM_DIM_ENERGY));
     }
     fputs("</tr></thead>\n<tbody>\n", f);
@@ -210,12 +210,12 @@ void ht_gpu_table(FILE *f, const struct ht_page *P)
             fputs("\"", f);
         }
         fprintf(f, "><span class=\"key g%d\"><i></i>%d</span></th>", g % NGPU_COLORS, g);
-        for (int m = 0; m < RD_GM_COUNT; m++) {
+        for (int m = 0; m < HW_GPU_FIG_COUNT; m++) {
             if (!shown[m])
                 continue;
-            if (m == RD_GM_MEM_USED) {
-                double peak = sum_fig_num(sum_fig_max(&gp->m[RD_GM_MEM_USED]));
-                double total = sum_fig_num(sum_fig_max(&gp->m[RD_GM_MEM_TOTAL]));
+            if (m == HW_GM_MEM_USED) {
+                double peak = sum_fig_num(sum_fig_max(&gp->m[HW_GM_MEM_USED]));
+                double total = sum_fig_num(sum_fig_max(&gp->m[HW_GM_MEM_TOTAL]));
                 char b1[32], b2[32];
                 if (isfinite(peak) && isfinite(total))
                     fprintf(f, "<td class=\"n\" data-v=\"%.17g\">%s<small> / %s</small></td>",
@@ -226,7 +226,7 @@ void ht_gpu_table(FILE *f, const struct ht_page *P)
             } else {
                 td_num(f, sum_fig_mean(&gp->m[m]), NULL);
             }
-            if (m == RD_GM_POWER)
+            if (m == HW_GM_POWER)
                 td_dim(f, sum_gpu_energy_wh(run, g, NULL), SUM_DIM_ENERGY, u, false);
         }
         fputs("</tr>\n", f);
@@ -350,11 +350,11 @@ static void phase_table(FILE *f, const struct ht_page *P)
             const struct sum_phase_gpu *pg = p->gpu[g];
             if (!pg)
                 continue;
-            double m = sum_fig_max(&pg->m[RD_GM_MEM_USED]);
+            double m = sum_fig_max(&pg->m[HW_GM_MEM_USED]);
             if (isfinite(m) && !(peak >= m))
                 peak = m;
-            usum += pg->m[RD_GM_UTIL].sum;
-            un += (double)pg->m[RD_GM_UTIL].n;
+            usum += pg->m[HW_GM_UTIL].sum;
+            un += (double)pg->m[HW_GM_UTIL].n;
         }
         char pb[48]; /* data-v in GiB as always, the text in --units */
         peak = sum_fig_num(peak);

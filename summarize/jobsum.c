@@ -273,9 +273,9 @@ int sum_jnode_take(struct sum_jnode *n, const char *dir, struct sum_run *run)
         copy(o->uuid, sizeof o->uuid, gp->uuid);
         o->samples = gp->samples;
         o->energy_wh = sum_gpu_energy_wh(run, g, NULL);
-        o->mem_peak_mib = sum_fig_max(&gp->m[RD_GM_MEM_USED]);
-        o->util_mean_pct = sum_stat_mean(&gp->m[RD_GM_UTIL]);
-        o->util_n = gp->m[RD_GM_UTIL].n;
+        o->mem_peak_mib = sum_fig_max(&gp->m[HW_GM_MEM_USED]);
+        o->util_mean_pct = sum_stat_mean(&gp->m[HW_GM_UTIL]);
+        o->util_n = gp->m[HW_GM_UTIL].n;
         if (isnan(n->interval_s))
             n->interval_s = sum_run_gap_interval(run, HW_FILE_GPU, gp->index);
     }

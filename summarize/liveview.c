@@ -267,16 +267,16 @@ static void upper(char *dst, size_t cap, const char *s)
 /* The live view's columns: hw_metrics.csv's figures flagged for it (HW_GF_LIVE, hw_gpu_figs'
  * order), then its own two, then the table's figures shown only where measured (HW_GF_WHEN_SEEN:
  * a fan, the graphics clock) once a GPU of the run measured them. A column is a figure's
- * number (0 to RD_GM_COUNT - 1) or one of these. */
-enum { COL_THROTTLE = RD_GM_COUNT, COL_ENERGY, COL_MAX };
+ * number (0 to HW_GPU_FIG_COUNT - 1) or one of these. */
+enum { COL_THROTTLE = HW_GPU_FIG_COUNT, COL_ENERGY, COL_MAX };
 
 static const struct {
     const char *head;
     int width;
     const char *word;
 } own[] = {
-    [COL_THROTTLE - RD_GM_COUNT] = {"THROTTLE", 10, "gpu_throttle"},
-    [COL_ENERGY - RD_GM_COUNT] = {"ENERGY", 8, "gpu_energy_wh"},
+    [COL_THROTTLE - HW_GPU_FIG_COUNT] = {"THROTTLE", 10, "gpu_throttle"},
+    [COL_ENERGY - HW_GPU_FIG_COUNT] = {"ENERGY", 8, "gpu_energy_wh"},
 };
 
 static bool seen_fig(const struct rd_live *l, int m)
@@ -291,12 +291,12 @@ static bool seen_fig(const struct rd_live *l, int m)
 static int live_cols(const struct rd_live *l, int col[COL_MAX])
 {
     int n = 0;
-    for (int m = 0; m < RD_GM_COUNT; m++)
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++)
         if ((hw_gpu_figs[m].flags & (HW_GF_LIVE | HW_GF_WHEN_SEEN)) == HW_GF_LIVE)
             col[n++] = m;
     col[n++] = COL_THROTTLE;
     col[n++] = COL_ENERGY;
-    for (int m = 0; m < RD_GM_COUNT; m++)
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++)
         if ((hw_gpu_figs[m].flags & (HW_GF_LIVE | HW_GF_WHEN_SEEN)) ==
                 (HW_GF_LIVE | HW_GF_WHEN_SEEN) &&
             seen_fig(l, m))
@@ -307,8 +307,8 @@ static int live_cols(const struct rd_live *l, int col[COL_MAX])
 /* a figure's head on the screen: its own short one, else its label in capitals */
 static const char *col_head(int c, char *buf, size_t cap)
 {
-    if (c >= RD_GM_COUNT)
-        return own[c - RD_GM_COUNT].head;
+    if (c >= HW_GPU_FIG_COUNT)
+        return own[c - HW_GPU_FIG_COUNT].head;
     if (hw_gpu_figs[c].head)
         return hw_gpu_figs[c].head;
     upper(buf, cap, hw_gpu_figs[c].label);
@@ -325,13 +325,13 @@ static bool unit_in_head(int m)
 /* its cells' width on the screen (sparkline aside): its head's, or its widest usual cell's */
 static int col_width(int c)
 {
-    if (c >= RD_GM_COUNT)
-        return own[c - RD_GM_COUNT].width;
+    if (c >= HW_GPU_FIG_COUNT)
+        return own[c - HW_GPU_FIG_COUNT].width;
     char buf[64];
     int w = (int)strlen(col_head(c, buf, sizeof buf)), cell;
     switch (c) {
-    case RD_GM_MEM_USED: cell = 9; break; /* "79.2/79.6" */
-    case RD_GM_POWER: cell = 9; break;     /* "650/700 W" */
+    case HW_GM_MEM_USED: cell = 9; break; /* "79.2/79.6" */
+    case HW_GM_POWER: cell = 9; break;     /* "650/700 W" */
     default:
         /* "100%", "1980" under "SM MHz", "1980 MHz", "50 C" */
         cell = hw_gpu_figs[c].dim == HW_GPU_DIM_PCT ? 4
@@ -346,8 +346,8 @@ static int col_width(int c)
 /* its log line key: the figure's word, else gpu_<key> */
 static void col_word(struct hw_buf *b, int c)
 {
-    if (c >= RD_GM_COUNT)
-        hw_buf_printf(b, " %s=", own[c - RD_GM_COUNT].word);
+    if (c >= HW_GPU_FIG_COUNT)
+        hw_buf_printf(b, " %s=", own[c - HW_GPU_FIG_COUNT].word);
     else if (hw_gpu_figs[c].word)
         hw_buf_printf(b, " %s=", hw_gpu_figs[c].word);
     else
@@ -362,20 +362,20 @@ static void col_cell(struct hw_buf *b, const struct rd_live_gpu *g, int c, bool 
     const double *v = g->v;
     char tmp[64] = "-";
     switch (c) {
-    case RD_GM_MEM_USED:
+    case HW_GM_MEM_USED:
         /* in GiB, which its head says */
-        if (isfinite(v[RD_GM_MEM_USED]) && screen && isfinite(v[RD_GM_MEM_TOTAL]))
-            snprintf(tmp, sizeof tmp, "%.1f/%.1f", v[RD_GM_MEM_USED] / MIB_PER_GIB,
-                     v[RD_GM_MEM_TOTAL] / MIB_PER_GIB);
-        else if (isfinite(v[RD_GM_MEM_USED]))
-            snprintf(tmp, sizeof tmp, "%.2f", v[RD_GM_MEM_USED] / MIB_PER_GIB);
+        if (isfinite(v[HW_GM_MEM_USED]) && screen && isfinite(v[HW_GM_MEM_TOTAL]))
+            snprintf(tmp, sizeof tmp, "%.1f/%.1f", v[HW_GM_MEM_USED] / MIB_PER_GIB,
+                     v[HW_GM_MEM_TOTAL] / MIB_PER_GIB);
+        else if (isfinite(v[HW_GM_MEM_USED]))
+            snprintf(tmp, sizeof tmp, "%.2f", v[HW_GM_MEM_USED] / MIB_PER_GIB);
         break;
-    case RD_GM_POWER: {
+    case HW_GM_POWER: {
         double lim = power_limit(g);
-        if (isfinite(v[RD_GM_POWER]) && screen && isfinite(lim))
-            snprintf(tmp, sizeof tmp, "%.0f/%.0f W", v[RD_GM_POWER], lim);
-        else if (isfinite(v[RD_GM_POWER]))
-            snprintf(tmp, sizeof tmp, screen ? "%.0f W" : "%.1f", v[RD_GM_POWER]);
+        if (isfinite(v[HW_GM_POWER]) && screen && isfinite(lim))
+            snprintf(tmp, sizeof tmp, "%.0f/%.0f W", v[HW_GM_POWER], lim);
+        else if (isfinite(v[HW_GM_POWER]))
+            snprintf(tmp, sizeof tmp, screen ? "%.0f W" : "%.1f", v[HW_GM_POWER]);
         break;
     }
     case COL_THROTTLE: {
@@ -566,7 +566,7 @@ void sum_live_screen(struct sum_live *v, double now, int rows, int cols,
             size_t mark = b.len;
             char head[64];
             hw_buf_puts(&b, col_head(col[i], head, sizeof head));
-            pad_to(&b, mark, col_width(col[i]) + ((col[i] == RD_GM_UTIL || col[i] == RD_GM_POWER)
+            pad_to(&b, mark, col_width(col[i]) + ((col[i] == HW_GM_UTIL || col[i] == HW_GM_POWER)
                                                   && spark_w ? spark_w + 1 : 0) + 1);
         }
         line_end(out, &b, cols, &rows);
@@ -581,10 +581,10 @@ void sum_live_screen(struct sum_live *v, double now, int rows, int cols,
                 size_t mark = b.len;
                 col_cell(&b, x, col[i], true);
                 pad_to(&b, mark, col_width(col[i]));
-                if (spark_w && col[i] == RD_GM_UTIL) {
+                if (spark_w && col[i] == HW_GM_UTIL) {
                     hw_buf_putc(&b, ' ');
                     sparkline(&b, x, false, 100, sec, spark_w);
-                } else if (spark_w && col[i] == RD_GM_POWER) {
+                } else if (spark_w && col[i] == HW_GM_POWER) {
                     double lim = power_limit(x);
                     hw_buf_putc(&b, ' ');
                     sparkline(&b, x, true, isfinite(lim) ? lim : 1000, sec, spark_w);
@@ -759,10 +759,10 @@ void sum_live_sweep_row(struct sum_live *v, double now, int cols, const struct s
     int nu = 0, np = 0, nj = 0;
     for (int g = 0; g < l->ngpus; g++) {
         const struct rd_live_gpu *x = &l->gpu[g];
-        if (x->seen && isfinite(x->v[RD_GM_UTIL]))
-            util += x->v[RD_GM_UTIL], nu++;
-        if (x->seen && isfinite(x->v[RD_GM_POWER]))
-            power += x->v[RD_GM_POWER], np++;
+        if (x->seen && isfinite(x->v[HW_GM_UTIL]))
+            util += x->v[HW_GM_UTIL], nu++;
+        if (x->seen && isfinite(x->v[HW_GM_POWER]))
+            power += x->v[HW_GM_POWER], np++;
         double j = x->seen ? rd_live_gpu_energy_j(x) : NAN;
         if (isfinite(j))
             joules += j, nj++;

@@ -155,7 +155,7 @@ static void json_together(struct hw_json *w, const struct sum_run *run)
 
 static void json_gpu_metrics(struct hw_json *w, const struct sum_stat *m)
 {
-    for (int k = 0; k < RD_GM_COUNT; k++)
+    for (int k = 0; k < HW_GPU_FIG_COUNT; k++)
         if (!(hw_gpu_figs[k].flags & HW_GF_WHEN_SEEN) || m[k].n)
             json_stat(w, hw_gpu_figs[k].key, &m[k]);
 }

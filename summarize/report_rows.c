@@ -105,10 +105,10 @@ static struct sum_show in_json(unsigned place, struct sum_show s)
     D("duration_sec", SUM_DIM_TIME, SUM_JOB_OWN, "the run's length, first to last timestamp", JSON(15, NOSHOW),                         \
       sum_fig_round_us(sum_run_duration(run)))                                                             \
     D("peak_vram_mb", SUM_DIM_GPUMEM, SUM_JOB_MAX, "highest memory.used of any GPU (pytyche's name)", JSON(1, NOSHOW),                   \
-      sum_fig_max(&run->all[RD_GM_MEM_USED]))                                                       \
+      sum_fig_max(&run->all[HW_GM_MEM_USED]))                                                       \
     D("peak_vram_mib", SUM_DIM_GPUMEM, SUM_JOB_MAX, "highest memory.used of any GPU",                                           \
       JSON(24, SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS | SUM_SHOW_PAGE, "Peak VRAM", "peak VRAM")),                         \
-      sum_fig_max(&run->all[RD_GM_MEM_USED]))                                                       \
+      sum_fig_max(&run->all[HW_GM_MEM_USED]))                                                       \
     S("framework", SUM_JOB_NONE, "the ML framework whose own memory figure the run logged", NOSHOW,              \
       run->fw.framework[0] ? run->fw.framework : NULL)                                             \
     D("framework_peak_mib", SUM_DIM_GPUMEM, SUM_JOB_MAX, "the framework's own peak of GPU memory", SHOW(SUM_SHOW_PAGE, NULL, "framework peak"),                      \
@@ -117,9 +117,9 @@ static struct sum_show in_json(unsigned place, struct sum_show s)
       fw_fig(run).headroom_mib)                                                                    \
     D("gpu_util_mean_pct", SUM_DIM_PCT, SUM_JOB_OWN, "mean utilization.gpu over every GPU sample",                           \
       JSON(2, SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS | SUM_SHOW_PAGE, "GPU util", "GPU util mean")),                          \
-      sum_stat_mean(&run->all[RD_GM_UTIL]))                                                        \
+      sum_stat_mean(&run->all[HW_GM_UTIL]))                                                        \
     D("gpu_util_max_pct", SUM_DIM_PCT, SUM_JOB_MAX, "highest utilization.gpu", JSON(3, SHOW(SUM_SHOW_PAGE, NULL, "GPU util max")),                                       \
-      sum_fig_max(&run->all[RD_GM_UTIL]))                                                           \
+      sum_fig_max(&run->all[HW_GM_UTIL]))                                                           \
     D("mem_util_mean_pct", SUM_DIM_PCT, SUM_JOB_MEAN_BY_TIME,                                                                         \
       "mean memory-controller utilization (dmon's mem, else utilization.memory)", JSON(4, SHOW(SUM_SHOW_PAGE, NULL, "mem-ctrl util mean")),          \
       sum_stat_mean(mu))                                                                           \
@@ -127,20 +127,20 @@ static struct sum_show in_json(unsigned place, struct sum_show s)
       sum_fig_max(mu))                                                                              \
     D("power_watts_mean", SUM_DIM_POWER, SUM_JOB_MEAN_BY_TIME, "mean power.draw over every GPU sample",                                 \
       JSON(6, SHOW(SUM_SHOW_SWEEP | SUM_SHOW_HEAD_GPUS | SUM_SHOW_PAGE, "Mean power", "power mean")),                       \
-      sum_stat_mean(&run->all[RD_GM_POWER]))                                                       \
+      sum_stat_mean(&run->all[HW_GM_POWER]))                                                       \
     D("power_watts_max", SUM_DIM_POWER, SUM_JOB_MAX, "highest power.draw", JSON(7, SHOW(SUM_SHOW_PAGE, NULL, "power max")),                                             \
-      sum_fig_max(&run->all[RD_GM_POWER]))                                                          \
+      sum_fig_max(&run->all[HW_GM_POWER]))                                                          \
     D("energy_wh", SUM_DIM_ENERGY, SUM_JOB_OWN, "GPU energy, every GPU once: its counter, else its power integrated (energy_source)",\
       JSON(26, SHOW(SUM_SHOW_SWEEP | SUM_SHOW_PAGE, "Energy", "energy")),                                                        \
       sum_run_energy_wh(run))                                                                      \
     D("mean_gpu_clock_mhz", SUM_DIM_MHZ, SUM_JOB_MEAN_BY_TIME, "mean SM clock (calibrax's name)", JSON(20, SHOW(SUM_SHOW_PAGE, NULL, "SM clock mean")),                             \
       sum_fig_clock_mean(run))                                                                             \
     D("mean_gpu_power_w", SUM_DIM_POWER, SUM_JOB_MEAN_BY_TIME, "mean power.draw (calibrax's name)", JSON(21, NOSHOW),                             \
-      sum_stat_mean(&run->all[RD_GM_POWER]))                                                       \
+      sum_stat_mean(&run->all[HW_GM_POWER]))                                                       \
     D("peak_gpu_mem_mb", SUM_DIM_GPUMEM, SUM_JOB_MAX, "highest memory.used (calibrax's name)", JSON(22, NOSHOW),                          \
-      sum_fig_max(&run->all[RD_GM_MEM_USED])) /* calibrax's, as in JSON */                          \
+      sum_fig_max(&run->all[HW_GM_MEM_USED])) /* calibrax's, as in JSON */                          \
     D("mean_gpu_util", SUM_DIM_PCT, SUM_JOB_NONE, "mean utilization.gpu (calibrax's name)", JSON(23, NOSHOW),                           \
-      sum_stat_mean(&run->all[RD_GM_UTIL]))                                                        \
+      sum_stat_mean(&run->all[HW_GM_UTIL]))                                                        \
     D("cpu_usr_mean_pct", SUM_DIM_PCT, SUM_JOB_MEAN_HOSTS, "mean user CPU of the machine (or its cgroup)", JSON(8, SHOW(SUM_SHOW_SWEEP | SUM_SHOW_PAGE, "CPU usr", "CPU usr mean")),                                                                            \
       sum_stat_mean(&run->cpu[HW_CPU_COL_USR]))                                                    \
     D("cpu_idle_mean_pct", SUM_DIM_PCT, SUM_JOB_MEAN_HOSTS, "mean idle CPU of the machine", JSON(9, SHOW(SUM_SHOW_PAGE, NULL, "CPU idle mean")),                                 \

@@ -344,7 +344,7 @@ static void text_phase_entry(struct hw_buf *out, const struct sum_run *run,
     for (int g = 0; g < RD_MAX_GPUS; g++)
         if (p->gpu[g]) {
             hw_buf_printf(out, "    GPU %d util mean ", g);
-            tnum(out, sum_stat_mean(&p->gpu[g]->m[RD_GM_UTIL]), "%");
+            tnum(out, sum_stat_mean(&p->gpu[g]->m[HW_GM_UTIL]), "%");
             for (int m = 0; run->gpu[g] && run->gpu[g]->in_gpm &&
                             m < (int)(sizeof gpm_text / sizeof gpm_text[0]);
                  m++) {
@@ -352,9 +352,9 @@ static void text_phase_entry(struct hw_buf *out, const struct sum_run *run,
                 tnum(out, sum_stat_mean(&p->gpu[g]->gpm[gpm_text[m].col]), "%");
             }
             hw_buf_puts(out, ", power mean ");
-            tnum(out, sum_stat_mean(&p->gpu[g]->m[RD_GM_POWER]), " W");
+            tnum(out, sum_stat_mean(&p->gpu[g]->m[HW_GM_POWER]), " W");
             hw_buf_puts(out, ", peak VRAM ");
-            tgmem(out, sum_fig_max(&p->gpu[g]->m[RD_GM_MEM_USED]), u);
+            tgmem(out, sum_fig_max(&p->gpu[g]->m[HW_GM_MEM_USED]), u);
             if (p->gpu[g]->pm && !sum_run_pmon_unattributed(run)) {
                 hw_buf_puts(out, ", SMs by this job ");
                 tnum(out, sum_fig_mean(&p->gpu[g]->pm->own_sm), "%");
@@ -788,11 +788,11 @@ static void text_details(const struct sum_run *run, const struct sum_units *u,
         hw_buf_putc(out, '\n');
     }
     hw_buf_puts(out, "  GPU util mean ");
-    tnum(out, sum_stat_mean(&run->all[RD_GM_UTIL]), "%");
+    tnum(out, sum_stat_mean(&run->all[HW_GM_UTIL]), "%");
     hw_buf_puts(out, ", peak VRAM ");
-    tgmem(out, sum_fig_max(&run->all[RD_GM_MEM_USED]), u);
+    tgmem(out, sum_fig_max(&run->all[HW_GM_MEM_USED]), u);
     hw_buf_puts(out, ", power mean ");
-    tnum(out, sum_stat_mean(&run->all[RD_GM_POWER]), " W");
+    tnum(out, sum_stat_mean(&run->all[HW_GM_POWER]), " W");
     hw_buf_puts(out, ", CPU usr ");
     tnum(out, sum_stat_mean(&run->cpu[HW_CPU_COL_USR]), "%");
     if (run->cpu[HW_CPU_COL_SYS].n) {
@@ -903,7 +903,7 @@ static void text_details(const struct sum_run *run, const struct sum_units *u,
             hw_buf_printf(out, " (%llu gaps, %.1f s not bridged)",
                           (unsigned long long)gp->energy.gaps, gp->energy.gap_s);
         hw_buf_putc(out, '\n');
-        for (int m = 0; m < RD_GM_COUNT; m++) { /* every figure, as its entry describes it */
+        for (int m = 0; m < HW_GPU_FIG_COUNT; m++) { /* every figure, as its entry describes it */
             const struct hw_gpu_fig *f = &hw_gpu_figs[m];
             tstat(out, f->label, &gp->m[m], hw_gpu_dims[f->dim].unit,
                   f->dim == HW_GPU_DIM_MIB ? u : NULL); /* GPU memory: in --units gpumem */

@@ -15,7 +15,7 @@ static struct sum_phase_gpu *phase_gpu(struct sum_run *run, struct sum_phase_acc
         if (!p->gpu[g])
             run->oom = true;
         else if (p->no_quant) {
-            for (int m = 0; m < RD_GM_COUNT; m++)
+            for (int m = 0; m < HW_GPU_FIG_COUNT; m++)
                 p->gpu[g]->m[m].no_quant = true;
             for (int m = 0; m < HW_GPM_NCOLS; m++)
                 p->gpu[g]->gpm[m].no_quant = true;
@@ -37,7 +37,7 @@ static void phase_gpu_point(struct sum_run *run, struct sum_phase_acc *p, double
     struct sum_phase_gpu *pg = phase_gpu(run, p, pt->g);
     if (!pg)
         return;
-    for (int m = 0; m < RD_GM_COUNT; m++)
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++)
         sum_stat_add(&pg->m[m], pt->v[m]);
 }
 
@@ -440,7 +440,7 @@ void sum_on_gpu(void *ctx, const struct rd_gpu_row *r)
     if (r->uuid && !gp->uuid[0])
         snprintf(gp->uuid, sizeof gp->uuid, "%s", r->uuid);
 #pragma GCC unroll 16
-    for (int m = 0; m < RD_GM_COUNT; m++) {
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++) {
         sum_stat_add(&gp->m[m], r->v[m]);
         sum_stat_add_mean_max(&run->all[m], r->v[m]);
     }
@@ -452,10 +452,10 @@ void sum_on_gpu(void *ctx, const struct rd_gpu_row *r)
         sum_tl_gpu_row(run->tl, r);
     add_interval(run, HW_FILE_GPU, &gp->prev_t, r->t, &gp->interval);
     struct curve_of curve = {run, gp->index};
-    rd_energy_add(&gp->energy, r->t, r->v[RD_GM_POWER], run->info.interval_s, energy_stepped,
+    rd_energy_add(&gp->energy, r->t, r->v[HW_GM_POWER], run->info.interval_s, energy_stepped,
                    &curve);
     /* the gap rule's interval once the rows decided it, the start event's before */
-    rd_idle_row(&gp->idle, r->t, r->v[RD_GM_UTIL], r->v[RD_GM_POWER],
+    rd_idle_row(&gp->idle, r->t, r->v[HW_GM_UTIL], r->v[HW_GM_POWER],
                  isfinite(gp->energy.interval_s) ? gp->energy.interval_s : run->info.interval_s,
                  run->idle_pct);
     if (!isnan(r->t)) {
@@ -464,8 +464,8 @@ void sum_on_gpu(void *ctx, const struct rd_gpu_row *r)
             for_phases(run, r->t, r->t, phase_gpu_point, &pt);
         }
         if (sum_names_any(&run->names))
-            sum_names_gpu_at(&run->names, r->t, r->v[RD_GM_UTIL], r->v[RD_GM_MEM_USED],
-                             r->v[RD_GM_POWER]);
+            sum_names_gpu_at(&run->names, r->t, r->v[HW_GM_UTIL], r->v[HW_GM_MEM_USED],
+                             r->v[HW_GM_POWER]);
     }
 }
 

@@ -34,7 +34,7 @@ struct sum_run *sum_run_new(void)
     sum_system_init(&run->sys);
     run->sys_prev_t = run->kpeak_prev = NAN;
     /* the whole-run figures over every GPU are means and maxima only */
-    for (int m = 0; m < RD_GM_COUNT; m++)
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++)
         sum_stat_init_mean_max(&run->all[m]);
     for (int k = 0; k < SUM_GPMEM_COUNT; k++)
         sum_stat_init_mean_max(&run->gt_total[k]);
@@ -69,7 +69,7 @@ static void phase_free(struct sum_phase_acc *p)
     for (int g = 0; g < RD_MAX_GPUS; g++) {
         if (!p->gpu[g])
             continue;
-        for (int m = 0; m < RD_GM_COUNT; m++)
+        for (int m = 0; m < HW_GPU_FIG_COUNT; m++)
             sum_stat_free(&p->gpu[g]->m[m]);
         for (int m = 0; m < HW_GPM_NCOLS; m++)
             sum_stat_free(&p->gpu[g]->gpm[m]);
@@ -121,7 +121,7 @@ void sum_run_free(struct sum_run *run)
         struct sum_gpu *gp = run->gpu[g];
         if (!gp)
             continue;
-        for (int m = 0; m < RD_GM_COUNT; m++)
+        for (int m = 0; m < HW_GPU_FIG_COUNT; m++)
             sum_stat_free(&gp->m[m]);
         for (int m = 0; m < RD_DM_COUNT; m++)
             sum_stat_free(&gp->dm[m]);
@@ -130,7 +130,7 @@ void sum_run_free(struct sum_run *run)
         sum_stat_free(&gp->interval);
         free(gp);
     }
-    for (int m = 0; m < RD_GM_COUNT; m++)
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++)
         sum_stat_free(&run->all[m]);
     sum_stat_free(&run->dmon_mem_all);
     for (size_t i = 0; i < run->nphase; i++)
@@ -238,12 +238,12 @@ bool sum_fwmem_figures(const struct sum_run *run, const struct sum_phase_acc *p,
         const struct sum_gpu *gp = run->gpu[g];
         if (!gp)
             continue;
-        const struct sum_stat *u = p ? (p->gpu[g] ? &p->gpu[g]->m[RD_GM_MEM_USED] : NULL)
-                                     : &gp->m[RD_GM_MEM_USED];
+        const struct sum_stat *u = p ? (p->gpu[g] ? &p->gpu[g]->m[HW_GM_MEM_USED] : NULL)
+                                     : &gp->m[HW_GM_MEM_USED];
         if (u && u->n)
             used = fmax(used, u->max);
-        if (gp->m[RD_GM_MEM_TOTAL].n)
-            total = fmax(total, gp->m[RD_GM_MEM_TOTAL].max);
+        if (gp->m[HW_GM_MEM_TOTAL].n)
+            total = fmax(total, gp->m[HW_GM_MEM_TOTAL].max);
     }
     *out = (struct sum_fwmem_fig){
         .peak_mib = fw->peak_mib,
@@ -375,7 +375,7 @@ bool sum_run_clocks(const struct sum_run *run, struct sum_clk_figs *out)
 double sum_gpu_energy_integrated_wh(const struct sum_run *run, int g)
 {
     const struct sum_gpu *gp = g >= 0 && g < RD_MAX_GPUS ? run->gpu[g] : NULL;
-    return gp && gp->m[RD_GM_POWER].n ? gp->energy.joules / 3600.0 : NAN;
+    return gp && gp->m[HW_GM_POWER].n ? gp->energy.joules / 3600.0 : NAN;
 }
 
 static void clock_note(const struct sum_run *run, char *buf, size_t cap)
@@ -461,8 +461,8 @@ double sum_phase_gpu_energy_integrated_wh(const struct sum_run *run,
 {
     const struct sum_phase_gpu *pg = p->gpu[g];
     /* a phase between two of the GPU's rows still got the bridged step's share */
-    bool measured = run->gpu[g] && run->gpu[g]->m[RD_GM_POWER].n && pg &&
-                    (pg->m[RD_GM_POWER].n || pg->energy_j != 0);
+    bool measured = run->gpu[g] && run->gpu[g]->m[HW_GM_POWER].n && pg &&
+                    (pg->m[HW_GM_POWER].n || pg->energy_j != 0);
     return measured ? pg->energy_j / 3600.0 : NAN;
 }
 

@@ -79,7 +79,7 @@ struct sum_gpu {
     bool in_query, in_dmon;
     char uuid[64];
     uint64_t samples;
-    struct sum_stat m[RD_GM_COUNT];
+    struct sum_stat m[HW_GPU_FIG_COUNT];
     struct sum_stat dm[RD_DM_COUNT];
     struct sum_stat interval;
     struct rd_energy energy;
@@ -104,7 +104,7 @@ struct sum_pmon_acc {
 };
 
 struct sum_phase_gpu {
-    struct sum_stat m[RD_GM_COUNT];
+    struct sum_stat m[HW_GPU_FIG_COUNT];
     double energy_j;
     struct sum_stat gpm[HW_GPM_NCOLS];
     struct sum_clk_acc *clk; /* its clocks (hw_health.csv, clocks.h); NULL: no row */
@@ -324,7 +324,7 @@ struct sum_run {
     uint64_t gpu_rows_dropped; /* GPU numbers >= RD_MAX_GPUS */
     /* every GPU together (pytyche's keys) and dmon's "mem" column over every GPU: n, sum and
      * max only (sum_stat_init_mean_max) */
-    struct sum_stat all[RD_GM_COUNT];
+    struct sum_stat all[HW_GPU_FIG_COUNT];
     struct sum_stat dmon_mem_all;
     struct sum_together together; /* every GPU at one instant (together.h) */
     /* the same over cfg->tracked_gpus only; tracked_gpu[g]: 0 not decided yet, 1 tracked,
@@ -635,8 +635,8 @@ static inline uint64_t sum_phase_gpu_rows(const struct sum_phase_gpu *pg)
 {
     if (!pg)
         return 0;
-    return pg->m[RD_GM_UTIL].n > pg->m[RD_GM_POWER].n ? pg->m[RD_GM_UTIL].n
-                                                        : pg->m[RD_GM_POWER].n;
+    return pg->m[HW_GM_UTIL].n > pg->m[HW_GM_POWER].n ? pg->m[HW_GM_UTIL].n
+                                                        : pg->m[HW_GM_POWER].n;
 }
 long sum_phase_gpu_samples(const struct sum_run *run, const struct sum_phase_acc *p);
 /* Where hwmon read a phase's counters: "measured" (at its begin and its end), "begin", "end",

@@ -54,8 +54,8 @@ void sum_together_row(struct sum_together *t, int gpu, double tm, const double *
     t->seen[gpu / 64] |= bit;
     if (!t->k++)
         t->t0 = tm;
-    double mem = v[RD_GM_MEM_USED], total = v[RD_GM_MEM_TOTAL], util = v[RD_GM_UTIL];
-    double power = v[RD_GM_POWER];
+    double mem = v[HW_GM_MEM_USED], total = v[HW_GM_MEM_TOTAL], util = v[HW_GM_UTIL];
+    double power = v[HW_GM_POWER];
     t->power_ok &= isfinite(power);
     if (t->power_ok)
         t->power += power;

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "jobseries.h"
-#include "readers.h" /* RD_GM_COUNT, RD_MAX_GPUS */
+#include "readers.h" /* HW_GPU_FIG_COUNT, RD_MAX_GPUS */
 
 /* The instants with k GPUs: n, and per metric how many had it and its max and sum. */
 struct sum_together_k {

@@ -507,7 +507,7 @@ static void judge_gpu_idle(const struct sum_run *run, const struct sum_rule_cfg 
                 ev(v, "samples", (double)gp->idle.rows, "samples");
                 ev(v, "idle_sec", gp->idle.idle_s, "s");
                 ev(v, "idle_gpu_h", gp->idle.idle_s / 3600, "GPU-h");
-                ev(v, "util_max_pct", sum_fig_max(&gp->m[RD_GM_UTIL]), "%");
+                ev(v, "util_max_pct", sum_fig_max(&gp->m[HW_GM_UTIL]), "%");
             }
             continue;
         }
@@ -552,8 +552,8 @@ static void judge_gpu_underused(const struct sum_run *run, const struct sum_rule
         if (!gp || gp->idle.rows < min_samples(c) || gpu_idle_all(run, g, c))
             continue; /* gpu_idle says those */
         ngpu++;
-        sum += gp->m[RD_GM_UTIL].sum;
-        n += gp->m[RD_GM_UTIL].n;
+        sum += gp->m[HW_GM_UTIL].sum;
+        n += gp->m[HW_GM_UTIL].n;
         if (gp->gpm[1].n) { /* sm_active_pct (HW_GPM_KEYS) */
             sm_sum += gp->gpm[1].sum;
             sm_n += gp->gpm[1].n;
@@ -776,10 +776,10 @@ static void judge_vram_oversized(const struct sum_run *run, const struct sum_rul
     int gpu = -1;
     for (int g = 0; g < RD_MAX_GPUS; g++) {
         const struct sum_gpu *gp = run->gpu[g];
-        if (!gp || !gp->m[RD_GM_MEM_USED].n || !gp->m[RD_GM_MEM_TOTAL].n ||
+        if (!gp || !gp->m[HW_GM_MEM_USED].n || !gp->m[HW_GM_MEM_TOTAL].n ||
             gpu_idle_all(run, g, c))
             continue;
-        double u = gp->m[RD_GM_MEM_USED].max, tot = gp->m[RD_GM_MEM_TOTAL].max;
+        double u = gp->m[HW_GM_MEM_USED].max, tot = gp->m[HW_GM_MEM_TOTAL].max;
         if (!(tot > 0))
             continue;
         if (gpu < 0 || u / tot > peak / total)

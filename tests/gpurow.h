@@ -7,8 +7,8 @@
 #include "hwrun/buf.h"
 #include "hwrun/rundir.h"
 
-/* A GPU's figures at one time, by figure (hw_gpu_figs' order, runlog/rundir's enum
- * rd_gpu_metric): set with designated initializers; NAN writes nvidia-smi's "[N/A]". */
+/* A GPU's figures at one time, by figure (hw_gpu_figs' order, hwrun/rundir.h's enum
+ * hw_gpu_metric): set with designated initializers; NAN writes nvidia-smi's "[N/A]". */
 struct th_gpu_vals {
     double v[HW_GPU_FIG_COUNT];
 };

@@ -48,7 +48,7 @@ static struct rd_live_gpu *gpu_of(struct rd_live *l, int g)
         rd_idle_init(&x->idle);
         for (int i = 0; i < RD_LIVE_HIST; i++)
             x->hist_sec[i] = INT64_MIN;
-        for (int i = 0; i < RD_GM_COUNT; i++)
+        for (int i = 0; i < HW_GPU_FIG_COUNT; i++)
             x->v[i] = NAN;
         if (g + 1 > l->ngpus)
             l->ngpus = g + 1;
@@ -101,16 +101,16 @@ static void on_gpu(void *ctx, const struct rd_gpu_row *r)
     seen_time(l, r->t);
     x->t = r->t;
     memcpy(x->v, r->v, sizeof x->v);
-    for (int m = 0; m < RD_GM_COUNT; m++)
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++)
         x->measured[m] |= isfinite(r->v[m]);
-    x->power_seen |= isfinite(r->v[RD_GM_POWER]);
+    x->power_seen |= isfinite(r->v[HW_GM_POWER]);
     /* summarize's curve: the gap rule's interval from the GPU's first rows, the given one only
      * when there is a single row */
     double hint = l->opts.interval_s > 0 ? l->opts.interval_s : l->info.interval_s;
-    rd_energy_add(&x->energy, r->t, r->v[RD_GM_POWER], hint, NULL, NULL);
-    rd_idle_row(&x->idle, r->t, r->v[RD_GM_UTIL], r->v[RD_GM_POWER],
+    rd_energy_add(&x->energy, r->t, r->v[HW_GM_POWER], hint, NULL, NULL);
+    rd_idle_row(&x->idle, r->t, r->v[HW_GM_UTIL], r->v[HW_GM_POWER],
                 isfinite(x->energy.interval_s) ? x->energy.interval_s : hint, l->opts.idle_pct);
-    hist_add(x, r->t, r->v[RD_GM_UTIL], r->v[RD_GM_POWER]);
+    hist_add(x, r->t, r->v[HW_GM_UTIL], r->v[HW_GM_POWER]);
 }
 
 static void on_gpm(void *ctx, const struct rd_dmon_row *r)

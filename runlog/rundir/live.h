@@ -37,8 +37,8 @@ enum rd_live_src {
 struct rd_live_gpu {
     bool seen;
     double t;                     /* its latest row's time */
-    double v[RD_GM_COUNT];        /* latest row; NAN = not measured */
-    bool measured[RD_GM_COUNT];   /* a row had the figure: the views show a figure shown only
+    double v[HW_GPU_FIG_COUNT];        /* latest row; NAN = not measured */
+    bool measured[HW_GPU_FIG_COUNT];   /* a row had the figure: the views show a figure shown only
                                    * where measured (HW_GF_WHEN_SEEN) from then on */
     bool gpm_seen;
     double gpm[HW_GPM_NCOLS];     /* latest GPM row, percent */

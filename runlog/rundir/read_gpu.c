@@ -54,7 +54,7 @@ struct gpu_st {
     int pos;
     char uuids[MAX_UUIDS][48];
     int nuuids;
-    double unmeasured[RD_GM_COUNT]; /* all NAN: a row's metrics before its cells are read */
+    double unmeasured[HW_GPU_FIG_COUNT]; /* all NAN: a row's metrics before its cells are read */
 };
 
 /* A column's role: a figure (by the one table's fields and aliases, hwrun/rundir.h), the
@@ -74,7 +74,7 @@ static int gpu_role(const char *name, int *prio)
     for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
         if (!strcmp(name, cols[i].name))
             return cols[i].role;
-    for (int k = 0; k < RD_GM_COUNT; k++) {
+    for (int k = 0; k < HW_GPU_FIG_COUNT; k++) {
         const struct hw_gpu_fig *f = &hw_gpu_figs[k];
         if (!strcmp(name, f->field)) {
             *prio = f->pref;
@@ -101,7 +101,7 @@ const char *rd_gpu_power_field(const char *fields)
         char name[64];
         rd_header_name(p, len, name, sizeof name);
         int prio;
-        if (gpu_role(name, &prio) == RD_GM_POWER && prio > best_prio) {
+        if (gpu_role(name, &prio) == HW_GM_POWER && prio > best_prio) {
             for (size_t k = 0; k < sizeof power / sizeof power[0]; k++)
                 if (!strcmp(name, power[k]))
                     best = power[k];
@@ -127,16 +127,16 @@ static bool gpu_known_name(const char *name)
 
 static void gpu_layout_from_names(struct gpu_layout *l, char (*names)[64], size_t n)
 {
-    int best_prio[RD_GM_COUNT];
-    int best_col[RD_GM_COUNT];
-    for (int m = 0; m < RD_GM_COUNT; m++)
+    int best_prio[HW_GPU_FIG_COUNT];
+    int best_col[HW_GPU_FIG_COUNT];
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++)
         best_prio[m] = -1, best_col[m] = -1;
     l->n = n;
     for (size_t i = 0; i < n; i++) {
         int prio;
         int role = gpu_role(names[i], &prio);
         l->role[i] = role;
-        if (role >= 0 && role < RD_GM_COUNT) {
+        if (role >= 0 && role < HW_GPU_FIG_COUNT) {
             /* Several columns for one metric (power.draw and power.draw.instant): keep the
              * preferred one, the first of equals. */
             if (prio > best_prio[role]) {
@@ -218,7 +218,7 @@ static void gpu_line(struct rd_reader *r, const char *s, size_t n)
         size_t cl = c->len[i];
         if (cl > 2 && cs[0] == '[' && row.fault == HW_GPU_FAULT_NONE)
             row.fault = hw_gpu_fault_in(cs, cl);
-        if (role >= 0 && role < RD_GM_COUNT) {
+        if (role >= 0 && role < HW_GPU_FIG_COUNT) {
             const struct hw_gpu_fig *f = &hw_gpu_figs[role];
             /* a board without the sensor answers N/A for a figure that may be: no placeholder
              * (the data-quality notes count those), only said once; other tokens still count */
@@ -276,7 +276,7 @@ static void gpu_line(struct rd_reader *r, const char *s, size_t n)
         row.id_from = RD_GPU_ID_POSITION;
     }
     if (row.fault != HW_GPU_FAULT_NONE)
-        for (int m = 0; m < RD_GM_COUNT; m++)
+        for (int m = 0; m < HW_GPU_FIG_COUNT; m++)
             row.v[m] = NAN;
     r->q->parsed++;
     if (r->sink->gpu)
@@ -300,7 +300,7 @@ void rd_gpu_init(struct rd_reader *r)
     if (!st)
         return;
     r->st = st;
-    for (int m = 0; m < RD_GM_COUNT; m++)
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++)
         st->unmeasured[m] = NAN;
     st->versions = hw_gpu_field_version();
     for (int v = 0; v < st->versions; v++)

@@ -66,22 +66,9 @@ double rd_tz_to_utc(const struct rd_tz *tz, int year, int mon, int day, int hour
 
 /* ---- what the readers produce ------------------------------------------------------------- */
 
-/* Metrics of a --query-gpu row (hw_metrics.csv), by meaning: the readers' names of hwrun/rundir.h's
- * enum hw_gpu_metric (the same numbers: hw_gpu_figs[] says each one's field, unit and other
- * names). A name here only where code names the figure; loops go to RD_GM_COUNT. */
-enum rd_gpu_metric {
-    RD_GM_UTIL = HW_GM_UTIL,
-    RD_GM_MEM_UTIL = HW_GM_MEM_UTIL,
-    RD_GM_MEM_USED = HW_GM_MEM_USED,
-    RD_GM_MEM_TOTAL = HW_GM_MEM_TOTAL,
-    RD_GM_POWER = HW_GM_POWER,
-    RD_GM_TEMP = HW_GM_TEMP,
-    RD_GM_SM_CLOCK = HW_GM_SM_CLOCK,
-    RD_GM_MEM_CLOCK = HW_GM_MEM_CLOCK,
-    RD_GM_GR_CLOCK = HW_GM_GR_CLOCK,
-    RD_GM_FAN = HW_GM_FAN,
-    RD_GM_COUNT = HW_GPU_FIG_COUNT
-};
+/* A --query-gpu row's figures (hw_metrics.csv) are indexed by hwrun/rundir.h's enum
+ * hw_gpu_metric (hw_gpu_figs[] says each one's field, unit and other names); loops go to
+ * HW_GPU_FIG_COUNT. */
 #define RD_MAX_GPUS 64 /* GPU numbers 0 to 63 are summarized; rows of others are counted */
 
 /* The field hw_metrics.csv's power comes from, for a --query-gpu field list (NULL: hwmon's
@@ -102,7 +89,7 @@ struct rd_gpu_row {
     int gpu;                   /* GPU number, >= 0 (see id_from) */
     enum rd_gpu_id id_from;
     const char *uuid;          /* NUL-terminated, NULL without a uuid column or value */
-    double v[RD_GM_COUNT];    /* NAN = not measured */
+    double v[HW_GPU_FIG_COUNT];    /* NAN = not measured */
     uint64_t line;
     /* a cell said a GPU fault in nvidia-smi's words (enum hw_gpu_fault, 0 none): every v[] is
      * then NAN (a GPU that requires a reset still reads memory.used 0 MiB; it measured none) */

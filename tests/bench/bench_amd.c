@@ -129,7 +129,7 @@ int main(int argc, char **argv)
     const char *ts = "2026/11/27 10:00:00.000";
     long files = 0;
     for (int c = 0; c < a->n; c++) {
-        for (int k = 0; k < RD_GM_COUNT; k++)
+        for (int k = 0; k < HW_GPU_FIG_COUNT; k++)
             files += a->c[c].fd[k] >= 0;
         for (int k = 0; k < MON_AMD_HEALTH_COLS; k++)
             files += a->c[c].hfd[k] >= 0;
@@ -141,7 +141,7 @@ int main(int argc, char **argv)
         double t0 = cpu_now();
         for (int s = 0; s < samples / rounds; s++)
             for (int c = 0; c < a->n; c++) {
-                for (int k = 0; k < RD_GM_COUNT; k++)
+                for (int k = 0; k < HW_GPU_FIG_COUNT; k++)
                     if (a->c[c].fd[k] >= 0)
                         sink += (double)pread(a->c[c].fd[k], buf, sizeof buf, 0);
                 for (int k = 0; k < MON_AMD_HEALTH_COLS; k++)

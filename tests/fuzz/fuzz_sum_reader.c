@@ -15,7 +15,7 @@ static void check_gpu(void *ctx, const struct rd_gpu_row *r)
     (void)ctx;
     if (r->gpu < 0 || (r->uuid && strlen(r->uuid) > (1u << 20)))
         abort();
-    for (int m = 0; m < RD_GM_COUNT; m++)
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++)
         if (isinf(r->v[m]))
             abort(); /* finite or NAN only */
 }

@@ -826,9 +826,9 @@ static void test_downsample_width(void)
 static struct rd_gpu_row tl_row(double t, double util)
 {
     struct rd_gpu_row r = {.t = t, .gpu = 0};
-    for (int m = 0; m < RD_GM_COUNT; m++)
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++)
         r.v[m] = NAN;
-    r.v[RD_GM_UTIL] = util;
+    r.v[HW_GM_UTIL] = util;
     return r;
 }
 

@@ -272,13 +272,13 @@ static void test_row_by_list(void)
     mon_amd_rows(a, ts, &b);
     /* make_tree's values, by figure; card1 has no mem_busy_percent, card0 no fan (card1's pwm1,
      * 153 of 255, is 60%) */
-    static const char *const want[2][RD_GM_COUNT] = {
-        {[RD_GM_UTIL] = "20", [RD_GM_MEM_UTIL] = "5", [RD_GM_MEM_USED] = "1024",
-         [RD_GM_MEM_TOTAL] = "196608", [RD_GM_POWER] = "100.00", [RD_GM_TEMP] = "45",
-         [RD_GM_SM_CLOCK] = "1700", [RD_GM_MEM_CLOCK] = "1300"},
-        {[RD_GM_UTIL] = "20", [RD_GM_MEM_USED] = "1024", [RD_GM_MEM_TOTAL] = "196608",
-         [RD_GM_POWER] = "100.00", [RD_GM_TEMP] = "45", [RD_GM_SM_CLOCK] = "1700",
-         [RD_GM_MEM_CLOCK] = "1300", [RD_GM_FAN] = "60"}};
+    static const char *const want[2][HW_GPU_FIG_COUNT] = {
+        {[HW_GM_UTIL] = "20", [HW_GM_MEM_UTIL] = "5", [HW_GM_MEM_USED] = "1024",
+         [HW_GM_MEM_TOTAL] = "196608", [HW_GM_POWER] = "100.00", [HW_GM_TEMP] = "45",
+         [HW_GM_SM_CLOCK] = "1700", [HW_GM_MEM_CLOCK] = "1300"},
+        {[HW_GM_UTIL] = "20", [HW_GM_MEM_USED] = "1024", [HW_GM_MEM_TOTAL] = "196608",
+         [HW_GM_POWER] = "100.00", [HW_GM_TEMP] = "45", [HW_GM_SM_CLOCK] = "1700",
+         [HW_GM_MEM_CLOCK] = "1300", [HW_GM_FAN] = "60"}};
     static const char *const v1[2] = {
         "2026/01/01 00:00:00.000, 20, 5, 1024, 196608, 100.00, 45, 1700, 1300, 0, "
         "AMD-1a2b3c4d5e6f7788",
@@ -303,7 +303,7 @@ static void test_row_by_list(void)
                 w = c ? "1" : "0";
             else if (!strcmp(f, "uuid"))
                 w = c ? "[N/A]" : "AMD-1a2b3c4d5e6f7788";
-            for (int k = 0; k < RD_GM_COUNT; k++)
+            for (int k = 0; k < HW_GPU_FIG_COUNT; k++)
                 if (!strcmp(f, hw_gpu_figs[k].field) && want[c][k])
                     w = want[c][k];
             if (strcmp(cell, w))

@@ -74,11 +74,11 @@ static void prow(struct hw_buf *b, const char *ts, int g, double util, double me
                  double used, double watts, double temp)
 {
     struct th_gpu_vals v = th_gpu_vals_h100();
-    v.v[RD_GM_UTIL] = util;
-    v.v[RD_GM_MEM_UTIL] = mem_util;
-    v.v[RD_GM_MEM_USED] = used;
-    v.v[RD_GM_POWER] = watts;
-    v.v[RD_GM_TEMP] = temp;
+    v.v[HW_GM_UTIL] = util;
+    v.v[HW_GM_MEM_UTIL] = mem_util;
+    v.v[HW_GM_MEM_USED] = used;
+    v.v[HW_GM_POWER] = watts;
+    v.v[HW_GM_TEMP] = temp;
     char uuid[16];
     snprintf(uuid, sizeof uuid, "GPU-%d", g);
     th_gpu_row(b, hw_gpu_fields_default(), ts, g, uuid, &v);

@@ -16,8 +16,8 @@
 /* Sums and counts of everything a reader produced. */
 struct rec {
     size_t gpu_rows, dmon_rows, cpu_rows, proc_rows, gp_rows, phases, events, diags;
-    double gsum[RD_GM_COUNT];
-    size_t gn[RD_GM_COUNT];
+    double gsum[HW_GPU_FIG_COUNT];
+    size_t gn[HW_GPU_FIG_COUNT];
     double dsum[RD_DM_COUNT];
     size_t dn[RD_DM_COUNT];
     double csum[HW_CPU_COL_COUNT];

@@ -1122,8 +1122,8 @@ static void test_together(void)
 {
     struct sum_together t;
     sum_together_init(&t);
-    double v[RD_GM_COUNT];
-    for (int m = 0; m < RD_GM_COUNT; m++)
+    double v[HW_GPU_FIG_COUNT];
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++)
         v[m] = NAN;
     /* instant 1: GPUs 0, 1, 2 at 10/20/0 % util, 100/200/300 MiB of 1000 each */
     static const double util[][3] = {{10, 20, 0}, {90, 80, 70}, {50, NAN, 50}, {100, 100, 0}};
@@ -1131,9 +1131,9 @@ static void test_together(void)
         for (int g = 0; g < 3; g++) {
             if (i == 3 && g == 1)
                 continue; /* a dropped row: instant 4 has two GPUs, not counted */
-            v[RD_GM_UTIL] = util[i][g];
-            v[RD_GM_MEM_USED] = 100.0 * (g + 1) + (i == 1 ? 1000 : 0);
-            v[RD_GM_MEM_TOTAL] = 4000;
+            v[HW_GM_UTIL] = util[i][g];
+            v[HW_GM_MEM_USED] = 100.0 * (g + 1) + (i == 1 ? 1000 : 0);
+            v[HW_GM_MEM_TOTAL] = 4000;
             sum_together_row(&t, g, i, v);
         }
     sum_together_finish(&t);

@@ -87,8 +87,8 @@ static const struct capture caps[] = {
 
 struct ref {
     size_t rows, placeholders;
-    double sum[RD_GM_COUNT];
-    size_t n[RD_GM_COUNT];
+    double sum[HW_GPU_FIG_COUNT];
+    size_t n[HW_GPU_FIG_COUNT];
     double mem_sum;
     size_t mem_n;
 };
@@ -99,7 +99,7 @@ struct ref {
  * have power.draw. */
 static int ref_metric(const char *name)
 {
-    for (int m = 0; m < RD_GM_COUNT; m++) {
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++) {
         if (!strcmp(name, hw_gpu_figs[m].field))
             return m;
         for (const struct hw_gpu_alias *a = hw_gpu_figs[m].aliases; a && a->field; a++)
@@ -263,7 +263,7 @@ static void check_csv_capture(const struct capture *cap)
         if (cap->placeholders != (size_t)-1)
             CU_ASSERT_EQUAL(ph, cap->placeholders);
         if (cap->kind == HW_FILE_GPU) {
-            for (int m = 0; m < RD_GM_COUNT; m++) {
+            for (int m = 0; m < HW_GPU_FIG_COUNT; m++) {
                 if (r.gn[m] != ref.n[m] || fabs(r.gsum[m] - ref.sum[m]) > 1e-6)
                     fprintf(stderr, "%s: %s n %zu sum %g, reference n %zu sum %g\n", cap->file,
                             hw_gpu_figs[m].key, r.gn[m], r.gsum[m], ref.n[m], ref.sum[m]);
@@ -353,9 +353,9 @@ static void test_query_specifics(void)
     struct rec r;
     struct rd_quality q;
     feed_all(HW_FILE_GPU, d, len, 0, NULL, &r, &q);
-    CHECK_NEAR(r.gsum[RD_GM_MEM_USED],
+    CHECK_NEAR(r.gsum[HW_GM_MEM_USED],
                130013 + 130053 + 105851 + 129993 + 106091 + 105851 + 106139 + 58071, 0);
-    CHECK_NEAR(r.gsum[RD_GM_UTIL], 700, 0);
+    CHECK_NEAR(r.gsum[HW_GM_UTIL], 700, 0);
     CU_ASSERT_EQUAL(r.max_gpu, 7);
     free(d);
     d = load("query-gpu_v100-32gb_loop-l5_index-timestamp-util-mem.csv", &len);
@@ -368,13 +368,13 @@ static void test_query_specifics(void)
     feed_all(HW_FILE_GPU, d, len, 0, NULL, &r, &q);
     CU_ASSERT_EQUAL(token_count(&q, "[GPU requires reset]"), 2);
     CU_ASSERT_EQUAL(r.gpu_rows, 1);
-    CU_ASSERT_EQUAL(r.gn[RD_GM_MEM_USED], 0); /* its "0 MiB" is no reading: the GPU faulted */
-    CU_ASSERT_EQUAL(r.gn[RD_GM_UTIL], 0);
+    CU_ASSERT_EQUAL(r.gn[HW_GM_MEM_USED], 0); /* its "0 MiB" is no reading: the GPU faulted */
+    CU_ASSERT_EQUAL(r.gn[HW_GM_UTIL], 0);
     free(d);
     d = load("query-gpu_h100-mig_drv590_all-fields_load.csv", &len);
     feed_all(HW_FILE_GPU, d, len, 0, NULL, &r, &q);
-    CU_ASSERT_EQUAL(r.gn[RD_GM_UTIL], 0); /* [N/A] under MIG */
-    CU_ASSERT_EQUAL(r.gn[RD_GM_POWER], 1);
+    CU_ASSERT_EQUAL(r.gn[HW_GM_UTIL], 0); /* [N/A] under MIG */
+    CU_ASSERT_EQUAL(r.gn[HW_GM_POWER], 1);
     free(d);
     d = load("query-compute-apps_h100_drv590_load.csv", &len);
     feed_all(HW_FILE_GPU_PROCS, d, len, 0, NULL, &r, &q);

@@ -179,8 +179,8 @@ static void test_unmeasured(void)
     const struct rd_energy *e = &run->gpu[0]->energy;
     CHECK_NEAR(e->joules, 200, 1e-9);
     CU_ASSERT_EQUAL(e->unmeasured, 2);
-    CU_ASSERT_EQUAL(run->gpu[0]->m[RD_GM_POWER].n, 4);
-    CU_ASSERT_EQUAL(run->gpu[0]->m[RD_GM_UTIL].n, 5); /* the rest of the row counts */
+    CU_ASSERT_EQUAL(run->gpu[0]->m[HW_GM_POWER].n, 4);
+    CU_ASSERT_EQUAL(run->gpu[0]->m[HW_GM_UTIL].n, 5); /* the rest of the row counts */
     sum_run_free(run);
 }
 
@@ -202,16 +202,16 @@ static void test_phase_edges(void)
     const struct sum_phase_acc *ph = run->phase;
     CU_ASSERT_STRING_EQUAL(ph[0].name, "load");
     CU_ASSERT_PTR_NOT_NULL_FATAL(ph[0].gpu[0]);
-    CU_ASSERT_EQUAL(ph[0].gpu[0]->m[RD_GM_UTIL].n, 4);
-    CHECK_NEAR(ph[0].gpu[0]->m[RD_GM_UTIL].min, 52, 0);
-    CHECK_NEAR(ph[0].gpu[0]->m[RD_GM_UTIL].max, 55, 0);
+    CU_ASSERT_EQUAL(ph[0].gpu[0]->m[HW_GM_UTIL].n, 4);
+    CHECK_NEAR(ph[0].gpu[0]->m[HW_GM_UTIL].min, 52, 0);
+    CHECK_NEAR(ph[0].gpu[0]->m[HW_GM_UTIL].max, 55, 0);
     CHECK_NEAR(ph[0].gpu[0]->energy_j, 300, 1e-6);
-    CU_ASSERT_EQUAL(ph[1].gpu[0]->m[RD_GM_UTIL].n, 1);
+    CU_ASSERT_EQUAL(ph[1].gpu[0]->m[HW_GM_UTIL].n, 1);
     CHECK_NEAR(ph[1].gpu[0]->energy_j, 100, 1e-3);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ph[2].gpu[0]);
-    CU_ASSERT_EQUAL(ph[2].gpu[0]->m[RD_GM_UTIL].n, 0);
+    CU_ASSERT_EQUAL(ph[2].gpu[0]->m[HW_GM_UTIL].n, 0);
     CHECK_NEAR(ph[2].gpu[0]->energy_j, 99.8, 1e-3); /* edges at ms, epoch ulp 2e-7 s */
-    CU_ASSERT_EQUAL(ph[3].gpu[0]->m[RD_GM_UTIL].n, 10);
+    CU_ASSERT_EQUAL(ph[3].gpu[0]->m[HW_GM_UTIL].n, 10);
     CHECK_NEAR(ph[3].gpu[0]->energy_j, 900, 1e-6);
     sum_run_free(run);
 }

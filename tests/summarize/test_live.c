@@ -40,8 +40,8 @@ static char *gpu_row(int g, int half, double util, double watts)
     snprintf(ts, sizeof ts, "2026/11/21 10:00:%02d.%03d", half / 2, (half % 2) * 500);
     snprintf(uuid, sizeof uuid, "GPU-%d", g);
     struct th_gpu_vals v = th_gpu_vals_h100();
-    v.v[RD_GM_UTIL] = util;
-    v.v[RD_GM_POWER] = watts;
+    v.v[HW_GM_UTIL] = util;
+    v.v[HW_GM_POWER] = watts;
     struct hw_buf b;
     hw_buf_init(&b, NULL, 0);
     th_gpu_row(&b, NULL, ts, g, uuid, &v);
@@ -111,12 +111,12 @@ static void test_follows(void)
     torn[half] = ',';
     CU_ASSERT_EQUAL(rd_live_update(&l), 0);
     CU_ASSERT_EQUAL(l.ngpus, 2);
-    CU_ASSERT_DOUBLE_EQUAL(l.gpu[1].v[RD_GM_UTIL], 10 + 2, 1e-9); /* row 2, not the half one */
+    CU_ASSERT_DOUBLE_EQUAL(l.gpu[1].v[HW_GM_UTIL], 10 + 2, 1e-9); /* row 2, not the half one */
     CU_ASSERT_DOUBLE_EQUAL(l.info.interval_s, 0.5, 1e-12);
     append(dir, "hw_metrics.csv", torn + half);
     free(torn);
     CU_ASSERT_EQUAL(rd_live_update(&l), 0);
-    CU_ASSERT_DOUBLE_EQUAL(l.gpu[0].v[RD_GM_UTIL], 77, 1e-9); /* the line, once whole */
+    CU_ASSERT_DOUBLE_EQUAL(l.gpu[0].v[HW_GM_UTIL], 77, 1e-9); /* the line, once whole */
     char *row = gpu_row(1, 3, 13, 131);
     append(dir, "hw_metrics.csv", row);
     free(row);

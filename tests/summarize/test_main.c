@@ -10,7 +10,7 @@ static void on_gpu(void *ctx, const struct rd_gpu_row *row)
 {
     struct rec *r = ctx;
     r->gpu_rows++;
-    for (int m = 0; m < RD_GM_COUNT; m++)
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++)
         if (!isnan(row->v[m])) {
             r->gsum[m] += row->v[m];
             r->gn[m]++;

@@ -559,7 +559,7 @@ static void test_text_headline(void)
             CU_ASSERT_EQUAL(h.found, h.measured);
             free(got);
         }
-        if (run->all[RD_GM_UTIL].n) /* the GPUs' line is there when they were measured */
+        if (run->all[HW_GM_UTIL].n) /* the GPUs' line is there when they were measured */
             CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\n  GPUs: "));
         if (isfinite(run->sys.bytes[SUM_IO_DISK_READ])) /* the node's, named so */
             CU_ASSERT_PTR_NOT_NULL(strstr(b.p, "\n  node I/O: disks read "));
@@ -585,7 +585,7 @@ static void test_text_headline(void)
  * iterate the table, so a new entry cannot be left out of one or crash it. */
 static void test_every_gpu_figure(void)
 {
-    for (int m = 0; m < RD_GM_COUNT; m++) {
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++) {
         const struct hw_gpu_fig *f = &hw_gpu_figs[m];
         CU_ASSERT_FATAL(f->key && *f->key && f->field && *f->field);
         CU_ASSERT(f->label && *f->label);
@@ -621,11 +621,11 @@ static void test_every_gpu_figure(void)
     struct hw_buf csv;
     hw_buf_init(&csv, NULL, 0);
     hw_buf_puts(&csv, "timestamp, index");
-    for (int m = 0; m < RD_GM_COUNT; m++)
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++)
         hw_buf_printf(&csv, ", %s", hw_gpu_figs[m].field);
     for (int row = 0; row < 3; row++) {
         hw_buf_printf(&csv, "\n2024/01/16 14:44:%02d.000, 0", 10 + row);
-        for (int m = 0; m < RD_GM_COUNT; m++)
+        for (int m = 0; m < HW_GPU_FIG_COUNT; m++)
             hw_buf_printf(&csv, ", %d", 40 + m);
     }
     hw_buf_puts(&csv, "\n");
@@ -650,7 +650,7 @@ static void test_every_gpu_figure(void)
                     json_object_is_type(gpus, json_type_array) &&
                     json_object_array_length(gpus) == 1);
     g0 = json_object_array_get_idx(gpus, 0);
-    for (int m = 0; m < RD_GM_COUNT; m++) {
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++) {
         const struct hw_gpu_fig *f = &hw_gpu_figs[m];
         char *want = th_fmt("    %s (%s) ", f->label, hw_gpu_dims[f->dim].unit);
         if (!strstr(text.p, want))
@@ -760,7 +760,7 @@ static void test_when_seen_figures(void)
         "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", \"event\": \"start\", "
         "\"data\": {\"interval_s\": 1.0, \"smi_tz\": \"UTC\", \"gpu_query_fields\": \"%s\"}}\n";
     int nseen = 0, nmay = 0;
-    for (int m = 0; m < RD_GM_COUNT; m++) {
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++) {
         nseen += !!(hw_gpu_figs[m].flags & HW_GF_WHEN_SEEN);
         nmay += !!(hw_gpu_figs[m].flags & HW_GF_MAY_NA);
     }
@@ -773,7 +773,7 @@ static void test_when_seen_figures(void)
     hw_buf_init(&rows, NULL, 0);
     hw_buf_puts(&fields, HW_COL_TIMESTAMP ",index,uuid");
     struct th_gpu_vals v;
-    for (int m = 0; m < RD_GM_COUNT; m++) {
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++) {
         hw_buf_printf(&fields, ",%s", hw_gpu_figs[m].field);
         v.v[m] = 40 + m;
     }
@@ -790,7 +790,7 @@ static void test_when_seen_figures(void)
     struct outs o;
     outputs_of(dir, &o);
     const char *in[5] = {o.text, o.json, o.page, o.screen, o.line};
-    for (int m = 0; m < RD_GM_COUNT; m++) {
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++) {
         if (!(hw_gpu_figs[m].flags & HW_GF_WHEN_SEEN))
             continue;
         char *mark[6];
@@ -817,7 +817,7 @@ static void test_when_seen_figures(void)
     dir = th_tmpdir("when-seen-na");
     hw_buf_reset(&rows);
     struct th_gpu_vals h = th_gpu_vals_h100();
-    for (int m = 0; m < RD_GM_COUNT; m++)
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++)
         CU_ASSERT(isnan(h.v[m]) == !!(hw_gpu_figs[m].flags & HW_GF_MAY_NA));
     for (int s = 0; s < 4; s++) {
         char ts[40];
@@ -833,7 +833,7 @@ static void test_when_seen_figures(void)
     outputs_of(dir, &o);
     const char *none[5] = {o.text, o.json, o.page, o.screen, o.line};
     int shown = 0; /* when-seen figures of the default list this board measured */
-    for (int m = 0; m < RD_GM_COUNT; m++) {
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++) {
         if (!(hw_gpu_figs[m].flags & HW_GF_WHEN_SEEN))
             continue;
         char *mark[6];
@@ -853,7 +853,7 @@ static void test_when_seen_figures(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(o.json, "\"placeholders\": 0"));
     CU_ASSERT_PTR_NULL(strstr(o.page, "placeholder cells"));
     /* but the quality notes say it once: each such figure, its rows */
-    for (int m = 0; m < RD_GM_COUNT; m++) {
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++) {
         if (!isnan(h.v[m]))
             continue;
         char *note = th_fmt("  note: %s: %s: not reported by the board ([N/A] in 4 rows)\n",
@@ -887,7 +887,7 @@ static void test_when_seen_figures(void)
     CU_ASSERT_FATAL(doc && json_object_object_get_ex(doc, "gpus", &gpus) &&
                     json_object_array_length(gpus) == 1 &&
                     json_object_object_get_ex(json_object_array_get_idx(gpus, 0),
-                                              hw_gpu_figs[RD_GM_FAN].key, &st) &&
+                                              hw_gpu_figs[HW_GM_FAN].key, &st) &&
                     json_object_object_get_ex(st, "mean", &mean));
     CU_ASSERT_DOUBLE_EQUAL(json_object_get_double(mean), 38.0, 1e-9);
     CU_ASSERT_PTR_NOT_NULL(strstr(o.line, " gpu_fan_pct=38"));
@@ -919,7 +919,7 @@ static void test_view_flags(void)
     hw_buf_init(&rows, NULL, 0);
     hw_buf_puts(&fields, HW_COL_TIMESTAMP ",index,uuid");
     struct th_gpu_vals v;
-    for (int m = 0; m < RD_GM_COUNT; m++) {
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++) {
         hw_buf_printf(&fields, ",%s", hw_gpu_figs[m].field);
         v.v[m] = 40 + m;
     }
@@ -936,11 +936,11 @@ static void test_view_flags(void)
     struct outs o;
     outputs_of(dir, &o);
     int page = 0, live = 0;
-    for (int m = 0; m < RD_GM_COUNT; m++) {
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++) {
         const struct hw_gpu_fig *f = &hw_gpu_figs[m];
         bool on_page = f->flags & HW_GF_PAGE, on_live = f->flags & HW_GF_LIVE;
         page += on_page, live += on_live;
-        char *th = m == RD_GM_MEM_USED
+        char *th = m == HW_GM_MEM_USED
                        ? th_fmt("<th scope=\"col\">peak VRAM <small>[")
                        : th_fmt("<th scope=\"col\">%s <small>[%s]</small></th>", f->label,
                                 hw_gpu_dims[f->dim].unit);
@@ -960,7 +960,7 @@ static void test_view_flags(void)
         CU_ASSERT_EQUAL(!!strstr(o.screen, head), on_live);
         CU_ASSERT_EQUAL(!!strstr(o.line, word), on_live);
         /* its value, as the log line says it (memory in GiB, power to a tenth) */
-        if (on_live && m != RD_GM_MEM_USED && m != RD_GM_POWER) {
+        if (on_live && m != HW_GM_MEM_USED && m != HW_GM_POWER) {
             char *cell = th_fmt("%s%d", word, 40 + m);
             const char *at = strstr(o.line, cell);
             CU_ASSERT(at && (at[strlen(cell)] == ' ' || at[strlen(cell)] == '\n'));
@@ -975,7 +975,7 @@ static void test_view_flags(void)
     /* the page's columns: the GPU's, one a figure, the energy */
     CU_ASSERT_EQUAL(gpu_table_heads(o.page), 1 + page + 1);
     /* the ones this change added: memory utilization and clock, everywhere */
-    CU_ASSERT((hw_gpu_figs[RD_GM_MEM_UTIL].flags & hw_gpu_figs[RD_GM_MEM_CLOCK].flags &
+    CU_ASSERT((hw_gpu_figs[HW_GM_MEM_UTIL].flags & hw_gpu_figs[HW_GM_MEM_CLOCK].flags &
                (HW_GF_PAGE | HW_GF_LIVE)) == (HW_GF_PAGE | HW_GF_LIVE));
     CU_ASSERT(live >= 7);
     outs_free(&o);

@@ -24,11 +24,11 @@ static void test_gpu_default_layout(void)
     CU_ASSERT_EQUAL(q.parsed, 4);
     CU_ASSERT_EQUAL(q.lines, 4);
     CU_ASSERT_EQUAL(r.max_gpu, 1);
-    CU_ASSERT_EQUAL(r.gn[RD_GM_POWER], 3); /* [N/A] drops only that cell */
-    CHECK_NEAR(r.gsum[RD_GM_POWER], 1500.75, 1e-9);
-    CU_ASSERT_EQUAL(r.gn[RD_GM_SM_CLOCK], 3);
-    CU_ASSERT_EQUAL(r.gn[RD_GM_UTIL], 4);
-    CHECK_NEAR(r.gsum[RD_GM_UTIL], 290, 0);
+    CU_ASSERT_EQUAL(r.gn[HW_GM_POWER], 3); /* [N/A] drops only that cell */
+    CHECK_NEAR(r.gsum[HW_GM_POWER], 1500.75, 1e-9);
+    CU_ASSERT_EQUAL(r.gn[HW_GM_SM_CLOCK], 3);
+    CU_ASSERT_EQUAL(r.gn[HW_GM_UTIL], 4);
+    CHECK_NEAR(r.gsum[HW_GM_UTIL], 290, 0);
     CU_ASSERT_EQUAL(token_count(&q, "[N/A]"), 2);
     /* 2026-11-21T15:27:49.697Z */
     CHECK_NEAR(r.first_t, 1795274869.697, 1e-6);
@@ -45,7 +45,7 @@ static void test_gpu_legacy_versions(void)
     for (int v = 1; v <= hw_gpu_field_version(); v++) {
         const char *list = hw_gpu_fields(v);
         struct th_gpu_vals val;
-        for (int k = 0; k < RD_GM_COUNT; k++)
+        for (int k = 0; k < HW_GPU_FIG_COUNT; k++)
             val.v[k] = 10 + k;
         struct hw_buf b;
         hw_buf_init(&b, NULL, 0);
@@ -57,7 +57,7 @@ static void test_gpu_legacy_versions(void)
         CU_ASSERT_EQUAL(r.gpu_rows, 2);
         CU_ASSERT_EQUAL(rd_quality_skipped_total(&q), 0);
         CU_ASSERT_EQUAL(r.max_gpu, 1);
-        for (int k = 0; k < RD_GM_COUNT; k++) {
+        for (int k = 0; k < HW_GPU_FIG_COUNT; k++) {
             char *in = th_fmt(",%s,", hw_gpu_figs[k].field);
             char *l = th_fmt("%s,", list);
             bool listed = strstr(l, in) != NULL;
@@ -156,28 +156,29 @@ static void test_gpu_field_lists(void)
     CU_ASSERT_PTR_EQUAL(hw_gpu_fields(1), hw_gpu_fields(1));
     /* the table's highest since is the version hwmon writes */
     int top = 0;
-    for (int k = 0; k < RD_GM_COUNT; k++)
+    for (int k = 0; k < HW_GPU_FIG_COUNT; k++)
         top = hw_gpu_figs[k].since > top ? hw_gpu_figs[k].since : top;
     CU_ASSERT_EQUAL(hw_gpu_field_version(), top);
     char buf[1024];
     for (int v = 1; v <= top; v++) {
-        hw_gpu_fields_of(hw_gpu_figs, RD_GM_COUNT, v, buf, sizeof buf);
+        hw_gpu_fields_of(hw_gpu_figs, HW_GPU_FIG_COUNT, v, buf, sizeof buf);
         CU_ASSERT_STRING_EQUAL(buf, hw_gpu_fields(v));
     }
-    check_versions(hw_gpu_figs, RD_GM_COUNT, top);
+    check_versions(hw_gpu_figs, HW_GPU_FIG_COUNT, top);
 
     /* the table with a new figure of the next version, placed first: appended after the rest */
-    struct hw_gpu_fig more[RD_GM_COUNT + 1];
+    struct hw_gpu_fig more[HW_GPU_FIG_COUNT + 1];
     more[0] = (struct hw_gpu_fig){.key = "x_pct", .field = "x.new", .since = top + 1};
     memcpy(more + 1, hw_gpu_figs, sizeof hw_gpu_figs);
-    check_versions(more, RD_GM_COUNT + 1, top + 1);
-    size_t len = hw_gpu_fields_of(more, RD_GM_COUNT + 1, top + 1, buf, sizeof buf);
+    check_versions(more, HW_GPU_FIG_COUNT + 1, top + 1);
+    size_t len = hw_gpu_fields_of(more, HW_GPU_FIG_COUNT + 1, top + 1, buf, sizeof buf);
     char *want = th_fmt("%s,x.new", hw_gpu_fields_default());
     CU_ASSERT_STRING_EQUAL(buf, want);
     CU_ASSERT_EQUAL(len, strlen(want));
     /* too small a buffer: cut, '\0'-ended, the length it needed */
     char small[16];
-    CU_ASSERT_EQUAL(hw_gpu_fields_of(more, RD_GM_COUNT + 1, top + 1, small, sizeof small), len);
+    CU_ASSERT_EQUAL(
+        hw_gpu_fields_of(more, HW_GPU_FIG_COUNT + 1, top + 1, small, sizeof small), len);
     CU_ASSERT_EQUAL(strlen(small), sizeof small - 1);
     free(want);
 }
@@ -197,7 +198,7 @@ static void test_gpu_chunking(void)
         struct rd_quality q;
         feed_all(HW_FILE_GPU, crlf, o, step, NULL, &r, &q);
         CU_ASSERT_EQUAL(r.gpu_rows, 4);
-        CHECK_NEAR(r.gsum[RD_GM_POWER], 1500.75, 1e-9);
+        CHECK_NEAR(r.gsum[HW_GM_POWER], 1500.75, 1e-9);
         CU_ASSERT_EQUAL(q.lines, 4);
         CU_ASSERT_EQUAL(rd_quality_skipped_total(&q), 0);
     }
@@ -214,9 +215,9 @@ static void test_gpu_header_units(void)
     feed_all(HW_FILE_GPU, s, strlen(s), 0, NULL, &r, &q);
     CU_ASSERT_EQUAL(q.headers, 1);
     CU_ASSERT_EQUAL(r.gpu_rows, 2);
-    CHECK_NEAR(r.gsum[RD_GM_POWER], 100.5, 0);
-    CHECK_NEAR(r.gsum[RD_GM_UTIL], 16, 0);
-    CHECK_NEAR(r.gsum[RD_GM_MEM_USED], 44, 0);
+    CHECK_NEAR(r.gsum[HW_GM_POWER], 100.5, 0);
+    CHECK_NEAR(r.gsum[HW_GM_UTIL], 16, 0);
+    CHECK_NEAR(r.gsum[HW_GM_MEM_USED], 44, 0);
     CU_ASSERT_EQUAL(r.max_gpu, 1);
 }
 
@@ -226,7 +227,7 @@ static void test_gpu_header_units(void)
 static void test_gpu_fields_of_the_table(void)
 {
     int checked = 0;
-    for (int k = 0; k < RD_GM_COUNT; k++) {
+    for (int k = 0; k < HW_GPU_FIG_COUNT; k++) {
         const struct hw_gpu_fig *f = &hw_gpu_figs[k];
         for (int a = -1; a < 0 || (f->aliases && f->aliases[a].field); a++) {
             const char *field = a < 0 ? f->field : f->aliases[a].field;
@@ -236,16 +237,16 @@ static void test_gpu_fields_of_the_table(void)
             feed_all(HW_FILE_GPU, s, strlen(s), 0, NULL, &r, &q);
             CU_ASSERT_EQUAL(r.gpu_rows, 1);
             CU_ASSERT_EQUAL(q.headers, 1);
-            for (int m = 0; m < RD_GM_COUNT; m++)
+            for (int m = 0; m < HW_GPU_FIG_COUNT; m++)
                 CHECK_NEAR(r.gsum[m], m == k ? 42 : 0, 0);
             free(s);
             checked++;
         }
     }
-    CU_ASSERT(checked > RD_GM_COUNT); /* aliases were read too */
+    CU_ASSERT(checked > HW_GPU_FIG_COUNT); /* aliases were read too */
     /* and pytyche's list is the table's fields flagged so, in its order */
     char *want = th_fmt("%s", HW_COL_TIMESTAMP);
-    for (int m = 0; m < RD_GM_COUNT; m++)
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++)
         if (hw_gpu_figs[m].flags & HW_GF_PYTYCHE) {
             char *w = th_fmt("%s,%s", want, hw_gpu_figs[m].field);
             free(want);
@@ -269,7 +270,7 @@ static void test_gpu_fields_and_position(void)
     CU_ASSERT_EQUAL(r.gpu_rows, 4);
     CU_ASSERT_EQUAL(r.gpus_seen[0], 2);
     CU_ASSERT_EQUAL(r.gpus_seen[1], 2);
-    CHECK_NEAR(r.gsum[RD_GM_POWER], 1000, 0);
+    CHECK_NEAR(r.gsum[HW_GM_POWER], 1000, 0);
     /* without the field list 3 cells say nothing: skipped as layout */
     feed_all(HW_FILE_GPU, s, strlen(s), 0, NULL, &r, &q);
     CU_ASSERT_EQUAL(r.gpu_rows, 0);
@@ -332,13 +333,13 @@ static void test_sentinels(void)
     feed_all(HW_FILE_GPU, s, strlen(s), 0, NULL, &r, &q);
     CU_ASSERT_EQUAL(r.gpu_rows, 4); /* a row keeps its other cells */
     CU_ASSERT_EQUAL(q.bad_cells, 5);
-    CU_ASSERT_EQUAL(r.gn[RD_GM_UTIL], 3);
-    CHECK_NEAR(r.gsum[RD_GM_UTIL], 145, 0);
-    CU_ASSERT_EQUAL(r.gn[RD_GM_POWER], 3);
-    CHECK_NEAR(r.gsum[RD_GM_POWER], 501, 0);
-    CU_ASSERT_EQUAL(r.gn[RD_GM_MEM_UTIL], 3); /* 101 % */
-    CU_ASSERT_EQUAL(r.gn[RD_GM_MEM_USED], 3);
-    CU_ASSERT_EQUAL(r.gn[RD_GM_TEMP], 3);
+    CU_ASSERT_EQUAL(r.gn[HW_GM_UTIL], 3);
+    CHECK_NEAR(r.gsum[HW_GM_UTIL], 145, 0);
+    CU_ASSERT_EQUAL(r.gn[HW_GM_POWER], 3);
+    CHECK_NEAR(r.gsum[HW_GM_POWER], 501, 0);
+    CU_ASSERT_EQUAL(r.gn[HW_GM_MEM_UTIL], 3); /* 101 % */
+    CU_ASSERT_EQUAL(r.gn[HW_GM_MEM_USED], 3);
+    CU_ASSERT_EQUAL(r.gn[HW_GM_TEMP], 3);
     static const struct {
         const char *column;
         double value;

@@ -233,9 +233,9 @@ static void test_exact_limits(void)
 enum { ALL_ROWS = 400, ALL_COLS = 8 }; /* hwmon's default layout: 8 metrics, no graphics clock */
 
 /* the metric of each of the layout's columns */
-static const int col_metric[ALL_COLS] = {RD_GM_UTIL,      RD_GM_MEM_UTIL, RD_GM_MEM_USED,
-                                         RD_GM_MEM_TOTAL, RD_GM_POWER,    RD_GM_TEMP,
-                                         RD_GM_SM_CLOCK,  RD_GM_MEM_CLOCK};
+static const int col_metric[ALL_COLS] = {HW_GM_UTIL,      HW_GM_MEM_UTIL, HW_GM_MEM_USED,
+                                         HW_GM_MEM_TOTAL, HW_GM_POWER,    HW_GM_TEMP,
+                                         HW_GM_SM_CLOCK,  HW_GM_MEM_CLOCK};
 
 /* Writes hw_metrics.csv of ngpus GPUs (GPU g's first row at step g * late) with [N/A] cells
  * and temperatures from 120 C down (the first is rarely the least: a min that starts at 0 or at
@@ -248,9 +248,9 @@ static void check_all_gpus(int ngpus, int late, unsigned seed)
     char *base = th_tmpdir("allgpu");
     struct hw_buf b;
     hw_buf_init(&b, NULL, 0);
-    uint64_t an[RD_GM_COUNT] = {0}, gn[4][RD_GM_COUNT] = {{0}};
-    double asum[RD_GM_COUNT] = {0}, amax[RD_GM_COUNT], gsum[4][RD_GM_COUNT] = {{0}};
-    double gmin[4][RD_GM_COUNT], gmax[4][RD_GM_COUNT];
+    uint64_t an[HW_GPU_FIG_COUNT] = {0}, gn[4][HW_GPU_FIG_COUNT] = {{0}};
+    double asum[HW_GPU_FIG_COUNT] = {0}, amax[HW_GPU_FIG_COUNT], gsum[4][HW_GPU_FIG_COUNT] = {{0}};
+    double gmin[4][HW_GPU_FIG_COUNT], gmax[4][HW_GPU_FIG_COUNT];
     for (int step = 0; step < ALL_ROWS; step++)
         for (int g = 0; g < ngpus; g++) {
             if (step < g * late)
@@ -258,19 +258,19 @@ static void check_all_gpus(int ngpus, int late, unsigned seed)
             hw_buf_printf(&b, "2026/11/21 10:%02d:%02d.000", step / 60, step % 60);
             for (int c = 0; c < ALL_COLS; c++) {
                 int m = col_metric[c];
-                if (rand() % 13 == 0 || (m == RD_GM_MEM_UTIL && g == 1)) {
+                if (rand() % 13 == 0 || (m == HW_GM_MEM_UTIL && g == 1)) {
                     hw_buf_puts(&b, ", [N/A]");
                     continue;
                 }
                 char cell[32];
                 int x = rand() % 5000;
-                if (m == RD_GM_TEMP)
+                if (m == HW_GM_TEMP)
                     snprintf(cell, sizeof cell, "%d", 120 - x % 121);
-                else if (m == RD_GM_POWER)
+                else if (m == HW_GM_POWER)
                     snprintf(cell, sizeof cell, "%d.%02d", x / 10, x % 100);
                 else
                     snprintf(cell, sizeof cell, "%d",
-                             x % (m == RD_GM_UTIL || m == RD_GM_MEM_UTIL ? 101 : 5000));
+                             x % (m == HW_GM_UTIL || m == HW_GM_MEM_UTIL ? 101 : 5000));
                 double v = strtod(cell, NULL);
                 hw_buf_printf(&b, ", %s", cell);
                 if (!an[m]++ || v > amax[m])
@@ -289,7 +289,7 @@ static void check_all_gpus(int ngpus, int late, unsigned seed)
     hw_buf_free(&b);
     struct sum_run *run = summarize_dir(base);
     CU_ASSERT_PTR_NOT_NULL_FATAL(run);
-    for (int m = 0; m < RD_GM_COUNT; m++) {
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++) {
         const struct sum_stat *a = &run->all[m];
         CU_ASSERT_EQUAL(a->n, an[m]);
         CU_ASSERT_EQUAL(a->sum, asum[m]);
@@ -310,7 +310,7 @@ static void check_all_gpus(int ngpus, int late, unsigned seed)
             }
         }
     }
-    CU_ASSERT(an[RD_GM_TEMP] > 0 && amax[RD_GM_TEMP] > 0);
+    CU_ASSERT(an[HW_GM_TEMP] > 0 && amax[HW_GM_TEMP] > 0);
     sum_run_free(run);
     th_rmtree(base);
     free(base);
