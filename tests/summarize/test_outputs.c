@@ -748,6 +748,56 @@ static void when_seen_marks(int m, char *mark[6])
     mark[5] = NULL;
 }
 
+/* The start event of the runs below: hw_metrics.csv's field list (%s). */
+static const char gpu_run_start[] =
+    "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", \"event\": \"start\", "
+    "\"data\": {\"interval_s\": 1.0, \"smi_tz\": \"UTC\", \"gpu_query_fields\": \"%s\"}}\n";
+
+/* A new run directory (th_tmpdir(prefix)) of four rows a second apart for each of ngpus GPUs
+ * ("GPU-0", ...), each with the values v: in a field list of every figure of the table (all),
+ * else in hwmon's default list. */
+static char *gpu_run_dir(const char *prefix, const struct th_gpu_vals *v, bool all, int ngpus)
+{
+    char *dir = th_tmpdir(prefix);
+    struct hw_buf fields, rows;
+    hw_buf_init(&fields, NULL, 0);
+    hw_buf_init(&rows, NULL, 0);
+    if (all) {
+        hw_buf_puts(&fields, HW_COL_TIMESTAMP ",index,uuid");
+        for (int m = 0; m < HW_GPU_FIG_COUNT; m++)
+            hw_buf_printf(&fields, ",%s", hw_gpu_figs[m].field);
+    } else {
+        hw_buf_puts(&fields, hw_gpu_fields_default());
+    }
+    hw_buf_putc(&fields, '\0');
+    for (int s = 0; s < 4; s++) {
+        char ts[40];
+        snprintf(ts, sizeof ts, "2026/11/21 10:00:%02d.000", s);
+        for (int g = 0; g < ngpus; g++) {
+            char uuid[16];
+            snprintf(uuid, sizeof uuid, "GPU-%d", g);
+            th_gpu_row(&rows, all ? fields.p : NULL, ts, g, uuid, v);
+        }
+    }
+    hw_buf_putc(&rows, '\0');
+    char *ev = th_fmt(gpu_run_start, fields.p);
+    put_file(dir, "run.jsonl", ev);
+    put_file(dir, HW_GPU_FILE, rows.p);
+    free(ev);
+    hw_buf_free(&fields);
+    hw_buf_free(&rows);
+    return dir;
+}
+
+/* Every figure of the table at 40 + its number. */
+static struct th_gpu_vals gpu_vals_all(void)
+{
+    struct th_gpu_vals v;
+    for (int m = 0; m < HW_GPU_FIG_COUNT; m++)
+        v.v[m] = 40 + m;
+    return v;
+}
+
 /* A figure shown only where measured is shown by every output of a run that measured it, in its
  * unit (every such entry of the table, each at its own value; the page's Per GPU table gets a
  * column each), and by none of a run whose board answered [N/A] for it; a figure a board may
@@ -756,9 +806,6 @@ static void when_seen_marks(int m, char *mark[6])
  * the 38% it printed. */
 static void test_when_seen_figures(void)
 {
-    static const char start[] =
-        "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", \"event\": \"start\", "
-        "\"data\": {\"interval_s\": 1.0, \"smi_tz\": \"UTC\", \"gpu_query_fields\": \"%s\"}}\n";
     int nseen = 0, nmay = 0;
     for (int m = 0; m < HW_GPU_FIG_COUNT; m++) {
         nseen += !!(hw_gpu_figs[m].flags & HW_GF_WHEN_SEEN);
@@ -767,26 +814,8 @@ static void test_when_seen_figures(void)
     CU_ASSERT(nseen > 0 && nmay > 0);
 
     /* measured: every figure of the table in the field list, at 40 + its number */
-    char *dir = th_tmpdir("when-seen");
-    struct hw_buf fields, rows;
-    hw_buf_init(&fields, NULL, 0);
-    hw_buf_init(&rows, NULL, 0);
-    hw_buf_puts(&fields, HW_COL_TIMESTAMP ",index,uuid");
-    struct th_gpu_vals v;
-    for (int m = 0; m < HW_GPU_FIG_COUNT; m++) {
-        hw_buf_printf(&fields, ",%s", hw_gpu_figs[m].field);
-        v.v[m] = 40 + m;
-    }
-    hw_buf_putc(&fields, '\0');
-    for (int s = 0; s < 4; s++) {
-        char ts[40];
-        snprintf(ts, sizeof ts, "2026/11/21 10:00:%02d.000", s);
-        th_gpu_row(&rows, fields.p, ts, 0, "GPU-0", &v);
-    }
-    hw_buf_putc(&rows, '\0');
-    char *ev = th_fmt(start, fields.p);
-    put_file(dir, "run.jsonl", ev);
-    put_file(dir, HW_GPU_FILE, rows.p);
+    struct th_gpu_vals v = gpu_vals_all();
+    char *dir = gpu_run_dir("when-seen", &v, true, 1);
     struct outs o;
     outputs_of(dir, &o);
     const char *in[5] = {o.text, o.json, o.page, o.screen, o.line};
@@ -814,22 +843,15 @@ static void test_when_seen_figures(void)
     /* [N/A]: hwmon's default list from a board with no fan, every row */
     th_rmtree(dir);
     free(dir);
-    dir = th_tmpdir("when-seen-na");
-    hw_buf_reset(&rows);
     struct th_gpu_vals h = th_gpu_vals_h100();
     for (int m = 0; m < HW_GPU_FIG_COUNT; m++)
         CU_ASSERT(isnan(h.v[m]) == !!(hw_gpu_figs[m].flags & HW_GF_MAY_NA));
-    for (int s = 0; s < 4; s++) {
-        char ts[40];
-        snprintf(ts, sizeof ts, "2026/11/21 10:00:%02d.000", s);
-        th_gpu_row(&rows, NULL, ts, 0, "GPU-0", &h);
-    }
-    hw_buf_putc(&rows, '\0');
-    CU_ASSERT_PTR_NOT_NULL(strstr(rows.p, "[N/A]"));
-    free(ev);
-    ev = th_fmt(start, hw_gpu_fields_default());
-    put_file(dir, "run.jsonl", ev);
-    put_file(dir, HW_GPU_FILE, rows.p);
+    dir = gpu_run_dir("when-seen-na", &h, false, 1);
+    char *csv_path = th_fmt("%s/%s", dir, HW_GPU_FILE);
+    char *rows = th_read_file(csv_path, NULL);
+    CU_ASSERT_PTR_NOT_NULL(rows && strstr(rows, "[N/A]"));
+    free(rows);
+    free(csv_path);
     outputs_of(dir, &o);
     const char *none[5] = {o.text, o.json, o.page, o.screen, o.line};
     int shown = 0; /* when-seen figures of the default list this board measured */
@@ -870,9 +892,6 @@ static void test_when_seen_figures(void)
     outs_free(&o);
     th_rmtree(dir);
     free(dir);
-    free(ev);
-    hw_buf_free(&fields);
-    hw_buf_free(&rows);
 
     /* nvidia-smi's own file from a board with a fan */
     char *cap = th_fmt("%s/nvsmi-real/query-gpu_rtx2080super_drv610_all-fields_load.csv",
@@ -910,29 +929,8 @@ static void test_when_seen_figures(void)
  * (no fan), with its health (the power limit, the reasons), every column to ENERGY. */
 static void test_view_flags(void)
 {
-    static const char start[] =
-        "{\"ts\": \"2026-11-21T10:00:00.000+00:00\", \"type\": \"event\", \"event\": \"start\", "
-        "\"data\": {\"interval_s\": 1.0, \"smi_tz\": \"UTC\", \"gpu_query_fields\": \"%s\"}}\n";
-    char *dir = th_tmpdir("view-flags");
-    struct hw_buf fields, rows;
-    hw_buf_init(&fields, NULL, 0);
-    hw_buf_init(&rows, NULL, 0);
-    hw_buf_puts(&fields, HW_COL_TIMESTAMP ",index,uuid");
-    struct th_gpu_vals v;
-    for (int m = 0; m < HW_GPU_FIG_COUNT; m++) {
-        hw_buf_printf(&fields, ",%s", hw_gpu_figs[m].field);
-        v.v[m] = 40 + m;
-    }
-    hw_buf_putc(&fields, '\0');
-    for (int s = 0; s < 4; s++) {
-        char ts[40];
-        snprintf(ts, sizeof ts, "2026/11/21 10:00:%02d.000", s);
-        th_gpu_row(&rows, fields.p, ts, 0, "GPU-0", &v);
-    }
-    hw_buf_putc(&rows, '\0');
-    char *ev = th_fmt(start, fields.p);
-    put_file(dir, "run.jsonl", ev);
-    put_file(dir, HW_GPU_FILE, rows.p);
+    struct th_gpu_vals v = gpu_vals_all();
+    char *dir = gpu_run_dir("view-flags", &v, true, 1);
     struct outs o;
     outputs_of(dir, &o);
     int page = 0, live = 0;
@@ -981,22 +979,10 @@ static void test_view_flags(void)
     outs_free(&o);
     th_rmtree(dir);
     free(dir);
-    free(ev);
 
     /* 80 columns: hwmon's default list from an H100 (no fan), its health said */
-    dir = th_tmpdir("view-80");
-    hw_buf_reset(&rows);
     struct th_gpu_vals h = th_gpu_vals_h100();
-    for (int s = 0; s < 4; s++) {
-        char ts[40];
-        snprintf(ts, sizeof ts, "2026/11/21 10:00:%02d.000", s);
-        th_gpu_row(&rows, NULL, ts, 0, "GPU-0", &h);
-        th_gpu_row(&rows, NULL, ts, 1, "GPU-1", &h);
-    }
-    hw_buf_putc(&rows, '\0');
-    ev = th_fmt(start, hw_gpu_fields_default());
-    put_file(dir, "run.jsonl", ev);
-    put_file(dir, HW_GPU_FILE, rows.p);
+    dir = gpu_run_dir("view-80", &h, false, 2);
     struct sum_live *lv = sum_live_new(dir, "r");
     CU_ASSERT_PTR_NOT_NULL_FATAL(lv);
     CU_ASSERT_EQUAL(sum_live_update(lv), 0);
@@ -1031,9 +1017,6 @@ static void test_view_flags(void)
     hw_buf_free(&wide);
     th_rmtree(dir);
     free(dir);
-    free(ev);
-    hw_buf_free(&fields);
-    hw_buf_free(&rows);
 }
 
 /* The GPUs' tool, as the reports name it, is the gpu_source hwmon wrote, whatever the source (a
