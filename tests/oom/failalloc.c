@@ -10,7 +10,10 @@
 #include <execinfo.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 void *__real_malloc(size_t n);
@@ -86,4 +89,24 @@ char *__wrap_strdup(const char *s)
 char *__wrap_strndup(const char *s, size_t n)
 {
     return fails() ? NULL : __real_strndup(s, n);
+}
+
+int fa_in_child(int (*fn)(void *arg, void *shared), void *arg, void *out, size_t size)
+{
+    void *shared = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED)
+        return -1;
+    fflush(NULL); /* nothing buffered is written twice */
+    pid_t pid = fork();
+    if (pid == 0) {
+        int st = fn(arg, shared);
+        fflush(NULL);
+        _exit(st);
+    }
+    int ws = -1;
+    if (pid < 0 || waitpid(pid, &ws, 0) != pid)
+        ws = -1;
+    memcpy(out, shared, size);
+    munmap(shared, size);
+    return ws;
 }

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -102,33 +101,34 @@ static const char *what_name(const struct what *w)
                                    : sum_formats[w->fmt].name;
 }
 
+/* The child's part of try_once. */
+struct child_try {
+    const struct what *w;
+    unsigned long nth;
+    const char *outp, *errp;
+};
+
+static int summarize_child(void *arg, void *shared)
+{
+    const struct child_try *c = arg;
+    int o = open(c->outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int e = open(c->errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (o < 0 || e < 0 || dup2(e, STDERR_FILENO) < 0)
+        return 98;
+    hw_set_progname("summarize");
+    return summarize_once(c->w, c->nth, o, shared);
+}
+
 static struct try try_once(const struct what *w, unsigned long nth)
 {
     struct try t = {0};
     char *tmp = th_tmpdir("oom");
     char *outp = th_fmt("%s/out", tmp), *errp = th_fmt("%s/err", tmp);
-    unsigned long *calls = mmap(NULL, sizeof *calls, PROT_READ | PROT_WRITE,
-                                MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    CU_ASSERT_FATAL(calls != MAP_FAILED);
-    fflush(NULL);
-    pid_t pid = fork();
-    CU_ASSERT_FATAL(pid >= 0);
-    if (pid == 0) {
-        int o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (o < 0 || e < 0 || dup2(e, STDERR_FILENO) < 0)
-            _exit(98);
-        hw_set_progname("summarize");
-        int st = summarize_once(w, nth, o, calls);
-        fflush(NULL);
-        _exit(st);
-    }
-    int ws = 0;
-    CU_ASSERT_FATAL(waitpid(pid, &ws, 0) == pid);
+    struct child_try c = {w, nth, outp, errp};
+    int ws = fa_in_child(summarize_child, &c, &t.calls, sizeof t.calls);
+    CU_ASSERT_FATAL(ws != -1);
     t.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
     t.sig = WIFSIGNALED(ws) ? WTERMSIG(ws) : 0;
-    t.calls = *calls;
-    munmap(calls, sizeof *calls);
     t.out = th_read_file(outp, NULL);
     t.err = th_read_file(errp, NULL);
     unlink(outp);

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -74,26 +73,28 @@ static int whole_lines(const char *path)
     return n;
 }
 
+struct child_log {
+    const char *path;
+    unsigned long nth;
+};
+
+static int log_child(void *arg, void *shared)
+{
+    const struct child_log *c = arg;
+    log_once(c->path, c->nth, shared);
+    return 0;
+}
+
 /* Fail allocation nth (0: none) in a child: its return codes; *lines the log's whole lines. */
 static struct rcs try_log(const char *dir, unsigned long nth, int *lines, int *sig)
 {
     char *path = th_fmt("%s/run.jsonl", dir);
     unlink(path);
-    struct rcs *shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE,
-                              MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    CU_ASSERT_FATAL(shared != MAP_FAILED);
-    fflush(NULL);
-    pid_t pid = fork();
-    CU_ASSERT_FATAL(pid >= 0);
-    if (pid == 0) {
-        log_once(path, nth, shared);
-        _exit(0);
-    }
-    int ws = 0;
-    CU_ASSERT_FATAL(waitpid(pid, &ws, 0) == pid);
+    struct child_log c = {path, nth};
+    struct rcs r;
+    int ws = fa_in_child(log_child, &c, &r, sizeof r);
+    CU_ASSERT_FATAL(ws != -1);
     *sig = WIFSIGNALED(ws) ? WTERMSIG(ws) : 0;
-    struct rcs r = *shared;
-    munmap(shared, sizeof *shared);
     *lines = whole_lines(path);
     free(path);
     return r;
