@@ -1624,12 +1624,7 @@ static void start_sampling(struct run *r, bool sys_baseline)
     const struct mon_config *cfg = r->cfg;
     /* --duration of whole intervals: the sampler stops after its last slot; any other (1.7 s
      * at -i 0.5) is a timer, the stop taking the last partial interval's sample */
-    uint64_t max_slots = 0;
-    if (cfg->duration_s > 0 && !r->wrap) {
-        double k = cfg->duration_s / cfg->interval_s;
-        if (k >= 1 && fabs(k - round(k)) <= 1e-9 * k)
-            max_slots = (uint64_t)llround(k);
-    }
+    uint64_t max_slots = r->wrap ? 0 : mon_cadence_max_slots(cfg->duration_s, cfg->interval_s);
     struct mon_sampler_cfg sc = {
         .interval_s = cfg->interval_s,
         .max_slots = max_slots,

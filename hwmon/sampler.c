@@ -294,6 +294,29 @@ static void on_runlog(struct mon_sampler *s, bool *root_gone)
     }
 }
 
+uint64_t mon_cadence_slot(int64_t el_ns, int64_t iv_ns, uint64_t last, uint64_t max_slots,
+                          uint64_t *skipped)
+{
+    /* the latest slot whose deadline has passed: a slot is skipped only when the whole
+     * interval after it went by without a sample, and no slot gets two */
+    uint64_t j = el_ns > 0 && iv_ns > 0 ? (uint64_t)(el_ns / iv_ns) : 0;
+    if (j <= last)
+        j = last + 1;
+    if (max_slots && j > max_slots)
+        j = max_slots; /* woke very late for the last one: take it now */
+    if (j > last + 1)
+        *skipped += j - last - 1;
+    return j;
+}
+
+uint64_t mon_cadence_max_slots(double duration_s, double interval_s)
+{
+    if (!(duration_s > 0) || !(interval_s > 0))
+        return 0;
+    double k = duration_s / interval_s;
+    return k >= 1 && fabs(k - round(k)) <= 1e-9 * k ? (uint64_t)llround(k) : 0;
+}
+
 /* Wait until the absolute deadline, a stop, or run.jsonl growing. 1: stop asked, 0: deadline,
  * 2: run.jsonl grew (or the hold on it ended: read what came meanwhile). */
 static int wait_until(struct mon_sampler *s, const struct timespec *deadline)
@@ -360,17 +383,11 @@ static void *run(void *arg)
         } else {
             struct timespec now;
             clock_gettime(CLOCK_MONOTONIC, &now);
-            int64_t el = hw_ts_diff_ns(&now, &start);
-            /* the latest slot whose deadline has passed: a slot is skipped only when the whole
-             * interval after it went by without a sample, and no slot gets two */
-            uint64_t j = el > 0 ? (uint64_t)(el / iv_ns) : 0;
-            if (j <= slot)
-                j = slot + 1;
-            if (s->cfg.max_slots && j > s->cfg.max_slots)
-                j = s->cfg.max_slots; /* woke very late for the last one: take it now */
-            if (j > slot + 1)
-                atomic_fetch_add(&s->skipped, j - slot - 1);
-            slot = j;
+            uint64_t skipped = 0;
+            slot = mon_cadence_slot(hw_ts_diff_ns(&now, &start), iv_ns, slot, s->cfg.max_slots,
+                                    &skipped);
+            if (skipped)
+                atomic_fetch_add(&s->skipped, skipped);
             sample_once(s, false, false, &root_gone);
             next = start;
             hw_ts_add_ns(&next, (int64_t)(slot + 1) * iv_ns);

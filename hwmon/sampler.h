@@ -126,4 +126,18 @@ void mon_sampler_stop(struct mon_sampler *s, bool final);
  * when they are known. Once; the caller keeps them alive until mon_sampler_stop. */
 void mon_sampler_set_gpus(struct mon_sampler *s, const struct mon_sampler_gpus *g);
 
+/* The cadence's arithmetic, apart from the clock, so that a test drives it with a clock of its
+ * own (test_hwmon.modes.cadence_driven: hours of slots in microseconds). A wake-up el_ns after
+ * the sampler's start, slot last sampled before it (0: the baseline), belongs to the slot
+ * returned: the latest one due by then, at least last + 1 (a deadline's wake-up is never before
+ * it: poll's timeouts do not end early), at most max_slots (0: no last slot); the slots passed
+ * over, whole intervals without a sample, are added to *skipped and never made up. The next
+ * deadline is slot + 1's, start + (slot + 1) * iv_ns. */
+uint64_t mon_cadence_slot(int64_t el_ns, int64_t iv_ns, uint64_t last, uint64_t max_slots,
+                          uint64_t *skipped);
+/* A duration of whole intervals: their number, the sampler's last slot (-d 3 -i 0.1: 30); any
+ * other (1.7 s at -i 0.5), or none, 0: a timer ends the run, the stop's own sample taking the
+ * last partial interval. */
+uint64_t mon_cadence_max_slots(double duration_s, double interval_s);
+
 #endif
