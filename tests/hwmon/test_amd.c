@@ -100,9 +100,24 @@ static json_object *gpu_of(json_object *s, int index)
     return NULL;
 }
 
-/* busy 20 -> 80 % and 100 -> 300 W a second into a 4 s run: both cards summarized, their means
- * inside those ranges, card0's peak VRAM as written, energy > 0, the vendor and model named,
- * card1's missing file unmeasured (not 0). */
+static bool file_exists(void *path)
+{
+    return access(path, F_OK) == 0;
+}
+
+/* The job of two_cards: until hw_metrics.csv holds 6 rows of each card, then says so (low,
+ * beside the run's directory) and waits for the test's poked; then until 6 rows more of each
+ * (60 s at most each). */
+#define TWO_CARDS_JOB                                                                              \
+    "d=\"$(dirname \"$RUNLOG_FILE\")\"; f=\"$d/hw_metrics.csv\"; rows() { cat \"$f\" 2>/dev/null | "     \
+    "wc -l; }; i=0; until [ $(rows) -ge 12 ] || [ $i -ge 3000 ]; do i=$((i+1)); sleep 0.02; "    \
+    "done; touch \"$d/../low\"; i=0; until [ -e \"$d/../poked\" ] || [ $i -ge 3000 ]; do i=$((i+1)); "  \
+    "sleep 0.02; done; n=$(($(rows) + 12)); i=0; until [ $(rows) -ge $n ] || [ $i -ge 3000 ]; "    \
+    "do i=$((i+1)); sleep 0.02; done"
+
+/* busy 20 -> 80 % and 100 -> 300 W after 6 rows of each card, 6 rows before the run ends: both
+ * cards summarized, their means inside those ranges, card0's peak VRAM as written, energy > 0,
+ * the vendor and model named, card1's missing file unmeasured (not 0). */
 static void test_two_cards(void)
 {
     char *dir = th_tmpdir("amd");
@@ -111,10 +126,12 @@ static void test_two_cards(void)
     char *e_root = th_fmt("HWMON_SYSFS_ROOT=%s", root);
     char *env[] = {e_root, (char *)"PATH=/usr/bin:/bin", (char *)"CUDA_VISIBLE_DEVICES=",
                    (char *)"HIP_VISIBLE_DEVICES=", (char *)"ROCR_VISIBLE_DEVICES=", NULL};
-    char **argv = ht_argv_nosmi(out, "-i", "0.25", "--gpu-procs", "--", "/bin/sleep", "4", NULL);
+    char **argv = ht_argv_nosmi(out, "-i", "0.1", "--gpu-procs", "--", "/bin/sh", "-c",
+                                TWO_CARDS_JOB, NULL);
     pid_t pid = th_spawn(argv, env, NULL, NULL);
     CU_ASSERT_FATAL(pid > 0);
-    th_sleep(1.2);
+    char *low = th_fmt("%s/low", dir), *poked = th_fmt("%s/poked", dir);
+    CU_ASSERT(ht_wait_until(file_exists, low, 60));
     for (int c = 0; c < 2; c++) {
         char *d = th_fmt("%s/sys/class/drm/card%d/device", root, c);
         poke(d, "gpu_busy_percent", "80\n");
@@ -123,7 +140,10 @@ static void test_two_cards(void)
             poke(d, "mem_info_vram_used", "8589934592\n"); /* 8 GiB */
         free(d);
     }
-    CU_ASSERT_EQUAL(th_wait(pid, 30), 0);
+    put(dir, "poked", "");
+    CU_ASSERT_EQUAL(th_wait(pid, 90), 0);
+    free(low);
+    free(poked);
 
     json_object *st = ht_event(out, "start", 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(st);
