@@ -583,9 +583,11 @@ static void test_drm_fdinfo(void)
 }
 
 /* hwmon on make_tree's two cards with the fake AMD SMI library (HWRUN_FAKE_AMDSMI) and its
- * settings extra, around warm (until 10 rows a card) and, with sum, train 1 s; the start event's
- * energy_counter and, with sum, summarize's JSON. Without sum no phase is looked at: no train
- * phase to wait for. */
+ * settings extra, around warm (until SMI_ROWS rows a card; 10 with sum) and, with sum, train
+ * 0.4 s (4 intervals: each phase's energy is checked to a sample at each end, whatever its
+ * length); the start event's energy_counter and, with sum, summarize's JSON. Without sum no phase
+ * is looked at: no train phase to wait for, and a few rows show the cards sampled. */
+#define SMI_ROWS 4
 static json_object *smi_run(const char *tag, const char *lib, char *const *extra,
                             const char *opt, json_object **sum, char **dir_out)
 {
@@ -600,11 +602,11 @@ static json_object *smi_run(const char *tag, const char *lib, char *const *extra
     for (int i = 0; extra && extra[i] && k < 11; i++)
         env[k++] = extra[i];
     env[k] = NULL;
-    /* warm lasts until 10 rows a card were written (the tests count them); train 1 s, with sum */
-    char *wait = ht_job_wait_lines(HW_GPU_FILE, 2 * 10);
+    /* warm lasts until the rows the tests count were written; train 1 s, with sum */
+    char *wait = ht_job_wait_lines(HW_GPU_FILE, 2 * (sum ? 10 : SMI_ROWS));
     char *script = th_fmt("R=\"%s -f $RUNLOG_FILE time\"; $R warm -- %s%s",
                           th_env("HWRUN_RUNLOG_BIN"), wait,
-                          sum ? " && $R train -- sleep 1" : "");
+                          sum ? " && $R train -- sleep 0.4" : "");
     free(wait);
     char **argv = opt ? ht_argv_nosmi(out, "-i", "0.1", opt, "--", "/bin/sh", "-c", script, NULL)
                       : ht_argv_nosmi(out, "-i", "0.1", "--", "/bin/sh", "-c", script, NULL);
@@ -726,7 +728,7 @@ static void test_amdsmi_none(void)
         }
         /* the file only with a counter; the cards sampled all the same */
         CU_ASSERT_EQUAL(ht_lines(run, HW_ENERGY_FILE) > 0, cases[i].gpus > 0);
-        CU_ASSERT(ht_lines(run, HW_GPU_FILE) >= 2 * 10);
+        CU_ASSERT(ht_lines(run, HW_GPU_FILE) >= 2 * SMI_ROWS);
         /* card1's name from its device id when the library names nothing */
         CU_ASSERT_STRING_EQUAL(ht_str(json_object_array_get_idx(ht_data(st, "gpus"), 1), "name"),
                                "AMD GPU 0x740f");
@@ -754,7 +756,7 @@ static void test_pmon_unavailable(void)
     CU_ASSERT_EQUAL(ht_count_events(run, HW_EV_PMON_UNAVAILABLE), 1);
     char *pf = th_fmt("%s/%s", run, HW_PMON_FILE);
     CU_ASSERT_NOT_EQUAL(access(pf, F_OK), 0);
-    CU_ASSERT(ht_lines(run, HW_GPU_FILE) >= 2 * 10);
+    CU_ASSERT(ht_lines(run, HW_GPU_FILE) >= 2 * SMI_ROWS);
     json_object_put(u);
     json_object_put(st);
     free(pf);
