@@ -528,34 +528,47 @@ static void test_no_orphans(void)
     prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
 
-/* The real thing: hwmon and its nvidia-smi children stopped for 7 s (as a cgroup freezer does),
- * hwmon resumed first and its children a second later: no child is called hung (before, each
- * was killed and restarted: child_hung events that fail a run's errors == 0). The freeze's
- * length is the test's subject, not a wait for an event. */
+/* The real thing: hwmon and its nvidia-smi children stopped (as a cgroup freezer or a suspend
+ * does), hwmon resumed first and its children a moment later: no child is called hung (before,
+ * each was killed and restarted: child_hung events that fail a run's errors == 0).
+ *
+ * The freeze's length is the test's subject, not a wait for an event; it is set against the
+ * query child's hang threshold, 5 of its -i 0.2 intervals (1 s: the user's interval is never
+ * scaled), and the scale (0.01) makes hwmon tick every 2.5 ms, so that hwmon saw the children's
+ * last rows before they stopped. Frozen 1.5 s, silence counted across the gap would call query
+ * and health hung at hwmon's first tick (without the pause credit, run.c's
+ * mon_children_paused, this test fails); the children stay stopped 0.2 s after hwmon resumes,
+ * well within the 1 s, and the job ends once hwmon has sampled 1.4 s (7 of its rows) beside
+ * them: ticks enough to call hung a child it took to be silent all along.
+ *
+ * The witness (jobtree.h) and the job resume with hwmon: hwmon passes its SIGCONT on and asks
+ * the witness first, which, left stopped, would hold hwmon's main loop for the witness's 1 s
+ * (the second the last version of this test waited, 7 + 1 s, for its verdict). */
 static void test_frozen_run_no_hung(void)
 {
     char *dir = th_tmpdir("freeze");
     char *script = th_fmt(
         "cd '%s' || exit 9\n"
-        "'%s' -q --nvidia-smi '%s' -i 0.2 -o run -- sh -c "
+        "HWRUN_TEST_TIME_SCALE=0.01 '%s' -q --nvidia-smi '%s' -i 0.2 -o run -- sh -c "
         "'i=0; until [ -e done ] || [ $i -gt 1200 ]; do i=$((i+1)); sleep 0.05; done' &\n"
         "hp=$!\n"
         "i=0; while [ ! -s run/hw_metrics.csv ] || [ $(wc -l < run/hw_metrics.csv) -lt 3 ]; do\n"
         "  i=$((i+1)); [ $i -gt 600 ] && exit 8; sleep 0.05; done\n"
-        "kids=$(pgrep -P $hp | tr '\\n' ' ')\n"
-        "kill -STOP $hp $kids\n"
-        "sleep 7\n"
-        "kill -CONT $hp\n"
-        "sleep 1\n"
+        /* the fakes by name (the witness, a fork of hwmon, has hwmon's command line) */
+        "kids=$(pgrep -P $hp -x \"$(basename '%s' | cut -c1-15)\" | tr '\\n' ' ')\n"
+        "others=$(pgrep -P $hp | grep -vxF \"$(echo $kids | tr ' ' '\\n')\" | tr '\\n' ' ')\n"
+        "[ $(echo $kids | wc -w) -ge 2 ] || exit 6\n"
+        "kill -STOP $hp $others $kids\n"
+        "sleep 1.5\n"
+        "kill -CONT $others $hp\n"
+        "sleep 0.2\n"
         "kill -CONT $kids\n"
-        /* the job ends once hwmon has sampled 2 s more (10 of its own rows) beside its resumed
-         * children: ticks enough to call a child hung that it took to be silent all along */
         "n=$(wc -l < run/cpu_metrics.csv)\n"
-        "i=0; while [ $(wc -l < run/cpu_metrics.csv) -lt $((n + 10)) ]; do\n"
-        "  i=$((i+1)); [ $i -gt 600 ] && exit 7; sleep 0.05; done\n"
+        "i=0; while [ $(wc -l < run/cpu_metrics.csv) -lt $((n + 7)) ]; do\n"
+        "  i=$((i+1)); [ $i -gt 600 ] && exit 7; sleep 0.02; done\n"
         "touch done\n"
         "wait $hp\n",
-        dir, th_env("HWRUN_HWMON_BIN"), th_env("HWRUN_FAKE_SMI"));
+        dir, th_env("HWRUN_HWMON_BIN"), th_env("HWRUN_FAKE_SMI"), th_env("HWRUN_FAKE_SMI"));
     /* a session of its own: a stopped process in ctest's process group, were that group orphaned
      * meanwhile, would bring the kernel's SIGHUP to every test of it (CI: this test and the
      * SLURM scenarios died of a hang-up together) */
