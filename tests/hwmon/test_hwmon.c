@@ -1444,6 +1444,12 @@ static int rows_with(const char *dir, const char *a, const char *b)
     return n;
 }
 
+/* The time scale of the tests that wait for a restart (timescale.h): the backoff and the hang
+ * threshold in a third of the seconds. Not less: the query child at -i 0.1, silent for the
+ * scaled threshold on a loaded machine, would be called hung before the fake's hang (or without
+ * one). */
+#define HANG_SCALE "0.3"
+
 /* A GPU that comes to need a reset mid-run ("[GPU requires reset]" in its cells: the H100
  * capture) and one the driver lost (nvidia-smi's message, at every restart): each fault is one
  * event naming the GPU, however many rows and restarts say it, and summarize names it in the
@@ -1510,7 +1516,8 @@ static void test_gpu_faults(void)
 
     /* GPU 0 lost from the start: the query child says it and exits 15 at every start */
     th_rmtree(out);
-    char *env2[] = {"FAKE_SMI_FAULT=0:lost", NULL};
+    /* 2 restarts: the backoff's 1 + 2 s at the scale of the restart tests, 0.3 + 0.6 s */
+    char *env2[] = {"FAKE_SMI_FAULT=0:lost", MON_TIME_SCALE_ENV "=" HANG_SCALE, NULL};
     char *job2 = th_fmt("timeout 60 sh -c 'until [ \"$(grep -c \"event[^a-z]*%s\" \"$RUNLOG_FILE\")\" -ge 2 ]; "
                         "do sleep 0.05; done'; true",
                         HW_EV_CHILD_RESTART);
@@ -1556,7 +1563,8 @@ static void test_die_restart(void)
     char *once = th_tmpdir("hwmon-once");
     char *oncef = th_fmt("%s/died", once);
     char *e1 = th_fmt("FAKE_SMI_DIE_ONCE=%s", oncef);
-    char *extra[] = {"FAKE_SMI_DIE_AFTER=6", e1, NULL};
+    /* the restart's backoff (1 s) at the hang test's scale: 0.3 s (HANG_SCALE, below) */
+    char *extra[] = {"FAKE_SMI_DIE_AFTER=6", e1, MON_TIME_SCALE_ENV "=" HANG_SCALE, NULL};
     /* until the restart and 12 lines: the 6 rows before, the torn one, and 5 after it */
     struct fake_run f = fake_run_job("0.1", NULL, JOB_UNTIL_RESTART(12), extra, NULL);
     CU_ASSERT_EQUAL(f.status, 0);
@@ -1615,10 +1623,7 @@ static void test_die_restart(void)
 
 /* A child that stops writing is killed as hung and restarted. hwmon's hang threshold (3 s, the
  * -i 0.1 child's 5 intervals being less) and restart backoff run at the test-only time scale
- * HANG_SCALE (timescale.h): the same decisions in a third of the seconds. Not less: the query
- * child, silent for the scaled threshold on a loaded machine, would be called hung before the
- * fake's hang. */
-#define HANG_SCALE "0.3"
+ * HANG_SCALE (timescale.h, defined above): the same decisions in a third of the seconds. */
 static void test_hang_restart(void)
 {
     char *extra[] = {"FAKE_SMI_HANG_AFTER=4", MON_TIME_SCALE_ENV "=" HANG_SCALE, NULL};
@@ -1649,10 +1654,12 @@ static void test_ignore_term(void)
 {
     char *extra[] = {"FAKE_SMI_IGNORE_TERM=1", MON_TIME_SCALE_ENV "=0.1", NULL};
     double t0 = hw_mono_now();
-    struct fake_run f = fake_run("0.2", "1", extra, "1.5");
+    struct fake_run f = fake_run("0.2", "0.2", extra, "1");
     double el = hw_mono_now() - t0;
     CU_ASSERT_EQUAL(f.status, 0);
-    CU_ASSERT(el >= 2.4 && el < 10); /* 1 s of sampling + 1.5 s of grace, not 0.15 */
+    if (!(el >= 1.1 && el < 10))
+        fprintf(stderr, "[ignore_term] took %.2f s\n", el);
+    CU_ASSERT(el >= 1.1 && el < 10); /* 0.2 s of sampling + 1 s of grace, not 0.1 */
     check_gone(f.log);
     CU_ASSERT_EQUAL(ht_count_events(f.dir, "child_exit"), 0);
     fake_done(&f);
@@ -1696,11 +1703,11 @@ static void test_time_scale(void)
     th_result_free(&r);
     free(argv);
     th_rmtree(dir);
-    /* scaled: the default grace of a job that ignores SIGTERM is 5 s x 0.2 */
+    /* scaled: the default grace of a job that ignores SIGTERM is 5 s x 0.1 */
     const char *job = "trap '' TERM; echo $$ > \"$HWMON_DIR/job.pid\"; "
                       "i=0; while [ $i -lt 1200 ]; do i=$((i+1)); sleep 0.05; done";
     argv = ht_argv(dir, "-i", "0.1", "--no-gpu", "--", "/bin/sh", "-c", job, NULL);
-    char *env2[] = {NO_OWNER, MON_TIME_SCALE_ENV "=0.2", NULL};
+    char *env2[] = {NO_OWNER, MON_TIME_SCALE_ENV "=0.1", NULL};
     pid_t hw = th_spawn(argv, env2, NULL, NULL);
     CU_ASSERT_FATAL(hw > 0);
     const char *ready[] = {dir, "job.pid", "1"};
@@ -1710,11 +1717,11 @@ static void test_time_scale(void)
     int st = th_wait(hw, 60);
     double took = hw_mono_now() - t0;
     CU_ASSERT_EQUAL(st, 128 + SIGKILL); /* the job's: killed after the grace */
-    CU_ASSERT(took >= 1.0 && took < 4.5); /* unscaled it would be 5 s or more */
+    CU_ASSERT(took >= 0.5 && took < 4.5); /* unscaled it would be 5 s or more */
     json_object *ev = ht_event(dir, "stop_request", 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
     json_object *ka = ht_data(ev, "kill_after_s");
-    CU_ASSERT_TRUE(ka && json_object_get_double(ka) == 1.0);
+    CU_ASSERT_TRUE(ka && json_object_get_double(ka) == 0.5);
     json_object_put(ev);
     free(argv);
     th_rmtree(dir);
@@ -1725,7 +1732,9 @@ static void test_time_scale(void)
 static void test_reject_fallback(void)
 {
     char *extra[] = {"FAKE_SMI_REJECT=uuid", NULL};
-    struct fake_run f = fake_run("0.1", "1", extra, NULL);
+    char *job = ht_job_wait_lines(HW_GPU_FILE, 10); /* the rows counted below */
+    struct fake_run f = fake_run_job("0.1", NULL, job, extra, NULL);
+    free(job);
     CU_ASSERT_EQUAL(f.status, 0);
     json_object *fb = ht_event(f.dir, "gpu_fields_fallback", 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(fb);
@@ -1770,6 +1779,13 @@ static void check_no_gpu(const char *dir, const char *reason_part)
     json_object_put(u);
 }
 
+/* The job of a run without GPUs: until hwmon said why and wrote check_no_gpu's CPU rows (its
+ * grep looks for the event, event[^a-z]*NAME, not for its own command line in the start event) */
+#define JOB_UNTIL_NO_GPU                                                                           \
+    "timeout 60 sh -c 'until grep -q \"event[^a-z]*gpu_unavailable\" \"$RUNLOG_FILE\" && "          \
+    "[ \"$(wc -l < \"$(dirname \"$RUNLOG_FILE\")/cpu_metrics.csv\")\" -ge 8 ]; do sleep 0.05; "     \
+    "done'; true"
+
 static void test_nodriver(void)
 {
     static const char *const modes[][2] = {
@@ -1778,7 +1794,7 @@ static void test_nodriver(void)
     };
     for (int i = 0; i < 2; i++) {
         char *extra[] = {(char *)modes[i][0], NULL};
-        struct fake_run f = fake_run("0.1", "1", extra, NULL);
+        struct fake_run f = fake_run_job("0.05", NULL, JOB_UNTIL_NO_GPU, extra, NULL);
         CU_ASSERT_EQUAL(f.status, 0);
         check_no_gpu(f.dir, "failed");
         json_object *u = ht_event(f.dir, "gpu_unavailable", 0);
@@ -1794,7 +1810,7 @@ static void test_nodriver(void)
 static void test_missing_smi(void)
 {
     char *dir = th_tmpdir("hwmon-nosmi");
-    char **argv = ht_argv_nosmi(dir, "-i", "0.1", "-d", "1", NULL);
+    char **argv = ht_argv_nosmi(dir, "-i", "0.05", "--", "sh", "-c", JOB_UNTIL_NO_GPU, NULL);
     char *env[] = {"PATH=/nonexistent-hwmon-test:/usr/bin:/bin", NULL};
     CU_ASSERT_EQUAL(ht_run(argv, env, 30, NULL), 0);
     check_no_gpu(dir, "not found");
@@ -1806,8 +1822,8 @@ static void test_missing_smi(void)
     free(argv);
     /* a tool named and missing is an error */
     th_rmtree(dir);
-    argv = ht_argv_nosmi(dir, "-i", "0.1", "-d", "0.5", "--nvidia-smi", "/nonexistent/nvidia-smi",
-                         NULL);
+    argv = ht_argv_nosmi(dir, "-i", "0.05", "--nvidia-smi", "/nonexistent/nvidia-smi", "--", "sh",
+                         "-c", JOB_UNTIL_NO_GPU, NULL);
     CU_ASSERT_EQUAL(ht_run(argv, env, 30, NULL), 0);
     u = ht_event(dir, "gpu_unavailable", 0);
     CU_ASSERT_PTR_NOT_NULL(u);
