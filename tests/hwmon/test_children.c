@@ -17,6 +17,7 @@
 #include "children.h"
 #include "hwrun/rundir.h"
 #include "testutil.h"
+#include "timescale.h"
 
 extern char **environ;
 
@@ -549,7 +550,7 @@ static void test_frozen_run_no_hung(void)
     char *dir = th_tmpdir("freeze");
     char *script = th_fmt(
         "cd '%s' || exit 9\n"
-        "HWRUN_TEST_TIME_SCALE=0.01 '%s' -q --nvidia-smi '%s' -i 0.2 -o run -- sh -c "
+        MON_TIME_SCALE_ENV "=0.01 '%s' -q --nvidia-smi '%s' -i 0.2 -o run -- sh -c "
         "'i=0; until [ -e done ] || [ $i -gt 1200 ]; do i=$((i+1)); sleep 0.05; done' &\n"
         "hp=$!\n"
         "i=0; while [ ! -s run/hw_metrics.csv ] || [ $(wc -l < run/hw_metrics.csv) -lt 3 ]; do\n"
@@ -565,7 +566,7 @@ static void test_frozen_run_no_hung(void)
         "kill -CONT $kids\n"
         "n=$(wc -l < run/cpu_metrics.csv)\n"
         "i=0; while [ $(wc -l < run/cpu_metrics.csv) -lt $((n + 7)) ]; do\n"
-        "  i=$((i+1)); [ $i -gt 600 ] && exit 7; sleep 0.02; done\n"
+        "  i=$((i+1)); [ $i -gt 1500 ] && exit 7; sleep 0.02; done\n"
         "touch done\n"
         "wait $hp\n",
         dir, th_env("HWRUN_HWMON_BIN"), th_env("HWRUN_FAKE_SMI"), th_env("HWRUN_FAKE_SMI"));
