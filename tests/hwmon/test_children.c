@@ -17,6 +17,7 @@
 #include "children.h"
 #include "hwrun/rundir.h"
 #include "testutil.h"
+#include "timescale.h"
 
 extern char **environ;
 
@@ -528,55 +529,47 @@ static void test_no_orphans(void)
     prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
 
-/* The fake nvidia-smi's process name (comm: its file name, up to 15 bytes), for pgrep -x. */
-static const char *fake_comm(void)
-{
-    static char comm[16];
-    const char *p = strrchr(th_env("HWRUN_FAKE_SMI"), '/');
-    snprintf(comm, sizeof comm, "%s", p ? p + 1 : th_env("HWRUN_FAKE_SMI"));
-    return comm;
-}
-
-/* The real thing: hwmon and its nvidia-smi children stopped (as a cgroup freezer does) for
- * longer than a child may be silent, hwmon resumed first and its children a moment later: no
- * child is called hung (before, each was killed and restarted: child_hung events that fail a
- * run's errors == 0). The freeze's length is the test's subject, not a wait for an event, so it
- * runs on hwmon's scaled clock: at a scale of 0.5 and -i 0.05 a child is hung after 1.5 s of
- * silence (the 3 s minimum, scaled, above 5 intervals), hwmon's loop ticks every 0.125 s and a
- * gap of more than 1 s between two ticks is a pause. The children stop 0.3 s before hwmon, so
- * that hwmon has seen their last lines (a line it first saw on resuming would restart the count,
- * and the test could pass without the pause's credit), and resume 0.3 s after it: silent 2.6 s
- * by the wall clock (without the credit: hung, every time; checked by removing it) and about
- * 0.7 s by hwmon's count. Only the nvidia-smi children stop, not hwmon's signal witness
- * (jobtree.h): hwmon asks it about the SIGCONT it gets and waits up to 1 s for its answer, a
- * second without ticks that hid the missing credit (the "1 s after SIGCONT" of issue 53). */
+/* The real thing: hwmon and its nvidia-smi children stopped (as a cgroup freezer or a suspend
+ * does), hwmon resumed first and its children a moment later: no child is called hung (before,
+ * each was killed and restarted: child_hung events that fail a run's errors == 0).
+ *
+ * The freeze's length is the test's subject, not a wait for an event; it is set against the
+ * query child's hang threshold, 5 of its -i 0.2 intervals (1 s: the user's interval is never
+ * scaled), and the scale (0.01) makes hwmon tick every 2.5 ms, so that hwmon saw the children's
+ * last rows before they stopped. Frozen 1.5 s, silence counted across the gap would call query
+ * and health hung at hwmon's first tick (without the pause credit, run.c's
+ * mon_children_paused, this test fails); the children stay stopped 0.2 s after hwmon resumes,
+ * well within the 1 s, and the job ends once hwmon has sampled 1.4 s (7 of its rows) beside
+ * them: ticks enough to call hung a child it took to be silent all along.
+ *
+ * The witness (jobtree.h) and the job resume with hwmon: hwmon passes its SIGCONT on and asks
+ * the witness first, which, left stopped, would hold hwmon's main loop for the witness's 1 s
+ * (the second the last version of this test waited, 7 + 1 s, for its verdict). */
 static void test_frozen_run_no_hung(void)
 {
     char *dir = th_tmpdir("freeze");
     char *script = th_fmt(
         "cd '%s' || exit 9\n"
-        "HWRUN_TEST_TIME_SCALE=0.5 '%s' -q --nvidia-smi '%s' -i 0.05 -o run -- sh -c "
+        MON_TIME_SCALE_ENV "=0.01 '%s' -q --nvidia-smi '%s' -i 0.2 -o run -- sh -c "
         "'i=0; until [ -e done ] || [ $i -gt 1200 ]; do i=$((i+1)); sleep 0.05; done' &\n"
         "hp=$!\n"
         "i=0; while [ ! -s run/hw_metrics.csv ] || [ $(wc -l < run/hw_metrics.csv) -lt 3 ]; do\n"
         "  i=$((i+1)); [ $i -gt 600 ] && exit 8; sleep 0.05; done\n"
-        "kids=$(pgrep -P $hp -x '%s' | tr '\\n' ' ')\n"
-        "[ -n \"$kids\" ] || exit 6\n"
-        "kill -STOP $kids\n"
-        "sleep 0.3\n"
-        "kill -STOP $hp\n"
-        "sleep 2\n"
-        "kill -CONT $hp\n"
-        "sleep 0.3\n"
+        /* the fakes by name (the witness, a fork of hwmon, has hwmon's command line) */
+        "kids=$(pgrep -P $hp -x \"$(basename '%s' | cut -c1-15)\" | tr '\\n' ' ')\n"
+        "others=$(pgrep -P $hp | grep -vxF \"$(echo $kids | tr ' ' '\\n')\" | tr '\\n' ' ')\n"
+        "[ $(echo $kids | wc -w) -ge 2 ] || exit 6\n"
+        "kill -STOP $hp $others $kids\n"
+        "sleep 1.5\n"
+        "kill -CONT $others $hp\n"
+        "sleep 0.2\n"
         "kill -CONT $kids\n"
-        /* the job ends once hwmon has sampled 0.5 s more (10 of its own rows) beside its
-         * resumed children */
         "n=$(wc -l < run/cpu_metrics.csv)\n"
-        "i=0; while [ $(wc -l < run/cpu_metrics.csv) -lt $((n + 10)) ]; do\n"
-        "  i=$((i+1)); [ $i -gt 600 ] && exit 7; sleep 0.05; done\n"
+        "i=0; while [ $(wc -l < run/cpu_metrics.csv) -lt $((n + 7)) ]; do\n"
+        "  i=$((i+1)); [ $i -gt 1500 ] && exit 7; sleep 0.02; done\n"
         "touch done\n"
         "wait $hp\n",
-        dir, th_env("HWRUN_HWMON_BIN"), th_env("HWRUN_FAKE_SMI"), fake_comm());
+        dir, th_env("HWRUN_HWMON_BIN"), th_env("HWRUN_FAKE_SMI"), th_env("HWRUN_FAKE_SMI"));
     /* a session of its own: a stopped process in ctest's process group, were that group orphaned
      * meanwhile, would bring the kernel's SIGHUP to every test of it (CI: this test and the
      * SLURM scenarios died of a hang-up together) */

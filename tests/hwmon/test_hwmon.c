@@ -414,12 +414,12 @@ static int lines_of(const char *dir, const char *name)
 /* SLURM's scancel as slurmstepd does it with proctrack/cgroup (tests/slurm/FINDINGS.md): SIGTERM
  * to the step's task (hwmon) alone, from a process named slurmstepd, SIGKILL to the rest only
  * after KillWait. hwmon passes it on and must not kill the job after its own --kill-grace: the
- * handler runs once and its 2 s checkpoint completes; nothing is restarted and no child's exit
- * is an error; the summary says who stopped the run. */
+ * handler runs once and its 1 s checkpoint, twice hwmon's --kill-grace 0.5, completes; nothing is
+ * restarted and no child's exit is an error; the summary says who stopped the run. */
 static void test_scheduler_stop(void)
 {
     struct stop_case c;
-    CU_ASSERT_FATAL(stop_case_start(&c, "2", NULL));
+    CU_ASSERT_FATAL(stop_case_start(&c, "1", NULL));
     char *pids = th_fmt("%d", (int)c.b.pid);
     /* a shell whose name (comm) is slurmstepd: the kernel names a process by what it ran */
     char *stepd = th_fmt("%s/slurmstepd", c.b.dir);
@@ -736,8 +736,10 @@ static void test_pass_signals(void)
     for (size_t i = 0; i < n; i++)
         hw_buf_printf(&traps, "trap 'echo %d >> \"$HWMON_DIR/got\"' %d; ", sigs[i], sigs[i]);
     /* no core file from a `sleep` that SIGQUIT ends */
+    /* the checkpoint (0.5 s): hwmon waits for it; a second TERM within it would run the
+     * handler again */
     char *script = th_fmt("ulimit -c 0; %s"
-                          "trap 'echo run >> \"$HWMON_DIR/handled\"; sleep 1; "
+                          "trap 'echo run >> \"$HWMON_DIR/handled\"; sleep 0.5; "
                           "echo ok > \"$HWMON_DIR/ckpt\"; exit 0' TERM; "
                           "echo $$ > \"$HWMON_DIR/job.pid\"; while :; do sleep 0.05; done",
                           traps.p);
@@ -819,7 +821,7 @@ static void test_group_signal_once(void)
     char *dir = th_tmpdir("hwmon-group");
     const char *script = "trap 'echo 10 >> \"$HWMON_DIR/got\"' USR1; "
                          "trap 'echo 12 >> \"$HWMON_DIR/got\"' USR2; "
-                         "trap 'echo run >> \"$HWMON_DIR/handled\"; sleep 1; "
+                         "trap 'echo run >> \"$HWMON_DIR/handled\"; sleep 0.5; "
                          "echo ok > \"$HWMON_DIR/ckpt\"; exit 0' TERM; "
                          "echo $$ > \"$HWMON_DIR/job.pid\"; while :; do sleep 0.05; done";
     char **hw = ht_argv(dir, "-i", "0.1", "--", "/bin/sh", "-c", script, NULL);
@@ -911,7 +913,7 @@ static bool pod_ready(void *arg)
  * tini, a plain process; the pod's terminationGracePeriodSeconds is the grace, not hwmon's
  * --kill-grace: the job's checkpoint, longer than hwmon's default grace, completes (issue 51: it
  * was SIGKILLed at 5 of 12 s). The default grace runs at the test-only time scale (timescale.h,
- * 5 s x 0.2): the checkpoint, 2.5 s, outlasts it by 1.5 s, as 6.5 s outlasted 5 s. Where no PID
+ * 5 s x 0.1): the checkpoint, 1.25 s, outlasts it by 0.75 s, as 6.5 s outlasted 5 s. Where no PID
  * namespace can be made, tini -s as a subreaper. */
 static void test_pod_grace(void)
 {
@@ -927,7 +929,7 @@ static void test_pod_grace(void)
     if (access(ns_argv[0], X_OK) == 0)
         th_result_free(&r);
     char *dir = th_tmpdir("hwmon-pod");
-    const char *script = "trap 'echo run >> \"$HWMON_DIR/handled\"; sleep 2.5; "
+    const char *script = "trap 'echo run >> \"$HWMON_DIR/handled\"; sleep 1.25; "
                          "echo ok > \"$HWMON_DIR/ckpt\"; exit 0' TERM; "
                          "echo $$ > \"$HWMON_DIR/job.pid\"; while :; do sleep 0.05; done";
     char **hw = ht_argv(dir, "-i", "0.1", "--", "/bin/sh", "-c", script, NULL);
@@ -945,9 +947,9 @@ static void test_pod_grace(void)
     for (size_t i = 0; hw[i] && k < 79; i++)
         argv[k++] = hw[i];
     argv[k] = NULL;
-    /* hwmon's default grace at the test-only scale: 1 s, the checkpoint 1.5 s longer */
+    /* hwmon's default grace at the test-only scale: 0.5 s, the checkpoint 0.75 s longer */
     char *env[] = {NO_OWNER, (char *)"KUBERNETES_SERVICE_HOST=10.96.0.1",
-                   (char *)MON_TIME_SCALE_ENV "=0.2", NULL};
+                   (char *)MON_TIME_SCALE_ENV "=0.1", NULL};
     struct pod c = {dir, th_spawn(argv, env, NULL, NULL), 0};
     CU_ASSERT_FATAL(c.top > 0);
     if (!ns)
@@ -958,7 +960,7 @@ static void test_pod_grace(void)
     int st = th_wait(c.top, 60);
     double took = hw_mono_now() - t0;
     CU_ASSERT_EQUAL(st, 0); /* tini's status is the job's: its handler exited 0 */
-    CU_ASSERT(took >= 2.5);
+    CU_ASSERT(took >= 1.25);
     CU_ASSERT_EQUAL(lines_of(dir, "handled"), 1);
     CU_ASSERT_EQUAL(lines_of(dir, "ckpt"), 1);
     json_object *ev = ht_event(dir, "stop_request", 0);
@@ -1533,6 +1535,12 @@ static int rows_with(const char *dir, const char *a, const char *b)
     return n;
 }
 
+/* The time scale of the tests that wait for a restart (timescale.h): the backoff and the hang
+ * threshold in a third of the seconds. Not less: the query child at -i 0.1, silent for the
+ * scaled threshold on a loaded machine, would be called hung before the fake's hang (or without
+ * one). */
+#define HANG_SCALE "0.3"
+
 /* A GPU that comes to need a reset mid-run ("[GPU requires reset]" in its cells: the H100
  * capture) and one the driver lost (nvidia-smi's message, at every restart): each fault is one
  * event naming the GPU, however many rows and restarts say it, and summarize names it in the
@@ -1599,7 +1607,8 @@ static void test_gpu_faults(void)
 
     /* GPU 0 lost from the start: the query child says it and exits 15 at every start */
     th_rmtree(out);
-    char *env2[] = {"FAKE_SMI_FAULT=0:lost", NULL};
+    /* 2 restarts: the backoff's 1 + 2 s at the scale of the restart tests, 0.3 + 0.6 s */
+    char *env2[] = {"FAKE_SMI_FAULT=0:lost", MON_TIME_SCALE_ENV "=" HANG_SCALE, NULL};
     char *job2 = th_fmt("timeout 60 sh -c 'until [ \"$(grep -c \"event[^a-z]*%s\" \"$RUNLOG_FILE\")\" -ge 2 ]; "
                         "do sleep 0.05; done'; true",
                         HW_EV_CHILD_RESTART);
@@ -1645,7 +1654,8 @@ static void test_die_restart(void)
     char *once = th_tmpdir("hwmon-once");
     char *oncef = th_fmt("%s/died", once);
     char *e1 = th_fmt("FAKE_SMI_DIE_ONCE=%s", oncef);
-    char *extra[] = {"FAKE_SMI_DIE_AFTER=6", e1, NULL};
+    /* the restart's backoff (1 s) at the hang test's scale: 0.3 s (HANG_SCALE, below) */
+    char *extra[] = {"FAKE_SMI_DIE_AFTER=6", e1, MON_TIME_SCALE_ENV "=" HANG_SCALE, NULL};
     /* until the restart and 12 lines: the 6 rows before, the torn one, and 5 after it */
     struct fake_run f = fake_run_job("0.1", NULL, JOB_UNTIL_RESTART(12), extra, NULL);
     CU_ASSERT_EQUAL(f.status, 0);
@@ -1704,10 +1714,7 @@ static void test_die_restart(void)
 
 /* A child that stops writing is killed as hung and restarted. hwmon's hang threshold (3 s, the
  * -i 0.1 child's 5 intervals being less) and restart backoff run at the test-only time scale
- * HANG_SCALE (timescale.h): the same decisions in a third of the seconds. Not less: the query
- * child, silent for the scaled threshold on a loaded machine, would be called hung before the
- * fake's hang. */
-#define HANG_SCALE "0.3"
+ * HANG_SCALE (timescale.h, defined above): the same decisions in a third of the seconds. */
 static void test_hang_restart(void)
 {
     char *extra[] = {"FAKE_SMI_HANG_AFTER=4", MON_TIME_SCALE_ENV "=" HANG_SCALE, NULL};
@@ -1738,10 +1745,12 @@ static void test_ignore_term(void)
 {
     char *extra[] = {"FAKE_SMI_IGNORE_TERM=1", MON_TIME_SCALE_ENV "=0.1", NULL};
     double t0 = hw_mono_now();
-    struct fake_run f = fake_run("0.2", "1", extra, "1.5");
+    struct fake_run f = fake_run("0.2", "0.2", extra, "1");
     double el = hw_mono_now() - t0;
     CU_ASSERT_EQUAL(f.status, 0);
-    CU_ASSERT(el >= 2.4 && el < 10); /* 1 s of sampling + 1.5 s of grace, not 0.15 */
+    if (!(el >= 1.1 && el < 10))
+        fprintf(stderr, "[ignore_term] took %.2f s\n", el);
+    CU_ASSERT(el >= 1.1 && el < 10); /* 0.2 s of sampling + 1 s of grace, not 0.1 */
     check_gone(f.log);
     CU_ASSERT_EQUAL(ht_count_events(f.dir, "child_exit"), 0);
     fake_done(&f);
@@ -1785,11 +1794,11 @@ static void test_time_scale(void)
     th_result_free(&r);
     free(argv);
     th_rmtree(dir);
-    /* scaled: the default grace of a job that ignores SIGTERM is 5 s x 0.2 */
+    /* scaled: the default grace of a job that ignores SIGTERM is 5 s x 0.1 */
     const char *job = "trap '' TERM; echo $$ > \"$HWMON_DIR/job.pid\"; "
                       "i=0; while [ $i -lt 1200 ]; do i=$((i+1)); sleep 0.05; done";
     argv = ht_argv(dir, "-i", "0.1", "--no-gpu", "--", "/bin/sh", "-c", job, NULL);
-    char *env2[] = {NO_OWNER, MON_TIME_SCALE_ENV "=0.2", NULL};
+    char *env2[] = {NO_OWNER, MON_TIME_SCALE_ENV "=0.1", NULL};
     pid_t hw = th_spawn(argv, env2, NULL, NULL);
     CU_ASSERT_FATAL(hw > 0);
     const char *ready[] = {dir, "job.pid", "1"};
@@ -1799,11 +1808,11 @@ static void test_time_scale(void)
     int st = th_wait(hw, 60);
     double took = hw_mono_now() - t0;
     CU_ASSERT_EQUAL(st, 128 + SIGKILL); /* the job's: killed after the grace */
-    CU_ASSERT(took >= 1.0 && took < 4.5); /* unscaled it would be 5 s or more */
+    CU_ASSERT(took >= 0.5 && took < 4.5); /* unscaled it would be 5 s or more */
     json_object *ev = ht_event(dir, "stop_request", 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
     json_object *ka = ht_data(ev, "kill_after_s");
-    CU_ASSERT_TRUE(ka && json_object_get_double(ka) == 1.0);
+    CU_ASSERT_TRUE(ka && json_object_get_double(ka) == 0.5);
     json_object_put(ev);
     free(argv);
     th_rmtree(dir);
@@ -1814,7 +1823,9 @@ static void test_time_scale(void)
 static void test_reject_fallback(void)
 {
     char *extra[] = {"FAKE_SMI_REJECT=uuid", NULL};
-    struct fake_run f = fake_run("0.1", "1", extra, NULL);
+    char *job = ht_job_wait_lines(HW_GPU_FILE, 10); /* the rows counted below */
+    struct fake_run f = fake_run_job("0.1", NULL, job, extra, NULL);
+    free(job);
     CU_ASSERT_EQUAL(f.status, 0);
     json_object *fb = ht_event(f.dir, "gpu_fields_fallback", 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(fb);
@@ -1859,6 +1870,13 @@ static void check_no_gpu(const char *dir, const char *reason_part)
     json_object_put(u);
 }
 
+/* The job of a run without GPUs: until hwmon said why and wrote check_no_gpu's CPU rows (its
+ * grep looks for the event, event[^a-z]*NAME, not for its own command line in the start event) */
+#define JOB_UNTIL_NO_GPU                                                                           \
+    "timeout 60 sh -c 'until grep -q \"event[^a-z]*gpu_unavailable\" \"$RUNLOG_FILE\" && "          \
+    "[ \"$(wc -l < \"$(dirname \"$RUNLOG_FILE\")/cpu_metrics.csv\")\" -ge 8 ]; do sleep 0.05; "     \
+    "done'; true"
+
 static void test_nodriver(void)
 {
     static const char *const modes[][2] = {
@@ -1867,7 +1885,7 @@ static void test_nodriver(void)
     };
     for (int i = 0; i < 2; i++) {
         char *extra[] = {(char *)modes[i][0], NULL};
-        struct fake_run f = fake_run("0.1", "1", extra, NULL);
+        struct fake_run f = fake_run_job("0.05", NULL, JOB_UNTIL_NO_GPU, extra, NULL);
         CU_ASSERT_EQUAL(f.status, 0);
         check_no_gpu(f.dir, "failed");
         json_object *u = ht_event(f.dir, "gpu_unavailable", 0);
@@ -1883,7 +1901,7 @@ static void test_nodriver(void)
 static void test_missing_smi(void)
 {
     char *dir = th_tmpdir("hwmon-nosmi");
-    char **argv = ht_argv_nosmi(dir, "-i", "0.1", "-d", "1", NULL);
+    char **argv = ht_argv_nosmi(dir, "-i", "0.05", "--", "sh", "-c", JOB_UNTIL_NO_GPU, NULL);
     char *env[] = {"PATH=/nonexistent-hwmon-test:/usr/bin:/bin", NULL};
     CU_ASSERT_EQUAL(ht_run(argv, env, 30, NULL), 0);
     check_no_gpu(dir, "not found");
@@ -1895,8 +1913,8 @@ static void test_missing_smi(void)
     free(argv);
     /* a tool named and missing is an error */
     th_rmtree(dir);
-    argv = ht_argv_nosmi(dir, "-i", "0.1", "-d", "0.5", "--nvidia-smi", "/nonexistent/nvidia-smi",
-                         NULL);
+    argv = ht_argv_nosmi(dir, "-i", "0.05", "--nvidia-smi", "/nonexistent/nvidia-smi", "--", "sh",
+                         "-c", JOB_UNTIL_NO_GPU, NULL);
     CU_ASSERT_EQUAL(ht_run(argv, env, 30, NULL), 0);
     u = ht_event(dir, "gpu_unavailable", 0);
     CU_ASSERT_PTR_NOT_NULL(u);
