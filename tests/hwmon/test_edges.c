@@ -42,13 +42,13 @@ static struct sum_run *summarize(const char *dir)
     return run;
 }
 
-/* 80 MiB written and fsync'd in the last half second of a 2.5 s job at -i 1: the sample
- * taken when the job has exited counts them (before, the interval the stop cut short was
- * lost, and the run said 0 MiB). */
+/* 80 MiB written and fsync'd after the first cadence sample of a job at -i 1, the job exiting
+ * before the second: the sample taken when the job has exited counts them (before, the interval
+ * the stop cut short was lost, and the run said 0 MiB). */
 static void test_last_interval_counted(void)
 {
     char *dir = th_tmpdir("edges-last");
-    char *script = th_fmt("sleep 2; dd if=/dev/zero of=%s/blob bs=1M count=80 conv=fsync "
+    char *script = th_fmt("sleep 1.2; dd if=/dev/zero of=%s/blob bs=1M count=80 conv=fsync "
                           "status=none", dir);
     char **argv = ht_argv(dir, "--no-gpu", "-i", "1", "--", "/bin/sh", "-c", script, NULL);
     CU_ASSERT_EQUAL(ht_run(argv, NULL, 60, NULL), 0);
@@ -149,7 +149,8 @@ static void test_begin_after_end(void)
     char *script = th_fmt("%s/job.sh", dir);
     FILE *f = fopen(script, "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fputs("\"$1\" time first -- sleep 1\nsleep 0.15\n\"$1\" time second -- sleep 1\n", f);
+    /* each phase longer than a quarter interval (0.25 s): both its edges are sampled */
+    fputs("\"$1\" time first -- sleep 0.4\nsleep 0.15\n\"$1\" time second -- sleep 0.4\n", f);
     fclose(f);
     char **argv = ht_argv(dir, "--no-gpu", "-i", "1", "--", "/bin/bash", script,
                           th_env("HWRUN_RUNLOG_BIN"), NULL);
@@ -755,7 +756,10 @@ static void test_log_rotated(void)
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         char *dir = th_tmpdir("edges-rotated");
-        char *script = th_fmt("\"$0\" time p1 -- sleep 0.3; %s; sleep 0.3; \"$0\" time p2 -- sleep 0.4",
+        /* all before the first cadence sample (1 s): p2's edges are read only by following
+         * run.jsonl's name; p2 lasts more than a quarter interval, so both are sampled */
+        char *script = th_fmt("\"$0\" time p1 -- sleep 0.1; %s; sleep 0.1; "
+                              "\"$0\" time p2 -- sleep 0.3",
                               cases[c].rotate);
         char **argv = ht_argv(dir, "--no-gpu", "-i", "1", "--", "/bin/sh", "-c", script,
                               th_env("HWRUN_RUNLOG_BIN"), NULL);
