@@ -437,7 +437,7 @@ static char **python_job(const char *dir, const char *iv, const char *code, cons
     return ht_argv(dir, "--no-gpu", "-i", iv, "--", py, "-c", code, arg, NULL);
 }
 
-/* One thread busy for 3 s at -i 0.5, then exiting right after a cadence row, so that the row of
+/* One thread busy for 1.5 s at -i 0.5, then exiting right after a cadence row, so that the row of
  * the exited job stands for a few ms: its CPU, read in clock ticks over those ms, said 0 or 200%
  * and counted as a whole row (a mean of 105.6%, a max of 125.5% where the job's own was 98.1%).
  * The run's mean is within 3 points of the job's own os.times() over its own life (from its
@@ -457,7 +457,7 @@ static void test_busy_loop_cpu(void)
                              "stat = open('/proc/self/stat').read().rsplit(')', 1)[1].split()\n"
                              "born = int(stat[19]) / os.sysconf('SC_CLK_TCK')\n"
                              "t0 = time.monotonic()\n"
-                             "while time.monotonic() - t0 < 3: pass\n"
+                             "while time.monotonic() - t0 < 1.5: pass\n"
                              "n = os.path.getsize(csv)\n"
                              "while os.path.getsize(csv) == n: pass\n"
                              "c1, t1 = os.times(), time.clock_gettime(time.CLOCK_BOOTTIME)\n"
@@ -503,13 +503,13 @@ static void test_memory_growth(void)
                              "    for l in open('/proc/self/status'):\n"
                              "        if l.startswith('VmRSS:'): return int(l.split()[1]) / 1024\n"
                              "r0 = rss()\n"
-                             "time.sleep(0.5)\n"
+                             "time.sleep(0.3)\n"
                              "keep = [bytearray(b'x' * (40 << 20))]\n"
-                             "time.sleep(0.6)\n"
+                             "time.sleep(0.3)\n"
                              "for i in range(14):\n"
                              "    keep.append(bytearray(b'x' * (40 << 20)))\n"
                              "    time.sleep(0.05)\n"
-                             "time.sleep(0.6)\n"
+                             "time.sleep(0.4)\n"
                              "open(sys.argv[1], 'w').write('%f %f\\n' % (r0, rss()))\n",
                              own);
     if (argv) {
