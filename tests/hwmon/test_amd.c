@@ -21,14 +21,12 @@ static void put(const char *dir, const char *name, const char *text)
     char *p = th_fmt("%s/%s", dir, name);
     char *slash = strrchr(p, '/');
     *slash = '\0';
-    char *mk = th_fmt("mkdir -p '%s'", p);
-    CU_ASSERT_FATAL(system(mk) == 0);
+    CU_ASSERT_FATAL(th_mkdirs(p) == 0);
     *slash = '/';
     FILE *f = fopen(p, "w");
     CU_ASSERT_FATAL(f != NULL);
     fputs(text, f);
     fclose(f);
-    free(mk);
     free(p);
 }
 
@@ -501,9 +499,9 @@ static void test_both_vendors(void)
  * Documentation/gpu/drm-usage-stats.rst: no real capture was at hand. */
 static void fdinfo_put(const char *proc, int pid, int fd, const char *target, const char *text)
 {
-    char *dir = th_fmt("%s/%d/fd", proc, pid), *mk = th_fmt("mkdir -p '%s' '%s/%d/fdinfo'", dir,
-                                                                proc, pid);
-    CU_ASSERT_FATAL(system(mk) == 0);
+    char *dir = th_fmt("%s/%d/fd", proc, pid), *fdinfo = th_fmt("%s/%d/fdinfo", proc, pid);
+    CU_ASSERT_FATAL(th_mkdirs(dir) == 0 && th_mkdirs(fdinfo) == 0);
+    free(fdinfo);
     char *link = th_fmt("%s/%d", dir, fd);
     CU_ASSERT_FATAL(symlink(target, link) == 0);
     if (text) {
@@ -512,7 +510,6 @@ static void fdinfo_put(const char *proc, int pid, int fd, const char *target, co
         free(name);
     }
     free(link);
-    free(mk);
     free(dir);
 }
 

@@ -39,8 +39,10 @@ static void test_resolve(void)
 
 /* hwmon --gpu-procs around a job that lasts until hw_metrics.csv holds 3 rows (every GPU of the
  * fake's 3 once, or one GPU three times; a loaded TSan hwmon's children started after a 1.2 s
- * job had ended) or hwmon said no GPU is measured (rows_expected false: 1.2 s, as a job that
- * selected none), with extra options/environment; returns its status. */
+ * job had ended) or hwmon said no GPU is measured, and 0.1 s more (the children start together:
+ * the apps query's log line with the sampler's first rows); with rows_expected false (a job that
+ * selected none), until two CPU rows (hwmon is in its loop: any child would have started before
+ * it); with extra options/environment; returns its status. */
 static bool rows_expected = true;
 static int run_sel_env(const char *dir, const char *log, const char *opt, const char *cuda,
                        const char *extra, struct th_result *res)
@@ -53,9 +55,12 @@ static int run_sel_env(const char *dir, const char *log, const char *opt, const 
                     ? th_fmt("touch \"$HWMON_DIR/ran\"; timeout 60 sh -c 'f=\"$HWMON_DIR/%s\"; "
                              "until [ \"$(cat \"$f\" 2>/dev/null | wc -l)\" -ge 3 ] || "
                              "grep -q \"event[^a-z]*%s\" \"$RUNLOG_FILE\"; do sleep 0.05; "
-                             "done'; sleep 0.4",
+                             "done'; sleep 0.1",
                              HW_GPU_FILE, HW_EV_GPU_UNAVAILABLE)
-                    : th_fmt("touch \"$HWMON_DIR/ran\"; sleep 1.2");
+                    : th_fmt("touch \"$HWMON_DIR/ran\"; timeout 60 sh -c 'f=\"$HWMON_DIR/%s\"; "
+                             "until [ \"$(cat \"$f\" 2>/dev/null | wc -l)\" -ge 3 ]; do "
+                             "sleep 0.05; done'",
+                             HW_CPU_FILE);
     char **argv = opt ? ht_argv(dir, "-i", "0.2", "--gpu-procs", "--gpus", opt, "--", "/bin/sh",
                                 "-c", job, NULL)
                       : ht_argv(dir, "-i", "0.2", "--gpu-procs", "--", "/bin/sh", "-c", job, NULL);

@@ -156,9 +156,11 @@ static void test_two_nodes(void)
     char *dirs[3] = {th_fmt("%s/gpu-a-r0", job), th_fmt("%s/gpu-b-r1", job),
                      th_fmt("%s/gpu-a-r2", job)};
     char *rl = th_fmt("%s -f \"$RUNLOG_FILE\" time", th_env("HWRUN_RUNLOG_BIN"));
-    char *fast = th_fmt("%s train -- sleep 0.6 && %s eval -- sleep 0.2", rl, rl);
-    char *slow = th_fmt("%s train -- sleep 1.4 && %s eval -- sleep 0.2", rl, rl);
-    char *third = th_fmt("%s train -- sleep 0.6", rl);
+    /* the straggler's train 0.7 s over the others' (0.5 s checked: a loaded machine's sleeps
+     * overrun, the fast ones' too) */
+    char *fast = th_fmt("%s train -- sleep 0.3 && %s eval -- sleep 0.1", rl, rl);
+    char *slow = th_fmt("%s train -- sleep 1.0 && %s eval -- sleep 0.1", rl, rl);
+    char *third = th_fmt("%s train -- sleep 0.3", rl);
     /* gpu-a's sampler outlives the third rank (it waits for that run's stop event): a rank that
      * outlived it would take its GPUs over (nodelock.h), which test_context.takeover checks */
     char *fast_a = th_fmt("%s && while ! grep -q '\"event\": \"stop\"' '%s/run.jsonl'; do "

@@ -74,20 +74,6 @@ static void test_parse_oom_kill(void)
     CU_ASSERT_EQUAL(mon_parse_oom_kill("", &v), -ENOENT);
 }
 
-/* mkdir -p */
-static void mkdirs(const char *path)
-{
-    char *p = th_fmt("%s", path);
-    for (char *s = p + 1; *s; s++)
-        if (*s == '/') {
-            *s = '\0';
-            mkdir(p, 0755);
-            *s = '/';
-        }
-    mkdir(p, 0755);
-    free(p);
-}
-
 /* A real hwmon run with --sys-root on a copy of this process's own cgroup (as /proc/self/cgroup
  * and mountinfo place it, v1 memory first as hwmon looks): the job writes the kernel's OOM kill
  * count up by one and dies of SIGKILL, as under the OOM killer. The stop event counts the run's
@@ -111,7 +97,7 @@ static void oom_run(bool grows)
         return;
     }
     char *root = th_tmpdir("oomroot"), *cg = th_fmt("%s%s", root, dir);
-    mkdirs(cg);
+    CU_ASSERT_FATAL(th_mkdirs(cg) == 0);
     char *f_cur = th_fmt("%s/%s", cg, v1 ? "memory.usage_in_bytes" : "memory.current");
     char *f_max = th_fmt("%s/%s", cg, v1 ? "memory.limit_in_bytes" : "memory.max");
     char *f_oom = th_fmt("%s/%s", cg, v1 ? "memory.oom_control" : "memory.events");
