@@ -330,7 +330,7 @@ static void test_short_phases_measured(void)
     free(dir);
 }
 
-/* nvidia-smi taking half a second per call (a busy node, no persistence mode): the job starts
+/* nvidia-smi taking 0.3 s per call (a busy node, no persistence mode): the job starts
  * before the probes end (it finds no trace of nvidia-smi having answered yet: hwmon starts it
  * before their first call), its GPUs are sampled once they answer, and a stop signal meanwhile
  * is not held behind them (2 s a call: 10 s of probes). */
@@ -339,7 +339,7 @@ static void test_job_starts_first(void)
     char *dir = th_tmpdir("edges-first");
     char *log = th_fmt("%s/smi.log", dir), *out = th_fmt("%s/run", dir);
     char *e_log = th_fmt("FAKE_SMI_LOG=%s", log);
-    char *env[] = {e_log, (char *)"FAKE_SMI_START_DELAY_MS=500", NULL};
+    char *env[] = {e_log, (char *)"FAKE_SMI_START_DELAY_MS=300", NULL};
     /* it lasts until 2 GPU rows were written (8 s were not always enough for a loaded TSan
      * hwmon's probes of a fake that took 1 s per call) */
     char *rows = ht_job_wait_lines(HW_GPU_FILE, 2);
@@ -439,7 +439,7 @@ static char **python_job(const char *dir, const char *iv, const char *code, cons
     return ht_argv(dir, "--no-gpu", "-i", iv, "--", py, "-c", code, arg, NULL);
 }
 
-/* One thread busy for 1.5 s at -i 0.5, then exiting right after a cadence row, so that the row of
+/* One thread busy for 1 s at -i 0.5, then exiting right after a cadence row, so that the row of
  * the exited job stands for a few ms: its CPU, read in clock ticks over those ms, said 0 or 200%
  * and counted as a whole row (a mean of 105.6%, a max of 125.5% where the job's own was 98.1%).
  * The run's mean is within 3 points of the job's own os.times() over its own life (from its
@@ -459,7 +459,7 @@ static void test_busy_loop_cpu(void)
                              "stat = open('/proc/self/stat').read().rsplit(')', 1)[1].split()\n"
                              "born = int(stat[19]) / os.sysconf('SC_CLK_TCK')\n"
                              "t0 = time.monotonic()\n"
-                             "while time.monotonic() - t0 < 1.5: pass\n"
+                             "while time.monotonic() - t0 < 1: pass\n"
                              "n = os.path.getsize(csv)\n"
                              "while os.path.getsize(csv) == n: pass\n"
                              "c1, t1 = os.times(), time.clock_gettime(time.CLOCK_BOOTTIME)\n"
@@ -491,7 +491,7 @@ static void test_busy_loop_cpu(void)
     free(dir);
 }
 
-/* A job that grows from ~10 to ~210 MiB and exits: its memory growth is the job's own RSS at
+/* A job that grows from ~10 to ~130 MiB and exits: its memory growth is the job's own RSS at
  * its end less at its start (read by itself in /proc/self/status), within 10%; never from a
  * row of the process exiting (the interpreter freeing its memory, or its memory already gone:
  * 0) or exited (before: -16 MiB for a job that grew by 600, -282 MiB in issue 47). Each
@@ -501,19 +501,19 @@ static void test_memory_growth(void)
 {
     char *dir = th_tmpdir("edges-growth");
     char *own = th_fmt("%s/own", dir);
-    char **argv = python_job(dir, "0.2",
+    char **argv = python_job(dir, "0.1",
                              "import sys, time\n"
                              "def rss():\n"
                              "    for l in open('/proc/self/status'):\n"
                              "        if l.startswith('VmRSS:'): return int(l.split()[1]) / 1024\n"
                              "r0 = rss()\n"
-                             "time.sleep(0.3)\n"
+                             "time.sleep(0.15)\n"
                              "keep = [bytearray(b'x') * (40 << 20)]\n"
-                             "time.sleep(0.3)\n"
-                             "for i in range(4):\n"
+                             "time.sleep(0.15)\n"
+                             "for i in range(2):\n"
                              "    keep.append(bytearray(b'x') * (40 << 20))\n"
-                             "    time.sleep(0.05)\n"
-                             "time.sleep(0.4)\n"
+                             "    time.sleep(0.025)\n"
+                             "time.sleep(0.2)\n"
                              "open(sys.argv[1], 'w').write('%f %f\\n' % (r0, rss()))\n",
                              own);
     if (argv) {
@@ -521,7 +521,7 @@ static void test_memory_growth(void)
         struct sum_run *run = summarize(dir);
         char *t = th_read_file(own, NULL);
         double r0 = NAN, r1 = NAN;
-        CU_ASSERT_FATAL(t && sscanf(t, "%lf %lf", &r0, &r1) == 2 && r1 > r0 + 190);
+        CU_ASSERT_FATAL(t && sscanf(t, "%lf %lf", &r0, &r1) == 2 && r1 > r0 + 115);
         const struct sum_stat *rss = &run->proc[HW_PROC_COL_RSS];
         double growth = sum_run_memory_growth(run);
         fprintf(stderr, "memory growth %.1f MiB (the job's own %.1f to %.1f MiB), min %.1f\n",
