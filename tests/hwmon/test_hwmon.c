@@ -1256,9 +1256,9 @@ static void test_no_children(void)
         char *dir = th_tmpdir("hwmon-alone");
         char **argv = alone ? ht_argv_nosmi(dir, "--no-gpu", "--no-children", "-i", "0.2", "--",
                                             "/bin/sh", "-c",
-                                            "timeout 0.8 sh -c 'while :; do :; done'; true", NULL)
+                                            "timeout 0.5 sh -c 'while :; do :; done'; true", NULL)
                             : ht_argv_nosmi(dir, "--no-gpu", "-i", "0.2", "--", "/bin/sh", "-c",
-                                            "timeout 0.8 sh -c 'while :; do :; done'; true", NULL);
+                                            "timeout 0.5 sh -c 'while :; do :; done'; true", NULL);
         CU_ASSERT_EQUAL(ht_run(argv, NULL, 30, NULL), 0);
         char *p = th_fmt("%s/proc_metrics.csv", dir);
         char *text = th_read_file(p, NULL);

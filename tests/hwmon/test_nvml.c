@@ -22,8 +22,8 @@ struct nrun {
 };
 
 /* hwmon with the fake NVML (lib NULL: the suite's default, a path that does not exist) and the
- * fake's settings extra, around warm (warm_cmd, NULL: 0.5 s) and, with train, train 0.5 s (a
- * test that looks at no phase has none to wait for). At -i 0.1 a phase of 0.5 s is five counter
+ * fake's settings extra, around warm (warm_cmd, NULL: 0.3 s) and, with train, train 0.3 s (a
+ * test that looks at no phase has none to wait for). At -i 0.1 a phase of 0.3 s is three counter
  * readings: the energy's tolerance is a period at each end, whatever the phase's length. */
 static bool nvml_run_phases(struct nrun *n, const char *tag, const char *lib, char *const *extra,
                             const char *opt, const char *warm_cmd, bool train)
@@ -31,8 +31,8 @@ static bool nvml_run_phases(struct nrun *n, const char *tag, const char *lib, ch
     n->base = th_tmpdir(tag);
     n->dir = th_fmt("%s/run", n->base);
     char *script = th_fmt("R=\"%s -f $RUNLOG_FILE time\"; $R warm -- %s%s",
-                          th_env("HWRUN_RUNLOG_BIN"), warm_cmd ? warm_cmd : "sleep 0.5",
-                          train ? " && $R train -- sleep 0.5" : "");
+                          th_env("HWRUN_RUNLOG_BIN"), warm_cmd ? warm_cmd : "sleep 0.3",
+                          train ? " && $R train -- sleep 0.3" : "");
     char *libv = th_fmt("HWMON_NVML_LIBRARY=%s", lib ? lib : "/nonexistent/libnvidia-ml.so.1");
     char *env[8] = {libv};
     int k = 1;
