@@ -534,12 +534,12 @@ static void test_no_orphans(void)
  * each was killed and restarted: child_hung events that fail a run's errors == 0).
  *
  * The freeze's length is the test's subject, not a wait for an event; it is set against the
- * query child's hang threshold, 5 of its -i 0.1 intervals (0.5 s: the user's interval is never
+ * query child's hang threshold, 5 of its -i 0.2 intervals (1 s: the user's interval is never
  * scaled), and the scale (0.01) makes hwmon tick every 2.5 ms, so that hwmon saw the children's
- * last rows before they stopped. Frozen 0.8 s, silence counted across the gap would call query
+ * last rows before they stopped. Frozen 1.5 s, silence counted across the gap would call query
  * and health hung at hwmon's first tick (without the pause credit, run.c's
- * mon_children_paused, this test fails); the children stay stopped 0.1 s after hwmon resumes,
- * well within the 0.5 s, and the job ends once hwmon has sampled 0.7 s (7 of its rows) beside
+ * mon_children_paused, this test fails); the children stay stopped 0.2 s after hwmon resumes,
+ * well within the 1 s, and the job ends once hwmon has sampled 1.4 s (7 of its rows) beside
  * them: ticks enough to call hung a child it took to be silent all along.
  *
  * The witness (jobtree.h) and the job resume with hwmon: hwmon passes its SIGCONT on and asks
@@ -550,7 +550,7 @@ static void test_frozen_run_no_hung(void)
     char *dir = th_tmpdir("freeze");
     char *script = th_fmt(
         "cd '%s' || exit 9\n"
-        MON_TIME_SCALE_ENV "=0.01 '%s' -q --nvidia-smi '%s' -i 0.1 -o run -- sh -c "
+        MON_TIME_SCALE_ENV "=0.01 '%s' -q --nvidia-smi '%s' -i 0.2 -o run -- sh -c "
         "'i=0; until [ -e done ] || [ $i -gt 1200 ]; do i=$((i+1)); sleep 0.05; done' &\n"
         "hp=$!\n"
         "i=0; while [ ! -s run/hw_metrics.csv ] || [ $(wc -l < run/hw_metrics.csv) -lt 3 ]; do\n"
@@ -560,9 +560,9 @@ static void test_frozen_run_no_hung(void)
         "others=$(pgrep -P $hp | grep -vxF \"$(echo $kids | tr ' ' '\\n')\" | tr '\\n' ' ')\n"
         "[ $(echo $kids | wc -w) -ge 2 ] || exit 6\n"
         "kill -STOP $hp $others $kids\n"
-        "sleep 0.8\n"
+        "sleep 1.5\n"
         "kill -CONT $others $hp\n"
-        "sleep 0.1\n"
+        "sleep 0.2\n"
         "kill -CONT $kids\n"
         "n=$(wc -l < run/cpu_metrics.csv)\n"
         "i=0; while [ $(wc -l < run/cpu_metrics.csv) -lt $((n + 7)) ]; do\n"
