@@ -414,12 +414,12 @@ static int lines_of(const char *dir, const char *name)
 /* SLURM's scancel as slurmstepd does it with proctrack/cgroup (tests/slurm/FINDINGS.md): SIGTERM
  * to the step's task (hwmon) alone, from a process named slurmstepd, SIGKILL to the rest only
  * after KillWait. hwmon passes it on and must not kill the job after its own --kill-grace: the
- * handler runs once and its 1 s checkpoint, twice hwmon's --kill-grace 0.5, completes; nothing is
- * restarted and no child's exit is an error; the summary says who stopped the run. */
+ * handler runs once and its 0.75 s checkpoint, longer than hwmon's --kill-grace 0.5, completes;
+ * nothing is restarted and no child's exit is an error; the summary says who stopped the run. */
 static void test_scheduler_stop(void)
 {
     struct stop_case c;
-    CU_ASSERT_FATAL(stop_case_start(&c, "1", NULL));
+    CU_ASSERT_FATAL(stop_case_start(&c, "0.75", NULL));
     char *pids = th_fmt("%d", (int)c.b.pid);
     /* a shell whose name (comm) is slurmstepd: the kernel names a process by what it ran */
     char *stepd = th_fmt("%s/slurmstepd", c.b.dir);
@@ -567,7 +567,7 @@ static void test_time_limit_cause(void)
 static void test_scheduler_stop_linuxproc(void)
 {
     struct stop_case c;
-    CU_ASSERT_FATAL(stop_case_start(&c, "1", "# a comment\nClusterName=t\n"
+    CU_ASSERT_FATAL(stop_case_start(&c, "0.75", "# a comment\nClusterName=t\n"
                                              "proctracktype=proctrack/linuxproc # ours\n"));
     char *stepd = th_fmt("%s/slurmstepd", c.b.dir);
     CU_ASSERT_FATAL(symlink("/bin/sh", stepd) == 0);
@@ -736,10 +736,10 @@ static void test_pass_signals(void)
     for (size_t i = 0; i < n; i++)
         hw_buf_printf(&traps, "trap 'echo %d >> \"$HWMON_DIR/got\"' %d; ", sigs[i], sigs[i]);
     /* no core file from a `sleep` that SIGQUIT ends */
-    /* the checkpoint (0.5 s): hwmon waits for it; a second TERM within it would run the
+    /* the checkpoint (0.3 s): hwmon waits for it; a second TERM within it would run the
      * handler again */
     char *script = th_fmt("ulimit -c 0; %s"
-                          "trap 'echo run >> \"$HWMON_DIR/handled\"; sleep 0.5; "
+                          "trap 'echo run >> \"$HWMON_DIR/handled\"; sleep 0.3; "
                           "echo ok > \"$HWMON_DIR/ckpt\"; exit 0' TERM; "
                           "echo $$ > \"$HWMON_DIR/job.pid\"; while :; do sleep 0.05; done",
                           traps.p);
@@ -821,7 +821,7 @@ static void test_group_signal_once(void)
     char *dir = th_tmpdir("hwmon-group");
     const char *script = "trap 'echo 10 >> \"$HWMON_DIR/got\"' USR1; "
                          "trap 'echo 12 >> \"$HWMON_DIR/got\"' USR2; "
-                         "trap 'echo run >> \"$HWMON_DIR/handled\"; sleep 0.5; "
+                         "trap 'echo run >> \"$HWMON_DIR/handled\"; sleep 0.3; "
                          "echo ok > \"$HWMON_DIR/ckpt\"; exit 0' TERM; "
                          "echo $$ > \"$HWMON_DIR/job.pid\"; while :; do sleep 0.05; done";
     char **hw = ht_argv(dir, "-i", "0.1", "--", "/bin/sh", "-c", script, NULL);
@@ -913,7 +913,7 @@ static bool pod_ready(void *arg)
  * tini, a plain process; the pod's terminationGracePeriodSeconds is the grace, not hwmon's
  * --kill-grace: the job's checkpoint, longer than hwmon's default grace, completes (issue 51: it
  * was SIGKILLed at 5 of 12 s). The default grace runs at the test-only time scale (timescale.h,
- * 5 s x 0.1): the checkpoint, 1.25 s, outlasts it by 0.75 s, as 6.5 s outlasted 5 s. Where no PID
+ * 5 s x 0.05): the checkpoint, 0.6 s, outlasts it by 0.35 s, as 6.5 s outlasted 5 s. Where no PID
  * namespace can be made, tini -s as a subreaper. */
 static void test_pod_grace(void)
 {
@@ -929,7 +929,7 @@ static void test_pod_grace(void)
     if (access(ns_argv[0], X_OK) == 0)
         th_result_free(&r);
     char *dir = th_tmpdir("hwmon-pod");
-    const char *script = "trap 'echo run >> \"$HWMON_DIR/handled\"; sleep 1.25; "
+    const char *script = "trap 'echo run >> \"$HWMON_DIR/handled\"; sleep 0.6; "
                          "echo ok > \"$HWMON_DIR/ckpt\"; exit 0' TERM; "
                          "echo $$ > \"$HWMON_DIR/job.pid\"; while :; do sleep 0.05; done";
     char **hw = ht_argv(dir, "-i", "0.1", "--", "/bin/sh", "-c", script, NULL);
@@ -947,9 +947,9 @@ static void test_pod_grace(void)
     for (size_t i = 0; hw[i] && k < 79; i++)
         argv[k++] = hw[i];
     argv[k] = NULL;
-    /* hwmon's default grace at the test-only scale: 0.5 s, the checkpoint 0.75 s longer */
+    /* hwmon's default grace at the test-only scale: 0.25 s, the checkpoint 0.35 s longer */
     char *env[] = {NO_OWNER, (char *)"KUBERNETES_SERVICE_HOST=10.96.0.1",
-                   (char *)MON_TIME_SCALE_ENV "=0.1", NULL};
+                   (char *)MON_TIME_SCALE_ENV "=0.05", NULL};
     struct pod c = {dir, th_spawn(argv, env, NULL, NULL), 0};
     CU_ASSERT_FATAL(c.top > 0);
     if (!ns)
@@ -960,7 +960,7 @@ static void test_pod_grace(void)
     int st = th_wait(c.top, 60);
     double took = hw_mono_now() - t0;
     CU_ASSERT_EQUAL(st, 0); /* tini's status is the job's: its handler exited 0 */
-    CU_ASSERT(took >= 1.25);
+    CU_ASSERT(took >= 0.6);
     CU_ASSERT_EQUAL(lines_of(dir, "handled"), 1);
     CU_ASSERT_EQUAL(lines_of(dir, "ckpt"), 1);
     json_object *ev = ht_event(dir, "stop_request", 0);
