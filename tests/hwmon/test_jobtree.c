@@ -45,10 +45,11 @@ static bool all_gone(const pid_t *pids, size_t n)
     return gone;
 }
 
-/* Run the job under hwmon, SIGTERM hwmon, and return hwmon's status; the job's pids in pids. */
+/* Run the job under hwmon (--kill-grace 0.5: a worker that ignores SIGTERM is killed then),
+ * SIGTERM hwmon, and return hwmon's status; the job's pids in pids. */
 static int term_job(const char *dir, const char *script, pid_t *pids, size_t cap, size_t *n)
 {
-    char **argv = ht_argv(dir, "-i", "0.2", "--no-gpu", "--kill-grace", "1", "--", "/bin/sh",
+    char **argv = ht_argv(dir, "-i", "0.2", "--no-gpu", "--kill-grace", "0.5", "--", "/bin/sh",
                           "-c", script, NULL);
     pid_t hw = th_spawn(argv, NULL, NULL, NULL);
     free(argv);
