@@ -296,26 +296,6 @@ char *th_read_file(const char *path, size_t *len)
     return buf;
 }
 
-int th_mkdirs(const char *path)
-{
-    char *p = strdup(path);
-    if (!p)
-        return -ENOMEM;
-    int rc = 0;
-    for (char *s = p + 1;; s++) {
-        if (*s != '/' && *s)
-            continue;
-        char c = *s;
-        *s = '\0';
-        rc = mkdir(p, 0755) < 0 && errno != EEXIST ? -errno : 0;
-        *s = c;
-        if (!c)
-            break;
-    }
-    free(p);
-    return rc;
-}
-
 int th_write_file(const char *path, const char *data, size_t len)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -25,9 +25,6 @@ const char *th_env(const char *name);
 /* mkdtemp under $TMPDIR (or /tmp); returns a malloc'd path. th_rmtree removes it again. */
 char *th_tmpdir(const char *tag);
 void th_rmtree(const char *path);
-/* mkdir -p in the test's own process (a system("mkdir -p") per file cost the AMD suite a second
- * of forks); 0 or -errno of the last mkdir that failed for another reason than EEXIST. */
-int th_mkdirs(const char *path);
 
 /* A finished program: exit status (0..255, 128+N when killed by signal N) and its output. */
 struct th_result {

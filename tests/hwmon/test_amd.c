@@ -13,6 +13,7 @@
 #include "amdgpu.h"
 #include "drmfdinfo.h"
 #include "hwrun/buf.h"
+#include "hwrun/io.h"
 #include "hwrun/rundir.h"
 #include "hwtest.h"
 
@@ -21,7 +22,7 @@ static void put(const char *dir, const char *name, const char *text)
     char *p = th_fmt("%s/%s", dir, name);
     char *slash = strrchr(p, '/');
     *slash = '\0';
-    CU_ASSERT_FATAL(th_mkdirs(p) == 0);
+    CU_ASSERT_FATAL(hw_mkdir_p(p, NULL) == 0);
     *slash = '/';
     FILE *f = fopen(p, "w");
     CU_ASSERT_FATAL(f != NULL);
@@ -500,7 +501,7 @@ static void test_both_vendors(void)
 static void fdinfo_put(const char *proc, int pid, int fd, const char *target, const char *text)
 {
     char *dir = th_fmt("%s/%d/fd", proc, pid), *fdinfo = th_fmt("%s/%d/fdinfo", proc, pid);
-    CU_ASSERT_FATAL(th_mkdirs(dir) == 0 && th_mkdirs(fdinfo) == 0);
+    CU_ASSERT_FATAL(hw_mkdir_p(dir, NULL) == 0 && hw_mkdir_p(fdinfo, NULL) == 0);
     free(fdinfo);
     char *link = th_fmt("%s/%d", dir, fd);
     CU_ASSERT_FATAL(symlink(target, link) == 0);

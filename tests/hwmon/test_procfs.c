@@ -438,7 +438,7 @@ static void test_tree_keep_new(void)
     char *tmp, *root = modern_copy("keep-new", &tmp);
     struct mon_tree_sample s;
     char *t0 = th_fmt("%s/3000/task/3000", root), *t1 = th_fmt("%s/3001/task/3001", root);
-    CU_ASSERT_FATAL(th_mkdirs(t0) == 0 && th_mkdirs(t1) == 0);
+    CU_ASSERT_FATAL(hw_mkdir_p(t0, NULL) == 0 && hw_mkdir_p(t1, NULL) == 0);
     free(t0);
     free(t1);
     w(root, "3000/stat", "3000 (runlog) S 1000 3000 3000 0 -1 0 0 0 0 0 1 1 0 0 20 0 1 0 500 0 100\n");

@@ -16,6 +16,7 @@
 #include "csvout.h"
 #include "hwrun/rundir.h"
 #include "hwrun/buf.h"
+#include "hwrun/io.h"
 #include "hwtest.h"
 #include "machine.h"
 #include "proctree.h"
@@ -97,7 +98,7 @@ static void oom_run(bool grows)
         return;
     }
     char *root = th_tmpdir("oomroot"), *cg = th_fmt("%s%s", root, dir);
-    CU_ASSERT_FATAL(th_mkdirs(cg) == 0);
+    CU_ASSERT_FATAL(hw_mkdir_p(cg, NULL) == 0);
     char *f_cur = th_fmt("%s/%s", cg, v1 ? "memory.usage_in_bytes" : "memory.current");
     char *f_max = th_fmt("%s/%s", cg, v1 ? "memory.limit_in_bytes" : "memory.max");
     char *f_oom = th_fmt("%s/%s", cg, v1 ? "memory.oom_control" : "memory.events");
