@@ -1467,10 +1467,10 @@ struct fake_run {
     int status;
 };
 
-/* Run hwmon with extra FAKE_SMI_* settings: in system mode for duration, or (job non-NULL)
- * around `sh -c job`, a job that lasts until what its test looks for has happened. */
-static struct fake_run fake_run_job(const char *iv, const char *duration, const char *job,
-                                    char *const extra[], const char *grace)
+/* Run hwmon with extra FAKE_SMI_* settings around `sh -c job`, a job that lasts until what its
+ * test looks for has happened (--kill-grace GRACE when given). */
+static struct fake_run fake_run_job(const char *iv, const char *job, char *const extra[],
+                                    const char *grace)
 {
     struct fake_run f = {th_tmpdir("hwmon-fake"), NULL, 0};
     f.log = th_fmt("%s/smi.log", f.dir);
@@ -1480,26 +1480,13 @@ static struct fake_run fake_run_job(const char *iv, const char *duration, const 
     for (int i = 0; extra && extra[i] && n < 14; i++)
         env[n++] = extra[i];
     env[n] = NULL;
-    /* the same argv either way: -d DURATION or -- sh -c JOB, --kill-grace GRACE when given */
-    char *a[8] = {job ? "--" : "-d", job ? "/bin/sh" : (char *)duration};
-    int k = 2;
-    if (job) {
-        a[k++] = "-c";
-        a[k++] = (char *)job;
-    }
-    char **argv = grace ? ht_argv(f.dir, "-i", iv, "--kill-grace", grace, a[0], a[1], a[2], a[3],
-                                  NULL)
-                        : ht_argv(f.dir, "-i", iv, a[0], a[1], a[2], a[3], NULL);
+    char **argv = grace ? ht_argv(f.dir, "-i", iv, "--kill-grace", grace, "--", "/bin/sh", "-c",
+                                  job, NULL)
+                        : ht_argv(f.dir, "-i", iv, "--", "/bin/sh", "-c", job, NULL);
     f.status = ht_run(argv, env, 60, NULL);
     free(env[0]);
     free(argv);
     return f;
-}
-
-static struct fake_run fake_run(const char *iv, const char *duration, char *const extra[],
-                                const char *grace)
-{
-    return fake_run_job(iv, duration, NULL, extra, grace);
 }
 
 /* A job that lasts until hwmon logged a child_restart and hw_metrics.csv then holds at least
@@ -1661,7 +1648,7 @@ static void test_die_restart(void)
      * one that died twice): when health died, query's 12 lines could come before its restart
      * under a loaded TSan hwmon */
     struct fake_run f = fake_run_job(
-        "0.1", NULL,
+        "0.1",
         JOB_UNTIL_RESTART(12) "; i=0; until [ \"$(grep -c -e 'csv,noheader,nounits -lms' -e "
                               "'csv,nounits -lms' -e ' dmon -s um' \"$FAKE_SMI_LOG\")\" -ge 4 ] "
                               "|| [ $i -ge 1200 ]; do i=$((i+1)); sleep 0.05; done",
@@ -1727,7 +1714,7 @@ static void test_hang_restart(void)
 {
     char *extra[] = {"FAKE_SMI_HANG_AFTER=4", MON_TIME_SCALE_ENV "=" HANG_SCALE, NULL};
     /* until the restart and the restarted child's first rows (4 before the hang, 2 after) */
-    struct fake_run f = fake_run_job("0.1", NULL, JOB_UNTIL_RESTART(6), extra, "1");
+    struct fake_run f = fake_run_job("0.1", JOB_UNTIL_RESTART(6), extra, "1");
     CU_ASSERT_EQUAL(f.status, 0);
     json_object *h = ht_event(f.dir, "child_hung", 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(h);
@@ -1753,12 +1740,18 @@ static void test_ignore_term(void)
 {
     char *extra[] = {"FAKE_SMI_IGNORE_TERM=1", MON_TIME_SCALE_ENV "=0.1", NULL};
     double t0 = hw_mono_now();
-    struct fake_run f = fake_run("0.2", "0.2", extra, "0.5");
+    /* the job lasts until the children run (the fake's log: the GPM probe and two loops; a
+     * loaded TSan hwmon had started fewer than two in a 0.2 s run) */
+    struct fake_run f = fake_run_job("0.2",
+                                     "i=0; until [ \"$(grep -c -e ' -l' -e ' dmon' "
+                                     "\"$FAKE_SMI_LOG\")\" -ge 3 ] || [ $i -ge 1200 ]; do "
+                                     "i=$((i+1)); sleep 0.05; done",
+                                     extra, "0.5");
     double el = hw_mono_now() - t0;
     CU_ASSERT_EQUAL(f.status, 0);
-    if (!(el >= 0.65 && el < 10))
+    if (!(el >= 0.55 && el < 10))
         fprintf(stderr, "[ignore_term] took %.2f s\n", el);
-    CU_ASSERT(el >= 0.65 && el < 10); /* 0.2 s of sampling + 0.5 s of grace, not 0.05 */
+    CU_ASSERT(el >= 0.55 && el < 10); /* the job, then 0.5 s of grace, not 0.05 */
     check_gone(f.log);
     CU_ASSERT_EQUAL(ht_count_events(f.dir, "child_exit"), 0);
     fake_done(&f);
@@ -1832,7 +1825,7 @@ static void test_reject_fallback(void)
 {
     char *extra[] = {"FAKE_SMI_REJECT=uuid", NULL};
     char *job = ht_job_wait_lines(HW_GPU_FILE, 10); /* the rows counted below */
-    struct fake_run f = fake_run_job("0.1", NULL, job, extra, NULL);
+    struct fake_run f = fake_run_job("0.1", job, extra, NULL);
     free(job);
     CU_ASSERT_EQUAL(f.status, 0);
     json_object *fb = ht_event(f.dir, "gpu_fields_fallback", 0);
@@ -1893,7 +1886,7 @@ static void test_nodriver(void)
     };
     for (int i = 0; i < 2; i++) {
         char *extra[] = {(char *)modes[i][0], NULL};
-        struct fake_run f = fake_run_job("0.05", NULL, JOB_UNTIL_NO_GPU, extra, NULL);
+        struct fake_run f = fake_run_job("0.05", JOB_UNTIL_NO_GPU, extra, NULL);
         CU_ASSERT_EQUAL(f.status, 0);
         check_no_gpu(f.dir, "failed");
         json_object *u = ht_event(f.dir, "gpu_unavailable", 0);
