@@ -177,7 +177,18 @@ static void test_late_probe(void)
     double secs = ht_num(warm, "seconds"), cov = ht_num(warm, "energy_covered_sec");
     /* five probes of at least 60 ms each before the first reading, the phase 0.5 s after it */
     CU_ASSERT(cov <= secs - 0.25);
-    CU_ASSERT(fabs(cov - (end - first)) <= 0.002); /* the ISO times' milliseconds */
+    /* from the first reading to the phase's end, to the ISO times' milliseconds; a hole in the
+     * readings (a loaded TSan hwmon stalled beyond the gap rule: quality's gaps) is unmeasured,
+     * never bridged */
+    json_object *q = ht_get(ht_get(ht_get(n.sum, "quality"), "files"), HW_ENERGY_FILE);
+    if (ht_num(q, "gaps") > 0) {
+        CU_ASSERT(cov < end - first + 0.002);
+    } else {
+        CU_ASSERT(fabs(cov - (end - first)) <= 0.002);
+    }
+    if (!(fabs(cov - (end - first)) <= 0.002))
+        fprintf(stderr, "warm covered %.3f s, first reading to its end %.3f s, gaps %g\n", cov,
+                end - first, ht_num(q, "gaps"));
     for (size_t g = 0; g < 2; g++) {
         json_object *pg = at(warm, "gpus", g);
         double watts = 300 + 10 * (double)g, e = ht_num(pg, "energy_wh");
