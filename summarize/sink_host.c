@@ -329,6 +329,31 @@ static bool busy_before(const struct overlap_set *o, const struct sum_phase_acc 
     return false;
 }
 
+/* Whether the reading at a is the end reading of a phase before p (one that ended in the
+ * tolerance before it, and before p began): for ends_before. */
+struct end_reading {
+    const struct sum_phase_acc *p;
+    double a, tol;
+    bool found;
+};
+
+static void ended_before(struct sum_run *run, struct sum_phase_acc *q, double a, double b,
+                         const void *arg)
+{
+    (void)run, (void)a, (void)b;
+    struct end_reading *e = (struct end_reading *)arg;
+    double ms = 0.002;
+    if (q != e->p && q->t1 <= e->a + ms && e->a - q->t1 <= e->tol && q->t1 <= e->p->t0 + ms)
+        e->found = true;
+}
+
+static bool ends_before(struct sum_run *run, const struct sum_phase_acc *p, double a, double tol)
+{
+    struct end_reading e = {p, a, tol, false};
+    for_phases(run, a - tol, a + 0.002, ended_before, &e);
+    return e.found;
+}
+
 /* The phase whose bytes a row (a, b] holds alone: it begins at the phase's begin reading or
  * inside the phase, and ends at its end reading (an edge row: `edge`) or inside it, and no other
  * phase begins or ends inside the row. hwmon samples just after the begin line (a) and just after
@@ -351,9 +376,13 @@ static const struct sum_phase_acc *io_owner(struct sum_run *run, double a, doubl
         /* a begin reading may come before the begin line too: the one hwmon took at the end of
          * the phase before, a few ms earlier, with no phase between (a training loop's train,
          * io(), then checkpoint). The job's own measure of the phase starts there as well; time
-         * shares gave a 14 ms checkpoint 74% of its bytes and the gap the rest. */
+         * shares gave a 14 ms checkpoint 74% of its bytes and the gap the rest. Only that one:
+         * a cadence row's reading before the line is the runner's time (a ThreadSanitizer
+         * `runlog time` writes 512 KiB as it starts, 50 ms before its line: CI's 2 MiB dd read
+         * 2.5 MiB, test_interval.runner_before_begin). */
         bool begin = (a >= p->t0 - ms && a < p->t1) ||
-                     (a < p->t0 && p->t0 - a <= tol && !busy_before(&o, p, a));
+                     (a < p->t0 && p->t0 - a <= tol && !busy_before(&o, p, a) &&
+                      ends_before(run, p, a, tol));
         /* only an edge row is an end reading: a cadence row after the end is the next phase's
          * time as much as this one's */
         bool end = (b > p->t0 && b <= p->t1 + ms) ||
@@ -482,7 +511,7 @@ void sum_on_proc(void *ctx, const struct rd_proc_row *r)
             /* the tree's total never falls: a row below the last is a reading that caught a
              * child reaped between its parent's read and its own (its bytes in neither yet),
              * unmeasured; the next row's growth is from the highest, or the reaped child's
-             * bytes count twice (CI under ThreadSanitizer: a 2 MiB dd's phase read 2.5 MiB) */
+             * bytes count twice (hwmon's rows never fall: proctree.c keeps the highest) */
             if (!isnan(v) && !(v < last))
                 run->pio_last[k] = v;
         }
