@@ -134,6 +134,32 @@ int th_wait(pid_t pid, double timeout_s)
     }
 }
 
+/* Every child starts with every signal at its default and none blocked, whoever started the test:
+ * a shell that runs it in the background ignores SIGINT and SIGQUIT, and a job inheriting that
+ * could not trap them (signals.forward_signals hung so under `test_wall.sh &`). */
+static void spawn_attr_init(posix_spawnattr_t *at)
+{
+    sigset_t all, none;
+    sigfillset(&all);
+    sigemptyset(&none);
+    posix_spawnattr_init(at);
+    posix_spawnattr_setsigdefault(at, &all);
+    posix_spawnattr_setsigmask(at, &none);
+    posix_spawnattr_setflags(at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+}
+
+static int spawn(pid_t *pid, char *const argv[], const posix_spawn_file_actions_t *fa,
+                 char *const env[])
+{
+    posix_spawnattr_t at;
+    spawn_attr_init(&at);
+    char **e = build_env(env);
+    int rc = posix_spawn(pid, argv[0], fa, &at, argv, e);
+    free(e);
+    posix_spawnattr_destroy(&at);
+    return rc;
+}
+
 pid_t th_spawn(char *const argv[], char *const env[], const char *out_path, const char *err_path)
 {
     posix_spawn_file_actions_t fa;
@@ -143,10 +169,8 @@ pid_t th_spawn(char *const argv[], char *const env[], const char *out_path, cons
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&fa, 2, err_path ? err_path : "/dev/null",
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    char **e = build_env(env);
     pid_t pid;
-    int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, e);
-    free(e);
+    int rc = spawn(&pid, argv, &fa, env);
     posix_spawn_file_actions_destroy(&fa);
     return rc ? -rc : pid;
 }
@@ -189,10 +213,8 @@ int th_run(char *const argv[], char *const env[], const char *in_data, double ti
         posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, po[1], 1);
     posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
-    char **e = build_env(env);
     pid_t pid;
-    int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, e);
-    free(e);
+    int rc = spawn(&pid, argv, &fa, env);
     posix_spawn_file_actions_destroy(&fa);
     close(po[1]);
     close(pe[1]);
