@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "hwrun/buf.h"
 #include "readers.h"
 #include "summary.h"
 #include "verdicts.h" /* sum_run_summarize */
@@ -40,6 +41,14 @@ void feed_all(enum hw_file kind, const char *data, size_t len, size_t step,
 uint64_t token_count(const struct rd_quality *q, const char *token);
 /* Write name in dir with content. */
 void put_file(const char *dir, const char *name, const char *content);
+/* A generated file of hwmon's (cpu_metrics.csv, proc_metrics.csv) in b. rows_begin: its header
+ * from the product's column table, as hwmon writes it (HW_COL_TIMESTAMP, the first ncols names
+ * of cols, HW_COL_EDGE with edge); rows_add: a row at epoch seconds t (th_iso_time), fmt its
+ * cells after the timestamp; rows_put: the file as name in dir, b freed. */
+void rows_begin(struct hw_buf *b, const char *const *cols, size_t ncols, bool edge);
+void rows_add(struct hw_buf *b, double t, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void rows_put(struct hw_buf *b, const char *dir, const char *name);
 /* Run the built summarize with -q and args (NULL-terminated); its status and output. */
 struct th_result run_summarize(char *const *args);
 /* The text report's lines as written before it broke them at 100 columns (report_text.c's

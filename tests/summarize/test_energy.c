@@ -244,23 +244,15 @@ static void test_phase_cpu_proc(void)
     hw_buf_putc(&b, '\0');
     runlog(dir, 1.0, b.p);
     hw_buf_free(&b);
-    hw_buf_init(&b, NULL, 0);
-    hw_buf_puts(&b, "timestamp,usr_pct,idle_pct\n");
+    rows_begin(&b, hw_cpu_cols, HW_CPU_COL_IDLE + 1, false);
     struct hw_buf pr;
-    hw_buf_init(&pr, NULL, 0);
-    hw_buf_puts(&pr, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes\n");
+    rows_begin(&pr, hw_proc_cols, HW_PROC_COL_WRITE + 1, false);
     for (int i = 0; i < 6; i++) {
-        char ts[80];
-        th_iso_time(ts, sizeof ts, BASE + i);
-        hw_buf_printf(&b, "%s,%d.0,%d.0\n", ts, 10 * i, 100 - 10 * i);
-        hw_buf_printf(&pr, "%s,1,4,%d,%d,0,0\n", ts, 100 + i, 1000 * (i == 4 ? 9 : i + 1));
+        rows_add(&b, BASE + i, "%d.0,%d.0", 10 * i, 100 - 10 * i);
+        rows_add(&pr, BASE + i, "1,4,%d,%d,0,0", 100 + i, 1000 * (i == 4 ? 9 : i + 1));
     }
-    hw_buf_putc(&b, '\0');
-    hw_buf_putc(&pr, '\0');
-    put_file(dir, "cpu_metrics.csv", b.p);
-    put_file(dir, "proc_metrics.csv", pr.p);
-    hw_buf_free(&b);
-    hw_buf_free(&pr);
+    rows_put(&b, dir, "cpu_metrics.csv");
+    rows_put(&pr, dir, "proc_metrics.csv");
     struct sum_run *run = summarize_dir(dir);
     CU_ASSERT_EQUAL_FATAL(run->nphase, 1);
     /* rows cover (t - 1, t]: the phase [1, 3] is the rows at 2 and 3, each for a second */

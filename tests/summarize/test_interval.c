@@ -36,20 +36,41 @@ static void start_stop(const char *dir, double stop_s)
 static void put_proc(const char *dir, const double (*row)[4], size_t n)
 {
     struct hw_buf b;
-    hw_buf_init(&b, NULL, 0);
-    hw_buf_puts(&b, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes\n");
-    for (size_t i = 0; i < n; i++) {
-        char ts[40];
-        th_iso_time(ts, sizeof ts, T0 + row[i][0]);
+    rows_begin(&b, hw_proc_cols, HW_PROC_COL_WRITE + 1, false);
+    for (size_t i = 0; i < n; i++)
         if (row[i][1] < 0)
-            hw_buf_printf(&b, "%s,,,%.1f,,0,0\n", ts, row[i][2]);
+            rows_add(&b, T0 + row[i][0], ",,%.1f,,0,0", row[i][2]);
         else
-            hw_buf_printf(&b, "%s,%.0f,%.0f,%.1f,%.1f,0,0\n", ts, row[i][1], row[i][1],
-                          row[i][2], row[i][3]);
+            rows_add(&b, T0 + row[i][0], "%.0f,%.0f,%.1f,%.1f,0,0", row[i][1], row[i][1],
+                     row[i][2], row[i][3]);
+    rows_put(&b, dir, "proc_metrics.csv");
+}
+
+/* A row of the tree's bytes written so far at T0 + t, of an edge sample's or the cadence's. */
+struct io_row {
+    double t;
+    long written;
+    bool edge;
+};
+
+/* proc_metrics.csv of io rows (procs processes of as many threads, at 50% CPU and 100 MiB)
+ * and, with cpu, cpu_metrics.csv at the same times (10% user, 90% idle). */
+static void put_io_rows(const char *dir, const struct io_row *rows, size_t n, int procs, bool cpu)
+{
+    struct hw_buf pb, cb;
+    rows_begin(&pb, hw_proc_cols, HW_PROC_COL_WRITE + 1, true);
+    if (cpu)
+        rows_begin(&cb, hw_cpu_cols, HW_CPU_COL_STEAL + 1, true);
+    for (size_t i = 0; i < n; i++) {
+        const char *e = rows[i].edge ? "1" : "";
+        rows_add(&pb, T0 + rows[i].t, "%d,%d,50.0,100.0,0,%ld,%s", procs, procs,
+                 rows[i].written, e);
+        if (cpu)
+            rows_add(&cb, T0 + rows[i].t, "10,90,0,0,0,%s", e);
     }
-    hw_buf_putc(&b, '\0');
-    put_file(dir, "proc_metrics.csv", b.p);
-    hw_buf_free(&b);
+    rows_put(&pb, dir, "proc_metrics.csv");
+    if (cpu)
+        rows_put(&cb, dir, "cpu_metrics.csv");
 }
 
 /* A one-thread job at 99% of a core for 5 s, growing from 40 to 600 MiB; the sample after its
@@ -124,12 +145,9 @@ static void test_teardown_row(void)
 static void test_attach_baseline_row(void)
 {
     char *dir = th_tmpdir("interval-attach");
-    char a[40], b[40], r0[40], r1[40], r2[40];
+    char a[40], b[40];
     th_iso_time(a, sizeof a, T0);
     th_iso_time(b, sizeof b, T0 + 2.1);
-    th_iso_time(r0, sizeof r0, T0 + 0.004);
-    th_iso_time(r1, sizeof r1, T0 + 1.004);
-    th_iso_time(r2, sizeof r2, T0 + 2.004);
     char *log = th_fmt("{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"start\", \"data\": "
                        "{\"interval_s\": 1.0, \"setup_s\": 0.0, \"mode\": \"attach\"}}\n"
                        "{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"stop\", \"data\": "
@@ -137,12 +155,12 @@ static void test_attach_baseline_row(void)
                        a, b);
     put_file(dir, "run.jsonl", log);
     free(log);
-    char *csv = th_fmt("timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes,edge\n"
-                       "%s,1,2,,20.0,4096,0,1\n%s,1,2,50.0,120.0,4096,0,\n"
-                       "%s,1,2,50.0,120.0,4096,0,\n",
-                       r0, r1, r2);
-    put_file(dir, "proc_metrics.csv", csv);
-    free(csv);
+    struct hw_buf pb;
+    rows_begin(&pb, hw_proc_cols, HW_PROC_COL_WRITE + 1, true);
+    rows_add(&pb, T0 + 0.004, "1,2,,20.0,4096,0,1");
+    rows_add(&pb, T0 + 1.004, "1,2,50.0,120.0,4096,0,");
+    rows_add(&pb, T0 + 2.004, "1,2,50.0,120.0,4096,0,");
+    rows_put(&pb, dir, "proc_metrics.csv");
     struct sum_run *run = summarize_dir(dir);
     CHECK_NEAR(sum_run_memory_growth(run), 100, 1e-9);
     CHECK_NEAR(sum_stat_mean(&run->proc[HW_PROC_COL_RSS]), 120, 1e-9);
@@ -260,17 +278,11 @@ static void test_phase_in_hole(void)
     put_file(dir, "run.jsonl", log);
     free(log);
     struct hw_buf buf;
-    hw_buf_init(&buf, NULL, 0);
-    hw_buf_puts(&buf, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes\n");
+    rows_begin(&buf, hw_proc_cols, HW_PROC_COL_WRITE + 1, false);
     static const int at[] = {1, 2, 3, 24, 25, 26};
-    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
-        char ts[40];
-        th_iso_time(ts, sizeof ts, T0 + at[i]);
-        hw_buf_printf(&buf, "%s,1,1,30.0,100.0,0,%d\n", ts, (int)i * (1 << 20));
-    }
-    hw_buf_putc(&buf, '\0');
-    put_file(dir, "proc_metrics.csv", buf.p);
-    hw_buf_free(&buf);
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++)
+        rows_add(&buf, T0 + at[i], "1,1,30.0,100.0,0,%d", (int)i * (1 << 20));
+    rows_put(&buf, dir, "proc_metrics.csv");
     struct sum_run *run = summarize_dir(dir);
     CU_ASSERT_EQUAL_FATAL(run->nphase, 1);
     const struct sum_phase_acc *p = &run->phase[0];
@@ -327,30 +339,10 @@ static void check_checkpoint_rows(bool epoch)
     put_file(dir, "run.jsonl", log);
     free(log);
     free(ep);
-    static const struct {
-        double t;
-        long written;
-        int edge;
-    } rows[] = {{1.0, 0, 0},          {1.497, 0, 1},        {1.555, 3 << 20, 0},
-                {1.612, 3 << 20, 1}, {1.632, 3 << 20, 1}, {2.0, 3 << 20, 0}};
-    struct hw_buf pb, cb;
-    hw_buf_init(&pb, NULL, 0);
-    hw_buf_init(&cb, NULL, 0);
-    hw_buf_puts(&pb, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes,edge\n");
-    hw_buf_puts(&cb, "timestamp,usr_pct,idle_pct,sys_pct,iowait_pct,steal_pct,edge\n");
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        char t[40];
-        const char *e = rows[i].edge ? "1" : "";
-        th_iso_time(t, sizeof t, T0 + rows[i].t);
-        hw_buf_printf(&pb, "%s,1,1,50.0,100.0,0,%ld,%s\n", t, rows[i].written, e);
-        hw_buf_printf(&cb, "%s,10,90,0,0,0,%s\n", t, e);
-    }
-    hw_buf_putc(&pb, '\0');
-    hw_buf_putc(&cb, '\0');
-    put_file(dir, "proc_metrics.csv", pb.p);
-    put_file(dir, "cpu_metrics.csv", cb.p);
-    hw_buf_free(&pb);
-    hw_buf_free(&cb);
+    static const struct io_row rows[] = {{1.0, 0, 0},         {1.497, 0, 1},
+                                         {1.555, 3 << 20, 0}, {1.612, 3 << 20, 1},
+                                         {1.632, 3 << 20, 1}, {2.0, 3 << 20, 0}};
+    put_io_rows(dir, rows, sizeof rows / sizeof rows[0], 1, true);
     struct sum_run *run = summarize_dir(dir);
     CU_ASSERT_EQUAL_FATAL(run->nphase, epoch ? 4u : 3u);
     const struct sum_phase_acc *ck = &run->phase[1];
@@ -374,6 +366,27 @@ static void test_checkpoint_rows(void)
     check_checkpoint_rows(true);
 }
 
+/* run.jsonl of a wrapped run of 2.5 s with one phase, "ckpt" (id c), from T0 + begin to end. */
+static void put_ckpt_log(const char *dir, double begin, double end)
+{
+    char a[40], b[40], e[40], f[40];
+    th_iso_time(a, sizeof a, T0);
+    th_iso_time(b, sizeof b, T0 + begin);
+    th_iso_time(e, sizeof e, T0 + end);
+    th_iso_time(f, sizeof f, T0 + 2.5);
+    char *log = th_fmt(
+        "{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"start\", \"data\": "
+        "{\"interval_s\": 1.0, \"setup_s\": 0.0, \"mode\": \"wrap\"}}\n"
+        "{\"ts\": \"%s\", \"type\": \"phase_begin\", \"name\": \"ckpt\", \"phase_id\": \"c\"}\n"
+        "{\"ts\": \"%s\", \"type\": \"phase\", \"name\": \"ckpt\", \"seconds\": %g, "
+        "\"phase_id\": \"c\"}\n"
+        "{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"stop\", \"data\": "
+        "{\"reason\": \"command_exit\", \"exit_status\": 0, \"duration_s\": 2.5}}\n",
+        a, b, e, end - begin, f);
+    put_file(dir, "run.jsonl", log);
+    free(log);
+}
+
 /* A dd of 2 MiB in a checkpoint, reaped by its parent between hwmon's read of the parent and its
  * own: one row of the tree reads 512 KiB less than the row before (the child's bytes in neither
  * yet), the next the whole 2 MiB. The tree's total never falls: the checkpoint wrote 2 MiB, not
@@ -382,40 +395,10 @@ static void test_checkpoint_rows(void)
 static void test_reaped_child_dip(void)
 {
     char *dir = th_tmpdir("interval-dip");
-    char a[40], b[40], e[40], f[40];
-    th_iso_time(a, sizeof a, T0);
-    th_iso_time(b, sizeof b, T0 + 1.5);
-    th_iso_time(e, sizeof e, T0 + 1.9);
-    th_iso_time(f, sizeof f, T0 + 2.5);
-    char *log = th_fmt(
-        "{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"start\", \"data\": "
-        "{\"interval_s\": 1.0, \"setup_s\": 0.0, \"mode\": \"wrap\"}}\n"
-        "{\"ts\": \"%s\", \"type\": \"phase_begin\", \"name\": \"ckpt\", \"phase_id\": \"c\"}\n"
-        "{\"ts\": \"%s\", \"type\": \"phase\", \"name\": \"ckpt\", \"seconds\": 0.4, "
-        "\"phase_id\": \"c\"}\n"
-        "{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"stop\", \"data\": "
-        "{\"reason\": \"command_exit\", \"exit_status\": 0, \"duration_s\": 2.5}}\n",
-        a, b, e, f);
-    put_file(dir, "run.jsonl", log);
-    free(log);
-    static const struct {
-        double t;
-        long written;
-        int edge;
-    } rows[] = {{1.0, 0, 0},         {1.502, 0, 1},       {1.6, 512 << 10, 0},
-                {1.7, 0, 0},         {1.905, 2 << 20, 1}, {2.0, 2 << 20, 0}};
-    struct hw_buf pb;
-    hw_buf_init(&pb, NULL, 0);
-    hw_buf_puts(&pb, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes,edge\n");
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        char t[40];
-        th_iso_time(t, sizeof t, T0 + rows[i].t);
-        hw_buf_printf(&pb, "%s,2,2,50.0,100.0,0,%ld,%s\n", t, rows[i].written,
-                      rows[i].edge ? "1" : "");
-    }
-    hw_buf_putc(&pb, '\0');
-    put_file(dir, "proc_metrics.csv", pb.p);
-    hw_buf_free(&pb);
+    put_ckpt_log(dir, 1.5, 1.9);
+    static const struct io_row rows[] = {{1.0, 0, 0}, {1.502, 0, 1},       {1.6, 512 << 10, 0},
+                                         {1.7, 0, 0}, {1.905, 2 << 20, 1}, {2.0, 2 << 20, 0}};
+    put_io_rows(dir, rows, sizeof rows / sizeof rows[0], 2, false);
     struct sum_run *run = summarize_dir(dir);
     CU_ASSERT_EQUAL_FATAL(run->nphase, 1);
     CHECK_NEAR(run->phase[0].proc_io[1], 2 << 20, 0.5);
@@ -438,49 +421,13 @@ static void test_reaped_child_dip(void)
 static void test_runner_before_begin(void)
 {
     char *dir = th_tmpdir("interval-runner");
-    char a[40], b[40], e[40], f[40];
-    th_iso_time(a, sizeof a, T0);
-    th_iso_time(b, sizeof b, T0 + 1.503);
-    th_iso_time(e, sizeof e, T0 + 1.62);
-    th_iso_time(f, sizeof f, T0 + 2.5);
-    char *log = th_fmt(
-        "{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"start\", \"data\": "
-        "{\"interval_s\": 1.0, \"setup_s\": 0.0, \"mode\": \"wrap\"}}\n"
-        "{\"ts\": \"%s\", \"type\": \"phase_begin\", \"name\": \"ckpt\", \"phase_id\": \"c\"}\n"
-        "{\"ts\": \"%s\", \"type\": \"phase\", \"name\": \"ckpt\", \"seconds\": 0.117, "
-        "\"phase_id\": \"c\"}\n"
-        "{\"ts\": \"%s\", \"type\": \"event\", \"event\": \"stop\", \"data\": "
-        "{\"reason\": \"command_exit\", \"exit_status\": 0, \"duration_s\": 2.5}}\n",
-        a, b, e, f);
-    put_file(dir, "run.jsonl", log);
-    free(log);
-    static const struct {
-        double t;
-        long written;
-        int edge;
-    } rows[] = {{1.0, 0, 0},
-                {1.453, 0, 0},
-                {1.503, 512 << 10, 1},
-                {1.632, (512 << 10) + (2 << 20), 1},
-                {2.0, (512 << 10) + (2 << 20), 0}};
-    struct hw_buf pb, cb;
-    hw_buf_init(&pb, NULL, 0);
-    hw_buf_init(&cb, NULL, 0);
-    hw_buf_puts(&pb, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes,edge\n");
-    hw_buf_puts(&cb, "timestamp,usr_pct,idle_pct,sys_pct,iowait_pct,steal_pct,edge\n");
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        char t[40];
-        const char *edge = rows[i].edge ? "1" : "";
-        th_iso_time(t, sizeof t, T0 + rows[i].t);
-        hw_buf_printf(&pb, "%s,2,2,50.0,100.0,0,%ld,%s\n", t, rows[i].written, edge);
-        hw_buf_printf(&cb, "%s,10,90,0,0,0,%s\n", t, edge);
-    }
-    hw_buf_putc(&pb, '\0');
-    hw_buf_putc(&cb, '\0');
-    put_file(dir, "proc_metrics.csv", pb.p);
-    put_file(dir, "cpu_metrics.csv", cb.p);
-    hw_buf_free(&pb);
-    hw_buf_free(&cb);
+    put_ckpt_log(dir, 1.503, 1.62);
+    static const struct io_row rows[] = {{1.0, 0, 0},
+                                         {1.453, 0, 0},
+                                         {1.503, 512 << 10, 1},
+                                         {1.632, (512 << 10) + (2 << 20), 1},
+                                         {2.0, (512 << 10) + (2 << 20), 0}};
+    put_io_rows(dir, rows, sizeof rows / sizeof rows[0], 2, true);
     struct sum_run *run = summarize_dir(dir);
     CU_ASSERT_EQUAL_FATAL(run->nphase, 1);
     fprintf(stderr, "ckpt wrote %.0f of %d, edges %s\n", run->phase[0].proc_io[1], 2 << 20,

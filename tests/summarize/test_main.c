@@ -1,4 +1,5 @@
 /* summarize's CUnit suites and the helpers they share (sumtest.h). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +136,38 @@ void put_file(const char *dir, const char *name, const char *content)
     char *p = th_fmt("%s/%s", dir, name);
     CU_ASSERT_EQUAL(th_write_file(p, content, strlen(content)), 0);
     free(p);
+}
+
+void rows_begin(struct hw_buf *b, const char *const *cols, size_t ncols, bool edge)
+{
+    hw_buf_init(b, NULL, 0);
+    hw_buf_puts(b, HW_COL_TIMESTAMP);
+    for (size_t i = 0; i < ncols; i++) {
+        hw_buf_putc(b, ',');
+        hw_buf_puts(b, cols[i]);
+    }
+    hw_buf_puts(b, edge ? "," HW_COL_EDGE "\n" : "\n");
+}
+
+void rows_add(struct hw_buf *b, double t, const char *fmt, ...)
+{
+    char ts[40];
+    th_iso_time(ts, sizeof ts, t);
+    va_list ap;
+    va_start(ap, fmt);
+    char *cells;
+    if (vasprintf(&cells, fmt, ap) < 0)
+        abort();
+    va_end(ap);
+    hw_buf_printf(b, "%s,%s\n", ts, cells);
+    free(cells);
+}
+
+void rows_put(struct hw_buf *b, const char *dir, const char *name)
+{
+    hw_buf_putc(b, '\0');
+    put_file(dir, name, b->p);
+    hw_buf_free(b);
 }
 
 char *unwrap_text(char *s)

@@ -172,10 +172,9 @@ static char *make_run(const struct vcase *c)
     /* cpu_metrics.csv (the container) and proc_metrics.csv (the tree) */
     struct hw_buf pr;
     hw_buf_init(&b, NULL, 0);
-    hw_buf_init(&pr, NULL, 0);
     hw_buf_puts(&b, "timestamp,usr_pct,idle_pct,cgroup_mem_current_mib,cgroup_mem_max_mib,"
                     "cgroup_cpu_limit_cores\n");
-    hw_buf_puts(&pr, "timestamp,procs,threads,cpu_pct,rss_mib,read_bytes,write_bytes\n");
+    rows_begin(&pr, hw_proc_cols, HW_PROC_COL_WRITE + 1, false);
     for (int i = 0; i < c->rows; i++) {
         th_iso_time(ts, sizeof ts, BASE + i * c->interval);
         hw_buf_printf(&b, "%s,10.0,90.0,", ts);
@@ -188,14 +187,12 @@ static char *make_run(const struct vcase *c)
             hw_buf_printf(&b, "%g\n", c->cores);
         else
             hw_buf_puts(&b, "\n");
-        hw_buf_printf(&pr, "%s,1,4,%.0f,1000,0,0\n", ts, c->cpu_pct);
+        rows_add(&pr, BASE + i * c->interval, "1,4,%.0f,1000,0,0", c->cpu_pct);
     }
     hw_buf_putc(&b, '\0');
-    hw_buf_putc(&pr, '\0');
     put_file(dir, "cpu_metrics.csv", b.p);
-    put_file(dir, "proc_metrics.csv", pr.p);
     hw_buf_free(&b);
-    hw_buf_free(&pr);
+    rows_put(&pr, dir, "proc_metrics.csv");
     if (c->reason) { /* hw_health.csv: the bitmask alone (each row holds half a step each side) */
         hw_buf_init(&b, NULL, 0);
         hw_buf_puts(&b, "timestamp, index, clocks_event_reasons.active\n");
