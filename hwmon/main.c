@@ -182,6 +182,9 @@ int main(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     int c;
+    /* read before any thread starts (and before --prom-interval's floor is checked); a value
+     * refused is said after the options, so that --help and usage errors come first */
+    const char *bad_scale = mon_time_scale_load();
     /* '+': stop at the first non-option, so "hwmon cmd -x" never eats -x */
     while ((c = getopt_long(argc, argv, "+o:i:d:p:qhV", opts, NULL)) != -1) {
         switch (c) {
@@ -281,7 +284,8 @@ int main(int argc, char **argv)
             cfg.prom_path = optarg;
             break;
         case OPT_PROM_INTERVAL:
-            cfg.prom_interval_s = parse_seconds("prom-interval", optarg, 1, 3600);
+            cfg.prom_interval_s =
+                parse_seconds("prom-interval", optarg, mon_scaled(MON_PROM_INTERVAL_MIN_S), 3600);
             break;
         case OPT_LEAVE_RUNNING:
             cfg.leave_running = true;
@@ -315,8 +319,7 @@ int main(int argc, char **argv)
     }
     if (optind < argc)
         cfg.command = argv + optind;
-    /* read before any thread starts; a user's --kill-grace is never scaled */
-    const char *bad_scale = mon_time_scale_load();
+    /* a user's --kill-grace is never scaled */
     if (bad_scale) {
         char shown[33]; /* its first bytes, printable ones only: it reaches a terminal */
         size_t n = 0;

@@ -23,6 +23,9 @@ enum mon_gpm { MON_GPM_AUTO, MON_GPM_ON, MON_GPM_OFF };
 
 /* --kill-grace when not given (times the test-only time scale, timescale.h) */
 #define MON_GRACE_DEFAULT_S 5.0
+/* --prom-interval's least value (times the test-only time scale: a test of the textfile's
+ * rewrites waits for fewer seconds; the value given is never scaled) */
+#define MON_PROM_INTERVAL_MIN_S 1.0
 
 struct mon_config {
     const char *out_dir; /* NULL: a new hwmon-<UTC time> directory in the working directory */

@@ -582,10 +582,10 @@ static void test_drm_fdinfo(void)
 
 /* hwmon on make_tree's two cards with the fake AMD SMI library (HWRUN_FAKE_AMDSMI) and its
  * settings extra, around warm (until SMI_ROWS rows a card; 5 with sum) and, with sum, train
- * 0.4 s (4 intervals: each phase's energy is checked to a sample at each end, whatever its
+ * 0.3 s (3 intervals: each phase's energy is checked to a sample at each end, whatever its
  * length); the start event's energy_counter and, with sum, summarize's JSON. Without sum no phase
  * is looked at: no train phase to wait for, and a few rows show the cards sampled. */
-#define SMI_ROWS 4
+#define SMI_ROWS 2
 static json_object *smi_run(const char *tag, const char *lib, char *const *extra,
                             const char *opt, json_object **sum, char **dir_out)
 {
@@ -600,11 +600,11 @@ static json_object *smi_run(const char *tag, const char *lib, char *const *extra
     for (int i = 0; extra && extra[i] && k < 11; i++)
         env[k++] = extra[i];
     env[k] = NULL;
-    /* warm lasts until the rows the tests count were written; train 1 s, with sum */
+    /* warm lasts until the rows the tests count were written; train 0.3 s, with sum */
     char *wait = ht_job_wait_lines(HW_GPU_FILE, 2 * (sum ? 5 : SMI_ROWS));
     char *script = th_fmt("R=\"%s -f $RUNLOG_FILE time\"; $R warm -- %s%s",
                           th_env("HWRUN_RUNLOG_BIN"), wait,
-                          sum ? " && $R train -- sleep 0.4" : "");
+                          sum ? " && $R train -- sleep 0.3" : "");
     free(wait);
     char **argv = opt ? ht_argv_nosmi(out, "-i", "0.1", opt, "--", "/bin/sh", "-c", script, NULL)
                       : ht_argv_nosmi(out, "-i", "0.1", "--", "/bin/sh", "-c", script, NULL);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "context.h"
+#include "timescale.h"
 #include "hwtest.h"
 #include "hwrun/buf.h"
 
@@ -271,14 +272,16 @@ static bool lock_file_is(void *arg)
     return w->present ? regular > 0 : regular == 0;
 }
 
-/* A job that lasts until the test says so: `cat FIFO` ends at the EOF of the test's release. */
+/* A job that lasts until the test says so: `cat FIFO` ends at the EOF of the test's release.
+ * The textfile is rewritten every 0.5 s, which the time scale PROM_SCALE allows (timescale.h). */
+#define PROM_SCALE MON_TIME_SCALE_ENV "=0.5"
 static char **job_until_released(const char *dir, const char *lock, const char *fifo,
                                   const char *prom)
 {
     CU_ASSERT_FATAL(mkfifo(fifo, 0600) == 0);
     if (prom) /* the rank's Prometheus textfile too */
         return ht_argv(dir, "--lock-dir", lock, "-i", "0.1", "--prom-textfile", prom,
-                       "--prom-interval", "1", "--", "/bin/sh", "-c",
+                       "--prom-interval", "0.5", "--", "/bin/sh", "-c",
                        "exec cat \"$0\" >/dev/null", fifo, NULL);
     return ht_argv(dir, "--lock-dir", lock, "-i", "0.1", "--", "/bin/sh", "-c",
                    "exec cat \"$0\" >/dev/null", fifo, NULL);
@@ -400,14 +403,15 @@ static void test_one_sampler(void)
         free(fifos[i]);
     }
 
-    /* a GPU of its own per rank: both sample */
+    /* a GPU of its own per rank: both sample (each job lasts until its run has a GPU row) */
+    char *gpu_row = ht_job_wait_lines(HW_GPU_FILE, 1);
     char *own[2];
     for (int i = 0; i < 2; i++) {
         own[i] = th_fmt("%s/own%d", base, i);
         char *cvd = th_fmt("CUDA_VISIBLE_DEVICES=%d", i);
         char *env2[] = {job, cvd, "PATH=/usr/bin:/bin", NULL};
-        char **a = ht_argv(own[i], "--lock-dir", lock, "-i", "0.1", "--", "/bin/sleep", "0.5",
-                           NULL);
+        char **a = ht_argv(own[i], "--lock-dir", lock, "-i", "0.1", "--", "/bin/sh", "-c",
+                           gpu_row, NULL);
         pids[i] = th_spawn(a, env2, NULL, NULL);
         free(a);
         free(cvd);
@@ -431,8 +435,8 @@ static void test_one_sampler(void)
         CU_ASSERT_FATAL(i == 0 ? symlink(target, lk) == 0 : mkfifo(lk, 0600) == 0);
         char *pdir = th_fmt("%s/planted-%s", base, planted[i]);
         char *penv[] = {pjob, "PATH=/usr/bin:/bin", NULL};
-        char **pa = ht_argv(pdir, "--lock-dir", lock, "-i", "0.1", "--", "/bin/sleep", "0.3",
-                            NULL);
+        char **pa = ht_argv(pdir, "--lock-dir", lock, "-i", "0.1", "--", "/bin/sh", "-c",
+                            gpu_row, NULL);
         CU_ASSERT_EQUAL(ht_run(pa, penv, 30, NULL), 0);
         char *gpu = th_fmt("%s/%s", pdir, HW_GPU_FILE);
         CU_ASSERT_EQUAL(access(gpu, F_OK), 0);
@@ -475,6 +479,7 @@ static void test_one_sampler(void)
     CU_ASSERT_EQUAL(regular, 0);
     free(sw);
     free(sweeper);
+    free(gpu_row);
     free(stale);
 
     /* an hwmon killed with SIGKILL: its lock file goes with it (its witness removes it), and
@@ -609,7 +614,7 @@ static void test_takeover(void)
         rankv[i] = th_fmt("SLURM_PROCID=%d", i);
         proms[i] = th_fmt("%s/rank%d.prom", base, i);
         argv[i] = job_until_released(dirs[i], lock, fifos[i], proms[i]);
-        char *env[] = {job, rankv[i], "PATH=/usr/bin:/bin", NULL};
+        char *env[] = {job, rankv[i], "PATH=/usr/bin:/bin", PROM_SCALE, NULL};
         pids[i] = th_spawn(argv[i], env, NULL, NULL);
         CU_ASSERT_FATAL(pids[i] > 0);
         /* rank 0 first: it holds the lock before rank 1 asks */

@@ -1,5 +1,5 @@
-/* hw_health.csv end to end, with the fake nvidia-smi: GPU 1 is power-capped for about 0.4 s in
- * the middle of a 0.8 s phase `train` (FAKE_SMI_HEALTH_*), gains 2 uncorrected ECC errors and its
+/* hw_health.csv end to end, with the fake nvidia-smi: GPU 1 is power-capped for about 0.3 s in
+ * the middle of a 0.6 s phase `train` (FAKE_SMI_HEALTH_*), gains 2 uncorrected ECC errors and its
  * link drops to gen 3 x8 meanwhile. summarize names the seconds per phase from the counters, and
  * from the bitmask alone on a driver without counters; the warnings reach JSON, text, the sweep
  * row and the HTML page; --no-health records nothing of it and the GPU samples are the same. */
@@ -21,8 +21,8 @@ struct hrun {
     json_object *sum; /* summarize's JSON */
 };
 
-/* hwmon around: warm, then train: 0.2 s, the trigger on for 0.4 s (the job's own clock reads
- * before its touch and after its rm: a loaded machine's sleep overruns), 0.2 s. warm is read from
+/* hwmon around: warm, then train: 0.15 s, the trigger on for 0.3 s (the job's own clock reads
+ * before its touch and after its rm: a loaded machine's sleep overruns), 0.15 s. warm is read from
  * when nvidia-smi's probes answer, beside the job (0.2 s seen on a loaded CI machine under
  * ASan): it needs a GPU row of its own, and lasts until it has them (no fixed second). */
 static bool health_run(struct hrun *h, const char *tag, const char *reject, const char *extra_opt)
@@ -30,19 +30,19 @@ static bool health_run(struct hrun *h, const char *tag, const char *reject, cons
     h->base = th_tmpdir(tag);
     h->dir = th_fmt("%s/run", h->base);
     h->trig = th_fmt("%s/capped", h->base);
-    /* warm lasts until GPU 1 has 3 health rows in it, or GPU rows without health (the probes
+    /* warm lasts until GPU 1 has 2 health rows in it, or GPU rows without health (the probes
      * answer beside the job: a loaded ASan hwmon's took more than a second) */
     bool no_health = extra_opt && !strcmp(extra_opt, "--no-health");
-    char *rows = no_health ? ht_job_wait_lines(HW_GPU_FILE, 6) /* headerless, 2 GPUs */
-                           : ht_job_wait_lines(HW_HEALTH_FILE, 7);
+    char *rows = no_health ? ht_job_wait_lines(HW_GPU_FILE, 4) /* headerless, 2 GPUs */
+                           : ht_job_wait_lines(HW_HEALTH_FILE, 5);
     char *wait = th_fmt("%s/warm.sh", h->base);
     int fd = open(wait, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
     CU_ASSERT_FATAL(fd >= 0 && write(fd, rows, strlen(rows)) == (ssize_t)strlen(rows));
     close(fd);
     char *own = th_fmt("%s/own", h->base);
     char *script = th_fmt("R=\"%s -f $RUNLOG_FILE time\"; $R warm -- sh %s && "
-                          "$R train -- sh -c 'sleep 0.2; date +%%s.%%N > %s; touch %s; "
-                          "sleep 0.4; rm %s; date +%%s.%%N >> %s; sleep 0.2'",
+                          "$R train -- sh -c 'sleep 0.15; date +%%s.%%N > %s; touch %s; "
+                          "sleep 0.3; rm %s; date +%%s.%%N >> %s; sleep 0.15'",
                           th_env("HWRUN_RUNLOG_BIN"), wait, own, h->trig, h->trig, own);
     free(rows);
     free(wait);
@@ -61,7 +61,7 @@ static bool health_run(struct hrun *h, const char *tag, const char *reject, cons
     CU_ASSERT_EQUAL(st, 0);
     char *t = th_read_file(own, NULL);
     double on = NAN, off = NAN;
-    CU_ASSERT_FATAL(t && sscanf(t, "%lf %lf", &on, &off) == 2 && off - on >= 0.4);
+    CU_ASSERT_FATAL(t && sscanf(t, "%lf %lf", &on, &off) == 2 && off - on >= 0.3);
     h->capped_s = off - on;
     free(t);
     free(own);
@@ -198,7 +198,7 @@ static void test_capped_phase(void)
     json_object *o = json_tokener_parse(r.out);
     CU_ASSERT_EQUAL(num(path(o, (const char *[]){"health_warnings", NULL})), 3);
     double capped = num(path(o, (const char *[]){"gpu_power_capped_pct", NULL}));
-    CU_ASSERT(capped > 2 && capped < 40); /* GPU 1's 0.4 s of both GPUs' 1.1 s or more */
+    CU_ASSERT(capped > 2 && capped < 40); /* GPU 1's 0.3 s of both GPUs' 0.8 s or more */
     json_object_put(o);
     th_result_free(&r);
     hrun_free(&h);
@@ -242,7 +242,7 @@ static void test_no_health(void)
     json_object *w = path(h.sum, (const char *[]){"health_warnings", NULL});
     CU_ASSERT_PTR_NULL(w); /* null: not measured */
     CU_ASSERT_PTR_NULL(phase_clocks(h.sum, "train", 1));
-    CU_ASSERT(ht_lines(h.dir, HW_GPU_FILE) >= 16); /* 8 samples of 2 GPUs: train's 0.8 s */
+    CU_ASSERT(ht_lines(h.dir, HW_GPU_FILE) >= 12); /* 6 samples of 2 GPUs: train's 0.6 s */
     hrun_free(&h);
 }
 

@@ -157,7 +157,10 @@ static void test_two_nodes(void)
                      th_fmt("%s/gpu-a-r2", job)};
     char *rl = th_fmt("%s -f \"$RUNLOG_FILE\" time", th_env("HWRUN_RUNLOG_BIN"));
     /* the straggler's train 0.7 s over the others' (0.5 s checked: a loaded machine's sleeps
-     * overrun, the fast ones' too) */
+     * overrun, the fast ones' too). Not shorter: the job's series are summed at the same time
+     * since each node's start (jobseries.h), and gpu-b's run must outlast gpu-a's in that time
+     * for the summed peak to be below the peaks' sum; gpu-b's hwmon starts after gpu-a's start
+     * event, late by as much as a loaded TSan start-up (0.85 s of train and eval failed so) */
     char *fast = th_fmt("%s train -- sleep 0.3 && %s eval -- sleep 0.1", rl, rl);
     char *slow = th_fmt("%s train -- sleep 1.0 && %s eval -- sleep 0.1", rl, rl);
     char *third = th_fmt("%s train -- sleep 0.3", rl);

@@ -45,17 +45,31 @@ static bool all_gone(const pid_t *pids, size_t n)
     return gone;
 }
 
-/* Run the job under hwmon (--kill-grace 0.5: a worker that ignores SIGTERM is killed then),
+/* Run the job under hwmon (--kill-grace 0.3: a worker that ignores SIGTERM is killed then),
  * SIGTERM hwmon, and return hwmon's status; the job's pids in pids. */
+struct rows_after {
+    const char *dir;
+    size_t n;
+};
+
+static bool rows_after(void *arg)
+{
+    const struct rows_after *r = arg;
+    return ht_lines(r->dir, "proc_metrics.csv") >= r->n;
+}
+
 static int term_job(const char *dir, const char *script, pid_t *pids, size_t cap, size_t *n)
 {
-    char **argv = ht_argv(dir, "-i", "0.2", "--no-gpu", "--kill-grace", "0.5", "--", "/bin/sh",
+    char **argv = ht_argv(dir, "-i", "0.1", "--no-gpu", "--kill-grace", "0.3", "--", "/bin/sh",
                           "-c", script, NULL);
     pid_t hw = th_spawn(argv, NULL, NULL, NULL);
     free(argv);
     CU_ASSERT_FATAL(hw > 0);
     *n = job_pids(dir, pids, cap);
-    th_sleep(0.3); /* the sampler has seen the tree */
+    /* the sampler has seen the tree: a second row after the job was ready (the first may have
+     * been sampled before) */
+    struct rows_after r = {dir, ht_lines(dir, "proc_metrics.csv") + 2};
+    CU_ASSERT(ht_wait_until(rows_after, &r, 30));
     kill(hw, SIGTERM);
     int st = th_wait(hw, 30);
     if (st < 0)
@@ -153,7 +167,7 @@ static void test_launcher_forwards_once(void)
         "    i = signal.sigtimedwait({signal.SIGTERM}, 0.05)\n"
         "    if i:\n"
         "        open(d + '/term', 'a').write('%d %d\\n' % (os.getpid(), i.si_pid))\n"
-        "        end = end or time.monotonic() + 0.5  # a second one would come by then\n";
+        "        end = end or time.monotonic() + 0.3  # a second one would come by then\n";
     static const char launcher[] =
         "import os, signal, subprocess, sys, time\n"
         "d = sys.argv[1]\n"

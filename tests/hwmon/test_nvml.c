@@ -161,11 +161,12 @@ static void test_late_probe(void)
 {
     struct nrun n;
     char *extra[] = {"FAKE_SMI_START_DELAY_MS=60", NULL};
-    /* warm lasts until the GPUs were first read, and 0.5 s more: on a loaded machine the probes
-     * may take longer than any fixed phase (an event, not a clock) */
+    /* warm lasts until the GPUs were first read, and 0.3 s more (three counter readings, as
+     * every phase of this suite): on a loaded machine the probes may take longer than any fixed
+     * phase (an event, not a clock) */
     if (!nvml_run_warm(&n, "hwmon-nvml-late", th_env("HWRUN_FAKE_NVML"), extra, NULL,
                        "sh -c 'i=0; while [ ! -s \"$HWMON_DIR/" HW_ENERGY_FILE "\" ] && "
-                       "[ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; sleep 0.5'")) {
+                       "[ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; sleep 0.3'")) {
         CU_FAIL("run");
         nrun_free(&n);
         return;
@@ -175,7 +176,7 @@ static void test_late_probe(void)
     CU_ASSERT_FATAL(isfinite(first) && warm && train);
     CU_ASSERT_TRUE(hw_parse_iso(ht_str(warm, "end"), strlen(ht_str(warm, "end")), &end));
     double secs = ht_num(warm, "seconds"), cov = ht_num(warm, "energy_covered_sec");
-    /* five probes of at least 60 ms each before the first reading, the phase 0.5 s after it */
+    /* five probes of at least 60 ms each before the first reading, the phase 0.3 s after it */
     CU_ASSERT(cov <= secs - 0.25);
     /* from the first reading to the phase's end, to the ISO times' milliseconds; a hole in the
      * readings (a loaded TSan hwmon stalled beyond the gap rule: quality's gaps) is unmeasured,

@@ -24,6 +24,7 @@
 #include "mon.h"
 #include "prom.h"
 #include "summary.h"
+#include "timescale.h"
 #include "verdicts.h" /* sum_run_summarize */
 #include "hwrun/timeutil.h"
 #include "hwrun/buf.h"
@@ -716,10 +717,13 @@ static void test_node_exporter(void)
     pid_t ne = th_spawn(ne_argv, NULL, ne_log, ne_log);
     CU_ASSERT_FATAL(ne > 0);
 
+    /* every run's textfile rewritten every 0.5 s, which the test-only time scale allows (the
+     * least --prom-interval is 1 s) */
+    char *scale[] = {MON_TIME_SCALE_ENV "=0.5", NULL};
     /* the killed run: its file stays behind, as a SIGKILL leaves it */
-    char **argv_k = ht_argv(run_k, "-i", "0.2", "--prom-textfile", tdir, "--prom-interval", "1",
+    char **argv_k = ht_argv(run_k, "-i", "0.2", "--prom-textfile", tdir, "--prom-interval", "0.5",
                             "--", "/bin/sleep", "2", NULL);
-    pid_t hk = th_spawn(argv_k, NULL, NULL, NULL);
+    pid_t hk = th_spawn(argv_k, scale, NULL, NULL);
     CU_ASSERT_FATAL(hk > 0);
     char *file_k = th_fmt("%s/hwrun_killed.prom", tdir);
     CU_ASSERT_FATAL(wait_for_file(file_k, 30));
@@ -731,16 +735,16 @@ static void test_node_exporter(void)
      * rows came later than a 3 s job's end) */
     char *go = th_fmt("%s/go", base);
     char *job = th_fmt("until [ -e '%s' ]; do sleep 0.05; done", go);
-    char **argv_a = ht_argv(run_a, "-i", "0.2", "--prom-textfile", tdir, "--prom-interval", "1",
+    char **argv_a = ht_argv(run_a, "-i", "0.2", "--prom-textfile", tdir, "--prom-interval", "0.5",
                             "--", "/bin/sh", "-c", job, NULL);
-    pid_t ha = th_spawn(argv_a, NULL, NULL, NULL);
+    pid_t ha = th_spawn(argv_a, scale, NULL, NULL);
     CU_ASSERT_FATAL(ha > 0);
     struct watch w = {th_fmt("%s/hwrun_exp42.prom", tdir), copies, {0, 0}, 0, 0};
     CU_ASSERT_FATAL(wait_for_file(w.file, 30));
     char *err_b = th_fmt("%s/b.err", base);
-    char **argv_b = ht_argv(run_b, "-i", "0.2", "--prom-textfile", tdir, "--prom-interval", "1",
+    char **argv_b = ht_argv(run_b, "-i", "0.2", "--prom-textfile", tdir, "--prom-interval", "0.5",
                             "--", "/bin/sh", "-c", job, NULL);
-    pid_t hb = th_spawn(argv_b, NULL, NULL, err_b);
+    pid_t hb = th_spawn(argv_b, scale, NULL, err_b);
     CU_ASSERT_FATAL(hb > 0);
 
     char *seen = NULL;
@@ -796,7 +800,7 @@ static void test_node_exporter(void)
     free(seen);
     kill(ne, SIGTERM);
     th_wait(ne, 10);
-    /* the first, about once a second; the last is gone with the run */
+    /* the first, about twice a second; the last is gone with the run */
     CU_ASSERT(w.n >= 3);
     for (int i = 0; i < w.n; i++) {
         char *p = th_fmt("%s/v%03d.prom", copies, i);

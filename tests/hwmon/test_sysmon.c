@@ -576,8 +576,8 @@ static void test_live_cgroup(void)
         CU_ASSERT_TRUE(x.cg.have_mem && x.cg.mem_cur_mib > 0);
         CU_ASSERT_TRUE(x.cg.have_mem_peak && x.cg.mem_peak_mib >= x.cg.mem_cur_mib * 0.5);
     }
-    th_sleep(0.2);
-    CU_ASSERT_EQUAL(mon_sys_sample(&s, 0.2, &x), 0);
+    th_sleep(0.05);
+    CU_ASSERT_EQUAL(mon_sys_sample(&s, 0.05, &x), 0);
     CU_ASSERT_TRUE(x.io.have_fs && x.io.fs_free_mib > 0);
     if (s.io.disk.n)
         CU_ASSERT_TRUE(x.io.have_disk);
@@ -592,14 +592,17 @@ static void test_run_live(void)
 {
     char *dir = th_tmpdir("sysmon-run");
     char *out = th_fmt("%s/run", dir);
+    /* the job ends once three rows follow the header (the check below counts them) */
+    char *until = ht_job_wait_lines("cpu_metrics.csv", 4);
+    char *wait = th_fmt("dd if=/dev/zero of=/dev/null bs=1M count=50 2>/dev/null; %s", until);
     char **argv = ht_argv(out, "--no-gpu", "-i", "0.1", "--", "/bin/sh", "-c",
-                          "dd if=/dev/zero of="
-                          "/dev/null bs=1M count=50 2>/dev/null; sleep 0.5",
-                          NULL);
+                          wait, NULL);
     struct th_result res;
     CU_ASSERT_EQUAL(ht_run(argv, NULL, 30, &res), 0);
     th_result_free(&res);
     free(argv);
+    free(wait);
+    free(until);
     char *text = th_read_file("/proc/self/cgroup", NULL);
     bool v1_mem = text && strstr(text, ":memory:");
     free(text);

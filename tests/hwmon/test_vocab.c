@@ -18,6 +18,7 @@
 #include "hwtest.h"
 #include "readers.h"
 #include "summary.h"
+#include "timescale.h"
 #include "verdicts.h" /* sum_run_summarize */
 
 /* Is header ("timestamp,a,b\n") HW_COL_TIMESTAMP followed by names[] in order, with exactly
@@ -275,6 +276,8 @@ static void test_hwmon_writes_what_summarize_reads(void)
                    "FAKE_SMI_DIE_AFTER=2",
                    th_fmt("FAKE_SMI_DIE_ONCE=%s/die", dir),
                    th_fmt("HWMON_NVML_LIBRARY=%s", th_env("HWRUN_FAKE_NVML")),
+                   /* the restart's backoff (1 s) at a tenth: no figure here is a duration */
+                   MON_TIME_SCALE_ENV "=0.1",
                    NULL};
     /* the job lasts until the dead child was restarted, every CSV of the table is there and each
      * has a row (2.4 s were not enough for a loaded ASan hwmon); its grep looks for the event
@@ -552,7 +555,8 @@ static void test_gpu_unavailable_named(void)
 {
     char *dir = th_tmpdir("hwmon-vocab");
     char *env[] = {"FAKE_SMI_MODE=nodriver", NULL};
-    char **argv = ht_argv(dir, "-i", "0.2", "-d", "0.5", NULL);
+    /* the event comes of the probe, before the first sample */
+    char **argv = ht_argv(dir, "-i", "0.1", "-d", "0.1", NULL);
     struct th_result res;
     CU_ASSERT_EQUAL(ht_run(argv, env, 60, &res), 0);
     th_result_free(&res);
