@@ -560,7 +560,7 @@ static void test_memory_growth(void)
     "    for l in open('/proc/self/io'):\n"                                                        \
     "        if l.startswith('write_bytes:'): return int(l.split()[1])\n"
 
-/* The PyTorch-like loop of issue 47: 3 epochs of a `train` phase (0.35 s waiting on its GPU, no
+/* The PyTorch-like loop of issue 47: 3 epochs of a `train` phase (0.3 s waiting on its GPU, no
  * writes: more than a quarter interval, so no burst) and a `checkpoint` phase (3 MiB written and
  * fsync'd, 10-40 ms), logged as the Python package does, the train's end and the checkpoint's
  * begin a few microseconds apart. Each checkpoint's proc_write_bytes is within 10% of the job's
@@ -575,7 +575,7 @@ static void test_checkpoint_io(void)
     char **argv = python_job(dir, "1",
                              PY_PHASES
                              "def train():\n"
-                             "    time.sleep(0.35)\n"
+                             "    time.sleep(0.3)\n"
                              "def checkpoint():\n"
                              "    with open(out + '.ck', 'wb') as f:\n"
                              "        f.write(os.urandom(3 << 20)); f.flush(); os.fsync(f.fileno())\n"
@@ -762,7 +762,7 @@ static void test_log_rotated(void)
         char *dir = th_tmpdir("edges-rotated");
         /* all before the first cadence sample (1 s): p2's edges are read only by following
          * run.jsonl's name; p2 lasts more than a quarter interval, so both are sampled */
-        char *script = th_fmt("\"$0\" time p1 -- sleep 0.1; %s; sleep 0.1; "
+        char *script = th_fmt("\"$0\" time p1 -- sleep 0.05; %s; sleep 0.05; "
                               "\"$0\" time p2 -- sleep 0.3",
                               cases[c].rotate);
         char **argv = ht_argv(dir, "--no-gpu", "-i", "1", "--", "/bin/sh", "-c", script,

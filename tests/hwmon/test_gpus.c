@@ -61,9 +61,9 @@ static int run_sel_env(const char *dir, const char *log, const char *opt, const 
                              "until [ \"$(cat \"$f\" 2>/dev/null | wc -l)\" -ge 3 ]; do "
                              "sleep 0.05; done'",
                              HW_CPU_FILE);
-    char **argv = opt ? ht_argv(dir, "-i", "0.2", "--gpu-procs", "--gpus", opt, "--", "/bin/sh",
+    char **argv = opt ? ht_argv(dir, "-i", "0.1", "--gpu-procs", "--gpus", opt, "--", "/bin/sh",
                                 "-c", job, NULL)
-                      : ht_argv(dir, "-i", "0.2", "--gpu-procs", "--", "/bin/sh", "-c", job, NULL);
+                      : ht_argv(dir, "-i", "0.1", "--gpu-procs", "--", "/bin/sh", "-c", job, NULL);
     int st = ht_run(argv, env, 120, res);
     free(argv);
     free(job);
