@@ -286,7 +286,9 @@ static void test_hang_kill(void)
     mon_children_tick(&f.s, T0 + 0.1); /* "ready" is its growth */
     mon_children_tick(&f.s, T0 + 3.2);
     CU_ASSERT_EQUAL_FATAL(count(&f.rec, 0, MON_CHILD_HUNG), 1); /* 3 s minimum */
-    th_sleep(0.2);
+    /* a SIGTERM not ignored would have ended it by now (a load that delays that only lets a
+     * wrong pass through, never fails a right one) */
+    th_sleep(0.05);
     CU_ASSERT_EQUAL(waitpid(pid, NULL, WNOHANG), 0); /* SIGTERM ignored */
     mon_children_tick(&f.s, T0 + 3.2 + MON_CHILD_HANG_GRACE_S - 0.01);
     CU_ASSERT_EQUAL(count(&f.rec, 0, MON_CHILD_KILLED), 0);
@@ -315,7 +317,7 @@ static void test_stop_grace(void)
     CU_ASSERT_EQUAL(count(&f.rec, 0, MON_CHILD_HUNG), 1);
     mon_children_stop(&f.s, 5.0, T0 + 4);
     CU_ASSERT(f.s.stopping);
-    th_sleep(0.2);
+    th_sleep(0.05); /* as in hang_kill */
     CU_ASSERT_EQUAL(waitpid(pa, NULL, WNOHANG), 0);
     mon_children_tick(&f.s, T0 + 5.2);
     CU_ASSERT_EQUAL(count(&f.rec, 0, MON_CHILD_KILLED), 1); /* b only */
