@@ -156,14 +156,14 @@ static void test_two_nodes(void)
     char *dirs[3] = {th_fmt("%s/gpu-a-r0", job), th_fmt("%s/gpu-b-r1", job),
                      th_fmt("%s/gpu-a-r2", job)};
     char *rl = th_fmt("%s -f \"$RUNLOG_FILE\" time", th_env("HWRUN_RUNLOG_BIN"));
-    /* the straggler's train 0.7 s over the others' (0.5 s checked: a loaded machine's sleeps
+    /* the straggler's train 0.8 s over the others' (0.5 s checked: a loaded machine's sleeps
      * overrun, the fast ones' too). Not shorter: the job's series are summed at the same time
      * since each node's start (jobseries.h), and gpu-b's run must outlast gpu-a's in that time
      * for the summed peak to be below the peaks' sum; gpu-b's hwmon starts after gpu-a's start
      * event, late by as much as a loaded TSan start-up (0.85 s of train and eval failed so) */
-    char *fast = th_fmt("%s train -- sleep 0.3 && %s eval -- sleep 0.1", rl, rl);
+    char *fast = th_fmt("%s train -- sleep 0.2 && %s eval -- sleep 0.1", rl, rl);
     char *slow = th_fmt("%s train -- sleep 1.0 && %s eval -- sleep 0.1", rl, rl);
-    char *third = th_fmt("%s train -- sleep 0.3", rl);
+    char *third = th_fmt("%s train -- sleep 0.2", rl);
     /* gpu-a's sampler outlives the third rank (it waits for that run's stop event): a rank that
      * outlived it would take its GPUs over (nodelock.h), which test_context.takeover checks */
     char *fast_a = th_fmt("%s && while ! grep -q '\"event\": \"stop\"' '%s/run.jsonl'; do "
@@ -294,7 +294,7 @@ static void test_node_died(void)
     /* node-a's train lasts until its two GPUs were sampled twice (an event: under TSan on a
      * loaded machine nvidia-smi's children started after a fixed 0.5 s job had ended) */
     char *ok = th_fmt("%s train -- sh -c 'i=0; while [ \"$(cat \"$HWMON_DIR/" HW_GPU_FILE
-                      "\" 2>/dev/null | wc -l)\" -lt 4 ] && [ $i -lt 300 ]; do sleep 0.1; "
+                      "\" 2>/dev/null | wc -l)\" -lt 4 ] && [ $i -lt 600 ]; do sleep 0.05; "
                       "i=$((i+1)); done'",
                       rl);
     char *sleeper = th_fmt("sleep 30.%d", (int)getpid()); /* a name to find it by */
@@ -381,7 +381,7 @@ static void test_requeued(void)
     char *jobv = th_fmt("SLURM_JOB_ID=%s", jobid), *path = th_fmt("PATH=%s", getenv("PATH"));
     /* each attempt lasts until its GPUs were sampled twice: an event, not a clock */
     const char *wait = "i=0; while [ \"$(cat \"$HWMON_DIR/" HW_GPU_FILE "\" 2>/dev/null | wc -l)\" "
-                       "-lt 4 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done";
+                       "-lt 4 ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done";
     char *fail = th_fmt("%s; exit 3", wait), *ok = th_fmt("%s; exit 0", wait);
     char *scripts[2] = {fail, ok};
     char *envs[2][6] = {{jobv, "SLURM_STEP_ID=0", "SLURM_PROCID=0", path, NULL},
