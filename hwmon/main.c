@@ -319,7 +319,6 @@ int main(int argc, char **argv)
     }
     if (optind < argc)
         cfg.command = argv + optind;
-    /* a user's --kill-grace is never scaled */
     if (bad_scale) {
         char shown[33]; /* its first bytes, printable ones only: it reaches a terminal */
         size_t n = 0;
@@ -329,7 +328,7 @@ int main(int argc, char **argv)
         hw_warn(0, "%s=\"%s%s\" ignored (test-only: a number from %g to 1); time is not scaled",
                 MON_TIME_SCALE_ENV, shown, bad_scale[n] ? "..." : "", MON_TIME_SCALE_MIN);
     }
-    if (!cfg.grace_given)
+    if (!cfg.grace_given) /* a user's --kill-grace is never scaled */
         cfg.grace_s = mon_scaled(MON_GRACE_DEFAULT_S);
     if (cfg.command && cfg.attach_pid)
         hw_usage_error("-p and a COMMAND exclude each other");

@@ -2,11 +2,12 @@
  * a fraction of the real seconds and still checks the same decision (DESIGN.md, "How tests
  * scale time"). HWRUN_TEST_TIME_SCALE=S, a number from 0.01 to 1, multiplies the children's hang
  * threshold, SIGKILL grace, restart backoff and "healthy" span, the main loop's poll and pause
- * spans, the default --kill-grace and the least --prom-interval accepted. Unset (the product's normal state) the scale is 1 and
- * every duration is the documented one. A value that is not such a number is refused (main.c
- * warns on stderr), and the scale stays 1. It never touches a duration the user gives (-i, -d,
- * --kill-grace) nor a grace a scheduler gives (SLURM, Kubernetes, systemd own those). Not in
- * --help nor the man page: it is no user's setting. */
+ * spans, the default --kill-grace and the least --prom-interval accepted. Unset (the product's
+ * normal state) the scale is 1 and every duration is the documented one. A value that is not
+ * such a number is refused (main.c warns on stderr), and the scale stays 1. It never touches a
+ * duration the user gives (-i, -d, --kill-grace, --prom-interval) nor a grace a scheduler gives
+ * (SLURM, Kubernetes, systemd own those). Not in --help nor the man page: it is no user's
+ * setting. */
 #ifndef HWMON_TIMESCALE_H
 #define HWMON_TIMESCALE_H
 

@@ -214,6 +214,23 @@ bool ht_wait_until(bool (*fn)(void *), void *arg, double timeout_s)
     }
 }
 
+struct lines_wait {
+    const char *dir, *file;
+    size_t n;
+};
+
+static bool lines_there(void *arg)
+{
+    const struct lines_wait *w = arg;
+    return ht_lines(w->dir, w->file) >= w->n;
+}
+
+bool ht_wait_lines(const char *dir, const char *file, size_t n, double timeout_s)
+{
+    struct lines_wait w = {dir, file, n};
+    return ht_wait_until(lines_there, &w, timeout_s);
+}
+
 
 json_object *ht_get(json_object *o, const char *key)
 {

@@ -54,6 +54,8 @@ char *ht_job_wait_lines(const char *file, int n);
 
 /* Poll until fn(arg) or timeout; returns the last fn result. */
 bool ht_wait_until(bool (*fn)(void *), void *arg, double timeout_s);
+/* Poll until dir/file holds at least n lines (ht_lines), or timeout; whether it does. */
+bool ht_wait_lines(const char *dir, const char *file, size_t n, double timeout_s);
 
 
 #endif

@@ -272,9 +272,12 @@ static bool lock_file_is(void *arg)
     return w->present ? regular > 0 : regular == 0;
 }
 
-/* A job that lasts until the test says so: `cat FIFO` ends at the EOF of the test's release.
- * The textfile is rewritten every 0.5 s, which the time scale PROM_SCALE allows (timescale.h). */
+/* The test-only time scale that lets a textfile be rewritten every 0.5 s (timescale.h: the least
+ * --prom-interval is 1 s) */
 #define PROM_SCALE MON_TIME_SCALE_ENV "=0.5"
+
+/* A job that lasts until the test says so: `cat FIFO` ends at the EOF of the test's release;
+ * with prom, the rank's textfile every 0.5 s too (its hwmon needs PROM_SCALE). */
 static char **job_until_released(const char *dir, const char *lock, const char *fifo,
                                   const char *prom)
 {

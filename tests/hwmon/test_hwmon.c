@@ -24,6 +24,7 @@
 #include "hwtest.h"
 #include "children.h"
 #include "mon.h"
+#include "pytyche.h"
 #include "sampler.h"
 #include "stopsig.h"
 #include "timescale.h"
@@ -719,11 +720,6 @@ static void test_signal_table(void)
  * manager owns the job ("K=" removes K). */
 #define NO_OWNER "SLURM_JOB_ID=", "KUBERNETES_SERVICE_HOST=", "INVOCATION_ID="
 
-static bool file_lines_at_least(void *arg)
-{
-    const char **a = arg; /* {dir, name, count as text} */
-    return (long)ht_lines(a[0], a[1]) >= atol(a[2]);
-}
 
 /* Every signal that is the job's (the table's MON_SIG_PASS and a real-time one) sent to hwmon
  * reaches the job once, is a signal event naming its sender, and hwmon goes on; a SIGTERM
@@ -754,14 +750,10 @@ static void test_pass_signals(void)
     char *env[] = {NO_OWNER, NULL};
     pid_t hw = th_spawn(argv, env, NULL, NULL);
     CU_ASSERT_FATAL(hw > 0);
-    const char *ready[] = {dir, "job.pid", "1"};
-    CU_ASSERT_FATAL(ht_wait_until(file_lines_at_least, ready, 20));
+    CU_ASSERT_FATAL(ht_wait_lines(dir, "job.pid", 1, 20));
     for (size_t i = 0; i < n; i++) {
-        char count[16];
-        snprintf(count, sizeof count, "%zu", i + 1);
-        const char *got[] = {dir, "got", count};
         kill(hw, sigs[i]);
-        CU_ASSERT(ht_wait_until(file_lines_at_least, got, 20));
+        CU_ASSERT(ht_wait_lines(dir, "got", i + 1, 20));
         CU_ASSERT_TRUE(th_pid_alive(hw));
     }
     /* each once: the job's own record */
@@ -839,15 +831,12 @@ static void test_group_signal_once(void)
     char *env[] = {NO_OWNER, NULL};
     pid_t pid = th_spawn(argv, env, NULL, NULL); /* setsid execs hwmon: the same pid */
     CU_ASSERT_FATAL(pid > 0);
-    const char *ready[] = {dir, "job.pid", "1"};
-    CU_ASSERT_FATAL(ht_wait_until(file_lines_at_least, ready, 20));
+    CU_ASSERT_FATAL(ht_wait_lines(dir, "job.pid", 1, 20));
     CU_ASSERT_EQUAL_FATAL(getpgid(pid), pid);
     kill(-pid, SIGUSR1);
-    const char *one[] = {dir, "got", "1"};
-    CU_ASSERT(ht_wait_until(file_lines_at_least, one, 20));
+    CU_ASSERT(ht_wait_lines(dir, "got", 1, 20));
     kill(pid, SIGUSR2);
-    const char *two[] = {dir, "got", "2"};
-    CU_ASSERT(ht_wait_until(file_lines_at_least, two, 20));
+    CU_ASSERT(ht_wait_lines(dir, "got", 2, 20));
     char *path = th_fmt("%s/got", dir);
     char *text = th_read_file(path, NULL);
     CU_ASSERT_STRING_EQUAL(STR(text), "10\n12\n"); /* USR1 once: the group's, not ours too */
@@ -1817,7 +1806,8 @@ static void test_time_scale(void)
     argv = ht_argv(dir, "-i", "0.1", "-d", "0.1", "--no-gpu", "--prom-textfile", prom,
                    "--prom-interval", "0.5", NULL);
     CU_ASSERT_EQUAL(ht_run(argv, NULL, 60, &r), 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "invalid prom-interval value \"0.5\" (expected seconds, 1 to"));
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(r.err, "invalid prom-interval value \"0.5\" (expected seconds, 1 to"));
     th_result_free(&r);
     char *env_half[] = {MON_TIME_SCALE_ENV "=0.5", NULL};
     CU_ASSERT_EQUAL(ht_run(argv, env_half, 60, NULL), 0);
@@ -1831,8 +1821,7 @@ static void test_time_scale(void)
     char *env2[] = {NO_OWNER, MON_TIME_SCALE_ENV "=0.05", NULL};
     pid_t hw = th_spawn(argv, env2, NULL, NULL);
     CU_ASSERT_FATAL(hw > 0);
-    const char *ready[] = {dir, "job.pid", "1"};
-    CU_ASSERT_FATAL(ht_wait_until(file_lines_at_least, ready, 30));
+    CU_ASSERT_FATAL(ht_wait_lines(dir, "job.pid", 1, 30));
     double t0 = hw_mono_now();
     kill(hw, SIGTERM);
     int st = th_wait(hw, 60);
@@ -2197,19 +2186,6 @@ static void test_files_while_written(void)
 
 /* ---------------------------------------------------------------- pytyche's oracle */
 
-/* Python's round(x, 1): ties go to the even digit (round(132.25, 1) == 132.2). The values here
- * are multiples of 0.05, for which x * 10 is exact, so rint() (ties to even) matches. */
-/* Python's round(x, 1): the double's exact value rounded half to even, as glibc's printf does
- * (this process keeps the C locale's '.'). Not rint(x * 10) / 10: x * 10 rounds first, so a
- * mean of 9.35 (the double just below it) came out 9.4 where Python says 9.3, a tenth off (the
- * oracle test failed so whenever six rows' CPU mean fell on such a tie). */
-static double py_round1(double x)
-{
-    char buf[400];
-    snprintf(buf, sizeof buf, "%.1f", x);
-    return strtod(buf, NULL);
-}
-
 static double json_num(json_object *o, const char *k)
 {
     json_object *v;
@@ -2337,16 +2313,24 @@ static void test_oracle(void)
     fprintf(stderr, "[oracle] K=%ld dmon=%ld: %s", K, drows / 2, r.out);
     json_object *o = json_tokener_parse(r.out);
     CU_ASSERT_PTR_NOT_NULL_FATAL(o);
-    CU_ASSERT_DOUBLE_EQUAL(json_num(o, "gpu_util_max_pct"), py_round1(util_max), 1e-9);
-    CU_ASSERT_DOUBLE_EQUAL(json_num(o, "peak_vram_mb"), py_round1(vram_max), 1e-9);
-    CU_ASSERT_DOUBLE_EQUAL(json_num(o, "power_watts_max"), py_round1(pw_max), 1e-9);
-    CU_ASSERT_DOUBLE_EQUAL(json_num(o, "gpu_util_mean_pct"), py_round1(util_sum / (2.0 * K)),
+    /* Python's round(x, 1) is summarize's sum_py_round1 (summarize.pytyche checks it against
+     * what Python printed). Not rint(x * 10) / 10, as this test had it: x * 10 rounds first, so
+     * a mean of 9.35 (the double just below it) came out 9.4 where Python says 9.3, and the test
+     * failed whenever six rows' CPU mean fell on such a tie. */
+    CU_ASSERT_DOUBLE_EQUAL(json_num(o, "gpu_util_max_pct"), sum_py_round1(util_max), 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(o, "peak_vram_mb"), sum_py_round1(vram_max), 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(o, "power_watts_max"), sum_py_round1(pw_max), 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(o, "gpu_util_mean_pct"),
+                           sum_py_round1(util_sum / (2.0 * K)),
                            0.051);
-    CU_ASSERT_DOUBLE_EQUAL(json_num(o, "power_watts_mean"), py_round1(pw_sum / (2.0 * K)), 0.051);
-    CU_ASSERT_DOUBLE_EQUAL(json_num(o, "mem_util_max_pct"), py_round1(mem_max), 1e-9);
-    CU_ASSERT_DOUBLE_EQUAL(json_num(o, "mem_util_mean_pct"), py_round1(mem_sum / (double)drows),
+    CU_ASSERT_DOUBLE_EQUAL(json_num(o, "power_watts_mean"), sum_py_round1(pw_sum / (2.0 * K)),
                            0.051);
-    CU_ASSERT_DOUBLE_EQUAL(json_num(o, "cpu_usr_mean_pct"), py_round1(usr_sum / usr_n), 0.051);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(o, "mem_util_max_pct"), sum_py_round1(mem_max), 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(o, "mem_util_mean_pct"),
+                           sum_py_round1(mem_sum / (double)drows),
+                           0.051);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(o, "cpu_usr_mean_pct"), sum_py_round1(usr_sum / usr_n),
+                           0.051);
     json_object_put(o);
     th_result_free(&r);
     free(cmd);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hwrun/rundir.h"
 #include "hwtest.h"
 
 void add_jobtree_suite(void);
@@ -47,17 +48,6 @@ static bool all_gone(const pid_t *pids, size_t n)
 
 /* Run the job under hwmon (--kill-grace 0.3: a worker that ignores SIGTERM is killed then),
  * SIGTERM hwmon, and return hwmon's status; the job's pids in pids. */
-struct rows_after {
-    const char *dir;
-    size_t n;
-};
-
-static bool rows_after(void *arg)
-{
-    const struct rows_after *r = arg;
-    return ht_lines(r->dir, "proc_metrics.csv") >= r->n;
-}
-
 static int term_job(const char *dir, const char *script, pid_t *pids, size_t cap, size_t *n)
 {
     char **argv = ht_argv(dir, "-i", "0.1", "--no-gpu", "--kill-grace", "0.3", "--", "/bin/sh",
@@ -68,8 +58,7 @@ static int term_job(const char *dir, const char *script, pid_t *pids, size_t cap
     *n = job_pids(dir, pids, cap);
     /* the sampler has seen the tree: a second row after the job was ready (the first may have
      * been sampled before) */
-    struct rows_after r = {dir, ht_lines(dir, "proc_metrics.csv") + 2};
-    CU_ASSERT(ht_wait_until(rows_after, &r, 30));
+    CU_ASSERT(ht_wait_lines(dir, HW_PROC_FILE, ht_lines(dir, HW_PROC_FILE) + 2, 30));
     kill(hw, SIGTERM);
     int st = th_wait(hw, 30);
     if (st < 0)
